@@ -1,0 +1,219 @@
+// Package evidence holds the facts agentloop gathers about one iteration: what the
+// agent did and spent, what the gates found, how the work tree changed and what the
+// reviewer said. It is plain data shared by the producers (agent, gate, diff,
+// review) and the consumers (decide, loop, report); it does no I/O.
+package evidence
+
+import "time"
+
+// Kind classifies a finding by what blocks progress most.
+type Kind string
+
+// Finding kinds, in the order feedback lists them.
+const (
+	KindBuild   Kind = "build"   // compile, syntax, collection or suite-load failure
+	KindCrash   Kind = "crash"   // panic, did not finish, race, os.Exit
+	KindTimeout Kind = "timeout" // a test or gate ran out of time
+	KindTest    Kind = "test"    // an assertion failure
+	KindType    Kind = "type"    // a type checker finding (tsc, mypy)
+	KindLint    Kind = "lint"    // a linter finding
+	KindTamper  Kind = "tamper"  // the agent weakened the tests
+	KindInfra   Kind = "infra"   // the gate itself could not run (not the agent's doing)
+)
+
+// Severity levels of a finding.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// Finding is one normalized failure, whatever tool reported it.
+type Finding struct {
+	Kind     Kind   `json:"kind" yaml:"kind"`
+	Tool     string `json:"tool" yaml:"tool"`                     // go, jest, eslint, tsc, …
+	ID       string `json:"id,omitempty" yaml:"id,omitempty"`     // test id or rule id
+	File     string `json:"file,omitempty" yaml:"file,omitempty"` // relative to the work tree
+	Line     int    `json:"line,omitempty" yaml:"line,omitempty"`
+	Col      int    `json:"col,omitempty" yaml:"col,omitempty"`
+	Message  string `json:"message" yaml:"message"`
+	Severity string `json:"severity" yaml:"severity"`
+	Flaky    bool   `json:"flaky,omitempty" yaml:"flaky,omitempty"` // failed, then passed on rerun
+	Key      string `json:"key,omitempty" yaml:"key,omitempty"`     // fingerprint key (no line numbers)
+}
+
+// TestCounts counts test cases a gate reported.
+type TestCounts struct {
+	Passed  int `json:"passed" yaml:"passed"`
+	Failed  int `json:"failed" yaml:"failed"`
+	Skipped int `json:"skipped" yaml:"skipped"`
+}
+
+// GateResult is the judged outcome of one gate run.
+type GateResult struct {
+	Name        string        `json:"name"`
+	Command     string        `json:"command"`
+	Required    bool          `json:"required"`
+	ExitCode    int           `json:"exit_code"`
+	Passed      bool          `json:"passed"`                 // judged on exit code, report and tail together
+	Infra       bool          `json:"infra,omitempty"`        // timed out or could not start: not a finding of the agent's code
+	InfraReason string        `json:"infra_reason,omitempty"` // why, when Infra
+	Format      string        `json:"format,omitempty"`       // parser used (detected or configured)
+	Duration    time.Duration `json:"duration_ns"`
+	LogPath     string        `json:"log_path,omitempty"`
+	Tests       TestCounts    `json:"tests"`
+	Findings    []Finding     `json:"findings,omitempty"`    // failures that count (new beyond the baseline by default)
+	Preexisting []Finding     `json:"preexisting,omitempty"` // failures already in the baseline, listed apart
+	Fixed       []string      `json:"fixed,omitempty"`       // keys of baseline failures now gone (progress)
+	Fingerprint string        `json:"fingerprint,omitempty"` // hash of the sorted failure keys; empty when green
+	Tail        string        `json:"tail,omitempty"`        // last lines of the raw output, ANSI stripped
+}
+
+// Usage is what one agent run consumed. A field whose Known flag is false was not
+// reported by the CLI and must be shown as "unknown", never as 0.
+type Usage struct {
+	InputTokens      int64   `json:"input_tokens"`
+	OutputTokens     int64   `json:"output_tokens"`
+	CacheReadTokens  int64   `json:"cache_read_tokens"`
+	CacheWriteTokens int64   `json:"cache_write_tokens"`
+	TokensKnown      bool    `json:"tokens_known"`
+	CostUSD          float64 `json:"cost_usd"`
+	CostKnown        bool    `json:"cost_known"`
+	CostEstimated    bool    `json:"cost_estimated,omitempty"` // from the price table, not reported by the CLI
+	Turns            int     `json:"turns,omitempty"`
+	Model            string  `json:"model,omitempty"`
+	SessionID        string  `json:"session_id,omitempty"`
+}
+
+// TotalTokens is the sum of every token kind.
+func (u Usage) TotalTokens() int64 {
+	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+}
+
+// Add returns the sum of two usages; a figure stays known only when both are known,
+// except that adding to an empty usage takes the other's flags.
+func (u Usage) Add(v Usage) Usage {
+	out := Usage{
+		InputTokens:      u.InputTokens + v.InputTokens,
+		OutputTokens:     u.OutputTokens + v.OutputTokens,
+		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		TokensKnown:      u.TokensKnown || v.TokensKnown,
+		CostUSD:          u.CostUSD + v.CostUSD,
+		CostKnown:        u.CostKnown || v.CostKnown,
+		CostEstimated:    u.CostEstimated || v.CostEstimated,
+		Turns:            u.Turns + v.Turns,
+		Model:            v.Model,
+		SessionID:        v.SessionID,
+	}
+	if out.Model == "" {
+		out.Model = u.Model
+	}
+	return out
+}
+
+// AgentResult is the outcome of one agent process.
+type AgentResult struct {
+	Agent        string        `json:"agent"` // preset or command name
+	ExitCode     int           `json:"exit_code"`
+	Signal       string        `json:"signal,omitempty"`
+	TimedOut     bool          `json:"timed_out,omitempty"`
+	IdleTimedOut bool          `json:"idle_timed_out,omitempty"`
+	StartFailed  bool          `json:"start_failed,omitempty"` // the binary could not be started
+	Duration     time.Duration `json:"duration_ns"`
+	OutputBytes  int64         `json:"output_bytes"`
+	LogPath      string        `json:"log_path,omitempty"`
+	Usage        Usage         `json:"usage"`
+	Result       string        `json:"result,omitempty"`       // the final answer text, when the CLI gives one
+	Terminal     bool          `json:"terminal,omitempty"`     // the stream ended with its terminal record
+	Completed    bool          `json:"completed,omitempty"`    // the agent printed the completion marker
+	RateLimited  bool          `json:"rate_limited,omitempty"` // the CLI reported a rate limit or overload
+	ResetAt      time.Time     `json:"reset_at,omitzero"`      // when the limit lifts, if the CLI said
+	Transient    bool          `json:"transient,omitempty"`    // crash before output, network error: retry, don't count
+	Reason       string        `json:"reason,omitempty"`       // one line on a failure, for people
+	Tail         string        `json:"tail,omitempty"`
+}
+
+// Failed reports whether the agent run failed (non-zero exit, timeout or no start).
+func (a AgentResult) Failed() bool {
+	return a.ExitCode != 0 || a.TimedOut || a.IdleTimedOut || a.StartFailed || a.Signal != ""
+}
+
+// DiffFacts describes how an iteration changed the work tree.
+type DiffFacts struct {
+	Hash             string    `json:"hash,omitempty"`      // of the normalized diff against the iteration's start
+	TreeHash         string    `json:"tree_hash,omitempty"` // of the resulting work tree: same code state, same hash
+	Files            []string  `json:"files,omitempty"`
+	Added            int       `json:"added"`
+	Deleted          int       `json:"deleted"`
+	TestFilesChanged []string  `json:"test_files_changed,omitempty"`
+	TestFilesDeleted []string  `json:"test_files_deleted,omitempty"`
+	SkipsAdded       int       `json:"skips_added,omitempty"`
+	AssertsRemoved   int       `json:"asserts_removed,omitempty"`
+	ProtectedTouched []string  `json:"protected_touched,omitempty"`
+	OutsideScope     []string  `json:"outside_scope,omitempty"`
+	NewDeps          []string  `json:"new_deps,omitempty"`
+	ExportedChanged  []string  `json:"exported_changed,omitempty"` // exported symbols added, removed or changed
+	SecretsFound     int       `json:"secrets_found,omitempty"`
+	Tamper           []Finding `json:"tamper,omitempty"` // the test-tampering findings, with where
+}
+
+// Empty reports whether the iteration changed nothing.
+func (d DiffFacts) Empty() bool { return len(d.Files) == 0 && d.Added == 0 && d.Deleted == 0 }
+
+// Review verdicts.
+const (
+	VerdictApprove        = "approve"
+	VerdictRequestChanges = "request_changes"
+	VerdictReject         = "reject"
+	VerdictUnknown        = "unknown"
+)
+
+// ReviewFinding is one concern the reviewer raised.
+type ReviewFinding struct {
+	ID       string `json:"id,omitempty" yaml:"id,omitempty"`
+	Severity string `json:"severity" yaml:"severity"` // blocker | major | minor | nit
+	File     string `json:"file,omitempty" yaml:"file,omitempty"`
+	Line     int    `json:"line,omitempty" yaml:"line,omitempty"`
+	Message  string `json:"msg" yaml:"msg"`
+	FixHint  string `json:"fix_hint,omitempty" yaml:"fix_hint,omitempty"`
+}
+
+// Review is the reviewer agent's verdict.
+type Review struct {
+	Verdict    string          `json:"verdict"`
+	Score      float64         `json:"score"` // 0–10
+	Tags       []string        `json:"tags,omitempty"`
+	Findings   []ReviewFinding `json:"findings,omitempty"`
+	Confidence float64         `json:"confidence,omitempty"`
+	Summary    string          `json:"summary,omitempty"`
+	Usage      Usage           `json:"usage"`
+	Round      int             `json:"round"`
+}
+
+// Approved reports whether the reviewer approved.
+func (r Review) Approved() bool { return r.Verdict == VerdictApprove }
+
+// Iteration is everything observed in one iteration.
+type Iteration struct {
+	N        int          `json:"n"`
+	Started  time.Time    `json:"started"`
+	Finished time.Time    `json:"finished"`
+	Agent    AgentResult  `json:"agent"`
+	Gates    []GateResult `json:"gates,omitempty"`
+	Diff     DiffFacts    `json:"diff"`
+	Review   *Review      `json:"review,omitempty"`
+}
+
+// Duration is the wall time of the iteration.
+func (it Iteration) Duration() time.Duration { return it.Finished.Sub(it.Started) }
+
+// RequiredGatesPassed reports whether every required gate passed (true when there are none).
+func (it Iteration) RequiredGatesPassed() bool {
+	for _, g := range it.Gates {
+		if g.Required && !g.Passed {
+			return false
+		}
+	}
+	return true
+}

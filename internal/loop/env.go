@@ -1,0 +1,83 @@
+package loop
+
+import (
+	"context"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+// StepKind names a unit of work the loop asks its environment to do.
+type StepKind string
+
+// The steps of a loop. Each is at-least-once: it may be run again after a crash, so
+// an environment starts each one from a known work-tree state.
+const (
+	StepBaseline  StepKind = "baseline"  // run the gates on the untouched tree
+	StepIteration StepKind = "iteration" // compose the prompt, run the agent, the gates and the reviewer
+	StepRollback  StepKind = "rollback"  // restore the work tree to a checkpoint
+)
+
+// StepRequest is what the loop asks of its environment.
+type StepRequest struct {
+	Kind       StepKind
+	Iteration  int      // 1-based iteration number (StepIteration)
+	Attempt    int      // which fresh attempt this iteration belongs to
+	Feedback   string   // synthesized feedback of the last iteration, for the prompt
+	Guidance   string   // human guidance given on resume, for the prompt
+	Strategy   string   // the strategy chosen for this iteration (retry, refine, expand, simplify)
+	Lessons    []string // lessons from earlier attempts (simplify)
+	Focus      string   // one failure to focus on (simplify), empty for all
+	Expand     []string // files and symbols to add to the context (expand)
+	Agent      string   // agent to use, when a fallback replaced the configured one
+	Timeout    time.Duration
+	Checkpoint string // StepRollback: the checkpoint to restore
+	Baseline   []evidence.GateResult
+}
+
+// StepResult is what a step produced.
+type StepResult struct {
+	Started    time.Time
+	Finished   time.Time
+	Iteration  evidence.Iteration    // StepIteration
+	Baseline   []evidence.GateResult // StepBaseline
+	Checkpoint string                // the checkpoint of the tree after the step, if any
+	// Waited is time spent waiting on rate limits; it counts against wall-clock
+	// budgets but not as a failed iteration.
+	Waited time.Duration
+}
+
+// Env is everything a loop does that touches the world. Run calls nothing else.
+type Env interface {
+	// Step does one unit of work: agent, gates and reviewer are all in here.
+	Step(ctx context.Context, r StepRequest) (StepResult, error)
+	// AwaitGuidance suspends the run until a human answers an escalation. The local
+	// engine returns ErrSuspended: the run ends as escalated and `resume` continues it.
+	AwaitGuidance(ctx context.Context, e Escalation) (Guidance, error)
+	// Save persists the state. An error is reported, never fatal to the loop.
+	Save(ctx context.Context, st *State) error
+	// Emit records an event (events.jsonl, the screen, a workflow's history).
+	Emit(ctx context.Context, ev Event) error
+}
+
+// Escalation is what a loop hands a human when it must stop and ask.
+type Escalation struct {
+	Reason   string
+	Question string
+	Options  []string
+	Report   any // the full escalation document, rendered by the environment
+}
+
+// Guidance is a human's answer to an escalation.
+type Guidance struct {
+	Text         string
+	Architecture bool // record the answer as an architecture decision
+}
+
+// Event is one phase change of a run.
+type Event struct {
+	Time      time.Time      `json:"time"`
+	Type      string         `json:"type"`
+	Iteration int            `json:"iteration,omitempty"`
+	Data      map[string]any `json:"data,omitempty"`
+}
