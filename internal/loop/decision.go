@@ -57,6 +57,9 @@ type DecideInput struct {
 	Spec     *Spec
 	Evidence evidence.Iteration
 	Budget   BudgetStatus
+	// GateFeedback is the gates' rendered feedback for this iteration (capped),
+	// which the decider folds into the next prompt's feedback.
+	GateFeedback string
 }
 
 // Decision is a decider's verdict on one iteration.
