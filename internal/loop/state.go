@@ -110,6 +110,7 @@ type Record struct {
 // GateSummary is one gate's outcome in a [Record].
 type GateSummary struct {
 	Name     string `json:"name"`
+	Required bool   `json:"required"`
 	Passed   bool   `json:"passed"`
 	Infra    bool   `json:"infra,omitempty"`
 	ExitCode int    `json:"exit_code"`

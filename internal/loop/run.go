@@ -1,0 +1,295 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+// ErrSuspended is returned by [Env.AwaitGuidance] when the run must stop and wait
+// for a human outside this process (the local engine: `agentloop resume`).
+var ErrSuspended = errors.New("loop: suspended until a human answers")
+
+// StopError is returned by [Env.Step] when the environment cannot go on and the run
+// must end with the given status (a rate limit that outlasted every fallback, say).
+type StopError struct {
+	Status Status
+	Reason string
+}
+
+func (e *StopError) Error() string { return fmt.Sprintf("stop as %s: %s", e.Status, e.Reason) }
+
+// Outcome is how a session of a run ended.
+type Outcome struct {
+	Status Status
+	Reason string
+}
+
+// Run advances one task's loop until it ends or must wait for a human. The caller
+// prepares st (a fresh state or a loaded one, status running, the session recorded);
+// Run persists it through env after every step.
+func Run(ctx context.Context, env Env, spec Spec, st *State) (Outcome, error) {
+	r := runner{env: env, spec: &spec, st: st}
+	if spec.Decider == nil {
+		r.spec.Decider = PlainDecider{}
+	}
+	return r.run(ctx)
+}
+
+type runner struct {
+	env  Env
+	spec *Spec
+	st   *State
+}
+
+func (r *runner) run(ctx context.Context) (Outcome, error) {
+	st := r.st
+	st.Status = StatusRunning
+	st.Reason = ""
+	r.emit(ctx, "run_started", 0, map[string]any{
+		"procedure": r.spec.Procedure, "max_iterations": r.spec.MaxIterations,
+		"iteration": st.Iteration, "resumed": st.TotalIterations > 0,
+	})
+	if r.spec.Baseline && r.spec.HasGates && !st.BaselineDone {
+		if out, done, err := r.baseline(ctx); done {
+			return out, err
+		}
+	}
+	for {
+		if out, stop := r.preflight(); stop {
+			return r.finish(ctx, out)
+		}
+		out, done, err := r.iterate(ctx)
+		if done {
+			return out, err
+		}
+	}
+}
+
+func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
+	r.emit(ctx, "baseline_started", 0, nil)
+	res, err := r.env.Step(ctx, StepRequest{Kind: StepBaseline})
+	if err != nil {
+		out, err := r.stepFailed(ctx, err)
+		return out, true, err
+	}
+	r.st.Baseline = res.Baseline
+	r.st.BaselineDone = true
+	r.st.Spend.Wall += MillisOf(res.Finished.Sub(res.Started))
+	failing := 0
+	for _, g := range res.Baseline {
+		failing += len(g.Findings)
+	}
+	r.emit(ctx, "baseline_finished", 0, map[string]any{"gates": len(res.Baseline), "failures": failing})
+	r.save(ctx)
+	return Outcome{}, false, nil
+}
+
+// iterate runs one iteration; done reports that the session ends.
+func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
+	st := r.st
+	n := st.Iteration + 1
+	r.emit(ctx, "iteration_started", n, map[string]any{"max_iterations": r.spec.MaxIterations, "strategy": st.Next.Strategy})
+	res, err := r.env.Step(ctx, StepRequest{
+		Kind:      StepIteration,
+		Iteration: n,
+		Attempt:   max(st.Next.Attempt, 1),
+		Feedback:  st.Feedback,
+		Guidance:  st.Guidance,
+		Strategy:  st.Next.Strategy,
+		Lessons:   st.Next.Lessons,
+		Focus:     st.Next.Focus,
+		Expand:    st.Next.Expand,
+		Agent:     st.Next.Agent,
+		Timeout:   st.Next.Timeout.Duration(),
+		Baseline:  st.Baseline,
+	})
+	if err != nil {
+		out, err := r.stepFailed(ctx, err)
+		return out, true, err
+	}
+	ev := res.Iteration
+	ev.N = n
+	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: r.budget(ev), GateFeedback: res.Feedback})
+	r.record(ev, res, d)
+	r.emit(ctx, "iteration_finished", n, map[string]any{
+		"max_iterations": r.spec.MaxIterations, "duration_ms": int64(MillisOf(ev.Duration())),
+		"succeeded": d.Succeeded, "consecutive_failures": st.ConsecutiveFailures,
+		"failure_threshold": r.spec.FailureThreshold, "action": string(d.Action), "strategy": d.Strategy,
+		"message": d.Message, "quality": d.Quality, "triggers": triggerIDs(d.Triggers),
+		"agent_exit": ev.Agent.ExitCode, "agent_reason": ev.Agent.Reason, "cost_usd": ev.Agent.Usage.CostUSD,
+		"cost_known": ev.Agent.Usage.CostKnown, "tokens": ev.Agent.Usage.TotalTokens(), "tokens_known": ev.Agent.Usage.TokensKnown,
+		"document": d.Document,
+	})
+	r.save(ctx)
+
+	switch {
+	case d.Action == ActionProceed:
+		out, err := r.finish(ctx, Outcome{Status: StatusSucceeded, Reason: orDefault(d.Message, "all required gates passed")})
+		return out, true, err
+	case d.Action == ActionEscalate:
+		return r.escalate(ctx, d)
+	case d.Action == ActionAbort:
+		out, err := r.finish(ctx, Outcome{Status: StatusAborted, Reason: orDefault(d.Message, "the decision engine gave up")})
+		return out, true, err
+	}
+	if t := r.spec.FailureThreshold; t > 0 && st.ConsecutiveFailures >= t {
+		out, err := r.finish(ctx, Outcome{Status: StatusAborted, Reason: fmt.Sprintf("consecutive failures: %d/%d", st.ConsecutiveFailures, t)})
+		return out, true, err
+	}
+	if d.Rollback != "" {
+		r.emit(ctx, "rollback", n, map[string]any{"checkpoint": d.Rollback})
+		if _, err := r.env.Step(ctx, StepRequest{Kind: StepRollback, Iteration: n, Checkpoint: d.Rollback}); err != nil {
+			if ctx.Err() != nil {
+				out, err := r.stepFailed(ctx, err)
+				return out, true, err
+			}
+			r.emit(ctx, "warning", n, map[string]any{"message": "roll back to " + d.Rollback + ": " + err.Error()})
+		}
+	}
+	return Outcome{}, false, nil
+}
+
+// record folds an iteration's evidence and decision into the state.
+func (r *runner) record(ev evidence.Iteration, res StepResult, d Decision) {
+	st := r.st
+	st.Iteration = ev.N
+	st.TotalIterations++
+	st.LastIterationAt = ev.Finished
+	dur := MillisOf(ev.Duration())
+	st.ElapsedPerIteration = append(st.ElapsedPerIteration, dur)
+	st.Spend.Wall += dur
+	st.Spend.Waited += MillisOf(res.Waited)
+	st.Spend.Usage = st.Spend.Usage.Add(ev.Agent.Usage)
+	if ev.Review != nil {
+		st.Spend.Reviewer = st.Spend.Reviewer.Add(ev.Review.Usage)
+	}
+	if d.Succeeded {
+		st.ConsecutiveFailures = 0
+	} else {
+		st.ConsecutiveFailures++
+	}
+	if len(st.Sessions) > 0 {
+		st.Sessions[len(st.Sessions)-1].Iterations++
+	}
+	st.History = append(st.History, newRecord(ev, res, d))
+	st.Feedback = d.Feedback
+	st.Guidance = ""
+	st.Next = d.Next
+	if d.Best != nil {
+		st.Best = d.Best
+	}
+}
+
+func newRecord(ev evidence.Iteration, res StepResult, d Decision) Record {
+	rec := Record{
+		N: ev.N, Attempt: d.Next.Attempt, StartedAt: ev.Started, Duration: MillisOf(ev.Duration()),
+		Succeeded: d.Succeeded, AgentExit: ev.Agent.ExitCode, AgentReason: ev.Agent.Reason,
+		Usage: ev.Agent.Usage, Failing: d.Failing, Fingerprint: d.Fingerprint,
+		DiffHash: ev.Diff.Hash, TreeHash: ev.Diff.TreeHash, DiffLines: ev.Diff.Added + ev.Diff.Deleted,
+		Quality: d.Quality, Decision: string(d.Action), Strategy: d.Strategy, Triggers: triggerIDs(d.Triggers),
+		Summary: d.Message, Checkpoint: res.Checkpoint,
+	}
+	for _, g := range ev.Gates {
+		rec.Gates = append(rec.Gates, GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, ExitCode: g.ExitCode, Failures: len(g.Findings)})
+	}
+	if ev.Review != nil {
+		rec.Review = ev.Review.Verdict
+		rec.ReviewScore = ev.Review.Score
+	}
+	return rec
+}
+
+func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error) {
+	e := Escalation{Reason: orDefault(d.Message, "the loop needs a human decision")}
+	if d.Escalation != nil {
+		e = *d.Escalation
+	}
+	r.st.Status = StatusEscalated
+	r.st.Reason = e.Reason
+	r.save(ctx)
+	r.emit(ctx, "escalated", r.st.Iteration, map[string]any{"reason": e.Reason, "question": e.Question})
+	g, err := r.env.AwaitGuidance(ctx, e)
+	if err != nil {
+		if errors.Is(err, ErrSuspended) {
+			out, err := r.finish(ctx, Outcome{Status: StatusEscalated, Reason: e.Reason})
+			return out, true, err
+		}
+		out, err := r.stepFailed(ctx, err)
+		return out, true, err
+	}
+	ApplyGuidance(r.st, g)
+	r.st.Status = StatusRunning
+	r.emit(ctx, "guidance_received", r.st.Iteration, map[string]any{"architecture": g.Architecture})
+	return Outcome{}, false, nil
+}
+
+// ApplyGuidance puts a human's answer into the state: the guidance goes into the
+// next prompt, the iteration counter and failure count start again, spend is kept.
+func ApplyGuidance(st *State, g Guidance) {
+	st.Guidance = g.Text
+	st.Iteration = 0
+	st.ConsecutiveFailures = 0
+	st.Next = Next{Strategy: "refine", Attempt: st.Next.Attempt + 1}
+}
+
+// stepFailed ends the session after a step error: an interrupt, a timeout, a stop
+// asked for by the environment, or an infrastructure failure.
+func (r *runner) stepFailed(ctx context.Context, err error) (Outcome, error) {
+	var se *StopError
+	switch {
+	case errors.As(err, &se):
+		return r.finish(ctx, Outcome{Status: se.Status, Reason: se.Reason})
+	case errors.Is(context.Cause(ctx), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
+		return r.finish(ctx, Outcome{Status: StatusAborted, Reason: "overall timeout reached"})
+	case ctx.Err() != nil:
+		return r.finish(ctx, Outcome{Status: StatusInterrupted, Reason: "interrupted"})
+	}
+	out, _ := r.finish(ctx, Outcome{Status: StatusAborted, Reason: err.Error()})
+	return out, err
+}
+
+func (r *runner) finish(ctx context.Context, out Outcome) (Outcome, error) {
+	st := r.st
+	st.Status = out.Status
+	st.Reason = out.Reason
+	if n := len(st.Sessions); n > 0 {
+		st.Sessions[n-1].Status = out.Status
+		st.Sessions[n-1].Reason = out.Reason
+	}
+	r.save(ctx)
+	r.emit(ctx, "run_finished", st.Iteration, map[string]any{
+		"status": string(out.Status), "reason": out.Reason, "iterations": st.TotalIterations,
+		"wall_ms": int64(st.Spend.Wall),
+	})
+	return out, nil
+}
+
+func (r *runner) save(ctx context.Context) {
+	if err := r.env.Save(context.WithoutCancel(ctx), r.st); err != nil {
+		r.emit(ctx, "warning", r.st.Iteration, map[string]any{"message": "state not saved, the loop goes on: " + err.Error()})
+	}
+}
+
+func (r *runner) emit(ctx context.Context, typ string, n int, data map[string]any) {
+	// An event that cannot be recorded must not stop the loop; the environment
+	// reports its own failures.
+	_ = r.env.Emit(context.WithoutCancel(ctx), Event{Type: typ, Iteration: n, Data: data})
+}
+
+func triggerIDs(ts []Trigger) []string {
+	var ids []string
+	for _, t := range ts {
+		ids = append(ids, t.ID)
+	}
+	return ids
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

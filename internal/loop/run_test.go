@@ -1,0 +1,215 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+// scriptEnv is an Env whose iterations follow a script: one entry per call.
+type scriptEnv struct {
+	t0       time.Time
+	script   []func(n int) (evidence.Iteration, error)
+	calls    int
+	saves    int
+	saveErr  error
+	events   []Event
+	requests []StepRequest
+	cancel   func() // called at the start of the named call, if set
+	cancelAt int
+}
+
+func (e *scriptEnv) Step(ctx context.Context, r StepRequest) (StepResult, error) {
+	e.requests = append(e.requests, r)
+	if r.Kind != StepIteration {
+		return StepResult{Started: e.t0, Finished: e.t0}, nil
+	}
+	e.calls++
+	if e.cancel != nil && e.calls == e.cancelAt {
+		e.cancel()
+		return StepResult{}, ctx.Err()
+	}
+	f := e.script[min(e.calls, len(e.script))-1]
+	ev, err := f(r.Iteration)
+	start := e.t0.Add(time.Duration(e.calls) * time.Minute)
+	ev.Started, ev.Finished = start, start.Add(1500*time.Millisecond)
+	return StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev, Feedback: "fb"}, err
+}
+
+func (e *scriptEnv) AwaitGuidance(context.Context, Escalation) (Guidance, error) {
+	return Guidance{}, ErrSuspended
+}
+
+func (e *scriptEnv) Save(context.Context, *State) error { e.saves++; return e.saveErr }
+func (e *scriptEnv) Emit(_ context.Context, ev Event) error {
+	e.events = append(e.events, ev)
+	return nil
+}
+
+func agentExit(code int) func(int) (evidence.Iteration, error) {
+	return func(int) (evidence.Iteration, error) {
+		return evidence.Iteration{Agent: evidence.AgentResult{ExitCode: code}}, nil
+	}
+}
+
+func gate(passed bool, failures int) func(int) (evidence.Iteration, error) {
+	return func(int) (evidence.Iteration, error) {
+		g := evidence.GateResult{Name: "tests", Required: true, Passed: passed}
+		for range failures {
+			g.Findings = append(g.Findings, evidence.Finding{Kind: evidence.KindTest})
+		}
+		return evidence.Iteration{Gates: []evidence.GateResult{g}}, nil
+	}
+}
+
+func newState() *State {
+	return &State{Version: StateVersion, Name: "build", Status: StatusRunning, Sessions: []Session{{}}}
+}
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		spec       Spec
+		script     []func(int) (evidence.Iteration, error)
+		wantStatus Status
+		wantReason string
+		wantIters  int
+		wantFails  int
+	}{
+		{
+			name:       "plain loop runs to max iterations",
+			spec:       Spec{MaxIterations: 3, FailureThreshold: 3},
+			script:     []func(int) (evidence.Iteration, error){agentExit(0)},
+			wantStatus: StatusCompleted, wantReason: "max iterations reached (3)", wantIters: 3,
+		},
+		{
+			name:       "failure threshold aborts",
+			spec:       Spec{MaxIterations: 10, FailureThreshold: 3},
+			script:     []func(int) (evidence.Iteration, error){agentExit(1)},
+			wantStatus: StatusAborted, wantReason: "consecutive failures: 3/3", wantIters: 3, wantFails: 3,
+		},
+		{
+			name:       "a success resets the failure count",
+			spec:       Spec{MaxIterations: 5, FailureThreshold: 3},
+			script:     []func(int) (evidence.Iteration, error){agentExit(1), agentExit(1), agentExit(0), agentExit(1), agentExit(1)},
+			wantStatus: StatusCompleted, wantIters: 5, wantFails: 2, wantReason: "max iterations reached (5)",
+		},
+		{
+			name:       "gates green succeed",
+			spec:       Spec{MaxIterations: 5, FailureThreshold: 3, HasGates: true},
+			script:     []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 1), gate(true, 0)},
+			wantStatus: StatusSucceeded, wantIters: 3, wantReason: "all required gates passed",
+		},
+		{
+			name:       "gates still failing at the limit escalate",
+			spec:       Spec{MaxIterations: 2, FailureThreshold: 5, HasGates: true},
+			script:     []func(int) (evidence.Iteration, error){gate(false, 2)},
+			wantStatus: StatusEscalated, wantIters: 2, wantFails: 2, wantReason: "max iterations reached (2) with the goal not met",
+		},
+		{
+			name:       "fewer failures count as progress",
+			spec:       Spec{MaxIterations: 9, FailureThreshold: 2, HasGates: true},
+			script:     []func(int) (evidence.Iteration, error){gate(false, 4), gate(false, 3), gate(false, 2), gate(false, 1), gate(true, 0)},
+			wantStatus: StatusSucceeded, wantIters: 5, wantReason: "all required gates passed",
+		},
+		{
+			name: "environment stop",
+			spec: Spec{MaxIterations: 5},
+			script: []func(int) (evidence.Iteration, error){func(int) (evidence.Iteration, error) {
+				return evidence.Iteration{}, &StopError{Status: StatusAborted, Reason: "rate limited for 2h"}
+			}},
+			wantStatus: StatusAborted, wantReason: "rate limited for 2h",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := &scriptEnv{script: tt.script}
+			st := newState()
+			out, err := Run(t.Context(), env, tt.spec, st)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if out.Status != tt.wantStatus || out.Reason != tt.wantReason {
+				t.Errorf("outcome = %s %q, want %s %q", out.Status, out.Reason, tt.wantStatus, tt.wantReason)
+			}
+			if st.Status != tt.wantStatus || st.Iteration != tt.wantIters || st.ConsecutiveFailures != tt.wantFails {
+				t.Errorf("state = %s iter %d fails %d, want %s iter %d fails %d", st.Status, st.Iteration, st.ConsecutiveFailures, tt.wantStatus, tt.wantIters, tt.wantFails)
+			}
+			if len(st.History) != tt.wantIters || len(st.ElapsedPerIteration) != tt.wantIters {
+				t.Errorf("history %d, elapsed %d, want %d", len(st.History), len(st.ElapsedPerIteration), tt.wantIters)
+			}
+			if env.saves < tt.wantIters+1 {
+				t.Errorf("saved %d times, want at least %d", env.saves, tt.wantIters+1)
+			}
+			if last := env.events[len(env.events)-1]; last.Type != "run_finished" {
+				t.Errorf("last event %q, want run_finished", last.Type)
+			}
+		})
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, cancel: cancel, cancelAt: 3}
+	st := newState()
+	out, err := Run(ctx, env, Spec{MaxIterations: 0, FailureThreshold: 3}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusInterrupted || st.Iteration != 2 {
+		t.Fatalf("got %s after %d iterations, want interrupted after 2", out.Status, st.Iteration)
+	}
+	// Resuming continues from the next iteration with the counters kept.
+	env2 := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
+	if _, err := Run(t.Context(), env2, Spec{MaxIterations: 4, FailureThreshold: 3}, st); err != nil {
+		t.Fatal(err)
+	}
+	if got := env2.requests[0].Iteration; got != 3 {
+		t.Errorf("resumed at iteration %d, want 3", got)
+	}
+	if st.Status != StatusCompleted || st.TotalIterations != 4 {
+		t.Errorf("after resume: %s, %d iterations", st.Status, st.TotalIterations)
+	}
+}
+
+func TestRunSaveFailureDoesNotStop(t *testing.T) {
+	t.Parallel()
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, saveErr: errors.New("read-only file system")}
+	st := newState()
+	out, _ := Run(t.Context(), env, Spec{MaxIterations: 2}, st)
+	if out.Status != StatusCompleted {
+		t.Fatalf("status %s, want completed", out.Status)
+	}
+	warned := false
+	for _, ev := range env.events {
+		if ev.Type == "warning" {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Error("no warning event for the failed save")
+	}
+}
+
+func TestRunBudget(t *testing.T) {
+	t.Parallel()
+	costly := func(int) (evidence.Iteration, error) {
+		return evidence.Iteration{Agent: evidence.AgentResult{Usage: evidence.Usage{CostUSD: 1, CostKnown: true}}}, nil
+	}
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){costly}}
+	st := newState()
+	out, _ := Run(t.Context(), env, Spec{MaxCostUSD: 3.5, FailureThreshold: 3}, st)
+	// After 3 iterations $0.50 is left and an iteration costs $1: don't start a fourth.
+	if out.Status != StatusAborted || st.Iteration != 3 {
+		t.Fatalf("got %s after %d, want aborted after 3 (%s)", out.Status, st.Iteration, out.Reason)
+	}
+	if want := "budget cannot afford another iteration: cost $0.50 left, an iteration costs $1.00 on average"; out.Reason != want {
+		t.Errorf("reason %q, want %q", out.Reason, want)
+	}
+}
