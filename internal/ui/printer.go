@@ -1,0 +1,175 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// Options configure a [Printer].
+type Options struct {
+	Out      io.Writer        // progress lines
+	Now      func() time.Time // the clock for timestamps
+	JSON     bool             // one JSON event per line instead of text
+	Quiet    bool             // only warnings, the final line and errors
+	Verbose  bool             // also the details of each iteration
+	Terminal bool             // Out is a terminal: draw a live status line
+}
+
+// Printer turns loop events into the lines a person reads. It is safe for
+// concurrent use: the live status line is redrawn from a ticker.
+type Printer struct {
+	o      Options
+	mu     sync.Mutex
+	status status
+	drawn  bool
+}
+
+// status is what the live status line shows.
+type status struct {
+	iteration, max int
+	phase          string
+	since          time.Time
+	runStart       time.Time
+	tokens         int64
+	cost           float64
+	costKnown      bool
+}
+
+// New returns a Printer.
+func New(o Options) *Printer {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	return &Printer{o: o}
+}
+
+// Event prints what a person should see of one loop event.
+func (p *Printer) Event(ev loop.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ev.Time.IsZero() {
+		ev.Time = p.o.Now()
+	}
+	if p.o.JSON {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			b, _ = json.Marshal(loop.Event{Time: ev.Time, Type: ev.Type, Iteration: ev.Iteration})
+		}
+		fmt.Fprintf(p.o.Out, "%s\n", b)
+		return
+	}
+	p.track(ev)
+	if line, level := p.format(ev); line != "" && (!p.o.Quiet || level > levelInfo) {
+		p.line(ev.Time, line)
+	}
+}
+
+// Linef prints a free-form progress line (used by commands around the loop).
+func (p *Printer) Linef(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.o.JSON {
+		b, _ := json.Marshal(loop.Event{Time: p.o.Now(), Type: "message", Data: map[string]any{"text": fmt.Sprintf(format, args...)}})
+		fmt.Fprintf(p.o.Out, "%s\n", b)
+		return
+	}
+	p.line(p.o.Now(), fmt.Sprintf(format, args...))
+}
+
+// Warnf prints a warning, even when quiet.
+func (p *Printer) Warnf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	msg := fmt.Sprintf(format, args...)
+	if p.o.JSON {
+		b, _ := json.Marshal(loop.Event{Time: p.o.Now(), Type: "warning", Data: map[string]any{"message": msg}})
+		fmt.Fprintf(p.o.Out, "%s\n", b)
+		return
+	}
+	p.line(p.o.Now(), "WARNING: "+msg)
+}
+
+// Phase sets the phase shown on the live status line (agent, gates, review…).
+func (p *Printer) Phase(phase string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.status.phase = phase
+	p.status.since = p.o.Now()
+}
+
+// Tick redraws the live status line; the caller runs it on a ticker while a loop
+// runs on a terminal.
+func (p *Printer) Tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.o.Terminal || p.o.JSON || p.status.iteration == 0 {
+		return
+	}
+	now := p.o.Now()
+	s := p.status
+	it := fmt.Sprintf("Iteration %d", s.iteration)
+	if s.max > 0 {
+		it = fmt.Sprintf("Iteration %d/%d", s.iteration, s.max)
+	}
+	parts := []string{it}
+	if s.phase != "" {
+		parts = append(parts, fmt.Sprintf("%s %s", s.phase, clock(now.Sub(s.since))))
+	}
+	parts = append(parts, "elapsed "+clock(now.Sub(s.runStart)))
+	if s.tokens > 0 {
+		parts = append(parts, fmt.Sprintf("%s tokens", count(s.tokens)))
+	}
+	if s.costKnown {
+		parts = append(parts, fmt.Sprintf("$%.2f", s.cost))
+	}
+	fmt.Fprintf(p.o.Out, "\r\x1b[2K%s", strings.Join(parts, " · "))
+	p.drawn = true
+}
+
+// ClearStatus erases the live status line (before other output reaches the terminal).
+func (p *Printer) ClearStatus() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+}
+
+func (p *Printer) clear() {
+	if p.drawn {
+		fmt.Fprint(p.o.Out, "\r\x1b[2K")
+		p.drawn = false
+	}
+}
+
+func (p *Printer) line(t time.Time, s string) {
+	p.clear()
+	fmt.Fprintf(p.o.Out, "[%s] %s\n", t.Format("15:04:05"), s)
+}
+
+func (p *Printer) track(ev loop.Event) {
+	switch ev.Type {
+	case "run_started":
+		p.status.runStart = ev.Time
+		p.status.max = intOf(ev.Data["max_iterations"])
+	case "iteration_started":
+		p.status.iteration = ev.Iteration
+		p.status.phase = "agent"
+		p.status.since = ev.Time
+	case "iteration_finished":
+		if boolOf(ev.Data["tokens_known"]) {
+			p.status.tokens += int64(intOf(ev.Data["tokens"]))
+		}
+		if boolOf(ev.Data["cost_known"]) {
+			p.status.costKnown = true
+			p.status.cost += floatOf(ev.Data["cost_usd"])
+		}
+	}
+}
