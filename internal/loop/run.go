@@ -59,6 +59,13 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 	}
 	for {
 		if out, stop := r.preflight(); stop {
+			if out.Status == StatusEscalated {
+				out, done, err := r.escalate(ctx, Decision{Action: ActionEscalate, Message: out.Reason})
+				if done {
+					return out, err
+				}
+				continue
+			}
 			return r.finish(ctx, out)
 		}
 		out, done, err := r.iterate(ctx)
@@ -121,7 +128,7 @@ func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
 		"message": d.Message, "quality": d.Quality, "triggers": triggerIDs(d.Triggers),
 		"agent_exit": ev.Agent.ExitCode, "agent_reason": ev.Agent.Reason, "cost_usd": ev.Agent.Usage.CostUSD,
 		"cost_known": ev.Agent.Usage.CostKnown, "tokens": ev.Agent.Usage.TotalTokens(), "tokens_known": ev.Agent.Usage.TokensKnown,
-		"document": d.Document,
+		"document": d.Document, "feedback": d.Feedback,
 	})
 	r.save(ctx)
 

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// runAgent runs the agent, waiting out rate limits and retrying transient
+// failures: neither counts as a failed iteration. After RateLimit.MaxWait the
+// next fallback agent takes over; with none left the run stops as aborted.
+func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentResult, time.Duration, error) {
+	p := l.RateLimit
+	fallbacks := p.Fallback
+	var waited, agentWait time.Duration
+	transient := 0
+	for attempt := 0; ; attempt++ {
+		l.phase("agent")
+		res, err := l.Agent.RunAgent(ctx, req)
+		if err != nil || ctx.Err() != nil {
+			if ctx.Err() != nil {
+				return res, waited, context.Cause(ctx)
+			}
+			return res, waited, err
+		}
+		var wait time.Duration
+		switch {
+		case res.RateLimited:
+			wait = l.backoff(attempt)
+			if !res.ResetAt.IsZero() {
+				wait = max(res.ResetAt.Sub(l.Now()), time.Second)
+			}
+			if agentWait+wait > p.MaxWait {
+				if len(fallbacks) == 0 {
+					return res, waited, &loop.StopError{Status: loop.StatusAborted,
+						Reason: fmt.Sprintf("%s is rate limited and the wait (%s so far, %s more) exceeds the limit of %s; no fallback agent left",
+							agentName(res, req), agentWait.Round(time.Second), wait.Round(time.Second), p.MaxWait)}
+				}
+				l.warn("%s is rate limited; switching to the fallback agent %s", agentName(res, req), fallbacks[0])
+				req.Agent, fallbacks, agentWait, attempt = fallbacks[0], fallbacks[1:], 0, -1
+				continue
+			}
+			until := l.Now().Add(wait)
+			l.warn("%s is rate limited (%s): waiting %s, until %s; this does not count as a failed iteration",
+				agentName(res, req), res.Reason, wait.Round(time.Second), until.Format("15:04:05"))
+			agentWait += wait
+		case res.Transient && transient < p.MaxTransient:
+			transient++
+			wait = l.backoff(transient - 1)
+			l.warn("agent failed transiently (%s): retry %d/%d in %s", res.Reason, transient, p.MaxTransient, wait.Round(time.Second))
+		default:
+			return res, waited, nil
+		}
+		l.phase("waiting")
+		if err := l.Sleep(ctx, wait); err != nil {
+			return res, waited, err
+		}
+		waited += wait
+	}
+}
+
+func (l *Local) backoff(attempt int) time.Duration {
+	if l.RateLimit.Backoff == nil {
+		return time.Duration(1<<min(attempt, 6)) * time.Second
+	}
+	return l.RateLimit.Backoff(attempt)
+}
+
+func agentName(res evidence.AgentResult, req AgentRequest) string {
+	if res.Agent != "" {
+		return res.Agent
+	}
+	if req.Agent != "" {
+		return req.Agent
+	}
+	return "the agent"
+}
+
+// SleepContext waits for d or until ctx ends.
+func SleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}

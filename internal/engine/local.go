@@ -1,0 +1,272 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// Local is the local engine's [loop.Env].
+type Local struct {
+	Name     string // run name
+	RunID    string
+	WorkDir  string
+	RunDir   string // .agentloop/runs/NAME/RUNID
+	Task     string // what the run is asked to do, for the reviewer and reports
+	Agent    AgentRunner
+	Gates    GateRunner // nil: no gates
+	Reviewer Reviewer   // nil: no reviewer
+	Work     Workspace  // nil: not a git work tree
+	Prompt   Prompter
+	Store    Store
+	Events   EventLog
+	Screen   Screen
+	Echo     io.Writer // agent output to the terminal when verbose
+	Now      func() time.Time
+	Sleep    func(ctx context.Context, d time.Duration) error
+	Log      *slog.Logger
+
+	RateLimit RateLimitPolicy
+	// TokenBudget is the prompt size above which a warning is shown (0: none).
+	TokenBudget int
+
+	state *loop.State // the last state saved, for the feedback's history
+}
+
+// RateLimitPolicy says how long to wait on rate limits and transient failures.
+type RateLimitPolicy struct {
+	MaxWait      time.Duration                   // total wait per iteration before a fallback or giving up
+	Fallback     []string                        // agents to switch to, in order
+	MaxTransient int                             // transient failures retried per iteration
+	Backoff      func(attempt int) time.Duration // exponential with jitter, capped
+}
+
+// Step implements [loop.Env].
+func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	switch r.Kind {
+	case loop.StepBaseline:
+		return l.baseline(ctx)
+	case loop.StepIteration:
+		return l.iteration(ctx, r)
+	case loop.StepRollback:
+		start := l.Now()
+		if l.Work == nil {
+			return loop.StepResult{}, errors.New("roll back: the work tree is not a git repository")
+		}
+		err := l.Work.Restore(ctx, r.Checkpoint)
+		return loop.StepResult{Started: start, Finished: l.Now()}, err
+	}
+	return loop.StepResult{}, fmt.Errorf("unknown step %q", r.Kind)
+}
+
+func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
+	start := l.Now()
+	res := loop.StepResult{Started: start}
+	if l.Gates == nil {
+		res.Finished = l.Now()
+		return res, nil
+	}
+	dir := filepath.Join(l.RunDir, "baseline")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return res, fmt.Errorf("create %s: %w", dir, err)
+	}
+	l.phase("baseline gates")
+	gates, err := l.Gates.RunGates(ctx, l.WorkDir, dir, nil)
+	res.Baseline, res.Finished = gates, l.Now()
+	return res, err
+}
+
+func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	start := l.Now()
+	res := loop.StepResult{Started: start}
+	dir := IterDir(l.RunDir, r.Iteration)
+	if err := os.MkdirAll(filepath.Join(dir, "gates"), 0o700); err != nil {
+		return res, fmt.Errorf("create iteration folder %s: %w", dir, err)
+	}
+	var before string
+	if l.Work != nil {
+		c, _, err := l.Work.Snapshot(ctx, l.ref(r.Iteration, "start"), fmt.Sprintf("agentloop %s: before iteration %d", l.Name, r.Iteration))
+		if err != nil {
+			l.warn("snapshot the work tree before iteration %d: %v", r.Iteration, err)
+		}
+		before = c
+	}
+
+	prompt, tokens, err := l.Prompt.Compose(r)
+	if err != nil {
+		return res, fmt.Errorf("compose the prompt of iteration %d: %w", r.Iteration, err)
+	}
+	if err := writeFile(filepath.Join(dir, "prompt.md"), []byte(prompt)); err != nil {
+		return res, err
+	}
+	if l.TokenBudget > 0 && tokens > l.TokenBudget {
+		l.warn("prompt of iteration %d is %d tokens, over the token budget of %d", r.Iteration, tokens, l.TokenBudget)
+	}
+
+	ev := evidence.Iteration{N: r.Iteration, Started: start}
+	agentRes, waited, err := l.runAgent(ctx, AgentRequest{
+		Iteration: r.Iteration, Agent: r.Agent, Prompt: prompt, WorkDir: l.WorkDir, IterDir: dir,
+		Timeout: r.Timeout, Echo: l.Echo,
+	})
+	res.Waited = waited
+	ev.Agent = agentRes
+	if err != nil {
+		return res, err
+	}
+
+	if l.Gates != nil && ctx.Err() == nil {
+		l.phase("gates")
+		ev.Gates, err = l.Gates.RunGates(ctx, l.WorkDir, filepath.Join(dir, "gates"), r.Baseline)
+		if err != nil {
+			return res, err
+		}
+		res.Feedback = l.Gates.Feedback(ev.Gates, l.history())
+	}
+	if ctx.Err() != nil {
+		return res, context.Cause(ctx)
+	}
+
+	var diff string
+	if l.Work != nil {
+		commit, tree, err := l.Work.Snapshot(ctx, l.ref(r.Iteration, ""), fmt.Sprintf("agentloop %s: iteration %d", l.Name, r.Iteration))
+		if err != nil {
+			l.warn("checkpoint iteration %d: %v", r.Iteration, err)
+		} else {
+			res.Checkpoint = commit
+		}
+		if before != "" {
+			ev.Diff, diff, err = l.Work.Diff(ctx, before)
+			if err != nil {
+				l.warn("diff of iteration %d: %v", r.Iteration, err)
+			}
+		}
+		ev.Diff.TreeHash = tree
+		if diff != "" {
+			_ = writeFile(filepath.Join(dir, "diff.patch"), []byte(diff))
+		}
+	}
+
+	if l.Reviewer != nil && ev.RequiredGatesPassed() && !ev.Agent.Failed() && ctx.Err() == nil {
+		l.phase("review")
+		rv, err := l.Reviewer.Review(ctx, ReviewRequest{Iteration: r.Iteration, Task: l.Task, Diff: diff, Gates: ev.Gates, IterDir: dir, WorkDir: l.WorkDir})
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, context.Cause(ctx)
+			}
+			l.warn("reviewer of iteration %d: %v", r.Iteration, err)
+			rv = evidence.Review{Verdict: evidence.VerdictUnknown, Summary: err.Error()}
+		}
+		ev.Review = &rv
+		if b, err := json.MarshalIndent(rv, "", "  "); err == nil {
+			_ = writeFile(filepath.Join(dir, "review.json"), b)
+		}
+	}
+	ev.Finished = l.Now()
+	res.Iteration, res.Finished = ev, ev.Finished
+	if l.Work != nil {
+		if err := l.Work.AfterIteration(ctx, r.Iteration, fmt.Sprintf("agentloop: %s iteration %d", l.Name, r.Iteration)); err != nil {
+			l.warn("%v", err)
+		}
+	}
+	return res, nil
+}
+
+// AwaitGuidance implements [loop.Env]: the local engine writes the escalation
+// report and suspends the run until `agentloop resume --guidance`.
+func (l *Local) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidance, error) {
+	if err := WriteEscalation(l.RunDir, e); err != nil {
+		l.warn("write the escalation report: %v", err)
+	}
+	return loop.Guidance{}, loop.ErrSuspended
+}
+
+// Save implements [loop.Env].
+func (l *Local) Save(_ context.Context, st *loop.State) error {
+	l.state = st
+	if err := l.Store.Save(st); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	return nil
+}
+
+// Emit implements [loop.Env]: the event goes to events.jsonl and the screen, and
+// an iteration's decision document to its decision.yaml.
+func (l *Local) Emit(_ context.Context, ev loop.Event) error {
+	ev.Time = l.Now()
+	if doc, ok := ev.Data["document"]; ok {
+		delete(ev.Data, "document")
+		if doc != nil && ev.Iteration > 0 {
+			if b, err := yaml.Marshal(doc); err == nil {
+				_ = writeFile(filepath.Join(IterDir(l.RunDir, ev.Iteration), "decision.yaml"), b)
+			}
+		}
+	}
+	if fb, ok := ev.Data["feedback"].(string); ok {
+		delete(ev.Data, "feedback")
+		if fb != "" && ev.Iteration > 0 {
+			_ = writeFile(filepath.Join(IterDir(l.RunDir, ev.Iteration), "feedback.md"), []byte(fb))
+		}
+	}
+	if l.Screen != nil {
+		l.Screen.Event(ev)
+	}
+	if l.Events == nil {
+		return nil
+	}
+	if err := l.Events.Append(ev); err != nil {
+		l.Log.Warn("event not recorded", "type", ev.Type, "error", err)
+		return err
+	}
+	return nil
+}
+
+func (l *Local) history() []loop.Record {
+	if l.state == nil {
+		return nil
+	}
+	return l.state.History
+}
+
+func (l *Local) ref(n int, suffix string) string {
+	ref := fmt.Sprintf("refs/agentloop/%s/%s/iter-%d", l.Name, l.RunID, n)
+	if suffix != "" {
+		ref += "-" + suffix
+	}
+	return ref
+}
+
+func (l *Local) phase(p string) {
+	if l.Screen != nil {
+		l.Screen.Phase(p)
+	}
+}
+
+func (l *Local) warn(format string, args ...any) {
+	if l.Screen != nil {
+		l.Screen.Warnf(format, args...)
+	}
+	l.Log.Warn(fmt.Sprintf(format, args...))
+}
+
+// IterDir is the folder of iteration n of a run: iter-001, iter-002, …
+func IterDir(runDir string, n int) string {
+	return filepath.Join(runDir, fmt.Sprintf("iter-%03d", n))
+}
+
+func writeFile(path string, b []byte) error {
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// AgentRequest is one agent run.
+type AgentRequest struct {
+	Iteration int
+	Agent     string // a fallback agent's name, empty for the configured one
+	Prompt    string
+	WorkDir   string
+	IterDir   string // where the prompt file and agent.log go
+	Timeout   time.Duration
+	Echo      io.Writer // the terminal, when verbose; nil otherwise
+}
+
+// AgentRunner runs the implementer agent once.
+type AgentRunner interface {
+	RunAgent(ctx context.Context, r AgentRequest) (evidence.AgentResult, error)
+}
+
+// GateRunner runs the configured gates and renders their feedback.
+type GateRunner interface {
+	// RunGates runs every gate in workDir, writing logs under logDir, judging the
+	// results against the baseline (nil for the baseline run itself).
+	RunGates(ctx context.Context, workDir, logDir string, baseline []evidence.GateResult) ([]evidence.GateResult, error)
+	// Feedback renders the results as feedback for the next prompt, comparing them
+	// with the previous iteration's.
+	Feedback(results []evidence.GateResult, history []loop.Record) string
+	// Count is the number of configured gates.
+	Count() int
+}
+
+// ReviewRequest is what the reviewer is given.
+type ReviewRequest struct {
+	Iteration int
+	Task      string
+	Diff      string
+	Gates     []evidence.GateResult
+	IterDir   string
+	WorkDir   string
+}
+
+// Reviewer asks the reviewer agent for a verdict.
+type Reviewer interface {
+	Review(ctx context.Context, r ReviewRequest) (evidence.Review, error)
+}
+
+// Workspace snapshots and restores the work tree (git), and reports what an
+// iteration changed. A workspace outside git reports no diff facts.
+type Workspace interface {
+	Snapshot(ctx context.Context, ref, message string) (commit, tree string, err error)
+	Restore(ctx context.Context, commit string) error
+	// Diff returns the facts and the unified diff from a snapshot to the current tree.
+	Diff(ctx context.Context, from string) (evidence.DiffFacts, string, error)
+	// AfterIteration commits or pushes as configured; errors are warnings.
+	AfterIteration(ctx context.Context, iteration int, message string) error
+}
+
+// Prompter composes the prompt of an iteration.
+type Prompter interface {
+	Compose(r loop.StepRequest) (prompt string, tokens int, err error)
+}
+
+// Store persists the run state.
+type Store interface {
+	Save(st *loop.State) error
+}
+
+// EventLog records events.
+type EventLog interface {
+	Append(ev any) error
+}
+
+// Screen is what a person sees (the ui package's Printer).
+type Screen interface {
+	Event(ev loop.Event)
+	Warnf(format string, args ...any)
+	Phase(phase string)
+}
