@@ -1,0 +1,65 @@
+package demo
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAgentFixesWhatTheFeedbackNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := Setup(dir); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	// First iteration: no feedback, the first bug in the file.
+	if err := Agent("Iteration 1 of 5", dir, &out); err != nil {
+		t.Fatal(err)
+	}
+	// Then the feedback names TestTitle before TestReverse: Title is fixed next.
+	if err := Agent("feedback: FAIL TestTitle … FAIL TestReverse", dir, &out); err != nil {
+		t.Fatal(err)
+	}
+	src, _ := os.ReadFile(filepath.Join(dir, "textkit.go"))
+	code := string(src)
+	if !strings.Contains(code, "strings.Fields(s))") || !strings.Contains(code, "ToUpper(w[:1])") || !strings.Contains(code, "[]byte(s)") {
+		t.Errorf("after two iterations the code is:\n%s", code)
+	}
+}
+
+func TestSampleFailsThenPassesWhenFixed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on the sample project")
+	}
+	t.Parallel()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not on PATH")
+	}
+	dir := t.TempDir()
+	if err := Setup(dir); err != nil {
+		t.Fatal(err)
+	}
+	run := func() (string, error) {
+		cmd := exec.Command(goBin, "test", "./...")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+	out, err := run()
+	if err == nil || !strings.Contains(out, "TestWordCount") || !strings.Contains(out, "TestReverse") || !strings.Contains(out, "TestTitle") {
+		t.Fatalf("sample should fail its three tests, got err=%v:\n%s", err, out)
+	}
+	for range fixes {
+		if err := Agent("", dir, &strings.Builder{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := run(); err != nil {
+		t.Fatalf("after every fix the tests still fail: %v\n%s", err, out)
+	}
+}
