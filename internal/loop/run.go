@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
@@ -200,7 +201,14 @@ func newRecord(ev evidence.Iteration, res StepResult, d Decision) Record {
 		Summary: d.Message, Checkpoint: res.Checkpoint,
 	}
 	for _, g := range ev.Gates {
-		rec.Gates = append(rec.Gates, GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, ExitCode: g.ExitCode, Failures: len(g.Findings)})
+		gs := GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, ExitCode: g.ExitCode, Failures: len(g.Findings)}
+		for _, f := range g.Findings {
+			if f.Key != "" {
+				gs.Keys = append(gs.Keys, f.Key)
+			}
+		}
+		slices.Sort(gs.Keys)
+		rec.Gates = append(rec.Gates, gs)
 	}
 	if ev.Review != nil {
 		rec.Review = ev.Review.Verdict

@@ -115,6 +115,8 @@ type GateSummary struct {
 	Infra    bool   `json:"infra,omitempty"`
 	ExitCode int    `json:"exit_code"`
 	Failures int    `json:"failures"`
+	// Keys are the gate's failure keys (fingerprint keys, no line numbers), sorted.
+	Keys []string `json:"keys,omitempty"`
 }
 
 // Next is what the decision asked of the next iteration.
