@@ -1,0 +1,115 @@
+package report
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// golden compares got with testdata/name.golden, rewriting it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run go test -update to create it): %v", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+var t0 = time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
+
+func usage(in, out int64, cost float64) evidence.Usage {
+	return evidence.Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: in * 3, TokensKnown: true, CostUSD: cost, CostKnown: true, Model: "claude-sonnet-4-5"}
+}
+
+func gates(tests, lint bool, testFails int, infraLint bool) []loop.GateSummary {
+	g := []loop.GateSummary{
+		{Name: "tests", Required: true, Passed: tests, ExitCode: map[bool]int{true: 0, false: 1}[tests], Failures: testFails},
+		{Name: "lint", Required: false, Passed: lint, ExitCode: map[bool]int{true: 0, false: 1}[lint]},
+	}
+	if infraLint {
+		g[1].Infra, g[1].ExitCode, g[1].Passed = true, -1, false
+	}
+	return g
+}
+
+// sampleRun is a realistic escalated run: four iterations over two sessions, the
+// failing count going down then stuck, a reviewer, and an escalation report.
+func sampleRun() Run {
+	h := []loop.Record{
+		{N: 1, Attempt: 1, StartedAt: t0.Add(5 * time.Second), Duration: 45200, AgentExit: 0, Usage: usage(12000, 3400, 0.41),
+			Gates: gates(false, true, 4, false), Failing: []string{"go:textkit.TestSlug", "go:textkit.TestTitle", "go:textkit.TestTrim", "go:textkit.TestWrap"},
+			Quality: 0.35, Decision: "refine", Strategy: "refine", Triggers: []string{"validation_failure"}, Summary: "implemented Slug and Title"},
+		{N: 2, Attempt: 1, StartedAt: t0.Add(55 * time.Second), Duration: 61800, AgentExit: 0, Usage: usage(15500, 4100, 0.52),
+			Gates: gates(false, false, 2, false), Failing: []string{"go:textkit.TestTrim", "go:textkit.TestWrap"},
+			Review: "request_changes", ReviewScore: 6, Quality: 0.62, Decision: "refine", Strategy: "refine",
+			Triggers: []string{"validation_failure", "explicit_feedback"}, Summary: "fixed Slug | Title edge cases"},
+		{N: 3, Attempt: 1, StartedAt: t0.Add(10 * time.Minute), Duration: 38000, AgentExit: 1, AgentReason: "exit status 1",
+			Usage:   evidence.Usage{CostUSD: 0.30, CostKnown: true, CostEstimated: true},
+			Gates:   gates(false, false, 2, true), Failing: []string{"go:textkit.TestTrim", "go:textkit.TestWrap"},
+			Quality: 0.60, Decision: "simplify", Strategy: "simplify", Triggers: []string{"stuck", "validation_failure"}},
+		{N: 4, Attempt: 2, StartedAt: t0.Add(11 * time.Minute), Duration: 52500, AgentExit: 0, Usage: usage(9800, 2900, 0.37),
+			Gates: gates(false, true, 2, false), Failing: []string{"go:textkit.TestTrim", "go:textkit.TestWrap"},
+			Review: "request_changes", ReviewScore: 5, Quality: 0.61, Decision: "escalate", Strategy: "escalate",
+			Triggers: []string{"stuck", "plateau"}, Summary: "rewrote Wrap from scratch"},
+	}
+	st := &loop.State{
+		Version: 1, Name: "build", RunID: "20260314-100000-a1b2", Procedure: "build",
+		Status: loop.StatusEscalated, Reason: "stuck: the same 2 tests fail after a fresh attempt",
+		Iteration: 4, TotalIterations: 4, MaxIterations: 6, ConsecutiveFailures: 4, FailureThreshold: 5,
+		StartedAt: t0, LastIterationAt: t0.Add(11*time.Minute + 52500*time.Millisecond),
+		ElapsedPerIteration: []loop.Millis{45200, 61800, 38000, 52500},
+		Spend: loop.Spend{
+			Usage:    evidence.Usage{InputTokens: 37300, OutputTokens: 10400, CacheReadTokens: 111900, TokensKnown: true, CostUSD: 1.60, CostKnown: true, CostEstimated: true},
+			Wall:     197500, Waited: 12000,
+			Reviewer: evidence.Usage{InputTokens: 8000, OutputTokens: 900, TokensKnown: true, CostUSD: 0.11, CostKnown: true},
+		},
+		Sessions: []loop.Session{
+			{StartedAt: t0, EndedAt: t0.Add(2 * time.Minute), Iterations: 2, Status: loop.StatusInterrupted, Reason: "SIGINT"},
+			{StartedAt: t0.Add(10 * time.Minute), EndedAt: t0.Add(12 * time.Minute), Iterations: 2, Status: loop.StatusEscalated, Reason: "stuck"},
+		},
+		History: h,
+		Best:    &loop.Checkpoint{Iteration: 2, Ref: "refs/agentloop/build/20260314-100000-a1b2/iter-2", Quality: 0.62},
+	}
+	events := []loop.Event{
+		{Time: t0, Type: "run_started", Data: map[string]any{"procedure": "build", "max_iterations": 6}},
+		{Time: t0.Add(5 * time.Second), Type: "iteration_started", Iteration: 1},
+		{Time: t0.Add(50 * time.Second), Type: "iteration_finished", Iteration: 1, Data: map[string]any{"action": "refine"}},
+		{Time: t0.Add(12 * time.Minute), Type: "escalated", Iteration: 4, Data: map[string]any{"reason": "stuck"}},
+	}
+	esc := "# Escalation\n\n**Reason:** stuck: the same 2 tests fail after a fresh attempt\n\n" +
+		"## Question\n\nShould `Wrap` count runes or display cells?\n\n## Options\n\n" +
+		"1. Runes — simple, wrong for CJK text\n2. Display cells — right, needs golang.org/x/text\n\n" +
+		"## Recommendation\n\nOption 2, with a **new dependency** approved by you.\n\n```\n--- FAIL: TestWrap\n    want \"ab\\ncd\"\n```\n"
+	return Run{State: st, Events: events, Escalation: esc}
+}
+
+// sampleTasks is a small task graph in every state.
+func sampleTasks() []TaskRow {
+	return []TaskRow{
+		{ID: "schema", Title: "Add the users table", State: "succeeded", Iterations: 2, Usage: usage(9000, 2000, 0.3)},
+		{ID: "api", Title: "REST endpoints for users", State: "escalated", DependsOn: []string{"schema"}, Iterations: 3, Usage: usage(20000, 5000, 0.8), Reason: "security tag from the reviewer"},
+		{ID: "cli", Title: "CLI flags", State: "running", DependsOn: []string{"schema"}, Iterations: 1},
+		{ID: "docs", Title: "Document the API", State: "blocked", DependsOn: []string{"api"}},
+		{ID: "e2e", Title: "End-to-end tests", State: "blocked", DependsOn: []string{"api", "cli"}},
+		{ID: "lint", Title: "Fix lint warnings", State: "pending"},
+	}
+}

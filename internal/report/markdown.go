@@ -1,0 +1,174 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// Markdown writes the run report as Markdown: a summary, the budgets spent, the
+// iteration table, the sessions, the task graph when there is one, and the
+// escalation report when the run escalated.
+func Markdown(w io.Writer, r Run) error {
+	s := r.state()
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "# agentloop report: %s\n\n", mdCell(s.Name))
+	summaryMD(b, s)
+	budgetMD(b, s.Spend)
+	iterationsMD(b, s.History)
+	sessionsMD(b, s.Sessions)
+	tasksMD(b, r.Tasks)
+	if esc := strings.TrimSpace(r.Escalation); esc != "" {
+		b.WriteString("## Escalation report\n\n")
+		b.WriteString(demote(esc))
+		b.WriteString("\n")
+	}
+	if err := b.Flush(); err != nil {
+		return fmt.Errorf("write the Markdown report: %w", err)
+	}
+	return nil
+}
+
+func summaryMD(b *bufio.Writer, s *loop.State) {
+	status := "**" + string(s.Status) + "**"
+	if s.Reason != "" {
+		status += " — " + mdCell(s.Reason)
+	}
+	fmt.Fprintf(b, "| | |\n|---|---|\n")
+	fmt.Fprintf(b, "| Status | %s |\n", status)
+	fmt.Fprintf(b, "| Procedure | %s |\n", mdCell(s.Procedure))
+	fmt.Fprintf(b, "| Run | `%s` |\n", mdCell(s.RunID))
+	fmt.Fprintf(b, "| Iterations | %d (this attempt %s) |\n", s.TotalIterations, iterLimit(s.Iteration, s.MaxIterations))
+	if s.FailureThreshold > 0 {
+		fmt.Fprintf(b, "| Consecutive failures | %d/%d |\n", s.ConsecutiveFailures, s.FailureThreshold)
+	}
+	fmt.Fprintf(b, "| Started | %s |\n", stamp(s.StartedAt))
+	fmt.Fprintf(b, "| Last iteration | %s |\n", stamp(s.LastIterationAt))
+	fmt.Fprintf(b, "| Elapsed | %s |\n", duration(elapsed(s, reportNow(s))))
+	if q, ok := bestQuality(s.History); ok {
+		fmt.Fprintf(b, "| Best quality | %.2f |\n", q)
+	}
+	if s.Best != nil {
+		fmt.Fprintf(b, "| Best checkpoint | iteration %d, quality %.2f (`%s`) |\n", s.Best.Iteration, s.Best.Quality, mdCell(s.Best.Ref))
+	}
+	b.WriteString("\n")
+}
+
+func budgetMD(b *bufio.Writer, sp loop.Spend) {
+	b.WriteString("## Budget spent\n\n| | tokens | input | output | cache read | cache write | cost |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	row := func(name string, u evidence.Usage) {
+		in, out, cr, cw := "unknown", "unknown", "unknown", "unknown"
+		if u.TokensKnown {
+			in, out, cr, cw = count(u.InputTokens), count(u.OutputTokens), count(u.CacheReadTokens), count(u.CacheWriteTokens)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, tokensText(u), in, out, cr, cw, costText(u))
+	}
+	row("agent", sp.Usage)
+	row("reviewer", sp.Reviewer)
+	row("**total**", totalUsage(sp))
+	fmt.Fprintf(b, "\nWall time %s", duration(sp.Wall.Duration()))
+	if sp.Waited > 0 {
+		fmt.Fprintf(b, ", of which %s waiting on rate limits", duration(sp.Waited.Duration()))
+	}
+	b.WriteString(".\n\n")
+}
+
+func iterationsMD(b *bufio.Writer, h []loop.Record) {
+	b.WriteString("## Iterations\n\n")
+	if len(h) == 0 {
+		b.WriteString("No iteration has finished yet.\n\n")
+		return
+	}
+	b.WriteString("| # | duration | agent exit | gates | failing | quality | decision | strategy | triggers | cost |\n")
+	b.WriteString("|---:|---:|---:|---|---:|---:|---|---|---|---:|\n")
+	for _, r := range h {
+		exit := fmt.Sprint(r.AgentExit)
+		if r.AgentReason != "" {
+			exit += " (" + r.AgentReason + ")"
+		}
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %d | %.2f | %s | %s | %s | %s |\n",
+			r.N, duration(r.Duration.Duration()), mdCell(exit), mdCell(gatesText(r.Gates)), len(r.Failing),
+			r.Quality, orDash(r.Decision), orDash(r.Strategy), mdCell(orDash(strings.Join(r.Triggers, ", "))), costText(r.Usage))
+	}
+	b.WriteString("\n")
+	var notes []string
+	for _, r := range h {
+		if r.Summary != "" {
+			notes = append(notes, fmt.Sprintf("%d. %s", r.N, mdCell(r.Summary)))
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("What each iteration did:\n\n" + strings.Join(notes, "\n") + "\n\n")
+	}
+}
+
+// gatesText renders gates as "tests ✗, lint ✓, e2e ⚠".
+func gatesText(gs []loop.GateSummary) string {
+	if len(gs) == 0 {
+		return "—"
+	}
+	parts := make([]string, len(gs))
+	for i, g := range gs {
+		mark := map[string]string{"pass": "✓", "fail": "✗", "infra": "⚠"}[gateMark(g)]
+		parts[i] = g.Name + " " + mark
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sessionsMD(b *bufio.Writer, ss []loop.Session) {
+	if len(ss) == 0 {
+		return
+	}
+	b.WriteString("## Sessions\n\n| # | started | ended | iterations | status | reason |\n|---:|---|---|---:|---|---|\n")
+	for i, s := range ss {
+		fmt.Fprintf(b, "| %d | %s | %s | %d | %s | %s |\n", i+1, stamp(s.StartedAt), stamp(s.EndedAt), s.Iterations,
+			orDash(string(s.Status)), mdCell(orDash(s.Reason)))
+	}
+	b.WriteString("\n")
+}
+
+func tasksMD(b *bufio.Writer, ts []TaskRow) {
+	if len(ts) == 0 {
+		return
+	}
+	b.WriteString("## Tasks\n\n| task | title | state | depends on | iterations | cost | note |\n|---|---|---|---|---:|---:|---|\n")
+	for _, t := range ts {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s |\n", mdCell(t.ID), mdCell(t.Title), t.State,
+			mdCell(orDash(strings.Join(t.DependsOn, ", "))), t.Iterations, costText(t.Usage), mdCell(orDash(t.Reason)))
+	}
+	b.WriteString("\n")
+}
+
+// mdCell makes text safe inside a Markdown table cell: one line, pipes escaped.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "\r", "")
+	s = strings.ReplaceAll(s, "\n", " ")
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// demote pushes the headings of an embedded Markdown document two levels down, so
+// that its "# Escalation" sits under the report's "## Escalation report".
+func demote(md string) string {
+	lines := strings.Split(md, "\n")
+	fence := false
+	for i, l := range lines {
+		if strings.HasPrefix(l, "```") {
+			fence = !fence
+		}
+		if !fence && strings.HasPrefix(l, "#") {
+			lines[i] = "##" + l
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

@@ -1,0 +1,71 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	withTasks := sampleRun()
+	withTasks.Tasks = sampleTasks()
+	tests := []struct {
+		name   string
+		run    Run
+		render func(*bytes.Buffer, Run) error
+	}{
+		{"markdown", sampleRun(), func(b *bytes.Buffer, r Run) error { return Markdown(b, r) }},
+		{"markdown_tasks", withTasks, func(b *bytes.Buffer, r Run) error { return Markdown(b, r) }},
+		{"json", sampleRun(), func(b *bytes.Buffer, r Run) error { return JSON(b, r) }},
+		{"markdown_empty", Run{}, func(b *bytes.Buffer, r Run) error { return Markdown(b, r) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			if err := tt.render(&b, tt.run); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.name, b.Bytes())
+		})
+	}
+}
+
+func TestUnknownIsNeverZero(t *testing.T) {
+	t.Parallel()
+	r := sampleRun()
+	r.State.Spend = loop.Spend{Usage: evidence.Usage{InputTokens: 0}}
+	for i := range r.State.History {
+		r.State.History[i].Usage = evidence.Usage{}
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "$0.00") {
+		t.Errorf("unknown cost rendered as $0.00:\n%s", md.String())
+	}
+	if got := strings.Count(md.String(), "unknown"); got < 3+len(r.State.History) {
+		t.Errorf("want unknown tokens and costs marked, found %d \"unknown\"", got)
+	}
+	var js bytes.Buffer
+	if err := JSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Summary map[string]any `json:"summary"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"tokens", "cost_usd"} {
+		if v, ok := doc.Summary[k]; !ok || v != nil {
+			t.Errorf("summary.%s = %v, want null", k, v)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// Run is everything a report shows about one run.
+type Run struct {
+	State      *loop.State
+	Events     []loop.Event
+	Escalation string    // the escalation report in Markdown; empty when the run did not escalate
+	Tasks      []TaskRow // the task graph, for a run of many tasks
+}
+
+// TaskRow is one task of a task graph as a report shows it.
+type TaskRow struct {
+	ID         string         `json:"id"`
+	Title      string         `json:"title,omitempty"`
+	State      string         `json:"state"` // pending, running, succeeded, completed, failed, escalated, aborted, blocked, skipped
+	DependsOn  []string       `json:"depends_on,omitempty"`
+	Iterations int            `json:"iterations"`
+	Usage      evidence.Usage `json:"usage"`
+	Reason     string         `json:"reason,omitempty"`
+}
+
+// state returns the run's state, or an empty one so renderers never dereference nil.
+func (r Run) state() *loop.State {
+	if r.State == nil {
+		return &loop.State{}
+	}
+	return r.State
+}
+
+// totalUsage is the agent and reviewer spend together.
+func totalUsage(s loop.Spend) evidence.Usage {
+	if !s.Reviewer.TokensKnown && !s.Reviewer.CostKnown && s.Reviewer.TotalTokens() == 0 && s.Reviewer.CostUSD == 0 {
+		return s.Usage
+	}
+	return s.Usage.Add(s.Reviewer)
+}
+
+// tokensText renders a token figure, "unknown" when the CLI did not report it.
+func tokensText(u evidence.Usage) string {
+	if !u.TokensKnown {
+		return "unknown"
+	}
+	return count(u.TotalTokens())
+}
+
+// costText renders a cost, "unknown" when not known, prefixed "~" when estimated.
+func costText(u evidence.Usage) string {
+	if !u.CostKnown {
+		return "unknown"
+	}
+	s := fmt.Sprintf("$%.2f", u.CostUSD)
+	if u.CostUSD > 0 && u.CostUSD < 0.01 {
+		s = fmt.Sprintf("$%.4f", u.CostUSD)
+	}
+	if u.CostEstimated {
+		s = "~" + s
+	}
+	return s
+}
+
+// count renders an integer with thousands separators.
+func count(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// duration renders a duration for people: 45.2s, 3m05s, 1h02m.
+func duration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d/time.Millisecond)
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	default:
+		return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+}
+
+// stamp renders a time in UTC, or "—" when zero.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+// iterLimit renders "x/max" or "x/∞".
+func iterLimit(n, limit int) string {
+	if limit <= 0 {
+		return fmt.Sprintf("%d/∞", n)
+	}
+	return fmt.Sprintf("%d/%d", n, limit)
+}
+
+// gateMark is one gate's outcome as a word: pass, fail or infra.
+func gateMark(g loop.GateSummary) string {
+	switch {
+	case g.Infra:
+		return "infra"
+	case g.Passed:
+		return "pass"
+	default:
+		return "fail"
+	}
+}
+
+// gateNames lists every gate seen in the history, in first-seen order.
+func gateNames(h []loop.Record) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range h {
+		for _, g := range r.Gates {
+			if !seen[g.Name] {
+				seen[g.Name] = true
+				names = append(names, g.Name)
+			}
+		}
+	}
+	return names
+}
+
+// elapsed is how long the run has taken: to now while running, else to its end.
+func elapsed(s *loop.State, now time.Time) time.Duration {
+	if s.StartedAt.IsZero() {
+		return loop.Millis(s.Spend.Wall).Duration()
+	}
+	if !s.Status.Ended() {
+		return now.Sub(s.StartedAt)
+	}
+	end := s.LastIterationAt
+	if n := len(s.Sessions); n > 0 && s.Sessions[n-1].EndedAt.After(end) {
+		end = s.Sessions[n-1].EndedAt
+	}
+	if end.IsZero() {
+		return s.Spend.Wall.Duration()
+	}
+	return end.Sub(s.StartedAt)
+}
+
+// lastDecision is the decision of the last recorded iteration.
+func lastDecision(s *loop.State) string {
+	if n := len(s.History); n > 0 {
+		return s.History[n-1].Decision
+	}
+	return ""
+}
+
+// usageOf is a usage holding only a known cost, for rendering.
+func usageOf(cost float64, estimated bool) evidence.Usage {
+	return evidence.Usage{CostUSD: cost, CostKnown: true, CostEstimated: estimated}
+}

@@ -1,0 +1,131 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// StatusRow is one run (or task) in `agentloop status`.
+type StatusRow struct {
+	Name          string        `json:"name"`
+	RunID         string        `json:"run_id,omitempty"`
+	Procedure     string        `json:"procedure,omitempty"`
+	Status        loop.Status   `json:"status"`
+	Reason        string        `json:"reason,omitempty"`
+	Iteration     int           `json:"iteration"`
+	MaxIterations int           `json:"max_iterations"` // 0: unlimited
+	LastDecision  string        `json:"last_decision,omitempty"`
+	Tokens        *int64        `json:"tokens"`   // null when unknown
+	CostUSD       *float64      `json:"cost_usd"` // null when unknown
+	CostEstimated bool          `json:"cost_estimated,omitempty"`
+	StartedAt     time.Time     `json:"started_at,omitzero"`
+	Elapsed       time.Duration `json:"elapsed_ns"`
+}
+
+// StatusRows builds one row per state, in the order given; now is the clock for
+// the elapsed time of runs still running. Nil states are skipped.
+func StatusRows(states []*loop.State, now time.Time) []StatusRow {
+	rows := make([]StatusRow, 0, len(states))
+	for _, s := range states {
+		if s == nil {
+			continue
+		}
+		u := totalUsage(s.Spend)
+		row := StatusRow{
+			Name: s.Name, RunID: s.RunID, Procedure: s.Procedure, Status: s.Status, Reason: s.Reason,
+			Iteration: s.Iteration, MaxIterations: s.MaxIterations, LastDecision: lastDecision(s),
+			StartedAt: s.StartedAt, Elapsed: elapsed(s, now), CostEstimated: u.CostEstimated,
+		}
+		if u.TokensKnown {
+			t := u.TotalTokens()
+			row.Tokens = &t
+		}
+		if u.CostKnown {
+			c := math.Round(u.CostUSD*1e6) / 1e6
+			row.CostUSD = &c
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// StatusJSON writes the rows as a JSON array.
+func StatusJSON(w io.Writer, rows []StatusRow) error {
+	if rows == nil {
+		rows = []StatusRow{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rows); err != nil {
+		return fmt.Errorf("write the status: %w", err)
+	}
+	return nil
+}
+
+// StatusTable writes the rows as an aligned table; with color, statuses are
+// coloured with ANSI escapes (alignment is computed on the plain text).
+func StatusTable(w io.Writer, rows []StatusRow, color bool) error {
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "No runs yet. Start one with: agentloop run")
+		return err
+	}
+	table := [][]string{{"NAME", "STATUS", "ITERATION", "LAST DECISION", "TOKENS", "COST", "ELAPSED"}}
+	for _, r := range rows {
+		tokens, cost := "unknown", "unknown"
+		if r.Tokens != nil {
+			tokens = count(*r.Tokens)
+		}
+		if r.CostUSD != nil {
+			cost = costText(usageOf(*r.CostUSD, r.CostEstimated))
+		}
+		table = append(table, []string{r.Name, string(r.Status), iterLimit(r.Iteration, r.MaxIterations),
+			orDash(r.LastDecision), tokens, cost, duration(r.Elapsed)})
+	}
+	widths := make([]int, len(table[0]))
+	for _, row := range table {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	var b strings.Builder
+	for ri, row := range table {
+		for i, c := range row {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if color && ri > 0 && i == 1 {
+				c = statusColor(loop.Status(c)) + c + "\x1b[0m"
+			}
+			if color && ri == 0 {
+				c = "\x1b[1m" + c + "\x1b[0m"
+			}
+			b.WriteString(c)
+			if i < len(row)-1 {
+				b.WriteString(pad + "  ")
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// statusColor is the ANSI colour of a status.
+func statusColor(s loop.Status) string {
+	switch s {
+	case loop.StatusSucceeded, loop.StatusCompleted:
+		return "\x1b[32m"
+	case loop.StatusRunning:
+		return "\x1b[36m"
+	case loop.StatusEscalated, loop.StatusInterrupted:
+		return "\x1b[33m"
+	case loop.StatusAborted:
+		return "\x1b[31m"
+	}
+	return "\x1b[0m"
+}
