@@ -1,0 +1,11 @@
+// Package gitx owns agentloop's git operations on the user's work tree: checkpoints
+// of the whole tree under hidden refs ([Snapshot]), rolling the tree back to one
+// ([Restore]), diffs between checkpoints ([Diff], [DiffStat]), the opt-in commit and
+// push after an iteration ([Commit], [Push]), and worktrees for parallel tasks
+// ([AddWorktree], [RemoveWorktree], [Merge]).
+//
+// Everything runs the git CLI with the caller's context, in its own process group,
+// with prompts disabled. Checkpoints are built in a temporary index, so the user's
+// branch, HEAD and index are never moved; ignored files and agentloop's own state
+// directory ([StateDir]) are never recorded nor touched.
+package gitx

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package gitx
+
+import "os/exec"
+
+// ownGroup is a no-op where process groups do not exist.
+func ownGroup(*exec.Cmd) {}
+
+// reapGroup is a no-op where process groups do not exist.
+func reapGroup(*exec.Cmd) {}
