@@ -1,0 +1,21 @@
+//go:build unix
+
+package proc
+
+import (
+	"errors"
+	"syscall"
+)
+
+// Alive reports whether a process with this pid exists on this host and is not a
+// zombie (dead but not yet reaped).
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	if err != nil && !errors.Is(err, syscall.EPERM) { // EPERM: it exists, it is not ours
+		return false
+	}
+	return !zombie(pid)
+}

@@ -1,0 +1,10 @@
+// Package proc owns every child process agentloop starts: agents, reviewers and
+// gates. [Run] starts a command in its own process group, enforces a timeout and an
+// idle timeout, ends the whole group politely (SIGTERM, then SIGKILL after a grace
+// period) and never leaves a child behind, even one that ignores SIGTERM and keeps
+// the output pipes open. [Log] keeps the head and tail of any amount of output in
+// constant memory; [Lines] splits output into bounded lines. [Alive] and
+// [StartTime] identify a process for stale-lock detection.
+//
+// Only this package imports os/exec (apart from git helpers in internal/gitx).
+package proc

@@ -1,0 +1,259 @@
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultGrace is the time between SIGTERM and SIGKILL when [Spec.Grace] is zero.
+const DefaultGrace = 5 * time.Second
+
+// Spec describes one child process.
+type Spec struct {
+	Argv        []string
+	Dir         string
+	Env         []string      // nil: inherit os.Environ()
+	Stdin       io.Reader     // nil: empty
+	Stdout      io.Writer     // nil: discard
+	Stderr      io.Writer     // nil: discard (may be the same writer as Stdout)
+	Timeout     time.Duration // 0: none; on expiry the whole process group is ended
+	IdleTimeout time.Duration // no output on stdout/stderr for this long ends it; 0: none
+	Grace       time.Duration // SIGTERM to the group, SIGKILL after this; 0: 5s
+}
+
+// Result is how the process ended.
+type Result struct {
+	ExitCode     int    // -1 when killed by a signal
+	Signal       string // "SIGTERM", "SIGKILL", … when it died of one
+	TimedOut     bool
+	IdleTimedOut bool
+	Canceled     bool // ctx was canceled (context.Cause(ctx) says why)
+	Duration     time.Duration
+	OutputBytes  int64 // stdout+stderr bytes
+}
+
+// StartError is returned by [Run] when the process could not be started.
+type StartError struct {
+	Argv []string
+	Err  error
+}
+
+func (e *StartError) Error() string {
+	name := "(empty command)"
+	if len(e.Argv) > 0 {
+		name = e.Argv[0]
+	}
+	return fmt.Sprintf("start %s: %v", name, e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Run starts the process in its own process group and waits. On timeout, idle timeout
+// or ctx cancellation it sends SIGTERM to the whole group, then SIGKILL after Grace,
+// and always kills what is left of the group once the leader has exited, so no child
+// is left and no child holding the output pipes can make Run hang. The error is
+// non-nil only when the process could not start (*StartError, which unwraps to the
+// exec error).
+func Run(ctx context.Context, s Spec) (Result, error) {
+	start := time.Now()
+	res := Result{ExitCode: -1}
+	if len(s.Argv) == 0 || s.Argv[0] == "" {
+		return res, &StartError{Argv: s.Argv, Err: errors.New("empty command line")}
+	}
+	if ctx.Err() != nil {
+		res.Canceled = true
+		return res, nil
+	}
+	grace := s.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = s.Dir, s.Env, s.Stdin
+	cmd.WaitDelay = grace // bounds the copy of Stdin after the process exits
+	setGroup(cmd)
+
+	out := &output{start: start}
+	if err := out.open(cmd, s.Stdout, s.Stderr); err != nil {
+		return res, &StartError{Argv: s.Argv, Err: err}
+	}
+	if err := cmd.Start(); err != nil {
+		out.closeAll()
+		return res, &StartError{Argv: s.Argv, Err: err}
+	}
+	out.startPumps()
+	pid := cmd.Process.Pid
+
+	waitc := make(chan struct{})
+	go func() {
+		_ = cmd.Wait() // the exit status is read from cmd.ProcessState
+		close(waitc)
+	}()
+
+	var timeoutC, idleC <-chan time.Time
+	if s.Timeout > 0 {
+		t := time.NewTimer(s.Timeout)
+		defer t.Stop()
+		timeoutC = t.C
+	}
+	var idleT *time.Timer
+	if s.IdleTimeout > 0 {
+		idleT = time.NewTimer(s.IdleTimeout)
+		defer idleT.Stop()
+		idleC = idleT.C
+	}
+
+	stop := false
+	for !stop {
+		select {
+		case <-waitc:
+			stop = true
+			continue
+		case <-ctx.Done():
+			res.Canceled = true
+		case <-timeoutC:
+			res.TimedOut = true
+		case <-idleC:
+			quiet := time.Since(start) - out.lastOutput()
+			if quiet < s.IdleTimeout {
+				idleT.Reset(s.IdleTimeout - quiet)
+				continue
+			}
+			res.IdleTimedOut = true
+		}
+		stop = true
+		terminate(pid, grace, waitc)
+	}
+	// The leader is gone: end whatever is left of its group (children that ignore
+	// SIGTERM, background jobs holding the pipes).
+	killGroup(pid)
+	out.drain(grace)
+
+	res.ExitCode, res.Signal = exitStatus(cmd.ProcessState)
+	res.OutputBytes = out.bytes.Load()
+	res.Duration = time.Since(start)
+	return res, nil
+}
+
+// terminate sends SIGTERM to the group and SIGKILL after grace if the leader has
+// not exited by then; it returns once the leader is reaped.
+func terminate(pid int, grace time.Duration, waitc <-chan struct{}) {
+	termGroup(pid)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-waitc:
+	case <-t.C:
+		killGroup(pid)
+		<-waitc
+	}
+}
+
+// output copies the child's stdout and stderr through pipes of our own, so that
+// Run decides when to stop reading, counts bytes and notes the last output time.
+type output struct {
+	start   time.Time
+	bytes   atomic.Int64
+	last    atomic.Int64 // time.Duration since start of the last output
+	readers []*os.File
+	writers []*os.File // child ends, closed in the parent after Start
+	dests   []io.Writer
+	wg      sync.WaitGroup
+}
+
+func (o *output) open(cmd *exec.Cmd, stdout, stderr io.Writer) error {
+	pipe := func(w io.Writer) (*os.File, error) {
+		r, wr, err := os.Pipe()
+		if err != nil {
+			o.closeAll()
+			return nil, fmt.Errorf("create output pipe: %w", err)
+		}
+		o.readers, o.writers, o.dests = append(o.readers, r), append(o.writers, wr), append(o.dests, w)
+		return wr, nil
+	}
+	w, err := pipe(stdout)
+	if err != nil {
+		return err
+	}
+	cmd.Stdout = w
+	if sameWriter(stdout, stderr) {
+		cmd.Stderr = w // one pipe keeps the interleaving the child wrote
+		return nil
+	}
+	if cmd.Stderr, err = pipe(stderr); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (o *output) startPumps() {
+	for _, w := range o.writers {
+		_ = w.Close()
+	}
+	o.writers = nil
+	for i, r := range o.readers {
+		o.wg.Go(func() { o.pump(r, o.dests[i]) })
+	}
+}
+
+func (o *output) pump(r *os.File, dst io.Writer) {
+	buf := make([]byte, 32<<10)
+	var werr error
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			o.bytes.Add(int64(n))
+			o.last.Store(int64(time.Since(o.start)))
+			if dst != nil && werr == nil {
+				_, werr = dst.Write(buf[:n]) // on error keep draining so the child never blocks
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (o *output) lastOutput() time.Duration { return time.Duration(o.last.Load()) }
+
+// drain waits for the pumps to reach end of file, at most grace: a process that
+// left the group (setsid) may hold the pipes open forever.
+func (o *output) drain(grace time.Duration) {
+	done := make(chan struct{})
+	go func() { o.wg.Wait(); close(done) }()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		for _, r := range o.readers {
+			_ = r.Close() // unblocks the pending Read
+		}
+		<-done
+	}
+	o.closeAll()
+}
+
+func (o *output) closeAll() {
+	for _, f := range append(o.readers, o.writers...) {
+		_ = f.Close()
+	}
+}
+
+// sameWriter reports whether a and b are the same writer (both nil counts),
+// without panicking on writers of an incomparable type.
+func sameWriter(a, b io.Writer) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta.Comparable() && a == b
+}

@@ -1,0 +1,248 @@
+package proc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestRunExit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		argv    []string
+		stdin   string
+		want    Result
+		wantOut string
+	}{
+		{"ok", []string{"true"}, "", Result{ExitCode: 0}, ""},
+		{"code", []string{"sh", "-c", "exit 3"}, "", Result{ExitCode: 3}, ""},
+		{"signal", []string{"sh", "-c", "kill -KILL $$"}, "", Result{ExitCode: -1, Signal: "SIGKILL"}, ""},
+		{"term", []string{"sh", "-c", "kill -TERM $$"}, "", Result{ExitCode: -1, Signal: "SIGTERM"}, ""},
+		{"output", []string{"sh", "-c", "echo out; echo err >&2"}, "", Result{OutputBytes: 8}, "out\nerr\n"},
+		{"stdin", []string{"cat"}, "hello", Result{OutputBytes: 5}, "hello"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			s := Spec{Argv: tt.argv, Stdout: &out, Stderr: &out}
+			if tt.stdin != "" {
+				s.Stdin = strings.NewReader(tt.stdin)
+			}
+			got, err := Run(t.Context(), s)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Result{}, "Duration")); diff != "" {
+				t.Errorf("Result mismatch (-want +got):\n%s", diff)
+			}
+			if out.String() != tt.wantOut {
+				t.Errorf("output = %q, want %q", out.String(), tt.wantOut)
+			}
+		})
+	}
+}
+
+func TestRunSeparateStreams(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	res, err := Run(t.Context(), Spec{Argv: []string{"sh", "-c", "echo out; echo err >&2"}, Stdout: &stdout, Stderr: &stderr})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if stdout.String() != "out\n" || stderr.String() != "err\n" {
+		t.Errorf("stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+}
+
+func TestRunStartError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		spec Spec
+		is   error
+	}{
+		{"missing", Spec{Argv: []string{"agentloop-no-such-program"}}, exec.ErrNotFound},
+		{"empty", Spec{}, nil},
+		{"bad dir", Spec{Argv: []string{"true"}, Dir: "/nonexistent/dir"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Run(t.Context(), tt.spec)
+			se, ok := errors.AsType[*StartError](err)
+			if !ok {
+				t.Fatalf("Run error = %v, want *StartError", err)
+			}
+			if tt.is != nil && !errors.Is(se, tt.is) {
+				t.Errorf("error %v does not wrap %v", se, tt.is)
+			}
+		})
+	}
+}
+
+// pids parses the pids a test script printed, one per line.
+func pids(t *testing.T, out string) []int {
+	t.Helper()
+	var ps []int
+	for _, f := range strings.Fields(out) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("parse pid %q: %v", f, err)
+		}
+		ps = append(ps, pid)
+	}
+	if len(ps) == 0 {
+		t.Fatal("script printed no pids")
+	}
+	return ps
+}
+
+// assertGone fails unless every pid is gone within limit.
+func assertGone(t *testing.T, ps []int, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		var alive []int
+		for _, pid := range ps {
+			if Alive(pid) {
+				alive = append(alive, pid)
+			}
+		}
+		if len(alive) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %v still alive %s after Run returned", alive, limit)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// stubborn is a shell whose child ignores SIGTERM and which itself waits,
+// ignoring SIGTERM too; it prints both pids.
+const stubborn = `trap "" TERM; sleep 100 & echo $!; echo $$; wait; wait`
+
+func TestRunTimeoutKillsStubbornGroup(t *testing.T) {
+	t.Parallel()
+	const timeout, grace = 200 * time.Millisecond, 300 * time.Millisecond
+	var out bytes.Buffer
+	res, err := Run(t.Context(), Spec{Argv: []string{"sh", "-c", stubborn}, Stdout: &out, Timeout: timeout, Grace: grace})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !res.TimedOut || res.Signal != "SIGKILL" || res.ExitCode != -1 {
+		t.Errorf("Result = %+v, want TimedOut, killed by SIGKILL", res)
+	}
+	if res.Duration < timeout+grace || res.Duration > timeout+grace+time.Second {
+		t.Errorf("Duration = %s, want about %s", res.Duration, timeout+grace)
+	}
+	assertGone(t, pids(t, out.String()), time.Second)
+}
+
+func TestRunGrandchildHoldingPipe(t *testing.T) {
+	t.Parallel()
+	// The leader exits at once; its background child keeps stdout open.
+	var out bytes.Buffer
+	res, err := Run(t.Context(), Spec{Argv: []string{"sh", "-c", "sleep 100 & echo $!"}, Stdout: &out, Grace: 5 * time.Second})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if res.Duration > 2*time.Second {
+		t.Errorf("Run took %s: a child holding the pipe delayed it", res.Duration)
+	}
+	assertGone(t, pids(t, out.String()), time.Second)
+}
+
+func TestRunIdleTimeout(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		script   string
+		wantIdle bool
+	}{
+		{"quiet", "echo start; sleep 100", true},
+		{"chatty", "for i in 1 2 3 4 5 6 7 8; do echo $i; sleep 0.1; done", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := Run(t.Context(), Spec{Argv: []string{"sh", "-c", tt.script}, IdleTimeout: 400 * time.Millisecond, Grace: 200 * time.Millisecond})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if res.IdleTimedOut != tt.wantIdle || res.TimedOut || res.Canceled {
+				t.Errorf("Result = %+v, want IdleTimedOut=%v", res, tt.wantIdle)
+			}
+			if !tt.wantIdle && res.ExitCode != 0 {
+				t.Errorf("ExitCode = %d, want 0", res.ExitCode)
+			}
+		})
+	}
+}
+
+func TestRunCancel(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	var out bytes.Buffer
+	res, err := Run(ctx, Spec{Argv: []string{"sh", "-c", "sleep 100 & echo $!; wait"}, Stdout: &out, Grace: time.Second})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !res.Canceled || res.Signal != "SIGTERM" || res.Duration > time.Second {
+		t.Errorf("Result = %+v, want Canceled by SIGTERM quickly", res)
+	}
+	assertGone(t, pids(t, out.String()), time.Second)
+
+	res, err = Run(ctx, Spec{Argv: []string{"true"}})
+	if err != nil || !res.Canceled {
+		t.Errorf("Run with a canceled ctx = %+v, %v; want Canceled", res, err)
+	}
+}
+
+func TestAliveAndStartTime(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if Alive(cmd.Process.Pid) {
+		t.Errorf("Alive(dead pid %d) = true", cmd.Process.Pid)
+	}
+	if Alive(0) || Alive(-1) {
+		t.Error("Alive of a non-positive pid = true")
+	}
+	self := exec.Command("sleep", "10")
+	if err := self.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = self.Process.Kill(); _ = self.Wait() })
+	if !Alive(self.Process.Pid) {
+		t.Errorf("Alive(live pid) = false")
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	st1, err := StartTime(self.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2, _ := StartTime(self.Process.Pid)
+	if st1 != st2 {
+		t.Errorf("StartTime changed: %q then %q", st1, st2)
+	}
+	if _, err := StartTime(cmd.Process.Pid); err == nil {
+		t.Error("StartTime(dead pid): no error")
+	}
+}
