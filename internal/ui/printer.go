@@ -98,6 +98,9 @@ func (p *Printer) Warnf(format string, args ...any) {
 	p.line(p.o.Now(), "WARNING: "+msg)
 }
 
+// Terminal reports whether the printer draws a live status line.
+func (p *Printer) Terminal() bool { return p.o.Terminal && !p.o.JSON }
+
 // Phase sets the phase shown on the live status line (agent, gates, review…).
 func (p *Printer) Phase(phase string) {
 	p.mu.Lock()
