@@ -63,8 +63,8 @@ func sampleRun() Run {
 			Review: "request_changes", ReviewScore: 6, Quality: 0.62, Decision: "refine", Strategy: "refine",
 			Triggers: []string{"validation_failure", "explicit_feedback"}, Summary: "fixed Slug | Title edge cases"},
 		{N: 3, Attempt: 1, StartedAt: t0.Add(10 * time.Minute), Duration: 38000, AgentExit: 1, AgentReason: "exit status 1",
-			Usage:   evidence.Usage{CostUSD: 0.30, CostKnown: true, CostEstimated: true},
-			Gates:   gates(false, false, 2, true), Failing: []string{"go:textkit.TestTrim", "go:textkit.TestWrap"},
+			Usage: evidence.Usage{CostUSD: 0.30, CostKnown: true, CostEstimated: true},
+			Gates: gates(false, false, 2, true), Failing: []string{"go:textkit.TestTrim", "go:textkit.TestWrap"},
 			Quality: 0.60, Decision: "simplify", Strategy: "simplify", Triggers: []string{"stuck", "validation_failure"}},
 		{N: 4, Attempt: 2, StartedAt: t0.Add(11 * time.Minute), Duration: 52500, AgentExit: 0, Usage: usage(9800, 2900, 0.37),
 			Gates: gates(false, true, 2, false), Failing: []string{"go:textkit.TestTrim", "go:textkit.TestWrap"},
@@ -78,8 +78,8 @@ func sampleRun() Run {
 		StartedAt: t0, LastIterationAt: t0.Add(11*time.Minute + 52500*time.Millisecond),
 		ElapsedPerIteration: []loop.Millis{45200, 61800, 38000, 52500},
 		Spend: loop.Spend{
-			Usage:    evidence.Usage{InputTokens: 37300, OutputTokens: 10400, CacheReadTokens: 111900, TokensKnown: true, CostUSD: 1.60, CostKnown: true, CostEstimated: true},
-			Wall:     197500, Waited: 12000,
+			Usage: evidence.Usage{InputTokens: 37300, OutputTokens: 10400, CacheReadTokens: 111900, TokensKnown: true, CostUSD: 1.60, CostKnown: true, CostEstimated: true},
+			Wall:  197500, Waited: 12000,
 			Reviewer: evidence.Usage{InputTokens: 8000, OutputTokens: 900, TokensKnown: true, CostUSD: 0.11, CostKnown: true},
 		},
 		Sessions: []loop.Session{

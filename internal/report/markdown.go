@@ -34,7 +34,7 @@ func Markdown(w io.Writer, r Run) error {
 }
 
 func summaryMD(b *bufio.Writer, s *loop.State) {
-	status := "**" + string(s.Status) + "**"
+	status := "**" + orDash(string(s.Status)) + "**"
 	if s.Reason != "" {
 		status += " — " + mdCell(s.Reason)
 	}

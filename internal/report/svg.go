@@ -1,0 +1,140 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"strings"
+)
+
+// point is one iteration's value in a chart; Known false draws no point.
+type point struct {
+	N     int
+	Value float64
+	Known bool
+	Label string // the value as people read it
+}
+
+// chart describes one per-iteration chart.
+type chart struct {
+	ID    string // data-chart attribute
+	Title string
+	Kind  string  // "line" or "bar"
+	Max   float64 // fixed top of the y axis; 0: from the data
+	Color string
+	Fmt   func(float64) string // y-axis labels
+	Pts   []point
+}
+
+// Chart geometry, in SVG user units.
+const (
+	chartW, chartH            = 560.0, 210.0
+	padL, padR, padT, padB    = 56.0, 14.0, 14.0, 30.0
+	plotW, plotH              = chartW - padL - padR, chartH - padT - padB
+	chartTicks                = 4
+	barFraction               = 0.56
+	pointRadius, pointRadius2 = 4.0, 3.0
+)
+
+// svg renders the chart as inline SVG with data attributes a test (or a script)
+// can read: data-points counts the known points; each is a circle.pt with data-value.
+func (c chart) SVG() template.HTML {
+	known := 0
+	top := c.Max
+	for _, p := range c.Pts {
+		if p.Known {
+			known++
+			if c.Max == 0 {
+				top = math.Max(top, p.Value)
+			}
+		}
+	}
+	if top <= 0 {
+		top = 1
+	}
+	top = niceCeil(top/chartTicks) * chartTicks
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart" data-chart="%s" data-points="%d" viewBox="0 0 %g %g" role="img" aria-label="%s">`,
+		esc(c.ID), known, chartW, chartH, esc(c.Title))
+	for i := 0; i <= chartTicks; i++ {
+		v := top * float64(i) / chartTicks
+		y := padT + plotH - plotH*float64(i)/chartTicks
+		fmt.Fprintf(&b, `<line class="grid" x1="%g" y1="%.1f" x2="%g" y2="%.1f"/>`, padL, y, chartW-padR, y)
+		fmt.Fprintf(&b, `<text class="ylab" x="%g" y="%.1f">%s</text>`, padL-8, y+4, esc(c.Fmt(v)))
+	}
+	n := len(c.Pts)
+	step := plotW / float64(max(n, 1))
+	xOf := func(i int) float64 { return padL + step*(float64(i)+0.5) }
+	yOf := func(v float64) float64 { return padT + plotH - plotH*math.Min(v, top)/top }
+	labelEvery := max(1, n/16)
+	for i, p := range c.Pts {
+		if i%labelEvery == 0 || i == n-1 {
+			fmt.Fprintf(&b, `<text class="xlab" x="%.1f" y="%g">%d</text>`, xOf(i), chartH-10, p.N)
+		}
+	}
+	if c.Kind == "bar" {
+		w := step * barFraction
+		for i, p := range c.Pts {
+			if !p.Known {
+				continue
+			}
+			y := yOf(p.Value)
+			fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="3" fill="%s"/>`,
+				xOf(i)-w/2, y, w, padT+plotH-y, c.Color)
+		}
+	} else {
+		var line []string
+		for i, p := range c.Pts {
+			if p.Known {
+				line = append(line, fmt.Sprintf("%.1f,%.1f", xOf(i), yOf(p.Value)))
+			}
+		}
+		if len(line) > 1 {
+			first, last := strings.Split(line[0], ","), strings.Split(line[len(line)-1], ",")
+			fmt.Fprintf(&b, `<polygon class="area" fill="%s" points="%s,%g %s %s,%g"/>`,
+				c.Color, first[0], padT+plotH, strings.Join(line, " "), last[0], padT+plotH)
+			fmt.Fprintf(&b, `<polyline class="line" stroke="%s" points="%s"/>`, c.Color, strings.Join(line, " "))
+		}
+	}
+	r := pointRadius
+	if c.Kind == "bar" {
+		r = pointRadius2
+	}
+	for i, p := range c.Pts {
+		if !p.Known {
+			fmt.Fprintf(&b, `<text class="unknown" x="%.1f" y="%g">?</text>`, xOf(i), padT+plotH-6)
+			continue
+		}
+		fmt.Fprintf(&b, `<circle class="pt" data-iteration="%d" data-value="%s" cx="%.1f" cy="%.1f" r="%g" stroke="%s"><title>iteration %d: %s</title></circle>`,
+			p.N, strFloat(p.Value), xOf(i), yOf(p.Value), r, c.Color, p.N, esc(p.Label))
+	}
+	if known == 0 {
+		fmt.Fprintf(&b, `<text class="empty" x="%g" y="%g">%s</text>`, padL+plotW/2, padT+plotH/2, emptyText(n))
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String()) //nolint:gosec // every text above is escaped
+}
+
+func emptyText(n int) string {
+	if n == 0 {
+		return "no iterations yet"
+	}
+	return "unknown: not reported by the agent CLI"
+}
+
+// niceCeil rounds a chart's top up to 1, 2, 2.5 or 5 times a power of ten.
+func niceCeil(v float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= v*(1-1e-9) {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+func strFloat(v float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", v), "0"), ".")
+}
+
+func esc(s string) string { return template.HTMLEscapeString(s) }
