@@ -1,0 +1,14 @@
+// Package gate owns the pure parsing and feedback layer of quality gates: it reads
+// the saved or streaming output of a test runner, linter or compiler (go test -json,
+// JUnit XML, jest/vitest/mocha JSON, TAP, cargo, eslint, ruff, tsc, mypy, SARIF, …),
+// turns it into normalized [evidence.Finding]s, judges a gate from its exit code,
+// report and raw tail together, fingerprints the failures so that a stuck loop can
+// be told from progress, and renders short prioritized feedback for the next
+// iteration. It runs no processes: the caller runs the gate and hands over its
+// output as an [io.Reader].
+//
+// Every parser streams: memory stays bounded whatever the input, including a
+// single line of a gigabyte (long lines are cut at [MaxLine] bytes, whole-document
+// formats are read through a [MaxDocument] limit, and at most [MaxFindings]
+// findings are kept).
+package gate

@@ -1,0 +1,185 @@
+package gate
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+// goTest is what is known of one Go test (or package) from its output so far.
+type goTest struct {
+	pkg, name   string
+	lines       []string // message lines, bounded
+	size        int
+	frame       string // first in-repo stack frame, "path:line"
+	last        string // last meaningful output line
+	panic       string // the "panic: …" line
+	timeout     string // "test timed out after 3s"
+	race        bool
+	stack       bool // a panic or race dump started: stop collecting message lines
+	failedChild bool
+	buildFailed bool // a "[build failed]" package line was seen
+	running     []string // tests named by a timeout panic's "running tests:" list
+}
+
+var (
+	goFramingRE = regexp.MustCompile(`^\s*(=== (RUN|PAUSE|CONT|NAME)\s|--- (FAIL|PASS|SKIP): )`)
+	goFrameRE   = regexp.MustCompile(`^\s+(/\S+?\.go):(\d+)`)
+	goLogRE     = regexp.MustCompile(`^\s+([\w.\-]+\.go):(\d+): ?(.*)$`)
+	goRunningRE = regexp.MustCompile(`^\t\t(\S+) \(`)
+)
+
+// observe takes one output line of the test.
+func (t *goTest) observe(line string, c *collector) {
+	line = strings.TrimRight(StripANSI(line), "\n")
+	if goFramingRE.MatchString(line) {
+		return
+	}
+	trimmed := strings.TrimSpace(line)
+	if strings.HasSuffix(trimmed, "[build failed]") {
+		t.buildFailed = true
+	}
+	switch {
+	case strings.HasPrefix(line, "panic: test timed out after "):
+		t.timeout = strings.TrimPrefix(line, "panic: ")
+		t.stack = true
+	case strings.HasPrefix(line, "panic: ") && t.panic == "":
+		t.panic = truncRunes(line, 300)
+		t.stack = true
+	case trimmed == "WARNING: DATA RACE":
+		t.race = true
+		t.stack = true
+	case t.timeout != "" && len(t.running) < 50:
+		if m := goRunningRE.FindStringSubmatch(line); m != nil {
+			t.running = append(t.running, m[1])
+		}
+	}
+	if t.frame == "" {
+		if m := goFrameRE.FindStringSubmatch(line); m != nil && c.inRepo(m[1]) {
+			t.frame = m[1] + ":" + m[2]
+		}
+	}
+	if trimmed == "" || trimmed == "FAIL" || trimmed == "PASS" || strings.HasPrefix(trimmed, "FAIL\t") || strings.HasPrefix(trimmed, "ok  \t") {
+		return
+	}
+	if !t.stack || strings.Contains(line, "race detected during execution of test") {
+		t.last = truncRunes(trimmed, 300)
+	}
+	if t.stack || len(t.lines) >= maxMsgLines || t.size >= maxMsgBytes {
+		return
+	}
+	l := truncRunes(line, 500)
+	t.lines = append(t.lines, l)
+	t.size += len(l)
+}
+
+// finding turns a failed test into a finding; pkgDir places t.Errorf base names.
+func (t *goTest) finding(c *collector, id string) evidence.Finding {
+	f := evidence.Finding{Kind: evidence.KindTest, ID: id}
+	switch {
+	case t.timeout != "":
+		f.Kind, f.Message = evidence.KindTimeout, t.timeout
+	case t.panic != "":
+		f.Kind, f.Message = evidence.KindCrash, t.panic
+	case t.race:
+		f.Kind, f.Message = evidence.KindCrash, "data race detected"
+	}
+	if f.Kind != evidence.KindTest {
+		if t.frame != "" {
+			f.File, f.Line = splitFileLine(t.frame)
+		}
+		return f
+	}
+	var msg []string
+	for i, l := range t.lines {
+		if m := goLogRE.FindStringSubmatch(l); m != nil {
+			if f.File == "" {
+				f.File = m[1]
+				if d := c.pkgDir(t.pkg); d != "" {
+					f.File = path.Join(d, m[1])
+				}
+				f.Line, _ = strconv.Atoi(m[2])
+				msg = append(msg, m[3])
+				continue
+			}
+		}
+		if i < maxMsgLines {
+			msg = append(msg, strings.TrimSpace(l))
+		}
+	}
+	f.Message = strings.Join(msg, "\n")
+	if f.Message == "" {
+		f.Message = "failed"
+	}
+	return f
+}
+
+// unfinished is the finding of a test that started and never reported a result.
+func (t *goTest) unfinished(c *collector, id string, pkgTimeout string) evidence.Finding {
+	f := evidence.Finding{Kind: evidence.KindCrash, ID: id}
+	switch {
+	case t.timeout != "":
+		f.Kind, f.Message = evidence.KindTimeout, t.timeout
+	case pkgTimeout != "":
+		f.Kind, f.Message = evidence.KindTimeout, pkgTimeout
+	case t.panic != "":
+		f.Message = t.panic
+	default:
+		f.Message = "did not finish (os.Exit, log.Fatal or a crash of the test binary)"
+		if t.last != "" {
+			f.Message += "; last output: " + t.last
+		}
+	}
+	if t.frame != "" {
+		f.File, f.Line = splitFileLine(t.frame)
+	}
+	return f
+}
+
+func splitFileLine(s string) (string, int) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return s, 0
+	}
+	n, _ := strconv.Atoi(s[i+1:])
+	return s[:i], n
+}
+
+// goBuildRE matches compiler and vet lines: [vet: ]file.go:line[:col]: message.
+var goBuildRE = regexp.MustCompile(`^(?:vet: )?([^\s:][^:]*\.go):(\d+)(?::(\d+))?: (.+)$`)
+
+// buildFinding parses a compiler/vet line into a build finding; its id is the
+// package directory, or id when the file has none.
+func buildFinding(line, id string) (evidence.Finding, bool) {
+	m := goBuildRE.FindStringSubmatch(line)
+	if m == nil {
+		return evidence.Finding{}, false
+	}
+	if d := path.Dir(m[1]); d != "." && !strings.HasPrefix(m[1], "/") {
+		id = d
+	}
+	ln, _ := strconv.Atoi(m[2])
+	col, _ := strconv.Atoi(m[3])
+	return evidence.Finding{Kind: evidence.KindBuild, ID: id, File: m[1], Line: ln, Col: col, Message: m[4]}, true
+}
+
+// isLeaf reports whether no other name in names is a subtest of name.
+func isLeaf(name string, names []string) bool {
+	for _, n := range names {
+		if strings.HasPrefix(n, name+"/") {
+			return false
+		}
+	}
+	return true
+}
+
+// stripTestSuffix turns "pkg [pkg.test]" into "pkg".
+func stripTestSuffix(importPath string) string {
+	if i := strings.Index(importPath, " ["); i >= 0 {
+		return importPath[:i]
+	}
+	return importPath
+}

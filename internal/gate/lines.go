@@ -1,0 +1,156 @@
+package gate
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits that keep memory bounded on any input.
+const (
+	MaxLine     = 64 << 10 // bytes of one line kept; the rest of a longer line is skipped
+	MaxDocument = 64 << 20 // bytes of a whole-document format (JSON, SARIF) decoded
+	MaxFindings = 5000     // findings kept per report
+	maxMsgLines = 12       // message lines kept per failing test
+	maxMsgBytes = 2048     // message bytes kept per failing test
+)
+
+// lineReader yields lines without their end-of-line bytes, cut at MaxLine.
+type lineReader struct {
+	r   *bufio.Reader
+	buf []byte
+	err error
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < 64<<10 {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	return &lineReader{r: br}
+}
+
+// next returns the next line, valid until the following call, and false at the end.
+func (l *lineReader) next() ([]byte, bool) {
+	if l.err != nil {
+		return nil, false
+	}
+	l.buf = l.buf[:0]
+	long := false
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		if len(l.buf) == 0 && !long && err == nil {
+			return trimEOL(chunk), true // fast path: the whole line is in the buffer
+		}
+		if room := MaxLine - len(l.buf); room > 0 {
+			l.buf = append(l.buf, chunk[:min(room, len(chunk))]...)
+		}
+		long = true
+		switch {
+		case err == nil:
+			return trimEOL(l.buf), true
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			l.err = err
+			if len(l.buf) == 0 {
+				return nil, false
+			}
+			return trimEOL(l.buf), true
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}
+
+// readErr is the reader's error other than the end of input.
+func (l *lineReader) readErr() error {
+	if l.err == nil || errors.Is(l.err, io.EOF) {
+		return nil
+	}
+	return l.err
+}
+
+var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
+
+// StripANSI removes terminal escape sequences and carriage returns.
+func StripANSI(s string) string {
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = ansiRE.ReplaceAllString(s, "")
+	}
+	if strings.IndexByte(s, '\r') >= 0 {
+		s = strings.ReplaceAll(s, "\r", "")
+	}
+	return s
+}
+
+func stripANSIBytes(b []byte) []byte {
+	if bytes.IndexByte(b, 0x1b) < 0 {
+		return b
+	}
+	return ansiRE.ReplaceAll(b, nil)
+}
+
+// tailWriter keeps the last bytes written, for the cleaned tail of the output.
+type tailWriter struct {
+	buf  []byte
+	size int
+}
+
+func newTailWriter(size int) *tailWriter { return &tailWriter{size: size} }
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) >= t.size {
+		t.buf = append(t.buf[:0], p[len(p)-t.size:]...)
+		return n, nil
+	}
+	if over := len(t.buf) + len(p) - t.size; over > 0 {
+		t.buf = t.buf[:copy(t.buf, t.buf[over:])]
+	}
+	t.buf = append(t.buf, p...)
+	return n, nil
+}
+
+// lines returns the last n non-empty lines, ANSI stripped, joined by newlines.
+func (t *tailWriter) lines(n int) string {
+	return lastLines(string(t.buf), n)
+}
+
+func lastLines(s string, n int) string {
+	s = StripANSI(s)
+	all := strings.Split(s, "\n")
+	var out []string
+	for i := len(all) - 1; i >= 0 && len(out) < n; i-- {
+		if l := strings.TrimRight(all[i], " \t"); strings.TrimSpace(l) != "" {
+			out = append(out, truncRunes(l, 300))
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return strings.Join(out, "\n")
+}
+
+// truncRunes cuts s to at most n runes, ending in "…" when cut.
+func truncRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	i := 0
+	for k := 0; k < n-1; k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + "…"
+}
