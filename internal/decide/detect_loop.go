@@ -1,0 +1,161 @@
+package decide
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// detectStuck finds the three stuck shapes of loop-control §8.4: the same failure
+// fingerprint StuckRepeats times in a row; no diff, or the same diff, twice in a
+// row; a return to a code state seen before the previous iteration.
+func detectStuck(f *facts) []loop.Trigger {
+	all, cur := f.all, f.cur
+	if cur.Succeeded {
+		return nil
+	}
+	if n := f.p.StuckRepeats; n > 1 && cur.FP != "" && len(all) >= n {
+		same := true
+		for _, p := range all[len(all)-n:] {
+			same = same && p.FP == cur.FP
+		}
+		if same {
+			return []loop.Trigger{trig(TStuck, 0.8, false, "same failures %d iterations in a row: %s", n, first(cur.Failing))}
+		}
+	}
+	if len(f.past) > 0 {
+		prev := f.past[len(f.past)-1]
+		switch {
+		case cur.DiffEmpty && prev.DiffEmpty:
+			return []loop.Trigger{trig(TStuck, 0.8, false, "no change to the code two iterations in a row")}
+		case cur.DiffHash != "" && cur.DiffHash == prev.DiffHash:
+			return []loop.Trigger{trig(TStuck, 0.8, false, "the same diff two iterations in a row")}
+		}
+	}
+	if cur.TreeHash != "" && len(f.past) >= 2 {
+		for _, p := range f.past[:len(f.past)-1] {
+			if p.TreeHash == cur.TreeHash && !p.Succeeded {
+				return []loop.Trigger{trig(TStuck, 0.7, false, "back to the code state of iteration %d", p.N)}
+			}
+		}
+	}
+	return nil
+}
+
+// detectOscillation finds A-B-A (medium) and A-B-A-B (high) over failure
+// fingerprints. When the two failing sets are disjoint, fixing one breaks the
+// other: twice round (A-B-A-B) that is reported as conflicting requirements.
+func detectOscillation(f *facts) []loop.Trigger {
+	all := f.all
+	n := len(all)
+	if n < 3 || f.cur.Succeeded {
+		return nil
+	}
+	a, b, c := all[n-3], all[n-2], all[n-1]
+	if c.FP == "" || b.FP == "" || c.FP != a.FP || c.FP == b.FP {
+		return nil
+	}
+	disjoint := !intersects(c.Failing, b.Failing)
+	if n >= 4 && all[n-4].FP == b.FP {
+		out := []loop.Trigger{trig(TOscillation, 0.85, false, "failures alternate A-B-A-B over iterations %d-%d", all[n-4].N, c.N)}
+		if disjoint {
+			out = append(out, trig(TConflict, 0.85, false, "fixing %s breaks %s and back, twice", first(b.Failing), first(c.Failing)))
+		}
+		return out
+	}
+	what := "failures alternate A-B-A"
+	if disjoint {
+		what = fmt.Sprintf("fixing %s broke %s and back", first(c.Failing), first(b.Failing))
+	}
+	return []loop.Trigger{trig(TOscillation, 0.6, false, "%s over iterations %d-%d", what, a.N, c.N)}
+}
+
+func intersects(a, b []string) bool {
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// detectRegression finds tests that passed in the previous iteration (it built and
+// they were not failing) and fail now, and a quality more than 0.05 below the best.
+func detectRegression(f *facts) []loop.Trigger {
+	if len(f.past) == 0 {
+		return nil
+	}
+	prev := f.past[len(f.past)-1]
+	var broke []string
+	if prev.Quality > 0 && f.cur.Quality > 0 {
+		for _, g := range f.ev.Gates {
+			for _, fd := range g.Findings {
+				k := FindingKey(fd)
+				if fd.Kind == evidence.KindTest && !fd.Flaky && !slices.Contains(prev.Failing, k) {
+					broke = append(broke, k)
+				}
+			}
+		}
+	}
+	best := 0.0
+	for _, p := range f.past {
+		best = max(best, p.Quality)
+	}
+	switch {
+	case len(broke) > 0:
+		slices.Sort(broke)
+		return []loop.Trigger{trig(TRegression, 0.6, true, "%d tests that passed now fail: %s", len(broke), first(broke))}
+	case f.cur.Quality < best-0.05:
+		return []loop.Trigger{trig(TRegression, 0.5, true, "quality %.2f fell below the best %.2f", f.cur.Quality, best)}
+	}
+	return nil
+}
+
+// plateauInfo is the improvement picture of a segment.
+type plateauInfo struct {
+	Stalled  bool    // the best quality did not rise by epsilon in the last Patience iterations
+	Variance float64 // of the last 3 quality scores
+	LowVar   bool    // the specification's rule: variance of the last 3 < 0.02
+	Slope    float64 // mean change per iteration over the last 3
+}
+
+func plateau(qs []float64, p Policy) plateauInfo {
+	var pi plateauInfo
+	n := len(qs)
+	if n >= 3 {
+		last := qs[n-3:]
+		mean := (last[0] + last[1] + last[2]) / 3
+		for _, q := range last {
+			pi.Variance += (q - mean) * (q - mean) / 3
+		}
+		pi.LowVar = pi.Variance < 0.02
+		pi.Slope = (last[2] - last[0]) / 2
+	}
+	if p.Patience > 0 && n > p.Patience {
+		before := slices.Max(qs[:n-p.Patience])
+		pi.Stalled = slices.Max(qs) < before+p.Epsilon
+	}
+	return pi
+}
+
+// detectPlateau fires when the best quality has not improved by Epsilon for
+// Patience iterations. The specification's variance rule (< 0.02 over the last 3)
+// alone is true of steady progress on a 0–1 scale (0.5, 0.6, 0.7 has variance
+// 0.007), so it is reported in the assessment but only fires with a stall.
+func detectPlateau(f *facts) []loop.Trigger {
+	if f.cur.Succeeded {
+		return nil
+	}
+	qs := make([]float64, 0, len(f.all))
+	for _, p := range f.all {
+		qs = append(qs, p.Quality)
+	}
+	pi := plateau(qs, f.p)
+	if !pi.Stalled {
+		return nil
+	}
+	return []loop.Trigger{trig(TPlateau, 0.6, false, "best quality %.2f not improved by %.2f in %d iterations (variance of last 3: %.4f)",
+		slices.Max(qs), f.p.Epsilon, f.p.Patience, pi.Variance)}
+}

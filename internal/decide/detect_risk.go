@@ -1,0 +1,163 @@
+package decide
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+func reviewTag(ev evidence.Iteration, tag string) bool {
+	return ev.Review != nil && slices.Contains(ev.Review.Tags, tag)
+}
+
+// detectTampering reads the diff facts: skips added, assertions removed, test files
+// deleted and the diff's tamper findings are serious (0.9); test files merely
+// edited are a low-severity note unless the policy forbids test edits (0.5).
+func detectTampering(f *facts) []loop.Trigger {
+	d := f.ev.Diff
+	var what []string
+	if d.SkipsAdded > 0 {
+		what = append(what, plural(d.SkipsAdded, "skip")+" added")
+	}
+	if d.AssertsRemoved > 0 {
+		what = append(what, plural(d.AssertsRemoved, "assertion")+" removed")
+	}
+	if len(d.TestFilesDeleted) > 0 {
+		what = append(what, "test files deleted: "+strings.Join(d.TestFilesDeleted, ", "))
+	}
+	if len(what) == 0 && len(d.Tamper) > 0 {
+		what = append(what, d.Tamper[0].Message)
+	}
+	if reviewTag(f.ev, "test_tampering") {
+		what = append(what, "the reviewer flagged test tampering")
+	}
+	if len(what) > 0 {
+		return []loop.Trigger{trig(TTestTampering, 0.9, true, "%s", strings.Join(what, "; "))}
+	}
+	if len(d.TestFilesChanged) > 0 {
+		sev := 0.5
+		if f.p.AllowTestEdits {
+			sev = 0.2
+		}
+		return []loop.Trigger{trig(TTestTampering, sev, true, "test files edited: %s", strings.Join(d.TestFilesChanged, ", "))}
+	}
+	return nil
+}
+
+// detectSecurity: secrets in the diff (1.0, critical), the reviewer's security tag
+// (0.9), protected paths touched (0.8).
+func detectSecurity(f *facts) []loop.Trigger {
+	d := f.ev.Diff
+	switch {
+	case d.SecretsFound > 0:
+		return []loop.Trigger{trig(TSecurity, 1, false, "%s found in the diff", plural(d.SecretsFound, "secret"))}
+	case reviewTag(f.ev, "security"):
+		return []loop.Trigger{trig(TSecurity, 0.9, false, "the reviewer raised a security concern: %s", reviewQuote(f.ev, "security"))}
+	case len(d.ProtectedTouched) > 0:
+		return []loop.Trigger{trig(TSecurity, 0.8, false, "protected paths touched: %s", strings.Join(d.ProtectedTouched, ", "))}
+	}
+	return nil
+}
+
+// detectScope: files outside the task's scope, a diff larger than DiffLinesLimit,
+// or the reviewer's scope_creep tag.
+func detectScope(f *facts) []loop.Trigger {
+	d := f.ev.Diff
+	switch {
+	case reviewTag(f.ev, "scope_creep"):
+		return []loop.Trigger{trig(TScopeCreep, 0.7, true, "the reviewer flagged scope creep: %s", reviewQuote(f.ev, "scope"))}
+	case len(d.OutsideScope) > 0:
+		return []loop.Trigger{trig(TScopeCreep, 0.6, true, "files outside the task's scope: %s", strings.Join(d.OutsideScope, ", "))}
+	case f.p.DiffLinesLimit > 0 && d.Added+d.Deleted > f.p.DiffLinesLimit:
+		return []loop.Trigger{trig(TScopeCreep, 0.6, true, "diff of %d lines, over the limit of %d", d.Added+d.Deleted, f.p.DiffLinesLimit)}
+	}
+	return nil
+}
+
+// detectArchitecture: new dependencies (0.8) and the reviewer's architecture tag
+// (0.9) need a human; exported API changes alone (0.5) are noted, since adding an
+// exported function is ordinary work.
+func detectArchitecture(f *facts) []loop.Trigger {
+	d := f.ev.Diff
+	switch {
+	case reviewTag(f.ev, "architecture"):
+		return []loop.Trigger{trig(TArchitecture, 0.9, false, "the reviewer flagged architectural impact: %s", reviewQuote(f.ev, "architect"))}
+	case len(d.NewDeps) > 0:
+		return []loop.Trigger{trig(TArchitecture, 0.8, false, "new dependencies: %s", strings.Join(d.NewDeps, ", "))}
+	case len(d.ExportedChanged) > 0:
+		return []loop.Trigger{trig(TArchitecture, 0.5, true, "exported API changed: %s", strings.Join(d.ExportedChanged, ", "))}
+	}
+	return nil
+}
+
+func detectConflict(f *facts) []loop.Trigger {
+	if reviewTag(f.ev, "requirements_conflict") {
+		return []loop.Trigger{trig(TConflict, 0.9, false, "the reviewer found conflicting requirements: %s", reviewQuote(f.ev, "conflict"))}
+	}
+	return nil
+}
+
+// reviewQuote returns the reviewer finding that mentions word, or the summary.
+func reviewQuote(ev evidence.Iteration, word string) string {
+	r := ev.Review
+	for _, fd := range r.Findings {
+		if strings.Contains(strings.ToLower(fd.Message), word) {
+			return clip(fd.Message, 160)
+		}
+	}
+	if len(r.Findings) > 0 {
+		return clip(r.Findings[0].Message, 160)
+	}
+	return clip(orText(r.Summary, "no details given"), 160)
+}
+
+var symbolPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`undefined: ([\w.]+)`),
+	regexp.MustCompile(`(?i)cannot find module '([^']+)'`),
+	regexp.MustCompile(`No module named '([^']+)'`),
+	regexp.MustCompile(`name '(\w+)' is not defined`),
+	regexp.MustCompile(`(\w+) is not defined`),
+	regexp.MustCompile(`has no attribute '(\w+)'`),
+	regexp.MustCompile(`Cannot find name '(\w+)'`),
+	regexp.MustCompile(`no field or method (\w+)`),
+	regexp.MustCompile(`open ([^\s:]+): no such file`),
+	regexp.MustCompile(`could not import ([^\s]+)`),
+	regexp.MustCompile(`cannot find package "([^"]+)"`),
+}
+
+// namedSymbols returns the symbols, modules and files that errors say are missing
+// (at most 10): the agent worked without them, so expand adds them to the context.
+func namedSymbols(ev evidence.Iteration) []string {
+	var out []string
+	for _, g := range ev.Gates {
+		for _, fd := range g.Findings {
+			for _, re := range symbolPatterns {
+				if m := re.FindStringSubmatch(fd.Message); m != nil && !slices.Contains(out, m[1]) {
+					out = append(out, m[1])
+					break
+				}
+			}
+		}
+	}
+	if reviewTag(ev, "missing_context") {
+		for _, fd := range ev.Review.Findings {
+			if fd.File != "" && !slices.Contains(out, fd.File) {
+				out = append(out, fd.File)
+			}
+		}
+	}
+	if len(out) > 10 {
+		out = out[:10]
+	}
+	return out
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return itoa(n) + " " + what + "s"
+}

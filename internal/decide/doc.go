@@ -1,0 +1,58 @@
+// Package decide is agentloop's decision engine: after each iteration it turns the
+// evidence (agent result, gate findings, diff facts, reviewer verdict, budgets) and
+// the run's history into a decision — proceed, retry, refine, expand, simplify,
+// escalate or abort — with the feedback, strategy and reports that go with it. It
+// also implements the stand-alone `agentloop decide` document (DESIGN §6).
+//
+// The package is pure: no I/O, clock, randomness or goroutines, so the same input
+// always gives the same decision and the engine can run inside a workflow.
+//
+// # Triggers
+//
+// Detectors turn evidence into [loop.Trigger]s (severity 0–1, fixable or not).
+// The specification's eight triggers map onto what agentloop can observe:
+//
+//   - validation_failure: a required gate failed with build, crash, timeout, type
+//     or lint findings, or failed without any parsed finding.
+//   - requirement_unmet: failing test assertions (the tests state the requirement).
+//   - incomplete_output: the agent did not finish (non-zero exit, timeout, idle
+//     timeout, signal, could not start) and the CLI did not call it transient.
+//   - explicit_feedback: the reviewer asked for changes or rejected; severity from
+//     its worst finding (blocker 0.9, major 0.7, else 0.4).
+//   - hallucination_detected: the agent printed its completion marker while
+//     required checks fail (a false "done"), or errors name symbols, modules or
+//     files the agent worked without (undefined: X, cannot find module, …) or the
+//     reviewer tagged missing_context. It suggests expand.
+//   - low_confidence: the reviewer's answer was unreadable, or its confidence < 0.5.
+//   - quality_threshold: the reviewer approved with a score below AcceptScore, or
+//     only optional gates fail.
+//   - user_rejection: the reviewer, standing in for the user, rejected the change
+//     outright (verdict reject, not request_changes).
+//
+// agentloop's own triggers: stuck (same failure fingerprint StuckRepeats times in
+// a row; no diff or the same diff twice; a return to an earlier tree hash),
+// oscillation (A-B-A, A-B-A-B over fingerprints; with disjoint failing sets, fixing
+// A breaks B), regression (a test that passed in the previous iteration fails, or
+// quality more than 0.05 below the best), plateau (the best quality did not rise by
+// Epsilon in Patience iterations), test_tampering, security, scope_creep,
+// architecture, requirements_conflict (reviewer tag, or A-B-A-B with disjoint
+// failing sets), budget_soft / budget_cannot_afford / budget_hard, max_iterations,
+// transient (gate infra, transient agent failure, flaky findings) and rate_limit.
+//
+// # Priority order and strategies
+//
+// [Engine.Decide] applies a fixed priority order (see choose in priority.go):
+// critical, escalate at once, proceed, transient retry, budget, max iterations,
+// review rounds, auto-retry policy, stuck, regression, plateau, missing context,
+// tampering and scope, refine depth, refine. Strategies change the next iteration
+// through [loop.Next] and [loop.Decision.Rollback]. A strategy that already failed
+// on the same triggers is not repeated (retry → refine, expand → simplify); refine
+// and simplify are bounded by their own counters (StuckRepeats,
+// MaxRefinePerAttempt, MaxSimplify).
+//
+// # Fingerprints
+//
+// Failure keys come from [evidence.Finding.Key], which the gate package fills; when
+// it is empty, [FindingKey] builds a stand-in from kind, tool, id, file base name
+// and the normalized first message line. [Fingerprint] hashes the sorted keys.
+package decide

@@ -1,0 +1,132 @@
+package decide
+
+import (
+	"slices"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// point is one iteration as the detectors see it: the past from [loop.Record]s,
+// the present from the evidence just gathered.
+type point struct {
+	N         int
+	Failing   []string
+	FP        string
+	Quality   float64
+	DiffHash  string
+	TreeHash  string
+	DiffEmpty bool
+	Succeeded bool
+	Review    string
+	Strategy  string   // the strategy chosen after this iteration (empty for the present)
+	Decision  string   // the action chosen after this iteration
+	Triggers  []string // trigger ids found in this iteration
+	Ref       string   // checkpoint of the tree after the iteration
+	Cost      float64
+	Summary   string
+}
+
+func fromRecord(r loop.Record) point {
+	failing := r.Failing
+	if len(failing) == 0 {
+		for _, g := range r.Gates {
+			failing = append(failing, g.Keys...)
+		}
+		slices.Sort(failing)
+		failing = slices.Compact(failing)
+	}
+	fp := r.Fingerprint
+	if fp == "" {
+		fp = Fingerprint(failing)
+	}
+	return point{
+		N: r.N, Failing: failing, FP: fp, Quality: r.Quality, DiffHash: r.DiffHash, TreeHash: r.TreeHash,
+		DiffEmpty: r.DiffHash == "" && r.DiffLines == 0, Succeeded: r.Succeeded, Review: r.Review,
+		Strategy: r.Strategy, Decision: r.Decision, Triggers: r.Triggers, Ref: r.Checkpoint,
+		Cost: r.Usage.CostUSD, Summary: r.Summary,
+	}
+}
+
+func fromEvidence(ev evidence.Iteration, failing []string, q float64) point {
+	p := point{
+		N: ev.N, Failing: failing, FP: Fingerprint(failing), Quality: q, DiffHash: ev.Diff.Hash,
+		TreeHash: ev.Diff.TreeHash, DiffEmpty: ev.Diff.Empty() && ev.Diff.Hash == "", Cost: ev.Agent.Usage.CostUSD,
+	}
+	if ev.Review != nil {
+		p.Review = ev.Review.Verdict
+	}
+	return p
+}
+
+// segment returns the records since the last human guidance: a guidance resets the
+// iteration counter, so a record whose N does not grow starts a new segment.
+func segment(h []loop.Record) []loop.Record {
+	start := 0
+	for i := 1; i < len(h); i++ {
+		if h[i].N <= h[i-1].N {
+			start = i
+		}
+	}
+	return h[start:]
+}
+
+// trailing counts the points at the end of ps (the present excluded) whose
+// strategy is s.
+func trailing(past []point, s string) int {
+	n := 0
+	for i := len(past) - 1; i >= 0 && past[i].Strategy == s; i-- {
+		n++
+	}
+	return n
+}
+
+func countStrategy(past []point, s string) int {
+	n := 0
+	for _, p := range past {
+		if p.Strategy == s {
+			n++
+		}
+	}
+	return n
+}
+
+func hasTrigger(p point, id string) bool { return slices.Contains(p.Triggers, id) }
+
+// bestPoint returns the highest-quality past point that has a checkpoint; ties
+// go to the later one (it carries more work).
+func bestPoint(past []point) (point, bool) {
+	var best point
+	found := false
+	for _, p := range past {
+		if p.Ref == "" {
+			continue
+		}
+		if !found || p.Quality >= best.Quality {
+			best, found = p, true
+		}
+	}
+	return best, found
+}
+
+// failedStrategies returns the strategies that, chosen after an iteration with the
+// trigger set ids, led to an iteration with the same trigger set and fingerprint:
+// they changed nothing and must not be chosen again on those triggers.
+func failedStrategies(ps []point, ids []string) map[string]bool {
+	out := map[string]bool{}
+	for i := 0; i+1 < len(ps); i++ {
+		a, b := ps[i], ps[i+1]
+		if a.Strategy == "" || !sameSet(a.Triggers, ids) || !sameSet(b.Triggers, ids) || a.FP != b.FP {
+			continue
+		}
+		out[a.Strategy] = true
+	}
+	return out
+}
+
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(slices.Compact(x), slices.Compact(y))
+}

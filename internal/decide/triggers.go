@@ -1,0 +1,170 @@
+package decide
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// Trigger ids: the specification's eight, then agentloop's own.
+const (
+	TValidationFailure = "validation_failure"
+	TLowConfidence     = "low_confidence"
+	TIncompleteOutput  = "incomplete_output"
+	TExplicitFeedback  = "explicit_feedback"
+	THallucination     = "hallucination_detected"
+	TRequirementUnmet  = "requirement_unmet"
+	TQualityThreshold  = "quality_threshold"
+	TUserRejection     = "user_rejection"
+
+	TStuck         = "stuck"
+	TOscillation   = "oscillation"
+	TRegression    = "regression"
+	TPlateau       = "plateau"
+	TTestTampering = "test_tampering"
+	TSecurity      = "security"
+	TScopeCreep    = "scope_creep"
+	TArchitecture  = "architecture"
+	TConflict      = "requirements_conflict"
+	TBudgetSoft    = "budget_soft"
+	TBudgetAfford  = "budget_cannot_afford"
+	TBudgetHard    = "budget_hard"
+	TMaxIterations = "max_iterations"
+	TTransient     = "transient"
+	TRateLimit     = "rate_limit"
+)
+
+// facts is what every detector reads: the policy, the input, the past of this
+// segment and the present iteration.
+type facts struct {
+	p       Policy
+	in      loop.DecideInput
+	ev      evidence.Iteration
+	past    []point
+	cur     point
+	all     []point // past and present
+	failing []string
+}
+
+func trig(id string, sev float64, fixable bool, format string, args ...any) loop.Trigger {
+	return loop.Trigger{ID: id, Severity: sev, Fixable: fixable, Evidence: fmt.Sprintf(format, args...)}
+}
+
+// detectSpec maps agentloop's evidence onto the specification's eight triggers
+// (the mapping is documented in doc.go).
+func detectSpec(f *facts) []loop.Trigger {
+	var out []loop.Trigger
+	ev := f.ev
+	var build, tests, other []string
+	for _, g := range ev.Gates {
+		if g.Infra || g.Passed {
+			continue
+		}
+		for _, fd := range g.Findings {
+			if fd.Flaky {
+				continue
+			}
+			switch fd.Kind {
+			case evidence.KindTest:
+				tests = append(tests, FindingKey(fd))
+			case evidence.KindBuild, evidence.KindCrash, evidence.KindTimeout, evidence.KindType, evidence.KindLint:
+				if g.Required {
+					build = append(build, FindingKey(fd))
+				} else {
+					other = append(other, g.Name)
+				}
+			}
+		}
+		if len(g.Findings) == 0 {
+			if g.Required {
+				build = append(build, "gate:"+g.Name)
+			} else {
+				other = append(other, g.Name)
+			}
+		}
+	}
+	if len(build) > 0 {
+		out = append(out, trig(TValidationFailure, 0.8, true, "%d build, crash, type or lint failures in required gates: %s", len(build), first(build)))
+	}
+	if len(tests) > 0 {
+		out = append(out, trig(TRequirementUnmet, 0.7, true, "%d failing tests: %s", len(tests), first(tests)))
+	}
+	a := ev.Agent
+	if a.Failed() && !a.Transient && !a.RateLimited {
+		out = append(out, trig(TIncompleteOutput, 0.6, true, "agent did not finish: %s", agentReason(a)))
+	}
+	if a.Completed && (len(build)+len(tests) > 0) {
+		out = append(out, trig(THallucination, 0.6, true, "the agent claimed completion but %d required checks fail", len(build)+len(tests)))
+	} else if syms := namedSymbols(ev); len(syms) > 0 {
+		out = append(out, trig(THallucination, 0.5, true, "errors name what the agent did not see: %s", strings.Join(syms, ", ")))
+	}
+	if r := ev.Review; r != nil {
+		switch {
+		case r.Verdict == evidence.VerdictUnknown || r.Verdict == "":
+			out = append(out, trig(TLowConfidence, 0.3, true, "the reviewer's answer could not be read"))
+		case r.Confidence > 0 && r.Confidence < 0.5:
+			out = append(out, trig(TLowConfidence, 0.3, true, "reviewer confidence %.2f", r.Confidence))
+		}
+		if r.Verdict == evidence.VerdictReject {
+			out = append(out, trig(TUserRejection, 0.8, true, "the reviewer rejected the change: %s", orText(r.Summary, "no summary")))
+		}
+		if r.Verdict == evidence.VerdictRequestChanges || r.Verdict == evidence.VerdictReject {
+			out = append(out, trig(TExplicitFeedback, reviewSeverity(r), true, "%d reviewer findings", len(r.Findings)))
+		}
+		if r.Approved() && r.Score > 0 && r.Score < f.p.AcceptScore {
+			out = append(out, trig(TQualityThreshold, 0.3, true, "reviewer score %.1f below %.1f", r.Score, f.p.AcceptScore))
+		}
+	}
+	if len(other) > 0 && len(build)+len(tests) == 0 {
+		slices.Sort(other)
+		out = append(out, trig(TQualityThreshold, 0.2, true, "optional gates failing: %s", strings.Join(slices.Compact(other), ", ")))
+	}
+	return out
+}
+
+func reviewSeverity(r *evidence.Review) float64 {
+	sev := 0.4
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case "blocker":
+			sev = max(sev, 0.9)
+		case "major":
+			sev = max(sev, 0.7)
+		}
+	}
+	return sev
+}
+
+func agentReason(a evidence.AgentResult) string {
+	switch {
+	case a.Reason != "":
+		return a.Reason
+	case a.TimedOut:
+		return "timed out"
+	case a.IdleTimedOut:
+		return "idle timeout"
+	case a.StartFailed:
+		return "could not start"
+	case a.Signal != "":
+		return "killed by " + a.Signal
+	}
+	return fmt.Sprintf("exit %d", a.ExitCode)
+}
+
+func first(keys []string) string {
+	s := keys[0]
+	if len(keys) > 1 {
+		s += fmt.Sprintf(" (+%d more)", len(keys)-1)
+	}
+	return s
+}
+
+func orText(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}
