@@ -1,0 +1,197 @@
+package decide
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// build turns the chosen action into the full decision.
+func (e *Engine) build(f *facts, ts []loop.Trigger, c choice) loop.Decision {
+	st := f.in.State
+	d := loop.Decision{
+		Action:      c.action,
+		Strategy:    c.strategy,
+		Triggers:    ts,
+		Quality:     f.cur.Quality,
+		Failing:     f.failing,
+		Fingerprint: f.cur.FP,
+		Message:     c.reason,
+		Succeeded:   f.cur.Succeeded || progressed(f),
+	}
+	bestQ := -1.0
+	if st.Best != nil {
+		bestQ = st.Best.Quality
+	}
+	for _, p := range f.past {
+		bestQ = max(bestQ, p.Quality)
+	}
+	if f.cur.Quality > bestQ {
+		// The loop fills Ref with this iteration's checkpoint (the decider does not see it).
+		d.Best = &loop.Checkpoint{Iteration: f.ev.N, Quality: f.cur.Quality}
+	}
+	d.Rollback = rollbackRef(f, c)
+	d.Next = e.next(f, c)
+	d.Feedback = e.feedback(f, ts, c, d.Next)
+	doc := e.document(f, ts, c, d)
+	if c.action == loop.ActionEscalate {
+		rep := e.report(f, ts, c, d)
+		d.Escalation = &loop.Escalation{Reason: c.reason, Question: rep.Question, Options: optionLines(rep.Options), Report: rep}
+		doc.Decision.Question = rep.Question
+		doc.Decision.Options = optionLines(rep.Options)
+		doc.Decision.Context = &Context{AttemptsSummary: rep.attemptsSummary(), PatternDetected: rep.Pattern}
+	}
+	d.Document = doc
+	return d
+}
+
+// progressed reports whether a failing iteration still moved forward: fewer
+// failures than the previous one, or a new best quality. Such an iteration does not
+// count toward the consecutive-failure threshold.
+func progressed(f *facts) bool {
+	if len(f.past) == 0 {
+		return false
+	}
+	prev := f.past[len(f.past)-1]
+	if len(f.cur.Failing) < len(prev.Failing) {
+		return true
+	}
+	best := 0.0
+	for _, p := range f.past {
+		best = max(best, p.Quality)
+	}
+	return f.cur.Quality >= best+f.p.Epsilon
+}
+
+// rollbackRef names the best checkpoint to restore on regression, simplify and on
+// stopping, when it is better than the present.
+func rollbackRef(f *facts, c choice) string {
+	switch {
+	case c.action == loop.ActionProceed, c.action == loop.ActionRetry, c.action == loop.ActionExpand,
+		c.action == loop.ActionRefine && c.rule != RuleRegression:
+		return ""
+	}
+	b, ok := bestPoint(f.past)
+	if !ok || b.Quality <= f.cur.Quality {
+		if st := f.in.State; st.Best != nil && st.Best.Ref != "" && st.Best.Quality > f.cur.Quality {
+			return st.Best.Ref
+		}
+		return ""
+	}
+	return b.Ref
+}
+
+// next is what the next iteration is asked to do.
+func (e *Engine) next(f *facts, c choice) loop.Next {
+	prev := f.in.State.Next
+	n := loop.Next{Strategy: c.strategy, Attempt: attempt(f), Agent: prev.Agent, Timeout: prev.Timeout}
+	if !c.action.Continues() {
+		n.Strategy = ""
+		return n
+	}
+	switch c.action {
+	case loop.ActionSimplify:
+		n.Attempt++
+		n.Lessons = lessons(f, 3)
+		n.Focus = focus(f)
+		if k := countStrategy(f.past, "simplify"); k >= 1 && len(f.p.Fallback) > 0 {
+			n.Agent = f.p.Fallback[(k-1)%len(f.p.Fallback)]
+		}
+	case loop.ActionExpand:
+		n.Expand = expandList(f)
+		n.Lessons = lessons(f, 3)
+		if countStrategy(f.past, "expand") == 0 {
+			if t := expandTimeout(f.in.Spec.IterationTimeout); t > 0 {
+				n.Timeout = loop.MillisOf(t)
+			}
+		}
+	}
+	return n
+}
+
+// lessons are one line per failed iteration, newest last, the present included:
+// what was tried and what it left failing.
+func lessons(f *facts, k int) []string {
+	var out []string
+	for i, p := range f.all {
+		if p.Succeeded && i < len(f.all)-1 {
+			continue
+		}
+		what := "did not help"
+		switch {
+		case len(p.Failing) > 0:
+			what = fmt.Sprintf("left %d failing (%s)", len(p.Failing), clip(p.Failing[0], 80))
+		case p.Review == "request_changes" || p.Review == "reject":
+			what = "the reviewer did not approve"
+		}
+		how := "first try"
+		if i > 0 && f.all[i-1].Strategy != "" {
+			how = f.all[i-1].Strategy
+		}
+		trig := ""
+		if len(p.Triggers) > 0 {
+			trig = "; " + strings.Join(p.Triggers[:min(2, len(p.Triggers))], ", ")
+		}
+		out = append(out, fmt.Sprintf("iteration %d (%s) %s%s", p.N, how, what, trig))
+	}
+	if len(out) > k {
+		out = out[len(out)-k:]
+	}
+	return out
+}
+
+// focus picks one failure to work on: the one failing in the most iterations (the
+// stubborn one), ties broken by key order.
+func focus(f *facts) string {
+	if len(f.cur.Failing) == 0 {
+		return ""
+	}
+	best, bestN := "", -1
+	for _, k := range f.cur.Failing {
+		n := 0
+		for _, p := range f.all {
+			if slices.Contains(p.Failing, k) {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = k, n
+		}
+	}
+	return best
+}
+
+// expandList is the symbols the errors name, then the files of the findings.
+func expandList(f *facts) []string {
+	out := namedSymbols(f.ev)
+	for _, g := range f.ev.Gates {
+		for _, fd := range g.Findings {
+			if fd.File != "" && !slices.Contains(out, fd.File) && len(out) < 10 {
+				out = append(out, fd.File)
+			}
+		}
+	}
+	return out
+}
+
+func proceedReason(f *facts) string {
+	s := "all required gates passed"
+	if r := f.ev.Review; r != nil && r.Approved() {
+		s += fmt.Sprintf(" and the reviewer approved (score %s)", num(r.Score))
+	}
+	return s
+}
+
+func refineReason(f *facts, ts []loop.Trigger) string {
+	switch {
+	case len(f.cur.Failing) > 0:
+		return fmt.Sprintf("%d failures to fix: %s", len(f.cur.Failing), first(f.cur.Failing))
+	case f.ev.Review != nil && !f.ev.Review.Approved():
+		return "the reviewer asked for changes"
+	case len(ts) > 0:
+		return ts[0].ID + ": " + ts[0].Evidence
+	}
+	return "the goal is not met yet"
+}

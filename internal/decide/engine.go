@@ -1,0 +1,160 @@
+package decide
+
+import (
+	"fmt"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// Engine is agentloop's decision engine. It is pure: the same input gives the same
+// decision, with no I/O, clock or randomness.
+type Engine struct {
+	p Policy
+}
+
+// New returns an engine applying p; zero fields of p take their defaults.
+func New(p Policy) *Engine { return &Engine{p: p.withDefaults()} }
+
+var _ loop.Decider = (*Engine)(nil)
+
+// Policy returns the policy the engine applies.
+func (e *Engine) Policy() Policy { return e.p }
+
+func (p Policy) withDefaults() Policy {
+	d := DefaultPolicy()
+	setInt := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	setInt(&p.MaxRefinePerAttempt, d.MaxRefinePerAttempt)
+	setInt(&p.MaxAttempts, d.MaxAttempts)
+	setInt(&p.MaxSimplify, d.MaxSimplify)
+	setInt(&p.MaxTransient, d.MaxTransient)
+	setInt(&p.Patience, d.Patience)
+	setInt(&p.StuckRepeats, d.StuckRepeats)
+	setInt(&p.MaxReviewRounds, d.MaxReviewRounds)
+	setInt(&p.FeedbackMaxLength, d.FeedbackMaxLength)
+	setInt(&p.MaxIterations, d.MaxIterations)
+	if p.MaxExpand < 0 {
+		p.MaxExpand = 0
+	}
+	if p.AcceptScore <= 0 {
+		p.AcceptScore = d.AcceptScore
+	}
+	if p.Epsilon <= 0 {
+		p.Epsilon = d.Epsilon
+	}
+	if p.EscalateOn == nil {
+		p.EscalateOn = d.EscalateOn
+	}
+	return p
+}
+
+// Decide implements [loop.Decider]: detectors turn the evidence and the history
+// into triggers, the fixed priority order of [Engine.choose] turns them into an
+// action and a strategy, and the rest of the decision (next iteration, rollback,
+// best checkpoint, feedback, escalation report, decision document) follows.
+func (e *Engine) Decide(in loop.DecideInput) loop.Decision {
+	if in.State == nil {
+		in.State = &loop.State{}
+	}
+	if in.Spec == nil {
+		in.Spec = &loop.Spec{}
+	}
+	ev := in.Evidence
+	failing := Failing(ev)
+	q := Quality(ev)
+	if !in.Spec.HasGates && !in.Spec.HasReviewer {
+		return plain(in, q)
+	}
+	f := e.facts(in, failing, q)
+	ts := detect(f)
+	f.cur.Triggers = triggerIDs(ts)
+	f.all[len(f.all)-1] = f.cur
+	c := e.choose(f, ts)
+	return e.build(f, ts, c)
+}
+
+// plain is the loop without outside evidence (DESIGN §5): go on, and count the
+// iteration a success when the agent exited 0.
+func plain(in loop.DecideInput, q float64) loop.Decision {
+	a := in.Evidence.Agent
+	d := loop.Decision{Action: loop.ActionContinue, Succeeded: !a.Failed(), Quality: q, Next: in.State.Next}
+	d.Message = "agent exited 0"
+	if a.Failed() {
+		d.Message = "agent failed: " + agentReason(a)
+	}
+	d.Feedback = in.GateFeedback
+	return d
+}
+
+func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts {
+	ev := in.Evidence
+	var past []point
+	for _, r := range segment(in.State.History) {
+		past = append(past, fromRecord(r))
+	}
+	cur := fromEvidence(ev, failing, q)
+	cur.Succeeded = green(ev, in.Spec, e.p)
+	all := append(append([]point(nil), past...), cur)
+	return &facts{p: e.p, in: in, ev: ev, past: past, cur: cur, all: all, failing: failing}
+}
+
+// green reports whether the iteration meets the goal: the agent finished, every
+// required gate passed, and the reviewer (when there is one) approved with at
+// least AcceptScore (a score of 0 means the reviewer gave none).
+func green(ev evidence.Iteration, spec *loop.Spec, p Policy) bool {
+	if ev.Agent.Failed() || ev.Agent.RateLimited || ev.Agent.Transient || !ev.RequiredGatesPassed() {
+		return false
+	}
+	for _, g := range ev.Gates {
+		if g.Required && g.Infra {
+			return false
+		}
+	}
+	if spec.HasReviewer {
+		r := ev.Review
+		if r == nil || !r.Approved() || (r.Score > 0 && r.Score < p.AcceptScore) {
+			return false
+		}
+	}
+	return true
+}
+
+// detect runs every detector, in a fixed order.
+func detect(f *facts) []loop.Trigger {
+	var ts []loop.Trigger
+	for _, d := range []func(*facts) []loop.Trigger{
+		detectSpec, detectTransient, detectSecurity, detectArchitecture, detectConflict, detectScope,
+		detectTampering, detectStuck, detectOscillation, detectRegression, detectPlateau, detectBudget,
+	} {
+		ts = append(ts, d(f)...)
+	}
+	return ts
+}
+
+func triggerIDs(ts []loop.Trigger) []string {
+	var ids []string
+	for _, t := range ts {
+		ids = append(ids, t.ID)
+	}
+	return ids
+}
+
+func find(ts []loop.Trigger, id string) (loop.Trigger, bool) {
+	for _, t := range ts {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return loop.Trigger{}, false
+}
+
+func has(ts []loop.Trigger, id string, minSev float64) bool {
+	t, ok := find(ts, id)
+	return ok && t.Severity >= minSev
+}
+
+func (c choice) String() string { return fmt.Sprintf("%s/%s: %s", c.action, c.strategy, c.reason) }

@@ -1,0 +1,169 @@
+package decide
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// report writes the escalation document of an escalating decision.
+func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) EscalationReport {
+	r := EscalationReport{
+		Task:     orText(f.in.Spec.Name, orText(f.in.Spec.Procedure, "this run")),
+		Reason:   c.reason,
+		Class:    c.class,
+		Feedback: strings.TrimSpace(f.in.GateFeedback + "\n\n" + reviewFeedback(f.ev.Review, f.in.State.Feedback, nil)),
+		Pattern:  patternOf(f, ts),
+		Triggers: triggerLines(ts),
+	}
+	for _, p := range f.past {
+		r.History = append(r.History, row(p, p.Decision, p.Strategy))
+	}
+	r.History = append(r.History, row(f.cur, string(c.action), c.strategy))
+	if b, ok := bestPoint(f.past); ok && b.Quality > f.cur.Quality {
+		r.Best = fmt.Sprintf("iteration %d, quality %.2f, %s (the work tree is rolled back to it)", b.N, b.Quality, b.Ref)
+	} else {
+		r.Best = fmt.Sprintf("iteration %d (this one), quality %.2f", f.cur.N, f.cur.Quality)
+	}
+	if f.in.Spec.HasReviewer && f.ev.Review != nil {
+		r.Disagreement = disagreement(f)
+	}
+	r.Question, r.Options, r.Recommendation = ask(f, ts, c)
+	return r
+}
+
+func row(p point, decision, strategy string) HistoryRow {
+	gates := "passed"
+	if len(p.Failing) > 0 {
+		gates = fmt.Sprintf("%d failing: %s", len(p.Failing), first(p.Failing))
+	} else if p.Quality == 0 {
+		gates = "did not run or build"
+	}
+	if strategy != "" && strategy != decision {
+		decision += " (" + strategy + ")"
+	}
+	return HistoryRow{
+		N: p.N, Did: orText(p.Summary, "see iteration log"), Gates: gates, Review: p.Review,
+		Decision: decision, Failing: len(p.Failing), Quality: p.Quality, Cost: fmt.Sprintf("$%.2f", p.Cost),
+	}
+}
+
+func triggerLines(ts []loop.Trigger) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, fmt.Sprintf("%s (severity %.2f): %s", t.ID, t.Severity, t.Evidence))
+	}
+	return out
+}
+
+// patternOf names the loop's pattern: a stuck or oscillation trigger, else a
+// failure common to every iteration, else how much the failures moved.
+func patternOf(f *facts, ts []loop.Trigger) string {
+	if t, ok := firstOf(ts, TOscillation, TStuck, TPlateau, TRegression); ok {
+		return t.ID + ": " + t.Evidence
+	}
+	if k := common(f.all); k != "" && len(f.all) > 1 {
+		return fmt.Sprintf("%s failed in all %d iterations", k, len(f.all))
+	}
+	distinct := map[string]bool{}
+	for _, p := range f.all {
+		if p.FP != "" {
+			distinct[p.FP] = true
+		}
+	}
+	if len(distinct) > 1 {
+		return fmt.Sprintf("the failures changed in every iteration (%d distinct failure sets)", len(distinct))
+	}
+	return ""
+}
+
+func common(ps []point) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	for _, k := range ps[len(ps)-1].Failing {
+		all := true
+		for _, p := range ps {
+			all = all && slices.Contains(p.Failing, k)
+		}
+		if all {
+			return k
+		}
+	}
+	return ""
+}
+
+func disagreement(f *facts) string {
+	r := f.ev.Review
+	if r.Approved() && len(f.failing) > 0 {
+		return fmt.Sprintf("the reviewer approved, but %d gate failures remain", len(f.failing))
+	}
+	var asks []string
+	for _, fd := range r.Findings {
+		if rank(fd.Severity) <= 1 {
+			asks = append(asks, clip(fd.Message, 120))
+		}
+	}
+	if len(asks) == 0 {
+		return "the reviewer asks for changes (" + orText(r.Summary, "no summary") + ") that the implementer's iterations did not make"
+	}
+	return fmt.Sprintf("the reviewer keeps asking: %s; the implementer's %d rounds did not satisfy it",
+		strings.Join(asks[:min(3, len(asks))], "; "), reviewRounds(f))
+}
+
+var (
+	optResume  = Option{"Resume with your guidance", "the loop continues from the best checkpoint with your answer in the prompt and the counter reset; spend so far is kept"}
+	optAccept  = Option{"Accept the best checkpoint as it is", "no more spend; what still fails stays for a person to finish"}
+	optAbort   = Option{"Abort the run", "nothing more is spent and nothing is merged; the checkpoints stay for reference"}
+	optApprove = Option{"Approve the change as it is", "fastest; you take responsibility for the risk named above"}
+)
+
+// ask forms the ONE question for the human, the options and a recommendation.
+func ask(f *facts, ts []loop.Trigger, c choice) (string, []Option, string) {
+	t, _ := find(ts, c.class)
+	switch c.class {
+	case ClassSecurity:
+		return "Is this security-relevant change intended and safe to keep (" + t.Evidence + ")?",
+			[]Option{optApprove, {"Keep the agent away from it", "resume with guidance naming what it must not touch; the task may take longer"}, optAbort},
+			"Review the flagged change yourself before anything else; resume with guidance if it is not needed."
+	case ClassArchitecture:
+		return "May the change alter the architecture (" + t.Evidence + "), or must it work within the current design?",
+			[]Option{{"Approve the change", "recorded as an ADR; later work builds on the new structure"},
+				{"Stay within the current design", "resume with that guidance; the fix may be more code but keeps the boundaries"}, optAbort},
+			"Decide on the design change explicitly; if unsure, keep the current design."
+	case ClassConflict:
+		return "Which requirement wins: " + t.Evidence + "?",
+			[]Option{{"The first requirement wins", "the other test or criterion must be changed by a person"},
+				{"The second requirement wins", "the first must be changed by a person"},
+				{"Both hold; clarify how", "resume with guidance explaining how both can be met"}},
+			"Clarify the requirement; the agent cannot resolve a contradiction by iterating."
+	case ClassScopeCreep:
+		return "The agent keeps changing what the task did not ask for (" + t.Evidence + "): widen the task's scope, or hold it to the task?",
+			[]Option{{"Widen the scope", "the extra changes stay; review them as part of this task"},
+				{"Hold it to the task", "resume with guidance listing what is out of bounds"}, optAbort},
+			"Hold the agent to the task unless the extra change is needed for it."
+	case "test_tampering":
+		return "The agent weakened the tests again (" + t.Evidence + "): are those tests wrong, or must the code satisfy them?",
+			[]Option{{"The tests are right", "resume with that guidance; the agent must fix the code"},
+				{"The tests are wrong", "fix or allow the test change, then resume"}, optAbort},
+			"Check the tests it weakened; usually the code is what must change."
+	case "review":
+		return "The reviewer and the implementer do not converge: is the reviewer's demand part of this task?",
+			[]Option{{"The reviewer is right", "resume with guidance to do what the reviewer asks"},
+				{"Accept without it", "the reviewer's concern is recorded but not addressed"}, optAbort},
+			"Read the core disagreement; side with the reviewer when the concern is about correctness."
+	}
+	key := focus(f)
+	q := "What does the agent miss to make the remaining failures pass?"
+	if key != "" {
+		q = fmt.Sprintf("What does the agent miss about %s, which kept failing?", key)
+	}
+	rec := "Resume with a hint about the expected behaviour of the stubborn failure."
+	if f.cur.Quality >= 0.9 {
+		rec = "Accept the best checkpoint and finish the rest by hand; it is close."
+	}
+	return q, []Option{optResume, optAccept, optAbort}, rec
+}
+

@@ -1,0 +1,166 @@
+package decide
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// Standing rules repeated in every feedback (loop-control §8.6).
+const (
+	ruleTests = "Tests and acceptance criteria are the spec: do not edit, skip or weaken tests unless the task says so."
+	ruleScope = "Keep the change minimal and inside the task's scope."
+)
+
+// gateFeedbackFactor bounds the gates' feedback, which the gate package has capped
+// and ordered already: cutting it to FeedbackMaxLength would drop the assertion
+// diffs that make it useful, so only a runaway size is cut.
+const gateFeedbackFactor = 8
+
+// feedback is the next prompt's feedback: what to do and why, what the gates
+// found, what changed since the last iteration, the reviewer's findings marked new
+// or still unresolved, the lessons, and the standing rules. Each part but the
+// gates' is capped at FeedbackMaxLength.
+func (e *Engine) feedback(f *facts, ts []loop.Trigger, c choice, n loop.Next) string {
+	if c.action == loop.ActionRetry {
+		return f.in.State.Feedback // same prompt again
+	}
+	if !c.action.Continues() {
+		return ""
+	}
+	max := f.p.FeedbackMaxLength
+	var parts []string
+	add := func(s string, limit int) {
+		if s = strings.TrimSpace(s); s != "" {
+			parts = append(parts, clip(s, limit))
+		}
+	}
+	add(fmt.Sprintf("Decision: %s. %s", c.strategy, c.reason), max)
+	add(instructions(f, ts, c, n), max)
+	add(f.in.GateFeedback, max*gateFeedbackFactor)
+	add(delta(f), max)
+	add(reviewFeedback(f.ev.Review, f.in.State.Feedback, f.cur.Failing), max)
+	if len(n.Lessons) > 0 {
+		add("Lessons from earlier iterations:\n- "+strings.Join(n.Lessons, "\n- "), max)
+	}
+	add(ruleTests+"\n"+ruleScope, max)
+	return strings.Join(parts, "\n\n")
+}
+
+// instructions are the strategy's own words to the agent.
+func instructions(f *facts, ts []loop.Trigger, c choice, n loop.Next) string {
+	var b []string
+	switch c.action {
+	case loop.ActionSimplify:
+		b = append(b, "Start afresh from the best state so far; the earlier approach did not work, try a different one.")
+		if n.Focus != "" {
+			b = append(b, "Make the smallest change that fixes this one failure first: "+n.Focus)
+		}
+	case loop.ActionExpand:
+		b = append(b, "Read these before changing code; the errors name them: "+strings.Join(n.Expand, ", "))
+	}
+	if t, ok := find(ts, TTestTampering); ok && t.Severity >= 0.5 {
+		b = append(b, "Restore the tests you changed: "+t.Evidence+".")
+	}
+	if t, ok := find(ts, TScopeCreep); ok {
+		b = append(b, "Revert what the task did not ask for: "+t.Evidence+".")
+	}
+	if t, ok := find(ts, TRegression); ok {
+		b = append(b, "Regression: "+t.Evidence+".")
+	}
+	if t, ok := find(ts, THallucination); ok && f.ev.Agent.Completed {
+		b = append(b, "Do not claim completion: "+t.Evidence+".")
+	}
+	return strings.Join(b, "\n")
+}
+
+// delta frames the failures against the previous iteration.
+func delta(f *facts) string {
+	if len(f.past) == 0 {
+		return ""
+	}
+	prev := f.past[len(f.past)-1]
+	var added, fixed, still []string
+	for _, k := range f.cur.Failing {
+		if slices.Contains(prev.Failing, k) {
+			n := 0
+			for i := len(f.all) - 1; i >= 0 && slices.Contains(f.all[i].Failing, k); i-- {
+				n++
+			}
+			still = append(still, fmt.Sprintf("%s (%d iterations)", k, n))
+		} else {
+			added = append(added, k)
+		}
+	}
+	for _, k := range prev.Failing {
+		if !slices.Contains(f.cur.Failing, k) {
+			fixed = append(fixed, k)
+		}
+	}
+	var b []string
+	for _, x := range []struct {
+		label string
+		keys  []string
+	}{{"Newly failing", added}, {"Fixed since last iteration", fixed}, {"Still failing", still}} {
+		if len(x.keys) > 0 {
+			b = append(b, x.label+": "+strings.Join(x.keys, "; "))
+		}
+	}
+	return strings.Join(b, "\n")
+}
+
+var severityRank = map[string]int{"blocker": 0, "major": 1, "minor": 2, "nit": 3}
+
+// reviewFeedback lists at most 7 reviewer findings, blockers first, each marked
+// new or still unresolved (it appeared in the previous feedback). Minor findings
+// and nits are only listed when nothing else fails.
+func reviewFeedback(r *evidence.Review, prevFeedback string, failing []string) string {
+	if r == nil || r.Approved() || len(r.Findings) == 0 {
+		return ""
+	}
+	fs := slices.Clone(r.Findings)
+	slices.SortStableFunc(fs, func(a, b evidence.ReviewFinding) int {
+		return cmp.Compare(rank(a.Severity), rank(b.Severity))
+	})
+	var lines []string
+	for _, fd := range fs {
+		if rank(fd.Severity) >= 2 && len(failing) > 0 {
+			continue
+		}
+		mark := "new"
+		if (fd.ID != "" && strings.Contains(prevFeedback, fd.ID)) || (fd.Message != "" && strings.Contains(prevFeedback, clip(fd.Message, 100))) {
+			mark = "still unresolved"
+		}
+		where := ""
+		if fd.File != "" {
+			where = fmt.Sprintf(" %s:%d", fd.File, fd.Line)
+		}
+		id := ""
+		if fd.ID != "" {
+			id = " [" + fd.ID + "]"
+		}
+		line := fmt.Sprintf("- (%s, %s)%s%s %s", orText(fd.Severity, "major"), mark, id, where, clip(fd.Message, 100))
+		if fd.FixHint != "" {
+			line += " — " + clip(fd.FixHint, 80)
+		}
+		lines = append(lines, line)
+		if len(lines) == 7 {
+			break
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Reviewer (%s):\n%s", r.Verdict, strings.Join(lines, "\n"))
+}
+
+func rank(sev string) int {
+	if r, ok := severityRank[sev]; ok {
+		return r
+	}
+	return 1
+}

@@ -1,0 +1,222 @@
+package decide
+
+import (
+	"fmt"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// choice is the outcome of the priority order: what to do, how, and why.
+type choice struct {
+	action   loop.Action
+	strategy string
+	rule     string // the rule of the priority order that fired
+	reason   string // one line for people
+	class    string // escalation class, when escalating
+}
+
+// Rules of the priority order, in order; each is named in the decision document.
+const (
+	RuleCritical     = "critical"
+	RuleImmediate    = "escalate_at_once"
+	RuleProceed      = "proceed"
+	RuleTransient    = "transient_retry"
+	RuleBudget       = "budget"
+	RuleMaxIter      = "max_iterations"
+	RuleReviewRounds = "review_rounds"
+	RuleNoAutoRetry  = "auto_retry_off"
+	RuleStuck        = "stuck"
+	RuleRegression   = "regression"
+	RulePlateau      = "plateau"
+	RuleMissing      = "missing_context"
+	RuleTamper       = "test_tampering"
+	RuleScope        = "scope_creep"
+	RuleDepth        = "refine_depth"
+	RuleRefine       = "refine"
+)
+
+// choose applies the fixed priority order (loop-control §8.5, extended):
+//
+//  1. critical: secrets in the diff escalate; an exhausted budget aborts
+//  2. escalate at once (bypassing the review-round limit) on security,
+//     architectural impact, conflicting requirements, repeated scope creep and
+//     repeated serious test tampering, for the classes in Policy.EscalateOn
+//  3. proceed when the goal is met and nothing blocks it
+//  4. retry the same prompt on transient failures, MaxTransient times in a row
+//  5. abort when the budget cannot afford another iteration
+//  6. escalate at max iterations with failures left
+//  7. escalate after MaxReviewRounds rejections by the reviewer
+//  8. escalate when the policy turns off automatic retries for this failure
+//  9. stuck or oscillating: simplify, or escalate after MaxSimplify simplifications
+//     that stayed stuck
+//  10. regression: refine from the best checkpoint
+//  11. plateau: expand when errors name missing context, else simplify
+//  12. missing context: expand, at most MaxExpand times
+//  13. first serious test tampering or first scope creep: refine with the rule
+//  14. MaxRefinePerAttempt refines in a row: a fresh attempt, or escalate when
+//     MaxAttempts are used
+//  15. otherwise refine
+//
+// A strategy that already failed on the same triggers (same triggers and failure
+// fingerprint after it) is not chosen again: retry moves to refine, expand to
+// simplify. Refine and simplify are bounded by their own counters instead.
+func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
+	p := f.p
+	if c, ok := e.immediate(f, ts); ok {
+		return c
+	}
+	blocked := has(ts, TTestTampering, 0.9) || has(ts, TScopeCreep, 0.1) || has(ts, TSecurity, 0.1) ||
+		has(ts, TArchitecture, 0.7) || has(ts, TConflict, 0.1)
+	if f.cur.Succeeded && !blocked {
+		return choice{action: loop.ActionProceed, rule: RuleProceed, reason: proceedReason(f)}
+	}
+	if onlyTransient(f.ev, ts) && trailing(f.past, "retry") < p.MaxTransient {
+		return e.ladder(f, choice{action: loop.ActionRetry, strategy: "retry", rule: RuleTransient, reason: "transient failure: same prompt again"})
+	}
+	if t, ok := find(ts, TBudgetAfford); ok {
+		return choice{action: loop.ActionAbort, rule: RuleBudget, reason: "budget cannot afford another iteration: " + t.Evidence}
+	}
+	if t, ok := find(ts, TMaxIterations); ok {
+		return choice{action: loop.ActionEscalate, rule: RuleMaxIter, reason: "max iterations reached: " + t.Evidence, class: "max_iterations"}
+	}
+	if n := reviewRounds(f); f.in.Spec.HasReviewer && n >= p.MaxReviewRounds {
+		return choice{action: loop.ActionEscalate, rule: RuleReviewRounds, class: "review",
+			reason: fmt.Sprintf("the reviewer did not approve in %d rounds", n)}
+	}
+	if has(ts, TRequirementUnmet, 0) && !p.AutoRetryOnTestFail {
+		return choice{action: loop.ActionEscalate, rule: RuleNoAutoRetry, reason: "tests fail and auto_retry_on_test_fail is off", class: "policy"}
+	}
+	if (has(ts, TExplicitFeedback, 0) || has(ts, TUserRejection, 0)) && !p.AutoRetryOnReviewReject {
+		return choice{action: loop.ActionEscalate, rule: RuleNoAutoRetry, reason: "the reviewer asked for changes and auto_retry_on_review_reject is off", class: "policy"}
+	}
+	if t, ok := firstOf(ts, TStuck, TOscillation); ok {
+		return e.simplify(f, RuleStuck, t.ID+": "+t.Evidence)
+	}
+	if t, ok := find(ts, TRegression); ok {
+		return e.ladder(f, choice{action: loop.ActionRefine, strategy: "refine", rule: RuleRegression, reason: "regression, back to the best checkpoint: " + t.Evidence})
+	}
+	missing := has(ts, THallucination, 0) && countStrategy(f.past, "expand") < p.MaxExpand
+	if t, ok := find(ts, TPlateau); ok {
+		if missing {
+			return e.ladder(f, choice{action: loop.ActionExpand, strategy: "expand", rule: RulePlateau, reason: "plateau with missing context: " + t.Evidence})
+		}
+		return e.simplify(f, RulePlateau, "plateau: "+t.Evidence)
+	}
+	if t, ok := find(ts, THallucination); ok && missing {
+		return e.ladder(f, choice{action: loop.ActionExpand, strategy: "expand", rule: RuleMissing, reason: "add what the errors name: " + t.Evidence})
+	}
+	if t, ok := find(ts, TTestTampering); ok && t.Severity >= 0.9 {
+		return choice{action: loop.ActionRefine, strategy: "refine", rule: RuleTamper, reason: "tests were weakened; restore them: " + t.Evidence}
+	}
+	if t, ok := find(ts, TScopeCreep); ok {
+		return choice{action: loop.ActionRefine, strategy: "refine", rule: RuleScope, reason: "out of scope; revert what the task did not ask for: " + t.Evidence}
+	}
+	if trailing(f.past, "refine") >= p.MaxRefinePerAttempt {
+		if attempt(f) < p.MaxAttempts {
+			return e.simplify(f, RuleDepth, fmt.Sprintf("%d refines without success: a fresh attempt with the lessons", p.MaxRefinePerAttempt))
+		}
+		return choice{action: loop.ActionEscalate, rule: RuleDepth, class: "attempts",
+			reason: fmt.Sprintf("%d attempts of %d refines each did not succeed", p.MaxAttempts, p.MaxRefinePerAttempt)}
+	}
+	return e.ladder(f, choice{action: loop.ActionRefine, strategy: "refine", rule: RuleRefine, reason: refineReason(f, ts)})
+}
+
+// immediate is rules 1 and 2.
+func (e *Engine) immediate(f *facts, ts []loop.Trigger) (choice, bool) {
+	p := f.p
+	esc := func(class, reason string) (choice, bool) {
+		return choice{action: loop.ActionEscalate, rule: RuleImmediate, class: class, reason: reason}, true
+	}
+	if t, ok := find(ts, TSecurity); ok && t.Severity >= 1 {
+		return choice{action: loop.ActionEscalate, rule: RuleCritical, class: ClassSecurity, reason: "security: " + t.Evidence}, true
+	}
+	if t, ok := find(ts, TBudgetHard); ok {
+		return choice{action: loop.ActionAbort, rule: RuleCritical, reason: t.Evidence}, true
+	}
+	if t, ok := find(ts, TSecurity); ok && p.escalates(ClassSecurity) {
+		return esc(ClassSecurity, "security: "+t.Evidence)
+	}
+	if t, ok := find(ts, TArchitecture); ok && t.Severity >= 0.7 && p.escalates(ClassArchitecture) {
+		return esc(ClassArchitecture, "architectural impact: "+t.Evidence)
+	}
+	if t, ok := find(ts, TConflict); ok && p.escalates(ClassConflict) {
+		return esc(ClassConflict, "conflicting requirements: "+t.Evidence)
+	}
+	if t, ok := find(ts, TScopeCreep); ok && p.escalates(ClassScopeCreep) && seenBefore(f, TScopeCreep) {
+		return esc(ClassScopeCreep, "scope creep again: "+t.Evidence)
+	}
+	if t, ok := find(ts, TTestTampering); ok && t.Severity >= 0.9 && seenBefore(f, TTestTampering) {
+		return esc("test_tampering", "tests weakened again: "+t.Evidence)
+	}
+	return choice{}, false
+}
+
+// simplify starts a fresh attempt from the best checkpoint, unless MaxSimplify
+// simplifications since the last new best did not get the run unstuck.
+func (e *Engine) simplify(f *facts, rule, reason string) choice {
+	if n := simplifiesSinceBest(f); n >= f.p.MaxSimplify {
+		return choice{action: loop.ActionEscalate, rule: rule, class: "stuck",
+			reason: fmt.Sprintf("still stuck after %d simplifications: %s", n, reason)}
+	}
+	return choice{action: loop.ActionSimplify, strategy: "simplify", rule: rule, reason: reason}
+}
+
+// ladder moves a strategy that already failed on the same triggers one step up:
+// retry → refine, expand → simplify.
+func (e *Engine) ladder(f *facts, c choice) choice {
+	failed := failedStrategies(f.all, f.cur.Triggers)
+	switch {
+	case c.strategy == "retry" && failed["retry"]:
+		return choice{action: loop.ActionRefine, strategy: "refine", rule: c.rule, reason: "same triggers after a retry: " + c.reason}
+	case c.strategy == "expand" && failed["expand"]:
+		return e.simplify(f, c.rule, "expanding did not help: "+c.reason)
+	}
+	return c
+}
+
+func firstOf(ts []loop.Trigger, ids ...string) (loop.Trigger, bool) {
+	for _, id := range ids {
+		if t, ok := find(ts, id); ok {
+			return t, true
+		}
+	}
+	return loop.Trigger{}, false
+}
+
+func seenBefore(f *facts, id string) bool {
+	for _, p := range f.past {
+		if hasTrigger(p, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// reviewRounds counts the reviewer's non-approvals in this segment, the present
+// included.
+func reviewRounds(f *facts) int {
+	n := 0
+	for _, p := range f.all {
+		if p.Review == "request_changes" || p.Review == "reject" {
+			n++
+		}
+	}
+	return n
+}
+
+// simplifiesSinceBest counts simplifications chosen since the last iteration
+// that raised the best quality by Epsilon.
+func simplifiesSinceBest(f *facts) int {
+	bestIdx, best := 0, -1.0
+	for i, p := range f.past {
+		if p.Quality >= best+f.p.Epsilon {
+			bestIdx, best = i, p.Quality
+		}
+	}
+	if f.cur.Quality >= best+f.p.Epsilon && best >= 0 {
+		return 0
+	}
+	return countStrategy(f.past[min(bestIdx, len(f.past)):], "simplify")
+}
+
+func attempt(f *facts) int { return max(f.in.State.Next.Attempt, 1) }
