@@ -1,0 +1,11 @@
+// Package state owns agentloop's on-disk store of runs under a root directory
+// (default [DefaultRoot]):
+//
+//	state/NAME.json            the run's [loop.State], written atomically
+//	state/NAME.lock            who owns the run now (pid, host, start time), flocked
+//	runs/NAME/RUNID/           events.jsonl and iter-NNN/ artifacts
+//
+// Directories are created 0700 and files 0600: prompts and logs can hold secrets.
+// An unparseable state file is moved aside, never deleted; a lock left by a dead
+// process is recovered, one held by a live process refuses a second loop.
+package state

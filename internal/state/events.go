@@ -1,0 +1,116 @@
+package state
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// maxEventLine bounds one event line when reading.
+const maxEventLine = 16 << 20
+
+// EventLog appends one JSON event per line to a run's events.jsonl.
+type EventLog struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// OpenEvents opens (creating 0600, with its directory 0700) the event log at path
+// for appending. A torn last line left by a crash is ended first, so the next
+// event starts on a line of its own.
+func OpenEvents(path string) (*EventLog, error) {
+	if err := EnsureDir(filepath.Dir(path)); err != nil {
+		return nil, fmt.Errorf("open events: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, FilePerm)
+	if err != nil {
+		return nil, fmt.Errorf("open events: %w", err)
+	}
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			_, err = f.Write([]byte{'\n'})
+			if err != nil {
+				_ = f.Close()
+				return nil, fmt.Errorf("open events: %w", err)
+			}
+		}
+	}
+	return &EventLog{f: f}, nil
+}
+
+// Append writes ev as one JSON line, in a single write so that concurrent
+// appenders never interleave.
+func (l *EventLog) Append(ev any) error {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return fmt.Errorf("append event: %w", os.ErrClosed)
+	}
+	if _, err := l.f.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	return nil
+}
+
+// Close syncs and closes the log. Closing twice is a no-op.
+func (l *EventLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	serr := l.f.Sync()
+	cerr := l.f.Close()
+	l.f = nil
+	if serr != nil {
+		return fmt.Errorf("close events: %w", serr)
+	}
+	if cerr != nil {
+		return fmt.Errorf("close events: %w", cerr)
+	}
+	return nil
+}
+
+// ReadEvents returns the events in the file at path, skipping lines that are not
+// JSON (a torn last line after a crash); [ScanEvents] also counts them.
+func ReadEvents(path string) ([]json.RawMessage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	defer f.Close()
+	evs, _, err := ScanEvents(f)
+	return evs, err
+}
+
+// ScanEvents reads JSON lines from r, returning the events and how many lines it
+// skipped because they were not valid JSON. Blank lines are ignored.
+func ScanEvents(r io.Reader) (evs []json.RawMessage, skipped int, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if !json.Valid(line) {
+			skipped++
+			continue
+		}
+		evs = append(evs, json.RawMessage(bytes.Clone(line)))
+	}
+	if err := sc.Err(); err != nil {
+		return evs, skipped, fmt.Errorf("read events: %w", err)
+	}
+	return evs, skipped, nil
+}

@@ -1,0 +1,87 @@
+package state
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestEvents(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "runs", "demo", "r1", "events.jsonl")
+	type ev struct {
+		Type string `json:"type"`
+		N    int    `json:"n"`
+	}
+	log, err := OpenEvents(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := log.Append(ev{"iteration", i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(ev{}); err == nil {
+		t.Error("Append after Close: no error")
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+	// A crash leaves a torn last line.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString(`{"type":"gat`)
+	_ = f.Close()
+
+	got, skipped := read(t, path)
+	if len(got) != 3 || skipped != 1 {
+		t.Fatalf("read %d events, skipped %d; want 3 and 1", len(got), skipped)
+	}
+	// Reopening ends the torn line, so the next event is intact.
+	log, err = OpenEvents(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(ev{"done", 9}); err != nil {
+		t.Fatal(err)
+	}
+	_ = log.Close()
+	evs, err := ReadEvents(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, raw := range evs {
+		var e ev
+		if err := json.Unmarshal(raw, &e); err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, e.Type)
+	}
+	if diff := cmp.Diff([]string{"iteration", "iteration", "iteration", "done"}, types); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func read(t *testing.T, path string) ([]json.RawMessage, int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, skipped, err := ScanEvents(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs, skipped
+}

@@ -1,0 +1,180 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/proc"
+)
+
+// LockInfo identifies the process that owns a run.
+type LockInfo struct {
+	PID       int       `json:"pid"`
+	Host      string    `json:"host"`
+	StartTime string    `json:"start_time,omitempty"` // proc.StartTime: tells a reused pid apart
+	StartedAt time.Time `json:"started_at"`
+}
+
+// Lock is the ownership of one run, held (flock) until [Lock.Release].
+type Lock struct {
+	Path string
+	Info LockInfo
+	// Recovered is the stale lock this one replaced (its process was dead), or nil;
+	// the caller warns "recovered stale lock of pid N".
+	Recovered *LockInfo
+	f         *os.File
+}
+
+// LockedError is returned by [Store.Lock] when a live process owns the run.
+type LockedError struct {
+	Name  string
+	PID   int
+	Host  string
+	Since time.Time
+	Path  string
+}
+
+func (e *LockedError) Error() string {
+	since := ""
+	if !e.Since.IsZero() {
+		since = ", since " + e.Since.Local().Format(time.DateTime)
+	}
+	return fmt.Sprintf("another loop owns run %q (pid %d on %s%s); stop it with Ctrl-C in its terminal or `kill %d`, "+
+		"or if that process is gone, remove %s", e.Name, e.PID, e.Host, since, e.PID, e.Path)
+}
+
+// Lock takes the run called name for this process. A lock held by a live process
+// is a [*LockedError]; one left by a dead process (or a pid since reused) is taken
+// over and reported in [Lock.Recovered].
+func (s Store) Lock(name string) (*Lock, error) {
+	if err := ValidName(name); err != nil {
+		return nil, fmt.Errorf("lock run: %w", err)
+	}
+	if err := EnsureDir(s.StateDir()); err != nil {
+		return nil, fmt.Errorf("lock run %s: %w", name, err)
+	}
+	path := filepath.Join(s.StateDir(), name+".lock")
+	me, err := self()
+	if err != nil {
+		return nil, fmt.Errorf("lock run %s: %w", name, err)
+	}
+	for range 5 { // retry only when the file changed under us
+		l, err := tryLock(name, path, me)
+		if errors.Is(err, errRetry) {
+			continue
+		}
+		return l, err
+	}
+	return nil, fmt.Errorf("lock run %s: %s keeps changing; retry", name, path)
+}
+
+var errRetry = errors.New("lock file changed")
+
+func tryLock(name, path string, me LockInfo) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, FilePerm)
+	created := err == nil
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.OpenFile(path, os.O_RDWR, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errRetry // released meanwhile
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock run %s: %w", name, err)
+	}
+	l := &Lock{Path: path, Info: me, f: f}
+	busy, err := flock(f)
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("lock run %s: %w", name, err)
+	}
+	if busy {
+		old, _ := readInfo(f)
+		_ = f.Close()
+		return nil, &LockedError{Name: name, PID: old.PID, Host: old.Host, Since: old.StartedAt, Path: path}
+	}
+	if !samefile(f, path) { // removed or replaced between open and flock
+		_ = f.Close()
+		return nil, errRetry
+	}
+	if !created {
+		old, err := readInfo(f)
+		if err == nil && (old.Host != me.Host || sameProcess(old)) {
+			_ = f.Close()
+			return nil, &LockedError{Name: name, PID: old.PID, Host: old.Host, Since: old.StartedAt, Path: path}
+		}
+		if err == nil { // an unreadable lock file (crash while writing it) is taken silently
+			l.Recovered = &old
+		}
+	}
+	if err := l.write(); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("lock run %s: %w", name, err)
+	}
+	return l, nil
+}
+
+// sameProcess reports whether the process a lock names is still the one running.
+func sameProcess(info LockInfo) bool {
+	if !proc.Alive(info.PID) {
+		return false
+	}
+	st, err := proc.StartTime(info.PID)
+	return err != nil || info.StartTime == "" || st == "" || st == info.StartTime
+}
+
+func self() (LockInfo, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return LockInfo{}, fmt.Errorf("read host name: %w", err)
+	}
+	st, _ := proc.StartTime(os.Getpid()) // "" where unknown: pid and flock still hold
+	return LockInfo{PID: os.Getpid(), Host: host, StartTime: st, StartedAt: time.Now().UTC()}, nil
+}
+
+func readInfo(f *os.File) (LockInfo, error) {
+	var info LockInfo
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<16))
+	if err != nil {
+		return info, err
+	}
+	return info, json.Unmarshal(data, &info)
+}
+
+func (l *Lock) write() error {
+	data, err := json.Marshal(l.Info)
+	if err != nil {
+		return err
+	}
+	if err := l.f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := l.f.WriteAt(append(data, '\n'), 0); err != nil {
+		return err
+	}
+	return l.f.Sync()
+}
+
+// Release gives the run up: it removes the lock file, then drops the flock.
+// Releasing twice is a no-op.
+func (l *Lock) Release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	rerr := os.Remove(l.Path)
+	cerr := l.f.Close() // closing drops the flock
+	l.f = nil
+	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		return fmt.Errorf("release lock: %w", rerr)
+	}
+	if cerr != nil {
+		return fmt.Errorf("release lock: %w", cerr)
+	}
+	return nil
+}

@@ -1,0 +1,33 @@
+package state
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxNameLen bounds a run name so paths stay reasonable.
+const maxNameLen = 64
+
+// ValidName reports whether name can name a run (or a run id): it becomes a file
+// and directory name, so it must be 1 to 64 letters, digits, '.', '_' or '-',
+// start with a letter or digit, and hold no "..".
+func ValidName(name string) error {
+	const allowed = "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+	if name == "" {
+		return fmt.Errorf("invalid name: empty; %s", allowed)
+	}
+	if len(name) > maxNameLen {
+		return fmt.Errorf("invalid name %q: longer than %d bytes; %s", name, maxNameLen, allowed)
+	}
+	if strings.Contains(name, "..") {
+		return fmt.Errorf("invalid name %q: contains \"..\"; %s", name, allowed)
+	}
+	for i, r := range name {
+		alnum := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		if alnum || i > 0 && (r == '.' || r == '_' || r == '-') {
+			continue
+		}
+		return fmt.Errorf("invalid name %q: character %q at %d; %s", name, r, i, allowed)
+	}
+	return nil
+}

@@ -1,0 +1,208 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// DefaultRoot is the store's directory when [Store.Root] is empty.
+const DefaultRoot = ".agentloop"
+
+// ErrNotFound is returned by [Store.Load] when the run has no state file.
+var ErrNotFound = errors.New("state: no saved state")
+
+// CorruptError is returned by [Store.Load] when the state file cannot be used: it
+// has been moved aside to MovedTo and the caller should warn and start fresh.
+type CorruptError struct {
+	Path    string
+	MovedTo string
+	Err     error
+}
+
+func (e *CorruptError) Error() string {
+	if e.MovedTo == "" {
+		return fmt.Sprintf("state file %s is unusable: %v", e.Path, e.Err)
+	}
+	return fmt.Sprintf("state file %s is unusable (%v); moved it to %s and starting fresh", e.Path, e.Err, e.MovedTo)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// Store is the on-disk store of runs under Root.
+type Store struct {
+	Root string
+}
+
+func (s Store) root() string {
+	if s.Root == "" {
+		return DefaultRoot
+	}
+	return s.Root
+}
+
+// StateDir is the directory of the state and lock files.
+func (s Store) StateDir() string { return filepath.Join(s.root(), "state") }
+
+// StatePath is the state file of the run called name.
+func (s Store) StatePath(name string) string { return filepath.Join(s.StateDir(), name+".json") }
+
+// RunDir is the artifact directory of one run; name and runID must pass
+// [ValidName]. Create it with [EnsureDir].
+func (s Store) RunDir(name, runID string) string {
+	return filepath.Join(s.root(), "runs", name, runID)
+}
+
+// IterDir is the artifact directory of iteration n: iter-001 … iter-999, then
+// wider (iter-1000). Create it with [EnsureDir].
+func (s Store) IterDir(name, runID string, n int) string {
+	return filepath.Join(s.RunDir(name, runID), fmt.Sprintf("iter-%03d", n))
+}
+
+// Load reads the state of the run called name. A missing file is [ErrNotFound];
+// an unparseable or invalid one is moved aside and reported as a [*CorruptError].
+func (s Store) Load(name string) (*loop.State, error) {
+	if err := ValidName(name); err != nil {
+		return nil, err
+	}
+	path := s.StatePath(name)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("load %s: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load state: %w", err)
+	}
+	st, perr := parse(name, data)
+	if perr == nil {
+		return st, nil
+	}
+	moved, err := moveAside(path)
+	if err != nil {
+		return nil, fmt.Errorf("move aside unusable state file %s (%v): %w; move or remove it by hand", path, perr, err)
+	}
+	return nil, &CorruptError{Path: path, MovedTo: moved, Err: perr}
+}
+
+// parse decodes and validates a state file's content.
+func parse(name string, data []byte) (*loop.State, error) {
+	var st loop.State
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, jsonError(data, err)
+	}
+	if err := st.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid state: %w", err)
+	}
+	if st.Name != name {
+		return nil, fmt.Errorf("invalid state: name %q does not match the file name %q", st.Name, name)
+	}
+	return &st, nil
+}
+
+// jsonError adds the line and column to a JSON decoding error.
+func jsonError(data []byte, err error) error {
+	var off int64 = -1
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		off = se.Offset
+		if se.Error() == "unexpected end of JSON input" {
+			off = int64(len(data)) + 1 // point past the last byte
+		}
+	} else if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		off = te.Offset
+	}
+	if off < 0 {
+		return fmt.Errorf("parse state: %w", err)
+	}
+	// Offset counts the bytes read, the offending one included.
+	pos := int(min(max(off-1, 0), int64(len(data))))
+	line := 1 + bytes.Count(data[:pos], []byte("\n"))
+	col := pos - bytes.LastIndexByte(data[:pos], '\n')
+	return fmt.Errorf("parse state: line %d:%d: %w", line, col, err)
+}
+
+// moveAside renames path to path.corrupt-<UTC timestamp>, never overwriting.
+func moveAside(path string) (string, error) {
+	stamp := time.Now().UTC().Format("20060102T150405Z")
+	for i := 0; i < 100; i++ {
+		to := path + ".corrupt-" + stamp
+		if i > 0 {
+			to += fmt.Sprintf("-%d", i)
+		}
+		if _, err := os.Lstat(to); err == nil {
+			continue
+		}
+		if err := os.Rename(path, to); err != nil {
+			return "", err
+		}
+		return to, nil
+	}
+	return "", errors.New("too many corrupt copies")
+}
+
+// Save writes the state atomically, 0600. The state must be valid.
+func (s Store) Save(st *loop.State) error {
+	if st == nil {
+		return errors.New("save state: nil state")
+	}
+	if err := ValidName(st.Name); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	if err := st.Validate(); err != nil {
+		return fmt.Errorf("save state %s: %w", st.Name, err)
+	}
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save state %s: %w", st.Name, err)
+	}
+	if err := EnsureDir(s.StateDir()); err != nil {
+		return fmt.Errorf("save state %s: %w", st.Name, err)
+	}
+	if err := WriteFileAtomic(s.StatePath(st.Name), append(data, '\n'), FilePerm); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	return nil
+}
+
+// List returns the state of every run, sorted by name, for `status`. It does not
+// move anything: files it cannot use are skipped and named in the error (one
+// [*CorruptError] each), next to the states it could read.
+func (s Store) List() ([]*loop.State, error) {
+	entries, err := os.ReadDir(s.StateDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	var states []*loop.State
+	var errs []error
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !e.Type().IsRegular() || ValidName(name) != nil {
+			continue
+		}
+		path := filepath.Join(s.StateDir(), e.Name())
+		data, err := os.ReadFile(path)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("list runs: %w", err))
+			continue
+		}
+		st, err := parse(name, data)
+		if err != nil {
+			errs = append(errs, &CorruptError{Path: path, Err: err})
+			continue
+		}
+		states = append(states, st)
+	}
+	sort.Slice(states, func(i, j int) bool { return states[i].Name < states[j].Name })
+	return states, errors.Join(errs...)
+}
