@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+// Parser formats (the names [NewParser] accepts and [Preset.Format] holds).
+const (
+	FormatClaudeStream = "claude-stream-json"
+	FormatClaudeJSON   = "claude-json"
+	FormatCodex        = "codex-json"
+	FormatGeminiJSON   = "gemini-json"
+	FormatGeminiStream = "gemini-stream-json"
+	FormatCursorStream = "cursor-stream-json"
+	FormatOpencode     = "opencode-json"
+	FormatAmpStream    = "amp-stream-json"
+	FormatAider        = "aider"
+	FormatGoose        = "goose-stream-json"
+	FormatCopilot      = "copilot-json"
+	FormatText         = "text"
+)
+
+// Outcome is what a parser learned from an agent's output.
+type Outcome struct {
+	Usage       evidence.Usage
+	Result      string    // the final answer text, when the CLI gives one
+	Terminal    bool      // the stream's terminal record was seen
+	IsError     bool      // the CLI reported the run as failed
+	RateLimited bool      // a rate or usage limit stopped the run
+	ResetAt     time.Time // when the limit lifts, if the CLI said
+	Overloaded  bool      // the provider was overloaded (529, 503)
+	Transient   bool      // a network or server error: worth retrying
+	Reason      string    // one line on a failure, for people
+}
+
+// Parser reads one CLI's output line by line, while the agent runs or from a
+// saved log. Line must accept any bytes (cut lines, non-JSON, binary) without
+// panicking and must not keep b. Result may be called at any time and returns
+// what is known so far.
+type Parser interface {
+	Line(b []byte)
+	Result() Outcome
+}
+
+// StderrParser is implemented by parsers that also read the CLI's stderr (Gemini
+// writes its JSON error there).
+type StderrParser interface {
+	StderrLine(b []byte)
+}
+
+var formats = map[string]struct {
+	terminal bool // the format has a terminal record
+	new      func() Parser
+}{
+	FormatClaudeStream: {true, func() Parser { return newClaudeParser(false) }},
+	FormatAmpStream:    {true, func() Parser { return newClaudeParser(true) }},
+	FormatClaudeJSON:   {true, func() Parser { return newClaudeJSONParser() }},
+	FormatCodex:        {true, func() Parser { return &codexParser{} }},
+	FormatGeminiJSON:   {true, func() Parser { return newGeminiJSONParser() }},
+	FormatGeminiStream: {true, func() Parser { return newGeminiStreamParser() }},
+	FormatCursorStream: {true, func() Parser { return &cursorParser{} }},
+	FormatOpencode:     {false, func() Parser { return &opencodeParser{} }},
+	FormatAider:        {false, func() Parser { return &aiderParser{} }},
+	FormatGoose:        {true, func() Parser { return &gooseParser{} }},
+	FormatCopilot:      {true, func() Parser { return &copilotParser{} }},
+	FormatText:         {false, func() Parser { return &textParser{} }},
+}
+
+// Formats returns the parser names [NewParser] accepts, sorted.
+func Formats() []string {
+	names := make([]string, 0, len(formats))
+	for n := range formats {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// NewParser returns a fresh parser for format.
+func NewParser(format string) (Parser, error) {
+	f, ok := formats[format]
+	if !ok {
+		return nil, fmt.Errorf("unknown output format %q: use one of %s", format, strings.Join(Formats(), ", "))
+	}
+	return f.new(), nil
+}
+
+// HasTerminal reports whether format ends with a terminal record, so that a
+// stream without one means the agent crashed or was killed.
+func HasTerminal(format string) bool { return formats[format].terminal }
+
+// clip shortens s to at most n bytes for one-line reasons, on a rune boundary.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// maxResult caps the final answer text kept in an [Outcome].
+const maxResult = 64 << 10
+
+func capResult(s string) string {
+	if len(s) <= maxResult {
+		return s
+	}
+	i := maxResult
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return s[:i]
+}

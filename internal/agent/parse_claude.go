@@ -1,0 +1,345 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// claudeParser reads Claude Code stream-json (and Amp's Claude-compatible
+// stream). Live usage is the sum of assistant message usage, once per message id
+// (Claude repeats the usage on every content block of a message); the final
+// result record's total_cost_usd and modelUsage are authoritative.
+type claudeParser struct {
+	amp     bool
+	out     Outcome
+	msgs    map[string]tokens // usage by assistant message id
+	live    tokens
+	hasUse  bool   // some assistant usage was seen
+	final   bool   // the result record gave the token counts
+	errKind string // the last assistant error kind (authentication_failed, …)
+}
+
+type tokens struct{ in, out, cacheRead, cacheWrite int64 }
+
+func (t tokens) add(u tokens) tokens {
+	return tokens{t.in + u.in, t.out + u.out, t.cacheRead + u.cacheRead, t.cacheWrite + u.cacheWrite}
+}
+
+func (t tokens) sub(u tokens) tokens {
+	return tokens{t.in - u.in, t.out - u.out, t.cacheRead - u.cacheRead, t.cacheWrite - u.cacheWrite}
+}
+
+func (t tokens) max(u tokens) tokens {
+	return tokens{max(t.in, u.in), max(t.out, u.out), max(t.cacheRead, u.cacheRead), max(t.cacheWrite, u.cacheWrite)}
+}
+
+// anthropicUsage is the Anthropic Messages API usage object.
+type anthropicUsage struct {
+	Input      int64 `json:"input_tokens"`
+	Output     int64 `json:"output_tokens"`
+	CacheRead  int64 `json:"cache_read_input_tokens"`
+	CacheWrite int64 `json:"cache_creation_input_tokens"`
+}
+
+func (u anthropicUsage) tokens() tokens { return tokens{u.Input, u.Output, u.CacheRead, u.CacheWrite} }
+
+type claudeModelUsage struct {
+	Input      int64    `json:"inputTokens"`
+	Output     int64    `json:"outputTokens"`
+	CacheRead  int64    `json:"cacheReadInputTokens"`
+	CacheWrite int64    `json:"cacheCreationInputTokens"`
+	CostUSD    *float64 `json:"costUSD"`
+}
+
+func newClaudeParser(amp bool) *claudeParser { return &claudeParser{amp: amp} }
+
+// claudeLine holds the raw top-level members of one record that matter.
+type claudeLine struct {
+	typ, subtype, session, model, errKind         []byte
+	message, rateInfo, isError, apiStatus, turns  []byte
+	result, cost, usage, modelUsage, errs, reason []byte
+}
+
+func (p *claudeParser) Line(b []byte) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return
+	}
+	var l claudeLine
+	ok := objectFields(b, func(k, v []byte) bool {
+		switch string(k) {
+		case "type":
+			l.typ = v
+		case "subtype":
+			l.subtype = v
+		case "session_id":
+			l.session = v
+		case "model":
+			l.model = v
+		case "error":
+			l.errKind = v
+		case "message":
+			l.message = v
+		case "rate_limit_info":
+			l.rateInfo = v
+		case "is_error":
+			l.isError = v
+		case "api_error_status":
+			l.apiStatus = v
+		case "num_turns":
+			l.turns = v
+		case "result":
+			l.result = v
+		case "total_cost_usd":
+			l.cost = v
+		case "usage":
+			l.usage = v
+		case "modelUsage":
+			l.modelUsage = v
+		case "errors":
+			l.errs = v
+		case "terminal_reason":
+			l.reason = v
+		}
+		return true
+	})
+	p.record(&l, ok)
+}
+
+func (p *claudeParser) record(l *claudeLine, whole bool) {
+	if p.out.Usage.SessionID == "" && l.session != nil {
+		p.out.Usage.SessionID = strValue(l.session)
+	}
+	switch strValue(l.typ) {
+	case "system":
+		if strValue(l.subtype) == "init" && l.model != nil && p.out.Usage.Model == "" {
+			p.out.Usage.Model = strValue(l.model)
+		}
+	case "assistant":
+		if whole {
+			p.assistant(l)
+		}
+	case "rate_limit_event":
+		p.rateLimit(l.rateInfo)
+	case "result":
+		p.result(l, whole)
+	}
+}
+
+func (p *claudeParser) assistant(l *claudeLine) {
+	var id, model, usage, content []byte
+	objectFields(l.message, func(k, v []byte) bool {
+		switch string(k) {
+		case "id":
+			id = v
+		case "model":
+			model = v
+		case "usage":
+			usage = v
+		case "content":
+			content = v
+		}
+		return true
+	})
+	if m := strValue(model); m != "" && m != "<synthetic>" && p.out.Usage.Model == "" {
+		p.out.Usage.Model = m
+	}
+	if kind := strValue(l.errKind); kind != "" {
+		p.apiError(kind, contentText(content))
+	}
+	if usage == nil {
+		return
+	}
+	var u anthropicUsage
+	if json.Unmarshal(usage, &u) != nil {
+		return
+	}
+	t := u.tokens()
+	if key := strValue(id); key != "" {
+		if p.msgs == nil {
+			p.msgs = make(map[string]tokens)
+		}
+		prev, seen := p.msgs[key]
+		t = t.max(prev)
+		p.live = p.live.add(t.sub(prev))
+		p.msgs[key] = t
+		if seen {
+			return
+		}
+	} else {
+		p.live = p.live.add(t)
+	}
+	p.hasUse = true
+}
+
+// apiError records an assistant message's error kind (rate_limit,
+// authentication_failed, billing_error, server_error, …).
+func (p *claudeParser) apiError(kind, text string) {
+	p.errKind = kind
+	switch kind {
+	case "rate_limit":
+		p.out.RateLimited = true
+	case "server_error", "overloaded":
+		p.out.Transient = true
+	}
+	p.out.Reason = clip(kind+": "+text, 300)
+}
+
+func contentText(content []byte) string {
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return ""
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" && b.Text != "" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (p *claudeParser) rateLimit(info []byte) {
+	var ri struct {
+		Status   string  `json:"status"`
+		ResetsAt float64 `json:"resetsAt"`
+		Type     string  `json:"rateLimitType"`
+	}
+	if json.Unmarshal(info, &ri) != nil || ri.Status != "rejected" {
+		return
+	}
+	p.out.RateLimited = true
+	if ri.ResetsAt > 0 {
+		p.out.ResetAt = time.Unix(int64(ri.ResetsAt), 0).UTC()
+	}
+	p.out.Reason = clip("rate limit reached ("+ri.Type+")", 300)
+}
+
+func (p *claudeParser) result(l *claudeLine, whole bool) {
+	p.out.Terminal = true
+	subtype := strValue(l.subtype)
+	p.out.IsError = boolValue(l.isError) || strings.HasPrefix(subtype, "error")
+	if n, ok := numValue(l.turns); ok {
+		p.out.Usage.Turns = int(n)
+	}
+	if c, ok := numValue(l.cost); ok {
+		p.out.Usage.CostUSD, p.out.Usage.CostKnown = c, true
+	}
+	p.resultTokens(l.usage, l.modelUsage)
+	text := strValue(l.result)
+	var errs []string
+	if l.errs != nil {
+		_ = json.Unmarshal(l.errs, &errs)
+	}
+	if text == "" {
+		text = strings.Join(errs, "\n")
+	}
+	p.out.Result = capResult(text)
+	if !whole {
+		p.out.Reason = "the result record was cut (line longer than the read limit); usage may be incomplete"
+	}
+	if !p.out.IsError {
+		return
+	}
+	status, _ := numValue(l.apiStatus)
+	switch {
+	case status == 429:
+		p.out.RateLimited = true
+	case status == 529 || (status == 0 && overloadPattern.MatchString(text)):
+		p.out.Overloaded = true
+	case status >= 500:
+		p.out.Transient = true
+	}
+	if reset, ok := usageLimitReset(text); ok {
+		p.out.RateLimited, p.out.ResetAt = true, reset
+	} else if !p.out.Overloaded && stdoutRateLimit.MatchString(text) {
+		p.out.RateLimited = true
+	}
+	why := strValue(l.reason)
+	if p.errKind != "" {
+		why = p.errKind
+	} else if why == "" || why == "completed" {
+		why = subtype
+	}
+	if status > 0 {
+		why = fmt.Sprintf("%s (HTTP %d)", why, int(status))
+	}
+	if !p.out.RateLimited || p.out.Reason == "" {
+		p.out.Reason = clip(why+": "+text, 300)
+	}
+}
+
+// resultTokens takes the final token counts: the sum over modelUsage (which
+// includes side models and matches total_cost_usd), else result.usage.
+func (p *claudeParser) resultTokens(usage, modelUsage []byte) {
+	var mu map[string]claudeModelUsage
+	if modelUsage != nil && json.Unmarshal(modelUsage, &mu) == nil && len(mu) > 0 {
+		var t tokens
+		best, bestCost := "", -1.0
+		for m, u := range mu {
+			t = t.add(tokens{u.Input, u.Output, u.CacheRead, u.CacheWrite})
+			if c := costOf(u.CostUSD); c > bestCost || (c == bestCost && m < best) {
+				best, bestCost = m, c
+			}
+		}
+		p.setFinal(t)
+		p.out.Usage.Model = best
+		return
+	}
+	var u anthropicUsage
+	if usage != nil && json.Unmarshal(usage, &u) == nil {
+		p.setFinal(u.tokens())
+	}
+}
+
+func costOf(c *float64) float64 {
+	if c == nil {
+		return 0
+	}
+	return *c
+}
+
+func (p *claudeParser) setFinal(t tokens) {
+	p.final = true
+	p.live = t
+	p.hasUse = true
+}
+
+func (p *claudeParser) Result() Outcome {
+	out := p.out
+	if p.hasUse {
+		out.Usage.InputTokens, out.Usage.OutputTokens = p.live.in, p.live.out
+		out.Usage.CacheReadTokens, out.Usage.CacheWriteTokens = p.live.cacheRead, p.live.cacheWrite
+		out.Usage.TokensKnown = true
+	}
+	return out
+}
+
+// claudeJSONParser reads `claude -p --output-format json`: one result object, or
+// (with verbose on) an array of every message, possibly pretty-printed.
+type claudeJSONParser struct {
+	doc docAccum
+	c   *claudeParser
+}
+
+func newClaudeJSONParser() *claudeJSONParser { return &claudeJSONParser{c: newClaudeParser(false)} }
+
+func (p *claudeJSONParser) Line(b []byte) {
+	doc, ok := p.doc.add(b)
+	if !ok {
+		return
+	}
+	if t := bytes.TrimSpace(doc); len(t) > 0 && t[0] == '[' {
+		arrayElements(t, func(v []byte) { p.c.Line(v) })
+		return
+	}
+	p.c.Line(doc)
+}
+
+func (p *claudeJSONParser) Result() Outcome { return p.c.Result() }

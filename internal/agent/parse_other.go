@@ -1,0 +1,160 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// gooseParser reads `goose run --output-format stream-json` (and the single
+// object of json mode). The schema is UNVERIFIED (recalled from goose-cli, not
+// captured): {"type":"message"…}, {"type":"error","error":"…"},
+// {"type":"complete","total_tokens":N}; json: {"messages":[…],"metadata":
+// {"total_tokens":N,"status":"completed"}}. Goose gives only a total token
+// count, recorded as input tokens so that token budgets still work.
+type gooseParser struct {
+	out Outcome
+}
+
+func (p *gooseParser) Line(b []byte) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return
+	}
+	var r struct {
+		Type        string          `json:"type"`
+		Error       json.RawMessage `json:"error"`
+		TotalTokens *int64          `json:"total_tokens"`
+		Metadata    *struct {
+			TotalTokens *int64 `json:"total_tokens"`
+			Status      string `json:"status"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(b, &r) != nil {
+		return
+	}
+	total := r.TotalTokens
+	switch {
+	case r.Type == "complete":
+		p.out.Terminal = true
+	case r.Type == "error":
+		p.out.IsError = true
+		msg := strValue(r.Error)
+		if msg == "" {
+			msg = string(r.Error)
+		}
+		if stdoutRateLimit.MatchString(msg) {
+			p.out.RateLimited = true
+		}
+		p.out.Reason = clip(msg, 300)
+	case r.Type == "" && r.Metadata != nil:
+		p.out.Terminal = true
+		total = r.Metadata.TotalTokens
+		if s := r.Metadata.Status; s != "" && s != "completed" {
+			p.out.IsError, p.out.Reason = true, "goose status "+s
+		}
+	}
+	if total != nil {
+		p.out.Usage.InputTokens, p.out.Usage.TokensKnown = *total, true
+	}
+}
+
+func (p *gooseParser) Result() Outcome { return p.out }
+
+// copilotParser reads `copilot -p … --output-format json` (JSONL, events
+// wrapped as {type,data,…}). Copilot bills premium requests: it reports output
+// tokens per message but no input tokens and no cost, so tokens stay unknown.
+// The terminal record is {"type":"result","sessionId","exitCode","usage"}.
+type copilotParser struct {
+	out Outcome
+	// outputTokens are summed for information only.
+	outputTokens int64
+}
+
+func (p *copilotParser) Line(b []byte) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return
+	}
+	var r struct {
+		Type      string `json:"type"`
+		SessionID string `json:"sessionId"`
+		ExitCode  *int   `json:"exitCode"`
+		Data      *struct {
+			Content      string `json:"content"`
+			Model        string `json:"model"`
+			OutputTokens int64  `json:"outputTokens"`
+			Message      string `json:"message"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(b, &r) != nil {
+		return
+	}
+	switch r.Type {
+	case "assistant.message":
+		if r.Data != nil {
+			p.outputTokens += r.Data.OutputTokens
+			if r.Data.Content != "" {
+				p.out.Result = capResult(r.Data.Content)
+			}
+			if r.Data.Model != "" {
+				p.out.Usage.Model = r.Data.Model
+			}
+		}
+	case "session.error":
+		if r.Data != nil {
+			p.out.Reason = clip(r.Data.Message, 300)
+			if stdoutRateLimit.MatchString(r.Data.Message) {
+				p.out.RateLimited = true
+			}
+		}
+	case "result":
+		p.out.Terminal = true
+		p.out.Usage.SessionID = r.SessionID
+		if r.ExitCode != nil && *r.ExitCode != 0 {
+			p.out.IsError = true
+			if p.out.Reason == "" {
+				p.out.Reason = fmt.Sprintf("copilot reported exit code %d", *r.ExitCode)
+			}
+		}
+	}
+}
+
+func (p *copilotParser) Result() Outcome {
+	out := p.out
+	out.Usage.OutputTokens = p.outputTokens // TokensKnown stays false: no input count
+	return out
+}
+
+// textParser reads plain text output (Kiro, custom commands): usage is
+// unknown; the last lines are the result; narrow rate-limit wording is noted.
+type textParser struct {
+	out  Outcome
+	tail []byte
+}
+
+const textTail = 8 << 10
+
+func (p *textParser) Line(b []byte) {
+	if stdoutRateLimit.Match(b) {
+		p.out.RateLimited = true
+		p.out.Reason = clip(string(b), 300)
+		if t, ok := usageLimitReset(string(b)); ok {
+			p.out.ResetAt = t
+		}
+	}
+	if len(b) > textTail {
+		b = b[len(b)-textTail:]
+	}
+	p.tail = append(p.tail, b...)
+	p.tail = append(p.tail, '\n')
+	if over := len(p.tail) - textTail; over > 0 {
+		p.tail = append(p.tail[:0], p.tail[over:]...)
+	}
+}
+
+func (p *textParser) Result() Outcome {
+	out := p.out
+	out.Result = string(bytes.TrimSpace(p.tail))
+	return out
+}

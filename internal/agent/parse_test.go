@@ -1,0 +1,248 @@
+package agent
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/google/go-cmp/cmp"
+)
+
+// feed passes every line of a testdata file to the parser (to StderrLine when
+// stderr is set), the way the runner does.
+func feed(t *testing.T, p Parser, name string, stderr bool) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		line = []byte(strings.TrimSuffix(string(line), "\n"))
+		if len(line) > 0 {
+			if stderr {
+				p.(StderrParser).StderrLine(line)
+			} else {
+				p.Line(line)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestParsersRecorded(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file, format string
+		stderr       bool
+		resultPrefix string // when set, Result is compared by prefix only
+		want         Outcome
+	}{
+		{file: "claude-stream-json-1.jsonl", format: FormatClaudeStream, want: Outcome{
+			Usage: evidence.Usage{InputTokens: 18, OutputTokens: 451, CacheReadTokens: 52666, CacheWriteTokens: 443,
+				TokensKnown: true, CostUSD: 0.0084256, CostKnown: true, Turns: 2, Model: "claude-haiku-4-5-20251001",
+				SessionID: "4b9da30e-2e2f-464b-91ad-22b2de016d64"},
+			Result: "Done.", Terminal: true,
+		}},
+		{file: "claude-stream-json-3.jsonl", format: FormatClaudeStream, want: Outcome{
+			Usage: evidence.Usage{InputTokens: 18, OutputTokens: 238, CacheReadTokens: 66750, CacheWriteTokens: 250,
+				TokensKnown: true, CostUSD: 0.0081955, CostKnown: true, Turns: 2, Model: "claude-haiku-4-5-20251001",
+				SessionID: "26c9ed13-7965-46e0-b2b5-da98ba1676a9"},
+			Result: "Red", Terminal: true,
+		}},
+		{file: "claude-stream-json-4.jsonl", format: FormatClaudeStream, resultPrefix: "I cannot create the file.", want: Outcome{
+			Usage: evidence.Usage{InputTokens: 18, OutputTokens: 536, CacheReadTokens: 60280, CacheWriteTokens: 6835,
+				TokensKnown: true, CostUSD: 0.02206225, CostKnown: true, Turns: 2, Model: "claude-haiku-4-5-20251001",
+				SessionID: "73094031-e29e-409e-bbcc-ec1a75506b3d"},
+			Terminal: true,
+		}},
+		{file: "claude-stream-json-6-auth-error.jsonl", format: FormatClaudeStream, want: Outcome{
+			Usage: evidence.Usage{TokensKnown: true, CostKnown: true, Turns: 1, Model: "claude-haiku-4-5-20251001",
+				SessionID: "394a42b1-cc8f-4774-8683-0f87298e9ba8"},
+			Result: "Not logged in · Please run /login", Terminal: true, IsError: true,
+			Reason: "authentication_failed: Not logged in · Please run /login",
+		}},
+		{file: "claude-json-1-error_max_turns.json", format: FormatClaudeJSON, want: Outcome{
+			Usage: evidence.Usage{InputTokens: 2091, OutputTokens: 17069, CacheReadTokens: 1383485, CacheWriteTokens: 51421,
+				TokensKnown: true, CostUSD: 1.4417997500000002, CostKnown: true, Turns: 31, Model: "claude-opus-4-7[1m]",
+				SessionID: "b401fe91-732e-4a27-94aa-942d088a6ed5"},
+			Result: "Reached maximum number of turns (30)", Terminal: true, IsError: true,
+			Reason: "max_turns: Reached maximum number of turns (30)",
+		}},
+		{file: "amp-stream-json-1-docs.jsonl", format: FormatAmpStream, want: Outcome{
+			Usage: evidence.Usage{InputTokens: 12783, OutputTokens: 8, CacheReadTokens: 12416, CacheWriteTokens: 367,
+				TokensKnown: true, Turns: 1, SessionID: "T-2775dc92-90ed-4f85-8b73-8f9766029e83"},
+			Result: "2 + 2 equals 4.", Terminal: true,
+		}},
+		{file: "codex-exec-json-1.jsonl", format: FormatCodex, want: Outcome{
+			Usage: evidence.Usage{InputTokens: 315, OutputTokens: 122, CacheReadTokens: 24448, TokensKnown: true,
+				SessionID: "0199a213-81c0-7800-8aa1-bbab2a035a53"},
+			Result: "Yep — there’s a `README.md` in the repository root.", Terminal: true,
+		}},
+		{file: "codex-exec-json-2.jsonl", format: FormatCodex, want: Outcome{
+			Usage: evidence.Usage{InputTokens: 11880, OutputTokens: 32, CacheReadTokens: 2432, TokensKnown: true,
+				SessionID: "019fe041-fb59-77a0-bce2-6d07f49e917c"},
+			Result: "hello", Terminal: true,
+		}},
+		{file: "codex-exec-json-4-failure.jsonl", format: FormatCodex, want: Outcome{
+			Usage:    evidence.Usage{SessionID: "019fe040-c131-7d31-a9bd-83df751b4d4a"},
+			Terminal: true, IsError: true,
+			Reason: "HTTP 400: invalid_request_error: The 'gpt-5.6-sol' model requires a newer version of Codex. Please upgrade to the latest app or CLI and try again.",
+		}},
+		{file: "codex-exec-json-5.jsonl", format: FormatCodex, resultPrefix: "Let `P[i]` be the sum", want: Outcome{
+			Usage: evidence.Usage{InputTokens: 17792, OutputTokens: 3333, TokensKnown: true,
+				SessionID: "019ff703-9c63-7aa0-aded-e98c9534f0c6"},
+			Terminal: true,
+		}},
+		{file: "gemini-json-1.json", format: FormatGeminiJSON, want: Outcome{
+			Usage:  evidence.Usage{InputTokens: 12669, OutputTokens: 214, CacheReadTokens: 21263, TokensKnown: true, Model: "gemini-2.5-pro"},
+			Result: "The capital of France is Paris.", Terminal: true,
+		}},
+		{file: "gemini-json-2-auth-error-stderr.json", format: FormatGeminiJSON, stderr: true, want: Outcome{
+			Usage:   evidence.Usage{SessionID: "c0b55a93-601a-42f8-a148-2f76fcf0cdb7"},
+			IsError: true,
+			Reason:  "Error (code 41): Please set an Auth method in your /tmp/tmp.11fZVZ4MTv/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA",
+		}},
+		{file: "gemini-stream-json-docs-ILLUSTRATIVE.jsonl", format: FormatGeminiStream, want: Outcome{
+			Usage:  evidence.Usage{InputTokens: 50, OutputTokens: 200, TokensKnown: true, Model: "gemini-2.0-flash-exp", SessionID: "abc123"},
+			Result: "Here are the files...", Terminal: true,
+		}},
+		{file: "cursor-stream-json-1.jsonl", format: FormatCursorStream, want: Outcome{
+			Usage: evidence.Usage{InputTokens: 8274, OutputTokens: 39, CacheReadTokens: 8000, TokensKnown: true,
+				Model: "Auto", SessionID: "SESSION"},
+			Result: "OK", Terminal: true,
+		}},
+		{file: "opencode-json-1.jsonl", format: FormatOpencode, want: Outcome{
+			Usage: evidence.Usage{InputTokens: 4591, OutputTokens: 18, CacheReadTokens: 2816, TokensKnown: true,
+				CostKnown: true, SessionID: "ses_028361e97ffeM7KiV3e9SIu08X"},
+			Result: "hello-world", Terminal: true,
+		}},
+		{file: "aider-analytics-log-1.jsonl", format: FormatAider, want: Outcome{
+			Usage: evidence.Usage{InputTokens: 57948, OutputTokens: 968, TokensKnown: true, CostUSD: 0.08211500000000001,
+				CostKnown: true, Turns: 5, Model: "gemini/gemini-2.5-pro"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			p, err := NewParser(tt.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			feed(t, p, tt.file, tt.stderr)
+			got := p.Result()
+			if tt.resultPrefix != "" {
+				if !strings.HasPrefix(got.Result, tt.resultPrefix) {
+					t.Errorf("Result = %.60q…, want prefix %q", got.Result, tt.resultPrefix)
+				}
+				got.Result = ""
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Result() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestClaudeLiveDedupe checks the live usage before the result record: each
+// assistant message counts once although Claude repeats it per content block.
+func TestClaudeLiveDedupe(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("testdata/claude-stream-json-1.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := NewParser(FormatClaudeStream)
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.Contains(l, `"type": "result"`) {
+			break
+		}
+		p.Line([]byte(l))
+	}
+	got := p.Result()
+	want := evidence.Usage{InputTokens: 18, OutputTokens: 6, CacheReadTokens: 52666, CacheWriteTokens: 443, TokensKnown: true,
+		Model: "claude-haiku-4-5-20251001", SessionID: "4b9da30e-2e2f-464b-91ad-22b2de016d64"}
+	if diff := cmp.Diff(want, got.Usage); diff != "" || got.Terminal {
+		t.Errorf("live usage (-want +got):\n%s terminal=%v", diff, got.Terminal)
+	}
+}
+
+func TestParsersDocumentedErrors(t *testing.T) {
+	t.Parallel()
+	reset := time.Unix(1784770200, 0).UTC()
+	tests := []struct {
+		file, format string
+		stderr       bool
+		check        func(Outcome) bool
+	}{
+		{"written/claude-rate-limit-rejected.jsonl", FormatClaudeStream, false, func(o Outcome) bool {
+			return o.RateLimited && o.ResetAt.Equal(reset) && o.Terminal && o.IsError
+		}},
+		{"written/claude-overloaded-529.jsonl", FormatClaudeStream, false, func(o Outcome) bool {
+			return o.Overloaded && !o.RateLimited && o.Terminal && o.IsError && strings.Contains(o.Reason, "HTTP 529")
+		}},
+		{"written/claude-usage-limit-reset.jsonl", FormatClaudeStream, false, func(o Outcome) bool {
+			return o.RateLimited && o.ResetAt.Equal(time.Unix(1751234567, 0).UTC())
+		}},
+		{"written/codex-rate-limit.jsonl", FormatCodex, false, func(o Outcome) bool {
+			return o.RateLimited && o.Terminal && o.IsError && strings.HasPrefix(o.Reason, "HTTP 429")
+		}},
+		{"written/codex-reconnect-then-killed.jsonl", FormatCodex, false, func(o Outcome) bool {
+			return !o.Terminal && o.Transient && strings.Contains(o.Reason, "stream disconnected")
+		}},
+		{"written/gemini-quota-stderr.json", FormatGeminiStream, true, func(o Outcome) bool {
+			return o.RateLimited && o.IsError
+		}},
+		{"written/opencode-error.jsonl", FormatOpencode, false, func(o Outcome) bool {
+			return o.IsError && o.RateLimited && o.Terminal
+		}},
+		{"written/aider-rate-limit.txt", FormatAider, false, func(o Outcome) bool {
+			return o.RateLimited && o.IsError && o.Usage.TokensKnown && o.Usage.InputTokens == 12500 &&
+				o.Usage.OutputTokens == 81 && o.Usage.CacheReadTokens == 2000 && o.Usage.CostUSD == 0.05
+		}},
+		{"written/copilot-failed.jsonl", FormatCopilot, false, func(o Outcome) bool {
+			return o.Terminal && o.IsError && !o.Usage.TokensKnown && o.Usage.OutputTokens == 42 &&
+				o.Usage.SessionID == "sess-1" && o.Result == "Working on it."
+		}},
+		{"written/goose-stream.jsonl", FormatGoose, false, func(o Outcome) bool {
+			return o.Terminal && !o.IsError && o.Usage.TokensKnown && o.Usage.InputTokens == 1234
+		}},
+		{"written/text-usage-limit.txt", FormatText, false, func(o Outcome) bool {
+			return o.RateLimited && !o.Usage.TokensKnown && !o.Usage.CostKnown && strings.HasSuffix(o.Result, "try again later.")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			p, err := NewParser(tt.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			feed(t, p, tt.file, tt.stderr)
+			if got := p.Result(); !tt.check(got) {
+				t.Errorf("Result() = %+v", got)
+			}
+		})
+	}
+}
+
+func TestNewParserUnknown(t *testing.T) {
+	t.Parallel()
+	_, err := NewParser("nope")
+	if err == nil || !strings.Contains(err.Error(), FormatClaudeStream) {
+		t.Errorf("NewParser(nope) err = %v, want the list of formats", err)
+	}
+}

@@ -1,0 +1,158 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Prompt channels of a [Preset].
+const (
+	PromptStdin = "stdin" // the prompt is written to the agent's stdin
+	PromptArg   = "arg"   // the prompt is a command-line argument (after PromptFlag, if any)
+	PromptFile  = "file"  // the prompt is written to a file whose path is passed
+)
+
+// PlaceholderPromptFile in an argument is replaced by the prompt file's path.
+const PlaceholderPromptFile = "{prompt_file}"
+
+// PlaceholderUsageLog in an argument is replaced by the path of a usage log the
+// CLI writes (aider's --analytics-log); the [Runner] parses it after the run.
+const PlaceholderUsageLog = "{usage_log}"
+
+// Preset is a declarative record of how to run one AI coding CLI headless.
+type Preset struct {
+	Name       string            `json:"name" yaml:"name"`
+	Binary     string            `json:"binary" yaml:"binary"`
+	Args       []string          `json:"args,omitempty" yaml:"args,omitempty"`
+	PromptVia  string            `json:"prompt_via" yaml:"prompt_via"`                       // stdin | arg | file
+	PromptFlag string            `json:"prompt_flag,omitempty" yaml:"prompt_flag,omitempty"` // e.g. "-p", "--message-file"
+	Format     string            `json:"format" yaml:"format"`                               // parser name, see [NewParser]
+	Env        map[string]string `json:"env,omitempty" yaml:"env,omitempty"`
+	// RateLimitPatterns are extra regular expressions that mark a rate limit when
+	// they match the CLI's stderr or its reported error text.
+	RateLimitPatterns []string `json:"rate_limit_patterns,omitempty" yaml:"rate_limit_patterns,omitempty"`
+	// Docs is one line on where the invocation comes from and what is unverified.
+	Docs string `json:"docs,omitempty" yaml:"docs,omitempty"`
+}
+
+// Override is a field-by-field change to a preset from configuration. Empty
+// fields keep the preset's value; a non-nil Args replaces the arguments.
+type Override struct {
+	Binary     string            `json:"binary,omitempty" yaml:"binary,omitempty"`
+	Args       []string          `json:"args,omitempty" yaml:"args,omitempty"`
+	ExtraArgs  []string          `json:"extra_args,omitempty" yaml:"extra_args,omitempty"`
+	Env        map[string]string `json:"env,omitempty" yaml:"env,omitempty"`
+	PromptVia  string            `json:"prompt_via,omitempty" yaml:"prompt_via,omitempty"`
+	PromptFlag string            `json:"prompt_flag,omitempty" yaml:"prompt_flag,omitempty"`
+	Format     string            `json:"format,omitempty" yaml:"format,omitempty"`
+}
+
+// Merge returns p with o applied: binary, prompt channel, prompt flag and format
+// replace, Args replaces when non-nil, ExtraArgs are appended, Env is merged
+// (o wins). p itself is not changed.
+func (p Preset) Merge(o Override) Preset {
+	out := p
+	out.Args = slices.Clone(p.Args)
+	out.Env = maps.Clone(p.Env)
+	out.RateLimitPatterns = slices.Clone(p.RateLimitPatterns)
+	if o.Binary != "" {
+		out.Binary = o.Binary
+	}
+	if o.Args != nil {
+		out.Args = slices.Clone(o.Args)
+	}
+	out.Args = append(out.Args, o.ExtraArgs...)
+	if len(o.Env) > 0 {
+		if out.Env == nil {
+			out.Env = make(map[string]string, len(o.Env))
+		}
+		maps.Copy(out.Env, o.Env)
+	}
+	if o.PromptVia != "" {
+		out.PromptVia = o.PromptVia
+	}
+	if o.PromptFlag != "" {
+		out.PromptFlag = o.PromptFlag
+	}
+	if o.Format != "" {
+		out.Format = o.Format
+	}
+	return out
+}
+
+// Validate reports every problem with the preset at once.
+func (p Preset) Validate() error {
+	var errs []error
+	if p.Binary == "" {
+		errs = append(errs, fmt.Errorf("agent %q: no command: set cmd (or binary) to the program to run", p.Name))
+	}
+	switch p.PromptVia {
+	case PromptStdin, PromptArg, PromptFile:
+	default:
+		errs = append(errs, fmt.Errorf("agent %q: prompt_via %q: want stdin, arg or file", p.Name, p.PromptVia))
+	}
+	if !slices.Contains(Formats(), p.Format) {
+		errs = append(errs, fmt.Errorf("agent %q: format %q: want one of %s", p.Name, p.Format, strings.Join(Formats(), ", ")))
+	}
+	for _, pat := range p.RateLimitPatterns {
+		if _, err := regexp.Compile(pat); err != nil {
+			errs = append(errs, fmt.Errorf("agent %q: rate_limit_patterns: %w", p.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Command returns the argv that runs the preset with prompt, and what to write to
+// its stdin. promptFile is the path the caller wrote the prompt to (used when the
+// prompt goes by file or an argument names {prompt_file}).
+func (p Preset) Command(prompt, promptFile string) (argv []string, stdin string) {
+	argv = make([]string, 0, len(p.Args)+3)
+	argv = append(argv, p.Binary)
+	usesFile := false
+	for _, a := range p.Args {
+		if strings.Contains(a, PlaceholderPromptFile) {
+			usesFile = true
+			a = strings.ReplaceAll(a, PlaceholderPromptFile, promptFile)
+		}
+		argv = append(argv, a)
+	}
+	switch p.PromptVia {
+	case PromptArg:
+		if p.PromptFlag != "" {
+			argv = append(argv, p.PromptFlag)
+		}
+		argv = append(argv, prompt)
+	case PromptFile:
+		if !usesFile {
+			if p.PromptFlag != "" {
+				argv = append(argv, p.PromptFlag)
+			}
+			argv = append(argv, promptFile)
+		}
+	default:
+		stdin = prompt
+	}
+	return argv, stdin
+}
+
+// UsesUsageLog reports whether an argument names {usage_log}.
+func (p Preset) UsesUsageLog() bool {
+	return slices.ContainsFunc(p.Args, func(a string) bool { return strings.Contains(a, PlaceholderUsageLog) })
+}
+
+// Installed reports where the preset's binary is found by lookPath (exec.LookPath
+// in production).
+func Installed(p Preset, lookPath func(string) (string, error)) (path string, ok bool) {
+	if p.Binary == "" || lookPath == nil {
+		return "", false
+	}
+	path, err := lookPath(p.Binary)
+	if err != nil {
+		return "", false
+	}
+	return path, true
+}
