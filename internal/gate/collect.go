@@ -17,8 +17,8 @@ type collector struct {
 	dropped  int
 	tests    evidence.TestCounts
 	parsed   bool
-	module   string // Go module path, to place t.Errorf base names
-	workDir  string // cleaned, with a trailing slash when set
+	module   string      // Go module path, to place t.Errorf base names
+	workDir  string      // cleaned, with a trailing slash when set
 	text     *tailWriter // the human text inside a structured stream, for the tail
 }
 

@@ -21,7 +21,7 @@ type goTest struct {
 	race        bool
 	stack       bool // a panic or race dump started: stop collecting message lines
 	failedChild bool
-	buildFailed bool // a "[build failed]" package line was seen
+	buildFailed bool     // a "[build failed]" package line was seen
 	running     []string // tests named by a timeout panic's "running tests:" list
 }
 

@@ -23,7 +23,7 @@ type goTextPkg struct {
 	cur    *goTest  // the test whose --- FAIL block is open
 	indent int
 	pk     *goTest // output outside any test
-	builds int    // build findings since the last package line
+	builds int     // build findings since the last package line
 }
 
 func newGoTextPkg() *goTextPkg { return &goTextPkg{tests: map[string]*goTest{}, pk: &goTest{}} }

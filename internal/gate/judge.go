@@ -1,0 +1,122 @@
+package gate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+// Gate is a configured quality gate, as the judge needs it.
+type Gate struct {
+	Name, Command    string
+	Required         bool
+	TolerateBaseline bool   // pass when no failure beyond the baseline remains
+	Format           string // parser name or "auto"
+}
+
+// Judge decides a gate from its exit code, its parsed report and its raw tail
+// together, since each alone loses failures:
+//   - a non-zero exit with nothing parsed still fails, with one [KindGate] finding
+//     keyed on the normalized tail;
+//   - exit 0 with failures parsed (go vet -json) fails;
+//   - flaky tests (failed, then passed on a rerun) and warnings do not count, except
+//     that warnings are what failed when the exit is non-zero and nothing else is;
+//   - with a baseline, failures it already had go to Preexisting and the rest, the
+//     agent's, to Findings; baseline keys now gone go to Fixed. A gate with
+//     TolerateBaseline passes when no new failure remains.
+//
+// Every failure gets its Key; Fingerprint hashes all current failures.
+func Judge(g Gate, exitCode int, rep Report, baseline *evidence.GateResult) evidence.GateResult {
+	res := evidence.GateResult{
+		Name: g.Name, Command: g.Command, Required: g.Required, ExitCode: exitCode,
+		Format: rep.Format, Tests: rep.Tests, Tail: rep.Tail,
+	}
+	failing := counted(rep.Findings, exitCode)
+	if exitCode != 0 && len(failing) == 0 {
+		failing = []evidence.Finding{gateFinding(g.Name, exitCode, rep.Tail)}
+	}
+	assignKeys(failing)
+	res.Fingerprint = Fingerprint(g.Name, failing)
+	base := map[string]bool{}
+	if baseline != nil {
+		for _, fs := range [][]evidence.Finding{baseline.Findings, baseline.Preexisting} {
+			for _, f := range fs {
+				base[Key(f)] = true
+			}
+		}
+	}
+	cur := map[string]bool{}
+	for _, f := range failing {
+		cur[f.Key] = true
+		if base[f.Key] {
+			res.Preexisting = append(res.Preexisting, f)
+		} else {
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	for k := range base {
+		if !cur[k] {
+			res.Fixed = append(res.Fixed, k)
+		}
+	}
+	sort.Strings(res.Fixed)
+	if g.TolerateBaseline {
+		res.Passed = len(res.Findings) == 0 && (exitCode == 0 || len(res.Preexisting) > 0)
+	} else {
+		res.Passed = exitCode == 0 && len(failing) == 0
+	}
+	return res
+}
+
+// counted returns the findings that make a gate fail.
+func counted(fs []evidence.Finding, exitCode int) []evidence.Finding {
+	var errs, warns []evidence.Finding
+	for _, f := range fs {
+		switch {
+		case f.Flaky:
+		case f.Severity == evidence.SeverityWarning || f.Severity == evidence.SeverityInfo:
+			warns = append(warns, f)
+		default:
+			errs = append(errs, f)
+		}
+	}
+	if len(errs) == 0 && exitCode != 0 {
+		return warns
+	}
+	return errs
+}
+
+// gateFinding stands for a failure that nothing parsed explains.
+func gateFinding(name string, exitCode int, tail string) evidence.Finding {
+	var norm []string
+	for _, l := range strings.Split(tail, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			norm = append(norm, Normalize(l))
+		}
+	}
+	if len(norm) > 20 {
+		norm = norm[len(norm)-20:]
+	}
+	sum := sha256.Sum256([]byte(strings.Join(norm, "\n")))
+	msg := fmt.Sprintf("exit %d with no parsable failure", exitCode)
+	if last := lastLines(tail, 8); last != "" {
+		msg += "; last output: " + last
+	}
+	return evidence.Finding{
+		Kind: KindGate, Tool: name, ID: name, Message: cleanMessage(msg), Severity: evidence.SeverityError,
+		Key: fmt.Sprintf("GATE|%s|exit=%d|%s", name, exitCode, hex.EncodeToString(sum[:])[:16]),
+	}
+}
+
+// Infra is the result of a gate that timed out or could not start: it fails, but
+// it is not a finding against the agent's code.
+func Infra(g Gate, reason string) evidence.GateResult {
+	return evidence.GateResult{
+		Name: g.Name, Command: g.Command, Required: g.Required, ExitCode: -1,
+		Infra: true, InfraReason: reason, Format: g.Format,
+	}
+}

@@ -1,0 +1,263 @@
+package gate
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+// DefaultMaxLength is the default total feedback length, in runes.
+const DefaultMaxLength = 500
+
+// RenderOptions bound the feedback.
+type RenderOptions struct {
+	MaxLength int            // total runes over all gates (default 500)
+	PerGate   map[string]int // a gate's own budget in runes, overriding its share
+	LogDir    string         // where NAME.log lives, for gates without a LogPath
+}
+
+// kindRank orders kinds in feedback: what blocks most comes first.
+func kindRank(k evidence.Kind) int {
+	switch k {
+	case evidence.KindInfra:
+		return 0
+	case evidence.KindBuild:
+		return 1
+	case evidence.KindType:
+		return 2
+	case evidence.KindCrash:
+		return 3
+	case evidence.KindTimeout:
+		return 4
+	case KindGate:
+		return 5
+	case evidence.KindTest:
+		return 6
+	case evidence.KindTamper:
+		return 7
+	case evidence.KindLint:
+		return 8
+	}
+	return 9
+}
+
+// Render writes the feedback for the next iteration: per failing gate a header
+// (command, exit code, counts per kind, fingerprint, change since the previous
+// iteration), then numbered items "KIND id (file:line): message" — build before
+// crash before test before lint, the first of each kind before the rest, new
+// failures before old ones; locations are never cut, messages are — and
+// "(+K more; full log: PATH)" when the budget runs out. Failures the baseline
+// already had are listed apart. Gates that passed are left out; gates are shown
+// build first, then tests, then lint, and a gate's unused budget passes on.
+func Render(results []evidence.GateResult, deltas map[string]Delta, o RenderOptions) string {
+	total := o.MaxLength
+	if total <= 0 {
+		total = DefaultMaxLength
+	}
+	var show []evidence.GateResult
+	for _, r := range results {
+		if !r.Passed || r.Infra || len(r.Findings) > 0 {
+			show = append(show, r)
+		}
+	}
+	sort.SliceStable(show, func(i, j int) bool { return gateRank(show[i]) < gateRank(show[j]) })
+	var b strings.Builder
+	left := total
+	for i, r := range show {
+		share := left / (len(show) - i)
+		if n, ok := o.PerGate[r.Name]; ok && n > 0 {
+			share = min(n, left)
+		}
+		text := renderGate(r, deltas[r.Name], share, o.LogDir)
+		b.WriteString(text)
+		left -= utf8.RuneCountInString(text)
+		if left <= 0 {
+			break
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func gateRank(r evidence.GateResult) int {
+	best := 10
+	for _, f := range r.Findings {
+		best = min(best, kindRank(f.Kind))
+	}
+	if r.Infra {
+		best = 0
+	}
+	return best
+}
+
+func renderGate(r evidence.GateResult, d Delta, budget int, logDir string) string {
+	if r.Infra {
+		return fitLine(fmt.Sprintf("%s could not run: %s (not counted against the change)", r.Name, r.InfraReason), budget) + "\n"
+	}
+	head := header(r, d)
+	var b strings.Builder
+	b.WriteString(truncRunes(head, max(budget, 40)) + "\n")
+	used := utf8.RuneCountInString(head) + 1
+	items := order(r.Findings, d)
+	logPath := r.LogPath
+	if logPath == "" && logDir != "" {
+		logPath = filepath.Join(logDir, r.Name+".log")
+	}
+	pre := ""
+	if len(r.Preexisting) > 0 {
+		var ids []string
+		for _, f := range r.Preexisting {
+			ids = append(ids, shortRef(f))
+		}
+		pre = "already failing before the run: " + strings.Join(ids, ", ")
+	}
+	for i, f := range items {
+		footer := footerFor(len(items)-i-1, logPath)
+		room := budget - used - utf8.RuneCountInString(footer) - 1
+		prefix, msg := itemParts(i+1, f)
+		need := utf8.RuneCountInString(prefix) + utf8.RuneCountInString(msg) + 1
+		switch {
+		case need <= room:
+		case i == 0 || room >= utf8.RuneCountInString(prefix)+20:
+			msg = truncRunes(msg, max(room-utf8.RuneCountInString(prefix)-1, 8))
+		default:
+			more := footerFor(len(items)-i, logPath)
+			b.WriteString(more + "\n")
+			used += utf8.RuneCountInString(more) + 1
+			return finish(&b, pre, budget-used)
+		}
+		line := prefix + msg
+		b.WriteString(line + "\n")
+		used += utf8.RuneCountInString(line) + 1
+	}
+	return finish(&b, pre, budget-used)
+}
+
+func finish(b *strings.Builder, pre string, room int) string {
+	if pre != "" && room > 40 {
+		b.WriteString(truncRunes(pre, room-1) + "\n")
+	}
+	return b.String()
+}
+
+func footerFor(more int, logPath string) string {
+	if more <= 0 {
+		return ""
+	}
+	if logPath == "" {
+		return fmt.Sprintf("(+%d more)", more)
+	}
+	return fmt.Sprintf("(+%d more; full log: %s)", more, logPath)
+}
+
+func header(r evidence.GateResult, d Delta) string {
+	counts := map[evidence.Kind]int{}
+	var kinds []evidence.Kind
+	for _, f := range r.Findings {
+		if counts[f.Kind] == 0 {
+			kinds = append(kinds, f.Kind)
+		}
+		counts[f.Kind]++
+	}
+	sort.Slice(kinds, func(i, j int) bool { return kindRank(kinds[i]) < kindRank(kinds[j]) })
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	if len(r.Preexisting) > 0 {
+		parts = append(parts, fmt.Sprintf("%d already failing", len(r.Preexisting)))
+	}
+	state := "failed"
+	if r.Passed {
+		state = "passed"
+	}
+	h := r.Name
+	if r.Command != "" {
+		h += " (" + truncRunes(r.Command, 40) + ")"
+	}
+	h += fmt.Sprintf(" %s (exit %d)", state, r.ExitCode)
+	if len(parts) > 0 {
+		h += ": " + strings.Join(parts, ", ")
+	}
+	if r.Fingerprint != "" {
+		h += " [fp " + r.Fingerprint[:min(12, len(r.Fingerprint))] + "]"
+	}
+	if len(d.New)+len(d.Fixed)+len(d.Still) > 0 {
+		h += fmt.Sprintf(" vs prev: %d new, %d fixed, %d still failing", len(d.New), len(d.Fixed), len(d.Still))
+		if m := d.maxStreak(); m > 1 {
+			h += " (" + strconv.Itoa(m) + "×)"
+		}
+	}
+	if len(r.Fixed) > 0 {
+		h += fmt.Sprintf("; %d fixed since the baseline", len(r.Fixed))
+	}
+	return h
+}
+
+// order sorts findings: by kind, the first of each kind before the rest, new before
+// still failing, then by file and line.
+func order(fs []evidence.Finding, d Delta) []evidence.Finding {
+	still := map[string]bool{}
+	for _, k := range d.Still {
+		still[k] = true
+	}
+	s := append([]evidence.Finding(nil), fs...)
+	sort.SliceStable(s, func(i, j int) bool {
+		a, b := s[i], s[j]
+		if ra, rb := kindRank(a.Kind), kindRank(b.Kind); ra != rb {
+			return ra < rb
+		}
+		if sa, sb := still[Key(a)], still[Key(b)]; sa != sb {
+			return !sa
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	var firsts, rest []evidence.Finding
+	for i, f := range s {
+		if i == 0 || f.Kind != s[i-1].Kind {
+			firsts = append(firsts, f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	return append(firsts, rest...)
+}
+
+// itemParts is "N. KIND id (file:line): " and the message.
+func itemParts(n int, f evidence.Finding) (string, string) {
+	p := fmt.Sprintf("%d. %s", n, strings.ToUpper(string(f.Kind)))
+	if f.ID != "" {
+		p += " " + f.ID
+	}
+	if f.File != "" {
+		loc := f.File
+		if f.Line > 0 {
+			loc += ":" + strconv.Itoa(f.Line)
+		}
+		p += " (" + loc + ")"
+	}
+	return p + ": ", f.Message
+}
+
+func shortRef(f evidence.Finding) string {
+	if isTestKind(f.Kind) && f.ID != "" {
+		return f.ID
+	}
+	s := string(f.Kind)
+	if f.ID != "" {
+		s += " " + f.ID
+	}
+	if f.File != "" {
+		s += " " + f.File
+	}
+	return s
+}
+
+func fitLine(s string, budget int) string { return truncRunes(s, max(budget-1, 20)) }
