@@ -4,7 +4,7 @@ import "sort"
 
 // Delta is how one gate's failures changed since the previous iteration.
 type Delta struct {
-	New, Fixed, Still []string     // failure keys, sorted
+	New, Fixed, Still []string       // failure keys, sorted
 	Streak            map[string]int // key → consecutive iterations failing, this one included
 }
 
