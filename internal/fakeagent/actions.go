@@ -1,0 +1,154 @@
+package fakeagent
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// do runs one action; done reports that the agent stops with code.
+func (a *agent) do(act action) (code int, done bool) {
+	failf := func(format string, args ...any) (int, bool) {
+		fmt.Fprintf(a.stderr, "fakeagent: line %d: %s: %s\n", act.line, act.verb, fmt.Sprintf(format, args...))
+		return ExitActionFailed, true
+	}
+	arg := func(i int) string { return act.args[i] }
+	path := func() string { return os.Expand(act.args[0], a.getenv) }
+	switch act.verb {
+	case "print":
+		fmt.Fprintln(a.stdout, arg(0))
+	case "stderr":
+		fmt.Fprintln(a.stderr, arg(0))
+	case "printfile":
+		f, err := os.Open(path())
+		if err != nil {
+			return failf("%v", err)
+		}
+		_, err = io.Copy(a.stdout, f)
+		_ = f.Close()
+		if err != nil {
+			return failf("%v", err)
+		}
+	case "write", "append":
+		if err := writeFile(path(), arg(1), act.verb == "append"); err != nil {
+			return failf("%v", err)
+		}
+	case "replace":
+		if err := replaceFile(path(), arg(1), arg(2)); err != nil {
+			return failf("%v", err)
+		}
+	case "delete":
+		if err := os.Remove(path()); err != nil {
+			return failf("%v", err)
+		}
+	case "fixone":
+		msg, err := fixOne(path())
+		if err != nil {
+			return failf("%v", err)
+		}
+		fmt.Fprintln(a.stdout, msg)
+	case "exit":
+		n, _ := strconv.Atoi(arg(0)) // checked by the parser
+		return n, true
+	case "sleep":
+		d, _ := time.ParseDuration(arg(0))
+		time.Sleep(d)
+	case "hang", "hang-stubborn":
+		if act.verb == "hang-stubborn" {
+			signal.Ignore(syscall.SIGTERM)
+		}
+		a.notePID(os.Getpid())
+		for {
+			time.Sleep(time.Hour)
+		}
+	case "spawn-stubborn":
+		pid, err := spawnStubborn(a.stdout, a.stderr)
+		if err != nil {
+			return failf("%v", err)
+		}
+		a.notePID(pid)
+		a.notePID(os.Getpid())
+		fmt.Fprintf(a.stderr, "fakeagent: spawned stubborn child %d\n", pid)
+	case "flood":
+		n, _ := parseSize(arg(0))
+		if err := flood(a.stdout, n); err != nil {
+			return failf("%v", err)
+		}
+	case "expect-prompt":
+		if !strings.Contains(a.prompt, arg(0)) {
+			fmt.Fprintf(a.stderr, "fakeagent: line %d: the prompt lacks %q\n", act.line, arg(0))
+			return ExitPromptMissing, true
+		}
+	case "reject-prompt":
+		if strings.Contains(a.prompt, arg(0)) {
+			fmt.Fprintf(a.stderr, "fakeagent: line %d: the prompt contains %q\n", act.line, arg(0))
+			return ExitPromptFound, true
+		}
+	default:
+		return failf("unknown action") // the parser refuses these first
+	}
+	return 0, false
+}
+
+// notePID appends pid to $FAKEAGENT_DIR/pids so tests can check it is gone.
+func (a *agent) notePID(pid int) {
+	if a.dir == "" {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(a.dir, "pids"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	fmt.Fprintln(f, pid)
+	_ = f.Close()
+}
+
+func writeFile(path, content string, appendTo bool) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if appendTo {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	}
+	f, err := os.OpenFile(path, flag, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func replaceFile(path, old, new string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if old == "" || !bytes.Contains(b, []byte(old)) {
+		return fmt.Errorf("%q not found in %s", old, path)
+	}
+	return os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644)
+}
+
+// flood writes n bytes of text lines to w in 64 KiB chunks.
+func flood(w io.Writer, n int64) error {
+	chunk := bytes.Repeat([]byte("flood flood flood flood flood flood flood flood flood flood flood\n"), 1024)[:64<<10]
+	for n > 0 {
+		k := min(n, int64(len(chunk)))
+		if _, err := w.Write(chunk[:k]); err != nil {
+			return err
+		}
+		n -= k
+	}
+	return nil
+}

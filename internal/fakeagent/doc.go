@@ -1,0 +1,46 @@
+// Package fakeagent is a scriptable stand-in for an AI coding agent CLI, used by
+// end-to-end tests (registered as "fakeagent" in testscript) and benchmarks
+// (built from ./cmd/fakeagent).
+//
+// It reads the prompt from stdin (or --prompt-file F, or the last argument with
+// --prompt-arg; other arguments are ignored, so presets may pass a real CLI's
+// flags), saves it to $FAKEAGENT_DIR/prompt-N.txt, and runs the actions of its plan
+// for call N. The call counter lives in $FAKEAGENT_DIR/calls (or next to the plan).
+//
+// A plan ($FAKEAGENT_PLAN or --plan F) is plain text: "#" starts a comment line,
+// a header [1], [2-4], [1,3] or [*] starts the section for those calls (the first
+// section that names the call wins, [*] otherwise; lines before any header belong
+// to [*]). One action a line:
+//
+//	print TEXT              TEXT and a newline to stdout
+//	stderr TEXT             TEXT and a newline to stderr
+//	printfile PATH          copy a file to stdout (a recorded stream-json transcript)
+//	write PATH CONTENT      create or replace a file
+//	append PATH CONTENT     append to a file
+//	replace PATH OLD NEW    replace the first OLD in a file (exit 3 when absent)
+//	delete PATH             remove a file
+//	fixone PATH             fix the first "// BUG:" line of a Go file (see below)
+//	exit N                  stop with exit code N
+//	sleep DURATION          time.ParseDuration syntax
+//	hang                    sleep forever
+//	hang-stubborn           ignore SIGTERM, then sleep forever
+//	spawn-stubborn          start a child in our process group that ignores SIGTERM,
+//	                        keeps stdout/stderr open and sleeps forever
+//	flood BYTES             write BYTES (suffix K, M or G: binary units) to stdout
+//	                        in 64 KiB chunks
+//	expect-prompt TEXT      exit 97 unless the prompt contains TEXT
+//	reject-prompt TEXT      exit 98 if the prompt contains TEXT
+//
+// The last argument of an action takes the rest of the line, with \n, \t and \\
+// escapes; other arguments are one word each, or a Go double-quoted string.
+// Paths expand $VAR and are relative to the working directory. The pids of
+// processes that hang are appended to $FAKEAGENT_DIR/pids, one per line.
+// An unknown action or a malformed line exits 2 naming the line.
+//
+// fixone: a line of the form
+//
+//	CODE // BUG: OLD // FIX: NEW
+//
+// becomes CODE with its first OLD replaced by NEW, the markers removed. Each call
+// fixes one such line; with none left it prints "fixone: nothing to fix".
+package fakeagent
