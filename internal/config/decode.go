@@ -1,0 +1,321 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// origin is the tier and place a node came from.
+type origin struct {
+	tier string // built-in, global, workspace, env, flag
+	name string // file path, variable or flag; empty for built-in
+	file bool   // the node has meaningful line and column
+	dir  string // relative prompt paths are joined to this; empty: the work dir
+}
+
+// where names the place for an error message.
+func (o origin) where() string {
+	switch {
+	case o.file:
+		return o.name
+	case o.name != "":
+		return o.tier + " " + o.name
+	default:
+		return o.tier
+	}
+}
+
+// from names the place for a [Source], with the line of n.
+func (o origin) from(n *yaml.Node) string {
+	switch {
+	case o.file:
+		return fmt.Sprintf("%s %s:%d", o.tier, o.name, n.Line)
+	case o.name != "":
+		return o.tier + " " + o.name
+	default:
+		return o.tier
+	}
+}
+
+// origins maps every node of the loaded layers to where it came from.
+type origins map[*yaml.Node]origin
+
+// register records o for n and everything under it (each node once: an alias
+// graph is walked as the DAG it is, never expanded).
+func (m origins) register(n *yaml.Node, o origin) {
+	if n == nil {
+		return
+	}
+	if _, seen := m[n]; seen {
+		return
+	}
+	m[n] = o
+	for _, c := range n.Content {
+		m.register(c, o)
+	}
+	m.register(n.Alias, o)
+}
+
+// decoder turns nodes into values, collecting every problem with its place.
+type decoder struct {
+	at   origins
+	errs []error
+}
+
+func (d *decoder) fail(n *yaml.Node, key, format string, args ...any) {
+	o := d.at[n]
+	e := &Error{Where: o.where(), Key: key, Msg: fmt.Sprintf(format, args...)}
+	if o.file && n != nil {
+		e.Line, e.Column = n.Line, n.Column
+	}
+	if e.Where == "" {
+		e.Where = "configuration"
+	}
+	d.errs = append(d.errs, e)
+}
+
+// resolve follows an alias.
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 8; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	n = resolve(n)
+	return n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
+}
+
+func kindName(n *yaml.Node) string {
+	n = resolve(n)
+	if n == nil {
+		return "nothing"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return "nothing"
+		case "!!bool":
+			return "a boolean (" + n.Value + ")"
+		case "!!int", "!!float":
+			return "a number (" + n.Value + ")"
+		}
+		return strconv.Quote(n.Value)
+	}
+	return "something else"
+}
+
+func (d *decoder) str(n *yaml.Node, key string) string {
+	r := resolve(n)
+	if r == nil || r.Kind != yaml.ScalarNode || r.ShortTag() == "!!null" {
+		d.fail(n, key, "expected a string, got %s", kindName(n))
+		return ""
+	}
+	return r.Value
+}
+
+// oneOf decodes a string that must be one of allowed.
+func (d *decoder) oneOf(n *yaml.Node, key string, allowed ...string) string {
+	s := d.str(n, key)
+	if s != "" && !slices.Contains(allowed, s) {
+		d.fail(n, key, "expected one of %s, got %q", strings.Join(allowed, ", "), s)
+	}
+	return s
+}
+
+func (d *decoder) integer(n *yaml.Node, key string) int64 {
+	r := resolve(n)
+	if r != nil && r.Kind == yaml.ScalarNode && r.ShortTag() == "!!int" {
+		v, err := strconv.ParseInt(strings.ReplaceAll(r.Value, "_", ""), 0, 64)
+		if err == nil && v >= 0 {
+			return v
+		}
+	}
+	d.fail(n, key, "expected a whole number ≥ 0, got %s", kindName(n))
+	return 0
+}
+
+func (d *decoder) count(n *yaml.Node, key string) int {
+	v := d.integer(n, key)
+	if v > math.MaxInt32 {
+		d.fail(n, key, "expected a number below %d, got %d", math.MaxInt32, v)
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) float(n *yaml.Node, key string) float64 {
+	r := resolve(n)
+	if r != nil && r.Kind == yaml.ScalarNode && (r.ShortTag() == "!!int" || r.ShortTag() == "!!float") {
+		v, err := strconv.ParseFloat(strings.ReplaceAll(r.Value, "_", ""), 64)
+		if err == nil && v >= 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			return v
+		}
+	}
+	d.fail(n, key, "expected a number ≥ 0, got %s", kindName(n))
+	return 0
+}
+
+func (d *decoder) boolean(n *yaml.Node, key string) bool {
+	r := resolve(n)
+	if r != nil && r.Kind == yaml.ScalarNode && r.ShortTag() == "!!bool" {
+		v, err := strconv.ParseBool(strings.ToLower(r.Value))
+		if err == nil {
+			return v
+		}
+	}
+	d.fail(n, key, "expected true or false, got %s", kindName(n))
+	return false
+}
+
+func (d *decoder) duration(n *yaml.Node, key string) time.Duration {
+	r := resolve(n)
+	if r != nil && r.Kind == yaml.ScalarNode {
+		if r.Value == "0" {
+			return 0
+		}
+		v, err := time.ParseDuration(r.Value)
+		if err == nil && v >= 0 {
+			return v
+		}
+	}
+	d.fail(n, key, `expected a duration like "90s", "30m" or "1h30m", got %s`, kindName(n))
+	return 0
+}
+
+func (d *decoder) strings(n *yaml.Node, key string) []string {
+	r := resolve(n)
+	if r == nil || r.Kind != yaml.SequenceNode {
+		d.fail(n, key, "expected a list of strings, got %s", kindName(n))
+		return nil
+	}
+	out := make([]string, 0, len(r.Content))
+	for i, c := range r.Content {
+		out = append(out, d.str(c, fmt.Sprintf("%s[%d]", key, i)))
+	}
+	return out
+}
+
+func (d *decoder) strMap(n *yaml.Node, key string) map[string]string {
+	out := map[string]string{}
+	d.mapping(n, key, func(k string, v *yaml.Node) { out[k] = d.str(v, key+"."+k) })
+	return out
+}
+
+// mapping calls f for each key of a mapping with arbitrary keys.
+func (d *decoder) mapping(n *yaml.Node, key string, f func(k string, v *yaml.Node)) {
+	r := resolve(n)
+	if isNull(r) {
+		return
+	}
+	if r.Kind != yaml.MappingNode {
+		d.fail(n, key, "expected a mapping, got %s", kindName(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(r.Content); i += 2 {
+		kn, vn := r.Content[i], r.Content[i+1]
+		if kn.ShortTag() == "!!merge" {
+			d.fail(kn, key, "merge keys (<<) are not supported; put shared settings under defaults:")
+			continue
+		}
+		k := resolve(kn)
+		if k == nil || k.Kind != yaml.ScalarNode {
+			d.fail(kn, key, "expected a string key, got %s", kindName(kn))
+			continue
+		}
+		if seen[k.Value] {
+			d.fail(kn, key, "key %q appears twice; keep one", k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		f(k.Value, vn)
+	}
+}
+
+// fields decodes a mapping with a fixed set of keys; an unknown key is an error
+// that lists the known ones.
+func (d *decoder) fields(n *yaml.Node, key string, fs map[string]func(v *yaml.Node, key string)) {
+	d.mapping(n, key, func(k string, v *yaml.Node) {
+		f, ok := fs[k]
+		if !ok {
+			known := slices.Sorted(maps.Keys(fs))
+			if near := closest(k, known); near != "" {
+				d.fail(keyNode(n, k), key, "unknown key %q; did you mean %q?", k, near)
+				return
+			}
+			d.fail(keyNode(n, k), key, "unknown key %q; expected one of %s", k, strings.Join(known, ", "))
+			return
+		}
+		if isNull(v) {
+			return // an empty value leaves the field unset
+		}
+		f(v, join(key, k))
+	})
+}
+
+// keyNode returns the key node named k in mapping n, for its position.
+func keyNode(n *yaml.Node, k string) *yaml.Node {
+	r := resolve(n)
+	for i := 0; r != nil && i+1 < len(r.Content); i += 2 {
+		if r.Content[i].Value == k {
+			return r.Content[i]
+		}
+	}
+	return n
+}
+
+func join(prefix, k string) string {
+	if prefix == "" {
+		return k
+	}
+	return prefix + "." + k
+}
+
+// closest returns the candidate within edit distance 2 of s, if any.
+func closest(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := distance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance, for short keys.
+func distance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,56 @@
+// Package config loads agentloop's configuration and resolves procedures.
+//
+// Tiers, later wins: built-in defaults, the global file
+// ($XDG_CONFIG_HOME/agentloop/config.yaml, else ~/.config/agentloop/config.yaml),
+// the workspace file (./agentloop.yaml, or --config FILE), the AGENTLOOP_*
+// environment variables ([EnvVars]), then the run command's flags ([Overrides]).
+// Within a file, `defaults:` applies to every procedure and a procedure's own
+// keys win over it. Mappings merge key by key; lists (gates, context, args)
+// and an agent replace each other whole — except --context, which appends.
+// [Config.Sources] tells where each effective value came from.
+//
+// Decoding is strict: an unknown key or a value of the wrong type is an
+// [Error] naming file:line:col and what was expected, and every problem is
+// reported at once.
+//
+// # Environment variables
+//
+//	AGENTLOOP_PROCEDURE          default procedure
+//	AGENTLOOP_STATE_DIR          state_dir
+//	AGENTLOOP_LOG_FORMAT         log_format (text | json)
+//	AGENTLOOP_AGENT              agent (a configured agent or preset name)
+//	AGENTLOOP_AGENT_CMD          agent: {cmd: "shell command"} (not with AGENTLOOP_AGENT)
+//	AGENTLOOP_REVIEWER           reviewer.agent
+//	AGENTLOOP_MAX_ITERATIONS     limits.max_iterations (0: unlimited)
+//	AGENTLOOP_FAILURE_THRESHOLD  limits.failure_threshold
+//	AGENTLOOP_ITERATION_TIMEOUT  limits.iteration_timeout (a Go duration: 30m)
+//	AGENTLOOP_IDLE_TIMEOUT       limits.idle_timeout
+//	AGENTLOOP_TIMEOUT            limits.timeout (the whole run)
+//	AGENTLOOP_MAX_DURATION       limits.max_duration
+//	AGENTLOOP_MAX_TOKENS         limits.max_tokens
+//	AGENTLOOP_MAX_COST_USD       limits.max_cost_usd
+//	AGENTLOOP_TOKEN_BUDGET       limits.token_budget (per prompt, warns)
+//
+// # Prompt parts
+//
+// A prompt part (preamble, observe, orient, decide, act, reviewer.prompt) is
+//   - a string containing a newline: the template text itself;
+//   - {text: "..."}: the template text itself, on one line or many;
+//   - {file: PATH} or any other one-line string: a file, relative to the
+//     directory of the configuration file that names it;
+//   - "builtin:NAME/PHASE.md": a prompt embedded in the binary.
+//
+// Context entries are files relative to the work directory, or text (see
+// package prompt for how the two are told apart).
+//
+// # Built-in procedures
+//
+// The built-in tier defines the procedures of [prompt.Builtins] (build,
+// fix-tests) with max_iterations 10, agent claude, failure_threshold 3,
+// feedback max_length 500, baseline on and git checkpoints on, so that
+// `agentloop run` works with no file at all. A procedure of your own without
+// max_iterations runs until another limit stops it (0: unlimited).
+//
+// When no procedure is named, [Config.Procedure] uses `default:`, else the
+// only procedure the files define, else the built-in "build".
+package config

@@ -1,0 +1,59 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestInit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	got, err := Init(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"agentloop.yaml", "AGENTS.md", "prompts/observe.md", "prompts/orient.md", "prompts/decide.md", "prompts/act.md"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("written (-want +got):\n%s", diff)
+	}
+	// The scaffold is valid and is what run uses.
+	c, err := Load(Options{WorkDir: dir, UserConfigDir: filepath.Join(dir, "none"), Getenv: env()})
+	if err != nil {
+		t.Fatalf("scaffolded config does not load: %v", err)
+	}
+	p, err := c.Procedure("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "build" || p.Builtin || p.Prompt.Observe.File != "prompts/observe.md" ||
+		p.Limits.MaxIterations != 10 || p.Limits.FailureThreshold != 3 || p.Agent.Name != "claude" {
+		t.Errorf("scaffolded build = %+v", p)
+	}
+	for _, f := range got {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+
+	// A second init refuses, naming the files, and writes nothing.
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Init(dir, false)
+	if err == nil || !strings.Contains(err.Error(), "AGENTS.md") || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("second init: err = %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "AGENTS.md")); string(b) != "mine" {
+		t.Error("init without --force overwrote AGENTS.md")
+	}
+	if _, err := Init(dir, true); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "AGENTS.md")); string(b) == "mine" {
+		t.Error("init --force did not overwrite AGENTS.md")
+	}
+}

@@ -1,0 +1,249 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// WorkspaceFile is the workspace configuration's name in the work directory.
+const WorkspaceFile = "agentloop.yaml"
+
+// maxFileSize bounds a configuration file.
+const maxFileSize = 1 << 20
+
+// Options says where to look for configuration.
+type Options struct {
+	ConfigFile    string              // --config; default WorkDir/agentloop.yaml if it exists
+	WorkDir       string              // the workspace
+	Getenv        func(string) string // nil: os.Getenv
+	UserConfigDir string              // the global tier's directory; default $XDG_CONFIG_HOME or ~/.config
+	Flags         Overrides
+	ReadFile      func(string) ([]byte, error) // nil: os.ReadFile
+}
+
+// layer is one configuration file, parsed.
+type layer struct {
+	root *yaml.Node
+	top  top
+	o    origin
+}
+
+// Load reads every tier and merges them: built-in defaults, the global file,
+// the workspace file, AGENTLOOP_* variables ([EnvVars]), then flags. Problems
+// are reported all at once, each with its place; such an error wraps
+// [ErrInvalid].
+func Load(o Options) (*Config, error) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.ReadFile == nil {
+		o.ReadFile = os.ReadFile
+	}
+	at := origins{}
+	var errs []error
+	var layers []layer
+	add := func(data []byte, og origin) {
+		root, err := parse(data, og)
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		at.register(root, og)
+		layers = append(layers, layer{root: root, o: og})
+	}
+	add([]byte(builtinYAML()), origin{tier: "built-in"})
+	for _, f := range files(o) {
+		data, err := o.ReadFile(f.path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && !f.must:
+			continue
+		case err != nil:
+			errs = append(errs, &Error{Where: f.o.name, Msg: fmt.Sprintf("cannot read: %v", err)})
+			continue
+		case len(data) > maxFileSize:
+			errs = append(errs, &Error{Where: f.o.name, Msg: fmt.Sprintf("file is larger than %d bytes", maxFileSize)})
+			continue
+		}
+		add(data, f.o)
+	}
+	if o.Getenv("AGENTLOOP_AGENT") != "" && o.Getenv("AGENTLOOP_AGENT_CMD") != "" {
+		errs = append(errs, &Error{Where: "env", Msg: "set AGENTLOOP_AGENT or AGENTLOOP_AGENT_CMD, not both"})
+	}
+	if o.Flags.Agent != nil && o.Flags.AgentCmd != nil {
+		errs = append(errs, &Error{Where: "flags", Msg: "use --agent or --agent-cmd, not both"})
+	}
+	env, flags := envLayer(at, o.Getenv), flagLayer(at, o.Flags)
+
+	d := &decoder{at: at}
+	for i := range layers {
+		layers[i].top = d.top(layers[i].root)
+	}
+	for _, l := range []*layerBuilder{env, flags} {
+		d.top(l.top)
+		d.procedure(l.proc, "")
+	}
+	if errs = append(errs, d.errs...); len(errs) > 0 {
+		return nil, invalid(errs)
+	}
+	c, err := resolveAll(at, layers, env, flags, o.Flags.Context)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range layers[1:] {
+		c.Files = append(c.Files, l.o.path())
+	}
+	return c, nil
+}
+
+// resolveAll merges the tiers into a Config with every procedure resolved.
+func resolveAll(at origins, layers []layer, env, flags *layerBuilder, context []string) (*Config, error) {
+	d := &decoder{at: at}
+	var topNode *yaml.Node
+	for _, l := range layers {
+		topNode = merge(topNode, without(l.root, "defaults", "procedures"), "")
+	}
+	topNode = merge(merge(topNode, env.top, ""), flags.top, "")
+	t := d.top(topNode)
+	c := &Config{
+		StateDir: t.StateDir, LogFormat: t.LogFormat, Agents: t.Agents, Prices: t.Prices,
+		procs: map[string]Procedure{}, sources: map[string][]Source{},
+		top: at.sources(without(topNode, "agents", "prices"), "", nil),
+	}
+	names := map[string]bool{}
+	for i, l := range layers {
+		for _, n := range l.top.Order {
+			names[n] = true
+			if i > 0 && !slices.Contains(c.user, n) {
+				c.user = append(c.user, n)
+			}
+		}
+	}
+	slices.Sort(c.user)
+	for name := range names {
+		var node *yaml.Node
+		for _, l := range layers {
+			node = merge(merge(node, l.top.Defaults, ""), l.top.Procedures[name], "")
+		}
+		node = merge(merge(node, env.proc, ""), flags.proc, "")
+		node = appendContext(at, node, context)
+		p := d.procedure(node, "procedures."+name)
+		p.Name, p.Builtin = name, !slices.Contains(c.user, name)
+		c.procs[name] = p
+		c.sources[name] = at.sources(node, "", nil)
+	}
+	c.Default = t.Default
+	switch {
+	case c.Default != "":
+		if _, ok := c.procs[c.Default]; !ok {
+			d.fail(valueNode(topNode, "default"), "default", "no procedure named %q; known: %s", c.Default, strings.Join(c.Names(), ", "))
+		}
+	case len(c.user) == 1:
+		c.Default = c.user[0]
+	case len(c.user) == 0:
+		c.Default = DefaultProcedure
+	}
+	if err := invalid(d.errs); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// valueNode returns the value of key k in mapping n.
+func valueNode(n *yaml.Node, k string) *yaml.Node {
+	r := resolve(n)
+	for i := 0; r != nil && i+1 < len(r.Content); i += 2 {
+		if r.Content[i].Value == k {
+			return r.Content[i+1]
+		}
+	}
+	return n
+}
+
+type file struct {
+	path string
+	must bool // an error when missing (--config)
+	o    origin
+}
+
+func (o origin) path() string { return o.name }
+
+// files lists the global and workspace files, in tier order.
+func files(o Options) []file {
+	var out []file
+	dir := o.UserConfigDir
+	if dir == "" {
+		if x := o.Getenv("XDG_CONFIG_HOME"); x != "" {
+			dir = x
+		} else if h := o.Getenv("HOME"); h != "" {
+			dir = filepath.Join(h, ".config")
+		}
+		if dir != "" {
+			dir = filepath.Join(dir, "agentloop")
+		}
+	}
+	if dir != "" {
+		p := filepath.Join(dir, "config.yaml")
+		out = append(out, file{path: p, o: origin{tier: "global", name: p, file: true, dir: dir}})
+	}
+	ws, must := o.ConfigFile, true
+	if ws == "" {
+		ws, must = WorkspaceFile, false
+	}
+	abs := ws
+	if !filepath.IsAbs(ws) {
+		abs = filepath.Join(o.WorkDir, ws)
+	}
+	og := origin{tier: "workspace", name: ws, file: true}
+	if rel, err := filepath.Rel(o.WorkDir, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		og.name = rel
+	}
+	if filepath.Dir(filepath.Clean(abs)) != filepath.Clean(o.WorkDir) {
+		og.dir = filepath.Dir(abs)
+	}
+	return append(out, file{path: abs, must: must, o: og})
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parse reads one YAML document; its top level must be a mapping.
+func parse(data []byte, o origin) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		e := &Error{Where: o.where(), Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		e.Line, e.Column = 1, 1
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			e.Line, _ = strconv.Atoi(m[1])
+			e.Msg = "not valid YAML: " + m[2]
+		} else if strings.Contains(err.Error(), "end of stream") {
+			e.Line = 1 + strings.Count(string(data), "\n") // the error is at the end
+		}
+		if !o.file {
+			e.Line, e.Column = 0, 0
+		}
+		return nil, e
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1}, nil
+	}
+	root := doc.Content[0]
+	if isNull(root) {
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1}, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		e := &Error{Where: o.where(), Msg: "expected a mapping of settings (default, defaults, procedures, agents, …), got " + kindName(root)}
+		if o.file {
+			e.Line, e.Column = root.Line, root.Column
+		}
+		return nil, e
+	}
+	return root, nil
+}

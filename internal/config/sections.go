@@ -1,0 +1,134 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// gates decodes the gate list. A gate is a mapping, or a plain string as a
+// shorthand for {run: STRING}.
+func (d *decoder) gates(n *yaml.Node, key string) []Gate {
+	r := resolve(n)
+	if r == nil || r.Kind != yaml.SequenceNode {
+		d.fail(n, key, "expected a list of gates, got %s", kindName(n))
+		return nil
+	}
+	out := make([]Gate, 0, len(r.Content))
+	names := map[string]bool{}
+	for i, c := range r.Content {
+		k := fmt.Sprintf("%s[%d]", key, i)
+		g := d.gate(c, k)
+		if g.Name == "" {
+			g.Name = gateName(g.Run)
+		}
+		base := g.Name
+		for j := 2; names[g.Name]; j++ {
+			g.Name = fmt.Sprintf("%s-%d", base, j)
+		}
+		names[g.Name] = true
+		out = append(out, g)
+	}
+	return out
+}
+
+func (d *decoder) gate(n *yaml.Node, key string) Gate {
+	g := Gate{Required: true, Format: "auto"}
+	if r := resolve(n); r != nil && r.Kind == yaml.ScalarNode {
+		g.Run = d.command(n, key)
+		return g
+	}
+	d.fields(n, key, map[string]func(*yaml.Node, string){
+		"name":              func(v *yaml.Node, k string) { g.Name = d.str(v, k) },
+		"run":               func(v *yaml.Node, k string) { g.Run = d.command(v, k) },
+		"dir":               func(v *yaml.Node, k string) { g.Dir = d.str(v, k) },
+		"timeout":           func(v *yaml.Node, k string) { g.Timeout = d.duration(v, k) },
+		"required":          func(v *yaml.Node, k string) { g.Required = d.boolean(v, k) },
+		"format":            func(v *yaml.Node, k string) { g.Format = d.str(v, k) },
+		"env":               func(v *yaml.Node, k string) { g.Env = d.strMap(v, k) },
+		"tolerate_baseline": func(v *yaml.Node, k string) { g.TolerateBaseline = d.boolean(v, k) },
+		"max_feedback":      func(v *yaml.Node, k string) { g.MaxFeedback = d.count(v, k) },
+	})
+	if r := resolve(n); r != nil && r.Kind == yaml.MappingNode && keyNode(n, "run") == n {
+		d.fail(n, key, `a gate needs run: the command to execute, e.g. run: "go test ./..."`)
+	}
+	return g
+}
+
+// gateName derives a gate's name from its command: the program's base name.
+func gateName(c Command) string {
+	prog := ""
+	if len(c.Argv) > 0 {
+		prog = c.Argv[0]
+	} else if f := strings.Fields(c.Shell); len(f) > 0 {
+		prog = f[0]
+	}
+	prog = strings.TrimSuffix(filepath.Base(prog), filepath.Ext(prog))
+	if prog == "" || prog == "." || prog == "/" {
+		return "gate"
+	}
+	return prog
+}
+
+func (d *decoder) reviewer(n *yaml.Node, key string) *Reviewer {
+	rv := &Reviewer{MaxRounds: 3}
+	if r := resolve(n); r != nil && r.Kind == yaml.ScalarNode {
+		rv.Agent = d.agentRef(n, key) // reviewer: codex
+		return rv
+	}
+	d.fields(n, key, map[string]func(*yaml.Node, string){
+		"agent":      func(v *yaml.Node, k string) { rv.Agent = d.agentRef(v, k) },
+		"prompt":     func(v *yaml.Node, k string) { rv.Prompt = d.part(v, k) },
+		"max_rounds": func(v *yaml.Node, k string) { rv.MaxRounds = d.count(v, k) },
+	})
+	return rv
+}
+
+func (d *decoder) limits(n *yaml.Node, key string) Limits {
+	var l Limits
+	d.fields(n, key, map[string]func(*yaml.Node, string){
+		"max_iterations":    func(v *yaml.Node, k string) { l.MaxIterations = d.count(v, k) },
+		"failure_threshold": func(v *yaml.Node, k string) { l.FailureThreshold = d.count(v, k) },
+		"iteration_timeout": func(v *yaml.Node, k string) { l.IterationTimeout = d.duration(v, k) },
+		"idle_timeout":      func(v *yaml.Node, k string) { l.IdleTimeout = d.duration(v, k) },
+		"timeout":           func(v *yaml.Node, k string) { l.Timeout = d.duration(v, k) },
+		"max_tokens":        func(v *yaml.Node, k string) { l.MaxTokens = d.integer(v, k) },
+		"max_cost_usd":      func(v *yaml.Node, k string) { l.MaxCostUSD = d.float(v, k) },
+		"max_duration":      func(v *yaml.Node, k string) { l.MaxDuration = d.duration(v, k) },
+		"token_budget":      func(v *yaml.Node, k string) { l.TokenBudget = d.integer(v, k) },
+	})
+	return l
+}
+
+func (d *decoder) escalation(n *yaml.Node, key string) Escalation {
+	var e Escalation
+	d.fields(n, key, map[string]func(*yaml.Node, string){
+		"on": func(v *yaml.Node, k string) {
+			e.On = d.strings(v, k)
+			for i, s := range e.On {
+				if !slices.Contains(escalationCases, s) {
+					d.fail(resolve(v).Content[i], k, "expected one of %s, got %q", strings.Join(escalationCases, ", "), s)
+				}
+			}
+		},
+		"protected_paths": func(v *yaml.Node, k string) { e.ProtectedPaths = d.strings(v, k) },
+		"include_diff":    func(v *yaml.Node, k string) { e.IncludeDiff = d.boolean(v, k) },
+		"max_diff_lines":  func(v *yaml.Node, k string) { e.MaxDiffLines = d.count(v, k) },
+	})
+	return e
+}
+
+func (d *decoder) git(n *yaml.Node, key string) Git {
+	var g Git
+	d.fields(n, key, map[string]func(*yaml.Node, string){
+		"checkpoint": func(v *yaml.Node, k string) { g.Checkpoint = d.boolean(v, k) },
+		"commit":     func(v *yaml.Node, k string) { g.Commit = d.boolean(v, k) },
+		"push":       func(v *yaml.Node, k string) { g.Push = d.boolean(v, k) },
+		"remote":     func(v *yaml.Node, k string) { g.Remote = d.str(v, k) },
+		"branch":     func(v *yaml.Node, k string) { g.Branch = d.str(v, k) },
+	})
+	return g
+}
