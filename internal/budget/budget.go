@@ -1,0 +1,96 @@
+package budget
+
+import (
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+// Resource names a budgeted quantity.
+type Resource string
+
+// Budgeted resources.
+const (
+	Tokens     Resource = "tokens"
+	CostUSD    Resource = "cost"
+	Duration   Resource = "duration"
+	Iterations Resource = "iterations"
+)
+
+// Margin is the predictive rule's safety factor: the run stops when what is
+// left is less than Margin × the mean cost of one iteration.
+const Margin = 1.2
+
+// SoftFraction is the share of a limit past which a warning is due.
+const SoftFraction = 0.8
+
+// Limits are a run's hard limits; zero means no limit.
+type Limits struct {
+	MaxTokens     int64         `json:"max_tokens,omitempty" yaml:"max_tokens,omitempty"`
+	MaxCostUSD    float64       `json:"max_cost_usd,omitempty" yaml:"max_cost_usd,omitempty"`
+	MaxDuration   time.Duration `json:"max_duration,omitempty" yaml:"max_duration,omitempty"`
+	MaxIterations int           `json:"max_iterations,omitempty" yaml:"max_iterations,omitempty"`
+}
+
+// Spent is what a run has used so far. TokensKnown/CostKnown are false when
+// some iteration's figure was not reported: the totals are then lower bounds.
+type Spent struct {
+	Tokens      int64         `json:"tokens"`
+	TokensKnown bool          `json:"tokens_known"`
+	CostUSD     float64       `json:"cost_usd"`
+	CostKnown   bool          `json:"cost_known"`
+	Duration    time.Duration `json:"duration_ns"`
+	Iterations  int           `json:"iterations"`
+}
+
+// Cost is what one iteration used.
+type Cost struct {
+	Tokens      int64         `json:"tokens"`
+	TokensKnown bool          `json:"tokens_known"`
+	CostUSD     float64       `json:"cost_usd"`
+	CostKnown   bool          `json:"cost_known"`
+	Duration    time.Duration `json:"duration_ns"`
+}
+
+// CostOf is the cost of one iteration from its agent (and reviewer) usage and
+// wall time.
+func CostOf(u evidence.Usage, d time.Duration) Cost {
+	return Cost{Tokens: u.TotalTokens(), TokensKnown: u.TokensKnown, CostUSD: u.CostUSD, CostKnown: u.CostKnown, Duration: d}
+}
+
+// Total sums per-iteration costs into what was spent; a total is known only
+// when every iteration's figure is.
+func Total(perIteration []Cost) Spent {
+	s := Spent{TokensKnown: true, CostKnown: true, Iterations: len(perIteration)}
+	for _, c := range perIteration {
+		s.Tokens += c.Tokens
+		s.CostUSD += c.CostUSD
+		s.Duration += c.Duration
+		s.TokensKnown = s.TokensKnown && c.TokensKnown
+		s.CostKnown = s.CostKnown && c.CostKnown
+	}
+	return s
+}
+
+// Remaining is what is left of each limit; -1 means that resource has no limit.
+type Remaining struct {
+	Tokens     int64         `json:"tokens"`
+	CostUSD    float64       `json:"cost_usd"`
+	Duration   time.Duration `json:"duration_ns"`
+	Iterations int           `json:"iterations"`
+}
+
+// Verdict is the budget picture before the next iteration.
+type Verdict struct {
+	Hard         []Resource `json:"hard,omitempty"`          // limits crossed: stop
+	CannotAfford []Resource `json:"cannot_afford,omitempty"` // another iteration would likely cross them: stop
+	Soft         []Resource `json:"soft,omitempty"`          // at or past 80 %: warn
+	// Unchecked are limits the predictive rule could not judge because some
+	// iteration's spend was not reported (unknown is never taken as 0).
+	Unchecked []Resource `json:"unchecked,omitempty"`
+	Remaining Remaining  `json:"remaining"`
+	Reason    string     `json:"reason,omitempty"` // one line for people, when there is something to say
+}
+
+// Stop reports whether the run must stop before another iteration.
+func (v Verdict) Stop() bool { return len(v.Hard) > 0 || len(v.CannotAfford) > 0 }

@@ -1,0 +1,100 @@
+package budget
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Check judges spend s against limits l, predicting the next iteration from the
+// per-iteration costs so far.
+func Check(l Limits, s Spent, perIteration []Cost) Verdict {
+	var v Verdict
+	var why []string
+	rem := Remaining{Tokens: -1, CostUSD: -1, Duration: -1, Iterations: -1}
+
+	if l.MaxIterations > 0 {
+		rem.Iterations = max(l.MaxIterations-s.Iterations, 0)
+		switch {
+		case s.Iterations >= l.MaxIterations:
+			v.Hard = append(v.Hard, Iterations)
+			why = append(why, fmt.Sprintf("iterations: %d of %d done", s.Iterations, l.MaxIterations))
+		case float64(s.Iterations) >= SoftFraction*float64(l.MaxIterations):
+			v.Soft = append(v.Soft, Iterations)
+		}
+	}
+
+	if l.MaxTokens > 0 {
+		rem.Tokens = max(l.MaxTokens-s.Tokens, 0)
+		mean, n, unknown := meanOf(perIteration, func(c Cost) (float64, bool) { return float64(c.Tokens), c.TokensKnown })
+		r := judge(&v, Tokens, float64(s.Tokens), float64(l.MaxTokens), mean, n, unknown || !s.TokensKnown,
+			func(f float64) string { return fmt.Sprintf("%d tokens", int64(f)) })
+		why = append(why, r...)
+	}
+
+	if l.MaxCostUSD > 0 {
+		rem.CostUSD = max(l.MaxCostUSD-s.CostUSD, 0)
+		mean, n, unknown := meanOf(perIteration, func(c Cost) (float64, bool) { return c.CostUSD, c.CostKnown })
+		r := judge(&v, CostUSD, s.CostUSD, l.MaxCostUSD, mean, n, unknown || !s.CostKnown,
+			func(f float64) string { return fmt.Sprintf("$%.2f", f) })
+		why = append(why, r...)
+	}
+
+	if l.MaxDuration > 0 {
+		rem.Duration = max(l.MaxDuration-s.Duration, 0)
+		mean, n, _ := meanOf(perIteration, func(c Cost) (float64, bool) { return float64(c.Duration), true })
+		r := judge(&v, Duration, float64(s.Duration), float64(l.MaxDuration), mean, n, false,
+			func(f float64) string { return time.Duration(f).Round(time.Second).String() })
+		why = append(why, r...)
+	}
+
+	v.Remaining = rem
+	v.Reason = strings.Join(why, "; ")
+	return v
+}
+
+// judge applies the hard, predictive and soft rules to one resource and
+// returns what to tell people. unknown means some spend was not reported: the
+// spent figure is then a lower bound, still enough to prove a crossing, but
+// not enough to predict.
+func judge(v *Verdict, r Resource, spent, limit, mean float64, n int, unknown bool, show func(float64) string) []string {
+	switch {
+	case spent >= limit:
+		v.Hard = append(v.Hard, r)
+		return []string{fmt.Sprintf("%s: %s spent of %s", r, show(spent), show(limit))}
+	case unknown:
+		v.Unchecked = append(v.Unchecked, r)
+		if spent >= SoftFraction*limit {
+			v.Soft = append(v.Soft, r)
+		}
+		return []string{fmt.Sprintf("%s: some iterations did not report it; at least %s spent of %s, the next iteration cannot be predicted",
+			r, show(spent), show(limit))}
+	case n > 0 && limit-spent < Margin*mean:
+		v.CannotAfford = append(v.CannotAfford, r)
+		return []string{fmt.Sprintf("%s: %s left of %s, an iteration takes about %s (mean of %d × %.1f)",
+			r, show(limit-spent), show(limit), show(mean*Margin), n, Margin)}
+	case spent >= SoftFraction*limit:
+		v.Soft = append(v.Soft, r)
+		return []string{fmt.Sprintf("%s: %s spent of %s (%.0f%%)", r, show(spent), show(limit), 100*spent/limit)}
+	}
+	return nil
+}
+
+// meanOf is the mean of the known values; unknown reports whether any
+// iteration's value was not known (those are left out, never taken as 0).
+func meanOf(cs []Cost, get func(Cost) (float64, bool)) (mean float64, n int, unknown bool) {
+	var sum float64
+	for _, c := range cs {
+		f, ok := get(c)
+		if !ok {
+			unknown = true
+			continue
+		}
+		sum += f
+		n++
+	}
+	if n == 0 {
+		return 0, 0, unknown
+	}
+	return sum / float64(n), n, unknown
+}
