@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/loop"
@@ -78,7 +80,21 @@ type Assessment struct {
 }
 
 // YAML renders the document.
-func (d DecisionDoc) YAML() ([]byte, error) { return yaml.Marshal(d) }
+func (d DecisionDoc) YAML() ([]byte, error) { return marshal(d) }
+
+// marshal renders YAML with two-space indentation, as the specification shows it.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("marshal yaml: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("marshal yaml: %w", err)
+	}
+	return b.Bytes(), nil
+}
 
 // firstTryFixRate is the share of failures one feedback round fixes (Aider's
 // polyglot leaderboard median, loop-control §1): the expected gain of a second

@@ -166,4 +166,3 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []Option, string) {
 	}
 	return q, []Option{optResume, optAccept, optAbort}, rec
 }
-

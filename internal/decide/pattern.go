@@ -1,0 +1,63 @@
+package decide
+
+import (
+	"fmt"
+	"strings"
+)
+
+// checkPattern names the pattern across attempts of an iteration_check and asks
+// the one question it raises, with options.
+func checkPattern(per [][]failure, attempts []Check, class string) (string, string, []Option) {
+	switch class {
+	case ClassSecurity, ClassArchitecture, ClassConflict, ClassScopeCreep:
+		fb := clip(attempts[len(attempts)-1].Review.Feedback, 160)
+		pat := fmt.Sprintf("The reviewer raised a %s concern: %s", strings.ReplaceAll(class, "_", " "), fb)
+		return pat, "Should the change go ahead despite the reviewer's " + strings.ReplaceAll(class, "_", " ") + " concern?",
+			[]Option{optApprove, {"Address the concern first", "resume with guidance on what is acceptable; more iterations"}, optAbort}
+	}
+	// A value that is a number in one place and a string in another.
+	for _, fs := range per {
+		for _, f := range fs {
+			if typeMismatch(f.Expected, f.Received) {
+				field := orText(f.Field, "the value")
+				pat := fmt.Sprintf("Type mismatch: %s is a string in one place and a number in another (expected %s, received %s)", field, f.Expected, f.Received)
+				return pat, fmt.Sprintf("Should %s be a string or a number?", field), []Option{
+					{"A string", fmt.Sprintf("convert %s to a string where it is created; anything that compares it as a number must change", field)},
+					{"A number", fmt.Sprintf("parse %s to a number where it is read; tests that expect a string must change", field)},
+					{"Leave it to the agent with a hint", "resume with guidance naming the one place that defines the type; may take another attempt"},
+				}
+			}
+		}
+	}
+	msgs := make([]string, len(per))
+	for i, fs := range per {
+		if len(fs) > 0 {
+			msgs[i] = fs[0].Message
+		} else if attempts[i].Review.Status == "reject" {
+			msgs[i] = "Review rejected: " + clip(attempts[i].Review.Feedback, 100)
+		}
+	}
+	n := len(msgs)
+	same := n > 1 && msgs[0] != ""
+	for _, m := range msgs {
+		same = same && m == msgs[0]
+	}
+	switch {
+	case same:
+		what := strings.TrimPrefix(msgs[0], "Test failed: ")
+		return fmt.Sprintf("The same failure in all %d attempts: %s", n, what),
+			fmt.Sprintf("What is the intended behaviour behind \"%s\", which %d attempts could not fix?", what, n),
+			[]Option{optResume, optAccept, optAbort}
+	case n >= 3 && msgs[n-1] == msgs[n-3] && msgs[n-1] != msgs[n-2] && msgs[n-1] != "":
+		return fmt.Sprintf("Oscillation: fixing one failure brings back the other (%s / %s)", msgs[n-1], msgs[n-2]),
+			"Which of these two requirements wins: " + msgs[n-1] + " or " + msgs[n-2] + "?",
+			[]Option{{"The first", "the other test must change"}, {"The second", "the first test must change"}, {"Both hold", "resume with guidance on how both can be met"}}
+	}
+	last := strings.TrimPrefix(msgs[n-1], "Test failed: ")
+	if last == "" {
+		last = "the remaining failure"
+	}
+	return fmt.Sprintf("Different failures in %d attempts; the last: %s", n, last),
+		fmt.Sprintf("What does the agent miss to fix %s?", last),
+		[]Option{optResume, optAccept, optAbort}
+}
