@@ -1,6 +1,9 @@
 package tasks
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Graph is a validated set of tasks; build it with [NewGraph].
 type Graph struct {
@@ -46,34 +49,42 @@ func Order(ts []Task) ([][]string, error) {
 	if err := Validate(ts); err != nil {
 		return nil, fmt.Errorf("order tasks: %w", err)
 	}
-	layer := make(map[string]int, len(ts))
-	remaining := len(ts)
+	index := make(map[string]int, len(ts))
+	for i, t := range ts {
+		index[t.ID] = i
+	}
+	waiting := make([]int, len(ts))
+	dependents := make([][]int, len(ts))
+	var this []int
+	for i, t := range ts {
+		waiting[i] = len(t.DependsOn)
+		for _, d := range t.DependsOn {
+			dependents[index[d]] = append(dependents[index[d]], i)
+		}
+		if waiting[i] == 0 {
+			this = append(this, i)
+		}
+	}
 	var layers [][]string
-	for remaining > 0 {
-		var this []string
-		for _, t := range ts {
-			if _, done := layer[t.ID]; done {
-				continue
-			}
-			ready := true
-			for _, d := range t.DependsOn {
-				if _, ok := layer[d]; !ok {
-					ready = false
-					break
+	placed := 0
+	for len(this) > 0 {
+		ids := make([]string, len(this))
+		var next []int
+		for k, i := range this {
+			ids[k] = ts[i].ID
+			for _, d := range dependents[i] {
+				if waiting[d]--; waiting[d] == 0 {
+					next = append(next, d)
 				}
 			}
-			if ready {
-				this = append(this, t.ID)
-			}
 		}
-		if len(this) == 0 { // cannot happen after Validate; guard against a loop
-			return nil, fmt.Errorf("order tasks: no task is ready among %d left", remaining)
-		}
-		for _, id := range this {
-			layer[id] = len(layers)
-		}
-		remaining -= len(this)
-		layers = append(layers, this)
+		slices.Sort(next)
+		placed += len(this)
+		layers = append(layers, ids)
+		this = next
+	}
+	if placed != len(ts) { // cannot happen after Validate
+		return nil, fmt.Errorf("order tasks: %d tasks are never ready", len(ts)-placed)
 	}
 	return layers, nil
 }
