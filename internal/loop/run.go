@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
@@ -40,9 +41,10 @@ func Run(ctx context.Context, env Env, spec Spec, st *State) (Outcome, error) {
 }
 
 type runner struct {
-	env  Env
-	spec *Spec
-	st   *State
+	env    Env
+	spec   *Spec
+	st     *State
+	warned []budget.Resource // the budgets already warned about at 80%
 }
 
 func (r *runner) run(ctx context.Context) (Outcome, error) {
@@ -59,7 +61,7 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 		}
 	}
 	for {
-		if out, stop := r.preflight(); stop {
+		if out, stop := r.preflight(ctx); stop {
 			if out.Status == StatusEscalated {
 				out, done, err := r.escalate(ctx, Decision{Action: ActionEscalate, Message: out.Reason})
 				if done {
@@ -184,7 +186,6 @@ func (r *runner) record(ev evidence.Iteration, res StepResult, d Decision) {
 	}
 	st.History = append(st.History, newRecord(ev, res, d))
 	st.Feedback = d.Feedback
-	st.Guidance = ""
 	st.Next = d.Next
 	if d.Best != nil {
 		st.Best = d.Best

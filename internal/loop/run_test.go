@@ -209,7 +209,7 @@ func TestRunBudget(t *testing.T) {
 	if out.Status != StatusAborted || st.Iteration != 3 {
 		t.Fatalf("got %s after %d, want aborted after 3 (%s)", out.Status, st.Iteration, out.Reason)
 	}
-	if want := "budget cannot afford another iteration: cost $0.50 left, an iteration costs $1.00 on average"; out.Reason != want {
+	if want := "budget: cost: $0.50 left of $3.50, an iteration takes about $1.20 (mean of 3 × 1.2)"; out.Reason != want {
 		t.Errorf("reason %q, want %q", out.Reason, want)
 	}
 }
