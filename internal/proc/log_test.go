@@ -99,6 +99,27 @@ func TestLogConcurrent(t *testing.T) {
 	}
 }
 
+func TestLogSingleLargeWrite(t *testing.T) {
+	t.Parallel()
+	const head, tail, total = 1 << 10, 2 << 10, 8 << 20
+	data := pattern(total)
+	path := filepath.Join(t.TempDir(), "log")
+	l, err := NewLog(path, head, tail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.Write(data); n != total || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Appendf(bytes.Clone(data[:head]), "\n[… %d bytes omitted …]\n%s", total-head-tail, data[total-tail:])
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+		t.Errorf("file holds %d bytes, want head + marker + tail (%d bytes)", len(got), len(want))
+	}
+}
+
 // TestLogWriteNoAlloc is not parallel: AllocsPerRun refuses parallel tests.
 func TestLogWriteNoAlloc(t *testing.T) { //nolint:paralleltest // AllocsPerRun
 	l, err := NewLog(filepath.Join(t.TempDir(), "log"), 1<<10, 1<<10)
