@@ -31,6 +31,9 @@ func DiffStat(ctx context.Context, dir, from, to string) (string, error) {
 }
 
 func diffCmd(ctx context.Context, dir, from, to string, extra ...string) (string, error) {
+	if strings.HasPrefix(from, "-") || strings.HasPrefix(to, "-") {
+		return "", fmt.Errorf("diff: invalid revision %q..%q", from, to)
+	}
 	top, err := topLevel(ctx, dir)
 	if err != nil {
 		return "", fmt.Errorf("diff: %w", err)

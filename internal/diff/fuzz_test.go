@@ -1,0 +1,38 @@
+package diff
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func FuzzAnalyze(f *testing.F) {
+	f.Add(mk(fd{path: "x_test.go", lines: []string{" func TestX(t *testing.T) {", "+\tt.Skip()", "-\tt.Fatal(1)", " }"}}), "auth/**")
+	f.Add(mk(fd{path: "go.mod", lines: []string{" require (", "+\tgithub.com/a/b v1.0.0", " )"}}), "**/*.mod")
+	f.Add(mk(fd{path: "package.json", status: "new", lines: []string{"+{", "+  \"dependencies\": {", "+    \"x\": \"1\"", "+  }", "+}"}}), "")
+	f.Add("--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n", "*")
+	f.Add("diff --git \"a/\\303\" \"b/\\303\"\nrename from x\nrename to y\nBinary files differ\n", "[")
+	f.Add("@@ -2147483647,2147483647 +0,0 @@\n-\n", "**/**/**")
+	f.Fuzz(func(t *testing.T, unified, glob string) {
+		o := Options{ProtectedPaths: []string{glob}, Scope: []string{glob}, TestGlobs: []string{glob}}
+		got := Analyze(unified, o)
+		if got.Added < 0 || got.Deleted < 0 || got.SkipsAdded < 0 || got.AssertsRemoved < 0 || got.SecretsFound < 0 {
+			t.Fatalf("negative count: %+v", got)
+		}
+		if (got.Hash == "") != (len(got.Files) == 0) {
+			t.Fatalf("Hash %q with files %q", got.Hash, got.Files)
+		}
+		for _, list := range [][]string{got.Files, got.TestFilesChanged, got.TestFilesDeleted, got.ProtectedTouched, got.OutsideScope, got.NewDeps, got.ExportedChanged} {
+			if !slices.IsSorted(list) || len(slices.Compact(slices.Clone(list))) != len(list) {
+				t.Fatalf("not sorted and unique: %q", list)
+			}
+		}
+		if got.Added+got.Deleted > strings.Count(unified, "\n")+1 {
+			t.Fatalf("more changed lines (%d) than input lines", got.Added+got.Deleted)
+		}
+		if again := Analyze(unified, o); again.Hash != got.Hash {
+			t.Fatal("Analyze is not deterministic")
+		}
+		_ = Glob(glob, unified)
+	})
+}
