@@ -29,6 +29,8 @@ type page struct {
 	Graph      template.HTML
 	Tasks      []TaskRow
 	Escalation template.HTML
+	Events     []eventRow
+	EventsAll  int
 }
 
 type card struct{ Label, Value, Note string }
@@ -55,7 +57,7 @@ type budgetRow struct{ Name, Tokens, In, Out, Cost string }
 // inline SVG charts, no script and nothing fetched from the network.
 func HTML(w io.Writer, r Run) error {
 	tmpl, err := template.New("report").Funcs(template.FuncMap{
-		"stamp": stamp, "join": strings.Join, "orDash": orDash, "cost": costText,
+		"stamp": stamp, "join": strings.Join, "orDash": orDash, "verdict": verdictText, "cost": costText,
 		"statusClass": statusClass, "inc": func(i int) int { return i + 1 },
 	}).Parse(pageTemplate)
 	if err != nil {
@@ -99,6 +101,7 @@ func buildPage(r Run) page {
 	}
 	p.Budget = []budgetRow{budget("agent", s.Spend.Usage), budget("reviewer", s.Spend.Reviewer), budget("total", total)}
 	p.Graph = taskGraphSVG(r.Tasks)
+	p.Events, p.EventsAll = eventRows(r.Events), len(r.Events)
 	if esc := strings.TrimSpace(r.Escalation); esc != "" {
 		p.Escalation = markdownHTML(esc)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -101,4 +102,44 @@ func statusClass(s string) string {
 		return "bad"
 	}
 	return "muted"
+}
+
+// verdictText shows a review verdict the way the protocol names it.
+func verdictText(v string) string {
+	switch v {
+	case evidence.VerdictApprove:
+		return "APPROVED"
+	case evidence.VerdictRequestChanges:
+		return "NEEDS_REVISION"
+	case evidence.VerdictReject:
+		return "REJECTED"
+	}
+	return v
+}
+
+// eventRow is one line of the event log.
+type eventRow struct {
+	Time, Type, Data string
+	N                int
+}
+
+// maxEventRows bounds the event log shown in the page (the most recent ones).
+const maxEventRows = 300
+
+func eventRows(evs []loop.Event) []eventRow {
+	if len(evs) > maxEventRows {
+		evs = evs[len(evs)-maxEventRows:]
+	}
+	rows := make([]eventRow, len(evs))
+	for i, ev := range evs {
+		var data string
+		if len(ev.Data) > 0 {
+			b, err := json.Marshal(ev.Data)
+			if err == nil {
+				data = truncate(string(b), 240)
+			}
+		}
+		rows[i] = eventRow{Time: ev.Time.UTC().Format("15:04:05"), Type: ev.Type, N: ev.Iteration, Data: data}
+	}
+	return rows
 }
