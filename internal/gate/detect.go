@@ -88,7 +88,7 @@ var textMarkers = []struct {
 	{"gotestsum", regexp.MustCompile(`(?m)^(DONE (\d+ runs, )?\d+ tests|=== (Failed|Skipped|Errors)$|=== FAIL: \S+ |(PASS|FAIL|SKIP) \S+\.\S+ (\(re-run \d+\) )?\(\d|[✓✖∅] {1,2}\S)`)},
 	{"generic", regexp.MustCompile(`(?m)\A(\S+:\d+:\d+: .* \([a-z][\w-]*\)\n)`)}, // golangci-lint text
 	{"gotest", regexp.MustCompile(`(?m)^(=== RUN |\s*--- (FAIL|PASS|SKIP): |(ok|FAIL)\s+\S+\s+(\d|\[|\(cached)|\?\s+\S+\s+\[no test files\]|panic: |(vet: )?\S+\.go:\d+:\d+: )`)},
-	{"tap", regexp.MustCompile(`(?m)^(TAP version \d+|1\.\.\d+|(not )?ok \d+( |$))`)},
+	{"tap", regexp.MustCompile(`(?m)^(TAP version \d+|1\.\.\d+|(not )?ok \d+( |$)|\S+\.t \.\.|Result: (FAIL|PASS)$)`)},
 	{"cargo", regexp.MustCompile(`(?m)^(running \d+ tests?$|test result: |error\[E\d+\]|test \S+ \.\.\. |\s+Running (unittests|tests/))`)},
 	{"tsc", regexp.MustCompile(`(?m)^(\S+\(\d+,\d+\): error TS\d+|\S+:\d+:\d+ - error TS\d+|error TS\d+: )`)},
 	{"mypy", regexp.MustCompile(`(?m)^(\S+\.pyi?:\d+(:\d+)*: (error|note|warning): |Found \d+ errors? in \d+ files?|Success: no issues found)`)},

@@ -1,0 +1,210 @@
+package gate
+
+import (
+	"bufio"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+var (
+	tapResultRE = regexp.MustCompile(`^(\s*)(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*?)(?:\s+#\s*(?i:(skip|todo))\b.*)?$`)
+	tapFailedRE = regexp.MustCompile(`^#\s+Failed test (?:'(.*)'|(.*))$`)
+	tapAtRE     = regexp.MustCompile(`^#\s+at (\S+) line (\d+)\.`)
+	tapYAMLKey  = regexp.MustCompile(`^\s*(location|failureType|error|stack):\s*(.*)$`)
+	proveFileRE = regexp.MustCompile(`^(\S+\.t) \.+ ?`)
+	jsFileRE    = regexp.MustCompile(`\.[cm]?[jt]sx?$`)
+)
+
+type tapFail struct {
+	f           evidence.Finding
+	failureType string
+	inYAML      bool
+	yamlKey     string
+}
+
+// parseTAP reads TAP (node --test, prove -v, Test::More with stderr merged):
+// failing results with their YAML block or "# Failed test … at FILE line N"
+// diagnostics; parents whose subtests failed are dropped, and prove's "Dubious"
+// or "Bail out!" become crashes.
+func parseTAP(br *bufio.Reader, c *collector) error {
+	lr := newLineReader(br)
+	var fails []*tapFail
+	var cur *tapFail
+	file := ""
+	fileFailed := map[string]bool{}
+	for {
+		raw, ok := lr.next()
+		if !ok {
+			break
+		}
+		line := StripANSI(string(raw))
+		if m := proveFileRE.FindStringSubmatch(line); m != nil {
+			file = m[1]
+		}
+		if m := tapResultRE.FindStringSubmatch(line); m != nil && (m[3] != "" || m[4] != "") {
+			c.parsed = true
+			cur = nil
+			directive := strings.ToLower(m[5])
+			switch {
+			case directive == "skip":
+				c.tests.Skipped++
+			case directive == "todo":
+			case m[2] == "ok":
+				c.tests.Passed++
+			default:
+				cur = &tapFail{f: evidence.Finding{Kind: evidence.KindTest, ID: m[4]}}
+				if cur.f.ID == "" {
+					cur.f.ID = "test " + m[3]
+				}
+				if file != "" {
+					cur.f.ID = file + " › " + cur.f.ID
+					fileFailed[file] = true
+				}
+				if len(fails) < MaxFindings {
+					fails = append(fails, cur)
+				}
+			}
+			continue
+		}
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(t, "Bail out!"):
+			c.parsed = true
+			c.add(evidence.Finding{Kind: evidence.KindCrash, ID: file, Message: t})
+		case strings.HasPrefix(t, "Dubious, test returned") && file != "" && !fileFailed[file]:
+			c.add(evidence.Finding{Kind: evidence.KindCrash, ID: file, File: file, Message: t})
+			fileFailed[file] = true
+		case strings.HasPrefix(t, "Parse errors: ") && file != "":
+			c.add(evidence.Finding{Kind: evidence.KindCrash, ID: file, File: file, Message: t})
+		case tapFailedRE.MatchString(t):
+			// "# Failed test 'x'" may come late (stderr): attach to x, or add it.
+			m := tapFailedRE.FindStringSubmatch(t)
+			name := m[1] + m[2]
+			cur = nil
+			for _, f := range fails {
+				if (f.f.ID == name || strings.HasSuffix(f.f.ID, " › "+name)) && f.f.Line == 0 {
+					cur = f
+					break
+				}
+			}
+			if cur == nil && len(fails) < MaxFindings {
+				cur = &tapFail{f: evidence.Finding{Kind: evidence.KindTest, ID: name}}
+				fails = append(fails, cur)
+			}
+		case tapFooterRE.MatchString(t):
+		case cur != nil:
+			if tapDetail(cur, line, t) {
+				cur = nil
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, tf := range fails {
+		if tf.failureType == "subtestsFailed" || tf.failureType == "cancelledByParent" {
+			continue
+		}
+		key := tf.f.ID + "\x00" + tf.f.File
+		if seen[tf.f.ID] && tf.f.Line == 0 {
+			continue
+		}
+		seen[tf.f.ID] = true
+		_ = key
+		f := tf.f
+		f.Message = orStr(strings.TrimSpace(f.Message), "failed")
+		if tf.failureType == "testTimeoutFailure" {
+			f.Kind = evidence.KindTimeout
+		}
+		if jsFileRE.MatchString(f.ID) && strings.Contains(f.ID, "/") && (f.Message == "test failed" || f.Message == "failed") {
+			f.Kind, f.File = evidence.KindBuild, f.ID // a test file that failed to load
+		}
+		c.tests.Failed++
+		c.add(f)
+	}
+	return lr.readErr()
+}
+
+var tapFooterRE = regexp.MustCompile(`^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$`)
+
+// tapDetail adds one line of a failure's YAML block or # diagnostics; it reports
+// whether the failure's details are complete.
+func tapDetail(cur *tapFail, line, t string) bool {
+	if m := tapAtRE.FindStringSubmatch(t); m != nil {
+		cur.f.File = m[1]
+		cur.f.Line, _ = strconv.Atoi(m[2])
+		return false
+	}
+	if strings.HasPrefix(t, "# Looks like") || strings.HasPrefix(t, "# Subtest:") {
+		return strings.HasPrefix(t, "# Subtest:")
+	}
+	switch {
+	case t == "---":
+		cur.inYAML = true
+		return false
+	case t == "...":
+		return true
+	case strings.HasPrefix(t, "#") && !cur.inYAML:
+		addLine(&cur.f, strings.TrimSpace(strings.TrimPrefix(t, "#")))
+		return false
+	case !cur.inYAML:
+		return false
+	}
+	if m := tapYAMLKey.FindStringSubmatch(line); m != nil && indentOf(line) <= 4+indentOf(strings.TrimLeft(line, " ")) {
+		cur.yamlKey = m[1]
+		v := strings.Trim(m[2], `'"`)
+		switch m[1] {
+		case "location":
+			if cur.f.File == "" {
+				cur.f.File, cur.f.Line = splitLoc(v)
+			}
+		case "failureType":
+			cur.failureType = v
+		case "error":
+			if v != "|-" && v != "|" && v != ">-" {
+				addLine(&cur.f, v)
+			}
+		}
+		return false
+	}
+	if yamlOtherKey.MatchString(line) {
+		cur.yamlKey = ""
+		return false
+	}
+	switch cur.yamlKey {
+	case "error":
+		addLine(&cur.f, t)
+	case "stack":
+		if m := frameLocRE.FindStringSubmatch(t); m != nil && !strings.Contains(t, "node:") {
+			cur.f.File, cur.f.Line = m[1], atoi(m[2])
+			cur.yamlKey = ""
+		}
+	}
+	return false
+}
+
+var yamlOtherKey = regexp.MustCompile(`^\s{0,4}\w+:`)
+
+func addLine(f *evidence.Finding, s string) {
+	if s == "" || len(f.Message) > maxMsgBytes || strings.Count(f.Message, "\n") >= maxMsgLines {
+		return
+	}
+	if f.Message != "" {
+		f.Message += "\n"
+	}
+	f.Message += s
+}
+
+// splitLoc splits "/abs/file.js:5:1" into file and line.
+func splitLoc(s string) (string, int) {
+	if m := frameLocRE.FindStringSubmatch(s); m != nil {
+		return m[1], atoi(m[2])
+	}
+	return s, 0
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
