@@ -41,6 +41,9 @@ type LockedError struct {
 }
 
 func (e *LockedError) Error() string {
+	if e.PID == 0 { // the owner has not written its lock file yet
+		return fmt.Sprintf("another loop is starting run %q; wait for it or stop it, or remove %s if none is running", e.Name, e.Path)
+	}
 	since := ""
 	if !e.Since.IsZero() {
 		since = ", since " + e.Since.Local().Format(time.DateTime)
