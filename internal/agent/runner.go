@@ -1,0 +1,249 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/proc"
+)
+
+// Defaults of a [Runner].
+const (
+	DefaultLogHead = 1 << 20 // bytes of the agent's output kept from the start
+	DefaultLogTail = 1 << 20 // and from the end
+	DefaultMaxLine = 8 << 20 // longest output line parsed; longer lines are cut
+	maxArgPrompt   = 128<<10 - 1
+	tailBytes      = 4 << 10
+)
+
+// Limits are hard limits for one agent run; zero means none. When the live
+// usage crosses one, the agent is ended and the result says why.
+type Limits struct {
+	MaxTokens  int64
+	MaxCostUSD float64 // reported cost, or estimated from the price table
+}
+
+// Request is one agent run.
+type Request struct {
+	Preset  Preset
+	Prompt  string
+	Dir     string            // the work tree the agent runs in
+	IterDir string            // where the prompt file and usage log go; "" = the log's directory
+	Env     map[string]string // extra environment (wins over the preset's)
+	LogPath string            // the agent's output (stdout and stderr), 0600
+	Echo    io.Writer         // the terminal when verbose; nil otherwise
+	// CompletionMarker, if set, marks the result Completed when the agent's
+	// answer (or, for text output, any output line) contains it.
+	CompletionMarker string
+	Timeout          time.Duration
+	IdleTimeout      time.Duration
+	Limits           Limits
+}
+
+// LimitError is the cancel cause when an agent crossed its per-run limit.
+type LimitError struct {
+	Resource string // "tokens" or "cost"
+	Spent    string
+	Limit    string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("iteration limit: the agent used %s of its %s limit of %s", e.Spent, e.Resource, e.Limit)
+}
+
+// Runner starts agent processes. The zero value works: default log sizes, the
+// built-in price table, the process environment.
+type Runner struct {
+	Prices  *Prices       // nil: DefaultPrices()
+	BaseEnv []string      // nil: os.Environ()
+	Logger  *slog.Logger  // nil: discard
+	LogHead int           // 0: DefaultLogHead
+	LogTail int           // 0: DefaultLogTail
+	MaxLine int           // 0: DefaultMaxLine
+	Grace   time.Duration // 0: proc's default
+}
+
+// Run starts the agent once and waits for it. A binary that cannot be started
+// gives a result with StartFailed, not an error; the error is for agentloop's
+// own failures (cannot write the log) and for ctx being canceled.
+func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, error) {
+	p := req.Preset
+	res := evidence.AgentResult{Agent: p.Name, LogPath: req.LogPath}
+	if p.Name == "" {
+		res.Agent = filepath.Base(p.Binary)
+	}
+	if err := p.Validate(); err != nil {
+		return res, fmt.Errorf("run agent: %w", err)
+	}
+	if p.PromptVia == PromptArg && len(req.Prompt) > maxArgPrompt {
+		return res, fmt.Errorf("run agent %s: the prompt is %d bytes, more than one argument can carry (128 KiB): set prompt_via: stdin or file",
+			res.Agent, len(req.Prompt))
+	}
+	iterDir := req.IterDir
+	if iterDir == "" {
+		iterDir = filepath.Dir(req.LogPath)
+	}
+	promptFile := filepath.Join(iterDir, "agent-prompt.md")
+	argv, stdin := p.Command(req.Prompt, promptFile)
+	if p.PromptVia == PromptFile || slicesContainsSub(p.Args, PlaceholderPromptFile) {
+		if err := os.WriteFile(promptFile, []byte(req.Prompt), 0o600); err != nil {
+			return res, fmt.Errorf("write prompt file: %w", err)
+		}
+	}
+	usageLog := ""
+	if p.UsesUsageLog() {
+		usageLog = filepath.Join(iterDir, "agent-usage.jsonl")
+		_ = os.Remove(usageLog)
+		for i, a := range argv {
+			argv[i] = strings.ReplaceAll(a, PlaceholderUsageLog, usageLog)
+		}
+	}
+	parser, err := NewParser(p.Format)
+	if err != nil {
+		return res, fmt.Errorf("run agent %s: %w", res.Agent, err)
+	}
+	log, err := proc.NewLog(req.LogPath, r.size(r.LogHead, DefaultLogHead), r.size(r.LogTail, DefaultLogTail))
+	if err != nil {
+		return res, fmt.Errorf("run agent %s: %w", res.Agent, err)
+	}
+	defer log.Close()
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	w := &watch{parser: parser, prices: r.prices(), limits: req.Limits, cancel: cancel,
+		marker: req.CompletionMarker, textMarker: p.Format == FormatText}
+	maxLine := r.size(r.MaxLine, DefaultMaxLine)
+	stdoutLines := proc.Lines(maxLine, w.stdout)
+	stderrLines := proc.Lines(maxLine, w.stderr)
+	errTail := &ring{size: tailBytes}
+	spec := proc.Spec{
+		Argv: argv, Dir: req.Dir, Env: mergeEnv(r.baseEnv(), p.Env, req.Env),
+		Stdout:  fanout{log, stdoutLines, req.Echo},
+		Stderr:  fanout{log, stderrLines, errTail, req.Echo},
+		Timeout: req.Timeout, IdleTimeout: req.IdleTimeout, Grace: r.Grace,
+	}
+	if stdin != "" {
+		spec.Stdin = strings.NewReader(stdin)
+	}
+	pr, err := proc.Run(runCtx, spec)
+	_ = stdoutLines.Close()
+	_ = stderrLines.Close()
+	if usageLog != "" {
+		w.feedFile(usageLog, maxLine)
+	}
+	if cerr := log.Close(); cerr != nil {
+		r.logger().Warn("agent log incomplete", "path", req.LogPath, "err", cerr)
+	}
+	if se, ok := errors.AsType[*proc.StartError](err); ok {
+		res.StartFailed, res.ExitCode = true, -1
+		res.Reason = fmt.Sprintf("%v: install %s or set the agent's cmd", se, p.Binary)
+		return res, nil
+	} else if err != nil {
+		return res, fmt.Errorf("run agent %s: %w", res.Agent, err)
+	}
+	out, completed := w.result()
+	res.ExitCode, res.Signal, res.TimedOut, res.IdleTimedOut = pr.ExitCode, pr.Signal, pr.TimedOut, pr.IdleTimedOut
+	res.Duration, res.OutputBytes = pr.Duration, pr.OutputBytes
+	res.Usage = Estimate(out.Usage, r.prices())
+	res.Result, res.Terminal, res.Completed = out.Result, out.Terminal, completed
+	res.Tail = string(log.Tail(tailBytes))
+	limitErr, limited := errors.AsType[*LimitError](context.Cause(runCtx))
+	switch {
+	case pr.Canceled && limited:
+		res.Reason = limitErr.Error()
+	case pr.Canceled:
+		return res, fmt.Errorf("run agent %s: %w", res.Agent, context.Cause(ctx))
+	case pr.TimedOut:
+		res.Reason = fmt.Sprintf("timed out after %s", req.Timeout)
+	case pr.IdleTimedOut:
+		res.Reason = fmt.Sprintf("no output for %s: ended as stalled", req.IdleTimeout)
+	default:
+		c := Classify(p, pr.ExitCode, out, errTail.bytes(), pr.OutputBytes)
+		res.RateLimited, res.Transient = c.Kind == ClassRateLimited, c.Kind == ClassTransient
+		res.ResetAt, res.Reason = c.ResetAt, c.Reason
+		if c.Kind == ClassFailed && res.ExitCode == 0 {
+			// The CLI said it failed (or its stream broke off) although it exited 0.
+			res.ExitCode = 1
+		}
+	}
+	r.logger().Debug("agent finished", "agent", res.Agent, "exit_code", res.ExitCode,
+		"duration_ms", res.Duration.Milliseconds(), "reason", res.Reason)
+	return res, nil
+}
+
+func (r *Runner) size(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+func (r *Runner) prices() Prices {
+	if r.Prices != nil {
+		return *r.Prices
+	}
+	return DefaultPrices()
+}
+
+func (r *Runner) baseEnv() []string {
+	if r.BaseEnv != nil {
+		return r.BaseEnv
+	}
+	return os.Environ()
+}
+
+func (r *Runner) logger() *slog.Logger {
+	if r.Logger != nil {
+		return r.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func slicesContainsSub(ss []string, sub string) bool {
+	for _, s := range ss {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeEnv overlays the maps on base, later wins, keeping base's order.
+func mergeEnv(base []string, overlays ...map[string]string) []string {
+	out := make([]string, 0, len(base)+8)
+	index := make(map[string]int, len(base))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if i, ok := index[k]; ok {
+			out[i] = kv
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, kv)
+	}
+	for _, m := range overlays {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sortStrings(keys)
+		for _, k := range keys {
+			kv := k + "=" + m[k]
+			if i, ok := index[k]; ok {
+				out[i] = kv
+				continue
+			}
+			index[k] = len(out)
+			out = append(out, kv)
+		}
+	}
+	return out
+}

@@ -1,0 +1,215 @@
+package agent
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as a fake agent: with AGENT_HELPER_ACTIONS set it
+// runs the actions (separated by ';') instead of the tests.
+func TestMain(m *testing.M) {
+	if acts := os.Getenv("AGENT_HELPER_ACTIONS"); acts != "" {
+		os.Exit(helper(strings.Split(acts, ";")))
+	}
+	os.Exit(m.Run())
+}
+
+func helper(actions []string) int {
+	for _, a := range actions {
+		verb, arg, _ := strings.Cut(a, ":")
+		switch verb {
+		case "printfile":
+			b, err := os.ReadFile(arg)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 99
+			}
+			os.Stdout.Write(b)
+		case "stderr":
+			fmt.Fprintln(os.Stderr, arg)
+		case "stdin-to":
+			b, _ := io.ReadAll(os.Stdin)
+			_ = os.WriteFile(arg, b, 0o600)
+		case "args-to":
+			_ = os.WriteFile(arg, []byte(strings.Join(os.Args[1:], "\n")), 0o600)
+		case "env-to":
+			_ = os.WriteFile(arg, []byte(os.Getenv("AGENT_TEST_FOO")+","+os.Getenv("AGENT_TEST_BAR")), 0o600)
+		case "sleep":
+			d, _ := time.ParseDuration(arg)
+			time.Sleep(d)
+		case "spin": // assistant messages of 1000 tokens each, until killed
+			for i := 0; ; i++ {
+				fmt.Printf(`{"type":"assistant","message":{"id":"m%d","usage":{"input_tokens":1000,"output_tokens":0}},"session_id":"spin"}`+"\n", i)
+				time.Sleep(5 * time.Millisecond)
+			}
+		case "exit":
+			n, _ := strconv.Atoi(arg)
+			return n
+		}
+	}
+	return 0
+}
+
+// fakePreset is a preset that runs this test binary with the given actions.
+func fakePreset(t *testing.T, format, via string, actions ...string) (Preset, map[string]string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Preset{Name: "fake", Binary: exe, PromptVia: via, Format: format},
+		map[string]string{"AGENT_HELPER_ACTIONS": strings.Join(actions, ";")}
+}
+
+func fake(name string) string {
+	abs, _ := filepath.Abs(filepath.Join("testdata", "fake", name))
+	return abs
+}
+
+func TestRunnerClaudeOK(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	stdinFile := filepath.Join(dir, "stdin.txt")
+	p, env := fakePreset(t, FormatClaudeStream, PromptStdin, "stdin-to:"+stdinFile, "printfile:"+fake("claude-ok.jsonl"))
+	var echo strings.Builder
+	r := &Runner{}
+	res, err := r.Run(t.Context(), Request{Preset: p, Prompt: "fix it", Dir: dir, Env: env,
+		LogPath: filepath.Join(dir, "agent.log"), Echo: &echo, Timeout: time.Minute, CompletionMarker: "All tests pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed() || !res.Terminal || !res.Completed || res.RateLimited || res.Transient {
+		t.Errorf("result flags: %+v", res)
+	}
+	u := res.Usage
+	if u.InputTokens != 1500 || u.OutputTokens != 155 || u.CacheReadTokens != 4000 || u.CacheWriteTokens != 4500 ||
+		u.CostUSD != 0.0421 || !u.CostKnown || u.CostEstimated || u.SessionID != "fake-claude-0001" || u.Turns != 3 {
+		t.Errorf("usage = %+v", u)
+	}
+	if got, _ := os.ReadFile(stdinFile); string(got) != "fix it" {
+		t.Errorf("the agent read %q on stdin, want the prompt", got)
+	}
+	st, err := os.Stat(filepath.Join(dir, "agent.log"))
+	if err != nil || st.Mode().Perm() != 0o600 || st.Size() == 0 {
+		t.Errorf("agent.log: %v %v", st, err)
+	}
+	if !strings.Contains(echo.String(), `"type":"result"`) || !strings.Contains(res.Tail, `"total_cost_usd"`) {
+		t.Errorf("echo or tail misses the output")
+	}
+}
+
+func TestRunnerRateLimit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, env := fakePreset(t, FormatClaudeStream, PromptStdin, "printfile:"+fake("claude-ratelimit.jsonl"), "exit:1")
+	res, err := (&Runner{}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env, LogPath: filepath.Join(dir, "agent.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.RateLimited || !res.ResetAt.Equal(time.Unix(1893456000, 0)) || res.ExitCode != 1 || res.Transient {
+		t.Errorf("result = %+v", res)
+	}
+}
+
+func TestRunnerCodexEstimatedCost(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, env := fakePreset(t, FormatCodex, PromptStdin, "printfile:"+fake("codex-ok.jsonl"))
+	prices := Prices{Default: Price{Input: 1, Output: 10, CacheRead: 0.1}}
+	res, err := (&Runner{Prices: &prices}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env, LogPath: filepath.Join(dir, "agent.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5000 input × $1 + 800 output × $10 + 15000 cached × $0.1, per million
+	want := (5000*1 + 800*10 + 15000*0.1) / 1e6
+	if u := res.Usage; !u.CostKnown || !u.CostEstimated || u.CostUSD != want || res.Result != "Fixed Title; go test passes." {
+		t.Errorf("usage = %+v (want cost %v), result %q", u, want, res.Result)
+	}
+}
+
+func TestRunnerPromptFileAndEnv(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	argsFile, envFile := filepath.Join(dir, "args.txt"), filepath.Join(dir, "env.txt")
+	p, env := fakePreset(t, FormatText, PromptFile, "args-to:"+argsFile, "env-to:"+envFile, "printfile:"+fake("codex-ok.jsonl"))
+	p.PromptFlag = "--message-file"
+	p.Env = map[string]string{"AGENT_TEST_FOO": "preset", "AGENT_TEST_BAR": "preset"}
+	env["AGENT_TEST_FOO"] = "request"
+	res, err := (&Runner{}).Run(t.Context(), Request{Preset: p, Prompt: "the prompt", Dir: dir, Env: env, LogPath: filepath.Join(dir, "agent.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := os.ReadFile(argsFile)
+	promptFile := filepath.Join(dir, "agent-prompt.md")
+	if string(args) != "--message-file\n"+promptFile {
+		t.Errorf("args = %q", args)
+	}
+	if b, _ := os.ReadFile(promptFile); string(b) != "the prompt" {
+		t.Errorf("prompt file = %q", b)
+	}
+	if b, _ := os.ReadFile(envFile); string(b) != "request,preset" {
+		t.Errorf("env = %q, want the request to win over the preset", b)
+	}
+	if res.Failed() || res.Usage.TokensKnown || res.Usage.CostKnown {
+		t.Errorf("text output: %+v", res)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "agent.log")); strings.Contains(string(log), "preset") {
+		t.Errorf("the environment leaked into the log")
+	}
+}
+
+func TestRunnerStartFailed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := Preset{Name: "ghost", Binary: filepath.Join(dir, "no-such-agent"), PromptVia: PromptStdin, Format: FormatText}
+	res, err := (&Runner{}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, LogPath: filepath.Join(dir, "agent.log")})
+	if err != nil || !res.StartFailed || !strings.Contains(res.Reason, "install") {
+		t.Errorf("Run() = %+v, %v", res, err)
+	}
+}
+
+func TestRunnerTokenLimit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, env := fakePreset(t, FormatClaudeStream, PromptStdin, "spin")
+	res, err := (&Runner{Grace: time.Second}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env,
+		LogPath: filepath.Join(dir, "agent.log"), Timeout: 30 * time.Second, Limits: Limits{MaxTokens: 5000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Reason, "iteration limit: the agent used 5000 of its tokens limit") || !res.Failed() ||
+		res.Usage.InputTokens < 5000 || res.Transient || res.RateLimited {
+		t.Errorf("result = %+v", res)
+	}
+}
+
+func TestRunnerCrashAndTimeout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, env := fakePreset(t, FormatClaudeStream, PromptStdin, "exit:3")
+	res, err := (&Runner{}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env, LogPath: filepath.Join(dir, "a.log")})
+	if err != nil || !res.Transient || res.ExitCode != 3 || res.Reason != "exited 3 before any output" {
+		t.Errorf("crash: %+v, %v", res, err)
+	}
+	p, env = fakePreset(t, FormatClaudeStream, PromptStdin, "stderr:working", "sleep:20s")
+	res, err = (&Runner{Grace: 200 * time.Millisecond}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env,
+		LogPath: filepath.Join(dir, "b.log"), Timeout: 300 * time.Millisecond})
+	if err != nil || !res.TimedOut || res.Transient || !strings.HasPrefix(res.Reason, "timed out") {
+		t.Errorf("timeout: %+v, %v", res, err)
+	}
+}
+
+func TestRunnerPromptTooLongForArg(t *testing.T) {
+	t.Parallel()
+	p := Preset{Name: "x", Binary: "x", PromptVia: PromptArg, Format: FormatText}
+	_, err := (&Runner{}).Run(t.Context(), Request{Preset: p, Prompt: strings.Repeat("a", 200<<10), LogPath: filepath.Join(t.TempDir(), "l")})
+	if err == nil || !strings.Contains(err.Error(), "prompt_via: stdin or file") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,141 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentloop/agentloop/internal/proc"
+)
+
+// watch feeds the agent's output lines to the parser (stdout and stderr come
+// from two goroutines) and ends the run when the live usage crosses a limit.
+type watch struct {
+	mu         sync.Mutex
+	parser     Parser
+	prices     Prices
+	limits     Limits
+	cancel     context.CancelCauseFunc
+	marker     string
+	textMarker bool // look for the marker in every line (text output)
+	marked     bool
+	stopped    bool
+}
+
+func (w *watch) stdout(line []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.parser.Line(line)
+	if w.textMarker && w.marker != "" && !w.marked && strings.Contains(string(line), w.marker) {
+		w.marked = true
+	}
+	w.check()
+}
+
+func (w *watch) stderr(line []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if sp, ok := w.parser.(StderrParser); ok {
+		sp.StderrLine(line)
+	}
+}
+
+// check cancels the run once, when live usage crosses a limit.
+func (w *watch) check() {
+	if w.stopped || (w.limits.MaxTokens <= 0 && w.limits.MaxCostUSD <= 0) {
+		return
+	}
+	u := w.parser.Result().Usage
+	if w.limits.MaxTokens > 0 && u.TokensKnown && u.TotalTokens() >= w.limits.MaxTokens {
+		w.stopped = true
+		w.cancel(&LimitError{Resource: "tokens", Spent: fmt.Sprint(u.TotalTokens()), Limit: fmt.Sprint(w.limits.MaxTokens)})
+		return
+	}
+	if w.limits.MaxCostUSD > 0 {
+		u = Estimate(u, w.prices)
+		if u.CostKnown && u.CostUSD >= w.limits.MaxCostUSD {
+			w.stopped = true
+			w.cancel(&LimitError{Resource: "cost", Spent: fmt.Sprintf("$%.4f", u.CostUSD), Limit: fmt.Sprintf("$%.2f", w.limits.MaxCostUSD)})
+		}
+	}
+}
+
+// feedFile passes a usage log the CLI wrote (aider's analytics) to the parser.
+func (w *watch) feedFile(path string, maxLine int) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	lines := proc.Lines(maxLine, func(line []byte) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.parser.Line(line)
+	})
+	_, _ = io.Copy(lines, io.LimitReader(f, 256<<20))
+	_ = lines.Close()
+}
+
+func (w *watch) result() (Outcome, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.parser.Result()
+	completed := w.marked || (w.marker != "" && strings.Contains(out.Result, w.marker))
+	return out, completed
+}
+
+// fanout writes to every non-nil writer, ignoring their errors: a closed
+// terminal or a full disk must not stop the agent's output from being read.
+type fanout []io.Writer
+
+func (f fanout) Write(p []byte) (int, error) {
+	for _, w := range f {
+		if w != nil && !isNilWriter(w) {
+			_, _ = w.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+func isNilWriter(w io.Writer) bool {
+	switch v := w.(type) {
+	case *os.File:
+		return v == nil
+	case *ring:
+		return v == nil
+	}
+	return false
+}
+
+// ring keeps the last size bytes written.
+type ring struct {
+	mu   sync.Mutex
+	size int
+	buf  []byte
+}
+
+func (r *ring) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(p) >= r.size {
+		r.buf = append(r.buf[:0], p[len(p)-r.size:]...)
+		return len(p), nil
+	}
+	if over := len(r.buf) + len(p) - r.size; over > 0 {
+		r.buf = append(r.buf[:0], r.buf[over:]...)
+	}
+	r.buf = append(r.buf, p...)
+	return len(p), nil
+}
+
+func (r *ring) bytes() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.buf)
+}
+
+func sortStrings(s []string) { slices.Sort(s) }
