@@ -19,7 +19,7 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice) loop.Decision {
 		Failing:     f.failing,
 		Fingerprint: f.cur.FP,
 		Message:     c.reason,
-		Succeeded:   f.cur.Succeeded || progressed(f),
+		Succeeded:   succeeded(f, c),
 	}
 	bestQ := -1.0
 	if st.Best != nil {
@@ -33,6 +33,9 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice) loop.Decision {
 		d.Best = &loop.Checkpoint{Iteration: f.ev.N, Quality: f.cur.Quality}
 	}
 	d.Rollback = rollbackRef(f, c)
+	if d.Rollback != "" && c.action.Continues() {
+		d.Message += "; rolled back to " + d.Rollback
+	}
 	d.Next = e.next(f, c)
 	d.Feedback = e.feedback(f, ts, c, d.Next)
 	doc := e.document(f, ts, c, d)
@@ -47,14 +50,29 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice) loop.Decision {
 	return d
 }
 
+// succeeded is the iteration's verdict for the loop's consecutive-failure counter.
+// An iteration counts as a success when it met the goal or progressed; and when
+// the engine changes course (retry after a transient failure, expand, simplify),
+// since the failures of the old course say nothing about the new one — otherwise
+// the loop's threshold (default 3) would end every run at the third stuck
+// iteration, before the engine's own simplify-then-escalate rule could act.
+func succeeded(f *facts, c choice) bool {
+	switch c.action {
+	case loop.ActionRetry, loop.ActionExpand, loop.ActionSimplify:
+		return true
+	}
+	return f.cur.Succeeded || !transientOnly(f.ev) && progressed(f)
+}
+
 // progressed reports whether a failing iteration still moved forward: fewer
 // failures than the previous one, or a new best quality. Such an iteration does not
 // count toward the consecutive-failure threshold.
 func progressed(f *facts) bool {
-	if len(f.past) == 0 {
+	past := f.seq[:len(f.seq)-1]
+	if len(past) == 0 {
 		return false
 	}
-	prev := f.past[len(f.past)-1]
+	prev := past[len(past)-1]
 	if len(f.cur.Failing) < len(prev.Failing) {
 		return true
 	}

@@ -12,7 +12,8 @@ import (
 // fingerprint StuckRepeats times in a row; no diff, or the same diff, twice in a
 // row; a return to a code state seen before the previous iteration.
 func detectStuck(f *facts) []loop.Trigger {
-	all, cur := f.all, f.cur
+	all, cur := f.seq, f.cur
+	past := all[:len(all)-1]
 	if cur.Succeeded {
 		return nil
 	}
@@ -25,8 +26,8 @@ func detectStuck(f *facts) []loop.Trigger {
 			return []loop.Trigger{trig(TStuck, 0.8, false, "same failures %d iterations in a row: %s", n, first(cur.Failing))}
 		}
 	}
-	if len(f.past) > 0 {
-		prev := f.past[len(f.past)-1]
+	if len(past) > 0 {
+		prev := past[len(past)-1]
 		switch {
 		case cur.DiffEmpty && prev.DiffEmpty:
 			return []loop.Trigger{trig(TStuck, 0.8, false, "no change to the code two iterations in a row")}
@@ -34,8 +35,8 @@ func detectStuck(f *facts) []loop.Trigger {
 			return []loop.Trigger{trig(TStuck, 0.8, false, "the same diff two iterations in a row")}
 		}
 	}
-	if cur.TreeHash != "" && len(f.past) >= 2 {
-		for _, p := range f.past[:len(f.past)-1] {
+	if cur.TreeHash != "" && len(past) >= 2 {
+		for _, p := range past[:len(past)-1] {
 			if p.TreeHash == cur.TreeHash && !p.Succeeded {
 				return []loop.Trigger{trig(TStuck, 0.7, false, "back to the code state of iteration %d", p.N)}
 			}
@@ -48,7 +49,7 @@ func detectStuck(f *facts) []loop.Trigger {
 // fingerprints. When the two failing sets are disjoint, fixing one breaks the
 // other: twice round (A-B-A-B) that is reported as conflicting requirements.
 func detectOscillation(f *facts) []loop.Trigger {
-	all := f.all
+	all := f.seq
 	n := len(all)
 	if n < 3 || f.cur.Succeeded {
 		return nil
@@ -84,10 +85,11 @@ func intersects(a, b []string) bool {
 // detectRegression finds tests that passed in the previous iteration (it built and
 // they were not failing) and fail now, and a quality more than 0.05 below the best.
 func detectRegression(f *facts) []loop.Trigger {
-	if len(f.past) == 0 {
+	past := f.seq[:len(f.seq)-1]
+	if len(past) == 0 {
 		return nil
 	}
-	prev := f.past[len(f.past)-1]
+	prev := past[len(past)-1]
 	var broke []string
 	if prev.Quality > 0 && f.cur.Quality > 0 {
 		for _, g := range f.ev.Gates {
@@ -100,7 +102,7 @@ func detectRegression(f *facts) []loop.Trigger {
 		}
 	}
 	best := 0.0
-	for _, p := range f.past {
+	for _, p := range past {
 		best = max(best, p.Quality)
 	}
 	switch {
@@ -148,8 +150,8 @@ func detectPlateau(f *facts) []loop.Trigger {
 	if f.cur.Succeeded {
 		return nil
 	}
-	qs := make([]float64, 0, len(f.all))
-	for _, p := range f.all {
+	qs := make([]float64, 0, len(f.seq))
+	for _, p := range f.seq {
 		qs = append(qs, p.Quality)
 	}
 	pi := plateau(qs, f.p)

@@ -73,6 +73,7 @@ func (e *Engine) Decide(in loop.DecideInput) loop.Decision {
 	ts := detect(f)
 	f.cur.Triggers = triggerIDs(ts)
 	f.all[len(f.all)-1] = f.cur
+	f.seq[len(f.seq)-1] = f.cur
 	c := e.choose(f, ts)
 	return e.build(f, ts, c)
 }
@@ -99,7 +100,14 @@ func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts 
 	cur := fromEvidence(ev, failing, q)
 	cur.Succeeded = green(ev, in.Spec, e.p)
 	all := append(append([]point(nil), past...), cur)
-	return &facts{p: e.p, in: in, ev: ev, past: past, cur: cur, all: all, failing: failing}
+	var seq []point
+	for _, p := range past {
+		if p.Strategy != "retry" { // a retried iteration was spoiled by the infrastructure
+			seq = append(seq, p)
+		}
+	}
+	seq = append(seq, cur)
+	return &facts{p: e.p, in: in, ev: ev, past: past, cur: cur, all: all, seq: seq, failing: failing}
 }
 
 // green reports whether the iteration meets the goal: the agent finished, every
@@ -128,11 +136,31 @@ func detect(f *facts) []loop.Trigger {
 	var ts []loop.Trigger
 	for _, d := range []func(*facts) []loop.Trigger{
 		detectSpec, detectTransient, detectSecurity, detectArchitecture, detectConflict, detectScope,
-		detectTampering, detectStuck, detectOscillation, detectRegression, detectPlateau, detectBudget,
+		detectTampering, detectBudget,
 	} {
 		ts = append(ts, d(f)...)
 	}
+	if transientOnly(f.ev) {
+		return ts // an iteration the infrastructure spoiled says nothing about progress
+	}
+	for _, d := range []func(*facts) []loop.Trigger{detectStuck, detectOscillation, detectPlateau, detectRegression} {
+		ts = append(ts, d(f)...)
+	}
 	return ts
+}
+
+// transientOnly reports whether the iteration was spoiled by the infrastructure:
+// a transient or rate-limited agent, or a required gate that could not run.
+func transientOnly(ev evidence.Iteration) bool {
+	if ev.Agent.Transient || ev.Agent.RateLimited {
+		return true
+	}
+	for _, g := range ev.Gates {
+		if g.Required && g.Infra {
+			return true
+		}
+	}
+	return false
 }
 
 func triggerIDs(ts []loop.Trigger) []string {

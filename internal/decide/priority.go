@@ -49,8 +49,10 @@ const (
 //  8. escalate when the policy turns off automatic retries for this failure
 //  9. stuck or oscillating: simplify, or escalate after MaxSimplify simplifications
 //     that stayed stuck
-//  10. regression: refine from the best checkpoint
-//  11. plateau: expand when errors name missing context, else simplify
+//  10. plateau: expand when errors name missing context, else simplify (before
+//     regression, unlike loop-control §8.5: on a plateau the swaps of failing
+//     tests that look like regressions are noise, and simplify rolls back too)
+//  11. regression: refine from the best checkpoint
 //  12. missing context: expand, at most MaxExpand times
 //  13. first serious test tampering or first scope creep: refine with the rule
 //  14. MaxRefinePerAttempt refines in a row: a fresh attempt, or escalate when
@@ -92,15 +94,15 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 	if t, ok := firstOf(ts, TStuck, TOscillation); ok {
 		return e.simplify(f, RuleStuck, t.ID+": "+t.Evidence)
 	}
-	if t, ok := find(ts, TRegression); ok {
-		return e.ladder(f, choice{action: loop.ActionRefine, strategy: "refine", rule: RuleRegression, reason: "regression, back to the best checkpoint: " + t.Evidence})
-	}
 	missing := has(ts, THallucination, 0) && countStrategy(f.past, "expand") < p.MaxExpand
 	if t, ok := find(ts, TPlateau); ok {
 		if missing {
 			return e.ladder(f, choice{action: loop.ActionExpand, strategy: "expand", rule: RulePlateau, reason: "plateau with missing context: " + t.Evidence})
 		}
 		return e.simplify(f, RulePlateau, "plateau: "+t.Evidence)
+	}
+	if t, ok := find(ts, TRegression); ok {
+		return e.ladder(f, choice{action: loop.ActionRefine, strategy: "refine", rule: RuleRegression, reason: "regression: " + t.Evidence})
 	}
 	if t, ok := find(ts, THallucination); ok && missing {
 		return e.ladder(f, choice{action: loop.ActionExpand, strategy: "expand", rule: RuleMissing, reason: "add what the errors name: " + t.Evidence})

@@ -46,6 +46,7 @@ type facts struct {
 	past    []point
 	cur     point
 	all     []point // past and present
+	seq     []point // past and present without the iterations the infrastructure spoiled
 	failing []string
 }
 
