@@ -1,0 +1,182 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentloop/agentloop/internal/cli"
+	"github.com/agentloop/agentloop/internal/fakeagent"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"agentloop": func() { os.Exit(cli.Main(os.Args[1:], cli.Std())) },
+		"fakeagent": func() { os.Exit(fakeagent.Main()) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script against the real
+// binary and the fake agent.
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
+			e.Setenv("HOME", e.WorkDir)
+			e.Setenv("FAKEAGENT_DIR", filepath.Join(e.WorkDir, ".fakeagent"))
+			for _, k := range []string{"GOCACHE", "GOPATH", "GOMODCACHE", "GOFLAGS", "GOROOT"} {
+				if v := os.Getenv(k); v != "" {
+					e.Setenv(k, v)
+				}
+			}
+			if goBin, err := exec.LookPath("go"); err == nil {
+				e.Setenv("GOBIN_DIR", filepath.Dir(goBin))
+			}
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "git":
+				_, err := exec.LookPath("git")
+				return err == nil, nil
+			case "go":
+				_, err := exec.LookPath("go")
+				return err == nil, nil
+			case "short":
+				return testing.Short(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":    cmdExits,
+			"waitfile": cmdWaitFile,
+			"bgexit":   cmdBgExit,
+			"pidsgone": cmdPidsGone,
+			"readonly": cmdReadOnly,
+		},
+	})
+}
+
+// exits N prog args...: run prog and require exit code N.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	code := 0
+	if err != nil {
+		ee, ok := errors.AsType[*exec.ExitError](err)
+		if !ok {
+			ts.Fatalf("run %s: %v", args[1], err)
+		}
+		code = ee.ExitCode()
+	}
+	if code != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], code, want)
+	}
+}
+
+// waitfile [-t DURATION] PATH [SUBSTRING]: wait until the file exists (and holds
+// the substring).
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	limit := 20 * time.Second
+	if len(args) >= 2 && args[0] == "-t" {
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		limit, args = d, args[2:]
+	}
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile [-t DURATION] PATH [SUBSTRING]")
+	}
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && (len(args) == 1 || strings.Contains(string(b), args[1])) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear within %s", args[0], limit)
+}
+
+// bgexit CODE: every finished background command exited with CODE.
+func cmdBgExit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: bgexit CODE")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	for _, c := range ts.BackgroundCmds() {
+		if c.ProcessState == nil {
+			continue
+		}
+		if got := c.ProcessState.ExitCode(); got != want {
+			ts.Fatalf("background %s exited %d, want %d", c.Path, got, want)
+		}
+	}
+}
+
+// pidsgone [-t DURATION] FILE...: every pid listed in the files (one per line) is
+// gone within the time limit.
+func cmdPidsGone(ts *testscript.TestScript, neg bool, args []string) {
+	limit := 5 * time.Second
+	if len(args) >= 2 && args[0] == "-t" {
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		limit, args = d, args[2:]
+	}
+	var pids []int
+	for _, f := range args {
+		b, err := os.ReadFile(ts.MkAbs(f))
+		ts.Check(err)
+		for _, l := range strings.Fields(string(b)) {
+			pid, err := strconv.Atoi(l)
+			ts.Check(err)
+			pids = append(pids, pid)
+		}
+	}
+	if len(pids) == 0 {
+		ts.Fatalf("pidsgone: no pids in %v", args)
+	}
+	deadline := time.Now().Add(limit)
+	for {
+		alive := 0
+		for _, pid := range pids {
+			if syscall.Kill(pid, 0) == nil && !zombie(pid) {
+				alive++
+			}
+		}
+		if alive == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%d of %d processes still alive after %s", alive, len(pids), limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// zombie reports whether pid is a zombie (dead, not yet reaped by its parent).
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
+}

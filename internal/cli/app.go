@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Version is the version of this build (set with -ldflags at release time).
+var Version = "dev"
+
+// Deps is everything a command touches of the process it runs in.
+type Deps struct {
+	Stdin      io.Reader
+	Stdout     io.Writer
+	Stderr     io.Writer
+	Getenv     func(string) string
+	Environ    func() []string
+	Now        func() time.Time
+	IsTerminal func(w io.Writer) bool
+	Getwd      func() (string, error)
+	// Executable is this program's path, for agents that call back into it (the demo).
+	Executable func() (string, error)
+}
+
+// Std returns the real process's dependencies.
+func Std() Deps {
+	return Deps{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Getenv: os.Getenv, Environ: os.Environ, Now: time.Now,
+		IsTerminal: func(w io.Writer) bool {
+			f, ok := w.(*os.File)
+			return ok && term.IsTerminal(int(f.Fd()))
+		},
+		Getwd: os.Getwd, Executable: os.Executable,
+	}
+}
+
+// Main runs the command line and returns the process exit code. The first SIGINT
+// or SIGTERM cancels the context (the loop ends its agent, saves and prints how
+// to resume); a second one exits at once.
+func Main(args []string, d Deps) int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		cancel(&InterruptError{Signal: s.String()})
+		if _, ok := <-sigs; ok {
+			fmt.Fprintln(d.Stderr, "\nagentloop: second interrupt, exiting now")
+			os.Exit(ExitInterrupted)
+		}
+	}()
+	err := Run(ctx, args, d)
+	code := ExitCode(err)
+	if err != nil && !errors.Is(err, errSilent) {
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Err != nil {
+			fmt.Fprintf(d.Stderr, "agentloop: %v\n", err)
+		}
+	}
+	return code
+}
+
+// Run executes one command line.
+func Run(ctx context.Context, args []string, d Deps) error {
+	root := newRoot(d)
+	root.SetArgs(args)
+	root.SetIn(d.Stdin)
+	root.SetOut(d.Stdout)
+	root.SetErr(d.Stderr)
+	return root.ExecuteContext(ctx)
+}
+
+func newRoot(d Deps) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agentloop",
+		Short: "Run AI coding agents in bounded, evidence-driven iteration loops",
+		Long: `agentloop runs an AI coding agent (Claude Code, Codex, Gemini CLI, … or any command)
+as a fresh process per iteration, runs the quality gates itself, asks a reviewer,
+decides from the evidence whether to go on, and stops — with a report for you —
+when it should. State lives in .agentloop/ so every run survives Ctrl-C and resumes.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			msg := fmt.Sprintf("unknown command %q", args[0])
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += fmt.Sprintf("; did you mean %q?", s[0])
+			}
+			return usageError("%s\nRun 'agentloop --help' for the commands.", msg)
+		},
+	}
+	root.SetFlagErrorFunc(flagError)
+	root.AddCommand(
+		newRunCmd(d),
+		newResumeCmd(d),
+		newStatusCmd(d),
+		newReportCmd(d),
+		newDecideCmd(d),
+		newFeedbackCmd(d),
+		newAgentsCmd(d),
+		newListCmd(d),
+		newInitCmd(d),
+		newDemoCmd(d),
+		newDemoAgentCmd(d),
+		newVersionCmd(d),
+	)
+	return root
+}
+
+func newVersionCmd(d Deps) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(d.Stdout, "agentloop %s\n", Version)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/internal/demo"
+)
+
+func newDemoCmd(d Deps) *cobra.Command {
+	var dir string
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run a complete loop on a bundled sample project (needs only Go)",
+		Long: `Create a small Go project with three failing tests in a temporary folder, and run
+a real loop on it: a built-in scripted agent reads the feedback in its prompt and
+fixes one failure per iteration, the real 'go test -json' is the gate, and the
+loop ends when every test passes. Then it prints where the state and logs are.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			goBin, err := exec.LookPath("go")
+			if err != nil {
+				return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the demo runs the real 'go test' as its gate, and go is not on PATH: install Go from https://go.dev/dl/")}
+			}
+			if dir == "" {
+				if dir, err = os.MkdirTemp("", "agentloop-demo-"); err != nil {
+					return err
+				}
+			} else if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if dir, err = filepath.Abs(dir); err != nil {
+				return err
+			}
+			self, err := d.Executable()
+			if err != nil {
+				return fmt.Errorf("find this program for the demo agent: %w", err)
+			}
+			if err := demo.Setup(dir); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, "agentloop.yaml"), []byte(demoConfig(self, goBin)), 0o644); err != nil {
+				return fmt.Errorf("write the demo configuration: %w", err)
+			}
+			gitInit(dir)
+			fmt.Fprintf(d.Stdout, "Demo project: %s (textkit: 3 failing tests)\n", dir)
+			fmt.Fprintf(d.Stdout, "Agent: a scripted agent that fixes one failure per iteration; gate: go test -json ./...\n\n")
+			in := d
+			in.Getwd = func() (string, error) { return dir, nil }
+			args := []string{"run", "demo"}
+			if verbose {
+				args = append(args, "-v")
+			}
+			runErr := Run(cmd.Context(), args, in)
+			fmt.Fprintf(d.Stdout, "\nState:  %s\n", filepath.Join(dir, ".agentloop", "state", "demo.json"))
+			fmt.Fprintf(d.Stdout, "Logs:   %s\n", filepath.Join(dir, ".agentloop", "runs", "demo"))
+			fmt.Fprintf(d.Stdout, "Report: cd %s && %s report demo --format html -o report.html\n", dir, self)
+			return runErr
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "create the sample project here instead of a temporary folder")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "stream the agent's output")
+	return cmd
+}
+
+// demoConfig is the demo project's agentloop.yaml.
+func demoConfig(self, goBin string) string {
+	return `# agentloop demo: fix textkit's failing tests.
+default: demo
+procedures:
+  demo:
+    description: Fix the failing tests of the textkit sample project without editing the tests
+    prompt:
+      context: [TASK.md]
+      observe: builtin:fix-tests/observe.md
+      orient: builtin:fix-tests/orient.md
+      decide: builtin:fix-tests/decide.md
+      act: builtin:fix-tests/act.md
+    agent:
+      cmd: [` + strconv.Quote(self) + `, demo-agent]
+      prompt_via: stdin
+    gates:
+      - name: tests
+        run: [` + strconv.Quote(goBin) + `, test, -json, ./...]
+        format: gotest-json
+        timeout: 5m
+        env: {GOTOOLCHAIN: local, GOFLAGS: -mod=mod}
+    limits:
+      max_iterations: 6
+      failure_threshold: 3
+      iteration_timeout: 2m
+`
+}
+
+// gitInit makes the demo project a git repository when git is installed, so
+// the run shows checkpoints; without git the demo runs all the same.
+func gitInit(dir string) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return
+	}
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "-A"},
+		{"-c", "user.name=agentloop demo", "-c", "user.email=demo@agentloop.invalid", "commit", "-q", "-m", "textkit with failing tests"},
+	} {
+		c := exec.Command(git, args...)
+		c.Dir = dir
+		if c.Run() != nil {
+			return
+		}
+	}
+}
+
+func newDemoAgentCmd(d Deps) *cobra.Command {
+	return &cobra.Command{
+		Use:    "demo-agent",
+		Short:  "The demo's scripted agent (reads the prompt on stdin)",
+		Hidden: true,
+		Args:   usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			prompt, err := io.ReadAll(io.LimitReader(d.Stdin, 16<<20))
+			if err != nil {
+				return err
+			}
+			wd, err := d.Getwd()
+			if err != nil {
+				return err
+			}
+			return demo.Agent(string(prompt), wd, d.Stdout)
+		},
+	}
+}

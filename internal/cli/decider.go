@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentloop/agentloop/internal/decide"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// newDecider builds the decision engine from the procedure's policy: the
+// defaults, then the procedure's `policy:` keys (strictly: an unknown key is an
+// error), then the settings that live elsewhere in the procedure.
+func newDecider(p *plan) (loop.Decider, error) {
+	pol := decide.DefaultPolicy()
+	if len(p.Proc.Policy) > 0 {
+		b, err := yaml.Marshal(p.Proc.Policy)
+		if err != nil {
+			return nil, fmt.Errorf("procedure %s: policy: %w", p.Proc.Name, err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true)
+		if err := dec.Decode(&pol); err != nil {
+			return nil, fmt.Errorf("procedure %s: policy: %w", p.Proc.Name, err)
+		}
+	}
+	if n := p.Proc.Feedback.MaxLength; n > 0 {
+		pol.FeedbackMaxLength = n
+	}
+	if len(p.Proc.Escalation.On) > 0 {
+		pol.EscalateOn = p.Proc.Escalation.On
+	}
+	for _, a := range p.Fallback {
+		pol.Fallback = append(pol.Fallback, a.Name)
+	}
+	if p.Proc.Reviewer != nil && p.Proc.Reviewer.MaxRounds > 0 {
+		pol.MaxReviewRounds = p.Proc.Reviewer.MaxRounds
+	}
+	pol.MaxIterations = p.Proc.Limits.MaxIterations
+	return decide.New(pol), nil
+}

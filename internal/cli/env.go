@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/diff"
+	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
+)
+
+// env assembles the local engine for a session.
+func (p *plan) env(ctx context.Context, s *session, runDir string, events *state.EventLog) (*engine.Local, error) {
+	l := &engine.Local{
+		Name: p.Name, RunID: s.st.RunID, WorkDir: p.WorkDir, RunDir: runDir, Task: p.task(),
+		Agent:  newAgentRunner(p, s.log, func() evidence.Usage { return s.st.Spend.Usage }),
+		Prompt: p.composer(runDir),
+		Store:  runStore{store: s.store, runDir: runDir},
+		Screen: s.screen, Now: s.d.Now, Sleep: engine.SleepContext, Log: s.log,
+		RateLimit: engine.RateLimitPolicy{
+			MaxWait: p.RateLimitWait, MaxTransient: 2,
+			Backoff: func(attempt int) time.Duration {
+				return agent.Backoff(attempt, p.BackoffBase, 5*time.Minute, rand.Float64())
+			},
+		},
+		TokenBudget: int(p.Proc.Limits.TokenBudget),
+	}
+	for _, a := range p.Fallback {
+		l.RateLimit.Fallback = append(l.RateLimit.Fallback, a.Name)
+	}
+	if events != nil {
+		l.Events = events
+	}
+	if p.Verbose {
+		l.Echo = echoWriter{w: s.d.Stdout, screen: s.screen}
+	}
+	if len(p.Gates) > 0 {
+		l.Gates = &engine.ProcGates{Specs: p.Gates, MaxFeedback: p.Proc.Feedback.MaxLength, Grace: p.KillGrace}
+	}
+	if p.Proc.Git.Checkpoint && gitx.IsRepo(ctx, p.WorkDir) {
+		opts := diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope}
+		l.Work = &engine.GitWorkspace{
+			Dir: p.WorkDir, Commit: p.Proc.Git.Commit, Push: p.Proc.Git.Push, Remote: p.Proc.Git.Remote,
+			Analyze: func(unified string) evidence.DiffFacts { return diff.Analyze(unified, opts) },
+		}
+	} else if p.Proc.Git.Push || p.Proc.Git.Commit {
+		s.screen.Warnf("git commit/push is configured but %s is not a git work tree; skipping it", p.WorkDir)
+	}
+	if p.Reviewer != nil {
+		l.Reviewer = newReviewer(p, s.log)
+	}
+	return l, nil
+}
+
+// composer is the prompt composer of the plan's procedure.
+func (p *plan) composer(runDir string) *engine.PromptComposer {
+	var gates []string
+	for _, g := range p.Gates {
+		gates = append(gates, g.Command)
+	}
+	return &engine.PromptComposer{
+		Parts: p.Proc.Prompt, Procedure: p.Proc.Name, MaxIterations: p.Proc.Limits.MaxIterations,
+		WorkDir: p.WorkDir, LogDir: runDir, Gates: gates, Task: p.task(),
+	}
+}
+
+// task is what the run is asked to do, in one paragraph: the description, or
+// the first context entry.
+func (p *plan) task() string {
+	if p.Task != "" {
+		return p.Task
+	}
+	return p.Proc.Description
+}
+
+// runStore saves the state in the state folder and a copy in the run folder, so
+// an older run's final state is still there after a new run of the same name.
+type runStore struct {
+	store  *state.Store
+	runDir string
+}
+
+func (r runStore) Save(st *loop.State) error {
+	if err := r.store.Save(st); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(r.store.StatePath(st.Name))
+	if err != nil {
+		return nil
+	}
+	if err := state.WriteFileAtomic(filepath.Join(r.runDir, "state.json"), b, 0o600); err != nil {
+		return fmt.Errorf("copy the state into the run folder: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// Exit codes (DESIGN.md section 2).
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 2
+	ExitAborted     = 3
+	ExitEscalated   = 4
+	ExitInterrupted = 130
+)
+
+// ExitError carries an exit code; Err, when set, is printed.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// InterruptError is the cause of a context canceled by a signal.
+type InterruptError struct{ Signal string }
+
+func (e *InterruptError) Error() string { return "interrupted by " + e.Signal }
+
+// errSilent marks an error already shown to the user.
+var errSilent = errors.New("already reported")
+
+// usageError is a mistake on the command line or in the configuration.
+func usageError(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// ExitCode maps an error to the process exit code.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	if ee, ok := errors.AsType[*ExitError](err); ok {
+		return ee.Code
+	}
+	if _, ok := errors.AsType[*InterruptError](err); ok || errors.Is(err, context.Canceled) {
+		return ExitInterrupted
+	}
+	return ExitFailure
+}
+
+// statusExit maps the status a run ended with to its exit code.
+func statusExit(s loop.Status) int {
+	switch s {
+	case loop.StatusSucceeded, loop.StatusCompleted:
+		return ExitOK
+	case loop.StatusAborted:
+		return ExitAborted
+	case loop.StatusEscalated:
+		return ExitEscalated
+	case loop.StatusInterrupted:
+		return ExitInterrupted
+	}
+	return ExitFailure
+}
+
+// usageArgs wraps a cobra argument check so that its failure is a usage error.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())}
+		}
+		return nil
+	}
+}
+
+// flagError makes a bad flag a usage error.
+func flagError(cmd *cobra.Command, err error) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())}
+}

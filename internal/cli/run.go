@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/ui"
+)
+
+// runProcedure is `agentloop run`.
+func runProcedure(cmd *cobra.Command, d Deps, f *runFlags, name string) error {
+	if f.tasks != "" {
+		return runTasks(cmd, d, f)
+	}
+	p, err := resolvePlan(cmd, d, f, name)
+	if err != nil {
+		return err
+	}
+	if f.dryRun {
+		return dryRun(d, p)
+	}
+	screen := newScreen(d, f, p)
+	s, err := open(d, p, screen, newLogger(d, f), true)
+	if err != nil {
+		return err
+	}
+	return s.run(cmd.Context())
+}
+
+// loadConfig reads every configuration tier; a problem in it is a usage error.
+func loadConfig(d Deps, file string, over config.Overrides) (*config.Config, error) {
+	wd, err := d.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(config.Options{ConfigFile: file, WorkDir: wd, Getenv: d.Getenv, Flags: over})
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	return cfg, nil
+}
+
+// overrides collects the flags given on the command line.
+func overrides(cmd *cobra.Command, f *runFlags) config.Overrides {
+	fl := cmd.Flags()
+	var o config.Overrides
+	if fl.Changed("max-iterations") {
+		o.MaxIterations = &f.maxIterations
+	}
+	if fl.Changed("failure-threshold") {
+		o.FailureThreshold = &f.failureThreshold
+	}
+	if fl.Changed("agent-cmd") {
+		o.AgentCmd = &f.agentCmd
+	}
+	if fl.Changed("agent") {
+		o.Agent = &f.agent
+	}
+	if fl.Changed("reviewer") {
+		o.Reviewer = &f.reviewer
+	}
+	if fl.Changed("iteration-timeout") {
+		o.IterationTimeout = &f.iterationTimeout
+	}
+	if fl.Changed("timeout") {
+		o.Timeout = &f.timeout
+	}
+	if fl.Changed("max-tokens") {
+		o.MaxTokens = &f.maxTokens
+	}
+	if fl.Changed("max-cost") {
+		o.MaxCostUSD = &f.maxCost
+	}
+	if fl.Changed("log-format") {
+		o.LogFormat = &f.logFormat
+	}
+	o.Context = f.contexts
+	o.Gates = f.gates
+	return o
+}
+
+// resolvePlan loads the configuration with the flags and resolves the named
+// procedure into everything a run needs.
+func resolvePlan(cmd *cobra.Command, d Deps, f *runFlags, name string) (*plan, error) {
+	cfg, err := loadConfig(d, f.config, overrides(cmd, f))
+	if err != nil {
+		return nil, err
+	}
+	wd, err := d.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return planFor(d, cfg, name, wd, f.verbose)
+}
+
+// planFor resolves one procedure of a loaded configuration for a work tree.
+func planFor(d Deps, cfg *config.Config, name, wd string, verbose bool) (*plan, error) {
+	proc, err := cfg.Procedure(name)
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	p := &plan{Name: proc.Name, WorkDir: wd, Proc: proc, Gates: gateSpecs(proc.Gates), Prices: cfg.Prices,
+		Sources: cfg.Sources(proc.Name), Verbose: verbose, LogFormat: cfg.LogFormat}
+	if p.RateLimitWait, err = envDuration(d, "AGENTLOOP_RATE_LIMIT_MAX_WAIT", 30*time.Minute); err != nil {
+		return nil, err
+	}
+	if p.BackoffBase, err = envDuration(d, "AGENTLOOP_BACKOFF_BASE", 5*time.Second); err != nil {
+		return nil, err
+	}
+	if p.KillGrace, err = envDuration(d, "AGENTLOOP_KILL_GRACE", 5*time.Second); err != nil {
+		return nil, err
+	}
+	p.StateDir = cfg.StateDir
+	if p.StateDir == "" {
+		p.StateDir = ".agentloop"
+	}
+	if !filepath.IsAbs(p.StateDir) {
+		p.StateDir = filepath.Join(wd, p.StateDir)
+	}
+	if proc.Agent.IsZero() {
+		return nil, usageError("procedure %s has no agent: pass --agent NAME (see 'agentloop agents') or --agent-cmd CMD, or set agent: in %s", proc.Name, config.WorkspaceFile)
+	}
+	if p.Agent, err = resolveAgent(cfg, proc.Agent); err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	for _, fb := range proc.Fallback {
+		a, err := resolveAgent(cfg, config.AgentRef{Name: fb})
+		if err != nil {
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("fallback: %w", err)}
+		}
+		p.Fallback = append(p.Fallback, a)
+	}
+	if proc.Reviewer != nil && !proc.Reviewer.Agent.IsZero() {
+		a, err := resolveAgent(cfg, proc.Reviewer.Agent)
+		if err != nil {
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("reviewer: %w", err)}
+		}
+		p.Reviewer = &a
+	}
+	if p.Decider, err = newDecider(p); err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	return p, nil
+}
+
+// dryRun prints the prompt the next iteration would get and its token count
+// against the budget, and with -v where every effective value came from. It runs
+// nothing.
+func dryRun(d Deps, p *plan) error {
+	composer := p.composer(filepath.Join(p.StateDir, "runs", p.Name))
+	text, tokens, err := composer.Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1})
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	fmt.Fprintln(d.Stdout, text)
+	fmt.Fprintln(d.Stdout, "---")
+	budget := p.Proc.Limits.TokenBudget
+	switch {
+	case budget > 0 && int64(tokens) > budget:
+		fmt.Fprintf(d.Stdout, "Prompt: %d tokens — WARNING: over the token budget of %d (the loop would still run)\n", tokens, budget)
+	case budget > 0:
+		fmt.Fprintf(d.Stdout, "Prompt: %d tokens (token budget %d)\n", tokens, budget)
+	default:
+		fmt.Fprintf(d.Stdout, "Prompt: %d tokens (no token budget set)\n", tokens)
+	}
+	argv, _ := p.Agent.Command("PROMPT", "PROMPT_FILE")
+	fmt.Fprintf(d.Stdout, "Agent: %s (prompt via %s)\n", shellJoin(argv), p.Agent.PromptVia)
+	for _, g := range p.Gates {
+		fmt.Fprintf(d.Stdout, "Gate %s: %s\n", g.Name, g.Command)
+	}
+	if !p.Verbose {
+		return nil
+	}
+	fmt.Fprintln(d.Stdout, "\nEffective configuration:")
+	tw := tabwriter.NewWriter(d.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
+	for _, s := range p.Sources {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, s.Value, s.From)
+	}
+	return tw.Flush()
+}
+
+// newScreen is what the person sees while the loop runs.
+func newScreen(d Deps, f *runFlags, p *plan) *ui.Printer {
+	format := f.logFormat
+	if format == "" {
+		format = p.LogFormat
+	}
+	return ui.New(ui.Options{
+		Out: d.Stdout, Now: d.Now, JSON: format == "json", Quiet: f.quiet, Verbose: f.verbose,
+		Terminal: d.IsTerminal(d.Stdout) && !f.verbose,
+	})
+}
+
+// newLogger is the diagnostic log (stderr): warnings, or everything with -v.
+func newLogger(d Deps, f *runFlags) *slog.Logger {
+	level := slog.LevelWarn
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(d.Stderr, opts)
+	if f.logFormat == "json" {
+		h = slog.NewJSONHandler(d.Stderr, opts)
+	}
+	return slog.New(h)
+}
+
+// echoWriter streams agent output to the terminal, clearing the status line first.
+type echoWriter struct {
+	w      io.Writer
+	screen *ui.Printer
+}
+
+func (e echoWriter) Write(b []byte) (int, error) {
+	e.screen.ClearStatus()
+	return e.w.Write(b)
+}
+
+// envDuration reads a duration from the environment.
+func envDuration(d Deps, name string, def time.Duration) (time.Duration, error) {
+	v := d.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	t, err := time.ParseDuration(v)
+	if err != nil || t < 0 {
+		return 0, usageError("%s=%q: want a duration such as 90s or 30m", name, v)
+	}
+	return t, nil
+}

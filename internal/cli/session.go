@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/ui"
+)
+
+// session is one process's run of a loop: it holds the lock, the state and the
+// local engine until the loop ends or is interrupted.
+type session struct {
+	d       Deps
+	p       *plan
+	store   *state.Store
+	lock    *state.Lock
+	st      *loop.State
+	screen  *ui.Printer
+	log     *slog.Logger
+	resumed bool
+}
+
+// newRunID names a run by its start time plus a few random characters.
+func newRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// open takes the run's lock and loads (or starts) its state. fresh asks for a new
+// run even when an earlier one could be resumed.
+func open(d Deps, p *plan, screen *ui.Printer, log *slog.Logger, fresh bool) (*session, error) {
+	if err := state.ValidName(p.Name); err != nil {
+		return nil, usageError("run name %q: %w", p.Name, err)
+	}
+	store := &state.Store{Root: p.StateDir}
+	lock, err := store.Lock(p.Name)
+	if err != nil {
+		if le, ok := errors.AsType[*state.LockedError](err); ok {
+			return nil, &ExitError{Code: ExitFailure, Err: le}
+		}
+		return nil, fmt.Errorf("lock run %s: %w", p.Name, err)
+	}
+	if r := lock.Recovered; r != nil {
+		screen.Warnf("recovered the stale lock of %s: pid %d on %s is gone", p.Name, r.PID, r.Host)
+	}
+	s := &session{d: d, p: p, store: store, lock: lock, screen: screen, log: log}
+	st, err := store.Load(p.Name)
+	switch {
+	case errors.Is(err, state.ErrNotFound):
+	case err != nil:
+		if ce, ok := errors.AsType[*state.CorruptError](err); ok {
+			screen.Warnf("the state file of %s is unreadable (%v); it was moved to %s and the run starts fresh", p.Name, ce.Err, ce.MovedTo)
+		} else {
+			lock.Release()
+			return nil, fmt.Errorf("load the state of %s: %w", p.Name, err)
+		}
+	default:
+		if !fresh {
+			s.st, s.resumed = st, true
+		} else if st.Status == loop.StatusRunning || st.Status == loop.StatusInterrupted {
+			screen.Warnf("the previous run of %s (%s) stopped as %s at iteration %d; starting a new run. To continue it instead: agentloop resume %s",
+				p.Name, st.RunID, orStatus(st.Status), st.Iteration, p.Name)
+		}
+	}
+	now := d.Now()
+	if s.st == nil {
+		s.st = &loop.State{
+			Version: loop.StateVersion, Name: p.Name, RunID: newRunID(now), Procedure: p.Proc.Name,
+			Status: loop.StatusRunning, StartedAt: now,
+		}
+	}
+	s.st.MaxIterations = p.Proc.Limits.MaxIterations
+	s.st.FailureThreshold = p.Proc.Limits.FailureThreshold
+	s.st.Sessions = append(s.st.Sessions, loop.Session{StartedAt: now})
+	return s, nil
+}
+
+func orStatus(s loop.Status) string {
+	if s == loop.StatusRunning {
+		return "running when its process died"
+	}
+	return string(s)
+}
+
+// run runs the loop to its end for this session and returns the exit error.
+func (s *session) run(ctx context.Context) error {
+	defer s.lock.Release()
+	runDir := s.store.RunDir(s.p.Name, s.st.RunID)
+	if err := state.EnsureDir(runDir); err != nil {
+		return fmt.Errorf("create the run folder: %w", err)
+	}
+	events, err := state.OpenEvents(filepath.Join(runDir, "events.jsonl"))
+	if err != nil {
+		s.screen.Warnf("events will not be recorded: %v", err)
+	} else {
+		defer events.Close()
+	}
+	env, err := s.p.env(ctx, s, runDir, events)
+	if err != nil {
+		return err
+	}
+	if t := s.p.Proc.Limits.Timeout; t > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("overall timeout of %s reached: %w", t, context.DeadlineExceeded))
+		defer cancel()
+	}
+	stopTicker := s.tick()
+	out, runErr := loop.Run(ctx, env, s.p.spec(), s.st)
+	stopTicker()
+
+	last := &s.st.Sessions[len(s.st.Sessions)-1]
+	last.EndedAt = s.d.Now()
+	if err := env.Save(context.WithoutCancel(ctx), s.st); err != nil {
+		s.screen.Warnf("%v", err)
+	}
+	s.epilogue(out, runDir)
+	if runErr != nil {
+		return runErr
+	}
+	if code := statusExit(out.Status); code != ExitOK {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
+// tick redraws the live status line every second while the loop runs.
+func (s *session) tick() func() {
+	if !s.screen.Terminal() {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				s.screen.Tick()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		s.screen.ClearStatus()
+	}
+}
+
+// epilogue tells the person what to do next.
+func (s *session) epilogue(out loop.Outcome, runDir string) {
+	w := s.screen
+	rel := relPath(s.p.WorkDir, runDir)
+	switch out.Status {
+	case loop.StatusInterrupted:
+		w.Linef("State saved. Resume with: agentloop resume %s", s.p.Name)
+	case loop.StatusEscalated:
+		w.Linef("The loop needs you: read %s", filepath.Join(rel, "escalation.md"))
+		w.Linef("Then: agentloop resume %s --guidance \"...\"", s.p.Name)
+	case loop.StatusAborted:
+		w.Linef("Logs: %s. To continue (with a higher limit if a budget stopped it): agentloop resume %s", rel, s.p.Name)
+	default:
+		w.Linef("Logs and state: %s", rel)
+	}
+}
+
+func relPath(base, p string) string {
+	if r, err := filepath.Rel(base, p); err == nil {
+		return r
+	}
+	return p
+}
+
+// previousSummary is the line printed on resume about the session before.
+func previousSummary(st *loop.State) string {
+	if len(st.Sessions) == 0 {
+		return ""
+	}
+	prev := st.Sessions[len(st.Sessions)-1]
+	status := prev.Status
+	if status == "" {
+		status = st.Status
+	}
+	when := ""
+	if !prev.EndedAt.IsZero() {
+		when = fmt.Sprintf(" at %s after %s", prev.EndedAt.Format("15:04:05"), ui.Duration(prev.EndedAt.Sub(prev.StartedAt)))
+	} else if !st.LastIterationAt.IsZero() {
+		when = fmt.Sprintf(" (last iteration ended %s; the process died)", st.LastIterationAt.Format("15:04:05"))
+	}
+	s := fmt.Sprintf("Previous session: %s%s, %d %s; run total %d iterations, %s",
+		orStatus(status), when, prev.Iterations, pluralize(prev.Iterations, "iteration"), st.TotalIterations, ui.Duration(st.Spend.Wall.Duration()))
+	if st.FailureThreshold > 0 {
+		s += fmt.Sprintf(", consecutive failures: %d/%d", st.ConsecutiveFailures, st.FailureThreshold)
+	}
+	return s + ", spent " + spendString(st.Spend)
+}
+
+func pluralize(n int, w string) string {
+	if n == 1 {
+		return w
+	}
+	return w + "s"
+}
+
+func spendString(sp loop.Spend) string {
+	u := sp.Usage.Add(sp.Reviewer)
+	tokens, cost := "tokens unknown", "cost unknown"
+	if u.TokensKnown {
+		tokens = fmt.Sprintf("%d tokens", u.TotalTokens())
+	}
+	if u.CostKnown {
+		cost = fmt.Sprintf("$%.2f", u.CostUSD)
+		if u.CostEstimated {
+			cost += " (estimated)"
+		}
+	}
+	return tokens + ", " + cost
+}

@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/proc"
+)
+
+// GateSpec is one configured gate, resolved for running.
+type GateSpec struct {
+	Name             string
+	Argv             []string // a shell string is ["sh", "-c", s]
+	Command          string   // as the user wrote it, for reports
+	Dir              string   // relative to the work tree; "" for its root
+	Env              []string // extra KEY=VALUE
+	Timeout          time.Duration
+	Required         bool
+	Format           string // parser name, or "auto"
+	TolerateBaseline bool
+	MaxFeedback      int // this gate's share of the feedback, in runes (0: default)
+}
+
+// ProcGates runs gates as processes and judges their output with the gate parsers.
+type ProcGates struct {
+	Specs       []GateSpec
+	Env         []string // the base environment (nil: this process's)
+	Grace       time.Duration
+	MaxFeedback int // total feedback length in runes
+	HeadBytes   int // of each gate log kept from the start
+	TailBytes   int // of each gate log kept from the end
+}
+
+// Count implements [GateRunner].
+func (g *ProcGates) Count() int { return len(g.Specs) }
+
+// RunGates implements [GateRunner]: each gate runs in its own process group with
+// its timeout, its output goes to logDir/NAME.log (bounded) and through the
+// parser as it streams, so memory stays flat whatever it prints.
+func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseline []evidence.GateResult) ([]evidence.GateResult, error) {
+	var out []evidence.GateResult
+	for _, s := range g.Specs {
+		if err := ctx.Err(); err != nil {
+			return out, context.Cause(ctx)
+		}
+		res, err := g.runOne(ctx, s, workDir, logDir, find(baseline, s.Name))
+		if err != nil {
+			return out, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir string, base *evidence.GateResult) (evidence.GateResult, error) {
+	spec := gate.Gate{Name: s.Name, Command: s.Command, Required: s.Required, TolerateBaseline: s.TolerateBaseline, Format: s.Format}
+	logPath := filepath.Join(logDir, safeName(s.Name)+".log")
+	log, err := proc.NewLog(logPath, orInt(g.HeadBytes, 1<<20), orInt(g.TailBytes, 1<<20))
+	if err != nil {
+		return evidence.GateResult{}, fmt.Errorf("gate %s: %w", s.Name, err)
+	}
+	pr, pw := io.Pipe()
+	type parsed struct {
+		rep gate.Report
+		err error
+	}
+	done := make(chan parsed, 1)
+	go func() {
+		rep, err := gate.Parse(pr, gate.Options{Format: orString(s.Format, "auto"), WorkDir: workDir})
+		_, _ = io.Copy(io.Discard, pr) // a parser that stops early must not block the gate
+		done <- parsed{rep, err}
+	}()
+	w := io.MultiWriter(log, pw)
+	env := g.Env
+	if len(s.Env) > 0 {
+		env = append(append([]string(nil), baseEnv(env)...), s.Env...)
+	}
+	res, runErr := proc.Run(ctx, proc.Spec{
+		Argv: s.Argv, Dir: filepath.Join(workDir, s.Dir), Env: env,
+		Stdout: w, Stderr: w, Timeout: s.Timeout, Grace: g.Grace,
+	})
+	_ = pw.Close()
+	p := <-done
+	_ = log.Close()
+	var judged evidence.GateResult
+	switch {
+	case runErr != nil:
+		judged = gate.Infra(spec, "cannot start: "+runErr.Error())
+	case res.Canceled:
+		return evidence.GateResult{}, context.Cause(ctx)
+	case res.TimedOut:
+		judged = gate.Infra(spec, fmt.Sprintf("timed out after %s", s.Timeout))
+	case p.err != nil && !errors.Is(p.err, io.ErrClosedPipe):
+		rep := p.rep
+		rep.Tail = string(log.Tail(4096))
+		judged = gate.Judge(spec, res.ExitCode, rep, base)
+	default:
+		judged = gate.Judge(spec, res.ExitCode, p.rep, base)
+	}
+	judged.Duration = res.Duration
+	judged.LogPath = logPath
+	if judged.Tail == "" {
+		judged.Tail = string(log.Tail(2048))
+	}
+	return judged, nil
+}
+
+// Feedback implements [GateRunner]: the rendered gate results with what changed
+// since the previous iteration.
+func (g *ProcGates) Feedback(results []evidence.GateResult, history []loop.Record) string {
+	deltas := map[string]gate.Delta{}
+	for _, r := range results {
+		var cur []string
+		for _, f := range r.Findings {
+			cur = append(cur, gate.Key(f))
+		}
+		prev, streak := previousKeys(history, r.Name)
+		deltas[r.Name] = gate.Compare(prev, cur, streak)
+	}
+	per := map[string]int{}
+	for _, s := range g.Specs {
+		if s.MaxFeedback > 0 {
+			per[s.Name] = s.MaxFeedback
+		}
+	}
+	return gate.Render(results, deltas, gate.RenderOptions{MaxLength: g.MaxFeedback, PerGate: per})
+}
+
+// previousKeys returns a gate's failure keys in the last iteration and, per key,
+// for how many consecutive iterations up to then it has failed.
+func previousKeys(history []loop.Record, name string) ([]string, map[string]int) {
+	streak := map[string]int{}
+	var prev []string
+	for i := len(history) - 1; i >= 0; i-- {
+		keys := gateKeys(history[i], name)
+		if i == len(history)-1 {
+			prev = keys
+			for _, k := range keys {
+				streak[k] = 1
+			}
+			continue
+		}
+		grew := false
+		for _, k := range keys {
+			if n, ok := streak[k]; ok && n == len(history)-1-i {
+				streak[k] = n + 1
+				grew = true
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	return prev, streak
+}
+
+func gateKeys(r loop.Record, name string) []string {
+	for _, g := range r.Gates {
+		if g.Name == name {
+			return g.Keys
+		}
+	}
+	return nil
+}
+
+func find(rs []evidence.GateResult, name string) *evidence.GateResult {
+	for i := range rs {
+		if rs[i].Name == name {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func safeName(s string) string {
+	s = strings.Trim(unsafeChars.ReplaceAllString(s, "-"), "-.")
+	if s == "" {
+		return "gate"
+	}
+	return s
+}
+
+func baseEnv(env []string) []string {
+	if env == nil {
+		return os.Environ()
+	}
+	return env
+}
+
+func orInt(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func orString(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

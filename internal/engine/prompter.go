@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/prompt"
+)
+
+// PromptComposer is the [Prompter] of a procedure: its parts composed with the
+// iteration's data, file paths read relative to the work tree.
+type PromptComposer struct {
+	Parts         prompt.Parts
+	Procedure     string
+	MaxIterations int
+	WorkDir       string
+	LogDir        string   // the run folder, so the agent can read full logs
+	Gates         []string // gate commands, so the agent can run them itself
+	Task          string
+}
+
+// Compose implements [Prompter].
+func (c *PromptComposer) Compose(r loop.StepRequest) (string, int, error) {
+	d := prompt.Data{
+		Procedure: c.Procedure, Iteration: r.Iteration, MaxIterations: c.MaxIterations,
+		Attempt: r.Attempt, Feedback: r.Feedback, Guidance: r.Guidance, Strategy: r.Strategy,
+		Focus: r.Focus, Lessons: r.Lessons, Expand: r.Expand, LogDir: c.LogDir,
+		Task: c.Task, Gates: c.Gates, WorkDir: c.WorkDir,
+	}
+	text, err := prompt.Compose(c.Parts, d, c.read)
+	if err != nil {
+		return "", 0, err
+	}
+	return text, prompt.CountTokens(text), nil
+}
+
+func (c *PromptComposer) read(path string) ([]byte, error) {
+	if strings.HasPrefix(path, prompt.BuiltinPrefix) {
+		return prompt.ReadBuiltin(path)
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(c.WorkDir, path)
+	}
+	return os.ReadFile(path)
+}
