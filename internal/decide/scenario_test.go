@@ -190,6 +190,10 @@ func simulate(s scenario, dec loop.Decider) ([]loop.Decision, []evidence.Iterati
 	var ds []loop.Decision
 	var evs []evidence.Iteration
 	for n := 1; n <= limit; n++ {
+		if n > 1 && !affordable(st, spec.MaxCostUSD) { // the loop's budget check before each iteration
+			ds[len(ds)-1].Action = loop.ActionAbort
+			break
+		}
 		it := s.Iters[min(n, len(s.Iters))-1]
 		ev := it.evidence(n)
 		spent := st.Spend.Usage.Add(ev.Agent.Usage)
@@ -207,6 +211,17 @@ func simulate(s scenario, dec loop.Decider) ([]loop.Decision, []evidence.Iterati
 		}
 	}
 	return ds, evs
+}
+
+// affordable is the loop's cost rule before an iteration: not exhausted, and at
+// least 1.2 × the mean iteration cost left.
+func affordable(st *loop.State, limit float64) bool {
+	if limit <= 0 || len(st.History) == 0 {
+		return true
+	}
+	spent := st.Spend.Usage.CostUSD
+	mean := spent / float64(len(st.History))
+	return spent < limit && limit-spent >= 1.2*mean
 }
 
 // failureThreshold is the loop's default consecutive-failure threshold.

@@ -1,0 +1,138 @@
+package decide
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+var policyTable = flag.Bool("policytable", false, "print the scenario suite's iterations per policy against a perfect oracle")
+
+// fixedAttempts is the naive policy "try N times": proceed when the required gates
+// pass, stop after N iterations.
+type fixedAttempts struct{ n int }
+
+func (f fixedAttempts) Decide(in loop.DecideInput) loop.Decision {
+	d := loop.PlainDecider{}.Decide(in)
+	if d.Action != loop.ActionProceed && in.Budget.Iterations >= f.n {
+		d.Action = loop.ActionAbort
+	}
+	return d
+}
+
+type policyRun struct {
+	name string
+	dec  func(s scenario, t testing.TB) loop.Decider
+}
+
+func policies() []policyRun {
+	return []policyRun{
+		{"agentloop", func(s scenario, t testing.TB) loop.Decider { return New(s.policy(t)) }},
+		{"fixed-3", func(scenario, testing.TB) loop.Decider { return fixedAttempts{n: 3} }},
+		// The plain loop with the failure threshold (3 consecutive failures, reset by
+		// a success or by fewer failures than before), which simulate applies.
+		{"consecutive-3", func(scenario, testing.TB) loop.Decider { return loop.PlainDecider{} }},
+	}
+}
+
+// outcome is how a simulated run ended, in the oracle's words.
+func outcome(ds []loop.Decision) string {
+	switch a := ds[len(ds)-1].Action; a {
+	case loop.ActionProceed, loop.ActionEscalate, loop.ActionAbort:
+		return string(a)
+	}
+	return "abort"
+}
+
+// right reports whether the run ended the way the oracle would: proceed when the
+// goal was reachable, stop (escalate or abort) when it was not. Proceeding before
+// the oracle would have is accepting work that is not done (weakened tests, say).
+func right(got, want string, n, oracle int) bool {
+	if got == "proceed" && n < oracle {
+		return false
+	}
+	return (got == "proceed") == (want == "proceed")
+}
+
+type tally struct{ iters, oracle, right, wrongProceed int }
+
+func runSuite(t testing.TB, each func(s scenario, p string, n int, out string)) map[string]*tally {
+	tallies := map[string]*tally{}
+	for _, s := range loadScenarios(t) {
+		for _, p := range policies() {
+			ds, _ := simulate(s, p.dec(s, t))
+			tl := tallies[p.name]
+			if tl == nil {
+				tl = &tally{}
+				tallies[p.name] = tl
+			}
+			out := outcome(ds)
+			tl.iters += len(ds)
+			tl.oracle += s.Oracle.Iterations
+			if right(out, s.Oracle.Outcome, len(ds), s.Oracle.Iterations) {
+				tl.right++
+			} else if out == "proceed" {
+				tl.wrongProceed++
+			}
+			if each != nil {
+				each(s, p.name, len(ds), out)
+			}
+		}
+	}
+	return tallies
+}
+
+// TestPolicyTable prints, with -policytable, the iterations each policy spends
+// on each scenario against the perfect oracle, and the outcome.
+func TestPolicyTable(t *testing.T) {
+	t.Parallel()
+	if !*policyTable {
+		t.Skip("run with -policytable to print the table")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-22s %-16s", "scenario", "oracle")
+	for _, p := range policies() {
+		fmt.Fprintf(&b, " %-20s", p.name)
+	}
+	b.WriteString("\n")
+	row := ""
+	tallies := runSuite(t, func(s scenario, p string, n int, out string) {
+		if p == "agentloop" {
+			row = fmt.Sprintf("%-22s %-16s", s.Name, fmt.Sprintf("%d %s", s.Oracle.Iterations, s.Oracle.Outcome))
+		}
+		mark := ""
+		if !right(out, s.Oracle.Outcome, n, s.Oracle.Iterations) {
+			mark = " ✗"
+		}
+		row += fmt.Sprintf(" %-20s", fmt.Sprintf("%d %s%s", n, out, mark))
+		if p == "consecutive-3" {
+			b.WriteString(row + "\n")
+		}
+	})
+	fmt.Fprintf(&b, "\n%-16s %10s %10s %8s %14s\n", "policy", "iterations", "oracle", "right", "wrong proceed")
+	for _, p := range policies() {
+		tl := tallies[p.name]
+		fmt.Fprintf(&b, "%-16s %10d %10d %8d %14d\n", p.name, tl.iters, tl.oracle, tl.right, tl.wrongProceed)
+	}
+	t.Log("\n" + b.String())
+}
+
+// BenchmarkScenarioPolicies runs the whole scenario suite under each policy and
+// reports the iterations spent, the oracle's iterations and the right outcomes.
+func BenchmarkScenarioPolicies(b *testing.B) {
+	for _, p := range policies() {
+		b.Run(p.name, func(b *testing.B) {
+			var tl *tally
+			for b.Loop() {
+				tl = runSuite(b, nil)[p.name]
+			}
+			b.ReportMetric(float64(tl.iters), "iterations")
+			b.ReportMetric(float64(tl.oracle), "oracle-iterations")
+			b.ReportMetric(float64(tl.right), "right-outcomes")
+			b.ReportMetric(float64(tl.wrongProceed), "wrong-proceeds")
+		})
+	}
+}
