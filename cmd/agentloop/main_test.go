@@ -64,7 +64,6 @@ func TestScripts(t *testing.T) {
 			"waitfile": cmdWaitFile,
 			"bgexit":   cmdBgExit,
 			"pidsgone": cmdPidsGone,
-			"readonly": cmdReadOnly,
 		},
 	})
 }
