@@ -29,7 +29,7 @@ var normRules = []struct {
 	{regexp.MustCompile(`(/tmp|/var/folders|/private/var/folders|/var/tmp)/\S*|\S*go-build\d+\S*|\S*[/\\]Temp[/\\]\S*`), "<tmp>"},
 	{regexp.MustCompile(`\b(goroutine|Goroutine) \d+`), "$1 N"},
 	{regexp.MustCompile(`(thread '[^']*') \(\d+\)`), "$1"},
-	{regexp.MustCompile(`\b(127\.\d+\.\d+\.\d+|localhost|0\.0\.0\.0|\[::1?\]):\d+`), "$1:<port>"},
+	{regexp.MustCompile(`\b(127\.\d+\.\d+\.\d+|localhost|0\.0\.0\.0|\[::1?\]):\d+`), "<addr>"},
 	{regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`), "0x?"},
 	{regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|us|ms|s|m|h)\b`), "<dur>"},
 	{regexp.MustCompile(`\b\d+(\.\d+)?\b`), "N"},

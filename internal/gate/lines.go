@@ -112,8 +112,9 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 		t.buf = append(t.buf[:0], p[len(p)-t.size:]...)
 		return n, nil
 	}
-	if over := len(t.buf) + len(p) - t.size; over > 0 {
-		t.buf = t.buf[:copy(t.buf, t.buf[over:])]
+	if len(t.buf)+len(p) > 2*t.size { // compact rarely: amortized O(1) per byte
+		keep := t.size - len(p)
+		t.buf = t.buf[:copy(t.buf, t.buf[len(t.buf)-keep:])]
 	}
 	t.buf = append(t.buf, p...)
 	return n, nil
@@ -121,7 +122,11 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 
 // lines returns the last n non-empty lines, ANSI stripped, joined by newlines.
 func (t *tailWriter) lines(n int) string {
-	return lastLines(string(t.buf), n)
+	b := t.buf
+	if len(b) > t.size {
+		b = b[len(b)-t.size:]
+	}
+	return lastLines(string(b), n)
 }
 
 func lastLines(s string, n int) string {

@@ -126,7 +126,7 @@ func Parse(r io.Reader, o Options) (Report, error) {
 	if !c.parsed && len(c.findings) == 0 && name != "generic" {
 		// A structured format that did not decode: fall back to the lines of the tail.
 		g := newCollector(o, f.tool)
-		_ = parseGeneric(bufio.NewReader(strings.NewReader(StripANSI(string(tail.buf)))), g)
+		_ = parseGeneric(bufio.NewReader(strings.NewReader(StripANSI(string(tail.buf[max(0, len(tail.buf)-tail.size):])))), g)
 		c.findings = g.findings
 	}
 	tailText := tail.lines(20)

@@ -80,7 +80,7 @@ func Render(results []evidence.GateResult, deltas map[string]Delta, o RenderOpti
 			break
 		}
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return truncRunes(strings.TrimRight(b.String(), "\n"), total)
 }
 
 func gateRank(r evidence.GateResult) int {
@@ -98,7 +98,7 @@ func renderGate(r evidence.GateResult, d Delta, budget int, logDir string) strin
 	if r.Infra {
 		return fitLine(fmt.Sprintf("%s could not run: %s (not counted against the change)", r.Name, r.InfraReason), budget) + "\n"
 	}
-	head := header(r, d)
+	head := header(r, d, budget >= 250)
 	var b strings.Builder
 	b.WriteString(truncRunes(head, max(budget, 40)) + "\n")
 	used := utf8.RuneCountInString(head) + 1
@@ -154,7 +154,7 @@ func footerFor(more int, logPath string) string {
 	return fmt.Sprintf("(+%d more; full log: %s)", more, logPath)
 }
 
-func header(r evidence.GateResult, d Delta) string {
+func header(r evidence.GateResult, d Delta, withCommand bool) string {
 	counts := map[evidence.Kind]int{}
 	var kinds []evidence.Kind
 	for _, f := range r.Findings {
@@ -176,7 +176,7 @@ func header(r evidence.GateResult, d Delta) string {
 		state = "passed"
 	}
 	h := r.Name
-	if r.Command != "" {
+	if r.Command != "" && withCommand {
 		h += " (" + truncRunes(r.Command, 40) + ")"
 	}
 	h += fmt.Sprintf(" %s (exit %d)", state, r.ExitCode)
