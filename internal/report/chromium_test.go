@@ -68,7 +68,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if err := HTML(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	page := filepath.Join(t.TempDir(), "report.html")
+	page := filepath.Join(artifactDir(t), "report.html")
 	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -94,4 +94,19 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Fatalf("screenshot %s: %v (size %v)", shot, err, st)
 	}
 	t.Logf("screenshot: %s", shot)
+
+	// A long run in progress with a wide graph: a second screenshot to look at,
+	// taken only when the artifacts are kept.
+	if os.Getenv("AGENTLOOP_ARTIFACTS") == "" {
+		return
+	}
+	b.Reset()
+	if err := HTML(&b, longRun()); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(filepath.Dir(page), "long.html")
+	if err := os.WriteFile(long, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runChromium(t, bin, "--screenshot="+filepath.Join(artifactDir(t), "report-long.png"), "--window-size=1280,2600", "--hide-scrollbars", "file://"+long)
 }

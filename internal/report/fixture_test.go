@@ -2,6 +2,7 @@ package report
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -112,4 +113,36 @@ func sampleTasks() []TaskRow {
 		{ID: "e2e", Title: "End-to-end tests", State: "blocked", DependsOn: []string{"api", "cli"}},
 		{ID: "lint", Title: "Fix lint warnings", State: "pending"},
 	}
+}
+
+// longRun is a run still in progress with many iterations, three gates, usage the
+// CLI did not report, and a wide task graph.
+func longRun() Run {
+	st := &loop.State{Version: 1, Name: "refactor-storage", RunID: "20260314-120000-ffee", Procedure: "build",
+		Status: loop.StatusRunning, Iteration: 30, TotalIterations: 30, MaxIterations: 0, FailureThreshold: 3,
+		StartedAt: t0, LastIterationAt: t0.Add(2 * time.Hour), Spend: loop.Spend{Wall: 7200000}}
+	for i := 1; i <= 30; i++ {
+		q := 0.2 + 0.7*float64(i)/30
+		fails := (30 - i) / 3
+		rec := loop.Record{N: i, Duration: loop.Millis(20000 + (i*7919)%90000), Quality: q,
+			Gates:    []loop.GateSummary{{Name: "unit", Required: true, Passed: fails == 0}, {Name: "vet", Required: true, Passed: i%4 != 0}, {Name: "e2e", Passed: i%5 != 0, Infra: i%7 == 0}},
+			Decision: "refine", Strategy: "refine", Triggers: []string{"validation_failure"}}
+		for f := range fails {
+			rec.Failing = append(rec.Failing, fmt.Sprintf("go:storage.Test%d", f))
+		}
+		st.History = append(st.History, rec)
+	}
+	var ts []TaskRow
+	states := []string{"succeeded", "succeeded", "running", "failed", "pending", "blocked", "escalated", "completed", "skipped", "interrupted"}
+	for i := range 14 {
+		t := TaskRow{ID: fmt.Sprintf("task-%02d", i), Title: fmt.Sprintf("Step %d of the storage refactor with a long title", i), State: states[i%len(states)]}
+		if i >= 3 {
+			t.DependsOn = []string{fmt.Sprintf("task-%02d", i-3)}
+			if i%2 == 0 {
+				t.DependsOn = append(t.DependsOn, fmt.Sprintf("task-%02d", i-1))
+			}
+		}
+		ts = append(ts, t)
+	}
+	return Run{State: st, Tasks: ts}
 }

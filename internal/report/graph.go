@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"math"
+	"sort"
 	"strings"
 )
 
@@ -57,18 +59,18 @@ func taskGraphSVG(ts []TaskRow) template.HTML {
 	depth := taskDepths(ts)
 	type pos struct{ x, y float64 }
 	at := make(map[string]pos, len(ts))
-	rows := map[int]int{}
 	maxDepth, maxRows := 0, 0
-	for _, t := range ts {
-		d := depth[t.ID]
-		at[t.ID] = pos{graphPad + float64(d)*(nodeW+gapX), graphPad + float64(rows[d])*(nodeH+gapY)}
-		rows[d]++
-		maxDepth, maxRows = max(maxDepth, d), max(maxRows, rows[d])
+	for _, layer := range graphLayers(ts, depth) {
+		for row, t := range layer {
+			d := depth[t.ID]
+			at[t.ID] = pos{graphPad + float64(d)*(nodeW+gapX), graphPad + float64(row)*(nodeH+gapY)}
+			maxDepth, maxRows = max(maxDepth, d), max(maxRows, row+1)
+		}
 	}
 	w := 2*graphPad + float64(maxDepth+1)*nodeW + float64(maxDepth)*gapX
 	h := 2*graphPad + float64(maxRows)*nodeH + float64(maxRows-1)*gapY
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="graph" data-tasks="%d" viewBox="0 0 %g %g" width="%g" role="img" aria-label="task graph">`, len(ts), w, h, w)
+	fmt.Fprintf(&b, `<svg class="graph" data-tasks="%d" viewBox="0 0 %g %g" style="width:100%%;max-width:%gpx;height:auto" role="img" aria-label="task graph">`, len(ts), w, h, w)
 	b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#94a3b8"/></marker></defs>`)
 	for _, t := range ts {
 		to := at[t.ID]
@@ -113,4 +115,41 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// graphLayers groups the tasks by depth; within a layer, tasks are ordered by the
+// mean row of their dependencies (fewer crossing edges), ties in file order.
+func graphLayers(ts []TaskRow, depth map[string]int) [][]TaskRow {
+	var layers [][]TaskRow
+	for _, t := range ts {
+		d := depth[t.ID]
+		for len(layers) <= d {
+			layers = append(layers, nil)
+		}
+		layers[d] = append(layers[d], t)
+	}
+	row := make(map[string]float64, len(ts))
+	for _, layer := range layers {
+		key := func(t TaskRow) float64 {
+			sum, n := 0.0, 0
+			for _, dep := range t.DependsOn {
+				if r, ok := row[dep]; ok {
+					sum, n = sum+r, n+1
+				}
+			}
+			if n == 0 {
+				return math.Inf(1)
+			}
+			return sum / float64(n)
+		}
+		keys := make(map[string]float64, len(layer))
+		for _, t := range layer {
+			keys[t.ID] = key(t)
+		}
+		sort.SliceStable(layer, func(i, j int) bool { return keys[layer[i].ID] < keys[layer[j].ID] })
+		for i, t := range layer {
+			row[t.ID] = float64(i)
+		}
+	}
+	return layers
 }

@@ -75,3 +75,21 @@ func TestHTMLEmpty(t *testing.T) {
 		t.Error("empty run: charts should say they have no points")
 	}
 }
+
+func TestHTMLLongRun(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := HTML(&b, longRun()); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`data-chart="quality" data-points="30"`, `data-chart="tokens" data-points="0"`,
+		"unknown: not reported by the agent CLI", `data-tasks="14"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "$0.00</td>") {
+		t.Error("unknown cost shown as $0.00")
+	}
+}

@@ -25,11 +25,11 @@ func charts(h []loop.Record) []chart {
 			Pts: pts(func(r loop.Record) point {
 				return point{Value: r.Quality, Known: true, Label: fmt.Sprintf("%.2f", r.Quality)}
 			})},
-		{ID: "failing", Title: "Failing tests and findings", Kind: "bar", Color: "#dc2626", Fmt: num,
+		{ID: "failing", Title: "Failing tests and findings", Kind: "bar", Color: "#dc2626", Fmt: num, Int: true,
 			Pts: pts(func(r loop.Record) point {
 				return point{Value: float64(len(r.Failing)), Known: true, Label: fmt.Sprintf("%d failing", len(r.Failing))}
 			})},
-		{ID: "tokens", Title: "Tokens per iteration", Kind: "bar", Color: "#2563eb", Fmt: compact,
+		{ID: "tokens", Title: "Tokens per iteration", Kind: "bar", Color: "#2563eb", Fmt: compact, Int: true,
 			Pts: pts(func(r loop.Record) point {
 				return point{Value: float64(r.Usage.TotalTokens()), Known: r.Usage.TokensKnown, Label: tokensText(r.Usage) + " tokens"}
 			})},

@@ -23,6 +23,7 @@ type chart struct {
 	Max   float64 // fixed top of the y axis; 0: from the data
 	Color string
 	Fmt   func(float64) string // y-axis labels
+	Int   bool                 // whole numbers: ticks fall on integers
 	Pts   []point
 }
 
@@ -52,7 +53,11 @@ func (c chart) SVG() template.HTML {
 	if top <= 0 {
 		top = 1
 	}
-	top = niceCeil(top/chartTicks) * chartTicks
+	tick := niceCeil(top / chartTicks)
+	if c.Int {
+		tick = math.Ceil(tick)
+	}
+	top = tick * chartTicks
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart" data-chart="%s" data-points="%d" viewBox="0 0 %g %g" role="img" aria-label="%s">`,
 		esc(c.ID), known, chartW, chartH, esc(c.Title))
@@ -60,7 +65,9 @@ func (c chart) SVG() template.HTML {
 		v := top * float64(i) / chartTicks
 		y := padT + plotH - plotH*float64(i)/chartTicks
 		fmt.Fprintf(&b, `<line class="grid" x1="%g" y1="%.1f" x2="%g" y2="%.1f"/>`, padL, y, chartW-padR, y)
-		fmt.Fprintf(&b, `<text class="ylab" x="%g" y="%.1f">%s</text>`, padL-8, y+4, esc(c.Fmt(v)))
+		if known > 0 {
+			fmt.Fprintf(&b, `<text class="ylab" x="%g" y="%.1f">%s</text>`, padL-8, y+4, esc(c.Fmt(v)))
+		}
 	}
 	n := len(c.Pts)
 	step := plotW / float64(max(n, 1))
@@ -101,6 +108,9 @@ func (c chart) SVG() template.HTML {
 		r = pointRadius2
 	}
 	for i, p := range c.Pts {
+		if !p.Known && known == 0 {
+			continue
+		}
 		if !p.Known {
 			fmt.Fprintf(&b, `<text class="unknown" x="%.1f" y="%g">?</text>`, xOf(i), padT+plotH-6)
 			continue
