@@ -10,22 +10,6 @@ import (
 	"strings"
 )
 
-// A Markdown plan is a checklist:
-//
-//	# Plan
-//	- [ ] Add the users table (id: schema)
-//	  - columns: id, email, created_at
-//	- [ ] REST endpoints for users (after: schema)
-//	- [x] Set up CI
-//
-// Each top-level checklist item ("- [ ]", "* [ ]" or "+ [ ]", also numbered
-// "1. [ ]") is a task, in the order written. Items indented under it, checklist or
-// not, and indented text are its notes, appended to its prompt. "[x]" marks a task
-// already done. A trailing "(id: NAME)" names the task; otherwise its id is the
-// title's slug ("add-the-users-table"), made unique with "-2", "-3"… A trailing
-// "(after: a, b)" makes it depend on those ids; without it a task depends on
-// nothing. Lines inside fenced code blocks are ignored, as are plain bullets.
-
 var (
 	checkItem  = regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s+(.*)$`)
 	anyItem    = regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$`)

@@ -41,7 +41,7 @@ func ParseYAML(path string, data []byte) (*File, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, yamlError(path, err)
 	}
 	p := &parser{path: path}
 	f := &File{Path: path}
@@ -218,4 +218,20 @@ func (p *parser) strings(n *yaml.Node, what string) []string {
 		}
 	}
 	return out
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
+
+// yamlError rewrites the YAML library's "yaml: line N: msg" as "path:N: msg".
+func yamlError(path string, err error) error {
+	msg := err.Error()
+	m := yamlLine.FindStringSubmatch(msg)
+	if m == nil {
+		return fmt.Errorf("%s: %s", path, msg)
+	}
+	msg = msg[len(m[0]):]
+	if m[1] == "" {
+		return fmt.Errorf("%s: %s", path, msg)
+	}
+	return fmt.Errorf("%s:%s: %s", path, m[1], msg)
 }

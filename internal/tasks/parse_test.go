@@ -63,7 +63,8 @@ func TestParseYAMLErrors(t *testing.T) {
 		{"no tasks", "parallel: 2\n", []string{"no tasks: list"}},
 		{"empty", "", []string{"empty task file"}},
 		{"not a mapping", "- a\n", []string{"f.yaml:1:1", "a mapping"}},
-		{"syntax", "tasks: [\n", []string{"f.yaml:"}},
+		{"syntax", "tasks:\n  - {id: a\n  - x: [\n", []string{"f.yaml:1: did not find expected"}},
+		{"tab", "tasks:\n\t- a\n", []string{"f.yaml:2: found character that cannot start any token"}},
 		{"several at once", "tasks:\n  - {id: a, x: 1, y: 2}\n", []string{`"x"`, `"y"`}},
 	}
 	for _, tt := range tests {
