@@ -1,0 +1,26 @@
+package report_test
+
+import (
+	"os"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/report"
+)
+
+func ExampleStatusTable() {
+	start := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
+	states := []*loop.State{
+		{Name: "build", Status: loop.StatusRunning, Iteration: 2, MaxIterations: 5, StartedAt: start,
+			History: []loop.Record{{N: 1, Decision: "refine"}, {N: 2, Decision: "refine"}},
+			Spend:   loop.Spend{Usage: evidence.Usage{InputTokens: 41000, OutputTokens: 5200, TokensKnown: true, CostUSD: 0.62, CostKnown: true}}},
+		{Name: "docs", Status: loop.StatusSucceeded, Iteration: 1, MaxIterations: 3, StartedAt: start,
+			LastIterationAt: start.Add(40 * time.Second), History: []loop.Record{{N: 1, Decision: "proceed"}}},
+	}
+	_ = report.StatusTable(os.Stdout, report.StatusRows(states, start.Add(3*time.Minute)), false)
+	// Output:
+	// NAME   STATUS     ITERATION  LAST DECISION  TOKENS   COST     ELAPSED
+	// build  running    2/5        refine         46,200   $0.62    3m00s
+	// docs   succeeded  1/3        proceed        unknown  unknown  40.0s
+}
