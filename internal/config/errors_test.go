@@ -32,6 +32,7 @@ func TestErrors(t *testing.T) {
     feedback: {max_length: 1.5}
 `},
 		{name: "agent and gate shapes", ws: "agents:\n  x: {prompt_via: pipe}\nprocedures:\n  a:\n    agent: {args: [--yes]}\n    gates: [{name: t}, {run: []}]\n"},
+		{name: "reviewer without agent", ws: "procedures:\n  a:\n    reviewer: {prompt: r.md}\n"},
 		{name: "bad default", ws: "default: nope\nprocedures:\n  a: {}\n"},
 		{name: "bad name", ws: "procedures:\n  ../x: {}\n"},
 		{name: "duplicate and merge keys", ws: "defaults: &d {baseline: true}\nprocedures:\n  a: {}\n  a: {}\n  b:\n    <<: *d\n"},

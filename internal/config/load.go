@@ -137,6 +137,9 @@ func resolveAll(at origins, layers []layer, env, flags *layerBuilder, context []
 		node = appendContext(at, node, context)
 		p := d.procedure(node, "procedures."+name)
 		p.Name, p.Builtin = name, !slices.Contains(c.user, name)
+		if p.Reviewer != nil && p.Reviewer.Agent.IsZero() {
+			d.fail(valueNode(node, "reviewer"), "procedures."+name+".reviewer", "a reviewer needs agent: the agent that reviews (e.g. reviewer: {agent: codex})")
+		}
 		c.procs[name] = p
 		c.sources[name] = at.sources(node, "", nil)
 	}

@@ -166,8 +166,8 @@ procedures:
     gates:
       - go test ./...
       - {name: lint, run: [golangci-lint, run], dir: web, timeout: 5m, required: false, format: golangci-json, env: {X: y}, tolerate_baseline: true, max_feedback: 200}
-      - go vet ./...
-      - go build ./...
+      - go test -race ./...
+      - ./check.sh
     reviewer: {agent: codex, prompt: review.md, max_rounds: 2}
     limits: {max_iterations: 5, failure_threshold: 2, iteration_timeout: 30m, idle_timeout: 5m, timeout: 4h, max_tokens: 2_000_000, max_cost_usd: 20.5, max_duration: 1h30m, token_budget: 100000}
     feedback: {max_length: 800}
@@ -194,11 +194,11 @@ procedures:
 		},
 		Agent: AgentRef{Name: "mine"}, Fallback: []string{"claude"},
 		Gates: []Gate{
-			{Name: "go", Run: Command{Shell: "go test ./..."}, Required: true, Format: "auto"},
+			{Name: "go-test", Run: Command{Shell: "go test ./..."}, Required: true, Format: "auto"},
 			{Name: "lint", Run: Command{Argv: []string{"golangci-lint", "run"}}, Dir: "web", Timeout: 5 * time.Minute,
 				Format: "golangci-json", Env: map[string]string{"X": "y"}, TolerateBaseline: true, MaxFeedback: 200},
-			{Name: "go-2", Run: Command{Shell: "go vet ./..."}, Required: true, Format: "auto"},
-			{Name: "go-3", Run: Command{Shell: "go build ./..."}, Required: true, Format: "auto"},
+			{Name: "go-test-2", Run: Command{Shell: "go test -race ./..."}, Required: true, Format: "auto"},
+			{Name: "check", Run: Command{Shell: "./check.sh"}, Required: true, Format: "auto"},
 		},
 		Reviewer: &Reviewer{Agent: AgentRef{Name: "codex"}, Prompt: prompt.Part{File: "review.md"}, MaxRounds: 2},
 		Limits: Limits{MaxIterations: 5, FailureThreshold: 2, IterationTimeout: 30 * time.Minute, IdleTimeout: 5 * time.Minute,
@@ -243,7 +243,7 @@ func TestFlagsAndEnv(t *testing.T) {
 	if got, want := p.Prompt.Context, []string{"AGENTS.md", "TASK.md"}; !cmp.Equal(got, want) {
 		t.Errorf("context = %v, want %v", got, want)
 	}
-	if got := []string{p.Gates[0].Name, p.Gates[1].Name, p.Gates[1].Run.Shell}; !cmp.Equal(got, []string{"go", "go-2", "go vet ./..."}) {
+	if got := []string{p.Gates[0].Name, p.Gates[1].Name, p.Gates[1].Run.Shell}; !cmp.Equal(got, []string{"go-test", "go-vet", "go vet ./..."}) {
 		t.Errorf("gates = %+v", p.Gates)
 	}
 	if p.Agent.Spec.Cmd.Shell != "my-agent --yes" || p.Reviewer == nil || p.Reviewer.Agent.Name != "codex" || p.Reviewer.MaxRounds != 3 {

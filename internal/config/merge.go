@@ -25,6 +25,9 @@ func merge(dst, src *yaml.Node, path string) *yaml.Node {
 	if isNull(dst) || whole[path] {
 		return src
 	}
+	if path == "reviewer" { // reviewer: NAME is {agent: NAME}
+		dst, src = wrap(dst, "agent"), wrap(src, "agent")
+	}
 	d, s := resolve(dst), resolve(src)
 	if d.Kind != yaml.MappingNode || s.Kind != yaml.MappingNode {
 		return src
@@ -48,6 +51,15 @@ func merge(dst, src *yaml.Node, path string) *yaml.Node {
 		out.Content = append(out.Content, s.Content[i], s.Content[i+1])
 	}
 	return out
+}
+
+// wrap returns a scalar n as the mapping {key: n}; anything else as it is.
+func wrap(n *yaml.Node, key string) *yaml.Node {
+	if r := resolve(n); r == nil || r.Kind != yaml.ScalarNode {
+		return n
+	}
+	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: n.Line, Column: n.Column}
+	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column, Content: []*yaml.Node{k, n}}
 }
 
 // without returns mapping n without the given top-level keys.

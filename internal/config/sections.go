@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -58,20 +59,27 @@ func (d *decoder) gate(n *yaml.Node, key string) Gate {
 	return g
 }
 
-// gateName derives a gate's name from its command: the program's base name.
+// gateName derives a gate's name from its command: the program's base name,
+// and its subcommand when it has one ("go test ./..." is go-test).
 func gateName(c Command) string {
-	prog := ""
-	if len(c.Argv) > 0 {
-		prog = c.Argv[0]
-	} else if f := strings.Fields(c.Shell); len(f) > 0 {
-		prog = f[0]
+	words := c.Argv
+	if len(words) == 0 {
+		words = strings.Fields(c.Shell)
 	}
-	prog = strings.TrimSuffix(filepath.Base(prog), filepath.Ext(prog))
-	if prog == "" || prog == "." || prog == "/" {
+	if len(words) == 0 {
 		return "gate"
+	}
+	prog := strings.TrimSuffix(filepath.Base(words[0]), filepath.Ext(words[0]))
+	if prog == "" || prog == "." || prog == "/" || strings.ContainsAny(prog, "=$`'\"") {
+		return "gate"
+	}
+	if len(words) > 1 && subcommand.MatchString(words[1]) {
+		prog += "-" + words[1]
 	}
 	return prog
 }
+
+var subcommand = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,30}$`)
 
 func (d *decoder) reviewer(n *yaml.Node, key string) *Reviewer {
 	rv := &Reviewer{MaxRounds: 3}
