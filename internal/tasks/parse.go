@@ -49,9 +49,11 @@ func ParseYAML(path string, data []byte) (*File, error) {
 		return nil, errAt(Pos{File: path, Line: 1}, "empty task file: want a mapping with a tasks: list")
 	}
 	root := doc.Content[0]
+	sawTasks := false
 	p.mapping(root, "the task file", func(key string, k, v *yaml.Node) {
 		switch key {
 		case "tasks":
+			sawTasks = true
 			if p.kind(v, yaml.SequenceNode, "tasks: a list of tasks") {
 				for _, n := range v.Content {
 					f.Tasks = append(f.Tasks, p.task(n))
@@ -74,7 +76,7 @@ func ParseYAML(path string, data []byte) (*File, error) {
 			p.unknown(k, key, "the task file", "tasks, parallel, budget")
 		}
 	})
-	if _, ok := p.seen["tasks"]; !ok && len(p.errs) == 0 {
+	if !sawTasks && len(p.errs) == 0 {
 		p.errs = append(p.errs, errAt(p.pos(root), "no tasks: list"))
 	}
 	if len(p.errs) == 0 {
@@ -91,7 +93,6 @@ func ParseYAML(path string, data []byte) (*File, error) {
 type parser struct {
 	path string
 	errs []error
-	seen map[string]bool // top-level keys
 }
 
 func (p *parser) pos(n *yaml.Node) Pos { return Pos{File: p.path, Line: n.Line, Col: n.Column} }
@@ -118,9 +119,6 @@ func (p *parser) mapping(n *yaml.Node, what string, each func(key string, k, v *
 		return
 	}
 	seen := map[string]bool{}
-	if p.seen == nil {
-		p.seen = seen
-	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
