@@ -55,8 +55,9 @@ const (
 //  11. regression: refine from the best checkpoint
 //  12. missing context: expand, at most MaxExpand times
 //  13. first serious test tampering or first scope creep: refine with the rule
-//  14. MaxRefinePerAttempt refines in a row: a fresh attempt, or escalate when
-//     MaxAttempts are used
+//  14. MaxRefinePerAttempt refines in a row and the last made no progress: a
+//     fresh attempt, or escalate when MaxAttempts are used (a refine that still
+//     fixes things is still paying, so progress is not cut off)
 //  15. otherwise refine
 //
 // A strategy that already failed on the same triggers (same triggers and failure
@@ -113,7 +114,7 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 	if t, ok := find(ts, TScopeCreep); ok {
 		return choice{action: loop.ActionRefine, strategy: "refine", rule: RuleScope, reason: "out of scope; revert what the task did not ask for: " + t.Evidence}
 	}
-	if trailing(f.past, "refine") >= p.MaxRefinePerAttempt {
+	if trailing(f.past, "refine") >= p.MaxRefinePerAttempt && !progressed(f) {
 		if attempt(f) < p.MaxAttempts {
 			return e.simplify(f, RuleDepth, fmt.Sprintf("%d refines without success: a fresh attempt with the lessons", p.MaxRefinePerAttempt))
 		}

@@ -1,0 +1,158 @@
+package decide
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+func TestTriggers(t *testing.T) {
+	t.Parallel()
+	p := DefaultPolicy()
+	build := func(ev *evidence.Iteration) {
+		ev.Gates[0].Passed = false
+		ev.Gates[0].Findings = []evidence.Finding{{Kind: evidence.KindBuild, Tool: "go", File: "a.go", Message: "undefined: tokenize.Split"}}
+	}
+	review := func(verdict string, score float64, tags ...string) func(*evidence.Iteration) {
+		return func(ev *evidence.Iteration) {
+			ev.Review = &evidence.Review{Verdict: verdict, Score: score, Tags: tags, Findings: []evidence.ReviewFinding{{Severity: "major", Message: "concern"}}}
+		}
+	}
+	tests := []struct {
+		name   string
+		spec   loop.Spec
+		hist   []evidence.Iteration
+		ev     evidence.Iteration
+		budget loop.BudgetStatus
+		want   string
+		minSev float64
+		absent bool
+	}{
+		{name: "validation_failure on build errors", ev: with(iter(1), build), want: TValidationFailure},
+		{name: "requirement_unmet on failing tests", ev: iter(1, "A"), want: TRequirementUnmet},
+		{name: "no requirement_unmet when green", ev: iter(1), want: TRequirementUnmet, absent: true},
+		{name: "incomplete_output on agent timeout", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Agent.TimedOut = true }), want: TIncompleteOutput},
+		{name: "explicit_feedback on request_changes", spec: reviewed(), ev: with(iter(1), review("request_changes", 5)), want: TExplicitFeedback},
+		{name: "hallucination on a false done", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Completed = true }), want: THallucination},
+		{name: "hallucination on missing symbols", ev: with(iter(1), build), want: THallucination},
+		{name: "low_confidence on unreadable review", spec: reviewed(), ev: with(iter(1), review("unknown", 0)), want: TLowConfidence},
+		{name: "quality_threshold on a low approving score", spec: reviewed(), ev: with(iter(1), review("approve", 5)), want: TQualityThreshold},
+		{name: "user_rejection on reject", spec: reviewed(), ev: with(iter(1), review("reject", 2)), want: TUserRejection},
+		{name: "stuck on the same fingerprint 3 times", hist: []evidence.Iteration{iter(1, "A"), iter(2, "A")}, ev: iter(3, "A"), want: TStuck},
+		{name: "not stuck twice", hist: []evidence.Iteration{iter(1, "A")}, ev: iter(2, "A"), want: TStuck, absent: true},
+		{name: "stuck on no diff twice", hist: []evidence.Iteration{with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Diff = evidence.DiffFacts{} })},
+			ev: with(iter(2, "B"), func(ev *evidence.Iteration) { ev.Diff = evidence.DiffFacts{} }), want: TStuck},
+		{name: "stuck on the same diff twice", hist: []evidence.Iteration{iter(1, "A")},
+			ev: with(iter(2, "B"), func(ev *evidence.Iteration) { ev.Diff.Hash = "d1" }), want: TStuck},
+		{name: "stuck on an earlier tree", hist: []evidence.Iteration{iter(1, "A"), iter(2, "B")},
+			ev: with(iter(3, "C"), func(ev *evidence.Iteration) { ev.Diff.TreeHash = "t1" }), want: TStuck},
+		{name: "oscillation A-B-A", hist: []evidence.Iteration{iter(1, "A"), iter(2, "B")}, ev: iter(3, "A"), want: TOscillation},
+		{name: "conflict on A-B-A-B disjoint", hist: []evidence.Iteration{iter(1, "A"), iter(2, "B"), iter(3, "A")}, ev: iter(4, "B"), want: TConflict},
+		{name: "regression when a passing test fails", hist: []evidence.Iteration{iter(1, "A")}, ev: iter(2, "A", "B"), want: TRegression},
+		{name: "no regression when failures shrink", hist: []evidence.Iteration{iter(1, "A", "B")}, ev: iter(2, "A"), want: TRegression, absent: true},
+		{name: "plateau when the best does not improve", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "A", "C")}, ev: iter(3, "A", "D"), want: TPlateau},
+		{name: "no plateau on steady progress", hist: []evidence.Iteration{iter(1, "A", "B", "C"), iter(2, "A", "B")}, ev: iter(3, "A"), want: TPlateau, absent: true},
+		{name: "tampering on skips", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SkipsAdded = 1 }), want: TTestTampering, minSev: 0.9},
+		{name: "tampering on asserts removed", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.AssertsRemoved = 2 }), want: TTestTampering, minSev: 0.9},
+		{name: "test file edits are a note", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.TestFilesChanged = []string{"a_test.go"} }), want: TTestTampering},
+		{name: "security on a secret", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SecretsFound = 1 }), want: TSecurity, minSev: 1},
+		{name: "security on a protected path", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.ProtectedTouched = []string{"auth/x.go"} }), want: TSecurity},
+		{name: "security on the reviewer tag", spec: reviewed(), ev: with(iter(1), review("request_changes", 4, "security")), want: TSecurity},
+		{name: "scope creep outside scope", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.OutsideScope = []string{"README.md"} }), want: TScopeCreep},
+		{name: "scope creep on a huge diff", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.Added = 5000 }), want: TScopeCreep},
+		{name: "architecture on new deps", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.NewDeps = []string{"github.com/x/y"} }), want: TArchitecture, minSev: 0.8},
+		{name: "architecture note on exported API", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.ExportedChanged = []string{"pkg.F"} }), want: TArchitecture},
+		{name: "conflict on the reviewer tag", spec: reviewed(), ev: with(iter(1), review("request_changes", 4, "requirements_conflict")), want: TConflict},
+		{name: "budget soft at 80%", ev: iter(3, "A"), budget: loop.BudgetStatus{Iterations: 3, Spent: evidence.Usage{CostUSD: 0.85, CostKnown: true}, MaxCostUSD: 10}, want: TBudgetAfford, absent: true},
+		{name: "budget hard", ev: iter(1, "A"), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 2, CostKnown: true}, MaxCostUSD: 2}, want: TBudgetHard},
+		{name: "budget cannot afford", ev: iter(1, "A"), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 1.5, CostKnown: true}, MaxCostUSD: 2}, want: TBudgetAfford},
+		{name: "budget soft", ev: iter(1, "A"), budget: loop.BudgetStatus{Iterations: 8, MaxIterations: 10}, want: TBudgetSoft},
+		{name: "unknown cost is not zero", ev: iter(1, "A"), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 0}, MaxCostUSD: 2}, want: TBudgetHard, absent: true},
+		{name: "max iterations with failures", ev: iter(3, "A"), budget: loop.BudgetStatus{Iterations: 3, MaxIterations: 3}, want: TMaxIterations},
+		{name: "transient gate", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Gates[0].Infra = true; ev.Gates[0].Passed = false }), want: TTransient},
+		{name: "transient agent", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Agent.Transient = true; ev.Agent.ExitCode = 1 }), want: TTransient},
+		{name: "flaky test", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Gates[0].Findings[0].Flaky = true }), want: TTransient},
+		{name: "rate limit", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Agent.RateLimited = true; ev.Agent.ExitCode = 1 }), want: TRateLimit},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			spec := tt.spec
+			if !spec.HasGates {
+				spec = gated()
+			}
+			st := past(p, spec, tt.hist)
+			b := tt.budget
+			if b.Iterations == 0 {
+				b.Iterations = tt.ev.N
+			}
+			d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: tt.ev, Budget: b})
+			tr, ok := find(d.Triggers, tt.want)
+			if tt.absent {
+				if ok {
+					t.Errorf("trigger %s fired: %+v", tt.want, tr)
+				}
+				return
+			}
+			if !ok || tr.Severity < tt.minSev {
+				t.Errorf("want trigger %s (severity ≥ %.1f), got %v", tt.want, tt.minSev, d.Triggers)
+			}
+			if tr.Severity < 0 || tr.Severity > 1 || tr.Evidence == "" {
+				t.Errorf("trigger %+v: severity out of 0–1 or no evidence", tr)
+			}
+		})
+	}
+}
+
+func TestFindingKey(t *testing.T) {
+	t.Parallel()
+	a := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "TestX", File: "/home/u/p/x_test.go", Message: "x_test.go:12: got 3, want 4 (0.01s)\nmore"}
+	b := a
+	b.File, b.Message = "/tmp/other/x_test.go", "x_test.go:99: got 5, want 6 (1.20s)"
+	if FindingKey(a) != FindingKey(b) {
+		t.Errorf("keys differ: %q vs %q", FindingKey(a), FindingKey(b))
+	}
+	a.Key = "gate-key"
+	if FindingKey(a) != "gate-key" {
+		t.Errorf("FindingKey ignores Key")
+	}
+	if Fingerprint(nil) != "" || Fingerprint([]string{"a"}) == Fingerprint([]string{"b"}) {
+		t.Errorf("Fingerprint: empty must be empty, different keys must differ")
+	}
+	keys := Failing(iter(1, "B", "A", "A"))
+	if !slices.Equal(keys, []string{"test:A", "test:B"}) {
+		t.Errorf("Failing = %v", keys)
+	}
+}
+
+func TestQuality(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		ev   evidence.Iteration
+		want float64
+	}{
+		{"green", iter(1), 1},
+		{"one of ten failing", iter(1, "A"), 0.9},
+		{"build fails", with(iter(1), func(ev *evidence.Iteration) {
+			ev.Gates[0].Findings = []evidence.Finding{{Kind: evidence.KindBuild, Message: "syntax"}}
+		}), 0},
+		{"infra", with(iter(1), func(ev *evidence.Iteration) { ev.Gates[0].Infra = true }), 0},
+		{"reviewer counts", with(iter(1), func(ev *evidence.Iteration) { ev.Review = &evidence.Review{Verdict: "approve", Score: 5} }), round3((0.6 + 0.125) / 0.85)},
+		{"lint counts", with(iter(1), func(ev *evidence.Iteration) {
+			ev.Gates = append(ev.Gates, evidence.GateResult{Name: "lint", Findings: []evidence.Finding{{Kind: evidence.KindLint}, {Kind: evidence.KindLint}}})
+		}), round3((0.6 + 0.15*0.9) / 0.75)},
+		{"plain agent ok", evidence.Iteration{}, 1},
+		{"plain agent failed", evidence.Iteration{Agent: evidence.AgentResult{ExitCode: 1}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := Quality(tt.ev); got != tt.want {
+				t.Errorf("Quality() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

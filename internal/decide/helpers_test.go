@@ -1,0 +1,51 @@
+package decide
+
+import (
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// iter builds an iteration's evidence: a required test gate with the given failing
+// test keys (9 passing tests besides) and a clean diff.
+func iter(n int, failing ...string) evidence.Iteration {
+	start := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	g := evidence.GateResult{Name: "tests", Required: true, Passed: len(failing) == 0, Tests: evidence.TestCounts{Passed: 9, Failed: len(failing)}}
+	for _, k := range failing {
+		g.Findings = append(g.Findings, evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: k, Key: "test:" + k, Message: k + " failed"})
+	}
+	return evidence.Iteration{
+		N: n, Started: start, Finished: start.Add(time.Minute),
+		Gates: []evidence.GateResult{g},
+		Diff:  evidence.DiffFacts{Hash: "d" + itoa(n), TreeHash: "t" + itoa(n), Files: []string{"a.go"}, Added: 5},
+	}
+}
+
+// past turns iterations and the strategies chosen after them into records, as
+// the loop would have kept them (quality and triggers from the engine itself).
+func past(p Policy, spec loop.Spec, evs []evidence.Iteration) *loop.State {
+	st := &loop.State{Version: 1, Name: "t", Status: loop.StatusRunning}
+	e := New(p)
+	for _, ev := range evs {
+		d := e.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus{Iterations: ev.N}})
+		record(st, ev, d)
+	}
+	return st
+}
+
+func gated() loop.Spec { return loop.Spec{Name: "t", HasGates: true} }
+
+func reviewed() loop.Spec { return loop.Spec{Name: "t", HasGates: true, HasReviewer: true} }
+
+func with(ev evidence.Iteration, f func(*evidence.Iteration)) evidence.Iteration {
+	f(&ev)
+	return ev
+}
+
+func rule(d loop.Decision) string {
+	if doc, ok := d.Document.(DecisionDoc); ok {
+		return doc.Decision.Rule
+	}
+	return ""
+}

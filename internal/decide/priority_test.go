@@ -1,0 +1,125 @@
+package decide
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+func TestPriorityRules(t *testing.T) {
+	t.Parallel()
+	type tc struct {
+		name     string
+		policy   func(*Policy)
+		spec     loop.Spec
+		hist     []evidence.Iteration
+		state    func(*loop.State)
+		ev       evidence.Iteration
+		budget   loop.BudgetStatus
+		action   loop.Action
+		strategy string
+		rule     string
+	}
+	reviewWith := func(verdict string, score float64, tags ...string) func(*evidence.Iteration) {
+		return func(ev *evidence.Iteration) {
+			ev.Review = &evidence.Review{Verdict: verdict, Score: score, Tags: tags, Findings: []evidence.ReviewFinding{{Severity: "major", Message: "do it differently"}}}
+		}
+	}
+	missing := func(ev *evidence.Iteration) {
+		ev.Gates[0].Passed = false
+		ev.Gates[0].Findings = []evidence.Finding{{Kind: evidence.KindBuild, Tool: "go", File: "a.go", Message: "undefined: lib.Parse"}}
+	}
+	tests := []tc{
+		{name: "secret is critical even when green", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SecretsFound = 1 }), action: loop.ActionEscalate, rule: RuleCritical},
+		{name: "hard budget aborts", ev: iter(1, "A"), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 5, CostKnown: true}, MaxCostUSD: 5}, action: loop.ActionAbort, rule: RuleCritical},
+		{name: "protected path escalates over proceed", spec: reviewed(), ev: with(with(iter(1), reviewWith("approve", 9)), func(ev *evidence.Iteration) { ev.Diff.ProtectedTouched = []string{"auth/a.go"} }), action: loop.ActionEscalate, rule: RuleImmediate},
+		{name: "security not escalated when the policy says so", policy: func(p *Policy) { p.EscalateOn = []string{} }, ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Diff.ProtectedTouched = []string{"auth/a.go"} }), action: loop.ActionRefine, rule: RuleRefine},
+		{name: "new dependency escalates", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Diff.NewDeps = []string{"x"} }), action: loop.ActionEscalate, rule: RuleImmediate},
+		{name: "exported API change alone does not escalate", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.ExportedChanged = []string{"F"} }), action: loop.ActionProceed, rule: RuleProceed},
+		{name: "conflict tag escalates bypassing review rounds", spec: reviewed(), ev: with(iter(1), reviewWith("request_changes", 4, "requirements_conflict")), action: loop.ActionEscalate, rule: RuleImmediate},
+		{name: "repeated scope creep escalates", hist: []evidence.Iteration{with(iter(1), func(ev *evidence.Iteration) { ev.Diff.OutsideScope = []string{"x"} })},
+			ev: with(iter(2), func(ev *evidence.Iteration) { ev.Diff.OutsideScope = []string{"y"} }), action: loop.ActionEscalate, rule: RuleImmediate},
+		{name: "repeated tampering escalates", hist: []evidence.Iteration{with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SkipsAdded = 1 })},
+			ev: with(iter(2), func(ev *evidence.Iteration) { ev.Diff.AssertsRemoved = 1 }), action: loop.ActionEscalate, rule: RuleImmediate},
+		{name: "green proceeds", ev: iter(1), action: loop.ActionProceed, rule: RuleProceed},
+		{name: "green with approval proceeds", spec: reviewed(), ev: with(iter(1), reviewWith("approve", 8)), action: loop.ActionProceed, rule: RuleProceed},
+		{name: "approval below accept score does not proceed", spec: reviewed(), ev: with(iter(1), reviewWith("approve", 5)), action: loop.ActionRefine, rule: RuleRefine},
+		{name: "transient retries", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Gates[0].Infra = true; ev.Gates[0].Passed = false }), action: loop.ActionRetry, strategy: "retry", rule: RuleTransient},
+		{name: "rate limit retries", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Agent.RateLimited = true; ev.Agent.ExitCode = 1 }), action: loop.ActionRetry, rule: RuleTransient},
+		{name: "same triggers after a retry refine", hist: []evidence.Iteration{with(iter(1), func(ev *evidence.Iteration) { ev.Agent.Transient = true })},
+			ev: with(iter(2), func(ev *evidence.Iteration) { ev.Agent.Transient = true }), action: loop.ActionRefine, strategy: "refine", rule: RuleTransient},
+		{name: "transient retries are bounded", hist: []evidence.Iteration{
+			with(iter(1), func(ev *evidence.Iteration) {
+				ev.Gates[0].Infra = true
+				ev.Gates[0].Passed = false
+				ev.Gates[0].InfraReason = "a"
+			}),
+			with(iter(2), func(ev *evidence.Iteration) { ev.Agent.RateLimited = true })},
+			ev: with(iter(3), func(ev *evidence.Iteration) { ev.Gates[0].Infra = true; ev.Gates[0].Passed = false }), action: loop.ActionRefine, rule: RuleRefine},
+		{name: "cannot afford aborts", ev: iter(1, "A"), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 4, CostKnown: true}, MaxCostUSD: 5}, action: loop.ActionAbort, rule: RuleBudget},
+		{name: "max iterations escalates", ev: iter(3, "A"), budget: loop.BudgetStatus{Iterations: 3, MaxIterations: 3}, action: loop.ActionEscalate, rule: RuleMaxIter},
+		{name: "review rounds escalate", spec: reviewed(), hist: []evidence.Iteration{with(iter(1), reviewWith("request_changes", 5)), with(iter(2), reviewWith("request_changes", 5))},
+			ev: with(iter(3), reviewWith("request_changes", 6)), action: loop.ActionEscalate, rule: RuleReviewRounds},
+		{name: "auto retry on test fail off", policy: func(p *Policy) { p.AutoRetryOnTestFail = false }, ev: iter(1, "A"), action: loop.ActionEscalate, rule: RuleNoAutoRetry},
+		{name: "auto retry on review reject off", policy: func(p *Policy) { p.AutoRetryOnReviewReject = false }, spec: reviewed(), ev: with(iter(1), reviewWith("request_changes", 5)), action: loop.ActionEscalate, rule: RuleNoAutoRetry},
+		{name: "stuck simplifies", hist: []evidence.Iteration{iter(1, "A"), iter(2, "A")}, ev: iter(3, "A"), action: loop.ActionSimplify, strategy: "simplify", rule: RuleStuck},
+		{name: "stuck after two simplifications escalates", hist: []evidence.Iteration{iter(1, "A"), iter(2, "A"), iter(3, "A"), iter(4, "A")}, ev: iter(5, "A"), action: loop.ActionEscalate, rule: RuleStuck},
+		{name: "plateau simplifies", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "A", "C")}, ev: iter(3, "A", "D"), action: loop.ActionSimplify, rule: RulePlateau},
+		{name: "plateau with missing context expands", hist: []evidence.Iteration{with(iter(1, "A"), missing), with(iter(2, "B"), missing)},
+			ev: with(iter(3, "C"), func(ev *evidence.Iteration) {
+				missing(ev)
+				ev.Gates[0].Findings[0].Message = "undefined: lib.Other"
+			}), action: loop.ActionExpand, rule: RulePlateau},
+		{name: "expand that failed on the same triggers simplifies", hist: []evidence.Iteration{with(iter(1), missing)},
+			ev: with(iter(2), missing), action: loop.ActionSimplify, rule: RuleMissing},
+		{name: "regression refines from the best", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "A")}, ev: iter(3, "A", "C", "D"), action: loop.ActionRefine, rule: RuleRegression},
+		{name: "missing context expands", ev: with(iter(1), missing), action: loop.ActionExpand, strategy: "expand", rule: RuleMissing},
+		{name: "expansions are bounded", policy: func(p *Policy) { p.MaxExpand = 0 }, ev: with(iter(1), missing), action: loop.ActionRefine, rule: RuleRefine},
+		{name: "first tampering refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SkipsAdded = 1 }), action: loop.ActionRefine, rule: RuleTamper},
+		{name: "first scope creep refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.OutsideScope = []string{"x"} }), action: loop.ActionRefine, rule: RuleScope},
+		{name: "refine depth starts a fresh attempt", hist: []evidence.Iteration{iter(1, "A", "B", "C", "D"), iter(2, "A", "B", "C"), iter(3, "A", "B")},
+			ev: iter(4, "A", "B"), action: loop.ActionSimplify, rule: RuleDepth},
+		{name: "refine depth at max attempts escalates", hist: []evidence.Iteration{iter(1, "A", "B", "C", "D"), iter(2, "A", "B", "C"), iter(3, "A", "B")},
+			state: func(st *loop.State) { st.Next.Attempt = 3 }, ev: iter(4, "A", "B"), action: loop.ActionEscalate, rule: RuleDepth},
+		{name: "refine by default", ev: iter(1, "A"), action: loop.ActionRefine, strategy: "refine", rule: RuleRefine},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := DefaultPolicy()
+			if tt.policy != nil {
+				tt.policy(&p)
+			}
+			spec := tt.spec
+			if !spec.HasGates {
+				spec = gated()
+			}
+			st := past(p, spec, tt.hist)
+			if tt.state != nil {
+				tt.state(st)
+			}
+			b := tt.budget
+			if b.Iterations == 0 {
+				b.Iterations = tt.ev.N
+			}
+			d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: tt.ev, Budget: b})
+			if d.Action != tt.action || rule(d) != tt.rule || (tt.strategy != "" && d.Strategy != tt.strategy) {
+				t.Errorf("got %s/%s rule %s (%s), want %s/%s rule %s; triggers %v",
+					d.Action, d.Strategy, rule(d), d.Message, tt.action, tt.strategy, tt.rule, triggerIDs(d.Triggers))
+			}
+			if d.Action == loop.ActionEscalate {
+				if d.Escalation == nil || d.Escalation.Question == "" || len(d.Escalation.Options) < 2 {
+					t.Errorf("escalation without one question and options: %+v", d.Escalation)
+				}
+				if _, ok := d.Escalation.Report.(EscalationReport); !ok {
+					t.Errorf("escalation report is %T", d.Escalation.Report)
+				}
+			}
+			if d.Action.Continues() && !strings.Contains(d.Feedback, ruleTests) && d.Action != loop.ActionRetry {
+				t.Errorf("feedback lacks the standing rules:\n%s", d.Feedback)
+			}
+		})
+	}
+}
