@@ -22,6 +22,9 @@ type claudeParser struct {
 	errKind string // the last assistant error kind (authentication_failed, …)
 }
 
+// maxMessageIDs bounds the dedupe map on endless or hostile streams.
+const maxMessageIDs = 1 << 16
+
 type tokens struct{ in, out, cacheRead, cacheWrite int64 }
 
 func (t tokens) add(u tokens) tokens {
@@ -161,6 +164,9 @@ func (p *claudeParser) assistant(l *claudeLine) {
 	if key := strValue(id); key != "" {
 		if p.msgs == nil {
 			p.msgs = make(map[string]tokens)
+		}
+		if len(p.msgs) >= maxMessageIDs {
+			clear(p.msgs) // bounded memory; ids repeat only within one message
 		}
 		prev, seen := p.msgs[key]
 		t = t.max(prev)

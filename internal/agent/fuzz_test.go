@@ -1,0 +1,112 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// fuzzParser feeds arbitrary bytes, line by line, to a fresh parser of format
+// (stdout and stderr) and checks the outcome stays sane: no panic, no negative
+// token counts from well-formed input, bounded result text.
+func fuzzParser(f *testing.F, format string, seeds ...string) {
+	f.Helper()
+	for _, s := range seeds {
+		b, err := os.ReadFile(filepath.Join("testdata", s))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"type":"result","is_error":true,"api_error_status":429,"result":"Claude AI usage limit reached|99999999999"}`))
+	f.Add([]byte("{\"type\":\"assistant\",\"message\":{\"id\":\"a\",\"usage\":{\"input_tokens\":1e30}}}\n{\"type\""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := NewParser(format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range bytes.SplitSeq(data, []byte("\n")) {
+			p.Line(line)
+			if sp, ok := p.(StderrParser); ok {
+				sp.StderrLine(line)
+			}
+		}
+		out := p.Result()
+		if len(out.Result) > maxResult+textTail {
+			t.Errorf("result text of %d bytes is not bounded", len(out.Result))
+		}
+		if len(out.Reason) > 400 {
+			t.Errorf("reason of %d bytes is not one line", len(out.Reason))
+		}
+	})
+}
+
+func FuzzClaudeStream(f *testing.F) {
+	fuzzParser(f, FormatClaudeStream, "claude-stream-json-1.jsonl", "claude-stream-json-6-auth-error.jsonl", "written/claude-rate-limit-rejected.jsonl")
+}
+
+func FuzzClaudeJSON(f *testing.F) {
+	fuzzParser(f, FormatClaudeJSON, "claude-json-1-error_max_turns.json")
+}
+
+func FuzzAmpStream(f *testing.F) { fuzzParser(f, FormatAmpStream, "amp-stream-json-1-docs.jsonl") }
+
+func FuzzCodex(f *testing.F) {
+	fuzzParser(f, FormatCodex, "codex-exec-json-1.jsonl", "codex-exec-json-4-failure.jsonl", "written/codex-rate-limit.jsonl")
+}
+
+func FuzzGeminiJSON(f *testing.F) {
+	fuzzParser(f, FormatGeminiJSON, "gemini-json-1.json", "gemini-json-2-auth-error-stderr.json")
+}
+
+func FuzzGeminiStream(f *testing.F) {
+	fuzzParser(f, FormatGeminiStream, "gemini-stream-json-docs-ILLUSTRATIVE.jsonl", "fake/gemini-stream-ok.jsonl")
+}
+
+func FuzzCursor(f *testing.F) { fuzzParser(f, FormatCursorStream, "cursor-stream-json-1.jsonl") }
+func FuzzOpencode(f *testing.F) {
+	fuzzParser(f, FormatOpencode, "opencode-json-1.jsonl", "written/opencode-error.jsonl")
+}
+func FuzzAider(f *testing.F) {
+	fuzzParser(f, FormatAider, "aider-analytics-log-1.jsonl", "written/aider-rate-limit.txt")
+}
+func FuzzGoose(f *testing.F)   { fuzzParser(f, FormatGoose, "written/goose-stream.jsonl") }
+func FuzzCopilot(f *testing.F) { fuzzParser(f, FormatCopilot, "written/copilot-failed.jsonl") }
+func FuzzText(f *testing.F)    { fuzzParser(f, FormatText, "written/text-usage-limit.txt") }
+
+// FuzzObjectFields checks the fast scanner against encoding/json: every valid
+// object is read whole, with the same number of members.
+func FuzzObjectFields(f *testing.F) {
+	f.Add([]byte(`{"a":1,"b":"x\"}","c":[1,{"d":"]"}],"e":null}`))
+	f.Add([]byte(`{"type": "result", "s": "\\\\"}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n := 0
+		ok := objectFields(b, func(k, v []byte) bool { n++; return true })
+		arrayElements(b, func([]byte) {})
+		var raw []json.RawMessage
+		if json.Unmarshal(b, &raw) == nil {
+			m := 0
+			if !arrayElements(b, func([]byte) { m++ }) || m != len(raw) {
+				t.Errorf("array of %d elements read as %d", len(raw), m)
+			}
+		}
+		if !json.Valid(b) || bytes.TrimSpace(b)[0] != '{' {
+			return
+		}
+		var members []string
+		d := json.NewDecoder(bytes.NewReader(b))
+		_, _ = d.Token()
+		for d.More() {
+			k, _ := d.Token()
+			members = append(members, k.(string))
+			var skip json.RawMessage
+			_ = d.Decode(&skip)
+		}
+		if !ok || n != len(members) {
+			t.Errorf("objectFields(%q) = %v with %d members, want %d", b, ok, n, len(members))
+		}
+	})
+}
