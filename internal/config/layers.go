@@ -18,22 +18,24 @@ type EnvVar struct {
 // EnvVars lists the environment variables, in the order they are applied.
 // AGENTLOOP_AGENT_CMD is a shell command line run as the agent (prompt on stdin);
 // AGENTLOOP_PROCEDURE names the default procedure.
-var EnvVars = []EnvVar{
-	{Name: "AGENTLOOP_PROCEDURE", Key: "default", Top: true},
-	{Name: "AGENTLOOP_STATE_DIR", Key: "state_dir", Top: true},
-	{Name: "AGENTLOOP_LOG_FORMAT", Key: "log_format", Top: true},
-	{Name: "AGENTLOOP_AGENT", Key: "agent"},
-	{Name: "AGENTLOOP_AGENT_CMD", Key: "agent.cmd"},
-	{Name: "AGENTLOOP_REVIEWER", Key: "reviewer.agent"},
-	{Name: "AGENTLOOP_MAX_ITERATIONS", Key: "limits.max_iterations"},
-	{Name: "AGENTLOOP_FAILURE_THRESHOLD", Key: "limits.failure_threshold"},
-	{Name: "AGENTLOOP_ITERATION_TIMEOUT", Key: "limits.iteration_timeout"},
-	{Name: "AGENTLOOP_IDLE_TIMEOUT", Key: "limits.idle_timeout"},
-	{Name: "AGENTLOOP_TIMEOUT", Key: "limits.timeout"},
-	{Name: "AGENTLOOP_MAX_DURATION", Key: "limits.max_duration"},
-	{Name: "AGENTLOOP_MAX_TOKENS", Key: "limits.max_tokens"},
-	{Name: "AGENTLOOP_MAX_COST_USD", Key: "limits.max_cost_usd"},
-	{Name: "AGENTLOOP_TOKEN_BUDGET", Key: "limits.token_budget"},
+func EnvVars() []EnvVar {
+	return []EnvVar{
+		{Name: "AGENTLOOP_PROCEDURE", Key: "default", Top: true},
+		{Name: "AGENTLOOP_STATE_DIR", Key: "state_dir", Top: true},
+		{Name: "AGENTLOOP_LOG_FORMAT", Key: "log_format", Top: true},
+		{Name: "AGENTLOOP_AGENT", Key: "agent"},
+		{Name: "AGENTLOOP_AGENT_CMD", Key: "agent.cmd"},
+		{Name: "AGENTLOOP_REVIEWER", Key: "reviewer.agent"},
+		{Name: "AGENTLOOP_MAX_ITERATIONS", Key: "limits.max_iterations"},
+		{Name: "AGENTLOOP_FAILURE_THRESHOLD", Key: "limits.failure_threshold"},
+		{Name: "AGENTLOOP_ITERATION_TIMEOUT", Key: "limits.iteration_timeout"},
+		{Name: "AGENTLOOP_IDLE_TIMEOUT", Key: "limits.idle_timeout"},
+		{Name: "AGENTLOOP_TIMEOUT", Key: "limits.timeout"},
+		{Name: "AGENTLOOP_MAX_DURATION", Key: "limits.max_duration"},
+		{Name: "AGENTLOOP_MAX_TOKENS", Key: "limits.max_tokens"},
+		{Name: "AGENTLOOP_MAX_COST_USD", Key: "limits.max_cost_usd"},
+		{Name: "AGENTLOOP_TOKEN_BUDGET", Key: "limits.token_budget"},
+	}
 }
 
 // layerBuilder builds a synthetic layer (environment or flags) as nodes, so it
@@ -91,7 +93,7 @@ func list(o origins, og origin, items []string) *yaml.Node {
 // envLayer reads the AGENTLOOP_* variables.
 func envLayer(at origins, getenv func(string) string) *layerBuilder {
 	l := newLayer(at)
-	for _, e := range EnvVars {
+	for _, e := range EnvVars() {
 		v := getenv(e.Name)
 		if v == "" || (e.Name == "AGENTLOOP_AGENT_CMD" && getenv("AGENTLOOP_AGENT") != "") {
 			continue // both agent variables: Load reports it

@@ -25,7 +25,7 @@ type Options struct {
 	ConfigFile    string              // --config; default WorkDir/agentloop.yaml if it exists
 	WorkDir       string              // the workspace
 	Getenv        func(string) string // nil: os.Getenv
-	UserConfigDir string              // the global tier's directory; default $XDG_CONFIG_HOME or ~/.config
+	UserConfigDir string              // the folder holding the global config.yaml; default $XDG_CONFIG_HOME/agentloop, else ~/.config/agentloop
 	Flags         Overrides
 	ReadFile      func(string) ([]byte, error) // nil: os.ReadFile
 }
