@@ -1,0 +1,106 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// Bounds on what a report reads from a run folder.
+const (
+	maxEventLine   = 1 << 20 // a longer line is skipped
+	maxEvents      = 100_000 // the most recent ones are kept
+	maxEscalation  = 1 << 20
+	eventsFileName = "events.jsonl"
+)
+
+// ReadEvents reads events.jsonl. It is tolerant, because a run in progress may be
+// writing it: a line that does not parse (the half-written last one, a corrupt
+// one) or is longer than 1 MiB is skipped and counted in skipped.
+func ReadEvents(r io.Reader) (events []loop.Event, skipped int, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, tooLong, err := readLine(br)
+		if len(line) > 0 || tooLong {
+			var ev loop.Event
+			if tooLong || json.Unmarshal(line, &ev) != nil || ev.Type == "" {
+				skipped++
+			} else {
+				events = append(events, ev)
+				if len(events) > 2*maxEvents {
+					events = append(events[:0:0], events[len(events)-maxEvents:]...)
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return events, skipped, fmt.Errorf("read events: %w", err)
+		}
+	}
+	if len(events) > maxEvents {
+		events = events[len(events)-maxEvents:]
+	}
+	return events, skipped, nil
+}
+
+// readLine reads one line, dropping the content of a line over maxEventLine.
+func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+	var buf bytes.Buffer
+	for {
+		chunk, isPrefix, err := br.ReadLine()
+		if len(chunk) > 0 && !tooLong {
+			if buf.Len()+len(chunk) > maxEventLine {
+				tooLong = true
+				buf.Reset()
+			} else {
+				buf.Write(chunk)
+			}
+		}
+		if err != nil || !isPrefix {
+			return bytes.TrimSpace(buf.Bytes()), tooLong, err
+		}
+	}
+}
+
+// LoadRunDir gathers what a report shows from a run folder
+// (.agentloop/runs/NAME/RUNID): the events and the escalation report, with the
+// run's state st loaded by the caller. Missing files are not errors: a run that
+// just started has none.
+func LoadRunDir(dir string, st *loop.State) (Run, error) {
+	r := Run{State: st}
+	f, err := os.Open(filepath.Join(dir, eventsFileName))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return r, fmt.Errorf("load the run's events: %w", err)
+	default:
+		defer f.Close()
+		if r.Events, _, err = ReadEvents(f); err != nil {
+			return r, fmt.Errorf("load the run's events from %s: %w", dir, err)
+		}
+	}
+	esc, err := os.Open(filepath.Join(dir, "escalation.md"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return r, fmt.Errorf("load the escalation report: %w", err)
+	default:
+		defer esc.Close()
+		b, err := io.ReadAll(io.LimitReader(esc, maxEscalation))
+		if err != nil {
+			return r, fmt.Errorf("load the escalation report: %w", err)
+		}
+		r.Escalation = string(b)
+	}
+	return r, nil
+}
