@@ -205,7 +205,7 @@ func proceedReason(f *facts) string {
 func refineReason(f *facts, ts []loop.Trigger) string {
 	switch {
 	case len(f.cur.Failing) > 0:
-		return fmt.Sprintf("%d failures to fix: %s", len(f.cur.Failing), first(f.cur.Failing))
+		return fmt.Sprintf("%s to fix: %s", plural(len(f.cur.Failing), "failure"), first(f.cur.Failing))
 	case f.ev.Review != nil && !f.ev.Review.Approved():
 		return "the reviewer asked for changes"
 	case len(ts) > 0:

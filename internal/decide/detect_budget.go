@@ -70,7 +70,7 @@ func detectBudget(f *facts) []loop.Trigger {
 	if b.MaxIterations > 0 && !f.cur.Succeeded {
 		switch {
 		case b.Iterations >= b.MaxIterations:
-			out = append(out, trig(TMaxIterations, 0.7, false, "iteration %d of %d with %d failures left", b.Iterations, b.MaxIterations, len(f.failing)))
+			out = append(out, trig(TMaxIterations, 0.7, false, "iteration %d of %d with %s left", b.Iterations, b.MaxIterations, plural(len(f.failing), "failure")))
 		case float64(b.Iterations) >= 0.8*float64(b.MaxIterations):
 			soft = append(soft, fmt.Sprintf("iterations %d of %d", b.Iterations, b.MaxIterations))
 		}

@@ -19,9 +19,12 @@ func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) 
 		Triggers: triggerLines(ts),
 	}
 	for _, p := range f.past {
-		r.History = append(r.History, row(p, p.Decision, p.Strategy))
+		r.History = append(r.History, row(p, p.Decision, p.Strategy, p.Summary))
 	}
-	r.History = append(r.History, row(f.cur, string(c.action), c.strategy))
+	r.History = append(r.History, row(f.cur, string(c.action), c.strategy, c.reason))
+	if rv := f.ev.Review; rv != nil && len(rv.Findings) > 0 {
+		r.History[len(r.History)-1].Review += ": " + clip(rv.Findings[0].Message, 80)
+	}
 	if b, ok := bestPoint(f.past); ok && b.Quality > f.cur.Quality {
 		r.Best = fmt.Sprintf("iteration %d, quality %.2f, %s (the work tree is rolled back to it)", b.N, b.Quality, b.Ref)
 	} else {
@@ -34,7 +37,7 @@ func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) 
 	return r
 }
 
-func row(p point, decision, strategy string) HistoryRow {
+func row(p point, decision, strategy, why string) HistoryRow {
 	gates := "passed"
 	if len(p.Failing) > 0 {
 		gates = fmt.Sprintf("%d failing: %s", len(p.Failing), first(p.Failing))
@@ -44,8 +47,18 @@ func row(p point, decision, strategy string) HistoryRow {
 	if strategy != "" && strategy != decision {
 		decision += " (" + strategy + ")"
 	}
+	if why != "" {
+		decision += ": " + clip(why, 80)
+	}
+	did := "changed nothing"
+	if p.Lines > 0 || p.DiffHash != "" {
+		did = "changed " + plural(p.Lines, "line")
+	}
+	if p.AgentExit != 0 {
+		did += fmt.Sprintf(", agent exit %d", p.AgentExit)
+	}
 	return HistoryRow{
-		N: p.N, Did: orText(p.Summary, "see iteration log"), Gates: gates, Review: p.Review,
+		N: p.N, Did: did, Gates: gates, Review: p.Review,
 		Decision: decision, Failing: len(p.Failing), Quality: p.Quality, Cost: fmt.Sprintf("$%.2f", p.Cost),
 	}
 }

@@ -19,7 +19,7 @@ const (
 // gateFeedbackFactor bounds the gates' feedback, which the gate package has capped
 // and ordered already: cutting it to FeedbackMaxLength would drop the assertion
 // diffs that make it useful, so only a runaway size is cut.
-const gateFeedbackFactor = 8
+const gateFeedbackFactor = 4
 
 // feedback is the next prompt's feedback: what to do and why, what the gates
 // found, what changed since the last iteration, the reviewer's findings marked new

@@ -24,6 +24,8 @@ type point struct {
 	Triggers  []string // trigger ids found in this iteration
 	Ref       string   // checkpoint of the tree after the iteration
 	Cost      float64
+	Lines     int // lines changed
+	AgentExit int
 	Summary   string
 }
 
@@ -44,7 +46,7 @@ func fromRecord(r loop.Record) point {
 		N: r.N, Failing: failing, FP: fp, Quality: r.Quality, DiffHash: r.DiffHash, TreeHash: r.TreeHash,
 		DiffEmpty: r.DiffHash == "" && r.DiffLines == 0, Succeeded: r.Succeeded, Review: r.Review,
 		Strategy: r.Strategy, Decision: r.Decision, Triggers: r.Triggers, Ref: r.Checkpoint,
-		Cost: r.Usage.CostUSD, Summary: r.Summary,
+		Cost: r.Usage.CostUSD, Summary: r.Summary, Lines: r.DiffLines, AgentExit: r.AgentExit,
 	}
 }
 
@@ -52,6 +54,7 @@ func fromEvidence(ev evidence.Iteration, failing []string, q float64) point {
 	p := point{
 		N: ev.N, Failing: failing, FP: Fingerprint(failing), Quality: q, DiffHash: ev.Diff.Hash,
 		TreeHash: ev.Diff.TreeHash, DiffEmpty: ev.Diff.Empty() && ev.Diff.Hash == "", Cost: ev.Agent.Usage.CostUSD,
+		Lines: ev.Diff.Added + ev.Diff.Deleted, AgentExit: ev.Agent.ExitCode,
 	}
 	if ev.Review != nil {
 		p.Review = ev.Review.Verdict

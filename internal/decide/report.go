@@ -55,7 +55,7 @@ func optionLines(os []Option) []string {
 func (r EscalationReport) attemptsSummary() []string {
 	out := make([]string, 0, len(r.History))
 	for _, h := range r.History {
-		out = append(out, fmt.Sprintf("iteration %d: %s; %s; %s", h.N, h.Did, h.Gates, h.Decision))
+		out = append(out, fmt.Sprintf("iteration %d: %s; tests %s; %s", h.N, h.Did, h.Gates, h.Decision))
 	}
 	return out
 }

@@ -91,7 +91,7 @@ func detectSpec(f *facts) []loop.Trigger {
 		out = append(out, trig(TValidationFailure, 0.8, true, "%d build, crash, type or lint failures in required gates: %s", len(build), first(build)))
 	}
 	if len(tests) > 0 {
-		out = append(out, trig(TRequirementUnmet, 0.7, true, "%d failing tests: %s", len(tests), first(tests)))
+		out = append(out, trig(TRequirementUnmet, 0.7, true, "%s: %s", plural(len(tests), "failing test"), first(tests)))
 	}
 	a := ev.Agent
 	if a.Failed() && !a.Transient && !a.RateLimited {
@@ -113,7 +113,7 @@ func detectSpec(f *facts) []loop.Trigger {
 			out = append(out, trig(TUserRejection, 0.8, true, "the reviewer rejected the change: %s", orText(r.Summary, "no summary")))
 		}
 		if r.Verdict == evidence.VerdictRequestChanges || r.Verdict == evidence.VerdictReject {
-			out = append(out, trig(TExplicitFeedback, reviewSeverity(r), true, "%d reviewer findings", len(r.Findings)))
+			out = append(out, trig(TExplicitFeedback, reviewSeverity(r), true, "%s", plural(len(r.Findings), "reviewer finding")))
 		}
 		if r.Approved() && r.Score > 0 && r.Score < f.p.AcceptScore {
 			out = append(out, trig(TQualityThreshold, 0.3, true, "reviewer score %.1f below %.1f", r.Score, f.p.AcceptScore))

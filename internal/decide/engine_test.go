@@ -1,0 +1,179 @@
+package decide
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPlainLoop(t *testing.T) {
+	t.Parallel()
+	spec := loop.Spec{Name: "plain"}
+	e := New(DefaultPolicy())
+	for _, tt := range []struct {
+		exit int
+		ok   bool
+	}{{0, true}, {1, false}} {
+		ev := evidence.Iteration{N: 1, Agent: evidence.AgentResult{ExitCode: tt.exit}}
+		d := e.Decide(loop.DecideInput{State: &loop.State{}, Spec: &spec, Evidence: ev, GateFeedback: "fb"})
+		if d.Action != loop.ActionContinue || d.Succeeded != tt.ok || d.Feedback != "fb" {
+			t.Errorf("exit %d: got %s succeeded=%v feedback=%q", tt.exit, d.Action, d.Succeeded, d.Feedback)
+		}
+	}
+}
+
+func TestDecideIsPure(t *testing.T) {
+	t.Parallel()
+	spec := gated()
+	st := past(DefaultPolicy(), spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A")})
+	in := loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C"), Budget: loop.BudgetStatus{Iterations: 3}}
+	a, b := New(DefaultPolicy()).Decide(in), New(DefaultPolicy()).Decide(in)
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("two decisions on the same input differ:\n%s", diff)
+	}
+	if New(DefaultPolicy()).Decide(loop.DecideInput{}).Action == "" {
+		t.Errorf("empty input gives no action")
+	}
+}
+
+func TestBestAndRollback(t *testing.T) {
+	t.Parallel()
+	spec := gated()
+	p := DefaultPolicy()
+	st := past(p, spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A")})
+	if st.Best == nil || st.Best.Iteration != 2 {
+		t.Fatalf("best after an improving iteration = %+v, want iteration 2", st.Best)
+	}
+	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C", "D"), Budget: loop.BudgetStatus{Iterations: 3}})
+	if d.Best != nil {
+		t.Errorf("a worse iteration became the best: %+v", d.Best)
+	}
+	if d.Rollback != "ckpt-2" {
+		t.Errorf("rollback = %q, want the best checkpoint ckpt-2", d.Rollback)
+	}
+	// An escalation rolls back too: a run never ends worse than its best.
+	d = New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C", "D"), Budget: loop.BudgetStatus{Iterations: 3, MaxIterations: 3}})
+	if d.Action != loop.ActionEscalate || d.Rollback != "ckpt-2" {
+		t.Errorf("got %s rollback %q, want escalate with rollback ckpt-2", d.Action, d.Rollback)
+	}
+}
+
+func TestNext(t *testing.T) {
+	t.Parallel()
+	p := DefaultPolicy()
+	p.Fallback = []string{"codex", "gemini"}
+	spec := gated()
+	spec.IterationTimeout = 10 * time.Minute
+	st := past(p, spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A"), iter(3, "A")})
+	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(4, "A"), Budget: loop.BudgetStatus{Iterations: 4}})
+	if d.Action != loop.ActionSimplify {
+		t.Fatalf("action %s, want simplify", d.Action)
+	}
+	n := d.Next
+	if n.Attempt != 2 || n.Focus != "test:A" || len(n.Lessons) != 3 || n.Agent != "" {
+		t.Errorf("first simplify next = %+v, want attempt 2, focus test:A, 3 lessons, same agent", n)
+	}
+	record(st, iter(4, "A"), d)
+	d = New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(5, "A"), Budget: loop.BudgetStatus{Iterations: 5}})
+	if d.Action != loop.ActionSimplify || d.Next.Agent != "codex" || d.Next.Attempt != 3 {
+		t.Errorf("second simplify: %s next %+v, want simplify on the fallback codex, attempt 3", d.Action, d.Next)
+	}
+
+	miss := with(iter(1), func(ev *evidence.Iteration) {
+		ev.Gates[0].Passed = false
+		ev.Gates[0].Findings = []evidence.Finding{{Kind: evidence.KindBuild, File: "b.go", Message: "undefined: lib.Parse"}}
+	})
+	d = New(p).Decide(loop.DecideInput{State: &loop.State{}, Spec: &spec, Evidence: miss, Budget: loop.BudgetStatus{Iterations: 1}})
+	want := loop.Next{Strategy: "expand", Attempt: 1, Expand: []string{"lib.Parse", "b.go"}, Timeout: loop.MillisOf(15 * time.Minute),
+		Lessons: d.Next.Lessons}
+	if diff := cmp.Diff(want, d.Next); diff != "" {
+		t.Errorf("expand next mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestFeedback(t *testing.T) {
+	t.Parallel()
+	p := DefaultPolicy()
+	spec := reviewed()
+	review := func(ev *evidence.Iteration) {
+		ev.Review = &evidence.Review{Verdict: "request_changes", Score: 5, Findings: []evidence.ReviewFinding{
+			{ID: "nil-check", Severity: "major", File: "a.go", Line: 3, Message: "check the nil config"},
+			{ID: "naming", Severity: "nit", Message: "rename x"},
+		}}
+	}
+	st := past(p, spec, []evidence.Iteration{with(iter(1, "A", "B"), review)})
+	ev := with(iter(2, "A", "C"), func(ev *evidence.Iteration) {
+		review(ev)
+		ev.Review.Findings = append(ev.Review.Findings, evidence.ReviewFinding{ID: "ctx", Severity: "blocker", Message: "pass a context"})
+	})
+	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus{Iterations: 2},
+		GateFeedback: "FAIL TestA: got 1, want 2\n" + strings.Repeat("x", 10000)})
+	fb := d.Feedback
+	for _, want := range []string{
+		"FAIL TestA: got 1, want 2",
+		"Newly failing: test:C",
+		"Fixed since last iteration: test:B",
+		"Still failing: test:A (2 iterations)",
+		"(blocker, new) [ctx]",
+		"(major, still unresolved) [nil-check] a.go:3",
+		ruleTests,
+	} {
+		if !strings.Contains(fb, want) {
+			t.Errorf("feedback lacks %q:\n%s", want, fb)
+		}
+	}
+	if strings.Contains(fb, "rename x") {
+		t.Errorf("a nit is listed while tests fail:\n%s", fb)
+	}
+	if len(fb) > 10*p.FeedbackMaxLength {
+		t.Errorf("feedback is %d bytes, not capped", len(fb))
+	}
+}
+
+func TestEscalationReportGolden(t *testing.T) {
+	t.Parallel()
+	p := DefaultPolicy()
+	spec := reviewed()
+	spec.Name = "fix-login"
+	rv := func(score float64, msg string) func(*evidence.Iteration) {
+		return func(ev *evidence.Iteration) {
+			ev.Review = &evidence.Review{Verdict: "request_changes", Score: score, Findings: []evidence.ReviewFinding{{Severity: "major", Message: msg}}}
+			ev.Agent.Usage = evidence.Usage{CostUSD: 0.42, CostKnown: true}
+		}
+	}
+	st := past(p, spec, []evidence.Iteration{with(iter(1, "A"), rv(4, "validate the token")), with(iter(2), rv(5, "use constant-time compare"))})
+	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: with(iter(3), rv(6, "split the handler")),
+		Budget: loop.BudgetStatus{Iterations: 3}, GateFeedback: "all gates passed"})
+	if d.Action != loop.ActionEscalate {
+		t.Fatalf("action %s, want escalate", d.Action)
+	}
+	rep := d.Escalation.Report.(EscalationReport)
+	rep.Diff = "--- a/x.go\n+++ b/x.go\n"
+	yml, err := marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := d.Document.(DecisionDoc).YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rep.Markdown() + "\n---- escalation.yaml\n" + string(yml) + "\n---- decision.yaml\n" + string(doc)
+	golden := "testdata/TestEscalationReportGolden.golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("read golden (run with -update): %v", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("report mismatch (-want +got):\n%s", diff)
+	}
+}
