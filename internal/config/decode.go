@@ -65,8 +65,28 @@ func (m origins) register(n *yaml.Node, o origin) {
 
 // decoder turns nodes into values, collecting every problem with its place.
 type decoder struct {
-	at   origins
-	errs []error
+	at     origins
+	errs   []error
+	work   int  // keys and items decoded, aliases expanded
+	tooBig bool // work went over maxWork: decoding stopped
+}
+
+// maxWork bounds the decoding of one configuration, so that aliases that
+// expand exponentially ("billion laughs") end in an error, not in memory
+// exhaustion. Real configurations need a few hundred.
+const maxWork = 200_000
+
+// spend counts k units of work at n; false when the budget is gone.
+func (d *decoder) spend(n *yaml.Node, k int) bool {
+	d.work += k
+	if d.work <= maxWork {
+		return true
+	}
+	if !d.tooBig {
+		d.tooBig = true
+		d.fail(n, "", "the configuration expands to more than %d keys and items (through aliases?); simplify it", maxWork)
+	}
+	return false
 }
 
 func (d *decoder) fail(n *yaml.Node, key, format string, args ...any) {
@@ -202,6 +222,9 @@ func (d *decoder) strings(n *yaml.Node, key string) []string {
 		d.fail(n, key, "expected a list of strings, got %s", kindName(n))
 		return nil
 	}
+	if !d.spend(n, 1+len(r.Content)) {
+		return nil
+	}
 	out := make([]string, 0, len(r.Content))
 	for i, c := range r.Content {
 		out = append(out, d.str(c, fmt.Sprintf("%s[%d]", key, i)))
@@ -223,6 +246,9 @@ func (d *decoder) mapping(n *yaml.Node, key string, f func(k string, v *yaml.Nod
 	}
 	if r.Kind != yaml.MappingNode {
 		d.fail(n, key, "expected a mapping, got %s", kindName(n))
+		return
+	}
+	if !d.spend(n, 1+len(r.Content)/2) {
 		return
 	}
 	seen := map[string]bool{}

@@ -55,9 +55,15 @@ func Problems(err error) []*Error {
 	return out
 }
 
+// maxProblems is how many problems an error lists.
+const maxProblems = 50
+
 func invalid(errs []error) error {
 	if len(errs) == 0 {
 		return nil
+	}
+	if n := len(errs); n > maxProblems {
+		errs = append(errs[:maxProblems:maxProblems], fmt.Errorf("… and %d more problems", n-maxProblems))
 	}
 	return fmt.Errorf("%w (fix these and run again):\n%w", ErrInvalid, errors.Join(errs...))
 }

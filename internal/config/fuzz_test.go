@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -41,4 +42,31 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAliasBomb: aliases that would expand to billions of keys end in an
+// error, quickly.
+func TestAliasBomb(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("agents:\n  x:\n    preset: claude\n    env: &e {")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "k%d: v, ", i)
+	}
+	b.WriteString("z: v}\ndefaults:\n  gates: &gs [")
+	for i := range 500 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("&g" + fmt.Sprint(i) + " {run: x, env: *e}")
+	}
+	b.WriteString("]\nprocedures:\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "  p%d: {gates: *gs}\n", i)
+	}
+	rf := fakeFS(map[string]string{"/ws/agentloop.yaml": b.String()})
+	_, err := Load(Options{WorkDir: "/ws", UserConfigDir: "/g", Getenv: env(), ReadFile: rf})
+	if err == nil || !strings.Contains(err.Error(), "simplify it") {
+		t.Fatalf("err = %v", err)
+	}
 }

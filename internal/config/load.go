@@ -129,6 +129,9 @@ func resolveAll(at origins, layers []layer, env, flags *layerBuilder, context []
 	}
 	slices.Sort(c.user)
 	for name := range names {
+		if d.tooBig {
+			break
+		}
 		var node *yaml.Node
 		for _, l := range layers {
 			node = merge(merge(node, l.top.Defaults, ""), l.top.Procedures[name], "")

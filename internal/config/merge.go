@@ -112,36 +112,58 @@ func (m origins) mixed(n *yaml.Node) bool {
 	return false
 }
 
-// render shows a value on one short line.
+// render shows a value on one short line (at most maxRender bytes, however
+// large the value).
 func render(n *yaml.Node, depth int) string {
-	r := resolve(n)
-	if r == nil {
-		return ""
+	var b strings.Builder
+	renderTo(&b, n, depth)
+	s := b.String()
+	if len(s) > maxRender {
+		s = strings.ToValidUTF8(s[:maxRender-3], "") + "…"
 	}
-	var s string
+	return s
+}
+
+const maxRender = 120
+
+func renderTo(b *strings.Builder, n *yaml.Node, depth int) {
+	r := resolve(n)
 	switch {
+	case r == nil:
+	case b.Len() > maxRender:
+		return
 	case depth == 0:
-		s = "…"
+		b.WriteString("…")
 	case r.Kind == yaml.ScalarNode:
-		s = r.Value
+		s := r.Value
 		if line, _, more := strings.Cut(s, "\n"); more {
 			s = line + " …"
 		}
+		b.WriteString(s)
 	case r.Kind == yaml.SequenceNode:
-		items := make([]string, 0, len(r.Content))
-		for _, c := range r.Content {
-			items = append(items, render(c, depth-1))
+		b.WriteString("[")
+		for i, c := range r.Content {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			renderTo(b, c, depth-1)
+			if b.Len() > maxRender {
+				return
+			}
 		}
-		s = "[" + strings.Join(items, ", ") + "]"
+		b.WriteString("]")
 	case r.Kind == yaml.MappingNode:
-		items := make([]string, 0, len(r.Content)/2)
+		b.WriteString("{")
 		for i := 0; i+1 < len(r.Content); i += 2 {
-			items = append(items, r.Content[i].Value+": "+render(r.Content[i+1], depth-1))
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(r.Content[i].Value + ": ")
+			renderTo(b, r.Content[i+1], depth-1)
+			if b.Len() > maxRender {
+				return
+			}
 		}
-		s = "{" + strings.Join(items, ", ") + "}"
+		b.WriteString("}")
 	}
-	if len(s) > 120 {
-		s = s[:117] + "…"
-	}
-	return s
 }

@@ -18,6 +18,9 @@ func (d *decoder) gates(n *yaml.Node, key string) []Gate {
 		d.fail(n, key, "expected a list of gates, got %s", kindName(n))
 		return nil
 	}
+	if !d.spend(n, 1+len(r.Content)) {
+		return nil
+	}
 	out := make([]Gate, 0, len(r.Content))
 	names := map[string]bool{}
 	for i, c := range r.Content {
