@@ -26,7 +26,7 @@ type aiderParser struct {
 }
 
 var (
-	aiderTokens = regexp.MustCompile(`^Tokens: ([\d.]+k?) sent(?:, ([\d.]+k?) cache write)?(?:, ([\d.]+k?) cache hit)?, ([\d.]+k?) received\.`)
+	aiderTokens = regexp.MustCompile(`^Tokens: ([\d.]+[kM]?) sent(?:, ([\d.]+[kM]?) cache write)?(?:, ([\d.]+[kM]?) cache hit)?, ([\d.]+[kM]?) received\.`)
 	aiderCost   = regexp.MustCompile(`Cost: \$([\d.]+) message, \$([\d.]+) session\.`)
 	aiderError  = regexp.MustCompile(`litellm\.(\w+Error)|\b(RateLimitError|APIConnectionError|ServiceUnavailableError|AuthenticationError|InternalServerError|Timeout)\b`)
 )
@@ -43,7 +43,9 @@ func (p *aiderParser) Line(b []byte) {
 	s := string(b)
 	if m := aiderTokens.FindStringSubmatch(s); m != nil {
 		p.lines++
-		p.txTokens = p.txTokens.add(tokens{in: aiderNum(m[1]), out: aiderNum(m[4]), cacheRead: aiderNum(m[3]), cacheWrite: aiderNum(m[2])})
+		// "sent" already includes the cache writes (aider base_coder.py).
+		write := aiderNum(m[2])
+		p.txTokens = p.txTokens.add(tokens{in: max(aiderNum(m[1])-write, 0), out: aiderNum(m[4]), cacheRead: aiderNum(m[3]), cacheWrite: write})
 	}
 	if m := aiderCost.FindStringSubmatch(s); m != nil {
 		if c, err := strconv.ParseFloat(m[2], 64); err == nil {
@@ -69,8 +71,11 @@ func aiderNum(s string) int64 {
 		return 0
 	}
 	mult := 1.0
-	if strings.HasSuffix(s, "k") {
-		s, mult = s[:len(s)-1], 1000
+	switch {
+	case strings.HasSuffix(s, "k"):
+		s, mult = s[:len(s)-1], 1e3
+	case strings.HasSuffix(s, "M"):
+		s, mult = s[:len(s)-1], 1e6
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {

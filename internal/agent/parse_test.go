@@ -246,3 +246,44 @@ func TestNewParserUnknown(t *testing.T) {
 		t.Errorf("NewParser(nope) err = %v, want the list of formats", err)
 	}
 }
+
+// TestAiderTokenLines follows aider's base_coder.py: "sent" includes the cache
+// writes, and with both cache kinds the cost goes on the next line.
+func TestAiderTokenLines(t *testing.T) {
+	t.Parallel()
+	p, _ := NewParser(FormatAider)
+	for _, l := range []string{
+		"Tokens: 12k sent, 2.5k cache write, 8.0k cache hit, 310 received.",
+		"Cost: $0.04 message, $0.04 session.",
+		"Tokens: 950 sent, 12 received. Cost: $0.0012 message, $0.0412 session.",
+	} {
+		p.Line([]byte(l))
+	}
+	want := evidence.Usage{InputTokens: 9500 + 950, OutputTokens: 322, CacheReadTokens: 8000, CacheWriteTokens: 2500,
+		TokensKnown: true, CostUSD: 0.0412, CostKnown: true, Turns: 2}
+	if diff := cmp.Diff(want, p.Result().Usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+}
+
+// TestClaudeCutResultLine feeds a result record cut short, as the runner's
+// line limit would: the run still ends, with the live usage and a reason.
+func TestClaudeCutResultLine(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("testdata/claude-stream-json-3.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	p, _ := NewParser(FormatClaudeStream)
+	for _, l := range lines[:len(lines)-1] {
+		p.Line([]byte(l))
+	}
+	last := `{"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"` + strings.Repeat("x", 500)
+	p.Line([]byte(last))
+	got := p.Result()
+	if !got.Terminal || got.IsError || got.Usage.Turns != 2 || !strings.Contains(got.Reason, "cut") ||
+		got.Usage.InputTokens != 18 || got.Usage.CostKnown {
+		t.Errorf("Result() = %+v", got)
+	}
+}
