@@ -1,8 +1,6 @@
 package decide
 
 import (
-	"fmt"
-
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -94,7 +92,7 @@ func plain(in loop.DecideInput, q float64) loop.Decision {
 func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts {
 	ev := in.Evidence
 	var past []point
-	for _, r := range segment(in.State.History) {
+	for _, r := range segment(in.State.History, ev.N) {
 		past = append(past, fromRecord(r))
 	}
 	cur := fromEvidence(ev, failing, q)
@@ -107,7 +105,7 @@ func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts 
 		}
 	}
 	seq = append(seq, cur)
-	return &facts{p: e.p, in: in, ev: ev, past: past, cur: cur, all: all, seq: seq, failing: failing}
+	return &facts{p: e.p, in: in, ev: ev, past: past, cur: cur, all: all, seq: seq, failing: failing, acked: acknowledged(in.State, ev.N)}
 }
 
 // green reports whether the iteration meets the goal: the agent finished, every
@@ -184,5 +182,3 @@ func has(ts []loop.Trigger, id string, minSev float64) bool {
 	t, ok := find(ts, id)
 	return ok && t.Severity >= minSev
 }
-
-func (c choice) String() string { return fmt.Sprintf("%s/%s: %s", c.action, c.strategy, c.reason) }

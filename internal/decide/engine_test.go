@@ -177,3 +177,23 @@ func TestEscalationReportGolden(t *testing.T) {
 		t.Errorf("report mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func TestGuidanceAcknowledgesEscalation(t *testing.T) {
+	t.Parallel()
+	p := DefaultPolicy()
+	spec := gated()
+	touch := func(ev *evidence.Iteration) { ev.Diff.ProtectedTouched = []string{"auth/a.go"} }
+	st := past(p, spec, []evidence.Iteration{with(iter(1), touch)})
+	if got := st.History[0].Decision; got != "escalate" {
+		t.Fatalf("first decision %s, want escalate", got)
+	}
+	loop.ApplyGuidance(st, loop.Guidance{Text: "touching auth/a.go is fine"})
+	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: with(iter(1), touch), Budget: loop.BudgetStatus{Iterations: 1}})
+	if d.Action != loop.ActionProceed {
+		t.Errorf("after guidance: %s (%s), want proceed", d.Action, d.Message)
+	}
+	secret := with(iter(1), func(ev *evidence.Iteration) { touch(ev); ev.Diff.SecretsFound = 1 })
+	if d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: secret, Budget: loop.BudgetStatus{Iterations: 1}}); d.Action != loop.ActionEscalate {
+		t.Errorf("a secret after guidance: %s, want escalate", d.Action)
+	}
+}

@@ -63,8 +63,12 @@ func fromEvidence(ev evidence.Iteration, failing []string, q float64) point {
 }
 
 // segment returns the records since the last human guidance: a guidance resets the
-// iteration counter, so a record whose N does not grow starts a new segment.
-func segment(h []loop.Record) []loop.Record {
+// iteration counter, so a record (or the present iteration n) whose N does not
+// grow starts a new segment.
+func segment(h []loop.Record, n int) []loop.Record {
+	if len(h) > 0 && n > 0 && n <= h[len(h)-1].N {
+		return h[len(h):]
+	}
 	start := 0
 	for i := 1; i < len(h); i++ {
 		if h[i].N <= h[i-1].N {
@@ -72,6 +76,27 @@ func segment(h []loop.Record) []loop.Record {
 		}
 	}
 	return h[start:]
+}
+
+// acknowledged returns the trigger ids of the escalation a human answered: the
+// record just before the current segment escalated, and guidance came back. The
+// same concern does not escalate again at once (the human has seen it); a secret
+// in the diff always does.
+func acknowledged(st *loop.State, n int) map[string]bool {
+	h := st.History
+	seg := len(segment(h, n))
+	if st.Guidance == "" || seg == len(h) {
+		return nil
+	}
+	prev := h[len(h)-seg-1]
+	if prev.Decision != string(loop.ActionEscalate) {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, id := range prev.Triggers {
+		out[id] = true
+	}
+	return out
 }
 
 // trailing counts the points at the end of ps (the present excluded) whose

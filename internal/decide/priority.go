@@ -68,8 +68,9 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 	if c, ok := e.immediate(f, ts); ok {
 		return c
 	}
-	blocked := has(ts, TTestTampering, 0.9) || has(ts, TScopeCreep, 0.1) || has(ts, TSecurity, 0.1) ||
-		has(ts, TArchitecture, 0.7) || has(ts, TConflict, 0.1)
+	blocked := has(ts, TTestTampering, 0.9) || has(ts, TScopeCreep, 0.1) ||
+		!f.acked[TSecurity] && has(ts, TSecurity, 0.1) ||
+		!f.acked[TArchitecture] && has(ts, TArchitecture, 0.7) || !f.acked[TConflict] && has(ts, TConflict, 0.1)
 	if f.cur.Succeeded && !blocked {
 		return choice{action: loop.ActionProceed, rule: RuleProceed, reason: proceedReason(f)}
 	}
@@ -136,13 +137,13 @@ func (e *Engine) immediate(f *facts, ts []loop.Trigger) (choice, bool) {
 	if t, ok := find(ts, TBudgetHard); ok {
 		return choice{action: loop.ActionAbort, rule: RuleCritical, reason: t.Evidence}, true
 	}
-	if t, ok := find(ts, TSecurity); ok && p.escalates(ClassSecurity) {
+	if t, ok := find(ts, TSecurity); ok && p.escalates(ClassSecurity) && !f.acked[TSecurity] {
 		return esc(ClassSecurity, "security: "+t.Evidence)
 	}
-	if t, ok := find(ts, TArchitecture); ok && t.Severity >= 0.7 && p.escalates(ClassArchitecture) {
+	if t, ok := find(ts, TArchitecture); ok && t.Severity >= 0.7 && p.escalates(ClassArchitecture) && !f.acked[TArchitecture] {
 		return esc(ClassArchitecture, "architectural impact: "+t.Evidence)
 	}
-	if t, ok := find(ts, TConflict); ok && p.escalates(ClassConflict) {
+	if t, ok := find(ts, TConflict); ok && p.escalates(ClassConflict) && !f.acked[TConflict] {
 		return esc(ClassConflict, "conflicting requirements: "+t.Evidence)
 	}
 	if t, ok := find(ts, TScopeCreep); ok && p.escalates(ClassScopeCreep) && seenBefore(f, TScopeCreep) {

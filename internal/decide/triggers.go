@@ -47,6 +47,7 @@ type facts struct {
 	cur     point
 	all     []point // past and present
 	seq     []point // past and present without the iterations the infrastructure spoiled
+	acked   map[string]bool
 	failing []string
 }
 
