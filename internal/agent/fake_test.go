@@ -18,7 +18,7 @@ func TestFakeTranscripts(t *testing.T) {
 		{"fake/claude-ok.jsonl", FormatClaudeStream, Outcome{
 			Usage: evidence.Usage{InputTokens: 1500, OutputTokens: 155, CacheReadTokens: 4000, CacheWriteTokens: 4500, TokensKnown: true,
 				CostUSD: 0.0421, CostKnown: true, Turns: 3, Model: "claude-sonnet-4-5", SessionID: "fake-claude-0001"},
-			Result: "Fixed Title to keep short words lower case. All tests pass.", Terminal: true}},
+			Result: "Fixed Title to keep short words lower case. All tests pass.\n\n<promise>DONE</promise>", Terminal: true}},
 		{"fake/codex-ok.jsonl", FormatCodex, Outcome{
 			Usage:  evidence.Usage{InputTokens: 5000, OutputTokens: 800, CacheReadTokens: 15000, TokensKnown: true, SessionID: "fake-codex-0001"},
 			Result: "Fixed Title; go test passes.", Terminal: true}},

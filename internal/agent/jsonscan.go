@@ -221,6 +221,12 @@ func (d *docAccum) add(line []byte) ([]byte, bool) {
 		}
 		return nil, false
 	}
+	if len(line) > 0 && line[0] == '{' && json.Valid(line) {
+		// A whole object on its own line (NDJSON) ends a document that never closed.
+		d.active = false
+		d.buf = append(d.buf[:0], line...)
+		return d.buf, true
+	}
 	limit := d.max
 	if limit == 0 {
 		limit = maxDoc

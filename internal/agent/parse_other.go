@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 )
 
 // gooseParser reads `goose run --output-format stream-json` (and the single
@@ -14,11 +15,12 @@ import (
 // count, recorded as input tokens so that token budgets still work.
 type gooseParser struct {
 	out Outcome
+	doc docAccum // json mode may pretty-print its one object
 }
 
-func (p *gooseParser) Line(b []byte) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
+func (p *gooseParser) Line(line []byte) {
+	b, ok := p.doc.add(line)
+	if !ok {
 		return
 	}
 	var r struct {
@@ -155,6 +157,9 @@ func (p *textParser) Line(b []byte) {
 
 func (p *textParser) Result() Outcome {
 	out := p.out
-	out.Result = string(bytes.TrimSpace(p.tail))
+	out.Result = string(bytes.TrimSpace(ansi.ReplaceAll(p.tail, nil)))
 	return out
 }
+
+// ansi matches terminal escape sequences (Kiro prints colored text).
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)

@@ -220,6 +220,13 @@ func TestParsersDocumentedErrors(t *testing.T) {
 		{"written/goose-stream.jsonl", FormatGoose, false, func(o Outcome) bool {
 			return o.Terminal && !o.IsError && o.Usage.TokensKnown && o.Usage.InputTokens == 1234
 		}},
+		{"written/goose-json-pretty.json", FormatGoose, false, func(o Outcome) bool {
+			return o.Terminal && !o.IsError && o.Usage.TokensKnown && o.Usage.InputTokens == 5120
+		}},
+		{"written/gemini-stream-quota-error.jsonl", FormatGeminiStream, false, func(o Outcome) bool {
+			return o.Terminal && o.IsError && o.RateLimited && o.Usage.SessionID == "5d0c1f7e-0000-4000-8000-000000000009" &&
+				strings.HasPrefix(o.Reason, "TerminalQuotaError: You have exhausted")
+		}},
 		{"written/text-usage-limit.txt", FormatText, false, func(o Outcome) bool {
 			return o.RateLimited && !o.Usage.TokensKnown && !o.Usage.CostKnown && strings.HasSuffix(o.Result, "try again later.")
 		}},

@@ -40,8 +40,9 @@ type Request struct {
 	Env     map[string]string // extra environment (wins over the preset's)
 	LogPath string            // the agent's output (stdout and stderr), 0600
 	Echo    io.Writer         // the terminal when verbose; nil otherwise
-	// CompletionMarker, if set, marks the result Completed when the agent's
-	// answer (or, for text output, any output line) contains it.
+	// CompletionMarker, if set, marks the result Completed when the agent
+	// printed it on a line of its own: in its final answer, or for text output
+	// in more output lines than the prompt has (an echoed prompt does not count).
 	CompletionMarker string
 	Timeout          time.Duration
 	IdleTimeout      time.Duration
@@ -119,7 +120,8 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	w := &watch{parser: parser, prices: r.prices(), limits: req.Limits, cancel: cancel,
-		marker: req.CompletionMarker, textMarker: p.Format == FormatText}
+		marker: req.CompletionMarker, textMarker: p.Format == FormatText,
+		promptHas: markerLines(req.Prompt, req.CompletionMarker)}
 	maxLine := r.size(r.MaxLine, DefaultMaxLine)
 	stdoutLines := proc.Lines(maxLine, w.stdout)
 	stderrLines := proc.Lines(maxLine, w.stderr)

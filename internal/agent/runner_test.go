@@ -40,6 +40,10 @@ func helper(actions []string) int {
 			_ = os.WriteFile(arg, []byte(strings.Join(os.Args[1:], "\n")), 0o600)
 		case "env-to":
 			_ = os.WriteFile(arg, []byte(os.Getenv("AGENT_TEST_FOO")+","+os.Getenv("AGENT_TEST_BAR")), 0o600)
+		case "echo-stdin":
+			_, _ = io.Copy(os.Stdout, os.Stdin)
+		case "print":
+			fmt.Println(arg)
 		case "sleep":
 			d, _ := time.ParseDuration(arg)
 			time.Sleep(d)
@@ -80,7 +84,7 @@ func TestRunnerClaudeOK(t *testing.T) {
 	var echo strings.Builder
 	r := &Runner{}
 	res, err := r.Run(t.Context(), Request{Preset: p, Prompt: "fix it", Dir: dir, Env: env,
-		LogPath: filepath.Join(dir, "agent.log"), Echo: &echo, Timeout: time.Minute, CompletionMarker: "All tests pass"})
+		LogPath: filepath.Join(dir, "agent.log"), Echo: &echo, Timeout: time.Minute, CompletionMarker: "<promise>DONE</promise>"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,5 +215,28 @@ func TestRunnerPromptTooLongForArg(t *testing.T) {
 	_, err := (&Runner{}).Run(t.Context(), Request{Preset: p, Prompt: strings.Repeat("a", 200<<10), LogPath: filepath.Join(t.TempDir(), "l")})
 	if err == nil || !strings.Contains(err.Error(), "prompt_via: stdin or file") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestRunnerMarkerEcho: a text agent that echoes its prompt (which names the
+// marker) has not completed; printing the marker itself on a line does.
+func TestRunnerMarkerEcho(t *testing.T) {
+	t.Parallel()
+	prompt := "Fix the tests. When done, print on a line of its own:\nDONE-42\n"
+	for _, tt := range []struct {
+		actions []string
+		want    bool
+	}{
+		{[]string{"echo-stdin"}, false},
+		{[]string{"echo-stdin", "print:I will not print DONE-42 yet"}, false},
+		{[]string{"echo-stdin", "print:  DONE-42"}, true},
+	} {
+		dir := t.TempDir()
+		p, env := fakePreset(t, FormatText, PromptStdin, tt.actions...)
+		res, err := (&Runner{}).Run(t.Context(), Request{Preset: p, Prompt: prompt, Dir: dir, Env: env,
+			LogPath: filepath.Join(dir, "agent.log"), CompletionMarker: "DONE-42"})
+		if err != nil || res.Completed != tt.want {
+			t.Errorf("%v: Completed = %v, want %v (err %v)", tt.actions, res.Completed, tt.want, err)
+		}
 	}
 }

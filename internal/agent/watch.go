@@ -21,17 +21,33 @@ type watch struct {
 	limits     Limits
 	cancel     context.CancelCauseFunc
 	marker     string
-	textMarker bool // look for the marker in every line (text output)
-	marked     bool
+	textMarker bool // look for the marker in every output line (text output)
+	promptHas  int  // marker lines in the prompt: an echoed prompt must not count
+	seen       int  // marker lines in the output
 	stopped    bool
+}
+
+// markerLines counts the lines of s that are the marker alone (trimmed). A
+// marker inside a sentence ("I did not print DONE") does not count.
+func markerLines(s, marker string) int {
+	if marker == "" {
+		return 0
+	}
+	n := 0
+	for line := range strings.SplitSeq(s, "\n") {
+		if strings.TrimSpace(line) == marker {
+			n++
+		}
+	}
+	return n
 }
 
 func (w *watch) stdout(line []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.parser.Line(line)
-	if w.textMarker && w.marker != "" && !w.marked && strings.Contains(string(line), w.marker) {
-		w.marked = true
+	if w.textMarker && w.marker != "" && strings.TrimSpace(string(line)) == w.marker {
+		w.seen++
 	}
 	w.check()
 }
@@ -84,7 +100,7 @@ func (w *watch) result() (Outcome, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	out := w.parser.Result()
-	completed := w.marked || (w.marker != "" && strings.Contains(out.Result, w.marker))
+	completed := w.seen > w.promptHas || (!w.textMarker && markerLines(out.Result, w.marker) > 0)
 	return out, completed
 }
 
