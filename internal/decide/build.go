@@ -137,22 +137,33 @@ func lessons(f *facts, k int) []string {
 		if p.Succeeded && i < len(f.all)-1 {
 			continue
 		}
-		what := "did not help"
+		what := "did not meet the goal"
 		switch {
+		case len(p.Failing) > 0 && i > 0 && slices.Contains(f.all[i-1].Failing, p.Failing[0]):
+			what = fmt.Sprintf("%s still failing", clip(p.Failing[0], 80))
 		case len(p.Failing) > 0:
-			what = fmt.Sprintf("left %d failing (%s)", len(p.Failing), clip(p.Failing[0], 80))
+			what = fmt.Sprintf("%s now failing", clip(p.Failing[0], 80))
 		case p.Review == "request_changes" || p.Review == "reject":
 			what = "the reviewer did not approve"
+		}
+		if n := len(p.Failing); n > 1 {
+			what += fmt.Sprintf(" (+%d more)", n-1)
 		}
 		how := "first try"
 		if i > 0 && f.all[i-1].Strategy != "" {
 			how = f.all[i-1].Strategy
 		}
-		trig := ""
-		if len(p.Triggers) > 0 {
-			trig = "; " + strings.Join(p.Triggers[:min(2, len(p.Triggers))], ", ")
+		change := "no change"
+		if p.Lines > 0 {
+			change = "changed " + plural(p.Lines, "line")
 		}
-		out = append(out, fmt.Sprintf("iteration %d (%s) %s%s", p.N, how, what, trig))
+		trig := ""
+		if extra := slices.DeleteFunc(slices.Clone(p.Triggers), func(id string) bool {
+			return id == TRequirementUnmet || id == TValidationFailure
+		}); len(extra) > 0 {
+			trig = "; " + strings.Join(extra[:min(2, len(extra))], ", ")
+		}
+		out = append(out, fmt.Sprintf("iteration %d (%s, %s): %s%s", p.N, how, change, what, trig))
 	}
 	if len(out) > k {
 		out = out[len(out)-k:]

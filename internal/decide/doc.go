@@ -43,12 +43,37 @@
 //
 // [Engine.Decide] applies a fixed priority order (see choose in priority.go):
 // critical, escalate at once, proceed, transient retry, budget, max iterations,
-// review rounds, auto-retry policy, stuck, regression, plateau, missing context,
+// review rounds, auto-retry policy, stuck, plateau, regression, missing context,
 // tampering and scope, refine depth, refine. Strategies change the next iteration
 // through [loop.Next] and [loop.Decision.Rollback]. A strategy that already failed
 // on the same triggers is not repeated (retry → refine, expand → simplify); refine
 // and simplify are bounded by their own counters (StuckRepeats,
 // MaxRefinePerAttempt, MaxSimplify).
+//
+// # What the loop reads back
+//
+// Decision.Succeeded feeds the loop's consecutive-failure counter: true when the
+// goal is met, when a failing iteration progressed (fewer failures, or a new best
+// quality), and when the engine changes course (retry after a transient failure,
+// expand, simplify) — otherwise the loop's default threshold of 3 would end every
+// stuck run before the simplify-then-escalate rule could act. Decision.Best is set
+// when the quality beats every earlier iteration; its Ref is left for the loop to
+// fill with the iteration's checkpoint, which the decider does not see.
+// Decision.Rollback names the best earlier checkpoint (from the records) on
+// regression, simplify, escalate and abort, when it beats the present.
+//
+// After an escalation answered with guidance (State.Guidance set, the counter
+// reset), the concern that escalated is acknowledged: the same security,
+// architecture or conflict trigger does not escalate again at once. A secret in
+// the diff always does.
+//
+// Iterations the infrastructure spoiled (a retry after a transient failure) are
+// left out of the trend detectors (stuck, oscillation, plateau, regression).
+//
+// The specification's plateau rule (variance of the last 3 quality scores below
+// 0.02) is reported in the assessment but does not fire alone: on a 0–1 scale it
+// holds for steady progress (0.5, 0.6, 0.7 has variance 0.007). The plateau
+// trigger needs the best score to stall for Patience iterations.
 //
 // # Fingerprints
 //
