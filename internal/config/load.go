@@ -66,6 +66,9 @@ func Load(o Options) (*Config, error) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && !f.must:
 			continue
+		case errors.Is(err, fs.ErrNotExist):
+			errs = append(errs, &Error{Where: f.o.name, Msg: "no such file; check the --config path, or run 'agentloop init' to create agentloop.yaml"})
+			continue
 		case err != nil:
 			errs = append(errs, &Error{Where: f.o.name, Msg: fmt.Sprintf("cannot read: %v", err)})
 			continue

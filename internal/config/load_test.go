@@ -264,7 +264,7 @@ func TestPromptPathsRelativeToTheirFile(t *testing.T) {
 func TestMissingConfigFlag(t *testing.T) {
 	t.Parallel()
 	_, err := Load(Options{WorkDir: "/ws", UserConfigDir: "/g", ConfigFile: "other.yaml", Getenv: env(), ReadFile: fakeFS(nil)})
-	if err == nil || !strings.Contains(err.Error(), "other.yaml: cannot read") {
+	if err == nil || !strings.Contains(err.Error(), "other.yaml: no such file; check the --config path") {
 		t.Fatalf("err = %v", err)
 	}
 }

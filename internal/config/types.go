@@ -13,7 +13,7 @@ type Config struct {
 	LogFormat string               // text or json
 	Agents    map[string]AgentSpec // agent definitions and preset overrides, by name
 	Prices    map[string]Price     // USD per million tokens, by model
-	Files     []string             // the configuration files read, in tier order
+	Files     []string             // the configuration files read, in tier order, as messages name them
 
 	procs   map[string]Procedure
 	sources map[string][]Source
