@@ -92,7 +92,7 @@ func TestCompose(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "compose", tt.name+".golden"), got)
+			golden(t, filepath.Join("testdata", "TestCompose", tt.name+".golden"), got)
 		})
 	}
 }
