@@ -93,7 +93,7 @@ func buildPage(r Run) page {
 		{"Best quality", best, "score 0–1"},
 		{"Failing now", failing, "tests and findings"},
 	}
-	p.Charts = charts(s.History)
+	p.Charts = charts(s.History, s.Best)
 	p.Timeline = timeline(s.History, p.Gates)
 	for _, rec := range s.History {
 		p.Iterations = append(p.Iterations, iterRow{Record: rec, Dur: duration(rec.Duration.Duration()),

@@ -9,7 +9,7 @@ import (
 )
 
 // charts builds the per-iteration charts: quality, failing, tokens, cost, duration.
-func charts(h []loop.Record) []chart {
+func charts(h []loop.Record, best *loop.Checkpoint) []chart {
 	pts := func(f func(loop.Record) point) []point {
 		out := make([]point, len(h))
 		for i, r := range h {
@@ -23,7 +23,7 @@ func charts(h []loop.Record) []chart {
 		{ID: "quality", Title: "Quality score", Kind: "line", Max: 1, Color: "#7c3aed",
 			Fmt: func(v float64) string { return fmt.Sprintf("%.2f", v) },
 			Pts: pts(func(r loop.Record) point {
-				return point{Value: r.Quality, Known: true, Label: fmt.Sprintf("%.2f", r.Quality)}
+				return point{Value: r.Quality, Known: true, Label: fmt.Sprintf("%.2f", r.Quality), Best: best != nil && best.Iteration == r.N}
 			})},
 		{ID: "failing", Title: "Failing tests and findings", Kind: "bar", Color: "#dc2626", Fmt: num, Int: true,
 			Pts: pts(func(r loop.Record) point {

@@ -13,6 +13,7 @@ type point struct {
 	Value float64
 	Known bool
 	Label string // the value as people read it
+	Best  bool   // the run's best checkpoint: ringed
 }
 
 // chart describes one per-iteration chart.
@@ -117,6 +118,12 @@ func (c chart) SVG() template.HTML {
 		}
 		fmt.Fprintf(&b, `<circle class="pt" data-iteration="%d" data-value="%s" cx="%.1f" cy="%.1f" r="%g" stroke="%s"><title>iteration %d: %s</title></circle>`,
 			p.N, strFloat(p.Value), xOf(i), yOf(p.Value), r, c.Color, p.N, esc(p.Label))
+	}
+	for i, p := range c.Pts {
+		if p.Best && p.Known {
+			fmt.Fprintf(&b, `<circle class="best" cx="%.1f" cy="%.1f" r="9" stroke="%s"/><text class="bestlab" x="%.1f" y="%.1f">best</text>`,
+				xOf(i), yOf(p.Value), c.Color, xOf(i), yOf(p.Value)-14)
+		}
 	}
 	if known == 0 {
 		fmt.Fprintf(&b, `<text class="empty" x="%g" y="%g">%s</text>`, padL+plotW/2, padT+plotH/2, emptyText(n))
