@@ -42,6 +42,7 @@ func (p *aiderParser) Line(b []byte) {
 	}
 	s := string(b)
 	if m := aiderTokens.FindStringSubmatch(s); m != nil {
+		p.succeeded()
 		p.lines++
 		// "sent" already includes the cache writes (aider base_coder.py).
 		write := aiderNum(m[2])
@@ -99,6 +100,7 @@ func (p *aiderParser) event(b []byte) {
 		return
 	}
 	pr := e.Properties
+	p.succeeded()
 	p.events++
 	p.evTokens = p.evTokens.add(tokens{in: pr.Prompt, out: pr.Completion})
 	if pr.TotalCost != nil {
@@ -123,4 +125,10 @@ func (p *aiderParser) Result() Outcome {
 		u.CostUSD, u.CostKnown, u.Turns = p.txCost, p.txCostOK, p.lines
 	}
 	return out
+}
+
+// succeeded clears error signals seen before: aider retries failed model calls
+// itself, and a usage report means one went through after all.
+func (p *aiderParser) succeeded() {
+	p.out.IsError, p.out.RateLimited, p.out.Transient, p.out.Reason = false, false, false, ""
 }

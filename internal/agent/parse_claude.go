@@ -251,6 +251,11 @@ func (p *claudeParser) result(l *claudeLine, whole bool) {
 		p.out.Reason = "the result record was cut (line longer than the read limit); usage may be incomplete"
 	}
 	if !p.out.IsError {
+		// Retried inside the CLI and then succeeded: earlier signals are moot.
+		p.out.RateLimited, p.out.ResetAt, p.out.Overloaded, p.out.Transient = false, time.Time{}, false, false
+		if whole {
+			p.out.Reason = ""
+		}
 		return
 	}
 	status, _ := numValue(l.apiStatus)

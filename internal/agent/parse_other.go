@@ -113,6 +113,9 @@ func (p *copilotParser) Line(b []byte) {
 	case "result":
 		p.out.Terminal = true
 		p.out.Usage.SessionID = r.SessionID
+		if r.ExitCode != nil && *r.ExitCode == 0 {
+			p.out.RateLimited, p.out.Reason = false, ""
+		}
 		if r.ExitCode != nil && *r.ExitCode != 0 {
 			p.out.IsError = true
 			if p.out.Reason == "" {

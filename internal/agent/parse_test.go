@@ -294,3 +294,36 @@ func TestClaudeCutResultLine(t *testing.T) {
 		t.Errorf("Result() = %+v", got)
 	}
 }
+
+// TestRetriedThenSucceeded: a rate-limit signal the CLI recovered from (it
+// retried and finished) must not mark the run rate limited.
+func TestRetriedThenSucceeded(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		format string
+		lines  []string
+	}{
+		{FormatClaudeStream, []string{
+			`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1784770200,"rateLimitType":"five_hour"},"session_id":"s"}`,
+			`{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"ok","session_id":"s","total_cost_usd":0.1}`,
+		}},
+		{FormatAider, []string{
+			`litellm.RateLimitError: AnthropicException - rate_limit_error`,
+			`Retrying in 0.2 seconds...`,
+			`Tokens: 1.2k sent, 30 received. Cost: $0.01 message, $0.01 session.`,
+		}},
+		{FormatCopilot, []string{
+			`{"type":"session.error","data":{"message":"rate limit exceeded, retrying"}}`,
+			`{"type":"result","sessionId":"s","exitCode":0,"usage":{"premiumRequests":1}}`,
+		}},
+	}
+	for _, tt := range tests {
+		p, _ := NewParser(tt.format)
+		for _, l := range tt.lines {
+			p.Line([]byte(l))
+		}
+		if o := p.Result(); o.RateLimited || o.IsError || o.Reason != "" || !o.ResetAt.IsZero() {
+			t.Errorf("%s: %+v", tt.format, o)
+		}
+	}
+}
