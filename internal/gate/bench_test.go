@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // GenGoTestJSON writes about size bytes of go test -json output: passing tests
@@ -47,12 +49,28 @@ func genJUnit(w io.Writer, size int64) {
 func benchParse(b *testing.B, data []byte, format string) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	cpu0 := cpuTime()
+	n := 0
 	for b.Loop() {
 		rep, err := Parse(bytes.NewReader(data), Options{Format: format})
 		if err != nil || len(rep.Findings) == 0 {
 			b.Fatalf("Parse: %v, %d findings", err, len(rep.Findings))
 		}
+		n++
 	}
+	// On a loaded machine wall time says little: report throughput per CPU second too.
+	if secs := (cpuTime() - cpu0).Seconds(); secs > 0 {
+		b.ReportMetric(float64(len(data))*float64(n)/1e6/secs, "MB/cpu-s")
+	}
+}
+
+// cpuTime is this process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkParseGoTestJSON(b *testing.B) {

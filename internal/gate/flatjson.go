@@ -19,19 +19,56 @@ type goEvent struct {
 	Elapsed     float64
 }
 
-// decodeGoEvent decodes one event. It scans flat objects itself, which is several
-// times faster than encoding/json on the millions of small output events of a big
-// run, and falls back to encoding/json for anything it does not expect.
-func decodeGoEvent(line []byte, ev *goEvent) bool {
+// eventDecoder decodes go test -json lines. It scans flat objects itself, which is
+// several times faster than encoding/json on the millions of small events of a big
+// run, reuses the package and test strings of the previous event, and falls back
+// to encoding/json for anything it does not expect.
+type eventDecoder struct{ pkg, test string }
+
+func (d *eventDecoder) decode(line []byte, ev *goEvent) bool {
 	*ev = goEvent{}
-	if ok := scanFlat(line, ev); ok {
+	if ok := d.scanFlat(line, ev); ok {
 		return true
 	}
 	*ev = goEvent{}
 	return json.Unmarshal(line, ev) == nil
 }
 
-func scanFlat(b []byte, ev *goEvent) bool {
+// intern returns *last when it equals b, else a new string stored in *last.
+func intern(last *string, b []byte) string {
+	if string(b) != *last {
+		*last = string(b)
+	}
+	return *last
+}
+
+func actionName(b []byte) string {
+	switch string(b) {
+	case "output":
+		return "output"
+	case "run":
+		return "run"
+	case "pass":
+		return "pass"
+	case "fail":
+		return "fail"
+	case "skip":
+		return "skip"
+	case "start":
+		return "start"
+	case "pause":
+		return "pause"
+	case "cont":
+		return "cont"
+	case "build-output":
+		return "build-output"
+	case "build-fail":
+		return "build-fail"
+	}
+	return string(b)
+}
+
+func (d *eventDecoder) scanFlat(b []byte, ev *goEvent) bool {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -64,13 +101,13 @@ func scanFlat(b []byte, ev *goEvent) bool {
 			i = j
 			switch string(key) {
 			case "Action":
-				ev.Action = string(val)
+				ev.Action = actionName(val)
 			case "Package":
-				ev.Package = string(val)
+				ev.Package = intern(&d.pkg, val)
 			case "ImportPath":
 				ev.ImportPath = string(val)
 			case "Test":
-				ev.Test = string(val)
+				ev.Test = intern(&d.test, val)
 			case "Output":
 				ev.Output = string(val)
 			case "FailedBuild":

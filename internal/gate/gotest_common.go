@@ -26,16 +26,29 @@ type goTest struct {
 }
 
 var (
-	goFramingRE = regexp.MustCompile(`^\s*(=== (RUN|PAUSE|CONT|NAME)\s|--- (FAIL|PASS|SKIP): )`)
 	goFrameRE   = regexp.MustCompile(`^\s+(/\S+?\.go):(\d+)`)
 	goLogRE     = regexp.MustCompile(`^\s+([\w.\-]+\.go):(\d+): ?(.*)$`)
 	goRunningRE = regexp.MustCompile(`^\t\t(\S+) \(`)
 )
 
+// isFraming reports whether line is go test's own framing (=== RUN, --- PASS: …).
+func isFraming(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	if len(t) < 8 || (t[0] != '=' && t[0] != '-') {
+		return false
+	}
+	for _, p := range []string{"=== RUN", "=== PAUSE", "=== CONT", "=== NAME", "--- FAIL: ", "--- PASS: ", "--- SKIP: "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // observe takes one output line of the test.
 func (t *goTest) observe(line string, c *collector) {
 	line = strings.TrimRight(StripANSI(line), "\n")
-	if goFramingRE.MatchString(line) {
+	if isFraming(line) {
 		return
 	}
 	trimmed := strings.TrimSpace(line)
@@ -57,7 +70,7 @@ func (t *goTest) observe(line string, c *collector) {
 			t.running = append(t.running, m[1])
 		}
 	}
-	if t.frame == "" {
+	if t.frame == "" && len(line) > 0 && (line[0] == ' ' || line[0] == '\t') && strings.Contains(line, ".go:") {
 		if m := goFrameRE.FindStringSubmatch(line); m != nil && c.inRepo(m[1]) {
 			t.frame = m[1] + ":" + m[2]
 		}

@@ -8,14 +8,17 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
+// tkey names a test of a package; test is empty for the package itself.
+type tkey struct{ pkg, test string }
+
 // maxRunning bounds how many started-but-unfinished tests are tracked.
 const maxRunning = 100000
 
 type goJSON struct {
 	c         *collector
-	tests     map[string]*goTest // running tests by pkg + "\x00" + name
+	tests     map[tkey]*goTest   // running tests
 	pkgs      map[string]*goTest // package-level output by package
-	failed    map[string]int     // failed test key → finding index, to mark flaky reruns
+	failed    map[tkey]int       // failed test → finding index, to mark flaky reruns
 	pkgFound  map[string]int     // package → findings reported for it
 	lastBuild map[string]int     // import path → index of its last build finding
 }
@@ -23,16 +26,17 @@ type goJSON struct {
 // parseGoTestJSON reads go test -json (test2json) output, go build -json output and
 // gotestsum --jsonfile (reruns concatenated: a test that fails then passes is flaky).
 func parseGoTestJSON(br *bufio.Reader, c *collector) error {
-	p := &goJSON{c: c, tests: map[string]*goTest{}, pkgs: map[string]*goTest{},
-		failed: map[string]int{}, pkgFound: map[string]int{}, lastBuild: map[string]int{}}
+	p := &goJSON{c: c, tests: map[tkey]*goTest{}, pkgs: map[string]*goTest{},
+		failed: map[tkey]int{}, pkgFound: map[string]int{}, lastBuild: map[string]int{}}
 	lr := newLineReader(br)
 	var ev goEvent
+	var dec eventDecoder
 	for {
 		line, ok := lr.next()
 		if !ok {
 			break
 		}
-		if len(line) == 0 || line[0] != '{' || !decodeGoEvent(line, &ev) {
+		if len(line) == 0 || line[0] != '{' || !dec.decode(line, &ev) {
 			continue
 		}
 		p.event(&ev)
@@ -64,7 +68,7 @@ func (p *goJSON) event(ev *goEvent) {
 		p.pkgEvent(ev)
 		return
 	}
-	key := ev.Package + "\x00" + ev.Test
+	key := tkey{ev.Package, ev.Test}
 	t := p.tests[key]
 	if t == nil && (ev.Action == "run" || ev.Action == "output" || ev.Action == "cont") && len(p.tests) < maxRunning {
 		t = &goTest{pkg: ev.Package, name: ev.Test}
@@ -91,7 +95,7 @@ func (p *goJSON) event(ev *goEvent) {
 			t = &goTest{pkg: ev.Package, name: ev.Test}
 		}
 		if i := strings.LastIndexByte(ev.Test, '/'); i >= 0 {
-			if parent := p.tests[ev.Package+"\x00"+ev.Test[:i]]; parent != nil {
+			if parent := p.tests[tkey{ev.Package, ev.Test[:i]}]; parent != nil {
 				parent.failedChild = true
 			}
 		}
@@ -102,14 +106,13 @@ func (p *goJSON) event(ev *goEvent) {
 	}
 }
 
-func (p *goJSON) report(key string, f evidence.Finding) {
+func (p *goJSON) report(key tkey, f evidence.Finding) {
 	if f.Kind == evidence.KindTest || f.Kind == evidence.KindCrash || f.Kind == evidence.KindTimeout {
 		p.c.tests.Failed++
 	}
-	pkg, _, _ := strings.Cut(key, "\x00")
-	p.pkgFound[pkg]++
+	p.pkgFound[key.pkg]++
 	p.c.add(f)
-	if key != "" && len(p.c.findings) > 0 {
+	if key.test != "" && len(p.c.findings) > 0 {
 		p.failed[key] = len(p.c.findings) - 1
 	}
 }
@@ -158,14 +161,14 @@ func (p *goJSON) packageFailed(pkg, failedBuild string, pt *goTest) {
 	id := c.shortPkg(pkg)
 	if failedBuild != "" {
 		if p.pkgFound[stripTestSuffix(failedBuild)] == 0 && p.pkgFound[pkg] == 0 {
-			p.report("", evidence.Finding{Kind: evidence.KindBuild, ID: id, Message: "build failed: " + orStr(pt.last, failedBuild)})
+			p.report(tkey{pkg: pkg}, evidence.Finding{Kind: evidence.KindBuild, ID: id, Message: "build failed: " + orStr(pt.last, failedBuild)})
 		}
 		p.dropRunning(pkg)
 		return
 	}
 	for _, name := range p.runningIn(pkg) {
-		t := p.tests[pkg+"\x00"+name]
-		p.report(pkg+"\x00"+name, t.unfinished(c, id+"."+name, pt.timeout))
+		t := p.tests[tkey{pkg, name}]
+		p.report(tkey{pkg, name}, t.unfinished(c, id+"."+name, pt.timeout))
 	}
 	p.dropRunning(pkg)
 	if p.pkgFound[pkg] == 0 {
@@ -175,7 +178,7 @@ func (p *goJSON) packageFailed(pkg, failedBuild string, pt *goTest) {
 		} else {
 			f = evidence.Finding{Kind: evidence.KindCrash, ID: id, Message: "package failed: " + orStr(pt.last, "no test reported a failure")}
 		}
-		p.report("", f)
+		p.report(tkey{pkg: pkg}, f)
 	}
 }
 
@@ -183,8 +186,8 @@ func (p *goJSON) packageFailed(pkg, failedBuild string, pt *goTest) {
 func (p *goJSON) runningIn(pkg string) []string {
 	var names []string
 	for k := range p.tests {
-		if q, name, _ := strings.Cut(k, "\x00"); q == pkg {
-			names = append(names, name)
+		if k.pkg == pkg {
+			names = append(names, k.test)
 		}
 	}
 	sort.Strings(names)
@@ -199,7 +202,7 @@ func (p *goJSON) runningIn(pkg string) []string {
 
 func (p *goJSON) dropRunning(pkg string) {
 	for k := range p.tests {
-		if q, _, _ := strings.Cut(k, "\x00"); q == pkg {
+		if k.pkg == pkg {
 			delete(p.tests, k)
 		}
 	}
@@ -210,8 +213,7 @@ func (p *goJSON) dropRunning(pkg string) {
 func (p *goJSON) finish() {
 	pkgs := map[string]bool{}
 	for k := range p.tests {
-		q, _, _ := strings.Cut(k, "\x00")
-		pkgs[q] = true
+		pkgs[k.pkg] = true
 	}
 	var sorted []string
 	for q := range pkgs {
@@ -224,12 +226,12 @@ func (p *goJSON) finish() {
 			pt = &goTest{}
 		}
 		for _, name := range p.runningIn(q) {
-			t := p.tests[q+"\x00"+name]
+			t := p.tests[tkey{q, name}]
 			f := t.unfinished(p.c, p.c.shortPkg(q)+"."+name, pt.timeout)
 			if f.Kind == evidence.KindCrash && t.panic == "" {
 				f.Message = strings.Replace(f.Message, "did not finish (os.Exit, log.Fatal or a crash of the test binary)", "did not finish (the output ended)", 1)
 			}
-			p.report(q+"\x00"+name, f)
+			p.report(tkey{q, name}, f)
 		}
 	}
 }

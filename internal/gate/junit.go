@@ -2,9 +2,6 @@ package gate
 
 import (
 	"bufio"
-	"encoding/xml"
-	"errors"
-	"io"
 	"strconv"
 	"strings"
 
@@ -13,6 +10,7 @@ import (
 
 // junitCase is what is kept of one <testcase> while streaming.
 type junitCase struct {
+	attrs                 []byte // raw attributes, decoded only for a case that failed
 	name, classname, file string
 	line                  int
 	kind                  evidence.Kind // "" while passing
@@ -26,91 +24,91 @@ type junitCase struct {
 // error children (error of a "Test suite failed to run" case is a build finding),
 // surefire flakyFailure (flaky) and rerunFailure, pytest's file/line attributes.
 func parseJUnit(br *bufio.Reader, c *collector) error {
-	dec := xml.NewDecoder(br)
-	dec.Strict = false
-	dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
+	sc := &xmlScanner{br: br}
 	var cur *junitCase
 	var text *string // where character data goes
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			// A second document after the first: skip its prolog and go on.
-			var se *xml.SyntaxError
-			if errors.As(err, &se) && strings.Contains(se.Msg, "unexpected") {
-				dec = xml.NewDecoder(br)
-				dec.Strict = false
-				continue
-			}
-			return err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "testsuite", "testsuites":
-				c.parsed = true
-			case "testcase":
-				c.parsed = true
-				cur = &junitCase{name: attr(t, "name"), classname: attr(t, "classname"), file: attr(t, "file")}
-				cur.line, _ = strconv.Atoi(attr(t, "line"))
-			case "failure", "error", "rerunFailure", "rerunError":
-				if cur != nil {
-					if t.Name.Local == "error" && cur.kind == "" {
-						cur.kind = evidence.KindCrash
-					} else if cur.kind == "" || t.Name.Local == "failure" {
-						cur.kind = evidence.KindTest
-					}
-					if cur.message == "" {
-						cur.message = attr(t, "message")
-						if ty := attr(t, "type"); strings.Contains(ty, "Timeout") {
-							cur.kind = evidence.KindTimeout
-						}
-						text = &cur.body
-					}
-				}
-			case "flakyFailure", "flakyError":
-				if cur != nil {
-					cur.flaky = true
-				}
-			case "skipped":
-				if cur != nil {
-					cur.skipped = true
-				}
-			case "system-out":
-				if cur != nil && cur.sysout == "" {
-					text = &cur.sysout
-				}
-			}
-		case xml.CharData:
+	var tok xmlToken
+	reuse := &junitCase{}
+	for sc.next(&tok) {
+		switch tok.kind {
+		case 't':
 			if text != nil && len(*text) < 4*maxMsgBytes {
-				*text += string(t[:min(len(t), 4*maxMsgBytes)])
-			}
-		case xml.EndElement:
-			switch t.Name.Local {
-			case "failure", "error", "rerunFailure", "rerunError", "system-out":
-				text = nil
-			case "testcase":
-				if cur != nil {
-					junitDone(c, cur)
+				t := tok.text[:min(len(tok.text), 4*maxMsgBytes)]
+				if tok.cdata {
+					*text += string(t)
+				} else {
+					*text += xmlUnescape(t)
 				}
-				cur = nil
 			}
+		case 's':
+			junitStart(c, &tok, &cur, &text, reuse)
+			if tok.self {
+				junitEnd(c, tok.name, &cur, &text)
+			}
+		case 'e':
+			junitEnd(c, tok.name, &cur, &text)
+		}
+	}
+	return sc.readErr()
+}
+
+func junitStart(c *collector, t *xmlToken, curp **junitCase, text **string, reuse *junitCase) {
+	cur := *curp
+	switch t.name {
+	case "testsuite", "testsuites":
+		c.parsed = true
+	case "testcase":
+		c.parsed = true
+		*reuse = junitCase{attrs: append(reuse.attrs[:0], t.attrs...)}
+		*curp = reuse
+	case "failure", "error", "rerunFailure", "rerunError":
+		if cur == nil {
+			return
+		}
+		if t.name == "error" && cur.kind == "" {
+			cur.kind = evidence.KindCrash
+		} else if cur.kind == "" || t.name == "failure" {
+			cur.kind = evidence.KindTest
+		}
+		if cur.message == "" {
+			cur.message = xmlAttr(t.attrs, "message")
+			if ty := xmlAttr(t.attrs, "type"); strings.Contains(ty, "Timeout") {
+				cur.kind = evidence.KindTimeout
+			}
+			*text = &cur.body
+		}
+	case "flakyFailure", "flakyError":
+		if cur != nil {
+			cur.flaky = true
+		}
+	case "skipped":
+		if cur != nil {
+			cur.skipped = true
+		}
+	case "system-out":
+		if cur != nil && cur.sysout == "" && cur.kind != "" {
+			*text = &cur.sysout
 		}
 	}
 }
 
-func attr(t xml.StartElement, name string) string {
-	for _, a := range t.Attr {
-		if a.Name.Local == name {
-			return a.Value
+func junitEnd(c *collector, name string, curp **junitCase, text **string) {
+	switch name {
+	case "failure", "error", "rerunFailure", "rerunError", "system-out":
+		*text = nil
+	case "testcase":
+		if *curp != nil {
+			junitDone(c, *curp)
 		}
+		*curp, *text = nil, nil
 	}
-	return ""
 }
 
 func junitDone(c *collector, jc *junitCase) {
+	if jc.kind != "" || jc.flaky {
+		jc.name, jc.classname, jc.file = xmlAttr(jc.attrs, "name"), xmlAttr(jc.attrs, "classname"), xmlAttr(jc.attrs, "file")
+		jc.line, _ = strconv.Atoi(xmlAttr(jc.attrs, "line"))
+	}
 	switch {
 	case jc.kind == "" && jc.skipped:
 		c.tests.Skipped++
