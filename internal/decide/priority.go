@@ -53,7 +53,7 @@ const (
 //     regression, unlike loop-control §8.5: on a plateau the swaps of failing
 //     tests that look like regressions are noise, and simplify rolls back too)
 //  11. regression: refine from the best checkpoint
-//  12. missing context: expand, at most MaxExpand times
+//  12. missing context: expand, at most MaxExpand times, never past 80% of a budget
 //  13. first serious test tampering or first scope creep: refine with the rule
 //  14. MaxRefinePerAttempt refines in a row and the last made no progress: a
 //     fresh attempt, or escalate when MaxAttempts are used (a refine that still
@@ -96,7 +96,8 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 	if t, ok := firstOf(ts, TStuck, TOscillation); ok {
 		return e.simplify(f, RuleStuck, t.ID+": "+t.Evidence)
 	}
-	missing := has(ts, THallucination, 0) && countStrategy(f.past, "expand") < p.MaxExpand
+	// Past 80% of a budget, no expand: it makes iterations longer and costlier.
+	missing := has(ts, THallucination, 0) && countStrategy(f.past, "expand") < p.MaxExpand && !has(ts, TBudgetSoft, 0)
 	if t, ok := find(ts, TPlateau); ok {
 		if missing {
 			return e.ladder(f, choice{action: loop.ActionExpand, strategy: "expand", rule: RulePlateau, reason: "plateau with missing context: " + t.Evidence})

@@ -76,6 +76,7 @@ func TestPriorityRules(t *testing.T) {
 			ev: with(iter(2), missing), action: loop.ActionSimplify, rule: RuleMissing},
 		{name: "regression refines from the best", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "A")}, ev: iter(3, "A", "C", "D"), action: loop.ActionRefine, rule: RuleRegression},
 		{name: "missing context expands", ev: with(iter(1), missing), action: loop.ActionExpand, strategy: "expand", rule: RuleMissing},
+		{name: "no expand past 80% of a budget", ev: with(iter(8), missing), budget: loop.BudgetStatus{Iterations: 8, MaxIterations: 10}, action: loop.ActionRefine, rule: RuleRefine},
 		{name: "expansions are bounded", policy: func(p *Policy) { p.MaxExpand = 0 }, ev: with(iter(1), missing), action: loop.ActionRefine, rule: RuleRefine},
 		{name: "first tampering refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SkipsAdded = 1 }), action: loop.ActionRefine, rule: RuleTamper},
 		{name: "first scope creep refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.OutsideScope = []string{"x"} }), action: loop.ActionRefine, rule: RuleScope},
