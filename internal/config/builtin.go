@@ -20,6 +20,16 @@ const (
 	BuiltinMaxIterations = 10
 )
 
+// builtinExtra are built-in procedures' settings beyond their prompts.
+func builtinExtra(name string) string {
+	switch name {
+	case "fix-tests":
+		// editing the tests is the one way to cheat at this task: ask a human
+		return "    escalation: {on: [security, architecture, conflict, scope_creep, test_tampering]}\n"
+	}
+	return ""
+}
+
 // builtinYAML renders the built-in tier as a configuration file, so that it
 // merges and reports its sources like any other tier.
 func builtinYAML() string {
@@ -36,8 +46,8 @@ defaults:
 procedures:
 `, DefaultStateDir, DefaultAgent, DefaultFailureThreshold, DefaultFeedbackLength)
 	for _, p := range prompt.Builtins() {
-		fmt.Fprintf(&b, "  %s:\n    description: %s\n    limits: {max_iterations: %d}\n    prompt:\n",
-			p.Name, strconv.Quote(p.Description), BuiltinMaxIterations)
+		fmt.Fprintf(&b, "  %s:\n    description: %s\n    limits: {max_iterations: %d}\n%s    prompt:\n",
+			p.Name, strconv.Quote(p.Description), BuiltinMaxIterations, builtinExtra(p.Name))
 		for _, part := range []struct {
 			k string
 			p prompt.Part

@@ -48,7 +48,8 @@
 // The built-in tier defines the procedures of [prompt.Builtins] (build,
 // fix-tests) with max_iterations 10, agent claude, failure_threshold 3,
 // feedback max_length 500, baseline on and git checkpoints on, so that
-// `agentloop run` works with no file at all. A procedure of your own without
+// `agentloop run` works with no file at all; fix-tests also escalates on
+// test_tampering. A procedure of your own without
 // max_iterations runs until another limit stops it (0: unlimited).
 //
 // When no procedure is named, [Config.Procedure] uses `default:`, else the

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -281,5 +282,17 @@ func TestLoadFromDisk(t *testing.T) {
 	}
 	if p, err := c.Procedure(""); err != nil || p.Name != "x" || p.Limits.MaxIterations != 2 {
 		t.Errorf("got %+v, %v", p, err)
+	}
+}
+
+func TestFixTestsEscalatesOnTampering(t *testing.T) {
+	t.Parallel()
+	c, err := load(t, "", "", nil, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.Procedure("fix-tests")
+	if !slices.Contains(p.Escalation.On, "test_tampering") || !p.Escalation.IncludeDiff {
+		t.Errorf("fix-tests escalation = %+v", p.Escalation)
 	}
 }
