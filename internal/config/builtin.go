@@ -31,7 +31,9 @@ func builtinExtra(name string) string {
 }
 
 // builtinYAML renders the built-in tier as a configuration file, so that it
-// merges and reports its sources like any other tier.
+// merges and reports its sources like any other tier. Its defaults carry the
+// build procedure's prompts, so a procedure of your own that names no prompt
+// parts still tells the agent what to do.
 func builtinYAML() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `state_dir: %s
@@ -43,19 +45,31 @@ defaults:
   baseline: true
   escalation: {on: [security, architecture, conflict, scope_creep], include_diff: true, max_diff_lines: 300}
   git: {checkpoint: true, commit: false, push: false}
-procedures:
 `, DefaultStateDir, DefaultAgent, DefaultFailureThreshold, DefaultFeedbackLength)
-	for _, p := range prompt.Builtins() {
-		fmt.Fprintf(&b, "  %s:\n    description: %s\n    limits: {max_iterations: %d}\n%s    prompt:\n",
-			p.Name, strconv.Quote(p.Description), BuiltinMaxIterations, builtinExtra(p.Name))
-		for _, part := range []struct {
-			k string
-			p prompt.Part
-		}{{"preamble", p.Parts.Preamble}, {"observe", p.Parts.Observe}, {"orient", p.Parts.Orient}, {"decide", p.Parts.Decide}, {"act", p.Parts.Act}} {
-			if part.p.File != "" {
-				fmt.Fprintf(&b, "      %s: %s\n", part.k, strconv.Quote(part.p.File))
-			}
+	builtins := prompt.Builtins()
+	for _, p := range builtins {
+		if p.Name == DefaultProcedure {
+			writeParts(&b, "  ", p.Parts)
 		}
 	}
+	b.WriteString("procedures:\n")
+	for _, p := range builtins {
+		fmt.Fprintf(&b, "  %s:\n    description: %s\n    limits: {max_iterations: %d}\n%s",
+			p.Name, strconv.Quote(p.Description), BuiltinMaxIterations, builtinExtra(p.Name))
+		writeParts(&b, "    ", p.Parts)
+	}
 	return b.String()
+}
+
+// writeParts writes a prompt: mapping of embedded parts.
+func writeParts(b *strings.Builder, indent string, parts prompt.Parts) {
+	b.WriteString(indent + "prompt:\n")
+	for _, part := range []struct {
+		k string
+		p prompt.Part
+	}{{"preamble", parts.Preamble}, {"observe", parts.Observe}, {"orient", parts.Orient}, {"decide", parts.Decide}, {"act", parts.Act}} {
+		if part.p.File != "" {
+			fmt.Fprintf(b, "%s  %s: %s\n", indent, part.k, strconv.Quote(part.p.File))
+		}
+	}
 }

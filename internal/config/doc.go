@@ -49,8 +49,9 @@
 // fix-tests) with max_iterations 10, agent claude, failure_threshold 3,
 // feedback max_length 500, baseline on and git checkpoints on, so that
 // `agentloop run` works with no file at all; fix-tests also escalates on
-// test_tampering. A procedure of your own without
-// max_iterations runs until another limit stops it (0: unlimited).
+// test_tampering. A procedure of your own gets the build procedure's
+// prompts for the parts it does not name, and without max_iterations runs
+// until another limit stops it (0: unlimited).
 //
 // When no procedure is named, [Config.Procedure] uses `default:`, else the
 // only procedure the files define, else the built-in "build".

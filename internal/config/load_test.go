@@ -296,3 +296,21 @@ func TestFixTestsEscalatesOnTampering(t *testing.T) {
 		t.Errorf("fix-tests escalation = %+v", p.Escalation)
 	}
 }
+
+func TestOwnProcedureGetsDefaultPrompts(t *testing.T) {
+	t.Parallel()
+	c, err := load(t, "", "procedures:\n  api:\n    prompt: {act: my-act.md, context: [TASK.md]}\n", nil, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.Procedure("api")
+	build := prompt.Builtins()[0].Parts
+	want := prompt.Parts{Preamble: build.Preamble, Observe: build.Observe, Orient: build.Orient, Decide: build.Decide,
+		Act: prompt.Part{File: "my-act.md"}, Context: []string{"TASK.md"}}
+	if diff := cmp.Diff(want, p.Prompt); diff != "" {
+		t.Errorf("prompt (-want +got):\n%s", diff)
+	}
+	if p.Limits.MaxIterations != 0 {
+		t.Errorf("max_iterations = %d, want 0 (unlimited) for a procedure of your own", p.Limits.MaxIterations)
+	}
+}
