@@ -94,6 +94,8 @@ func TestSecrets(t *testing.T) {
 		{"secret = \"${VAULT_SECRET}\"", false},
 		{"token = \"aaaaaaaaaaaaaaaa\"", false},
 		{"// tokenizer settings = default_value_here", false},
+		{"author: Jq7-xP2k-Lm9w-Zr4t", false},
+		{"auth_token: Jq7xP2kLm9wZr4tV", true},
 	}
 	for _, tt := range tests {
 		if got := hasSecret(tt.line); got != tt.want {

@@ -36,3 +36,21 @@ func FuzzAnalyze(f *testing.F) {
 		_ = Glob(glob, unified)
 	})
 }
+
+// BenchmarkAnalyze measures a large diff: 200 files of 250 changed lines.
+func BenchmarkAnalyze(b *testing.B) {
+	var files []fd
+	for i := range 200 {
+		lines := make([]string, 0, 250)
+		for j := range 125 {
+			lines = append(lines, "-\tif got := f("+strings.Repeat("x", j%40)+"); got != want { t.Errorf(\"bad\") }", "+\treturn value + 1 // changed")
+		}
+		files = append(files, fd{path: "pkg/p" + strings.Repeat("a", i%7) + "/f_test.go", lines: lines})
+	}
+	in := mk(files...)
+	b.SetBytes(int64(len(in)))
+	b.ResetTimer()
+	for b.Loop() {
+		Analyze(in, Options{ProtectedPaths: []string{"auth/**", ".github/**"}, Scope: []string{"pkg/**"}})
+	}
+}

@@ -16,7 +16,7 @@ var secretShapes = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: 
 	`\bnpm_[A-Za-z0-9]{36}\b`)
 
 // An assignment of a literal to a name that says it holds a secret.
-var secretAssign = regexp.MustCompile(`(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credential|auth)[\w.-]*["']?\s*(?::=|=>|==|=|:)\s*[\x60"']?([^\s"'\x60,;]{12,})`)
+var secretAssign = regexp.MustCompile(`(?i)((?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credential|auth)[\w.-]*)["']?\s*(?::=|=>|==|=|:)\s*[\x60"']?([^\s"'\x60,;]{12,})`)
 
 var dotted = regexp.MustCompile(`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`)
 
@@ -43,7 +43,10 @@ func hasSecret(text string) bool {
 		return true
 	}
 	for _, m := range secretAssign.FindAllStringSubmatch(text, 4) {
-		if v := m[1]; !placeholder(v) && entropy(v) >= 3.5 {
+		if strings.Contains(strings.ToLower(m[1]), "author") {
+			continue
+		}
+		if v := m[2]; !placeholder(v) && entropy(v) >= 3.5 {
 			return true
 		}
 	}

@@ -389,9 +389,5 @@ func show(v any) string {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	s := strings.TrimSpace(b.String())
-	if len(s) > 60 {
-		s = s[:60] + "…"
-	}
-	return s
+	return oneLine(b.String(), 60)
 }
