@@ -61,14 +61,18 @@ func resume(cmd *cobra.Command, d Deps, f *runFlags, name, guidance string, adr 
 		}
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("no run named %q to resume in %s ('agentloop status' lists them): %w", name, store.Root, err)}
 	}
-	p, err := resolvePlan(cmd, d, f, prev.Procedure)
+	merged, mf, err := recordedRun(d, prev.Args, cmd)
+	if err != nil {
+		return err
+	}
+	mf.verbose, mf.quiet, mf.logFormat = f.verbose, f.quiet, f.logFormat
+	f = mf
+	p, err := resolvePlan(merged, d, f, prev.Procedure)
 	if err != nil {
 		return err
 	}
 	p.Name = name
-	if !cmd.Flags().Changed("max-iterations") && prev.MaxIterations > 0 && guidance == "" {
-		p.Proc.Limits.MaxIterations = prev.MaxIterations
-	}
+	p.Args = givenFlags(merged)
 	screen := newScreen(d, f, p)
 	s, err := open(d, p, screen, newLogger(d, f), false)
 	if err != nil {

@@ -37,7 +37,15 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // InterruptError is the cause of a context canceled by a signal.
 type InterruptError struct{ Signal string }
 
-func (e *InterruptError) Error() string { return "interrupted by " + e.Signal }
+func (e *InterruptError) Error() string {
+	switch e.Signal {
+	case "interrupt":
+		return "interrupted by Ctrl-C (SIGINT)"
+	case "terminated":
+		return "interrupted by SIGTERM"
+	}
+	return "interrupted by " + e.Signal
+}
 
 // errSilent marks an error already shown to the user.
 var errSilent = errors.New("already reported")

@@ -25,6 +25,7 @@ type plan struct {
 	Scope    []string // globs of the files in scope (a task's), for the scope-creep detector
 	Prices   map[string]config.Price
 	Sources  []config.Source
+	Args     []string // the flags the run was started with, recorded for resume
 
 	Verbose   bool
 	LogFormat string

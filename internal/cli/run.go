@@ -27,6 +27,7 @@ func runProcedure(cmd *cobra.Command, d Deps, f *runFlags, name string) error {
 	if f.dryRun {
 		return dryRun(d, p)
 	}
+	p.Args = givenFlags(cmd)
 	screen := newScreen(d, f, p)
 	s, err := open(d, p, screen, newLogger(d, f), true)
 	if err != nil {

@@ -78,9 +78,9 @@ func open(d Deps, p *plan, screen *ui.Printer, log *slog.Logger, fresh bool) (*s
 			Status: loop.StatusRunning, StartedAt: now,
 		}
 	}
+	s.st.Args = p.Args
 	s.st.MaxIterations = p.Proc.Limits.MaxIterations
 	s.st.FailureThreshold = p.Proc.Limits.FailureThreshold
-	s.st.Sessions = append(s.st.Sessions, loop.Session{StartedAt: now})
 	return s, nil
 }
 
@@ -94,6 +94,7 @@ func orStatus(s loop.Status) string {
 // run runs the loop to its end for this session and returns the exit error.
 func (s *session) run(ctx context.Context) error {
 	defer s.lock.Release()
+	s.st.Sessions = append(s.st.Sessions, loop.Session{StartedAt: s.d.Now()})
 	runDir := s.store.RunDir(s.p.Name, s.st.RunID)
 	if err := state.EnsureDir(runDir); err != nil {
 		return fmt.Errorf("create the run folder: %w", err)

@@ -195,7 +195,7 @@ func (l *Local) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 func (l *Local) Save(_ context.Context, st *loop.State) error {
 	l.state = st
 	if err := l.Store.Save(st); err != nil {
-		return fmt.Errorf("save state: %w", err)
+		return err
 	}
 	return nil
 }

@@ -55,6 +55,7 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 		"procedure": r.spec.Procedure, "max_iterations": r.spec.MaxIterations,
 		"iteration": st.Iteration, "resumed": st.TotalIterations > 0,
 	})
+	r.save(ctx)
 	if r.spec.Baseline && r.spec.HasGates && !st.BaselineDone {
 		if out, done, err := r.baseline(ctx); done {
 			return out, err
@@ -261,7 +262,11 @@ func (r *runner) stepFailed(ctx context.Context, err error) (Outcome, error) {
 	case errors.Is(context.Cause(ctx), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		return r.finish(ctx, Outcome{Status: StatusAborted, Reason: "overall timeout reached"})
 	case ctx.Err() != nil:
-		return r.finish(ctx, Outcome{Status: StatusInterrupted, Reason: "interrupted"})
+		reason := "interrupted"
+		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+			reason = c.Error()
+		}
+		return r.finish(ctx, Outcome{Status: StatusInterrupted, Reason: reason})
 	}
 	out, _ := r.finish(ctx, Outcome{Status: StatusAborted, Reason: err.Error()})
 	return out, err

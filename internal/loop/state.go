@@ -52,6 +52,9 @@ type State struct {
 	Guidance            string                `json:"guidance,omitempty"` // for the next prompt
 	Next                Next                  `json:"next"`               // what the next iteration does
 	Best                *Checkpoint           `json:"best,omitempty"`
+	// Args are the command-line flags the run was started with, so that resume
+	// runs it the same way (the same agent, gates and limits).
+	Args []string `json:"args,omitempty"`
 }
 
 // Millis is a duration persisted as whole milliseconds.
