@@ -2,6 +2,7 @@ package decide
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -16,68 +17,151 @@ type failure struct {
 }
 
 var (
-	reFailFile = regexp.MustCompile(`^\s*(?:FAIL|FAILED)\s+(\S+\.\S+)`)
+	reFailFile = regexp.MustCompile(`^\s*(?:FAIL|FAILED)\s+(\S+\.(?:[cm]?[jt]sx?|py|go|rb|rs|java|kt))\b`)
 	reGoFail   = regexp.MustCompile(`^\s*--- FAIL: (\S+)`)
+	reGoRun    = regexp.MustCompile(`^=== RUN\s+(\S+)`)
 	reBullet   = regexp.MustCompile(`^\s*●\s+(.+)$`)
+	reCross    = regexp.MustCompile(`^\s*[×✗]\s+(.+?)(?:\s+\d+m?s)?$`)
+	reArrow    = regexp.MustCompile(`^\s*→\s+(.+)$`)
+	rePyHead   = regexp.MustCompile(`^(?:FAIL|ERROR): (\w+) \(`)
 	reExpected = regexp.MustCompile(`^\s*Expected(?: value)?:\s*(.*)$`)
 	reReceived = regexp.MustCompile(`^\s*Received(?: value)?:\s*(.*)$`)
 	reWantGot  = regexp.MustCompile(`(?i)\b(?:want|expected)\s+(.+?),\s*(?:got|received|but got)\s+(.+)$`)
 	reGotWant  = regexp.MustCompile(`(?i)\bgot\s+(.+?),\s*want\s+(.+)$`)
 	reEqWant   = regexp.MustCompile(`^\s*(?:\S+\.go:\d+:\s*)?(.+?) = (.+?), want (.+)$`)
-	reErrLine  = regexp.MustCompile(`(?i)^\s*(?:E\s+)?(\w*(?:Error|Exception)\b:?.*|panic:.*|error:.*)$`)
+	reToBe     = regexp.MustCompile(`^expected (.+?) to (?:be|equal|deeply equal|strictly equal|deep equal) (.+?)(?:\s*//.*)?$`)
+	reErrLine  = regexp.MustCompile(`^\s*(?:E\s+)?([A-Z]\w*(?:Error|Exception)\b.*|panic: .*|error: .*)$`)
 	reContain  = regexp.MustCompile(`^(\w[\w.]*)\s+to\s+(?:contain|have|include)(?:\s+property)?\s+['"]?(\w+)['"]?$`)
-	reExpectOf = regexp.MustCompile(`expect\(\s*[\w.]*?\.?(\w+)\s*\)`)
+	reExpectOf = regexp.MustCompile(`expect\(\s*(?:[\w]+\.)*(\w+)\s*\)`)
 )
 
+// maxFailures bounds what one output yields.
+const maxFailures = 20
+
+// reader walks a test output line by line, keeping the current file and test.
+type reader struct {
+	file, test, field string
+	pending           *failure
+	fs                []failure
+	failed            []string          // failing tests, in order
+	fileOf            map[string]string // the file each failing test is in
+	hasItem           map[string]bool // tests that produced an item
+}
+
+func (r *reader) add(f failure) {
+	if len(r.fs) < maxFailures {
+		r.fs = append(r.fs, finish(f))
+		r.hasItem[f.Test] = true
+	}
+}
+
+func (r *reader) fail(test string) {
+	r.test, r.field = test, ""
+	r.failed = append(r.failed, test)
+	r.fileOf[test] = r.file
+}
+
+func (r *reader) at() failure { return failure{File: r.file, Test: r.test, Field: r.field} }
+
 // failures reads the failures a test output shows: Jest/Vitest Expected/Received
-// pairs, Go want/got lines, error lines, and FAIL lines as the fallback.
+// pairs and → lines, Go want/got lines, error lines, and failing test names as the
+// fallback, each with its file and test where the output names them.
 func failures(out string) []failure {
-	var fs []failure
-	var file, test, field string
-	var pending *failure
+	r := &reader{hasItem: map[string]bool{}, fileOf: map[string]string{}}
 	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimRight(line, "\r")
-		switch {
-		case reFailFile.MatchString(line):
-			file = reFailFile.FindStringSubmatch(line)[1]
-		case reGoFail.MatchString(line):
-			test = reGoFail.FindStringSubmatch(line)[1]
-		case reBullet.MatchString(line):
-			test = strings.TrimSpace(reBullet.FindStringSubmatch(line)[1])
-		case reExpectOf.MatchString(line):
-			field = reExpectOf.FindStringSubmatch(line)[1]
-		case reExpected.MatchString(line):
-			pending = &failure{File: file, Test: test, Field: field, Expected: strings.TrimSpace(reExpected.FindStringSubmatch(line)[1])}
-		case reReceived.MatchString(line) && pending != nil:
-			pending.Received = strings.TrimSpace(reReceived.FindStringSubmatch(line)[1])
-			fs = append(fs, finish(*pending))
-			pending = nil
-		case reWantGot.MatchString(line):
-			m := reWantGot.FindStringSubmatch(line)
-			fs = append(fs, finish(failure{File: file, Test: test, Field: field, Expected: m[1], Received: m[2]}))
-		case reEqWant.MatchString(line):
-			m := reEqWant.FindStringSubmatch(line)
-			fs = append(fs, finish(failure{File: file, Test: test, Field: m[1], Expected: m[3], Received: m[2]}))
-		case reGotWant.MatchString(line):
-			m := reGotWant.FindStringSubmatch(line)
-			fs = append(fs, finish(failure{File: file, Test: test, Field: field, Expected: m[2], Received: m[1]}))
-		case reErrLine.MatchString(line) && len(fs) == 0:
-			fs = append(fs, failure{File: file, Test: test, Message: "Error: " + clip(strings.TrimSpace(line), 120)})
+		r.line(strings.TrimRight(line, "\r"))
+	}
+	if r.pending != nil {
+		r.add(*r.pending)
+	}
+	for _, t := range r.failed {
+		parent := func(s string) bool { return strings.HasPrefix(s, t+"/") }
+		if r.hasItem[t] || t == "" || slices.ContainsFunc(r.failed, parent) ||
+			slices.ContainsFunc(r.fs, func(f failure) bool { return parent(f.Test) }) {
+			continue
+		}
+		r.hasItem[t] = true
+		f := failure{File: r.fileOf[t], Test: t, Message: "Test failed: " + t}
+		if f.File != "" {
+			f.Message += " (" + f.File + ")"
+		}
+		if len(r.fs) < maxFailures {
+			r.fs = append(r.fs, f)
 		}
 	}
-	if pending != nil {
-		fs = append(fs, finish(*pending))
+	return r.fs
+}
+
+func (r *reader) line(line string) {
+	sub := func(re *regexp.Regexp) []string { return re.FindStringSubmatch(line) }
+	if m := sub(reFailFile); m != nil {
+		r.file, r.test = m[1], ""
+		return
 	}
-	if len(fs) == 0 && (file != "" || test != "") {
-		fs = append(fs, failure{File: file, Test: test, Message: "Test failed: " + strings.TrimSpace(test+" "+file)})
+	for _, re := range []*regexp.Regexp{reGoFail, reBullet, reCross, rePyHead} {
+		if m := sub(re); m != nil {
+			name := m[1]
+			if i := strings.LastIndexAny(name, "›>"); i >= 0 && re != reGoFail {
+				name = strings.TrimSpace(name[i+len(string([]rune(name[i:])[0])):])
+			}
+			r.fail(name)
+			return
+		}
 	}
-	return fs
+	if m := sub(reGoRun); m != nil {
+		r.test, r.field = m[1], ""
+		return
+	}
+	if m := sub(reExpectOf); m != nil && m[1] != "received" && m[1] != "expected" {
+		r.field = m[1]
+	}
+	switch {
+	case reExpected.MatchString(line):
+		f := r.at()
+		f.Expected = strings.TrimSpace(sub(reExpected)[1])
+		r.pending = &f
+	case reReceived.MatchString(line) && r.pending != nil:
+		r.pending.Received = strings.TrimSpace(sub(reReceived)[1])
+		r.add(*r.pending)
+		r.pending = nil
+	case reArrow.MatchString(line):
+		msg := strings.TrimSpace(sub(reArrow)[1])
+		f := r.at()
+		if m := reToBe.FindStringSubmatch(msg); m != nil {
+			f.Expected, f.Received = m[2], m[1]
+		} else {
+			f.Message = "Test failed: " + clip(msg, 120)
+		}
+		r.add(f)
+	case reEqWant.MatchString(line):
+		m := sub(reEqWant)
+		f := r.at()
+		f.Field, f.Expected, f.Received = m[1], m[3], m[2]
+		r.add(f)
+	case reWantGot.MatchString(line):
+		m := sub(reWantGot)
+		f := r.at()
+		f.Expected, f.Received = m[1], m[2]
+		r.add(f)
+	case reGotWant.MatchString(line):
+		m := sub(reGotWant)
+		f := r.at()
+		f.Expected, f.Received = m[2], m[1]
+		r.add(f)
+	case reErrLine.MatchString(line) && !r.hasItem[r.test]:
+		f := r.at()
+		f.Message = "Error: " + clip(strings.TrimSpace(sub(reErrLine)[1]), 120)
+		r.add(f)
+	}
 }
 
 // finish words a failure as an actionable item: "Test failed: token missing
 // userId" for an expectation that a value contains a field which came back
 // undefined, "Test failed: expected X, received Y" otherwise.
 func finish(f failure) failure {
+	if f.Message != "" {
+		return withWhere(f)
+	}
 	if m := reContain.FindStringSubmatch(f.Expected); m != nil && isNothing(f.Received) {
 		f.Message = "Test failed: " + m[1] + " missing " + m[2]
 		if f.Field == "" {
@@ -89,11 +173,19 @@ func finish(f failure) failure {
 			f.Message = "Test failed: " + f.Field + " expected " + clip(f.Expected, 60) + ", received " + clip(f.Received, 60)
 		}
 	}
-	switch {
-	case f.File != "":
-		f.Message += " (" + f.File + ")"
-	case f.Test != "":
-		f.Message += " (" + f.Test + ")"
+	return withWhere(f)
+}
+
+// withWhere appends the file and test a failure belongs to.
+func withWhere(f failure) failure {
+	var where []string
+	for _, w := range []string{f.File, f.Test} {
+		if w != "" {
+			where = append(where, w)
+		}
+	}
+	if len(where) > 0 {
+		f.Message += " (" + strings.Join(where, " › ") + ")"
 	}
 	return f
 }
