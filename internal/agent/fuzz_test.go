@@ -44,7 +44,7 @@ func fuzzParser(f *testing.F, format string, seeds ...string) {
 }
 
 func FuzzClaudeStream(f *testing.F) {
-	fuzzParser(f, FormatClaudeStream, "claude-stream-json-1.jsonl", "claude-stream-json-6-auth-error.jsonl", "written/claude-rate-limit-rejected.jsonl")
+	fuzzParser(f, FormatClaudeStream, "fake/claude-ok.jsonl", "claude-stream-json-6-auth-error.jsonl", "written/claude-rate-limit-rejected.jsonl")
 }
 
 func FuzzClaudeJSON(f *testing.F) {
