@@ -45,7 +45,7 @@ type reader struct {
 	fs                []failure
 	failed            []string          // failing tests, in order
 	fileOf            map[string]string // the file each failing test is in
-	hasItem           map[string]bool // tests that produced an item
+	hasItem           map[string]bool   // tests that produced an item
 }
 
 func (r *reader) add(f failure) {
