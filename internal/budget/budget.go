@@ -94,3 +94,11 @@ type Verdict struct {
 
 // Stop reports whether the run must stop before another iteration.
 func (v Verdict) Stop() bool { return len(v.Hard) > 0 || len(v.CannotAfford) > 0 }
+
+// SpentFrom is what a run spent, from its summed usage (evidence.Usage.Add
+// over the iterations), wall time and iteration count. Usage whose tokens or
+// cost were not all reported stays marked unknown.
+func SpentFrom(u evidence.Usage, wall time.Duration, iterations int) Spent {
+	return Spent{Tokens: u.TotalTokens(), TokensKnown: u.TokensKnown, CostUSD: u.CostUSD, CostKnown: u.CostKnown,
+		Duration: wall, Iterations: iterations}
+}

@@ -95,3 +95,12 @@ func TestTotalAndCostOf(t *testing.T) {
 		t.Errorf("Total (-want +got):\n%s", diff)
 	}
 }
+
+func TestSpentFrom(t *testing.T) {
+	t.Parallel()
+	u := evidence.Usage{InputTokens: 1, OutputTokens: 2, CacheReadTokens: 3, CacheWriteTokens: 4, TokensKnown: true, CostUSD: 0.5}
+	want := Spent{Tokens: 10, TokensKnown: true, CostUSD: 0.5, Duration: time.Minute, Iterations: 2}
+	if diff := cmp.Diff(want, SpentFrom(u, time.Minute, 2)); diff != "" {
+		t.Errorf("SpentFrom (-want +got):\n%s", diff)
+	}
+}
