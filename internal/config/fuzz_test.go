@@ -50,18 +50,18 @@ func TestAliasBomb(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	b.WriteString("agents:\n  x:\n    preset: claude\n    env: &e {")
-	for i := range 2000 {
+	for i := range 500 {
 		fmt.Fprintf(&b, "k%d: v, ", i)
 	}
 	b.WriteString("z: v}\ndefaults:\n  gates: &gs [")
-	for i := range 500 {
+	for i := range 100 {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString("&g" + fmt.Sprint(i) + " {run: x, env: *e}")
 	}
 	b.WriteString("]\nprocedures:\n")
-	for i := range 2000 {
+	for i := range 100 {
 		fmt.Fprintf(&b, "  p%d: {gates: *gs}\n", i)
 	}
 	rf := fakeFS(map[string]string{"/ws/agentloop.yaml": b.String()})
