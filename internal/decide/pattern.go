@@ -49,8 +49,9 @@ func checkPattern(per [][]failure, attempts []Check, class string) (string, stri
 			fmt.Sprintf("What is the intended behaviour behind \"%s\", which %d attempts could not fix?", what, n),
 			[]Option{optResume, optAccept, optAbort}
 	case n >= 3 && msgs[n-1] == msgs[n-3] && msgs[n-1] != msgs[n-2] && msgs[n-1] != "":
-		return fmt.Sprintf("Oscillation: fixing one failure brings back the other (%s / %s)", msgs[n-1], msgs[n-2]),
-			"Which of these two requirements wins: " + msgs[n-1] + " or " + msgs[n-2] + "?",
+		a, b := strings.TrimPrefix(msgs[n-1], "Test failed: "), strings.TrimPrefix(msgs[n-2], "Test failed: ")
+		return fmt.Sprintf("Oscillation: fixing one failure brings back the other (%s / %s)", a, b),
+			fmt.Sprintf("The agent fixes %q only by breaking %q and back: which requirement wins?", a, b),
 			[]Option{{"The first", "the other test must change"}, {"The second", "the first test must change"}, {"Both hold", "resume with guidance on how both can be met"}}
 	}
 	last := strings.TrimPrefix(msgs[n-1], "Test failed: ")
