@@ -37,7 +37,8 @@ func FuzzAnalyze(f *testing.F) {
 	})
 }
 
-// BenchmarkAnalyze measures a large diff: 200 files of 250 changed lines.
+// BenchmarkAnalyze measures a worst case: 200 test files of 250 changed lines,
+// every removed line an assertion (about 0.4 s of CPU for 2.4 MB on one core).
 func BenchmarkAnalyze(b *testing.B) {
 	var files []fd
 	for i := range 200 {

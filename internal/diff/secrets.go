@@ -39,8 +39,13 @@ func hasSecret(text string) bool {
 	if len(text) > 4096 {
 		text = text[:4096]
 	}
-	if secretShapes.MatchString(text) {
+	lower := strings.ToLower(text)
+	if containsAny(lower, "private key", "akia", "asia", "abia", "acca", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+		"xox", "hooks.slack.com", "sk-", "aiza", "k_live_", "glpat-", "npm_") && secretShapes.MatchString(text) {
 		return true
+	}
+	if !containsAny(lower, "password", "passwd", "pwd", "secret", "token", "key", "credential", "auth") {
+		return false
 	}
 	for _, m := range secretAssign.FindAllStringSubmatch(text, 4) {
 		if strings.Contains(strings.ToLower(m[1]), "author") {

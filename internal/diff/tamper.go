@@ -80,6 +80,30 @@ var assertRe = regexp.MustCompile(`\bassert(?:_eq|_ne|_matches)?!\s*\(|\bdebug_a
 	`\b(?:assert|require)\.\w+\(|\bassert\s*\(|^\s*assert\b|\bself\.assert\w+\(|\bassert[A-Z]\w*\s*\(|` +
 	`(?:^|[^\w.])expect\s*\(|\b(?:t|tb|b|f)\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\(|\b(?:Expect|Ω|Assert)\(|\bshould\.\w|\.should\b|\bassert_\w+\b`)
 
+// isSkip reports whether a line adds a skip, focus or todo marker. A cheap
+// keyword check spares the regexp most lines.
+func isSkip(text string) bool {
+	lower := strings.ToLower(text)
+	return containsAny(lower, "skip", "todo", "only", "xit", "xdesc", "xtest", "xcontext", "xspec", "fit", "fdesc",
+		"xfail", "ignore", "disabled", "pending", "runif", "expectedfailure") && skipRe.MatchString(text)
+}
+
+// isAssert reports whether a line holds an assertion.
+func isAssert(text string) bool {
+	lower := strings.ToLower(text)
+	return containsAny(lower, "assert", "require.", "expect", "should", ".error", ".fatal", ".fail", "Ω") && assertRe.MatchString(text)
+}
+
+// containsAny reports whether s contains any of subs.
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // tamper finds the test-tampering facts of the diff.
 func tamper(files []*fileDiff, facts *evidence.DiffFacts) {
 	for _, f := range files {
@@ -101,11 +125,11 @@ func tamper(files []*fileDiff, facts *evidence.DiffFacts) {
 		if !test && path.Ext(p) != ".rs" { // Rust keeps unit tests beside the code
 			continue
 		}
-		for _, l := range netLines(f, skipRe, '+') {
+		for _, l := range netLines(f, isSkip, '+') {
 			facts.SkipsAdded++
 			add(facts, TamperSkipAdded, evidence.SeverityError, p, l.N, "skip marker added: "+excerpt(l.Text))
 		}
-		for _, l := range netLines(f, assertRe, '-') {
+		for _, l := range netLines(f, isAssert, '-') {
 			facts.AssertsRemoved++
 			add(facts, TamperAssertRemoved, evidence.SeverityError, p, l.N, "assertion removed: "+excerpt(l.Text))
 		}
@@ -114,11 +138,11 @@ func tamper(files []*fileDiff, facts *evidence.DiffFacts) {
 
 // netLines returns the lines of side op that match re, minus as many as the
 // other side has (a rewritten assertion is not a removed one), first ones first.
-func netLines(f *fileDiff, re *regexp.Regexp, op byte) []line {
+func netLines(f *fileDiff, match func(string) bool, op byte) []line {
 	var mine []line
 	other := 0
 	for _, l := range f.Lines {
-		if l.Op == ' ' || !re.MatchString(l.Text) {
+		if l.Op == ' ' || !match(l.Text) {
 			continue
 		}
 		if l.Op == op {
