@@ -51,7 +51,7 @@ func checkPattern(per [][]failure, attempts []Check, class string) (string, stri
 	case n >= 3 && msgs[n-1] == msgs[n-3] && msgs[n-1] != msgs[n-2] && msgs[n-1] != "":
 		a, b := strings.TrimPrefix(msgs[n-1], "Test failed: "), strings.TrimPrefix(msgs[n-2], "Test failed: ")
 		return fmt.Sprintf("Oscillation: fixing one failure brings back the other (%s / %s)", a, b),
-			fmt.Sprintf("The agent fixes %q only by breaking %q and back: which requirement wins?", a, b),
+			fmt.Sprintf("The agent fixes one of these only by breaking the other, and back: %s; %s. Which requirement wins?", a, b),
 			[]Option{{"The first", "the other test must change"}, {"The second", "the first test must change"}, {"Both hold", "resume with guidance on how both can be met"}}
 	}
 	last := strings.TrimPrefix(msgs[n-1], "Test failed: ")
