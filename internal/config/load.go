@@ -148,6 +148,9 @@ func resolveAll(at origins, layers []layer, env, flags *layerBuilder, context []
 		}
 		c.procs[name] = p
 		c.sources[name] = at.sources(node, "", nil)
+		for _, a := range agentNames(p) { // the agents it uses, field by field
+			c.sources[name] = at.sources(lookup(lookup(topNode, "agents"), a), "agents."+a, c.sources[name])
+		}
 	}
 	c.Default = t.Default
 	switch {
@@ -166,15 +169,43 @@ func resolveAll(at origins, layers []layer, env, flags *layerBuilder, context []
 	return c, nil
 }
 
-// valueNode returns the value of key k in mapping n.
+// valueNode returns the value of key k in mapping n, or n itself when absent
+// (for an error's position).
 func valueNode(n *yaml.Node, k string) *yaml.Node {
+	if v := lookup(n, k); v != nil {
+		return v
+	}
+	return n
+}
+
+// lookup returns the value of key k in mapping n, or nil.
+func lookup(n *yaml.Node, k string) *yaml.Node {
 	r := resolve(n)
-	for i := 0; r != nil && i+1 < len(r.Content); i += 2 {
+	if r == nil || r.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(r.Content); i += 2 {
 		if r.Content[i].Value == k {
 			return r.Content[i+1]
 		}
 	}
-	return n
+	return nil
+}
+
+// agentNames lists the configured agents a procedure refers to by name.
+func agentNames(p Procedure) []string {
+	names := []string{p.Agent.Name}
+	if p.Reviewer != nil {
+		names = append(names, p.Reviewer.Agent.Name)
+	}
+	names = append(names, p.Fallback...)
+	var out []string
+	for _, n := range names {
+		if n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 type file struct {

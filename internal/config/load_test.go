@@ -314,3 +314,30 @@ func TestOwnProcedureGetsDefaultPrompts(t *testing.T) {
 		t.Errorf("max_iterations = %d, want 0 (unlimited) for a procedure of your own", p.Limits.MaxIterations)
 	}
 }
+
+func TestSourcesOfUsedAgents(t *testing.T) {
+	t.Parallel()
+	g := "agents:\n  claude: {extra_args: [--model, opus]}\n  unused: {cmd: x}\n"
+	ws := "agents:\n  claude: {env: {A: b}}\nprocedures:\n  p: {fallback: [mine]}\n"
+	c, err := load(t, g, ws+"agents:\n", nil, Overrides{})
+	if err == nil {
+		t.Fatal("duplicate agents key accepted")
+	}
+	c, err = load(t, g, ws, nil, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Source
+	for _, s := range c.Sources("p") {
+		if strings.HasPrefix(s.Key, "agents.") {
+			got = append(got, s)
+		}
+	}
+	want := []Source{
+		{Key: "agents.claude.env.A", Value: "b", From: "workspace agentloop.yaml:2"},
+		{Key: "agents.claude.extra_args", Value: "[--model, opus]", From: "global /g/config.yaml:2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("agent sources (-want +got):\n%s", diff)
+	}
+}
