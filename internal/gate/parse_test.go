@@ -201,9 +201,9 @@ func TestParseFixtures(t *testing.T) {
 		{"node/node_test_default_nontty.tap", "auto", "/src/nodetest", "tap", evidence.TestCounts{Passed: 2, Failed: 5, Skipped: 1}, []string{
 			"test login returns token containing userId test/login.test.js:7",
 			"test deepEqual fails test/login.test.js:11",
-			"test inner fails ",
+			"test inner fails test/login.test.js:22",
 			"timeout times out test/login.test.js:25",
-			"build /src/nodetest/test/syntaxerr.test.js test/syntaxerr.test.js:1",
+			"build test/syntaxerr.test.js test/syntaxerr.test.js:1",
 		}},
 		{"node/node_test_junit.xml", "auto", "/src/nodetest", "junit", evidence.TestCounts{Passed: 2, Failed: 5, Skipped: 2}, []string{
 			"test test.login returns token containing userId test/login.test.js:7",

@@ -23,6 +23,8 @@ type tapFail struct {
 	failureType string
 	inYAML      bool
 	yamlKey     string
+	keyIndent   int      // indentation of the YAML block's keys
+	before      []string // "#" lines printed just before the result (a file's stderr)
 }
 
 // parseTAP reads TAP (node --test, prove -v, Test::More with stderr merged):
@@ -35,6 +37,7 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 	var cur *tapFail
 	file := ""
 	fileFailed := map[string]bool{}
+	var orphans []string // "#" lines outside any failure
 	for {
 		raw, ok := lr.next()
 		if !ok {
@@ -47,6 +50,8 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 		if m := tapResultRE.FindStringSubmatch(line); m != nil && (m[3] != "" || m[4] != "") {
 			c.parsed = true
 			cur = nil
+			before := orphans
+			orphans = nil
 			directive := strings.ToLower(m[5])
 			switch {
 			case directive == "skip":
@@ -55,7 +60,7 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 			case m[2] == "ok":
 				c.tests.Passed++
 			default:
-				cur = &tapFail{f: evidence.Finding{Kind: evidence.KindTest, ID: m[4]}}
+				cur = &tapFail{f: evidence.Finding{Kind: evidence.KindTest, ID: m[4]}, keyIndent: len(m[1]) + 2, before: before}
 				if cur.f.ID == "" {
 					cur.f.ID = "test " + m[3]
 				}
@@ -95,6 +100,10 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 				fails = append(fails, cur)
 			}
 		case tapFooterRE.MatchString(t):
+		case cur == nil && strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "# Subtest:"):
+			if len(orphans) < 20 {
+				orphans = append(orphans, strings.TrimSpace(strings.TrimPrefix(t, "#")))
+			}
 		case cur != nil:
 			if tapDetail(cur, line, t) {
 				cur = nil
@@ -118,7 +127,19 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 			f.Kind = evidence.KindTimeout
 		}
 		if jsFileRE.MatchString(f.ID) && strings.Contains(f.ID, "/") && (f.Message == "test failed" || f.Message == "failed") {
-			f.Kind, f.File = evidence.KindBuild, f.ID // a test file that failed to load
+			f.Kind, f.File, f.Line = evidence.KindBuild, f.ID, 0 // a test file that failed to load
+			f.ID = c.rel(f.ID)
+			for _, l := range tf.before {
+				if strings.Contains(l, "Error") && !strings.HasPrefix(l, "at ") {
+					f.Message = l
+					break
+				}
+			}
+			if len(tf.before) > 0 {
+				if p, ln := splitLoc(tf.before[0]); ln > 0 && p == f.File {
+					f.Line = ln
+				}
+			}
 		}
 		c.tests.Failed++
 		c.add(f)
@@ -151,7 +172,7 @@ func tapDetail(cur *tapFail, line, t string) bool {
 	case !cur.inYAML:
 		return false
 	}
-	if m := tapYAMLKey.FindStringSubmatch(line); m != nil && indentOf(line) <= 4+indentOf(strings.TrimLeft(line, " ")) {
+	if m := tapYAMLKey.FindStringSubmatch(line); m != nil && indentOf(line) == cur.keyIndent {
 		cur.yamlKey = m[1]
 		v := strings.Trim(m[2], `'"`)
 		switch m[1] {
@@ -168,7 +189,7 @@ func tapDetail(cur *tapFail, line, t string) bool {
 		}
 		return false
 	}
-	if yamlOtherKey.MatchString(line) {
+	if indentOf(line) == cur.keyIndent && yamlOtherKey.MatchString(t) {
 		cur.yamlKey = ""
 		return false
 	}
@@ -184,7 +205,7 @@ func tapDetail(cur *tapFail, line, t string) bool {
 	return false
 }
 
-var yamlOtherKey = regexp.MustCompile(`^\s{0,4}\w+:`)
+var yamlOtherKey = regexp.MustCompile(`^\w+:`)
 
 func addLine(f *evidence.Finding, s string) {
 	if s == "" || len(f.Message) > maxMsgBytes || strings.Count(f.Message, "\n") >= maxMsgLines {
