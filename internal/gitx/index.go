@@ -58,17 +58,17 @@ func (ix *tempIndex) git(ctx context.Context, env []string, args ...string) (str
 // stage makes the private index hold the whole work tree (tracked and untracked
 // files, not ignored ones, never [StateDir]) and returns its tree object.
 func (ix *tempIndex) stage(ctx context.Context) (string, error) {
-	if _, err := ix.git(ctx, nil, "rm", "-r", "-q", "-f", "--cached", "--ignore-unmatch", "--", ":(top,literal)"+StateDir); err != nil {
+	if _, err := ix.git(ctx, nil, "rm", "-r", "-q", "-f", "--cached", "--ignore-unmatch", "--", stateSpec()); err != nil {
 		if err := ix.reset(ctx); err != nil {
 			return "", err
 		}
 	}
-	if _, err := ix.git(ctx, nil, "add", "-A", "--", ":/", ":(top,exclude,literal)"+StateDir); err != nil {
+	if _, err := ix.git(ctx, nil, "add", "-A", "--", ":/", stateExclude()); err != nil {
 		// A copied index can be unusable (split index, a newer format): start empty.
 		if rerr := ix.reset(ctx); rerr != nil {
 			return "", err
 		}
-		if _, err := ix.git(ctx, nil, "add", "-A", "--", ":/", ":(top,exclude,literal)"+StateDir); err != nil {
+		if _, err := ix.git(ctx, nil, "add", "-A", "--", ":/", stateExclude()); err != nil {
 			return "", err
 		}
 	}

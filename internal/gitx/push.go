@@ -21,7 +21,7 @@ func Commit(ctx context.Context, dir, message string) error {
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	if _, err := git(ctx, top, "add", "-A", "--", ":/", ":(top,exclude,literal)"+StateDir); err != nil {
+	if _, err := git(ctx, top, "add", "-A", "--", ":/", stateExclude()); err != nil {
 		return fmt.Errorf("commit: stage changes: %w", err)
 	}
 	if _, err := git(ctx, top, "diff", "--cached", "--quiet"); err == nil {

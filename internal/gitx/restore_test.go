@@ -161,3 +161,25 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+func TestStateDirInSubdirectoryIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t, map[string]string{"svc/main.go": "package main\n"})
+	sub := filepath.Join(dir, "svc")
+	write(t, sub, map[string]string{".agentloop/state/s.json": "1"})
+	cp, err := Snapshot(t.Context(), sub, "refs/agentloop/s/r/iter-1", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lsTree(t, dir, cp.Commit); !cmp.Equal(got, []string{"svc/main.go"}) {
+		t.Errorf("snapshot files = %q", got)
+	}
+	write(t, sub, map[string]string{".agentloop/state/s.json": "2", "main.go": "changed"})
+	if err := Restore(t.Context(), sub, cp.Commit); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"svc/main.go": "package main\n", "svc/.agentloop/state/s.json": "2"}
+	if diff := cmp.Diff(want, tree(t, dir)); diff != "" {
+		t.Errorf("work tree (-want +got):\n%s", diff)
+	}
+}

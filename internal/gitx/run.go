@@ -12,9 +12,15 @@ import (
 	"time"
 )
 
-// StateDir is agentloop's own directory at the top of the work tree. Snapshots
-// leave it out and Restore never touches it, even when it is not git-ignored.
+// StateDir is agentloop's own directory, at the top of the work tree or in the
+// subdirectory agentloop runs from. Snapshots leave every directory of that name
+// out and Restore never touches them, even when they are not git-ignored.
 const StateDir = ".agentloop"
+
+// stateSpec is the pathspec of every StateDir in the work tree, and
+// stateExclude the pathspec that leaves them out.
+func stateSpec() string    { return ":(top,glob)**/" + StateDir + "/**" }
+func stateExclude() string { return ":(top,glob,exclude)**/" + StateDir + "/**" }
 
 // maxOutput caps what one git command may print on stdout (a diff of generated
 // files can be huge); beyond it the output is cut and [ErrTruncated] returned.
