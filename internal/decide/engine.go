@@ -11,7 +11,9 @@ type Engine struct {
 	p Policy
 }
 
-// New returns an engine applying p; zero fields of p take their defaults.
+// New returns an engine applying p. Zero or negative numeric fields take their
+// defaults; booleans cannot tell "unset" from false, so start from
+// [DefaultPolicy] and change what the configuration says.
 func New(p Policy) *Engine { return &Engine{p: p.withDefaults()} }
 
 var _ loop.Decider = (*Engine)(nil)

@@ -197,3 +197,18 @@ func TestGuidanceAcknowledgesEscalation(t *testing.T) {
 		t.Errorf("a secret after guidance: %s, want escalate", d.Action)
 	}
 }
+
+// BenchmarkDecide measures one decision on a run with a long history.
+func BenchmarkDecide(b *testing.B) {
+	spec := gated()
+	var evs []evidence.Iteration
+	for n := 1; n <= 50; n++ {
+		evs = append(evs, iter(n, "A", string(rune('B'+n%5))))
+	}
+	st := past(DefaultPolicy(), spec, evs)
+	e := New(DefaultPolicy())
+	in := loop.DecideInput{State: st, Spec: &spec, Evidence: iter(51, "A"), Budget: loop.BudgetStatus{Iterations: 51}}
+	for b.Loop() {
+		e.Decide(in)
+	}
+}
