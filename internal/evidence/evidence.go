@@ -90,17 +90,24 @@ func (u Usage) TotalTokens() int64 {
 	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 }
 
-// Add returns the sum of two usages; a figure stays known only when both are known,
-// except that adding to an empty usage takes the other's flags.
+// Add returns the sum of two usages. A figure stays known only when it is known
+// on both sides; adding to the zero Usage (nothing recorded yet) takes the
+// other's flags, so a total starts from its first part.
 func (u Usage) Add(v Usage) Usage {
+	if u.IsZero() {
+		return v
+	}
+	if v.IsZero() {
+		return u
+	}
 	out := Usage{
 		InputTokens:      u.InputTokens + v.InputTokens,
 		OutputTokens:     u.OutputTokens + v.OutputTokens,
 		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
 		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
-		TokensKnown:      u.TokensKnown || v.TokensKnown,
+		TokensKnown:      u.TokensKnown && v.TokensKnown,
 		CostUSD:          u.CostUSD + v.CostUSD,
-		CostKnown:        u.CostKnown || v.CostKnown,
+		CostKnown:        u.CostKnown && v.CostKnown,
 		CostEstimated:    u.CostEstimated || v.CostEstimated,
 		Turns:            u.Turns + v.Turns,
 		Model:            v.Model,
@@ -111,6 +118,9 @@ func (u Usage) Add(v Usage) Usage {
 	}
 	return out
 }
+
+// IsZero reports whether nothing was recorded in u.
+func (u Usage) IsZero() bool { return u == Usage{} }
 
 // AgentResult is the outcome of one agent process.
 type AgentResult struct {
