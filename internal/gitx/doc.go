@@ -2,7 +2,8 @@
 // of the whole tree under hidden refs ([Snapshot]), rolling the tree back to one
 // ([Restore]), diffs between checkpoints ([Diff], [DiffStat]), the opt-in commit and
 // push after an iteration ([Commit], [Push]), and worktrees for parallel tasks
-// ([AddWorktree], [RemoveWorktree], [Merge]).
+// ([AddWorktree], [RemoveWorktree], [Merge]). [Workspace] bundles them (with the
+// diff facts of internal/diff) as the loop engine's view of the work tree.
 //
 // Everything runs the git CLI with the caller's context, in its own process group,
 // with prompts disabled. Checkpoints are built in a temporary index, so the user's
