@@ -162,6 +162,10 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []Option, string) {
 			[]Option{{"The tests are right", "resume with that guidance; the agent must fix the code"},
 				{"The tests are wrong", "fix or allow the test change, then resume"}, optAbort},
 			"Check the tests it weakened; usually the code is what must change."
+	case "no_verdict":
+		return "The gates pass but the reviewer gave no readable verdict: do you approve the change?",
+			[]Option{optApprove, {"Ask for changes", "resume with your review as guidance; another iteration"}, optAbort},
+			"Read the diff and decide; the gates alone do not cover what the reviewer checks."
 	case "review":
 		return "The reviewer and the implementer do not converge: is the reviewer's demand part of this task?",
 			[]Option{{"The reviewer is right", "resume with guidance to do what the reviewer asks"},

@@ -3,6 +3,7 @@ package decide
 import (
 	"fmt"
 
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -20,6 +21,7 @@ const (
 	RuleCritical     = "critical"
 	RuleImmediate    = "escalate_at_once"
 	RuleProceed      = "proceed"
+	RuleNoVerdict    = "no_verdict"
 	RuleTransient    = "transient_retry"
 	RuleBudget       = "budget"
 	RuleMaxIter      = "max_iterations"
@@ -42,6 +44,8 @@ const (
 //     architectural impact, conflicting requirements, repeated scope creep and
 //     repeated serious test tampering, for the classes in Policy.EscalateOn
 //  3. proceed when the goal is met and nothing blocks it
+//     (and escalate when the gates pass but the reviewer gave no readable
+//     verdict: nobody can approve the change but a person)
 //  4. retry the same prompt on transient failures, MaxTransient times in a row
 //  5. abort when the budget cannot afford another iteration
 //  6. escalate at max iterations with failures left
@@ -73,6 +77,11 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 		!f.acked[TArchitecture] && has(ts, TArchitecture, 0.7) || !f.acked[TConflict] && has(ts, TConflict, 0.1)
 	if f.cur.Succeeded && !blocked {
 		return choice{action: loop.ActionProceed, rule: RuleProceed, reason: proceedReason(f)}
+	}
+	if r := f.ev.Review; f.in.Spec.HasReviewer && (r == nil || r.Verdict == evidence.VerdictUnknown || r.Verdict == "") &&
+		green(f.ev, &loop.Spec{}, p) && !blocked {
+		return choice{action: loop.ActionEscalate, rule: RuleNoVerdict, class: "no_verdict",
+			reason: "the gates pass but the reviewer gave no readable verdict"}
 	}
 	if onlyTransient(f.ev, ts) && trailing(f.past, "retry") < p.MaxTransient {
 		return e.ladder(f, choice{action: loop.ActionRetry, strategy: "retry", rule: RuleTransient, reason: "transient failure: same prompt again"})

@@ -46,6 +46,7 @@ func TestPriorityRules(t *testing.T) {
 		{name: "green proceeds", ev: iter(1), action: loop.ActionProceed, rule: RuleProceed},
 		{name: "green with approval proceeds", spec: reviewed(), ev: with(iter(1), reviewWith("approve", 8)), action: loop.ActionProceed, rule: RuleProceed},
 		{name: "approval below accept score does not proceed", spec: reviewed(), ev: with(iter(1), reviewWith("approve", 5)), action: loop.ActionRefine, rule: RuleRefine},
+		{name: "unreadable review on a green change escalates", spec: reviewed(), ev: with(iter(1), reviewWith("unknown", 0)), action: loop.ActionEscalate, rule: RuleNoVerdict},
 		{name: "transient retries", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Gates[0].Infra = true; ev.Gates[0].Passed = false }), action: loop.ActionRetry, strategy: "retry", rule: RuleTransient},
 		{name: "rate limit retries", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Agent.RateLimited = true; ev.Agent.ExitCode = 1 }), action: loop.ActionRetry, rule: RuleTransient},
 		{name: "same triggers after a retry refine", hist: []evidence.Iteration{with(iter(1), func(ev *evidence.Iteration) { ev.Agent.Transient = true })},
