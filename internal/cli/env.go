@@ -68,12 +68,12 @@ func (p *plan) composer(runDir string) *engine.PromptComposer {
 	}
 	return &engine.PromptComposer{
 		Parts: p.Proc.Prompt, Procedure: p.Proc.Name, MaxIterations: p.Proc.Limits.MaxIterations,
-		WorkDir: p.WorkDir, LogDir: runDir, Gates: gates, Task: p.task(),
+		WorkDir: p.WorkDir, LogDir: runDir, Gates: gates, Task: p.Task,
 	}
 }
 
-// task is what the run is asked to do, in one paragraph: the description, or
-// the first context entry.
+// task is what the run is asked to do, for the reviewer and reports: a task's
+// text, else the procedure's description.
 func (p *plan) task() string {
 	if p.Task != "" {
 		return p.Task

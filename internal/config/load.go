@@ -263,8 +263,10 @@ func parse(data []byte, o origin) (*yaml.Node, error) {
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 			e.Line, _ = strconv.Atoi(m[1])
 			e.Msg = "not valid YAML: " + m[2]
-		} else if strings.Contains(err.Error(), "end of stream") {
-			e.Line = 1 + strings.Count(string(data), "\n") // the error is at the end
+		} else {
+			// The parser names no line when it runs out of input looking for the
+			// end of a construct: the problem shows at the last line.
+			e.Line = max(1, strings.Count(strings.TrimRight(string(data), "\n"), "\n")+1)
 		}
 		if !o.file {
 			e.Line, e.Column = 0, 0
