@@ -137,4 +137,3 @@ func (p *parser) walk(v any, depth, level int) bool {
 	}
 	return false
 }
-

@@ -48,4 +48,3 @@ func UnknownTags(r evidence.Review) []string {
 	}
 	return out
 }
-
