@@ -63,8 +63,13 @@ func instructions(f *facts, ts []loop.Trigger, c choice, n loop.Next) string {
 	case loop.ActionExpand:
 		b = append(b, "Read these before changing code; the errors name them: "+strings.Join(n.Expand, ", "))
 	}
-	if t, ok := find(ts, TTestTampering); ok && t.Severity >= 0.5 {
-		b = append(b, "Restore the tests you changed: "+t.Evidence+".")
+	if t, ok := find(ts, TTestTampering); ok {
+		switch {
+		case t.Severity >= 0.9:
+			b = append(b, "Restore the tests you weakened: "+t.Evidence+".")
+		case t.Severity >= 0.5:
+			b = append(b, "You edited tests ("+t.Evidence+"): do not change what they expect unless the task asks for it.")
+		}
 	}
 	if t, ok := find(ts, TScopeCreep); ok {
 		b = append(b, "Revert what the task did not ask for: "+t.Evidence+".")
