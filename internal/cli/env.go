@@ -46,10 +46,9 @@ func (p *plan) env(ctx context.Context, s *session, runDir string, events *state
 		l.Gates = &engine.ProcGates{Specs: p.Gates, MaxFeedback: p.Proc.Feedback.MaxLength, Grace: p.KillGrace}
 	}
 	if p.Proc.Git.Checkpoint && gitx.IsRepo(ctx, p.WorkDir) {
-		opts := diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope}
-		l.Work = &engine.GitWorkspace{
+		l.Work = &gitx.Workspace{
 			Dir: p.WorkDir, Commit: p.Proc.Git.Commit, Push: p.Proc.Git.Push, Remote: p.Proc.Git.Remote,
-			Analyze: func(unified string) evidence.DiffFacts { return diff.Analyze(unified, opts) },
+			Analysis: diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope},
 		}
 	} else if p.Proc.Git.Push || p.Proc.Git.Commit {
 		s.screen.Warnf("git commit/push is configured but %s is not a git work tree; skipping it", p.WorkDir)
@@ -59,6 +58,8 @@ func (p *plan) env(ctx context.Context, s *session, runDir string, events *state
 	}
 	return l, nil
 }
+
+var _ engine.Workspace = (*gitx.Workspace)(nil)
 
 // composer is the prompt composer of the plan's procedure.
 func (p *plan) composer(runDir string) *engine.PromptComposer {

@@ -45,7 +45,7 @@ type plan struct {
 func (p *plan) spec() loop.Spec {
 	l := p.Proc.Limits
 	return loop.Spec{
-		Name: p.Name, Procedure: p.Proc.Name, MaxIterations: l.MaxIterations,
+		Name: p.Name, Procedure: p.Proc.Name, Task: p.task(), MaxIterations: l.MaxIterations,
 		FailureThreshold: l.FailureThreshold, MaxTokens: l.MaxTokens, MaxCostUSD: l.MaxCostUSD,
 		MaxDuration: l.MaxDuration, IterationTimeout: l.IterationTimeout,
 		HasGates: len(p.Gates) > 0, HasReviewer: p.Reviewer != nil,

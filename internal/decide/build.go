@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"slices"
 	"strings"
 
@@ -61,7 +62,22 @@ func succeeded(f *facts, c choice) bool {
 	case loop.ActionRetry, loop.ActionExpand, loop.ActionSimplify:
 		return true
 	}
-	return f.cur.Succeeded || !transientOnly(f.ev) && progressed(f)
+	return f.cur.Succeeded || !transientOnly(f.ev) && (progressed(f) || noNewFailures(f.ev))
+}
+
+// noNewFailures reports whether the agent ran cleanly and no required gate failed
+// beyond what the baseline already had: only new failures are the agent's doing
+// and fail an iteration; the goal is still every required gate green.
+func noNewFailures(ev evidence.Iteration) bool {
+	if ev.Agent.Failed() || len(ev.Gates) == 0 {
+		return false
+	}
+	for _, g := range ev.Gates {
+		if g.Required && !g.Passed && (g.Infra || len(g.Findings) > 0 || len(g.Preexisting) == 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // progressed reports whether a failing iteration still moved forward: fewer

@@ -11,7 +11,7 @@ import (
 // report writes the escalation document of an escalating decision.
 func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) EscalationReport {
 	r := EscalationReport{
-		Task:     orText(f.in.Spec.Name, orText(f.in.Spec.Procedure, "this run")),
+		Task:     orText(f.in.Spec.Task, orText(f.in.Spec.Name, orText(f.in.Spec.Procedure, "this run"))),
 		Reason:   c.reason,
 		Class:    c.class,
 		Feedback: strings.TrimSpace(f.in.GateFeedback + "\n\n" + reviewFeedback(f.ev.Review, f.in.State.Feedback, nil)),

@@ -108,7 +108,8 @@ func isLintGate(g evidence.GateResult) bool {
 func round3(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }
 
 // Failing returns the sorted, unique failure keys of an iteration's required and
-// optional gates (infra failures excluded: they are not the agent's doing).
+// optional gates, the agent's new ones and those the baseline already had (infra
+// failures excluded: they are not the agent's doing).
 func Failing(ev evidence.Iteration) []string {
 	var keys []string
 	for _, g := range ev.Gates {
@@ -118,7 +119,10 @@ func Failing(ev evidence.Iteration) []string {
 		for _, f := range g.Findings {
 			keys = append(keys, FindingKey(f))
 		}
-		if !g.Passed && len(g.Findings) == 0 {
+		for _, f := range g.Preexisting {
+			keys = append(keys, FindingKey(f))
+		}
+		if !g.Passed && len(g.Findings) == 0 && len(g.Preexisting) == 0 {
 			keys = append(keys, "gate:"+g.Name)
 		}
 	}

@@ -85,7 +85,7 @@ var textMarkers = []struct {
 	format string
 	re     *regexp.Regexp
 }{
-	{"gotestsum", regexp.MustCompile(`(?m)^(DONE (\d+ runs, )?\d+ tests|=== (Failed|Skipped|Errors)$|=== FAIL: \S+ |(PASS|FAIL|SKIP) \S+\.\S+ (\(re-run \d+\) )?\(\d|[✓✖∅] {1,2}\S)`)},
+	{"gotestsum", regexp.MustCompile(`(?m)^(DONE (\d+ runs, )?\d+ tests|=== (Failed|Skipped|Errors)$|=== FAIL: \S+ |(PASS|FAIL|SKIP) \S+\.\S+ (\(re-run \d+\) )?\(\d|[✓✖∅]  \S+( \(\d|$))`)},
 	{"generic", regexp.MustCompile(`(?m)\A(\S+:\d+:\d+: .* \([a-z][\w-]*\)\n)`)}, // golangci-lint text
 	{"gotest", regexp.MustCompile(`(?m)^(=== RUN |\s*--- (FAIL|PASS|SKIP): |(ok|FAIL)\s+\S+\s+(\d|\[|\(cached)|\?\s+\S+\s+\[no test files\]|panic: |(vet: )?\S+\.go:\d+:\d+: )`)},
 	{"tap", regexp.MustCompile(`(?m)^(TAP version \d+|1\.\.\d+|(not )?ok \d+( |$)|\S+\.t \.\.|Result: (FAIL|PASS)$)`)},

@@ -14,8 +14,11 @@ var (
 	genericLocRE = regexp.MustCompile(`^\s*(?:vet: )?((?:[A-Za-z]:)?[\w.~/\\@+-]*[\w-]\.[A-Za-z0-9]{1,8}):(\d+)(?::(\d+))?:?\s+(.+)$`)
 	// genericErrRE: a line that says it is an error or a failure, without a location.
 	genericErrRE = regexp.MustCompile(`(?i)^\s*(error|fatal|fatal error|failed|fail|failure|panic)(\[[\w-]+\])?\s*[:!]\s*(.+)$`)
-	linterRE     = regexp.MustCompile(`^(.*\S) \(([a-z][\w-]*)\)$`)
-	severityRE   = regexp.MustCompile(`(?i)^(error|warning|warn|note|info|fatal error)(?:\[?([\w-]+)\]?)?\s*:\s*(.*)$`)
+	// stylish: a file path alone on a line, then "  line:col  error  message  rule" lines (eslint's default).
+	stylishFileRE = regexp.MustCompile(`^(/|\./|[A-Za-z]:\\)?\S+\.[A-Za-z0-9]{1,8}$`)
+	stylishItemRE = regexp.MustCompile(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}([@\w/-]+))?$`)
+	linterRE      = regexp.MustCompile(`^(.*\S) \(([a-z][\w-]*)\)$`)
+	severityRE    = regexp.MustCompile(`(?i)^(error|warning|warn|note|info|fatal error)(?:\[?([\w-]+)\]?)?\s*:\s*(.*)$`)
 )
 
 // maxGenericErrors bounds the unlocated error lines kept by the generic parser.
@@ -25,12 +28,31 @@ const maxGenericErrors = 50
 func parseGeneric(br *bufio.Reader, c *collector) error {
 	lr := newLineReader(br)
 	unlocated := 0
+	stylishFile := ""
 	for {
 		raw, ok := lr.next()
 		if !ok {
 			break
 		}
 		line := strings.TrimRight(StripANSI(string(raw)), " \t")
+		if stylishFileRE.MatchString(line) {
+			stylishFile = line
+			continue
+		}
+		if m := stylishItemRE.FindStringSubmatch(line); m != nil && stylishFile != "" {
+			f := evidence.Finding{Kind: evidence.KindLint, ID: m[5], File: stylishFile, Line: atoi(m[1]), Col: atoi(m[2]), Message: m[4]}
+			if m[3] == "warning" {
+				f.Severity = evidence.SeverityWarning
+			}
+			if m[5] == "" && strings.HasPrefix(m[4], "Parsing error") {
+				f.Kind = evidence.KindBuild
+			}
+			c.add(f)
+			continue
+		}
+		if line == "" {
+			stylishFile = ""
+		}
 		if f, ok := genericLine(line); ok {
 			c.add(f)
 			continue

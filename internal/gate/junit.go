@@ -29,6 +29,8 @@ func parseJUnit(br *bufio.Reader, c *collector) error {
 	var text *string // where character data goes
 	var tok xmlToken
 	reuse := &junitCase{}
+	first := len(c.findings)
+	defer func() { junitTidy(c, first) }()
 	for sc.next(&tok) {
 		switch tok.kind {
 		case 't':
@@ -134,11 +136,31 @@ func junitDone(c *collector, jc *junitCase) {
 		}
 	}
 	f := evidence.Finding{Kind: jc.kind, ID: junitID(jc), File: jc.file, Line: jc.line, Message: orStr(msg, "failed")}
+	if goBody(jc.body) { // gotestsum, go-junit-report: the body is go test output
+		t := &goTest{pkg: jc.classname}
+		for _, l := range strings.Split(jc.body, "\n") {
+			t.observe(l, c)
+		}
+		g := t.finding(c, f.ID)
+		if t.buildFailed {
+			g.Kind = evidence.KindBuild
+		}
+		if g.Message != "failed" || g.Kind != evidence.KindTest {
+			f.Kind, f.Message, f.File, f.Line = g.Kind, g.Message, g.File, g.Line
+		} else {
+			f.Message = "failed"
+		}
+		c.add(f)
+		return
+	}
 	if p, ln, col := jsLocation(c, jc.body+"\n"+jc.sysout); p != "" && (f.File == "" || f.Line == 0) {
 		f.File, f.Line, f.Col = p, ln, col
 	}
 	if jc.classname == "Test suite failed to run" || jc.message == "Build error" || strings.Contains(jc.name, "[build failed]") {
 		f.Kind = evidence.KindBuild
+		if jc.classname == "Test suite failed to run" {
+			f.ID, f.Message = jc.name, suiteError(jc.body)
+		}
 	}
 	if strings.Contains(jc.message, "No test result found") {
 		f.Kind = evidence.KindCrash
@@ -151,4 +173,51 @@ func junitID(jc *junitCase) string {
 		return jc.name
 	}
 	return jc.classname + "." + jc.name
+}
+
+// goBody reports whether a failure body is go test output.
+func goBody(b string) bool {
+	return strings.Contains(b, "--- FAIL") || strings.Contains(b, "_test.go:") || strings.Contains(b, "[build failed]") || strings.Contains(b, "panic: ")
+}
+
+// junitTidy drops exact duplicates (jest-junit repeats suite errors) and Go parent
+// tests that failed only because a subtest did.
+func junitTidy(c *collector, first int) {
+	fs := c.findings[first:]
+	seen := map[evidence.Finding]bool{}
+	builds := map[string]bool{}
+	failing := map[string]bool{}
+	for _, f := range fs {
+		failing[f.ID] = true
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		if seen[f] {
+			c.tests.Failed--
+			continue
+		}
+		seen[f] = true
+		if f.Kind == evidence.KindBuild {
+			if builds[f.ID+"\x00"+f.File] {
+				c.tests.Failed--
+				continue
+			}
+			builds[f.ID+"\x00"+f.File] = true
+		}
+		if strings.EqualFold(f.Message, "failed") && f.Kind == evidence.KindTest && hasChild(f.ID, failing) {
+			c.tests.Failed--
+			continue
+		}
+		out = append(out, f)
+	}
+	c.findings = c.findings[:first+len(out)]
+}
+
+func hasChild(id string, ids map[string]bool) bool {
+	for other := range ids {
+		if strings.HasPrefix(other, id+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -127,7 +127,7 @@ func TestParseFixtures(t *testing.T) {
 			"lint unused lintme/l.go:15",
 		}},
 		{"go/go_junit_report_gojson_timeout.xml", "auto", "/src/gosample", "junit", evidence.TestCounts{Passed: 1, Failed: 1, Skipped: 0}, []string{
-			"crash example.com/gosample/slow.TestHangs slow/s_test.go:11",
+			"timeout example.com/gosample/slow.TestHangs slow/s_test.go:11",
 		}},
 		{"js/jest_json.json", "auto", "/src/nodesample", "jest-json", evidence.TestCounts{Passed: 1, Failed: 4, Skipped: 2}, []string{
 			"test jtest/login.test.js › auth login token contains userId jtest/login.test.js:7",
@@ -247,6 +247,54 @@ func TestParseFixtures(t *testing.T) {
 		{"tap/perl_test_more_raw.tap", "auto", "", "tap", evidence.TestCounts{Passed: 2, Failed: 2, Skipped: 0}, []string{
 			"test addition is wrong on purpose t/basic.t:4",
 			"test token contains userId t/basic.t:5",
+		}},
+		{"tap/prove_plain.txt", "auto", "", "tap", evidence.TestCounts{Passed: 0, Failed: 2, Skipped: 0}, []string{
+			"crash t/dies.t t/dies.t",
+			"crash t/dies.t t/dies.t",
+			"test addition is wrong on purpose t/basic.t:4",
+			"test token contains userId t/basic.t:5",
+		}},
+		{"tap/prove_v.txt", "auto", "", "tap", evidence.TestCounts{Passed: 3, Failed: 2, Skipped: 0}, []string{
+			"crash t/dies.t t/dies.t",
+			"crash t/dies.t t/dies.t",
+			"test t/basic.t › addition is wrong on purpose t/basic.t:4",
+			"test t/basic.t › token contains userId t/basic.t:5",
+		}},
+		{"js/mocha_tap.tap", "auto", "/src/nodesample", "tap", evidence.TestCounts{Passed: 1, Failed: 3, Skipped: 2}, []string{
+			"test auth token contains userId mtest/login.spec.js:5",
+			"test auth times out ",
+			"test auth nested throws mtest/login.spec.js:11",
+		}},
+		{"tap/perl_test_more_stdout_only.tap", "auto", "", "tap", evidence.TestCounts{Passed: 2, Failed: 2, Skipped: 0}, []string{
+			"test addition is wrong on purpose ",
+			"test token contains userId ",
+		}},
+		{"js/jest_junit_reportTestSuiteErrors.xml", "auto", "/src/nodesample", "junit", evidence.TestCounts{Passed: 2, Failed: 5, Skipped: 1}, []string{
+			"test auth login token contains userId jtest/login.test.js:7",
+			"test auth login throws TypeError jtest/login.test.js:14",
+			"test auth login deep equal jtest/login.test.js:17",
+			"test auth login times out jtest/login.test.js:19",
+			"build jtest/broken.test.js jtest/broken.test.js",
+		}},
+		{"go/gotestsum_junit.xml", "auto", "/src/gosample", "junit", evidence.TestCounts{Passed: 8, Failed: 5, Skipped: 1}, []string{
+			"build TestMain ",
+			"test example.com/gosample/calc.TestLogin calc/calc_test.go:18",
+			"test example.com/gosample/calc.TestTable/2+2 calc/calc_test.go:27",
+			"test example.com/gosample/calc.TestNested/outer/inner_fails calc/calc_test.go:36",
+			"crash example.com/gosample/panicky.TestPanics panicky/p_test.go:9",
+		}},
+		{"go/go_junit_report.xml", "auto", "/src/gosample", "junit", evidence.TestCounts{Passed: 6, Failed: 4, Skipped: 1}, []string{
+			"test example.com/gosample/calc.TestLogin calc/calc_test.go:18",
+			"test example.com/gosample/calc.TestTable/2+2 calc/calc_test.go:27",
+			"test example.com/gosample/calc.TestNested/outer/inner_fails calc/calc_test.go:36",
+			"test example.com/gosample/panicky.TestPanics ",
+		}},
+		{"js/eslint_stylish.txt", "auto", "/src/nodesample", "generic", evidence.TestCounts{Passed: 0, Failed: 0, Skipped: 0}, []string{
+			"lint no-unused-vars src/auth/login.js:1",
+			"lint no-unused-vars src/auth/login.js:2",
+			"lint no-undef src/auth/login.js:3",
+			"build  src/auth/style.js:4",
+			"lint no-unused-vars src/auth/token.js:1",
 		}},
 	}
 	for _, tt := range tests {

@@ -24,6 +24,8 @@ type tapFail struct {
 	inYAML      bool
 	yamlKey     string
 	keyIndent   int      // indentation of the YAML block's keys
+	name        string   // the test's description
+	diagOnly    bool     // made from "# Failed test" before its result line
 	before      []string // "#" lines printed just before the result (a file's stderr)
 }
 
@@ -45,7 +47,8 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 		}
 		line := StripANSI(string(raw))
 		if m := proveFileRE.FindStringSubmatch(line); m != nil {
-			file = m[1]
+			file, cur = m[1], nil
+			c.parsed = true
 		}
 		if m := tapResultRE.FindStringSubmatch(line); m != nil && (m[3] != "" || m[4] != "") {
 			c.parsed = true
@@ -60,16 +63,25 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 			case m[2] == "ok":
 				c.tests.Passed++
 			default:
-				cur = &tapFail{f: evidence.Finding{Kind: evidence.KindTest, ID: m[4]}, keyIndent: len(m[1]) + 2, before: before}
+				cur = nil
+				for _, f := range fails { // diagnostics printed before the result (stderr first)
+					if f.diagOnly && f.name == m[4] {
+						cur, f.diagOnly = f, false
+						break
+					}
+				}
+				if cur == nil {
+					cur = &tapFail{f: evidence.Finding{Kind: evidence.KindTest, ID: m[4]}, name: m[4], keyIndent: len(m[1]) + 2, before: before}
+					if len(fails) < MaxFindings {
+						fails = append(fails, cur)
+					}
+				}
 				if cur.f.ID == "" {
 					cur.f.ID = "test " + m[3]
 				}
 				if file != "" {
-					cur.f.ID = file + " › " + cur.f.ID
+					cur.f.ID = file + " › " + cur.name
 					fileFailed[file] = true
-				}
-				if len(fails) < MaxFindings {
-					fails = append(fails, cur)
 				}
 			}
 			continue
@@ -79,7 +91,7 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 		case strings.HasPrefix(t, "Bail out!"):
 			c.parsed = true
 			c.add(evidence.Finding{Kind: evidence.KindCrash, ID: file, Message: t})
-		case strings.HasPrefix(t, "Dubious, test returned") && file != "" && !fileFailed[file]:
+		case strings.HasPrefix(t, "Dubious, test returned") && file != "" && !fileFailed[file] && !failedIn(fails, file):
 			c.add(evidence.Finding{Kind: evidence.KindCrash, ID: file, File: file, Message: t})
 			fileFailed[file] = true
 		case strings.HasPrefix(t, "Parse errors: ") && file != "":
@@ -90,16 +102,18 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 			name := m[1] + m[2]
 			cur = nil
 			for _, f := range fails {
-				if (f.f.ID == name || strings.HasSuffix(f.f.ID, " › "+name)) && f.f.Line == 0 {
+				if f.name == name && f.f.Line == 0 {
 					cur = f
 					break
 				}
 			}
-			if cur == nil && len(fails) < MaxFindings {
-				cur = &tapFail{f: evidence.Finding{Kind: evidence.KindTest, ID: name}}
+			if cur == nil && len(fails) < MaxFindings && !strings.HasPrefix(t, "#   Failed (TODO)") {
+				cur = &tapFail{f: evidence.Finding{Kind: evidence.KindTest, ID: name}, name: name, diagOnly: true}
 				fails = append(fails, cur)
 			}
 		case tapFooterRE.MatchString(t):
+		case line != "" && line[0] != ' ' && line[0] != '\t' && line[0] != '#':
+			cur = nil // prove's own lines end a failure's diagnostics
 		case cur == nil && strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "# Subtest:"):
 			if len(orphans) < 20 {
 				orphans = append(orphans, strings.TrimSpace(strings.TrimPrefix(t, "#")))
@@ -169,6 +183,15 @@ func tapDetail(cur *tapFail, line, t string) bool {
 	case strings.HasPrefix(t, "#") && !cur.inYAML:
 		addLine(&cur.f, strings.TrimSpace(strings.TrimPrefix(t, "#")))
 		return false
+	case !cur.inYAML && indentOf(line) > 0: // free-form diagnostics (mocha's TAP reporter)
+		if stackFrameRE.MatchString(line) {
+			if m := frameLocRE.FindStringSubmatch(t); m != nil && cur.f.Line == 0 && !strings.Contains(t, "node:") {
+				cur.f.File, cur.f.Line = m[1], atoi(m[2])
+			}
+		} else if strings.Count(cur.f.Message, "\n") < 3 {
+			addLine(&cur.f, t)
+		}
+		return false
 	case !cur.inYAML:
 		return false
 	}
@@ -228,4 +251,14 @@ func splitLoc(s string) (string, int) {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+// failedIn reports whether a failure was located in file.
+func failedIn(fails []*tapFail, file string) bool {
+	for _, f := range fails {
+		if f.f.File == file {
+			return true
+		}
+	}
+	return false
 }

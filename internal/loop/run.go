@@ -136,6 +136,18 @@ func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
 	})
 	r.save(ctx)
 
+	// A run never ends worse than its best checkpoint: the decider asks for a
+	// rollback on the way out too (escalate, abort), not only to continue.
+	if d.Rollback != "" && d.Action != ActionProceed {
+		r.emit(ctx, "rollback", n, map[string]any{"checkpoint": d.Rollback})
+		if _, err := r.env.Step(ctx, StepRequest{Kind: StepRollback, Iteration: n, Checkpoint: d.Rollback}); err != nil {
+			if ctx.Err() != nil {
+				out, err := r.stepFailed(ctx, err)
+				return out, true, err
+			}
+			r.emit(ctx, "warning", n, map[string]any{"message": "roll back to " + d.Rollback + ": " + err.Error()})
+		}
+	}
 	switch {
 	case d.Action == ActionProceed:
 		out, err := r.finish(ctx, Outcome{Status: StatusSucceeded, Reason: orDefault(d.Message, "all required gates passed")})
@@ -149,16 +161,6 @@ func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
 	if t := r.spec.FailureThreshold; t > 0 && st.ConsecutiveFailures >= t {
 		out, err := r.finish(ctx, Outcome{Status: StatusAborted, Reason: fmt.Sprintf("consecutive failures: %d/%d", st.ConsecutiveFailures, t)})
 		return out, true, err
-	}
-	if d.Rollback != "" {
-		r.emit(ctx, "rollback", n, map[string]any{"checkpoint": d.Rollback})
-		if _, err := r.env.Step(ctx, StepRequest{Kind: StepRollback, Iteration: n, Checkpoint: d.Rollback}); err != nil {
-			if ctx.Err() != nil {
-				out, err := r.stepFailed(ctx, err)
-				return out, true, err
-			}
-			r.emit(ctx, "warning", n, map[string]any{"message": "roll back to " + d.Rollback + ": " + err.Error()})
-		}
 	}
 	return Outcome{}, false, nil
 }
@@ -189,7 +191,11 @@ func (r *runner) record(ev evidence.Iteration, res StepResult, d Decision) {
 	st.Feedback = d.Feedback
 	st.Next = d.Next
 	if d.Best != nil {
-		st.Best = d.Best
+		best := *d.Best
+		if best.Ref == "" {
+			best.Ref = res.Checkpoint
+		}
+		st.Best = &best
 	}
 }
 

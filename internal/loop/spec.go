@@ -6,8 +6,9 @@ import "time"
 type Spec struct {
 	Name             string // run name (the procedure's, or the task's)
 	Procedure        string
-	MaxIterations    int // 0: unlimited
-	FailureThreshold int // consecutive failed iterations before aborting
+	Task             string // what the run is asked to do, for reports and the reviewer
+	MaxIterations    int    // 0: unlimited
+	FailureThreshold int    // consecutive failed iterations before aborting
 	MaxTokens        int64
 	MaxCostUSD       float64
 	MaxDuration      time.Duration
