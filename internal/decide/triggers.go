@@ -157,11 +157,33 @@ func agentReason(a evidence.AgentResult) string {
 }
 
 func first(keys []string) string {
-	s := keys[0]
+	s := label(keys[0])
 	if len(keys) > 1 {
 		s += fmt.Sprintf(" (+%d more)", len(keys)-1)
 	}
 	return s
+}
+
+// label turns a failure key into what people read: a test's id, or a build or
+// lint finding's file and message ("KIND|tool|id" and
+// "KIND|tool|rule|file|message" are the gate package's key shapes).
+func label(key string) string {
+	k, _, _ := strings.Cut(key, "#")
+	parts := strings.Split(k, "|")
+	switch {
+	case len(parts) >= 5:
+		msg := strings.Join(parts[4:], "|")
+		if len(msg) > 60 {
+			msg = msg[:57] + "..."
+		}
+		if parts[3] == "" {
+			return parts[2] + ": " + msg
+		}
+		return parts[3] + ": " + msg
+	case len(parts) >= 3:
+		return parts[2]
+	}
+	return key
 }
 
 func orText(s, def string) string {

@@ -129,9 +129,9 @@ func (c *collector) pkgDir(importPath string) string {
 }
 
 // shortPkg is the package name used in test ids: the import path relative to the
-// module when known, else its last element.
+// module when known, else (and for the module's root package) its last element.
 func (c *collector) shortPkg(importPath string) string {
-	if d := c.pkgDir(importPath); d != "" {
+	if d := c.pkgDir(importPath); d != "" && d != "." {
 		return d
 	}
 	if i := strings.LastIndexByte(importPath, '/'); i >= 0 {

@@ -28,7 +28,7 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 		}
 		limit := "unlimited iterations"
 		if m := intOf(d["max_iterations"]); m > 0 {
-			limit = fmt.Sprintf("max %d iterations", m)
+			limit = fmt.Sprintf("max %d %s", m, plural(m, "iteration"))
 		}
 		if boolOf(d["resumed"]) {
 			return fmt.Sprintf("%s procedure: %s at iteration %d (%s)", verb, str(d["procedure"]), intOf(d["iteration"])+1, limit), levelInfo
@@ -54,7 +54,7 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 		msg := str(d["message"])
 		if boolOf(d["succeeded"]) {
 			s := fmt.Sprintf("%s completed in %s", p.iterLabel(ev.Iteration), dur)
-			if msg != "" && (p.o.Verbose || str(d["action"]) == string(loop.ActionProceed)) {
+			if msg != "" {
 				s += ": " + msg
 			}
 			return s, levelInfo

@@ -19,6 +19,7 @@ type Options struct {
 	Quiet    bool             // only warnings, the final line and errors
 	Verbose  bool             // also the details of each iteration
 	Terminal bool             // Out is a terminal: draw a live status line
+	Prefix   string           // put before every line (a task's id in a task graph)
 }
 
 // Printer turns loop events into the lines a person reads. It is safe for
@@ -154,7 +155,7 @@ func (p *Printer) clear() {
 
 func (p *Printer) line(t time.Time, s string) {
 	p.clear()
-	fmt.Fprintf(p.o.Out, "[%s] %s\n", t.Format("15:04:05"), s)
+	fmt.Fprintf(p.o.Out, "[%s] %s%s\n", t.Format("15:04:05"), p.o.Prefix, s)
 }
 
 func (p *Printer) track(ev loop.Event) {
