@@ -77,6 +77,9 @@ func (c *collector) add(f evidence.Finding) {
 		f.Severity = evidence.SeverityError
 	}
 	f.File = c.rel(f.File)
+	if c.workDir != "" && strings.Contains(f.Message, c.workDir) {
+		f.Message = strings.ReplaceAll(f.Message, c.workDir, "")
+	}
 	f.Message = cleanMessage(f.Message)
 	f.ID = strings.TrimSpace(StripANSI(f.ID))
 	c.findings = append(c.findings, f)

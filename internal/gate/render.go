@@ -66,19 +66,33 @@ func Render(results []evidence.GateResult, deltas map[string]Delta, o RenderOpti
 		}
 	}
 	sort.SliceStable(show, func(i, j int) bool { return gateRank(show[i]) < gateRank(show[j]) })
-	var b strings.Builder
+	// Headers are always shown; the items share what is left, gate by gate, and a
+	// gate's unused share passes on to the next.
+	withCommand := len(show) > 0 && total/len(show) >= 250
+	heads := make([]string, len(show))
 	left := total
 	for i, r := range show {
-		share := left / (len(show) - i)
+		if r.Infra {
+			heads[i] = fmt.Sprintf("%s could not run: %s (not counted against the change)", r.Name, r.InfraReason)
+		} else {
+			heads[i] = header(r, deltas[r.Name], withCommand)
+		}
+		heads[i] = truncRunes(heads[i], max(total/len(show), 60))
+		left -= utf8.RuneCountInString(heads[i]) + 1
+	}
+	var b strings.Builder
+	for i, r := range show {
+		b.WriteString(heads[i] + "\n")
+		if r.Infra {
+			continue
+		}
+		share := max(left, 0) / (len(show) - i)
 		if n, ok := o.PerGate[r.Name]; ok && n > 0 {
-			share = min(n, left)
+			share = min(max(n-utf8.RuneCountInString(heads[i])-1, 0), max(left, 0))
 		}
-		text := renderGate(r, deltas[r.Name], share, o.LogDir)
-		b.WriteString(text)
-		left -= utf8.RuneCountInString(text)
-		if left <= 0 {
-			break
-		}
+		body := renderItems(r, deltas[r.Name], share, o.LogDir, i == 0)
+		b.WriteString(body)
+		left -= utf8.RuneCountInString(body)
 	}
 	return truncRunes(strings.TrimRight(b.String(), "\n"), total)
 }
@@ -94,15 +108,13 @@ func gateRank(r evidence.GateResult) int {
 	return best
 }
 
-func renderGate(r evidence.GateResult, d Delta, budget int, logDir string) string {
-	if r.Infra {
-		return fitLine(fmt.Sprintf("%s could not run: %s (not counted against the change)", r.Name, r.InfraReason), budget) + "\n"
-	}
-	head := header(r, d, budget >= 250)
+// renderItems writes a gate's numbered items, the "(+K more…)" footer and the
+// preexisting failures within budget runes; with first (the first gate shown) its
+// first item is shown whatever the budget.
+func renderItems(r evidence.GateResult, d Delta, budget int, logDir string, first bool) string {
 	var b strings.Builder
-	b.WriteString(truncRunes(head, max(budget, 40)) + "\n")
-	used := utf8.RuneCountInString(head) + 1
-	items := order(r.Findings, d)
+	used := 0
+	items := collapse(order(r.Findings, d))
 	logPath := r.LogPath
 	if logPath == "" && logDir != "" {
 		logPath = filepath.Join(logDir, r.Name+".log")
@@ -115,17 +127,23 @@ func renderGate(r evidence.GateResult, d Delta, budget int, logDir string) strin
 		}
 		pre = "already failing before the run: " + strings.Join(ids, ", ")
 	}
-	for i, f := range items {
+	for i, it := range items {
 		footer := footerFor(len(items)-i-1, logPath)
 		room := budget - used - utf8.RuneCountInString(footer) - 1
-		prefix, msg := itemParts(i+1, f)
+		prefix, msg := itemParts(i+1, it.f)
+		if it.n > 1 {
+			prefix = strings.TrimSuffix(prefix, ": ") + fmt.Sprintf(" ×%d: ", it.n)
+		}
 		need := utf8.RuneCountInString(prefix) + utf8.RuneCountInString(msg) + 1
 		switch {
 		case need <= room:
-		case i == 0 || room >= utf8.RuneCountInString(prefix)+20:
-			msg = truncRunes(msg, max(room-utf8.RuneCountInString(prefix)-1, 8))
+		case (i == 0 && first) || room >= utf8.RuneCountInString(prefix)+20:
+			msg = truncRunes(msg, max(room-utf8.RuneCountInString(prefix)-1, 30))
 		default:
 			more := footerFor(len(items)-i, logPath)
+			if budget-used < utf8.RuneCountInString(more)+1 {
+				more = fmt.Sprintf("(+%d more)", len(items)-i)
+			}
 			b.WriteString(more + "\n")
 			used += utf8.RuneCountInString(more) + 1
 			return finish(&b, pre, budget-used)
@@ -230,6 +248,33 @@ func order(fs []evidence.Finding, d Delta) []evidence.Finding {
 	return append(firsts, rest...)
 }
 
+// item is one numbered line: a finding and how many places say the same.
+type item struct {
+	f evidence.Finding
+	n int
+}
+
+// collapse merges findings that say the same thing (kind, rule and normalized
+// message) in several places into the first, counted; test failures are never merged.
+func collapse(fs []evidence.Finding) []item {
+	at := map[string]int{}
+	var out []item
+	for _, f := range fs {
+		if isTestKind(f.Kind) {
+			out = append(out, item{f, 1})
+			continue
+		}
+		k := string(f.Kind) + "|" + f.ID + "|" + Normalize(f.Message)
+		if i, ok := at[k]; ok {
+			out[i].n++
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, item{f, 1})
+	}
+	return out
+}
+
 // itemParts is "N. KIND id (file:line): " and the message.
 func itemParts(n int, f evidence.Finding) (string, string) {
 	p := fmt.Sprintf("%d. %s", n, strings.ToUpper(string(f.Kind)))
@@ -260,4 +305,3 @@ func shortRef(f evidence.Finding) string {
 	return s
 }
 
-func fitLine(s string, budget int) string { return truncRunes(s, max(budget-1, 20)) }
