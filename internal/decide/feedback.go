@@ -96,14 +96,14 @@ func delta(f *facts) string {
 			for i := len(f.all) - 1; i >= 0 && slices.Contains(f.all[i].Failing, k); i-- {
 				n++
 			}
-			still = append(still, fmt.Sprintf("%s (%d iterations)", k, n))
+			still = append(still, fmt.Sprintf("%s (%d iterations)", label(k), n))
 		} else {
-			added = append(added, k)
+			added = append(added, label(k))
 		}
 	}
 	for _, k := range prev.Failing {
 		if !slices.Contains(f.cur.Failing, k) {
-			fixed = append(fixed, k)
+			fixed = append(fixed, label(k))
 		}
 	}
 	var b []string

@@ -44,7 +44,7 @@ func fromRecord(r loop.Record) point {
 	}
 	return point{
 		N: r.N, Failing: failing, FP: fp, Quality: r.Quality, DiffHash: r.DiffHash, TreeHash: r.TreeHash,
-		DiffEmpty: r.DiffHash == "" && r.DiffLines == 0, Succeeded: r.Succeeded, Review: r.Review,
+		DiffEmpty: r.TreeHash != "" && r.DiffHash == "" && r.DiffLines == 0, Succeeded: r.Succeeded, Review: r.Review,
 		Strategy: r.Strategy, Decision: r.Decision, Triggers: r.Triggers, Ref: r.Checkpoint,
 		Cost: r.Usage.CostUSD, Summary: r.Summary, Lines: r.DiffLines, AgentExit: r.AgentExit,
 	}
@@ -53,7 +53,7 @@ func fromRecord(r loop.Record) point {
 func fromEvidence(ev evidence.Iteration, failing []string, q float64) point {
 	p := point{
 		N: ev.N, Failing: failing, FP: Fingerprint(failing), Quality: q, DiffHash: ev.Diff.Hash,
-		TreeHash: ev.Diff.TreeHash, DiffEmpty: ev.Diff.Empty() && ev.Diff.Hash == "", Cost: ev.Agent.Usage.CostUSD,
+		TreeHash: ev.Diff.TreeHash, DiffEmpty: ev.Diff.TreeHash != "" && ev.Diff.Empty() && ev.Diff.Hash == "", Cost: ev.Agent.Usage.CostUSD,
 		Lines: ev.Diff.Added + ev.Diff.Deleted, AgentExit: ev.Agent.ExitCode,
 	}
 	if ev.Review != nil {
