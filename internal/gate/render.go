@@ -304,4 +304,3 @@ func shortRef(f evidence.Finding) string {
 	}
 	return s
 }
-
