@@ -36,10 +36,10 @@ func TestScripts(t *testing.T) {
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
 			e.Setenv("HOME", e.WorkDir)
 			e.Setenv("FAKEAGENT_DIR", filepath.Join(e.WorkDir, ".fakeagent"))
-			for _, k := range []string{"GOCACHE", "GOPATH", "GOMODCACHE", "GOFLAGS", "GOROOT"} {
-				if v := os.Getenv(k); v != "" {
-					e.Setenv(k, v)
-				}
+			// Scripts run go with HOME in their work folder: keep the real
+			// build and module caches so they stay warm.
+			for k, v := range goEnv() {
+				e.Setenv(k, v)
 			}
 			if goBin, err := exec.LookPath("go"); err == nil {
 				e.Setenv("GOBIN_DIR", filepath.Dir(goBin))
@@ -66,6 +66,24 @@ func TestScripts(t *testing.T) {
 			"pidsgone": cmdPidsGone,
 		},
 	})
+}
+
+// goEnv is the go command's cache and module settings of the real user.
+func goEnv() map[string]string {
+	out := map[string]string{}
+	b, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		return out
+	}
+	for i, v := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if v != "" && i < 3 {
+			out[[]string{"GOCACHE", "GOMODCACHE", "GOPATH"}[i]] = v
+		}
+	}
+	if v := os.Getenv("GOFLAGS"); v != "" {
+		out["GOFLAGS"] = v
+	}
+	return out
 }
 
 // exits N prog args...: run prog and require exit code N.
