@@ -125,7 +125,7 @@ func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
 	ev.N = n
 	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: r.budget(ev), GateFeedback: res.Feedback})
 	r.record(ev, res, d)
-	r.emit(ctx, "iteration_finished", n, map[string]any{
+	data := map[string]any{
 		"max_iterations": r.spec.MaxIterations, "duration_ms": int64(MillisOf(ev.Duration())),
 		"succeeded": d.Succeeded, "consecutive_failures": st.ConsecutiveFailures,
 		"failure_threshold": r.spec.FailureThreshold, "action": string(d.Action), "strategy": d.Strategy,
@@ -133,7 +133,11 @@ func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
 		"agent_exit": ev.Agent.ExitCode, "agent_reason": ev.Agent.Reason, "cost_usd": ev.Agent.Usage.CostUSD,
 		"cost_known": ev.Agent.Usage.CostKnown, "tokens": ev.Agent.Usage.TotalTokens(), "tokens_known": ev.Agent.Usage.TokensKnown,
 		"document": d.Document, "feedback": d.Feedback,
-	})
+	}
+	if ev.Review != nil {
+		data["review"], data["review_score"] = ev.Review.Verdict, ev.Review.Score
+	}
+	r.emit(ctx, "iteration_finished", n, data)
 	r.save(ctx)
 
 	// A run never ends worse than its best checkpoint: the decider asks for a

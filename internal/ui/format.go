@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/review"
 )
 
 type level int
@@ -52,6 +53,9 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 	case "iteration_finished":
 		dur := Duration(time.Duration(intOf(d["duration_ms"])) * time.Millisecond)
 		msg := str(d["message"])
+		if v := str(d["review"]); v != "" {
+			msg = strings.TrimSpace(fmt.Sprintf("%s (reviewer: %s, score %g)", msg, review.Display(v), floatOf(d["review_score"])))
+		}
 		if boolOf(d["succeeded"]) {
 			s := fmt.Sprintf("%s completed in %s", p.iterLabel(ev.Iteration), dur)
 			if msg != "" {
