@@ -25,7 +25,8 @@ const detectBytes = 64 << 10
 //     (DONE N tests, === Failed, PASS pkg.Test (…), ✓/✖ package lines), go test
 //     (=== RUN, --- FAIL:, ok/FAIL<tab>pkg, # pkg followed by file:line:col, panic:),
 //     TAP (TAP version, 1..N, ok N / not ok N), cargo (running N tests, test result:,
-//     error[E…]), tsc (file(l,c): error TS…), mypy (file.py:N: error:, Found N errors).
+//     error[E…]), python (unittest "FAIL: t (m.C.t)", "t (m.C.t) ... ok", "Ran N tests";
+//     pytest "=== FAILURES ===", "FAILED path::test"), tsc (file(l,c): error TS…), mypy (file.py:N: error:, Found N errors).
 //   - anything else: generic.
 func detect(br *bufio.Reader) string {
 	head, _ := br.Peek(detectBytes)
@@ -90,6 +91,7 @@ var textMarkers = []struct {
 	{"gotest", regexp.MustCompile(`(?m)^(=== RUN |\s*--- (FAIL|PASS|SKIP): |(ok|FAIL)\s+\S+\s+(\d|\[|\(cached)|\?\s+\S+\s+\[no test files\]|panic: |(vet: )?\S+\.go:\d+:\d+: )`)},
 	{"tap", regexp.MustCompile(`(?m)^(TAP version \d+|1\.\.\d+|(not )?ok \d+( |$)|\S+\.t \.\.|Result: (FAIL|PASS)$)`)},
 	{"cargo", regexp.MustCompile(`(?m)^(running \d+ tests?$|test result: |error\[E\d+\]|test \S+ \.\.\. |\s+Running (unittests|tests/))`)},
+	{"python", regexp.MustCompile(`(?m)^((FAIL|ERROR): \S+ \(\S+\)|\S+ \(\S+\) \.\.\. (ok|FAIL|ERROR)$|=+ (FAILURES|ERRORS|short test summary info) =+$|(FAILED|ERROR) \S+::|Ran \d+ tests? in )`)},
 	{"tsc", regexp.MustCompile(`(?m)^(\S+\(\d+,\d+\): error TS\d+|\S+:\d+:\d+ - error TS\d+|error TS\d+: )`)},
 	{"mypy", regexp.MustCompile(`(?m)^(\S+\.pyi?:\d+(:\d+)*: (error|note|warning): |Found \d+ errors? in \d+ files?|Success: no issues found)`)},
 }

@@ -142,7 +142,7 @@ func TestRenderGolden(t *testing.T) {
 		{"mocha", []string{"js/mocha_json.json"}, "/src/nodesample"},
 		{"node", []string{"node/node_test_default_nontty.tap"}, "/src/nodetest"},
 		{"rust", []string{"rust/cargo_test_plain_nobt.stdout", "rust/cargo_test_compile_error.stderr"}, "/src/rustsample"},
-		{"python", []string{"python/mypy_default.txt"}, "/src/pysample"},
+		{"python", []string{"python/unittest_discover_importerror.txt", "python/mypy_default.txt"}, "/src/pysample"},
 		{"tap", []string{"tap/perl_test_more_raw.tap"}, ""},
 	}
 	for _, s := range sets {

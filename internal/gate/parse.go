@@ -56,6 +56,7 @@ func formats() []format {
 		{"tsc", "tsc", parseTSC},
 		{"mypy", "mypy", parseMypy},
 		{"mypy-json", "mypy", parseMypyJSON},
+		{"python", "python", parsePython},
 		{"sarif", "sarif", parseSARIF},
 		{"generic", "", parseGeneric},
 	}
@@ -86,6 +87,8 @@ func alias(name string) string {
 		return "ruff-json"
 	case "cargo-test", "rust":
 		return "cargo"
+	case "pytest", "unittest", "pytest-text":
+		return "python"
 	case "node-test", "prove":
 		return "tap"
 	case "text", "plain", "errorformat":

@@ -296,6 +296,17 @@ func TestParseFixtures(t *testing.T) {
 			"build  src/auth/style.js:4",
 			"lint no-unused-vars src/auth/token.js:1",
 		}},
+		{"python/unittest_v.txt", "auto", "/src/pysample", "python", evidence.TestCounts{Passed: 1, Failed: 3, Skipped: 2}, []string{
+			"crash test_auth.TestLogin.test_error test_auth.py:13",
+			"test test_auth.TestLogin.test_subtests (i=2) test_auth.py:26",
+			"test test_auth.TestLogin.test_token_contains_user test_auth.py:7",
+		}},
+		{"python/unittest_discover_importerror.txt", "auto", "/src/pysample", "python", evidence.TestCounts{Passed: 1, Failed: 3, Skipped: 2}, []string{
+			"crash test_auth.TestLogin.test_error test_auth.py:13",
+			"build test_importerr test_importerr.py:1",
+			"test test_auth.TestLogin.test_subtests (i=2) test_auth.py:26",
+			"test test_auth.TestLogin.test_token_contains_user test_auth.py:7",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -50,6 +50,35 @@ broken.py:3: error: invalid syntax  [syntax]
 `, "mypy-json", []string{"type return-value typed.py:8", "build syntax broken.py:3"}},
 		{"ANSI in tsc pretty output", "auto", "\x1b[96mts/a.ts\x1b[0m:\x1b[93m3\x1b[0m:\x1b[93m5\x1b[0m - \x1b[91merror\x1b[0m\x1b[90m TS2322: \x1b[0mType 'string' is not assignable to type 'number'.\n", "tsc", []string{"type TS2322 ts/a.ts:3"}},
 		{"generic file:line and error lines", "auto", "make: building\nsrc/main.c:12:5: error: expected ';' before '}' token\nError: something broke\n", "generic", []string{"build  src/main.c:12", "build  "}},
+		{"pytest text with -rA summary", "auto", `============================= test session starts ==============================
+collected 4 items
+
+tests/test_auth.py F.s                                                   [ 75%]
+tests/test_api.py E                                                      [100%]
+
+==================================== ERRORS ====================================
+_______________________ ERROR at setup of test_request ________________________
+    @pytest.fixture
+    def client():
+>       raise KeyError("db")
+E       KeyError: 'db'
+
+tests/conftest.py:5: KeyError
+=================================== FAILURES ===================================
+__________________________________ test_login __________________________________
+
+    def test_login():
+>       assert login("u") == "user42"
+E       AssertionError: assert 'tok-X' == 'user42'
+E         - user42
+E         + tok-X
+
+tests/test_auth.py:12: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_auth.py::test_login - AssertionError: assert 'tok-X' == 'user42'
+ERROR tests/test_api.py::test_request - KeyError: 'db'
+============== 1 failed, 1 passed, 1 skipped, 1 error in 0.12s ===============
+`, "python", []string{"test tests/test_auth.py::test_login tests/test_auth.py:12", "crash tests/test_api.py::test_request tests/test_api.py"}},
 		{"go test -json stream cut while a test runs", "auto", `{"Action":"start","Package":"m/p"}
 {"Action":"run","Package":"m/p","Test":"TestA"}
 {"Action":"run","Package":"m/p","Test":"TestA/sub"}
