@@ -128,7 +128,7 @@ func renderItems(r evidence.GateResult, d Delta, budget int, logDir string, firs
 		pre = "already failing before the run: " + strings.Join(ids, ", ")
 	}
 	for i, it := range items {
-		footer := footerFor(len(items)-i-1, logPath)
+		footer := footerFor(len(items)-i-1, "") // the log path is added when it fits
 		room := budget - used - utf8.RuneCountInString(footer) - 1
 		prefix, msg := itemParts(i+1, it.f)
 		if it.n > 1 {
