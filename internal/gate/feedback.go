@@ -13,7 +13,7 @@ type FeedbackOptions struct {
 	Format    string // parser name or "auto"
 	JSON      bool   // print the judged result as JSON instead of the feedback text
 	MaxLength int    // feedback budget in runes (default 500)
-	ExitCode  int    // the gate's exit code, when known (0: judged from the report alone)
+	ExitCode  int    // the gate's exit code; negative when unknown (judged from the report alone)
 	Name      string // gate name (default "gate")
 	WorkDir   string // absolute paths under it are made relative
 	LogPath   string // shown in "(+K more; full log: …)"
@@ -30,8 +30,9 @@ func FeedbackCommand(r io.Reader, w io.Writer, o FeedbackOptions) error {
 	if err != nil {
 		return fmt.Errorf("feedback: %w", err)
 	}
-	exit := o.ExitCode
+	exit := max(o.ExitCode, 0)
 	res := Judge(Gate{Name: o.Name, Format: o.Format, Required: true}, exit, rep, nil)
+	res.ExitCode = o.ExitCode
 	res.LogPath = o.LogPath
 	if o.JSON {
 		enc := json.NewEncoder(w)

@@ -197,7 +197,11 @@ func header(r evidence.GateResult, d Delta, withCommand bool) string {
 	if r.Command != "" && withCommand {
 		h += " (" + truncRunes(r.Command, 40) + ")"
 	}
-	h += fmt.Sprintf(" %s (exit %d)", state, r.ExitCode)
+	if r.ExitCode < 0 {
+		h += " " + state + " (exit unknown)"
+	} else {
+		h += fmt.Sprintf(" %s (exit %d)", state, r.ExitCode)
+	}
 	if len(parts) > 0 {
 		h += ": " + strings.Join(parts, ", ")
 	}
