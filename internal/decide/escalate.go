@@ -172,7 +172,7 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []Option, string) {
 				{"Accept without it", "the reviewer's concern is recorded but not addressed"}, optAbort},
 			"Read the core disagreement; side with the reviewer when the concern is about correctness."
 	}
-	key := focus(f)
+	key := label(focus(f))
 	q := "What does the agent miss to make the remaining failures pass?"
 	if key != "" {
 		q = fmt.Sprintf("What does the agent miss about %s, which kept failing?", key)

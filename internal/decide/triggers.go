@@ -171,6 +171,8 @@ func label(key string) string {
 	k, _, _ := strings.Cut(key, "#")
 	parts := strings.Split(k, "|")
 	switch {
+	case len(parts) >= 3 && parts[0] == "GATE":
+		return fmt.Sprintf("gate %s (%s, no parsable failure)", parts[1], strings.Replace(parts[2], "=", " ", 1))
 	case len(parts) >= 5:
 		msg := strings.Join(parts[4:], "|")
 		if len(msg) > 60 {

@@ -39,7 +39,7 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 		return "Baseline: running the gates on the untouched tree...", levelInfo
 	case "baseline_finished":
 		if n := intOf(d["failures"]); n > 0 {
-			return fmt.Sprintf("Baseline: %d failures already present (they do not count against the agent)", n), levelInfo
+			return fmt.Sprintf("Baseline: %d %s already present (they do not count against the agent)", n, plural(n, "failure")), levelInfo
 		}
 		return "Baseline: all gates green", levelInfo
 	case "iteration_started":
