@@ -36,6 +36,11 @@ func TestScripts(t *testing.T) {
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
 			e.Setenv("HOME", e.WorkDir)
 			e.Setenv("FAKEAGENT_DIR", filepath.Join(e.WorkDir, ".fakeagent"))
+			fake, err := filepath.Abs(filepath.Join("testdata", "fake"))
+			if err != nil {
+				return err
+			}
+			e.Setenv("FAKE", fake)
 			// Scripts run go with HOME in their work folder: keep the real
 			// build and module caches so they stay warm.
 			for k, v := range goEnv() {
