@@ -21,13 +21,14 @@ type goJSON struct {
 	failed    map[tkey]int       // failed test → finding index, to mark flaky reruns
 	pkgFound  map[string]int     // package → findings reported for it
 	lastBuild map[string]int     // import path → index of its last build finding
+	buildIDs  map[string]int     // build findings per id (package directory)
 }
 
 // parseGoTestJSON reads go test -json (test2json) output, go build -json output and
 // gotestsum --jsonfile (reruns concatenated: a test that fails then passes is flaky).
 func parseGoTestJSON(br *bufio.Reader, c *collector) error {
 	p := &goJSON{c: c, tests: map[tkey]*goTest{}, pkgs: map[string]*goTest{},
-		failed: map[tkey]int{}, pkgFound: map[string]int{}, lastBuild: map[string]int{}}
+		failed: map[tkey]int{}, pkgFound: map[string]int{}, lastBuild: map[string]int{}, buildIDs: map[string]int{}}
 	lr := newLineReader(br)
 	var ev goEvent
 	var dec eventDecoder
@@ -36,7 +37,11 @@ func parseGoTestJSON(br *bufio.Reader, c *collector) error {
 		if !ok {
 			break
 		}
-		if len(line) == 0 || line[0] != '{' || !dec.decode(line, &ev) {
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' || !dec.decode(line, &ev) {
+			p.textLine(string(line)) // stderr merged in: older Go prints build errors as text
 			continue
 		}
 		p.event(&ev)
@@ -125,6 +130,7 @@ func (p *goJSON) buildLine(importPath, line string) {
 	}
 	if f, ok := buildFinding(line, c.shortPkg(importPath)); ok {
 		p.pkgFound[importPath]++
+		p.buildIDs[f.ID]++
 		c.add(f)
 		p.lastBuild[importPath] = len(c.findings) - 1
 		return
@@ -159,9 +165,9 @@ func (p *goJSON) pkgEvent(ev *goEvent) {
 func (p *goJSON) packageFailed(pkg, failedBuild string, pt *goTest) {
 	c := p.c
 	id := c.shortPkg(pkg)
-	if failedBuild != "" {
-		if p.pkgFound[stripTestSuffix(failedBuild)] == 0 && p.pkgFound[pkg] == 0 {
-			p.report(tkey{pkg: pkg}, evidence.Finding{Kind: evidence.KindBuild, ID: id, Message: "build failed: " + orStr(pt.last, failedBuild)})
+	if failedBuild != "" || pt.buildFailed {
+		if p.pkgFound[stripTestSuffix(failedBuild)] == 0 && p.pkgFound[pkg] == 0 && p.buildIDs[id] == 0 {
+			p.report(tkey{pkg: pkg}, evidence.Finding{Kind: evidence.KindBuild, ID: id, Message: "build failed: " + orStr(pt.last, orStr(failedBuild, pkg))})
 		}
 		p.dropRunning(pkg)
 		return
@@ -241,4 +247,15 @@ func orStr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// textLine takes a line that is not a JSON event: a compiler or vet error printed
+// as text (go test -json 2>&1 before Go 1.24, or a failing vet step).
+func (p *goJSON) textLine(line string) {
+	line = StripANSI(line)
+	p.c.textTail(line + "\n")
+	if f, ok := buildFinding(line, ""); ok {
+		p.buildIDs[f.ID]++
+		p.c.add(f)
+	}
 }

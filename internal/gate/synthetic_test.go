@@ -79,6 +79,11 @@ FAILED tests/test_auth.py::test_login - AssertionError: assert 'tok-X' == 'user4
 ERROR tests/test_api.py::test_request - KeyError: 'db'
 ============== 1 failed, 1 passed, 1 skipped, 1 error in 0.12s ===============
 `, "python", []string{"test tests/test_auth.py::test_login tests/test_auth.py:12", "crash tests/test_api.py::test_request tests/test_api.py"}},
+		{"go test -json 2>&1 with build errors as text", "gotest-json", "# example.com/m/broken\nbroken/b.go:4:2: declared and not used: x\n" +
+			`{"Action":"start","Package":"example.com/m/broken"}
+{"Action":"output","Package":"example.com/m/broken","Output":"FAIL\texample.com/m/broken [build failed]\n"}
+{"Action":"fail","Package":"example.com/m/broken","Elapsed":0}
+`, "gotest-json", []string{"build broken broken/b.go:4"}},
 		{"go test -json stream cut while a test runs", "auto", `{"Action":"start","Package":"m/p"}
 {"Action":"run","Package":"m/p","Test":"TestA"}
 {"Action":"run","Package":"m/p","Test":"TestA/sub"}
