@@ -22,8 +22,9 @@ type goTextPkg struct {
 	curRun *goTest  // the test the -v output is currently attributed to
 	cur    *goTest  // the test whose --- FAIL block is open
 	indent int
-	pk     *goTest // output outside any test
-	builds int     // build findings since the last package line
+	pk     *goTest        // output outside any test
+	builds int            // build findings since the last package line
+	byID   map[string]int // build findings of the whole output, per package directory (shared)
 }
 
 func newGoTextPkg() *goTextPkg { return &goTextPkg{tests: map[string]*goTest{}, pk: &goTest{}} }
@@ -43,6 +44,8 @@ func (s *goTextPkg) test(name string) *goTest {
 func parseGoText(br *bufio.Reader, c *collector) error {
 	lr := newLineReader(br)
 	s := newGoTextPkg()
+	buildIDs := map[string]int{}
+	s.byID = buildIDs
 	buildPkg := ""
 	for {
 		raw, ok := lr.next()
@@ -62,6 +65,7 @@ func parseGoText(br *bufio.Reader, c *collector) error {
 			c.parsed = true
 			goTextPackage(c, s, m[2], m[1] == "FAIL", m[4])
 			s = newGoTextPkg()
+			s.byID = buildIDs
 			continue
 		case strings.HasPrefix(line, "?   \t"):
 			c.parsed = true
@@ -71,6 +75,7 @@ func parseGoText(br *bufio.Reader, c *collector) error {
 			c.parsed = true
 			c.add(f)
 			s.builds++
+			buildIDs[f.ID]++
 			continue
 		}
 		if m := goRunRE.FindStringSubmatch(line); m != nil {
@@ -173,6 +178,7 @@ func goTextPackage(c *collector, s *goTextPkg, pkg string, failed bool, note str
 		return
 	}
 	switch {
+	case note == "[build failed]" && s.byID[id] > 0:
 	case note == "[build failed]":
 		c.add(evidence.Finding{Kind: evidence.KindBuild, ID: id, Message: "build failed"})
 	case s.pk.panic != "" || s.pk.timeout != "":

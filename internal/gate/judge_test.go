@@ -55,6 +55,12 @@ func TestFingerprintProperties(t *testing.T) {
 	if got := Fingerprint("lint", fs); got == base {
 		t.Error("the gate name is not part of the fingerprint")
 	}
+	// The same failures read from go test -json and from go test -v text agree.
+	j := fixtureReport(t, "go/go_test_json_mixed.jsonl", "/src/gosample").Findings
+	v := fixtureReport(t, "go/go_test_v_mixed.txt", "/src/gosample").Findings
+	if Fingerprint("tests", j) != Fingerprint("tests", v) {
+		t.Error("go test -json and -v text give different fingerprints for the same failures")
+	}
 	if Fingerprint("tests", nil) != "" {
 		t.Error("no failures must give no fingerprint")
 	}
