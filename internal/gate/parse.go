@@ -48,6 +48,7 @@ func formats() []format {
 		{"jest-json", "jest", parseJestJSON},
 		{"vitest-json", "vitest", parseJestJSON},
 		{"mocha-json", "mocha", parseMochaJSON},
+		{"js-text", "", parseJSText},
 		{"tap", "tap", parseTAP},
 		{"cargo", "cargo", parseCargo},
 		{"cargo-json", "rustc", parseCargoJSON},
@@ -79,6 +80,8 @@ func alias(name string) string {
 		return "junit"
 	case "jest", "vitest":
 		return name + "-json"
+	case "jest-text", "vitest-text":
+		return "js-text"
 	case "mocha":
 		return "mocha-json"
 	case "eslint":

@@ -307,6 +307,20 @@ func TestParseFixtures(t *testing.T) {
 			"test test_auth.TestLogin.test_subtests (i=2) test_auth.py:26",
 			"test test_auth.TestLogin.test_token_contains_user test_auth.py:7",
 		}},
+		{"js/jest_default_reporter.txt", "auto", "/src/nodesample", "js-text", evidence.TestCounts{Passed: 1, Failed: 4, Skipped: 2}, []string{
+			"test jtest/login.test.js › auth login token contains userId jtest/login.test.js:7",
+			"test jtest/login.test.js › auth login throws TypeError jtest/login.test.js:14",
+			"test jtest/login.test.js › auth login deep equal jtest/login.test.js:17",
+			"timeout jtest/login.test.js › auth login times out jtest/login.test.js:19",
+			"build jtest/broken.test.js jtest/broken.test.js",
+		}},
+		{"js/vitest_default.txt", "auto", "/src/nodesample", "js-text", evidence.TestCounts{Passed: 1, Failed: 4, Skipped: 2}, []string{
+			"build vtest/broken.test.js vtest/broken.test.js",
+			"test vtest/login.test.js › auth login token contains userId vtest/login.test.js:8",
+			"test vtest/login.test.js › auth login throws TypeError vtest/login.test.js:15",
+			"test vtest/login.test.js › auth login deep equal vtest/login.test.js:18",
+			"timeout vtest/login.test.js › auth login times out vtest/login.test.js:20",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -1,0 +1,119 @@
+package gate
+
+import (
+	"bufio"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+var (
+	jestFileRE    = regexp.MustCompile(`^(FAIL|PASS) (\S+)`)
+	jestBlockRE   = regexp.MustCompile(`^  ● (.+)$`)
+	vitestFailRE  = regexp.MustCompile(`^ FAIL  (\S+)(?: > (.+?))?(?: \[ .* \])?$`)
+	codeFrameLine = regexp.MustCompile(`^\s*>?\s*\d+ ?\||^\s+\|`)
+	jsCountsRE    = regexp.MustCompile(`^\s*Tests:?\s+(.*)$`)
+	jsCountRE     = regexp.MustCompile(`(\d+) (failed|passed|skipped|todo|pending)`)
+)
+
+type jsBlock struct {
+	f     evidence.Finding
+	lines int
+}
+
+// parseJSText reads the default text reporters of jest ("FAIL file", "● a › b"
+// blocks with code frames and "at … (file:line:col)") and vitest (" FAIL  file >
+// a > b" blocks with "❯ file:line:col"): a suite that failed to run is a build
+// finding, a timeout a timeout.
+func parseJSText(br *bufio.Reader, c *collector) error {
+	lr := newLineReader(br)
+	file := ""
+	var cur *jsBlock
+	var blocks []*jsBlock
+	for {
+		raw, ok := lr.next()
+		if !ok {
+			break
+		}
+		line := strings.TrimRight(StripANSI(string(raw)), " ")
+		if m := jestFileRE.FindStringSubmatch(line); m != nil {
+			c.parsed = true
+			file, cur = m[2], nil
+			continue
+		}
+		if m := jestBlockRE.FindStringSubmatch(line); m != nil {
+			c.parsed = true
+			cur = &jsBlock{f: evidence.Finding{Kind: evidence.KindTest, ID: file + " › " + strings.ReplaceAll(m[1], " › ", " "), File: file}}
+			if m[1] == "Test suite failed to run" {
+				cur.f.Kind, cur.f.ID = evidence.KindBuild, file
+			}
+			blocks = append(blocks, cur)
+			continue
+		}
+		if m := vitestFailRE.FindStringSubmatch(line); m != nil {
+			c.parsed = true
+			cur = &jsBlock{f: evidence.Finding{Kind: evidence.KindTest, ID: m[1] + " › " + strings.ReplaceAll(m[2], " > ", " "), File: m[1]}}
+			if m[2] == "" {
+				cur.f.Kind, cur.f.ID = evidence.KindBuild, m[1]
+			}
+			blocks = append(blocks, cur)
+			continue
+		}
+		if m := jsCountsRE.FindStringSubmatch(line); m != nil {
+			for _, n := range jsCountRE.FindAllStringSubmatch(m[1], -1) {
+				v, _ := strconv.Atoi(n[1])
+				switch n[2] {
+				case "passed":
+					c.tests.Passed = v
+				case "skipped", "todo", "pending":
+					c.tests.Skipped += v
+				}
+			}
+			cur = nil
+			continue
+		}
+		if cur != nil && len(blocks) <= MaxFindings {
+			jsBlockLine(c, cur, line)
+		}
+	}
+	for _, b := range blocks {
+		b.f.Message = orStr(b.f.Message, "failed")
+		if strings.Contains(b.f.Message, "Exceeded timeout") || strings.Contains(b.f.Message, "timed out") {
+			b.f.Kind = evidence.KindTimeout
+		}
+		if b.f.Kind != evidence.KindBuild {
+			c.tests.Failed++
+		}
+		c.add(b.f)
+	}
+	return lr.readErr()
+}
+
+func jsBlockLine(c *collector, b *jsBlock, line string) {
+	t := strings.TrimSpace(line)
+	switch {
+	case t == "" || codeFrameLine.MatchString(line) || strings.HasPrefix(t, "⎯"):
+		return
+	case stackFrameRE.MatchString(line):
+		if b.f.Line == 0 {
+			if m := frameLocRE.FindStringSubmatch(t); m != nil && c.inRepo(m[1]) {
+				b.f.File, b.f.Line = m[1], atoi(m[2])
+			}
+		}
+		return
+	}
+	if b.f.Kind == evidence.KindBuild {
+		// A suite that failed to run: the line that names the error.
+		if strings.Contains(t, "Error") && !strings.HasPrefix(b.f.Message, "SyntaxError") {
+			b.f.Message = t
+		}
+		return
+	}
+	if b.lines >= 4 || jestHeaderRE.MatchString(t) || t == "Cause:" {
+		return
+	}
+	b.lines++
+	addLine(&b.f, strings.TrimPrefix(t, "Error: "))
+}
