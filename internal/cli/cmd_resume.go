@@ -73,6 +73,9 @@ func resume(cmd *cobra.Command, d Deps, f *runFlags, name, guidance string, adr 
 	}
 	p.Name = name
 	p.Args = givenFlags(merged)
+	if prev.WorkDir != "" {
+		p.WorkDir = prev.WorkDir // a task of a graph: its worktree
+	}
 	screen := newScreen(d, f, p)
 	s, err := open(d, p, screen, newLogger(d, f), false)
 	if err != nil {

@@ -41,7 +41,7 @@ var graphNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 // dependency order.
 func runTasks(cmd *cobra.Command, d Deps, f *runFlags) error {
 	ctx := cmd.Context()
-	file, err := loadTaskFile(f.tasks)
+	file, err := tasks.Load(f.tasks)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
@@ -91,7 +91,7 @@ func runTasks(cmd *cobra.Command, d Deps, f *runFlags) error {
 	}
 	prior := map[string]tasks.Outcome{}
 	for id, o := range g.st.Outcomes {
-		if o.State.Done() || o.State == tasks.StateEscalated {
+		if o.State.Done() {
 			prior[id] = o
 		}
 	}
@@ -112,21 +112,6 @@ func runTasks(cmd *cobra.Command, d Deps, f *runFlags) error {
 		return execErr
 	}
 	return &ExitError{Code: graphExit(outcomes, execErr)}
-}
-
-func loadTaskFile(path string) (*tasks.File, error) {
-	if strings.HasSuffix(strings.ToLower(path), ".md") {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("read task plan: %w", err)
-		}
-		ts, err := tasks.ParseMarkdown(path, data)
-		if err != nil {
-			return nil, err
-		}
-		return &tasks.File{Path: path, Tasks: ts}, nil
-	}
-	return tasks.Load(path)
 }
 
 // graphExit is the exit code of a finished graph: 0 when every task is done.
@@ -162,6 +147,8 @@ type graphRun struct {
 
 	mu sync.Mutex
 	st graphState
+	// gitMu serialises worktree creation: git locks the repository's metadata.
+	gitMu sync.Mutex
 }
 
 func (g *graphRun) path() string { return filepath.Join(g.stateDir, "graphs", g.name+".json") }
@@ -210,7 +197,10 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	wt := filepath.Join(g.stateDir, "worktrees", g.name, t.ID)
 	br := g.branch(t.ID)
 	if _, err := os.Stat(wt); errors.Is(err, os.ErrNotExist) {
-		if err := gitx.AddWorktree(ctx, g.repo, wt, br, g.base); err != nil {
+		g.gitMu.Lock()
+		err := gitx.AddWorktree(ctx, g.repo, wt, br, g.base)
+		g.gitMu.Unlock()
+		if err != nil {
 			return tasks.Outcome{}, fmt.Errorf("task %s: create its worktree: %w", t.ID, err)
 		}
 	}

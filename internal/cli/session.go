@@ -79,6 +79,9 @@ func open(d Deps, p *plan, screen *ui.Printer, log *slog.Logger, fresh bool) (*s
 		}
 	}
 	s.st.Args = p.Args
+	if wd, err := d.Getwd(); err == nil && wd != p.WorkDir {
+		s.st.WorkDir = p.WorkDir
+	}
 	s.st.MaxIterations = p.Proc.Limits.MaxIterations
 	s.st.FailureThreshold = p.Proc.Limits.FailureThreshold
 	return s, nil
@@ -160,7 +163,11 @@ func (s *session) tick() func() {
 // epilogue tells the person what to do next.
 func (s *session) epilogue(out loop.Outcome, runDir string) {
 	w := s.screen
-	rel := relPath(s.p.WorkDir, runDir)
+	base, err := s.d.Getwd()
+	if err != nil {
+		base = s.p.WorkDir
+	}
+	rel := relPath(base, runDir)
 	switch out.Status {
 	case loop.StatusInterrupted:
 		w.Linef("State saved. Resume with: agentloop resume %s", s.p.Name)

@@ -55,6 +55,9 @@ type State struct {
 	// Args are the command-line flags the run was started with, so that resume
 	// runs it the same way (the same agent, gates and limits).
 	Args []string `json:"args,omitempty"`
+	// WorkDir is the work tree the agent runs in (a task's worktree), when it is
+	// not the folder agentloop was started from.
+	WorkDir string `json:"work_dir,omitempty"`
 }
 
 // Millis is a duration persisted as whole milliseconds.
