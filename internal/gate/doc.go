@@ -1,6 +1,9 @@
 // Package gate owns the pure parsing and feedback layer of quality gates: it reads
-// the saved or streaming output of a test runner, linter or compiler (go test -json,
-// JUnit XML, jest/vitest/mocha JSON, TAP, cargo, eslint, ruff, tsc, mypy, SARIF, …),
+// the saved or streaming output of a test runner, linter or compiler (go test -json
+// and text, go build/vet, gotestsum, golangci-lint, JUnit XML, jest/vitest/mocha
+// JSON, jest/vitest text, TAP, cargo, unittest/pytest text, eslint, ruff, tsc, mypy,
+// SARIF, and a generic file:line fallback; [Formats] lists them, detect.go documents
+// how "auto" picks one),
 // turns it into normalized [evidence.Finding]s, judges a gate from its exit code,
 // report and raw tail together, fingerprints the failures so that a stuck loop can
 // be told from progress, and renders short prioritized feedback for the next
