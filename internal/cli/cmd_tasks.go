@@ -295,11 +295,6 @@ func (g *graphRun) finished(t tasks.Task, o tasks.Outcome) {
 	}
 	if o.State.Done() {
 		g.out.Linef("%s", line)
-		if g.file != nil && strings.HasSuffix(strings.ToLower(g.file.Path), ".md") && t.Pos.Line > 0 {
-			if err := tasks.TickMarkdown(g.file.Path, t.Pos.Line); err != nil {
-				g.out.Warnf("tick %s in %s: %v", t.ID, g.file.Path, err)
-			}
-		}
 		return
 	}
 	g.out.Warnf("%s", line)
@@ -349,6 +344,7 @@ func (g *graphRun) mergeBack(ctx context.Context, out map[string]tasks.Outcome) 
 		if r.Merged {
 			g.st.Merged = append(g.st.Merged, r.ID)
 			g.out.Linef("Merged task %s (branch %s)", r.ID, r.Branch)
+			g.tick(ctx, r.ID)
 		} else {
 			g.out.Warnf("task %s: merging branch %s conflicts in %s; left unmerged for you to resolve", r.ID, r.Branch, strings.Join(r.Files, ", "))
 		}
@@ -357,6 +353,34 @@ func (g *graphRun) mergeBack(ctx context.Context, out map[string]tasks.Outcome) 
 	if err != nil {
 		g.out.Warnf("%v", err)
 	}
+}
+
+// tick marks a merged task's item done in a Markdown plan and commits the plan,
+// so the work tree stays clean for the next merge.
+func (g *graphRun) tick(ctx context.Context, id string) {
+	if !strings.HasSuffix(strings.ToLower(g.file.Path), ".md") {
+		return
+	}
+	t, ok := taskByID(g.file.Tasks, id)
+	if !ok || t.Pos.Line == 0 {
+		return
+	}
+	if err := tasks.TickMarkdown(g.file.Path, t.Pos.Line); err != nil {
+		g.out.Warnf("tick %s in %s: %v", id, g.file.Path, err)
+		return
+	}
+	if err := gitx.Commit(ctx, g.repo, fmt.Sprintf("agentloop: task %s done (%s)", id, filepath.Base(g.file.Path))); err != nil {
+		g.out.Warnf("commit the ticked plan: %v", err)
+	}
+}
+
+func taskByID(ts []tasks.Task, id string) (tasks.Task, bool) {
+	for _, t := range ts {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return tasks.Task{}, false
 }
 
 func (g *graphRun) summary(out map[string]tasks.Outcome) {
