@@ -219,4 +219,3 @@ func header(r evidence.GateResult, d Delta, withCommand bool) string {
 	}
 	return h
 }
-
