@@ -25,7 +25,7 @@ const detectBytes = 64 << 10
 //     (DONE N tests, === Failed, PASS pkg.Test (…), ✓/✖ package lines), go test
 //     (=== RUN, --- FAIL:, ok/FAIL<tab>pkg, # pkg followed by file:line:col, panic:),
 //     jest/vitest default reporters (FAIL file.js, "  ● a › b", " FAIL  file > a",
-//     " RUN  vX"), TAP (TAP version, 1..N, ok N / not ok N), cargo (running N tests, test result:,
+//     " RUN  vX"), node/mocha spec (✖ name (Nms), ℹ tests N, N passing (…)), TAP (TAP version, 1..N, ok N / not ok N), cargo (running N tests, test result:,
 //     error[E…]), python (unittest "FAIL: t (m.C.t)", "t (m.C.t) ... ok", "Ran N tests";
 //     pytest "=== FAILURES ===", "FAILED path::test"), tsc (file(l,c): error TS…), mypy (file.py:N: error:, Found N errors).
 //   - anything else: generic.
@@ -91,6 +91,7 @@ var textMarkers = []struct {
 	{"generic", regexp.MustCompile(`(?m)\A(\S+:\d+:\d+: .* \([a-z][\w-]*\)\n)`)}, // golangci-lint text
 	{"gotest", regexp.MustCompile(`(?m)^(=== RUN |\s*--- (FAIL|PASS|SKIP): |(ok|FAIL)\s+\S+\s+(\d|\[|\(cached)|\?\s+\S+\s+\[no test files\]|panic: |(vet: )?\S+\.go:\d+:\d+: )`)},
 	{"js-text", regexp.MustCompile(`(?m)^(  ● |(FAIL|PASS) \S+\.[cm]?[jt]sx?$| FAIL  \S+|\s+Tests\s+\d+ (failed|passed)| RUN  v\d)`)},
+	{"spec-text", regexp.MustCompile(`(?m)^(\s*✖ .+ \([\d.]+m?s\)|ℹ tests \d+|\s+\d+ passing \(|  \d+\) \S)`)},
 	{"tap", regexp.MustCompile(`(?m)^(TAP version \d+|1\.\.\d+|(not )?ok \d+( |$)|\S+\.t \.\.|Result: (FAIL|PASS)$)`)},
 	{"cargo", regexp.MustCompile(`(?m)^(running \d+ tests?$|test result: |error\[E\d+\]|test \S+ \.\.\. |\s+Running (unittests|tests/))`)},
 	{"python", regexp.MustCompile(`(?m)^((FAIL|ERROR): \S+ \(\S+\)|\S+ \(\S+\) \.\.\. (ok|FAIL|ERROR)$|=+ (FAILURES|ERRORS|short test summary info) =+$|(FAILED|ERROR) \S+::|Ran \d+ tests? in )`)},

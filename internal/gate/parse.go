@@ -49,6 +49,7 @@ func formats() []format {
 		{"vitest-json", "vitest", parseJestJSON},
 		{"mocha-json", "mocha", parseMochaJSON},
 		{"js-text", "", parseJSText},
+		{"spec-text", "", parseSpecText},
 		{"tap", "tap", parseTAP},
 		{"cargo", "cargo", parseCargo},
 		{"cargo-json", "rustc", parseCargoJSON},
@@ -82,6 +83,8 @@ func alias(name string) string {
 		return name + "-json"
 	case "jest-text", "vitest-text":
 		return "js-text"
+	case "node-spec", "mocha-spec", "spec":
+		return "spec-text"
 	case "mocha":
 		return "mocha-json"
 	case "eslint":

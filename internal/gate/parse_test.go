@@ -321,6 +321,18 @@ func TestParseFixtures(t *testing.T) {
 			"test vtest/login.test.js › auth login deep equal vtest/login.test.js:18",
 			"timeout vtest/login.test.js › auth login times out vtest/login.test.js:20",
 		}},
+		{"node/node_test_spec.txt", "auto", "/src/nodetest", "spec-text", evidence.TestCounts{Passed: 2, Failed: 4, Skipped: 2}, []string{
+			"test login returns token containing userId test/login.test.js:7",
+			"test deepEqual fails test/login.test.js:11",
+			"test inner fails test/login.test.js:22",
+			"timeout times out ",
+			"build test/syntaxerr.test.js test/syntaxerr.test.js",
+		}},
+		{"js/mocha_spec.txt", "auto", "/src/nodesample", "spec-text", evidence.TestCounts{Passed: 1, Failed: 3, Skipped: 2}, []string{
+			"test auth token contains userId mtest/login.spec.js:5",
+			"timeout auth times out ",
+			"test auth nested throws mtest/login.spec.js:11",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
