@@ -11,7 +11,7 @@ n=${1:-500}
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/agentloop" ./cmd/agentloop)
+(cd "$root" && go build -o "$tmp/bin/agentloop" ./cmd/agentloop)
 
 shell_loop() {
   local dir=$1
@@ -33,7 +33,7 @@ mkdir -p "$tmp/shell" "$tmp/agentloop"
 t0=$(now)
 shell_loop "$tmp/shell"
 t1=$(now)
-(cd "$tmp/agentloop" && "$tmp/agentloop" run --agent-cmd true --max-iterations "$n" -q >/dev/null)
+(cd "$tmp/agentloop" && "$tmp/bin/agentloop" run --agent-cmd true --max-iterations "$n" -q >/dev/null)
 t2=$(now)
 
 awk -v n="$n" -v t0="$t0" -v t1="$t1" -v t2="$t2" 'BEGIN {

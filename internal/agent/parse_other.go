@@ -140,8 +140,13 @@ type textParser struct {
 
 const textTail = 8 << 10
 
+// maxNoticeLine is the longest line searched for rate-limit wording: a CLI's
+// notice is one short line, and scanning every long line of a flood with the
+// pattern would cost more than everything else agentloop does with the output.
+const maxNoticeLine = 2 << 10
+
 func (p *textParser) Line(b []byte) {
-	if stdoutRateLimit.Match(b) {
+	if len(b) <= maxNoticeLine && mayBeRateLimit(b) && stdoutRateLimit.Match(b) {
 		p.out.RateLimited = true
 		p.out.Reason = clip(string(b), 300)
 		if t, ok := usageLimitReset(string(b)); ok {
@@ -153,14 +158,37 @@ func (p *textParser) Line(b []byte) {
 	}
 	p.tail = append(p.tail, b...)
 	p.tail = append(p.tail, '\n')
-	if over := len(p.tail) - textTail; over > 0 {
+	// Keep up to twice the tail and compact then, so each line costs its own
+	// length, not a copy of the whole tail.
+	if over := len(p.tail) - textTail; over > textTail {
 		p.tail = append(p.tail[:0], p.tail[over:]...)
 	}
 }
 
+// rateLimitWords are fragments every match of stdoutRateLimit contains, in the
+// cases it can appear in; a line with none of them is skipped without running the
+// (much slower) pattern.
+var rateLimitWords = [][]byte{
+	[]byte("imit"), []byte("IMIT"), []byte("uota"), []byte("UOTA"), []byte("429"),
+	[]byte("verloaded"), []byte("VERLOADED"), []byte("ESOURCE_EXHAUSTED"), []byte("esource_exhausted"),
+}
+
+func mayBeRateLimit(b []byte) bool {
+	for _, w := range rateLimitWords {
+		if bytes.Contains(b, w) {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *textParser) Result() Outcome {
 	out := p.out
-	out.Result = string(bytes.TrimSpace(ansi.ReplaceAll(p.tail, nil)))
+	tail := p.tail
+	if over := len(tail) - textTail; over > 0 {
+		tail = tail[over:]
+	}
+	out.Result = string(bytes.TrimSpace(ansi.ReplaceAll(tail, nil)))
 	return out
 }
 
