@@ -20,5 +20,5 @@ echo "agent prints $size; agentloop:"
 FAKEAGENT_PLAN="$tmp/plan.txt" FAKEAGENT_DIR="$tmp/fa" \
   "$tmp/peakrss" -- "$tmp/agentloop" run --agent-cmd "$tmp/fakeagent" --max-iterations 1 -q
 ls -l .agentloop/runs/build/*/iter-001/agent.log | awk '{print "agent.log kept: " $5 " bytes (head and tail)"}'
-echo "for comparison, a shell loop: cat of the same output to a file:"
-"$tmp/peakrss" -- sh -c "FAKEAGENT_PLAN='$tmp/plan.txt' FAKEAGENT_DIR='$tmp/fa2' '$tmp/fakeagent' >/dev/null </dev/null"
+echo "for comparison, a shell loop keeping the last MiB of the same output (tail -c):"
+"$tmp/peakrss" -- sh -c "FAKEAGENT_PLAN='$tmp/plan.txt' FAKEAGENT_DIR='$tmp/fa2' '$tmp/fakeagent' </dev/null | tail -c 1048576 >'$tmp/tail.log'"

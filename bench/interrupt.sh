@@ -24,7 +24,14 @@ t0=$(now)
 kill -INT $loop
 wait $loop || true
 t1=$(now)
-while for p in $(cat fa/pids); do kill -0 "$p" 2>/dev/null && exit 0; done; exit 1; do sleep 0.01; done
+alive() {
+  local p
+  for p in $(cat fa/pids); do
+    if kill -0 "$p" 2>/dev/null && ! grep -q '^[^)]*) Z' "/proc/$p/stat" 2>/dev/null; then return 0; fi
+  done
+  return 1
+}
+while alive; do sleep 0.01; done
 t2=$(now)
 grep -q '"status": "interrupted"' .agentloop/state/build.json
 awk -v a="$t0" -v b="$t1" -v c="$t2" -v g="$grace" 'BEGIN {

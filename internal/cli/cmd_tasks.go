@@ -332,7 +332,7 @@ func (g *graphRun) budget() (bool, string) {
 func (g *graphRun) mergeBack(ctx context.Context, out map[string]tasks.Outcome) {
 	var order []string
 	for _, id := range tasks.CompletionOrder(out) {
-		if out[id].State == tasks.StateSucceeded && !slices.Contains(g.st.Merged, id) {
+		if out[id].State.Done() && !slices.Contains(g.st.Merged, id) {
 			order = append(order, id)
 		}
 	}
