@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -44,7 +45,7 @@ the answer is also recorded as an architecture decision under docs/adr/.`,
 	addRunFlags(cmd, &f)
 	cmd.Flags().StringVar(&guidance, "guidance", "", "your answer to the escalation, for the next prompt")
 	cmd.Flags().StringVar(&guidanceFile, "guidance-file", "", "read the guidance from a file")
-	cmd.Flags().BoolVar(&adr, "adr", false, "record the guidance as an architecture decision (docs/adr/NNNN-title.md)")
+	cmd.Flags().BoolVar(&adr, "adr", false, "record the guidance as an architecture decision (docs/adr/NNNN-title.md); automatic when the run escalated on architecture")
 	cmd.MarkFlagsMutuallyExclusive("guidance", "guidance-file")
 	return cmd
 }
@@ -97,6 +98,7 @@ func resume(cmd *cobra.Command, d Deps, f *runFlags, name, guidance string, adr 
 		screen.Linef("%s", summary)
 	}
 	if guidance != "" {
+		adr = adr || architectural(st)
 		loop.ApplyGuidance(st, loop.Guidance{Text: guidance, Architecture: adr})
 		screen.Linef("Guidance recorded; the iteration counter starts again (spend so far is kept)")
 		if adr {
@@ -109,6 +111,15 @@ func resume(cmd *cobra.Command, d Deps, f *runFlags, name, guidance string, adr 
 		}
 	}
 	return s.run(cmd.Context())
+}
+
+// architectural reports whether the run escalated on an architectural question:
+// the answer is then a decision worth an ADR.
+func architectural(st *loop.State) bool {
+	if len(st.History) == 0 {
+		return false
+	}
+	return slices.Contains(st.History[len(st.History)-1].Triggers, "architecture")
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
