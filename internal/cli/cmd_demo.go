@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/demo"
+	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 func newDemoCmd(d Deps) *cobra.Command {
@@ -61,13 +63,35 @@ loop ends when every test passes. Then it prints where the state and logs are.`,
 			runErr := Run(cmd.Context(), args, in)
 			fmt.Fprintf(d.Stdout, "\nState:  %s\n", filepath.Join(dir, ".agentloop", "state", "demo.json"))
 			fmt.Fprintf(d.Stdout, "Logs:   %s\n", filepath.Join(dir, ".agentloop", "runs", "demo"))
-			fmt.Fprintf(d.Stdout, "Report: cd %s && %s report demo --format html -o report.html\n", dir, self)
+			if path, err := demoReport(dir); err != nil {
+				fmt.Fprintf(d.Stderr, "agentloop: the demo's HTML report: %v\n", err)
+			} else {
+				fmt.Fprintf(d.Stdout, "Report: %s (open it in a browser; 'agentloop report' writes it for any run)\n", path)
+			}
 			return runErr
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "create the sample project here instead of a temporary folder")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "stream the agent's output")
 	return cmd
+}
+
+// demoReport writes the demo run's HTML report next to the project.
+func demoReport(dir string) (string, error) {
+	r, err := loadRun(&state.Store{Root: filepath.Join(dir, ".agentloop")}, "demo")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "report.html")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if err := report.HTML(f, r); err != nil {
+		f.Close()
+		return "", err
+	}
+	return path, f.Close()
 }
 
 // demoConfig is the demo project's agentloop.yaml.
