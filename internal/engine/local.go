@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Local is the local engine's [loop.Env].
@@ -90,7 +91,7 @@ func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
 func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
 	start := l.Now()
 	res := loop.StepResult{Started: start}
-	dir := IterDir(l.RunDir, r.Iteration)
+	dir := state.IterDir(l.RunDir, r.Iteration)
 	if err := os.MkdirAll(filepath.Join(dir, "gates"), 0o700); err != nil {
 		return res, fmt.Errorf("create iteration folder %s: %w", dir, err)
 	}
@@ -208,14 +209,14 @@ func (l *Local) Emit(_ context.Context, ev loop.Event) error {
 		delete(ev.Data, "document")
 		if doc != nil && ev.Iteration > 0 {
 			if b, err := yaml.Marshal(doc); err == nil {
-				_ = writeFile(filepath.Join(IterDir(l.RunDir, ev.Iteration), "decision.yaml"), b)
+				_ = writeFile(filepath.Join(state.IterDir(l.RunDir, ev.Iteration), "decision.yaml"), b)
 			}
 		}
 	}
 	if fb, ok := ev.Data["feedback"].(string); ok {
 		delete(ev.Data, "feedback")
 		if fb != "" && ev.Iteration > 0 {
-			_ = writeFile(filepath.Join(IterDir(l.RunDir, ev.Iteration), "feedback.md"), []byte(fb))
+			_ = writeFile(filepath.Join(state.IterDir(l.RunDir, ev.Iteration), "feedback.md"), []byte(fb))
 		}
 	}
 	if l.Screen != nil {
@@ -257,11 +258,6 @@ func (l *Local) warn(format string, args ...any) {
 		l.Screen.Warnf(format, args...)
 	}
 	l.Log.Warn(fmt.Sprintf(format, args...))
-}
-
-// IterDir is the folder of iteration n of a run: iter-001, iter-002, …
-func IterDir(runDir string, n int) string {
-	return filepath.Join(runDir, fmt.Sprintf("iter-%03d", n))
 }
 
 func writeFile(path string, b []byte) error {

@@ -65,7 +65,12 @@ func (s Store) RunDir(name, runID string) string {
 // IterDir is the artifact directory of iteration n: iter-001 … iter-999, then
 // wider (iter-1000). Create it with [EnsureDir].
 func (s Store) IterDir(name, runID string, n int) string {
-	return filepath.Join(s.RunDir(name, runID), fmt.Sprintf("iter-%03d", n))
+	return IterDir(s.RunDir(name, runID), n)
+}
+
+// IterDir is the folder of iteration n inside a run folder: iter-001, iter-002, …
+func IterDir(runDir string, n int) string {
+	return filepath.Join(runDir, fmt.Sprintf("iter-%03d", n))
 }
 
 // Load reads the state of the run called name. A missing file is [ErrNotFound];
