@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// scriptedAgent returns its results in order, recording which agent ran.
+type scriptedAgent struct {
+	results []evidence.AgentResult
+	ran     []string
+}
+
+func (s *scriptedAgent) RunAgent(_ context.Context, r AgentRequest) (evidence.AgentResult, error) {
+	s.ran = append(s.ran, r.Agent)
+	res := s.results[min(len(s.ran), len(s.results))-1]
+	return res, nil
+}
+
+type warnings struct{ got []string }
+
+func (w *warnings) Event(loop.Event)            {}
+func (w *warnings) Phase(string)                {}
+func (w *warnings) Warnf(f string, args ...any) { w.got = append(w.got, f) }
+
+func newLocal(agent AgentRunner, p RateLimitPolicy, slept *[]time.Duration) *Local {
+	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	return &Local{
+		Agent: agent, RateLimit: p, Screen: &warnings{},
+		Now: func() time.Time { return now },
+		Sleep: func(_ context.Context, d time.Duration) error {
+			*slept = append(*slept, d)
+			return nil
+		},
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+}
+
+func TestRunAgentWaitsOutRateLimits(t *testing.T) {
+	t.Parallel()
+	reset := time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)
+	agent := &scriptedAgent{results: []evidence.AgentResult{
+		{Agent: "claude", ExitCode: 1, RateLimited: true, Reason: "429"},
+		{Agent: "claude", ExitCode: 1, RateLimited: true, ResetAt: reset},
+		{Agent: "claude", ExitCode: 0},
+	}}
+	var slept []time.Duration
+	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Hour, Backoff: func(a int) time.Duration { return time.Duration(a+1) * time.Second }}, &slept)
+	res, waited, err := l.runAgent(t.Context(), AgentRequest{})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("runAgent = %+v, %v; want the third, successful run", res, err)
+	}
+	// backoff for the first (no reset time), the reset time for the second
+	if want := []time.Duration{time.Second, 30 * time.Second}; len(slept) != 2 || slept[0] != want[0] || slept[1] != want[1] {
+		t.Errorf("slept %v, want %v", slept, want)
+	}
+	if waited != 31*time.Second {
+		t.Errorf("waited %v, want 31s", waited)
+	}
+}
+
+func TestRunAgentFallsBackThenStops(t *testing.T) {
+	t.Parallel()
+	limited := evidence.AgentResult{ExitCode: 1, RateLimited: true, Reason: "quota", ResetAt: time.Date(2026, 1, 1, 15, 0, 0, 0, time.UTC)}
+	agent := &scriptedAgent{results: []evidence.AgentResult{limited}}
+	var slept []time.Duration
+	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Minute, Fallback: []string{"codex"}}, &slept)
+	_, _, err := l.runAgent(t.Context(), AgentRequest{})
+	var stop *loop.StopError
+	if !errors.As(err, &stop) || stop.Status != loop.StatusAborted {
+		t.Fatalf("err = %v, want a stop as aborted", err)
+	}
+	if len(agent.ran) != 2 || agent.ran[0] != "" || agent.ran[1] != "codex" {
+		t.Errorf("agents run %q, want the configured one then codex", agent.ran)
+	}
+	if len(slept) != 0 {
+		t.Errorf("slept %v: a wait past the limit must not be waited", slept)
+	}
+}
+
+func TestRunAgentRetriesTransientFailuresBounded(t *testing.T) {
+	t.Parallel()
+	agent := &scriptedAgent{results: []evidence.AgentResult{{ExitCode: 1, Transient: true, Reason: "connection reset"}}}
+	var slept []time.Duration
+	l := newLocal(agent, RateLimitPolicy{MaxTransient: 2, MaxWait: time.Hour}, &slept)
+	res, _, err := l.runAgent(t.Context(), AgentRequest{})
+	if err != nil || !res.Transient {
+		t.Fatalf("runAgent = %+v, %v; want the transient result after the retries", res, err)
+	}
+	if len(agent.ran) != 3 || len(slept) != 2 {
+		t.Errorf("ran %d times, slept %d times; want 3 and 2", len(agent.ran), len(slept))
+	}
+}
