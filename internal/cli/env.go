@@ -33,6 +33,12 @@ func (p *plan) env(ctx context.Context, s *session, runDir string, events *state
 		},
 		TokenBudget: int(p.Proc.Limits.TokenBudget),
 	}
+	if e := p.Proc.Escalation; e.IncludeDiff {
+		l.EscalationDiffLines = e.MaxDiffLines
+		if l.EscalationDiffLines <= 0 {
+			l.EscalationDiffLines = 300
+		}
+	}
 	for _, a := range p.Fallback {
 		l.RateLimit.Fallback = append(l.RateLimit.Fallback, a.Name)
 	}

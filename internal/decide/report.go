@@ -25,6 +25,12 @@ type EscalationReport struct {
 	Diff string `yaml:"diff,omitempty"`
 }
 
+// WithDiff returns the report with the run's diff in its slot.
+func (r EscalationReport) WithDiff(diff string) any {
+	r.Diff = diff
+	return r
+}
+
 // HistoryRow is one iteration in the report's table.
 type HistoryRow struct {
 	N        int     `yaml:"n"`

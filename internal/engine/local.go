@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -41,6 +42,9 @@ type Local struct {
 	RateLimit RateLimitPolicy
 	// TokenBudget is the prompt size above which a warning is shown (0: none).
 	TokenBudget int
+	// EscalationDiffLines, when set, puts the run's diff (capped at this many
+	// lines) in the escalation report.
+	EscalationDiffLines int
 
 	state *loop.State // the last state saved, for the feedback's history
 }
@@ -185,11 +189,34 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 
 // AwaitGuidance implements [loop.Env]: the local engine writes the escalation
 // report and suspends the run until `agentloop resume --guidance`.
-func (l *Local) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidance, error) {
+func (l *Local) AwaitGuidance(ctx context.Context, e loop.Escalation) (loop.Guidance, error) {
+	if d, ok := e.Report.(diffCarrier); ok && l.EscalationDiffLines > 0 && l.Work != nil {
+		if diff := l.runDiff(ctx); diff != "" {
+			e.Report = d.WithDiff(diff)
+		}
+	}
 	if err := WriteEscalation(l.RunDir, e); err != nil {
 		l.warn("write the escalation report: %v", err)
 	}
 	return loop.Guidance{}, loop.ErrSuspended
+}
+
+// diffCarrier is an escalation report with a slot for the run's diff.
+type diffCarrier interface{ WithDiff(diff string) any }
+
+// runDiff is what the run changed since its first iteration started, capped at
+// EscalationDiffLines lines.
+func (l *Local) runDiff(ctx context.Context) string {
+	_, diff, err := l.Work.Diff(context.WithoutCancel(ctx), l.ref(1, "start"))
+	if err != nil {
+		l.Log.Warn("diff for the escalation report", "error", err)
+		return ""
+	}
+	lines := strings.SplitAfter(diff, "\n")
+	if len(lines) > l.EscalationDiffLines {
+		diff = strings.Join(lines[:l.EscalationDiffLines], "") + fmt.Sprintf("\n[… %d more lines: git diff %s]\n", len(lines)-l.EscalationDiffLines, l.ref(1, "start"))
+	}
+	return diff
 }
 
 // Save implements [loop.Env].
