@@ -162,6 +162,12 @@ func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
 		out, err := r.finish(ctx, Outcome{Status: StatusAborted, Reason: orDefault(d.Message, "the decision engine gave up")})
 		return out, true, err
 	}
+	// Without outside evidence the agent's own completion marker ends the run,
+	// counted only when the agent printed it (never because the prompt had it).
+	if !r.spec.HasGates && !r.spec.HasReviewer && ev.Agent.Completed && !ev.Agent.Failed() {
+		out, err := r.finish(ctx, Outcome{Status: StatusCompleted, Reason: "the agent printed the completion marker"})
+		return out, true, err
+	}
 	if t := r.spec.FailureThreshold; t > 0 && st.ConsecutiveFailures >= t {
 		out, err := r.finish(ctx, Outcome{Status: StatusAborted, Reason: fmt.Sprintf("consecutive failures: %d/%d", st.ConsecutiveFailures, t)})
 		return out, true, err

@@ -117,6 +117,14 @@ func TestRun(t *testing.T) {
 			wantStatus: StatusSucceeded, wantIters: 5, wantReason: "all required gates passed",
 		},
 		{
+			name: "the completion marker ends a plain loop",
+			spec: Spec{MaxIterations: 5, FailureThreshold: 3},
+			script: []func(int) (evidence.Iteration, error){agentExit(0), func(int) (evidence.Iteration, error) {
+				return evidence.Iteration{Agent: evidence.AgentResult{Completed: true}}, nil
+			}},
+			wantStatus: StatusCompleted, wantIters: 2, wantReason: "the agent printed the completion marker",
+		},
+		{
 			name: "environment stop",
 			spec: Spec{MaxIterations: 5},
 			script: []func(int) (evidence.Iteration, error){func(int) (evidence.Iteration, error) {
