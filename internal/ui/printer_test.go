@@ -67,3 +67,39 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusLineOnTerminal(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	var out bytes.Buffer
+	clock := now
+	p := New(Options{Out: &out, Terminal: true, Now: func() time.Time { return clock }})
+	p.Event(loop.Event{Time: now, Type: "run_started", Data: map[string]any{"procedure": "build", "max_iterations": 3}})
+	p.Event(loop.Event{Time: now, Type: "iteration_finished", Iteration: 1, Data: map[string]any{"succeeded": true, "duration_ms": int64(1000), "tokens": int64(12000), "tokens_known": true, "cost_usd": 0.5, "cost_known": true}})
+	p.Event(loop.Event{Time: now.Add(time.Minute), Type: "iteration_started", Iteration: 2})
+	out.Reset()
+	clock = now.Add(time.Minute + 5*time.Second)
+	p.Tick()
+	want := "\r\x1b[2KIteration 2/3 · agent 00:05 · elapsed 01:05 · 12k tokens · $0.50"
+	if out.String() != want {
+		t.Errorf("status line %q, want %q", out.String(), want)
+	}
+	// a progress line clears the status line first
+	out.Reset()
+	p.Warnf("careful")
+	if got := out.String(); got != "\r\x1b[2K[10:01:05] WARNING: careful\n" {
+		t.Errorf("line after the status line %q", got)
+	}
+}
+
+func TestJSONEvents(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	p := New(Options{Out: &out, JSON: true, Terminal: true, Now: func() time.Time { return time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC) }})
+	p.Event(loop.Event{Type: "iteration_started", Iteration: 2})
+	p.Tick()
+	want := `{"time":"2026-01-02T10:00:00Z","type":"iteration_started","iteration":2}` + "\n"
+	if out.String() != want {
+		t.Errorf("json output %q, want %q", out.String(), want)
+	}
+}
