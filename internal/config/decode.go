@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/agentloop/agentloop/internal/suggest"
 	"maps"
 	"math"
 	"slices"
@@ -279,7 +280,7 @@ func (d *decoder) fields(n *yaml.Node, key string, fs map[string]func(v *yaml.No
 		f, ok := fs[k]
 		if !ok {
 			known := slices.Sorted(maps.Keys(fs))
-			if near := closest(k, known); near != "" {
+			if near := suggest.Closest(k, known); near != "" {
 				d.fail(keyNode(n, k), key, "unknown key %q; did you mean %q?", k, near)
 				return
 			}

@@ -1,8 +1,12 @@
 package tasks
 
 import (
+	"maps"
+	"slices"
+
 	"errors"
 	"fmt"
+	"github.com/agentloop/agentloop/internal/suggest"
 	"strings"
 )
 
@@ -29,7 +33,7 @@ func Validate(ts []Task) error {
 			case d == t.ID:
 				errs = append(errs, errAt(t.Pos, "task %s depends on itself", t.ID))
 			case !ok:
-				errs = append(errs, errAt(t.Pos, "task %s depends on unknown task %q%s", t.ID, d, suggest(d, byID)))
+				errs = append(errs, errAt(t.Pos, "task %s depends on unknown task %q%s", t.ID, d, didYouMean(d, byID)))
 			}
 		}
 	}
@@ -88,39 +92,11 @@ func findCycle(ts []Task, byID map[string]int) []string {
 	return nil
 }
 
-// suggest names a known id close to an unknown one.
-func suggest(id string, known map[string]int) string {
-	best, bestD := "", 3
-	for k := range known {
-		if d := editDistance(id, k); d < bestD || (d == bestD && best != "" && k < best) {
-			best, bestD = k, d
-		}
-	}
+// didYouMean names a known id close to an unknown one.
+func didYouMean(id string, known map[string]int) string {
+	best := suggest.Closest(id, slices.Collect(maps.Keys(known)))
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

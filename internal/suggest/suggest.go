@@ -1,0 +1,40 @@
+// Package suggest finds the known name closest to a mistyped one, for "did you
+// mean" hints in error messages (configuration keys, task ids).
+package suggest
+
+// Closest returns the candidate within edit distance 2 of s (the smallest
+// distance, ties broken by the lexically smaller name), or "" when none is.
+func Closest(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := Distance(s, c); d < bestD || (d == bestD && best != "" && c < best) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// Distance is the Levenshtein distance between two short names; names longer
+// than 64 bytes are never close.
+func Distance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
