@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"github.com/agentloop/agentloop/internal/suggest"
 	"maps"
 	"math"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/suggest"
 	"go.yaml.in/yaml/v3"
 )
 

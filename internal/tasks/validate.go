@@ -1,13 +1,13 @@
 package tasks
 
 import (
-	"maps"
-	"slices"
-
 	"errors"
 	"fmt"
-	"github.com/agentloop/agentloop/internal/suggest"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // Validate checks a task list as a graph: ids present and unique, every
