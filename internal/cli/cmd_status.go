@@ -138,18 +138,9 @@ func loadRun(store *state.Store, name string) (report.Run, error) {
 	if err != nil {
 		return report.Run{}, fmt.Errorf("load run %s: %w", name, err)
 	}
-	runDir := store.RunDir(name, st.RunID)
-	r := report.Run{State: st}
-	if raw, err := state.ReadEvents(filepath.Join(runDir, "events.jsonl")); err == nil {
-		for _, b := range raw {
-			var ev loop.Event
-			if json.Unmarshal(b, &ev) == nil {
-				r.Events = append(r.Events, ev)
-			}
-		}
-	}
-	if b, err := os.ReadFile(filepath.Join(runDir, "escalation.md")); err == nil {
-		r.Escalation = string(b)
+	r, err := report.LoadRunDir(store.RunDir(name, st.RunID), st)
+	if err != nil {
+		return report.Run{}, fmt.Errorf("load run %s: %w", name, err)
 	}
 	return r, nil
 }

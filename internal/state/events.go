@@ -1,18 +1,12 @@
 package state
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
 )
-
-// maxEventLine bounds one event line when reading.
-const maxEventLine = 16 << 20
 
 // EventLog appends one JSON event per line to a run's events.jsonl.
 type EventLog struct {
@@ -79,38 +73,4 @@ func (l *EventLog) Close() error {
 		return fmt.Errorf("close events: %w", cerr)
 	}
 	return nil
-}
-
-// ReadEvents returns the events in the file at path, skipping lines that are not
-// JSON (a torn last line after a crash); [ScanEvents] also counts them.
-func ReadEvents(path string) ([]json.RawMessage, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
-	}
-	defer f.Close()
-	evs, _, err := ScanEvents(f)
-	return evs, err
-}
-
-// ScanEvents reads JSON lines from r, returning the events and how many lines it
-// skipped because they were not valid JSON. Blank lines are ignored.
-func ScanEvents(r io.Reader) (evs []json.RawMessage, skipped int, err error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		if !json.Valid(line) {
-			skipped++
-			continue
-		}
-		evs = append(evs, json.RawMessage(bytes.Clone(line)))
-	}
-	if err := sc.Err(); err != nil {
-		return evs, skipped, fmt.Errorf("read events: %w", err)
-	}
-	return evs, skipped, nil
 }

@@ -1,7 +1,11 @@
 package state
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,4 +88,42 @@ func read(t *testing.T, path string) ([]json.RawMessage, int) {
 		t.Fatal(err)
 	}
 	return evs, skipped
+}
+
+// maxEventLine bounds one event line read back in the tests.
+const maxEventLine = 16 << 20
+
+// ReadEvents returns the events in the file at path, skipping lines that are not
+// JSON (a torn last line after a crash); the reader agentloop uses is
+// report.ReadEvents, this one checks what the writer wrote.
+func ReadEvents(path string) ([]json.RawMessage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	defer f.Close()
+	evs, _, err := ScanEvents(f)
+	return evs, err
+}
+
+// ScanEvents reads JSON lines from r, returning the events and how many lines it
+// skipped because they were not valid JSON. Blank lines are ignored.
+func ScanEvents(r io.Reader) (evs []json.RawMessage, skipped int, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if !json.Valid(line) {
+			skipped++
+			continue
+		}
+		evs = append(evs, json.RawMessage(bytes.Clone(line)))
+	}
+	if err := sc.Err(); err != nil {
+		return evs, skipped, fmt.Errorf("read events: %w", err)
+	}
+	return evs, skipped, nil
 }
