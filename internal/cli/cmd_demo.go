@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/demo"
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -51,7 +52,12 @@ loop ends when every test passes. Then it prints where the state and logs are.`,
 			if err := os.WriteFile(filepath.Join(dir, "agentloop.yaml"), []byte(demoConfig(self, goBin)), 0o644); err != nil {
 				return fmt.Errorf("write the demo configuration: %w", err)
 			}
-			gitInit(dir)
+			if _, err := exec.LookPath("git"); err == nil {
+				// With git the run shows checkpoints; without it the demo runs all the same.
+				if err := gitx.Init(cmd.Context(), dir, "textkit with failing tests"); err != nil {
+					fmt.Fprintf(d.Stderr, "agentloop: the demo runs without git checkpoints: %v\n", err)
+				}
+			}
 			fmt.Fprintf(d.Stdout, "Demo project: %s (textkit: 3 failing tests)\n", dir)
 			fmt.Fprintf(d.Stdout, "Agent: a scripted agent that fixes one failure per iteration; gate: go test -json ./...\n\n")
 			in := d
@@ -121,26 +127,6 @@ procedures:
       failure_threshold: 3
       iteration_timeout: 2m
 `
-}
-
-// gitInit makes the demo project a git repository when git is installed, so
-// the run shows checkpoints; without git the demo runs all the same.
-func gitInit(dir string) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		return
-	}
-	for _, args := range [][]string{
-		{"init", "-q"},
-		{"add", "-A"},
-		{"-c", "user.name=agentloop demo", "-c", "user.email=demo@agentloop.invalid", "commit", "-q", "-m", "textkit with failing tests"},
-	} {
-		c := exec.Command(git, args...)
-		c.Dir = dir
-		if c.Run() != nil {
-			return
-		}
-	}
 }
 
 func newDemoAgentCmd(d Deps) *cobra.Command {
