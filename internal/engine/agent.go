@@ -28,6 +28,10 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 		}
 		var wait time.Duration
 		switch {
+		case res.StartFailed:
+			// A program that cannot be started will not start next iteration
+			// either: stop now and say what to fix.
+			return res, waited, &loop.StopError{Status: loop.StatusAborted, Reason: res.Reason}
 		case res.RateLimited:
 			wait = l.backoff(attempt)
 			if !res.ResetAt.IsZero() {

@@ -98,3 +98,18 @@ func TestRunAgentRetriesTransientFailuresBounded(t *testing.T) {
 		t.Errorf("ran %d times, slept %d times; want 3 and 2", len(agent.ran), len(slept))
 	}
 }
+
+func TestRunAgentStopsWhenTheAgentCannotStart(t *testing.T) {
+	t.Parallel()
+	agent := &scriptedAgent{results: []evidence.AgentResult{{StartFailed: true, ExitCode: -1, Reason: "start claude: not found: install claude or set the agent's cmd"}}}
+	var slept []time.Duration
+	l := newLocal(agent, RateLimitPolicy{MaxTransient: 2}, &slept)
+	_, _, err := l.runAgent(t.Context(), AgentRequest{})
+	var stop *loop.StopError
+	if !errors.As(err, &stop) || stop.Reason != "start claude: not found: install claude or set the agent's cmd" {
+		t.Fatalf("err = %v, want a stop naming what to fix", err)
+	}
+	if len(agent.ran) != 1 {
+		t.Errorf("ran %d times, want 1", len(agent.ran))
+	}
+}
