@@ -1,10 +1,14 @@
 package decide
 
 import (
+	"slices"
+
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -20,33 +24,41 @@ type budgetLine struct {
 	State     string  `yaml:"state"` // ok | soft | cannot_afford | exhausted
 }
 
-// budgetLines computes every limited budget. Means are over every iteration of the
-// run (history and the present), so one cheap iteration does not hide the trend.
+// budgetLines judges every limited budget with the budget package's rules (hard
+// limit, the predictive 1.2 × mean rule, 80%), over every iteration of the run
+// (history and the present), so one cheap iteration does not hide the trend.
 func budgetLines(in loop.DecideInput) []budgetLine {
 	b := in.Budget
-	n := 1
+	var costs []budget.Cost
 	if in.State != nil {
-		n += len(in.State.History)
+		for _, h := range in.State.History {
+			costs = append(costs, budget.CostOf(h.Usage, h.Duration.Duration()))
+		}
 	}
+	costs = append(costs, budget.CostOf(in.Evidence.Agent.Usage, in.Evidence.Duration()))
+	spent := budget.SpentFrom(b.Spent, b.Wall, len(costs))
+	lim := budget.Limits{MaxTokens: b.MaxTokens, MaxCostUSD: b.MaxCostUSD, MaxDuration: b.MaxDuration}
+	v := budget.Check(lim, spent, costs)
+	n := float64(len(costs))
 	var out []budgetLine
-	add := func(name string, spent, limit float64, known bool) {
+	add := func(r budget.Resource, name string, spent, limit, remaining float64, known bool) {
 		if limit <= 0 || !known {
 			return
 		}
-		l := budgetLine{Name: name, Spent: spent, Limit: limit, Remaining: max(0, limit-spent), PerIter: spent / float64(n), State: "ok"}
+		l := budgetLine{Name: name, Spent: spent, Limit: limit, Remaining: remaining, PerIter: spent / n, State: "ok"}
 		switch {
-		case spent >= limit:
+		case slices.Contains(v.Hard, r):
 			l.State = "exhausted"
-		case l.Remaining < 1.2*l.PerIter:
+		case slices.Contains(v.CannotAfford, r):
 			l.State = "cannot_afford"
-		case spent >= 0.8*limit:
+		case slices.Contains(v.Soft, r):
 			l.State = "soft"
 		}
 		out = append(out, l)
 	}
-	add("tokens", float64(b.Spent.TotalTokens()), float64(b.MaxTokens), b.Spent.TokensKnown)
-	add("cost_usd", b.Spent.CostUSD, b.MaxCostUSD, b.Spent.CostKnown)
-	add("seconds", b.Wall.Seconds(), b.MaxDuration.Seconds(), true)
+	add(budget.Tokens, "tokens", float64(spent.Tokens), float64(lim.MaxTokens), float64(v.Remaining.Tokens), spent.TokensKnown)
+	add(budget.CostUSD, "cost_usd", spent.CostUSD, lim.MaxCostUSD, v.Remaining.CostUSD, spent.CostKnown)
+	add(budget.Duration, "seconds", spent.Duration.Seconds(), lim.MaxDuration.Seconds(), v.Remaining.Duration.Seconds(), true)
 	return out
 }
 

@@ -33,7 +33,7 @@ func TestPriorityRules(t *testing.T) {
 	}
 	tests := []tc{
 		{name: "secret is critical even when green", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SecretsFound = 1 }), action: loop.ActionEscalate, rule: RuleCritical},
-		{name: "hard budget aborts", ev: iter(1, "A"), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 5, CostKnown: true}, MaxCostUSD: 5}, action: loop.ActionAbort, rule: RuleCritical},
+		{name: "hard budget aborts", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Usage = evidence.Usage{CostUSD: 5, CostKnown: true} }), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 5, CostKnown: true}, MaxCostUSD: 5}, action: loop.ActionAbort, rule: RuleCritical},
 		{name: "protected path escalates over proceed", spec: reviewed(), ev: with(with(iter(1), reviewWith("approve", 9)), func(ev *evidence.Iteration) { ev.Diff.ProtectedTouched = []string{"auth/a.go"} }), action: loop.ActionEscalate, rule: RuleImmediate},
 		{name: "security not escalated when the policy says so", policy: func(p *Policy) { p.EscalateOn = []string{} }, ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Diff.ProtectedTouched = []string{"auth/a.go"} }), action: loop.ActionRefine, rule: RuleRefine},
 		{name: "new dependency escalates", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Diff.NewDeps = []string{"x"} }), action: loop.ActionEscalate, rule: RuleImmediate},
@@ -59,7 +59,7 @@ func TestPriorityRules(t *testing.T) {
 			}),
 			with(iter(2), func(ev *evidence.Iteration) { ev.Agent.RateLimited = true })},
 			ev: with(iter(3), func(ev *evidence.Iteration) { ev.Gates[0].Infra = true; ev.Gates[0].Passed = false }), action: loop.ActionRefine, rule: RuleRefine},
-		{name: "cannot afford aborts", ev: iter(1, "A"), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 4, CostKnown: true}, MaxCostUSD: 5}, action: loop.ActionAbort, rule: RuleBudget},
+		{name: "cannot afford aborts", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Usage = evidence.Usage{CostUSD: 4, CostKnown: true} }), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 4, CostKnown: true}, MaxCostUSD: 5}, action: loop.ActionAbort, rule: RuleBudget},
 		{name: "max iterations escalates", ev: iter(3, "A"), budget: loop.BudgetStatus{Iterations: 3, MaxIterations: 3}, action: loop.ActionEscalate, rule: RuleMaxIter},
 		{name: "review rounds escalate", spec: reviewed(), hist: []evidence.Iteration{with(iter(1), reviewWith("request_changes", 5)), with(iter(2), reviewWith("request_changes", 5))},
 			ev: with(iter(3), reviewWith("request_changes", 6)), action: loop.ActionEscalate, rule: RuleReviewRounds},

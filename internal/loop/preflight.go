@@ -39,12 +39,7 @@ func (r *runner) budgetVerdict() budget.Verdict {
 	for _, h := range st.History {
 		costs = append(costs, budget.CostOf(h.Usage, h.Duration.Duration()))
 	}
-	spent := budget.Total(costs)
-	spent.Duration = st.Spend.Wall.Duration()
-	spent.Iterations = st.Iteration
-	if u := st.Spend.Usage; len(costs) == 0 {
-		spent.TokensKnown, spent.CostKnown = u.TokensKnown, u.CostKnown
-	}
+	spent := budget.SpentFrom(st.Spend.Usage, st.Spend.Wall.Duration(), st.Iteration)
 	return budget.Check(budget.Limits{MaxTokens: r.spec.MaxTokens, MaxCostUSD: r.spec.MaxCostUSD, MaxDuration: r.spec.MaxDuration}, spent, costs)
 }
 
