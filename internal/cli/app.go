@@ -66,7 +66,7 @@ func Main(args []string, d Deps) int {
 	}()
 	err := Run(ctx, args, d)
 	code := ExitCode(err)
-	if err != nil && !errors.Is(err, errSilent) {
+	if err != nil {
 		var ee *ExitError
 		if !errors.As(err, &ee) || ee.Err != nil {
 			fmt.Fprintf(d.Stderr, "agentloop: %v\n", err)

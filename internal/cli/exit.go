@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/loop"
@@ -47,9 +48,6 @@ func (e *InterruptError) Error() string {
 	return "interrupted by " + e.Signal
 }
 
-// errSilent marks an error already shown to the user.
-var errSilent = errors.New("already reported")
-
 // usageError is a mistake on the command line or in the configuration.
 func usageError(format string, args ...any) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
@@ -88,7 +86,7 @@ func statusExit(s loop.Status) int {
 func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())}
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nsee '%s --help'", err, cmd.CommandPath())}
 		}
 		return nil
 	}
@@ -96,5 +94,5 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 
 // flagError makes a bad flag a usage error.
 func flagError(cmd *cobra.Command, err error) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())}
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nsee '%s --help'", err, cmd.CommandPath())}
 }

@@ -319,11 +319,10 @@ func TestSourcesOfUsedAgents(t *testing.T) {
 	t.Parallel()
 	g := "agents:\n  claude: {extra_args: [--model, opus]}\n  unused: {cmd: x}\n"
 	ws := "agents:\n  claude: {env: {A: b}}\nprocedures:\n  p: {fallback: [mine]}\n"
-	c, err := load(t, g, ws+"agents:\n", nil, Overrides{})
-	if err == nil {
+	if _, err := load(t, g, ws+"agents:\n", nil, Overrides{}); err == nil {
 		t.Fatal("duplicate agents key accepted")
 	}
-	c, err = load(t, g, ws, nil, Overrides{})
+	c, err := load(t, g, ws, nil, Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

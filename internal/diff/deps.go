@@ -100,7 +100,6 @@ var (
 	jsonObjKey = regexp.MustCompile(`^\s*"([^"]+)"\s*:\s*\{`)
 	jsonPair   = regexp.MustCompile(`^\s*"([^"]+)"\s*:\s*"([^"]*)"`)
 	npmVersion = regexp.MustCompile(`^(?:[\^~<>=v]*\s*\d|\*$|x$|latest$|next$|workspace:|npm:|file:|link:|git[+:]|github:|https?:|[\w.-]+/[\w.-]+(?:#.*)?$)`)
-	npmNotDeps = map[string]bool{"name": true, "version": true, "node": true, "npm": true, "yarn": true, "pnpm": true, "packageManager": true, "license": true, "main": true, "types": true, "module": true}
 )
 
 func npmDep(text string, sec *section) string {
