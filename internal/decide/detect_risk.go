@@ -28,8 +28,15 @@ func detectTampering(f *facts) []loop.Trigger {
 	if len(d.TestFilesDeleted) > 0 {
 		what = append(what, "test files deleted: "+strings.Join(d.TestFilesDeleted, ", "))
 	}
-	if len(what) == 0 && len(d.Tamper) > 0 {
-		what = append(what, d.Tamper[0].Message)
+	if len(what) == 0 {
+		// Only weakening counts as serious: a plain edit of a test file (a
+		// warning, such as restoring a test the agent had skipped) is a note.
+		for _, t := range d.Tamper {
+			if t.Severity == evidence.SeverityError {
+				what = append(what, t.Message)
+				break
+			}
+		}
 	}
 	if reviewTag(f.ev, "test_tampering") {
 		what = append(what, "the reviewer flagged test tampering")
