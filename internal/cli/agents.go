@@ -9,6 +9,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/review"
 )
 
@@ -106,8 +107,12 @@ func (r *reviewerAgent) Review(ctx context.Context, req engine.ReviewRequest) (e
 		return reviewText(res), nil
 	}
 	in := review.Input{Task: req.Task, Diff: req.Diff, Gates: req.Gates, Round: req.Iteration, MaxRounds: r.maxRounds()}
-	if r.p.Proc.Reviewer != nil && !r.p.Proc.Reviewer.Prompt.IsZero() {
-		in.Template = r.p.Proc.Reviewer.Prompt.Text
+	if rv := r.p.Proc.Reviewer; rv != nil && !rv.Prompt.IsZero() {
+		tmpl, err := rv.Prompt.Content(prompt.FileReader(r.p.WorkDir))
+		if err != nil {
+			return evidence.Review{}, fmt.Errorf("reviewer prompt: %w", err)
+		}
+		in.Template = tmpl
 	}
 	v, err := review.Review(ctx, ask, in)
 	v.Usage = usage

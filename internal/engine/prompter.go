@@ -1,10 +1,6 @@
 package engine
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
-
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/prompt"
 )
@@ -29,19 +25,9 @@ func (c *PromptComposer) Compose(r loop.StepRequest) (string, int, error) {
 		Focus: r.Focus, Lessons: r.Lessons, Expand: r.Expand, LogDir: c.LogDir,
 		Task: c.Task, Gates: c.Gates, WorkDir: c.WorkDir,
 	}
-	text, err := prompt.Compose(c.Parts, d, c.read)
+	text, err := prompt.Compose(c.Parts, d, prompt.FileReader(c.WorkDir))
 	if err != nil {
 		return "", 0, err
 	}
 	return text, prompt.CountTokens(text), nil
-}
-
-func (c *PromptComposer) read(path string) ([]byte, error) {
-	if strings.HasPrefix(path, prompt.BuiltinPrefix) {
-		return prompt.ReadBuiltin(path)
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(c.WorkDir, path)
-	}
-	return os.ReadFile(path)
 }

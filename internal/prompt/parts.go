@@ -57,3 +57,16 @@ type namedPart struct {
 	name string
 	part Part
 }
+
+// Content returns the part's template text: its file's content (embedded for a
+// "builtin:" file, else through read), or its inline text.
+func (p Part) Content(read func(path string) ([]byte, error)) (string, error) {
+	if p.File == "" {
+		return p.Text, nil
+	}
+	b, err := readPart(p.File, read)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
