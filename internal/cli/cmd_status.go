@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
@@ -115,7 +116,13 @@ func openStore(d Deps, dir string) (*state.Store, error) {
 		return nil, err
 	}
 	if dir == "" {
-		dir = d.Getenv("AGENTLOOP_STATE_DIR")
+		// state_dir from the configuration tiers (AGENTLOOP_STATE_DIR included);
+		// a configuration that does not load must not hide the runs.
+		if cfg, err := config.Load(config.Options{WorkDir: wd, Getenv: d.Getenv}); err == nil {
+			dir = cfg.StateDir
+		} else {
+			dir = d.Getenv("AGENTLOOP_STATE_DIR")
+		}
 	}
 	if dir == "" {
 		dir = ".agentloop"
