@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -39,7 +40,7 @@ func charts(h []loop.Record, best *loop.Checkpoint) []chart {
 				return point{Value: r.Usage.CostUSD, Known: r.Usage.CostKnown, Label: costText(r.Usage)}
 			})},
 		{ID: "duration", Title: "Duration (seconds)", Kind: "bar", Color: "#64748b",
-			Fmt: func(v float64) string { return fmt.Sprintf("%gs", v) },
+			Fmt: func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 32) + "s" },
 			Pts: pts(func(r loop.Record) point {
 				return point{Value: r.Duration.Duration().Seconds(), Known: true, Label: duration(r.Duration.Duration())}
 			})},
