@@ -51,13 +51,18 @@ func (p *plan) env(ctx context.Context, s *session, runDir string, events *state
 	if len(p.Gates) > 0 {
 		l.Gates = &engine.ProcGates{Specs: p.Gates, MaxFeedback: p.Proc.Feedback.MaxLength, Grace: p.KillGrace}
 	}
-	if p.Proc.Git.Checkpoint && gitx.IsRepo(ctx, p.WorkDir) {
+	repo := gitx.IsRepo(ctx, p.WorkDir)
+	if p.Proc.Git.Checkpoint && repo {
 		l.Work = &gitx.Workspace{
 			Dir: p.WorkDir, Commit: p.Proc.Git.Commit, Push: p.Proc.Git.Push, Remote: p.Proc.Git.Remote,
 			Analysis: diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope},
 		}
 	} else if p.Proc.Git.Push || p.Proc.Git.Commit {
-		s.screen.Warnf("git commit/push is configured but %s is not a git work tree; skipping it", p.WorkDir)
+		why := p.WorkDir + " is not a git work tree"
+		if repo {
+			why = "they need git.checkpoint: true (the default), which this procedure turned off"
+		}
+		s.screen.Warnf("git commit/push is configured but skipped: %s", why)
 	}
 	if p.Reviewer != nil {
 		l.Reviewer = newReviewer(p, s.log)
