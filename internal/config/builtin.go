@@ -40,7 +40,7 @@ func builtinYAML() string {
 log_format: text
 defaults:
   agent: %s
-  limits: {failure_threshold: %d}
+  limits: {failure_threshold: %d, iteration_timeout: 1h, idle_timeout: 20m}
   feedback: {max_length: %d}
   baseline: true
   escalation: {on: [security, architecture, conflict, scope_creep], include_diff: true, max_diff_lines: 300}
