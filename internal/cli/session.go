@@ -18,14 +18,13 @@ import (
 // session is one process's run of a loop: it holds the lock, the state and the
 // local engine until the loop ends or is interrupted.
 type session struct {
-	d       Deps
-	p       *plan
-	store   *state.Store
-	lock    *state.Lock
-	st      *loop.State
-	screen  *ui.Printer
-	log     *slog.Logger
-	resumed bool
+	d      Deps
+	p      *plan
+	store  *state.Store
+	lock   *state.Lock
+	st     *loop.State
+	screen *ui.Printer
+	log    *slog.Logger
 }
 
 // newRunID names a run by its start time plus a few random characters.
@@ -65,7 +64,7 @@ func open(d Deps, p *plan, screen *ui.Printer, log *slog.Logger, fresh bool) (*s
 		}
 	default:
 		if !fresh {
-			s.st, s.resumed = st, true
+			s.st = st
 		} else if st.Status == loop.StatusRunning || st.Status == loop.StatusInterrupted {
 			screen.Warnf("the previous run of %s (%s) stopped as %s at iteration %d; starting a new run. To continue it instead: agentloop resume %s",
 				p.Name, st.RunID, orStatus(st.Status), st.Iteration, p.Name)
