@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+type fakeGates struct{ calls int }
+
+func (g *fakeGates) RunGates(_ context.Context, _, logDir string, baseline []evidence.GateResult) ([]evidence.GateResult, error) {
+	g.calls++
+	res := evidence.GateResult{Name: "tests", Required: true, Passed: baseline != nil, LogPath: filepath.Join(logDir, "tests.log")}
+	return []evidence.GateResult{res}, nil
+}
+func (g *fakeGates) Feedback(rs []evidence.GateResult, _ []loop.Record) string { return "gate feedback" }
+func (g *fakeGates) Count() int                                                { return 1 }
+
+type fakePrompter struct{ last loop.StepRequest }
+
+func (p *fakePrompter) Compose(r loop.StepRequest) (string, int, error) {
+	p.last = r
+	return "PROMPT for iteration " + string(rune('0'+r.Iteration)) + "\n" + r.Feedback, 42, nil
+}
+
+type fakeReviewer struct{ got ReviewRequest }
+
+func (r *fakeReviewer) Review(_ context.Context, req ReviewRequest) (evidence.Review, error) {
+	r.got = req
+	return evidence.Review{Verdict: evidence.VerdictApprove, Score: 9}, nil
+}
+
+type memStore struct{ saved int }
+
+func (m *memStore) Save(*loop.State) error { m.saved++; return nil }
+
+type memEvents struct{ evs []any }
+
+func (m *memEvents) Append(ev any) error { m.evs = append(m.evs, ev); return nil }
+
+// TestLocalIterationArtifacts runs one iteration through the local engine and
+// checks what it leaves in the iteration folder and hands the loop.
+func TestLocalIterationArtifacts(t *testing.T) {
+	t.Parallel()
+	run := t.TempDir()
+	clock := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	agent := &scriptedAgent{results: []evidence.AgentResult{{Agent: "fake", ExitCode: 0}}}
+	gates, prompter, reviewer, events := &fakeGates{}, &fakePrompter{}, &fakeReviewer{}, &memEvents{}
+	l := &Local{
+		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: run, Task: "fix it",
+		Agent: agent, Gates: gates, Reviewer: reviewer, Prompt: prompter, Store: &memStore{}, Events: events,
+		Screen: &warnings{}, Now: func() time.Time { clock = clock.Add(time.Second); return clock },
+		Sleep: func(context.Context, time.Duration) error { return nil },
+		Log:   slog.New(slog.NewTextHandler(io.Discard, nil)), TokenBudget: 10,
+	}
+	res, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Feedback: "fix TestAdd", Baseline: []evidence.GateResult{{Name: "tests"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Feedback != "gate feedback" || len(res.Iteration.Gates) != 1 || res.Iteration.Review == nil {
+		t.Fatalf("step result: feedback %q, gates %d, review %v", res.Feedback, len(res.Iteration.Gates), res.Iteration.Review)
+	}
+	if !res.Finished.After(res.Started) {
+		t.Errorf("finished %v not after started %v", res.Finished, res.Started)
+	}
+	dir := filepath.Join(run, "iter-001")
+	b, err := os.ReadFile(filepath.Join(dir, "prompt.md"))
+	if err != nil || !strings.Contains(string(b), "fix TestAdd") {
+		t.Errorf("prompt.md = %q, %v", b, err)
+	}
+	if info, err := os.Stat(filepath.Join(dir, "prompt.md")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("prompt.md mode: %v %v (want 0600: prompts can hold secrets)", info, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "review.json")); err != nil {
+		t.Errorf("review.json: %v", err)
+	}
+	if reviewer.got.Task != "fix it" || reviewer.got.IterDir != dir {
+		t.Errorf("reviewer got %+v", reviewer.got)
+	}
+	if w := l.Screen.(*warnings); len(w.got) != 1 || !strings.Contains(w.got[0], "token budget") {
+		t.Errorf("warnings %q, want one about the token budget", w.got)
+	}
+
+	// The loop's events: the decision document and the feedback go to files, the
+	// rest to events.jsonl.
+	if err := l.Emit(t.Context(), loop.Event{Type: "iteration_finished", Iteration: 1, Data: map[string]any{
+		"document": map[string]any{"decision": map[string]any{"action": "refine"}}, "feedback": "next time: fix TestSub", "action": "refine",
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "decision.yaml")); err != nil || !strings.Contains(string(b), "action: refine") {
+		t.Errorf("decision.yaml = %q, %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "feedback.md")); err != nil || string(b) != "next time: fix TestSub" {
+		t.Errorf("feedback.md = %q, %v", b, err)
+	}
+	ev := events.evs[len(events.evs)-1].(loop.Event)
+	if _, ok := ev.Data["document"]; ok || ev.Time.IsZero() || ev.Data["action"] != "refine" {
+		t.Errorf("recorded event %+v: want a timestamp, no document, the rest kept", ev)
+	}
+}
+
+// TestLocalBaselineAndEscalation covers the baseline step and the escalation report.
+func TestLocalBaselineAndEscalation(t *testing.T) {
+	t.Parallel()
+	run := t.TempDir()
+	gates := &fakeGates{}
+	l := &Local{RunDir: run, WorkDir: t.TempDir(), Gates: gates, Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	res, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepBaseline})
+	if err != nil || len(res.Baseline) != 1 || gates.calls != 1 {
+		t.Fatalf("baseline: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(run, "baseline")); err != nil {
+		t.Errorf("baseline folder: %v", err)
+	}
+	_, err = l.AwaitGuidance(t.Context(), loop.Escalation{Reason: "stuck", Question: "Which is right?", Options: []string{"A", "B"}})
+	if err != loop.ErrSuspended {
+		t.Fatalf("AwaitGuidance = %v, want ErrSuspended", err)
+	}
+	b, err := os.ReadFile(filepath.Join(run, "escalation.md"))
+	if err != nil || !strings.Contains(string(b), "Which is right?") || !strings.Contains(string(b), "2. B") {
+		t.Errorf("escalation.md = %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(run, "escalation.yaml")); err != nil {
+		t.Errorf("escalation.yaml: %v", err)
+	}
+	if _, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepRollback, Checkpoint: "abc"}); err == nil {
+		t.Error("rollback outside git: want an error")
+	}
+}
