@@ -21,8 +21,10 @@ func (g *fakeGates) RunGates(_ context.Context, _, logDir string, baseline []evi
 	res := evidence.GateResult{Name: "tests", Required: true, Passed: baseline != nil, LogPath: filepath.Join(logDir, "tests.log")}
 	return []evidence.GateResult{res}, nil
 }
-func (g *fakeGates) Feedback(rs []evidence.GateResult, _ []loop.Record) string { return "gate feedback" }
-func (g *fakeGates) Count() int                                                { return 1 }
+func (g *fakeGates) Feedback(rs []evidence.GateResult, _ []loop.Record) string {
+	return "gate feedback"
+}
+func (g *fakeGates) Count() int { return 1 }
 
 type fakePrompter struct{ last loop.StepRequest }
 

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/agentloop/agentloop/internal/budget"
-	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 // ErrSuspended is returned by [Env.AwaitGuidance] when the run must stop and wait
@@ -173,66 +171,6 @@ func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
 		return out, true, err
 	}
 	return Outcome{}, false, nil
-}
-
-// record folds an iteration's evidence and decision into the state.
-func (r *runner) record(ev evidence.Iteration, res StepResult, d Decision) {
-	st := r.st
-	st.Iteration = ev.N
-	st.TotalIterations++
-	st.LastIterationAt = ev.Finished
-	dur := MillisOf(ev.Duration())
-	st.ElapsedPerIteration = append(st.ElapsedPerIteration, dur)
-	st.Spend.Wall += dur
-	st.Spend.Waited += MillisOf(res.Waited)
-	st.Spend.Usage = st.Spend.Usage.Add(ev.Agent.Usage)
-	if ev.Review != nil {
-		st.Spend.Reviewer = st.Spend.Reviewer.Add(ev.Review.Usage)
-	}
-	if d.Succeeded {
-		st.ConsecutiveFailures = 0
-	} else {
-		st.ConsecutiveFailures++
-	}
-	if len(st.Sessions) > 0 {
-		st.Sessions[len(st.Sessions)-1].Iterations++
-	}
-	st.History = append(st.History, newRecord(ev, res, d))
-	st.Feedback = d.Feedback
-	st.Next = d.Next
-	if d.Best != nil {
-		best := *d.Best
-		if best.Ref == "" {
-			best.Ref = res.Checkpoint
-		}
-		st.Best = &best
-	}
-}
-
-func newRecord(ev evidence.Iteration, res StepResult, d Decision) Record {
-	rec := Record{
-		N: ev.N, Attempt: d.Next.Attempt, StartedAt: ev.Started, Duration: MillisOf(ev.Duration()),
-		Succeeded: d.Succeeded, AgentExit: ev.Agent.ExitCode, AgentReason: ev.Agent.Reason,
-		Usage: ev.Agent.Usage, Failing: d.Failing, Fingerprint: d.Fingerprint,
-		DiffHash: ev.Diff.Hash, TreeHash: ev.Diff.TreeHash, DiffLines: ev.Diff.Added + ev.Diff.Deleted,
-		Quality: d.Quality, Decision: string(d.Action), Strategy: d.Strategy, Triggers: triggerIDs(d.Triggers),
-		Summary: d.Message, Checkpoint: res.Checkpoint,
-	}
-	for _, g := range ev.Gates {
-		gs := GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, ExitCode: g.ExitCode, Failures: len(g.Findings)}
-		for _, f := range g.Findings {
-			if f.Key != "" {
-				gs.Keys = append(gs.Keys, f.Key)
-			}
-		}
-		slices.Sort(gs.Keys)
-		rec.Gates = append(rec.Gates, gs)
-	}
-	if ev.Review != nil {
-		rec.Review = ev.Review.Verdict
-		rec.ReviewScore = ev.Review.Score
-	}
-	return rec
 }
 
 func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error) {
