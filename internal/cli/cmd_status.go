@@ -29,7 +29,7 @@ func newStatusCmd(d Deps) *cobra.Command {
 				return err
 			}
 			states, err := store.List()
-			if err != nil {
+			if err := skipCorrupt(d, err); err != nil {
 				return fmt.Errorf("read runs in %s: %w", store.Root, err)
 			}
 			if len(args) == 1 {
@@ -106,6 +106,27 @@ func newReportCmd(d Deps) *cobra.Command {
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout")
 	cmd.Flags().StringVar(&stateDir, "state-dir", "", "state folder (default .agentloop)")
 	return cmd
+}
+
+// skipCorrupt reports unreadable state files as warnings, so one corrupt file
+// does not hide every other run; any other error is returned.
+func skipCorrupt(d Deps, err error) error {
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var rest []error
+	for _, e := range errs {
+		if ce, ok := errors.AsType[*state.CorruptError](e); ok {
+			fmt.Fprintf(d.Stderr, "agentloop: warning: %v; it is left out (the next run of it moves it aside)\n", ce)
+			continue
+		}
+		rest = append(rest, e)
+	}
+	return errors.Join(rest...)
 }
 
 // openStore finds the state folder: the flag, else the configuration's
