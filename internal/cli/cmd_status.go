@@ -44,6 +44,13 @@ func newStatusCmd(d Deps) *cobra.Command {
 				}
 				states = one
 			}
+			for _, st := range states {
+				if st.Status == loop.StatusRunning && !store.Owned(st.Name) {
+					// Shown, not saved: the next run or resume recovers it.
+					st.Status = loop.StatusInterrupted
+					st.Reason = "its process is gone; continue with: agentloop resume " + st.Name
+				}
+			}
 			rows := report.StatusRows(states, d.Now())
 			if asJSON {
 				return report.StatusJSON(d.Stdout, rows)

@@ -181,3 +181,24 @@ func (l *Lock) Release() error {
 	}
 	return nil
 }
+
+// Owned reports whether a live process owns the run called name, without taking
+// its lock: the lock file is flocked by a process of this host that is still the
+// one that wrote it. A status of running with no owner is a run whose process died.
+func (s Store) Owned(name string) bool {
+	path := filepath.Join(s.StateDir(), name+".lock")
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	info, err := readInfo(f)
+	if err != nil {
+		return false
+	}
+	me, err := self()
+	if err != nil || info.Host != me.Host {
+		return true // another host's lock cannot be checked from here: assume it is live
+	}
+	return sameProcess(info)
+}

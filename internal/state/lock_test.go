@@ -180,3 +180,24 @@ func TestLockStale(t *testing.T) {
 		})
 	}
 }
+
+func TestOwned(t *testing.T) {
+	t.Parallel()
+	s := Store{Root: t.TempDir()}
+	if s.Owned("run") {
+		t.Fatal("owned without a lock file")
+	}
+	l, err := s.Lock("run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Owned("run") {
+		t.Error("not owned while this process holds the lock")
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Owned("run") {
+		t.Error("owned after release")
+	}
+}
