@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
@@ -51,4 +52,13 @@ func (p *plan) spec() loop.Spec {
 		HasGates: len(p.Gates) > 0, HasReviewer: p.Reviewer != nil,
 		Baseline: p.Proc.Baseline && len(p.Gates) > 0, Decider: p.Decider,
 	}
+}
+
+// taskWarning says when the agent would get no task at all: no context, no task
+// text and no gates whose failures could stand for one.
+func (p *plan) taskWarning() string {
+	if len(p.Proc.Prompt.Context) > 0 || p.Task != "" || len(p.Gates) > 0 {
+		return ""
+	}
+	return fmt.Sprintf("procedure %s gives the agent no task: no context and no gates; pass --context FILE|TEXT (e.g. --context TASK.md) or --gate CMD", p.Proc.Name)
 }

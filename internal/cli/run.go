@@ -29,6 +29,9 @@ func runProcedure(cmd *cobra.Command, d Deps, f *runFlags, name string) error {
 	}
 	p.Args = givenFlags(cmd)
 	screen := newScreen(d, f, p)
+	if w := p.taskWarning(); w != "" {
+		screen.Warnf("%s", w)
+	}
 	s, err := open(d, p, screen, newLogger(d, f), true)
 	if err != nil {
 		return err
@@ -163,6 +166,9 @@ func dryRun(d Deps, p *plan) error {
 	}
 	fmt.Fprintln(d.Stdout, text)
 	fmt.Fprintln(d.Stdout, "---")
+	if w := p.taskWarning(); w != "" {
+		fmt.Fprintln(d.Stdout, "WARNING: "+w)
+	}
 	budget := p.Proc.Limits.TokenBudget
 	switch {
 	case budget > 0 && int64(tokens) > budget:
