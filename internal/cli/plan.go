@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
@@ -54,11 +55,16 @@ func (p *plan) spec() loop.Spec {
 	}
 }
 
-// taskWarning says when the agent would get no task at all: no context, no task
-// text and no gates whose failures could stand for one.
-func (p *plan) taskWarning() string {
-	if len(p.Proc.Prompt.Context) > 0 || p.Task != "" || len(p.Gates) > 0 {
-		return ""
+// warnings are the plan's likely mistakes: an agent given no task at all (no
+// context, no task text, no gates whose failures could stand for one), and a
+// reviewer that is the implementer itself.
+func (p *plan) warnings() []string {
+	var w []string
+	if len(p.Proc.Prompt.Context) == 0 && p.Task == "" && len(p.Gates) == 0 {
+		w = append(w, fmt.Sprintf("procedure %s gives the agent no task: no context and no gates; pass --context FILE|TEXT (e.g. --context TASK.md) or --gate CMD", p.Proc.Name))
 	}
-	return fmt.Sprintf("procedure %s gives the agent no task: no context and no gates; pass --context FILE|TEXT (e.g. --context TASK.md) or --gate CMD", p.Proc.Name)
+	if p.Reviewer != nil && p.Reviewer.Binary == p.Agent.Binary && slices.Equal(p.Reviewer.Args, p.Agent.Args) {
+		w = append(w, fmt.Sprintf("the reviewer is the implementer's own agent (%s); a different one catches more (--reviewer NAME)", p.Agent.Name))
+	}
+	return w
 }

@@ -29,7 +29,7 @@ func runProcedure(cmd *cobra.Command, d Deps, f *runFlags, name string) error {
 	}
 	p.Args = givenFlags(cmd)
 	screen := newScreen(d, f, p)
-	if w := p.taskWarning(); w != "" {
+	for _, w := range p.warnings() {
 		screen.Warnf("%s", w)
 	}
 	s, err := open(d, p, screen, newLogger(d, f), true)
@@ -166,7 +166,7 @@ func dryRun(d Deps, p *plan) error {
 	}
 	fmt.Fprintln(d.Stdout, text)
 	fmt.Fprintln(d.Stdout, "---")
-	if w := p.taskWarning(); w != "" {
+	for _, w := range p.warnings() {
 		fmt.Fprintln(d.Stdout, "WARNING: "+w)
 	}
 	budget := p.Proc.Limits.TokenBudget
