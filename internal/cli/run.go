@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -190,7 +191,11 @@ func dryRun(d Deps, p *plan) error {
 	tw := tabwriter.NewWriter(d.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
 	for _, s := range p.Sources {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, s.Value, s.From)
+		v := s.Value
+		if strings.Contains(s.Key, ".env.") || strings.HasSuffix(s.Key, ".env") {
+			v = "(set; values are not shown)" // environment values can be secrets
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, v, s.From)
 	}
 	return tw.Flush()
 }
