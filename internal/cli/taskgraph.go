@@ -106,6 +106,7 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	if err != nil {
 		return tasks.Outcome{}, err
 	}
+	g.capToGlobal(p, s.st.Spend.Usage.Add(s.st.Spend.Reviewer))
 	if s.st.Status.Ended() && s.st.Status != loop.StatusInterrupted && s.st.Status != loop.StatusAborted {
 		s.lock.Release()
 		return outcomeOf(s.st, br), nil
@@ -194,17 +195,7 @@ func (g *graphRun) budget() (bool, string) {
 	if b.MaxCostUSD <= 0 && b.MaxTokens <= 0 {
 		return false, ""
 	}
-	store := state.Store{Root: g.stateDir}
-	states, err := store.List()
-	if err != nil {
-		return false, ""
-	}
-	var u evidence.Usage
-	for _, st := range states {
-		if strings.HasPrefix(st.Name, g.name+"-") {
-			u = u.Add(st.Spend.Usage).Add(st.Spend.Reviewer)
-		}
-	}
+	u := g.spent()
 	if b.MaxCostUSD > 0 && u.CostKnown && u.CostUSD >= b.MaxCostUSD {
 		return true, fmt.Sprintf("global budget: $%.2f of $%.2f spent", u.CostUSD, b.MaxCostUSD)
 	}
@@ -212,6 +203,39 @@ func (g *graphRun) budget() (bool, string) {
 		return true, fmt.Sprintf("global budget: %d of %d tokens spent", u.TotalTokens(), b.MaxTokens)
 	}
 	return false, ""
+}
+
+// spent is what every task of the graph has spent so far (an unreadable state
+// file is left out, not a reason to ignore the budget).
+func (g *graphRun) spent() evidence.Usage {
+	states, _ := state.Store{Root: g.stateDir}.List()
+	var u evidence.Usage
+	for _, st := range states {
+		if strings.HasPrefix(st.Name, g.name+"-") {
+			u = u.Add(st.Spend.Usage).Add(st.Spend.Reviewer)
+		}
+	}
+	return u
+}
+
+// capToGlobal bounds a task's own cost and token limits by what is left of the
+// graph's budget, so one task cannot spend what the others were to have.
+func (g *graphRun) capToGlobal(p *plan, own evidence.Usage) {
+	b := g.file.Budget
+	all := g.spent()
+	l := &p.Proc.Limits
+	if b.MaxCostUSD > 0 && all.CostKnown {
+		left := b.MaxCostUSD - (all.CostUSD - own.CostUSD)
+		if l.MaxCostUSD <= 0 || left < l.MaxCostUSD {
+			l.MaxCostUSD = max(left, 0.0001)
+		}
+	}
+	if b.MaxTokens > 0 && all.TokensKnown {
+		left := b.MaxTokens - (all.TotalTokens() - own.TotalTokens())
+		if l.MaxTokens <= 0 || left < l.MaxTokens {
+			l.MaxTokens = max(left, 1)
+		}
+	}
 }
 
 // mergeBack merges the branches of succeeded tasks into the current branch in
