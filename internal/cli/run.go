@@ -29,6 +29,11 @@ func runProcedure(cmd *cobra.Command, d Deps, f *runFlags, name string) error {
 		return dryRun(d, p)
 	}
 	p.Args = givenFlags(cmd)
+	// A prompt that cannot be composed (a missing context file, a template
+	// error) is a mistake to fix before anything runs.
+	if _, _, err := p.composer(p.StateDir).Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
 	screen := newScreen(d, f, p)
 	for _, w := range p.warnings() {
 		screen.Warnf("%s", w)
