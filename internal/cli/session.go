@@ -65,7 +65,7 @@ func open(d Deps, p *plan, screen *ui.Printer, log *slog.Logger, fresh bool) (*s
 	default:
 		if !fresh {
 			s.st = st
-		} else if st.Status == loop.StatusRunning || st.Status == loop.StatusInterrupted {
+		} else if st.Status == loop.StatusRunning || st.Status == loop.StatusInterrupted || st.Status == loop.StatusEscalated || st.Status == loop.StatusAborted {
 			screen.Warnf("the previous run of %s (%s) stopped as %s at iteration %d; starting a new run. To continue it instead: agentloop resume %s",
 				p.Name, st.RunID, orStatus(st.Status), st.Iteration, p.Name)
 		}
