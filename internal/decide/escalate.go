@@ -57,9 +57,13 @@ func row(p point, decision, strategy, why string) HistoryRow {
 	if p.AgentExit != 0 {
 		did += fmt.Sprintf(", agent exit %d", p.AgentExit)
 	}
+	cost := "unknown"
+	if p.CostKnown {
+		cost = fmt.Sprintf("$%.2f", p.Cost)
+	}
 	return HistoryRow{
 		N: p.N, Did: did, Gates: gates, Review: p.Review,
-		Decision: decision, Failing: len(p.Failing), Quality: p.Quality, Cost: fmt.Sprintf("$%.2f", p.Cost),
+		Decision: decision, Failing: len(p.Failing), Quality: p.Quality, Cost: cost,
 	}
 }
 

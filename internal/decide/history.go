@@ -24,7 +24,8 @@ type point struct {
 	Triggers  []string // trigger ids found in this iteration
 	Ref       string   // checkpoint of the tree after the iteration
 	Cost      float64
-	Lines     int // lines changed
+	CostKnown bool // false: the CLI reported no cost (shown as unknown, never $0)
+	Lines     int  // lines changed
 	AgentExit int
 	Summary   string
 }
@@ -46,14 +47,14 @@ func fromRecord(r loop.Record) point {
 		N: r.N, Failing: failing, FP: fp, Quality: r.Quality, DiffHash: r.DiffHash, TreeHash: r.TreeHash,
 		DiffEmpty: r.TreeHash != "" && r.DiffHash == "" && r.DiffLines == 0, Succeeded: r.Succeeded, Review: r.Review,
 		Strategy: r.Strategy, Decision: r.Decision, Triggers: r.Triggers, Ref: r.Checkpoint,
-		Cost: r.Usage.CostUSD, Summary: r.Summary, Lines: r.DiffLines, AgentExit: r.AgentExit,
+		Cost: r.Usage.CostUSD, CostKnown: r.Usage.CostKnown, Summary: r.Summary, Lines: r.DiffLines, AgentExit: r.AgentExit,
 	}
 }
 
 func fromEvidence(ev evidence.Iteration, failing []string, q float64) point {
 	p := point{
 		N: ev.N, Failing: failing, FP: Fingerprint(failing), Quality: q, DiffHash: ev.Diff.Hash,
-		TreeHash: ev.Diff.TreeHash, DiffEmpty: ev.Diff.TreeHash != "" && ev.Diff.Empty() && ev.Diff.Hash == "", Cost: ev.Agent.Usage.CostUSD,
+		TreeHash: ev.Diff.TreeHash, DiffEmpty: ev.Diff.TreeHash != "" && ev.Diff.Empty() && ev.Diff.Hash == "", Cost: ev.Agent.Usage.CostUSD, CostKnown: ev.Agent.Usage.CostKnown,
 		Lines: ev.Diff.Added + ev.Diff.Deleted, AgentExit: ev.Agent.ExitCode,
 	}
 	if ev.Review != nil {
