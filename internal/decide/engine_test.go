@@ -212,3 +212,13 @@ func BenchmarkDecide(b *testing.B) {
 		e.Decide(in)
 	}
 }
+
+func TestHistoryRowCostUnknownIsNotZero(t *testing.T) {
+	t.Parallel()
+	if got := row(point{N: 1}, "refine", "", "").Cost; got != "unknown" {
+		t.Errorf("unreported cost shown as %q, want unknown", got)
+	}
+	if got := row(point{N: 1, Cost: 0.5, CostKnown: true}, "refine", "", "").Cost; got != "$0.50" {
+		t.Errorf("reported cost shown as %q, want $0.50", got)
+	}
+}
