@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/engine"
@@ -57,6 +58,9 @@ func (a *agentRunner) RunAgent(ctx context.Context, req engine.AgentRequest) (ev
 	timeout := l.IterationTimeout
 	if req.Timeout > 0 {
 		timeout = req.Timeout
+	}
+	if timeout > 0 && !req.Started.IsZero() {
+		timeout = max(timeout-time.Since(req.Started), time.Millisecond)
 	}
 	var lim agent.Limits
 	spent := a.spent()

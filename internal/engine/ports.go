@@ -18,6 +18,9 @@ type AgentRequest struct {
 	IterDir   string // where the prompt file and agent.log go
 	Timeout   time.Duration
 	Echo      io.Writer // the terminal, when verbose; nil otherwise
+	// Started is when the iteration started: its timeout counts from there, so
+	// composing the prompt does not stretch it.
+	Started time.Time
 }
 
 // AgentRunner runs the implementer agent once.
