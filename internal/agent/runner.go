@@ -45,8 +45,11 @@ type Request struct {
 	// in more output lines than the prompt has (an echoed prompt does not count).
 	CompletionMarker string
 	Timeout          time.Duration
-	IdleTimeout      time.Duration
-	Limits           Limits
+	// Deadline, when set, ends the run at that time even if Timeout has not
+	// passed (an iteration's timeout counted from the iteration's start).
+	Deadline    time.Time
+	IdleTimeout time.Duration
+	Limits      Limits
 }
 
 // LimitError is the cancel cause when an agent crossed its per-run limit.
@@ -130,7 +133,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 		Argv: argv, Dir: req.Dir, Env: mergeEnv(r.baseEnv(), p.Env, req.Env),
 		Stdout:  fanout{log, stdoutLines, req.Echo},
 		Stderr:  fanout{log, stderrLines, errTail, req.Echo},
-		Timeout: req.Timeout, IdleTimeout: req.IdleTimeout, Grace: r.Grace,
+		Timeout: effectiveTimeout(req), IdleTimeout: req.IdleTimeout, Grace: r.Grace,
 	}
 	if stdin != "" {
 		spec.Stdin = strings.NewReader(stdin)
@@ -248,4 +251,16 @@ func mergeEnv(base []string, overlays ...map[string]string) []string {
 		}
 	}
 	return out
+}
+
+// effectiveTimeout is the run's timeout: Timeout, or less when the Deadline
+// comes first.
+func effectiveTimeout(req Request) time.Duration {
+	t := req.Timeout
+	if !req.Deadline.IsZero() {
+		if left := time.Until(req.Deadline); t <= 0 || left < t {
+			t = max(left, time.Millisecond)
+		}
+	}
+	return t
 }

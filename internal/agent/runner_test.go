@@ -240,3 +240,19 @@ func TestRunnerMarkerEcho(t *testing.T) {
 		}
 	}
 }
+
+func TestEffectiveTimeout(t *testing.T) {
+	t.Parallel()
+	if got := effectiveTimeout(Request{Timeout: time.Minute}); got != time.Minute {
+		t.Errorf("no deadline: %v", got)
+	}
+	if got := effectiveTimeout(Request{Timeout: time.Hour, Deadline: time.Now().Add(time.Minute)}); got > time.Minute || got < 59*time.Second {
+		t.Errorf("deadline first: %v, want about a minute", got)
+	}
+	if got := effectiveTimeout(Request{Timeout: time.Second, Deadline: time.Now().Add(time.Hour)}); got != time.Second {
+		t.Errorf("timeout first: %v", got)
+	}
+	if got := effectiveTimeout(Request{Deadline: time.Now().Add(-time.Second)}); got != time.Millisecond {
+		t.Errorf("past deadline: %v, want the minimum", got)
+	}
+}

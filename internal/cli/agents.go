@@ -59,8 +59,9 @@ func (a *agentRunner) RunAgent(ctx context.Context, req engine.AgentRequest) (ev
 	if req.Timeout > 0 {
 		timeout = req.Timeout
 	}
+	var deadline time.Time
 	if timeout > 0 && !req.Started.IsZero() {
-		timeout = max(timeout-time.Since(req.Started), time.Millisecond)
+		deadline = req.Started.Add(timeout)
 	}
 	var lim agent.Limits
 	spent := a.spent()
@@ -73,7 +74,7 @@ func (a *agentRunner) RunAgent(ctx context.Context, req engine.AgentRequest) (ev
 	return a.r.Run(ctx, agent.Request{
 		Preset: preset, Prompt: req.Prompt, Dir: req.WorkDir, IterDir: req.IterDir,
 		LogPath: filepath.Join(req.IterDir, "agent.log"), Echo: req.Echo,
-		CompletionMarker: a.p.Proc.CompletionMarker, Timeout: timeout, IdleTimeout: l.IdleTimeout,
+		CompletionMarker: a.p.Proc.CompletionMarker, Timeout: timeout, Deadline: deadline, IdleTimeout: l.IdleTimeout,
 		Limits: lim,
 	})
 }
