@@ -18,7 +18,7 @@ const (
 	KindType    Kind = "type"    // a type checker finding (tsc, mypy)
 	KindLint    Kind = "lint"    // a linter finding
 	KindTamper  Kind = "tamper"  // the agent weakened the tests
-	KindInfra   Kind = "infra"   // the gate itself could not run (not the agent's doing)
+	KindGate    Kind = "gate"    // a gate failed with no parsable failure: keyed on its output's tail
 )
 
 // Severity levels of a finding.

@@ -15,10 +15,6 @@ import (
 // the key or normalization rules never makes old and new fingerprints match.
 const FingerprintVersion = "fp/v1"
 
-// KindGate is the kind of the finding made for a gate that failed without any
-// parsable failure: its key is the normalized tail of the output.
-const KindGate evidence.Kind = "gate"
-
 var normRules = []struct {
 	re   *regexp.Regexp
 	repl string

@@ -20,7 +20,7 @@ type Gate struct {
 
 // Judge decides a gate from its exit code, its parsed report and its raw tail
 // together, since each alone loses failures:
-//   - a non-zero exit with nothing parsed still fails, with one [KindGate] finding
+//   - a non-zero exit with nothing parsed still fails, with one [evidence.KindGate] finding
 //     keyed on the normalized tail;
 //   - exit 0 with failures parsed (go vet -json) fails;
 //   - flaky tests (failed, then passed on a rerun) and warnings do not count, except
@@ -107,7 +107,7 @@ func gateFinding(name string, exitCode int, tail string) evidence.Finding {
 		msg += "; last output: " + last
 	}
 	return evidence.Finding{
-		Kind: KindGate, Tool: name, ID: name, Message: cleanMessage(msg), Severity: evidence.SeverityError,
+		Kind: evidence.KindGate, Tool: name, ID: name, Message: cleanMessage(msg), Severity: evidence.SeverityError,
 		Key: fmt.Sprintf("GATE|%s|exit=%d|%s", name, exitCode, hex.EncodeToString(sum[:])[:16]),
 	}
 }

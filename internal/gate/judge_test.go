@@ -90,7 +90,7 @@ func TestJudge(t *testing.T) {
 	vet := fixtureReport(t, "go/go_vet_json.txt", "/src/gosample")
 	flaky := fixtureReport(t, "go/gotestsum_flaky_rerun.jsonl", "/src/gosample")
 
-	if r := Judge(g, 1, Report{Tail: "segfault\n"}, nil); r.Passed || len(r.Findings) != 1 || r.Findings[0].Kind != KindGate || !strings.HasPrefix(r.Findings[0].Key, "GATE|tests|exit=1|") {
+	if r := Judge(g, 1, Report{Tail: "segfault\n"}, nil); r.Passed || len(r.Findings) != 1 || r.Findings[0].Kind != evidence.KindGate || !strings.HasPrefix(r.Findings[0].Key, "GATE|tests|exit=1|") {
 		t.Errorf("non-zero exit, nothing parsed: %+v", r)
 	}
 	if r := Judge(g, 0, vet, nil); r.Passed || len(r.Findings) != 1 {

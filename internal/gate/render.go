@@ -24,8 +24,6 @@ type RenderOptions struct {
 // kindRank orders kinds in feedback: what blocks most comes first.
 func kindRank(k evidence.Kind) int {
 	switch k {
-	case evidence.KindInfra:
-		return 0
 	case evidence.KindBuild:
 		return 1
 	case evidence.KindType:
@@ -34,7 +32,7 @@ func kindRank(k evidence.Kind) int {
 		return 3
 	case evidence.KindTimeout:
 		return 4
-	case KindGate:
+	case evidence.KindGate:
 		return 5
 	case evidence.KindTest:
 		return 6
