@@ -93,8 +93,9 @@ func (p *plan) task() string {
 	return p.Proc.Description
 }
 
-// runStore saves the state in the state folder and a copy in the run folder, so
-// an older run's final state is still there after a new run of the same name.
+// runStore saves the state in the state folder and, once a session of the run
+// has ended, a copy in the run folder, so an older run's final state is still
+// there after a new run of the same name replaces the state file.
 type runStore struct {
 	store  *state.Store
 	runDir string
@@ -104,9 +105,12 @@ func (r runStore) Save(st *loop.State) error {
 	if err := r.store.Save(st); err != nil {
 		return err
 	}
+	if st.Status == loop.StatusRunning {
+		return nil
+	}
 	b, err := os.ReadFile(r.store.StatePath(st.Name))
 	if err != nil {
-		return nil
+		return fmt.Errorf("copy the state into the run folder: %w", err)
 	}
 	if err := state.WriteFileAtomic(filepath.Join(r.runDir, "state.json"), b, 0o600); err != nil {
 		return fmt.Errorf("copy the state into the run folder: %w", err)
