@@ -51,7 +51,11 @@ func (g *graphRun) load() error {
 		return fmt.Errorf("read task graph state: %w", err)
 	}
 	if err := json.Unmarshal(b, &g.st); err != nil {
-		g.out.Warnf("the state of task graph %s is unreadable (%v); starting it afresh", g.name, err)
+		aside := g.path() + ".corrupt-" + g.d.Now().UTC().Format("20060102-150405")
+		if mvErr := os.Rename(g.path(), aside); mvErr != nil {
+			return fmt.Errorf("the state of task graph %s is unreadable (%v) and could not be moved aside: %w", g.name, err, mvErr)
+		}
+		g.out.Warnf("the state of task graph %s is unreadable (%v); it was moved to %s and the graph starts afresh (each task's own state is kept)", g.name, err, aside)
 		g.st = graphState{Version: 1, File: g.file.Path, Outcomes: map[string]tasks.Outcome{}}
 	} else {
 		g.out.Linef("Resuming task graph %s", g.name)
