@@ -158,7 +158,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		}
 		ev.Diff.TreeHash = tree
 		if diff != "" {
-			_ = writeFile(filepath.Join(dir, "diff.patch"), []byte(diff))
+			l.keep(filepath.Join(dir, "diff.patch"), []byte(diff))
 		}
 	}
 
@@ -174,7 +174,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		}
 		ev.Review = &rv
 		if b, err := json.MarshalIndent(rv, "", "  "); err == nil {
-			_ = writeFile(filepath.Join(dir, "review.json"), b)
+			l.keep(filepath.Join(dir, "review.json"), b)
 		}
 	}
 	ev.Finished = l.Now()
@@ -236,14 +236,14 @@ func (l *Local) Emit(_ context.Context, ev loop.Event) error {
 		delete(ev.Data, "document")
 		if doc != nil && ev.Iteration > 0 {
 			if b, err := yaml.Marshal(doc); err == nil {
-				_ = writeFile(filepath.Join(state.IterDir(l.RunDir, ev.Iteration), "decision.yaml"), b)
+				l.keep(filepath.Join(state.IterDir(l.RunDir, ev.Iteration), "decision.yaml"), b)
 			}
 		}
 	}
 	if fb, ok := ev.Data["feedback"].(string); ok {
 		delete(ev.Data, "feedback")
 		if fb != "" && ev.Iteration > 0 {
-			_ = writeFile(filepath.Join(state.IterDir(l.RunDir, ev.Iteration), "feedback.md"), []byte(fb))
+			l.keep(filepath.Join(state.IterDir(l.RunDir, ev.Iteration), "feedback.md"), []byte(fb))
 		}
 	}
 	if l.Screen != nil {
@@ -285,6 +285,14 @@ func (l *Local) warn(format string, args ...any) {
 		l.Screen.Warnf(format, args...)
 	}
 	l.Log.Warn(fmt.Sprintf(format, args...))
+}
+
+// keep writes an artifact the loop does not need to go on (a diff, a review, a
+// decision document): a failure is a warning, not the end of the iteration.
+func (l *Local) keep(path string, b []byte) {
+	if err := writeFile(path, b); err != nil {
+		l.warn("%v", err)
+	}
 }
 
 func writeFile(path string, b []byte) error {
