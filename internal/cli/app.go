@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/agentloop/agentloop/internal/proc"
 )
 
 // Version is the version of this build (set with -ldflags at release time).
@@ -46,9 +48,11 @@ func Std() Deps {
 
 // Main runs the command line and returns the process exit code. The first SIGINT
 // or SIGTERM cancels the context (the loop ends its agent, saves and prints how
-// to resume); a second one exits at once.
+// to resume); a second one kills every process group agentloop started (agents,
+// reviewers, gates) with SIGKILL and exits at once.
 func Main(args []string, d Deps) int {
-	ctx, cancel := context.WithCancelCause(context.Background())
+	children := &proc.Groups{}
+	ctx, cancel := context.WithCancelCause(proc.WithGroups(context.Background(), children))
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -60,7 +64,10 @@ func Main(args []string, d Deps) int {
 		}
 		cancel(&InterruptError{Signal: s.String()})
 		if _, ok := <-sigs; ok {
-			fmt.Fprintln(d.Stderr, "\nagentloop: second interrupt, exiting now")
+			// The children run in process groups of their own, which the
+			// terminal's Ctrl-C does not reach: end them before exiting.
+			n := children.KillAll()
+			fmt.Fprintf(d.Stderr, "\nagentloop: second interrupt, killed %d process group(s), exiting now\n", n)
 			os.Exit(ExitInterrupted)
 		}
 	}()

@@ -62,7 +62,7 @@ func (a *agent) do(act action) (code int, done bool) {
 		time.Sleep(d)
 	case "hang", "hang-stubborn":
 		if act.verb == "hang-stubborn" {
-			signal.Ignore(syscall.SIGTERM)
+			a.surviveTERM()
 		}
 		a.notePID(os.Getpid())
 		for {
@@ -98,15 +98,30 @@ func (a *agent) do(act action) (code int, done bool) {
 }
 
 // notePID appends pid to $FAKEAGENT_DIR/pids so tests can check it is gone.
-func (a *agent) notePID(pid int) {
+func (a *agent) notePID(pid int) { a.note("pids", strconv.Itoa(pid)) }
+
+// surviveTERM catches SIGTERM from now on and, for each one received, appends
+// our pid to $FAKEAGENT_DIR/sigterm, so a test can wait until the signal arrived.
+func (a *agent) surviveTERM() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGTERM)
+	go func() {
+		for range c {
+			a.note("sigterm", strconv.Itoa(os.Getpid()))
+		}
+	}()
+}
+
+// note appends a line to the file name in $FAKEAGENT_DIR.
+func (a *agent) note(name, line string) {
 	if a.dir == "" {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(a.dir, "pids"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(filepath.Join(a.dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return
 	}
-	fmt.Fprintln(f, pid)
+	fmt.Fprintln(f, line)
 	_ = f.Close()
 }
 

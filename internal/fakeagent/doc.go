@@ -23,7 +23,8 @@
 //	exit N                  stop with exit code N
 //	sleep DURATION          time.ParseDuration syntax
 //	hang                    sleep forever
-//	hang-stubborn           ignore SIGTERM, then sleep forever
+//	hang-stubborn           survive SIGTERM, then sleep forever; each SIGTERM
+//	                        received appends our pid to $FAKEAGENT_DIR/sigterm
 //	spawn-stubborn          start a child in our process group that ignores SIGTERM,
 //	                        keeps stdout/stderr open and sleeps forever
 //	flood BYTES             write BYTES (suffix K, M or G: binary units) to stdout

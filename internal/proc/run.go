@@ -59,7 +59,8 @@ func (e *StartError) Unwrap() error { return e.Err }
 // Run starts the process in its own process group and waits. On timeout, idle timeout
 // or ctx cancellation it sends SIGTERM to the whole group, then SIGKILL after Grace,
 // and always kills what is left of the group once the leader has exited, so no child
-// is left and no child holding the output pipes can make Run hang. The error is
+// is left and no child holding the output pipes can make Run hang. When ctx carries
+// a [Groups] (see [WithGroups]), the group is recorded there while it runs. The error is
 // non-nil only when the process could not start (*StartError, which unwraps to the
 // exec error).
 func Run(ctx context.Context, s Spec) (Result, error) {
@@ -85,7 +86,8 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if err := out.open(cmd, s.Stdout, s.Stderr); err != nil {
 		return res, &StartError{Argv: s.Argv, Err: err}
 	}
-	if err := cmd.Start(); err != nil {
+	groups := groupsFrom(ctx)
+	if err := groups.start(cmd); err != nil {
 		out.closeAll()
 		return res, &StartError{Argv: s.Argv, Err: err}
 	}
@@ -134,7 +136,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 	// The leader is gone: end whatever is left of its group (children that ignore
 	// SIGTERM, background jobs holding the pipes).
-	killGroup(pid)
+	groups.end(pid)
 	out.drain(grace)
 
 	res.ExitCode, res.Signal = exitStatus(cmd.ProcessState)

@@ -1,0 +1,175 @@
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary play the child processes of these tests: with
+// PROC_TEST_HELPER set it runs that helper instead of the tests.
+func TestMain(m *testing.M) {
+	switch os.Getenv("PROC_TEST_HELPER") {
+	case "":
+		os.Exit(m.Run())
+	case "term-leader":
+		os.Exit(termLeader())
+	case "term-recorder":
+		os.Exit(termRecorder())
+	default:
+		fmt.Fprintln(os.Stderr, "unknown PROC_TEST_HELPER")
+		os.Exit(2)
+	}
+}
+
+// termLeader survives SIGTERM, starts a term-recorder in its own process group
+// and exits when that child has.
+func termLeader() int {
+	signal.Ignore(syscall.SIGTERM) // exec resets it for the child
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "PROC_TEST_HELPER=term-recorder")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "term-leader:", err)
+		return 1
+	}
+	return 0
+}
+
+// termRecorder says "ready" once it handles SIGTERM, and on SIGTERM writes
+// "SIGTERM" to $PROC_TEST_RECORD and exits 0.
+func termRecorder() int {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGTERM)
+	fmt.Println("ready")
+	<-c
+	if err := os.WriteFile(os.Getenv("PROC_TEST_RECORD"), []byte("SIGTERM"), 0o600); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// lineEvents returns a writer for a child's output and a channel that is closed
+// once the output has had n lines.
+func lineEvents(n int) (*linesSeen, <-chan struct{}) {
+	l := &linesSeen{want: n, done: make(chan struct{})}
+	l.w = Lines(1024, l.line)
+	return l, l.done
+}
+
+type linesSeen struct {
+	mu    sync.Mutex
+	w     interface{ Write([]byte) (int, error) }
+	lines []string
+	want  int
+	done  chan struct{}
+}
+
+func (l *linesSeen) Write(p []byte) (int, error) { return l.w.Write(p) }
+
+func (l *linesSeen) line(b []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, string(b))
+	if len(l.lines) == l.want {
+		close(l.done)
+	}
+}
+
+func (l *linesSeen) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// A child in the agent's group that handles SIGTERM gets it: Run signals the
+// whole group, not only its leader (which here survives SIGTERM and waits for the
+// child), and the child has ended well before the grace period ran out.
+func TestRunTermReachesWholeGroup(t *testing.T) {
+	t.Parallel()
+	const grace = 5 * time.Second
+	record := filepath.Join(t.TempDir(), "record")
+	out, ready := lineEvents(1)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-ready:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	res, err := Run(ctx, Spec{
+		Argv:   []string{os.Args[0]},
+		Env:    append(os.Environ(), "PROC_TEST_HELPER=term-leader", "PROC_TEST_RECORD="+record),
+		Stdout: out, Stderr: out, Grace: grace,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	got, _ := os.ReadFile(record)
+	if string(got) != "SIGTERM" {
+		t.Errorf("the child in the group recorded %q, want SIGTERM (output %q, result %+v)", got, out.String(), res)
+	}
+	if !res.Canceled || res.ExitCode != 0 || res.Duration >= grace {
+		t.Errorf("Result = %+v, want Canceled, exit 0 well within the %s grace", res, grace)
+	}
+}
+
+// KillAll ends every recorded group with SIGKILL at once, even one whose
+// processes ignore SIGTERM, without waiting for any grace period; afterwards no
+// process starts.
+func TestGroupsKillAll(t *testing.T) {
+	t.Parallel()
+	const grace = time.Minute
+	g := &Groups{}
+	ctx := WithGroups(t.Context(), g)
+	out, started := lineEvents(2) // the stubborn script prints two pids
+	type result struct {
+		res Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := Run(ctx, Spec{Argv: []string{"sh", "-c", stubborn}, Stdout: out, Grace: grace})
+		done <- result{res, err}
+	}()
+	select {
+	case <-started:
+	case r := <-done:
+		t.Fatalf("Run returned early: %+v, %v", r.res, r.err)
+	}
+	if n := g.Len(); n != 1 {
+		t.Fatalf("Len = %d while the script runs, want 1", n)
+	}
+	if n := g.KillAll(); n != 1 {
+		t.Errorf("KillAll = %d, want 1", n)
+	}
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(grace / 2):
+		t.Fatal("Run did not return after KillAll")
+	}
+	if r.err != nil || r.res.Signal != "SIGKILL" || r.res.Canceled || r.res.TimedOut {
+		t.Errorf("Run = %+v, %v; want killed by SIGKILL", r.res, r.err)
+	}
+	assertGone(t, pids(t, out.String()), 2*time.Second)
+	if n := g.Len(); n != 0 {
+		t.Errorf("Len = %d after Run returned, want 0", n)
+	}
+
+	_, err := Run(ctx, Spec{Argv: []string{"true"}})
+	if _, ok := errors.AsType[*StartError](err); !ok || !errors.Is(err, ErrShuttingDown) {
+		t.Errorf("Run after KillAll: error %v, want a *StartError wrapping ErrShuttingDown", err)
+	}
+}
