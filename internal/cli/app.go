@@ -128,6 +128,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newInitCmd(d),
 		newDemoCmd(d),
 		newDemoAgentCmd(d),
+		newDoubleCmd(d),
 		newVersionCmd(d),
 	)
 	return root

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/internal/double"
+)
+
+// doubleOptions are the flags of 'agentloop double'.
+type doubleOptions struct {
+	scenario string
+	addr     string
+	urlFile  string
+	logFile  string
+}
+
+func newDoubleCmd(d Deps) *cobra.Command {
+	var o doubleOptions
+	cmd := &cobra.Command{
+		Use:   "double --scenario FILE",
+		Short: "Serve scripted model replies to a real agent CLI, for tests that cost nothing",
+		Long: `Serve a model double on 127.0.0.1: the Anthropic Messages API (/v1/messages), the
+OpenAI Responses and Chat Completions APIs (/v1/responses, /v1/chat/completions) and the
+Gemini API (/v1beta/models/M:generateContent and :streamGenerateContent), streaming and
+not. Replies come from the scenario file: per turn, text and tool calls (the CLI's own
+shell tool runs the commands), the usage to report, and faults (429 with retry-after,
+401, 500, a cut stream, a reply that never ends). Point a CLI at the printed URL (see
+the agent recipes in the README). Every request is logged as a JSON line.
+It serves until interrupted.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDouble(cmd, d, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.scenario, "scenario", "", "the scenario file (YAML) (required)")
+	f.StringVar(&o.addr, "addr", "127.0.0.1:0", "address to listen on (port 0: a free port)")
+	f.StringVar(&o.urlFile, "url-file", "", "also write the URL to this file once listening")
+	f.StringVar(&o.logFile, "log", "", "append the request log here (default: standard error)")
+	return cmd
+}
+
+func runDouble(cmd *cobra.Command, d Deps, o doubleOptions) error {
+	if o.scenario == "" {
+		return usageError("double needs --scenario FILE (see 'agentloop double --help')")
+	}
+	sc, err := double.LoadScenario(o.scenario)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	var log io.Writer = d.Stderr
+	if o.logFile != "" {
+		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("open the request log: %w", err)
+		}
+		defer f.Close()
+		log = f
+	}
+	ln, url, err := double.Listen(o.addr)
+	if err != nil {
+		return err
+	}
+	if o.urlFile != "" {
+		if err := os.WriteFile(o.urlFile, []byte(url+"\n"), 0o644); err != nil {
+			ln.Close()
+			return fmt.Errorf("write the URL file: %w", err)
+		}
+	}
+	fmt.Fprintln(d.Stdout, url)
+	err = double.Serve(cmd.Context(), ln, double.New(sc, log))
+	if cmd.Context().Err() != nil {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,309 @@
+package double
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// responses is the OpenAI Responses API (/v1/responses).
+type responses struct{}
+
+func (responses) name() string { return "responses" }
+
+func (responses) parse(body []byte, _ *http.Request) (*request, error) {
+	var in struct {
+		Model  string          `json:"model"`
+		Stream bool            `json:"stream"`
+		Input  json.RawMessage `json:"input"`
+		Tools  []struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+		} `json:"tools"`
+		Text struct {
+			Format struct {
+				Type string `json:"type"`
+			} `json:"format"`
+		} `json:"text"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, err
+	}
+	req := &request{api: "responses", model: in.Model, stream: in.Stream, json: in.Text.Format.Type == "json_schema"}
+	for _, t := range in.Tools {
+		if t.Name != "" {
+			req.tools = append(req.tools, tool{name: t.Name, custom: t.Type == "custom"})
+		} else if t.Type != "" {
+			req.tools = append(req.tools, tool{name: t.Type})
+		}
+	}
+	var s string
+	if json.Unmarshal(in.Input, &s) == nil {
+		req.first, req.last = s, s
+		return req, nil
+	}
+	var items []map[string]any
+	if err := json.Unmarshal(in.Input, &items); err != nil {
+		return nil, fmt.Errorf("input is neither a string nor a list of items: %w", err)
+	}
+	inReply := false
+	for _, it := range items {
+		typ, _ := it["type"].(string)
+		role, _ := it["role"].(string)
+		model := role == "assistant" || typ == "function_call" || typ == "custom_tool_call" ||
+			typ == "reasoning" || typ == "local_shell_call"
+		if model && !inReply {
+			req.replies++
+		}
+		inReply = model
+		if model {
+			continue
+		}
+		t := text(it)
+		if role == "user" && req.first == "" {
+			req.first = t
+		}
+		if t != "" {
+			req.last = t
+		}
+	}
+	return req, nil
+}
+
+func (responses) usage(u Usage) map[string]any {
+	return map[string]any{
+		"input_tokens":          u.Input,
+		"input_tokens_details":  map[string]any{"cached_tokens": u.Cached},
+		"output_tokens":         u.Output,
+		"output_tokens_details": map[string]any{"reasoning_tokens": u.Reasoning},
+		"total_tokens":          u.Input + u.Output,
+	}
+}
+
+func (responses) items(rep reply) []map[string]any {
+	var out []map[string]any
+	if rep.text != "" {
+		out = append(out, map[string]any{"type": "message", "id": "msg_" + rep.id, "status": "completed", "role": "assistant",
+			"content": []any{map[string]any{"type": "output_text", "text": rep.text, "annotations": []any{}}}})
+	}
+	for _, c := range rep.calls {
+		if c.custom != "" {
+			out = append(out, map[string]any{"type": "custom_tool_call", "id": "ctc_" + c.id, "call_id": c.id,
+				"name": c.name, "input": c.custom, "status": "completed"})
+			continue
+		}
+		out = append(out, map[string]any{"type": "function_call", "id": "fc_" + c.id, "call_id": c.id,
+			"name": c.name, "arguments": jsonArgs(c.args), "status": "completed"})
+	}
+	return out
+}
+
+func (r responses) response(rep reply, status string, output []map[string]any) map[string]any {
+	m := map[string]any{"id": "resp_" + rep.id, "object": "response", "created_at": time.Now().Unix(),
+		"status": status, "model": rep.model, "output": output}
+	if output == nil {
+		m["output"] = []any{}
+	}
+	if status == "completed" {
+		m["usage"] = r.usage(rep.usage)
+	}
+	return m
+}
+
+func (r responses) whole(rep reply) any { return r.response(rep, "completed", r.items(rep)) }
+
+func (r responses) stream(rep reply) []frame {
+	seq := 0
+	e := func(typ string, fields map[string]any) frame {
+		fields["type"] = typ
+		fields["sequence_number"] = seq
+		seq++
+		return ev(typ, fields)
+	}
+	fs := []frame{
+		e("response.created", map[string]any{"response": r.response(rep, "in_progress", nil)}),
+		e("response.in_progress", map[string]any{"response": r.response(rep, "in_progress", nil)}),
+	}
+	items := r.items(rep)
+	for i, it := range items {
+		id, _ := it["id"].(string)
+		switch it["type"] {
+		case "message":
+			fs = append(fs,
+				e("response.output_item.added", map[string]any{"output_index": i, "item": map[string]any{
+					"type": "message", "id": id, "status": "in_progress", "role": "assistant", "content": []any{}}}),
+				e("response.content_part.added", map[string]any{"item_id": id, "output_index": i, "content_index": 0,
+					"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}}))
+			for _, d := range split(rep.text) {
+				fs = append(fs, e("response.output_text.delta", map[string]any{"item_id": id, "output_index": i,
+					"content_index": 0, "delta": d}))
+			}
+			fs = append(fs,
+				e("response.output_text.done", map[string]any{"item_id": id, "output_index": i, "content_index": 0, "text": rep.text}),
+				e("response.content_part.done", map[string]any{"item_id": id, "output_index": i, "content_index": 0,
+					"part": map[string]any{"type": "output_text", "text": rep.text, "annotations": []any{}}}))
+		case "function_call":
+			added := map[string]any{}
+			for k, v := range it {
+				added[k] = v
+			}
+			added["arguments"], added["status"] = "", "in_progress"
+			args, _ := it["arguments"].(string)
+			fs = append(fs, e("response.output_item.added", map[string]any{"output_index": i, "item": added}))
+			for _, d := range split(args) {
+				fs = append(fs, e("response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": i, "delta": d}))
+			}
+			fs = append(fs, e("response.function_call_arguments.done", map[string]any{"item_id": id, "output_index": i, "arguments": args}))
+		default:
+			fs = append(fs, e("response.output_item.added", map[string]any{"output_index": i, "item": it}))
+		}
+		fs = append(fs, e("response.output_item.done", map[string]any{"output_index": i, "item": it}))
+	}
+	return append(fs, e("response.completed", map[string]any{"response": r.response(rep, "completed", items)}))
+}
+
+func (responses) error(w http.ResponseWriter, status, retryAfter int, msg string) {
+	openaiError(w, status, retryAfter, msg)
+}
+
+func (responses) count(w http.ResponseWriter, tokens int) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"input_tokens":%d}`, tokens)
+}
+
+// openaiError writes an error in the shape both OpenAI APIs use.
+func openaiError(w http.ResponseWriter, status, retryAfter int, msg string) {
+	kind, code, def := "server_error", "server_error", "The server had an error while processing your request."
+	switch status {
+	case 400:
+		kind, code, def = "invalid_request_error", "invalid_request", "Invalid request."
+	case 401:
+		kind, code, def = "invalid_request_error", "invalid_api_key", "Incorrect API key provided: sk-doub*****. You can find your API key at https://platform.openai.com/account/api-keys."
+	case 403:
+		kind, code, def = "invalid_request_error", "unsupported_country_region_territory", "Country, region, or territory not supported."
+	case 404:
+		kind, code, def = "invalid_request_error", "model_not_found", "The model does not exist or you do not have access to it."
+	case 429:
+		kind, code, def = "requests", "rate_limit_exceeded", "Rate limit reached for requests. Please try again later."
+	case 503, 529:
+		kind, code, def = "server_error", "overloaded", "The engine is currently overloaded, please try again later."
+	}
+	if status == 429 && retryAfter > 0 {
+		def = fmt.Sprintf("Rate limit reached for requests. Please try again in %ds.", retryAfter)
+		w.Header().Set("x-ratelimit-reset-requests", fmt.Sprintf("%ds", retryAfter))
+	}
+	if msg == "" {
+		msg = def
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": kind, "param": nil, "code": code}})
+	w.Write(b)
+}
+
+// chat is the OpenAI Chat Completions API (/v1/chat/completions).
+type chat struct{}
+
+func (chat) name() string { return "chat" }
+
+func (chat) parse(body []byte, _ *http.Request) (*request, error) {
+	var in struct {
+		Model    string `json:"model"`
+		Stream   bool   `json:"stream"`
+		Messages []struct {
+			Role    string `json:"role"`
+			Content any    `json:"content"`
+		} `json:"messages"`
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+		ResponseFormat struct {
+			Type string `json:"type"`
+		} `json:"response_format"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, err
+	}
+	req := &request{api: "chat", model: in.Model, stream: in.Stream,
+		json: in.ResponseFormat.Type == "json_object" || in.ResponseFormat.Type == "json_schema"}
+	for _, t := range in.Tools {
+		req.tools = append(req.tools, tool{name: t.Function.Name})
+	}
+	for _, m := range in.Messages {
+		switch m.Role {
+		case "assistant":
+			req.replies++
+		case "user":
+			if req.first == "" {
+				req.first = text(m.Content)
+			}
+			fallthrough
+		case "tool":
+			req.last = text(m.Content)
+		}
+	}
+	return req, nil
+}
+
+func (chat) usage(u Usage) map[string]any {
+	return map[string]any{
+		"prompt_tokens": u.Input, "completion_tokens": u.Output, "total_tokens": u.Input + u.Output,
+		"prompt_tokens_details":     map[string]any{"cached_tokens": u.Cached},
+		"completion_tokens_details": map[string]any{"reasoning_tokens": u.Reasoning},
+	}
+}
+
+func (chat) toolCalls(rep reply, stream bool) []any {
+	var out []any
+	for i, c := range rep.calls {
+		tc := map[string]any{"id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": jsonArgs(c.args)}}
+		if stream {
+			tc["index"] = i
+		}
+		out = append(out, tc)
+	}
+	return out
+}
+
+func (c chat) whole(rep reply) any {
+	msg := map[string]any{"role": "assistant", "content": rep.text}
+	if tc := c.toolCalls(rep, false); tc != nil {
+		msg["tool_calls"] = tc
+	}
+	return map[string]any{"id": "chatcmpl-" + rep.id, "object": "chat.completion", "created": time.Now().Unix(),
+		"model": rep.model, "choices": []any{map[string]any{"index": 0, "message": msg,
+			"finish_reason": stopReason(rep, "tool_calls", "stop")}}, "usage": c.usage(rep.usage)}
+}
+
+func (c chat) stream(rep reply) []frame {
+	created := time.Now().Unix()
+	chunk := func(delta map[string]any, finish any) frame {
+		return ev("", map[string]any{"id": "chatcmpl-" + rep.id, "object": "chat.completion.chunk", "created": created,
+			"model": rep.model, "choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+	}
+	fs := []frame{chunk(map[string]any{"role": "assistant", "content": ""}, nil)}
+	if rep.text != "" {
+		for _, d := range split(rep.text) {
+			fs = append(fs, chunk(map[string]any{"content": d}, nil))
+		}
+	}
+	if tc := c.toolCalls(rep, true); tc != nil {
+		fs = append(fs, chunk(map[string]any{"tool_calls": tc}, nil))
+	}
+	fs = append(fs, chunk(map[string]any{}, stopReason(rep, "tool_calls", "stop")),
+		ev("", map[string]any{"id": "chatcmpl-" + rep.id, "object": "chat.completion.chunk", "created": created,
+			"model": rep.model, "choices": []any{}, "usage": c.usage(rep.usage)}))
+	return append(fs, frame{data: []byte("[DONE]")})
+}
+
+func (chat) error(w http.ResponseWriter, status, retryAfter int, msg string) {
+	openaiError(w, status, retryAfter, msg)
+}
+
+func (chat) count(w http.ResponseWriter, tokens int) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"input_tokens":%d}`, tokens)
+}

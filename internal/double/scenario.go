@@ -1,0 +1,145 @@
+package double
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Scenario is what the double replies. In YAML:
+//
+//	model: double-1            # the model name replies carry (default: the requested one)
+//	fault: {status: 401}       # optional: every request, side requests included, gets this
+//	turns:
+//	  - shell: "sed -i 's/a/b/' x.go"   # a call of whichever shell tool the CLI declares
+//	    usage: {input: 1200, output: 40}
+//	  - fault: {status: 429, retry_after: 2, count: 1}  # the first request of this turn gets 429
+//	    text: "Done: x.go fixed."
+//	    usage: {input: 1500, cached: 1000, output: 12}
+//	final: "Done."             # the reply after the last turn (default "Done.")
+//	side: "ok"                 # the reply to side requests (no tools declared)
+//	side_usage: {input: 10, output: 2}
+type Scenario struct {
+	Model     string `yaml:"model"`
+	Fault     *Fault `yaml:"fault"`
+	Turns     []Turn `yaml:"turns"`
+	Final     string `yaml:"final"`
+	Side      string `yaml:"side"`
+	SideUsage *Usage `yaml:"side_usage"`
+}
+
+// Turn is one reply of a conversation: text, then tool calls.
+type Turn struct {
+	Text string `yaml:"text"`
+	// Shell is a command for the CLI's own shell tool (Bash, run_shell_command,
+	// bash, shell, exec_command, …), whichever the request declares.
+	Shell string `yaml:"shell"`
+	// Write is a file for the CLI's own write tool (Write, write_file, write);
+	// CLIs without one get it as a shell command.
+	Write *WriteFile `yaml:"write"`
+	// Calls are tool calls given as is. A call whose tool the request does not
+	// declare is left out, so one turn can name each CLI's tool.
+	Calls []Call `yaml:"calls"`
+	Usage *Usage `yaml:"usage"`
+	Fault *Fault `yaml:"fault"`
+}
+
+// WriteFile is a file to write through the CLI's tool.
+type WriteFile struct {
+	Path    string `yaml:"path"`
+	Content string `yaml:"content"`
+}
+
+// Call is one tool call with its arguments.
+type Call struct {
+	Name string         `yaml:"name"`
+	Args map[string]any `yaml:"args"`
+}
+
+// Usage is what a reply reports. Input counts every prompt token, Cached and
+// CacheWrite included; each API gets it in its own shape (Anthropic's
+// input_tokens leaves out the cache, OpenAI's and Gemini's include it).
+type Usage struct {
+	Input      int `yaml:"input" json:"input"`
+	Output     int `yaml:"output" json:"output"`
+	Cached     int `yaml:"cached" json:"cached,omitempty"`
+	CacheWrite int `yaml:"cache_write" json:"cache_write,omitempty"`
+	Reasoning  int `yaml:"reasoning" json:"reasoning,omitempty"`
+}
+
+// Fault is a failure the double serves instead of (or in the middle of) a reply.
+type Fault struct {
+	// Status is an HTTP status: 429, 401, 403, 500, 529, …
+	Status int `yaml:"status"`
+	// RetryAfter is sent as the retry-after header, in seconds, when above 0.
+	RetryAfter int `yaml:"retry_after"`
+	// Message replaces the API's usual error message.
+	Message string `yaml:"message"`
+	// Cut sends part of a streamed reply, then breaks the connection.
+	Cut bool `yaml:"cut"`
+	// Hang sends the headers (and, streamed, the first event), then nothing
+	// more until the client goes away.
+	Hang bool `yaml:"hang"`
+	// Count is how many requests get the fault, after which the turn replies
+	// normally; 0 is every request.
+	Count int `yaml:"count"`
+}
+
+// LoadScenario reads a scenario file.
+func LoadScenario(path string) (*Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the scenario: %w", err)
+	}
+	s, err := ParseScenario(b)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ParseScenario reads a scenario from YAML; unknown fields are errors.
+func ParseScenario(b []byte) (*Scenario, error) {
+	var s Scenario
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("parse the scenario: %w", err)
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func (s *Scenario) check() error {
+	faults := []*Fault{s.Fault}
+	for i, t := range s.Turns {
+		if t.Write != nil && t.Write.Path == "" {
+			return fmt.Errorf("turn %d: write needs a path", i+1)
+		}
+		for _, c := range t.Calls {
+			if c.Name == "" {
+				return fmt.Errorf("turn %d: a call needs a name", i+1)
+			}
+		}
+		faults = append(faults, t.Fault)
+	}
+	for _, f := range faults {
+		if f == nil {
+			continue
+		}
+		if f.Status == 0 && !f.Cut && !f.Hang {
+			return fmt.Errorf("a fault needs a status, cut or hang")
+		}
+		if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
+			return fmt.Errorf("fault status %d is not an HTTP error status", f.Status)
+		}
+		if f.Count < 0 || f.RetryAfter < 0 {
+			return fmt.Errorf("fault count and retry_after cannot be negative")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package double
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// api is one model API: how its requests read and its replies look.
+type api interface {
+	name() string
+	parse(body []byte, r *http.Request) (*request, error)
+	whole(rep reply) any
+	stream(rep reply) []frame
+	error(w http.ResponseWriter, status, retryAfter int, msg string)
+	count(w http.ResponseWriter, tokens int)
+}
+
+// frame is one server-sent event (event may be empty), or a whole JSON body.
+type frame struct {
+	event string
+	data  []byte
+}
+
+func ev(event string, v any) frame {
+	b, _ := json.Marshal(v)
+	return frame{event: event, data: b}
+}
+
+// route finds the API of a request, and for Gemini the method after the colon.
+func route(r *http.Request) (api, string) {
+	p := r.URL.Path
+	if r.Method != http.MethodPost {
+		return nil, ""
+	}
+	switch {
+	case strings.HasSuffix(p, "/messages/count_tokens"):
+		return anthropic{}, "countTokens"
+	case strings.HasSuffix(p, "/messages"):
+		return anthropic{}, ""
+	case strings.HasSuffix(p, "/responses"):
+		return responses{}, ""
+	case strings.HasSuffix(p, "/chat/completions"):
+		return chat{}, ""
+	case strings.Contains(p, "/models/") && strings.Contains(p, ":"):
+		method := p[strings.LastIndex(p, ":")+1:]
+		switch method {
+		case "generateContent", "streamGenerateContent", "countTokens":
+			return gemini{}, method
+		}
+	}
+	return nil, ""
+}
+
+// write sends the frames: server-sent events when streaming, else the body.
+func write(w http.ResponseWriter, stream bool, frames []frame) {
+	if !stream {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		for _, f := range frames {
+			w.Write(f.data)
+		}
+		return
+	}
+	startStream(w)
+	for _, f := range frames {
+		writeFrame(w, f)
+	}
+}
+
+func startStream(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+}
+
+func writeFrame(w http.ResponseWriter, f frame) {
+	var b strings.Builder
+	if f.event != "" {
+		b.WriteString("event: " + f.event + "\n")
+	}
+	b.WriteString("data: ")
+	b.Write(f.data)
+	b.WriteString("\n\n")
+	w.Write([]byte(b.String()))
+	if fl, ok := w.(http.Flusher); ok {
+		fl.Flush()
+	}
+}
+
+// hang sends the start of a reply, then nothing until the client goes away.
+func (s *Server) hang(w http.ResponseWriter, r *http.Request, stream bool, frames []frame) {
+	if stream {
+		startStream(w)
+		if len(frames) > 0 {
+			writeFrame(w, frames[0])
+		}
+	}
+	<-r.Context().Done()
+}
+
+// cut sends about half of a reply, then breaks the connection.
+func (s *Server) cut(w http.ResponseWriter, stream bool, frames []frame) {
+	if stream {
+		startStream(w)
+		for _, f := range frames[:(len(frames)+1)/2] {
+			writeFrame(w, f)
+		}
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		if len(frames) > 0 {
+			w.Write(frames[0].data[:len(frames[0].data)/2])
+		}
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// split cuts text in two deltas, so streams carry more than one.
+func split(s string) []string {
+	i := len(s) / 2
+	for i < len(s) && s[i]&0xC0 == 0x80 {
+		i++
+	}
+	if i == 0 || i == len(s) {
+		return []string{s}
+	}
+	return []string{s[:i], s[i:]}
+}
+
+// text reads the text out of a message content that is a string or a list of
+// parts with a text (or content/output) field.
+func text(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		var parts []string
+		for _, e := range x {
+			if t := text(e); t != "" {
+				parts = append(parts, t)
+			}
+		}
+		return strings.Join(parts, "\n")
+	case map[string]any:
+		for _, k := range []string{"text", "content", "output"} {
+			if t := text(x[k]); t != "" {
+				return t
+			}
+		}
+		if fr, ok := x["functionResponse"].(map[string]any); ok {
+			b, _ := json.Marshal(fr["response"])
+			return string(b)
+		}
+	}
+	return ""
+}
+
+func jsonArgs(args map[string]any) string {
+	if args == nil {
+		return "{}"
+	}
+	b, _ := json.Marshal(args)
+	return string(b)
+}
