@@ -331,11 +331,15 @@ var shellTools = []struct {
 	name string
 	args func(cmd string) map[string]any
 }{
-	{"Bash", func(c string) map[string]any { return map[string]any{"command": c, "description": "Run a scripted command"} }},
+	{"Bash", func(c string) map[string]any {
+		return map[string]any{"command": c, "description": "Run a scripted command"}
+	}},
 	{"run_shell_command", func(c string) map[string]any {
 		return map[string]any{"command": c, "description": "Run a scripted command", "is_background": false}
 	}},
-	{"bash", func(c string) map[string]any { return map[string]any{"command": c, "description": "Run a scripted command"} }},
+	{"bash", func(c string) map[string]any {
+		return map[string]any{"command": c, "description": "Run a scripted command"}
+	}},
 	{"exec_command", func(c string) map[string]any { return map[string]any{"cmd": c} }},
 	{"shell_command", func(c string) map[string]any { return map[string]any{"command": c} }},
 	{"shell", func(c string) map[string]any { return map[string]any{"command": []string{"bash", "-lc", c}} }},
