@@ -111,6 +111,7 @@ func (s *session) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	defer env.Close()
 	if t := s.p.Proc.Limits.Timeout; t > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("overall timeout of %s reached: %w", t, context.DeadlineExceeded))

@@ -101,7 +101,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	}
 	var before string
 	if l.Work != nil {
-		c, _, err := l.Work.Snapshot(ctx, l.ref(r.Iteration, "start"), fmt.Sprintf("agentloop %s: before iteration %d", l.Name, r.Iteration))
+		c, _, err := l.Work.Start(ctx, l.ref(r.Iteration, "start"), fmt.Sprintf("agentloop %s: before iteration %d", l.Name, r.Iteration))
 		if err != nil {
 			l.warn("snapshot the work tree before iteration %d: %v", r.Iteration, err)
 		}
@@ -257,6 +257,14 @@ func (l *Local) Emit(_ context.Context, ev loop.Event) error {
 		return err
 	}
 	return nil
+}
+
+// Close releases what the engine holds between steps (the workspace's private
+// index). The engine can still be used after it.
+func (l *Local) Close() {
+	if c, ok := l.Work.(interface{ Close() }); ok {
+		c.Close()
+	}
 }
 
 func (l *Local) history() []loop.Record {

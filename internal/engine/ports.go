@@ -59,6 +59,9 @@ type Reviewer interface {
 // iteration changed. A workspace outside git reports no diff facts.
 type Workspace interface {
 	Snapshot(ctx context.Context, ref, message string) (commit, tree string, err error)
+	// Start returns the checkpoint an iteration starts from: the last one taken
+	// or restored, or a new snapshot under ref when there is none yet.
+	Start(ctx context.Context, ref, message string) (commit, tree string, err error)
 	Restore(ctx context.Context, commit string) error
 	// Diff returns the facts and the unified diff from a snapshot to the current tree.
 	Diff(ctx context.Context, from string) (evidence.DiffFacts, string, error)

@@ -31,20 +31,26 @@ func DiffStat(ctx context.Context, dir, from, to string) (string, error) {
 }
 
 func diffCmd(ctx context.Context, dir, from, to string, extra ...string) (string, error) {
-	if strings.HasPrefix(from, "-") || strings.HasPrefix(to, "-") {
-		return "", fmt.Errorf("diff: invalid revision %q..%q", from, to)
-	}
 	top, err := topLevel(ctx, dir)
 	if err != nil {
 		return "", fmt.Errorf("diff: %w", err)
 	}
-	if from == "" {
-		if from, err = emptyTree(ctx, top); err != nil {
+	if to == "" {
+		if to, err = Tree(ctx, top); err != nil {
 			return "", fmt.Errorf("diff: %w", err)
 		}
 	}
-	if to == "" {
-		if to, err = Tree(ctx, top); err != nil {
+	return diffTrees(ctx, top, from, to, extra...)
+}
+
+// diffTrees is the diff from from to to at the top of a work tree.
+func diffTrees(ctx context.Context, top, from, to string, extra ...string) (string, error) {
+	if strings.HasPrefix(from, "-") || strings.HasPrefix(to, "-") {
+		return "", fmt.Errorf("diff: invalid revision %q..%q", from, to)
+	}
+	var err error
+	if from == "" {
+		if from, err = emptyTree(ctx, top); err != nil {
 			return "", fmt.Errorf("diff: %w", err)
 		}
 	}

@@ -6,66 +6,110 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
-// tempIndex is a private index file in a temporary directory: commands run with
-// it read and write that file, never the user's index.
-type tempIndex struct {
-	top  string // the work tree's top directory
-	dir  string // the temporary directory holding the index
+// repo is what agentloop learns once about a work tree: its top directory, its
+// git directory and the path of the user's index.
+type repo struct {
+	top       string
+	gitDir    string // the work tree's own git directory (a linked worktree has one of its own)
+	userIndex string
+}
+
+// openRepo finds the work tree holding dir, with one git process.
+func openRepo(ctx context.Context, dir string) (repo, error) {
+	out, err := git(ctx, dir, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-path", "index")
+	if err != nil {
+		return repo{}, fmt.Errorf("find the work tree of %s (is it a git repository?): %w", dir, err)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 3 || lines[0] == "" {
+		return repo{}, fmt.Errorf("find the work tree of %s: it has none (bare repository?)", dir)
+	}
+	r := repo{top: lines[0], gitDir: lines[1], userIndex: lines[2]}
+	if !filepath.IsAbs(r.userIndex) {
+		r.userIndex = filepath.Join(dir, r.userIndex)
+	}
+	return r, nil
+}
+
+// indexPrefix names agentloop's private index files in a git directory; the
+// owner's process id follows it, so a file left by a killed process is found
+// and removed ([removeStaleIndexes]).
+const indexPrefix = "agentloop-index-"
+
+// privateIndex is an index file of agentloop's own, in the work tree's git
+// directory: commands run with it read and write that file, never the user's
+// index. It is seeded once with a copy of the user's index, so that git reuses
+// its stat cache, and then kept: each later staging only re-hashes the files
+// whose stat data changed, untracked ones included, which is what makes a
+// checkpoint cost about one `git add -A` of what changed.
+type privateIndex struct {
+	top  string
 	path string
 }
 
-// newTempIndex creates a private index for the work tree at dir, seeded with a
-// copy of the user's index so that git reuses its stat cache (a full re-hash of a
-// big tree is slow). The caller must call close.
-func newTempIndex(ctx context.Context, dir string) (*tempIndex, error) {
-	top, err := topLevel(ctx, dir)
+// openIndex creates a private index for r. The caller must call close.
+func openIndex(ctx context.Context, r repo) (*privateIndex, error) {
+	removeStaleIndexes(r.gitDir)
+	f, err := os.CreateTemp(r.gitDir, indexPrefix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("create a private index in %s: %w", r.gitDir, err)
 	}
-	tmp, err := os.MkdirTemp("", "agentloop-index-")
-	if err != nil {
-		return nil, fmt.Errorf("create temporary index: %w", err)
+	path := f.Name()
+	f.Close()
+	ix := &privateIndex{top: r.top, path: path}
+	if err := copyFile(r.userIndex, path); err != nil {
+		if !os.IsNotExist(err) {
+			ix.close()
+			return nil, fmt.Errorf("copy the index: %w", err)
+		}
+		_ = ix.reset()
 	}
-	ix := &tempIndex{top: top, dir: tmp, path: filepath.Join(tmp, "index")}
-	real, err := git(ctx, top, "rev-parse", "--git-path", "index")
-	if err != nil {
-		ix.close()
-		return nil, err
-	}
-	real = strings.TrimSpace(real)
-	if !filepath.IsAbs(real) {
-		real = filepath.Join(top, real)
-	}
-	if err := copyFile(real, ix.path); err != nil && !os.IsNotExist(err) {
-		ix.close()
-		return nil, fmt.Errorf("copy the index: %w", err)
+	// The user may track a state directory; a checkpoint never records it.
+	if _, err := ix.git(ctx, nil, "rm", "-r", "-q", "-f", "--cached", "--ignore-unmatch", "--", stateSpec()); err != nil {
+		if err := ix.reset(); err != nil {
+			ix.close()
+			return nil, err
+		}
 	}
 	return ix, nil
 }
 
-// close removes the temporary index.
-func (ix *tempIndex) close() { _ = os.RemoveAll(ix.dir) }
+// removeStaleIndexes removes the private indexes of processes that are gone.
+func removeStaleIndexes(gitDir string) {
+	paths, _ := filepath.Glob(filepath.Join(gitDir, indexPrefix+"*"))
+	for _, p := range paths {
+		rest := strings.TrimPrefix(filepath.Base(p), indexPrefix)
+		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+		if err != nil || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		_ = os.Remove(p)
+		_ = os.Remove(p + ".lock")
+	}
+}
+
+// close removes the private index.
+func (ix *privateIndex) close() {
+	_ = os.Remove(ix.path)
+	_ = os.Remove(ix.path + ".lock")
+}
 
 // git runs git at the top of the work tree with the private index.
-func (ix *tempIndex) git(ctx context.Context, env []string, args ...string) (string, error) {
+func (ix *privateIndex) git(ctx context.Context, env []string, args ...string) (string, error) {
 	env = append([]string{"GIT_INDEX_FILE=" + ix.path}, env...)
 	return cmd{dir: ix.top, env: env, args: args}.run(ctx)
 }
 
 // stage makes the private index hold the whole work tree (tracked and untracked
 // files, not ignored ones, never [StateDir]) and returns its tree object.
-func (ix *tempIndex) stage(ctx context.Context) (string, error) {
-	if _, err := ix.git(ctx, nil, "rm", "-r", "-q", "-f", "--cached", "--ignore-unmatch", "--", stateSpec()); err != nil {
-		if err := ix.reset(ctx); err != nil {
-			return "", err
-		}
-	}
+func (ix *privateIndex) stage(ctx context.Context) (string, error) {
 	if _, err := ix.git(ctx, nil, "add", "-A", "--", ":/", stateExclude()); err != nil {
 		// A copied index can be unusable (split index, a newer format): start empty.
-		if rerr := ix.reset(ctx); rerr != nil {
+		if rerr := ix.reset(); rerr != nil {
 			return "", err
 		}
 		if _, err := ix.git(ctx, nil, "add", "-A", "--", ":/", stateExclude()); err != nil {
@@ -80,9 +124,9 @@ func (ix *tempIndex) stage(ctx context.Context) (string, error) {
 }
 
 // reset empties the private index.
-func (ix *tempIndex) reset(ctx context.Context) error {
+func (ix *privateIndex) reset() error {
 	if err := os.Remove(ix.path); err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("reset temporary index: %w", err)
+		return fmt.Errorf("reset the private index: %w", err)
 	}
 	return nil
 }
@@ -112,7 +156,7 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

@@ -9,3 +9,6 @@ func ownGroup(*exec.Cmd) {}
 
 // reapGroup is a no-op where process groups do not exist.
 func reapGroup(*exec.Cmd) {}
+
+// processAlive cannot tell here, so it keeps every file it is asked about.
+func processAlive(int) bool { return true }

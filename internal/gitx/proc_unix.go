@@ -20,3 +20,9 @@ func reapGroup(x *exec.Cmd) {
 		_ = syscall.Kill(-x.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// processAlive reports whether a process with this id exists.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

@@ -29,56 +29,144 @@ func IsRepo(ctx context.Context, dir string) bool {
 
 // Snapshot records the whole work tree at dir (tracked and untracked files, not
 // ignored ones, never [StateDir]) as a commit and points ref at it. It builds the
-// commit in a temporary index, so the user's branch, HEAD and index stay as they
+// commit in a private index, so the user's branch, HEAD and index stay as they
 // are. The commit's parent is ref's previous commit when ref exists, else HEAD
 // when the repository has commits. ref must be a full ref outside refs/heads/
 // (for example refs/agentloop/NAME/RUN/iter-3).
 func Snapshot(ctx context.Context, dir, ref, message string) (Checkpoint, error) {
-	if err := checkHiddenRef(ref); err != nil {
-		return Checkpoint{}, err
-	}
-	ix, err := newTempIndex(ctx, dir)
-	if err != nil {
-		return Checkpoint{}, fmt.Errorf("snapshot %s: %w", dir, err)
-	}
-	defer ix.close()
-	tree, err := ix.stage(ctx)
-	if err != nil {
-		return Checkpoint{}, fmt.Errorf("snapshot %s: stage the work tree: %w", dir, err)
-	}
-	args := []string{"commit-tree", "--no-gpg-sign", tree, "-F", "-"}
-	if parent := resolveCommit(ctx, ix.top, ref); parent != "" {
-		args = append(args, "-p", parent)
-	} else if head := resolveCommit(ctx, ix.top, "HEAD"); head != "" {
-		args = append(args, "-p", head)
-	}
-	if strings.TrimSpace(message) == "" {
-		message = "agentloop snapshot"
-	}
-	out, err := cmd{dir: ix.top, env: identityEnv(ctx, ix.top), stdin: strings.NewReader(message), args: args}.run(ctx)
-	if err != nil {
-		return Checkpoint{}, fmt.Errorf("snapshot %s: commit the tree: %w", dir, err)
-	}
-	commit := strings.TrimSpace(out)
-	if _, err := git(ctx, ix.top, "update-ref", "-m", "agentloop snapshot", ref, commit); err != nil {
-		return Checkpoint{}, fmt.Errorf("snapshot %s: point %s at the commit: %w", dir, ref, err)
-	}
-	return Checkpoint{Commit: commit, Tree: tree}, nil
+	c := &checkpointer{dir: dir}
+	defer c.close()
+	return c.snapshot(ctx, ref, message)
 }
 
 // Tree returns the tree object of the current work tree at dir, as [Snapshot]
 // would record it, without making a commit or moving any ref.
 func Tree(ctx context.Context, dir string) (string, error) {
-	ix, err := newTempIndex(ctx, dir)
-	if err != nil {
-		return "", fmt.Errorf("hash the work tree %s: %w", dir, err)
+	c := &checkpointer{dir: dir}
+	defer c.close()
+	return c.tree(ctx)
+}
+
+// checkpointer takes the checkpoints of one work tree. It learns the repository,
+// the identity to commit as and a private index once, and remembers the last
+// checkpoint it took or restored, so that a run of iterations costs one staging
+// pass of what changed per checkpoint and no commit when nothing did.
+type checkpointer struct {
+	dir   string
+	repo  repo
+	ix    *privateIndex
+	ident []string
+	known bool              // repo and ident are set
+	last  *Checkpoint       // the work tree as of the last snapshot or restore
+	trees map[string]string // commit → tree, for the commits this checkpointer made or restored
+}
+
+// open learns the repository and creates the private index, once.
+func (c *checkpointer) open(ctx context.Context) error {
+	if c.ix != nil {
+		return nil
 	}
-	defer ix.close()
-	tree, err := ix.stage(ctx)
+	if !c.known {
+		r, err := openRepo(ctx, c.dir)
+		if err != nil {
+			return err
+		}
+		c.repo, c.ident, c.known = r, identityEnv(ctx, r.top), true
+	}
+	ix, err := openIndex(ctx, c.repo)
 	if err != nil {
-		return "", fmt.Errorf("hash the work tree %s: %w", dir, err)
+		return err
+	}
+	c.ix = ix
+	return nil
+}
+
+// close removes the private index; the checkpointer opens a new one if used again.
+func (c *checkpointer) close() {
+	if c.ix != nil {
+		c.ix.close()
+		c.ix = nil
+	}
+}
+
+// tree stages the work tree and returns its tree object.
+func (c *checkpointer) tree(ctx context.Context) (string, error) {
+	if err := c.open(ctx); err != nil {
+		return "", fmt.Errorf("hash the work tree %s: %w", c.dir, err)
+	}
+	tree, err := c.ix.stage(ctx)
+	if err != nil {
+		return "", fmt.Errorf("hash the work tree %s: %w", c.dir, err)
 	}
 	return tree, nil
+}
+
+// snapshot records the work tree under ref. When the tree is the one of the
+// last checkpoint, that commit is reused: no new commit for an iteration that
+// changed nothing.
+func (c *checkpointer) snapshot(ctx context.Context, ref, message string) (Checkpoint, error) {
+	if err := checkHiddenRef(ref); err != nil {
+		return Checkpoint{}, err
+	}
+	if err := c.open(ctx); err != nil {
+		return Checkpoint{}, fmt.Errorf("snapshot %s: %w", c.dir, err)
+	}
+	tree, err := c.ix.stage(ctx)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("snapshot %s: stage the work tree: %w", c.dir, err)
+	}
+	if c.last != nil && c.last.Tree == tree {
+		if err := c.point(ctx, ref, c.last.Commit); err != nil {
+			return Checkpoint{}, err
+		}
+		return *c.last, nil
+	}
+	args := []string{"commit-tree", "--no-gpg-sign", tree, "-F", "-"}
+	if parent := c.parent(ctx, ref); parent != "" {
+		args = append(args, "-p", parent)
+	}
+	if strings.TrimSpace(message) == "" {
+		message = "agentloop snapshot"
+	}
+	out, err := cmd{dir: c.repo.top, env: c.ident, stdin: strings.NewReader(message), args: args}.run(ctx)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("snapshot %s: commit the tree: %w", c.dir, err)
+	}
+	cp := Checkpoint{Commit: strings.TrimSpace(out), Tree: tree}
+	if err := c.point(ctx, ref, cp.Commit); err != nil {
+		return Checkpoint{}, err
+	}
+	c.remember(cp)
+	return cp, nil
+}
+
+// parent is the commit a new checkpoint under ref follows: the last checkpoint
+// of this checkpointer, else ref's commit, else HEAD's, else none.
+func (c *checkpointer) parent(ctx context.Context, ref string) string {
+	if c.last != nil {
+		return c.last.Commit
+	}
+	if p := resolveCommit(ctx, c.repo.top, ref); p != "" {
+		return p
+	}
+	return resolveCommit(ctx, c.repo.top, "HEAD")
+}
+
+// point sets ref to commit.
+func (c *checkpointer) point(ctx context.Context, ref, commit string) error {
+	if _, err := git(ctx, c.repo.top, "update-ref", "-m", "agentloop snapshot", ref, commit); err != nil {
+		return fmt.Errorf("snapshot %s: point %s at the commit: %w", c.dir, ref, err)
+	}
+	return nil
+}
+
+// remember makes cp the work tree's current checkpoint.
+func (c *checkpointer) remember(cp Checkpoint) {
+	if c.trees == nil {
+		c.trees = map[string]string{}
+	}
+	c.trees[cp.Commit] = cp.Tree
+	c.last = &cp
 }
 
 // checkHiddenRef refuses refs that would move a branch or are not full refs.

@@ -12,41 +12,85 @@ import (
 // Workspace is a git work tree as the loop's engine uses it: a checkpoint per
 // iteration, roll-back, the facts of what an iteration changed, and the opt-in
 // commit and push afterwards. Its methods fit engine.Workspace.
+//
+// A Workspace keeps what it learns between calls: the repository, a private
+// index whose stat cache makes each checkpoint re-hash only what changed, and
+// the last checkpoint, which is where the next iteration starts ([Workspace.Start])
+// and what an iteration's diff is taken against. [Workspace.Close] removes the
+// private index.
 type Workspace struct {
 	Dir      string
 	Analysis diff.Options // what diff facts are checked against (scope, protected paths, test globs)
 	Commit   bool         // commit each iteration's changes on the current branch
 	Push     bool         // push the current branch after each iteration
 	Remote   string       // where to push; "" means the upstream's remote, else origin
+
+	cp checkpointer
+}
+
+func (w *Workspace) checkpointer() *checkpointer {
+	w.cp.dir = w.Dir
+	return &w.cp
 }
 
 // Snapshot records the work tree under ref; see [Snapshot].
 func (w *Workspace) Snapshot(ctx context.Context, ref, message string) (commit, tree string, err error) {
-	cp, err := Snapshot(ctx, w.Dir, ref, message)
+	cp, err := w.checkpointer().snapshot(ctx, ref, message)
 	return cp.Commit, cp.Tree, err
+}
+
+// Start returns the checkpoint an iteration starts from. The end of one
+// iteration is the start of the next: after a [Workspace.Snapshot] or a
+// [Workspace.Restore] in this process, that checkpoint is returned without
+// looking at the tree again (what else changes the tree between two iterations,
+// in the milliseconds between them, counts as the next iteration's change).
+// Otherwise — the first iteration of a session — it snapshots the tree under ref.
+func (w *Workspace) Start(ctx context.Context, ref, message string) (commit, tree string, err error) {
+	c := w.checkpointer()
+	if c.last != nil {
+		return c.last.Commit, c.last.Tree, nil
+	}
+	return w.Snapshot(ctx, ref, message)
 }
 
 // Restore rolls the work tree back to a checkpoint; see [Restore].
 func (w *Workspace) Restore(ctx context.Context, commit string) error {
-	return Restore(ctx, w.Dir, commit)
+	return w.checkpointer().restore(ctx, commit)
 }
 
 // Diff returns the facts and the unified diff from the checkpoint from to the
-// current work tree, TreeHash included. A diff cut for size still gives facts
-// (of the part kept) along with an error wrapping [ErrTruncated].
+// work tree as of the last checkpoint (or, before any, as it is now), TreeHash
+// included. Two checkpoints with the same tree give an empty diff without
+// running git. A diff cut for size still gives facts (of the part kept) along
+// with an error wrapping [ErrTruncated].
 func (w *Workspace) Diff(ctx context.Context, from string) (evidence.DiffFacts, string, error) {
-	tree, err := Tree(ctx, w.Dir)
-	if err != nil {
-		return evidence.DiffFacts{}, "", err
+	c := w.checkpointer()
+	var tree string
+	if c.last != nil {
+		tree = c.last.Tree
+	} else {
+		t, err := c.tree(ctx)
+		if err != nil {
+			return evidence.DiffFacts{}, "", err
+		}
+		tree = t
 	}
-	text, err := Diff(ctx, w.Dir, from, tree)
-	if err != nil && !errors.Is(err, ErrTruncated) {
-		return evidence.DiffFacts{TreeHash: tree}, "", err
+	var text string
+	var err error
+	if c.trees[from] != tree {
+		text, err = diffTrees(ctx, c.repo.top, from, tree)
+		if err != nil && !errors.Is(err, ErrTruncated) {
+			return evidence.DiffFacts{TreeHash: tree}, "", err
+		}
 	}
 	facts := diff.Analyze(text, w.Analysis)
 	facts.TreeHash = tree
 	return facts, text, err
 }
+
+// Close removes the private index. The Workspace can still be used: it makes a
+// new one.
+func (w *Workspace) Close() { w.checkpointer().close() }
 
 // AfterIteration commits and pushes as configured. Its error is a warning for
 // the caller to show: the loop goes on.

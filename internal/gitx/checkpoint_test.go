@@ -1,0 +1,179 @@
+package gitx
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestWorkspaceIterationsReuseWhatTheyKnow follows a run of iterations: the end
+// of one is the start of the next, an iteration that changed nothing makes no
+// commit, a restore is where the next one starts, and the diff is taken between
+// the trees already written.
+func TestWorkspaceIterationsReuseWhatTheyKnow(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
+	before := gitState(t, dir)
+	w := &Workspace{Dir: dir}
+	defer w.Close()
+	ctx := t.Context()
+
+	start1, _, err := w.Start(ctx, "refs/agentloop/n/r/iter-1-start", "start 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, dir, "rev-parse", "refs/agentloop/n/r/iter-1-start"); got != start1 {
+		t.Fatalf("the first start is a snapshot under its ref: ref %s, commit %s", got, start1)
+	}
+	write(t, dir, map[string]string{"b.go": "package a\n"}) // untracked
+	end1, tree1, err := w.Snapshot(ctx, "refs/agentloop/n/r/iter-1", "end 1")
+	if err != nil || end1 == start1 {
+		t.Fatalf("Snapshot = %s, %v; want a new commit", end1, err)
+	}
+	if got := run(t, dir, "rev-parse", end1+"^"); got != start1 {
+		t.Errorf("parent of iteration 1 = %s, want its start %s", got, start1)
+	}
+	facts, text, err := w.Diff(ctx, start1)
+	if err != nil || !strings.Contains(text, "+++ b/b.go") || facts.TreeHash != tree1 {
+		t.Fatalf("Diff = %+v, %q, %v", facts, text, err)
+	}
+
+	start2, _, err := w.Start(ctx, "refs/agentloop/n/r/iter-2-start", "start 2")
+	if err != nil || start2 != end1 {
+		t.Fatalf("Start = %s, %v; want the end of iteration 1 (%s)", start2, err, end1)
+	}
+	if out, _ := git(ctx, dir, "rev-parse", "-q", "--verify", "refs/agentloop/n/r/iter-2-start"); out != "" {
+		t.Errorf("a reused start wrote a ref: %s", out)
+	}
+	// Nothing changes: no new commit, the ref points at the same checkpoint.
+	end2, tree2, err := w.Snapshot(ctx, "refs/agentloop/n/r/iter-2", "end 2")
+	if err != nil || end2 != end1 || tree2 != tree1 {
+		t.Fatalf("Snapshot of an unchanged tree = %s %s, %v; want %s %s", end2, tree2, err, end1, tree1)
+	}
+	if got := run(t, dir, "rev-parse", "refs/agentloop/n/r/iter-2"); got != end1 {
+		t.Errorf("iter-2 ref = %s, want %s", got, end1)
+	}
+	if _, text, err := w.Diff(ctx, start2); err != nil || text != "" {
+		t.Errorf("Diff of an unchanged iteration = %q, %v", text, err)
+	}
+
+	// The untracked file is deleted: the private index must not keep it.
+	if err := os.Remove(filepath.Join(dir, "b.go")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, map[string]string{"a.go": "package a // changed\n"})
+	end3, _, err := w.Snapshot(ctx, "refs/agentloop/n/r/iter-3", "end 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a.go"}, lsTree(t, dir, end3)); diff != "" {
+		t.Errorf("iteration 3's tree (-want +got):\n%s", diff)
+	}
+
+	// Roll back to iteration 1: the next iteration starts there.
+	if err := w.Restore(ctx, end1); err != nil {
+		t.Fatal(err)
+	}
+	if start4, _, err := w.Start(ctx, "refs/agentloop/n/r/iter-4-start", "start 4"); err != nil || start4 != end1 {
+		t.Errorf("Start after Restore = %s, %v; want %s", start4, err, end1)
+	}
+	if got := tree(t, dir); got["b.go"] != "package a\n" || got["a.go"] != "package a\n" {
+		t.Errorf("tree after Restore = %v", got)
+	}
+	if after := gitState(t, dir); after != before {
+		t.Errorf("the user's HEAD, branch or index moved (-before +after):\n%s", cmp.Diff(before, after))
+	}
+}
+
+// TestWorkspacePrivateIndexLifecycle: the private index lives in the git
+// directory while the workspace is used, Close removes it, and one left by a
+// process that is gone is removed by the next workspace.
+func TestWorkspacePrivateIndexLifecycle(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
+	gitDir := filepath.Join(dir, ".git")
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(gitDir, indexPrefix+itoa(dead.Process.Pid)+"-123")
+	if err := os.WriteFile(stale, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := &Workspace{Dir: dir}
+	if _, _, err := w.Snapshot(t.Context(), "refs/agentloop/n/r/iter-1", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the index of a process that is gone was kept: %v", err)
+	}
+	own, _ := filepath.Glob(filepath.Join(gitDir, indexPrefix+"*"))
+	if len(own) != 1 {
+		t.Fatalf("private indexes while in use = %v, want one", own)
+	}
+	w.Close()
+	if left, _ := filepath.Glob(filepath.Join(gitDir, indexPrefix+"*")); len(left) != 0 {
+		t.Errorf("Close left %v", left)
+	}
+	// Still usable after Close.
+	if _, _, err := w.Snapshot(t.Context(), "refs/agentloop/n/r/iter-2", "2"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+}
+
+// TestWorkspaceGitProcessesPerIteration counts the git processes of a steady
+// iteration (start, agent edit, checkpoint, diff): the start is free, a
+// checkpoint is one staging pass, a tree, a commit and a ref, and the diff one
+// more.
+func TestWorkspaceGitProcessesPerIteration(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	shim := t.TempDir()
+	log := filepath.Join(shim, "calls")
+	script := "#!/bin/sh\necho \"$1\" >>" + log + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(shim, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", shim+string(os.PathListSeparator)+os.Getenv("PATH"))
+	w := &Workspace{Dir: dir}
+	defer w.Close()
+	ctx := t.Context()
+	iterate := func(n int, edit bool) []string {
+		t.Helper()
+		_ = os.Remove(log)
+		ref := "refs/agentloop/n/r/iter-" + itoa(n)
+		start, _, err := w.Start(ctx, ref+"-start", "start")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if edit {
+			write(t, dir, map[string]string{"a.go": "package a // " + itoa(n) + "\n"})
+		}
+		if _, _, err := w.Snapshot(ctx, ref, "end"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := w.Diff(ctx, start); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(log)
+		return strings.Fields(string(b))
+	}
+	iterate(1, true) // learns the repository, the identity, seeds the index
+	if diff := cmp.Diff([]string{"add", "write-tree", "commit-tree", "update-ref", "-c" /* -c core.quotePath=false diff */}, iterate(2, true)); diff != "" {
+		t.Errorf("git commands of an iteration that edits (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"add", "write-tree", "update-ref"}, iterate(3, false)); diff != "" {
+		t.Errorf("git commands of an iteration that changes nothing (-want +got):\n%s", diff)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
