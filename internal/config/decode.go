@@ -157,6 +157,28 @@ func (d *decoder) oneOf(n *yaml.Node, key string, allowed ...string) string {
 	return s
 }
 
+// named decodes a name that its owner must know (a gate's output format from
+// gate, an agent's from agent, an escalation class from decide): known says
+// whether it does, names are what the error offers. An empty string is left
+// for the caller's default.
+func (d *decoder) named(n *yaml.Node, key, what string, known func(string) bool, names []string) string {
+	s := d.str(n, key)
+	if s != "" && !known(s) {
+		d.unknown(n, key, what, s, names)
+	}
+	return s
+}
+
+// unknown reports that s is not one of names: the closest one when a typo
+// explains it, else the whole list.
+func (d *decoder) unknown(n *yaml.Node, key, what, s string, names []string) {
+	if near := suggest.Closest(s, names); near != "" {
+		d.fail(n, key, "unknown %s %q; did you mean %q?", what, s, near)
+		return
+	}
+	d.fail(n, key, "unknown %s %q; expected one of %s", what, s, strings.Join(names, ", "))
+}
+
 func (d *decoder) integer(n *yaml.Node, key string) int64 {
 	r := resolve(n)
 	if r != nil && r.Kind == yaml.ScalarNode && r.ShortTag() == "!!int" {
@@ -279,12 +301,7 @@ func (d *decoder) fields(n *yaml.Node, key string, fs map[string]func(v *yaml.No
 	d.mapping(n, key, func(k string, v *yaml.Node) {
 		f, ok := fs[k]
 		if !ok {
-			known := slices.Sorted(maps.Keys(fs))
-			if near := suggest.Closest(k, known); near != "" {
-				d.fail(keyNode(n, k), key, "unknown key %q; did you mean %q?", k, near)
-				return
-			}
-			d.fail(keyNode(n, k), key, "unknown key %q; expected one of %s", k, strings.Join(known, ", "))
+			d.unknown(keyNode(n, k), key, "key", k, slices.Sorted(maps.Keys(fs)))
 			return
 		}
 		if isNull(v) {

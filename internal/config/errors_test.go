@@ -32,6 +32,17 @@ func TestErrors(t *testing.T) {
     feedback: {max_length: 1.5}
 `},
 		{name: "agent and gate shapes", ws: "agents:\n  x: {prompt_via: pipe}\nprocedures:\n  a:\n    agent: {args: [--yes]}\n    gates: [{name: t}, {run: []}]\n"},
+		{name: "names their owners do not know", ws: `agents:
+  x: {cmd: x, format: claude-stream}
+  y: {cmd: y, format: yaml}
+procedures:
+  a:
+    gates:
+      - {run: go test -json ./..., format: gotest-jsn}
+      - {run: make, format: xyzzy}
+      - {run: pytest, format: pytest}
+    escalation: {on: [conflict, test_tampering, protected_path, secrity]}
+`},
 		{name: "reviewer without agent", ws: "procedures:\n  a:\n    reviewer: {prompt: r.md}\n"},
 		{name: "bad default", ws: "default: nope\nprocedures:\n  a: {}\n"},
 		{name: "bad name", ws: "procedures:\n  ../x: {}\n"},

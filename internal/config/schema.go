@@ -3,18 +3,19 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/prompt"
 )
 
 // Allowed values of the enumerated fields.
 var (
-	promptVias      = []string{"stdin", "arg", "file"}
-	logFormats      = []string{"text", "json"}
-	escalationCases = []string{"security", "scope_creep", "architecture", "conflict", "requirements_conflict", "test_tampering", "missing_context", "protected_path"}
+	promptVias = []string{"stdin", "arg", "file"}
+	logFormats = []string{"text", "json"}
 )
 
 // top is one file's top level, with the procedure-shaped parts kept as nodes
@@ -179,7 +180,9 @@ func (d *decoder) agentSpec(n *yaml.Node, key string) AgentSpec {
 		"extra_args": func(v *yaml.Node, k string) { a.ExtraArgs = d.strings(v, k) },
 		"env":        func(v *yaml.Node, k string) { a.Env = d.strMap(v, k) },
 		"prompt_via": func(v *yaml.Node, k string) { a.PromptVia = d.oneOf(v, k, promptVias...) },
-		"format":     func(v *yaml.Node, k string) { a.Format = d.str(v, k) },
+		"format": func(v *yaml.Node, k string) {
+			a.Format = d.named(v, k, "agent output format", func(s string) bool { return slices.Contains(agent.Formats(), s) }, agent.Formats())
+		},
 	})
 	return a
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentloop/agentloop/internal/decide"
+	"github.com/agentloop/agentloop/internal/gate"
 )
 
 // gates decodes the gate list. A gate is a mapping, or a plain string as a
@@ -51,7 +54,7 @@ func (d *decoder) gate(n *yaml.Node, key string) Gate {
 		"dir":               func(v *yaml.Node, k string) { g.Dir = d.str(v, k) },
 		"timeout":           func(v *yaml.Node, k string) { g.Timeout = d.duration(v, k) },
 		"required":          func(v *yaml.Node, k string) { g.Required = d.boolean(v, k) },
-		"format":            func(v *yaml.Node, k string) { g.Format = d.str(v, k) },
+		"format":            func(v *yaml.Node, k string) { g.Format = d.gateFormat(v, k) },
 		"env":               func(v *yaml.Node, k string) { g.Env = d.strMap(v, k) },
 		"tolerate_baseline": func(v *yaml.Node, k string) { g.TolerateBaseline = d.boolean(v, k) },
 		"max_feedback":      func(v *yaml.Node, k string) { g.MaxFeedback = d.count(v, k) },
@@ -83,6 +86,13 @@ func gateName(c Command) string {
 }
 
 var subcommand = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,30}$`)
+
+// gateFormat decodes a gate's output format: "auto", a name gate parses, or
+// another spelling of one.
+func (d *decoder) gateFormat(n *yaml.Node, key string) string {
+	names := append([]string{"auto"}, gate.Formats()...)
+	return d.named(n, key, "gate format", func(s string) bool { _, ok := gate.FormatName(s); return ok }, names)
+}
 
 func (d *decoder) reviewer(n *yaml.Node, key string) *Reviewer {
 	rv := &Reviewer{MaxRounds: 3}
@@ -119,9 +129,10 @@ func (d *decoder) escalation(n *yaml.Node, key string) Escalation {
 	d.fields(n, key, map[string]func(*yaml.Node, string){
 		"on": func(v *yaml.Node, k string) {
 			e.On = d.strings(v, k)
+			classes := decide.EscalationClasses()
 			for i, s := range e.On {
-				if !slices.Contains(escalationCases, s) {
-					d.fail(resolve(v).Content[i], k, "expected one of %s, got %q", strings.Join(escalationCases, ", "), s)
+				if s == "" || !slices.Contains(classes, s) {
+					d.unknown(resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "escalation class", s, classes)
 				}
 			}
 		},

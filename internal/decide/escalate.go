@@ -161,7 +161,7 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []Option, string) {
 			[]Option{{"Widen the scope", "the extra changes stay; review them as part of this task"},
 				{"Hold it to the task", "resume with guidance listing what is out of bounds"}, optAbort},
 			"Hold the agent to the task unless the extra change is needed for it."
-	case "test_tampering":
+	case ClassTestTampering:
 		return "The agent weakened the tests again (" + t.Evidence + "): are those tests wrong, or must the code satisfy them?",
 			[]Option{{"The tests are right", "resume with that guidance; the agent must fix the code"},
 				{"The tests are wrong", "fix or allow the test change, then resume"}, optAbort},

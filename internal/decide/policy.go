@@ -31,11 +31,20 @@ type Policy struct {
 
 // Escalation classes usable in [Policy.EscalateOn].
 const (
-	ClassSecurity     = "security"
-	ClassScopeCreep   = "scope_creep"
-	ClassArchitecture = "architecture"
-	ClassConflict     = "requirements_conflict"
+	ClassSecurity     = "security"              // the reviewer's security tag, protected paths touched (secrets always escalate)
+	ClassScopeCreep   = "scope_creep"           // changes outside the task's scope, seen a second time
+	ClassArchitecture = "architecture"          // the reviewer's architecture tag, new dependencies
+	ClassConflict     = "requirements_conflict" // requirements that contradict each other ("conflict" for short)
+	// ClassTestTampering names repeated serious test tampering, which escalates
+	// whether it is listed or not: a loop that keeps weakening tests must stop.
+	ClassTestTampering = "test_tampering"
 )
+
+// EscalationClasses lists the names [Policy.EscalateOn] (a procedure's
+// escalation.on) accepts, in the order they are documented.
+func EscalationClasses() []string {
+	return []string{ClassSecurity, ClassScopeCreep, ClassArchitecture, ClassConflict, "conflict", ClassTestTampering}
+}
 
 // DefaultPolicy returns the evidence-backed defaults of loop-control §8.5.
 func DefaultPolicy() Policy {

@@ -160,7 +160,7 @@ func (e *Engine) immediate(f *facts, ts []loop.Trigger) (choice, bool) {
 		return esc(ClassScopeCreep, "scope creep again: "+t.Evidence)
 	}
 	if t, ok := find(ts, TTestTampering); ok && t.Severity >= 0.9 && seenBefore(f, TTestTampering) {
-		return esc("test_tampering", "tests weakened again: "+t.Evidence)
+		return esc(ClassTestTampering, "tests weakened again: "+t.Evidence)
 	}
 	return choice{}, false
 }

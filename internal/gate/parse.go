@@ -112,12 +112,26 @@ func Formats() []string {
 	return out
 }
 
+// FormatName returns the format that name (a name from [Formats], "auto", or
+// another spelling of one, in any case) selects; ok is false for a name
+// [Parse] does not know.
+func FormatName(name string) (string, bool) {
+	name = alias(strings.ToLower(strings.TrimSpace(name)))
+	if name == "auto" {
+		return name, true
+	}
+	return name, slices.ContainsFunc(formats(), func(f format) bool { return f.name == name })
+}
+
 // Parse reads a gate's whole output from r and returns what it reports. It streams:
 // memory stays bounded whatever the size of r. An error means r could not be read
 // or the format is unknown; output that does not match its format is not an error
 // (the report then has Parsed false and the tail).
 func Parse(r io.Reader, o Options) (Report, error) {
-	name := alias(strings.ToLower(strings.TrimSpace(o.Format)))
+	name, known := FormatName(o.Format)
+	if !known {
+		return Report{}, fmt.Errorf("parse gate output: unknown format %q (use auto or one of %s)", o.Format, strings.Join(Formats(), ", "))
+	}
 	tail := newTailWriter(16 << 10)
 	src := &errReader{r: r}
 	br := bufio.NewReaderSize(io.TeeReader(src, tail), 64<<10)
@@ -126,7 +140,7 @@ func Parse(r io.Reader, o Options) (Report, error) {
 	}
 	i := slices.IndexFunc(formats(), func(f format) bool { return f.name == name })
 	if i < 0 {
-		return Report{}, fmt.Errorf("parse gate output: unknown format %q (use auto or one of %s)", o.Format, strings.Join(Formats(), ", "))
+		return Report{}, fmt.Errorf("parse gate output: format %q has no parser", name)
 	}
 	f := formats()[i]
 	c := newCollector(o, f.tool)

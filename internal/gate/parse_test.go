@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -376,4 +377,32 @@ func summary(f evidence.Finding) string {
 		flaky = " flaky"
 	}
 	return fmt.Sprintf("%s%s %s %s", f.Kind, flaky, f.ID, loc)
+}
+
+func TestFormatName(t *testing.T) {
+	t.Parallel()
+	for _, f := range append([]string{"auto"}, Formats()...) {
+		if got, ok := FormatName(f); !ok || got != f {
+			t.Errorf("FormatName(%q) = %q, %v; want itself", f, got, ok)
+		}
+	}
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"", "auto", true},
+		{" Go-Test-JSON ", "gotest-json", true},
+		{"pytest", "python", true},
+		{"jest", "jest-json", true},
+		{"gotest-jsn", "gotest-jsn", false},
+		{"yaml", "yaml", false},
+	}
+	for _, tt := range tests {
+		if got, ok := FormatName(tt.in); got != tt.want || ok != tt.ok {
+			t.Errorf("FormatName(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+	if _, err := Parse(strings.NewReader("ok\n"), Options{Format: "gotest-jsn"}); err == nil || !strings.Contains(err.Error(), `unknown format "gotest-jsn"`) {
+		t.Errorf("Parse with an unknown format: error %v", err)
+	}
 }

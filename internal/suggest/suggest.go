@@ -2,13 +2,28 @@
 // mean" hints in error messages (configuration keys, task ids).
 package suggest
 
+import "strings"
+
 // Closest returns the candidate within edit distance 2 of s (the smallest
-// distance, ties broken by the lexically smaller name), or "" when none is.
+// distance, ties broken by the lexically smaller name); failing that, the one
+// candidate that s, at least 4 bytes long, begins (claude-stream for
+// claude-stream-json); else "".
 func Closest(s string, candidates []string) string {
 	best, bestD := "", 3
 	for _, c := range candidates {
 		if d := Distance(s, c); d < bestD || (d == bestD && best != "" && c < best) {
 			best, bestD = c, d
+		}
+	}
+	if best != "" || len(s) < 4 {
+		return best
+	}
+	for _, c := range candidates {
+		if strings.HasPrefix(c, s) {
+			if best != "" {
+				return ""
+			}
+			best = c
 		}
 	}
 	return best

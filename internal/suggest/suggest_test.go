@@ -10,11 +10,19 @@ func TestClosest(t *testing.T) {
 		"failure_treshold": "failure_threshold",
 		"timeot":           "timeout",
 		"budget":           "",
+		"max_":             "max_iterations", // the one name it begins
+		"token":            "token_budget",
+		"time":             "timeout",
+		"fail":             "failure_threshold",
+		"tim":              "",
 		"":                 "",
 	} {
 		if got := Closest(in, keys); got != want {
 			t.Errorf("Closest(%q) = %q, want %q", in, got, want)
 		}
+	}
+	if got := Closest("claude", []string{"claude-json", "claude-stream-json"}); got != "" {
+		t.Errorf("a prefix of two names: got %q, want none", got)
 	}
 	if got := Closest("ab", []string{"ac", "aa"}); got != "aa" {
 		t.Errorf("tie: got %q, want the lexically smaller aa", got)

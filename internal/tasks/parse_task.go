@@ -4,6 +4,9 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // task reads one task mapping.
@@ -64,6 +67,14 @@ func (p *parser) gate(n *yaml.Node) Gate {
 			g.Run = p.str(v, "run")
 		case "format":
 			g.Format = p.str(v, "format")
+			if _, ok := gate.FormatName(g.Format); g.Format != "" && !ok {
+				names := append([]string{"auto"}, gate.Formats()...)
+				if near := suggest.Closest(g.Format, names); near != "" {
+					p.errorf(v, "unknown gate format %q; did you mean %q?", g.Format, near)
+				} else {
+					p.errorf(v, "unknown gate format %q; use one of %s", g.Format, strings.Join(names, ", "))
+				}
+			}
 		case "timeout":
 			g.Timeout = p.duration(v, "timeout")
 		case "required":
