@@ -143,6 +143,11 @@ func (c *collector) shortPkg(importPath string) string {
 	return importPath
 }
 
+// pkgPath names a package itself (a crash outside any test, in init or
+// TestMain): by its import path, as go test prints it, never by its last element
+// alone ("example.com/app/panic", not "panic").
+func pkgPath(importPath string) string { return stripTestSuffix(importPath) }
+
 // cleanMessage strips ANSI, trims and joins lines with " | ", bounded.
 func cleanMessage(s string) string {
 	s = StripANSI(s)

@@ -30,10 +30,12 @@ func FeedbackCommand(r io.Reader, w io.Writer, o FeedbackOptions) error {
 	if err != nil {
 		return fmt.Errorf("feedback: %w", err)
 	}
-	exit := max(o.ExitCode, 0)
-	res := Judge(Gate{Name: o.Name, Format: o.Format, Required: true}, exit, rep, nil)
+	res := Judge(Gate{Name: o.Name, Format: o.Format, Required: true}, judgedExit(o.ExitCode, rep), rep, nil)
 	res.ExitCode = o.ExitCode
 	res.LogPath = o.LogPath
+	if res.Passed && !recognised(rep) && o.ExitCode < 0 {
+		return fmt.Errorf("no test results found (format %s): pass --format with the gate's output format, or --exit-code with its exit status", rep.Format)
+	}
 	if o.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -43,11 +45,39 @@ func FeedbackCommand(r io.Reader, w io.Writer, o FeedbackOptions) error {
 		return nil
 	}
 	text := Render([]evidence.GateResult{res}, nil, RenderOptions{MaxLength: o.MaxLength})
-	if text == "" {
+	switch {
+	case text != "":
+	case !recognised(rep):
+		text = fmt.Sprintf("%s exited %d: no test results found (format %s)", o.Name, o.ExitCode, rep.Format)
+	default:
 		text = fmt.Sprintf("%s passed: %d passed, %d skipped (format %s)", o.Name, rep.Tests.Passed, rep.Tests.Skipped, rep.Format)
 	}
 	if _, err := fmt.Fprintln(w, text); err != nil {
 		return fmt.Errorf("feedback: write: %w", err)
 	}
 	return nil
+}
+
+// judgedExit is the exit code a saved report is judged with. A known code is
+// used as it is. Unknown, the report alone decides: its warnings and notes count
+// when it has nothing worse (a scanner such as CodeQL reports every result as a
+// warning or a note and exits 0, so they are what it found).
+func judgedExit(exitCode int, rep Report) int {
+	if exitCode >= 0 {
+		return exitCode
+	}
+	for _, f := range rep.Findings {
+		if !f.Flaky {
+			return 1 // counted findings with a non-zero exit keep the warnings when nothing else fails
+		}
+	}
+	return 0
+}
+
+// recognised reports whether a report found anything its format describes: a
+// structured document, a counted test or a finding. Output without any (an empty
+// file, random bytes) is no evidence that a gate passed.
+func recognised(rep Report) bool {
+	t := rep.Tests
+	return rep.Parsed || t.Passed+t.Failed+t.Skipped > 0 || len(rep.Findings) > 0
 }

@@ -180,9 +180,9 @@ func (p *goJSON) packageFailed(pkg, failedBuild string, pt *goTest) {
 	if p.pkgFound[pkg] == 0 {
 		var f evidence.Finding
 		if pt.timeout != "" || pt.panic != "" {
-			f = pt.unfinished(c, id, "")
+			f = pt.unfinished(c, pkgPath(pkg), "")
 		} else {
-			f = evidence.Finding{Kind: evidence.KindCrash, ID: id, Message: "package failed: " + orStr(pt.last, "no test reported a failure")}
+			f = evidence.Finding{Kind: evidence.KindCrash, ID: pkgPath(pkg), Message: "package failed: " + orStr(pt.last, "no test reported a failure")}
 		}
 		p.report(tkey{pkg: pkg}, f)
 	}

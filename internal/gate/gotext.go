@@ -182,8 +182,8 @@ func goTextPackage(c *collector, s *goTextPkg, pkg string, failed bool, note str
 	case note == "[build failed]":
 		c.add(evidence.Finding{Kind: evidence.KindBuild, ID: id, Message: "build failed"})
 	case s.pk.panic != "" || s.pk.timeout != "":
-		c.add(s.pk.unfinished(c, id, ""))
+		c.add(s.pk.unfinished(c, pkgPath(pkg), ""))
 	default:
-		c.add(evidence.Finding{Kind: evidence.KindCrash, ID: id, Message: "package failed: " + orStr(s.pk.last, "no test reported a failure")})
+		c.add(evidence.Finding{Kind: evidence.KindCrash, ID: pkgPath(pkg), Message: "package failed: " + orStr(s.pk.last, "no test reported a failure")})
 	}
 }

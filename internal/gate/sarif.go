@@ -21,13 +21,29 @@ type sarifLocation struct {
 	} `json:"physicalLocation"`
 }
 
+type sarifRule struct {
+	ID                   string `json:"id"`
+	DefaultConfiguration struct {
+		Level string `json:"level"`
+	} `json:"defaultConfiguration"`
+	MessageStrings map[string]struct {
+		Text string `json:"text"`
+	} `json:"messageStrings"`
+}
+
 // parseSARIF reads SARIF 2.1.0: results with ruleId, level, message and the first
-// location (an artifact index is resolved through the run's artifacts).
+// location (an artifact index is resolved through the run's artifacts). A result
+// without a level takes its rule's default level, and "warning" when the rule has
+// none (SARIF 2.1.0 §3.27.10); a message given by id is looked up in the rule's
+// messageStrings.
 func parseSARIF(br *bufio.Reader, c *collector) error {
 	var doc struct {
 		Runs []struct {
 			Tool struct {
-				Driver struct{ Name string } `json:"driver"`
+				Driver struct {
+					Name  string      `json:"name"`
+					Rules []sarifRule `json:"rules"`
+				} `json:"driver"`
 			} `json:"tool"`
 			Artifacts []struct {
 				Location struct {
@@ -35,10 +51,12 @@ func parseSARIF(br *bufio.Reader, c *collector) error {
 				} `json:"location"`
 			} `json:"artifacts"`
 			Results []struct {
-				RuleID  string `json:"ruleId"`
-				Level   string `json:"level"`
-				Message struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex *int   `json:"ruleIndex"`
+				Level     string `json:"level"`
+				Message   struct {
 					Text string `json:"text"`
+					ID   string `json:"id"`
 				} `json:"message"`
 				Locations    []sarifLocation   `json:"locations"`
 				Suppressions []json.RawMessage `json:"suppressions"`
@@ -54,9 +72,21 @@ func parseSARIF(br *bufio.Reader, c *collector) error {
 			if len(r.Suppressions) > 0 {
 				continue
 			}
+			rule := findRule(run.Tool.Driver.Rules, r.RuleIndex, r.RuleID)
 			f := evidence.Finding{Kind: evidence.KindLint, Tool: run.Tool.Driver.Name, ID: r.RuleID, Message: r.Message.Text}
-			switch r.Level {
+			if f.ID == "" && rule != nil {
+				f.ID = rule.ID
+			}
+			if f.Message == "" && rule != nil && r.Message.ID != "" {
+				f.Message = rule.MessageStrings[r.Message.ID].Text
+			}
+			level := r.Level
+			if level == "" && rule != nil {
+				level = rule.DefaultConfiguration.Level
+			}
+			switch level {
 			case "error":
+				f.Severity = evidence.SeverityError
 			case "note", "none":
 				f.Severity = evidence.SeverityInfo
 			default: // SARIF's default level is warning
@@ -74,6 +104,20 @@ func parseSARIF(br *bufio.Reader, c *collector) error {
 				f.Tool = c.opt.Tool
 			}
 			c.add(f)
+		}
+	}
+	return nil
+}
+
+// findRule returns the result's rule: by index into the driver's rules when it is
+// given and valid, else by id; nil when neither names one.
+func findRule(rules []sarifRule, index *int, id string) *sarifRule {
+	if index != nil && *index >= 0 && *index < len(rules) {
+		return &rules[*index]
+	}
+	for i := range rules {
+		if id != "" && rules[i].ID == id {
+			return &rules[i]
 		}
 	}
 	return nil
