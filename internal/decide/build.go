@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -42,12 +43,12 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice) loop.Decision {
 	doc := e.document(f, ts, c, d)
 	if c.action == loop.ActionEscalate {
 		rep := e.report(f, ts, c, d)
-		d.Escalation = &loop.Escalation{Reason: c.reason, Question: rep.Question, Options: optionLines(rep.Options), Report: rep}
+		d.Escalation = &loop.Escalation{Reason: c.reason, Question: rep.Question, Options: decision.OptionLines(rep.Options), Report: &rep}
 		doc.Decision.Question = rep.Question
-		doc.Decision.Options = optionLines(rep.Options)
-		doc.Decision.Context = &Context{AttemptsSummary: rep.attemptsSummary(), PatternDetected: rep.Pattern}
+		doc.Decision.Options = decision.OptionLines(rep.Options)
+		doc.Decision.Context = &decision.Context{AttemptsSummary: rep.AttemptsSummary(), PatternDetected: rep.Pattern}
 	}
-	d.Document = doc
+	d.Document = &doc
 	return d
 }
 

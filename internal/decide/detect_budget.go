@@ -9,25 +9,16 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decision"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
-// budgetLine is one budget's state after the iteration.
-type budgetLine struct {
-	Name      string  `yaml:"name"`
-	Spent     float64 `yaml:"spent"`
-	Limit     float64 `yaml:"limit"`
-	Remaining float64 `yaml:"remaining"`
-	PerIter   float64 `yaml:"mean_per_iteration"`
-	State     string  `yaml:"state"` // ok | soft | cannot_afford | exhausted
-}
-
 // budgetLines judges every limited budget with the budget package's rules (hard
 // limit, the predictive 1.2 × mean rule, 80%), over every iteration of the run
 // (history and the present), so one cheap iteration does not hide the trend.
-func budgetLines(in loop.DecideInput) []budgetLine {
+func budgetLines(in loop.DecideInput) []decision.BudgetLine {
 	b := in.Budget
 	var costs []budget.Cost
 	if in.State != nil {
@@ -40,12 +31,12 @@ func budgetLines(in loop.DecideInput) []budgetLine {
 	lim := budget.Limits{MaxTokens: b.MaxTokens, MaxCostUSD: b.MaxCostUSD, MaxDuration: b.MaxDuration}
 	v := budget.Check(lim, spent, costs)
 	n := float64(len(costs))
-	var out []budgetLine
+	var out []decision.BudgetLine
 	add := func(r budget.Resource, name string, spent, limit, remaining float64, known bool) {
 		if limit <= 0 || !known {
 			return
 		}
-		l := budgetLine{Name: name, Spent: spent, Limit: limit, Remaining: remaining, PerIter: spent / n, State: "ok"}
+		l := decision.BudgetLine{Name: name, Spent: spent, Limit: limit, Remaining: remaining, PerIter: spent / n, State: "ok"}
 		switch {
 		case slices.Contains(v.Hard, r):
 			l.State = "exhausted"

@@ -2,7 +2,9 @@
 // evidence (agent result, gate findings, diff facts, reviewer verdict, budgets) and
 // the run's history into a decision — proceed, retry, refine, expand, simplify,
 // escalate or abort — with the feedback, strategy and reports that go with it. It
-// also implements the stand-alone `agentloop decide` document (DESIGN §6).
+// also implements the stand-alone `agentloop decide` document (DESIGN §6). The
+// documents it builds (decision document, escalation report) are types of package
+// decision, which the loop carries without importing this package.
 //
 // The package is pure: no I/O, clock, randomness or goroutines, so the same input
 // always gives the same decision and the engine can run inside a workflow.

@@ -1,100 +1,11 @@
 package decide
 
 import (
-	"bytes"
-	"fmt"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/loop"
-	"go.yaml.in/yaml/v3"
 )
-
-// DecisionDoc is the `decision` document of DESIGN §6. `agentloop decide` writes
-// its specification fields; the loop writes it as each iteration's decision.yaml
-// with the extensions (triggers, strategy, budget, assessment) filled.
-type DecisionDoc struct {
-	Decision DocDecision `yaml:"decision"`
-}
-
-// DocDecision is the body of a [DecisionDoc]. Action is the specification's word
-// (proceed | retry | escalate, and abort for a budget); Strategy says which kind of
-// retry (retry, refine, expand, simplify).
-type DocDecision struct {
-	Action     string         `yaml:"action"`
-	TaskID     string         `yaml:"task_id,omitempty"`
-	Iteration  int            `yaml:"iteration,omitempty"`
-	Reason     string         `yaml:"reason,omitempty"`
-	Message    string         `yaml:"message,omitempty"`
-	Feedback   *DocFeedback   `yaml:"feedback,omitempty"`
-	Context    *Context       `yaml:"context,omitempty"`
-	Question   string         `yaml:"question,omitempty"`
-	Options    []string       `yaml:"options,omitempty"`
-	Strategy   string         `yaml:"strategy,omitempty"`
-	Rule       string         `yaml:"rule,omitempty"`
-	Triggers   []loop.Trigger `yaml:"triggers,omitempty"`
-	Next       *DocNext       `yaml:"next,omitempty"`
-	Rollback   string         `yaml:"rollback,omitempty"`
-	Budget     *DocBudget     `yaml:"budget,omitempty"`
-	Assessment *Assessment    `yaml:"assessment,omitempty"`
-}
-
-// DocFeedback is the synthesized feedback of a retry.
-type DocFeedback struct {
-	Summary         string   `yaml:"summary"`
-	ActionableItems []string `yaml:"actionable_items"`
-	Priority        string   `yaml:"priority"` // high | medium | low
-}
-
-// Context is what an escalation tells about the attempts.
-type Context struct {
-	AttemptsSummary []string `yaml:"attempts_summary"`
-	PatternDetected string   `yaml:"pattern_detected,omitempty"`
-}
-
-// DocNext is what the next iteration is asked to do.
-type DocNext struct {
-	Attempt int      `yaml:"attempt,omitempty"`
-	Lessons []string `yaml:"lessons,omitempty"`
-	Focus   string   `yaml:"focus,omitempty"`
-	Expand  []string `yaml:"expand,omitempty"`
-	Agent   string   `yaml:"agent,omitempty"`
-	Timeout string   `yaml:"timeout,omitempty"`
-}
-
-// DocBudget is the budget picture after the iteration.
-type DocBudget struct {
-	Iterations    int          `yaml:"iterations"`
-	MaxIterations int          `yaml:"max_iterations,omitempty"`
-	Limits        []budgetLine `yaml:"limits,omitempty"`
-}
-
-// Assessment is the improvement assessment of the specification's detection report.
-type Assessment struct {
-	QualityTrend    []float64 `yaml:"quality_trend"`
-	Trend           string    `yaml:"trend"` // improving | flat | declining | first
-	Plateau         bool      `yaml:"plateau"`
-	Variance        float64   `yaml:"variance_last_3"`
-	FixabilityRatio float64   `yaml:"fixability_ratio"`
-	ExpectedGain    float64   `yaml:"expected_gain"`
-	Recommendation  string    `yaml:"recommendation"` // iterate | accept | escalate | abort
-}
-
-// YAML renders the document.
-func (d DecisionDoc) YAML() ([]byte, error) { return marshal(d) }
-
-// marshal renders YAML with two-space indentation, as the specification shows it.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("marshal yaml: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("marshal yaml: %w", err)
-	}
-	return b.Bytes(), nil
-}
 
 // firstTryFixRate is the share of failures one feedback round fixes (Aider's
 // polyglot leaderboard median, loop-control §1): the expected gain of a second
@@ -109,8 +20,8 @@ func specAction(a loop.Action) string {
 	return "retry"
 }
 
-func (e *Engine) document(f *facts, ts []loop.Trigger, c choice, d loop.Decision) DecisionDoc {
-	dd := DocDecision{
+func (e *Engine) document(f *facts, ts []loop.Trigger, c choice, d loop.Decision) decision.Document {
+	dd := decision.Body{
 		Action: specAction(c.action), TaskID: f.in.Spec.Name, Iteration: f.ev.N, Strategy: c.strategy,
 		Rule: c.rule, Triggers: ts, Rollback: d.Rollback,
 	}
@@ -120,18 +31,17 @@ func (e *Engine) document(f *facts, ts []loop.Trigger, c choice, d loop.Decision
 	case loop.ActionEscalate:
 		dd.Reason = c.reason
 	default:
-		dd.Iteration = f.ev.N + 1
-		dd.Feedback = &DocFeedback{Summary: c.reason, ActionableItems: items(f, ts), Priority: priority(ts)}
+		dd.Feedback = &decision.Feedback{Summary: c.reason, ActionableItems: items(f, ts), Priority: priority(ts)}
 		n := d.Next
-		dd.Next = &DocNext{Attempt: n.Attempt, Lessons: n.Lessons, Focus: n.Focus, Expand: n.Expand, Agent: n.Agent}
+		dd.Next = &decision.Next{Iteration: f.ev.N + 1, Attempt: n.Attempt, Lessons: n.Lessons, Focus: n.Focus, Expand: n.Expand, Agent: n.Agent}
 		if n.Timeout > 0 {
 			dd.Next.Timeout = n.Timeout.Duration().String()
 		}
 	}
 	b := f.in.Budget
-	dd.Budget = &DocBudget{Iterations: b.Iterations, MaxIterations: b.MaxIterations, Limits: budgetLines(f.in)}
+	dd.Budget = &decision.Budget{Iterations: b.Iterations, MaxIterations: b.MaxIterations, Limits: budgetLines(f.in)}
 	dd.Assessment = assess(f, ts, c)
-	return DecisionDoc{Decision: dd}
+	return decision.Document{Decision: dd}
 }
 
 // items are the actionable items: failing checks first, then reviewer blockers
@@ -182,8 +92,8 @@ func priority(ts []loop.Trigger) string {
 	return "low"
 }
 
-func assess(f *facts, ts []loop.Trigger, c choice) *Assessment {
-	a := &Assessment{Trend: "first"}
+func assess(f *facts, ts []loop.Trigger, c choice) *decision.Assessment {
+	a := &decision.Assessment{Trend: "first"}
 	for _, p := range f.all {
 		a.QualityTrend = append(a.QualityTrend, p.Quality)
 	}

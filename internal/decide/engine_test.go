@@ -152,13 +152,13 @@ func TestEscalationReportGolden(t *testing.T) {
 	if d.Action != loop.ActionEscalate {
 		t.Fatalf("action %s, want escalate", d.Action)
 	}
-	rep := d.Escalation.Report.(EscalationReport)
+	rep := *d.Escalation.Report
 	rep.Diff = "--- a/x.go\n+++ b/x.go\n"
-	yml, err := marshal(rep)
+	yml, err := rep.YAML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := d.Document.(DecisionDoc).YAML()
+	doc, err := d.Document.YAML()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,5 +220,20 @@ func TestHistoryRowCostUnknownIsNotZero(t *testing.T) {
 	}
 	if got := row(point{N: 1, Cost: 0.5, CostKnown: true}, "refine", "", "").Cost; got != "$0.50" {
 		t.Errorf("reported cost shown as %q, want $0.50", got)
+	}
+}
+
+// TestDocumentIteration: an iteration's decision document is about that
+// iteration; the number of the one that follows is under next.
+func TestDocumentIteration(t *testing.T) {
+	t.Parallel()
+	spec := gated()
+	st := past(DefaultPolicy(), spec, []evidence.Iteration{iter(1, "TestA", "TestB")})
+	d := New(DefaultPolicy()).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(2, "TestA"), Budget: loop.BudgetStatus{Iterations: 2}})
+	if !d.Action.Continues() || d.Document == nil {
+		t.Fatalf("decision %s with document %v, want one that continues with a document", d.Action, d.Document)
+	}
+	if got := d.Document.Decision; got.Iteration != 2 || got.Next == nil || got.Next.Iteration != 3 {
+		t.Errorf("document iteration %d, next %+v; want 2, next 3", got.Iteration, got.Next)
 	}
 }

@@ -5,12 +5,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // report writes the escalation document of an escalating decision.
-func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) EscalationReport {
-	r := EscalationReport{
+func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) decision.EscalationReport {
+	r := decision.EscalationReport{
 		Task:     orText(f.in.Spec.Task, orText(f.in.Spec.Name, orText(f.in.Spec.Procedure, "this run"))),
 		Reason:   c.reason,
 		Class:    c.class,
@@ -37,18 +38,18 @@ func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) 
 	return r
 }
 
-func row(p point, decision, strategy, why string) HistoryRow {
+func row(p point, action, strategy, why string) decision.HistoryRow {
 	gates := "passed"
 	if len(p.Failing) > 0 {
 		gates = fmt.Sprintf("%d failing: %s", len(p.Failing), first(p.Failing))
 	} else if p.Quality == 0 {
 		gates = "did not run or build"
 	}
-	if strategy != "" && strategy != decision {
-		decision += " (" + strategy + ")"
+	if strategy != "" && strategy != action {
+		action += " (" + strategy + ")"
 	}
 	if why != "" {
-		decision += ": " + clip(why, 80)
+		action += ": " + clip(why, 80)
 	}
 	did := "changed nothing"
 	if p.Lines > 0 || p.DiffHash != "" {
@@ -61,9 +62,9 @@ func row(p point, decision, strategy, why string) HistoryRow {
 	if p.CostKnown {
 		cost = fmt.Sprintf("$%.2f", p.Cost)
 	}
-	return HistoryRow{
+	return decision.HistoryRow{
 		N: p.N, Did: did, Gates: gates, Review: p.Review,
-		Decision: decision, Failing: len(p.Failing), Quality: p.Quality, Cost: cost,
+		Decision: action, Failing: len(p.Failing), Quality: p.Quality, Cost: cost,
 	}
 }
 
@@ -131,49 +132,49 @@ func disagreement(f *facts) string {
 }
 
 var (
-	optResume  = Option{"Resume with your guidance", "the loop continues from the best checkpoint with your answer in the prompt and the counter reset; spend so far is kept"}
-	optAccept  = Option{"Accept the best checkpoint as it is", "no more spend; what still fails stays for a person to finish"}
-	optAbort   = Option{"Abort the run", "nothing more is spent and nothing is merged; the checkpoints stay for reference"}
-	optApprove = Option{"Approve the change as it is", "fastest; you take responsibility for the risk named above"}
+	optResume  = decision.Option{Label: "Resume with your guidance", TradeOff: "the loop continues from the best checkpoint with your answer in the prompt and the counter reset; spend so far is kept"}
+	optAccept  = decision.Option{Label: "Accept the best checkpoint as it is", TradeOff: "no more spend; what still fails stays for a person to finish"}
+	optAbort   = decision.Option{Label: "Abort the run", TradeOff: "nothing more is spent and nothing is merged; the checkpoints stay for reference"}
+	optApprove = decision.Option{Label: "Approve the change as it is", TradeOff: "fastest; you take responsibility for the risk named above"}
 )
 
 // ask forms the ONE question for the human, the options and a recommendation.
-func ask(f *facts, ts []loop.Trigger, c choice) (string, []Option, string) {
+func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, string) {
 	t, _ := find(ts, c.class)
 	switch c.class {
 	case ClassSecurity:
 		return "Is this security-relevant change intended and safe to keep (" + t.Evidence + ")?",
-			[]Option{optApprove, {"Keep the agent away from it", "resume with guidance naming what it must not touch; the task may take longer"}, optAbort},
+			[]decision.Option{optApprove, {Label: "Keep the agent away from it", TradeOff: "resume with guidance naming what it must not touch; the task may take longer"}, optAbort},
 			"Review the flagged change yourself before anything else; resume with guidance if it is not needed."
 	case ClassArchitecture:
 		return "May the change alter the architecture (" + t.Evidence + "), or must it work within the current design?",
-			[]Option{{"Approve the change", "recorded as an ADR; later work builds on the new structure"},
-				{"Stay within the current design", "resume with that guidance; the fix may be more code but keeps the boundaries"}, optAbort},
+			[]decision.Option{{Label: "Approve the change", TradeOff: "recorded as an ADR; later work builds on the new structure"},
+				{Label: "Stay within the current design", TradeOff: "resume with that guidance; the fix may be more code but keeps the boundaries"}, optAbort},
 			"Decide on the design change explicitly; if unsure, keep the current design."
 	case ClassConflict:
 		return "Which requirement wins: " + t.Evidence + "?",
-			[]Option{{"The first requirement wins", "the other test or criterion must be changed by a person"},
-				{"The second requirement wins", "the first must be changed by a person"},
-				{"Both hold; clarify how", "resume with guidance explaining how both can be met"}},
+			[]decision.Option{{Label: "The first requirement wins", TradeOff: "the other test or criterion must be changed by a person"},
+				{Label: "The second requirement wins", TradeOff: "the first must be changed by a person"},
+				{Label: "Both hold; clarify how", TradeOff: "resume with guidance explaining how both can be met"}},
 			"Clarify the requirement; the agent cannot resolve a contradiction by iterating."
 	case ClassScopeCreep:
 		return "The agent keeps changing what the task did not ask for (" + t.Evidence + "): widen the task's scope, or hold it to the task?",
-			[]Option{{"Widen the scope", "the extra changes stay; review them as part of this task"},
-				{"Hold it to the task", "resume with guidance listing what is out of bounds"}, optAbort},
+			[]decision.Option{{Label: "Widen the scope", TradeOff: "the extra changes stay; review them as part of this task"},
+				{Label: "Hold it to the task", TradeOff: "resume with guidance listing what is out of bounds"}, optAbort},
 			"Hold the agent to the task unless the extra change is needed for it."
 	case ClassTestTampering:
 		return "The agent weakened the tests again (" + t.Evidence + "): are those tests wrong, or must the code satisfy them?",
-			[]Option{{"The tests are right", "resume with that guidance; the agent must fix the code"},
-				{"The tests are wrong", "fix or allow the test change, then resume"}, optAbort},
+			[]decision.Option{{Label: "The tests are right", TradeOff: "resume with that guidance; the agent must fix the code"},
+				{Label: "The tests are wrong", TradeOff: "fix or allow the test change, then resume"}, optAbort},
 			"Check the tests it weakened; usually the code is what must change."
 	case "no_verdict":
 		return "The gates pass but the reviewer gave no readable verdict: do you approve the change?",
-			[]Option{optApprove, {"Ask for changes", "resume with your review as guidance; another iteration"}, optAbort},
+			[]decision.Option{optApprove, {Label: "Ask for changes", TradeOff: "resume with your review as guidance; another iteration"}, optAbort},
 			"Read the diff and decide; the gates alone do not cover what the reviewer checks."
 	case "review":
 		return "The reviewer and the implementer do not converge: is the reviewer's demand part of this task?",
-			[]Option{{"The reviewer is right", "resume with guidance to do what the reviewer asks"},
-				{"Accept without it", "the reviewer's concern is recorded but not addressed"}, optAbort},
+			[]decision.Option{{Label: "The reviewer is right", TradeOff: "resume with guidance to do what the reviewer asks"},
+				{Label: "Accept without it", TradeOff: "the reviewer's concern is recorded but not addressed"}, optAbort},
 			"Read the core disagreement; side with the reviewer when the concern is about correctness."
 	}
 	key := label(focus(f))
@@ -185,5 +186,5 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []Option, string) {
 	if f.cur.Quality >= 0.9 {
 		rec = "Accept the best checkpoint and finish the rest by hand; it is close."
 	}
-	return q, []Option{optResume, optAccept, optAbort}, rec
+	return q, []decision.Option{optResume, optAccept, optAbort}, rec
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/decision"
 )
 
 // escalateWords are the reviewer concerns that escalate at once, bypassing the
@@ -21,13 +23,13 @@ var escalateWords = []struct{ class, words string }{
 // reviewer concern of a class in Policy.EscalateOn; escalate when the iteration
 // limit is reached or the policy turns automatic retries off; otherwise retry with
 // feedback whose actionable items come from the test output and the review.
-func Evaluate(c Check, p Policy) DecisionDoc {
+func Evaluate(c Check, p Policy) decision.Document {
 	p = p.withDefaults()
 	limit := c.MaxIterations
 	if limit == 0 {
 		limit = p.MaxIterations
 	}
-	d := DocDecision{TaskID: c.TaskID}
+	d := decision.Body{TaskID: c.TaskID}
 	testsPass := c.Test.Status == "pass"
 	rejected := c.Review.Status == "reject"
 	if testsPass && !rejected {
@@ -36,7 +38,7 @@ func Evaluate(c Check, p Policy) DecisionDoc {
 		if c.Review.Status == "pending" {
 			d.Message = fmt.Sprintf("All tests pass (iteration %d of %d); the review is pending.", c.CurrentIteration, limit)
 		}
-		return DecisionDoc{Decision: d}
+		return decision.Document{Decision: d}
 	}
 	attempts := append(slices.Clone(c.History), c)
 	if class := concern(c.Review.Feedback, p); class != "" {
@@ -53,7 +55,7 @@ func Evaluate(c Check, p Policy) DecisionDoc {
 	d.Action = "retry"
 	d.Iteration = c.CurrentIteration + 1
 	d.Feedback = checkFeedback(c, p)
-	return DecisionDoc{Decision: d}
+	return decision.Document{Decision: d}
 }
 
 func concern(fb string, p Policy) string {
@@ -73,7 +75,7 @@ func concern(fb string, p Policy) string {
 
 // checkFeedback is the retry feedback: a summary, the actionable items (test
 // failures first, then the review) and a priority, within FeedbackMaxLength.
-func checkFeedback(c Check, p Policy) *DocFeedback {
+func checkFeedback(c Check, p Policy) *decision.Feedback {
 	var items []string
 	if c.Test.Status == "fail" {
 		for _, f := range failures(c.Test.Output) {
@@ -88,7 +90,7 @@ func checkFeedback(c Check, p Policy) *DocFeedback {
 	if c.Review.Status == "reject" {
 		items = append(items, reviewItems(c.Review.Feedback)...)
 	}
-	fb := &DocFeedback{Priority: "medium"}
+	fb := &decision.Feedback{Priority: "medium"}
 	switch {
 	case c.Test.Status == "fail":
 		fb.Priority = "high"
@@ -123,10 +125,10 @@ func countTests(items []string) int {
 
 // escalateCheck fills an escalation: every attempt summarized, the pattern, one
 // question with numbered options.
-func escalateCheck(d DocDecision, attempts []Check, reason, class string) DecisionDoc {
+func escalateCheck(d decision.Body, attempts []Check, reason, class string) decision.Document {
 	d.Action = "escalate"
 	d.Reason = reason
-	ctx := &Context{}
+	ctx := &decision.Context{}
 	var perAttempt [][]failure
 	for i, a := range attempts {
 		fs := []failure(nil)
@@ -140,8 +142,8 @@ func escalateCheck(d DocDecision, attempts []Check, reason, class string) Decisi
 	ctx.PatternDetected = pat
 	d.Context = ctx
 	d.Question = q
-	d.Options = optionLines(opts)
-	return DecisionDoc{Decision: d}
+	d.Options = decision.OptionLines(opts)
+	return decision.Document{Decision: d}
 }
 
 func attemptLine(i int, a Check, fs []failure) string {

@@ -44,7 +44,7 @@ func with(ev evidence.Iteration, f func(*evidence.Iteration)) evidence.Iteration
 }
 
 func rule(d loop.Decision) string {
-	if doc, ok := d.Document.(DecisionDoc); ok {
+	if doc := d.Document; doc != nil {
 		return doc.Decision.Rule
 	}
 	return ""

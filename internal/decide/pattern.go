@@ -3,17 +3,19 @@ package decide
 import (
 	"fmt"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/decision"
 )
 
 // checkPattern names the pattern across attempts of an iteration_check and asks
 // the one question it raises, with options.
-func checkPattern(per [][]failure, attempts []Check, class string) (string, string, []Option) {
+func checkPattern(per [][]failure, attempts []Check, class string) (string, string, []decision.Option) {
 	switch class {
 	case ClassSecurity, ClassArchitecture, ClassConflict, ClassScopeCreep:
 		fb := clip(attempts[len(attempts)-1].Review.Feedback, 160)
 		pat := fmt.Sprintf("The reviewer raised a %s concern: %s", strings.ReplaceAll(class, "_", " "), fb)
 		return pat, "Should the change go ahead despite the reviewer's " + strings.ReplaceAll(class, "_", " ") + " concern?",
-			[]Option{optApprove, {"Address the concern first", "resume with guidance on what is acceptable; more iterations"}, optAbort}
+			[]decision.Option{optApprove, {Label: "Address the concern first", TradeOff: "resume with guidance on what is acceptable; more iterations"}, optAbort}
 	}
 	// A value that is a number in one place and a string in another.
 	for _, fs := range per {
@@ -21,10 +23,10 @@ func checkPattern(per [][]failure, attempts []Check, class string) (string, stri
 			if typeMismatch(f.Expected, f.Received) {
 				field := orText(f.Field, "the value")
 				pat := fmt.Sprintf("Type mismatch: %s is a string in one place and a number in another (expected %s, received %s)", field, f.Expected, f.Received)
-				return pat, fmt.Sprintf("Should %s be a string or a number?", field), []Option{
-					{"A string", fmt.Sprintf("convert %s to a string where it is created; anything that compares it as a number must change", field)},
-					{"A number", fmt.Sprintf("parse %s to a number where it is read; tests that expect a string must change", field)},
-					{"Leave it to the agent with a hint", "resume with guidance naming the one place that defines the type; may take another attempt"},
+				return pat, fmt.Sprintf("Should %s be a string or a number?", field), []decision.Option{
+					{Label: "A string", TradeOff: fmt.Sprintf("convert %s to a string where it is created; anything that compares it as a number must change", field)},
+					{Label: "A number", TradeOff: fmt.Sprintf("parse %s to a number where it is read; tests that expect a string must change", field)},
+					{Label: "Leave it to the agent with a hint", TradeOff: "resume with guidance naming the one place that defines the type; may take another attempt"},
 				}
 			}
 		}
@@ -47,12 +49,12 @@ func checkPattern(per [][]failure, attempts []Check, class string) (string, stri
 		what := strings.TrimPrefix(msgs[0], "Test failed: ")
 		return fmt.Sprintf("The same failure in all %d attempts: %s", n, what),
 			fmt.Sprintf("What is the intended behaviour behind \"%s\", which %d attempts could not fix?", what, n),
-			[]Option{optResume, optAccept, optAbort}
+			[]decision.Option{optResume, optAccept, optAbort}
 	case n >= 3 && msgs[n-1] == msgs[n-3] && msgs[n-1] != msgs[n-2] && msgs[n-1] != "":
 		a, b := strings.TrimPrefix(msgs[n-1], "Test failed: "), strings.TrimPrefix(msgs[n-2], "Test failed: ")
 		return fmt.Sprintf("Oscillation: fixing one failure brings back the other (%s / %s)", a, b),
 			fmt.Sprintf("The agent fixes one of these only by breaking the other, and back: %s; %s. Which requirement wins?", a, b),
-			[]Option{{"The first", "the other test must change"}, {"The second", "the first test must change"}, {"Both hold", "resume with guidance on how both can be met"}}
+			[]decision.Option{{Label: "The first", TradeOff: "the other test must change"}, {Label: "The second", TradeOff: "the first test must change"}, {Label: "Both hold", TradeOff: "resume with guidance on how both can be met"}}
 	}
 	last := strings.TrimPrefix(msgs[n-1], "Test failed: ")
 	if last == "" {
@@ -60,5 +62,5 @@ func checkPattern(per [][]failure, attempts []Check, class string) (string, stri
 	}
 	return fmt.Sprintf("Different failures in %d attempts; the last: %s", n, last),
 		fmt.Sprintf("What does the agent miss to fix %s?", last),
-		[]Option{optResume, optAccept, optAbort}
+		[]decision.Option{optResume, optAccept, optAbort}
 }

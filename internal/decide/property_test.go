@@ -76,11 +76,11 @@ func TestRandomRuns(t *testing.T) {
 				}
 				best = d.Best.Quality
 			}
-			if _, err := d.Document.(DecisionDoc).YAML(); err != nil {
+			if _, err := d.Document.YAML(); err != nil {
 				t.Fatalf("document: %v", err)
 			}
 			if d.Escalation != nil {
-				_ = d.Escalation.Report.(EscalationReport).Markdown()
+				_ = d.Escalation.Report.Markdown()
 			}
 			record(st, ev, d)
 			if !d.Action.Continues() {

@@ -5,30 +5,27 @@ import (
 	"path/filepath"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
-// markdowner is a report that renders itself as Markdown.
-type markdowner interface{ Markdown() string }
-
-// WriteEscalation writes escalation.md and escalation.yaml in the run folder.
+// WriteEscalation writes escalation.md and escalation.yaml in the run folder: the
+// decider's report, or the reason, question and options alone when there is none.
 func WriteEscalation(runDir string, e loop.Escalation) error {
-	var md string
-	if m, ok := e.Report.(markdowner); ok {
-		md = m.Markdown()
-	} else {
+	rep, md := e.Report, ""
+	if rep == nil {
+		rep = &decision.EscalationReport{Reason: e.Reason, Question: e.Question}
+		for _, o := range e.Options {
+			rep.Options = append(rep.Options, decision.Option{Label: o})
+		}
 		md = plainEscalation(e)
+	} else {
+		md = rep.Markdown()
 	}
 	if err := writeFile(filepath.Join(runDir, "escalation.md"), []byte(md)); err != nil {
 		return err
 	}
-	doc := any(e)
-	if e.Report != nil {
-		doc = e.Report
-	}
-	b, err := yaml.Marshal(doc)
+	b, err := rep.YAML()
 	if err != nil {
 		return fmt.Errorf("encode the escalation report: %w", err)
 	}

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
@@ -190,9 +188,11 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 // AwaitGuidance implements [loop.Env]: the local engine writes the escalation
 // report and suspends the run until `agentloop resume --guidance`.
 func (l *Local) AwaitGuidance(ctx context.Context, e loop.Escalation) (loop.Guidance, error) {
-	if d, ok := e.Report.(diffCarrier); ok && l.EscalationDiffLines > 0 && l.Work != nil {
+	if e.Report != nil && l.EscalationDiffLines > 0 && l.Work != nil {
 		if diff := l.runDiff(ctx); diff != "" {
-			e.Report = d.WithDiff(diff)
+			rep := *e.Report
+			rep.Diff = diff
+			e.Report = &rep
 		}
 	}
 	if err := WriteEscalation(l.RunDir, e); err != nil {
@@ -200,9 +200,6 @@ func (l *Local) AwaitGuidance(ctx context.Context, e loop.Escalation) (loop.Guid
 	}
 	return loop.Guidance{}, loop.ErrSuspended
 }
-
-// diffCarrier is an escalation report with a slot for the run's diff.
-type diffCarrier interface{ WithDiff(diff string) any }
 
 // runDiff is what the run changed since its first iteration started, capped at
 // EscalationDiffLines lines.
@@ -228,24 +225,27 @@ func (l *Local) Save(_ context.Context, st *loop.State) error {
 	return nil
 }
 
-// Emit implements [loop.Env]: the event goes to events.jsonl and the screen, and
-// an iteration's decision document to its decision.yaml.
+// Keep implements [loop.Env]: the decision document goes to the iteration's
+// decision.yaml, the feedback for the next prompt to its feedback.md.
+func (l *Local) Keep(_ context.Context, a loop.Artifacts) error {
+	dir := state.IterDir(l.RunDir, a.Iteration)
+	var errs []error
+	if a.Decision != nil {
+		b, err := a.Decision.YAML()
+		if err == nil {
+			err = writeFile(filepath.Join(dir, "decision.yaml"), b)
+		}
+		errs = append(errs, err)
+	}
+	if a.Feedback != "" {
+		errs = append(errs, writeFile(filepath.Join(dir, "feedback.md"), []byte(a.Feedback)))
+	}
+	return errors.Join(errs...)
+}
+
+// Emit implements [loop.Env]: the event goes to events.jsonl and the screen.
 func (l *Local) Emit(_ context.Context, ev loop.Event) error {
 	ev.Time = l.Now()
-	if doc, ok := ev.Data["document"]; ok {
-		delete(ev.Data, "document")
-		if doc != nil && ev.Iteration > 0 {
-			if b, err := yaml.Marshal(doc); err == nil {
-				l.keep(filepath.Join(state.IterDir(l.RunDir, ev.Iteration), "decision.yaml"), b)
-			}
-		}
-	}
-	if fb, ok := ev.Data["feedback"].(string); ok {
-		delete(ev.Data, "feedback")
-		if fb != "" && ev.Iteration > 0 {
-			l.keep(filepath.Join(state.IterDir(l.RunDir, ev.Iteration), "feedback.md"), []byte(fb))
-		}
-	}
 	if l.Screen != nil {
 		l.Screen.Event(ev)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -91,22 +92,26 @@ func TestLocalIterationArtifacts(t *testing.T) {
 		t.Errorf("warnings %q, want one about the token budget", w.got)
 	}
 
-	// The loop's events: the decision document and the feedback go to files, the
-	// rest to events.jsonl.
-	if err := l.Emit(t.Context(), loop.Event{Type: "iteration_finished", Iteration: 1, Data: map[string]any{
-		"document": map[string]any{"decision": map[string]any{"action": "refine"}}, "feedback": "next time: fix TestSub", "action": "refine",
-	}}); err != nil {
+	// What the loop keeps of the iteration goes to its files; events to events.jsonl.
+	doc := &decision.Document{Decision: decision.Body{Action: "retry", Iteration: 1, Strategy: "refine"}}
+	if err := l.Keep(t.Context(), loop.Artifacts{Iteration: 1, Decision: doc, Feedback: "next time: fix TestSub"}); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "decision.yaml")); err != nil || !strings.Contains(string(b), "action: refine") {
+	if b, err := os.ReadFile(filepath.Join(dir, "decision.yaml")); err != nil || !strings.Contains(string(b), "iteration: 1\n") || !strings.Contains(string(b), "strategy: refine") {
 		t.Errorf("decision.yaml = %q, %v", b, err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "feedback.md")); err != nil || string(b) != "next time: fix TestSub" {
 		t.Errorf("feedback.md = %q, %v", b, err)
 	}
+	if err := l.Keep(t.Context(), loop.Artifacts{Iteration: 9, Feedback: "x"}); err == nil {
+		t.Error("Keep into a missing iteration folder: want an error")
+	}
+	if err := l.Emit(t.Context(), loop.Event{Type: "iteration_finished", Iteration: 1, Data: map[string]any{"action": "refine"}}); err != nil {
+		t.Fatal(err)
+	}
 	ev := events.evs[len(events.evs)-1].(loop.Event)
-	if _, ok := ev.Data["document"]; ok || ev.Time.IsZero() || ev.Data["action"] != "refine" {
-		t.Errorf("recorded event %+v: want a timestamp, no document, the rest kept", ev)
+	if ev.Time.IsZero() || ev.Data["action"] != "refine" {
+		t.Errorf("recorded event %+v: want a timestamp and the data", ev)
 	}
 }
 
@@ -133,6 +138,16 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(run, "escalation.yaml")); err != nil {
 		t.Errorf("escalation.yaml: %v", err)
+	}
+	rep := &decision.EscalationReport{Task: "fix it", Reason: "stuck", Question: "Which test is right?", Options: []decision.Option{{Label: "A", TradeOff: "B changes"}}}
+	if err := WriteEscalation(run, loop.Escalation{Reason: "stuck", Report: rep}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(run, "escalation.md")); err != nil || string(b) != rep.Markdown() {
+		t.Errorf("escalation.md = %q, %v; want the report's Markdown", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(run, "escalation.yaml")); err != nil || !strings.Contains(string(b), "question: Which test is right?") || !strings.Contains(string(b), "trade_off: B changes") {
+		t.Errorf("escalation.yaml = %q, %v", b, err)
 	}
 	if _, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepRollback, Checkpoint: "abc"}); err == nil {
 		t.Error("rollback outside git: want an error")

@@ -3,6 +3,7 @@ package loop
 import (
 	"time"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
@@ -31,13 +32,9 @@ func (a Action) Continues() bool {
 	return false
 }
 
-// Trigger is one reason, found in the evidence, to change course.
-type Trigger struct {
-	ID       string  `json:"id" yaml:"id"`             // e.g. validation_failure, stuck, oscillation
-	Severity float64 `json:"severity" yaml:"severity"` // 0–1
-	Fixable  bool    `json:"fixable" yaml:"fixable"`
-	Evidence string  `json:"evidence,omitempty" yaml:"evidence,omitempty"`
-}
+// Trigger is one reason, found in the evidence, to change course. The decision
+// documents name triggers too, so the type is theirs.
+type Trigger = decision.Trigger
 
 // BudgetStatus is the budget picture the loop hands the decider.
 type BudgetStatus struct {
@@ -81,8 +78,9 @@ type Decision struct {
 	Best *Checkpoint `json:"best,omitempty"`
 	// Escalation is set with ActionEscalate.
 	Escalation *Escalation `json:"escalation,omitempty"`
-	// Document is the full decision report written as the iteration's decision.yaml.
-	Document any `json:"-"`
+	// Document is the full decision document, kept as the iteration's
+	// decision.yaml; nil when the decider writes none.
+	Document *decision.Document `json:"-"`
 }
 
 // Decider turns an iteration's evidence into a decision. It must be pure: no I/O,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
@@ -57,8 +58,19 @@ type Env interface {
 	AwaitGuidance(ctx context.Context, e Escalation) (Guidance, error)
 	// Save persists the state. An error is reported, never fatal to the loop.
 	Save(ctx context.Context, st *State) error
+	// Keep writes what was concluded about an iteration for people to read (the
+	// local engine: its decision.yaml and feedback.md). An error is reported,
+	// never fatal to the loop.
+	Keep(ctx context.Context, a Artifacts) error
 	// Emit records an event (events.jsonl, the screen, a workflow's history).
 	Emit(ctx context.Context, ev Event) error
+}
+
+// Artifacts are what the decider concluded about one iteration, kept for people.
+type Artifacts struct {
+	Iteration int                // the iteration they are about
+	Decision  *decision.Document // nil when the decider writes no document
+	Feedback  string             // the feedback for the next prompt; empty: none
 }
 
 // Escalation is what a loop hands a human when it must stop and ask.
@@ -66,7 +78,9 @@ type Escalation struct {
 	Reason   string
 	Question string
 	Options  []string
-	Report   any // the full escalation document, rendered by the environment
+	// Report is the full escalation report, rendered by the environment; nil
+	// when the loop itself escalates (a limit reached before an iteration).
+	Report *decision.EscalationReport
 }
 
 // Guidance is a human's answer to an escalation.

@@ -130,12 +130,12 @@ func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
 		"message": d.Message, "quality": d.Quality, "triggers": triggerIDs(d.Triggers),
 		"agent_exit": ev.Agent.ExitCode, "agent_reason": ev.Agent.Reason, "cost_usd": ev.Agent.Usage.CostUSD,
 		"cost_known": ev.Agent.Usage.CostKnown, "tokens": ev.Agent.Usage.TotalTokens(), "tokens_known": ev.Agent.Usage.TokensKnown,
-		"document": d.Document, "feedback": d.Feedback,
 	}
 	if ev.Review != nil {
 		data["review"], data["review_score"] = ev.Review.Verdict, ev.Review.Score
 	}
 	r.emit(ctx, "iteration_finished", n, data)
+	r.keep(ctx, Artifacts{Iteration: n, Decision: d.Document, Feedback: d.Feedback})
 	r.save(ctx)
 
 	// A run never ends worse than its best checkpoint: the decider asks for a
@@ -245,6 +245,15 @@ func (r *runner) finish(ctx context.Context, out Outcome) (Outcome, error) {
 func (r *runner) save(ctx context.Context) {
 	if err := r.env.Save(context.WithoutCancel(ctx), r.st); err != nil {
 		r.emit(ctx, "warning", r.st.Iteration, map[string]any{"message": "state not saved, the loop goes on: " + err.Error()})
+	}
+}
+
+func (r *runner) keep(ctx context.Context, a Artifacts) {
+	if a.Decision == nil && a.Feedback == "" {
+		return
+	}
+	if err := r.env.Keep(context.WithoutCancel(ctx), a); err != nil {
+		r.emit(ctx, "warning", a.Iteration, map[string]any{"message": fmt.Sprintf("the artifacts of iteration %d not kept: %v", a.Iteration, err)})
 	}
 }
 

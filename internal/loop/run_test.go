@@ -3,9 +3,11 @@ package loop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
@@ -16,6 +18,8 @@ type scriptEnv struct {
 	calls    int
 	saves    int
 	saveErr  error
+	keepErr  error
+	kept     []Artifacts
 	events   []Event
 	requests []StepRequest
 	cancel   func() // called at the start of the named call, if set
@@ -44,6 +48,10 @@ func (e *scriptEnv) AwaitGuidance(context.Context, Escalation) (Guidance, error)
 }
 
 func (e *scriptEnv) Save(context.Context, *State) error { e.saves++; return e.saveErr }
+func (e *scriptEnv) Keep(_ context.Context, a Artifacts) error {
+	e.kept = append(e.kept, a)
+	return e.keepErr
+}
 func (e *scriptEnv) Emit(_ context.Context, ev Event) error {
 	e.events = append(e.events, ev)
 	return nil
@@ -219,5 +227,48 @@ func TestRunBudget(t *testing.T) {
 	}
 	if want := "budget: cost: $0.50 left of $3.50, an iteration takes about $1.20 (mean of 3 × 1.2)"; out.Reason != want {
 		t.Errorf("reason %q, want %q", out.Reason, want)
+	}
+}
+
+// documenter is a decider that writes a decision document and feedback naming the
+// iteration it judged.
+type documenter struct{}
+
+func (documenter) Decide(in DecideInput) Decision {
+	n := in.Evidence.N
+	return Decision{
+		Action: ActionRefine, Feedback: fmt.Sprintf("feedback of %d", n),
+		Document: &decision.Document{Decision: decision.Body{Action: "retry", Iteration: n}},
+	}
+}
+
+// TestRunKeepsArtifacts: the decision document and the feedback of iteration n
+// are kept through Env.Keep as iteration n's, and a failure to keep them is a
+// warning, not the end of the run.
+func TestRunKeepsArtifacts(t *testing.T) {
+	t.Parallel()
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, keepErr: errors.New("disk full")}
+	st := newState()
+	out, err := Run(t.Context(), env, Spec{MaxIterations: 2, Decider: documenter{}}, st)
+	if err != nil || out.Status != StatusCompleted {
+		t.Fatalf("Run = %+v, %v; want completed at the iteration limit", out, err)
+	}
+	if len(env.kept) != 2 {
+		t.Fatalf("kept %d times, want 2: %+v", len(env.kept), env.kept)
+	}
+	for i, a := range env.kept {
+		n := i + 1
+		if a.Iteration != n || a.Decision == nil || a.Decision.Decision.Iteration != n || a.Feedback != fmt.Sprintf("feedback of %d", n) {
+			t.Errorf("artifacts %d = %+v, want iteration %d's", i, a, n)
+		}
+	}
+	warnings := 0
+	for _, ev := range env.events {
+		if ev.Type == "warning" {
+			warnings++
+		}
+	}
+	if warnings != 2 {
+		t.Errorf("%d warnings, want one per artifact not kept", warnings)
 	}
 }

@@ -1,4 +1,4 @@
-package decide
+package decision
 
 import (
 	"fmt"
@@ -7,49 +7,44 @@ import (
 
 // EscalationReport is the document a human reads when the loop stops to ask
 // (DESIGN §7): it renders as escalation.md ([EscalationReport.Markdown]) and
-// marshals as escalation.yaml.
+// escalation.yaml ([EscalationReport.YAML]).
 type EscalationReport struct {
-	Task           string       `yaml:"task"`
-	Reason         string       `yaml:"reason"`
-	Class          string       `yaml:"class,omitempty"` // security, architecture, stuck, max_iterations, …
-	History        []HistoryRow `yaml:"history"`
-	Feedback       string       `yaml:"consolidated_feedback,omitempty"`
-	Pattern        string       `yaml:"pattern_detected,omitempty"`
-	Disagreement   string       `yaml:"core_disagreement,omitempty"`
-	Question       string       `yaml:"question"`
-	Options        []Option     `yaml:"options"`
-	Recommendation string       `yaml:"recommendation"`
-	Best           string       `yaml:"best_checkpoint,omitempty"`
-	Triggers       []string     `yaml:"triggers,omitempty"`
+	Task           string       `json:"task" yaml:"task"`
+	Reason         string       `json:"reason" yaml:"reason"`
+	Class          string       `json:"class,omitempty" yaml:"class,omitempty"` // security, architecture, stuck, max_iterations, …
+	History        []HistoryRow `json:"history" yaml:"history"`
+	Feedback       string       `json:"consolidated_feedback,omitempty" yaml:"consolidated_feedback,omitempty"`
+	Pattern        string       `json:"pattern_detected,omitempty" yaml:"pattern_detected,omitempty"`
+	Disagreement   string       `json:"core_disagreement,omitempty" yaml:"core_disagreement,omitempty"`
+	Question       string       `json:"question" yaml:"question"`
+	Options        []Option     `json:"options" yaml:"options"`
+	Recommendation string       `json:"recommendation" yaml:"recommendation"`
+	Best           string       `json:"best_checkpoint,omitempty" yaml:"best_checkpoint,omitempty"`
+	Triggers       []string     `json:"triggers,omitempty" yaml:"triggers,omitempty"`
 	// Diff is a slot the environment fills when escalation_includes_diff is set.
-	Diff string `yaml:"diff,omitempty"`
-}
-
-// WithDiff returns the report with the run's diff in its slot.
-func (r EscalationReport) WithDiff(diff string) any {
-	r.Diff = diff
-	return r
+	Diff string `json:"diff,omitempty" yaml:"diff,omitempty"`
 }
 
 // HistoryRow is one iteration in the report's table.
 type HistoryRow struct {
-	N        int     `yaml:"n"`
-	Did      string  `yaml:"agent_did"`
-	Gates    string  `yaml:"gate_result"`
-	Review   string  `yaml:"reviewer_feedback,omitempty"`
-	Decision string  `yaml:"decision"`
-	Failing  int     `yaml:"failing"`
-	Quality  float64 `yaml:"quality"`
-	Cost     string  `yaml:"cost"`
+	N        int     `json:"n" yaml:"n"`
+	Did      string  `json:"agent_did" yaml:"agent_did"`
+	Gates    string  `json:"gate_result" yaml:"gate_result"`
+	Review   string  `json:"reviewer_feedback,omitempty" yaml:"reviewer_feedback,omitempty"`
+	Decision string  `json:"decision" yaml:"decision"`
+	Failing  int     `json:"failing" yaml:"failing"`
+	Quality  float64 `json:"quality" yaml:"quality"`
+	Cost     string  `json:"cost" yaml:"cost"`
 }
 
 // Option is one way forward with its trade-off.
 type Option struct {
-	Label    string `yaml:"label"`
-	TradeOff string `yaml:"trade_off"`
+	Label    string `json:"label" yaml:"label"`
+	TradeOff string `json:"trade_off" yaml:"trade_off"`
 }
 
-func optionLines(os []Option) []string {
+// OptionLines numbers the options as one line each: "1) label — trade-off".
+func OptionLines(os []Option) []string {
 	out := make([]string, 0, len(os))
 	for i, o := range os {
 		out = append(out, fmt.Sprintf("%d) %s — %s", i+1, o.Label, o.TradeOff))
@@ -57,14 +52,17 @@ func optionLines(os []Option) []string {
 	return out
 }
 
-// attemptsSummary is one line per iteration.
-func (r EscalationReport) attemptsSummary() []string {
+// AttemptsSummary is one line per iteration of the report's history.
+func (r EscalationReport) AttemptsSummary() []string {
 	out := make([]string, 0, len(r.History))
 	for _, h := range r.History {
 		out = append(out, fmt.Sprintf("iteration %d: %s; tests %s; %s", h.N, h.Did, h.Gates, h.Decision))
 	}
 	return out
 }
+
+// YAML renders the report.
+func (r EscalationReport) YAML() ([]byte, error) { return marshal(r) }
 
 // Markdown renders the report for people.
 func (r EscalationReport) Markdown() string {

@@ -1,0 +1,14 @@
+// Package decision holds the documents a decision produces, as plain data: the
+// decision document of DESIGN §6 ([Document]: each iteration's decision.yaml and
+// the output of `agentloop decide`), the escalation report of DESIGN §7
+// ([EscalationReport]: escalation.md and escalation.yaml), and the [Trigger] both
+// name.
+//
+// The decide package builds these documents, the loop carries them (in
+// loop.Decision and loop.Escalation) without reading them, and the engine writes
+// them. They live in this leaf package, not in decide, because the loop cannot
+// import decide (decide imports the loop); and not in the loop, which has no use
+// for their contents. They are structs of strings, numbers and slices with no
+// behaviour beyond rendering, so they cross a durable workflow's history as they
+// are.
+package decision
