@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/session"
 )
 
 func TestExitCode(t *testing.T) {
@@ -24,6 +25,7 @@ func TestExitCode(t *testing.T) {
 		{fmt.Errorf("wrapped: %w", &ExitError{Code: ExitEscalated}), ExitEscalated},
 		{&InterruptError{Signal: "interrupt"}, ExitInterrupted},
 		{context.Canceled, ExitInterrupted},
+		{fmt.Errorf("task file: %w", &session.UsageError{Err: errors.New("bad")}), ExitUsage},
 	} {
 		if got := ExitCode(tt.err); got != tt.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.want)

@@ -9,8 +9,9 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/session"
 )
 
 func newAgentsCmd(d Deps) *cobra.Command {
@@ -29,7 +30,7 @@ func newAgentsCmd(d Deps) *cobra.Command {
 					installed = "-"
 				}
 				argv, _ := p.Command("PROMPT", "PROMPT_FILE")
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, shellJoin(argv), p.PromptVia, p.Format, installed)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, plan.ShellJoin(argv), p.PromptVia, p.Format, installed)
 			}
 			return tw.Flush()
 		},
@@ -87,39 +88,13 @@ func newInitCmd(d Deps) *cobra.Command {
 				return &ExitError{Code: ExitFailure, Err: err}
 			}
 			for _, f := range files {
-				fmt.Fprintf(d.Stdout, "created %s\n", relPath(wd, f))
+				fmt.Fprintf(d.Stdout, "created %s\n", session.RelPath(wd, f))
 			}
 			fmt.Fprintln(d.Stdout, "Next: edit agentloop.yaml (agent, gates, limits), then 'agentloop run --dry-run -v' to check the prompt.")
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite files that exist")
-	return cmd
-}
-
-func newDecideCmd(d Deps) *cobra.Command {
-	var file string
-	cmd := &cobra.Command{
-		Use:   "decide [-f FILE|-]",
-		Short: "Iteration-control decision: an iteration_check YAML document in, a decision YAML document out",
-		Long: `Read an iteration_check document (task_id, current_iteration, max_iterations,
-test_result, review_result, optional history) and write the decision: proceed,
-retry with synthesized feedback, or escalate with the attempts summary, the
-pattern detected and one question.`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, name, closeIn, err := openInput(d, file)
-			if err != nil {
-				return err
-			}
-			defer closeIn()
-			if err := decide.Run(in, d.Stdout, decide.DefaultPolicy()); err != nil {
-				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", name, err)}
-			}
-			return nil
-		},
-	}
-	cmd.Flags().StringVarP(&file, "file", "f", "-", "the iteration_check document (- for stdin)")
 	return cmd
 }
 

@@ -4,14 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -78,85 +75,12 @@ func resume(cmd *cobra.Command, d Deps, f *runFlags, name, guidance string, adr 
 		p.WorkDir = prev.WorkDir // a task of a graph: its worktree
 	}
 	screen := newScreen(d, f, p)
-	s, err := open(d, p, screen, newLogger(d, f), false)
+	s, err := session.Open(process(d), p, screen, newLogger(d, f), false)
 	if err != nil {
 		return err
 	}
-	st := s.st
-	switch st.Status {
-	case loop.StatusSucceeded, loop.StatusCompleted:
-		s.lock.Release()
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("run %s already %s (%s); start a new one with 'agentloop run %s'", name, st.Status, st.Reason, st.Procedure)}
-	case loop.StatusEscalated:
-		if guidance == "" {
-			s.lock.Release()
-			return usageError("run %s is waiting for your answer to its escalation (%s): read %s, then resume with --guidance \"...\"",
-				name, st.Reason, relPath(p.WorkDir, filepath.Join(store.RunDir(name, st.RunID), "escalation.md")))
-		}
+	if err := s.Resume(guidance, adr); err != nil {
+		return err
 	}
-	if summary := previousSummary(st); summary != "" {
-		screen.Linef("%s", summary)
-	}
-	if guidance != "" {
-		adr = adr || architectural(st)
-		loop.ApplyGuidance(st, loop.Guidance{Text: guidance, Architecture: adr})
-		screen.Linef("Guidance recorded; the iteration counter starts again (spend so far is kept)")
-		if adr {
-			path, err := writeADR(p.WorkDir, st, guidance)
-			if err != nil {
-				screen.Warnf("record the decision: %v", err)
-			} else {
-				screen.Linef("Decision recorded in %s", relPath(p.WorkDir, path))
-			}
-		}
-	}
-	return s.run(cmd.Context())
-}
-
-// architectural reports whether the run escalated on an architectural question:
-// the answer is then a decision worth an ADR.
-func architectural(st *loop.State) bool {
-	if len(st.History) == 0 {
-		return false
-	}
-	return slices.Contains(st.History[len(st.History)-1].Triggers, "architecture")
-}
-
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
-
-// writeADR records a human's architectural decision as docs/adr/NNNN-title.md.
-func writeADR(workDir string, st *loop.State, guidance string) (string, error) {
-	dir := filepath.Join(workDir, "docs", "adr")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", err
-	}
-	n := 1
-	for _, e := range entries {
-		var k int
-		if _, err := fmt.Sscanf(e.Name(), "%04d-", &k); err == nil && k >= n {
-			n = k + 1
-		}
-	}
-	title := st.Reason
-	if title == "" {
-		title = "decision for " + st.Name
-	}
-	slug := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(title), "-"), "-")
-	if len(slug) > 50 {
-		slug = strings.Trim(slug[:50], "-")
-	}
-	path := filepath.Join(dir, fmt.Sprintf("%04d-%s.md", n, slug))
-	body := fmt.Sprintf("# %d. %s\n\nStatus: accepted\n\n## Context\n\nagentloop run %s (%s) escalated after %d iterations: %s\n\n## Decision\n\n%s\n\n## Consequences\n\nThe loop continues with this decision in every prompt of the run.\n",
-		n, title, st.Name, st.RunID, st.TotalIterations, st.Reason, guidance)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	_, err = f.WriteString(body)
-	return path, err
+	return runSession(cmd.Context(), s)
 }

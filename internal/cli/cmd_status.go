@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,8 +11,8 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
-	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 func newStatusCmd(d Deps) *cobra.Command {
@@ -165,7 +164,7 @@ func openStore(d Deps, dir string) (*state.Store, error) {
 func loadRun(store *state.Store, name string) (report.Run, error) {
 	st, err := store.Load(name)
 	if errors.Is(err, state.ErrNotFound) {
-		if r, ok, err := loadGraph(store, name); ok || err != nil {
+		if r, ok, err := session.LoadGraphReport(store.Root, name); ok || err != nil {
 			return r, err
 		}
 		return report.Run{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("no run named %q in %s; 'agentloop status' lists them", name, store.Root)}
@@ -178,41 +177,4 @@ func loadRun(store *state.Store, name string) (report.Run, error) {
 		return report.Run{}, fmt.Errorf("load run %s: %w", name, err)
 	}
 	return r, nil
-}
-
-// loadGraph reads a task graph's report: every task with its state, and the
-// graph's spend and status.
-func loadGraph(store *state.Store, name string) (report.Run, bool, error) {
-	b, err := os.ReadFile(filepath.Join(store.Root, "graphs", name+".json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return report.Run{}, false, nil
-	}
-	if err != nil {
-		return report.Run{}, true, fmt.Errorf("read task graph %s: %w", name, err)
-	}
-	var gs graphState
-	if err := json.Unmarshal(b, &gs); err != nil {
-		return report.Run{}, true, fmt.Errorf("read task graph %s: %w", name, err)
-	}
-	file, err := tasks.Load(gs.File)
-	if err != nil {
-		return report.Run{}, true, fmt.Errorf("task graph %s: read its task file: %w", name, err)
-	}
-	g, err := tasks.NewGraph(file.Tasks)
-	if err != nil {
-		return report.Run{}, true, fmt.Errorf("task graph %s: %w", name, err)
-	}
-	st := &loop.State{Version: loop.StateVersion, Name: name, Procedure: "task graph " + gs.File, Status: loop.StatusSucceeded}
-	for _, t := range file.Tasks {
-		o, ok := gs.Outcomes[t.ID]
-		st.Spend.Usage = st.Spend.Usage.Add(o.Usage)
-		st.TotalIterations += o.Iterations
-		switch {
-		case ok && o.State == tasks.StateEscalated:
-			st.Status = loop.StatusEscalated
-		case (!ok || !o.State.Done()) && st.Status != loop.StatusEscalated:
-			st.Status = loop.StatusInterrupted
-		}
-	}
-	return report.Run{State: st, Tasks: tasks.Rows(g, gs.Outcomes, nil)}, true, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/session"
 )
 
 // Exit codes (DESIGN.md section 2).
@@ -60,6 +61,9 @@ func ExitCode(err error) int {
 	}
 	if ee, ok := errors.AsType[*ExitError](err); ok {
 		return ee.Code
+	}
+	if _, ok := errors.AsType[*session.UsageError](err); ok {
+		return ExitUsage
 	}
 	if _, ok := errors.AsType[*InterruptError](err); ok || errors.Is(err, context.Canceled) {
 		return ExitInterrupted

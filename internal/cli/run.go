@@ -1,18 +1,19 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
@@ -31,18 +32,35 @@ func runProcedure(cmd *cobra.Command, d Deps, f *runFlags, name string) error {
 	p.Args = givenFlags(cmd)
 	// A prompt that cannot be composed (a missing context file, a template
 	// error) is a mistake to fix before anything runs.
-	if _, _, err := p.composer(p.StateDir).Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}); err != nil {
+	if _, _, err := p.Composer(p.StateDir).Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	screen := newScreen(d, f, p)
-	for _, w := range p.warnings() {
+	for _, w := range p.Warnings() {
 		screen.Warnf("%s", w)
 	}
-	s, err := open(d, p, screen, newLogger(d, f), true)
+	s, err := session.Open(process(d), p, screen, newLogger(d, f), true)
 	if err != nil {
 		return err
 	}
-	return s.run(cmd.Context())
+	return runSession(cmd.Context(), s)
+}
+
+// runSession runs an opened session and maps how it ended to the exit code.
+func runSession(ctx context.Context, s *session.Session) error {
+	out, err := s.Run(ctx)
+	if err != nil {
+		return err
+	}
+	if code := statusExit(out.Status); code != ExitOK {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
+// process is what a session touches of this process.
+func process(d Deps) session.Process {
+	return session.Process{Stdout: d.Stdout, Now: d.Now, Getwd: d.Getwd}
 }
 
 // loadConfig reads every configuration tier; a problem in it is a usage error.
@@ -99,7 +117,7 @@ func overrides(cmd *cobra.Command, f *runFlags) config.Overrides {
 
 // resolvePlan loads the configuration with the flags and resolves the named
 // procedure into everything a run needs.
-func resolvePlan(cmd *cobra.Command, d Deps, f *runFlags, name string) (*plan, error) {
+func resolvePlan(cmd *cobra.Command, d Deps, f *runFlags, name string) (*plan.Plan, error) {
 	cfg, err := loadConfig(d, f.config, overrides(cmd, f))
 	if err != nil {
 		return nil, err
@@ -108,54 +126,8 @@ func resolvePlan(cmd *cobra.Command, d Deps, f *runFlags, name string) (*plan, e
 	if err != nil {
 		return nil, err
 	}
-	return planFor(d, cfg, name, wd, f.verbose)
-}
-
-// planFor resolves one procedure of a loaded configuration for a work tree.
-func planFor(d Deps, cfg *config.Config, name, wd string, verbose bool) (*plan, error) {
-	proc, err := cfg.Procedure(name)
+	p, err := plan.Resolve(cfg, name, plan.Options{WorkDir: wd, Getenv: d.Getenv, Verbose: f.verbose})
 	if err != nil {
-		return nil, &ExitError{Code: ExitUsage, Err: err}
-	}
-	p := &plan{Name: proc.Name, WorkDir: wd, Proc: proc, Gates: gateSpecs(proc.Gates), Prices: cfg.Prices,
-		Sources: cfg.Sources(proc.Name), Verbose: verbose, LogFormat: cfg.LogFormat}
-	if p.RateLimitWait, err = envDuration(d, "AGENTLOOP_RATE_LIMIT_MAX_WAIT", 30*time.Minute); err != nil {
-		return nil, err
-	}
-	if p.BackoffBase, err = envDuration(d, "AGENTLOOP_BACKOFF_BASE", 5*time.Second); err != nil {
-		return nil, err
-	}
-	if p.KillGrace, err = envDuration(d, "AGENTLOOP_KILL_GRACE", 5*time.Second); err != nil {
-		return nil, err
-	}
-	p.StateDir = cfg.StateDir
-	if p.StateDir == "" {
-		p.StateDir = ".agentloop"
-	}
-	if !filepath.IsAbs(p.StateDir) {
-		p.StateDir = filepath.Join(wd, p.StateDir)
-	}
-	if proc.Agent.IsZero() {
-		return nil, usageError("procedure %s has no agent: pass --agent NAME (see 'agentloop agents') or --agent-cmd CMD, or set agent: in %s", proc.Name, config.WorkspaceFile)
-	}
-	if p.Agent, err = resolveAgent(cfg, proc.Agent); err != nil {
-		return nil, &ExitError{Code: ExitUsage, Err: err}
-	}
-	for _, fb := range proc.Fallback {
-		a, err := resolveAgent(cfg, config.AgentRef{Name: fb})
-		if err != nil {
-			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("fallback: %w", err)}
-		}
-		p.Fallback = append(p.Fallback, a)
-	}
-	if proc.Reviewer != nil && !proc.Reviewer.Agent.IsZero() {
-		a, err := resolveAgent(cfg, proc.Reviewer.Agent)
-		if err != nil {
-			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("reviewer: %w", err)}
-		}
-		p.Reviewer = &a
-	}
-	if p.Decider, err = newDecider(p); err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
 	return p, nil
@@ -164,15 +136,15 @@ func planFor(d Deps, cfg *config.Config, name, wd string, verbose bool) (*plan, 
 // dryRun prints the prompt the next iteration would get and its token count
 // against the budget, and with -v where every effective value came from. It runs
 // nothing.
-func dryRun(d Deps, p *plan) error {
-	composer := p.composer(filepath.Join(p.StateDir, "runs", p.Name))
+func dryRun(d Deps, p *plan.Plan) error {
+	composer := p.Composer(filepath.Join(p.StateDir, "runs", p.Name))
 	text, tokens, err := composer.Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1})
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	fmt.Fprintln(d.Stdout, text)
 	fmt.Fprintln(d.Stdout, "---")
-	for _, w := range p.warnings() {
+	for _, w := range p.Warnings() {
 		fmt.Fprintln(d.Stdout, "WARNING: "+w)
 	}
 	budget := p.Proc.Limits.TokenBudget
@@ -185,7 +157,7 @@ func dryRun(d Deps, p *plan) error {
 		fmt.Fprintf(d.Stdout, "Prompt: %d tokens (no token budget set)\n", tokens)
 	}
 	argv, _ := p.Agent.Command("PROMPT", "PROMPT_FILE")
-	fmt.Fprintf(d.Stdout, "Agent: %s (prompt via %s)\n", shellJoin(argv), p.Agent.PromptVia)
+	fmt.Fprintf(d.Stdout, "Agent: %s (prompt via %s)\n", plan.ShellJoin(argv), p.Agent.PromptVia)
 	for _, g := range p.Gates {
 		fmt.Fprintf(d.Stdout, "Gate %s: %s\n", g.Name, g.Command)
 	}
@@ -206,7 +178,7 @@ func dryRun(d Deps, p *plan) error {
 }
 
 // newScreen is what the person sees while the loop runs.
-func newScreen(d Deps, f *runFlags, p *plan) *ui.Printer {
+func newScreen(d Deps, f *runFlags, p *plan.Plan) *ui.Printer {
 	format := f.logFormat
 	if format == "" {
 		format = p.LogFormat
@@ -229,28 +201,4 @@ func newLogger(d Deps, f *runFlags) *slog.Logger {
 		h = slog.NewJSONHandler(d.Stderr, opts)
 	}
 	return slog.New(h)
-}
-
-// echoWriter streams agent output to the terminal, clearing the status line first.
-type echoWriter struct {
-	w      io.Writer
-	screen *ui.Printer
-}
-
-func (e echoWriter) Write(b []byte) (int, error) {
-	e.screen.ClearStatus()
-	return e.w.Write(b)
-}
-
-// envDuration reads a duration from the environment.
-func envDuration(d Deps, name string, def time.Duration) (time.Duration, error) {
-	v := d.Getenv(name)
-	if v == "" {
-		return def, nil
-	}
-	t, err := time.ParseDuration(v)
-	if err != nil || t < 0 {
-		return 0, usageError("%s=%q: want a duration such as 90s or 30m", name, v)
-	}
-	return t, nil
 }

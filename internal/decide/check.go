@@ -33,18 +33,19 @@ type ReviewResult struct {
 	Feedback string
 }
 
-// Limits on the document, so a hostile input cannot make parsing costly.
-const (
-	maxCheckBytes   = 1 << 20
-	maxHistoryItems = 100
-)
+// MaxCheckBytes is the largest iteration_check document [ParseCheck] reads, so
+// a hostile input cannot make parsing costly.
+const MaxCheckBytes = 1 << 20
+
+// maxHistoryItems bounds the history of a document.
+const maxHistoryItems = 100
 
 // ParseCheck reads an `iteration_check` YAML document strictly: unknown keys,
 // missing required keys, wrong types and unknown statuses are errors that name the
 // line and column.
 func ParseCheck(data []byte) (Check, error) {
-	if len(data) > maxCheckBytes {
-		return Check{}, fmt.Errorf("parse iteration_check: document is %d bytes, over the %d limit", len(data), maxCheckBytes)
+	if len(data) > MaxCheckBytes {
+		return Check{}, fmt.Errorf("parse iteration_check: document is %d bytes, over the %d limit", len(data), MaxCheckBytes)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

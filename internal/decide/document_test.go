@@ -27,10 +27,15 @@ func TestRunGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out bytes.Buffer
-			if err := Run(bytes.NewReader(data), &out, DefaultPolicy()); err != nil {
-				t.Fatalf("Run: %v", err)
+			c, err := ParseCheck(data)
+			if err != nil {
+				t.Fatalf("ParseCheck: %v", err)
 			}
+			got, err := Evaluate(c, DefaultPolicy()).YAML()
+			if err != nil {
+				t.Fatalf("YAML: %v", err)
+			}
+			out := bytes.NewBuffer(got)
 			golden := strings.TrimSuffix(in, ".yaml") + ".golden"
 			if *update {
 				if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
@@ -42,7 +47,7 @@ func TestRunGolden(t *testing.T) {
 				t.Fatalf("read golden (run with -update): %v", err)
 			}
 			if diff := cmp.Diff(string(want), out.String()); diff != "" {
-				t.Errorf("Run() mismatch (-want +got):\n%s", diff)
+				t.Errorf("Evaluate() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package decide
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -160,25 +159,4 @@ func attemptLine(i int, a Check, fs []failure) string {
 		s += ": " + clip(a.Review.Feedback, 100)
 	}
 	return s
-}
-
-// Run reads an iteration_check document from r and writes the decision document
-// to w: the `agentloop decide` command.
-func Run(r io.Reader, w io.Writer, p Policy) error {
-	data, err := io.ReadAll(io.LimitReader(r, maxCheckBytes+1))
-	if err != nil {
-		return fmt.Errorf("read iteration_check: %w", err)
-	}
-	c, err := ParseCheck(data)
-	if err != nil {
-		return fmt.Errorf("%w (see `agentloop decide --help` for the document's shape)", err)
-	}
-	out, err := Evaluate(c, p).YAML()
-	if err != nil {
-		return fmt.Errorf("write decision: %w", err)
-	}
-	if _, err := w.Write(out); err != nil {
-		return fmt.Errorf("write decision: %w", err)
-	}
-	return nil
 }

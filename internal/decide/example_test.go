@@ -2,14 +2,12 @@ package decide_test
 
 import (
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/agentloop/agentloop/internal/decide"
 )
 
 // The `agentloop decide` document: an iteration_check in, a decision out.
-func ExampleRun() {
+func ExampleEvaluate() {
 	in := `iteration_check:
   task_id: "task-003"
   current_iteration: 2
@@ -17,9 +15,17 @@ func ExampleRun() {
   test_result: {status: fail, output: "FAIL src/auth/login.test.ts\nExpected: token to contain userId\nReceived: undefined"}
   review_result: {status: pending, feedback: ""}
 `
-	if err := decide.Run(strings.NewReader(in), os.Stdout, decide.DefaultPolicy()); err != nil {
+	c, err := decide.ParseCheck([]byte(in))
+	if err != nil {
 		fmt.Println(err)
+		return
 	}
+	out, err := decide.Evaluate(c, decide.DefaultPolicy()).YAML()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(string(out))
 	// Output:
 	// decision:
 	//   action: retry

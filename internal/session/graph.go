@@ -1,31 +1,136 @@
-package cli
+package session
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
+// GraphState is a task graph's persisted progress: each task's outcome and
+// which branches were merged back. Running the same task file again resumes it.
+type GraphState struct {
+	Version  int                      `json:"version"`
+	File     string                   `json:"file"`
+	Outcomes map[string]tasks.Outcome `json:"outcomes"`
+	Merged   []string                 `json:"merged,omitempty"`
+}
+
+// GraphOptions are what a task graph is run with.
+type GraphOptions struct {
+	TaskFile string         // tasks.yaml or a Markdown checklist
+	Config   *config.Config // the loaded configuration, flags applied
+	Getenv   func(string) string
+	Parallel int // how many tasks run at once; 0: the task file's, else 1
+	Verbose  bool
+	JSON     bool // progress as JSON lines
+	Log      *slog.Logger
+}
+
+// GraphResult is how a task graph ended.
+type GraphResult struct {
+	Outcomes        map[string]tasks.Outcome
+	Interrupted     bool
+	BudgetExhausted bool // the global budget stopped tasks from starting
+}
+
+var graphNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// GraphName is the name of the task graph of a task file: its base name
+// without the extension, in the characters a run name may hold.
+func GraphName(taskFile string) string {
+	name := strings.Trim(graphNameChars.ReplaceAllString(strings.TrimSuffix(filepath.Base(taskFile), filepath.Ext(taskFile)), "-"), "-")
+	if name == "" {
+		name = "tasks"
+	}
+	return name
+}
+
+// RunGraph runs a task graph: every task a loop of its own in its own git
+// worktree and branch, independent ones in parallel, merged back in dependency
+// order. The work tree is the repository's (pr.Getwd).
+func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, error) {
+	file, err := tasks.Load(o.TaskFile)
+	if err != nil {
+		return GraphResult{}, &UsageError{Err: err}
+	}
+	graph, err := tasks.NewGraph(file.Tasks)
+	if err != nil {
+		return GraphResult{}, &UsageError{Err: err}
+	}
+	repo, err := pr.Getwd()
+	if err != nil {
+		return GraphResult{}, err
+	}
+	if !gitx.IsRepo(ctx, repo) {
+		return GraphResult{}, &UsageError{Err: errors.New("a task graph runs each task in its own git worktree: run it inside a git repository with at least one commit")}
+	}
+	name := GraphName(o.TaskFile)
+	g := &graphRun{pr: pr, o: o, repo: repo, base: "HEAD", name: name, stateDir: plan.StateDir(o.Config, repo), file: file,
+		out: ui.New(ui.Options{Out: pr.Stdout, Now: pr.Now, JSON: o.JSON})}
+	if err := g.load(); err != nil {
+		return GraphResult{}, err
+	}
+	parallel := o.Parallel
+	if parallel == 0 {
+		parallel = max(file.Parallel, 1)
+	}
+	g.out.Linef("Starting task graph %s: %d tasks, up to %d in parallel", name, len(file.Tasks), max(parallel, 1))
+	sched := tasks.Scheduler{
+		Parallel: parallel,
+		Run:      g.runTask,
+		Budget:   g.budget,
+		Started:  func(t tasks.Task) { g.out.Linef("Task %s started: %s", t.ID, firstLine(t.Text())) },
+		Finished: g.finished,
+	}
+	prior := map[string]tasks.Outcome{}
+	for id, o := range g.st.Outcomes {
+		if o.State.Done() {
+			prior[id] = o
+		}
+	}
+	outcomes, execErr := sched.Execute(ctx, graph, prior)
+	g.mu.Lock()
+	g.st.Outcomes = outcomes
+	g.mu.Unlock()
+	if ctx.Err() == nil {
+		g.mergeBack(ctx, outcomes)
+	}
+	g.save()
+	g.summary(outcomes)
+	res := GraphResult{Outcomes: outcomes, BudgetExhausted: errors.Is(execErr, tasks.ErrBudgetExhausted)}
+	switch {
+	case ctx.Err() != nil:
+		g.out.Linef("Interrupted. Run the same command again to resume the graph.")
+		res.Interrupted = true
+		return res, nil
+	case execErr != nil && !res.BudgetExhausted:
+		return res, execErr
+	}
+	return res, nil
+}
+
 type graphRun struct {
-	d        Deps
-	f        *runFlags
-	cfg      *config.Config
+	pr       Process
+	o        GraphOptions
 	repo     string
 	base     string
 	name     string
@@ -34,15 +139,20 @@ type graphRun struct {
 	out      *ui.Printer
 
 	mu sync.Mutex
-	st graphState
+	st GraphState
 	// gitMu serialises worktree creation: git locks the repository's metadata.
 	gitMu sync.Mutex
 }
 
-func (g *graphRun) path() string { return filepath.Join(g.stateDir, "graphs", g.name+".json") }
+// GraphStatePath is where the state of the task graph of a name is kept.
+func GraphStatePath(stateDir, name string) string {
+	return filepath.Join(stateDir, "graphs", name+".json")
+}
+
+func (g *graphRun) path() string { return GraphStatePath(g.stateDir, g.name) }
 
 func (g *graphRun) load() error {
-	g.st = graphState{Version: 1, File: g.file.Path, Outcomes: map[string]tasks.Outcome{}}
+	g.st = GraphState{Version: 1, File: g.file.Path, Outcomes: map[string]tasks.Outcome{}}
 	b, err := os.ReadFile(g.path())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -51,12 +161,12 @@ func (g *graphRun) load() error {
 		return fmt.Errorf("read task graph state: %w", err)
 	}
 	if err := json.Unmarshal(b, &g.st); err != nil {
-		aside := g.path() + ".corrupt-" + g.d.Now().UTC().Format("20060102-150405")
+		aside := g.path() + ".corrupt-" + g.pr.Now().UTC().Format("20060102-150405")
 		if mvErr := os.Rename(g.path(), aside); mvErr != nil {
 			return fmt.Errorf("the state of task graph %s is unreadable (%v) and could not be moved aside: %w", g.name, err, mvErr)
 		}
 		g.out.Warnf("the state of task graph %s is unreadable (%v); it was moved to %s and the graph starts afresh (each task's own state is kept)", g.name, err, aside)
-		g.st = graphState{Version: 1, File: g.file.Path, Outcomes: map[string]tasks.Outcome{}}
+		g.st = GraphState{Version: 1, File: g.file.Path, Outcomes: map[string]tasks.Outcome{}}
 	} else {
 		g.out.Linef("Resuming task graph %s", g.name)
 	}
@@ -96,68 +206,29 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 			return tasks.Outcome{}, fmt.Errorf("task %s: create its worktree: %w", t.ID, err)
 		}
 	}
-	p, err := planFor(g.d, g.cfg, t.Procedure, wt, g.f.verbose)
+	p, err := plan.Resolve(g.o.Config, t.Procedure, plan.Options{WorkDir: wt, Getenv: g.o.Getenv, Verbose: g.o.Verbose})
 	if err != nil {
 		return tasks.Outcome{}, fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	p.Name, p.StateDir, p.Task = g.taskName(t.ID), g.stateDir, t.Text()
-	applyTask(p, t)
-	if p.Decider, err = newDecider(p); err != nil {
+	p.Name, p.StateDir = g.taskName(t.ID), g.stateDir
+	if err := plan.ApplyTask(p, t); err != nil {
 		return tasks.Outcome{}, err
 	}
-	screen := ui.New(ui.Options{Out: g.d.Stdout, Now: g.d.Now, Quiet: !g.f.verbose, JSON: g.f.logFormat == "json", Prefix: t.ID + ": "})
-	s, err := open(g.d, p, screen, newLogger(g.d, g.f), false)
+	screen := ui.New(ui.Options{Out: g.pr.Stdout, Now: g.pr.Now, Quiet: !g.o.Verbose, JSON: g.o.JSON, Prefix: t.ID + ": "})
+	s, err := Open(g.pr, p, screen, g.o.Log, false)
 	if err != nil {
 		return tasks.Outcome{}, err
 	}
 	g.capToGlobal(p, s.st.Spend.Usage.Add(s.st.Spend.Reviewer))
 	if s.st.Status.Ended() && s.st.Status != loop.StatusInterrupted && s.st.Status != loop.StatusAborted {
-		s.lock.Release()
+		s.Close()
 		return outcomeOf(s.st, br), nil
 	}
-	runErr := s.run(ctx)
-	if ee, ok := errors.AsType[*ExitError](runErr); ok && ee.Err == nil {
-		runErr = nil
-	}
+	_, runErr := s.Run(ctx)
 	if err := gitx.Commit(context.WithoutCancel(ctx), wt, fmt.Sprintf("agentloop: task %s: %s", t.ID, firstLine(t.Text()))); err != nil {
 		screen.Warnf("commit the task's work: %v", err)
 	}
 	return outcomeOf(s.st, br), runErr
-}
-
-// applyTask puts a task's overrides on the plan of its procedure.
-func applyTask(p *plan, t tasks.Task) {
-	p.Proc.Prompt.Context = append(slices.Clone(p.Proc.Prompt.Context), "Task "+t.ID+": "+t.Text())
-	if len(t.Gates) > 0 {
-		p.Gates = nil
-		for _, tg := range t.Gates {
-			required := tg.Required == nil || *tg.Required
-			p.Gates = append(p.Gates, engine.GateSpec{
-				Name: tg.Name, Argv: commandArgv(config.Command{Shell: tg.Run}), Command: tg.Run, Timeout: tg.Timeout,
-				Required: required, Format: tg.Format, TolerateBaseline: tg.TolerateBaseline,
-			})
-		}
-	}
-	if l := t.Limits; l != nil {
-		pl := &p.Proc.Limits
-		setIf(&pl.MaxIterations, l.MaxIterations)
-		setIf(&pl.FailureThreshold, l.FailureThreshold)
-		setIf(&pl.IterationTimeout, l.IterationTimeout)
-		setIf(&pl.MaxTokens, l.MaxTokens)
-		setIf(&pl.MaxCostUSD, l.MaxCostUSD)
-		setIf(&pl.MaxDuration, l.MaxDuration)
-		setIf(&pl.TokenBudget, l.TokenBudget)
-	}
-	if len(t.Files) > 0 {
-		p.Scope = t.Files
-	}
-}
-
-func setIf[T comparable](dst *T, v T) {
-	var zero T
-	if v != zero {
-		*dst = v
-	}
 }
 
 func outcomeOf(st *loop.State, branch string) tasks.Outcome {
@@ -224,7 +295,7 @@ func (g *graphRun) spent() evidence.Usage {
 
 // capToGlobal bounds a task's own cost and token limits by what is left of the
 // graph's budget, so one task cannot spend what the others were to have.
-func (g *graphRun) capToGlobal(p *plan, own evidence.Usage) {
+func (g *graphRun) capToGlobal(p *plan.Plan, own evidence.Usage) {
 	b := g.file.Budget
 	all := g.spent()
 	l := &p.Proc.Limits
@@ -304,7 +375,7 @@ func (g *graphRun) summary(out map[string]tasks.Outcome) {
 	for _, t := range g.file.Tasks {
 		ids = append(ids, t.ID)
 	}
-	tw := tabwriter.NewWriter(g.d.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(g.pr.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tSTATE\tITERATIONS\tREASON")
 	for _, id := range ids {
 		o, ok := out[id]
@@ -322,4 +393,41 @@ func firstLine(s string) string {
 		line = line[:69] + "..."
 	}
 	return line
+}
+
+// LoadGraphReport reads a task graph's report: every task with its state, and
+// the graph's spend and status. ok is false when there is no graph of that name.
+func LoadGraphReport(stateDir, name string) (r report.Run, ok bool, err error) {
+	b, err := os.ReadFile(GraphStatePath(stateDir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return report.Run{}, false, nil
+	}
+	if err != nil {
+		return report.Run{}, true, fmt.Errorf("read task graph %s: %w", name, err)
+	}
+	var gs GraphState
+	if err := json.Unmarshal(b, &gs); err != nil {
+		return report.Run{}, true, fmt.Errorf("read task graph %s: %w", name, err)
+	}
+	file, err := tasks.Load(gs.File)
+	if err != nil {
+		return report.Run{}, true, fmt.Errorf("task graph %s: read its task file: %w", name, err)
+	}
+	g, err := tasks.NewGraph(file.Tasks)
+	if err != nil {
+		return report.Run{}, true, fmt.Errorf("task graph %s: %w", name, err)
+	}
+	st := &loop.State{Version: loop.StateVersion, Name: name, Procedure: "task graph " + gs.File, Status: loop.StatusSucceeded}
+	for _, t := range file.Tasks {
+		o, ok := gs.Outcomes[t.ID]
+		st.Spend.Usage = st.Spend.Usage.Add(o.Usage)
+		st.TotalIterations += o.Iterations
+		switch {
+		case ok && o.State == tasks.StateEscalated:
+			st.Status = loop.StatusEscalated
+		case (!ok || !o.State.Done()) && st.Status != loop.StatusEscalated:
+			st.Status = loop.StatusInterrupted
+		}
+	}
+	return report.Run{State: st, Tasks: tasks.Rows(g, gs.Outcomes, nil)}, true, nil
 }

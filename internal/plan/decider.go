@@ -1,4 +1,4 @@
-package cli
+package plan
 
 import (
 	"bytes"
@@ -10,10 +10,10 @@ import (
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
-// newDecider builds the decision engine from the procedure's policy: the
+// NewDecider builds the decision engine from the procedure's policy: the
 // defaults, then the procedure's `policy:` keys (strictly: an unknown key is an
 // error), then the settings that live elsewhere in the procedure.
-func newDecider(p *plan) (loop.Decider, error) {
+func NewDecider(p *Plan) (loop.Decider, error) {
 	pol := decide.DefaultPolicy()
 	if len(p.Proc.Policy) > 0 {
 		b, err := yaml.Marshal(p.Proc.Policy)

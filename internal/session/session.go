@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -6,20 +6,29 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
-// session is one process's run of a loop: it holds the lock, the state and the
+// Process is what a session touches of the process it runs in.
+type Process struct {
+	Stdout io.Writer // the agent's output with -v; a task graph's table
+	Now    func() time.Time
+	Getwd  func() (string, error)
+}
+
+// Session is one process's run of a loop: it holds the lock, the state and the
 // local engine until the loop ends or is interrupted.
-type session struct {
-	d      Deps
-	p      *plan
+type Session struct {
+	pr     Process
+	p      *plan.Plan
 	store  *state.Store
 	lock   *state.Lock
 	st     *loop.State
@@ -34,24 +43,25 @@ func newRunID(now time.Time) string {
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// open takes the run's lock and loads (or starts) its state. fresh asks for a new
-// run even when an earlier one could be resumed.
-func open(d Deps, p *plan, screen *ui.Printer, log *slog.Logger, fresh bool) (*session, error) {
+// Open takes the run's lock and loads (or starts) its state. fresh asks for a new
+// run even when an earlier one could be resumed. The caller runs the session or
+// closes it.
+func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh bool) (*Session, error) {
 	if err := state.ValidName(p.Name); err != nil {
-		return nil, usageError("run name %q: %w", p.Name, err)
+		return nil, &UsageError{Err: fmt.Errorf("run name %q: %w", p.Name, err)}
 	}
 	store := &state.Store{Root: p.StateDir}
 	lock, err := store.Lock(p.Name)
 	if err != nil {
 		if le, ok := errors.AsType[*state.LockedError](err); ok {
-			return nil, &ExitError{Code: ExitFailure, Err: le}
+			return nil, le
 		}
 		return nil, fmt.Errorf("lock run %s: %w", p.Name, err)
 	}
 	if r := lock.Recovered; r != nil {
 		screen.Warnf("recovered the stale lock of %s: pid %d on %s is gone", p.Name, r.PID, r.Host)
 	}
-	s := &session{d: d, p: p, store: store, lock: lock, screen: screen, log: log}
+	s := &Session{pr: pr, p: p, store: store, lock: lock, screen: screen, log: log}
 	st, err := store.Load(p.Name)
 	switch {
 	case errors.Is(err, state.ErrNotFound):
@@ -70,7 +80,7 @@ func open(d Deps, p *plan, screen *ui.Printer, log *slog.Logger, fresh bool) (*s
 				p.Name, st.RunID, orStatus(st.Status), st.Iteration, p.Name)
 		}
 	}
-	now := d.Now()
+	now := pr.Now()
 	if s.st == nil {
 		s.st = &loop.State{
 			Version: loop.StateVersion, Name: p.Name, RunID: newRunID(now), Procedure: p.Proc.Name,
@@ -78,13 +88,19 @@ func open(d Deps, p *plan, screen *ui.Printer, log *slog.Logger, fresh bool) (*s
 		}
 	}
 	s.st.Args = p.Args
-	if wd, err := d.Getwd(); err == nil && wd != p.WorkDir {
+	if wd, err := pr.Getwd(); err == nil && wd != p.WorkDir {
 		s.st.WorkDir = p.WorkDir
 	}
 	s.st.MaxIterations = p.Proc.Limits.MaxIterations
 	s.st.FailureThreshold = p.Proc.Limits.FailureThreshold
 	return s, nil
 }
+
+// State is the run's state as loaded (or started) by [Open].
+func (s *Session) State() *loop.State { return s.st }
+
+// Close releases the run's lock without running it.
+func (s *Session) Close() { s.lock.Release() }
 
 func orStatus(s loop.Status) string {
 	if s == loop.StatusRunning {
@@ -93,13 +109,16 @@ func orStatus(s loop.Status) string {
 	return string(s)
 }
 
-// run runs the loop to its end for this session and returns the exit error.
-func (s *session) run(ctx context.Context) error {
+// Run runs the loop to its end for this session, saves the state, tells the
+// person what to do next and releases the lock. The error is the loop's own
+// (interrupted, or a failure of agentloop itself); how the run ended is in the
+// outcome.
+func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 	defer s.lock.Release()
-	s.st.Sessions = append(s.st.Sessions, loop.Session{StartedAt: s.d.Now()})
+	s.st.Sessions = append(s.st.Sessions, loop.Session{StartedAt: s.pr.Now()})
 	runDir := s.store.RunDir(s.p.Name, s.st.RunID)
 	if err := state.EnsureDir(runDir); err != nil {
-		return fmt.Errorf("create the run folder: %w", err)
+		return loop.Outcome{}, fmt.Errorf("create the run folder: %w", err)
 	}
 	events, err := state.OpenEvents(filepath.Join(runDir, "events.jsonl"))
 	if err != nil {
@@ -107,10 +126,7 @@ func (s *session) run(ctx context.Context) error {
 	} else {
 		defer events.Close()
 	}
-	env, err := s.p.env(ctx, s, runDir, events)
-	if err != nil {
-		return err
-	}
+	env := s.local(ctx, runDir, events)
 	defer env.Close()
 	if t := s.p.Proc.Limits.Timeout; t > 0 {
 		var cancel context.CancelFunc
@@ -118,26 +134,20 @@ func (s *session) run(ctx context.Context) error {
 		defer cancel()
 	}
 	stopTicker := s.tick()
-	out, runErr := loop.Run(ctx, env, s.p.spec(), s.st)
+	out, runErr := loop.Run(ctx, env, s.p.Spec(), s.st)
 	stopTicker()
 
 	last := &s.st.Sessions[len(s.st.Sessions)-1]
-	last.EndedAt = s.d.Now()
+	last.EndedAt = s.pr.Now()
 	if err := env.Save(context.WithoutCancel(ctx), s.st); err != nil {
 		s.screen.Warnf("%v", err)
 	}
 	s.epilogue(out, runDir)
-	if runErr != nil {
-		return runErr
-	}
-	if code := statusExit(out.Status); code != ExitOK {
-		return &ExitError{Code: code}
-	}
-	return nil
+	return out, runErr
 }
 
 // tick redraws the live status line every second while the loop runs.
-func (s *session) tick() func() {
+func (s *Session) tick() func() {
 	if !s.screen.Terminal() {
 		return func() {}
 	}
@@ -161,13 +171,13 @@ func (s *session) tick() func() {
 }
 
 // epilogue tells the person what to do next.
-func (s *session) epilogue(out loop.Outcome, runDir string) {
+func (s *Session) epilogue(out loop.Outcome, runDir string) {
 	w := s.screen
-	base, err := s.d.Getwd()
+	base, err := s.pr.Getwd()
 	if err != nil {
 		base = s.p.WorkDir
 	}
-	rel := relPath(base, runDir)
+	rel := RelPath(base, runDir)
 	switch out.Status {
 	case loop.StatusInterrupted:
 		w.Linef("State saved. Resume with: agentloop resume %s", s.p.Name)
@@ -181,7 +191,8 @@ func (s *session) epilogue(out loop.Outcome, runDir string) {
 	}
 }
 
-func relPath(base, p string) string {
+// RelPath is p relative to base when it can be, else p.
+func RelPath(base, p string) string {
 	if r, err := filepath.Rel(base, p); err == nil {
 		return r
 	}

@@ -1,8 +1,9 @@
-package cli
+package session
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -15,16 +16,20 @@ import (
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/ui"
 )
 
-// env assembles the local engine for a session.
-func (p *plan) env(ctx context.Context, s *session, runDir string, events *state.EventLog) (*engine.Local, error) {
+// local assembles the local engine for the session from its plan.
+func (s *Session) local(ctx context.Context, runDir string, events *state.EventLog) *engine.Local {
+	p := s.p
 	l := &engine.Local{
-		Name: p.Name, RunID: s.st.RunID, WorkDir: p.WorkDir, RunDir: runDir, Task: p.task(),
-		Agent:  newAgentRunner(p, s.log, func() evidence.Usage { return s.st.Spend.Usage }),
-		Prompt: p.composer(runDir),
-		Store:  runStore{store: s.store, runDir: runDir},
-		Screen: s.screen, Now: s.d.Now, Sleep: engine.SleepContext, Log: s.log,
+		Name: p.Name, RunID: s.st.RunID, WorkDir: p.WorkDir, RunDir: runDir, Task: p.TaskText(),
+		Agent:    p.AgentRunner(s.log, func() evidence.Usage { return s.st.Spend.Usage }),
+		Gates:    p.GateRunner(),
+		Reviewer: p.ReviewerAgent(s.log),
+		Prompt:   p.Composer(runDir),
+		Store:    runStore{store: s.store, runDir: runDir},
+		Screen:   s.screen, Now: s.pr.Now, Sleep: engine.SleepContext, Log: s.log,
 		RateLimit: engine.RateLimitPolicy{
 			MaxWait: p.RateLimitWait, MaxTransient: 2,
 			Backoff: func(attempt int) time.Duration {
@@ -46,10 +51,7 @@ func (p *plan) env(ctx context.Context, s *session, runDir string, events *state
 		l.Events = events
 	}
 	if p.Verbose {
-		l.Echo = echoWriter{w: s.d.Stdout, screen: s.screen}
-	}
-	if len(p.Gates) > 0 {
-		l.Gates = &engine.ProcGates{Specs: p.Gates, MaxFeedback: p.Proc.Feedback.MaxLength, Grace: p.KillGrace}
+		l.Echo = echoWriter{w: s.pr.Stdout, screen: s.screen}
 	}
 	repo := gitx.IsRepo(ctx, p.WorkDir)
 	if p.Proc.Git.Checkpoint && repo {
@@ -64,33 +66,20 @@ func (p *plan) env(ctx context.Context, s *session, runDir string, events *state
 		}
 		s.screen.Warnf("git commit/push is configured but skipped: %s", why)
 	}
-	if p.Reviewer != nil {
-		l.Reviewer = newReviewer(p, s.log)
-	}
-	return l, nil
+	return l
 }
 
 var _ engine.Workspace = (*gitx.Workspace)(nil)
 
-// composer is the prompt composer of the plan's procedure.
-func (p *plan) composer(runDir string) *engine.PromptComposer {
-	var gates []string
-	for _, g := range p.Gates {
-		gates = append(gates, g.Command)
-	}
-	return &engine.PromptComposer{
-		Parts: p.Proc.Prompt, Procedure: p.Proc.Name, MaxIterations: p.Proc.Limits.MaxIterations,
-		WorkDir: p.WorkDir, LogDir: runDir, Gates: gates, Task: p.Task,
-	}
+// echoWriter streams agent output to the terminal, clearing the status line first.
+type echoWriter struct {
+	w      io.Writer
+	screen *ui.Printer
 }
 
-// task is what the run is asked to do, for the reviewer and reports: a task's
-// text, else the procedure's description.
-func (p *plan) task() string {
-	if p.Task != "" {
-		return p.Task
-	}
-	return p.Proc.Description
+func (e echoWriter) Write(b []byte) (int, error) {
+	e.screen.ClearStatus()
+	return e.w.Write(b)
 }
 
 // runStore saves the state in the state folder and, once a session of the run

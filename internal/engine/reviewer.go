@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/prompt"
+	"github.com/agentloop/agentloop/internal/review"
+)
+
+// ReviewerAgent is the [Reviewer] that asks a reviewer agent, through the
+// review protocol.
+type ReviewerAgent struct {
+	Runner      *agent.Runner
+	Agent       agent.Preset
+	Timeout     time.Duration // per round
+	IdleTimeout time.Duration
+	MaxRounds   int         // 0: 3
+	Template    prompt.Part // the reviewer's own prompt template; zero: the built-in one
+	WorkDir     string      // where a template file is read from
+}
+
+// Review implements [Reviewer]: the reviewer agent gets the task, the diff and
+// the gate results and must answer with the verdict JSON; an unparseable answer
+// is asked again once, then the verdict is unknown.
+func (r *ReviewerAgent) Review(ctx context.Context, req ReviewRequest) (evidence.Review, error) {
+	var usage evidence.Usage
+	round := 0
+	ask := func(ctx context.Context, prompt string) (string, error) {
+		round++
+		res, err := r.Runner.Run(ctx, agent.Request{
+			Preset: r.Agent, Prompt: prompt, Dir: req.WorkDir, IterDir: req.IterDir,
+			LogPath: filepath.Join(req.IterDir, fmt.Sprintf("review-%d.log", round)),
+			Timeout: r.Timeout, IdleTimeout: r.IdleTimeout,
+		})
+		usage = usage.Add(res.Usage)
+		if err != nil {
+			return "", err
+		}
+		if res.Failed() {
+			return "", fmt.Errorf("reviewer %s failed: %s", r.Agent.Name, res.Reason)
+		}
+		return reviewText(res), nil
+	}
+	in := review.Input{Task: req.Task, Diff: req.Diff, Gates: req.Gates, Round: req.Iteration, MaxRounds: r.maxRounds()}
+	if !r.Template.IsZero() {
+		tmpl, err := r.Template.Content(prompt.FileReader(r.WorkDir))
+		if err != nil {
+			return evidence.Review{}, fmt.Errorf("reviewer prompt: %w", err)
+		}
+		in.Template = tmpl
+	}
+	v, err := review.Review(ctx, ask, in)
+	v.Usage = usage
+	return v, err
+}
+
+func (r *ReviewerAgent) maxRounds() int {
+	if r.MaxRounds > 0 {
+		return r.MaxRounds
+	}
+	return 3
+}
+
+// reviewText is what the reviewer answered: its final result, or for a plain
+// text CLI the tail of its output.
+func reviewText(res evidence.AgentResult) string {
+	if res.Result != "" {
+		return res.Result
+	}
+	return res.Tail
+}

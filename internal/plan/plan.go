@@ -1,0 +1,141 @@
+package plan
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// Plan is everything a run needs, resolved from the configuration tiers and the
+// flags once per session.
+type Plan struct {
+	Name     string // run name (the procedure's, or the task's)
+	WorkDir  string
+	StateDir string
+	Task     string // what the run is asked to do, for the reviewer and reports
+
+	Proc     config.Procedure // prompt parts, limits, escalation, git, policy
+	Agent    agent.Preset
+	Fallback []agent.Preset
+	Reviewer *agent.Preset
+	Gates    []engine.GateSpec
+	Scope    []string // globs of the files in scope (a task's), for the scope-creep detector
+	Prices   map[string]config.Price
+	Sources  []config.Source
+	Args     []string // the flags the run was started with, recorded for resume
+
+	Verbose   bool
+	LogFormat string
+	Decider   loop.Decider
+
+	// RateLimitWait is how long one iteration waits out rate limits before the
+	// next fallback agent takes over or the run stops; BackoffBase is the first
+	// wait of the exponential backoff when the CLI gives no reset time.
+	RateLimitWait time.Duration
+	BackoffBase   time.Duration
+	// KillGrace is how long a process ended by a timeout or a signal gets
+	// between SIGTERM and SIGKILL.
+	KillGrace time.Duration
+}
+
+// Spec is the loop's view of the plan.
+func (p *Plan) Spec() loop.Spec {
+	l := p.Proc.Limits
+	return loop.Spec{
+		Name: p.Name, Procedure: p.Proc.Name, Task: p.TaskText(), MaxIterations: l.MaxIterations,
+		FailureThreshold: l.FailureThreshold, MaxTokens: l.MaxTokens, MaxCostUSD: l.MaxCostUSD,
+		MaxDuration: l.MaxDuration, IterationTimeout: l.IterationTimeout,
+		HasGates: len(p.Gates) > 0, HasReviewer: p.Reviewer != nil,
+		Baseline: p.Proc.Baseline && len(p.Gates) > 0, Decider: p.Decider,
+	}
+}
+
+// TaskText is what the run is asked to do, for the reviewer and reports: a
+// task's text, else the procedure's description.
+func (p *Plan) TaskText() string {
+	if p.Task != "" {
+		return p.Task
+	}
+	return p.Proc.Description
+}
+
+// Warnings are the plan's likely mistakes: an agent given no task at all (no
+// context, no task text, no gates whose failures could stand for one), and a
+// reviewer that is the implementer itself.
+func (p *Plan) Warnings() []string {
+	var w []string
+	if len(p.Proc.Prompt.Context) == 0 && p.Task == "" && len(p.Gates) == 0 {
+		w = append(w, fmt.Sprintf("procedure %s gives the agent no task: no context and no gates; pass --context FILE|TEXT (e.g. --context TASK.md) or --gate CMD", p.Proc.Name))
+	}
+	if p.Reviewer != nil && p.Reviewer.Binary == p.Agent.Binary && slices.Equal(p.Reviewer.Args, p.Agent.Args) {
+		w = append(w, fmt.Sprintf("the reviewer is the implementer's own agent (%s); a different one catches more (--reviewer NAME)", p.Agent.Name))
+	}
+	return w
+}
+
+// Composer is the prompt composer of the plan's procedure; runDir is the run
+// folder the agent is pointed to for full logs.
+func (p *Plan) Composer(runDir string) *engine.PromptComposer {
+	var gates []string
+	for _, g := range p.Gates {
+		gates = append(gates, g.Command)
+	}
+	return &engine.PromptComposer{
+		Parts: p.Proc.Prompt, Procedure: p.Proc.Name, MaxIterations: p.Proc.Limits.MaxIterations,
+		WorkDir: p.WorkDir, LogDir: runDir, Gates: gates, Task: p.Task,
+	}
+}
+
+// AgentRunner runs the plan's agent, or a fallback agent by name; spent is the
+// run's spend before each iteration, which the hard limits are counted down by.
+func (p *Plan) AgentRunner(log *slog.Logger, spent func() evidence.Usage) *engine.PresetAgents {
+	prices := agent.DefaultPrices()
+	if len(p.Prices) > 0 && prices.Models == nil {
+		prices.Models = map[string]agent.Price{}
+	}
+	for model, pr := range p.Prices {
+		prices.Models[model] = agent.Price{Input: pr.Input, Output: pr.Output, CacheRead: pr.CacheRead, CacheWrite: pr.CacheWrite}
+	}
+	l := p.Proc.Limits
+	return &engine.PresetAgents{
+		Runner:   &agent.Runner{Prices: &prices, Logger: log, Grace: p.KillGrace},
+		Agent:    p.Agent,
+		Fallback: p.Fallback,
+		Limits: engine.AgentLimits{
+			IterationTimeout: l.IterationTimeout, IdleTimeout: l.IdleTimeout,
+			MaxTokens: l.MaxTokens, MaxCostUSD: l.MaxCostUSD,
+		},
+		CompletionMarker: p.Proc.CompletionMarker,
+		Spent:            spent,
+	}
+}
+
+// ReviewerAgent asks the plan's reviewer; nil when the plan has none.
+func (p *Plan) ReviewerAgent(log *slog.Logger) engine.Reviewer {
+	if p.Reviewer == nil {
+		return nil
+	}
+	r := &engine.ReviewerAgent{
+		Runner: &agent.Runner{Logger: log, Grace: p.KillGrace}, Agent: *p.Reviewer,
+		Timeout: p.Proc.Limits.IterationTimeout, IdleTimeout: p.Proc.Limits.IdleTimeout, WorkDir: p.WorkDir,
+	}
+	if rv := p.Proc.Reviewer; rv != nil {
+		r.MaxRounds, r.Template = rv.MaxRounds, rv.Prompt
+	}
+	return r
+}
+
+// GateRunner runs the plan's gates; nil when the plan has none.
+func (p *Plan) GateRunner() engine.GateRunner {
+	if len(p.Gates) == 0 {
+		return nil
+	}
+	return &engine.ProcGates{Specs: p.Gates, MaxFeedback: p.Proc.Feedback.MaxLength, Grace: p.KillGrace}
+}

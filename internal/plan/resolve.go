@@ -1,0 +1,197 @@
+package plan
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/engine"
+)
+
+// Options are what a plan is resolved for besides the configuration.
+type Options struct {
+	WorkDir string
+	Getenv  func(string) string
+	Verbose bool
+}
+
+// Resolve resolves one procedure of a loaded configuration for a work tree.
+// Every error it returns is a mistake the person must fix in the command line,
+// the configuration or the environment.
+func Resolve(cfg *config.Config, name string, o Options) (*Plan, error) {
+	proc, err := cfg.Procedure(name)
+	if err != nil {
+		return nil, err
+	}
+	wd := o.WorkDir
+	p := &Plan{Name: proc.Name, WorkDir: wd, Proc: proc, Gates: GateSpecs(proc.Gates), Prices: cfg.Prices,
+		Sources: cfg.Sources(proc.Name), Verbose: o.Verbose, LogFormat: cfg.LogFormat}
+	if p.RateLimitWait, err = envDuration(o.Getenv, "AGENTLOOP_RATE_LIMIT_MAX_WAIT", 30*time.Minute); err != nil {
+		return nil, err
+	}
+	if p.BackoffBase, err = envDuration(o.Getenv, "AGENTLOOP_BACKOFF_BASE", 5*time.Second); err != nil {
+		return nil, err
+	}
+	if p.KillGrace, err = envDuration(o.Getenv, "AGENTLOOP_KILL_GRACE", 5*time.Second); err != nil {
+		return nil, err
+	}
+	p.StateDir = StateDir(cfg, wd)
+	if proc.Agent.IsZero() {
+		return nil, fmt.Errorf("procedure %s has no agent: pass --agent NAME (see 'agentloop agents') or --agent-cmd CMD, or set agent: in %s", proc.Name, config.WorkspaceFile)
+	}
+	if p.Agent, err = ResolveAgent(cfg, proc.Agent); err != nil {
+		return nil, err
+	}
+	for _, fb := range proc.Fallback {
+		a, err := ResolveAgent(cfg, config.AgentRef{Name: fb})
+		if err != nil {
+			return nil, fmt.Errorf("fallback: %w", err)
+		}
+		p.Fallback = append(p.Fallback, a)
+	}
+	if proc.Reviewer != nil && !proc.Reviewer.Agent.IsZero() {
+		a, err := ResolveAgent(cfg, proc.Reviewer.Agent)
+		if err != nil {
+			return nil, fmt.Errorf("reviewer: %w", err)
+		}
+		p.Reviewer = &a
+	}
+	if p.Decider, err = NewDecider(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// StateDir is the absolute state folder of a configuration for a work tree:
+// its state_dir, else .agentloop, relative to the work tree.
+func StateDir(cfg *config.Config, wd string) string {
+	dir := cfg.StateDir
+	if dir == "" {
+		dir = ".agentloop"
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(wd, dir)
+	}
+	return dir
+}
+
+// envDuration reads a duration from the environment.
+func envDuration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+	v := ""
+	if getenv != nil {
+		v = getenv(name)
+	}
+	if v == "" {
+		return def, nil
+	}
+	t, err := time.ParseDuration(v)
+	if err != nil || t < 0 {
+		return 0, fmt.Errorf("%s=%q: want a duration such as 90s or 30m", name, v)
+	}
+	return t, nil
+}
+
+// shellMeta are the characters that make a command line need a shell.
+const shellMeta = "|&;<>()$`\\\"'*?[]#~=%{}\n"
+
+// CommandArgv turns a configured command into an argv: a plain command line is
+// split on spaces (no shell process in between); anything with shell syntax runs
+// under sh -c.
+func CommandArgv(c config.Command) []string {
+	if len(c.Argv) > 0 {
+		return slices.Clone(c.Argv)
+	}
+	if c.Shell == "" {
+		return nil
+	}
+	if !strings.ContainsAny(c.Shell, shellMeta) {
+		return strings.Fields(c.Shell)
+	}
+	return []string{"sh", "-c", c.Shell}
+}
+
+// ShellJoin renders an argv as a shell command line a person can copy.
+func ShellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && !strings.ContainsAny(a, shellMeta+" \t") {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
+
+// ResolveAgent turns a procedure's agent reference into a runnable preset: a
+// built-in preset, a configured agent (which may build on a preset field by
+// field), or an inline command.
+func ResolveAgent(cfg *config.Config, ref config.AgentRef) (agent.Preset, error) {
+	spec, name := ref.Spec, ref.Name
+	if name != "" {
+		if s, ok := cfg.Agents[name]; ok {
+			spec = s
+		} else {
+			p, err := agent.Lookup(name)
+			if err != nil {
+				return agent.Preset{}, fmt.Errorf("agent %q is neither a preset nor defined under agents: in the configuration (%w)", name, err)
+			}
+			return p, nil
+		}
+	}
+	base := spec.Preset
+	if base == "" {
+		if _, err := agent.Lookup(name); name != "" && err == nil {
+			base = name
+		} else {
+			base = "custom"
+		}
+	}
+	p, err := agent.Lookup(base)
+	if err != nil {
+		return agent.Preset{}, fmt.Errorf("agent %q: preset %q: %w", ref.String(), base, err)
+	}
+	o := agent.Override{Args: spec.Args, ExtraArgs: spec.ExtraArgs, Env: spec.Env, PromptVia: spec.PromptVia, Format: spec.Format}
+	if argv := CommandArgv(spec.Cmd); len(argv) > 0 {
+		o.Binary = argv[0]
+		if spec.Args == nil {
+			o.Args = argv[1:]
+		}
+	}
+	p = p.Merge(o)
+	if name != "" {
+		p.Name = name
+	} else if p.Name == "custom" && p.Binary != "" {
+		p.Name = spec.Cmd.String()
+	}
+	if err := p.Validate(); err != nil {
+		return agent.Preset{}, err
+	}
+	return p, nil
+}
+
+// GateSpecs resolves the configured gates for the engine.
+func GateSpecs(gs []config.Gate) []engine.GateSpec {
+	out := make([]engine.GateSpec, 0, len(gs))
+	for _, g := range gs {
+		out = append(out, engine.GateSpec{
+			Name: g.Name, Argv: CommandArgv(g.Run), Command: g.Run.String(), Dir: g.Dir,
+			Env: envList(g.Env), Timeout: g.Timeout, Required: g.Required, Format: g.Format,
+			TolerateBaseline: g.TolerateBaseline, MaxFeedback: g.MaxFeedback,
+		})
+	}
+	return out
+}
+
+func envList(m map[string]string) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, k+"="+m[k])
+	}
+	return out
+}
