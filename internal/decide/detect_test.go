@@ -158,3 +158,51 @@ func TestQuality(t *testing.T) {
 		})
 	}
 }
+
+// TestThresholdBoundaries pins the plateau and regression thresholds where a
+// comparison turned the other way, or a margin ten times too wide, would change
+// the decision. Qualities are binary fractions so the sums are exact.
+func TestThresholdBoundaries(t *testing.T) {
+	t.Parallel()
+	counts := func(passed, failed int) func(*evidence.Iteration) {
+		return func(ev *evidence.Iteration) { ev.Gates[0].Tests = evidence.TestCounts{Passed: passed, Failed: failed} }
+	}
+	p := DefaultPolicy()
+	p.Patience, p.Epsilon = 2, 0.125
+	tests := []struct {
+		name   string
+		hist   []evidence.Iteration
+		ev     evidence.Iteration
+		want   string
+		absent bool
+	}{
+		// qualities 0.75, 0.75, 0.875: the best rose by exactly epsilon, which counts
+		{name: "no plateau when the best rises by exactly epsilon", want: TPlateau, absent: true,
+			hist: []evidence.Iteration{with(iter(1, "A"), counts(3, 1)), with(iter(2, "B"), counts(3, 1))},
+			ev:   with(iter(3, "C"), counts(7, 1))},
+		// qualities 0.75, 0.75, 0.813: less than epsilon
+		{name: "plateau when the best rises by less than epsilon", want: TPlateau,
+			hist: []evidence.Iteration{with(iter(1, "A"), counts(3, 1)), with(iter(2, "B"), counts(3, 1))},
+			ev:   with(iter(3, "C"), counts(13, 3))},
+		// qualities 0.9 then 0.8, the same test failing: a fall of 0.1
+		{name: "regression when quality falls well below the best", want: TRegression,
+			hist: []evidence.Iteration{with(iter(1, "A"), counts(9, 1))},
+			ev:   with(iter(2, "A"), counts(4, 1))},
+		// qualities 0.9 then 0.875: a fall of 0.025 is noise
+		{name: "no regression on a small fall", want: TRegression, absent: true,
+			hist: []evidence.Iteration{with(iter(1, "A"), counts(9, 1))},
+			ev:   with(iter(2, "A"), counts(7, 1))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			spec := gated()
+			d := New(p).Decide(loop.DecideInput{State: past(p, spec, tt.hist), Spec: &spec, Evidence: tt.ev,
+				Budget: loop.BudgetStatus{Iterations: tt.ev.N}})
+			tr, ok := find(d.Triggers, tt.want)
+			if ok == tt.absent {
+				t.Errorf("trigger %s fired = %v (%+v), want %v; all: %v", tt.want, ok, tr, !tt.absent, d.Triggers)
+			}
+		})
+	}
+}
