@@ -10,7 +10,7 @@ import (
 
 // fuzzParser feeds arbitrary bytes, line by line, to a fresh parser of format
 // (stdout and stderr) and checks the outcome stays sane: no panic, no negative
-// token counts from well-formed input, bounded result text.
+// token count or cost from input without negative numbers, bounded result text.
 func fuzzParser(f *testing.F, format string, seeds ...string) {
 	f.Helper()
 	for _, s := range seeds {
@@ -22,6 +22,9 @@ func fuzzParser(f *testing.F, format string, seeds ...string) {
 	}
 	f.Add([]byte(`{"type":"result","is_error":true,"api_error_status":429,"result":"Claude AI usage limit reached|99999999999"}`))
 	f.Add([]byte("{\"type\":\"assistant\",\"message\":{\"id\":\"a\",\"usage\":{\"input_tokens\":1e30}}}\n{\"type\""))
+	f.Add([]byte("{\"type\":\"assistant\",\"message\":{\"id\":\"a\",\"usage\":{\"input_tokens\":9223372036854775807,\"output_tokens\":9223372036854775807}}}\n" +
+		"{\"type\":\"assistant\",\"message\":{\"id\":\"b\",\"usage\":{\"input_tokens\":9223372036854775807}}}\n" +
+		"{\"type\":\"result\",\"usage\":{\"input_tokens\":9223372036854775807,\"output_tokens\":9223372036854775807},\"total_cost_usd\":1e308}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := NewParser(format)
 		if err != nil {
@@ -39,6 +42,13 @@ func fuzzParser(f *testing.F, format string, seeds ...string) {
 		}
 		if len(out.Reason) > 400 {
 			t.Errorf("reason of %d bytes is not one line", len(out.Reason))
+		}
+		// Without a minus sign the input holds no negative number: a negative
+		// count or cost can only come from an overflow or a bad subtraction.
+		u := out.Usage
+		if !bytes.ContainsRune(data, '-') &&
+			(u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadTokens < 0 || u.CacheWriteTokens < 0 || u.TotalTokens() < 0 || u.CostUSD < 0 || u.Turns < 0) {
+			t.Errorf("negative usage from input without a minus sign: %+v", u)
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 // claudeParser reads Claude Code stream-json (and Amp's Claude-compatible
@@ -27,7 +29,8 @@ const maxMessageIDs = 1 << 16
 type tokens struct{ in, out, cacheRead, cacheWrite int64 }
 
 func (t tokens) add(u tokens) tokens {
-	return tokens{t.in + u.in, t.out + u.out, t.cacheRead + u.cacheRead, t.cacheWrite + u.cacheWrite}
+	return tokens{evidence.AddTokens(t.in, u.in), evidence.AddTokens(t.out, u.out),
+		evidence.AddTokens(t.cacheRead, u.cacheRead), evidence.AddTokens(t.cacheWrite, u.cacheWrite)}
 }
 
 func (t tokens) sub(u tokens) tokens {

@@ -76,8 +76,10 @@ func concern(fb string, p Policy) string {
 // failures first, then the review) and a priority, within FeedbackMaxLength.
 func checkFeedback(c Check, p Policy) *decision.Feedback {
 	var items []string
+	var fs []failure
 	if c.Test.Status == "fail" {
-		for _, f := range failures(c.Test.Output) {
+		fs = failures(c.Test.Output)
+		for _, f := range fs {
 			if !slices.Contains(items, f.Message) {
 				items = append(items, f.Message)
 			}
@@ -93,7 +95,7 @@ func checkFeedback(c Check, p Policy) *decision.Feedback {
 	switch {
 	case c.Test.Status == "fail":
 		fb.Priority = "high"
-		fb.Summary = fmt.Sprintf("%d test failure(s): %s", countTests(items), strings.TrimPrefix(items[0], "Test failed: "))
+		fb.Summary = fmt.Sprintf("%d test failure(s): %s", failingTests(fs), strings.TrimPrefix(items[0], "Test failed: "))
 	default:
 		fb.Summary = "The review rejected the change"
 	}
@@ -112,14 +114,21 @@ func checkFeedback(c Check, p Policy) *decision.Feedback {
 	return fb
 }
 
-func countTests(items []string) int {
+// failingTests counts the tests that failed: a test with several failed
+// assertions counts once, a failure that names no test counts on its own, and
+// output that could not be read still says at least one.
+func failingTests(fs []failure) int {
+	var named []string
 	n := 0
-	for _, it := range items {
-		if !strings.HasPrefix(it, "Review: ") {
+	for _, f := range fs {
+		switch {
+		case f.Test == "":
 			n++
+		case !slices.Contains(named, f.Test):
+			named = append(named, f.Test)
 		}
 	}
-	return n
+	return max(n+len(named), 1)
 }
 
 // escalateCheck fills an escalation: every attempt summarized, the pattern, one

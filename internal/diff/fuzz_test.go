@@ -33,7 +33,27 @@ func FuzzAnalyze(f *testing.F) {
 		if again := Analyze(unified, o); again.Hash != got.Hash {
 			t.Fatal("Analyze is not deterministic")
 		}
-		_ = Glob(glob, unified)
+		// The glob is both the protected paths and the scope: each changed file is
+		// protected exactly when it matches, outside the scope exactly when not,
+		// and nothing else is listed as either.
+		for _, p := range got.Files {
+			if Glob(glob, p) != slices.Contains(got.ProtectedTouched, p) {
+				t.Fatalf("Glob(%q, %q) = %v but ProtectedTouched = %q", glob, p, Glob(glob, p), got.ProtectedTouched)
+			}
+			if Glob(glob, p) == slices.Contains(got.OutsideScope, p) {
+				t.Fatalf("Glob(%q, %q) = %v but OutsideScope = %q", glob, p, Glob(glob, p), got.OutsideScope)
+			}
+		}
+		for _, p := range got.ProtectedTouched {
+			if !Glob(glob, p) {
+				t.Fatalf("%q listed as protected, does not match %q", p, glob)
+			}
+		}
+		for _, p := range got.OutsideScope {
+			if Glob(glob, p) {
+				t.Fatalf("%q listed outside the scope, matches %q", p, glob)
+			}
+		}
 	})
 }
 

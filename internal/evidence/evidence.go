@@ -4,7 +4,10 @@
 // review) and the consumers (decide, loop, report); it does no I/O.
 package evidence
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Kind classifies a finding by what blocks progress most.
 type Kind string
@@ -85,9 +88,23 @@ type Usage struct {
 	SessionID        string  `json:"session_id,omitempty"`
 }
 
-// TotalTokens is the sum of every token kind.
+// TotalTokens is the sum of every token kind (saturating, see [AddTokens]).
 func (u Usage) TotalTokens() int64 {
-	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+	return AddTokens(AddTokens(u.InputTokens, u.OutputTokens), AddTokens(u.CacheReadTokens, u.CacheWriteTokens))
+}
+
+// AddTokens adds two token counts, stopping at the largest int64 instead of
+// wrapping round to a negative number: the counts come from an agent's output,
+// and an absurd figure must never turn into a negative spend.
+func AddTokens(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
 }
 
 // Add returns the sum of two usages. A figure stays known only when it is known
@@ -101,10 +118,10 @@ func (u Usage) Add(v Usage) Usage {
 		return u
 	}
 	out := Usage{
-		InputTokens:      u.InputTokens + v.InputTokens,
-		OutputTokens:     u.OutputTokens + v.OutputTokens,
-		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
-		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		InputTokens:      AddTokens(u.InputTokens, v.InputTokens),
+		OutputTokens:     AddTokens(u.OutputTokens, v.OutputTokens),
+		CacheReadTokens:  AddTokens(u.CacheReadTokens, v.CacheReadTokens),
+		CacheWriteTokens: AddTokens(u.CacheWriteTokens, v.CacheWriteTokens),
 		TokensKnown:      u.TokensKnown && v.TokensKnown,
 		CostUSD:          u.CostUSD + v.CostUSD,
 		CostKnown:        u.CostKnown && v.CostKnown,

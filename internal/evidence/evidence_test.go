@@ -28,3 +28,28 @@ func TestUsageAddKeepsUnknownUnknown(t *testing.T) {
 		})
 	}
 }
+
+func TestAddTokensSaturates(t *testing.T) {
+	t.Parallel()
+	const maxI, minI = int64(1<<63 - 1), int64(-1 << 63)
+	tests := []struct{ a, b, want int64 }{
+		{1, 2, 3},
+		{maxI, 1, maxI},
+		{maxI, maxI, maxI},
+		{minI, -1, minI},
+		{maxI, -1, maxI - 1},
+		{0, 0, 0},
+	}
+	for _, tt := range tests {
+		if got := AddTokens(tt.a, tt.b); got != tt.want {
+			t.Errorf("AddTokens(%d, %d) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+	u := Usage{InputTokens: maxI, OutputTokens: maxI, TokensKnown: true}
+	if got := u.TotalTokens(); got != maxI {
+		t.Errorf("TotalTokens of two huge counts = %d, want %d", got, maxI)
+	}
+	if got := u.Add(u).InputTokens; got != maxI {
+		t.Errorf("Add of two huge counts = %d, want %d", got, maxI)
+	}
+}
