@@ -194,14 +194,21 @@ func TestRunIdleTimeout(t *testing.T) {
 func TestRunCancel(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
-	time.AfterFunc(100*time.Millisecond, cancel)
-	var out bytes.Buffer
-	res, err := Run(ctx, Spec{Argv: []string{"sh", "-c", "sleep 100 & echo $!; wait"}, Stdout: &out, Grace: time.Second})
+	defer cancel()
+	out, printed := lineEvents(1)
+	go func() {
+		select {
+		case <-printed: // the background sleep runs: cancel now
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	res, err := Run(ctx, Spec{Argv: []string{"sh", "-c", "sleep 100 & echo $!; wait"}, Stdout: out, Grace: 5 * time.Second})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if !res.Canceled || res.Signal != "SIGTERM" || res.Duration > time.Second {
-		t.Errorf("Result = %+v, want Canceled by SIGTERM quickly", res)
+	if !res.Canceled || res.Signal != "SIGTERM" || res.Duration > 5*time.Second {
+		t.Errorf("Result = %+v, want Canceled by SIGTERM before the grace ran out", res)
 	}
 	assertGone(t, pids(t, out.String()), time.Second)
 
