@@ -41,6 +41,12 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			e.Setenv("FAKE", fake)
+			// State files kept from earlier schema versions, to resume from.
+			fixtures, err := filepath.Abs(filepath.Join("..", "..", "internal", "state", "testdata"))
+			if err != nil {
+				return err
+			}
+			e.Setenv("STATE_FIXTURES", fixtures)
 			// Scripts run go with HOME in their work folder: keep the real
 			// build and module caches so they stay warm.
 			for k, v := range goEnv() {

@@ -57,6 +57,9 @@ func resume(cmd *cobra.Command, d Deps, f *runFlags, name, guidance string, adr 
 		if _, ok := errors.AsType[*state.CorruptError](err); ok {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%w; there is nothing to resume: start again with 'agentloop run %s'", err, name)}
 		}
+		if ne, ok := errors.AsType[*state.NewerError](err); ok {
+			return &ExitError{Code: ExitFailure, Err: ne}
+		}
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("no run named %q to resume in %s ('agentloop status' lists them): %w", name, store.Root, err)}
 	}
 	merged, mf, err := recordedRun(d, prev.Args, cmd)

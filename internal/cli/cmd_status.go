@@ -114,8 +114,9 @@ func newReportCmd(d Deps) *cobra.Command {
 	return cmd
 }
 
-// skipCorrupt reports unreadable state files as warnings, so one corrupt file
-// does not hide every other run; any other error is returned.
+// skipCorrupt reports unreadable state files (corrupt, or written by a newer
+// agentloop) as warnings, so one such file does not hide every other run; any
+// other error is returned.
 func skipCorrupt(d Deps, err error) error {
 	if err == nil {
 		return nil
@@ -128,6 +129,10 @@ func skipCorrupt(d Deps, err error) error {
 	for _, e := range errs {
 		if ce, ok := errors.AsType[*state.CorruptError](e); ok {
 			fmt.Fprintf(d.Stderr, "agentloop: warning: %v; it is left out (the next run of it moves it aside)\n", ce)
+			continue
+		}
+		if ne, ok := errors.AsType[*state.NewerError](e); ok {
+			fmt.Fprintf(d.Stderr, "agentloop: warning: %v; it is left out\n", ne)
 			continue
 		}
 		rest = append(rest, e)

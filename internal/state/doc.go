@@ -6,6 +6,8 @@
 //	runs/NAME/RUNID/           events.jsonl and iter-NNN/ artifacts
 //
 // Directories are created 0700 and files 0600: prompts and logs can hold secrets.
-// An unparseable state file is moved aside, never deleted; a lock left by a dead
-// process is recovered, one held by a live process refuses a second loop.
+// A state file of an older schema version is upgraded on load (see migrate.go);
+// one written by a newer agentloop is refused and left alone. An unparseable one
+// is moved aside, never deleted; a lock left by a dead process is recovered, one
+// held by a live process refuses a second loop.
 package state

@@ -13,6 +13,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("{\n  \"version\": x\n}"))
 	f.Add([]byte(""))
 	f.Add([]byte("null"))
+	f.Add([]byte(`{"version":2,"name":"demo","status":"running"}`))
+	f.Add([]byte(`{"version":0,"name":"demo","status":"running"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := Store{Root: t.TempDir()}
 		if err := EnsureDir(s.StateDir()); err != nil {
@@ -28,9 +30,15 @@ func FuzzLoad(f *testing.F) {
 			}
 			return
 		}
+		if _, ok := errors.AsType[*NewerError](err); ok {
+			if kept, err := os.ReadFile(s.StatePath("demo")); err != nil || string(kept) != string(data) {
+				t.Fatalf("state file of a newer schema not left in place: %v", err)
+			}
+			return
+		}
 		ce, ok := errors.AsType[*CorruptError](err)
 		if !ok {
-			t.Fatalf("Load error %v is not a *CorruptError", err)
+			t.Fatalf("Load error %v is neither a *CorruptError nor a *NewerError", err)
 		}
 		if moved, err := os.ReadFile(ce.MovedTo); err != nil || string(moved) != string(data) {
 			t.Fatalf("corrupt file not kept at %s: %v", ce.MovedTo, err)

@@ -73,8 +73,10 @@ func IterDir(runDir string, n int) string {
 	return filepath.Join(runDir, fmt.Sprintf("iter-%03d", n))
 }
 
-// Load reads the state of the run called name. A missing file is [ErrNotFound];
-// an unparseable or invalid one is moved aside and reported as a [*CorruptError].
+// Load reads the state of the run called name, upgraded to the current schema
+// when an older agentloop wrote it. A missing file is [ErrNotFound]; one written
+// by a newer agentloop is a [*NewerError] and stays in place; an unparseable or
+// invalid one is moved aside and reported as a [*CorruptError].
 func (s Store) Load(name string) (*loop.State, error) {
 	if err := ValidName(name); err != nil {
 		return nil, err
@@ -87,9 +89,12 @@ func (s Store) Load(name string) (*loop.State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load state: %w", err)
 	}
-	st, perr := parse(name, data)
+	st, perr := parse(path, name, data)
 	if perr == nil {
 		return st, nil
+	}
+	if _, newer := errors.AsType[*NewerError](perr); newer {
+		return nil, perr
 	}
 	moved, err := moveAside(path)
 	if err != nil {
@@ -98,8 +103,12 @@ func (s Store) Load(name string) (*loop.State, error) {
 	return nil, &CorruptError{Path: path, MovedTo: moved, Err: perr}
 }
 
-// parse decodes and validates a state file's content.
-func parse(name string, data []byte) (*loop.State, error) {
+// parse upgrades, decodes and validates a state file's content.
+func parse(path, name string, data []byte) (*loop.State, error) {
+	data, err := current(path, data)
+	if err != nil {
+		return nil, err
+	}
 	var st loop.State
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, jsonError(data, err)
@@ -179,7 +188,7 @@ func (s Store) Save(st *loop.State) error {
 
 // List returns the state of every run, sorted by name, for `status`. It does not
 // move anything: files it cannot use are skipped and named in the error (one
-// [*CorruptError] each), next to the states it could read.
+// [*CorruptError] or [*NewerError] each), next to the states it could read.
 func (s Store) List() ([]*loop.State, error) {
 	entries, err := os.ReadDir(s.StateDir())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -201,7 +210,11 @@ func (s Store) List() ([]*loop.State, error) {
 			errs = append(errs, fmt.Errorf("list runs: %w", err))
 			continue
 		}
-		st, err := parse(name, data)
+		st, err := parse(path, name, data)
+		if _, newer := errors.AsType[*NewerError](err); newer {
+			errs = append(errs, err)
+			continue
+		}
 		if err != nil {
 			errs = append(errs, &CorruptError{Path: path, Err: err})
 			continue
