@@ -11,10 +11,9 @@ type Resource string
 
 // Budgeted resources.
 const (
-	Tokens     Resource = "tokens"
-	CostUSD    Resource = "cost"
-	Duration   Resource = "duration"
-	Iterations Resource = "iterations"
+	Tokens   Resource = "tokens"
+	CostUSD  Resource = "cost"
+	Duration Resource = "duration"
 )
 
 // Margin is the predictive rule's safety factor: the run stops when what is
@@ -24,12 +23,24 @@ const Margin = 1.2
 // SoftFraction is the share of a limit past which a warning is due.
 const SoftFraction = 0.8
 
-// Limits are a run's hard limits; zero means no limit.
+// Limits are a user's limits on one run, the one place they live: the
+// configuration resolves into them, the loop's spec carries them, and the
+// decision engine judges a run against them. Zero means no limit.
 type Limits struct {
-	MaxTokens     int64         `json:"max_tokens,omitempty" yaml:"max_tokens,omitempty"`
-	MaxCostUSD    float64       `json:"max_cost_usd,omitempty" yaml:"max_cost_usd,omitempty"`
-	MaxDuration   time.Duration `json:"max_duration,omitempty" yaml:"max_duration,omitempty"`
-	MaxIterations int           `json:"max_iterations,omitempty" yaml:"max_iterations,omitempty"`
+	MaxIterations    int           `json:"max_iterations,omitempty" yaml:"max_iterations,omitempty"`
+	FailureThreshold int           `json:"failure_threshold,omitempty" yaml:"failure_threshold,omitempty"` // consecutive failed iterations before aborting
+	MaxTokens        int64         `json:"max_tokens,omitempty" yaml:"max_tokens,omitempty"`
+	MaxCostUSD       float64       `json:"max_cost_usd,omitempty" yaml:"max_cost_usd,omitempty"`
+	MaxDuration      time.Duration `json:"max_duration,omitempty" yaml:"max_duration,omitempty"`           // wall time of the whole run
+	IterationTimeout time.Duration `json:"iteration_timeout,omitempty" yaml:"iteration_timeout,omitempty"` // one agent run
+}
+
+// Status is what a run has spent, as the loop hands it to the decision
+// engine: the totals over every session and each iteration's cost, from which
+// the predictive rule takes its mean.
+type Status struct {
+	Spent        Spent  `json:"spent"`
+	PerIteration []Cost `json:"per_iteration,omitempty"`
 }
 
 // Spent is what a run has used so far. TokensKnown/CostKnown are false when
@@ -40,7 +51,7 @@ type Spent struct {
 	CostUSD     float64       `json:"cost_usd"`
 	CostKnown   bool          `json:"cost_known"`
 	Duration    time.Duration `json:"duration_ns"`
-	Iterations  int           `json:"iterations"`
+	Iterations  int           `json:"iterations"` // iterations since the counter last started (guidance resets it)
 }
 
 // Cost is what one iteration used.
@@ -72,13 +83,17 @@ func Total(perIteration []Cost) Spent {
 	return s
 }
 
-// Remaining is what is left of each limit; -1 means that resource has no limit.
+// Remaining is what is left of each limit; -1 means that resource has no
+// limit. The agent runner is given it to end an agent whose live usage crosses
+// what the run has left.
 type Remaining struct {
-	Tokens     int64         `json:"tokens"`
-	CostUSD    float64       `json:"cost_usd"`
-	Duration   time.Duration `json:"duration_ns"`
-	Iterations int           `json:"iterations"`
+	Tokens   int64         `json:"tokens"`
+	CostUSD  float64       `json:"cost_usd"`
+	Duration time.Duration `json:"duration_ns"`
 }
+
+// Unlimited is a [Remaining] with no limit at all.
+func Unlimited() Remaining { return Remaining{Tokens: -1, CostUSD: -1, Duration: -1} }
 
 // Verdict is the budget picture before the next iteration.
 type Verdict struct {

@@ -6,23 +6,14 @@ import (
 	"time"
 )
 
-// Check judges spend s against limits l, predicting the next iteration from the
-// per-iteration costs so far.
+// Check applies the budget rules to spend s against the token, cost and
+// duration limits of l, predicting the next iteration from the per-iteration
+// costs so far. The iteration limit and the failure threshold are not spend:
+// the decision engine judges them itself.
 func Check(l Limits, s Spent, perIteration []Cost) Verdict {
 	var v Verdict
 	var why []string
-	rem := Remaining{Tokens: -1, CostUSD: -1, Duration: -1, Iterations: -1}
-
-	if l.MaxIterations > 0 {
-		rem.Iterations = max(l.MaxIterations-s.Iterations, 0)
-		switch {
-		case s.Iterations >= l.MaxIterations:
-			v.Hard = append(v.Hard, Iterations)
-			why = append(why, fmt.Sprintf("iterations: %d of %d done", s.Iterations, l.MaxIterations))
-		case float64(s.Iterations) >= SoftFraction*float64(l.MaxIterations):
-			v.Soft = append(v.Soft, Iterations)
-		}
-	}
+	rem := Unlimited()
 
 	if l.MaxTokens > 0 {
 		rem.Tokens = max(l.MaxTokens-s.Tokens, 0)

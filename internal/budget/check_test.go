@@ -29,38 +29,35 @@ func TestCheck(t *testing.T) {
 		wantRem    Remaining
 		reason     string // substring
 	}{
-		{name: "no limits", per: three, wantRem: Remaining{-1, -1, -1, -1}},
+		{name: "no limits", per: three, wantRem: Remaining{-1, -1, -1}},
 		{name: "plenty left", l: Limits{MaxTokens: 10000, MaxCostUSD: 100, MaxDuration: 10 * time.Hour, MaxIterations: 10}, per: three,
-			wantRem: Remaining{9400, 94, 9*time.Hour + 30*m, 7}},
+			wantRem: Remaining{9400, 94, 9*time.Hour + 30*m}},
 		{name: "cost crossed", l: Limits{MaxCostUSD: 6}, per: three, wantHard: []Resource{CostUSD},
-			wantRem: Remaining{-1, 0, -1, -1}, reason: "cost: $6.00 spent of $6.00"},
-		{name: "iterations done", l: Limits{MaxIterations: 3}, per: three, wantHard: []Resource{Iterations},
-			wantRem: Remaining{-1, -1, -1, 0}, reason: "iterations: 3 of 3 done"},
+			wantRem: Remaining{-1, 0, -1}, reason: "cost: $6.00 spent of $6.00"},
+		{name: "iterations and the threshold are not spend", l: Limits{MaxIterations: 3, FailureThreshold: 1}, per: three,
+			wantRem: Remaining{-1, -1, -1}},
 		// $2.30 left < 1.2 × $2 = $2.40
 		{name: "cannot afford cost", l: Limits{MaxCostUSD: 8.3}, per: three, wantCannot: []Resource{CostUSD}, wantSoft: nil,
-			wantRem: Remaining{-1, 2.3000000000000007, -1, -1}, reason: "an iteration takes about $2.40"},
+			wantRem: Remaining{-1, 2.3000000000000007, -1}, reason: "an iteration takes about $2.40"},
 		// $2.50 left ≥ $2.40, and 6/8.5 = 71 %: nothing to say
-		{name: "just affordable", l: Limits{MaxCostUSD: 8.5}, per: three, wantRem: Remaining{-1, 2.5, -1, -1}},
+		{name: "just affordable", l: Limits{MaxCostUSD: 8.5}, per: three, wantRem: Remaining{-1, 2.5, -1}},
 		// 230 tokens left < 240
 		{name: "cannot afford tokens", l: Limits{MaxTokens: 830}, per: three, wantCannot: []Resource{Tokens},
-			wantRem: Remaining{230, -1, -1, -1}},
+			wantRem: Remaining{230, -1, -1}},
 		// 11m left < 12m
 		{name: "cannot afford time", l: Limits{MaxDuration: 41 * m}, per: three, wantCannot: []Resource{Duration},
-			wantRem: Remaining{-1, -1, 11 * m, -1}},
-		// 600/700 = 86 %, 100 left < 240 → cannot afford wins over soft
-		{name: "soft iterations at 80 percent", l: Limits{MaxTokens: 2000, MaxIterations: 5}, per: append(three, known(0, 0, 0)),
-			wantSoft: []Resource{Iterations}, wantRem: Remaining{1400, -1, -1, 1}},
+			wantRem: Remaining{-1, -1, 11 * m}},
 		// 600 of 740 = 81 %; the last iteration was small (mean 100 × 1.2 < 140 left)
 		{name: "soft tokens", l: Limits{MaxTokens: 740}, per: []Cost{known(50, 0, 0), known(50, 0, 0), known(500, 0, 0),
 			known(0, 0, 0), known(0, 0, 0), known(0, 0, 0)}, wantSoft: []Resource{Tokens},
-			wantRem: Remaining{140, -1, -1, -1}, reason: "tokens: 600 tokens spent of 740 tokens (81%)"},
+			wantRem: Remaining{140, -1, -1}, reason: "tokens: 600 tokens spent of 740 tokens (81%)"},
 		{name: "unknown cost is not zero", l: Limits{MaxCostUSD: 10}, per: []Cost{known(100, 1, m), {Tokens: 50, TokensKnown: true}},
-			wantUnchk: []Resource{CostUSD}, wantRem: Remaining{-1, 9, -1, -1}, reason: "cannot be predicted"},
+			wantUnchk: []Resource{CostUSD}, wantRem: Remaining{-1, 9, -1}, reason: "cannot be predicted"},
 		{name: "unknown but already crossed", l: Limits{MaxCostUSD: 1}, per: []Cost{known(100, 1.5, m), {}},
-			wantHard: []Resource{CostUSD}, wantRem: Remaining{-1, 0, -1, -1}},
+			wantHard: []Resource{CostUSD}, wantRem: Remaining{-1, 0, -1}},
 		{name: "unknown tokens near the limit", l: Limits{MaxTokens: 100}, per: []Cost{known(90, 0, 0), {}},
-			wantSoft: []Resource{Tokens}, wantUnchk: []Resource{Tokens}, wantRem: Remaining{10, -1, -1, -1}},
-		{name: "first iteration: nothing to predict", l: Limits{MaxCostUSD: 0.5}, wantRem: Remaining{-1, 0.5, -1, -1}},
+			wantSoft: []Resource{Tokens}, wantUnchk: []Resource{Tokens}, wantRem: Remaining{10, -1, -1}},
+		{name: "first iteration: nothing to predict", l: Limits{MaxCostUSD: 0.5}, wantRem: Remaining{-1, 0.5, -1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

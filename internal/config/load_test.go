@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/prompt"
 )
 
@@ -124,7 +125,7 @@ func TestNoConfigUsesBuiltins(t *testing.T) {
 		Name: "build", Builtin: true, Description: prompt.Builtins()[0].Description,
 		Prompt: prompt.Builtins()[0].Parts,
 		Agent:  AgentRef{Name: "claude"},
-		Limits: Limits{MaxIterations: 10, FailureThreshold: 3, IterationTimeout: time.Hour, IdleTimeout: 20 * time.Minute}, Feedback: Feedback{MaxLength: 500},
+		Limits: Limits{Limits: budget.Limits{MaxIterations: 10, FailureThreshold: 3, IterationTimeout: time.Hour}, IdleTimeout: 20 * time.Minute}, Feedback: Feedback{MaxLength: 500},
 		Baseline:   true,
 		Escalation: Escalation{On: []string{"security", "architecture", "conflict", "scope_creep"}, IncludeDiff: true, MaxDiffLines: 300},
 		Git:        Git{Checkpoint: true},
@@ -162,7 +163,8 @@ func TestFlagsAndEnv(t *testing.T) {
 	if p.Agent.Spec.Cmd.Shell != "my-agent --yes" || p.Reviewer == nil || p.Reviewer.Agent.Name != "codex" || p.Reviewer.MaxRounds != 3 {
 		t.Errorf("agent = %+v reviewer = %+v", p.Agent, p.Reviewer)
 	}
-	wantLimits := Limits{FailureThreshold: 5, IterationTimeout: 10 * time.Minute, IdleTimeout: 20 * time.Minute, Timeout: 2 * time.Hour, MaxCostUSD: 1.25, MaxTokens: 1000}
+	wantLimits := Limits{Limits: budget.Limits{FailureThreshold: 5, IterationTimeout: 10 * time.Minute, MaxCostUSD: 1.25, MaxTokens: 1000},
+		IdleTimeout: 20 * time.Minute, Timeout: 2 * time.Hour}
 	if diff := cmp.Diff(wantLimits, p.Limits); diff != "" {
 		t.Errorf("limits (-want +got):\n%s", diff)
 	}

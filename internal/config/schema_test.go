@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/prompt"
 )
 
@@ -71,8 +72,9 @@ procedures:
 			{Name: "check", Run: Command{Shell: "./check.sh"}, Required: true, Format: "auto"},
 		},
 		Reviewer: &Reviewer{Agent: AgentRef{Name: "codex"}, Prompt: prompt.Part{File: "review.md"}, MaxRounds: 2},
-		Limits: Limits{MaxIterations: 5, FailureThreshold: 2, IterationTimeout: 30 * time.Minute, IdleTimeout: 5 * time.Minute,
-			Timeout: 4 * time.Hour, MaxTokens: 2_000_000, MaxCostUSD: 20.5, MaxDuration: 90 * time.Minute, TokenBudget: 100000},
+		Limits: Limits{Limits: budget.Limits{MaxIterations: 5, FailureThreshold: 2, IterationTimeout: 30 * time.Minute,
+			MaxTokens: 2_000_000, MaxCostUSD: 20.5, MaxDuration: 90 * time.Minute}, IdleTimeout: 5 * time.Minute,
+			Timeout: 4 * time.Hour, TokenBudget: 100000},
 		Feedback:         Feedback{MaxLength: 800},
 		Escalation:       Escalation{On: []string{"security"}, ProtectedPaths: []string{"auth/**"}, MaxDiffLines: 50},
 		Policy:           map[string]any{"plateau": map[string]any{"window": 3}},

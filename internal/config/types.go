@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/prompt"
 )
 
@@ -115,17 +116,15 @@ type Reviewer struct {
 	MaxRounds int // default 3
 }
 
-// Limits bound a run.
+// Limits bound a run: the user's limits on the loop ([budget.Limits]: max
+// iterations, failure threshold (default 3), tokens, cost, wall time,
+// iteration timeout), which the decision engine judges, and the limits on the
+// processes.
 type Limits struct {
-	MaxIterations    int           // 0: unlimited
-	FailureThreshold int           // consecutive failures before aborting (default 3)
-	IterationTimeout time.Duration // per agent run
-	IdleTimeout      time.Duration // agent silent this long is ended
-	Timeout          time.Duration // the whole run ends after this long
-	MaxTokens        int64         // token budget of the run
-	MaxCostUSD       float64       // cost budget of the run
-	MaxDuration      time.Duration // wall-clock budget, checked before each iteration
-	TokenBudget      int64         // warn when one prompt is larger than this
+	budget.Limits
+	IdleTimeout time.Duration // agent silent this long is ended
+	Timeout     time.Duration // the whole run ends after this long
+	TokenBudget int64         // warn when one prompt is larger than this
 }
 
 // Feedback shapes the feedback given to the next iteration.

@@ -138,7 +138,7 @@ func (e *Engine) next(f *facts, c choice) loop.Next {
 		n.Expand = expandList(f)
 		n.Lessons = lessons(f, 3)
 		if countStrategy(f.past, "expand") == 0 {
-			if t := expandTimeout(f.in.Spec.IterationTimeout); t > 0 {
+			if t := expandTimeout(f.in.Spec.Limits.IterationTimeout); t > 0 {
 				n.Timeout = loop.MillisOf(t)
 			}
 		}

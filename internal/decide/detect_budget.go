@@ -15,22 +15,20 @@ import (
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
-// budgetLines judges every limited budget with the budget package's rules (hard
-// limit, the predictive 1.2 × mean rule, 80%), over every iteration of the run
-// (history and the present), so one cheap iteration does not hide the trend.
+// judgeBudget is the one place a run's spend is judged against its limits,
+// with the budget package's rules (hard limit, the predictive 1.2 × mean rule,
+// 80%), over every iteration of the run, so one cheap iteration does not hide
+// the trend: before an iteration ([Engine.Preflight]) and after it.
+func judgeBudget(l budget.Limits, s budget.Status) budget.Verdict {
+	return budget.Check(l, s.Spent, s.PerIteration)
+}
+
+// budgetLines is every limited budget's state after the iteration.
 func budgetLines(in loop.DecideInput) []decision.BudgetLine {
-	b := in.Budget
-	var costs []budget.Cost
-	if in.State != nil {
-		for _, h := range in.State.History {
-			costs = append(costs, budget.CostOf(h.Usage, h.Duration.Duration()))
-		}
-	}
-	costs = append(costs, budget.CostOf(in.Evidence.Agent.Usage, in.Evidence.Duration()))
-	spent := budget.SpentFrom(b.Spent, b.Wall, len(costs))
-	lim := budget.Limits{MaxTokens: b.MaxTokens, MaxCostUSD: b.MaxCostUSD, MaxDuration: b.MaxDuration}
-	v := budget.Check(lim, spent, costs)
-	n := float64(len(costs))
+	lim := in.Spec.Limits
+	spent := in.Budget.Spent
+	v := judgeBudget(lim, in.Budget)
+	n := float64(max(len(in.Budget.PerIteration), 1))
 	var out []decision.BudgetLine
 	add := func(r budget.Resource, name string, spent, limit, remaining float64, known bool) {
 		if limit <= 0 || !known {
@@ -69,13 +67,13 @@ func detectBudget(f *facts) []loop.Trigger {
 			soft = append(soft, fmt.Sprintf("%s %s of %s", l.Name, num(l.Spent), num(l.Limit)))
 		}
 	}
-	b := f.in.Budget
-	if b.MaxIterations > 0 && !f.cur.Succeeded {
+	done, limit := f.in.Budget.Spent.Iterations, f.in.Spec.Limits.MaxIterations
+	if limit > 0 && !f.cur.Succeeded {
 		switch {
-		case b.Iterations >= b.MaxIterations:
-			out = append(out, trig(TMaxIterations, 0.7, false, "iteration %d of %d with %s left", b.Iterations, b.MaxIterations, plural(len(f.failing), "failure")))
-		case float64(b.Iterations) >= 0.8*float64(b.MaxIterations):
-			soft = append(soft, fmt.Sprintf("iterations %d of %d", b.Iterations, b.MaxIterations))
+		case done >= limit:
+			out = append(out, trig(TMaxIterations, 0.7, false, "iteration %d of %d with %s left", done, limit, plural(len(f.failing), "failure")))
+		case float64(done) >= budget.SoftFraction*float64(limit):
+			soft = append(soft, fmt.Sprintf("iterations %d of %d", done, limit))
 		}
 	}
 	if len(soft) > 0 {

@@ -25,7 +25,7 @@ func TestTriggers(t *testing.T) {
 		spec   loop.Spec
 		hist   []evidence.Iteration
 		ev     evidence.Iteration
-		budget loop.BudgetStatus
+		budget limited
 		want   string
 		minSev float64
 		absent bool
@@ -67,12 +67,12 @@ func TestTriggers(t *testing.T) {
 		{name: "architecture on new deps", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.NewDeps = []string{"github.com/x/y"} }), want: TArchitecture, minSev: 0.8},
 		{name: "architecture note on exported API", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.ExportedChanged = []string{"pkg.F"} }), want: TArchitecture},
 		{name: "conflict on the reviewer tag", spec: reviewed(), ev: with(iter(1), review("request_changes", 4, "requirements_conflict")), want: TConflict},
-		{name: "budget soft at 80%", ev: iter(3, "A"), budget: loop.BudgetStatus{Iterations: 3, Spent: evidence.Usage{CostUSD: 0.85, CostKnown: true}, MaxCostUSD: 10}, want: TBudgetAfford, absent: true},
-		{name: "budget hard", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Usage = evidence.Usage{CostUSD: 2, CostKnown: true} }), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 2, CostKnown: true}, MaxCostUSD: 2}, want: TBudgetHard},
-		{name: "budget cannot afford", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Usage = evidence.Usage{CostUSD: 1.5, CostKnown: true} }), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 1.5, CostKnown: true}, MaxCostUSD: 2}, want: TBudgetAfford},
-		{name: "budget soft", ev: iter(1, "A"), budget: loop.BudgetStatus{Iterations: 8, MaxIterations: 10}, want: TBudgetSoft},
-		{name: "unknown cost is not zero", ev: iter(1, "A"), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 0}, MaxCostUSD: 2}, want: TBudgetHard, absent: true},
-		{name: "max iterations with failures", ev: iter(3, "A"), budget: loop.BudgetStatus{Iterations: 3, MaxIterations: 3}, want: TMaxIterations},
+		{name: "budget soft at 80%", ev: iter(3, "A"), budget: limited{Iterations: 3, Spent: evidence.Usage{CostUSD: 0.85, CostKnown: true}, MaxCostUSD: 10}, want: TBudgetAfford, absent: true},
+		{name: "budget hard", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Usage = evidence.Usage{CostUSD: 2, CostKnown: true} }), budget: limited{Iterations: 1, Spent: evidence.Usage{CostUSD: 2, CostKnown: true}, MaxCostUSD: 2}, want: TBudgetHard},
+		{name: "budget cannot afford", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Usage = evidence.Usage{CostUSD: 1.5, CostKnown: true} }), budget: limited{Iterations: 1, Spent: evidence.Usage{CostUSD: 1.5, CostKnown: true}, MaxCostUSD: 2}, want: TBudgetAfford},
+		{name: "budget soft", ev: iter(1, "A"), budget: limited{Iterations: 8, MaxIterations: 10}, want: TBudgetSoft},
+		{name: "unknown cost is not zero", ev: iter(1, "A"), budget: limited{Iterations: 1, Spent: evidence.Usage{CostUSD: 0}, MaxCostUSD: 2}, want: TBudgetHard, absent: true},
+		{name: "max iterations with failures", ev: iter(3, "A"), budget: limited{Iterations: 3, MaxIterations: 3}, want: TMaxIterations},
 		{name: "transient gate", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Gates[0].Infra = true; ev.Gates[0].Passed = false }), want: TTransient},
 		{name: "transient agent", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Agent.Transient = true; ev.Agent.ExitCode = 1 }), want: TTransient},
 		{name: "flaky test", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Gates[0].Findings[0].Flaky = true }), want: TTransient},
@@ -86,11 +86,7 @@ func TestTriggers(t *testing.T) {
 				spec = gated()
 			}
 			st := past(p, spec, tt.hist)
-			b := tt.budget
-			if b.Iterations == 0 {
-				b.Iterations = tt.ev.N
-			}
-			d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: tt.ev, Budget: b})
+			d := New(p).Decide(tt.budget.input(st, spec, tt.ev))
 			tr, ok := find(d.Triggers, tt.want)
 			if tt.absent {
 				if ok {
@@ -198,7 +194,7 @@ func TestThresholdBoundaries(t *testing.T) {
 			t.Parallel()
 			spec := gated()
 			d := New(p).Decide(loop.DecideInput{State: past(p, spec, tt.hist), Spec: &spec, Evidence: tt.ev,
-				Budget: loop.BudgetStatus{Iterations: tt.ev.N}})
+				Budget: done(tt.ev.N)})
 			tr, ok := find(d.Triggers, tt.want)
 			if ok == tt.absent {
 				t.Errorf("trigger %s fired = %v (%+v), want %v; all: %v", tt.want, ok, tr, !tt.absent, d.Triggers)

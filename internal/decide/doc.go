@@ -54,11 +54,21 @@
 //
 // # What the loop reads back
 //
+// The engine is the one authority on whether and why a run stops. Before each
+// iteration [Engine.Preflight] judges the iteration limit and the budgets (hard,
+// the predictive 1.2 × mean rule, 80%) on the one budget status the loop hands
+// it, and tells the agent runner what is left; after it [Engine.Decide] judges
+// the budgets again, the iteration limit, the failure threshold and escalation.
+// A loop without gates or a reviewer is the plain loop (DESIGN §5): it goes on,
+// counts an iteration a success when the agent exited 0, completes at its limit
+// or when the agent printed its completion marker.
+//
 // Decision.Succeeded feeds the loop's consecutive-failure counter: true when the
 // goal is met, when a failing iteration progressed (fewer failures, or a new best
 // quality), and when the engine changes course (retry after a transient failure,
-// expand, simplify) — otherwise the loop's default threshold of 3 would end every
-// stuck run before the simplify-then-escalate rule could act. Decision.Best is set
+// expand, simplify). When a failed iteration makes the count reach
+// Limits.FailureThreshold, a decision that would go on aborts instead (rule
+// failure_threshold). Decision.Best is set
 // when the quality beats every earlier iteration; its Ref is left for the loop to
 // fill with the iteration's checkpoint, which the decider does not see.
 // Decision.Rollback names the best earlier checkpoint (from the records) on

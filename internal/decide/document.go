@@ -38,8 +38,7 @@ func (e *Engine) document(f *facts, ts []loop.Trigger, c choice, d loop.Decision
 			dd.Next.Timeout = n.Timeout.Duration().String()
 		}
 	}
-	b := f.in.Budget
-	dd.Budget = &decision.Budget{Iterations: b.Iterations, MaxIterations: b.MaxIterations, Limits: budgetLines(f.in)}
+	dd.Budget = &decision.Budget{Iterations: f.in.Budget.Spent.Iterations, MaxIterations: f.in.Spec.Limits.MaxIterations, Limits: budgetLines(f.in)}
 	dd.Assessment = assess(f, ts, c)
 	return decision.Document{Decision: dd}
 }

@@ -75,11 +75,16 @@ func (e *Engine) Decide(in loop.DecideInput) loop.Decision {
 	f.all[len(f.all)-1] = f.cur
 	f.seq[len(f.seq)-1] = f.cur
 	c := e.choose(f, ts)
+	if why, ok := thresholdReached(in, succeeded(f, c), c.reason); ok && c.action.Continues() {
+		c = choice{action: loop.ActionAbort, rule: RuleThreshold, reason: why}
+	}
 	return e.build(f, ts, c)
 }
 
 // plain is the loop without outside evidence (DESIGN §5): go on, and count the
-// iteration a success when the agent exited 0.
+// iteration a success when the agent exited 0. The agent's own completion
+// marker ends the run, counted only when the agent printed it (never because
+// the prompt had it); the failure threshold aborts it.
 func plain(in loop.DecideInput, q float64) loop.Decision {
 	a := in.Evidence.Agent
 	d := loop.Decision{Action: loop.ActionContinue, Succeeded: !a.Failed(), Quality: q, Next: in.State.Next}
@@ -87,6 +92,12 @@ func plain(in loop.DecideInput, q float64) loop.Decision {
 	// in 45.2s" says it all.
 	if a.Failed() {
 		d.Message = "agent failed: " + agentReason(a)
+	}
+	switch why, over := thresholdReached(in, d.Succeeded, d.Message); {
+	case a.Completed && !a.Failed():
+		d.Action, d.Message = loop.ActionComplete, "the agent printed the completion marker"
+	case over:
+		d.Action, d.Message = loop.ActionAbort, why
 	}
 	d.Feedback = in.GateFeedback
 	return d

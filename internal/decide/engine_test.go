@@ -31,7 +31,7 @@ func TestDecideIsPure(t *testing.T) {
 	t.Parallel()
 	spec := gated()
 	st := past(DefaultPolicy(), spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A")})
-	in := loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C"), Budget: loop.BudgetStatus{Iterations: 3}}
+	in := loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C"), Budget: done(3)}
 	a, b := New(DefaultPolicy()).Decide(in), New(DefaultPolicy()).Decide(in)
 	if diff := cmp.Diff(a, b); diff != "" {
 		t.Errorf("two decisions on the same input differ:\n%s", diff)
@@ -49,7 +49,7 @@ func TestBestAndRollback(t *testing.T) {
 	if st.Best == nil || st.Best.Iteration != 2 {
 		t.Fatalf("best after an improving iteration = %+v, want iteration 2", st.Best)
 	}
-	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C", "D"), Budget: loop.BudgetStatus{Iterations: 3}})
+	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C", "D"), Budget: done(3)})
 	if d.Best != nil {
 		t.Errorf("a worse iteration became the best: %+v", d.Best)
 	}
@@ -57,7 +57,7 @@ func TestBestAndRollback(t *testing.T) {
 		t.Errorf("rollback = %q, want the best checkpoint ckpt-2", d.Rollback)
 	}
 	// An escalation rolls back too: a run never ends worse than its best.
-	d = New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C", "D"), Budget: loop.BudgetStatus{Iterations: 3, MaxIterations: 3}})
+	d = New(p).Decide(limited{MaxIterations: 3}.input(st, spec, iter(3, "A", "C", "D")))
 	if d.Action != loop.ActionEscalate || d.Rollback != "ckpt-2" {
 		t.Errorf("got %s rollback %q, want escalate with rollback ckpt-2", d.Action, d.Rollback)
 	}
@@ -68,9 +68,9 @@ func TestNext(t *testing.T) {
 	p := DefaultPolicy()
 	p.Fallback = []string{"codex", "gemini"}
 	spec := gated()
-	spec.IterationTimeout = 10 * time.Minute
+	spec.Limits.IterationTimeout = 10 * time.Minute
 	st := past(p, spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A"), iter(3, "A")})
-	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(4, "A"), Budget: loop.BudgetStatus{Iterations: 4}})
+	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(4, "A"), Budget: done(4)})
 	if d.Action != loop.ActionSimplify {
 		t.Fatalf("action %s, want simplify", d.Action)
 	}
@@ -79,7 +79,7 @@ func TestNext(t *testing.T) {
 		t.Errorf("first simplify next = %+v, want attempt 2, focus test:A, 3 lessons, same agent", n)
 	}
 	record(st, iter(4, "A"), d)
-	d = New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(5, "A"), Budget: loop.BudgetStatus{Iterations: 5}})
+	d = New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(5, "A"), Budget: done(5)})
 	if d.Action != loop.ActionSimplify || d.Next.Agent != "codex" || d.Next.Attempt != 3 {
 		t.Errorf("second simplify: %s next %+v, want simplify on the fallback codex, attempt 3", d.Action, d.Next)
 	}
@@ -88,7 +88,7 @@ func TestNext(t *testing.T) {
 		ev.Gates[0].Passed = false
 		ev.Gates[0].Findings = []evidence.Finding{{Kind: evidence.KindBuild, File: "b.go", Message: "undefined: lib.Parse"}}
 	})
-	d = New(p).Decide(loop.DecideInput{State: &loop.State{}, Spec: &spec, Evidence: miss, Budget: loop.BudgetStatus{Iterations: 1}})
+	d = New(p).Decide(loop.DecideInput{State: &loop.State{}, Spec: &spec, Evidence: miss, Budget: done(1)})
 	want := loop.Next{Strategy: "expand", Attempt: 1, Expand: []string{"lib.Parse", "b.go"}, Timeout: loop.MillisOf(15 * time.Minute),
 		Lessons: d.Next.Lessons}
 	if diff := cmp.Diff(want, d.Next); diff != "" {
@@ -111,7 +111,7 @@ func TestFeedback(t *testing.T) {
 		review(ev)
 		ev.Review.Findings = append(ev.Review.Findings, evidence.ReviewFinding{ID: "ctx", Severity: "blocker", Message: "pass a context"})
 	})
-	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus{Iterations: 2},
+	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(2),
 		GateFeedback: "FAIL TestA: got 1, want 2\n" + strings.Repeat("x", 10000)})
 	fb := d.Feedback
 	for _, want := range []string{
@@ -148,7 +148,7 @@ func TestEscalationReportGolden(t *testing.T) {
 	}
 	st := past(p, spec, []evidence.Iteration{with(iter(1, "A"), rv(4, "validate the token")), with(iter(2), rv(5, "use constant-time compare"))})
 	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: with(iter(3), rv(6, "split the handler")),
-		Budget: loop.BudgetStatus{Iterations: 3}, GateFeedback: "all gates passed"})
+		Budget: done(3), GateFeedback: "all gates passed"})
 	if d.Action != loop.ActionEscalate {
 		t.Fatalf("action %s, want escalate", d.Action)
 	}
@@ -188,12 +188,12 @@ func TestGuidanceAcknowledgesEscalation(t *testing.T) {
 		t.Fatalf("first decision %s, want escalate", got)
 	}
 	loop.ApplyGuidance(st, loop.Guidance{Text: "touching auth/a.go is fine"})
-	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: with(iter(1), touch), Budget: loop.BudgetStatus{Iterations: 1}})
+	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: with(iter(1), touch), Budget: done(1)})
 	if d.Action != loop.ActionProceed {
 		t.Errorf("after guidance: %s (%s), want proceed", d.Action, d.Message)
 	}
 	secret := with(iter(1), func(ev *evidence.Iteration) { touch(ev); ev.Diff.SecretsFound = 1 })
-	if d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: secret, Budget: loop.BudgetStatus{Iterations: 1}}); d.Action != loop.ActionEscalate {
+	if d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: secret, Budget: done(1)}); d.Action != loop.ActionEscalate {
 		t.Errorf("a secret after guidance: %s, want escalate", d.Action)
 	}
 }
@@ -207,7 +207,7 @@ func BenchmarkDecide(b *testing.B) {
 	}
 	st := past(DefaultPolicy(), spec, evs)
 	e := New(DefaultPolicy())
-	in := loop.DecideInput{State: st, Spec: &spec, Evidence: iter(51, "A"), Budget: loop.BudgetStatus{Iterations: 51}}
+	in := loop.DecideInput{State: st, Spec: &spec, Evidence: iter(51, "A"), Budget: done(51)}
 	for b.Loop() {
 		e.Decide(in)
 	}
@@ -229,7 +229,7 @@ func TestDocumentIteration(t *testing.T) {
 	t.Parallel()
 	spec := gated()
 	st := past(DefaultPolicy(), spec, []evidence.Iteration{iter(1, "TestA", "TestB")})
-	d := New(DefaultPolicy()).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(2, "TestA"), Budget: loop.BudgetStatus{Iterations: 2}})
+	d := New(DefaultPolicy()).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(2, "TestA"), Budget: done(2)})
 	if !d.Action.Continues() || d.Document == nil {
 		t.Fatalf("decision %s with document %v, want one that continues with a document", d.Action, d.Document)
 	}

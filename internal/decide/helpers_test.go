@@ -3,6 +3,7 @@ package decide
 import (
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -28,7 +29,7 @@ func past(p Policy, spec loop.Spec, evs []evidence.Iteration) *loop.State {
 	st := &loop.State{Version: 1, Name: "t", Status: loop.StatusRunning}
 	e := New(p)
 	for _, ev := range evs {
-		d := e.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus{Iterations: ev.N}})
+		d := e.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev)})
 		record(st, ev, d)
 	}
 	return st
@@ -48,4 +49,28 @@ func rule(d loop.Decision) string {
 		return doc.Decision.Rule
 	}
 	return ""
+}
+
+// done is the budget status after n iterations with nothing else known.
+func done(n int) budget.Status { return budget.Status{Spent: budget.Spent{Iterations: n}} }
+
+// limited is a test's budget: the limits, and what was spent with the
+// iteration included (Iterations 0: the iteration's number).
+type limited struct {
+	Iterations    int
+	Spent         evidence.Usage
+	MaxIterations int
+	MaxCostUSD    float64
+}
+
+// input is the decision input with b's limits on spec and b's spend as the
+// status, the per-iteration costs as the loop keeps them.
+func (b limited) input(st *loop.State, spec loop.Spec, ev evidence.Iteration) loop.DecideInput {
+	if b.Iterations == 0 {
+		b.Iterations = ev.N
+	}
+	spec.Limits.MaxIterations, spec.Limits.MaxCostUSD = b.MaxIterations, b.MaxCostUSD
+	s := loop.BudgetStatus(st, &ev)
+	s.Spent = budget.SpentFrom(b.Spent, s.Spent.Duration, b.Iterations)
+	return loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: s}
 }

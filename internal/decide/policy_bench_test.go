@@ -6,21 +6,66 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
 var policyTable = flag.Bool("policytable", false, "print the scenario suite's iterations per policy against a perfect oracle")
 
-// fixedAttempts is the naive policy "try N times": proceed when the required gates
-// pass, stop after N iterations.
-type fixedAttempts struct{ n int }
+// naive is a policy without a decision engine: an iteration succeeds when the
+// agent exits 0 and every required gate passes, and the run proceeds then. It
+// stops after attempts iterations, or after consecutive failed iterations in a
+// row (an iteration with fewer failures than the one before is not a failure).
+// Before an iteration it applies the same budget rules as the engine.
+type naive struct{ attempts, consecutive int }
 
-func (f fixedAttempts) Decide(in loop.DecideInput) loop.Decision {
-	d := loop.PlainDecider{}.Decide(in)
-	if d.Action != loop.ActionProceed && in.Budget.Iterations >= f.n {
+func (naive) Preflight(in loop.PreflightInput) loop.Preflight {
+	return New(DefaultPolicy()).Preflight(in)
+}
+
+func (n naive) Decide(in loop.DecideInput) loop.Decision {
+	ev := in.Evidence
+	if !ev.Agent.Failed() && ev.RequiredGatesPassed() {
+		return loop.Decision{Action: loop.ActionProceed, Succeeded: true, Quality: 1}
+	}
+	d := loop.Decision{Action: loop.ActionContinue}
+	if h := in.State.History; len(h) > 0 && requiredFailures(ev) < previousFailures(h[len(h)-1]) {
+		d.Succeeded = true
+	}
+	switch {
+	case n.attempts > 0 && in.Budget.Spent.Iterations >= n.attempts:
+		d.Action = loop.ActionAbort
+	case n.consecutive > 0 && !d.Succeeded && in.State.ConsecutiveFailures+1 >= n.consecutive:
 		d.Action = loop.ActionAbort
 	}
 	return d
+}
+
+func requiredFailures(ev evidence.Iteration) int {
+	n := 0
+	for _, g := range ev.Gates {
+		if g.Required {
+			n += max(len(g.Findings), b2i(!g.Passed))
+		}
+	}
+	return n
+}
+
+func previousFailures(r loop.Record) int {
+	n := 0
+	for _, g := range r.Gates {
+		if g.Required {
+			n += max(g.Failures, b2i(!g.Passed))
+		}
+	}
+	return n
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 type policyRun struct {
@@ -31,10 +76,10 @@ type policyRun struct {
 func policies() []policyRun {
 	return []policyRun{
 		{"agentloop", func(s scenario, t testing.TB) loop.Decider { return New(s.policy(t)) }},
-		{"fixed-3", func(scenario, testing.TB) loop.Decider { return fixedAttempts{n: 3} }},
+		{"fixed-3", func(scenario, testing.TB) loop.Decider { return naive{attempts: 3, consecutive: failureThreshold} }},
 		// The plain loop with the failure threshold (3 consecutive failures, reset by
-		// a success or by fewer failures than before), which simulate applies.
-		{"consecutive-3", func(scenario, testing.TB) loop.Decider { return loop.PlainDecider{} }},
+		// a success or by fewer failures than before).
+		{"consecutive-3", func(scenario, testing.TB) loop.Decider { return naive{consecutive: failureThreshold} }},
 	}
 }
 

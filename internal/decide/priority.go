@@ -35,6 +35,7 @@ const (
 	RuleScope        = "scope_creep"
 	RuleDepth        = "refine_depth"
 	RuleRefine       = "refine"
+	RuleThreshold    = "failure_threshold"
 )
 
 // choose applies the fixed priority order (loop-control §8.5, extended):

@@ -17,7 +17,7 @@ func TestPriorityRules(t *testing.T) {
 		hist     []evidence.Iteration
 		state    func(*loop.State)
 		ev       evidence.Iteration
-		budget   loop.BudgetStatus
+		budget   limited
 		action   loop.Action
 		strategy string
 		rule     string
@@ -33,7 +33,7 @@ func TestPriorityRules(t *testing.T) {
 	}
 	tests := []tc{
 		{name: "secret is critical even when green", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SecretsFound = 1 }), action: loop.ActionEscalate, rule: RuleCritical},
-		{name: "hard budget aborts", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Usage = evidence.Usage{CostUSD: 5, CostKnown: true} }), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 5, CostKnown: true}, MaxCostUSD: 5}, action: loop.ActionAbort, rule: RuleCritical},
+		{name: "hard budget aborts", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Usage = evidence.Usage{CostUSD: 5, CostKnown: true} }), budget: limited{Iterations: 1, Spent: evidence.Usage{CostUSD: 5, CostKnown: true}, MaxCostUSD: 5}, action: loop.ActionAbort, rule: RuleCritical},
 		{name: "protected path escalates over proceed", spec: reviewed(), ev: with(with(iter(1), reviewWith("approve", 9)), func(ev *evidence.Iteration) { ev.Diff.ProtectedTouched = []string{"auth/a.go"} }), action: loop.ActionEscalate, rule: RuleImmediate},
 		{name: "security not escalated when the policy says so", policy: func(p *Policy) { p.EscalateOn = []string{} }, ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Diff.ProtectedTouched = []string{"auth/a.go"} }), action: loop.ActionRefine, rule: RuleRefine},
 		{name: "new dependency escalates", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Diff.NewDeps = []string{"x"} }), action: loop.ActionEscalate, rule: RuleImmediate},
@@ -59,8 +59,8 @@ func TestPriorityRules(t *testing.T) {
 			}),
 			with(iter(2), func(ev *evidence.Iteration) { ev.Agent.RateLimited = true })},
 			ev: with(iter(3), func(ev *evidence.Iteration) { ev.Gates[0].Infra = true; ev.Gates[0].Passed = false }), action: loop.ActionRefine, rule: RuleRefine},
-		{name: "cannot afford aborts", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Usage = evidence.Usage{CostUSD: 4, CostKnown: true} }), budget: loop.BudgetStatus{Iterations: 1, Spent: evidence.Usage{CostUSD: 4, CostKnown: true}, MaxCostUSD: 5}, action: loop.ActionAbort, rule: RuleBudget},
-		{name: "max iterations escalates", ev: iter(3, "A"), budget: loop.BudgetStatus{Iterations: 3, MaxIterations: 3}, action: loop.ActionEscalate, rule: RuleMaxIter},
+		{name: "cannot afford aborts", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Usage = evidence.Usage{CostUSD: 4, CostKnown: true} }), budget: limited{Iterations: 1, Spent: evidence.Usage{CostUSD: 4, CostKnown: true}, MaxCostUSD: 5}, action: loop.ActionAbort, rule: RuleBudget},
+		{name: "max iterations escalates", ev: iter(3, "A"), budget: limited{Iterations: 3, MaxIterations: 3}, action: loop.ActionEscalate, rule: RuleMaxIter},
 		{name: "review rounds escalate", spec: reviewed(), hist: []evidence.Iteration{with(iter(1), reviewWith("request_changes", 5)), with(iter(2), reviewWith("request_changes", 5))},
 			ev: with(iter(3), reviewWith("request_changes", 6)), action: loop.ActionEscalate, rule: RuleReviewRounds},
 		{name: "auto retry on test fail off", policy: func(p *Policy) { p.AutoRetryOnTestFail = false }, ev: iter(1, "A"), action: loop.ActionEscalate, rule: RuleNoAutoRetry},
@@ -77,7 +77,7 @@ func TestPriorityRules(t *testing.T) {
 			ev: with(iter(2), missing), action: loop.ActionSimplify, rule: RuleMissing},
 		{name: "regression refines from the best", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "A")}, ev: iter(3, "A", "C", "D"), action: loop.ActionRefine, rule: RuleRegression},
 		{name: "missing context expands", ev: with(iter(1), missing), action: loop.ActionExpand, strategy: "expand", rule: RuleMissing},
-		{name: "no expand past 80% of a budget", ev: with(iter(8), missing), budget: loop.BudgetStatus{Iterations: 8, MaxIterations: 10}, action: loop.ActionRefine, rule: RuleRefine},
+		{name: "no expand past 80% of a budget", ev: with(iter(8), missing), budget: limited{Iterations: 8, MaxIterations: 10}, action: loop.ActionRefine, rule: RuleRefine},
 		{name: "expansions are bounded", policy: func(p *Policy) { p.MaxExpand = 0 }, ev: with(iter(1), missing), action: loop.ActionRefine, rule: RuleRefine},
 		{name: "first tampering refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SkipsAdded = 1 }), action: loop.ActionRefine, rule: RuleTamper},
 		{name: "first scope creep refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.OutsideScope = []string{"x"} }), action: loop.ActionRefine, rule: RuleScope},
@@ -102,11 +102,7 @@ func TestPriorityRules(t *testing.T) {
 			if tt.state != nil {
 				tt.state(st)
 			}
-			b := tt.budget
-			if b.Iterations == 0 {
-				b.Iterations = tt.ev.N
-			}
-			d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: tt.ev, Budget: b})
+			d := New(p).Decide(tt.budget.input(st, spec, tt.ev))
 			if d.Action != tt.action || rule(d) != tt.rule || (tt.strategy != "" && d.Strategy != tt.strategy) {
 				t.Errorf("got %s/%s rule %s (%s), want %s/%s rule %s; triggers %v",
 					d.Action, d.Strategy, rule(d), d.Message, tt.action, tt.strategy, tt.rule, triggerIDs(d.Triggers))

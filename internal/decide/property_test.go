@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -23,7 +24,7 @@ func TestRandomRuns(t *testing.T) {
 	for run := range runs {
 		p := DefaultPolicy()
 		p.Fallback = []string{"codex"}
-		spec := loop.Spec{Name: "r", HasGates: true, HasReviewer: rng.IntN(2) == 0, MaxIterations: 12, MaxCostUSD: 3}
+		spec := loop.Spec{Name: "r", HasGates: true, HasReviewer: rng.IntN(2) == 0, Limits: budget.Limits{MaxIterations: 12, MaxCostUSD: 3}}
 		st := &loop.State{Version: 1, Name: "r", Status: loop.StatusRunning}
 		e := New(p)
 		best := -1.0
@@ -57,8 +58,7 @@ func TestRandomRuns(t *testing.T) {
 				verdicts := []string{"approve", "request_changes", "reject", "unknown"}
 				ev.Review = &evidence.Review{Verdict: verdicts[rng.IntN(4)], Score: float64(rng.IntN(11))}
 			}
-			b := loop.BudgetStatus{Spent: st.Spend.Usage.Add(ev.Agent.Usage), Iterations: n, MaxIterations: spec.MaxIterations, MaxCostUSD: spec.MaxCostUSD}
-			d := e.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: b, GateFeedback: "fb"})
+			d := e.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev), GateFeedback: "fb"})
 			for _, tr := range d.Triggers {
 				if tr.Severity < 0 || tr.Severity > 1 {
 					t.Fatalf("run %d iteration %d: severity out of range: %+v", run, n, tr)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"go.yaml.in/yaml/v3"
@@ -174,13 +175,15 @@ func (it scenIter) evidence(n int) evidence.Iteration {
 	return ev
 }
 
-// simulate runs the scripted iterations through a decider the way the loop does,
-// and returns the decisions. Past the script's end the last iteration repeats (the
+// simulate runs the scripted iterations through a decider the way the loop does
+// (the decider's preflight before each iteration, its decision after), and
+// returns the decisions. Past the script's end the last iteration repeats (the
 // agent keeps doing the same), up to the iteration limit.
 func simulate(s scenario, dec loop.Decider) ([]loop.Decision, []evidence.Iteration) {
-	spec := loop.Spec{Name: s.Name, HasGates: true, HasReviewer: s.Spec.Reviewer, MaxIterations: s.Spec.MaxIterations, MaxCostUSD: s.Spec.MaxCostUSD}
+	spec := loop.Spec{Name: s.Name, HasGates: true, HasReviewer: s.Spec.Reviewer,
+		Limits: budget.Limits{MaxIterations: s.Spec.MaxIterations, MaxCostUSD: s.Spec.MaxCostUSD, FailureThreshold: failureThreshold}}
 	if s.Spec.Timeout != "" {
-		spec.IterationTimeout, _ = time.ParseDuration(s.Spec.Timeout)
+		spec.Limits.IterationTimeout, _ = time.ParseDuration(s.Spec.Timeout)
 	}
 	limit := s.Spec.MaxIterations
 	if limit == 0 {
@@ -190,41 +193,25 @@ func simulate(s scenario, dec loop.Decider) ([]loop.Decision, []evidence.Iterati
 	var ds []loop.Decision
 	var evs []evidence.Iteration
 	for n := 1; n <= limit; n++ {
-		if n > 1 && !affordable(st, spec.MaxCostUSD) { // the loop's budget check before each iteration
-			ds[len(ds)-1].Action = loop.ActionAbort
-			break
+		if n > 1 {
+			if p := dec.Preflight(loop.PreflightInput{State: st, Spec: &spec, Budget: loop.BudgetStatus(st, nil)}); p.Action != loop.ActionContinue {
+				ds[len(ds)-1].Action = p.Action
+				break
+			}
 		}
 		it := s.Iters[min(n, len(s.Iters))-1]
 		ev := it.evidence(n)
-		spent := st.Spend.Usage.Add(ev.Agent.Usage)
-		b := loop.BudgetStatus{Spent: spent, Wall: time.Duration(n) * 30 * time.Second, Iterations: n,
-			MaxIterations: spec.MaxIterations, MaxCostUSD: spec.MaxCostUSD}
-		d := dec.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: b, GateFeedback: "gate feedback"})
+		d := dec.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev), GateFeedback: "gate feedback"})
 		ds, evs = append(ds, d), append(evs, ev)
 		record(st, ev, d)
-		if !d.Action.Continues() || d.Action == loop.ActionProceed {
-			break
-		}
-		if st.ConsecutiveFailures >= failureThreshold {
-			ds[len(ds)-1].Action = loop.ActionAbort // the loop's failure threshold
+		if !d.Action.Continues() {
 			break
 		}
 	}
 	return ds, evs
 }
 
-// affordable is the loop's cost rule before an iteration: not exhausted, and at
-// least 1.2 × the mean iteration cost left.
-func affordable(st *loop.State, limit float64) bool {
-	if limit <= 0 || len(st.History) == 0 {
-		return true
-	}
-	spent := st.Spend.Usage.CostUSD
-	mean := spent / float64(len(st.History))
-	return spent < limit && limit-spent >= 1.2*mean
-}
-
-// failureThreshold is the loop's default consecutive-failure threshold.
+// failureThreshold is the default consecutive-failure threshold.
 const failureThreshold = 3
 
 // record is what the loop does with a decision (loop.runner.record).
@@ -233,13 +220,14 @@ func record(st *loop.State, ev evidence.Iteration, d loop.Decision) {
 	st.TotalIterations++
 	st.Spend.Usage = st.Spend.Usage.Add(ev.Agent.Usage)
 	st.ElapsedPerIteration = append(st.ElapsedPerIteration, loop.MillisOf(ev.Duration()))
+	st.Spend.Wall += loop.MillisOf(ev.Duration())
 	if d.Succeeded {
 		st.ConsecutiveFailures = 0
 	} else {
 		st.ConsecutiveFailures++
 	}
 	rec := loop.Record{
-		N: ev.N, Attempt: d.Next.Attempt, Succeeded: d.Succeeded, AgentExit: ev.Agent.ExitCode, Usage: ev.Agent.Usage,
+		N: ev.N, Attempt: d.Next.Attempt, Duration: loop.MillisOf(ev.Duration()), Succeeded: d.Succeeded, AgentExit: ev.Agent.ExitCode, Usage: ev.Agent.Usage,
 		Failing: d.Failing, Fingerprint: d.Fingerprint, DiffHash: ev.Diff.Hash, TreeHash: ev.Diff.TreeHash,
 		DiffLines: ev.Diff.Added + ev.Diff.Deleted, Quality: d.Quality, Decision: string(d.Action), Strategy: d.Strategy,
 		Summary: d.Message, Checkpoint: fmt.Sprintf("ckpt-%d", ev.N),

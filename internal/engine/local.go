@@ -120,7 +120,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	ev := evidence.Iteration{N: r.Iteration, Started: start}
 	agentRes, waited, err := l.runAgent(ctx, AgentRequest{
 		Iteration: r.Iteration, Agent: r.Agent, Prompt: prompt, WorkDir: l.WorkDir, IterDir: dir,
-		Timeout: r.Timeout, Echo: l.Echo, Started: start,
+		Timeout: r.Timeout, Echo: l.Echo, Started: start, Remaining: r.Remaining,
 	})
 	res.Waited = waited
 	ev.Agent = agentRes

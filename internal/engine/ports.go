@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -21,6 +22,9 @@ type AgentRequest struct {
 	// Started is when the iteration started: its timeout counts from there, so
 	// composing the prompt does not stretch it.
 	Started time.Time
+	// Remaining is what the run has left to spend, as the decision engine judged
+	// it before the iteration: the agent is ended when its live usage crosses it.
+	Remaining budget.Remaining
 }
 
 // AgentRunner runs the implementer agent once.

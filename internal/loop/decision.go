@@ -1,8 +1,7 @@
 package loop
 
 import (
-	"time"
-
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 )
@@ -21,6 +20,7 @@ const (
 	ActionEscalate Action = "escalate" // stop and ask a human
 	ActionAbort    Action = "abort"    // stop: budget or failure threshold
 	ActionContinue Action = "continue" // plain loop without outside evidence: next iteration
+	ActionComplete Action = "complete" // stop: a loop without outside evidence ran its course (limit or completion marker)
 )
 
 // Continues reports whether the loop goes on after this action.
@@ -36,24 +36,38 @@ func (a Action) Continues() bool {
 // documents name triggers too, so the type is theirs.
 type Trigger = decision.Trigger
 
-// BudgetStatus is the budget picture the loop hands the decider.
-type BudgetStatus struct {
-	Spent         evidence.Usage `json:"spent"`
-	Wall          time.Duration  `json:"wall"`
-	Iterations    int            `json:"iterations"`
-	MaxIterations int            `json:"max_iterations"` // 0: unlimited
-	MaxTokens     int64          `json:"max_tokens,omitempty"`
-	MaxCostUSD    float64        `json:"max_cost_usd,omitempty"`
-	MaxDuration   time.Duration  `json:"max_duration,omitempty"`
+// PreflightInput is what a [Decider] sees before an iteration starts: the state
+// so far and what the run has spent, over every session.
+type PreflightInput struct {
+	State  *State
+	Spec   *Spec
+	Budget budget.Status
+}
+
+// Preflight is a decider's verdict before an iteration: whether it may start
+// and, when it may, what the run has left to spend on it.
+type Preflight struct {
+	// Action is ActionContinue to start the iteration; ActionComplete,
+	// ActionEscalate or ActionAbort end the session (escalate asks a human).
+	Action  Action `json:"action"`
+	Message string `json:"message,omitempty"` // why it stops, one line for people
+	// Warn are the limits past their warning mark, Warning says so in one line;
+	// the loop shows it when the set changes.
+	Warn    []budget.Resource `json:"warn,omitempty"`
+	Warning string            `json:"warning,omitempty"`
+	// Remaining is what the run has left: the agent is ended when its live usage
+	// crosses it.
+	Remaining budget.Remaining `json:"remaining"`
 }
 
 // DecideInput is what a [Decider] sees after an iteration. State holds the history
-// up to the previous iteration; Evidence is the iteration just finished.
+// up to the previous iteration; Evidence is the iteration just finished; Budget
+// is the run's spend with that iteration included.
 type DecideInput struct {
 	State    *State
 	Spec     *Spec
 	Evidence evidence.Iteration
-	Budget   BudgetStatus
+	Budget   budget.Status
 	// GateFeedback is the gates' rendered feedback for this iteration (capped),
 	// which the decider folds into the next prompt's feedback.
 	GateFeedback string
@@ -83,8 +97,11 @@ type Decision struct {
 	Document *decision.Document `json:"-"`
 }
 
-// Decider turns an iteration's evidence into a decision. It must be pure: no I/O,
-// no clock, no randomness.
+// Decider is the one authority on whether and why a run goes on: before each
+// iteration it says whether the iteration may start (iteration limit, budgets),
+// after it what comes next (the failure threshold, escalation, the strategy).
+// The loop obeys. It must be pure: no I/O, no clock, no randomness.
 type Decider interface {
+	Preflight(in PreflightInput) Preflight
 	Decide(in DecideInput) Decision
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 )
@@ -34,6 +35,9 @@ type StepRequest struct {
 	Timeout    time.Duration
 	Checkpoint string // StepRollback: the checkpoint to restore
 	Baseline   []evidence.GateResult
+	// Remaining is what the run has left to spend (the decider's preflight): the
+	// agent is ended when its live usage crosses it.
+	Remaining budget.Remaining
 }
 
 // StepResult is what a step produced.

@@ -2,57 +2,38 @@ package loop
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
-// preflight checks, before an iteration starts, whether the run may go on: the
-// iteration limit and the budgets. It never starts an iteration that cannot be
-// afforded (remaining < 1.2 × the mean cost of the iterations so far).
-func (r *runner) preflight(ctx context.Context) (Outcome, bool) {
-	st, spec := r.st, r.spec
-	if spec.MaxIterations > 0 && st.Iteration >= spec.MaxIterations {
-		if !spec.HasGates && !spec.HasReviewer {
-			return Outcome{Status: StatusCompleted, Reason: fmt.Sprintf("max iterations reached (%d)", spec.MaxIterations)}, true
-		}
-		return Outcome{Status: StatusEscalated, Reason: fmt.Sprintf("max iterations reached (%d) with the goal not met", spec.MaxIterations)}, true
+// preflight asks the decider, before an iteration starts, whether the run may
+// go on, and shows a budget warning when the limits past their mark changed.
+func (r *runner) preflight(ctx context.Context) Preflight {
+	p := r.spec.Decider.Preflight(PreflightInput{State: r.st, Spec: r.spec, Budget: BudgetStatus(r.st, nil)})
+	if p.Action == "" {
+		p.Action = ActionContinue
 	}
-	v := r.budgetVerdict()
-	if v.Stop() {
-		return Outcome{Status: StatusAborted, Reason: "budget: " + v.Reason}, true
+	if len(p.Warn) > 0 && !slices.Equal(p.Warn, r.warned) {
+		r.warned = p.Warn
+		r.emit(ctx, "warning", r.st.Iteration, map[string]any{"message": p.Warning})
 	}
-	if len(v.Soft) > 0 && !slices.Equal(v.Soft, r.warned) {
-		r.warned = v.Soft
-		r.emit(ctx, "warning", st.Iteration, map[string]any{"message": "budget: " + v.Reason})
-	}
-	return Outcome{}, false
+	return p
 }
 
-// budgetVerdict judges what the run has spent, over every session, against its
-// limits.
-func (r *runner) budgetVerdict() budget.Verdict {
-	st := r.st
-	costs := make([]budget.Cost, 0, len(st.History))
+// BudgetStatus is what the run of st has spent, over every session, with the
+// iteration just finished when ev is not nil: the one budget status the
+// decider judges.
+func BudgetStatus(st *State, ev *evidence.Iteration) budget.Status {
+	costs := make([]budget.Cost, 0, len(st.History)+1)
 	for _, h := range st.History {
 		costs = append(costs, budget.CostOf(h.Usage, h.Duration.Duration()))
 	}
-	spent := budget.SpentFrom(st.Spend.Usage, st.Spend.Wall.Duration(), st.Iteration)
-	return budget.Check(budget.Limits{MaxTokens: r.spec.MaxTokens, MaxCostUSD: r.spec.MaxCostUSD, MaxDuration: r.spec.MaxDuration}, spent, costs)
-}
-
-func (r *runner) budget(ev evidence.Iteration) BudgetStatus {
-	st := r.st
-	spent := st.Spend.Usage.Add(ev.Agent.Usage)
-	wall := st.Spend.Wall.Duration() + ev.Duration()
-	iters := st.Iteration
-	if ev.N > 0 {
-		iters = ev.N
+	usage, wall, iters := st.Spend.Usage, st.Spend.Wall.Duration(), st.Iteration
+	if ev != nil {
+		costs = append(costs, budget.CostOf(ev.Agent.Usage, ev.Duration()))
+		usage, wall, iters = usage.Add(ev.Agent.Usage), wall+ev.Duration(), ev.N
 	}
-	return BudgetStatus{
-		Spent: spent, Wall: wall, Iterations: iters, MaxIterations: r.spec.MaxIterations,
-		MaxTokens: r.spec.MaxTokens, MaxCostUSD: r.spec.MaxCostUSD, MaxDuration: r.spec.MaxDuration,
-	}
+	return budget.Status{Spent: budget.SpentFrom(usage, wall, iters), PerIteration: costs}
 }

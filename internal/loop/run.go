@@ -29,12 +29,13 @@ type Outcome struct {
 
 // Run advances one task's loop until it ends or must wait for a human. The caller
 // prepares st (a fresh state or a loaded one, status running, the session recorded);
-// Run persists it through env after every step.
+// Run persists it through env after every step. spec.Decider says whether and
+// why the loop stops; Run obeys.
 func Run(ctx context.Context, env Env, spec Spec, st *State) (Outcome, error) {
-	r := runner{env: env, spec: &spec, st: st}
 	if spec.Decider == nil {
-		r.spec.Decider = PlainDecider{}
+		return Outcome{}, errors.New("loop: the spec has no decider")
 	}
+	r := runner{env: env, spec: &spec, st: st}
 	return r.run(ctx)
 }
 
@@ -50,7 +51,7 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 	st.Status = StatusRunning
 	st.Reason = ""
 	r.emit(ctx, "run_started", 0, map[string]any{
-		"procedure": r.spec.Procedure, "max_iterations": r.spec.MaxIterations,
+		"procedure": r.spec.Procedure, "max_iterations": r.spec.Limits.MaxIterations,
 		"iteration": st.Iteration, "resumed": st.TotalIterations > 0,
 	})
 	r.save(ctx)
@@ -60,17 +61,15 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 		}
 	}
 	for {
-		if out, stop := r.preflight(ctx); stop {
-			if out.Status == StatusEscalated {
-				out, done, err := r.escalate(ctx, Decision{Action: ActionEscalate, Message: out.Reason})
-				if done {
-					return out, err
-				}
-				continue
+		p := r.preflight(ctx)
+		if p.Action != ActionContinue {
+			out, done, err := r.obey(ctx, Decision{Action: p.Action, Message: p.Message})
+			if done {
+				return out, err
 			}
-			return r.finish(ctx, out)
+			continue
 		}
-		out, done, err := r.iterate(ctx)
+		out, done, err := r.iterate(ctx, p.Remaining)
 		if done {
 			return out, err
 		}
@@ -96,11 +95,12 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 	return Outcome{}, false, nil
 }
 
-// iterate runs one iteration; done reports that the session ends.
-func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
+// iterate runs one iteration with what the run has left to spend; done reports
+// that the session ends.
+func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, bool, error) {
 	st := r.st
 	n := st.Iteration + 1
-	r.emit(ctx, "iteration_started", n, map[string]any{"max_iterations": r.spec.MaxIterations, "strategy": st.Next.Strategy})
+	r.emit(ctx, "iteration_started", n, map[string]any{"max_iterations": r.spec.Limits.MaxIterations, "strategy": st.Next.Strategy})
 	res, err := r.env.Step(ctx, StepRequest{
 		Kind:      StepIteration,
 		Iteration: n,
@@ -114,6 +114,7 @@ func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
 		Agent:     st.Next.Agent,
 		Timeout:   st.Next.Timeout.Duration(),
 		Baseline:  st.Baseline,
+		Remaining: left,
 	})
 	if err != nil {
 		out, err := r.stepFailed(ctx, err)
@@ -121,12 +122,12 @@ func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
 	}
 	ev := res.Iteration
 	ev.N = n
-	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: r.budget(ev), GateFeedback: res.Feedback})
+	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: BudgetStatus(st, &ev), GateFeedback: res.Feedback})
 	r.record(ev, res, d)
 	data := map[string]any{
-		"max_iterations": r.spec.MaxIterations, "duration_ms": int64(MillisOf(ev.Duration())),
+		"max_iterations": r.spec.Limits.MaxIterations, "duration_ms": int64(MillisOf(ev.Duration())),
 		"succeeded": d.Succeeded, "consecutive_failures": st.ConsecutiveFailures,
-		"failure_threshold": r.spec.FailureThreshold, "action": string(d.Action), "strategy": d.Strategy,
+		"failure_threshold": r.spec.Limits.FailureThreshold, "action": string(d.Action), "strategy": d.Strategy,
 		"message": d.Message, "quality": d.Quality, "triggers": triggerIDs(d.Triggers),
 		"agent_exit": ev.Agent.ExitCode, "agent_reason": ev.Agent.Reason, "cost_usd": ev.Agent.Usage.CostUSD,
 		"cost_known": ev.Agent.Usage.CostKnown, "tokens": ev.Agent.Usage.TotalTokens(), "tokens_known": ev.Agent.Usage.TokensKnown,
@@ -150,27 +151,27 @@ func (r *runner) iterate(ctx context.Context) (Outcome, bool, error) {
 			r.emit(ctx, "warning", n, map[string]any{"message": "roll back to " + d.Rollback + ": " + err.Error()})
 		}
 	}
-	switch {
-	case d.Action == ActionProceed:
-		out, err := r.finish(ctx, Outcome{Status: StatusSucceeded, Reason: orDefault(d.Message, "all required gates passed")})
-		return out, true, err
-	case d.Action == ActionEscalate:
+	return r.obey(ctx, d)
+}
+
+// obey carries out a decision's action: the session ends (proceed, complete,
+// abort), asks a human (escalate) or goes on.
+func (r *runner) obey(ctx context.Context, d Decision) (Outcome, bool, error) {
+	var out Outcome
+	switch d.Action {
+	case ActionProceed:
+		out = Outcome{Status: StatusSucceeded, Reason: orDefault(d.Message, "all required gates passed")}
+	case ActionComplete:
+		out = Outcome{Status: StatusCompleted, Reason: orDefault(d.Message, "the loop ran its course")}
+	case ActionAbort:
+		out = Outcome{Status: StatusAborted, Reason: orDefault(d.Message, "the decision engine gave up")}
+	case ActionEscalate:
 		return r.escalate(ctx, d)
-	case d.Action == ActionAbort:
-		out, err := r.finish(ctx, Outcome{Status: StatusAborted, Reason: orDefault(d.Message, "the decision engine gave up")})
-		return out, true, err
+	default:
+		return Outcome{}, false, nil
 	}
-	// Without outside evidence the agent's own completion marker ends the run,
-	// counted only when the agent printed it (never because the prompt had it).
-	if !r.spec.HasGates && !r.spec.HasReviewer && ev.Agent.Completed && !ev.Agent.Failed() {
-		out, err := r.finish(ctx, Outcome{Status: StatusCompleted, Reason: "the agent printed the completion marker"})
-		return out, true, err
-	}
-	if t := r.spec.FailureThreshold; t > 0 && st.ConsecutiveFailures >= t {
-		out, err := r.finish(ctx, Outcome{Status: StatusAborted, Reason: fmt.Sprintf("consecutive failures: %d/%d", st.ConsecutiveFailures, t)})
-		return out, true, err
-	}
-	return Outcome{}, false, nil
+	out, err := r.finish(ctx, out)
+	return out, true, err
 }
 
 func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error) {

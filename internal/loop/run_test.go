@@ -1,4 +1,4 @@
-package loop
+package loop_test
 
 import (
 	"context"
@@ -7,11 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
 )
 
-// scriptEnv is an Env whose iterations follow a script: one entry per call.
+// engine is the decision engine with its default policy: the loop obeys it.
+var engine = decide.New(decide.DefaultPolicy())
+
+// scriptEnv is an loop.Env whose iterations follow a script: one entry per call.
 type scriptEnv struct {
 	t0       time.Time
 	script   []func(n int) (evidence.Iteration, error)
@@ -19,40 +25,40 @@ type scriptEnv struct {
 	saves    int
 	saveErr  error
 	keepErr  error
-	kept     []Artifacts
-	events   []Event
-	requests []StepRequest
+	kept     []loop.Artifacts
+	events   []loop.Event
+	requests []loop.StepRequest
 	cancel   func() // called at the start of the named call, if set
 	cancelAt int
 }
 
-func (e *scriptEnv) Step(ctx context.Context, r StepRequest) (StepResult, error) {
+func (e *scriptEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
 	e.requests = append(e.requests, r)
-	if r.Kind != StepIteration {
-		return StepResult{Started: e.t0, Finished: e.t0}, nil
+	if r.Kind != loop.StepIteration {
+		return loop.StepResult{Started: e.t0, Finished: e.t0}, nil
 	}
 	e.calls++
 	if e.cancel != nil && e.calls == e.cancelAt {
 		e.cancel()
-		return StepResult{}, ctx.Err()
+		return loop.StepResult{}, ctx.Err()
 	}
 	f := e.script[min(e.calls, len(e.script))-1]
 	ev, err := f(r.Iteration)
 	start := e.t0.Add(time.Duration(e.calls) * time.Minute)
 	ev.Started, ev.Finished = start, start.Add(1500*time.Millisecond)
-	return StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev, Feedback: "fb"}, err
+	return loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev, Feedback: "fb"}, err
 }
 
-func (e *scriptEnv) AwaitGuidance(context.Context, Escalation) (Guidance, error) {
-	return Guidance{}, ErrSuspended
+func (e *scriptEnv) AwaitGuidance(context.Context, loop.Escalation) (loop.Guidance, error) {
+	return loop.Guidance{}, loop.ErrSuspended
 }
 
-func (e *scriptEnv) Save(context.Context, *State) error { e.saves++; return e.saveErr }
-func (e *scriptEnv) Keep(_ context.Context, a Artifacts) error {
+func (e *scriptEnv) Save(context.Context, *loop.State) error { e.saves++; return e.saveErr }
+func (e *scriptEnv) Keep(_ context.Context, a loop.Artifacts) error {
 	e.kept = append(e.kept, a)
 	return e.keepErr
 }
-func (e *scriptEnv) Emit(_ context.Context, ev Event) error {
+func (e *scriptEnv) Emit(_ context.Context, ev loop.Event) error {
 	e.events = append(e.events, ev)
 	return nil
 }
@@ -66,79 +72,79 @@ func agentExit(code int) func(int) (evidence.Iteration, error) {
 func gate(passed bool, failures int) func(int) (evidence.Iteration, error) {
 	return func(int) (evidence.Iteration, error) {
 		g := evidence.GateResult{Name: "tests", Required: true, Passed: passed}
-		for range failures {
-			g.Findings = append(g.Findings, evidence.Finding{Kind: evidence.KindTest})
+		for i := range failures {
+			g.Findings = append(g.Findings, evidence.Finding{Kind: evidence.KindTest, Key: fmt.Sprintf("test:T%d", i)})
 		}
 		return evidence.Iteration{Gates: []evidence.GateResult{g}}, nil
 	}
 }
 
-func newState() *State {
-	return &State{Version: StateVersion, Name: "build", Status: StatusRunning, Sessions: []Session{{}}}
+func newState() *loop.State {
+	return &loop.State{Version: loop.StateVersion, Name: "build", Status: loop.StatusRunning, Sessions: []loop.Session{{}}}
 }
 
 func TestRun(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
-		spec       Spec
+		spec       loop.Spec
 		script     []func(int) (evidence.Iteration, error)
-		wantStatus Status
+		wantStatus loop.Status
 		wantReason string
 		wantIters  int
 		wantFails  int
 	}{
 		{
 			name:       "plain loop runs to max iterations",
-			spec:       Spec{MaxIterations: 3, FailureThreshold: 3},
+			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 3, FailureThreshold: 3}, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){agentExit(0)},
-			wantStatus: StatusCompleted, wantReason: "max iterations reached (3)", wantIters: 3,
+			wantStatus: loop.StatusCompleted, wantReason: "max iterations reached (3)", wantIters: 3,
 		},
 		{
 			name:       "failure threshold aborts",
-			spec:       Spec{MaxIterations: 10, FailureThreshold: 3},
+			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 10, FailureThreshold: 3}, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){agentExit(1)},
-			wantStatus: StatusAborted, wantReason: "consecutive failures: 3/3", wantIters: 3, wantFails: 3,
+			wantStatus: loop.StatusAborted, wantReason: "agent failed: exit 1; consecutive failures: 3/3", wantIters: 3, wantFails: 3,
 		},
 		{
 			name:       "a success resets the failure count",
-			spec:       Spec{MaxIterations: 5, FailureThreshold: 3},
+			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 5, FailureThreshold: 3}, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){agentExit(1), agentExit(1), agentExit(0), agentExit(1), agentExit(1)},
-			wantStatus: StatusCompleted, wantIters: 5, wantFails: 2, wantReason: "max iterations reached (5)",
+			wantStatus: loop.StatusCompleted, wantIters: 5, wantFails: 2, wantReason: "max iterations reached (5)",
 		},
 		{
 			name:       "gates green succeed",
-			spec:       Spec{MaxIterations: 5, FailureThreshold: 3, HasGates: true},
+			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 5, FailureThreshold: 3}, HasGates: true, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 1), gate(true, 0)},
-			wantStatus: StatusSucceeded, wantIters: 3, wantReason: "all required gates passed",
+			wantStatus: loop.StatusSucceeded, wantIters: 3, wantReason: "all required gates passed",
 		},
 		{
 			name:       "gates still failing at the limit escalate",
-			spec:       Spec{MaxIterations: 2, FailureThreshold: 5, HasGates: true},
+			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 2, FailureThreshold: 5}, HasGates: true, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){gate(false, 2)},
-			wantStatus: StatusEscalated, wantIters: 2, wantFails: 2, wantReason: "max iterations reached (2) with the goal not met",
+			wantStatus: loop.StatusEscalated, wantIters: 2, wantFails: 2, wantReason: "max iterations reached: iteration 2 of 2 with 2 failures left",
 		},
 		{
 			name:       "fewer failures count as progress",
-			spec:       Spec{MaxIterations: 9, FailureThreshold: 2, HasGates: true},
+			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 9, FailureThreshold: 2}, HasGates: true, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){gate(false, 4), gate(false, 3), gate(false, 2), gate(false, 1), gate(true, 0)},
-			wantStatus: StatusSucceeded, wantIters: 5, wantReason: "all required gates passed",
+			wantStatus: loop.StatusSucceeded, wantIters: 5, wantReason: "all required gates passed",
 		},
 		{
 			name: "the completion marker ends a plain loop",
-			spec: Spec{MaxIterations: 5, FailureThreshold: 3},
+			spec: loop.Spec{Limits: budget.Limits{MaxIterations: 5, FailureThreshold: 3}, Decider: engine},
 			script: []func(int) (evidence.Iteration, error){agentExit(0), func(int) (evidence.Iteration, error) {
 				return evidence.Iteration{Agent: evidence.AgentResult{Completed: true}}, nil
 			}},
-			wantStatus: StatusCompleted, wantIters: 2, wantReason: "the agent printed the completion marker",
+			wantStatus: loop.StatusCompleted, wantIters: 2, wantReason: "the agent printed the completion marker",
 		},
 		{
 			name: "environment stop",
-			spec: Spec{MaxIterations: 5},
+			spec: loop.Spec{Limits: budget.Limits{MaxIterations: 5}, Decider: engine},
 			script: []func(int) (evidence.Iteration, error){func(int) (evidence.Iteration, error) {
-				return evidence.Iteration{}, &StopError{Status: StatusAborted, Reason: "rate limited for 2h"}
+				return evidence.Iteration{}, &loop.StopError{Status: loop.StatusAborted, Reason: "rate limited for 2h"}
 			}},
-			wantStatus: StatusAborted, wantReason: "rate limited for 2h",
+			wantStatus: loop.StatusAborted, wantReason: "rate limited for 2h",
 		},
 	}
 	for _, tt := range tests {
@@ -146,9 +152,9 @@ func TestRun(t *testing.T) {
 			t.Parallel()
 			env := &scriptEnv{script: tt.script}
 			st := newState()
-			out, err := Run(t.Context(), env, tt.spec, st)
+			out, err := loop.Run(t.Context(), env, tt.spec, st)
 			if err != nil {
-				t.Fatalf("Run: %v", err)
+				t.Fatalf("loop.Run: %v", err)
 			}
 			if out.Status != tt.wantStatus || out.Reason != tt.wantReason {
 				t.Errorf("outcome = %s %q, want %s %q", out.Status, out.Reason, tt.wantStatus, tt.wantReason)
@@ -174,22 +180,22 @@ func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, cancel: cancel, cancelAt: 3}
 	st := newState()
-	out, err := Run(ctx, env, Spec{MaxIterations: 0, FailureThreshold: 3}, st)
+	out, err := loop.Run(ctx, env, loop.Spec{Limits: budget.Limits{MaxIterations: 0, FailureThreshold: 3}, Decider: engine}, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != StatusInterrupted || st.Iteration != 2 {
+	if out.Status != loop.StatusInterrupted || st.Iteration != 2 {
 		t.Fatalf("got %s after %d iterations, want interrupted after 2", out.Status, st.Iteration)
 	}
 	// Resuming continues from the next iteration with the counters kept.
 	env2 := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
-	if _, err := Run(t.Context(), env2, Spec{MaxIterations: 4, FailureThreshold: 3}, st); err != nil {
+	if _, err := loop.Run(t.Context(), env2, loop.Spec{Limits: budget.Limits{MaxIterations: 4, FailureThreshold: 3}, Decider: engine}, st); err != nil {
 		t.Fatal(err)
 	}
 	if got := env2.requests[0].Iteration; got != 3 {
 		t.Errorf("resumed at iteration %d, want 3", got)
 	}
-	if st.Status != StatusCompleted || st.TotalIterations != 4 {
+	if st.Status != loop.StatusCompleted || st.TotalIterations != 4 {
 		t.Errorf("after resume: %s, %d iterations", st.Status, st.TotalIterations)
 	}
 }
@@ -198,8 +204,8 @@ func TestRunSaveFailureDoesNotStop(t *testing.T) {
 	t.Parallel()
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, saveErr: errors.New("read-only file system")}
 	st := newState()
-	out, _ := Run(t.Context(), env, Spec{MaxIterations: 2}, st)
-	if out.Status != StatusCompleted {
+	out, _ := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: engine}, st)
+	if out.Status != loop.StatusCompleted {
 		t.Fatalf("status %s, want completed", out.Status)
 	}
 	warned := false
@@ -220,24 +226,39 @@ func TestRunBudget(t *testing.T) {
 	}
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){costly}}
 	st := newState()
-	out, _ := Run(t.Context(), env, Spec{MaxCostUSD: 3.5, FailureThreshold: 3}, st)
+	out, _ := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxCostUSD: 3.5, FailureThreshold: 3}, Decider: engine}, st)
 	// After 3 iterations $0.50 is left and an iteration costs $1: don't start a fourth.
-	if out.Status != StatusAborted || st.Iteration != 3 {
+	if out.Status != loop.StatusAborted || st.Iteration != 3 {
 		t.Fatalf("got %s after %d, want aborted after 3 (%s)", out.Status, st.Iteration, out.Reason)
 	}
 	if want := "budget: cost: $0.50 left of $3.50, an iteration takes about $1.20 (mean of 3 × 1.2)"; out.Reason != want {
 		t.Errorf("reason %q, want %q", out.Reason, want)
 	}
+	// Each iteration is given what the run has left, for the agent's live watch.
+	for i, want := range []float64{3.5, 2.5, 1.5} {
+		if got := env.requests[i].Remaining; got.CostUSD != want || got.Tokens != -1 {
+			t.Errorf("iteration %d was given %+v, want $%.2f left and no token limit", i+1, got, want)
+		}
+	}
+}
+
+func TestRunNeedsADecider(t *testing.T) {
+	t.Parallel()
+	if _, err := loop.Run(t.Context(), &scriptEnv{}, loop.Spec{}, newState()); err == nil {
+		t.Error("Run without a decider: no error")
+	}
 }
 
 // documenter is a decider that writes a decision document and feedback naming the
-// iteration it judged.
+// iteration it judged; before an iteration it asks the engine.
 type documenter struct{}
 
-func (documenter) Decide(in DecideInput) Decision {
+func (documenter) Preflight(in loop.PreflightInput) loop.Preflight { return engine.Preflight(in) }
+
+func (documenter) Decide(in loop.DecideInput) loop.Decision {
 	n := in.Evidence.N
-	return Decision{
-		Action: ActionRefine, Feedback: fmt.Sprintf("feedback of %d", n),
+	return loop.Decision{
+		Action: loop.ActionRefine, Feedback: fmt.Sprintf("feedback of %d", n),
 		Document: &decision.Document{Decision: decision.Body{Action: "retry", Iteration: n}},
 	}
 }
@@ -249,8 +270,8 @@ func TestRunKeepsArtifacts(t *testing.T) {
 	t.Parallel()
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, keepErr: errors.New("disk full")}
 	st := newState()
-	out, err := Run(t.Context(), env, Spec{MaxIterations: 2, Decider: documenter{}}, st)
-	if err != nil || out.Status != StatusCompleted {
+	out, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: documenter{}}, st)
+	if err != nil || out.Status != loop.StatusCompleted {
 		t.Fatalf("Run = %+v, %v; want completed at the iteration limit", out, err)
 	}
 	if len(env.kept) != 2 {

@@ -47,11 +47,8 @@ type Plan struct {
 
 // Spec is the loop's view of the plan.
 func (p *Plan) Spec() loop.Spec {
-	l := p.Proc.Limits
 	return loop.Spec{
-		Name: p.Name, Procedure: p.Proc.Name, Task: p.TaskText(), MaxIterations: l.MaxIterations,
-		FailureThreshold: l.FailureThreshold, MaxTokens: l.MaxTokens, MaxCostUSD: l.MaxCostUSD,
-		MaxDuration: l.MaxDuration, IterationTimeout: l.IterationTimeout,
+		Name: p.Name, Procedure: p.Proc.Name, Task: p.TaskText(), Limits: p.Proc.Limits.Limits,
 		HasGates: len(p.Gates) > 0, HasReviewer: p.Reviewer != nil,
 		Baseline: p.Proc.Baseline && len(p.Gates) > 0, Decider: p.Decider,
 	}

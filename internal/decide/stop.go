@@ -1,0 +1,56 @@
+package decide
+
+import (
+	"fmt"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// Preflight implements [loop.Decider]: before an iteration starts, the
+// iteration limit and the budgets (hard, the predictive 1.2 × mean rule, 80%)
+// say whether it may. A loop without outside evidence completes at its limit;
+// one with gates or a reviewer escalates there, its goal not met. The verdict
+// carries what the run has left, for the agent runner's live watch.
+func (e *Engine) Preflight(in loop.PreflightInput) loop.Preflight {
+	spec := in.Spec
+	if spec == nil {
+		spec = &loop.Spec{}
+	}
+	st := in.State
+	if st == nil {
+		st = &loop.State{}
+	}
+	l := spec.Limits
+	v := judgeBudget(l, in.Budget)
+	p := loop.Preflight{Action: loop.ActionContinue, Remaining: v.Remaining}
+	switch {
+	case l.MaxIterations > 0 && st.Iteration >= l.MaxIterations && !spec.HasGates && !spec.HasReviewer:
+		p.Action, p.Message = loop.ActionComplete, fmt.Sprintf("max iterations reached (%d)", l.MaxIterations)
+	case l.MaxIterations > 0 && st.Iteration >= l.MaxIterations:
+		p.Action, p.Message = loop.ActionEscalate, fmt.Sprintf("max iterations reached (%d) with the goal not met", l.MaxIterations)
+	case v.Stop():
+		p.Action, p.Message = loop.ActionAbort, "budget: "+v.Reason
+	case len(v.Soft) > 0:
+		p.Warn, p.Warning = v.Soft, "budget: "+v.Reason
+	}
+	return p
+}
+
+// thresholdReached reports, for an iteration that counts as a failure, the
+// reason to abort when it makes the consecutive failures reach the run's
+// failure threshold: what the iteration showed, then the count.
+func thresholdReached(in loop.DecideInput, succeeded bool, label string) (string, bool) {
+	t := in.Spec.Limits.FailureThreshold
+	if t <= 0 || succeeded {
+		return "", false
+	}
+	n := in.State.ConsecutiveFailures + 1
+	if n < t {
+		return "", false
+	}
+	why := fmt.Sprintf("consecutive failures: %d/%d", n, t)
+	if label != "" {
+		why = label + "; " + why
+	}
+	return why, true
+}
