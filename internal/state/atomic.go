@@ -25,12 +25,51 @@ func EnsureDir(dir string) error {
 // WriteFileAtomic replaces path with data so that a reader sees either the old
 // or the new content, even after a crash: it writes a temporary file in the same
 // directory, syncs it, renames it over path and syncs the directory.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return AtomicWriter{}.WriteFile(path, data, perm)
+}
+
+// AtomicWriter does [WriteFileAtomic] through file-system operations that a test
+// may replace to inject a fault (a full disk, a failed rename) or to observe the
+// syncs. A nil field is the real operation; the zero value is the real writer.
+type AtomicWriter struct {
+	CreateTemp func(dir, pattern string) (TempFile, error) // os.CreateTemp
+	Rename     func(oldpath, newpath string) error         // os.Rename
+	SyncDir    func(dir string) error                      // fsync of the directory
+	Remove     func(path string) error                     // os.Remove (of the temporary file)
+}
+
+// TempFile is the temporary file an [AtomicWriter] writes; *os.File is one.
+type TempFile interface {
+	Name() string
+	Chmod(os.FileMode) error
+	Write([]byte) (int, error)
+	Sync() error
+	Close() error
+}
+
+// WriteFile replaces path with data; see [WriteFileAtomic]. On any error the
+// file keeps its old content and no temporary file is left.
+func (w AtomicWriter) WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+	createTemp := w.CreateTemp
+	if createTemp == nil {
+		createTemp = func(dir, pattern string) (TempFile, error) { return os.CreateTemp(dir, pattern) }
+	}
+	rename, sync, remove := w.Rename, w.SyncDir, w.Remove
+	if rename == nil {
+		rename = os.Rename
+	}
+	if sync == nil {
+		sync = syncDir
+	}
+	if remove == nil {
+		remove = os.Remove
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := createTemp(dir, "."+base+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -38,7 +77,7 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	defer func() {
 		if err != nil {
 			_ = f.Close()
-			_ = os.Remove(tmp)
+			_ = remove(tmp)
 		}
 	}()
 	if err := f.Chmod(perm); err != nil {
@@ -53,10 +92,13 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := rename(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return syncDir(dir)
+	if err := sync(dir); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // syncDir makes a rename in dir durable. File systems that cannot sync a
