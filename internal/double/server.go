@@ -205,7 +205,7 @@ func (s *Server) plan(req *request, rec *Record) (reply, *Fault) {
 		if rep.text == "" {
 			rep.text = "ok"
 			if req.json {
-				rep.text = `{"reasoning":"scripted reply","model_choice":"flash","next_speaker":"user"}`
+				rep.text = `{"reasoning":"scripted reply","model_choice":"flash","next_speaker":"user","complexity_reasoning":"scripted reply","complexity_score":10}`
 			}
 		}
 		rep.usage = Usage{Input: 10, Output: 2}
