@@ -1,0 +1,255 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Each CLI edits the file with its own shell tool, the gate passes, and the
+// tokens recorded are what the double served.
+func TestSuccess(t *testing.T) {
+	need(t)
+	for _, c := range clis {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			a := &agent{cli: c, name: c.name, srv: serve(t, editScenario), result: "success"}
+			l := &loop{dir: repo(t), main: a}
+			o := l.run(t)
+			if o.code != 0 || o.report.Summary.Status != "succeeded" || !fixed(t, l.dir) {
+				t.Fatalf("want a success with calc.go fixed; %s", o)
+			}
+			checkUsage(t, o, a)
+		})
+	}
+}
+
+// A 429 that clears: the first request of the edit turn is rate limited for a
+// second. That is no failed iteration: the run succeeds in one.
+func TestRateLimitClears(t *testing.T) {
+	need(t)
+	for _, c := range clis {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			a := &agent{cli: c, name: c.name, srv: serve(t, rateLimitedOnceScenario), result: "ratelimit-once"}
+			l := &loop{dir: repo(t), main: a}
+			o := l.run(t)
+			if o.code != 0 || o.report.Summary.Status != "succeeded" || o.report.Summary.Iterations != 1 {
+				t.Fatalf("want a success in one iteration; %s", o)
+			}
+			if strings.Contains(o.stdout, "consecutive failure") {
+				t.Errorf("a cleared rate limit was counted as a failure; %s", o)
+			}
+			checkUsage(t, o, a)
+		})
+	}
+}
+
+// A 429 that never clears: the agent's wait passes the limit, the fallback
+// agent (another real CLI) takes over, is rate limited too, and the run stops
+// as aborted saying so — not as failed iterations.
+func TestRateLimitNeverClears(t *testing.T) {
+	need(t)
+	t.Parallel()
+	main := &agent{cli: lookupCLI("codex"), name: "codex", srv: serve(t, rateLimitedScenario), result: "ratelimit-always"}
+	fb := &agent{cli: lookupCLI("claude"), name: "claude", srv: serve(t, rateLimitedScenario), result: "ratelimit-always"}
+	l := &loop{dir: repo(t), main: main, fallback: []*agent{fb}, env: []string{"AGENTLOOP_RATE_LIMIT_MAX_WAIT=2s"}}
+	o := l.run(t)
+	if len(main.srv.Records()) == 0 || len(fb.srv.Records()) == 0 {
+		t.Fatalf("want both agents tried: main %d requests, fallback %d; %s", len(main.srv.Records()), len(fb.srv.Records()), o)
+	}
+	if o.code != 3 || o.report.Summary.Status != "aborted" {
+		t.Fatalf("want exit 3 (aborted); %s", o)
+	}
+	for _, want := range []string{"switching to the fallback agent claude", "rate limited", "no fallback agent left"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("the output does not say %q; %s", want, o)
+		}
+	}
+	if strings.Contains(o.stdout, "consecutive failure") || strings.Contains(o.stdout, "gate") && strings.Contains(o.stdout, "to fix") {
+		t.Errorf("a rate limit was reported as failed iterations; %s", o)
+	}
+}
+
+// A bad API key (401): the run stops at once with exit 2 and the CLI's own
+// message; no second try, no escalation about gates.
+func TestBadKey(t *testing.T) {
+	need(t)
+	for _, c := range clis {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			a := &agent{cli: c, name: c.name, srv: serve(t, badKeyScenario), result: "401"}
+			l := &loop{dir: repo(t), main: a}
+			o := l.run(t)
+			if o.code != 2 {
+				t.Errorf("want exit 2 (configuration error); %s", o)
+			}
+			if !regexp.MustCompile(`(?i)401|api key|unauthori[sz]ed|authenticat`).MatchString(o.stdout + o.stderr) {
+				t.Errorf("the CLI's message about the key is not shown; %s", o)
+			}
+			if o.report.Summary.Iterations > 1 || strings.Contains(o.stdout, "Iteration 2") {
+				t.Errorf("a bad key was retried in another iteration; %s", o)
+			}
+			if regexp.MustCompile(`(?i)escalat|what does the agent miss`).MatchString(o.stdout) {
+				t.Errorf("a bad key became an escalation; %s", o)
+			}
+		})
+	}
+}
+
+// A CLI that refuses to start: Claude Code as root without IS_SANDBOX=1, Gemini
+// CLI in a folder it does not trust. Exit 2 with the CLI's message, and the
+// model is never asked.
+func TestRefusesToStart(t *testing.T) {
+	need(t)
+	cases := map[string]struct {
+		unset string // the recipe's variable left out
+		want  string // in the CLI's message
+		root  bool   // only as root
+	}{
+		"claude": {unset: "IS_SANDBOX", want: "root", root: true},
+		"gemini": {unset: "GEMINI_CLI_TRUST_WORKSPACE", want: "trust"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			if c.root && os.Geteuid() != 0 {
+				t.Skip("Claude Code refuses only as root")
+			}
+			t.Parallel()
+			a := &agent{cli: lookupCLI(name), name: name, srv: serve(t, editScenario), result: "refuses",
+				setup: func(env map[string]string) { delete(env, c.unset) }}
+			l := &loop{dir: repo(t), main: a}
+			o := l.run(t)
+			if o.code != 2 || !strings.Contains(strings.ToLower(o.stdout+o.stderr), c.want) {
+				t.Errorf("want exit 2 and the CLI's message (%q); %s", c.want, o)
+			}
+			if strings.Contains(o.stdout, "Iteration 2") {
+				t.Errorf("a CLI that refuses to start was retried; %s", o)
+			}
+			if n := len(a.srv.Records()); n > 0 && name == "claude" {
+				t.Errorf("the model was asked %d times", n)
+			}
+		})
+	}
+}
+
+// Ctrl-C while the agent's shell tool runs a long command: agentloop exits 130
+// and no process of the agent's tree survives, even those the CLI starts in a
+// session of their own (gemini, opencode).
+func TestInterruptDuringToolCall(t *testing.T) {
+	need(t)
+	for _, c := range clis {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			scenario := `
+turns:
+  - text: "Running the long check."
+    shell: "sh -c 'echo $$ > tool.pid; exec sleep 300'"
+`
+			a := &agent{cli: c, name: c.name, srv: serve(t, scenario), result: "interrupt"}
+			l := &loop{dir: repo(t), main: a, env: []string{"AGENTLOOP_KILL_GRACE=2s"}}
+			l.config(t)
+			cmd := l.command(t.Context(), "run", "build")
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			pidFile := filepath.Join(l.dir, "tool.pid")
+			pid := waitPID(t, pidFile, done, &out)
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if code := exitCode(t, err); code != 130 {
+					t.Errorf("want exit 130 after Ctrl-C; exit %d\n%s", code, out.String())
+				}
+			case <-time.After(90 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("agentloop did not end within 90s of Ctrl-C\n%s", out.String())
+			}
+			if alive(pid, 5*time.Second) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Errorf("the tool's process %d (sleep 300) outlived agentloop\n%s", pid, out.String())
+			}
+		})
+	}
+}
+
+// waitPID waits for the tool's pid file, or for agentloop to end first.
+func waitPID(t *testing.T, path string, done chan error, out *strings.Builder) int {
+	t.Helper()
+	deadline := time.After(6 * time.Minute)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("agentloop ended (%v) before the tool ran\n%s", err, out.String())
+		case <-deadline:
+			t.Fatalf("the tool did not start within 6m\n%s", out.String())
+		case <-tick.C:
+			b, err := os.ReadFile(path)
+			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil && pid > 0 {
+				return pid
+			}
+		}
+	}
+}
+
+// alive reports whether pid still runs (a zombie does not) after waiting up to d.
+func alive(pid int, d time.Duration) bool {
+	end := time.Now().Add(d)
+	for {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err != nil {
+			return false
+		}
+		// The state follows the parenthesised command name.
+		if s := string(b); strings.Contains(s, ") Z") || strings.Contains(s, ") X") {
+			return false
+		}
+		if time.Now().After(end) {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A reviewer that is a second real CLI: Claude Code fixes, Codex reviews and
+// approves; the run succeeds with the verdict shown.
+func TestRealReviewer(t *testing.T) {
+	need(t)
+	t.Parallel()
+	main := &agent{cli: lookupCLI("claude"), name: "claude", srv: serve(t, editScenario), result: "success"}
+	rev := &agent{cli: lookupCLI("codex"), name: "codex", srv: serve(t, approveScenario), result: "review"}
+	l := &loop{dir: repo(t), main: main, reviewer: rev}
+	o := l.run(t)
+	if o.code != 0 || o.report.Summary.Status != "succeeded" || !fixed(t, l.dir) {
+		t.Fatalf("want a success; %s", o)
+	}
+	if len(rev.srv.Records()) == 0 || !strings.Contains(o.stdout, "APPROVED") {
+		t.Errorf("want the reviewer asked and its verdict shown; %s", o)
+	}
+}
+
+// .ci/run installs exactly the versions these tests were written against.
+func TestCIInstallsTheTestedVersions(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range clis {
+		if !strings.Contains(string(b), c.pkg) {
+			t.Errorf(".ci/run does not install %s", c.pkg)
+		}
+	}
+}
