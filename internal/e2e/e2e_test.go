@@ -17,6 +17,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	agentcli "github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/double"
 )
 
@@ -166,8 +167,13 @@ func (a *agent) spec(t *testing.T, root string) map[string]any {
 	a.env = env
 	spec := map[string]any{"preset": a.cli.name, "env": env}
 	if dir := os.Getenv("AGENTLOOP_E2E_CAPTURE"); dir != "" {
+		p, err := agentcli.Lookup(a.cli.name)
+		if err != nil {
+			t.Fatal(err)
+		}
 		spec["cmd"] = []string{captureWrapper(t, root, filepath.Join(binDir(), a.cli.bin),
 			filepath.Join(dir, a.cli.name+"-"+a.cli.version+"-"+a.result))}
+		spec["args"] = p.Args
 	}
 	return spec
 }
