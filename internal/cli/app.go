@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"syscall"
 	"time"
@@ -31,6 +32,8 @@ type Deps struct {
 	Getwd      func() (string, error)
 	// Executable is this program's path, for agents that call back into it (the demo).
 	Executable func() (string, error)
+	// LookPath finds an executable on PATH.
+	LookPath func(file string) (string, error)
 }
 
 // Std returns the real process's dependencies.
@@ -42,7 +45,7 @@ func Std() Deps {
 			f, ok := w.(*os.File)
 			return ok && term.IsTerminal(int(f.Fd()))
 		},
-		Getwd: os.Getwd, Executable: os.Executable,
+		Getwd: os.Getwd, Executable: os.Executable, LookPath: exec.LookPath,
 	}
 }
 
@@ -132,16 +135,4 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newVersionCmd(d),
 	)
 	return root
-}
-
-func newVersionCmd(d Deps) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(d.Stdout, "agentloop %s\n", Version)
-			return nil
-		},
-	}
 }

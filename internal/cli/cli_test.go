@@ -1,16 +1,24 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 func TestExitCode(t *testing.T) {
@@ -45,32 +53,187 @@ func TestExitCode(t *testing.T) {
 // given to resume win.
 func TestRecordedRun(t *testing.T) {
 	t.Parallel()
-	var first runFlags
-	run := &cobra.Command{Use: "run"}
-	addRunFlags(run, &first)
-	if err := run.Flags().Parse([]string{"--agent-cmd", "my agent --yes", "--gate", "go test ./...", "--gate", "go vet ./...", "--max-cost", "5", "-v"}); err != nil {
+	var first runOptions
+	run := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	first.AddFlags(run)
+	if err := run.Parse([]string{"--agent-cmd", "my agent --yes", "--gate", "go test ./...", "--gate", "go vet ./...", "--max-cost", "5", "-v"}); err != nil {
 		t.Fatal(err)
 	}
-	recorded := givenFlags(run)
+	first.noteGiven(run)
+	recorded := first.recorded()
 	want := []string{"--agent-cmd=my agent --yes", "--gate=go test ./...", "--gate=go vet ./...", "--max-cost=5"}
 	if diff := cmp.Diff(want, recorded); diff != "" {
 		t.Errorf("recorded flags (-want +got):\n%s", diff)
 	}
 
-	var later runFlags
-	resume := &cobra.Command{Use: "resume"}
-	addRunFlags(resume, &later)
-	if err := resume.Flags().Parse([]string{"--max-cost", "10"}); err != nil {
+	var later resumeOptions
+	resume := pflag.NewFlagSet("resume", pflag.ContinueOnError)
+	later.AddFlags(resume)
+	if err := resume.Parse([]string{"--max-cost", "10", "--gate", "make check", "--guidance", "go on"}); err != nil {
 		t.Fatal(err)
 	}
-	merged, f, err := recordedRun(Deps{}, recorded, resume)
+	later.noteGiven(resume)
+	f, err := later.onRecorded(recorded)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.agentCmd != "my agent --yes" || f.maxCost != 10 || len(f.gates) != 2 {
+	if f.agentCmd != "my agent --yes" || f.maxCost != 10 || !slices.Equal(f.gates, []string{"make check"}) {
 		t.Errorf("merged flags: agent %q, max cost %v, gates %q", f.agentCmd, f.maxCost, f.gates)
 	}
-	if !merged.Flags().Changed("max-cost") || !merged.Flags().Changed("gate") {
-		t.Error("merged command does not mark the recorded and given flags as set")
+	if !f.isGiven("max-cost") || !f.isGiven("gate") || !f.isGiven("agent-cmd") || f.isGiven("max-tokens") {
+		t.Errorf("merged options do not mark exactly the recorded and given flags as set: %v", f.given)
+	}
+	ov := f.overrides()
+	if ov.MaxCostUSD == nil || *ov.MaxCostUSD != 10 || ov.AgentCmd == nil || ov.MaxTokens != nil || ov.Agent != nil {
+		t.Errorf("overrides from the merged flags: %+v", ov)
+	}
+	if _, err := later.onRecorded([]string{"--no-such-flag=1"}); ExitCode(err) != ExitUsage {
+		t.Errorf("recorded flags that no longer parse: %v, want a usage error", err)
+	}
+}
+
+// TestOverrideFlags checks that every flag of the override table exists, and
+// that only the flags given override the configuration.
+func TestOverrideFlags(t *testing.T) {
+	t.Parallel()
+	var o runOptions
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	for _, f := range overrideFlags {
+		if fs.Lookup(f.flag) == nil {
+			t.Errorf("override table names --%s, which run does not have", f.flag)
+		}
+	}
+	if err := fs.Parse([]string{"--max-iterations=0", "--timeout=5m", "--context", "TASK.md"}); err != nil {
+		t.Fatal(err)
+	}
+	o.noteGiven(fs)
+	ov := o.overrides()
+	if ov.MaxIterations == nil || *ov.MaxIterations != 0 {
+		t.Errorf("--max-iterations=0 given: override %v, want 0 (unlimited)", ov.MaxIterations)
+	}
+	if ov.Timeout == nil || *ov.Timeout != 5*time.Minute || ov.FailureThreshold != nil || ov.LogFormat != nil {
+		t.Errorf("overrides: %+v", ov)
+	}
+	if !slices.Equal(ov.Context, []string{"TASK.md"}) {
+		t.Errorf("context override %q", ov.Context)
+	}
+}
+
+// TestExitStatusHelp checks that every command's help has an EXIT STATUS
+// section, and that the codes a loop exits with mean what README.md says.
+func TestExitStatusHelp(t *testing.T) {
+	t.Parallel()
+	for _, c := range newRoot(Deps{}).Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		if !strings.Contains(c.Long, "\n\nEXIT STATUS\n") {
+			t.Errorf("agentloop %s --help has no EXIT STATUS section", c.Name())
+		}
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	for _, l := range loopExits {
+		if want := fmt.Sprintf("%d %s", l.code, l.meaning); !strings.Contains(readme, want) {
+			t.Errorf("README.md does not say exit code %q", want)
+		}
+	}
+}
+
+func TestRunDecide(t *testing.T) {
+	t.Parallel()
+	in := "iteration_check:\n  task_id: t1\n  current_iteration: 1\n  max_iterations: 3\n  test_result: {status: pass, output: ok}\n  review_result: {status: approve, feedback: \"\"}\n"
+	var out bytes.Buffer
+	d := Deps{Stdin: strings.NewReader(in), Stdout: &out}
+	if err := runDecide(context.Background(), decideOptions{file: "-"}, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "action: proceed") {
+		t.Errorf("decision:\n%s", out.String())
+	}
+	d.Stdin = strings.NewReader("iteration_check: {task_id: 1, nonsense: true}\n")
+	if err := runDecide(context.Background(), decideOptions{file: "-"}, d); ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "stdin: ") {
+		t.Errorf("an invalid document: %v, want a usage error naming stdin", err)
+	}
+}
+
+func TestRunStatusAndReport(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	d := Deps{
+		Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" },
+		Now: time.Now, Getwd: func() (string, error) { return dir, nil },
+		IsTerminal: func(io.Writer) bool { return false },
+	}
+	if err := runStatus(context.Background(), statusOptions{}, d, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "No runs in ") {
+		t.Errorf("status of an empty folder: %q", out.String())
+	}
+	if err := runStatus(context.Background(), statusOptions{}, d, []string{"nosuch"}); ExitCode(err) != ExitFailure {
+		t.Errorf("status of a missing run: %v, want exit 1", err)
+	}
+	if err := runReport(context.Background(), reportOptions{format: "md"}, d, []string{"nosuch"}); ExitCode(err) != ExitFailure {
+		t.Errorf("report of a missing run: %v, want exit 1", err)
+	}
+	if err := runReport(context.Background(), reportOptions{format: "pdf"}, d, []string{"nosuch"}); ExitCode(err) != ExitUsage {
+		t.Errorf("report --format pdf: %v, want exit 2", err)
+	}
+}
+
+func TestGraphExit(t *testing.T) {
+	t.Parallel()
+	o := func(states ...tasks.State) map[string]tasks.Outcome {
+		m := map[string]tasks.Outcome{}
+		for i, s := range states {
+			m[fmt.Sprint(i)] = tasks.Outcome{State: s}
+		}
+		return m
+	}
+	for _, tt := range []struct {
+		out    map[string]tasks.Outcome
+		budget bool
+		want   int
+	}{
+		{o(tasks.StateSucceeded, tasks.StateCompleted), false, ExitOK},
+		{o(tasks.StateSucceeded, tasks.StateFailed), false, ExitAborted},
+		{o(tasks.StateFailed, tasks.StateEscalated), false, ExitEscalated},
+		{o(tasks.StateSucceeded), true, ExitAborted},
+	} {
+		if got := graphExit(tt.out, tt.budget); got != tt.want {
+			t.Errorf("graphExit(%v, budget %v) = %d, want %d", tt.out, tt.budget, got, tt.want)
+		}
+	}
+}
+
+func TestRunAgents(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	d := Deps{Stdout: &out, LookPath: func(file string) (string, error) {
+		if file == "claude" {
+			return "/opt/bin/claude", nil
+		}
+		return "", errors.New("not found")
+	}}
+	if err := runAgents(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	var claude, codex string
+	for _, line := range strings.Split(out.String(), "\n") {
+		switch f := strings.Fields(line); {
+		case len(f) > 0 && f[0] == "claude":
+			claude = f[len(f)-1]
+		case len(f) > 0 && f[0] == "codex":
+			codex = f[len(f)-1]
+		}
+	}
+	if claude != "/opt/bin/claude" || codex != "no" {
+		t.Errorf("installed: claude %q, codex %q; table:\n%s", claude, codex, out.String())
 	}
 }

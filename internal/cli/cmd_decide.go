@@ -1,43 +1,60 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/decide"
 )
 
+// decideOptions are the flags of `decide`.
+type decideOptions struct {
+	file string
+}
+
+// AddFlags adds the flags of `decide` to fs.
+func (o *decideOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVarP(&o.file, "file", "f", "-", "the iteration_check document (- for stdin)")
+}
+
 func newDecideCmd(d Deps) *cobra.Command {
-	var file string
+	var o decideOptions
 	cmd := &cobra.Command{
 		Use:   "decide [-f FILE|-]",
 		Short: "Iteration-control decision: an iteration_check YAML document in, a decision YAML document out",
 		Long: `Read an iteration_check document (task_id, current_iteration, max_iterations,
 test_result, review_result, optional history) and write the decision: proceed,
 retry with synthesized feedback, or escalate with the attempts summary, the
-pattern detected and one question.`,
+pattern detected and one question.` + exitStatus(
+			exitLine{ExitOK, "the decision was written (whatever it decided)"},
+			exitLine{ExitUsage, "usage error, or a document that cannot be read or is not a valid iteration_check"}),
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, name, closeIn, err := openInput(d, file)
-			if err != nil {
-				return err
-			}
-			defer closeIn()
-			if err := runDecide(in, d.Stdout); err != nil {
-				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", name, err)}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDecide(cmd.Context(), o, d) },
 	}
-	cmd.Flags().StringVarP(&file, "file", "f", "-", "the iteration_check document (- for stdin)")
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
-// runDecide reads an iteration_check document from r and writes the decision
-// document to w.
-func runDecide(r io.Reader, w io.Writer) error {
+// runDecide is `agentloop decide`.
+func runDecide(_ context.Context, o decideOptions, d Deps) error {
+	in, name, closeIn, err := openInput(d, o.file)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	if err := decideDocument(in, d.Stdout); err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", name, err)}
+	}
+	return nil
+}
+
+// decideDocument reads an iteration_check document from r and writes the
+// decision document to w.
+func decideDocument(r io.Reader, w io.Writer) error {
 	data, err := io.ReadAll(io.LimitReader(r, decide.MaxCheckBytes+1))
 	if err != nil {
 		return fmt.Errorf("read iteration_check: %w", err)

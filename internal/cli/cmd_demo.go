@@ -1,14 +1,15 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/demo"
 	"github.com/agentloop/agentloop/internal/gitx"
@@ -16,70 +17,88 @@ import (
 	"github.com/agentloop/agentloop/internal/state"
 )
 
+// demoOptions are the flags of `demo`.
+type demoOptions struct {
+	dir     string
+	verbose bool
+}
+
+// AddFlags adds the flags of `demo` to fs.
+func (o *demoOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.dir, "dir", "", "create the sample project here instead of a temporary folder")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "stream the agent's output")
+}
+
 func newDemoCmd(d Deps) *cobra.Command {
-	var dir string
-	var verbose bool
+	var o demoOptions
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run a complete loop on a bundled sample project (needs only Go)",
 		Long: `Create a small Go project with three failing tests in a temporary folder, and run
 a real loop on it: a built-in scripted agent reads the feedback in its prompt and
 fixes one failure per iteration, the real 'go test -json' is the gate, and the
-loop ends when every test passes. Then it prints where the state and logs are.`,
+loop ends when every test passes. Then it prints where the state and logs are.
+It exits as 'agentloop run' does.` + exitStatus(
+			exitSucceeded,
+			exitLine{ExitFailure, "error, or Go is not on PATH"},
+			exitUsageLine, exitAbortedLine, exitEscalLine, exitInterrupted),
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			goBin, err := exec.LookPath("go")
-			if err != nil {
-				return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the demo runs the real 'go test' as its gate, and go is not on PATH: install Go from https://go.dev/dl/")}
-			}
-			if dir == "" {
-				if dir, err = os.MkdirTemp("", "agentloop-demo-"); err != nil {
-					return err
-				}
-			} else if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-			if dir, err = filepath.Abs(dir); err != nil {
-				return err
-			}
-			self, err := d.Executable()
-			if err != nil {
-				return fmt.Errorf("find this program for the demo agent: %w", err)
-			}
-			if err := demo.Setup(dir); err != nil {
-				return err
-			}
-			if err := os.WriteFile(filepath.Join(dir, "agentloop.yaml"), []byte(demoConfig(self, goBin)), 0o644); err != nil {
-				return fmt.Errorf("write the demo configuration: %w", err)
-			}
-			if _, err := exec.LookPath("git"); err == nil {
-				// With git the run shows checkpoints; without it the demo runs all the same.
-				if err := gitx.Init(cmd.Context(), dir, "textkit with failing tests"); err != nil {
-					fmt.Fprintf(d.Stderr, "agentloop: the demo runs without git checkpoints: %v\n", err)
-				}
-			}
-			fmt.Fprintf(d.Stdout, "Demo project: %s (textkit: 3 failing tests)\n", dir)
-			fmt.Fprintf(d.Stdout, "Agent: a scripted agent that fixes one failure per iteration; gate: go test -json ./...\n\n")
-			in := d
-			in.Getwd = func() (string, error) { return dir, nil }
-			args := []string{"run", "demo"}
-			if verbose {
-				args = append(args, "-v")
-			}
-			runErr := Run(cmd.Context(), args, in)
-			fmt.Fprintf(d.Stdout, "\nState:  %s\n", filepath.Join(dir, ".agentloop", "state", "demo.json"))
-			fmt.Fprintf(d.Stdout, "Logs:   %s\n", filepath.Join(dir, ".agentloop", "runs", "demo"))
-			if path, err := demoReport(dir); err != nil {
-				fmt.Fprintf(d.Stderr, "agentloop: the demo's HTML report: %v\n", err)
-			} else {
-				fmt.Fprintf(d.Stdout, "Report: %s (open it in a browser; 'agentloop report' writes it for any run)\n", path)
-			}
-			return runErr
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd.Context(), o, d) },
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "create the sample project here instead of a temporary folder")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "stream the agent's output")
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// runDemo is `agentloop demo`.
+func runDemo(ctx context.Context, o demoOptions, d Deps) error {
+	goBin, err := d.LookPath("go")
+	if err != nil {
+		return errors.New("the demo runs the real 'go test' as its gate, and go is not on PATH: install Go from https://go.dev/dl/")
+	}
+	dir := o.dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "agentloop-demo-"); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	self, err := d.Executable()
+	if err != nil {
+		return fmt.Errorf("find this program for the demo agent: %w", err)
+	}
+	if err := demo.Setup(dir); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agentloop.yaml"), []byte(demoConfig(self, goBin)), 0o644); err != nil {
+		return fmt.Errorf("write the demo configuration: %w", err)
+	}
+	if _, err := d.LookPath("git"); err == nil {
+		// With git the run shows checkpoints; without it the demo runs all the same.
+		if err := gitx.Init(ctx, dir, "textkit with failing tests"); err != nil {
+			fmt.Fprintf(d.Stderr, "agentloop: the demo runs without git checkpoints: %v\n", err)
+		}
+	}
+	fmt.Fprintf(d.Stdout, "Demo project: %s (textkit: 3 failing tests)\n", dir)
+	fmt.Fprintf(d.Stdout, "Agent: a scripted agent that fixes one failure per iteration; gate: go test -json ./...\n\n")
+	in := d
+	in.Getwd = func() (string, error) { return dir, nil }
+	args := []string{"run", "demo"}
+	if o.verbose {
+		args = append(args, "-v")
+	}
+	runErr := Run(ctx, args, in)
+	fmt.Fprintf(d.Stdout, "\nState:  %s\n", filepath.Join(dir, ".agentloop", "state", "demo.json"))
+	fmt.Fprintf(d.Stdout, "Logs:   %s\n", filepath.Join(dir, ".agentloop", "runs", "demo"))
+	if path, err := demoReport(dir); err != nil {
+		fmt.Fprintf(d.Stderr, "agentloop: the demo's HTML report: %v\n", err)
+	} else {
+		fmt.Fprintf(d.Stdout, "Report: %s (open it in a browser; 'agentloop report' writes it for any run)\n", path)
+	}
+	return runErr
 }
 
 // demoReport writes the demo run's HTML report next to the project.
@@ -127,24 +146,4 @@ procedures:
       failure_threshold: 3
       iteration_timeout: 2m
 `
-}
-
-func newDemoAgentCmd(d Deps) *cobra.Command {
-	return &cobra.Command{
-		Use:    "demo-agent",
-		Short:  "The demo's scripted agent (reads the prompt on stdin)",
-		Hidden: true,
-		Args:   usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			prompt, err := io.ReadAll(io.LimitReader(d.Stdin, 16<<20))
-			if err != nil {
-				return err
-			}
-			wd, err := d.Getwd()
-			if err != nil {
-				return err
-			}
-			return demo.Agent(string(prompt), wd, d.Stdout)
-		},
-	}
 }

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/double"
 )
@@ -30,19 +32,27 @@ not. Replies come from the scenario file: per turn, text and tool calls (the CLI
 shell tool runs the commands), the usage to report, and faults (429 with retry-after,
 401, 500, a cut stream, a reply that never ends). Point a CLI at the printed URL (see
 the agent recipes in the README). Every request is logged as a JSON line.
-It serves until interrupted.`,
+It serves until interrupted.` + exitStatus(
+			exitLine{ExitOK, "interrupted after serving"},
+			exitError,
+			exitLine{ExitUsage, "usage error, or a scenario file that is not valid"}),
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runDouble(cmd, d, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDouble(cmd.Context(), o, d) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.scenario, "scenario", "", "the scenario file (YAML) (required)")
-	f.StringVar(&o.addr, "addr", "127.0.0.1:0", "address to listen on (port 0: a free port)")
-	f.StringVar(&o.urlFile, "url-file", "", "also write the URL to this file once listening")
-	f.StringVar(&o.logFile, "log", "", "append the request log here (default: standard error)")
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
-func runDouble(cmd *cobra.Command, d Deps, o doubleOptions) error {
+// AddFlags adds the flags of `double` to fs.
+func (o *doubleOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.scenario, "scenario", "", "the scenario file (YAML) (required)")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "address to listen on (port 0: a free port)")
+	fs.StringVar(&o.urlFile, "url-file", "", "also write the URL to this file once listening")
+	fs.StringVar(&o.logFile, "log", "", "append the request log here (default: standard error)")
+}
+
+// runDouble is `agentloop double`.
+func runDouble(ctx context.Context, o doubleOptions, d Deps) error {
 	if o.scenario == "" {
 		return usageError("double needs --scenario FILE (see 'agentloop double --help')")
 	}
@@ -70,8 +80,8 @@ func runDouble(cmd *cobra.Command, d Deps, o doubleOptions) error {
 		}
 	}
 	fmt.Fprintln(d.Stdout, url)
-	err = double.Serve(cmd.Context(), ln, double.New(sc, log))
-	if cmd.Context().Err() != nil {
+	err = double.Serve(ctx, ln, double.New(sc, log))
+	if ctx.Err() != nil {
 		return nil
 	}
 	return err

@@ -1,53 +1,75 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
+// resumeOptions are the flags of `resume`.
+type resumeOptions struct {
+	loopOptions
+	guidance     string
+	guidanceFile string
+	adr          bool
+}
+
+// AddFlags adds the flags of `resume` to fs.
+func (o *resumeOptions) AddFlags(fs *pflag.FlagSet) {
+	o.loopOptions.AddFlags(fs)
+	fs.StringVar(&o.guidance, "guidance", "", "your answer to the escalation, for the next prompt")
+	fs.StringVar(&o.guidanceFile, "guidance-file", "", "read the guidance from a file")
+	fs.BoolVar(&o.adr, "adr", false, "record the guidance as an architecture decision (docs/adr/NNNN-title.md); automatic when the run escalated on architecture")
+}
+
 func newResumeCmd(d Deps) *cobra.Command {
-	var f runFlags
-	var guidance, guidanceFile string
-	var adr bool
+	var o resumeOptions
 	cmd := &cobra.Command{
 		Use:   "resume NAME [--guidance TEXT|--guidance-file F]",
 		Short: "Continue an interrupted, aborted or escalated run",
 		Long: `Continue a run from its next iteration with its counters, timings and spend.
 After an escalation, give your answer with --guidance: it goes into the next
 prompt and the iteration counter starts again (spend is never reset). With --adr
-the answer is also recorded as an architecture decision under docs/adr/.`,
+the answer is also recorded as an architecture decision under docs/adr/.
+The run keeps the flags it was started with; flags given now win.` + exitStatus(
+			exitSucceeded,
+			exitLine{ExitFailure, "error, no run of that name, or the run already succeeded or completed"},
+			exitLine{ExitUsage, "usage or configuration error, or an escalated run resumed without --guidance"},
+			exitAbortedLine, exitEscalLine, exitInterrupted),
 		Example: `  agentloop resume build
   agentloop resume build --max-cost 10          # raise the budget that stopped it
   agentloop resume build --guidance "Keep userId a string; fix the test data" --adr`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text := guidance
-			if guidanceFile != "" {
-				b, err := os.ReadFile(guidanceFile)
-				if err != nil {
-					return usageError("read --guidance-file: %w", err)
-				}
-				text = strings.TrimSpace(string(b))
-			}
-			return resume(cmd, d, &f, args[0], text, adr)
+			o.noteGiven(cmd.Flags())
+			return runResume(cmd.Context(), o, d, args)
 		},
 	}
-	addRunFlags(cmd, &f)
-	cmd.Flags().StringVar(&guidance, "guidance", "", "your answer to the escalation, for the next prompt")
-	cmd.Flags().StringVar(&guidanceFile, "guidance-file", "", "read the guidance from a file")
-	cmd.Flags().BoolVar(&adr, "adr", false, "record the guidance as an architecture decision (docs/adr/NNNN-title.md); automatic when the run escalated on architecture")
+	o.AddFlags(cmd.Flags())
+	markExclusive(cmd)
 	cmd.MarkFlagsMutuallyExclusive("guidance", "guidance-file")
 	return cmd
 }
 
-func resume(cmd *cobra.Command, d Deps, f *runFlags, name, guidance string, adr bool) error {
+// runResume is `agentloop resume NAME`.
+func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) error {
+	name := args[0]
+	guidance := o.guidance
+	if o.guidanceFile != "" {
+		b, err := os.ReadFile(o.guidanceFile)
+		if err != nil {
+			return usageError("read --guidance-file: %w", err)
+		}
+		guidance = strings.TrimSpace(string(b))
+	}
 	store, err := openStore(d, "")
 	if err != nil {
 		return err
@@ -55,35 +77,32 @@ func resume(cmd *cobra.Command, d Deps, f *runFlags, name, guidance string, adr 
 	prev, err := store.Load(name)
 	if err != nil {
 		if _, ok := errors.AsType[*state.CorruptError](err); ok {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%w; there is nothing to resume: start again with 'agentloop run %s'", err, name)}
+			return fmt.Errorf("%w; there is nothing to resume: start again with 'agentloop run %s'", err, name)
 		}
 		if ne, ok := errors.AsType[*state.NewerError](err); ok {
-			return &ExitError{Code: ExitFailure, Err: ne}
+			return ne
 		}
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("no run named %q to resume in %s ('agentloop status' lists them): %w", name, store.Root, err)}
+		return fmt.Errorf("no run named %q to resume in %s ('agentloop status' lists them): %w", name, store.Root, err)
 	}
-	merged, mf, err := recordedRun(d, prev.Args, cmd)
+	lo, err := o.onRecorded(prev.Args)
 	if err != nil {
 		return err
 	}
-	mf.verbose, mf.quiet, mf.logFormat = f.verbose, f.quiet, f.logFormat
-	f = mf
-	p, err := resolvePlan(merged, d, f, prev.Procedure)
+	p, err := resolvePlan(d, lo, prev.Procedure)
 	if err != nil {
 		return err
 	}
 	p.Name = name
-	p.Args = givenFlags(merged)
+	p.Args = lo.recorded()
 	if prev.WorkDir != "" {
 		p.WorkDir = prev.WorkDir // a task of a graph: its worktree
 	}
-	screen := newScreen(d, f, p)
-	s, err := session.Open(process(d), p, screen, newLogger(d, f), false)
+	s, err := session.Open(process(d), p, newScreen(d, lo, p), newLogger(d, lo), false)
 	if err != nil {
 		return err
 	}
-	if err := s.Resume(guidance, adr); err != nil {
+	if err := s.Resume(guidance, o.adr); err != nil {
 		return err
 	}
-	return runSession(cmd.Context(), s)
+	return runSession(ctx, s)
 }

@@ -1,80 +1,174 @@
 package cli
 
 import (
-	"time"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/session"
 )
 
-// runFlags are the flags of `run` (and, where they apply, `resume`).
-type runFlags struct {
-	maxIterations    int
-	failureThreshold int
-	agent            string
-	agentCmd         string
-	contexts         []string
-	gates            []string
-	reviewer         string
-	iterationTimeout time.Duration
-	timeout          time.Duration
-	maxTokens        int64
-	maxCost          float64
-	dryRun           bool
-	config           string
-	logFormat        string
-	verbose          bool
-	quiet            bool
-	tasks            string
-	parallel         int
+// runOptions are the flags of `run`.
+type runOptions struct {
+	loopOptions
+	dryRun   bool
+	tasks    string
+	parallel int
+}
+
+// AddFlags adds the flags of `run` to fs.
+func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
+	o.loopOptions.AddFlags(fs)
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the assembled prompt and its token count, run nothing")
+	fs.StringVar(&o.tasks, "tasks", "", "run a task graph from a tasks.yaml or a Markdown checklist")
+	fs.IntVar(&o.parallel, "parallel", 1, "with --tasks: how many independent tasks run at once")
 }
 
 func newRunCmd(d Deps) *cobra.Command {
-	var f runFlags
+	var o runOptions
 	cmd := &cobra.Command{
 		Use:   "run [PROCEDURE]",
 		Short: "Run a loop (the default procedure when none is named)",
 		Long: `Run a procedure's loop: each iteration starts the agent as a fresh process with a
 freshly composed prompt, then runs the quality gates and the reviewer, and decides
 from the evidence whether to go on, stop with success, or ask you.
-
-Exit codes: 0 succeeded or completed, 1 error, 2 usage or configuration error,
-3 aborted (failure threshold or budget), 4 escalated (waiting for you), 130 interrupted.`,
+With --tasks, run a task graph: every task a loop of its own in its own git worktree
+and branch, independent ones in parallel, merged back in dependency order.` + exitStatus(loopExits...),
 		Example: `  agentloop run --max-iterations 5 --agent claude --gate 'go test ./...'
   agentloop run fix-tests --agent-cmd 'my-agent --yes' --context TASK.md
   agentloop run --dry-run -v`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := ""
-			if len(args) == 1 {
-				name = args[0]
-			}
-			return runProcedure(cmd, d, &f, name)
+			o.noteGiven(cmd.Flags())
+			return runRun(cmd.Context(), o, d, args)
 		},
 	}
-	addRunFlags(cmd, &f)
-	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the assembled prompt and its token count, run nothing")
-	cmd.Flags().StringVar(&f.tasks, "tasks", "", "run a task graph from a tasks.yaml or a Markdown checklist")
-	cmd.Flags().IntVar(&f.parallel, "parallel", 1, "with --tasks: how many independent tasks run at once")
+	o.AddFlags(cmd.Flags())
+	markExclusive(cmd)
 	return cmd
 }
 
-func addRunFlags(cmd *cobra.Command, f *runFlags) {
-	fl := cmd.Flags()
-	fl.IntVar(&f.maxIterations, "max-iterations", 0, "stop after N iterations (0: unlimited; default from the procedure)")
-	fl.IntVar(&f.failureThreshold, "failure-threshold", 0, "abort after N consecutive failed iterations (default 3)")
-	fl.StringVar(&f.agent, "agent", "", "agent preset or configured agent name (see 'agentloop agents')")
-	fl.StringVar(&f.agentCmd, "agent-cmd", "", "run this command as the agent (shell syntax; prompt on stdin)")
-	fl.StringArrayVar(&f.contexts, "context", nil, "context file or text for the prompt (repeatable)")
-	fl.StringArrayVar(&f.gates, "gate", nil, "quality gate command run after each iteration (repeatable)")
-	fl.StringVar(&f.reviewer, "reviewer", "", "reviewer agent preset or name")
-	fl.DurationVar(&f.iterationTimeout, "iteration-timeout", 0, "end an iteration's agent after this long (e.g. 30m)")
-	fl.DurationVar(&f.timeout, "timeout", 0, "end the whole run after this long")
-	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "token budget for the run")
-	fl.Float64Var(&f.maxCost, "max-cost", 0, "cost budget for the run, in USD")
-	fl.StringVar(&f.config, "config", "", "workspace configuration file (default ./agentloop.yaml)")
-	fl.StringVar(&f.logFormat, "log-format", "", "progress output: text or json")
-	fl.BoolVarP(&f.verbose, "verbose", "v", false, "stream the agent's output and show more detail")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only warnings and the final line")
-	cmd.MarkFlagsMutuallyExclusive("agent", "agent-cmd")
-	cmd.MarkFlagsMutuallyExclusive("verbose", "quiet")
+// runRun is `agentloop run [PROCEDURE]`.
+func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
+	if o.tasks != "" {
+		return runTasks(ctx, o, d)
+	}
+	name := ""
+	if len(args) == 1 {
+		name = args[0]
+	}
+	p, err := resolvePlan(d, o.loopOptions, name)
+	if err != nil {
+		return err
+	}
+	if o.dryRun {
+		return dryRun(d, p)
+	}
+	p.Args = o.recorded()
+	// A prompt that cannot be composed (a missing context file, a template
+	// error) is a mistake to fix before anything runs.
+	if _, _, err := p.Composer(p.StateDir).Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	screen := newScreen(d, o.loopOptions, p)
+	for _, w := range p.Warnings() {
+		screen.Warnf("%s", w)
+	}
+	s, err := session.Open(process(d), p, screen, newLogger(d, o.loopOptions), true)
+	if err != nil {
+		return err
+	}
+	return runSession(ctx, s)
+}
+
+// runTasks is `agentloop run --tasks FILE`.
+func runTasks(ctx context.Context, o runOptions, d Deps) error {
+	cfg, err := loadConfig(d, o.config, o.overrides())
+	if err != nil {
+		return err
+	}
+	parallel := 0 // the task file's
+	if o.isGiven("parallel") {
+		parallel = max(o.parallel, 1)
+	}
+	res, err := session.RunGraph(ctx, process(d), session.GraphOptions{
+		TaskFile: o.tasks, Config: cfg, Getenv: d.Getenv, Parallel: parallel,
+		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, o.loopOptions),
+	})
+	switch {
+	case err != nil:
+		return err
+	case res.Interrupted:
+		return &ExitError{Code: ExitInterrupted}
+	}
+	return &ExitError{Code: graphExit(res.Outcomes, res.BudgetExhausted)}
+}
+
+// resolvePlan loads the configuration with the flags and resolves the named
+// procedure into everything a run needs.
+func resolvePlan(d Deps, o loopOptions, name string) (*plan.Plan, error) {
+	cfg, err := loadConfig(d, o.config, o.overrides())
+	if err != nil {
+		return nil, err
+	}
+	wd, err := d.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	p, err := plan.Resolve(cfg, name, plan.Options{WorkDir: wd, Getenv: d.Getenv, Verbose: o.verbose})
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	return p, nil
+}
+
+// dryRun prints the prompt the next iteration would get and its token count
+// against the budget, and with -v where every effective value came from. It runs
+// nothing.
+func dryRun(d Deps, p *plan.Plan) error {
+	composer := p.Composer(filepath.Join(p.StateDir, "runs", p.Name))
+	text, tokens, err := composer.Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1})
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	fmt.Fprintln(d.Stdout, text)
+	fmt.Fprintln(d.Stdout, "---")
+	for _, w := range p.Warnings() {
+		fmt.Fprintln(d.Stdout, "WARNING: "+w)
+	}
+	budget := p.Proc.Limits.TokenBudget
+	switch {
+	case budget > 0 && int64(tokens) > budget:
+		fmt.Fprintf(d.Stdout, "Prompt: %d tokens — WARNING: over the token budget of %d (the loop would still run)\n", tokens, budget)
+	case budget > 0:
+		fmt.Fprintf(d.Stdout, "Prompt: %d tokens (token budget %d)\n", tokens, budget)
+	default:
+		fmt.Fprintf(d.Stdout, "Prompt: %d tokens (no token budget set)\n", tokens)
+	}
+	argv, _ := p.Agent.Command("PROMPT", "PROMPT_FILE")
+	fmt.Fprintf(d.Stdout, "Agent: %s (prompt via %s)\n", plan.ShellJoin(argv), p.Agent.PromptVia)
+	for _, g := range p.Gates {
+		fmt.Fprintf(d.Stdout, "Gate %s: %s\n", g.Name, g.Command)
+	}
+	if !p.Verbose {
+		return nil
+	}
+	fmt.Fprintln(d.Stdout, "\nEffective configuration:")
+	tw := tabwriter.NewWriter(d.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
+	for _, s := range p.Sources {
+		v := s.Value
+		if strings.Contains(s.Key, ".env.") || strings.HasSuffix(s.Key, ".env") {
+			v = "(set; values are not shown)" // environment values can be secrets
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, v, s.From)
+	}
+	return tw.Flush()
 }

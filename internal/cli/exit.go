@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 // Exit codes (DESIGN.md section 2).
@@ -20,6 +22,38 @@ const (
 	ExitEscalated   = 4
 	ExitInterrupted = 130
 )
+
+// exitLine is one line of a command's EXIT STATUS: a code and what it means
+// for that command.
+type exitLine struct {
+	code    int
+	meaning string
+}
+
+// The meanings of the exit codes, as README.md states them; a command whose
+// codes mean something narrower says so in its own lines.
+var (
+	exitSucceeded   = exitLine{ExitOK, "succeeded or completed"}
+	exitSuccess     = exitLine{ExitOK, "success"}
+	exitError       = exitLine{ExitFailure, "error"}
+	exitUsageLine   = exitLine{ExitUsage, "usage or configuration error"}
+	exitAbortedLine = exitLine{ExitAborted, "aborted (failure threshold or budget)"}
+	exitEscalLine   = exitLine{ExitEscalated, "escalated (waiting for you)"}
+	exitInterrupted = exitLine{ExitInterrupted, "interrupted"}
+
+	// loopExits are the exit codes of a command that runs a loop.
+	loopExits = []exitLine{exitSucceeded, exitError, exitUsageLine, exitAbortedLine, exitEscalLine, exitInterrupted}
+)
+
+// exitStatus is the EXIT STATUS section of a command's help.
+func exitStatus(lines ...exitLine) string {
+	var b strings.Builder
+	b.WriteString("\n\nEXIT STATUS\n")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "  %-5d%s\n", l.code, l.meaning)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
 
 // ExitError carries an exit code; Err, when set, is printed.
 type ExitError struct {
@@ -99,4 +133,24 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 // flagError makes a bad flag a usage error.
 func flagError(cmd *cobra.Command, err error) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nsee '%s --help'", err, cmd.CommandPath())}
+}
+
+// graphExit is the exit code of a finished graph: 0 when every task is done.
+func graphExit(out map[string]tasks.Outcome, budgetExhausted bool) int {
+	code := ExitOK
+	for _, o := range out {
+		switch o.State {
+		case tasks.StateEscalated, tasks.StateBlocked:
+			code = max(code, ExitEscalated)
+		case tasks.StateFailed, tasks.StateSkipped, tasks.StatePending:
+			code = max(code, ExitAborted)
+		}
+	}
+	if budgetExhausted {
+		code = max(code, ExitAborted)
+	}
+	if code == ExitEscalated {
+		return ExitEscalated
+	}
+	return code
 }

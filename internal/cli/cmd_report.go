@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentloop/agentloop/internal/report"
+)
+
+// reportOptions are the flags of `report`.
+type reportOptions struct {
+	format   string
+	output   string
+	stateDir string
+}
+
+// AddFlags adds the flags of `report` to fs.
+func (o *reportOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.format, "format", "md", "md, html or json")
+	fs.StringVarP(&o.output, "output", "o", "", "write to this file instead of stdout")
+	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop)")
+}
+
+func newReportCmd(d Deps) *cobra.Command {
+	var o reportOptions
+	cmd := &cobra.Command{
+		Use:   "report NAME",
+		Short: "History, escalation report and charts of a run (md, html or json)",
+		Long: `Write the report of the run (or task graph) NAME: its history, spend, escalation
+report and charts, as Markdown, a self-contained HTML page, or JSON.` + exitStatus(
+			exitSuccess,
+			exitLine{ExitFailure, "error, or no run or task graph named NAME"},
+			exitUsageLine),
+		Example: `  agentloop report build                      # Markdown to stdout
+  agentloop report build --format html -o report.html`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd.Context(), o, d, args) },
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// runReport is `agentloop report NAME`.
+func runReport(_ context.Context, o reportOptions, d Deps, args []string) error {
+	write, ok := reportFormats[o.format]
+	if !ok {
+		return usageError("--format %q: want md, html or json", o.format)
+	}
+	store, err := openStore(d, o.stateDir)
+	if err != nil {
+		return err
+	}
+	r, err := loadRun(store, args[0])
+	if err != nil {
+		return err
+	}
+	w := d.Stdout
+	if o.output != "" && o.output != "-" {
+		f, err := os.OpenFile(o.output, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		if err != nil {
+			return fmt.Errorf("create report: %w", err)
+		}
+		defer f.Close()
+		w = f
+	}
+	if err := write(w, r); err != nil {
+		return fmt.Errorf("write the %s report: %w", o.format, err)
+	}
+	return nil
+}
+
+// reportFormats are the report's formats by the name --format takes.
+var reportFormats = map[string]func(w io.Writer, r report.Run) error{
+	"md": report.Markdown, "markdown": report.Markdown, "html": report.HTML, "json": report.JSON,
+}

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentloop/agentloop/internal/config"
+)
+
+// loopOptions are the flags a loop runs with: those of `run` that `resume`
+// shares.
+type loopOptions struct {
+	maxIterations    int
+	failureThreshold int
+	agent            string
+	agentCmd         string
+	contexts         []string
+	gates            []string
+	reviewer         string
+	iterationTimeout time.Duration
+	timeout          time.Duration
+	maxTokens        int64
+	maxCost          float64
+	config           string
+	logFormat        string
+	verbose          bool
+	quiet            bool
+
+	// given are the flags given on the command line, in order, with their values.
+	given []givenFlag
+}
+
+// givenFlag is one flag given on the command line: its name and its values as
+// text that parses back to the same value (one for each use of a repeatable flag).
+type givenFlag struct {
+	name   string
+	values []string
+}
+
+// AddFlags adds the loop's flags to fs.
+func (o *loopOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&o.maxIterations, "max-iterations", 0, "stop after N iterations (0: unlimited; default from the procedure)")
+	fs.IntVar(&o.failureThreshold, "failure-threshold", 0, "abort after N consecutive failed iterations (default 3)")
+	fs.StringVar(&o.agent, "agent", "", "agent preset or configured agent name (see 'agentloop agents')")
+	fs.StringVar(&o.agentCmd, "agent-cmd", "", "run this command as the agent (shell syntax; prompt on stdin)")
+	fs.StringArrayVar(&o.contexts, "context", nil, "context file or text for the prompt (repeatable)")
+	fs.StringArrayVar(&o.gates, "gate", nil, "quality gate command run after each iteration (repeatable)")
+	fs.StringVar(&o.reviewer, "reviewer", "", "reviewer agent preset or name")
+	fs.DurationVar(&o.iterationTimeout, "iteration-timeout", 0, "end an iteration's agent after this long (e.g. 30m)")
+	fs.DurationVar(&o.timeout, "timeout", 0, "end the whole run after this long")
+	fs.Int64Var(&o.maxTokens, "max-tokens", 0, "token budget for the run")
+	fs.Float64Var(&o.maxCost, "max-cost", 0, "cost budget for the run, in USD")
+	fs.StringVar(&o.config, "config", "", "workspace configuration file (default ./agentloop.yaml)")
+	fs.StringVar(&o.logFormat, "log-format", "", "progress output: text or json")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "stream the agent's output and show more detail")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only warnings and the final line")
+}
+
+// mutuallyExclusive are the loop's flags that cannot be given together.
+var mutuallyExclusive = [][]string{{"agent", "agent-cmd"}, {"verbose", "quiet"}}
+
+// noteGiven records which flags of fs were given on the command line, once
+// fs is parsed.
+func (o *loopOptions) noteGiven(fs *pflag.FlagSet) {
+	o.given = nil
+	fs.Visit(func(f *pflag.Flag) {
+		g := givenFlag{name: f.Name}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			g.values = sv.GetSlice()
+		} else {
+			g.values = []string{f.Value.String()}
+		}
+		o.given = append(o.given, g)
+	})
+}
+
+// isGiven reports whether the flag was given on the command line.
+func (o *loopOptions) isGiven(name string) bool {
+	for _, g := range o.given {
+		if g.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// presentation flags change what is printed, not what the run does: they are
+// not recorded for resume.
+var presentation = map[string]bool{"dry-run": true, "verbose": true, "quiet": true, "log-format": true, "tasks": true, "parallel": true}
+
+// recorded returns the flags given on the command line that shape the run, as
+// arguments that parse back to the same values: what resume starts from.
+func (o *loopOptions) recorded() []string {
+	var args []string
+	for _, g := range o.given {
+		if presentation[g.name] {
+			continue
+		}
+		for _, v := range g.values {
+			args = append(args, "--"+g.name+"="+v)
+		}
+	}
+	return args
+}
+
+// onRecorded rebuilds the options of a recorded run from its flags, then
+// applies the flags given now on top (they win; a repeatable flag given now
+// replaces the recorded values).
+func (o *loopOptions) onRecorded(recorded []string) (loopOptions, error) {
+	var m loopOptions
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	m.AddFlags(fs)
+	if err := fs.Parse(recorded); err != nil {
+		return loopOptions{}, usageError("the run's recorded flags %q no longer parse: %v; start a new run instead", recorded, err)
+	}
+	for _, g := range o.given {
+		f := fs.Lookup(g.name)
+		if f == nil {
+			continue
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			if err := sv.Replace(g.values); err != nil {
+				return loopOptions{}, usageError("--%s: %v", g.name, err)
+			}
+			f.Changed = true
+			continue
+		}
+		if err := fs.Set(g.name, g.values[0]); err != nil {
+			return loopOptions{}, usageError("%v", err)
+		}
+	}
+	m.noteGiven(fs)
+	return m, nil
+}
+
+// overrideFlags are the flags that override a configuration key, each with
+// where its value goes; a flag counts only when it was given.
+var overrideFlags = []struct {
+	flag string
+	set  func(o *loopOptions, ov *config.Overrides)
+}{
+	{"max-iterations", func(o *loopOptions, ov *config.Overrides) { ov.MaxIterations = &o.maxIterations }},
+	{"failure-threshold", func(o *loopOptions, ov *config.Overrides) { ov.FailureThreshold = &o.failureThreshold }},
+	{"agent-cmd", func(o *loopOptions, ov *config.Overrides) { ov.AgentCmd = &o.agentCmd }},
+	{"agent", func(o *loopOptions, ov *config.Overrides) { ov.Agent = &o.agent }},
+	{"reviewer", func(o *loopOptions, ov *config.Overrides) { ov.Reviewer = &o.reviewer }},
+	{"iteration-timeout", func(o *loopOptions, ov *config.Overrides) { ov.IterationTimeout = &o.iterationTimeout }},
+	{"timeout", func(o *loopOptions, ov *config.Overrides) { ov.Timeout = &o.timeout }},
+	{"max-tokens", func(o *loopOptions, ov *config.Overrides) { ov.MaxTokens = &o.maxTokens }},
+	{"max-cost", func(o *loopOptions, ov *config.Overrides) { ov.MaxCostUSD = &o.maxCost }},
+	{"log-format", func(o *loopOptions, ov *config.Overrides) { ov.LogFormat = &o.logFormat }},
+}
+
+// overrides are the configuration values the given flags override.
+func (o *loopOptions) overrides() config.Overrides {
+	var ov config.Overrides
+	for _, f := range overrideFlags {
+		if o.isGiven(f.flag) {
+			f.set(o, &ov)
+		}
+	}
+	ov.Context = o.contexts
+	ov.Gates = o.gates
+	return ov
+}
+
+// markExclusive tells cobra which of the loop's flags cannot be given together.
+func markExclusive(cmd *cobra.Command) {
+	for _, names := range mutuallyExclusive {
+		cmd.MarkFlagsMutuallyExclusive(names...)
+	}
+}

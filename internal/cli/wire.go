@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/ui"
+)
+
+// loadConfig reads every configuration tier; a problem in it is a usage error.
+func loadConfig(d Deps, file string, over config.Overrides) (*config.Config, error) {
+	wd, err := d.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(config.Options{ConfigFile: file, WorkDir: wd, Getenv: d.Getenv, Flags: over})
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	return cfg, nil
+}
+
+// process is what a session touches of this process.
+func process(d Deps) session.Process {
+	return session.Process{Stdout: d.Stdout, Now: d.Now, Getwd: d.Getwd}
+}
+
+// runSession runs an opened session and maps how it ended to the exit code.
+func runSession(ctx context.Context, s *session.Session) error {
+	out, err := s.Run(ctx)
+	if err != nil {
+		return err
+	}
+	if code := statusExit(out.Status); code != ExitOK {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
+// newScreen is what the person sees while the loop runs.
+func newScreen(d Deps, o loopOptions, p *plan.Plan) *ui.Printer {
+	format := o.logFormat
+	if format == "" {
+		format = p.LogFormat
+	}
+	return ui.New(ui.Options{
+		Out: d.Stdout, Now: d.Now, JSON: format == "json", Quiet: o.quiet, Verbose: o.verbose,
+		Terminal: d.IsTerminal(d.Stdout) && !o.verbose,
+	})
+}
+
+// newLogger is the diagnostic log (stderr): warnings, or everything with -v.
+func newLogger(d Deps, o loopOptions) *slog.Logger {
+	level := slog.LevelWarn
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(d.Stderr, opts)
+	if o.logFormat == "json" {
+		h = slog.NewJSONHandler(d.Stderr, opts)
+	}
+	return slog.New(h)
+}
