@@ -4,16 +4,9 @@ import (
 	"math"
 	"regexp"
 	"strings"
-)
 
-// Shapes of credentials that are secrets whatever their context.
-var secretShapes = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|` +
-	`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b|` + // AWS access key id
-	`\bgh[pousr]_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b|` + // GitHub
-	`\bxox[abposr]-[A-Za-z0-9-]{10,}|hooks\.slack\.com/services/T[A-Za-z0-9_/]+|` + // Slack
-	`\bsk-ant-[A-Za-z0-9_-]{20,}|\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}|` + // Anthropic, OpenAI
-	`\bAIza[0-9A-Za-z_-]{35}\b|\b[rs]k_live_[0-9A-Za-z]{20,}\b|\bglpat-[0-9A-Za-z_-]{20}\b|` + // Google, Stripe, GitLab
-	`\bnpm_[A-Za-z0-9]{36}\b`)
+	"github.com/agentloop/agentloop/internal/redact"
+)
 
 // An assignment of a literal to a name that says it holds a secret.
 var secretAssign = regexp.MustCompile(`(?i)((?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credential|auth)[\w.-]*)["']?\s*(?::=|=>|==|=|:)\s*[\x60"']?([^\s"'\x60,;]{12,})`)
@@ -39,11 +32,10 @@ func hasSecret(text string) bool {
 	if len(text) > 4096 {
 		text = text[:4096]
 	}
-	lower := strings.ToLower(text)
-	if containsAny(lower, "private key", "akia", "asia", "abia", "acca", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
-		"xox", "hooks.slack.com", "sk-", "aiza", "k_live_", "glpat-", "npm_") && secretShapes.MatchString(text) {
+	if redact.HasShape(text) {
 		return true
 	}
+	lower := strings.ToLower(text)
 	if !containsAny(lower, "password", "passwd", "pwd", "secret", "token", "key", "credential", "auth") {
 		return false
 	}

@@ -18,7 +18,9 @@ func diffArgs(extra ...string) []string {
 }
 
 // Diff returns the unified diff from snapshot from to snapshot to, or to the
-// current work tree (tracked and untracked files, not ignored ones) when to is "".
+// current work tree (tracked and untracked files, not ignored ones) when to is "",
+// as git prints it (unredacted: it is for analysis; what is shown or written
+// goes through internal/redact).
 // An empty from means the empty tree. Past 32 MiB the diff is cut and the error
 // wraps [ErrTruncated], with the beginning returned.
 func Diff(ctx context.Context, dir, from, to string) (string, error) {

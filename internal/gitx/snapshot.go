@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/redact"
 )
 
 // Checkpoint is a snapshot of the work tree: a commit under a hidden ref and its tree.
@@ -52,13 +54,14 @@ func Tree(ctx context.Context, dir string) (string, error) {
 // checkpoint it took or restored, so that a run of iterations costs one staging
 // pass of what changed per checkpoint and no commit when nothing did.
 type checkpointer struct {
-	dir   string
-	repo  repo
-	ix    *privateIndex
-	ident []string
-	known bool              // repo and ident are set
-	last  *Checkpoint       // the work tree as of the last snapshot or restore
-	trees map[string]string // commit → tree, for the commits this checkpointer made or restored
+	dir    string
+	repo   repo
+	ix     *privateIndex
+	ident  []string
+	known  bool              // repo and ident are set
+	last   *Checkpoint       // the work tree as of the last snapshot or restore
+	trees  map[string]string // commit → tree, for the commits this checkpointer made or restored
+	redact *redact.Redactor  // for the diffs handed on
 }
 
 // open learns the repository and creates the private index, once.

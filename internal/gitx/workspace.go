@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/agentloop/agentloop/internal/diff"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/redact"
 )
 
 // Workspace is a git work tree as the loop's engine uses it: a checkpoint per
@@ -83,9 +85,18 @@ func (w *Workspace) Diff(ctx context.Context, from string) (evidence.DiffFacts, 
 			return evidence.DiffFacts{TreeHash: tree}, "", err
 		}
 	}
+	// The facts (a secret added, among them) are read from the diff as it is;
+	// the text handed on, for files, reports and the reviewer, is redacted.
 	facts := diff.Analyze(text, w.Analysis)
 	facts.TreeHash = tree
-	return facts, text, err
+	return facts, w.redactor().String(text), err
+}
+
+func (w *Workspace) redactor() *redact.Redactor {
+	if w.cp.redact == nil {
+		w.cp.redact = redact.New(os.Environ())
+	}
+	return w.cp.redact
 }
 
 // Close removes the private index. The Workspace can still be used: it makes a

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/redact"
 )
 
 // DefaultGrace is the time between SIGTERM and SIGKILL when [Spec.Grace] is zero.
@@ -82,7 +84,14 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	cmd.WaitDelay = grace // bounds the copy of Stdin after the process exits
 	setGroup(cmd)
 
-	out := &output{start: start}
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	// What the child prints is redacted before anything reads it: its
+	// environment's secrets and credential shapes never reach a log, a parser
+	// or the terminal.
+	out := &output{start: start, redactor: redact.New(env)}
 	if err := out.open(cmd, s.Stdout, s.Stderr); err != nil {
 		return res, &StartError{Argv: s.Argv, Err: err}
 	}
@@ -165,9 +174,11 @@ type output struct {
 	start   time.Time
 	bytes   atomic.Int64
 	last    atomic.Int64 // time.Duration since start of the last output
-	readers []*os.File
-	writers []*os.File // child ends, closed in the parent after Start
-	dests   []io.Writer
+	readers  []*os.File
+	writers  []*os.File // child ends, closed in the parent after Start
+	dests    []io.Writer
+	redactor *redact.Redactor
+	flush    []*redact.Writer
 	wg      sync.WaitGroup
 }
 
@@ -177,6 +188,11 @@ func (o *output) open(cmd *exec.Cmd, stdout, stderr io.Writer) error {
 		if err != nil {
 			o.closeAll()
 			return nil, fmt.Errorf("create output pipe: %w", err)
+		}
+		if w != nil {
+			rw := o.redactor.NewWriter(w)
+			o.flush = append(o.flush, rw)
+			w = rw
 		}
 		o.readers, o.writers, o.dests = append(o.readers, r), append(o.writers, wr), append(o.dests, w)
 		return wr, nil
@@ -240,6 +256,9 @@ func (o *output) drain(grace time.Duration) {
 			_ = r.Close() // unblocks the pending Read
 		}
 		<-done
+	}
+	for _, w := range o.flush {
+		_ = w.Flush() // a last line without a newline
 	}
 	o.closeAll()
 }

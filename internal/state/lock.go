@@ -59,6 +59,9 @@ func (s Store) Lock(name string) (*Lock, error) {
 	if err := ValidName(name); err != nil {
 		return nil, fmt.Errorf("lock run: %w", err)
 	}
+	if err := s.EnsureRoot(); err != nil {
+		return nil, err
+	}
 	if err := EnsureDir(s.StateDir()); err != nil {
 		return nil, fmt.Errorf("lock run %s: %w", name, err)
 	}

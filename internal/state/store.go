@@ -50,6 +50,26 @@ func (s Store) root() string {
 	return s.Root
 }
 
+// ignoreFile keeps the store out of git: an agent that runs `git add -A` must
+// not commit states, prompts and logs (they can hold secrets).
+const ignoreFile = ".gitignore"
+
+// EnsureRoot creates the store's directory (mode 0700) with a .gitignore that
+// ignores everything in it, and adds the .gitignore to a directory made before.
+func (s Store) EnsureRoot() error {
+	if err := EnsureDir(s.root()); err != nil {
+		return err
+	}
+	p := filepath.Join(s.root(), ignoreFile)
+	if _, err := os.Lstat(p); err == nil {
+		return nil
+	}
+	if err := WriteFileAtomic(p, []byte("# agentloop's state and logs: never committed.\n*\n"), FilePerm); err != nil {
+		return fmt.Errorf("keep %s out of git: %w", s.root(), err)
+	}
+	return nil
+}
+
 // StateDir is the directory of the state and lock files.
 func (s Store) StateDir() string { return filepath.Join(s.root(), "state") }
 
@@ -119,6 +139,13 @@ func parse(path, name string, data []byte) (*loop.State, error) {
 	if st.Name != name {
 		return nil, fmt.Errorf("invalid state: name %q does not match the file name %q", st.Name, name)
 	}
+	// The run id becomes a path (runs/NAME/RUN): one read from a file is
+	// checked like a name, so that it cannot point outside the store.
+	if st.RunID != "" {
+		if err := ValidName(st.RunID); err != nil {
+			return nil, fmt.Errorf("invalid state: run_id: %w", err)
+		}
+	}
 	return &st, nil
 }
 
@@ -175,6 +202,9 @@ func (s Store) Save(st *loop.State) error {
 	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
+		return fmt.Errorf("save state %s: %w", st.Name, err)
+	}
+	if err := s.EnsureRoot(); err != nil {
 		return fmt.Errorf("save state %s: %w", st.Name, err)
 	}
 	if err := EnsureDir(s.StateDir()); err != nil {

@@ -242,3 +242,33 @@ func TestDirs(t *testing.T) {
 		t.Errorf("EnsureDir mode %v, %v; want 0700", fi.Mode().Perm(), err)
 	}
 }
+
+func TestLoadRefusesARunIDThatIsAPath(t *testing.T) {
+	t.Parallel()
+	s := Store{Root: t.TempDir()}
+	if err := EnsureDir(s.StateDir()); err != nil {
+		t.Fatal(err)
+	}
+	bad := `{"version":1,"name":"build","run_id":"../../../escape","status":"escalated"}`
+	if err := os.WriteFile(s.StatePath("build"), []byte(bad), FilePerm); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Load("build")
+	if ce, ok := errors.AsType[*CorruptError](err); !ok || !strings.Contains(ce.Error(), "run_id") {
+		t.Fatalf("Load = %v, want a corrupt state naming run_id", err)
+	}
+}
+
+func TestStoreKeepsItselfOutOfGit(t *testing.T) {
+	t.Parallel()
+	s := Store{Root: filepath.Join(t.TempDir(), ".agentloop")}
+	l, err := s.Lock("build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	b, err := os.ReadFile(filepath.Join(s.Root, ".gitignore"))
+	if err != nil || !strings.Contains(string(b), "\n*\n") {
+		t.Fatalf(".gitignore = %q, %v; want one that ignores everything", b, err)
+	}
+}
