@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 func TestAgentFixesWhatTheFeedbackNames(t *testing.T) {
@@ -35,10 +37,7 @@ func TestSampleFailsThenPassesWhenFixed(t *testing.T) {
 		t.Skip("runs go test on the sample project")
 	}
 	t.Parallel()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go not on PATH")
-	}
+	goBin := testenv.NeedTool(t, "go")
 	dir := t.TempDir()
 	if err := Setup(dir); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 // TestWorkspaceIterationsReuseWhatTheyKnow follows a run of iterations: the end
@@ -133,10 +135,7 @@ func TestWorkspacePrivateIndexLifecycle(t *testing.T) {
 // more.
 func TestWorkspaceGitProcessesPerIteration(t *testing.T) {
 	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
+	real := testenv.NeedTool(t, "git")
 	shim := t.TempDir()
 	log := filepath.Join(shim, "calls")
 	script := "#!/bin/sh\necho \"$1\" >>" + log + "\nexec " + real + " \"$@\"\n"

@@ -3,11 +3,12 @@ package gitx
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 // TestMain isolates every git command the tests run from the machine's git
@@ -39,12 +40,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// needGit skips the test when git is not installed.
+// needGit skips the test when git is not installed (fails it under CI=true).
 func needGit(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testenv.NeedTool(t, "git")
 }
 
 // run runs git in dir for test setup and fails the test on error.

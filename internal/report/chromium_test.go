@@ -10,21 +10,14 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 // chromium finds a headless-capable Chromium, or skips (fails under CI=true).
 func chromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not on PATH; CI must install it (apt-get install -y chromium)")
-	}
-	t.Skip("chromium is not on PATH: install it (apt-get install -y chromium) to render the HTML report")
-	return ""
+	return testenv.NeedTool(t, "chromium", "chromium-browser", "google-chrome")
 }
 
 // artifactDir is where the screenshot goes: $AGENTLOOP_ARTIFACTS, else a temp dir.

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 var _ MergeFunc = gitx.Merge // the production merge fits
@@ -36,9 +37,7 @@ func TestScheduleThenMergeBackWithGit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs git")
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	testenv.NeedTool(t, "git")
 	t.Parallel()
 	repo := filepath.Join(t.TempDir(), "repo")
 	if err := os.MkdirAll(repo, 0o755); err != nil {
