@@ -1,0 +1,141 @@
+package plan
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/tasks"
+)
+
+func TestCommandArgv(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in   config.Command
+		want []string
+	}{
+		{config.Command{}, nil},
+		{config.Command{Argv: []string{"go", "test", "./..."}}, []string{"go", "test", "./..."}},
+		{config.Command{Shell: "go  test ./..."}, []string{"go", "test", "./..."}},
+		{config.Command{Shell: "go test ./... | tee out"}, []string{"sh", "-c", "go test ./... | tee out"}},
+		{config.Command{Shell: "FOO=1 make"}, []string{"sh", "-c", "FOO=1 make"}},
+	} {
+		if got := CommandArgv(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("CommandArgv(%+v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestShellJoin(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"claude", "-p", "PROMPT"}, "claude -p PROMPT"},
+		{[]string{"sh", "-c", "go test | tee x"}, "sh -c 'go test | tee x'"},
+		{[]string{"echo", "it's", ""}, `echo 'it'\''s' ''`},
+	} {
+		if got := ShellJoin(tt.in); got != tt.want {
+			t.Errorf("ShellJoin(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func load(t *testing.T, wd string, ov config.Overrides) *config.Config {
+	t.Helper()
+	cfg, err := config.Load(config.Options{WorkDir: wd, Getenv: func(string) string { return "" }, UserConfigDir: t.TempDir(), Flags: ov})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	wd := t.TempDir()
+	agentCmd, reviewer := "my-agent --yes", "codex"
+	cfg := load(t, wd, config.Overrides{AgentCmd: &agentCmd, Reviewer: &reviewer, Gates: []string{"go test ./..."}})
+	env := map[string]string{"AGENTLOOP_KILL_GRACE": "2s"}
+	p, err := Resolve(cfg, "", Options{WorkDir: wd, Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != config.DefaultProcedure || p.StateDir != filepath.Join(wd, ".agentloop") {
+		t.Errorf("name %q, state folder %q", p.Name, p.StateDir)
+	}
+	if p.Agent.Binary != "my-agent" || !slices.Equal(p.Agent.Args, []string{"--yes"}) {
+		t.Errorf("agent %s %q", p.Agent.Binary, p.Agent.Args)
+	}
+	if p.KillGrace != 2*time.Second || p.RateLimitWait != 30*time.Minute || p.Decider == nil {
+		t.Errorf("kill grace %v, rate-limit wait %v, decider %v", p.KillGrace, p.RateLimitWait, p.Decider)
+	}
+	if len(p.Gates) != 1 || p.GateRunner() == nil || p.GateRunner().Count() != 1 {
+		t.Errorf("gates %+v", p.Gates)
+	}
+	if p.Reviewer == nil || p.ReviewerAgent(nil) == nil {
+		t.Error("the reviewer given is not in the plan")
+	}
+	if a := p.AgentRunner(nil, nil); a.Agent.Binary != "my-agent" || a.Limits.IterationTimeout != p.Proc.Limits.IterationTimeout {
+		t.Errorf("agent runner %+v", a)
+	}
+
+	env["AGENTLOOP_BACKOFF_BASE"] = "soon"
+	if _, err := Resolve(cfg, "", Options{WorkDir: wd, Getenv: func(k string) string { return env[k] }}); err == nil || !strings.Contains(err.Error(), "AGENTLOOP_BACKOFF_BASE") {
+		t.Errorf("a bad duration in the environment: %v", err)
+	}
+	if _, err := Resolve(cfg, "nosuch", Options{WorkDir: wd}); err == nil {
+		t.Error("an unknown procedure resolves")
+	}
+}
+
+func TestResolveWithoutReviewerOrGates(t *testing.T) {
+	t.Parallel()
+	wd := t.TempDir()
+	agent := "claude"
+	p, err := Resolve(load(t, wd, config.Overrides{Agent: &agent}), "", Options{WorkDir: wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ReviewerAgent(nil) != nil || p.GateRunner() != nil {
+		t.Error("a plan with no reviewer and no gates builds adapters for them")
+	}
+	if w := p.Warnings(); len(w) != 1 || !strings.Contains(w[0], "gives the agent no task") {
+		t.Errorf("warnings %q", w)
+	}
+}
+
+func TestApplyTask(t *testing.T) {
+	t.Parallel()
+	wd := t.TempDir()
+	agent := "claude"
+	p, err := Resolve(load(t, wd, config.Overrides{Agent: &agent, Gates: []string{"make"}}), "", Options{WorkDir: wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := p.Proc.Limits
+	optional := false
+	task := tasks.Task{
+		ID: "api", Title: "Add the endpoint", Files: []string{"api/**"},
+		Gates:  []tasks.Gate{{Name: "unit", Run: "go test ./api/...", Required: &optional}},
+		Limits: &tasks.Limits{MaxIterations: 4},
+	}
+	if err := ApplyTask(p, task); err != nil {
+		t.Fatal(err)
+	}
+	if p.Task != task.Text() || p.TaskText() != task.Text() {
+		t.Errorf("task text %q", p.Task)
+	}
+	if len(p.Gates) != 1 || p.Gates[0].Name != "unit" || p.Gates[0].Required || !slices.Equal(p.Gates[0].Argv, []string{"go", "test", "./api/..."}) {
+		t.Errorf("gates %+v", p.Gates)
+	}
+	if p.Proc.Limits.MaxIterations != 4 || p.Proc.Limits.FailureThreshold != before.FailureThreshold {
+		t.Errorf("limits %+v, before %+v", p.Proc.Limits, before)
+	}
+	if !slices.Equal(p.Scope, task.Files) || !strings.HasPrefix(p.Proc.Prompt.Context[len(p.Proc.Prompt.Context)-1], "Task api: ") {
+		t.Errorf("scope %q, context %q", p.Scope, p.Proc.Prompt.Context)
+	}
+}

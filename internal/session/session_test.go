@@ -1,0 +1,155 @@
+package session
+
+import (
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/tasks"
+	"github.com/agentloop/agentloop/internal/ui"
+)
+
+var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func testProcess(wd string) Process {
+	return Process{Stdout: io.Discard, Now: func() time.Time { return epoch }, Getwd: func() (string, error) { return wd, nil }}
+}
+
+func testPlan(wd, name string) *plan.Plan {
+	return &plan.Plan{Name: name, WorkDir: wd, StateDir: filepath.Join(wd, ".agentloop"), Proc: config.Procedure{Name: "build"}}
+}
+
+func save(t *testing.T, stateDir string, st *loop.State) {
+	t.Helper()
+	if st.Version == 0 {
+		st.Version, st.RunID, st.Procedure, st.StartedAt = loop.StateVersion, "r1", "build", epoch
+	}
+	if err := (state.Store{Root: stateDir}).Save(st); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenAndResume(t *testing.T) {
+	t.Parallel()
+	wd := t.TempDir()
+	p := testPlan(wd, "build")
+	screen := ui.New(ui.Options{Out: io.Discard, Now: time.Now})
+
+	s, err := Open(testProcess(wd), p, screen, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := s.State(); st.Name != "build" || st.Status != loop.StatusRunning || !strings.HasPrefix(st.RunID, "20260102-030405-") {
+		t.Errorf("a new run's state: %+v", st)
+	}
+	if _, err := Open(testProcess(wd), p, screen, nil, true); err == nil {
+		t.Error("a second session of the same run took its lock")
+	}
+	s.Close()
+
+	for _, tt := range []struct {
+		status   loop.Status
+		guidance string
+		usage    bool // a UsageError; else another error, or none when ok
+		ok       bool
+	}{
+		{loop.StatusSucceeded, "", false, false},
+		{loop.StatusEscalated, "", true, false},
+		{loop.StatusEscalated, "keep the old API", false, true},
+		{loop.StatusInterrupted, "", false, true},
+	} {
+		save(t, p.StateDir, &loop.State{Name: "build", Status: tt.status, Reason: "why"})
+		s, err := Open(testProcess(wd), p, screen, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Resume(tt.guidance, false)
+		_, usage := errors.AsType[*UsageError](err)
+		if (err == nil) != tt.ok || usage != tt.usage {
+			t.Errorf("resume a run %s with guidance %q: %v", tt.status, tt.guidance, err)
+		}
+		if err == nil {
+			if tt.guidance != "" && s.State().Guidance != tt.guidance {
+				t.Error("the guidance is not recorded in the state")
+			}
+			s.Close()
+		}
+		// The lock is free again either way.
+		again, err := Open(testProcess(wd), p, screen, nil, false)
+		if err != nil {
+			t.Fatalf("after resume of a run %s: %v", tt.status, err)
+		}
+		again.Close()
+	}
+
+	if _, err := Open(testProcess(wd), testPlan(wd, "../x"), screen, nil, true); !isUsage(err) {
+		t.Errorf("an invalid run name: %v, want a usage error", err)
+	}
+}
+
+func isUsage(err error) bool {
+	_, ok := errors.AsType[*UsageError](err)
+	return ok
+}
+
+func TestGraphName(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"tasks.yaml": "tasks", "docs/PLAN.md": "PLAN", "my plan (v2).md": "my-plan-v2", "...md": "tasks",
+	} {
+		if got := GraphName(in); got != want {
+			t.Errorf("GraphName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestGraphBudget(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cost := func(usd float64, tokens int64) loop.Spend {
+		return loop.Spend{Usage: evidence.Usage{CostUSD: usd, CostKnown: true, InputTokens: tokens, TokensKnown: true}}
+	}
+	save(t, dir, &loop.State{Name: "g-a", Status: loop.StatusSucceeded, Spend: cost(3, 300)})
+	save(t, dir, &loop.State{Name: "g-b", Status: loop.StatusRunning, Spend: cost(2, 200)})
+	save(t, dir, &loop.State{Name: "other", Status: loop.StatusSucceeded, Spend: cost(100, 10000)})
+	g := &graphRun{name: "g", stateDir: dir, file: &tasks.File{Budget: tasks.Budget{MaxCostUSD: 10, MaxTokens: 1000}}}
+
+	if u := g.spent(); u.CostUSD != 5 || u.TotalTokens() != 500 {
+		t.Errorf("spent %+v, want $5 and 500 tokens (the graph's tasks only)", u)
+	}
+	if over, why := g.budget(); over {
+		t.Errorf("under budget, yet exhausted: %s", why)
+	}
+	p := testPlan(dir, "g-b")
+	p.Proc.Limits.MaxCostUSD = 20
+	g.capToGlobal(p, cost(2, 200).Usage)
+	if l := p.Proc.Limits; l.MaxCostUSD != 7 || l.MaxTokens != 700 {
+		t.Errorf("task limits capped to $%v and %d tokens, want $7 and 700 (what the others left)", l.MaxCostUSD, l.MaxTokens)
+	}
+	g.file.Budget.MaxCostUSD = 5
+	if over, why := g.budget(); !over || !strings.Contains(why, "$5.00 of $5.00") {
+		t.Errorf("at the budget: %v %q", over, why)
+	}
+}
+
+func TestOutcomeOf(t *testing.T) {
+	t.Parallel()
+	for status, want := range map[loop.Status]tasks.State{
+		loop.StatusSucceeded: tasks.StateSucceeded, loop.StatusCompleted: tasks.StateCompleted,
+		loop.StatusEscalated: tasks.StateEscalated, loop.StatusInterrupted: tasks.StateInterrupted,
+		loop.StatusAborted: tasks.StateFailed, loop.StatusRunning: tasks.StateFailed,
+	} {
+		o := outcomeOf(&loop.State{Status: status, TotalIterations: 2}, "b")
+		if o.State != want || o.Branch != "b" || o.Iterations != 2 {
+			t.Errorf("outcome of a run %s: %+v, want %s", status, o, want)
+		}
+	}
+}
