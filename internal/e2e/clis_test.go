@@ -34,6 +34,8 @@ var clis = []cli{
 				// outside a sandbox; a CI container is one.
 				"IS_SANDBOX": "1",
 				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+				// It retries every API error, 401 included, 10 times by default.
+				"CLAUDE_CODE_MAX_RETRIES": "2",
 			}, nil
 		},
 	},

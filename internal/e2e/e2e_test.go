@@ -328,6 +328,17 @@ func served(s server, side bool) (tokens, cached int64) {
 	return tokens, cached
 }
 
+// modelRequests counts the requests to a model API (not a CLI's HEAD probe).
+func modelRequests(s server) int {
+	n := 0
+	for _, r := range s.Records() {
+		if r.API != "other" {
+			n++
+		}
+	}
+	return n
+}
+
 func fixed(t *testing.T, dir string) bool {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "calc.go"))

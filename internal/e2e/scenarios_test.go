@@ -60,8 +60,8 @@ func TestRateLimitNeverClears(t *testing.T) {
 	fb := &agent{cli: lookupCLI("claude"), name: "claude", srv: serve(t, rateLimitedScenario), result: "ratelimit-always"}
 	l := &loop{dir: repo(t), main: main, fallback: []*agent{fb}, env: []string{"AGENTLOOP_RATE_LIMIT_MAX_WAIT=2s"}}
 	o := l.run(t)
-	if len(main.srv.Records()) == 0 || len(fb.srv.Records()) == 0 {
-		t.Fatalf("want both agents tried: main %d requests, fallback %d; %s", len(main.srv.Records()), len(fb.srv.Records()), o)
+	if modelRequests(main.srv) == 0 || modelRequests(fb.srv) == 0 {
+		t.Fatalf("want both agents tried: main %d requests, fallback %d; %s", modelRequests(main.srv), modelRequests(fb.srv), o)
 	}
 	if o.code != 3 || o.report.Summary.Status != "aborted" {
 		t.Fatalf("want exit 3 (aborted); %s", o)
@@ -131,7 +131,7 @@ func TestRefusesToStart(t *testing.T) {
 			if strings.Contains(o.stdout, "Iteration 2") {
 				t.Errorf("a CLI that refuses to start was retried; %s", o)
 			}
-			if n := len(a.srv.Records()); n > 0 && name == "claude" {
+			if n := modelRequests(a.srv); n > 0 && name == "claude" {
 				t.Errorf("the model was asked %d times", n)
 			}
 		})
@@ -236,7 +236,7 @@ func TestRealReviewer(t *testing.T) {
 	if o.code != 0 || o.report.Summary.Status != "succeeded" || !fixed(t, l.dir) {
 		t.Fatalf("want a success; %s", o)
 	}
-	if len(rev.srv.Records()) == 0 || !strings.Contains(o.stdout, "APPROVED") {
+	if modelRequests(rev.srv) == 0 || !strings.Contains(o.stdout, "APPROVED") {
 		t.Errorf("want the reviewer asked and its verdict shown; %s", o)
 	}
 }
