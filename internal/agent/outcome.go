@@ -35,6 +35,7 @@ type Outcome struct {
 	ResetAt     time.Time // when the limit lifts, if the CLI said
 	Overloaded  bool      // the provider was overloaded (529, 503)
 	Transient   bool      // a network or server error: worth retrying
+	Auth        bool      // the provider rejected the credentials or the configuration (HTTP 401/403)
 	Reason      string    // one line on a failure, for people
 }
 

@@ -192,6 +192,8 @@ func (p *claudeParser) apiError(kind, text string) {
 		p.out.RateLimited = true
 	case "server_error", "overloaded":
 		p.out.Transient = true
+	case "authentication_failed", "billing_error":
+		p.out.Auth = true
 	}
 	p.out.Reason = clip(kind+": "+text, 300)
 }

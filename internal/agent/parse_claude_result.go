@@ -34,7 +34,7 @@ func (p *claudeParser) result(l *claudeLine, whole bool) {
 	}
 	if !p.out.IsError {
 		// Retried inside the CLI and then succeeded: earlier signals are moot.
-		p.out.RateLimited, p.out.ResetAt, p.out.Overloaded, p.out.Transient = false, time.Time{}, false, false
+		p.out.RateLimited, p.out.ResetAt, p.out.Overloaded, p.out.Transient, p.out.Auth = false, time.Time{}, false, false, false
 		if whole {
 			p.out.Reason = ""
 		}
@@ -48,6 +48,8 @@ func (p *claudeParser) result(l *claudeLine, whole bool) {
 		p.out.Overloaded = true
 	case status >= 500:
 		p.out.Transient = true
+	case status == 401 || status == 403:
+		p.out.Auth = true
 	}
 	if reset, ok := usageLimitReset(text); ok {
 		p.out.RateLimited, p.out.ResetAt = true, reset

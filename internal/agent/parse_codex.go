@@ -82,6 +82,8 @@ func (p *codexParser) failure(msg string) {
 		p.out.Overloaded = true
 	case status >= 500 || transientPattern.MatchString(msg):
 		p.out.Transient = true
+	case status == 401 || status == 403:
+		p.out.Auth = true
 	}
 	if status > 0 {
 		text = fmt.Sprintf("HTTP %d: %s", status, text)
@@ -119,7 +121,7 @@ func (p *codexParser) Result() Outcome {
 	if !out.Terminal && p.lastErr != "" {
 		q := codexParser{}
 		q.failure(p.lastErr)
-		out.Reason, out.RateLimited, out.Overloaded, out.Transient = q.out.Reason, q.out.RateLimited, q.out.Overloaded, q.out.Transient
+		out.Reason, out.RateLimited, out.Overloaded, out.Transient, out.Auth = q.out.Reason, q.out.RateLimited, q.out.Overloaded, q.out.Transient, q.out.Auth
 	}
 	return out
 }

@@ -72,6 +72,9 @@ func (g *geminiState) fail(e *geminiError) {
 	case transientPattern.MatchString(msg):
 		g.out.Transient = true
 	}
+	if c, ok := e.Code.(float64); ok && (c == 401 || c == 403 || c == 41) {
+		g.out.Auth = true
+	}
 	why := e.Type
 	if c, ok := e.Code.(float64); ok {
 		why = fmt.Sprintf("%s (code %d)", why, int(c))

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 // opencodeParser reads `opencode run --format json`. Each step_finish is one
@@ -42,7 +43,9 @@ func (p *opencodeParser) Line(b []byte) {
 		Error *struct {
 			Name string `json:"name"`
 			Data struct {
-				Message string `json:"message"`
+				Message     string `json:"message"`
+				StatusCode  int    `json:"statusCode"`
+				IsRetryable *bool  `json:"isRetryable"`
 			} `json:"data"`
 		} `json:"error"`
 	}
@@ -78,14 +81,21 @@ func (p *opencodeParser) Line(b []byte) {
 		p.out.Terminal = r.Part.Reason == "stop"
 	case "error":
 		p.out.IsError, p.out.Terminal = true, true
-		msg := ""
+		msg, status, retryable := "", 0, false
 		if r.Error != nil {
 			msg = r.Error.Name + ": " + r.Error.Data.Message
+			status = r.Error.Data.StatusCode
+			retryable = r.Error.Data.IsRetryable != nil && *r.Error.Data.IsRetryable
+			if status > 0 {
+				msg += fmt.Sprintf(" (HTTP %d)", status)
+			}
 		}
 		switch {
-		case stdoutRateLimit.MatchString(msg):
+		case status == 429 || stdoutRateLimit.MatchString(msg):
 			p.out.RateLimited = true
-		case transientPattern.MatchString(msg):
+		case status == 401 || status == 403:
+			p.out.Auth = true
+		case status >= 500 || retryable || transientPattern.MatchString(msg):
 			p.out.Transient = true
 		}
 		p.out.Reason = clip(msg, 300)

@@ -72,7 +72,7 @@ func TestParsersRecorded(t *testing.T) {
 		{file: "claude-stream-json-6-auth-error.jsonl", format: FormatClaudeStream, want: Outcome{
 			Usage: evidence.Usage{TokensKnown: true, CostKnown: true, Turns: 1, Model: "claude-haiku-4-5-20251001",
 				SessionID: "394a42b1-cc8f-4774-8683-0f87298e9ba8"},
-			Result: "Not logged in · Please run /login", Terminal: true, IsError: true,
+			Result: "Not logged in · Please run /login", Terminal: true, IsError: true, Auth: true,
 			Reason: "authentication_failed: Not logged in · Please run /login",
 		}},
 		{file: "claude-json-1-error_max_turns.json", format: FormatClaudeJSON, want: Outcome{
@@ -113,8 +113,8 @@ func TestParsersRecorded(t *testing.T) {
 		}},
 		{file: "gemini-json-2-auth-error-stderr.json", format: FormatGeminiJSON, stderr: true, want: Outcome{
 			Usage:   evidence.Usage{SessionID: "c0b55a93-601a-42f8-a148-2f76fcf0cdb7"},
-			IsError: true,
-			Reason:  "Error (code 41): Please set an Auth method in your /tmp/tmp.11fZVZ4MTv/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA",
+			IsError: true, Auth: true,
+			Reason: "Error (code 41): Please set an Auth method in your /tmp/tmp.11fZVZ4MTv/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA",
 		}},
 		{file: "gemini-stream-json-docs-ILLUSTRATIVE.jsonl", format: FormatGeminiStream, want: Outcome{
 			Usage:  evidence.Usage{InputTokens: 50, OutputTokens: 200, TokensKnown: true, Model: "gemini-2.0-flash-exp", SessionID: "abc123"},

@@ -37,6 +37,13 @@ type Preset struct {
 	RateLimitPatterns []string `json:"rate_limit_patterns,omitempty" yaml:"rate_limit_patterns,omitempty"`
 	// Docs is one line on where the invocation comes from and what is unverified.
 	Docs string `json:"docs,omitempty" yaml:"docs,omitempty"`
+	// Install is how to install the CLI, for the message when it is missing.
+	Install string `json:"install,omitempty" yaml:"install,omitempty"`
+	// Failures recognise the CLI's own ways of failing (see failures.go); the
+	// generic rules apply after them.
+	Failures []Failure `json:"-" yaml:"-"`
+	// Requires are settings the CLI cannot start without, checked before a run.
+	Requires []Requirement `json:"-" yaml:"-"`
 }
 
 // Override is a field-by-field change to a preset from configuration. Empty
@@ -59,6 +66,8 @@ func (p Preset) Merge(o Override) Preset {
 	out.Args = slices.Clone(p.Args)
 	out.Env = maps.Clone(p.Env)
 	out.RateLimitPatterns = slices.Clone(p.RateLimitPatterns)
+	out.Failures = slices.Clone(p.Failures)
+	out.Requires = slices.Clone(p.Requires)
 	if o.Binary != "" {
 		out.Binary = o.Binary
 	}

@@ -14,19 +14,24 @@ func Presets() []Preset {
 			Name: "claude", Binary: "claude",
 			Args:      []string{"-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"},
 			PromptVia: PromptStdin, Format: FormatClaudeStream,
-			Docs: "Claude Code; prompt on stdin (large -p arguments stall); stream-json needs --verbose",
+			Docs:    "Claude Code; prompt on stdin (large -p arguments stall); stream-json needs --verbose",
+			Install: "npm install -g @anthropic-ai/claude-code",
+			Requires: []Requirement{{AsRoot: true, WithArg: "--dangerously-skip-permissions", AnyEnv: []string{"IS_SANDBOX"},
+				Fix: "Claude Code refuses --dangerously-skip-permissions as root: run agentloop as another user, or, in a container or VM, set IS_SANDBOX=1 (in the environment or the agent's env)"}},
 		},
 		{
 			Name: "codex", Binary: "codex",
 			Args:      []string{"exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write", "-"},
 			PromptVia: PromptStdin, Format: FormatCodex,
-			Docs: "OpenAI Codex; '-' reads the prompt from stdin; exec never asks for approval; no cost reported (estimated)",
+			Docs:    "OpenAI Codex; '-' reads the prompt from stdin; exec never asks for approval; no cost reported (estimated)",
+			Install: "npm install -g @openai/codex",
 		},
 		{
 			Name: "gemini", Binary: "gemini",
 			Args:      []string{"--output-format", "stream-json", "--yolo"},
 			PromptVia: PromptStdin, Format: FormatGeminiStream,
-			Docs: "Gemini CLI; with no -p a non-TTY stdin is the prompt; JSON errors go to stderr; no cost reported (estimated)",
+			Docs:    "Gemini CLI; with no -p a non-TTY stdin is the prompt; JSON errors go to stderr; no cost reported (estimated)",
+			Install: "npm install -g @google/gemini-cli",
 		},
 		{
 			Name: "kiro", Binary: "kiro-cli",
@@ -44,7 +49,8 @@ func Presets() []Preset {
 			Name: "opencode", Binary: "opencode",
 			Args:      []string{"run", "--format", "json", "--auto"},
 			PromptVia: PromptArg, Format: FormatOpencode,
-			Docs: "opencode; the message is a positional argument (piped stdin is appended); cost summed over step_finish",
+			Docs:    "opencode; the message is a positional argument (piped stdin is appended); cost summed over step_finish",
+			Install: "npm install -g opencode-ai",
 		},
 		{
 			Name: "cursor", Binary: "cursor-agent",
@@ -77,6 +83,9 @@ func Presets() []Preset {
 			PromptVia: PromptStdin, Format: FormatText,
 			Docs: "any command: set cmd and prompt_via; output is kept as text, usage unknown",
 		},
+	}
+	for i := range ps {
+		ps[i].Failures = failuresFor(ps[i].Name)
 	}
 	slices.SortFunc(ps, func(a, b Preset) int { return strings.Compare(a.Name, b.Name) })
 	return ps

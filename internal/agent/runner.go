@@ -149,7 +149,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	}
 	if se, ok := errors.AsType[*proc.StartError](err); ok {
 		res.StartFailed, res.ExitCode = true, -1
-		res.Reason = fmt.Sprintf("%v: install %s or set the agent's cmd", se, p.Binary)
+		res.Outcome, res.Reason, res.Fix = startFailure(p, se)
 		return res, nil
 	} else if err != nil {
 		return res, fmt.Errorf("run agent %s: %w", res.Agent, err)
@@ -163,24 +163,24 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	limitErr, limited := errors.AsType[*LimitError](context.Cause(runCtx))
 	switch {
 	case pr.Canceled && limited:
-		res.Reason = limitErr.Error()
+		res.Outcome, res.Reason = evidence.OutcomeKilled, limitErr.Error()
 	case pr.Canceled:
 		return res, fmt.Errorf("run agent %s: %w", res.Agent, context.Cause(ctx))
 	case pr.TimedOut:
-		res.Reason = fmt.Sprintf("timed out after %s", req.Timeout)
+		res.Outcome, res.Reason = evidence.OutcomeTimedOut, fmt.Sprintf("timed out after %s", req.Timeout)
 	case pr.IdleTimedOut:
-		res.Reason = fmt.Sprintf("no output for %s: ended as stalled", req.IdleTimeout)
+		res.Outcome, res.Reason = evidence.OutcomeTimedOut, fmt.Sprintf("no output for %s: ended as stalled", req.IdleTimeout)
 	default:
 		c := Classify(p, pr.ExitCode, out, errTail.bytes(), pr.OutputBytes)
-		res.RateLimited, res.Transient = c.Kind == ClassRateLimited, c.Kind == ClassTransient
-		res.ResetAt, res.Reason = c.ResetAt, c.Reason
-		if c.Kind == ClassFailed && res.ExitCode == 0 {
+		res.Outcome, res.ResetAt, res.Reason, res.Fix = c.Outcome, c.ResetAt, c.Reason, c.Fix
+		res.RateLimited, res.Transient = c.Outcome == evidence.OutcomeRateLimited, c.Outcome == evidence.OutcomeTransient
+		if c.Outcome != evidence.OutcomeSucceeded && res.ExitCode == 0 {
 			// The CLI said it failed (or its stream broke off) although it exited 0.
 			res.ExitCode = 1
 		}
 	}
 	r.logger().Debug("agent finished", "agent", res.Agent, "exit_code", res.ExitCode,
-		"duration_ms", res.Duration.Milliseconds(), "reason", res.Reason)
+		"duration_ms", res.Duration.Milliseconds(), "outcome", res.Outcome, "reason", res.Reason)
 	return res, nil
 }
 
@@ -263,4 +263,21 @@ func effectiveTimeout(req Request) time.Duration {
 		}
 	}
 	return t
+}
+
+// startFailure judges a program that could not be started: not found, or found
+// but not runnable.
+func startFailure(p Preset, se *proc.StartError) (evidence.AgentOutcome, string, string) {
+	if errors.Is(se, os.ErrPermission) {
+		return evidence.OutcomeRefused, se.Error(), fmt.Sprintf("%s is not executable: check its permissions or the agent's cmd", p.Binary)
+	}
+	return evidence.OutcomeNotInstalled, se.Error(), InstallHint(p)
+}
+
+// InstallHint says how to get the preset's program onto PATH.
+func InstallHint(p Preset) string {
+	if p.Install != "" {
+		return fmt.Sprintf("install %s (%s) or set the agent's cmd to where it is", p.Binary, p.Install)
+	}
+	return fmt.Sprintf("install %s or set the agent's cmd to where it is", p.Binary)
 }

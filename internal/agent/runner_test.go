@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 // The test binary doubles as a fake agent: with AGENT_HELPER_ACTIONS set it
@@ -173,7 +175,7 @@ func TestRunnerStartFailed(t *testing.T) {
 	dir := t.TempDir()
 	p := Preset{Name: "ghost", Binary: filepath.Join(dir, "no-such-agent"), PromptVia: PromptStdin, Format: FormatText}
 	res, err := (&Runner{}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, LogPath: filepath.Join(dir, "agent.log")})
-	if err != nil || !res.StartFailed || !strings.Contains(res.Reason, "install") {
+	if err != nil || !res.StartFailed || res.Outcome != evidence.OutcomeNotInstalled || !strings.Contains(res.Fix, "install") {
 		t.Errorf("Run() = %+v, %v", res, err)
 	}
 }
@@ -198,7 +200,7 @@ func TestRunnerCrashAndTimeout(t *testing.T) {
 	dir := t.TempDir()
 	p, env := fakePreset(t, FormatClaudeStream, PromptStdin, "exit:3")
 	res, err := (&Runner{}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env, LogPath: filepath.Join(dir, "a.log")})
-	if err != nil || !res.Transient || res.ExitCode != 3 || res.Reason != "exited 3 before any output" {
+	if err != nil || res.Transient || res.Outcome != evidence.OutcomeCrashed || res.ExitCode != 3 || res.Reason != "exited 3 before any output" {
 		t.Errorf("crash: %+v, %v", res, err)
 	}
 	p, env = fakePreset(t, FormatClaudeStream, PromptStdin, "stderr:working", "sleep:20s")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -98,6 +99,9 @@ func ExitCode(err error) int {
 	}
 	if _, ok := errors.AsType[*session.UsageError](err); ok {
 		return ExitUsage
+	}
+	if _, ok := errors.AsType[*agent.SetupError](err); ok {
+		return ExitUsage // an agent to install, a key or setting to fix
 	}
 	if _, ok := errors.AsType[*InterruptError](err); ok || errors.Is(err, context.Canceled) {
 		return ExitInterrupted

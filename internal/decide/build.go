@@ -232,6 +232,9 @@ func proceedReason(f *facts) string {
 
 func refineReason(f *facts, ts []loop.Trigger) string {
 	switch {
+	case agentFailed(f.ev.Agent):
+		// The gates judged a tree the agent did not finish: its outcome is the news.
+		return "agent " + f.ev.Agent.Summary()
 	case len(f.cur.Failing) > 0:
 		return fmt.Sprintf("%s to fix: %s", plural(len(f.cur.Failing), "failure"), first(f.cur.Failing))
 	case f.ev.Review != nil && !f.ev.Review.Approved():
@@ -240,4 +243,10 @@ func refineReason(f *facts, ts []loop.Trigger) string {
 		return ts[0].ID + ": " + ts[0].Evidence
 	}
 	return "the goal is not met yet"
+}
+
+// agentFailed reports whether the agent itself failed, not by a rate limit or a
+// transient error (those are waited out and retried).
+func agentFailed(a evidence.AgentResult) bool {
+	return a.Failed() && !a.RateLimited && !a.Transient
 }

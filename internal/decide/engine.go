@@ -91,7 +91,7 @@ func plain(in loop.DecideInput, q float64) loop.Decision {
 	// A plain iteration that went well needs no words: "Iteration 2/5 completed
 	// in 45.2s" says it all.
 	if a.Failed() {
-		d.Message = "agent failed: " + agentReason(a)
+		d.Message = "agent " + a.Summary()
 	}
 	switch why, over := thresholdReached(in, d.Succeeded, d.Message); {
 	case a.Completed && !a.Failed():

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -28,9 +29,13 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 		}
 		var wait time.Duration
 		switch {
-		case res.StartFailed:
-			// A program that cannot be started will not start next iteration
-			// either: stop now and say what to fix.
+		case res.Outcome.Fatal() || res.StartFailed:
+			// Not installed, refused to start, or its key or configuration
+			// rejected: no retry or next iteration can help. Stop now with the
+			// CLI's own words and what to fix.
+			if se := agent.NewSetupError("agent", res); se != nil {
+				return res, waited, &loop.StopError{Status: loop.StatusAborted, Reason: se.Headline(), Err: se}
+			}
 			return res, waited, &loop.StopError{Status: loop.StatusAborted, Reason: res.Reason}
 		case res.RateLimited:
 			wait = l.backoff(attempt)
@@ -51,10 +56,10 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 			l.warn("%s is rate limited (%s): waiting %s, until %s; this does not count as a failed iteration",
 				agentName(res, req), res.Reason, wait.Round(time.Second), until.Format("15:04:05"))
 			agentWait += wait
-		case res.Transient && transient < p.MaxTransient:
+		case res.Transient && transient < p.MaxTransient: // only a recognised transient outcome
 			transient++
 			wait = l.backoff(transient - 1)
-			l.warn("agent failed transiently (%s): retry %d/%d in %s", res.Reason, transient, p.MaxTransient, wait.Round(time.Second))
+			l.warn("%s: %s: retry %d/%d in %s", agentName(res, req), res.Summary(), transient, p.MaxTransient, wait.Round(time.Second))
 		default:
 			return res, waited, nil
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
@@ -155,6 +156,9 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 			}
 		}
 		ev.Diff.TreeHash = tree
+		if before != "" && err == nil && ev.Agent.Outcome == evidence.OutcomeSucceeded && ev.Diff.Empty() {
+			ev.Agent.Outcome = evidence.OutcomeNoChange
+		}
 		if diff != "" {
 			l.keep(filepath.Join(dir, "diff.patch"), []byte(diff))
 		}
@@ -166,6 +170,10 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		if err != nil {
 			if ctx.Err() != nil {
 				return res, context.Cause(ctx)
+			}
+			if se, ok := errors.AsType[*agent.SetupError](err); ok {
+				// The reviewer cannot work until someone fixes its setup.
+				return res, &loop.StopError{Status: loop.StatusAborted, Reason: se.Headline(), Err: se}
 			}
 			l.warn("reviewer of iteration %d: %v", r.Iteration, err)
 			rv = evidence.Review{Verdict: evidence.VerdictUnknown, Summary: err.Error()}

@@ -41,8 +41,11 @@ func (r *ReviewerAgent) Review(ctx context.Context, req ReviewRequest) (evidence
 		if err != nil {
 			return "", err
 		}
+		if se := agent.NewSetupError("reviewer", res); se != nil {
+			return "", se
+		}
 		if res.Failed() {
-			return "", fmt.Errorf("reviewer %s failed: %s", r.Agent.Name, res.Reason)
+			return "", fmt.Errorf("reviewer %s %s", r.Agent.Name, res.Summary())
 		}
 		return reviewText(res), nil
 	}

@@ -5,7 +5,9 @@
 package evidence
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -157,8 +159,44 @@ type AgentResult struct {
 	RateLimited  bool          `json:"rate_limited,omitempty"` // the CLI reported a rate limit or overload
 	ResetAt      time.Time     `json:"reset_at,omitzero"`      // when the limit lifts, if the CLI said
 	Transient    bool          `json:"transient,omitempty"`    // crash before output, network error: retry, don't count
-	Reason       string        `json:"reason,omitempty"`       // one line on a failure, for people
+	Reason       string        `json:"reason,omitempty"`       // one line on a failure, for people: the CLI's own words where it gave any
 	Tail         string        `json:"tail,omitempty"`
+	Outcome      AgentOutcome  `json:"outcome,omitempty"` // what happened, decided by the agent package
+	Fix          string        `json:"fix,omitempty"`     // what to set or install, when the outcome stops the run
+}
+
+// Summary is the outcome and the agent's last words in one line, for the
+// iteration line, the decision, the report and the escalation:
+// "authentication or configuration error: Invalid API key · Please run /login".
+func (a AgentResult) Summary() string {
+	o := a.Outcome
+	if o == "" {
+		switch {
+		case a.StartFailed:
+			o = OutcomeNotInstalled
+		case a.TimedOut || a.IdleTimedOut:
+			o = OutcomeTimedOut
+		case a.RateLimited:
+			o = OutcomeRateLimited
+		case a.Transient:
+			o = OutcomeTransient
+		case a.Failed():
+			o = OutcomeFailed
+		default:
+			o = OutcomeSucceeded
+		}
+	}
+	reason := a.Reason
+	if reason == "" && a.Failed() {
+		reason = fmt.Sprintf("exit %d", a.ExitCode)
+	}
+	switch {
+	case reason == "":
+		return o.Text()
+	case strings.HasPrefix(reason, o.Text()):
+		return reason // "timed out after 30m"
+	}
+	return o.Text() + ": " + reason
 }
 
 // Failed reports whether the agent run failed (non-zero exit, timeout or no start).

@@ -17,7 +17,12 @@ var ErrSuspended = errors.New("loop: suspended until a human answers")
 type StopError struct {
 	Status Status
 	Reason string
+	// Err, when set, is returned by [Run] once the state is saved, for the
+	// caller to act on (an agent that cannot work until someone fixes it).
+	Err error
 }
+
+func (e *StopError) Unwrap() error { return e.Err }
 
 func (e *StopError) Error() string { return fmt.Sprintf("stop as %s: %s", e.Status, e.Reason) }
 
@@ -213,7 +218,11 @@ func (r *runner) stepFailed(ctx context.Context, err error) (Outcome, error) {
 	var se *StopError
 	switch {
 	case errors.As(err, &se):
-		return r.finish(ctx, Outcome{Status: se.Status, Reason: se.Reason})
+		out, ferr := r.finish(ctx, Outcome{Status: se.Status, Reason: se.Reason})
+		if se.Err != nil && ferr == nil {
+			ferr = se.Err
+		}
+		return out, ferr
 	case errors.Is(context.Cause(ctx), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		return r.finish(ctx, Outcome{Status: StatusAborted, Reason: "overall timeout reached"})
 	case ctx.Err() != nil:

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
@@ -142,7 +143,7 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 	if err := env.Save(context.WithoutCancel(ctx), s.st); err != nil {
 		s.screen.Warnf("%v", err)
 	}
-	s.epilogue(out, runDir)
+	s.epilogue(out, runDir, runErr)
 	return out, runErr
 }
 
@@ -171,13 +172,17 @@ func (s *Session) tick() func() {
 }
 
 // epilogue tells the person what to do next.
-func (s *Session) epilogue(out loop.Outcome, runDir string) {
+func (s *Session) epilogue(out loop.Outcome, runDir string, runErr error) {
 	w := s.screen
 	base, err := s.pr.Getwd()
 	if err != nil {
 		base = s.p.WorkDir
 	}
 	rel := RelPath(base, runDir)
+	if _, ok := errors.AsType[*agent.SetupError](runErr); ok {
+		w.Linef("Logs: %s. Fix the agent's setup as said below, then run again", rel)
+		return
+	}
 	switch out.Status {
 	case loop.StatusInterrupted:
 		w.Linef("State saved. Resume with: agentloop resume %s", s.p.Name)

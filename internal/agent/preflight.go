@@ -1,0 +1,85 @@
+package agent
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+// Requirement is a setting a CLI cannot start without, checked by [Preflight]
+// before a run spends anything.
+type Requirement struct {
+	AsRoot  bool     // applies only when agentloop runs as root
+	WithArg string   // applies only when the arguments include this one
+	AnyEnv  []string // one of these must be set, in the environment or the agent's env
+	Fix     string   // what to set, for people
+}
+
+// Host is what [Preflight] reads of the machine.
+type Host struct {
+	LookPath func(string) (string, error) // exec.LookPath in production
+	Getenv   func(string) string
+	Root     bool // agentloop runs as root
+}
+
+// SetupError is an agent that cannot work until a person installs, sets or
+// fixes something: not installed, refused to start, or its authentication or
+// configuration rejected. Neither a retry nor another iteration can help, so the
+// run stops at once (a usage or configuration error).
+type SetupError struct {
+	Role    string // "agent", "fallback agent", "reviewer"
+	Agent   string // the preset or configured name
+	Outcome evidence.AgentOutcome
+	Message string // the CLI's own words, or what is missing
+	Fix     string // what to set or install
+}
+
+func (e *SetupError) Error() string {
+	if e.Fix == "" {
+		return e.Headline()
+	}
+	return e.Headline() + "\nto fix: " + e.Fix
+}
+
+// Headline is the error on one line, without the fix.
+func (e *SetupError) Headline() string {
+	s := fmt.Sprintf("%s %s: %s", orDefault(e.Role, "agent"), e.Agent, e.Outcome.Text())
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// NewSetupError is the stop for a finished run whose outcome is fatal, or nil.
+func NewSetupError(role string, res evidence.AgentResult) *SetupError {
+	if !res.Outcome.Fatal() {
+		return nil
+	}
+	return &SetupError{Role: role, Agent: res.Agent, Outcome: res.Outcome, Message: res.Reason, Fix: res.Fix}
+}
+
+// Preflight checks, before anything runs, that the preset's program is found and
+// that the settings it is known to need are there. It returns a *SetupError, or
+// nil when the agent can start as far as can be told without running it.
+func Preflight(h Host, role string, p Preset) error {
+	name := orDefault(p.Name, p.Binary)
+	if h.LookPath != nil {
+		if _, err := h.LookPath(p.Binary); err != nil {
+			return &SetupError{Role: role, Agent: name, Outcome: evidence.OutcomeNotInstalled,
+				Message: fmt.Sprintf("%s is not found on PATH", p.Binary), Fix: InstallHint(p)}
+		}
+	}
+	for _, r := range p.Requires {
+		if r.AsRoot && !h.Root || r.WithArg != "" && !slices.Contains(p.Args, r.WithArg) {
+			continue
+		}
+		if slices.ContainsFunc(r.AnyEnv, func(k string) bool { return p.Env[k] != "" || h.Getenv != nil && h.Getenv(k) != "" }) {
+			continue
+		}
+		return &SetupError{Role: role, Agent: name, Outcome: evidence.OutcomeRefused,
+			Message: fmt.Sprintf("%s needs %s set", p.Binary, strings.Join(r.AnyEnv, " or ")), Fix: r.Fix}
+	}
+	return nil
+}
