@@ -261,7 +261,7 @@ func (l *Local) Emit(_ context.Context, ev loop.Event) error {
 		return nil
 	}
 	if err := l.Events.Append(ev); err != nil {
-		l.Log.Warn("event not recorded", "type", ev.Type, "error", err)
+		l.Log.Warn("event not recorded", "type", ev.Type(), "error", err)
 		return err
 	}
 	return nil

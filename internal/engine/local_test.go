@@ -106,11 +106,11 @@ func TestLocalIterationArtifacts(t *testing.T) {
 	if err := l.Keep(t.Context(), loop.Artifacts{Iteration: 9, Feedback: "x"}); err == nil {
 		t.Error("Keep into a missing iteration folder: want an error")
 	}
-	if err := l.Emit(t.Context(), loop.Event{Type: "iteration_finished", Iteration: 1, Data: map[string]any{"action": "refine"}}); err != nil {
+	if err := l.Emit(t.Context(), loop.Event{Iteration: 1, Data: loop.IterationFinished{Action: loop.ActionRefine}}); err != nil {
 		t.Fatal(err)
 	}
 	ev := events.evs[len(events.evs)-1].(loop.Event)
-	if ev.Time.IsZero() || ev.Data["action"] != "refine" {
+	if d, ok := ev.Data.(loop.IterationFinished); ev.Time.IsZero() || !ok || d.Action != loop.ActionRefine {
 		t.Errorf("recorded event %+v: want a timestamp and the data", ev)
 	}
 }

@@ -92,11 +92,3 @@ type Guidance struct {
 	Text         string
 	Architecture bool // record the answer as an architecture decision
 }
-
-// Event is one phase change of a run.
-type Event struct {
-	Time      time.Time      `json:"time"`
-	Type      string         `json:"type"`
-	Iteration int            `json:"iteration,omitempty"`
-	Data      map[string]any `json:"data,omitempty"`
-}

@@ -55,9 +55,9 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 	st := r.st
 	st.Status = StatusRunning
 	st.Reason = ""
-	r.emit(ctx, "run_started", 0, map[string]any{
-		"procedure": r.spec.Procedure, "max_iterations": r.spec.Limits.MaxIterations,
-		"iteration": st.Iteration, "resumed": st.TotalIterations > 0,
+	r.emit(ctx, 0, RunStarted{
+		Procedure: r.spec.Procedure, MaxIterations: r.spec.Limits.MaxIterations,
+		Iteration: st.Iteration, Resumed: st.TotalIterations > 0,
 	})
 	r.save(ctx)
 	if r.spec.Baseline && r.spec.HasGates && !st.BaselineDone {
@@ -82,7 +82,7 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 }
 
 func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
-	r.emit(ctx, "baseline_started", 0, nil)
+	r.emit(ctx, 0, BaselineStarted{})
 	res, err := r.env.Step(ctx, StepRequest{Kind: StepBaseline})
 	if err != nil {
 		out, err := r.stepFailed(ctx, err)
@@ -95,7 +95,7 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 	for _, g := range res.Baseline {
 		failing += len(g.Findings)
 	}
-	r.emit(ctx, "baseline_finished", 0, map[string]any{"gates": len(res.Baseline), "failures": failing})
+	r.emit(ctx, 0, BaselineFinished{Gates: len(res.Baseline), Failures: failing})
 	r.save(ctx)
 	return Outcome{}, false, nil
 }
@@ -105,7 +105,7 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, bool, error) {
 	st := r.st
 	n := st.Iteration + 1
-	r.emit(ctx, "iteration_started", n, map[string]any{"max_iterations": r.spec.Limits.MaxIterations, "strategy": st.Next.Strategy})
+	r.emit(ctx, n, IterationStarted{MaxIterations: r.spec.Limits.MaxIterations, Strategy: st.Next.Strategy})
 	res, err := r.env.Step(ctx, StepRequest{
 		Kind:      StepIteration,
 		Iteration: n,
@@ -129,31 +129,31 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	ev.N = n
 	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: BudgetStatus(st, &ev), GateFeedback: res.Feedback})
 	r.record(ev, res, d)
-	data := map[string]any{
-		"max_iterations": r.spec.Limits.MaxIterations, "duration_ms": int64(MillisOf(ev.Duration())),
-		"succeeded": d.Succeeded, "consecutive_failures": st.ConsecutiveFailures,
-		"failure_threshold": r.spec.Limits.FailureThreshold, "action": string(d.Action), "strategy": d.Strategy,
-		"message": d.Message, "quality": d.Quality, "triggers": triggerIDs(d.Triggers),
-		"agent_exit": ev.Agent.ExitCode, "agent_reason": ev.Agent.Reason, "cost_usd": ev.Agent.Usage.CostUSD,
-		"cost_known": ev.Agent.Usage.CostKnown, "tokens": ev.Agent.Usage.TotalTokens(), "tokens_known": ev.Agent.Usage.TokensKnown,
+	fin := IterationFinished{
+		MaxIterations: r.spec.Limits.MaxIterations, Duration: MillisOf(ev.Duration()),
+		Succeeded: d.Succeeded, ConsecutiveFailures: st.ConsecutiveFailures,
+		FailureThreshold: r.spec.Limits.FailureThreshold, Action: d.Action, Strategy: d.Strategy,
+		Message: d.Message, Quality: d.Quality, Triggers: triggerIDs(d.Triggers),
+		AgentExit: ev.Agent.ExitCode, AgentReason: ev.Agent.Reason, CostUSD: ev.Agent.Usage.CostUSD,
+		CostKnown: ev.Agent.Usage.CostKnown, Tokens: ev.Agent.Usage.TotalTokens(), TokensKnown: ev.Agent.Usage.TokensKnown,
 	}
 	if ev.Review != nil {
-		data["review"], data["review_score"] = ev.Review.Verdict, ev.Review.Score
+		fin.Review, fin.ReviewScore = ev.Review.Verdict, ev.Review.Score
 	}
-	r.emit(ctx, "iteration_finished", n, data)
+	r.emit(ctx, n, fin)
 	r.keep(ctx, Artifacts{Iteration: n, Decision: d.Document, Feedback: d.Feedback})
 	r.save(ctx)
 
 	// A run never ends worse than its best checkpoint: the decider asks for a
 	// rollback on the way out too (escalate, abort), not only to continue.
 	if d.Rollback != "" && d.Action != ActionProceed {
-		r.emit(ctx, "rollback", n, map[string]any{"checkpoint": d.Rollback})
+		r.emit(ctx, n, Rollback{Checkpoint: d.Rollback})
 		if _, err := r.env.Step(ctx, StepRequest{Kind: StepRollback, Iteration: n, Checkpoint: d.Rollback}); err != nil {
 			if ctx.Err() != nil {
 				out, err := r.stepFailed(ctx, err)
 				return out, true, err
 			}
-			r.emit(ctx, "warning", n, map[string]any{"message": "roll back to " + d.Rollback + ": " + err.Error()})
+			r.emit(ctx, n, Warning{Message: "roll back to " + d.Rollback + ": " + err.Error()})
 		}
 	}
 	return r.obey(ctx, d)
@@ -187,7 +187,7 @@ func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error
 	r.st.Status = StatusEscalated
 	r.st.Reason = e.Reason
 	r.save(ctx)
-	r.emit(ctx, "escalated", r.st.Iteration, map[string]any{"reason": e.Reason, "question": e.Question})
+	r.emit(ctx, r.st.Iteration, Escalated{Reason: e.Reason, Question: e.Question})
 	g, err := r.env.AwaitGuidance(ctx, e)
 	if err != nil {
 		if errors.Is(err, ErrSuspended) {
@@ -199,7 +199,7 @@ func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error
 	}
 	ApplyGuidance(r.st, g)
 	r.st.Status = StatusRunning
-	r.emit(ctx, "guidance_received", r.st.Iteration, map[string]any{"architecture": g.Architecture})
+	r.emit(ctx, r.st.Iteration, GuidanceReceived{Architecture: g.Architecture})
 	return Outcome{}, false, nil
 }
 
@@ -245,16 +245,13 @@ func (r *runner) finish(ctx context.Context, out Outcome) (Outcome, error) {
 		st.Sessions[n-1].Reason = out.Reason
 	}
 	r.save(ctx)
-	r.emit(ctx, "run_finished", st.Iteration, map[string]any{
-		"status": string(out.Status), "reason": out.Reason, "iterations": st.TotalIterations,
-		"wall_ms": int64(st.Spend.Wall),
-	})
+	r.emit(ctx, st.Iteration, RunFinished{Status: out.Status, Reason: out.Reason, Iterations: st.TotalIterations, Wall: st.Spend.Wall})
 	return out, nil
 }
 
 func (r *runner) save(ctx context.Context) {
 	if err := r.env.Save(context.WithoutCancel(ctx), r.st); err != nil {
-		r.emit(ctx, "warning", r.st.Iteration, map[string]any{"message": "state not saved, the loop goes on: " + err.Error()})
+		r.emit(ctx, r.st.Iteration, Warning{Message: "state not saved, the loop goes on: " + err.Error()})
 	}
 }
 
@@ -263,14 +260,14 @@ func (r *runner) keep(ctx context.Context, a Artifacts) {
 		return
 	}
 	if err := r.env.Keep(context.WithoutCancel(ctx), a); err != nil {
-		r.emit(ctx, "warning", a.Iteration, map[string]any{"message": fmt.Sprintf("the artifacts of iteration %d not kept: %v", a.Iteration, err)})
+		r.emit(ctx, a.Iteration, Warning{Message: fmt.Sprintf("the artifacts of iteration %d not kept: %v", a.Iteration, err)})
 	}
 }
 
-func (r *runner) emit(ctx context.Context, typ string, n int, data map[string]any) {
+func (r *runner) emit(ctx context.Context, n int, data EventData) {
 	// An event that cannot be recorded must not stop the loop; the environment
 	// reports its own failures.
-	_ = r.env.Emit(context.WithoutCancel(ctx), Event{Type: typ, Iteration: n, Data: data})
+	_ = r.env.Emit(context.WithoutCancel(ctx), Event{Iteration: n, Data: data})
 }
 
 func triggerIDs(ts []Trigger) []string {

@@ -168,8 +168,8 @@ func TestRun(t *testing.T) {
 			if env.saves < tt.wantIters+1 {
 				t.Errorf("saved %d times, want at least %d", env.saves, tt.wantIters+1)
 			}
-			if last := env.events[len(env.events)-1]; last.Type != "run_finished" {
-				t.Errorf("last event %q, want run_finished", last.Type)
+			if last := env.events[len(env.events)-1]; last.Type() != loop.EventRunFinished {
+				t.Errorf("last event %q, want run_finished", last.Type())
 			}
 		})
 	}
@@ -210,7 +210,7 @@ func TestRunSaveFailureDoesNotStop(t *testing.T) {
 	}
 	warned := false
 	for _, ev := range env.events {
-		if ev.Type == "warning" {
+		if ev.Type() == loop.EventWarning {
 			warned = true
 		}
 	}
@@ -285,7 +285,7 @@ func TestRunKeepsArtifacts(t *testing.T) {
 	}
 	warnings := 0
 	for _, ev := range env.events {
-		if ev.Type == "warning" {
+		if ev.Type() == loop.EventWarning {
 			warnings++
 		}
 	}

@@ -22,8 +22,9 @@ const (
 	eventsFileName = "events.jsonl"
 )
 
-// ReadEvents reads events.jsonl. It is tolerant, because a run in progress may be
-// writing it: a line that does not parse (the half-written last one, a corrupt
+// ReadEvents reads events.jsonl into the loop's typed events, of any schema
+// version (see [loop.EventSchema]). It is tolerant, because a run in progress may
+// be writing it: a line that does not parse (the half-written last one, a corrupt
 // one) or is longer than 1 MiB is skipped and counted in skipped.
 func ReadEvents(r io.Reader) (events []loop.Event, skipped int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -31,7 +32,7 @@ func ReadEvents(r io.Reader) (events []loop.Event, skipped int, err error) {
 		line, tooLong, err := readLine(br)
 		if len(line) > 0 || tooLong {
 			var ev loop.Event
-			if tooLong || json.Unmarshal(line, &ev) != nil || ev.Type == "" {
+			if tooLong || json.Unmarshal(line, &ev) != nil {
 				skipped++
 			} else {
 				events = append(events, ev)

@@ -26,12 +26,12 @@ not json
 	}
 	var types []string
 	for _, e := range evs {
-		types = append(types, e.Type)
+		types = append(types, string(e.Type()))
 	}
 	if got := strings.Join(types, ","); got != "run_started,iteration_started,run_finished" || skipped != 5 {
 		t.Errorf("events %s, skipped %d; want run_started,iteration_started,run_finished and 5 skipped", got, skipped)
 	}
-	if evs[1].Iteration != 1 || evs[0].Data["procedure"] != "build" {
+	if d, ok := evs[0].Data.(loop.RunStarted); evs[1].Iteration != 1 || !ok || d.Procedure != "build" {
 		t.Errorf("fields lost: %+v", evs[:2])
 	}
 }

@@ -91,10 +91,10 @@ func sampleRun() Run {
 		Best:    &loop.Checkpoint{Iteration: 2, Ref: "refs/agentloop/build/20260314-100000-a1b2/iter-2", Quality: 0.62},
 	}
 	events := []loop.Event{
-		{Time: t0, Type: "run_started", Data: map[string]any{"procedure": "build", "max_iterations": 6}},
-		{Time: t0.Add(5 * time.Second), Type: "iteration_started", Iteration: 1},
-		{Time: t0.Add(50 * time.Second), Type: "iteration_finished", Iteration: 1, Data: map[string]any{"action": "refine"}},
-		{Time: t0.Add(12 * time.Minute), Type: "escalated", Iteration: 4, Data: map[string]any{"reason": "stuck"}},
+		{Time: t0, Data: loop.RunStarted{Procedure: "build", MaxIterations: 6}},
+		{Time: t0.Add(5 * time.Second), Iteration: 1, Data: loop.IterationStarted{MaxIterations: 6}},
+		{Time: t0.Add(50 * time.Second), Iteration: 1, Data: loop.IterationFinished{Action: loop.ActionRefine}},
+		{Time: t0.Add(12 * time.Minute), Iteration: 4, Data: loop.Escalated{Reason: "stuck"}},
 	}
 	esc := "# Escalation\n\n**Reason:** stuck: the same 2 tests fail after a fresh attempt\n\n" +
 		"## Question\n\nShould `Wrap` count runes or display cells?\n\n## Options\n\n" +

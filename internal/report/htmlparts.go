@@ -134,13 +134,10 @@ func eventRows(evs []loop.Event) []eventRow {
 	rows := make([]eventRow, len(evs))
 	for i, ev := range evs {
 		var data string
-		if len(ev.Data) > 0 {
-			b, err := json.Marshal(ev.Data)
-			if err == nil {
-				data = truncate(string(b), 240)
-			}
+		if b, err := json.Marshal(ev.Data); err == nil && string(b) != "{}" && string(b) != "null" {
+			data = truncate(string(b), 240)
 		}
-		rows[i] = eventRow{Time: ev.Time.UTC().Format("15:04:05"), Type: ev.Type, N: ev.Iteration, Data: data}
+		rows[i] = eventRow{Time: ev.Time.UTC().Format("15:04:05"), Type: string(ev.Type()), N: ev.Iteration, Data: data}
 	}
 	return rows
 }

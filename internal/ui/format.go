@@ -20,43 +20,40 @@ const (
 
 // format renders an event as one progress line, or "" for events not shown.
 func (p *Printer) format(ev loop.Event) (string, level) {
-	d := ev.Data
-	switch ev.Type {
-	case "run_started":
+	switch d := ev.Data.(type) {
+	case loop.RunStarted:
 		verb := "Starting"
-		if boolOf(d["resumed"]) {
+		if d.Resumed {
 			verb = "Resuming"
 		}
 		limit := "unlimited iterations"
-		if m := intOf(d["max_iterations"]); m > 0 {
+		if m := d.MaxIterations; m > 0 {
 			limit = fmt.Sprintf("max %d %s", m, plural(m, "iteration"))
 		}
-		if boolOf(d["resumed"]) {
-			return fmt.Sprintf("%s procedure: %s at iteration %d (%s)", verb, str(d["procedure"]), intOf(d["iteration"])+1, limit), levelInfo
+		if d.Resumed {
+			return fmt.Sprintf("%s procedure: %s at iteration %d (%s)", verb, d.Procedure, d.Iteration+1, limit), levelInfo
 		}
-		return fmt.Sprintf("%s procedure: %s (%s)", verb, str(d["procedure"]), limit), levelInfo
-	case "baseline_started":
+		return fmt.Sprintf("%s procedure: %s (%s)", verb, d.Procedure, limit), levelInfo
+	case loop.BaselineStarted:
 		return "Baseline: running the gates on the untouched tree...", levelInfo
-	case "baseline_finished":
-		if n := intOf(d["failures"]); n > 0 {
+	case loop.BaselineFinished:
+		if n := d.Failures; n > 0 {
 			return fmt.Sprintf("Baseline: %d %s already present (they do not count against the agent)", n, plural(n, "failure")), levelInfo
 		}
 		return "Baseline: all gates green", levelInfo
-	case "iteration_started":
+	case loop.IterationStarted:
 		s := p.iterLabel(ev.Iteration) + " starting"
-		if st := str(d["strategy"]); st != "" {
-			s += " (" + st + ")"
+		if d.Strategy != "" {
+			s += " (" + d.Strategy + ")"
 		}
 		return s + "...", levelInfo
-	case "phase":
-		return fmt.Sprintf("%s: %s", p.iterLabel(ev.Iteration), str(d["text"])), levelDetail
-	case "iteration_finished":
-		dur := Duration(time.Duration(intOf(d["duration_ms"])) * time.Millisecond)
-		msg := str(d["message"])
-		if v := str(d["review"]); v != "" {
-			msg = strings.TrimSpace(fmt.Sprintf("%s (reviewer: %s, score %g)", msg, review.Display(v), floatOf(d["review_score"])))
+	case loop.IterationFinished:
+		dur := Duration(d.Duration.Duration())
+		msg := d.Message
+		if d.Review != "" {
+			msg = strings.TrimSpace(fmt.Sprintf("%s (reviewer: %s, score %g)", msg, review.Display(d.Review), d.ReviewScore))
 		}
-		if boolOf(d["succeeded"]) {
+		if d.Succeeded {
 			s := fmt.Sprintf("%s completed in %s", p.iterLabel(ev.Iteration), dur)
 			if msg != "" {
 				s += ": " + msg
@@ -67,27 +64,29 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 		if msg != "" {
 			s += ": " + msg
 		}
-		if t := intOf(d["failure_threshold"]); t > 0 {
-			s += fmt.Sprintf(" (consecutive failures: %d/%d)", intOf(d["consecutive_failures"]), t)
+		if t := d.FailureThreshold; t > 0 {
+			s += fmt.Sprintf(" (consecutive failures: %d/%d)", d.ConsecutiveFailures, t)
 		}
-		if a := str(d["action"]); a != "" && a != string(loop.ActionContinue) && p.o.Verbose {
-			s += " → " + a
-		}
-		return s, levelWarn
-	case "rollback":
-		return fmt.Sprintf("Rolling back the work tree to checkpoint %s", short(str(d["checkpoint"]))), levelInfo
-	case "warning":
-		return "WARNING: " + str(d["message"]), levelWarn
-	case "escalated":
-		s := "ESCALATED: " + str(d["reason"])
-		if q := str(d["question"]); q != "" {
-			s += "\n  Question: " + q
+		if a := d.Action; a != "" && a != loop.ActionContinue && p.o.Verbose {
+			s += " → " + string(a)
 		}
 		return s, levelWarn
-	case "run_finished":
-		total := Duration(time.Duration(intOf(d["wall_ms"])) * time.Millisecond)
-		n := intOf(d["iterations"])
-		return fmt.Sprintf("Finished: %s — %s (%d %s, total time %s)", str(d["status"]), str(d["reason"]), n, plural(n, "iteration"), total), levelFinal
+	case loop.Rollback:
+		return fmt.Sprintf("Rolling back the work tree to checkpoint %s", short(d.Checkpoint)), levelInfo
+	case loop.Warning:
+		return "WARNING: " + d.Message, levelWarn
+	case loop.Escalated:
+		s := "ESCALATED: " + d.Reason
+		if d.Question != "" {
+			s += "\n  Question: " + d.Question
+		}
+		return s, levelWarn
+	case loop.Message:
+		return d.Text, levelInfo
+	case loop.RunFinished:
+		total := Duration(d.Wall.Duration())
+		n := d.Iterations
+		return fmt.Sprintf("Finished: %s — %s (%d %s, total time %s)", d.Status, d.Reason, n, plural(n, "iteration"), total), levelFinal
 	}
 	return "", levelDetail
 }
@@ -143,38 +142,4 @@ func short(ref string) string {
 		return ref[:12]
 	}
 	return ref
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-func boolOf(v any) bool {
-	b, _ := v.(bool)
-	return b
-}
-
-func intOf(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case int64:
-		return int(n)
-	case float64:
-		return int(n)
-	case loop.Millis:
-		return int(n)
-	}
-	return 0
-}
-
-func floatOf(v any) float64 {
-	switch n := v.(type) {
-	case float64:
-		return n
-	case int:
-		return float64(n)
-	}
-	return 0
 }

@@ -61,11 +61,7 @@ func (p *Printer) Event(ev loop.Event) {
 		ev.Time = p.o.Now()
 	}
 	if p.o.JSON {
-		b, err := json.Marshal(ev)
-		if err != nil {
-			b, _ = json.Marshal(loop.Event{Time: ev.Time, Type: ev.Type, Iteration: ev.Iteration})
-		}
-		fmt.Fprintf(p.o.Out, "%s\n", b)
+		p.json(ev)
 		return
 	}
 	p.track(ev)
@@ -79,8 +75,7 @@ func (p *Printer) Linef(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.o.JSON {
-		b, _ := json.Marshal(loop.Event{Time: p.o.Now(), Type: "message", Data: map[string]any{"text": fmt.Sprintf(format, args...)}})
-		fmt.Fprintf(p.o.Out, "%s\n", b)
+		p.json(loop.Event{Time: p.o.Now(), Data: loop.Message{Text: fmt.Sprintf(format, args...)}})
 		return
 	}
 	p.line(p.o.Now(), fmt.Sprintf(format, args...))
@@ -92,11 +87,20 @@ func (p *Printer) Warnf(format string, args ...any) {
 	defer p.mu.Unlock()
 	msg := fmt.Sprintf(format, args...)
 	if p.o.JSON {
-		b, _ := json.Marshal(loop.Event{Time: p.o.Now(), Type: "warning", Data: map[string]any{"message": msg}})
-		fmt.Fprintf(p.o.Out, "%s\n", b)
+		p.json(loop.Event{Time: p.o.Now(), Data: loop.Warning{Message: msg}})
 		return
 	}
 	p.line(p.o.Now(), "WARNING: "+msg)
+}
+
+// json prints the event as one line of the events' JSON encoding; an event that
+// cannot be encoded (a value JSON has no form for, NaN) is named, not lost.
+func (p *Printer) json(ev loop.Event) {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		b, _ = json.Marshal(loop.Event{Time: ev.Time, Iteration: ev.Iteration, Data: loop.Warning{Message: err.Error()}})
+	}
+	fmt.Fprintf(p.o.Out, "%s\n", b)
 }
 
 // Terminal reports whether the printer draws a live status line.
@@ -159,21 +163,21 @@ func (p *Printer) line(t time.Time, s string) {
 }
 
 func (p *Printer) track(ev loop.Event) {
-	switch ev.Type {
-	case "run_started":
+	switch d := ev.Data.(type) {
+	case loop.RunStarted:
 		p.status.runStart = ev.Time
-		p.status.max = intOf(ev.Data["max_iterations"])
-	case "iteration_started":
+		p.status.max = d.MaxIterations
+	case loop.IterationStarted:
 		p.status.iteration = ev.Iteration
 		p.status.phase = "agent"
 		p.status.since = ev.Time
-	case "iteration_finished":
-		if boolOf(ev.Data["tokens_known"]) {
-			p.status.tokens += int64(intOf(ev.Data["tokens"]))
+	case loop.IterationFinished:
+		if d.TokensKnown {
+			p.status.tokens += d.Tokens
 		}
-		if boolOf(ev.Data["cost_known"]) {
+		if d.CostKnown {
 			p.status.costKnown = true
-			p.status.cost += floatOf(ev.Data["cost_usd"])
+			p.status.cost += d.CostUSD
 		}
 	}
 }

@@ -16,21 +16,33 @@ func TestPrinterLines(t *testing.T) {
 	p := New(Options{Out: &out, Now: func() time.Time { return now }})
 	at := func(sec int) time.Time { return now.Add(time.Duration(sec) * time.Second) }
 	events := []loop.Event{
-		{Time: at(0), Type: "run_started", Data: map[string]any{"procedure": "build", "max_iterations": 3}},
-		{Time: at(0), Type: "iteration_started", Iteration: 1, Data: map[string]any{}},
-		{Time: at(45), Type: "iteration_finished", Iteration: 1, Data: map[string]any{"duration_ms": int64(45200), "succeeded": false, "message": "tests: 2 failures", "consecutive_failures": 1, "failure_threshold": 3}},
-		{Time: at(45), Type: "iteration_started", Iteration: 2, Data: map[string]any{"strategy": "refine"}},
-		{Time: at(90), Type: "iteration_finished", Iteration: 2, Data: map[string]any{"duration_ms": int64(45000), "succeeded": true, "action": "proceed", "message": "all required gates passed"}},
-		{Time: at(90), Type: "run_finished", Data: map[string]any{"status": "succeeded", "reason": "all required gates passed", "iterations": 2, "wall_ms": int64(90200)}},
+		{Time: at(0), Data: loop.RunStarted{Procedure: "build", MaxIterations: 3}},
+		{Time: at(0), Data: loop.BaselineStarted{}},
+		{Time: at(0), Data: loop.BaselineFinished{Gates: 1, Failures: 2}},
+		{Time: at(0), Iteration: 1, Data: loop.IterationStarted{MaxIterations: 3}},
+		{Time: at(45), Iteration: 1, Data: loop.IterationFinished{Duration: 45200, Message: "tests: 2 failures", ConsecutiveFailures: 1, FailureThreshold: 3, Action: loop.ActionRefine}},
+		{Time: at(45), Iteration: 1, Data: loop.Rollback{Checkpoint: "0123456789abcdef0123"}},
+		{Time: at(45), Iteration: 2, Data: loop.IterationStarted{MaxIterations: 3, Strategy: "refine"}},
+		{Time: at(90), Iteration: 2, Data: loop.IterationFinished{Duration: 45000, Succeeded: true, Action: loop.ActionEscalate, Message: "a security concern", Review: "request_changes", ReviewScore: 4}},
+		{Time: at(90), Iteration: 2, Data: loop.Escalated{Reason: "a security concern", Question: "Approve?"}},
+		{Time: at(90), Iteration: 2, Data: loop.GuidanceReceived{}},
+		{Time: at(90), Iteration: 2, Data: loop.Warning{Message: "state not saved"}},
+		{Time: at(90), Data: loop.RunFinished{Status: loop.StatusSucceeded, Reason: "all required gates passed", Iterations: 2, Wall: 90200}},
 	}
 	for _, ev := range events {
 		p.Event(ev)
 	}
 	want := `[10:00:00] Starting procedure: build (max 3 iterations)
+[10:00:00] Baseline: running the gates on the untouched tree...
+[10:00:00] Baseline: 2 failures already present (they do not count against the agent)
 [10:00:00] Iteration 1/3 starting...
 [10:00:45] WARNING: Iteration 1/3 failed in 45.2s: tests: 2 failures (consecutive failures: 1/3)
+[10:00:45] Rolling back the work tree to checkpoint 0123456789ab
 [10:00:45] Iteration 2/3 starting (refine)...
-[10:01:30] Iteration 2/3 completed in 45.0s: all required gates passed
+[10:01:30] Iteration 2/3 completed in 45.0s: a security concern (reviewer: NEEDS_REVISION, score 4)
+[10:01:30] ESCALATED: a security concern
+  Question: Approve?
+[10:01:30] WARNING: state not saved
 [10:01:30] Finished: succeeded — all required gates passed (2 iterations, total time 1m30.2s)
 `
 	if diff := cmp.Diff(want, out.String()); diff != "" {
@@ -42,9 +54,9 @@ func TestPrinterUnlimitedAndQuiet(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	p := New(Options{Out: &out, Quiet: true, Now: func() time.Time { return time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC) }})
-	p.Event(loop.Event{Type: "run_started", Data: map[string]any{"procedure": "x", "max_iterations": 0}})
-	p.Event(loop.Event{Type: "iteration_started", Iteration: 4})
-	p.Event(loop.Event{Type: "run_finished", Data: map[string]any{"status": "interrupted", "reason": "interrupted", "iterations": 1, "wall_ms": int64(1000)}})
+	p.Event(loop.Event{Data: loop.RunStarted{Procedure: "x"}})
+	p.Event(loop.Event{Iteration: 4, Data: loop.IterationStarted{}})
+	p.Event(loop.Event{Data: loop.RunFinished{Status: loop.StatusInterrupted, Reason: "interrupted", Iterations: 1, Wall: 1000}})
 	want := "[10:00:00] Finished: interrupted — interrupted (1 iteration, total time 1.0s)\n"
 	if out.String() != want {
 		t.Errorf("quiet output %q, want %q", out.String(), want)
@@ -74,9 +86,10 @@ func TestStatusLineOnTerminal(t *testing.T) {
 	var out bytes.Buffer
 	clock := now
 	p := New(Options{Out: &out, Terminal: true, Now: func() time.Time { return clock }})
-	p.Event(loop.Event{Time: now, Type: "run_started", Data: map[string]any{"procedure": "build", "max_iterations": 3}})
-	p.Event(loop.Event{Time: now, Type: "iteration_finished", Iteration: 1, Data: map[string]any{"succeeded": true, "duration_ms": int64(1000), "tokens": int64(12000), "tokens_known": true, "cost_usd": 0.5, "cost_known": true}})
-	p.Event(loop.Event{Time: now.Add(time.Minute), Type: "iteration_started", Iteration: 2})
+	p.Event(loop.Event{Time: now, Data: loop.RunStarted{Procedure: "build", MaxIterations: 3}})
+	p.Event(loop.Event{Time: now, Iteration: 1, Data: loop.IterationFinished{Succeeded: true, Duration: 1000, Tokens: 12000, TokensKnown: true, CostUSD: 0.5, CostKnown: true}})
+	p.Event(loop.Event{Time: now, Iteration: 1, Data: loop.IterationFinished{Succeeded: true, Duration: 1000, Tokens: 99999}})
+	p.Event(loop.Event{Time: now.Add(time.Minute), Iteration: 2, Data: loop.IterationStarted{}})
 	out.Reset()
 	clock = now.Add(time.Minute + 5*time.Second)
 	p.Tick()
@@ -96,9 +109,13 @@ func TestJSONEvents(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	p := New(Options{Out: &out, JSON: true, Terminal: true, Now: func() time.Time { return time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC) }})
-	p.Event(loop.Event{Type: "iteration_started", Iteration: 2})
+	p.Event(loop.Event{Iteration: 2, Data: loop.IterationStarted{MaxIterations: 3}})
 	p.Tick()
-	want := `{"time":"2026-01-02T10:00:00Z","type":"iteration_started","iteration":2}` + "\n"
+	p.Linef("Logs and state: %s", "runs/build/1")
+	p.Warnf("careful")
+	want := `{"v":2,"time":"2026-01-02T10:00:00Z","type":"iteration_started","iteration":2,"data":{"max_iterations":3,"strategy":""}}` + "\n" +
+		`{"v":2,"time":"2026-01-02T10:00:00Z","type":"message","data":{"text":"Logs and state: runs/build/1"}}` + "\n" +
+		`{"v":2,"time":"2026-01-02T10:00:00Z","type":"warning","data":{"message":"careful"}}` + "\n"
 	if out.String() != want {
 		t.Errorf("json output %q, want %q", out.String(), want)
 	}

@@ -1,0 +1,260 @@
+package loop
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// EventSchema is the version of the events' JSON encoding, written as "v" on every
+// line of events.jsonl and of `--log-format json`. A line without "v" was written
+// before the field existed (schema 1, the same keys); a line of a newer schema
+// reads as [UnknownEvent]. docs/events.md documents the schema.
+const EventSchema = 2
+
+// EventType names what happened.
+type EventType string
+
+// The events of a run, in the order they happen.
+const (
+	EventRunStarted        EventType = "run_started"
+	EventBaselineStarted   EventType = "baseline_started"
+	EventBaselineFinished  EventType = "baseline_finished"
+	EventIterationStarted  EventType = "iteration_started"
+	EventIterationFinished EventType = "iteration_finished" // with the decision on it
+	EventRollback          EventType = "rollback"
+	EventWarning           EventType = "warning"
+	EventEscalated         EventType = "escalated"
+	EventGuidanceReceived  EventType = "guidance_received"
+	EventRunFinished       EventType = "run_finished"
+	// EventMessage is a progress line of the command around the loop; only in
+	// `--log-format json`, never from the loop itself.
+	EventMessage EventType = "message"
+)
+
+// Event is one phase change of a run. The loop fills Iteration and Data; the
+// environment stamps Time (the loop reads no clock).
+type Event struct {
+	Time      time.Time
+	Iteration int       // the iteration the event belongs to; 0 before the first
+	Data      EventData // what happened: RunStarted, IterationFinished, …
+}
+
+// EventData is the body of an [Event]: one of the event structs of this file.
+// Each is plain data with one JSON encoding.
+type EventData interface {
+	EventType() EventType
+}
+
+// Type is the event's type, "" when it has no data.
+func (e Event) Type() EventType {
+	if e.Data == nil {
+		return ""
+	}
+	return e.Data.EventType()
+}
+
+// RunStarted: a session of the run starts (a new run, or a resumed one).
+type RunStarted struct {
+	Procedure     string `json:"procedure"`
+	MaxIterations int    `json:"max_iterations"` // 0: unlimited
+	Iteration     int    `json:"iteration"`      // iterations done before this session (since the last guidance)
+	Resumed       bool   `json:"resumed"`
+}
+
+// BaselineStarted: the gates run on the untouched tree.
+type BaselineStarted struct{}
+
+// BaselineFinished: the baseline is known.
+type BaselineFinished struct {
+	Gates    int `json:"gates"`
+	Failures int `json:"failures"` // findings already present before the agent ran
+}
+
+// IterationStarted: the agent is about to run.
+type IterationStarted struct {
+	MaxIterations int    `json:"max_iterations"`
+	Strategy      string `json:"strategy"` // retry, refine, expand, simplify; "" for the first
+}
+
+// IterationFinished: an iteration's evidence and the decision on it.
+type IterationFinished struct {
+	MaxIterations       int    `json:"max_iterations"`
+	Duration            Millis `json:"duration_ms"`
+	Succeeded           bool   `json:"succeeded"`
+	ConsecutiveFailures int    `json:"consecutive_failures"`
+	FailureThreshold    int    `json:"failure_threshold"`
+	// The decision.
+	Action   Action   `json:"action"`
+	Strategy string   `json:"strategy"`
+	Message  string   `json:"message"`
+	Quality  float64  `json:"quality"`
+	Triggers []string `json:"triggers,omitempty"`
+	// The agent and its spend; a figure the CLI did not report is not known.
+	AgentExit   int     `json:"agent_exit"`
+	AgentReason string  `json:"agent_reason"`
+	CostUSD     float64 `json:"cost_usd"`
+	CostKnown   bool    `json:"cost_known"`
+	Tokens      int64   `json:"tokens"`
+	TokensKnown bool    `json:"tokens_known"`
+	// The reviewer's verdict and score, when it reviewed.
+	Review      string  `json:"review,omitempty"`
+	ReviewScore float64 `json:"review_score,omitempty"`
+}
+
+// Rollback: the work tree goes back to a checkpoint.
+type Rollback struct {
+	Checkpoint string `json:"checkpoint"`
+}
+
+// Warning: something went wrong that does not stop the run.
+type Warning struct {
+	Message string `json:"message"`
+}
+
+// Escalated: the loop stops to ask a human.
+type Escalated struct {
+	Reason   string `json:"reason"`
+	Question string `json:"question"`
+}
+
+// GuidanceReceived: a human answered an escalation while the run waited.
+type GuidanceReceived struct {
+	Architecture bool `json:"architecture"` // recorded as an architecture decision
+}
+
+// RunFinished: the session ends.
+type RunFinished struct {
+	Status     Status `json:"status"`
+	Reason     string `json:"reason"`
+	Iterations int    `json:"iterations"` // all the run's iterations, every session
+	Wall       Millis `json:"wall_ms"`
+}
+
+// Message: a progress line of the command around the loop.
+type Message struct {
+	Text string `json:"text"`
+}
+
+// UnknownEvent is an event this version cannot read: a type it does not know or a
+// newer schema. It keeps the line's data as it was.
+type UnknownEvent struct {
+	Schema int
+	Type   EventType
+	Raw    json.RawMessage
+}
+
+// EventType implementations.
+func (RunStarted) EventType() EventType        { return EventRunStarted }
+func (BaselineStarted) EventType() EventType   { return EventBaselineStarted }
+func (BaselineFinished) EventType() EventType  { return EventBaselineFinished }
+func (IterationStarted) EventType() EventType  { return EventIterationStarted }
+func (IterationFinished) EventType() EventType { return EventIterationFinished }
+func (Rollback) EventType() EventType          { return EventRollback }
+func (Warning) EventType() EventType           { return EventWarning }
+func (Escalated) EventType() EventType         { return EventEscalated }
+func (GuidanceReceived) EventType() EventType  { return EventGuidanceReceived }
+func (RunFinished) EventType() EventType       { return EventRunFinished }
+func (Message) EventType() EventType           { return EventMessage }
+func (u UnknownEvent) EventType() EventType    { return u.Type }
+
+// MarshalJSON implements [UnknownEvent]'s data as it was read.
+func (u UnknownEvent) MarshalJSON() ([]byte, error) {
+	if len(u.Raw) == 0 {
+		return []byte("null"), nil
+	}
+	return u.Raw, nil
+}
+
+// eventLine is an event's JSON encoding: one line of events.jsonl.
+type eventLine struct {
+	Schema    int             `json:"v,omitempty"`
+	Time      time.Time       `json:"time"`
+	Type      EventType       `json:"type"`
+	Iteration int             `json:"iteration,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+}
+
+// MarshalJSON encodes the event as one line of events.jsonl:
+// {"v":2,"time":…,"type":…,"iteration":…,"data":{…}}; data is left out when empty.
+func (e Event) MarshalJSON() ([]byte, error) {
+	if e.Data == nil {
+		return nil, fmt.Errorf("encode event: no data")
+	}
+	line := eventLine{Schema: EventSchema, Time: e.Time, Type: e.Data.EventType(), Iteration: e.Iteration}
+	if u, ok := e.Data.(UnknownEvent); ok {
+		line.Schema = u.Schema
+	}
+	data, err := json.Marshal(e.Data)
+	if err != nil {
+		return nil, fmt.Errorf("encode event %s: %w", line.Type, err)
+	}
+	if !bytes.Equal(data, []byte("{}")) && !bytes.Equal(data, []byte("null")) {
+		line.Data = data
+	}
+	return json.Marshal(line)
+}
+
+// UnmarshalJSON decodes one line of events.jsonl of any schema up to
+// [EventSchema]; an event of an unknown type or a newer schema becomes an
+// [UnknownEvent].
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var line eventLine
+	if err := json.Unmarshal(b, &line); err != nil {
+		return fmt.Errorf("decode event: %w", err)
+	}
+	if line.Type == "" {
+		return fmt.Errorf("decode event: no type")
+	}
+	schema := max(line.Schema, 1)
+	data, err := decodeEventData(schema, line.Type, line.Data)
+	if err != nil {
+		return fmt.Errorf("decode event %s: %w", line.Type, err)
+	}
+	*e = Event{Time: line.Time, Iteration: line.Iteration, Data: data}
+	return nil
+}
+
+// decodeEventData reads an event's data. Schema 1 has the keys of schema 2.
+func decodeEventData(schema int, t EventType, raw json.RawMessage) (EventData, error) {
+	if schema > EventSchema {
+		return UnknownEvent{Schema: schema, Type: t, Raw: raw}, nil
+	}
+	switch t {
+	case EventRunStarted:
+		return decodeAs[RunStarted](raw)
+	case EventBaselineStarted:
+		return decodeAs[BaselineStarted](raw)
+	case EventBaselineFinished:
+		return decodeAs[BaselineFinished](raw)
+	case EventIterationStarted:
+		return decodeAs[IterationStarted](raw)
+	case EventIterationFinished:
+		return decodeAs[IterationFinished](raw)
+	case EventRollback:
+		return decodeAs[Rollback](raw)
+	case EventWarning:
+		return decodeAs[Warning](raw)
+	case EventEscalated:
+		return decodeAs[Escalated](raw)
+	case EventGuidanceReceived:
+		return decodeAs[GuidanceReceived](raw)
+	case EventRunFinished:
+		return decodeAs[RunFinished](raw)
+	case EventMessage:
+		return decodeAs[Message](raw)
+	}
+	return UnknownEvent{Schema: schema, Type: t, Raw: raw}, nil
+}
+
+func decodeAs[T EventData](raw json.RawMessage) (EventData, error) {
+	var d T
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return d, nil
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
