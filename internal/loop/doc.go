@@ -9,11 +9,10 @@
 // [Run] does no I/O, reads no clock, draws no random numbers and starts no
 // goroutines, so the same code runs in the local engine and as a durable workflow.
 // Time comes in through [StepResult]; cancellation through the context.
-package loop
-
 //
 // What happens is told through [Env.Emit] as typed [Event]s, plain data with one
 // JSON encoding: the events.jsonl schema, versioned by [EventSchema] and
 // documented in docs/events.md. What the decider concluded about an iteration
 // (its decision document and feedback) is handed to [Env.Keep], not carried in
 // an event.
+package loop
