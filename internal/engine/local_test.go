@@ -45,9 +45,9 @@ type memStore struct{ saved int }
 
 func (m *memStore) Save(*loop.State) error { m.saved++; return nil }
 
-type memEvents struct{ evs []any }
+type memEvents struct{ evs []loop.Event }
 
-func (m *memEvents) Append(ev any) error { m.evs = append(m.evs, ev); return nil }
+func (m *memEvents) Append(ev loop.Event) error { m.evs = append(m.evs, ev); return nil }
 
 // TestLocalIterationArtifacts runs one iteration through the local engine and
 // checks what it leaves in the iteration folder and hands the loop.
@@ -109,7 +109,7 @@ func TestLocalIterationArtifacts(t *testing.T) {
 	if err := l.Emit(t.Context(), loop.Event{Iteration: 1, Data: loop.IterationFinished{Action: loop.ActionRefine}}); err != nil {
 		t.Fatal(err)
 	}
-	ev := events.evs[len(events.evs)-1].(loop.Event)
+	ev := events.evs[len(events.evs)-1]
 	if d, ok := ev.Data.(loop.IterationFinished); ev.Time.IsZero() || !ok || d.Action != loop.ActionRefine {
 		t.Errorf("recorded event %+v: want a timestamp and the data", ev)
 	}

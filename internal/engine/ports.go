@@ -85,7 +85,7 @@ type Store interface {
 
 // EventLog records events.
 type EventLog interface {
-	Append(ev any) error
+	Append(ev loop.Event) error
 }
 
 // Screen is what a person sees (the ui package's Printer).

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // EventLog appends one JSON event per line to a run's events.jsonl.
@@ -38,9 +40,9 @@ func OpenEvents(path string) (*EventLog, error) {
 	return &EventLog{f: f}, nil
 }
 
-// Append writes ev as one JSON line, in a single write so that concurrent
-// appenders never interleave.
-func (l *EventLog) Append(ev any) error {
+// Append writes ev as one JSON line (the encoding of docs/events.md), in a single
+// write so that concurrent appenders never interleave.
+func (l *EventLog) Append(ev loop.Event) error {
 	data, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)

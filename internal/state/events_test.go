@@ -12,28 +12,29 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/loop"
 )
 
 func TestEvents(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "runs", "demo", "r1", "events.jsonl")
-	type ev struct {
-		Type string `json:"type"`
-		N    int    `json:"n"`
+	ev := func(typ string, n int) loop.Event {
+		return loop.Event{Iteration: n, Data: loop.Warning{Message: typ}}
 	}
 	log, err := OpenEvents(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if err := log.Append(ev{"iteration", i}); err != nil {
+		if err := log.Append(ev("iteration", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(ev{}); err == nil {
+	if err := log.Append(ev("", 0)); err == nil {
 		t.Error("Append after Close: no error")
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
@@ -56,7 +57,7 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(ev{"done", 9}); err != nil {
+	if err := log.Append(ev("done", 9)); err != nil {
 		t.Fatal(err)
 	}
 	_ = log.Close()
@@ -66,11 +67,11 @@ func TestEvents(t *testing.T) {
 	}
 	var types []string
 	for _, raw := range evs {
-		var e ev
+		var e loop.Event
 		if err := json.Unmarshal(raw, &e); err != nil {
 			t.Fatal(err)
 		}
-		types = append(types, e.Type)
+		types = append(types, e.Data.(loop.Warning).Message)
 	}
 	if diff := cmp.Diff([]string{"iteration", "iteration", "iteration", "done"}, types); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
