@@ -157,3 +157,30 @@ func TestEventUnknown(t *testing.T) {
 		t.Error("an event without data encoded, want an error")
 	}
 }
+
+// FuzzEventJSON: any line that reads as an event writes back as a line that
+// reads as the same event.
+func FuzzEventJSON(f *testing.F) {
+	f.Add([]byte(`{"time":"2026-03-14T10:00:00Z","type":"run_started","data":{"iteration":0,"max_iterations":8,"procedure":"build","resumed":false}}`))
+	f.Add([]byte(`{"v":2,"time":"2026-03-14T10:00:00Z","type":"iteration_finished","iteration":3,"data":{"action":"refine","triggers":["stuck"],"duration_ms":5}}`))
+	f.Add([]byte(`{"v":3,"type":"future","data":{ "a" : [1, 2] }}`))
+	f.Add([]byte(`{"type":"baseline_started","data":null}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var ev Event
+		if json.Unmarshal(line, &ev) != nil {
+			return
+		}
+		once, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatalf("%s read as %+v, which does not encode: %v", line, ev, err)
+		}
+		var back Event
+		if err := json.Unmarshal(once, &back); err != nil {
+			t.Fatalf("%s does not read back: %v", once, err)
+		}
+		twice, err := json.Marshal(back)
+		if err != nil || string(twice) != string(once) {
+			t.Fatalf("encoding not stable:\n%s\n%s (%v)", once, twice, err)
+		}
+	})
+}
