@@ -40,7 +40,7 @@ func TestPlainData(t *testing.T) {
 	t.Parallel()
 	for _, v := range []any{
 		&Document{Decision: Body{Action: "escalate", Triggers: []Trigger{{ID: "stuck", Severity: 0.8, Fixable: true, Evidence: "same failures"}},
-			Budget: &Budget{Iterations: 3, Limits: []BudgetLine{{Name: "cost_usd", Spent: 1, Limit: 2, Remaining: 1, PerIter: 0.33, State: "ok"}}},
+			Budget:     &Budget{Iterations: 3, Limits: []BudgetLine{{Name: "cost_usd", Spent: 1, Limit: 2, Remaining: 1, PerIter: 0.33, State: "ok"}}},
 			Assessment: &Assessment{QualityTrend: []float64{0.2, 0.2}, Trend: "flat", Recommendation: "escalate"}}},
 		&EscalationReport{Task: "fix", Reason: "stuck", History: []HistoryRow{{N: 1, Did: "changed 3 lines", Gates: "1 failing", Decision: "refine", Failing: 1, Quality: 0.5, Cost: "unknown"}},
 			Question: "Which?", Options: []Option{{Label: "A", TradeOff: "B changes"}}, Diff: "--- a\n+++ b\n"},
