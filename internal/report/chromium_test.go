@@ -3,14 +3,15 @@ package report
 import (
 	"bytes"
 	"context"
+	_ "embed"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -20,7 +21,7 @@ func chromium(t *testing.T) string {
 	return testenv.NeedTool(t, "chromium", "chromium-browser", "google-chrome")
 }
 
-// artifactDir is where the screenshot goes: $AGENTLOOP_ARTIFACTS, else a temp dir.
+// artifactDir is where the screenshots go: $AGENTLOOP_ARTIFACTS, else a temp dir.
 func artifactDir(t *testing.T) string {
 	t.Helper()
 	if d := os.Getenv("AGENTLOOP_ARTIFACTS"); d != "" {
@@ -32,74 +33,118 @@ func artifactDir(t *testing.T) string {
 	return t.TempDir()
 }
 
-func runChromium(t *testing.T, bin string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-		"--user-data-dir=" + t.TempDir()}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %v: %v\n%s", args, err, errb.String())
-	}
-	return out.Bytes()
+// layoutJS measures what a person sees in the rendered page (see layout).
+//
+//go:embed testdata/layout.js
+var layoutJS string
+
+// layout is what layoutJS reports.
+type layout struct {
+	Viewport int          `json:"viewport"`
+	Problems []string     `json:"problems"`
+	Charts   []chartShown `json:"charts"`
+	Tasks    int          `json:"tasks"` // task boxes drawn with a non-zero size
 }
 
-// TestHTMLInChromium renders the report in headless Chromium: the DOM it builds
-// must hold every chart's points, and a screenshot is kept as an artifact.
-func TestHTMLInChromium(t *testing.T) {
-	if testing.Short() && os.Getenv("CI") != "true" {
+// chartShown is one chart as rendered.
+type chartShown struct {
+	Chart  string  `json:"chart"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+	Points int     `json:"points"` // data-points: the known values
+	Marks  int     `json:"marks"`  // points drawn visibly inside the chart
+	Shapes int     `json:"shapes"` // lines and bars drawn with a non-zero size
+	Empty  bool    `json:"empty"`  // the "no data" text is shown
+}
+
+// graphRun is a task graph's report as the session package builds it: a state
+// without iterations and a wide graph of fourteen tasks.
+func graphRun() Run {
+	r := longRun()
+	st := &loop.State{Version: loop.StateVersion, Name: "storage", Procedure: "task graph tasks.md",
+		Status: loop.StatusEscalated, TotalIterations: 23}
+	return Run{State: st, Tasks: r.Tasks}
+}
+
+// TestReportInChromium renders the run report (a short run with a task graph
+// and a 30-iteration run) and a task graph's report in headless Chromium at a
+// desktop (1280 px) and a phone (390 px) width, and checks what a person sees:
+// every chart has a size and shows each known value as a visible mark (or says
+// it has none), nothing is wider than the viewport or cut off by a scrolling
+// box, no text runs out of its chart or task box. Screenshots of every page
+// and width are kept in $AGENTLOOP_ARTIFACTS.
+func TestReportInChromium(t *testing.T) {
+	if testing.Short() && !testenv.CI() {
 		t.Skip("starts a browser")
 	}
-	bin := chromium(t)
-	r := sampleRun()
-	r.Tasks = sampleTasks()
-	var b bytes.Buffer
-	if err := HTML(&b, r); err != nil {
-		t.Fatal(err)
+	b := startBrowser(t, chromium(t))
+	dir := artifactDir(t)
+	short := sampleRun()
+	short.Tasks = sampleTasks()
+	pages := []struct {
+		name   string
+		run    Run
+		charts int
+	}{
+		{"report", short, 5},
+		{"report-long", longRun(), 5},
+		{"graph", graphRun(), 5},
 	}
-	page := filepath.Join(artifactDir(t), "report.html")
-	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom := runChromium(t, bin, "--dump-dom", "file://"+page)
-	charts := regexp.MustCompile(`<svg class="chart" data-chart="(\w+)" data-points="(\d+)"[^>]*>(.*?)</svg>`).FindAllSubmatch(dom, -1)
-	if len(charts) != 5 {
-		t.Fatalf("DOM has %d charts, want 5", len(charts))
-	}
-	pt := regexp.MustCompile(`<circle class="pt" [^>]*data-value="[-0-9.]+"`)
-	for _, c := range charts {
-		want, _ := strconv.Atoi(string(c[2]))
-		if got := len(pt.FindAll(c[3], -1)); got != want || got == 0 {
-			t.Errorf("chart %s: %d points in the DOM, data-points=%d", c[1], got, want)
+	for _, p := range pages {
+		var html bytes.Buffer
+		if err := HTML(&html, p.run); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, p.name+".html")
+		if err := os.WriteFile(file, html.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, width := range []int{1280, 390} {
+			t.Run(fmt.Sprintf("%s/%dpx", p.name, width), func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+				defer cancel()
+				if err := b.open(ctx, "file://"+file, width, 900); err != nil {
+					t.Fatal(err)
+				}
+				var got layout
+				if err := b.eval(ctx, layoutJS, &got); err != nil {
+					t.Fatal(err)
+				}
+				shot := filepath.Join(dir, fmt.Sprintf("%s-%d.png", p.name, width))
+				if err := b.screenshot(ctx, shot, width); err != nil {
+					t.Errorf("screenshot: %v", err)
+				}
+				if got.Viewport != width {
+					t.Errorf("viewport %d px, want %d", got.Viewport, width)
+				}
+				for _, pr := range got.Problems {
+					t.Errorf("%s", pr)
+				}
+				if len(got.Charts) != p.charts {
+					t.Errorf("%d charts rendered, want %d", len(got.Charts), p.charts)
+				}
+				for _, c := range got.Charts {
+					switch {
+					case c.Width < 100 || c.Height < 50:
+						t.Errorf("chart %s rendered %.0f×%.0f px", c.Chart, c.Width, c.Height)
+					case c.Marks != c.Points:
+						t.Errorf("chart %s: %d of its %d values drawn as visible marks", c.Chart, c.Marks, c.Points)
+					case c.Points > 1 && c.Shapes == 0:
+						t.Errorf("chart %s: no line or bar drawn for %d values", c.Chart, c.Points)
+					case c.Points == 0 && !c.Empty:
+						t.Errorf("chart %s: no values and no text saying so", c.Chart)
+					}
+				}
+				if got.Tasks != len(p.run.Tasks) {
+					t.Errorf("%d task boxes drawn, want %d", got.Tasks, len(p.run.Tasks))
+				}
+				if t.Failed() {
+					t.Logf("screenshot: %s", shot)
+				}
+			})
 		}
 	}
-	if n := bytes.Count(dom, []byte(`class="task state-`)); n != len(r.Tasks) {
-		t.Errorf("DOM task graph has %d tasks, want %d", n, len(r.Tasks))
+	if !strings.HasPrefix(dir, os.TempDir()) {
+		t.Logf("screenshots in %s", dir)
 	}
-	shot := filepath.Join(artifactDir(t), "report.png")
-	runChromium(t, bin, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars", "file://"+page)
-	st, err := os.Stat(shot)
-	if err != nil || st.Size() < 10_000 {
-		t.Fatalf("screenshot %s: %v (size %v)", shot, err, st)
-	}
-	t.Logf("screenshot: %s", shot)
-
-	// A long run in progress with a wide graph: a second screenshot to look at,
-	// taken only when the artifacts are kept.
-	if os.Getenv("AGENTLOOP_ARTIFACTS") == "" {
-		return
-	}
-	b.Reset()
-	if err := HTML(&b, longRun()); err != nil {
-		t.Fatal(err)
-	}
-	long := filepath.Join(filepath.Dir(page), "long.html")
-	if err := os.WriteFile(long, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	runChromium(t, bin, "--screenshot="+filepath.Join(artifactDir(t), "report-long.png"), "--window-size=1280,2600", "--hide-scrollbars", "file://"+long)
 }
