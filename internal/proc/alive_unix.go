@@ -19,3 +19,9 @@ func Alive(pid int) bool {
 	}
 	return !zombie(pid)
 }
+
+// groupExists reports whether any process is in the process group pgid.
+func groupExists(pgid int) bool {
+	err := syscall.Kill(-pgid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

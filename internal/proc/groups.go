@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"slices"
 	"sync"
+	"time"
 )
 
 // Groups records the process groups that [Run] has started and not yet ended, so
@@ -13,10 +15,23 @@ import (
 // one Groups, hands it to every Run through the context ([WithGroups]) and keeps
 // it; Run called with a context that carries none registers nothing. The zero
 // value is ready to use.
+//
+// A part of the program (one run's session) takes a [Groups.Sub] of it, which
+// also tells its owner every change, so that the run's lock file can name the
+// groups that would be left behind if the program died.
 type Groups struct {
-	mu     sync.Mutex
-	live   map[int]struct{} // leader pid (= group id) of each running group
-	closed bool             // KillAll has run: no new group may start
+	root     *Groups // the program's Groups, for a Sub; nil for the root itself
+	mu       sync.Mutex
+	live     map[int]Child // by leader pid (= group id)
+	closed   bool          // root: KillAll has run, no new group may start
+	onChange func([]Child) // a Sub's owner, told the Sub's groups after each change
+}
+
+// Child is a process group agentloop started: the pid of its leader, which is
+// the group's id, and the leader's start time, which tells a reused pid apart.
+type Child struct {
+	PGID      int    `json:"pgid"`
+	StartTime string `json:"start_time,omitempty"`
 }
 
 // ErrShuttingDown is the error (inside a *[StartError]) of a [Run] that was asked
@@ -31,8 +46,27 @@ func WithGroups(ctx context.Context, g *Groups) context.Context {
 	return context.WithValue(ctx, groupsKey{}, g)
 }
 
-func groupsFrom(ctx context.Context) *Groups {
+// GroupsFrom returns the Groups ctx carries, or nil.
+func GroupsFrom(ctx context.Context) *Groups {
 	g, _ := ctx.Value(groupsKey{}).(*Groups)
+	return g
+}
+
+// Sub returns a Groups for one part of the program: what it starts is recorded
+// both in it and in g (so g.KillAll reaches it), and onChange is called with the
+// Sub's live groups, sorted, after each start and end (under the lock: keep it
+// short). A nil g gives a Groups of its own.
+func (g *Groups) Sub(onChange func([]Child)) *Groups {
+	if g == nil {
+		return &Groups{onChange: onChange}
+	}
+	return &Groups{root: g.top(), onChange: onChange}
+}
+
+func (g *Groups) top() *Groups {
+	if g.root != nil {
+		return g.root
+	}
 	return g
 }
 
@@ -43,18 +77,23 @@ func (g *Groups) start(cmd *exec.Cmd) error {
 	if g == nil {
 		return cmd.Start()
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
+	r := g.top()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
 		return ErrShuttingDown
 	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	if g.live == nil {
-		g.live = map[int]struct{}{}
+	pid := cmd.Process.Pid
+	st, _ := StartTime(pid)
+	c := Child{PGID: pid, StartTime: st}
+	r.add(c)
+	if g != r {
+		g.add(c)
 	}
-	g.live[cmd.Process.Pid] = struct{}{}
+	g.changed()
 	return nil
 }
 
@@ -66,28 +105,92 @@ func (g *Groups) end(pid int) {
 		killGroup(pid)
 		return
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	r := g.top()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	killGroup(pid)
-	delete(g.live, pid)
+	delete(r.live, pid)
+	if g != r {
+		delete(g.live, pid)
+	}
+	g.changed()
+}
+
+func (g *Groups) add(c Child) {
+	if g.live == nil {
+		g.live = map[int]Child{}
+	}
+	g.live[c.PGID] = c
+}
+
+// changed tells the owner; the caller holds the root's lock.
+func (g *Groups) changed() {
+	if g.onChange != nil {
+		g.onChange(g.children())
+	}
+}
+
+func (g *Groups) children() []Child {
+	out := make([]Child, 0, len(g.live))
+	for _, c := range g.live {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b Child) int { return a.PGID - b.PGID })
+	return out
 }
 
 // KillAll sends SIGKILL to every recorded process group at once and refuses any
 // later start. It returns the number of groups signalled. The processes die
-// asynchronously; the caller may exit right away.
+// asynchronously; the caller may exit right away. Called on a Sub, it kills the
+// whole program's groups too.
 func (g *Groups) KillAll() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.closed = true
-	for pid := range g.live {
+	r := g.top()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	for pid := range r.live {
 		killGroup(pid)
 	}
-	return len(g.live)
+	return len(r.live)
 }
 
 // Len returns the number of process groups running now.
 func (g *Groups) Len() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	r := g.top()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return len(g.live)
+}
+
+// EndOrphans ends the process groups a program that died left running: each
+// group that still exists (and whose leader, if alive, is the process that was
+// recorded, not a reused pid) gets SIGTERM, and SIGKILL if any of it is left
+// after grace. It returns the groups it found alive.
+func EndOrphans(children []Child, grace time.Duration) []Child {
+	var found []Child
+	for _, c := range children {
+		if c.PGID <= 1 || !groupExists(c.PGID) {
+			continue
+		}
+		if Alive(c.PGID) {
+			if st, err := StartTime(c.PGID); err == nil && c.StartTime != "" && st != c.StartTime {
+				continue // the pid is another process's now
+			}
+		}
+		found = append(found, c)
+		termGroup(c.PGID)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	deadline := time.Now().Add(grace)
+	for _, c := range found {
+		for groupExists(c.PGID) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if groupExists(c.PGID) {
+			killGroup(c.PGID)
+		}
+	}
+	return found
 }

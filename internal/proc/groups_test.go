@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -172,4 +173,60 @@ func TestGroupsKillAll(t *testing.T) {
 	if _, ok := errors.AsType[*StartError](err); !ok || !errors.Is(err, ErrShuttingDown) {
 		t.Errorf("Run after KillAll: error %v, want a *StartError wrapping ErrShuttingDown", err)
 	}
+}
+
+// A Sub tells its owner each group it starts and ends; the root sees them too,
+// so the root's KillAll reaches them.
+func TestGroupsSubReportsChanges(t *testing.T) {
+	t.Parallel()
+	root := &Groups{}
+	var mu sync.Mutex
+	var seen [][]Child
+	sub := root.Sub(func(cs []Child) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, cs)
+	})
+	ctx := WithGroups(t.Context(), sub)
+	if _, err := Run(ctx, Spec{Argv: []string{"true"}}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || len(seen[0]) != 1 || len(seen[1]) != 0 {
+		t.Fatalf("changes seen = %v, want one group then none", seen)
+	}
+	if c := seen[0][0]; c.PGID <= 0 || c.StartTime == "" && runtime.GOOS == "linux" {
+		t.Errorf("child = %+v, want its pgid and start time", c)
+	}
+	if root.Len() != 0 || sub.Len() != 0 {
+		t.Errorf("Len after Run: root %d, sub %d", root.Len(), sub.Len())
+	}
+}
+
+// EndOrphans ends a group left running by a program that died: SIGTERM first,
+// SIGKILL for what ignores it once the grace is over; a recorded group that is
+// gone, or whose pid is now another process, is left alone.
+func TestEndOrphans(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sh", "-c", stubborn)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, started := lineEvents(2)
+	cmd.Stdout = out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(waited) }()
+	<-started
+	st, _ := StartTime(cmd.Process.Pid)
+	orphan := Child{PGID: cmd.Process.Pid, StartTime: st}
+	gone := Child{PGID: 999999999}
+	reused := Child{PGID: os.Getpid(), StartTime: "not-this-one"}
+	found := EndOrphans([]Child{gone, reused, orphan}, 300*time.Millisecond)
+	if len(found) != 1 || found[0] != orphan {
+		t.Errorf("EndOrphans = %v, want only %v", found, orphan)
+	}
+	<-waited
+	assertGone(t, pids(t, out.String()), 2*time.Second)
 }

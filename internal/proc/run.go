@@ -95,7 +95,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if err := out.open(cmd, s.Stdout, s.Stderr); err != nil {
 		return res, &StartError{Argv: s.Argv, Err: err}
 	}
-	groups := groupsFrom(ctx)
+	groups := GroupsFrom(ctx)
 	if err := groups.start(cmd); err != nil {
 		out.closeAll()
 		return res, &StartError{Argv: s.Argv, Err: err}
@@ -171,15 +171,15 @@ func terminate(pid int, grace time.Duration, waitc <-chan struct{}) {
 // output copies the child's stdout and stderr through pipes of our own, so that
 // Run decides when to stop reading, counts bytes and notes the last output time.
 type output struct {
-	start   time.Time
-	bytes   atomic.Int64
-	last    atomic.Int64 // time.Duration since start of the last output
+	start    time.Time
+	bytes    atomic.Int64
+	last     atomic.Int64 // time.Duration since start of the last output
 	readers  []*os.File
 	writers  []*os.File // child ends, closed in the parent after Start
 	dests    []io.Writer
 	redactor *redact.Redactor
 	flush    []*redact.Writer
-	wg      sync.WaitGroup
+	wg       sync.WaitGroup
 }
 
 func (o *output) open(cmd *exec.Cmd, stdout, stderr io.Writer) error {

@@ -172,12 +172,14 @@ func TestRunIdleTimeout(t *testing.T) {
 		wantIdle bool
 	}{
 		{"quiet", "echo start; sleep 100", true},
-		{"chatty", "for i in 1 2 3 4 5 6 7 8; do echo $i; sleep 0.1; done", false},
+		// Output every 50 ms against an idle timeout of 1.5 s: a margin of 30× keeps
+		// the case right on a loaded machine.
+		{"chatty", "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40; do echo $i; sleep 0.05; done", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := Run(t.Context(), Spec{Argv: []string{"sh", "-c", tt.script}, IdleTimeout: 400 * time.Millisecond, Grace: 200 * time.Millisecond})
+			res, err := Run(t.Context(), Spec{Argv: []string{"sh", "-c", tt.script}, IdleTimeout: 1500 * time.Millisecond, Grace: 200 * time.Millisecond})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}

@@ -9,11 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/ui"
 )
@@ -61,6 +63,9 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 	}
 	if r := lock.Recovered; r != nil {
 		screen.Warnf("recovered the stale lock of %s: pid %d on %s is gone", p.Name, r.PID, r.Host)
+		if n := len(lock.Orphans); n > 0 {
+			screen.Warnf("ended %d process group(s) the dead run of %s left running (%s) before going on", n, p.Name, pgids(lock.Orphans))
+		}
 	}
 	s := &Session{pr: pr, p: p, store: store, lock: lock, screen: screen, log: log}
 	st, err := store.Load(p.Name)
@@ -103,6 +108,17 @@ func (s *Session) State() *loop.State { return s.st }
 // Close releases the run's lock without running it.
 func (s *Session) Close() { s.lock.Release() }
 
+func pgids(cs []proc.Child) string {
+	var b strings.Builder
+	for i, c := range cs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "pgid %d", c.PGID)
+	}
+	return b.String()
+}
+
 func orStatus(s loop.Status) string {
 	if s == loop.StatusRunning {
 		return "running when its process died"
@@ -116,6 +132,9 @@ func orStatus(s loop.Status) string {
 // outcome.
 func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 	defer s.lock.Release()
+	// Every process the run starts is named in its lock while it runs, so that
+	// if this process dies, the next one to take the lock ends them first.
+	ctx = proc.WithGroups(ctx, proc.GroupsFrom(ctx).Sub(s.lock.SetChildren))
 	s.st.Sessions = append(s.st.Sessions, loop.Session{StartedAt: s.pr.Now()})
 	runDir := s.store.RunDir(s.p.Name, s.st.RunID)
 	if err := state.EnsureDir(runDir); err != nil {

@@ -19,6 +19,10 @@ type LockInfo struct {
 	Host      string    `json:"host"`
 	StartTime string    `json:"start_time,omitempty"` // proc.StartTime: tells a reused pid apart
 	StartedAt time.Time `json:"started_at"`
+	// Children are the process groups the owner has running (agent, gates,
+	// reviewer): whoever recovers the lock of an owner that died ends them
+	// before anything runs beside them.
+	Children []proc.Child `json:"children,omitempty"`
 }
 
 // Lock is the ownership of one run, held (flock) until [Lock.Release].
@@ -28,7 +32,10 @@ type Lock struct {
 	// Recovered is the stale lock this one replaced (its process was dead), or nil;
 	// the caller warns "recovered stale lock of pid N".
 	Recovered *LockInfo
-	f         *os.File
+	// Orphans are the process groups of Recovered's owner that were still
+	// running and have been ended (SIGTERM, then SIGKILL after the grace).
+	Orphans []proc.Child
+	f       *os.File
 }
 
 // LockedError is returned by [Store.Lock] when a live process owns the run.
@@ -117,6 +124,8 @@ func tryLock(name, path string, me LockInfo) (*Lock, error) {
 		}
 		if err == nil { // an unreadable lock file (crash while writing it) is taken silently
 			l.Recovered = &old
+			// Nothing of the dead owner may go on editing the tree beside us.
+			l.Orphans = proc.EndOrphans(old.Children, proc.DefaultGrace)
 		}
 	}
 	if err := l.write(); err != nil {
@@ -165,6 +174,17 @@ func (l *Lock) write() error {
 		return err
 	}
 	return l.f.Sync()
+}
+
+// SetChildren records the process groups the owner has running, for whoever
+// recovers the lock if this process dies (see [proc.Groups.Sub]). It is best
+// effort: a lock file that cannot be written leaves the old list.
+func (l *Lock) SetChildren(children []proc.Child) {
+	if l == nil || l.f == nil {
+		return
+	}
+	l.Info.Children = children
+	_ = l.write()
 }
 
 // Release gives the run up: it removes the lock file, then drops the flock.
