@@ -82,12 +82,25 @@ func (s Store) Lock(name string) (*Lock, error) {
 		if errors.Is(err, errRetry) {
 			continue
 		}
+		if err == nil {
+			s.removeTemps(name)
+		}
 		return l, err
 	}
 	return nil, fmt.Errorf("lock run %s: %s keeps changing; retry", name, path)
 }
 
 var errRetry = errors.New("lock file changed")
+
+// removeTemps removes the half-written state files a killed process left
+// ([WriteFileAtomic]'s temporaries): with the run's lock held, no other process
+// is writing one.
+func (s Store) removeTemps(name string) {
+	temps, _ := filepath.Glob(filepath.Join(s.StateDir(), "."+name+".json.tmp-*"))
+	for _, t := range temps {
+		_ = os.Remove(t)
+	}
+}
 
 func tryLock(name, path string, me LockInfo) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, FilePerm)

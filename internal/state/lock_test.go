@@ -201,3 +201,29 @@ func TestOwned(t *testing.T) {
 		t.Error("owned after release")
 	}
 }
+
+func TestLockRemovesHalfWrittenStateFiles(t *testing.T) {
+	t.Parallel()
+	s := Store{Root: t.TempDir()}
+	if err := EnsureDir(s.StateDir()); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(s.StateDir(), ".build.json.tmp-123")
+	other := filepath.Join(s.StateDir(), ".other.json.tmp-456")
+	for _, p := range []string{mine, other} {
+		if err := os.WriteFile(p, []byte("{half"), FilePerm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := s.Lock("build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if _, err := os.Stat(mine); !os.IsNotExist(err) {
+		t.Errorf("the run's half-written state file is still there: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another run's temporary file was touched: %v", err)
+	}
+}
