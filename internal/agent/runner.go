@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/proc"
 )
@@ -23,13 +24,6 @@ const (
 	maxArgPrompt   = 128<<10 - 1
 	tailBytes      = 4 << 10
 )
-
-// Limits are hard limits for one agent run; zero means none. When the live
-// usage crosses one, the agent is ended and the result says why.
-type Limits struct {
-	MaxTokens  int64
-	MaxCostUSD float64 // reported cost, or estimated from the price table
-}
 
 // Request is one agent run.
 type Request struct {
@@ -49,7 +43,10 @@ type Request struct {
 	// passed (an iteration's timeout counted from the iteration's start).
 	Deadline    time.Time
 	IdleTimeout time.Duration
-	Limits      Limits
+	// Limits bound the run's live usage (MaxTokens, MaxCostUSD: reported cost,
+	// or estimated from the price table; zero means none): crossing one ends the
+	// agent and the result says why. The engine hands what the loop has left.
+	Limits budget.Limits
 }
 
 // LimitError is the cancel cause when an agent crossed its per-run limit.

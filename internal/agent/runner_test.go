@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
@@ -185,7 +186,7 @@ func TestRunnerTokenLimit(t *testing.T) {
 	dir := t.TempDir()
 	p, env := fakePreset(t, FormatClaudeStream, PromptStdin, "spin")
 	res, err := (&Runner{Grace: time.Second}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env,
-		LogPath: filepath.Join(dir, "agent.log"), Timeout: 30 * time.Second, Limits: Limits{MaxTokens: 5000}})
+		LogPath: filepath.Join(dir, "agent.log"), Timeout: 30 * time.Second, Limits: budget.Limits{MaxTokens: 5000}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,16 +9,18 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/proc"
 )
 
 // watch feeds the agent's output lines to the parser (stdout and stderr come
-// from two goroutines) and ends the run when the live usage crosses a limit.
+// from two goroutines) and ends the run when the live usage crosses a limit it
+// was given (what the run has left, as the decision engine judged it).
 type watch struct {
 	mu         sync.Mutex
 	parser     Parser
 	prices     Prices
-	limits     Limits
+	limits     budget.Limits
 	cancel     context.CancelCauseFunc
 	marker     string
 	textMarker bool // look for the marker in every output line (text output)

@@ -95,6 +95,21 @@ type Remaining struct {
 // Unlimited is a [Remaining] with no limit at all.
 func Unlimited() Remaining { return Remaining{Tokens: -1, CostUSD: -1, Duration: -1} }
 
+// AgentLimits are the token and cost limits of one agent run: what the run has
+// left of each (zero: no limit). A resource with nothing left keeps the
+// smallest positive limit, so that it still ends the agent. Wall time is not
+// among them: the iteration timeout bounds an agent run.
+func (r Remaining) AgentLimits() Limits {
+	var l Limits
+	if r.Tokens >= 0 {
+		l.MaxTokens = max(r.Tokens, 1)
+	}
+	if r.CostUSD >= 0 {
+		l.MaxCostUSD = max(r.CostUSD, 0.0001)
+	}
+	return l
+}
+
 // Verdict is the budget picture before the next iteration.
 type Verdict struct {
 	Hard         []Resource `json:"hard,omitempty"`          // limits crossed: stop
@@ -116,4 +131,32 @@ func (v Verdict) Stop() bool { return len(v.Hard) > 0 || len(v.CannotAfford) > 0
 func SpentFrom(u evidence.Usage, wall time.Duration, iterations int) Spent {
 	return Spent{Tokens: u.TotalTokens(), TokensKnown: u.TokensKnown, CostUSD: u.CostUSD, CostKnown: u.CostKnown,
 		Duration: wall, Iterations: iterations}
+}
+
+// Minus is what s spent beyond o (o a part of s): the spend of the others when
+// o is one run's. A total is known only when both are.
+func (s Spent) Minus(o Spent) Spent {
+	return Spent{
+		Tokens: s.Tokens - o.Tokens, TokensKnown: s.TokensKnown && o.TokensKnown,
+		CostUSD: s.CostUSD - o.CostUSD, CostKnown: s.CostKnown && o.CostKnown,
+		Duration: s.Duration - o.Duration, Iterations: s.Iterations - o.Iterations,
+	}
+}
+
+// Within bounds l's token and cost limits by what is left of a budget shared
+// with others (a task graph's) after what they spent, so one run cannot spend
+// what the others were to have. A shared limit already used up keeps the
+// smallest positive limit, since zero means none.
+func (l Limits) Within(shared Limits, others Spent) Limits {
+	if shared.MaxCostUSD > 0 && others.CostKnown {
+		if left := max(shared.MaxCostUSD-others.CostUSD, 0.0001); l.MaxCostUSD <= 0 || left < l.MaxCostUSD {
+			l.MaxCostUSD = left
+		}
+	}
+	if shared.MaxTokens > 0 && others.TokensKnown {
+		if left := max(shared.MaxTokens-others.Tokens, 1); l.MaxTokens <= 0 || left < l.MaxTokens {
+			l.MaxTokens = left
+		}
+	}
+	return l
 }

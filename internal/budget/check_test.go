@@ -101,3 +101,52 @@ func TestSpentFrom(t *testing.T) {
 		t.Errorf("SpentFrom (-want +got):\n%s", diff)
 	}
 }
+
+func TestAgentLimits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		r    Remaining
+		want Limits
+	}{
+		{"no limits", Unlimited(), Limits{}},
+		{"what is left", Remaining{Tokens: 500, CostUSD: 1.5, Duration: time.Minute}, Limits{MaxTokens: 500, MaxCostUSD: 1.5}},
+		{"nothing left still ends the agent", Remaining{Tokens: 0, CostUSD: 0, Duration: -1}, Limits{MaxTokens: 1, MaxCostUSD: 0.0001}},
+		{"only cost limited", Remaining{Tokens: -1, CostUSD: 2, Duration: -1}, Limits{MaxCostUSD: 2}},
+	}
+	for _, tt := range tests {
+		if got := tt.r.AgentLimits(); got != tt.want {
+			t.Errorf("%s: AgentLimits() = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestWithin(t *testing.T) {
+	t.Parallel()
+	others := Spent{Tokens: 700, TokensKnown: true, CostUSD: 4, CostKnown: true}
+	tests := []struct {
+		name   string
+		own    Limits
+		shared Limits
+		others Spent
+		want   Limits
+	}{
+		{"no shared budget", Limits{MaxCostUSD: 3}, Limits{}, others, Limits{MaxCostUSD: 3}},
+		{"what the others left is lower", Limits{MaxCostUSD: 3, MaxTokens: 1000}, Limits{MaxCostUSD: 5, MaxTokens: 1000}, others,
+			Limits{MaxCostUSD: 1, MaxTokens: 300}},
+		{"the own limit is lower", Limits{MaxCostUSD: 0.5}, Limits{MaxCostUSD: 5}, others, Limits{MaxCostUSD: 0.5}},
+		{"no own limit", Limits{MaxIterations: 3}, Limits{MaxCostUSD: 5}, others, Limits{MaxIterations: 3, MaxCostUSD: 1}},
+		{"used up keeps the smallest limit", Limits{}, Limits{MaxCostUSD: 3, MaxTokens: 500}, others, Limits{MaxCostUSD: 0.0001, MaxTokens: 1}},
+		{"unknown spend of the others is not capped on", Limits{MaxCostUSD: 3}, Limits{MaxCostUSD: 5}, Spent{CostUSD: 4}, Limits{MaxCostUSD: 3}},
+	}
+	for _, tt := range tests {
+		if got := tt.own.Within(tt.shared, tt.others); got != tt.want {
+			t.Errorf("%s: Within() = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+	all := Spent{Tokens: 1000, TokensKnown: true, CostUSD: 5, CostKnown: true, Iterations: 4}
+	own := Spent{Tokens: 300, TokensKnown: true, CostUSD: 1, CostKnown: true, Iterations: 1}
+	if got, want := all.Minus(own), (Spent{Tokens: 700, TokensKnown: true, CostUSD: 4, CostKnown: true, Iterations: 3}); got != want {
+		t.Errorf("Minus() = %+v, want %+v", got, want)
+	}
+}

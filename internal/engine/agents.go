@@ -10,26 +10,16 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
-// AgentLimits bound each agent run of a loop.
-type AgentLimits struct {
-	IterationTimeout time.Duration // per agent run, unless the request says otherwise
-	IdleTimeout      time.Duration // an agent silent this long is ended
-	MaxTokens        int64         // the run's hard token limit (0: none)
-	MaxCostUSD       float64       // the run's hard cost limit (0: none)
-}
-
 // PresetAgents is the [AgentRunner] of agent presets: it runs the configured
-// agent, or a fallback agent by name. The run's hard token and cost limits bound
-// each agent run by what is left of them, so crossing one mid-iteration ends
-// the agent.
+// agent, or a fallback agent by name. Each agent run is bounded by what the run
+// has left of its token and cost limits ([AgentRequest.Remaining]), so crossing
+// one mid-iteration ends the agent.
 type PresetAgents struct {
 	Runner           *agent.Runner
 	Agent            agent.Preset
 	Fallback         []agent.Preset
-	Limits           AgentLimits
+	IdleTimeout      time.Duration // an agent silent this long is ended
 	CompletionMarker string
-	// Spent is the run's spend before this iteration.
-	Spent func() evidence.Usage
 }
 
 // RunAgent implements [AgentRunner].
@@ -38,31 +28,15 @@ func (a *PresetAgents) RunAgent(ctx context.Context, req AgentRequest) (evidence
 	if !ok {
 		return evidence.AgentResult{}, fmt.Errorf("fallback agent %q is not configured", req.Agent)
 	}
-	l := a.Limits
-	timeout := l.IterationTimeout
-	if req.Timeout > 0 {
-		timeout = req.Timeout
-	}
 	var deadline time.Time
-	if timeout > 0 && !req.Started.IsZero() {
-		deadline = req.Started.Add(timeout)
-	}
-	var lim agent.Limits
-	var spent evidence.Usage
-	if a.Spent != nil {
-		spent = a.Spent()
-	}
-	if l.MaxTokens > 0 && spent.TokensKnown {
-		lim.MaxTokens = max(l.MaxTokens-spent.TotalTokens(), 1)
-	}
-	if l.MaxCostUSD > 0 && spent.CostKnown {
-		lim.MaxCostUSD = max(l.MaxCostUSD-spent.CostUSD, 0.0001)
+	if req.Timeout > 0 && !req.Started.IsZero() {
+		deadline = req.Started.Add(req.Timeout)
 	}
 	return a.Runner.Run(ctx, agent.Request{
 		Preset: preset, Prompt: req.Prompt, Dir: req.WorkDir, IterDir: req.IterDir,
 		LogPath: filepath.Join(req.IterDir, "agent.log"), Echo: req.Echo,
-		CompletionMarker: a.CompletionMarker, Timeout: timeout, Deadline: deadline, IdleTimeout: l.IdleTimeout,
-		Limits: lim,
+		CompletionMarker: a.CompletionMarker, Timeout: req.Timeout, Deadline: deadline, IdleTimeout: a.IdleTimeout,
+		Limits: req.Remaining.AgentLimits(),
 	})
 }
 

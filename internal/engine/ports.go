@@ -16,9 +16,9 @@ type AgentRequest struct {
 	Agent     string // a fallback agent's name, empty for the configured one
 	Prompt    string
 	WorkDir   string
-	IterDir   string // where the prompt file and agent.log go
-	Timeout   time.Duration
-	Echo      io.Writer // the terminal, when verbose; nil otherwise
+	IterDir   string        // where the prompt file and agent.log go
+	Timeout   time.Duration // the iteration's timeout (0: none)
+	Echo      io.Writer     // the terminal, when verbose; nil otherwise
 	// Started is when the iteration started: its timeout counts from there, so
 	// composing the prompt does not stretch it.
 	Started time.Time

@@ -23,17 +23,17 @@ const (
 // StepRequest is what the loop asks of its environment.
 type StepRequest struct {
 	Kind       StepKind
-	Iteration  int      // 1-based iteration number (StepIteration)
-	Attempt    int      // which fresh attempt this iteration belongs to
-	Feedback   string   // synthesized feedback of the last iteration, for the prompt
-	Guidance   string   // human guidance given on resume, for the prompt
-	Strategy   string   // the strategy chosen for this iteration (retry, refine, expand, simplify)
-	Lessons    []string // lessons from earlier attempts (simplify)
-	Focus      string   // one failure to focus on (simplify), empty for all
-	Expand     []string // files and symbols to add to the context (expand)
-	Agent      string   // agent to use, when a fallback replaced the configured one
-	Timeout    time.Duration
-	Checkpoint string // StepRollback: the checkpoint to restore
+	Iteration  int           // 1-based iteration number (StepIteration)
+	Attempt    int           // which fresh attempt this iteration belongs to
+	Feedback   string        // synthesized feedback of the last iteration, for the prompt
+	Guidance   string        // human guidance given on resume, for the prompt
+	Strategy   string        // the strategy chosen for this iteration (retry, refine, expand, simplify)
+	Lessons    []string      // lessons from earlier attempts (simplify)
+	Focus      string        // one failure to focus on (simplify), empty for all
+	Expand     []string      // files and symbols to add to the context (expand)
+	Agent      string        // agent to use, when a fallback replaced the configured one
+	Timeout    time.Duration // the iteration's timeout: a raised one (expand), else the limit's
+	Checkpoint string        // StepRollback: the checkpoint to restore
 	Baseline   []evidence.GateResult
 	// Remaining is what the run has left to spend (the decider's preflight): the
 	// agent is ended when its live usage crosses it.

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -117,7 +118,7 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 		Focus:     st.Next.Focus,
 		Expand:    st.Next.Expand,
 		Agent:     st.Next.Agent,
-		Timeout:   st.Next.Timeout.Duration(),
+		Timeout:   cmp.Or(st.Next.Timeout.Duration(), r.spec.Limits.IterationTimeout),
 		Baseline:  st.Baseline,
 		Remaining: left,
 	})

@@ -9,7 +9,6 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/engine"
-	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -92,7 +91,7 @@ func (p *Plan) Composer(runDir string) *engine.PromptComposer {
 
 // AgentRunner runs the plan's agent, or a fallback agent by name; spent is the
 // run's spend before each iteration, which the hard limits are counted down by.
-func (p *Plan) AgentRunner(log *slog.Logger, spent func() evidence.Usage) *engine.PresetAgents {
+func (p *Plan) AgentRunner(log *slog.Logger) *engine.PresetAgents {
 	prices := agent.DefaultPrices()
 	if len(p.Prices) > 0 && prices.Models == nil {
 		prices.Models = map[string]agent.Price{}
@@ -100,17 +99,11 @@ func (p *Plan) AgentRunner(log *slog.Logger, spent func() evidence.Usage) *engin
 	for model, pr := range p.Prices {
 		prices.Models[model] = agent.Price{Input: pr.Input, Output: pr.Output, CacheRead: pr.CacheRead, CacheWrite: pr.CacheWrite}
 	}
-	l := p.Proc.Limits
 	return &engine.PresetAgents{
-		Runner:   &agent.Runner{Prices: &prices, Logger: log, Grace: p.KillGrace},
-		Agent:    p.Agent,
-		Fallback: p.Fallback,
-		Limits: engine.AgentLimits{
-			IterationTimeout: l.IterationTimeout, IdleTimeout: l.IdleTimeout,
-			MaxTokens: l.MaxTokens, MaxCostUSD: l.MaxCostUSD,
-		},
-		CompletionMarker: p.Proc.CompletionMarker,
-		Spent:            spent,
+		Runner:      &agent.Runner{Prices: &prices, Logger: log, Grace: p.KillGrace},
+		Agent:       p.Agent,
+		Fallback:    p.Fallback,
+		IdleTimeout: p.Proc.Limits.IdleTimeout, CompletionMarker: p.Proc.CompletionMarker,
 	}
 }
 

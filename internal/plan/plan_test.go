@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
@@ -79,7 +80,7 @@ func TestResolve(t *testing.T) {
 	if p.Reviewer == nil || p.ReviewerAgent(nil) == nil {
 		t.Error("the reviewer given is not in the plan")
 	}
-	if a := p.AgentRunner(nil, nil); a.Agent.Binary != "my-agent" || a.Limits.IterationTimeout != p.Proc.Limits.IterationTimeout {
+	if a := p.AgentRunner(nil); a.Agent.Binary != "my-agent" || a.IdleTimeout != p.Proc.Limits.IdleTimeout {
 		t.Errorf("agent runner %+v", a)
 	}
 
@@ -121,7 +122,7 @@ func TestApplyTask(t *testing.T) {
 	task := tasks.Task{
 		ID: "api", Title: "Add the endpoint", Files: []string{"api/**"},
 		Gates:  []tasks.Gate{{Name: "unit", Run: "go test ./api/...", Required: &optional}},
-		Limits: &tasks.Limits{MaxIterations: 4},
+		Limits: &tasks.Limits{Limits: budget.Limits{MaxIterations: 4}},
 	}
 	if err := ApplyTask(p, task); err != nil {
 		t.Fatal(err)

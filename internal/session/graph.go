@@ -14,7 +14,9 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -264,25 +266,22 @@ func (g *graphRun) finished(t tasks.Task, o tasks.Outcome) {
 	g.out.Warnf("%s", line)
 }
 
-// budget is the global budget over every task of the graph.
+// budget is the global budget over every task of the graph, as the decision
+// engine judges it before a task starts.
 func (g *graphRun) budget() (bool, string) {
 	b := g.file.Budget
 	if b.MaxCostUSD <= 0 && b.MaxTokens <= 0 {
 		return false, ""
 	}
-	u := g.spent()
-	if b.MaxCostUSD > 0 && u.CostKnown && u.CostUSD >= b.MaxCostUSD {
-		return true, fmt.Sprintf("global budget: $%.2f of $%.2f spent", u.CostUSD, b.MaxCostUSD)
-	}
-	if b.MaxTokens > 0 && u.TokensKnown && u.TotalTokens() >= b.MaxTokens {
-		return true, fmt.Sprintf("global budget: %d of %d tokens spent", u.TotalTokens(), b.MaxTokens)
+	if over, why := decide.Exhausted(b, g.spent()); over {
+		return true, "global budget: " + why
 	}
 	return false, ""
 }
 
 // spent is what every task of the graph has spent so far (an unreadable state
 // file is left out, not a reason to ignore the budget).
-func (g *graphRun) spent() evidence.Usage {
+func (g *graphRun) spent() budget.Spent {
 	states, _ := state.Store{Root: g.stateDir}.List()
 	var u evidence.Usage
 	for _, st := range states {
@@ -290,27 +289,14 @@ func (g *graphRun) spent() evidence.Usage {
 			u = u.Add(st.Spend.Usage).Add(st.Spend.Reviewer)
 		}
 	}
-	return u
+	return budget.SpentFrom(u, 0, 0)
 }
 
 // capToGlobal bounds a task's own cost and token limits by what is left of the
 // graph's budget, so one task cannot spend what the others were to have.
 func (g *graphRun) capToGlobal(p *plan.Plan, own evidence.Usage) {
-	b := g.file.Budget
-	all := g.spent()
-	l := &p.Proc.Limits
-	if b.MaxCostUSD > 0 && all.CostKnown {
-		left := b.MaxCostUSD - (all.CostUSD - own.CostUSD)
-		if l.MaxCostUSD <= 0 || left < l.MaxCostUSD {
-			l.MaxCostUSD = max(left, 0.0001)
-		}
-	}
-	if b.MaxTokens > 0 && all.TokensKnown {
-		left := b.MaxTokens - (all.TotalTokens() - own.TotalTokens())
-		if l.MaxTokens <= 0 || left < l.MaxTokens {
-			l.MaxTokens = max(left, 1)
-		}
-	}
+	others := g.spent().Minus(budget.SpentFrom(own, 0, 0))
+	p.Proc.Limits.Limits = p.Proc.Limits.Limits.Within(g.file.Budget, others)
 }
 
 // mergeBack merges the branches of succeeded tasks into the current branch in

@@ -12,7 +12,6 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/diff"
 	"github.com/agentloop/agentloop/internal/engine"
-	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
@@ -24,7 +23,7 @@ func (s *Session) local(ctx context.Context, runDir string, events *state.EventL
 	p := s.p
 	l := &engine.Local{
 		Name: p.Name, RunID: s.st.RunID, WorkDir: p.WorkDir, RunDir: runDir, Task: p.TaskText(),
-		Agent:    p.AgentRunner(s.log, func() evidence.Usage { return s.st.Spend.Usage }),
+		Agent:    p.AgentRunner(s.log),
 		Gates:    p.GateRunner(),
 		Reviewer: p.ReviewerAgent(s.log),
 		Prompt:   p.Composer(runDir),

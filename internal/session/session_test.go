@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -120,9 +121,9 @@ func TestGraphBudget(t *testing.T) {
 	save(t, dir, &loop.State{Name: "g-a", Status: loop.StatusSucceeded, Spend: cost(3, 300)})
 	save(t, dir, &loop.State{Name: "g-b", Status: loop.StatusRunning, Spend: cost(2, 200)})
 	save(t, dir, &loop.State{Name: "other", Status: loop.StatusSucceeded, Spend: cost(100, 10000)})
-	g := &graphRun{name: "g", stateDir: dir, file: &tasks.File{Budget: tasks.Budget{MaxCostUSD: 10, MaxTokens: 1000}}}
+	g := &graphRun{name: "g", stateDir: dir, file: &tasks.File{Budget: budget.Limits{MaxCostUSD: 10, MaxTokens: 1000}}}
 
-	if u := g.spent(); u.CostUSD != 5 || u.TotalTokens() != 500 {
+	if u := g.spent(); u.CostUSD != 5 || u.Tokens != 500 {
 		t.Errorf("spent %+v, want $5 and 500 tokens (the graph's tasks only)", u)
 	}
 	if over, why := g.budget(); over {
@@ -135,7 +136,7 @@ func TestGraphBudget(t *testing.T) {
 		t.Errorf("task limits capped to $%v and %d tokens, want $7 and 700 (what the others left)", l.MaxCostUSD, l.MaxTokens)
 	}
 	g.file.Budget.MaxCostUSD = 5
-	if over, why := g.budget(); !over || !strings.Contains(why, "$5.00 of $5.00") {
+	if over, why := g.budget(); !over || !strings.Contains(why, "global budget: cost: $5.00 spent of $5.00") {
 		t.Errorf("at the budget: %v %q", over, why)
 	}
 }

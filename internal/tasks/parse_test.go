@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 func TestParseYAMLFile(t *testing.T) {
@@ -19,15 +21,15 @@ func TestParseYAMLFile(t *testing.T) {
 	}
 	no := false
 	want := &File{
-		Path: "testdata/tasks.yaml", Parallel: 2, Budget: Budget{MaxCostUSD: 25, MaxTokens: 5000000},
+		Path: "testdata/tasks.yaml", Parallel: 2, Budget: budget.Limits{MaxCostUSD: 25, MaxTokens: 5000000},
 		Tasks: []Task{
 			{ID: "schema", Title: "Add the users table", Prompt: "Add a users table with id, email and created_at, and its migration.\n",
-				Files: []string{"db/**", "migrations/**"}, Limits: &Limits{MaxIterations: 4, IterationTimeout: 20 * time.Minute}},
+				Files: []string{"db/**", "migrations/**"}, Limits: &Limits{Limits: budget.Limits{MaxIterations: 4, IterationTimeout: 20 * time.Minute}}},
 			{ID: "api", Title: "REST endpoints for users", Procedure: "build", DependsOn: []string{"schema"},
 				Gates: []Gate{{Name: "tests", Run: "go test ./api/...", Format: "gotest", Timeout: 5 * time.Minute},
 					{Name: "lint", Run: "golangci-lint run ./api/...", Required: &no}}},
 			{ID: "cli", Title: "CLI flags for users", DependsOn: []string{"schema"}},
-			{ID: "e2e", Title: "End-to-end tests", DependsOn: []string{"api", "cli"}, Limits: &Limits{MaxCostUSD: 2.5, MaxDuration: time.Hour}},
+			{ID: "e2e", Title: "End-to-end tests", DependsOn: []string{"api", "cli"}, Limits: &Limits{Limits: budget.Limits{MaxCostUSD: 2.5, MaxDuration: time.Hour}}},
 		},
 	}
 	if diff := cmp.Diff(want, f, cmpopts.IgnoreFields(Task{}, "Pos")); diff != "" {

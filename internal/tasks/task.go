@@ -3,6 +3,8 @@ package tasks
 import (
 	"fmt"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 // Task is one unit of work of a task graph: a loop of its own.
@@ -36,27 +38,16 @@ type Gate struct {
 
 // Limits is a task's override of the procedure's limits; zero fields are unset.
 type Limits struct {
-	MaxIterations    int           `json:"max_iterations,omitempty"`
-	FailureThreshold int           `json:"failure_threshold,omitempty"`
-	IterationTimeout time.Duration `json:"iteration_timeout,omitempty"`
-	MaxTokens        int64         `json:"max_tokens,omitempty"`
-	MaxCostUSD       float64       `json:"max_cost_usd,omitempty"`
-	MaxDuration      time.Duration `json:"max_duration,omitempty"`
-	TokenBudget      int64         `json:"token_budget,omitempty"`
-}
-
-// Budget is the global budget of a task file, over every task.
-type Budget struct {
-	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
-	MaxTokens  int64   `json:"max_tokens,omitempty"`
+	budget.Limits
+	TokenBudget int64 `json:"token_budget,omitempty"`
 }
 
 // File is a parsed task file.
 type File struct {
-	Path     string `json:"path"`
-	Tasks    []Task `json:"tasks"`
-	Parallel int    `json:"parallel,omitempty"` // 0: the caller's default
-	Budget   Budget `json:"budget"`
+	Path     string        `json:"path"`
+	Tasks    []Task        `json:"tasks"`
+	Parallel int           `json:"parallel,omitempty"` // 0: the caller's default
+	Budget   budget.Limits `json:"budget"`             // over every task: max_cost_usd and max_tokens
 }
 
 // Pos is a position in a source file (1-based).
