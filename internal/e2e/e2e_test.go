@@ -19,6 +19,7 @@ import (
 
 	agentcli "github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/double"
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 var (
@@ -53,7 +54,7 @@ func TestMain(m *testing.M) {
 func need(t *testing.T) {
 	t.Helper()
 	if clisDir == "" {
-		if os.Getenv("CI") == "true" {
+		if testenv.CI() {
 			t.Fatal("AGENTLOOP_E2E_CLIS is not set: .ci/run installs the agent CLIs with npm and sets it to their prefix")
 		}
 		t.Skip("AGENTLOOP_E2E_CLIS is not set: the end-to-end tier needs the agent CLIs installed with npm (see .ci/run)")
@@ -61,6 +62,8 @@ func need(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the end-to-end tier runs real agent CLIs; not with -short")
 	}
+	testenv.NeedTool(t, "git")
+	testenv.NeedTool(t, "go")
 }
 
 func binDir() string { return filepath.Join(clisDir, "node_modules", ".bin") }
@@ -216,7 +219,7 @@ func (l *loop) config(t *testing.T) {
 		"prompt": map[string]any{"context": []string{"TASK.md"}},
 		"gates": []any{map[string]any{"name": "tests", "run": "go test -json ./...", "format": "gotest-json",
 			"timeout": "3m", "env": map[string]string{"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}}},
-		"limits": map[string]any{"max_iterations": 2, "failure_threshold": 2, "iteration_timeout": "6m"},
+		"limits": map[string]any{"max_iterations": 2, "failure_threshold": 2, "iteration_timeout": "10m"},
 	}
 	var fb []string
 	for _, a := range l.fallback {

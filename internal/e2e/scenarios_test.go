@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -140,16 +142,22 @@ func TestRefusesToStart(t *testing.T) {
 
 // Ctrl-C while the agent's shell tool runs a long command: agentloop exits 130
 // and no process of the agent's tree survives, even those the CLI starts in a
-// session of their own (gemini, opencode).
+// session or a sandbox of their own (gemini, opencode, codex).
 func TestInterruptDuringToolCall(t *testing.T) {
 	need(t)
-	for _, c := range clis {
+	if runtime.GOOS != "linux" {
+		t.Skip("the survivors are looked for in /proc")
+	}
+	for i, c := range clis {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			// A sleep whose argument no other process has: every process whose
+			// command line holds it is the tool's.
+			marker := fmt.Sprintf("300.%d%d", os.Getpid(), i)
 			scenario := `
 turns:
   - text: "Running the long check."
-    shell: "sh -c 'echo $$ > tool.pid; exec sleep 300'"
+    shell: "touch tool.started && sleep ` + marker + `"
 `
 			a := &agent{cli: c, name: c.name, srv: serve(t, scenario), result: "interrupt"}
 			l := &loop{dir: repo(t), main: a, env: []string{"AGENTLOOP_KILL_GRACE=2s"}}
@@ -162,8 +170,7 @@ turns:
 			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
-			pidFile := filepath.Join(l.dir, "tool.pid")
-			pid := waitPID(t, pidFile, done, &out)
+			waitStarted(t, filepath.Join(l.dir, "tool.started"), marker, done, &out)
 			if err := cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
 			}
@@ -176,18 +183,21 @@ turns:
 				cmd.Process.Kill()
 				t.Fatalf("agentloop did not end within 90s of Ctrl-C\n%s", out.String())
 			}
-			if alive(pid, 5*time.Second) {
-				syscall.Kill(pid, syscall.SIGKILL)
-				t.Errorf("the tool's process %d (sleep 300) outlived agentloop\n%s", pid, out.String())
+			if left := survivors(marker, 5*time.Second); len(left) > 0 {
+				for _, pid := range left {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+				t.Errorf("the tool's processes %v (sleep %s) outlived agentloop\n%s", left, marker, out.String())
 			}
 		})
 	}
 }
 
-// waitPID waits for the tool's pid file, or for agentloop to end first.
-func waitPID(t *testing.T, path string, done chan error, out *strings.Builder) int {
+// waitStarted waits until the tool has started (its file exists and its sleep
+// runs), or fails when agentloop ends first.
+func waitStarted(t *testing.T, path, marker string, done chan error, out *strings.Builder) {
 	t.Helper()
-	deadline := time.After(6 * time.Minute)
+	deadline := time.After(8 * time.Minute)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -195,30 +205,40 @@ func waitPID(t *testing.T, path string, done chan error, out *strings.Builder) i
 		case err := <-done:
 			t.Fatalf("agentloop ended (%v) before the tool ran\n%s", err, out.String())
 		case <-deadline:
-			t.Fatalf("the tool did not start within 6m\n%s", out.String())
+			t.Fatalf("the tool did not start within 8m\n%s", out.String())
 		case <-tick.C:
-			b, err := os.ReadFile(path)
-			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil && pid > 0 {
-				return pid
+			if _, err := os.Stat(path); err == nil && len(survivors(marker, 0)) > 0 {
+				return
 			}
 		}
 	}
 }
 
-// alive reports whether pid still runs (a zombie does not) after waiting up to d.
-func alive(pid int, d time.Duration) bool {
+// survivors are the running processes (not zombies) whose command line holds
+// marker, after waiting up to d for them to end.
+func survivors(marker string, d time.Duration) []int {
 	end := time.Now().Add(d)
 	for {
-		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-		if err != nil {
-			return false
+		var pids []int
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if err != nil || !strings.Contains(string(cmdline), marker) {
+				continue
+			}
+			stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			// The state follows the parenthesised command name.
+			if err != nil || strings.Contains(string(stat), ") Z") || strings.Contains(string(stat), ") X") {
+				continue
+			}
+			pids = append(pids, pid)
 		}
-		// The state follows the parenthesised command name.
-		if s := string(b); strings.Contains(s, ") Z") || strings.Contains(s, ") X") {
-			return false
-		}
-		if time.Now().After(end) {
-			return true
+		if len(pids) == 0 || time.Now().After(end) {
+			return pids
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
