@@ -222,14 +222,21 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 		return tasks.Outcome{}, err
 	}
 	g.capToGlobal(p, s.st.Spend.Usage.Add(s.st.Spend.Reviewer))
+	// The task's work is committed on its branch whenever the task is found
+	// ended, not only right after its loop: a crash between the loop's end and
+	// the commit must not leave the work out of the merge.
+	commit := func() {
+		if err := gitx.Commit(context.WithoutCancel(ctx), wt, fmt.Sprintf("agentloop: task %s: %s", t.ID, firstLine(t.Text()))); err != nil {
+			screen.Warnf("commit the task's work: %v", err)
+		}
+	}
 	if s.st.Status.Ended() && s.st.Status != loop.StatusInterrupted && s.st.Status != loop.StatusAborted {
 		s.Close()
+		commit()
 		return outcomeOf(s.st, br), nil
 	}
 	_, runErr := s.Run(ctx)
-	if err := gitx.Commit(context.WithoutCancel(ctx), wt, fmt.Sprintf("agentloop: task %s: %s", t.ID, firstLine(t.Text()))); err != nil {
-		screen.Warnf("commit the task's work: %v", err)
-	}
+	commit()
 	return outcomeOf(s.st, br), runErr
 }
 
