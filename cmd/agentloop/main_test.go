@@ -37,6 +37,9 @@ func TestScripts(t *testing.T) {
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
 			e.Setenv("HOME", e.WorkDir)
 			e.Setenv("FAKEAGENT_DIR", filepath.Join(e.WorkDir, ".fakeagent"))
+			// Scripts run the fake agent under the claude preset, which as root
+			// needs IS_SANDBOX (agent_outcomes unsets it to see the refusal).
+			e.Setenv("IS_SANDBOX", "1")
 			fake, err := filepath.Abs(filepath.Join("testdata", "fake"))
 			if err != nil {
 				return err

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/proc"
 )
 
@@ -34,6 +35,9 @@ type Deps struct {
 	Executable func() (string, error)
 	// LookPath finds an executable on PATH.
 	LookPath func(file string) (string, error)
+	// Geteuid is the effective user id (-1 where there is none), for the agent
+	// CLIs that refuse to run as root.
+	Geteuid func() int
 }
 
 // Std returns the real process's dependencies.
@@ -45,7 +49,7 @@ func Std() Deps {
 			f, ok := w.(*os.File)
 			return ok && term.IsTerminal(int(f.Fd()))
 		},
-		Getwd: os.Getwd, Executable: os.Executable, LookPath: exec.LookPath,
+		Getwd: os.Getwd, Executable: os.Executable, LookPath: exec.LookPath, Geteuid: os.Geteuid,
 	}
 }
 
@@ -135,4 +139,9 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newVersionCmd(d),
 	)
 	return root
+}
+
+// agentHost is what the agent preflight reads of this machine.
+func agentHost(d Deps) agent.Host {
+	return agent.Host{LookPath: d.LookPath, Getenv: d.Getenv, Root: d.Geteuid != nil && d.Geteuid() == 0}
 }

@@ -97,6 +97,9 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 	if prev.WorkDir != "" {
 		p.WorkDir = prev.WorkDir // a task of a graph: its worktree
 	}
+	if err := p.Preflight(agentHost(d)); err != nil {
+		return err
+	}
 	s, err := session.Open(process(d), p, newScreen(d, lo, p), newLogger(d, lo), false)
 	if err != nil {
 		return err

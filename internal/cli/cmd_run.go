@@ -77,6 +77,10 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 	if _, _, err := p.Composer(p.StateDir).Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	// So is an agent that cannot start: found before the baseline, with no state.
+	if err := p.Preflight(agentHost(d)); err != nil {
+		return err
+	}
 	screen := newScreen(d, o.loopOptions, p)
 	for _, w := range p.Warnings() {
 		screen.Warnf("%s", w)
@@ -157,8 +161,13 @@ func dryRun(d Deps, p *plan.Plan) error {
 	for _, g := range p.Gates {
 		fmt.Fprintf(d.Stdout, "Gate %s: %s\n", g.Name, g.Command)
 	}
+	// The same check a run makes before its baseline: a run would stop here.
+	preflight := p.Preflight(agentHost(d))
+	if preflight == nil {
+		fmt.Fprintln(d.Stdout, "Agents: ready (found on PATH, known settings present)")
+	}
 	if !p.Verbose {
-		return nil
+		return preflight
 	}
 	fmt.Fprintln(d.Stdout, "\nEffective configuration:")
 	tw := tabwriter.NewWriter(d.Stdout, 0, 4, 2, ' ', 0)
@@ -170,5 +179,8 @@ func dryRun(d Deps, p *plan.Plan) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, v, s.From)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return preflight
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -128,4 +129,19 @@ func (p *Plan) GateRunner() engine.GateRunner {
 		return nil
 	}
 	return &engine.ProcGates{Specs: p.Gates, MaxFeedback: p.Proc.Feedback.MaxLength, Grace: p.KillGrace}
+}
+
+// Preflight checks, before anything runs or any state is written, that every
+// agent the plan may start (the agent, its fallbacks, the reviewer) can start:
+// its program is found and the settings it is known to need are set. The error
+// joins one *agent.SetupError per agent that cannot.
+func (p *Plan) Preflight(h agent.Host) error {
+	errs := []error{agent.Preflight(h, "agent", p.Agent)}
+	for _, f := range p.Fallback {
+		errs = append(errs, agent.Preflight(h, "fallback agent", f))
+	}
+	if p.Reviewer != nil {
+		errs = append(errs, agent.Preflight(h, "reviewer", *p.Reviewer))
+	}
+	return errors.Join(errs...)
 }
