@@ -3,6 +3,7 @@ package decide
 import (
 	"fmt"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
 	"slices"
 	"strings"
 
@@ -130,7 +131,7 @@ func (e *Engine) next(f *facts, c choice) loop.Next {
 	case loop.ActionSimplify:
 		n.Attempt++
 		n.Lessons = lessons(f, 3)
-		n.Focus = label(focus(f))
+		n.Focus = gate.Label(focus(f))
 		if k := countStrategy(f.past, "simplify"); k >= 1 && len(f.p.Fallback) > 0 {
 			n.Agent = f.p.Fallback[(k-1)%len(f.p.Fallback)]
 		}
@@ -157,7 +158,7 @@ func lessons(f *facts, k int) []string {
 		what := "did not meet the goal"
 		switch {
 		case len(p.Failing) > 0 && i > 0 && slices.Contains(f.all[i-1].Failing, p.Failing[0]):
-			what = fmt.Sprintf("%s still failing", clip(label(p.Failing[0]), 80))
+			what = fmt.Sprintf("%s still failing", clip(gate.Label(p.Failing[0]), 80))
 		case len(p.Failing) > 0:
 			what = fmt.Sprintf("%s now failing", clip(p.Failing[0], 80))
 		case p.Review == "request_changes" || p.Review == "reject":

@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/internal/decision"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -105,7 +106,7 @@ func detectTransient(f *facts) []loop.Trigger {
 		}
 		for _, fd := range g.Findings {
 			if fd.Flaky {
-				flaky = append(flaky, FindingKey(fd))
+				flaky = append(flaky, gate.Key(fd))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -94,7 +95,7 @@ func detectRegression(f *facts) []loop.Trigger {
 	if prev.Quality > 0 && f.cur.Quality > 0 {
 		for _, g := range f.ev.Gates {
 			for _, fd := range g.Findings {
-				k := FindingKey(fd)
+				k := gate.Key(fd)
 				if fd.Kind == evidence.KindTest && !fd.Flaky && !slices.Contains(prev.Failing, k) {
 					broke = append(broke, k)
 				}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -104,23 +105,25 @@ func TestTriggers(t *testing.T) {
 	}
 }
 
-func TestFindingKey(t *testing.T) {
+// TestFailingUsesTheGateKey: the engine keys failures with the gate package's
+// key (a finding without one gets it computed the same way), and fingerprints
+// them with the gate package's fingerprint.
+func TestFailingUsesTheGateKey(t *testing.T) {
 	t.Parallel()
-	a := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "TestX", File: "/home/u/p/x_test.go", Message: "x_test.go:12: got 3, want 4 (0.01s)\nmore"}
+	a := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "TestX", File: "x_test.go", Line: 12, Message: "got 3, want 4 (0.01s)"}
 	b := a
-	b.File, b.Message = "/tmp/other/x_test.go", "x_test.go:99: got 5, want 6 (1.20s)"
-	if FindingKey(a) != FindingKey(b) {
-		t.Errorf("keys differ: %q vs %q", FindingKey(a), FindingKey(b))
+	b.Line, b.Message = 99, "got 5, want 6 (1.20s)"
+	ev := iter(1)
+	ev.Gates[0].Findings = []evidence.Finding{a, b, {Kind: evidence.KindTest, ID: "T", Key: "TEST|go|T#2"}}
+	ev.Gates[0].Passed = false
+	keys := Failing(ev)
+	if want := []string{"TEST|go|T#2", gate.Key(a)}; !slices.Equal(keys, want) || gate.Key(a) != "TEST|go|TestX" {
+		t.Errorf("Failing = %v, want %v", keys, want)
 	}
-	a.Key = "gate-key"
-	if FindingKey(a) != "gate-key" {
-		t.Errorf("FindingKey ignores Key")
+	if fingerprint(keys) != gate.Fingerprint("", keys) || fingerprint(nil) != "" {
+		t.Errorf("fingerprint is not the gate package's")
 	}
-	if Fingerprint(nil) != "" || Fingerprint([]string{"a"}) == Fingerprint([]string{"b"}) {
-		t.Errorf("Fingerprint: empty must be empty, different keys must differ")
-	}
-	keys := Failing(iter(1, "B", "A", "A"))
-	if !slices.Equal(keys, []string{"test:A", "test:B"}) {
+	if keys := Failing(iter(1, "B", "A", "A")); !slices.Equal(keys, []string{"test:A", "test:B"}) {
 		t.Errorf("Failing = %v", keys)
 	}
 }

@@ -89,7 +89,10 @@
 //
 // # Fingerprints
 //
-// Failure keys come from [evidence.Finding.Key], which the gate package fills; when
-// it is empty, [FindingKey] builds a stand-in from kind, tool, id, file base name
-// and the normalized first message line. [Fingerprint] hashes the sorted keys.
+// A finding's identity is the gate package's: [Failing] keys failures with
+// [gate.Key], an iteration's fingerprint is [gate.Fingerprint] over those keys,
+// and what changed since the previous iteration is [gate.Compare], which the
+// feedback renders through [gate.Render]. The engine computes the feedback once,
+// from the gate results it is given and the history in the state; the first
+// iteration's comes from the baseline ([Engine.Brief]).
 package decide

@@ -99,7 +99,6 @@ func plain(in loop.DecideInput, q float64) loop.Decision {
 	case over:
 		d.Action, d.Message = loop.ActionAbort, why
 	}
-	d.Feedback = in.GateFeedback
 	return d
 }
 
@@ -119,7 +118,10 @@ func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts 
 		}
 	}
 	seq = append(seq, cur)
-	return &facts{p: e.p, in: in, ev: ev, past: past, cur: cur, all: all, seq: seq, failing: failing, acked: acknowledged(in.State, ev.N)}
+	return &facts{
+		p: e.p, in: in, ev: ev, past: past, cur: cur, all: all, seq: seq, failing: failing, acked: acknowledged(in.State, ev.N),
+		gateFeedback: gateFeedback(e.p, ev.Gates, in.State),
+	}
 }
 
 // green reports whether the iteration meets the goal: the agent finished, every

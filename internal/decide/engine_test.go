@@ -20,8 +20,8 @@ func TestPlainLoop(t *testing.T) {
 		ok   bool
 	}{{0, true}, {1, false}} {
 		ev := evidence.Iteration{N: 1, Agent: evidence.AgentResult{ExitCode: tt.exit}}
-		d := e.Decide(loop.DecideInput{State: &loop.State{}, Spec: &spec, Evidence: ev, GateFeedback: "fb"})
-		if d.Action != loop.ActionContinue || d.Succeeded != tt.ok || d.Feedback != "fb" {
+		d := e.Decide(loop.DecideInput{State: &loop.State{}, Spec: &spec, Evidence: ev})
+		if d.Action != loop.ActionContinue || d.Succeeded != tt.ok || d.Feedback != "" {
 			t.Errorf("exit %d: got %s succeeded=%v feedback=%q", tt.exit, d.Action, d.Succeeded, d.Feedback)
 		}
 	}
@@ -111,14 +111,14 @@ func TestFeedback(t *testing.T) {
 		review(ev)
 		ev.Review.Findings = append(ev.Review.Findings, evidence.ReviewFinding{ID: "ctx", Severity: "blocker", Message: "pass a context"})
 	})
-	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(2),
-		GateFeedback: "FAIL TestA: got 1, want 2\n" + strings.Repeat("x", 10000)})
+	ev.Gates[0].Findings[0].Message = "got 1, want 2"
+	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(2)})
 	fb := d.Feedback
 	for _, want := range []string{
-		"FAIL TestA: got 1, want 2",
-		"Newly failing: test:C",
-		"Fixed since last iteration: test:B",
-		"Still failing: test:A (2 iterations)",
+		"tests failed (exit 0): 2 test vs prev: 1 new, 1 fixed, 1 still failing (2×)",
+		"1. TEST C: C failed",
+		"2. TEST A: got 1, want 2",
+		"Fixed since the previous iteration: test:B",
 		"(blocker, new) [ctx]",
 		"(major, still unresolved) [nil-check] a.go:3",
 		ruleTests,
@@ -148,7 +148,7 @@ func TestEscalationReportGolden(t *testing.T) {
 	}
 	st := past(p, spec, []evidence.Iteration{with(iter(1, "A"), rv(4, "validate the token")), with(iter(2), rv(5, "use constant-time compare"))})
 	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: with(iter(3), rv(6, "split the handler")),
-		Budget: done(3), GateFeedback: "all gates passed"})
+		Budget: done(3)})
 	if d.Action != loop.ActionEscalate {
 		t.Fatalf("action %s, want escalate", d.Action)
 	}
@@ -235,5 +235,38 @@ func TestDocumentIteration(t *testing.T) {
 	}
 	if got := d.Document.Decision; got.Iteration != 2 || got.Next == nil || got.Next.Iteration != 3 {
 		t.Errorf("document iteration %d, next %+v; want 2, next 3", got.Iteration, got.Next)
+	}
+}
+
+// TestFailuresFromBeforeTheRunKeepTheirMessage: a test that already failed at the
+// baseline is named with its location and message in the feedback and in the
+// escalation report, not only by its id.
+func TestFailuresFromBeforeTheRunKeepTheirMessage(t *testing.T) {
+	t.Parallel()
+	spec := gated()
+	spec.Limits.MaxIterations = 3
+	pre := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestAdd", File: "calc_test.go", Line: 7,
+		Message: "Add(2,3) = -1, want 5", Key: "TEST|go|calc.TestAdd"}
+	ev := iter(1)
+	ev.Gates[0].Passed, ev.Gates[0].Preexisting = false, []evidence.Finding{pre}
+	st := &loop.State{Version: 1, Name: "t", Status: loop.StatusRunning, BaselineDone: true,
+		Baseline: []evidence.GateResult{{Name: "tests", Required: true, Findings: []evidence.Finding{pre}}}}
+	const want = "TEST calc.TestAdd (calc_test.go:7): Add(2,3) = -1, want 5"
+	d := New(DefaultPolicy()).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(1)})
+	if !strings.Contains(d.Feedback, want) || !strings.Contains(d.Feedback, "1 still failing (2×)") {
+		t.Errorf("feedback lacks %q or the streak since the baseline:\n%s", want, d.Feedback)
+	}
+	d = New(DefaultPolicy()).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(3)})
+	if d.Action != loop.ActionEscalate {
+		t.Fatalf("action %s at the iteration limit, want escalate", d.Action)
+	}
+	if rep := d.Escalation.Report; rep == nil || !strings.Contains(rep.Feedback, want) {
+		t.Errorf("escalation report lacks %q:\n%+v", want, rep)
+	}
+	if brief := New(DefaultPolicy()).Brief(st.Baseline); !strings.Contains(brief, want) || !strings.HasPrefix(brief, briefLead) {
+		t.Errorf("brief lacks %q:\n%s", want, brief)
+	}
+	if brief := New(DefaultPolicy()).Brief([]evidence.GateResult{{Name: "tests", Required: true, Passed: true}}); brief != "" {
+		t.Errorf("brief of a green baseline = %q, want none", brief)
 	}
 }

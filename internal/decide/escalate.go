@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -15,7 +16,7 @@ func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) 
 		Task:     orText(f.in.Spec.Task, orText(f.in.Spec.Name, orText(f.in.Spec.Procedure, "this run"))),
 		Reason:   c.reason,
 		Class:    c.class,
-		Feedback: strings.TrimSpace(f.in.GateFeedback + "\n\n" + reviewFeedback(f.ev.Review, f.in.State.Feedback, nil)),
+		Feedback: strings.TrimSpace(f.gateFeedback + "\n\n" + reviewFeedback(f.ev.Review, f.in.State.Feedback, nil)),
 		Pattern:  patternOf(f, ts),
 		Triggers: triggerLines(ts),
 	}
@@ -177,7 +178,7 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, stri
 				{Label: "Accept without it", TradeOff: "the reviewer's concern is recorded but not addressed"}, optAbort},
 			"Read the core disagreement; side with the reviewer when the concern is about correctness."
 	}
-	key := label(focus(f))
+	key := gate.Label(focus(f))
 	q := "What does the agent miss to make the remaining failures pass?"
 	if key != "" {
 		q = fmt.Sprintf("What does the agent miss about %s, which kept failing?", key)

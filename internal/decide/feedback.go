@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -16,15 +17,11 @@ const (
 	ruleScope = "Keep the change minimal and inside the task's scope."
 )
 
-// gateFeedbackFactor bounds the gates' feedback, which the gate package has capped
-// and ordered already: cutting it to FeedbackMaxLength would drop the assertion
-// diffs that make it useful, so only a runaway size is cut.
-const gateFeedbackFactor = 4
-
 // feedback is the next prompt's feedback: what to do and why, what the gates
-// found, what changed since the last iteration, the reviewer's findings marked new
-// or still unresolved, the lessons, and the standing rules. Each part but the
-// gates' is capped at FeedbackMaxLength.
+// found and what changed since the last iteration ([gateFeedback]), the
+// reviewer's findings marked new or still unresolved, the lessons, and the
+// standing rules. Each part is capped at FeedbackMaxLength; the gates' part is
+// capped by the gate package itself, which keeps locations whole.
 func (e *Engine) feedback(f *facts, ts []loop.Trigger, c choice, n loop.Next) string {
 	if c.action == loop.ActionRetry {
 		return f.in.State.Feedback // same prompt again
@@ -41,8 +38,7 @@ func (e *Engine) feedback(f *facts, ts []loop.Trigger, c choice, n loop.Next) st
 	}
 	add(fmt.Sprintf("Decision: %s. %s", c.strategy, c.reason), max)
 	add(instructions(f, ts, c, n), max)
-	add(f.in.GateFeedback, max*gateFeedbackFactor)
-	add(delta(f), max)
+	add(f.gateFeedback, len(f.gateFeedback))
 	add(reviewFeedback(f.ev.Review, f.in.State.Feedback, f.cur.Failing), max)
 	if len(n.Lessons) > 0 {
 		add("Lessons from earlier iterations:\n- "+strings.Join(n.Lessons, "\n- "), max)
@@ -79,41 +75,6 @@ func instructions(f *facts, ts []loop.Trigger, c choice, n loop.Next) string {
 	}
 	if t, ok := find(ts, THallucination); ok && f.ev.Agent.Completed {
 		b = append(b, "Do not claim completion: "+t.Evidence+".")
-	}
-	return strings.Join(b, "\n")
-}
-
-// delta frames the failures against the previous iteration.
-func delta(f *facts) string {
-	if len(f.past) == 0 {
-		return ""
-	}
-	prev := f.past[len(f.past)-1]
-	var added, fixed, still []string
-	for _, k := range f.cur.Failing {
-		if slices.Contains(prev.Failing, k) {
-			n := 0
-			for i := len(f.all) - 1; i >= 0 && slices.Contains(f.all[i].Failing, k); i-- {
-				n++
-			}
-			still = append(still, fmt.Sprintf("%s (%d iterations)", label(k), n))
-		} else {
-			added = append(added, label(k))
-		}
-	}
-	for _, k := range prev.Failing {
-		if !slices.Contains(f.cur.Failing, k) {
-			fixed = append(fixed, label(k))
-		}
-	}
-	var b []string
-	for _, x := range []struct {
-		label string
-		keys  []string
-	}{{"Newly failing", added}, {"Fixed since last iteration", fixed}, {"Still failing", still}} {
-		if len(x.keys) > 0 {
-			b = append(b, x.label+": "+strings.Join(x.keys, "; "))
-		}
 	}
 	return strings.Join(b, "\n")
 }
@@ -168,4 +129,44 @@ func rank(sev string) int {
 		return r
 	}
 	return 1
+}
+
+// gateFeedback renders the iteration's gate results for the next prompt: every
+// failure the agent should work on, its own and those the baseline already had,
+// with location and message, most important first, and what changed since the
+// previous iteration (the baseline's, before the first). The comparison is the
+// gate package's, over the gate keys kept in the state; nothing else computes it.
+func gateFeedback(p Policy, gates []evidence.GateResult, st *loop.State) string {
+	var hist []map[string][]string
+	if st.BaselineDone { // the baseline is the state before the first iteration
+		keys := map[string][]string{}
+		for _, g := range st.Baseline {
+			for _, f := range g.Findings {
+				keys[g.Name] = append(keys[g.Name], gate.Key(f))
+			}
+		}
+		hist = append(hist, keys)
+	}
+	for _, r := range st.History {
+		keys := map[string][]string{}
+		for _, g := range r.Gates {
+			keys[g.Name] = g.Keys
+		}
+		hist = append(hist, keys)
+	}
+	return gate.Render(gates, gate.Deltas(gates, hist), gate.RenderOptions{MaxLength: p.FeedbackMaxLength, PerGate: p.GateFeedbackMaxLength})
+}
+
+// briefLead introduces the baseline's failures in the first prompt.
+const briefLead = "Before any change in this run, agentloop ran the checks; they fail as follows. These failures are part of the task unless the task says otherwise."
+
+// Brief implements [loop.Decider]: the first iteration's feedback is what the
+// baseline gates found, so that the first prompt carries the failures to work on.
+// It is empty when the baseline found nothing failing.
+func (e *Engine) Brief(baseline []evidence.GateResult) string {
+	text := gateFeedback(e.p, baseline, &loop.State{})
+	if text == "" {
+		return ""
+	}
+	return briefLead + "\n\n" + text + "\n\n" + ruleTests + "\n" + ruleScope
 }

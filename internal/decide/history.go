@@ -39,12 +39,11 @@ func fromRecord(r loop.Record) point {
 		slices.Sort(failing)
 		failing = slices.Compact(failing)
 	}
-	fp := r.Fingerprint
-	if fp == "" {
-		fp = Fingerprint(failing)
-	}
+	// The fingerprint is computed again from the stored keys, never read back:
+	// records of older versions hold fingerprints of another form, and the keys
+	// are what the detectors compare.
 	return point{
-		N: r.N, Failing: failing, FP: fp, Quality: r.Quality, DiffHash: r.DiffHash, TreeHash: r.TreeHash,
+		N: r.N, Failing: failing, FP: fingerprint(failing), Quality: r.Quality, DiffHash: r.DiffHash, TreeHash: r.TreeHash,
 		DiffEmpty: r.TreeHash != "" && r.DiffHash == "" && r.DiffLines == 0, Succeeded: r.Succeeded, Review: r.Review,
 		Strategy: r.Strategy, Decision: r.Decision, Triggers: r.Triggers, Ref: r.Checkpoint,
 		Cost: r.Usage.CostUSD, CostKnown: r.Usage.CostKnown, Summary: r.Summary, Lines: r.DiffLines, AgentExit: r.AgentExit,
@@ -53,7 +52,7 @@ func fromRecord(r loop.Record) point {
 
 func fromEvidence(ev evidence.Iteration, failing []string, q float64) point {
 	p := point{
-		N: ev.N, Failing: failing, FP: Fingerprint(failing), Quality: q, DiffHash: ev.Diff.Hash,
+		N: ev.N, Failing: failing, FP: fingerprint(failing), Quality: q, DiffHash: ev.Diff.Hash,
 		TreeHash: ev.Diff.TreeHash, DiffEmpty: ev.Diff.TreeHash != "" && ev.Diff.Empty() && ev.Diff.Hash == "", Cost: ev.Agent.Usage.CostUSD, CostKnown: ev.Agent.Usage.CostKnown,
 		Lines: ev.Diff.Added + ev.Diff.Deleted, AgentExit: ev.Agent.ExitCode,
 	}

@@ -18,10 +18,13 @@ type Policy struct {
 	EscalateOn          []string `yaml:"escalate_on"`            // classes that escalate at once
 	AutoRetryOnTestFail bool     `yaml:"auto_retry_on_test_fail"`
 	// AutoRetryOnReviewReject retries when the reviewer asks for changes; false escalates.
-	AutoRetryOnReviewReject bool     `yaml:"auto_retry_on_review_reject"`
-	FeedbackMaxLength       int      `yaml:"feedback_max_length"` // per feedback part, in bytes
-	Fallback                []string `yaml:"fallback"`            // agents to switch to on a second simplify
-	DiffLinesLimit          int      `yaml:"diff_lines_limit"`    // added+deleted lines that count as scope creep
+	AutoRetryOnReviewReject bool `yaml:"auto_retry_on_review_reject"`
+	FeedbackMaxLength       int  `yaml:"feedback_max_length"` // per feedback part, in bytes
+	// GateFeedbackMaxLength caps one gate's part of the gates' feedback, by gate
+	// name, in runes (a gate's max_feedback); the others share FeedbackMaxLength.
+	GateFeedbackMaxLength map[string]int `yaml:"gate_feedback_max_length,omitempty"`
+	Fallback              []string       `yaml:"fallback"`         // agents to switch to on a second simplify
+	DiffLinesLimit        int            `yaml:"diff_lines_limit"` // added+deleted lines that count as scope creep
 	// AllowTestEdits accepts edits to test files (a task that writes tests); skips
 	// added and assertions removed still count as tampering.
 	AllowTestEdits bool `yaml:"allow_test_edits"`

@@ -19,6 +19,9 @@ var policyTable = flag.Bool("policytable", false, "print the scenario suite's it
 // Before an iteration it applies the same budget rules as the engine.
 type naive struct{ attempts, consecutive int }
 
+// Brief implements [loop.Decider]: the naive policy writes no feedback.
+func (naive) Brief([]evidence.GateResult) string { return "" }
+
 func (naive) Preflight(in loop.PreflightInput) loop.Preflight {
 	return New(DefaultPolicy()).Preflight(in)
 }

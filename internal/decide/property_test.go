@@ -58,7 +58,7 @@ func TestRandomRuns(t *testing.T) {
 				verdicts := []string{"approve", "request_changes", "reject", "unknown"}
 				ev.Review = &evidence.Review{Verdict: verdicts[rng.IntN(4)], Score: float64(rng.IntN(11))}
 			}
-			d := e.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev), GateFeedback: "fb"})
+			d := e.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev)})
 			for _, tr := range d.Triggers {
 				if tr.Severity < 0 || tr.Severity > 1 {
 					t.Fatalf("run %d iteration %d: severity out of range: %+v", run, n, tr)

@@ -1,14 +1,11 @@
 package decide
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
 )
 
 // Quality weights of loop-control §8.3, renormalised over the parts an iteration has:
@@ -107,9 +104,9 @@ func isLintGate(g evidence.GateResult) bool {
 
 func round3(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }
 
-// Failing returns the sorted, unique failure keys of an iteration's required and
-// optional gates, the agent's new ones and those the baseline already had (infra
-// failures excluded: they are not the agent's doing).
+// Failing returns the sorted, unique failure keys ([gate.Key]) of an iteration's
+// required and optional gates, the agent's new ones and those the baseline
+// already had (infra failures excluded: they are not the agent's doing).
 func Failing(ev evidence.Iteration) []string {
 	var keys []string
 	for _, g := range ev.Gates {
@@ -117,10 +114,10 @@ func Failing(ev evidence.Iteration) []string {
 			continue
 		}
 		for _, f := range g.Findings {
-			keys = append(keys, FindingKey(f))
+			keys = append(keys, gate.Key(f))
 		}
 		for _, f := range g.Preexisting {
-			keys = append(keys, FindingKey(f))
+			keys = append(keys, gate.Key(f))
 		}
 		if !g.Passed && len(g.Findings) == 0 && len(g.Preexisting) == 0 {
 			keys = append(keys, "gate:"+g.Name)
@@ -130,41 +127,6 @@ func Failing(ev evidence.Iteration) []string {
 	return slices.Compact(keys)
 }
 
-// Fingerprint hashes sorted failure keys; it is empty when nothing fails.
-func Fingerprint(keys []string) string {
-	if len(keys) == 0 {
-		return ""
-	}
-	h := sha256.Sum256([]byte(strings.Join(keys, "\n")))
-	return hex.EncodeToString(h[:6])
-}
-
-var (
-	reHex    = regexp.MustCompile(`0x[0-9a-fA-F]+`)
-	reNum    = regexp.MustCompile(`\d+(\.\d+)?`)
-	rePath   = regexp.MustCompile(`(?:[\w.-]*/)+([\w.-]+)`)
-	reTiming = regexp.MustCompile(`\(?\d+(\.\d+)?\s*(ms|s)\)?`)
-)
-
-// FindingKey returns f.Key, or when the gate left it empty a stand-in: kind, tool,
-// test or rule id, file base name and the first message line with timings removed,
-// paths cut to their base name, hex addresses to 0x and numbers to N. The gate
-// package owns the real key; this only keeps fingerprints stable without it.
-func FindingKey(f evidence.Finding) string {
-	if f.Key != "" {
-		return f.Key
-	}
-	msg, _, _ := strings.Cut(strings.TrimSpace(f.Message), "\n")
-	msg = reTiming.ReplaceAllString(msg, "")
-	msg = rePath.ReplaceAllString(msg, "$1")
-	msg = reHex.ReplaceAllString(msg, "0x")
-	msg = reNum.ReplaceAllString(msg, "N")
-	if len(msg) > 120 {
-		msg = msg[:120]
-	}
-	parts := []string{string(f.Kind), f.Tool, f.ID, path.Base(f.File), strings.TrimSpace(msg)}
-	if f.File == "" {
-		parts[3] = ""
-	}
-	return strings.Join(parts, "|")
-}
+// fingerprint is the fingerprint of an iteration's failures: [gate.Fingerprint]
+// over the keys of every gate ("" when nothing fails).
+func fingerprint(keys []string) string { return gate.Fingerprint("", keys) }

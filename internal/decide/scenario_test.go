@@ -201,7 +201,7 @@ func simulate(s scenario, dec loop.Decider) ([]loop.Decision, []evidence.Iterati
 		}
 		it := s.Iters[min(n, len(s.Iters))-1]
 		ev := it.evidence(n)
-		d := dec.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev), GateFeedback: "gate feedback"})
+		d := dec.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev)})
 		ds, evs = append(ds, d), append(evs, ev)
 		record(st, ev, d)
 		if !d.Action.Continues() {
@@ -237,8 +237,10 @@ func record(st *loop.State, ev evidence.Iteration, d loop.Decision) {
 	}
 	for _, g := range ev.Gates {
 		gs := loop.GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, Failures: len(g.Findings)}
-		for _, f := range g.Findings {
-			gs.Keys = append(gs.Keys, f.Key)
+		for _, fs := range [][]evidence.Finding{g.Findings, g.Preexisting} {
+			for _, f := range fs {
+				gs.Keys = append(gs.Keys, f.Key)
+			}
 		}
 		slices.Sort(gs.Keys)
 		rec.Gates = append(rec.Gates, gs)

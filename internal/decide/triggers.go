@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -49,6 +50,9 @@ type facts struct {
 	seq     []point // past and present without the iterations the infrastructure spoiled
 	acked   map[string]bool
 	failing []string
+	// gateFeedback is the rendered gate results with what changed since the
+	// previous iteration: computed once, used by the feedback and the report.
+	gateFeedback string
 }
 
 func trig(id string, sev float64, fixable bool, format string, args ...any) loop.Trigger {
@@ -71,10 +75,10 @@ func detectSpec(f *facts) []loop.Trigger {
 			}
 			switch fd.Kind {
 			case evidence.KindTest:
-				tests = append(tests, FindingKey(fd))
+				tests = append(tests, gate.Key(fd))
 			case evidence.KindBuild, evidence.KindCrash, evidence.KindTimeout, evidence.KindType, evidence.KindLint:
 				if g.Required {
-					build = append(build, FindingKey(fd))
+					build = append(build, gate.Key(fd))
 				} else {
 					other = append(other, g.Name)
 				}
@@ -157,35 +161,11 @@ func agentReason(a evidence.AgentResult) string {
 }
 
 func first(keys []string) string {
-	s := label(keys[0])
+	s := gate.Label(keys[0])
 	if len(keys) > 1 {
 		s += fmt.Sprintf(" (+%d more)", len(keys)-1)
 	}
 	return s
-}
-
-// label turns a failure key into what people read: a test's id, or a build or
-// lint finding's file and message ("KIND|tool|id" and
-// "KIND|tool|rule|file|message" are the gate package's key shapes).
-func label(key string) string {
-	k, _, _ := strings.Cut(key, "#")
-	parts := strings.Split(k, "|")
-	switch {
-	case len(parts) >= 3 && parts[0] == "GATE":
-		return fmt.Sprintf("gate %s (%s, no parsable failure)", parts[1], strings.Replace(parts[2], "=", " ", 1))
-	case len(parts) >= 5:
-		msg := strings.Join(parts[4:], "|")
-		if len(msg) > 60 {
-			msg = msg[:57] + "..."
-		}
-		if parts[3] == "" {
-			return parts[2] + ": " + msg
-		}
-		return parts[3] + ": " + msg
-	case len(parts) >= 3:
-		return parts[2]
-	}
-	return key
 }
 
 func orText(s, def string) string {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/proc"
 )
 
@@ -28,17 +27,17 @@ type GateSpec struct {
 	Required         bool
 	Format           string // parser name, or "auto"
 	TolerateBaseline bool
-	MaxFeedback      int // this gate's share of the feedback, in runes (0: default)
+	MaxFeedback      int // this gate's share of the feedback, in runes (0: shared); for the decider, which writes the feedback
 }
 
 // ProcGates runs gates as processes and judges their output with the gate parsers.
+// It writes no feedback: the decider renders the results it is given.
 type ProcGates struct {
-	Specs       []GateSpec
-	Env         []string // the base environment (nil: this process's)
-	Grace       time.Duration
-	MaxFeedback int // total feedback length in runes
-	HeadBytes   int // of each gate log kept from the start
-	TailBytes   int // of each gate log kept from the end
+	Specs     []GateSpec
+	Env       []string // the base environment (nil: this process's)
+	Grace     time.Duration
+	HeadBytes int // of each gate log kept from the start
+	TailBytes int // of each gate log kept from the end
 }
 
 // Count implements [GateRunner].
@@ -113,64 +112,6 @@ func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir stri
 		judged.Tail = string(log.Tail(2048))
 	}
 	return judged, nil
-}
-
-// Feedback implements [GateRunner]: the rendered gate results with what changed
-// since the previous iteration.
-func (g *ProcGates) Feedback(results []evidence.GateResult, history []loop.Record) string {
-	deltas := map[string]gate.Delta{}
-	for _, r := range results {
-		var cur []string
-		for _, f := range r.Findings {
-			cur = append(cur, gate.Key(f))
-		}
-		prev, streak := previousKeys(history, r.Name)
-		deltas[r.Name] = gate.Compare(prev, cur, streak)
-	}
-	per := map[string]int{}
-	for _, s := range g.Specs {
-		if s.MaxFeedback > 0 {
-			per[s.Name] = s.MaxFeedback
-		}
-	}
-	return gate.Render(results, deltas, gate.RenderOptions{MaxLength: g.MaxFeedback, PerGate: per})
-}
-
-// previousKeys returns a gate's failure keys in the last iteration and, per key,
-// for how many consecutive iterations up to then it has failed.
-func previousKeys(history []loop.Record, name string) ([]string, map[string]int) {
-	streak := map[string]int{}
-	var prev []string
-	for i := len(history) - 1; i >= 0; i-- {
-		keys := gateKeys(history[i], name)
-		if i == len(history)-1 {
-			prev = keys
-			for _, k := range keys {
-				streak[k] = 1
-			}
-			continue
-		}
-		grew := false
-		for _, k := range keys {
-			if n, ok := streak[k]; ok && n == len(history)-1-i {
-				streak[k] = n + 1
-				grew = true
-			}
-		}
-		if !grew {
-			break
-		}
-	}
-	return prev, streak
-}
-
-func gateKeys(r loop.Record, name string) []string {
-	for _, g := range r.Gates {
-		if g.Name == name {
-			return g.Keys
-		}
-	}
-	return nil
 }
 
 func find(rs []evidence.GateResult, name string) *evidence.GateResult {

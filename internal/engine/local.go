@@ -44,8 +44,6 @@ type Local struct {
 	// EscalationDiffLines, when set, puts the run's diff (capped at this many
 	// lines) in the escalation report.
 	EscalationDiffLines int
-
-	state *loop.State // the last state saved, for the feedback's history
 }
 
 // RateLimitPolicy says how long to wait on rate limits and transient failures.
@@ -114,6 +112,9 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	if err := writeFile(filepath.Join(dir, "prompt.md"), []byte(prompt)); err != nil {
 		return res, err
 	}
+	if r.Iteration == 1 && !l.Prompt.HasTask(r) {
+		l.warn("the agent has no task: no context was given (or the context files are empty) and the gates found nothing failing, so the prompt holds only the procedure's general instructions; give the task with --context FILE|TEXT")
+	}
 	if l.TokenBudget > 0 && tokens > l.TokenBudget {
 		l.warn("prompt of iteration %d is %d tokens, over the token budget of %d", r.Iteration, tokens, l.TokenBudget)
 	}
@@ -135,7 +136,6 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		if err != nil {
 			return res, err
 		}
-		res.Feedback = l.Gates.Feedback(ev.Gates, l.history())
 	}
 	if ctx.Err() != nil {
 		return res, context.Cause(ctx)
@@ -226,11 +226,7 @@ func (l *Local) runDiff(ctx context.Context) string {
 
 // Save implements [loop.Env].
 func (l *Local) Save(_ context.Context, st *loop.State) error {
-	l.state = st
-	if err := l.Store.Save(st); err != nil {
-		return err
-	}
-	return nil
+	return l.Store.Save(st)
 }
 
 // Keep implements [loop.Env]: the decision document goes to the iteration's
@@ -273,13 +269,6 @@ func (l *Local) Close() {
 	if c, ok := l.Work.(interface{ Close() }); ok {
 		c.Close()
 	}
-}
-
-func (l *Local) history() []loop.Record {
-	if l.state == nil {
-		return nil
-	}
-	return l.state.History
 }
 
 func (l *Local) ref(n int, suffix string) string {

@@ -22,12 +22,14 @@ func (g *fakeGates) RunGates(_ context.Context, _, logDir string, baseline []evi
 	res := evidence.GateResult{Name: "tests", Required: true, Passed: baseline != nil, LogPath: filepath.Join(logDir, "tests.log")}
 	return []evidence.GateResult{res}, nil
 }
-func (g *fakeGates) Feedback(rs []evidence.GateResult, _ []loop.Record) string {
-	return "gate feedback"
-}
 func (g *fakeGates) Count() int { return 1 }
 
-type fakePrompter struct{ last loop.StepRequest }
+type fakePrompter struct {
+	last   loop.StepRequest
+	noTask bool
+}
+
+func (p *fakePrompter) HasTask(loop.StepRequest) bool { return !p.noTask }
 
 func (p *fakePrompter) Compose(r loop.StepRequest) (string, int, error) {
 	p.last = r
@@ -68,8 +70,8 @@ func TestLocalIterationArtifacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Feedback != "gate feedback" || len(res.Iteration.Gates) != 1 || res.Iteration.Review == nil {
-		t.Fatalf("step result: feedback %q, gates %d, review %v", res.Feedback, len(res.Iteration.Gates), res.Iteration.Review)
+	if len(res.Iteration.Gates) != 1 || res.Iteration.Review == nil {
+		t.Fatalf("step result: gates %d, review %v", len(res.Iteration.Gates), res.Iteration.Review)
 	}
 	if !res.Finished.After(res.Started) {
 		t.Errorf("finished %v not after started %v", res.Finished, res.Started)
@@ -151,5 +153,29 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	}
 	if _, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepRollback, Checkpoint: "abc"}); err == nil {
 		t.Error("rollback outside git: want an error")
+	}
+}
+
+// TestIterationWarnsWhenTheAgentHasNoTask: the first iteration of a prompt with
+// no task warns; a later one (it carries feedback) does not warn again.
+func TestIterationWarnsWhenTheAgentHasNoTask(t *testing.T) {
+	t.Parallel()
+	clock := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	screen := &warnings{}
+	l := &Local{
+		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: t.TempDir(),
+		Agent: &scriptedAgent{results: []evidence.AgentResult{{Agent: "fake"}, {Agent: "fake"}}}, Prompt: &fakePrompter{noTask: true},
+		Store: &memStore{}, Events: &memEvents{}, Screen: screen,
+		Now:   func() time.Time { clock = clock.Add(time.Second); return clock },
+		Sleep: func(context.Context, time.Duration) error { return nil },
+		Log:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	for n := 1; n <= 2; n++ {
+		if _, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepIteration, Iteration: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(screen.got) != 1 || !strings.Contains(screen.got[0], "the agent has no task") || !strings.Contains(screen.got[0], "--context") {
+		t.Errorf("warnings %q, want one that the agent has no task", screen.got)
 	}
 }

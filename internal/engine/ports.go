@@ -32,14 +32,11 @@ type AgentRunner interface {
 	RunAgent(ctx context.Context, r AgentRequest) (evidence.AgentResult, error)
 }
 
-// GateRunner runs the configured gates and renders their feedback.
+// GateRunner runs the configured gates.
 type GateRunner interface {
 	// RunGates runs every gate in workDir, writing logs under logDir, judging the
 	// results against the baseline (nil for the baseline run itself).
 	RunGates(ctx context.Context, workDir, logDir string, baseline []evidence.GateResult) ([]evidence.GateResult, error)
-	// Feedback renders the results as feedback for the next prompt, comparing them
-	// with the previous iteration's.
-	Feedback(results []evidence.GateResult, history []loop.Record) string
 	// Count is the number of configured gates.
 	Count() int
 }
@@ -76,6 +73,10 @@ type Workspace interface {
 // Prompter composes the prompt of an iteration.
 type Prompter interface {
 	Compose(r loop.StepRequest) (prompt string, tokens int, err error)
+	// HasTask reports whether the prompt of r tells the agent what to do beyond a
+	// built-in procedure's general instructions (a task, context with content,
+	// the failures found so far, guidance, or prompt parts of the user's own).
+	HasTask(r loop.StepRequest) bool
 }
 
 // Store persists the run state.

@@ -19,15 +19,23 @@ type PromptComposer struct {
 
 // Compose implements [Prompter].
 func (c *PromptComposer) Compose(r loop.StepRequest) (string, int, error) {
-	d := prompt.Data{
+	text, err := prompt.Compose(c.Parts, c.data(r), prompt.FileReader(c.WorkDir))
+	if err != nil {
+		return "", 0, err
+	}
+	return text, prompt.CountTokens(text), nil
+}
+
+// HasTask implements [Prompter].
+func (c *PromptComposer) HasTask(r loop.StepRequest) bool {
+	return prompt.HasTask(c.Parts, c.data(r), prompt.FileReader(c.WorkDir))
+}
+
+func (c *PromptComposer) data(r loop.StepRequest) prompt.Data {
+	return prompt.Data{
 		Procedure: c.Procedure, Iteration: r.Iteration, MaxIterations: c.MaxIterations,
 		Attempt: r.Attempt, Feedback: r.Feedback, Guidance: r.Guidance, Strategy: r.Strategy,
 		Focus: r.Focus, Lessons: r.Lessons, Expand: r.Expand, LogDir: c.LogDir,
 		Task: c.Task, Gates: c.Gates, WorkDir: c.WorkDir,
 	}
-	text, err := prompt.Compose(c.Parts, d, prompt.FileReader(c.WorkDir))
-	if err != nil {
-		return "", 0, err
-	}
-	return text, prompt.CountTokens(text), nil
 }

@@ -3,7 +3,9 @@ package gate
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,26 +87,6 @@ func baseKey(f evidence.Finding) string {
 	return kind + "|" + f.Tool + "|" + f.ID + "|" + f.File + "|" + Normalize(f.Message)
 }
 
-// withMultiplicity sorts keys and appends "#k" to the k-th (k ≥ 2) of equal keys.
-func withMultiplicity(keys []string) []string {
-	out := append([]string(nil), keys...)
-	sort.Strings(out)
-	for i, run := 0, 1; i < len(out); i++ {
-		if i > 0 && keys0(out, i) {
-			run++
-			out[i] += "#" + strconv.Itoa(run)
-		} else {
-			run = 1
-		}
-	}
-	return out
-}
-
-func keys0(out []string, i int) bool {
-	prev := multiplicityRE.ReplaceAllString(out[i-1], "")
-	return prev == out[i]
-}
-
 // assignKeys sets each finding's Key, numbering duplicates; the order of fs is kept.
 func assignKeys(fs []evidence.Finding) {
 	idx := make([]int, len(fs))
@@ -124,19 +106,37 @@ func assignKeys(fs []evidence.Finding) {
 	}
 }
 
-// Fingerprint hashes the failures of one gate: sha256 over the version, the gate
-// name and the sorted keys with their multiplicity, in hex. Flaky findings are
-// left out; no failures give "".
-func Fingerprint(gate string, fs []evidence.Finding) string {
-	var keys []string
-	for _, f := range fs {
-		if !f.Flaky {
-			keys = append(keys, baseKey(f))
-		}
-	}
+// Fingerprint hashes a set of failure keys (from [Key]; duplicates keep their
+// "#k"): sha256 over the version, the scope and the sorted keys, in hex. A gate's
+// result is fingerprinted with the gate's name as scope, an iteration's failures
+// over all gates with the scope "". No keys give "".
+func Fingerprint(scope string, keys []string) string {
 	if len(keys) == 0 {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(FingerprintVersion + "\n" + gate + "\n" + strings.Join(withMultiplicity(keys), "\n")))
+	sorted := slices.Clone(keys)
+	slices.Sort(sorted)
+	sum := sha256.Sum256([]byte(FingerprintVersion + "\n" + scope + "\n" + strings.Join(sorted, "\n")))
 	return hex.EncodeToString(sum[:])
+}
+
+// Label names a failure key for people: the test or rule id, with the file and
+// the message for findings keyed on them, and the gate for a failure nothing
+// parsed. It reads keys of any version: an unknown shape is returned as it is.
+func Label(key string) string {
+	k, _, _ := strings.Cut(key, "#")
+	parts := strings.Split(k, "|")
+	switch {
+	case len(parts) >= 3 && parts[0] == "GATE":
+		return fmt.Sprintf("gate %s (%s, no parsable failure)", parts[1], strings.Replace(parts[2], "=", " ", 1))
+	case len(parts) >= 5:
+		msg := truncRunes(strings.Join(parts[4:], "|"), 60)
+		if parts[3] == "" {
+			return parts[2] + ": " + msg
+		}
+		return parts[3] + ": " + msg
+	case len(parts) >= 3:
+		return parts[2]
+	}
+	return key
 }

@@ -40,7 +40,11 @@ func Judge(g Gate, exitCode int, rep Report, baseline *evidence.GateResult) evid
 		failing = []evidence.Finding{gateFinding(g.Name, exitCode, rep.Tail)}
 	}
 	assignKeys(failing)
-	res.Fingerprint = Fingerprint(g.Name, failing)
+	keys := make([]string, len(failing))
+	for i, f := range failing {
+		keys[i] = f.Key
+	}
+	res.Fingerprint = Fingerprint(g.Name, keys)
 	base := map[string]bool{}
 	if baseline != nil {
 		for _, fs := range [][]evidence.Finding{baseline.Findings, baseline.Preexisting} {

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,10 +29,21 @@ func fixtureReport(t *testing.T, file, workDir string) Report {
 	return rep
 }
 
+// fingerprintOf keys a copy of fs as [Judge] does and fingerprints the keys.
+func fingerprintOf(scope string, fs []evidence.Finding) string {
+	c := slices.Clone(fs)
+	assignKeys(c)
+	keys := make([]string, len(c))
+	for i, f := range c {
+		keys[i] = f.Key
+	}
+	return Fingerprint(scope, keys)
+}
+
 func TestFingerprintProperties(t *testing.T) {
 	t.Parallel()
 	fs := fixtureReport(t, "go/gotestsum_jsonfile.jsonl", "/src/gosample").Findings
-	base := Fingerprint("tests", fs)
+	base := fingerprintOf("tests", fs)
 	if base == "" {
 		t.Fatal("empty fingerprint for failures")
 	}
@@ -42,23 +54,23 @@ func TestFingerprintProperties(t *testing.T) {
 	for i := range shifted {
 		shifted[i].Line += 7
 	}
-	if got := Fingerprint("tests", shifted); got != base {
+	if got := fingerprintOf("tests", shifted); got != base {
 		t.Errorf("reordered and shifted: %s, want %s", got, base)
 	}
-	if got := Fingerprint("tests", fs[1:]); got == base {
+	if got := fingerprintOf("tests", fs[1:]); got == base {
 		t.Error("fixing one failure kept the fingerprint")
 	}
 	added := append(append([]evidence.Finding(nil), fs...), fs[0])
-	if got := Fingerprint("tests", added); got == base {
+	if got := fingerprintOf("tests", added); got == base {
 		t.Error("a duplicate failure kept the fingerprint (multiplicity lost)")
 	}
-	if got := Fingerprint("lint", fs); got == base {
+	if got := fingerprintOf("lint", fs); got == base {
 		t.Error("the gate name is not part of the fingerprint")
 	}
 	// The same failures read from go test -json and from go test -v text agree.
 	j := fixtureReport(t, "go/go_test_json_mixed.jsonl", "/src/gosample").Findings
 	v := fixtureReport(t, "go/go_test_v_mixed.txt", "/src/gosample").Findings
-	if Fingerprint("tests", j) != Fingerprint("tests", v) {
+	if fingerprintOf("tests", j) != fingerprintOf("tests", v) {
 		t.Error("go test -json and -v text give different fingerprints for the same failures")
 	}
 	if Fingerprint("tests", nil) != "" {
@@ -126,10 +138,102 @@ func TestJudge(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	t.Parallel()
-	d := Compare([]string{"a", "b"}, []string{"b", "c"}, map[string]int{"b": 2})
-	want := Delta{New: []string{"c"}, Fixed: []string{"a"}, Still: []string{"b"}, Streak: map[string]int{"b": 3, "c": 1}}
-	if diff := cmp.Diff(want, d); diff != "" {
-		t.Errorf("Compare (-want +got):\n%s", diff)
+	tests := []struct {
+		name    string
+		history [][]string
+		cur     []string
+		want    Delta
+	}{
+		{"first iteration: all new", nil, []string{"b", "a"},
+			Delta{New: []string{"a", "b"}, Streak: map[string]int{"a": 1, "b": 1}}},
+		{"new, fixed and still", [][]string{{"b"}, {"a", "b"}}, []string{"b", "c"},
+			Delta{New: []string{"c"}, Fixed: []string{"a"}, Still: []string{"b"}, Streak: map[string]int{"b": 3, "c": 1}}},
+		{"a streak ends at the first gap", [][]string{{"a"}, {}, {"a"}, {"a"}}, []string{"a"},
+			Delta{Still: []string{"a"}, Streak: map[string]int{"a": 3}}},
+		{"back after a green iteration is new", [][]string{{"a"}, nil}, []string{"a"},
+			Delta{New: []string{"a"}, Streak: map[string]int{"a": 1}}},
+		{"all fixed", [][]string{{"a", "b"}}, nil,
+			Delta{Fixed: []string{"a", "b"}, Streak: map[string]int{}}},
+		{"duplicate keys count once", [][]string{{"a"}}, []string{"a", "a", "b#2"},
+			Delta{New: []string{"b#2"}, Still: []string{"a"}, Streak: map[string]int{"a": 2, "b#2": 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, Compare(tt.history, tt.cur)); diff != "" {
+				t.Errorf("Compare (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestKeyAndLabel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		f         evidence.Finding
+		key, like string
+	}{
+		{"a test is keyed on its id alone", evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestAdd", File: "calc_test.go", Line: 7, Message: "Add(2,3) = -1, want 5"},
+			"TEST|go|calc.TestAdd", "calc.TestAdd"},
+		{"a crash too", evidence.Finding{Kind: evidence.KindCrash, Tool: "go", ID: "example.com/m/p", Message: "panic: boom"},
+			"CRASH|go|example.com/m/p", "example.com/m/p"},
+		{"a lint finding on rule, file and normalized message, no line", evidence.Finding{Kind: evidence.KindLint, Tool: "eslint", ID: "no-unused-vars", File: "src/a.js", Line: 3, Message: "'x' is assigned 12 times"},
+			"LINT|eslint|no-unused-vars|src/a.js|'x' is assigned N times", "src/a.js: 'x' is assigned N times"},
+		{"a build error without rule", evidence.Finding{Kind: evidence.KindBuild, Tool: "go", File: "a.go", Line: 9, Message: "undefined: Foo"},
+			"BUILD|go||a.go|undefined: Foo", "a.go: undefined: Foo"},
+		{"a key set by Judge is kept", evidence.Finding{Kind: evidence.KindTest, ID: "x", Key: "TEST|go|x#2"}, "TEST|go|x#2", "x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := Key(tt.f); got != tt.key {
+				t.Errorf("Key = %q, want %q", got, tt.key)
+			}
+			if got := Label(Key(tt.f)); got != tt.like {
+				t.Errorf("Label = %q, want %q", got, tt.like)
+			}
+			moved := tt.f
+			moved.Line += 40
+			if Key(moved) != Key(tt.f) {
+				t.Error("the key changed when the code moved")
+			}
+		})
+	}
+	if got := Label("GATE|tests|exit=2|0123456789abcdef"); got != "gate tests (exit 2, no parsable failure)" {
+		t.Errorf("Label(GATE…) = %q", got)
+	}
+	if got := Label("test:A"); got != "test:A" {
+		t.Errorf("Label of a foreign key = %q", got)
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	t.Parallel()
+	a := Fingerprint("", []string{"TEST|go|a", "TEST|go|b"})
+	tests := []struct {
+		name  string
+		scope string
+		keys  []string
+		same  bool
+	}{
+		{"order does not matter", "", []string{"TEST|go|b", "TEST|go|a"}, true},
+		{"a fixed failure changes it", "", []string{"TEST|go|a"}, false},
+		{"multiplicity counts", "", []string{"TEST|go|a", "TEST|go|b", "TEST|go|b#2"}, false},
+		{"the scope counts", "tests", []string{"TEST|go|a", "TEST|go|b"}, false},
+	}
+	for _, tt := range tests {
+		if got := Fingerprint(tt.scope, tt.keys); (got == a) != tt.same {
+			t.Errorf("%s: %s vs %s", tt.name, got, a)
+		}
+	}
+	if len(a) != 64 || Fingerprint("", nil) != "" {
+		t.Errorf("Fingerprint = %q; of nothing %q", a, Fingerprint("", nil))
+	}
+	// The stored form: sha256 over "fp/v1", the scope and the sorted keys. State
+	// files keep gate fingerprints in this form; changing it needs a new version.
+	if got := Fingerprint("tests", []string{"TEST|go|a"}); got != "f39ab56813c9481ef7c3ed81ae4ea853c2b36a11f5a7242392b6f93638ff4ec3" {
+		t.Errorf("the stored form changed: %s", got)
 	}
 }
 
@@ -166,7 +270,7 @@ func TestRenderGolden(t *testing.T) {
 					for _, f := range r.Findings {
 						keys = append(keys, Key(f))
 					}
-					deltas[name] = Compare(keys[:1], keys, map[string]int{keys[0]: 2})
+					deltas[name] = Compare([][]string{keys[:1], keys[:1]}, keys)
 				}
 			}
 			got := Render(results, deltas, RenderOptions{})

@@ -106,28 +106,38 @@ func gateRank(r evidence.GateResult) int {
 	return best
 }
 
-// renderItems writes a gate's numbered items, the "(+K more…)" footer and the
-// preexisting failures within budget runes; with first (the first gate shown) its
-// first item is shown whatever the budget.
+// preHeading introduces the failures the baseline already had.
+const preHeading = "Already failing before the run:"
+
+// renderItems writes a gate's numbered items within budget runes: the agent's
+// failures first, then, under [preHeading], those the baseline already had, both
+// with location and message; then "(+K more…)" when the budget runs out, and the
+// failures fixed since the previous iteration when they fit. With first (the
+// first gate shown) its first item is shown whatever the budget.
 func renderItems(r evidence.GateResult, d Delta, budget int, logDir string, first bool) string {
 	var b strings.Builder
 	used := 0
+	write := func(line string) {
+		b.WriteString(line + "\n")
+		used += utf8.RuneCountInString(line) + 1
+	}
 	items := collapse(order(r.Findings, d))
+	nNew := len(items)
+	items = append(items, collapse(order(r.Preexisting, d))...)
 	logPath := r.LogPath
 	if logPath == "" && logDir != "" {
 		logPath = filepath.Join(logDir, r.Name+".log")
 	}
-	pre := ""
-	if len(r.Preexisting) > 0 {
-		var ids []string
-		for _, f := range r.Preexisting {
-			ids = append(ids, shortRef(f))
-		}
-		pre = "already failing before the run: " + strings.Join(ids, ", ")
-	}
 	for i, it := range items {
+		heading := ""
+		if i == nNew {
+			heading = preHeading
+		}
 		footer := footerFor(len(items)-i-1, "") // the log path is added when it fits
 		room := budget - used - utf8.RuneCountInString(footer) - 1
+		if heading != "" {
+			room -= utf8.RuneCountInString(heading) + 1
+		}
 		prefix, msg := itemParts(i+1, it.f)
 		if it.n > 1 {
 			prefix = strings.TrimSuffix(prefix, ": ") + fmt.Sprintf(" ×%d: ", it.n)
@@ -142,20 +152,22 @@ func renderItems(r evidence.GateResult, d Delta, budget int, logDir string, firs
 			if budget-used < utf8.RuneCountInString(more)+1 {
 				more = fmt.Sprintf("(+%d more)", len(items)-i)
 			}
-			b.WriteString(more + "\n")
-			used += utf8.RuneCountInString(more) + 1
-			return finish(&b, pre, budget-used)
+			write(more)
+			return b.String()
 		}
-		line := prefix + msg
-		b.WriteString(line + "\n")
-		used += utf8.RuneCountInString(line) + 1
+		if heading != "" {
+			write(heading)
+		}
+		write(prefix + msg)
 	}
-	return finish(&b, pre, budget-used)
-}
-
-func finish(b *strings.Builder, pre string, room int) string {
-	if pre != "" && room > 40 {
-		b.WriteString(truncRunes(pre, room-1) + "\n")
+	if len(d.Fixed) > 0 {
+		labels := make([]string, len(d.Fixed))
+		for i, k := range d.Fixed {
+			labels[i] = Label(k)
+		}
+		if room := budget - used - 1; room > 40 {
+			write(truncRunes("Fixed since the previous iteration: "+strings.Join(labels, "; "), room))
+		}
 	}
 	return b.String()
 }

@@ -68,9 +68,6 @@ type DecideInput struct {
 	Spec     *Spec
 	Evidence evidence.Iteration
 	Budget   budget.Status
-	// GateFeedback is the gates' rendered feedback for this iteration (capped),
-	// which the decider folds into the next prompt's feedback.
-	GateFeedback string
 }
 
 // Decision is a decider's verdict on one iteration.
@@ -100,8 +97,12 @@ type Decision struct {
 // Decider is the one authority on whether and why a run goes on: before each
 // iteration it says whether the iteration may start (iteration limit, budgets),
 // after it what comes next (the failure threshold, escalation, the strategy).
-// The loop obeys. It must be pure: no I/O, no clock, no randomness.
+// The loop obeys. It also writes the feedback each prompt carries. It must be
+// pure: no I/O, no clock, no randomness.
 type Decider interface {
 	Preflight(in PreflightInput) Preflight
 	Decide(in DecideInput) Decision
+	// Brief is the first iteration's feedback: what the baseline gates found
+	// before the agent changed anything ("" when nothing fails).
+	Brief(baseline []evidence.GateResult) string
 }

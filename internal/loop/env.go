@@ -47,7 +47,6 @@ type StepResult struct {
 	Iteration  evidence.Iteration    // StepIteration
 	Baseline   []evidence.GateResult // StepBaseline
 	Checkpoint string                // the checkpoint of the tree after the step, if any
-	Feedback   string                // the gates' rendered feedback (StepIteration)
 	// Waited is time spent waiting on rate limits; it counts against wall-clock
 	// budgets but not as a failed iteration.
 	Waited time.Duration

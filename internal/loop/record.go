@@ -51,9 +51,11 @@ func newRecord(ev evidence.Iteration, res StepResult, d Decision) Record {
 	}
 	for _, g := range ev.Gates {
 		gs := GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, ExitCode: g.ExitCode, Failures: len(g.Findings)}
-		for _, f := range g.Findings {
-			if f.Key != "" {
-				gs.Keys = append(gs.Keys, f.Key)
+		for _, fs := range [][]evidence.Finding{g.Findings, g.Preexisting} {
+			for _, f := range fs {
+				if f.Key != "" {
+					gs.Keys = append(gs.Keys, f.Key)
+				}
 			}
 		}
 		slices.Sort(gs.Keys)

@@ -91,6 +91,9 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 	}
 	r.st.Baseline = res.Baseline
 	r.st.BaselineDone = true
+	if r.st.Feedback == "" {
+		r.st.Feedback = r.spec.Decider.Brief(res.Baseline) // the first prompt carries what already fails
+	}
 	r.st.Spend.Wall += MillisOf(res.Finished.Sub(res.Started))
 	failing := 0
 	for _, g := range res.Baseline {
@@ -128,7 +131,7 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	}
 	ev := res.Iteration
 	ev.N = n
-	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: BudgetStatus(st, &ev), GateFeedback: res.Feedback})
+	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: BudgetStatus(st, &ev)})
 	r.record(ev, res, d)
 	fin := IterationFinished{
 		MaxIterations: r.spec.Limits.MaxIterations, Duration: MillisOf(ev.Duration()),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -46,7 +47,7 @@ func (e *scriptEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResu
 	ev, err := f(r.Iteration)
 	start := e.t0.Add(time.Duration(e.calls) * time.Minute)
 	ev.Started, ev.Finished = start, start.Add(1500*time.Millisecond)
-	return loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev, Feedback: "fb"}, err
+	return loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}, err
 }
 
 func (e *scriptEnv) AwaitGuidance(context.Context, loop.Escalation) (loop.Guidance, error) {
@@ -255,6 +256,11 @@ type documenter struct{}
 
 func (documenter) Preflight(in loop.PreflightInput) loop.Preflight { return engine.Preflight(in) }
 
+// Brief implements [loop.Decider]: it names the baseline's gates.
+func (documenter) Brief(baseline []evidence.GateResult) string {
+	return fmt.Sprintf("the baseline ran %d gates", len(baseline))
+}
+
 func (documenter) Decide(in loop.DecideInput) loop.Decision {
 	n := in.Evidence.N
 	return loop.Decision{
@@ -291,5 +297,25 @@ func TestRunKeepsArtifacts(t *testing.T) {
 	}
 	if warnings != 2 {
 		t.Errorf("%d warnings, want one per artifact not kept", warnings)
+	}
+}
+
+// TestBriefIsTheFirstPromptsFeedback: after the baseline, the decider's brief is
+// the feedback the first iteration is given; later ones get the decision's.
+func TestBriefIsTheFirstPromptsFeedback(t *testing.T) {
+	t.Parallel()
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
+	spec := loop.Spec{Limits: budget.Limits{MaxIterations: 2}, HasGates: true, Baseline: true, Decider: documenter{}}
+	if _, err := loop.Run(t.Context(), env, spec, newState()); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range env.requests {
+		if r.Kind == loop.StepIteration {
+			got = append(got, r.Feedback)
+		}
+	}
+	if want := []string{"the baseline ran 0 gates", "feedback of 1"}; !slices.Equal(got, want) {
+		t.Errorf("feedback per iteration %q, want %q", got, want)
 	}
 }

@@ -121,7 +121,9 @@ type GateSummary struct {
 	Infra    bool   `json:"infra,omitempty"`
 	ExitCode int    `json:"exit_code"`
 	Failures int    `json:"failures"`
-	// Keys are the gate's failure keys (fingerprint keys, no line numbers), sorted.
+	// Keys are the gate's failure keys (fingerprint keys, no line numbers),
+	// sorted: the agent's and those the baseline already had (records of older
+	// builds hold only the agent's). Failures counts only the agent's.
 	Keys []string `json:"keys,omitempty"`
 }
 

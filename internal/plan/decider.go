@@ -29,6 +29,14 @@ func NewDecider(p *Plan) (loop.Decider, error) {
 	if n := p.Proc.Feedback.MaxLength; n > 0 {
 		pol.FeedbackMaxLength = n
 	}
+	for _, g := range p.Gates {
+		if g.MaxFeedback > 0 {
+			if pol.GateFeedbackMaxLength == nil {
+				pol.GateFeedbackMaxLength = map[string]int{}
+			}
+			pol.GateFeedbackMaxLength[g.Name] = g.MaxFeedback
+		}
+	}
 	if len(p.Proc.Escalation.On) > 0 {
 		pol.EscalateOn = p.Proc.Escalation.On
 	}

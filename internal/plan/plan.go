@@ -63,14 +63,11 @@ func (p *Plan) TaskText() string {
 	return p.Proc.Description
 }
 
-// Warnings are the plan's likely mistakes: an agent given no task at all (no
-// context, no task text, no gates whose failures could stand for one), and a
-// reviewer that is the implementer itself.
+// Warnings are the plan's likely mistakes: a reviewer that is the implementer
+// itself. (An agent given no task is found when the first prompt is composed,
+// once the baseline has shown whether anything fails.)
 func (p *Plan) Warnings() []string {
 	var w []string
-	if len(p.Proc.Prompt.Context) == 0 && p.Task == "" && len(p.Gates) == 0 {
-		w = append(w, fmt.Sprintf("procedure %s gives the agent no task: no context and no gates; pass --context FILE|TEXT (e.g. --context TASK.md) or --gate CMD", p.Proc.Name))
-	}
 	if p.Reviewer != nil && p.Reviewer.Binary == p.Agent.Binary && slices.Equal(p.Reviewer.Args, p.Agent.Args) {
 		w = append(w, fmt.Sprintf("the reviewer is the implementer's own agent (%s); a different one catches more (--reviewer NAME)", p.Agent.Name))
 	}
@@ -128,7 +125,7 @@ func (p *Plan) GateRunner() engine.GateRunner {
 	if len(p.Gates) == 0 {
 		return nil
 	}
-	return &engine.ProcGates{Specs: p.Gates, MaxFeedback: p.Proc.Feedback.MaxLength, Grace: p.KillGrace}
+	return &engine.ProcGates{Specs: p.Gates, Grace: p.KillGrace}
 }
 
 // Preflight checks, before anything runs or any state is written, that every

@@ -61,7 +61,7 @@ func Compose(p Parts, d Data, read func(path string) ([]byte, error)) (string, e
 		section("# Instructions\n\n" + strings.Join(phases, "\n\n"))
 	}
 	if d.Feedback != "" {
-		head := "# Feedback from the previous iteration"
+		head := "# Feedback" // the first iteration's: what the baseline found, or the last run segment's
 		if d.Iteration > 1 {
 			head = fmt.Sprintf("# Feedback from iteration %d", d.Iteration-1)
 		}
