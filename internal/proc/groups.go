@@ -173,10 +173,13 @@ func EndOrphans(children []Child, grace time.Duration) []Child {
 			continue
 		}
 		if Alive(c.PGID) {
-			if st, err := StartTime(c.PGID); err == nil && c.StartTime != "" && st != c.StartTime {
-				continue // the pid is another process's now
+			// The leader lives: it must be the process recorded, not a reused pid.
+			if st, err := StartTime(c.PGID); err != nil || c.StartTime == "" || st != c.StartTime {
+				continue
 			}
 		}
+		// A group whose leader is gone keeps its id while any member lives: no
+		// other process can have been given it since.
 		found = append(found, c)
 		termGroup(c.PGID)
 	}
