@@ -10,6 +10,11 @@
 // iteration. It runs no processes: the caller runs the gate and hands over its
 // output as an [io.Reader].
 //
+// It owns a finding's identity: [Key] (no line numbers, so moved code keeps its
+// key), [Fingerprint] over a set of keys, and [Compare], the one comparison of
+// failures between iterations (new, fixed, still failing, and for how long).
+// The decision engine uses these; nothing else computes them.
+//
 // Every parser streams: memory stays bounded whatever the input, including a
 // single line of a gigabyte (long lines are cut at [MaxLine] bytes, whole-document
 // formats are read through a [MaxDocument] limit, and at most [MaxFindings]
