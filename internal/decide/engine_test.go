@@ -270,3 +270,21 @@ func TestFailuresFromBeforeTheRunKeepTheirMessage(t *testing.T) {
 		t.Errorf("brief of a green baseline = %q, want none", brief)
 	}
 }
+
+// TestRecordsOfOlderBuildsCompareTheSame: a record written before a gate's keys
+// included the baseline's failures compares like a new one: a failure the
+// baseline had that still fails is still failing, not new.
+func TestRecordsOfOlderBuildsCompareTheSame(t *testing.T) {
+	t.Parallel()
+	spec := gated()
+	pre := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestAdd", File: "calc_test.go", Line: 7, Message: "Add(2,3) = -1, want 5", Key: "TEST|go|calc.TestAdd"}
+	ev := iter(2)
+	ev.Gates[0].Passed, ev.Gates[0].Preexisting = false, []evidence.Finding{pre}
+	old := loop.Record{N: 1, Failing: []string{pre.Key}, Gates: []loop.GateSummary{{Name: "tests", Required: true}}}
+	st := &loop.State{Version: 1, Name: "t", Status: loop.StatusRunning, BaselineDone: true, History: []loop.Record{old},
+		Baseline: []evidence.GateResult{{Name: "tests", Required: true, Findings: []evidence.Finding{pre}}}}
+	d := New(DefaultPolicy()).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(2)})
+	if !strings.Contains(d.Feedback, "vs prev: 0 new, 0 fixed, 1 still failing (3×)") {
+		t.Errorf("feedback does not count the old record's baseline failure as still failing:\n%s", d.Feedback)
+	}
+}

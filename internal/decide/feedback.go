@@ -138,19 +138,26 @@ func rank(sev string) int {
 // gate package's, over the gate keys kept in the state; nothing else computes it.
 func gateFeedback(p Policy, gates []evidence.GateResult, st *loop.State) string {
 	var hist []map[string][]string
-	if st.BaselineDone { // the baseline is the state before the first iteration
-		keys := map[string][]string{}
-		for _, g := range st.Baseline {
-			for _, f := range g.Findings {
-				keys[g.Name] = append(keys[g.Name], gate.Key(f))
-			}
+	base := map[string][]string{} // the baseline's failure keys by gate
+	for _, g := range st.Baseline {
+		for _, f := range g.Findings {
+			base[g.Name] = append(base[g.Name], gate.Key(f))
 		}
-		hist = append(hist, keys)
+	}
+	if st.BaselineDone { // the baseline is the state before the first iteration
+		hist = append(hist, base)
 	}
 	for _, r := range st.History {
 		keys := map[string][]string{}
 		for _, g := range r.Gates {
-			keys[g.Name] = g.Keys
+			keys[g.Name] = slices.Clone(g.Keys)
+			// Records of older builds keep only the agent's keys per gate; the
+			// baseline's that still failed are in the record's Failing.
+			for _, k := range base[g.Name] {
+				if slices.Contains(r.Failing, k) && !slices.Contains(keys[g.Name], k) {
+					keys[g.Name] = append(keys[g.Name], k)
+				}
+			}
 		}
 		hist = append(hist, keys)
 	}
