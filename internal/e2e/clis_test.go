@@ -17,6 +17,9 @@ type cli struct {
 	// countsSide: the usage the CLI reports includes its side requests
 	// (gemini's model routing); the others report only the conversation.
 	countsSide bool
+	// noTokens: the CLI reports no token counts (copilot bills premium
+	// requests), so the run's tokens must read as unknown.
+	noTokens bool
 	// setup writes the CLI's configuration for the server at url into home
 	// and returns the environment the CLI needs.
 	setup func(home, url string) (map[string]string, error)
@@ -104,6 +107,18 @@ stream_max_retries = 1
 				"OPENAI_API_KEY":  "sk-double",
 				"OPENAI_MODEL":    "double-1",
 			}, writeFile(filepath.Join(home, ".qwen", "settings.json"), settings)
+		},
+	},
+	{
+		name: "copilot", bin: "copilot", pkg: "@github/copilot@1.0.102", version: "1.0.102", noTokens: true,
+		setup: func(home, url string) (map[string]string, error) {
+			// Bring your own key: no GitHub login, Chat Completions.
+			return map[string]string{
+				"HOME":                      home,
+				"COPILOT_PROVIDER_BASE_URL": url + "/v1",
+				"COPILOT_PROVIDER_API_KEY":  "sk-double",
+				"COPILOT_MODEL":             "double-1",
+			}, nil
 		},
 	},
 }

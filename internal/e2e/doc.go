@@ -1,8 +1,8 @@
 // Package e2e is the end-to-end tier: its tests run the agentloop binary with
-// the real agent CLIs (Claude Code, Codex, Gemini CLI, opencode, Qwen Code),
-// installed from npm at the versions the presets were tested with, against the
-// model double (package double) on 127.0.0.1, on a small Go repository whose
-// gate is the real `go test`. They check what a user sees: success with the
+// the real agent CLIs (Claude Code, Codex, Gemini CLI, opencode, Qwen Code,
+// Copilot CLI), installed from npm at the versions the presets were tested
+// with, against the model double (package double) on 127.0.0.1, on a small Go
+// repository whose gate is the real `go test`. They check what a user sees: success with the
 // tokens the double served, rate limits that clear and that do not, a bad key,
 // a CLI that refuses to start, Ctrl-C during a tool call, and a reviewer that is
 // a second real CLI.

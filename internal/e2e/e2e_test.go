@@ -357,6 +357,15 @@ func checkUsage(t *testing.T, o outcome, a *agent) {
 	t.Helper()
 	s := o.report.Summary
 	tokens, cached := served(a.srv, a.cli.countsSide)
+	if a.cli.noTokens {
+		if s.Tokens != nil {
+			t.Errorf("%s reports no token counts, yet %d tokens are recorded as known", a.cli.name, *s.Tokens)
+		}
+		if s.CostUSD != nil && !s.Total.CostEstimated {
+			t.Errorf("%s reports no cost, yet $%v is recorded as known", a.cli.name, *s.CostUSD)
+		}
+		return
+	}
 	if s.Tokens == nil {
 		t.Errorf("tokens unknown; the double served %d", tokens)
 	} else if *s.Tokens != tokens {
