@@ -138,7 +138,8 @@ func resolvePlan(d Deps, o loopOptions, name string) (*plan.Plan, error) {
 // nothing.
 func dryRun(d Deps, p *plan.Plan) error {
 	composer := p.Composer(filepath.Join(p.StateDir, "runs", p.Name))
-	text, tokens, err := composer.Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1})
+	first := loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}
+	text, tokens, err := composer.Compose(first)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
@@ -146,6 +147,13 @@ func dryRun(d Deps, p *plan.Plan) error {
 	fmt.Fprintln(d.Stdout, "---")
 	for _, w := range p.Warnings() {
 		fmt.Fprintln(d.Stdout, "WARNING: "+w)
+	}
+	if !composer.HasTask(first) {
+		unless := ""
+		if len(p.Gates) > 0 {
+			unless = " (only failures the baseline gates find would give it one)"
+		}
+		fmt.Fprintf(d.Stdout, "WARNING: the agent has no task: no context was given (or the context files are empty)%s; give the task with --context FILE|TEXT\n", unless)
 	}
 	budget := p.Proc.Limits.TokenBudget
 	switch {
