@@ -26,9 +26,13 @@ func (s *scriptedAgent) RunAgent(_ context.Context, r AgentRequest) (evidence.Ag
 
 type warnings struct{ got []string }
 
-func (w *warnings) Event(loop.Event)            {}
-func (w *warnings) Phase(string)                {}
-func (w *warnings) Warnf(f string, args ...any) { w.got = append(w.got, f) }
+// Event keeps the warnings.
+func (w *warnings) Event(ev loop.Event) {
+	if d, ok := ev.Data.(loop.Warning); ok {
+		w.got = append(w.got, d.Message)
+	}
+}
+func (w *warnings) Phase(string) {}
 
 func newLocal(agent AgentRunner, p RateLimitPolicy, slept *[]time.Duration) *Local {
 	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)

@@ -285,11 +285,12 @@ func (l *Local) phase(p string) {
 	}
 }
 
+// warn tells of something that went wrong without stopping the run, as the
+// loop's own warnings are told: a warning event, shown and recorded.
 func (l *Local) warn(format string, args ...any) {
-	if l.Screen != nil {
-		l.Screen.Warnf(format, args...)
-	}
-	l.Log.Warn(fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	l.Log.Warn(msg)
+	_ = l.Emit(context.Background(), loop.Event{Data: loop.Warning{Message: msg}})
 }
 
 // keep writes an artifact the loop does not need to go on (a diff, a review, a

@@ -93,6 +93,9 @@ func TestLocalIterationArtifacts(t *testing.T) {
 	if w := l.Screen.(*warnings); len(w.got) != 1 || !strings.Contains(w.got[0], "token budget") {
 		t.Errorf("warnings %q, want one about the token budget", w.got)
 	}
+	if len(events.evs) != 1 || events.evs[0].Type() != loop.EventWarning || events.evs[0].Time.IsZero() {
+		t.Errorf("events %+v, want the warning recorded with its time", events.evs)
+	}
 
 	// What the loop keeps of the iteration goes to its files; events to events.jsonl.
 	doc := &decision.Document{Decision: decision.Body{Action: "retry", Iteration: 1, Strategy: "refine"}}

@@ -92,6 +92,5 @@ type EventLog interface {
 // Screen is what a person sees (the ui package's Printer).
 type Screen interface {
 	Event(ev loop.Event)
-	Warnf(format string, args ...any)
 	Phase(phase string)
 }
