@@ -1,0 +1,353 @@
+// Command mutate measures how many small deliberate bugs the test suite catches.
+//
+// For each package it lists the mutants of its non-test Go files — a comparison
+// turned (< to <=, == to !=), an arithmetic or logical operator swapped, ++ and --
+// swapped, a minus sign dropped, a boolean literal flipped, a numeric literal
+// changed (n to n+1, x to 10x) — takes a sample of them (the same sample for the
+// same seed), and runs the package's tests once per mutant with the mutated file
+// swapped in through go test -overlay, so the source tree is never written. A
+// mutant the tests fail on (or time out on) is killed, one they pass lives, one
+// that does not compile is not counted.
+//
+//	go run ./bench/mutate [-n 40] [-seed 1] [-timeout 3m] [-list] [-v] PKGDIR...
+//
+// It prints every surviving mutant and a table of the share killed per package.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Mutant is one deliberate bug: the bytes [Off, Off+len(Old)) of File replaced by New.
+type Mutant struct {
+	File string
+	Line int
+	Col  int
+	Off  int
+	Old  string
+	New  string
+	Kind string
+}
+
+func (m Mutant) String() string {
+	return fmt.Sprintf("%s:%d:%d %s %q → %q", filepath.Base(m.File), m.Line, m.Col, m.Kind, m.Old, m.New)
+}
+
+// swaps maps an operator to its mutants and their kind.
+var swaps = map[token.Token][]struct {
+	to   token.Token
+	kind string
+}{
+	token.LSS:  {{token.LEQ, "boundary"}, {token.GEQ, "negation"}},
+	token.LEQ:  {{token.LSS, "boundary"}, {token.GTR, "negation"}},
+	token.GTR:  {{token.GEQ, "boundary"}, {token.LEQ, "negation"}},
+	token.GEQ:  {{token.GTR, "boundary"}, {token.LSS, "negation"}},
+	token.EQL:  {{token.NEQ, "negation"}},
+	token.NEQ:  {{token.EQL, "negation"}},
+	token.ADD:  {{token.SUB, "arithmetic"}},
+	token.SUB:  {{token.ADD, "arithmetic"}},
+	token.MUL:  {{token.QUO, "arithmetic"}},
+	token.QUO:  {{token.MUL, "arithmetic"}},
+	token.REM:  {{token.MUL, "arithmetic"}},
+	token.LAND: {{token.LOR, "logical"}},
+	token.LOR:  {{token.LAND, "logical"}},
+}
+
+// Mutants lists the mutants of one Go source file.
+func Mutants(path string, src []byte) ([]Mutant, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	var out []Mutant
+	add := func(pos token.Pos, old, new, kind string) {
+		p := fset.Position(pos)
+		out = append(out, Mutant{File: path, Line: p.Line, Col: p.Column, Off: p.Offset, Old: old, New: new, Kind: kind})
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ImportSpec, *ast.FieldList:
+			return false // import paths, struct tags, array sizes in types
+		case *ast.BinaryExpr:
+			if isString(n.X) || isString(n.Y) {
+				return true // string concatenation: the mutant would not compile
+			}
+			for _, s := range swaps[n.Op] {
+				add(n.OpPos, n.Op.String(), s.to.String(), s.kind)
+			}
+		case *ast.IncDecStmt:
+			if n.Tok == token.INC {
+				add(n.TokPos, "++", "--", "increment")
+			} else {
+				add(n.TokPos, "--", "++", "increment")
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.SUB {
+				add(n.OpPos, "-", " ", "negative")
+			}
+		case *ast.Ident:
+			switch n.Name {
+			case "true":
+				add(n.Pos(), "true", "false", "boolean")
+			case "false":
+				add(n.Pos(), "false", "true", "boolean")
+			}
+		case *ast.BasicLit:
+			switch n.Kind {
+			case token.INT:
+				if v, err := strconv.ParseInt(n.Value, 0, 64); err == nil {
+					add(n.Pos(), n.Value, strconv.FormatInt(v+1, 10), "literal")
+				}
+			case token.FLOAT:
+				if v, err := strconv.ParseFloat(n.Value, 64); err == nil {
+					add(n.Pos(), n.Value, strconv.FormatFloat(v*10, 'g', -1, 64), "literal")
+				}
+			}
+		}
+		return true
+	})
+	return out, nil
+}
+
+func isString(e ast.Expr) bool {
+	l, ok := e.(*ast.BasicLit)
+	return ok && l.Kind == token.STRING
+}
+
+// Apply returns src with the mutant in place.
+func Apply(src []byte, m Mutant) ([]byte, error) {
+	if m.Off < 0 || m.Off+len(m.Old) > len(src) || string(src[m.Off:m.Off+len(m.Old)]) != m.Old {
+		return nil, fmt.Errorf("%s: %q is not at offset %d", m.File, m.Old, m.Off)
+	}
+	out := make([]byte, 0, len(src)-len(m.Old)+len(m.New))
+	out = append(out, src[:m.Off]...)
+	out = append(out, m.New...)
+	return append(out, src[m.Off+len(m.Old):]...), nil
+}
+
+// packageMutants lists the mutants of every non-test Go file in dir.
+func packageMutants(dir string) ([]Mutant, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	var all []Mutant
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		ms, err := Mutants(f, src)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ms...)
+	}
+	return all, nil
+}
+
+// Sample returns n of the mutants, the same ones for the same seed, in file order.
+func Sample(ms []Mutant, n int, seed uint64) []Mutant {
+	if n <= 0 || n >= len(ms) {
+		return ms
+	}
+	idx := rand.New(rand.NewPCG(seed, 0x6d7574)).Perm(len(ms))[:n]
+	slices.Sort(idx)
+	out := make([]Mutant, n)
+	for i, j := range idx {
+		out[i] = ms[j]
+	}
+	return out
+}
+
+type outcome int
+
+const (
+	killed outcome = iota
+	lived
+	timedOut
+	notViable
+)
+
+func (o outcome) String() string {
+	return [...]string{"KILLED", "LIVED", "TIMED OUT", "NOT VIABLE"}[o]
+}
+
+// runner runs a package's tests with a mutated file swapped in.
+type runner struct {
+	tmp     string
+	timeout time.Duration
+}
+
+func (r runner) test(ctx context.Context, dir string, m *Mutant) (outcome, error) {
+	args := []string{"test", "-count=1"}
+	if m != nil {
+		src, err := os.ReadFile(m.File)
+		if err != nil {
+			return 0, err
+		}
+		mut, err := Apply(src, *m)
+		if err != nil {
+			return 0, err
+		}
+		abs, err := filepath.Abs(m.File)
+		if err != nil {
+			return 0, err
+		}
+		file := filepath.Join(r.tmp, "mutant.go")
+		if err := os.WriteFile(file, mut, 0o644); err != nil {
+			return 0, err
+		}
+		ov, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: file}})
+		overlay := filepath.Join(r.tmp, "overlay.json")
+		if err := os.WriteFile(overlay, ov, 0o644); err != nil {
+			return 0, err
+		}
+		args = append(args, "-overlay="+overlay)
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", append(args, "./"+filepath.ToSlash(filepath.Clean(dir)))...)
+	cmd.WaitDelay = 10 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return timedOut, nil
+	case err == nil:
+		return lived, nil
+	case bytes.Contains(out.Bytes(), []byte("[build failed]")) || bytes.Contains(out.Bytes(), []byte("[setup failed]")):
+		if m == nil {
+			return 0, fmt.Errorf("%s does not build:\n%s", dir, out.Bytes())
+		}
+		return notViable, nil
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return 0, err
+	}
+	if m == nil {
+		return 0, fmt.Errorf("the tests of %s fail without any mutant:\n%s", dir, tail(out.Bytes(), 2000))
+	}
+	return killed, nil
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+type tally struct {
+	pkg                      string
+	total, sampled           int
+	killed, lived, notViable int
+	survivors                []Mutant
+}
+
+func (t tally) score() float64 {
+	if t.killed+t.lived == 0 {
+		return 0
+	}
+	return 100 * float64(t.killed) / float64(t.killed+t.lived)
+}
+
+func main() {
+	n := flag.Int("n", 40, "mutants sampled per package (0: all)")
+	seed := flag.Uint64("seed", 1, "sample seed")
+	timeout := flag.Duration("timeout", 0, "time limit of one test run (0: 3× the unmutated run + 30s)")
+	list := flag.Bool("list", false, "list the sampled mutants without running the tests")
+	verbose := flag.Bool("v", false, "print every mutant's outcome")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: mutate [-n N] [-seed S] [-timeout D] [-list] [-v] PKGDIR...")
+		os.Exit(2)
+	}
+	if err := run(context.Background(), os.Stdout, flag.Args(), *n, *seed, *timeout, *list, *verbose); err != nil {
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, w io.Writer, dirs []string, n int, seed uint64, timeout time.Duration, list, verbose bool) error {
+	tmp, err := os.MkdirTemp("", "mutate")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	var tallies []tally
+	for _, dir := range dirs {
+		all, err := packageMutants(dir)
+		if err != nil {
+			return err
+		}
+		sample := Sample(all, n, seed)
+		t := tally{pkg: dir, total: len(all), sampled: len(sample)}
+		if list {
+			for _, m := range sample {
+				fmt.Fprintf(w, "%s: %s\n", dir, m)
+			}
+			continue
+		}
+		r := runner{tmp: tmp, timeout: timeout}
+		if r.timeout == 0 {
+			start := time.Now()
+			r.timeout = 30 * time.Minute
+			if _, err := r.test(ctx, dir, nil); err != nil {
+				return err
+			}
+			r.timeout = 3*time.Since(start) + 30*time.Second
+		}
+		fmt.Fprintf(w, "%s: %d mutants, testing %d (test time limit %s)\n", dir, len(all), len(sample), r.timeout.Round(time.Second))
+		for _, m := range sample {
+			o, err := r.test(ctx, dir, &m)
+			if err != nil {
+				return err
+			}
+			switch o {
+			case killed, timedOut:
+				t.killed++
+			case lived:
+				t.lived++
+				t.survivors = append(t.survivors, m)
+			case notViable:
+				t.notViable++
+			}
+			if verbose || o == lived {
+				fmt.Fprintf(w, "  %-10s %s\n", o, m)
+			}
+		}
+		tallies = append(tallies, t)
+	}
+	if list {
+		return nil
+	}
+	fmt.Fprintf(w, "\n| package | mutants | sampled | killed | lived | not viable | killed %% |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, t := range tallies {
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %.0f%% |\n", t.pkg, t.total, t.sampled, t.killed, t.lived, t.notViable, t.score())
+	}
+	return nil
+}
