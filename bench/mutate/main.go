@@ -9,7 +9,7 @@
 // mutant the tests fail on (or time out on) is killed, one they pass lives, one
 // that does not compile is not counted.
 //
-//	go run ./bench/mutate [-n 40] [-seed 1] [-timeout 3m] [-list] [-v] PKGDIR...
+//	go run ./bench/mutate [-n 40] [-seed 1] [-workers 1] [-timeout 3m] [-list] [-v] PKGDIR...
 //
 // It prints every surviving mutant and a table of the share killed per package.
 package main
@@ -32,6 +32,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -200,6 +201,33 @@ type runner struct {
 	timeout time.Duration
 }
 
+// testAll tests each mutant, workers at a time, each worker with its own
+// overlay files.
+func (r runner) testAll(ctx context.Context, dir string, ms []Mutant, workers int) ([]outcome, error) {
+	out := make([]outcome, len(ms))
+	errs := make([]error, len(ms))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := range max(workers, 1) {
+		wr := r
+		wr.tmp = filepath.Join(r.tmp, strconv.Itoa(w))
+		if err := os.MkdirAll(wr.tmp, 0o755); err != nil {
+			return nil, err
+		}
+		wg.Go(func() {
+			for i := range next {
+				out[i], errs[i] = wr.test(ctx, dir, &ms[i])
+			}
+		})
+	}
+	for i := range ms {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
 func (r runner) test(ctx context.Context, dir string, m *Mutant) (outcome, error) {
 	args := []string{"test", "-count=1"}
 	if m != nil {
@@ -265,7 +293,6 @@ type tally struct {
 	pkg                      string
 	total, sampled           int
 	killed, lived, notViable int
-	survivors                []Mutant
 }
 
 func (t tally) score() float64 {
@@ -281,18 +308,19 @@ func main() {
 	timeout := flag.Duration("timeout", 0, "time limit of one test run (0: 3× the unmutated run + 30s)")
 	list := flag.Bool("list", false, "list the sampled mutants without running the tests")
 	verbose := flag.Bool("v", false, "print every mutant's outcome")
+	workers := flag.Int("workers", 1, "mutants tested at once")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: mutate [-n N] [-seed S] [-timeout D] [-list] [-v] PKGDIR...")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), os.Stdout, flag.Args(), *n, *seed, *timeout, *list, *verbose); err != nil {
+	if err := run(context.Background(), os.Stdout, flag.Args(), *n, *seed, *timeout, *workers, *list, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, w io.Writer, dirs []string, n int, seed uint64, timeout time.Duration, list, verbose bool) error {
+func run(ctx context.Context, w io.Writer, dirs []string, n int, seed uint64, timeout time.Duration, workers int, list, verbose bool) error {
 	tmp, err := os.MkdirTemp("", "mutate")
 	if err != nil {
 		return err
@@ -322,22 +350,21 @@ func run(ctx context.Context, w io.Writer, dirs []string, n int, seed uint64, ti
 			r.timeout = 3*time.Since(start) + 30*time.Second
 		}
 		fmt.Fprintf(w, "%s: %d mutants, testing %d (test time limit %s)\n", dir, len(all), len(sample), r.timeout.Round(time.Second))
-		for _, m := range sample {
-			o, err := r.test(ctx, dir, &m)
-			if err != nil {
-				return err
-			}
-			switch o {
+		outcomes, err := r.testAll(ctx, dir, sample, workers)
+		if err != nil {
+			return err
+		}
+		for i, m := range sample {
+			switch o := outcomes[i]; o {
 			case killed, timedOut:
 				t.killed++
 			case lived:
 				t.lived++
-				t.survivors = append(t.survivors, m)
 			case notViable:
 				t.notViable++
 			}
-			if verbose || o == lived {
-				fmt.Fprintf(w, "  %-10s %s\n", o, m)
+			if verbose || outcomes[i] == lived {
+				fmt.Fprintf(w, "  %-10s %s\n", outcomes[i], m)
 			}
 		}
 		tallies = append(tallies, t)

@@ -3,8 +3,12 @@ package main
 import (
 	"go/parser"
 	"go/token"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 const sample = `package p
@@ -69,5 +73,40 @@ func TestSampleIsStable(t *testing.T) {
 	}
 	if len(Sample(ms, 0, 1)) != 100 || len(Sample(ms, 500, 1)) != 100 {
 		t.Error("n ≤ 0 or n ≥ len should take all")
+	}
+}
+
+// TestRunKillsAndSpares runs the whole tool on a tiny module: a mutant the test
+// catches is killed, one it cannot see lives, and the tree is left untouched.
+func TestRunKillsAndSpares(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test three times")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":      "module tiny\n\ngo 1.24\n",
+		"p/p.go":      "package p\n\n// Less is a < b.\nfunc Less(a, b int) bool { return a < b }\n",
+		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestLess(t *testing.T) {\n\tif !Less(1, 3) || Less(3, 1) {\n\t\tt.Fatal(\"Less\")\n\t}\n}\n",
+	}
+	for name, content := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	var out strings.Builder
+	if err := run(t.Context(), &out, []string{"p"}, 0, 1, time.Minute, 1, false, false); err != nil {
+		t.Fatal(err)
+	}
+	// < → <= lives (the test never compares equal numbers), < → >= is killed.
+	if !strings.Contains(out.String(), `LIVED      p.go:4:37 boundary "<" → "<="`) ||
+		!strings.Contains(out.String(), "| p | 2 | 2 | 1 | 1 | 0 | 50% |") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "p/p.go")); string(b) != files["p/p.go"] {
+		t.Error("the source file was changed")
 	}
 }
