@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"time"
+
 	"slices"
 	"testing"
 
@@ -203,5 +205,31 @@ func TestThresholdBoundaries(t *testing.T) {
 				t.Errorf("trigger %s fired = %v (%+v), want %v; all: %v", tt.want, ok, tr, !tt.absent, d.Triggers)
 			}
 		})
+	}
+}
+
+// The first expansion of the context also raises the iteration timeout by half;
+// a later one keeps the raised timeout and does not raise it again.
+func TestExpandRaisesTheTimeoutOnce(t *testing.T) {
+	t.Parallel()
+	p := DefaultPolicy()
+	spec := gated()
+	spec.Limits.IterationTimeout = 10 * time.Minute
+	undefined := func(sym string) func(*evidence.Iteration) {
+		return func(ev *evidence.Iteration) {
+			ev.Gates[0].Passed = false
+			ev.Gates[0].Findings = []evidence.Finding{{Kind: evidence.KindBuild, Tool: "go", File: "a.go", Message: "undefined: " + sym}}
+		}
+	}
+	first := with(iter(1), undefined("tokenize.Split"))
+	st := past(p, spec, nil)
+	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: first, Budget: done(1)})
+	if d.Action != loop.ActionExpand || d.Next.Timeout.Duration() != 15*time.Minute {
+		t.Fatalf("first: %s with next timeout %s; want expand raising 10m to 15m", d.Action, d.Next.Timeout.Duration())
+	}
+	second := with(iter(2), undefined("tokenize.Join"))
+	d = New(p).Decide(loop.DecideInput{State: past(p, spec, []evidence.Iteration{first}), Spec: &spec, Evidence: second, Budget: done(2)})
+	if d.Action != loop.ActionExpand || d.Next.Timeout.Duration() != 15*time.Minute {
+		t.Errorf("second: %s with next timeout %s; want expand keeping 15m", d.Action, d.Next.Timeout.Duration())
 	}
 }
