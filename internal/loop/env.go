@@ -59,7 +59,8 @@ type Env interface {
 	// AwaitGuidance suspends the run until a human answers an escalation. The local
 	// engine returns ErrSuspended: the run ends as escalated and `resume` continues it.
 	AwaitGuidance(ctx context.Context, e Escalation) (Guidance, error)
-	// Save persists the state. An error is reported, never fatal to the loop.
+	// Save persists the state. An error stops the run at once ([SaveError]):
+	// going on would do work that a crash loses or a resume does twice.
 	Save(ctx context.Context, st *State) error
 	// Keep writes what was concluded about an iteration for people to read (the
 	// local engine: its decision.yaml and feedback.md). An error is reported,

@@ -27,6 +27,20 @@ func (e *StopError) Unwrap() error { return e.Err }
 
 func (e *StopError) Error() string { return fmt.Sprintf("stop as %s: %s", e.Status, e.Reason) }
 
+// SaveError is returned by [Run] when the state cannot be saved: the run stops
+// at once rather than go on with work that a crash would lose or a resume would
+// do twice. The state on disk stays the last one saved, which `resume` continues.
+type SaveError struct {
+	Name string
+	Err  error
+}
+
+func (e *SaveError) Error() string {
+	return fmt.Sprintf("the state of run %s cannot be saved (%v), so the run stopped; free disk space or fix the permissions of the state folder, then continue with: agentloop resume %s", e.Name, e.Err, e.Name)
+}
+
+func (e *SaveError) Unwrap() error { return e.Err }
+
 // Outcome is how a session of a run ended.
 type Outcome struct {
 	Status Status
@@ -60,7 +74,9 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 		Procedure: r.spec.Procedure, MaxIterations: r.spec.Limits.MaxIterations,
 		Iteration: st.Iteration, Resumed: st.TotalIterations > 0,
 	})
-	r.save(ctx)
+	if err := r.save(ctx); err != nil {
+		return r.unsaved(ctx, err)
+	}
 	if r.spec.Baseline && r.spec.HasGates && !st.BaselineDone {
 		if out, done, err := r.baseline(ctx); done {
 			return out, err
@@ -99,8 +115,11 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 	for _, g := range res.Baseline {
 		failing += len(g.Findings)
 	}
+	if err := r.save(ctx); err != nil {
+		out, err := r.unsaved(ctx, err)
+		return out, true, err
+	}
 	r.emit(ctx, 0, BaselineFinished{Gates: len(res.Baseline), Failures: failing})
-	r.save(ctx)
 	return Outcome{}, false, nil
 }
 
@@ -133,6 +152,12 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	ev.N = n
 	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: BudgetStatus(st, &ev)})
 	r.record(ev, res, d)
+	// The state is saved before the iteration is announced: an iteration whose
+	// record is lost is run again on resume, and only then reported finished.
+	if err := r.save(ctx); err != nil {
+		out, err := r.unsaved(ctx, err)
+		return out, true, err
+	}
 	fin := IterationFinished{
 		MaxIterations: r.spec.Limits.MaxIterations, Duration: MillisOf(ev.Duration()),
 		Succeeded: d.Succeeded, ConsecutiveFailures: st.ConsecutiveFailures,
@@ -146,7 +171,6 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	}
 	r.emit(ctx, n, fin)
 	r.keep(ctx, Artifacts{Iteration: n, Decision: d.Document, Feedback: d.Feedback})
-	r.save(ctx)
 
 	// A run never ends worse than its best checkpoint: the decider asks for a
 	// rollback on the way out too (escalate, abort), not only to continue.
@@ -190,7 +214,10 @@ func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error
 	}
 	r.st.Status = StatusEscalated
 	r.st.Reason = e.Reason
-	r.save(ctx)
+	if err := r.save(ctx); err != nil {
+		out, err := r.unsaved(ctx, err)
+		return out, true, err
+	}
 	r.emit(ctx, r.st.Iteration, Escalated{Reason: e.Reason, Question: e.Question})
 	g, err := r.env.AwaitGuidance(ctx, e)
 	if err != nil {
@@ -248,15 +275,25 @@ func (r *runner) finish(ctx context.Context, out Outcome) (Outcome, error) {
 		st.Sessions[n-1].Status = out.Status
 		st.Sessions[n-1].Reason = out.Reason
 	}
-	r.save(ctx)
+	if err := r.save(ctx); err != nil {
+		return r.unsaved(ctx, err)
+	}
 	r.emit(ctx, st.Iteration, RunFinished{Status: out.Status, Reason: out.Reason, Iterations: st.TotalIterations, Wall: st.Spend.Wall})
 	return out, nil
 }
 
-func (r *runner) save(ctx context.Context) {
+func (r *runner) save(ctx context.Context) error {
 	if err := r.env.Save(context.WithoutCancel(ctx), r.st); err != nil {
-		r.emit(ctx, r.st.Iteration, Warning{Message: "state not saved, the loop goes on: " + err.Error()})
+		return &SaveError{Name: r.st.Name, Err: err}
 	}
+	return nil
+}
+
+// unsaved ends the session after the state could not be saved. Nothing more is
+// saved or announced as done: the state on disk is the last one saved.
+func (r *runner) unsaved(ctx context.Context, err error) (Outcome, error) {
+	r.emit(ctx, r.st.Iteration, Warning{Message: err.Error()})
+	return Outcome{Status: StatusInterrupted, Reason: "the state cannot be saved"}, err
 }
 
 func (r *runner) keep(ctx context.Context, a Artifacts) {

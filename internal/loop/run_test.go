@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ type scriptEnv struct {
 	calls    int
 	saves    int
 	saveErr  error
+	failSave int // with saveErr: the first save that fails (1-based); 0: every one
 	keepErr  error
 	kept     []loop.Artifacts
 	events   []loop.Event
@@ -54,7 +56,13 @@ func (e *scriptEnv) AwaitGuidance(context.Context, loop.Escalation) (loop.Guidan
 	return loop.Guidance{}, loop.ErrSuspended
 }
 
-func (e *scriptEnv) Save(context.Context, *loop.State) error { e.saves++; return e.saveErr }
+func (e *scriptEnv) Save(context.Context, *loop.State) error {
+	e.saves++
+	if e.saves < e.failSave {
+		return nil
+	}
+	return e.saveErr
+}
 func (e *scriptEnv) Keep(_ context.Context, a loop.Artifacts) error {
 	e.kept = append(e.kept, a)
 	return e.keepErr
@@ -201,22 +209,39 @@ func TestRunInterrupted(t *testing.T) {
 	}
 }
 
-func TestRunSaveFailureDoesNotStop(t *testing.T) {
+// A state that cannot be saved stops the run at once: the iteration whose
+// record is lost is not announced as finished (resume runs it again, and only
+// then is it reported), and nothing more runs.
+func TestRunStopsWhenTheStateCannotBeSaved(t *testing.T) {
 	t.Parallel()
-	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, saveErr: errors.New("read-only file system")}
+	full := errors.New("no space left on device")
+	// Save 1 is the run's start, save 2 iteration 1's record, save 3 iteration 2's.
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, saveErr: full, failSave: 3}
 	st := newState()
-	out, _ := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: engine}, st)
-	if out.Status != loop.StatusCompleted {
-		t.Fatalf("status %s, want completed", out.Status)
+	out, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 5}, Decider: engine}, st)
+	var se *loop.SaveError
+	if !errors.As(err, &se) || !errors.Is(err, full) || !strings.Contains(err.Error(), "agentloop resume") {
+		t.Fatalf("Run error = %v, want a *SaveError wrapping the cause and saying how to continue", err)
 	}
-	warned := false
+	if out.Status != loop.StatusInterrupted {
+		t.Errorf("status %s, want interrupted", out.Status)
+	}
+	if env.saves != 3 {
+		t.Errorf("saves = %d, want 3: nothing is tried after the failed one", env.saves)
+	}
+	finished, warned := 0, false
 	for _, ev := range env.events {
-		if ev.Type() == loop.EventWarning {
+		switch ev.Type() {
+		case loop.EventIterationFinished:
+			finished++
+		case loop.EventWarning:
 			warned = true
+		case loop.EventRunFinished:
+			t.Error("a run whose state was not saved announced its end")
 		}
 	}
-	if !warned {
-		t.Error("no warning event for the failed save")
+	if finished != 1 || !warned {
+		t.Errorf("iteration finished events = %d (want 1, the saved one), warned = %v", finished, warned)
 	}
 }
 

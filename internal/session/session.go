@@ -159,8 +159,10 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 
 	last := &s.st.Sessions[len(s.st.Sessions)-1]
 	last.EndedAt = s.pr.Now()
-	if err := env.Save(context.WithoutCancel(ctx), s.st); err != nil {
-		s.screen.Warnf("%v", err)
+	if _, unsaved := errors.AsType[*loop.SaveError](runErr); !unsaved {
+		if err := env.Save(context.WithoutCancel(ctx), s.st); err != nil {
+			s.screen.Warnf("%v", err)
+		}
 	}
 	s.epilogue(out, runDir, runErr)
 	return out, runErr
@@ -200,6 +202,10 @@ func (s *Session) epilogue(out loop.Outcome, runDir string, runErr error) {
 	rel := RelPath(base, runDir)
 	if _, ok := errors.AsType[*agent.SetupError](runErr); ok {
 		w.Linef("Logs: %s. Fix the agent's setup as said below, then run again", rel)
+		return
+	}
+	if _, ok := errors.AsType[*loop.SaveError](runErr); ok {
+		w.Linef("Logs: %s. The state kept is the last one saved", rel)
 		return
 	}
 	switch out.Status {
