@@ -2,14 +2,14 @@
 //
 // For each package it lists the mutants of its non-test Go files — a comparison
 // turned (< to <=, == to !=), an arithmetic or logical operator swapped, ++ and --
-// swapped, a minus sign dropped, a boolean literal flipped, a numeric literal
-// changed (n to n+1, x to 10x) — takes a sample of them (the same sample for the
+// swapped, a minus sign dropped; with -kinds all also a boolean literal flipped
+// and a numeric literal changed (n to n+1, x to 10x) — takes a sample of them (the same sample for the
 // same seed), and runs the package's tests once per mutant with the mutated file
 // swapped in through go test -overlay, so the source tree is never written. A
 // mutant the tests fail on (or time out on) is killed, one they pass lives, one
 // that does not compile is not counted.
 //
-//	go run ./bench/mutate [-n 40] [-seed 1] [-workers 1] [-timeout 3m] [-list] [-v] PKGDIR...
+//	go run ./bench/mutate [-n 40] [-seed 1] [-workers 1] [-kinds K,...|all] [-timeout 3m] [-list] [-v] PKGDIR...
 //
 // It prints every surviving mutant and a table of the share killed per package.
 package main
@@ -71,7 +71,12 @@ var swaps = map[token.Token][]struct {
 	token.LOR:  {{token.LAND, "logical"}},
 }
 
-// Mutants lists the mutants of one Go source file.
+// DefaultKinds are the mutants tested unless -kinds says otherwise: the usual
+// operator mutants (those of go-gremlins' defaults, and && ↔ ||). Literal and
+// boolean mutants are many, and mostly change a clip length or a label.
+var DefaultKinds = []string{"boundary", "negation", "arithmetic", "increment", "negative", "logical"}
+
+// Mutants lists the mutants of one Go source file, of every kind.
 func Mutants(path string, src []byte) ([]Mutant, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
@@ -144,8 +149,8 @@ func Apply(src []byte, m Mutant) ([]byte, error) {
 	return append(out, src[m.Off+len(m.Old):]...), nil
 }
 
-// packageMutants lists the mutants of every non-test Go file in dir.
-func packageMutants(dir string) ([]Mutant, error) {
+// packageMutants lists the mutants of the given kinds of every non-test Go file in dir.
+func packageMutants(dir string, kinds []string) ([]Mutant, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err
@@ -163,7 +168,11 @@ func packageMutants(dir string) ([]Mutant, error) {
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, ms...)
+		for _, m := range ms {
+			if slices.Contains(kinds, m.Kind) {
+				all = append(all, m)
+			}
+		}
 	}
 	return all, nil
 }
@@ -309,18 +318,23 @@ func main() {
 	list := flag.Bool("list", false, "list the sampled mutants without running the tests")
 	verbose := flag.Bool("v", false, "print every mutant's outcome")
 	workers := flag.Int("workers", 1, "mutants tested at once")
+	kinds := flag.String("kinds", strings.Join(DefaultKinds, ","), "mutant kinds, comma-separated (all: also literal,boolean)")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: mutate [-n N] [-seed S] [-timeout D] [-list] [-v] PKGDIR...")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), os.Stdout, flag.Args(), *n, *seed, *timeout, *workers, *list, *verbose); err != nil {
+	ks := strings.Split(*kinds, ",")
+	if *kinds == "all" {
+		ks = append(slices.Clone(DefaultKinds), "literal", "boolean")
+	}
+	if err := run(context.Background(), os.Stdout, flag.Args(), ks, *n, *seed, *timeout, *workers, *list, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, w io.Writer, dirs []string, n int, seed uint64, timeout time.Duration, workers int, list, verbose bool) error {
+func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uint64, timeout time.Duration, workers int, list, verbose bool) error {
 	tmp, err := os.MkdirTemp("", "mutate")
 	if err != nil {
 		return err
@@ -328,7 +342,7 @@ func run(ctx context.Context, w io.Writer, dirs []string, n int, seed uint64, ti
 	defer os.RemoveAll(tmp)
 	var tallies []tally
 	for _, dir := range dirs {
-		all, err := packageMutants(dir)
+		all, err := packageMutants(dir, kinds)
 		if err != nil {
 			return err
 		}
