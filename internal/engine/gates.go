@@ -99,9 +99,12 @@ func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir stri
 		return evidence.GateResult{}, context.Cause(ctx)
 	case res.TimedOut:
 		judged = gate.Infra(spec, fmt.Sprintf("timed out after %s", s.Timeout))
+	case p.err != nil && p.rep.Format == "":
+		judged = gate.Infra(spec, "its output cannot be read: "+p.err.Error()) // an unknown format
 	case p.err != nil && !errors.Is(p.err, io.ErrClosedPipe):
 		rep := p.rep
 		rep.Tail = string(log.Tail(4096))
+		rep.Problems = append(rep.Problems, p.err.Error())
 		judged = gate.Judge(spec, res.ExitCode, rep, base)
 	default:
 		judged = gate.Judge(spec, res.ExitCode, p.rep, base)

@@ -85,6 +85,7 @@ func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
 	}
 	l.phase("baseline gates")
 	gates, err := l.Gates.RunGates(ctx, l.WorkDir, dir, nil)
+	l.warnOutput(gates)
 	res.Baseline, res.Finished = gates, l.Now()
 	return res, err
 }
@@ -136,6 +137,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		if err != nil {
 			return res, err
 		}
+		l.warnOutput(ev.Gates)
 	}
 	if ctx.Err() != nil {
 		return res, context.Cause(ctx)
@@ -282,6 +284,17 @@ func (l *Local) ref(n int, suffix string) string {
 func (l *Local) phase(p string) {
 	if l.Screen != nil {
 		l.Screen.Phase(p)
+	}
+}
+
+// warnOutput tells a person what of each gate's output could not be read, as
+// gotestsum lists the lines it could not parse: a gate judged on less than its
+// whole output must not look cleanly green.
+func (l *Local) warnOutput(gates []evidence.GateResult) {
+	for _, g := range gates {
+		if note := g.OutputProblems(); note != "" {
+			l.warn("gate %s: %s", g.Name, note)
+		}
 	}
 }
 

@@ -72,6 +72,28 @@ type GateResult struct {
 	Fixed       []string      `json:"fixed,omitempty"`       // keys of baseline failures now gone (progress)
 	Fingerprint string        `json:"fingerprint,omitempty"` // hash of the sorted failure keys; empty when green
 	Tail        string        `json:"tail,omitempty"`        // last lines of the raw output, ANSI stripped
+	// ParseErrors say what in the output its parser could not read; shown to
+	// people (and in feedback when the gate fails), never counted as findings.
+	ParseErrors []string `json:"parse_errors,omitempty"`
+	Dropped     int      `json:"dropped,omitempty"` // findings left out past the parser's cap
+}
+
+// OutputProblems says in one line what of the gate's output could not be read
+// or was left out past the parser's cap, "" when nothing was:
+// `3 lines could not be parsed as gotest-json: "…"; 12 more findings left out`.
+func (g GateResult) OutputProblems() string {
+	parts := append([]string(nil), g.ParseErrors...)
+	switch {
+	case g.Dropped == 1:
+		parts = append(parts, "1 more finding left out")
+	case g.Dropped > 1:
+		parts = append(parts, fmt.Sprintf("%d more findings left out", g.Dropped))
+	}
+	s := strings.Join(parts, "; ")
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:299]) + "…"
+	}
+	return s
 }
 
 // Usage is what one agent run consumed. A field whose Known flag is false was not

@@ -20,6 +20,19 @@ type collector struct {
 	module   string      // Go module path, to place t.Errorf base names
 	workDir  string      // cleaned, with a trailing slash when set
 	text     *tailWriter // the human text inside a structured stream, for the tail
+	unread   int         // lines the format could not read
+	sample   string      // the first of them
+}
+
+// unreadable counts a line the format could not read, keeping the first.
+func (c *collector) unreadable(line string) {
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	if c.unread == 0 {
+		c.sample = truncRunes(strings.Join(strings.Fields(StripANSI(line)), " "), 120)
+	}
+	c.unread++
 }
 
 // textTail records human-readable output (go test -json Output fields) so the

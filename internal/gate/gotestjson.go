@@ -41,7 +41,9 @@ func parseGoTestJSON(br *bufio.Reader, c *collector) error {
 			continue
 		}
 		if line[0] != '{' || !dec.decode(line, &ev) {
-			p.textLine(string(line)) // stderr merged in: older Go prints build errors as text
+			if !p.textLine(string(line)) { // stderr merged in: older Go prints build errors as text
+				c.unreadable(string(line))
+			}
 			continue
 		}
 		p.event(&ev)
@@ -250,12 +252,15 @@ func orStr(s, def string) string {
 }
 
 // textLine takes a line that is not a JSON event: a compiler or vet error printed
-// as text (go test -json 2>&1 before Go 1.24, or a failing vet step).
-func (p *goJSON) textLine(line string) {
+// as text (go test -json 2>&1 before Go 1.24, or a failing vet step). It
+// reports whether the line was one.
+func (p *goJSON) textLine(line string) bool {
 	line = StripANSI(line)
 	p.c.textTail(line + "\n")
-	if f, ok := buildFinding(line, ""); ok {
+	f, ok := buildFinding(line, "")
+	if ok {
 		p.buildIDs[f.ID]++
 		p.c.add(f)
 	}
+	return ok || strings.HasPrefix(line, "# ")
 }

@@ -25,6 +25,9 @@ type Gate struct {
 //   - exit 0 with failures parsed (go vet -json) fails;
 //   - flaky tests (failed, then passed on a rerun) and warnings do not count, except
 //     that warnings are what failed when the exit is non-zero and nothing else is;
+//   - exit 0 with output of which nothing could be read in its structured format
+//     is never green: the gate is [Infra] (it could not be judged), naming the
+//     parse problem; other parse problems ride along in ParseErrors;
 //   - with a baseline, failures it already had go to Preexisting and the rest, the
 //     agent's, to Findings; baseline keys now gone go to Fixed. A gate with
 //     TolerateBaseline passes when no new failure remains.
@@ -34,8 +37,14 @@ func Judge(g Gate, exitCode int, rep Report, baseline *evidence.GateResult) evid
 	res := evidence.GateResult{
 		Name: g.Name, Command: g.Command, Required: g.Required, ExitCode: exitCode,
 		Format: rep.Format, Tests: rep.Tests, Tail: rep.Tail,
+		ParseErrors: rep.Problems, Dropped: rep.Dropped,
 	}
 	failing := counted(rep.Findings, exitCode)
+	if exitCode == 0 && len(failing) == 0 && rep.Unreadable {
+		inf := Infra(g, fmt.Sprintf("exit 0, but %s; check the gate's format and command", strings.Join(rep.Problems, "; ")))
+		inf.ExitCode, inf.Format, inf.Tail, inf.ParseErrors, inf.Tests = 0, rep.Format, rep.Tail, rep.Problems, rep.Tests
+		return inf
+	}
 	if exitCode != 0 && len(failing) == 0 {
 		failing = []evidence.Finding{gateFinding(g.Name, exitCode, rep.Tail)}
 	}

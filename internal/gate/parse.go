@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -26,6 +27,13 @@ type Report struct {
 	Tail     string              // the last ~20 non-empty lines, ANSI stripped
 	Parsed   bool                // a structured report or recognizable result lines were found
 	Dropped  int                 // findings left out past MaxFindings
+	// Problems say what in the output the parser could not read (a count and
+	// the first such line, a decoding error), for people to see; they are not
+	// failures of the code under test.
+	Problems []string
+	// Unreadable is set when the output is not blank and nothing in it could be
+	// read in its structured format (JSON, XML): the exit code alone is left.
+	Unreadable bool
 }
 
 type parseFunc func(br *bufio.Reader, c *collector) error
@@ -144,13 +152,30 @@ func Parse(r io.Reader, o Options) (Report, error) {
 	}
 	f := formats()[i]
 	c := newCollector(o, f.tool)
-	_ = f.parse(br, c) // malformed output is not an error: it is judged from the tail
+	perr := f.parse(br, c) // malformed output is not an error: it is judged from the tail, and named
 	_, _ = io.Copy(io.Discard, br)
+	var problems []string
+	if c.unread > 0 {
+		problems = append(problems, fmt.Sprintf("%s could not be parsed as %s: %q", plural(c.unread, "line"), name, c.sample))
+	}
+	unreadable := false
 	if !c.parsed && len(c.findings) == 0 && name != "generic" {
 		// A structured format that did not decode: fall back to the lines of the tail.
+		text := StripANSI(string(tail.buf[max(0, len(tail.buf)-tail.size):]))
 		g := newCollector(o, f.tool)
-		_ = parseGeneric(bufio.NewReader(strings.NewReader(StripANSI(string(tail.buf[max(0, len(tail.buf)-tail.size):])))), g)
+		_ = parseGeneric(bufio.NewReader(strings.NewReader(text)), g)
 		c.findings = g.findings
+		if unreadable = structured(name) && strings.TrimSpace(text) != ""; unreadable {
+			why := ""
+			if perr != nil && src.err == nil && !errors.Is(perr, io.EOF) {
+				why = " (" + perr.Error() + ")"
+			}
+			problems = []string{fmt.Sprintf("nothing in the output could be read as %s%s; it was read as plain text", name, why)}
+			perr = nil
+		}
+	}
+	if perr != nil && src.err == nil {
+		problems = append(problems, fmt.Sprintf("the output is not valid %s: %v", name, perr))
 	}
 	tailText := tail.lines(20)
 	if c.text != nil {
@@ -159,11 +184,18 @@ func Parse(r io.Reader, o Options) (Report, error) {
 	rep := Report{
 		Format: name, Findings: c.findings, Tests: c.tests,
 		Tail: tailText, Parsed: c.parsed, Dropped: c.dropped,
+		Problems: problems, Unreadable: unreadable,
 	}
 	if src.err != nil {
 		return rep, fmt.Errorf("read gate output: %w", src.err)
 	}
 	return rep, nil
+}
+
+// structured reports whether a format is a document or stream (JSON, XML) that
+// either decodes or does not, as opposed to text read line by line.
+func structured(name string) bool {
+	return strings.HasSuffix(name, "-json") || name == "junit" || name == "sarif"
 }
 
 // errReader records the first error of the underlying reader other than EOF.
@@ -178,4 +210,12 @@ func (e *errReader) Read(p []byte) (int, error) {
 		e.err = err
 	}
 	return n, err
+}
+
+// plural is "1 line", "3 lines".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

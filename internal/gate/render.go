@@ -70,12 +70,18 @@ func Render(results []evidence.GateResult, deltas map[string]Delta, o RenderOpti
 	heads := make([]string, len(show))
 	left := total
 	for i, r := range show {
-		if r.Infra {
+		switch {
+		case r.Infra && r.ExitCode >= 0:
+			heads[i] = fmt.Sprintf("%s could not be judged: %s (not counted against the change)", r.Name, r.InfraReason)
+		case r.Infra:
 			heads[i] = fmt.Sprintf("%s could not run: %s (not counted against the change)", r.Name, r.InfraReason)
-		} else {
+		default:
 			heads[i] = header(r, deltas[r.Name], withCommand)
 		}
 		heads[i] = truncRunes(heads[i], max(total/len(show), 60))
+		if note := r.OutputProblems(); note != "" && !r.Infra {
+			heads[i] += "\n" + truncRunes("note: "+note, max(total/len(show), 60))
+		}
 		left -= utf8.RuneCountInString(heads[i]) + 1
 	}
 	var b strings.Builder

@@ -50,7 +50,8 @@ func newRecord(ev evidence.Iteration, res StepResult, d Decision) Record {
 		Summary: d.Message, Checkpoint: res.Checkpoint,
 	}
 	for _, g := range ev.Gates {
-		gs := GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, ExitCode: g.ExitCode, Failures: len(g.Findings)}
+		gs := GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, ExitCode: g.ExitCode, Failures: len(g.Findings),
+			OutputProblems: g.OutputProblems()}
 		for _, fs := range [][]evidence.Finding{g.Findings, g.Preexisting} {
 			for _, f := range fs {
 				if f.Key != "" {

@@ -125,6 +125,9 @@ type GateSummary struct {
 	// sorted: the agent's and those the baseline already had (records of older
 	// builds hold only the agent's). Failures counts only the agent's.
 	Keys []string `json:"keys,omitempty"`
+	// OutputProblems is what of its output could not be read (see
+	// [evidence.GateResult.OutputProblems]).
+	OutputProblems string `json:"output_problems,omitempty"`
 }
 
 // Next is what the decision asked of the next iteration.

@@ -104,6 +104,39 @@ func iterationsMD(b *bufio.Writer, h []loop.Record) {
 	if len(notes) > 0 {
 		b.WriteString("What each iteration did:\n\n" + strings.Join(notes, "\n") + "\n\n")
 	}
+	if out := outputProblems(h); len(out) > 0 {
+		b.WriteString("Gate output that could not be read (the gates were judged without it):\n\n- " + strings.Join(out, "\n- ") + "\n\n")
+	}
+}
+
+// outputProblems lists what of each gate's output could not be read, once per
+// gate and problem, with the iterations it happened in: "tests, iterations 1–3: …".
+func outputProblems(h []loop.Record) []string {
+	type key struct{ gate, problem string }
+	var order []key
+	seen := map[key][]int{}
+	for _, r := range h {
+		for _, g := range r.Gates {
+			if g.OutputProblems == "" {
+				continue
+			}
+			k := key{g.Name, g.OutputProblems}
+			if _, ok := seen[k]; !ok {
+				order = append(order, k)
+			}
+			seen[k] = append(seen[k], r.N)
+		}
+	}
+	out := make([]string, len(order))
+	for i, k := range order {
+		ns := seen[k]
+		when := fmt.Sprintf("iteration %d", ns[0])
+		if len(ns) > 1 {
+			when = fmt.Sprintf("iterations %d–%d (%d times)", ns[0], ns[len(ns)-1], len(ns))
+		}
+		out[i] = fmt.Sprintf("%s, %s: %s", mdCell(k.gate), when, mdCell(k.problem))
+	}
+	return out
 }
 
 // gatesText renders gates as "tests ✗, lint ✓, e2e ⚠".

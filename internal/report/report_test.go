@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -67,5 +69,28 @@ func TestUnknownIsNeverZero(t *testing.T) {
 		if v, ok := doc.Summary[k]; !ok || v != nil {
 			t.Errorf("summary.%s = %v, want null", k, v)
 		}
+	}
+}
+
+func TestOutputProblems(t *testing.T) {
+	t.Parallel()
+	rec := func(n int, problems ...string) loop.Record {
+		r := loop.Record{N: n}
+		for i, p := range problems {
+			r.Gates = append(r.Gates, loop.GateSummary{Name: []string{"tests", "lint"}[i], OutputProblems: p})
+		}
+		return r
+	}
+	h := []loop.Record{rec(1, "2 lines could not be parsed as gotest-json: \"x\""), rec(2, "", "cut"),
+		rec(3, "2 lines could not be parsed as gotest-json: \"x\""), rec(4)}
+	want := []string{
+		`tests, iterations 1–3 (2 times): 2 lines could not be parsed as gotest-json: "x"`,
+		"lint, iteration 2: cut",
+	}
+	if diff := cmp.Diff(want, outputProblems(h)); diff != "" {
+		t.Errorf("outputProblems (-want +got):\n%s", diff)
+	}
+	if got := outputProblems([]loop.Record{rec(1, "")}); len(got) != 0 {
+		t.Errorf("outputProblems of clean gates = %q", got)
 	}
 }
