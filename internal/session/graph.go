@@ -216,7 +216,7 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	if err := plan.ApplyTask(p, t); err != nil {
 		return tasks.Outcome{}, err
 	}
-	screen := ui.New(ui.Options{Out: g.pr.Stdout, Now: g.pr.Now, Quiet: !g.o.Verbose, JSON: g.o.JSON, Prefix: t.ID + ": "})
+	screen := ui.New(ui.Options{Out: g.pr.Stdout, Now: g.pr.Now, Quiet: !g.o.Verbose, JSON: g.o.JSON, Prefix: t.ID + ": ", Task: t.ID})
 	s, err := Open(g.pr, p, screen, g.o.Log, false)
 	if err != nil {
 		return tasks.Outcome{}, err

@@ -20,6 +20,7 @@ type Options struct {
 	Verbose  bool             // also the details of each iteration
 	Terminal bool             // Out is a terminal: draw a live status line
 	Prefix   string           // put before every line (a task's id in a task graph)
+	Task     string           // the task's id in a task graph: a "task" key on every JSON line
 }
 
 // Printer turns loop events into the lines a person reads. It is safe for
@@ -99,6 +100,11 @@ func (p *Printer) json(ev loop.Event) {
 	b, err := json.Marshal(ev)
 	if err != nil {
 		b, _ = json.Marshal(loop.Event{Time: ev.Time, Iteration: ev.Iteration, Data: loop.Warning{Message: err.Error()}})
+	}
+	if p.o.Task != "" {
+		// The tasks of a graph share one stream: each line names its task.
+		task, _ := json.Marshal(p.o.Task)
+		b = append(append([]byte(`{"task":`), task...), append([]byte{','}, b[1:]...)...)
 	}
 	fmt.Fprintf(p.o.Out, "%s\n", b)
 }

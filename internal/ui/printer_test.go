@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -118,5 +119,21 @@ func TestJSONEvents(t *testing.T) {
 		`{"v":2,"time":"2026-01-02T10:00:00Z","type":"warning","data":{"message":"careful"}}` + "\n"
 	if out.String() != want {
 		t.Errorf("json output %q, want %q", out.String(), want)
+	}
+}
+
+// TestJSONEventsOfATask: in a task graph every JSON line names its task.
+func TestJSONEventsOfATask(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	p := New(Options{Out: &out, JSON: true, Task: `api "v2"`, Prefix: "api: ", Now: func() time.Time { return time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC) }})
+	p.Event(loop.Event{Iteration: 1, Data: loop.Rollback{Checkpoint: "abc"}})
+	want := `{"task":"api \"v2\"","v":2,"time":"2026-01-02T10:00:00Z","type":"rollback","iteration":1,"data":{"checkpoint":"abc"}}` + "\n"
+	if out.String() != want {
+		t.Errorf("json output %q, want %q", out.String(), want)
+	}
+	var ev loop.Event
+	if err := json.Unmarshal(out.Bytes(), &ev); err != nil || ev.Type() != loop.EventRollback {
+		t.Errorf("the line does not read as an event: %+v, %v", ev, err)
 	}
 }
