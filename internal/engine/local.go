@@ -44,6 +44,9 @@ type Local struct {
 	// EscalationDiffLines, when set, puts the run's diff (capped at this many
 	// lines) in the escalation report.
 	EscalationDiffLines int
+
+	cut       inflightState      // iterations cut short by a crash (see inflight.go)
+	recovered []loop.Interrupted // found by this step, for its result
 }
 
 // RateLimitPolicy says how long to wait on rate limits and transient failures.
@@ -56,6 +59,15 @@ type RateLimitPolicy struct {
 
 // Step implements [loop.Env].
 func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	res, err := l.step(ctx, r)
+	if cut := l.recovered; len(cut) > 0 {
+		res.Interrupted, l.recovered = cut, nil
+	}
+	return res, err
+}
+
+func (l *Local) step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	l.recovered = l.recover(ctx)
 	switch r.Kind {
 	case loop.StepBaseline:
 		return l.baseline(ctx)
@@ -105,6 +117,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		}
 		before = c
 	}
+	l.markStart(r.Iteration, start, before, r.Agent)
 
 	prompt, tokens, err := l.Prompt.Compose(r)
 	if err != nil {
@@ -228,7 +241,11 @@ func (l *Local) runDiff(ctx context.Context) string {
 
 // Save implements [loop.Env].
 func (l *Local) Save(_ context.Context, st *loop.State) error {
-	return l.Store.Save(st)
+	if err := l.Store.Save(st); err != nil {
+		return err
+	}
+	l.saved()
+	return nil
 }
 
 // Keep implements [loop.Env]: the decision document goes to the iteration's

@@ -50,6 +50,11 @@ type StepResult struct {
 	// Waited is time spent waiting on rate limits; it counts against wall-clock
 	// budgets but not as a failed iteration.
 	Waited time.Duration
+	// Interrupted are agent runs of earlier sessions that a crash or a kill cut
+	// short, found by the environment (the first step of a session reports
+	// them): their time, and what their transcripts tell of their spend, count
+	// against the budgets.
+	Interrupted []Interrupted
 }
 
 // Env is everything a loop does that touches the world. Run calls nothing else.

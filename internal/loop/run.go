@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
 )
@@ -105,6 +106,7 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 		out, err := r.stepFailed(ctx, err)
 		return out, true, err
 	}
+	r.interrupted(ctx, res.Interrupted)
 	r.st.Baseline = res.Baseline
 	r.st.BaselineDone = true
 	if r.st.Feedback == "" {
@@ -148,6 +150,7 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 		out, err := r.stepFailed(ctx, err)
 		return out, true, err
 	}
+	r.interrupted(ctx, res.Interrupted)
 	ev := res.Iteration
 	ev.N = n
 	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: BudgetStatus(st, &ev)})
@@ -309,6 +312,23 @@ func (r *runner) emit(ctx context.Context, n int, data EventData) {
 	// An event that cannot be recorded must not stop the loop; the environment
 	// reports its own failures.
 	_ = r.env.Emit(context.WithoutCancel(ctx), Event{Iteration: n, Data: data})
+}
+
+// interrupted counts what earlier sessions' cut-short iterations spent: their
+// time always, their tokens and cost as far as their transcripts tell.
+func (r *runner) interrupted(ctx context.Context, cut []Interrupted) {
+	for _, c := range cut {
+		r.st.Interrupted = append(r.st.Interrupted, c)
+		r.st.Spend.Wall += c.Duration
+		r.st.Spend.Usage = r.st.Spend.Usage.Add(c.Usage)
+		spend := "its tokens and cost are unknown (the agent's transcript does not tell them)"
+		if c.Usage.TokensKnown || c.Usage.CostKnown {
+			spend = "so do the tokens and cost its transcript tells"
+		}
+		r.emit(ctx, c.Iteration, Warning{Message: fmt.Sprintf(
+			"iteration %d of an earlier session was cut short (a crash or a kill) after %s: it runs again from its start, its time counts against the budgets, %s",
+			c.Iteration, c.Duration.Duration().Round(100*time.Millisecond), spend)})
+	}
 }
 
 func triggerIDs(ts []Trigger) []string {

@@ -47,6 +47,9 @@ type State struct {
 	Sessions            []Session             `json:"sessions,omitempty"`
 	History             []Record              `json:"history,omitempty"`
 	Baseline            []evidence.GateResult `json:"baseline,omitempty"`
+	// Interrupted are the iterations that a crash or a kill cut short; their
+	// time and known spend are in Spend.
+	Interrupted []Interrupted `json:"interrupted,omitempty"`
 	BaselineDone        bool                  `json:"baseline_done,omitempty"`
 	Feedback            string                `json:"feedback,omitempty"` // for the next prompt
 	Guidance            string                `json:"guidance,omitempty"` // for the next prompt
@@ -75,6 +78,16 @@ type Spend struct {
 	Wall     Millis         `json:"wall_ms"`
 	Waited   Millis         `json:"waited_ms,omitempty"` // rate-limit waits
 	Reviewer evidence.Usage `json:"reviewer_usage"`
+}
+
+// Interrupted is an iteration cut short by a crash or a kill: when it started,
+// how long it ran as far as its files tell, and what its agent's transcript
+// tells of its spend (tokens and cost unknown when it tells nothing).
+type Interrupted struct {
+	Iteration int            `json:"iteration"`
+	StartedAt time.Time      `json:"started_at"`
+	Duration  Millis         `json:"duration_ms"`
+	Usage     evidence.Usage `json:"usage"`
 }
 
 // Session is one process's stretch of a run.
