@@ -129,3 +129,22 @@ func TestDefaultPricesMatchReported(t *testing.T) {
 		t.Errorf("estimated %v, the CLI reported 1.43967375", got)
 	}
 }
+
+// TestEstimateOutcomeByModel prices each model a CLI names at its own rate
+// (gemini's router and main model), not the whole run at one.
+func TestEstimateOutcomeByModel(t *testing.T) {
+	t.Parallel()
+	table := Prices{Models: map[string]Price{"flash-lite": {1, 10, 0, 0}, "pro": {10, 100, 1, 0}}, Default: Price{1000, 1000, 0, 0}}
+	out := Outcome{
+		Usage:  evidence.Usage{InputTokens: 2e6, OutputTokens: 2e6, CacheReadTokens: 1e6, TokensKnown: true, Model: "auto"},
+		Models: []ModelTokens{{Model: "flash-lite", Input: 1e6, Output: 1e6}, {Model: "pro", Input: 1e6, Output: 1e6, CacheRead: 1e6}},
+	}
+	got := EstimateOutcome(out, table)
+	if got.CostUSD != 11+111 || !got.CostKnown || !got.CostEstimated {
+		t.Errorf("EstimateOutcome() = %+v, want $122 estimated", got)
+	}
+	out.Usage.CostUSD, out.Usage.CostKnown = 0.5, true
+	if got := EstimateOutcome(out, table); got.CostUSD != 0.5 || got.CostEstimated {
+		t.Errorf("a reported cost was replaced: %+v", got)
+	}
+}

@@ -24,10 +24,12 @@ func TestFakeTranscripts(t *testing.T) {
 			Result: "Fixed Title; go test passes.", Terminal: true}},
 		{"fake/gemini-ok.json", FormatGeminiJSON, Outcome{
 			Usage:  evidence.Usage{InputTokens: 20000, OutputTokens: 1000, CacheReadTokens: 10000, TokensKnown: true, Model: "gemini-2.5-pro", SessionID: "fake-gemini-0001"},
-			Result: "Fixed Title; go test passes.", Terminal: true}},
+			Result: "Fixed Title; go test passes.", Terminal: true,
+			Models: []ModelTokens{{Model: "gemini-2.5-pro", Input: 20000, Output: 1000, CacheRead: 10000}}}},
 		{"fake/gemini-stream-ok.jsonl", FormatGeminiStream, Outcome{
 			Usage:  evidence.Usage{InputTokens: 20000, OutputTokens: 1000, CacheReadTokens: 10000, TokensKnown: true, Model: "gemini-2.5-pro", SessionID: "fake-gemini-0002"},
-			Result: "Fixed Title; go test passes.", Terminal: true}},
+			Result: "Fixed Title; go test passes.", Terminal: true,
+			Models: []ModelTokens{{Model: "gemini-2.5-pro", Input: 20000, Output: 1000, CacheRead: 10000}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

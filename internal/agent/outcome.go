@@ -13,6 +13,7 @@ import (
 const (
 	FormatClaudeStream = "claude-stream-json"
 	FormatClaudeJSON   = "claude-json"
+	FormatQwenStream   = "qwen-stream-json"
 	FormatCodex        = "codex-json"
 	FormatGeminiJSON   = "gemini-json"
 	FormatGeminiStream = "gemini-stream-json"
@@ -37,6 +38,15 @@ type Outcome struct {
 	Transient   bool      // a network or server error: worth retrying
 	Auth        bool      // the provider rejected the credentials or the configuration (HTTP 401/403)
 	Reason      string    // one line on a failure, for people
+	// Models splits the tokens by model when the CLI names several (gemini's
+	// router and main model), so each is priced at its own rate.
+	Models []ModelTokens
+}
+
+// ModelTokens is one model's share of a run's tokens.
+type ModelTokens struct {
+	Model                                string
+	Input, Output, CacheRead, CacheWrite int64
 }
 
 // Parser reads one CLI's output line by line, while the agent runs or from a
@@ -60,6 +70,7 @@ var formats = map[string]struct {
 }{
 	FormatClaudeStream: {true, func() Parser { return newClaudeParser(false) }},
 	FormatAmpStream:    {true, func() Parser { return newClaudeParser(true) }},
+	FormatQwenStream:   {true, func() Parser { return &claudeParser{qwen: true} }},
 	FormatClaudeJSON:   {true, func() Parser { return newClaudeJSONParser() }},
 	FormatCodex:        {true, func() Parser { return &codexParser{} }},
 	FormatGeminiJSON:   {true, func() Parser { return newGeminiJSONParser() }},

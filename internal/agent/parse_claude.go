@@ -15,6 +15,7 @@ import (
 // result record's total_cost_usd and modelUsage are authoritative.
 type claudeParser struct {
 	amp     bool
+	qwen    bool // Qwen Code: input_tokens include the cached tokens, errors in result.error.message
 	out     Outcome
 	msgs    map[string]tokens // usage by assistant message id
 	live    tokens
@@ -60,6 +61,17 @@ type claudeModelUsage struct {
 }
 
 func newClaudeParser(amp bool) *claudeParser { return &claudeParser{amp: amp} }
+
+// usageTokens converts an usage object to tokens; Qwen Code counts the cached
+// tokens inside input_tokens (Gemini's promptTokenCount), so they are taken out
+// once here and never counted twice.
+func (p *claudeParser) usageTokens(u anthropicUsage) tokens {
+	t := u.tokens()
+	if p.qwen {
+		t.in = max(t.in-t.cacheRead, 0)
+	}
+	return t
+}
 
 // claudeLine holds the raw top-level members of one record that matter.
 type claudeLine struct {
@@ -162,7 +174,7 @@ func (p *claudeParser) assistant(l *claudeLine) {
 	if json.Unmarshal(usage, &u) != nil {
 		return
 	}
-	t := u.tokens()
+	t := p.usageTokens(u)
 	if key := strValue(id); key != "" {
 		if p.msgs == nil {
 			p.msgs = make(map[string]tokens)

@@ -28,6 +28,14 @@ func (p *claudeParser) result(l *claudeLine, whole bool) {
 	if text == "" {
 		text = strings.Join(errs, "\n")
 	}
+	if text == "" && p.qwen {
+		var e struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(l.errKind, &e) == nil {
+			text = e.Message // Qwen Code: result.error.message
+		}
+	}
 	p.out.Result = capResult(text)
 	if !whole {
 		p.out.Reason = "the result record was cut (line longer than the read limit); usage may be incomplete"
@@ -89,7 +97,7 @@ func (p *claudeParser) resultTokens(usage, modelUsage []byte) {
 	}
 	var u anthropicUsage
 	if usage != nil && json.Unmarshal(usage, &u) == nil {
-		p.setFinal(u.tokens())
+		p.setFinal(p.usageTokens(u))
 	}
 }
 

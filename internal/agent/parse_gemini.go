@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -54,7 +55,9 @@ func (g *geminiState) models(ms map[string]struct {
 		if k.Input != nil {
 			in = *k.Input
 		}
-		t = t.add(tokens{in: max(in, 0) + k.Tool, out: k.Candidates + k.Thoughts, cacheRead: k.Cached})
+		mt := tokens{in: max(in, 0) + k.Tool, out: k.Candidates + k.Thoughts, cacheRead: k.Cached}
+		t = t.add(mt)
+		g.out.Models = append(g.out.Models, ModelTokens{Model: n, Input: mt.in, Output: mt.out, CacheRead: mt.cacheRead})
 		if k.Total > bestTotal {
 			best, bestTotal = n, k.Total
 		}
@@ -186,7 +189,10 @@ func (p *geminiStreamParser) Line(b []byte) {
 			Cached       int64  `json:"cached"`
 			Input        *int64 `json:"input"`
 			Models       map[string]struct {
-				Tokens geminiTokens `json:"tokens"`
+				InputTokens  int64  `json:"input_tokens"`
+				OutputTokens int64  `json:"output_tokens"`
+				Cached       int64  `json:"cached"`
+				Input        *int64 `json:"input"`
 			} `json:"models"`
 		} `json:"stats"`
 	}
@@ -219,11 +225,7 @@ func (p *geminiStreamParser) Line(b []byte) {
 				in = *s.Input
 			}
 			p.known, p.t = true, tokens{in: max(in, 0), out: s.OutputTokens, cacheRead: s.Cached}
-			if len(s.Models) == 1 {
-				for m := range s.Models {
-					p.out.Usage.Model = m
-				}
-			}
+			p.streamModels(s.Models)
 		}
 		if r.Status == "error" || r.Error != nil {
 			e := r.Error
@@ -241,4 +243,32 @@ func (p *geminiStreamParser) Result() Outcome {
 		out.Reason = clip(p.lastErr, 300)
 	}
 	return out
+}
+
+// streamModels reads the per-model split of the stream's result stats (flat
+// counts, unlike the JSON output's tokens objects): each model is priced at its
+// own rate, and the run's model is the one that used the most.
+func (p *geminiStreamParser) streamModels(ms map[string]struct {
+	InputTokens  int64  `json:"input_tokens"`
+	OutputTokens int64  `json:"output_tokens"`
+	Cached       int64  `json:"cached"`
+	Input        *int64 `json:"input"`
+}) {
+	names := slices.Sorted(maps.Keys(ms))
+	best, bestTotal := "", int64(-1)
+	p.out.Models = nil
+	for _, n := range names {
+		m := ms[n]
+		in := m.InputTokens - m.Cached
+		if m.Input != nil {
+			in = *m.Input
+		}
+		p.out.Models = append(p.out.Models, ModelTokens{Model: n, Input: max(in, 0), Output: m.OutputTokens, CacheRead: m.Cached})
+		if total := m.InputTokens + m.OutputTokens; total > bestTotal {
+			best, bestTotal = n, total
+		}
+	}
+	if best != "" {
+		p.out.Usage.Model = best
+	}
 }

@@ -109,7 +109,10 @@ func (p *opencodeParser) Result() Outcome {
 		out.Usage.CacheReadTokens, out.Usage.CacheWriteTokens = p.t.cacheRead, p.t.cacheWrite
 		out.Usage.TokensKnown = true
 	}
-	if p.costSeen {
+	// opencode prints "cost":0 for a model it has no price for: with tokens
+	// spent that is not a known $0, so the cost is left to the price table
+	// (estimated).
+	if p.costSeen && (p.cost > 0 || !p.known || p.t == (tokens{})) {
 		out.Usage.CostUSD, out.Usage.CostKnown = p.cost, true
 	}
 	return out

@@ -110,6 +110,8 @@ func TestParsersRecorded(t *testing.T) {
 		{file: "gemini-json-1.json", format: FormatGeminiJSON, want: Outcome{
 			Usage:  evidence.Usage{InputTokens: 12669, OutputTokens: 214, CacheReadTokens: 21263, TokensKnown: true, Model: "gemini-2.5-pro"},
 			Result: "The capital of France is Paris.", Terminal: true,
+			Models: []ModelTokens{{Model: "gemini-2.5-flash", Input: 8993, Output: 40},
+				{Model: "gemini-2.5-pro", Input: 3676, Output: 174, CacheRead: 21263}},
 		}},
 		{file: "gemini-json-2-auth-error-stderr.json", format: FormatGeminiJSON, stderr: true, want: Outcome{
 			Usage:   evidence.Usage{SessionID: "c0b55a93-601a-42f8-a148-2f76fcf0cdb7"},
@@ -126,8 +128,9 @@ func TestParsersRecorded(t *testing.T) {
 			Result: "OK", Terminal: true,
 		}},
 		{file: "opencode-json-1.jsonl", format: FormatOpencode, want: Outcome{
+			// "cost":0 with tokens spent is no known $0: left to the price table.
 			Usage: evidence.Usage{InputTokens: 4591, OutputTokens: 18, CacheReadTokens: 2816, TokensKnown: true,
-				CostKnown: true, SessionID: "ses_028361e97ffeM7KiV3e9SIu08X"},
+				SessionID: "ses_028361e97ffeM7KiV3e9SIu08X"},
 			Result: "hello-world", Terminal: true,
 		}},
 		{file: "aider-analytics-log-1.jsonl", format: FormatAider, want: Outcome{

@@ -50,3 +50,22 @@ func TestPreflight(t *testing.T) {
 		})
 	}
 }
+
+func TestVersionWarning(t *testing.T) {
+	t.Parallel()
+	p := Preset{Name: "claude", Binary: "claude", Tested: "2.1.197"}
+	tests := []struct {
+		installed string
+		warn      bool
+	}{
+		{"2.1.197", false}, {"2.9.0", false}, {"3.0.1", true}, {"1.0.0", true}, {"", false},
+	}
+	for _, tt := range tests {
+		if got := VersionWarning(p, tt.installed); (got != "") != tt.warn {
+			t.Errorf("VersionWarning(%q) = %q, want a warning: %v", tt.installed, got, tt.warn)
+		}
+	}
+	if got := VersionWarning(Preset{Name: "custom"}, "9.0.0"); got != "" {
+		t.Errorf("a preset without a tested version warned: %q", got)
+	}
+}

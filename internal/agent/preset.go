@@ -37,6 +37,9 @@ type Preset struct {
 	RateLimitPatterns []string `json:"rate_limit_patterns,omitempty" yaml:"rate_limit_patterns,omitempty"`
 	// Docs is one line on where the invocation comes from and what is unverified.
 	Docs string `json:"docs,omitempty" yaml:"docs,omitempty"`
+	// Tested is the CLI version the preset was last checked against, end to
+	// end with the real CLI.
+	Tested string `json:"tested,omitempty" yaml:"tested,omitempty"`
 	// Install is how to install the CLI, for the message when it is missing.
 	Install string `json:"install,omitempty" yaml:"install,omitempty"`
 	// Failures recognise the CLI's own ways of failing (see failures.go); the

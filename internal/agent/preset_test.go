@@ -10,7 +10,7 @@ import (
 
 func TestPresetsValid(t *testing.T) {
 	t.Parallel()
-	want := []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "custom", "gemini", "goose", "kiro", "opencode"}
+	want := []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "custom", "gemini", "goose", "kiro", "opencode", "qwen"}
 	if diff := cmp.Diff(want, Names()); diff != "" {
 		t.Errorf("Names() (-want +got):\n%s", diff)
 	}

@@ -16,6 +16,7 @@ func Presets() []Preset {
 			PromptVia: PromptStdin, Format: FormatClaudeStream,
 			Docs:    "Claude Code; prompt on stdin (large -p arguments stall); stream-json needs --verbose",
 			Install: "npm install -g @anthropic-ai/claude-code",
+			Tested:  "2.1.197",
 			Requires: []Requirement{{AsRoot: true, WithArg: "--dangerously-skip-permissions", AnyEnv: []string{"IS_SANDBOX"},
 				Fix: "Claude Code refuses --dangerously-skip-permissions as root: run agentloop as another user, or, in a container or VM, set IS_SANDBOX=1 (in the environment or the agent's env)"}},
 		},
@@ -25,6 +26,7 @@ func Presets() []Preset {
 			PromptVia: PromptStdin, Format: FormatCodex,
 			Docs:    "OpenAI Codex; '-' reads the prompt from stdin; exec never asks for approval; no cost reported (estimated)",
 			Install: "npm install -g @openai/codex",
+			Tested:  "0.169.0",
 		},
 		{
 			Name: "gemini", Binary: "gemini",
@@ -32,6 +34,7 @@ func Presets() []Preset {
 			PromptVia: PromptStdin, Format: FormatGeminiStream,
 			Docs:    "Gemini CLI; with no -p a non-TTY stdin is the prompt; JSON errors go to stderr; no cost reported (estimated)",
 			Install: "npm install -g @google/gemini-cli",
+			Tested:  "0.61.0",
 		},
 		{
 			Name: "kiro", Binary: "kiro-cli",
@@ -51,6 +54,15 @@ func Presets() []Preset {
 			PromptVia: PromptArg, Format: FormatOpencode,
 			Docs:    "opencode; the message is a positional argument (piped stdin is appended); cost summed over step_finish",
 			Install: "npm install -g opencode-ai",
+			Tested:  "1.18.33",
+		},
+		{
+			Name: "qwen", Binary: "qwen",
+			Args:      []string{"--output-format", "stream-json", "--yolo"},
+			PromptVia: PromptStdin, Format: FormatQwenStream,
+			Docs:    "Qwen Code; a non-TTY stdin is the prompt; Claude-like stream-json whose input_tokens include the cached ones; no cost reported (estimated)",
+			Install: "npm install -g @qwen-code/qwen-code",
+			Tested:  "0.24.4",
 		},
 		{
 			Name: "cursor", Binary: "cursor-agent",

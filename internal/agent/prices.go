@@ -89,3 +89,21 @@ func Estimate(u evidence.Usage, table Prices) evidence.Usage {
 	u.CostKnown, u.CostEstimated = true, true
 	return u
 }
+
+// EstimateOutcome is [Estimate] for a parser's outcome: when the CLI split its
+// tokens by model, each model is priced at its own rate (gemini names its router
+// and main models; its "auto" is no model).
+func EstimateOutcome(out Outcome, table Prices) evidence.Usage {
+	u := out.Usage
+	if u.CostKnown || !u.TokensKnown || len(out.Models) == 0 {
+		return Estimate(u, table)
+	}
+	cost := 0.0
+	for _, m := range out.Models {
+		p, _ := table.For(m.Model)
+		cost += (float64(m.Input)*p.Input + float64(m.Output)*p.Output +
+			float64(m.CacheRead)*p.CacheRead + float64(m.CacheWrite)*p.CacheWrite) / 1e6
+	}
+	u.CostUSD, u.CostKnown, u.CostEstimated = cost, true, true
+	return u
+}

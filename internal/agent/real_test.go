@@ -1,53 +1,85 @@
 package agent
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/evidence"
 )
 
-// The real CLIs' successful runs against the model double (testdata/real, see
-// its PROVENANCE.md): the usage read is exactly what the double served — every
-// token, cached ones included, counted once — and the run reads as finished.
-func TestRealTranscriptsUsage(t *testing.T) {
-	cases := []struct {
-		file           string
-		preset         string
-		tokens, cached int64 // what the double served and the CLI reports
+// TestClassifyReal judges the real CLIs' recorded runs (testdata/real, one
+// stdout, stderr and exit code per run against the model double): each preset's
+// table must name what happened as the CLI said it.
+func TestClassifyReal(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		run    string
+		want   evidence.AgentOutcome
+		reason string // a substring of the reason: the CLI's own words
 	}{
-		// 1200 (200 cached) + 40, then 1500 (1000 cached) + 12.
-		{"claude-2.1.197-success", "claude", 2752, 1200},
-		{"codex-0.169.0-success", "codex", 2752, 1200},
-		// gemini also counts its routing request: 10 + 2.
-		{"gemini-0.61.0-success", "gemini", 2764, 1200},
-		{"opencode-1.18.33-success", "opencode", 2752, 1200},
+		{"claude-2.1.197-success", evidence.OutcomeSucceeded, ""},
+		{"claude-2.1.197-401", evidence.OutcomeAuth, "Invalid API key"},
+		{"claude-2.1.197-refuses", evidence.OutcomeRefused, "cannot be used with root/sudo privileges"},
+		{"claude-2.1.197-ratelimit-once", evidence.OutcomeSucceeded, ""},
+		{"claude-2.1.197-ratelimit-always", evidence.OutcomeRateLimited, ""},
+		{"codex-0.169.0-success", evidence.OutcomeSucceeded, ""},
+		{"codex-0.169.0-review", evidence.OutcomeSucceeded, ""},
+		{"codex-0.169.0-401", evidence.OutcomeAuth, "401 Unauthorized"},
+		{"codex-0.169.0-ratelimit-once", evidence.OutcomeSucceeded, ""},
+		{"codex-0.169.0-ratelimit-always", evidence.OutcomeRateLimited, ""},
+		{"gemini-0.61.0-success", evidence.OutcomeSucceeded, ""},
+		{"gemini-0.61.0-401", evidence.OutcomeAuth, "API key not valid"},
+		{"gemini-0.61.0-refuses", evidence.OutcomeRefused, "trusted directory"},
+		{"gemini-0.61.0-ratelimit-once", evidence.OutcomeSucceeded, ""},
+		{"opencode-1.18.33-success", evidence.OutcomeSucceeded, ""},
+		{"opencode-1.18.33-401", evidence.OutcomeAuth, "Incorrect API key"},
+		{"opencode-1.18.33-ratelimit-once", evidence.OutcomeSucceeded, ""},
+		{"copilot-1.0.102-success", evidence.OutcomeSucceeded, ""},
 	}
-	for _, c := range cases {
-		t.Run(c.file, func(t *testing.T) {
-			p, err := Lookup(c.preset)
+	for _, tt := range tests {
+		t.Run(tt.run, func(t *testing.T) {
+			t.Parallel()
+			base := filepath.Join("testdata", "real", tt.run)
+			stdout := readFile(t, base+".stdout.jsonl")
+			stderr := readFile(t, base+".stderr.txt")
+			exit, err := strconv.Atoi(strings.TrimSpace(string(readFile(t, base+".exit-code"))))
 			if err != nil {
 				t.Fatal(err)
 			}
+			p := mustLookup(t, strings.SplitN(tt.run, "-", 2)[0])
 			parser, err := NewParser(p.Format)
 			if err != nil {
 				t.Fatal(err)
 			}
-			feed(t, parser, filepath.Join("real", c.file+".stdout.jsonl"), false)
+			for line := range bytes.SplitSeq(stdout, []byte("\n")) {
+				parser.Line(line)
+			}
 			if sp, ok := parser.(StderrParser); ok {
-				feed(t, sp.(Parser), filepath.Join("real", c.file+".stderr.txt"), true)
+				for line := range bytes.SplitSeq(stderr, []byte("\n")) {
+					sp.StderrLine(line)
+				}
 			}
-			out := parser.Result()
-			if !out.Usage.TokensKnown || out.Usage.TotalTokens() != c.tokens || out.Usage.CacheReadTokens != c.cached {
-				t.Errorf("usage %+v: want %d tokens, %d of them cached", out.Usage, c.tokens, c.cached)
+			tail := stderr[max(len(stderr)-tailBytes, 0):]
+			c := Classify(p, exit, parser.Result(), tail, int64(len(stdout)+len(stderr)))
+			if c.Outcome != tt.want || !strings.Contains(c.Reason, tt.reason) {
+				t.Errorf("Classify() = %+v, want %s with a reason naming %q", c, tt.want, tt.reason)
 			}
-			if out.IsError || out.RateLimited || out.Transient {
-				t.Errorf("a successful run read as failed: %+v", out)
-			}
-			code, err := os.ReadFile(filepath.Join("testdata", "real", c.file+".exit-code"))
-			if err != nil || strings.TrimSpace(string(code)) != "0" {
-				t.Errorf("exit code %q (%v): want 0", code, err)
+			if c.Outcome.Fatal() && c.Fix == "" {
+				t.Errorf("%s without a fix", c.Outcome)
 			}
 		})
 	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -154,7 +154,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	out, completed := w.result()
 	res.ExitCode, res.Signal, res.TimedOut, res.IdleTimedOut = pr.ExitCode, pr.Signal, pr.TimedOut, pr.IdleTimedOut
 	res.Duration, res.OutputBytes = pr.Duration, pr.OutputBytes
-	res.Usage = Estimate(out.Usage, r.prices())
+	res.Usage = EstimateOutcome(out, r.prices())
 	res.Result, res.Terminal, res.Completed = out.Result, out.Terminal, completed
 	res.Tail = string(log.Tail(tailBytes))
 	limitErr, limited := errors.AsType[*LimitError](context.Cause(runCtx))
