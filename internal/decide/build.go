@@ -12,7 +12,7 @@ import (
 )
 
 // build turns the chosen action into the full decision.
-func (e *Engine) build(f *facts, ts []loop.Trigger, c choice) loop.Decision {
+func (e *Engine) build(f *facts, ts []loop.Trigger, c choice, v verdict) loop.Decision {
 	st := f.in.State
 	d := loop.Decision{
 		Action:      c.action,
@@ -22,7 +22,10 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice) loop.Decision {
 		Failing:     f.failing,
 		Fingerprint: f.cur.FP,
 		Message:     c.reason,
-		Succeeded:   succeeded(f, c),
+		Succeeded:   !v.failed,
+	}
+	if c.action.Continues() && v.label != "" {
+		d.Message = v.label + "; " + c.reason
 	}
 	bestQ := -1.0
 	if st.Best != nil {
@@ -53,38 +56,8 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice) loop.Decision {
 	return d
 }
 
-// succeeded is the iteration's verdict for the loop's consecutive-failure counter.
-// An iteration counts as a success when it met the goal or progressed; and when
-// the engine changes course (retry after a transient failure, expand, simplify),
-// since the failures of the old course say nothing about the new one — otherwise
-// the loop's threshold (default 3) would end every run at the third stuck
-// iteration, before the engine's own simplify-then-escalate rule could act.
-func succeeded(f *facts, c choice) bool {
-	switch c.action {
-	case loop.ActionRetry, loop.ActionExpand, loop.ActionSimplify:
-		return true
-	}
-	return f.cur.Succeeded || !transientOnly(f.ev) && (progressed(f) || noNewFailures(f.ev))
-}
-
-// noNewFailures reports whether the agent ran cleanly and no required gate failed
-// beyond what the baseline already had: only new failures are the agent's doing
-// and fail an iteration; the goal is still every required gate green.
-func noNewFailures(ev evidence.Iteration) bool {
-	if ev.Agent.Failed() || len(ev.Gates) == 0 {
-		return false
-	}
-	for _, g := range ev.Gates {
-		if g.Required && !g.Passed && (g.Infra || len(g.Findings) > 0 || len(g.Preexisting) == 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // progressed reports whether a failing iteration still moved forward: fewer
-// failures than the previous one, or a new best quality. Such an iteration does not
-// count toward the consecutive-failure threshold.
+// failures than the previous one, or a new best quality.
 func progressed(f *facts) bool {
 	past := f.seq[:len(f.seq)-1]
 	if len(past) == 0 {

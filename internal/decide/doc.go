@@ -50,7 +50,8 @@
 // through [loop.Next] and [loop.Decision.Rollback]. A strategy that already failed
 // on the same triggers is not repeated (retry → refine, expand → simplify); refine
 // and simplify are bounded by their own counters (StuckRepeats,
-// MaxRefinePerAttempt, MaxSimplify).
+// MaxRefinePerAttempt, MaxSimplify); a stuck run escalates after one
+// simplification that made no progress.
 //
 // # What the loop reads back
 //
@@ -63,12 +64,14 @@
 // counts an iteration a success when the agent exited 0, completes at its limit
 // or when the agent printed its completion marker.
 //
-// Decision.Succeeded feeds the loop's consecutive-failure counter: true when the
-// goal is met, when a failing iteration progressed (fewer failures, or a new best
-// quality), and when the engine changes course (retry after a transient failure,
-// expand, simplify). When a failed iteration makes the count reach
-// Limits.FailureThreshold, a decision that would go on aborts instead (rule
-// failure_threshold). Decision.Best is set
+// Decision.Succeeded feeds the loop's consecutive-failure counter, and the
+// decision's message starts with what the iteration showed: "failed: build
+// broken", "failed: broke test:B", "no progress", "progress: 2 of 5 fixed".
+// An iteration that broke something or made no progress (against the one
+// before, or the baseline for the first) is a failure whatever the engine does
+// next, retry, expand and simplify included: the threshold counts what the
+// user sees. When a failure makes the count reach Limits.FailureThreshold, a
+// decision that would go on aborts instead (rule failure_threshold). Decision.Best is set
 // when the quality beats every earlier iteration; its Ref is left for the loop to
 // fill with the iteration's checkpoint, which the decider does not see.
 // Decision.Rollback names the best earlier checkpoint (from the records) on

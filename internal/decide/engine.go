@@ -75,10 +75,11 @@ func (e *Engine) Decide(in loop.DecideInput) loop.Decision {
 	f.all[len(f.all)-1] = f.cur
 	f.seq[len(f.seq)-1] = f.cur
 	c := e.choose(f, ts)
-	if why, ok := thresholdReached(in, succeeded(f, c), c.reason); ok && c.action.Continues() {
+	v := judge(f)
+	if why, ok := thresholdReached(in, !v.failed, v.label); ok && (c.action.Continues() || c.giveUp()) {
 		c = choice{action: loop.ActionAbort, rule: RuleThreshold, reason: why}
 	}
-	return e.build(f, ts, c)
+	return e.build(f, ts, c, v)
 }
 
 // plain is the loop without outside evidence (DESIGN §5): go on, and count the

@@ -7,7 +7,7 @@ import "time"
 type Policy struct {
 	MaxRefinePerAttempt int      `yaml:"max_refine_per_attempt"` // refines in a row before a fresh attempt
 	MaxAttempts         int      `yaml:"max_attempts"`           // fresh attempts (simplify starts one)
-	MaxSimplify         int      `yaml:"max_simplify"`           // simplifications that stay stuck before escalating
+	MaxSimplify         int      `yaml:"max_simplify"`           // simplifications on a plateau (or after refines) without a new best before escalating; a stuck run escalates after one
 	MaxExpand           int      `yaml:"max_expand"`             // context expansions per run segment
 	MaxTransient        int      `yaml:"max_transient"`          // same-prompt retries in a row on transient failures
 	AcceptScore         float64  `yaml:"accept_score"`           // reviewer score (0–10) needed to proceed

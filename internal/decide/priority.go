@@ -52,8 +52,8 @@ const (
 //  6. escalate at max iterations with failures left
 //  7. escalate after MaxReviewRounds rejections by the reviewer
 //  8. escalate when the policy turns off automatic retries for this failure
-//  9. stuck or oscillating: simplify, or escalate after MaxSimplify simplifications
-//     that stayed stuck
+//  9. stuck or oscillating: simplify, or escalate when a simplification already
+//     stayed stuck
 //  10. plateau: expand when errors name missing context, else simplify (before
 //     regression, unlike loop-control §8.5: on a plateau the swaps of failing
 //     tests that look like regressions are noise, and simplify rolls back too)
@@ -104,6 +104,11 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 		return choice{action: loop.ActionEscalate, rule: RuleNoAutoRetry, reason: "the reviewer asked for changes and auto_retry_on_review_reject is off", class: "policy"}
 	}
 	if t, ok := firstOf(ts, TStuck, TOscillation); ok {
+		// One fresh attempt that stayed stuck is evidence enough: escalate.
+		if n := simplifiesSinceBest(f); n >= 1 {
+			return choice{action: loop.ActionEscalate, rule: RuleStuck, class: "stuck",
+				reason: fmt.Sprintf("still stuck after %s: %s", plural(n, "simplification"), t.ID+": "+t.Evidence)}
+		}
 		return e.simplify(f, RuleStuck, t.ID+": "+t.Evidence)
 	}
 	// Past 80% of a budget, no expand: it makes iterations longer and costlier.
@@ -134,6 +139,13 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 			reason: fmt.Sprintf("%d attempts of %d refines each did not succeed", p.MaxAttempts, p.MaxRefinePerAttempt)}
 	}
 	return e.ladder(f, choice{action: loop.ActionRefine, strategy: "refine", rule: RuleRefine, reason: refineReason(f, ts)})
+}
+
+// giveUp reports whether the choice stops for want of progress (stuck after a
+// simplification, attempts used up): at the failure threshold that is the
+// user's own rule, an abort, not a question for a human.
+func (c choice) giveUp() bool {
+	return c.action == loop.ActionEscalate && (c.class == "stuck" || c.class == "attempts")
 }
 
 // immediate is rules 1 and 2.

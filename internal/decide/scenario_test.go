@@ -2,6 +2,7 @@ package decide
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,6 +34,9 @@ type scenSpec struct {
 	MaxIterations int     `yaml:"max_iterations"`
 	MaxCostUSD    float64 `yaml:"max_cost_usd"`
 	Timeout       string  `yaml:"iteration_timeout"`
+	// FailureThreshold is the user's consecutive-failure threshold (0: the
+	// default of 3).
+	FailureThreshold int `yaml:"failure_threshold"`
 }
 
 // scenOracle is what a perfect controller would do: stop after Iterations with
@@ -181,7 +185,8 @@ func (it scenIter) evidence(n int) evidence.Iteration {
 // agent keeps doing the same), up to the iteration limit.
 func simulate(s scenario, dec loop.Decider) ([]loop.Decision, []evidence.Iteration) {
 	spec := loop.Spec{Name: s.Name, HasGates: true, HasReviewer: s.Spec.Reviewer,
-		Limits: budget.Limits{MaxIterations: s.Spec.MaxIterations, MaxCostUSD: s.Spec.MaxCostUSD, FailureThreshold: failureThreshold}}
+		Limits: budget.Limits{MaxIterations: s.Spec.MaxIterations, MaxCostUSD: s.Spec.MaxCostUSD,
+			FailureThreshold: cmp.Or(s.Spec.FailureThreshold, failureThreshold)}}
 	if s.Spec.Timeout != "" {
 		spec.Limits.IterationTimeout, _ = time.ParseDuration(s.Spec.Timeout)
 	}
