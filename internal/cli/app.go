@@ -128,6 +128,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newResumeCmd(d),
 		newStatusCmd(d),
 		newReportCmd(d),
+		newWorkerCmd(d),
 		newDecideCmd(d),
 		newFeedbackCmd(d),
 		newAgentsCmd(d),

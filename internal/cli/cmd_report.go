@@ -17,6 +17,7 @@ type reportOptions struct {
 	format   string
 	output   string
 	stateDir string
+	engine   engineOptions
 }
 
 // AddFlags adds the flags of `report` to fs.
@@ -24,6 +25,7 @@ func (o *reportOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.format, "format", "md", "md, html or json")
 	fs.StringVarP(&o.output, "output", "o", "", "write to this file instead of stdout")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop)")
+	o.engine.AddFlags(fs)
 }
 
 func newReportCmd(d Deps) *cobra.Command {
@@ -46,10 +48,14 @@ report and charts, as Markdown, a self-contained HTML page, or JSON.` + exitStat
 }
 
 // runReport is `agentloop report NAME`.
-func runReport(_ context.Context, o reportOptions, d Deps, args []string) error {
-	write, ok := reportFormats[o.format]
-	if !ok {
+func runReport(ctx context.Context, o reportOptions, d Deps, args []string) error {
+	if _, ok := reportFormats[o.format]; !ok {
 		return usageError("--format %q: want md, html or json", o.format)
+	}
+	if onTemporal, err := o.engine.temporal(d); err != nil {
+		return err
+	} else if onTemporal {
+		return reportTemporal(ctx, o, d, args[0])
 	}
 	store, err := openStore(d, o.stateDir)
 	if err != nil {
@@ -59,6 +65,12 @@ func runReport(_ context.Context, o reportOptions, d Deps, args []string) error 
 	if err != nil {
 		return err
 	}
+	return writeReport(o, d, r)
+}
+
+// writeReport writes the report of a run as --format and --output say.
+func writeReport(o reportOptions, d Deps, r report.Run) error {
+	write := reportFormats[o.format]
 	w := d.Stdout
 	if o.output != "" && o.output != "-" {
 		f, err := os.OpenFile(o.output, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)

@@ -20,6 +20,7 @@ type resumeOptions struct {
 	guidance     string
 	guidanceFile string
 	adr          bool
+	engine       engineOptions
 }
 
 // AddFlags adds the flags of `resume` to fs.
@@ -27,6 +28,7 @@ func (o *resumeOptions) AddFlags(fs *pflag.FlagSet) {
 	o.loopOptions.AddFlags(fs)
 	fs.StringVar(&o.guidance, "guidance", "", "your answer to the escalation, for the next prompt")
 	fs.StringVar(&o.guidanceFile, "guidance-file", "", "read the guidance from a file")
+	o.engine.AddFlags(fs)
 	fs.BoolVar(&o.adr, "adr", false, "record the guidance as an architecture decision (docs/adr/NNNN-title.md); automatic when the run escalated on architecture")
 }
 
@@ -69,6 +71,11 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 			return usageError("read --guidance-file: %w", err)
 		}
 		guidance = strings.TrimSpace(string(b))
+	}
+	if onTemporal, err := o.engine.temporal(d); err != nil {
+		return err
+	} else if onTemporal {
+		return resumeTemporal(ctx, o, d, name, guidance)
 	}
 	store, err := openStore(d, "")
 	if err != nil {

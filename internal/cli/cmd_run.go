@@ -18,9 +18,11 @@ import (
 // runOptions are the flags of `run`.
 type runOptions struct {
 	loopOptions
-	dryRun   bool
-	tasks    string
-	parallel int
+	dryRun      bool
+	tasks       string
+	parallel    int
+	engine      engineOptions
+	workerQueue string
 }
 
 // AddFlags adds the flags of `run` to fs.
@@ -29,6 +31,8 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the assembled prompt and its token count, run nothing")
 	fs.StringVar(&o.tasks, "tasks", "", "run a task graph from a tasks.yaml or a Markdown checklist")
 	fs.IntVar(&o.parallel, "parallel", 1, "with --tasks: how many independent tasks run at once")
+	o.engine.AddFlags(fs)
+	fs.StringVar(&o.workerQueue, "worker-queue", "", "with --engine temporal: run the steps on the worker polling this queue (the one holding the work tree)")
 }
 
 func newRunCmd(d Deps) *cobra.Command {
@@ -57,7 +61,14 @@ and branch, independent ones in parallel, merged back in dependency order.` + ex
 
 // runRun is `agentloop run [PROCEDURE]`.
 func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
+	onTemporal, err := o.engine.temporal(d)
+	if err != nil {
+		return err
+	}
 	if o.tasks != "" {
+		if onTemporal {
+			return usageError("--tasks with --engine temporal is not supported yet: run the task graph with the local engine")
+		}
 		return runTasks(ctx, o, d)
 	}
 	name := ""
@@ -72,6 +83,9 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 		return dryRun(d, p)
 	}
 	p.Args = o.recorded()
+	if onTemporal {
+		return runTemporal(ctx, o, d, p)
+	}
 	// A prompt that cannot be composed (a missing context file, a template
 	// error) is a mistake to fix before anything runs.
 	if _, _, err := p.Composer(p.StateDir).Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}); err != nil {

@@ -15,12 +15,14 @@ import (
 type statusOptions struct {
 	json     bool
 	stateDir string
+	engine   engineOptions
 }
 
 // AddFlags adds the flags of `status` to fs.
 func (o *statusOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop, or state_dir from the configuration)")
+	o.engine.AddFlags(fs)
 }
 
 func newStatusCmd(d Deps) *cobra.Command {
@@ -42,7 +44,12 @@ An unreadable state file is reported on standard error and left out.` + exitStat
 }
 
 // runStatus is `agentloop status [NAME]`.
-func runStatus(_ context.Context, o statusOptions, d Deps, args []string) error {
+func runStatus(ctx context.Context, o statusOptions, d Deps, args []string) error {
+	if onTemporal, err := o.engine.temporal(d); err != nil {
+		return err
+	} else if onTemporal {
+		return statusTemporal(ctx, o, d, args)
+	}
 	store, err := openStore(d, o.stateDir)
 	if err != nil {
 		return err

@@ -89,7 +89,11 @@ func (o *loopOptions) isGiven(name string) bool {
 
 // presentation flags change what is printed, not what the run does: they are
 // not recorded for resume.
-var presentation = map[string]bool{"dry-run": true, "verbose": true, "quiet": true, "log-format": true, "tasks": true, "parallel": true}
+// The engine's flags say where the run runs, not what it does.
+var presentation = map[string]bool{
+	"dry-run": true, "verbose": true, "quiet": true, "log-format": true, "tasks": true, "parallel": true,
+	"engine": true, "temporal-address": true, "temporal-namespace": true, "temporal-task-queue": true, "worker-queue": true,
+}
 
 // recorded returns the flags given on the command line that shape the run, as
 // arguments that parse back to the same values: what resume starts from.

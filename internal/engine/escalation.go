@@ -12,17 +12,14 @@ import (
 // WriteEscalation writes escalation.md and escalation.yaml in the run folder: the
 // decider's report, or the reason, question and options alone when there is none.
 func WriteEscalation(runDir string, e loop.Escalation) error {
-	rep, md := e.Report, ""
+	rep := e.Report
 	if rep == nil {
 		rep = &decision.EscalationReport{Reason: e.Reason, Question: e.Question}
 		for _, o := range e.Options {
 			rep.Options = append(rep.Options, decision.Option{Label: o})
 		}
-		md = plainEscalation(e)
-	} else {
-		md = rep.Markdown()
 	}
-	if err := writeFile(filepath.Join(runDir, "escalation.md"), []byte(md)); err != nil {
+	if err := writeFile(filepath.Join(runDir, "escalation.md"), []byte(EscalationMarkdown(e))); err != nil {
 		return err
 	}
 	b, err := rep.YAML()
@@ -32,7 +29,11 @@ func WriteEscalation(runDir string, e loop.Escalation) error {
 	return writeFile(filepath.Join(runDir, "escalation.yaml"), b)
 }
 
-func plainEscalation(e loop.Escalation) string {
+// EscalationMarkdown is the escalation report a person reads (escalation.md).
+func EscalationMarkdown(e loop.Escalation) string {
+	if e.Report != nil {
+		return e.Report.Markdown()
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Escalation\n\n**Reason:** %s\n\n", e.Reason)
 	if e.Question != "" {

@@ -208,6 +208,27 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	return res, nil
 }
 
+// Restart puts the work tree back where iteration n started, for a step run
+// again after the process that ran it died part way: the iteration's start
+// checkpoint when it was taken, else fallback (the run's last checkpoint). It
+// returns the checkpoint restored, "" when there was none to restore.
+func (l *Local) Restart(ctx context.Context, n int, fallback string) (string, error) {
+	if l.Work == nil {
+		return "", nil
+	}
+	for _, c := range []string{l.ref(n, "start"), fallback} {
+		if c == "" {
+			continue
+		}
+		if err := l.Work.Restore(ctx, c); err == nil {
+			return c, nil
+		} else if c == fallback {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
 // AwaitGuidance implements [loop.Env]: the local engine writes the escalation
 // report and suspends the run until `agentloop resume --guidance`.
 func (l *Local) AwaitGuidance(ctx context.Context, e loop.Escalation) (loop.Guidance, error) {

@@ -14,16 +14,26 @@ import (
 // defaults, then the procedure's `policy:` keys (strictly: an unknown key is an
 // error), then the settings that live elsewhere in the procedure.
 func NewDecider(p *Plan) (loop.Decider, error) {
+	pol, err := Policy(p)
+	if err != nil {
+		return nil, err
+	}
+	return decide.New(pol), nil
+}
+
+// Policy is the decision engine's policy of the plan's procedure, as plain data
+// (an engine that runs the decider elsewhere hands it on).
+func Policy(p *Plan) (decide.Policy, error) {
 	pol := decide.DefaultPolicy()
 	if len(p.Proc.Policy) > 0 {
 		b, err := yaml.Marshal(p.Proc.Policy)
 		if err != nil {
-			return nil, fmt.Errorf("procedure %s: policy: %w", p.Proc.Name, err)
+			return decide.Policy{}, fmt.Errorf("procedure %s: policy: %w", p.Proc.Name, err)
 		}
 		dec := yaml.NewDecoder(bytes.NewReader(b))
 		dec.KnownFields(true)
 		if err := dec.Decode(&pol); err != nil {
-			return nil, fmt.Errorf("procedure %s: policy: %w", p.Proc.Name, err)
+			return decide.Policy{}, fmt.Errorf("procedure %s: policy: %w", p.Proc.Name, err)
 		}
 	}
 	if n := p.Proc.Feedback.MaxLength; n > 0 {
@@ -47,5 +57,5 @@ func NewDecider(p *Plan) (loop.Decider, error) {
 		pol.MaxReviewRounds = p.Proc.Reviewer.MaxRounds
 	}
 	pol.MaxIterations = p.Proc.Limits.MaxIterations
-	return decide.New(pol), nil
+	return pol, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,21 +15,51 @@ import (
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
 // local assembles the local engine for the session from its plan.
 func (s *Session) local(ctx context.Context, runDir string, events *state.EventLog) *engine.Local {
-	p := s.p
+	o := EngineOptions{
+		RunID: s.st.RunID, RunDir: runDir,
+		Store: runStore{store: s.store, runDir: runDir}, Screen: s.screen, Warnf: s.screen.Warnf, Now: s.pr.Now, Log: s.log,
+	}
+	if events != nil {
+		o.Events = events
+	}
+	if s.p.Verbose {
+		o.Echo = echoWriter{w: s.pr.Stdout, screen: s.screen}
+	}
+	return NewEngine(ctx, s.p, o)
+}
+
+// EngineOptions are what [NewEngine] takes besides the plan: where the run
+// keeps its files and what it reports to.
+type EngineOptions struct {
+	RunID  string
+	RunDir string
+	Store  engine.Store
+	Events engine.EventLog                  // nil: events are not recorded
+	Screen engine.Screen                    // nil: nothing is shown
+	Warnf  func(format string, args ...any) // a warning for the person; nil: logged
+	Echo   io.Writer                        // the agent's output, nil: not echoed
+	Now    func() time.Time
+	Log    *slog.Logger
+}
+
+// NewEngine assembles the local engine of a run from its plan: the steps of
+// both engines (the Temporal engine's activities run it too).
+func NewEngine(ctx context.Context, p *plan.Plan, o EngineOptions) *engine.Local {
 	l := &engine.Local{
-		Name: p.Name, RunID: s.st.RunID, WorkDir: p.WorkDir, RunDir: runDir, Task: p.TaskText(),
-		Agent:    p.AgentRunner(s.log),
+		Name: p.Name, RunID: o.RunID, WorkDir: p.WorkDir, RunDir: o.RunDir, Task: p.TaskText(),
+		Agent:    p.AgentRunner(o.Log),
 		Gates:    p.GateRunner(),
-		Reviewer: p.ReviewerAgent(s.log),
-		Prompt:   p.Composer(runDir),
-		Store:    runStore{store: s.store, runDir: runDir},
-		Screen:   s.screen, Now: s.pr.Now, Sleep: engine.SleepContext, Log: s.log,
+		Reviewer: p.ReviewerAgent(o.Log),
+		Prompt:   p.Composer(o.RunDir),
+		Store:    o.Store, Events: o.Events, Screen: o.Screen, Echo: o.Echo,
+		Now: o.Now, Sleep: engine.SleepContext, Log: o.Log,
 		RateLimit: engine.RateLimitPolicy{
 			MaxWait: p.RateLimitWait, MaxTransient: 2,
 			Backoff: func(attempt int) time.Duration {
@@ -46,12 +77,6 @@ func (s *Session) local(ctx context.Context, runDir string, events *state.EventL
 	for _, a := range p.Fallback {
 		l.RateLimit.Fallback = append(l.RateLimit.Fallback, a.Name)
 	}
-	if events != nil {
-		l.Events = events
-	}
-	if p.Verbose {
-		l.Echo = echoWriter{w: s.pr.Stdout, screen: s.screen}
-	}
 	repo := gitx.IsRepo(ctx, p.WorkDir)
 	if p.Proc.Git.Checkpoint && repo {
 		l.Work = &gitx.Workspace{
@@ -63,7 +88,12 @@ func (s *Session) local(ctx context.Context, runDir string, events *state.EventL
 		if repo {
 			why = "they need git.checkpoint: true (the default), which this procedure turned off"
 		}
-		s.screen.Warnf("git commit/push is configured but skipped: %s", why)
+		msg := "git commit/push is configured but skipped: " + why
+		if o.Warnf != nil {
+			o.Warnf("%s", msg)
+		} else {
+			o.Log.Warn(msg)
+		}
 	}
 	return l
 }

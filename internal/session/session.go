@@ -39,8 +39,8 @@ type Session struct {
 	log    *slog.Logger
 }
 
-// newRunID names a run by its start time plus a few random characters.
-func newRunID(now time.Time) string {
+// NewRunID names a run by its start time plus a few random characters.
+func NewRunID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
@@ -89,7 +89,7 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 	now := pr.Now()
 	if s.st == nil {
 		s.st = &loop.State{
-			Version: loop.StateVersion, Name: p.Name, RunID: newRunID(now), Procedure: p.Proc.Name,
+			Version: loop.StateVersion, Name: p.Name, RunID: NewRunID(now), Procedure: p.Proc.Name,
 			Status: loop.StatusRunning, StartedAt: now,
 		}
 	}

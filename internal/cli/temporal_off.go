@@ -1,0 +1,38 @@
+//go:build !temporal
+
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/internal/plan"
+)
+
+// errNoTemporal is the answer of this build to anything that needs the Temporal engine.
+func errNoTemporal() error {
+	return usageError("this agentloop was built without the Temporal engine: go build -tags temporal ./cmd/agentloop")
+}
+
+func runTemporal(context.Context, runOptions, Deps, *plan.Plan) error { return errNoTemporal() }
+
+func resumeTemporal(context.Context, resumeOptions, Deps, string, string) error {
+	return errNoTemporal()
+}
+
+func statusTemporal(context.Context, statusOptions, Deps, []string) error { return errNoTemporal() }
+
+func reportTemporal(context.Context, reportOptions, Deps, string) error { return errNoTemporal() }
+
+// newWorkerCmd is `agentloop worker`, which this build does not have.
+func newWorkerCmd(Deps) *cobra.Command {
+	return &cobra.Command{
+		Use:   "worker",
+		Short: "Run a Temporal worker (needs a build with -tags temporal)",
+		Long: `Run a Temporal worker. This build does not have the Temporal engine; build one
+that has it with: go build -tags temporal ./cmd/agentloop` + exitStatus(exitLine{ExitUsage, "always: this build has no Temporal engine"}),
+		Args:  cobra.ArbitraryArgs,
+		RunE:  func(*cobra.Command, []string) error { return errNoTemporal() },
+	}
+}

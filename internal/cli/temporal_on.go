@@ -1,0 +1,287 @@
+//go:build temporal
+
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/temporal"
+	"github.com/agentloop/agentloop/internal/ui"
+)
+
+// server is where the Temporal engine's server is.
+func (o engineOptions) server(d Deps) temporal.Server {
+	r := o.resolved(d)
+	return temporal.Server{Address: r.address, Namespace: r.namespace, TaskQueue: r.taskQueue}
+}
+
+// dialTemporal connects to the server; one that cannot be reached is an error
+// naming its address.
+func dialTemporal(ctx context.Context, d Deps, o engineOptions, lo loopOptions) (client.Client, temporal.Server, error) {
+	s := o.server(d)
+	c, err := temporal.Dial(ctx, s, newLogger(d, lo))
+	return c, s, err
+}
+
+// runTemporal is `agentloop run --engine temporal`: the run's workflow starts
+// on the server and this process follows it until it ends or asks a human.
+func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error {
+	c, s, err := dialTemporal(ctx, d, o.engine, o.loopOptions)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	in, err := temporal.NewInput(p, temporal.NewState(p, d.Now()), o.workerQueue)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
+		return err
+	}
+	screen := newScreen(d, o.loopOptions, p)
+	screen.Linef("Run %s (%s) started on Temporal at %s, workflow %s", p.Name, in.Run.RunID, s.Address, temporal.WorkflowID(p.Name))
+	return followTemporal(ctx, c, screen, p.Name, 0)
+}
+
+// followTemporal shows a run's events from the from-th on until it ends or
+// waits for a human, and maps how it stands to the exit code. Interrupting it
+// leaves the run going on the workers.
+func followTemporal(ctx context.Context, c client.Client, screen *ui.Printer, name string, from int) error {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	var failingSince time.Time
+	for {
+		v, err := temporal.Query(ctx, c, name)
+		switch {
+		case err != nil && ctx.Err() != nil:
+		case err != nil:
+			// The server may be restarting: keep asking for a while.
+			if failingSince.IsZero() {
+				failingSince = time.Now()
+			} else if time.Since(failingSince) > 30*time.Second {
+				return err
+			}
+		default:
+			failingSince = time.Time{}
+			for _, ev := range v.Events[min(from, len(v.Events)):] {
+				screen.Event(ev)
+			}
+			from = max(from, len(v.Events))
+			if v.Waiting || v.State.Status.Ended() {
+				return temporalEpilogue(screen, name, v)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			screen.Linef("The run goes on on the workers. Follow it with: agentloop status %s --engine temporal", name)
+			return &ExitError{Code: ExitInterrupted}
+		case <-tick.C:
+		}
+	}
+}
+
+func temporalEpilogue(screen *ui.Printer, name string, v temporal.View) error {
+	switch v.State.Status {
+	case loop.StatusEscalated:
+		screen.Linef("The loop needs you: agentloop report %s --engine temporal", name)
+		screen.Linef("Then: agentloop resume %s --guidance \"...\" --engine temporal", name)
+	case loop.StatusAborted, loop.StatusInterrupted:
+		screen.Linef("To continue it: agentloop resume %s --engine temporal", name)
+	}
+	if code := statusExit(v.State.Status); code != ExitOK {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
+// resumeTemporal is `agentloop resume NAME --engine temporal`: a run waiting
+// for guidance gets it as the workflow's update; a run that ended aborted or
+// interrupted starts again from its last state.
+func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance string) error {
+	c, s, err := dialTemporal(ctx, d, o.engine, o.loopOptions)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	v, err := temporal.Query(ctx, c, name)
+	if err != nil {
+		return err
+	}
+	st := v.State
+	switch {
+	case v.Waiting && guidance == "":
+		return usageError("run %s is waiting for your answer to its escalation (%s): read it with 'agentloop report %s --engine temporal', then resume with --guidance \"...\"", name, st.Reason, name)
+	case v.Waiting:
+		if err := temporal.Guide(ctx, c, name, temporal.Guidance{Text: guidance, Architecture: o.adr}); err != nil {
+			return err
+		}
+		screen := newScreen(d, o.loopOptions, &plan.Plan{})
+		screen.Linef("Guidance sent to run %s; the iteration counter starts again (spend so far is kept)", name)
+		return followTemporal(ctx, c, screen, name, len(v.Events))
+	case !st.Status.Ended():
+		return fmt.Errorf("run %s is running on Temporal; follow it with 'agentloop status %s --engine temporal'", name, name)
+	case st.Status == loop.StatusSucceeded || st.Status == loop.StatusCompleted:
+		return fmt.Errorf("run %s already %s (%s); start a new one with 'agentloop run %s --engine temporal'", name, st.Status, st.Reason, st.Procedure)
+	}
+	lo, err := o.onRecorded(st.Args)
+	if err != nil {
+		return err
+	}
+	p, err := resolvePlan(d, lo, st.Procedure)
+	if err != nil {
+		return err
+	}
+	p.Name, p.Args = name, lo.recorded()
+	if st.WorkDir != "" {
+		p.WorkDir = st.WorkDir
+	}
+	if guidance != "" {
+		loop.ApplyGuidance(&st, loop.Guidance{Text: guidance, Architecture: o.adr})
+	}
+	st.Args, st.WorkDir = p.Args, p.WorkDir
+	in, err := temporal.NewInput(p, &st, "")
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
+		return err
+	}
+	screen := newScreen(d, lo, p)
+	screen.Linef("Run %s continues on Temporal from iteration %d", name, st.TotalIterations+1)
+	return followTemporal(ctx, c, screen, name, 0)
+}
+
+// statusTemporal is `agentloop status --engine temporal`: every run the
+// server knows (or the one named), read through the workflow's query.
+func statusTemporal(ctx context.Context, o statusOptions, d Deps, args []string) error {
+	c, s, err := dialTemporal(ctx, d, o.engine, loopOptions{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	names := args
+	if len(names) == 0 {
+		if names, err = temporal.Names(ctx, c); err != nil {
+			return err
+		}
+	}
+	var states []*loop.State
+	for _, n := range names {
+		v, err := temporal.Query(ctx, c, n)
+		if err != nil {
+			return err
+		}
+		states = append(states, &v.State)
+	}
+	rows := report.StatusRows(states, d.Now())
+	if o.json {
+		return report.StatusJSON(d.Stdout, rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(d.Stdout, "No runs on the Temporal server at %s yet. Start one with 'agentloop run --engine temporal'.\n", s.Address)
+		return nil
+	}
+	return report.StatusTable(d.Stdout, rows, d.IsTerminal(d.Stdout))
+}
+
+// reportTemporal is `agentloop report NAME --engine temporal`.
+func reportTemporal(ctx context.Context, o reportOptions, d Deps, name string) error {
+	c, _, err := dialTemporal(ctx, d, o.engine, loopOptions{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	v, err := temporal.Query(ctx, c, name)
+	if err != nil {
+		return err
+	}
+	return writeReport(o, d, report.Run{State: &v.State, Events: v.Events, Escalation: v.Escalation})
+}
+
+// workerOptions are the flags of `worker`.
+type workerOptions struct {
+	engine engineOptions
+	queue  string
+	log    loopOptions
+}
+
+// AddFlags adds the flags of `worker` to fs.
+func (o *workerOptions) AddFlags(fs *pflag.FlagSet) {
+	o.engine.AddFlags(fs)
+	fs.StringVar(&o.queue, "queue", "", "also run the steps of the runs routed to this queue (run --worker-queue): name this worker's work trees")
+	fs.BoolVarP(&o.log.verbose, "verbose", "v", false, "log every step")
+}
+
+func newWorkerCmd(d Deps) *cobra.Command {
+	var o workerOptions
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run a Temporal worker: the workflows and steps of runs started with --engine temporal",
+		Long: `Run a Temporal worker until interrupted: it runs the loops of the runs started with
+'agentloop run --engine temporal' and their steps (the agent, the gates and the
+reviewer) in the runs' work trees on this machine. A worker needs a clone of the
+repository at the run's path, the agent CLIs and the gate tools.` + exitStatus(
+			exitSuccess, exitLine{ExitFailure, "the server cannot be reached, or the worker failed"}, exitUsageLine),
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runWorker(cmd.Context(), o, d) },
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// runWorker is `agentloop worker`.
+func runWorker(ctx context.Context, o workerOptions, d Deps) error {
+	c, s, err := dialTemporal(ctx, d, o.engine, o.log)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	steps := &temporal.Steps{Plan: workerPlan(d), Log: newLogger(d, o.log)}
+	workers := temporal.NewWorker(c, s, steps, o.queue)
+	for _, w := range workers {
+		if err := w.Start(); err != nil {
+			return fmt.Errorf("start the worker: %w", err)
+		}
+		defer w.Stop()
+	}
+	queues := s.TaskQueue
+	if o.queue != "" {
+		queues += " and " + o.queue
+	}
+	fmt.Fprintf(d.Stdout, "Worker polling %s on %s (namespace %s); Ctrl-C stops it\n", queues, s.Address, s.Namespace)
+	<-ctx.Done()
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+		fmt.Fprintf(d.Stdout, "Worker stopping: %v\n", c)
+	}
+	return nil
+}
+
+// workerPlan rebuilds a run's plan on a worker: its recorded flags over the
+// configuration of its work tree on this machine.
+func workerPlan(d Deps) func(context.Context, temporal.RunRef) (*plan.Plan, error) {
+	return func(_ context.Context, r temporal.RunRef) (*plan.Plan, error) {
+		var none loopOptions
+		lo, err := none.onRecorded(r.Args)
+		if err != nil {
+			return nil, err
+		}
+		at := d
+		at.Getwd = func() (string, error) { return r.WorkDir, nil }
+		p, err := resolvePlan(at, lo, r.Procedure)
+		if err != nil {
+			return nil, err
+		}
+		p.Name, p.Args = r.Name, r.Args
+		return p, nil
+	}
+}

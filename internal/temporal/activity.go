@@ -1,0 +1,150 @@
+//go:build temporal
+
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/state"
+)
+
+// StepInput is the step activity's argument.
+type StepInput struct {
+	Run     RunRef
+	Request loop.StepRequest
+	History []loop.Record // the run's iterations so far, for the gates' feedback
+	// Last is the run's last checkpoint: where a step run again after its
+	// worker died starts from when its own start checkpoint was never taken.
+	Last string
+}
+
+// stopErrorType is the activity error type of a [loop.StopError].
+const stopErrorType = "agentloop.StopError"
+
+type stopDetails struct {
+	Status loop.Status
+	Reason string
+	Err    string
+}
+
+// Steps runs the loop's steps on a worker: the local engine's, in the run's
+// work tree on this machine.
+type Steps struct {
+	// Plan rebuilds a run's plan from its reference (the worker's configuration
+	// in the run's work tree, with the run's recorded flags).
+	Plan func(ctx context.Context, r RunRef) (*plan.Plan, error)
+	Log  *slog.Logger
+
+	mu   sync.Mutex
+	runs map[string]workTree // by run ID: the engine keeps its checkpoints between steps
+}
+
+// workTree is a run's engine on this worker and the plan it was built from.
+type workTree struct {
+	l *engine.Local
+	p *plan.Plan
+}
+
+// Step is the step activity.
+func (s *Steps) Step(ctx context.Context, in StepInput) (loop.StepResult, error) {
+	l, _, err := s.engine(ctx, in.Run)
+	if err != nil {
+		return loop.StepResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
+	}
+	_ = l.Save(ctx, &loop.State{History: in.History}) // the history for the feedback; the store is a no-op
+	info := activity.GetInfo(ctx)
+	stop := heartbeat(ctx, info.HeartbeatTimeout)
+	defer stop()
+	if info.Attempt > 1 && in.Request.Kind == loop.StepIteration {
+		// The worker of the last attempt died part way: start again from
+		// where the iteration started, as a step is at-least-once.
+		c, err := l.Restart(ctx, in.Request.Iteration, in.Last)
+		if err != nil {
+			return loop.StepResult{}, temporal.NewNonRetryableApplicationError("restore the work tree for a retried iteration: "+err.Error(), "agentloop.Restart", err)
+		}
+		s.Log.Info("iteration run again", "run", in.Run.Name, "iteration", in.Request.Iteration, "attempt", info.Attempt, "from", c)
+	}
+	res, err := l.Step(ctx, in.Request)
+	return res, activityError(ctx, err)
+}
+
+// activityError is a step's error as it crosses to the workflow: a stop keeps
+// its status and reason, any other failure is final (the step is not run
+// again); a cancellation or timeout is left to the server.
+func activityError(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	if se, ok := errors.AsType[*loop.StopError](err); ok {
+		d := stopDetails{Status: se.Status, Reason: se.Reason}
+		if se.Err != nil {
+			d.Err = se.Err.Error()
+		}
+		return temporal.NewNonRetryableApplicationError(se.Error(), stopErrorType, err, d)
+	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Step", err)
+}
+
+// engine is the run's local engine on this worker, built on its first step.
+func (s *Steps) engine(ctx context.Context, r RunRef) (*engine.Local, *plan.Plan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w, ok := s.runs[r.RunID]; ok {
+		return w.l, w.p, nil
+	}
+	p, err := s.Plan(ctx, r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rebuild the plan of run %s: %w", r.Name, err)
+	}
+	runDir := state.Store{Root: p.StateDir}.RunDir(r.Name, r.RunID)
+	if err := state.EnsureDir(runDir); err != nil {
+		return nil, nil, fmt.Errorf("create the run folder: %w", err)
+	}
+	l := session.NewEngine(ctx, p, session.EngineOptions{
+		RunID: r.RunID, RunDir: runDir, Store: noStore{}, Now: time.Now, Log: s.Log,
+	})
+	if s.runs == nil {
+		s.runs = map[string]workTree{}
+	}
+	s.runs[r.RunID] = workTree{l: l, p: p}
+	return l, p, nil
+}
+
+// heartbeat tells the server the step's worker is alive until stop is called.
+func heartbeat(ctx context.Context, timeout time.Duration) (stop func()) {
+	if timeout <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(max(timeout/3, 100*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+type noStore struct{}
+
+func (noStore) Save(*loop.State) error { return nil }

@@ -1,0 +1,24 @@
+// Package temporal is the Temporal engine: the same loop ([loop.Run]) as the
+// local engine, run as a Temporal workflow so that many task loops run on a
+// fleet of workers and survive the loss of any worker or of the server.
+//
+// The workflow body is loop.Run, unchanged, over an environment whose steps
+// (baseline, iteration, rollback) are activities with heartbeats; an escalation
+// waits for a workflow Update carrying the human's guidance; Save is a no-op (the
+// workflow's history is the state) and Emit keeps the events in the workflow,
+// where the "state" query reads them with the state.
+//
+// The package is compiled only with the build tag temporal
+// (go build -tags temporal ./cmd/agentloop), so the default binary does not
+// carry the Temporal SDK. A tag rather than a module of its own: the engine
+// reuses the loop, the plan and the local engine's steps, which are internal
+// packages of this module, and Go's internal rule forbids another module to
+// import them; a tag keeps one module and one version of every package.
+//
+// What a worker needs: a clone of the repository at the path the run names as
+// its work tree (the same path as on the machine that started the run), the
+// agent CLIs and the gate tools on its PATH, and the agentloop configuration
+// of that clone. Each worker polls the shared task queue for workflows and its
+// own queue (given to `agentloop worker --queue`) for the activities of runs
+// routed to it.
+package temporal

@@ -1,0 +1,241 @@
+//go:build temporal
+
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decide"
+	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// The names the workflow, its activities, its query and its update are
+// registered under; a worker and a client of another build must agree on them.
+const (
+	WorkflowRun    = "agentloop.run"
+	ActivityStep   = "agentloop.step"
+	QueryState     = "state"
+	UpdateGuidance = "guidance"
+)
+
+// WorkflowID is the workflow of the run NAME: one run of a name at a time.
+func WorkflowID(name string) string { return workflowPrefix + name }
+
+const workflowPrefix = "agentloop-"
+
+// RunRef is what a worker needs to rebuild a run's plan and find its files.
+type RunRef struct {
+	Name      string
+	RunID     string
+	Procedure string
+	WorkDir   string   // the work tree, on the worker's disk
+	Args      []string // the flags the run was started with
+	// TaskQueue is the queue the run's activities go to: the worker holding
+	// its work tree; empty for the workflow's own queue.
+	TaskQueue string
+}
+
+// RunInput starts a run's workflow: the loop's spec as plain data, the
+// decider's policy, and the state to start from.
+type RunInput struct {
+	Run         RunRef
+	Task        string
+	Limits      budget.Limits
+	HasGates    bool
+	HasReviewer bool
+	Baseline    bool
+	Policy      decide.Policy
+	State       loop.State
+	// HeartbeatTimeout is how long a step may go without a sign of life from
+	// its worker before it is run again elsewhere (0: 30s).
+	HeartbeatTimeout time.Duration
+}
+
+// View is what the state query returns: the run's state, its events, and the
+// escalation report while it waits for a human.
+type View struct {
+	State      loop.State
+	Events     []loop.Event
+	Escalation string // Markdown; empty when the run is not waiting
+	Waiting    bool   // the run waits for guidance (an update is accepted)
+}
+
+// Guidance is the update's argument: a human's answer to an escalation.
+type Guidance struct {
+	Text         string
+	Architecture bool // record the answer as an architecture decision
+}
+
+// MaxGuidance is the longest guidance text the update accepts.
+const MaxGuidance = 64 << 10
+
+// Validate is the update's validator: an answer is a non-empty text of at most
+// [MaxGuidance] bytes.
+func (g Guidance) Validate() error {
+	switch {
+	case strings.TrimSpace(g.Text) == "":
+		return errors.New("the guidance is empty: say what the loop should do next")
+	case len(g.Text) > MaxGuidance:
+		return fmt.Errorf("the guidance is %d bytes, more than %d", len(g.Text), MaxGuidance)
+	}
+	return nil
+}
+
+// Run is the workflow of one task's loop: loop.Run over a workflow environment.
+func Run(ctx workflow.Context, in RunInput) (loop.Outcome, error) {
+	env := &wfEnv{ctx: ctx, in: in, st: &in.State}
+	if err := workflow.SetQueryHandler(ctx, QueryState, env.view); err != nil {
+		return loop.Outcome{}, fmt.Errorf("register the state query: %w", err)
+	}
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateGuidance, env.guide, workflow.UpdateHandlerOptions{Validator: env.validate})
+	if err != nil {
+		return loop.Outcome{}, fmt.Errorf("register the guidance update: %w", err)
+	}
+	spec := loop.Spec{
+		Name: in.Run.Name, Procedure: in.Run.Procedure, Task: in.Task, Limits: in.Limits,
+		HasGates: in.HasGates, HasReviewer: in.HasReviewer, Baseline: in.Baseline,
+		Decider: decide.New(in.Policy),
+	}
+	// The loop sees no workflow context: time comes through the steps' results
+	// and cancellation through their errors (see wfEnv.Step).
+	out, err := loop.Run(context.Background(), env, spec, env.st)
+	if n := len(env.st.Sessions); n > 0 {
+		env.st.Sessions[n-1].EndedAt = workflow.Now(ctx)
+	}
+	return out, err
+}
+
+// wfEnv is the workflow's [loop.Env].
+type wfEnv struct {
+	ctx     workflow.Context
+	in      RunInput
+	st      *loop.State
+	events  []loop.Event
+	waiting *loop.Escalation // the escalation a human is asked to answer
+	answer  *loop.Guidance   // the answer, until the loop takes it
+}
+
+func (w *wfEnv) view() (View, error) {
+	v := View{State: *w.st, Events: w.events, Waiting: w.waiting != nil}
+	if w.waiting != nil {
+		v.Escalation = engine.EscalationMarkdown(*w.waiting)
+	}
+	return v, nil
+}
+
+func (w *wfEnv) validate(_ workflow.Context, g Guidance) error {
+	if w.waiting == nil || w.answer != nil {
+		return fmt.Errorf("run %s is %s, not waiting for guidance", w.st.Name, w.st.Status)
+	}
+	return g.Validate()
+}
+
+// guide hands the answer to the waiting loop and returns once the loop took it.
+func (w *wfEnv) guide(ctx workflow.Context, g Guidance) error {
+	w.answer = &loop.Guidance{Text: g.Text, Architecture: g.Architecture}
+	return workflow.Await(ctx, func() bool { return w.answer == nil })
+}
+
+// Step implements [loop.Env]: the step is an activity on the run's queue.
+func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	hb := w.in.HeartbeatTimeout
+	if hb <= 0 {
+		hb = 30 * time.Second
+	}
+	opts := workflow.ActivityOptions{
+		TaskQueue:           w.in.Run.TaskQueue,
+		StartToCloseTimeout: stepTimeout(r, w.in.Limits),
+		HeartbeatTimeout:    hb,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+			// A step that failed on its own says so and is not run again;
+			// only a lost worker (a timeout) retries.
+			MaximumAttempts: 5,
+		},
+	}
+	in := StepInput{Run: w.in.Run, Request: r, History: w.st.History}
+	if w.st.Best != nil {
+		in.Last = w.st.Best.Ref
+	}
+	if n := len(w.st.History); n > 0 && w.st.History[n-1].Checkpoint != "" {
+		in.Last = w.st.History[n-1].Checkpoint
+	}
+	var res loop.StepResult
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(w.ctx, opts), ActivityStep, in).Get(w.ctx, &res)
+	return res, stepError(err)
+}
+
+// stepTimeout is a step's start-to-close timeout: the iteration timeout, with
+// room for the gates and the reviewer after the agent, which the agent's own
+// timeout does not cover; without one, a day.
+func stepTimeout(r loop.StepRequest, l budget.Limits) time.Duration {
+	t := r.Timeout
+	if t <= 0 {
+		t = l.IterationTimeout
+	}
+	if t <= 0 {
+		return 24 * time.Hour
+	}
+	return t + stepGrace
+}
+
+// stepGrace is the time a step gets after the iteration timeout for its gates,
+// reviewer and checkpoint.
+const stepGrace = 30 * time.Minute
+
+// stepError turns an activity's error back into what the loop expects.
+func stepError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*temporal.CanceledError](err); ok {
+		return &loop.StopError{Status: loop.StatusInterrupted, Reason: "the workflow was cancelled"}
+	}
+	if ae, ok := errors.AsType[*temporal.ApplicationError](err); ok && ae.Type() == stopErrorType {
+		var s stopDetails
+		if ae.HasDetails() && ae.Details(&s) == nil {
+			se := &loop.StopError{Status: s.Status, Reason: s.Reason}
+			if s.Err != "" {
+				se.Err = errors.New(s.Err)
+			}
+			return se
+		}
+	}
+	return err
+}
+
+// AwaitGuidance implements [loop.Env]: the run waits, for as long as it takes,
+// for the guidance update.
+func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidance, error) {
+	w.waiting = &e
+	if err := workflow.Await(w.ctx, func() bool { return w.answer != nil }); err != nil {
+		w.waiting = nil
+		return loop.Guidance{}, &loop.StopError{Status: loop.StatusInterrupted, Reason: "the workflow was cancelled while it waited for guidance"}
+	}
+	g := *w.answer
+	w.waiting, w.answer = nil, nil
+	return g, nil
+}
+
+// Save implements [loop.Env]: a no-op, the workflow's history is the state.
+func (w *wfEnv) Save(context.Context, *loop.State) error { return nil }
+
+// Keep implements [loop.Env]: a no-op; the decision's outcome is in the events
+// and the state, the decision documents are not kept by this engine.
+func (w *wfEnv) Keep(context.Context, loop.Artifacts) error { return nil }
+
+// Emit implements [loop.Env]: the event is kept in the workflow, for the query.
+func (w *wfEnv) Emit(_ context.Context, ev loop.Event) error {
+	ev.Time = workflow.Now(w.ctx)
+	w.events = append(w.events, ev)
+	return nil
+}

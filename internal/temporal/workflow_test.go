@@ -1,0 +1,244 @@
+//go:build temporal
+
+package temporal
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decide"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// script is a fake step activity: iteration n gets the n-th result (the last
+// one again after the end); it records the requests it was given.
+type script struct {
+	results  []func(n int) (evidence.Iteration, error)
+	requests []loop.StepRequest
+}
+
+func (s *script) step(ctx context.Context, in StepInput) (loop.StepResult, error) {
+	res, err := s.run(in)
+	return res, activityError(ctx, err)
+}
+
+func (s *script) run(in StepInput) (loop.StepResult, error) {
+	s.requests = append(s.requests, in.Request)
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if in.Request.Kind != loop.StepIteration {
+		return loop.StepResult{Started: t0, Finished: t0}, nil
+	}
+	n := 0
+	for _, r := range s.requests {
+		if r.Kind == loop.StepIteration {
+			n++
+		}
+	}
+	ev, err := s.results[min(n, len(s.results))-1](in.Request.Iteration)
+	ev.Started, ev.Finished = t0, t0.Add(time.Second)
+	return loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}, err
+}
+
+func agentExit(code int) func(int) (evidence.Iteration, error) {
+	return func(int) (evidence.Iteration, error) {
+		return evidence.Iteration{Agent: evidence.AgentResult{ExitCode: code}}, nil
+	}
+}
+
+func gate(passed bool, failures int) func(int) (evidence.Iteration, error) {
+	return func(int) (evidence.Iteration, error) {
+		g := evidence.GateResult{Name: "tests", Required: true, Passed: passed}
+		for i := range failures {
+			g.Findings = append(g.Findings, evidence.Finding{Kind: evidence.KindTest, Key: "test:T" + string(rune('0'+i))})
+		}
+		return evidence.Iteration{Gates: []evidence.GateResult{g}}, nil
+	}
+}
+
+func input(limits budget.Limits, gates bool) RunInput {
+	return RunInput{
+		Run:    RunRef{Name: "build", RunID: "r1", Procedure: "default"},
+		Limits: limits, HasGates: gates, Policy: decide.DefaultPolicy(),
+		State: loop.State{Version: loop.StateVersion, Name: "build", RunID: "r1", Status: loop.StatusRunning, Sessions: []loop.Session{{}}},
+	}
+}
+
+func newEnv(t *testing.T, s *script) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
+	env.RegisterActivityWithOptions(s.step, activity.RegisterOptions{Name: ActivityStep})
+	return env
+}
+
+func result(t *testing.T, env *testsuite.TestWorkflowEnvironment) loop.Outcome {
+	t.Helper()
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("the workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	var out loop.Outcome
+	if err := env.GetWorkflowResult(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestWorkflowRunsTheLoop(t *testing.T) {
+	tests := []struct {
+		name       string
+		in         RunInput
+		results    []func(int) (evidence.Iteration, error)
+		wantStatus loop.Status
+		wantReason string
+		wantSteps  int
+		wantIters  int
+	}{
+		{
+			name: "a plain loop runs to its limit", in: input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, false),
+			results:    []func(int) (evidence.Iteration, error){agentExit(0)},
+			wantStatus: loop.StatusCompleted, wantReason: "max iterations reached (3)", wantSteps: 3, wantIters: 3,
+		},
+		{
+			name: "failures abort", in: input(budget.Limits{MaxIterations: 10, FailureThreshold: 2}, false),
+			results:    []func(int) (evidence.Iteration, error){agentExit(1)},
+			wantStatus: loop.StatusAborted, wantReason: "agent failed: exit 1; consecutive failures: 2/2", wantSteps: 2, wantIters: 2,
+		},
+		{
+			name: "green gates succeed", in: input(budget.Limits{MaxIterations: 5, FailureThreshold: 3}, true),
+			results:    []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 1), gate(true, 0)},
+			wantStatus: loop.StatusSucceeded, wantReason: "all required gates passed", wantSteps: 3, wantIters: 3,
+		},
+		{
+			name: "a stop asked for by a step ends the run", in: input(budget.Limits{MaxIterations: 5}, false),
+			results: []func(int) (evidence.Iteration, error){func(int) (evidence.Iteration, error) {
+				return evidence.Iteration{}, &loop.StopError{Status: loop.StatusAborted, Reason: "rate limited for 2h"}
+			}},
+			wantStatus: loop.StatusAborted, wantReason: "rate limited for 2h", wantSteps: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &script{results: tt.results}
+			env := newEnv(t, s)
+			env.ExecuteWorkflow(WorkflowRun, tt.in)
+			out := result(t, env)
+			if out.Status != tt.wantStatus || out.Reason != tt.wantReason {
+				t.Errorf("outcome = %s %q, want %s %q", out.Status, out.Reason, tt.wantStatus, tt.wantReason)
+			}
+			if len(s.requests) != tt.wantSteps {
+				t.Errorf("%d steps, want %d", len(s.requests), tt.wantSteps)
+			}
+			v := queryView(t, env)
+			if v.State.Status != tt.wantStatus || len(v.State.History) != tt.wantIters {
+				t.Errorf("queried state %s with %d iterations, want %s with %d", v.State.Status, len(v.State.History), tt.wantStatus, tt.wantIters)
+			}
+			if n := len(v.Events); n == 0 || v.Events[n-1].Type() != loop.EventRunFinished {
+				t.Errorf("events %v: want them to end with run_finished", v.Events)
+			}
+		})
+	}
+}
+
+func queryView(t *testing.T, env *testsuite.TestWorkflowEnvironment) View {
+	t.Helper()
+	enc, err := env.QueryWorkflow(QueryState)
+	if err != nil {
+		t.Fatalf("query: %v", err)
+	}
+	var v View
+	if err := enc.Get(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+type updateResult struct{ err error }
+
+func (u *updateResult) Accept()          {}
+func (u *updateResult) Reject(err error) { u.err = err }
+func (u *updateResult) Complete(_ any, err error) {
+	if err != nil {
+		u.err = err
+	}
+}
+
+// TestWorkflowWaitsForGuidance: an escalation waits for the update; an answer
+// that is empty, or one sent while the run is not waiting, is refused with an
+// error the caller sees; a valid one restarts the iteration counter and goes
+// into the next prompt.
+func TestWorkflowWaitsForGuidance(t *testing.T) {
+	s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 2), gate(true, 0)}}
+	env := newEnv(t, s)
+	early, empty, good := &updateResult{}, &updateResult{}, &updateResult{}
+	var waiting View
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(UpdateGuidance, "early", early, Guidance{Text: "too soon"})
+	}, 0)
+	env.RegisterDelayedCallback(func() {
+		waiting = queryView(t, env)
+		env.UpdateWorkflow(UpdateGuidance, "empty", empty, Guidance{Text: "  "})
+		env.UpdateWorkflow(UpdateGuidance, "good", good, Guidance{Text: "Keep userId a string", Architecture: true})
+	}, time.Hour)
+	env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 2, FailureThreshold: 5}, true))
+	out := result(t, env)
+	if out.Status != loop.StatusSucceeded {
+		t.Errorf("outcome %s %q, want succeeded", out.Status, out.Reason)
+	}
+	if early.err == nil || !strings.Contains(early.err.Error(), "not waiting") {
+		t.Errorf("guidance before the escalation: %v, want refused as not waiting", early.err)
+	}
+	if empty.err == nil || !strings.Contains(empty.err.Error(), "empty") {
+		t.Errorf("empty guidance: %v, want refused as empty", empty.err)
+	}
+	if good.err != nil {
+		t.Errorf("guidance: %v", good.err)
+	}
+	if !waiting.Waiting || waiting.State.Status != loop.StatusEscalated || !strings.Contains(waiting.Escalation, "max iterations reached") {
+		t.Errorf("while waiting: waiting=%v status %s escalation %q", waiting.Waiting, waiting.State.Status, waiting.Escalation)
+	}
+	if len(s.requests) != 3 || s.requests[2].Guidance != "Keep userId a string" || s.requests[2].Iteration != 1 {
+		t.Errorf("requests %+v: want a third iteration numbered 1 with the guidance", s.requests)
+	}
+	v := queryView(t, env)
+	var got bool
+	for _, ev := range v.Events {
+		if g, ok := ev.Data.(loop.GuidanceReceived); ok && g.Architecture {
+			got = true
+		}
+	}
+	if !got {
+		t.Error("no guidance_received event with the architecture flag")
+	}
+}
+
+// TestStepErrorKeepsTheStop: a stop asked for by a step crosses the activity
+// boundary as the loop's StopError.
+func TestStepErrorKeepsTheStop(t *testing.T) {
+	want := &loop.StopError{Status: loop.StatusAborted, Reason: "agent cannot start", Err: errors.New("claude: not logged in")}
+	s := &script{results: []func(int) (evidence.Iteration, error){func(int) (evidence.Iteration, error) { return evidence.Iteration{}, want }}}
+	env := newEnv(t, s)
+	env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 2}, false))
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("not completed")
+	}
+	err := env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "claude: not logged in") {
+		t.Errorf("workflow error %v, want the step's cause", err)
+	}
+}
