@@ -245,3 +245,20 @@ turns:
 		t.Errorf("log line %q: %v %+v", log.String(), err, rec)
 	}
 }
+
+// A write turn becomes a here-document for the CLI's shell tool.
+func TestWrite(t *testing.T) {
+	_, base := start(t, "turns: [{write: {path: a/x.go, content: \"package a\\n\"}, shell: go vet ./a}]\n")
+	_, _, body := post(t, base+"/v1/responses", `{"model":"m","input":"w","tools":[{"type":"function","name":"exec_command"}]}`)
+	var resp struct {
+		Output []struct{ Name, Arguments string }
+	}
+	if err := json.Unmarshal([]byte(body), &resp); err != nil {
+		t.Fatal(err)
+	}
+	want := `mkdir -p "$(dirname 'a/x.go')" && cat > 'a/x.go' <<'DOUBLE_EOF'` + "\npackage a\nDOUBLE_EOF\ngo vet ./a"
+	var args map[string]string
+	if len(resp.Output) != 1 || json.Unmarshal([]byte(resp.Output[0].Arguments), &args) != nil || args["cmd"] != want {
+		t.Errorf("write call: %s\nwant cmd %q", body, want)
+	}
+}

@@ -24,7 +24,8 @@ type Record struct {
 	Stream bool   `json:"stream,omitempty"`
 	// Conversation is a short hash of the conversation's first user message.
 	Conversation string `json:"conversation,omitempty"`
-	// Turn is the scripted turn served (0-based); len(turns) is the final reply.
+	// Turn is the scripted turn served (0-based); len(turns) is the final
+	// reply; -1 is a side request or a request outside the model APIs.
 	Turn int `json:"turn"`
 	// Side is a request that declares no tools: a title, a routing choice, a count.
 	Side  bool     `json:"side,omitempty"`

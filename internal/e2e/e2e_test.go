@@ -269,6 +269,10 @@ func (o outcome) String() string {
 
 func (l *loop) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, binary, args...)
+	// A test that runs out of time interrupts agentloop as Ctrl-C does, so it
+	// ends its agents; SIGKILL only if it does not end.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
 	cmd.Dir = l.dir
 	cmd.Env = append(os.Environ(), "PATH="+binDir()+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
 	cmd.Env = append(cmd.Env, l.env...)
