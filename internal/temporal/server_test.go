@@ -1,0 +1,234 @@
+//go:build temporal
+
+package temporal
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "record the workflow histories of the real-server test into testdata/histories")
+
+// devServer is a Temporal dev server on a random port of 127.0.0.1, its state in
+// a file so that it can be killed and started again.
+type devServer struct {
+	bin, db, addr string
+	cmd           *exec.Cmd
+}
+
+func startServer(t *testing.T, s *devServer) {
+	t.Helper()
+	_, port, _ := net.SplitHostPort(s.addr)
+	s.cmd = exec.Command(s.bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", port, "--headless",
+		"--db-filename", s.db, "--log-level", "error")
+	s.cmd.Stdout, s.cmd.Stderr = os.Stderr, os.Stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatalf("start the dev server: %v", err)
+	}
+	t.Cleanup(func() { s.kill() })
+}
+
+func (s *devServer) kill() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Kill()
+		_ = s.cmd.Wait()
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// dialReady connects once the server answers.
+func dialReady(t *testing.T, addr string) client.Client {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		c, err := Dial(t.Context(), Server{Address: addr, Namespace: "default"}, log)
+		if err == nil {
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dev server did not come up: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond) // polling a process that gives no readiness event
+	}
+}
+
+func startWorker(t *testing.T, c client.Client, queue string, s *script) worker.Worker {
+	t.Helper()
+	w := worker.New(c, queue, worker.Options{})
+	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
+	w.RegisterActivityWithOptions(s.step, activity.RegisterOptions{Name: ActivityStep})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// waitView polls the run's query until ok says so (a query has no push).
+func waitView(t *testing.T, c client.Client, name string, ok func(View) bool) View {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		v, err := Query(t.Context(), c, name)
+		if err == nil && ok(v) {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s: gave up waiting (last %+v, %v)", name, v.State.Status, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestRealServer runs the workflow on a real dev server: a loop to its end, and a
+// loop that waits for guidance while the server is killed and started again; the
+// guidance reaches it and it finishes. Each history is then replayed, and with
+// -update kept in testdata/histories for TestReplayRecordedHistories.
+func TestRealServer(t *testing.T) {
+	srv := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t)}
+	startServer(t, srv)
+	c := dialReady(t, srv.addr)
+	defer c.Close()
+	queue := "test-" + fmt.Sprint(time.Now().UnixNano())
+	s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 2), gate(true, 0)}}
+	w := startWorker(t, c, queue, s)
+	defer w.Stop()
+
+	plain := input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, false)
+	plain.Run.Name = "plain"
+	plainScript := &script{results: []func(int) (evidence.Iteration, error){agentExit(0)}}
+	pw := startWorker(t, c, queue+"-plain", plainScript)
+	defer pw.Stop()
+	if err := Start(t.Context(), c, Server{TaskQueue: queue + "-plain"}, plain, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var out loop.Outcome
+	if err := c.GetWorkflow(t.Context(), WorkflowID("plain"), "").Get(t.Context(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != loop.StatusCompleted {
+		t.Errorf("plain run: %s %q, want completed", out.Status, out.Reason)
+	}
+
+	guided := input(budget.Limits{MaxIterations: 2, FailureThreshold: 5}, true)
+	guided.Run.Name = "guided"
+	if err := Start(t.Context(), c, Server{TaskQueue: queue}, guided, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, c, "guided", func(v View) bool { return v.Waiting })
+	w.Stop()
+	c.Close()
+	srv.kill()
+	startServer(t, srv)
+	c = dialReady(t, srv.addr)
+	w = startWorker(t, c, queue, s)
+	if err := Guide(t.Context(), c, "guided", Guidance{Text: "keep the API"}); err != nil {
+		t.Fatalf("guidance after the server restarted: %v", err)
+	}
+	if err := c.GetWorkflow(t.Context(), WorkflowID("guided"), "").Get(t.Context(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != loop.StatusSucceeded {
+		t.Errorf("guided run: %s %q, want succeeded", out.Status, out.Reason)
+	}
+	v := waitView(t, c, "guided", func(View) bool { return true })
+	if v.State.TotalIterations != 3 || v.State.Iteration != 1 {
+		t.Errorf("guided run: %d iterations in all, %d since the guidance; want 3 and 1", v.State.TotalIterations, v.State.Iteration)
+	}
+
+	for _, name := range []string{"plain", "guided"} {
+		h := history(t, c, WorkflowID(name))
+		replay(t, h)
+		if *update {
+			b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join("testdata", "histories", name+".json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func history(t *testing.T, c client.Client, id string) *historypb.History {
+	t.Helper()
+	it := c.GetWorkflowHistory(context.WithoutCancel(t.Context()), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatalf("history of %s: %v", id, err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	return h
+}
+
+func replay(t *testing.T, h *historypb.History) {
+	t.Helper()
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
+	if err := r.ReplayWorkflowHistory(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)), h); err != nil {
+		t.Errorf("replay: %v", err)
+	}
+}
+
+// TestReplayRecordedHistories replays the histories recorded on a real server
+// by this build's workflow: a change that makes the workflow take other
+// decisions on the same history fails here.
+func TestReplayRecordedHistories(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
+	if len(files) == 0 {
+		t.Skip("no recorded histories in testdata/histories: record them with go test -tags temporal -run TestRealServer -update (needs the temporal CLI)")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := client.HistoryFromJSON(bytes.NewReader(b), client.HistoryJSONOptions{})
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if !strings.HasSuffix(f, ".json") || len(h.Events) == 0 {
+				t.Fatalf("%s: an empty history", f)
+			}
+			replay(t, h)
+		})
+	}
+}
