@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -85,38 +84,3 @@ func FuzzAider(f *testing.F) {
 func FuzzGoose(f *testing.F)   { fuzzParser(f, FormatGoose, "written/goose-stream.jsonl") }
 func FuzzCopilot(f *testing.F) { fuzzParser(f, FormatCopilot, "written/copilot-failed.jsonl") }
 func FuzzText(f *testing.F)    { fuzzParser(f, FormatText, "written/text-usage-limit.txt") }
-
-// FuzzObjectFields checks the fast scanner against encoding/json: every valid
-// object is read whole, with the same number of members.
-func FuzzObjectFields(f *testing.F) {
-	f.Add([]byte(`{"a":1,"b":"x\"}","c":[1,{"d":"]"}],"e":null}`))
-	f.Add([]byte(`{"type": "result", "s": "\\\\"}`))
-	f.Add([]byte(`{}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		n := 0
-		ok := objectFields(b, func(k, v []byte) bool { n++; return true })
-		arrayElements(b, func([]byte) {})
-		var raw []json.RawMessage
-		if json.Unmarshal(b, &raw) == nil {
-			m := 0
-			if !arrayElements(b, func([]byte) { m++ }) || m != len(raw) {
-				t.Errorf("array of %d elements read as %d", len(raw), m)
-			}
-		}
-		if !json.Valid(b) || bytes.TrimSpace(b)[0] != '{' {
-			return
-		}
-		var members []string
-		d := json.NewDecoder(bytes.NewReader(b))
-		_, _ = d.Token()
-		for d.More() {
-			k, _ := d.Token()
-			members = append(members, k.(string))
-			var skip json.RawMessage
-			_ = d.Decode(&skip)
-		}
-		if !ok || n != len(members) {
-			t.Errorf("objectFields(%q) = %v with %d members, want %d", b, ok, n, len(members))
-		}
-	})
-}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/jsonscan"
 )
 
 // claudeParser reads Claude Code stream-json (and Amp's Claude-compatible
@@ -86,7 +87,7 @@ func (p *claudeParser) Line(b []byte) {
 		return
 	}
 	var l claudeLine
-	ok := objectFields(b, func(k, v []byte) bool {
+	ok := jsonscan.Fields(b, func(k, v []byte) bool {
 		switch string(k) {
 		case "type":
 			l.typ = v
@@ -128,12 +129,12 @@ func (p *claudeParser) Line(b []byte) {
 
 func (p *claudeParser) record(l *claudeLine, whole bool) {
 	if p.out.Usage.SessionID == "" && l.session != nil {
-		p.out.Usage.SessionID = strValue(l.session)
+		p.out.Usage.SessionID = jsonscan.Str(l.session)
 	}
-	switch strValue(l.typ) {
+	switch jsonscan.Str(l.typ) {
 	case "system":
-		if strValue(l.subtype) == "init" && l.model != nil && p.out.Usage.Model == "" {
-			p.out.Usage.Model = strValue(l.model)
+		if jsonscan.Str(l.subtype) == "init" && l.model != nil && p.out.Usage.Model == "" {
+			p.out.Usage.Model = jsonscan.Str(l.model)
 		}
 	case "assistant":
 		if whole {
@@ -148,7 +149,7 @@ func (p *claudeParser) record(l *claudeLine, whole bool) {
 
 func (p *claudeParser) assistant(l *claudeLine) {
 	var id, model, usage, content []byte
-	objectFields(l.message, func(k, v []byte) bool {
+	jsonscan.Fields(l.message, func(k, v []byte) bool {
 		switch string(k) {
 		case "id":
 			id = v
@@ -161,10 +162,10 @@ func (p *claudeParser) assistant(l *claudeLine) {
 		}
 		return true
 	})
-	if m := strValue(model); m != "" && m != "<synthetic>" && p.out.Usage.Model == "" {
+	if m := jsonscan.Str(model); m != "" && m != "<synthetic>" && p.out.Usage.Model == "" {
 		p.out.Usage.Model = m
 	}
-	if kind := strValue(l.errKind); kind != "" {
+	if kind := jsonscan.Str(l.errKind); kind != "" {
 		p.apiError(kind, contentText(content))
 	}
 	if usage == nil {
@@ -175,7 +176,7 @@ func (p *claudeParser) assistant(l *claudeLine) {
 		return
 	}
 	t := p.usageTokens(u)
-	if key := strValue(id); key != "" {
+	if key := jsonscan.Str(id); key != "" {
 		if p.msgs == nil {
 			p.msgs = make(map[string]tokens)
 		}

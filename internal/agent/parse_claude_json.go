@@ -1,6 +1,10 @@
 package agent
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/agentloop/agentloop/internal/jsonscan"
+)
 
 // claudeJSONParser reads `claude -p --output-format json`: one result object, or
 // (with verbose on) an array of every message, possibly pretty-printed.
@@ -17,7 +21,7 @@ func (p *claudeJSONParser) Line(b []byte) {
 		return
 	}
 	if t := bytes.TrimSpace(doc); len(t) > 0 && t[0] == '[' {
-		arrayElements(t, func(v []byte) { p.c.Line(v) })
+		jsonscan.Elements(t, func(v []byte) { p.c.Line(v) })
 		return
 	}
 	p.c.Line(doc)

@@ -5,22 +5,24 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/jsonscan"
 )
 
 // result reads Claude's terminal record: is_error, api_error_status, the
 // authoritative total_cost_usd and modelUsage, the final text or errors[].
 func (p *claudeParser) result(l *claudeLine, whole bool) {
 	p.out.Terminal = true
-	subtype := strValue(l.subtype)
-	p.out.IsError = boolValue(l.isError) || strings.HasPrefix(subtype, "error")
-	if n, ok := numValue(l.turns); ok {
+	subtype := jsonscan.Str(l.subtype)
+	p.out.IsError = jsonscan.Bool(l.isError) || strings.HasPrefix(subtype, "error")
+	if n, ok := jsonscan.Num(l.turns); ok {
 		p.out.Usage.Turns = int(n)
 	}
-	if c, ok := numValue(l.cost); ok {
+	if c, ok := jsonscan.Num(l.cost); ok {
 		p.out.Usage.CostUSD, p.out.Usage.CostKnown = c, true
 	}
 	p.resultTokens(l.usage, l.modelUsage)
-	text := strValue(l.result)
+	text := jsonscan.Str(l.result)
 	var errs []string
 	if l.errs != nil {
 		_ = json.Unmarshal(l.errs, &errs)
@@ -48,7 +50,7 @@ func (p *claudeParser) result(l *claudeLine, whole bool) {
 		}
 		return
 	}
-	status, _ := numValue(l.apiStatus)
+	status, _ := jsonscan.Num(l.apiStatus)
 	switch {
 	case status == 429:
 		p.out.RateLimited = true
@@ -64,7 +66,7 @@ func (p *claudeParser) result(l *claudeLine, whole bool) {
 	} else if !p.out.Overloaded && stdoutRateLimit.MatchString(text) {
 		p.out.RateLimited = true
 	}
-	why := strValue(l.reason)
+	why := jsonscan.Str(l.reason)
 	if p.errKind != "" {
 		why = p.errKind
 	} else if why == "" || why == "completed" {

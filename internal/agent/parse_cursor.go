@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/agentloop/agentloop/internal/jsonscan"
 )
 
 // cursorParser reads `cursor-agent -p --output-format stream-json`. Usage
@@ -20,7 +22,7 @@ func (p *cursorParser) Line(b []byte) {
 		return
 	}
 	var typ, subtype, session, model, message, isError, result, usage []byte
-	objectFields(b, func(k, v []byte) bool {
+	jsonscan.Fields(b, func(k, v []byte) bool {
 		switch string(k) {
 		case "type":
 			typ = v
@@ -41,13 +43,13 @@ func (p *cursorParser) Line(b []byte) {
 		}
 		return true
 	})
-	if s := strValue(session); s != "" && p.out.Usage.SessionID == "" {
+	if s := jsonscan.Str(session); s != "" && p.out.Usage.SessionID == "" {
 		p.out.Usage.SessionID = s
 	}
-	switch strValue(typ) {
+	switch jsonscan.Str(typ) {
 	case "system":
-		if strValue(subtype) == "init" {
-			p.out.Usage.Model = strValue(model)
+		if jsonscan.Str(subtype) == "init" {
+			p.out.Usage.Model = jsonscan.Str(model)
 		}
 	case "assistant":
 		var m struct {
@@ -60,8 +62,8 @@ func (p *cursorParser) Line(b []byte) {
 		}
 	case "result":
 		p.out.Terminal = true
-		p.out.IsError = boolValue(isError) || (subtype != nil && strValue(subtype) != "success")
-		if r := strValue(result); r != "" {
+		p.out.IsError = jsonscan.Bool(isError) || (subtype != nil && jsonscan.Str(subtype) != "success")
+		if r := jsonscan.Str(result); r != "" {
 			p.out.Result = capResult(r)
 		}
 		var u struct {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+
+	"github.com/agentloop/agentloop/internal/jsonscan"
 )
 
 // gooseParser reads `goose run --output-format stream-json` (and the single
@@ -41,7 +43,7 @@ func (p *gooseParser) Line(line []byte) {
 		p.out.Terminal = true
 	case r.Type == "error":
 		p.out.IsError = true
-		msg := strValue(r.Error)
+		msg := jsonscan.Str(r.Error)
 		if msg == "" {
 			msg = string(r.Error)
 		}

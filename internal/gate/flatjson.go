@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/jsonscan"
 )
 
 // goEvent is one line of go test -json (test2json) or go build -json.
@@ -68,166 +68,48 @@ func actionName(b []byte) string {
 	return string(b)
 }
 
+// scanFlat reads the members of an event it needs; false sends the line to
+// encoding/json (an escaped key, a malformed value).
 func (d *eventDecoder) scanFlat(b []byte, ev *goEvent) bool {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return true
-	}
-	for i < len(b) {
-		if b[i] != '"' {
+	bad := false
+	ok := jsonscan.Fields(b, func(key, val []byte) bool {
+		if bytes.IndexByte(key, '\\') >= 0 {
+			bad = true
 			return false
 		}
-		key, j, ok := scanString(b, i)
-		if !ok {
-			return false
-		}
-		i = skipWS(b, j)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		i = skipWS(b, i+1)
-		if i >= len(b) {
-			return false
-		}
-		if b[i] == '"' {
-			val, j, ok := scanString(b, i)
-			if !ok {
-				return false
-			}
-			i = j
-			switch string(key) {
-			case "Action":
-				ev.Action = actionName(val)
-			case "Package":
-				ev.Package = intern(&d.pkg, val)
-			case "ImportPath":
-				ev.ImportPath = string(val)
-			case "Test":
-				ev.Test = intern(&d.test, val)
-			case "Output":
-				ev.Output = string(val)
-			case "FailedBuild":
-				ev.FailedBuild = string(val)
-			}
-		} else {
-			j := i
-			for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ' ' {
-				if b[j] == '{' || b[j] == '[' || b[j] == '"' {
-					return false
-				}
-				j++
-			}
+		if val[0] != '"' {
 			if string(key) == "Elapsed" {
-				f, err := strconv.ParseFloat(string(b[i:j]), 64)
-				if err != nil {
-					return false
-				}
-				ev.Elapsed = f
+				f, err := strconv.ParseFloat(string(val), 64)
+				ev.Elapsed, bad = f, err != nil
 			}
-			i = j
+			return !bad
 		}
-		i = skipWS(b, i)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case '}':
-			return skipWS(b, i+1) == len(b)
+		var dst *string
+		switch string(key) {
+		case "Action", "Package", "Test":
+		case "ImportPath":
+			dst = &ev.ImportPath
+		case "Output":
+			dst = &ev.Output
+		case "FailedBuild":
+			dst = &ev.FailedBuild
 		default:
-			return false
+			return true // Time and fields of newer Go versions
 		}
-	}
-	return false
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// scanString reads the JSON string starting at b[i] == '"'; it returns the
-// unescaped value (a sub-slice of b when there is nothing to unescape) and the
-// index after the closing quote.
-func scanString(b []byte, i int) ([]byte, int, bool) {
-	start := i + 1
-	j := bytes.IndexByte(b[start:], '"')
-	if j < 0 {
-		return nil, 0, false
-	}
-	if bytes.IndexByte(b[start:start+j], '\\') < 0 {
-		return b[start : start+j], start + j + 1, true
-	}
-	out := make([]byte, 0, j+8)
-	k := start
-	for k < len(b) {
-		c := b[k]
+		s, ok := jsonscan.Unquote(val)
 		switch {
-		case c == '"':
-			return out, k + 1, true
-		case c != '\\':
-			out = append(out, c)
-			k++
-			continue
-		}
-		if k+1 >= len(b) {
-			return nil, 0, false
-		}
-		switch b[k+1] {
-		case 'n':
-			out = append(out, '\n')
-		case 't':
-			out = append(out, '\t')
-		case 'r':
-			out = append(out, '\r')
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case '"', '\\', '/':
-			out = append(out, b[k+1])
-		case 'u':
-			r, n, ok := unicodeEscape(b[k:])
-			if !ok {
-				return nil, 0, false
-			}
-			out = utf8.AppendRune(out, r)
-			k += n
-			continue
+		case !ok:
+			bad = true
+		case dst != nil:
+			*dst = string(s)
+		case string(key) == "Action":
+			ev.Action = actionName(s)
+		case string(key) == "Package":
+			ev.Package = intern(&d.pkg, s)
 		default:
-			return nil, 0, false
+			ev.Test = intern(&d.test, s)
 		}
-		k += 2
-	}
-	return nil, 0, false
-}
-
-// unicodeEscape decodes \uXXXX, with a following low surrogate when there is one.
-func unicodeEscape(b []byte) (rune, int, bool) {
-	if len(b) < 6 {
-		return 0, 0, false
-	}
-	v, err := strconv.ParseUint(string(b[2:6]), 16, 32)
-	if err != nil {
-		return 0, 0, false
-	}
-	r := rune(v)
-	if utf16.IsSurrogate(r) && len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
-		if v2, err := strconv.ParseUint(string(b[8:12]), 16, 32); err == nil {
-			if d := utf16.DecodeRune(r, rune(v2)); d != utf8.RuneError {
-				return d, 12, true
-			}
-		}
-	}
-	if utf16.IsSurrogate(r) {
-		r = utf8.RuneError
-	}
-	return r, 6, true
+		return !bad
+	})
+	return ok && !bad
 }

@@ -2,11 +2,15 @@ package gate
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/jsonscan"
 )
 
 // FuzzParse runs every parser (and detection) on arbitrary input: no panic, and
@@ -35,6 +39,40 @@ func FuzzParse(f *testing.F) {
 		}
 		if out := []rune(Render([]evidence.GateResult{res}, nil, RenderOptions{})); len(out) > DefaultMaxLength {
 			t.Fatalf("render over budget: %d", len(out))
+		}
+	})
+}
+
+// FuzzEventDecoder checks the fast go test -json event decoder against
+// encoding/json on every valid line whose keys are spelled exactly (encoding/json
+// also matches "action" to Action) and whose text is valid UTF-8.
+func FuzzEventDecoder(f *testing.F) {
+	f.Add([]byte(`{"Time":"2026-01-01T00:00:00Z","Action":"output","Package":"example.com/p","Test":"TestX","Output":"--- FAIL: TestX (0.00s)\n"}`))
+	f.Add([]byte(`{"Action":"pass","Package":"p","Elapsed":0.25}`))
+	f.Add([]byte(`{"ImportPath":"p [p.test]","Action":"build-output","Output":"x.go:1:2: undefined: \u00e9\\\"\n"}`))
+	f.Add([]byte(`{"Action":"fail","Package":"p","FailedBuild":"p [p.test]","Extra":{"nested":[1]}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var d eventDecoder
+		var got goEvent
+		ok := d.decode(line, &got)
+		if !json.Valid(line) || !utf8.Valid(line) || bytes.TrimSpace(line)[0] != '{' {
+			return
+		}
+		exact := true
+		jsonscan.Fields(line, func(k, _ []byte) bool {
+			for _, name := range []string{"Action", "Package", "ImportPath", "Test", "Output", "FailedBuild", "Elapsed"} {
+				if strings.EqualFold(string(k), name) && string(k) != name || bytes.IndexByte(k, '\\') >= 0 {
+					exact = false
+				}
+			}
+			return exact
+		})
+		var want goEvent
+		if json.Unmarshal(line, &want) != nil || !exact {
+			return
+		}
+		if !ok || got != want {
+			t.Errorf("decode(%q) = %v %+v, want %+v", line, ok, got, want)
 		}
 	})
 }
