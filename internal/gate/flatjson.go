@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 
@@ -68,48 +67,38 @@ func actionName(b []byte) string {
 	return string(b)
 }
 
-// scanFlat reads the members of an event it needs; false sends the line to
-// encoding/json (an escaped key, a malformed value).
+// scanFlat reads the members of an event it needs in one pass over the line;
+// false sends the line to encoding/json (a malformed one, most likely).
 func (d *eventDecoder) scanFlat(b []byte, ev *goEvent) bool {
-	bad := false
-	ok := jsonscan.Fields(b, func(key, val []byte) bool {
-		if bytes.IndexByte(key, '\\') >= 0 {
-			bad = true
-			return false
+	m := jsonscan.NewMembers(b)
+	for {
+		key, val, str, ok := m.Next()
+		if !ok {
+			return m.Valid()
 		}
-		if val[0] != '"' {
+		if !str {
 			if string(key) == "Elapsed" {
 				f, err := strconv.ParseFloat(string(val), 64)
-				ev.Elapsed, bad = f, err != nil
+				if err != nil {
+					return false
+				}
+				ev.Elapsed = f
 			}
-			return !bad
+			continue
 		}
-		var dst *string
 		switch string(key) {
-		case "Action", "Package", "Test":
+		case "Action":
+			ev.Action = actionName(val)
+		case "Package":
+			ev.Package = intern(&d.pkg, val)
 		case "ImportPath":
-			dst = &ev.ImportPath
+			ev.ImportPath = string(val)
+		case "Test":
+			ev.Test = intern(&d.test, val)
 		case "Output":
-			dst = &ev.Output
+			ev.Output = string(val)
 		case "FailedBuild":
-			dst = &ev.FailedBuild
-		default:
-			return true // Time and fields of newer Go versions
+			ev.FailedBuild = string(val)
 		}
-		s, ok := jsonscan.Unquote(val)
-		switch {
-		case !ok:
-			bad = true
-		case dst != nil:
-			*dst = string(s)
-		case string(key) == "Action":
-			ev.Action = actionName(s)
-		case string(key) == "Package":
-			ev.Package = intern(&d.pkg, s)
-		default:
-			ev.Test = intern(&d.test, s)
-		}
-		return !bad
-	})
-	return ok && !bad
+	}
 }

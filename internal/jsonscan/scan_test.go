@@ -48,6 +48,42 @@ func TestFields(t *testing.T) {
 	}
 }
 
+func TestMembers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in    string
+		want  []string // key=value, strings unescaped and marked with '
+		valid bool
+	}{
+		{`{}`, nil, true},
+		{` { "A\u0063tion" : "p\u0061ss" , "n":1.5,"o":{"x":"}"}} `, []string{"Action='pass", "n=1.5", `o={"x":"}"}`}, true},
+		{`{"a":1} x`, []string{"a=1"}, false},
+		{`{} x`, nil, false},
+		{`{"a":"x\q"}`, nil, false},
+		{`{"a":1,"b"`, []string{"a=1"}, false},
+		{`[1]`, nil, false},
+		{``, nil, false},
+	}
+	for _, tt := range tests {
+		var got []string
+		m := NewMembers([]byte(tt.in))
+		for {
+			k, v, str, ok := m.Next()
+			if !ok {
+				break
+			}
+			sep := "="
+			if str {
+				sep = "='"
+			}
+			got = append(got, string(k)+sep+string(v))
+		}
+		if m.Valid() != tt.valid || !cmp.Equal(got, tt.want) {
+			t.Errorf("Members(%q) = %v %q, want %v %q", tt.in, m.Valid(), got, tt.valid, tt.want)
+		}
+	}
+}
+
 func TestElements(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -147,6 +183,26 @@ func FuzzFields(f *testing.F) {
 			}
 			if !ok || len(keys) != len(want) {
 				t.Fatalf("Fields(%q) = %v with %d members, want %d", b, ok, len(keys), len(want))
+			}
+			m := NewMembers(b)
+			for i := 0; ; i++ {
+				key, val, str, ok := m.Next()
+				if !ok {
+					if !m.Valid() || i != len(want) {
+						t.Fatalf("Members(%q): %d members, valid %v; want %d", b, i, m.Valid(), len(want))
+					}
+					break
+				}
+				if utf8.Valid(b) && string(key) != want[i] {
+					t.Errorf("Members key %d = %q, want %q", i, key, want[i])
+				}
+				if !str && !bytes.Equal(val, raws[i]) {
+					t.Errorf("Members value %d = %q, want %q", i, val, raws[i])
+				}
+				var sv string
+				if str && utf8.Valid(b) && (json.Unmarshal(raws[i], &sv) != nil || sv != string(val)) {
+					t.Errorf("Members string %d = %q, want %q", i, val, sv)
+				}
 			}
 			for i := range want {
 				var k string
