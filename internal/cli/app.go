@@ -58,6 +58,9 @@ func Std() Deps {
 // to resume); a second one kills every process group agentloop started (agents,
 // reviewers, gates) with SIGKILL and exits at once.
 func Main(args []string, d Deps) int {
+	// Orphans of agents and gates (a tool run with setsid that outlives its
+	// parent) are reparented to us, not to init, so the sweep still finds them.
+	proc.BecomeSubreaper()
 	children := &proc.Groups{}
 	ctx, cancel := context.WithCancelCause(proc.WithGroups(context.Background(), children))
 	defer cancel(nil)

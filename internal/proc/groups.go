@@ -32,6 +32,9 @@ type Groups struct {
 type Child struct {
 	PGID      int    `json:"pgid"`
 	StartTime string `json:"start_time,omitempty"`
+	// Marker is in the environment of every process the group's leader started,
+	// even those that left the group (see [BecomeSubreaper]).
+	Marker string `json:"marker,omitempty"`
 }
 
 // ErrShuttingDown is the error (inside a *[StartError]) of a [Run] that was asked
@@ -73,7 +76,7 @@ func (g *Groups) top() *Groups {
 // start starts cmd and records its group. Starting under the lock means that once
 // KillAll has returned, every group ever started has been killed and no other
 // can start.
-func (g *Groups) start(cmd *exec.Cmd) error {
+func (g *Groups) start(cmd *exec.Cmd, marker string) error {
 	if g == nil {
 		return cmd.Start()
 	}
@@ -88,7 +91,7 @@ func (g *Groups) start(cmd *exec.Cmd) error {
 	}
 	pid := cmd.Process.Pid
 	st, _ := StartTime(pid)
-	c := Child{PGID: pid, StartTime: st}
+	c := Child{PGID: pid, StartTime: st, Marker: marker}
 	r.add(c)
 	if g != r {
 		g.add(c)
@@ -139,8 +142,8 @@ func (g *Groups) children() []Child {
 	return out
 }
 
-// KillAll sends SIGKILL to every recorded process group at once and refuses any
-// later start. It returns the number of groups signalled. The processes die
+// KillAll sends SIGKILL to every recorded process group at once, then to every
+// process that left one of them but descends from it, and refuses any later start. It returns the number of groups signalled. The processes die
 // asynchronously; the caller may exit right away. Called on a Sub, it kills the
 // whole program's groups too.
 func (g *Groups) KillAll() int {
@@ -150,6 +153,9 @@ func (g *Groups) KillAll() int {
 	r.closed = true
 	for pid := range r.live {
 		killGroup(pid)
+	}
+	for _, c := range r.live {
+		sweep(c.Marker) // what left the groups (setsid)
 	}
 	return len(r.live)
 }

@@ -88,6 +88,10 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if env == nil {
 		env = os.Environ()
 	}
+	// Every process the child starts inherits the marker, so what leaves its
+	// process group or session is still found and ended with it (sweep).
+	marker := newMarker()
+	cmd.Env = withMarker(env, marker)
 	// What the child prints is redacted before anything reads it: its
 	// environment's secrets and credential shapes never reach a log, a parser
 	// or the terminal.
@@ -96,7 +100,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		return res, &StartError{Argv: s.Argv, Err: err}
 	}
 	groups := GroupsFrom(ctx)
-	if err := groups.start(cmd); err != nil {
+	if err := groups.start(cmd, marker); err != nil {
 		out.closeAll()
 		return res, &StartError{Argv: s.Argv, Err: err}
 	}
@@ -146,6 +150,9 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	// The leader is gone: end whatever is left of its group (children that ignore
 	// SIGTERM, background jobs holding the pipes).
 	groups.end(pid)
+	// And whatever left the group (setsid) but descends from it: it may hold
+	// the output pipes, so before the drain.
+	sweep(marker)
 	out.drain(grace)
 
 	res.ExitCode, res.Signal = exitStatus(cmd.ProcessState)

@@ -1,0 +1,134 @@
+package proc
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER from <linux/prctl.h>.
+const prSetChildSubreaper = 36
+
+// BecomeSubreaper makes this process the reaper of its orphaned descendants:
+// a process that an agent or gate starts and that outlives its parent (a tool
+// run with setsid, a daemon that double-forks) is reparented to agentloop
+// instead of to init, so it stays in agentloop's process tree. It reports
+// whether the system supports it (Linux 3.4 and later).
+func BecomeSubreaper() bool {
+	_, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0, 0, 0, 0)
+	return errno == 0
+}
+
+// sweep kills (SIGKILL) every process left over from one [Run]: those whose
+// environment carries the run's marker, which every descendant inherits even
+// after leaving the process group or session (setsid), and every descendant of
+// those. It scans /proc until a scan finds nothing alive to kill, so a process
+// forking while it is swept is caught by the next scan. Orphans reparented to
+// this process (see [BecomeSubreaper]) are reaped. It returns how many it killed.
+func sweep(marker string) int {
+	if marker == "" {
+		return 0
+	}
+	self := os.Getpid()
+	killed := 0
+	for range 20 {
+		procs := scanProcs()
+		hit := map[int]bool{}
+		for pid := range procs {
+			if pid != self && hasMarker(pid, marker) {
+				hit[pid] = true
+			}
+		}
+		// Descendants of a marked process, by parent links, even if they
+		// dropped the marker from their environment.
+		for changed := true; changed; {
+			changed = false
+			for pid, p := range procs {
+				if !hit[pid] && hit[p.ppid] && pid != self {
+					hit[pid], changed = true, true
+				}
+			}
+		}
+		n := 0
+		for pid := range hit {
+			if procs[pid].zombie {
+				continue
+			}
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				n++
+			}
+		}
+		for pid := range hit {
+			if procs[pid].ppid == self {
+				go reap(pid)
+			}
+		}
+		killed += n
+		if n == 0 {
+			break
+		}
+	}
+	return killed
+}
+
+// reap collects the exit status of an orphan agentloop inherited as subreaper,
+// so it does not stay a zombie. Only pids that carry a run's marker get here,
+// never a process os/exec is waiting for.
+func reap(pid int) {
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		if err != syscall.EINTR {
+			return
+		}
+	}
+}
+
+type procInfo struct {
+	ppid   int
+	zombie bool
+}
+
+// scanProcs reads the parent and state of every process in /proc.
+func scanProcs() map[int]procInfo {
+	out := map[int]procInfo{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		fields, err := stat(pid)
+		if err != nil || len(fields) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(fields[1])
+		out[pid] = procInfo{ppid: ppid, zombie: fields[0] == "Z"}
+	}
+	return out
+}
+
+// hasMarker reports whether the process's environment holds marker in its
+// AGENTLOOP_PROC list.
+func hasMarker(pid int, marker string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for kv := range bytes.SplitSeq(b, []byte{0}) {
+		v, ok := bytes.CutPrefix(kv, []byte(markerVar+"="))
+		if !ok {
+			continue
+		}
+		for m := range bytes.SplitSeq(v, []byte{','}) {
+			if string(m) == marker {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,10 @@
+//go:build !linux
+
+package proc
+
+// BecomeSubreaper reports false: only Linux can adopt orphaned descendants.
+func BecomeSubreaper() bool { return false }
+
+// sweep does nothing here: without /proc, what leaves the process group of an
+// agent or gate is not found (the README says so).
+func sweep(string) int { return 0 }
