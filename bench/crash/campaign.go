@@ -1,0 +1,378 @@
+// Command crash is agentloop's crash campaign: it starts loops of a scripted
+// agent in git repositories, SIGKILLs agentloop at a uniformly random moment of
+// each session, resumes, and repeats until every run has ended; then it checks
+// what a crash must never break:
+//
+//   - every state file and every events.jsonl line parses;
+//   - no iteration is lost or counted twice: the state's iteration count, the
+//     "iteration finished" events and the iteration folders agree, with one
+//     event per iteration;
+//   - the git checkpoint refs of every recorded iteration exist;
+//   - no agent of a killed session survives it or runs beside a resumed one
+//     (the campaign samples the running agents while it works);
+//   - the final tree is the one the recorded iterations produced: each
+//     iteration appends two lines with a pause between them, so an iteration
+//     cut in the middle and not started again from its start checkpoint leaves
+//     a trace.
+//
+//	go run ./bench/crash [-runs 300] [-iterations 4] [-parallel 2]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+func main() {
+	runs := flag.Int("runs", 300, "runs to start")
+	iterations := flag.Int("iterations", 4, "iterations per run")
+	parallel := flag.Int("parallel", 2, "runs at once")
+	window := flag.Duration("window", 0, "a session is killed at a uniformly random moment in [0, window); 0: the time of a whole run without kills, measured first")
+	flag.Parse()
+	c, err := newCampaign(*iterations, *window)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "crash:", err)
+		os.Exit(1)
+	}
+	defer c.close()
+	rep := c.run(context.Background(), *runs, *parallel)
+	fmt.Print(rep)
+	if rep.Anomalies > 0 {
+		os.Exit(1)
+	}
+}
+
+// Report is what a campaign found.
+type Report struct {
+	Runs, Sessions, Kills, Iterations int
+	MaxConcurrent                     int // most agents seen at once for one run
+	Window                            time.Duration
+	Anomalies                         int
+	Problems                          []string
+}
+
+func (r Report) String() string {
+	s := fmt.Sprintf("runs %d, sessions %d, kills %d, iterations recorded %d, kill window %s, anomalies %d\n", r.Runs, r.Sessions, r.Kills, r.Iterations, r.Window.Round(time.Millisecond), r.Anomalies)
+	for _, p := range r.Problems {
+		s += "  " + p + "\n"
+	}
+	return s
+}
+
+type campaign struct {
+	root, agentloop, fakeagent string
+	iterations                 int
+	window                     time.Duration
+}
+
+// newCampaign builds agentloop and the scripted agent into a temporary folder.
+func newCampaign(iterations int, window time.Duration) (*campaign, error) {
+	root, err := os.MkdirTemp("", "agentloop-crash-")
+	if err != nil {
+		return nil, err
+	}
+	c := &campaign{root: root, agentloop: filepath.Join(root, "bin", "agentloop"), fakeagent: filepath.Join(root, "bin", "fakeagent"),
+		iterations: iterations, window: window}
+	for pkg, out := range map[string]string{"./cmd/agentloop": c.agentloop, "./internal/fakeagent/cmd/fakeagent": c.fakeagent} {
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Dir = moduleRoot()
+		if b, err := cmd.CombinedOutput(); err != nil {
+			c.close()
+			return nil, fmt.Errorf("build %s: %v\n%s", pkg, err, b)
+		}
+	}
+	if c.window == 0 {
+		// The time of a whole run without kills: a kill at a uniformly random
+		// moment of it may land anywhere, start-up and shut-down included.
+		dir := filepath.Join(root, "calibrate")
+		if err := c.repo(dir); err != nil {
+			c.close()
+			return nil, err
+		}
+		start := time.Now()
+		cmd := exec.Command(c.agentloop, "run", "-q")
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			c.close()
+			return nil, fmt.Errorf("a run without kills failed: %v\n%s", err, b)
+		}
+		c.window = time.Since(start)
+		_ = os.RemoveAll(dir)
+	}
+	return c, nil
+}
+
+func (c *campaign) close() { _ = os.RemoveAll(c.root) }
+
+// moduleRoot is the repository's top folder, found from the working directory.
+func moduleRoot() string {
+	dir, _ := os.Getwd()
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+	}
+	return dir
+}
+
+func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
+	var (
+		mu  sync.Mutex
+		rep = Report{Runs: runs, Window: c.window}
+		wg  sync.WaitGroup
+		ids = make(chan int)
+	)
+	for range max(parallel, 1) {
+		wg.Go(func() {
+			for i := range ids {
+				r := c.one(ctx, i)
+				mu.Lock()
+				rep.Sessions += r.Sessions
+				rep.Kills += r.Kills
+				rep.Iterations += r.Iterations
+				rep.MaxConcurrent = max(rep.MaxConcurrent, r.MaxConcurrent)
+				rep.Anomalies += len(r.Problems)
+				for _, p := range r.Problems {
+					rep.Problems = append(rep.Problems, fmt.Sprintf("run %d: %s", i, p))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range runs {
+		ids <- i
+	}
+	close(ids)
+	wg.Wait()
+	return rep
+}
+
+// one drives run i to its end through random kills and checks it.
+func (c *campaign) one(ctx context.Context, i int) Report {
+	var rep Report
+	dir := filepath.Join(c.root, "run-"+strconv.Itoa(i))
+	if err := c.repo(dir); err != nil {
+		rep.Problems = append(rep.Problems, "set up: "+err.Error())
+		return rep
+	}
+	defer os.RemoveAll(dir)
+	var concurrent atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() { // sample the agents of this run while it works
+		defer close(sampled)
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if n := int64(len(c.agents(dir))); n > concurrent.Load() {
+					concurrent.Store(n)
+				}
+			}
+		}
+	}()
+	args := []string{"run", "-q"}
+	for session := 0; session < 50; session++ {
+		rep.Sessions++
+		cmd := exec.CommandContext(ctx, c.agentloop, args...)
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			rep.Problems = append(rep.Problems, "start agentloop: "+err.Error())
+			break
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		kill := time.NewTimer(time.Duration(rand.Int64N(int64(c.window))))
+		var err error
+		killed := false
+		select {
+		case err = <-done:
+			kill.Stop()
+		case <-kill.C:
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			err = <-done
+			killed = true
+			rep.Kills++
+		}
+		if !killed {
+			if err != nil {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("session %d ended with %v: %s", session, err, lastLine(stderr.String())))
+			}
+			break
+		}
+		// A session killed before it saved the run's first state left no run:
+		// a person runs it again.
+		args = []string{"run", "-q"}
+		if _, err := os.Stat(filepath.Join(dir, ".agentloop", "state", "build.json")); err == nil {
+			args = []string{"resume", "build", "-q"}
+		}
+	}
+	close(stop)
+	<-sampled
+	rep.MaxConcurrent = int(concurrent.Load())
+	if rep.MaxConcurrent > 1 {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("%d agents ran at once", rep.MaxConcurrent))
+	}
+	if left := c.agents(dir); len(left) > 0 {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("agents left running after the run ended: %v", left))
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	n, problems := c.check(dir)
+	rep.Iterations = n
+	rep.Problems = append(rep.Problems, problems...)
+	return rep
+}
+
+// repo makes a git repository with the campaign's procedure.
+func (c *campaign) repo(dir string) error {
+	files := map[string]string{
+		".gitignore": ".agentloop/\n.fa/\n",
+		"plan.txt":   "[*]\nappend work.txt x\\n\nsleep 150ms\nappend work.txt y\\n\n",
+		"agentloop.yaml": fmt.Sprintf("default: build\nprocedures:\n  build:\n    agent: {cmd: [%s], env: {FAKEAGENT_PLAN: plan.txt, FAKEAGENT_DIR: .fa}}\n"+
+			"    limits: {max_iterations: %d}\n", strconv.Quote(c.fakeagent), c.iterations),
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=c", "-c", "user.email=c@c", "commit", "-q", "-m", "start"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v: %s", args, err, b)
+		}
+	}
+	return nil
+}
+
+// agents lists the running scripted agents whose working directory is dir.
+func (c *campaign) agents(dir string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err != nil || exe != c.fakeagent {
+			continue
+		}
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
+			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && !zombie(stat) {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+func zombie(stat []byte) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}
+
+// check verifies a finished run's files and returns its recorded iterations.
+func (c *campaign) check(dir string) (int, []string) {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	b, err := os.ReadFile(filepath.Join(dir, ".agentloop", "state", "build.json"))
+	if err != nil {
+		bad("state: %v", err)
+		return 0, problems
+	}
+	var st struct {
+		Status          string `json:"status"`
+		RunID           string `json:"run_id"`
+		Iteration       int    `json:"iteration"`
+		TotalIterations int    `json:"total_iterations"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		bad("state does not parse: %v", err)
+		return 0, problems
+	}
+	if st.Status != "completed" {
+		bad("status %q, want completed", st.Status)
+	}
+	if st.TotalIterations != c.iterations {
+		bad("%d iterations recorded, want %d", st.TotalIterations, c.iterations)
+	}
+	runDir := filepath.Join(dir, ".agentloop", "runs", "build", st.RunID)
+	finished := map[int]int{}
+	f, err := os.Open(filepath.Join(runDir, "events.jsonl"))
+	if err != nil {
+		bad("events: %v", err)
+	} else {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for line := 1; sc.Scan(); line++ {
+			var ev struct {
+				Type      string `json:"type"`
+				Iteration int    `json:"iteration"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				bad("events.jsonl:%d does not parse: %v", line, err)
+				continue
+			}
+			if ev.Type == "iteration_finished" {
+				finished[ev.Iteration]++
+			}
+		}
+		f.Close()
+	}
+	for n := 1; n <= st.TotalIterations; n++ {
+		if finished[n] != 1 {
+			bad("iteration %d finished %d times in events.jsonl", n, finished[n])
+		}
+		if _, err := os.Stat(filepath.Join(runDir, fmt.Sprintf("iter-%03d", n))); err != nil {
+			bad("iteration %d has no folder", n)
+		}
+		ref := fmt.Sprintf("refs/agentloop/build/%s/iter-%d", st.RunID, n)
+		cmd := exec.Command("git", "rev-parse", "-q", "--verify", ref)
+		cmd.Dir = dir
+		if err := cmd.Run(); err != nil {
+			bad("checkpoint %s is missing", ref)
+		}
+	}
+	if len(finished) != st.TotalIterations {
+		bad("%d iterations finished in events.jsonl, the state records %d", len(finished), st.TotalIterations)
+	}
+	work, _ := os.ReadFile(filepath.Join(dir, "work.txt"))
+	if want := strings.Repeat("x\ny\n", st.TotalIterations); string(work) != want {
+		bad("work.txt is %q, want %q: an iteration's work was lost or done twice", work, want)
+	}
+	return st.TotalIterations, problems
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
