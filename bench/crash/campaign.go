@@ -61,12 +61,13 @@ type Report struct {
 	Runs, Sessions, Kills, Iterations int
 	MaxConcurrent                     int // most agents seen at once for one run
 	Window                            time.Duration
+	Unfinished                        int // runs still going after 50 sessions (not an anomaly: too many kills)
 	Anomalies                         int
 	Problems                          []string
 }
 
 func (r Report) String() string {
-	s := fmt.Sprintf("runs %d, sessions %d, kills %d, iterations recorded %d, kill window %s, anomalies %d\n", r.Runs, r.Sessions, r.Kills, r.Iterations, r.Window.Round(time.Millisecond), r.Anomalies)
+	s := fmt.Sprintf("runs %d, sessions %d, kills %d, iterations recorded %d, kill window %s, unfinished after 50 sessions %d, anomalies %d\n", r.Runs, r.Sessions, r.Kills, r.Iterations, r.Window.Round(time.Millisecond), r.Unfinished, r.Anomalies)
 	for _, p := range r.Problems {
 		s += "  " + p + "\n"
 	}
@@ -110,7 +111,9 @@ func newCampaign(iterations int, window time.Duration) (*campaign, error) {
 			c.close()
 			return nil, fmt.Errorf("a run without kills failed: %v\n%s", err, b)
 		}
-		c.window = time.Since(start)
+		// Half again as long: a session runs the rest of its run plus its own
+		// start-up, and some sessions must end by themselves for runs to end.
+		c.window = time.Since(start) * 3 / 2
 		_ = os.RemoveAll(dir)
 	}
 	return c, nil
@@ -144,6 +147,7 @@ func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
 				rep.Sessions += r.Sessions
 				rep.Kills += r.Kills
 				rep.Iterations += r.Iterations
+				rep.Unfinished += r.Unfinished
 				rep.MaxConcurrent = max(rep.MaxConcurrent, r.MaxConcurrent)
 				rep.Anomalies += len(r.Problems)
 				for _, p := range r.Problems {
@@ -213,6 +217,9 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 			killed = true
 			rep.Kills++
 		}
+		if killed && runEnded(dir) {
+			break // killed after the run's end was saved
+		}
 		if !killed {
 			if err != nil {
 				rep.Problems = append(rep.Problems, fmt.Sprintf("session %d ended with %v: %s", session, err, lastLine(stderr.String())))
@@ -237,6 +244,10 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 		for _, pid := range left {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+	}
+	if !runEnded(dir) {
+		rep.Unfinished = 1
+		return rep
 	}
 	n, problems := c.check(dir)
 	rep.Iterations = n
@@ -367,6 +378,18 @@ func (c *campaign) check(dir string) (int, []string) {
 		bad("work.txt is %q, want %q: an iteration's work was lost or done twice", work, want)
 	}
 	return st.TotalIterations, problems
+}
+
+// runEnded reports whether the run's saved state says it has ended.
+func runEnded(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, ".agentloop", "state", "build.json"))
+	if err != nil {
+		return false
+	}
+	var st struct {
+		Status string `json:"status"`
+	}
+	return json.Unmarshal(b, &st) == nil && st.Status != "running" && st.Status != "interrupted"
 }
 
 func lastLine(s string) string {

@@ -101,6 +101,9 @@ type IterationFinished struct {
 	// The reviewer's verdict and score, when it reviewed.
 	Review      string  `json:"review,omitempty"`
 	ReviewScore float64 `json:"review_score,omitempty"`
+	// Recovered marks an event rebuilt from the state's record of the
+	// iteration, after a crash between saving the state and writing the event.
+	Recovered bool `json:"recovered,omitempty"`
 }
 
 // Rollback: the work tree goes back to a checkpoint.

@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"github.com/agentloop/agentloop/internal/budget"
+
 	"slices"
 
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -67,4 +69,24 @@ func newRecord(ev evidence.Iteration, res StepResult, d Decision) Record {
 		rec.ReviewScore = ev.Review.Score
 	}
 	return rec
+}
+
+// RecoveredFinished rebuilds the "iteration finished" event of a recorded
+// iteration. The loop saves the state before it writes the event, so a crash
+// between the two leaves an iteration the state records and the event log
+// lacks; the next session writes it from the record (marked Recovered), and the
+// log again has each iteration finished exactly once.
+func RecoveredFinished(rec Record, limits budget.Limits) Event {
+	return Event{
+		Time:      rec.StartedAt.Add(rec.Duration.Duration()),
+		Iteration: rec.N,
+		Data: IterationFinished{
+			MaxIterations: limits.MaxIterations, Duration: rec.Duration, Succeeded: rec.Succeeded,
+			FailureThreshold: limits.FailureThreshold, Action: Action(rec.Decision), Strategy: rec.Strategy,
+			Message: rec.Summary, Quality: rec.Quality, Triggers: rec.Triggers,
+			AgentExit: rec.AgentExit, AgentReason: rec.AgentReason,
+			CostUSD: rec.Usage.CostUSD, CostKnown: rec.Usage.CostKnown, Tokens: rec.Usage.TotalTokens(), TokensKnown: rec.Usage.TokensKnown,
+			Review: rec.Review, ReviewScore: rec.ReviewScore, Recovered: true,
+		},
+	}
 }

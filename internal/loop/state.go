@@ -49,12 +49,12 @@ type State struct {
 	Baseline            []evidence.GateResult `json:"baseline,omitempty"`
 	// Interrupted are the iterations that a crash or a kill cut short; their
 	// time and known spend are in Spend.
-	Interrupted []Interrupted `json:"interrupted,omitempty"`
-	BaselineDone        bool                  `json:"baseline_done,omitempty"`
-	Feedback            string                `json:"feedback,omitempty"` // for the next prompt
-	Guidance            string                `json:"guidance,omitempty"` // for the next prompt
-	Next                Next                  `json:"next"`               // what the next iteration does
-	Best                *Checkpoint           `json:"best,omitempty"`
+	Interrupted  []Interrupted `json:"interrupted,omitempty"`
+	BaselineDone bool          `json:"baseline_done,omitempty"`
+	Feedback     string        `json:"feedback,omitempty"` // for the next prompt
+	Guidance     string        `json:"guidance,omitempty"` // for the next prompt
+	Next         Next          `json:"next"`               // what the next iteration does
+	Best         *Checkpoint   `json:"best,omitempty"`
 	// Args are the command-line flags the run was started with, so that resume
 	// runs it the same way (the same agent, gates and limits).
 	Args []string `json:"args,omitempty"`

@@ -145,6 +145,16 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 		s.screen.Warnf("events will not be recorded: %v", err)
 	} else {
 		defer events.Close()
+		// A crash between saving an iteration's record and writing its event:
+		// the event is written now, from the record.
+		if missing := s.st.TotalIterations - events.Finished(); missing > 0 && missing <= len(s.st.History) {
+			for _, rec := range s.st.History[len(s.st.History)-missing:] {
+				if err := events.Append(loop.RecoveredFinished(rec, s.p.Proc.Limits.Limits)); err != nil {
+					s.screen.Warnf("events: %v", err)
+					break
+				}
+			}
+		}
 	}
 	env := s.local(ctx, runDir, events)
 	defer env.Close()

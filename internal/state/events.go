@@ -1,8 +1,11 @@
 package state
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,9 +15,14 @@ import (
 
 // EventLog appends one JSON event per line to a run's events.jsonl.
 type EventLog struct {
-	mu sync.Mutex
-	f  *os.File
+	mu       sync.Mutex
+	f        *os.File
+	finished int // "iteration finished" events in the log when it was opened
 }
+
+// Finished is the number of "iteration finished" events the log held when it
+// was opened: a session compares it with the iterations its state records.
+func (l *EventLog) Finished() int { return l.finished }
 
 // OpenEvents opens (creating 0600, with its directory 0700) the event log at path
 // for appending. A torn last line left by a crash is ended first, so the next
@@ -37,7 +45,20 @@ func OpenEvents(path string) (*EventLog, error) {
 			}
 		}
 	}
-	return &EventLog{f: f}, nil
+	return &EventLog{f: f, finished: countFinished(f)}, nil
+}
+
+// countFinished counts the "iteration finished" lines of an event log.
+func countFinished(f *os.File) int {
+	n := 0
+	sc := bufio.NewScanner(io.NewSectionReader(f, 0, 1<<62))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if bytes.Contains(sc.Bytes(), []byte(`"type":"iteration_finished"`)) {
+			n++
+		}
+	}
+	return n
 }
 
 // Append writes ev as one JSON line (the encoding of docs/events.md), in a single
