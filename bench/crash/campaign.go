@@ -4,18 +4,22 @@
 // what a crash must never break:
 //
 //   - every state file and every events.jsonl line parses;
+//
 //   - no iteration is lost or counted twice: the state's iteration count, the
 //     "iteration finished" events and the iteration folders agree, with one
 //     event per iteration;
+//
 //   - the git checkpoint refs of every recorded iteration exist;
+//
 //   - no agent of a killed session survives it or runs beside a resumed one
 //     (the campaign samples the running agents while it works);
+//
 //   - the final tree is the one the recorded iterations produced: each
 //     iteration appends two lines with a pause between them, so an iteration
 //     cut in the middle and not started again from its start checkpoint leaves
 //     a trace.
 //
-//	go run ./bench/crash [-runs 300] [-iterations 4] [-parallel 2]
+//     go run ./bench/crash [-runs 300] [-iterations 4] [-parallel 2]
 package main
 
 import (
