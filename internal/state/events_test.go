@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -127,4 +128,42 @@ func ScanEvents(r io.Reader) (evs []json.RawMessage, skipped int, err error) {
 		return evs, skipped, fmt.Errorf("read events: %w", err)
 	}
 	return evs, skipped, nil
+}
+
+// Finished counts the "iteration finished" events a log holds when opened, so
+// that a session can write those a crash lost.
+func TestEventLogCountsFinishedIterations(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	log, err := OpenEvents(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log.Finished() != 0 {
+		t.Errorf("a new log counts %d finished iterations", log.Finished())
+	}
+	rec := loop.Record{N: 1, Duration: 1500, Succeeded: true, Decision: "continue"}
+	for _, ev := range []loop.Event{
+		{Data: loop.RunStarted{}},
+		{Iteration: 1, Data: loop.IterationStarted{}},
+		loop.RecoveredFinished(rec, budget.Limits{MaxIterations: 3}),
+		{Iteration: 2, Data: loop.IterationStarted{}},
+	} {
+		if err := log.Append(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log.Close()
+	again, err := OpenEvents(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if again.Finished() != 1 {
+		t.Errorf("Finished = %d, want 1", again.Finished())
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), `"recovered":true`) || !strings.Contains(string(b), `"duration_ms":1500`) {
+		t.Errorf("the rebuilt event does not carry the record: %s", b)
+	}
 }
