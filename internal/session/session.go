@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -92,6 +93,7 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 			Version: loop.StateVersion, Name: p.Name, RunID: NewRunID(now), Procedure: p.Proc.Name,
 			Status: loop.StatusRunning, StartedAt: now,
 		}
+		removeStillborn(store, p.Name, st)
 	}
 	s.st.Args = p.Args
 	if wd, err := pr.Getwd(); err == nil && wd != p.WorkDir {
@@ -107,6 +109,29 @@ func (s *Session) State() *loop.State { return s.st }
 
 // Close releases the run's lock without running it.
 func (s *Session) Close() { s.lock.Release() }
+
+// removeStillborn removes the run folders of name that a process killed before
+// it saved its run's first state left behind: no state names them (prev, the
+// state in force, may be nil), no copy of a state is in them and no iteration
+// ran in them. Every other run folder is kept.
+func removeStillborn(store *state.Store, name string, prev *loop.State) {
+	dirs, _ := filepath.Glob(filepath.Join(filepath.Dir(store.RunDir(name, "x")), "*"))
+	for _, d := range dirs {
+		if prev != nil && filepath.Base(d) == prev.RunID {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "state.json")); err == nil {
+			continue
+		}
+		if iters, _ := filepath.Glob(filepath.Join(d, "iter-*")); len(iters) > 0 {
+			continue
+		}
+		if base, _ := os.Stat(filepath.Join(d, "baseline")); base != nil {
+			continue
+		}
+		_ = os.RemoveAll(d)
+	}
+}
 
 func pgids(cs []proc.Child) string {
 	var b strings.Builder

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -151,6 +152,39 @@ func TestOutcomeOf(t *testing.T) {
 		o := outcomeOf(&loop.State{Status: status, TotalIterations: 2}, "b")
 		if o.State != want || o.Branch != "b" || o.Iterations != 2 {
 			t.Errorf("outcome of a run %s: %+v, want %s", status, o, want)
+		}
+	}
+}
+
+// A run folder that a process killed before its first state save left behind
+// is removed when a new run starts; folders of runs that did something stay.
+func TestOpenRemovesStillbornRunFolders(t *testing.T) {
+	t.Parallel()
+	wd := t.TempDir()
+	p := testPlan(wd, "build")
+	store := state.Store{Root: p.StateDir}
+	for dir, file := range map[string]string{
+		"stillborn": "events.jsonl", "iterated": "iter-001/prompt.md", "copied": "state.json", "baselined": "baseline/tests.log",
+	} {
+		path := filepath.Join(store.RunDir("build", dir), file)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(testProcess(wd), p, ui.New(ui.Options{Out: io.Discard, Now: time.Now}), nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := os.Stat(store.RunDir("build", "stillborn")); !os.IsNotExist(err) {
+		t.Errorf("the stillborn run folder is still there: %v", err)
+	}
+	for _, keep := range []string{"iterated", "copied", "baselined"} {
+		if _, err := os.Stat(store.RunDir("build", keep)); err != nil {
+			t.Errorf("run folder %s was removed: %v", keep, err)
 		}
 	}
 }
