@@ -32,7 +32,7 @@ func newWorkerCmd(Deps) *cobra.Command {
 		Short: "Run a Temporal worker (needs a build with -tags temporal)",
 		Long: `Run a Temporal worker. This build does not have the Temporal engine; build one
 that has it with: go build -tags temporal ./cmd/agentloop` + exitStatus(exitLine{ExitUsage, "always: this build has no Temporal engine"}),
-		Args:  cobra.ArbitraryArgs,
-		RunE:  func(*cobra.Command, []string) error { return errNoTemporal() },
+		Args: cobra.ArbitraryArgs,
+		RunE: func(*cobra.Command, []string) error { return errNoTemporal() },
 	}
 }
