@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// TestCampaign is the short crash campaign: a few runs killed at random
+// moments and resumed until they end, with every check of the full one.
+func TestCampaign(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the crash campaign builds agentloop and kills it many times")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is not installed; CI needs it")
+		}
+		t.Skip("git is not installed")
+	}
+	c, err := newCampaign(3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	rep := c.run(t.Context(), 3, 1)
+	t.Log(rep)
+	if rep.Anomalies > 0 {
+		t.Errorf("anomalies:\n%s", rep)
+	}
+	if rep.Sessions == rep.Runs {
+		t.Log("no session was killed: the campaign proved little this time")
+	}
+}
