@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -102,6 +103,9 @@ func ExitCode(err error) int {
 	}
 	if _, ok := errors.AsType[*agent.SetupError](err); ok {
 		return ExitUsage // an agent to install, a key or setting to fix
+	}
+	if _, ok := errors.AsType[*gate.StartError](err); ok {
+		return ExitUsage // a gate's command to fix, or what it runs to install
 	}
 	if _, ok := errors.AsType[*InterruptError](err); ok || errors.Is(err, context.Canceled) {
 		return ExitInterrupted

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -94,11 +96,14 @@ func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir stri
 	var judged evidence.GateResult
 	switch {
 	case runErr != nil:
-		judged = gate.Infra(spec, "cannot start: "+runErr.Error())
+		judged = gate.NotStarted(spec, startReason(runErr))
 	case res.Canceled:
 		return evidence.GateResult{}, context.Cause(ctx)
 	case res.TimedOut:
 		judged = gate.Infra(spec, fmt.Sprintf("timed out after %s", s.Timeout))
+	case gate.ShellCannotStart(res.ExitCode):
+		judged = gate.NotStarted(spec, shellReason(res.ExitCode, string(log.Tail(2048))))
+		judged.ExitCode = res.ExitCode
 	case p.err != nil && p.rep.Format == "":
 		judged = gate.Infra(spec, "its output cannot be read: "+p.err.Error()) // an unknown format
 	case p.err != nil && !errors.Is(p.err, io.ErrClosedPipe):
@@ -115,6 +120,40 @@ func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir stri
 		judged.Tail = string(log.Tail(2048))
 	}
 	return judged, nil
+}
+
+// startReason says why a program could not start, in a person's words.
+func startReason(err error) string {
+	var se *proc.StartError
+	name := ""
+	if errors.As(err, &se) && len(se.Argv) > 0 {
+		name = se.Argv[0]
+	}
+	switch {
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("command not found: %s", name)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("not executable: %s", name)
+	}
+	return err.Error()
+}
+
+// shellReason says why a command ended with a shell's exit 126 or 127, with the
+// shell's own last line ("sh: 1: gotest: not found").
+func shellReason(exitCode int, tail string) string {
+	what := "command not found"
+	if exitCode == 126 {
+		what = "command found but not executable"
+	}
+	if last := lastLine(tail); last != "" {
+		return fmt.Sprintf("exit %d, %s: %s", exitCode, what, last)
+	}
+	return fmt.Sprintf("exit %d, %s", exitCode, what)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 func find(rs []evidence.GateResult, name string) *evidence.GateResult {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -99,6 +100,12 @@ func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
 	gates, err := l.Gates.RunGates(ctx, l.WorkDir, dir, nil)
 	l.warnOutput(gates)
 	res.Baseline, res.Finished = gates, l.Now()
+	if err == nil {
+		if serr := gate.StartErrors(gates, 0); serr != nil {
+			// A gate that cannot start is a configuration error, found before any agent runs.
+			return res, &loop.StopError{Status: loop.StatusAborted, Reason: "a gate cannot start", Err: serr}
+		}
+	}
 	return res, err
 }
 
@@ -151,6 +158,10 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 			return res, err
 		}
 		l.warnOutput(ev.Gates)
+		if serr := gate.StartErrors(ev.Gates, r.Iteration); serr != nil {
+			// Not the agent's failure: the environment changed since the baseline.
+			return res, &loop.StopError{Status: loop.StatusAborted, Reason: "infrastructure: a gate could not start", Err: serr}
+		}
 	}
 	if ctx.Err() != nil {
 		return res, context.Cause(ctx)

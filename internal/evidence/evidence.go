@@ -63,6 +63,7 @@ type GateResult struct {
 	Passed      bool          `json:"passed"`                 // judged on exit code, report and tail together
 	Infra       bool          `json:"infra,omitempty"`        // timed out or could not start: not a finding of the agent's code
 	InfraReason string        `json:"infra_reason,omitempty"` // why, when Infra
+	NotStarted  bool          `json:"not_started,omitempty"`  // Infra: not found, not executable, or a shell's exit 126/127
 	Format      string        `json:"format,omitempty"`       // parser used (detected or configured)
 	Duration    time.Duration `json:"duration_ns"`
 	LogPath     string        `json:"log_path,omitempty"`

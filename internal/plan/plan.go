@@ -4,12 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -130,8 +135,9 @@ func (p *Plan) GateRunner() engine.GateRunner {
 
 // Preflight checks, before anything runs or any state is written, that every
 // agent the plan may start (the agent, its fallbacks, the reviewer) can start:
-// its program is found and the settings it is known to need are set. The error
-// joins one *agent.SetupError per agent that cannot.
+// its program is found and the settings it is known to need are set; and that
+// every gate's program is found. The error joins one *agent.SetupError per agent
+// and one *gate.StartError per gate that cannot.
 func (p *Plan) Preflight(h agent.Host) error {
 	errs := []error{agent.Preflight(h, "agent", p.Agent)}
 	for _, f := range p.Fallback {
@@ -140,5 +146,104 @@ func (p *Plan) Preflight(h agent.Host) error {
 	if p.Reviewer != nil {
 		errs = append(errs, agent.Preflight(h, "reviewer", *p.Reviewer))
 	}
+	for _, g := range p.Gates {
+		errs = append(errs, gatePreflight(h, p.WorkDir, g))
+	}
 	return errors.Join(errs...)
+}
+
+// gatePreflight finds a gate's program the way it will be started: a path
+// relative to the gate's folder, a bare name on PATH; for a shell command line,
+// the programs [ShellPrograms] can name for sure. The rest of a shell command is
+// checked when it first runs (the shell's exit 127 or 126).
+func gatePreflight(h agent.Host, workDir string, g engine.GateSpec) error {
+	if len(g.Argv) == 0 || h.LookPath == nil {
+		return nil
+	}
+	fail := func(reason string) error {
+		return &gate.StartError{Gate: g.Name, Command: g.Command, Reason: reason}
+	}
+	if len(g.Argv) == 3 && g.Argv[0] == "sh" && g.Argv[1] == "-c" {
+		for _, prog := range ShellPrograms(g.Argv[2]) {
+			if _, err := h.LookPath(prog); err != nil {
+				return fail("command not found: " + prog)
+			}
+		}
+		return nil
+	}
+	prog := g.Argv[0]
+	if !strings.Contains(prog, "/") {
+		if _, err := h.LookPath(prog); err != nil {
+			return fail("command not found: " + prog)
+		}
+		return nil
+	}
+	path := prog
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(workDir, g.Dir, path)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fail("command not found: " + prog)
+	case fi.IsDir() || fi.Mode()&0o111 == 0:
+		return fail("not executable: " + prog)
+	}
+	return nil
+}
+
+// shellWords are the shell's keywords and builtins: not programs on PATH.
+var shellWords = map[string]bool{
+	"!": true, ".": true, ":": true, "[": true, "alias": true, "break": true, "case": true, "cd": true,
+	"command": true, "continue": true, "do": true, "done": true, "echo": true, "elif": true, "else": true,
+	"esac": true, "eval": true, "exec": true, "exit": true, "export": true, "false": true, "fi": true,
+	"for": true, "if": true, "in": true, "printf": true, "pwd": true, "read": true, "readonly": true,
+	"return": true, "set": true, "shift": true, "source": true, "test": true, "then": true, "time": true,
+	"trap": true, "true": true, "type": true, "ulimit": true, "umask": true, "unset": true, "until": true,
+	"wait": true, "while": true, "{": true, "}": true,
+}
+
+// leadsCommand are the keywords a command follows.
+var leadsCommand = map[string]bool{"!": true, "{": true, "do": true, "elif": true, "else": true, "if": true, "then": true, "time": true, "until": true, "while": true}
+
+// redirection matches a shell redirection's operator (2>&1, &>, >>), whose & is
+// not a command separator.
+var redirection = regexp.MustCompile(`[0-9]*(&>|[<>]+&?)[0-9-]*`)
+
+// ShellPrograms returns the programs a shell command line surely looks up on
+// PATH: the first word of each simple command (after its VAR=value
+// assignments) when it is a plain name, not a keyword or builtin. A line that
+// defines functions or changes PATH names none, since what it runs cannot be
+// known without running it.
+func ShellPrograms(line string) []string {
+	if strings.Contains(line, "()") || strings.Contains(line, "PATH") || strings.Contains(line, "alias") {
+		return nil
+	}
+	line = redirection.ReplaceAllString(line, " ")
+	seps := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n", "&", "\n")
+	var out []string
+	for _, seg := range strings.Split(seps.Replace(line), "\n") {
+		for _, w := range strings.Fields(seg) {
+			if strings.Contains(w, "=") && !strings.HasPrefix(w, "=") || leadsCommand[w] {
+				continue // an assignment, or a keyword, before the command
+			}
+			if plainName(w) && !shellWords[w] && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+			break
+		}
+	}
+	return out
+}
+
+func plainName(w string) bool {
+	if w == "" {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._+-", r)) {
+			return false
+		}
+	}
+	return w[0] != '-'
 }

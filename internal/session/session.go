@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
@@ -237,6 +238,14 @@ func (s *Session) epilogue(out loop.Outcome, runDir string, runErr error) {
 	rel := RelPath(base, runDir)
 	if _, ok := errors.AsType[*agent.SetupError](runErr); ok {
 		w.Linef("Logs: %s. Fix the agent's setup as said below, then run again", rel)
+		return
+	}
+	if se, ok := errors.AsType[*gate.StartError](runErr); ok {
+		if se.After > 0 {
+			w.Linef("Logs: %s. Make the gate's command run again, then: agentloop resume %s", rel, s.p.Name)
+		} else {
+			w.Linef("Logs: %s. Fix the gate's command as said below, then run again", rel)
+		}
 		return
 	}
 	if _, ok := errors.AsType[*loop.SaveError](runErr); ok {
