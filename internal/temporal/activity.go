@@ -67,6 +67,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (loop.StepResult, error)
 	info := activity.GetInfo(ctx)
 	stop := heartbeat(ctx, info.HeartbeatTimeout)
 	defer stop()
+	l.Echo = agentOutput{ctx: ctx} // the agent's output is a sign of life too
 	if info.Attempt > 1 && in.Request.Kind == loop.StepIteration {
 		// The worker of the last attempt died part way: start again from
 		// where the iteration started, as a step is at-least-once.
@@ -143,6 +144,15 @@ func heartbeat(ctx context.Context, timeout time.Duration) (stop func()) {
 		}
 	}()
 	return func() { close(done) }
+}
+
+// agentOutput records a heartbeat for each piece of the agent's output (the
+// SDK sends them to the server at most once per heartbeat interval).
+type agentOutput struct{ ctx context.Context }
+
+func (a agentOutput) Write(b []byte) (int, error) {
+	activity.RecordHeartbeat(a.ctx, len(b))
+	return len(b), nil
 }
 
 type noStore struct{}

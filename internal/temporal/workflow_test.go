@@ -77,7 +77,7 @@ func input(limits budget.Limits, gates bool) RunInput {
 func newEnv(t *testing.T, s *script) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var suite testsuite.WorkflowTestSuite
-	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	suite.SetLogger(tlog.NewStructuredLogger(testLogger()))
 	env := suite.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
 	env.RegisterActivityWithOptions(s.step, activity.RegisterOptions{Name: ActivityStep})
@@ -242,3 +242,5 @@ func TestStepErrorKeepsTheStop(t *testing.T) {
 		t.Errorf("workflow error %v, want the step's cause", err)
 	}
 }
+
+func testLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

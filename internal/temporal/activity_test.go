@@ -1,0 +1,69 @@
+//go:build temporal
+
+package temporal
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
+)
+
+// TestStepActivityRunsTheLocalSteps: the step activity rebuilds the run's plan
+// on the worker and runs the local engine's iteration in the run's work tree.
+func TestStepActivityRunsTheLocalSteps(t *testing.T) {
+	dir := t.TempDir()
+	custom, err := agent.Lookup("custom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := custom.Merge(agent.Override{Binary: "sh", Args: []string{"-c", "cat >/dev/null; echo changed > out.txt"}})
+	a.Name = "sh"
+	var asked []RunRef
+	steps := &Steps{Log: testLogger(), Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
+		asked = append(asked, r)
+		return &plan.Plan{
+			Name: r.Name, WorkDir: r.WorkDir, StateDir: filepath.Join(r.WorkDir, ".agentloop"),
+			Proc: config.Procedure{Name: "build"}, Agent: a, KillGrace: time.Second,
+		}, nil
+	}}
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivityWithOptions(steps.Step, activity.RegisterOptions{Name: ActivityStep})
+	in := StepInput{
+		Run:     RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: dir},
+		Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1, Timeout: time.Minute},
+	}
+	for n := 1; n <= 2; n++ {
+		in.Request.Iteration = n
+		v, err := env.ExecuteActivity(ActivityStep, in)
+		if err != nil {
+			t.Fatalf("iteration %d: %v", n, err)
+		}
+		var res loop.StepResult
+		if err := v.Get(&res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Iteration.Agent.ExitCode != 0 || res.Started.IsZero() || res.Finished.Before(res.Started) {
+			t.Errorf("iteration %d: %+v", n, res)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "out.txt")); err != nil || string(b) != "changed\n" {
+		t.Errorf("the agent did not run in the work tree: %q, %v", b, err)
+	}
+	if len(asked) != 1 {
+		t.Errorf("the plan was rebuilt %d times for two steps of one run, want once", len(asked))
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".agentloop", "runs", "build", "r1", "iter-002", "prompt.md")); err != nil {
+		t.Errorf("the iteration's files are not in the run folder: %v", err)
+	}
+}
