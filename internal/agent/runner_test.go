@@ -259,3 +259,30 @@ func TestEffectiveTimeout(t *testing.T) {
 		t.Errorf("past deadline: %v, want the minimum", got)
 	}
 }
+
+// The stderr tail keeps the last bytes written, whatever the sizes of the writes.
+func TestRingKeepsTheTail(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		writes []string
+		want   string
+	}{
+		{[]string{"ab", "cd"}, "abcd"},
+		{[]string{"abc", "def"}, "cdef"},
+		{[]string{"abcdef"}, "cdef"},
+		{[]string{"abcd"}, "abcd"},
+		{[]string{"x", "abcdefgh", "yz"}, "ghyz"},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		r := &ring{size: 4}
+		for _, w := range tt.writes {
+			if n, err := r.Write([]byte(w)); n != len(w) || err != nil {
+				t.Fatalf("Write(%q) = %d, %v", w, n, err)
+			}
+		}
+		if got := string(r.bytes()); got != tt.want {
+			t.Errorf("after %q: tail %q, want %q", tt.writes, got, tt.want)
+		}
+	}
+}

@@ -147,6 +147,9 @@ func TestQuality(t *testing.T) {
 		{"lint counts", with(iter(1), func(ev *evidence.Iteration) {
 			ev.Gates = append(ev.Gates, evidence.GateResult{Name: "lint", Findings: []evidence.Finding{{Kind: evidence.KindLint}, {Kind: evidence.KindLint}}})
 		}), round3((0.6 + 0.15*0.9) / 0.75)},
+		{"a gate of lint and type findings only counts as lint, whatever its name", with(iter(1), func(ev *evidence.Iteration) {
+			ev.Gates = append(ev.Gates, evidence.GateResult{Name: "check", Findings: []evidence.Finding{{Kind: evidence.KindLint}, {Kind: evidence.KindType}}})
+		}), round3((0.6 + 0.15*0.9) / 0.75)},
 		{"plain agent ok", evidence.Iteration{}, 1},
 		{"plain agent failed", evidence.Iteration{Agent: evidence.AgentResult{ExitCode: 1}}, 0},
 	}
@@ -231,5 +234,31 @@ func TestExpandRaisesTheTimeoutOnce(t *testing.T) {
 	d = New(p).Decide(loop.DecideInput{State: past(p, spec, []evidence.Iteration{first}), Spec: &spec, Evidence: second, Budget: done(2)})
 	if d.Action != loop.ActionExpand || d.Next.Timeout.Duration() != 15*time.Minute {
 		t.Errorf("second: %s with next timeout %s; want expand keeping 15m", d.Action, d.Next.Timeout.Duration())
+	}
+}
+
+// The feedback's priority follows the most severe trigger: high from 0.7,
+// medium from 0.4, low below.
+func TestFeedbackPriority(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		sevs []float64
+		want string
+	}{
+		{nil, "low"},
+		{[]float64{0.39}, "low"},
+		{[]float64{0.4}, "medium"},
+		{[]float64{0.69, 0.2}, "medium"},
+		{[]float64{0.2, 0.7}, "high"},
+		{[]float64{1}, "high"},
+	}
+	for _, tt := range tests {
+		var ts []loop.Trigger
+		for _, s := range tt.sevs {
+			ts = append(ts, loop.Trigger{Severity: s})
+		}
+		if got := priority(ts); got != tt.want {
+			t.Errorf("priority of severities %v = %s, want %s", tt.sevs, got, tt.want)
+		}
 	}
 }

@@ -153,6 +153,9 @@ func FuzzFields(f *testing.F) {
 	f.Add([]byte(`{"a":1,"b":"x\"}","c":[1,{"d":"]"}],"e":null}`))
 	f.Add([]byte(`{"type": "result", "s": "\\\\"}`))
 	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"a":1`))     // ends after a value
+	f.Add([]byte(`{"a":1 ,`))   // ends after a comma
+	f.Add([]byte(`{"a" : [1,`)) // ends inside a value
 	f.Add([]byte(`[1, "a", {"b": [2]}]`))
 	f.Add([]byte(`{"Action":"output","Package":"p","Output":"--- FAIL: T\n\u00e9"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
