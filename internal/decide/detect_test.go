@@ -18,6 +18,10 @@ func TestTriggers(t *testing.T) {
 		ev.Gates[0].Passed = false
 		ev.Gates[0].Findings = []evidence.Finding{{Kind: evidence.KindBuild, Tool: "go", File: "a.go", Message: "undefined: tokenize.Split"}}
 	}
+	preexisting := func(ev *evidence.Iteration) {
+		ev.Gates[0].Passed = false
+		ev.Gates[0].Preexisting = []evidence.Finding{{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestAdd", File: "calc_test.go", Line: 7, Message: "Add(2,3) = -1, want 5"}}
+	}
 	review := func(verdict string, score float64, tags ...string) func(*evidence.Iteration) {
 		return func(ev *evidence.Iteration) {
 			ev.Review = &evidence.Review{Verdict: verdict, Score: score, Tags: tags, Findings: []evidence.ReviewFinding{{Severity: "major", Message: "concern"}}}
@@ -35,6 +39,8 @@ func TestTriggers(t *testing.T) {
 	}{
 		{name: "validation_failure on build errors", ev: with(iter(1), build), want: TValidationFailure},
 		{name: "requirement_unmet on failing tests", ev: iter(1, "A"), want: TRequirementUnmet},
+		{name: "an assertion failing since the baseline is no build failure", ev: with(iter(1), preexisting), want: TValidationFailure, absent: true},
+		{name: "requirement_unmet on tests failing since the baseline", ev: with(iter(1), preexisting), want: TRequirementUnmet},
 		{name: "no requirement_unmet when green", ev: iter(1), want: TRequirementUnmet, absent: true},
 		{name: "incomplete_output on agent timeout", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Agent.TimedOut = true }), want: TIncompleteOutput},
 		{name: "explicit_feedback on request_changes", spec: reviewed(), ev: with(iter(1), review("request_changes", 5)), want: TExplicitFeedback},

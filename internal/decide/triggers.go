@@ -69,7 +69,9 @@ func detectSpec(f *facts) []loop.Trigger {
 		if g.Infra || g.Passed {
 			continue
 		}
-		for _, fd := range g.Findings {
+		// Failures the baseline already had are still the agent's to fix, and
+		// classified as what they are: a failing test is not a broken build.
+		for _, fd := range slices.Concat(g.Findings, g.Preexisting) {
 			if fd.Flaky {
 				continue
 			}
@@ -84,7 +86,7 @@ func detectSpec(f *facts) []loop.Trigger {
 				}
 			}
 		}
-		if len(g.Findings) == 0 {
+		if len(g.Findings) == 0 && len(g.Preexisting) == 0 {
 			if g.Required {
 				build = append(build, "gate:"+g.Name)
 			} else {

@@ -70,7 +70,7 @@ func exportedChanges(files []*fileDiff) []string {
 			r, inR := removed[key]
 			switch {
 			case inA && inR:
-				if squash(a.text) != squash(r.text) {
+				if squash(signature(a)) != squash(signature(r)) {
 					out = append(out, p+": "+key+" changed")
 				}
 			case inA:
@@ -131,3 +131,31 @@ func goDecl(text, block string) (decl, string) {
 }
 
 func exported(name string) bool { return name != "" && name[0] >= 'A' && name[0] <= 'Z' }
+
+// signature is a declaration's line without a function's body: a change to a
+// one-line function's body is not a change of its API.
+func signature(d decl) string {
+	if d.kind != "func" && d.kind != "method" {
+		return d.text
+	}
+	parens, braces := 0, 0
+	for i, r := range d.text {
+		switch r {
+		case '(', '[':
+			parens++
+		case ')', ']':
+			parens--
+		case '}':
+			braces--
+		case '{':
+			if parens == 0 && braces == 0 {
+				before := strings.TrimRight(d.text[:i], " \t")
+				if !strings.HasSuffix(before, "interface") && !strings.HasSuffix(before, "struct") {
+					return before
+				}
+			}
+			braces++
+		}
+	}
+	return d.text
+}

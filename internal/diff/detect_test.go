@@ -58,6 +58,12 @@ func TestExportedChanged(t *testing.T) {
 		{"blocks", mk(fd{path: "pkg/consts.go", lines: []string{" const (", "+\tModeFast Mode = iota", "+\tmodeSlow", " )", "@@", " type (", "-\tID string", " )"}}),
 			[]string{"pkg/consts.go: const ModeFast added", "pkg/consts.go: type ID removed"}},
 		{"moved or reformatted is no change", mk(fd{path: "p.go", lines: []string{"-func  Do(x int) {", "+func Do(x int) {"}}), nil},
+		{"a one-line function's body is not its API", mk(fd{path: "calc.go", lines: []string{
+			"-func Add(a, b int) int { return a - b }", "+func Add(a, b int) int { return a + b }",
+			"-func (c *Calc) Do(x interface{}) struct{ A int } { return struct{ A int }{1} }", "+func (c *Calc) Do(x interface{}) struct{ A int } { return struct{ A int }{2} }",
+			"-func Sub(a, b int) int { return a - b }", "+func Sub(a, b int64) int64 { return a - b }",
+			"-func Typ(x struct{ A int }) {}", "+func Typ(x struct{ B int }) {}",
+		}}), []string{"calc.go: func Sub changed", "calc.go: func Typ changed"}},
 		{"generic receiver", mk(fd{path: "set.go", lines: []string{"+func (s *Set[T]) Add(v T) {"}}), []string{"set.go: method Set.Add added"}},
 		{"test, internal and non-Go files ignored", mk(fd{path: "a_test.go", lines: []string{"+func TestX(t *testing.T) {}"}},
 			fd{path: "internal/x/x.go", lines: []string{"+func X() {}"}}, fd{path: "a.py", lines: []string{"+func X() {}"}}), nil},
