@@ -104,7 +104,7 @@ func TestVerdict(t *testing.T) {
 			label: "failed: broke test:C", failed: true},
 		{name: "build broken", hist: []evidence.Iteration{iter(1, "A")}, ev: with(iter(2), build), label: "failed: build broken", failed: true},
 		{name: "agent failed", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.ExitCode = 2 }),
-			label: "failed: agent exit 2", failed: true},
+			label: "agent failed: exit 2", failed: true},
 		{name: "a gate could not run", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Gates[0].Infra = true; ev.Gates[0].Passed = false }),
 			label: "failed: gate tests could not run", failed: true},
 		{name: "first iteration against the baseline", baseline: iter(0, "A", "B").Gates, ev: iter(1, "A"), label: "progress: 1 of 2 fixed"},

@@ -32,7 +32,8 @@ func judge(f *facts) verdict {
 	case ev.Agent.RateLimited:
 		return failed("rate limited")
 	case ev.Agent.Failed() || ev.Agent.Transient:
-		return failed("agent %s", agentReason(ev.Agent))
+		// The agent's own outcome: "agent crashed: exited 1 before any output".
+		return verdict{label: "agent " + ev.Agent.Summary(), failed: true}
 	}
 	for _, g := range ev.Gates {
 		if g.Required && g.Infra {
