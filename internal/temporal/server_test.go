@@ -121,17 +121,15 @@ func TestRealServer(t *testing.T) {
 	srv := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t)}
 	startServer(t, srv)
 	c := dialReady(t, srv.addr)
-	defer c.Close()
+	defer func() { c.Close() }() // the client of the restarted server
 	queue := "test-" + fmt.Sprint(time.Now().UnixNano())
 	s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 2), gate(true, 0)}}
 	w := startWorker(t, c, queue, s)
-	defer w.Stop()
 
 	plain := input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, false)
 	plain.Run.Name = "plain"
 	plainScript := &script{results: []func(int) (evidence.Iteration, error){agentExit(0)}}
 	pw := startWorker(t, c, queue+"-plain", plainScript)
-	defer pw.Stop()
 	if err := Start(t.Context(), c, Server{TaskQueue: queue + "-plain"}, plain, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -150,11 +148,13 @@ func TestRealServer(t *testing.T) {
 	}
 	waitView(t, c, "guided", func(v View) bool { return v.Waiting })
 	w.Stop()
+	pw.Stop()
 	c.Close()
 	srv.kill()
 	startServer(t, srv)
 	c = dialReady(t, srv.addr)
 	w = startWorker(t, c, queue, s)
+	defer w.Stop()
 	if err := Guide(t.Context(), c, "guided", Guidance{Text: "keep the API"}); err != nil {
 		t.Fatalf("guidance after the server restarted: %v", err)
 	}
