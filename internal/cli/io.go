@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"os"
 )
@@ -13,7 +12,7 @@ func openInput(d Deps, file string) (io.Reader, string, func(), error) {
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, file, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("open %s: %w", file, err)}
+		return nil, file, nil, &ExitError{Code: ExitUsage, Err: err} // it names the file
 	}
 	return f, file, func() { f.Close() }, nil
 }

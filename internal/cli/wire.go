@@ -25,7 +25,7 @@ func loadConfig(d Deps, file string, over config.Overrides) (*config.Config, err
 
 // process is what a session touches of this process.
 func process(d Deps) session.Process {
-	return session.Process{Stdout: d.Stdout, Now: d.Now, Getwd: d.Getwd}
+	return session.Process{Stdout: d.Stdout, Stderr: d.Stderr, Now: d.Now, Getwd: d.Getwd}
 }
 
 // runSession runs an opened session and maps how it ended to the exit code.
@@ -46,17 +46,23 @@ func newScreen(d Deps, o loopOptions, p *plan.Plan) *ui.Printer {
 	if format == "" {
 		format = p.LogFormat
 	}
+	out := process(d).Progress(format == "json")
 	return ui.New(ui.Options{
-		Out: d.Stdout, Now: d.Now, JSON: format == "json", Quiet: o.quiet, Verbose: o.verbose,
-		Terminal: d.IsTerminal(d.Stdout) && !o.verbose,
+		Out: out, Now: d.Now, JSON: format == "json", Quiet: o.quiet, Verbose: o.verbose,
+		Terminal: d.IsTerminal(out) && !o.verbose,
 	})
 }
 
-// newLogger is the diagnostic log (stderr): warnings, or everything with -v.
+// newLogger is the diagnostic log (stderr). What a person must know is told
+// once, on the progress lines; the log adds only errors, or with -v
+// everything, or with --log-format json warnings for a program.
 func newLogger(d Deps, o loopOptions) *slog.Logger {
-	level := slog.LevelWarn
-	if o.verbose {
+	level := slog.LevelError
+	switch {
+	case o.verbose:
 		level = slog.LevelDebug
+	case o.logFormat == "json":
+		level = slog.LevelWarn
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	var h slog.Handler = slog.NewTextHandler(d.Stderr, opts)

@@ -351,7 +351,7 @@ func (l *Local) warnOutput(gates []evidence.GateResult) {
 // loop's own warnings are told: a warning event, shown and recorded.
 func (l *Local) warn(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	l.Log.Warn(msg)
+	l.Log.Debug(msg)
 	_ = l.Emit(context.Background(), loop.Event{Data: loop.Warning{Message: msg}})
 }
 

@@ -87,7 +87,7 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	}
 	name := GraphName(o.TaskFile)
 	g := &graphRun{pr: pr, o: o, repo: repo, base: "HEAD", name: name, stateDir: plan.StateDir(o.Config, repo), file: file,
-		out: ui.New(ui.Options{Out: pr.Stdout, Now: pr.Now, JSON: o.JSON})}
+		out: ui.New(ui.Options{Out: pr.Progress(o.JSON), Now: pr.Now, JSON: o.JSON})}
 	if err := g.load(); err != nil {
 		return GraphResult{}, err
 	}
@@ -216,7 +216,7 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	if err := plan.ApplyTask(p, t); err != nil {
 		return tasks.Outcome{}, err
 	}
-	screen := ui.New(ui.Options{Out: g.pr.Stdout, Now: g.pr.Now, Quiet: !g.o.Verbose, JSON: g.o.JSON, Prefix: t.ID + ": ", Task: t.ID})
+	screen := ui.New(ui.Options{Out: g.pr.Progress(g.o.JSON), Now: g.pr.Now, Quiet: !g.o.Verbose, JSON: g.o.JSON, Prefix: t.ID + ": ", Task: t.ID})
 	s, err := Open(g.pr, p, screen, g.o.Log, false)
 	if err != nil {
 		return tasks.Outcome{}, err

@@ -30,7 +30,7 @@ func (s *Session) local(ctx context.Context, runDir string, events *state.EventL
 		o.Events = events
 	}
 	if s.p.Verbose {
-		o.Echo = echoWriter{w: s.pr.Stdout, screen: s.screen}
+		o.Echo = echoWriter{w: s.pr.Progress(false), screen: s.screen}
 	}
 	return NewEngine(ctx, s.p, o)
 }

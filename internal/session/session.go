@@ -24,9 +24,19 @@ import (
 
 // Process is what a session touches of the process it runs in.
 type Process struct {
-	Stdout io.Writer // the agent's output with -v; a task graph's table
+	Stdout io.Writer // results: a task graph's table, the JSON event stream
+	Stderr io.Writer // progress and warnings a person reads; the agent's output with -v
 	Now    func() time.Time
 	Getwd  func() (string, error)
+}
+
+// Progress is where progress lines go: a person's text to Stderr, so results
+// on Stdout can be piped; the JSON event stream, which a program reads, to Stdout.
+func (pr Process) Progress(json bool) io.Writer {
+	if json || pr.Stderr == nil {
+		return pr.Stdout
+	}
+	return pr.Stderr
 }
 
 // Session is one process's run of a loop: it holds the lock, the state and the
@@ -61,7 +71,7 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 		if le, ok := errors.AsType[*state.LockedError](err); ok {
 			return nil, le
 		}
-		return nil, fmt.Errorf("lock run %s: %w", p.Name, err)
+		return nil, err // the store says which run and what failed
 	}
 	if r := lock.Recovered; r != nil {
 		screen.Warnf("recovered the stale lock of %s: pid %d on %s is gone", p.Name, r.PID, r.Host)

@@ -50,6 +50,10 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 	case loop.IterationFinished:
 		dur := Duration(d.Duration.Duration())
 		msg := d.Message
+		if d.Action == loop.ActionEscalate {
+			// The ESCALATED line that follows says why, once.
+			msg = "escalating"
+		}
 		if d.Review != "" {
 			msg = strings.TrimSpace(fmt.Sprintf("%s (reviewer: %s, score %g)", msg, review.Display(d.Review), d.ReviewScore))
 		}
@@ -64,7 +68,8 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 		if msg != "" {
 			s += ": " + msg
 		}
-		if t := d.FailureThreshold; t > 0 {
+		// The decider's reason to abort already ends with the count.
+		if t := d.FailureThreshold; t > 0 && !strings.Contains(msg, "consecutive failures") {
 			s += fmt.Sprintf(" (consecutive failures: %d/%d)", d.ConsecutiveFailures, t)
 		}
 		if a := d.Action; a != "" && a != loop.ActionContinue && p.o.Verbose {
@@ -86,6 +91,9 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 	case loop.RunFinished:
 		total := Duration(d.Wall.Duration())
 		n := d.Iterations
+		if d.Reason == "" || d.Reason == p.status.escalated {
+			return fmt.Sprintf("Finished: %s (%d %s, total time %s)", d.Status, n, plural(n, "iteration"), total), levelFinal
+		}
 		return fmt.Sprintf("Finished: %s — %s (%d %s, total time %s)", d.Status, d.Reason, n, plural(n, "iteration"), total), levelFinal
 	}
 	return "", levelDetail

@@ -41,6 +41,7 @@ type status struct {
 	tokens         int64
 	cost           float64
 	costKnown      bool
+	escalated      string // the reason of the last escalation, said once
 }
 
 // New returns a Printer.
@@ -177,6 +178,8 @@ func (p *Printer) track(ev loop.Event) {
 		p.status.iteration = ev.Iteration
 		p.status.phase = "agent"
 		p.status.since = ev.Time
+	case loop.Escalated:
+		p.status.escalated = d.Reason
 	case loop.IterationFinished:
 		if d.TokensKnown {
 			p.status.tokens += d.Tokens

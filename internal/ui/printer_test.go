@@ -40,11 +40,31 @@ func TestPrinterLines(t *testing.T) {
 [10:00:45] WARNING: Iteration 1/3 failed in 45.2s: tests: 2 failures (consecutive failures: 1/3)
 [10:00:45] Rolling back the work tree to checkpoint 0123456789ab
 [10:00:45] Iteration 2/3 starting (refine)...
-[10:01:30] Iteration 2/3 completed in 45.0s: a security concern (reviewer: NEEDS_REVISION, score 4)
+[10:01:30] Iteration 2/3 completed in 45.0s: escalating (reviewer: NEEDS_REVISION, score 4)
 [10:01:30] ESCALATED: a security concern
   Question: Approve?
 [10:01:30] WARNING: state not saved
 [10:01:30] Finished: succeeded — all required gates passed (2 iterations, total time 1m30.2s)
+`
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("lines mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// A reason is said once: the count the decider's reason already ends with is
+// not repeated, nor the escalation's reason on the final line.
+func TestPrinterSaysEachReasonOnce(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	p := New(Options{Out: &out, Now: func() time.Time { return time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC) }})
+	p.Event(loop.Event{Iteration: 2, Data: loop.IterationFinished{Duration: 1100, Message: "agent failed: timed out after 1s; consecutive failures: 2/2", ConsecutiveFailures: 2, FailureThreshold: 2, Action: loop.ActionAbort}})
+	p.Event(loop.Event{Iteration: 3, Data: loop.IterationFinished{Duration: 1000, Succeeded: true, Message: "tests were deleted", Action: loop.ActionEscalate}})
+	p.Event(loop.Event{Iteration: 3, Data: loop.Escalated{Reason: "tests were deleted"}})
+	p.Event(loop.Event{Data: loop.RunFinished{Status: loop.StatusEscalated, Reason: "tests were deleted", Iterations: 3, Wall: 3000}})
+	want := `[10:00:00] WARNING: Iteration 2 failed in 1.1s: agent failed: timed out after 1s; consecutive failures: 2/2
+[10:00:00] Iteration 3 completed in 1.0s: escalating
+[10:00:00] ESCALATED: tests were deleted
+[10:00:00] Finished: escalated (3 iterations, total time 3.0s)
 `
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("lines mismatch (-want +got):\n%s", diff)
