@@ -46,6 +46,7 @@ func main() {
 	iterations := flag.Int("iterations", 4, "iterations per run")
 	parallel := flag.Int("parallel", 2, "runs at once")
 	window := flag.Duration("window", 0, "a session is killed at a uniformly random moment in [0, window); 0: the time of a whole run without kills, measured first")
+	graphs := flag.Int("graphs", 0, "task graphs (4 tasks, --parallel 2) to run after the single runs")
 	flag.Parse()
 	c, err := newCampaign(*iterations, *window)
 	if err != nil {
@@ -55,7 +56,13 @@ func main() {
 	defer c.close()
 	rep := c.run(context.Background(), *runs, *parallel)
 	fmt.Print(rep)
-	if rep.Anomalies > 0 {
+	bad := rep.Anomalies
+	if *graphs > 0 {
+		g := c.graphs(context.Background(), *graphs)
+		fmt.Print("graphs: ", g)
+		bad += g.Anomalies
+	}
+	if bad > 0 {
 		os.Exit(1)
 	}
 }
@@ -169,6 +176,23 @@ func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
 	return rep
 }
 
+// graphs runs n task graphs one after the other, each killed at random moments
+// and run again until it ends. A graph's kill window is two runs' window.
+func (c *campaign) graphs(ctx context.Context, n int) Report {
+	rep := Report{Runs: n, Window: 2 * c.window}
+	for i := range n {
+		r := c.graphOne(ctx, i, rep.Window)
+		rep.Sessions += r.Sessions
+		rep.Kills += r.Kills
+		rep.Unfinished += r.Unfinished
+		rep.Anomalies += len(r.Problems)
+		for _, p := range r.Problems {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("graph %d: %s", i, p))
+		}
+	}
+	return rep
+}
+
 // one drives run i to its end through random kills and checks it.
 func (c *campaign) one(ctx context.Context, i int) Report {
 	var rep Report
@@ -261,12 +285,16 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 
 // repo makes a git repository with the campaign's procedure.
 func (c *campaign) repo(dir string) error {
-	files := map[string]string{
+	return c.writeRepo(dir, map[string]string{
 		".gitignore": ".agentloop/\n.fa/\n",
 		"plan.txt":   "[*]\nappend work.txt x\\n\nsleep 150ms\nappend work.txt y\\n\n",
 		"agentloop.yaml": fmt.Sprintf("default: build\nprocedures:\n  build:\n    agent: {cmd: [%s], env: {FAKEAGENT_PLAN: plan.txt, FAKEAGENT_DIR: .fa}}\n"+
 			"    limits: {max_iterations: %d}\n", strconv.Quote(c.fakeagent), c.iterations),
-	}
+	})
+}
+
+// writeRepo writes files into a new git repository at dir and commits them.
+func (c *campaign) writeRepo(dir string, files map[string]string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
