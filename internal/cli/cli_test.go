@@ -237,3 +237,30 @@ func TestRunAgents(t *testing.T) {
 		t.Errorf("installed: claude %q, codex %q; table:\n%s", claude, codex, out.String())
 	}
 }
+
+func TestColorAndRedraw(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name             string
+		terminal         bool
+		env              map[string]string
+		color, redrawing bool
+	}{
+		{"terminal", true, nil, true, true},
+		{"not a terminal", false, nil, false, false},
+		{"NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, false, true},
+		{"TERM=dumb", true, map[string]string{"TERM": "dumb"}, false, false},
+		{"TERM=xterm", true, map[string]string{"TERM": "xterm-256color"}, true, true},
+	} {
+		d := Deps{
+			Getenv:     func(k string) string { return tc.env[k] },
+			IsTerminal: func(io.Writer) bool { return tc.terminal },
+		}
+		if got := canColor(d, io.Discard); got != tc.color {
+			t.Errorf("%s: canColor = %v, want %v", tc.name, got, tc.color)
+		}
+		if got := canRedraw(d, io.Discard); got != tc.redrawing {
+			t.Errorf("%s: canRedraw = %v, want %v", tc.name, got, tc.redrawing)
+		}
+	}
+}

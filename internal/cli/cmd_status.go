@@ -85,5 +85,5 @@ func runStatus(ctx context.Context, o statusOptions, d Deps, args []string) erro
 		fmt.Fprintf(d.Stdout, "No runs in %s yet. Start one with 'agentloop run'.\n", store.Root)
 		return nil
 	}
-	return report.StatusTable(d.Stdout, rows, d.IsTerminal(d.Stdout))
+	return report.StatusTable(d.Stdout, rows, canColor(d, d.Stdout))
 }

@@ -191,7 +191,7 @@ func statusTemporal(ctx context.Context, o statusOptions, d Deps, args []string)
 		fmt.Fprintf(d.Stdout, "No runs on the Temporal server at %s yet. Start one with 'agentloop run --engine temporal'.\n", s.Address)
 		return nil
 	}
-	return report.StatusTable(d.Stdout, rows, d.IsTerminal(d.Stdout))
+	return report.StatusTable(d.Stdout, rows, canColor(d, d.Stdout))
 }
 
 // reportTemporal is `agentloop report NAME --engine temporal`.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 	"log/slog"
 
 	"github.com/agentloop/agentloop/internal/config"
@@ -40,6 +41,18 @@ func runSession(ctx context.Context, s *session.Session) error {
 	return nil
 }
 
+// canRedraw reports whether w is a terminal that understands cursor control (a
+// live status line): not with TERM=dumb.
+func canRedraw(d Deps, w io.Writer) bool {
+	return d.IsTerminal(w) && d.Getenv("TERM") != "dumb"
+}
+
+// canColor reports whether w may get ANSI colours: a terminal, and the user did
+// not turn colour off (NO_COLOR, https://no-color.org, or TERM=dumb).
+func canColor(d Deps, w io.Writer) bool {
+	return canRedraw(d, w) && d.Getenv("NO_COLOR") == ""
+}
+
 // newScreen is what the person sees while the loop runs.
 func newScreen(d Deps, o loopOptions, p *plan.Plan) *ui.Printer {
 	format := o.logFormat
@@ -49,7 +62,7 @@ func newScreen(d Deps, o loopOptions, p *plan.Plan) *ui.Printer {
 	out := process(d).Progress(format == "json")
 	return ui.New(ui.Options{
 		Out: out, Now: d.Now, JSON: format == "json", Quiet: o.quiet, Verbose: o.verbose,
-		Terminal: d.IsTerminal(out) && !o.verbose,
+		Terminal: canRedraw(d, out) && !o.verbose,
 	})
 }
 
