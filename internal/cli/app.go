@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // Version is the version of this build (set with -ldflags at release time).
@@ -112,19 +113,27 @@ decides from the evidence whether to go on, and stops — with a report for you 
 when it should. State lives in .agentloop/ so every run survives Ctrl-C and resumes.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version,
+		Version:       version(),
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return cmd.Help()
 			}
 			msg := fmt.Sprintf("unknown command %q", args[0])
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				msg += fmt.Sprintf("; did you mean %q?", s[0])
+			var names []string
+			for _, c := range cmd.Commands() {
+				if c.IsAvailableCommand() {
+					names = append(names, c.Name())
+				}
+			}
+			if s := suggest.Closest(args[0], names); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
 			return usageError("%s\nRun 'agentloop --help' for the commands.", msg)
 		},
 	}
+	// --version has no -v: the subcommands' -v is --verbose.
+	root.Flags().Bool("version", false, "print the version")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newRunCmd(d),

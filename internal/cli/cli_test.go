@@ -264,3 +264,41 @@ func TestColorAndRedraw(t *testing.T) {
 		}
 	}
 }
+
+// feedback and decide given no file on a terminal say so (exit 2) instead of
+// waiting for input the person did not mean to type.
+func TestNoInputOnATerminal(t *testing.T) {
+	t.Parallel()
+	tty, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	d := Deps{Stdin: tty, IsTerminal: func(io.Writer) bool { return true }}
+	if _, _, _, err := openInput(d, ""); ExitCode(err) != ExitUsage {
+		t.Errorf("no file on a terminal: %v, want a usage error", err)
+	}
+	if _, name, _, err := openInput(d, "-"); err != nil || name != "stdin" {
+		t.Errorf("- on a terminal: %q, %v; want stdin read", name, err)
+	}
+	d.IsTerminal = func(io.Writer) bool { return false }
+	if _, name, _, err := openInput(d, ""); err != nil || name != "stdin" {
+		t.Errorf("no file, piped: %q, %v; want stdin read", name, err)
+	}
+}
+
+func TestReportFormat(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ format, output, want string }{
+		{"", "", "md"},
+		{"", "r.html", "html"},
+		{"", "R.JSON", "json"},
+		{"", "notes.txt", "md"},
+		{"HTML", "", "html"},
+		{"md", "r.html", "md"},
+	} {
+		if got := reportFormat(tc.format, tc.output); got != tc.want {
+			t.Errorf("reportFormat(%q, %q) = %q, want %q", tc.format, tc.output, got, tc.want)
+		}
+	}
+}

@@ -49,7 +49,7 @@ Formats: ` + strings.Join(gate.Formats(), ", ") + "." + exitStatus(
 
 // runFeedback is `agentloop feedback [FILE|-]`.
 func runFeedback(_ context.Context, o feedbackOptions, d Deps, args []string) error {
-	file := "-"
+	file := ""
 	if len(args) == 1 {
 		file = args[0]
 	}

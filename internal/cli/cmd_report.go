@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -22,7 +24,7 @@ type reportOptions struct {
 
 // AddFlags adds the flags of `report` to fs.
 func (o *reportOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.format, "format", "md", "md, html or json")
+	fs.StringVar(&o.format, "format", "", "md, html or json (default: from the extension of --output, else md)")
 	fs.StringVarP(&o.output, "output", "o", "", "write to this file instead of stdout")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop)")
 	o.engine.AddFlags(fs)
@@ -49,6 +51,7 @@ report and charts, as Markdown, a self-contained HTML page, or JSON.` + exitStat
 
 // runReport is `agentloop report NAME`.
 func runReport(ctx context.Context, o reportOptions, d Deps, args []string) error {
+	o.format = reportFormat(o.format, o.output)
 	if _, ok := reportFormats[o.format]; !ok {
 		return usageError("--format %q: want md, html or json", o.format)
 	}
@@ -84,6 +87,19 @@ func writeReport(o reportOptions, d Deps, r report.Run) error {
 		return fmt.Errorf("write the %s report: %w", o.format, err)
 	}
 	return nil
+}
+
+// reportFormat is the format a report is written in: --format in any case, else
+// the one the extension of --output names (r.html: html), else md.
+func reportFormat(format, output string) string {
+	if format != "" {
+		return strings.ToLower(format)
+	}
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(output), "."))
+	if _, ok := reportFormats[ext]; ok {
+		return ext
+	}
+	return "md"
 }
 
 // reportFormats are the report's formats by the name --format takes.

@@ -7,11 +7,13 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -140,7 +142,15 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 
 // flagError makes a bad flag a usage error.
 func flagError(cmd *cobra.Command, err error) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nsee '%s --help'", err, cmd.CommandPath())}
+	hint := ""
+	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+		var names []string
+		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		if s := suggest.Closest(name, names); s != "" {
+			hint = fmt.Sprintf("; did you mean --%s?", s)
+		}
+	}
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w%s\nsee '%s --help'", err, hint, cmd.CommandPath())}
 }
 
 // graphExit is the exit code of a finished graph: 0 when every task is done.
