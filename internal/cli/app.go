@@ -150,6 +150,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newDemoAgentCmd(d),
 		newDoubleCmd(d),
 		newVersionCmd(d),
+		newEnvironmentTopic(),
 	)
 	return root
 }

@@ -18,7 +18,7 @@ type decideOptions struct {
 
 // AddFlags adds the flags of `decide` to fs.
 func (o *decideOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVarP(&o.file, "file", "f", "-", "the iteration_check document (- for stdin)")
+	fs.StringVarP(&o.file, "file", "f", "", "the iteration_check document (- or none: stdin)")
 }
 
 func newDecideCmd(d Deps) *cobra.Command {

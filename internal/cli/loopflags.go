@@ -22,6 +22,7 @@ type loopOptions struct {
 	reviewer         string
 	iterationTimeout time.Duration
 	timeout          time.Duration
+	maxDuration      time.Duration
 	maxTokens        int64
 	maxCost          float64
 	config           string
@@ -51,6 +52,7 @@ func (o *loopOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.reviewer, "reviewer", "", "reviewer agent preset or name")
 	fs.DurationVar(&o.iterationTimeout, "iteration-timeout", 0, "end an iteration's agent after this long (e.g. 30m)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "end the whole run after this long")
+	fs.DurationVar(&o.maxDuration, "max-duration", 0, "wall-time budget for the run, kept across resumes (e.g. 2h)")
 	fs.Int64Var(&o.maxTokens, "max-tokens", 0, "token budget for the run")
 	fs.Float64Var(&o.maxCost, "max-cost", 0, "cost budget for the run, in USD")
 	fs.StringVar(&o.config, "config", "", "workspace configuration file (default ./agentloop.yaml)")
@@ -154,6 +156,7 @@ var overrideFlags = []struct {
 	{"reviewer", func(o *loopOptions, ov *config.Overrides) { ov.Reviewer = &o.reviewer }},
 	{"iteration-timeout", func(o *loopOptions, ov *config.Overrides) { ov.IterationTimeout = &o.iterationTimeout }},
 	{"timeout", func(o *loopOptions, ov *config.Overrides) { ov.Timeout = &o.timeout }},
+	{"max-duration", func(o *loopOptions, ov *config.Overrides) { ov.MaxDuration = &o.maxDuration }},
 	{"max-tokens", func(o *loopOptions, ov *config.Overrides) { ov.MaxTokens = &o.maxTokens }},
 	{"max-cost", func(o *loopOptions, ov *config.Overrides) { ov.MaxCostUSD = &o.maxCost }},
 	{"log-format", func(o *loopOptions, ov *config.Overrides) { ov.LogFormat = &o.logFormat }},

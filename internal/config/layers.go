@@ -38,6 +38,37 @@ func EnvVars() []EnvVar {
 	}
 }
 
+// EnvHelp is one environment variable as `agentloop help environment` and the
+// README list it.
+type EnvHelp struct {
+	Name, Means string
+}
+
+// Environment lists every AGENTLOOP_* variable a user may set: those that set a
+// configuration key ([EnvVars]) and those that tune the process itself.
+func Environment() []EnvHelp {
+	var out []EnvHelp
+	for _, v := range EnvVars() {
+		means := v.Key
+		if v.Key == "agent.cmd" {
+			means = "agent: {cmd: ...}, a shell command run as the agent"
+		}
+		if v.Key == "default" {
+			means = "the default procedure"
+		}
+		out = append(out, EnvHelp{v.Name, "sets " + means})
+	}
+	return append(out,
+		EnvHelp{"AGENTLOOP_ENGINE", "the engine: local (default) or temporal"},
+		EnvHelp{"AGENTLOOP_TEMPORAL_ADDRESS", "the Temporal server (host:port)"},
+		EnvHelp{"AGENTLOOP_TEMPORAL_NAMESPACE", "the Temporal namespace"},
+		EnvHelp{"AGENTLOOP_TEMPORAL_TASK_QUEUE", "the Temporal task queue"},
+		EnvHelp{"AGENTLOOP_KILL_GRACE", "how long an ended agent or gate gets between SIGTERM and SIGKILL (a Go duration)"},
+		EnvHelp{"AGENTLOOP_BACKOFF_BASE", "the first wait before retrying an overloaded or unreachable agent (a Go duration)"},
+		EnvHelp{"AGENTLOOP_RATE_LIMIT_MAX_WAIT", "the longest wait for an agent's rate limit to reset before stopping (a Go duration)"},
+	)
+}
+
 // layerBuilder builds a synthetic layer (environment or flags) as nodes, so it
 // merges and reports its sources like a file.
 type layerBuilder struct {
@@ -151,6 +182,7 @@ func flagLayer(at origins, f Overrides) *layerBuilder {
 	num(f.FailureThreshold, "failure-threshold", "limits.failure_threshold")
 	dur(f.IterationTimeout, "iteration-timeout", "limits.iteration_timeout")
 	dur(f.Timeout, "timeout", "limits.timeout")
+	dur(f.MaxDuration, "max-duration", "limits.max_duration")
 	if f.MaxTokens != nil {
 		l.set(l.proc, "limits.max_tokens", plain(strconv.FormatInt(*f.MaxTokens, 10)), fl("max-tokens"))
 	}

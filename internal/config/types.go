@@ -174,6 +174,7 @@ type Overrides struct {
 	Gates            []string // replace the procedure's gates
 	IterationTimeout *time.Duration
 	Timeout          *time.Duration
+	MaxDuration      *time.Duration
 	MaxTokens        *int64
 	MaxCostUSD       *float64
 	LogFormat        *string
