@@ -82,7 +82,7 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 	if o.dryRun {
 		return dryRun(d, p)
 	}
-	p.Args = o.recorded()
+	p.Args = append(o.recorded(), o.envLimits(d.Getenv)...)
 	if onTemporal {
 		return runTemporal(ctx, o, d, p)
 	}

@@ -112,6 +112,27 @@ func (o *loopOptions) recorded() []string {
 	return args
 }
 
+// envLimits are the limits set through the environment and not by a flag, as
+// flags: recorded with the run, so a resume keeps every limit in force when the
+// run started, wherever it was set.
+func (o *loopOptions) envLimits(getenv func(string) string) []string {
+	var args []string
+	for _, l := range [...]struct{ env, flag string }{
+		{"AGENTLOOP_MAX_ITERATIONS", "max-iterations"},
+		{"AGENTLOOP_FAILURE_THRESHOLD", "failure-threshold"},
+		{"AGENTLOOP_ITERATION_TIMEOUT", "iteration-timeout"},
+		{"AGENTLOOP_TIMEOUT", "timeout"},
+		{"AGENTLOOP_MAX_DURATION", "max-duration"},
+		{"AGENTLOOP_MAX_TOKENS", "max-tokens"},
+		{"AGENTLOOP_MAX_COST_USD", "max-cost"},
+	} {
+		if v := getenv(l.env); v != "" && !o.isGiven(l.flag) {
+			args = append(args, "--"+l.flag+"="+v)
+		}
+	}
+	return args
+}
+
 // onRecorded rebuilds the options of a recorded run from its flags, then
 // applies the flags given now on top (they win; a repeatable flag given now
 // replaces the recorded values).

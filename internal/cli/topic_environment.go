@@ -14,7 +14,7 @@ import (
 // variable, from the configuration's own table.
 func newEnvironmentTopic() *cobra.Command {
 	var b strings.Builder
-	b.WriteString("Environment variables override the configuration files; flags override them.\n\n")
+	b.WriteString("Environment variables override the configuration files; flags override them.\nA limit set here is kept with the run, like a flag: 'agentloop resume' keeps it.\n\n")
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, v := range config.Environment() {
 		fmt.Fprintf(tw, "  %s\t%s\n", v.Name, v.Means)
