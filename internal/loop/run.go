@@ -65,6 +65,8 @@ type runner struct {
 	spec   *Spec
 	st     *State
 	warned []budget.Resource // the budgets already warned about at 80%
+	// costUnknown: told once that the cost budget cannot be checked.
+	costUnknown bool
 }
 
 func (r *runner) run(ctx context.Context) (Outcome, error) {
@@ -173,6 +175,10 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 		fin.Review, fin.ReviewScore = ev.Review.Verdict, ev.Review.Score
 	}
 	r.emit(ctx, n, fin)
+	if r.spec.Limits.MaxCostUSD > 0 && !ev.Agent.Usage.CostKnown && !r.costUnknown {
+		r.costUnknown = true
+		r.emit(ctx, n, Warning{Message: fmt.Sprintf("the agent reports no cost: the cost budget of $%.2f cannot be checked (the other limits still hold)", r.spec.Limits.MaxCostUSD)})
+	}
 	r.keep(ctx, Artifacts{Iteration: n, Decision: d.Document, Feedback: d.Feedback})
 
 	// A run never ends worse than its best checkpoint: the decider asks for a
