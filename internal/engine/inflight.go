@@ -25,6 +25,7 @@ const inflightFile = "inflight.json"
 
 type inflight struct {
 	Iteration  int                `json:"iteration"`
+	Attempt    int                `json:"attempt,omitempty"` // the attempt it belongs to (guidance starts a new one)
 	StartedAt  time.Time          `json:"started_at"`
 	Checkpoint string             `json:"checkpoint,omitempty"` // the tree the iteration started from
 	Agent      string             `json:"agent,omitempty"`      // the fallback agent it ran, "" for the configured one
@@ -49,7 +50,7 @@ func (l *Local) inflightPath() string { return filepath.Join(l.RunDir, inflightF
 // recover reads, once per session, the marker a dead session left: the cut
 // iteration's time and spend become [loop.StepResult.Interrupted], and the work
 // tree goes back to where that iteration started.
-func (l *Local) recover(ctx context.Context) []loop.Interrupted {
+func (l *Local) recover(ctx context.Context, r loop.StepRequest) []loop.Interrupted {
 	if l.cut.checked {
 		return nil
 	}
@@ -64,6 +65,13 @@ func (l *Local) recover(ctx context.Context) []loop.Interrupted {
 	}
 	if err != nil {
 		l.warn("the marker of an iteration in progress (%s) is unreadable, so a run cut short may not be counted: %v", l.inflightPath(), err)
+		return nil
+	}
+	// A marker of an iteration before the one asked for is stale: that
+	// iteration was recorded, and the process died between saving the state
+	// and removing the marker. Its work stays; nothing is counted twice.
+	if r.Kind == loop.StepIteration && (m.Attempt < r.Attempt || m.Attempt == r.Attempt && m.Iteration < r.Iteration) {
+		_ = os.Remove(l.inflightPath())
 		return nil
 	}
 	cut := loop.Interrupted{Iteration: m.Iteration, StartedAt: m.StartedAt}
@@ -86,8 +94,9 @@ func (l *Local) recover(ctx context.Context) []loop.Interrupted {
 
 // markStart writes the marker of iteration n, carrying the cut runs that no
 // saved state records yet.
-func (l *Local) markStart(n int, started time.Time, checkpoint, agent string) {
-	b, err := json.Marshal(inflight{Iteration: n, StartedAt: started, Checkpoint: checkpoint, Agent: agent, Carried: l.cut.carried})
+func (l *Local) markStart(r loop.StepRequest, started time.Time, checkpoint string) {
+	n := r.Iteration
+	b, err := json.Marshal(inflight{Iteration: n, Attempt: r.Attempt, StartedAt: started, Checkpoint: checkpoint, Agent: r.Agent, Carried: l.cut.carried})
 	if err == nil {
 		err = state.WriteFileAtomic(l.inflightPath(), b, state.FilePerm)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -75,5 +76,31 @@ func TestInterruptedIterationIsCountedOnce(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(runDir, inflightFile)); !os.IsNotExist(err) {
 		t.Errorf("the marker outlived the save that recorded the cut run: %v", err)
+	}
+}
+
+// A marker of an iteration the state already records (the process died after
+// saving the state, before removing the marker) is stale: nothing is counted
+// and no work is undone.
+func TestStaleInflightMarkerIsIgnored(t *testing.T) {
+	t.Parallel()
+	runDir := t.TempDir()
+	marker := `{"iteration":2,"attempt":1,"started_at":"2026-01-01T10:00:00Z"}`
+	if err := os.WriteFile(filepath.Join(runDir, inflightFile), []byte(marker), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := &Local{
+		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: runDir,
+		Agent: &scriptedAgent{results: []evidence.AgentResult{{Agent: "fake"}}}, Prompt: &fakePrompter{},
+		Store: &memStore{}, Events: &memEvents{}, Screen: &warnings{},
+		Now: time.Now, Sleep: func(context.Context, time.Duration) error { return nil },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	res, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepIteration, Iteration: 3, Attempt: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Interrupted) != 0 {
+		t.Errorf("a stale marker was counted: %+v", res.Interrupted)
 	}
 }

@@ -68,7 +68,7 @@ func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, 
 }
 
 func (l *Local) step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
-	l.recovered = l.recover(ctx)
+	l.recovered = l.recover(ctx, r)
 	switch r.Kind {
 	case loop.StepBaseline:
 		return l.baseline(ctx)
@@ -124,7 +124,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		}
 		before = c
 	}
-	l.markStart(r.Iteration, start, before, r.Agent)
+	l.markStart(r, start, before)
 
 	prompt, tokens, err := l.Prompt.Compose(r)
 	if err != nil {

@@ -30,13 +30,33 @@ func sweep(marker string) int {
 	if marker == "" {
 		return 0
 	}
+	return sweepMatching(func(m []byte) bool { return string(m) == marker })
+}
+
+// SweepOrphansOf kills (SIGKILL) what is left of every [Run] of a process that
+// died (pid): the processes whose environment carries one of its markers, and
+// their descendants. A process that recovers a dead run's lock calls it, after
+// [EndOrphans], for what the lock could not name (a child started in the
+// moment before it was recorded, a tool that left its group). The caller must
+// know that pid is dead and not reused: a live process's children would match.
+func SweepOrphansOf(pid int) int {
+	if pid <= 0 || pid == os.Getpid() {
+		return 0
+	}
+	prefix := []byte(strconv.Itoa(pid) + "-")
+	return sweepMatching(func(m []byte) bool { return bytes.HasPrefix(m, prefix) })
+}
+
+// sweepMatching kills the processes with a marker that match accepts, and
+// their descendants; see [sweep].
+func sweepMatching(match func(marker []byte) bool) int {
 	self := os.Getpid()
 	killed := 0
 	for range 20 {
 		procs := scanProcs()
 		hit := map[int]bool{}
 		for pid := range procs {
-			if pid != self && hasMarker(pid, marker) {
+			if pid != self && hasMarker(pid, match) {
 				hit[pid] = true
 			}
 		}
@@ -112,9 +132,9 @@ func scanProcs() map[int]procInfo {
 	return out
 }
 
-// hasMarker reports whether the process's environment holds marker in its
-// AGENTLOOP_PROC list.
-func hasMarker(pid int, marker string) bool {
+// hasMarker reports whether the process's environment holds a marker that
+// match accepts in its AGENTLOOP_PROC list.
+func hasMarker(pid int, match func([]byte) bool) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
 		return false
@@ -125,7 +145,7 @@ func hasMarker(pid int, marker string) bool {
 			continue
 		}
 		for m := range bytes.SplitSeq(v, []byte{','}) {
-			if string(m) == marker {
+			if match(m) {
 				return true
 			}
 		}

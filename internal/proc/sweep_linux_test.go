@@ -1,6 +1,10 @@
 package proc
 
 import (
+	"os/exec"
+	"strconv"
+	"syscall"
+
 	"context"
 	"os"
 	"slices"
@@ -68,7 +72,38 @@ func TestMarkerInherited(t *testing.T) {
 	if a, b := newMarker(), newMarker(); a == b || !strings.HasPrefix(a, strings.Split(a, "-")[0]) {
 		t.Errorf("markers %q and %q are not unique", a, b)
 	}
-	if hasMarker(os.Getpid(), "no-such-marker") {
+	if hasMarker(os.Getpid(), func(m []byte) bool { return string(m) == "no-such-marker" }) {
 		t.Error("this test process carries a marker it was never given")
+	}
+}
+
+// SweepOrphansOf finds what a dead agentloop left by its marker, whatever group
+// or session the process is in, and leaves everything else alone.
+func TestSweepOrphansOf(t *testing.T) {
+	t.Parallel()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pid := dead.Process.Pid
+	orphan := exec.Command("sleep", "300")
+	orphan.Env = append(os.Environ(), markerVar+"=other-1,"+strconv.Itoa(pid)+"-abc")
+	orphan.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	bystander := exec.Command("sleep", "300")
+	bystander.Env = append(os.Environ(), markerVar+"="+strconv.Itoa(pid)+"0-abc")
+	for _, c := range []*exec.Cmd{orphan, bystander} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { _ = bystander.Process.Kill(); _ = bystander.Wait() }()
+	if n := SweepOrphansOf(pid); n != 1 {
+		t.Errorf("SweepOrphansOf = %d, want 1 (the orphan only)", n)
+	}
+	if err := orphan.Wait(); err == nil {
+		t.Error("the orphan exited cleanly; want it killed")
+	}
+	if syscall.Kill(bystander.Process.Pid, 0) != nil {
+		t.Error("a process with another agentloop's marker was killed")
 	}
 }

@@ -35,6 +35,9 @@ type Lock struct {
 	// Orphans are the process groups of Recovered's owner that were still
 	// running and have been ended (SIGTERM, then SIGKILL after the grace).
 	Orphans []proc.Child
+	// Swept is how many processes carrying the dead owner's marker were left
+	// after that and killed.
+	Swept int
 	f       *os.File
 }
 
@@ -137,8 +140,13 @@ func tryLock(name, path string, me LockInfo) (*Lock, error) {
 		}
 		if err == nil { // an unreadable lock file (crash while writing it) is taken silently
 			l.Recovered = &old
-			// Nothing of the dead owner may go on editing the tree beside us.
+			// Nothing of the dead owner may go on editing the tree beside us:
+			// the groups its lock names, then whatever carries its marker (a
+			// child started in the moment before the lock named it).
 			l.Orphans = proc.EndOrphans(old.Children, proc.DefaultGrace)
+			if old.Host == me.Host && !proc.Alive(old.PID) {
+				l.Swept = proc.SweepOrphansOf(old.PID)
+			}
 		}
 	}
 	if err := l.write(); err != nil {
