@@ -38,7 +38,7 @@ type Lock struct {
 	// Swept is how many processes carrying the dead owner's marker were left
 	// after that and killed.
 	Swept int
-	f       *os.File
+	f     *os.File
 }
 
 // LockedError is returned by [Store.Lock] when a live process owns the run.
