@@ -94,7 +94,7 @@ var genericFailures = []Failure{
 		Fix: "install the agent's program or fix the agent's cmd"},
 	{Outcome: evidence.OutcomeRefused, Exits: []int{126},
 		Fix: "the agent's program is not executable: check its permissions or the agent's cmd"},
-	{Outcome: evidence.OutcomeAuth, Match: regexp.MustCompile(`(?i)\b401\b[^\n]{0,40}unauthori[sz]ed|unauthori[sz]ed[^\n]{0,40}\b401\b|"status(Code)?"\s*:\s*40[13]\b|\b403 Forbidden\b|invalid[ _-]?api[ _-]?key|incorrect api key|authentication_(failed|error)`),
+	{Outcome: evidence.OutcomeAuth, Match: regexp.MustCompile(`(?i)\b401\b[^\n]{0,40}unauthori[sz]ed|unauthori[sz]ed[^\n]{0,40}\b401\b|"status(Code)?"\s*:\s*40[13]\b|\b403 Forbidden\b|invalid[ _-]?api[ _-]?key|incorrect api key|authentication_(failed|error)|authentication failed[^\n]{0,80}\(HTTP 40[13]\)`),
 		Fix: "check the agent's API key and provider settings"},
 }
 

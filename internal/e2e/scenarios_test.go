@@ -20,6 +20,7 @@ func TestSuccess(t *testing.T) {
 	for _, c := range clis {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			needTools(t, c)
 			a := &agent{cli: c, name: c.name, srv: serve(t, editScenario), result: "success"}
 			l := &loop{dir: repo(t), main: a}
 			o := l.run(t)
@@ -38,13 +39,14 @@ func TestRateLimitClears(t *testing.T) {
 	for _, c := range clis {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			needTools(t, c)
 			a := &agent{cli: c, name: c.name, srv: serve(t, rateLimitedOnceScenario), result: "ratelimit-once"}
 			l := &loop{dir: repo(t), main: a}
 			o := l.run(t)
 			if o.code != 0 || o.report.Summary.Status != "succeeded" || o.report.Summary.Iterations != 1 {
 				t.Fatalf("want a success in one iteration; %s", o)
 			}
-			if strings.Contains(o.stdout, "consecutive failure") {
+			if strings.Contains((o.stdout + o.stderr), "consecutive failure") {
 				t.Errorf("a cleared rate limit was counted as a failure; %s", o)
 			}
 			checkUsage(t, o, a)
@@ -69,11 +71,11 @@ func TestRateLimitNeverClears(t *testing.T) {
 		t.Fatalf("want exit 3 (aborted); %s", o)
 	}
 	for _, want := range []string{"switching to the fallback agent claude", "rate limited", "no fallback agent left"} {
-		if !strings.Contains(o.stdout, want) {
+		if !strings.Contains((o.stdout + o.stderr), want) {
 			t.Errorf("the output does not say %q; %s", want, o)
 		}
 	}
-	if strings.Contains(o.stdout, "consecutive failure") || strings.Contains(o.stdout, "gate") && strings.Contains(o.stdout, "to fix") {
+	if strings.Contains((o.stdout+o.stderr), "consecutive failure") || strings.Contains((o.stdout+o.stderr), "gate") && strings.Contains((o.stdout+o.stderr), "to fix") {
 		t.Errorf("a rate limit was reported as failed iterations; %s", o)
 	}
 }
@@ -96,10 +98,10 @@ func TestBadKey(t *testing.T) {
 			if !regexp.MustCompile(`(?i)401|api key|unauthori[sz]ed|authenticat`).MatchString(o.stdout + o.stderr) {
 				t.Errorf("the CLI's message about the key is not shown; %s", o)
 			}
-			if o.report.Summary.Iterations > 1 || strings.Contains(o.stdout, "Iteration 2") {
+			if o.report.Summary.Iterations > 1 || strings.Contains((o.stdout+o.stderr), "Iteration 2") {
 				t.Errorf("a bad key was retried in another iteration; %s", o)
 			}
-			if regexp.MustCompile(`(?i)escalat|what does the agent miss`).MatchString(o.stdout) {
+			if regexp.MustCompile(`(?i)escalat|what does the agent miss`).MatchString(o.stdout + o.stderr) {
 				t.Errorf("a bad key became an escalation; %s", o)
 			}
 		})
@@ -132,7 +134,7 @@ func TestRefusesToStart(t *testing.T) {
 			if o.code != 2 || !strings.Contains(strings.ToLower(o.stdout+o.stderr), c.want) {
 				t.Errorf("want exit 2 and the CLI's message (%q); %s", c.want, o)
 			}
-			if strings.Contains(o.stdout, "Iteration 2") {
+			if strings.Contains((o.stdout + o.stderr), "Iteration 2") {
 				t.Errorf("a CLI that refuses to start was retried; %s", o)
 			}
 			if n := modelRequests(a.srv); n > 0 && name == "claude" {
@@ -153,6 +155,7 @@ func TestInterruptDuringToolCall(t *testing.T) {
 	for i, c := range clis {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			needTools(t, c)
 			// A sleep whose argument no other process has: every process whose
 			// command line holds it is the tool's.
 			marker := fmt.Sprintf("300.%d%d", os.Getpid(), i)
@@ -258,7 +261,7 @@ func TestRealReviewer(t *testing.T) {
 	if o.code != 0 || o.report.Summary.Status != "succeeded" || !fixed(t, l.dir) {
 		t.Fatalf("want a success; %s", o)
 	}
-	if modelRequests(rev.srv) == 0 || !strings.Contains(o.stdout, "APPROVED") {
+	if modelRequests(rev.srv) == 0 || !strings.Contains((o.stdout+o.stderr), "APPROVED") {
 		t.Errorf("want the reviewer asked and its verdict shown; %s", o)
 	}
 }
