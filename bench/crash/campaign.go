@@ -27,6 +27,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -223,26 +224,12 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 	args := []string{"run", "-q"}
 	for session := 0; session < 50; session++ {
 		rep.Sessions++
-		cmd := exec.CommandContext(ctx, c.agentloop, args...)
-		cmd.Dir = dir
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			rep.Problems = append(rep.Problems, "start agentloop: "+err.Error())
+		killed, err, stderr := c.session(ctx, dir, c.window, args...)
+		if errors.Is(err, errNotStarted) {
+			rep.Problems = append(rep.Problems, err.Error())
 			break
 		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		kill := time.NewTimer(time.Duration(rand.Int64N(int64(c.window))))
-		var err error
-		killed := false
-		select {
-		case err = <-done:
-			kill.Stop()
-		case <-kill.C:
-			_ = cmd.Process.Signal(syscall.SIGKILL)
-			err = <-done
-			killed = true
+		if killed {
 			rep.Kills++
 		}
 		if killed && runEnded(dir) {
@@ -250,7 +237,7 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 		}
 		if !killed {
 			if err != nil {
-				rep.Problems = append(rep.Problems, fmt.Sprintf("session %d ended with %v: %s", session, err, lastLine(stderr.String())))
+				rep.Problems = append(rep.Problems, fmt.Sprintf("session %d ended with %v: %s", session, err, lastLine(stderr)))
 			}
 			break
 		}
@@ -315,24 +302,41 @@ func (c *campaign) writeRepo(dir string, files map[string]string) error {
 
 // agents lists the running scripted agents whose working directory is dir.
 func (c *campaign) agents(dir string) []int {
-	entries, _ := os.ReadDir("/proc")
 	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if err != nil || exe != c.fakeagent {
-			continue
-		}
-		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
-			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && !zombie(stat) {
-				out = append(out, pid)
-			}
+	for pid, cwd := range c.agentCwds() {
+		if cwd == dir {
+			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// errNotStarted wraps the error of a session whose agentloop did not start.
+var errNotStarted = errors.New("agentloop did not start")
+
+// session runs agentloop with args in dir and SIGKILLs it at a uniformly
+// random moment in [0, window) unless it ends first. It returns whether it was
+// killed, the error of a session that ended by itself, and its stderr.
+func (c *campaign) session(ctx context.Context, dir string, window time.Duration, args ...string) (killed bool, err error, stderr string) {
+	cmd := exec.CommandContext(ctx, c.agentloop, args...)
+	cmd.Dir = dir
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		return false, fmt.Errorf("%w: %w", errNotStarted, err), ""
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	kill := time.NewTimer(time.Duration(rand.Int64N(int64(window))))
+	defer kill.Stop()
+	select {
+	case err := <-done:
+		return false, err, errb.String()
+	case <-kill.C:
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		return true, nil, errb.String()
+	}
 }
 
 func zombie(stat []byte) bool {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -74,28 +72,18 @@ func (c *campaign) graphOne(ctx context.Context, i int, window time.Duration) Re
 	ended := false
 	for session := 0; session < 50 && !ended; session++ {
 		rep.Sessions++
-		cmd := exec.CommandContext(ctx, c.agentloop, "run", "--tasks", "tasks.yaml", "-q")
-		cmd.Dir = dir
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			rep.Problems = append(rep.Problems, "start agentloop: "+err.Error())
-			break
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		kill := time.NewTimer(time.Duration(rand.Int64N(int64(window))))
-		select {
-		case err := <-done:
-			kill.Stop()
+		killed, err, stderr := c.session(ctx, dir, window, "run", "--tasks", "tasks.yaml", "-q")
+		switch {
+		case errors.Is(err, errNotStarted):
+			rep.Problems = append(rep.Problems, err.Error())
+			ended = true
+		case killed:
+			rep.Kills++
+		default:
 			if err != nil {
-				rep.Problems = append(rep.Problems, fmt.Sprintf("session %d ended with %v: %s", session, err, lastLine(stderr.String())))
+				rep.Problems = append(rep.Problems, fmt.Sprintf("session %d ended with %v: %s", session, err, lastLine(stderr)))
 			}
 			ended = true
-		case <-kill.C:
-			_ = cmd.Process.Signal(syscall.SIGKILL)
-			<-done
-			rep.Kills++
 		}
 	}
 	close(stop)
