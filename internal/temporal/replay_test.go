@@ -1,0 +1,196 @@
+//go:build temporal
+
+package temporal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/testenv"
+)
+
+// The histories recorded on a real dev server (TestRealServer and
+// TestRealServerRetriedStep with -update), each replayed in every go test:
+// a run to its end, a run that escalated and got guidance by the update (the
+// server restarted while it waited), and a run whose iteration was retried
+// after its attempt stopped giving signs of life.
+var recordedHistories = []string{"plain", "guided", "retried"}
+
+// rerecord says how to record the histories again.
+const rerecord = "record them again with: PATH=<dir of the temporal CLI>:$PATH go test -tags temporal -run TestRealServer ./internal/temporal -update"
+
+// replayError replays h on this build's workflow.
+func replayError(h *historypb.History, wf any) error {
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{Name: WorkflowRun})
+	return r.ReplayWorkflowHistory(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)), h)
+}
+
+// replay fails the test when h does not replay on this build's workflow.
+func replay(t *testing.T, name string, h *historypb.History) {
+	t.Helper()
+	if err := replayError(h, Run); err != nil {
+		t.Errorf("the recorded history %s no longer replays on this build's workflow: %v\n"+
+			"The workflow now takes other steps on the same history, so the runs an older build "+
+			"started cannot go on under this one. If that is not meant, find what in the workflow "+
+			"became non-deterministic (time, randomness, map order, goroutines: use workflow.Now, "+
+			"workflow.Go, sorted keys). If it is meant, guard the change with workflow.GetVersion "+
+			"for the runs under way, then %s", name, err, rerecord)
+	}
+}
+
+func readHistory(t *testing.T, name string) *historypb.History {
+	t.Helper()
+	f := filepath.Join("testdata", "histories", name+".json")
+	b, err := os.ReadFile(f)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("no recorded history %s: %s", f, rerecord)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := client.HistoryFromJSON(bytes.NewReader(b), client.HistoryJSONOptions{})
+	if err != nil {
+		t.Fatalf("%s: %v; %s", f, err, rerecord)
+	}
+	if len(h.Events) == 0 {
+		t.Fatalf("%s: an empty history; %s", f, rerecord)
+	}
+	return h
+}
+
+// keepHistory replays the finished workflow of run name and, with -update,
+// records its history in testdata/histories.
+func keepHistory(t *testing.T, c client.Client, name string) {
+	t.Helper()
+	h := history(t, c, WorkflowID(name))
+	replay(t, name, h)
+	if !*update {
+		return
+	}
+	b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", "histories", name+".json"), append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReplayRecordedHistories replays the histories recorded on a real server
+// by this build's workflow: a change that makes the workflow take other steps
+// on the same history fails here, before it strands the runs under way.
+func TestReplayRecordedHistories(t *testing.T) {
+	for _, name := range recordedHistories {
+		t.Run(name, func(t *testing.T) {
+			replay(t, name, readHistory(t, name))
+		})
+	}
+}
+
+// TestReplayCatchesAChangedWorkflow: the replay tells a workflow that takes
+// other steps on a recorded history (here, one that sleeps before the loop).
+func TestReplayCatchesAChangedWorkflow(t *testing.T) {
+	changed := func(ctx workflow.Context, in RunInput) (loop.Outcome, error) {
+		if err := workflow.Sleep(ctx, time.Second); err != nil {
+			return loop.Outcome{}, err
+		}
+		return Run(ctx, in)
+	}
+	for _, name := range recordedHistories {
+		if err := replayError(readHistory(t, name), changed); err == nil {
+			t.Errorf("history %s replayed on a workflow that sleeps first", name)
+		}
+	}
+}
+
+// TestRealServerRetriedStep: on a real dev server, the first attempt of
+// iteration 2 stops giving signs of life (as when its worker dies); the server
+// runs the step again once its heartbeat timeout passes, and the run ends with
+// each iteration counted once.
+func TestRealServerRetriedStep(t *testing.T) {
+	srv := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t)}
+	startServer(t, srv)
+	c := dialReady(t, srv.addr)
+	defer c.Close()
+	queue := "retried-" + time.Now().Format("150405.000000000")
+	s := &stalling{stall: 2}
+	w := worker.New(c, queue, worker.Options{})
+	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
+	w.RegisterActivityWithOptions(s.step, activity.RegisterOptions{Name: ActivityStep})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	in := input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, false)
+	in.Run.Name = "retried"
+	in.HeartbeatTimeout = time.Second
+	if err := Start(t.Context(), c, Server{TaskQueue: queue}, in, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var out loop.Outcome
+	if err := c.GetWorkflow(t.Context(), WorkflowID("retried"), "").Get(t.Context(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != loop.StatusCompleted {
+		t.Errorf("outcome %s %q, want completed", out.Status, out.Reason)
+	}
+	s.mu.Lock()
+	attempts := s.attempts
+	s.mu.Unlock()
+	if want := []int{1, 1, 2, 1}; !slices.Equal(attempts, want) {
+		t.Errorf("activity attempts %v, want %v (iteration 2 run twice)", attempts, want)
+	}
+	v := waitView(t, c, "retried", func(View) bool { return true })
+	if v.State.TotalIterations != 3 || len(v.State.History) != 3 {
+		t.Errorf("%d iterations, %d recorded; want 3 and 3 (a retried step counted once)", v.State.TotalIterations, len(v.State.History))
+	}
+	keepHistory(t, c, "retried")
+}
+
+// stalling is a step activity whose first attempt of iteration stall gives no
+// sign of life until the server gives up on it.
+type stalling struct {
+	stall    int
+	mu       sync.Mutex
+	attempts []int // each step's attempt, in order
+}
+
+func (s *stalling) step(ctx context.Context, in StepInput) (loop.StepResult, error) {
+	attempt := int(activity.GetInfo(ctx).Attempt)
+	s.mu.Lock()
+	s.attempts = append(s.attempts, attempt)
+	s.mu.Unlock()
+	if in.Request.Iteration == s.stall && attempt == 1 {
+		// No heartbeat: the server times the attempt out and runs the step
+		// again; what this attempt returns afterwards is dropped.
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Second):
+		}
+		return loop.StepResult{}, errors.New("the stalled attempt gave up")
+	}
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	ev := evidence.Iteration{Started: t0, Finished: t0.Add(time.Second)}
+	return loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}, nil
+}
