@@ -20,12 +20,14 @@ import (
 // demoOptions are the flags of `demo`.
 type demoOptions struct {
 	dir     string
+	keep    bool
 	verbose bool
 }
 
 // AddFlags adds the flags of `demo` to fs.
 func (o *demoOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.dir, "dir", "", "create the sample project here instead of a temporary folder")
+	fs.StringVar(&o.dir, "dir", "", "create the sample project here instead of a temporary folder (kept)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the temporary folder (project, state, logs, report) when the demo ends")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "stream the agent's output")
 }
 
@@ -37,7 +39,11 @@ func newDemoCmd(d Deps) *cobra.Command {
 		Long: `Create a small Go project with three failing tests in a temporary folder, and run
 a real loop on it: a built-in scripted agent reads the feedback in its prompt and
 fixes one failure per iteration, the real 'go test -json' is the gate, and the
-loop ends when every test passes. Then it prints where the state and logs are.
+loop ends when every test passes.
+
+The temporary folder is removed when the demo succeeds or is interrupted; with
+--keep, or when the loop did not succeed, it is kept and the demo says where
+its state, logs and HTML report are. A folder given with --dir is always kept.
 It exits as 'agentloop run' does.` + exitStatus(
 			exitSucceeded,
 			exitLine{ExitFailure, "error, or Go is not on PATH"},
@@ -55,8 +61,8 @@ func runDemo(ctx context.Context, o demoOptions, d Deps) error {
 	if err != nil {
 		return errors.New("the demo runs the real 'go test' as its gate, and go is not on PATH: install Go from https://go.dev/dl/")
 	}
-	dir := o.dir
-	if dir == "" {
+	dir, temp := o.dir, o.dir == ""
+	if temp {
 		if dir, err = os.MkdirTemp("", "agentloop-demo-"); err != nil {
 			return err
 		}
@@ -91,7 +97,16 @@ func runDemo(ctx context.Context, o demoOptions, d Deps) error {
 		args = append(args, "-v")
 	}
 	runErr := Run(ctx, args, in)
-	fmt.Fprintf(d.Stdout, "\nState:  %s\n", filepath.Join(dir, ".agentloop", "state", "demo.json"))
+	if temp && !o.keep && (runErr == nil || ExitCode(runErr) == ExitInterrupted) {
+		if err := os.RemoveAll(dir); err != nil {
+			fmt.Fprintf(d.Stderr, "agentloop: remove the demo's folder %s: %v\n", dir, err)
+			return runErr
+		}
+		fmt.Fprintf(d.Stdout, "\nRemoved the demo's folder %s (agentloop demo --keep keeps it, with its logs and HTML report).\n", dir)
+		return runErr
+	}
+	fmt.Fprintf(d.Stdout, "\nKept the demo's folder %s\n", dir)
+	fmt.Fprintf(d.Stdout, "State:  %s\n", filepath.Join(dir, ".agentloop", "state", "demo.json"))
 	fmt.Fprintf(d.Stdout, "Logs:   %s\n", filepath.Join(dir, ".agentloop", "runs", "demo"))
 	if path, err := demoReport(dir); err != nil {
 		fmt.Fprintf(d.Stderr, "agentloop: the demo's HTML report: %v\n", err)

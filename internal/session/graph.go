@@ -115,9 +115,11 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	g.mu.Unlock()
 	if ctx.Err() == nil {
 		g.mergeBack(ctx, outcomes)
+		g.prune(ctx)
 	}
 	g.save()
 	g.summary(outcomes)
+	g.kept(outcomes)
 	res := GraphResult{Outcomes: outcomes, BudgetExhausted: errors.Is(execErr, tasks.ErrBudgetExhausted)}
 	switch {
 	case ctx.Err() != nil:
@@ -195,10 +197,12 @@ func (g *graphRun) save() {
 
 func (g *graphRun) taskName(id string) string { return g.name + "-" + id }
 func (g *graphRun) branch(id string) string   { return "agentloop/" + g.name + "/" + id }
+func (g *graphRun) worktrees() string         { return filepath.Join(g.stateDir, "worktrees", g.name) }
+func (g *graphRun) worktree(id string) string { return filepath.Join(g.worktrees(), id) }
 
 // runTask runs one task's loop in its worktree.
 func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, error) {
-	wt := filepath.Join(g.stateDir, "worktrees", g.name, t.ID)
+	wt := g.worktree(t.ID)
 	br := g.branch(t.ID)
 	if _, err := os.Stat(wt); errors.Is(err, os.ErrNotExist) {
 		g.gitMu.Lock()
@@ -352,6 +356,57 @@ func (g *graphRun) tick(ctx context.Context, id string) {
 	if err := gitx.Commit(ctx, g.repo, fmt.Sprintf("agentloop: task %s done (%s)", id, filepath.Base(g.file.Path))); err != nil {
 		g.out.Warnf("commit the ticked plan: %v", err)
 	}
+}
+
+// prune removes the worktree and the branch of every merged task: its work is
+// on the current branch now. It runs after every merge, so a crash between a
+// merge and the removal is made good by the next run of the graph. A worktree
+// git will not remove (files changed after the merge) is kept and named.
+func (g *graphRun) prune(ctx context.Context) {
+	for _, id := range g.st.Merged {
+		wt := g.worktree(id)
+		if _, err := os.Stat(wt); err == nil {
+			if err := gitx.RemoveWorktree(ctx, g.repo, wt, false); err != nil {
+				g.out.Warnf("task %s is merged but its worktree %s was kept: %v", id, g.rel(wt), err)
+				continue
+			}
+		}
+		if err := gitx.DeleteMergedBranch(ctx, g.repo, g.branch(id)); err != nil {
+			g.out.Warnf("task %s is merged but its branch was kept: %v", id, err)
+		}
+	}
+	_ = os.Remove(g.worktrees()) // the graph's folder, once empty
+}
+
+// kept says where the work of the tasks that were not merged is: their
+// worktrees and branches stay for a person to look at or resume.
+func (g *graphRun) kept(out map[string]tasks.Outcome) {
+	first := true
+	for _, t := range g.file.Tasks {
+		if slices.Contains(g.st.Merged, t.ID) {
+			continue
+		}
+		wt := g.worktree(t.ID)
+		if _, err := os.Stat(wt); err != nil {
+			continue
+		}
+		if first {
+			fmt.Fprintln(g.pr.Stdout, "\nKept for you (not merged):")
+			first = false
+		}
+		fmt.Fprintf(g.pr.Stdout, "  %s (%s): worktree %s, branch %s\n", t.ID, out[t.ID].State, g.rel(wt), g.branch(t.ID))
+	}
+	if !first {
+		fmt.Fprintf(g.pr.Stdout, "Run the same command again to resume them; 'agentloop clean' lists what can be removed.\n")
+	}
+}
+
+// rel is path relative to the repository when it is inside it.
+func (g *graphRun) rel(path string) string {
+	if r, err := filepath.Rel(g.repo, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
 }
 
 func taskByID(ts []tasks.Task, id string) (tasks.Task, bool) {
