@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,9 +39,68 @@ type Outcome struct {
 	Transient   bool      // a network or server error: worth retrying
 	Auth        bool      // the provider rejected the credentials or the configuration (HTTP 401/403)
 	Reason      string    // one line on a failure, for people
+	// Retries counts the CLI's own retries of failed provider requests it
+	// announced while running (Claude Code's api_retry), LastRetry the latest.
+	Retries   int
+	LastRetry Retry
 	// Models splits the tokens by model when the CLI names several (gemini's
 	// router and main model), so each is priced at its own rate.
 	Models []ModelTokens
+}
+
+// Retry is a CLI's notice that a request to its provider failed and will be
+// retried: news while the agent runs, not its outcome (the retry may succeed).
+type Retry struct {
+	Attempt, Max int           // this retry's number and the CLI's limit (0: not said)
+	Delay        time.Duration // the wait before it
+	Status       int           // the provider's HTTP status (0: not said)
+	Error        string        // the CLI's word for the error (rate_limit, authentication_failed, …)
+}
+
+// Auth reports whether the provider rejected the credentials or the
+// configuration: no retry of the CLI's can help.
+func (r Retry) Auth() bool {
+	return r.Status == 401 || r.Status == 403 || r.Error == "authentication_failed" || r.Error == "billing_error"
+}
+
+// Kind names the failure for people: "rate limited", "overloaded",
+// "authentication failed" or "API error".
+func (r Retry) Kind() string {
+	switch {
+	case r.Auth():
+		return "authentication failed"
+	case r.Status == 429 || r.Error == "rate_limit":
+		return "rate limited"
+	case r.Status >= 500 || r.Error == "overloaded" || r.Error == "server_error":
+		return "overloaded"
+	}
+	return "API error"
+}
+
+// String is the notice for the live status line and the events:
+// "rate limited, retry 3/10 in 2s (HTTP 429 rate_limit)".
+func (r Retry) String() string {
+	var b strings.Builder
+	b.WriteString(r.Kind())
+	b.WriteString(", retry ")
+	b.WriteString(strconv.Itoa(r.Attempt))
+	if r.Max > 0 {
+		b.WriteString("/" + strconv.Itoa(r.Max))
+	}
+	if r.Delay > 0 {
+		b.WriteString(" in " + r.Delay.Round(100*time.Millisecond).String())
+	}
+	var why []string
+	if r.Status > 0 {
+		why = append(why, "HTTP "+strconv.Itoa(r.Status))
+	}
+	if r.Error != "" {
+		why = append(why, r.Error)
+	}
+	if len(why) > 0 {
+		b.WriteString(" (" + strings.Join(why, " ") + ")")
+	}
+	return b.String()
 }
 
 // ModelTokens is one model's share of a run's tokens.

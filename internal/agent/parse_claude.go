@@ -79,6 +79,7 @@ type claudeLine struct {
 	typ, subtype, session, model, errKind         []byte
 	message, rateInfo, isError, apiStatus, turns  []byte
 	result, cost, usage, modelUsage, errs, reason []byte
+	attempt, maxRetries, retryDelay, errStatus    []byte // system/api_retry
 }
 
 func (p *claudeParser) Line(b []byte) {
@@ -121,6 +122,14 @@ func (p *claudeParser) Line(b []byte) {
 			l.errs = v
 		case "terminal_reason":
 			l.reason = v
+		case "attempt":
+			l.attempt = v
+		case "max_retries":
+			l.maxRetries = v
+		case "retry_delay_ms":
+			l.retryDelay = v
+		case "error_status":
+			l.errStatus = v
 		}
 		return true
 	})
@@ -133,8 +142,13 @@ func (p *claudeParser) record(l *claudeLine, whole bool) {
 	}
 	switch jsonscan.Str(l.typ) {
 	case "system":
-		if jsonscan.Str(l.subtype) == "init" && l.model != nil && p.out.Usage.Model == "" {
-			p.out.Usage.Model = jsonscan.Str(l.model)
+		switch jsonscan.Str(l.subtype) {
+		case "init":
+			if l.model != nil && p.out.Usage.Model == "" {
+				p.out.Usage.Model = jsonscan.Str(l.model)
+			}
+		case "api_retry":
+			p.apiRetry(l)
 		}
 	case "assistant":
 		if whole {
@@ -226,6 +240,29 @@ func contentText(content []byte) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// apiRetry reads Claude Code's notice that a request to the provider failed
+// and will be retried: {"type":"system","subtype":"api_retry","attempt":3,
+// "max_retries":10,"retry_delay_ms":…,"error_status":429,"error":"rate_limit"}.
+// It is news while the agent runs (the CLI may still succeed), not an outcome:
+// the result record judges the run.
+func (p *claudeParser) apiRetry(l *claudeLine) {
+	r := Retry{Error: clip(jsonscan.Str(l.errKind), 200)}
+	if n, ok := jsonscan.Num(l.attempt); ok {
+		r.Attempt = int(n)
+	}
+	if n, ok := jsonscan.Num(l.maxRetries); ok {
+		r.Max = int(n)
+	}
+	if n, ok := jsonscan.Num(l.retryDelay); ok && n > 0 && n < float64(time.Hour/time.Millisecond) {
+		r.Delay = time.Duration(n * float64(time.Millisecond))
+	}
+	if n, ok := jsonscan.Num(l.errStatus); ok && n > 0 && n < 1000 {
+		r.Status = int(n)
+	}
+	p.out.Retries++
+	p.out.LastRetry = r
 }
 
 func (p *claudeParser) rateLimit(info []byte) {

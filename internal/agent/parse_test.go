@@ -330,3 +330,39 @@ func TestRetriedThenSucceeded(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeAPIRetry reads Claude Code's api_retry notices into the outcome's
+// retry count and last retry, named for the status line; they are news, not
+// the run's outcome.
+func TestClaudeAPIRetry(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		line string
+		want string
+		auth bool
+	}{
+		{`{"type":"system","subtype":"api_retry","attempt":3,"max_retries":10,"retry_delay_ms":2305.4,"error_status":429,"error":"rate_limit"}`,
+			"rate limited, retry 3/10 in 2.3s (HTTP 429 rate_limit)", false},
+		{`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":529,"error":"overloaded"}`,
+			"overloaded, retry 1/10 in 500ms (HTTP 529 overloaded)", false},
+		{`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"error_status":503}`,
+			"overloaded, retry 2/10 (HTTP 503)", false},
+		{`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":522,"error_status":403,"error":"x"}`,
+			"authentication failed, retry 1/10 in 500ms (HTTP 403 x)", true},
+		{`{"type":"system","subtype":"api_retry","attempt":1,"error":"authentication_failed"}`,
+			"authentication failed, retry 1 (authentication_failed)", true},
+		{`{"type":"system","subtype":"api_retry","attempt":4,"error_status":"429","retry_delay_ms":-5}`,
+			"API error, retry 4", false},
+	}
+	for _, tt := range tests {
+		p, _ := NewParser(FormatClaudeStream)
+		p.Line([]byte(tt.line))
+		out := p.Result()
+		if out.Retries != 1 || out.LastRetry.String() != tt.want || out.LastRetry.Auth() != tt.auth {
+			t.Errorf("%s: %d retries, %q (auth %v); want %q (auth %v)", tt.line, out.Retries, out.LastRetry, out.LastRetry.Auth(), tt.want, tt.auth)
+		}
+		if out.RateLimited || out.Auth || out.Overloaded || out.IsError {
+			t.Errorf("%s: a retry notice set the outcome: %+v", tt.line, out)
+		}
+	}
+}

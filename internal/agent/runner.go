@@ -47,6 +47,11 @@ type Request struct {
 	// or estimated from the price table; zero means none): crossing one ends the
 	// agent and the result says why. The engine hands what the loop has left.
 	Limits budget.Limits
+	// OnRetry, if set, is told of each failed provider request the CLI says it
+	// will retry (Claude Code's api_retry), while the agent runs, from the
+	// goroutine reading its output. A retry of a request rejected as
+	// unauthorised ends the agent at once with the authentication outcome.
+	OnRetry func(Retry)
 }
 
 // LimitError is the cancel cause when an agent crossed its per-run limit.
@@ -121,7 +126,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	defer cancel(nil)
 	w := &watch{parser: parser, prices: r.prices(), limits: req.Limits, cancel: cancel,
 		marker: req.CompletionMarker, textMarker: p.Format == FormatText,
-		promptHas: markerLines(req.Prompt, req.CompletionMarker)}
+		promptHas: markerLines(req.Prompt, req.CompletionMarker), onRetry: req.OnRetry}
 	maxLine := r.size(r.MaxLine, DefaultMaxLine)
 	stdoutLines := proc.Lines(maxLine, w.stdout)
 	stderrLines := proc.Lines(maxLine, w.stderr)
@@ -157,10 +162,20 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	res.Usage = EstimateOutcome(out, r.prices())
 	res.Result, res.Terminal, res.Completed = out.Result, out.Terminal, completed
 	res.Tail = string(log.Tail(tailBytes))
+	res.Retries = out.Retries
+	if out.Retries > 0 {
+		res.LastRetry = out.LastRetry.String()
+	}
 	limitErr, limited := errors.AsType[*LimitError](context.Cause(runCtx))
+	authErr, unauthorised := errors.AsType[*RetryAuthError](context.Cause(runCtx))
 	switch {
 	case pr.Canceled && limited:
 		res.Outcome, res.Reason = evidence.OutcomeKilled, limitErr.Error()
+	case pr.Canceled && unauthorised:
+		res.Outcome, res.Reason, res.Fix = evidence.OutcomeAuth, authErr.Error(), fixFor(p, evidence.OutcomeAuth)
+		if res.ExitCode == 0 {
+			res.ExitCode = 1
+		}
 	case pr.Canceled:
 		return res, fmt.Errorf("run agent %s: %w", res.Agent, context.Cause(ctx))
 	case pr.TimedOut:

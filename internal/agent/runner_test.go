@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -285,4 +286,72 @@ func TestRingKeepsTheTail(t *testing.T) {
 			t.Errorf("after %q: tail %q, want %q", tt.writes, got, tt.want)
 		}
 	}
+}
+
+// TestRunnerRetryNotices: Claude Code's api_retry notices are told while the
+// agent runs and recorded; a retry of a request its provider rejected as
+// unauthorised ends the agent at once (the real CLI would retry ten times over
+// minutes) with the authentication outcome and its fix.
+func TestRunnerRetryNotices(t *testing.T) {
+	t.Parallel()
+	real := func(name string) string {
+		abs, _ := filepath.Abs(filepath.Join("testdata", "real", name))
+		return abs
+	}
+	tests := []struct {
+		name     string
+		actions  []string
+		want     evidence.AgentOutcome
+		notices  []string
+		fastStop bool
+	}{
+		{"401 ends at the first retry", []string{"printfile:" + firstLines(t, real("claude-2.1.197-401.stdout.jsonl"), 2), "sleep:1m", "exit:1"},
+			evidence.OutcomeAuth, []string{"authentication failed, retry 1/10 in 500ms (HTTP 401 authentication_failed)"}, true},
+		{"429 once is news, not the outcome", []string{"printfile:" + real("claude-2.1.197-ratelimit-once.stdout.jsonl")},
+			evidence.OutcomeSucceeded, []string{"rate limited, retry 1/2 in 1s (HTTP 429 rate_limit)"}, false},
+		{"429 always", []string{"printfile:" + real("claude-2.1.197-ratelimit-always.stdout.jsonl"), "exit:1"},
+			evidence.OutcomeRateLimited, []string{"rate limited, retry 1/2 in 1s (HTTP 429 rate_limit)", "rate limited, retry 2/2 in 1s (HTTP 429 rate_limit)"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			p, env := fakePreset(t, FormatClaudeStream, PromptStdin, tt.actions...)
+			p.Name, p.Failures = "claude", claudeFailures
+			var notices []string
+			start := time.Now()
+			res, err := (&Runner{Grace: 100 * time.Millisecond}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env,
+				LogPath: filepath.Join(dir, "agent.log"), Timeout: 50 * time.Second,
+				OnRetry: func(r Retry) { notices = append(notices, r.String()) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tt.want {
+				t.Errorf("outcome = %s (%s), want %s", res.Outcome, res.Reason, tt.want)
+			}
+			if tt.fastStop {
+				if d := time.Since(start); d > 40*time.Second {
+					t.Errorf("the agent ran %s: not ended at its first retry", d)
+				}
+				if !strings.Contains(res.Reason, "authentication_failed (HTTP 401)") || !strings.Contains(res.Fix, "ANTHROPIC_API_KEY") || res.ExitCode == 0 {
+					t.Errorf("result = %+v", res)
+				}
+			}
+			if !slices.Equal(notices, tt.notices) || res.Retries != len(tt.notices) || res.LastRetry != tt.notices[len(tt.notices)-1] {
+				t.Errorf("notices %q, recorded %d %q; want %q", notices, res.Retries, res.LastRetry, tt.notices)
+			}
+		})
+	}
+}
+
+// firstLines writes the first n lines of a file to a temporary file: a
+// transcript cut where the CLI would still be running.
+func firstLines(t *testing.T, path string, n int) string {
+	t.Helper()
+	lines := strings.SplitAfterN(string(readFile(t, path)), "\n", n+1)
+	out := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(out, []byte(strings.Join(lines[:n], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

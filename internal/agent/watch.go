@@ -27,6 +27,22 @@ type watch struct {
 	promptHas  int  // marker lines in the prompt: an echoed prompt must not count
 	seen       int  // marker lines in the output
 	stopped    bool
+	onRetry    func(Retry) // told of each retry the CLI announces
+	retries    int         // retries told so far
+}
+
+// RetryAuthError is the cancel cause when the CLI announced it would retry a
+// request its provider rejected as unauthorised (HTTP 401/403): no retry can
+// help, so the agent is ended at once instead of after the CLI's own backoff
+// (Claude Code retries ten times, about three minutes).
+type RetryAuthError struct{ Retry Retry }
+
+func (e *RetryAuthError) Error() string {
+	why := e.Retry.Error
+	if e.Retry.Status > 0 {
+		why = strings.TrimSpace(fmt.Sprintf("%s (HTTP %d)", why, e.Retry.Status))
+	}
+	return fmt.Sprintf("the provider rejected the request: %s; ended at the CLI's retry %d, as no retry can help", why, e.Retry.Attempt)
 }
 
 // markerLines counts the lines of s that are the marker alone (trimmed). A
@@ -51,7 +67,25 @@ func (w *watch) stdout(line []byte) {
 	if w.textMarker && w.marker != "" && strings.TrimSpace(string(line)) == w.marker {
 		w.seen++
 	}
+	w.retried()
 	w.check()
+}
+
+// retried tells of a retry the CLI announced since the last line, and ends the
+// run on one its provider rejected as unauthorised.
+func (w *watch) retried() {
+	out := w.parser.Result()
+	if out.Retries <= w.retries || w.stopped {
+		return
+	}
+	w.retries = out.Retries
+	if w.onRetry != nil {
+		w.onRetry(out.LastRetry)
+	}
+	if out.LastRetry.Auth() && !w.stopped {
+		w.stopped = true
+		w.cancel(&RetryAuthError{Retry: out.LastRetry})
+	}
 }
 
 func (w *watch) stderr(line []byte) {

@@ -83,15 +83,22 @@ func TestRateLimitNeverClears(t *testing.T) {
 // A bad API key (401): the run stops at once with exit 2 and the CLI's own
 // message; no second try, no escalation about gates.
 // (Copilot CLI retries a provider's 401 twice over about two minutes before it
-// gives up.)
+// gives up. Claude Code retries it ten times over about three minutes, saying
+// so in api_retry events: agentloop ends it at the first, so here it keeps its
+// default retries.)
 func TestBadKey(t *testing.T) {
 	need(t)
 	for _, c := range clis {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			a := &agent{cli: c, name: c.name, srv: serve(t, badKeyScenario), result: "401"}
+			a := &agent{cli: c, name: c.name, srv: serve(t, badKeyScenario), result: "401",
+				setup: func(env map[string]string) { delete(env, "CLAUDE_CODE_MAX_RETRIES") }}
 			l := &loop{dir: repo(t), main: a}
+			start := time.Now()
 			o := l.run(t)
+			if c.name == "claude" && time.Since(start) > 90*time.Second {
+				t.Errorf("claude's 401 took %s: it was not ended at its first retry", time.Since(start).Round(time.Second))
+			}
 			if o.code != 2 {
 				t.Errorf("want exit 2 (configuration error); %s", o)
 			}

@@ -18,6 +18,17 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 	fallbacks := p.Fallback
 	var waited, agentWait time.Duration
 	transient := 0
+	if req.OnRetry == nil {
+		req.OnRetry = func(name string, r agent.Retry) {
+			// The CLI retries by itself: shown on the status line and recorded,
+			// not counted as anything (the run's outcome judges it). A rejected
+			// key ends the agent at once and the stop says so.
+			l.phase("agent: " + r.String())
+			if !r.Auth() {
+				l.warn("%s: %s; the CLI retries by itself", orString(name, "the agent"), r)
+			}
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		l.phase("agent")
 		res, err := l.Agent.RunAgent(ctx, req)

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -115,5 +118,44 @@ func TestRunAgentStopsWhenTheAgentCannotStart(t *testing.T) {
 	}
 	if len(agent.ran) != 1 {
 		t.Errorf("ran %d times, want 1", len(agent.ran))
+	}
+}
+
+// retryingAgent announces the CLI's own retries, as Claude Code's api_retry
+// notices do while it runs, then succeeds.
+type retryingAgent struct{ retries []agent.Retry }
+
+func (a *retryingAgent) RunAgent(_ context.Context, r AgentRequest) (evidence.AgentResult, error) {
+	for _, x := range a.retries {
+		r.OnRetry("claude", x)
+	}
+	return evidence.AgentResult{Agent: "claude", Retries: len(a.retries)}, nil
+}
+
+type phases struct {
+	warnings
+	got []string
+}
+
+func (p *phases) Phase(s string) { p.got = append(p.got, s) }
+
+// TestRunAgentTellsTheCLIRetries: each retry the CLI announces is shown on the
+// status line and recorded as a warning event; it is not a failed attempt.
+func TestRunAgentTellsTheCLIRetries(t *testing.T) {
+	t.Parallel()
+	var slept []time.Duration
+	a := &retryingAgent{retries: []agent.Retry{{Attempt: 3, Max: 10, Status: 429, Error: "rate_limit"}}}
+	l := newLocal(a, RateLimitPolicy{MaxWait: time.Hour}, &slept)
+	screen := &phases{}
+	l.Screen = screen
+	res, _, err := l.runAgent(t.Context(), AgentRequest{})
+	if err != nil || res.Retries != 1 || len(slept) != 0 {
+		t.Fatalf("runAgent = %+v, %v (slept %v); want one run that succeeded", res, err, slept)
+	}
+	if want := []string{"agent", "agent: rate limited, retry 3/10 (HTTP 429 rate_limit)"}; !slices.Equal(screen.got, want) {
+		t.Errorf("phases %q, want %q", screen.got, want)
+	}
+	if len(screen.warnings.got) != 1 || !strings.HasPrefix(screen.warnings.got[0], "claude: rate limited, retry 3/10") {
+		t.Errorf("warnings %q, want the retry", screen.warnings.got)
 	}
 }

@@ -32,11 +32,15 @@ func (a *PresetAgents) RunAgent(ctx context.Context, req AgentRequest) (evidence
 	if req.Timeout > 0 && !req.Started.IsZero() {
 		deadline = req.Started.Add(req.Timeout)
 	}
+	var onRetry func(agent.Retry)
+	if req.OnRetry != nil {
+		onRetry = func(r agent.Retry) { req.OnRetry(preset.Name, r) }
+	}
 	return a.Runner.Run(ctx, agent.Request{
 		Preset: preset, Prompt: req.Prompt, Dir: req.WorkDir, IterDir: req.IterDir,
 		LogPath: filepath.Join(req.IterDir, "agent.log"), Echo: req.Echo,
 		CompletionMarker: a.CompletionMarker, Timeout: req.Timeout, Deadline: deadline, IdleTimeout: a.IdleTimeout,
-		Limits: req.Remaining.AgentLimits(),
+		Limits: req.Remaining.AgentLimits(), OnRetry: onRetry,
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -25,6 +26,9 @@ type AgentRequest struct {
 	// Remaining is what the run has left to spend, as the decision engine judged
 	// it before the iteration: the agent is ended when its live usage crosses it.
 	Remaining budget.Remaining
+	// OnRetry is told of each provider request the agent's CLI (named) says it
+	// will retry.
+	OnRetry func(agentName string, r agent.Retry)
 }
 
 // AgentRunner runs the implementer agent once.

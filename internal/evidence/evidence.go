@@ -186,6 +186,11 @@ type AgentResult struct {
 	Tail         string        `json:"tail,omitempty"`
 	Outcome      AgentOutcome  `json:"outcome,omitempty"` // what happened, decided by the agent package
 	Fix          string        `json:"fix,omitempty"`     // what to set or install, when the outcome stops the run
+	// Retries counts the failed provider requests the CLI itself retried (it
+	// said so while running: Claude Code's api_retry); LastRetry is the last,
+	// "rate limited, retry 3/10 in 2s (HTTP 429 rate_limit)".
+	Retries   int    `json:"retries,omitempty"`
+	LastRetry string `json:"last_retry,omitempty"`
 }
 
 // Summary is the outcome and the agent's last words in one line, for the
