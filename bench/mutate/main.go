@@ -198,16 +198,74 @@ const (
 	lived
 	timedOut
 	notViable
+	notCovered
 )
 
 func (o outcome) String() string {
-	return [...]string{"KILLED", "LIVED", "TIMED OUT", "NOT VIABLE"}[o]
+	return [...]string{"KILLED", "LIVED", "TIMED OUT", "NOT VIABLE", "NOT COVERED"}[o]
 }
+
+// block is one basic block of a coverage profile: a span of a file and whether
+// a test ran it.
+type block struct {
+	file                                 string // base name
+	startLine, startCol, endLine, endCol int
+	ran                                  bool
+}
+
+// parseCoverProfile reads the blocks of a go test -coverprofile file.
+func parseCoverProfile(r io.Reader) ([]block, error) {
+	var out []block
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "mode:") {
+			continue
+		}
+		var b block
+		var stmts, count int
+		colon := strings.LastIndex(line, ":")
+		if colon < 0 {
+			return nil, fmt.Errorf("coverage profile: bad line %q", line)
+		}
+		if _, err := fmt.Sscanf(line[colon+1:], "%d.%d,%d.%d %d %d", &b.startLine, &b.startCol, &b.endLine, &b.endCol, &stmts, &count); err != nil {
+			return nil, fmt.Errorf("coverage profile: bad line %q: %w", line, err)
+		}
+		b.file = filepath.Base(line[:colon])
+		b.ran = count > 0
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// covered reports whether a test ran the code the mutant changes: false only
+// when a block holds it and none of the blocks that hold it ran. Code outside
+// every block (a package-level initializer) counts as covered.
+func covered(blocks []block, m Mutant) bool {
+	in := false
+	base := filepath.Base(m.File)
+	for _, b := range blocks {
+		if b.file != base || before(m.Line, m.Col, b.startLine, b.startCol) || before(b.endLine, b.endCol, m.Line, m.Col) {
+			continue
+		}
+		if b.ran {
+			return true
+		}
+		in = true
+	}
+	return !in
+}
+
+func before(l1, c1, l2, c2 int) bool { return l1 < l2 || l1 == l2 && c1 < c2 }
 
 // runner runs a package's tests with a mutated file swapped in.
 type runner struct {
 	tmp     string
 	timeout time.Duration
+	blocks  []block // coverage of the unmutated run; nil: run every mutant
 }
 
 // testAll tests each mutant, workers at a time, each worker with its own
@@ -225,6 +283,10 @@ func (r runner) testAll(ctx context.Context, dir string, ms []Mutant, workers in
 		}
 		wg.Go(func() {
 			for i := range next {
+				if wr.blocks != nil && !covered(wr.blocks, ms[i]) {
+					out[i] = notCovered // no test runs it: it lives, no need to build it
+					continue
+				}
 				out[i], errs[i] = wr.test(ctx, dir, &ms[i])
 			}
 		})
@@ -238,7 +300,11 @@ func (r runner) testAll(ctx context.Context, dir string, ms []Mutant, workers in
 }
 
 func (r runner) test(ctx context.Context, dir string, m *Mutant) (outcome, error) {
-	args := []string{"test", "-count=1"}
+	return r.testArgs(ctx, dir, m)
+}
+
+func (r runner) testArgs(ctx context.Context, dir string, m *Mutant, extra ...string) (outcome, error) {
+	args := append([]string{"test", "-count=1"}, extra...)
 	if m != nil {
 		src, err := os.ReadFile(m.File)
 		if err != nil {
@@ -317,6 +383,7 @@ func main() {
 	timeout := flag.Duration("timeout", 0, "time limit of one test run (0: 3× the unmutated run + 30s)")
 	list := flag.Bool("list", false, "list the sampled mutants without running the tests")
 	verbose := flag.Bool("v", false, "print every mutant's outcome")
+	cover := flag.Bool("cover", true, "count a mutant in code no test runs as lived without testing it")
 	workers := flag.Int("workers", 1, "mutants tested at once")
 	kinds := flag.String("kinds", strings.Join(DefaultKinds, ","), "mutant kinds, comma-separated (all: also literal,boolean)")
 	flag.Parse()
@@ -328,13 +395,13 @@ func main() {
 	if *kinds == "all" {
 		ks = append(slices.Clone(DefaultKinds), "literal", "boolean")
 	}
-	if err := run(context.Background(), os.Stdout, flag.Args(), ks, *n, *seed, *timeout, *workers, *list, *verbose); err != nil {
+	if err := run(context.Background(), os.Stdout, flag.Args(), ks, *n, *seed, *timeout, *workers, *list, *verbose, *cover); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uint64, timeout time.Duration, workers int, list, verbose bool) error {
+func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uint64, timeout time.Duration, workers int, list, verbose, cover bool) error {
 	tmp, err := os.MkdirTemp("", "mutate")
 	if err != nil {
 		return err
@@ -355,13 +422,34 @@ func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uin
 			continue
 		}
 		r := runner{tmp: tmp, timeout: timeout}
-		if r.timeout == 0 {
+		if r.timeout == 0 || cover {
+			// The unmutated run: the tests must pass, its time bounds the
+			// mutants' runs, its coverage says which mutants no test reaches.
 			start := time.Now()
 			r.timeout = 30 * time.Minute
-			if _, err := r.test(ctx, dir, nil); err != nil {
+			var extra []string
+			profile := filepath.Join(tmp, "cover.out")
+			if cover {
+				extra = []string{"-coverprofile=" + profile}
+			}
+			if _, err := r.testArgs(ctx, dir, nil, extra...); err != nil {
 				return err
 			}
-			r.timeout = 3*time.Since(start) + 30*time.Second
+			r.timeout = timeout
+			if timeout == 0 {
+				r.timeout = 3*time.Since(start) + 30*time.Second
+			}
+			if cover {
+				f, err := os.Open(profile)
+				if err != nil {
+					return err
+				}
+				r.blocks, err = parseCoverProfile(f)
+				f.Close()
+				if err != nil {
+					return err
+				}
+			}
 		}
 		fmt.Fprintf(w, "%s: %d mutants, testing %d (test time limit %s)\n", dir, len(all), len(sample), r.timeout.Round(time.Second))
 		outcomes, err := r.testAll(ctx, dir, sample, workers)
@@ -372,12 +460,12 @@ func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uin
 			switch o := outcomes[i]; o {
 			case killed, timedOut:
 				t.killed++
-			case lived:
+			case lived, notCovered:
 				t.lived++
 			case notViable:
 				t.notViable++
 			}
-			if verbose || outcomes[i] == lived {
+			if verbose || outcomes[i] == lived || outcomes[i] == notCovered {
 				fmt.Fprintf(w, "  %-10s %s\n", outcomes[i], m)
 			}
 		}

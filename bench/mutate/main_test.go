@@ -77,7 +77,8 @@ func TestSampleIsStable(t *testing.T) {
 }
 
 // TestRunKillsAndSpares runs the whole tool on a tiny module: a mutant the test
-// catches is killed, one it cannot see lives, and the tree is left untouched.
+// catches is killed, one it cannot see lives, one in code no test runs lives
+// without being tested, and the tree is left untouched.
 func TestRunKillsAndSpares(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test three times")
@@ -85,7 +86,7 @@ func TestRunKillsAndSpares(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"go.mod":      "module tiny\n\ngo 1.24\n",
-		"p/p.go":      "package p\n\n// Less is a < b.\nfunc Less(a, b int) bool { return a < b }\n",
+		"p/p.go":      "package p\n\n// Less is a < b.\nfunc Less(a, b int) bool { return a < b }\n\n// Diff is a - b.\nfunc Diff(a, b int) int { return a - b }\n",
 		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestLess(t *testing.T) {\n\tif !Less(1, 3) || Less(3, 1) {\n\t\tt.Fatal(\"Less\")\n\t}\n}\n",
 	}
 	for name, content := range files {
@@ -98,15 +99,51 @@ func TestRunKillsAndSpares(t *testing.T) {
 	}
 	t.Chdir(dir)
 	var out strings.Builder
-	if err := run(t.Context(), &out, []string{"p"}, DefaultKinds, 0, 1, time.Minute, 1, false, false); err != nil {
+	if err := run(t.Context(), &out, []string{"p"}, DefaultKinds, 0, 1, time.Minute, 1, false, false, true); err != nil {
 		t.Fatal(err)
 	}
 	// < → <= lives (the test never compares equal numbers), < → >= is killed.
+	// Diff's a - b → a + b is in code no test runs.
 	if !strings.Contains(out.String(), `LIVED      p.go:4:37 boundary "<" → "<="`) ||
-		!strings.Contains(out.String(), "| p | 2 | 2 | 1 | 1 | 0 | 50% |") {
+		!strings.Contains(out.String(), `NOT COVERED p.go:7:36 arithmetic "-" → "+"`) ||
+		!strings.Contains(out.String(), "| p | 3 | 3 | 1 | 2 | 0 | 33% |") {
 		t.Errorf("output:\n%s", out.String())
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "p/p.go")); string(b) != files["p/p.go"] {
 		t.Error("the source file was changed")
+	}
+}
+
+func TestCovered(t *testing.T) {
+	t.Parallel()
+	profile := `mode: set
+m/p/p.go:3.30,5.2 1 1
+m/p/p.go:7.25,9.3 2 0
+m/p/p.go:9.3,11.2 1 1
+m/p/q.go:1.1,2.1 1 0
+`
+	blocks, err := parseCoverProfile(strings.NewReader(profile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file      string
+		line, col int
+		want      bool
+	}{
+		{"p.go", 4, 1, true},   // inside a block that ran
+		{"p.go", 3, 30, true},  // its first column
+		{"p.go", 8, 10, false}, // inside a block that never ran
+		{"p.go", 7, 25, false},
+		{"p.go", 9, 3, true},  // on the edge of a block that ran and one that did not
+		{"p.go", 20, 1, true}, // outside every block: not known, so tested
+		{"q.go", 1, 5, false}, // same lines, other file
+	} {
+		if got := covered(blocks, Mutant{File: "/x/" + tc.file, Line: tc.line, Col: tc.col}); got != tc.want {
+			t.Errorf("%s:%d:%d covered = %v, want %v", tc.file, tc.line, tc.col, got, tc.want)
+		}
+	}
+	if _, err := parseCoverProfile(strings.NewReader("mode: set\ngarbage\n")); err == nil {
+		t.Error("a malformed profile was accepted")
 	}
 }
