@@ -57,6 +57,20 @@ func TestCheck(t *testing.T) {
 			wantHard: []Resource{CostUSD}, wantRem: Remaining{-1, 0, -1}},
 		{name: "unknown tokens near the limit", l: Limits{MaxTokens: 100}, per: []Cost{known(90, 0, 0), {}},
 			wantSoft: []Resource{Tokens}, wantUnchk: []Resource{Tokens}, wantRem: Remaining{10, -1, -1}},
+		// 240 tokens left = 1.2 × 200: affordable; 600/840 = 71 %
+		{name: "exactly affordable", l: Limits{MaxTokens: 840}, per: three, wantRem: Remaining{840 - 600, -1, -1}},
+		// 80 of 100 tokens, the mean of 10 × 1.2 fits in what is left
+		{name: "soft at exactly 80%", l: Limits{MaxTokens: 100}, per: []Cost{known(80, 0, 0), known(0, 0, 0), known(0, 0, 0),
+			known(0, 0, 0), known(0, 0, 0), known(0, 0, 0), known(0, 0, 0), known(0, 0, 0)},
+			wantSoft: []Resource{Tokens}, wantRem: Remaining{20, -1, -1}, reason: "tokens: 80 tokens spent of 100 tokens (80%)"},
+		{name: "unknown at exactly 80%", l: Limits{MaxTokens: 100}, per: []Cost{known(80, 0, 0), {}},
+			wantSoft: []Resource{Tokens}, wantUnchk: []Resource{Tokens}, wantRem: Remaining{20, -1, -1}},
+		{name: "unknown under 80%", l: Limits{MaxTokens: 100}, per: []Cost{known(79, 0, 0), {}},
+			wantUnchk: []Resource{Tokens}, wantRem: Remaining{21, -1, -1}},
+		{name: "duration crossed", l: Limits{MaxDuration: 30 * m}, per: three, wantHard: []Resource{Duration},
+			wantRem: Remaining{-1, -1, 0}, reason: "duration: 30m0s spent of 30m0s"},
+		{name: "tokens past the limit", l: Limits{MaxTokens: 500}, per: three, wantHard: []Resource{Tokens},
+			wantRem: Remaining{0, -1, -1}, reason: "tokens: 600 tokens spent of 500 tokens"},
 		{name: "first iteration: nothing to predict", l: Limits{MaxCostUSD: 0.5}, wantRem: Remaining{-1, 0.5, -1}},
 	}
 	for _, tt := range tests {
@@ -144,9 +158,13 @@ func TestWithin(t *testing.T) {
 			t.Errorf("%s: Within() = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
-	all := Spent{Tokens: 1000, TokensKnown: true, CostUSD: 5, CostKnown: true, Iterations: 4}
-	own := Spent{Tokens: 300, TokensKnown: true, CostUSD: 1, CostKnown: true, Iterations: 1}
-	if got, want := all.Minus(own), (Spent{Tokens: 700, TokensKnown: true, CostUSD: 4, CostKnown: true, Iterations: 3}); got != want {
+	all := Spent{Tokens: 1000, TokensKnown: true, CostUSD: 5, CostKnown: true, Duration: time.Hour, Iterations: 4}
+	own := Spent{Tokens: 300, TokensKnown: true, CostUSD: 1, CostKnown: true, Duration: 20 * time.Minute, Iterations: 1}
+	if got, want := all.Minus(own), (Spent{Tokens: 700, TokensKnown: true, CostUSD: 4, CostKnown: true, Duration: 40 * time.Minute, Iterations: 3}); got != want {
 		t.Errorf("Minus() = %+v, want %+v", got, want)
+	}
+	own.CostKnown = false
+	if got := all.Minus(own); got.CostKnown || !got.TokensKnown {
+		t.Errorf("Minus() = %+v: a cost is known only when both are", got)
 	}
 }

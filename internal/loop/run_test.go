@@ -33,10 +33,22 @@ type scriptEnv struct {
 	requests []loop.StepRequest
 	cancel   func() // called at the start of the named call, if set
 	cancelAt int
+	// rollbackErr fails every rollback step; with cancelRollback the step
+	// cancels the run's context first.
+	rollbackErr    error
+	cancelRollback func()
+	// interrupted is reported by the first iteration's step.
+	interrupted []loop.Interrupted
 }
 
 func (e *scriptEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
 	e.requests = append(e.requests, r)
+	if r.Kind == loop.StepRollback && e.rollbackErr != nil {
+		if e.cancelRollback != nil {
+			e.cancelRollback()
+		}
+		return loop.StepResult{}, e.rollbackErr
+	}
 	if r.Kind != loop.StepIteration {
 		return loop.StepResult{Started: e.t0, Finished: e.t0}, nil
 	}
@@ -49,7 +61,11 @@ func (e *scriptEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResu
 	ev, err := f(r.Iteration)
 	start := e.t0.Add(time.Duration(e.calls) * time.Minute)
 	ev.Started, ev.Finished = start, start.Add(1500*time.Millisecond)
-	return loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}, err
+	res := loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}
+	if e.calls == 1 {
+		res.Interrupted = e.interrupted
+	}
+	return res, err
 }
 
 func (e *scriptEnv) AwaitGuidance(context.Context, loop.Escalation) (loop.Guidance, error) {
@@ -342,5 +358,133 @@ func TestBriefIsTheFirstPromptsFeedback(t *testing.T) {
 	}
 	if want := []string{"the baseline ran 0 gates", "feedback of 1"}; !slices.Equal(got, want) {
 		t.Errorf("feedback per iteration %q, want %q", got, want)
+	}
+}
+
+// rollbacker is a decider that asks, after every iteration, for the given
+// action and a rollback to checkpoint "cp-1".
+type rollbacker struct{ action loop.Action }
+
+func (rollbacker) Preflight(in loop.PreflightInput) loop.Preflight { return engine.Preflight(in) }
+func (rollbacker) Brief([]evidence.GateResult) string              { return "" }
+func (d rollbacker) Decide(loop.DecideInput) loop.Decision {
+	return loop.Decision{Action: d.action, Rollback: "cp-1", Message: "judged"}
+}
+
+func rollbacks(env *scriptEnv) []loop.StepRequest {
+	var out []loop.StepRequest
+	for _, r := range env.requests {
+		if r.Kind == loop.StepRollback {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func events(env *scriptEnv, t loop.EventType) []loop.Event {
+	var out []loop.Event
+	for _, ev := range env.events {
+		if ev.Type() == t {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// A decision's rollback is carried out whether the loop goes on or ends worse
+// than its best checkpoint (abort, escalate); a successful end keeps its tree.
+// A rollback that fails is a warning; one cut short by an interrupt ends the
+// session as interrupted.
+func TestRunRollsBack(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		action        loop.Action
+		rollbackErr   error
+		cancel        bool
+		wantStatus    loop.Status
+		wantRollbacks int
+		wantWarning   string
+	}{
+		{name: "abort rolls back", action: loop.ActionAbort, wantStatus: loop.StatusAborted, wantRollbacks: 1},
+		{name: "refine rolls back each time", action: loop.ActionRefine, wantStatus: loop.StatusCompleted, wantRollbacks: 2},
+		{name: "proceed keeps the tree", action: loop.ActionProceed, wantStatus: loop.StatusSucceeded},
+		{name: "a failed rollback is a warning", action: loop.ActionAbort, rollbackErr: errors.New("no such ref"),
+			wantStatus: loop.StatusAborted, wantRollbacks: 1, wantWarning: "roll back to cp-1: no such ref"},
+		{name: "an interrupted rollback ends the session", action: loop.ActionAbort, rollbackErr: context.Canceled, cancel: true,
+			wantStatus: loop.StatusInterrupted, wantRollbacks: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, rollbackErr: tc.rollbackErr}
+			if tc.cancel {
+				env.cancelRollback = cancel
+			}
+			out, err := loop.Run(ctx, env, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: rollbacker{tc.action}}, newState())
+			if err != nil || out.Status != tc.wantStatus {
+				t.Fatalf("Run = %+v, %v; want %s", out, err, tc.wantStatus)
+			}
+			rb := rollbacks(env)
+			if len(rb) != tc.wantRollbacks {
+				t.Fatalf("%d rollbacks, want %d", len(rb), tc.wantRollbacks)
+			}
+			for i, r := range rb {
+				if r.Checkpoint != "cp-1" || r.Iteration != i+1 {
+					t.Errorf("rollback %d = %+v, want to cp-1 after iteration %d", i, r, i+1)
+				}
+			}
+			if got := len(events(env, loop.EventRollback)); got != tc.wantRollbacks {
+				t.Errorf("%d rollback events, want %d", got, tc.wantRollbacks)
+			}
+			var warnings []string
+			for _, ev := range events(env, loop.EventWarning) {
+				warnings = append(warnings, ev.Data.(loop.Warning).Message)
+			}
+			if tc.wantWarning != "" && !slices.Contains(warnings, tc.wantWarning) || tc.wantWarning == "" && len(warnings) > 0 {
+				t.Errorf("warnings %q, want %q", warnings, tc.wantWarning)
+			}
+		})
+	}
+}
+
+// Iterations an earlier session's crash cut short count against the budgets:
+// their time always, their tokens and cost when their transcript tells them,
+// and a warning says which.
+func TestRunCountsInterruptedIterations(t *testing.T) {
+	t.Parallel()
+	cut := []loop.Interrupted{
+		{Iteration: 3, Duration: 61_240, Usage: evidence.Usage{InputTokens: 100, OutputTokens: 20, TokensKnown: true}},
+		{Iteration: 4, Duration: 2_000},
+		{Iteration: 5, Duration: 10, Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}},
+	}
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, interrupted: cut}
+	st := newState()
+	if _, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 1}, Decider: engine}, st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Interrupted) != 3 || st.Interrupted[0].Iteration != 3 || st.Interrupted[2].Iteration != 5 {
+		t.Errorf("interrupted = %+v, want all three recorded", st.Interrupted)
+	}
+	// 61.24 s + 2 s + 10 ms cut short, 1.5 s of the iteration run now.
+	if st.Spend.Wall != 61_240+2_000+10+1_500 {
+		t.Errorf("wall = %d ms, want 64750", st.Spend.Wall)
+	}
+	if u := st.Spend.Usage; u.TotalTokens() != 120 || u.CostUSD != 0.5 {
+		t.Errorf("usage = %+v, want the cut-short iterations' 120 tokens and $0.50", u)
+	}
+	var warnings []string
+	for _, ev := range events(env, loop.EventWarning) {
+		warnings = append(warnings, ev.Data.(loop.Warning).Message)
+	}
+	if len(warnings) != 3 ||
+		!strings.Contains(warnings[0], "iteration 3 of an earlier session was cut short (a crash or a kill) after 1m1.2s") ||
+		!strings.HasSuffix(warnings[0], "so do the tokens and cost its transcript tells") ||
+		!strings.Contains(warnings[1], "iteration 4 ") || !strings.Contains(warnings[1], "after 2s") ||
+		!strings.HasSuffix(warnings[1], "its tokens and cost are unknown (the agent's transcript does not tell them)") ||
+		!strings.HasSuffix(warnings[2], "so do the tokens and cost its transcript tells") {
+		t.Errorf("warnings:\n%s", strings.Join(warnings, "\n"))
 	}
 }

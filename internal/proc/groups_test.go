@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -26,6 +27,8 @@ func TestMain(m *testing.M) {
 		os.Exit(termLeader())
 	case "term-recorder":
 		os.Exit(termRecorder())
+	case "subreaper":
+		os.Exit(subreaper())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown PROC_TEST_HELPER")
 		os.Exit(2)
@@ -201,6 +204,56 @@ func TestGroupsSubReportsChanges(t *testing.T) {
 	}
 	if root.Len() != 0 || sub.Len() != 0 {
 		t.Errorf("Len after Run: root %d, sub %d", root.Len(), sub.Len())
+	}
+}
+
+// onChange is given the live groups sorted by group id, whatever order they
+// started in.
+func TestGroupsChildrenSorted(t *testing.T) {
+	t.Parallel()
+	const n = 3
+	var mu sync.Mutex
+	var all []Child // the first change that saw all n
+	allUp := make(chan struct{})
+	sub := (&Groups{}).Sub(func(cs []Child) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(cs) == n && all == nil {
+			all = cs
+			close(allUp)
+		}
+	})
+	ctx := WithGroups(t.Context(), sub)
+	var wg sync.WaitGroup
+	var stdins []*io.PipeWriter
+	for range n {
+		r, w := io.Pipe()
+		stdins = append(stdins, w)
+		wg.Go(func() {
+			if _, err := Run(ctx, Spec{Argv: []string{"cat"}, Stdin: r}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	<-allUp
+	for _, w := range stdins {
+		_ = w.Close()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	for i := 1; i < n; i++ {
+		if all[i-1].PGID >= all[i].PGID {
+			t.Fatalf("children %v, want them sorted by group id", all)
+		}
+	}
+}
+
+// exitStatus of a process that never ran is -1 and no signal.
+func TestExitStatusNotStarted(t *testing.T) {
+	t.Parallel()
+	if code, sig := exitStatus(nil); code != -1 || sig != "" {
+		t.Errorf("exitStatus(nil) = %d, %q; want -1, \"\"", code, sig)
 	}
 }
 

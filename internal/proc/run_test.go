@@ -71,10 +71,11 @@ func TestRunStartError(t *testing.T) {
 		name string
 		spec Spec
 		is   error
+		msg  string // the error starts with it
 	}{
-		{"missing", Spec{Argv: []string{"agentloop-no-such-program"}}, exec.ErrNotFound},
-		{"empty", Spec{}, nil},
-		{"bad dir", Spec{Argv: []string{"true"}, Dir: "/nonexistent/dir"}, nil},
+		{"missing", Spec{Argv: []string{"agentloop-no-such-program"}}, exec.ErrNotFound, "start agentloop-no-such-program: "},
+		{"empty", Spec{}, nil, "start (empty command): "},
+		{"bad dir", Spec{Argv: []string{"true"}, Dir: "/nonexistent/dir"}, nil, "start true: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +87,9 @@ func TestRunStartError(t *testing.T) {
 			}
 			if tt.is != nil && !errors.Is(se, tt.is) {
 				t.Errorf("error %v does not wrap %v", se, tt.is)
+			}
+			if !strings.HasPrefix(se.Error(), tt.msg) {
+				t.Errorf("error %q, want it to start with %q", se, tt.msg)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"fmt"
 	"os/exec"
 	"strconv"
 	"syscall"
@@ -105,5 +106,53 @@ func TestSweepOrphansOf(t *testing.T) {
 	}
 	if syscall.Kill(bystander.Process.Pid, 0) != nil {
 		t.Error("a process with another agentloop's marker was killed")
+	}
+}
+
+// subreaper becomes a subreaper, starts a shell that leaves a child behind
+// and exits, and prints "adopted" when that orphan's parent is now this
+// process ("not supported" where BecomeSubreaper reports false).
+func subreaper() int {
+	if !BecomeSubreaper() {
+		fmt.Println("not supported")
+		return 0
+	}
+	out, err := exec.Command("sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $!").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "subreaper:", err)
+		return 1
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "subreaper:", err)
+		return 1
+	}
+	defer func() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(pid, &ws, 0, nil)
+	}()
+	fields, err := stat(pid)
+	if err != nil || len(fields) < 2 {
+		fmt.Fprintln(os.Stderr, "subreaper: stat of the orphan:", fields, err)
+		return 1
+	}
+	if fields[1] == strconv.Itoa(os.Getpid()) {
+		fmt.Println("adopted")
+	} else {
+		fmt.Println("orphan's parent is", fields[1])
+	}
+	return 0
+}
+
+// On Linux the program becomes the reaper of what its children leave behind:
+// an orphan of a child is reparented to it, not to init.
+func TestBecomeSubreaper(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "PROC_TEST_HELPER=subreaper")
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) != "adopted" {
+		t.Errorf("helper said %q (%v), want \"adopted\"", out, err)
 	}
 }

@@ -227,3 +227,44 @@ func TestLockRemovesHalfWrittenStateFiles(t *testing.T) {
 		t.Errorf("another run's temporary file was touched: %v", err)
 	}
 }
+
+// SetChildren writes the process groups into the lock file, for whoever
+// recovers the lock; on a nil or released lock it does nothing.
+func TestLockSetChildren(t *testing.T) {
+	t.Parallel()
+	s := Store{Root: t.TempDir()}
+	l, err := s.Lock("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kids := []proc.Child{{PGID: 4242, StartTime: "123", Marker: "m-1"}}
+	l.SetChildren(kids)
+	read := func() LockInfo {
+		t.Helper()
+		data, err := os.ReadFile(l.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var info LockInfo
+		if err := json.Unmarshal(data, &info); err != nil {
+			t.Fatalf("lock file %q: %v", data, err)
+		}
+		return info
+	}
+	if got := read(); len(got.Children) != 1 || got.Children[0] != kids[0] || got.PID != os.Getpid() {
+		t.Errorf("lock file holds %+v, want pid %d and children %+v", got, os.Getpid(), kids)
+	}
+	l.SetChildren(nil)
+	if got := read(); len(got.Children) != 0 {
+		t.Errorf("children after clearing: %+v", got.Children)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	l.SetChildren(kids) // released: no file to write, no panic
+	if _, err := os.Stat(l.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("SetChildren after Release left a lock file: %v", err)
+	}
+	var none *Lock
+	none.SetChildren(kids)
+}

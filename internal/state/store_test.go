@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,11 @@ func TestValidName(t *testing.T) {
 		{"fix-tests", true}, {"a", true}, {"v1.2_b", true}, {"20260101-000000", true},
 		{"", false}, {"..", false}, {"a..b", false}, {".hidden", false}, {"-x", false},
 		{"a/b", false}, {`a\b`, false}, {"a b", false}, {"é", false}, {strings.Repeat("x", 65), false},
+		{strings.Repeat("x", 64), true}, {"_x", false}, {"x_", true}, {"x-", true}, {"x.y", true},
+		// The ends of each allowed range, and the characters just outside them.
+		{"a", true}, {"z", true}, {"A", true}, {"Z", true}, {"0", true}, {"9", true},
+		{"`", false}, {"{", false}, {"@", false}, {"[", false}, {"/", false}, {":", false},
+		{"x`", false}, {"x{", false}, {"x@", false}, {"x[", false}, {"x:", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +125,7 @@ func TestLoadCorrupt(t *testing.T) {
 		{"invalid", `{"version": 0, "name": "demo", "status": "running"}`, "version 0"},
 		{"wrong name", `{"version": 1, "name": "other", "status": "running"}`, "does not match"},
 		{"empty", "", "parse state"},
+		{"bad time", `{"version": 1, "name": "demo", "status": "running", "started_at": "yesterday"}`, "parse state: parsing time"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +159,10 @@ func TestLoadCorrupt(t *testing.T) {
 	}
 }
 
+// corruptName is the suffix of a corrupt state moved aside: the time, and a
+// counter from the second one moved in the same second.
+var corruptName = regexp.MustCompile(`^\.corrupt-\d{8}T\d{6}Z(-[1-9]\d*)?$`)
+
 func TestLoadCorruptTwiceKeepsBoth(t *testing.T) {
 	t.Parallel()
 	s := Store{Root: t.TempDir()}
@@ -169,6 +180,9 @@ func TestLoadCorruptTwiceKeepsBoth(t *testing.T) {
 			t.Fatalf("Load error = %v", err)
 		}
 		moved[ce.MovedTo] = true
+		if !corruptName.MatchString(strings.TrimPrefix(ce.MovedTo, s.StatePath("demo"))) {
+			t.Errorf("moved to %s, want demo.json.corrupt-<UTC time>[-n]", ce.MovedTo)
+		}
 	}
 	if len(moved) != 2 {
 		t.Errorf("second corrupt file overwrote the first: %v", moved)
@@ -201,6 +215,15 @@ func TestList(t *testing.T) {
 	}
 	broken := filepath.Join(s.StateDir(), "broken.json")
 	if err := os.WriteFile(broken, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Not states, so not read: another file, a folder, a name no run can have.
+	for _, f := range []string{"notes.txt", "-x.json", "demo.json.corrupt-20260101T000000Z"} {
+		if err := os.WriteFile(filepath.Join(s.StateDir(), f), []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(s.StateDir(), "folder.json"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	states, err := s.List()

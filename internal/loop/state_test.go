@@ -1,0 +1,89 @@
+package loop_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+func TestStatusEnded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s    loop.Status
+		want bool
+	}{
+		{"", false},
+		{loop.StatusRunning, false},
+		{loop.StatusSucceeded, true},
+		{loop.StatusCompleted, true},
+		{loop.StatusAborted, true},
+		{loop.StatusEscalated, true},
+		{loop.StatusInterrupted, true},
+	} {
+		if got := tc.s.Ended(); got != tc.want {
+			t.Errorf("%q.Ended() = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	valid := func() *loop.State {
+		return &loop.State{Version: loop.StateVersion, Name: "build", Status: loop.StatusRunning}
+	}
+	tests := []struct {
+		name   string
+		change func(*loop.State)
+		want   string // "" when valid
+	}{
+		{"a fresh state", func(*loop.State) {}, ""},
+		{"the oldest version", func(s *loop.State) { s.Version = 1 }, ""},
+		{"counters at zero", func(s *loop.State) { s.Iteration, s.ConsecutiveFailures, s.MaxIterations = 0, 0, 0 }, ""},
+		{"every known status", func(s *loop.State) { s.Status = loop.StatusInterrupted }, ""},
+		{"version 0", func(s *loop.State) { s.Version = 0 }, "version 0 is not one this build reads"},
+		{"a newer version", func(s *loop.State) { s.Version = loop.StateVersion + 1 }, "is not one this build reads"},
+		{"no name", func(s *loop.State) { s.Name = "" }, "name is empty"},
+		{"negative iteration", func(s *loop.State) { s.Iteration = -1 }, "negative counter"},
+		{"negative failures", func(s *loop.State) { s.ConsecutiveFailures = -1 }, "negative counter"},
+		{"negative limit", func(s *loop.State) { s.MaxIterations = -1 }, "negative counter"},
+		{"unknown status", func(s *loop.State) { s.Status = "paused" }, `unknown status "paused"`},
+		{"no status", func(s *loop.State) { s.Status = "" }, `unknown status ""`},
+	}
+	for _, tc := range tests {
+		s := valid()
+		tc.change(s)
+		err := s.Validate()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: Validate() = %v, want nil", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: Validate() = %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+	for _, st := range []loop.Status{loop.StatusRunning, loop.StatusSucceeded, loop.StatusCompleted, loop.StatusAborted, loop.StatusEscalated, loop.StatusInterrupted} {
+		s := valid()
+		s.Status = st
+		if err := s.Validate(); err != nil {
+			t.Errorf("status %s: %v", st, err)
+		}
+	}
+}
+
+// A human's answer starts the counters again and a fresh attempt; what the
+// run spent stays.
+func TestApplyGuidance(t *testing.T) {
+	t.Parallel()
+	st := &loop.State{Iteration: 5, TotalIterations: 12, ConsecutiveFailures: 3, Next: loop.Next{Strategy: "expand", Attempt: 2, Focus: "x"}}
+	st.Spend.Wall = 900
+	loop.ApplyGuidance(st, loop.Guidance{Text: "use the v2 API"})
+	if st.Guidance != "use the v2 API" || st.Iteration != 0 || st.ConsecutiveFailures != 0 {
+		t.Errorf("after guidance: guidance %q, iteration %d, failures %d", st.Guidance, st.Iteration, st.ConsecutiveFailures)
+	}
+	if want := (loop.Next{Strategy: "refine", Attempt: 3}); st.Next.Strategy != want.Strategy || st.Next.Attempt != want.Attempt || st.Next.Focus != "" {
+		t.Errorf("next = %+v, want %+v", st.Next, want)
+	}
+	if st.TotalIterations != 12 || st.Spend.Wall != 900 {
+		t.Errorf("spend lost: %d iterations, %d ms", st.TotalIterations, st.Spend.Wall)
+	}
+}
