@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -116,10 +117,14 @@ func runTasks(ctx context.Context, o runOptions, d Deps) error {
 	if o.isGiven("parallel") {
 		parallel = max(o.parallel, 1)
 	}
-	res, err := session.RunGraph(ctx, process(d), session.GraphOptions{
+	gopts := session.GraphOptions{
 		TaskFile: o.tasks, Config: cfg, Getenv: d.Getenv, Parallel: parallel,
-		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, o.loopOptions),
-	})
+		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, o.loopOptions), Host: agentHost(d),
+	}
+	if o.dryRun {
+		return dryRunTasks(ctx, d, gopts)
+	}
+	res, err := session.RunGraph(ctx, process(d), gopts)
 	switch {
 	case err != nil:
 		return err
@@ -127,6 +132,32 @@ func runTasks(ctx context.Context, o runOptions, d Deps) error {
 		return &ExitError{Code: ExitInterrupted}
 	}
 	return &ExitError{Code: graphExit(res.Outcomes, res.BudgetExhausted)}
+}
+
+// dryRunTasks prints what each task still to run would start, and checks, as
+// a run does before its first task, that every agent and gate can start. It
+// runs and writes nothing.
+func dryRunTasks(ctx context.Context, d Deps, o session.GraphOptions) error {
+	plans, preflight := session.CheckGraph(ctx, process(d), o)
+	if _, ok := errors.AsType[*session.UsageError](preflight); ok || plans == nil && preflight != nil {
+		return preflight
+	}
+	for _, tp := range plans {
+		p := tp.Plan
+		argv, _ := p.Agent.Command("PROMPT", "PROMPT_FILE")
+		fmt.Fprintf(d.Stdout, "Task %s: %s\n", tp.Task.ID, tp.Title)
+		fmt.Fprintf(d.Stdout, "  Agent: %s (prompt via %s)\n", plan.ShellJoin(argv), p.Agent.PromptVia)
+		for _, g := range p.Gates {
+			fmt.Fprintf(d.Stdout, "  Gate %s: %s\n", g.Name, g.Command)
+		}
+	}
+	if len(plans) == 0 {
+		fmt.Fprintln(d.Stdout, "No task left to run.")
+	}
+	if preflight == nil {
+		fmt.Fprintln(d.Stdout, "Agents: ready (found on PATH, known settings present)")
+	}
+	return preflight
 }
 
 // resolvePlan loads the configuration with the flags and resolves the named

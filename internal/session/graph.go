@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/decide"
@@ -45,6 +47,9 @@ type GraphOptions struct {
 	Verbose  bool
 	JSON     bool // progress as JSON lines
 	Log      *slog.Logger
+	// Host is what the preflight reads of the machine (PATH, environment,
+	// root); its zero value checks no program on PATH.
+	Host agent.Host
 }
 
 // GraphResult is how a task graph ended.
@@ -89,6 +94,12 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	g := &graphRun{pr: pr, o: o, repo: repo, base: "HEAD", name: name, stateDir: plan.StateDir(o.Config, repo), file: file,
 		out: ui.New(ui.Options{Out: pr.Progress(o.JSON), Now: pr.Now, JSON: o.JSON})}
 	if err := g.load(); err != nil {
+		return GraphResult{}, err
+	}
+	// Every agent and gate a task to run may start is checked before any task
+	// starts, as a single run checks its own before the baseline: a missing
+	// program is found now, with no worktree, branch or state made.
+	if _, err := g.preflight(); err != nil {
 		return GraphResult{}, err
 	}
 	parallel := o.Parallel
@@ -199,6 +210,88 @@ func (g *graphRun) taskName(id string) string { return g.name + "-" + id }
 func (g *graphRun) branch(id string) string   { return "agentloop/" + g.name + "/" + id }
 func (g *graphRun) worktrees() string         { return filepath.Join(g.stateDir, "worktrees", g.name) }
 func (g *graphRun) worktree(id string) string { return filepath.Join(g.worktrees(), id) }
+
+// TaskPlan is one task of a graph resolved to the plan it runs with.
+type TaskPlan struct {
+	Task  tasks.Task
+	Title string // the first line of the task's text
+	Plan  *plan.Plan
+}
+
+// CheckGraph resolves every task of a task file still to run, as [RunGraph]
+// would, and checks that their agents and gates can start; it runs and
+// writes nothing (run --dry-run --tasks). The error is a *UsageError for a
+// task file or configuration mistake, else the joined preflight errors, each
+// naming its tasks.
+func CheckGraph(ctx context.Context, pr Process, o GraphOptions) ([]TaskPlan, error) {
+	file, err := tasks.Load(o.TaskFile)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	if _, err := tasks.NewGraph(file.Tasks); err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	repo, err := pr.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	name := GraphName(o.TaskFile)
+	g := &graphRun{pr: pr, o: o, repo: repo, name: name, stateDir: plan.StateDir(o.Config, repo), file: file,
+		out: ui.New(ui.Options{Out: io.Discard})}
+	if err := g.load(); err != nil {
+		return nil, err
+	}
+	return g.preflight()
+}
+
+// preflight resolves the tasks still to run in the repository (their
+// worktrees do not exist yet and start from its HEAD) and checks each plan's
+// agents and gates; tasks that fail the same way are named together.
+func (g *graphRun) preflight() ([]TaskPlan, error) {
+	var plans []TaskPlan
+	var order []string
+	failed := map[string][]string{} // error text → task ids
+	errs := map[string]error{}
+	for _, t := range g.file.Tasks {
+		if t.Done || g.st.Outcomes[t.ID].State.Done() {
+			continue
+		}
+		p, err := plan.Resolve(g.o.Config, t.Procedure, plan.Options{WorkDir: g.repo, Getenv: g.o.Getenv, Verbose: g.o.Verbose})
+		if err == nil {
+			p.Name, p.StateDir = g.taskName(t.ID), g.stateDir
+			err = plan.ApplyTask(p, t)
+		}
+		if err != nil {
+			return nil, &UsageError{Err: fmt.Errorf("task %s: %w", t.ID, err)}
+		}
+		plans = append(plans, TaskPlan{Task: t, Title: firstLine(t.Text()), Plan: p})
+		err = p.Preflight(g.o.Host)
+		var each []error
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			each = j.Unwrap()
+		} else if err != nil {
+			each = []error{err}
+		}
+		for _, e := range each {
+			key := e.Error()
+			if _, seen := errs[key]; !seen {
+				order = append(order, key)
+				errs[key] = e
+			}
+			failed[key] = append(failed[key], t.ID)
+		}
+	}
+	var all []error
+	for _, key := range order {
+		ids := failed[key]
+		label := "task " + ids[0]
+		if len(ids) > 1 {
+			label = "tasks " + strings.Join(ids, ", ")
+		}
+		all = append(all, fmt.Errorf("%s: %w", label, errs[key]))
+	}
+	return plans, errors.Join(all...)
+}
 
 // runTask runs one task's loop in its worktree.
 func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, error) {
