@@ -95,6 +95,7 @@ func (o *loopOptions) isGiven(name string) bool {
 var presentation = map[string]bool{
 	"dry-run": true, "verbose": true, "quiet": true, "log-format": true, "tasks": true, "parallel": true,
 	"engine": true, "temporal-address": true, "temporal-namespace": true, "temporal-task-queue": true, "worker-queue": true,
+	"heartbeat-timeout": true,
 }
 
 // recorded returns the flags given on the command line that shape the run, as

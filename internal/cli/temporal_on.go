@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -45,6 +46,7 @@ func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error 
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	in.HeartbeatTimeout = o.heartbeat
 	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
 		return err
 	}
@@ -210,15 +212,19 @@ func reportTemporal(ctx context.Context, o reportOptions, d Deps, name string) e
 
 // workerOptions are the flags of `worker`.
 type workerOptions struct {
-	engine engineOptions
-	queue  string
-	log    loopOptions
+	engine   engineOptions
+	queue    string
+	workTree string
+	remote   string
+	log      loopOptions
 }
 
 // AddFlags adds the flags of `worker` to fs.
 func (o *workerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.engine.AddFlags(fs)
-	fs.StringVar(&o.queue, "queue", "", "also run the steps of the runs routed to this queue (run --worker-queue): name this worker's work trees")
+	fs.StringVar(&o.queue, "queue", "", "this worker's own queue, where the steps of the runs whose work trees it holds come (run --worker-queue names it); default one of its own, from the host and process")
+	fs.StringVar(&o.workTree, "work-tree", "", "run the steps in this clone of the runs' repository (default the path each run was started at)")
+	fs.StringVar(&o.remote, "checkpoint-remote", "", "push each checkpoint to this git remote of the clone, shared by the workers, and fetch from it when taking over a run from a worker that is gone")
 	fs.BoolVarP(&o.log.verbose, "verbose", "v", false, "log every step")
 }
 
@@ -246,18 +252,20 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 		return err
 	}
 	defer c.Close()
-	steps := &temporal.Steps{Plan: workerPlan(d), Log: newLogger(d, o.log)}
-	workers := temporal.NewWorker(c, s, steps, o.queue)
+	queue := o.queue
+	if queue == "" {
+		host, _ := os.Hostname()
+		queue = fmt.Sprintf("%s-%s-%d", s.TaskQueue, host, os.Getpid())
+	}
+	steps := &temporal.Steps{Plan: workerPlan(d, o.workTree), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote}
+	workers := temporal.NewWorker(c, s, steps, queue)
 	for _, w := range workers {
 		if err := w.Start(); err != nil {
 			return fmt.Errorf("start the worker: %w", err)
 		}
 		defer w.Stop()
 	}
-	queues := s.TaskQueue
-	if o.queue != "" {
-		queues += " and " + o.queue
-	}
+	queues := s.TaskQueue + " and " + queue
 	fmt.Fprintf(d.Stdout, "Worker polling %s on %s (namespace %s); Ctrl-C stops it\n", queues, s.Address, s.Namespace)
 	<-ctx.Done()
 	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
@@ -267,9 +275,13 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 }
 
 // workerPlan rebuilds a run's plan on a worker: its recorded flags over the
-// configuration of its work tree on this machine.
-func workerPlan(d Deps) func(context.Context, temporal.RunRef) (*plan.Plan, error) {
+// configuration of its work tree on this machine (workTree, else the path the
+// run was started at).
+func workerPlan(d Deps, workTree string) func(context.Context, temporal.RunRef) (*plan.Plan, error) {
 	return func(_ context.Context, r temporal.RunRef) (*plan.Plan, error) {
+		if workTree != "" {
+			r.WorkDir = workTree
+		}
 		var none loopOptions
 		lo, err := none.onRecorded(r.Args)
 		if err != nil {

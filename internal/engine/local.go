@@ -322,8 +322,14 @@ func (l *Local) Close() {
 	}
 }
 
+// CheckpointRefs is the hidden ref folder of the checkpoints of run name's
+// run runID (each iteration's start and end).
+func CheckpointRefs(name, runID string) string {
+	return fmt.Sprintf("refs/agentloop/%s/%s/", name, runID)
+}
+
 func (l *Local) ref(n int, suffix string) string {
-	ref := fmt.Sprintf("refs/agentloop/%s/%s/iter-%d", l.Name, l.RunID, n)
+	ref := fmt.Sprintf("%siter-%d", CheckpointRefs(l.Name, l.RunID), n)
 	if suffix != "" {
 		ref += "-" + suffix
 	}

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
@@ -46,6 +47,13 @@ type Steps struct {
 	// in the run's work tree, with the run's recorded flags).
 	Plan func(ctx context.Context, r RunRef) (*plan.Plan, error)
 	Log  *slog.Logger
+	// Queue is this worker's own task queue ("" for none): a step's result
+	// names it, and the run's next steps come to it, where its work tree is.
+	Queue string
+	// Remote is the git remote of the work trees, shared by the workers
+	// ("" for none): each checkpoint is pushed there, and a worker taking over
+	// a run from a worker that is gone fetches them to rebuild its work tree.
+	Remote string
 
 	mu   sync.Mutex
 	runs map[string]workTree // by run ID: the engine keeps its checkpoints between steps
@@ -58,27 +66,41 @@ type workTree struct {
 }
 
 // Step is the step activity.
-func (s *Steps) Step(ctx context.Context, in StepInput) (loop.StepResult, error) {
-	l, _, err := s.engine(ctx, in.Run)
+func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
+	l, p, fresh, err := s.engine(ctx, in.Run)
 	if err != nil {
-		return loop.StepResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
+		return StepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
 	}
 	_ = l.Save(ctx, &loop.State{History: in.History}) // the history for the feedback; the store is a no-op
 	info := activity.GetInfo(ctx)
 	stop := heartbeat(ctx, info.HeartbeatTimeout)
 	defer stop()
 	l.Echo = agentOutput{ctx: ctx} // the agent's output is a sign of life too
-	if info.Attempt > 1 && in.Request.Kind == loop.StepIteration {
-		// The worker of the last attempt died part way: start again from
-		// where the iteration started, as a step is at-least-once.
+	shared := engine.CheckpointRefs(in.Run.Name, in.Run.RunID)
+	if fresh && s.Remote != "" && (in.Last != "" || in.Request.Checkpoint != "") {
+		// The run's earlier steps ran on another worker, or before this
+		// worker started: its checkpoints are on the shared remote.
+		if err := gitx.FetchCheckpoints(ctx, p.WorkDir, s.Remote, shared); err != nil {
+			s.Log.Warn("the run's checkpoints could not be fetched: its work tree is rebuilt from what this clone has", "run", in.Run.Name, "error", err)
+		}
+	}
+	if in.Request.Kind == loop.StepIteration && (info.Attempt > 1 || fresh && in.Last != "") {
+		// The worker of the last attempt died part way, or the run's work
+		// tree was on another worker: start again from where the iteration
+		// started, as a step is at-least-once.
 		c, err := l.Restart(ctx, in.Request.Iteration, in.Last)
 		if err != nil {
-			return loop.StepResult{}, temporal.NewNonRetryableApplicationError("restore the work tree for a retried iteration: "+err.Error(), "agentloop.Restart", err)
+			return StepOutput{}, temporal.NewNonRetryableApplicationError("restore the work tree for a retried iteration: "+err.Error(), "agentloop.Restart", err)
 		}
-		s.Log.Info("iteration run again", "run", in.Run.Name, "iteration", in.Request.Iteration, "attempt", info.Attempt, "from", c)
+		s.Log.Info("iteration started again from its checkpoint", "run", in.Run.Name, "iteration", in.Request.Iteration, "attempt", info.Attempt, "from", c)
 	}
 	res, err := l.Step(ctx, in.Request)
-	return res, activityError(ctx, err)
+	if err == nil && res.Checkpoint != "" && s.Remote != "" {
+		if err := gitx.ShareCheckpoints(ctx, p.WorkDir, s.Remote, shared); err != nil {
+			s.Log.Warn("the run's checkpoints could not be shared: another worker could not take the run over from here", "run", in.Run.Name, "error", err)
+		}
+	}
+	return StepOutput{StepResult: res, Queue: s.Queue}, activityError(ctx, err)
 }
 
 // activityError is a step's error as it crosses to the workflow: a stop keeps
@@ -98,29 +120,30 @@ func activityError(ctx context.Context, err error) error {
 	return temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Step", err)
 }
 
-// engine is the run's local engine on this worker, built on its first step.
-func (s *Steps) engine(ctx context.Context, r RunRef) (*engine.Local, *plan.Plan, error) {
+// engine is the run's local engine on this worker, built on its first step
+// here (fresh).
+func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.Plan, fresh bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if w, ok := s.runs[r.RunID]; ok {
-		return w.l, w.p, nil
+		return w.l, w.p, false, nil
 	}
-	p, err := s.Plan(ctx, r)
+	p, err = s.Plan(ctx, r)
 	if err != nil {
-		return nil, nil, fmt.Errorf("rebuild the plan of run %s: %w", r.Name, err)
+		return nil, nil, false, fmt.Errorf("rebuild the plan of run %s: %w", r.Name, err)
 	}
 	runDir := state.Store{Root: p.StateDir}.RunDir(r.Name, r.RunID)
 	if err := state.EnsureDir(runDir); err != nil {
-		return nil, nil, fmt.Errorf("create the run folder: %w", err)
+		return nil, nil, false, fmt.Errorf("create the run folder: %w", err)
 	}
-	l := session.NewEngine(ctx, p, session.EngineOptions{
+	l = session.NewEngine(ctx, p, session.EngineOptions{
 		RunID: r.RunID, RunDir: runDir, Store: noStore{}, Now: time.Now, Log: s.Log,
 	})
 	if s.runs == nil {
 		s.runs = map[string]workTree{}
 	}
 	s.runs[r.RunID] = workTree{l: l, p: p}
-	return l, p, nil
+	return l, p, true, nil
 }
 
 // heartbeat tells the server the step's worker is alive until stop is called.

@@ -15,10 +15,12 @@
 // packages of this module, and Go's internal rule forbids another module to
 // import them; a tag keeps one module and one version of every package.
 //
-// What a worker needs: a clone of the repository at the path the run names as
-// its work tree (the same path as on the machine that started the run), the
-// agent CLIs and the gate tools on its PATH, and the agentloop configuration
-// of that clone. Each worker polls the shared task queue for workflows and its
-// own queue (given to `agentloop worker --queue`) for the activities of runs
-// routed to it.
+// What a worker needs: a clone of the repository (at the path the run names as
+// its work tree, or the one the worker is given), the agent CLIs and the gate
+// tools on its PATH, and the agentloop configuration of that clone. Each worker
+// polls the shared task queue for workflows and first steps, and its own queue
+// for the steps of the runs whose work trees it holds (route.go): a run's steps
+// follow its work tree, and when its worker is gone for good, another worker
+// rebuilds the work tree from the run's last checkpoint, pushed to the remote
+// the workers' clones share.
 package temporal

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/budget"
@@ -122,6 +121,7 @@ type wfEnv struct {
 	events  []loop.Event
 	waiting *loop.Escalation // the escalation a human is asked to answer
 	answer  *loop.Guidance   // the answer, until the loop takes it
+	route   route            // the worker holding the work tree (route.go)
 }
 
 func (w *wfEnv) view() (View, error) {
@@ -143,74 +143,6 @@ func (w *wfEnv) validate(_ workflow.Context, g Guidance) error {
 func (w *wfEnv) guide(ctx workflow.Context, g Guidance) error {
 	w.answer = &loop.Guidance{Text: g.Text, Architecture: g.Architecture}
 	return workflow.Await(ctx, func() bool { return w.answer == nil })
-}
-
-// Step implements [loop.Env]: the step is an activity on the run's queue.
-func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, error) {
-	hb := w.in.HeartbeatTimeout
-	if hb <= 0 {
-		hb = 30 * time.Second
-	}
-	opts := workflow.ActivityOptions{
-		TaskQueue:           w.in.Run.TaskQueue,
-		StartToCloseTimeout: stepTimeout(r, w.in.Limits),
-		HeartbeatTimeout:    hb,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
-			// A step that failed on its own says so and is not run again;
-			// only a lost worker (a timeout) retries.
-			MaximumAttempts: 5,
-		},
-	}
-	in := StepInput{Run: w.in.Run, Request: r, History: w.st.History}
-	if w.st.Best != nil {
-		in.Last = w.st.Best.Ref
-	}
-	if n := len(w.st.History); n > 0 && w.st.History[n-1].Checkpoint != "" {
-		in.Last = w.st.History[n-1].Checkpoint
-	}
-	var res loop.StepResult
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(w.ctx, opts), ActivityStep, in).Get(w.ctx, &res)
-	return res, stepError(err)
-}
-
-// stepTimeout is a step's start-to-close timeout: the iteration timeout, with
-// room for the gates and the reviewer after the agent, which the agent's own
-// timeout does not cover; without one, a day.
-func stepTimeout(r loop.StepRequest, l budget.Limits) time.Duration {
-	t := r.Timeout
-	if t <= 0 {
-		t = l.IterationTimeout
-	}
-	if t <= 0 {
-		return 24 * time.Hour
-	}
-	return t + stepGrace
-}
-
-// stepGrace is the time a step gets after the iteration timeout for its gates,
-// reviewer and checkpoint.
-const stepGrace = 30 * time.Minute
-
-// stepError turns an activity's error back into what the loop expects.
-func stepError(err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := errors.AsType[*temporal.CanceledError](err); ok {
-		return &loop.StopError{Status: loop.StatusInterrupted, Reason: "the workflow was cancelled"}
-	}
-	if ae, ok := errors.AsType[*temporal.ApplicationError](err); ok && ae.Type() == stopErrorType {
-		var s stopDetails
-		if ae.HasDetails() && ae.Details(&s) == nil {
-			se := &loop.StopError{Status: s.Status, Reason: s.Reason}
-			if s.Err != "" {
-				se.Err = errors.New(s.Err)
-			}
-			return se
-		}
-	}
-	return err
 }
 
 // AwaitGuidance implements [loop.Env]: the run waits, for as long as it takes,

@@ -1,0 +1,60 @@
+package gitx
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestShareCheckpoints: a clone's checkpoint refs reach another clone of the
+// same remote, a checkpoint taken again replaces its ref there, and the other
+// clone restores from it.
+func TestShareCheckpoints(t *testing.T) {
+	ctx := t.Context()
+	a := newRepo(t, map[string]string{"README.md": "x\n"})
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	run(t, a, "init", "-q", "--bare", remote)
+	run(t, a, "remote", "add", "origin", remote)
+	b := filepath.Join(t.TempDir(), "b")
+	run(t, a, "push", "-q", "origin", "HEAD")
+	run(t, a, "clone", "-q", remote, b)
+	const prefix = "refs/agentloop/build/r1/"
+	if !HasRemote(ctx, a, "origin") || HasRemote(ctx, a, "elsewhere") {
+		t.Fatal("HasRemote does not tell the remotes")
+	}
+
+	write(t, a, map[string]string{"work.txt": "one\n"})
+	first, err := Snapshot(ctx, a, prefix+"iter-1", "iteration 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ShareCheckpoints(ctx, a, "origin", prefix); err != nil {
+		t.Fatal(err)
+	}
+	write(t, a, map[string]string{"work.txt": "two\n"})
+	again, err := Snapshot(ctx, a, prefix+"iter-1", "iteration 1 again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ShareCheckpoints(ctx, a, "origin", prefix); err != nil {
+		t.Fatalf("a checkpoint taken again: %v", err)
+	}
+	if err := FetchCheckpoints(ctx, b, "origin", prefix); err != nil {
+		t.Fatal(err)
+	}
+	got := run(t, b, "rev-parse", prefix+"iter-1")
+	if got != again.Commit || got == first.Commit {
+		t.Errorf("clone b has %s at iter-1, want the latest %s", got, again.Commit)
+	}
+	if err := Restore(ctx, b, got); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(b, "work.txt")); err != nil || string(b) != "two\n" {
+		t.Errorf("clone b after the restore: %q, %v", b, err)
+	}
+	for _, bad := range []struct{ remote, prefix string }{{"-u", prefix}, {"origin", "refs/heads/"}, {"origin", "refs/agentloop/x"}, {"origin", "refs/agentloop/*/"}} {
+		if err := ShareCheckpoints(ctx, a, bad.remote, bad.prefix); err == nil {
+			t.Errorf("ShareCheckpoints(%q, %q) accepted", bad.remote, bad.prefix)
+		}
+	}
+}

@@ -1,0 +1,376 @@
+//go:build temporal
+
+package temporal_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/cli"
+	"github.com/agentloop/agentloop/internal/fakeagent"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/temporal"
+	"github.com/agentloop/agentloop/internal/testenv"
+)
+
+// TestMain lets the test binary be the agentloop command and the fake agent
+// (by the name it is started under), so that the end-to-end tests below run
+// real worker processes that can be killed.
+func TestMain(m *testing.M) {
+	switch filepath.Base(os.Args[0]) {
+	case "agentloop":
+		os.Exit(cli.Main(os.Args[1:], cli.Std()))
+	case "fakeagent":
+		os.Exit(fakeagent.Main())
+	}
+	os.Exit(m.Run())
+}
+
+// fleet is a dev server, the agentloop command and the fake agent on PATH, and
+// the environment the processes it starts share.
+type fleet struct {
+	t   *testing.T
+	srv *temporal.DevServer
+	dir string   // the test's folder
+	env []string // of every process started
+}
+
+func newFleet(t *testing.T) *fleet {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end: a dev server and worker processes")
+	}
+	testenv.NeedTool(t, "git")
+	srv := temporal.StartDevServer(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"agentloop", "fakeagent"} {
+		if err := os.Symlink(self, filepath.Join(bin, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fleet{t: t, srv: srv, dir: dir}
+	f.env = append(os.Environ(),
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"),
+		"FAKEAGENT_DIR="+filepath.Join(dir, "fakeagent"), "FAKEAGENT_PLAN="+filepath.Join(dir, "plan.txt"),
+		"AGENTLOOP_TEMPORAL_ADDRESS="+srv.Addr(), "AGENTLOOP_TEMPORAL_TASK_QUEUE=agentloop-test",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t",
+	)
+	return f
+}
+
+// plan writes the fake agent's plan.
+func (f *fleet) plan(text string) {
+	f.t.Helper()
+	if err := os.WriteFile(filepath.Join(f.dir, "plan.txt"), []byte(text), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// repo makes a bare repository with one commit and returns clones of it.
+func (f *fleet) repo(clones ...string) []string {
+	f.t.Helper()
+	remote := filepath.Join(f.dir, "remote.git")
+	seed := filepath.Join(f.dir, "seed")
+	f.git(f.dir, "init", "-q", "--bare", remote)
+	f.git(f.dir, "clone", "-q", remote, seed)
+	for name, text := range map[string]string{"README.md": "a project\n", ".gitignore": ".agentloop/\n"} {
+		if err := os.WriteFile(filepath.Join(seed, name), []byte(text), 0o644); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	f.git(seed, "add", "-A")
+	f.git(seed, "commit", "-q", "-m", "start")
+	f.git(seed, "push", "-q", "origin", "HEAD")
+	var dirs []string
+	for _, c := range clones {
+		d := filepath.Join(f.dir, c)
+		f.git(f.dir, "clone", "-q", remote, d)
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+func (f *fleet) git(dir string, args ...string) string {
+	f.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = dir, f.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		f.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// proc is an agentloop process started by a test.
+type proc struct {
+	cmd  *exec.Cmd
+	out  lockedBuffer
+	done chan struct{}
+	err  error
+}
+
+// lockedBuffer is a buffer written by a process while a test may read it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// start starts agentloop in dir, in a process group of its own.
+func (f *fleet) start(dir string, args ...string) *proc {
+	f.t.Helper()
+	p := &proc{cmd: exec.Command(filepath.Join(f.dir, "bin", "agentloop"), args...), done: make(chan struct{})}
+	p.cmd.Dir, p.cmd.Env = dir, f.env
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.cmd.Start(); err != nil {
+		f.t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	f.t.Cleanup(func() {
+		p.kill()
+		if f.t.Failed() {
+			f.t.Logf("agentloop %s:\n%s", strings.Join(args, " "), p.out.String())
+		}
+	})
+	return p
+}
+
+// kill kills the process's group with SIGKILL, as when its machine dies.
+func (p *proc) kill() {
+	select {
+	case <-p.done:
+	default:
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+// wait waits for the process to end and returns its exit code.
+func (p *proc) wait(t *testing.T, limit time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(limit):
+		t.Fatalf("agentloop %s still running after %s:\n%s", strings.Join(p.cmd.Args[1:], " "), limit, p.out.String())
+	}
+	if ee, ok := errors.AsType[*exec.ExitError](p.err); ok {
+		return ee.ExitCode()
+	}
+	if p.err != nil {
+		t.Fatal(p.err)
+	}
+	return 0
+}
+
+// run runs agentloop in dir to its end and returns its exit code.
+func (f *fleet) run(dir string, args ...string) (int, string) {
+	f.t.Helper()
+	p := f.start(dir, args...)
+	code := p.wait(f.t, 2*time.Minute)
+	return code, p.out.String()
+}
+
+// waitFile waits until the file exists (the fake agent writes it when it hangs).
+func (f *fleet) waitFile(path string) []byte {
+	f.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			return b
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("%s did not appear", path)
+		}
+		time.Sleep(50 * time.Millisecond) // a file written by another process: nothing to wait on
+	}
+}
+
+// killAgents kills the hanging fake agents (their pids are in the file), which
+// a dead worker leaves behind.
+func (f *fleet) killAgents() {
+	f.t.Helper()
+	b := f.waitFile(filepath.Join(f.dir, "fakeagent", "pids"))
+	for _, l := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(l); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if err := os.Remove(filepath.Join(f.dir, "fakeagent", "pids")); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// view is the run's state on the server.
+func (f *fleet) view(name string) temporal.View {
+	f.t.Helper()
+	c := f.srv.Dial(f.t)
+	defer c.Close()
+	v, err := temporal.Query(context.WithoutCancel(f.t.Context()), c, name)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return v
+}
+
+func (f *fleet) read(path string) string {
+	f.t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// checkIterations: the run recorded iterations 1 to n, each once.
+func checkIterations(t *testing.T, v temporal.View, n int) {
+	t.Helper()
+	var got []int
+	for _, r := range v.State.History {
+		got = append(got, r.N)
+	}
+	if v.State.TotalIterations != n || len(got) != n || got[n-1] != n {
+		t.Errorf("iterations %v, %d in all; want 1 to %d, each once", got, v.State.TotalIterations, n)
+	}
+}
+
+// The fake agent's plan of the kill tests: each call adds a line to notes.txt;
+// the second leaves a partial line and hangs (the iteration its worker is
+// killed in).
+const hangInTheSecond = `[2]
+append notes.txt partial\n
+hang
+[*]
+append notes.txt iteration\n
+`
+
+// TestWorkerKilledMidIteration: the worker running an iteration is killed
+// with SIGKILL; a worker started again under the same queue gets the step
+// again once its heartbeat is missed, starts it from the iteration's start
+// checkpoint (the partial work of the dead attempt is gone), and finishes the
+// run with each iteration counted once.
+func TestWorkerKilledMidIteration(t *testing.T) {
+	f := newFleet(t)
+	work := f.repo("work")[0]
+	f.plan(hangInTheSecond)
+	w1 := f.start(work, "worker", "--queue", "machine-1")
+	run := f.start(work, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "3", "--heartbeat-timeout", "2s")
+	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids")) // the second call hangs
+	w1.kill()
+	f.killAgents()
+	if !strings.Contains(f.read(filepath.Join(work, "notes.txt")), "partial") {
+		t.Fatal("the killed iteration left no partial work: the test would not see it undone")
+	}
+	f.start(work, "worker", "--queue", "machine-1")
+	if code := run.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	}
+	if got := f.read(filepath.Join(work, "notes.txt")); got != "iteration\niteration\niteration\n" {
+		t.Errorf("notes.txt = %q: want one line per iteration, the killed attempt's undone", got)
+	}
+	v := f.view("build")
+	if v.State.Status != loop.StatusCompleted {
+		t.Errorf("run %s (%s), want completed", v.State.Status, v.State.Reason)
+	}
+	checkIterations(t, v, 3)
+	if calls := strings.TrimSpace(f.read(filepath.Join(f.dir, "fakeagent", "calls"))); calls != "4" {
+		t.Errorf("the agent was called %s times, want 4 (iteration 2 twice)", calls)
+	}
+}
+
+// TestWorkTreeRebuiltOnAnotherWorker: two workers hold different clones of one
+// bare remote. The run's steps go to the worker that took its first one; that
+// worker is killed for good mid-iteration; once nobody takes the step from its
+// queue, the other worker takes it, rebuilds the work tree in its own clone
+// from the last checkpoint on the remote, and finishes the run.
+func TestWorkTreeRebuiltOnAnotherWorker(t *testing.T) {
+	f := newFleet(t)
+	clones := f.repo("a", "b")
+	a, b := clones[0], clones[1]
+	f.plan(hangInTheSecond)
+	wa := f.start(a, "worker", "--queue", "machine-a", "--work-tree", a, "--checkpoint-remote", "origin")
+	run := f.start(a, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "3", "--heartbeat-timeout", "2s")
+	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids"))
+	f.start(b, "worker", "--queue", "machine-b", "--work-tree", b, "--checkpoint-remote", "origin")
+	wa.kill()
+	f.killAgents()
+	if code := run.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	}
+	if got := f.read(filepath.Join(a, "notes.txt")); got != "iteration\npartial\n" {
+		t.Errorf("clone a: notes.txt = %q, want what the dead worker left", got)
+	}
+	if got := f.read(filepath.Join(b, "notes.txt")); got != "iteration\niteration\niteration\n" {
+		t.Errorf("clone b: notes.txt = %q: want iteration 1's work rebuilt, then iterations 2 and 3", got)
+	}
+	v := f.view("build")
+	if v.State.Status != loop.StatusCompleted {
+		t.Errorf("run %s (%s), want completed", v.State.Status, v.State.Reason)
+	}
+	checkIterations(t, v, 3)
+	refs := f.git(filepath.Join(f.dir, "remote.git"), "for-each-ref", "--format=%(refname)", "refs/agentloop/")
+	if want := fmt.Sprintf("refs/agentloop/build/%s/iter-3\n", v.State.RunID); !strings.Contains(refs, want) {
+		t.Errorf("the remote's checkpoint refs:\n%s\nwant %s", refs, want)
+	}
+}
+
+// TestServerKilledWhileWaitingForGuidance: the dev server is killed with
+// SIGKILL while a run waits for guidance; started again on its file, `resume
+// --guidance` reaches the run and it finishes; status reads how it ended.
+func TestServerKilledWhileWaitingForGuidance(t *testing.T) {
+	f := newFleet(t)
+	work := f.repo("work")[0]
+	f.plan("[3]\nexpect-prompt Create fixed.txt\nwrite fixed.txt done\n[*]\nprint looking around, changing nothing\n")
+	f.start(work, "worker")
+	code, out := f.run(work, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--gate", "test -f fixed.txt",
+		"--max-iterations", "2", "--failure-threshold", "5")
+	if code != 4 || !strings.Contains(out, "agentloop resume build --guidance") {
+		t.Fatalf("run exited %d, want 4 (escalated) and how to resume:\n%s", code, out)
+	}
+	f.srv.Kill()
+	f.srv.Restart(t)
+	f.srv.Dial(t).Close()
+	code, out = f.run(work, "resume", "build", "--engine", "temporal", "--guidance", "Create fixed.txt at the top")
+	if code != 0 || !strings.Contains(out, "Guidance sent to run build") {
+		t.Fatalf("resume exited %d, want 0:\n%s", code, out)
+	}
+	code, out = f.run(work, "status", "build", "--engine", "temporal")
+	if code != 0 || !strings.Contains(out, "succeeded") {
+		t.Errorf("status exited %d, want the run succeeded:\n%s", code, out)
+	}
+	v := f.view("build")
+	if v.State.Status != loop.StatusSucceeded || v.State.TotalIterations != 3 {
+		t.Errorf("run %s after %d iterations, want succeeded after 3", v.State.Status, v.State.TotalIterations)
+	}
+}

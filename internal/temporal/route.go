@@ -1,0 +1,159 @@
+//go:build temporal
+
+package temporal
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// A run's work tree lives on one worker's disk. Its steps go to the queue of
+// the worker that ran its last step (each worker polls a queue of its own
+// beside the shared one, see [NewWorker]); the first step goes to the queue the
+// run was started with ([RunRef.TaskQueue]), or to any worker. When nobody
+// takes a step from that queue within twice the heartbeat timeout (the worker
+// died, with its step or between steps), the worker counts as gone for good:
+// the step goes to any worker, which rebuilds the work tree from the run's
+// last checkpoint, fetched from the shared remote (see [Steps]).
+
+// route is where a run's work tree is.
+type route struct {
+	queue string // the queue of the worker holding the work tree; "" for any worker
+	known bool   // queue was learned from a step (else the run's own TaskQueue)
+}
+
+// StepOutput is the step activity's result: the step's, and the queue of the
+// worker that ran it, which holds the run's work tree from then on.
+type StepOutput struct {
+	loop.StepResult
+	Queue string `json:",omitempty"`
+}
+
+// DefaultHeartbeatTimeout is how long a step may go without a sign of life
+// when the run does not say ([RunInput.HeartbeatTimeout]).
+const DefaultHeartbeatTimeout = 30 * time.Second
+
+func (w *wfEnv) heartbeatTimeout() time.Duration {
+	if hb := w.in.HeartbeatTimeout; hb > 0 {
+		return hb
+	}
+	return DefaultHeartbeatTimeout
+}
+
+// queue is the task queue of the run's next step.
+func (w *wfEnv) queue() string {
+	if w.route.known {
+		return w.route.queue
+	}
+	return w.in.Run.TaskQueue
+}
+
+// Step implements [loop.Env]: the step is an activity on the queue of the
+// worker holding the run's work tree.
+func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	in := StepInput{Run: w.in.Run, Request: r, History: w.st.History}
+	if w.st.Best != nil {
+		in.Last = w.st.Best.Ref
+	}
+	if n := len(w.st.History); n > 0 && w.st.History[n-1].Checkpoint != "" {
+		in.Last = w.st.History[n-1].Checkpoint
+	}
+	for {
+		queue := w.queue()
+		var out StepOutput
+		err := workflow.ExecuteActivity(workflow.WithActivityOptions(w.ctx, w.stepOptions(r, queue)), ActivityStep, in).Get(w.ctx, &out)
+		if err != nil && queue != "" && workerGone(err) {
+			workflow.GetLogger(w.ctx).Warn("the worker holding the work tree is gone: the step goes to another, which rebuilds the work tree from the last checkpoint",
+				"run", w.in.Run.Name, "queue", queue, "error", err)
+			w.route = route{known: true}
+			continue
+		}
+		if err == nil && out.Queue != "" {
+			w.route = route{queue: out.Queue, known: true}
+		}
+		return out.StepResult, stepError(err)
+	}
+}
+
+// stepOptions are the activity options of step r on queue.
+func (w *wfEnv) stepOptions(r loop.StepRequest, queue string) workflow.ActivityOptions {
+	hb := w.heartbeatTimeout()
+	opts := workflow.ActivityOptions{
+		TaskQueue:           queue,
+		StartToCloseTimeout: stepTimeout(r, w.in.Limits),
+		HeartbeatTimeout:    hb,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+			// A step that failed on its own says so and is not run again;
+			// only a lost worker (a timeout) retries.
+			MaximumAttempts: 5,
+		},
+	}
+	if queue != "" {
+		// A worker's own queue has no other poller: nobody taking the step
+		// for this long means the worker is gone.
+		opts.ScheduleToStartTimeout = 2 * hb
+	}
+	return opts
+}
+
+// workerGone reports whether a step's error says its worker is gone: nobody
+// took it from the worker's queue, or its attempts ran out on lost heartbeats.
+func workerGone(err error) bool {
+	te, ok := errors.AsType[*temporal.TimeoutError](err)
+	if !ok {
+		return false
+	}
+	switch te.TimeoutType() {
+	case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, enumspb.TIMEOUT_TYPE_HEARTBEAT:
+		return true
+	}
+	return false
+}
+
+// stepTimeout is a step's start-to-close timeout: the iteration timeout, with
+// room for the gates and the reviewer after the agent, which the agent's own
+// timeout does not cover; without one, a day.
+func stepTimeout(r loop.StepRequest, l budget.Limits) time.Duration {
+	t := r.Timeout
+	if t <= 0 {
+		t = l.IterationTimeout
+	}
+	if t <= 0 {
+		return 24 * time.Hour
+	}
+	return t + stepGrace
+}
+
+// stepGrace is the time a step gets after the iteration timeout for its gates,
+// reviewer and checkpoint.
+const stepGrace = 30 * time.Minute
+
+// stepError turns an activity's error back into what the loop expects.
+func stepError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*temporal.CanceledError](err); ok {
+		return &loop.StopError{Status: loop.StatusInterrupted, Reason: "the workflow was cancelled"}
+	}
+	if ae, ok := errors.AsType[*temporal.ApplicationError](err); ok && ae.Type() == stopErrorType {
+		var s stopDetails
+		if ae.HasDetails() && ae.Details(&s) == nil {
+			se := &loop.StopError{Status: s.Status, Reason: s.Reason}
+			if s.Err != "" {
+				se.Err = errors.New(s.Err)
+			}
+			return se
+		}
+	}
+	return err
+}
