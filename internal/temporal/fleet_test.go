@@ -53,6 +53,7 @@ func newFleet(t *testing.T) *fleet {
 	}
 	testenv.NeedTool(t, "git")
 	srv := temporal.StartDevServer(t)
+	srv.Dial(t).Close() // the processes started next give up on a server that does not answer
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
 	self, err := os.Executable()
