@@ -7,11 +7,14 @@
 // same seed), and runs the package's tests once per mutant with the mutated file
 // swapped in through go test -overlay, so the source tree is never written. A
 // mutant the tests fail on (or time out on) is killed, one they pass lives, one
-// that does not compile is not counted.
+// that does not compile is not counted. The package's unmutated run records its
+// coverage: a mutant in code no test runs lives without being built (NOT
+// COVERED).
 //
-//	go run ./bench/mutate [-n 40] [-seed 1] [-workers 1] [-kinds K,...|all] [-timeout 3m] [-list] [-v] PKGDIR...
+//	go run ./bench/mutate [-n 40] [-seed 1] [-workers 1] [-kinds K,...|all] [-timeout 3m] [-cover=false] [-list] [-v] PKGDIR...
 //
-// It prints every surviving mutant and a table of the share killed per package.
+// It prints each outcome as it is known (on stderr), every surviving mutant and
+// a table of the share killed per package.
 package main
 
 import (
@@ -263,9 +266,10 @@ func before(l1, c1, l2, c2 int) bool { return l1 < l2 || l1 == l2 && c1 < c2 }
 
 // runner runs a package's tests with a mutated file swapped in.
 type runner struct {
-	tmp     string
-	timeout time.Duration
-	blocks  []block // coverage of the unmutated run; nil: run every mutant
+	tmp      string
+	timeout  time.Duration
+	progress io.Writer // each outcome as it is known, or nil
+	blocks   []block   // coverage of the unmutated run; nil: run every mutant
 }
 
 // testAll tests each mutant, workers at a time, each worker with its own
@@ -288,6 +292,9 @@ func (r runner) testAll(ctx context.Context, dir string, ms []Mutant, workers in
 					continue
 				}
 				out[i], errs[i] = wr.test(ctx, dir, &ms[i])
+				if wr.progress != nil {
+					fmt.Fprintf(wr.progress, "  %s %s\n", out[i], ms[i])
+				}
 			}
 		})
 	}
@@ -304,7 +311,9 @@ func (r runner) test(ctx context.Context, dir string, m *Mutant) (outcome, error
 }
 
 func (r runner) testArgs(ctx context.Context, dir string, m *Mutant, extra ...string) (outcome, error) {
-	args := append([]string{"test", "-count=1"}, extra...)
+	// -vet=off: a mutant that vet rejects is not one the tests caught, and
+	// vet is a second pass over the package for every mutant.
+	args := append([]string{"test", "-count=1", "-vet=off"}, extra...)
 	if m != nil {
 		src, err := os.ReadFile(m.File)
 		if err != nil {
@@ -395,13 +404,13 @@ func main() {
 	if *kinds == "all" {
 		ks = append(slices.Clone(DefaultKinds), "literal", "boolean")
 	}
-	if err := run(context.Background(), os.Stdout, flag.Args(), ks, *n, *seed, *timeout, *workers, *list, *verbose, *cover); err != nil {
+	if err := run(context.Background(), os.Stdout, flag.Args(), ks, *n, *seed, *timeout, *workers, *list, *verbose, *cover, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uint64, timeout time.Duration, workers int, list, verbose, cover bool) error {
+func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uint64, timeout time.Duration, workers int, list, verbose, cover bool, progress io.Writer) error {
 	tmp, err := os.MkdirTemp("", "mutate")
 	if err != nil {
 		return err
@@ -421,7 +430,7 @@ func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uin
 			}
 			continue
 		}
-		r := runner{tmp: tmp, timeout: timeout}
+		r := runner{tmp: tmp, timeout: timeout, progress: progress}
 		if r.timeout == 0 || cover {
 			// The unmutated run: the tests must pass, its time bounds the
 			// mutants' runs, its coverage says which mutants no test reaches.

@@ -355,3 +355,66 @@ func firstLines(t *testing.T, path string, n int) string {
 	}
 	return out
 }
+
+// An agent whose priced usage reaches its cost limit is ended there: the
+// limit is "at or past", and the cost is estimated from the tokens when the
+// CLI reports none.
+func TestRunnerCostLimit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, env := fakePreset(t, FormatClaudeStream, PromptStdin, "spin")
+	dollarPerMessage := &Prices{Default: Price{Input: 1000}} // 1000 tokens at $1000 per million
+	res, err := (&Runner{Grace: time.Second, Prices: dollarPerMessage}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env,
+		LogPath: filepath.Join(dir, "agent.log"), Timeout: 30 * time.Second, Limits: budget.Limits{MaxCostUSD: 3, MaxTokens: 1 << 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Reason, "iteration limit: the agent used $3.0000 of its cost limit of $3.00") || !res.Failed() ||
+		!res.Usage.CostKnown || res.Usage.CostUSD < 3 {
+		t.Errorf("result = %+v", res)
+	}
+}
+
+// A version probe reads the first x.y.z the CLI prints; one that fails or
+// prints none is an error that shows what it printed.
+func TestInstalledVersion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, tc := range []struct {
+		name, body, want, err string
+	}{
+		{"claude", `echo "2.1.197 (Claude Code)"`, "2.1.197", ""},
+		{"codex", `echo "codex-cli 0.169.0"; echo "build 1.2.3" >&2`, "0.169.0", ""},
+		{"failing", `echo "1.0.0"; exit 3`, "", "exit 3: 1.0.0"},
+		{"no version", `echo "usage: tool [flags]"`, "", "exit 0: usage: tool [flags]"},
+	} {
+		got, err := InstalledVersion(t.Context(), script(tc.name, tc.body))
+		if got != tc.want || tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: InstalledVersion = %q, %v; want %q, error with %q", tc.name, got, err, tc.want, tc.err)
+		}
+	}
+	if _, err := InstalledVersion(t.Context(), filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "ask ") {
+		t.Errorf("a missing program: %v", err)
+	}
+}
+
+// fanout writes to every writer it holds and skips the nil ones, typed nil
+// pointers included.
+func TestFanoutSkipsNilWriters(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	r := &ring{size: 8}
+	var nilRing *ring
+	var nilFile *os.File
+	n, err := fanout{nil, nilRing, nilFile, &buf, r}.Write([]byte("hello"))
+	if n != 5 || err != nil || buf.String() != "hello" || string(r.buf) != "hello" {
+		t.Errorf("Write = %d, %v; buffer %q, ring %q", n, err, buf.String(), r.buf)
+	}
+}
