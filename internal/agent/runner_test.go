@@ -245,22 +245,6 @@ func TestRunnerMarkerEcho(t *testing.T) {
 	}
 }
 
-func TestEffectiveTimeout(t *testing.T) {
-	t.Parallel()
-	if got := effectiveTimeout(Request{Timeout: time.Minute}); got != time.Minute {
-		t.Errorf("no deadline: %v", got)
-	}
-	if got := effectiveTimeout(Request{Timeout: time.Hour, Deadline: time.Now().Add(time.Minute)}); got > time.Minute || got < 59*time.Second {
-		t.Errorf("deadline first: %v, want about a minute", got)
-	}
-	if got := effectiveTimeout(Request{Timeout: time.Second, Deadline: time.Now().Add(time.Hour)}); got != time.Second {
-		t.Errorf("timeout first: %v", got)
-	}
-	if got := effectiveTimeout(Request{Deadline: time.Now().Add(-time.Second)}); got != time.Millisecond {
-		t.Errorf("past deadline: %v, want the minimum", got)
-	}
-}
-
 // The stderr tail keeps the last bytes written, whatever the sizes of the writes.
 func TestRingKeepsTheTail(t *testing.T) {
 	t.Parallel()
@@ -416,5 +400,45 @@ func TestFanoutSkipsNilWriters(t *testing.T) {
 	n, err := fanout{nil, nilRing, nilFile, &buf, r}.Write([]byte("hello"))
 	if n != 5 || err != nil || buf.String() != "hello" || string(r.buf) != "hello" {
 		t.Errorf("Write = %d, %v; buffer %q, ring %q", n, err, buf.String(), r.buf)
+	}
+}
+
+// The run's timeout is its own, or what is left until the deadline when that
+// comes first; a deadline already past still leaves a moment, not "no limit".
+func TestEffectiveTimeout(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	for _, tc := range []struct {
+		name     string
+		req      Request
+		min, max time.Duration
+	}{
+		{"no deadline", Request{Timeout: time.Minute}, time.Minute, time.Minute},
+		{"no timeout, no deadline", Request{}, 0, 0},
+		{"the deadline comes first", Request{Timeout: time.Hour, Deadline: now.Add(10 * time.Minute)}, 9 * time.Minute, 10 * time.Minute},
+		{"the timeout comes first", Request{Timeout: time.Minute, Deadline: now.Add(time.Hour)}, time.Minute, time.Minute},
+		{"only a deadline", Request{Deadline: now.Add(time.Hour)}, 59 * time.Minute, time.Hour},
+		{"the deadline is past", Request{Timeout: time.Minute, Deadline: now.Add(-time.Second)}, time.Millisecond, time.Millisecond},
+	} {
+		if got := effectiveTimeout(tc.req); got < tc.min || got > tc.max {
+			t.Errorf("%s: effectiveTimeout = %s, want %s..%s", tc.name, got, tc.min, tc.max)
+		}
+	}
+}
+
+// The agent runs with the runner's base environment (when set) and the
+// request's variables, not with this process's.
+func TestRunnerBaseEnv(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "env")
+	p, env := fakePreset(t, FormatText, PromptStdin, "env-to:"+out)
+	env["AGENT_TEST_BAR"] = "bar"
+	base := []string{"AGENT_TEST_FOO=from-base", "AGENT_HELPER_ACTIONS=none", "PATH=" + os.Getenv("PATH")}
+	if _, err := (&Runner{BaseEnv: base}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env, LogPath: filepath.Join(dir, "l")}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != "from-base,bar" {
+		t.Errorf("the agent saw %q (%v), want the base's FOO and the request's BAR", b, err)
 	}
 }

@@ -1,0 +1,50 @@
+package agent
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The error records of the CLIs that say why a request failed: an HTTP
+// status or code of 401/403 is an authentication failure, 429 a rate limit,
+// 5xx (or an error the CLI calls retryable) a transient one, anything else
+// none of them.
+func TestErrorRecordKinds(t *testing.T) {
+	t.Parallel()
+	type kinds struct{ auth, rateLimited, transient bool }
+	opencode := func(status int, retryable string) string {
+		return fmt.Sprintf(`{"type":"error","sessionID":"s","error":{"name":"APIError","data":{"message":"request failed","statusCode":%d,"isRetryable":%s}}}`, status, retryable)
+	}
+	gemini := func(code string) string {
+		return fmt.Sprintf(`{"session_id":"s","error":{"type":"Error","message":"request failed","code":%s}}`, code)
+	}
+	tests := []struct {
+		format, line string
+		want         kinds
+	}{
+		{FormatOpencode, opencode(429, "false"), kinds{rateLimited: true}},
+		{FormatOpencode, opencode(401, "false"), kinds{auth: true}},
+		{FormatOpencode, opencode(403, "false"), kinds{auth: true}},
+		{FormatOpencode, opencode(500, "false"), kinds{transient: true}},
+		{FormatOpencode, opencode(503, "null"), kinds{transient: true}},
+		{FormatOpencode, opencode(499, "false"), kinds{}},
+		{FormatOpencode, opencode(400, "true"), kinds{transient: true}},
+		{FormatOpencode, opencode(400, "null"), kinds{}},
+		{FormatGeminiJSON, gemini("401"), kinds{auth: true}},
+		{FormatGeminiJSON, gemini("403"), kinds{auth: true}},
+		{FormatGeminiJSON, gemini("41"), kinds{auth: true}}, // gemini's own "no auth method" exit code
+		{FormatGeminiJSON, gemini("400"), kinds{}},
+		{FormatGeminiJSON, gemini(`"UNAUTHENTICATED"`), kinds{}},
+	}
+	for _, tc := range tests {
+		p, err := NewParser(tc.format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Line([]byte(tc.line))
+		out := p.Result()
+		if got := (kinds{out.Auth, out.RateLimited, out.Transient}); got != tc.want || !out.IsError {
+			t.Errorf("%s %s: auth, rate limited, transient = %+v (error %v), want %+v", tc.format, tc.line, got, out.IsError, tc.want)
+		}
+	}
+}

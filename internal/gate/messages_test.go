@@ -1,0 +1,55 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestParseMessages: the lines that continue a finding (mypy's notes, the
+// detail lines of a Go build error) are joined to its message, and only to it.
+func TestParseMessages(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, format, in string
+		want             []string // file:line message
+	}{
+		{"mypy notes join the error of their file", "mypy", `app.py:3: error: Incompatible types in assignment  [assignment]
+app.py:3: note: See https://mypy.rtfd.io/en/stable/_refs.html
+other.py:1: note: a note about another file
+lib.py:7:5: error: Name "x" is not defined  [name-defined]
+Found 2 errors in 2 files (checked 3 source files)
+`, []string{
+			"app.py:3 Incompatible types in assignment | See https://mypy.rtfd.io/en/stable/_refs.html",
+			`lib.py:7 Name "x" is not defined`,
+		}},
+		{"a note before any error is dropped", "mypy", "app.py:1: note: alone\napp.py:2: error: boom  [misc]\n", []string{"app.py:2 boom"}},
+		{"go build errors with detail lines", "gotest-json", `{"ImportPath":"m/p [m/p.test]","Action":"build-output","Output":"# m/p [m/p.test]\n"}
+{"ImportPath":"m/p [m/p.test]","Action":"build-output","Output":"p/p.go:4:9: cannot use x (variable of type int) as string value in return statement\n"}
+{"ImportPath":"m/p [m/p.test]","Action":"build-output","Output":"\thave (int)\n"}
+{"ImportPath":"m/p [m/p.test]","Action":"build-output","Output":"\twant (string)\n"}
+{"ImportPath":"m/p [m/p.test]","Action":"build-fail"}
+{"Action":"start","Package":"m/p"}
+{"Action":"output","Package":"m/p","Output":"FAIL\tm/p [build failed]\n"}
+{"Action":"fail","Package":"m/p","Elapsed":0,"FailedBuild":"m/p [m/p.test]"}
+`, []string{"p/p.go:4 cannot use x (variable of type int) as string value in return statement | have (int) | want (string)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := Parse(strings.NewReader(tt.in), Options{Format: tt.format, WorkDir: "/src"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range rep.Findings {
+				got = append(got, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Message))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
