@@ -26,6 +26,17 @@ Found 2 errors in 2 files (checked 3 source files)
 			`lib.py:7 Name "x" is not defined`,
 		}},
 		{"a note before any error is dropped", "mypy", "app.py:1: note: alone\napp.py:2: error: boom  [misc]\n", []string{"app.py:2 boom"}},
+		{"tsc detail lines join their error", "tsc", `src/a.ts(3,5): error TS2322: Type '{ x: string; }' is not assignable to type 'P'.
+  Types of property 'x' are incompatible.
+    Type 'string' is not assignable to type 'number'.
+error TS5023: Unknown compiler option 'foo'.
+  Did you mean 'for'?
+src/b.ts(1,1): error TS1005: ';' expected.
+`, []string{
+			"src/a.ts:3 Type '{ x: string; }' is not assignable to type 'P'. | Types of property 'x' are incompatible. | Type 'string' is not assignable to type 'number'.",
+			":0 Unknown compiler option 'foo'. | Did you mean 'for'?",
+			"src/b.ts:1 ';' expected.",
+		}},
 		{"go build errors with detail lines", "gotest-json", `{"ImportPath":"m/p [m/p.test]","Action":"build-output","Output":"# m/p [m/p.test]\n"}
 {"ImportPath":"m/p [m/p.test]","Action":"build-output","Output":"p/p.go:4:9: cannot use x (variable of type int) as string value in return statement\n"}
 {"ImportPath":"m/p [m/p.test]","Action":"build-output","Output":"\thave (int)\n"}
@@ -51,5 +62,25 @@ Found 2 errors in 2 files (checked 3 source files)
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// mypy's JSON columns count from 0 (-1: none); findings count from 1 (0: none).
+func TestParseMypyJSONColumns(t *testing.T) {
+	t.Parallel()
+	in := `{"file": "a.py", "line": 1, "column": -1, "message": "m", "hint": null, "code": "misc", "severity": "error"}
+{"file": "a.py", "line": 2, "column": 0, "message": "m", "hint": null, "code": "misc", "severity": "error"}
+{"file": "a.py", "line": 3, "column": 11, "message": "m", "hint": "try this", "code": "misc", "severity": "error"}
+`
+	rep, err := Parse(strings.NewReader(in), Options{Format: "mypy-json", WorkDir: "/src"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, fmt.Sprintf("%d:%d %q", f.Line, f.Col, f.Message))
+	}
+	if diff := cmp.Diff([]string{`1:0 "m"`, `2:1 "m"`, `3:12 "m | try this"`}, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
