@@ -61,6 +61,9 @@ type RateLimitPolicy struct {
 // Step implements [loop.Env].
 func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
 	res, err := l.step(ctx, r)
+	if err != nil && !res.Started.IsZero() && res.Finished.IsZero() {
+		res.Finished = l.Now() // a step cut short: its time counts all the same
+	}
 	if cut := l.recovered; len(cut) > 0 {
 		res.Interrupted, l.recovered = cut, nil
 	}
@@ -148,6 +151,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	res.Waited = waited
 	ev.Agent = agentRes
 	if err != nil {
+		res.Iteration = ev // what the agent spent before it was stopped
 		return res, err
 	}
 
@@ -164,6 +168,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		}
 	}
 	if ctx.Err() != nil {
+		res.Iteration = ev
 		return res, context.Cause(ctx)
 	}
 

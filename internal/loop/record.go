@@ -16,7 +16,7 @@ func (r *runner) record(ev evidence.Iteration, res StepResult, d Decision) {
 	st.LastIterationAt = ev.Finished
 	dur := MillisOf(ev.Duration())
 	st.ElapsedPerIteration = append(st.ElapsedPerIteration, dur)
-	st.Spend.Wall += dur
+	st.count(ev.Started, ev.Finished)
 	st.Spend.Waited += MillisOf(res.Waited)
 	st.Spend.Usage = st.Spend.Usage.Add(ev.Agent.Usage)
 	if ev.Review != nil {

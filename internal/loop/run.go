@@ -105,6 +105,7 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 	r.emit(ctx, 0, BaselineStarted{})
 	res, err := r.env.Step(ctx, StepRequest{Kind: StepBaseline})
 	if err != nil {
+		r.st.count(res.Started, res.Finished) // cut short: its time counts all the same
 		out, err := r.stepFailed(ctx, err)
 		return out, true, err
 	}
@@ -114,7 +115,7 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 	if r.st.Feedback == "" {
 		r.st.Feedback = r.spec.Decider.Brief(res.Baseline) // the first prompt carries what already fails
 	}
-	r.st.Spend.Wall += MillisOf(res.Finished.Sub(res.Started))
+	r.st.count(res.Started, res.Finished)
 	failing := 0
 	for _, g := range res.Baseline {
 		failing += len(g.Findings)
@@ -149,6 +150,7 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 		Remaining: left,
 	})
 	if err != nil {
+		r.cutShort(n, res)
 		out, err := r.stepFailed(ctx, err)
 		return out, true, err
 	}
@@ -318,6 +320,23 @@ func (r *runner) emit(ctx context.Context, n int, data EventData) {
 	// An event that cannot be recorded must not stop the loop; the environment
 	// reports its own failures.
 	_ = r.env.Emit(context.WithoutCancel(ctx), Event{Iteration: n, Data: data})
+}
+
+// cutShort counts what iteration n spent before it ended without a result
+// (Ctrl-C, a timeout of the whole run, a stop asked for by the environment):
+// its time, and the agent's usage as far as it was read. The iteration runs
+// again on resume; what it spent is kept.
+func (r *runner) cutShort(n int, res StepResult) {
+	if res.Started.IsZero() || !res.Finished.After(res.Started) {
+		return
+	}
+	st := r.st
+	st.count(res.Started, res.Finished)
+	u := res.Iteration.Agent.Usage
+	st.Spend.Usage = st.Spend.Usage.Add(u)
+	st.Interrupted = append(st.Interrupted, Interrupted{
+		Iteration: n, StartedAt: res.Started, Duration: MillisOf(res.Finished.Sub(res.Started)), Usage: u,
+	})
 }
 
 // interrupted counts what earlier sessions' cut-short iterations spent: their

@@ -47,8 +47,8 @@ type State struct {
 	Sessions            []Session             `json:"sessions,omitempty"`
 	History             []Record              `json:"history,omitempty"`
 	Baseline            []evidence.GateResult `json:"baseline,omitempty"`
-	// Interrupted are the iterations that a crash or a kill cut short; their
-	// time and known spend are in Spend.
+	// Interrupted are the iterations that Ctrl-C, a crash or a kill cut
+	// short; their time and known spend are in Spend.
 	Interrupted  []Interrupted `json:"interrupted,omitempty"`
 	BaselineDone bool          `json:"baseline_done,omitempty"`
 	Feedback     string        `json:"feedback,omitempty"` // for the next prompt
@@ -74,13 +74,17 @@ func MillisOf(d time.Duration) Millis { return Millis(d / time.Millisecond) }
 
 // Spend is what a run consumed, over every session; resume never resets it.
 type Spend struct {
-	Usage    evidence.Usage `json:"usage"`
-	Wall     Millis         `json:"wall_ms"`
-	Waited   Millis         `json:"waited_ms,omitempty"` // rate-limit waits
-	Reviewer evidence.Usage `json:"reviewer_usage"`
+	Usage evidence.Usage `json:"usage"`
+	Wall  Millis         `json:"wall_ms"`
+	// CountedTo is the moment up to which the run's time is in Wall: the end
+	// of the last step counted. While the run goes on, the time since (or
+	// since its session started, when later) is not counted yet.
+	CountedTo time.Time      `json:"counted_to,omitzero"`
+	Waited    Millis         `json:"waited_ms,omitempty"` // rate-limit waits
+	Reviewer  evidence.Usage `json:"reviewer_usage"`
 }
 
-// Interrupted is an iteration cut short by a crash or a kill: when it started,
+// Interrupted is an iteration cut short by Ctrl-C, a crash or a kill: when it started,
 // how long it ran as far as its files tell, and what its agent's transcript
 // tells of its spend (tokens and cost unknown when it tells nothing).
 type Interrupted struct {
@@ -159,6 +163,38 @@ type Checkpoint struct {
 	Iteration int     `json:"iteration"`
 	Ref       string  `json:"ref"`
 	Quality   float64 `json:"quality"`
+}
+
+// Elapsed is how long the run has been at work: the one figure that status,
+// the final line, the reports, the events and the wall-time budget share. It
+// is the time of every session's steps — the baseline, every iteration, and
+// those cut short by Ctrl-C, a crash or a kill — and, while the run is still
+// running, the time since the last step counted (now is only read then).
+// Time between sessions (a run waiting for a human) is not counted.
+func (s *State) Elapsed(now time.Time) time.Duration {
+	d := s.Spend.Wall.Duration()
+	if s.Status != StatusRunning || now.IsZero() {
+		return d
+	}
+	from := s.Spend.CountedTo
+	if n := len(s.Sessions); n > 0 && s.Sessions[n-1].StartedAt.After(from) {
+		from = s.Sessions[n-1].StartedAt
+	}
+	if from.IsZero() || !now.After(from) {
+		return d
+	}
+	return d + now.Sub(from)
+}
+
+// count adds a step's time, from started to finished, to the run's wall time.
+func (s *State) count(started, finished time.Time) {
+	if started.IsZero() || !finished.After(started) {
+		return
+	}
+	s.Spend.Wall += MillisOf(finished.Sub(started))
+	if finished.After(s.Spend.CountedTo) {
+		s.Spend.CountedTo = finished
+	}
 }
 
 // Validate reports what makes a loaded state unusable.

@@ -13,10 +13,14 @@ func ExampleStatusTable() {
 	start := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
 	states := []*loop.State{
 		{Name: "build", Status: loop.StatusRunning, Iteration: 2, MaxIterations: 5, StartedAt: start,
-			History: []loop.Record{{N: 1, Decision: "refine"}, {N: 2, Decision: "refine"}},
-			Spend:   loop.Spend{Usage: evidence.Usage{InputTokens: 41000, OutputTokens: 5200, TokensKnown: true, CostUSD: 0.62, CostKnown: true}}},
+			History:  []loop.Record{{N: 1, Decision: "refine"}, {N: 2, Decision: "refine"}},
+			Sessions: []loop.Session{{StartedAt: start}},
+			// 2m30s counted up to the end of iteration 2; the third runs since.
+			Spend: loop.Spend{Usage: evidence.Usage{InputTokens: 41000, OutputTokens: 5200, TokensKnown: true, CostUSD: 0.62, CostKnown: true},
+				Wall: 150_000, CountedTo: start.Add(150 * time.Second)}},
 		{Name: "docs", Status: loop.StatusSucceeded, Iteration: 1, MaxIterations: 3, StartedAt: start,
-			LastIterationAt: start.Add(40 * time.Second), History: []loop.Record{{N: 1, Decision: "proceed"}}},
+			LastIterationAt: start.Add(40 * time.Second), History: []loop.Record{{N: 1, Decision: "proceed"}},
+			Spend: loop.Spend{Wall: 40_000}},
 	}
 	_ = report.StatusTable(os.Stdout, report.StatusRows(states, start.Add(3*time.Minute)), false)
 	// Output:

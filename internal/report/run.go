@@ -144,23 +144,8 @@ func gateNames(h []loop.Record) []string {
 	return names
 }
 
-// elapsed is how long the run has taken: to now while running, else to its end.
-func elapsed(s *loop.State, now time.Time) time.Duration {
-	if s.StartedAt.IsZero() {
-		return loop.Millis(s.Spend.Wall).Duration()
-	}
-	if !s.Status.Ended() {
-		return now.Sub(s.StartedAt)
-	}
-	end := s.LastIterationAt
-	if n := len(s.Sessions); n > 0 && s.Sessions[n-1].EndedAt.After(end) {
-		end = s.Sessions[n-1].EndedAt
-	}
-	if end.IsZero() {
-		return s.Spend.Wall.Duration()
-	}
-	return end.Sub(s.StartedAt)
-}
+// elapsed is how long the run has been at work ([loop.State.Elapsed]).
+func elapsed(s *loop.State, now time.Time) time.Duration { return s.Elapsed(now) }
 
 // lastDecision is the decision of the last recorded iteration.
 func lastDecision(s *loop.State) string {
