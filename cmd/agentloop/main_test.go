@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"agentloop": func() { os.Exit(cli.Main(os.Args[1:], cli.Std())) },
 		"fakeagent": func() { os.Exit(fakeagent.Main()) },
+		"ptyrun":    func() { os.Exit(ptyRun()) },
 	})
 }
 

@@ -31,7 +31,9 @@ type Deps struct {
 	Environ    func() []string
 	Now        func() time.Time
 	IsTerminal func(w io.Writer) bool
-	Getwd      func() (string, error)
+	// TermWidth is the width in columns of the terminal w is, 0 when unknown.
+	TermWidth func(w io.Writer) int
+	Getwd     func() (string, error)
 	// Executable is this program's path, for agents that call back into it (the demo).
 	Executable func() (string, error)
 	// LookPath finds an executable on PATH.
@@ -49,6 +51,17 @@ func Std() Deps {
 		IsTerminal: func(w io.Writer) bool {
 			f, ok := w.(*os.File)
 			return ok && term.IsTerminal(int(f.Fd()))
+		},
+		TermWidth: func(w io.Writer) int {
+			f, ok := w.(*os.File)
+			if !ok {
+				return 0
+			}
+			cols, _, err := term.GetSize(int(f.Fd()))
+			if err != nil {
+				return 0
+			}
+			return cols
 		},
 		Getwd: os.Getwd, Executable: os.Executable, LookPath: exec.LookPath, Geteuid: os.Geteuid,
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strconv"
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -63,7 +64,20 @@ func newScreen(d Deps, o loopOptions, p *plan.Plan) *ui.Printer {
 	return ui.New(ui.Options{
 		Out: out, Now: d.Now, JSON: format == "json", Quiet: o.quiet, Verbose: o.verbose,
 		Terminal: canRedraw(d, out) && !o.verbose,
+		Width:    func() int { return termWidth(d, out) },
 	})
+}
+
+// termWidth is the width of the terminal w is: COLUMNS when set (as other
+// command-line tools read it), else the terminal's own size; 0 when unknown.
+func termWidth(d Deps, w io.Writer) int {
+	if n, err := strconv.Atoi(d.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if d.TermWidth == nil {
+		return 0
+	}
+	return d.TermWidth(w)
 }
 
 // newLogger is the diagnostic log (stderr). What a person must know is told

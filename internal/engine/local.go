@@ -99,7 +99,7 @@ func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return res, fmt.Errorf("create %s: %w", dir, err)
 	}
-	l.phase("baseline gates")
+	l.phase("gates")
 	gates, err := l.Gates.RunGates(ctx, l.WorkDir, dir, nil)
 	l.warnOutput(gates)
 	res.Baseline, res.Finished = gates, l.Now()

@@ -61,6 +61,9 @@ type RunStarted struct {
 	MaxIterations int    `json:"max_iterations"` // 0: unlimited
 	Iteration     int    `json:"iteration"`      // iterations done before this session (since the last guidance)
 	Resumed       bool   `json:"resumed"`
+	// Elapsed is how long the run was at work before this session
+	// ([State.Elapsed]); 0 for a new run.
+	Elapsed Millis `json:"elapsed_ms,omitempty"`
 }
 
 // BaselineStarted: the gates run on the untouched tree.

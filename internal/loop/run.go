@@ -75,7 +75,7 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 	st.Reason = ""
 	r.emit(ctx, 0, RunStarted{
 		Procedure: r.spec.Procedure, MaxIterations: r.spec.Limits.MaxIterations,
-		Iteration: st.Iteration, Resumed: st.TotalIterations > 0,
+		Iteration: st.Iteration, Resumed: st.TotalIterations > 0, Elapsed: st.Spend.Wall,
 	})
 	if err := r.save(ctx); err != nil {
 		return r.unsaved(ctx, err)

@@ -19,8 +19,11 @@ type Options struct {
 	Quiet    bool             // only warnings, the final line and errors
 	Verbose  bool             // also the details of each iteration
 	Terminal bool             // Out is a terminal: draw a live status line
-	Prefix   string           // put before every line (a task's id in a task graph)
-	Task     string           // the task's id in a task graph: a "task" key on every JSON line
+	// Width is the terminal's width in columns, read at every redraw (a pane
+	// can be resized); 0 or nil: unknown, the line is not cut.
+	Width  func() int
+	Prefix string // put before every line (a task's id in a task graph)
+	Task   string // the task's id in a task graph: a "task" key on every JSON line
 }
 
 // Printer turns loop events into the lines a person reads. It is safe for
@@ -35,9 +38,11 @@ type Printer struct {
 // status is what the live status line shows.
 type status struct {
 	iteration, max int
+	baseline       bool // the baseline gates are running
 	phase          string
 	since          time.Time
 	runStart       time.Time
+	before         time.Duration // what the run was at work in earlier sessions
 	tokens         int64
 	cost           float64
 	costKnown      bool
@@ -126,27 +131,36 @@ func (p *Printer) Phase(phase string) {
 func (p *Printer) Tick() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.o.Terminal || p.o.JSON || p.status.iteration == 0 {
+	if !p.o.Terminal || p.o.JSON || p.status.iteration == 0 && !p.status.baseline {
 		return
 	}
 	now := p.o.Now()
 	s := p.status
-	it := fmt.Sprintf("Iteration %d", s.iteration)
-	if s.max > 0 {
+	it := "Baseline"
+	switch {
+	case s.iteration > 0 && s.max > 0:
 		it = fmt.Sprintf("Iteration %d/%d", s.iteration, s.max)
+	case s.iteration > 0:
+		it = fmt.Sprintf("Iteration %d", s.iteration)
 	}
 	parts := []string{it}
 	if s.phase != "" {
 		parts = append(parts, fmt.Sprintf("%s %s", s.phase, clock(now.Sub(s.since))))
 	}
-	parts = append(parts, "elapsed "+clock(now.Sub(s.runStart)))
+	parts = append(parts, "elapsed "+clock(s.before+now.Sub(s.runStart)))
 	if s.tokens > 0 {
 		parts = append(parts, fmt.Sprintf("%s tokens", count(s.tokens)))
 	}
 	if s.costKnown {
 		parts = append(parts, fmt.Sprintf("$%.2f", s.cost))
 	}
-	fmt.Fprintf(p.o.Out, "\r\x1b[2K%s", strings.Join(parts, " · "))
+	line := strings.Join(parts, " · ")
+	if p.o.Width != nil {
+		// One column short of the width: a line that fills the last column
+		// wraps on some terminals, and each redraw would leave a line behind.
+		line = cut(line, p.o.Width()-1)
+	}
+	fmt.Fprintf(p.o.Out, "\r\x1b[2K%s", line)
 	p.drawn = true
 }
 
@@ -173,7 +187,14 @@ func (p *Printer) track(ev loop.Event) {
 	switch d := ev.Data.(type) {
 	case loop.RunStarted:
 		p.status.runStart = ev.Time
+		p.status.before = d.Elapsed.Duration()
 		p.status.max = d.MaxIterations
+	case loop.BaselineStarted:
+		p.status.baseline = true
+		p.status.phase = "gates"
+		p.status.since = ev.Time
+	case loop.BaselineFinished:
+		p.status.baseline = false
 	case loop.IterationStarted:
 		p.status.iteration = ev.Iteration
 		p.status.phase = "agent"
@@ -189,4 +210,18 @@ func (p *Printer) track(ev loop.Event) {
 			p.status.cost += d.CostUSD
 		}
 	}
+}
+
+// cut shortens s to at most width columns (one a rune: the status line holds
+// no wide characters), ending it with "…" when it was longer; width < 1 means
+// unknown, and s is kept whole.
+func cut(s string, width int) string {
+	if width < 1 {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	return string(r[:width-1]) + "…"
 }

@@ -126,6 +126,39 @@ func TestStatusLineOnTerminal(t *testing.T) {
 	}
 }
 
+// The status line is drawn during the baseline too, counts the run's earlier
+// sessions in its elapsed time, and is cut to the terminal's width.
+func TestStatusLineBaselineAndWidth(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	clock := now.Add(3 * time.Second)
+	tests := []struct {
+		name  string
+		width int
+		want  string
+	}{
+		{"unknown width", 0, "Baseline · gates 00:03 · elapsed 01:33"},
+		{"wide", 80, "Baseline · gates 00:03 · elapsed 01:33"},
+		{"exactly", 39, "Baseline · gates 00:03 · elapsed 01:33"},
+		{"narrow", 20, "Baseline · gates 0…"},
+		{"one column", 2, "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			p := New(Options{Out: &out, Terminal: true, Now: func() time.Time { return clock }, Width: func() int { return tt.width }})
+			p.Event(loop.Event{Time: now, Data: loop.RunStarted{Procedure: "build", Elapsed: 90_000, Resumed: true}})
+			p.Event(loop.Event{Time: now, Data: loop.BaselineStarted{}})
+			out.Reset()
+			p.Tick()
+			if got := out.String(); got != "\r\x1b[2K"+tt.want {
+				t.Errorf("status line %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestJSONEvents(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
