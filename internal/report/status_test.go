@@ -15,7 +15,8 @@ func statusStates() []*loop.State {
 	done := sampleRun().State
 	running := &loop.State{Version: 1, Name: "fix-auth", Status: loop.StatusRunning, Iteration: 1, MaxIterations: 0,
 		StartedAt: t0.Add(time.Hour), History: []loop.Record{{N: 1, Decision: "refine"}},
-		Spend: loop.Spend{Usage: evidence.Usage{CostUSD: 0.004, CostKnown: true}}}
+		Sessions: []loop.Session{{StartedAt: t0.Add(time.Hour)}},
+		Spend:    loop.Spend{Usage: evidence.Usage{CostUSD: 0.004, CostKnown: true}}}
 	return []*loop.State{done, nil, running}
 }
 
@@ -27,7 +28,9 @@ func TestStatusRows(t *testing.T) {
 		t.Fatalf("got %d rows, want 2 (nil skipped)", len(rows))
 	}
 	got := []any{rows[0].Elapsed, rows[0].LastDecision, *rows[0].Tokens, rows[1].Elapsed, rows[1].Tokens == nil, *rows[1].CostUSD}
-	want := []any{12 * time.Minute, "escalate", int64(37300 + 10400 + 111900 + 8000 + 900), 90 * time.Second, true, 0.004}
+	// Elapsed is the time at work (loop.State.Elapsed): the finished run's
+	// counted wall time, the running one's since its session started.
+	want := []any{197500 * time.Millisecond, "escalate", int64(37300 + 10400 + 111900 + 8000 + 900), 90 * time.Second, true, 0.004}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rows mismatch (-want +got):\n%s", diff)
 	}
