@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // Presets returns the built-in presets, sorted by name. Each call returns fresh
@@ -120,6 +122,10 @@ func Lookup(name string) (Preset, error) {
 			return p, nil
 		}
 	}
-	return Preset{}, fmt.Errorf("unknown agent %q: use one of %s, or give a command with agent: {cmd: [...]}",
-		name, strings.Join(Names(), ", "))
+	hint := ""
+	if near := suggest.Closest(name, Names()); near != "" {
+		hint = fmt.Sprintf("did you mean %q? ", near)
+	}
+	return Preset{}, fmt.Errorf("unknown agent %q: %suse one of %s, or give a command with agent: {cmd: [...]}",
+		name, hint, strings.Join(Names(), ", "))
 }

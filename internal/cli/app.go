@@ -165,6 +165,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newVersionCmd(d),
 		newEnvironmentTopic(),
 	)
+	addCompletions(root, d)
 	return root
 }
 

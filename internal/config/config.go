@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // Names lists every procedure, built-in and configured, sorted.
@@ -23,7 +25,11 @@ func (c *Config) Procedure(name string) (Procedure, error) {
 	}
 	p, ok := c.procs[name]
 	if !ok {
-		return Procedure{}, fmt.Errorf("find procedure %q: no such procedure; known: %s (see 'agentloop list')", name, strings.Join(c.Names(), ", "))
+		hint := ""
+		if near := suggest.Closest(name, c.Names()); near != "" {
+			hint = fmt.Sprintf("; did you mean %q?", near)
+		}
+		return Procedure{}, fmt.Errorf("find procedure %q: no such procedure%s known: %s (see 'agentloop list')", name, orSemicolon(hint), strings.Join(c.Names(), ", "))
 	}
 	return p, nil
 }
@@ -55,4 +61,13 @@ func quoteArgv(argv []string) string {
 		out[i] = a
 	}
 	return strings.Join(out, " ")
+}
+
+// orSemicolon ends a hint before the list that follows it: "; did you mean
+// "x"? known: …", or plain "; known: …" when there is no hint.
+func orSemicolon(hint string) string {
+	if hint == "" {
+		return ";"
+	}
+	return hint
 }

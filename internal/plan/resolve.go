@@ -11,6 +11,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // Options are what a plan is resolved for besides the configuration.
@@ -139,6 +140,9 @@ func ResolveAgent(cfg *config.Config, ref config.AgentRef) (agent.Preset, error)
 		} else {
 			p, err := agent.Lookup(name)
 			if err != nil {
+				if near := suggest.Closest(name, slices.Sorted(maps.Keys(cfg.Agents))); near != "" && suggest.Closest(name, agent.Names()) == "" {
+					return agent.Preset{}, fmt.Errorf("agent %q is neither a preset nor defined under agents: in the configuration; did you mean %q, defined there?", name, near)
+				}
 				return agent.Preset{}, fmt.Errorf("agent %q is neither a preset nor defined under agents: in the configuration (%w)", name, err)
 			}
 			return p, nil
