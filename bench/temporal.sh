@@ -3,7 +3,10 @@
 # (`true`) on one Temporal dev server and W workers, against the same loops on
 # the local engine (W runs at a time) in the same run; see bench/temporal/main.go.
 #
-#   nice -n 10 bench/temporal.sh [N] [K] [W]     (default 1000 3 2)
+#   nice -n 10 bench/temporal.sh [N] [K] [W] [LOCAL_N]     (default 1000 3 2 N)
+#
+# LOCAL_N loops run on the local engine (fewer than N to save time; the figure
+# compared is the time per iteration).
 #
 # Needs the temporal CLI on PATH (or in ~/.cache/agentloop-ci/bin, where .ci/run
 # builds it).
@@ -11,6 +14,7 @@ set -euo pipefail
 n=${1:-1000}
 k=${2:-3}
 workers=${3:-2}
+local_n=${4:-$n}
 root=$(cd "$(dirname "$0")/.." && pwd)
 export PATH="$PATH:${AGENTLOOP_CI_CACHE:-$HOME/.cache/agentloop-ci}/bin"
 command -v temporal >/dev/null || { echo "temporal CLI not found: see .ci/run" >&2; exit 2; }
@@ -45,5 +49,5 @@ done
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 "$tmp/bin/bench" -address "127.0.0.1:$port" -dir "$tmp/work" -agentloop "$tmp/bin/agentloop" \
-  -n "$n" -iterations "$k" -parallel "$workers" -rss "$rss"
+  -n "$n" -iterations "$k" -parallel "$workers" -local-n "$local_n" -rss "$rss"
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"

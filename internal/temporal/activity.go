@@ -56,21 +56,25 @@ type Steps struct {
 	Remote string
 
 	mu   sync.Mutex
-	runs map[string]workTree // by run ID: the engine keeps its checkpoints between steps
+	runs map[string]*workTree // by run ID: the engine keeps its checkpoints between steps
+	seq  uint64               // counts the steps, for the least recently used
 }
 
 // workTree is a run's engine on this worker and the plan it was built from.
 type workTree struct {
-	l *engine.Local
-	p *plan.Plan
+	l    *engine.Local
+	p    *plan.Plan
+	busy int    // steps under way
+	used uint64 // the last step's number
 }
 
 // Step is the step activity.
 func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
-	l, p, fresh, err := s.engine(ctx, in.Run)
+	l, p, fresh, done, err := s.engine(ctx, in.Run)
 	if err != nil {
 		return StepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
 	}
+	defer done()
 	_ = l.Save(ctx, &loop.State{History: in.History}) // the history for the feedback; the store is a no-op
 	info := activity.GetInfo(ctx)
 	stop := heartbeat(ctx, info.HeartbeatTimeout)
@@ -121,29 +125,65 @@ func activityError(ctx context.Context, err error) error {
 }
 
 // engine is the run's local engine on this worker, built on its first step
-// here (fresh).
-func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.Plan, fresh bool, err error) {
+// here (fresh); done is called when the step is over.
+func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.Plan, fresh bool, done func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.seq++
 	if w, ok := s.runs[r.RunID]; ok {
-		return w.l, w.p, false, nil
+		w.busy++
+		w.used = s.seq
+		return w.l, w.p, false, s.release(w), nil
 	}
 	p, err = s.Plan(ctx, r)
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("rebuild the plan of run %s: %w", r.Name, err)
+		return nil, nil, false, nil, fmt.Errorf("rebuild the plan of run %s: %w", r.Name, err)
 	}
 	runDir := state.Store{Root: p.StateDir}.RunDir(r.Name, r.RunID)
 	if err := state.EnsureDir(runDir); err != nil {
-		return nil, nil, false, fmt.Errorf("create the run folder: %w", err)
+		return nil, nil, false, nil, fmt.Errorf("create the run folder: %w", err)
 	}
 	l = session.NewEngine(ctx, p, session.EngineOptions{
 		RunID: r.RunID, RunDir: runDir, Store: noStore{}, Now: time.Now, Log: s.Log,
 	})
 	if s.runs == nil {
-		s.runs = map[string]workTree{}
+		s.runs = map[string]*workTree{}
 	}
-	s.runs[r.RunID] = workTree{l: l, p: p}
-	return l, p, true, nil
+	s.evict()
+	w := &workTree{l: l, p: p, busy: 1, used: s.seq}
+	s.runs[r.RunID] = w
+	return l, p, true, s.release(w), nil
+}
+
+// MaxWorkTrees is how many runs' engines a worker keeps between their steps.
+// A worker never learns that a run ended, so the least recently used idle one
+// goes beyond that; its next step, if any, rebuilds it from its checkpoint.
+const MaxWorkTrees = 256
+
+// evict drops the least recently used idle engines beyond [MaxWorkTrees]
+// (s.mu held).
+func (s *Steps) evict() {
+	for len(s.runs) >= MaxWorkTrees {
+		var oldest string
+		for id, w := range s.runs {
+			if w.busy == 0 && (oldest == "" || w.used < s.runs[oldest].used) {
+				oldest = id
+			}
+		}
+		if oldest == "" {
+			return // every one is in a step
+		}
+		s.runs[oldest].l.Close()
+		delete(s.runs, oldest)
+	}
+}
+
+func (s *Steps) release(w *workTree) func() {
+	return func() {
+		s.mu.Lock()
+		w.busy--
+		s.mu.Unlock()
+	}
 }
 
 // heartbeat tells the server the step's worker is alive until stop is called.
