@@ -156,6 +156,12 @@ func TestQuality(t *testing.T) {
 		{"a gate of lint and type findings only counts as lint, whatever its name", with(iter(1), func(ev *evidence.Iteration) {
 			ev.Gates = append(ev.Gates, evidence.GateResult{Name: "check", Findings: []evidence.Finding{{Kind: evidence.KindLint}, {Kind: evidence.KindType}}})
 		}), round3((0.6 + 0.15*0.9) / 0.75)},
+		{"gates without counted tests: the share that passed", evidence.Iteration{Gates: []evidence.GateResult{
+			{Name: "build", Required: true, Passed: true}, {Name: "e2e", Passed: false}, {Name: "smoke", Passed: true}, {Name: "docs", Passed: true},
+		}}, 0.75},
+		{"a gate failed without a counted test failing", with(iter(1), func(ev *evidence.Iteration) {
+			ev.Gates = append(ev.Gates, evidence.GateResult{Name: "smoke", Passed: false})
+		}), 0.9},
 		{"plain agent ok", evidence.Iteration{}, 1},
 		{"plain agent failed", evidence.Iteration{Agent: evidence.AgentResult{ExitCode: 1}}, 0},
 	}
