@@ -167,4 +167,8 @@ func TestWithin(t *testing.T) {
 	if got := all.Minus(own); got.CostKnown || !got.TokensKnown {
 		t.Errorf("Minus() = %+v: a cost is known only when both are", got)
 	}
+	own.CostKnown, own.TokensKnown = true, false
+	if got := all.Minus(own); !got.CostKnown || got.TokensKnown {
+		t.Errorf("Minus() = %+v: tokens are known only when both are", got)
+	}
 }
