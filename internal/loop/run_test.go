@@ -488,3 +488,69 @@ func TestRunCountsInterruptedIterations(t *testing.T) {
 		t.Errorf("warnings:\n%s", strings.Join(warnings, "\n"))
 	}
 }
+
+// A step that fails ends the session, as what its failure says: the overall
+// timeout aborts, an interrupt says its cause, a stop asked for by the
+// environment hands its error on once saved, anything else aborts with it.
+func TestRunStepFailures(t *testing.T) {
+	t.Parallel()
+	infra := errors.New("worktree vanished")
+	fixIt := errors.New("log in to the agent")
+	tests := []struct {
+		name       string
+		ctx        func(context.Context) (context.Context, func())
+		stepErr    error // returned by the first iteration's step; nil: the context's error
+		wantStatus loop.Status
+		wantReason string
+		wantErr    error
+	}{
+		{name: "overall timeout", ctx: func(ctx context.Context) (context.Context, func()) {
+			return context.WithDeadline(ctx, time.Now().Add(-time.Second))
+		}, wantStatus: loop.StatusAborted, wantReason: "overall timeout reached"},
+		{name: "interrupt with a cause", ctx: func(ctx context.Context) (context.Context, func()) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			cancel(errors.New("terminated by SIGTERM"))
+			return ctx, func() {}
+		}, wantStatus: loop.StatusInterrupted, wantReason: "terminated by SIGTERM"},
+		{name: "interrupt", ctx: func(ctx context.Context) (context.Context, func()) {
+			ctx, cancel := context.WithCancel(ctx)
+			cancel()
+			return ctx, func() {}
+		}, wantStatus: loop.StatusInterrupted, wantReason: "interrupted"},
+		{name: "an infrastructure failure", stepErr: infra, wantStatus: loop.StatusAborted, wantReason: "worktree vanished", wantErr: infra},
+		{name: "a stop with an error to act on", stepErr: &loop.StopError{Status: loop.StatusAborted, Reason: "not logged in", Err: fixIt},
+			wantStatus: loop.StatusAborted, wantReason: "not logged in", wantErr: fixIt},
+		{name: "a step's own deadline is not the run's", stepErr: context.DeadlineExceeded,
+			wantStatus: loop.StatusAborted, wantReason: "context deadline exceeded", wantErr: context.DeadlineExceeded},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			if tc.ctx != nil {
+				var done func()
+				ctx, done = tc.ctx(ctx)
+				defer done()
+			}
+			fail := func(int) (evidence.Iteration, error) { return evidence.Iteration{}, tc.stepErr }
+			if tc.stepErr == nil {
+				fail = func(int) (evidence.Iteration, error) { return evidence.Iteration{}, ctx.Err() }
+			}
+			env := &scriptEnv{script: []func(int) (evidence.Iteration, error){fail}}
+			st := newState()
+			out, err := loop.Run(ctx, env, loop.Spec{Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
+			if out.Status != tc.wantStatus || out.Reason != tc.wantReason {
+				t.Errorf("Run = %+v, want %s: %q", out, tc.wantStatus, tc.wantReason)
+			}
+			if tc.wantErr == nil && err != nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+				t.Errorf("Run error = %v, want %v", err, tc.wantErr)
+			}
+			if st.Status != tc.wantStatus || st.Sessions[0].Status != tc.wantStatus || st.Sessions[0].Reason != tc.wantReason {
+				t.Errorf("saved state %s, session %+v", st.Status, st.Sessions[0])
+			}
+			if env.calls != 1 {
+				t.Errorf("%d iterations ran, want 1", env.calls)
+			}
+		})
+	}
+}
