@@ -93,6 +93,20 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// Spend the totals do not know (an iteration a crash cut short, whose tokens
+// or cost its transcript did not tell) cannot be predicted from, even when
+// every recorded iteration's figure is known.
+func TestCheckUnknownTotals(t *testing.T) {
+	t.Parallel()
+	per := []Cost{known(100, 1, time.Minute), known(100, 1, time.Minute)}
+	s := Total(per)
+	s.TokensKnown, s.CostKnown = false, false
+	v := Check(Limits{MaxTokens: 1000, MaxCostUSD: 10}, s, per)
+	if diff := cmp.Diff([]Resource{Tokens, CostUSD}, v.Unchecked); diff != "" || v.Stop() {
+		t.Errorf("Unchecked (-want +got):\n%s\nverdict %+v", diff, v)
+	}
+}
+
 func TestTotalAndCostOf(t *testing.T) {
 	t.Parallel()
 	u := evidence.Usage{InputTokens: 10, OutputTokens: 5, CacheReadTokens: 100, CacheWriteTokens: 1, TokensKnown: true, CostUSD: 0.25, CostKnown: true}
