@@ -1,0 +1,37 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Reasons are one line, cut on a rune boundary with an ellipsis; results are
+// capped on a rune boundary.
+func TestClipAndCap(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a  b\n\tc ", 10, "a b c"},
+		{"abcdef", 6, "abcdef"},
+		{"abcdef", 3, "abc…"},
+		{"aé", 2, "a…"},   // é is 2 bytes: the cut would split it
+		{"a日本", 3, "a…"},  // 日 is 3 bytes
+		{"a日本", 4, "a日…"}, // on a boundary
+	} {
+		if got := clip(tc.in, tc.n); got != tc.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+	short := strings.Repeat("x", maxResult)
+	if got := capResult(short); got != short {
+		t.Errorf("capResult cut a result of exactly the cap (%d bytes)", len(got))
+	}
+	long := strings.Repeat("x", maxResult-1) + "é" + "zz"
+	if got := capResult(long); got != long[:maxResult-1] || !utf8.ValidString(got) {
+		t.Errorf("capResult = …%q (%d bytes), want the %d bytes before é", got[len(got)-4:], len(got), maxResult-1)
+	}
+}
