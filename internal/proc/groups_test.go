@@ -274,11 +274,23 @@ func TestEndOrphans(t *testing.T) {
 	<-started
 	st, _ := StartTime(cmd.Process.Pid)
 	orphan := Child{PGID: cmd.Process.Pid, StartTime: st}
+	// A live group leader that is not the recorded process, or whose start
+	// time was not recorded, is left alone: its pid may have been reused.
+	bystander := exec.Command("sleep", "100")
+	bystander.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := bystander.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = bystander.Process.Kill(); _ = bystander.Wait() }()
 	gone := Child{PGID: 999999999}
-	reused := Child{PGID: os.Getpid(), StartTime: "not-this-one"}
-	found := EndOrphans([]Child{gone, reused, orphan}, 300*time.Millisecond)
+	reused := Child{PGID: bystander.Process.Pid, StartTime: "not-this-one"}
+	unverified := Child{PGID: bystander.Process.Pid}
+	found := EndOrphans([]Child{gone, reused, unverified, orphan}, 300*time.Millisecond)
 	if len(found) != 1 || found[0] != orphan {
 		t.Errorf("EndOrphans = %v, want only %v", found, orphan)
+	}
+	if !Alive(bystander.Process.Pid) {
+		t.Error("EndOrphans ended a group it could not tell was the recorded one")
 	}
 	<-waited
 	assertGone(t, pids(t, out.String()), 2*time.Second)
