@@ -24,8 +24,11 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice, v verdict) loop.De
 		Message:     c.reason,
 		Succeeded:   !v.failed,
 	}
-	if c.action.Continues() && v.label != "" {
+	switch {
+	case c.action.Continues() && v.label != "":
 		d.Message = v.label + "; " + c.reason
+	case c.action == loop.ActionProceed && v.label != "":
+		d.Message = c.reason + "; " + v.label // flaky: failed then passed
 	}
 	bestQ := -1.0
 	if st.Best != nil {
@@ -34,7 +37,7 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice, v verdict) loop.De
 	for _, p := range f.past {
 		bestQ = max(bestQ, p.Quality)
 	}
-	if f.cur.Quality > bestQ {
+	if f.cur.Quality > bestQ && f.cur.Quality > 0 {
 		// The loop fills Ref with this iteration's checkpoint (the decider does not see it).
 		d.Best = &loop.Checkpoint{Iteration: f.ev.N, Quality: f.cur.Quality}
 	}

@@ -104,7 +104,7 @@ func detectTransient(f *facts) []loop.Trigger {
 			infra = append(infra, g.Name+": "+orText(g.InfraReason, "could not run"))
 			continue
 		}
-		for _, fd := range g.Findings {
+		for _, fd := range slices.Concat(g.Findings, g.Flaky) {
 			if fd.Flaky {
 				flaky = append(flaky, gate.Key(fd))
 			}

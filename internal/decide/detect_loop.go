@@ -10,20 +10,25 @@ import (
 )
 
 // detectStuck finds the three stuck shapes of loop-control §8.4: the same failure
-// fingerprint StuckRepeats times in a row; no diff, or the same diff, twice in a
-// row; a return to a code state seen before the previous iteration.
+// fingerprint StuckRepeats times in a row (the baseline counted: a first
+// iteration that leaves the baseline's failures as they were is a repeat); no
+// diff, or the same diff, twice in a row; a return to a code state seen before
+// the previous iteration.
 func detectStuck(f *facts) []loop.Trigger {
 	all, cur := f.seq, f.cur
 	past := all[:len(all)-1]
 	if cur.Succeeded {
 		return nil
 	}
-	if n := f.p.StuckRepeats; n > 1 && cur.FP != "" && len(all) >= n {
+	if tr, n := f.trend(), f.p.StuckRepeats; n > 1 && cur.FP != "" && len(tr) >= n {
 		same := true
-		for _, p := range all[len(all)-n:] {
+		for _, p := range tr[len(tr)-n:] {
 			same = same && p.FP == cur.FP
 		}
-		if same {
+		switch {
+		case same && tr[len(tr)-n].N == 0:
+			return []loop.Trigger{trig(TStuck, 0.8, false, "the same failures as before the run after %s: %s", plural(n-1, "iteration"), first(cur.Failing))}
+		case same:
 			return []loop.Trigger{trig(TStuck, 0.8, false, "same failures %d iterations in a row: %s", n, first(cur.Failing))}
 		}
 	}
@@ -47,10 +52,12 @@ func detectStuck(f *facts) []loop.Trigger {
 }
 
 // detectOscillation finds A-B-A (medium) and A-B-A-B (high) over failure
-// fingerprints. When the two failing sets are disjoint, fixing one breaks the
-// other: twice round (A-B-A-B) that is reported as conflicting requirements.
+// fingerprints, the baseline counted as the first A. When the two failing sets
+// are disjoint, the agent's fix for one breaks the other and back: that is
+// what the trigger says, naming both. It is the agent going round, not a
+// conflict between the requirements: both tests can be valid.
 func detectOscillation(f *facts) []loop.Trigger {
-	all := f.seq
+	all := f.trend()
 	n := len(all)
 	if n < 3 || f.cur.Succeeded {
 		return nil
@@ -59,19 +66,23 @@ func detectOscillation(f *facts) []loop.Trigger {
 	if c.FP == "" || b.FP == "" || c.FP != a.FP || c.FP == b.FP {
 		return nil
 	}
-	disjoint := !intersects(c.Failing, b.Failing)
+	from, sev, shape := a, 0.6, "A-B-A"
 	if n >= 4 && all[n-4].FP == b.FP {
-		out := []loop.Trigger{trig(TOscillation, 0.85, false, "failures alternate A-B-A-B over iterations %d-%d", all[n-4].N, c.N)}
-		if disjoint {
-			out = append(out, trig(TConflict, 0.85, false, "fixing %s breaks %s and back, twice", first(b.Failing), first(c.Failing)))
-		}
-		return out
+		from, sev, shape = all[n-4], 0.85, "A-B-A-B"
 	}
-	what := "failures alternate A-B-A"
-	if disjoint {
-		what = fmt.Sprintf("fixing %s broke %s and back", first(c.Failing), first(b.Failing))
+	what := "failures alternate " + shape
+	if !intersects(c.Failing, b.Failing) {
+		what = fmt.Sprintf("the fix for %s breaks %s, and the fix for %s breaks %s again", first(c.Failing), first(b.Failing), first(b.Failing), first(c.Failing))
 	}
-	return []loop.Trigger{trig(TOscillation, 0.6, false, "%s over iterations %d-%d", what, a.N, c.N)}
+	return []loop.Trigger{trig(TOscillation, sev, false, "%s (%s)", what, span(from, c))}
+}
+
+// span names the iterations from a to b, the baseline as such.
+func span(a, b point) string {
+	if a.N == 0 {
+		return fmt.Sprintf("from the baseline to iteration %d", b.N)
+	}
+	return fmt.Sprintf("iterations %d-%d", a.N, b.N)
 }
 
 func intersects(a, b []string) bool {

@@ -17,7 +17,23 @@ func reviewTag(ev evidence.Iteration, tag string) bool {
 // deleted and the diff's tamper findings are serious (0.9); test files merely
 // edited are a low-severity note unless the policy forbids test edits (0.5).
 func detectTampering(f *facts) []loop.Trigger {
-	d := f.ev.Diff
+	if f.weakened != "" {
+		return []loop.Trigger{trig(TTestTampering, 0.9, true, "%s", f.weakened)}
+	}
+	if d := f.ev.Diff; len(d.TestFilesChanged) > 0 {
+		sev := 0.5
+		if f.p.AllowTestEdits {
+			sev = 0.2
+		}
+		return []loop.Trigger{trig(TTestTampering, sev, true, "test files edited: %s", strings.Join(d.TestFilesChanged, ", "))}
+	}
+	return nil
+}
+
+// weakening says how an iteration weakened the tests, from the diff facts and
+// the reviewer's tag; nil when it did not.
+func weakening(ev evidence.Iteration) []string {
+	d := ev.Diff
 	var what []string
 	if d.SkipsAdded > 0 {
 		what = append(what, plural(d.SkipsAdded, "skip")+" added")
@@ -38,20 +54,10 @@ func detectTampering(f *facts) []loop.Trigger {
 			}
 		}
 	}
-	if reviewTag(f.ev, "test_tampering") {
+	if reviewTag(ev, "test_tampering") {
 		what = append(what, "the reviewer flagged test tampering")
 	}
-	if len(what) > 0 {
-		return []loop.Trigger{trig(TTestTampering, 0.9, true, "%s", strings.Join(what, "; "))}
-	}
-	if len(d.TestFilesChanged) > 0 {
-		sev := 0.5
-		if f.p.AllowTestEdits {
-			sev = 0.2
-		}
-		return []loop.Trigger{trig(TTestTampering, sev, true, "test files edited: %s", strings.Join(d.TestFilesChanged, ", "))}
-	}
-	return nil
+	return what
 }
 
 // detectSecurity: secrets in the diff (1.0, critical), the reviewer's security tag

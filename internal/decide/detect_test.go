@@ -36,6 +36,9 @@ func TestTriggers(t *testing.T) {
 		want   string
 		minSev float64
 		absent bool
+		base   []string // the baseline's failing tests
+		// evidence, when set, is the trigger's evidence
+		evidence string
 	}{
 		{name: "validation_failure on build errors", ev: with(iter(1), build), want: TValidationFailure},
 		{name: "requirement_unmet on failing tests", ev: iter(1, "A"), want: TRequirementUnmet},
@@ -49,8 +52,10 @@ func TestTriggers(t *testing.T) {
 		{name: "low_confidence on unreadable review", spec: reviewed(), ev: with(iter(1), review("unknown", 0)), want: TLowConfidence},
 		{name: "quality_threshold on a low approving score", spec: reviewed(), ev: with(iter(1), review("approve", 5)), want: TQualityThreshold},
 		{name: "user_rejection on reject", spec: reviewed(), ev: with(iter(1), review("reject", 2)), want: TUserRejection},
-		{name: "stuck on the same fingerprint 3 times", hist: []evidence.Iteration{iter(1, "A"), iter(2, "A")}, ev: iter(3, "A"), want: TStuck},
-		{name: "not stuck twice", hist: []evidence.Iteration{iter(1, "A")}, ev: iter(2, "A"), want: TStuck, absent: true},
+		{name: "stuck on the same fingerprint twice", hist: []evidence.Iteration{iter(1, "A")}, ev: iter(2, "A"), want: TStuck},
+		{name: "stuck when the first iteration leaves the baseline's failures", base: []string{"A"}, ev: iter(1, "A"), want: TStuck},
+		{name: "not stuck after a change of failures", hist: []evidence.Iteration{iter(1, "A", "B")}, ev: iter(2, "A"), want: TStuck, absent: true},
+		{name: "not stuck when the first iteration fixed some", base: []string{"A", "B"}, ev: iter(1, "A"), want: TStuck, absent: true},
 		{name: "stuck on no diff twice", hist: []evidence.Iteration{with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Diff = evidence.DiffFacts{TreeHash: "t0"} })},
 			ev: with(iter(2, "B"), func(ev *evidence.Iteration) { ev.Diff = evidence.DiffFacts{TreeHash: "t0"} }), want: TStuck},
 		{name: "no diff facts without git is not stuck", hist: []evidence.Iteration{with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Diff = evidence.DiffFacts{} })},
@@ -60,7 +65,11 @@ func TestTriggers(t *testing.T) {
 		{name: "stuck on an earlier tree", hist: []evidence.Iteration{iter(1, "A"), iter(2, "B")},
 			ev: with(iter(3, "C"), func(ev *evidence.Iteration) { ev.Diff.TreeHash = "t1" }), want: TStuck},
 		{name: "oscillation A-B-A", hist: []evidence.Iteration{iter(1, "A"), iter(2, "B")}, ev: iter(3, "A"), want: TOscillation},
-		{name: "conflict on A-B-A-B disjoint", hist: []evidence.Iteration{iter(1, "A"), iter(2, "B"), iter(3, "A")}, ev: iter(4, "B"), want: TConflict},
+		{name: "oscillation A-B-A from the baseline", base: []string{"A"}, hist: []evidence.Iteration{iter(1, "B")}, ev: iter(2, "A"), want: TOscillation,
+			evidence: "the fix for test:A breaks test:B, and the fix for test:B breaks test:A again (from the baseline to iteration 2)"},
+		{name: "A-B-A-B disjoint is oscillation, not conflicting requirements", hist: []evidence.Iteration{iter(1, "A"), iter(2, "B"), iter(3, "A")}, ev: iter(4, "B"), want: TConflict, absent: true},
+		{name: "A-B-A-B disjoint names both failures", hist: []evidence.Iteration{iter(1, "A"), iter(2, "B"), iter(3, "A")}, ev: iter(4, "B"), want: TOscillation, minSev: 0.85,
+			evidence: "the fix for test:B breaks test:A, and the fix for test:A breaks test:B again (iterations 1-4)"},
 		{name: "regression when a passing test fails", hist: []evidence.Iteration{iter(1, "A")}, ev: iter(2, "A", "B"), want: TRegression},
 		{name: "no regression when failures shrink", hist: []evidence.Iteration{iter(1, "A", "B")}, ev: iter(2, "A"), want: TRegression, absent: true},
 		{name: "plateau when the best does not improve", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "A", "C")}, ev: iter(3, "A", "D"), want: TPlateau},
@@ -85,6 +94,10 @@ func TestTriggers(t *testing.T) {
 		{name: "transient gate", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Gates[0].Infra = true; ev.Gates[0].Passed = false }), want: TTransient},
 		{name: "transient agent", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Agent.Transient = true; ev.Agent.ExitCode = 1 }), want: TTransient},
 		{name: "flaky test", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Gates[0].Findings[0].Flaky = true }), want: TTransient},
+		{name: "flaky test on a rerun", ev: with(iter(1), func(ev *evidence.Iteration) {
+			ev.Gates[0].Flaky = []evidence.Finding{{Kind: evidence.KindTest, Tool: "go", ID: "T", Flaky: true}}
+		}), want: TTransient},
+		{name: "a weakened test is no regression", hist: []evidence.Iteration{iter(1, "A")}, ev: with(iter(2), func(ev *evidence.Iteration) { ev.Diff.SkipsAdded = 1 }), want: TRegression, absent: true},
 		{name: "rate limit", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Agent.RateLimited = true; ev.Agent.ExitCode = 1 }), want: TRateLimit},
 	}
 	for _, tt := range tests {
@@ -94,9 +107,12 @@ func TestTriggers(t *testing.T) {
 			if !spec.HasGates {
 				spec = gated()
 			}
-			st := past(p, spec, tt.hist)
+			st := pastFrom(baseline(tt.base), p, spec, tt.hist)
 			d := New(p).Decide(tt.budget.input(st, spec, tt.ev))
 			tr, ok := find(d.Triggers, tt.want)
+			if ok && tt.evidence != "" && tr.Evidence != tt.evidence {
+				t.Errorf("trigger %s evidence %q, want %q", tt.want, tr.Evidence, tt.evidence)
+			}
 			if tt.absent {
 				if ok {
 					t.Errorf("trigger %s fired: %+v", tt.want, tr)

@@ -32,14 +32,24 @@
 //     outright (verdict reject, not request_changes).
 //
 // agentloop's own triggers: stuck (same failure fingerprint StuckRepeats times in
-// a row; no diff or the same diff twice; a return to an earlier tree hash),
-// oscillation (A-B-A, A-B-A-B over fingerprints; with disjoint failing sets, fixing
-// A breaks B), regression (a test that passed in the previous iteration fails, or
+// a row, the baseline counted; no diff or the same diff twice; a return to an
+// earlier tree hash), oscillation (A-B-A, A-B-A-B over fingerprints, the baseline
+// counted; with disjoint failing sets it says "the fix for A breaks B" naming
+// both: the agent going round, not a conflict of requirements), regression (a test that passed in the previous iteration fails, or
 // quality more than 0.05 below the best), plateau (the best quality did not rise by
 // Epsilon in Patience iterations), test_tampering, security, scope_creep,
-// architecture, requirements_conflict (reviewer tag, or A-B-A-B with disjoint
-// failing sets), budget_soft / budget_cannot_afford / budget_hard, max_iterations,
+// architecture, requirements_conflict (the reviewer's tag), budget_soft / budget_cannot_afford / budget_hard, max_iterations,
 // transient (gate infra, transient agent failure, flaky findings) and rate_limit.
+//
+// A flaky failure (failed, then passed when the gate ran again: the engine
+// runs a failing gate once more, see [evidence.GateResult.Flaky]) is never a
+// failure: the iteration's label and a proceed's message say "flaky: failed
+// then passed: …", and the gates' feedback lists it as not counted.
+//
+// An iteration that weakened the tests (skips added, assertions removed, test
+// files deleted, the reviewer's test_tampering tag) has quality 0: it is a
+// failure, never the best checkpoint, never progress, and an escalation does
+// not offer to accept it.
 //
 // # Priority order and strategies
 //
@@ -50,8 +60,9 @@
 // through [loop.Next] and [loop.Decision.Rollback]. A strategy that already failed
 // on the same triggers is not repeated (retry → refine, expand → simplify); refine
 // and simplify are bounded by their own counters (StuckRepeats,
-// MaxRefinePerAttempt, MaxSimplify); a stuck run escalates after one
-// simplification that made no progress.
+// MaxRefinePerAttempt, MaxSimplify); a stuck or oscillating run escalates after
+// one simplification that made no progress, and so does a regression that
+// came back after its rollback.
 //
 // # What the loop reads back
 //
@@ -71,7 +82,9 @@
 // before, or the baseline for the first) is a failure whatever the engine does
 // next, retry, expand and simplify included: the threshold counts what the
 // user sees. When a failure makes the count reach Limits.FailureThreshold, a
-// decision that would go on aborts instead (rule failure_threshold). Decision.Best is set
+// decision that would go on aborts instead (rule failure_threshold); a
+// decision that escalates on its own evidence (stuck, oscillation, regression
+// again) stays an escalation, since that evidence is what the person needs. Decision.Best is set
 // when the quality beats every earlier iteration; its Ref is left for the loop to
 // fill with the iteration's checkpoint, which the decider does not see.
 // Decision.Rollback names the best earlier checkpoint (from the records) on

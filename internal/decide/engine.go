@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"strings"
+
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -76,7 +78,11 @@ func (e *Engine) Decide(in loop.DecideInput) loop.Decision {
 	f.seq[len(f.seq)-1] = f.cur
 	c := e.choose(f, ts)
 	v := judge(f)
-	if why, ok := thresholdReached(in, !v.failed, v.label); ok && (c.action.Continues() || c.giveUp()) {
+	// The threshold stops a run that would go on. A run the engine itself stops
+	// with its evidence (stuck, oscillating, regressing again after a fresh
+	// attempt) escalates with that evidence, even when the same iteration
+	// reaches the threshold: the evidence is what the person needs.
+	if why, ok := thresholdReached(in, !v.failed, v.label); ok && c.action.Continues() {
 		c = choice{action: loop.ActionAbort, rule: RuleThreshold, reason: why}
 	}
 	return e.build(f, ts, c, v)
@@ -109,8 +115,14 @@ func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts 
 	for _, r := range segment(in.State.History, ev.N) {
 		past = append(past, fromRecord(r))
 	}
+	weak := weakening(ev)
+	if len(weak) > 0 {
+		// Tests the agent weakened prove nothing: such an iteration is never the
+		// best checkpoint, never accepted, never progress.
+		q = 0
+	}
 	cur := fromEvidence(ev, failing, q)
-	cur.Succeeded = green(ev, in.Spec, e.p)
+	cur.Succeeded = green(ev, in.Spec, e.p) && len(weak) == 0
 	all := append(append([]point(nil), past...), cur)
 	var seq []point
 	for _, p := range past {
@@ -119,10 +131,18 @@ func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts 
 		}
 	}
 	seq = append(seq, cur)
-	return &facts{
+	f := &facts{
 		p: e.p, in: in, ev: ev, past: past, cur: cur, all: all, seq: seq, failing: failing, acked: acknowledged(in.State, ev.N),
-		gateFeedback: gateFeedback(e.p, ev.Gates, in.State),
+		gateFeedback: gateFeedback(e.p, ev.Gates, in.State), weakened: strings.Join(weak, "; "),
 	}
+	if st := in.State; st.BaselineDone && len(segment(st.History, ev.N)) == len(st.History) {
+		// The run's first segment starts from the baseline: the failures the
+		// agent was given are the first point of its trend.
+		bq := Quality(evidence.Iteration{Gates: st.Baseline})
+		keys := Failing(evidence.Iteration{Gates: st.Baseline})
+		f.base = &point{N: 0, Failing: keys, FP: fingerprint(keys), Quality: bq}
+	}
+	return f
 }
 
 // green reports whether the iteration meets the goal: the agent finished, every
@@ -155,8 +175,10 @@ func detect(f *facts) []loop.Trigger {
 	} {
 		ts = append(ts, d(f)...)
 	}
-	if transientOnly(f.ev) {
-		return ts // an iteration the infrastructure spoiled says nothing about progress
+	if transientOnly(f.ev) || f.weakened != "" {
+		// An iteration the infrastructure spoiled, or one that weakened the
+		// tests, says nothing about progress.
+		return ts
 	}
 	for _, d := range []func(*facts) []loop.Trigger{detectStuck, detectOscillation, detectPlateau, detectRegression} {
 		ts = append(ts, d(f)...)

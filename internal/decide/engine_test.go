@@ -69,7 +69,7 @@ func TestNext(t *testing.T) {
 	p.Fallback = []string{"codex", "gemini"}
 	spec := gated()
 	spec.Limits.IterationTimeout = 10 * time.Minute
-	st := past(p, spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A"), iter(3, "A")})
+	st := past(p, spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A", "C"), iter(3, "A")})
 	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(4, "A"), Budget: done(4)})
 	if d.Action != loop.ActionSimplify {
 		t.Fatalf("action %s, want simplify", d.Action)

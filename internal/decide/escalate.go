@@ -27,9 +27,14 @@ func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) 
 	if rv := f.ev.Review; rv != nil && len(rv.Findings) > 0 {
 		r.History[len(r.History)-1].Review += ": " + clip(rv.Findings[0].Message, 80)
 	}
-	if b, ok := bestPoint(f.past); ok && b.Quality > f.cur.Quality {
+	switch b, ok := bestPoint(f.past); {
+	case ok && b.Quality > f.cur.Quality:
 		r.Best = fmt.Sprintf("iteration %d, quality %.2f, %s (the work tree is rolled back to it)", b.N, b.Quality, b.Ref)
-	} else {
+	case f.weakened != "":
+		r.Best = fmt.Sprintf("none: iteration %d weakened the tests (%s), so it cannot be accepted", f.cur.N, f.weakened)
+	case f.cur.Quality <= 0:
+		r.Best = "none: no iteration built and ran the checks"
+	default:
 		r.Best = fmt.Sprintf("iteration %d (this one), quality %.2f", f.cur.N, f.cur.Quality)
 	}
 	if f.in.Spec.HasReviewer && f.ev.Review != nil {
@@ -178,6 +183,16 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, stri
 				{Label: "Accept without it", TradeOff: "the reviewer's concern is recorded but not addressed"}, optAbort},
 			"Read the core disagreement; side with the reviewer when the concern is about correctness."
 	}
+	opts := []decision.Option{optResume, optAccept, optAbort}
+	if !acceptable(f) {
+		// Nothing to accept: no checkpoint ran the checks without weakening them.
+		opts = []decision.Option{optResume, optAbort}
+	}
+	if c.class == ClassOscillation {
+		t, _ := find(ts, TOscillation)
+		return "The agent goes round: " + t.Evidence + ". What must the code do so that both pass?", opts,
+			"Both tests stand unless one is wrong: resume with a hint on how both can hold."
+	}
 	key := gate.Label(focus(f))
 	q := "What does the agent miss to make the remaining failures pass?"
 	if key != "" {
@@ -187,5 +202,15 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, stri
 	if f.cur.Quality >= 0.9 {
 		rec = "Accept the best checkpoint and finish the rest by hand; it is close."
 	}
-	return q, []decision.Option{optResume, optAccept, optAbort}, rec
+	return q, opts, rec
+}
+
+// acceptable reports whether there is a checkpoint a person could accept as it
+// is: an earlier best, or the present iteration when it ran the checks and did
+// not weaken the tests.
+func acceptable(f *facts) bool {
+	if _, ok := bestPoint(f.past); ok {
+		return true
+	}
+	return f.weakened == "" && f.cur.Quality > 0
 }

@@ -26,7 +26,11 @@ func iter(n int, failing ...string) evidence.Iteration {
 // past turns iterations and the strategies chosen after them into records, as
 // the loop would have kept them (quality and triggers from the engine itself).
 func past(p Policy, spec loop.Spec, evs []evidence.Iteration) *loop.State {
-	st := &loop.State{Version: 1, Name: "t", Status: loop.StatusRunning}
+	return pastFrom(&loop.State{Version: 1, Name: "t", Status: loop.StatusRunning}, p, spec, evs)
+}
+
+// pastFrom is [past] from a given state (a baseline, say).
+func pastFrom(st *loop.State, p Policy, spec loop.Spec, evs []evidence.Iteration) *loop.State {
 	e := New(p)
 	for _, ev := range evs {
 		d := e.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev)})
@@ -36,6 +40,24 @@ func past(p Policy, spec loop.Spec, evs []evidence.Iteration) *loop.State {
 }
 
 func gated() loop.Spec { return loop.Spec{Name: "t", HasGates: true} }
+
+// thresholded is a gated spec with a failure threshold.
+func thresholded(n int) loop.Spec {
+	s := gated()
+	s.Limits.FailureThreshold = n
+	return s
+}
+
+// baseline is a run's state before its first iteration: with failing set, the
+// baseline gates ran and the tests gate failed with those keys.
+func baseline(failing []string) *loop.State {
+	st := &loop.State{Version: 1, Name: "t", Status: loop.StatusRunning}
+	if failing != nil {
+		st.BaselineDone = true
+		st.Baseline = []evidence.GateResult{iter(0, failing...).Gates[0]}
+	}
+	return st
+}
 
 func reviewed() loop.Spec { return loop.Spec{Name: "t", HasGates: true, HasReviewer: true} }
 

@@ -122,12 +122,13 @@ func countStrategy(past []point, s string) int {
 func hasTrigger(p point, id string) bool { return slices.Contains(p.Triggers, id) }
 
 // bestPoint returns the highest-quality past point that has a checkpoint; ties
-// go to the later one (it carries more work).
+// go to the later one (it carries more work). A point of quality 0 (the build
+// broken, or the tests weakened) is never the best.
 func bestPoint(past []point) (point, bool) {
 	var best point
 	found := false
 	for _, p := range past {
-		if p.Ref == "" {
+		if p.Ref == "" || p.Quality <= 0 {
 			continue
 		}
 		if !found || p.Quality >= best.Quality {

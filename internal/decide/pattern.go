@@ -52,9 +52,12 @@ func checkPattern(per [][]failure, attempts []Check, class string) (string, stri
 			[]decision.Option{optResume, optAccept, optAbort}
 	case n >= 3 && msgs[n-1] == msgs[n-3] && msgs[n-1] != msgs[n-2] && msgs[n-1] != "":
 		a, b := strings.TrimPrefix(msgs[n-1], "Test failed: "), strings.TrimPrefix(msgs[n-2], "Test failed: ")
-		return fmt.Sprintf("Oscillation: fixing one failure brings back the other (%s / %s)", a, b),
-			fmt.Sprintf("The agent fixes one of these only by breaking the other, and back: %s; %s. Which requirement wins?", a, b),
-			[]decision.Option{{Label: "The first", TradeOff: "the other test must change"}, {Label: "The second", TradeOff: "the first test must change"}, {Label: "Both hold", TradeOff: "resume with guidance on how both can be met"}}
+		// The agent going round, not a conflict of requirements: both tests can
+		// be valid, and asking which wins pushes toward dropping one.
+		return fmt.Sprintf("Oscillation: the fix for one failure breaks the other, and back (%s / %s)", a, b),
+			fmt.Sprintf("The agent fixes one of these only by breaking the other, and back: %s; %s. What must the code do so that both pass?", a, b),
+			[]decision.Option{{Label: "Resume with a hint on how both can pass", TradeOff: "another attempt with your guidance; both tests stay as they are"},
+				optAccept, {Label: "One of the tests is wrong", TradeOff: "a person changes that test, then resumes"}}
 	}
 	last := strings.TrimPrefix(msgs[n-1], "Test failed: ")
 	if last == "" {

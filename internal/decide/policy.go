@@ -13,7 +13,7 @@ type Policy struct {
 	AcceptScore         float64  `yaml:"accept_score"`           // reviewer score (0–10) needed to proceed
 	Patience            int      `yaml:"patience"`               // iterations without improvement before plateau
 	Epsilon             float64  `yaml:"epsilon"`                // smallest quality gain that counts as improvement
-	StuckRepeats        int      `yaml:"stuck_repeats"`          // same failure fingerprint this many times in a row
+	StuckRepeats        int      `yaml:"stuck_repeats"`          // same failure fingerprint this many times in a row, the baseline counted
 	MaxReviewRounds     int      `yaml:"max_review_rounds"`      // reviewer rejections before escalating
 	EscalateOn          []string `yaml:"escalate_on"`            // classes that escalate at once
 	AutoRetryOnTestFail bool     `yaml:"auto_retry_on_test_fail"`
@@ -41,6 +41,10 @@ const (
 	// ClassTestTampering names repeated serious test tampering, which escalates
 	// whether it is listed or not: a loop that keeps weakening tests must stop.
 	ClassTestTampering = "test_tampering"
+	// ClassOscillation is an agent whose fix for one failure breaks another and
+	// back, after a fresh attempt: a question of how both can pass, never of
+	// which test to drop. Not a class of EscalateOn.
+	ClassOscillation = "oscillation"
 )
 
 // EscalationClasses lists the names [Policy.EscalateOn] (a procedure's
@@ -60,7 +64,7 @@ func DefaultPolicy() Policy {
 		AcceptScore:             7,
 		Patience:                2,
 		Epsilon:                 0.02,
-		StuckRepeats:            3,
+		StuckRepeats:            2,
 		MaxReviewRounds:         3,
 		EscalateOn:              []string{ClassSecurity, ClassScopeCreep, ClassArchitecture, ClassConflict},
 		AutoRetryOnTestFail:     true,

@@ -53,11 +53,12 @@ const (
 //  7. escalate after MaxReviewRounds rejections by the reviewer
 //  8. escalate when the policy turns off automatic retries for this failure
 //  9. stuck or oscillating: simplify, or escalate when a simplification already
-//     stayed stuck
+//     stayed stuck (an oscillation as what it is: the fix for A breaks B)
 //  10. plateau: expand when errors name missing context, else simplify (before
 //     regression, unlike loop-control §8.5: on a plateau the swaps of failing
 //     tests that look like regressions are noise, and simplify rolls back too)
-//  11. regression: refine from the best checkpoint
+//  11. regression: refine from the best checkpoint; a regression that comes back
+//     after that rollback simplifies, and after a simplification escalates
 //  12. missing context: expand, at most MaxExpand times, never past 80% of a budget
 //  13. first serious test tampering or first scope creep: refine with the rule
 //  14. MaxRefinePerAttempt refines in a row and the last made no progress: a
@@ -103,9 +104,13 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 	if (has(ts, TExplicitFeedback, 0) || has(ts, TUserRejection, 0)) && !p.AutoRetryOnReviewReject {
 		return choice{action: loop.ActionEscalate, rule: RuleNoAutoRetry, reason: "the reviewer asked for changes and auto_retry_on_review_reject is off", class: "policy"}
 	}
-	if t, ok := firstOf(ts, TStuck, TOscillation); ok {
+	if t, ok := firstOf(ts, TOscillation, TStuck); ok {
 		// One fresh attempt that stayed stuck is evidence enough: escalate.
 		if n := simplifiesSinceBest(f); n >= 1 {
+			if t.ID == TOscillation {
+				return choice{action: loop.ActionEscalate, rule: RuleStuck, class: ClassOscillation,
+					reason: fmt.Sprintf("oscillation: %s; %s did not end it", t.Evidence, plural(n, "fresh attempt"))}
+			}
 			return choice{action: loop.ActionEscalate, rule: RuleStuck, class: "stuck",
 				reason: fmt.Sprintf("still stuck after %s: %s", plural(n, "simplification"), t.ID+": "+t.Evidence)}
 		}
@@ -120,6 +125,14 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 		return e.simplify(f, RulePlateau, "plateau: "+t.Evidence)
 	}
 	if t, ok := find(ts, TRegression); ok {
+		if prev, ok := previous(f); ok && hasTrigger(prev, TRegression) {
+			// It came back after the rollback: a fresh attempt, then a person.
+			if n := simplifiesSinceBest(f); n >= 1 {
+				return choice{action: loop.ActionEscalate, rule: RuleRegression, class: "regression",
+					reason: fmt.Sprintf("regression again after %s: %s", plural(n, "simplification"), t.Evidence)}
+			}
+			return e.simplify(f, RuleRegression, "regression again after a rollback: "+t.Evidence)
+		}
 		return e.ladder(f, choice{action: loop.ActionRefine, strategy: "refine", rule: RuleRegression, reason: "regression: " + t.Evidence})
 	}
 	if t, ok := find(ts, THallucination); ok && missing {
@@ -139,13 +152,6 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 			reason: fmt.Sprintf("%d attempts of %d refines each did not succeed", p.MaxAttempts, p.MaxRefinePerAttempt)}
 	}
 	return e.ladder(f, choice{action: loop.ActionRefine, strategy: "refine", rule: RuleRefine, reason: refineReason(f, ts)})
-}
-
-// giveUp reports whether the choice stops for want of progress (stuck after a
-// simplification, attempts used up): at the failure threshold that is the
-// user's own rule, an abort, not a question for a human.
-func (c choice) giveUp() bool {
-	return c.action == loop.ActionEscalate && (c.class == "stuck" || c.class == "attempts")
 }
 
 // immediate is rules 1 and 2.
@@ -244,6 +250,15 @@ func simplifiesSinceBest(f *facts) int {
 		return 0
 	}
 	return countStrategy(f.past[min(bestIdx, len(f.past)):], "simplify")
+}
+
+// previous is the iteration before the present one that the infrastructure did
+// not spoil.
+func previous(f *facts) (point, bool) {
+	if n := len(f.seq); n >= 2 {
+		return f.seq[n-2], true
+	}
+	return point{}, false
 }
 
 func attempt(f *facts) int { return max(f.in.State.Next.Attempt, 1) }

@@ -16,6 +16,7 @@ func TestPriorityRules(t *testing.T) {
 		spec     loop.Spec
 		hist     []evidence.Iteration
 		state    func(*loop.State)
+		base     []string // the baseline's failing tests, when there was a baseline
 		ev       evidence.Iteration
 		budget   limited
 		action   loop.Action
@@ -65,15 +66,22 @@ func TestPriorityRules(t *testing.T) {
 			ev: with(iter(3), reviewWith("request_changes", 6)), action: loop.ActionEscalate, rule: RuleReviewRounds},
 		{name: "auto retry on test fail off", policy: func(p *Policy) { p.AutoRetryOnTestFail = false }, ev: iter(1, "A"), action: loop.ActionEscalate, rule: RuleNoAutoRetry},
 		{name: "auto retry on review reject off", policy: func(p *Policy) { p.AutoRetryOnReviewReject = false }, spec: reviewed(), ev: with(iter(1), reviewWith("request_changes", 5)), action: loop.ActionEscalate, rule: RuleNoAutoRetry},
-		{name: "stuck simplifies", hist: []evidence.Iteration{iter(1, "A"), iter(2, "A")}, ev: iter(3, "A"), action: loop.ActionSimplify, strategy: "simplify", rule: RuleStuck},
-		{name: "stuck after two simplifications escalates", hist: []evidence.Iteration{iter(1, "A"), iter(2, "A"), iter(3, "A"), iter(4, "A")}, ev: iter(5, "A"), action: loop.ActionEscalate, rule: RuleStuck},
+		{name: "stuck simplifies", hist: []evidence.Iteration{iter(1, "A")}, ev: iter(2, "A"), action: loop.ActionSimplify, strategy: "simplify", rule: RuleStuck},
+		{name: "stuck after one simplification escalates", hist: []evidence.Iteration{iter(1, "A"), iter(2, "A")}, ev: iter(3, "A"), action: loop.ActionEscalate, rule: RuleStuck},
+		{name: "the first iteration that leaves the baseline as it was is stuck", base: []string{"A"}, ev: iter(1, "A"), action: loop.ActionSimplify, strategy: "simplify", rule: RuleStuck},
+		{name: "stuck from the baseline escalates after one simplification", base: []string{"A"}, hist: []evidence.Iteration{iter(1, "A")}, ev: iter(2, "A"), action: loop.ActionEscalate, rule: RuleStuck},
+		{name: "stuck at the failure threshold escalates with the evidence", spec: thresholded(2), base: []string{"A"}, hist: []evidence.Iteration{iter(1, "A")}, ev: iter(2, "A"), action: loop.ActionEscalate, rule: RuleStuck},
+		{name: "no pattern at the failure threshold aborts", spec: thresholded(2), hist: []evidence.Iteration{iter(1, "A", "B")}, ev: iter(2, "A", "C"), action: loop.ActionAbort, rule: RuleThreshold},
+		{name: "oscillation from the baseline simplifies", base: []string{"A"}, hist: []evidence.Iteration{iter(1, "B")}, ev: iter(2, "A"), action: loop.ActionSimplify, strategy: "simplify", rule: RuleStuck},
+		{name: "oscillation after a simplification escalates as oscillation", base: []string{"A"}, hist: []evidence.Iteration{iter(1, "B"), iter(2, "A")}, ev: iter(3, "B"), action: loop.ActionEscalate, rule: RuleStuck},
+		{name: "a regression that comes back after the rollback simplifies", policy: func(p *Policy) { p.Patience = 4 }, hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "B"), iter(3, "B", "C", "D")}, ev: iter(4, "B", "C", "E"), action: loop.ActionSimplify, strategy: "simplify", rule: RuleRegression},
 		{name: "plateau simplifies", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "A", "C")}, ev: iter(3, "A", "D"), action: loop.ActionSimplify, rule: RulePlateau},
 		{name: "plateau with missing context expands", hist: []evidence.Iteration{with(iter(1, "A"), missing), with(iter(2, "B"), missing)},
 			ev: with(iter(3, "C"), func(ev *evidence.Iteration) {
 				missing(ev)
 				ev.Gates[0].Findings[0].Message = "undefined: lib.Other"
 			}), action: loop.ActionExpand, rule: RulePlateau},
-		{name: "expand that failed on the same triggers simplifies", hist: []evidence.Iteration{with(iter(1), missing)},
+		{name: "expand that failed on the same triggers simplifies", policy: func(p *Policy) { p.StuckRepeats = 3 }, hist: []evidence.Iteration{with(iter(1), missing)},
 			ev: with(iter(2), missing), action: loop.ActionSimplify, rule: RuleMissing},
 		{name: "regression refines from the best", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "A")}, ev: iter(3, "A", "C", "D"), action: loop.ActionRefine, rule: RuleRegression},
 		{name: "missing context expands", ev: with(iter(1), missing), action: loop.ActionExpand, strategy: "expand", rule: RuleMissing},
@@ -81,9 +89,9 @@ func TestPriorityRules(t *testing.T) {
 		{name: "expansions are bounded", policy: func(p *Policy) { p.MaxExpand = 0 }, ev: with(iter(1), missing), action: loop.ActionRefine, rule: RuleRefine},
 		{name: "first tampering refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SkipsAdded = 1 }), action: loop.ActionRefine, rule: RuleTamper},
 		{name: "first scope creep refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.OutsideScope = []string{"x"} }), action: loop.ActionRefine, rule: RuleScope},
-		{name: "refine depth starts a fresh attempt", hist: []evidence.Iteration{iter(1, "A", "B", "C", "D"), iter(2, "A", "B", "C"), iter(3, "A", "B")},
+		{name: "refine depth starts a fresh attempt", policy: func(p *Policy) { p.StuckRepeats = 3 }, hist: []evidence.Iteration{iter(1, "A", "B", "C", "D"), iter(2, "A", "B", "C"), iter(3, "A", "B")},
 			ev: iter(4, "A", "B"), action: loop.ActionSimplify, rule: RuleDepth},
-		{name: "refine depth at max attempts escalates", hist: []evidence.Iteration{iter(1, "A", "B", "C", "D"), iter(2, "A", "B", "C"), iter(3, "A", "B")},
+		{name: "refine depth at max attempts escalates", policy: func(p *Policy) { p.StuckRepeats = 3 }, hist: []evidence.Iteration{iter(1, "A", "B", "C", "D"), iter(2, "A", "B", "C"), iter(3, "A", "B")},
 			state: func(st *loop.State) { st.Next.Attempt = 3 }, ev: iter(4, "A", "B"), action: loop.ActionEscalate, rule: RuleDepth},
 		{name: "refine by default", ev: iter(1, "A"), action: loop.ActionRefine, strategy: "refine", rule: RuleRefine},
 	}
@@ -98,7 +106,7 @@ func TestPriorityRules(t *testing.T) {
 			if !spec.HasGates {
 				spec = gated()
 			}
-			st := past(p, spec, tt.hist)
+			st := pastFrom(baseline(tt.base), p, spec, tt.hist)
 			if tt.state != nil {
 				tt.state(st)
 			}

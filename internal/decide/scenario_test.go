@@ -25,8 +25,10 @@ type scenario struct {
 	Spec   scenSpec   `yaml:"spec"`
 	Policy yaml.Node  `yaml:"policy"` // overrides of DefaultPolicy
 	Oracle scenOracle `yaml:"oracle"`
-	Iters  []scenIter `yaml:"iterations"`
-	file   string
+	// Baseline is the failing tests the baseline found (none: no baseline ran).
+	Baseline []string   `yaml:"baseline"`
+	Iters    []scenIter `yaml:"iterations"`
+	file     string
 }
 
 type scenSpec struct {
@@ -143,14 +145,14 @@ func (it scenIter) evidence(n int) evidence.Iteration {
 	for _, k := range it.Failing {
 		tests.Findings = append(tests.Findings, evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: k, Key: "test:" + k, Message: k + " failed", Severity: "error"})
 	}
-	for _, k := range it.Flaky {
-		tests.Findings = append(tests.Findings, evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: k, Key: "test:" + k, Message: k + " failed", Severity: "error", Flaky: true})
+	for _, k := range it.Flaky { // failed, then passed when the gate ran again
+		tests.Flaky = append(tests.Flaky, evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: k, Key: "test:" + k, Message: k + " failed", Severity: "error", Flaky: true})
 	}
 	for _, m := range it.Build {
 		tests.Findings = append(tests.Findings, evidence.Finding{Kind: evidence.KindBuild, Tool: "go", File: "x.go", Message: m, Severity: "error"})
 	}
-	tests.Tests.Failed = len(it.Failing) + len(it.Flaky)
-	tests.Passed = !it.Infra && len(it.Failing)+len(it.Build)+len(it.Flaky) == 0
+	tests.Tests.Failed = len(it.Failing)
+	tests.Passed = !it.Infra && len(it.Failing)+len(it.Build) == 0
 	ev.Gates = append(ev.Gates, tests)
 	if it.Lint > 0 {
 		lint := evidence.GateResult{Name: "lint", Required: false}
@@ -195,6 +197,10 @@ func simulate(s scenario, dec loop.Decider) ([]loop.Decision, []evidence.Iterati
 		limit = 10
 	}
 	st := &loop.State{Version: 1, Name: s.Name, Status: loop.StatusRunning}
+	if s.Baseline != nil {
+		st.BaselineDone = true
+		st.Baseline = scenIter{Failing: s.Baseline, Passed: 10 - len(s.Baseline)}.evidence(0).Gates
+	}
 	var ds []loop.Decision
 	var evs []evidence.Iteration
 	for n := 1; n <= limit; n++ {

@@ -53,6 +53,22 @@ type facts struct {
 	// gateFeedback is the rendered gate results with what changed since the
 	// previous iteration: computed once, used by the feedback and the report.
 	gateFeedback string
+	// weakened says how the present iteration weakened the tests ("" when it
+	// did not): skips added, assertions removed, test files deleted.
+	weakened string
+	// base is the baseline as the first point of the run's first segment (nil
+	// without a baseline, and after a human's guidance started a new segment).
+	base *point
+}
+
+// trend is the iterations the trend detectors compare, the baseline first when
+// the segment starts from it: an agent whose first iteration leaves the
+// baseline's failures as they were has already failed to fix them once.
+func (f *facts) trend() []point {
+	if f.base == nil {
+		return f.seq
+	}
+	return append([]point{*f.base}, f.seq...)
 }
 
 func trig(id string, sev float64, fixable bool, format string, args ...any) loop.Trigger {

@@ -3,6 +3,7 @@ package decide
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
@@ -21,12 +22,25 @@ type verdict struct {
 // judge labels the present iteration by its evidence, against the iteration
 // before it (or the baseline, for the first).
 func judge(f *facts) verdict {
+	v := judgeEvidence(f)
+	// A flaky failure is said, never counted: "progress: 1 of 2 fixed; flaky:
+	// failed then passed: calc.TestClock".
+	if note := gate.FlakyNote(f.ev.Gates); note != "" {
+		v.label = strings.TrimPrefix(v.label+"; "+note, "; ")
+	}
+	return v
+}
+
+func judgeEvidence(f *facts) verdict {
 	ev := f.ev
 	if f.cur.Succeeded {
 		return verdict{}
 	}
 	failed := func(format string, args ...any) verdict {
 		return verdict{label: "failed: " + fmt.Sprintf(format, args...), failed: true}
+	}
+	if f.weakened != "" {
+		return failed("weakened the tests (%s)", f.weakened)
 	}
 	switch {
 	case ev.Agent.RateLimited:

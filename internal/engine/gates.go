@@ -47,25 +47,39 @@ func (g *ProcGates) Count() int { return len(g.Specs) }
 
 // RunGates implements [GateRunner]: each gate runs in its own process group with
 // its timeout, its output goes to logDir/NAME.log (bounded) and through the
-// parser as it streams, so memory stays flat whatever it prints.
+// parser as it streams, so memory stays flat whatever it prints. A required
+// gate that failed with test failures beyond the baseline runs once more
+// (logDir/NAME.rerun.log): failures that do not repeat are flaky
+// ([gate.Rerun]) and the second run's verdict stands.
 func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseline []evidence.GateResult) ([]evidence.GateResult, error) {
 	var out []evidence.GateResult
 	for _, s := range g.Specs {
 		if err := ctx.Err(); err != nil {
 			return out, context.Cause(ctx)
 		}
-		res, err := g.runOne(ctx, s, workDir, logDir, find(baseline, s.Name))
+		res, err := g.runOne(ctx, s, workDir, logDir, safeName(s.Name)+".log", find(baseline, s.Name))
 		if err != nil {
 			return out, err
+		}
+		if gate.ShouldRerun(res) {
+			// A flaky test is not worth an agent's run: run the gate once more,
+			// and what does not fail again is flaky, not counted.
+			again, err := g.runOne(ctx, s, workDir, logDir, safeName(s.Name)+".rerun.log", find(baseline, s.Name))
+			if err != nil {
+				return out, err
+			}
+			if !again.Infra {
+				res = gate.Rerun(res, again)
+			}
 		}
 		out = append(out, res)
 	}
 	return out, nil
 }
 
-func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir string, base *evidence.GateResult) (evidence.GateResult, error) {
+func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir, logName string, base *evidence.GateResult) (evidence.GateResult, error) {
 	spec := gate.Gate{Name: s.Name, Command: s.Command, Required: s.Required, TolerateBaseline: s.TolerateBaseline, Format: s.Format}
-	logPath := filepath.Join(logDir, safeName(s.Name)+".log")
+	logPath := filepath.Join(logDir, logName)
 	log, err := proc.NewLog(logPath, orInt(g.HeadBytes, 1<<20), orInt(g.TailBytes, 1<<20))
 	if err != nil {
 		return evidence.GateResult{}, fmt.Errorf("gate %s: %w", s.Name, err)

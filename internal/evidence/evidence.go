@@ -71,8 +71,11 @@ type GateResult struct {
 	Findings    []Finding     `json:"findings,omitempty"`    // failures that count (new beyond the baseline by default)
 	Preexisting []Finding     `json:"preexisting,omitempty"` // failures already in the baseline, listed apart
 	Fixed       []string      `json:"fixed,omitempty"`       // keys of baseline failures now gone (progress)
-	Fingerprint string        `json:"fingerprint,omitempty"` // hash of the sorted failure keys; empty when green
-	Tail        string        `json:"tail,omitempty"`        // last lines of the raw output, ANSI stripped
+	// Flaky are failures that did not repeat: the gate's own rerun, or the
+	// run of the gate again, passed them. They do not count.
+	Flaky       []Finding `json:"flaky,omitempty"`
+	Fingerprint string    `json:"fingerprint,omitempty"` // hash of the sorted failure keys; empty when green
+	Tail        string    `json:"tail,omitempty"`        // last lines of the raw output, ANSI stripped
 	// ParseErrors say what in the output its parser could not read; shown to
 	// people (and in feedback when the gate fails), never counted as findings.
 	ParseErrors []string `json:"parse_errors,omitempty"`

@@ -25,6 +25,7 @@ type Gate struct {
 //     keyed on the normalized tail;
 //   - exit 0 with failures parsed (go vet -json) fails;
 //   - flaky tests (failed, then passed on a rerun) and warnings do not count, except
+//     (the flaky ones are kept apart in Flaky)
 //     that warnings are what failed when the exit is non-zero and nothing else is;
 //   - exit 0 with output of which nothing could be read in its structured format
 //     is never green: the gate is [Infra] (it could not be judged), naming the
@@ -41,6 +42,12 @@ func Judge(g Gate, exitCode int, rep Report, baseline *evidence.GateResult) evid
 		ParseErrors: rep.Problems, Dropped: rep.Dropped,
 	}
 	failing := counted(rep.Findings, exitCode)
+	for _, f := range rep.Findings {
+		if f.Flaky {
+			res.Flaky = append(res.Flaky, f)
+		}
+	}
+	assignKeys(res.Flaky)
 	if exitCode == 0 && len(failing) == 0 && rep.Unreadable {
 		inf := Infra(g, fmt.Sprintf("exit 0, but %s; check the gate's format and command", strings.Join(rep.Problems, "; ")))
 		inf.ExitCode, inf.Format, inf.Tail, inf.ParseErrors, inf.Tests = 0, rep.Format, rep.Tail, rep.Problems, rep.Tests
@@ -175,4 +182,71 @@ func StartErrors(results []evidence.GateResult, after int) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Rerun judges a gate that was run a second time because its first run failed:
+// the second run's result stands, and the first run's failures that did not
+// fail again are flaky (failed, then passed), kept in Flaky, not counted. A
+// gate that passes on the second run is green.
+func Rerun(first, second evidence.GateResult) evidence.GateResult {
+	out := second
+	again := map[string]bool{}
+	for _, fs := range [][]evidence.Finding{second.Findings, second.Preexisting} {
+		for _, f := range fs {
+			again[Key(f)] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range second.Flaky {
+		seen[Key(f)] = true
+	}
+	for _, fs := range [][]evidence.Finding{first.Findings, first.Preexisting} {
+		for _, f := range fs {
+			if k := Key(f); !again[k] && !seen[k] {
+				seen[k] = true
+				f.Flaky = true
+				out.Flaky = append(out.Flaky, f)
+			}
+		}
+	}
+	return out
+}
+
+// ShouldRerun reports whether a gate's failure is worth running the gate once
+// more to tell a flaky test from a real failure: a required gate that failed
+// with failures beyond the baseline (the baseline's own, repeated, are known
+// to be real) and none of them a build, type or lint failure (those do not
+// flake). A gate that could not run is not rerun here.
+func ShouldRerun(r evidence.GateResult) bool {
+	if !r.Required || r.Passed || r.Infra || len(r.Findings) == 0 {
+		return false
+	}
+	for _, f := range r.Findings {
+		switch f.Kind {
+		case evidence.KindBuild, evidence.KindType, evidence.KindLint:
+			return false
+		}
+	}
+	return true
+}
+
+// FlakyNote says which failures of the results were flaky, in the words the
+// feedback, the iteration line and the report use: "flaky: failed then passed:
+// calc.TestTime (+1 more)"; "" when none was.
+func FlakyNote(results []evidence.GateResult) string {
+	var keys []string
+	for _, r := range results {
+		for _, f := range r.Flaky {
+			keys = append(keys, Key(f))
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	sort.Strings(keys)
+	s := "flaky: failed then passed: " + Label(keys[0])
+	if len(keys) > 1 {
+		s += fmt.Sprintf(" (+%d more)", len(keys)-1)
+	}
+	return s
 }

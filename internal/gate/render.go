@@ -98,6 +98,10 @@ func Render(results []evidence.GateResult, deltas map[string]Delta, o RenderOpti
 		b.WriteString(body)
 		left -= utf8.RuneCountInString(body)
 	}
+	if note := FlakyNote(results); note != "" {
+		// Not a failure to work on: said so that nobody chases it.
+		b.WriteString(note + " (not counted)\n")
+	}
 	return truncRunes(strings.TrimRight(b.String(), "\n"), total)
 }
 

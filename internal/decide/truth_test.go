@@ -1,0 +1,115 @@
+package decide
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// TestDecisionsTellTheTruth: what a decision says and offers follows from the
+// evidence: weakened tests are never the best checkpoint nor accepted, an
+// oscillation is named for what it is, a flaky failure is said and not counted,
+// and a regression that comes back after a fresh attempt escalates.
+func TestDecisionsTellTheTruth(t *testing.T) {
+	t.Parallel()
+	skip := func(ev *evidence.Iteration) { ev.Diff.SkipsAdded = 1 }
+	flaky := func(ev *evidence.Iteration) {
+		ev.Gates[0].Flaky = []evidence.Finding{{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestClock", Flaky: true}}
+	}
+	tests := []struct {
+		name   string
+		spec   loop.Spec
+		base   []string
+		hist   []evidence.Iteration
+		ev     evidence.Iteration
+		budget limited
+		action loop.Action
+		// message, options and best must contain / must not contain these
+		message, noMessage []string
+		options, noOptions []string
+		best               string
+		noBest             bool // the decision must not make this iteration the best
+		succeeded          *bool
+	}{
+		{name: "weakened tests are never the best checkpoint", ev: with(iter(1), skip), action: loop.ActionRefine,
+			message: []string{"failed: weakened the tests (1 skip added)"}, noBest: true, succeeded: ptr(false)},
+		{name: "weakened tests are never offered as accept as it is", ev: with(iter(1), skip), budget: limited{MaxIterations: 1},
+			action: loop.ActionEscalate, noOptions: []string{"Accept the best checkpoint"}, best: "none: iteration 1 weakened the tests", noBest: true},
+		{name: "repeated weakening offers no accept either", hist: []evidence.Iteration{with(iter(1), skip)},
+			ev: with(iter(2), func(ev *evidence.Iteration) { ev.Diff.AssertsRemoved = 1 }), action: loop.ActionEscalate,
+			noOptions: []string{"Accept"}, best: "none: iteration 2 weakened the tests", noBest: true},
+		{name: "an earlier honest iteration stays the best over a weakened one", hist: []evidence.Iteration{iter(1, "A", "B")},
+			ev: with(iter(2), skip), budget: limited{MaxIterations: 2}, action: loop.ActionEscalate,
+			options: []string{"Accept the best checkpoint"}, best: "iteration 1, quality", noBest: true},
+		{name: "oscillation escalates naming both failures", base: []string{"A"}, hist: []evidence.Iteration{iter(1, "B"), iter(2, "A")}, ev: iter(3, "B"),
+			action: loop.ActionEscalate, message: []string{"oscillation: the fix for test:B breaks test:A, and the fix for test:A breaks test:B again"},
+			noMessage: []string{"conflicting requirements", "which wins"}, options: []string{"Resume with your guidance"}, noOptions: []string{"requirement wins"}},
+		{name: "a flaky failure is said and the run proceeds", base: []string{"A"}, ev: with(iter(1), flaky), action: loop.ActionProceed,
+			message: []string{"all required gates passed; flaky: failed then passed: calc.TestClock"}, succeeded: ptr(true)},
+		{name: "a flaky failure beside progress does not count as broken", base: []string{"A", "B"}, ev: with(iter(1, "A"), flaky), action: loop.ActionRefine,
+			message: []string{"progress: 1 of 2 fixed; flaky: failed then passed: calc.TestClock"}, succeeded: ptr(true)},
+		{name: "a regression back after a simplification escalates", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "B"), iter(3, "B", "C", "D"), iter(4, "B", "C", "E")},
+			ev: iter(5, "B", "C", "F"), action: loop.ActionEscalate, message: []string{"regression again after 1 simplification"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := DefaultPolicy()
+			p.Patience = 9 // keep the plateau out of these
+			spec := tt.spec
+			if !spec.HasGates {
+				spec = gated()
+			}
+			st := pastFrom(baseline(tt.base), p, spec, tt.hist)
+			d := New(p).Decide(tt.budget.input(st, spec, tt.ev))
+			if d.Action != tt.action {
+				t.Fatalf("got %s (%s), want %s", d.Action, d.Message, tt.action)
+			}
+			for _, m := range tt.message {
+				if !strings.Contains(d.Message, m) {
+					t.Errorf("message %q lacks %q", d.Message, m)
+				}
+			}
+			for _, m := range tt.noMessage {
+				if strings.Contains(strings.ToLower(d.Message+" "+questionOf(d)), m) {
+					t.Errorf("message or question %q says %q", d.Message+" "+questionOf(d), m)
+				}
+			}
+			var opts []string
+			if d.Escalation != nil {
+				opts = d.Escalation.Options
+			}
+			for _, o := range tt.options {
+				if !slices.ContainsFunc(opts, func(s string) bool { return strings.Contains(s, o) }) {
+					t.Errorf("options %q lack %q", opts, o)
+				}
+			}
+			for _, o := range tt.noOptions {
+				if slices.ContainsFunc(opts, func(s string) bool { return strings.Contains(s, o) }) {
+					t.Errorf("options %q offer %q", opts, o)
+				}
+			}
+			if tt.best != "" && (d.Escalation == nil || !strings.Contains(d.Escalation.Report.Best, tt.best)) {
+				t.Errorf("best checkpoint %q, want %q", d.Escalation.Report.Best, tt.best)
+			}
+			if tt.noBest && d.Best != nil {
+				t.Errorf("the iteration became the best checkpoint: %+v", d.Best)
+			}
+			if tt.succeeded != nil && d.Succeeded != *tt.succeeded {
+				t.Errorf("succeeded %v, want %v (%s)", d.Succeeded, *tt.succeeded, d.Message)
+			}
+		})
+	}
+}
+
+func questionOf(d loop.Decision) string {
+	if d.Escalation == nil {
+		return ""
+	}
+	return d.Escalation.Question
+}
+
+func ptr[T any](v T) *T { return &v }
