@@ -46,7 +46,7 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice, v verdict) loop.De
 		d.Message += "; rolled back to " + d.Rollback
 	}
 	d.Next = e.next(f, c)
-	d.Feedback = e.feedback(f, ts, c, d.Next)
+	d.Feedback = e.feedback(f, ts, c, d.Next, rolledBackTo(f, d.Rollback))
 	doc := e.document(f, ts, c, d)
 	if c.action == loop.ActionEscalate {
 		rep := e.report(f, ts, c, d)
@@ -93,6 +93,30 @@ func rollbackRef(f *facts, c choice) string {
 		return ""
 	}
 	return b.Ref
+}
+
+// rolledBackTo says, for a decision that rolls the work tree back, to which
+// iteration and what fails there: the gates' feedback describes the tree that
+// was just discarded, and the next iteration works on this one.
+func rolledBackTo(f *facts, ref string) string {
+	if ref == "" {
+		return ""
+	}
+	for _, p := range f.past {
+		if p.Ref != ref {
+			continue
+		}
+		if len(p.Failing) == 0 {
+			return fmt.Sprintf("The work tree was rolled back to iteration %d, where the required checks passed.", p.N)
+		}
+		labels := make([]string, 0, len(p.Failing))
+		for _, k := range p.Failing {
+			labels = append(labels, gate.Label(k))
+		}
+		return fmt.Sprintf("The work tree was rolled back to iteration %d, the best so far; what fails there: %s",
+			p.N, clip(strings.Join(labels, ", "), f.p.FeedbackMaxLength))
+	}
+	return "The work tree was rolled back to the best checkpoint so far (" + ref + ")."
 }
 
 // next is what the next iteration is asked to do.

@@ -71,6 +71,8 @@ func detectBudget(f *facts) []loop.Trigger {
 	done, limit := f.in.Budget.Spent.Iterations, f.in.Spec.Limits.MaxIterations
 	if limit > 0 && !f.cur.Succeeded {
 		switch {
+		case done >= limit && f.weakened != "":
+			out = append(out, trig(TMaxIterations, 0.7, false, "iteration %d of %d, and it weakened the tests (%s)", done, limit, f.weakened))
 		case done >= limit:
 			out = append(out, trig(TMaxIterations, 0.7, false, "iteration %d of %d with %s left", done, limit, plural(len(f.failing), "failure")))
 		case float64(done) >= budget.SoftFraction*float64(limit):

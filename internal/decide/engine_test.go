@@ -56,6 +56,10 @@ func TestBestAndRollback(t *testing.T) {
 	if d.Rollback != "ckpt-2" {
 		t.Errorf("rollback = %q, want the best checkpoint ckpt-2", d.Rollback)
 	}
+	// The next prompt works on the tree rolled back to: it says what fails there.
+	if want := "The work tree was rolled back to iteration 2, the best so far; what fails there: test:A"; !strings.Contains(d.Feedback, want) {
+		t.Errorf("feedback lacks %q:\n%s", want, d.Feedback)
+	}
 	// An escalation rolls back too: a run never ends worse than its best.
 	d = New(p).Decide(limited{MaxIterations: 3}.input(st, spec, iter(3, "A", "C", "D")))
 	if d.Action != loop.ActionEscalate || d.Rollback != "ckpt-2" {

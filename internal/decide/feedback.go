@@ -17,12 +17,13 @@ const (
 	ruleScope = "Keep the change minimal and inside the task's scope."
 )
 
-// feedback is the next prompt's feedback: what to do and why, what the gates
+// feedback is the next prompt's feedback: what to do and why, where a rollback
+// left the work tree and what fails there, what the gates
 // found and what changed since the last iteration ([gateFeedback]), the
 // reviewer's findings marked new or still unresolved, the lessons, and the
 // standing rules. Each part is capped at FeedbackMaxLength; the gates' part is
 // capped by the gate package itself, which keeps locations whole.
-func (e *Engine) feedback(f *facts, ts []loop.Trigger, c choice, n loop.Next) string {
+func (e *Engine) feedback(f *facts, ts []loop.Trigger, c choice, n loop.Next, rolledBack string) string {
 	if c.action == loop.ActionRetry {
 		return f.in.State.Feedback // same prompt again
 	}
@@ -37,6 +38,7 @@ func (e *Engine) feedback(f *facts, ts []loop.Trigger, c choice, n loop.Next) st
 		}
 	}
 	add(fmt.Sprintf("Decision: %s. %s", c.strategy, c.reason), max)
+	add(rolledBack, max)
 	add(instructions(f, ts, c, n), max)
 	add(f.gateFeedback, len(f.gateFeedback))
 	add(reviewFeedback(f.ev.Review, f.in.State.Feedback, f.cur.Failing), max)
@@ -63,6 +65,14 @@ func instructions(f *facts, ts []loop.Trigger, c choice, n loop.Next) string {
 		switch {
 		case t.Severity >= 0.9:
 			b = append(b, "Restore the tests you weakened: "+t.Evidence+".")
+			// The weakened tests hid these; the code must make them pass.
+			if ref, _ := reference(f); len(ref) > 0 {
+				labels := make([]string, 0, len(ref))
+				for _, k := range ref {
+					labels = append(labels, gate.Label(k))
+				}
+				b = append(b, "Until the code is fixed these still fail: "+clip(strings.Join(labels, ", "), f.p.FeedbackMaxLength))
+			}
 		case t.Severity >= 0.5:
 			b = append(b, "You edited tests ("+t.Evidence+"): do not change what they expect unless the task asks for it.")
 		}

@@ -48,6 +48,16 @@ func (a *agent) do(act action) (code int, done bool) {
 		if err := os.Remove(path()); err != nil {
 			return failf("%v", err)
 		}
+	case "solve", "solveone":
+		limit := 0
+		if act.verb == "solveone" {
+			limit = 1
+		}
+		msg, err := solve(path(), a.prompt, limit)
+		if err != nil {
+			return failf("%v", err)
+		}
+		fmt.Fprintln(a.stdout, msg)
 	case "fixone":
 		msg, err := fixOne(path())
 		if err != nil {

@@ -10,7 +10,9 @@
 // A plan ($FAKEAGENT_PLAN or --plan F) is plain text: "#" starts a comment line,
 // a header [1], [2-4], [1,3] or [*] starts the section for those calls (the first
 // section that names the call wins, [*] otherwise; lines before any header belong
-// to [*]). One action a line:
+// to [*]). A header [failing NAME] names the calls whose prompt names the test
+// NAME as failing, [prompt TEXT] those whose prompt holds TEXT; sections are
+// tried in the order of the plan. One action a line:
 //
 //	print TEXT              TEXT and a newline to stdout
 //	stderr TEXT             TEXT and a newline to stderr
@@ -20,6 +22,8 @@
 //	replace PATH OLD NEW    replace the first OLD in a file (exit 3 when absent)
 //	delete PATH             remove a file
 //	fixone PATH             fix the first "// BUG:" line of a Go file (see below)
+//	solve PATH              fix what the prompt names (see below)
+//	solveone PATH           the same, one fix at most
 //	exit N                  stop with exit code N
 //	sleep DURATION          time.ParseDuration syntax
 //	hang                    sleep forever
@@ -44,4 +48,15 @@
 //
 // becomes CODE with its first OLD replaced by NEW, the markers removed. Each call
 // fixes one such line; with none left it prints "fixone: nothing to fix".
+//
+// solve acts only on what its prompt says. The tests the prompt names as
+// failing (agentloop's feedback items "TEST pkg.TestName (…)", go test's
+// "--- FAIL: TestName", and sentences ending "fails there: …", "fixes this one
+// failure first: …") select the lines
+//
+//	CODE // BUG(TestName): OLD // FIX: NEW
+//
+// to fix; when the prompt reports a broken build ("undefined: ", "[build
+// failed]", a BUILD item) the lines carrying "// SETBACK" (a break the agent
+// made) are removed first. A test whose bug has no such line cannot be fixed.
 package fakeagent

@@ -100,7 +100,7 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 	if err != nil {
 		return fail(ExitUsage, "%v", err)
 	}
-	for _, act := range p.forCall(call) {
+	for _, act := range p.forCall(call, a.prompt) {
 		if code, done := a.do(act); done {
 			if code != 0 {
 				fmt.Fprintf(stderr, "fakeagent: %s:%d: %s: exit %d\n", planPath, act.line, act.verb, code)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,13 +18,22 @@ type action struct {
 	args []string
 }
 
-// section is the actions for a set of call numbers.
+// section is the actions for a set of call numbers, or for prompts that name
+// a failing test or hold a text.
 type section struct {
 	ranges  [][2]int // inclusive; empty for [*]
+	failing string   // [failing NAME]
+	text    string   // [prompt TEXT]
 	actions []action
 }
 
-func (s *section) matches(n int) bool {
+func (s *section) matches(n int, prompt string) bool {
+	switch {
+	case s.failing != "":
+		return slices.Contains(failingNamed(prompt), s.failing)
+	case s.text != "":
+		return strings.Contains(prompt, s.text)
+	}
 	for _, r := range s.ranges {
 		if n >= r[0] && n <= r[1] {
 			return true
@@ -38,10 +48,10 @@ type plan struct {
 	sections []*section
 }
 
-// forCall returns the actions of call n.
-func (p *plan) forCall(n int) []action {
+// forCall returns the actions of call n with the given prompt.
+func (p *plan) forCall(n int, prompt string) []action {
 	for _, s := range p.sections {
-		if s.matches(n) {
+		if s.matches(n, prompt) {
 			return s.actions
 		}
 	}
@@ -58,7 +68,7 @@ func arity(verb string) (int, bool) {
 	case "hang", "hang-stubborn", "spawn-stubborn":
 		return 0, true
 	case "print", "stderr", "printfile", "delete", "fixone", "exit", "sleep", "flood",
-		"expect-prompt", "reject-prompt":
+		"expect-prompt", "reject-prompt", "solve", "solveone":
 		return 1, true
 	case "write", "append":
 		return 2, true
@@ -105,7 +115,8 @@ func parsePlan(name string, r io.Reader) (*plan, error) {
 	return p, nil
 }
 
-// parseHeader parses [*] (nil section: the default) or [1], [2-4], [1,3-5].
+// parseHeader parses [*] (nil section: the default), [1], [2-4], [1,3-5],
+// [failing NAME] or [prompt TEXT].
 func parseHeader(line string) (*section, error) {
 	body, ok := strings.CutSuffix(line[1:], "]")
 	if !ok {
@@ -113,6 +124,12 @@ func parseHeader(line string) (*section, error) {
 	}
 	if strings.TrimSpace(body) == "*" {
 		return nil, nil
+	}
+	if name, ok := strings.CutPrefix(body, "failing "); ok && strings.TrimSpace(name) != "" {
+		return &section{failing: strings.TrimSpace(name)}, nil
+	}
+	if text, ok := strings.CutPrefix(body, "prompt "); ok && strings.TrimSpace(text) != "" {
+		return &section{text: strings.TrimSpace(text)}, nil
 	}
 	s := &section{}
 	for part := range strings.SplitSeq(body, ",") {
@@ -168,7 +185,7 @@ func check(a action) error {
 		_, err = time.ParseDuration(a.args[0])
 	case "flood":
 		_, err = parseSize(a.args[0])
-	case "printfile", "delete", "fixone", "write", "append", "replace":
+	case "printfile", "delete", "fixone", "write", "append", "replace", "solve", "solveone":
 		if a.args[0] == "" {
 			err = errors.New("missing path")
 		}

@@ -55,7 +55,7 @@ func TestParsePlanSections(t *testing.T) {
 		{2, mid}, {3, mid}, {4, def}, {5, mid}, {6, def},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, flat(p.forCall(tt.call))); diff != "" {
+		if diff := cmp.Diff(tt.want, flat(p.forCall(tt.call, ""))); diff != "" {
 			t.Errorf("call %d (-want +got):\n%s", tt.call, diff)
 		}
 	}
