@@ -4,16 +4,21 @@
 # index, `git add -A`, `git write-tree`, `git commit-tree`) and against the same
 # agentloop loop outside git, all in the same run.
 #
-#   bench/checkpoint.sh [ITERATIONS] [SIZES]     (default 20 "0 2000 20000 100000 u20000")
+#   bench/checkpoint.sh [ITERATIONS] [SIZES] [ROUNDS]
+#     (default 20 "0 2000 20000 100000 u20000" 5)
 #
 # A size is a number of tracked files; uNNN is a repository of 2000 tracked files
 # plus NNN untracked ones. Two agents: `cat` (changes nothing) and one that edits
-# a file each iteration. Prints ms per iteration, the ratio of agentloop to the
-# floor, and the git ratio: what agentloop in git costs beyond the same loop
-# outside git, against the floor.
+# a file each iteration. The three measures of a size (floor, agentloop, agentloop
+# outside git) are taken one after the other, ROUNDS times, so that a shared
+# machine's load weighs on them alike. Prints the median ms per iteration of each,
+# the median over the rounds of the ratio of agentloop to the floor, and of the
+# git ratio: what agentloop in git costs beyond the same loop outside git, against
+# the floor. The load average is printed before and after.
 set -euo pipefail
 n=${1:-20}
 sizes=${2:-"0 2000 20000 100000 u20000"}
+rounds=${3:-5}
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -85,6 +90,14 @@ loop() {
   ms "$t0" "$t1"
 }
 
+# median: the median of the numbers on stdin.
+median() {
+  sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) printf "%.2f", v[(NR + 1) / 2]; else printf "%.2f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+echo "load average before: $(load); $n iterations per measure, $rounds rounds, medians"
 printf '%-8s %-6s %10s %10s %10s %8s %9s\n' size agent floor agentloop "no git" ratio "git ratio"
 for size in $sizes; do
   dir="$tmp/repo-$size"
@@ -92,14 +105,19 @@ for size in $sizes; do
   nogit="$tmp/nogit-$size"
   mkdir -p "$nogit" && echo "edited 0" >"$nogit/edited.txt"
   for edit in 0 1; do
-    f=$(floor "$dir" "$edit")
-    a=$(loop "$dir" "$edit")
-    g=$(loop "$nogit" "$edit")
+    rows=()
+    for ((r = 1; r <= rounds; r++)); do
+      f=$(floor "$dir" "$edit")
+      a=$(loop "$dir" "$edit")
+      g=$(loop "$nogit" "$edit")
+      rows+=("$f $a $g")
+    done
+    col() { printf '%s\n' "${rows[@]}" | awk "{ print $1 }" | median; }
     name=cat
     [ "$edit" = 1 ] && name=edit
-    printf '%-8s %-6s %10s %10s %10s %8s %9s\n' "$size" "$name" "$f" "$a" "$g" \
-      "$(awk -v a="$a" -v f="$f" 'BEGIN { printf "%.2f", a / f }')" \
-      "$(awk -v a="$a" -v g="$g" -v f="$f" 'BEGIN { printf "%.2f", (a - g) / f }')"
+    printf '%-8s %-6s %10s %10s %10s %8s %9s\n' "$size" "$name" "$(col '$1')" "$(col '$2')" "$(col '$3')" \
+      "$(col '$2 / $1')" "$(col '($2 - $3) / $1')"
   done
   rm -rf "$dir"
 done
+echo "load average after: $(load)"

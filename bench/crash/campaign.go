@@ -30,6 +30,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -55,6 +56,7 @@ func main() {
 		os.Exit(1)
 	}
 	defer c.close()
+	c.progress = os.Stderr
 	rep := c.run(context.Background(), *runs, *parallel)
 	fmt.Print(rep)
 	bad := rep.Anomalies
@@ -90,6 +92,7 @@ type campaign struct {
 	root, agentloop, fakeagent string
 	iterations                 int
 	window                     time.Duration
+	progress                   io.Writer // a line per run or graph that ends; nil: none
 }
 
 // newCampaign builds agentloop and the scripted agent into a temporary folder.
@@ -146,10 +149,11 @@ func moduleRoot() string {
 
 func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
 	var (
-		mu  sync.Mutex
-		rep = Report{Runs: runs, Window: c.window}
-		wg  sync.WaitGroup
-		ids = make(chan int)
+		mu   sync.Mutex
+		rep  = Report{Runs: runs, Window: c.window}
+		wg   sync.WaitGroup
+		ids  = make(chan int)
+		done int
 	)
 	for range max(parallel, 1) {
 		wg.Go(func() {
@@ -164,6 +168,10 @@ func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
 				rep.Anomalies += len(r.Problems)
 				for _, p := range r.Problems {
 					rep.Problems = append(rep.Problems, fmt.Sprintf("run %d: %s", i, p))
+				}
+				done++
+				if c.progress != nil {
+					fmt.Fprintf(c.progress, "run %d ended (%d/%d): %d sessions, %d kills, %d anomalies so far\n", i, done, runs, r.Sessions, r.Kills, rep.Anomalies)
 				}
 				mu.Unlock()
 			}
@@ -189,6 +197,9 @@ func (c *campaign) graphs(ctx context.Context, n int) Report {
 		rep.Anomalies += len(r.Problems)
 		for _, p := range r.Problems {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("graph %d: %s", i, p))
+		}
+		if c.progress != nil {
+			fmt.Fprintf(c.progress, "graph %d ended (%d/%d): %d sessions, %d kills, %d anomalies so far\n", i, i+1, n, r.Sessions, r.Kills, rep.Anomalies)
 		}
 	}
 	return rep

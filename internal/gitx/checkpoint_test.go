@@ -129,12 +129,15 @@ func TestWorkspacePrivateIndexLifecycle(t *testing.T) {
 	w.Close()
 }
 
-// TestWorkspaceGitProcessesPerIteration counts the git processes of a steady
-// iteration (start, agent edit, checkpoint, diff): the start is free, a
-// checkpoint is one staging pass, a tree, a commit and a ref, and the diff one
-// more.
+// TestWorkspaceGitProcessesPerIteration counts the git processes of a run's
+// iterations (start, agent edit, checkpoint, diff). The first start learns the
+// repository in one process and, the work tree being clean, takes HEAD as its
+// checkpoint after one staging pass; a later start is free; a checkpoint is one
+// staging pass, a tree and a commit (its ref is written as a file), and the
+// diff one more.
 func TestWorkspaceGitProcessesPerIteration(t *testing.T) {
 	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
+	head := run(t, dir, "rev-parse", "HEAD")
 	real := testenv.NeedTool(t, "git")
 	shim := t.TempDir()
 	log := filepath.Join(shim, "calls")
@@ -154,6 +157,9 @@ func TestWorkspaceGitProcessesPerIteration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if n == 1 && start != head {
+			t.Errorf("the start of a clean work tree is %s, want HEAD %s", start, head)
+		}
 		if edit {
 			write(t, dir, map[string]string{"a.go": "package a // " + itoa(n) + "\n"})
 		}
@@ -164,13 +170,19 @@ func TestWorkspaceGitProcessesPerIteration(t *testing.T) {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(log)
+		if got := run(t, dir, "rev-parse", ref); got == "" {
+			t.Errorf("%s is not set", ref)
+		}
 		return strings.Fields(string(b))
 	}
-	iterate(1, true) // learns the repository, the identity, seeds the index
-	if diff := cmp.Diff([]string{"add", "write-tree", "commit-tree", "update-ref", "-c" /* -c core.quotePath=false diff */}, iterate(2, true)); diff != "" {
+	_ = os.Remove(log)
+	if diff := cmp.Diff([]string{"rev-parse", "add", "write-tree", "add", "write-tree", "commit-tree", "-c"}, iterate(1, true)); diff != "" {
+		t.Errorf("git commands of the first iteration (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"add", "write-tree", "commit-tree", "-c" /* -c core.quotePath=false diff */}, iterate(2, true)); diff != "" {
 		t.Errorf("git commands of an iteration that edits (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"add", "write-tree", "update-ref"}, iterate(3, false)); diff != "" {
+	if diff := cmp.Diff([]string{"add", "write-tree"}, iterate(3, false)); diff != "" {
 		t.Errorf("git commands of an iteration that changes nothing (-want +got):\n%s", diff)
 	}
 }

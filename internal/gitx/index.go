@@ -1,7 +1,9 @@
 package gitx
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -11,33 +13,42 @@ import (
 )
 
 // repo is what agentloop learns once about a work tree: its top directory, its
-// git directory and the path of the user's index.
+// git directories, the path of the user's index, and HEAD's commit and tree
+// when it has one.
 type repo struct {
 	top       string
 	gitDir    string // the work tree's own git directory (a linked worktree has one of its own)
+	commonDir string // the git directory shared by all work trees: where refs live
 	userIndex string
+	head      Checkpoint // HEAD as the repository was opened; empty before the first commit
 }
 
 // openRepo finds the work tree holding dir, with one git process.
 func openRepo(ctx context.Context, dir string) (repo, error) {
-	out, err := git(ctx, dir, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-path", "index")
+	out, err := git(ctx, dir, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-path", "index", "--git-common-dir",
+		"--revs-only", "HEAD^{commit}", "HEAD^{tree}")
 	if err != nil {
 		return repo{}, fmt.Errorf("find the work tree of %s (is it a git repository?): %w", dir, err)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) != 3 || lines[0] == "" {
+	if (len(lines) != 4 && len(lines) != 6) || lines[0] == "" {
 		return repo{}, fmt.Errorf("find the work tree of %s: it has none (bare repository?)", dir)
 	}
-	r := repo{top: lines[0], gitDir: lines[1], userIndex: lines[2]}
-	if !filepath.IsAbs(r.userIndex) {
-		r.userIndex = filepath.Join(dir, r.userIndex)
+	r := repo{top: lines[0], gitDir: lines[1], userIndex: lines[2], commonDir: lines[3]}
+	for _, p := range []*string{&r.userIndex, &r.commonDir} {
+		if !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	if len(lines) == 6 {
+		r.head = Checkpoint{Commit: lines[4], Tree: lines[5]}
 	}
 	return r, nil
 }
 
 // indexPrefix names agentloop's private index files in a git directory; the
 // owner's process id follows it, so a file left by a killed process is found
-// and removed ([removeStaleIndexes]).
+// and removed ([removeStale]).
 const indexPrefix = "agentloop-index-"
 
 // privateIndex is an index file of agentloop's own, in the work tree's git
@@ -53,7 +64,7 @@ type privateIndex struct {
 
 // openIndex creates a private index for r. The caller must call close.
 func openIndex(ctx context.Context, r repo) (*privateIndex, error) {
-	removeStaleIndexes(r.gitDir)
+	removeStale(r.gitDir)
 	f, err := os.CreateTemp(r.gitDir, indexPrefix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, fmt.Errorf("create a private index in %s: %w", r.gitDir, err)
@@ -61,14 +72,19 @@ func openIndex(ctx context.Context, r repo) (*privateIndex, error) {
 	path := f.Name()
 	f.Close()
 	ix := &privateIndex{top: r.top, path: path}
-	if err := copyFile(r.userIndex, path); err != nil {
+	data, err := copyFile(r.userIndex, path)
+	if err != nil {
 		if !os.IsNotExist(err) {
 			ix.close()
 			return nil, fmt.Errorf("copy the index: %w", err)
 		}
 		_ = ix.reset()
+		return ix, nil
 	}
 	// The user may track a state directory; a checkpoint never records it.
+	if !mayListStateDir(data) {
+		return ix, nil
+	}
 	if _, err := ix.git(ctx, nil, "rm", "-r", "-q", "-f", "--cached", "--ignore-unmatch", "--", stateSpec()); err != nil {
 		if err := ix.reset(); err != nil {
 			ix.close()
@@ -78,17 +94,34 @@ func openIndex(ctx context.Context, r repo) (*privateIndex, error) {
 	return ix, nil
 }
 
-// removeStaleIndexes removes the private indexes of processes that are gone.
-func removeStaleIndexes(gitDir string) {
-	paths, _ := filepath.Glob(filepath.Join(gitDir, indexPrefix+"*"))
-	for _, p := range paths {
-		rest := strings.TrimPrefix(filepath.Base(p), indexPrefix)
-		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
-		if err != nil || pid == os.Getpid() || processAlive(pid) {
-			continue
+// mayListStateDir reports whether an index file may have entries in a
+// [StateDir]. Versions 2 and 3 store every path whole, so an index whose bytes
+// do not hold "StateDir/" has none — unless it is split ("link" extension) and
+// its entries are in another file. Anything else may.
+func mayListStateDir(index []byte) bool {
+	if len(index) < 12 || string(index[:4]) != "DIRC" {
+		return true
+	}
+	if v := binary.BigEndian.Uint32(index[4:8]); v != 2 && v != 3 {
+		return true
+	}
+	return bytes.Contains(index, []byte(StateDir+"/")) || bytes.Contains(index, []byte("link"))
+}
+
+// removeStale removes the private indexes and the temporary ref files of
+// processes that are gone.
+func removeStale(gitDir string) {
+	for _, prefix := range []string{indexPrefix, refTempPrefix} {
+		paths, _ := filepath.Glob(filepath.Join(gitDir, prefix+"*"))
+		for _, p := range paths {
+			rest := strings.TrimPrefix(filepath.Base(p), prefix)
+			pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+			if err != nil || pid == os.Getpid() || processAlive(pid) {
+				continue
+			}
+			_ = os.Remove(p)
+			_ = os.Remove(p + ".lock")
 		}
-		_ = os.Remove(p)
-		_ = os.Remove(p + ".lock")
 	}
 }
 
@@ -144,28 +177,25 @@ func topLevel(ctx context.Context, dir string) (string, error) {
 	return top, nil
 }
 
-// copyFile copies src to dst keeping src's modification time: git compares the
-// index's own mtime with its entries' to detect racily clean files.
-func copyFile(src, dst string) error {
+// copyFile copies src to dst keeping src's modification time (git compares the
+// index's own mtime with its entries' to detect racily clean files), and
+// returns what it copied.
+func copyFile(src, dst string) ([]byte, error) {
 	in, err := os.Open(src)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer in.Close()
 	st, err := in.Stat()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	data, err := io.ReadAll(in)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+	if err := os.WriteFile(dst, data, 0o600); err != nil {
+		return nil, err
 	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	return os.Chtimes(dst, st.ModTime(), st.ModTime())
+	return data, os.Chtimes(dst, st.ModTime(), st.ModTime())
 }

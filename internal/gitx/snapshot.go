@@ -49,19 +49,32 @@ func Tree(ctx context.Context, dir string) (string, error) {
 	return c.tree(ctx)
 }
 
-// checkpointer takes the checkpoints of one work tree. It learns the repository,
-// the identity to commit as and a private index once, and remembers the last
-// checkpoint it took or restored, so that a run of iterations costs one staging
-// pass of what changed per checkpoint and no commit when nothing did.
+// checkpointer takes the checkpoints of one work tree. It learns the repository
+// and a private index once, and remembers the last checkpoint it took or
+// restored, so that a run of iterations costs one staging pass of what changed
+// per checkpoint and no commit when nothing did.
 type checkpointer struct {
 	dir    string
 	repo   repo
 	ix     *privateIndex
-	ident  []string
-	known  bool              // repo and ident are set
+	ident  []string          // the fallback identity, once git could not name one
+	known  bool              // repo is set
 	last   *Checkpoint       // the work tree as of the last snapshot or restore
 	trees  map[string]string // commit → tree, for the commits this checkpointer made or restored
 	redact *redact.Redactor  // for the diffs handed on
+}
+
+// learn learns the repository, once.
+func (c *checkpointer) learn(ctx context.Context) error {
+	if c.known {
+		return nil
+	}
+	r, err := openRepo(ctx, c.dir)
+	if err != nil {
+		return err
+	}
+	c.repo, c.known = r, true
+	return nil
 }
 
 // open learns the repository and creates the private index, once.
@@ -69,12 +82,8 @@ func (c *checkpointer) open(ctx context.Context) error {
 	if c.ix != nil {
 		return nil
 	}
-	if !c.known {
-		r, err := openRepo(ctx, c.dir)
-		if err != nil {
-			return err
-		}
-		c.repo, c.ident, c.known = r, identityEnv(ctx, r.top), true
+	if err := c.learn(ctx); err != nil {
+		return err
 	}
 	ix, err := openIndex(ctx, c.repo)
 	if err != nil {
@@ -105,8 +114,9 @@ func (c *checkpointer) tree(ctx context.Context) (string, error) {
 }
 
 // snapshot records the work tree under ref. When the tree is the one of the
-// last checkpoint, that commit is reused: no new commit for an iteration that
-// changed nothing.
+// last checkpoint (or, before any, of HEAD), that commit is reused: no new
+// commit for an iteration that changed nothing, nor for a run that starts from
+// a clean work tree.
 func (c *checkpointer) snapshot(ctx context.Context, ref, message string) (Checkpoint, error) {
 	if err := checkHiddenRef(ref); err != nil {
 		return Checkpoint{}, err
@@ -118,11 +128,16 @@ func (c *checkpointer) snapshot(ctx context.Context, ref, message string) (Check
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("snapshot %s: stage the work tree: %w", c.dir, err)
 	}
-	if c.last != nil && c.last.Tree == tree {
-		if err := c.point(ctx, ref, c.last.Commit); err != nil {
+	same := c.last
+	if same == nil && c.repo.head.Tree != "" {
+		same = &c.repo.head
+	}
+	if same != nil && same.Tree == tree {
+		if err := c.point(ctx, ref, same.Commit); err != nil {
 			return Checkpoint{}, err
 		}
-		return *c.last, nil
+		c.remember(*same)
+		return *same, nil
 	}
 	args := []string{"commit-tree", "--no-gpg-sign", tree, "-F", "-"}
 	if parent := c.parent(ctx, ref); parent != "" {
@@ -131,16 +146,31 @@ func (c *checkpointer) snapshot(ctx context.Context, ref, message string) (Check
 	if strings.TrimSpace(message) == "" {
 		message = "agentloop snapshot"
 	}
-	out, err := cmd{dir: c.repo.top, env: c.ident, stdin: strings.NewReader(message), args: args}.run(ctx)
+	commit, err := c.commitTree(ctx, message, args)
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("snapshot %s: commit the tree: %w", c.dir, err)
 	}
-	cp := Checkpoint{Commit: strings.TrimSpace(out), Tree: tree}
+	cp := Checkpoint{Commit: commit, Tree: tree}
 	if err := c.point(ctx, ref, cp.Commit); err != nil {
 		return Checkpoint{}, err
 	}
 	c.remember(cp)
 	return cp, nil
+}
+
+// commitTree runs git commit-tree. When it fails and git can name no author or
+// committer (no user.name/user.email configured), it commits again as the
+// fallback identity, and keeps it: asking git first would cost two processes
+// per session where the identity is almost always known.
+func (c *checkpointer) commitTree(ctx context.Context, message string, args []string) (string, error) {
+	out, err := cmd{dir: c.repo.top, env: c.ident, stdin: strings.NewReader(message), args: args}.run(ctx)
+	if err != nil && c.ident == nil {
+		if ident := identityEnv(ctx, c.repo.top); ident != nil {
+			c.ident = ident
+			out, err = cmd{dir: c.repo.top, env: c.ident, stdin: strings.NewReader(message), args: args}.run(ctx)
+		}
+	}
+	return strings.TrimSpace(out), err
 }
 
 // parent is the commit a new checkpoint under ref follows: the last checkpoint
@@ -149,18 +179,22 @@ func (c *checkpointer) parent(ctx context.Context, ref string) string {
 	if c.last != nil {
 		return c.last.Commit
 	}
-	if p := resolveCommit(ctx, c.repo.top, ref); p != "" {
+	if p := c.refs().get(ctx, ref); p != "" {
 		return p
 	}
-	return resolveCommit(ctx, c.repo.top, "HEAD")
+	return c.repo.head.Commit
 }
 
 // point sets ref to commit.
 func (c *checkpointer) point(ctx context.Context, ref, commit string) error {
-	if _, err := git(ctx, c.repo.top, "update-ref", "-m", "agentloop snapshot", ref, commit); err != nil {
-		return fmt.Errorf("snapshot %s: point %s at the commit: %w", c.dir, ref, err)
+	if err := c.refs().set(ctx, ref, commit); err != nil {
+		return fmt.Errorf("snapshot %s: %w", c.dir, err)
 	}
 	return nil
+}
+
+func (c *checkpointer) refs() refStore {
+	return refStore{top: c.repo.top, gitDir: c.repo.gitDir, common: c.repo.commonDir}
 }
 
 // remember makes cp the work tree's current checkpoint.

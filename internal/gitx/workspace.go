@@ -35,6 +35,11 @@ func (w *Workspace) checkpointer() *checkpointer {
 	return &w.cp
 }
 
+// Open learns the repository holding Dir, with one git process, and fails when
+// Dir is not in a git work tree: it is both the check whether there is one and
+// the first step of the first checkpoint.
+func (w *Workspace) Open(ctx context.Context) error { return w.checkpointer().learn(ctx) }
+
 // Snapshot records the work tree under ref; see [Snapshot].
 func (w *Workspace) Snapshot(ctx context.Context, ref, message string) (commit, tree string, err error) {
 	cp, err := w.checkpointer().snapshot(ctx, ref, message)

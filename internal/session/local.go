@@ -77,12 +77,13 @@ func NewEngine(ctx context.Context, p *plan.Plan, o EngineOptions) *engine.Local
 	for _, a := range p.Fallback {
 		l.RateLimit.Fallback = append(l.RateLimit.Fallback, a.Name)
 	}
-	repo := gitx.IsRepo(ctx, p.WorkDir)
+	ws := &gitx.Workspace{
+		Dir: p.WorkDir, Commit: p.Proc.Git.Commit, Push: p.Proc.Git.Push, Remote: p.Proc.Git.Remote,
+		Analysis: diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope},
+	}
+	repo := ws.Open(ctx) == nil
 	if p.Proc.Git.Checkpoint && repo {
-		l.Work = &gitx.Workspace{
-			Dir: p.WorkDir, Commit: p.Proc.Git.Commit, Push: p.Proc.Git.Push, Remote: p.Proc.Git.Remote,
-			Analysis: diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope},
-		}
+		l.Work = ws
 	} else if p.Proc.Git.Push || p.Proc.Git.Commit {
 		why := p.WorkDir + " is not a git work tree"
 		if repo {

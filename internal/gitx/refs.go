@@ -1,0 +1,128 @@
+package gitx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// refStore reads and writes agentloop's hidden refs (refs/agentloop/…). In a
+// repository whose refs are files — git's default — a ref is a file under the
+// common git directory holding a commit name, and a checkpoint writes it
+// directly (a temporary file renamed into place, so a reader sees the old name
+// or the new one) instead of starting a git process for it. The run's lock
+// makes its process the only writer of its refs. Refs stored otherwise
+// (reftable), names that need git's own checks, and anything unexpected go
+// through git.
+type refStore struct {
+	top    string // where git runs
+	gitDir string // where temporary files go (the work tree's git directory, on the same file system)
+	common string // the common git directory, where refs live ("" when unknown: always git)
+}
+
+// refTempPrefix names the temporary files of ref writes in a git directory; the
+// writer's process id follows it, so a file left by a killed process is found
+// and removed ([removeStale]).
+const refTempPrefix = "agentloop-ref-"
+
+// files reports whether refs can be read and written as files.
+func (r refStore) files() bool {
+	if r.common == "" || r.gitDir == "" {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(r.common, "reftable")); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	return true
+}
+
+// set points ref at commit.
+func (r refStore) set(ctx context.Context, ref, commit string) error {
+	if plainRef(ref) && isObjectName(commit) && r.files() && r.writeFile(ref, commit) == nil {
+		return nil
+	}
+	if _, err := git(ctx, r.top, "update-ref", "-m", "agentloop snapshot", ref, commit); err != nil {
+		return fmt.Errorf("point %s at %s: %w", ref, short(commit), err)
+	}
+	return nil
+}
+
+// writeFile writes ref as a loose ref file. The temporary file is written in
+// the git directory, outside refs/, so that a kill part way leaves nothing git
+// would take for a ref.
+func (r refStore) writeFile(ref, commit string) error {
+	path := filepath.Join(r.common, filepath.FromSlash(ref))
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(r.gitDir, refTempPrefix+strconv.Itoa(os.Getpid())+"-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString(commit + "\n")
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		_ = os.Remove(f.Name())
+	}
+	return werr
+}
+
+// get returns the commit ref points at, "" when ref does not exist.
+func (r refStore) get(ctx context.Context, ref string) string {
+	if plainRef(ref) && r.files() {
+		b, err := os.ReadFile(filepath.Join(r.common, filepath.FromSlash(ref)))
+		if name := strings.TrimSpace(string(b)); err == nil && isObjectName(name) {
+			return name
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(filepath.Join(r.common, "packed-refs")); errors.Is(err, fs.ErrNotExist) {
+				return "" // neither loose nor packed
+			}
+		}
+	}
+	return resolveCommit(ctx, r.top, ref)
+}
+
+// plainRef reports whether ref is a name agentloop writes as a file itself: refs/…
+// with components of letters, digits, '.', '_' and '-' that do not start with
+// '.' or end with ".lock" (a subset of what git accepts). Other names go to git.
+func plainRef(ref string) bool {
+	parts := strings.Split(ref, "/")
+	if len(parts) < 2 || parts[0] != "refs" {
+		return false
+	}
+	for _, p := range parts[1:] {
+		if p == "" || p[0] == '.' || strings.HasSuffix(p, ".lock") || strings.Contains(p, "..") {
+			return false
+		}
+		for _, c := range p {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isObjectName reports whether s is a full SHA-1 or SHA-256 object name.
+func isObjectName(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
