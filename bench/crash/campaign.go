@@ -47,7 +47,7 @@ func main() {
 	runs := flag.Int("runs", 300, "runs to start")
 	iterations := flag.Int("iterations", 4, "iterations per run")
 	parallel := flag.Int("parallel", 2, "runs at once")
-	window := flag.Duration("window", 0, "a session is killed at a uniformly random moment in [0, window); 0: the time of a whole run without kills, measured first")
+	window := flag.Duration("window", 0, "a run's first session is killed at a uniformly random moment in [0, window), each later one in a window a quarter longer; 0: the time of a whole run without kills, measured first")
 	graphs := flag.Int("graphs", 0, "task graphs (4 tasks, --parallel 2) to run after the single runs")
 	flag.Parse()
 	c, err := newCampaign(*iterations, *window)
@@ -81,7 +81,7 @@ type Report struct {
 }
 
 func (r Report) String() string {
-	s := fmt.Sprintf("runs %d, sessions %d, kills %d, iterations recorded %d, kill window %s, unfinished after 50 sessions %d, anomalies %d\n", r.Runs, r.Sessions, r.Kills, r.Iterations, r.Window.Round(time.Millisecond), r.Unfinished, r.Anomalies)
+	s := fmt.Sprintf("runs %d, sessions %d, kills %d, iterations recorded %d, first kill window %s, unfinished after 50 sessions %d, anomalies %d\n", r.Runs, r.Sessions, r.Kills, r.Iterations, r.Window.Round(time.Millisecond), r.Unfinished, r.Anomalies)
 	for _, p := range r.Problems {
 		s += "  " + p + "\n"
 	}
@@ -171,7 +171,11 @@ func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
 				}
 				done++
 				if c.progress != nil {
-					fmt.Fprintf(c.progress, "run %d ended (%d/%d): %d sessions, %d kills, %d anomalies so far\n", i, done, runs, r.Sessions, r.Kills, rep.Anomalies)
+					fmt.Fprintf(c.progress, "run %d ended (%d/%d): %d sessions, %d kills, %d iterations; so far %d sessions, %d kills, %d anomalies\n",
+						i, done, runs, r.Sessions, r.Kills, r.Iterations, rep.Sessions, rep.Kills, rep.Anomalies)
+					for _, p := range r.Problems {
+						fmt.Fprintf(c.progress, "  run %d: %s\n", i, p)
+					}
 				}
 				mu.Unlock()
 			}
@@ -186,7 +190,7 @@ func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
 }
 
 // graphs runs n task graphs one after the other, each killed at random moments
-// and run again until it ends. A graph's kill window is two runs' window.
+// and run again until it ends. A graph's first kill window is two runs' window.
 func (c *campaign) graphs(ctx context.Context, n int) Report {
 	rep := Report{Runs: n, Window: 2 * c.window}
 	for i := range n {
@@ -199,7 +203,10 @@ func (c *campaign) graphs(ctx context.Context, n int) Report {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("graph %d: %s", i, p))
 		}
 		if c.progress != nil {
-			fmt.Fprintf(c.progress, "graph %d ended (%d/%d): %d sessions, %d kills, %d anomalies so far\n", i, i+1, n, r.Sessions, r.Kills, rep.Anomalies)
+			fmt.Fprintf(c.progress, "graph %d ended (%d/%d): %d sessions, %d kills; so far %d sessions, %d kills, %d anomalies\n", i, i+1, n, r.Sessions, r.Kills, rep.Sessions, rep.Kills, rep.Anomalies)
+			for _, p := range r.Problems {
+				fmt.Fprintf(c.progress, "  graph %d: %s\n", i, p)
+			}
 		}
 	}
 	return rep
@@ -235,7 +242,7 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 	args := []string{"run", "-q"}
 	for session := 0; session < 50; session++ {
 		rep.Sessions++
-		killed, err, stderr := c.session(ctx, dir, c.window, args...)
+		killed, err, stderr := c.session(ctx, dir, widen(c.window, session), args...)
 		if errors.Is(err, errNotStarted) {
 			rep.Problems = append(rep.Problems, err.Error())
 			break
@@ -320,6 +327,16 @@ func (c *campaign) agents(dir string) []int {
 		}
 	}
 	return out
+}
+
+// widen is the kill window of a run's session n (from 0): a quarter longer for
+// each session killed before it, so that a run ends even when the machine has
+// grown slower than when the window was measured.
+func widen(window time.Duration, n int) time.Duration {
+	for range n {
+		window += window / 4
+	}
+	return window
 }
 
 // errNotStarted wraps the error of a session whose agentloop did not start.

@@ -72,7 +72,7 @@ func (c *campaign) graphOne(ctx context.Context, i int, window time.Duration) Re
 	ended := false
 	for session := 0; session < 50 && !ended; session++ {
 		rep.Sessions++
-		killed, err, stderr := c.session(ctx, dir, window, "run", "--tasks", "tasks.yaml", "-q")
+		killed, err, stderr := c.session(ctx, dir, widen(window, session), "run", "--tasks", "tasks.yaml", "-q")
 		switch {
 		case errors.Is(err, errNotStarted):
 			rep.Problems = append(rep.Problems, err.Error())
