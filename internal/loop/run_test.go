@@ -554,3 +554,75 @@ func TestRunStepFailures(t *testing.T) {
 		})
 	}
 }
+
+// warner is the engine with its preflight's budget warnings replaced: warn[i]
+// before iteration i+1.
+type warner struct{ warn [][]budget.Resource }
+
+func (w warner) Preflight(in loop.PreflightInput) loop.Preflight {
+	p := engine.Preflight(in)
+	if i := in.State.Iteration; i < len(w.warn) {
+		p.Warn, p.Warning = w.warn[i], fmt.Sprintf("warning before iteration %d", i+1)
+	}
+	return p
+}
+func (warner) Brief(b []evidence.GateResult) string     { return engine.Brief(b) }
+func (warner) Decide(in loop.DecideInput) loop.Decision { return engine.Decide(in) }
+
+// A budget warning is shown when the set of limits past their mark changes,
+// not before each iteration, and not when the set empties.
+func TestRunWarnsWhenTheBudgetPictureChanges(t *testing.T) {
+	t.Parallel()
+	cost, tokens := budget.CostUSD, budget.Tokens
+	d := warner{warn: [][]budget.Resource{nil, {cost}, {cost}, {cost, tokens}, nil, {cost}}}
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
+	if _, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 6}, Decider: d}, newState()); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range events(env, loop.EventWarning) {
+		got = append(got, ev.Data.(loop.Warning).Message)
+	}
+	want := []string{"warning before iteration 2", "warning before iteration 4", "warning before iteration 6"}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+}
+
+// What a run spent, for the decider: every session's totals, and the
+// iteration just finished when there is one.
+func TestBudgetStatus(t *testing.T) {
+	t.Parallel()
+	st := newState()
+	st.Iteration = 2
+	st.Spend.Wall = 10_000
+	st.Spend.Usage = evidence.Usage{InputTokens: 300, TokensKnown: true, CostUSD: 3, CostKnown: true}
+	st.History = []loop.Record{
+		{N: 1, Duration: 4_000, Usage: evidence.Usage{InputTokens: 100, TokensKnown: true, CostUSD: 1, CostKnown: true}},
+		{N: 2, Duration: 6_000, Usage: evidence.Usage{InputTokens: 200, TokensKnown: true, CostUSD: 2, CostKnown: true}},
+	}
+	s := loop.BudgetStatus(st, nil)
+	if s.Spent.Duration != 10*time.Second || s.Spent.Tokens != 300 || s.Spent.CostUSD != 3 || s.Spent.Iterations != 2 || len(s.PerIteration) != 2 {
+		t.Errorf("before the iteration: %+v", s)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ev := evidence.Iteration{N: 3, Started: t0, Finished: t0.Add(2 * time.Second),
+		Agent: evidence.AgentResult{Usage: evidence.Usage{InputTokens: 50, TokensKnown: true, CostUSD: 0.5, CostKnown: true}}}
+	s = loop.BudgetStatus(st, &ev)
+	if s.Spent.Duration != 12*time.Second || s.Spent.Tokens != 350 || s.Spent.CostUSD != 3.5 || s.Spent.Iterations != 3 || len(s.PerIteration) != 3 ||
+		s.PerIteration[2].Duration != 2*time.Second || s.PerIteration[0].Duration != 4*time.Second {
+		t.Errorf("with iteration 3: %+v", s)
+	}
+}
+
+// A state without sessions (written by an older build) still runs.
+func TestRunWithoutSessions(t *testing.T) {
+	t.Parallel()
+	st := newState()
+	st.Sessions = nil
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
+	out, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: engine}, st)
+	if err != nil || out.Status != loop.StatusCompleted || st.TotalIterations != 2 || len(st.Sessions) != 0 {
+		t.Errorf("Run = %+v, %v; %d iterations, sessions %+v", out, err, st.TotalIterations, st.Sessions)
+	}
+}
