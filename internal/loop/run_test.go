@@ -190,6 +190,9 @@ func TestRun(t *testing.T) {
 			if len(st.History) != tt.wantIters || len(st.ElapsedPerIteration) != tt.wantIters {
 				t.Errorf("history %d, elapsed %d, want %d", len(st.History), len(st.ElapsedPerIteration), tt.wantIters)
 			}
+			if s := st.Sessions[0]; s.Iterations != tt.wantIters || s.Status != tt.wantStatus || s.Reason != tt.wantReason {
+				t.Errorf("session = %+v, want %d iterations, %s %q", s, tt.wantIters, tt.wantStatus, tt.wantReason)
+			}
 			if env.saves < tt.wantIters+1 {
 				t.Errorf("saved %d times, want at least %d", env.saves, tt.wantIters+1)
 			}
