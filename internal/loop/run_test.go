@@ -39,6 +39,8 @@ type scriptEnv struct {
 	cancelRollback func()
 	// interrupted is reported by the first iteration's step.
 	interrupted []loop.Interrupted
+	checkpoint  string        // each iteration's step reports it
+	waited      time.Duration // each iteration's step waited this long on rate limits
 }
 
 func (e *scriptEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
@@ -61,7 +63,7 @@ func (e *scriptEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResu
 	ev, err := f(r.Iteration)
 	start := e.t0.Add(time.Duration(e.calls) * time.Minute)
 	ev.Started, ev.Finished = start, start.Add(1500*time.Millisecond)
-	res := loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}
+	res := loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev, Checkpoint: e.checkpoint, Waited: e.waited}
 	if e.calls == 1 {
 		res.Interrupted = e.interrupted
 	}
@@ -627,5 +629,53 @@ func TestRunWithoutSessions(t *testing.T) {
 	out, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: engine}, st)
 	if err != nil || out.Status != loop.StatusCompleted || st.TotalIterations != 2 || len(st.Sessions) != 0 {
 		t.Errorf("Run = %+v, %v; %d iterations, sessions %+v", out, err, st.TotalIterations, st.Sessions)
+	}
+}
+
+// bester is the engine, with the iteration it judges made the best checkpoint.
+type bester struct{}
+
+func (bester) Preflight(in loop.PreflightInput) loop.Preflight { return engine.Preflight(in) }
+func (bester) Brief(b []evidence.GateResult) string            { return engine.Brief(b) }
+func (bester) Decide(in loop.DecideInput) loop.Decision {
+	d := engine.Decide(in)
+	d.Best = &loop.Checkpoint{Iteration: in.Evidence.N, Quality: 0.5}
+	return d
+}
+
+// An iteration's record keeps what reports and the decider read of it: the
+// diff's size, each gate's failure keys (the agent's and the baseline's,
+// sorted), the review, the checkpoint; the state's spend adds the reviewer's
+// usage and the rate-limit waits.
+func TestRunRecordsTheIteration(t *testing.T) {
+	t.Parallel()
+	it := func(int) (evidence.Iteration, error) {
+		return evidence.Iteration{
+			Diff: evidence.DiffFacts{Hash: "d1", TreeHash: "t1", Added: 5, Deleted: 3},
+			Gates: []evidence.GateResult{{Name: "tests", Required: true, ExitCode: 1,
+				Findings:    []evidence.Finding{{Kind: evidence.KindTest, Key: "test:b"}, {Kind: evidence.KindTest, Key: "test:a"}, {Kind: evidence.KindTest}},
+				Preexisting: []evidence.Finding{{Kind: evidence.KindTest, Key: "test:0"}}}},
+			Review: &evidence.Review{Verdict: "request_changes", Score: 4, Usage: evidence.Usage{InputTokens: 70, TokensKnown: true}},
+		}, nil
+	}
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){it}, checkpoint: "cp-7", waited: 3 * time.Second}
+	st := newState()
+	if _, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 1}, HasGates: true, Decider: bester{}}, st); err != nil {
+		t.Fatal(err)
+	}
+	rec := st.History[0]
+	if rec.N != 1 || rec.DiffLines != 8 || rec.DiffHash != "d1" || rec.TreeHash != "t1" || rec.Checkpoint != "cp-7" ||
+		rec.Review != "request_changes" || rec.ReviewScore != 4 || rec.Duration != 1500 {
+		t.Errorf("record = %+v", rec)
+	}
+	if len(rec.Gates) != 1 || rec.Gates[0].Failures != 3 || rec.Gates[0].ExitCode != 1 || !rec.Gates[0].Required ||
+		!slices.Equal(rec.Gates[0].Keys, []string{"test:0", "test:a", "test:b"}) {
+		t.Errorf("gates = %+v", rec.Gates)
+	}
+	if st.Spend.Reviewer.InputTokens != 70 || st.Spend.Waited != 3000 || st.Spend.Wall != 1500 {
+		t.Errorf("spend = %+v", st.Spend)
+	}
+	if st.Best == nil || st.Best.Ref != "cp-7" || st.Best.Iteration != 1 {
+		t.Errorf("best = %+v, want iteration 1 at the step's checkpoint", st.Best)
 	}
 }
