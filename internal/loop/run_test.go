@@ -225,6 +225,11 @@ func TestRunInterrupted(t *testing.T) {
 	if got := env2.requests[0].Iteration; got != 3 {
 		t.Errorf("resumed at iteration %d, want 3", got)
 	}
+	for i, e := range []*scriptEnv{env, env2} {
+		if rs, ok := e.events[0].Data.(loop.RunStarted); !ok || rs.Resumed != (i == 1) {
+			t.Errorf("session %d: first event %+v, want run_started with resumed %v", i+1, e.events[0].Data, i == 1)
+		}
+	}
 	if st.Status != loop.StatusCompleted || st.TotalIterations != 4 {
 		t.Errorf("after resume: %s, %d iterations", st.Status, st.TotalIterations)
 	}
