@@ -83,8 +83,6 @@ stream_max_retries = 1
 	},
 	{
 		name: "opencode", bin: "opencode", pkg: "opencode-ai@1.18.33", version: "1.18.33",
-		toolsUnreliable: "opencode 1.18.33 passed its edit and Ctrl-C scenarios alone but failed them in full tier runs " +
-			"(two minutes per turn and no tool call against the double); left out of the tool scenarios until that is understood",
 		setup: func(home, url string) (map[string]string, error) {
 			cfg := fmt.Sprintf(`{
   "$schema": "https://opencode.ai/config.json",

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -34,4 +35,23 @@ func withMarker(env []string, marker string) []string {
 		marker = prev + "," + marker
 	}
 	return append(out, markerVar+"="+marker)
+}
+
+// withPWD sets PWD to dir, made absolute, when dir is set: an inherited PWD
+// names agentloop's directory, not the child's.
+func withPWD(env []string, dir string) []string {
+	if dir == "" {
+		return env
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return env
+	}
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PWD=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PWD="+abs)
 }

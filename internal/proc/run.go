@@ -20,7 +20,10 @@ const DefaultGrace = 5 * time.Second
 
 // Spec describes one child process.
 type Spec struct {
-	Argv        []string
+	Argv []string
+	// Dir is the child's working directory ("": agentloop's); its PWD is set
+	// to it too, as a shell's cd would: programs such as opencode take their
+	// project directory from $PWD before the real one.
 	Dir         string
 	Env         []string      // nil: inherit os.Environ()
 	Stdin       io.Reader     // nil: empty
@@ -91,7 +94,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	// Every process the child starts inherits the marker, so what leaves its
 	// process group or session is still found and ended with it (sweep).
 	marker := newMarker()
-	cmd.Env = withMarker(env, marker)
+	cmd.Env = withPWD(withMarker(env, marker), s.Dir)
 	// What the child prints is redacted before anything reads it: its
 	// environment's secrets and credential shapes never reach a log, a parser
 	// or the terminal.

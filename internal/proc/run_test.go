@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -62,6 +63,23 @@ func TestRunSeparateStreams(t *testing.T) {
 	}
 	if stdout.String() != "out\n" || stderr.String() != "err\n" {
 		t.Errorf("stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+}
+
+// TestRunSetsPWD: the child's PWD is its directory, not the one agentloop
+// inherited (opencode takes its project directory from $PWD).
+func TestRunSetsPWD(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, env := range [][]string{nil, {"PWD=/elsewhere", "PATH=" + os.Getenv("PATH")}} {
+		var stdout bytes.Buffer
+		res, err := Run(t.Context(), Spec{Argv: []string{"printenv", "PWD"}, Dir: dir, Env: env, Stdout: &stdout})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("Run = %+v, %v", res, err)
+		}
+		if got := strings.TrimSpace(stdout.String()); got != dir {
+			t.Errorf("env %q: PWD = %q, want %q", env, got, dir)
+		}
 	}
 }
 
