@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -93,6 +94,14 @@ turns:
 	rateLimitedScenario = `
 fault: {status: 429, retry_after: 1}
 turns: [{text: never served}]
+`
+	cutScenario = `
+fault: {cut: true}
+turns: [{text: "never whole"}]
+`
+	hangScenario = `
+fault: {hang: true}
+turns: [{text: "never ends"}]
 `
 	badKeyScenario = `
 fault: {status: 401}
@@ -207,7 +216,8 @@ type loop struct {
 	main     *agent
 	fallback []*agent
 	reviewer *agent
-	env      []string // added to agentloop's environment
+	env      []string       // added to agentloop's environment
+	limits   map[string]any // replace the procedure's limits of these names
 }
 
 func (l *loop) config(t *testing.T) {
@@ -221,6 +231,7 @@ func (l *loop) config(t *testing.T) {
 			"timeout": "3m", "env": map[string]string{"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}}},
 		"limits": map[string]any{"max_iterations": 2, "failure_threshold": 2, "iteration_timeout": "10m"},
 	}
+	maps.Copy(proc["limits"].(map[string]any), l.limits)
 	var fb []string
 	for _, a := range l.fallback {
 		agents[a.name] = a.spec(t, root)

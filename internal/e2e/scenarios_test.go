@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -229,17 +230,22 @@ func waitStarted(t *testing.T, path, marker string, done chan error, out *string
 // survivors are the running processes (not zombies) whose command line holds
 // marker, after waiting up to d for them to end.
 func survivors(marker string, d time.Duration) []int {
+	return procsMatching(d, func(pid string) bool {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+		return err == nil && strings.Contains(string(cmdline), marker)
+	})
+}
+
+// procsMatching are the running processes (not zombies) match accepts, after
+// waiting up to d for them to end.
+func procsMatching(d time.Duration, match func(pid string) bool) []int {
 	end := time.Now().Add(d)
 	for {
 		var pids []int
 		entries, _ := os.ReadDir("/proc")
 		for _, e := range entries {
 			pid, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
-			cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			if err != nil || !strings.Contains(string(cmdline), marker) {
+			if err != nil || !match(e.Name()) {
 				continue
 			}
 			stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
@@ -284,4 +290,92 @@ func TestCIInstallsTheTestedVersions(t *testing.T) {
 			t.Errorf(".ci/run does not install %s", c.pkg)
 		}
 	}
+}
+
+// A reply stream cut mid-way, every time: the CLI's own error is shown, the
+// run retries it within the iteration as a transient (network or overloaded)
+// outcome, and it never ends as a success.
+func TestCutStream(t *testing.T) {
+	need(t)
+	for _, c := range []struct{ name, words string }{
+		{"claude", "Connection to the API was lost"},
+		{"codex", "stream disconnected before completion"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			a := &agent{cli: lookupCLI(c.name), name: c.name, srv: serve(t, cutScenario), result: "cut"}
+			l := &loop{dir: repo(t), main: a, limits: map[string]any{"max_iterations": 1},
+				env: []string{"AGENTLOOP_BACKOFF_BASE=100ms"}}
+			o := l.run(t)
+			if o.code == 0 || o.report.Summary.Status == "succeeded" || fixed(t, l.dir) {
+				t.Fatalf("a cut stream ended as a success; %s", o)
+			}
+			out := o.stdout + o.stderr
+			for _, want := range []string{"overloaded or network error", "retry 1/2", c.words} {
+				if !strings.Contains(out, want) {
+					t.Errorf("the output does not say %q; %s", want, o)
+				}
+			}
+			if n := cutRequests(a.srv); n < 3 {
+				t.Errorf("the double cut %d replies: want the agent run at least three times (one retry of its own, two of agentloop's)", n)
+			}
+		})
+	}
+}
+
+func cutRequests(s server) int {
+	n := 0
+	for _, r := range s.Records() {
+		if r.Fault == "cut" && !r.Side {
+			n++
+		}
+	}
+	return n
+}
+
+// A reply that never ends: the iteration's timeout ends the agent, the run
+// says "timed out" (the failure threshold of 1 stops it with the iteration's
+// reason), and no process the CLI started is left.
+func TestNeverEndingReply(t *testing.T) {
+	need(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("the survivors are looked for in /proc")
+	}
+	for _, name := range []string{"claude", "codex"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a := &agent{cli: lookupCLI(name), name: name, srv: serve(t, hangScenario), result: "hang"}
+			l := &loop{dir: repo(t), main: a, limits: map[string]any{"failure_threshold": 1, "iteration_timeout": "90s"},
+				env: []string{"AGENTLOOP_KILL_GRACE=2s"}}
+			o := l.run(t)
+			if o.code == 0 || o.report.Summary.Status == "succeeded" {
+				t.Fatalf("a reply that never ends ended as a success; %s", o)
+			}
+			if !strings.Contains(o.stdout+o.stderr, "agent timed out: timed out after 1m30s") {
+				t.Errorf("the output does not say the agent timed out; %s", o)
+			}
+			hung := false
+			for _, r := range a.srv.Records() {
+				hung = hung || r.Fault == "hang"
+			}
+			if !hung {
+				t.Errorf("the CLI never asked the model within the timeout: nothing was left hanging; %s", o)
+			}
+			if left := withEnv("HOME="+a.env["HOME"], 5*time.Second); len(left) > 0 {
+				for _, pid := range left {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+				t.Errorf("the CLI's processes %v outlived agentloop; %s", left, o)
+			}
+		})
+	}
+}
+
+// withEnv are the running processes (not zombies) whose environment holds
+// kv, after waiting up to d for them to end.
+func withEnv(kv string, d time.Duration) []int {
+	return procsMatching(d, func(pid string) bool {
+		env, err := os.ReadFile(filepath.Join("/proc", pid, "environ"))
+		return err == nil && slices.Contains(strings.Split(string(env), "\x00"), kv)
+	})
 }
