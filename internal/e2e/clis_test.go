@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"testing"
-
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,10 +20,6 @@ type cli struct {
 	// noTokens: the CLI reports no token counts (copilot bills premium
 	// requests), so the run's tokens must read as unknown.
 	noTokens bool
-	// toolsUnreliable, when set, says why the scenarios in which the CLI must
-	// call a tool of its own leave it out: it did not call the tool against
-	// the double reliably here. Its other scenarios run.
-	toolsUnreliable string
 	// setup writes the CLI's configuration for the server at url into home
 	// and returns the environment the CLI needs.
 	setup func(home, url string) (map[string]string, error)
@@ -143,12 +137,4 @@ func writeFile(path, content string) error {
 		return err
 	}
 	return os.WriteFile(path, []byte(content), 0o644)
-}
-
-// needTools leaves out a CLI whose tool calls are not reliable here, saying why.
-func needTools(t *testing.T, c cli) {
-	t.Helper()
-	if c.toolsUnreliable != "" {
-		t.Skip(c.toolsUnreliable)
-	}
 }

@@ -4,8 +4,8 @@
 // with, against the model double (package double) on 127.0.0.1, on a small Go
 // repository whose gate is the real `go test`. They check what a user sees: success with the
 // tokens the double served, rate limits that clear and that do not, a bad key,
-// a CLI that refuses to start, Ctrl-C during a tool call, and a reviewer that is
-// a second real CLI.
+// a CLI that refuses to start, Ctrl-C during a tool call, a reply stream cut
+// mid-way, a reply that never ends, and a reviewer that is a second real CLI.
 //
 // The tests need AGENTLOOP_E2E_CLIS, the npm prefix the CLIs are installed in
 // (.ci/run installs them and sets it). Without it they skip, and fail when

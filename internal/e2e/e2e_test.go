@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"maps"
 	"net/http/httptest"
@@ -28,10 +29,21 @@ var (
 	binary  string // the agentloop binary under test
 )
 
+// parallel is how many scenarios run at once unless -parallel says: they
+// mostly wait (on the CLIs' start, their retries and backoffs, the iteration
+// timeout), so more than the cores keeps the tier short.
+const parallel = "4"
+
 func TestMain(m *testing.M) {
 	code := func() int {
 		if clisDir == "" {
 			return m.Run()
+		}
+		flag.Parse()
+		given := false
+		flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+		if !given {
+			_ = flag.Set("test.parallel", parallel)
 		}
 		dir, err := os.MkdirTemp("", "agentloop-e2e-")
 		if err != nil {
