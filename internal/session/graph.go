@@ -87,8 +87,8 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	if err != nil {
 		return GraphResult{}, err
 	}
-	if !gitx.IsRepo(ctx, repo) {
-		return GraphResult{}, &UsageError{Err: errors.New("a task graph runs each task in its own git worktree: run it inside a git repository with at least one commit")}
+	if err := CheckGraphRepo(ctx, repo); err != nil {
+		return GraphResult{}, err
 	}
 	name := GraphName(o.TaskFile)
 	g := &graphRun{pr: pr, o: o, repo: repo, base: "HEAD", name: name, stateDir: plan.StateDir(o.Config, repo), file: file,
@@ -141,6 +141,14 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 		return res, execErr
 	}
 	return res, nil
+}
+
+// CheckGraphRepo says why a task graph cannot run in repo, if it cannot.
+func CheckGraphRepo(ctx context.Context, repo string) error {
+	if !gitx.IsRepo(ctx, repo) {
+		return &UsageError{Err: errors.New("a task graph runs each task in its own git worktree: run it inside a git repository with at least one commit")}
+	}
+	return nil
 }
 
 type graphRun struct {
@@ -206,10 +214,56 @@ func (g *graphRun) save() {
 	}
 }
 
-func (g *graphRun) taskName(id string) string { return g.name + "-" + id }
-func (g *graphRun) branch(id string) string   { return "agentloop/" + g.name + "/" + id }
+func (g *graphRun) branch(id string) string { return TaskBranch(g.name, id) }
+
+// TaskRunName is the run name of the task id of the graph: its state, its run
+// folder and what status, report and resume call it.
+func TaskRunName(graph, id string) string { return graph + "-" + id }
+
+// TaskBranch is the branch the task id of the graph works on.
+func TaskBranch(graph, id string) string { return "agentloop/" + graph + "/" + id }
+
+// TaskWorkTree is the git worktree of the task id of the graph.
+func TaskWorkTree(stateDir, graph, id string) string {
+	return filepath.Join(stateDir, "worktrees", graph, id)
+}
+
+// AddTaskWorkTree creates the worktree of the task id of the graph on its
+// branch from base, unless it exists. Calls on one repository must not run at
+// once (git locks its metadata).
+func AddTaskWorkTree(ctx context.Context, repo, stateDir, graph, id, base string) error {
+	wt := TaskWorkTree(stateDir, graph, id)
+	if _, err := os.Stat(wt); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err := gitx.AddWorktree(ctx, repo, wt, TaskBranch(graph, id), base); err != nil {
+		return fmt.Errorf("task %s: create its worktree: %w", id, err)
+	}
+	return nil
+}
+
+// ResolveTask is the plan of the task t of the graph: its procedure from cfg, in
+// its worktree, the task's prompt, gates and limits applied; its state is kept
+// in the repository's state folder stateDir.
+func ResolveTask(cfg *config.Config, stateDir, graph string, t tasks.Task, getenv func(string) string, verbose bool) (*plan.Plan, error) {
+	p, err := plan.Resolve(cfg, t.Procedure, plan.Options{WorkDir: TaskWorkTree(stateDir, graph, t.ID), Getenv: getenv, Verbose: verbose})
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	p.Name, p.StateDir = TaskRunName(graph, t.ID), stateDir
+	if err := plan.ApplyTask(p, t); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// CommitTask commits the work of the task t in its worktree wt on its branch.
+func CommitTask(ctx context.Context, wt string, t tasks.Task) error {
+	return gitx.Commit(ctx, wt, fmt.Sprintf("agentloop: task %s: %s", t.ID, firstLine(t.Text())))
+}
+
 func (g *graphRun) worktrees() string         { return filepath.Join(g.stateDir, "worktrees", g.name) }
-func (g *graphRun) worktree(id string) string { return filepath.Join(g.worktrees(), id) }
+func (g *graphRun) worktree(id string) string { return TaskWorkTree(g.stateDir, g.name, id) }
 
 // TaskPlan is one task of a graph resolved to the plan it runs with.
 type TaskPlan struct {
@@ -258,7 +312,7 @@ func (g *graphRun) preflight() ([]TaskPlan, error) {
 		}
 		p, err := plan.Resolve(g.o.Config, t.Procedure, plan.Options{WorkDir: g.repo, Getenv: g.o.Getenv, Verbose: g.o.Verbose})
 		if err == nil {
-			p.Name, p.StateDir = g.taskName(t.ID), g.stateDir
+			p.Name, p.StateDir = TaskRunName(g.name, t.ID), g.stateDir
 			err = plan.ApplyTask(p, t)
 		}
 		if err != nil {
@@ -297,20 +351,14 @@ func (g *graphRun) preflight() ([]TaskPlan, error) {
 func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, error) {
 	wt := g.worktree(t.ID)
 	br := g.branch(t.ID)
-	if _, err := os.Stat(wt); errors.Is(err, os.ErrNotExist) {
-		g.gitMu.Lock()
-		err := gitx.AddWorktree(ctx, g.repo, wt, br, g.base)
-		g.gitMu.Unlock()
-		if err != nil {
-			return tasks.Outcome{}, fmt.Errorf("task %s: create its worktree: %w", t.ID, err)
-		}
-	}
-	p, err := plan.Resolve(g.o.Config, t.Procedure, plan.Options{WorkDir: wt, Getenv: g.o.Getenv, Verbose: g.o.Verbose})
+	g.gitMu.Lock()
+	err := AddTaskWorkTree(ctx, g.repo, g.stateDir, g.name, t.ID, g.base)
+	g.gitMu.Unlock()
 	if err != nil {
-		return tasks.Outcome{}, fmt.Errorf("task %s: %w", t.ID, err)
+		return tasks.Outcome{}, err
 	}
-	p.Name, p.StateDir = g.taskName(t.ID), g.stateDir
-	if err := plan.ApplyTask(p, t); err != nil {
+	p, err := ResolveTask(g.o.Config, g.stateDir, g.name, t, g.o.Getenv, g.o.Verbose)
+	if err != nil {
 		return tasks.Outcome{}, err
 	}
 	screen := ui.New(ui.Options{Out: g.pr.Progress(g.o.JSON), Now: g.pr.Now, Quiet: !g.o.Verbose, JSON: g.o.JSON, Prefix: t.ID + ": ", Task: t.ID})
@@ -323,7 +371,7 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	// ended, not only right after its loop: a crash between the loop's end and
 	// the commit must not leave the work out of the merge.
 	commit := func() {
-		if err := gitx.Commit(context.WithoutCancel(ctx), wt, fmt.Sprintf("agentloop: task %s: %s", t.ID, firstLine(t.Text()))); err != nil {
+		if err := CommitTask(context.WithoutCancel(ctx), wt, t); err != nil {
 			screen.Warnf("commit the task's work: %v", err)
 		}
 	}
@@ -336,6 +384,9 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	commit()
 	return outcomeOf(s.st, br), runErr
 }
+
+// OutcomeOf is how a task whose run ended in st stands in its graph.
+func OutcomeOf(st *loop.State, branch string) tasks.Outcome { return outcomeOf(st, branch) }
 
 func outcomeOf(st *loop.State, branch string) tasks.Outcome {
 	o := tasks.Outcome{Reason: st.Reason, Iterations: st.TotalIterations, Usage: st.Spend.Usage.Add(st.Spend.Reviewer), Branch: branch}
@@ -359,10 +410,7 @@ func (g *graphRun) finished(t tasks.Task, o tasks.Outcome) {
 	g.st.Outcomes[t.ID] = o
 	g.mu.Unlock()
 	g.save()
-	line := fmt.Sprintf("Task %s %s after %d %s", t.ID, o.State, o.Iterations, pluralize(o.Iterations, "iteration"))
-	if o.Reason != "" {
-		line += ": " + o.Reason
-	}
+	line := TaskLine(t.ID, o)
 	if o.State.Done() {
 		g.out.Linef("%s", line)
 		return
@@ -370,14 +418,26 @@ func (g *graphRun) finished(t tasks.Task, o tasks.Outcome) {
 	g.out.Warnf("%s", line)
 }
 
+// TaskLine is the progress line of the task id that ended as o.
+func TaskLine(id string, o tasks.Outcome) string {
+	line := fmt.Sprintf("Task %s %s after %d %s", id, o.State, o.Iterations, pluralize(o.Iterations, "iteration"))
+	if o.Reason != "" {
+		line += ": " + o.Reason
+	}
+	return line
+}
+
 // budget is the global budget over every task of the graph, as the decision
 // engine judges it before a task starts.
-func (g *graphRun) budget() (bool, string) {
-	b := g.file.Budget
+func (g *graphRun) budget() (bool, string) { return GlobalBudget(g.file.Budget, g.spent()) }
+
+// GlobalBudget is whether a graph's budget b is spent, as the decision engine
+// judges it, and why; a graph without a cost or token budget never is.
+func GlobalBudget(b budget.Limits, spent budget.Spent) (exhausted bool, reason string) {
 	if b.MaxCostUSD <= 0 && b.MaxTokens <= 0 {
 		return false, ""
 	}
-	if over, why := decide.Exhausted(b, g.spent()); over {
+	if over, why := decide.Exhausted(b, spent); over {
 		return true, "global budget: " + why
 	}
 	return false, ""
@@ -416,12 +476,11 @@ func (g *graphRun) mergeBack(ctx context.Context, out map[string]tasks.Outcome) 
 	if len(order) == 0 {
 		return
 	}
-	results, err := tasks.MergeBack(ctx, g.repo, order, g.branch, gitx.Merge)
+	results, err := MergeTasks(ctx, g.repo, g.name, g.file, order, g.out.Warnf)
 	for _, r := range results {
 		if r.Merged {
 			g.st.Merged = append(g.st.Merged, r.ID)
 			g.out.Linef("Merged task %s (branch %s)", r.ID, r.Branch)
-			g.tick(ctx, r.ID)
 		} else {
 			g.out.Warnf("task %s: merging branch %s conflicts in %s; left unmerged for you to resolve", r.ID, r.Branch, strings.Join(r.Files, ", "))
 		}
@@ -432,22 +491,36 @@ func (g *graphRun) mergeBack(ctx context.Context, out map[string]tasks.Outcome) 
 	}
 }
 
+// MergeTasks merges the branches of the done tasks of the graph into repo in
+// order (see [tasks.MergeBack]) and ticks each merged task in a Markdown plan;
+// what could not be ticked is a warning.
+func MergeTasks(ctx context.Context, repo, graph string, file *tasks.File, order []string, warnf func(format string, args ...any)) ([]tasks.MergeResult, error) {
+	branch := func(id string) string { return TaskBranch(graph, id) }
+	results, err := tasks.MergeBack(ctx, repo, order, branch, gitx.Merge)
+	for _, r := range results {
+		if r.Merged {
+			tick(ctx, repo, file, r.ID, warnf)
+		}
+	}
+	return results, err
+}
+
 // tick marks a merged task's item done in a Markdown plan and commits the plan,
 // so the work tree stays clean for the next merge.
-func (g *graphRun) tick(ctx context.Context, id string) {
-	if !strings.HasSuffix(strings.ToLower(g.file.Path), ".md") {
+func tick(ctx context.Context, repo string, file *tasks.File, id string, warnf func(format string, args ...any)) {
+	if !strings.HasSuffix(strings.ToLower(file.Path), ".md") {
 		return
 	}
-	t, ok := taskByID(g.file.Tasks, id)
+	t, ok := taskByID(file.Tasks, id)
 	if !ok || t.Pos.Line == 0 {
 		return
 	}
-	if err := tasks.TickMarkdown(g.file.Path, t.Pos.Line); err != nil {
-		g.out.Warnf("tick %s in %s: %v", id, g.file.Path, err)
+	if err := tasks.TickMarkdown(file.Path, t.Pos.Line); err != nil {
+		warnf("tick %s in %s: %v", id, file.Path, err)
 		return
 	}
-	if err := gitx.Commit(ctx, g.repo, fmt.Sprintf("agentloop: task %s done (%s)", id, filepath.Base(g.file.Path))); err != nil {
-		g.out.Warnf("commit the ticked plan: %v", err)
+	if err := gitx.Commit(ctx, repo, fmt.Sprintf("agentloop: task %s done (%s)", id, filepath.Base(file.Path))); err != nil {
+		warnf("commit the ticked plan: %v", err)
 	}
 }
 
@@ -512,18 +585,19 @@ func taskByID(ts []tasks.Task, id string) (tasks.Task, bool) {
 }
 
 func (g *graphRun) summary(out map[string]tasks.Outcome) {
-	ids := make([]string, 0, len(g.file.Tasks))
-	for _, t := range g.file.Tasks {
-		ids = append(ids, t.ID)
-	}
-	tw := tabwriter.NewWriter(g.pr.Stdout, 0, 4, 2, ' ', 0)
+	WriteGraphSummary(g.pr.Stdout, g.file.Tasks, out)
+}
+
+// WriteGraphSummary writes the table of a graph's tasks as they ended.
+func WriteGraphSummary(w io.Writer, ts []tasks.Task, out map[string]tasks.Outcome) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tSTATE\tITERATIONS\tREASON")
-	for _, id := range ids {
-		o, ok := out[id]
+	for _, t := range ts {
+		o, ok := out[t.ID]
 		if !ok {
 			o.State = tasks.StatePending
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", id, o.State, o.Iterations, o.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", t.ID, o.State, o.Iterations, o.Reason)
 	}
 	tw.Flush()
 }
@@ -554,21 +628,32 @@ func LoadGraphReport(stateDir, name string) (r report.Run, ok bool, err error) {
 	if err != nil {
 		return report.Run{}, true, fmt.Errorf("task graph %s: read its task file: %w", name, err)
 	}
-	g, err := tasks.NewGraph(file.Tasks)
+	r, err = GraphReport(name, gs.File, file.Tasks, gs.Outcomes, nil)
+	return r, true, err
+}
+
+// GraphReport is the report of the task graph name of the task file: every
+// task with its state (running names those running now), and the graph's
+// spend and status.
+func GraphReport(name, file string, ts []tasks.Task, outcomes map[string]tasks.Outcome, running map[string]bool) (report.Run, error) {
+	g, err := tasks.NewGraph(ts)
 	if err != nil {
-		return report.Run{}, true, fmt.Errorf("task graph %s: %w", name, err)
+		return report.Run{}, fmt.Errorf("task graph %s: %w", name, err)
 	}
-	st := &loop.State{Version: loop.StateVersion, Name: name, Procedure: "task graph " + gs.File, Status: loop.StatusSucceeded}
-	for _, t := range file.Tasks {
-		o, ok := gs.Outcomes[t.ID]
+	st := &loop.State{Version: loop.StateVersion, Name: name, Procedure: "task graph " + file, Status: loop.StatusSucceeded}
+	for _, t := range ts {
+		o, ok := outcomes[t.ID]
 		st.Spend.Usage = st.Spend.Usage.Add(o.Usage)
 		st.TotalIterations += o.Iterations
 		switch {
 		case ok && o.State == tasks.StateEscalated:
 			st.Status = loop.StatusEscalated
-		case (!ok || !o.State.Done()) && st.Status != loop.StatusEscalated:
+		case st.Status == loop.StatusEscalated:
+		case running[t.ID]:
+			st.Status = loop.StatusRunning
+		case (!ok || !o.State.Done()) && st.Status != loop.StatusRunning:
 			st.Status = loop.StatusInterrupted
 		}
 	}
-	return report.Run{State: st, Tasks: tasks.Rows(g, gs.Outcomes, nil)}, true, nil
+	return report.Run{State: st, Tasks: tasks.Rows(g, outcomes, running)}, nil
 }

@@ -28,7 +28,7 @@ type Scheduler struct {
 }
 
 type finished struct {
-	i   int
+	t   Task
 	o   Outcome
 	err error
 }
@@ -43,132 +43,193 @@ func (s *Scheduler) Execute(ctx context.Context, g Graph, prior map[string]Outco
 	if s.Run == nil {
 		return nil, errors.New("execute tasks: the scheduler has no Run function")
 	}
-	if g.index == nil {
-		var err error
-		if g, err = NewGraph(g.Tasks); err != nil {
-			return nil, fmt.Errorf("execute tasks: %w", err)
-		}
+	sch, err := NewSchedule(g, prior)
+	if err != nil {
+		return nil, fmt.Errorf("execute tasks: %w", err)
 	}
 	parallel := max(s.Parallel, 1)
-	n := len(g.Tasks)
-	out := make(map[string]Outcome, n)
-	state := make([]State, n)
-	waiting := make([]int, n) // dependencies not yet done
-	dependents := make([][]int, n)
-	seq := 0
-	for i, t := range g.Tasks {
-		state[i] = StatePending
-		if o, ok := prior[t.ID]; ok && o.State.Done() {
-			state[i] = o.State
-			out[t.ID] = o
-			seq = max(seq, o.Seq)
-		} else if t.Done {
-			state[i] = StateSucceeded
-			out[t.ID] = Outcome{State: StateSucceeded, Reason: "already done"}
-		}
-		for _, d := range t.DependsOn {
-			dependents[g.index[d]] = append(dependents[g.index[d]], i)
-		}
-	}
-	for i, t := range g.Tasks {
-		for _, d := range t.DependsOn {
-			if !state[g.index[d]].Done() {
-				waiting[i]++
-			}
-		}
-	}
-	var ready []int // pending tasks with every dependency done, in file order
-	for i := range g.Tasks {
-		if state[i] == StatePending && waiting[i] == 0 {
-			ready = append(ready, i)
-		}
-	}
-	var block func(i int, why string)
-	block = func(i int, why string) {
-		for _, d := range dependents[i] {
-			if state[d] == StatePending {
-				state[d] = StateBlocked
-				out[g.Tasks[d].ID] = Outcome{State: StateBlocked, Reason: why}
-				block(d, why)
-			}
-		}
-	}
 	done := make(chan finished)
-	running := 0
-	budgetReason := ""
 	for {
-		for running < parallel && len(ready) > 0 && ctx.Err() == nil && budgetReason == "" {
+		for sch.Running() < parallel && sch.Ready() && ctx.Err() == nil && sch.Stopped() == "" {
 			if s.Budget != nil {
 				if exhausted, why := s.Budget(); exhausted {
-					budgetReason = why
-					if budgetReason == "" {
-						budgetReason = "global budget exhausted"
-					}
+					sch.Stop(why)
 					break
 				}
 			}
-			i := ready[0]
-			ready = ready[1:]
-			state[i] = "running"
-			running++
-			t := g.Tasks[i]
+			t := sch.Start()
 			if s.Started != nil {
 				s.Started(t)
 			}
 			go func() {
 				o, err := s.Run(ctx, t)
-				done <- finished{i: i, o: o, err: err}
+				done <- finished{t: t, o: o, err: err}
 			}()
 		}
-		if running == 0 {
+		if sch.Running() == 0 {
 			break
 		}
 		f := <-done
-		running--
-		t := g.Tasks[f.i]
-		o := normalize(ctx, f.o, f.err)
-		if o.State.Done() {
-			seq++
-			o.Seq = seq
-			for _, d := range dependents[f.i] {
-				if waiting[d]--; waiting[d] == 0 && state[d] == StatePending {
-					ready = insertSorted(ready, d)
-				}
-			}
-		} else if o.State != StateInterrupted {
-			block(f.i, fmt.Sprintf("dependency %s %s", t.ID, o.State))
-		}
-		state[f.i] = o.State
-		out[t.ID] = o
+		o := sch.Finish(f.t.ID, Settle(f.o, f.err, ctx.Err() != nil))
 		if s.Finished != nil {
-			s.Finished(t, o)
+			s.Finished(f.t, o)
 		}
 	}
-	for i, t := range g.Tasks {
-		if _, ok := out[t.ID]; ok {
-			continue
-		}
-		switch {
-		case budgetReason != "":
-			out[t.ID] = Outcome{State: StateSkipped, Reason: budgetReason}
-		default:
-			out[t.ID] = Outcome{State: StatePending, Reason: "not started"}
-		}
-		state[i] = out[t.ID].State
-	}
+	out := sch.Outcomes()
 	switch {
 	case ctx.Err() != nil:
 		return out, fmt.Errorf("execute tasks: %w", ctx.Err())
-	case budgetReason != "":
-		return out, fmt.Errorf("%w: %s", ErrBudgetExhausted, budgetReason)
+	case sch.Stopped() != "":
+		return out, fmt.Errorf("%w: %s", ErrBudgetExhausted, sch.Stopped())
 	}
 	return out, nil
 }
 
-// normalize turns Run's result into a final outcome.
-func normalize(ctx context.Context, o Outcome, err error) Outcome {
+// Schedule is where a graph run stands: which tasks are ready, running, done
+// or blocked, and the completion order of the done ones. It does no I/O and
+// starts nothing: [Scheduler.Execute] drives it with goroutines, a workflow
+// engine with its own deterministic primitives.
+type Schedule struct {
+	g          Graph
+	out        map[string]Outcome
+	state      []State
+	waiting    []int // dependencies not yet done
+	dependents [][]int
+	ready      []int // pending tasks with every dependency done, in file order
+	running    int
+	seq        int
+	stopped    string
+}
+
+// NewSchedule is the schedule of the graph g; tasks done in prior (a resumed
+// run) or marked Done are not run again and keep their completion order.
+func NewSchedule(g Graph, prior map[string]Outcome) (*Schedule, error) {
+	if g.index == nil {
+		var err error
+		if g, err = NewGraph(g.Tasks); err != nil {
+			return nil, err
+		}
+	}
+	n := len(g.Tasks)
+	s := &Schedule{g: g, out: make(map[string]Outcome, n), state: make([]State, n), waiting: make([]int, n), dependents: make([][]int, n)}
+	for i, t := range g.Tasks {
+		s.state[i] = StatePending
+		if o, ok := prior[t.ID]; ok && o.State.Done() {
+			s.state[i] = o.State
+			s.out[t.ID] = o
+			s.seq = max(s.seq, o.Seq)
+		} else if t.Done {
+			s.state[i] = StateSucceeded
+			s.out[t.ID] = Outcome{State: StateSucceeded, Reason: "already done"}
+		}
+		for _, d := range t.DependsOn {
+			s.dependents[g.index[d]] = append(s.dependents[g.index[d]], i)
+		}
+	}
+	for i, t := range g.Tasks {
+		for _, d := range t.DependsOn {
+			if !s.state[g.index[d]].Done() {
+				s.waiting[i]++
+			}
+		}
+	}
+	for i := range g.Tasks {
+		if s.state[i] == StatePending && s.waiting[i] == 0 {
+			s.ready = append(s.ready, i)
+		}
+	}
+	return s, nil
+}
+
+// Ready reports whether a task can start.
+func (s *Schedule) Ready() bool { return len(s.ready) > 0 }
+
+// Running is how many tasks started and did not finish.
+func (s *Schedule) Running() int { return s.running }
+
+// Start takes the first ready task (in file order) and counts it as running;
+// call it only when [Schedule.Ready].
+func (s *Schedule) Start() Task {
+	i := s.ready[0]
+	s.ready = s.ready[1:]
+	s.state[i] = stateRunning
+	s.running++
+	return s.g.Tasks[i]
+}
+
+// Stop keeps every task not yet started from starting: they end skipped for
+// the reason (the global budget is spent).
+func (s *Schedule) Stop(reason string) {
+	if reason == "" {
+		reason = "global budget exhausted"
+	}
+	s.stopped = reason
+}
+
+// Stopped is the reason given to [Schedule.Stop], or "".
+func (s *Schedule) Stopped() string { return s.stopped }
+
+// Finish records how the running task id ended (see [Settle]) and returns the
+// outcome as recorded: a done task gets its completion order and readies its
+// dependents; a failed or escalated one blocks them.
+func (s *Schedule) Finish(id string, o Outcome) Outcome {
+	i := s.g.index[id]
+	s.running--
+	if o.State.Done() {
+		s.seq++
+		o.Seq = s.seq
+		for _, d := range s.dependents[i] {
+			if s.waiting[d]--; s.waiting[d] == 0 && s.state[d] == StatePending {
+				s.ready = insertSorted(s.ready, d)
+			}
+		}
+	} else if o.State != StateInterrupted {
+		s.block(i, fmt.Sprintf("dependency %s %s", id, o.State))
+	}
+	s.state[i] = o.State
+	s.out[id] = o
+	return o
+}
+
+func (s *Schedule) block(i int, why string) {
+	for _, d := range s.dependents[i] {
+		if s.state[d] == StatePending {
+			s.state[d] = StateBlocked
+			s.out[s.g.Tasks[d].ID] = Outcome{State: StateBlocked, Reason: why}
+			s.block(d, why)
+		}
+	}
+}
+
+// Outcomes is the outcome of every task not running now: a task that never
+// started is skipped when the schedule was stopped, else pending.
+func (s *Schedule) Outcomes() map[string]Outcome {
+	out := make(map[string]Outcome, len(s.g.Tasks))
+	for i, t := range s.g.Tasks {
+		if o, ok := s.out[t.ID]; ok {
+			out[t.ID] = o
+			continue
+		}
+		switch {
+		case s.state[i] == stateRunning:
+		case s.stopped != "":
+			out[t.ID] = Outcome{State: StateSkipped, Reason: s.stopped}
+		default:
+			out[t.ID] = Outcome{State: StatePending, Reason: "not started"}
+		}
+	}
+	return out
+}
+
+// stateRunning is a started task's state inside a schedule.
+const stateRunning State = "running"
+
+// Settle turns what running a task returned into a final outcome: an error is
+// a failed task, or an interrupted one when the run was cancelled; a state that
+// is not final is a failure.
+func Settle(o Outcome, err error, cancelled bool) Outcome {
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case err != nil && cancelled:
 		o.State, o.Reason = StateInterrupted, err.Error()
 	case err != nil:
 		o.State, o.Reason = StateFailed, err.Error()

@@ -161,10 +161,13 @@ func NewWorker(c client.Client, s Server, steps *Steps, activityQueue string) []
 	w := worker.New(c, s.TaskQueue, worker.Options{})
 	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
 	RegisterSteps(w, steps)
+	gs := &GraphSteps{}
+	RegisterGraph(w, gs)
 	ws := []worker.Worker{w}
 	if activityQueue != "" && activityQueue != s.TaskQueue {
 		aw := worker.New(c, activityQueue, worker.Options{DisableWorkflowWorker: true})
 		RegisterSteps(aw, steps)
+		registerGraphSteps(aw, gs)
 		ws = append(ws, aw)
 	}
 	return ws

@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -41,6 +42,9 @@ type RunRef struct {
 	// TaskQueue is the queue the run's activities go to: the worker holding
 	// its work tree; empty for the workflow's own queue.
 	TaskQueue string
+	// Task is the task of a task graph this run is the loop of; nil for a
+	// run of its own.
+	Task *GraphTask `json:",omitempty"`
 }
 
 // RunInput starts a run's workflow: the loop's spec as plain data, the
@@ -89,15 +93,23 @@ func (g Guidance) Validate() error {
 	return nil
 }
 
+// RunResult is what a run's workflow returns: how it ended, and what it did
+// and spent (for the graph a task run is part of).
+type RunResult struct {
+	loop.Outcome
+	Iterations int
+	Usage      evidence.Usage // the agent's and the reviewer's
+}
+
 // Run is the workflow of one task's loop: loop.Run over a workflow environment.
-func Run(ctx workflow.Context, in RunInput) (loop.Outcome, error) {
+func Run(ctx workflow.Context, in RunInput) (RunResult, error) {
 	env := &wfEnv{ctx: ctx, in: in, st: &in.State}
 	if err := workflow.SetQueryHandler(ctx, QueryState, env.view); err != nil {
-		return loop.Outcome{}, fmt.Errorf("register the state query: %w", err)
+		return RunResult{}, fmt.Errorf("register the state query: %w", err)
 	}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateGuidance, env.guide, workflow.UpdateHandlerOptions{Validator: env.validate})
 	if err != nil {
-		return loop.Outcome{}, fmt.Errorf("register the guidance update: %w", err)
+		return RunResult{}, fmt.Errorf("register the guidance update: %w", err)
 	}
 	spec := loop.Spec{
 		Name: in.Run.Name, Procedure: in.Run.Procedure, Task: in.Task, Limits: in.Limits,
@@ -110,7 +122,7 @@ func Run(ctx workflow.Context, in RunInput) (loop.Outcome, error) {
 	if n := len(env.st.Sessions); n > 0 {
 		env.st.Sessions[n-1].EndedAt = workflow.Now(ctx)
 	}
-	return out, err
+	return RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Usage.Add(env.st.Spend.Reviewer)}, err
 }
 
 // wfEnv is the workflow's [loop.Env].

@@ -1,0 +1,236 @@
+//go:build temporal
+
+package temporal
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/tasks"
+)
+
+// fakeGraph stands in for a worker: each run's iterations come from its own
+// script (by run name), and the graph's git activities are recorded.
+type fakeGraph struct {
+	mu        sync.Mutex
+	scripts   map[string]*script
+	started   []string // the runs in the order their first step came
+	worktrees []string
+	commits   []string
+	merges    [][]string
+	conflict  map[string]bool // tasks whose merge conflicts
+}
+
+func (f *fakeGraph) step(ctx context.Context, in StepInput) (loop.StepResult, error) {
+	f.mu.Lock()
+	s := f.scripts[in.Run.Name]
+	if !slices.Contains(f.started, in.Run.Name) {
+		f.started = append(f.started, in.Run.Name)
+	}
+	f.mu.Unlock()
+	res, err := s.run(in)
+	return res, activityError(ctx, err)
+}
+
+func (f *fakeGraph) workTree(_ context.Context, in WorkTreeInput) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.worktrees = append(f.worktrees, in.ID)
+	return nil
+}
+
+func (f *fakeGraph) commit(_ context.Context, in CommitInput) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.commits = append(f.commits, in.Task.ID)
+	return nil
+}
+
+func (f *fakeGraph) merge(_ context.Context, in MergeInput) (MergeOutput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.merges = append(f.merges, in.Order)
+	var out MergeOutput
+	for _, id := range in.Order {
+		r := tasks.MergeResult{ID: id, Branch: "agentloop/" + in.Graph + "/" + id, Merged: !f.conflict[id], Conflict: f.conflict[id]}
+		if r.Conflict {
+			r.Files = []string{"shared.go"}
+		}
+		out.Results = append(out.Results, r)
+	}
+	return out, nil
+}
+
+func newGraphEnv(t *testing.T, f *fakeGraph) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(tlog.NewStructuredLogger(testLogger()))
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
+	env.RegisterWorkflowWithOptions(Graph, workflow.RegisterOptions{Name: WorkflowGraph})
+	env.RegisterActivityWithOptions(f.step, activity.RegisterOptions{Name: ActivityStep})
+	env.RegisterActivityWithOptions(f.workTree, activity.RegisterOptions{Name: ActivityWorkTree})
+	env.RegisterActivityWithOptions(f.commit, activity.RegisterOptions{Name: ActivityCommit})
+	env.RegisterActivityWithOptions(f.merge, activity.RegisterOptions{Name: ActivityMerge})
+	return env
+}
+
+// graphInput is a graph of the tasks (id, or "id:dep,dep"), each a run of
+// input with the limits.
+func graphInput(limits budget.Limits, specs ...string) GraphInput {
+	in := GraphInput{Name: "g", Repo: "/repo", StateDir: "/repo/.agentloop", Base: "HEAD", Runs: map[string]RunInput{}}
+	for _, s := range specs {
+		id, deps, _ := strings.Cut(s, ":")
+		t := tasks.Task{ID: id, Title: "do " + id}
+		if deps != "" {
+			t.DependsOn = strings.Split(deps, ",")
+		}
+		in.File.Tasks = append(in.File.Tasks, t)
+		run := input(limits, true)
+		run.Run.Name, run.Run.RunID, run.State.Name = "g-"+id, "r-"+id, "g-"+id
+		run.Run.WorkDir = "/repo/.agentloop/worktrees/g/" + id
+		in.Runs[id] = run
+	}
+	return in
+}
+
+func graphResult(t *testing.T, env *testsuite.TestWorkflowEnvironment) GraphResult {
+	t.Helper()
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("the graph workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("graph workflow error: %v", err)
+	}
+	var res GraphResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestGraphWorkflow: four tasks, b after a, c escalating and answered through
+// its own run workflow's update while the others go on, d failing; each task
+// a child run workflow in its worktree, its work committed; the done ones
+// merged back in the order they finished, b's merge conflicting into an
+// escalation.
+func TestGraphWorkflow(t *testing.T) {
+	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+	f := &fakeGraph{conflict: map[string]bool{"b": true}, scripts: map[string]*script{
+		"g-a": {results: green},
+		"g-b": {results: green},
+		"g-c": {results: []func(int) (evidence.Iteration, error){gate(false, 1), gate(true, 0)}},
+		"g-d": {results: []func(int) (evidence.Iteration, error){agentExit(1)}},
+	}}
+	env := newGraphEnv(t, f)
+	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a", "b:a", "c", "d")
+	in.Parallel = 2
+	d := in.Runs["d"]
+	d.Limits.MaxIterations = 3 // d aborts on its first failure, before its limit
+	in.Runs["d"] = d
+	var waiting GraphView
+	answered := &updateResult{}
+	env.RegisterDelayedCallback(func() {
+		enc, err := env.QueryWorkflow(QueryGraphState)
+		if err != nil {
+			t.Errorf("graph query: %v", err)
+			return
+		}
+		if err := enc.Get(&waiting); err != nil {
+			t.Error(err)
+		}
+		if err := env.UpdateWorkflowByID(WorkflowID("g-c"), UpdateGuidance, "u1", answered, Guidance{Text: "one failing test is fine"}); err != nil {
+			t.Errorf("update the escalated task's run: %v", err)
+		}
+	}, time.Minute)
+	env.ExecuteWorkflow(WorkflowGraph, in)
+	res := graphResult(t, env)
+	if answered.err != nil {
+		t.Errorf("guidance: %v", answered.err)
+	}
+	if !slices.Contains(waiting.Running, "c") || waiting.Ended {
+		t.Errorf("while c waited: running %v, ended %v; want c running, the graph not ended", waiting.Running, waiting.Ended)
+	}
+	want := map[string]tasks.State{"a": tasks.StateSucceeded, "b": tasks.StateEscalated, "c": tasks.StateSucceeded, "d": tasks.StateFailed}
+	for id, st := range want {
+		if got := res.Outcomes[id].State; got != st {
+			t.Errorf("task %s: %s (%s), want %s", id, got, res.Outcomes[id].Reason, st)
+		}
+	}
+	if o := res.Outcomes["b"]; !strings.Contains(o.Reason, "conflicts in shared.go") || o.Branch != "agentloop/g/b" {
+		t.Errorf("b: %+v, want its merge conflict as the reason", o)
+	}
+	if o := res.Outcomes["c"]; o.Iterations != 2 {
+		t.Errorf("c: %d iterations, want 2 (one before the guidance, one after)", o.Iterations)
+	}
+	if ia, ib := slices.Index(f.started, "g-a"), slices.Index(f.started, "g-b"); ia < 0 || ib < ia {
+		t.Errorf("runs started in the order %v: want b after a", f.started)
+	}
+	if len(f.worktrees) != 4 || len(f.commits) != 4 {
+		t.Errorf("worktrees %v, commits %v: want one of each per task", f.worktrees, f.commits)
+	}
+	if len(f.merges) != 1 || len(f.merges[0]) != 3 || f.merges[0][0] != "a" || f.merges[0][1] != "b" {
+		t.Errorf("merges %v: want one merge-back of a, b (a before b) and c", f.merges)
+	}
+	enc, err := env.QueryWorkflow(QueryGraphState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var end GraphView
+	if err := enc.Get(&end); err != nil {
+		t.Fatal(err)
+	}
+	if !end.Ended || len(end.Running) != 0 || !slices.Equal(end.Merged, []string{"a", "c"}) {
+		t.Errorf("at the end: ended %v, running %v, merged %v; want ended, none running, a and c merged", end.Ended, end.Running, end.Merged)
+	}
+}
+
+// TestGraphWorkflowGlobalBudget: the parent asks the decision engine before
+// each task starts; once the graph's tokens are spent the tasks not started
+// are skipped, and a task that starts has its limits capped by what is left.
+func TestGraphWorkflowGlobalBudget(t *testing.T) {
+	spend := func(int) (evidence.Iteration, error) {
+		it, _ := gate(true, 0)(0)
+		it.Agent.Usage = evidence.Usage{InputTokens: 600, TokensKnown: true}
+		return it, nil
+	}
+	f := &fakeGraph{scripts: map[string]*script{
+		"g-a": {results: []func(int) (evidence.Iteration, error){spend}},
+		"g-b": {results: []func(int) (evidence.Iteration, error){spend}},
+		"g-c": {results: []func(int) (evidence.Iteration, error){spend}},
+	}}
+	env := newGraphEnv(t, f)
+	in := graphInput(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, "a", "b", "c")
+	in.File.Budget = budget.Limits{MaxTokens: 1000}
+	env.ExecuteWorkflow(WorkflowGraph, in)
+	res := graphResult(t, env)
+	if !res.BudgetExhausted {
+		t.Error("the budget was not reported exhausted")
+	}
+	if o := res.Outcomes["a"]; o.State != tasks.StateSucceeded || o.Usage.InputTokens != 600 {
+		t.Errorf("a: %+v, want succeeded with its 600 tokens", o)
+	}
+	// b starts with 600 of the 1000 tokens spent: its own limit is what is
+	// left, which its 600 tokens overrun.
+	if o := res.Outcomes["b"]; o.State != tasks.StateFailed || !strings.Contains(o.Reason, "400") {
+		t.Errorf("b: %+v, want failed on its limit of the 400 tokens left", o)
+	}
+	if o := res.Outcomes["c"]; o.State != tasks.StateSkipped || !strings.Contains(o.Reason, "global budget") {
+		t.Errorf("c: %+v, want skipped for the global budget", o)
+	}
+	if len(f.started) != 2 {
+		t.Errorf("runs started: %v, want a and b only", f.started)
+	}
+}
