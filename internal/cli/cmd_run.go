@@ -71,7 +71,7 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 	}
 	if o.tasks != "" {
 		if onTemporal {
-			return usageError("--tasks with --engine temporal is not supported yet: run the task graph with the local engine")
+			return runTasksTemporal(ctx, o, d)
 		}
 		return runTasks(ctx, o, d)
 	}

@@ -17,6 +17,8 @@ func errNoTemporal() error {
 
 func runTemporal(context.Context, runOptions, Deps, *plan.Plan) error { return errNoTemporal() }
 
+func runTasksTemporal(context.Context, runOptions, Deps) error { return errNoTemporal() }
+
 func resumeTemporal(context.Context, resumeOptions, Deps, string, string) error {
 	return errNoTemporal()
 }

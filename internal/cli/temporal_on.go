@@ -205,6 +205,13 @@ func reportTemporal(ctx context.Context, o reportOptions, d Deps, name string) e
 	defer c.Close()
 	v, err := temporal.Query(ctx, c, name)
 	if err != nil {
+		r, gerr := graphReportTemporal(ctx, c, name)
+		switch {
+		case gerr == nil:
+			return writeReport(o, d, r)
+		case !isNoGraph(gerr):
+			return gerr
+		}
 		return err
 	}
 	return writeReport(o, d, report.Run{State: &v.State, Events: v.Events, Escalation: v.Escalation})
@@ -286,6 +293,9 @@ func workerPlan(d Deps, workTree string) func(context.Context, temporal.RunRef) 
 		lo, err := none.onRecorded(r.Args)
 		if err != nil {
 			return nil, err
+		}
+		if r.Task != nil {
+			return workerTaskPlan(d, lo, r)
 		}
 		at := d
 		at.Getwd = func() (string, error) { return r.WorkDir, nil }

@@ -111,7 +111,7 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 		Parallel: parallel,
 		Run:      g.runTask,
 		Budget:   g.budget,
-		Started:  func(t tasks.Task) { g.out.Linef("Task %s started: %s", t.ID, firstLine(t.Text())) },
+		Started:  func(t tasks.Task) { g.out.Linef("%s", TaskStartLine(t)) },
 		Finished: g.finished,
 	}
 	prior := map[string]tasks.Outcome{}
@@ -416,6 +416,11 @@ func (g *graphRun) finished(t tasks.Task, o tasks.Outcome) {
 		return
 	}
 	g.out.Warnf("%s", line)
+}
+
+// TaskStartLine is the progress line of the task t starting.
+func TaskStartLine(t tasks.Task) string {
+	return fmt.Sprintf("Task %s started: %s", t.ID, firstLine(t.Text()))
 }
 
 // TaskLine is the progress line of the task id that ended as o.

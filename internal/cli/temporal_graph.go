@@ -1,0 +1,223 @@
+//go:build temporal
+
+package cli
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/tasks"
+	"github.com/agentloop/agentloop/internal/temporal"
+	"github.com/agentloop/agentloop/internal/ui"
+)
+
+// runTasksTemporal is `agentloop run --tasks FILE --engine temporal`: the
+// graph's workflow starts on the server, each task's plan resolved here from
+// the configuration, and this process follows it until it ends or every task
+// still running waits for a human.
+func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
+	cfg, err := loadConfig(d, o.config, o.overrides())
+	if err != nil {
+		return err
+	}
+	repo, err := d.Getwd()
+	if err != nil {
+		return err
+	}
+	// The path the workers find the task file at (to tick a Markdown plan).
+	path := o.tasks
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(repo, path)
+	}
+	file, err := tasks.Load(path)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if _, err := tasks.NewGraph(file.Tasks); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if err := session.CheckGraphRepo(ctx, repo); err != nil {
+		return err
+	}
+	name := session.GraphName(o.tasks)
+	in := temporal.GraphInput{
+		Name: name, File: *file, Parallel: max(file.Parallel, 1), Repo: repo, StateDir: plan.StateDir(cfg, repo),
+		Base: "HEAD", Runs: map[string]temporal.RunInput{}, TaskQueue: o.workerQueue,
+	}
+	if o.isGiven("parallel") {
+		in.Parallel = max(o.parallel, 1)
+	}
+	args := append(o.recorded(), o.envLimits(d.Getenv)...)
+	for _, t := range file.Tasks {
+		if t.Done {
+			continue
+		}
+		p, err := session.TaskPlan(cfg, in.StateDir, name, t, d.Getenv, o.verbose)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		p.Args = args
+		run, err := temporal.NewInput(p, temporal.NewState(p, d.Now()), o.workerQueue)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		run.Run.Task = &temporal.GraphTask{Graph: name, Repo: repo, StateDir: in.StateDir, Task: t}
+		in.Runs[t.ID] = run
+	}
+	c, s, err := dialTemporal(ctx, d, o.engine, o.loopOptions)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := temporal.StartGraph(ctx, c, s, in); err != nil {
+		return err
+	}
+	screen := ui.New(ui.Options{Out: d.Stderr, Now: d.Now, JSON: o.logFormat == "json"})
+	screen.Linef("Starting task graph %s on Temporal at %s: %d tasks, up to %d in parallel, workflow %s",
+		name, s.Address, len(file.Tasks), in.Parallel, temporal.GraphWorkflowID(name))
+	return followGraph(ctx, c, d, screen, name)
+}
+
+// followGraph shows a graph's tasks as they start and end until the graph
+// ends, or every task running waits for guidance; the exit code is the
+// graph's, as the local engine's. Interrupting it leaves the graph going on
+// the workers.
+func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printer, name string) error {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	shown := map[string]string{} // what was last said of each task
+	var failingSince time.Time
+	for {
+		v, err := temporal.QueryGraph(ctx, c, name)
+		switch {
+		case err != nil && ctx.Err() != nil:
+		case err != nil:
+			if failingSince.IsZero() {
+				failingSince = time.Now()
+			} else if time.Since(failingSince) > 30*time.Second {
+				return err
+			}
+		default:
+			failingSince = time.Time{}
+			waiting := showGraph(ctx, c, screen, v, shown)
+			if v.Ended {
+				for _, id := range v.Merged {
+					screen.Linef("Merged task %s (branch %s)", id, session.TaskBranch(name, id))
+				}
+				for _, w := range v.Warnings {
+					screen.Warnf("%s", w)
+				}
+				session.WriteGraphSummary(d.Stdout, v.File.Tasks, v.Outcomes)
+				return &ExitError{Code: graphExit(v.Outcomes, v.Stopped != "")}
+			}
+			if len(v.Running) > 0 && len(waiting) == len(v.Running) {
+				for _, id := range waiting {
+					run := session.TaskRunName(name, id)
+					screen.Linef("Task %s needs you: agentloop report %s --engine temporal", id, run)
+					screen.Linef("Then: agentloop resume %s --guidance \"...\" --engine temporal", run)
+				}
+				screen.Linef("The graph goes on once answered; see it with: agentloop report %s --engine temporal", name)
+				return &ExitError{Code: ExitEscalated}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			screen.Linef("The graph goes on on the workers. See it with: agentloop report %s --engine temporal", name)
+			return &ExitError{Code: ExitInterrupted}
+		case <-tick.C:
+		}
+	}
+}
+
+// showGraph says what changed of each task since the last call, and returns
+// the running tasks whose loop waits for guidance.
+func showGraph(ctx context.Context, c client.Client, screen *ui.Printer, v temporal.GraphView, shown map[string]string) (waiting []string) {
+	for _, t := range v.File.Tasks {
+		if slices.Contains(v.Running, t.ID) {
+			rv, err := temporal.Query(ctx, c, session.TaskRunName(v.Name, t.ID))
+			if err == nil && rv.Waiting {
+				waiting = append(waiting, t.ID)
+				say(shown, t.ID, "waiting", func() { screen.Warnf("Task %s escalated: %s", t.ID, rv.State.Reason) })
+				continue
+			}
+			say(shown, t.ID, "running", func() { screen.Linef("%s", session.TaskStartLine(t)) })
+			continue
+		}
+		o, ok := v.Outcomes[t.ID]
+		if !ok || o.State == tasks.StatePending {
+			continue
+		}
+		say(shown, t.ID, string(o.State), func() {
+			if line := session.TaskLine(t.ID, o); o.State.Done() {
+				screen.Linef("%s", line)
+			} else {
+				screen.Warnf("%s", line)
+			}
+		})
+	}
+	return waiting
+}
+
+// say calls show when what is said of id changes.
+func say(shown map[string]string, id, what string, show func()) {
+	if shown[id] != what {
+		shown[id] = what
+		show()
+	}
+}
+
+// graphReportTemporal is the report of the task graph name on the server: its
+// tasks as the graph's query has them, a running task that waits for
+// guidance shown escalated with its run's reason.
+func graphReportTemporal(ctx context.Context, c client.Client, name string) (report.Run, error) {
+	v, err := temporal.QueryGraph(ctx, c, name)
+	if err != nil {
+		return report.Run{}, err
+	}
+	outcomes := make(map[string]tasks.Outcome, len(v.Outcomes))
+	for id, o := range v.Outcomes {
+		outcomes[id] = o
+	}
+	running := map[string]bool{}
+	for _, id := range v.Running {
+		rv, err := temporal.Query(ctx, c, session.TaskRunName(name, id))
+		if err != nil || !rv.Waiting {
+			running[id] = true
+			continue
+		}
+		st := rv.State
+		st.Status = loop.StatusEscalated
+		outcomes[id] = session.OutcomeOf(&st, session.TaskBranch(name, id))
+	}
+	return session.GraphReport(name, v.File.Path, v.File.Tasks, outcomes, running)
+}
+
+// isNoGraph reports whether err says the server has no graph of the name.
+func isNoGraph(err error) bool { return errors.Is(err, temporal.ErrNoGraph) }
+
+// workerTaskPlan rebuilds the plan of a task of a graph on a worker: the
+// configuration of the graph's repository with the run's recorded flags, the
+// task applied, in its worktree.
+func workerTaskPlan(d Deps, lo loopOptions, r temporal.RunRef) (*plan.Plan, error) {
+	at := d
+	at.Getwd = func() (string, error) { return r.Task.Repo, nil }
+	cfg, err := loadConfig(at, lo.config, lo.overrides())
+	if err != nil {
+		return nil, err
+	}
+	p, err := session.TaskPlan(cfg, r.Task.StateDir, r.Task.Graph, r.Task.Task, d.Getenv, lo.verbose)
+	if err != nil {
+		return nil, err
+	}
+	p.Args = r.Args
+	return p, nil
+}

@@ -1,0 +1,49 @@
+package testenv
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TemporalServer starts the Temporal CLI's dev server (temporal server
+// start-dev) on a free port of 127.0.0.1, its state in a file of the test's
+// temporary folder, and returns its address once it accepts connections. The
+// server is killed when the test ends. Without the temporal CLI the test is
+// skipped (failed under CI=true).
+func TemporalServer(t testing.TB) string {
+	t.Helper()
+	bin := NeedTool(t, "temporal")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", port, "--headless",
+		"--db-filename", filepath.Join(t.TempDir(), "temporal.db"), "--log-level", "error")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start the Temporal dev server: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Temporal dev server did not listen on %s: %v", addr, err)
+		}
+		time.Sleep(100 * time.Millisecond) // a process that gives no readiness event
+	}
+}
