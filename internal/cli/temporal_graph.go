@@ -61,7 +61,7 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 		if t.Done {
 			continue
 		}
-		p, err := session.TaskPlan(cfg, in.StateDir, name, t, d.Getenv, o.verbose)
+		p, err := session.ResolveTask(cfg, in.StateDir, name, t, d.Getenv, o.verbose)
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
@@ -214,7 +214,7 @@ func workerTaskPlan(d Deps, lo loopOptions, r temporal.RunRef) (*plan.Plan, erro
 	if err != nil {
 		return nil, err
 	}
-	p, err := session.TaskPlan(cfg, r.Task.StateDir, r.Task.Graph, r.Task.Task, d.Getenv, lo.verbose)
+	p, err := session.ResolveTask(cfg, r.Task.StateDir, r.Task.Graph, r.Task.Task, d.Getenv, lo.verbose)
 	if err != nil {
 		return nil, err
 	}

@@ -223,9 +223,14 @@ func TaskRunName(graph, id string) string { return graph + "-" + id }
 // TaskBranch is the branch the task id of the graph works on.
 func TaskBranch(graph, id string) string { return "agentloop/" + graph + "/" + id }
 
+// GraphWorkTrees is the folder of the git worktrees of the graph's tasks.
+func GraphWorkTrees(stateDir, graph string) string {
+	return filepath.Join(stateDir, "worktrees", graph)
+}
+
 // TaskWorkTree is the git worktree of the task id of the graph.
 func TaskWorkTree(stateDir, graph, id string) string {
-	return filepath.Join(stateDir, "worktrees", graph, id)
+	return filepath.Join(GraphWorkTrees(stateDir, graph), id)
 }
 
 // AddTaskWorkTree creates the worktree of the task id of the graph on its
@@ -262,7 +267,6 @@ func CommitTask(ctx context.Context, wt string, t tasks.Task) error {
 	return gitx.Commit(ctx, wt, fmt.Sprintf("agentloop: task %s: %s", t.ID, firstLine(t.Text())))
 }
 
-func (g *graphRun) worktrees() string         { return filepath.Join(g.stateDir, "worktrees", g.name) }
 func (g *graphRun) worktree(id string) string { return TaskWorkTree(g.stateDir, g.name, id) }
 
 // TaskPlan is one task of a graph resolved to the plan it runs with.
@@ -534,19 +538,26 @@ func tick(ctx context.Context, repo string, file *tasks.File, id string, warnf f
 // merge and the removal is made good by the next run of the graph. A worktree
 // git will not remove (files changed after the merge) is kept and named.
 func (g *graphRun) prune(ctx context.Context) {
-	for _, id := range g.st.Merged {
-		wt := g.worktree(id)
+	PruneTasks(ctx, g.repo, g.stateDir, g.name, g.st.Merged, g.out.Warnf)
+}
+
+// PruneTasks removes the worktrees and branches of the merged tasks of the
+// graph, then the graph's worktree folder once empty; what could not be
+// removed is a warning.
+func PruneTasks(ctx context.Context, repo, stateDir, graph string, merged []string, warnf func(format string, args ...any)) {
+	for _, id := range merged {
+		wt := TaskWorkTree(stateDir, graph, id)
 		if _, err := os.Stat(wt); err == nil {
-			if err := gitx.RemoveWorktree(ctx, g.repo, wt, false); err != nil {
-				g.out.Warnf("task %s is merged but its worktree %s was kept: %v", id, g.rel(wt), err)
+			if err := gitx.RemoveWorktree(ctx, repo, wt, false); err != nil {
+				warnf("task %s is merged but its worktree %s was kept: %v", id, relTo(repo, wt), err)
 				continue
 			}
 		}
-		if err := gitx.DeleteMergedBranch(ctx, g.repo, g.branch(id)); err != nil {
-			g.out.Warnf("task %s is merged but its branch was kept: %v", id, err)
+		if err := gitx.DeleteMergedBranch(ctx, repo, TaskBranch(graph, id)); err != nil {
+			warnf("task %s is merged but its branch was kept: %v", id, err)
 		}
 	}
-	_ = os.Remove(g.worktrees()) // the graph's folder, once empty
+	_ = os.Remove(GraphWorkTrees(stateDir, graph)) // once empty
 }
 
 // kept says where the work of the tasks that were not merged is: their
@@ -573,8 +584,11 @@ func (g *graphRun) kept(out map[string]tasks.Outcome) {
 }
 
 // rel is path relative to the repository when it is inside it.
-func (g *graphRun) rel(path string) string {
-	if r, err := filepath.Rel(g.repo, path); err == nil && !strings.HasPrefix(r, "..") {
+func (g *graphRun) rel(path string) string { return relTo(g.repo, path) }
+
+// relTo is path relative to repo when it is inside it.
+func relTo(repo, path string) string {
+	if r, err := filepath.Rel(repo, path); err == nil && !strings.HasPrefix(r, "..") {
 		return r
 	}
 	return path

@@ -35,7 +35,8 @@ func (g *GraphSteps) Commit(ctx context.Context, in CommitInput) error {
 }
 
 // Merge is the merge activity: the done tasks' branches merged back in order,
-// a Markdown plan's items ticked; a conflict is a result, not an error.
+// a Markdown plan's items ticked, the merged tasks' worktrees and branches
+// removed; a conflict is a result, not an error.
 func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -46,6 +47,13 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 	if err != nil {
 		out.Err = err.Error()
 	}
+	var merged []string
+	for _, r := range res {
+		if r.Merged {
+			merged = append(merged, r.ID)
+		}
+	}
+	session.PruneTasks(ctx, in.Repo, in.StateDir, in.Graph, merged, warnf)
 	return out, nil
 }
 

@@ -92,10 +92,11 @@ type CommitInput struct {
 // MergeInput is the merge activity's argument: the done tasks' branches to
 // merge back, in completion order.
 type MergeInput struct {
-	Repo  string
-	Graph string
-	File  tasks.File
-	Order []string
+	Repo     string
+	StateDir string
+	Graph    string
+	File     tasks.File
+	Order    []string
 }
 
 // MergeOutput is the merge activity's result: each merge, the warnings (a plan
@@ -244,7 +245,7 @@ func (gw *graphWf) mergeBack(ctx, actx workflow.Context, out map[string]tasks.Ou
 		return
 	}
 	var mo MergeOutput
-	in := MergeInput{Repo: gw.in.Repo, Graph: gw.in.Name, File: gw.in.File, Order: order}
+	in := MergeInput{Repo: gw.in.Repo, StateDir: gw.in.StateDir, Graph: gw.in.Name, File: gw.in.File, Order: order}
 	if err := workflow.ExecuteActivity(actx, ActivityMerge, in).Get(ctx, &mo); err != nil {
 		mo.Err = err.Error()
 	}

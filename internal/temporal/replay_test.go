@@ -110,9 +110,9 @@ func TestReplayRecordedHistories(t *testing.T) {
 // TestReplayCatchesAChangedWorkflow: the replay tells a workflow that takes
 // other steps on a recorded history (here, one that sleeps before the loop).
 func TestReplayCatchesAChangedWorkflow(t *testing.T) {
-	changed := func(ctx workflow.Context, in RunInput) (loop.Outcome, error) {
+	changed := func(ctx workflow.Context, in RunInput) (RunResult, error) {
 		if err := workflow.Sleep(ctx, time.Second); err != nil {
-			return loop.Outcome{}, err
+			return RunResult{}, err
 		}
 		return Run(ctx, in)
 	}
