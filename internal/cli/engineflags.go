@@ -2,11 +2,14 @@ package cli
 
 import (
 	"github.com/spf13/pflag"
+
+	"github.com/agentloop/agentloop/internal/config"
 )
 
 // engineOptions say which engine runs a loop and, for the Temporal engine,
 // where its server is. Each comes from the flag, else the environment, else
-// the default.
+// the configuration (temporal.address, temporal.namespace,
+// temporal.task_queue), else the default.
 type engineOptions struct {
 	engine    string
 	address   string
@@ -24,28 +27,50 @@ const (
 // AddFlags adds the engine's flags to fs.
 func (o *engineOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.engine, "engine", "", "local or temporal (default local, or AGENTLOOP_ENGINE)")
-	fs.StringVar(&o.address, "temporal-address", "", "Temporal server host:port (default "+defaultTemporalAddress+", or AGENTLOOP_TEMPORAL_ADDRESS)")
-	fs.StringVar(&o.namespace, "temporal-namespace", "", "Temporal namespace (default "+defaultTemporalNamespace+", or AGENTLOOP_TEMPORAL_NAMESPACE)")
-	fs.StringVar(&o.taskQueue, "temporal-task-queue", "", "Temporal task queue of the workflows (default "+defaultTemporalTaskQueue+", or AGENTLOOP_TEMPORAL_TASK_QUEUE)")
+	fs.StringVar(&o.address, "temporal-address", "", "Temporal server host:port (default AGENTLOOP_TEMPORAL_ADDRESS, else temporal.address, else "+defaultTemporalAddress+")")
+	fs.StringVar(&o.namespace, "temporal-namespace", "", "Temporal namespace (default AGENTLOOP_TEMPORAL_NAMESPACE, else temporal.namespace, else "+defaultTemporalNamespace+")")
+	fs.StringVar(&o.taskQueue, "temporal-task-queue", "", "Temporal task queue of the workflows (default AGENTLOOP_TEMPORAL_TASK_QUEUE, else temporal.task_queue, else "+defaultTemporalTaskQueue+")")
 }
 
-// resolved fills what was not given from the environment and the defaults.
+// resolved fills what was not given: each from the flag, else the
+// environment, else the configuration's temporal: keys, else the default.
 func (o engineOptions) resolved(d Deps) engineOptions {
-	pick := func(flag, env, def string) string {
+	var conf *config.Temporal // loaded once, when a value is not given otherwise
+	fromConfig := func() config.Temporal {
+		if conf == nil {
+			conf = &config.Temporal{}
+			// A configuration that does not load leaves the defaults: the
+			// commands that need it (run) report why.
+			if wd, err := d.Getwd(); err == nil {
+				if cfg, err := config.Load(config.Options{WorkDir: wd, Getenv: d.Getenv}); err == nil {
+					conf = &cfg.Temporal
+				}
+			}
+		}
+		return *conf
+	}
+	pick := func(flag, env string, key func(config.Temporal) string, def string) string {
 		if flag != "" {
 			return flag
 		}
 		if v := d.Getenv(env); v != "" {
 			return v
 		}
+		if key != nil {
+			if v := key(fromConfig()); v != "" {
+				return v
+			}
+		}
 		return def
 	}
-	return engineOptions{
-		engine:    pick(o.engine, "AGENTLOOP_ENGINE", "local"),
-		address:   pick(o.address, "AGENTLOOP_TEMPORAL_ADDRESS", defaultTemporalAddress),
-		namespace: pick(o.namespace, "AGENTLOOP_TEMPORAL_NAMESPACE", defaultTemporalNamespace),
-		taskQueue: pick(o.taskQueue, "AGENTLOOP_TEMPORAL_TASK_QUEUE", defaultTemporalTaskQueue),
+	r := engineOptions{engine: pick(o.engine, "AGENTLOOP_ENGINE", nil, "local")}
+	if r.engine != "temporal" {
+		return r
 	}
+	r.address = pick(o.address, "AGENTLOOP_TEMPORAL_ADDRESS", func(t config.Temporal) string { return t.Address }, defaultTemporalAddress)
+	r.namespace = pick(o.namespace, "AGENTLOOP_TEMPORAL_NAMESPACE", func(t config.Temporal) string { return t.Namespace }, defaultTemporalNamespace)
+	r.taskQueue = pick(o.taskQueue, "AGENTLOOP_TEMPORAL_TASK_QUEUE", func(t config.Temporal) string { return t.TaskQueue }, defaultTemporalTaskQueue)
+	return r
 }
 
 // temporal reports whether the Temporal engine is asked for; an unknown engine

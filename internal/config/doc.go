@@ -18,6 +18,9 @@
 //	AGENTLOOP_PROCEDURE          default procedure
 //	AGENTLOOP_STATE_DIR          state_dir
 //	AGENTLOOP_LOG_FORMAT         log_format (text | json)
+//	AGENTLOOP_TEMPORAL_ADDRESS   temporal.address (host:port of the Temporal server)
+//	AGENTLOOP_TEMPORAL_NAMESPACE temporal.namespace
+//	AGENTLOOP_TEMPORAL_TASK_QUEUE temporal.task_queue
 //	AGENTLOOP_AGENT              agent (a configured agent or preset name)
 //	AGENTLOOP_AGENT_CMD          agent: {cmd: "shell command"} (not with AGENTLOOP_AGENT)
 //	AGENTLOOP_REVIEWER           reviewer.agent

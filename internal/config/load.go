@@ -117,7 +117,7 @@ func resolveAll(at origins, layers []layer, env, flags *layerBuilder, context []
 	topNode = merge(merge(topNode, env.top, ""), flags.top, "")
 	t := d.top(topNode)
 	c := &Config{
-		StateDir: t.StateDir, LogFormat: t.LogFormat, Agents: t.Agents, Prices: t.Prices,
+		StateDir: t.StateDir, LogFormat: t.LogFormat, Agents: t.Agents, Prices: t.Prices, Temporal: t.Temporal,
 		procs: map[string]Procedure{}, sources: map[string][]Source{},
 		top: at.sources(without(topNode, "agents", "prices"), "", nil),
 	}

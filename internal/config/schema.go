@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,6 +27,7 @@ type top struct {
 	LogFormat  string
 	Agents     map[string]AgentSpec
 	Prices     map[string]Price
+	Temporal   Temporal
 	Defaults   *yaml.Node
 	Procedures map[string]*yaml.Node
 	Order      []string // procedure names in file order
@@ -43,6 +45,7 @@ func (d *decoder) top(n *yaml.Node) top {
 		"prices": func(v *yaml.Node, k string) {
 			d.mapping(v, k, func(model string, p *yaml.Node) { t.Prices[model] = d.price(p, k+"."+model) })
 		},
+		"temporal": func(v *yaml.Node, k string) { t.Temporal = d.temporal(v, k) },
 		"defaults": func(v *yaml.Node, k string) {
 			t.Defaults = v
 			d.procedure(v, k) // validate now, with positions
@@ -57,6 +60,22 @@ func (d *decoder) top(n *yaml.Node) top {
 				d.procedure(p, k+"."+name)
 			})
 		},
+	})
+	return t
+}
+
+// temporal decodes the temporal: section; the address must be host:port.
+func (d *decoder) temporal(n *yaml.Node, key string) Temporal {
+	var t Temporal
+	d.fields(n, key, map[string]func(*yaml.Node, string){
+		"address": func(v *yaml.Node, k string) {
+			t.Address = d.str(v, k)
+			if _, port, err := net.SplitHostPort(t.Address); t.Address != "" && (err != nil || port == "") {
+				d.fail(v, k, "%q is not host:port (e.g. 127.0.0.1:7233)", t.Address)
+			}
+		},
+		"namespace":  func(v *yaml.Node, k string) { t.Namespace = d.str(v, k) },
+		"task_queue": func(v *yaml.Node, k string) { t.TaskQueue = d.str(v, k) },
 	})
 	return t
 }

@@ -14,12 +14,21 @@ type Config struct {
 	LogFormat string               // text or json
 	Agents    map[string]AgentSpec // agent definitions and preset overrides, by name
 	Prices    map[string]Price     // USD per million tokens, by model
+	Temporal  Temporal             // where the Temporal engine's server is (unset fields: the defaults)
 	Files     []string             // the configuration files read, in tier order, as messages name them
 
 	procs   map[string]Procedure
 	sources map[string][]Source
 	user    []string // procedures defined in configuration files, sorted
 	top     []Source // sources of the top-level keys
+}
+
+// Temporal is the temporal: section: the Temporal engine's server, namespace
+// and the task queue of its workflows. An empty field is not set.
+type Temporal struct {
+	Address   string // host:port
+	Namespace string
+	TaskQueue string
 }
 
 // Procedure is one resolved procedure: what a run of it does.

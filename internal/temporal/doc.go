@@ -23,4 +23,26 @@
 // follow its work tree, and when its worker is gone for good, another worker
 // rebuilds the work tree from the run's last checkpoint, pushed to the remote
 // the workers' clones share.
+//
+// # Task graphs
+//
+// A task graph (run --tasks) is one parent workflow ([Graph], ID
+// agentloop-graph-NAME) and one child workflow per task: the same run
+// workflow as a single run, ID agentloop-NAME-TASK, so status, report and
+// resume --guidance reach a task's loop by its run name as they do locally.
+// The parent holds the schedule ([tasks.Schedule]: dependency order, up to
+// --parallel at once), asks the decision engine whether the graph's global
+// budget is spent before each task starts, and caps each task's cost and
+// token limits by what is left. A task's worktree and branch, the commit of
+// its work and the merge-back of the done tasks (with the ticking of a
+// Markdown plan and the removal of the merged worktrees) are activities
+// running the local graph's code on a worker; a merge conflict makes that
+// task escalated, as locally. Unlike the local engine, a task that escalates
+// keeps its child workflow waiting for the guidance update: the tasks after
+// it wait with it, and the graph goes on once it is answered.
+//
+// A graph's tasks run in the clone of one machine: its worktrees, branches
+// and run folders are made in the repository at the path the graph was
+// started from (its state folder). Start the graph's workers on that machine,
+// or pin the graph to one worker with run --worker-queue.
 package temporal
