@@ -56,27 +56,33 @@ func (o engineOptions) resolved(d Deps) engineOptions {
 		if v := d.Getenv(env); v != "" {
 			return v
 		}
-		if key != nil {
-			if v := key(fromConfig()); v != "" {
-				return v
-			}
+		if v := key(fromConfig()); v != "" {
+			return v
 		}
 		return def
 	}
-	r := engineOptions{engine: pick(o.engine, "AGENTLOOP_ENGINE", nil, "local")}
-	if r.engine != "temporal" {
-		return r
-	}
+	r := engineOptions{engine: o.engineName(d)}
 	r.address = pick(o.address, "AGENTLOOP_TEMPORAL_ADDRESS", func(t config.Temporal) string { return t.Address }, defaultTemporalAddress)
 	r.namespace = pick(o.namespace, "AGENTLOOP_TEMPORAL_NAMESPACE", func(t config.Temporal) string { return t.Namespace }, defaultTemporalNamespace)
 	r.taskQueue = pick(o.taskQueue, "AGENTLOOP_TEMPORAL_TASK_QUEUE", func(t config.Temporal) string { return t.TaskQueue }, defaultTemporalTaskQueue)
 	return r
 }
 
+// engineName is the engine asked for: the flag, else AGENTLOOP_ENGINE, else local.
+func (o engineOptions) engineName(d Deps) string {
+	if o.engine != "" {
+		return o.engine
+	}
+	if v := d.Getenv("AGENTLOOP_ENGINE"); v != "" {
+		return v
+	}
+	return "local"
+}
+
 // temporal reports whether the Temporal engine is asked for; an unknown engine
 // is a usage error.
 func (o engineOptions) temporal(d Deps) (bool, error) {
-	switch e := o.resolved(d).engine; e {
+	switch e := o.engineName(d); e {
 	case "local":
 		return false, nil
 	case "temporal":
