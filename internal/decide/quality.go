@@ -17,6 +17,12 @@ const (
 	lintScale    = 20 // lint findings at which the lint part reaches 0
 )
 
+// QualityMeaning says in plain words what a quality score is, for the places
+// that show one (the report's quality chart and column).
+const QualityMeaning = "Quality runs from 0 to 1: the share of tests passing (weight 60%), " +
+	"lint findings (15%: 20 or more findings count 0) and the reviewer's score (25%), " +
+	"over the parts the run has; 0 when the build fails or a required gate cannot run."
+
 // Quality scores an iteration from 0 to 1 (loop-control §8.3): 0 when the build
 // fails, a required gate could not run, or the agent could not start; otherwise the
 // weighted mean of the test pass fraction, the lint part (1 − findings/20) and the

@@ -52,23 +52,28 @@ func newRecord(ev evidence.Iteration, res StepResult, d Decision) Record {
 		Summary: d.Message, Checkpoint: res.Checkpoint,
 	}
 	for _, g := range ev.Gates {
-		gs := GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, ExitCode: g.ExitCode, Failures: len(g.Findings),
-			OutputProblems: g.OutputProblems()}
-		for _, fs := range [][]evidence.Finding{g.Findings, g.Preexisting} {
-			for _, f := range fs {
-				if f.Key != "" {
-					gs.Keys = append(gs.Keys, f.Key)
-				}
-			}
-		}
-		slices.Sort(gs.Keys)
-		rec.Gates = append(rec.Gates, gs)
+		rec.Gates = append(rec.Gates, SummarizeGate(g))
 	}
 	if ev.Review != nil {
 		rec.Review = ev.Review.Verdict
 		rec.ReviewScore = ev.Review.Score
 	}
 	return rec
+}
+
+// SummarizeGate is what a record keeps of a gate's result.
+func SummarizeGate(g evidence.GateResult) GateSummary {
+	gs := GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, ExitCode: g.ExitCode, Failures: len(g.Findings),
+		OutputProblems: g.OutputProblems()}
+	for _, fs := range [][]evidence.Finding{g.Findings, g.Preexisting} {
+		for _, f := range fs {
+			if f.Key != "" {
+				gs.Keys = append(gs.Keys, f.Key)
+			}
+		}
+	}
+	slices.Sort(gs.Keys)
+	return gs
 }
 
 // RecoveredFinished rebuilds the "iteration finished" event of a recorded

@@ -58,12 +58,18 @@ type chartShown struct {
 }
 
 // graphRun is a task graph's report as the session package builds it: a state
-// without iterations and a wide graph of fourteen tasks.
+// without iterations, a wide graph of fourteen tasks, three of them with their
+// run (an escalated one, a long one, one without an iteration yet).
 func graphRun() Run {
-	r := longRun()
+	ts := longRun().Tasks
 	st := &loop.State{Version: loop.StateVersion, Name: "storage", Procedure: "task graph tasks.md",
-		Status: loop.StatusEscalated, TotalIterations: 23}
-	return Run{State: st, Tasks: r.Tasks}
+		Status: loop.StatusEscalated, TotalIterations: 34}
+	escalated, long := sampleRun(), longRun()
+	long.Tasks = nil
+	started := Run{State: &loop.State{Version: loop.StateVersion, Name: "storage-task-02", Status: loop.StatusRunning, StartedAt: t0}}
+	ts[0].Run, ts[2].Run, ts[6].Run = &long, &started, &escalated
+	ts[6].Iterations, ts[6].Usage, ts[6].Reason = 4, escalated.State.Spend.Usage, escalated.State.Reason
+	return Run{State: st, Tasks: ts}
 }
 
 // TestReportInChromium renders the run report (a short run with a task graph
@@ -79,16 +85,16 @@ func TestReportInChromium(t *testing.T) {
 	}
 	b := startBrowser(t, chromium(t))
 	dir := artifactDir(t)
-	short := sampleRun()
-	short.Tasks = sampleTasks()
+	long := longRun()
+	long.Tasks = nil
 	pages := []struct {
 		name   string
 		run    Run
 		charts int
 	}{
-		{"report", short, 5},
-		{"report-long", longRun(), 5},
-		{"graph", graphRun(), 5},
+		{"report", sampleRun(), 5},
+		{"report-long", long, 3}, // tokens and cost unknown: one line, no chart
+		{"graph", graphRun(), 5 + 3},
 	}
 	for _, p := range pages {
 		var html bytes.Buffer

@@ -87,8 +87,8 @@ func sampleRun() Run {
 			{StartedAt: t0, EndedAt: t0.Add(2 * time.Minute), Iterations: 2, Status: loop.StatusInterrupted, Reason: "SIGINT"},
 			{StartedAt: t0.Add(10 * time.Minute), EndedAt: t0.Add(12 * time.Minute), Iterations: 2, Status: loop.StatusEscalated, Reason: "stuck"},
 		},
-		History: h,
-		Best:    &loop.Checkpoint{Iteration: 2, Ref: "refs/agentloop/build/20260314-100000-a1b2/iter-2", Quality: 0.62},
+		History: h, BaselineDone: true, Baseline: baselineGates(),
+		Best: &loop.Checkpoint{Iteration: 2, Ref: "refs/agentloop/build/20260314-100000-a1b2/iter-2", Quality: 0.62},
 	}
 	events := []loop.Event{
 		{Time: t0, Data: loop.RunStarted{Procedure: "build", MaxIterations: 6}},
@@ -101,6 +101,15 @@ func sampleRun() Run {
 		"1. Runes — simple, wrong for CJK text\n2. Display cells — right, needs golang.org/x/text\n\n" +
 		"## Recommendation\n\nOption 2, with a **new dependency** approved by you.\n\n```\n--- FAIL: TestWrap\n    want \"ab\\ncd\"\n```\n"
 	return Run{State: st, Events: events, Escalation: esc}
+}
+
+// baselineGates are the gates on the code before the agent: five tests fail.
+func baselineGates() []evidence.GateResult {
+	tests := evidence.GateResult{Name: "tests", Required: true, ExitCode: 1, Tests: evidence.TestCounts{Passed: 1, Failed: 5}}
+	for _, name := range []string{"TestSlug", "TestTitle", "TestTrim", "TestWrap", "TestPad"} {
+		tests.Findings = append(tests.Findings, evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "textkit." + name, Message: "FAIL", Key: "go:textkit." + name})
+	}
+	return []evidence.GateResult{tests, {Name: "lint", Passed: true}}
 }
 
 // sampleTasks is a small task graph in every state.

@@ -88,6 +88,9 @@ func taskGraphSVG(ts []TaskRow) template.HTML {
 	}
 	for _, t := range ts {
 		p := at[t.ID]
+		if t.Run != nil {
+			fmt.Fprintf(&b, `<a href="#task-%s">`, esc(t.ID))
+		}
 		fmt.Fprintf(&b, `<g class="task state-%s" data-task="%s" data-state="%s" data-depth="%d">`, esc(t.State), esc(t.ID), esc(t.State), depth[t.ID])
 		title := t.ID
 		if t.Title != "" {
@@ -103,6 +106,9 @@ func taskGraphSVG(ts []TaskRow) template.HTML {
 		fmt.Fprintf(&b, `<text class="tstate" x="%g" y="%g">%s</text>`, p.x+nodeW-10, p.y+20, esc(t.State))
 		fmt.Fprintf(&b, `<text class="ttitle" x="%g" y="%g">%s</text>`, p.x+16, p.y+42, esc(truncate(t.Title, titleRunes)))
 		b.WriteString(`</g>`)
+		if t.Run != nil {
+			b.WriteString(`</a>`)
+		}
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // every text above is escaped

@@ -6,19 +6,27 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"time"
 
+	"github.com/agentloop/agentloop/internal/decide"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
 //go:embed report.html.tmpl
 var pageTemplate string
 
-// page is what the HTML template renders.
+// page is one run as the HTML template renders it: the whole page of a run's
+// report, or one task's section of a task graph's page.
 type page struct {
 	S          *loop.State
+	Anchor     string // prefix of the ids in the page: "" for a run, "task-ID-" in a graph's page
+	Nested     bool   // a task's section in a graph's page: its headings one level down
 	Status     string
 	Cards      []card
 	Charts     []chart
+	Unreported string // the line that stands for the charts of what the agent CLI did not report
+	Quality    string // what a quality score is
 	Gates      []string
 	Timeline   []timelineRow
 	Iterations []iterRow
@@ -26,11 +34,31 @@ type page struct {
 	Wall       string
 	Waited     string
 	Sessions   []loop.Session
-	Graph      template.HTML
-	Tasks      []TaskRow
 	Escalation template.HTML
 	Events     []eventRow
 	EventsAll  int
+}
+
+// graphPage is a task graph as the HTML template renders it: the graph, a row
+// per task, and each task's run in a section of its own.
+type graphPage struct {
+	Name, Status, File, Reason string
+	Cards                      []card
+	Graph                      template.HTML
+	Rows                       []graphRow
+	Runs                       []taskRun
+}
+
+// graphRow is one task in the graph page's table.
+type graphRow struct {
+	TaskRow
+	Duration, Cost, Anchor string // Anchor: the id of the task's section, "" when it has none
+}
+
+// taskRun is a task's section in the graph page.
+type taskRun struct {
+	ID, Title, Anchor string
+	Page              page
 }
 
 type card struct{ Label, Value, Note string }
@@ -53,30 +81,81 @@ type iterRow struct {
 
 type budgetRow struct{ Name, Tokens, In, Out, Cost string }
 
-// HTML writes the run report as one self-contained HTML page: inline CSS and
-// inline SVG charts, no script and nothing fetched from the network.
+// HTML writes the report as one self-contained HTML page: inline CSS and
+// inline SVG charts, no script and nothing fetched from the network. A task
+// graph (a run with Tasks) gets the graph's page: the graph, a row per task
+// and each task's run report, linked from both.
 func HTML(w io.Writer, r Run) error {
 	tmpl, err := template.New("report").Funcs(template.FuncMap{
 		"stamp": stamp, "join": strings.Join, "orDash": orDash, "verdict": verdictText, "cost": costText,
 		"statusClass": statusClass, "inc": func(i int) int { return i + 1 },
+		"heading": heading,
 	}).Parse(pageTemplate)
 	if err != nil {
 		return fmt.Errorf("parse the report template: %w", err)
 	}
-	if err := tmpl.Execute(w, buildPage(r)); err != nil {
+	name, data := "run", any(buildPage(r))
+	if len(r.Tasks) > 0 {
+		name, data = "graph", buildGraphPage(r)
+	}
+	if err := tmpl.ExecuteTemplate(w, name, data); err != nil {
 		return fmt.Errorf("write the HTML report: %w", err)
 	}
 	return nil
 }
 
+// heading is a section heading of a page: h2 in a run's page, h3 in a task's
+// section of a graph's page.
+func heading(p page, id, text string) template.HTML {
+	tag := "h2"
+	if p.Nested {
+		tag = "h3"
+	}
+	attr := ""
+	if id != "" {
+		attr = fmt.Sprintf(` id="%s"`, esc(p.Anchor+id))
+	}
+	return template.HTML(fmt.Sprintf("<%s%s>%s</%s>", tag, attr, esc(text), tag)) //nolint:gosec // escaped
+}
+
 func buildPage(r Run) page {
 	s := r.state()
 	total := totalUsage(s.Spend)
-	p := page{S: s, Status: orDash(string(s.Status)), Sessions: s.Sessions, Tasks: r.Tasks,
-		Wall: duration(s.Spend.Wall.Duration()), Gates: gateNames(s.History)}
+	p := page{S: s, Status: orDash(string(s.Status)), Sessions: s.Sessions,
+		Wall: duration(s.Spend.Wall.Duration()), Gates: gateNames(s.History), Quality: decide.QualityMeaning}
 	if s.Spend.Waited > 0 {
 		p.Waited = duration(s.Spend.Waited.Duration())
 	}
+	p.Cards = runCards(s, total)
+	p.Charts = charts(s)
+	if len(s.History) > 0 {
+		p.Unreported = unreportedText(s.History)
+	}
+	p.Timeline = timeline(s, p.Gates)
+	for _, rec := range s.History {
+		p.Iterations = append(p.Iterations, iterRow{Record: rec, Dur: duration(rec.Duration.Duration()),
+			Cost: costText(rec.Usage), Gates: gatesText(rec.Gates)})
+	}
+	if total.TokensKnown || total.CostKnown {
+		p.Budget = []budgetRow{budget("agent", s.Spend.Usage)}
+		if used(s.Spend.Reviewer) {
+			p.Budget = append(p.Budget, budget("reviewer", s.Spend.Reviewer), budget("total", total))
+		}
+	}
+	p.Events, p.EventsAll = eventRows(r.Events), len(r.Events)
+	if esc := strings.TrimSpace(r.Escalation); esc != "" {
+		p.Escalation = markdownHTML(esc)
+	}
+	return p
+}
+
+// used reports whether a usage holds anything (a reviewer that ran).
+func used(u evidence.Usage) bool {
+	return u.TokensKnown || u.CostKnown || u.TotalTokens() > 0 || u.CostUSD > 0
+}
+
+// runCards are the figures at the top of a run's report.
+func runCards(s *loop.State, total evidence.Usage) []card {
 	best := "—"
 	if q, ok := bestQuality(s.History); ok {
 		best = fmt.Sprintf("%.2f", q)
@@ -85,25 +164,73 @@ func buildPage(r Run) page {
 	if n := len(s.History); n > 0 {
 		failing = fmt.Sprint(len(s.History[n-1].Failing))
 	}
-	p.Cards = []card{
-		{"Iterations", fmt.Sprint(s.TotalIterations), "this attempt " + iterLimit(s.Iteration, s.MaxIterations)},
-		{"Elapsed", duration(elapsed(s, reportNow(s))), fmt.Sprintf("%d session(s)", len(s.Sessions))},
-		{"Tokens", tokensText(total), "agent + reviewer"},
-		{"Cost", costText(total), "agent + reviewer"},
-		{"Best quality", best, "score 0–1"},
-		{"Failing now", failing, "tests and findings"},
+	limit := "no iteration limit"
+	if s.MaxIterations > 0 {
+		limit = fmt.Sprintf("limit %d per attempt", s.MaxIterations)
 	}
-	p.Charts = charts(s.History, s.Best)
-	p.Timeline = timeline(s.History, p.Gates)
-	for _, rec := range s.History {
-		p.Iterations = append(p.Iterations, iterRow{Record: rec, Dur: duration(rec.Duration.Duration()),
-			Cost: costText(rec.Usage), Gates: gatesText(rec.Gates)})
+	sessions := ""
+	if n := len(s.Sessions); n > 1 {
+		sessions = fmt.Sprintf("over %d sessions", n)
 	}
-	p.Budget = []budgetRow{budget("agent", s.Spend.Usage), budget("reviewer", s.Spend.Reviewer), budget("total", total)}
-	p.Graph = taskGraphSVG(r.Tasks)
-	p.Events, p.EventsAll = eventRows(r.Events), len(r.Events)
-	if esc := strings.TrimSpace(r.Escalation); esc != "" {
-		p.Escalation = markdownHTML(esc)
+	cards := []card{
+		{"Iterations", fmt.Sprint(s.TotalIterations), limit},
+		{"Elapsed", duration(elapsed(s, reportNow(s))), sessions},
 	}
+	if !total.TokensKnown && !total.CostKnown {
+		cards = append(cards, card{"Tokens and cost", "unknown", "not reported by the agent CLI"})
+	} else {
+		cards = append(cards, card{"Tokens", tokensText(total), "agent + reviewer"}, card{"Cost", costText(total), "agent + reviewer"})
+	}
+	return append(cards,
+		card{"Best quality", best, "0 to 1, see the quality chart"},
+		card{"Failing now", failing, "tests and findings"})
+}
+
+// buildGraphPage is a task graph's page: r.State holds the graph's totals,
+// r.Tasks its tasks, each with its run when it has one.
+func buildGraphPage(r Run) graphPage {
+	s := r.state()
+	g := graphPage{Name: s.Name, Status: orDash(string(s.Status)), File: strings.TrimPrefix(s.Procedure, "task graph "),
+		Graph: taskGraphSVG(r.Tasks)}
+	counts := map[string]int{}
+	var total evidence.Usage
+	var span time.Duration
+	for _, t := range r.Tasks {
+		counts[t.State]++
+		row := graphRow{TaskRow: t, Duration: "—", Cost: "—"}
+		if t.Run != nil || t.Iterations > 0 {
+			row.Cost = costText(t.Usage)
+		}
+		total = total.Add(t.Usage)
+		if t.Run != nil && t.Run.State != nil {
+			ts := t.Run.State
+			if d := elapsed(ts, reportNow(ts)); d > 0 {
+				span += d
+				row.Duration = duration(d)
+			}
+			row.Anchor = "task-" + t.ID
+			g.Runs = append(g.Runs, taskRun{ID: t.ID, Title: t.Title, Anchor: row.Anchor, Page: taskPage(*t.Run, row.Anchor+"-")})
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	var done []string
+	for _, st := range []string{"succeeded", "completed", "running", "escalated", "failed", "aborted", "interrupted", "blocked", "skipped", "pending"} {
+		if n := counts[st]; n > 0 {
+			done = append(done, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	g.Cards = []card{
+		{"Tasks", fmt.Sprint(len(r.Tasks)), strings.Join(done, ", ")},
+		{"Iterations", fmt.Sprint(s.TotalIterations), "every task's together"},
+		{"Task time", duration(span), "each task's elapsed time, added up"},
+		{"Cost", costText(total), "every task's agent + reviewer"},
+	}
+	return g
+}
+
+// taskPage is a task's run, as a section of the graph's page.
+func taskPage(r Run, anchor string) page {
+	p := buildPage(r)
+	p.Anchor, p.Nested = anchor, true
 	return p
 }

@@ -14,7 +14,7 @@ type Run struct {
 	State      *loop.State
 	Events     []loop.Event
 	Escalation string    // the escalation report in Markdown; empty when the run did not escalate
-	Tasks      []TaskRow // the task graph, for a run of many tasks
+	Tasks      []TaskRow // a task graph's tasks: the report is then the graph's
 }
 
 // TaskRow is one task of a task graph as a report shows it.
@@ -26,6 +26,9 @@ type TaskRow struct {
 	Iterations int            `json:"iterations"`
 	Usage      evidence.Usage `json:"usage"`
 	Reason     string         `json:"reason,omitempty"`
+	// Run is the task's own run (state, events, escalation) when it has one:
+	// the graph's HTML page shows it in a section of its own.
+	Run *Run `json:"-"`
 }
 
 // state returns the run's state, or an empty one so renderers never dereference nil.

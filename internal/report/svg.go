@@ -20,6 +20,7 @@ type point struct {
 type chart struct {
 	ID    string // data-chart attribute
 	Title string
+	Note  string  // what the values mean, under the chart
 	Kind  string  // "line" or "bar"
 	Max   float64 // fixed top of the y axis; 0: from the data
 	Color string
@@ -41,30 +42,23 @@ const (
 // svg renders the chart as inline SVG with data attributes a test (or a script)
 // can read: data-points counts the known points; each is a circle.pt with data-value.
 func (c chart) SVG() template.HTML {
-	known := 0
-	top := c.Max
+	known, most := 0, 0.0
 	for _, p := range c.Pts {
 		if p.Known {
 			known++
-			if c.Max == 0 {
-				top = math.Max(top, p.Value)
-			}
+			most = math.Max(most, p.Value)
 		}
 	}
+	top, ticks := c.Max, chartTicks
 	if top <= 0 {
-		top = 1
+		top, ticks = axis(most, c.Int)
 	}
-	tick := niceCeil(top / chartTicks)
-	if c.Int {
-		tick = math.Ceil(tick)
-	}
-	top = tick * chartTicks
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart" data-chart="%s" data-points="%d" viewBox="0 0 %g %g" role="img" aria-label="%s">`,
 		esc(c.ID), known, chartW, chartH, esc(c.Title))
-	for i := 0; i <= chartTicks; i++ {
-		v := top * float64(i) / chartTicks
-		y := padT + plotH - plotH*float64(i)/chartTicks
+	for i := 0; i <= ticks; i++ {
+		v := top * float64(i) / float64(ticks)
+		y := padT + plotH - plotH*float64(i)/float64(ticks)
 		fmt.Fprintf(&b, `<line class="grid" x1="%g" y1="%.1f" x2="%g" y2="%.1f"/>`, padL, y, chartW-padR, y)
 		if known > 0 {
 			fmt.Fprintf(&b, `<text class="ylab" x="%g" y="%.1f">%s</text>`, padL-8, y+4, esc(c.Fmt(v)))
@@ -74,10 +68,17 @@ func (c chart) SVG() template.HTML {
 	step := plotW / float64(max(n, 1))
 	xOf := func(i int) float64 { return padL + step*(float64(i)+0.5) }
 	yOf := func(v float64) float64 { return padT + plotH - plotH*math.Min(v, top)/top }
-	labelEvery := max(1, n/16)
+	// Every label on a wide screen up to 16 iterations; on a phone (where
+	// the labels are drawn larger, see the style sheet) at most 8, counted
+	// back from the last, and the others get the class narrow-hidden.
+	labelEvery, phoneEvery := max(1, n/16), max(1, (n+7)/8)
 	for i, p := range c.Pts {
 		if i%labelEvery == 0 || i == n-1 {
-			fmt.Fprintf(&b, `<text class="xlab" x="%.1f" y="%g">%d</text>`, xOf(i), chartH-10, p.N)
+			class := "xlab"
+			if (n-1-i)%phoneEvery != 0 {
+				class += " narrow-hidden"
+			}
+			fmt.Fprintf(&b, `<text class="%s" x="%.1f" y="%g">%d</text>`, class, xOf(i), chartH-10, p.N)
 		}
 	}
 	if c.Kind == "bar" {
@@ -139,15 +140,25 @@ func emptyText(n int) string {
 	return "unknown: not reported by the agent CLI"
 }
 
-// niceCeil rounds a chart's top up to 1, 2, 2.5 or 5 times a power of ten.
-func niceCeil(v float64) float64 {
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if m*p >= v*(1-1e-9) {
-			return m * p
+// axis fits a chart's y axis to its largest value: the smallest step of 1, 2,
+// 2.5 or 5 times a power of ten (a whole number for counts) that reaches the
+// value in at most chartTicks+1 steps. It returns the axis's top and its number
+// of steps: a largest value of 9 gets 0, 2, … 10, not 0, 3, … 12.
+func axis(most float64, whole bool) (top float64, ticks int) {
+	if most <= 0 || math.IsNaN(most) || math.IsInf(most, 0) {
+		return 1, 1
+	}
+	for p := math.Pow(10, math.Floor(math.Log10(most/(chartTicks+1)))); ; p *= 10 {
+		for _, m := range []float64{1, 2, 2.5, 5} {
+			step := m * p
+			if whole && (step < 1 || step != math.Trunc(step)) {
+				continue
+			}
+			if n := math.Ceil(most/step - 1e-9); n <= chartTicks+1 {
+				return step * n, int(n)
+			}
 		}
 	}
-	return 10 * p
 }
 
 func strFloat(v float64) string {

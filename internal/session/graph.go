@@ -648,6 +648,9 @@ func LoadGraphReport(stateDir, name string) (r report.Run, ok bool, err error) {
 		return report.Run{}, true, fmt.Errorf("task graph %s: read its task file: %w", name, err)
 	}
 	r, err = GraphReport(name, gs.File, file.Tasks, gs.Outcomes, nil)
+	if err == nil {
+		attachRuns(state.Store{Root: stateDir}, name, r.Tasks)
+	}
 	return r, true, err
 }
 
@@ -675,4 +678,26 @@ func GraphReport(name, file string, ts []tasks.Task, outcomes map[string]tasks.O
 		}
 	}
 	return report.Run{State: st, Tasks: tasks.Rows(g, outcomes, running)}, nil
+}
+
+// attachRuns gives each task row its own run (state, events, escalation), for
+// the graph's report to show. A task whose state cannot be read is shown
+// without it; reading moves nothing aside.
+func attachRuns(store state.Store, graph string, rows []report.TaskRow) {
+	states, _ := store.List()
+	byName := make(map[string]*loop.State, len(states))
+	for _, st := range states {
+		byName[st.Name] = st
+	}
+	for i := range rows {
+		st, ok := byName[graph+"-"+rows[i].ID]
+		if !ok {
+			continue
+		}
+		r, err := report.LoadRunDir(store.RunDir(st.Name, st.RunID), st)
+		if err != nil {
+			r = report.Run{State: st}
+		}
+		rows[i].Run = &r
+	}
 }
