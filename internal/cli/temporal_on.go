@@ -243,7 +243,10 @@ func newWorkerCmd(d Deps) *cobra.Command {
 		Long: `Run a Temporal worker until interrupted: it runs the loops of the runs started with
 'agentloop run --engine temporal' and their steps (the agent, the gates and the
 reviewer) in the runs' work trees on this machine. A worker needs a clone of the
-repository at the run's path, the agent CLIs and the gate tools.` + exitStatus(
+repository (at the run's path, or given with --work-tree), the agent CLIs and the
+gate tools. A run's steps stay on the worker that took its first one; with
+--checkpoint-remote, another worker takes a run over when that one is gone,
+rebuilding the work tree from the last checkpoint pushed there.` + exitStatus(
 			exitSuccess, exitLine{ExitFailure, "the server cannot be reached, or the worker failed"}, exitUsageLine),
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWorker(cmd.Context(), o, d) },
