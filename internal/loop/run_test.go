@@ -684,3 +684,35 @@ func TestRunRecordsTheIteration(t *testing.T) {
 		t.Errorf("best = %+v, want iteration 1 at the step's checkpoint", st.Best)
 	}
 }
+
+// The baseline gates run once, before the first iteration, when the run has
+// gates and asks for a baseline.
+func TestRunBaselineOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		baseline, hasGates, done bool
+		want                     int
+	}{
+		{baseline: true, hasGates: true, want: 1},
+		{baseline: true, hasGates: true, done: true},
+		{baseline: false, hasGates: true},
+		{baseline: true, hasGates: false},
+	} {
+		env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
+		st := newState()
+		st.BaselineDone = tc.done
+		spec := loop.Spec{Limits: budget.Limits{MaxIterations: 1}, Baseline: tc.baseline, HasGates: tc.hasGates, Decider: engine}
+		if _, err := loop.Run(t.Context(), env, spec, st); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range env.requests {
+			if r.Kind == loop.StepBaseline {
+				n++
+			}
+		}
+		if n != tc.want || len(events(env, loop.EventBaselineStarted)) != tc.want {
+			t.Errorf("%+v: %d baseline steps, want %d", tc, n, tc.want)
+		}
+	}
+}
