@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -270,6 +271,8 @@ type runner struct {
 	timeout  time.Duration
 	progress io.Writer // each outcome as it is known, or nil
 	blocks   []block   // coverage of the unmutated run; nil: run every mutant
+	// runTimeout is go test's -timeout for a mutant's test binary; 0: none.
+	runTimeout time.Duration
 }
 
 // testAll tests each mutant, workers at a time, each worker with its own
@@ -307,34 +310,57 @@ func (r runner) testAll(ctx context.Context, dir string, ms []Mutant, workers in
 }
 
 func (r runner) test(ctx context.Context, dir string, m *Mutant) (outcome, error) {
-	return r.testArgs(ctx, dir, m)
+	var extra []string
+	if r.runTimeout > 0 {
+		extra = []string{"-timeout=" + r.runTimeout.String()}
+	}
+	o, _, err := r.testArgs(ctx, dir, m, extra...)
+	return o, err
 }
 
-func (r runner) testArgs(ctx context.Context, dir string, m *Mutant, extra ...string) (outcome, error) {
+// testTime is the time go test reports for a package's test binary.
+var testTime = regexp.MustCompile(`(?m)^ok\s+\S+\s+([0-9.]+)s`)
+
+// runTimeout bounds the test binary of a mutant from the unmutated run's
+// output: a mutant that makes a test loop for ever fails when this runs out
+// (go test -timeout), without waiting for the whole run's limit. 0: unknown.
+func runTimeout(out []byte) time.Duration {
+	m := testTime.FindSubmatch(out)
+	if m == nil {
+		return 0
+	}
+	secs, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil {
+		return 0
+	}
+	return (20*time.Duration(secs*float64(time.Second)) + 15*time.Second).Round(time.Second)
+}
+
+func (r runner) testArgs(ctx context.Context, dir string, m *Mutant, extra ...string) (outcome, []byte, error) {
 	// -vet=off: a mutant that vet rejects is not one the tests caught, and
 	// vet is a second pass over the package for every mutant.
 	args := append([]string{"test", "-count=1", "-vet=off"}, extra...)
 	if m != nil {
 		src, err := os.ReadFile(m.File)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		mut, err := Apply(src, *m)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		abs, err := filepath.Abs(m.File)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		file := filepath.Join(r.tmp, "mutant.go")
 		if err := os.WriteFile(file, mut, 0o644); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		ov, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: file}})
 		overlay := filepath.Join(r.tmp, "overlay.json")
 		if err := os.WriteFile(overlay, ov, 0o644); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		args = append(args, "-overlay="+overlay)
 	}
@@ -347,23 +373,23 @@ func (r runner) testArgs(ctx context.Context, dir string, m *Mutant, extra ...st
 	err := cmd.Run()
 	switch {
 	case ctx.Err() != nil:
-		return timedOut, nil
+		return timedOut, out.Bytes(), nil
 	case err == nil:
-		return lived, nil
+		return lived, out.Bytes(), nil
 	case bytes.Contains(out.Bytes(), []byte("[build failed]")) || bytes.Contains(out.Bytes(), []byte("[setup failed]")):
 		if m == nil {
-			return 0, fmt.Errorf("%s does not build:\n%s", dir, out.Bytes())
+			return 0, nil, fmt.Errorf("%s does not build:\n%s", dir, out.Bytes())
 		}
-		return notViable, nil
+		return notViable, out.Bytes(), nil
 	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {
-		return 0, err
+		return 0, nil, err
 	}
 	if m == nil {
-		return 0, fmt.Errorf("the tests of %s fail without any mutant:\n%s", dir, tail(out.Bytes(), 2000))
+		return 0, nil, fmt.Errorf("the tests of %s fail without any mutant:\n%s", dir, tail(out.Bytes(), 2000))
 	}
-	return killed, nil
+	return killed, out.Bytes(), nil
 }
 
 func tail(b []byte, n int) []byte {
@@ -445,9 +471,11 @@ func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uin
 			if cover {
 				extra = []string{"-coverprofile=" + profile}
 			}
-			if _, err := r.testArgs(ctx, dir, nil, extra...); err != nil {
+			_, out, err := r.testArgs(ctx, dir, nil, extra...)
+			if err != nil {
 				return err
 			}
+			r.runTimeout = runTimeout(out)
 			r.timeout = timeout
 			if timeout == 0 {
 				r.timeout = 3*time.Since(start) + 30*time.Second
@@ -464,7 +492,7 @@ func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uin
 				}
 			}
 		}
-		fmt.Fprintf(w, "%s: %d mutants, testing %d (test time limit %s)\n", dir, len(all), len(sample), r.timeout.Round(time.Second))
+		fmt.Fprintf(w, "%s: %d mutants, testing %d (time limit %s, of the tests %s)\n", dir, len(all), len(sample), r.timeout.Round(time.Second), r.runTimeout)
 		outcomes, err := r.testAll(ctx, dir, sample, workers)
 		if err != nil {
 			return err

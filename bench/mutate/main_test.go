@@ -147,3 +147,20 @@ m/p/q.go:1.1,2.1 1 0
 		t.Error("a malformed profile was accepted")
 	}
 }
+
+func TestRunTimeout(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		out  string
+		want time.Duration
+	}{
+		{"ok  \tgithub.com/x/loop\t0.250s\n", 20 * time.Second},
+		{"ok  \tgithub.com/x/proc\t5.159s\n", 118 * time.Second},
+		{"ok  \tgithub.com/x/p\t0.020s\tcoverage: 81.2% of statements\n", 15 * time.Second},
+		{"FAIL\tgithub.com/x/p\t0.020s\n", 0},
+	} {
+		if got := runTimeout([]byte(tc.out)); got != tc.want {
+			t.Errorf("runTimeout(%q) = %s, want %s", tc.out, got, tc.want)
+		}
+	}
+}
