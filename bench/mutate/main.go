@@ -11,7 +11,7 @@
 // coverage: a mutant in code no test runs lives without being built (NOT
 // COVERED).
 //
-//	go run ./bench/mutate [-n 40] [-seed 1] [-workers 1] [-kinds K,...|all] [-timeout 3m] [-cover=false] [-match S] [-list] [-v] PKGDIR...
+//	go run ./bench/mutate [-n 40] [-seed 1] [-workers 1] [-kinds K,...|all] [-timeout 3m] [-cover=false] [-match S] [-from K] [-list] [-v] PKGDIR...
 //
 // It prints each outcome as it is known (on stderr), every surviving mutant and
 // a table of the share killed per package.
@@ -420,6 +420,7 @@ func main() {
 	verbose := flag.Bool("v", false, "print every mutant's outcome")
 	cover := flag.Bool("cover", true, "count a mutant in code no test runs as lived without testing it")
 	match := flag.String("match", "", "test only the sampled mutants whose description holds this (e.g. store.go:163:)")
+	from := flag.Int("from", 0, "skip the first sampled mutants of each package (to resume a stopped run)")
 	workers := flag.Int("workers", 1, "mutants tested at once")
 	kinds := flag.String("kinds", strings.Join(DefaultKinds, ","), "mutant kinds, comma-separated (all: also literal,boolean)")
 	flag.Parse()
@@ -431,13 +432,13 @@ func main() {
 	if *kinds == "all" {
 		ks = append(slices.Clone(DefaultKinds), "literal", "boolean")
 	}
-	if err := run(context.Background(), os.Stdout, flag.Args(), ks, *n, *seed, *timeout, *workers, *list, *verbose, *cover, *match, os.Stderr); err != nil {
+	if err := run(context.Background(), os.Stdout, flag.Args(), ks, *n, *seed, *timeout, *workers, *list, *verbose, *cover, *match, *from, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uint64, timeout time.Duration, workers int, list, verbose, cover bool, match string, progress io.Writer) error {
+func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uint64, timeout time.Duration, workers int, list, verbose, cover bool, match string, from int, progress io.Writer) error {
 	tmp, err := os.MkdirTemp("", "mutate")
 	if err != nil {
 		return err
@@ -453,6 +454,7 @@ func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uin
 		if match != "" {
 			sample = slices.DeleteFunc(sample, func(m Mutant) bool { return !strings.Contains(m.String(), match) })
 		}
+		sample = sample[min(from, len(sample)):]
 		t := tally{pkg: dir, total: len(all), sampled: len(sample)}
 		if list {
 			for _, m := range sample {

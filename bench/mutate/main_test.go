@@ -99,7 +99,7 @@ func TestRunKillsAndSpares(t *testing.T) {
 	}
 	t.Chdir(dir)
 	var out strings.Builder
-	if err := run(t.Context(), &out, []string{"p"}, DefaultKinds, 0, 1, time.Minute, 1, false, false, true, "", nil); err != nil {
+	if err := run(t.Context(), &out, []string{"p"}, DefaultKinds, 0, 1, time.Minute, 1, false, false, true, "", 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	// < → <= lives (the test never compares equal numbers), < → >= is killed.
