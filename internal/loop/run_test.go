@@ -530,6 +530,9 @@ func TestRunStepFailures(t *testing.T) {
 		{name: "an infrastructure failure", stepErr: infra, wantStatus: loop.StatusAborted, wantReason: "worktree vanished", wantErr: infra},
 		{name: "a stop with an error to act on", stepErr: &loop.StopError{Status: loop.StatusAborted, Reason: "not logged in", Err: fixIt},
 			wantStatus: loop.StatusAborted, wantReason: "not logged in", wantErr: fixIt},
+		{name: "the overall timeout, whatever the step says", ctx: func(ctx context.Context) (context.Context, func()) {
+			return context.WithDeadline(ctx, time.Now().Add(-time.Second))
+		}, stepErr: errors.New("signal: killed"), wantStatus: loop.StatusAborted, wantReason: "overall timeout reached"},
 		{name: "a step's own deadline is not the run's", stepErr: context.DeadlineExceeded,
 			wantStatus: loop.StatusAborted, wantReason: "context deadline exceeded", wantErr: context.DeadlineExceeded},
 	}
@@ -714,5 +717,21 @@ func TestRunBaselineOnce(t *testing.T) {
 		if n != tc.want || len(events(env, loop.EventBaselineStarted)) != tc.want {
 			t.Errorf("%+v: %d baseline steps, want %d", tc, n, tc.want)
 		}
+	}
+}
+
+// A stop whose state cannot be saved reports the save's failure, not the
+// stop's error: the run must be resumed from the state on disk.
+func TestRunStopUnsaved(t *testing.T) {
+	t.Parallel()
+	full := errors.New("no space left on device")
+	stop := func(int) (evidence.Iteration, error) {
+		return evidence.Iteration{}, &loop.StopError{Status: loop.StatusAborted, Reason: "not logged in", Err: errors.New("log in")}
+	}
+	// Save 1 is the run's start, save 2 the end the stop asks for.
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){stop}, saveErr: full, failSave: 2}
+	_, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, newState())
+	if se, ok := errors.AsType[*loop.SaveError](err); !ok || !errors.Is(se, full) {
+		t.Errorf("Run error = %v, want the save's failure", err)
 	}
 }
