@@ -446,6 +446,9 @@ func TestRunRollsBack(t *testing.T) {
 					t.Errorf("rollback %d = %+v, want to cp-1 after iteration %d", i, r, i+1)
 				}
 			}
+			if len(env.kept) != 0 {
+				t.Errorf("kept %+v for decisions with no document and no feedback", env.kept)
+			}
 			if got := len(events(env, loop.EventRollback)); got != tc.wantRollbacks {
 				t.Errorf("%d rollback events, want %d", got, tc.wantRollbacks)
 			}
@@ -733,5 +736,26 @@ func TestRunStopUnsaved(t *testing.T) {
 	_, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, newState())
 	if se, ok := errors.AsType[*loop.SaveError](err); !ok || !errors.Is(se, full) {
 		t.Errorf("Run error = %v, want the save's failure", err)
+	}
+}
+
+// feedbacker is a decider that writes feedback and no decision document.
+type feedbacker struct{}
+
+func (feedbacker) Preflight(in loop.PreflightInput) loop.Preflight { return engine.Preflight(in) }
+func (feedbacker) Brief([]evidence.GateResult) string              { return "" }
+func (feedbacker) Decide(in loop.DecideInput) loop.Decision {
+	return loop.Decision{Action: loop.ActionRefine, Feedback: fmt.Sprintf("feedback of %d", in.Evidence.N)}
+}
+
+// Feedback alone is kept too.
+func TestRunKeepsFeedbackWithoutADocument(t *testing.T) {
+	t.Parallel()
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
+	if _, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 1}, Decider: feedbacker{}}, newState()); err != nil {
+		t.Fatal(err)
+	}
+	if len(env.kept) != 1 || env.kept[0].Feedback != "feedback of 1" || env.kept[0].Decision != nil {
+		t.Errorf("kept %+v, want iteration 1's feedback", env.kept)
 	}
 }
