@@ -759,3 +759,45 @@ func TestRunKeepsFeedbackWithoutADocument(t *testing.T) {
 		t.Errorf("kept %+v, want iteration 1's feedback", env.kept)
 	}
 }
+
+// cutEnv's iterations end with an interrupt and the result res.
+type cutEnv struct {
+	*scriptEnv
+	res loop.StepResult
+}
+
+func (e cutEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	if r.Kind != loop.StepIteration {
+		return e.scriptEnv.Step(ctx, r)
+	}
+	return e.res, context.Canceled
+}
+
+// An iteration an interrupt cuts short counts the time it ran and what its
+// agent was seen to spend; one with no time span counts nothing.
+func TestRunCountsTheIterationCutShort(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	spent := evidence.AgentResult{Usage: evidence.Usage{InputTokens: 100, TokensKnown: true}}
+	for _, tc := range []struct {
+		name     string
+		res      loop.StepResult
+		wantWall loop.Millis
+	}{
+		{"ran 2s", loop.StepResult{Started: t0, Finished: t0.Add(2 * time.Second), Iteration: evidence.Iteration{Agent: spent}}, 2000},
+		{"no end", loop.StepResult{Started: t0, Iteration: evidence.Iteration{Agent: spent}}, 0},
+		{"ends as it starts", loop.StepResult{Started: t0, Finished: t0, Iteration: evidence.Iteration{Agent: spent}}, 0},
+		{"no start", loop.StepResult{Finished: t0, Iteration: evidence.Iteration{Agent: spent}}, 0},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		st := newState()
+		out, _ := loop.Run(ctx, cutEnv{&scriptEnv{}, tc.res}, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: engine}, st)
+		if out.Status != loop.StatusInterrupted || st.Spend.Wall != tc.wantWall {
+			t.Errorf("%s: %s, wall %d ms, want interrupted, %d ms", tc.name, out.Status, st.Spend.Wall, tc.wantWall)
+		}
+		if counted := tc.wantWall > 0; counted != (len(st.Interrupted) == 1) || counted != (st.Spend.Usage.InputTokens == 100) {
+			t.Errorf("%s: interrupted %+v, usage %+v", tc.name, st.Interrupted, st.Spend.Usage)
+		}
+	}
+}
