@@ -760,17 +760,18 @@ func TestRunKeepsFeedbackWithoutADocument(t *testing.T) {
 	}
 }
 
-// cutEnv's iterations end with an interrupt and the result res.
+// cutEnv's iterations end with the result res and the error err.
 type cutEnv struct {
 	*scriptEnv
 	res loop.StepResult
+	err error
 }
 
 func (e cutEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
 	if r.Kind != loop.StepIteration {
 		return e.scriptEnv.Step(ctx, r)
 	}
-	return e.res, context.Canceled
+	return e.res, e.err
 }
 
 // An iteration an interrupt cuts short counts the time it ran and what its
@@ -792,12 +793,27 @@ func TestRunCountsTheIterationCutShort(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		st := newState()
-		out, _ := loop.Run(ctx, cutEnv{&scriptEnv{}, tc.res}, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: engine}, st)
+		out, _ := loop.Run(ctx, cutEnv{&scriptEnv{}, tc.res, context.Canceled}, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: engine}, st)
 		if out.Status != loop.StatusInterrupted || st.Spend.Wall != tc.wantWall {
 			t.Errorf("%s: %s, wall %d ms, want interrupted, %d ms", tc.name, out.Status, st.Spend.Wall, tc.wantWall)
 		}
 		if counted := tc.wantWall > 0; counted != (len(st.Interrupted) == 1) || counted != (st.Spend.Usage.InputTokens == 100) {
 			t.Errorf("%s: interrupted %+v, usage %+v", tc.name, st.Interrupted, st.Spend.Usage)
+		}
+	}
+}
+
+// A step's time counts only when it has a start and ends after it.
+func TestRunCountsOnlyATimeSpan(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, res := range []loop.StepResult{{Finished: t0}, {Started: t0}, {Started: t0, Finished: t0.Add(-time.Second)}} {
+		st := newState()
+		if _, err := loop.Run(t.Context(), cutEnv{&scriptEnv{}, res, nil}, loop.Spec{Limits: budget.Limits{MaxIterations: 1}, Decider: engine}, st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Spend.Wall != 0 || st.TotalIterations != 1 {
+			t.Errorf("started %v, finished %v: wall %d ms after %d iterations, want 0 after 1", res.Started, res.Finished, st.Spend.Wall, st.TotalIterations)
 		}
 	}
 }
