@@ -286,7 +286,7 @@ func TestWorkerKilledMidIteration(t *testing.T) {
 	work := f.repo("work")[0]
 	f.plan(hangInTheSecond)
 	w1 := f.start(work, "worker", "--queue", "machine-1")
-	run := f.start(work, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "3", "--heartbeat-timeout", "2s")
+	run := f.start(work, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "3", "--heartbeat-timeout", "3s")
 	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids")) // the second call hangs
 	w1.kill()
 	f.killAgents()
@@ -321,7 +321,7 @@ func TestWorkTreeRebuiltOnAnotherWorker(t *testing.T) {
 	a, b := clones[0], clones[1]
 	f.plan(hangInTheSecond)
 	wa := f.start(a, "worker", "--queue", "machine-a", "--work-tree", a, "--checkpoint-remote", "origin")
-	run := f.start(a, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "3", "--heartbeat-timeout", "2s")
+	run := f.start(a, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "3", "--heartbeat-timeout", "3s")
 	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids"))
 	f.start(b, "worker", "--queue", "machine-b", "--work-tree", b, "--checkpoint-remote", "origin")
 	wa.kill()
