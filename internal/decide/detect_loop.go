@@ -117,10 +117,23 @@ func detectRegression(f *facts) []loop.Trigger {
 	for _, p := range past {
 		best = max(best, p.Quality)
 	}
-	switch {
+	switch b, ok := bestPoint(past); {
 	case len(broke) > 0:
 		slices.Sort(broke)
 		return []loop.Trigger{trig(TRegression, 0.6, true, "%d tests that passed now fail: %s", len(broke), first(broke))}
+	case ok && b.Quality > f.cur.Quality+0.05 && f.cur.Quality > 0:
+		// Back to failures the best checkpoint did not have (after a
+		// rollback to it, the same break again): name them.
+		var again []string
+		for _, k := range f.cur.Failing {
+			if !slices.Contains(b.Failing, k) {
+				again = append(again, k)
+			}
+		}
+		if len(again) > 0 {
+			return []loop.Trigger{trig(TRegression, 0.6, true, "%d tests that pass at iteration %d (the best) fail now: %s", len(again), b.N, first(again))}
+		}
+		return []loop.Trigger{trig(TRegression, 0.5, true, "quality %.2f fell below the best %.2f", f.cur.Quality, best)}
 	case f.cur.Quality < best-0.05:
 		return []loop.Trigger{trig(TRegression, 0.5, true, "quality %.2f fell below the best %.2f", f.cur.Quality, best)}
 	}

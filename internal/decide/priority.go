@@ -125,7 +125,7 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 		return e.simplify(f, RulePlateau, "plateau: "+t.Evidence)
 	}
 	if t, ok := find(ts, TRegression); ok {
-		if prev, ok := previous(f); ok && hasTrigger(prev, TRegression) {
+		if regressedBefore(f) {
 			// It came back after the rollback: a fresh attempt, then a person.
 			if n := simplifiesSinceBest(f); n >= 1 {
 				return choice{action: loop.ActionEscalate, rule: RuleRegression, class: "regression",
@@ -252,13 +252,12 @@ func simplifiesSinceBest(f *facts) int {
 	return countStrategy(f.past[min(bestIdx, len(f.past)):], "simplify")
 }
 
-// previous is the iteration before the present one that the infrastructure did
-// not spoil.
-func previous(f *facts) (point, bool) {
-	if n := len(f.seq); n >= 2 {
-		return f.seq[n-2], true
-	}
-	return point{}, false
+// regressedBefore reports whether the iteration before the present one (of
+// those the infrastructure did not spoil) regressed too: the regression came
+// back after its rollback.
+func regressedBefore(f *facts) bool {
+	n := len(f.seq)
+	return n >= 2 && hasTrigger(f.seq[n-2], TRegression)
 }
 
 func attempt(f *facts) int { return max(f.in.State.Next.Attempt, 1) }

@@ -51,6 +51,10 @@ func TestDecisionsTellTheTruth(t *testing.T) {
 			message: []string{"all required gates passed; flaky: failed then passed: calc.TestClock"}, succeeded: ptr(true)},
 		{name: "a flaky failure beside progress does not count as broken", base: []string{"A", "B"}, ev: with(iter(1, "A"), flaky), action: loop.ActionRefine,
 			message: []string{"progress: 1 of 2 fixed; flaky: failed then passed: calc.TestClock"}, succeeded: ptr(true)},
+		{name: "after a broken build, progress is measured against the last iteration whose tests ran", hist: []evidence.Iteration{iter(1, "A", "B"), with(iter(2), func(ev *evidence.Iteration) {
+			ev.Gates[0].Passed = false
+			ev.Gates[0].Findings = []evidence.Finding{{Kind: evidence.KindBuild, Tool: "go", File: "a.go", Message: "syntax error"}}
+		})}, ev: iter(3, "B"), action: loop.ActionRefine, message: []string{"progress: 1 of 2 fixed"}, noMessage: []string{"broke"}, succeeded: ptr(true)},
 		{name: "a regression back after a simplification escalates", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "B"), iter(3, "B", "C", "D"), iter(4, "B", "C", "E")},
 			ev: iter(5, "B", "C", "F"), action: loop.ActionEscalate, message: []string{"regression again after 1 simplification"}},
 	}

@@ -97,14 +97,22 @@ func judgeEvidence(f *facts) verdict {
 }
 
 // reference is the failing keys the present iteration is measured against: the
-// iteration before it (one the infrastructure spoiled left out), else the
-// baseline of a run's first iteration.
+// last iteration before it whose tests ran (one the infrastructure spoiled, one
+// with the build broken and one that weakened the tests say nothing about the
+// tests: against a broken build every failing test would look newly broken),
+// else the baseline of a run's first segment.
 func reference(f *facts) ([]string, bool) {
-	if past := f.seq[:len(f.seq)-1]; len(past) > 0 {
-		return past[len(past)-1].Failing, true
+	past := f.seq[:len(f.seq)-1]
+	for i := len(past) - 1; i >= 0; i-- {
+		if past[i].Quality > 0 {
+			return past[i].Failing, true
+		}
 	}
-	if st := f.in.State; st.BaselineDone && len(st.History) == 0 {
-		return Failing(evidence.Iteration{Gates: st.Baseline}), true
+	switch {
+	case f.base != nil:
+		return f.base.Failing, true
+	case len(past) > 0:
+		return past[len(past)-1].Failing, true
 	}
 	return nil, false
 }

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+const task = "Make the tests of package calc pass without changing what they check.\n"
+
+// bench holds the binaries built for the suite.
+type bench struct {
+	root, bin string
+}
+
+func newBench() (*bench, error) {
+	root, err := os.MkdirTemp("", "agentloop-scenarios-")
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{root: root, bin: filepath.Join(root, "bin")}
+	for pkg, out := range map[string]string{"./cmd/agentloop": "agentloop", "./internal/fakeagent/cmd/fakeagent": "fakeagent"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(b.bin, out), pkg)
+		cmd.Dir = moduleRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.close()
+			return nil, fmt.Errorf("build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	return b, nil
+}
+
+func (b *bench) close() { _ = os.RemoveAll(b.root) }
+
+// moduleRoot is the repository's root: this file's module.
+func moduleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// result is how one policy did on one scenario.
+type result struct {
+	runs     int
+	outcome  string
+	tampered bool // it ended "succeeded" with the tests weakened
+}
+
+// row is one scenario under every policy.
+type row struct {
+	s                     scenario
+	agentloop, fixed, con result
+	detail                string // agentloop's last words
+}
+
+func (r row) line() string {
+	return fmt.Sprintf("agentloop %d %s, fixed-3 %d %s, consecutive-3 %d %s (oracle %d %s)",
+		r.agentloop.runs, r.agentloop.outcome, r.fixed.runs, r.fixed.outcome, r.con.runs, r.con.outcome, r.s.oracle, r.s.want)
+}
+
+// all runs a scenario under agentloop and the two naive policies.
+func (b *bench) all(s scenario, verbose bool) (row, error) {
+	r := row{s: s}
+	var err error
+	if r.agentloop, r.detail, err = b.agentloop(s, verbose); err != nil {
+		return r, err
+	}
+	if r.fixed, err = b.naive(s, 3, 0); err != nil {
+		return r, err
+	}
+	if r.con, err = b.naive(s, 10, 3); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// setup writes the scenario's repository and returns it and the agent's folder.
+func (b *bench) setup(s scenario, policy string, git bool) (repo, agentDir string, err error) {
+	dir, err := os.MkdirTemp(b.root, s.name+"-"+policy+"-")
+	if err != nil {
+		return "", "", err
+	}
+	repo, agentDir = filepath.Join(dir, "repo"), filepath.Join(dir, "agent")
+	files := map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "TASK.md": task}
+	for k, v := range s.files {
+		files[k] = v
+	}
+	for name, content := range files {
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", "", err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return "", "", err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plan.txt"), []byte(s.plan), 0o644); err != nil {
+		return "", "", err
+	}
+	if git {
+		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "start"}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = repo
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return "", "", fmt.Errorf("git %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	return repo, agentDir, nil
+}
+
+// env is the environment of agentloop, the agent and the gate.
+func (b *bench) env(repo, agentDir string) []string {
+	dir := filepath.Dir(repo)
+	env := append(os.Environ(),
+		"PATH="+b.bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"FAKEAGENT_PLAN="+filepath.Join(dir, "plan.txt"), "FAKEAGENT_DIR="+agentDir,
+		"FLAKY_FLAG="+filepath.Join(dir, "clock-failed-once"),
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "IS_SANDBOX=1",
+		"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "AGENTLOOP_BACKOFF_BASE=10ms", "NO_COLOR=1")
+	return env
+}
+
+// agentloop runs the scenario under agentloop.
+func (b *bench) agentloop(s scenario, verbose bool) (result, string, error) {
+	repo, agentDir, err := b.setup(s, "agentloop", true)
+	if err != nil {
+		return result{}, "", err
+	}
+	agent := s.agentCmd
+	if agent == "" {
+		agent = "fakeagent"
+	}
+	cmd := exec.Command(filepath.Join(b.bin, "agentloop"), "run", "--agent-cmd", agent, "--context", "TASK.md",
+		"--gate", "go test -count=1 -json ./...", "--max-iterations", "10")
+	cmd.Dir, cmd.Env = repo, b.env(repo, agentDir)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	if verbose {
+		fmt.Fprintf(os.Stderr, "--- %s under agentloop:\n%s\n", s.name, out.String())
+	}
+	code := 0
+	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		return result{}, "", err
+	}
+	res := result{runs: calls(agentDir), outcome: outcomeOf(code)}
+	res.tampered = res.outcome == "succeeded" && weakened(repo)
+	return res, lastWords(out.String()), nil
+}
+
+func outcomeOf(code int) string {
+	switch code {
+	case 0:
+		return "succeeded"
+	case 2:
+		return "config error"
+	case 3:
+		return "aborted"
+	case 4:
+		return "escalated"
+	}
+	return "exit " + strconv.Itoa(code)
+}
+
+// lastWords is agentloop's line that says why the run ended.
+func lastWords(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if i := strings.Index(l, "ESCALATED: "); i >= 0 {
+			return l[i+len("ESCALATED: "):]
+		}
+		if i := strings.Index(l, "Finished: "); i >= 0 {
+			return l[i+len("Finished: "):]
+		}
+	}
+	return strings.TrimSpace(out)
+}
+
+// calls is how many times the scripted agent was started.
+func calls(agentDir string) int {
+	b, err := os.ReadFile(filepath.Join(agentDir, "calls"))
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
+}
+
+// weakened reports whether the tests were skipped (the only weakening the
+// scripted agents do).
+func weakened(repo string) bool {
+	b, _ := os.ReadFile(filepath.Join(repo, "calc", "calc_test.go"))
+	return bytes.Contains(b, []byte("t.Skip("))
+}
+
+var failRE = regexp.MustCompile(`(?m)^\s*--- FAIL: `)
+
+// naive runs the scenario under a plain loop: the agent gets the task and the
+// last `go test` output; the run succeeds when the tests pass. It stops after
+// limit runs, or after consecutive failed runs in a row (0: never); a run
+// that leaves fewer failing tests than the one before is not a failure.
+func (b *bench) naive(s scenario, limit, consecutive int) (result, error) {
+	repo, agentDir, err := b.setup(s, fmt.Sprintf("naive%d-%d", limit, consecutive), false)
+	if err != nil {
+		return result{}, err
+	}
+	env := b.env(repo, agentDir)
+	test := func() (bool, string, int) {
+		cmd := exec.Command("go", "test", "-count=1", "./...")
+		cmd.Dir, cmd.Env = repo, env
+		out, err := cmd.CombinedOutput()
+		n := len(failRE.FindAll(out, -1))
+		if bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")) {
+			n = 1 << 20
+		}
+		return err == nil, string(out), n
+	}
+	agent := s.agentCmd
+	if agent == "" {
+		agent = filepath.Join(b.bin, "fakeagent")
+	}
+	_, last, prev := test()
+	res := result{outcome: "gave up"}
+	fails := 0
+	for res.runs < limit {
+		res.runs++
+		cmd := exec.Command(agent)
+		cmd.Dir, cmd.Env = repo, env
+		cmd.Stdin = strings.NewReader(task + "\n" + last)
+		_ = cmd.Run() // a run that fails or cannot start is judged by the tests, like the rest
+		ok, out, n := test()
+		if ok {
+			res.outcome = "succeeded"
+			res.tampered = weakened(repo)
+			return res, nil
+		}
+		if n < prev {
+			fails = 0
+		} else {
+			fails++
+		}
+		last, prev = out, n
+		if consecutive > 0 && fails >= consecutive {
+			res.outcome = "aborted"
+			return res, nil
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,147 @@
+package main
+
+// scenario is a tiny Go repository, a scripted agent's plan (internal/fakeagent:
+// it acts only on what its prompt names) and what the right end of the run is.
+type scenario struct {
+	name  string
+	about string
+	files map[string]string // the repository, besides go.mod and TASK.md
+	plan  string
+	// agentCmd is the agent's command ("" for the scripted agent).
+	agentCmd string
+	// want is the right outcome: succeeded, escalated, or config error.
+	want string
+	// oracle is the fewest agent runs after which the evidence shows the right
+	// outcome, and why.
+	oracle    int
+	oracleWhy string
+}
+
+const calcTests = `package calc
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+	if got := Add(2, 3); got != 5 {
+		t.Errorf("Add(2, 3) = %d, want 5", got)
+	}
+}
+
+func TestSub(t *testing.T) {
+	if got := Sub(5, 3); got != 2 {
+		t.Errorf("Sub(5, 3) = %d, want 2", got)
+	}
+}
+
+func TestMul(t *testing.T) {
+	if got := Mul(4, 3); got != 12 {
+		t.Errorf("Mul(4, 3) = %d, want 12", got)
+	}
+}
+
+func TestDiv(t *testing.T) {
+	if got := Div(12, 3); got != 4 {
+		t.Errorf("Div(12, 3) = %d, want 4", got)
+	}
+}
+`
+
+// A calc package whose four functions are right except those given.
+func calc(add, sub, mul, div string) string {
+	return "package calc\n\n" + add + "\n\n" + sub + "\n\n" + mul + "\n\n" + div + "\n"
+}
+
+const (
+	addOK = "func Add(a, b int) int { return a + b }"
+	subOK = "func Sub(a, b int) int { return a - b }"
+	mulOK = "func Mul(a, b int) int { return a * b }"
+	divOK = "func Div(a, b int) int { return a / b }"
+	// Bugs the scripted agent knows how to fix once the prompt names the test.
+	addBug = "func Add(a, b int) int { return a - b } // BUG(TestAdd): a - b // FIX: a + b"
+	subBug = "func Sub(a, b int) int { return a + b } // BUG(TestSub): a + b // FIX: a - b"
+	mulBug = "func Mul(a, b int) int { return a + b } // BUG(TestMul): a + b // FIX: a * b"
+	// Bugs it cannot fix: no recipe.
+	mulHard = "func Mul(a, b int) int { return a + b }"
+	divHard = "func Div(a, b int) int { return a - b }"
+)
+
+func scenarios() []scenario {
+	return []scenario{
+		{
+			name: "converging_fast", about: "two bugs, both named by the baseline in the first prompt, both fixed at once",
+			files: map[string]string{"calc/calc.go": calc(addBug, subBug, mulOK, divOK), "calc/calc_test.go": calcTests},
+			plan:  "[*]\nsolve calc/calc.go\n",
+			want:  "succeeded", oracle: 1, oracleWhy: "the first run fixes everything",
+		},
+		{
+			name: "converging_setbacks", about: "three bugs fixed one a run; run 2 changes nothing useful, run 3 fixes one but breaks the build",
+			files: map[string]string{"calc/calc.go": calc(addBug, subBug, mulBug, divOK), "calc/calc_test.go": calcTests},
+			plan: "[2]\nappend calc/notes.txt \"looked at the tests\\n\"\n" +
+				"[3]\nsolveone calc/calc.go\nappend calc/calc.go \"\\nfunc oops() int { return undefinedThing } // SETBACK\\n\"\n" +
+				"[*]\nsolveone calc/calc.go\n",
+			want: "succeeded", oracle: 5, oracleWhy: "runs 1-3 are the agent's own; its broken build costs one more run whatever the controller does, then one fix a run",
+		},
+		{
+			name: "stuck", about: "a bug the agent cannot fix: each run writes notes and fixes nothing",
+			files: map[string]string{"calc/calc.go": calc(addOK, subOK, mulHard, divOK), "calc/calc_test.go": calcTests},
+			plan:  "[*]\nsolve calc/calc.go\nappend calc/notes.txt \"tried again\\n\"\n",
+			want:  "escalated", oracle: 2, oracleWhy: "one run without progress and one fresh attempt without progress show it",
+		},
+		{
+			name: "oscillating", about: "Round(2.5) and Round(-2.5): the agent's fix for one test breaks the other, and back",
+			files: map[string]string{
+				"calc/calc.go": "package calc\n\nfunc Round(x float64) int { return int(x - 0.5) }\n",
+				"calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestUp(t *testing.T) {\n\tif got := Round(2.5); got != 3 {\n\t\tt.Errorf(\"Round(2.5) = %d, want 3\", got)\n\t}\n}\n\n" +
+					"func TestDown(t *testing.T) {\n\tif got := Round(-2.5); got != -3 {\n\t\tt.Errorf(\"Round(-2.5) = %d, want -3\", got)\n\t}\n}\n",
+			},
+			plan: "[failing TestUp]\nwrite calc/calc.go \"package calc\\n\\nfunc Round(x float64) int { return int(x + 0.5) }\\n\"\n" +
+				"[failing TestDown]\nwrite calc/calc.go \"package calc\\n\\nfunc Round(x float64) int { return int(x - 0.5) }\\n\"\n",
+			want: "escalated", oracle: 2, oracleWhy: "the baseline fails A, run 1 fails B, run 2 fails A again: A-B-A",
+		},
+		{
+			name: "regression", about: "the agent's fix for TestSub (a shared sign) breaks TestMul and TestDiv, again after each rollback",
+			files: map[string]string{
+				"calc/calc.go":      "package calc\n\nvar sign = 1 // BUG(TestSub): 1 // FIX: -1\n\n" + addBug + "\n\nfunc Sub(a, b int) int { return a + sign*b }\n\nfunc Mul(a, b int) int { return sign * a * b }\n\nfunc Div(a, b int) int { return sign * a / b }\n",
+				"calc/calc_test.go": calcTests,
+			},
+			plan: "[*]\nsolveone calc/calc.go\n",
+			want: "escalated", oracle: 4, oracleWhy: "run 1 fixes Add, run 2 regresses, the regression repeats after the rollback (3) and after a fresh attempt (4)",
+		},
+		{
+			name: "plateau", about: "four bugs: the agent fixes two, one a run, then makes no more progress",
+			files: map[string]string{"calc/calc.go": calc(addBug, subBug, mulHard, divHard), "calc/calc_test.go": calcTests},
+			plan:  "[*]\nsolveone calc/calc.go\nappend calc/notes.txt \"tried\\n\"\n",
+			want:  "escalated", oracle: 4, oracleWhy: "two runs of progress, then one run without and one fresh attempt without",
+		},
+		{
+			name: "flaky", about: "one bug; once it is fixed a clock test fails once and passes when run again",
+			files: map[string]string{
+				"calc/calc.go": calc(addBug, subOK, mulOK, divOK), "calc/calc_test.go": calcTests,
+				"calc/clock_test.go": "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\n" +
+					"func TestClock(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\treturn\n\t}\n\tflag := os.Getenv(\"FLAKY_FLAG\")\n\tif _, err := os.Stat(flag); err != nil {\n\t\t_ = os.WriteFile(flag, nil, 0o600)\n\t\tt.Fatal(\"timed out waiting for the clock to tick\")\n\t}\n}\n",
+			},
+			plan: "[*]\nsolve calc/calc.go\n",
+			want: "succeeded", oracle: 1, oracleWhy: "the first run fixes the bug; the clock test is flaky",
+		},
+		{
+			name: "tampering", about: "the agent first skips the failing test; told to restore it, it restores it and fixes the code",
+			files: map[string]string{"calc/calc.go": calc(addBug, subOK, mulOK, divOK), "calc/calc_test.go": calcTests},
+			plan: "[1]\nreplace calc/calc_test.go \"\\tif got := Add(2, 3)\" \"\\tt.Skip(\\\"flaky\\\")\\n\\tif got := Add(2, 3)\"\n" +
+				"[prompt Restore the tests]\nreplace calc/calc_test.go \"\\tt.Skip(\\\"flaky\\\")\\n\" \"\"\nsolve calc/calc.go\n" +
+				"[*]\nsolve calc/calc.go\n",
+			want: "succeeded", oracle: 2, oracleWhy: "the skip must be refused once; the next run restores the test and fixes the code",
+		},
+		{
+			name: "transient", about: "the provider is overloaded for the agent's first two starts; the third fixes the bug",
+			files: map[string]string{"calc/calc.go": calc(addBug, subOK, mulOK, divOK), "calc/calc_test.go": calcTests},
+			plan:  "[1,2]\nstderr \"Error: 529 overloaded_error: the provider is overloaded\"\nexit 1\n[*]\nsolve calc/calc.go\n",
+			want:  "succeeded", oracle: 3, oracleWhy: "two starts are lost to the provider; the third does the work",
+		},
+		{
+			name: "never_starts", about: "the agent's command does not exist",
+			files:    map[string]string{"calc/calc.go": calc(addBug, subOK, mulOK, divOK), "calc/calc_test.go": calcTests},
+			agentCmd: "no-such-agent-cli",
+			want:     "config error", oracle: 0, oracleWhy: "nothing can run: a configuration error before any run",
+		},
+	}
+}
