@@ -181,7 +181,8 @@ func lastWords(out string) string {
 			return l[i+len("Finished: "):]
 		}
 	}
-	return strings.TrimSpace(out)
+	first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	return first
 }
 
 // calls is how many times the scripted agent was started.
