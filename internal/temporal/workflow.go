@@ -39,8 +39,9 @@ type RunRef struct {
 	Procedure string
 	WorkDir   string   // the work tree, on the worker's disk
 	Args      []string // the flags the run was started with
-	// TaskQueue is the queue the run's activities go to: the worker holding
-	// its work tree; empty for the workflow's own queue.
+	// TaskQueue is the queue of the run's first step (a worker's own queue,
+	// run --worker-queue); empty for the workflow's own queue. Later steps go
+	// to the worker that ran the last one, which holds the work tree (route.go).
 	TaskQueue string
 	// Task is the task of a task graph this run is the loop of; nil for a
 	// run of its own.
