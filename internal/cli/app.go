@@ -158,6 +158,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newFeedbackCmd(d),
 		newAgentsCmd(d),
 		newListCmd(d),
+		newCleanCmd(d),
 		newInitCmd(d),
 		newDemoCmd(d),
 		newDemoAgentCmd(d),

@@ -121,3 +121,14 @@ func lines(s string) []string {
 	}
 	return out
 }
+
+// IsMerged reports whether every commit of branch is on the current branch of
+// repo (HEAD): deleting branch then loses nothing.
+func IsMerged(ctx context.Context, repo, branch string) bool {
+	tip := resolveCommit(ctx, repo, "refs/heads/"+branch)
+	if tip == "" {
+		return false
+	}
+	_, err := git(ctx, repo, "merge-base", "--is-ancestor", tip, "HEAD")
+	return err == nil
+}

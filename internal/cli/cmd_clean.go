@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentloop/agentloop/internal/session"
+)
+
+// cleanOptions are the flags of `clean`.
+type cleanOptions struct {
+	force    bool
+	all      bool
+	stateDir string
+}
+
+// AddFlags adds the flags of `clean` to fs.
+func (o *cleanOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVarP(&o.force, "force", "f", false, "remove what is listed (without it, clean only lists)")
+	fs.BoolVar(&o.all, "all", false, "also runs that could be resumed (escalated, interrupted, stopped by a crash)")
+	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop, or state_dir from the configuration)")
+}
+
+func newCleanCmd(d Deps) *cobra.Command {
+	var o cleanOptions
+	cmd := &cobra.Command{
+		Use:   "clean [NAME...] [-f]",
+		Short: "List, then with -f remove, old runs, task worktrees, branches and checkpoints",
+		Long: `List what can be removed from the state folder and the repository, and with
+-f (--force) remove it, as 'git clean' does: nothing is removed without -f.
+
+Removed: the runs that ended (succeeded, completed, aborted) with their state,
+logs and checkpoints (refs/agentloop/NAME/RUN/…); the folders and checkpoints
+of runs that no longer exist or that a newer run of the same name replaced;
+the worktrees of task graphs' tasks whose run is removed, their branches when
+merged; a task graph's state once none of its tasks' runs is left.
+
+Kept: a run that a live process owns, always (even when named); a run that may
+be resumed (escalated, interrupted, stopped by a crash), with its worktree,
+unless --all or its NAME is given; a task branch that is not merged, unless
+--all or its run or graph is named. NAME is a run or a task graph.` + exitStatus(
+			exitSuccess,
+			exitLine{ExitFailure, "error: something could not be removed, or no run or task graph named NAME"},
+			exitUsageLine),
+		Example: `  agentloop clean              # list what would be removed, and what is kept
+  agentloop clean -f           # remove it
+  agentloop clean -f fix-auth  # remove the run fix-auth even though it escalated
+  agentloop clean -f --all     # every run no process owns`,
+		Args: usageArgs(cobra.ArbitraryArgs),
+		ValidArgsFunction: func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			return matching(runNames(cmd, d), prefix), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runClean(cmd.Context(), o, d, args) },
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// runClean is `agentloop clean`.
+func runClean(ctx context.Context, o cleanOptions, d Deps, names []string) error {
+	store, err := openStore(d, o.stateDir)
+	if err != nil {
+		return err
+	}
+	wd, err := d.Getwd()
+	if err != nil {
+		return err
+	}
+	plan, err := session.PlanClean(ctx, session.CleanOptions{StateDir: store.Root, Repo: wd, Names: names, All: o.all})
+	if plan == nil {
+		return err
+	}
+	if err != nil {
+		fmt.Fprintf(d.Stderr, "agentloop: warning: %v\n", err)
+	}
+	if len(plan.Remove) == 0 {
+		fmt.Fprintln(d.Stdout, "Nothing to clean.")
+		writeCleanItems(d.Stdout, "Kept:", plan.Keep)
+		return nil
+	}
+	if !o.force {
+		writeCleanItems(d.Stdout, "Would remove (run 'agentloop clean -f' to remove it):", plan.Remove)
+		writeCleanItems(d.Stdout, "Kept:", plan.Keep)
+		return nil
+	}
+	removed, err := plan.Apply(ctx)
+	writeCleanItems(d.Stdout, "Removed:", removed)
+	writeCleanItems(d.Stdout, "Kept:", plan.Keep)
+	if err != nil {
+		return fmt.Errorf("clean: %w", err)
+	}
+	return nil
+}
+
+// writeCleanItems writes a titled list of what clean removes or keeps.
+func writeCleanItems(w io.Writer, title string, items []session.CleanItem) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintln(w, title)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, it := range items {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", it.Kind, it.Name, it.Note)
+	}
+	tw.Flush()
+}
