@@ -3,6 +3,7 @@ package loop_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -85,5 +86,41 @@ func TestApplyGuidance(t *testing.T) {
 	}
 	if st.TotalIterations != 12 || st.Spend.Wall != 900 {
 		t.Errorf("spend lost: %d iterations, %d ms", st.TotalIterations, st.Spend.Wall)
+	}
+}
+
+// A run's elapsed time is the time its steps took; while it runs, the time
+// since the last step counted or since this session started, whichever is later.
+func TestElapsed(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	s := time.Second
+	tests := []struct {
+		name      string
+		status    loop.Status
+		counted   time.Time
+		sessionAt time.Time // zero: no session
+		now       time.Time
+		want      time.Duration
+	}{
+		{"ended", loop.StatusSucceeded, t0, time.Time{}, t0.Add(5 * s), 10 * s},
+		{"no clock", loop.StatusRunning, t0, time.Time{}, time.Time{}, 10 * s},
+		{"running since the last step", loop.StatusRunning, t0, time.Time{}, t0.Add(5 * s), 15 * s},
+		{"a session started after the last step", loop.StatusRunning, t0, t0.Add(2 * s), t0.Add(5 * s), 13 * s},
+		{"a session started before the last step", loop.StatusRunning, t0, t0.Add(-s), t0.Add(5 * s), 15 * s},
+		{"nothing counted yet", loop.StatusRunning, time.Time{}, time.Time{}, t0, 10 * s},
+		{"nothing counted, a session started", loop.StatusRunning, time.Time{}, t0, t0.Add(4 * s), 14 * s},
+		{"a clock behind the last step", loop.StatusRunning, t0, time.Time{}, t0.Add(-s), 10 * s},
+	}
+	for _, tc := range tests {
+		st := &loop.State{Status: tc.status}
+		st.Spend.Wall = 10_000
+		st.Spend.CountedTo = tc.counted
+		if !tc.sessionAt.IsZero() {
+			st.Sessions = []loop.Session{{StartedAt: t0.Add(-time.Hour)}, {StartedAt: tc.sessionAt}}
+		}
+		if got := st.Elapsed(tc.now); got != tc.want {
+			t.Errorf("%s: Elapsed = %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }
