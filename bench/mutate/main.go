@@ -419,7 +419,7 @@ func main() {
 	list := flag.Bool("list", false, "list the sampled mutants without running the tests")
 	verbose := flag.Bool("v", false, "print every mutant's outcome")
 	cover := flag.Bool("cover", true, "count a mutant in code no test runs as lived without testing it")
-	match := flag.String("match", "", "test only the sampled mutants whose description holds this (e.g. store.go:163:)")
+	match := flag.String("match", "", "test only the sampled mutants whose description matches this regular expression (e.g. 'store.go:163:|name.go')")
 	from := flag.Int("from", 0, "skip the first sampled mutants of each package (to resume a stopped run)")
 	workers := flag.Int("workers", 1, "mutants tested at once")
 	kinds := flag.String("kinds", strings.Join(DefaultKinds, ","), "mutant kinds, comma-separated (all: also literal,boolean)")
@@ -452,7 +452,11 @@ func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uin
 		}
 		sample := Sample(all, n, seed)
 		if match != "" {
-			sample = slices.DeleteFunc(sample, func(m Mutant) bool { return !strings.Contains(m.String(), match) })
+			re, err := regexp.Compile(match)
+			if err != nil {
+				return fmt.Errorf("-match: %w", err)
+			}
+			sample = slices.DeleteFunc(sample, func(m Mutant) bool { return !re.MatchString(m.String()) })
 		}
 		sample = sample[min(from, len(sample)):]
 		t := tally{pkg: dir, total: len(all), sampled: len(sample)}
