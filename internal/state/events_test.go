@@ -77,6 +77,20 @@ func TestEvents(t *testing.T) {
 	if diff := cmp.Diff([]string{"iteration", "iteration", "iteration", "done"}, types); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
+	// A log that ends cleanly is appended to as it is: no blank line.
+	before, _ := os.ReadFile(path)
+	log, err = OpenEvents(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(ev("again", 10)); err != nil {
+		t.Fatal(err)
+	}
+	_ = log.Close()
+	after, _ := os.ReadFile(path)
+	if rest, ok := strings.CutPrefix(string(after), string(before)); !ok || strings.Count(rest, "\n") != 1 || strings.HasPrefix(rest, "\n") {
+		t.Errorf("reopening a clean log appended %q, want one event line", rest)
+	}
 }
 
 func read(t *testing.T, path string) ([]json.RawMessage, int) {
