@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -263,6 +265,26 @@ func (p *claudeParser) apiRetry(l *claudeLine) {
 	}
 	p.out.Retries++
 	p.out.LastRetry = r
+}
+
+// qwenRetry is Qwen Code's stderr line on a provider request it will retry:
+// "Retrying in 60s (attempt 1/10): [API Error: 429 Rate limit reached …]".
+// Its stdout retry event carries no status, so the line is the notice.
+var qwenRetry = regexp.MustCompile(`^Retrying in (\d+)s \(attempt (\d+)/(\d+)\): \[API Error: (?:(\d{3}) )?(.*?)\]?$`)
+
+// StderrLine reads Qwen Code's retry notices; Claude Code's come on stdout.
+func (p *claudeParser) StderrLine(b []byte) {
+	if !p.qwen {
+		return
+	}
+	m := qwenRetry.FindSubmatch(bytes.TrimSpace(b))
+	if m == nil {
+		return
+	}
+	num := func(b []byte) int { n, _ := strconv.Atoi(string(b)); return n }
+	p.out.Retries++
+	p.out.LastRetry = Retry{Attempt: num(m[2]), Max: num(m[3]), Delay: time.Duration(num(m[1])) * time.Second,
+		Status: num(m[4]), Error: clip(string(m[5]), 200)}
 }
 
 func (p *claudeParser) rateLimit(info []byte) {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -364,5 +365,26 @@ func TestClaudeAPIRetry(t *testing.T) {
 		if out.RateLimited || out.Auth || out.Overloaded || out.IsError {
 			t.Errorf("%s: a retry notice set the outcome: %+v", tt.line, out)
 		}
+	}
+}
+
+// TestQwenRetry reads Qwen Code's retry notices from its stderr (its stdout
+// retry event names no status): the real run of a 429 that never clears.
+func TestQwenRetry(t *testing.T) {
+	t.Parallel()
+	p, _ := NewParser(FormatQwenStream)
+	sp := p.(StderrParser)
+	for line := range bytes.SplitSeq(readFile(t, filepath.Join("testdata", "real", "qwen-0.24.4-ratelimit-always.stderr.txt")), []byte("\n")) {
+		sp.StderrLine(line)
+	}
+	out := p.Result()
+	want := "rate limited, retry 2/10 in 2m0s (HTTP 429 Rate limit reached for requests. Please try again in 1s.)"
+	if out.Retries != 2 || out.LastRetry.String() != want || out.RateLimited {
+		t.Errorf("%d retries, last %q, rate limited %v; want 2, %q, false", out.Retries, out.LastRetry, out.RateLimited, want)
+	}
+	c, _ := NewParser(FormatClaudeStream)
+	c.(StderrParser).StderrLine([]byte("Retrying in 60s (attempt 1/10): [API Error: 429 x]"))
+	if c.Result().Retries != 0 {
+		t.Error("Claude Code's stderr read as Qwen Code's")
 	}
 }

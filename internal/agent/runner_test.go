@@ -282,6 +282,7 @@ func TestRunnerRetryNotices(t *testing.T) {
 		abs, _ := filepath.Abs(filepath.Join("testdata", "real", name))
 		return abs
 	}
+	qwen := "stderr:Retrying in 60s (attempt 1/10): [API Error: 429 Rate limit reached for requests. Please try again in 1s.]"
 	tests := []struct {
 		name     string
 		actions  []string
@@ -295,12 +296,18 @@ func TestRunnerRetryNotices(t *testing.T) {
 			evidence.OutcomeSucceeded, []string{"rate limited, retry 1/2 in 1s (HTTP 429 rate_limit)"}, false},
 		{"429 always", []string{"printfile:" + real("claude-2.1.197-ratelimit-always.stdout.jsonl"), "exit:1"},
 			evidence.OutcomeRateLimited, []string{"rate limited, retry 1/2 in 1s (HTTP 429 rate_limit)", "rate limited, retry 2/2 in 1s (HTTP 429 rate_limit)"}, false},
+		{"qwen's retry on stderr", []string{qwen, "printfile:" + real("qwen-0.24.4-success.stdout.jsonl")}, evidence.OutcomeSucceeded,
+			[]string{"rate limited, retry 1/10 in 1m0s (HTTP 429 Rate limit reached for requests. Please try again in 1s.)"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			p, env := fakePreset(t, FormatClaudeStream, PromptStdin, tt.actions...)
+			format := FormatClaudeStream
+			if strings.HasPrefix(tt.name, "qwen") {
+				format = FormatQwenStream
+			}
+			p, env := fakePreset(t, format, PromptStdin, tt.actions...)
 			p.Name, p.Failures = "claude", claudeFailures
 			var notices []string
 			start := time.Now()

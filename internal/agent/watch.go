@@ -93,6 +93,7 @@ func (w *watch) stderr(line []byte) {
 	defer w.mu.Unlock()
 	if sp, ok := w.parser.(StderrParser); ok {
 		sp.StderrLine(line)
+		w.retried()
 	}
 }
 

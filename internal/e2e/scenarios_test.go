@@ -48,6 +48,10 @@ func TestRateLimitClears(t *testing.T) {
 			if strings.Contains((o.stdout + o.stderr), "consecutive failure") {
 				t.Errorf("a cleared rate limit was counted as a failure; %s", o)
 			}
+			// Claude Code says when it retries (api_retry): shown and recorded.
+			if c.name == "claude" && !strings.Contains(o.stdout+o.stderr, "claude: rate limited, retry 1/2") {
+				t.Errorf("claude's retry of the 429 is not shown; %s", o)
+			}
 			checkUsage(t, o, a)
 		})
 	}
