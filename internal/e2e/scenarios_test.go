@@ -18,6 +18,7 @@ import (
 // tokens recorded are what the double served.
 func TestSuccess(t *testing.T) {
 	need(t)
+	t.Parallel() // every scenario of the tier shares -parallel
 	for _, c := range clis {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -36,6 +37,7 @@ func TestSuccess(t *testing.T) {
 // second. That is no failed iteration: the run succeeds in one.
 func TestRateLimitClears(t *testing.T) {
 	need(t)
+	t.Parallel() // every scenario of the tier shares -parallel
 	for _, c := range clis {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -91,6 +93,7 @@ func TestRateLimitNeverClears(t *testing.T) {
 // default retries.)
 func TestBadKey(t *testing.T) {
 	need(t)
+	t.Parallel() // every scenario of the tier shares -parallel
 	for _, c := range clis {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -123,6 +126,7 @@ func TestBadKey(t *testing.T) {
 // model is never asked.
 func TestRefusesToStart(t *testing.T) {
 	need(t)
+	t.Parallel() // every scenario of the tier shares -parallel
 	cases := map[string]struct {
 		unset string // the recipe's variable left out
 		want  string // in the CLI's message
@@ -162,6 +166,7 @@ func TestInterruptDuringToolCall(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the survivors are looked for in /proc")
 	}
+	t.Parallel()
 	for i, c := range clis {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -298,6 +303,7 @@ func TestCIInstallsTheTestedVersions(t *testing.T) {
 // outcome, and it never ends as a success.
 func TestCutStream(t *testing.T) {
 	need(t)
+	t.Parallel() // every scenario of the tier shares -parallel
 	for _, c := range []struct{ name, words string }{
 		{"claude", "Connection to the API was lost"},
 		{"codex", "stream disconnected before completion"},
@@ -342,6 +348,7 @@ func TestNeverEndingReply(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the survivors are looked for in /proc")
 	}
+	t.Parallel()
 	for _, name := range []string{"claude", "codex"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
