@@ -27,7 +27,7 @@ func TestScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.close()
-	short := map[string]bool{"stuck": true, "flaky": true, "tampering": true, "never_starts": true}
+	short := map[string]bool{"stuck": true, "regression": true, "flaky": true, "tampering": true, "never_starts": true}
 	var rows []row
 	for _, s := range scenarios() {
 		if !short[s.name] {

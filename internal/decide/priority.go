@@ -111,8 +111,13 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 				return choice{action: loop.ActionEscalate, rule: RuleStuck, class: ClassOscillation,
 					reason: fmt.Sprintf("oscillation: %s; %s did not end it", t.Evidence, plural(n, "fresh attempt"))}
 			}
+			why := t.ID + ": " + t.Evidence
+			if r, ok := find(ts, TRegression); ok && regressedBefore(f) {
+				// Stuck on a regression that came back after its rollback: say so.
+				why += "; regression again: " + r.Evidence
+			}
 			return choice{action: loop.ActionEscalate, rule: RuleStuck, class: "stuck",
-				reason: fmt.Sprintf("still stuck after %s: %s", plural(n, "simplification"), t.ID+": "+t.Evidence)}
+				reason: fmt.Sprintf("still stuck after %s: %s", plural(n, "simplification"), why)}
 		}
 		return e.simplify(f, RuleStuck, t.ID+": "+t.Evidence)
 	}
