@@ -192,40 +192,59 @@ func buildGraphPage(r Run) graphPage {
 	s := r.state()
 	g := graphPage{Name: s.Name, Status: orDash(string(s.Status)), File: strings.TrimPrefix(s.Procedure, "task graph "),
 		Graph: taskGraphSVG(r.Tasks)}
-	counts := map[string]int{}
-	var total evidence.Usage
-	var span time.Duration
-	for _, t := range r.Tasks {
-		counts[t.State]++
-		row := graphRow{TaskRow: t, Duration: "—", Cost: "—"}
-		if t.Run != nil || t.Iterations > 0 {
-			row.Cost = costText(t.Usage)
-		}
-		total = total.Add(t.Usage)
+	f := graphFactsOf(r.Tasks)
+	for i, t := range r.Tasks {
+		row := graphRow{TaskRow: t, Duration: f.durations[i], Cost: f.costs[i]}
 		if t.Run != nil && t.Run.State != nil {
-			ts := t.Run.State
-			if d := elapsed(ts, reportNow(ts)); d > 0 {
-				span += d
-				row.Duration = duration(d)
-			}
 			row.Anchor = "task-" + t.ID
 			g.Runs = append(g.Runs, taskRun{ID: t.ID, Title: t.Title, Anchor: row.Anchor, Page: taskPage(*t.Run, row.Anchor+"-")})
 		}
 		g.Rows = append(g.Rows, row)
 	}
-	var done []string
-	for _, st := range []string{"succeeded", "completed", "running", "escalated", "failed", "aborted", "interrupted", "blocked", "skipped", "pending"} {
-		if n := counts[st]; n > 0 {
-			done = append(done, fmt.Sprintf("%d %s", n, st))
-		}
-	}
 	g.Cards = []card{
-		{"Tasks", fmt.Sprint(len(r.Tasks)), strings.Join(done, ", ")},
+		{"Tasks", fmt.Sprint(len(r.Tasks)), f.states},
 		{"Iterations", fmt.Sprint(s.TotalIterations), "every task's together"},
-		{"Task time", duration(span), "each task's elapsed time, added up"},
-		{"Cost", costText(total), "every task's agent + reviewer"},
+		{"Task time", duration(f.span), "each task's elapsed time, added up"},
+		{"Cost", costText(f.total), "every task's agent + reviewer"},
 	}
 	return g
+}
+
+// graphFacts are what a task graph's reports say of its tasks together and of
+// each: how many are in each state, their spend, their elapsed time.
+type graphFacts struct {
+	states           string         // "4 succeeded, 1 escalated, …"
+	total            evidence.Usage // every task's spend
+	span             time.Duration  // every task's elapsed time, added up
+	durations, costs []string       // each task's, "—" for a task that has not run
+}
+
+func graphFactsOf(ts []TaskRow) graphFacts {
+	var f graphFacts
+	counts := map[string]int{}
+	for _, t := range ts {
+		counts[t.State]++
+		f.total = f.total.Add(t.Usage)
+		dur, cost := "—", "—"
+		if t.Run != nil || t.Iterations > 0 {
+			cost = costText(t.Usage)
+		}
+		if t.Run != nil && t.Run.State != nil {
+			if d := elapsed(t.Run.State, reportNow(t.Run.State)); d > 0 {
+				f.span += d
+				dur = duration(d)
+			}
+		}
+		f.durations, f.costs = append(f.durations, dur), append(f.costs, cost)
+	}
+	var parts []string
+	for _, st := range []string{"succeeded", "completed", "running", "escalated", "failed", "aborted", "interrupted", "blocked", "skipped", "pending"} {
+		if n := counts[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	f.states = strings.Join(parts, ", ")
+	return f
 }
 
 // taskPage is a task's run, as a section of the graph's page.

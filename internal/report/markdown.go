@@ -16,12 +16,18 @@ import (
 func Markdown(w io.Writer, r Run) error {
 	s := r.state()
 	b := bufio.NewWriter(w)
+	if len(r.Tasks) > 0 {
+		graphMD(b, r)
+		if err := b.Flush(); err != nil {
+			return fmt.Errorf("write the Markdown report: %w", err)
+		}
+		return nil
+	}
 	fmt.Fprintf(b, "# agentloop report: %s\n\n", mdCell(s.Name))
 	summaryMD(b, s)
 	budgetMD(b, s.Spend)
 	iterationsMD(b, s.History)
 	sessionsMD(b, s.Sessions)
-	tasksMD(b, r.Tasks)
 	if esc := strings.TrimSpace(r.Escalation); esc != "" {
 		b.WriteString("## Escalation report\n\n")
 		b.WriteString(demote(esc))
@@ -164,14 +170,27 @@ func sessionsMD(b *bufio.Writer, ss []loop.Session) {
 	b.WriteString("\n")
 }
 
-func tasksMD(b *bufio.Writer, ts []TaskRow) {
-	if len(ts) == 0 {
-		return
-	}
-	b.WriteString("## Tasks\n\n| task | title | state | depends on | iterations | cost | note |\n|---|---|---|---|---:|---:|---|\n")
-	for _, t := range ts {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s |\n", mdCell(t.ID), mdCell(t.Title), t.State,
-			mdCell(orDash(strings.Join(t.DependsOn, ", "))), t.Iterations, costText(t.Usage), mdCell(orDash(t.Reason)))
+// graphMD is a task graph's report: its summary, a row per task, and for
+// each task that ran, the command that writes its own report.
+func graphMD(b *bufio.Writer, r Run) {
+	s := r.state()
+	f := graphFactsOf(r.Tasks)
+	fmt.Fprintf(b, "# agentloop report: task graph %s\n\n", mdCell(s.Name))
+	fmt.Fprintf(b, "| | |\n|---|---|\n")
+	fmt.Fprintf(b, "| Status | **%s** |\n", orDash(string(s.Status)))
+	fmt.Fprintf(b, "| Task file | %s |\n", mdCell(strings.TrimPrefix(s.Procedure, "task graph ")))
+	fmt.Fprintf(b, "| Tasks | %d: %s |\n", len(r.Tasks), f.states)
+	fmt.Fprintf(b, "| Iterations | %d, every task's together |\n", s.TotalIterations)
+	fmt.Fprintf(b, "| Task time | %s, each task's elapsed time added up |\n", duration(f.span))
+	fmt.Fprintf(b, "| Cost | %s |\n\n", costText(f.total))
+	b.WriteString("## Tasks\n\n| task | title | state | iterations | duration | cost | outcome | depends on | report |\n|---|---|---|---:|---:|---:|---|---|---|\n")
+	for i, t := range r.Tasks {
+		rep := "—"
+		if t.Run != nil && t.Run.State != nil {
+			rep = "`agentloop report " + mdCell(t.Run.State.Name) + "`"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", mdCell(t.ID), mdCell(t.Title), t.State, t.Iterations,
+			f.durations[i], f.costs[i], mdCell(orDash(t.Reason)), mdCell(orDash(strings.Join(t.DependsOn, ", "))), rep)
 	}
 	b.WriteString("\n")
 }

@@ -14,15 +14,13 @@ import (
 
 func TestGolden(t *testing.T) {
 	t.Parallel()
-	withTasks := sampleRun()
-	withTasks.Tasks = sampleTasks()
 	tests := []struct {
 		name   string
 		run    Run
 		render func(*bytes.Buffer, Run) error
 	}{
 		{"markdown", sampleRun(), func(b *bytes.Buffer, r Run) error { return Markdown(b, r) }},
-		{"markdown_tasks", withTasks, func(b *bytes.Buffer, r Run) error { return Markdown(b, r) }},
+		{"markdown_tasks", graphRun(), func(b *bytes.Buffer, r Run) error { return Markdown(b, r) }},
 		{"json", sampleRun(), func(b *bytes.Buffer, r Run) error { return JSON(b, r) }},
 		{"markdown_empty", Run{}, func(b *bytes.Buffer, r Run) error { return Markdown(b, r) }},
 	}
