@@ -1,0 +1,90 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
+)
+
+// cleanStore is a state folder with an ended run, an escalated one with the
+// folder of an earlier run beside its current one, and a run folder whose run
+// is gone.
+func cleanStore(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), ".agentloop")
+	store := state.Store{Root: root}
+	for name, st := range map[string]loop.Status{"done": loop.StatusSucceeded, "esc": loop.StatusEscalated} {
+		if err := store.Save(&loop.State{Version: loop.StateVersion, Name: name, RunID: "r2", Status: st}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"runs/done/r2", "runs/esc/r1", "runs/esc/r2", "runs/orphan/r1"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func names(items []CleanItem) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Kind+" "+it.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestCleanKeepsWhatMayBeResumed(t *testing.T) {
+	t.Parallel()
+	root := cleanStore(t)
+	p, err := PlanClean(t.Context(), CleanOptions{StateDir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"run done", "run folder .agentloop/runs/esc/r1", "run folder .agentloop/runs/orphan"}
+	if got := names(p.Remove); !slices.Equal(got, want) {
+		t.Errorf("remove %q, want %q", got, want)
+	}
+	if got := names(p.Keep); !slices.Equal(got, []string{"run esc"}) {
+		t.Errorf("keep %q, want the escalated run", got)
+	}
+	// Listing removed nothing.
+	if _, err := os.Stat(filepath.Join(root, "runs", "done")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Apply(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{
+		"state/done.json": false, "runs/done": false, "runs/orphan": false, "runs/esc/r1": false,
+		"state/esc.json": true, "runs/esc/r2": true, "state/done.lock": false,
+	} {
+		_, err := os.Stat(filepath.Join(root, path))
+		if got := err == nil; got != want {
+			t.Errorf("%s exists: %v, want %v", path, got, want)
+		}
+	}
+}
+
+func TestCleanAllAndNamed(t *testing.T) {
+	t.Parallel()
+	for _, o := range []CleanOptions{{All: true}, {Names: []string{"esc"}}} {
+		root := cleanStore(t)
+		o.StateDir = root
+		p, err := PlanClean(t.Context(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(names(p.Remove), "run esc") || len(p.Keep) != 0 {
+			t.Errorf("%+v: remove %q, keep %q; want the escalated run removed", o, names(p.Remove), names(p.Keep))
+		}
+	}
+	if _, err := PlanClean(t.Context(), CleanOptions{StateDir: cleanStore(t), Names: []string{"nope"}}); err == nil {
+		t.Error("an unknown name is no error")
+	}
+}
