@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentloop/agentloop/internal/prompt"
 )
@@ -17,9 +16,10 @@ var scaffold embed.FS
 
 // Init scaffolds a workspace in dir: agentloop.yaml (commented, valid),
 // prompts/{observe,orient,decide,act}.md (the built-in build procedure's
-// prompts, to edit) and AGENTS.md. It writes nothing when any file exists,
-// unless force. It returns the paths written, relative to dir.
-func Init(dir string, force bool) ([]string, error) {
+// prompts, to edit) and AGENTS.md. It adds only what is missing: a file that
+// exists is kept as it is, unless force. It returns the paths it wrote and
+// those it kept, relative to dir, so that running it again is safe.
+func Init(dir string, force bool) (written, kept []string, err error) {
 	files := []struct {
 		name string
 		data func() ([]byte, error)
@@ -33,34 +33,29 @@ func Init(dir string, force bool) ([]string, error) {
 			data func() ([]byte, error)
 		}{filepath.Join("prompts", phase+".md"), func() ([]byte, error) { return prompt.ReadBuiltin("build/" + phase + ".md") }})
 	}
-	if !force {
-		var exist []string
-		for _, f := range files {
-			_, err := os.Lstat(filepath.Join(dir, f.name))
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if !force {
+			_, err := os.Lstat(p)
 			if err == nil {
-				exist = append(exist, f.name)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("check %s: %w", f.name, err)
+				kept = append(kept, f.name)
+				continue
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				return written, kept, fmt.Errorf("check %s: %w", f.name, err)
 			}
 		}
-		if len(exist) > 0 {
-			return nil, fmt.Errorf("init %s: %s already exist(s); use --force to overwrite", dir, strings.Join(exist, ", "))
-		}
-	}
-	var written []string
-	for _, f := range files {
 		data, err := f.data()
 		if err != nil {
-			return written, fmt.Errorf("init %s: %w", f.name, err)
+			return written, kept, fmt.Errorf("init %s: %w", f.name, err)
 		}
-		p := filepath.Join(dir, f.name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return written, fmt.Errorf("init %s: %w", f.name, err)
+			return written, kept, fmt.Errorf("init %s: %w", f.name, err)
 		}
 		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return written, fmt.Errorf("init %s: %w", f.name, err)
+			return written, kept, fmt.Errorf("init %s: %w", f.name, err)
 		}
 		written = append(written, f.name)
 	}
-	return written, nil
+	return written, kept, nil
 }

@@ -3,7 +3,6 @@ package config
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,9 +11,9 @@ import (
 func TestInit(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	got, err := Init(dir, false)
-	if err != nil {
-		t.Fatal(err)
+	got, kept, err := Init(dir, false)
+	if err != nil || len(kept) != 0 {
+		t.Fatalf("init: kept %q, err %v", kept, err)
 	}
 	want := []string{"agentloop.yaml", "AGENTS.md", "prompts/observe.md", "prompts/orient.md", "prompts/decide.md", "prompts/act.md"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -39,18 +38,28 @@ func TestInit(t *testing.T) {
 		}
 	}
 
-	// A second init refuses, naming the files, and writes nothing.
+	// A second init adds what is missing and keeps, naming them, the files
+	// that exist.
 	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Init(dir, false)
-	if err == nil || !strings.Contains(err.Error(), "AGENTS.md") || !strings.Contains(err.Error(), "--force") {
-		t.Fatalf("second init: err = %v", err)
+	if err := os.Remove(filepath.Join(dir, "prompts", "act.md")); err != nil {
+		t.Fatal(err)
+	}
+	got, kept, err = Init(dir, false)
+	if err != nil {
+		t.Fatalf("second init: %v", err)
+	}
+	if diff := cmp.Diff([]string{"prompts/act.md"}, got); diff != "" {
+		t.Errorf("second init wrote (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"agentloop.yaml", "AGENTS.md", "prompts/observe.md", "prompts/orient.md", "prompts/decide.md"}, kept); diff != "" {
+		t.Errorf("second init kept (-want +got):\n%s", diff)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "AGENTS.md")); string(b) != "mine" {
 		t.Error("init without --force overwrote AGENTS.md")
 	}
-	if _, err := Init(dir, true); err != nil {
+	if _, _, err := Init(dir, true); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "AGENTS.md")); string(b) == "mine" {
