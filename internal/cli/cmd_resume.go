@@ -20,6 +20,8 @@ type resumeOptions struct {
 	guidance     string
 	guidanceFile string
 	adr          bool
+	accept       bool
+	abort        bool
 	engine       engineOptions
 }
 
@@ -30,17 +32,22 @@ func (o *resumeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.guidanceFile, "guidance-file", "", "read the guidance from a file")
 	o.engine.AddFlags(fs)
 	fs.BoolVar(&o.adr, "adr", false, "record the guidance as an architecture decision (docs/adr/NNNN-title.md); automatic when the run escalated on architecture")
+	fs.BoolVar(&o.accept, "accept", false, "end an escalated run, accepting the work tree as the loop left it (its best checkpoint); runs nothing")
+	fs.BoolVar(&o.abort, "abort", false, "end an escalated run as aborted; runs nothing")
 }
 
 func newResumeCmd(d Deps) *cobra.Command {
 	var o resumeOptions
 	cmd := &cobra.Command{
-		Use:   "resume NAME [--guidance TEXT|--guidance-file F]",
+		Use:   "resume NAME [--guidance TEXT|--guidance-file F|--accept|--abort]",
 		Short: "Continue an interrupted, aborted or escalated run",
 		Long: `Continue a run from its next iteration with its counters, timings and spend.
 After an escalation, give your answer with --guidance: it goes into the next
 prompt and the iteration counter starts again (spend is never reset). With --adr
-the answer is also recorded as an architecture decision under docs/adr/.
+the answer is also recorded as an architecture decision under docs/adr/. Or end
+the escalated run without running anything: --accept keeps the work tree as the
+loop left it (its best checkpoint) and ends the run completed, --abort ends it
+aborted.
 The run keeps the flags it was started with; flags given now win.` + exitStatus(
 			exitSucceeded,
 			exitLine{ExitFailure, "error, no run of that name, or the run already succeeded or completed"},
@@ -48,7 +55,8 @@ The run keeps the flags it was started with; flags given now win.` + exitStatus(
 			exitAbortedLine, exitEscalLine, exitInterrupted),
 		Example: `  agentloop resume build
   agentloop resume build --max-cost 10          # raise the budget that stopped it
-  agentloop resume build --guidance "Keep userId a string; fix the test data" --adr`,
+  agentloop resume build --guidance "Keep userId a string; fix the test data" --adr
+  agentloop resume build --accept               # after an escalation: keep what it did, stop`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.noteGiven(cmd.Flags())
@@ -57,7 +65,7 @@ The run keeps the flags it was started with; flags given now win.` + exitStatus(
 	}
 	o.AddFlags(cmd.Flags())
 	markExclusive(cmd)
-	cmd.MarkFlagsMutuallyExclusive("guidance", "guidance-file")
+	cmd.MarkFlagsMutuallyExclusive("guidance", "guidance-file", "accept", "abort")
 	return cmd
 }
 
@@ -75,6 +83,9 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 	if onTemporal, err := o.engine.temporal(d); err != nil {
 		return err
 	} else if onTemporal {
+		if o.accept || o.abort {
+			return usageError("--accept and --abort end a run of the local engine; answer a workflow with --guidance")
+		}
 		return resumeTemporal(ctx, o, d, name, guidance)
 	}
 	store, err := openStore(d, "")
@@ -103,6 +114,14 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 	p.Args = lo.recorded()
 	if prev.WorkDir != "" {
 		p.WorkDir = prev.WorkDir // a task of a graph: its worktree
+	}
+	if o.accept || o.abort {
+		// Nothing runs: the agent need not be there.
+		s, err := session.Open(process(d), p, newScreen(d, lo, p), newLogger(d, lo), false)
+		if err != nil {
+			return err
+		}
+		return s.Settle(o.accept)
 	}
 	if err := p.Preflight(agentHost(d)); err != nil {
 		return err

@@ -139,8 +139,8 @@ func disagreement(f *facts) string {
 
 var (
 	optResume  = decision.Option{Label: "Resume with your guidance", TradeOff: "the loop continues from the best checkpoint with your answer in the prompt and the counter reset; spend so far is kept"}
-	optAccept  = decision.Option{Label: "Accept the best checkpoint as it is", TradeOff: "no more spend; what still fails stays for a person to finish"}
-	optAbort   = decision.Option{Label: "Abort the run", TradeOff: "nothing more is spent and nothing is merged; the checkpoints stay for reference"}
+	optAccept  = decision.Option{Label: "Accept the best checkpoint as it is", TradeOff: "no more spend; what still fails stays for a person to finish", Resume: "--accept"}
+	optAbort   = decision.Option{Label: "Abort the run", TradeOff: "nothing more is spent and nothing is merged; the checkpoints stay for reference", Resume: "--abort"}
 	optApprove = decision.Option{Label: "Approve the change as it is", TradeOff: "fastest; you take responsibility for the risk named above"}
 )
 
@@ -180,7 +180,7 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, stri
 	case "review":
 		return "The reviewer and the implementer do not converge: is the reviewer's demand part of this task?",
 			[]decision.Option{{Label: "The reviewer is right", TradeOff: "resume with guidance to do what the reviewer asks"},
-				{Label: "Accept without it", TradeOff: "the reviewer's concern is recorded but not addressed"}, optAbort},
+				{Label: "Accept without it", TradeOff: "the reviewer's concern is recorded but not addressed", Resume: "--accept"}, optAbort},
 			"Read the core disagreement; side with the reviewer when the concern is about correctness."
 	}
 	opts := []decision.Option{optResume, optAccept, optAbort}

@@ -9,6 +9,9 @@ import (
 // (DESIGN §7): it renders as escalation.md ([EscalationReport.Markdown]) and
 // escalation.yaml ([EscalationReport.YAML]).
 type EscalationReport struct {
+	// Run is the run's name, for the commands of the options; empty: the
+	// options are shown without them.
+	Run            string       `json:"run,omitempty" yaml:"run,omitempty"`
 	Task           string       `json:"task" yaml:"task"`
 	Reason         string       `json:"reason" yaml:"reason"`
 	Class          string       `json:"class,omitempty" yaml:"class,omitempty"` // security, architecture, stuck, max_iterations, …
@@ -41,6 +44,19 @@ type HistoryRow struct {
 type Option struct {
 	Label    string `json:"label" yaml:"label"`
 	TradeOff string `json:"trade_off" yaml:"trade_off"`
+	// Resume is how to take the option: the flags of `agentloop resume NAME`
+	// ("--accept", "--abort"); empty means resuming with your answer,
+	// --guidance "...".
+	Resume string `json:"resume,omitempty" yaml:"resume,omitempty"`
+}
+
+// Command is the command that takes the option for the run named run.
+func (o Option) Command(run string) string {
+	flags := o.Resume
+	if flags == "" {
+		flags = `--guidance "..."`
+	}
+	return "agentloop resume " + run + " " + flags
 }
 
 // OptionLines numbers the options as one line each: "1) label — trade-off".
@@ -91,6 +107,9 @@ func (r EscalationReport) Markdown() string {
 	var opts strings.Builder
 	for i, o := range r.Options {
 		fmt.Fprintf(&opts, "%d. **%s** — %s\n", i+1, md(o.Label), md(o.TradeOff))
+		if r.Run != "" {
+			fmt.Fprintf(&opts, "   `%s`\n", o.Command(r.Run))
+		}
 	}
 	section("Options", opts.String())
 	section("Recommendation", r.Recommendation)

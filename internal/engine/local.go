@@ -248,12 +248,13 @@ func (l *Local) Restart(ctx context.Context, n int, fallback string) (string, er
 // AwaitGuidance implements [loop.Env]: the local engine writes the escalation
 // report and suspends the run until `agentloop resume --guidance`.
 func (l *Local) AwaitGuidance(ctx context.Context, e loop.Escalation) (loop.Guidance, error) {
-	if e.Report != nil && l.EscalationDiffLines > 0 && l.Work != nil {
-		if diff := l.runDiff(ctx); diff != "" {
-			rep := *e.Report
-			rep.Diff = diff
-			e.Report = &rep
+	if e.Report != nil {
+		rep := *e.Report
+		rep.Run = l.Name // each option says the command that takes it
+		if l.EscalationDiffLines > 0 && l.Work != nil {
+			rep.Diff = l.runDiff(ctx)
 		}
+		e.Report = &rep
 	}
 	if err := WriteEscalation(l.RunDir, e); err != nil {
 		l.warn("write the escalation report: %v", err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Resume prepares an opened session to continue its run: a run that already
@@ -47,6 +48,39 @@ func (s *Session) Resume(guidance string, adr bool) error {
 			s.screen.Linef("Decision recorded in %s", RelPath(s.p.WorkDir, path))
 		}
 	}
+	return nil
+}
+
+// Settle ends an escalated run by the person's choice, without running
+// anything: accept keeps the work tree as it is — the loop left it at the best
+// checkpoint — and ends the run completed; otherwise the run ends aborted. The
+// state and the event log record it; the session is closed.
+func (s *Session) Settle(accept bool) error {
+	defer s.Close()
+	st, name := s.st, s.p.Name
+	if st.Status != loop.StatusEscalated {
+		return &UsageError{Err: fmt.Errorf("run %s is %s, not waiting for an answer to an escalation: --accept and --abort end an escalated run", name, st.Status)}
+	}
+	status, reason := loop.StatusAborted, "aborted by you after the escalation"
+	if accept {
+		status, reason = loop.StatusCompleted, "you accepted the work tree as the loop left it"
+		if b := st.Best; b != nil && b.Ref != "" {
+			reason = fmt.Sprintf("you accepted the best checkpoint (iteration %d, %s), where the loop left the work tree", b.Iteration, b.Ref)
+		}
+	}
+	st.Status, st.Reason = status, reason
+	if err := s.store.Save(st); err != nil {
+		return fmt.Errorf("save the state of %s: %w", name, err)
+	}
+	fin := loop.Event{Time: s.pr.Now(), Iteration: st.Iteration,
+		Data: loop.RunFinished{Status: status, Reason: reason, Iterations: st.TotalIterations, Wall: st.Spend.Wall}}
+	if events, err := state.OpenEvents(filepath.Join(s.store.RunDir(name, st.RunID), "events.jsonl")); err == nil {
+		if err := events.Append(fin); err != nil {
+			s.screen.Warnf("events: %v", err)
+		}
+		events.Close()
+	}
+	s.screen.Event(fin)
 	return nil
 }
 
