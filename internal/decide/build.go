@@ -21,14 +21,14 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice, v verdict) loop.De
 		Quality:     f.cur.Quality,
 		Failing:     f.failing,
 		Fingerprint: f.cur.FP,
-		Message:     c.reason,
+		Message:     said(f, c),
 		Succeeded:   !v.failed,
 	}
 	switch {
 	case c.action.Continues() && v.label != "":
-		d.Message = v.label + "; " + c.reason
+		d.Message = v.label + "; " + d.Message
 	case c.action == loop.ActionProceed && v.label != "":
-		d.Message = c.reason + "; " + v.label // flaky: failed then passed
+		d.Message = d.Message + "; " + v.label // flaky: failed then passed
 	}
 	bestQ := -1.0
 	if st.Best != nil {
@@ -50,7 +50,7 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice, v verdict) loop.De
 	doc := e.document(f, ts, c, d)
 	if c.action == loop.ActionEscalate {
 		rep := e.report(f, ts, c, d)
-		d.Escalation = &loop.Escalation{Reason: c.reason, Question: rep.Question, Options: decision.OptionLines(rep.Options), Report: &rep}
+		d.Escalation = &loop.Escalation{Reason: d.Message, Question: rep.Question, Options: decision.OptionLines(rep.Options), Report: &rep}
 		doc.Decision.Question = rep.Question
 		doc.Decision.Options = decision.OptionLines(rep.Options)
 		doc.Decision.Context = &decision.Context{AttemptsSummary: rep.AttemptsSummary(), PatternDetected: rep.Pattern}

@@ -85,7 +85,9 @@ func TestNext(t *testing.T) {
 	record(st, iter(4, "A"), d)
 	d = New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(5, "A"), Budget: done(5)})
 	// A fresh attempt that made no progress either is evidence enough: escalate.
-	if d.Action != loop.ActionEscalate || !strings.Contains(d.Message, "still stuck after 1 simplification") {
+	// People read plain words; the decision document keeps the detector's.
+	if d.Action != loop.ActionEscalate || d.Message != "no progress for 2 iterations, still 1 failure (test:A); a fresh attempt from the best checkpoint did not help" ||
+		!strings.Contains(d.Document.Decision.Reason, "still stuck after 1 simplification") {
 		t.Errorf("stuck after a simplification: %s (%s), want escalate", d.Action, d.Message)
 	}
 

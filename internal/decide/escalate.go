@@ -14,7 +14,7 @@ import (
 func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) decision.EscalationReport {
 	r := decision.EscalationReport{
 		Task:     orText(f.in.Spec.Task, orText(f.in.Spec.Name, orText(f.in.Spec.Procedure, "this run"))),
-		Reason:   c.reason,
+		Reason:   said(f, c),
 		Class:    c.class,
 		Feedback: strings.TrimSpace(f.gateFeedback + "\n\n" + reviewFeedback(f.ev.Review, f.in.State.Feedback, nil)),
 		Pattern:  patternOf(f, ts),
@@ -23,7 +23,7 @@ func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) 
 	for _, p := range f.past {
 		r.History = append(r.History, row(p, p.Decision, p.Strategy, p.Summary))
 	}
-	r.History = append(r.History, row(f.cur, string(c.action), c.strategy, c.reason))
+	r.History = append(r.History, row(f.cur, string(c.action), c.strategy, "")) // why: said once, above the table
 	if rv := f.ev.Review; rv != nil && len(rv.Findings) > 0 {
 		r.History[len(r.History)-1].Review += ": " + clip(rv.Findings[0].Message, 80)
 	}
@@ -86,7 +86,10 @@ func triggerLines(ts []loop.Trigger) []string {
 // failure common to every iteration, else how much the failures moved.
 func patternOf(f *facts, ts []loop.Trigger) string {
 	if t, ok := firstOf(ts, TOscillation, TStuck, TPlateau, TRegression); ok {
-		return t.ID + ": " + t.Evidence
+		if t.ID == TPlateau { // its evidence is the detector's figures
+			return fmt.Sprintf("no progress: the best result has not improved for %s", plural(stalled(f), "iteration"))
+		}
+		return t.Evidence
 	}
 	if k := common(f.all); k != "" && len(f.all) > 1 {
 		return fmt.Sprintf("%s failed in all %d iterations", k, len(f.all))

@@ -97,11 +97,12 @@ func (r EscalationReport) Markdown() string {
 			fmt.Fprintf(&b, "\n## %s\n\n%s\n", title, strings.TrimSpace(body))
 		}
 	}
-	section("Pattern detected", r.Pattern)
-	section("Core disagreement", r.Disagreement)
-	if len(r.Triggers) > 0 {
-		section("Triggers", "- "+strings.Join(r.Triggers, "\n- "))
+	if r.Pattern != r.Reason { // said once
+		section("Pattern detected", r.Pattern)
 	}
+	section("Core disagreement", r.Disagreement)
+	// The triggers, with their severities and figures, are for programs and
+	// for digging: escalation.yaml has them.
 	section("Consolidated feedback", fence(r.Feedback))
 	section("Question", "**"+md(r.Question)+"**")
 	var opts strings.Builder
