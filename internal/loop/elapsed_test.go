@@ -1,0 +1,54 @@
+package loop
+
+import (
+	"testing"
+	"time"
+)
+
+// Elapsed is the one definition of a run's elapsed time: the counted wall
+// time, plus, while running, the time since the last step counted (or since
+// the session started, when later). Time between sessions does not count.
+func TestElapsed(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	tests := []struct {
+		name string
+		st   State
+		now  time.Time
+		want time.Duration
+	}{
+		{"ended: the counted time", State{Status: StatusInterrupted, Spend: Spend{Wall: 13_500, CountedTo: at(14)}}, at(600), 13500 * time.Millisecond},
+		{"running, mid-iteration", State{Status: StatusRunning, Spend: Spend{Wall: 30_000, CountedTo: at(30)},
+			Sessions: []Session{{StartedAt: t0}}}, at(45), 45 * time.Second},
+		{"running, a new session after a day's wait", State{Status: StatusRunning, Spend: Spend{Wall: 30_000, CountedTo: at(30)},
+			Sessions: []Session{{StartedAt: t0, EndedAt: at(31)}, {StartedAt: at(86400)}}}, at(86410), 40 * time.Second},
+		{"running, nothing counted yet", State{Status: StatusRunning, Sessions: []Session{{StartedAt: t0}}}, at(5), 5 * time.Second},
+		{"running, no clock given", State{Status: StatusRunning, Spend: Spend{Wall: 2000}, Sessions: []Session{{StartedAt: t0}}}, time.Time{}, 2 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tt.st.Elapsed(tt.now); got != tt.want {
+				t.Errorf("Elapsed = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// An iteration cut short (Ctrl-C) counts its time and the agent's known usage;
+// it is recorded as interrupted and runs again on resume.
+func TestCutShortCounts(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
+	st := &State{Status: StatusRunning, Spend: Spend{Wall: 500, CountedTo: t0}}
+	r := &runner{st: st}
+	r.cutShort(1, StepResult{Started: t0, Finished: t0.Add(13 * time.Second)})
+	if st.Spend.Wall != 13_500 || !st.Spend.CountedTo.Equal(t0.Add(13*time.Second)) || len(st.Interrupted) != 1 || st.Interrupted[0].Duration != 13_000 {
+		t.Errorf("after a cut iteration: wall %d, counted to %v, interrupted %+v", st.Spend.Wall, st.Spend.CountedTo, st.Interrupted)
+	}
+	r.cutShort(2, StepResult{}) // a step that never started counts nothing
+	if st.Spend.Wall != 13_500 || len(st.Interrupted) != 1 {
+		t.Errorf("a step without times was counted: wall %d, %d interrupted", st.Spend.Wall, len(st.Interrupted))
+	}
+}
