@@ -27,7 +27,15 @@ func said(f *facts, c choice) string {
 		}
 		return fmt.Sprintf("no progress for %s%s; %s from the best checkpoint did not help", plural(n, "iteration"), still, tried)
 	}
-	return fmt.Sprintf("stuck for %s%s: a fresh attempt from the best checkpoint", plural(n, "iteration"), still)
+	next := "a fresh attempt from the best checkpoint"
+	switch c.action {
+	case loop.ActionSimplify:
+	case loop.ActionExpand:
+		next = "the files and symbols the errors name go into the prompt"
+	default:
+		return c.reason
+	}
+	return fmt.Sprintf("stuck for %s%s: %s", plural(n, "iteration"), still, next)
 }
 
 // stalled is how many iterations in a row (the present one included) did not
