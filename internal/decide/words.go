@@ -7,12 +7,15 @@ import (
 )
 
 // said is the reason of a choice in the words a person reads on the terminal,
-// in escalation.md and in the run's state: a run that makes no progress is
-// told as such ("no progress for 4 iterations: still 1 failure (TestX)"),
-// not by its detector's figures (quality, epsilon, variance). The figures stay
-// in the decision document: its reason and its triggers' evidence.
+// in escalation.md and in the run's state. A run that made no progress is
+// told as such ("no progress for 4 iterations, still 1 failure (TestX)"), not
+// by its detector's figures (quality, epsilon, variance) nor by the names of
+// the rules that fired ("still stuck after 1 simplification: stuck: …"). The
+// figures stay in the decision document: its reason and its triggers'
+// evidence. Reasons already in plain words (an oscillation, the shapes of
+// stuck) are kept.
 func said(f *facts, c choice) string {
-	if c.rule != RuleStuck && c.rule != RulePlateau || c.class != "" && c.class != "stuck" {
+	if hasTrigger(f.cur, TOscillation) || c.rule != RuleStuck && c.rule != RulePlateau {
 		return c.reason
 	}
 	n := stalled(f)
@@ -20,32 +23,34 @@ func said(f *facts, c choice) string {
 	if k := len(f.cur.Failing); k > 0 {
 		still = fmt.Sprintf(", still %s (%s)", plural(k, "failure"), first(f.cur.Failing))
 	}
-	if c.action == loop.ActionEscalate {
+	switch {
+	case c.action == loop.ActionEscalate && c.class == "stuck":
 		tried := "a fresh attempt"
 		if s := simplifiesSinceBest(f); s > 1 {
 			tried = plural(s, "fresh attempt")
 		}
 		return fmt.Sprintf("no progress for %s%s; %s from the best checkpoint did not help", plural(n, "iteration"), still, tried)
+	case c.rule == RulePlateau && c.action == loop.ActionSimplify:
+		return fmt.Sprintf("the best result has not improved for %s%s: a fresh attempt from the best checkpoint", plural(n, "iteration"), still)
+	case c.rule == RulePlateau && c.action == loop.ActionExpand:
+		return fmt.Sprintf("the best result has not improved for %s%s: the files and symbols the errors name go into the prompt", plural(n, "iteration"), still)
 	}
-	next := "a fresh attempt from the best checkpoint"
-	switch c.action {
-	case loop.ActionSimplify:
-	case loop.ActionExpand:
-		next = "the files and symbols the errors name go into the prompt"
-	default:
-		return c.reason
-	}
-	return fmt.Sprintf("stuck for %s%s: %s", plural(n, "iteration"), still, next)
+	return c.reason
 }
 
 // stalled is how many iterations in a row (the present one included) did not
-// raise the best quality: all of them when none ran the checks.
+// raise the best quality, the baseline's counted as where the run started:
+// every iteration when none ran the checks.
 func stalled(f *facts) int {
+	tr := f.trend()
 	best, at := 0.0, -1
-	for i, p := range f.seq {
+	for i, p := range tr {
 		if p.Quality >= best+f.p.Epsilon {
 			best, at = p.Quality, i
 		}
 	}
-	return len(f.seq) - 1 - at
+	if at < 0 {
+		return len(f.seq)
+	}
+	return len(tr) - 1 - at
 }
