@@ -268,3 +268,33 @@ func TestLockSetChildren(t *testing.T) {
 	var none *Lock
 	none.SetChildren(kids)
 }
+
+// A lock file left by a dead process of this host is not an owner; one of
+// another host cannot be checked from here, so it counts as live.
+func TestOwnedByALockFile(t *testing.T) {
+	t.Parallel()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	me, err := self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Store{Root: t.TempDir()}
+	if err := EnsureDir(s.StateDir()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		host string
+		want bool
+	}{{me.Host, false}, {"another-host.example", true}} {
+		data, _ := json.Marshal(LockInfo{PID: dead.Process.Pid, Host: tc.host, StartedAt: time.Now()})
+		if err := os.WriteFile(filepath.Join(s.StateDir(), "run.lock"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Owned("run"); got != tc.want {
+			t.Errorf("lock of dead pid %d on host %q: Owned = %v, want %v", dead.Process.Pid, tc.host, got, tc.want)
+		}
+	}
+}
