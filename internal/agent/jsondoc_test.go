@@ -29,3 +29,32 @@ func TestDocAccum(t *testing.T) {
 		}
 	}
 }
+
+// The model of a Claude stream is the first real one its messages name; the
+// "<synthetic>" messages Claude Code writes itself are not a model.
+func TestClaudeStreamModel(t *testing.T) {
+	t.Parallel()
+	msg := func(id, model string) string {
+		return `{"type":"assistant","message":{"id":"` + id + `","model":"` + model + `","usage":{"input_tokens":10,"output_tokens":1}},"session_id":"s"}`
+	}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"the first model", []string{msg("m1", "claude-opus-4-7"), msg("m2", "claude-haiku-4-5")}, "claude-opus-4-7"},
+		{"synthetic first", []string{msg("m1", "<synthetic>"), msg("m2", "claude-sonnet-4-5")}, "claude-sonnet-4-5"},
+		{"only synthetic", []string{msg("m1", "<synthetic>")}, ""},
+	} {
+		p, err := NewParser(FormatClaudeStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range tc.lines {
+			p.Line([]byte(l))
+		}
+		if got := p.Result().Usage.Model; got != tc.want {
+			t.Errorf("%s: model %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
