@@ -15,9 +15,10 @@ func TestErrorRecordKinds(t *testing.T) {
 	opencode := func(status int, retryable string) string {
 		return fmt.Sprintf(`{"type":"error","sessionID":"s","error":{"name":"APIError","data":{"message":"request failed","statusCode":%d,"isRetryable":%s}}}`, status, retryable)
 	}
-	gemini := func(code string) string {
-		return fmt.Sprintf(`{"session_id":"s","error":{"type":"Error","message":"request failed","code":%s}}`, code)
+	geminiSays := func(code, msg string) string {
+		return fmt.Sprintf(`{"session_id":"s","error":{"type":"Error","message":%q,"code":%s}}`, msg, code)
 	}
+	gemini := func(code string) string { return geminiSays(code, "request failed") }
 	tests := []struct {
 		format, line string
 		want         kinds
@@ -34,6 +35,8 @@ func TestErrorRecordKinds(t *testing.T) {
 		{FormatGeminiJSON, gemini("403"), kinds{auth: true}},
 		{FormatGeminiJSON, gemini("41"), kinds{auth: true}}, // gemini's own "no auth method" exit code
 		{FormatGeminiJSON, gemini("400"), kinds{}},
+		{FormatGeminiJSON, geminiSays("400", "Quota exceeded for this project"), kinds{rateLimited: true}},
+		{FormatGeminiJSON, geminiSays("400", "got status 429 from the API"), kinds{rateLimited: true}},
 		{FormatGeminiJSON, gemini(`"UNAUTHENTICATED"`), kinds{}},
 	}
 	for _, tc := range tests {
