@@ -50,4 +50,12 @@ func TestErrorRecordKinds(t *testing.T) {
 			t.Errorf("%s %s: auth, rate limited, transient = %+v (error %v), want %+v", tc.format, tc.line, got, out.IsError, tc.want)
 		}
 	}
+	// opencode's reason names the HTTP status when there is one.
+	for status, want := range map[int]string{500: "APIError: request failed (HTTP 500)", 0: "APIError: request failed"} {
+		p, _ := NewParser(FormatOpencode)
+		p.Line([]byte(opencode(status, "null")))
+		if got := p.Result().Reason; got != want {
+			t.Errorf("status %d: reason %q, want %q", status, got, want)
+		}
+	}
 }
