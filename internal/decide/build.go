@@ -21,7 +21,7 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice, v verdict) loop.De
 		Quality:     f.cur.Quality,
 		Failing:     f.failing,
 		Fingerprint: f.cur.FP,
-		Message:     said(f, c),
+		Message:     said(f, ts, c),
 		Succeeded:   !v.failed,
 	}
 	switch {

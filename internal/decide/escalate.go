@@ -14,7 +14,7 @@ import (
 func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) decision.EscalationReport {
 	r := decision.EscalationReport{
 		Task:     orText(f.in.Spec.Task, orText(f.in.Spec.Name, orText(f.in.Spec.Procedure, "this run"))),
-		Reason:   said(f, c),
+		Reason:   said(f, ts, c),
 		Class:    c.class,
 		Feedback: strings.TrimSpace(f.gateFeedback + "\n\n" + reviewFeedback(f.ev.Review, f.in.State.Feedback, nil)),
 		Pattern:  patternOf(f, ts),

@@ -58,7 +58,7 @@ func TestDecisionsTellTheTruth(t *testing.T) {
 		{name: "stuck on a regression that came back names the regression", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "B"), iter(3, "B", "C", "D"),
 			with(iter(4, "B", "C", "D"), func(ev *evidence.Iteration) { ev.Diff.Hash = "d3" })},
 			ev: with(iter(5, "B", "C", "D"), func(ev *evidence.Iteration) { ev.Diff.Hash = "d3" }), action: loop.ActionEscalate,
-			message: []string{"still stuck after 1 simplification", "regression again: 2 tests that pass at iteration 2 (the best) fail now: test:C (+1 more)"}},
+			message: []string{"no progress for ", "a fresh attempt from the best checkpoint did not help", "regression again: 2 tests that pass at iteration 2 (the best) fail now: test:C (+1 more)"}},
 		{name: "a regression back after a simplification escalates", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "B"), iter(3, "B", "C", "D"), iter(4, "B", "C", "E")},
 			ev: iter(5, "B", "C", "F"), action: loop.ActionEscalate, message: []string{"regression again after 1 simplification"}},
 	}

@@ -14,7 +14,7 @@ import (
 // figures stay in the decision document: its reason and its triggers'
 // evidence. Reasons already in plain words (an oscillation, the shapes of
 // stuck) are kept.
-func said(f *facts, c choice) string {
+func said(f *facts, ts []loop.Trigger, c choice) string {
 	if hasTrigger(f.cur, TOscillation) || c.rule != RuleStuck && c.rule != RulePlateau {
 		return c.reason
 	}
@@ -29,7 +29,11 @@ func said(f *facts, c choice) string {
 		if s := simplifiesSinceBest(f); s > 1 {
 			tried = plural(s, "fresh attempt")
 		}
-		return fmt.Sprintf("no progress for %s%s; %s from the best checkpoint did not help", plural(n, "iteration"), still, tried)
+		why := fmt.Sprintf("no progress for %s%s; %s from the best checkpoint did not help", plural(n, "iteration"), still, tried)
+		if r, ok := find(ts, TRegression); ok && regressedBefore(f) {
+			why += "; regression again: " + r.Evidence // it came back after its rollback
+		}
+		return why
 	case c.rule == RulePlateau && c.action == loop.ActionSimplify:
 		return fmt.Sprintf("the best result has not improved for %s%s: a fresh attempt from the best checkpoint", plural(n, "iteration"), still)
 	case c.rule == RulePlateau && c.action == loop.ActionExpand:

@@ -44,7 +44,7 @@ func TestSaid(t *testing.T) {
 			cur := tt.seq[len(tt.seq)-1]
 			cur.Failing = tt.fail
 			f := &facts{p: DefaultPolicy(), seq: tt.seq, past: tt.seq[:len(tt.seq)-1], cur: cur}
-			if got := said(f, tt.c); got != tt.want {
+			if got := said(f, nil, tt.c); got != tt.want {
 				t.Errorf("said = %q, want %q", got, tt.want)
 			}
 		})
