@@ -73,6 +73,7 @@ func main() {
 // Report is what a campaign found.
 type Report struct {
 	Runs, Sessions, Kills, Iterations int
+	MergeKills                        int // task graphs: kills after every task ended, before all were merged
 	MaxConcurrent                     int // most agents seen at once for one run
 	Window                            time.Duration
 	Unfinished                        int // runs still going after 50 sessions (not an anomaly: too many kills)
@@ -82,6 +83,9 @@ type Report struct {
 
 func (r Report) String() string {
 	s := fmt.Sprintf("runs %d, sessions %d, kills %d, iterations recorded %d, first kill window %s, unfinished after 50 sessions %d, anomalies %d\n", r.Runs, r.Sessions, r.Kills, r.Iterations, r.Window.Round(time.Millisecond), r.Unfinished, r.Anomalies)
+	if r.MergeKills > 0 {
+		s += fmt.Sprintf("  kills in the merge phase %d\n", r.MergeKills)
+	}
 	for _, p := range r.Problems {
 		s += "  " + p + "\n"
 	}
@@ -197,13 +201,14 @@ func (c *campaign) graphs(ctx context.Context, n int) Report {
 		r := c.graphOne(ctx, i, rep.Window)
 		rep.Sessions += r.Sessions
 		rep.Kills += r.Kills
+		rep.MergeKills += r.MergeKills
 		rep.Unfinished += r.Unfinished
 		rep.Anomalies += len(r.Problems)
 		for _, p := range r.Problems {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("graph %d: %s", i, p))
 		}
 		if c.progress != nil {
-			fmt.Fprintf(c.progress, "graph %d ended (%d/%d): %d sessions, %d kills; so far %d sessions, %d kills, %d anomalies\n", i, i+1, n, r.Sessions, r.Kills, rep.Sessions, rep.Kills, rep.Anomalies)
+			fmt.Fprintf(c.progress, "graph %d ended (%d/%d): %d sessions, %d kills (%d merging); so far %d sessions, %d kills, %d anomalies\n", i, i+1, n, r.Sessions, r.Kills, r.MergeKills, rep.Sessions, rep.Kills, rep.Anomalies)
 			for _, p := range r.Problems {
 				fmt.Fprintf(c.progress, "  graph %d: %s\n", i, p)
 			}

@@ -79,6 +79,9 @@ func (c *campaign) graphOne(ctx context.Context, i int, window time.Duration) Re
 			ended = true
 		case killed:
 			rep.Kills++
+			if c.merging(dir) {
+				rep.MergeKills++
+			}
 		default:
 			if err != nil {
 				rep.Problems = append(rep.Problems, fmt.Sprintf("session %d ended with %v: %s", session, err, lastLine(stderr)))
@@ -103,6 +106,27 @@ func (c *campaign) graphOne(ctx context.Context, i int, window time.Duration) Re
 	}
 	rep.Problems = append(rep.Problems, c.checkGraph(dir)...)
 	return rep
+}
+
+// merging reports whether the graph's saved state has every task finished and
+// not every one merged: a kill then landed in the merge phase.
+func (c *campaign) merging(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, ".agentloop", "graphs", "tasks.json"))
+	var gs struct {
+		Outcomes map[string]struct {
+			State string `json:"state"`
+		} `json:"outcomes"`
+		Merged []string `json:"merged"`
+	}
+	if err != nil || json.Unmarshal(b, &gs) != nil || len(gs.Merged) >= len(graphTasks) {
+		return false
+	}
+	for _, t := range graphTasks {
+		if s := gs.Outcomes[t.id].State; s != "completed" && s != "succeeded" {
+			return false
+		}
+	}
+	return true
 }
 
 // checkGraph verifies a finished graph: its state parses, every task ended
