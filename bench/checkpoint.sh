@@ -52,7 +52,8 @@ repo() {
   printf '.agentloop/\n' >.gitignore
   echo "edited 0" >edited.txt
   files "$dir" "$tracked" t
-  git add -A && git -c user.name=b -c user.email=b@b commit -q -m start
+  # No automatic gc: it would pack the objects in the background during the measures.
+  git add -A && git -c gc.auto=0 -c user.name=b -c user.email=b@b commit -q -m start
   [ "$untracked" -gt 0 ] && files "$dir" "$untracked" u
   cd - >/dev/null
 }
