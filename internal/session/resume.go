@@ -37,11 +37,11 @@ func (s *Session) Resume(guidance string, adr bool) error {
 	if guidance == "" {
 		return nil
 	}
-	adr = adr || architectural(st)
+	adr = adr || Architectural(st)
 	loop.ApplyGuidance(st, loop.Guidance{Text: guidance, Architecture: adr})
 	s.screen.Linef("Guidance recorded; the iteration counter starts again (spend so far is kept)")
 	if adr {
-		path, err := writeADR(s.p.WorkDir, st, guidance)
+		path, err := WriteADR(s.p.WorkDir, st, guidance)
 		if err != nil {
 			s.screen.Warnf("record the decision: %v", err)
 		} else {
@@ -84,9 +84,9 @@ func (s *Session) Settle(accept bool) error {
 	return nil
 }
 
-// architectural reports whether the run escalated on an architectural question:
+// Architectural reports whether the run escalated on an architectural question:
 // the answer is then a decision worth an ADR.
-func architectural(st *loop.State) bool {
+func Architectural(st *loop.State) bool {
 	if len(st.History) == 0 {
 		return false
 	}
@@ -95,8 +95,9 @@ func architectural(st *loop.State) bool {
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 
-// writeADR records a human's architectural decision as docs/adr/NNNN-title.md.
-func writeADR(workDir string, st *loop.State, guidance string) (string, error) {
+// WriteADR records a human's architectural decision as docs/adr/NNNN-title.md
+// of the work tree, and returns its path.
+func WriteADR(workDir string, st *loop.State, guidance string) (string, error) {
 	dir := filepath.Join(workDir, "docs", "adr")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err

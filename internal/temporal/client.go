@@ -173,9 +173,10 @@ func NewWorker(c client.Client, s Server, steps *Steps, activityQueue string) []
 	return ws
 }
 
-// RegisterSteps registers the step activity of steps on w.
+// RegisterSteps registers the step and keep activities of steps on w.
 func RegisterSteps(w worker.Worker, steps *Steps) {
 	w.RegisterActivityWithOptions(steps.Step, activity.RegisterOptions{Name: ActivityStep})
+	registerKeep(w, steps)
 }
 
 // runName is the run a workflow ID names.

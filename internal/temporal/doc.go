@@ -6,7 +6,9 @@
 // (baseline, iteration, rollback) are activities with heartbeats; an escalation
 // waits for a workflow Update carrying the human's guidance; Save is a no-op (the
 // workflow's history is the state) and Emit keeps the events in the workflow,
-// where the "state" query reads them with the state.
+// where the "state" query reads them with the state. Keep, the escalation and
+// an architecture decision are written by an activity (keep.go) on the worker
+// holding the run, where a local run writes them.
 //
 // The package is compiled only with the build tag temporal
 // (go build -tags temporal ./cmd/agentloop), so the default binary does not

@@ -81,6 +81,7 @@ func newGraphEnv(t *testing.T, f *fakeGraph) *testsuite.TestWorkflowEnvironment 
 	env.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
 	env.RegisterWorkflowWithOptions(Graph, workflow.RegisterOptions{Name: WorkflowGraph})
 	env.RegisterActivityWithOptions(f.step, activity.RegisterOptions{Name: ActivityStep})
+	env.RegisterActivityWithOptions(noKeep, activity.RegisterOptions{Name: ActivityKeep})
 	env.RegisterActivityWithOptions(f.workTree, activity.RegisterOptions{Name: ActivityWorkTree})
 	env.RegisterActivityWithOptions(f.commit, activity.RegisterOptions{Name: ActivityCommit})
 	env.RegisterActivityWithOptions(f.merge, activity.RegisterOptions{Name: ActivityMerge})

@@ -137,6 +137,7 @@ func TestRealServerRetriedStep(t *testing.T) {
 	w := worker.New(c, queue, worker.Options{})
 	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
 	w.RegisterActivityWithOptions(s.step, activity.RegisterOptions{Name: ActivityStep})
+	w.RegisterActivityWithOptions(noKeep, activity.RegisterOptions{Name: ActivityKeep})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

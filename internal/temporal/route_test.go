@@ -42,6 +42,7 @@ func TestStepsFollowTheWorkTree(t *testing.T) {
 	f := &fleetSteps{gone: map[string]bool{"w1": true}}
 	env := newEnv(t, &script{})
 	env.RegisterActivityWithOptions(f.step, activity.RegisterOptions{Name: ActivityStep})
+	env.RegisterActivityWithOptions(noKeep, activity.RegisterOptions{Name: ActivityKeep})
 	env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, false))
 	if out := result(t, env); out.Status != loop.StatusCompleted {
 		t.Errorf("outcome %s %q, want completed", out.Status, out.Reason)

@@ -87,6 +87,7 @@ func startWorker(t *testing.T, c client.Client, queue string, s *script) worker.
 	w := worker.New(c, queue, worker.Options{})
 	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
 	w.RegisterActivityWithOptions(s.step, activity.RegisterOptions{Name: ActivityStep})
+	w.RegisterActivityWithOptions(noKeep, activity.RegisterOptions{Name: ActivityKeep})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/session"
 )
 
 // The names the workflow, its activities, its query and its update are
@@ -161,6 +162,7 @@ func (w *wfEnv) guide(ctx workflow.Context, g Guidance) error {
 // AwaitGuidance implements [loop.Env]: the run waits, for as long as it takes,
 // for the guidance update.
 func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidance, error) {
+	w.keep(KeepInput{Escalation: &e})
 	w.waiting = &e
 	if err := workflow.Await(w.ctx, func() bool { return w.answer != nil }); err != nil {
 		w.waiting = nil
@@ -168,15 +170,21 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 	}
 	g := *w.answer
 	w.waiting, w.answer = nil, nil
+	if g.Architecture || session.Architectural(w.st) {
+		w.keep(KeepInput{ADR: &ADR{State: *w.st, Guidance: g.Text}})
+	}
 	return g, nil
 }
 
 // Save implements [loop.Env]: a no-op, the workflow's history is the state.
 func (w *wfEnv) Save(context.Context, *loop.State) error { return nil }
 
-// Keep implements [loop.Env]: a no-op; the decision's outcome is in the events
-// and the state, the decision documents are not kept by this engine.
-func (w *wfEnv) Keep(context.Context, loop.Artifacts) error { return nil }
+// Keep implements [loop.Env]: the decision and feedback files are written in
+// the run folder by the worker holding it (see [ActivityKeep]).
+func (w *wfEnv) Keep(_ context.Context, a loop.Artifacts) error {
+	w.keep(KeepInput{Artifacts: &a})
+	return nil
+}
 
 // Emit implements [loop.Env]: the event is kept in the workflow, for the query.
 func (w *wfEnv) Emit(_ context.Context, ev loop.Event) error {

@@ -81,6 +81,7 @@ func newEnv(t *testing.T, s *script) *testsuite.TestWorkflowEnvironment {
 	env := suite.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
 	env.RegisterActivityWithOptions(s.step, activity.RegisterOptions{Name: ActivityStep})
+	env.RegisterActivityWithOptions(noKeep, activity.RegisterOptions{Name: ActivityKeep})
 	return env
 }
 
