@@ -151,12 +151,6 @@ tasks:
 			t.Errorf("run --tasks said:\n%s\nwant %q", stderr, want)
 		}
 	}
-	// The files a local run writes for a human are written on the worker.
-	for _, f := range []string{"iter-001/decision.yaml", "escalation.md"} {
-		if m, _ := filepath.Glob(filepath.Join(repo, ".agentloop", "runs", "tasks-four", "*", f)); len(m) != 1 {
-			t.Errorf("task four's %s: found %v, want one", f, m)
-		}
-	}
 	stdout, _, err = run("report", "tasks", "--engine", "temporal", "--format", "json")
 	if err != nil || !strings.Contains(stdout, `"four"`) || !strings.Contains(stdout, `"escalated"`) {
 		t.Errorf("report of the waiting graph: %v\n%s", err, stdout)
@@ -194,6 +188,12 @@ tasks:
 	}
 	if log := git(t, repo, "log", "--oneline"); !strings.Contains(log, "Merge branch 'agentloop/tasks/four'") {
 		t.Errorf("git log:\n%s\nwant four's branch merged", log)
+	}
+	// The files a local run writes for a human are written on the worker.
+	for _, f := range []string{"iter-001/decision.yaml", "escalation.md"} {
+		if m, _ := filepath.Glob(filepath.Join(repo, ".agentloop", "runs", "tasks-four", "*", f)); len(m) != 1 {
+			t.Errorf("task four's %s: found %v, want one", f, m)
+		}
 	}
 	stdout, _, err = run("report", "tasks", "--engine", "temporal")
 	if err != nil || strings.Contains(stdout, "escalated") {

@@ -162,8 +162,8 @@ func (w *wfEnv) guide(ctx workflow.Context, g Guidance) error {
 // AwaitGuidance implements [loop.Env]: the run waits, for as long as it takes,
 // for the guidance update.
 func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidance, error) {
+	w.waiting = &e // before the escalation's files: an answer may come while they are written
 	w.keep(KeepInput{Escalation: &e})
-	w.waiting = &e
 	if err := workflow.Await(w.ctx, func() bool { return w.answer != nil }); err != nil {
 		w.waiting = nil
 		return loop.Guidance{}, &loop.StopError{Status: loop.StatusInterrupted, Reason: "the workflow was cancelled while it waited for guidance"}
