@@ -449,3 +449,27 @@ func TestRunnerBaseEnv(t *testing.T) {
 		t.Errorf("the agent saw %q (%v), want the base's FOO and the request's BAR", b, err)
 	}
 }
+
+// An agent with a structured format has completed when its final answer holds
+// the marker on a line of its own, not otherwise.
+func TestRunnerMarkerInTheResult(t *testing.T) {
+	t.Parallel()
+	result := func(text string) string {
+		return `print:{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"` + text + `","session_id":"s"}`
+	}
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{`all done\nDONE-42`, true},
+		{`not done yet`, false},
+	} {
+		dir := t.TempDir()
+		p, env := fakePreset(t, FormatClaudeStream, PromptStdin, result(tt.text))
+		res, err := (&Runner{}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env,
+			LogPath: filepath.Join(dir, "agent.log"), CompletionMarker: "DONE-42"})
+		if err != nil || res.Completed != tt.want {
+			t.Errorf("result %q: Completed = %v, want %v (err %v)", tt.text, res.Completed, tt.want, err)
+		}
+	}
+}
