@@ -84,3 +84,20 @@ func TestParseMypyJSONColumns(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
+
+// Free-form TAP diagnostics (mocha's reporter) make a failure's message of at
+// most four lines.
+func TestParseTAPDiagnosticsBounded(t *testing.T) {
+	t.Parallel()
+	in := "TAP version 13\nnot ok 1 adds\n  AssertionError: 1 == 2\n  expected 2\n  actual 1\n  more detail\n  and more\n1..1\n"
+	rep, err := Parse(strings.NewReader(in), Options{Format: "tap", WorkDir: "/src"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 {
+		t.Fatalf("findings %+v", rep.Findings)
+	}
+	if got, want := rep.Findings[0].Message, "AssertionError: 1 == 2 | expected 2 | actual 1 | more detail"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+}
