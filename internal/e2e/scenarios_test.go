@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -182,7 +183,7 @@ turns:
 			l := &loop{dir: repo(t), main: a, env: []string{"AGENTLOOP_KILL_GRACE=2s"}}
 			l.config(t)
 			cmd := l.command(t.Context(), "run", "build")
-			var out strings.Builder
+			var out syncBuffer // read while agentloop still writes to it
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -214,7 +215,7 @@ turns:
 
 // waitStarted waits until the tool has started (its file exists and its sleep
 // runs), or fails when agentloop ends first.
-func waitStarted(t *testing.T, path, marker string, done chan error, out *strings.Builder) {
+func waitStarted(t *testing.T, path, marker string, done chan error, out *syncBuffer) {
 	t.Helper()
 	deadline := time.After(8 * time.Minute)
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -231,6 +232,24 @@ func waitStarted(t *testing.T, path, marker string, done chan error, out *string
 			}
 		}
 	}
+}
+
+// syncBuffer is a strings.Builder safe to read while a process writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // survivors are the running processes (not zombies) whose command line holds
@@ -353,13 +372,13 @@ func TestNeverEndingReply(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			a := &agent{cli: lookupCLI(name), name: name, srv: serve(t, hangScenario), result: "hang"}
-			l := &loop{dir: repo(t), main: a, limits: map[string]any{"failure_threshold": 1, "iteration_timeout": "90s"},
+			l := &loop{dir: repo(t), main: a, limits: map[string]any{"failure_threshold": 1, "iteration_timeout": "150s"},
 				env: []string{"AGENTLOOP_KILL_GRACE=2s"}}
 			o := l.run(t)
 			if o.code == 0 || o.report.Summary.Status == "succeeded" {
 				t.Fatalf("a reply that never ends ended as a success; %s", o)
 			}
-			if !strings.Contains(o.stdout+o.stderr, "agent timed out after 1m30s") {
+			if !strings.Contains(o.stdout+o.stderr, "agent timed out after 2m30s") {
 				t.Errorf("the output does not say the agent timed out; %s", o)
 			}
 			hung := false
