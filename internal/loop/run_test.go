@@ -808,6 +808,7 @@ func TestRunCountsOnlyATimeSpan(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, res := range []loop.StepResult{{Finished: t0}, {Started: t0}, {Started: t0, Finished: t0.Add(-time.Second)}} {
+		res.Iteration.Started, res.Iteration.Finished = res.Started, res.Finished
 		st := newState()
 		if _, err := loop.Run(t.Context(), cutEnv{&scriptEnv{}, res, nil}, loop.Spec{Limits: budget.Limits{MaxIterations: 1}, Decider: engine}, st); err != nil {
 			t.Fatal(err)
