@@ -158,7 +158,9 @@ func TestProcessStubborn(t *testing.T) {
 		Env:     append(os.Environ(), "FAKEAGENT_TEST_AS_MAIN=1", "FAKEAGENT_DIR="+inv.agentDir, "FAKEAGENT_PLAN="+inv.planPath),
 		Stdout:  &out,
 		Stderr:  &out,
-		Timeout: 500 * time.Millisecond,
+		// The timeout must fall after the agent has spawned its child and
+		// recorded both pids; a loaded machine can take seconds to get there.
+		Timeout: 3 * time.Second,
 		Grace:   300 * time.Millisecond,
 	})
 	if err != nil {
