@@ -7,7 +7,6 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -92,22 +91,10 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 // graph's, as the local engine's. Interrupting it leaves the graph going on
 // the workers.
 func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printer, name string) error {
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
 	shown := map[string]string{} // what was last said of each task
-	var failingSince time.Time
-	for {
-		v, err := temporal.QueryGraph(ctx, c, name)
-		switch {
-		case err != nil && ctx.Err() != nil:
-		case err != nil:
-			if failingSince.IsZero() {
-				failingSince = time.Now()
-			} else if time.Since(failingSince) > 30*time.Second {
-				return err
-			}
-		default:
-			failingSince = time.Time{}
+	return poll(ctx, screen,
+		func(ctx context.Context) (temporal.GraphView, error) { return temporal.QueryGraph(ctx, c, name) },
+		func(v temporal.GraphView) (bool, error) {
 			waiting := showGraph(ctx, c, screen, v, shown)
 			if v.Ended {
 				for _, id := range v.Merged {
@@ -117,7 +104,7 @@ func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printe
 					screen.Warnf("%s", w)
 				}
 				session.WriteGraphSummary(d.Stdout, v.File.Tasks, v.Outcomes)
-				return &ExitError{Code: graphExit(v.Outcomes, v.Stopped != "")}
+				return true, &ExitError{Code: graphExit(v.Outcomes, v.Stopped != "")}
 			}
 			if len(v.Running) > 0 && len(waiting) == len(v.Running) {
 				for _, id := range waiting {
@@ -126,16 +113,11 @@ func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printe
 					screen.Linef("Then: agentloop resume %s --guidance \"...\" --engine temporal", run)
 				}
 				screen.Linef("The graph goes on once answered; see it with: agentloop report %s --engine temporal", name)
-				return &ExitError{Code: ExitEscalated}
+				return true, &ExitError{Code: ExitEscalated}
 			}
-		}
-		select {
-		case <-ctx.Done():
-			screen.Linef("The graph goes on on the workers. See it with: agentloop report %s --engine temporal", name)
-			return &ExitError{Code: ExitInterrupted}
-		case <-tick.C:
-		}
-	}
+			return false, nil
+		},
+		"The graph goes on on the workers. See it with: agentloop report "+name+" --engine temporal")
 }
 
 // showGraph says what changed of each task since the last call, and returns

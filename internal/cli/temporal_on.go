@@ -59,15 +59,35 @@ func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error 
 // waits for a human, and maps how it stands to the exit code. Interrupting it
 // leaves the run going on the workers.
 func followTemporal(ctx context.Context, c client.Client, screen *ui.Printer, name string, from int) error {
+	return poll(ctx, screen,
+		func(ctx context.Context) (temporal.View, error) { return temporal.Query(ctx, c, name) },
+		func(v temporal.View) (bool, error) {
+			for _, ev := range v.Events[min(from, len(v.Events)):] {
+				screen.Event(ev)
+			}
+			from = max(from, len(v.Events))
+			if v.Waiting || v.State.Status.Ended() {
+				return true, temporalEpilogue(screen, name, v)
+			}
+			return false, nil
+		},
+		"The run goes on on the workers. Follow it with: agentloop status "+name+" --engine temporal")
+}
+
+// poll asks query five times a second and hands each answer to show until
+// show says it is done, with show's error as the result. A query that fails
+// is asked again for 30 s (the server may be restarting) before its error is
+// the result. Interrupting it says gone (what goes on without this process)
+// and exits as interrupted.
+func poll[V any](ctx context.Context, screen *ui.Printer, query func(context.Context) (V, error), show func(V) (bool, error), gone string) error {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	var failingSince time.Time
 	for {
-		v, err := temporal.Query(ctx, c, name)
+		v, err := query(ctx)
 		switch {
 		case err != nil && ctx.Err() != nil:
 		case err != nil:
-			// The server may be restarting: keep asking for a while.
 			if failingSince.IsZero() {
 				failingSince = time.Now()
 			} else if time.Since(failingSince) > 30*time.Second {
@@ -75,17 +95,13 @@ func followTemporal(ctx context.Context, c client.Client, screen *ui.Printer, na
 			}
 		default:
 			failingSince = time.Time{}
-			for _, ev := range v.Events[min(from, len(v.Events)):] {
-				screen.Event(ev)
-			}
-			from = max(from, len(v.Events))
-			if v.Waiting || v.State.Status.Ended() {
-				return temporalEpilogue(screen, name, v)
+			if done, err := show(v); done {
+				return err
 			}
 		}
 		select {
 		case <-ctx.Done():
-			screen.Linef("The run goes on on the workers. Follow it with: agentloop status %s --engine temporal", name)
+			screen.Linef("%s", gone)
 			return &ExitError{Code: ExitInterrupted}
 		case <-tick.C:
 		}
