@@ -154,10 +154,10 @@ func TestProcessStubborn(t *testing.T) {
 	inv := newInvocation(t, "print started\nspawn-stubborn\nhang-stubborn\n")
 	var out bytes.Buffer
 	res, err := proc.Run(t.Context(), proc.Spec{
-		Argv:    []string{os.Args[0]},
-		Env:     append(os.Environ(), "FAKEAGENT_TEST_AS_MAIN=1", "FAKEAGENT_DIR="+inv.agentDir, "FAKEAGENT_PLAN="+inv.planPath),
-		Stdout:  &out,
-		Stderr:  &out,
+		Argv:   []string{os.Args[0]},
+		Env:    append(os.Environ(), "FAKEAGENT_TEST_AS_MAIN=1", "FAKEAGENT_DIR="+inv.agentDir, "FAKEAGENT_PLAN="+inv.planPath),
+		Stdout: &out,
+		Stderr: &out,
 		// The timeout must fall after the agent has spawned its child and
 		// recorded both pids; a loaded machine can take seconds to get there.
 		Timeout: 3 * time.Second,
