@@ -1,8 +1,11 @@
 package gate
 
 import (
+	"errors"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -35,6 +38,8 @@ func TestParseProblems(t *testing.T) {
 			[]string{"nothing in the output could be read as jest-json; it was read as plain text"}, true},
 		{"a cut jest report", "jest-json", `{"numFailedTests":0,"testResults":[{"name":"a.test.js",`,
 			[]string{"nothing in the output could be read as jest-json (unexpected EOF); it was read as plain text"}, true},
+		{"an eslint report cut after its first file", "eslint-json", `[{"filePath":"/src/a.js","messages":[{"ruleId":"no-undef","severity":2,"message":"x is not defined","line":1,"column":1}]},{"filePath":`,
+			[]string{"the output is not valid eslint-json: unexpected EOF"}, false},
 		{"text formats have no such problem", "gotest", "whatever this is\n", nil, false},
 		{"nor does generic", "generic", "whatever this is\n", nil, false},
 		{"nor detection of text", "auto", "whatever this is\n", nil, false},
@@ -53,6 +58,21 @@ func TestParseProblems(t *testing.T) {
 				t.Errorf("Unreadable = %v, want %v", rep.Unreadable, tt.unreadable)
 			}
 		})
+	}
+}
+
+// TestParseReadError: output cut by a failing read is an error of the read,
+// not a problem of the format (the parser's own error is not named).
+func TestParseReadError(t *testing.T) {
+	t.Parallel()
+	broken := errors.New("device gone")
+	r := io.MultiReader(strings.NewReader(`[{"filePath":"/src/a.js","messages":[]},{"filePath":`), iotest.ErrReader(broken))
+	rep, err := Parse(r, Options{Format: "eslint-json"})
+	if !errors.Is(err, broken) {
+		t.Errorf("error %v, want the read's", err)
+	}
+	if len(rep.Problems) != 0 {
+		t.Errorf("Problems %q, want none", rep.Problems)
 	}
 }
 
