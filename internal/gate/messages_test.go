@@ -46,6 +46,20 @@ src/b.ts(1,1): error TS1005: ';' expected.
 {"Action":"output","Package":"m/p","Output":"FAIL\tm/p [build failed]\n"}
 {"Action":"fail","Package":"m/p","Elapsed":0,"FailedBuild":"m/p [m/p.test]"}
 `, []string{"p/p.go:4 cannot use x (variable of type int) as string value in return statement | have (int) | want (string)"}},
+		{"a traceback's last unindented exception line is the message, not the lines after it", "python", `FAIL: test_token (test_auth.TestLogin.test_token)
+----------------------------------------------------------------------
+Traceback (most recent call last):
+  File "/src/test_auth.py", line 7, in test_token
+    self.assertIn("user42", tok)
+AssertionError: 'user42' not found in ''
+
+Stdout:
+token issued
+----------------------------------------------------------------------
+Ran 1 test in 0.001s
+
+FAILED (failures=1)
+`, []string{"test_auth.py:7 AssertionError: 'user42' not found in ''"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,18 +100,33 @@ func TestParseMypyJSONColumns(t *testing.T) {
 }
 
 // Free-form TAP diagnostics (mocha's reporter) make a failure's message of at
-// most four lines.
+// most four lines, and a message takes no more lines once it is over
+// maxMsgBytes bytes.
 func TestParseTAPDiagnosticsBounded(t *testing.T) {
 	t.Parallel()
-	in := "TAP version 13\nnot ok 1 adds\n  AssertionError: 1 == 2\n  expected 2\n  actual 1\n  more detail\n  and more\n1..1\n"
-	rep, err := Parse(strings.NewReader(in), Options{Format: "tap", WorkDir: "/src"})
-	if err != nil {
-		t.Fatal(err)
+	atCap := strings.Repeat("é", maxMsgBytes/2) // maxMsgBytes bytes, half as many runes
+	tests := []struct {
+		name, diag, want string
+	}{
+		{"four lines", "  AssertionError: 1 == 2\n  expected 2\n  actual 1\n  more detail\n  and more\n",
+			"AssertionError: 1 == 2 | expected 2 | actual 1 | more detail"},
+		{"a line at the byte cap takes one more, then none", "  " + atCap + "\n  expected 2\n  actual 1\n",
+			atCap + " | expected 2"},
+		{"a line over the byte cap takes none", "  " + atCap + "x\n  expected 2\n", atCap + "x"},
 	}
-	if len(rep.Findings) != 1 {
-		t.Fatalf("findings %+v", rep.Findings)
-	}
-	if got, want := rep.Findings[0].Message, "AssertionError: 1 == 2 | expected 2 | actual 1 | more detail"; got != want {
-		t.Errorf("message %q, want %q", got, want)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := Parse(strings.NewReader("TAP version 13\nnot ok 1 adds\n"+tt.diag+"1..1\n"), Options{Format: "tap", WorkDir: "/src"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Findings) != 1 {
+				t.Fatalf("findings %+v", rep.Findings)
+			}
+			if got := rep.Findings[0].Message; got != tt.want {
+				t.Errorf("message %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
