@@ -68,3 +68,63 @@ func TestRenderBudget(t *testing.T) {
 		t.Errorf("no results: %q", got)
 	}
 }
+
+// TestRenderPerGate: a gate's own budget bounds its part of the feedback; 0
+// sets none (the gate gets its share of the total, as without an entry).
+func TestRenderPerGate(t *testing.T) {
+	t.Parallel()
+	rep := fixtureReport(t, "go/gotestsum_jsonfile.jsonl", "/src/gosample")
+	res := Judge(Gate{Name: "tests", Command: "go test -json ./..."}, 1, rep, nil)
+	shared := Render([]evidence.GateResult{res}, nil, RenderOptions{MaxLength: 500})
+	if utf8.RuneCountInString(shared) <= 200 {
+		t.Fatalf("the fixture's feedback is too short to tell a budget of 200 from none:\n%s", shared)
+	}
+	tests := []struct {
+		name    string
+		perGate map[string]int
+		max     int  // runes at most
+		same    bool // the same as without PerGate
+	}{
+		{"no entry", map[string]int{"lint": 50}, 500, true},
+		{"0 sets none", map[string]int{"tests": 0}, 500, true},
+		{"its own budget", map[string]int{"tests": 200}, 200, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := Render([]evidence.GateResult{res}, nil, RenderOptions{MaxLength: 500, PerGate: tt.perGate})
+			if n := utf8.RuneCountInString(got); n > tt.max {
+				t.Errorf("%d runes, want at most %d:\n%s", n, tt.max, got)
+			}
+			if (got == shared) != tt.same {
+				t.Errorf("same as without PerGate: %v, want %v:\n%s", got == shared, tt.same, got)
+			}
+		})
+	}
+}
+
+// TestRenderHeader: a failing gate's header counts its findings by kind, and
+// says nothing more when it has none to count.
+func TestRenderHeader(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		res  evidence.GateResult
+		want string
+	}{
+		{"no findings", evidence.GateResult{Name: "lint", ExitCode: 2}, "lint failed (exit 2)"},
+		{"exit unknown", evidence.GateResult{Name: "lint", ExitCode: -1}, "lint failed (exit unknown)"},
+		{"findings by kind", evidence.GateResult{Name: "tests", ExitCode: 1, Findings: []evidence.Finding{
+			{Kind: evidence.KindTest, ID: "TestA", Message: "boom"}, {Kind: evidence.KindBuild, File: "a.go", Line: 3, Message: "undefined: x"}}},
+			"tests failed (exit 1): 1 build, 1 test"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, _, _ := strings.Cut(Render([]evidence.GateResult{tt.res}, nil, RenderOptions{}), "\n")
+			if got != tt.want {
+				t.Errorf("header %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
