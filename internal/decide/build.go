@@ -25,9 +25,11 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice, v verdict) loop.De
 		Succeeded:   !v.failed,
 	}
 	switch {
-	case c.action.Continues() && v.label != "":
+	case v.label == "" || strings.Contains(d.Message, v.label):
+		// Nothing to add, or said already ("agent timed out after 10m0s").
+	case c.action.Continues():
 		d.Message = v.label + "; " + d.Message
-	case c.action == loop.ActionProceed && v.label != "":
+	case c.action == loop.ActionProceed:
 		d.Message = d.Message + "; " + v.label // flaky: failed then passed
 	}
 	bestQ := -1.0

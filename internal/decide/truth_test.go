@@ -59,6 +59,10 @@ func TestDecisionsTellTheTruth(t *testing.T) {
 			with(iter(4, "B", "C", "D"), func(ev *evidence.Iteration) { ev.Diff.Hash = "d3" })},
 			ev: with(iter(5, "B", "C", "D"), func(ev *evidence.Iteration) { ev.Diff.Hash = "d3" }), action: loop.ActionEscalate,
 			message: []string{"no progress for ", "a fresh attempt from the best checkpoint did not help", "regression again: 2 tests that pass at iteration 2 (the best) fail now: test:C (+1 more)"}},
+		{name: "an agent that timed out is said once", base: []string{"A"}, ev: with(iter(1, "A"), func(ev *evidence.Iteration) {
+			ev.Agent.TimedOut, ev.Agent.ExitCode, ev.Agent.Reason = true, -1, "timed out after 10m0s"
+			ev.Gates = nil // a timed-out agent's tree is not gated
+		}), action: loop.ActionRefine, message: []string{"timed out after 10m0s"}, noMessage: []string{"10m0s; agent timed out"}, succeeded: ptr(false)},
 		{name: "a regression back after a simplification escalates", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "B"), iter(3, "B", "C", "D"), iter(4, "B", "C", "E")},
 			ev: iter(5, "B", "C", "F"), action: loop.ActionEscalate, message: []string{"regression again after 1 simplification"}},
 	}
