@@ -388,3 +388,30 @@ func TestQwenRetry(t *testing.T) {
 		t.Error("Claude Code's stderr read as Qwen Code's")
 	}
 }
+
+// TestGeminiStreamModel: the run's model is the one of the result's per-model
+// stats that used the most tokens, input and output together.
+func TestGeminiStreamModel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, models, want string
+	}{
+		{"most output outweighs more input", `"a-router":{"input_tokens":600,"output_tokens":10},"b-main":{"input_tokens":100,"output_tokens":1000}`, "b-main"},
+		{"most input outweighs less output", `"a-main":{"input_tokens":5000,"output_tokens":20},"b-router":{"input_tokens":10,"output_tokens":900}`, "a-main"},
+		{"no split: the model the stream began with", ``, "gemini-init"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := NewParser(FormatGeminiStream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Line([]byte(`{"type":"init","session_id":"s1","model":"gemini-init"}`))
+			p.Line([]byte(`{"type":"result","status":"success","stats":{"input_tokens":10,"output_tokens":10,"models":{` + tt.models + `}}}`))
+			if got := p.Result().Usage.Model; got != tt.want {
+				t.Errorf("model %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
