@@ -295,3 +295,43 @@ func TestRecordsOfOlderBuildsCompareTheSame(t *testing.T) {
 		t.Errorf("feedback does not count the old record's baseline failure as still failing:\n%s", d.Feedback)
 	}
 }
+
+// TestStuckRecommendation: a run stuck close to done (quality 0.9 or more)
+// is recommended for acceptance, one further away for a hint.
+func TestStuckRecommendation(t *testing.T) {
+	t.Parallel()
+	p := DefaultPolicy()
+	passing := func(n int) func(*evidence.Iteration) {
+		return func(ev *evidence.Iteration) { ev.Gates[0].Tests.Passed = n }
+	}
+	const accept, hint = "Accept the best checkpoint", "Resume with a hint"
+	tests := []struct {
+		name    string
+		failing []string
+		passed  int
+		want    string
+	}{
+		{"1 of 100 failing", []string{"A"}, 99, accept},
+		{"1 of 10 failing: 0.9", []string{"A"}, 9, accept},
+		{"2 of 11 failing", []string{"A", "B"}, 9, hint},
+		{"3 of 4 failing", []string{"A", "B", "C"}, 1, hint},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			spec := thresholded(3)
+			var evs []evidence.Iteration
+			for i := 1; i <= 3; i++ {
+				evs = append(evs, with(iter(i, tt.failing...), passing(tt.passed)))
+			}
+			st := past(p, spec, evs[:2])
+			d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: evs[2], Budget: done(3)})
+			if d.Action != loop.ActionEscalate || d.Escalation == nil || d.Escalation.Report == nil || d.Escalation.Report.Class != "stuck" {
+				t.Fatalf("decision %s %+v, want a stuck escalation", d.Action, d.Escalation)
+			}
+			if rec := d.Escalation.Report.Recommendation; !strings.HasPrefix(rec, tt.want) {
+				t.Errorf("recommendation %q, want %q…", rec, tt.want)
+			}
+		})
+	}
+}
