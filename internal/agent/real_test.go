@@ -39,6 +39,8 @@ func TestClassifyReal(t *testing.T) {
 		{"opencode-1.18.33-401", evidence.OutcomeAuth, "Incorrect API key"},
 		{"opencode-1.18.33-ratelimit-once", evidence.OutcomeSucceeded, ""},
 		{"copilot-1.0.102-success", evidence.OutcomeSucceeded, ""},
+		{"qwen-0.24.4-success", evidence.OutcomeSucceeded, ""},
+		{"qwen-0.24.4-401", evidence.OutcomeAuth, "Incorrect API key"},
 		{"claude-2.1.197-cut", evidence.OutcomeTransient, "Connection to the API was lost"},
 		{"codex-0.169.0-cut", evidence.OutcomeTransient, "stream disconnected before completion"},
 	}
