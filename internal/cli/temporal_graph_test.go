@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,24 +29,6 @@ func TestMain(m *testing.M) {
 		os.Exit(fakeagent.Main())
 	}
 	os.Exit(m.Run())
-}
-
-// syncBuffer is a buffer written by a command while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestTemporalGraphRealServer runs a task graph of four tasks with the fake
@@ -128,7 +109,7 @@ tasks:
 		time.Sleep(200 * time.Millisecond) // no readiness event to wait for
 	}
 	wctx, stopWorker := context.WithCancel(t.Context())
-	var wout, werr syncBuffer
+	var wout, werr testenv.Output
 	workerDone := make(chan error, 1)
 	go func() { workerDone <- Run(wctx, []string{"worker"}, deps(&wout, &werr)) }()
 	defer func() {

@@ -9,10 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 // Each CLI edits the file with its own shell tool, the gate passes, and the
@@ -183,7 +184,7 @@ turns:
 			l := &loop{dir: repo(t), main: a, env: []string{"AGENTLOOP_KILL_GRACE=2s"}}
 			l.config(t)
 			cmd := l.command(t.Context(), "run", "build")
-			var out syncBuffer // read while agentloop still writes to it
+			var out testenv.Output // read while agentloop still writes to it
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -215,7 +216,7 @@ turns:
 
 // waitStarted waits until the tool has started (its file exists and its sleep
 // runs), or fails when agentloop ends first.
-func waitStarted(t *testing.T, path, marker string, done chan error, out *syncBuffer) {
+func waitStarted(t *testing.T, path, marker string, done chan error, out *testenv.Output) {
 	t.Helper()
 	deadline := time.After(8 * time.Minute)
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -232,24 +233,6 @@ func waitStarted(t *testing.T, path, marker string, done chan error, out *syncBu
 			}
 		}
 	}
-}
-
-// syncBuffer is a strings.Builder safe to read while a process writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // survivors are the running processes (not zombies) whose command line holds

@@ -3,7 +3,6 @@
 package temporal_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -125,27 +123,9 @@ func (f *fleet) git(dir string, args ...string) string {
 // proc is an agentloop process started by a test.
 type proc struct {
 	cmd  *exec.Cmd
-	out  lockedBuffer
+	out  testenv.Output
 	done chan struct{}
 	err  error
-}
-
-// lockedBuffer is a buffer written by a process while a test may read it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // start starts agentloop in dir, in a process group of its own.
