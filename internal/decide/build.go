@@ -31,6 +31,10 @@ func (e *Engine) build(f *facts, ts []loop.Trigger, c choice, v verdict) loop.De
 		d.Message = v.label + "; " + d.Message
 	case c.action == loop.ActionProceed:
 		d.Message = d.Message + "; " + v.label // flaky: failed then passed
+	case c.action == loop.ActionEscalate && f.ev.Agent.Failed():
+		// What ended the last attempt, beside why the loop stops: "max
+		// iterations reached: …; iteration 2: agent timed out after 3s".
+		d.Message += fmt.Sprintf("; iteration %d: %s", f.ev.N, v.label)
 	}
 	bestQ := -1.0
 	if st.Best != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/gate"
@@ -14,7 +15,7 @@ import (
 func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) decision.EscalationReport {
 	r := decision.EscalationReport{
 		Task:     orText(f.in.Spec.Task, orText(f.in.Spec.Name, orText(f.in.Spec.Procedure, "this run"))),
-		Reason:   said(f, ts, c),
+		Reason:   d.Message,
 		Class:    c.class,
 		Feedback: strings.TrimSpace(f.gateFeedback + "\n\n" + reviewFeedback(f.ev.Review, f.in.State.Feedback, nil)),
 		Pattern:  patternOf(f, ts),
@@ -196,6 +197,9 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, stri
 		return "The agent goes round: " + t.Evidence + ". What must the code do so that both pass?", opts,
 			"Both tests stand unless one is wrong: resume with a hint on how both can hold."
 	}
+	if a := f.ev.Agent; a.TimedOut || a.IdleTimedOut {
+		return timedOut(f, opts)
+	}
 	key := gate.Label(focus(f))
 	q := "What does the agent miss to make the remaining failures pass?"
 	if key != "" {
@@ -206,6 +210,41 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, stri
 		rec = "Accept the best checkpoint and finish the rest by hand; it is close."
 	}
 	return q, opts, rec
+}
+
+// timedOut is the question when the agent of the iteration that escalates ran
+// out of time: whether it needs more time or a smaller step, not what it
+// misses about a failure it may never have reached.
+func timedOut(f *facts, opts []decision.Option) (string, []decision.Option, string) {
+	q := fmt.Sprintf("In iteration %d the agent %s: does it need more time for each iteration, or a smaller step?", f.ev.N, f.ev.Agent.Summary())
+	rec := "Read the end of the agent's log: if it was still working, give it more time; if it was stuck, resume with a smaller first step as guidance."
+	if t := timeoutInForce(f); t > 0 && f.ev.Agent.TimedOut {
+		more := decision.Option{Label: "Give it more time", TradeOff: "resume with a longer iteration timeout and your answer; each iteration may cost more",
+			Resume: fmt.Sprintf(`--iteration-timeout %s --guidance "..."`, shortDuration(expandTimeout(t)))}
+		opts = append([]decision.Option{more}, opts...)
+	}
+	return q, opts, rec
+}
+
+// timeoutInForce is the iteration timeout the present iteration ran under: a
+// raised one the decider asked for, or the run's own.
+func timeoutInForce(f *facts) time.Duration {
+	if t := f.in.State.Next.Timeout.Duration(); t > 0 {
+		return t
+	}
+	return f.in.Spec.Limits.IterationTimeout
+}
+
+// shortDuration writes d as a flag value without zero units: 45m, 1h30m, 4.5s.
+func shortDuration(d time.Duration) string {
+	s := d.Round(100 * time.Millisecond).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // acceptable reports whether there is a checkpoint a person could accept as it

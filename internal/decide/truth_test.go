@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -125,3 +126,64 @@ func questionOf(d loop.Decision) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// An agent that runs out of time in the iteration that escalates: the reason
+// names the timeout, the question asks about time rather than the failure it
+// may never have reached, and giving it more time is an option whose command
+// raises the timeout by half; an idle timeout, which no flag raises, gets the
+// question but not that option.
+func TestEscalationAfterAgentTimeout(t *testing.T) {
+	timedOut := func(idle bool) func(ev *evidence.Iteration) {
+		return func(ev *evidence.Iteration) {
+			ev.Agent.TimedOut, ev.Agent.IdleTimedOut, ev.Agent.ExitCode = !idle, idle, -1
+			ev.Agent.Reason = "timed out after 10m0s"
+			if idle {
+				ev.Agent.Reason = "timed out: no output for 5m0s"
+			}
+			ev.Gates = nil
+		}
+	}
+	tests := []struct {
+		name     string
+		idle     bool
+		raised   loop.Millis // a timeout an expand raised before this iteration
+		reason   string
+		question string
+		more     string // the "Give it more time" option's flags; "" for none
+	}{
+		{name: "iteration timeout", reason: "iteration 2: agent timed out after 10m0s",
+			question: "In iteration 2 the agent timed out after 10m0s: does it need more time", more: `--iteration-timeout 15m --guidance "..."`},
+		{name: "a raised timeout is raised again", raised: loop.MillisOf(15 * time.Minute), reason: "iteration 2: agent timed out",
+			question: "does it need more time", more: `--iteration-timeout 22m30s --guidance "..."`},
+		{name: "idle timeout", idle: true, reason: "iteration 2: agent timed out: no output for 5m0s",
+			question: "In iteration 2 the agent timed out: no output for 5m0s: does it need more time"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := DefaultPolicy()
+			spec := gated()
+			spec.Limits.IterationTimeout = 10 * time.Minute
+			st := pastFrom(baseline([]string{"A", "B"}), p, spec, []evidence.Iteration{iter(1, "A")})
+			st.Next.Timeout = tt.raised
+			d := New(p).Decide(limited{MaxIterations: 2}.input(st, spec, with(iter(2, "A"), timedOut(tt.idle))))
+			if d.Action != loop.ActionEscalate || d.Escalation == nil {
+				t.Fatalf("got %s (%s), want an escalation", d.Action, d.Message)
+			}
+			if !strings.Contains(d.Message, tt.reason) || d.Escalation.Report.Reason != d.Message {
+				t.Errorf("reason %q (report %q) lacks %q", d.Message, d.Escalation.Report.Reason, tt.reason)
+			}
+			if q := d.Escalation.Question; !strings.Contains(q, tt.question) || strings.Contains(q, "miss") {
+				t.Errorf("question %q, want %q", q, tt.question)
+			}
+			var more string
+			for _, o := range d.Escalation.Report.Options {
+				if o.Label == "Give it more time" {
+					more = o.Resume
+				}
+			}
+			if more != tt.more {
+				t.Errorf("more time: %q, want %q", more, tt.more)
+			}
+		})
+	}
+}
