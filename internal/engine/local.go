@@ -38,6 +38,10 @@ type Local struct {
 	Now      func() time.Time
 	Sleep    func(ctx context.Context, d time.Duration) error
 	Log      *slog.Logger
+	// Started, when set, is told the checkpoint an iteration starts from as
+	// soon as it is taken, before the agent runs (an engine of many workers
+	// shares it, so that another can rebuild the work tree from it).
+	Started func(ctx context.Context, iteration int, checkpoint string)
 
 	RateLimit RateLimitPolicy
 	// TokenBudget is the prompt size above which a warning is shown (0: none).
@@ -128,6 +132,9 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		before = c
 	}
 	l.markStart(r, start, before)
+	if before != "" && l.Started != nil {
+		l.Started(ctx, r.Iteration, before)
+	}
 
 	prompt, tokens, err := l.Prompt.Compose(r)
 	if err != nil {

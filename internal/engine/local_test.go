@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +182,43 @@ func TestIterationWarnsWhenTheAgentHasNoTask(t *testing.T) {
 	}
 	if len(screen.got) != 1 || !strings.Contains(screen.got[0], "the agent has no task") || !strings.Contains(screen.got[0], "--context") {
 		t.Errorf("warnings %q, want one that the agent has no task", screen.got)
+	}
+}
+
+// startWork is a work tree whose every start is a new checkpoint.
+type startWork struct{ starts int }
+
+func (w *startWork) Snapshot(context.Context, string, string) (string, string, error) {
+	return "end", "tree", nil
+}
+func (w *startWork) Start(context.Context, string, string) (string, string, error) {
+	w.starts++
+	return "start-" + string(rune('0'+w.starts)), "tree", nil
+}
+func (w *startWork) Restore(context.Context, string) error { return nil }
+func (w *startWork) Diff(context.Context, string) (evidence.DiffFacts, string, error) {
+	return evidence.DiffFacts{}, "", nil
+}
+func (w *startWork) AfterIteration(context.Context, int, string) error { return nil }
+
+// TestStartedBeforeTheAgentRuns: the iteration's start checkpoint is handed to
+// Started as soon as it is taken, before the agent runs.
+func TestStartedBeforeTheAgentRuns(t *testing.T) {
+	t.Parallel()
+	agent := &scriptedAgent{results: []evidence.AgentResult{{Agent: "fake"}}}
+	var got []string
+	l := &Local{
+		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: t.TempDir(),
+		Agent: agent, Work: &startWork{}, Prompt: &fakePrompter{}, Store: &memStore{}, Events: &memEvents{},
+		Screen: &warnings{}, Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Started: func(_ context.Context, n int, c string) {
+			got = append(got, fmt.Sprintf("%d %s, agent ran %d", n, c, len(agent.ran)))
+		},
+	}
+	if _, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepIteration, Iteration: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"1 start-1, agent ran 0"}; !slices.Equal(got, want) {
+		t.Errorf("Started was told %q, want %q", got, want)
 	}
 }

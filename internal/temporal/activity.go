@@ -29,6 +29,9 @@ type StepInput struct {
 	// Last is the run's last checkpoint: where a step run again after its
 	// worker died starts from when its own start checkpoint was never taken.
 	Last string
+	// Moved says the step was taken away from the worker holding the run's
+	// work tree, gone for good: it is rebuilt here from the shared remote.
+	Moved bool `json:",omitempty"`
 }
 
 // stopErrorType is the activity error type of a [loop.StopError].
@@ -81,14 +84,23 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	defer stop()
 	l.Echo = agentOutput{ctx: ctx} // the agent's output is a sign of life too
 	shared := engine.CheckpointRefs(in.Run.Name, in.Run.RunID)
-	if fresh && s.Remote != "" && (in.Last != "" || in.Request.Checkpoint != "") {
-		// The run's earlier steps ran on another worker, or before this
-		// worker started: its checkpoints are on the shared remote.
+	l.Started = nil
+	if s.Remote != "" {
+		l.Started = func(ctx context.Context, _ int, c string) {
+			if c != in.Last { // a new checkpoint: the run's last one was shared with its step
+				s.share(ctx, p.WorkDir, in.Run, shared)
+			}
+		}
+	}
+	// The run's earlier steps, or the start of this one, were on another
+	// worker (or on this one before it started again).
+	elsewhere := in.Last != "" || in.Moved || info.Attempt > 1
+	if fresh && s.Remote != "" && (elsewhere || in.Request.Checkpoint != "") {
 		if err := gitx.FetchCheckpoints(ctx, p.WorkDir, s.Remote, shared); err != nil {
 			s.Log.Warn("the run's checkpoints could not be fetched: its work tree is rebuilt from what this clone has", "run", in.Run.Name, "error", err)
 		}
 	}
-	if in.Request.Kind == loop.StepIteration && (info.Attempt > 1 || fresh && in.Last != "") {
+	if in.Request.Kind == loop.StepIteration && (info.Attempt > 1 || fresh && elsewhere) {
 		// The worker of the last attempt died part way, or the run's work
 		// tree was on another worker: start again from where the iteration
 		// started, as a step is at-least-once.
@@ -100,11 +112,17 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	}
 	res, err := l.Step(ctx, in.Request)
 	if err == nil && res.Checkpoint != "" && s.Remote != "" {
-		if err := gitx.ShareCheckpoints(ctx, p.WorkDir, s.Remote, shared); err != nil {
-			s.Log.Warn("the run's checkpoints could not be shared: another worker could not take the run over from here", "run", in.Run.Name, "error", err)
-		}
+		s.share(ctx, p.WorkDir, in.Run, shared)
 	}
 	return StepOutput{StepResult: res, Queue: s.Queue}, activityError(ctx, err)
+}
+
+// share pushes the run's checkpoint refs to the shared remote; a failure is a
+// warning (the run goes on here, but no other worker could take it over).
+func (s *Steps) share(ctx context.Context, dir string, r RunRef, refs string) {
+	if err := gitx.ShareCheckpoints(ctx, dir, s.Remote, refs); err != nil {
+		s.Log.Warn("the run's checkpoints could not be shared: another worker could not take the run over from here", "run", r.Name, "error", err)
+	}
 }
 
 // activityError is a step's error as it crosses to the workflow: a stop keeps

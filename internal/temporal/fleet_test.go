@@ -355,3 +355,38 @@ func TestServerKilledWhileWaitingForGuidance(t *testing.T) {
 		t.Errorf("run %s after %d iterations, want succeeded after 3", v.State.Status, v.State.TotalIterations)
 	}
 }
+
+// TestDirtyStartRebuiltOnAnotherWorker: a run starts on uncommitted changes
+// and its worker is killed for good in iteration 1, before any iteration
+// ended. The iteration's start checkpoint was pushed when it was taken, so the
+// other worker rebuilds the work tree from it, the uncommitted changes
+// included, and finishes the run.
+func TestDirtyStartRebuiltOnAnotherWorker(t *testing.T) {
+	f := newFleet(t)
+	clones := f.repo("a", "b")
+	a, b := clones[0], clones[1]
+	if err := os.WriteFile(filepath.Join(a, "draft.txt"), []byte("uncommitted\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.plan("[1]\nappend notes.txt partial\\n\nhang\n[*]\nappend notes.txt iteration\\n\n")
+	wa := f.start(a, "worker", "--queue", "machine-a", "--work-tree", a, "--checkpoint-remote", "origin")
+	run := f.start(a, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "2", "--heartbeat-timeout", "3s")
+	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids"))
+	f.start(b, "worker", "--queue", "machine-b", "--work-tree", b, "--checkpoint-remote", "origin")
+	wa.kill()
+	f.killAgents()
+	if code := run.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	}
+	if got := f.read(filepath.Join(b, "draft.txt")); got != "uncommitted\n" {
+		t.Errorf("clone b: draft.txt = %q, want the uncommitted change the run started on", got)
+	}
+	if got := f.read(filepath.Join(b, "notes.txt")); got != "iteration\niteration\n" {
+		t.Errorf("clone b: notes.txt = %q: want iterations 1 and 2, the killed attempt's work undone", got)
+	}
+	v := f.view("build")
+	if v.State.Status != loop.StatusCompleted {
+		t.Errorf("run %s (%s), want completed", v.State.Status, v.State.Reason)
+	}
+	checkIterations(t, v, 2)
+}

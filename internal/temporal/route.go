@@ -74,6 +74,7 @@ func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, er
 			workflow.GetLogger(w.ctx).Warn("the worker holding the work tree is gone: the step goes to another, which rebuilds the work tree from the last checkpoint",
 				"run", w.in.Run.Name, "queue", queue, "error", err)
 			w.route = route{known: true}
+			in.Moved = true
 			continue
 		}
 		if err == nil && out.Queue != "" {
