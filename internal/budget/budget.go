@@ -134,11 +134,12 @@ func SpentFrom(u evidence.Usage, wall time.Duration, iterations int) Spent {
 }
 
 // Minus is what s spent beyond o (o a part of s): the spend of the others when
-// o is one run's. A total is known only when both are.
+// o is one run's. A total is known only when both are; o spending nothing (a
+// run not started yet) leaves s as known as it was.
 func (s Spent) Minus(o Spent) Spent {
 	return Spent{
-		Tokens: s.Tokens - o.Tokens, TokensKnown: s.TokensKnown && o.TokensKnown,
-		CostUSD: s.CostUSD - o.CostUSD, CostKnown: s.CostKnown && o.CostKnown,
+		Tokens: s.Tokens - o.Tokens, TokensKnown: s.TokensKnown && (o.TokensKnown || o.Tokens == 0),
+		CostUSD: s.CostUSD - o.CostUSD, CostKnown: s.CostKnown && (o.CostKnown || o.CostUSD == 0),
 		Duration: s.Duration - o.Duration, Iterations: s.Iterations - o.Iterations,
 	}
 }

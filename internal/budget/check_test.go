@@ -185,4 +185,9 @@ func TestWithin(t *testing.T) {
 	if got := all.Minus(own); !got.CostKnown || got.TokensKnown {
 		t.Errorf("Minus() = %+v: tokens are known only when both are", got)
 	}
+	// A run that spent nothing yet (its usage reported nothing) takes nothing
+	// from what is known of the others.
+	if got := all.Minus(Spent{}); got != all {
+		t.Errorf("Minus(nothing) = %+v, want %+v", got, all)
+	}
 }

@@ -379,7 +379,7 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 			screen.Warnf("commit the task's work: %v", err)
 		}
 	}
-	if s.st.Status.Ended() && s.st.Status != loop.StatusInterrupted && s.st.Status != loop.StatusAborted {
+	if TaskRunOver(s.st) {
 		s.Close()
 		commit()
 		return outcomeOf(s.st, br), nil
@@ -387,6 +387,14 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	_, runErr := s.Run(ctx)
 	commit()
 	return outcomeOf(s.st, br), runErr
+}
+
+// TaskRunOver reports whether the run of a task, found in st when its graph
+// resumes, is over: succeeded, completed or escalated, it is not run again
+// (its work is committed and merged back, or waits for a human); interrupted
+// or aborted, it continues from st.
+func TaskRunOver(st *loop.State) bool {
+	return st.Status.Ended() && st.Status != loop.StatusInterrupted && st.Status != loop.StatusAborted
 }
 
 // OutcomeOf is how a task whose run ended in st stands in its graph.
@@ -468,20 +476,21 @@ func (g *graphRun) spent() budget.Spent {
 // capToGlobal bounds a task's own cost and token limits by what is left of the
 // graph's budget, so one task cannot spend what the others were to have.
 func (g *graphRun) capToGlobal(p *plan.Plan, own evidence.Usage) {
-	others := g.spent().Minus(budget.SpentFrom(own, 0, 0))
-	p.Proc.Limits.Limits = p.Proc.Limits.Limits.Within(g.file.Budget, others)
+	p.Proc.Limits.Limits = CapToGraph(p.Proc.Limits.Limits, g.file.Budget, g.spent(), own)
+}
+
+// CapToGraph is a task's own limits l bounded by what is left of its graph's
+// budget b once the other tasks' spend is counted: all is what every task of
+// the graph spent so far (the running ones' included), own what this one did.
+func CapToGraph(l, b budget.Limits, all budget.Spent, own evidence.Usage) budget.Limits {
+	return l.Within(b, all.Minus(budget.SpentFrom(own, 0, 0)))
 }
 
 // mergeBack merges the branches of succeeded tasks into the current branch in
 // the order they finished (dependencies first). A conflict turns that task into
 // an escalation; nothing is resolved silently and the tree is left as it was.
 func (g *graphRun) mergeBack(ctx context.Context, out map[string]tasks.Outcome) {
-	var order []string
-	for _, id := range tasks.CompletionOrder(out) {
-		if out[id].State.Done() && !slices.Contains(g.st.Merged, id) {
-			order = append(order, id)
-		}
-	}
+	order := tasks.MergeOrder(out, g.st.Merged)
 	if len(order) == 0 {
 		return
 	}

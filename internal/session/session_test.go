@@ -136,6 +136,12 @@ func TestGraphBudget(t *testing.T) {
 	if l := p.Proc.Limits; l.MaxCostUSD != 7 || l.MaxTokens != 700 {
 		t.Errorf("task limits capped to $%v and %d tokens, want $7 and 700 (what the others left)", l.MaxCostUSD, l.MaxTokens)
 	}
+	// A task not started yet is capped by what every task spent.
+	p.Proc.Limits.MaxCostUSD, p.Proc.Limits.MaxTokens = 20, 0
+	g.capToGlobal(p, evidence.Usage{})
+	if l := p.Proc.Limits; l.MaxCostUSD != 5 || l.MaxTokens != 500 {
+		t.Errorf("a fresh task's limits capped to $%v and %d tokens, want $5 and 500 (what every task left)", l.MaxCostUSD, l.MaxTokens)
+	}
 	g.file.Budget.MaxCostUSD = 5
 	if over, why := g.budget(); !over || !strings.Contains(why, "global budget: cost: $5.00 spent of $5.00") {
 		t.Errorf("at the budget: %v %q", over, why)

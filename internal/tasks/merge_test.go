@@ -43,6 +43,10 @@ func TestMergeBack(t *testing.T) {
 	if diff := cmp.Diff([]string{"a", "c"}, CompletionOrder(out)); diff != "" {
 		t.Errorf("order after conflict (-want +got):\n%s", diff)
 	}
+	// A resumed graph merges only what an earlier run did not.
+	if diff := cmp.Diff([]string{"c"}, MergeOrder(out, []string{"a", "x"})); diff != "" {
+		t.Errorf("merge order with a merged (-want +got):\n%s", diff)
+	}
 }
 
 func TestMergeBackStops(t *testing.T) {

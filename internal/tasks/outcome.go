@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -53,4 +54,10 @@ func CompletionOrder(out map[string]Outcome) []string {
 		return ids[i] < ids[j]
 	})
 	return ids
+}
+
+// MergeOrder returns the done tasks not among merged (merged back by an
+// earlier run of the graph), in the order they merge back.
+func MergeOrder(out map[string]Outcome, merged []string) []string {
+	return slices.DeleteFunc(CompletionOrder(out), func(id string) bool { return slices.Contains(merged, id) })
 }

@@ -25,7 +25,17 @@ const (
 	ActivityCommit   = "agentloop.graph.commit"
 	ActivityMerge    = "agentloop.graph.merge"
 	QueryGraphState  = "graph"
+	// SignalSpend is how a task's run tells its graph what it spent so far
+	// ([TaskSpend]), after each of its steps.
+	SignalSpend = "agentloop.graph.spend"
 )
+
+// TaskSpend is the spend signal's argument: what the run of a task spent so
+// far, over all its sessions.
+type TaskSpend struct {
+	Run   string // the run's name
+	Usage evidence.Usage
+}
 
 // GraphWorkflowID is the workflow of the task graph NAME: one run of a graph
 // at a time. Its tasks' loops are the run workflows of their run names
@@ -59,6 +69,12 @@ type GraphInput struct {
 	// commits, merges): the worker holding the repository; empty for the
 	// workflow's queue.
 	TaskQueue string
+	// Prior and Merged are where an earlier workflow of the graph left it,
+	// when this one resumes it: the done tasks are not run again and the
+	// merged ones not merged again. The other tasks' runs continue from the
+	// states in Runs.
+	Prior  map[string]tasks.Outcome `json:",omitempty"`
+	Merged []string                 `json:",omitempty"`
 }
 
 // GraphView is what the graph query returns: where every task stands.
@@ -76,6 +92,7 @@ type GraphView struct {
 // GraphResult is how a graph's workflow ended.
 type GraphResult struct {
 	Outcomes        map[string]tasks.Outcome
+	Merged          []string // the tasks merged back, by this workflow or an earlier one
 	BudgetExhausted bool
 }
 
@@ -112,7 +129,10 @@ const graphActivityTimeout = 10 * time.Minute
 
 // Graph is the workflow of a task graph: its tasks' loops as child run
 // workflows, in dependency order and up to Parallel at once ([tasks.Schedule]),
-// the global budget asked before each task starts ([session.GlobalBudget]);
+// the global budget asked before each task starts ([session.GlobalBudget])
+// over what every task spent, the running ones as they last told
+// ([SignalSpend]); as locally, a running task is not stopped by it, its own
+// limits were capped by what was left when it started;
 // then the done tasks' branches are merged back by an activity, a conflict
 // making that task escalated, as the local engine does. A task whose loop
 // escalates waits for its guidance (the run workflow's update) and the tasks
@@ -122,11 +142,11 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 	if err != nil {
 		return GraphResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Graph", err)
 	}
-	sch, err := tasks.NewSchedule(g, nil)
+	sch, err := tasks.NewSchedule(g, in.Prior)
 	if err != nil {
 		return GraphResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Graph", err)
 	}
-	gw := &graphWf{in: in, sch: sch, running: map[string]bool{}}
+	gw := &graphWf{in: in, sch: sch, running: map[string]bool{}, merged: slices.Clone(in.Merged), spend: in.spend()}
 	if err := workflow.SetQueryHandler(ctx, QueryGraphState, gw.view); err != nil {
 		return GraphResult{}, fmt.Errorf("register the graph query: %w", err)
 	}
@@ -135,6 +155,11 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
 	})
 	sel := workflow.NewSelector(ctx)
+	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalSpend), func(c workflow.ReceiveChannel, _ bool) {
+		var s TaskSpend
+		c.Receive(ctx, &s)
+		gw.told(s)
+	})
 	parallel := max(in.Parallel, 1)
 	for {
 		for sch.Running() < parallel && sch.Ready() && sch.Stopped() == "" && ctx.Err() == nil {
@@ -148,7 +173,8 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 				var o tasks.Outcome
 				err := f.Get(ctx, &o)
 				delete(gw.running, t.ID)
-				sch.Finish(t.ID, tasks.Settle(o, err, ctx.Err() != nil))
+				o = sch.Finish(t.ID, tasks.Settle(o, err, ctx.Err() != nil))
+				gw.spend[t.ID] = o.Usage
 			})
 		}
 		if sch.Running() == 0 {
@@ -161,7 +187,7 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 		gw.mergeBack(ctx, actx, out)
 	}
 	gw.final = out
-	return GraphResult{Outcomes: out, BudgetExhausted: sch.Stopped() != ""}, nil
+	return GraphResult{Outcomes: out, Merged: gw.merged, BudgetExhausted: sch.Stopped() != ""}, nil
 }
 
 // graphWf is a graph workflow's state.
@@ -171,7 +197,32 @@ type graphWf struct {
 	running  map[string]bool
 	merged   []string
 	warnings []string
-	final    map[string]tasks.Outcome // set once the graph ended
+	final    map[string]tasks.Outcome  // set once the graph ended
+	spend    map[string]evidence.Usage // what each task spent so far, by id
+}
+
+// spend is what each task of the graph spent before this workflow: a done
+// task's outcome's, another's run's state's (which its run continues).
+func (in GraphInput) spend() map[string]evidence.Usage {
+	s := map[string]evidence.Usage{}
+	for _, t := range in.File.Tasks {
+		if o, ok := in.Prior[t.ID]; ok && o.State.Done() {
+			s[t.ID] = o.Usage
+		} else if r, ok := in.Runs[t.ID]; ok {
+			s[t.ID] = r.State.Spend.Usage.Add(r.State.Spend.Reviewer)
+		}
+	}
+	return s
+}
+
+// told takes what a running task's run said it spent so far; a late word of a
+// task that ended is not taken over its outcome's.
+func (gw *graphWf) told(s TaskSpend) {
+	for _, t := range gw.in.File.Tasks {
+		if gw.running[t.ID] && gw.in.Runs[t.ID].Run.Name == s.Run {
+			gw.spend[t.ID] = s.Usage
+		}
+	}
 }
 
 func (gw *graphWf) view() (GraphView, error) {
@@ -189,13 +240,35 @@ func (gw *graphWf) view() (GraphView, error) {
 	return v, nil
 }
 
-// spent is what the graph's ended tasks spent.
+// spent is what the graph's tasks spent so far, the running ones' included.
 func (gw *graphWf) spent() budget.Spent {
 	var u evidence.Usage
-	for _, o := range gw.sch.Outcomes() {
-		u = u.Add(o.Usage)
+	for _, t := range gw.in.File.Tasks {
+		u = u.Add(gw.spend[t.ID])
 	}
 	return budget.SpentFrom(u, 0, 0)
+}
+
+// spendVersion is the workflow version from which the run of a task tells its
+// graph what it spent after each step: the runs recorded before go on without.
+const spendVersion = "graph-spend"
+
+// tellGraph signals the graph a run is the task of what the run spent so far,
+// when that changed, for the graph's budget to count the running tasks. The
+// end of the run is not told: its result is.
+func (w *wfEnv) tellGraph(st *loop.State) {
+	parent := workflow.GetInfo(w.ctx).ParentWorkflowExecution
+	u := st.Spend.Usage.Add(st.Spend.Reviewer)
+	if parent == nil || u == w.told || st.Status.Ended() || w.ctx.Err() != nil {
+		return
+	}
+	if workflow.GetVersion(w.ctx, spendVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	w.told = u
+	// Not waited for: the graph takes it when it comes, and a graph that is
+	// gone has no budget to keep.
+	workflow.SignalExternalWorkflow(w.ctx, parent.ID, parent.RunID, SignalSpend, TaskSpend{Run: w.in.Run.Name, Usage: u})
 }
 
 // start runs the task t in a workflow goroutine; the future is its outcome.
@@ -220,13 +293,20 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	if !ok {
 		return tasks.Outcome{}, fmt.Errorf("task %s: the graph's input has no run for it", t.ID)
 	}
-	run.Limits = run.Limits.Within(in.File.Budget, gw.spent())
-	run.State.Sessions = append(slices.Clone(run.State.Sessions), loop.Session{StartedAt: workflow.Now(ctx)})
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID: WorkflowID(run.Run.Name), WaitForCancellation: true,
-	})
 	var res RunResult
-	runErr := workflow.ExecuteChildWorkflow(cctx, WorkflowRun, run).Get(ctx, &res)
+	var runErr error
+	if st := &run.State; session.TaskRunOver(st) {
+		// An earlier workflow of the graph ran it to its end and could not
+		// merge it back (a conflict): it is not run again, only merged.
+		res = RunResult{Outcome: loop.Outcome{Status: st.Status, Reason: st.Reason}, Iterations: st.TotalIterations, Usage: st.Spend.Usage.Add(st.Spend.Reviewer)}
+	} else {
+		run.Limits = session.CapToGraph(run.Limits, in.File.Budget, gw.spent(), gw.spend[t.ID])
+		run.State.Sessions = append(slices.Clone(run.State.Sessions), loop.Session{StartedAt: workflow.Now(ctx)})
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID: WorkflowID(run.Run.Name), WaitForCancellation: true,
+		})
+		runErr = workflow.ExecuteChildWorkflow(cctx, WorkflowRun, run).Get(ctx, &res)
+	}
 	if ctx.Err() == nil {
 		commit := CommitInput{WorkTree: run.Run.WorkDir, Task: t}
 		if err := workflow.ExecuteActivity(actx, ActivityCommit, commit).Get(ctx, nil); err != nil && runErr == nil {
@@ -240,7 +320,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 // mergeBack merges the done tasks' branches in the order they finished; a
 // conflict makes that task escalated.
 func (gw *graphWf) mergeBack(ctx, actx workflow.Context, out map[string]tasks.Outcome) {
-	order := tasks.CompletionOrder(out)
+	order := tasks.MergeOrder(out, gw.merged)
 	if len(order) == 0 {
 		return
 	}

@@ -31,6 +31,7 @@ type fakeGraph struct {
 	commits   []string
 	merges    [][]string
 	conflict  map[string]bool // tasks whose merge conflicts
+	onCommit  func(id string) // called on each commit, when set
 }
 
 func (f *fakeGraph) step(ctx context.Context, in StepInput) (loop.StepResult, error) {
@@ -55,6 +56,9 @@ func (f *fakeGraph) commit(_ context.Context, in CommitInput) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.commits = append(f.commits, in.Task.ID)
+	if f.onCommit != nil {
+		f.onCommit(in.Task.ID)
+	}
 	return nil
 }
 
@@ -232,6 +236,61 @@ func TestGraphWorkflowGlobalBudget(t *testing.T) {
 		t.Errorf("c: %+v, want skipped for the global budget", o)
 	}
 	if len(f.started) != 2 {
+		t.Errorf("runs started: %v, want a and b only", f.started)
+	}
+}
+
+// TestGraphWorkflowCountsRunningSpend: two tasks run in parallel; a tells its
+// graph the 600 tokens of its first iteration and is still running when b
+// ends with 500: the 1,100 tokens spent of the 1,000 stop c from starting,
+// though the ended tasks alone (500) would have let it.
+func TestGraphWorkflowCountsRunningSpend(t *testing.T) {
+	spend := func(tokens int64, passed bool) func(int) (evidence.Iteration, error) {
+		return func(int) (evidence.Iteration, error) {
+			it, _ := gate(passed, 0)(0)
+			if !passed {
+				it, _ = gate(false, 1)(0)
+			}
+			it.Agent.Usage = evidence.Usage{InputTokens: tokens, TokensKnown: true}
+			return it, nil
+		}
+	}
+	aSecond, bCommitted := make(chan struct{}), make(chan struct{})
+	f := &fakeGraph{scripts: map[string]*script{
+		"g-a": {results: []func(int) (evidence.Iteration, error){spend(600, false), func(n int) (evidence.Iteration, error) {
+			close(aSecond) // a's run took its first iteration in, and told its graph
+			<-bCommitted
+			return spend(0, true)(n)
+		}}},
+		"g-b": {results: []func(int) (evidence.Iteration, error){func(n int) (evidence.Iteration, error) {
+			<-aSecond
+			return spend(500, true)(n)
+		}}},
+		"g-c": {results: []func(int) (evidence.Iteration, error){spend(100, true)}},
+	}}
+	f.onCommit = func(id string) {
+		if id == "b" {
+			close(bCommitted)
+		}
+	}
+	env := newGraphEnv(t, f)
+	in := graphInput(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, "a", "b", "c")
+	in.Parallel = 2
+	in.File.Budget = budget.Limits{MaxTokens: 1000}
+	env.ExecuteWorkflow(WorkflowGraph, in)
+	res := graphResult(t, env)
+	if !res.BudgetExhausted {
+		t.Error("the budget was not reported exhausted")
+	}
+	for id, want := range map[string]int64{"a": 600, "b": 500} {
+		if o := res.Outcomes[id]; o.State != tasks.StateSucceeded || o.Usage.InputTokens != want {
+			t.Errorf("%s: %+v, want succeeded with its %d tokens", id, o, want)
+		}
+	}
+	if o := res.Outcomes["c"]; o.State != tasks.StateSkipped || !strings.Contains(o.Reason, "1100 tokens spent of 1000") {
+		t.Errorf("c: %+v, want skipped for the 1100 tokens spent of the global 1000", o)
+	}
+	if slices.Contains(f.started, "g-c") {
 		t.Errorf("runs started: %v, want a and b only", f.started)
 	}
 }

@@ -136,6 +136,7 @@ type wfEnv struct {
 	waiting *loop.Escalation // the escalation a human is asked to answer
 	answer  *loop.Guidance   // the answer, until the loop takes it
 	route   route            // the worker holding the work tree (route.go)
+	told    evidence.Usage   // the spend last told to the graph
 }
 
 func (w *wfEnv) view() (View, error) {
@@ -176,8 +177,12 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 	return g, nil
 }
 
-// Save implements [loop.Env]: a no-op, the workflow's history is the state.
-func (w *wfEnv) Save(context.Context, *loop.State) error { return nil }
+// Save implements [loop.Env]: the workflow's history is the state; the run of
+// a task tells its graph what it spent so far (see [wfEnv.tellGraph]).
+func (w *wfEnv) Save(_ context.Context, st *loop.State) error {
+	w.tellGraph(st)
+	return nil
+}
 
 // Keep implements [loop.Env]: the decision and feedback files are written in
 // the run folder by the worker holding it (see [ActivityKeep]).
