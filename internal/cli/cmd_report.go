@@ -28,6 +28,7 @@ func (o *reportOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.output, "output", "o", "", "write to this file instead of stdout")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop)")
 	o.engine.AddFlags(fs)
+	o.engine.AddConfigFlag(fs)
 }
 
 func newReportCmd(d Deps) *cobra.Command {

@@ -31,6 +31,7 @@ func (o *resumeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.guidance, "guidance", "", "your answer to the escalation, for the next prompt")
 	fs.StringVar(&o.guidanceFile, "guidance-file", "", "read the guidance from a file")
 	o.engine.AddFlags(fs)
+	o.engine.AddHeartbeatFlag(fs)
 	fs.BoolVar(&o.adr, "adr", false, "record the guidance as an architecture decision (docs/adr/NNNN-title.md); automatic when the run escalated on architecture")
 	fs.BoolVar(&o.accept, "accept", false, "end an escalated run, accepting the work tree as the loop left it (its best checkpoint); runs nothing")
 	fs.BoolVar(&o.abort, "abort", false, "end an escalated run as aborted; runs nothing")
@@ -72,6 +73,7 @@ The run keeps the flags it was started with; flags given now win.` + exitStatus(
 // runResume is `agentloop resume NAME`.
 func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) error {
 	name := args[0]
+	o.engine.config = o.config
 	guidance := o.guidance
 	if o.guidanceFile != "" {
 		b, err := os.ReadFile(o.guidanceFile)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -25,7 +24,6 @@ type runOptions struct {
 	parallel    int
 	engine      engineOptions
 	workerQueue string
-	heartbeat   time.Duration
 }
 
 // AddFlags adds the flags of `run` to fs.
@@ -36,7 +34,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.parallel, "parallel", 1, "with --tasks: how many independent tasks run at once")
 	o.engine.AddFlags(fs)
 	fs.StringVar(&o.workerQueue, "worker-queue", "", "with --engine temporal: run the steps on the worker polling this queue (the one holding the work tree)")
-	fs.DurationVar(&o.heartbeat, "heartbeat-timeout", 0, "with --engine temporal: a step whose worker shows no sign of life for this long runs again; a worker that takes none of the run's steps for twice as long is gone, and another rebuilds the work tree (default 30s)")
+	o.engine.AddHeartbeatFlag(fs)
 }
 
 func newRunCmd(d Deps) *cobra.Command {
@@ -65,6 +63,7 @@ and branch, independent ones in parallel, merged back in dependency order.` + ex
 
 // runRun is `agentloop run [PROCEDURE]`.
 func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
+	o.engine.config = o.config
 	onTemporal, err := o.engine.temporal(d)
 	if err != nil {
 		return err

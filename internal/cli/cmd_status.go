@@ -23,6 +23,7 @@ func (o *statusOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop, or state_dir from the configuration)")
 	o.engine.AddFlags(fs)
+	o.engine.AddConfigFlag(fs)
 }
 
 func newStatusCmd(d Deps) *cobra.Command {

@@ -46,13 +46,18 @@ func TestEngineChoice(t *testing.T) {
 	}
 }
 
-// TestTemporalServerPrecedence: the server, namespace and task queue each come
-// from the flag, else AGENTLOOP_TEMPORAL_*, else the configuration's
-// temporal: keys, else the defaults.
+// TestTemporalServerPrecedence: the server, namespace, task queue and
+// heartbeat timeout each come from the flag, else AGENTLOOP_TEMPORAL_*, else
+// the temporal: keys of the configuration (--config FILE, else the
+// workspace's), else the defaults.
 func TestTemporalServerPrecedence(t *testing.T) {
 	t.Parallel()
 	withConfig, without := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(withConfig, "agentloop.yaml"), []byte("temporal: {address: 'cfg:7000', namespace: cfgns}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(withConfig, "agentloop.yaml"), []byte("temporal: {address: 'cfg:7000', namespace: cfgns, heartbeat_timeout: 45s}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "other.yaml")
+	if err := os.WriteFile(other, []byte("temporal: {address: 'file:7003', task_queue: fileq, heartbeat_timeout: 2m}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
@@ -63,20 +68,59 @@ func TestTemporalServerPrecedence(t *testing.T) {
 		want engineOptions
 	}{
 		{name: "defaults", dir: without, want: engineOptions{address: "127.0.0.1:7233", namespace: "default", taskQueue: "agentloop"}},
-		{name: "configuration", dir: withConfig, want: engineOptions{address: "cfg:7000", namespace: "cfgns", taskQueue: "agentloop"}},
+		{name: "configuration", dir: withConfig, want: engineOptions{address: "cfg:7000", namespace: "cfgns", taskQueue: "agentloop", heartbeat: 45 * time.Second}},
+		{name: "the --config file, not the workspace's", dir: withConfig, flag: engineOptions{config: other},
+			want: engineOptions{address: "file:7003", namespace: "default", taskQueue: "fileq", heartbeat: 2 * time.Minute, config: other}},
 		{name: "environment over configuration", dir: withConfig,
-			env:  map[string]string{"AGENTLOOP_TEMPORAL_ADDRESS": "env:7001", "AGENTLOOP_TEMPORAL_TASK_QUEUE": "envq"},
-			want: engineOptions{address: "env:7001", namespace: "cfgns", taskQueue: "envq"}},
+			env: map[string]string{"AGENTLOOP_TEMPORAL_ADDRESS": "env:7001", "AGENTLOOP_TEMPORAL_TASK_QUEUE": "envq",
+				"AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT": "10s"},
+			want: engineOptions{address: "env:7001", namespace: "cfgns", taskQueue: "envq", heartbeat: 10 * time.Second}},
 		{name: "flags over all", dir: withConfig,
-			env:  map[string]string{"AGENTLOOP_TEMPORAL_ADDRESS": "env:7001"},
-			flag: engineOptions{address: "flag:7002", namespace: "flagns"},
-			want: engineOptions{address: "flag:7002", namespace: "flagns", taskQueue: "agentloop"}},
+			env:  map[string]string{"AGENTLOOP_TEMPORAL_ADDRESS": "env:7001", "AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT": "10s"},
+			flag: engineOptions{address: "flag:7002", namespace: "flagns", heartbeat: 5 * time.Second},
+			want: engineOptions{address: "flag:7002", namespace: "flagns", taskQueue: "agentloop", heartbeat: 5 * time.Second}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := Deps{Getenv: func(k string) string { return tt.env[k] }, Getwd: func() (string, error) { return tt.dir, nil }}
 			tt.flag.engine, tt.want.engine = "temporal", "temporal"
-			if got := tt.flag.resolved(d); got != tt.want {
-				t.Errorf("resolved = %+v, want %+v", got, tt.want)
+			if got, err := tt.flag.resolved(d); err != nil || got != tt.want {
+				t.Errorf("resolved = %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+	d := Deps{Getenv: func(k string) string {
+		return map[string]string{"AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT": "soon"}[k]
+	}, Getwd: func() (string, error) { return without, nil }}
+	if _, err := (engineOptions{}).resolved(d); ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT") {
+		t.Errorf("a heartbeat timeout that is not a duration: %v, want a usage error naming the variable", err)
+	}
+}
+
+// TestTemporalConfigFlag: run, status, report, resume and worker read the
+// server from the temporal: keys of --config FILE, not only of
+// ./agentloop.yaml: each names the address of that file when it cannot reach
+// it (a build without the engine says how to get one).
+func TestTemporalConfigFlag(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "elsewhere.yaml")
+	conf := "temporal: {address: '127.0.0.1:9'}\nprocedures:\n  build: {agent: {cmd: [true]}}\n"
+	if err := os.WriteFile(file, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", "build"}, {"status"}, {"report", "build"}, {"resume", "build"}, {"worker"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			d := Deps{
+				Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" },
+				Now: time.Now, Getwd: func() (string, error) { return dir, nil },
+				IsTerminal: func(io.Writer) bool { return false },
+			}
+			err := Run(context.Background(), append(args, "--engine", "temporal", "--config", file), d)
+			if err == nil || !strings.Contains(err.Error(), "-tags temporal") && !strings.Contains(err.Error(), "127.0.0.1:9") {
+				t.Errorf("%v: %v, want the address of --config's temporal.address", args, err)
 			}
 		})
 	}

@@ -1,20 +1,29 @@
 package cli
 
 import (
+	"time"
+
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
 )
 
 // engineOptions say which engine runs a loop and, for the Temporal engine,
-// where its server is. Each comes from the flag, else the environment, else
-// the configuration (temporal.address, temporal.namespace,
-// temporal.task_queue), else the default.
+// where its server is and how long a step may go without a sign of life. Each
+// comes from the flag, else the environment, else the configuration
+// (temporal.address, temporal.namespace, temporal.task_queue,
+// temporal.heartbeat_timeout) of --config or ./agentloop.yaml, else the default.
 type engineOptions struct {
 	engine    string
 	address   string
 	namespace string
 	taskQueue string
+	// heartbeat is --heartbeat-timeout of run and resume; 0 when not set
+	// anywhere: the engine's default.
+	heartbeat time.Duration
+	// config is the configuration file the temporal: keys are read from
+	// (--config); "" for the workspace's.
+	config string
 }
 
 // The Temporal engine's defaults.
@@ -32,9 +41,21 @@ func (o *engineOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.taskQueue, "temporal-task-queue", "", "Temporal task queue of the workflows (default AGENTLOOP_TEMPORAL_TASK_QUEUE, else temporal.task_queue, else "+defaultTemporalTaskQueue+")")
 }
 
+// AddHeartbeatFlag adds --heartbeat-timeout to fs (run and resume).
+func (o *engineOptions) AddHeartbeatFlag(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.heartbeat, "heartbeat-timeout", 0, "with --engine temporal: a step whose worker shows no sign of life for this long runs again; a worker that takes none of the run's steps for twice as long is gone, and another rebuilds the work tree (default AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT, else temporal.heartbeat_timeout, else 30s; resume keeps the run's)")
+}
+
+// AddConfigFlag adds --config to fs, for the commands that have no loop
+// flags (which have it): the file the temporal: keys are read from.
+func (o *engineOptions) AddConfigFlag(fs *pflag.FlagSet) {
+	fs.StringVar(&o.config, "config", "", "workspace configuration file, for its temporal: keys (default ./agentloop.yaml)")
+}
+
 // resolved fills what was not given: each from the flag, else the
-// environment, else the configuration's temporal: keys, else the default.
-func (o engineOptions) resolved(d Deps) engineOptions {
+// environment, else the configuration's temporal: keys, else the default. An
+// environment variable that is not a duration is a usage error.
+func (o engineOptions) resolved(d Deps) (engineOptions, error) {
 	var conf *config.Temporal // loaded once, when a value is not given otherwise
 	fromConfig := func() config.Temporal {
 		if conf == nil {
@@ -42,7 +63,7 @@ func (o engineOptions) resolved(d Deps) engineOptions {
 			// A configuration that does not load leaves the defaults: the
 			// commands that need it (run) report why.
 			if wd, err := d.Getwd(); err == nil {
-				if cfg, err := config.Load(config.Options{WorkDir: wd, Getenv: d.Getenv}); err == nil {
+				if cfg, err := config.Load(config.Options{ConfigFile: o.config, WorkDir: wd, Getenv: d.Getenv}); err == nil {
 					conf = &cfg.Temporal
 				}
 			}
@@ -61,11 +82,24 @@ func (o engineOptions) resolved(d Deps) engineOptions {
 		}
 		return def
 	}
-	r := engineOptions{engine: o.engineName(d)}
+	r := engineOptions{engine: o.engineName(d), config: o.config}
 	r.address = pick(o.address, "AGENTLOOP_TEMPORAL_ADDRESS", func(t config.Temporal) string { return t.Address }, defaultTemporalAddress)
 	r.namespace = pick(o.namespace, "AGENTLOOP_TEMPORAL_NAMESPACE", func(t config.Temporal) string { return t.Namespace }, defaultTemporalNamespace)
 	r.taskQueue = pick(o.taskQueue, "AGENTLOOP_TEMPORAL_TASK_QUEUE", func(t config.Temporal) string { return t.TaskQueue }, defaultTemporalTaskQueue)
-	return r
+	hb := pick(durationText(o.heartbeat), "AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT", func(t config.Temporal) string { return durationText(t.HeartbeatTimeout) }, "0")
+	var err error
+	if r.heartbeat, err = time.ParseDuration(hb); err != nil || r.heartbeat < 0 {
+		return engineOptions{}, usageError("AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT=%q: want a duration like 30s or 2m", hb)
+	}
+	return r, nil
+}
+
+// durationText is a duration as pick takes it: "" when not set.
+func durationText(v time.Duration) string {
+	if v <= 0 {
+		return ""
+	}
+	return v.String()
 }
 
 // engineName is the engine asked for: the flag, else AGENTLOOP_ENGINE, else local.

@@ -56,6 +56,10 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 		in.Parallel = max(o.parallel, 1)
 	}
 	args := append(o.recorded(), o.envLimits(d.Getenv)...)
+	eng, err := o.engine.resolved(d)
+	if err != nil {
+		return err
+	}
 	for _, t := range file.Tasks {
 		if t.Done {
 			continue
@@ -69,6 +73,7 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
+		run.HeartbeatTimeout = eng.heartbeat
 		run.Run.Task = &temporal.GraphTask{Graph: name, Repo: repo, StateDir: in.StateDir, Task: t}
 		in.Runs[t.ID] = run
 	}

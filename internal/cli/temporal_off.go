@@ -35,6 +35,8 @@ func newWorkerCmd(Deps) *cobra.Command {
 		Long: `Run a Temporal worker. This build does not have the Temporal engine; build one
 that has it with: go build -tags temporal ./cmd/agentloop` + exitStatus(exitLine{ExitUsage, "always: this build has no Temporal engine"}),
 		Args: cobra.ArbitraryArgs,
-		RunE: func(*cobra.Command, []string) error { return errNoTemporal() },
+		// Whatever the flags, the answer is how to get a build that has it.
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE:               func(*cobra.Command, []string) error { return errNoTemporal() },
 	}
 }

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,17 +22,19 @@ import (
 )
 
 // server is where the Temporal engine's server is.
-func (o engineOptions) server(d Deps) temporal.Server {
-	r := o.resolved(d)
-	return temporal.Server{Address: r.address, Namespace: r.namespace, TaskQueue: r.taskQueue}
+func (o engineOptions) server() temporal.Server {
+	return temporal.Server{Address: o.address, Namespace: o.namespace, TaskQueue: o.taskQueue}
 }
 
-// dialTemporal connects to the server; one that cannot be reached is an error
-// naming its address.
+// dialTemporal connects to the server o resolves to; one that cannot be
+// reached is an error naming its address.
 func dialTemporal(ctx context.Context, d Deps, o engineOptions, lo loopOptions) (client.Client, temporal.Server, error) {
-	s := o.server(d)
-	c, err := temporal.Dial(ctx, s, newLogger(d, lo))
-	return c, s, err
+	r, err := o.resolved(d)
+	if err != nil {
+		return nil, temporal.Server{}, err
+	}
+	c, err := temporal.Dial(ctx, r.server(), newLogger(d, lo))
+	return c, r.server(), err
 }
 
 // runTemporal is `agentloop run --engine temporal`: the run's workflow starts
@@ -46,7 +49,11 @@ func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error 
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
-	in.HeartbeatTimeout = o.heartbeat
+	eng, err := o.engine.resolved(d)
+	if err != nil {
+		return err
+	}
+	in.HeartbeatTimeout = eng.heartbeat
 	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
 		return err
 	}
@@ -171,6 +178,8 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	// The run keeps its heartbeat timeout unless the flag gives one now.
+	in.HeartbeatTimeout = cmp.Or(o.engine.heartbeat, v.HeartbeatTimeout)
 	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
 		return err
 	}
@@ -245,6 +254,7 @@ type workerOptions struct {
 // AddFlags adds the flags of `worker` to fs.
 func (o *workerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.engine.AddFlags(fs)
+	o.engine.AddConfigFlag(fs)
 	fs.StringVar(&o.queue, "queue", "", "this worker's own queue, where the steps of the runs whose work trees it holds come (run --worker-queue names it); default one of its own, from the host and process")
 	fs.StringVar(&o.workTree, "work-tree", "", "run the steps in this clone of the runs' repository (default the path each run was started at)")
 	fs.StringVar(&o.remote, "checkpoint-remote", "", "push each checkpoint to this git remote of the clone, shared by the workers, and fetch from it when taking over a run from a worker that is gone")

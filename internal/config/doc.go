@@ -21,6 +21,7 @@
 //	AGENTLOOP_TEMPORAL_ADDRESS   temporal.address (host:port of the Temporal server)
 //	AGENTLOOP_TEMPORAL_NAMESPACE temporal.namespace
 //	AGENTLOOP_TEMPORAL_TASK_QUEUE temporal.task_queue
+//	AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT temporal.heartbeat_timeout (a Go duration: 30s)
 //	AGENTLOOP_AGENT              agent (a configured agent or preset name)
 //	AGENTLOOP_AGENT_CMD          agent: {cmd: "shell command"} (not with AGENTLOOP_AGENT)
 //	AGENTLOOP_REVIEWER           reviewer.agent

@@ -48,9 +48,9 @@ procedures:
 		{name: "bad name", ws: "procedures:\n  ../x: {}\n"},
 		{name: "duplicate and merge keys", ws: "defaults: &d {baseline: true}\nprocedures:\n  a: {}\n  a: {}\n  b:\n    <<: *d\n"},
 		{name: "global and workspace together", global: "log_format: yaml\n", ws: "state_dir: [a]\n"},
-		{name: "temporal keys", ws: "temporal: {adress: x, address: nohost, task_queue: [a]}\n"},
+		{name: "temporal keys", ws: "temporal: {adress: x, address: nohost, task_queue: [a], heartbeat_timeout: soon}\n"},
 		{name: "environment", ws: "procedures:\n  a: {}\n", getenv: env("AGENTLOOP_MAX_ITERATIONS", "many", "AGENTLOOP_TIMEOUT", "soon",
-			"AGENTLOOP_LOG_FORMAT", "xml", "AGENTLOOP_AGENT", "a", "AGENTLOOP_AGENT_CMD", "b")},
+			"AGENTLOOP_LOG_FORMAT", "xml", "AGENTLOOP_AGENT", "a", "AGENTLOOP_AGENT_CMD", "b", "AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT", "-5s")},
 	}
 	var got strings.Builder
 	for _, tt := range cases {

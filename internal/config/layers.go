@@ -26,6 +26,7 @@ func EnvVars() []EnvVar {
 		{Name: "AGENTLOOP_TEMPORAL_ADDRESS", Key: "temporal.address", Top: true},
 		{Name: "AGENTLOOP_TEMPORAL_NAMESPACE", Key: "temporal.namespace", Top: true},
 		{Name: "AGENTLOOP_TEMPORAL_TASK_QUEUE", Key: "temporal.task_queue", Top: true},
+		{Name: "AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT", Key: "temporal.heartbeat_timeout", Top: true},
 		{Name: "AGENTLOOP_AGENT", Key: "agent"},
 		{Name: "AGENTLOOP_AGENT_CMD", Key: "agent.cmd"},
 		{Name: "AGENTLOOP_REVIEWER", Key: "reviewer.agent"},

@@ -64,7 +64,8 @@ func (d *decoder) top(n *yaml.Node) top {
 	return t
 }
 
-// temporal decodes the temporal: section; the address must be host:port.
+// temporal decodes the temporal: section; the address must be host:port, the
+// heartbeat timeout a duration.
 func (d *decoder) temporal(n *yaml.Node, key string) Temporal {
 	var t Temporal
 	d.fields(n, key, map[string]func(*yaml.Node, string){
@@ -74,8 +75,9 @@ func (d *decoder) temporal(n *yaml.Node, key string) Temporal {
 				d.fail(v, k, "%q is not host:port (e.g. 127.0.0.1:7233)", t.Address)
 			}
 		},
-		"namespace":  func(v *yaml.Node, k string) { t.Namespace = d.str(v, k) },
-		"task_queue": func(v *yaml.Node, k string) { t.TaskQueue = d.str(v, k) },
+		"namespace":         func(v *yaml.Node, k string) { t.Namespace = d.str(v, k) },
+		"task_queue":        func(v *yaml.Node, k string) { t.TaskQueue = d.str(v, k) },
+		"heartbeat_timeout": func(v *yaml.Node, k string) { t.HeartbeatTimeout = d.duration(v, k) },
 	})
 	return t
 }

@@ -23,12 +23,14 @@ type Config struct {
 	top     []Source // sources of the top-level keys
 }
 
-// Temporal is the temporal: section: the Temporal engine's server, namespace
-// and the task queue of its workflows. An empty field is not set.
+// Temporal is the temporal: section: the Temporal engine's server, namespace,
+// the task queue of its workflows, and how long a step may go without a sign
+// of life from its worker. An empty field is not set.
 type Temporal struct {
-	Address   string // host:port
-	Namespace string
-	TaskQueue string
+	Address          string // host:port
+	Namespace        string
+	TaskQueue        string
+	HeartbeatTimeout time.Duration
 }
 
 // Procedure is one resolved procedure: what a run of it does.

@@ -72,6 +72,9 @@ type View struct {
 	Events     []loop.Event
 	Escalation string // Markdown; empty when the run is not waiting
 	Waiting    bool   // the run waits for guidance (an update is accepted)
+	// HeartbeatTimeout is the run's ([RunInput.HeartbeatTimeout]): a resume
+	// keeps it.
+	HeartbeatTimeout time.Duration
 }
 
 // Guidance is the update's argument: a human's answer to an escalation.
@@ -140,7 +143,7 @@ type wfEnv struct {
 }
 
 func (w *wfEnv) view() (View, error) {
-	v := View{State: *w.st, Events: w.events, Waiting: w.waiting != nil}
+	v := View{State: *w.st, Events: w.events, Waiting: w.waiting != nil, HeartbeatTimeout: w.in.HeartbeatTimeout}
 	if w.waiting != nil {
 		v.Escalation = engine.EscalationMarkdown(*w.waiting)
 	}
