@@ -24,6 +24,7 @@ type runOptions struct {
 	parallel    int
 	engine      engineOptions
 	workerQueue string
+	mergeQueue  string
 }
 
 // AddFlags adds the flags of `run` to fs.
@@ -35,6 +36,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	o.engine.AddFlags(fs)
 	fs.StringVar(&o.workerQueue, "worker-queue", "", "with --engine temporal: run the steps on the worker polling this queue (the one holding the work tree)")
 	o.engine.AddHeartbeatFlag(fs)
+	fs.StringVar(&o.mergeQueue, "merge-queue", "", "with --tasks --engine temporal: merge the tasks back on the worker polling this queue, which holds the repository the graph is started in (default --worker-queue, else any worker)")
 }
 
 func newRunCmd(d Deps) *cobra.Command {

@@ -94,7 +94,7 @@ func (o *loopOptions) isGiven(name string) bool {
 // The engine's flags say where the run runs, not what it does.
 var presentation = map[string]bool{
 	"dry-run": true, "verbose": true, "quiet": true, "log-format": true, "tasks": true, "parallel": true,
-	"engine": true, "temporal-address": true, "temporal-namespace": true, "temporal-task-queue": true, "worker-queue": true,
+	"engine": true, "temporal-address": true, "temporal-namespace": true, "temporal-task-queue": true, "worker-queue": true, "merge-queue": true,
 	"heartbeat-timeout": true,
 }
 

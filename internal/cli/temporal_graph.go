@@ -50,7 +50,10 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 	name := session.GraphName(o.tasks)
 	in := temporal.GraphInput{
 		Name: name, File: *file, Parallel: max(file.Parallel, 1), Repo: repo, StateDir: plan.StateDir(cfg, repo),
-		Base: "HEAD", Runs: map[string]temporal.RunInput{}, TaskQueue: o.workerQueue,
+		Base: "HEAD", Runs: map[string]temporal.RunInput{}, TaskQueue: o.mergeQueue,
+	}
+	if in.TaskQueue == "" {
+		in.TaskQueue = o.workerQueue
 	}
 	if o.isGiven("parallel") {
 		in.Parallel = max(o.parallel, 1)
@@ -74,7 +77,7 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
 		run.HeartbeatTimeout = eng.heartbeat
-		run.Run.Task = &temporal.GraphTask{Graph: name, Repo: repo, StateDir: in.StateDir, Task: t}
+		run.Run.Task = &temporal.GraphTask{Graph: name, Repo: repo, StateDir: in.StateDir, Task: t, Base: in.Base}
 		in.Runs[t.ID] = run
 	}
 	c, s, err := dialTemporal(ctx, d, o.engine, o.loopOptions)
@@ -192,8 +195,9 @@ func graphReportTemporal(ctx context.Context, c client.Client, name string) (rep
 func isNoGraph(err error) bool { return errors.Is(err, temporal.ErrNoGraph) }
 
 // workerTaskPlan rebuilds the plan of a task of a graph on a worker: the
-// configuration of the graph's repository with the run's recorded flags, the
-// task applied, in its worktree.
+// configuration of the graph's repository (on this worker's disk, see
+// [temporal.GraphTask.In]) with the run's recorded flags, the task applied,
+// in its worktree.
 func workerTaskPlan(d Deps, lo loopOptions, r temporal.RunRef) (*plan.Plan, error) {
 	at := d
 	at.Getwd = func() (string, error) { return r.Task.Repo, nil }

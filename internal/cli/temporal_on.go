@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -257,7 +258,7 @@ func (o *workerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.engine.AddConfigFlag(fs)
 	fs.StringVar(&o.queue, "queue", "", "this worker's own queue, where the steps of the runs whose work trees it holds come (run --worker-queue names it); default one of its own, from the host and process")
 	fs.StringVar(&o.workTree, "work-tree", "", "run the steps in this clone of the runs' repository (default the path each run was started at)")
-	fs.StringVar(&o.remote, "checkpoint-remote", "", "push each checkpoint to this git remote of the clone, shared by the workers, and fetch from it when taking over a run from a worker that is gone")
+	fs.StringVar(&o.remote, "checkpoint-remote", "", "push each checkpoint (and a graph task's branch once its work is committed) to this git remote of the clone, shared by the workers, and fetch from it when taking over a run from a worker that is gone or merging a graph's tasks back")
 	fs.BoolVarP(&o.log.verbose, "verbose", "v", false, "log every step")
 }
 
@@ -272,7 +273,10 @@ reviewer) in the runs' work trees on this machine. A worker needs a clone of the
 repository (at the run's path, or given with --work-tree), the agent CLIs and the
 gate tools. A run's steps stay on the worker that took its first one; with
 --checkpoint-remote, another worker takes a run over when that one is gone,
-rebuilding the work tree from the last checkpoint pushed there.` + exitStatus(
+rebuilding the work tree from the last checkpoint pushed there. A task of a task
+graph runs in a worktree of this worker's clone when it takes the task; its
+branch is pushed to the --checkpoint-remote, where the worker merging the graph
+back (run --merge-queue) fetches it.` + exitStatus(
 			exitSuccess, exitLine{ExitFailure, "the server cannot be reached, or the worker failed"}, exitUsageLine),
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWorker(cmd.Context(), o, d) },
@@ -293,7 +297,13 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 		host, _ := os.Hostname()
 		queue = fmt.Sprintf("%s-%s-%d", s.TaskQueue, host, os.Getpid())
 	}
-	steps := &temporal.Steps{Plan: workerPlan(d, o.workTree), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote}
+	workTree := o.workTree
+	if workTree != "" {
+		if workTree, err = filepath.Abs(workTree); err != nil {
+			return err
+		}
+	}
+	steps := &temporal.Steps{Plan: workerPlan(d, workTree), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree}
 	workers := temporal.NewWorker(c, s, steps, queue)
 	for _, w := range workers {
 		if err := w.Start(); err != nil {
@@ -315,16 +325,18 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 // run was started at).
 func workerPlan(d Deps, workTree string) func(context.Context, temporal.RunRef) (*plan.Plan, error) {
 	return func(_ context.Context, r temporal.RunRef) (*plan.Plan, error) {
-		if workTree != "" {
-			r.WorkDir = workTree
-		}
 		var none loopOptions
 		lo, err := none.onRecorded(r.Args)
 		if err != nil {
 			return nil, err
 		}
 		if r.Task != nil {
+			t := r.Task.In(workTree)
+			r.Task = &t
 			return workerTaskPlan(d, lo, r)
+		}
+		if workTree != "" {
+			r.WorkDir = workTree
 		}
 		at := d
 		at.Getwd = func() (string, error) { return r.WorkDir, nil }

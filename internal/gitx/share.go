@@ -54,3 +54,50 @@ func checkpointSpec(remote, prefix string) (string, error) {
 	}
 	return "+" + prefix + "*:" + prefix + "*", nil
 }
+
+// ShareBranch pushes branch of the repository at dir to the branch of the same
+// name on remote, replacing it: a task's branch, for the clone that merges it
+// back.
+func ShareBranch(ctx context.Context, dir, remote, branch string) error {
+	spec, err := branchSpec(ctx, dir, remote, branch)
+	if err != nil {
+		return fmt.Errorf("share the branch: %w", err)
+	}
+	c := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"push", "--quiet", remote, spec}}
+	if _, err := c.run(ctx); err != nil {
+		return fmt.Errorf("push the branch %s to %s: %w", branch, remote, err)
+	}
+	return nil
+}
+
+// FetchBranch fetches branch from remote into the local branch of the same
+// name of the repository at dir, replacing it (also when a worktree has it
+// checked out).
+func FetchBranch(ctx context.Context, dir, remote, branch string) error {
+	spec, err := branchSpec(ctx, dir, remote, branch)
+	if err != nil {
+		return fmt.Errorf("fetch the branch: %w", err)
+	}
+	c := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"fetch", "--quiet", "--no-tags", "--update-head-ok", remote, spec}}
+	if _, err := c.run(ctx); err != nil {
+		return fmt.Errorf("fetch the branch %s from %s: %w", branch, remote, err)
+	}
+	return nil
+}
+
+// BranchCommit is the commit branch points at in the repository at dir, ""
+// when there is no such branch.
+func BranchCommit(ctx context.Context, dir, branch string) string {
+	return resolveCommit(ctx, dir, "refs/heads/"+branch)
+}
+
+// branchSpec is the forced refspec mapping branch to the same name.
+func branchSpec(ctx context.Context, dir, remote, branch string) (string, error) {
+	if remote == "" || strings.HasPrefix(remote, "-") {
+		return "", fmt.Errorf("invalid remote %q", remote)
+	}
+	if _, err := git(ctx, dir, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
+		return "", fmt.Errorf("invalid branch name %q", branch)
+	}
+	return "+refs/heads/" + branch + ":refs/heads/" + branch, nil
+}

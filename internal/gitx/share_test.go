@@ -58,3 +58,44 @@ func TestShareCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestShareBranch: a branch committed on one clone reaches another clone of
+// the same remote, replacing the branch of the same name there, also when a
+// worktree of that clone has it checked out.
+func TestShareBranch(t *testing.T) {
+	ctx := t.Context()
+	a := newRepo(t, map[string]string{"README.md": "x\n"})
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	run(t, a, "init", "-q", "--bare", remote)
+	run(t, a, "remote", "add", "origin", remote)
+	run(t, a, "push", "-q", "origin", "HEAD")
+	b := filepath.Join(t.TempDir(), "b")
+	run(t, a, "clone", "-q", "-b", run(t, a, "symbolic-ref", "--short", "HEAD"), remote, b)
+	const branch = "agentloop/g/one"
+	if err := AddWorktree(ctx, b, filepath.Join(t.TempDir(), "wt"), branch, ""); err != nil {
+		t.Fatal(err)
+	}
+	run(t, a, "checkout", "-q", "-b", branch)
+	write(t, a, map[string]string{"one.txt": "one\n"})
+	if err := Commit(ctx, a, "one"); err != nil {
+		t.Fatal(err)
+	}
+	head := BranchCommit(ctx, a, branch)
+	if head == "" || BranchCommit(ctx, b, branch) == head || BranchCommit(ctx, b, "agentloop/g/none") != "" {
+		t.Fatal("BranchCommit does not tell the branches")
+	}
+	if err := ShareBranch(ctx, a, "origin", branch); err != nil {
+		t.Fatal(err)
+	}
+	if err := FetchBranch(ctx, b, "origin", branch); err != nil {
+		t.Fatal(err)
+	}
+	if got := BranchCommit(ctx, b, branch); got != head {
+		t.Errorf("clone b has %s at %s, want %s", got, branch, head)
+	}
+	for _, bad := range []struct{ remote, branch string }{{"-u", branch}, {"origin", "-b"}, {"origin", "a..b"}} {
+		if err := ShareBranch(ctx, a, bad.remote, bad.branch); err == nil {
+			t.Errorf("ShareBranch(%q, %q) accepted", bad.remote, bad.branch)
+		}
+	}
+}

@@ -57,7 +57,12 @@ type Steps struct {
 	// ("" for none): each checkpoint is pushed there, and a worker taking over
 	// a run from a worker that is gone fetches them to rebuild its work tree.
 	Remote string
+	// WorkTree is this worker's clone of the runs' repository ("" for the
+	// path each run names): a task graph's repository, its state folder and
+	// its tasks' worktrees are mapped onto it ([GraphTask.In]).
+	WorkTree string
 
+	git  sync.Mutex // serialises the worktree and merge work on the clone: git locks its metadata
 	mu   sync.Mutex
 	runs map[string]*workTree // by run ID: the engine keeps its checkpoints between steps
 	seq  uint64               // counts the steps, for the least recently used
@@ -153,6 +158,13 @@ func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.
 		w.used = s.seq
 		return w.l, w.p, false, s.release(w), nil
 	}
+	if t := r.Task; t != nil {
+		// A task's run taken over from a worker gone for good: its worktree
+		// is made here first, its work restored from its last checkpoint.
+		if err := s.addWorkTree(ctx, WorkTreeInput{Repo: t.Repo, StateDir: t.StateDir, Graph: t.Graph, ID: t.Task.ID, Base: t.Base}); err != nil {
+			return nil, nil, false, nil, err
+		}
+	}
 	p, err = s.Plan(ctx, r)
 	if err != nil {
 		return nil, nil, false, nil, fmt.Errorf("rebuild the plan of run %s: %w", r.Name, err)
@@ -171,6 +183,15 @@ func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.
 	w := &workTree{l: l, p: p, busy: 1, used: s.seq}
 	s.runs[r.RunID] = w
 	return l, p, true, s.release(w), nil
+}
+
+// addWorkTree makes a task's worktree and branch in this worker's clone,
+// unless they exist.
+func (s *Steps) addWorkTree(ctx context.Context, in WorkTreeInput) error {
+	t := GraphTask{Repo: in.Repo, StateDir: in.StateDir}.In(s.WorkTree)
+	s.git.Lock()
+	defer s.git.Unlock()
+	return session.AddTaskWorkTree(ctx, t.Repo, t.StateDir, in.Graph, in.ID, in.Base)
 }
 
 // MaxWorkTrees is how many runs' engines a worker keeps between their steps.

@@ -161,7 +161,7 @@ func NewWorker(c client.Client, s Server, steps *Steps, activityQueue string) []
 	w := worker.New(c, s.TaskQueue, worker.Options{})
 	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
 	RegisterSteps(w, steps)
-	gs := &GraphSteps{}
+	gs := &GraphSteps{Steps: steps}
 	RegisterGraph(w, gs)
 	ws := []worker.Worker{w}
 	if activityQueue != "" && activityQueue != s.TaskQueue {

@@ -43,8 +43,27 @@
 // keeps its child workflow waiting for the guidance update: the tasks after
 // it wait with it, and the graph goes on once it is answered.
 //
-// A graph's tasks run in the clone of one machine: its worktrees, branches
-// and run folders are made in the repository at the path the graph was
-// started from (its state folder). Start the graph's workers on that machine,
-// or pin the graph to one worker with run --worker-queue.
+// A graph's tasks run on a fleet, each where its worktree is. A task's
+// worktree and branch are made by whichever worker takes the worktree
+// activity (or the worker its runs are pinned to, run --worker-queue), in
+// that worker's clone: the graph's repository and state folder are mapped
+// onto the clone a worker is given (worker --work-tree, [GraphTask.In]), as a
+// single run's work tree is. The task's run starts on that worker's queue and
+// its steps follow its work tree (route.go); a worker taking a task's run
+// over from one gone for good makes the worktree in its own clone and
+// restores it from the run's last checkpoint on the shared remote. The task's
+// work is committed by the worker holding its work tree at the end of its
+// run, which pushes the branch to the shared remote (worker
+// --checkpoint-remote). The merge-back runs on the graph's queue (run
+// --merge-queue, else --worker-queue, else any worker): the worker holding the
+// repository the graph was started in, which fetches each branch from the
+// shared remote when its clone does not have the commit the task's work was
+// left at. A branch it cannot get (no shared remote) is left unmerged with a
+// warning saying so, and a worker holding another clone merges nothing; the
+// worktrees of merged tasks on other workers stay there, named in the graph's
+// warnings. A task's branch starts from the HEAD of the clone that makes its
+// worktree: keep the workers' clones at the commit the graph starts from.
+// Graphs started before this (their histories have no
+// graph-tasks-on-a-fleet version marker) keep every worktree and commit on
+// the graph's queue.
 package temporal

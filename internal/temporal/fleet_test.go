@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,6 +43,8 @@ type fleet struct {
 	srv *temporal.DevServer
 	dir string   // the test's folder
 	env []string // of every process started
+	// files are committed in the repository besides README.md and .gitignore.
+	files map[string]string
 }
 
 func newFleet(t *testing.T) *fleet {
@@ -92,7 +95,9 @@ func (f *fleet) repo(clones ...string) []string {
 	seed := filepath.Join(f.dir, "seed")
 	f.git(f.dir, "init", "-q", "--bare", remote)
 	f.git(f.dir, "clone", "-q", remote, seed)
-	for name, text := range map[string]string{"README.md": "a project\n", ".gitignore": ".agentloop/\n"} {
+	files := map[string]string{"README.md": "a project\n", ".gitignore": ".agentloop/\n"}
+	maps.Copy(files, f.files)
+	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(seed, name), []byte(text), 0o644); err != nil {
 			f.t.Fatal(err)
 		}
@@ -389,4 +394,112 @@ func TestDirtyStartRebuiltOnAnotherWorker(t *testing.T) {
 		t.Errorf("run %s (%s), want completed", v.State.Status, v.State.Reason)
 	}
 	checkIterations(t, v, 2)
+}
+
+// TestGraphTasksOnTwoWorkers: a graph of three tasks, two at once, started in
+// one clone of a bare remote, with two workers each holding its own clone (at
+// another path) and pushing to that remote. Task two's worker is killed for
+// good while its agent works; the other worker rebuilds task two's worktree in
+// its own clone from the start checkpoint and finishes it; each task's work is
+// committed where its work tree is and pushed, and the graph's worker (the one
+// holding the graph's clone, --merge-queue) merges every task back.
+func TestGraphTasksOnTwoWorkers(t *testing.T) {
+	f := newFleet(t)
+	f.files = map[string]string{"tasks.yaml": `tasks:
+  - {id: one, title: Write one.txt, procedure: one}
+  - {id: two, title: Write two.txt, procedure: two}
+  - {id: three, title: Write three.txt, procedure: three}
+`}
+	cfg := "procedures:\n"
+	for _, id := range []string{"one", "two", "three"} {
+		plan, dir := filepath.Join(f.dir, id+".plan"), filepath.Join(f.dir, "agent-"+id)
+		text := "write " + id + ".txt " + id + "\n"
+		if id == "two" { // hangs in its first call; killAgents finds it
+			plan, dir = filepath.Join(f.dir, "plan.txt"), filepath.Join(f.dir, "fakeagent")
+			text = "[1]\nappend two.txt partial\\n\nhang\n[*]\nwrite two.txt two\n"
+		}
+		if err := os.WriteFile(plan, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg += fmt.Sprintf("  %s:\n    agent: {cmd: [%q], env: {FAKEAGENT_PLAN: %q, FAKEAGENT_DIR: %q}}\n    gates: [{name: done, run: \"test -f %s.txt\"}]\n",
+			id, filepath.Join(f.dir, "bin", "fakeagent"), plan, dir, id)
+	}
+	f.files["agentloop.yaml"] = cfg
+	clones := f.repo("a", filepath.Join("elsewhere", "b"))
+	workers := map[string]*proc{}
+	startWorker := func(clone string) {
+		workers[clone] = f.start(clone, "worker", "--queue", "machine-"+filepath.Base(clone), "--work-tree", clone, "--checkpoint-remote", "origin")
+	}
+	for _, c := range clones {
+		startWorker(c)
+	}
+	a := clones[0]
+	run := f.start(a, "run", "--tasks", "tasks.yaml", "--engine", "temporal", "--parallel", "2", "--merge-queue", "machine-a", "--heartbeat-timeout", "3s")
+	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids"))
+	holder := f.runOf("tasks-two", clones...)
+	other := clones[0]
+	if holder == other {
+		other = clones[1]
+	}
+	workers[holder].kill()
+	f.killAgents()
+	f.waitRun("tasks-two", other)
+	if holder == a {
+		startWorker(a) // the graph's repository is there: the merge-back waits for it
+	}
+	if code := run.wait(t, 3*time.Minute); code != 0 {
+		t.Fatalf("run --tasks exited %d:\n%s", code, run.out.String())
+	}
+	ran := map[string][]string{}
+	for _, id := range []string{"one", "two", "three"} {
+		for _, c := range clones {
+			if f.runOf("tasks-"+id, c) != "" {
+				ran[c] = append(ran[c], id)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(a, id+".txt")); err != nil {
+			t.Errorf("task %s not merged back into the graph's clone: %v", id, err)
+		}
+	}
+	t.Logf("tasks run by clone: %v (task two taken over from %s)", ran, holder)
+	if len(ran[clones[0]]) == 0 || len(ran[clones[1]]) == 0 {
+		t.Errorf("tasks run by clone: %v; want each worker to have run one", ran)
+	}
+	if got := f.read(filepath.Join(a, "two.txt")); strings.Contains(got, "partial") {
+		t.Errorf("two.txt = %q: the killed attempt's work was merged", got)
+	}
+	log := f.git(a, "log", "--oneline")
+	for _, id := range []string{"one", "two", "three"} {
+		if !strings.Contains(log, "Merge branch 'agentloop/tasks/"+id+"'") {
+			t.Errorf("git log of the graph's clone:\n%s\nwant task %s's branch merged", log, id)
+		}
+	}
+	v := f.view("tasks-two")
+	if v.State.Status != loop.StatusSucceeded {
+		t.Errorf("task two's run %s (%s), want succeeded", v.State.Status, v.State.Reason)
+	}
+	checkIterations(t, v, 1)
+}
+
+// runOf is the first of the clones holding the run folder of the run name, ""
+// for none.
+func (f *fleet) runOf(name string, clones ...string) string {
+	for _, c := range clones {
+		if m, _ := filepath.Glob(filepath.Join(c, ".agentloop", "runs", name, "*")); len(m) > 0 {
+			return c
+		}
+	}
+	return ""
+}
+
+// waitRun waits until the clone holds the run folder of the run name.
+func (f *fleet) waitRun(name, clone string) {
+	f.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for f.runOf(name, clone) == "" {
+		if time.Now().After(deadline) {
+			f.t.Fatalf("run %s did not come to %s", name, clone)
+		}
+		time.Sleep(50 * time.Millisecond) // a folder made by another process: nothing to wait on
+	}
 }

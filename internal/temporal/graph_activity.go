@@ -5,44 +5,64 @@ package temporal
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/session"
 )
 
 // GraphSteps are a task graph's own activities on a worker: the git work the
 // local engine's graph does, in the repository's clone on this machine.
 type GraphSteps struct {
-	// mu serialises the worktree and merge work on the repository: git locks
-	// its metadata.
-	mu sync.Mutex
+	// Steps are the worker's steps: its queue, its clone and the remote
+	// the workers' clones share.
+	Steps *Steps
 }
 
-// WorkTree is the worktree activity: the task's worktree and branch, unless
-// they exist (a retried activity finds them).
-func (g *GraphSteps) WorkTree(ctx context.Context, in WorkTreeInput) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return session.AddTaskWorkTree(ctx, in.Repo, in.StateDir, in.Graph, in.ID, in.Base)
+// WorkTree is the worktree activity: the task's worktree and branch in this
+// worker's clone, unless they exist (a retried activity finds them); the
+// task's steps come to this worker's queue.
+func (g *GraphSteps) WorkTree(ctx context.Context, in WorkTreeInput) (WorkTreeOutput, error) {
+	return WorkTreeOutput{Queue: g.Steps.Queue}, g.Steps.addWorkTree(ctx, in)
 }
 
-// Commit is the commit activity: the task's work committed on its branch.
-func (g *GraphSteps) Commit(ctx context.Context, in CommitInput) error {
-	return session.CommitTask(ctx, in.WorkTree, in.Task)
+// Commit is the commit activity: the task's work committed on its branch, and
+// the branch pushed to the shared remote when the worker has one.
+func (g *GraphSteps) Commit(ctx context.Context, in CommitInput) (CommitOutput, error) {
+	_, wt := onClone(g.Steps.WorkTree, in.Repo, in.WorkTree)
+	if err := session.CommitTask(ctx, wt, in.Task); err != nil {
+		return CommitOutput{}, err
+	}
+	if in.Branch == "" {
+		return CommitOutput{}, nil
+	}
+	out := CommitOutput{Head: gitx.BranchCommit(ctx, wt, in.Branch)}
+	if g.Steps.Remote != "" {
+		if err := gitx.ShareBranch(ctx, wt, g.Steps.Remote, in.Branch); err != nil {
+			return out, err
+		}
+		out.Pushed = true
+	}
+	return out, nil
 }
 
 // Merge is the merge activity: the done tasks' branches merged back in order,
 // a Markdown plan's items ticked, the merged tasks' worktrees and branches
-// removed; a conflict is a result, not an error.
+// removed; a conflict is a result, not an error. It runs in the graph's
+// repository: a worker whose clone is elsewhere merges nothing.
 func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	var out MergeOutput
+	g.Steps.git.Lock()
+	defer g.Steps.git.Unlock()
+	out := MergeOutput{Queue: g.Steps.Queue}
+	if clone := g.Steps.WorkTree; clone != "" && clone != in.Repo {
+		out.Err = fmt.Sprintf("the tasks' branches are left unmerged: the worker of queue %s that took the merge-back holds a clone at %s, not the graph's repository %s; "+
+			"start the graph with --merge-queue naming a worker on the machine of %s", out.Queue, clone, in.Repo, in.Repo)
+		return out, nil
+	}
 	warnf := func(format string, args ...any) { out.Warnings = append(out.Warnings, fmt.Sprintf(format, args...)) }
-	res, err := session.MergeTasks(ctx, in.Repo, in.Graph, &in.File, in.Order, warnf)
+	res, err := session.MergeTasks(ctx, in.Repo, in.Graph, &in.File, g.here(ctx, in, warnf), warnf)
 	out.Results = res
 	if err != nil {
 		out.Err = err.Error()
@@ -55,6 +75,33 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 	}
 	session.PruneTasks(ctx, in.Repo, in.StateDir, in.Graph, merged, warnf)
 	return out, nil
+}
+
+// here is the tasks of in.Order whose branch in the graph's repository is at
+// the commit their work was committed at, fetched from the shared remote when
+// it is not; the others are left unmerged, with a warning saying why.
+func (g *GraphSteps) here(ctx context.Context, in MergeInput, warnf func(format string, args ...any)) []string {
+	var order []string
+	for _, id := range in.Order {
+		head, branch := in.Heads[id], session.TaskBranch(in.Graph, id)
+		if head == "" || gitx.BranchCommit(ctx, in.Repo, branch) == head {
+			order = append(order, id)
+			continue
+		}
+		remote := g.Steps.Remote
+		if remote == "" {
+			warnf("task %s is left unmerged: its branch %s was committed in another worker's clone and this one does not have it; "+
+				"start the workers with --checkpoint-remote REMOTE (a remote their clones share) so that it is pushed there, or merge it from that clone by hand", id, branch)
+			continue
+		}
+		err := gitx.FetchBranch(ctx, in.Repo, remote, branch)
+		if got := gitx.BranchCommit(ctx, in.Repo, branch); err != nil || got != head {
+			warnf("task %s is left unmerged: its branch %s at %s could not be fetched from %s (%v; found %q)", id, branch, head, remote, err, got)
+			continue
+		}
+		order = append(order, id)
+	}
+	return order
 }
 
 // registry is where workflows and activities are registered: a worker, or a

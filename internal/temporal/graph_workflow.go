@@ -4,6 +4,7 @@ package temporal
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -51,6 +52,27 @@ type GraphTask struct {
 	Repo     string // the repository the graph runs in (its configuration), on the worker's disk
 	StateDir string // the repository's state folder
 	Task     tasks.Task
+	Base     string `json:",omitempty"` // what the task's branch starts from ("": HEAD)
+}
+
+// In is the task's graph as it is in the clone at clone (a worker's
+// --work-tree): the repository there, its state folder at the same place in
+// it; "" keeps them, for a worker on the graph's machine.
+func (t GraphTask) In(clone string) GraphTask {
+	t.Repo, t.StateDir = onClone(clone, t.Repo, t.StateDir)
+	return t
+}
+
+// onClone maps the repository repo and a path in it onto the clone at clone
+// ("" keeps them); a path outside the repository stays.
+func onClone(clone, repo, path string) (string, string) {
+	if clone == "" || repo == "" || clone == repo {
+		return repo, path
+	}
+	if rel, err := filepath.Rel(repo, path); err == nil && filepath.IsLocal(rel) {
+		path = filepath.Join(clone, rel)
+	}
+	return clone, path
 }
 
 // GraphInput starts a task graph's workflow.
@@ -65,9 +87,9 @@ type GraphInput struct {
 	// configuration; the workflow caps their cost and token limits by what is
 	// left of the global budget when each starts.
 	Runs map[string]RunInput
-	// TaskQueue is the queue of the graph's own activities (worktrees,
-	// commits, merges): the worker holding the repository; empty for the
-	// workflow's queue.
+	// TaskQueue is the queue of the merge-back: the worker holding the
+	// repository; empty for the workflow's queue. (A graph started before the
+	// tasks ran on a fleet has its worktrees and commits there too.)
 	TaskQueue string
 	// Prior and Merged are where an earlier workflow of the graph left it,
 	// when this one resumes it: the done tasks are not run again and the
@@ -96,14 +118,30 @@ type GraphResult struct {
 	BudgetExhausted bool
 }
 
-// WorkTreeInput is the worktree activity's argument: a task's worktree and branch.
+// WorkTreeInput is the worktree activity's argument: a task's worktree and
+// branch, in the graph's repository (mapped onto the worker's clone).
 type WorkTreeInput struct{ Repo, StateDir, Graph, ID, Base string }
+
+// WorkTreeOutput is the worktree activity's result: the queue of the worker
+// that made it, where the task's steps go.
+type WorkTreeOutput struct{ Queue string }
 
 // CommitInput is the commit activity's argument: a task whose work to commit
 // on its branch.
 type CommitInput struct {
 	WorkTree string
 	Task     tasks.Task
+	// Repo is the graph's repository WorkTree is in (mapped onto the worker's
+	// clone), Branch the task's branch, pushed to the shared remote.
+	Repo   string `json:",omitempty"`
+	Branch string `json:",omitempty"`
+}
+
+// CommitOutput is the commit activity's result: the commit the task's branch
+// is at, and whether it was pushed to the shared remote.
+type CommitOutput struct {
+	Head   string
+	Pushed bool
 }
 
 // MergeInput is the merge activity's argument: the done tasks' branches to
@@ -114,18 +152,37 @@ type MergeInput struct {
 	Graph    string
 	File     tasks.File
 	Order    []string
+	// Heads are the commits the tasks' branches were left at by their
+	// commits, on whichever worker: a branch not there in the merging clone
+	// is fetched from the shared remote, or left unmerged.
+	Heads map[string]string `json:",omitempty"`
 }
 
 // MergeOutput is the merge activity's result: each merge, the warnings (a plan
-// not ticked) and the error that stopped the merges, if one did.
+// not ticked, a branch not found) and the error that stopped the merges, if
+// one did; Queue is the merging worker's.
 type MergeOutput struct {
 	Results  []tasks.MergeResult
 	Warnings []string
 	Err      string
+	Queue    string `json:",omitempty"`
 }
 
 // graphActivityTimeout bounds a worktree, commit or merge activity.
 const graphActivityTimeout = 10 * time.Minute
+
+// onQueue is ctx's activity options on queue ("" for any worker); gone, when
+// set, is how long a worker's own queue may leave the activity untaken.
+func onQueue(ctx workflow.Context, queue string, gone time.Duration) workflow.Context {
+	o := workflow.GetActivityOptions(ctx)
+	o.TaskQueue = queue
+	if queue == "" {
+		o.TaskQueue = workflow.GetInfo(ctx).TaskQueueName
+	} else if gone > 0 {
+		o.ScheduleToStartTimeout = gone
+	}
+	return workflow.WithActivityOptions(ctx, o)
+}
 
 // Graph is the workflow of a task graph: its tasks' loops as child run
 // workflows, in dependency order and up to Parallel at once ([tasks.Schedule]),
@@ -146,10 +203,12 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 	if err != nil {
 		return GraphResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Graph", err)
 	}
-	gw := &graphWf{in: in, sch: sch, running: map[string]bool{}, merged: slices.Clone(in.Merged), spend: in.spend()}
+	gw := &graphWf{in: in, sch: sch, running: map[string]bool{}, merged: slices.Clone(in.Merged), spend: in.spend(),
+		held: map[string]string{}, heads: map[string]string{}}
 	if err := workflow.SetQueryHandler(ctx, QueryGraphState, gw.view); err != nil {
 		return GraphResult{}, fmt.Errorf("register the graph query: %w", err)
 	}
+	gw.fleet = workflow.GetVersion(ctx, fleetChange, workflow.DefaultVersion, 1) >= 1
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue: in.TaskQueue, StartToCloseTimeout: graphActivityTimeout,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
@@ -190,6 +249,13 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 	return GraphResult{Outcomes: out, Merged: gw.merged, BudgetExhausted: sch.Stopped() != ""}, nil
 }
 
+// fleetChange marks the graphs whose tasks run on a fleet: a task's worktree
+// is made by any worker (or the one its run is pinned to), its steps go to
+// that worker, its work is committed by the worker holding its work tree at
+// the end and pushed to the shared remote, and the merge-back fetches it from
+// there. A graph started before ran them all on its own queue.
+const fleetChange = "graph-tasks-on-a-fleet"
+
 // graphWf is a graph workflow's state.
 type graphWf struct {
 	in       GraphInput
@@ -199,6 +265,9 @@ type graphWf struct {
 	warnings []string
 	final    map[string]tasks.Outcome  // set once the graph ended
 	spend    map[string]evidence.Usage // what each task spent so far, by id
+	fleet    bool                      // see fleetChange
+	held     map[string]string         // the queue of the worker holding each task's work tree
+	heads    map[string]string         // the commit each task's branch was left at
 }
 
 // spend is what each task of the graph spent before this workflow: a done
@@ -282,14 +351,26 @@ func (gw *graphWf) start(ctx, actx workflow.Context, t tasks.Task) workflow.Futu
 }
 
 // runTask runs one task: its worktree on a worker, its loop as a child run
-// workflow, its work committed on its branch.
+// workflow, its work committed on its branch. On a fleet, the worktree is made
+// by a worker that can take it (any, or the one its run is pinned to) and the
+// task's loop runs on that worker's queue.
 func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outcome, error) {
 	in := gw.in
 	wt := WorkTreeInput{Repo: in.Repo, StateDir: in.StateDir, Graph: in.Name, ID: t.ID, Base: in.Base}
-	if err := workflow.ExecuteActivity(actx, ActivityWorkTree, wt).Get(ctx, nil); err != nil {
-		return tasks.Outcome{}, fmt.Errorf("task %s: create its worktree: %w", t.ID, err)
-	}
 	run, ok := in.Runs[t.ID]
+	if gw.fleet && ok {
+		var wo WorkTreeOutput
+		if err := workflow.ExecuteActivity(onQueue(actx, run.Run.TaskQueue, 0), ActivityWorkTree, wt).Get(ctx, &wo); err != nil {
+			return tasks.Outcome{}, fmt.Errorf("task %s: create its worktree: %w", t.ID, err)
+		}
+		if wo.Queue != "" {
+			run.Run.TaskQueue = wo.Queue
+		}
+	} else if !gw.fleet {
+		if err := workflow.ExecuteActivity(actx, ActivityWorkTree, wt).Get(ctx, nil); err != nil {
+			return tasks.Outcome{}, fmt.Errorf("task %s: create its worktree: %w", t.ID, err)
+		}
+	}
 	if !ok {
 		return tasks.Outcome{}, fmt.Errorf("task %s: the graph's input has no run for it", t.ID)
 	}
@@ -308,13 +389,36 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 		runErr = workflow.ExecuteChildWorkflow(cctx, WorkflowRun, run).Get(ctx, &res)
 	}
 	if ctx.Err() == nil {
-		commit := CommitInput{WorkTree: run.Run.WorkDir, Task: t}
-		if err := workflow.ExecuteActivity(actx, ActivityCommit, commit).Get(ctx, nil); err != nil && runErr == nil {
+		if err := gw.commit(ctx, actx, t, run, res); err != nil && runErr == nil {
 			runErr = fmt.Errorf("task %s: commit its work: %w", t.ID, err)
 		}
 	}
 	st := loop.State{Status: res.Status, Reason: res.Reason, TotalIterations: res.Iterations, Spend: loop.Spend{Usage: res.Usage}}
 	return session.OutcomeOf(&st, session.TaskBranch(in.Name, t.ID)), runErr
+}
+
+// commit commits the task's work on its branch: on the graph's queue, or on a
+// fleet by the worker holding the task's work tree at the end of its run,
+// which pushes the branch to the shared remote.
+func (gw *graphWf) commit(ctx, actx workflow.Context, t tasks.Task, run RunInput, res RunResult) error {
+	commit := CommitInput{WorkTree: run.Run.WorkDir, Task: t}
+	if !gw.fleet {
+		return workflow.ExecuteActivity(actx, ActivityCommit, commit).Get(ctx, nil)
+	}
+	held := res.Queue
+	if held == "" {
+		held = run.Run.TaskQueue // the run ended before a step said where it is
+	}
+	gw.held[t.ID] = held
+	commit.Repo, commit.Branch = gw.in.Repo, session.TaskBranch(gw.in.Name, t.ID)
+	// A worker gone for good since the run ended took the work tree with it:
+	// the commit fails rather than waits for it.
+	var co CommitOutput
+	err := workflow.ExecuteActivity(onQueue(actx, held, 2*run.heartbeatTimeout()), ActivityCommit, commit).Get(ctx, &co)
+	if co.Head != "" {
+		gw.heads[t.ID] = co.Head
+	}
+	return err
 }
 
 // mergeBack merges the done tasks' branches in the order they finished; a
@@ -326,12 +430,23 @@ func (gw *graphWf) mergeBack(ctx, actx workflow.Context, out map[string]tasks.Ou
 	}
 	var mo MergeOutput
 	in := MergeInput{Repo: gw.in.Repo, StateDir: gw.in.StateDir, Graph: gw.in.Name, File: gw.in.File, Order: order}
+	if gw.fleet {
+		in.Heads = map[string]string{}
+		for _, id := range order {
+			if h := gw.heads[id]; h != "" {
+				in.Heads[id] = h
+			}
+		}
+	}
 	if err := workflow.ExecuteActivity(actx, ActivityMerge, in).Get(ctx, &mo); err != nil {
 		mo.Err = err.Error()
 	}
 	for _, r := range mo.Results {
 		if r.Merged {
 			gw.merged = append(gw.merged, r.ID)
+			if q := gw.held[r.ID]; q != "" && q != mo.Queue {
+				gw.warnings = append(gw.warnings, fmt.Sprintf("task %s is merged; its worktree and branch stay in the clone of the worker of queue %s (and its branch on the shared remote): remove them there", r.ID, q))
+			}
 		}
 	}
 	tasks.ApplyMerges(out, mo.Results)

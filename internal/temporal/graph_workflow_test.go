@@ -4,6 +4,7 @@ package temporal
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -32,41 +32,55 @@ type fakeGraph struct {
 	merges    [][]string
 	conflict  map[string]bool // tasks whose merge conflicts
 	onCommit  func(id string) // called on each commit, when set
+	// Where each activity ran, "activity name: queue" (the worker a
+	// worktree is made on is "w-ID"; a run's steps say they ran on "end-NAME").
+	queues []string
+	heads  map[string]string // the merge's Heads
 }
 
-func (f *fakeGraph) step(ctx context.Context, in StepInput) (loop.StepResult, error) {
+// ran records the queue the activity ran on.
+func (f *fakeGraph) ran(ctx context.Context, what string) {
+	f.queues = append(f.queues, what+": "+activity.GetInfo(ctx).TaskQueue)
+}
+
+func (f *fakeGraph) step(ctx context.Context, in StepInput) (StepOutput, error) {
 	f.mu.Lock()
 	s := f.scripts[in.Run.Name]
 	if !slices.Contains(f.started, in.Run.Name) {
 		f.started = append(f.started, in.Run.Name)
+		f.ran(ctx, "first step of "+in.Run.Name)
 	}
 	f.mu.Unlock()
 	res, err := s.run(in)
-	return res, activityError(ctx, err)
+	return StepOutput{StepResult: res, Queue: "end-" + in.Run.Name}, activityError(ctx, err)
 }
 
-func (f *fakeGraph) workTree(_ context.Context, in WorkTreeInput) error {
+func (f *fakeGraph) workTree(ctx context.Context, in WorkTreeInput) (WorkTreeOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.worktrees = append(f.worktrees, in.ID)
-	return nil
+	f.ran(ctx, "worktree of "+in.ID)
+	return WorkTreeOutput{Queue: "w-" + in.ID}, nil
 }
 
-func (f *fakeGraph) commit(_ context.Context, in CommitInput) error {
+func (f *fakeGraph) commit(ctx context.Context, in CommitInput) (CommitOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.commits = append(f.commits, in.Task.ID)
 	if f.onCommit != nil {
 		f.onCommit(in.Task.ID)
 	}
-	return nil
+	f.ran(ctx, "commit of "+in.Task.ID)
+	return CommitOutput{Head: "head-" + in.Task.ID}, nil
 }
 
-func (f *fakeGraph) merge(_ context.Context, in MergeInput) (MergeOutput, error) {
+func (f *fakeGraph) merge(ctx context.Context, in MergeInput) (MergeOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.merges = append(f.merges, in.Order)
-	var out MergeOutput
+	f.ran(ctx, "merge")
+	f.heads = in.Heads
+	out := MergeOutput{Queue: activity.GetInfo(ctx).TaskQueue}
 	for _, id := range in.Order {
 		r := tasks.MergeResult{ID: id, Branch: "agentloop/" + in.Graph + "/" + id, Merged: !f.conflict[id], Conflict: f.conflict[id]}
 		if r.Conflict {
@@ -293,4 +307,81 @@ func TestGraphWorkflowCountsRunningSpend(t *testing.T) {
 	if slices.Contains(f.started, "g-c") {
 		t.Errorf("runs started: %v, want a and b only", f.started)
 	}
+}
+
+// TestGraphTasksRunOnAFleet: each task's worktree is made by any worker (or
+// the one its run is pinned to), its run's steps go to that worker's queue, its
+// work is committed on the queue its run ended on, and the merge-back runs on
+// the graph's queue with the commits the branches were left at; a merged
+// task whose work tree is elsewhere is named with where it stays.
+func TestGraphTasksRunOnAFleet(t *testing.T) {
+	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+	f := &fakeGraph{scripts: map[string]*script{"g-a": {results: green}, "g-b": {results: green}}}
+	env := newGraphEnv(t, f)
+	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a", "b")
+	in.TaskQueue = "graph-machine"
+	b := in.Runs["b"]
+	b.Run.TaskQueue = "pinned"
+	in.Runs["b"] = b
+	env.ExecuteWorkflow(WorkflowGraph, in)
+	res := graphResult(t, env)
+	for _, id := range []string{"a", "b"} {
+		if o := res.Outcomes[id]; o.State != tasks.StateSucceeded {
+			t.Errorf("task %s: %s (%s), want succeeded", id, o.State, o.Reason)
+		}
+	}
+	for _, want := range []string{
+		"worktree of a: " + anyWorker, "worktree of b: pinned", // any worker; b's pinned one
+		"first step of g-a: w-a", "first step of g-b: w-b", // the worker holding the worktree
+		"commit of a: end-g-a", "commit of b: end-g-b", // where the run ended
+		"merge: graph-machine",
+	} {
+		if !slices.Contains(f.queues, want) {
+			t.Errorf("activities ran %q; want %q", f.queues, want)
+		}
+	}
+	if want := map[string]string{"a": "head-a", "b": "head-b"}; !maps.Equal(f.heads, want) {
+		t.Errorf("the merge was given the heads %v, want %v", f.heads, want)
+	}
+	v := graphView(t, env)
+	if len(v.Warnings) != 2 || !strings.Contains(v.Warnings[0], "worker of queue end-g-") {
+		t.Errorf("warnings %q: want where each merged task's work tree stays", v.Warnings)
+	}
+}
+
+// TestGraphStartedBeforeTheFleet: a graph started by a build before its tasks
+// ran on a fleet (its history has no version marker) keeps its worktrees and
+// commits on the graph's queue, as when it started.
+func TestGraphStartedBeforeTheFleet(t *testing.T) {
+	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+	f := &fakeGraph{scripts: map[string]*script{"g-a": {results: green}}}
+	env := newGraphEnv(t, f)
+	env.OnGetVersion(fleetChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a")
+	in.TaskQueue = "graph-machine"
+	env.ExecuteWorkflow(WorkflowGraph, in)
+	graphResult(t, env)
+	want := []string{"worktree of a: graph-machine", "first step of g-a: " + anyWorker, "commit of a: graph-machine", "merge: graph-machine"}
+	if !slices.Equal(f.queues, want) {
+		t.Errorf("activities ran %q, want %q", f.queues, want)
+	}
+	if f.heads != nil {
+		t.Errorf("the merge was given heads %v, want none", f.heads)
+	}
+}
+
+// anyWorker is the test environment's workflow queue, polled by any worker.
+const anyWorker = "default-test-taskqueue"
+
+func graphView(t *testing.T, env *testsuite.TestWorkflowEnvironment) GraphView {
+	t.Helper()
+	enc, err := env.QueryWorkflow(QueryGraphState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v GraphView
+	if err := enc.Get(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

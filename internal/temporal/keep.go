@@ -57,7 +57,7 @@ func (w *wfEnv) keep(in KeepInput) {
 	if queue != "" {
 		// Its worker gone, nobody else holds the run folder: the files are
 		// left out rather than the loop held up.
-		opts.ScheduleToStartTimeout = 2 * w.heartbeatTimeout()
+		opts.ScheduleToStartTimeout = 2 * w.in.heartbeatTimeout()
 	}
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(w.ctx, opts), ActivityKeep, in).Get(w.ctx, nil); err != nil {
 		workflow.GetLogger(w.ctx).Warn("the run's files were not written", "run", w.in.Run.Name, "error", err)

@@ -41,8 +41,8 @@ type StepOutput struct {
 // when the run does not say ([RunInput.HeartbeatTimeout]).
 const DefaultHeartbeatTimeout = 30 * time.Second
 
-func (w *wfEnv) heartbeatTimeout() time.Duration {
-	if hb := w.in.HeartbeatTimeout; hb > 0 {
+func (in RunInput) heartbeatTimeout() time.Duration {
+	if hb := in.HeartbeatTimeout; hb > 0 {
 		return hb
 	}
 	return DefaultHeartbeatTimeout
@@ -86,7 +86,7 @@ func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, er
 
 // stepOptions are the activity options of step r on queue.
 func (w *wfEnv) stepOptions(r loop.StepRequest, queue string) workflow.ActivityOptions {
-	hb := w.heartbeatTimeout()
+	hb := w.in.heartbeatTimeout()
 	opts := workflow.ActivityOptions{
 		TaskQueue:           queue,
 		StartToCloseTimeout: stepTimeout(r, w.in.Limits),

@@ -104,6 +104,9 @@ type RunResult struct {
 	loop.Outcome
 	Iterations int
 	Usage      evidence.Usage // the agent's and the reviewer's
+	// Queue is the queue of the worker holding the run's work tree at its
+	// end ("" for any worker), where a task's work is committed.
+	Queue string `json:",omitempty"`
 }
 
 // Run is the workflow of one task's loop: loop.Run over a workflow environment.
@@ -127,7 +130,7 @@ func Run(ctx workflow.Context, in RunInput) (RunResult, error) {
 	if n := len(env.st.Sessions); n > 0 {
 		env.st.Sessions[n-1].EndedAt = workflow.Now(ctx)
 	}
-	return RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Usage.Add(env.st.Spend.Reviewer)}, err
+	return RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Usage.Add(env.st.Spend.Reviewer), Queue: env.queue()}, err
 }
 
 // wfEnv is the workflow's [loop.Env].

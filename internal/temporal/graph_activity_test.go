@@ -1,0 +1,111 @@
+//go:build temporal
+
+package temporal
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/tasks"
+	"github.com/agentloop/agentloop/internal/testenv"
+)
+
+// TestGraphStepsOnTwoClones: a task's worktree is made in the clone of the
+// worker that takes it, though the graph was started in another clone at
+// another path; its work is committed and pushed to the shared remote there;
+// the merge-back in the graph's repository fetches it from the remote. Without
+// the remote it is left unmerged with a warning saying what to configure, and
+// a worker holding another clone merges nothing.
+func TestGraphStepsOnTwoClones(t *testing.T) {
+	testenv.NeedTool(t, "git")
+	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
+		t.Setenv(k, "t")
+	}
+	for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
+		t.Setenv(k, "t@t")
+	}
+	dir := t.TempDir()
+	remote, seed := filepath.Join(dir, "remote.git"), filepath.Join(dir, "seed")
+	gitIn(t, dir, "init", "-q", "--bare", "-b", "main", remote)
+	gitIn(t, dir, "clone", "-q", remote, seed)
+	writeIn(t, seed, ".gitignore", ".agentloop/\n")
+	gitIn(t, seed, "add", "-A")
+	gitIn(t, seed, "commit", "-q", "-m", "start")
+	gitIn(t, seed, "push", "-q", "origin", "HEAD:main")
+	graphRepo, other := filepath.Join(dir, "graph"), filepath.Join(dir, "elsewhere", "other")
+	for _, c := range []string{graphRepo, other} {
+		gitIn(t, dir, "clone", "-q", remote, c)
+	}
+	ctx := t.Context()
+	state := filepath.Join(graphRepo, ".agentloop")
+	file := tasks.File{Tasks: []tasks.Task{{ID: "one", Title: "Write one.txt"}, {ID: "two", Title: "Write two.txt"}}}
+
+	// Each task on the other worker, which pushes its branch only with a remote.
+	heads := map[string]string{}
+	for i, c := range []struct{ id, remote string }{{"one", "origin"}, {"two", ""}} {
+		onOther := &GraphSteps{Steps: &Steps{Queue: "other", WorkTree: other, Remote: c.remote}}
+		wo, err := onOther.WorkTree(ctx, WorkTreeInput{Repo: graphRepo, StateDir: state, Graph: "g", ID: c.id})
+		if err != nil || wo.Queue != "other" {
+			t.Fatalf("worktree of %s: %+v, %v", c.id, wo, err)
+		}
+		wt := filepath.Join(other, ".agentloop", "worktrees", "g", c.id)
+		writeIn(t, wt, c.id+".txt", c.id+"\n")
+		co, err := onOther.Commit(ctx, CommitInput{WorkTree: filepath.Join(state, "worktrees", "g", c.id), Task: file.Tasks[i], Repo: graphRepo, Branch: "agentloop/g/" + c.id})
+		if err != nil || co.Head == "" || co.Pushed != (c.remote != "") {
+			t.Fatalf("commit of %s: %+v, %v", c.id, co, err)
+		}
+		heads[c.id] = co.Head
+	}
+	if _, err := os.Stat(filepath.Join(state, "worktrees")); !os.IsNotExist(err) {
+		t.Errorf("the tasks' worktrees were made in the graph's clone: %v", err)
+	}
+
+	merge := MergeInput{Repo: graphRepo, StateDir: state, Graph: "g", File: file, Order: []string{"one", "two"}, Heads: heads}
+	elsewhere := &GraphSteps{Steps: &Steps{Queue: "other", WorkTree: other, Remote: "origin"}}
+	if out, err := elsewhere.Merge(ctx, merge); err != nil || len(out.Results) != 0 || !strings.Contains(out.Err, "--merge-queue") {
+		t.Errorf("merge on a worker holding another clone: %+v, %v; want nothing merged and how to pick the graph's worker", out, err)
+	}
+	here := &GraphSteps{Steps: &Steps{Queue: "graph", Remote: "origin"}}
+	out, err := here.Merge(ctx, merge)
+	if err != nil || out.Err != "" || out.Queue != "graph" {
+		t.Fatalf("merge: %+v, %v", out, err)
+	}
+	if len(out.Results) != 1 || out.Results[0].ID != "one" || !out.Results[0].Merged {
+		t.Errorf("merged %+v, want one (fetched from the remote) only", out.Results)
+	}
+	if b, err := os.ReadFile(filepath.Join(graphRepo, "one.txt")); err != nil || string(b) != "one\n" {
+		t.Errorf("one.txt in the graph's repository: %q, %v", b, err)
+	}
+	if !slices.ContainsFunc(out.Warnings, func(w string) bool {
+		return strings.Contains(w, "task two is left unmerged") && strings.Contains(w, "could not be fetched")
+	}) {
+		t.Errorf("warnings %q: want task two left unmerged, not found on the remote", out.Warnings)
+	}
+	merge.Order = []string{"two"}
+	out, err = (&GraphSteps{Steps: &Steps{Queue: "graph"}}).Merge(ctx, merge)
+	if err != nil || len(out.Results) != 0 || len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "--checkpoint-remote") {
+		t.Errorf("merge without a remote: %+v, %v; want task two unmerged and the remote to configure", out, err)
+	}
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func writeIn(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
