@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
@@ -417,6 +418,10 @@ func (gw *graphWf) commit(ctx, actx workflow.Context, t tasks.Task, run RunInput
 	err := workflow.ExecuteActivity(onQueue(actx, held, 2*run.heartbeatTimeout()), ActivityCommit, commit).Get(ctx, &co)
 	if co.Head != "" {
 		gw.heads[t.ID] = co.Head
+	}
+	if workerGone(err) {
+		return fmt.Errorf("the worker holding its work tree (queue %s) is gone: its work is in the last checkpoint of run %s (%s on the shared remote): %w",
+			held, run.Run.Name, engine.CheckpointRefs(run.Run.Name, run.Run.RunID), err)
 	}
 	return err
 }

@@ -36,6 +36,16 @@ type fakeGraph struct {
 	// worktree is made on is "w-ID"; a run's steps say they ran on "end-NAME").
 	queues []string
 	heads  map[string]string // the merge's Heads
+	own    string            // when set, the queue worktrees and steps say they ran on
+}
+
+// queueOf is the queue the fake says an activity ran on: its own, else what
+// the activity's name and the task tell.
+func (f *fakeGraph) queueOf(def string) string {
+	if f.own != "" {
+		return f.own
+	}
+	return def
 }
 
 // ran records the queue the activity ran on.
@@ -52,7 +62,7 @@ func (f *fakeGraph) step(ctx context.Context, in StepInput) (StepOutput, error) 
 	}
 	f.mu.Unlock()
 	res, err := s.run(in)
-	return StepOutput{StepResult: res, Queue: "end-" + in.Run.Name}, activityError(ctx, err)
+	return StepOutput{StepResult: res, Queue: f.queueOf("end-" + in.Run.Name)}, activityError(ctx, err)
 }
 
 func (f *fakeGraph) workTree(ctx context.Context, in WorkTreeInput) (WorkTreeOutput, error) {
@@ -60,7 +70,7 @@ func (f *fakeGraph) workTree(ctx context.Context, in WorkTreeInput) (WorkTreeOut
 	defer f.mu.Unlock()
 	f.worktrees = append(f.worktrees, in.ID)
 	f.ran(ctx, "worktree of "+in.ID)
-	return WorkTreeOutput{Queue: "w-" + in.ID}, nil
+	return WorkTreeOutput{Queue: f.queueOf("w-" + in.ID)}, nil
 }
 
 func (f *fakeGraph) commit(ctx context.Context, in CommitInput) (CommitOutput, error) {

@@ -25,6 +25,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -35,20 +36,36 @@ import (
 // after its attempt stopped giving signs of life.
 var recordedHistories = []string{"plain", "guided", "retried"}
 
+// The graph histories, recorded on a real dev server (TestRealServerGraph with
+// -update): a graph of two tasks, b after a, recorded by this build ("graph")
+// and by a build from before a graph's tasks ran on a fleet
+// ("graph-before-fleet"), which this build must take on its old course.
+var recordedGraphHistories = []string{"graph", "graph-before-fleet"}
+
+// workflowOf is the workflow a recorded history is of: its registered name,
+// its function and its ID.
+func workflowOf(name string) (string, any, string) {
+	if slices.Contains(recordedGraphHistories, name) {
+		return WorkflowGraph, Graph, GraphWorkflowID("graph")
+	}
+	return WorkflowRun, Run, WorkflowID(name)
+}
+
 // rerecord says how to record the histories again.
 const rerecord = "record them again with: PATH=<dir of the temporal CLI>:$PATH go test -tags temporal -run TestRealServer ./internal/temporal -update"
 
 // replayError replays h on this build's workflow.
-func replayError(h *historypb.History, wf any) error {
+func replayError(h *historypb.History, name string, wf any) error {
 	r := worker.NewWorkflowReplayer()
-	r.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{Name: WorkflowRun})
+	r.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{Name: name})
 	return r.ReplayWorkflowHistory(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)), h)
 }
 
 // replay fails the test when h does not replay on this build's workflow.
 func replay(t *testing.T, name string, h *historypb.History) {
 	t.Helper()
-	if err := replayError(h, Run); err != nil {
+	wfName, wf, _ := workflowOf(name)
+	if err := replayError(h, wfName, wf); err != nil {
 		t.Errorf("the recorded history %s no longer replays on this build's workflow: %v\n"+
 			"The workflow now takes other steps on the same history, so the runs an older build "+
 			"started cannot go on under this one. If that is not meant, find what in the workflow "+
@@ -82,7 +99,8 @@ func readHistory(t *testing.T, name string) *historypb.History {
 // records its history in testdata/histories.
 func keepHistory(t *testing.T, c client.Client, name string) {
 	t.Helper()
-	h := history(t, c, WorkflowID(name))
+	_, _, id := workflowOf(name)
+	h := history(t, c, id)
 	replay(t, name, h)
 	if !*update {
 		return
@@ -100,7 +118,7 @@ func keepHistory(t *testing.T, c client.Client, name string) {
 // by this build's workflow: a change that makes the workflow take other steps
 // on the same history fails here, before it strands the runs under way.
 func TestReplayRecordedHistories(t *testing.T) {
-	for _, name := range recordedHistories {
+	for _, name := range slices.Concat(recordedHistories, recordedGraphHistories) {
 		t.Run(name, func(t *testing.T) {
 			replay(t, name, readHistory(t, name))
 		})
@@ -117,7 +135,7 @@ func TestReplayCatchesAChangedWorkflow(t *testing.T) {
 		return Run(ctx, in)
 	}
 	for _, name := range recordedHistories {
-		if err := replayError(readHistory(t, name), changed); err == nil {
+		if err := replayError(readHistory(t, name), WorkflowRun, changed); err == nil {
 			t.Errorf("history %s replayed on a workflow that sleeps first", name)
 		}
 	}
@@ -194,4 +212,53 @@ func (s *stalling) step(ctx context.Context, in StepInput) (loop.StepResult, err
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	ev := evidence.Iteration{Started: t0, Finished: t0.Add(time.Second)}
 	return loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}, nil
+}
+
+// TestRealServerGraph: on a real dev server, a graph of two tasks, b after a,
+// each task's worktree made by a worker that says it holds it on its own
+// queue, where the task's steps and commit then go; both are merged back.
+// Its history is replayed, and with -update kept in testdata/histories.
+func TestRealServerGraph(t *testing.T) {
+	srv := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t)}
+	startServer(t, srv)
+	c := dialReady(t, srv.addr)
+	defer c.Close()
+	queue := "graph-" + time.Now().Format("150405.000000000")
+	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+	f := &fakeGraph{own: queue + "-own", scripts: map[string]*script{"g-a": {results: green}, "g-b": {results: green}}}
+	for _, q := range []string{queue, f.own} {
+		w := worker.New(c, q, worker.Options{})
+		w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
+		w.RegisterWorkflowWithOptions(Graph, workflow.RegisterOptions{Name: WorkflowGraph})
+		w.RegisterActivityWithOptions(f.step, activity.RegisterOptions{Name: ActivityStep})
+		w.RegisterActivityWithOptions(noKeep, activity.RegisterOptions{Name: ActivityKeep})
+		w.RegisterActivityWithOptions(f.workTree, activity.RegisterOptions{Name: ActivityWorkTree})
+		w.RegisterActivityWithOptions(f.commit, activity.RegisterOptions{Name: ActivityCommit})
+		w.RegisterActivityWithOptions(f.merge, activity.RegisterOptions{Name: ActivityMerge})
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+	}
+	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a", "b:a")
+	in.Name = "graph"
+	if err := StartGraph(t.Context(), c, Server{TaskQueue: queue}, in); err != nil {
+		t.Fatal(err)
+	}
+	var res GraphResult
+	if err := c.GetWorkflow(t.Context(), GraphWorkflowID("graph"), "").Get(t.Context(), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a", "b"} {
+		if o := res.Outcomes[id]; o.State != tasks.StateSucceeded {
+			t.Errorf("task %s: %s (%s), want succeeded", id, o.State, o.Reason)
+		}
+	}
+	f.mu.Lock()
+	ran := slices.Clone(f.queues)
+	f.mu.Unlock()
+	if want := "commit of b: " + f.own; !slices.Contains(ran, want) {
+		t.Errorf("activities ran %q; want %q", ran, want)
+	}
+	keepHistory(t, c, "graph")
 }
