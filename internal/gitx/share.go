@@ -16,8 +16,7 @@ func ShareCheckpoints(ctx context.Context, dir, remote, prefix string) error {
 	if err != nil {
 		return fmt.Errorf("share the checkpoints: %w", err)
 	}
-	c := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"push", "--quiet", remote, spec}}
-	if _, err := c.run(ctx); err != nil {
+	if err := transfer(ctx, dir, "push", remote, spec); err != nil {
 		return fmt.Errorf("push the checkpoints %s to %s: %w", prefix, remote, err)
 	}
 	return nil
@@ -30,8 +29,7 @@ func FetchCheckpoints(ctx context.Context, dir, remote, prefix string) error {
 	if err != nil {
 		return fmt.Errorf("fetch the checkpoints: %w", err)
 	}
-	c := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"fetch", "--quiet", "--no-tags", remote, spec}}
-	if _, err := c.run(ctx); err != nil {
+	if err := transfer(ctx, dir, "fetch", remote, spec); err != nil {
 		return fmt.Errorf("fetch the checkpoints %s from %s: %w", prefix, remote, err)
 	}
 	return nil
@@ -63,8 +61,7 @@ func ShareBranch(ctx context.Context, dir, remote, branch string) error {
 	if err != nil {
 		return fmt.Errorf("share the branch: %w", err)
 	}
-	c := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"push", "--quiet", remote, spec}}
-	if _, err := c.run(ctx); err != nil {
+	if err := transfer(ctx, dir, "push", remote, spec); err != nil {
 		return fmt.Errorf("push the branch %s to %s: %w", branch, remote, err)
 	}
 	return nil
@@ -78,8 +75,7 @@ func FetchBranch(ctx context.Context, dir, remote, branch string) error {
 	if err != nil {
 		return fmt.Errorf("fetch the branch: %w", err)
 	}
-	c := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"fetch", "--quiet", "--no-tags", "--update-head-ok", remote, spec}}
-	if _, err := c.run(ctx); err != nil {
+	if err := transfer(ctx, dir, "fetch", remote, spec); err != nil {
 		return fmt.Errorf("fetch the branch %s from %s: %w", branch, remote, err)
 	}
 	return nil
@@ -89,6 +85,17 @@ func FetchBranch(ctx context.Context, dir, remote, branch string) error {
 // when there is no such branch.
 func BranchCommit(ctx context.Context, dir, branch string) string {
 	return resolveCommit(ctx, dir, "refs/heads/"+branch)
+}
+
+// transfer pushes or fetches (verb) the forced refspec spec to or from remote,
+// without tags; a fetch may update a branch a worktree has checked out.
+func transfer(ctx context.Context, dir, verb, remote, spec string) error {
+	args := []string{verb, "--quiet", remote, spec}
+	if verb == "fetch" {
+		args = []string{verb, "--quiet", "--no-tags", "--update-head-ok", remote, spec}
+	}
+	_, err := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: args}.run(ctx)
+	return err
 }
 
 // branchSpec is the forced refspec mapping branch to the same name.

@@ -11,13 +11,7 @@ import (
 // clone restores from it.
 func TestShareCheckpoints(t *testing.T) {
 	ctx := t.Context()
-	a := newRepo(t, map[string]string{"README.md": "x\n"})
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	run(t, a, "init", "-q", "--bare", remote)
-	run(t, a, "remote", "add", "origin", remote)
-	b := filepath.Join(t.TempDir(), "b")
-	run(t, a, "push", "-q", "origin", "HEAD")
-	run(t, a, "clone", "-q", remote, b)
+	a, b := sharedClones(t)
 	const prefix = "refs/agentloop/build/r1/"
 	if !HasRemote(ctx, a, "origin") || HasRemote(ctx, a, "elsewhere") {
 		t.Fatal("HasRemote does not tell the remotes")
@@ -64,13 +58,7 @@ func TestShareCheckpoints(t *testing.T) {
 // worktree of that clone has it checked out.
 func TestShareBranch(t *testing.T) {
 	ctx := t.Context()
-	a := newRepo(t, map[string]string{"README.md": "x\n"})
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	run(t, a, "init", "-q", "--bare", remote)
-	run(t, a, "remote", "add", "origin", remote)
-	run(t, a, "push", "-q", "origin", "HEAD")
-	b := filepath.Join(t.TempDir(), "b")
-	run(t, a, "clone", "-q", "-b", run(t, a, "symbolic-ref", "--short", "HEAD"), remote, b)
+	a, b := sharedClones(t)
 	const branch = "agentloop/g/one"
 	if err := AddWorktree(ctx, b, filepath.Join(t.TempDir(), "wt"), branch, ""); err != nil {
 		t.Fatal(err)
@@ -98,4 +86,17 @@ func TestShareBranch(t *testing.T) {
 			t.Errorf("ShareBranch(%q, %q) accepted", bad.remote, bad.branch)
 		}
 	}
+}
+
+// sharedClones are a repository whose remote origin is a bare repository, and
+// another clone of that remote.
+func sharedClones(t *testing.T) (a, b string) {
+	a = newRepo(t, map[string]string{"README.md": "x\n"})
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	run(t, a, "init", "-q", "--bare", remote)
+	run(t, a, "remote", "add", "origin", remote)
+	run(t, a, "push", "-q", "origin", "HEAD")
+	b = filepath.Join(t.TempDir(), "b")
+	run(t, a, "clone", "-q", "-b", run(t, a, "symbolic-ref", "--short", "HEAD"), remote, b)
+	return a, b
 }

@@ -305,26 +305,13 @@ func TestWorkTreeRebuiltOnAnotherWorker(t *testing.T) {
 	clones := f.repo("a", "b")
 	a, b := clones[0], clones[1]
 	f.plan(hangInTheSecond)
-	wa := f.start(a, "worker", "--queue", "machine-a", "--work-tree", a, "--checkpoint-remote", "origin")
-	run := f.start(a, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "3", "--heartbeat-timeout", "3s")
-	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids"))
-	f.start(b, "worker", "--queue", "machine-b", "--work-tree", b, "--checkpoint-remote", "origin")
-	wa.kill()
-	f.killAgents()
-	if code := run.wait(t, 2*time.Minute); code != 0 {
-		t.Fatalf("run exited %d:\n%s", code, run.out.String())
-	}
+	v := f.takeOver(a, b, 3)
 	if got := f.read(filepath.Join(a, "notes.txt")); got != "iteration\npartial\n" {
 		t.Errorf("clone a: notes.txt = %q, want what the dead worker left", got)
 	}
 	if got := f.read(filepath.Join(b, "notes.txt")); got != "iteration\niteration\niteration\n" {
 		t.Errorf("clone b: notes.txt = %q: want iteration 1's work rebuilt, then iterations 2 and 3", got)
 	}
-	v := f.view("build")
-	if v.State.Status != loop.StatusCompleted {
-		t.Errorf("run %s (%s), want completed", v.State.Status, v.State.Reason)
-	}
-	checkIterations(t, v, 3)
 	refs := f.git(filepath.Join(f.dir, "remote.git"), "for-each-ref", "--format=%(refname)", "refs/agentloop/")
 	if want := fmt.Sprintf("refs/agentloop/build/%s/iter-3\n", v.State.RunID); !strings.Contains(refs, want) {
 		t.Errorf("the remote's checkpoint refs:\n%s\nwant %s", refs, want)
@@ -374,26 +361,36 @@ func TestDirtyStartRebuiltOnAnotherWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.plan("[1]\nappend notes.txt partial\\n\nhang\n[*]\nappend notes.txt iteration\\n\n")
-	wa := f.start(a, "worker", "--queue", "machine-a", "--work-tree", a, "--checkpoint-remote", "origin")
-	run := f.start(a, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "2", "--heartbeat-timeout", "3s")
-	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids"))
-	f.start(b, "worker", "--queue", "machine-b", "--work-tree", b, "--checkpoint-remote", "origin")
-	wa.kill()
-	f.killAgents()
-	if code := run.wait(t, 2*time.Minute); code != 0 {
-		t.Fatalf("run exited %d:\n%s", code, run.out.String())
-	}
+	f.takeOver(a, b, 2)
 	if got := f.read(filepath.Join(b, "draft.txt")); got != "uncommitted\n" {
 		t.Errorf("clone b: draft.txt = %q, want the uncommitted change the run started on", got)
 	}
 	if got := f.read(filepath.Join(b, "notes.txt")); got != "iteration\niteration\n" {
 		t.Errorf("clone b: notes.txt = %q: want iterations 1 and 2, the killed attempt's work undone", got)
 	}
+}
+
+// takeOver runs build with the fake agent in clone a, on a worker holding a,
+// until the agent hangs; then a worker holding clone b starts and a's is
+// killed for good. It returns the run once it ended, checked completed after
+// the iterations, each counted once.
+func (f *fleet) takeOver(a, b string, iterations int) temporal.View {
+	f.t.Helper()
+	wa := f.start(a, "worker", "--queue", "machine-a", "--work-tree", a, "--checkpoint-remote", "origin")
+	run := f.start(a, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", strconv.Itoa(iterations), "--heartbeat-timeout", "3s")
+	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids"))
+	f.start(b, "worker", "--queue", "machine-b", "--work-tree", b, "--checkpoint-remote", "origin")
+	wa.kill()
+	f.killAgents()
+	if code := run.wait(f.t, 2*time.Minute); code != 0 {
+		f.t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	}
 	v := f.view("build")
 	if v.State.Status != loop.StatusCompleted {
-		t.Errorf("run %s (%s), want completed", v.State.Status, v.State.Reason)
+		f.t.Errorf("run %s (%s), want completed", v.State.Status, v.State.Reason)
 	}
-	checkIterations(t, v, 2)
+	checkIterations(f.t, v, iterations)
+	return v
 }
 
 // TestGraphTasksOnTwoWorkers: a graph of three tasks, two at once, started in

@@ -106,14 +106,19 @@ func newGraphEnv(t *testing.T, f *fakeGraph) *testsuite.TestWorkflowEnvironment 
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(tlog.NewStructuredLogger(testLogger()))
 	env := suite.NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
-	env.RegisterWorkflowWithOptions(Graph, workflow.RegisterOptions{Name: WorkflowGraph})
-	env.RegisterActivityWithOptions(f.step, activity.RegisterOptions{Name: ActivityStep})
-	env.RegisterActivityWithOptions(noKeep, activity.RegisterOptions{Name: ActivityKeep})
-	env.RegisterActivityWithOptions(f.workTree, activity.RegisterOptions{Name: ActivityWorkTree})
-	env.RegisterActivityWithOptions(f.commit, activity.RegisterOptions{Name: ActivityCommit})
-	env.RegisterActivityWithOptions(f.merge, activity.RegisterOptions{Name: ActivityMerge})
+	f.register(env)
 	return env
+}
+
+// register registers the workflows and the fake's activities on r.
+func (f *fakeGraph) register(r registry) {
+	r.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
+	r.RegisterWorkflowWithOptions(Graph, workflow.RegisterOptions{Name: WorkflowGraph})
+	r.RegisterActivityWithOptions(f.step, activity.RegisterOptions{Name: ActivityStep})
+	r.RegisterActivityWithOptions(noKeep, activity.RegisterOptions{Name: ActivityKeep})
+	r.RegisterActivityWithOptions(f.workTree, activity.RegisterOptions{Name: ActivityWorkTree})
+	r.RegisterActivityWithOptions(f.commit, activity.RegisterOptions{Name: ActivityCommit})
+	r.RegisterActivityWithOptions(f.merge, activity.RegisterOptions{Name: ActivityMerge})
 }
 
 // graphInput is a graph of the tasks (id, or "id:dep,dep"), each a run of
@@ -213,14 +218,7 @@ func TestGraphWorkflow(t *testing.T) {
 	if len(f.merges) != 1 || len(f.merges[0]) != 3 || f.merges[0][0] != "a" || f.merges[0][1] != "b" {
 		t.Errorf("merges %v: want one merge-back of a, b (a before b) and c", f.merges)
 	}
-	enc, err := env.QueryWorkflow(QueryGraphState)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var end GraphView
-	if err := enc.Get(&end); err != nil {
-		t.Fatal(err)
-	}
+	end := graphView(t, env)
 	if !end.Ended || len(end.Running) != 0 || !slices.Equal(end.Merged, []string{"a", "c"}) {
 		t.Errorf("at the end: ended %v, running %v, merged %v; want ended, none running, a and c merged", end.Ended, end.Running, end.Merged)
 	}

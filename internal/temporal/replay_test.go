@@ -26,7 +26,6 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/tasks"
-	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 // The histories recorded on a real dev server (TestRealServer and
@@ -146,9 +145,7 @@ func TestReplayCatchesAChangedWorkflow(t *testing.T) {
 // runs the step again once its heartbeat timeout passes, and the run ends with
 // each iteration counted once.
 func TestRealServerRetriedStep(t *testing.T) {
-	srv := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t)}
-	startServer(t, srv)
-	c := dialReady(t, srv.addr)
+	_, c := newDevServer(t)
 	defer c.Close()
 	queue := "retried-" + time.Now().Format("150405.000000000")
 	s := &stalling{stall: 2}
@@ -219,22 +216,14 @@ func (s *stalling) step(ctx context.Context, in StepInput) (loop.StepResult, err
 // queue, where the task's steps and commit then go; both are merged back.
 // Its history is replayed, and with -update kept in testdata/histories.
 func TestRealServerGraph(t *testing.T) {
-	srv := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t)}
-	startServer(t, srv)
-	c := dialReady(t, srv.addr)
+	_, c := newDevServer(t)
 	defer c.Close()
 	queue := "graph-" + time.Now().Format("150405.000000000")
 	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
 	f := &fakeGraph{own: queue + "-own", scripts: map[string]*script{"g-a": {results: green}, "g-b": {results: green}}}
 	for _, q := range []string{queue, f.own} {
 		w := worker.New(c, q, worker.Options{})
-		w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
-		w.RegisterWorkflowWithOptions(Graph, workflow.RegisterOptions{Name: WorkflowGraph})
-		w.RegisterActivityWithOptions(f.step, activity.RegisterOptions{Name: ActivityStep})
-		w.RegisterActivityWithOptions(noKeep, activity.RegisterOptions{Name: ActivityKeep})
-		w.RegisterActivityWithOptions(f.workTree, activity.RegisterOptions{Name: ActivityWorkTree})
-		w.RegisterActivityWithOptions(f.commit, activity.RegisterOptions{Name: ActivityCommit})
-		w.RegisterActivityWithOptions(f.merge, activity.RegisterOptions{Name: ActivityMerge})
+		f.register(w)
 		if err := w.Start(); err != nil {
 			t.Fatal(err)
 		}

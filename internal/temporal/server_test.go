@@ -55,6 +55,14 @@ func (s *devServer) kill() {
 	}
 }
 
+// newDevServer starts a dev server for the test and connects to it.
+func newDevServer(t *testing.T) (*devServer, client.Client) {
+	t.Helper()
+	srv := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t)}
+	startServer(t, srv)
+	return srv, dialReady(t, srv.addr)
+}
+
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -115,9 +123,7 @@ func waitView(t *testing.T, c client.Client, name string, ok func(View) bool) Vi
 // guidance reaches it and it finishes. Each history is then replayed, and with
 // -update kept in testdata/histories for TestReplayRecordedHistories.
 func TestRealServer(t *testing.T) {
-	srv := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t)}
-	startServer(t, srv)
-	c := dialReady(t, srv.addr)
+	srv, c := newDevServer(t)
 	defer func() { c.Close() }() // the client of the restarted server
 	queue := "test-" + fmt.Sprint(time.Now().UnixNano())
 	s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 2), gate(true, 0)}}
