@@ -53,8 +53,9 @@
 // over from one gone for good makes the worktree in its own clone and
 // restores it from the run's last checkpoint on the shared remote. The task's
 // work is committed by the worker holding its work tree at the end of its
-// run, which pushes the branch to the shared remote (worker
-// --checkpoint-remote). The merge-back runs on the graph's queue (run
+// run (that worker gone, by another, which rebuilds the work tree from the
+// run's last checkpoint), which pushes the branch to the shared remote
+// (worker --checkpoint-remote). The merge-back runs on the graph's queue (run
 // --merge-queue, else --worker-queue, else any worker): the worker holding the
 // repository the graph was started in, which fetches each branch from the
 // shared remote when its clone does not have the commit the task's work was

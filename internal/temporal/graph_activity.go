@@ -4,11 +4,13 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/session"
 )
@@ -29,16 +31,23 @@ func (g *GraphSteps) WorkTree(ctx context.Context, in WorkTreeInput) (WorkTreeOu
 }
 
 // Commit is the commit activity: the task's work committed on its branch, and
-// the branch pushed to the shared remote when the worker has one.
+// the branch pushed to the shared remote when the worker has one. When the
+// worker holding the work tree is gone (in.Moved), the work tree is rebuilt
+// here first.
 func (g *GraphSteps) Commit(ctx context.Context, in CommitInput) (CommitOutput, error) {
 	_, wt := onClone(g.Steps.WorkTree, in.Repo, in.WorkTree)
+	if in.Moved {
+		if err := g.rebuild(ctx, in, wt); err != nil {
+			return CommitOutput{}, fmt.Errorf("rebuild the work tree of task %s: %w", in.Task.ID, err)
+		}
+	}
 	if err := session.CommitTask(ctx, wt, in.Task); err != nil {
 		return CommitOutput{}, err
 	}
 	if in.Branch == "" {
 		return CommitOutput{}, nil
 	}
-	out := CommitOutput{Head: gitx.BranchCommit(ctx, wt, in.Branch)}
+	out := CommitOutput{Head: gitx.BranchCommit(ctx, wt, in.Branch), Queue: g.Steps.Queue}
 	if g.Steps.Remote != "" {
 		if err := gitx.ShareBranch(ctx, wt, g.Steps.Remote, in.Branch); err != nil {
 			return out, err
@@ -46,6 +55,31 @@ func (g *GraphSteps) Commit(ctx context.Context, in CommitInput) (CommitOutput, 
 		out.Pushed = true
 	}
 	return out, nil
+}
+
+// rebuild makes the task's worktree wt in this worker's clone, unless it
+// exists, and restores the run's last checkpoint in it, fetched from the
+// shared remote.
+func (g *GraphSteps) rebuild(ctx context.Context, in CommitInput, wt string) error {
+	r := in.Run
+	if r == nil || r.Task == nil {
+		return errors.New("the commit does not name the task's run")
+	}
+	t := r.Task
+	if err := g.Steps.addWorkTree(ctx, WorkTreeInput{Repo: t.Repo, StateDir: t.StateDir, Graph: t.Graph, ID: t.Task.ID, Base: t.Base}); err != nil {
+		return err
+	}
+	if in.Checkpoint == "" {
+		return nil // the run left no checkpoint: its work is the branch's
+	}
+	remote := g.Steps.Remote
+	if remote == "" {
+		return fmt.Errorf("its last checkpoint %s is in the clone of a worker that is gone; start the workers with --checkpoint-remote REMOTE (a remote their clones share) so that it is pushed there", in.Checkpoint)
+	}
+	if err := gitx.FetchCheckpoints(ctx, wt, remote, engine.CheckpointRefs(r.Name, r.RunID)); err != nil {
+		return err
+	}
+	return gitx.Restore(ctx, wt, in.Checkpoint)
 }
 
 // Merge is the merge activity: the done tasks' branches merged back in order,

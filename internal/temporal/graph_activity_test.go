@@ -10,17 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
-// TestGraphStepsOnTwoClones: a task's worktree is made in the clone of the
-// worker that takes it, though the graph was started in another clone at
-// another path; its work is committed and pushed to the shared remote there;
-// the merge-back in the graph's repository fetches it from the remote. Without
-// the remote it is left unmerged with a warning saying what to configure, and
-// a worker holding another clone merges nothing.
-func TestGraphStepsOnTwoClones(t *testing.T) {
+// sharedClones are two clones of a bare remote (origin), at different paths,
+// of one commit ignoring the state folder.
+func sharedClones(t *testing.T) (a, b string) {
+	t.Helper()
 	testenv.NeedTool(t, "git")
 	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
 		t.Setenv(k, "t")
@@ -36,10 +35,21 @@ func TestGraphStepsOnTwoClones(t *testing.T) {
 	gitIn(t, seed, "add", "-A")
 	gitIn(t, seed, "commit", "-q", "-m", "start")
 	gitIn(t, seed, "push", "-q", "origin", "HEAD:main")
-	graphRepo, other := filepath.Join(dir, "graph"), filepath.Join(dir, "elsewhere", "other")
-	for _, c := range []string{graphRepo, other} {
+	a, b = filepath.Join(dir, "graph"), filepath.Join(dir, "elsewhere", "other")
+	for _, c := range []string{a, b} {
 		gitIn(t, dir, "clone", "-q", remote, c)
 	}
+	return a, b
+}
+
+// TestGraphStepsOnTwoClones: a task's worktree is made in the clone of the
+// worker that takes it, though the graph was started in another clone at
+// another path; its work is committed and pushed to the shared remote there;
+// the merge-back in the graph's repository fetches it from the remote. Without
+// the remote it is left unmerged with a warning saying what to configure, and
+// a worker holding another clone merges nothing.
+func TestGraphStepsOnTwoClones(t *testing.T) {
+	graphRepo, other := sharedClones(t)
 	ctx := t.Context()
 	state := filepath.Join(graphRepo, ".agentloop")
 	file := tasks.File{Tasks: []tasks.Task{{ID: "one", Title: "Write one.txt"}, {ID: "two", Title: "Write two.txt"}}}
@@ -107,5 +117,45 @@ func writeIn(t *testing.T, dir, name, text string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGraphCommitRebuildsTheWorkTree: the worker holding a task's work tree is
+// gone after its run ended; another worker, in its own clone, makes the
+// task's worktree, restores the run's last checkpoint fetched from the shared
+// remote, and commits it on the task's branch.
+func TestGraphCommitRebuildsTheWorkTree(t *testing.T) {
+	graphRepo, other := sharedClones(t)
+	ctx := t.Context()
+	state := filepath.Join(graphRepo, ".agentloop")
+	task := tasks.Task{ID: "three", Title: "Write three.txt"}
+	gone := &GraphSteps{Steps: &Steps{Queue: "gone", WorkTree: other, Remote: "origin"}}
+	if _, err := gone.WorkTree(ctx, WorkTreeInput{Repo: graphRepo, StateDir: state, Graph: "g", ID: "three"}); err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(other, ".agentloop", "worktrees", "g", "three")
+	writeIn(t, wt, "three.txt", "three\n")
+	refs := engine.CheckpointRefs("g-three", "r3")
+	cp, err := gitx.Snapshot(ctx, wt, refs+"iter-1", "iteration 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gitx.ShareCheckpoints(ctx, wt, "origin", refs); err != nil {
+		t.Fatal(err)
+	}
+	in := CommitInput{
+		WorkTree: filepath.Join(state, "worktrees", "g", "three"), Task: task, Repo: graphRepo, Branch: "agentloop/g/three",
+		Moved: true, Checkpoint: cp.Commit,
+		Run: &RunRef{Name: "g-three", RunID: "r3", Task: &GraphTask{Graph: "g", Repo: graphRepo, StateDir: state, Task: task}},
+	}
+	if _, err := (&GraphSteps{Steps: &Steps{Queue: "here"}}).Commit(ctx, in); err == nil || !strings.Contains(err.Error(), "--checkpoint-remote") {
+		t.Errorf("a rebuild without a shared remote: %v, want the remote to configure", err)
+	}
+	co, err := (&GraphSteps{Steps: &Steps{Queue: "here", Remote: "origin"}}).Commit(ctx, in)
+	if err != nil || co.Queue != "here" || !co.Pushed {
+		t.Fatalf("commit: %+v, %v", co, err)
+	}
+	if got := gitIn(t, graphRepo, "show", co.Head+":three.txt"); got != "three\n" {
+		t.Errorf("three.txt on the committed branch: %q, want the checkpoint's", got)
 	}
 }

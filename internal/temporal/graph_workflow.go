@@ -136,6 +136,11 @@ type CommitInput struct {
 	// clone), Branch the task's branch, pushed to the shared remote.
 	Repo   string `json:",omitempty"`
 	Branch string `json:",omitempty"`
+	// Moved says the worker holding the work tree is gone: this worker
+	// rebuilds it, from the run's last Checkpoint on the shared remote.
+	Moved      bool    `json:",omitempty"`
+	Run        *RunRef `json:",omitempty"`
+	Checkpoint string  `json:",omitempty"`
 }
 
 // CommitOutput is the commit activity's result: the commit the task's branch
@@ -143,6 +148,7 @@ type CommitInput struct {
 type CommitOutput struct {
 	Head   string
 	Pushed bool
+	Queue  string `json:",omitempty"` // the committing worker's, which holds the work tree
 }
 
 // MergeInput is the merge activity's argument: the done tasks' branches to
@@ -209,7 +215,7 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 	if err := workflow.SetQueryHandler(ctx, QueryGraphState, gw.view); err != nil {
 		return GraphResult{}, fmt.Errorf("register the graph query: %w", err)
 	}
-	gw.fleet = workflow.GetVersion(ctx, fleetChange, workflow.DefaultVersion, 1) >= 1
+	gw.fleet = workflow.GetVersion(ctx, fleetChange, workflow.DefaultVersion, fleetRebuild)
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue: in.TaskQueue, StartToCloseTimeout: graphActivityTimeout,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
@@ -257,6 +263,12 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 // there. A graph started before ran them all on its own queue.
 const fleetChange = "graph-tasks-on-a-fleet"
 
+// The versions of fleetChange.
+const (
+	fleetTasks   workflow.Version = 1 // the tasks run on a fleet
+	fleetRebuild workflow.Version = 2 // and a commit whose worker is gone is made on another, which rebuilds the work tree
+)
+
 // graphWf is a graph workflow's state.
 type graphWf struct {
 	in       GraphInput
@@ -266,7 +278,7 @@ type graphWf struct {
 	warnings []string
 	final    map[string]tasks.Outcome  // set once the graph ended
 	spend    map[string]evidence.Usage // what each task spent so far, by id
-	fleet    bool                      // see fleetChange
+	fleet    workflow.Version          // see fleetChange
 	held     map[string]string         // the queue of the worker holding each task's work tree
 	heads    map[string]string         // the commit each task's branch was left at
 }
@@ -359,7 +371,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	in := gw.in
 	wt := WorkTreeInput{Repo: in.Repo, StateDir: in.StateDir, Graph: in.Name, ID: t.ID, Base: in.Base}
 	run, ok := in.Runs[t.ID]
-	if gw.fleet && ok {
+	if gw.fleet >= fleetTasks && ok {
 		var wo WorkTreeOutput
 		if err := workflow.ExecuteActivity(onQueue(actx, run.Run.TaskQueue, 0), ActivityWorkTree, wt).Get(ctx, &wo); err != nil {
 			return tasks.Outcome{}, fmt.Errorf("task %s: create its worktree: %w", t.ID, err)
@@ -367,7 +379,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 		if wo.Queue != "" {
 			run.Run.TaskQueue = wo.Queue
 		}
-	} else if !gw.fleet {
+	} else if gw.fleet < fleetTasks {
 		if err := workflow.ExecuteActivity(actx, ActivityWorkTree, wt).Get(ctx, nil); err != nil {
 			return tasks.Outcome{}, fmt.Errorf("task %s: create its worktree: %w", t.ID, err)
 		}
@@ -403,7 +415,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 // which pushes the branch to the shared remote.
 func (gw *graphWf) commit(ctx, actx workflow.Context, t tasks.Task, run RunInput, res RunResult) error {
 	commit := CommitInput{WorkTree: run.Run.WorkDir, Task: t}
-	if !gw.fleet {
+	if gw.fleet < fleetTasks {
 		return workflow.ExecuteActivity(actx, ActivityCommit, commit).Get(ctx, nil)
 	}
 	held := res.Queue
@@ -416,6 +428,13 @@ func (gw *graphWf) commit(ctx, actx workflow.Context, t tasks.Task, run RunInput
 	// the commit fails rather than waits for it.
 	var co CommitOutput
 	err := workflow.ExecuteActivity(onQueue(actx, held, 2*run.heartbeatTimeout()), ActivityCommit, commit).Get(ctx, &co)
+	if workerGone(err) && gw.fleet >= fleetRebuild {
+		workflow.GetLogger(ctx).Warn("the worker holding the task's work tree is gone: another commits its work, rebuilding the work tree from the run's last checkpoint",
+			"task", t.ID, "queue", held, "error", err)
+		commit.Moved, commit.Run, commit.Checkpoint = true, &run.Run, res.Checkpoint
+		err = workflow.ExecuteActivity(onQueue(actx, "", 0), ActivityCommit, commit).Get(ctx, &co)
+		gw.held[t.ID] = co.Queue
+	}
 	if co.Head != "" {
 		gw.heads[t.ID] = co.Head
 	}
@@ -435,7 +454,7 @@ func (gw *graphWf) mergeBack(ctx, actx workflow.Context, out map[string]tasks.Ou
 	}
 	var mo MergeOutput
 	in := MergeInput{Repo: gw.in.Repo, StateDir: gw.in.StateDir, Graph: gw.in.Name, File: gw.in.File, Order: order}
-	if gw.fleet {
+	if gw.fleet >= fleetTasks {
 		in.Heads = map[string]string{}
 		for _, id := range order {
 			if h := gw.heads[id]; h != "" {

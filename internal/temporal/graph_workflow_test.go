@@ -4,6 +4,7 @@ package temporal
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -11,13 +12,16 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -37,6 +41,8 @@ type fakeGraph struct {
 	queues []string
 	heads  map[string]string // the merge's Heads
 	own    string            // when set, the queue worktrees and steps say they ran on
+	gone   map[string]bool   // tasks whose first commit finds their worker gone
+	moved  []CommitInput     // the commits made after their worker was gone
 }
 
 // queueOf is the queue the fake says an activity ran on: its own, else what
@@ -62,6 +68,9 @@ func (f *fakeGraph) step(ctx context.Context, in StepInput) (StepOutput, error) 
 	}
 	f.mu.Unlock()
 	res, err := s.run(in)
+	if in.Request.Kind == loop.StepIteration {
+		res.Checkpoint = fmt.Sprintf("cp-%d", in.Request.Iteration)
+	}
 	return StepOutput{StepResult: res, Queue: f.queueOf("end-" + in.Run.Name)}, activityError(ctx, err)
 }
 
@@ -76,12 +85,18 @@ func (f *fakeGraph) workTree(ctx context.Context, in WorkTreeInput) (WorkTreeOut
 func (f *fakeGraph) commit(ctx context.Context, in CommitInput) (CommitOutput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.gone[in.Task.ID] && !in.Moved {
+		return CommitOutput{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil)
+	}
+	if in.Moved {
+		f.moved = append(f.moved, in)
+	}
 	f.commits = append(f.commits, in.Task.ID)
 	if f.onCommit != nil {
 		f.onCommit(in.Task.ID)
 	}
 	f.ran(ctx, "commit of "+in.Task.ID)
-	return CommitOutput{Head: "head-" + in.Task.ID}, nil
+	return CommitOutput{Head: "head-" + in.Task.ID, Queue: activity.GetInfo(ctx).TaskQueue}, nil
 }
 
 func (f *fakeGraph) merge(ctx context.Context, in MergeInput) (MergeOutput, error) {
@@ -364,7 +379,7 @@ func TestGraphStartedBeforeTheFleet(t *testing.T) {
 	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
 	f := &fakeGraph{scripts: map[string]*script{"g-a": {results: green}}}
 	env := newGraphEnv(t, f)
-	env.OnGetVersion(fleetChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	env.OnGetVersion(fleetChange, workflow.DefaultVersion, fleetRebuild).Return(workflow.DefaultVersion)
 	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a")
 	in.TaskQueue = "graph-machine"
 	env.ExecuteWorkflow(WorkflowGraph, in)
@@ -375,6 +390,30 @@ func TestGraphStartedBeforeTheFleet(t *testing.T) {
 	}
 	if f.heads != nil {
 		t.Errorf("the merge was given heads %v, want none", f.heads)
+	}
+}
+
+// TestGraphCommitAfterTheWorkerIsGone: the worker holding a task's work tree
+// is gone when its run ended: the commit goes to any worker, which rebuilds
+// the work tree from the run's last checkpoint, and the merge-back takes the
+// branch it committed.
+func TestGraphCommitAfterTheWorkerIsGone(t *testing.T) {
+	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+	f := &fakeGraph{gone: map[string]bool{"a": true}, scripts: map[string]*script{"g-a": {results: green}}}
+	env := newGraphEnv(t, f)
+	env.ExecuteWorkflow(WorkflowGraph, graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a"))
+	res := graphResult(t, env)
+	if o := res.Outcomes["a"]; o.State != tasks.StateSucceeded {
+		t.Errorf("task a: %s (%s), want succeeded", o.State, o.Reason)
+	}
+	if len(f.moved) != 1 || f.moved[0].Run == nil || f.moved[0].Run.Name != "g-a" || f.moved[0].Checkpoint != "cp-1" {
+		t.Fatalf("commits after the worker was gone: %+v; want one naming run g-a and its last checkpoint", f.moved)
+	}
+	if want := "commit of a: " + anyWorker; !slices.Contains(f.queues, want) {
+		t.Errorf("activities ran %q; want %q", f.queues, want)
+	}
+	if f.heads["a"] != "head-a" {
+		t.Errorf("the merge was given the heads %v, want a's", f.heads)
 	}
 }
 

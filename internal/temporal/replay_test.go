@@ -36,10 +36,12 @@ import (
 var recordedHistories = []string{"plain", "guided", "retried"}
 
 // The graph histories, recorded on a real dev server (TestRealServerGraph with
-// -update): a graph of two tasks, b after a, recorded by this build ("graph")
-// and by a build from before a graph's tasks ran on a fleet
-// ("graph-before-fleet"), which this build must take on its old course.
-var recordedGraphHistories = []string{"graph", "graph-before-fleet"}
+// -update): a graph of two tasks, b after a, recorded by this build ("graph"),
+// by a build from before a graph's tasks ran on a fleet
+// ("graph-before-fleet") and by one from before a commit whose worker is gone
+// went to another ("graph-fleet-1"), which this build must take on their
+// old courses.
+var recordedGraphHistories = []string{"graph", "graph-before-fleet", "graph-fleet-1"}
 
 // workflowOf is the workflow a recorded history is of: its registered name,
 // its function and its ID.

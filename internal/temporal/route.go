@@ -59,13 +59,7 @@ func (w *wfEnv) queue() string {
 // Step implements [loop.Env]: the step is an activity on the queue of the
 // worker holding the run's work tree.
 func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, error) {
-	in := StepInput{Run: w.in.Run, Request: r, History: w.st.History}
-	if w.st.Best != nil {
-		in.Last = w.st.Best.Ref
-	}
-	if n := len(w.st.History); n > 0 && w.st.History[n-1].Checkpoint != "" {
-		in.Last = w.st.History[n-1].Checkpoint
-	}
+	in := StepInput{Run: w.in.Run, Request: r, History: w.st.History, Last: w.last()}
 	for {
 		queue := w.queue()
 		var out StepOutput
@@ -82,6 +76,17 @@ func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, er
 		}
 		return out.StepResult, stepError(err)
 	}
+}
+
+// last is the run's last checkpoint: its last iteration's, else its best's.
+func (w *wfEnv) last() string {
+	if n := len(w.st.History); n > 0 && w.st.History[n-1].Checkpoint != "" {
+		return w.st.History[n-1].Checkpoint
+	}
+	if w.st.Best != nil {
+		return w.st.Best.Ref
+	}
+	return ""
 }
 
 // stepOptions are the activity options of step r on queue.

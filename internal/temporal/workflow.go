@@ -105,8 +105,11 @@ type RunResult struct {
 	Iterations int
 	Usage      evidence.Usage // the agent's and the reviewer's
 	// Queue is the queue of the worker holding the run's work tree at its
-	// end ("" for any worker), where a task's work is committed.
-	Queue string `json:",omitempty"`
+	// end ("" for any worker), where a task's work is committed; Checkpoint
+	// is its last checkpoint, which another worker rebuilds it from when that
+	// worker is gone.
+	Queue      string `json:",omitempty"`
+	Checkpoint string `json:",omitempty"`
 }
 
 // Run is the workflow of one task's loop: loop.Run over a workflow environment.
@@ -130,7 +133,8 @@ func Run(ctx workflow.Context, in RunInput) (RunResult, error) {
 	if n := len(env.st.Sessions); n > 0 {
 		env.st.Sessions[n-1].EndedAt = workflow.Now(ctx)
 	}
-	return RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Usage.Add(env.st.Spend.Reviewer), Queue: env.queue()}, err
+	return RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Usage.Add(env.st.Spend.Reviewer),
+		Queue: env.queue(), Checkpoint: env.last()}, err
 }
 
 // wfEnv is the workflow's [loop.Env].
