@@ -81,6 +81,23 @@ func FetchBranch(ctx context.Context, dir, remote, branch string) error {
 	return nil
 }
 
+// DeleteRemoteBranch deletes branch on remote, unless the remote has none of
+// that name.
+func DeleteRemoteBranch(ctx context.Context, dir, remote, branch string) error {
+	if _, err := branchSpec(ctx, dir, remote, branch); err != nil {
+		return fmt.Errorf("delete the branch: %w", err)
+	}
+	ref := "refs/heads/" + branch
+	ls := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"ls-remote", "--exit-code", remote, ref}}
+	if _, err := ls.run(ctx); exitCode(err) == 2 {
+		return nil // no such branch there
+	}
+	if err := transfer(ctx, dir, "push", remote, ":"+ref); err != nil {
+		return fmt.Errorf("delete the branch %s on %s: %w", branch, remote, err)
+	}
+	return nil
+}
+
 // BranchCommit is the commit branch points at in the repository at dir, ""
 // when there is no such branch.
 func BranchCommit(ctx context.Context, dir, branch string) string {

@@ -81,6 +81,14 @@ func TestShareBranch(t *testing.T) {
 	if got := BranchCommit(ctx, b, branch); got != head {
 		t.Errorf("clone b has %s at %s, want %s", got, branch, head)
 	}
+	for range 2 { // the second finds none to delete
+		if err := DeleteRemoteBranch(ctx, b, "origin", branch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := FetchBranch(ctx, b, "origin", branch); err == nil {
+		t.Error("the branch was fetched after it was deleted on the remote")
+	}
 	for _, bad := range []struct{ remote, branch string }{{"-u", branch}, {"origin", "-b"}, {"origin", "a..b"}} {
 		if err := ShareBranch(ctx, a, bad.remote, bad.branch); err == nil {
 			t.Errorf("ShareBranch(%q, %q) accepted", bad.remote, bad.branch)

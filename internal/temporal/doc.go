@@ -59,12 +59,13 @@
 // --merge-queue, else --worker-queue, else any worker): the worker holding the
 // repository the graph was started in, which fetches each branch from the
 // shared remote when its clone does not have the commit the task's work was
-// left at. A branch it cannot get (no shared remote) is left unmerged with a
-// warning saying so, and a worker holding another clone merges nothing; the
-// worktrees of merged tasks on other workers stay there, named in the graph's
-// warnings. A task's branch starts from the HEAD of the clone that makes its
-// worktree: keep the workers' clones at the commit the graph starts from.
-// Graphs started before this (their histories have no
-// graph-tasks-on-a-fleet version marker) keep every worktree and commit on
-// the graph's queue.
+// left at, and deletes it there once merged. A branch it cannot get (no
+// shared remote) is left unmerged with a warning saying so, and a worker
+// holding another clone merges nothing. A merged task's worktree and branch on
+// another worker are removed by that worker (the branch only at the commit
+// that was merged); what it cannot remove is a warning of the graph. A task's
+// branch starts from the HEAD of the clone that makes its worktree: keep the
+// workers' clones at the commit the graph starts from. A graph started by an
+// earlier build keeps that build's course (fleetChange in graph_workflow.go):
+// without the version marker, every worktree and commit on the graph's queue.
 package temporal

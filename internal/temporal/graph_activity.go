@@ -6,6 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/workflow"
@@ -105,6 +108,11 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 	for _, r := range res {
 		if r.Merged {
 			merged = append(merged, r.ID)
+			if remote := g.Steps.Remote; remote != "" && in.Heads[r.ID] != "" {
+				if err := gitx.DeleteRemoteBranch(ctx, in.Repo, remote, r.Branch); err != nil {
+					warnf("task %s is merged but its branch %s was kept on %s: %v", r.ID, r.Branch, remote, err)
+				}
+			}
 		}
 	}
 	session.PruneTasks(ctx, in.Repo, in.StateDir, in.Graph, merged, warnf)
@@ -138,6 +146,34 @@ func (g *GraphSteps) here(ctx context.Context, in MergeInput, warnf func(format 
 	return order
 }
 
+// Prune is the prune activity: the merged tasks' worktrees and branches
+// removed from this worker's clone, where they were made; a branch is removed
+// only at the commit that was merged. What cannot be removed is a warning.
+func (g *GraphSteps) Prune(ctx context.Context, in PruneInput) (warnings []string, err error) {
+	g.Steps.git.Lock()
+	defer g.Steps.git.Unlock()
+	t := GraphTask{Repo: in.Repo, StateDir: in.StateDir}.In(g.Steps.WorkTree)
+	queue := g.Steps.Queue
+	for _, id := range slices.Sorted(maps.Keys(in.Heads)) {
+		wt, branch := session.TaskWorkTree(t.StateDir, in.Graph, id), session.TaskBranch(in.Graph, id)
+		if _, err := os.Stat(wt); err == nil {
+			if err := gitx.RemoveWorktree(ctx, t.Repo, wt, false); err != nil {
+				warnings = append(warnings, fmt.Sprintf("task %s is merged but its worktree %s was kept on the worker of queue %s: %v", id, wt, queue, err))
+				continue
+			}
+		}
+		if head := gitx.BranchCommit(ctx, t.Repo, branch); head != "" && head == in.Heads[id] {
+			if err := gitx.DeleteBranch(ctx, t.Repo, branch); err != nil {
+				warnings = append(warnings, fmt.Sprintf("task %s is merged but its branch was kept on the worker of queue %s: %v", id, queue, err))
+			}
+		} else if head != "" {
+			warnings = append(warnings, fmt.Sprintf("task %s is merged but its branch %s on the worker of queue %s is at %s, not at the merged %s: kept", id, branch, queue, head, in.Heads[id]))
+		}
+	}
+	_ = os.Remove(session.GraphWorkTrees(t.StateDir, in.Graph)) // once empty
+	return warnings, nil
+}
+
 // registry is where workflows and activities are registered: a worker, or a
 // test environment.
 type registry interface {
@@ -156,4 +192,5 @@ func registerGraphSteps(w registry, g *GraphSteps) {
 	w.RegisterActivityWithOptions(g.WorkTree, activity.RegisterOptions{Name: ActivityWorkTree})
 	w.RegisterActivityWithOptions(g.Commit, activity.RegisterOptions{Name: ActivityCommit})
 	w.RegisterActivityWithOptions(g.Merge, activity.RegisterOptions{Name: ActivityMerge})
+	w.RegisterActivityWithOptions(g.Prune, activity.RegisterOptions{Name: ActivityPrune})
 }

@@ -90,6 +90,20 @@ func TestGraphStepsOnTwoClones(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(graphRepo, "one.txt")); err != nil || string(b) != "one\n" {
 		t.Errorf("one.txt in the graph's repository: %q, %v", b, err)
 	}
+	if refs := gitIn(t, graphRepo, "ls-remote", "origin", "refs/heads/agentloop/*"); refs != "" {
+		t.Errorf("task branches left on the remote after the merge:\n%s", refs)
+	}
+	// The worker holding one's worktree removes it, and its branch at the merged commit.
+	onOther := &GraphSteps{Steps: &Steps{Queue: "other", WorkTree: other}}
+	if w, err := onOther.Prune(ctx, PruneInput{Repo: graphRepo, StateDir: state, Graph: "g", Heads: map[string]string{"one": heads["one"]}}); err != nil || len(w) != 0 {
+		t.Errorf("prune: %q, %v", w, err)
+	}
+	if _, err := os.Stat(filepath.Join(other, ".agentloop", "worktrees", "g", "one")); !os.IsNotExist(err) {
+		t.Errorf("one's worktree on the other worker: %v, want removed", err)
+	}
+	if branches := gitIn(t, other, "branch", "--list", "agentloop/g/*"); strings.Contains(branches, "agentloop/g/one") || !strings.Contains(branches, "agentloop/g/two") {
+		t.Errorf("branches left on the other worker:\n%s\nwant two's only", branches)
+	}
 	if !slices.ContainsFunc(out.Warnings, func(w string) bool {
 		return strings.Contains(w, "task two is left unmerged") && strings.Contains(w, "could not be fetched")
 	}) {

@@ -3,6 +3,7 @@
 package temporal
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,7 @@ const (
 	ActivityWorkTree = "agentloop.graph.worktree"
 	ActivityCommit   = "agentloop.graph.commit"
 	ActivityMerge    = "agentloop.graph.merge"
+	ActivityPrune    = "agentloop.graph.prune"
 	QueryGraphState  = "graph"
 	// SignalSpend is how a task's run tells its graph what it spent so far
 	// ([TaskSpend]), after each of its steps.
@@ -165,6 +167,14 @@ type MergeInput struct {
 	Heads map[string]string `json:",omitempty"`
 }
 
+// PruneInput is the prune activity's argument: the merged tasks whose
+// worktrees and branches a worker holds, with the commits they were merged
+// at.
+type PruneInput struct {
+	Repo, StateDir, Graph string
+	Heads                 map[string]string
+}
+
 // MergeOutput is the merge activity's result: each merge, the warnings (a plan
 // not ticked, a branch not found) and the error that stopped the merges, if
 // one did; Queue is the merging worker's.
@@ -215,7 +225,7 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 	if err := workflow.SetQueryHandler(ctx, QueryGraphState, gw.view); err != nil {
 		return GraphResult{}, fmt.Errorf("register the graph query: %w", err)
 	}
-	gw.fleet = workflow.GetVersion(ctx, fleetChange, workflow.DefaultVersion, fleetRebuild)
+	gw.fleet = workflow.GetVersion(ctx, fleetChange, workflow.DefaultVersion, fleetPrune)
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue: in.TaskQueue, StartToCloseTimeout: graphActivityTimeout,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
@@ -267,6 +277,7 @@ const fleetChange = "graph-tasks-on-a-fleet"
 const (
 	fleetTasks   workflow.Version = 1 // the tasks run on a fleet
 	fleetRebuild workflow.Version = 2 // and a commit whose worker is gone is made on another, which rebuilds the work tree
+	fleetPrune   workflow.Version = 3 // and merged tasks' worktrees and branches are removed on the workers holding them
 )
 
 // graphWf is a graph workflow's state.
@@ -445,6 +456,31 @@ func (gw *graphWf) commit(ctx, actx workflow.Context, t tasks.Task, run RunInput
 	return err
 }
 
+// prune removes the worktrees and branches of the merged tasks ids on the
+// worker of queue q, which holds them; what is left there is a warning.
+func (gw *graphWf) prune(ctx, actx workflow.Context, q string, ids []string) {
+	left := func(err error) {
+		for _, id := range ids {
+			gw.warnings = append(gw.warnings, fmt.Sprintf("task %s is merged; its worktree and branch stay in the clone of the worker of queue %s: remove them there (%v)", id, q, err))
+		}
+	}
+	if gw.fleet < fleetPrune {
+		left(errors.New("a graph started before they were removed there"))
+		return
+	}
+	in := PruneInput{Repo: gw.in.Repo, StateDir: gw.in.StateDir, Graph: gw.in.Name, Heads: map[string]string{}}
+	for _, id := range ids {
+		in.Heads[id] = gw.heads[id]
+	}
+	var warnings []string
+	hb := gw.in.Runs[ids[0]].heartbeatTimeout()
+	if err := workflow.ExecuteActivity(onQueue(actx, q, 2*hb), ActivityPrune, in).Get(ctx, &warnings); err != nil {
+		left(err)
+		return
+	}
+	gw.warnings = append(gw.warnings, warnings...)
+}
+
 // mergeBack merges the done tasks' branches in the order they finished; a
 // conflict makes that task escalated.
 func (gw *graphWf) mergeBack(ctx, actx workflow.Context, out map[string]tasks.Outcome) {
@@ -465,16 +501,24 @@ func (gw *graphWf) mergeBack(ctx, actx workflow.Context, out map[string]tasks.Ou
 	if err := workflow.ExecuteActivity(actx, ActivityMerge, in).Get(ctx, &mo); err != nil {
 		mo.Err = err.Error()
 	}
+	held := map[string][]string{} // the merged tasks by the queue of the worker holding them elsewhere
+	var queues []string
 	for _, r := range mo.Results {
 		if r.Merged {
 			gw.merged = append(gw.merged, r.ID)
 			if q := gw.held[r.ID]; q != "" && q != mo.Queue {
-				gw.warnings = append(gw.warnings, fmt.Sprintf("task %s is merged; its worktree and branch stay in the clone of the worker of queue %s (and its branch on the shared remote): remove them there", r.ID, q))
+				if held[q] == nil {
+					queues = append(queues, q)
+				}
+				held[q] = append(held[q], r.ID)
 			}
 		}
 	}
 	tasks.ApplyMerges(out, mo.Results)
 	gw.warnings = append(gw.warnings, mo.Warnings...)
+	for _, q := range queues {
+		gw.prune(ctx, actx, q, held[q])
+	}
 	if mo.Err != "" {
 		// The branches not merged stay for a human to merge.
 		gw.warnings = append(gw.warnings, mo.Err)

@@ -134,6 +134,16 @@ func (f *fakeGraph) register(r registry) {
 	r.RegisterActivityWithOptions(f.workTree, activity.RegisterOptions{Name: ActivityWorkTree})
 	r.RegisterActivityWithOptions(f.commit, activity.RegisterOptions{Name: ActivityCommit})
 	r.RegisterActivityWithOptions(f.merge, activity.RegisterOptions{Name: ActivityMerge})
+	r.RegisterActivityWithOptions(f.prune, activity.RegisterOptions{Name: ActivityPrune})
+}
+
+func (f *fakeGraph) prune(ctx context.Context, in PruneInput) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, id := range slices.Sorted(maps.Keys(in.Heads)) {
+		f.ran(ctx, "prune of "+id+" at "+in.Heads[id])
+	}
+	return nil, nil
 }
 
 // graphInput is a graph of the tasks (id, or "id:dep,dep"), each a run of
@@ -358,6 +368,7 @@ func TestGraphTasksRunOnAFleet(t *testing.T) {
 		"first step of g-a: w-a", "first step of g-b: w-b", // the worker holding the worktree
 		"commit of a: end-g-a", "commit of b: end-g-b", // where the run ended
 		"merge: graph-machine",
+		"prune of a at head-a: end-g-a", "prune of b at head-b: end-g-b", // where they are
 	} {
 		if !slices.Contains(f.queues, want) {
 			t.Errorf("activities ran %q; want %q", f.queues, want)
@@ -366,9 +377,26 @@ func TestGraphTasksRunOnAFleet(t *testing.T) {
 	if want := map[string]string{"a": "head-a", "b": "head-b"}; !maps.Equal(f.heads, want) {
 		t.Errorf("the merge was given the heads %v, want %v", f.heads, want)
 	}
-	v := graphView(t, env)
-	if len(v.Warnings) != 2 || !strings.Contains(v.Warnings[0], "worker of queue end-g-") {
-		t.Errorf("warnings %q: want where each merged task's work tree stays", v.Warnings)
+	if v := graphView(t, env); len(v.Warnings) != 0 {
+		t.Errorf("warnings %q, want none", v.Warnings)
+	}
+}
+
+// TestGraphStartedBeforeThePrune: a graph started by a build before merged
+// tasks' worktrees were removed on the workers holding them says where they
+// stay.
+func TestGraphStartedBeforeThePrune(t *testing.T) {
+	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+	f := &fakeGraph{scripts: map[string]*script{"g-a": {results: green}}}
+	env := newGraphEnv(t, f)
+	env.OnGetVersion(fleetChange, workflow.DefaultVersion, fleetPrune).Return(fleetRebuild)
+	env.ExecuteWorkflow(WorkflowGraph, graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a"))
+	graphResult(t, env)
+	if slices.ContainsFunc(f.queues, func(q string) bool { return strings.HasPrefix(q, "prune") }) {
+		t.Errorf("activities ran %q: want no prune", f.queues)
+	}
+	if v := graphView(t, env); len(v.Warnings) != 1 || !strings.Contains(v.Warnings[0], "stay in the clone of the worker of queue end-g-a") {
+		t.Errorf("warnings %q: want where a's worktree stays", v.Warnings)
 	}
 }
 
@@ -379,7 +407,7 @@ func TestGraphStartedBeforeTheFleet(t *testing.T) {
 	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
 	f := &fakeGraph{scripts: map[string]*script{"g-a": {results: green}}}
 	env := newGraphEnv(t, f)
-	env.OnGetVersion(fleetChange, workflow.DefaultVersion, fleetRebuild).Return(workflow.DefaultVersion)
+	env.OnGetVersion(fleetChange, workflow.DefaultVersion, fleetPrune).Return(workflow.DefaultVersion)
 	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a")
 	in.TaskQueue = "graph-machine"
 	env.ExecuteWorkflow(WorkflowGraph, in)

@@ -37,11 +37,11 @@ var recordedHistories = []string{"plain", "guided", "retried"}
 
 // The graph histories, recorded on a real dev server (TestRealServerGraph with
 // -update): a graph of two tasks, b after a, recorded by this build ("graph"),
-// by a build from before a graph's tasks ran on a fleet
-// ("graph-before-fleet") and by one from before a commit whose worker is gone
-// went to another ("graph-fleet-1"), which this build must take on their
-// old courses.
-var recordedGraphHistories = []string{"graph", "graph-before-fleet", "graph-fleet-1"}
+// and by builds this one must take on their old courses: from before a
+// graph's tasks ran on a fleet ("graph-before-fleet"), before a commit whose
+// worker is gone went to another ("graph-fleet-1"), and before the merged
+// tasks' worktrees were removed on the workers holding them ("graph-fleet-2").
+var recordedGraphHistories = []string{"graph", "graph-before-fleet", "graph-fleet-1", "graph-fleet-2"}
 
 // workflowOf is the workflow a recorded history is of: its registered name,
 // its function and its ID.
