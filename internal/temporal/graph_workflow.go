@@ -382,7 +382,13 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	in := gw.in
 	wt := WorkTreeInput{Repo: in.Repo, StateDir: in.StateDir, Graph: in.Name, ID: t.ID, Base: in.Base}
 	run, ok := in.Runs[t.ID]
-	if gw.fleet >= fleetTasks && ok {
+	// A run an earlier workflow of the graph ran to its end, and could not
+	// merge back (a conflict), is not run again, only merged. On a fleet its
+	// branch is where that workflow left it (and where a human resolving the
+	// conflict put it): no worktree or commit is made for it elsewhere.
+	over := ok && session.TaskRunOver(&run.State)
+	fleetOver := over && gw.fleet >= fleetTasks
+	if gw.fleet >= fleetTasks && ok && !fleetOver {
 		var wo WorkTreeOutput
 		if err := workflow.ExecuteActivity(onQueue(actx, run.Run.TaskQueue, 0), ActivityWorkTree, wt).Get(ctx, &wo); err != nil {
 			return tasks.Outcome{}, fmt.Errorf("task %s: create its worktree: %w", t.ID, err)
@@ -400,9 +406,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	}
 	var res RunResult
 	var runErr error
-	if st := &run.State; session.TaskRunOver(st) {
-		// An earlier workflow of the graph ran it to its end and could not
-		// merge it back (a conflict): it is not run again, only merged.
+	if st := &run.State; over {
 		res = RunResult{Outcome: loop.Outcome{Status: st.Status, Reason: st.Reason}, Iterations: st.TotalIterations, Usage: st.Spend.Usage.Add(st.Spend.Reviewer)}
 	} else {
 		run.Limits = session.CapToGraph(run.Limits, in.File.Budget, gw.spent(), gw.spend[t.ID])
@@ -412,7 +416,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 		})
 		runErr = workflow.ExecuteChildWorkflow(cctx, WorkflowRun, run).Get(ctx, &res)
 	}
-	if ctx.Err() == nil {
+	if ctx.Err() == nil && !fleetOver {
 		if err := gw.commit(ctx, actx, t, run, res); err != nil && runErr == nil {
 			runErr = fmt.Errorf("task %s: commit its work: %w", t.ID, err)
 		}
@@ -436,7 +440,7 @@ func (gw *graphWf) commit(ctx, actx workflow.Context, t tasks.Task, run RunInput
 	gw.held[t.ID] = held
 	commit.Repo, commit.Branch = gw.in.Repo, session.TaskBranch(gw.in.Name, t.ID)
 	// A worker gone for good since the run ended took the work tree with it:
-	// the commit fails rather than waits for it.
+	// the commit does not wait for it, another worker makes it.
 	var co CommitOutput
 	err := workflow.ExecuteActivity(onQueue(actx, held, 2*run.heartbeatTimeout()), ActivityCommit, commit).Get(ctx, &co)
 	if workerGone(err) && gw.fleet >= fleetRebuild {

@@ -445,6 +445,30 @@ func TestGraphCommitAfterTheWorkerIsGone(t *testing.T) {
 	}
 }
 
+// TestGraphResumedTaskOverOnAFleet: a graph resumed after its earlier
+// workflow ran a task to its end but could not merge it (a conflict) makes no
+// worktree and no commit for it on a fleet: its branch is merged where the
+// earlier workflow, or the human resolving the conflict, left it.
+func TestGraphResumedTaskOverOnAFleet(t *testing.T) {
+	f := &fakeGraph{scripts: map[string]*script{}}
+	env := newGraphEnv(t, f)
+	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a")
+	a := in.Runs["a"]
+	a.State.Status, a.State.TotalIterations = loop.StatusSucceeded, 1
+	in.Runs["a"] = a
+	env.ExecuteWorkflow(WorkflowGraph, in)
+	res := graphResult(t, env)
+	if o := res.Outcomes["a"]; o.State != tasks.StateSucceeded {
+		t.Errorf("task a: %s (%s), want succeeded", o.State, o.Reason)
+	}
+	if want := []string{"merge: " + anyWorker}; !slices.Equal(f.queues, want) {
+		t.Errorf("activities ran %q, want %q", f.queues, want)
+	}
+	if h, ok := f.heads["a"]; ok {
+		t.Errorf("the merge was given a's head %q, want none (the branch as it is)", h)
+	}
+}
+
 // anyWorker is the test environment's workflow queue, polled by any worker.
 const anyWorker = "default-test-taskqueue"
 
