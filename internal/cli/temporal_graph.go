@@ -196,8 +196,8 @@ func isNoGraph(err error) bool { return errors.Is(err, temporal.ErrNoGraph) }
 
 // workerTaskPlan rebuilds the plan of a task of a graph on a worker: the
 // configuration of the graph's repository (on this worker's disk, see
-// [temporal.GraphTask.In]) with the run's recorded flags, the task applied,
-// in its worktree.
+// [temporal.RunRef.On]) with the run's recorded flags, the task applied, in
+// its worktree.
 func workerTaskPlan(d Deps, lo loopOptions, r temporal.RunRef) (*plan.Plan, error) {
 	at := d
 	at.Getwd = func() (string, error) { return r.Task.Repo, nil }

@@ -330,13 +330,9 @@ func workerPlan(d Deps, workTree string) func(context.Context, temporal.RunRef) 
 		if err != nil {
 			return nil, err
 		}
+		r = r.On(workTree)
 		if r.Task != nil {
-			t := r.Task.In(workTree)
-			r.Task = &t
 			return workerTaskPlan(d, lo, r)
-		}
-		if workTree != "" {
-			r.WorkDir = workTree
 		}
 		at := d
 		at.Getwd = func() (string, error) { return r.WorkDir, nil }

@@ -47,7 +47,7 @@
 // worktree and branch are made by whichever worker takes the worktree
 // activity (or the worker its runs are pinned to, run --worker-queue), in
 // that worker's clone: the graph's repository and state folder are mapped
-// onto the clone a worker is given (worker --work-tree, [GraphTask.In]), as a
+// onto the clone a worker is given (worker --work-tree, [RunRef.On]), as a
 // single run's work tree is. The task's run starts on that worker's queue and
 // its steps follow its work tree (route.go); a worker taking a task's run
 // over from one gone for good makes the worktree in its own clone and

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -483,4 +484,28 @@ func graphView(t *testing.T, env *testsuite.TestWorkflowEnvironment) GraphView {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestRunRefOn: a run's paths on a worker's clone at another path.
+func TestRunRefOn(t *testing.T) {
+	task := func(stateDir string) *GraphTask { return &GraphTask{Graph: "g", Repo: "/repo", StateDir: stateDir} }
+	for _, c := range []struct {
+		name, clone string
+		in          RunRef
+		want        RunRef
+	}{
+		{"a run, no clone", "", RunRef{WorkDir: "/repo"}, RunRef{WorkDir: "/repo"}},
+		{"a run", "/w/clone", RunRef{WorkDir: "/repo"}, RunRef{WorkDir: "/w/clone"}},
+		{"a task, no clone", "", RunRef{WorkDir: "/repo/.agentloop/worktrees/g/a", Task: task("/repo/.agentloop")},
+			RunRef{WorkDir: "/repo/.agentloop/worktrees/g/a", Task: task("/repo/.agentloop")}},
+		{"a task", "/w/clone", RunRef{WorkDir: "/repo/.agentloop/worktrees/g/a", Task: task("/repo/.agentloop")},
+			RunRef{WorkDir: "/w/clone/.agentloop/worktrees/g/a", Task: &GraphTask{Graph: "g", Repo: "/w/clone", StateDir: "/w/clone/.agentloop"}}},
+		{"a task, its state folder outside the repository", "/w/clone", RunRef{WorkDir: "/state/worktrees/g/a", Task: task("/state")},
+			RunRef{WorkDir: "/state/worktrees/g/a", Task: &GraphTask{Graph: "g", Repo: "/w/clone", StateDir: "/state"}}},
+	} {
+		got := c.in.On(c.clone)
+		if got.WorkDir != c.want.WorkDir || (got.Task == nil) != (c.want.Task == nil) || got.Task != nil && !reflect.DeepEqual(*got.Task, *c.want.Task) {
+			t.Errorf("%s: %+v (task %+v), want %+v (task %+v)", c.name, got, got.Task, c.want, c.want.Task)
+		}
+	}
 }

@@ -49,6 +49,23 @@ type RunRef struct {
 	Task *GraphTask `json:",omitempty"`
 }
 
+// On is the run as it is on a worker whose clone of the repository is at
+// clone ("" for the paths the run names): a run of its own has the clone as
+// its work tree; a task's graph has its repository there and its state
+// folder and the task's worktree at the same places in it ([GraphTask.In]).
+func (r RunRef) On(clone string) RunRef {
+	if r.Task == nil {
+		if clone != "" {
+			r.WorkDir = clone
+		}
+		return r
+	}
+	_, r.WorkDir = onClone(clone, r.Task.Repo, r.WorkDir)
+	t := r.Task.In(clone)
+	r.Task = &t
+	return r
+}
+
 // RunInput starts a run's workflow: the loop's spec as plain data, the
 // decider's policy, and the state to start from.
 type RunInput struct {
