@@ -48,9 +48,13 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 		return err
 	}
 	name := session.GraphName(o.tasks)
+	base, err := session.GraphBase(ctx, repo)
+	if err != nil {
+		return err
+	}
 	in := temporal.GraphInput{
 		Name: name, File: *file, Parallel: max(file.Parallel, 1), Repo: repo, StateDir: plan.StateDir(cfg, repo),
-		Base: "HEAD", Runs: map[string]temporal.RunInput{}, TaskQueue: o.mergeQueue,
+		Base: base, Runs: map[string]temporal.RunInput{}, TaskQueue: o.mergeQueue,
 	}
 	if in.TaskQueue == "" {
 		in.TaskQueue = o.workerQueue

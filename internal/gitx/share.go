@@ -101,7 +101,24 @@ func DeleteRemoteBranch(ctx context.Context, dir, remote, branch string) error {
 // BranchCommit is the commit branch points at in the repository at dir, ""
 // when there is no such branch.
 func BranchCommit(ctx context.Context, dir, branch string) string {
-	return resolveCommit(ctx, dir, "refs/heads/"+branch)
+	return CommitOf(ctx, dir, "refs/heads/"+branch)
+}
+
+// CommitOf is the commit rev names in the repository at dir, "" when it
+// names none there.
+func CommitOf(ctx context.Context, dir, rev string) string { return resolveCommit(ctx, dir, rev) }
+
+// FetchAll fetches remote's branches into the repository at dir (its
+// remote-tracking branches), so that the commits on them are there.
+func FetchAll(ctx context.Context, dir, remote string) error {
+	if remote == "" || strings.HasPrefix(remote, "-") {
+		return fmt.Errorf("fetch: invalid remote %q", remote)
+	}
+	c := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"fetch", "--quiet", "--no-tags", remote}}
+	if _, err := c.run(ctx); err != nil {
+		return fmt.Errorf("fetch from %s: %w", remote, err)
+	}
+	return nil
 }
 
 // transfer pushes or fetches (verb) the forced refspec spec to or from remote,

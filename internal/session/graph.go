@@ -143,6 +143,17 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	return res, nil
 }
 
+// GraphBase is the commit the tasks' branches of a graph started in repo
+// start from: its HEAD's, for clones of the repository elsewhere to start
+// from the same.
+func GraphBase(ctx context.Context, repo string) (string, error) {
+	c := gitx.CommitOf(ctx, repo, "HEAD")
+	if c == "" {
+		return "", &UsageError{Err: errors.New("a task graph starts its tasks' branches from the current commit: make a first commit")}
+	}
+	return c, nil
+}
+
 // CheckGraphRepo says why a task graph cannot run in repo, if it cannot.
 func CheckGraphRepo(ctx context.Context, repo string) error {
 	if !gitx.IsRepo(ctx, repo) {

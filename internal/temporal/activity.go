@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -186,11 +187,20 @@ func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.
 }
 
 // addWorkTree makes a task's worktree and branch in this worker's clone,
-// unless they exist.
+// unless they exist. The graph's base commit not in the clone is fetched from
+// the shared remote.
 func (s *Steps) addWorkTree(ctx context.Context, in WorkTreeInput) error {
 	t := GraphTask{Repo: in.Repo, StateDir: in.StateDir}.In(s.WorkTree)
 	s.git.Lock()
 	defer s.git.Unlock()
+	if _, err := os.Stat(session.TaskWorkTree(t.StateDir, in.Graph, in.ID)); err != nil && in.Base != "" && gitx.CommitOf(ctx, t.Repo, in.Base) == "" {
+		if s.Remote == "" {
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("task %s: the graph's base commit %s is not in this worker's clone %s: push it to the remote the workers' clones share, and start the workers with --checkpoint-remote naming it (or fetch it into the clone)", in.ID, in.Base, t.Repo), "agentloop.Base", nil)
+		}
+		if err := gitx.FetchAll(ctx, t.Repo, s.Remote); err != nil {
+			return fmt.Errorf("task %s: fetch the graph's base commit %s: %w", in.ID, in.Base, err)
+		}
+	}
 	return session.AddTaskWorkTree(ctx, t.Repo, t.StateDir, in.Graph, in.ID, in.Base)
 }
 

@@ -64,8 +64,9 @@
 // holding another clone merges nothing. A merged task's worktree and branch on
 // another worker are removed by that worker (the branch only at the commit
 // that was merged); what it cannot remove is a warning of the graph. A task's
-// branch starts from the HEAD of the clone that makes its worktree: keep the
-// workers' clones at the commit the graph starts from. A graph started by an
-// earlier build keeps that build's course (fleetChange in graph_workflow.go):
-// without the version marker, every worktree and commit on the graph's queue.
+// branch starts from the commit the graph was started at (its repository's
+// HEAD then), which a clone that lacks it fetches from the shared remote. A
+// graph started by an earlier build keeps that build's course (fleetChange in
+// graph_workflow.go): without the version marker, every worktree and commit
+// on the graph's queue.
 package temporal

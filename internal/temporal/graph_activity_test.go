@@ -173,3 +173,28 @@ func TestGraphCommitRebuildsTheWorkTree(t *testing.T) {
 		t.Errorf("three.txt on the committed branch: %q, want the checkpoint's", got)
 	}
 }
+
+// TestGraphBaseOnAnotherClone: a task's branch starts from the graph's base
+// commit also in a clone that is not at it: fetched from the shared remote
+// when the clone does not have it; without the remote, the worktree is not
+// made and the error says what to do.
+func TestGraphBaseOnAnotherClone(t *testing.T) {
+	graphRepo, other := sharedClones(t)
+	ctx := t.Context()
+	writeIn(t, graphRepo, "base.txt", "the graph's base\n")
+	gitIn(t, graphRepo, "add", "-A")
+	gitIn(t, graphRepo, "commit", "-q", "-m", "base")
+	base := strings.TrimSpace(gitIn(t, graphRepo, "rev-parse", "HEAD"))
+	in := WorkTreeInput{Repo: graphRepo, StateDir: filepath.Join(graphRepo, ".agentloop"), Graph: "g", ID: "one", Base: base}
+	if _, err := (&GraphSteps{Steps: &Steps{WorkTree: other}}).WorkTree(ctx, in); err == nil || !strings.Contains(err.Error(), "--checkpoint-remote") {
+		t.Errorf("the base not in the clone, no remote: %v; want what to do", err)
+	}
+	gitIn(t, graphRepo, "push", "-q", "origin", "HEAD:refs/heads/main")
+	if _, err := (&GraphSteps{Steps: &Steps{WorkTree: other, Remote: "origin"}}).WorkTree(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(other, ".agentloop", "worktrees", "g", "one")
+	if got := strings.TrimSpace(gitIn(t, wt, "rev-parse", "HEAD")); got != base {
+		t.Errorf("the task's branch starts at %s, want the graph's base %s", got, base)
+	}
+}
