@@ -7,6 +7,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -22,7 +23,9 @@ import (
 // runTasksTemporal is `agentloop run --tasks FILE --engine temporal`: the
 // graph's workflow starts on the server, each task's plan resolved here from
 // the configuration, and this process follows it until it ends or every task
-// still running waits for a human.
+// still running waits for a human. A graph whose last workflow ended with
+// tasks not done is resumed, as the local engine resumes it: the done tasks
+// are not run again, the others' runs continue from their last state.
 func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 	cfg, err := loadConfig(d, o.config, o.overrides())
 	if err != nil {
@@ -62,13 +65,23 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 	if o.isGiven("parallel") {
 		in.Parallel = max(o.parallel, 1)
 	}
+	c, s, err := dialTemporal(ctx, d, o.engine, o.loopOptions)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	last, resumed, err := temporal.LastGraph(ctx, c, name)
+	if err != nil {
+		return err
+	}
+	in.Prior, in.Merged = last.Outcomes, last.Merged
 	args := append(o.recorded(), o.envLimits(d.Getenv)...)
 	eng, err := o.engine.resolved(d)
 	if err != nil {
 		return err
 	}
 	for _, t := range file.Tasks {
-		if t.Done {
+		if t.Done || in.Prior[t.ID].State.Done() {
 			continue
 		}
 		p, err := session.ResolveTask(cfg, in.StateDir, name, t, d.Getenv, o.verbose)
@@ -76,7 +89,11 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
 		p.Args = args
-		run, err := temporal.NewInput(p, temporal.NewState(p, d.Now()), o.workerQueue)
+		st, err := taskState(ctx, c, p, resumed, d.Now())
+		if err != nil {
+			return err
+		}
+		run, err := temporal.NewInput(p, st, o.workerQueue)
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
@@ -84,18 +101,36 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 		run.Run.Task = &temporal.GraphTask{Graph: name, Repo: repo, StateDir: in.StateDir, Task: t, Base: in.Base}
 		in.Runs[t.ID] = run
 	}
-	c, s, err := dialTemporal(ctx, d, o.engine, o.loopOptions)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
 	if err := temporal.StartGraph(ctx, c, s, in); err != nil {
 		return err
 	}
 	screen := ui.New(ui.Options{Out: d.Stderr, Now: d.Now, JSON: o.logFormat == "json"})
-	screen.Linef("Starting task graph %s on Temporal at %s: %d tasks, up to %d in parallel, workflow %s",
-		name, s.Address, len(file.Tasks), in.Parallel, temporal.GraphWorkflowID(name))
+	verb := "Starting"
+	if resumed {
+		verb = "Resuming"
+	}
+	screen.Linef("%s task graph %s on Temporal at %s: %d tasks, up to %d in parallel, workflow %s",
+		verb, name, s.Address, len(file.Tasks), in.Parallel, temporal.GraphWorkflowID(name))
 	return followGraph(ctx, c, d, screen, name)
+}
+
+// taskState is the state the run of a task starts from: when its graph
+// resumes, the last state of its run's workflow (a task whose run is over,
+// [session.TaskRunOver], is then only merged back), else a new one.
+func taskState(ctx context.Context, c client.Client, p *plan.Plan, resumed bool, now time.Time) (*loop.State, error) {
+	if !resumed {
+		return temporal.NewState(p, now), nil
+	}
+	v, err := temporal.Query(ctx, c, p.Name)
+	if errors.Is(err, temporal.ErrNoRun) {
+		return temporal.NewState(p, now), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	st := v.State
+	st.Args, st.WorkDir = p.Args, p.WorkDir
+	return &st, nil
 }
 
 // followGraph shows a graph's tasks as they start and end until the graph
@@ -116,6 +151,10 @@ func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printe
 					screen.Warnf("%s", w)
 				}
 				session.WriteGraphSummary(d.Stdout, v.File.Tasks, v.Outcomes)
+				if v.Interrupted {
+					screen.Linef("Interrupted. Run the same command again to resume the graph.")
+					return true, &ExitError{Code: ExitInterrupted}
+				}
 				return true, &ExitError{Code: graphExit(v.Outcomes, v.Stopped != "")}
 			}
 			if len(v.Running) > 0 && len(waiting) == len(v.Running) {

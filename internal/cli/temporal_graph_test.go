@@ -5,15 +5,22 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/client"
 
 	"github.com/agentloop/agentloop/internal/fakeagent"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -41,86 +48,20 @@ func TestTemporalGraphRealServer(t *testing.T) {
 	testenv.NeedTool(t, "git")
 	addr := testenv.TemporalServer(t)
 	repo, aux := t.TempDir(), t.TempDir()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	plans := map[string]string{
+	fakeProcedures(t, repo, aux, map[string]string{
 		"one":   "write one.txt one\n",
 		"two":   "write two.txt two\n",
 		"three": "expect-prompt Write three.txt\nwrite three.txt three\n",
 		"four":  "[1]\nprint nothing to do\n[2]\nexpect-prompt keep it small\nwrite four.txt four\n",
-	}
-	cfg := "defaults:\n  gates: [{name: check, run: \"true\"}]\nprocedures:\n"
-	for name, p := range plans {
-		plan := filepath.Join(aux, name+".txt")
-		writeFile(t, plan, p)
-		cfg += fmt.Sprintf("  %s:\n    agent: {cmd: [%q], env: {%s: \"1\", FAKEAGENT_PLAN: %q, FAKEAGENT_DIR: %q}}\n",
-			name, exe, fakeAgentEnv, plan, filepath.Join(aux, name))
-		if name == "four" {
-			cfg += "    gates: [{name: done, run: \"test -f four.txt\"}]\n    limits: {max_iterations: 1}\n"
-		}
-	}
-	writeFile(t, filepath.Join(repo, "agentloop.yaml"), cfg)
-	writeFile(t, filepath.Join(repo, ".gitignore"), ".agentloop/\n")
-	writeFile(t, filepath.Join(repo, "tasks.yaml"), `parallel: 2
+	}, map[string]string{"four": "    gates: [{name: done, run: \"test -f four.txt\"}]\n    limits: {max_iterations: 1}\n"})
+	graphRepo(t, repo, `parallel: 2
 tasks:
   - {id: one, title: Write one.txt, procedure: one}
   - {id: two, title: Write two.txt, procedure: two}
   - {id: three, title: Write three.txt, procedure: three, depends_on: [one]}
   - {id: four, title: Write four.txt, procedure: four}
 `)
-	git(t, repo, "init", "-q", "-b", "main")
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "start")
-
-	env := map[string]string{
-		"AGENTLOOP_TEMPORAL_ADDRESS":    addr,
-		"AGENTLOOP_TEMPORAL_TASK_QUEUE": "graph-test",
-	}
-	deps := func(out, errOut io.Writer) Deps {
-		d := Std()
-		d.Stdout, d.Stderr = out, errOut
-		d.Getenv = func(k string) string {
-			if v, ok := env[k]; ok {
-				return v
-			}
-			return os.Getenv(k)
-		}
-		d.Getwd = func() (string, error) { return repo, nil }
-		d.IsTerminal = func(io.Writer) bool { return false }
-		return d
-	}
-	run := func(args ...string) (stdout, stderr string, err error) {
-		var o, e bytes.Buffer
-		err = Run(t.Context(), args, deps(&o, &e))
-		return o.String(), e.String(), err
-	}
-	// The server listens before it serves: ask until it answers.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		_, _, err := run("status", "--engine", "temporal")
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the dev server does not answer: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond) // no readiness event to wait for
-	}
-	wctx, stopWorker := context.WithCancel(t.Context())
-	var wout, werr testenv.Output
-	workerDone := make(chan error, 1)
-	go func() { workerDone <- Run(wctx, []string{"worker"}, deps(&wout, &werr)) }()
-	defer func() {
-		stopWorker()
-		if err := <-workerDone; err != nil {
-			t.Errorf("worker: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("worker output:\n%s\n%s", wout.String(), werr.String())
-		}
-	}()
+	run := cliOn(t, addr, repo)
 
 	stdout, stderr, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal")
 	if ExitCode(err) != ExitEscalated {
@@ -180,6 +121,234 @@ tasks:
 	if err != nil || strings.Contains(stdout, "escalated") {
 		t.Errorf("report of the ended graph: %v\n%s", err, stdout)
 	}
+}
+
+// TestTemporalGraphCancelResume: the workflow of a graph is cancelled while
+// a task's agent works; the task's run is interrupted, its agent killed on
+// the worker and its worktree kept, and the graph's report shows it
+// interrupted. Running the same task file again resumes the graph: the task
+// done before is not run again, the interrupted one continues, the one after
+// it runs, and every branch is merged back. A graph still running is not
+// started twice.
+func TestTemporalGraphCancelResume(t *testing.T) {
+	testenv.NeedTool(t, "git")
+	addr := testenv.TemporalServer(t)
+	repo, aux := t.TempDir(), t.TempDir()
+	fakeProcedures(t, repo, aux, map[string]string{
+		"quick": "write quick.txt quick\n",
+		"slow":  "[1]\nhang\n[*]\nwrite slow.txt slow\n",
+		"after": "write after.txt after\n",
+	}, nil)
+	graphRepo(t, repo, `parallel: 2
+tasks:
+  - {id: quick, title: Write quick.txt, procedure: quick}
+  - {id: slow, title: Write slow.txt, procedure: slow}
+  - {id: after, title: Write after.txt, procedure: after, depends_on: [slow]}
+`)
+	run := cliOn(t, addr, repo)
+	type result struct {
+		stdout, stderr string
+		err            error
+	}
+	first := make(chan result, 1)
+	go func() {
+		o, e, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal", "--heartbeat-timeout", "2s")
+		first <- result{o, e, err}
+	}()
+	c, err := temporal.Dial(t.Context(), temporal.Server{Address: addr, Namespace: "default"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	waitGraph(t, c, "tasks", func(v temporal.GraphView) bool {
+		return v.Outcomes["quick"].State == tasks.StateSucceeded && slices.Contains(v.Running, "slow")
+	})
+	pid := agentPID(t, filepath.Join(aux, "slow", "pids"))
+
+	_, _, err = run("run", "--tasks", "tasks.yaml", "--engine", "temporal")
+	if err == nil || !strings.Contains(err.Error(), "already running") || !strings.Contains(err.Error(), "agentloop report tasks --engine temporal") {
+		t.Errorf("a second run of the running graph: %v, want it refused, saying how to follow it", err)
+	}
+
+	if err := c.CancelWorkflow(t.Context(), temporal.GraphWorkflowID("tasks"), ""); err != nil {
+		t.Fatal(err)
+	}
+	var r result
+	select {
+	case r = <-first:
+	case <-time.After(time.Minute):
+		t.Fatal("the graph's run did not end within a minute of its workflow's cancellation")
+	}
+	if ExitCode(r.err) != ExitInterrupted || !strings.Contains(r.stderr, "Run the same command again to resume the graph") {
+		t.Errorf("run --tasks of the cancelled graph: exit %d (%v), want %d and how to resume\n%s\n%s", ExitCode(r.err), r.err, ExitInterrupted, r.stdout, r.stderr)
+	}
+	// The graph ends once its tasks' steps stopped: the agent is gone.
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the agent of the interrupted task (pid %d) is still there: %v", pid, err)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".agentloop", "worktrees", "tasks", "slow")); err != nil {
+		t.Errorf("the interrupted task's worktree: %v, want it kept", err)
+	}
+	stdout, _, err := run("report", "tasks", "--engine", "temporal", "--format", "json")
+	var rep struct {
+		Tasks []struct{ ID, State string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("report of the cancelled graph: %v\n%s", err, stdout)
+	}
+	states := map[string]string{}
+	for _, row := range rep.Tasks {
+		states[row.ID] = row.State
+	}
+	if states["quick"] != "succeeded" || states["slow"] != "interrupted" {
+		t.Errorf("report of the cancelled graph: %v\n%s", states, stdout)
+	}
+
+	stdout, stderr, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal")
+	if ExitCode(err) != ExitOK || !strings.Contains(stderr, "Resuming task graph tasks") {
+		t.Fatalf("run --tasks again: %v, want the graph resumed and finished\n%s\n%s", err, stdout, stderr)
+	}
+	for task, calls := range map[string]string{"quick": "1", "slow": "2", "after": "1"} {
+		if got := strings.TrimSpace(readFile(t, filepath.Join(aux, task, "calls"))); got != calls {
+			t.Errorf("task %s's agent was called %s times, want %s", task, got, calls)
+		}
+	}
+	for _, f := range []string{"quick.txt", "slow.txt", "after.txt"} {
+		if _, err := os.Stat(filepath.Join(repo, f)); err != nil {
+			t.Errorf("%s not merged back: %v", f, err)
+		}
+	}
+	if log := git(t, repo, "log", "--oneline"); strings.Count(log, "Merge branch") != 3 {
+		t.Errorf("git log:\n%s\nwant the three branches merged once each", log)
+	}
+}
+
+// waitGraph polls the graph's query until ok says so (a query has no push).
+func waitGraph(t *testing.T, c client.Client, name string, ok func(temporal.GraphView) bool) temporal.GraphView {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		v, err := temporal.QueryGraph(t.Context(), c, name)
+		if err == nil && ok(v) {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task graph %s: gave up waiting (last %+v, %v)", name, v, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// agentPID is the pid of the fake agent that hangs, once it wrote it.
+func agentPID(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear", path)
+		}
+		time.Sleep(50 * time.Millisecond) // written by another process: nothing to wait on
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// fakeProcedures writes the configuration of repo: a procedure of each name
+// whose agent is the fake agent playing its plan (its folder in aux), with
+// the extra YAML lines given for it, and a gate that passes.
+func fakeProcedures(t *testing.T, repo, aux string, plans, extra map[string]string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := "defaults:\n  gates: [{name: check, run: \"true\"}]\nprocedures:\n"
+	for name, p := range plans {
+		plan := filepath.Join(aux, name+".txt")
+		writeFile(t, plan, p)
+		cfg += fmt.Sprintf("  %s:\n    agent: {cmd: [%q], env: {%s: \"1\", FAKEAGENT_PLAN: %q, FAKEAGENT_DIR: %q}}\n",
+			name, exe, fakeAgentEnv, plan, filepath.Join(aux, name))
+		cfg += extra[name]
+	}
+	writeFile(t, filepath.Join(repo, "agentloop.yaml"), cfg)
+}
+
+// graphRepo makes repo a git repository of its configuration and the task
+// file tasks.yaml.
+func graphRepo(t *testing.T, repo, taskFile string) {
+	t.Helper()
+	writeFile(t, filepath.Join(repo, ".gitignore"), ".agentloop/\n")
+	writeFile(t, filepath.Join(repo, "tasks.yaml"), taskFile)
+	git(t, repo, "init", "-q", "-b", "main")
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "start")
+}
+
+// cliOn is the agentloop command run in repo against the server at addr,
+// once it answers, with a worker of its own started in this process for the
+// test's length.
+func cliOn(t *testing.T, addr, repo string) func(args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	env := map[string]string{
+		"AGENTLOOP_TEMPORAL_ADDRESS":    addr,
+		"AGENTLOOP_TEMPORAL_TASK_QUEUE": "graph-test",
+	}
+	deps := func(out, errOut io.Writer) Deps {
+		d := Std()
+		d.Stdout, d.Stderr = out, errOut
+		d.Getenv = func(k string) string {
+			if v, ok := env[k]; ok {
+				return v
+			}
+			return os.Getenv(k)
+		}
+		d.Getwd = func() (string, error) { return repo, nil }
+		d.IsTerminal = func(io.Writer) bool { return false }
+		return d
+	}
+	run := func(args ...string) (stdout, stderr string, err error) {
+		var o, e bytes.Buffer
+		err = Run(t.Context(), args, deps(&o, &e))
+		return o.String(), e.String(), err
+	}
+	// The server listens before it serves: ask until it answers.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		_, _, err := run("status", "--engine", "temporal")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dev server does not answer: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond) // no readiness event to wait for
+	}
+	wctx, stopWorker := context.WithCancel(t.Context())
+	var wout, werr testenv.Output
+	workerDone := make(chan error, 1)
+	go func() { workerDone <- Run(wctx, []string{"worker"}, deps(&wout, &werr)) }()
+	t.Cleanup(func() {
+		stopWorker()
+		if err := <-workerDone; err != nil {
+			t.Errorf("worker: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("worker output:\n%s\n%s", wout.String(), werr.String())
+		}
+	})
+	return run
 }
 
 func writeFile(t *testing.T, path, content string) {

@@ -95,12 +95,15 @@ func Start(ctx context.Context, c client.Client, s Server, in RunInput, now time
 	return nil
 }
 
+// ErrNoRun is returned by [Query] when the server has no run of the name.
+var ErrNoRun = errors.New("no run of that name on the Temporal server")
+
 // Query reads a run's state, events and escalation from its workflow.
 func Query(ctx context.Context, c client.Client, name string) (View, error) {
 	v, err := c.QueryWorkflow(ctx, WorkflowID(name), "", QueryState)
 	if err != nil {
 		if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
-			return View{}, fmt.Errorf("no run named %q on the Temporal server; 'agentloop status --engine temporal' lists them", name)
+			return View{}, fmt.Errorf("run %s: %w; 'agentloop status --engine temporal' lists them", name, ErrNoRun)
 		}
 		return View{}, fmt.Errorf("query run %s: %w", name, err)
 	}

@@ -35,9 +35,13 @@
 // The parent holds the schedule ([tasks.Schedule]: dependency order, up to
 // --parallel at once), asks the decision engine whether the graph's global
 // budget is spent before each task starts, and caps each task's cost and
-// token limits by what is left. A task's worktree and branch, the commit of
-// its work and the merge-back of the done tasks (with the ticking of a
-// Markdown plan and the removal of the merged worktrees) are activities
+// token limits by what is left; what the running tasks spent so far counts,
+// each task's run signalling it to the parent after every step
+// ([SignalSpend]). As locally, a running task is not stopped when the budget
+// runs out: its own limits were capped when it started. A task's worktree
+// and branch, the commit of its work and the merge-back of the done tasks
+// (with the ticking of a Markdown plan and the removal of the merged
+// worktrees) are activities
 // running the local graph's code on a worker; a merge conflict makes that
 // task escalated, as locally. Unlike the local engine, a task that escalates
 // keeps its child workflow waiting for the guidance update: the tasks after
@@ -69,4 +73,11 @@
 // graph started by an earlier build keeps that build's course (fleetChange in
 // graph_workflow.go): without the version marker, every worktree and commit
 // on the graph's queue.
+//
+// Cancelling the graph's workflow cancels its tasks' run workflows, which
+// end interrupted once their steps stopped on the workers (the agents
+// killed, the worktrees kept); nothing is merged back. A new workflow of the
+// graph resumes where the last one left it ([LastGraph], [GraphInput.Prior]):
+// the done tasks are not run again, the merged ones not merged again, and the
+// others' runs continue from their run workflows' last states.
 package temporal

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 )
@@ -42,4 +43,31 @@ func QueryGraph(ctx context.Context, c client.Client, name string) (GraphView, e
 		return GraphView{}, fmt.Errorf("decode the state of task graph %s: %w", name, err)
 	}
 	return view, nil
+}
+
+// LastGraph is how the last workflow of the task graph name left it, for a
+// new one to resume ([GraphInput.Prior]); ok is false when the server has
+// none. A workflow of the graph still running is an error saying how to
+// follow it.
+func LastGraph(ctx context.Context, c client.Client, name string) (res GraphResult, ok bool, err error) {
+	id := GraphWorkflowID(name)
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
+		return GraphResult{}, false, nil
+	}
+	if err != nil {
+		return GraphResult{}, false, fmt.Errorf("look for task graph %s on the Temporal server: %w", name, err)
+	}
+	if d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return GraphResult{}, true, fmt.Errorf("task graph %s: %w; follow it with 'agentloop report %s --engine temporal' (or 'agentloop status --engine temporal' for its tasks' runs)", name, ErrRunning, name)
+	}
+	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err == nil {
+		return res, true, nil
+	}
+	// Failed or terminated: its query still tells where its tasks stood.
+	v, err := QueryGraph(ctx, c, name)
+	if err != nil {
+		return GraphResult{}, true, fmt.Errorf("task graph %s ended without a result and cannot be resumed: %w", name, err)
+	}
+	return GraphResult{Outcomes: v.Outcomes, Merged: v.Merged}, true, nil
 }

@@ -112,6 +112,9 @@ type GraphView struct {
 	Stopped  string                   // why tasks were skipped (the global budget), or ""
 	Warnings []string                 // what the merge-back could not do
 	Ended    bool
+	// Interrupted: the graph's workflow was cancelled; its running tasks
+	// were interrupted and nothing was merged back.
+	Interrupted bool
 }
 
 // GraphResult is how a graph's workflow ended.
@@ -119,6 +122,7 @@ type GraphResult struct {
 	Outcomes        map[string]tasks.Outcome
 	Merged          []string // the tasks merged back, by this workflow or an earlier one
 	BudgetExhausted bool
+	Interrupted     bool // the workflow was cancelled
 }
 
 // WorkTreeInput is the worktree activity's argument: a task's worktree and
@@ -262,8 +266,8 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 	if ctx.Err() == nil {
 		gw.mergeBack(ctx, actx, out)
 	}
-	gw.final = out
-	return GraphResult{Outcomes: out, Merged: gw.merged, BudgetExhausted: sch.Stopped() != ""}, nil
+	gw.final, gw.interrupted = out, ctx.Err() != nil
+	return GraphResult{Outcomes: out, Merged: gw.merged, BudgetExhausted: sch.Stopped() != "", Interrupted: gw.interrupted}, nil
 }
 
 // fleetChange marks the graphs whose tasks run on a fleet: a task's worktree
@@ -282,16 +286,17 @@ const (
 
 // graphWf is a graph workflow's state.
 type graphWf struct {
-	in       GraphInput
-	sch      *tasks.Schedule
-	running  map[string]bool
-	merged   []string
-	warnings []string
-	final    map[string]tasks.Outcome  // set once the graph ended
-	spend    map[string]evidence.Usage // what each task spent so far, by id
-	fleet    workflow.Version          // see fleetChange
-	held     map[string]string         // the queue of the worker holding each task's work tree
-	heads    map[string]string         // the commit each task's branch was left at
+	in          GraphInput
+	sch         *tasks.Schedule
+	running     map[string]bool
+	merged      []string
+	warnings    []string
+	final       map[string]tasks.Outcome // set once the graph ended
+	interrupted bool
+	spend       map[string]evidence.Usage // what each task spent so far, by id
+	fleet       workflow.Version          // see fleetChange
+	held        map[string]string         // the queue of the worker holding each task's work tree
+	heads       map[string]string         // the commit each task's branch was left at
 }
 
 // spend is what each task of the graph spent before this workflow: a done
@@ -320,7 +325,7 @@ func (gw *graphWf) told(s TaskSpend) {
 
 func (gw *graphWf) view() (GraphView, error) {
 	v := GraphView{Name: gw.in.Name, File: gw.in.File, Merged: gw.merged, Stopped: gw.sch.Stopped(),
-		Warnings: gw.warnings, Ended: gw.final != nil}
+		Warnings: gw.warnings, Ended: gw.final != nil, Interrupted: gw.interrupted}
 	v.Outcomes = gw.final
 	if v.Outcomes == nil {
 		v.Outcomes = gw.sch.Outcomes()

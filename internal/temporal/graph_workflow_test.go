@@ -509,3 +509,65 @@ func TestRunRefOn(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphWorkflowResumes: a graph resumed where its last workflow left it.
+// a succeeded and was merged: it is not run or merged again. b was
+// interrupted after an iteration: its run continues from its state. c's run
+// succeeded but its merge conflicted: it is not run again, only merged. d
+// runs afresh, its limits capped by what is left of the global budget after
+// what every task spent, in this workflow and before.
+func TestGraphWorkflowResumes(t *testing.T) {
+	spend := func(tokens int64) func(int) (evidence.Iteration, error) {
+		return func(int) (evidence.Iteration, error) {
+			it, _ := gate(true, 0)(0)
+			it.Agent.Usage = evidence.Usage{InputTokens: tokens, TokensKnown: true}
+			return it, nil
+		}
+	}
+	f := &fakeGraph{scripts: map[string]*script{
+		"g-b": {results: []func(int) (evidence.Iteration, error){spend(50)}},
+		"g-d": {results: []func(int) (evidence.Iteration, error){spend(100)}},
+	}}
+	env := newGraphEnv(t, f)
+	in := graphInput(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, "a", "b", "c", "d:a")
+	in.File.Budget = budget.Limits{MaxTokens: 1000}
+	used := func(tokens int64) evidence.Usage { return evidence.Usage{InputTokens: tokens, TokensKnown: true} }
+	in.Prior = map[string]tasks.Outcome{
+		"a": {State: tasks.StateSucceeded, Seq: 1, Usage: used(300)},
+		"b": {State: tasks.StateInterrupted, Iterations: 1, Usage: used(200)},
+		"c": {State: tasks.StateEscalated, Seq: 2, Usage: used(400), Reason: "merging branch agentloop/g/c conflicts in x.go"},
+	}
+	in.Merged = []string{"a"}
+	delete(in.Runs, "a")
+	b := in.Runs["b"]
+	b.State.Status, b.State.TotalIterations, b.State.Iteration, b.State.Spend.Usage = loop.StatusInterrupted, 1, 1, used(200)
+	b.State.History = []loop.Record{{N: 1}}
+	in.Runs["b"] = b
+	c := in.Runs["c"]
+	c.State.Status, c.State.Reason, c.State.TotalIterations, c.State.Spend.Usage = loop.StatusSucceeded, "all required gates passed", 2, used(400)
+	in.Runs["c"] = c
+	env.ExecuteWorkflow(WorkflowGraph, in)
+	res := graphResult(t, env)
+	if slices.Contains(f.worktrees, "a") || slices.Contains(f.started, "g-a") || slices.Contains(f.started, "g-c") {
+		t.Errorf("worktrees %v, runs started %v: a and c must not run again", f.worktrees, f.started)
+	}
+	if r := f.scripts["g-b"].requests; len(r) != 1 || r[0].Iteration != 2 {
+		t.Errorf("b's steps %+v, want one, iteration 2 (its run continued)", r)
+	}
+	if o := res.Outcomes["b"]; o.State != tasks.StateSucceeded || o.Iterations != 2 || o.Usage.InputTokens != 250 {
+		t.Errorf("b: %+v, want succeeded after 2 iterations and 250 tokens", o)
+	}
+	if o := res.Outcomes["c"]; o.State != tasks.StateSucceeded || o.Iterations != 2 {
+		t.Errorf("c: %+v, want succeeded as its run ended, merged this time", o)
+	}
+	// 300 + 250 + 400 were spent when d started: 50 tokens were left for it.
+	if o := res.Outcomes["d"]; o.State != tasks.StateFailed || !strings.Contains(o.Reason, "50") {
+		t.Errorf("d: %+v, want failed on its limit of the 50 tokens left", o)
+	}
+	if len(f.merges) != 1 || !slices.Equal(f.merges[0], []string{"b", "c"}) {
+		t.Errorf("merges %v, want b and c, not a again", f.merges)
+	}
+	if !slices.Equal(res.Merged, []string{"a", "b", "c"}) {
+		t.Errorf("merged %v, want a (before), b and c", res.Merged)
+	}
+}

@@ -96,6 +96,10 @@ func (w *wfEnv) stepOptions(r loop.StepRequest, queue string) workflow.ActivityO
 		TaskQueue:           queue,
 		StartToCloseTimeout: stepTimeout(r, w.in.Limits),
 		HeartbeatTimeout:    hb,
+		// A cancelled run ends once its step has stopped (its agent killed
+		// on the worker), so that nothing is left at work in the work tree
+		// the run is resumed in.
+		WaitForCancellation: true,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
 			// A step that failed on its own says so and is not run again;
