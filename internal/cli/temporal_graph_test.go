@@ -20,7 +20,9 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/agentloop/agentloop/internal/fakeagent"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -53,7 +55,7 @@ func TestTemporalGraphRealServer(t *testing.T) {
 		"two":   "write two.txt two\n",
 		"three": "expect-prompt Write three.txt\nwrite three.txt three\n",
 		"four":  "[1]\nprint nothing to do\n[2]\nexpect-prompt keep it small\nwrite four.txt four\n",
-	}, map[string]string{"four": "    gates: [{name: done, run: \"test -f four.txt\"}]\n    limits: {max_iterations: 1}\n"})
+	}, nil, map[string]string{"four": "    gates: [{name: done, run: \"test -f four.txt\"}]\n    limits: {max_iterations: 1}\n"})
 	graphRepo(t, repo, `parallel: 2
 tasks:
   - {id: one, title: Write one.txt, procedure: one}
@@ -135,10 +137,10 @@ func TestTemporalGraphCancelResume(t *testing.T) {
 	addr := testenv.TemporalServer(t)
 	repo, aux := t.TempDir(), t.TempDir()
 	fakeProcedures(t, repo, aux, map[string]string{
-		"quick": "write quick.txt quick\n",
+		"quick": "write quick.txt quick\nprintfile " + claudeOutput(t) + "\n",
 		"slow":  "[1]\nhang\n[*]\nwrite slow.txt slow\n",
 		"after": "write after.txt after\n",
-	}, nil)
+	}, map[string]string{"quick": "claude"}, nil)
 	graphRepo(t, repo, `parallel: 2
 tasks:
   - {id: quick, title: Write quick.txt, procedure: quick}
@@ -173,6 +175,7 @@ tasks:
 	if err := c.CancelWorkflow(t.Context(), temporal.GraphWorkflowID("tasks"), ""); err != nil {
 		t.Fatal(err)
 	}
+
 	var r result
 	select {
 	case r = <-first:
@@ -202,6 +205,11 @@ tasks:
 	}
 	if states["quick"] != "succeeded" || states["slow"] != "interrupted" {
 		t.Errorf("report of the cancelled graph: %v\n%s", states, stdout)
+	}
+
+	// quick's run told the graph what its iteration spent, through the server.
+	if told := spendSignals(t, c, temporal.GraphWorkflowID("tasks")); len(told) != 1 || told[0].Run != "tasks-quick" || !told[0].Usage.TokensKnown || told[0].Usage.InputTokens == 0 {
+		t.Errorf("the spend told to the graph: %+v, want one signal of quick's tokens", told)
 	}
 
 	stdout, stderr, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal")
@@ -239,6 +247,29 @@ func waitGraph(t *testing.T, c client.Client, name string, ok func(temporal.Grap
 	}
 }
 
+// spendSignals are the spend signals in the history of the workflow id.
+func spendSignals(t *testing.T, c client.Client, id string) []temporal.TaskSpend {
+	t.Helper()
+	var told []temporal.TaskSpend
+	it := c.GetWorkflowHistory(t.Context(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatalf("history of %s: %v", id, err)
+		}
+		sig := ev.GetWorkflowExecutionSignaledEventAttributes()
+		if sig.GetSignalName() != temporal.SignalSpend {
+			continue
+		}
+		var s temporal.TaskSpend
+		if err := converter.GetDefaultDataConverter().FromPayloads(sig.GetInput(), &s); err != nil {
+			t.Fatal(err)
+		}
+		told = append(told, s)
+	}
+	return told
+}
+
 // agentPID is the pid of the fake agent that hangs, once it wrote it.
 func agentPID(t *testing.T, path string) int {
 	t.Helper()
@@ -256,6 +287,17 @@ func agentPID(t *testing.T, path string) int {
 	}
 }
 
+// claudeOutput is a recorded Claude Code stream (its usage known), for the
+// fake agent to print under the claude preset.
+func claudeOutput(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "cmd", "agentloop", "testdata", "fake", "claude-ok.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -266,9 +308,10 @@ func readFile(t *testing.T, path string) string {
 }
 
 // fakeProcedures writes the configuration of repo: a procedure of each name
-// whose agent is the fake agent playing its plan (its folder in aux), with
-// the extra YAML lines given for it, and a gate that passes.
-func fakeProcedures(t *testing.T, repo, aux string, plans, extra map[string]string) {
+// whose agent is the fake agent playing its plan (its folder in aux), under
+// the agent preset given for it (the output it reads), with the extra YAML
+// lines given for it, and a gate that passes.
+func fakeProcedures(t *testing.T, repo, aux string, plans, presets, extra map[string]string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -278,8 +321,12 @@ func fakeProcedures(t *testing.T, repo, aux string, plans, extra map[string]stri
 	for name, p := range plans {
 		plan := filepath.Join(aux, name+".txt")
 		writeFile(t, plan, p)
-		cfg += fmt.Sprintf("  %s:\n    agent: {cmd: [%q], env: {%s: \"1\", FAKEAGENT_PLAN: %q, FAKEAGENT_DIR: %q}}\n",
-			name, exe, fakeAgentEnv, plan, filepath.Join(aux, name))
+		preset := ""
+		if presets[name] != "" {
+			preset = "preset: " + presets[name] + ", "
+		}
+		cfg += fmt.Sprintf("  %s:\n    agent: {%scmd: [%q], env: {%s: \"1\", IS_SANDBOX: \"1\", FAKEAGENT_PLAN: %q, FAKEAGENT_DIR: %q}}\n",
+			name, preset, exe, fakeAgentEnv, plan, filepath.Join(aux, name))
 		cfg += extra[name]
 	}
 	writeFile(t, filepath.Join(repo, "agentloop.yaml"), cfg)
