@@ -168,7 +168,7 @@ func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printe
 			}
 			return false, nil
 		},
-		"The graph goes on on the workers. See it with: agentloop report "+name+" --engine temporal")
+		"The graph goes on on the workers. See it with: agentloop report "+name+" --engine temporal; stop it with: temporal workflow cancel --workflow-id "+temporal.GraphWorkflowID(name)+" (running the same command again then resumes it)")
 }
 
 // showGraph says what changed of each task since the last call, and returns
