@@ -85,9 +85,6 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 	if onTemporal, err := o.engine.temporal(d); err != nil {
 		return err
 	} else if onTemporal {
-		if o.accept || o.abort {
-			return usageError("--accept and --abort end a run of the local engine; answer a workflow with --guidance")
-		}
 		return resumeTemporal(ctx, o, d, name, guidance)
 	}
 	store, err := openStore(d, "")

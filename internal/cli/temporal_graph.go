@@ -97,7 +97,7 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		run.HeartbeatTimeout = eng.heartbeat
+		run.HeartbeatTimeout, run.ServerFlags = eng.heartbeat, o.serverFlags()
 		run.Run.Task = &temporal.GraphTask{Graph: name, Repo: repo, StateDir: in.StateDir, Task: t, Base: in.Base}
 		in.Runs[t.ID] = run
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/ui"
 )
@@ -54,13 +56,26 @@ func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error 
 	if err != nil {
 		return err
 	}
-	in.HeartbeatTimeout = eng.heartbeat
+	in.HeartbeatTimeout, in.ServerFlags = eng.heartbeat, o.serverFlags()
 	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
 		return err
 	}
 	screen := newScreen(d, o.loopOptions, p)
 	screen.Linef("Run %s (%s) started on Temporal at %s, workflow %s", p.Name, in.Run.RunID, s.Address, temporal.WorkflowID(p.Name))
 	return followTemporal(ctx, c, screen, p.Name, 0)
+}
+
+// serverFlags are the flags given on the command line that reach the Temporal
+// server, for the commands a run names for later ([temporal.RunInput.ServerFlags]).
+func (o *loopOptions) serverFlags() string {
+	var flags []string
+	for _, g := range o.given {
+		switch g.name {
+		case "temporal-address", "temporal-namespace", "temporal-task-queue", "config":
+			flags = append(flags, "--"+g.name+"="+g.values[0])
+		}
+	}
+	return strings.Join(flags, " ")
 }
 
 // followTemporal shows a run's events from the from-th on until it ends or
@@ -145,6 +160,19 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	}
 	st := v.State
 	switch {
+	case o.accept || o.abort:
+		if !v.Waiting {
+			return session.NotEscalated(name, st.Status)
+		}
+		if err := temporal.Guide(ctx, c, name, temporal.Guidance{Accept: o.accept, Abort: o.abort}); err != nil {
+			return err
+		}
+		// The run ends as you chose, which is no failure of this command.
+		err := followTemporal(ctx, c, newScreen(d, o.loopOptions, &plan.Plan{}), name, len(v.Events))
+		if code := ExitCode(err); code == ExitAborted || code == ExitOK {
+			return nil
+		}
+		return err
 	case v.Waiting && guidance == "":
 		return usageError("run %s is waiting for your answer to its escalation (%s): read it with 'agentloop report %s --engine temporal', then resume with --guidance \"...\"", name, st.Reason, name)
 	case v.Waiting:
@@ -181,6 +209,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	}
 	// The run keeps its heartbeat timeout unless the flag gives one now.
 	in.HeartbeatTimeout = cmp.Or(o.engine.heartbeat, v.HeartbeatTimeout)
+	in.ServerFlags = o.serverFlags()
 	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
 		return err
 	}

@@ -11,7 +11,11 @@ import (
 type EscalationReport struct {
 	// Run is the run's name, for the commands of the options; empty: the
 	// options are shown without them.
-	Run            string       `json:"run,omitempty" yaml:"run,omitempty"`
+	Run string `json:"run,omitempty" yaml:"run,omitempty"`
+	// Flags end each option's command: what reaches the run where it runs
+	// (a run on Temporal: --engine temporal and the server flags it was
+	// started with); empty for a local run.
+	Flags          string       `json:"flags,omitempty" yaml:"flags,omitempty"`
 	Task           string       `json:"task" yaml:"task"`
 	Reason         string       `json:"reason" yaml:"reason"`
 	Class          string       `json:"class,omitempty" yaml:"class,omitempty"` // security, architecture, stuck, max_iterations, …
@@ -50,11 +54,15 @@ type Option struct {
 	Resume string `json:"resume,omitempty" yaml:"resume,omitempty"`
 }
 
-// Command is the command that takes the option for the run named run.
-func (o Option) Command(run string) string {
+// Command is the command that takes the option for the run named run, reached
+// with reach (see [EscalationReport.Flags]).
+func (o Option) Command(run, reach string) string {
 	flags := o.Resume
 	if flags == "" {
 		flags = `--guidance "..."`
+	}
+	if reach != "" {
+		flags += " " + reach
 	}
 	return "agentloop resume " + run + " " + flags
 }
@@ -109,7 +117,7 @@ func (r EscalationReport) Markdown() string {
 	for i, o := range r.Options {
 		fmt.Fprintf(&opts, "%d. **%s** — %s\n", i+1, md(o.Label), md(o.TradeOff))
 		if r.Run != "" {
-			fmt.Fprintf(&opts, "   `%s`\n", o.Command(r.Run))
+			fmt.Fprintf(&opts, "   `%s`\n", o.Command(r.Run, r.Flags))
 		}
 	}
 	section("Options", opts.String())

@@ -254,6 +254,21 @@ func ApplyGuidance(st *State, g Guidance) {
 	st.Next = Next{Strategy: "refine", Attempt: st.Next.Attempt + 1}
 }
 
+// Settled is how a run ends when its human ends it after an escalation
+// without running anything more (resume --accept, --abort): accepted, it ends
+// completed with its work tree at the best checkpoint, where the loop left it;
+// else aborted.
+func Settled(st *State, accept bool) Outcome {
+	if !accept {
+		return Outcome{Status: StatusAborted, Reason: "aborted by you after the escalation"}
+	}
+	reason := "you accepted the work tree as the loop left it"
+	if b := st.Best; b != nil && b.Ref != "" {
+		reason = fmt.Sprintf("you accepted the best checkpoint (iteration %d, %s), where the loop left the work tree", b.Iteration, b.Ref)
+	}
+	return Outcome{Status: StatusCompleted, Reason: reason}
+}
+
 // stepFailed ends the session after a step error: an interrupt, a timeout, a stop
 // asked for by the environment, or an infrastructure failure.
 func (r *runner) stepFailed(ctx context.Context, err error) (Outcome, error) {

@@ -59,15 +59,10 @@ func (s *Session) Settle(accept bool) error {
 	defer s.Close()
 	st, name := s.st, s.p.Name
 	if st.Status != loop.StatusEscalated {
-		return &UsageError{Err: fmt.Errorf("run %s is %s, not waiting for an answer to an escalation: --accept and --abort end an escalated run", name, st.Status)}
+		return NotEscalated(name, st.Status)
 	}
-	status, reason := loop.StatusAborted, "aborted by you after the escalation"
-	if accept {
-		status, reason = loop.StatusCompleted, "you accepted the work tree as the loop left it"
-		if b := st.Best; b != nil && b.Ref != "" {
-			reason = fmt.Sprintf("you accepted the best checkpoint (iteration %d, %s), where the loop left the work tree", b.Iteration, b.Ref)
-		}
-	}
+	out := loop.Settled(st, accept)
+	status, reason := out.Status, out.Reason
 	st.Status, st.Reason = status, reason
 	if err := s.store.Save(st); err != nil {
 		return fmt.Errorf("save the state of %s: %w", name, err)
@@ -82,6 +77,12 @@ func (s *Session) Settle(accept bool) error {
 	}
 	s.screen.Event(fin)
 	return nil
+}
+
+// NotEscalated is the answer to --accept or --abort for a run that does not
+// wait for an answer to an escalation.
+func NotEscalated(name string, status loop.Status) error {
+	return &UsageError{Err: fmt.Errorf("run %s is %s, not waiting for an answer to an escalation: --accept and --abort end an escalated run", name, status)}
 }
 
 // Architectural reports whether the run escalated on an architectural question:

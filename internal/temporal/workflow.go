@@ -80,6 +80,10 @@ type RunInput struct {
 	// HeartbeatTimeout is how long a step may go without a sign of life from
 	// its worker before it is run again elsewhere (0: 30s).
 	HeartbeatTimeout time.Duration
+	// ServerFlags are the flags that reach the run's server, as it was
+	// started with them ("--temporal-address=HOST:PORT", …): the commands of
+	// its escalation's options carry them after --engine temporal.
+	ServerFlags string `json:",omitempty"`
 }
 
 // View is what the state query returns: the run's state, its events, and the
@@ -94,19 +98,29 @@ type View struct {
 	HeartbeatTimeout time.Duration
 }
 
-// Guidance is the update's argument: a human's answer to an escalation.
+// Guidance is the update's argument: a human's answer to an escalation, a
+// guidance text for the loop, or the run ended by the human's choice without
+// running anything more ([loop.Settled]: resume --accept, --abort).
 type Guidance struct {
 	Text         string
 	Architecture bool // record the answer as an architecture decision
+	// Accept ends the run completed, its work tree restored to the best
+	// checkpoint; Abort ends it aborted.
+	Accept bool `json:",omitempty"`
+	Abort  bool `json:",omitempty"`
 }
 
 // MaxGuidance is the longest guidance text the update accepts.
 const MaxGuidance = 64 << 10
 
 // Validate is the update's validator: an answer is a non-empty text of at most
-// [MaxGuidance] bytes.
+// [MaxGuidance] bytes, or one of accept and abort alone.
 func (g Guidance) Validate() error {
 	switch {
+	case g.Accept || g.Abort:
+		if g.Accept && g.Abort || g.Text != "" {
+			return errors.New("accept, abort and a guidance text are three different answers: give one")
+		}
 	case strings.TrimSpace(g.Text) == "":
 		return errors.New("the guidance is empty: say what the loop should do next")
 	case len(g.Text) > MaxGuidance:
@@ -161,7 +175,7 @@ type wfEnv struct {
 	st      *loop.State
 	events  []loop.Event
 	waiting *loop.Escalation // the escalation a human is asked to answer
-	answer  *loop.Guidance   // the answer, until the loop takes it
+	answer  *Guidance        // the answer, until the loop takes it
 	route   route            // the worker holding the work tree (route.go)
 	told    evidence.Usage   // the spend last told to the graph
 }
@@ -183,13 +197,19 @@ func (w *wfEnv) validate(_ workflow.Context, g Guidance) error {
 
 // guide hands the answer to the waiting loop and returns once the loop took it.
 func (w *wfEnv) guide(ctx workflow.Context, g Guidance) error {
-	w.answer = &loop.Guidance{Text: g.Text, Architecture: g.Architecture}
+	w.answer = &g
 	return workflow.Await(ctx, func() bool { return w.answer == nil })
 }
 
 // AwaitGuidance implements [loop.Env]: the run waits, for as long as it takes,
-// for the guidance update.
+// for the guidance update. Each option of the escalation says the command
+// that takes it. An answer that ends the run is the loop's stop.
 func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidance, error) {
+	if e.Report != nil {
+		rep := *e.Report
+		rep.Run, rep.Flags = w.in.Run.Name, strings.TrimSpace("--engine temporal "+w.in.ServerFlags)
+		e.Report = &rep
+	}
 	w.waiting = &e // before the escalation's files: an answer may come while they are written
 	w.keep(KeepInput{Escalation: &e})
 	if err := workflow.Await(w.ctx, func() bool { return w.answer != nil }); err != nil {
@@ -198,10 +218,35 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 	}
 	g := *w.answer
 	w.waiting, w.answer = nil, nil
+	if g.Accept || g.Abort {
+		if g.Accept {
+			w.restoreBest()
+		}
+		out := loop.Settled(w.st, g.Accept)
+		return loop.Guidance{}, &loop.StopError{Status: out.Status, Reason: out.Reason}
+	}
 	if g.Architecture || session.Architectural(w.st) {
 		w.keep(KeepInput{ADR: &ADR{State: *w.st, Guidance: g.Text}})
 	}
-	return g, nil
+	return loop.Guidance{Text: g.Text, Architecture: g.Architecture}, nil
+}
+
+// settleChange is the version marker of the runs whose accepted escalation
+// restores the best checkpoint (a history recorded before has no accept).
+const settleChange = "settle"
+
+// restoreBest puts the run's work tree back at its best checkpoint, on the
+// worker holding it, as a rollback step: what the run is accepted with. A
+// restore that fails is a warning; the run ends accepted all the same.
+func (w *wfEnv) restoreBest() {
+	b := w.st.Best
+	if b == nil || b.Ref == "" || workflow.GetVersion(w.ctx, settleChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	ctx := context.Background()
+	if _, err := w.Step(ctx, loop.StepRequest{Kind: loop.StepRollback, Iteration: w.st.Iteration, Checkpoint: b.Ref}); err != nil {
+		_ = w.Emit(ctx, loop.Event{Iteration: w.st.Iteration, Data: loop.Warning{Message: "restore the best checkpoint " + b.Ref + ": " + err.Error()}})
+	}
 }
 
 // Save implements [loop.Env]: the workflow's history is the state; the run of

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -225,6 +226,74 @@ func TestWorkflowWaitsForGuidance(t *testing.T) {
 	}
 	if !got {
 		t.Error("no guidance_received event with the architecture flag")
+	}
+}
+
+// TestWorkflowSettles: a run waiting for guidance shows the command of each
+// option of its escalation with --engine temporal and the server flags it was
+// started with; --accept through the update restores its best checkpoint on
+// its worker and ends it completed, --abort ends it aborted, as the local
+// resume does; an answer that is both, or accept with a text, is refused.
+func TestWorkflowSettles(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		answer     Guidance
+		wantStatus loop.Status
+		wantReason string
+		restore    string // the checkpoint restored, "" for none
+	}{
+		{name: "accept", answer: Guidance{Accept: true}, wantStatus: loop.StatusCompleted,
+			wantReason: "you accepted the best checkpoint (iteration 1, cp-best), where the loop left the work tree", restore: "cp-best"},
+		{name: "abort", answer: Guidance{Abort: true}, wantStatus: loop.StatusAborted, wantReason: "aborted by you after the escalation"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 3), gate(false, 1)}}
+			env := newEnv(t, s)
+			both, textToo, answer := &updateResult{}, &updateResult{}, &updateResult{}
+			var waiting View
+			before := 0 // the steps before the answer
+			env.RegisterDelayedCallback(func() {
+				waiting, before = queryView(t, env), len(s.requests)
+				env.UpdateWorkflow(UpdateGuidance, "both", both, Guidance{Accept: true, Abort: true})
+				env.UpdateWorkflow(UpdateGuidance, "text", textToo, Guidance{Accept: true, Text: "and this"})
+				env.UpdateWorkflow(UpdateGuidance, "answer", answer, tt.answer)
+			}, time.Hour)
+			in := input(budget.Limits{MaxIterations: 2, FailureThreshold: 5}, true)
+			in.ServerFlags = "--temporal-address=h:1"
+			in.State.Best = &loop.Checkpoint{Iteration: 1, Quality: 2, Ref: "cp-best"} // of an earlier session
+			env.ExecuteWorkflow(WorkflowRun, in)
+			out := result(t, env)
+			if out.Status != tt.wantStatus || out.Reason != tt.wantReason {
+				t.Errorf("outcome %s %q, want %s %q", out.Status, out.Reason, tt.wantStatus, tt.wantReason)
+			}
+			for _, cmd := range []string{`agentloop resume build --guidance "..." --engine temporal --temporal-address=h:1`, "agentloop resume build --abort --engine temporal --temporal-address=h:1"} {
+				if !strings.Contains(waiting.Escalation, "`"+cmd+"`") {
+					t.Errorf("escalation while waiting: no command %q in\n%s", cmd, waiting.Escalation)
+				}
+			}
+			for name, u := range map[string]*updateResult{"accept and abort": both, "accept with a text": textToo} {
+				if u.err == nil {
+					t.Errorf("%s: accepted, want refused", name)
+				}
+			}
+			if answer.err != nil {
+				t.Errorf("answer: %v", answer.err)
+			}
+			var after []loop.StepRequest // the steps after the answer: a restore of the best checkpoint, or none
+			if tt.restore != "" {
+				after = []loop.StepRequest{{Kind: loop.StepRollback, Iteration: 2, Checkpoint: tt.restore}}
+			}
+			if got := s.requests[before:]; !reflect.DeepEqual(got, after) && len(got)+len(after) > 0 {
+				t.Errorf("steps after the answer %+v, want %+v", got, after)
+			}
+			v := queryView(t, env)
+			if v.Waiting || v.State.Status != tt.wantStatus {
+				t.Errorf("after: waiting=%v status %s", v.Waiting, v.State.Status)
+			}
+			if n := len(v.Events); n == 0 || v.Events[n-1].Type() != loop.EventRunFinished {
+				t.Errorf("events %v: want them to end with run_finished", v.Events)
+			}
+		})
 	}
 }
 
