@@ -97,6 +97,16 @@ func followTemporal(ctx context.Context, c client.Client, screen *ui.Printer, na
 		"The run goes on on the workers. Follow it with: agentloop status "+name+" --engine temporal")
 }
 
+// runEnded reports whether following a run (err, what [followTemporal]
+// returned) saw it end: not waiting again, not interrupted, no error.
+func runEnded(err error) bool {
+	if err == nil {
+		return true
+	}
+	ee, ok := errors.AsType[*ExitError](err)
+	return ok && ee.Err == nil && ee.Code != ExitEscalated && ee.Code != ExitInterrupted
+}
+
 // poll asks query five times a second and hands each answer to show until
 // show says it is done, with show's error as the result. A query that fails
 // is asked again for 30 s (the server may be restarting) before its error is
@@ -167,8 +177,12 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		if err := temporal.Guide(ctx, c, name, temporal.Guidance{Accept: o.accept, Abort: o.abort}); err != nil {
 			return err
 		}
+		screen := newScreen(d, o.loopOptions, &plan.Plan{})
+		err := followTemporal(ctx, c, screen, name, len(v.Events))
+		if v.Graph != "" && runEnded(err) {
+			return followGraph(ctx, c, d, screen, v.Graph)
+		}
 		// The run ends as you chose, which is no failure of this command.
-		err := followTemporal(ctx, c, newScreen(d, o.loopOptions, &plan.Plan{}), name, len(v.Events))
 		if code := ExitCode(err); code == ExitAborted || code == ExitOK {
 			return nil
 		}
@@ -181,7 +195,13 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		}
 		screen := newScreen(d, o.loopOptions, &plan.Plan{})
 		screen.Linef("Guidance sent to run %s; the iteration counter starts again (spend so far is kept)", name)
-		return followTemporal(ctx, c, screen, name, len(v.Events))
+		err := followTemporal(ctx, c, screen, name, len(v.Events))
+		if v.Graph == "" || !runEnded(err) {
+			return err
+		}
+		// The task's graph goes on by itself: follow it as run --tasks does,
+		// until it ends or waits again.
+		return followGraph(ctx, c, d, screen, v.Graph)
 	case !st.Status.Ended():
 		return fmt.Errorf("run %s is running on Temporal; follow it with 'agentloop status %s --engine temporal'", name, name)
 	case st.Status == loop.StatusSucceeded || st.Status == loop.StatusCompleted:

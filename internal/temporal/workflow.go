@@ -96,6 +96,8 @@ type View struct {
 	// HeartbeatTimeout is the run's ([RunInput.HeartbeatTimeout]): a resume
 	// keeps it.
 	HeartbeatTimeout time.Duration
+	// Graph is the task graph the run is the loop of a task of; "" for none.
+	Graph string `json:",omitempty"`
 }
 
 // Guidance is the update's argument: a human's answer to an escalation, a
@@ -182,6 +184,9 @@ type wfEnv struct {
 
 func (w *wfEnv) view() (View, error) {
 	v := View{State: *w.st, Events: w.events, Waiting: w.waiting != nil, HeartbeatTimeout: w.in.HeartbeatTimeout}
+	if t := w.in.Run.Task; t != nil {
+		v.Graph = t.Graph
+	}
 	if w.waiting != nil {
 		v.Escalation = engine.EscalationMarkdown(*w.waiting)
 	}
