@@ -86,13 +86,15 @@ type RunInput struct {
 	ServerFlags string `json:",omitempty"`
 }
 
-// View is what the state query returns: the run's state, its events, and the
-// escalation report while it waits for a human.
+// View is what the state query returns: the run's state, its events, and its
+// last escalation report.
 type View struct {
-	State      loop.State
-	Events     []loop.Event
-	Escalation string // Markdown; empty when the run is not waiting
-	Waiting    bool   // the run waits for guidance (an update is accepted)
+	State  loop.State
+	Events []loop.Event
+	// Escalation is the run's last escalation report in Markdown, as a local
+	// run keeps its escalation.md once answered; empty when it did not escalate.
+	Escalation string
+	Waiting    bool // the run waits for guidance (an update is accepted)
 	// HeartbeatTimeout is the run's ([RunInput.HeartbeatTimeout]): a resume
 	// keeps it.
 	HeartbeatTimeout time.Duration
@@ -172,14 +174,15 @@ func Run(ctx workflow.Context, in RunInput) (RunResult, error) {
 
 // wfEnv is the workflow's [loop.Env].
 type wfEnv struct {
-	ctx     workflow.Context
-	in      RunInput
-	st      *loop.State
-	events  []loop.Event
-	waiting *loop.Escalation // the escalation a human is asked to answer
-	answer  *Guidance        // the answer, until the loop takes it
-	route   route            // the worker holding the work tree (route.go)
-	told    evidence.Usage   // the spend last told to the graph
+	ctx        workflow.Context
+	in         RunInput
+	st         *loop.State
+	events     []loop.Event
+	waiting    *loop.Escalation // the escalation a human is asked to answer
+	escalation *loop.Escalation // the last escalation, answered or not
+	answer     *Guidance        // the answer, until the loop takes it
+	route      route            // the worker holding the work tree (route.go)
+	told       evidence.Usage   // the spend last told to the graph
 }
 
 func (w *wfEnv) view() (View, error) {
@@ -187,8 +190,8 @@ func (w *wfEnv) view() (View, error) {
 	if t := w.in.Run.Task; t != nil {
 		v.Graph = t.Graph
 	}
-	if w.waiting != nil {
-		v.Escalation = engine.EscalationMarkdown(*w.waiting)
+	if w.escalation != nil {
+		v.Escalation = engine.EscalationMarkdown(*w.escalation)
 	}
 	return v, nil
 }
@@ -215,7 +218,7 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 		rep.Run, rep.Flags = w.in.Run.Name, strings.TrimSpace("--engine temporal "+w.in.ServerFlags)
 		e.Report = &rep
 	}
-	w.waiting = &e // before the escalation's files: an answer may come while they are written
+	w.waiting, w.escalation = &e, &e // before the escalation's files: an answer may come while they are written
 	w.keep(KeepInput{Escalation: &e})
 	if err := workflow.Await(w.ctx, func() bool { return w.answer != nil }); err != nil {
 		w.waiting = nil

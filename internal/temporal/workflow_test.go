@@ -287,8 +287,8 @@ func TestWorkflowSettles(t *testing.T) {
 				t.Errorf("steps after the answer %+v, want %+v", got, after)
 			}
 			v := queryView(t, env)
-			if v.Waiting || v.State.Status != tt.wantStatus {
-				t.Errorf("after: waiting=%v status %s", v.Waiting, v.State.Status)
+			if v.Waiting || v.State.Status != tt.wantStatus || v.Escalation != waiting.Escalation {
+				t.Errorf("after: waiting=%v status %s escalation %q; want the answered escalation kept, as a local run keeps escalation.md", v.Waiting, v.State.Status, v.Escalation)
 			}
 			if n := len(v.Events); n == 0 || v.Events[n-1].Type() != loop.EventRunFinished {
 				t.Errorf("events %v: want them to end with run_finished", v.Events)
