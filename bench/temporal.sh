@@ -27,7 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 (cd "$root" && go build -tags temporal -o "$tmp/bin/agentloop" ./cmd/agentloop &&
-  go build -tags temporal -o "$tmp/bin/bench" ./bench/temporal)
+  go build -o "$tmp/bin/bench" ./bench/temporal)
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 temporal server start-dev --ip 127.0.0.1 --port "$port" --headless --log-level error >"$tmp/server.log" 2>&1 &

@@ -1,5 +1,3 @@
-//go:build temporal
-
 // Command temporal measures the Temporal engine at scale: N task loops of K
 // iterations with a no-op agent, all started at once on a Temporal server and
 // run by the workers polling its queue, then the same N loops on the local
@@ -8,7 +6,7 @@
 // iteration of each engine and their ratio, and the peak RSS of the processes
 // named with -rss. bench/temporal.sh starts the server and the workers.
 //
-//	go run -tags temporal ./bench/temporal -address 127.0.0.1:7233 -dir WORK -agentloop BIN -n 1000
+//	go run ./bench/temporal -address 127.0.0.1:7233 -dir WORK -agentloop BIN -n 1000
 package main
 
 import (

@@ -10,12 +10,17 @@
 // an architecture decision are written by an activity (keep.go) on the worker
 // holding the run, where a local run writes them.
 //
-// The package is compiled only with the build tag temporal
-// (go build -tags temporal ./cmd/agentloop), so the default binary does not
-// carry the Temporal SDK. A tag rather than a module of its own: the engine
-// reuses the loop, the plan and the local engine's steps, which are internal
-// packages of this module, and Go's internal rule forbids another module to
-// import them; a tag keeps one module and one version of every package.
+// Only a build with the tag temporal (go build -tags temporal ./cmd/agentloop)
+// imports this package: the command's wiring of the engine is behind the tag
+// (internal/cli/temporal_on.go), so the default binary does not carry the
+// Temporal SDK, while the package itself builds and tests with every go test
+// (its workflow tests use the SDK's test environment; the tests against a real
+// server need the temporal CLI on the PATH, and those that run the agentloop
+// command, fleet_test.go, the tag). A tag rather than a module of its
+// own: the engine reuses the loop, the plan and the local engine's steps,
+// which are internal packages of this module, and Go's internal rule forbids
+// another module to import them; a tag keeps one module and one version of
+// every package.
 //
 // What a worker needs: a clone of the repository (at the path the run names as
 // its work tree, or the one the worker is given), the agent CLIs and the gate

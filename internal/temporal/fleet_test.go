@@ -1,5 +1,8 @@
 //go:build temporal
 
+// The tests of this file run the agentloop command (this test binary, see
+// TestMain), whose Temporal wiring is built only with the tag temporal.
+
 package temporal_test
 
 import (

@@ -1,5 +1,3 @@
-//go:build temporal
-
 package temporal
 
 import (
@@ -53,7 +51,7 @@ func workflowOf(name string) (string, any, string) {
 }
 
 // rerecord says how to record the histories again.
-const rerecord = "record them again with: PATH=<dir of the temporal CLI>:$PATH go test -tags temporal -run TestRealServer ./internal/temporal -update"
+const rerecord = "record them again with: PATH=<dir of the temporal CLI>:$PATH go test -run TestRealServer ./internal/temporal -update"
 
 // replayError replays h on this build's workflow.
 func replayError(h *historypb.History, name string, wf any) error {
