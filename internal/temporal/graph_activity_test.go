@@ -1,5 +1,3 @@
-//go:build temporal
-
 package temporal
 
 import (
