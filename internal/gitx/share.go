@@ -44,8 +44,8 @@ func HasRemote(ctx context.Context, dir, remote string) bool {
 // checkpointSpec is the forced refspec mapping the hidden refs under prefix to
 // the same names.
 func checkpointSpec(remote, prefix string) (string, error) {
-	if remote == "" || strings.HasPrefix(remote, "-") {
-		return "", fmt.Errorf("invalid remote %q", remote)
+	if err := checkRemote(remote); err != nil {
+		return "", err
 	}
 	if !strings.HasPrefix(prefix, "refs/agentloop/") || !strings.HasSuffix(prefix, "/") || strings.ContainsAny(prefix, "*: ") {
 		return "", fmt.Errorf("%q is not a checkpoint ref folder", prefix)
@@ -111,8 +111,8 @@ func CommitOf(ctx context.Context, dir, rev string) string { return resolveCommi
 // FetchAll fetches remote's branches into the repository at dir (its
 // remote-tracking branches), so that the commits on them are there.
 func FetchAll(ctx context.Context, dir, remote string) error {
-	if remote == "" || strings.HasPrefix(remote, "-") {
-		return fmt.Errorf("fetch: invalid remote %q", remote)
+	if err := checkRemote(remote); err != nil {
+		return fmt.Errorf("fetch: %w", err)
 	}
 	c := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"fetch", "--quiet", "--no-tags", remote}}
 	if _, err := c.run(ctx); err != nil {
@@ -132,10 +132,18 @@ func transfer(ctx context.Context, dir, verb, remote, spec string) error {
 	return err
 }
 
+// checkRemote refuses a remote git would take for nothing or for an option.
+func checkRemote(remote string) error {
+	if remote == "" || strings.HasPrefix(remote, "-") {
+		return fmt.Errorf("invalid remote %q", remote)
+	}
+	return nil
+}
+
 // branchSpec is the forced refspec mapping branch to the same name.
 func branchSpec(ctx context.Context, dir, remote, branch string) (string, error) {
-	if remote == "" || strings.HasPrefix(remote, "-") {
-		return "", fmt.Errorf("invalid remote %q", remote)
+	if err := checkRemote(remote); err != nil {
+		return "", err
 	}
 	if _, err := git(ctx, dir, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
 		return "", fmt.Errorf("invalid branch name %q", branch)
