@@ -64,8 +64,9 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 				continue
 			}
 			until := l.Now().Add(wait)
-			l.warn("%s is rate limited (%s): waiting %s, until %s; this does not count as a failed iteration",
-				agentName(res, req), res.Reason, wait.Round(time.Second), until.Format("15:04:05"))
+			l.emitWarning(loop.Warning{RateLimitWait: loop.MillisOf(wait), Message: fmt.Sprintf(
+				"%s is rate limited (%s): waiting %s, until %s; this does not count as a failed iteration",
+				agentName(res, req), res.Reason, wait.Round(time.Second), until.Format("15:04:05"))})
 			agentWait += wait
 		case res.Transient && transient < p.MaxTransient: // only a recognised transient outcome
 			transient++

@@ -27,12 +27,16 @@ func (s *scriptedAgent) RunAgent(_ context.Context, r AgentRequest) (evidence.Ag
 	return res, nil
 }
 
-type warnings struct{ got []string }
+type warnings struct {
+	got   []string
+	waits []time.Duration // the rate-limit waits the warnings carry
+}
 
 // Event keeps the warnings.
 func (w *warnings) Event(ev loop.Event) {
 	if d, ok := ev.Data.(loop.Warning); ok {
 		w.got = append(w.got, d.Message)
+		w.waits = append(w.waits, d.RateLimitWait.Duration())
 	}
 }
 func (w *warnings) Phase(string) {}
@@ -70,6 +74,10 @@ func TestRunAgentWaitsOutRateLimits(t *testing.T) {
 	}
 	if waited != 31*time.Second {
 		t.Errorf("waited %v, want 31s", waited)
+	}
+	// Each wait's warning carries its length, for a notification of a long pause.
+	if got := l.Screen.(*warnings).waits; !slices.Equal(got, []time.Duration{time.Second, 30 * time.Second}) {
+		t.Errorf("warnings carry the waits %v, want [1s 30s]", got)
 	}
 }
 

@@ -369,9 +369,13 @@ func (l *Local) warnOutput(gates []evidence.GateResult) {
 // warn tells of something that went wrong without stopping the run, as the
 // loop's own warnings are told: a warning event, shown and recorded.
 func (l *Local) warn(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	l.Log.Debug(msg)
-	_ = l.Emit(context.Background(), loop.Event{Data: loop.Warning{Message: msg}})
+	l.emitWarning(loop.Warning{Message: fmt.Sprintf(format, args...)})
+}
+
+// emitWarning is [Local.warn] of a warning that carries its figures.
+func (l *Local) emitWarning(w loop.Warning) {
+	l.Log.Debug(w.Message)
+	_ = l.Emit(context.Background(), loop.Event{Data: w})
 }
 
 // keep writes an artifact the loop does not need to go on (a diff, a review, a

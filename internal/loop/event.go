@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decision"
 )
 
 // EventSchema is the version of the events' JSON encoding, written as "v" on every
@@ -28,6 +31,13 @@ const (
 	EventEscalated         EventType = "escalated"
 	EventGuidanceReceived  EventType = "guidance_received"
 	EventRunFinished       EventType = "run_finished"
+	// EventNeedsYou is the one record of what a waiting run asks of a person;
+	// the environment around the loop emits it (the loop has no commands).
+	EventNeedsYou EventType = "needs_you"
+	// A notification delivered, or given up on; sent in the background, they
+	// come when they come, never from the loop itself.
+	EventNotificationSent   EventType = "notification_sent"
+	EventNotificationFailed EventType = "notification_failed"
 	// EventMessage is a progress line of the command around the loop; only in
 	// `--log-format json`, never from the loop itself.
 	EventMessage EventType = "message"
@@ -117,6 +127,12 @@ type Rollback struct {
 // Warning: something went wrong that does not stop the run.
 type Warning struct {
 	Message string `json:"message"`
+	// Budget are the limits past their warning mark (80%), when the warning
+	// is the budget's.
+	Budget []budget.Resource `json:"budget,omitempty"`
+	// RateLimitWait is how long the agent's rate limit is waited out, when
+	// the warning says a wait starts.
+	RateLimitWait Millis `json:"rate_limit_wait_ms,omitempty"`
 }
 
 // Escalated: the loop stops to ask a human.
@@ -138,6 +154,32 @@ type RunFinished struct {
 	Wall       Millis `json:"wall_ms"`
 }
 
+// NeedsYou: the run waits for a person; the record says what it asks and
+// the command of each answer.
+type NeedsYou struct {
+	decision.NeedsYou
+}
+
+// NotificationSent: a notification reached its receiver.
+type NotificationSent struct {
+	Notification string `json:"notification"` // its type: needs_you, finished, …
+	ID           string `json:"id"`           // the same for every receiver and attempt
+	Target       string `json:"target"`       // the receiver, named without secrets ("webhook 127.0.0.1:8080")
+	Attempts     int    `json:"attempts"`
+	Duration     Millis `json:"duration_ms"`
+}
+
+// NotificationFailed: a notification was not delivered, after every attempt
+// or because agentloop exited first.
+type NotificationFailed struct {
+	Notification string `json:"notification"`
+	ID           string `json:"id"`
+	Target       string `json:"target"`
+	Attempts     int    `json:"attempts"`
+	Duration     Millis `json:"duration_ms"`
+	Error        string `json:"error"`
+}
+
 // Message: a progress line of the command around the loop.
 type Message struct {
 	Text string `json:"text"`
@@ -152,18 +194,21 @@ type UnknownEvent struct {
 }
 
 // EventType implementations.
-func (RunStarted) EventType() EventType        { return EventRunStarted }
-func (BaselineStarted) EventType() EventType   { return EventBaselineStarted }
-func (BaselineFinished) EventType() EventType  { return EventBaselineFinished }
-func (IterationStarted) EventType() EventType  { return EventIterationStarted }
-func (IterationFinished) EventType() EventType { return EventIterationFinished }
-func (Rollback) EventType() EventType          { return EventRollback }
-func (Warning) EventType() EventType           { return EventWarning }
-func (Escalated) EventType() EventType         { return EventEscalated }
-func (GuidanceReceived) EventType() EventType  { return EventGuidanceReceived }
-func (RunFinished) EventType() EventType       { return EventRunFinished }
-func (Message) EventType() EventType           { return EventMessage }
-func (u UnknownEvent) EventType() EventType    { return u.Type }
+func (RunStarted) EventType() EventType         { return EventRunStarted }
+func (BaselineStarted) EventType() EventType    { return EventBaselineStarted }
+func (BaselineFinished) EventType() EventType   { return EventBaselineFinished }
+func (IterationStarted) EventType() EventType   { return EventIterationStarted }
+func (IterationFinished) EventType() EventType  { return EventIterationFinished }
+func (Rollback) EventType() EventType           { return EventRollback }
+func (Warning) EventType() EventType            { return EventWarning }
+func (Escalated) EventType() EventType          { return EventEscalated }
+func (GuidanceReceived) EventType() EventType   { return EventGuidanceReceived }
+func (RunFinished) EventType() EventType        { return EventRunFinished }
+func (Message) EventType() EventType            { return EventMessage }
+func (NeedsYou) EventType() EventType           { return EventNeedsYou }
+func (NotificationSent) EventType() EventType   { return EventNotificationSent }
+func (NotificationFailed) EventType() EventType { return EventNotificationFailed }
+func (u UnknownEvent) EventType() EventType     { return u.Type }
 
 // MarshalJSON implements [UnknownEvent]'s data as it was read.
 func (u UnknownEvent) MarshalJSON() ([]byte, error) {
@@ -250,6 +295,12 @@ func decodeEventData(schema int, t EventType, raw json.RawMessage) (EventData, e
 		return decodeAs[RunFinished](raw)
 	case EventMessage:
 		return decodeAs[Message](raw)
+	case EventNeedsYou:
+		return decodeAs[NeedsYou](raw)
+	case EventNotificationSent:
+		return decodeAs[NotificationSent](raw)
+	case EventNotificationFailed:
+		return decodeAs[NotificationFailed](raw)
 	}
 	return UnknownEvent{Schema: schema, Type: t, Raw: raw}, nil
 }

@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decision"
 )
 
 var evTime = time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
@@ -47,6 +50,18 @@ func TestEventJSON(t *testing.T) {
 			`{"v":2,"time":"2026-03-14T10:00:00Z","type":"run_finished","iteration":5,"data":{"status":"escalated","reason":"stuck","iterations":5,"wall_ms":1517}}`},
 		{Event{Time: evTime, Data: Message{Text: "Logs and state: .agentloop/runs/build/1"}},
 			`{"v":2,"time":"2026-03-14T10:00:00Z","type":"message","data":{"text":"Logs and state: .agentloop/runs/build/1"}}`},
+		{Event{Time: evTime, Iteration: 2, Data: Warning{Message: "budget: cost at 80%", Budget: []budget.Resource{budget.CostUSD}}},
+			`{"v":2,"time":"2026-03-14T10:00:00Z","type":"warning","iteration":2,"data":{"message":"budget: cost at 80%","budget":["cost"]}}`},
+		{Event{Time: evTime, Iteration: 2, Data: Warning{Message: "rate limited", RateLimitWait: 600000}},
+			`{"v":2,"time":"2026-03-14T10:00:00Z","type":"warning","iteration":2,"data":{"message":"rate limited","rate_limit_wait_ms":600000}}`},
+		{Event{Time: evTime, Iteration: 3, Data: NeedsYou{decision.NeedsYou{Kind: "escalated", Run: "build", Question: "Which?",
+			Options: []decision.Answer{{Label: "Guide it", Command: `agentloop resume build --guidance "..."`}}}}},
+			`{"v":2,"time":"2026-03-14T10:00:00Z","type":"needs_you","iteration":3,"data":{"kind":"escalated","run":"build","question":"Which?",` +
+				`"options":[{"label":"Guide it","command":"agentloop resume build --guidance \"...\""}]}}`},
+		{Event{Time: evTime, Data: NotificationSent{Notification: "finished", ID: "n1", Target: "slack", Attempts: 1, Duration: 12}},
+			`{"v":2,"time":"2026-03-14T10:00:00Z","type":"notification_sent","data":{"notification":"finished","id":"n1","target":"slack","attempts":1,"duration_ms":12}}`},
+		{Event{Time: evTime, Data: NotificationFailed{Notification: "finished", ID: "n1", Target: "webhook 127.0.0.1:9", Attempts: 3, Duration: 30000, Error: "HTTP 500"}},
+			`{"v":2,"time":"2026-03-14T10:00:00Z","type":"notification_failed","data":{"notification":"finished","id":"n1","target":"webhook 127.0.0.1:9","attempts":3,"duration_ms":30000,"error":"HTTP 500"}}`},
 	}
 	seen := map[EventType]bool{}
 	for _, tt := range tests {
@@ -69,7 +84,8 @@ func TestEventJSON(t *testing.T) {
 		seen[tt.ev.Type()] = true
 	}
 	for _, typ := range []EventType{EventRunStarted, EventBaselineStarted, EventBaselineFinished, EventIterationStarted,
-		EventIterationFinished, EventRollback, EventWarning, EventEscalated, EventGuidanceReceived, EventRunFinished, EventMessage} {
+		EventIterationFinished, EventRollback, EventWarning, EventEscalated, EventGuidanceReceived, EventRunFinished, EventMessage,
+		EventNeedsYou, EventNotificationSent, EventNotificationFailed} {
 		if !seen[typ] {
 			t.Errorf("no encoding pinned for %s", typ)
 		}

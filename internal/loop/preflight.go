@@ -17,7 +17,7 @@ func (r *runner) preflight(ctx context.Context) Preflight {
 	}
 	if len(p.Warn) > 0 && !slices.Equal(p.Warn, r.warned) {
 		r.warned = p.Warn
-		r.emit(ctx, r.st.Iteration, Warning{Message: p.Warning})
+		r.emit(ctx, r.st.Iteration, Warning{Message: p.Warning, Budget: p.Warn})
 	}
 	return p
 }

@@ -294,6 +294,29 @@ func TestRunBudget(t *testing.T) {
 	}
 }
 
+// TestRunBudgetWarningNamesItsLimits: the 80% warning names the limits past
+// their mark, once, for a notification to tell.
+func TestRunBudgetWarningNamesItsLimits(t *testing.T) {
+	t.Parallel()
+	costly := func(int) (evidence.Iteration, error) {
+		return evidence.Iteration{Agent: evidence.AgentResult{Usage: evidence.Usage{CostUSD: 1, CostKnown: true}}}, nil
+	}
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){costly}}
+	out, _ := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxCostUSD: 10, MaxIterations: 9}, Decider: engine}, newState())
+	if out.Status != loop.StatusCompleted {
+		t.Fatalf("got %s (%s), want completed at the iteration limit", out.Status, out.Reason)
+	}
+	var soft [][]budget.Resource
+	for _, ev := range events(env, loop.EventWarning) {
+		if w := ev.Data.(loop.Warning); len(w.Budget) > 0 {
+			soft = append(soft, w.Budget)
+		}
+	}
+	if len(soft) != 1 || !slices.Equal(soft[0], []budget.Resource{budget.CostUSD}) {
+		t.Errorf("budget warnings name %v, want one naming the cost", soft)
+	}
+}
+
 func TestRunNeedsADecider(t *testing.T) {
 	t.Parallel()
 	if _, err := loop.Run(t.Context(), &scriptEnv{}, loop.Spec{}, newState()); err == nil {

@@ -88,6 +88,12 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 		return s, levelWarn
 	case loop.Message:
 		return d.Text, levelInfo
+	case loop.NotificationFailed:
+		return fmt.Sprintf("WARNING: notification %s to %s not delivered (%d %s): %s", d.Notification, d.Target, d.Attempts, plural(d.Attempts, "attempt"), d.Error), levelWarn
+	case loop.NotificationSent:
+		if p.o.Verbose {
+			return fmt.Sprintf("Notification %s sent to %s", d.Notification, d.Target), levelInfo
+		}
 	case loop.RunFinished:
 		total := Duration(d.Wall.Duration())
 		n := d.Iterations

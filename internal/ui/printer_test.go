@@ -29,6 +29,9 @@ func TestPrinterLines(t *testing.T) {
 		{Time: at(90), Iteration: 2, Data: loop.GuidanceReceived{}},
 		{Time: at(90), Iteration: 2, Data: loop.Warning{Message: "state not saved"}},
 		{Time: at(90), Data: loop.RunFinished{Status: loop.StatusSucceeded, Reason: "all required gates passed", Iterations: 2, Wall: 90200}},
+		{Time: at(91), Data: loop.NeedsYou{}}, // the epilogue says what to do
+		{Time: at(91), Data: loop.NotificationSent{Notification: "finished", Target: "slack", Attempts: 1}}, // only with -v
+		{Time: at(95), Data: loop.NotificationFailed{Notification: "finished", Target: "webhook 127.0.0.1:9", Attempts: 3, Error: "HTTP 500"}},
 	}
 	for _, ev := range events {
 		p.Event(ev)
@@ -45,6 +48,7 @@ func TestPrinterLines(t *testing.T) {
   Question: Approve?
 [10:01:30] WARNING: state not saved
 [10:01:30] Finished: succeeded — all required gates passed (2 iterations, total time 1m30.2s)
+[10:01:35] WARNING: notification finished to webhook 127.0.0.1:9 not delivered (3 attempts): HTTP 500
 `
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("lines mismatch (-want +got):\n%s", diff)
