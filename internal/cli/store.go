@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/report"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -66,7 +66,7 @@ func openStore(d Deps, dir string) (*state.Store, error) {
 func loadRun(store *state.Store, name string) (report.Run, error) {
 	st, err := store.Load(name)
 	if errors.Is(err, state.ErrNotFound) {
-		if r, ok, err := session.LoadGraphReport(store.Root, name); ok || err != nil {
+		if r, ok, err := graph.LoadReport(store.Root, name); ok || err != nil {
 			return r, err
 		}
 		return report.Run{}, fmt.Errorf("no run named %q in %s; 'agentloop status' lists them", name, store.Root)

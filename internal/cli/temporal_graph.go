@@ -11,10 +11,10 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/report"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/ui"
@@ -47,13 +47,13 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 	if _, err := tasks.NewGraph(file.Tasks); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
-	if err := session.CheckGraphRepo(ctx, repo); err != nil {
-		return err
+	if err := graph.CheckRepo(ctx, repo); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
-	name := session.GraphName(o.tasks)
-	base, err := session.GraphBase(ctx, repo)
+	name := graph.Name(o.tasks)
+	base, err := graph.Base(ctx, repo)
 	if err != nil {
-		return err
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	in := temporal.GraphInput{
 		Name: name, File: *file, Parallel: max(file.Parallel, 1), Repo: repo, StateDir: plan.StateDir(cfg, repo),
@@ -84,7 +84,7 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 		if t.Done || in.Prior[t.ID].State.Done() {
 			continue
 		}
-		p, err := session.ResolveTask(cfg, in.StateDir, name, t, d.Getenv, o.verbose)
+		p, err := graph.TaskPlan(cfg, in.StateDir, name, t, d.Getenv, o.verbose)
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
@@ -116,7 +116,7 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 
 // taskState is the state the run of a task starts from: when its graph
 // resumes, the last state of its run's workflow (a task whose run is over,
-// [session.TaskRunOver], is then only merged back), else a new one.
+// [graph.RunOver], is then only merged back), else a new one.
 func taskState(ctx context.Context, c client.Client, p *plan.Plan, resumed bool, now time.Time) (*loop.State, error) {
 	if !resumed {
 		return temporal.NewState(p, now), nil
@@ -145,12 +145,12 @@ func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printe
 			waiting := showGraph(ctx, c, screen, v, shown)
 			if v.Ended {
 				for _, id := range v.Merged {
-					screen.Linef("Merged task %s (branch %s)", id, session.TaskBranch(name, id))
+					screen.Linef("Merged task %s (branch %s)", id, graph.TaskBranch(name, id))
 				}
 				for _, w := range v.Warnings {
 					screen.Warnf("%s", w)
 				}
-				session.WriteGraphSummary(d.Stdout, v.File.Tasks, v.Outcomes)
+				graph.WriteSummary(d.Stdout, v.File.Tasks, v.Outcomes)
 				if v.Interrupted {
 					screen.Linef("Interrupted. Run the same command again to resume the graph.")
 					return true, &ExitError{Code: ExitInterrupted}
@@ -159,7 +159,7 @@ func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printe
 			}
 			if len(v.Running) > 0 && len(waiting) == len(v.Running) {
 				for _, id := range waiting {
-					run := session.TaskRunName(name, id)
+					run := graph.TaskRunName(name, id)
 					screen.Linef("Task %s needs you: agentloop report %s --engine temporal", id, run)
 					screen.Linef("Then: agentloop resume %s --guidance \"...\" --engine temporal", run)
 				}
@@ -176,13 +176,13 @@ func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printe
 func showGraph(ctx context.Context, c client.Client, screen *ui.Printer, v temporal.GraphView, shown map[string]string) (waiting []string) {
 	for _, t := range v.File.Tasks {
 		if slices.Contains(v.Running, t.ID) {
-			rv, err := temporal.Query(ctx, c, session.TaskRunName(v.Name, t.ID))
+			rv, err := temporal.Query(ctx, c, graph.TaskRunName(v.Name, t.ID))
 			if err == nil && rv.Waiting {
 				waiting = append(waiting, t.ID)
 				say(shown, t.ID, "waiting", func() { screen.Warnf("Task %s escalated: %s", t.ID, rv.State.Reason) })
 				continue
 			}
-			say(shown, t.ID, "running", func() { screen.Linef("%s", session.TaskStartLine(t)) })
+			say(shown, t.ID, "running", func() { screen.Linef("%s", graph.TaskStartLine(t)) })
 			continue
 		}
 		o, ok := v.Outcomes[t.ID]
@@ -190,7 +190,7 @@ func showGraph(ctx context.Context, c client.Client, screen *ui.Printer, v tempo
 			continue
 		}
 		say(shown, t.ID, string(o.State), func() {
-			if line := session.TaskLine(t.ID, o); o.State.Done() {
+			if line := graph.TaskLine(t.ID, o); o.State.Done() {
 				screen.Linef("%s", line)
 			} else {
 				screen.Warnf("%s", line)
@@ -222,16 +222,16 @@ func graphReportTemporal(ctx context.Context, c client.Client, name string) (rep
 	}
 	running := map[string]bool{}
 	for _, id := range v.Running {
-		rv, err := temporal.Query(ctx, c, session.TaskRunName(name, id))
+		rv, err := temporal.Query(ctx, c, graph.TaskRunName(name, id))
 		if err != nil || !rv.Waiting {
 			running[id] = true
 			continue
 		}
 		st := rv.State
 		st.Status = loop.StatusEscalated
-		outcomes[id] = session.OutcomeOf(&st, session.TaskBranch(name, id))
+		outcomes[id] = graph.OutcomeOf(&st, graph.TaskBranch(name, id))
 	}
-	return session.GraphReport(name, v.File.Path, v.File.Tasks, outcomes, running)
+	return graph.Report(name, v.File.Path, v.File.Tasks, outcomes, running)
 }
 
 // isNoGraph reports whether err says the server has no graph of the name.
@@ -248,7 +248,7 @@ func workerTaskPlan(d Deps, lo loopOptions, r temporal.RunRef) (*plan.Plan, erro
 	if err != nil {
 		return nil, err
 	}
-	p, err := session.ResolveTask(cfg, r.Task.StateDir, r.Task.Graph, r.Task.Task, d.Getenv, lo.verbose)
+	p, err := graph.TaskPlan(cfg, r.Task.StateDir, r.Task.Graph, r.Task.Task, d.Getenv, lo.verbose)
 	if err != nil {
 		return nil, err
 	}

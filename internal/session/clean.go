@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -213,9 +214,9 @@ func (p *CleanPlan) planTasks(ctx context.Context, o CleanOptions, graphs []stri
 			if !id.IsDir() {
 				continue
 			}
-			run := TaskRunName(g.Name(), id.Name())
+			run := graph.TaskRunName(g.Name(), id.Name())
 			seen[run] = true
-			wt := TaskWorkTree(o.StateDir, g.Name(), id.Name())
+			wt := graph.TaskWorkTree(o.StateDir, g.Name(), id.Name())
 			switch f, ok := fate[run]; {
 			case ok && f == fateLive:
 			case ok && f == fateKeep:
@@ -235,7 +236,7 @@ func (p *CleanPlan) planTasks(ctx context.Context, o CleanOptions, graphs []stri
 			if len(parts) != 3 {
 				continue
 			}
-			run := TaskRunName(parts[1], parts[2])
+			run := graph.TaskRunName(parts[1], parts[2])
 			if f, ok := fate[run]; ok && f != fateRemove {
 				continue
 			}
@@ -258,7 +259,7 @@ func (p *CleanPlan) planTasks(ctx context.Context, o CleanOptions, graphs []stri
 		}
 		if !left {
 			p.Remove = append(p.Remove, CleanItem{Kind: "graph", Name: g, Note: "none of its tasks' runs is left; running its task file starts afresh",
-				paths: []string{GraphStatePath(o.StateDir, g), GraphWorkTrees(o.StateDir, g)}})
+				paths: []string{graph.StatePath(o.StateDir, g), graph.WorkTrees(o.StateDir, g)}})
 		}
 	}
 	return nil

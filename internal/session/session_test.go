@@ -102,17 +102,6 @@ func isUsage(err error) bool {
 	return ok
 }
 
-func TestGraphName(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"tasks.yaml": "tasks", "docs/PLAN.md": "PLAN", "my plan (v2).md": "my-plan-v2", "...md": "tasks",
-	} {
-		if got := GraphName(in); got != want {
-			t.Errorf("GraphName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestGraphBudget(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -145,20 +134,6 @@ func TestGraphBudget(t *testing.T) {
 	g.file.Budget.MaxCostUSD = 5
 	if over, why := g.budget(); !over || !strings.Contains(why, "global budget: cost: $5.00 spent of $5.00") {
 		t.Errorf("at the budget: %v %q", over, why)
-	}
-}
-
-func TestOutcomeOf(t *testing.T) {
-	t.Parallel()
-	for status, want := range map[loop.Status]tasks.State{
-		loop.StatusSucceeded: tasks.StateSucceeded, loop.StatusCompleted: tasks.StateCompleted,
-		loop.StatusEscalated: tasks.StateEscalated, loop.StatusInterrupted: tasks.StateInterrupted,
-		loop.StatusAborted: tasks.StateFailed, loop.StatusRunning: tasks.StateFailed,
-	} {
-		o := outcomeOf(&loop.State{Status: status, TotalIterations: 2}, "b")
-		if o.State != want || o.Branch != "b" || o.Iterations != 2 {
-			t.Errorf("outcome of a run %s: %+v, want %s", status, o, want)
-		}
 	}
 }
 

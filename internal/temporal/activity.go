@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
@@ -191,7 +192,7 @@ func (s *Steps) addWorkTree(ctx context.Context, in WorkTreeInput) error {
 	t := GraphTask{Repo: in.Repo, StateDir: in.StateDir}.In(s.WorkTree)
 	s.git.Lock()
 	defer s.git.Unlock()
-	if _, err := os.Stat(session.TaskWorkTree(t.StateDir, in.Graph, in.ID)); err != nil && in.Base != "" && gitx.CommitOf(ctx, t.Repo, in.Base) == "" {
+	if _, err := os.Stat(graph.TaskWorkTree(t.StateDir, in.Graph, in.ID)); err != nil && in.Base != "" && gitx.CommitOf(ctx, t.Repo, in.Base) == "" {
 		if s.Remote == "" {
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("task %s: the graph's base commit %s is not in this worker's clone %s: push it to the remote the workers' clones share, and start the workers with --checkpoint-remote naming it (or fetch it into the clone)", in.ID, in.Base, t.Repo), "agentloop.Base", nil)
 		}
@@ -199,7 +200,7 @@ func (s *Steps) addWorkTree(ctx context.Context, in WorkTreeInput) error {
 			return fmt.Errorf("task %s: fetch the graph's base commit %s: %w", in.ID, in.Base, err)
 		}
 	}
-	return session.AddTaskWorkTree(ctx, t.Repo, t.StateDir, in.Graph, in.ID, in.Base)
+	return graph.AddTaskWorkTree(ctx, t.Repo, t.StateDir, in.Graph, in.ID, in.Base)
 }
 
 // MaxWorkTrees is how many runs' engines a worker keeps between their steps.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
-	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/graph"
 )
 
 // GraphSteps are a task graph's own activities on a worker: the git work the
@@ -42,7 +42,7 @@ func (g *GraphSteps) Commit(ctx context.Context, in CommitInput) (CommitOutput, 
 			return CommitOutput{}, fmt.Errorf("rebuild the work tree of task %s: %w", in.Task.ID, err)
 		}
 	}
-	if err := session.CommitTask(ctx, wt, in.Task); err != nil {
+	if err := graph.CommitTask(ctx, wt, in.Task); err != nil {
 		return CommitOutput{}, err
 	}
 	if in.Branch == "" {
@@ -97,7 +97,7 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 		return out, nil
 	}
 	warnf := func(format string, args ...any) { out.Warnings = append(out.Warnings, fmt.Sprintf(format, args...)) }
-	res, err := session.MergeTasks(ctx, in.Repo, in.Graph, &in.File, g.here(ctx, in, warnf), warnf)
+	res, err := graph.MergeTasks(ctx, in.Repo, in.Graph, &in.File, g.here(ctx, in, warnf), warnf)
 	out.Results = res
 	if err != nil {
 		out.Err = err.Error()
@@ -113,7 +113,7 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 			}
 		}
 	}
-	session.PruneTasks(ctx, in.Repo, in.StateDir, in.Graph, merged, warnf)
+	graph.PruneTasks(ctx, in.Repo, in.StateDir, in.Graph, merged, warnf)
 	return out, nil
 }
 
@@ -123,7 +123,7 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 func (g *GraphSteps) here(ctx context.Context, in MergeInput, warnf func(format string, args ...any)) []string {
 	var order []string
 	for _, id := range in.Order {
-		head, branch := in.Heads[id], session.TaskBranch(in.Graph, id)
+		head, branch := in.Heads[id], graph.TaskBranch(in.Graph, id)
 		if head == "" || gitx.BranchCommit(ctx, in.Repo, branch) == head {
 			order = append(order, id)
 			continue
@@ -153,7 +153,7 @@ func (g *GraphSteps) Prune(ctx context.Context, in PruneInput) (warnings []strin
 	t := GraphTask{Repo: in.Repo, StateDir: in.StateDir}.In(g.Steps.WorkTree)
 	queue := g.Steps.Queue
 	for _, id := range slices.Sorted(maps.Keys(in.Heads)) {
-		wt, branch := session.TaskWorkTree(t.StateDir, in.Graph, id), session.TaskBranch(in.Graph, id)
+		wt, branch := graph.TaskWorkTree(t.StateDir, in.Graph, id), graph.TaskBranch(in.Graph, id)
 		if _, err := os.Stat(wt); err == nil {
 			if err := gitx.RemoveWorktree(ctx, t.Repo, wt, false); err != nil {
 				warnings = append(warnings, fmt.Sprintf("task %s is merged but its worktree %s was kept on the worker of queue %s: %v", id, wt, queue, err))
@@ -168,7 +168,7 @@ func (g *GraphSteps) Prune(ctx context.Context, in PruneInput) (warnings []strin
 			warnings = append(warnings, fmt.Sprintf("task %s is merged but its branch %s on the worker of queue %s is at %s, not at the merged %s: kept", id, branch, queue, head, in.Heads[id]))
 		}
 	}
-	_ = os.Remove(session.GraphWorkTrees(t.StateDir, in.Graph)) // once empty
+	_ = os.Remove(graph.WorkTrees(t.StateDir, in.Graph)) // once empty
 	return warnings, nil
 }
 

@@ -13,8 +13,8 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -41,7 +41,7 @@ type TaskSpend struct {
 
 // GraphWorkflowID is the workflow of the task graph NAME: one run of a graph
 // at a time. Its tasks' loops are the run workflows of their run names
-// ([session.TaskRunName]), so status, report and resume reach them by name.
+// ([graph.TaskRunName]), so status, report and resume reach them by name.
 func GraphWorkflowID(name string) string { return graphPrefix + name }
 
 const graphPrefix = "agentloop-graph-"
@@ -205,7 +205,7 @@ func onQueue(ctx workflow.Context, queue string, gone time.Duration) workflow.Co
 
 // Graph is the workflow of a task graph: its tasks' loops as child run
 // workflows, in dependency order and up to Parallel at once ([tasks.Schedule]),
-// the global budget asked before each task starts ([session.GlobalBudget])
+// the global budget asked before each task starts ([graph.GlobalBudget])
 // over what every task spent, the running ones as they last told
 // ([SignalSpend]); as locally, a running task is not stopped by it, its own
 // limits were capped by what was left when it started;
@@ -241,7 +241,7 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 	parallel := max(in.Parallel, 1)
 	for {
 		for sch.Running() < parallel && sch.Ready() && sch.Stopped() == "" && ctx.Err() == nil {
-			if over, why := session.GlobalBudget(in.File.Budget, gw.spent()); over {
+			if over, why := graph.GlobalBudget(in.File.Budget, gw.spent()); over {
 				sch.Stop(why)
 				break
 			}
@@ -389,7 +389,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	// merge back (a conflict), is not run again, only merged. On a fleet its
 	// branch is where that workflow left it (and where a human resolving the
 	// conflict put it): no worktree or commit is made for it elsewhere.
-	over := ok && session.TaskRunOver(&run.State)
+	over := ok && graph.RunOver(&run.State)
 	fleetOver := over && gw.fleet >= fleetTasks
 	if gw.fleet >= fleetTasks && ok && !fleetOver {
 		var wo WorkTreeOutput
@@ -412,7 +412,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	if st := &run.State; over {
 		res = RunResult{Outcome: loop.Outcome{Status: st.Status, Reason: st.Reason}, Iterations: st.TotalIterations, Usage: st.Spend.Usage.Add(st.Spend.Reviewer)}
 	} else {
-		run.Limits = session.CapToGraph(run.Limits, in.File.Budget, gw.spent(), gw.spend[t.ID])
+		run.Limits = graph.CapToGraph(run.Limits, in.File.Budget, gw.spent(), gw.spend[t.ID])
 		run.State.Sessions = append(slices.Clone(run.State.Sessions), loop.Session{StartedAt: workflow.Now(ctx)})
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 			WorkflowID: WorkflowID(run.Run.Name), WaitForCancellation: true,
@@ -425,7 +425,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 		}
 	}
 	st := loop.State{Status: res.Status, Reason: res.Reason, TotalIterations: res.Iterations, Spend: loop.Spend{Usage: res.Usage}}
-	return session.OutcomeOf(&st, session.TaskBranch(in.Name, t.ID)), runErr
+	return graph.OutcomeOf(&st, graph.TaskBranch(in.Name, t.ID)), runErr
 }
 
 // commit commits the task's work on its branch: on the graph's queue, or on a
@@ -441,7 +441,7 @@ func (gw *graphWf) commit(ctx, actx workflow.Context, t tasks.Task, run RunInput
 		held = run.Run.TaskQueue // the run ended before a step said where it is
 	}
 	gw.held[t.ID] = held
-	commit.Repo, commit.Branch = gw.in.Repo, session.TaskBranch(gw.in.Name, t.ID)
+	commit.Repo, commit.Branch = gw.in.Repo, graph.TaskBranch(gw.in.Name, t.ID)
 	// A worker gone for good since the run ended took the work tree with it:
 	// the commit does not wait for it, another worker makes it.
 	var co CommitOutput

@@ -1,0 +1,65 @@
+package graph
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+var nameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// Name is the name of the task graph of a task file: its base name without
+// the extension, in the characters a run name may hold.
+func Name(taskFile string) string {
+	name := strings.Trim(nameChars.ReplaceAllString(strings.TrimSuffix(filepath.Base(taskFile), filepath.Ext(taskFile)), "-"), "-")
+	if name == "" {
+		name = "tasks"
+	}
+	return name
+}
+
+// TaskRunName is the run name of the task id of the graph: its state, its run
+// folder and what status, report and resume call it.
+func TaskRunName(graph, id string) string { return graph + "-" + id }
+
+// TaskBranch is the branch the task id of the graph works on.
+func TaskBranch(graph, id string) string { return "agentloop/" + graph + "/" + id }
+
+// WorkTrees is the folder of the git worktrees of the graph's tasks.
+func WorkTrees(stateDir, graph string) string {
+	return filepath.Join(stateDir, "worktrees", graph)
+}
+
+// TaskWorkTree is the git worktree of the task id of the graph.
+func TaskWorkTree(stateDir, graph, id string) string {
+	return filepath.Join(WorkTrees(stateDir, graph), id)
+}
+
+// StatePath is where the state of the task graph of a name is kept.
+func StatePath(stateDir, name string) string {
+	return filepath.Join(stateDir, "graphs", name+".json")
+}
+
+// relTo is path relative to repo when it is inside it.
+func relTo(repo, path string) string {
+	if r, err := filepath.Rel(repo, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
+}
+
+// firstLine is the first line of s, cut to 72 characters.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if len(line) > 72 {
+		line = line[:69] + "..."
+	}
+	return line
+}
+
+func pluralize(n int, w string) string {
+	if n == 1 {
+		return w
+	}
+	return w + "s"
+}

@@ -1,0 +1,51 @@
+package graph
+
+import (
+	"fmt"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/tasks"
+)
+
+// TaskPlan is the plan of the task t of the graph: its procedure from cfg, in
+// its worktree, the task's prompt, gates and limits applied; its state is kept
+// in the repository's state folder stateDir.
+func TaskPlan(cfg *config.Config, stateDir, graph string, t tasks.Task, getenv func(string) string, verbose bool) (*plan.Plan, error) {
+	p, err := plan.Resolve(cfg, t.Procedure, plan.Options{WorkDir: TaskWorkTree(stateDir, graph, t.ID), Getenv: getenv, Verbose: verbose})
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	p.Name, p.StateDir = TaskRunName(graph, t.ID), stateDir
+	if err := plan.ApplyTask(p, t); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// RunOver reports whether the run of a task, found in st when its graph
+// resumes, is over: succeeded, completed or escalated, it is not run again
+// (its work is committed and merged back, or waits for a human); interrupted
+// or aborted, it continues from st.
+func RunOver(st *loop.State) bool {
+	return st.Status.Ended() && st.Status != loop.StatusInterrupted && st.Status != loop.StatusAborted
+}
+
+// OutcomeOf is how a task whose run ended in st stands in its graph.
+func OutcomeOf(st *loop.State, branch string) tasks.Outcome {
+	o := tasks.Outcome{Reason: st.Reason, Iterations: st.TotalIterations, Usage: st.Spend.Usage.Add(st.Spend.Reviewer), Branch: branch}
+	switch st.Status {
+	case loop.StatusSucceeded:
+		o.State = tasks.StateSucceeded
+	case loop.StatusCompleted:
+		o.State = tasks.StateCompleted
+	case loop.StatusEscalated:
+		o.State = tasks.StateEscalated
+	case loop.StatusInterrupted:
+		o.State = tasks.StateInterrupted
+	default:
+		o.State = tasks.StateFailed
+	}
+	return o
+}

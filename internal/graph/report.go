@@ -1,0 +1,86 @@
+package graph
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/tasks"
+)
+
+// LoadReport reads a task graph's report: every task with its state, and the
+// graph's spend and status. ok is false when there is no graph of that name.
+func LoadReport(stateDir, name string) (r report.Run, ok bool, err error) {
+	b, err := os.ReadFile(StatePath(stateDir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return report.Run{}, false, nil
+	}
+	if err != nil {
+		return report.Run{}, true, fmt.Errorf("read task graph %s: %w", name, err)
+	}
+	var gs State
+	if err := json.Unmarshal(b, &gs); err != nil {
+		return report.Run{}, true, fmt.Errorf("read task graph %s: %w", name, err)
+	}
+	file, err := tasks.Load(gs.File)
+	if err != nil {
+		return report.Run{}, true, fmt.Errorf("task graph %s: read its task file: %w", name, err)
+	}
+	r, err = Report(name, gs.File, file.Tasks, gs.Outcomes, nil)
+	if err == nil {
+		attachRuns(state.Store{Root: stateDir}, name, r.Tasks)
+	}
+	return r, true, err
+}
+
+// Report is the report of the task graph name of the task file: every task
+// with its state (running names those running now), and the graph's spend
+// and status.
+func Report(name, file string, ts []tasks.Task, outcomes map[string]tasks.Outcome, running map[string]bool) (report.Run, error) {
+	g, err := tasks.NewGraph(ts)
+	if err != nil {
+		return report.Run{}, fmt.Errorf("task graph %s: %w", name, err)
+	}
+	st := &loop.State{Version: loop.StateVersion, Name: name, Procedure: "task graph " + file, Status: loop.StatusSucceeded}
+	for _, t := range ts {
+		o, ok := outcomes[t.ID]
+		st.Spend.Usage = st.Spend.Usage.Add(o.Usage)
+		st.TotalIterations += o.Iterations
+		switch {
+		case ok && o.State == tasks.StateEscalated:
+			st.Status = loop.StatusEscalated
+		case st.Status == loop.StatusEscalated:
+		case running[t.ID]:
+			st.Status = loop.StatusRunning
+		case (!ok || !o.State.Done()) && st.Status != loop.StatusRunning:
+			st.Status = loop.StatusInterrupted
+		}
+	}
+	return report.Run{State: st, Tasks: tasks.Rows(g, outcomes, running)}, nil
+}
+
+// attachRuns gives each task row its own run (state, events, escalation), for
+// the graph's report to show. A task whose state cannot be read is shown
+// without it; reading moves nothing aside.
+func attachRuns(store state.Store, graph string, rows []report.TaskRow) {
+	states, _ := store.List()
+	byName := make(map[string]*loop.State, len(states))
+	for _, st := range states {
+		byName[st.Name] = st
+	}
+	for i := range rows {
+		st, ok := byName[TaskRunName(graph, rows[i].ID)]
+		if !ok {
+			continue
+		}
+		r, err := report.LoadRunDir(store.RunDir(st.Name, st.RunID), st)
+		if err != nil {
+			r = report.Run{State: st}
+		}
+		rows[i].Run = &r
+	}
+}

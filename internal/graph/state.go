@@ -1,0 +1,84 @@
+package graph
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/tasks"
+)
+
+// State is a task graph's persisted progress: each task's outcome and which
+// branches were merged back. Running the same task file again resumes it.
+type State struct {
+	Version  int                      `json:"version"`
+	File     string                   `json:"file"`
+	Outcomes map[string]tasks.Outcome `json:"outcomes"`
+	Merged   []string                 `json:"merged,omitempty"`
+}
+
+// NewState is the state of a graph of the task file that has not run yet.
+func NewState(file string) State {
+	return State{Version: 1, File: file, Outcomes: map[string]tasks.Outcome{}}
+}
+
+// CorruptStateError says that a graph's state file could not be read and was
+// moved aside; the graph starts afresh (each task's own state is kept).
+type CorruptStateError struct {
+	Graph   string
+	Err     error
+	MovedTo string
+}
+
+func (e *CorruptStateError) Error() string {
+	return fmt.Sprintf("the state of task graph %s is unreadable (%v); it was moved to %s and the graph starts afresh (each task's own state is kept)", e.Graph, e.Err, e.MovedTo)
+}
+
+func (e *CorruptStateError) Unwrap() error { return e.Err }
+
+// LoadState reads the state of the graph name kept in stateDir, for the task
+// file file. found is false when the graph has not run yet. A state file that
+// cannot be parsed is moved aside (never deleted): the state returned is then
+// a new one and err a *[CorruptStateError] to warn of.
+func LoadState(stateDir, name, file string, now time.Time) (st State, found bool, err error) {
+	path := StatePath(stateDir, name)
+	st = NewState(file)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return st, false, nil
+	}
+	if err != nil {
+		return st, false, fmt.Errorf("read task graph state: %w", err)
+	}
+	if perr := json.Unmarshal(b, &st); perr != nil {
+		aside := path + ".corrupt-" + now.UTC().Format("20060102-150405")
+		if mvErr := os.Rename(path, aside); mvErr != nil {
+			return st, false, fmt.Errorf("the state of task graph %s is unreadable (%v) and could not be moved aside: %w", name, perr, mvErr)
+		}
+		return NewState(file), false, &CorruptStateError{Graph: name, Err: perr, MovedTo: aside}
+	}
+	if st.Outcomes == nil {
+		st.Outcomes = map[string]tasks.Outcome{}
+	}
+	return st, true, nil
+}
+
+// SaveState writes the state of the graph name in stateDir, atomically.
+func SaveState(stateDir, name string, st State) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save the state of task graph %s: %w", name, err)
+	}
+	path := StatePath(stateDir, name)
+	if err := state.EnsureDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("save the state of task graph %s: %w", name, err)
+	}
+	if err := state.WriteFileAtomic(path, b, 0o600); err != nil {
+		return fmt.Errorf("save the state of task graph %s: %w", name, err)
+	}
+	return nil
+}
