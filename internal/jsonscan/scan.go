@@ -126,7 +126,10 @@ func SkipString(b []byte, i int) (int, bool) {
 	}
 }
 
-var structural = []byte(`"{}[]`)
+// structural marks the bytes that matter inside an object or array being
+// skipped: a table, not bytes.IndexAny, which builds its set on every call and
+// cost more than the scan itself on small values.
+var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
 
 // SkipValue returns the index just past the value starting at b[i]: a string,
 // an object or array (its nesting matched, its content not checked), or a
@@ -141,11 +144,12 @@ func SkipValue(b []byte, i int) (int, bool) {
 	case '{', '[':
 		depth := 0
 		for i < len(b) {
-			k := bytes.IndexAny(b[i:], string(structural))
-			if k < 0 {
+			for i < len(b) && !structural[b[i]] {
+				i++
+			}
+			if i == len(b) {
 				return len(b), false
 			}
-			i += k
 			switch b[i] {
 			case '"':
 				end, ok := SkipString(b, i)
