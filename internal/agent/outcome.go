@@ -2,12 +2,14 @@ package agent
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/proc"
 )
 
 // Parser formats (the names [NewParser] accepts and [Preset.Format] holds).
@@ -113,9 +115,29 @@ type ModelTokens struct {
 // saved log. Line must accept any bytes (cut lines, non-JSON, binary) without
 // panicking and must not keep b. Result may be called at any time and returns
 // what is known so far.
+//
+// Live is called after every line while the agent runs, so it must cost no
+// more than copying a few fields whatever the agent printed; Result may cost
+// more (the text parser strips terminal escapes from its tail) and is called
+// once the agent has ended.
 type Parser interface {
 	Line(b []byte)
 	Result() Outcome
+	Live() Live
+}
+
+// Live is what a parser knows while the agent runs that the run acts on at
+// once: the usage so far (for the run's limits) and the retries the CLI
+// announced.
+type Live struct {
+	Usage     evidence.Usage
+	Retries   int
+	LastRetry Retry
+}
+
+// live is the part of an outcome a [Live] holds.
+func (o *Outcome) live() Live {
+	return Live{Usage: o.Usage, Retries: o.Retries, LastRetry: o.LastRetry}
 }
 
 // StderrParser is implemented by parsers that also read the CLI's stderr (Gemini
@@ -127,20 +149,21 @@ type StderrParser interface {
 var formats = map[string]struct {
 	terminal bool // the format has a terminal record
 	new      func() Parser
+	lineTail int // > 0: the parser reads only the last lineTail bytes of a line
 }{
-	FormatClaudeStream: {true, func() Parser { return newClaudeParser(false) }},
-	FormatAmpStream:    {true, func() Parser { return newClaudeParser(true) }},
-	FormatQwenStream:   {true, func() Parser { return &claudeParser{qwen: true} }},
-	FormatClaudeJSON:   {true, func() Parser { return newClaudeJSONParser() }},
-	FormatCodex:        {true, func() Parser { return &codexParser{} }},
-	FormatGeminiJSON:   {true, func() Parser { return newGeminiJSONParser() }},
-	FormatGeminiStream: {true, func() Parser { return newGeminiStreamParser() }},
-	FormatCursorStream: {true, func() Parser { return &cursorParser{} }},
-	FormatOpencode:     {false, func() Parser { return &opencodeParser{} }},
-	FormatAider:        {false, func() Parser { return &aiderParser{} }},
-	FormatGoose:        {true, func() Parser { return &gooseParser{} }},
-	FormatCopilot:      {true, func() Parser { return &copilotParser{} }},
-	FormatText:         {false, func() Parser { return &textParser{} }},
+	FormatClaudeStream: {true, func() Parser { return newClaudeParser(false) }, 0},
+	FormatAmpStream:    {true, func() Parser { return newClaudeParser(true) }, 0},
+	FormatQwenStream:   {true, func() Parser { return &claudeParser{qwen: true} }, 0},
+	FormatClaudeJSON:   {true, func() Parser { return newClaudeJSONParser() }, 0},
+	FormatCodex:        {true, func() Parser { return &codexParser{} }, 0},
+	FormatGeminiJSON:   {true, func() Parser { return newGeminiJSONParser() }, 0},
+	FormatGeminiStream: {true, func() Parser { return newGeminiStreamParser() }, 0},
+	FormatCursorStream: {true, func() Parser { return &cursorParser{} }, 0},
+	FormatOpencode:     {false, func() Parser { return &opencodeParser{} }, 0},
+	FormatAider:        {false, func() Parser { return &aiderParser{} }, 0},
+	FormatGoose:        {true, func() Parser { return &gooseParser{} }, 0},
+	FormatCopilot:      {true, func() Parser { return &copilotParser{} }, 0},
+	FormatText:         {false, func() Parser { return &textParser{} }, textTail},
 }
 
 // Formats returns the parser names [NewParser] accepts, sorted.
@@ -160,6 +183,17 @@ func NewParser(format string) (Parser, error) {
 		return nil, fmt.Errorf("unknown output format %q: use one of %s", format, strings.Join(Formats(), ", "))
 	}
 	return f.new(), nil
+}
+
+// newLines returns the writer that splits output into the lines format's
+// parser reads: lines of up to max bytes, or for a parser that reads only the
+// end of a line (text), that end alone, so that a flood without newlines
+// costs no more memory than the parser keeps.
+func newLines(format string, max int, fn func(line []byte)) io.WriteCloser {
+	if t := formats[format].lineTail; t > 0 {
+		return proc.TailLines(min(max, t), fn)
+	}
+	return proc.Lines(max, fn)
 }
 
 // HasTerminal reports whether format ends with a terminal record, so that a

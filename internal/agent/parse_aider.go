@@ -127,6 +127,9 @@ func (p *aiderParser) Result() Outcome {
 	return out
 }
 
+// Live implements [Parser]: Result copies a few fields.
+func (p *aiderParser) Live() Live { o := p.Result(); return o.live() }
+
 // succeeded clears error signals seen before: aider retries failed model calls
 // itself, and a usage report means one went through after all.
 func (p *aiderParser) succeeded() {

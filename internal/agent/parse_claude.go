@@ -20,15 +20,19 @@ type claudeParser struct {
 	amp     bool
 	qwen    bool // Qwen Code: input_tokens include the cached tokens, errors in result.error.message
 	out     Outcome
-	msgs    map[string]tokens // usage by assistant message id
+	msgs    map[string]tokens // usage by assistant message id, of the last maxMessageIDs messages
+	order   []string          // those ids, oldest first from next (a ring once full)
+	next    int               // the oldest id in order once it is full
 	live    tokens
 	hasUse  bool   // some assistant usage was seen
 	final   bool   // the result record gave the token counts
 	errKind string // the last assistant error kind (authentication_failed, …)
 }
 
-// maxMessageIDs bounds the dedupe map on endless or hostile streams.
-const maxMessageIDs = 1 << 16
+// maxMessageIDs bounds the dedupe map: a message's records come together (a
+// subagent's may interleave with the main agent's), so the last thousand ids
+// are plenty, and the memory stays a few tens of KiB on an endless stream.
+const maxMessageIDs = 1 << 10
 
 type tokens struct{ in, out, cacheRead, cacheWrite int64 }
 
@@ -193,16 +197,10 @@ func (p *claudeParser) assistant(l *claudeLine) {
 	}
 	t := p.usageTokens(u)
 	if key := jsonscan.Str(id); key != "" {
-		if p.msgs == nil {
-			p.msgs = make(map[string]tokens)
-		}
-		if len(p.msgs) >= maxMessageIDs {
-			clear(p.msgs) // bounded memory; ids repeat only within one message
-		}
 		prev, seen := p.msgs[key]
 		t = t.max(prev)
 		p.live = p.live.add(t.sub(prev))
-		p.msgs[key] = t
+		p.remember(key, t, seen)
 		if seen {
 			return
 		}
@@ -210,6 +208,25 @@ func (p *claudeParser) assistant(l *claudeLine) {
 		p.live = p.live.add(t)
 	}
 	p.hasUse = true
+}
+
+// remember records a message's usage by its id, forgetting the oldest id once
+// maxMessageIDs are kept.
+func (p *claudeParser) remember(id string, t tokens, seen bool) {
+	if p.msgs == nil {
+		p.msgs = make(map[string]tokens)
+	}
+	p.msgs[id] = t
+	if seen {
+		return
+	}
+	if len(p.order) < maxMessageIDs {
+		p.order = append(p.order, id)
+		return
+	}
+	delete(p.msgs, p.order[p.next])
+	p.order[p.next] = id
+	p.next = (p.next + 1) % maxMessageIDs
 }
 
 // apiError records an assistant message's error kind (rate_limit,
@@ -312,3 +329,6 @@ func (p *claudeParser) Result() Outcome {
 	}
 	return out
 }
+
+// Live implements [Parser]: Result copies a few fields.
+func (p *claudeParser) Live() Live { o := p.Result(); return o.live() }

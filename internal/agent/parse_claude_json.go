@@ -28,3 +28,6 @@ func (p *claudeJSONParser) Line(b []byte) {
 }
 
 func (p *claudeJSONParser) Result() Outcome { return p.c.Result() }
+
+// Live implements [Parser].
+func (p *claudeJSONParser) Live() Live { return p.c.Live() }

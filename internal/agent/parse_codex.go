@@ -125,3 +125,15 @@ func (p *codexParser) Result() Outcome {
 	}
 	return out
 }
+
+// Live implements [Parser] without judging the last error record, which
+// Result does with patterns.
+func (p *codexParser) Live() Live {
+	l := p.out.live()
+	if p.known {
+		l.Usage.InputTokens, l.Usage.OutputTokens = p.t.in, p.t.out
+		l.Usage.CacheReadTokens, l.Usage.CacheWriteTokens = p.t.cacheRead, p.t.cacheWrite
+		l.Usage.TokensKnown = true
+	}
+	return l
+}

@@ -93,3 +93,6 @@ func (p *cursorParser) Result() Outcome {
 	}
 	return out
 }
+
+// Live implements [Parser]: Result copies a few fields.
+func (p *cursorParser) Live() Live { o := p.Result(); return o.live() }

@@ -113,6 +113,10 @@ func (g *geminiState) result() Outcome {
 	return out
 }
 
+// Live implements [Parser] for both Gemini parsers, without the stream's
+// last error record, which Result clips into a reason.
+func (g *geminiState) Live() Live { o := g.result(); return o.live() }
+
 // geminiJSONParser reads `gemini --output-format json`: one (pretty-printed)
 // object {session_id, response, stats, error}.
 type geminiJSONParser struct {

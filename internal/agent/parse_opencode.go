@@ -117,3 +117,6 @@ func (p *opencodeParser) Result() Outcome {
 	}
 	return out
 }
+
+// Live implements [Parser]: Result copies a few fields.
+func (p *opencodeParser) Live() Live { o := p.Result(); return o.live() }

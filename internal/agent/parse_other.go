@@ -65,6 +65,9 @@ func (p *gooseParser) Line(line []byte) {
 
 func (p *gooseParser) Result() Outcome { return p.out }
 
+// Live implements [Parser].
+func (p *gooseParser) Live() Live { return p.out.live() }
+
 // copilotParser reads `copilot -p … --output-format json` (JSONL, events
 // wrapped as {type,data,…}). Copilot bills premium requests: it reports output
 // tokens per message but no input tokens and no cost, so tokens stay unknown.
@@ -133,6 +136,9 @@ func (p *copilotParser) Result() Outcome {
 	return out
 }
 
+// Live implements [Parser]: Result copies a few fields.
+func (p *copilotParser) Live() Live { o := p.Result(); return o.live() }
+
 // textParser reads plain text output (Kiro, custom commands): usage is
 // unknown; the last lines are the result; narrow rate-limit wording is noted.
 type textParser struct {
@@ -193,6 +199,11 @@ func (p *textParser) Result() Outcome {
 	out.Result = string(bytes.TrimSpace(ansi.ReplaceAll(tail, nil)))
 	return out
 }
+
+// Live implements [Parser] without the tail, which Result strips of terminal
+// escapes: once per line, that cost more than everything else done with the
+// output.
+func (p *textParser) Live() Live { return p.out.live() }
 
 // ansi matches terminal escape sequences (Kiro prints colored text).
 var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)

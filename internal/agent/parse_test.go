@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -181,6 +182,31 @@ func TestClaudeLiveDedupe(t *testing.T) {
 		Model: "claude-haiku-4-5-20251001", SessionID: "4b9da30e-2e2f-464b-91ad-22b2de016d64"}
 	if diff := cmp.Diff(want, got.Usage); diff != "" || got.Terminal {
 		t.Errorf("live usage (-want +got):\n%s terminal=%v", diff, got.Terminal)
+	}
+}
+
+// TestClaudeLiveDedupeBounded checks the dedupe of an endless stream: a
+// message whose records interleave with another's counts once, and the ids
+// kept stay bounded while every new message still counts.
+func TestClaudeLiveDedupeBounded(t *testing.T) {
+	t.Parallel()
+	p := newClaudeParser(false)
+	rec := func(id string, out int) {
+		p.Line(fmt.Appendf(nil, `{"type":"assistant","message":{"id":%q,"usage":{"input_tokens":1,"output_tokens":%d}}}`, id, out))
+	}
+	const n = 3 * maxMessageIDs
+	for i := range n {
+		id, other := fmt.Sprint("m", i), fmt.Sprint("sub", i)
+		rec(id, 1)
+		rec(other, 1)
+		rec(id, 2) // a later block of the same message, its usage grown
+		rec(other, 1)
+	}
+	if u := p.Live().Usage; u.InputTokens != 2*n || u.OutputTokens != 3*n {
+		t.Errorf("live usage %+v, want %d input and %d output tokens", u, 2*n, 3*n)
+	}
+	if len(p.msgs) > maxMessageIDs || len(p.order) > maxMessageIDs {
+		t.Errorf("%d ids kept (%d in order), want at most %d", len(p.msgs), len(p.order), maxMessageIDs)
 	}
 }
 

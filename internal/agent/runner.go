@@ -128,8 +128,11 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 		marker: req.CompletionMarker, textMarker: p.Format == FormatText,
 		promptHas: markerLines(req.Prompt, req.CompletionMarker), onRetry: req.OnRetry}
 	maxLine := r.size(r.MaxLine, DefaultMaxLine)
-	stdoutLines := proc.Lines(maxLine, w.stdout)
-	stderrLines := proc.Lines(maxLine, w.stderr)
+	stdoutLines := newLines(p.Format, maxLine, w.stdout)
+	var stderrLines io.WriteCloser // only for a parser that reads stderr
+	if _, ok := parser.(StderrParser); ok {
+		stderrLines = newLines(p.Format, maxLine, w.stderr)
+	}
 	errTail := &ring{size: tailBytes}
 	spec := proc.Spec{
 		Argv: argv, Dir: req.Dir, Env: mergeEnv(r.baseEnv(), p.Env, req.Env),
@@ -142,7 +145,9 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	}
 	pr, err := proc.Run(runCtx, spec)
 	_ = stdoutLines.Close()
-	_ = stderrLines.Close()
+	if stderrLines != nil {
+		_ = stderrLines.Close()
+	}
 	if usageLog != "" {
 		w.feedFile(usageLog, maxLine)
 	}

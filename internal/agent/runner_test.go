@@ -48,6 +48,13 @@ func helper(actions []string) int {
 			_, _ = io.Copy(os.Stdout, os.Stdin)
 		case "print":
 			fmt.Println(arg)
+		case "noline": // N bytes without a newline, then "THE END"
+			n, _ := strconv.Atoi(arg)
+			chunk := []byte(strings.Repeat("x", 1<<16))
+			for ; n > 0; n -= len(chunk) {
+				os.Stdout.Write(chunk[:min(n, len(chunk))])
+			}
+			fmt.Print("THE END")
 		case "sleep":
 			d, _ := time.ParseDuration(arg)
 			time.Sleep(d)
@@ -109,6 +116,26 @@ func TestRunnerClaudeOK(t *testing.T) {
 	}
 	if !strings.Contains(echo.String(), `"type":"result"`) || !strings.Contains(res.Tail, `"total_cost_usd"`) {
 		t.Errorf("echo or tail misses the output")
+	}
+}
+
+// TestRunnerTextWithoutNewline checks text output that never ends a line: the
+// result is its end (what the text parser keeps), and the log keeps its head
+// and tail.
+func TestRunnerTextWithoutNewline(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, env := fakePreset(t, FormatText, PromptStdin, "noline:3000000")
+	res, err := (&Runner{LogHead: 1000, LogTail: 1000, MaxLine: 1 << 20}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env,
+		LogPath: filepath.Join(dir, "agent.log"), Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed() || res.OutputBytes != 3000007 || !strings.HasSuffix(res.Result, "xxxTHE END") || len(res.Result) < textTail-1 {
+		t.Errorf("outcome %s, %d bytes, result of %d bytes ending %q", res.Outcome, res.OutputBytes, len(res.Result), res.Result[max(len(res.Result)-20, 0):])
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "agent.log")); !strings.HasSuffix(string(log), "THE END") || len(log) > 2100 {
+		t.Errorf("agent.log: %d bytes ending %q", len(log), log[max(len(log)-20, 0):])
 	}
 }
 

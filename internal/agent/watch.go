@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/proc"
 )
 
@@ -27,8 +29,9 @@ type watch struct {
 	promptHas  int  // marker lines in the prompt: an echoed prompt must not count
 	seen       int  // marker lines in the output
 	stopped    bool
-	onRetry    func(Retry) // told of each retry the CLI announces
-	retries    int         // retries told so far
+	onRetry    func(Retry)    // told of each retry the CLI announces
+	retries    int            // retries told so far
+	checked    evidence.Usage // the usage last checked against the limits
 }
 
 // RetryAuthError is the cancel cause when the CLI announced it would retry a
@@ -64,17 +67,17 @@ func (w *watch) stdout(line []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.parser.Line(line)
-	if w.textMarker && w.marker != "" && strings.TrimSpace(string(line)) == w.marker {
+	if w.textMarker && w.marker != "" && string(bytes.TrimSpace(line)) == w.marker {
 		w.seen++
 	}
-	w.retried()
-	w.check()
+	live := w.parser.Live()
+	w.retried(live)
+	w.check(live.Usage)
 }
 
 // retried tells of a retry the CLI announced since the last line, and ends the
 // run on one its provider rejected as unauthorised.
-func (w *watch) retried() {
-	out := w.parser.Result()
+func (w *watch) retried(out Live) {
 	if out.Retries <= w.retries || w.stopped {
 		return
 	}
@@ -93,16 +96,17 @@ func (w *watch) stderr(line []byte) {
 	defer w.mu.Unlock()
 	if sp, ok := w.parser.(StderrParser); ok {
 		sp.StderrLine(line)
-		w.retried()
+		w.retried(w.parser.Live())
 	}
 }
 
-// check cancels the run once, when live usage crosses a limit.
-func (w *watch) check() {
-	if w.stopped || (w.limits.MaxTokens <= 0 && w.limits.MaxCostUSD <= 0) {
+// check cancels the run once, when live usage crosses a limit. Usage that did
+// not change since the last line is not priced again.
+func (w *watch) check(u evidence.Usage) {
+	if w.stopped || (w.limits.MaxTokens <= 0 && w.limits.MaxCostUSD <= 0) || u == w.checked {
 		return
 	}
-	u := w.parser.Result().Usage
+	w.checked = u
 	if w.limits.MaxTokens > 0 && u.TokensKnown && u.TotalTokens() >= w.limits.MaxTokens {
 		w.stopped = true
 		w.cancel(&LimitError{Resource: "tokens", Spent: fmt.Sprint(u.TotalTokens()), Limit: fmt.Sprint(w.limits.MaxTokens)})

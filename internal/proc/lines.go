@@ -16,9 +16,19 @@ func Lines(max int, fn func(line []byte)) io.WriteCloser {
 	return &lineWriter{max: max, fn: fn, buf: make([]byte, 0, min(max, 4096))}
 }
 
+// TailLines is [Lines] keeping the end of a line longer than max: its last max
+// bytes (what a reader of the last lines wants, such as a progress bar that
+// redraws itself with carriage returns on one line).
+func TailLines(max int, fn func(line []byte)) io.WriteCloser {
+	w := Lines(max, fn).(*lineWriter)
+	w.tail = true
+	return w
+}
+
 type lineWriter struct {
 	mu      sync.Mutex
 	max     int
+	tail    bool // keep a long line's end, not its start
 	fn      func([]byte)
 	buf     []byte
 	pending bool // a line has started and not ended
@@ -34,7 +44,10 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		if i >= 0 {
 			chunk = p[:i]
 		}
-		if room := w.max - len(w.buf); room > 0 {
+		switch room := w.max - len(w.buf); {
+		case w.tail:
+			w.keepEnd(chunk)
+		case room > 0:
 			w.add(chunk[:min(room, len(chunk))])
 		}
 		w.pending = true
@@ -56,6 +69,19 @@ func (w *lineWriter) Close() error {
 		w.buf, w.pending = w.buf[:0], false
 	}
 	return nil
+}
+
+// keepEnd appends b, dropping the start of the line beyond max bytes.
+func (w *lineWriter) keepEnd(b []byte) {
+	if len(b) >= w.max {
+		w.buf = w.buf[:0]
+		w.add(b[len(b)-w.max:])
+		return
+	}
+	if over := len(w.buf) + len(b) - w.max; over > 0 {
+		w.buf = w.buf[:copy(w.buf, w.buf[over:])]
+	}
+	w.add(b)
 }
 
 // add appends b (which fits in max) to the buffer, growing it no further than max.
