@@ -86,9 +86,9 @@ func (a *agent) do(act action) (code int, done bool) {
 		a.notePID(pid)
 		a.notePID(os.Getpid())
 		fmt.Fprintf(a.stderr, "fakeagent: spawned stubborn child %d\n", pid)
-	case "flood":
+	case "flood", "flood-raw", "flood-deltas":
 		n, _ := parseSize(arg(0))
-		if err := flood(a.stdout, n); err != nil {
+		if err := floods[act.verb](a.stdout, n); err != nil {
 			return failf("%v", err)
 		}
 	case "expect-prompt":
@@ -163,17 +163,4 @@ func replaceFile(path, old, new string) error {
 		return fmt.Errorf("%q not found in %s", old, path)
 	}
 	return os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644)
-}
-
-// flood writes n bytes of text lines to w in 64 KiB chunks.
-func flood(w io.Writer, n int64) error {
-	chunk := bytes.Repeat([]byte("flood flood flood flood flood flood flood flood flood flood flood\n"), 1024)[:64<<10]
-	for n > 0 {
-		k := min(n, int64(len(chunk)))
-		if _, err := w.Write(chunk[:k]); err != nil {
-			return err
-		}
-		n -= k
-	}
-	return nil
 }

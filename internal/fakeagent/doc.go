@@ -31,8 +31,12 @@
 //	                        received appends our pid to $FAKEAGENT_DIR/sigterm
 //	spawn-stubborn          start a child in our process group that ignores SIGTERM,
 //	                        keeps stdout/stderr open and sleeps forever
-//	flood BYTES             write BYTES (suffix K, M or G: binary units) to stdout
-//	                        in 64 KiB chunks
+//	flood BYTES             write BYTES (suffix K, M or G: binary units) of text
+//	                        lines to stdout in 64 KiB chunks
+//	flood-raw BYTES         the same without a newline
+//	flood-deltas BYTES      a Claude stream-json transcript of about BYTES: text
+//	                        deltas (stream_event records) in messages of 100,
+//	                        each message's usage, then a result record
 //	expect-prompt TEXT      exit 97 unless the prompt contains TEXT
 //	reject-prompt TEXT      exit 98 if the prompt contains TEXT
 //

@@ -68,7 +68,7 @@ func arity(verb string) (int, bool) {
 	case "hang", "hang-stubborn", "spawn-stubborn":
 		return 0, true
 	case "print", "stderr", "printfile", "delete", "fixone", "exit", "sleep", "flood",
-		"expect-prompt", "reject-prompt", "solve", "solveone":
+		"flood-raw", "flood-deltas", "expect-prompt", "reject-prompt", "solve", "solveone":
 		return 1, true
 	case "write", "append":
 		return 2, true
@@ -183,7 +183,7 @@ func check(a action) error {
 		_, err = strconv.Atoi(a.args[0])
 	case "sleep":
 		_, err = time.ParseDuration(a.args[0])
-	case "flood":
+	case "flood", "flood-raw", "flood-deltas":
 		_, err = parseSize(a.args[0])
 	case "printfile", "delete", "fixone", "write", "append", "replace", "solve", "solveone":
 		if a.args[0] == "" {
