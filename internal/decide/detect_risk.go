@@ -106,6 +106,22 @@ func detectArchitecture(f *facts) []loop.Trigger {
 	return nil
 }
 
+// detectMovedBranch: the agent changed agentloop's records in git (its
+// checkpoint refs, the branch, HEAD) beyond a plain commit, which the engine
+// undid (1.0, not fixable: a person must see it).
+func detectMovedBranch(f *facts) []loop.Trigger {
+	var what []string
+	for _, c := range f.ev.Records {
+		if c.Escalates() {
+			what = append(what, c.String())
+		}
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	return []loop.Trigger{trig(TMovedBranch, 1, false, "%s", strings.Join(what, "; "))}
+}
+
 func detectConflict(f *facts) []loop.Trigger {
 	if reviewTag(f.ev, "requirements_conflict") {
 		return []loop.Trigger{trig(TConflict, 0.9, false, "the reviewer found conflicting requirements: %s", reviewQuote(f.ev, "conflict"))}

@@ -78,6 +78,12 @@ func TestTriggers(t *testing.T) {
 		{name: "tampering on asserts removed", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.AssertsRemoved = 2 }), want: TTestTampering, minSev: 0.9},
 		{name: "test file edits are a note", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.TestFilesChanged = []string{"a_test.go"} }), want: TTestTampering},
 		{name: "security on a secret", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SecretsFound = 1 }), want: TSecurity, minSev: 1},
+		{name: "moved branch on a switched branch", ev: with(iter(1), func(ev *evidence.Iteration) {
+			ev.Records = evidence.RecordChanges{{Kind: evidence.RecordSwitched, What: "switched the branch from main to evil", Repaired: "back on main"}}
+		}), want: TMovedBranch, minSev: 1, evidence: "switched the branch from main to evil (back on main)"},
+		{name: "a commit the engine undid does not escalate", ev: with(iter(1), func(ev *evidence.Iteration) {
+			ev.Records = evidence.RecordChanges{{Kind: evidence.RecordCommitted, What: "committed on main: 1 commit", Repaired: "main back at 1a2b"}}
+		}), want: TMovedBranch, absent: true},
 		{name: "security on a protected path", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.ProtectedTouched = []string{"auth/x.go"} }), want: TSecurity},
 		{name: "security on the reviewer tag", spec: reviewed(), ev: with(iter(1), review("request_changes", 4, "security")), want: TSecurity},
 		{name: "scope creep outside scope", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.OutsideScope = []string{"README.md"} }), want: TScopeCreep},

@@ -68,7 +68,8 @@ func (e *Engine) Decide(in loop.DecideInput) loop.Decision {
 	ev := in.Evidence
 	failing := Failing(ev)
 	q := Quality(ev)
-	if !in.Spec.HasGates && !in.Spec.HasReviewer {
+	if !in.Spec.HasGates && !in.Spec.HasReviewer && !ev.Records.Escalates() {
+		// An agent that moved the branch escalates in a plain loop too.
 		return plain(in, q)
 	}
 	f := e.facts(in, failing, q)
@@ -171,7 +172,7 @@ func detect(f *facts) []loop.Trigger {
 	var ts []loop.Trigger
 	for _, d := range []func(*facts) []loop.Trigger{
 		detectSpec, detectTransient, detectSecurity, detectArchitecture, detectConflict, detectScope,
-		detectTampering, detectBudget,
+		detectTampering, detectBudget, detectMovedBranch,
 	} {
 		ts = append(ts, d(f)...)
 	}

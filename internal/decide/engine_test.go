@@ -335,3 +335,28 @@ func TestStuckRecommendation(t *testing.T) {
 		})
 	}
 }
+
+// An agent that moved the branch escalates at once, after guidance too, and
+// the report names what it did and asks whether it may use git that way.
+func TestMovedBranchEscalates(t *testing.T) {
+	t.Parallel()
+	p := DefaultPolicy()
+	spec := gated()
+	moved := with(iter(1), func(ev *evidence.Iteration) {
+		ev.Agent.Outcome = evidence.OutcomeMovedBranch
+		ev.Records = evidence.RecordChanges{{Kind: evidence.RecordSwitched, What: "switched the branch from main to evil", Repaired: "back on main"}}
+	})
+	st := past(p, spec, nil)
+	for range 2 {
+		d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: moved, Budget: done(1)})
+		if d.Action != loop.ActionEscalate || d.Escalation == nil || d.Escalation.Report == nil {
+			t.Fatalf("decision %s (%s), want an escalation with a report", d.Action, d.Message)
+		}
+		r := d.Escalation.Report
+		if r.Class != ClassMovedBranch || !strings.Contains(r.Reason, "the agent moved the branch: switched the branch from main to evil (back on main)") ||
+			!strings.Contains(r.Question, "changed git itself") {
+			t.Errorf("report class %q, reason %q, question %q", r.Class, r.Reason, r.Question)
+		}
+		loop.ApplyGuidance(st, loop.Guidance{Text: "do not touch git"})
+	}
+}

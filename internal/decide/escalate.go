@@ -177,6 +177,11 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, stri
 			[]decision.Option{{Label: "The tests are right", TradeOff: "resume with that guidance; the agent must fix the code"},
 				{Label: "The tests are wrong", TradeOff: "fix or allow the test change, then resume"}, optAbort},
 			"Check the tests it weakened; usually the code is what must change."
+	case ClassMovedBranch:
+		return "The agent changed git itself (" + t.Evidence + "); agentloop put back what it could. May it run git commands that move the branch or history, or must it leave git to agentloop?",
+			[]decision.Option{{Label: "Leave git to agentloop", TradeOff: "resume with guidance that the agent must not commit, switch, reset or delete refs; its work so far stays in the work tree"},
+				optAccept, optAbort},
+			"Read what it did and the iteration's diff; resume with guidance that forbids git commands which move the branch."
 	case "no_verdict":
 		return "The gates pass but the reviewer gave no readable verdict: do you approve the change?",
 			[]decision.Option{optApprove, {Label: "Ask for changes", TradeOff: "resume with your review as guidance; another iteration"}, optAbort},

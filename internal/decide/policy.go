@@ -45,6 +45,11 @@ const (
 	// back, after a fresh attempt: a question of how both can pass, never of
 	// which test to drop. Not a class of EscalateOn.
 	ClassOscillation = "oscillation"
+	// ClassMovedBranch is an agent that changed agentloop's records in git
+	// (deleted or moved checkpoint refs, switched the branch, reset or rewrote
+	// history): always escalated, whatever EscalateOn lists. Not a class of
+	// EscalateOn.
+	ClassMovedBranch = "moved_branch"
 )
 
 // EscalationClasses lists the names [Policy.EscalateOn] (a procedure's

@@ -40,7 +40,8 @@ const (
 
 // choose applies the fixed priority order (loop-control §8.5, extended):
 //
-//  1. critical: secrets in the diff escalate; an exhausted budget aborts
+//  1. critical: secrets in the diff and an agent that moved the branch or
+//     agentloop's refs escalate; an exhausted budget aborts
 //  2. escalate at once (bypassing the review-round limit) on security,
 //     architectural impact, conflicting requirements, repeated scope creep and
 //     repeated serious test tampering, for the classes in Policy.EscalateOn
@@ -167,6 +168,9 @@ func (e *Engine) immediate(f *facts, ts []loop.Trigger) (choice, bool) {
 	}
 	if t, ok := find(ts, TSecurity); ok && t.Severity >= 1 {
 		return choice{action: loop.ActionEscalate, rule: RuleCritical, class: ClassSecurity, reason: "security: " + t.Evidence}, true
+	}
+	if t, ok := find(ts, TMovedBranch); ok {
+		return choice{action: loop.ActionEscalate, rule: RuleCritical, class: ClassMovedBranch, reason: "the agent moved the branch: " + t.Evidence}, true
 	}
 	if t, ok := find(ts, TBudgetHard); ok {
 		return choice{action: loop.ActionAbort, rule: RuleCritical, reason: t.Evidence}, true

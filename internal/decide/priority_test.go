@@ -34,6 +34,15 @@ func TestPriorityRules(t *testing.T) {
 	}
 	tests := []tc{
 		{name: "secret is critical even when green", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SecretsFound = 1 }), action: loop.ActionEscalate, rule: RuleCritical},
+		{name: "a moved branch escalates even when green", ev: with(iter(1), func(ev *evidence.Iteration) {
+			ev.Records = evidence.RecordChanges{{Kind: evidence.RecordRefDeleted, What: "deleted refs/agentloop/b/r/iter-1", Repaired: "restored"}}
+		}), action: loop.ActionEscalate, rule: RuleCritical},
+		{name: "a moved branch escalates whatever the policy lists", policy: func(p *Policy) { p.EscalateOn = []string{} }, ev: with(iter(1, "A"), func(ev *evidence.Iteration) {
+			ev.Records = evidence.RecordChanges{{Kind: evidence.RecordReset, What: "reset main back 1 commit", Repaired: "main back at 1a2b"}}
+		}), action: loop.ActionEscalate, rule: RuleCritical},
+		{name: "an undone commit proceeds when green", ev: with(iter(1), func(ev *evidence.Iteration) {
+			ev.Records = evidence.RecordChanges{{Kind: evidence.RecordCommitted, What: "committed on main: 1 commit", Repaired: "main back at 1a2b"}}
+		}), action: loop.ActionProceed, rule: RuleProceed},
 		{name: "hard budget aborts", ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Agent.Usage = evidence.Usage{CostUSD: 5, CostKnown: true} }), budget: limited{Iterations: 1, Spent: evidence.Usage{CostUSD: 5, CostKnown: true}, MaxCostUSD: 5}, action: loop.ActionAbort, rule: RuleCritical},
 		{name: "protected path escalates over proceed", spec: reviewed(), ev: with(with(iter(1), reviewWith("approve", 9)), func(ev *evidence.Iteration) { ev.Diff.ProtectedTouched = []string{"auth/a.go"} }), action: loop.ActionEscalate, rule: RuleImmediate},
 		{name: "security not escalated when the policy says so", policy: func(p *Policy) { p.EscalateOn = []string{} }, ev: with(iter(1, "A"), func(ev *evidence.Iteration) { ev.Diff.ProtectedTouched = []string{"auth/a.go"} }), action: loop.ActionRefine, rule: RuleRefine},

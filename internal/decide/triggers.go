@@ -36,6 +36,7 @@ const (
 	TMaxIterations = "max_iterations"
 	TTransient     = "transient"
 	TRateLimit     = "rate_limit"
+	TMovedBranch   = "moved_branch"
 )
 
 // facts is what every detector reads: the policy, the input, the past of this

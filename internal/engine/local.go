@@ -151,12 +151,14 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	}
 
 	ev := evidence.Iteration{N: r.Iteration, Started: start}
+	checkRecords := l.guardRecords(ctx, "") // records.go
 	agentRes, waited, err := l.runAgent(ctx, AgentRequest{
 		Iteration: r.Iteration, Agent: r.Agent, Prompt: prompt, WorkDir: l.WorkDir, IterDir: dir,
 		Timeout: r.Timeout, Echo: l.Echo, Started: start, Remaining: r.Remaining,
 	})
 	res.Waited = waited
 	ev.Agent = agentRes
+	checkRecords(ctx, &ev)
 	if err != nil {
 		res.Iteration = ev // what the agent spent before it was stopped
 		return res, err
@@ -204,7 +206,9 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 
 	if l.Reviewer != nil && ev.RequiredGatesPassed() && !ev.Agent.Failed() && ctx.Err() == nil {
 		l.phase("review")
+		checkRecords := l.guardRecords(ctx, "the reviewer") // an agent too
 		rv, err := l.Reviewer.Review(ctx, ReviewRequest{Iteration: r.Iteration, Task: l.Task, Diff: diff, Gates: ev.Gates, IterDir: dir, WorkDir: l.WorkDir})
+		checkRecords(ctx, &ev)
 		if err != nil {
 			if ctx.Err() != nil {
 				return res, context.Cause(ctx)

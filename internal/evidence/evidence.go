@@ -299,6 +299,9 @@ type Iteration struct {
 	Gates    []GateResult `json:"gates,omitempty"`
 	Diff     DiffFacts    `json:"diff"`
 	Review   *Review      `json:"review,omitempty"`
+	// Records is what the agent did to agentloop's records in git (its
+	// checkpoint refs, the branch, HEAD), each with what agentloop put back.
+	Records RecordChanges `json:"records,omitempty"`
 }
 
 // Duration is the wall time of the iteration.

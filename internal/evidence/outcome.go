@@ -19,6 +19,10 @@ const (
 	OutcomeCrashed      AgentOutcome = "crashed"       // it died without saying why (no result, no output)
 	OutcomeTimedOut     AgentOutcome = "timed_out"     // agentloop ended it at a time limit
 	OutcomeKilled       AgentOutcome = "killed"        // a signal ended it: another process, or agentloop at a token or cost limit
+	// OutcomeMovedBranch: it changed agentloop's records in git (deleted or
+	// moved checkpoint refs, switched the branch, reset or rewrote history);
+	// agentloop put back what it could and the run needs a person.
+	OutcomeMovedBranch AgentOutcome = "moved_branch"
 )
 
 // Text is the outcome as people read it ("authentication or configuration error").
@@ -46,6 +50,8 @@ func (o AgentOutcome) Text() string {
 		return "timed out"
 	case OutcomeKilled:
 		return "killed"
+	case OutcomeMovedBranch:
+		return "moved the branch"
 	}
 	return string(o)
 }

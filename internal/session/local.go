@@ -136,3 +136,5 @@ func (r runStore) Save(st *loop.State) error {
 	}
 	return nil
 }
+
+var _ engine.RecordGuard = (*gitx.Workspace)(nil)
