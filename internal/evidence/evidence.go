@@ -45,6 +45,13 @@ type Finding struct {
 	Severity string `json:"severity" yaml:"severity"`
 	Flaky    bool   `json:"flaky,omitempty" yaml:"flaky,omitempty"` // failed, then passed on rerun
 	Key      string `json:"key,omitempty" yaml:"key,omitempty"`     // fingerprint key (no line numbers)
+	// Unit and Test name a failed test the way its runner selects it again,
+	// when the output says so: Unit is what the runner runs (a Go package's
+	// import path, a test file, a Rust test target, a JUnit class), Test the
+	// test's own name inside it ("TestRead/quoted", "TestAuth::test_login[a]",
+	// "login › rejects a bad token"). Both empty for a finding that is no test.
+	Unit string `json:"unit,omitempty" yaml:"unit,omitempty"`
+	Test string `json:"test,omitempty" yaml:"test,omitempty"`
 }
 
 // TestCounts counts test cases a gate reported.

@@ -17,6 +17,7 @@ var (
 	rustErrRE      = regexp.MustCompile(`^(error|warning)(?:\[(E\d+)\])?: (.*)$`)
 	rustLocRE      = regexp.MustCompile(`^\s*--> ([^:]+):(\d+):(\d+)`)
 	cargoResultRE  = regexp.MustCompile(`^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	cargoRunRE     = regexp.MustCompile(`^\s+(?:Running (?:unittests )?(\S+)|Doc-tests (\S+))`)
 )
 
 // parseCargo reads cargo test's text (stdout and stderr merged): test results,
@@ -27,6 +28,8 @@ func parseCargo(br *bufio.Reader, c *collector) error {
 	failed := map[string]int{} // test → finding index
 	var order []string
 	var cur string // test whose stdout block is open
+	unit := ""     // the test target running ("src/lib.rs", "tests/api.rs", "doc")
+	units := map[string]string{}
 	var rustErr *evidence.Finding
 	inTrace := false
 	flushErr := func() {
@@ -41,9 +44,19 @@ func parseCargo(br *bufio.Reader, c *collector) error {
 			break
 		}
 		line := StripANSI(string(raw))
+		if m := cargoRunRE.FindStringSubmatch(line); m != nil {
+			unit = m[1]
+			if m[2] != "" {
+				unit = "doc"
+			}
+			continue
+		}
 		if m := cargoTestRE.FindStringSubmatch(line); m != nil {
 			c.parsed = true
 			if m[2] == "FAILED" {
+				if _, ok := units[m[1]]; !ok && len(units) < MaxFindings {
+					units[m[1]] = unit
+				}
 				if _, seen := failed[m[1]]; !seen && len(order) < MaxFindings {
 					failed[m[1]] = -1
 					order = append(order, m[1])
@@ -101,6 +114,12 @@ func parseCargo(br *bufio.Reader, c *collector) error {
 	for _, name := range order {
 		if failed[name] == -1 {
 			c.add(evidence.Finding{Kind: evidence.KindTest, ID: name, Message: "failed"})
+			failed[name] = len(c.findings) - 1
+		}
+	}
+	for _, name := range order {
+		if i := failed[name]; i >= 0 && i < len(c.findings) {
+			c.findings[i].Unit, c.findings[i].Test = units[name], name
 		}
 	}
 	c.tests.Failed = len(order)

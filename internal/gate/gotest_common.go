@@ -92,6 +92,7 @@ func (t *goTest) observe(line string, c *collector) {
 // finding turns a failed test into a finding; pkgDir places t.Errorf base names.
 func (t *goTest) finding(c *collector, id string) evidence.Finding {
 	f := evidence.Finding{Kind: evidence.KindTest, ID: id}
+	t.selector(&f)
 	switch {
 	case t.timeout != "":
 		f.Kind, f.Message = evidence.KindTimeout, t.timeout
@@ -133,6 +134,7 @@ func (t *goTest) finding(c *collector, id string) evidence.Finding {
 // unfinished is the finding of a test that started and never reported a result.
 func (t *goTest) unfinished(c *collector, id string, pkgTimeout string) evidence.Finding {
 	f := evidence.Finding{Kind: evidence.KindCrash, ID: id}
+	t.selector(&f)
 	switch {
 	case t.timeout != "":
 		f.Kind, f.Message = evidence.KindTimeout, t.timeout
@@ -150,6 +152,16 @@ func (t *goTest) unfinished(c *collector, id string, pkgTimeout string) evidence
 		f.File, f.Line = splitFileLine(t.frame)
 	}
 	return f
+}
+
+// selector names the test as go test selects it: its package's import path
+// and its name ("TestRead/quoted"); a package's own failure (TestMain, init)
+// names the package alone.
+func (t *goTest) selector(f *evidence.Finding) {
+	if t.pkg == "" {
+		return
+	}
+	f.Unit, f.Test = stripTestSuffix(t.pkg), t.name
 }
 
 func splitFileLine(s string) (string, int) {

@@ -184,7 +184,7 @@ func (p *goJSON) packageFailed(pkg, failedBuild string, pt *goTest) {
 		if pt.timeout != "" || pt.panic != "" {
 			f = pt.unfinished(c, pkgPath(pkg), "")
 		} else {
-			f = evidence.Finding{Kind: evidence.KindCrash, ID: pkgPath(pkg), Message: "package failed: " + orStr(pt.last, "no test reported a failure")}
+			f = evidence.Finding{Kind: evidence.KindCrash, ID: pkgPath(pkg), Unit: pkgPath(pkg), Message: "package failed: " + orStr(pt.last, "no test reported a failure")}
 		}
 		p.report(tkey{pkg: pkg}, f)
 	}

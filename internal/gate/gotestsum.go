@@ -121,7 +121,7 @@ func gotestsumReport(c *collector, blocks []*gtsBlock, rerunPassed map[string]bo
 					if isLeaf(name, t.running) {
 						timedOut[b.pkg+"\x00"+name] = true
 						c.tests.Failed++
-						c.add(evidence.Finding{Kind: evidence.KindTimeout, ID: b.pkg + "." + name, Message: t.timeout})
+						c.add(evidence.Finding{Kind: evidence.KindTimeout, ID: b.pkg + "." + name, Unit: gtsUnit(c, b.pkg), Test: name, Message: t.timeout})
 					}
 				}
 			case t.buildFailed:
@@ -129,7 +129,9 @@ func gotestsumReport(c *collector, blocks []*gtsBlock, rerunPassed map[string]bo
 					c.add(evidence.Finding{Kind: evidence.KindBuild, ID: b.pkg, Message: "build failed"})
 				}
 			case len(names[b.pkg]) == 1:
-				c.add(t.unfinished(c, b.pkg, ""))
+				f := t.unfinished(c, b.pkg, "")
+				f.Unit = gtsUnit(c, b.pkg)
+				c.add(f)
 			}
 		}
 	}
@@ -145,10 +147,28 @@ func gotestsumReport(c *collector, blocks []*gtsBlock, rerunPassed map[string]bo
 		if d := b.pkg; f.File != "" && !strings.Contains(f.File, "/") && c.pkgDir(b.pkg) == "" {
 			f.File = d + "/" + f.File // gotestsum names packages relative to the module
 		}
+		f.Unit = gtsUnit(c, b.pkg)
 		f.Flaky = rerunPassed[b.pkg+"\x00"+b.test]
 		if !f.Flaky {
 			c.tests.Failed++
 		}
 		c.add(f)
 	}
+}
+
+// gtsUnit is the package gotestsum names (relative to the module it runs in)
+// as go test selects it: under the module's path when the module is known,
+// else as a directory ("./calc"); a full import path is kept.
+func gtsUnit(c *collector, pkg string) string {
+	switch {
+	case pkg == "" || pkg == ".":
+		return orStr(c.module, ".")
+	case c.module != "" && (pkg == c.module || strings.HasPrefix(pkg, c.module+"/")):
+		return pkg
+	case c.module != "":
+		return c.module + "/" + pkg
+	case strings.Contains(strings.SplitN(pkg, "/", 2)[0], "."):
+		return pkg // a host name: an import path already
+	}
+	return "./" + pkg
 }

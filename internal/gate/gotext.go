@@ -139,6 +139,7 @@ func indentOf(s string) int {
 func goTextPackage(c *collector, s *goTextPkg, pkg string, failed bool, note string) {
 	id := c.shortPkg(pkg)
 	prefix := id + "."
+	s.pk.pkg = pkg
 	if pkg == "" {
 		prefix = ""
 	}
@@ -167,6 +168,9 @@ func goTextPackage(c *collector, s *goTextPkg, pkg string, failed bool, note str
 			}
 			c.tests.Failed++
 			f := evidence.Finding{Kind: evidence.KindTimeout, ID: prefix + name, Message: s.pk.timeout}
+			if pkg != "" {
+				f.Unit, f.Test = pkg, name
+			}
 			if len(s.pk.running) == 1 && s.pk.frame != "" {
 				f.File, f.Line = splitFileLine(s.pk.frame)
 			}
@@ -184,6 +188,6 @@ func goTextPackage(c *collector, s *goTextPkg, pkg string, failed bool, note str
 	case s.pk.panic != "" || s.pk.timeout != "":
 		c.add(s.pk.unfinished(c, pkgPath(pkg), ""))
 	default:
-		c.add(evidence.Finding{Kind: evidence.KindCrash, ID: pkgPath(pkg), Message: "package failed: " + orStr(s.pk.last, "no test reported a failure")})
+		c.add(evidence.Finding{Kind: evidence.KindCrash, ID: pkgPath(pkg), Unit: pkgPath(pkg), Message: "package failed: " + orStr(s.pk.last, "no test reported a failure")})
 	}
 }

@@ -100,7 +100,10 @@ func parseJestJSON(br *bufio.Reader, c *collector) error {
 				name = strings.Join(append(append([]string(nil), a.AncestorTitles...), a.Title), " ")
 			}
 			msg := strings.Join(a.FailureMessages, "\n")
-			f := evidence.Finding{Kind: evidence.KindTest, ID: rel + " › " + name, Message: jsMessage(msg)}
+			f := evidence.Finding{Kind: evidence.KindTest, ID: rel + " › " + name, Message: jsMessage(msg), Unit: rel, Test: name}
+			if a.Title != "" {
+				f.Test = strings.Join(append(append([]string(nil), a.AncestorTitles...), a.Title), " › ")
+			}
 			f.File, f.Line, f.Col = jsLocation(c, msg)
 			if f.File == "" {
 				f.File = rel

@@ -45,18 +45,18 @@ func parseJSText(br *bufio.Reader, c *collector) error {
 		}
 		if m := jestBlockRE.FindStringSubmatch(line); m != nil {
 			c.parsed = true
-			cur = &jsBlock{f: evidence.Finding{Kind: evidence.KindTest, ID: file + " › " + strings.ReplaceAll(m[1], " › ", " "), File: file}}
+			cur = &jsBlock{f: evidence.Finding{Kind: evidence.KindTest, ID: file + " › " + strings.ReplaceAll(m[1], " › ", " "), File: file, Unit: file, Test: m[1]}}
 			if m[1] == "Test suite failed to run" {
-				cur.f.Kind, cur.f.ID = evidence.KindBuild, file
+				cur.f.Kind, cur.f.ID, cur.f.Test = evidence.KindBuild, file, ""
 			}
 			blocks = append(blocks, cur)
 			continue
 		}
 		if m := vitestFailRE.FindStringSubmatch(line); m != nil {
 			c.parsed = true
-			cur = &jsBlock{f: evidence.Finding{Kind: evidence.KindTest, ID: m[1] + " › " + strings.ReplaceAll(m[2], " > ", " "), File: m[1]}}
+			cur = &jsBlock{f: evidence.Finding{Kind: evidence.KindTest, ID: m[1] + " › " + strings.ReplaceAll(m[2], " > ", " "), File: m[1], Unit: m[1], Test: strings.ReplaceAll(m[2], " > ", " › ")}}
 			if m[2] == "" {
-				cur.f.Kind, cur.f.ID = evidence.KindBuild, m[1]
+				cur.f.Kind, cur.f.ID, cur.f.Test = evidence.KindBuild, m[1], ""
 			}
 			blocks = append(blocks, cur)
 			continue

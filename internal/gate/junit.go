@@ -117,7 +117,7 @@ func junitDone(c *collector, jc *junitCase) {
 		return
 	case jc.kind == "" && jc.flaky:
 		c.tests.Passed++
-		c.add(evidence.Finding{Kind: evidence.KindTest, ID: junitID(jc), File: jc.file, Line: jc.line, Message: "passed on rerun", Flaky: true})
+		c.add(evidence.Finding{Kind: evidence.KindTest, ID: junitID(jc), File: jc.file, Line: jc.line, Message: "passed on rerun", Flaky: true, Unit: jc.classname, Test: jc.name})
 		return
 	case jc.kind == "":
 		c.tests.Passed++
@@ -135,7 +135,7 @@ func junitDone(c *collector, jc *junitCase) {
 			msg = jsMessage(jc.sysout)
 		}
 	}
-	f := evidence.Finding{Kind: jc.kind, ID: junitID(jc), File: jc.file, Line: jc.line, Message: orStr(msg, "failed")}
+	f := evidence.Finding{Kind: jc.kind, ID: junitID(jc), File: jc.file, Line: jc.line, Message: orStr(msg, "failed"), Unit: jc.classname, Test: jc.name}
 	if goBody(jc.body) { // gotestsum, go-junit-report: the body is go test output
 		t := &goTest{pkg: jc.classname}
 		for _, l := range strings.Split(jc.body, "\n") {
@@ -158,6 +158,7 @@ func junitDone(c *collector, jc *junitCase) {
 	}
 	if jc.classname == "Test suite failed to run" || jc.message == "Build error" || strings.Contains(jc.name, "[build failed]") {
 		f.Kind = evidence.KindBuild
+		f.Test = ""
 		if jc.classname == "Test suite failed to run" {
 			f.ID, f.Message = jc.name, suiteError(jc.body)
 		}

@@ -71,7 +71,8 @@ func parsePython(br *bufio.Reader, c *collector) error {
 			c.parsed = true
 			m := ptSummaryRE.FindStringSubmatch(line)
 			f := evidence.Finding{Kind: evidence.KindTest, ID: m[2], Message: m[3]}
-			f.File, _, _ = strings.Cut(m[2], "::")
+			f.File, f.Test, _ = strings.Cut(m[2], "::")
+			f.Unit = f.File // pytest selects a test by its node id, file::name
 			if m[1] == "ERROR" {
 				f.Kind = evidence.KindCrash
 				if !strings.Contains(m[2], "::") {

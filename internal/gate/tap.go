@@ -27,6 +27,7 @@ type tapFail struct {
 	name        string   // the test's description
 	diagOnly    bool     // made from "# Failed test" before its result line
 	before      []string // "#" lines printed just before the result (a file's stderr)
+	file        string   // the file prove ran it in
 }
 
 // parseTAP reads TAP (node --test, prove -v, Test::More with stderr merged):
@@ -80,6 +81,7 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 					cur.f.ID = "test " + m[3]
 				}
 				if file != "" {
+					cur.file = file
 					cur.f.ID = file + " › " + cur.name
 					fileFailed[file] = true
 				}
@@ -92,10 +94,10 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 			c.parsed = true
 			c.add(evidence.Finding{Kind: evidence.KindCrash, ID: file, Message: t})
 		case strings.HasPrefix(t, "Dubious, test returned") && file != "" && !fileFailed[file] && !failedIn(fails, file):
-			c.add(evidence.Finding{Kind: evidence.KindCrash, ID: file, File: file, Message: t})
+			c.add(evidence.Finding{Kind: evidence.KindCrash, ID: file, File: file, Unit: file, Message: t})
 			fileFailed[file] = true
 		case strings.HasPrefix(t, "Parse errors: ") && file != "":
-			c.add(evidence.Finding{Kind: evidence.KindCrash, ID: file, File: file, Message: t})
+			c.add(evidence.Finding{Kind: evidence.KindCrash, ID: file, File: file, Unit: file, Message: t})
 		case tapFailedRE.MatchString(t):
 			// "# Failed test 'x'" may come late (stderr): attach to x, or add it.
 			m := tapFailedRE.FindStringSubmatch(t)
@@ -154,6 +156,13 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 					f.Line = ln
 				}
 			}
+		}
+		switch {
+		case f.Kind == evidence.KindBuild:
+		case tf.file != "": // prove runs a file again, not one of its tests
+			f.Unit = tf.file
+		case f.File != "":
+			f.Unit, f.Test = c.rel(f.File), tf.name
 		}
 		c.tests.Failed++
 		c.add(f)

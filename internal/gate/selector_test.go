@@ -1,0 +1,63 @@
+package gate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSelectors: each parser names a failed test as its runner selects it
+// again (Unit, Test), from real output.
+func TestSelectors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file, format, module string
+		workDir              string
+		id                   string // the finding looked at
+		unit, test           string
+	}{
+		{"go/go_test_json_mixed.jsonl", "gotest-json", "", "", "calc.TestTable/2+2", "example.com/gosample/calc", "TestTable/2+2"},
+		{"go/go_test_json_mixed.jsonl", "gotest-json", "", "", "panicky.TestPanics", "example.com/gosample/panicky", "TestPanics"},
+		{"go/go_test_json_timeout.jsonl", "gotest-json", "", "", "slow.TestHangs", "example.com/gosample/slow", "TestHangs"},
+		{"go/go_test_v_mixed.txt", "gotest", "", "", "calc.TestNested/outer/inner_fails", "example.com/gosample/calc", "TestNested/outer/inner_fails"},
+		{"go/go_test_plain_mixed.txt", "gotest", "", "", "calc.TestLogin", "example.com/gosample/calc", "TestLogin"},
+		{"go/gotestsum_testname.txt", "gotestsum", "example.com/gosample", "", "calc.TestLogin", "example.com/gosample/calc", "TestLogin"},
+		{"go/gotestsum_testname.txt", "gotestsum", "", "", "calc.TestLogin", "./calc", "TestLogin"},
+		{"go/gotestsum_junit.xml", "junit", "", "", "example.com/gosample/calc.TestLogin", "example.com/gosample/calc", "TestLogin"},
+		{"python/pytest_mixed.txt", "python", "", "", "test_param.py::test_token_names_user[bob]", "test_param.py", "test_token_names_user[bob]"},
+		{"python/pytest_mixed.txt", "python", "", "", "test_auth.py::TestLogin::test_error", "test_auth.py", "TestLogin::test_error"},
+		{"js/jest_json.json", "jest-json", "", "/src/nodesample", "jtest/login.test.js › auth login token contains userId", "jtest/login.test.js", "auth › login › token contains userId"},
+		{"js/vitest_json.json", "vitest-json", "", "/src/nodesample", "vtest/login.test.js › auth login token contains userId", "vtest/login.test.js", "auth › login › token contains userId"},
+		{"js/jest_default_reporter.txt", "js-text", "", "/src/nodesample", "jtest/login.test.js › auth login token contains userId", "jtest/login.test.js", "auth › login › token contains userId"},
+		{"rust/cargo_test_merged.txt", "cargo", "", "", "tests::eq_fails", "src/lib.rs", "tests::eq_fails"},
+		{"node/node_test_default_nontty.tap", "tap", "", "/src/nodetest", "login returns token containing userId", "test/login.test.js", "login returns token containing userId"},
+		{"tap/prove_plain.txt", "tap", "", "", "token contains userId", "t/basic.t", "token contains userId"},
+		{"tap/prove_plain.txt", "tap", "", "", "t/dies.t", "t/dies.t", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+"/"+tt.id, func(t *testing.T) {
+			t.Parallel()
+			b, err := os.ReadFile(filepath.Join("testdata", "fixtures", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Parse(strings.NewReader(string(b)), Options{Format: tt.format, WorkDir: tt.workDir, Module: tt.module})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, f := range rep.Findings {
+				ids = append(ids, f.ID)
+				if f.ID != tt.id {
+					continue
+				}
+				if f.Unit != tt.unit || f.Test != tt.test {
+					t.Errorf("%s: unit %q test %q, want %q %q", f.ID, f.Unit, f.Test, tt.unit, tt.test)
+				}
+				return
+			}
+			t.Errorf("no finding %q among %q", tt.id, ids)
+		})
+	}
+}
