@@ -80,9 +80,14 @@ type GateResult struct {
 	Fixed       []string      `json:"fixed,omitempty"`       // keys of baseline failures now gone (progress)
 	// Flaky are failures that did not repeat: the gate's own rerun, or the
 	// run of the gate again, passed them. They do not count.
-	Flaky       []Finding `json:"flaky,omitempty"`
-	Fingerprint string    `json:"fingerprint,omitempty"` // hash of the sorted failure keys; empty when green
-	Tail        string    `json:"tail,omitempty"`        // last lines of the raw output, ANSI stripped
+	Flaky []Finding `json:"flaky,omitempty"`
+	// RerunNote says what the flaky check did when the gate failed: which
+	// tests it ran again and how they ended, or why it ran nothing again.
+	RerunNote     string        `json:"rerun_note,omitempty"`
+	RerunDuration time.Duration `json:"rerun_duration_ns,omitempty"` // the flaky check's run, beside Duration
+	RerunLog      string        `json:"rerun_log,omitempty"`
+	Fingerprint   string        `json:"fingerprint,omitempty"` // hash of the sorted failure keys; empty when green
+	Tail          string        `json:"tail,omitempty"`        // last lines of the raw output, ANSI stripped
 	// ParseErrors say what in the output its parser could not read; shown to
 	// people (and in feedback when the gate fails), never counted as findings.
 	ParseErrors []string `json:"parse_errors,omitempty"`
