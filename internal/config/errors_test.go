@@ -40,7 +40,7 @@ procedures:
     gates:
       - {run: go test -json ./..., format: gotest-jsn}
       - {run: make, format: xyzzy}
-      - {run: pytest, format: pytest}
+      - {run: pytest, format: pytest, rerun: failing}
     escalation: {on: [conflict, test_tampering, protected_path, secrity]}
 `},
 		{name: "reviewer without agent", ws: "procedures:\n  a:\n    reviewer: {prompt: r.md}\n"},

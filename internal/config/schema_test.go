@@ -37,7 +37,7 @@ procedures:
     gates:
       - go test ./...
       - {name: lint, run: [golangci-lint, run], dir: web, timeout: 5m, required: false, format: golangci-json, env: {X: y}, tolerate_baseline: true, max_feedback: 200}
-      - go test -race ./...
+      - {run: go test -race ./..., rerun: whole}
       - ./check.sh
     reviewer: {agent: codex, prompt: review.md, max_rounds: 2}
     limits: {max_iterations: 5, failure_threshold: 2, iteration_timeout: 30m, idle_timeout: 5m, timeout: 4h, max_tokens: 2_000_000, max_cost_usd: 20.5, max_duration: 1h30m, token_budget: 100000}
@@ -68,7 +68,7 @@ procedures:
 			{Name: "go-test", Run: Command{Shell: "go test ./..."}, Required: true, Format: "auto"},
 			{Name: "lint", Run: Command{Argv: []string{"golangci-lint", "run"}}, Dir: "web", Timeout: 5 * time.Minute,
 				Format: "golangci-json", Env: map[string]string{"X": "y"}, TolerateBaseline: true, MaxFeedback: 200},
-			{Name: "go-test-2", Run: Command{Shell: "go test -race ./..."}, Required: true, Format: "auto"},
+			{Name: "go-test-2", Run: Command{Shell: "go test -race ./..."}, Required: true, Format: "auto", Rerun: "whole"},
 			{Name: "check", Run: Command{Shell: "./check.sh"}, Required: true, Format: "auto"},
 		},
 		Reviewer: &Reviewer{Agent: AgentRef{Name: "codex"}, Prompt: prompt.Part{File: "review.md"}, MaxRounds: 2},

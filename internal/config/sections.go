@@ -58,6 +58,7 @@ func (d *decoder) gate(n *yaml.Node, key string) Gate {
 		"env":               func(v *yaml.Node, k string) { g.Env = d.strMap(v, k) },
 		"tolerate_baseline": func(v *yaml.Node, k string) { g.TolerateBaseline = d.boolean(v, k) },
 		"max_feedback":      func(v *yaml.Node, k string) { g.MaxFeedback = d.count(v, k) },
+		"rerun":             func(v *yaml.Node, k string) { g.Rerun = d.oneOf(v, k, gate.RerunModes()...) },
 	})
 	if r := resolve(n); r != nil && r.Kind == yaml.MappingNode && keyNode(n, "run") == n {
 		d.fail(n, key, `a gate needs run: the command to execute, e.g. run: "go test ./..."`)

@@ -118,6 +118,10 @@ type Gate struct {
 	Env              map[string]string
 	TolerateBaseline bool // green when no failure beyond the baseline remains
 	MaxFeedback      int  // cap on this gate's part of the feedback, in characters (0: shared cap)
+	// Rerun is what a failing required gate runs again to tell a flaky test
+	// from a real failure: failed (its failed tests, by name), whole (its
+	// command) or off ("": failed); gate.RerunModes lists them.
+	Rerun string
 }
 
 // Reviewer is the second agent that judges each iteration.

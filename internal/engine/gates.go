@@ -30,6 +30,9 @@ type GateSpec struct {
 	Format           string // parser name, or "auto"
 	TolerateBaseline bool
 	MaxFeedback      int // this gate's share of the feedback, in runes (0: shared); for the decider, which writes the feedback
+	// Rerun is what the flaky check runs again: gate.RerunFailed ("" too),
+	// gate.RerunWhole or gate.RerunOff.
+	Rerun string
 }
 
 // ProcGates runs gates as processes and judges their output with the gate parsers.
@@ -48,9 +51,9 @@ func (g *ProcGates) Count() int { return len(g.Specs) }
 // RunGates implements [GateRunner]: each gate runs in its own process group with
 // its timeout, its output goes to logDir/NAME.log (bounded) and through the
 // parser as it streams, so memory stays flat whatever it prints. A required
-// gate that failed with test failures beyond the baseline runs once more
-// (logDir/NAME.rerun.log): failures that do not repeat are flaky
-// ([gate.Rerun]) and the second run's verdict stands.
+// gate that failed with test failures beyond the baseline runs its failed
+// tests once more, by name (logDir/NAME.rerun.log, [ProcGates.flakyCheck]):
+// failures that do not repeat are flaky, not counted.
 func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseline []evidence.GateResult) ([]evidence.GateResult, error) {
 	var out []evidence.GateResult
 	for _, s := range g.Specs {
@@ -62,14 +65,8 @@ func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseli
 			return out, err
 		}
 		if gate.ShouldRerun(res) {
-			// A flaky test is not worth an agent's run: run the gate once more,
-			// and what does not fail again is flaky, not counted.
-			again, err := g.runOne(ctx, s, workDir, logDir, safeName(s.Name)+".rerun.log", find(baseline, s.Name))
-			if err != nil {
+			if res, err = g.flakyCheck(ctx, s, workDir, logDir, find(baseline, s.Name), res); err != nil {
 				return out, err
-			}
-			if !again.Infra {
-				res = gate.Rerun(res, again)
 			}
 		}
 		out = append(out, res)
@@ -77,8 +74,52 @@ func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseli
 	return out, nil
 }
 
+// flakyCheck runs again what the gate's rerun mode says, to tell a flaky test
+// (failed, then passed) from a real failure; a flaky test is not worth an
+// agent's run. failed (the default): only the failed tests, with the
+// runner's own selector ([gate.PlanRerun]); a command agentloop cannot
+// rewrite runs nothing again and its failures count, which RerunNote says.
+// whole: the whole command, whose verdict then stands ([gate.Rerun]). off:
+// nothing.
+func (g *ProcGates) flakyCheck(ctx context.Context, s GateSpec, workDir, logDir string, base *evidence.GateResult, res evidence.GateResult) (evidence.GateResult, error) {
+	logName := safeName(s.Name) + ".rerun.log"
+	switch orString(s.Rerun, gate.RerunFailed) {
+	case gate.RerunOff:
+		res.RerunNote = "not run again (rerun: off): every failure counts"
+		return res, nil
+	case gate.RerunWhole:
+		again, err := g.runOne(ctx, s, workDir, logDir, logName, base)
+		if err != nil || again.Infra {
+			if err == nil {
+				res.RerunNote = "ran the whole command again, but it could not run: " + again.InfraReason + "; the failures count"
+			}
+			return res, err
+		}
+		out := gate.Rerun(res, again)
+		out.Duration, out.RerunDuration, out.RerunLog = res.Duration, again.Duration, again.LogPath
+		out.RerunNote = fmt.Sprintf("ran the whole command again: %d failed again, %d passed (flaky)", len(out.Findings), len(out.Flaky)-len(res.Flaky))
+		return out, nil
+	}
+	plan, err := gate.PlanRerun(s.Argv, res.Findings)
+	if err != nil {
+		res.RerunNote = "not run again: " + err.Error() + "; the failures count (rerun: whole runs the whole command again)"
+		return res, nil
+	}
+	spec := s
+	spec.Argv, spec.Command = plan.Argv, plan.Command
+	again, err := g.runOne(ctx, spec, workDir, logDir, logName, base)
+	if err != nil {
+		return res, err
+	}
+	return gate.RerunSelected(gateOf(s), res, again, plan), nil
+}
+
+func gateOf(s GateSpec) gate.Gate {
+	return gate.Gate{Name: s.Name, Command: s.Command, Required: s.Required, TolerateBaseline: s.TolerateBaseline, Format: s.Format}
+}
+
 func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir, logName string, base *evidence.GateResult) (evidence.GateResult, error) {
-	spec := gate.Gate{Name: s.Name, Command: s.Command, Required: s.Required, TolerateBaseline: s.TolerateBaseline, Format: s.Format}
+	spec := gateOf(s)
 	logPath := filepath.Join(logDir, logName)
 	log, err := proc.NewLog(logPath, orInt(g.HeadBytes, 1<<20), orInt(g.TailBytes, 1<<20))
 	if err != nil {

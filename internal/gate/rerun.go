@@ -103,6 +103,30 @@ func CanRerun(argv []string) error {
 	return err
 }
 
+// RerunWarning is [CanRerun]'s error for a command that seems to run tests
+// (a word of it says test or spec: npm test, make test, ./run-tests.sh),
+// nil for one that can be rewritten or seems to run none (a linter, true).
+func RerunWarning(argv []string) error {
+	err := CanRerun(argv)
+	if err == nil {
+		return nil
+	}
+	words := argv
+	if len(argv) == 3 && argv[1] == "-c" {
+		words = strings.Fields(argv[2])
+	}
+	for i, w := range words {
+		w = strings.ToLower(path.Base(w))
+		if i == 0 && (w == "test" || w == "[") {
+			continue
+		}
+		if strings.Contains(w, "test") || strings.Contains(w, "spec") {
+			return err
+		}
+	}
+	return nil
+}
+
 // commandWords returns the words of the one test-runner command in argv and a
 // function that puts a rewritten version of them back in place.
 func commandWords(argv []string) ([]shWord, func([]shWord) ([]string, string), error) {

@@ -64,7 +64,7 @@ func TestPlanRerun(t *testing.T) {
 			`npx jest --ci --json --outputFile=out.json --runTestsByPath -t '^(auth login \(v2\) works|b)$' src/a.test.ts src/b.test.ts`, 0},
 		{"jest --watch", sh("jest --watch"), js, "--watch picks its own tests", 0},
 		{"vitest run", sh("./node_modules/.bin/vitest run --reporter=json vtest"), js,
-			`./node_modules/.bin/vitest run --reporter=json src/a.test.ts src/b.test.ts -t '^(auth login \(v2\) works|b)$'`, 0},
+			`./node_modules/.bin/vitest run --reporter=json -t '^(auth login \(v2\) works|b)$' src/a.test.ts src/b.test.ts`, 0},
 		{"vitest related", sh("vitest related src/a.ts"), js, "vitest related", 0},
 		{"cargo test", sh("cargo test --no-fail-fast -p core add -- --test-threads 1 --exact other"), rust,
 			"cargo test --no-fail-fast -p core -- --test-threads 1 --exact it_works tests::eq_fails", 0},
@@ -130,6 +130,12 @@ func TestCanRerun(t *testing.T) {
 	}
 	if err := CanRerun(sh("npm test")); !errors.Is(err, ErrNoSelector) {
 		t.Errorf("npm test: %v, want ErrNoSelector", err)
+	}
+	for cmd, warn := range map[string]bool{"npm test": true, "make check-tests": true, "./run-specs.sh": true, "go test ./...": false,
+		"golangci-lint run": false, "true": false, "test -f fixed.txt": false, "sh -c 'exit 1'": false} {
+		if err := RerunWarning(sh(cmd)); (err != nil) != warn {
+			t.Errorf("RerunWarning(%q) = %v, want a warning: %v", cmd, err, warn)
+		}
 	}
 }
 

@@ -76,21 +76,31 @@ func jsNamePattern(sel []evidence.Finding) string {
 }
 
 func jestRunner() *rerunner {
-	return &rerunner{name: "jest", selectable: jsSelectable, rewrite: func(args []shWord, sel []evidence.Finding) ([]shWord, []string, error) {
+	return &rerunner{name: "jest", selectable: jsSelectable, rewrite: jsRewrite(jestOpts, "--runTestsByPath")}
+}
+
+// jsRewrite keeps a JavaScript runner's options and names the failed tests'
+// files and, with -t, their full names; flag (jest's --runTestsByPath) makes
+// the files exact paths rather than patterns.
+func jsRewrite(opts optSpec, flag string) func([]shWord, []evidence.Finding) ([]shWord, []string, error) {
+	return func(args []shWord, sel []evidence.Finding) ([]shWord, []string, error) {
 		if err := refuse(args, jsRefused); err != nil {
 			return nil, nil, err
 		}
-		kept, _, _, err := splitArgs(args, jestOpts)
+		kept, _, _, err := splitArgs(args, opts)
 		if err != nil {
 			return nil, nil, err
 		}
+		if flag != "" {
+			kept = append(kept, newWord(flag))
+		}
+		kept = append(kept, newWord("-t"), newWord(jsNamePattern(sel)))
 		units := unique(sel, func(f evidence.Finding) string { return f.Unit })
-		kept = append(kept, newWord("--runTestsByPath"), newWord("-t"), newWord(jsNamePattern(sel)))
 		for _, u := range units {
 			kept = append(kept, newWord(u))
 		}
 		return kept, units, nil
-	}}
+	}
 }
 
 var vitestOpts = optSpec{
@@ -104,20 +114,7 @@ var vitestOpts = optSpec{
 }
 
 func vitestRunner() *rerunner {
-	return &rerunner{name: "vitest", selectable: jsSelectable, rewrite: func(args []shWord, sel []evidence.Finding) ([]shWord, []string, error) {
-		if err := refuse(args, jsRefused); err != nil {
-			return nil, nil, err
-		}
-		kept, _, _, err := splitArgs(args, vitestOpts)
-		if err != nil {
-			return nil, nil, err
-		}
-		units := unique(sel, func(f evidence.Finding) string { return f.Unit })
-		for _, u := range units {
-			kept = append(kept, newWord(u))
-		}
-		return append(kept, newWord("-t"), newWord(jsNamePattern(sel))), units, nil
-	}}
+	return &rerunner{name: "vitest", selectable: jsSelectable, rewrite: jsRewrite(vitestOpts, "")}
 }
 
 var cargoOpts = optSpec{

@@ -69,12 +69,23 @@ func (p *Plan) TaskText() string {
 }
 
 // Warnings are the plan's likely mistakes: a reviewer that is the implementer
-// itself. (An agent given no task is found when the first prompt is composed,
-// once the baseline has shown whether anything fails.)
+// itself; a required gate whose failed tests cannot be run again by name
+// (npm test, make test, a script), so that its flaky check runs nothing
+// unless told otherwise. (An agent given no task is found when the first
+// prompt is composed, once the baseline has shown whether anything fails.)
 func (p *Plan) Warnings() []string {
 	var w []string
 	if p.Reviewer != nil && p.Reviewer.Binary == p.Agent.Binary && slices.Equal(p.Reviewer.Args, p.Agent.Args) {
 		w = append(w, fmt.Sprintf("the reviewer is the implementer's own agent (%s); a different one catches more (--reviewer NAME)", p.Agent.Name))
+	}
+	for _, g := range p.Gates {
+		if !g.Required || (g.Rerun != "" && g.Rerun != gate.RerunFailed) {
+			continue
+		}
+		if err := gate.RerunWarning(g.Argv); err != nil {
+			w = append(w, fmt.Sprintf("gate %s: a failed test will not be run again to tell a flaky one: %v. "+
+				"Put the test runner itself in run:, or set rerun: whole (the whole command again) or rerun: off on the gate", g.Name, err))
+		}
 	}
 	return w
 }

@@ -186,7 +186,7 @@ func GateSpecs(gs []config.Gate) []engine.GateSpec {
 		out = append(out, engine.GateSpec{
 			Name: g.Name, Argv: CommandArgv(g.Run), Command: g.Run.String(), Dir: g.Dir,
 			Env: envList(g.Env), Timeout: g.Timeout, Required: g.Required, Format: g.Format,
-			TolerateBaseline: g.TolerateBaseline, MaxFeedback: g.MaxFeedback,
+			TolerateBaseline: g.TolerateBaseline, MaxFeedback: g.MaxFeedback, Rerun: g.Rerun,
 		})
 	}
 	return out

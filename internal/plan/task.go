@@ -19,7 +19,7 @@ func ApplyTask(p *Plan, t tasks.Task) error {
 			required := tg.Required == nil || *tg.Required
 			p.Gates = append(p.Gates, engine.GateSpec{
 				Name: tg.Name, Argv: CommandArgv(config.Command{Shell: tg.Run}), Command: tg.Run, Timeout: tg.Timeout,
-				Required: required, Format: tg.Format, TolerateBaseline: tg.TolerateBaseline,
+				Required: required, Format: tg.Format, TolerateBaseline: tg.TolerateBaseline, Rerun: tg.Rerun,
 			})
 		}
 	}

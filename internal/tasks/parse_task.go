@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -82,8 +83,13 @@ func (p *parser) gate(n *yaml.Node) Gate {
 			g.Required = &r
 		case "tolerate_baseline":
 			g.TolerateBaseline = p.bool(v, "tolerate_baseline")
+		case "rerun":
+			g.Rerun = p.str(v, "rerun")
+			if !slices.Contains(gate.RerunModes(), g.Rerun) {
+				p.errorf(v, "unknown rerun %q; use one of %s", g.Rerun, strings.Join(gate.RerunModes(), ", "))
+			}
 		default:
-			p.unknown(k, key, "a gate", "name, run, format, timeout, required, tolerate_baseline")
+			p.unknown(k, key, "a gate", "name, run, format, timeout, required, tolerate_baseline, rerun")
 		}
 	})
 	if n.Kind == yaml.MappingNode && strings.TrimSpace(g.Run) == "" {

@@ -34,6 +34,7 @@ type Gate struct {
 	Timeout          time.Duration `json:"timeout,omitempty"`
 	Required         *bool         `json:"required,omitempty"` // nil: required
 	TolerateBaseline bool          `json:"tolerate_baseline,omitempty"`
+	Rerun            string        `json:"rerun,omitempty"` // failed, whole or off ("": failed)
 }
 
 // Limits is a task's override of the procedure's limits; zero fields are unset.
