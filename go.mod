@@ -10,6 +10,7 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0
 	go.temporal.io/sdk v1.37.0
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 )
 
@@ -31,7 +32,6 @@ require (
 	go.temporal.io/api v1.53.0 // indirect
 	golang.org/x/net v0.39.0 // indirect
 	golang.org/x/sync v0.13.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.24.0 // indirect
 	golang.org/x/time v0.3.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect

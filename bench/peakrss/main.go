@@ -1,6 +1,7 @@
-// Command peakrss runs a command and prints its wall time and peak resident set
-// size (the largest of the command and its descendants), for the benchmarks in
-// bench/.
+// Command peakrss runs a command and prints its wall time, its peak resident
+// set size (the largest of the command and its descendants) and its CPU time
+// (user and system, of the command and the descendants it waited for), for the
+// benchmarks in bench/.
 //
 //	go run ./bench/peakrss -- agentloop run ...
 package main
@@ -39,6 +40,7 @@ func main() {
 	if ru != nil {
 		kib = ru.Maxrss // kilobytes on Linux
 	}
-	fmt.Fprintf(os.Stderr, "peakrss: exit %d, wall %.3fs, peak RSS %.1f MiB\n", code, wall.Seconds(), float64(kib)/1024)
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	fmt.Fprintf(os.Stderr, "peakrss: exit %d, wall %.3fs, peak RSS %.1f MiB, cpu %.3fs\n", code, wall.Seconds(), float64(kib)/1024, cpu.Seconds())
 	os.Exit(code)
 }

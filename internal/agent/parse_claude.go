@@ -98,6 +98,10 @@ func (p *claudeParser) Line(b []byte) {
 		switch string(k) {
 		case "type":
 			l.typ = v
+			// A partial message's record (most of a stream with
+			// --include-partial-messages) holds nothing read here but the
+			// session id: once that is known, the rest is not scanned.
+			return string(v) != `"stream_event"` || p.out.Usage.SessionID == ""
 		case "subtype":
 			l.subtype = v
 		case "session_id":

@@ -178,6 +178,10 @@ func terminate(pid int, grace time.Duration, waitc <-chan struct{}) {
 	}
 }
 
+// readSize is the most read from an output pipe at once: a flood is passed on
+// (redacted, split into lines, logged) in pieces this large.
+const readSize = 256 << 10
+
 // output copies the child's stdout and stderr through pipes of our own, so that
 // Run decides when to stop reading, counts bytes and notes the last output time.
 type output struct {
@@ -199,6 +203,7 @@ func (o *output) open(cmd *exec.Cmd, stdout, stderr io.Writer) error {
 			o.closeAll()
 			return nil, fmt.Errorf("create output pipe: %w", err)
 		}
+		growPipe(r)
 		if w != nil {
 			rw := o.redactor.NewWriter(w)
 			o.flush = append(o.flush, rw)
@@ -233,7 +238,7 @@ func (o *output) startPumps() {
 }
 
 func (o *output) pump(r *os.File, dst io.Writer) {
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, readSize)
 	var werr error
 	for {
 		n, err := r.Read(buf)
