@@ -163,7 +163,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	}
 	out, completed := w.result()
 	res.ExitCode, res.Signal, res.TimedOut, res.IdleTimedOut = pr.ExitCode, pr.Signal, pr.TimedOut, pr.IdleTimedOut
-	res.Duration, res.OutputBytes = pr.Duration, pr.OutputBytes
+	res.Duration, res.OutputBytes, res.LeftBehind = pr.Duration, pr.OutputBytes, pr.LeftBehind
 	res.Usage = EstimateOutcome(out, r.prices())
 	res.Result, res.Terminal, res.Completed = out.Result, out.Terminal, completed
 	res.Tail = string(log.Tail(tailBytes))

@@ -75,7 +75,7 @@ func Main(args []string, d Deps) int {
 	// Orphans of agents and gates (a tool run with setsid that outlives its
 	// parent) are reparented to us, not to init, so the sweep still finds them.
 	proc.BecomeSubreaper()
-	children := &proc.Groups{}
+	children := &proc.Groups{NoCgroup: d.Getenv != nil && d.Getenv("AGENTLOOP_CGROUP") == "off"}
 	ctx, cancel := context.WithCancelCause(proc.WithGroups(context.Background(), children))
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
@@ -157,6 +157,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newDecideCmd(d),
 		newFeedbackCmd(d),
 		newAgentsCmd(d),
+		newDoctorCmd(d),
 		newListCmd(d),
 		newCleanCmd(d),
 		newInitCmd(d),

@@ -67,6 +67,7 @@ func Environment() []EnvHelp {
 		EnvHelp{"AGENTLOOP_KILL_GRACE", "how long an ended agent or gate gets between SIGTERM and SIGKILL (a Go duration)"},
 		EnvHelp{"AGENTLOOP_BACKOFF_BASE", "the first wait before retrying an overloaded or unreachable agent (a Go duration)"},
 		EnvHelp{"AGENTLOOP_RATE_LIMIT_MAX_WAIT", "the longest wait for an agent's rate limit to reset before stopping (a Go duration)"},
+		EnvHelp{"AGENTLOOP_CGROUP", "off: no cgroup of its own for each agent and gate run; what leaves a run and drops its marker is then found among the orphans agentloop adopts (see agentloop doctor)"},
 	)
 }
 

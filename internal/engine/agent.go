@@ -32,6 +32,9 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 	for attempt := 0; ; attempt++ {
 		l.phase("agent")
 		res, err := l.Agent.RunAgent(ctx, req)
+		if res.LeftBehind > 0 {
+			l.warn("%s left %d process(es) running outside its process group (setsid, env -i); agentloop killed them", agentName(res, req), res.LeftBehind)
+		}
 		if err != nil || ctx.Err() != nil {
 			if ctx.Err() != nil {
 				return res, waited, context.Cause(ctx)

@@ -206,6 +206,9 @@ type AgentResult struct {
 	// "rate limited, retry 3/10 in 2s (HTTP 429 rate_limit)".
 	Retries   int    `json:"retries,omitempty"`
 	LastRetry string `json:"last_retry,omitempty"`
+	// LeftBehind counts the processes the agent left running outside its
+	// process group (setsid, env -i) when it ended; agentloop killed them.
+	LeftBehind int `json:"left_behind,omitempty"`
 }
 
 // Summary is the outcome and the agent's last words in one line, for the

@@ -20,6 +20,12 @@ import (
 // also tells its owner every change, so that the run's lock file can name the
 // groups that would be left behind if the program died.
 type Groups struct {
+	// NoCgroup keeps the runs out of cgroups of their own even where the
+	// system gives them (set on the program's Groups, before any start): what
+	// leaves a run's group and drops its marker is then found as an orphan
+	// (see [Containment]).
+	NoCgroup bool
+
 	root     *Groups // the program's Groups, for a Sub; nil for the root itself
 	mu       sync.Mutex
 	live     map[int]Child // by leader pid (= group id)
@@ -35,6 +41,9 @@ type Child struct {
 	// Marker is in the environment of every process the group's leader started,
 	// even those that left the group (see [BecomeSubreaper]).
 	Marker string `json:"marker,omitempty"`
+	// Cgroup is the cgroup every process of the run is in, whatever it did to
+	// its group, session or environment ("" where the system gives none).
+	Cgroup string `json:"cgroup,omitempty"`
 }
 
 // ErrShuttingDown is the error (inside a *[StartError]) of a [Run] that was asked
@@ -76,7 +85,7 @@ func (g *Groups) top() *Groups {
 // start starts cmd and records its group. Starting under the lock means that once
 // KillAll has returned, every group ever started has been killed and no other
 // can start.
-func (g *Groups) start(cmd *exec.Cmd, marker string) error {
+func (g *Groups) start(cmd *exec.Cmd, marker, cgroup string) error {
 	if g == nil {
 		return cmd.Start()
 	}
@@ -91,7 +100,7 @@ func (g *Groups) start(cmd *exec.Cmd, marker string) error {
 	}
 	pid := cmd.Process.Pid
 	st, _ := StartTime(pid)
-	c := Child{PGID: pid, StartTime: st, Marker: marker}
+	c := Child{PGID: pid, StartTime: st, Marker: marker, Cgroup: cgroup}
 	r.add(c)
 	if g != r {
 		g.add(c)
@@ -155,9 +164,32 @@ func (g *Groups) KillAll() int {
 		killGroup(pid)
 	}
 	for _, c := range r.live {
-		sweep(c.Marker) // what left the groups (setsid)
+		sweep(c.Marker)              // what left the groups (setsid)
+		killCgroup(c.Cgroup, false) // and dropped the marker (env -i)
+	}
+	if r.NoCgroup || cgroupBase() == "" {
+		sweepStrays()
 	}
 	return len(r.live)
+}
+
+// cgroups reports whether runs started under g may get cgroups of their own.
+func (g *Groups) cgroups() bool { return g == nil || !g.top().NoCgroup }
+
+// others returns how many runs other than the one led by pid are live in the
+// whole program.
+func (g *Groups) others(pid int) int {
+	if g == nil {
+		return 0
+	}
+	r := g.top()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.live)
+	if _, ok := r.live[pid]; ok {
+		n--
+	}
+	return n
 }
 
 // Len returns the number of process groups running now.
@@ -189,6 +221,11 @@ func EndOrphans(children []Child, grace time.Duration) []Child {
 		found = append(found, c)
 		termGroup(c.PGID)
 	}
+	defer func() {
+		for _, c := range children {
+			killCgroup(c.Cgroup, false) // what left its group: its cgroup is the run's alone
+		}
+	}()
 	if len(found) == 0 {
 		return nil
 	}

@@ -29,6 +29,8 @@ func TestMain(m *testing.M) {
 		os.Exit(termRecorder())
 	case "subreaper":
 		os.Exit(subreaper())
+	case "strays":
+		os.Exit(strays())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown PROC_TEST_HELPER")
 		os.Exit(2)

@@ -43,6 +43,10 @@ type Result struct {
 	Canceled     bool // ctx was canceled (context.Cause(ctx) says why)
 	Duration     time.Duration
 	OutputBytes  int64 // stdout+stderr bytes
+	// LeftBehind counts the processes that had left the run's process group
+	// (setsid, env -i) and were still running when it ended: agentloop killed
+	// them.
+	LeftBehind int
 }
 
 // StartError is returned by [Run] when the process could not be started.
@@ -103,7 +107,20 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		return res, &StartError{Argv: s.Argv, Err: err}
 	}
 	groups := GroupsFrom(ctx)
-	if err := groups.start(cmd, marker); err != nil {
+	cg := (*cgroup)(nil)
+	if groups.cgroups() {
+		cg = newCgroup(marker) // cgroup_linux.go: what drops the marker stays in it
+	}
+	cg.attach(cmd)
+	err := groups.start(cmd, marker, cg.path())
+	if err != nil && cg != nil && !errors.Is(err, ErrShuttingDown) {
+		// The system gives a cgroup but not the right to start in it.
+		cg.end()
+		cg, cmd = nil, plainCopy(cmd)
+		err = groups.start(cmd, marker, "")
+	}
+	if err != nil {
+		cg.end()
 		out.closeAll()
 		return res, &StartError{Argv: s.Argv, Err: err}
 	}
@@ -155,13 +172,30 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	groups.end(pid)
 	// And whatever left the group (setsid) but descends from it: it may hold
 	// the output pipes, so before the drain.
-	sweep(marker)
+	res.LeftBehind = sweep(marker)
+	// And whatever also dropped the marker (env -i): the run's cgroup holds
+	// it, else it is an orphan agentloop adopted, told apart only when no
+	// other run is live.
+	if cg != nil {
+		res.LeftBehind = max(res.LeftBehind, cg.end())
+	} else if groups.others(pid) == 0 {
+		res.LeftBehind += sweepStrays()
+	}
 	out.drain(grace)
 
 	res.ExitCode, res.Signal = exitStatus(cmd.ProcessState)
 	res.OutputBytes = out.bytes.Load()
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// plainCopy is cmd not yet started, as a new command without a cgroup.
+func plainCopy(cmd *exec.Cmd) *exec.Cmd {
+	c := exec.Command(cmd.Path, cmd.Args[1:]...)
+	c.Args, c.Dir, c.Env = cmd.Args, cmd.Dir, cmd.Env
+	c.Stdin, c.Stdout, c.Stderr, c.WaitDelay = cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.WaitDelay
+	setGroup(c)
+	return c
 }
 
 // terminate sends SIGTERM to the group and SIGKILL after grace if the leader has

@@ -51,7 +51,7 @@ func SweepOrphansOf(pid int) int {
 // their descendants; see [sweep].
 func sweepMatching(match func(marker []byte) bool) int {
 	self := os.Getpid()
-	killed := 0
+	killed := map[int]bool{}
 	for range 20 {
 		procs := scanProcs()
 		hit := map[int]bool{}
@@ -62,34 +62,79 @@ func sweepMatching(match func(marker []byte) bool) int {
 		}
 		// Descendants of a marked process, by parent links, even if they
 		// dropped the marker from their environment.
-		for changed := true; changed; {
-			changed = false
-			for pid, p := range procs {
-				if !hit[pid] && hit[p.ppid] && pid != self {
-					hit[pid], changed = true, true
-				}
-			}
-		}
-		n := 0
-		for pid := range hit {
-			if procs[pid].zombie {
-				continue
-			}
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				n++
-			}
-		}
-		for pid := range hit {
-			if procs[pid].ppid == self {
-				go reap(pid)
-			}
-		}
-		killed += n
-		if n == 0 {
+		addDescendants(procs, hit, self)
+		if killAll(procs, hit, self, killed) == 0 {
 			break
 		}
 	}
-	return killed
+	return len(killed)
+}
+
+// sweepStrays kills (SIGKILL) the processes that left a run and dropped its
+// marker (env -i setsid …), where no cgroup holds them: the orphans this
+// process adopted as subreaper ([BecomeSubreaper]) that are in a session other
+// than its own, and their descendants. Such a process names no run, so the
+// caller calls it only when no other run is live. Processes agentloop starts
+// itself (git) stay in its session and are never touched. It returns how many
+// it killed.
+func sweepStrays() int {
+	self := os.Getpid()
+	me, err := stat(self)
+	if err != nil || len(me) < 4 {
+		return 0
+	}
+	mySID, _ := strconv.Atoi(me[3])
+	killed := map[int]bool{}
+	for range 20 {
+		procs := scanProcs()
+		hit := map[int]bool{}
+		for pid, p := range procs {
+			if p.ppid == self && p.sid != mySID && p.sid > 0 {
+				hit[pid] = true
+			}
+		}
+		addDescendants(procs, hit, self)
+		if killAll(procs, hit, self, killed) == 0 {
+			break
+		}
+	}
+	return len(killed)
+}
+
+// addDescendants adds to hit every descendant of a process in hit, by parent
+// links.
+func addDescendants(procs map[int]procInfo, hit map[int]bool, self int) {
+	for changed := true; changed; {
+		changed = false
+		for pid, p := range procs {
+			if !hit[pid] && hit[p.ppid] && pid != self {
+				hit[pid], changed = true, true
+			}
+		}
+	}
+}
+
+// killAll sends SIGKILL to the processes in hit that are not zombies, adds
+// them to killed, reaps those that are this process's orphans, and returns how
+// many it signalled (a dying process again in a later scan counts once in
+// killed).
+func killAll(procs map[int]procInfo, hit map[int]bool, self int, killed map[int]bool) int {
+	n := 0
+	for pid := range hit {
+		if procs[pid].zombie {
+			continue
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			n++
+			killed[pid] = true
+		}
+	}
+	for pid := range hit {
+		if procs[pid].ppid == self {
+			go reap(pid)
+		}
+	}
+	return n
 }
 
 // reap collects the exit status of an orphan agentloop inherited as subreaper,
@@ -107,6 +152,7 @@ func reap(pid int) {
 
 type procInfo struct {
 	ppid   int
+	sid    int // session id
 	zombie bool
 }
 
@@ -127,7 +173,11 @@ func scanProcs() map[int]procInfo {
 			continue
 		}
 		ppid, _ := strconv.Atoi(fields[1])
-		out[pid] = procInfo{ppid: ppid, zombie: fields[0] == "Z"}
+		sid := -1
+		if len(fields) > 3 {
+			sid, _ = strconv.Atoi(fields[3])
+		}
+		out[pid] = procInfo{ppid: ppid, sid: sid, zombie: fields[0] == "Z"}
 	}
 	return out
 }

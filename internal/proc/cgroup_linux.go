@@ -1,0 +1,246 @@
+package proc
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// cgroupPrefix names the cgroup of one [Run] under agentloop's own cgroup; the
+// run's marker follows it.
+const cgroupPrefix = "agentloop-"
+
+// cgroup is the cgroup (v2) of one Run: its process starts in it, every
+// process it starts stays in it whatever it does to its environment, process
+// group or session, and killing the cgroup kills them all.
+type cgroup struct {
+	dir string
+	fd  int
+}
+
+// newCgroup makes the cgroup of the run with this marker under agentloop's
+// own cgroup; nil when the system gives none (no cgroup v2 mounted, or no
+// right to make one there).
+func newCgroup(marker string) *cgroup {
+	base := cgroupBase()
+	if base == "" {
+		return nil
+	}
+	removeStaleCgroups(base)
+	dir := filepath.Join(base, cgroupPrefix+marker)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil
+	}
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		_ = os.Remove(dir)
+		return nil
+	}
+	return &cgroup{dir: dir, fd: fd}
+}
+
+// attach makes cmd start in the cgroup (clone3 with CLONE_INTO_CGROUP, so no
+// process of the run ever runs outside it).
+func (c *cgroup) attach(cmd *exec.Cmd) {
+	if c == nil {
+		return
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.UseCgroupFD = true
+	cmd.SysProcAttr.CgroupFD = c.fd
+}
+
+// path is the cgroup's directory, "" for none.
+func (c *cgroup) path() string {
+	if c == nil {
+		return ""
+	}
+	return c.dir
+}
+
+// end kills every process left in the cgroup, waits up to a second for them
+// to be gone and removes it. It returns how many processes it found.
+func (c *cgroup) end() int {
+	if c == nil {
+		return 0
+	}
+	_ = syscall.Close(c.fd)
+	return killCgroup(c.dir, true)
+}
+
+// killCgroup kills what is in the cgroup at dir and removes it (a run's cgroup:
+// its name must start with cgroupPrefix). With reapOrphans, the orphans this
+// process adopted as subreaper are reaped (not while os/exec may still wait
+// for a child in it).
+func killCgroup(dir string, reapOrphans bool) int {
+	if !strings.HasPrefix(filepath.Base(dir), cgroupPrefix) {
+		return 0
+	}
+	pids := cgroupProcs(dir)
+	if len(pids) == 0 {
+		_ = os.Remove(dir)
+		return 0
+	}
+	// cgroup.kill (Linux 5.14) kills every process in it at once, those forking
+	// included; without it, kill what is listed until nothing is.
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0); err != nil {
+		for range 20 {
+			left := cgroupProcs(dir)
+			if len(left) == 0 {
+				break
+			}
+			for _, pid := range left {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	self := os.Getpid()
+	for _, pid := range pids {
+		if !reapOrphans {
+			break
+		}
+		if fields, err := stat(pid); err == nil && len(fields) > 1 && fields[1] == strconv.Itoa(self) {
+			go reap(pid) // an orphan agentloop adopted as subreaper, not a child os/exec waits for
+		}
+	}
+	deadline := time.Now().Add(time.Second)
+	for {
+		err := os.Remove(dir)
+		if err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return len(pids)
+}
+
+// removeStaleCgroups removes the empty run cgroups under base that an
+// agentloop process which is gone left behind (killed before it could).
+func removeStaleCgroups(base string) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), cgroupPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		owner, _, _ := strings.Cut(rest, "-")
+		if pid, err := strconv.Atoi(owner); err == nil && pid > 0 && !Alive(pid) {
+			_ = os.Remove(filepath.Join(base, e.Name())) // fails while any process is in it
+		}
+	}
+}
+
+// cgroupProcs lists the processes in the cgroup at dir and its children.
+func cgroupProcs(dir string) []int {
+	var out []int
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		b, err := os.ReadFile(filepath.Join(p, "cgroup.procs"))
+		if err != nil {
+			return nil
+		}
+		for f := range bytes.FieldsSeq(b) {
+			if pid, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, pid)
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// cgroupBase is the directory of this process's cgroup in the cgroup v2
+// hierarchy, "" when there is none (cgroup v1 only, or not mounted).
+func cgroupBase() string {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ""
+	}
+	var rel string
+	found := false
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok {
+			rel, found = p, true
+			break
+		}
+	}
+	if !found {
+		return ""
+	}
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// id parent major:minor root mountpoint options [optional…] - fstype source super
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		if !ok || !strings.HasPrefix(post, "cgroup2 ") {
+			continue
+		}
+		fields := strings.Fields(pre)
+		if len(fields) < 5 {
+			continue
+		}
+		root, mount := unescapeMount(fields[3]), unescapeMount(fields[4])
+		sub, ok := strings.CutPrefix(rel, root)
+		if !ok || sub != "" && root != "/" && !strings.HasPrefix(sub, "/") {
+			continue
+		}
+		return filepath.Join(mount, sub)
+	}
+	return ""
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// Contains says how runs started under g contain the processes that leave
+// their process group and drop their marker, on this system: in a cgroup of
+// their own when agentloop can make one (it makes and removes one to know),
+// else as orphans agentloop adopts as subreaper.
+func (g *Groups) Contains() Containment {
+	why := "cgroups are turned off"
+	if g.cgroups() {
+		why = "no cgroup v2 this process may create"
+		base := cgroupBase()
+		if c := newCgroup("probe-" + strconv.Itoa(os.Getpid())); c != nil {
+			c.end()
+			if syscall.Access(filepath.Join(base, "cgroup.procs"), 2 /* W_OK */) == nil {
+				return Containment{Kind: ContainCgroup, Where: base}
+			}
+		}
+	}
+	return Containment{Kind: ContainSubreaper, Why: why}
+}

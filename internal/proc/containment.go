@@ -1,0 +1,36 @@
+package proc
+
+import "fmt"
+
+// Kinds of [Containment].
+const (
+	// ContainCgroup: each run gets a cgroup (v2) of its own under Where; every
+	// process it starts stays in it, whatever it does to its group, session or
+	// environment, and is killed with it.
+	ContainCgroup = "cgroup"
+	// ContainSubreaper: agentloop adopts the orphans of its runs (Linux's child
+	// subreaper); one that left its run's group and dropped the marker is in a
+	// session of its own and is killed when no other run is live.
+	ContainSubreaper = "subreaper"
+	// ContainGroup: only the run's process group and what carries its marker
+	// are ended (no /proc): a process that calls setsid escapes.
+	ContainGroup = "process group"
+)
+
+// Containment is how agentloop ends what an agent or gate leaves behind.
+type Containment struct {
+	Kind  string
+	Where string // the cgroup directory runs' cgroups are made in, for ContainCgroup
+	Why   string // why there is no cgroup, for ContainSubreaper
+}
+
+// String says it in one line for people.
+func (c Containment) String() string {
+	switch c.Kind {
+	case ContainCgroup:
+		return fmt.Sprintf("cgroup: each agent and gate run in a cgroup of its own under %s, killed whole when the run ends", c.Where)
+	case ContainSubreaper:
+		return "subreaper: processes that leave a run's group and drop its marker (env -i setsid …) are found among the orphans agentloop adopts, and killed when no other agent or gate runs (" + c.Why + ")"
+	}
+	return "process group: the run's process group is ended; a process that calls setsid escapes (no /proc on this system)"
+}

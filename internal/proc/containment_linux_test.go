@@ -1,0 +1,189 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/testenv"
+)
+
+// shed leaves a process behind that drops the marker and leaves the session
+// (env -i setsid), and prints its pid once it has.
+const shed = "echo $(env -i setsid sh -c 'echo $$; exec sleep 300 </dev/null >/dev/null 2>&1' &)"
+
+// needCgroup skips the test where agentloop may not make cgroups (the
+// subreaper is tested there instead).
+func needCgroup(t *testing.T) *Groups {
+	t.Helper()
+	testenv.NeedTool(t, "setsid", "env")
+	g := &Groups{}
+	if c := g.Contains(); c.Kind != ContainCgroup {
+		t.Skipf("no cgroup v2 this process may create (%s); the subreaper is tested instead", c)
+	}
+	return g
+}
+
+// Where the system gives a cgroup, every run is in one of its own: a process
+// that drops the marker and leaves the session is in it all the same, and
+// dies with the run; the cgroup is gone afterwards.
+func TestRunContainsInCgroup(t *testing.T) {
+	t.Parallel()
+	g := needCgroup(t)
+	var seen []Child
+	sub := g.Sub(func(cs []Child) {
+		if len(cs) > 0 {
+			seen = cs
+		}
+	})
+	out, _ := lineEvents(1)
+	res, err := Run(WithGroups(t.Context(), sub), Spec{Argv: []string{"sh", "-c", shed + "; cat /proc/self/cgroup"}, Stdout: out, Grace: time.Second})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if len(seen) != 1 || seen[0].Cgroup == "" || !strings.Contains(out.String(), filepath.Base(seen[0].Cgroup)) {
+		t.Fatalf("the run's child %+v, its cgroup as it saw it: %q", seen, lines)
+	}
+	assertGone(t, pids(t, lines[0]), 2*time.Second)
+	if _, err := os.Stat(seen[0].Cgroup); !os.IsNotExist(err) {
+		t.Errorf("the run's cgroup %s is still there: %v", seen[0].Cgroup, err)
+	}
+}
+
+// KillAll kills what is in the runs' cgroups too, and a lock's recovery
+// (EndOrphans) the cgroup of a run of a dead process.
+func TestKillAllAndEndOrphansKillCgroups(t *testing.T) {
+	t.Parallel()
+	needCgroup(t)
+	for _, end := range []string{"KillAll", "EndOrphans"} {
+		t.Run(end, func(t *testing.T) {
+			g := &Groups{}
+			var child Child
+			sub := g.Sub(func(cs []Child) {
+				if len(cs) > 0 {
+					child = cs[0]
+				}
+			})
+			out, started := lineEvents(1)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, _ = Run(WithGroups(t.Context(), sub), Spec{Argv: []string{"sh", "-c", shed + "; exec sleep 300"}, Stdout: out, Grace: time.Second})
+			}()
+			<-started
+			escaped := pids(t, out.String())
+			switch end {
+			case "KillAll":
+				g.KillAll()
+			case "EndOrphans":
+				EndOrphans([]Child{child}, time.Second)
+			}
+			assertGone(t, escaped, 2*time.Second)
+			<-done
+		})
+	}
+}
+
+// Without a cgroup, a process that drops the marker and leaves the session is
+// an orphan agentloop adopted as subreaper: it dies with the run when no other
+// run is live, and waits for the last live run to end otherwise. A child
+// agentloop starts itself in its own session (git) is never touched.
+func TestRunContainsAsSubreaper(t *testing.T) {
+	t.Parallel()
+	testenv.NeedTool(t, "setsid", "env")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "PROC_TEST_HELPER=strays")
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+}
+
+// strays is the helper of TestRunContainsAsSubreaper: it is the subreaper
+// agentloop is, without cgroups, and prints "ok" or what went wrong.
+func strays() int {
+	if !BecomeSubreaper() {
+		fmt.Println("ok") // nothing to test: no subreaper here
+		return 0
+	}
+	fail := func(format string, args ...any) int {
+		fmt.Printf(format+"\n", args...)
+		return 1
+	}
+	g := &Groups{NoCgroup: true}
+	if c := g.Contains(); c.Kind != ContainSubreaper {
+		return fail("Contains = %s, want the subreaper", c)
+	}
+	ctx := WithGroups(context.Background(), g)
+	// A child of agentloop's own, in its session (as git runs).
+	own := exec.Command("sleep", "300")
+	own.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := own.Start(); err != nil {
+		return fail("start: %v", err)
+	}
+	defer func() { _ = own.Process.Kill(); _ = own.Wait() }()
+
+	run := func(script string) (int, error) {
+		var b strings.Builder
+		if _, err := Run(ctx, Spec{Argv: []string{"sh", "-c", script}, Stdout: &b, Grace: time.Second}); err != nil {
+			return 0, err
+		}
+		return strconv.Atoi(strings.TrimSpace(b.String()))
+	}
+	alive := func(pid int) bool { return Alive(pid) && !zombie(pid) }
+	gone := func(pid int) bool {
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if !alive(pid) {
+				return true
+			}
+		}
+		return false
+	}
+
+	// One run alone: what it shed dies with it.
+	pid, err := run(shed)
+	if err != nil {
+		return fail("run: %v", err)
+	}
+	if !gone(pid) {
+		return fail("the process the run shed (%d) is alive after it", pid)
+	}
+
+	// Another run is live: the stray names no run, so it waits for that one.
+	longDone := make(chan struct{})
+	long, longCancel := context.WithCancel(ctx)
+	defer longCancel()
+	go func() {
+		defer close(longDone)
+		_, _ = Run(long, Spec{Argv: []string{"sleep", "300"}, Grace: time.Second})
+	}()
+	for deadline := time.Now().Add(5 * time.Second); g.Len() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	pid, err = run(shed)
+	if err != nil {
+		return fail("run: %v", err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if !alive(pid) {
+		return fail("a stray (%d) was killed while another run was live", pid)
+	}
+	longCancel()
+	<-longDone
+	if !gone(pid) {
+		return fail("the stray (%d) is alive after the last run ended", pid)
+	}
+	if !alive(own.Process.Pid) {
+		return fail("a child of agentloop's own in its session was killed")
+	}
+	fmt.Println("ok")
+	return 0
+}
