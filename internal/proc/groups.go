@@ -164,7 +164,7 @@ func (g *Groups) KillAll() int {
 		killGroup(pid)
 	}
 	for _, c := range r.live {
-		sweep(c.Marker)              // what left the groups (setsid)
+		sweep(c.Marker)             // what left the groups (setsid)
 		killCgroup(c.Cgroup, false) // and dropped the marker (env -i)
 	}
 	if r.NoCgroup || cgroupBase() == "" {
