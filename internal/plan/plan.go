@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -201,60 +200,4 @@ func gatePreflight(h agent.Host, workDir string, g engine.GateSpec) error {
 		return fail("not executable: " + prog)
 	}
 	return nil
-}
-
-// shellWords are the shell's keywords and builtins: not programs on PATH.
-var shellWords = map[string]bool{
-	"!": true, ".": true, ":": true, "[": true, "alias": true, "break": true, "case": true, "cd": true,
-	"command": true, "continue": true, "do": true, "done": true, "echo": true, "elif": true, "else": true,
-	"esac": true, "eval": true, "exec": true, "exit": true, "export": true, "false": true, "fi": true,
-	"for": true, "if": true, "in": true, "printf": true, "pwd": true, "read": true, "readonly": true,
-	"return": true, "set": true, "shift": true, "source": true, "test": true, "then": true, "time": true,
-	"trap": true, "true": true, "type": true, "ulimit": true, "umask": true, "unset": true, "until": true,
-	"wait": true, "while": true, "{": true, "}": true,
-}
-
-// leadsCommand are the keywords a command follows.
-var leadsCommand = map[string]bool{"!": true, "{": true, "do": true, "elif": true, "else": true, "if": true, "then": true, "time": true, "until": true, "while": true}
-
-// redirection matches a shell redirection's operator (2>&1, &>, >>), whose & is
-// not a command separator.
-var redirection = regexp.MustCompile(`[0-9]*(&>|[<>]+&?)[0-9-]*`)
-
-// ShellPrograms returns the programs a shell command line surely looks up on
-// PATH: the first word of each simple command (after its VAR=value
-// assignments) when it is a plain name, not a keyword or builtin. A line that
-// defines functions or changes PATH names none, since what it runs cannot be
-// known without running it.
-func ShellPrograms(line string) []string {
-	if strings.Contains(line, "()") || strings.Contains(line, "PATH") || strings.Contains(line, "alias") {
-		return nil
-	}
-	line = redirection.ReplaceAllString(line, " ")
-	seps := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n", "&", "\n")
-	var out []string
-	for _, seg := range strings.Split(seps.Replace(line), "\n") {
-		for _, w := range strings.Fields(seg) {
-			if strings.Contains(w, "=") && !strings.HasPrefix(w, "=") || leadsCommand[w] {
-				continue // an assignment, or a keyword, before the command
-			}
-			if plainName(w) && !shellWords[w] && !slices.Contains(out, w) {
-				out = append(out, w)
-			}
-			break
-		}
-	}
-	return out
-}
-
-func plainName(w string) bool {
-	if w == "" {
-		return false
-	}
-	for _, r := range w {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._+-", r)) {
-			return false
-		}
-	}
-	return w[0] != '-'
 }
