@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -189,6 +190,7 @@ func TestRunStatusAndReport(t *testing.T) {
 
 func TestGraphExit(t *testing.T) {
 	t.Parallel()
+	// Each case: the outcomes of tasks 0, 1, …; the merged ones are named.
 	o := func(states ...tasks.State) map[string]tasks.Outcome {
 		m := map[string]tasks.Outcome{}
 		for i, s := range states {
@@ -196,18 +198,31 @@ func TestGraphExit(t *testing.T) {
 		}
 		return m
 	}
+	refused := o(tasks.StateSucceeded, tasks.StateEscalated)
+	refused["1"] = tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeRefused}
 	for _, tt := range []struct {
+		name   string
 		out    map[string]tasks.Outcome
+		merged []string
 		budget bool
 		want   int
 	}{
-		{o(tasks.StateSucceeded, tasks.StateCompleted), false, ExitOK},
-		{o(tasks.StateSucceeded, tasks.StateFailed), false, ExitAborted},
-		{o(tasks.StateFailed, tasks.StateEscalated), false, ExitEscalated},
-		{o(tasks.StateSucceeded), true, ExitAborted},
+		{"every task merged", o(tasks.StateSucceeded, tasks.StateCompleted), []string{"0", "1"}, false, ExitOK},
+		{"a done task not merged", o(tasks.StateSucceeded, tasks.StateCompleted), []string{"0"}, false, ExitFailure},
+		{"a failed task", o(tasks.StateSucceeded, tasks.StateFailed), []string{"0"}, false, ExitAborted},
+		{"an escalated task", o(tasks.StateFailed, tasks.StateEscalated), nil, false, ExitEscalated},
+		{"a refused merge", refused, []string{"0"}, false, ExitEscalated},
+		{"a blocked task", o(tasks.StateSucceeded, tasks.StateBlocked), []string{"0"}, false, ExitEscalated},
+		{"a task never started", o(tasks.StateSucceeded, tasks.StatePending), []string{"0"}, false, ExitAborted},
+		{"the budget spent", o(tasks.StateSucceeded), []string{"0"}, true, ExitAborted},
 	} {
-		if got := graphExit(tt.out, tt.budget); got != tt.want {
-			t.Errorf("graphExit(%v, budget %v) = %d, want %d", tt.out, tt.budget, got, tt.want)
+		var ts []tasks.Task
+		for i := range len(tt.out) {
+			ts = append(ts, tasks.Task{ID: fmt.Sprint(i)})
+		}
+		unfinished := graph.ListUnfinished("g", ts, tt.out, tt.merged, graph.Commands{TaskFile: "tasks.yaml"})
+		if got := graphExit(unfinished, tt.budget); got != tt.want {
+			t.Errorf("%s: graphExit(%v, budget %v) = %d, want %d", tt.name, unfinished, tt.budget, got, tt.want)
 		}
 	}
 }

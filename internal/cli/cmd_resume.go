@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -49,7 +50,10 @@ the answer is also recorded as an architecture decision under docs/adr/. Or end
 the escalated run without running anything: --accept keeps the work tree as the
 loop left it (its best checkpoint) and ends the run completed, --abort ends it
 aborted.
-The run keeps the flags it was started with; flags given now win.` + exitStatus(
+The run keeps the flags it was started with; flags given now win. A task of a
+task graph (GRAPH-TASK) keeps its graph's plan (its flags, and the task's
+procedure, prompt, gates and limits); once it is done, its graph goes on as
+'run --tasks' again does.` + exitStatus(
 			exitSucceeded,
 			exitLine{ExitFailure, "error, no run of that name, or the run already succeeded or completed"},
 			exitLine{ExitUsage, "usage or configuration error, or an escalated run resumed without --guidance"},
@@ -101,18 +105,25 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 		}
 		return fmt.Errorf("no run named %q to resume in %s ('agentloop status' lists them): %w", name, store.Root, err)
 	}
-	lo, err := o.onRecorded(prev.Args)
+	wd, err := d.Getwd()
 	if err != nil {
 		return err
 	}
-	p, err := resolvePlan(d, lo, prev.Procedure)
+	task, isTask, err := graph.Find(store.Root, name)
 	if err != nil {
 		return err
 	}
-	p.Name = name
-	p.Args = lo.recorded()
-	if prev.WorkDir != "" {
-		p.WorkDir = prev.WorkDir // a task of a graph: its worktree
+	var member *graph.Member
+	if isTask {
+		member = &task.Member
+	}
+	p, err := session.ResumePlan(prev, member, configure(d, o.loopOptions), wd, d.Getenv, o.verbose)
+	if err != nil {
+		return err
+	}
+	lo, err := o.onRecorded(p.Args)
+	if err != nil {
+		return err
 	}
 	if o.accept || o.abort {
 		// Nothing runs: the agent need not be there.
@@ -129,8 +140,43 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 	if err != nil {
 		return err
 	}
+	if isTask {
+		// The graph's rule first: a task it holds for its merge is resumed
+		// as it says, or not at all.
+		c := graph.Commands{TaskFile: session.RelPath(wd, task.State.File)}
+		if err := graph.Hold(s.State(), task.State.Outcomes[task.Task.ID], c, guidance != ""); err != nil {
+			s.Close()
+			if errors.Is(err, graph.ErrGuidanceNeeded) {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			return err
+		}
+	}
 	if err := s.Resume(guidance, o.adr); err != nil {
 		return err
 	}
-	return runSession(ctx, s)
+	err = runSession(ctx, s)
+	if !isTask || err != nil {
+		return err
+	}
+	// The task is done: its graph goes on, as run --tasks again does — the
+	// task merged if its gates pass on the merged result, its dependents run.
+	return resumeGraph(ctx, o, d, task)
+}
+
+// resumeGraph goes on with the graph of the task just resumed, as running its
+// task file again does, with the flags the graph was run with.
+func resumeGraph(ctx context.Context, o resumeOptions, d Deps, task graph.Found) error {
+	at := d
+	at.Getwd = func() (string, error) { return task.Repo, nil }
+	shown := loopOptions{verbose: o.verbose, quiet: o.quiet, logFormat: o.logFormat}
+	file := task.State.File
+	if wd, err := d.Getwd(); err == nil {
+		file = session.RelPath(wd, file)
+	}
+	fmt.Fprintf(process(d).Progress(o.logFormat == "json"), "Task %s is done; its graph %s goes on, as 'agentloop run --tasks %s' does\n", task.Task.ID, task.Graph, file)
+	return runGraph(ctx, at, session.GraphOptions{
+		TaskFile: task.State.File, Configure: configure(at, shown), Getenv: d.Getenv,
+		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, shown), Host: agentHost(d),
+	})
 }

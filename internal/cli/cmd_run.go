@@ -48,7 +48,10 @@ func newRunCmd(d Deps) *cobra.Command {
 freshly composed prompt, then runs the quality gates and the reviewer, and decides
 from the evidence whether to go on, stop with success, or ask you.
 With --tasks, run a task graph: every task a loop of its own in its own git worktree
-and branch, independent ones in parallel, merged back in dependency order.` + exitStatus(loopExits...),
+and branch, independent ones in parallel; a task starts once its dependencies are
+merged, and is merged as soon as it is done if its required gates pass on the
+merged result. The graph exits 0 only when every task's work is merged, and lists
+each task that is not with the command that finishes it.` + exitStatus(loopExits...),
 		Example: `  agentloop run --max-iterations 5 --agent claude --gate 'go test ./...'
   agentloop run fix-tests --agent-cmd 'my-agent --yes' --context TASK.md
   agentloop run --dry-run -v`,
@@ -113,29 +116,31 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 
 // runTasks is `agentloop run --tasks FILE`.
 func runTasks(ctx context.Context, o runOptions, d Deps) error {
-	cfg, err := loadConfig(d, o.config, o.overrides())
-	if err != nil {
-		return err
-	}
 	parallel := 0 // the task file's
 	if o.isGiven("parallel") {
 		parallel = max(o.parallel, 1)
 	}
 	gopts := session.GraphOptions{
-		TaskFile: o.tasks, Config: cfg, Getenv: d.Getenv, Parallel: parallel,
+		TaskFile: o.tasks, Configure: configure(d, o.loopOptions), Getenv: d.Getenv, Parallel: parallel,
 		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, o.loopOptions), Host: agentHost(d),
 	}
 	if o.dryRun {
 		return dryRunTasks(ctx, d, gopts)
 	}
-	res, err := session.RunGraph(ctx, process(d), gopts)
+	return runGraph(ctx, d, gopts)
+}
+
+// runGraph runs a task graph on this machine and maps how it ended to the
+// exit code: 0 only when every task's work is merged back.
+func runGraph(ctx context.Context, d Deps, o session.GraphOptions) error {
+	res, err := session.RunGraph(ctx, process(d), o)
 	switch {
 	case err != nil:
 		return err
 	case res.Interrupted:
 		return &ExitError{Code: ExitInterrupted}
 	}
-	return &ExitError{Code: graphExit(res.Outcomes, res.BudgetExhausted)}
+	return &ExitError{Code: graphExit(res.Unfinished, res.BudgetExhausted)}
 }
 
 // dryRunTasks prints what each task still to run would start, and checks, as

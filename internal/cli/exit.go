@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/suggest"
@@ -153,22 +154,25 @@ func flagError(cmd *cobra.Command, err error) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w%s\nsee '%s --help'", err, hint, cmd.CommandPath())}
 }
 
-// graphExit is the exit code of a finished graph: 0 when every task is done.
-func graphExit(out map[string]tasks.Outcome, budgetExhausted bool) int {
+// graphExit is the exit code of a finished graph from its tasks whose work
+// is not merged back: 0 when there is none; 4 when one waits for you
+// (escalated, its merge refused or conflicting, or blocked behind such a
+// one); else 3 (failed, skipped by the budget, not started), or 1 for a task
+// done whose merge failed.
+func graphExit(unfinished []graph.Unfinished, budgetExhausted bool) int {
 	code := ExitOK
-	for _, o := range out {
-		switch o.State {
-		case tasks.StateEscalated, tasks.StateBlocked:
-			code = max(code, ExitEscalated)
-		case tasks.StateFailed, tasks.StateSkipped, tasks.StatePending:
+	for _, u := range unfinished {
+		switch {
+		case u.State == tasks.StateEscalated, u.State == tasks.StateBlocked:
+			return ExitEscalated
+		case u.State.Done():
+			code = max(code, ExitFailure)
+		default:
 			code = max(code, ExitAborted)
 		}
 	}
 	if budgetExhausted {
 		code = max(code, ExitAborted)
-	}
-	if code == ExitEscalated {
-		return ExitEscalated
 	}
 	return code
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -111,7 +112,7 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 	}
 	screen.Linef("%s task graph %s on Temporal at %s: %d tasks, up to %d in parallel, workflow %s",
 		verb, name, s.Address, len(file.Tasks), in.Parallel, temporal.GraphWorkflowID(name))
-	return followGraph(ctx, c, d, screen, name)
+	return followGraph(ctx, c, d, screen, name, o.engineFlags())
 }
 
 // taskState is the state the run of a task starts from: when its graph
@@ -137,7 +138,7 @@ func taskState(ctx context.Context, c client.Client, p *plan.Plan, resumed bool,
 // ends, or every task running waits for guidance; the exit code is the
 // graph's, as the local engine's. Interrupting it leaves the graph going on
 // the workers.
-func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printer, name string) error {
+func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printer, name, engine string) error {
 	shown := map[string]string{} // what was last said of each task
 	return poll(ctx, screen,
 		func(ctx context.Context) (temporal.GraphView, error) { return temporal.QueryGraph(ctx, c, name) },
@@ -155,7 +156,14 @@ func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printe
 					screen.Linef("Interrupted. Run the same command again to resume the graph.")
 					return true, &ExitError{Code: ExitInterrupted}
 				}
-				return true, &ExitError{Code: graphExit(v.Outcomes, v.Stopped != "")}
+				unfinished := graph.ListUnfinished(name, v.File.Tasks, v.Outcomes, v.Merged, graphCommands(d, v, engine))
+				graph.WriteUnfinished(d.Stdout, unfinished, func(id string) string {
+					if o := v.Outcomes[id]; o.Branch != "" {
+						return "branch " + o.Branch
+					}
+					return ""
+				})
+				return true, &ExitError{Code: graphExit(unfinished, v.Stopped != "")}
 			}
 			if len(v.Running) > 0 && len(waiting) == len(v.Running) {
 				for _, id := range waiting {
@@ -254,4 +262,23 @@ func workerTaskPlan(d Deps, lo loopOptions, r temporal.RunRef) (*plan.Plan, erro
 	}
 	p.Args = r.Args
 	return p, nil
+}
+
+// graphCommands are how the commands of the graph of v are written for the
+// person: its task file relative to this directory, on the engine and server
+// of engine ("--engine temporal …").
+func graphCommands(d Deps, v temporal.GraphView, engine string) graph.Commands {
+	file := v.File.Path
+	if wd, err := d.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, file); err == nil && filepath.IsLocal(rel) {
+			file = rel
+		}
+	}
+	return graph.Commands{TaskFile: file, Engine: engine}
+}
+
+// engineFlags are the flags that put a command on the Temporal engine and
+// server this one runs on.
+func (o *loopOptions) engineFlags() string {
+	return strings.TrimSpace("--engine temporal " + o.serverFlags())
 }

@@ -180,7 +180,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		screen := newScreen(d, o.loopOptions, &plan.Plan{})
 		err := followTemporal(ctx, c, screen, name, len(v.Events))
 		if v.Graph != "" && runEnded(err) {
-			return followGraph(ctx, c, d, screen, v.Graph)
+			return followGraph(ctx, c, d, screen, v.Graph, o.engineFlags())
 		}
 		// The run ends as you chose, which is no failure of this command.
 		if code := ExitCode(err); code == ExitAborted || code == ExitOK {
@@ -201,7 +201,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		}
 		// The task's graph goes on by itself: follow it as run --tasks does,
 		// until it ends or waits again.
-		return followGraph(ctx, c, d, screen, v.Graph)
+		return followGraph(ctx, c, d, screen, v.Graph, o.engineFlags())
 	case !st.Status.Ended():
 		return fmt.Errorf("run %s is running on Temporal; follow it with 'agentloop status %s --engine temporal'", name, name)
 	case st.Status == loop.StatusSucceeded || st.Status == loop.StatusCompleted:

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/ui"
@@ -97,4 +98,23 @@ func newLogger(d Deps, o loopOptions) *slog.Logger {
 		h = slog.NewJSONHandler(d.Stderr, opts)
 	}
 	return slog.New(h)
+}
+
+// configure is how a run of a graph's task (or a graph) loads its
+// configuration: in the repository at dir, with the flags it recorded and
+// those of o, given now, on top ([graph.Configure]).
+func configure(d Deps, o loopOptions) graph.Configure {
+	return func(dir string, recorded []string) (*config.Config, []string, error) {
+		lo, err := o.onRecorded(recorded)
+		if err != nil {
+			return nil, nil, err
+		}
+		at := d
+		at.Getwd = func() (string, error) { return dir, nil }
+		cfg, err := loadConfig(at, lo.config, lo.overrides())
+		if err != nil {
+			return nil, nil, err
+		}
+		return cfg, append(lo.recorded(), lo.envLimits(d.Getenv)...), nil
+	}
 }

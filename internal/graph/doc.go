@@ -1,13 +1,26 @@
 // Package graph owns the task graph: the facts about a graph and its tasks that
 // hold whichever engine runs it (the local one, or the Temporal engine on a
-// fleet). A task of a graph is a loop of its own, named [TaskRunName], in its
-// own git worktree ([TaskWorkTree]) on its own branch ([TaskBranch]), with the
-// plan of its graph ([TaskPlan]): the graph's configuration, the task's
-// procedure, prompt, files, gates and limits. A task's work is committed on
-// its branch ([CommitTask]) and merged back into the repository
-// ([MergeTasks]), then its worktree and branch are removed ([PruneTasks]);
-// the graph's progress is kept in its state file ([State]), and its budget
-// over every task is judged by [GlobalBudget].
+// fleet), and the rules both engines call.
+//
+// A task of a graph is a loop of its own, named [TaskRunName], in its own git
+// worktree ([TaskWorkTree]) on its own branch ([TaskBranch]), with its graph's
+// plan ([TaskPlan]): the graph's configuration and flags, the task's
+// procedure, prompt, files, gates and limits. Whichever command resumes a
+// task — running the task file again, or resume GRAPH-TASK — resumes it with
+// that plan ([ResumePlan]), after the graph's own rule for a task it holds
+// ([Hold]).
+//
+// depends_on means "builds on": a task starts once its dependencies are
+// merged, from a tree that holds their work. A task's work is merged back as
+// soon as its loop is done, one task at a time, and only if its required gates
+// pass on the merged result ([Merger], [Gates]); a task git's ancestry shows
+// merged already counts as merged. A task not merged — its gates failing on
+// the merged result, a conflict, a merge the repository refuses — is that
+// task's escalation. How a graph ended is told as values: the tasks whose
+// work is not merged, each with what finishes it ([ListUnfinished]), which the
+// command line prints and maps to its exit code. The graph's progress is kept
+// in its state file ([State]); its budget over every task is judged by
+// [GlobalBudget].
 //
 // The engines own their scheduling (internal/tasks is the schedule both
 // drive): internal/session runs the tasks as local sessions, the Temporal

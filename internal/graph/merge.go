@@ -2,33 +2,205 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
-// MergeTasks merges the branches of the done tasks of the graph into repo in
-// order (see [tasks.MergeBack]) and ticks each merged task in a Markdown plan;
-// what could not be ticked is a warning.
-func MergeTasks(ctx context.Context, repo, graph string, file *tasks.File, order []string, warnf func(format string, args ...any)) ([]tasks.MergeResult, error) {
-	branch := func(id string) string { return TaskBranch(graph, id) }
-	results, err := tasks.MergeBack(ctx, repo, order, branch, gitx.Merge)
-	for _, r := range results {
-		if r.Merged {
-			tick(ctx, repo, file, r.ID, warnf)
+// GateCheck runs a task's required gates in the work tree dir, which holds
+// the merged result: ok when every one passes, else summary says which fail
+// and how. An error is a gate that could not be run at all.
+type GateCheck func(ctx context.Context, dir string) (ok bool, summary string, err error)
+
+// Merge is how the work of one task was merged back, or why it was not.
+type Merge struct {
+	ID     string
+	Branch string
+	Merged bool // merged now, or found merged already
+	// Already: git's ancestry says the branch was merged before (a process
+	// killed after the merge and before the graph's state recorded it).
+	Already bool
+	Head    string           // the repository's HEAD after the merge
+	Issue   tasks.MergeIssue // why it was not merged
+	// Files are the files a conflict is in, or the tracked files with
+	// uncommitted changes in the repository's work tree (a refused merge).
+	Files []string
+	Gates string // the required gates that fail on the merged result, and how
+}
+
+// Outcome is the task's outcome o once its merge m is known: unchanged when it
+// merged, else escalated, saying why and naming the files or gates.
+func (m Merge) Outcome(o tasks.Outcome) tasks.Outcome {
+	if m.Merged {
+		return o
+	}
+	o.State, o.Unmerged = tasks.StateEscalated, m.Issue
+	switch m.Issue {
+	case tasks.MergeConflict:
+		o.Conflicts = m.Files
+		o.Reason = fmt.Sprintf("merging branch %s conflicts in %s: resolve by hand, then resume", m.Branch, strings.Join(m.Files, ", "))
+	case tasks.MergeGates:
+		o.Reason = "its required gates fail once merged with the work merged before it: " + m.Gates
+	case tasks.MergeRefused:
+		o.Reason = "not merged: the repository's work tree has uncommitted changes to " + strings.Join(m.Files, ", ")
+	}
+	return o
+}
+
+// Merger merges a graph's tasks back into its repository, one at a time: a
+// task's branch merges only if its required gates pass on the merged result.
+// The merged result is made in the task's own worktree (the repository's HEAD
+// with the task's branch merged in, on a detached HEAD) and checked there;
+// then the task's branch is set to it and the repository's branch fast-forwards
+// to it, so what was checked is exactly what is merged. When the gates fail,
+// the task's worktree and branch keep the merged result, for the task's loop
+// to fix when it is resumed with guidance.
+type Merger struct {
+	Repo, StateDir, Graph string
+	File                  *tasks.File
+	// Git, when set, is held while git works on the repository's metadata
+	// (not while the gates run): the graph's other git work takes it too.
+	Git   sync.Locker
+	Warnf func(format string, args ...any)
+}
+
+// Merge merges the work of the task id back. A task whose branch git finds
+// already merged is recognised as merged (Already). verified says the task's
+// loop succeeded on its branch's tree: when nothing was merged since the task
+// branched, the merged result is that tree and its gates are not run again.
+// gates is nil for a task without required gates. An error is a failure of
+// git or of the gates themselves; the repository is left as it was.
+func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates GateCheck) (Merge, error) {
+	r := Merge{ID: id, Branch: TaskBranch(m.Graph, id)}
+	unlock := m.lock()
+	defer func() { unlock() }()
+	tip := gitx.BranchCommit(ctx, m.Repo, r.Branch)
+	head := gitx.CommitOf(ctx, m.Repo, "HEAD")
+	if tip == "" {
+		return r, fmt.Errorf("task %s: its branch %s is gone, so its work cannot be merged", id, r.Branch)
+	}
+	if gitx.IsAncestor(ctx, m.Repo, tip, head) {
+		r.Merged, r.Already, r.Head = true, true, head
+		m.tick(ctx, id)
+		return r, nil
+	}
+	modified, err := gitx.ModifiedFiles(ctx, m.Repo)
+	if err != nil {
+		return r, fmt.Errorf("task %s: %w", id, err)
+	}
+	if len(modified) > 0 {
+		r.Issue, r.Files = tasks.MergeRefused, modified
+		return r, nil
+	}
+	wt := TaskWorkTree(m.StateDir, m.Graph, id)
+	if err := m.ready(ctx, wt, r.Branch); err != nil {
+		return r, fmt.Errorf("task %s: %w", id, err)
+	}
+	merged := tip
+	if !gitx.IsAncestor(ctx, m.Repo, head, tip) {
+		// Work was merged since the task branched: combine it with the
+		// task's in the task's worktree.
+		if err := gitx.Detach(ctx, wt, head); err != nil {
+			return r, fmt.Errorf("task %s: %w", id, err)
+		}
+		conflict, files, err := gitx.Merge(ctx, wt, r.Branch)
+		if err != nil || conflict {
+			back := gitx.SwitchBranch(ctx, wt, r.Branch, "")
+			if err == nil && back == nil {
+				r.Issue, r.Files = tasks.MergeConflict, files
+				return r, nil
+			}
+			return r, fmt.Errorf("task %s: merge %s into its worktree: %w", id, r.Branch, errors.Join(err, back))
+		}
+		merged = gitx.CommitOf(ctx, wt, "HEAD")
+		verified = false
+	}
+	if gates != nil && !verified {
+		unlock()
+		ok, summary, err := gates(ctx, wt)
+		unlock = m.lock()
+		if err == nil && !ok {
+			r.Issue, r.Gates = tasks.MergeGates, summary
+		}
+		if err != nil || !ok {
+			if merged != tip {
+				// The task's branch keeps the merged result: its loop, resumed,
+				// starts from what failed.
+				err = errors.Join(err, gitx.SwitchBranch(ctx, wt, r.Branch, merged))
+			}
+			if err != nil {
+				return r, fmt.Errorf("task %s: run its gates on the merged result: %w", id, err)
+			}
+			return r, nil
 		}
 	}
-	return results, err
+	if merged != tip {
+		if err := gitx.SwitchBranch(ctx, wt, r.Branch, merged); err != nil {
+			return r, fmt.Errorf("task %s: %w", id, err)
+		}
+		if err := gitx.FastForward(ctx, m.Repo, merged); err != nil {
+			return r, fmt.Errorf("task %s: merge its branch %s: %w", id, r.Branch, err)
+		}
+	} else {
+		conflict, files, err := gitx.Merge(ctx, m.Repo, r.Branch)
+		if errors.Is(err, gitx.ErrDirty) {
+			r.Issue, r.Files = tasks.MergeRefused, nil
+			return r, nil
+		}
+		if err != nil {
+			return r, fmt.Errorf("task %s: %w", id, err)
+		}
+		if conflict { // cannot happen: HEAD is an ancestor of the branch
+			r.Issue, r.Files = tasks.MergeConflict, files
+			return r, nil
+		}
+	}
+	r.Merged, r.Head = true, gitx.CommitOf(ctx, m.Repo, "HEAD")
+	m.tick(ctx, id)
+	return r, nil
+}
+
+// ready puts the task's worktree wt on its branch with no merge in progress
+// (a process killed while merging leaves one), making the worktree from the
+// branch when it is gone.
+func (m *Merger) ready(ctx context.Context, wt, branch string) error {
+	if _, err := os.Stat(wt); errors.Is(err, os.ErrNotExist) {
+		return gitx.AddWorktree(ctx, m.Repo, wt, branch, "")
+	}
+	if err := gitx.AbortMerge(ctx, wt); err != nil {
+		return err
+	}
+	if gitx.CurrentBranch(ctx, wt) != branch {
+		return gitx.SwitchBranch(ctx, wt, branch, "")
+	}
+	return nil
+}
+
+func (m *Merger) lock() (unlock func()) {
+	if m.Git == nil {
+		return func() {}
+	}
+	m.Git.Lock()
+	return m.Git.Unlock
+}
+
+func (m *Merger) warnf(format string, args ...any) {
+	if m.Warnf != nil {
+		m.Warnf(format, args...)
+	}
 }
 
 // tick marks a merged task's item done in a Markdown plan and commits the plan,
 // so the work tree stays clean for the next merge.
-func tick(ctx context.Context, repo string, file *tasks.File, id string, warnf func(format string, args ...any)) {
-	if !strings.HasSuffix(strings.ToLower(file.Path), ".md") {
+func (m *Merger) tick(ctx context.Context, id string) {
+	file := m.File
+	if file == nil || !strings.HasSuffix(strings.ToLower(file.Path), ".md") {
 		return
 	}
 	t, ok := taskByID(file.Tasks, id)
@@ -36,11 +208,11 @@ func tick(ctx context.Context, repo string, file *tasks.File, id string, warnf f
 		return
 	}
 	if err := tasks.TickMarkdown(file.Path, t.Pos.Line); err != nil {
-		warnf("tick %s in %s: %v", id, file.Path, err)
+		m.warnf("tick %s in %s: %v", id, file.Path, err)
 		return
 	}
-	if err := gitx.Commit(ctx, repo, fmt.Sprintf("agentloop: task %s done (%s)", id, filepath.Base(file.Path))); err != nil {
-		warnf("commit the ticked plan: %v", err)
+	if err := gitx.Commit(ctx, m.Repo, fmt.Sprintf("agentloop: task %s done (%s)", id, filepath.Base(file.Path))); err != nil {
+		m.warnf("commit the ticked plan: %v", err)
 	}
 }
 

@@ -49,3 +49,36 @@ func OutcomeOf(st *loop.State, branch string) tasks.Outcome {
 	}
 	return o
 }
+
+// Member is a task of a graph, as the run of the task knows it: its plan is
+// rebuilt from it ([ResumePlan]).
+type Member struct {
+	Graph    string     // the graph's name
+	Repo     string     // the repository the graph runs in
+	StateDir string     // the repository's state folder
+	Task     tasks.Task // the task, as its task file has it
+}
+
+// Configure loads the configuration of the repository at dir with the flags
+// a run recorded, the flags given now on top; it returns the flags to record
+// with the run from now on. The command line provides it: flags are its.
+type Configure func(dir string, recorded []string) (cfg *config.Config, args []string, err error)
+
+// ResumePlan is the plan the run of the task m resumes with, whichever engine
+// runs it and whichever command resumes it (run --tasks again, resume
+// GRAPH-TASK): the configuration of its graph's repository with the flags the
+// run recorded (its graph's), those given now on top, and the task applied
+// ([TaskPlan]): its procedure, prompt, context, files, gates and limits, in
+// its worktree.
+func ResumePlan(m Member, recorded []string, configure Configure, getenv func(string) string, verbose bool) (*plan.Plan, error) {
+	cfg, args, err := configure(m.Repo, recorded)
+	if err != nil {
+		return nil, err
+	}
+	p, err := TaskPlan(cfg, m.StateDir, m.Graph, m.Task, getenv, verbose)
+	if err != nil {
+		return nil, err
+	}
+	p.Args = args
+	return p, nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
@@ -26,11 +27,15 @@ func LoadReport(stateDir, name string) (r report.Run, ok bool, err error) {
 	if err := json.Unmarshal(b, &gs); err != nil {
 		return report.Run{}, true, fmt.Errorf("read task graph %s: %w", name, err)
 	}
+	if gs.Repo == "" {
+		gs.Repo = filepath.Dir(stateDir)
+	}
+	gs.File = filePath(gs.Repo, gs.File)
 	file, err := tasks.Load(gs.File)
 	if err != nil {
 		return report.Run{}, true, fmt.Errorf("task graph %s: read its task file: %w", name, err)
 	}
-	r, err = Report(name, gs.File, file.Tasks, gs.Outcomes, nil)
+	r, err = Report(name, relTo(gs.Repo, gs.File), file.Tasks, gs.Outcomes, nil)
 	if err == nil {
 		attachRuns(state.Store{Root: stateDir}, name, r.Tasks)
 	}

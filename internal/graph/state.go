@@ -19,6 +19,13 @@ type State struct {
 	File     string                   `json:"file"`
 	Outcomes map[string]tasks.Outcome `json:"outcomes"`
 	Merged   []string                 `json:"merged,omitempty"`
+	// Repo is the repository the graph runs in ("": the state folder's
+	// parent, for a state kept before it was recorded).
+	Repo string `json:"repo,omitempty"`
+	// Args are the flags the graph was last run with, as the runs of its
+	// tasks record them: running the task file again, or resuming one of its
+	// tasks, starts from them, the flags given then on top.
+	Args []string `json:"args,omitempty"`
 }
 
 // NewState is the state of a graph of the task file that has not run yet.

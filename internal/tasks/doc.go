@@ -3,8 +3,13 @@
 // validates the graph (unique ids, known dependencies, no cycles), orders it in
 // layers, and schedules the tasks — up to Parallel at once, in dependency order —
 // through a caller-supplied Run function. A task that fails or escalates blocks
-// only its dependents. Succeeded tasks are recorded in completion order so their
-// branches can be merged back in that order ([MergeBack]).
+// only its dependents. Succeeded tasks are recorded in completion order.
+//
+// depends_on means "builds on": a task becomes ready only when every task it
+// depends on is done, and the engines count a task done only once its work is
+// merged back (internal/graph), so a task starts from a tree that holds its
+// dependencies' work. A task whose work could not be merged ends escalated
+// ([Outcome.Unmerged] says why) and blocks its dependents.
 //
 // The package owns scheduling and ordering, not the loop itself nor git: the
 // caller's Run runs one task's loop (in its own worktree), and the merge is

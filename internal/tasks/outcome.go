@@ -36,7 +36,20 @@ type Outcome struct {
 	Seq int `json:"seq,omitempty"`
 	// Conflicts are the files a merge-back conflicted on.
 	Conflicts []string `json:"conflicts,omitempty"`
+	// Unmerged says why a task whose loop ended done was not merged back
+	// (its state is then escalated); "" when it merged or was not tried.
+	Unmerged MergeIssue `json:"unmerged,omitempty"`
 }
+
+// MergeIssue is why a done task's work was not merged back.
+type MergeIssue string
+
+// Why a done task's work was not merged back.
+const (
+	MergeConflict MergeIssue = "conflict" // its branch conflicts with the work merged before it
+	MergeGates    MergeIssue = "gates"    // its required gates fail on the merged result
+	MergeRefused  MergeIssue = "refused"  // the repository's work tree has changes a merge would touch
+)
 
 // CompletionOrder returns the ids of the done tasks in the order they finished
 // (by [Outcome.Seq]), the order their branches merge back in.

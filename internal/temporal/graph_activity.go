@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/workflow"
@@ -14,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/graph"
+	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 // GraphSteps are a task graph's own activities on a worker: the git work the
@@ -83,9 +86,12 @@ func (g *GraphSteps) rebuild(ctx context.Context, in CommitInput, wt string) err
 	return gitx.Restore(ctx, wt, in.Checkpoint)
 }
 
-// Merge is the merge activity: the done tasks' branches merged back in order,
-// a Markdown plan's items ticked, the merged tasks' worktrees and branches
-// removed; a conflict is a result, not an error. It runs in the graph's
+// Merge is the merge activity: the done tasks' branches merged back in order
+// by the rule of both engines ([graph.Merger]: a task's required gates, when
+// the input names its run, must pass on the merged result; a task merged
+// already is recognised from git's ancestry), a Markdown plan's items ticked,
+// the merged tasks' worktrees and branches removed; a conflict, a refused
+// merge or failing gates are results, not errors. It runs in the graph's
 // repository: a worker whose clone is elsewhere merges nothing.
 func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, error) {
 	g.Steps.git.Lock()
@@ -97,24 +103,56 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 		return out, nil
 	}
 	warnf := func(format string, args ...any) { out.Warnings = append(out.Warnings, fmt.Sprintf(format, args...)) }
-	res, err := graph.MergeTasks(ctx, in.Repo, in.Graph, &in.File, g.here(ctx, in, warnf), warnf)
-	out.Results = res
-	if err != nil {
-		out.Err = err.Error()
-	}
-	var merged []string
-	for _, r := range res {
-		if r.Merged {
-			merged = append(merged, r.ID)
-			if remote := g.Steps.Remote; remote != "" && in.Heads[r.ID] != "" {
-				if err := gitx.DeleteRemoteBranch(ctx, in.Repo, remote, r.Branch); err != nil {
-					warnf("task %s is merged but its branch %s was kept on %s: %v", r.ID, r.Branch, remote, err)
-				}
+	m := graph.Merger{Repo: in.Repo, StateDir: in.StateDir, Graph: in.Graph, File: &in.File, Warnf: warnf}
+	var merged, errs []string
+	for _, id := range g.here(ctx, in, warnf) {
+		gates, err := g.gates(ctx, in, id)
+		var r graph.Merge
+		if err == nil {
+			r, err = m.Merge(ctx, id, in.Verified[id], gates)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("merge back task %s (branch %s): %v", id, graph.TaskBranch(in.Graph, id), err))
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		out.Merges = append(out.Merges, r)
+		out.Results = append(out.Results, tasks.MergeResult{ID: r.ID, Branch: r.Branch, Merged: r.Merged, Conflict: r.Issue == tasks.MergeConflict, Files: r.Files})
+		if r.Issue == tasks.MergeRefused {
+			errs = append(errs, fmt.Sprintf("task %s is left unmerged: the repository %s has uncommitted changes to %s; commit or stash them, then run the graph again", id, in.Repo, strings.Join(r.Files, ", ")))
+		}
+		if !r.Merged {
+			continue
+		}
+		merged = append(merged, r.ID)
+		if remote := g.Steps.Remote; remote != "" && in.Heads[r.ID] != "" {
+			if err := gitx.DeleteRemoteBranch(ctx, in.Repo, remote, r.Branch); err != nil {
+				warnf("task %s is merged but its branch %s was kept on %s: %v", r.ID, r.Branch, remote, err)
 			}
 		}
 	}
+	out.Err = strings.Join(errs, "; ")
 	graph.PruneTasks(ctx, in.Repo, in.StateDir, in.Graph, merged, warnf)
 	return out, nil
+}
+
+// gates is the check of the required gates of the task id on its merged
+// result, from the plan of its run on this worker; nil when the input names
+// no run for it (a graph started before) or its plan has no required gate.
+func (g *GraphSteps) gates(ctx context.Context, in MergeInput, id string) (graph.GateCheck, error) {
+	ref, ok := in.Runs[id]
+	if !ok || g.Steps.Plan == nil {
+		return nil, nil
+	}
+	ref = ref.On(g.Steps.WorkTree)
+	p, err := g.Steps.Plan(ctx, ref)
+	if err != nil {
+		return nil, fmt.Errorf("rebuild the plan of run %s for its gates: %w", ref.Name, err)
+	}
+	runDir := filepath.Join(p.StateDir, "runs", ref.Name, ref.RunID)
+	return graph.Gates(p, in.Baselines[id], filepath.Join(runDir, "merge-"+in.Attempt)), nil
 }
 
 // here is the tasks of in.Order whose branch in the graph's repository is at

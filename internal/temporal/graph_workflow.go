@@ -167,6 +167,16 @@ type MergeInput struct {
 	// commits, on whichever worker: a branch not there in the merging clone
 	// is fetched from the shared remote, or left unmerged.
 	Heads map[string]string `json:",omitempty"`
+	// Runs are the runs of the tasks to merge, by id, whose plans' required
+	// gates must pass on the merged result ([graph.Merger]); Verified the
+	// ones whose loop succeeded on their branch's tree, Baselines their
+	// runs' baseline gate results. A graph started before names none.
+	Runs      map[string]RunRef                `json:",omitempty"`
+	Verified  map[string]bool                  `json:",omitempty"`
+	Baselines map[string][]evidence.GateResult `json:",omitempty"`
+	// Attempt names the folder of the gates' logs in each run's folder
+	// (merge-ATTEMPT): one per merge the workflow asks for.
+	Attempt string `json:",omitempty"`
 }
 
 // PruneInput is the prune activity's argument: the merged tasks whose
@@ -181,6 +191,9 @@ type PruneInput struct {
 // not ticked, a branch not found) and the error that stopped the merges, if
 // one did; Queue is the merging worker's.
 type MergeOutput struct {
+	// Merges are the merges tried, with why a task was not merged;
+	// Results the same as a graph started before reads them.
+	Merges   []graph.Merge `json:",omitempty"`
 	Results  []tasks.MergeResult
 	Warnings []string
 	Err      string

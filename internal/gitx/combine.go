@@ -1,0 +1,104 @@
+package gitx
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// IsAncestor reports whether the commit ancestor is rev or one of its
+// ancestors in the repository at dir: merging ancestor into rev would add
+// nothing. A commit the repository does not have is no ancestor.
+func IsAncestor(ctx context.Context, dir, ancestor, rev string) bool {
+	if ancestor == "" || rev == "" || strings.HasPrefix(ancestor, "-") || strings.HasPrefix(rev, "-") {
+		return false
+	}
+	_, err := git(ctx, dir, "merge-base", "--is-ancestor", ancestor, rev)
+	return err == nil
+}
+
+// ModifiedFiles lists the tracked files of the work tree at dir whose changes
+// are not committed (staged or not), sorted: what a merge there would refuse
+// to touch, or could not give back intact.
+func ModifiedFiles(ctx context.Context, dir string) ([]string, error) {
+	out, err := git(ctx, dir, "status", "--porcelain", "-z", "--untracked-files=no")
+	if err != nil {
+		return nil, fmt.Errorf("list modified files: %w", err)
+	}
+	var files []string
+	for e := range strings.SplitSeq(out, "\x00") {
+		if len(e) > 3 {
+			files = append(files, e[3:])
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// CurrentBranch is the branch checked out in the work tree at dir, "" when
+// HEAD is detached.
+func CurrentBranch(ctx context.Context, dir string) string {
+	out, err := git(ctx, dir, "symbolic-ref", "-q", "--short", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// Detach checks out commit in the work tree at dir with a detached HEAD. Git
+// refuses when uncommitted changes would be overwritten: nothing is lost.
+func Detach(ctx context.Context, dir, commit string) error {
+	if strings.HasPrefix(commit, "-") {
+		return fmt.Errorf("detach: invalid commit %q", commit)
+	}
+	if _, err := git(ctx, dir, "checkout", "--quiet", "--detach", commit, "--"); err != nil {
+		return fmt.Errorf("check out %s: %w", short(commit), err)
+	}
+	return nil
+}
+
+// SwitchBranch checks out branch in the work tree at dir; with at, the branch
+// is first set to that commit (created or moved: git checkout -B), which must
+// contain what the work tree holds. Git refuses when uncommitted changes would
+// be overwritten.
+func SwitchBranch(ctx context.Context, dir, branch, at string) error {
+	if strings.HasPrefix(branch, "-") || strings.HasPrefix(at, "-") {
+		return fmt.Errorf("switch branch: invalid branch %q or commit %q", branch, at)
+	}
+	args := []string{"checkout", "--quiet", branch, "--"}
+	if at != "" {
+		args = []string{"checkout", "--quiet", "-B", branch, at, "--"}
+	}
+	if _, err := git(ctx, dir, args...); err != nil {
+		return fmt.Errorf("check out branch %s: %w", branch, err)
+	}
+	return nil
+}
+
+// AbortMerge ends a merge left in progress in the work tree at dir (a process
+// killed in the middle of one), giving back the tree as it was before; with no
+// merge in progress it does nothing.
+func AbortMerge(ctx context.Context, dir string) error {
+	if resolveCommit(ctx, dir, "MERGE_HEAD") == "" {
+		return nil
+	}
+	if _, err := git(ctx, dir, "merge", "--abort"); err != nil {
+		return fmt.Errorf("abort the merge left in progress: %w", err)
+	}
+	return nil
+}
+
+// FastForward moves the current branch of the work tree at dir (or its
+// detached HEAD) forward to commit, which must contain it, updating the work
+// tree; git refuses when that would overwrite uncommitted changes or untracked
+// files.
+func FastForward(ctx context.Context, dir, commit string) error {
+	if strings.HasPrefix(commit, "-") {
+		return fmt.Errorf("fast-forward: invalid commit %q", commit)
+	}
+	if _, err := git(ctx, dir, "merge", "--ff-only", "--quiet", commit); err != nil {
+		return fmt.Errorf("fast-forward to %s: %w", short(commit), err)
+	}
+	return nil
+}

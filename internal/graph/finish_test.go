@@ -1,0 +1,135 @@
+package graph
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/tasks"
+)
+
+func TestListUnfinished(t *testing.T) {
+	t.Parallel()
+	ts := []tasks.Task{{ID: "done"}, {ID: "ticked", Done: true}, {ID: "esc"}, {ID: "gates"}, {ID: "conflict"}, {ID: "refused"},
+		{ID: "blocked"}, {ID: "failed"}, {ID: "skipped"}, {ID: "unmerged"}, {ID: "never"}}
+	out := map[string]tasks.Outcome{
+		"done":     {State: tasks.StateSucceeded},
+		"esc":      {State: tasks.StateEscalated, Reason: "stuck"},
+		"gates":    {State: tasks.StateEscalated, Unmerged: tasks.MergeGates},
+		"conflict": {State: tasks.StateEscalated, Unmerged: tasks.MergeConflict},
+		"refused":  {State: tasks.StateEscalated, Unmerged: tasks.MergeRefused},
+		"blocked":  {State: tasks.StateBlocked},
+		"failed":   {State: tasks.StateFailed},
+		"skipped":  {State: tasks.StateSkipped},
+		"unmerged": {State: tasks.StateCompleted},
+	}
+	c := Commands{TaskFile: "my tasks.yaml", Engine: "--engine temporal", Into: "main"}
+	got := map[string]string{}
+	var order []string
+	for _, u := range ListUnfinished("g", ts, out, []string{"done"}, c) {
+		got[u.ID] = u.Next
+		order = append(order, u.ID)
+	}
+	if diff := cmp.Diff([]string{"esc", "gates", "conflict", "refused", "blocked", "failed", "skipped", "unmerged", "never"}, order); diff != "" {
+		t.Errorf("unfinished tasks (-want +got):\n%s", diff)
+	}
+	run := "agentloop run --tasks 'my tasks.yaml' --engine temporal"
+	for id, want := range map[string]string{
+		"esc":      `read its escalation (agentloop report g-esc --engine temporal), then: agentloop resume g-esc --guidance "..." --engine temporal`,
+		"gates":    `its loop fixes the merged result in its worktree once you answer: agentloop resume g-gates --guidance "..." --engine temporal`,
+		"conflict": "merge main into its worktree, resolve the conflict and commit there, then: " + run,
+		"refused":  "commit or stash your changes in the repository, then: " + run,
+		"blocked":  "it starts once its dependencies are merged: finish them, then: " + run,
+		"failed":   "see why with: agentloop report g-failed --engine temporal; then (with a higher limit if one stopped it): " + run,
+		"skipped":  "raise the graph's budget in my tasks.yaml, then: " + run,
+		"unmerged": "its loop is done; its merge is tried again by: " + run,
+		"never":    run,
+	} {
+		if got[id] != want {
+			t.Errorf("next for %s:\n got %s\nwant %s", id, got[id], want)
+		}
+	}
+	if l := ListUnfinished("g", ts, map[string]tasks.Outcome{"done": out["done"], "esc": {State: tasks.StateSucceeded}}, []string{"done", "esc", "gates", "conflict", "refused", "blocked", "failed", "skipped", "unmerged", "never"}, c); len(l) != 0 {
+		t.Errorf("a graph with every task merged has unfinished %+v", l)
+	}
+}
+
+func TestWriteUnfinished(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	WriteUnfinished(&b, nil, nil)
+	if b.Len() != 0 {
+		t.Errorf("nothing unfinished wrote %q", b.String())
+	}
+	list := []Unfinished{{ID: "a", State: tasks.StateEscalated, Issue: tasks.MergeRefused, Next: "do it"}, {ID: "b", State: tasks.StateBlocked, Reason: "dependency a escalated", Next: "later"}}
+	WriteUnfinished(&b, list, func(id string) string {
+		if id == "a" {
+			return "worktree w, branch br"
+		}
+		return ""
+	})
+	want := "\nNot merged:\n  a (escalated: merge refused): worktree w, branch br\n    then: do it\n  b (blocked): dependency a escalated\n    then: later\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("listing (-want +got):\n%s", diff)
+	}
+}
+
+func TestGatesPassed(t *testing.T) {
+	t.Parallel()
+	ok, _, err := GatesPassed([]evidence.GateResult{{Name: "lint", Passed: false}, {Name: "tests", Required: true, Passed: true}})
+	if !ok || err != nil {
+		t.Errorf("an optional gate failing: %v %v", ok, err)
+	}
+	failing := []evidence.GateResult{
+		{Name: "tests", Command: "go test ./...", Required: true, ExitCode: 1, Findings: []evidence.Finding{
+			{ID: "TestA", File: "a_test.go", Line: 3}, {ID: "TestB"}, {ID: "TestC"}, {ID: "TestD"}}},
+		{Name: "build", Command: "make", Required: true, ExitCode: 2, Findings: []evidence.Finding{
+			{Kind: evidence.KindGate, ID: "build", Message: "exit 2 with no parsable failure"}}},
+		{Name: "vet", Command: "go vet", Required: true, ExitCode: 1, Tail: "x\nlast line\n"},
+	}
+	ok, summary, err := GatesPassed(failing)
+	want := "tests (go test ./...) fails: TestA (a_test.go:3), TestB, TestC, and 1 more; build (make) fails: exit 2 with no parsable failure; vet (go vet) fails with exit code 1: last line"
+	if ok || err != nil || summary != want {
+		t.Errorf("GatesPassed = %v, %q, %v\nwant %q", ok, summary, err, want)
+	}
+	if _, _, err := GatesPassed([]evidence.GateResult{{Name: "tests", Command: "gotest", Required: true, Infra: true, InfraReason: "timed out"}}); err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Errorf("a gate that could not run: %v", err)
+	}
+}
+
+func TestHold(t *testing.T) {
+	t.Parallel()
+	c := Commands{TaskFile: "tasks.yaml"}
+	best := &loop.Checkpoint{Ref: "refs/x"}
+	gates := tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeGates, Reason: "its gates fail"}
+
+	st := &loop.State{Name: "g-a", Status: loop.StatusSucceeded, Best: best}
+	if err := Hold(st, gates, c, false); !errors.Is(err, ErrGuidanceNeeded) || !strings.Contains(err.Error(), `agentloop resume g-a --guidance "..."`) {
+		t.Errorf("held for its gates, without guidance: %v", err)
+	}
+	if err := Hold(st, gates, c, true); err != nil || st.Status != loop.StatusEscalated || st.Best != nil || st.Feedback != "its gates fail" || st.Reason != "its gates fail" {
+		t.Errorf("held for its gates, with guidance: %v, %+v", err, st)
+	}
+	// Resumed already (it runs or escalated again): its own rules apply.
+	again := &loop.State{Name: "g-a", Status: loop.StatusInterrupted, Best: best}
+	if err := Hold(again, gates, c, false); err != nil || again.Best != best {
+		t.Errorf("a held task resumed since: %v, %+v", err, again)
+	}
+	for _, issue := range []tasks.MergeIssue{tasks.MergeConflict, tasks.MergeRefused} {
+		st := &loop.State{Name: "g-a", Status: loop.StatusSucceeded}
+		err := Hold(st, tasks.Outcome{State: tasks.StateEscalated, Unmerged: issue, Reason: "why"}, c, true)
+		var he *HeldError
+		if !errors.As(err, &he) || he.Why != "why" || !strings.Contains(err.Error(), "agentloop run --tasks tasks.yaml") || st.Status != loop.StatusSucceeded {
+			t.Errorf("held for a %s merge: %v", issue, err)
+		}
+	}
+	plain := &loop.State{Name: "g-a", Status: loop.StatusEscalated, Best: best}
+	if err := Hold(plain, tasks.Outcome{State: tasks.StateEscalated}, c, true); err != nil || plain.Best != best {
+		t.Errorf("a task its loop escalated: %v", err)
+	}
+}

@@ -1,0 +1,93 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
+)
+
+// Gates is the check of a task's required gates (those of its plan p) on a
+// merged result, each judged as the task's loop judges it, against the
+// baseline of the task's run; their logs go under logDir. It is nil when the
+// plan has no required gate.
+func Gates(p *plan.Plan, baseline []evidence.GateResult, logDir string) GateCheck {
+	var specs []engine.GateSpec
+	for _, s := range p.Gates {
+		if s.Required {
+			specs = append(specs, s)
+		}
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	runner := &engine.ProcGates{Specs: specs, Grace: p.KillGrace}
+	return func(ctx context.Context, dir string) (bool, string, error) {
+		if err := state.EnsureDir(logDir); err != nil {
+			return false, "", fmt.Errorf("create the folder of the gates' logs: %w", err)
+		}
+		res, err := runner.RunGates(ctx, dir, logDir, baseline)
+		if err != nil {
+			return false, "", err
+		}
+		return GatesPassed(res)
+	}
+}
+
+// GatesPassed says whether every required gate of res passed, else which did
+// not and how: a gate that could not run is an error (the environment's
+// problem, not the task's).
+func GatesPassed(res []evidence.GateResult) (ok bool, summary string, err error) {
+	var failed []string
+	for _, g := range res {
+		if !g.Required || g.Passed {
+			continue
+		}
+		if g.Infra {
+			return false, "", fmt.Errorf("gate %s (%s) could not run: %s", g.Name, g.Command, g.InfraReason)
+		}
+		failed = append(failed, gateFailure(g))
+	}
+	return len(failed) == 0, strings.Join(failed, "; "), nil
+}
+
+// gateFailure says in one line how the gate g failed: its failing tests or
+// findings, else its exit code and last line of output.
+func gateFailure(g evidence.GateResult) string {
+	s := fmt.Sprintf("%s (%s) fails", g.Name, g.Command)
+	var what []string
+	for _, f := range g.Findings {
+		if len(what) == 3 {
+			what = append(what, fmt.Sprintf("and %d more", len(g.Findings)-3))
+			break
+		}
+		w := f.ID
+		if w == "" || f.Kind == evidence.KindGate { // a failure nothing parsed: its exit and output
+			w = f.Message
+		}
+		if f.File != "" {
+			w = fmt.Sprintf("%s (%s:%d)", w, f.File, f.Line)
+		}
+		what = append(what, w)
+	}
+	if len(what) > 0 {
+		return s + ": " + strings.Join(what, ", ")
+	}
+	s += fmt.Sprintf(" with exit code %d", g.ExitCode)
+	if tail := strings.TrimSpace(g.Tail); tail != "" {
+		lines := strings.Split(tail, "\n")
+		s += ": " + cut(strings.TrimSpace(lines[len(lines)-1]), 200)
+	}
+	return s
+}
+
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,109 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/tasks"
+)
+
+// Found is a graph kept in a state folder that has a task of a run's name.
+type Found struct {
+	Member
+	State State       // the graph's state
+	File  *tasks.File // its task file
+}
+
+// Find is the task of a graph kept in stateDir whose run is named name; ok is
+// false when the run is no graph's task. A graph whose state or task file
+// cannot be read is an error naming it, when it may hold the run.
+func Find(stateDir, name string) (f Found, ok bool, err error) {
+	paths, _ := filepath.Glob(StatePath(stateDir, "*"))
+	for _, path := range paths {
+		g := strings.TrimSuffix(filepath.Base(path), ".json")
+		id, isTask := strings.CutPrefix(name, g+"-")
+		if !isTask || id == "" {
+			continue
+		}
+		st, found, err := LoadState(stateDir, g, "", time.Time{})
+		if err != nil || !found {
+			var ce *CorruptStateError
+			if errors.As(err, &ce) {
+				return Found{}, false, fmt.Errorf("run %s may be a task of graph %s: %w", name, g, err)
+			}
+			continue
+		}
+		repo := st.Repo
+		if repo == "" {
+			repo = filepath.Dir(stateDir)
+		}
+		st.File = filePath(repo, st.File)
+		file, err := tasks.Load(st.File)
+		if err != nil {
+			return Found{}, false, fmt.Errorf("run %s may be a task of graph %s, whose task file cannot be read: %w", name, g, err)
+		}
+		t, ok := taskByID(file.Tasks, id)
+		if !ok {
+			continue
+		}
+		return Found{Member: Member{Graph: g, Repo: repo, StateDir: stateDir, Task: t}, State: st, File: file}, true, nil
+	}
+	return Found{}, false, nil
+}
+
+// HeldError says that a task's run cannot be resumed by itself: its loop is
+// done, and what its graph waits for is not the loop's to do.
+type HeldError struct {
+	Run  string
+	Why  string // how the graph holds it
+	Next string // what finishes it
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("run %s is done, but its graph holds it: %s; %s", e.Run, e.Why, e.Next)
+}
+
+// ErrGuidanceNeeded says that a task held for its gates on the merged result
+// is resumed only with guidance.
+var ErrGuidanceNeeded = errors.New("its required gates fail on the merged result: resume it with --guidance")
+
+// Hold applies to the state st of the run of a task (outcome o in its graph)
+// the rule both engines resume it by, before the run's own rules: a task
+// whose required gates fail on the merged result is escalated — it waits for
+// guidance, and resumed with some (guided) its loop starts from that merged
+// result in its worktree, with the failure as its feedback and no checkpoint
+// from before the merge to roll back to; a task whose merge conflicts or was
+// refused is not its loop's to finish (a *[HeldError] saying what does). Any
+// other run is left as it is.
+func Hold(st *loop.State, o tasks.Outcome, c Commands, guided bool) error {
+	name := st.Name
+	if st.Status != loop.StatusSucceeded && st.Status != loop.StatusCompleted {
+		return nil // its loop is not done (resumed since): its own rules apply
+	}
+	switch o.Unmerged {
+	case tasks.MergeGates:
+		if !guided {
+			return fmt.Errorf("run %s: %w (the merged result is in its worktree): %s", name, ErrGuidanceNeeded, c.Resume(name))
+		}
+		st.Status, st.Reason = loop.StatusEscalated, o.Reason
+		st.Feedback = o.Reason
+		st.Best = nil
+		return nil
+	case tasks.MergeConflict, tasks.MergeRefused:
+		return &HeldError{Run: name, Why: o.Reason, Next: c.next(name, o)}
+	}
+	return nil
+}
+
+// filePath is the task file a graph's state names, which a state kept before
+// it was recorded absolute names relative to the repository.
+func filePath(repo, file string) string {
+	if file == "" || filepath.IsAbs(file) {
+		return file
+	}
+	return filepath.Join(repo, file)
+}

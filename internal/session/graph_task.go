@@ -1,0 +1,168 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/graph"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/tasks"
+	"github.com/agentloop/agentloop/internal/ui"
+)
+
+// runTask runs one task's loop in its worktree, then merges its work back.
+// The worktree is made from the repository's HEAD when the task starts: its
+// dependencies are merged by then, so it builds on their work.
+func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, error) {
+	wt := graph.TaskWorkTree(g.stateDir, g.name, t.ID)
+	br := graph.TaskBranch(g.name, t.ID)
+	g.gitMu.Lock()
+	err := graph.AddTaskWorkTree(ctx, g.repo, g.stateDir, g.name, t.ID, gitx.CommitOf(ctx, g.repo, "HEAD"))
+	g.gitMu.Unlock()
+	if err != nil {
+		return tasks.Outcome{}, err
+	}
+	p, err := graph.TaskPlan(g.cfg, g.stateDir, g.name, t, g.o.Getenv, g.o.Verbose)
+	if err != nil {
+		return tasks.Outcome{}, err
+	}
+	p.Args = g.st.Args
+	screen := ui.New(ui.Options{Out: g.pr.Progress(g.o.JSON), Now: g.pr.Now, Quiet: !g.o.Verbose, JSON: g.o.JSON, Prefix: t.ID + ": ", Task: t.ID})
+	s, err := Open(g.pr, p, screen, g.o.Log, false)
+	if err != nil {
+		return tasks.Outcome{}, err
+	}
+	g.capToGlobal(p, s.st.Spend.Usage.Add(s.st.Spend.Reviewer))
+	var runErr error
+	if graph.RunOver(s.st) {
+		s.Close()
+	} else {
+		_, runErr = s.Run(ctx)
+	}
+	// The task's work is committed on its branch whenever the task is found
+	// ended, not only right after its loop: a crash between the loop's end and
+	// the commit must not leave the work out of the merge.
+	if err := graph.CommitTask(context.WithoutCancel(ctx), wt, t); err != nil {
+		screen.Warnf("commit the task's work: %v", err)
+	}
+	o := graph.OutcomeOf(s.st, br)
+	if runErr != nil || ctx.Err() != nil || !o.State.Done() {
+		return o, runErr
+	}
+	return g.merge(ctx, t, o, p, s.st)
+}
+
+// merge merges the work of the task t, whose loop ended done (o, in st), back
+// into the repository now, one task at a time, if its required gates pass on
+// the merged result; the graph's state records it at once, then the task's
+// worktree and branch are removed. Not merged, the task is escalated (o says
+// why) and its dependents wait.
+func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *plan.Plan, st *loop.State) (tasks.Outcome, error) {
+	g.mergeMu.Lock()
+	defer g.mergeMu.Unlock()
+	m := graph.Merger{Repo: g.repo, StateDir: g.stateDir, Graph: g.name, File: g.file, Git: &g.gitMu, Warnf: g.out.Warnf}
+	logDir := mergeLogDir(state.Store{Root: g.stateDir}.RunDir(p.Name, st.RunID))
+	r, err := m.Merge(ctx, t.ID, st.Status == loop.StatusSucceeded, graph.Gates(p, st.Baseline, logDir))
+	if err != nil {
+		return o, err
+	}
+	o = r.Outcome(o)
+	if !r.Merged {
+		if r.Issue == tasks.MergeGates {
+			g.out.Warnf("task %s is not merged: %s (logs: %s)", t.ID, r.Gates, relTo(g.repo, logDir))
+		}
+		return o, nil
+	}
+	g.mu.Lock()
+	g.st.Merged = append(g.st.Merged, t.ID)
+	g.st.Outcomes[t.ID] = o
+	g.mu.Unlock()
+	g.save()
+	if r.Already {
+		g.out.Linef("Merged task %s (branch %s): its work is in HEAD already", t.ID, r.Branch)
+	} else {
+		g.out.Linef("Merged task %s (branch %s)", t.ID, r.Branch)
+	}
+	g.gitMu.Lock()
+	graph.PruneTasks(ctx, g.repo, g.stateDir, g.name, []string{t.ID}, g.out.Warnf)
+	g.gitMu.Unlock()
+	return o, nil
+}
+
+// mergeLogDir is a new folder in the run folder runDir for the logs of the
+// gates run on a merged result: merge-1, merge-2, …, one per try.
+func mergeLogDir(runDir string) string {
+	for n := 1; ; n++ {
+		dir := filepath.Join(runDir, fmt.Sprintf("merge-%d", n))
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return dir
+		}
+	}
+}
+
+func (g *graphRun) finished(t tasks.Task, o tasks.Outcome) {
+	g.mu.Lock()
+	g.st.Outcomes[t.ID] = o
+	g.mu.Unlock()
+	g.save()
+	line := graph.TaskLine(t.ID, o)
+	if o.State.Done() {
+		g.out.Linef("%s", line)
+		return
+	}
+	g.out.Warnf("%s", line)
+}
+
+// budget is the global budget over every task of the graph, as the decision
+// engine judges it before a task starts.
+func (g *graphRun) budget() (bool, string) { return graph.GlobalBudget(g.file.Budget, g.spent()) }
+
+// spent is what every task of the graph has spent so far (an unreadable state
+// file is left out, not a reason to ignore the budget).
+func (g *graphRun) spent() budget.Spent {
+	states, _ := state.Store{Root: g.stateDir}.List()
+	var u evidence.Usage
+	for _, st := range states {
+		if strings.HasPrefix(st.Name, g.name+"-") {
+			u = u.Add(st.Spend.Usage).Add(st.Spend.Reviewer)
+		}
+	}
+	return budget.SpentFrom(u, 0, 0)
+}
+
+// capToGlobal bounds a task's own cost and token limits by what is left of the
+// graph's budget, so one task cannot spend what the others were to have.
+func (g *graphRun) capToGlobal(p *plan.Plan, own evidence.Usage) {
+	p.Proc.Limits.Limits = graph.CapToGraph(p.Proc.Limits.Limits, g.file.Budget, g.spent(), own)
+}
+
+// commands are how the commands the person is told are written.
+func (g *graphRun) commands(ctx context.Context) graph.Commands {
+	return graph.Commands{TaskFile: g.o.TaskFile, Into: gitx.CurrentBranch(ctx, g.repo)}
+}
+
+// keptAt says where the work of the task id is kept, when its worktree is
+// there: it stays for a person to look at or resume.
+func (g *graphRun) keptAt(id string) string {
+	wt := graph.TaskWorkTree(g.stateDir, g.name, id)
+	if _, err := os.Stat(wt); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("worktree %s, branch %s", relTo(g.repo, wt), graph.TaskBranch(g.name, id))
+}
+
+// relTo is path relative to repo when it is inside it.
+func relTo(repo, path string) string {
+	if r, err := filepath.Rel(repo, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
+}
