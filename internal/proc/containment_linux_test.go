@@ -168,6 +168,14 @@ func strays() int {
 	for deadline := time.Now().Add(5 * time.Second); g.Len() == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
+	// What left the group but kept the marker dies with its run all the same.
+	pid, err = run("echo $(setsid sh -c 'echo $$; exec sleep 300 </dev/null >/dev/null 2>&1' &)")
+	if err != nil {
+		return fail("run: %v", err)
+	}
+	if !gone(pid) {
+		return fail("a process that kept the run's marker (%d) is alive after it, another run being live", pid)
+	}
 	pid, err = run(shed)
 	if err != nil {
 		return fail("run: %v", err)

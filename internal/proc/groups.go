@@ -164,8 +164,11 @@ func (g *Groups) KillAll() int {
 		killGroup(pid)
 	}
 	for _, c := range r.live {
-		sweep(c.Marker)             // what left the groups (setsid)
-		killCgroup(c.Cgroup, false) // and dropped the marker (env -i)
+		if c.Cgroup != "" {
+			killCgroup(c.Cgroup, false) // what left the group, even dropping the marker
+		} else {
+			sweep(c.Marker, false) // what left the group (setsid)
+		}
 	}
 	if r.NoCgroup || cgroupBase() == "" {
 		sweepStrays()

@@ -170,16 +170,15 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	// The leader is gone: end whatever is left of its group (children that ignore
 	// SIGTERM, background jobs holding the pipes).
 	groups.end(pid)
-	// And whatever left the group (setsid) but descends from it: it may hold
-	// the output pipes, so before the drain.
-	res.LeftBehind = sweep(marker)
-	// And whatever also dropped the marker (env -i): the run's cgroup holds
-	// it, else it is an orphan agentloop adopted, told apart only when no
-	// other run is live.
+	// And whatever left the group (setsid), even dropping the marker (env -i):
+	// it may hold the output pipes, so before the drain. The run's cgroup
+	// holds all of it, and ending it costs what is in it; without one, what
+	// carries the marker is swept from /proc, and what dropped it is an orphan
+	// agentloop adopted, told apart only when no other run is live.
 	if cg != nil {
-		res.LeftBehind = max(res.LeftBehind, cg.end())
-	} else if groups.others(pid) == 0 {
-		res.LeftBehind += sweepStrays()
+		res.LeftBehind = cg.end()
+	} else {
+		res.LeftBehind = sweep(marker, groups.others(pid) == 0)
 	}
 	out.drain(grace)
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"unsafe"
 )
 
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER from <linux/prctl.h>.
@@ -20,17 +21,34 @@ func BecomeSubreaper() bool {
 	return errno == 0
 }
 
-// sweep kills (SIGKILL) every process left over from one [Run]: those whose
-// environment carries the run's marker, which every descendant inherits even
-// after leaving the process group or session (setsid), and every descendant of
-// those. It scans /proc until a scan finds nothing alive to kill, so a process
-// forking while it is swept is caught by the next scan. Orphans reparented to
-// this process (see [BecomeSubreaper]) are reaped. It returns how many it killed.
-func sweep(marker string) int {
-	if marker == "" {
-		return 0
+// prGetChildSubreaper is PR_GET_CHILD_SUBREAPER from <linux/prctl.h>.
+const prGetChildSubreaper = 37
+
+// isSubreaper reports whether this process adopts its orphaned descendants.
+func isSubreaper() bool {
+	var on int32
+	_, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prGetChildSubreaper, uintptr(unsafe.Pointer(&on)), 0, 0, 0, 0)
+	return errno == 0 && on != 0
+}
+
+// sweep kills (SIGKILL) every process left over from one [Run] that has no
+// cgroup: those whose environment carries the run's marker, which every
+// descendant inherits even after leaving the process group or session
+// (setsid), and every descendant of those; with strays, also what dropped the
+// marker too ([sweepStrays]), in the same scans. It scans /proc until a scan
+// finds nothing alive to kill, so a process forking while it is swept is
+// caught by the next scan. Orphans reparented to this process (see
+// [BecomeSubreaper]) are reaped. It returns how many it killed.
+//
+// Each scan reads the state of every process, and the environment only of
+// this process's descendants when it is a subreaper: what a run started can
+// then be nowhere else, however it left its group.
+func sweep(marker string, strays bool) int {
+	var match func([]byte) bool
+	if marker != "" {
+		match = func(m []byte) bool { return string(m) == marker }
 	}
-	return sweepMatching(func(m []byte) bool { return string(m) == marker })
+	return sweepMatching(match, strays, isSubreaper())
 }
 
 // SweepOrphansOf kills (SIGKILL) what is left of every [Run] of a process that
@@ -39,35 +57,14 @@ func sweep(marker string) int {
 // [EndOrphans], for what the lock could not name (a child started in the
 // moment before it was recorded, a tool that left its group). The caller must
 // know that pid is dead and not reused: a live process's children would match.
+// Those processes are not this one's descendants: every process's environment
+// is read.
 func SweepOrphansOf(pid int) int {
 	if pid <= 0 || pid == os.Getpid() {
 		return 0
 	}
 	prefix := []byte(strconv.Itoa(pid) + "-")
-	return sweepMatching(func(m []byte) bool { return bytes.HasPrefix(m, prefix) })
-}
-
-// sweepMatching kills the processes with a marker that match accepts, and
-// their descendants; see [sweep].
-func sweepMatching(match func(marker []byte) bool) int {
-	self := os.Getpid()
-	killed := map[int]bool{}
-	for range 20 {
-		procs := scanProcs()
-		hit := map[int]bool{}
-		for pid := range procs {
-			if pid != self && hasMarker(pid, match) {
-				hit[pid] = true
-			}
-		}
-		// Descendants of a marked process, by parent links, even if they
-		// dropped the marker from their environment.
-		addDescendants(procs, hit, self)
-		if killAll(procs, hit, self, killed) == 0 {
-			break
-		}
-	}
-	return len(killed)
+	return sweepMatching(func(m []byte) bool { return bytes.HasPrefix(m, prefix) }, false, false)
 }
 
 // sweepStrays kills (SIGKILL) the processes that left a run and dropped its
@@ -77,22 +74,40 @@ func sweepMatching(match func(marker []byte) bool) int {
 // caller calls it only when no other run is live. Processes agentloop starts
 // itself (git) stay in its session and are never touched. It returns how many
 // it killed.
-func sweepStrays() int {
+func sweepStrays() int { return sweepMatching(nil, true, true) }
+
+// sweepMatching kills the processes with a marker that match accepts (none
+// for a nil match), with strays the orphans of other sessions this process
+// adopted, and the descendants of both; with own, only this process's
+// descendants' markers are read. See [sweep].
+func sweepMatching(match func(marker []byte) bool, strays, own bool) int {
 	self := os.Getpid()
-	me, err := stat(self)
-	if err != nil || len(me) < 4 {
-		return 0
+	mySID := -1
+	if strays {
+		if me, err := stat(self); err == nil && len(me) > 3 {
+			mySID, _ = strconv.Atoi(me[3])
+		}
 	}
-	mySID, _ := strconv.Atoi(me[3])
 	killed := map[int]bool{}
 	for range 20 {
 		procs := scanProcs()
+		var mine map[int]bool // this process's descendants, when own
+		if own && match != nil {
+			mine = map[int]bool{self: true}
+			addDescendants(procs, mine, -1)
+		}
 		hit := map[int]bool{}
 		for pid, p := range procs {
-			if p.ppid == self && p.sid != mySID && p.sid > 0 {
+			switch {
+			case pid == self:
+			case strays && mySID > 0 && p.ppid == self && p.sid != mySID && p.sid > 0:
+				hit[pid] = true
+			case match != nil && (mine == nil || mine[pid]) && hasMarker(pid, match):
 				hit[pid] = true
 			}
 		}
+		// Descendants of a marked process, by parent links, even if they
+		// dropped the marker from their environment.
 		addDescendants(procs, hit, self)
 		if killAll(procs, hit, self, killed) == 0 {
 			break

@@ -109,6 +109,33 @@ func TestSweepOrphansOf(t *testing.T) {
 	}
 }
 
+// A subreaper's sweep reads the markers of its own descendants only: what a
+// run started is always among them there. A marked process that is not a
+// descendant (an orphan init adopted, as happens when this process is no
+// subreaper) is left to the sweep that reads every process.
+func TestSweepOwnDescendantsOnly(t *testing.T) {
+	t.Parallel()
+	marker := newMarker() + "-own"
+	cmd := exec.Command("sh", "-c", "sleep 300 >/dev/null 2>&1 & echo $!")
+	cmd.Env = withMarker(os.Environ(), marker)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan := pids(t, string(out))
+	if fields, err := stat(orphan[0]); err != nil || fields[1] == strconv.Itoa(os.Getpid()) {
+		t.Skipf("the orphan's parent is this process (%v, %v): it is a subreaper", fields, err)
+	}
+	match := func(m []byte) bool { return string(m) == marker }
+	if n := sweepMatching(match, false, true); n != 0 {
+		t.Errorf("own descendants only: %d killed, want 0", n)
+	}
+	if n := sweepMatching(match, false, false); n != 1 {
+		t.Errorf("every process: %d killed, want 1", n)
+	}
+	assertGone(t, orphan, 2*time.Second)
+}
+
 // subreaper becomes a subreaper, starts a shell that leaves a child behind
 // and exits, and prints "adopted" when that orphan's parent is now this
 // process ("not supported" where BecomeSubreaper reports false).

@@ -7,7 +7,7 @@ func BecomeSubreaper() bool { return false }
 
 // sweep does nothing here: without /proc, what leaves the process group of an
 // agent or gate is not found (the README says so).
-func sweep(string) int { return 0 }
+func sweep(string, bool) int { return 0 }
 
 // SweepOrphansOf does nothing here (no /proc): only the process groups a lock
 // names are ended.
