@@ -96,6 +96,9 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 		return err
 	}
 	prev, err := store.Load(name)
+	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
+		err = nil // the session says so when it opens the run
+	}
 	if err != nil {
 		if _, ok := errors.AsType[*state.CorruptError](err); ok {
 			return fmt.Errorf("%w; there is nothing to resume: start again with 'agentloop run %s'", err, name)
@@ -131,7 +134,7 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 		if err != nil {
 			return err
 		}
-		return s.Settle(o.accept)
+		return s.Settle(ctx, o.accept)
 	}
 	if err := p.Preflight(agentHost(d)); err != nil {
 		return err

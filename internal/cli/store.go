@@ -65,6 +65,9 @@ func openStore(d Deps, dir string) (*state.Store, error) {
 // loadRun reads a run's state, events and escalation report.
 func loadRun(store *state.Store, name string) (report.Run, error) {
 	st, err := store.Load(name)
+	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
+		err = nil // reported with what the log holds
+	}
 	if errors.Is(err, state.ErrNotFound) {
 		if r, ok, err := graph.LoadReport(store.Root, name); ok || err != nil {
 			return r, err

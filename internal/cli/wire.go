@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 
 	"github.com/agentloop/agentloop/internal/config"
@@ -28,7 +30,16 @@ func loadConfig(d Deps, file string, over config.Overrides) (*config.Config, err
 
 // process is what a session touches of this process.
 func process(d Deps) session.Process {
-	return session.Process{Stdout: d.Stdout, Stderr: d.Stderr, Now: d.Now, Getwd: d.Getwd}
+	return session.Process{Stdout: d.Stdout, Stderr: d.Stderr, Now: d.Now, Getwd: d.Getwd, User: func() string { return whoami(d) }}
+}
+
+// whoami names the person at the keyboard for a run's history: user@host.
+func whoami(d Deps) string {
+	u := cmp.Or(d.Getenv("USER"), d.Getenv("LOGNAME"))
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return cmp.Or(u, "?") + "@" + h
+	}
+	return u
 }
 
 // runSession runs an opened session and maps how it ended to the exit code.

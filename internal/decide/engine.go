@@ -113,7 +113,8 @@ func plain(in loop.DecideInput, q float64) loop.Decision {
 func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts {
 	ev := in.Evidence
 	var past []point
-	for _, r := range segment(in.State.History, ev.N) {
+	seg := segment(in.State, ev.N)
+	for _, r := range seg {
 		past = append(past, fromRecord(r))
 	}
 	weak := weakening(ev)
@@ -136,12 +137,14 @@ func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts 
 		p: e.p, in: in, ev: ev, past: past, cur: cur, all: all, seq: seq, failing: failing, acked: acknowledged(in.State, ev.N),
 		gateFeedback: gateFeedback(e.p, ev.Gates, in.State), weakened: strings.Join(weak, "; "),
 	}
-	if st := in.State; st.BaselineDone && len(segment(st.History, ev.N)) == len(st.History) {
+	if st := in.State; st.BaselineDone && len(seg) == len(st.History) {
 		// The run's first segment starts from the baseline: the failures the
 		// agent was given are the first point of its trend.
 		bq := Quality(evidence.Iteration{Gates: st.Baseline})
 		keys := Failing(evidence.Iteration{Gates: st.Baseline})
 		f.base = &point{N: 0, Failing: keys, FP: fingerprint(keys), Quality: bq}
+	} else {
+		f.start = segmentStart(st, len(seg))
 	}
 	return f
 }

@@ -62,10 +62,19 @@ func fromEvidence(ev evidence.Iteration, failing []string, q float64) point {
 	return p
 }
 
-// segment returns the records since the last human guidance: a guidance resets the
-// iteration counter, so a record (or the present iteration n) whose N does not
-// grow starts a new segment.
-func segment(h []loop.Record, n int) []loop.Record {
+// segment returns the records of the present segment (since the last human
+// guidance), before iteration n. Records carry their segment; those of older
+// builds do not, and there a record whose N does not grow starts a new one (a
+// guidance resets the iteration counter).
+func segment(st *loop.State, n int) []loop.Record {
+	h := st.History
+	if len(h) > 0 && h[len(h)-1].Segment > 0 {
+		i := len(h)
+		for i > 0 && h[i-1].Segment == max(st.Segment, 1) {
+			i--
+		}
+		return h[i:]
+	}
 	if len(h) > 0 && n > 0 && n <= h[len(h)-1].N {
 		return h[len(h):]
 	}
@@ -78,13 +87,43 @@ func segment(h []loop.Record, n int) []loop.Record {
 	return h[start:]
 }
 
+// segmentStart is the iteration a segment after a guidance started from: the
+// record whose checkpoint is the tree the guidance was given on, else the last
+// earlier one whose tests ran. nil in the first segment.
+func segmentStart(st *loop.State, seg int) *point {
+	h := st.History[:len(st.History)-seg]
+	if len(h) == 0 {
+		return nil
+	}
+	var tree string
+	for i := len(st.Handoffs) - 1; i >= 0; i-- {
+		if st.Handoffs[i].Kind == loop.HandoffGuidance {
+			tree = st.Handoffs[i].Checkpoint
+			break
+		}
+	}
+	for i := len(h) - 1; tree != "" && i >= 0; i-- {
+		if h[i].Checkpoint == tree {
+			p := fromRecord(h[i])
+			return &p
+		}
+	}
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Quality > 0 {
+			p := fromRecord(h[i])
+			return &p
+		}
+	}
+	return nil
+}
+
 // acknowledged returns the trigger ids of the escalation a human answered: the
 // record just before the current segment escalated, and guidance came back. The
 // same concern does not escalate again at once (the human has seen it); a secret
 // in the diff always does.
 func acknowledged(st *loop.State, n int) map[string]bool {
 	h := st.History
-	seg := len(segment(h, n))
+	seg := len(segment(st, n))
 	if st.Guidance == "" || seg == len(h) {
 		return nil
 	}

@@ -230,7 +230,6 @@ func record(st *loop.State, ev evidence.Iteration, d loop.Decision) {
 	st.Iteration = ev.N
 	st.TotalIterations++
 	st.Spend.Usage = st.Spend.Usage.Add(ev.Agent.Usage)
-	st.ElapsedPerIteration = append(st.ElapsedPerIteration, loop.MillisOf(ev.Duration()))
 	st.Spend.Wall += loop.MillisOf(ev.Duration())
 	if d.Succeeded {
 		st.ConsecutiveFailures = 0

@@ -60,6 +60,9 @@ type facts struct {
 	// base is the baseline as the first point of the run's first segment (nil
 	// without a baseline, and after a human's guidance started a new segment).
 	base *point
+	// start is the iteration a segment after a guidance started from (nil in
+	// the first): what the segment's first iteration is measured against.
+	start *point
 }
 
 // trend is the iterations the trend detectors compare, the baseline first when

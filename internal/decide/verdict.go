@@ -100,7 +100,8 @@ func judgeEvidence(f *facts) verdict {
 // last iteration before it whose tests ran (one the infrastructure spoiled, one
 // with the build broken and one that weakened the tests say nothing about the
 // tests: against a broken build every failing test would look newly broken),
-// else the baseline of a run's first segment.
+// else the baseline of a run's first segment, or the iteration a later segment
+// started from.
 func reference(f *facts) ([]string, bool) {
 	past := f.seq[:len(f.seq)-1]
 	for i := len(past) - 1; i >= 0; i-- {
@@ -111,6 +112,8 @@ func reference(f *facts) ([]string, bool) {
 	switch {
 	case f.base != nil:
 		return f.base.Failing, true
+	case f.start != nil:
+		return f.start.Failing, true
 	case len(past) > 0:
 		return past[len(past)-1].Failing, true
 	}

@@ -2,15 +2,17 @@ package engine
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
-// WriteEscalation writes escalation.md and escalation.yaml in the run folder: the
-// decider's report, or the reason, question and options alone when there is none.
+// WriteEscalation writes the escalation's report in the run folder, as
+// escalation-NNN.md and escalation-NNN.yaml numbered by the segment that
+// escalated (one pair per escalation, none written over): the decider's
+// report, or the reason, question and options alone when there is none.
 func WriteEscalation(runDir string, e loop.Escalation) error {
 	rep := e.Report
 	if rep == nil {
@@ -19,14 +21,15 @@ func WriteEscalation(runDir string, e loop.Escalation) error {
 			rep.Options = append(rep.Options, decision.Option{Label: o})
 		}
 	}
-	if err := writeFile(filepath.Join(runDir, "escalation.md"), []byte(EscalationMarkdown(e))); err != nil {
+	md, yml := state.EscalationFiles(runDir, e.Segment)
+	if err := state.WriteFileOnce(md, []byte(EscalationMarkdown(e)), state.FilePerm); err != nil {
 		return err
 	}
 	b, err := rep.YAML()
 	if err != nil {
 		return fmt.Errorf("encode the escalation report: %w", err)
 	}
-	return writeFile(filepath.Join(runDir, "escalation.yaml"), b)
+	return state.WriteFileOnce(yml, b, state.FilePerm)
 }
 
 // EscalationMarkdown is the escalation report a person reads (escalation.md).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,27 +17,24 @@ import (
 	"github.com/agentloop/agentloop/internal/state"
 )
 
-// inflightFile marks an iteration in progress in the run folder. It is written
-// when an iteration starts and removed once the loop has saved the state that
-// records it, so a session that finds one knows the previous one died in the
-// middle of that iteration: it counts what the cut run spent and starts the
-// iteration again from its start checkpoint (steps are at-least-once).
+// inflightFile marks an agent attempt in progress in the run folder. It is
+// written when the attempt starts, touched every [beatEvery] while it runs, and
+// removed once the loop has saved a state that records the attempt, so a
+// session that finds one knows the previous one died during that attempt:
+// [Local.Recover] keeps what it left and counts what it spent.
 const inflightFile = "inflight.json"
 
-type inflight struct {
-	Iteration  int                `json:"iteration"`
-	Attempt    int                `json:"attempt,omitempty"` // the attempt it belongs to (guidance starts a new one)
-	StartedAt  time.Time          `json:"started_at"`
-	Checkpoint string             `json:"checkpoint,omitempty"` // the tree the iteration started from
-	Agent      string             `json:"agent,omitempty"`      // the fallback agent it ran, "" for the configured one
-	Carried    []loop.Interrupted `json:"carried,omitempty"`    // cut runs found but not yet recorded in a saved state
-}
+// beatEvery is how often the marker of the attempt in progress is touched:
+// the time a cut attempt's agent ran is read from it, to within this much.
+const beatEvery = time.Second
 
-// inflightState is what the engine keeps about cut iterations within a session.
-type inflightState struct {
-	checked   bool               // the previous session's marker has been read
-	carried   []loop.Interrupted // found, not yet in a saved state
-	delivered bool               // carried has been handed to the loop
+type inflight struct {
+	Seq        int       `json:"seq,omitempty"` // the attempt's number in the run (absent in markers of older builds)
+	Iteration  int       `json:"iteration"`
+	Attempt    int       `json:"attempt,omitempty"` // the decider's attempt it belongs to
+	StartedAt  time.Time `json:"started_at"`
+	Checkpoint string    `json:"checkpoint,omitempty"` // the tree the attempt started from
+	Agent      string    `json:"agent,omitempty"`      // the fallback agent it ran, "" for the configured one
 }
 
 // TranscriptReader reads what an agent's saved transcript tells of its spend,
@@ -47,76 +45,102 @@ type TranscriptReader interface {
 
 func (l *Local) inflightPath() string { return filepath.Join(l.RunDir, inflightFile) }
 
-// recover reads, once per session, the marker a dead session left: the cut
-// iteration's time and spend become [loop.StepResult.Interrupted], and the work
-// tree goes back to where that iteration started.
-func (l *Local) recover(ctx context.Context, r loop.StepRequest) []loop.Interrupted {
-	if l.cut.checked {
-		return nil
-	}
-	l.cut.checked = true
-	b, err := os.ReadFile(l.inflightPath())
+// Recover implements [loop.Env]: the marker a dead session left names the
+// attempt it cut. Its time is how long its agent ran (until the marker's last
+// heartbeat, or its folder's last write when later), its spend what its
+// transcript tells; what it left in the work tree is kept under its cut ref,
+// with its partial diff in its folder. The tree is left as it is: the loop
+// undoes the attempt. A marker of an attempt the state records (numbered last
+// or lower: the process died between saving the state and removing it) is
+// stale and removed.
+func (l *Local) Recover(ctx context.Context, last int) ([]loop.Interrupted, error) {
+	path := l.inflightPath()
+	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
+	b, err := os.ReadFile(path)
 	var m inflight
 	if err == nil {
 		err = json.Unmarshal(b, &m)
 	}
 	if err != nil {
-		l.warn("the marker of an iteration in progress (%s) is unreadable, so a run cut short may not be counted: %v", l.inflightPath(), err)
-		return nil
+		return nil, fmt.Errorf("the marker of an attempt in progress (%s) is unreadable: %w", path, err)
 	}
-	// A marker of an iteration before the one asked for is stale: that
-	// iteration was recorded, and the process died between saving the state
-	// and removing the marker. Its work stays; nothing is counted twice.
-	if r.Kind == loop.StepIteration && (m.Attempt < r.Attempt || m.Attempt == r.Attempt && m.Iteration < r.Iteration) {
-		_ = os.Remove(l.inflightPath())
-		return nil
+	dir := state.IterDir(l.RunDir, attemptSeq(loop.StepRequest{Seq: m.Seq, Iteration: m.Iteration}))
+	if m.Seq == 0 {
+		m.Seq = last + 1 // a marker of an older build, numbered by its iteration
 	}
-	cut := loop.Interrupted{Iteration: m.Iteration, StartedAt: m.StartedAt}
-	dir := state.IterDir(l.RunDir, m.Iteration)
-	if last := lastWrite(dir); last.After(m.StartedAt) {
-		cut.Duration = loop.MillisOf(last.Sub(m.StartedAt))
+	if m.Seq <= last {
+		_ = os.Remove(path)
+		return nil, nil
+	}
+	cut := loop.Interrupted{Seq: m.Seq, Iteration: m.Iteration, StartedAt: m.StartedAt, Start: m.Checkpoint, Reason: "the process running it died (a crash or a kill)"}
+	end := info.ModTime()
+	if w := lastWrite(dir); w.After(end) {
+		end = w
+	}
+	if end.After(m.StartedAt) {
+		cut.Duration = loop.MillisOf(end.Sub(m.StartedAt))
 	}
 	if tr, ok := l.Agent.(TranscriptReader); ok {
 		cut.Usage = tr.TranscriptUsage(m.Agent, filepath.Join(dir, "agent.log"))
 	}
-	l.cut.carried = append(m.Carried, cut)
 	if l.Work != nil && m.Checkpoint != "" {
-		if err := l.Work.Restore(ctx, m.Checkpoint); err != nil {
-			l.warn("iteration %d was cut short and runs again, but its work tree could not be put back to where it started: %v", m.Iteration, err)
+		cut.Cut = l.keepCut(ctx, loop.StepRequest{Seq: m.Seq, Iteration: m.Iteration}, m.Checkpoint)
+		if cut.Cut != "" && cut.Cut != m.Checkpoint {
+			ref := l.ref(m.Seq, "cut")
+			l.warn("the work tree held what the cut attempt %d left and anything changed there since: kept in %s before the attempt is undone; bring it back with: git restore --source=%s --worktree -- .", m.Seq, ref, ref)
 		}
 	}
-	l.cut.delivered = true
-	return l.cut.carried
+	return []loop.Interrupted{cut}, nil
 }
 
-// markStart writes the marker of iteration n, carrying the cut runs that no
-// saved state records yet.
-func (l *Local) markStart(r loop.StepRequest, started time.Time, checkpoint string) {
-	n := r.Iteration
-	b, err := json.Marshal(inflight{Iteration: n, Attempt: r.Attempt, StartedAt: started, Checkpoint: checkpoint, Agent: r.Agent, Carried: l.cut.carried})
+// markStart writes the marker of attempt seq and starts its heartbeat.
+func (l *Local) markStart(r loop.StepRequest, seq int, started time.Time, checkpoint string) {
+	b, err := json.Marshal(inflight{Seq: seq, Iteration: r.Iteration, Attempt: r.Attempt, StartedAt: started, Checkpoint: checkpoint, Agent: r.Agent})
 	if err == nil {
 		err = state.WriteFileAtomic(l.inflightPath(), b, state.FilePerm)
 	}
 	if err != nil {
-		l.warn("mark iteration %d in progress (a crash during it would not be counted): %v", n, err)
+		l.warn("mark attempt %d in progress (a crash during it would not be counted): %v", seq, err)
+		return
+	}
+	l.stopBeat()
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(beatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				_ = os.Chtimes(l.inflightPath(), now, now)
+			}
+		}
+	}()
+	l.beat = func() { close(done); <-stopped }
+}
+
+// stopBeat stops the heartbeat of the attempt in progress; the marker stays
+// until a saved state records the attempt.
+func (l *Local) stopBeat() {
+	if l.beat != nil {
+		l.beat()
+		l.beat = nil
 	}
 }
 
-// saved is told that the loop's state is on disk: what it records no longer
-// needs the marker.
-func (l *Local) saved() {
-	if !l.cut.checked {
-		return // the marker is the previous session's, not read yet
+// saved is told that the loop's state is on disk: it records every attempt
+// started so far (saves happen between attempts), so no marker is needed.
+func (l *Local) saved(*loop.State) {
+	if l.beat != nil {
+		return // an attempt in progress (a save from inside a step)
 	}
-	if l.cut.delivered {
-		l.cut.carried, l.cut.delivered = nil, false
-	}
-	if len(l.cut.carried) == 0 {
-		_ = os.Remove(l.inflightPath())
-	}
+	_ = os.Remove(l.inflightPath())
 }
 
 // lastWrite is the latest modification time of the files in dir and its

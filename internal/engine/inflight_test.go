@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -10,16 +9,14 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
-	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
-// A session that finds the marker of an iteration a dead session was running
-// reports it once, with its time and the spend its transcript tells; the marker
-// goes once the state that records it is saved, and a new one is written for
-// each iteration until then.
-func TestInterruptedIterationIsCountedOnce(t *testing.T) {
+// A session that finds the marker of an attempt a dead session was running
+// reports it once, with the time its agent ran (to the marker's heartbeat) and
+// the spend its transcript tells; the marker goes once a state is saved.
+func TestInterruptedAttemptIsCountedOnce(t *testing.T) {
 	t.Parallel()
 	claude, err := agent.Lookup("claude")
 	if err != nil {
@@ -27,7 +24,7 @@ func TestInterruptedIterationIsCountedOnce(t *testing.T) {
 	}
 	runDir := t.TempDir()
 	started := time.Now().Add(-time.Minute).Truncate(time.Second)
-	iter := state.IterDir(runDir, 2)
+	iter := state.IterDir(runDir, 5)
 	if err := os.MkdirAll(iter, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -38,69 +35,97 @@ func TestInterruptedIterationIsCountedOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(iter, "agent.log"), transcript, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	marker := `{"iteration":2,"started_at":"` + started.UTC().Format(time.RFC3339) + `"}`
-	if err := os.WriteFile(filepath.Join(runDir, inflightFile), []byte(marker), 0o600); err != nil {
+	// The agent.log was last written right at the start; the heartbeat says
+	// the agent ran 40 s more: a silent agent's time comes from the heartbeat.
+	if err := os.Chtimes(filepath.Join(iter, "agent.log"), started.Add(time.Second), started.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	store := &memStore{}
+	marker := filepath.Join(runDir, inflightFile)
+	if err := os.WriteFile(marker, []byte(`{"seq":5,"iteration":2,"started_at":"`+started.UTC().Format(time.RFC3339)+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(marker, started.Add(41*time.Second), started.Add(41*time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	l := &Local{
 		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: runDir,
-		Agent: &PresetAgents{Agent: claude}, Store: store, Events: &memEvents{}, Screen: &warnings{},
+		Agent: &PresetAgents{Agent: claude}, Store: &memStore{}, Events: &memEvents{}, Screen: &warnings{},
 		Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
-	// The run's first save comes before its first step: the marker is not the
-	// engine's to remove yet.
-	if err := l.Save(t.Context(), &loop.State{}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepBaseline})
+	cut, err := l.Recover(t.Context(), 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Interrupted) != 1 {
-		t.Fatalf("Interrupted = %+v, want the cut iteration", res.Interrupted)
+	if len(cut) != 1 {
+		t.Fatalf("Recover = %+v, want the cut attempt", cut)
 	}
-	cut := res.Interrupted[0]
-	if cut.Iteration != 2 || cut.Duration.Duration() < 50*time.Second || !cut.Usage.TokensKnown || cut.Usage.TotalTokens() == 0 {
-		t.Errorf("cut = %+v, want iteration 2, about a minute, and the transcript's tokens", cut)
-	}
-	if _, err := os.Stat(filepath.Join(runDir, inflightFile)); err != nil {
-		t.Fatalf("the marker went before the state recording the cut run was saved: %v", err)
-	}
-	again, err := l.Step(context.Background(), loop.StepRequest{Kind: loop.StepBaseline})
-	if err != nil || len(again.Interrupted) != 0 {
-		t.Errorf("a second step reported %+v again (%v)", again.Interrupted, err)
+	if c := cut[0]; c.Seq != 5 || c.Iteration != 2 || c.Duration != 41_000 || !c.Usage.TokensKnown || c.Usage.TotalTokens() == 0 {
+		t.Errorf("cut = %+v, want attempt 5 (iteration 2), 41 s from the heartbeat, and the transcript's tokens", c)
 	}
 	if err := l.Save(t.Context(), &loop.State{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(runDir, inflightFile)); !os.IsNotExist(err) {
-		t.Errorf("the marker outlived the save that recorded the cut run: %v", err)
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("the marker outlived the save that recorded the cut attempt: %v", err)
+	}
+	if again, err := l.Recover(t.Context(), 5); err != nil || len(again) != 0 {
+		t.Errorf("the cut attempt was reported again: %+v (%v)", again, err)
 	}
 }
 
-// A marker of an iteration the state already records (the process died after
+// A marker of an attempt the state already records (the process died after
 // saving the state, before removing the marker) is stale: nothing is counted
-// and no work is undone.
+// and it is removed.
 func TestStaleInflightMarkerIsIgnored(t *testing.T) {
 	t.Parallel()
 	runDir := t.TempDir()
-	marker := `{"iteration":2,"attempt":1,"started_at":"2026-01-01T10:00:00Z"}`
-	if err := os.WriteFile(filepath.Join(runDir, inflightFile), []byte(marker), 0o600); err != nil {
+	marker := filepath.Join(runDir, inflightFile)
+	if err := os.WriteFile(marker, []byte(`{"seq":3,"iteration":2,"attempt":1,"started_at":"2026-01-01T10:00:00Z"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l := &Local{
-		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: runDir,
-		Agent: &scriptedAgent{results: []evidence.AgentResult{{Agent: "fake"}}}, Prompt: &fakePrompter{},
-		Store: &memStore{}, Events: &memEvents{}, Screen: &warnings{},
-		Now: time.Now, Sleep: func(context.Context, time.Duration) error { return nil },
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	l := &Local{Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: runDir, Screen: &warnings{},
+		Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	cut, err := l.Recover(t.Context(), 3)
+	if err != nil || len(cut) != 0 {
+		t.Errorf("a stale marker was counted: %+v (%v)", cut, err)
 	}
-	res, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepIteration, Iteration: 3, Attempt: 1})
-	if err != nil {
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("the stale marker was left: %v", err)
+	}
+}
+
+// An attempt's heartbeat touches its marker while it runs, and stops with it.
+func TestMarkerHeartbeat(t *testing.T) {
+	t.Parallel()
+	runDir := t.TempDir()
+	l := &Local{Name: "build", RunID: "r1", RunDir: runDir, Screen: &warnings{}, Now: time.Now,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	old := time.Now().Add(-time.Hour)
+	l.markStart(loop.StepRequest{Iteration: 1}, 1, old, "")
+	marker := filepath.Join(runDir, inflightFile)
+	if err := os.Chtimes(marker, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Interrupted) != 0 {
-		t.Errorf("a stale marker was counted: %+v", res.Interrupted)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		fi, err := os.Stat(marker)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.ModTime().After(old.Add(time.Minute)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the marker was not touched while the attempt ran")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	l.stopBeat()
+	if err := os.Chtimes(marker, old, old); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * beatEvery)
+	if fi, _ := os.Stat(marker); fi.ModTime().After(old.Add(time.Minute)) {
+		t.Error("the heartbeat went on after the attempt stopped")
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,8 +51,7 @@ type Local struct {
 	// lines) in the escalation report.
 	EscalationDiffLines int
 
-	cut       inflightState      // iterations cut short by a crash (see inflight.go)
-	recovered []loop.Interrupted // found by this step, for its result
+	beat func() // stops the heartbeat of the attempt in progress (see inflight.go)
 }
 
 // RateLimitPolicy says how long to wait on rate limits and transient failures.
@@ -68,30 +68,43 @@ func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, 
 	if err != nil && !res.Started.IsZero() && res.Finished.IsZero() {
 		res.Finished = l.Now() // a step cut short: its time counts all the same
 	}
-	if cut := l.recovered; len(cut) > 0 {
-		res.Interrupted, l.recovered = cut, nil
-	}
 	return res, err
 }
 
 func (l *Local) step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
-	l.recovered = l.recover(ctx, r)
 	switch r.Kind {
 	case loop.StepBaseline:
 		return l.baseline(ctx)
 	case loop.StepIteration:
-		return l.iteration(ctx, r)
+		res, err := l.iteration(ctx, r)
+		if err != nil && res.Start != "" {
+			res.Checkpoint = l.keepCut(ctx, r, res.Start)
+		}
+		return res, err
 	case loop.StepRollback:
 		start := l.Now()
 		if l.Work == nil {
 			return loop.StepResult{}, errors.New("roll back: the work tree is not a git repository")
 		}
-		err := l.Work.Restore(ctx, r.Checkpoint)
-		return loop.StepResult{Started: start, Finished: l.Now()}, err
+		err := l.restore(ctx, r)
+		return loop.StepResult{Started: start, Finished: l.Now(), Checkpoint: r.Checkpoint}, err
 	}
 	return loop.StepResult{}, fmt.Errorf("unknown step %q", r.Kind)
 }
 
+// restore puts the work tree back at r.Checkpoint. Whatever the tree holds
+// beyond r.Expect — the checkpoint agentloop last left it at — is kept first in
+// a backup ref, and a warning says what and how to get it back: a person's
+// work is never thrown away by a restore.
+func (l *Local) restore(ctx context.Context, r loop.StepRequest) error {
+	backup := CheckpointRefs(l.Name, l.RunID) + fmt.Sprintf("backup-%d", r.Seq)
+	msg := fmt.Sprintf("agentloop %s: the work tree before %s", l.Name, orString(r.Why, "a restore"))
+	kept, err := l.Work.RestoreKeeping(ctx, r.Checkpoint, r.Expect, backup, msg)
+	if kept.Ref != "" {
+		l.warn("before it could %s, the work tree held changes agentloop did not make or record; %s", orString(r.Why, "restore a checkpoint"), kept.Hint())
+	}
+	return err
+}
 func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
 	start := l.Now()
 	res := loop.StepResult{Started: start}
@@ -99,9 +112,9 @@ func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
 		res.Finished = l.Now()
 		return res, nil
 	}
-	dir := filepath.Join(l.RunDir, "baseline")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return res, fmt.Errorf("create %s: %w", dir, err)
+	dir, err := state.NewDir(filepath.Join(l.RunDir, "baseline"))
+	if err != nil {
+		return res, err
 	}
 	l.phase("gates")
 	gates, err := l.Gates.RunGates(ctx, l.WorkDir, dir, nil)
@@ -119,28 +132,34 @@ func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
 func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
 	start := l.Now()
 	res := loop.StepResult{Started: start}
-	dir := state.IterDir(l.RunDir, r.Iteration)
-	if err := os.MkdirAll(filepath.Join(dir, "gates"), 0o700); err != nil {
-		return res, fmt.Errorf("create iteration folder %s: %w", dir, err)
+	seq := attemptSeq(r)
+	dir, err := state.NewAttemptDir(l.RunDir, seq)
+	if err != nil {
+		return res, fmt.Errorf("create the folder of attempt %d: %w", seq, err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "gates"), 0o700); err != nil {
+		return res, fmt.Errorf("create the folder of attempt %d: %w", seq, err)
 	}
 	var before string
 	if l.Work != nil {
-		c, _, err := l.Work.Start(ctx, l.ref(r.Iteration, "start"), fmt.Sprintf("agentloop %s: before iteration %d", l.Name, r.Iteration))
+		c, _, err := l.Work.Start(ctx, l.ref(seq, "start"), fmt.Sprintf("agentloop %s: before attempt %d (iteration %d)", l.Name, seq, r.Iteration))
 		if err != nil {
 			l.warn("snapshot the work tree before iteration %d: %v", r.Iteration, err)
 		}
 		before = c
 	}
-	l.markStart(r, start, before)
+	res.Start = before
+	l.markStart(r, seq, start, before)
+	defer l.stopBeat()
 	if before != "" && l.Started != nil {
-		l.Started(ctx, r.Iteration, before)
+		l.Started(ctx, seq, before)
 	}
 
 	prompt, tokens, err := l.Prompt.Compose(r)
 	if err != nil {
 		return res, fmt.Errorf("compose the prompt of iteration %d: %w", r.Iteration, err)
 	}
-	if err := writeFile(filepath.Join(dir, "prompt.md"), []byte(prompt)); err != nil {
+	if err := state.WriteFileOnce(filepath.Join(dir, "prompt.md"), []byte(prompt), state.FilePerm); err != nil {
 		return res, err
 	}
 	if r.Iteration == 1 && !l.Prompt.HasTask(r) {
@@ -183,7 +202,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 
 	var diff string
 	if l.Work != nil {
-		commit, tree, err := l.Work.Snapshot(ctx, l.ref(r.Iteration, ""), fmt.Sprintf("agentloop %s: iteration %d", l.Name, r.Iteration))
+		commit, tree, err := l.Work.Snapshot(ctx, l.ref(seq, ""), fmt.Sprintf("agentloop %s: attempt %d (iteration %d)", l.Name, seq, r.Iteration))
 		if err != nil {
 			l.warn("checkpoint iteration %d: %v", r.Iteration, err)
 		} else {
@@ -202,6 +221,12 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		if diff != "" {
 			l.keep(filepath.Join(dir, "diff.patch"), []byte(diff))
 		}
+	}
+	if ctx.Err() != nil {
+		// A signal during the checkpoint: the attempt is cut, never recorded
+		// as finished with a checkpoint missing.
+		res.Iteration = ev
+		return res, context.Cause(ctx)
 	}
 
 	if l.Reviewer != nil && ev.RequiredGatesPassed() && !ev.Agent.Failed() && ctx.Err() == nil {
@@ -235,15 +260,15 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	return res, nil
 }
 
-// Restart puts the work tree back where iteration n started, for a step run
-// again after the process that ran it died part way: the iteration's start
+// Restart puts the work tree back where attempt seq started, for a step run
+// again after the process that ran it died part way: the attempt's start
 // checkpoint when it was taken, else fallback (the run's last checkpoint). It
 // returns the checkpoint restored, "" when there was none to restore.
-func (l *Local) Restart(ctx context.Context, n int, fallback string) (string, error) {
+func (l *Local) Restart(ctx context.Context, seq int, fallback string) (string, error) {
 	if l.Work == nil {
 		return "", nil
 	}
-	for _, c := range []string{l.ref(n, "start"), fallback} {
+	for _, c := range []string{l.ref(seq, "start"), fallback} {
 		if c == "" {
 			continue
 		}
@@ -254,6 +279,36 @@ func (l *Local) Restart(ctx context.Context, n int, fallback string) (string, er
 		}
 	}
 	return "", nil
+}
+
+// keepCut keeps what a cut attempt left in the work tree: a checkpoint under
+// its cut ref and its partial diff in its folder. The checkpoint is returned
+// ("" when it could not be taken); the tree is left as it is.
+func (l *Local) keepCut(ctx context.Context, r loop.StepRequest, start string) string {
+	seq := attemptSeq(r)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cutTimeout)
+	defer cancel()
+	commit, _, err := l.Work.Snapshot(ctx, l.ref(seq, "cut"), fmt.Sprintf("agentloop %s: what the cut attempt %d left", l.Name, seq))
+	if err != nil {
+		l.warn("keep what the cut attempt %d left: %v", seq, err)
+		return ""
+	}
+	if _, diff, err := l.Work.Diff(ctx, start); err == nil && diff != "" {
+		l.keep(filepath.Join(state.IterDir(l.RunDir, seq), "diff.patch"), []byte(diff))
+	}
+	return commit
+}
+
+// cutTimeout bounds the work of keeping a cut attempt, done after the signal.
+const cutTimeout = 30 * time.Second
+
+// attemptSeq is the attempt number of an iteration request; a request of an
+// older workflow history has none, and its iteration number stands for it.
+func attemptSeq(r loop.StepRequest) int {
+	if r.Seq > 0 {
+		return r.Seq
+	}
+	return r.Iteration
 }
 
 // AwaitGuidance implements [loop.Env]: the local engine writes the escalation
@@ -293,24 +348,24 @@ func (l *Local) Save(_ context.Context, st *loop.State) error {
 	if err := l.Store.Save(st); err != nil {
 		return err
 	}
-	l.saved()
+	l.saved(st)
 	return nil
 }
 
 // Keep implements [loop.Env]: the decision document goes to the iteration's
 // decision.yaml, the feedback for the next prompt to its feedback.md.
 func (l *Local) Keep(_ context.Context, a loop.Artifacts) error {
-	dir := state.IterDir(l.RunDir, a.Iteration)
+	dir := state.IterDir(l.RunDir, cmp.Or(a.Seq, a.Iteration))
 	var errs []error
 	if a.Decision != nil {
 		b, err := a.Decision.YAML()
 		if err == nil {
-			err = writeFile(filepath.Join(dir, "decision.yaml"), b)
+			err = state.WriteFileOnce(filepath.Join(dir, "decision.yaml"), b, state.FilePerm)
 		}
 		errs = append(errs, err)
 	}
 	if a.Feedback != "" {
-		errs = append(errs, writeFile(filepath.Join(dir, "feedback.md"), []byte(a.Feedback)))
+		errs = append(errs, state.WriteFileOnce(filepath.Join(dir, "feedback.md"), []byte(a.Feedback), state.FilePerm))
 	}
 	return errors.Join(errs...)
 }
@@ -385,14 +440,7 @@ func (l *Local) emitWarning(w loop.Warning) {
 // keep writes an artifact the loop does not need to go on (a diff, a review, a
 // decision document): a failure is a warning, not the end of the iteration.
 func (l *Local) keep(path string, b []byte) {
-	if err := writeFile(path, b); err != nil {
+	if err := state.WriteFileOnce(path, b, state.FilePerm); err != nil {
 		l.warn("%v", err)
 	}
-}
-
-func writeFile(path string, b []byte) error {
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

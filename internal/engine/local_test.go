@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -139,22 +140,29 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	if err != loop.ErrSuspended {
 		t.Fatalf("AwaitGuidance = %v, want ErrSuspended", err)
 	}
-	b, err := os.ReadFile(filepath.Join(run, "escalation.md"))
+	b, err := os.ReadFile(filepath.Join(run, "escalation-001.md"))
 	if err != nil || !strings.Contains(string(b), "Which is right?") || !strings.Contains(string(b), "2. B") {
-		t.Errorf("escalation.md = %q, %v", b, err)
+		t.Errorf("escalation-001.md = %q, %v", b, err)
 	}
-	if _, err := os.Stat(filepath.Join(run, "escalation.yaml")); err != nil {
-		t.Errorf("escalation.yaml: %v", err)
+	if _, err := os.Stat(filepath.Join(run, "escalation-001.yaml")); err != nil {
+		t.Errorf("escalation-001.yaml: %v", err)
 	}
+	// The next segment's escalation has files of its own; the first stays.
 	rep := &decision.EscalationReport{Task: "fix it", Reason: "stuck", Question: "Which test is right?", Options: []decision.Option{{Label: "A", TradeOff: "B changes"}}}
-	if err := WriteEscalation(run, loop.Escalation{Reason: "stuck", Report: rep}); err != nil {
+	if err := WriteEscalation(run, loop.Escalation{Reason: "stuck", Report: rep, Segment: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(filepath.Join(run, "escalation.md")); err != nil || string(b) != rep.Markdown() {
-		t.Errorf("escalation.md = %q, %v; want the report's Markdown", b, err)
+	if b, err := os.ReadFile(filepath.Join(run, "escalation-002.md")); err != nil || string(b) != rep.Markdown() {
+		t.Errorf("escalation-002.md = %q, %v; want the report's Markdown", b, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(run, "escalation.yaml")); err != nil || !strings.Contains(string(b), "question: Which test is right?") || !strings.Contains(string(b), "trade_off: B changes") {
-		t.Errorf("escalation.yaml = %q, %v", b, err)
+	if b, err := os.ReadFile(filepath.Join(run, "escalation-002.yaml")); err != nil || !strings.Contains(string(b), "question: Which test is right?") || !strings.Contains(string(b), "trade_off: B changes") {
+		t.Errorf("escalation-002.yaml = %q, %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(run, "escalation-001.md")); err != nil || !strings.Contains(string(b), "Which is right?") {
+		t.Errorf("the first escalation was written over: %q, %v", b, err)
+	}
+	if err := WriteEscalation(run, loop.Escalation{Reason: "other", Question: "?", Segment: 2}); err == nil {
+		t.Error("a second, different escalation of segment 2 was written over the first")
 	}
 	if _, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepRollback, Checkpoint: "abc"}); err == nil {
 		t.Error("rollback outside git: want an error")
@@ -196,6 +204,9 @@ func (w *startWork) Start(context.Context, string, string) (string, string, erro
 	return "start-" + string(rune('0'+w.starts)), "tree", nil
 }
 func (w *startWork) Restore(context.Context, string) error { return nil }
+func (w *startWork) RestoreKeeping(context.Context, string, string, string, string) (gitx.Kept, error) {
+	return gitx.Kept{}, nil
+}
 func (w *startWork) Diff(context.Context, string) (evidence.DiffFacts, string, error) {
 	return evidence.DiffFacts{}, "", nil
 }

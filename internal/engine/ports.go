@@ -8,6 +8,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -68,6 +69,10 @@ type Workspace interface {
 	// or restored, or a new snapshot under ref when there is none yet.
 	Start(ctx context.Context, ref, message string) (commit, tree string, err error)
 	Restore(ctx context.Context, commit string) error
+	// RestoreKeeping restores commit after keeping, under backupRef, whatever
+	// the tree holds beyond expect (the checkpoint agentloop last left it at);
+	// nothing is restored when that cannot be kept.
+	RestoreKeeping(ctx context.Context, commit, expect, backupRef, message string) (gitx.Kept, error)
 	// Diff returns the facts and the unified diff from a snapshot to the current tree.
 	Diff(ctx context.Context, from string) (evidence.DiffFacts, string, error)
 	// AfterIteration commits or pushes as configured; errors are warnings.

@@ -55,6 +55,11 @@ func (w *Workspace) Snapshot(ctx context.Context, ref, message string) (commit, 
 func (w *Workspace) Start(ctx context.Context, ref, message string) (commit, tree string, err error) {
 	c := w.checkpointer()
 	if c.last != nil {
+		// Each attempt keeps a ref to where it started, even one that starts
+		// from the last checkpoint (a loose ref file: no git process).
+		if err := c.point(ctx, ref, c.last.Commit); err != nil {
+			return "", "", err
+		}
 		return c.last.Commit, c.last.Tree, nil
 	}
 	return w.Snapshot(ctx, ref, message)

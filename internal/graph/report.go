@@ -82,6 +82,7 @@ func attachRuns(store state.Store, graph string, rows []report.TaskRow) {
 		if !ok {
 			continue
 		}
+		_ = store.LoadHistory(st) // a gap: the task is shown with what its log holds
 		r, err := report.LoadRunDir(store.RunDir(st.Name, st.RunID), st)
 		if err != nil {
 			r = report.Run{State: st}

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -36,19 +37,29 @@ func TestElapsed(t *testing.T) {
 	}
 }
 
-// An iteration cut short (Ctrl-C) counts its time and the agent's known usage;
-// it is recorded as interrupted and runs again on resume.
+// An attempt cut short (Ctrl-C) counts its time and the agent's known usage;
+// it is recorded as interrupted with the checkpoints it started from and
+// left, to be undone on resume, where the iteration runs again as a new
+// attempt. One that never started is recorded with no time.
 func TestCutShortCounts(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
-	st := &State{Status: StatusRunning, Spend: Spend{Wall: 500, CountedTo: t0}}
+	st := &State{Status: StatusRunning, Segment: 1, Spend: Spend{Wall: 500, CountedTo: t0}}
 	r := &runner{st: st}
-	r.cutShort(1, StepResult{Started: t0, Finished: t0.Add(13 * time.Second)})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	r.cutShort(ctx, 1, 4, StepResult{Started: t0, Finished: t0.Add(13 * time.Second), Start: "s4", Checkpoint: "c4"}, context.Canceled)
 	if st.Spend.Wall != 13_500 || !st.Spend.CountedTo.Equal(t0.Add(13*time.Second)) || len(st.Interrupted) != 1 || st.Interrupted[0].Duration != 13_000 {
 		t.Errorf("after a cut iteration: wall %d, counted to %v, interrupted %+v", st.Spend.Wall, st.Spend.CountedTo, st.Interrupted)
 	}
-	r.cutShort(2, StepResult{}) // a step that never started counts nothing
-	if st.Spend.Wall != 13_500 || len(st.Interrupted) != 1 {
-		t.Errorf("a step without times was counted: wall %d, %d interrupted", st.Spend.Wall, len(st.Interrupted))
+	if c := st.Interrupted[0]; c.Seq != 4 || c.Start != "s4" || c.Cut != "c4" || c.Reason != "interrupted" {
+		t.Errorf("cut = %+v, want attempt 4 from s4 leaving c4, interrupted", c)
+	}
+	if u := st.Undo; u == nil || *u != (Undo{Seq: 4, Start: "s4", Cut: "c4"}) || st.Tree != "c4" {
+		t.Errorf("undo = %+v, tree %q: want attempt 4 to undo, the tree at c4", u, st.Tree)
+	}
+	r.cutShort(ctx, 2, 5, StepResult{}, context.Canceled) // a step that never started counts no time
+	if st.Spend.Wall != 13_500 || len(st.Interrupted) != 2 || st.Interrupted[1].Duration != 0 || st.Undo.Seq != 4 {
+		t.Errorf("a step without times: wall %d, interrupted %+v, undo %+v", st.Spend.Wall, st.Interrupted, st.Undo)
 	}
 }

@@ -17,14 +17,15 @@ type StepKind string
 const (
 	StepBaseline  StepKind = "baseline"  // run the gates on the untouched tree
 	StepIteration StepKind = "iteration" // compose the prompt, run the agent, the gates and the reviewer
-	StepRollback  StepKind = "rollback"  // restore the work tree to a checkpoint
+	StepRollback  StepKind = "rollback"  // restore the work tree to a checkpoint, keeping what differs from Expect
 )
 
 // StepRequest is what the loop asks of its environment.
 type StepRequest struct {
 	Kind       StepKind
-	Iteration  int           // 1-based iteration number (StepIteration)
-	Attempt    int           // which fresh attempt this iteration belongs to
+	Iteration  int           // 1-based iteration number in its segment (StepIteration)
+	Seq        int           // the agent attempt's number in the run: its folder and refs (StepIteration)
+	Attempt    int           // which fresh attempt (of the decider's strategies) this iteration belongs to
 	Feedback   string        // synthesized feedback of the last iteration, for the prompt
 	Guidance   string        // human guidance given on resume, for the prompt
 	Strategy   string        // the strategy chosen for this iteration (retry, refine, expand, simplify)
@@ -34,7 +35,15 @@ type StepRequest struct {
 	Agent      string        // agent to use, when a fallback replaced the configured one
 	Timeout    time.Duration // the iteration's timeout: a raised one (expand), else the limit's
 	Checkpoint string        // StepRollback: the checkpoint to restore
-	Baseline   []evidence.GateResult
+	// Expect (StepRollback) is the checkpoint agentloop last left the tree
+	// at: whatever the tree holds beyond it (a person's edits, new files) is
+	// kept in a backup ref before the restore, and said. "" when unknown:
+	// anything that differs from Checkpoint is kept.
+	Expect string
+	// Why (StepRollback) says what the restore is for, in the warning that
+	// names a backup ("undo the cut attempt 3", "accept").
+	Why      string
+	Baseline []evidence.GateResult
 	// Remaining is what the run has left to spend (the decider's preflight): the
 	// agent is ended when its live usage crosses it.
 	Remaining budget.Remaining
@@ -46,19 +55,24 @@ type StepResult struct {
 	Finished   time.Time
 	Iteration  evidence.Iteration    // StepIteration
 	Baseline   []evidence.GateResult // StepBaseline
-	Checkpoint string                // the checkpoint of the tree after the step, if any
+	Checkpoint string                // the checkpoint of the tree after the step, if any (a cut attempt's: what it left)
+	Start      string                // StepIteration: the checkpoint the attempt started from
 	// Waited is time spent waiting on rate limits; it counts against wall-clock
 	// budgets but not as a failed iteration.
 	Waited time.Duration
-	// Interrupted are agent runs of earlier sessions that a crash or a kill cut
-	// short, found by the environment (the first step of a session reports
-	// them): their time, and what their transcripts tell of their spend, count
-	// against the budgets.
-	Interrupted []Interrupted
+	// Agent is how long the agent ran (a cut attempt's time, from its process).
+	Agent time.Duration
 }
 
 // Env is everything a loop does that touches the world. Run calls nothing else.
 type Env interface {
+	// Recover reports, once at the start of a session, the agent attempts an
+	// earlier session started and never finished (a crash, a kill): attempts
+	// numbered above last are cut; the environment keeps what each left (a
+	// checkpoint of the tree, its partial diff) and counts what its transcript
+	// tells of its spend. An environment whose steps cannot be cut that way
+	// returns none.
+	Recover(ctx context.Context, last int) ([]Interrupted, error)
 	// Step does one unit of work: agent, gates and reviewer are all in here.
 	Step(ctx context.Context, r StepRequest) (StepResult, error)
 	// AwaitGuidance suspends the run until a human answers an escalation. The local
@@ -78,6 +92,7 @@ type Env interface {
 // Artifacts are what the decider concluded about one iteration, kept for people.
 type Artifacts struct {
 	Iteration int                // the iteration they are about
+	Seq       int                // its attempt's number in the run: its folder
 	Decision  *decision.Document // nil when the decider writes no document
 	Feedback  string             // the feedback for the next prompt; empty: none
 }
@@ -90,10 +105,16 @@ type Escalation struct {
 	// Report is the full escalation report, rendered by the environment; nil
 	// when the loop itself escalates (a limit reached before an iteration).
 	Report *decision.EscalationReport
+	// Segment is the segment that escalates: the run's escalation files are
+	// numbered by it (one per escalation, none written over).
+	Segment int
 }
 
 // Guidance is a human's answer to an escalation.
 type Guidance struct {
 	Text         string
 	Architecture bool // record the answer as an architecture decision
+	// At and By say when and who answered, for the run's history.
+	At time.Time
+	By string
 }

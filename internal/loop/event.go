@@ -30,6 +30,7 @@ const (
 	EventWarning           EventType = "warning"
 	EventEscalated         EventType = "escalated"
 	EventGuidanceReceived  EventType = "guidance_received"
+	EventHandoff           EventType = "handoff" // a person took part: resume, guidance, accept, abort
 	EventRunFinished       EventType = "run_finished"
 	// EventNeedsYou is the one record of what a waiting run asks of a person;
 	// the environment around the loop emits it (the loop has no commands).
@@ -47,7 +48,9 @@ const (
 // environment stamps Time (the loop reads no clock).
 type Event struct {
 	Time      time.Time
-	Iteration int       // the iteration the event belongs to; 0 before the first
+	Iteration int       // the iteration (in its segment) the event belongs to; 0 before the first
+	Seq       int       // the agent attempt (run-wide) it belongs to; 0 for none
+	Segment   int       // the segment it belongs to; 0 when not known (older logs)
 	Data      EventData // what happened: RunStarted, IterationFinished, …
 }
 
@@ -71,6 +74,8 @@ type RunStarted struct {
 	MaxIterations int    `json:"max_iterations"` // 0: unlimited
 	Iteration     int    `json:"iteration"`      // iterations done before this session (since the last guidance)
 	Resumed       bool   `json:"resumed"`
+	Segment       int    `json:"segment,omitempty"`  // the segment the session goes on with
+	Attempts      int    `json:"attempts,omitempty"` // agent attempts before this session, every segment
 	// Elapsed is how long the run was at work before this session
 	// ([State.Elapsed]); 0 for a new run.
 	Elapsed Millis `json:"elapsed_ms,omitempty"`
@@ -146,6 +151,12 @@ type GuidanceReceived struct {
 	Architecture bool `json:"architecture"` // recorded as an architecture decision
 }
 
+// HandoffRecorded: a person took part in the run (a resume, guidance, accept,
+// abort), with what they said.
+type HandoffRecorded struct {
+	Handoff
+}
+
 // RunFinished: the session ends.
 type RunFinished struct {
 	Status     Status `json:"status"`
@@ -204,6 +215,7 @@ func (Warning) EventType() EventType            { return EventWarning }
 func (Escalated) EventType() EventType          { return EventEscalated }
 func (GuidanceReceived) EventType() EventType   { return EventGuidanceReceived }
 func (RunFinished) EventType() EventType        { return EventRunFinished }
+func (HandoffRecorded) EventType() EventType    { return EventHandoff }
 func (Message) EventType() EventType            { return EventMessage }
 func (NeedsYou) EventType() EventType           { return EventNeedsYou }
 func (NotificationSent) EventType() EventType   { return EventNotificationSent }
@@ -224,16 +236,19 @@ type eventLine struct {
 	Time      time.Time       `json:"time"`
 	Type      EventType       `json:"type"`
 	Iteration int             `json:"iteration,omitempty"`
+	Seq       int             `json:"seq,omitempty"`
+	Segment   int             `json:"segment,omitempty"`
 	Data      json.RawMessage `json:"data,omitempty"`
 }
 
 // MarshalJSON encodes the event as one line of events.jsonl:
-// {"v":2,"time":…,"type":…,"iteration":…,"data":{…}}; data is left out when empty.
+// {"v":2,"time":…,"type":…,"iteration":…,"seq":…,"segment":…,"data":{…}}; data
+// is left out when empty, seq and segment when 0.
 func (e Event) MarshalJSON() ([]byte, error) {
 	if e.Data == nil {
 		return nil, fmt.Errorf("encode event: no data")
 	}
-	line := eventLine{Schema: EventSchema, Time: e.Time, Type: e.Data.EventType(), Iteration: e.Iteration}
+	line := eventLine{Schema: EventSchema, Time: e.Time, Type: e.Data.EventType(), Iteration: e.Iteration, Seq: e.Seq, Segment: e.Segment}
 	if u, ok := e.Data.(UnknownEvent); ok {
 		line.Schema = u.Schema
 	}
@@ -263,7 +278,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("decode event %s: %w", line.Type, err)
 	}
-	*e = Event{Time: line.Time, Iteration: line.Iteration, Data: data}
+	*e = Event{Time: line.Time, Iteration: line.Iteration, Seq: line.Seq, Segment: line.Segment, Data: data}
 	return nil
 }
 
@@ -293,6 +308,8 @@ func decodeEventData(schema int, t EventType, raw json.RawMessage) (EventData, e
 		return decodeAs[GuidanceReceived](raw)
 	case EventRunFinished:
 		return decodeAs[RunFinished](raw)
+	case EventHandoff:
+		return decodeAs[HandoffRecorded](raw)
 	case EventMessage:
 		return decodeAs[Message](raw)
 	case EventNeedsYou:

@@ -9,13 +9,11 @@ import (
 )
 
 // record folds an iteration's evidence and decision into the state.
-func (r *runner) record(ev evidence.Iteration, res StepResult, d Decision) {
+func (r *runner) record(ev evidence.Iteration, seq int, res StepResult, d Decision) {
 	st := r.st
 	st.Iteration = ev.N
 	st.TotalIterations++
 	st.LastIterationAt = ev.Finished
-	dur := MillisOf(ev.Duration())
-	st.ElapsedPerIteration = append(st.ElapsedPerIteration, dur)
 	st.count(ev.Started, ev.Finished)
 	st.Spend.Waited += MillisOf(res.Waited)
 	st.Spend.Usage = st.Spend.Usage.Add(ev.Agent.Usage)
@@ -30,21 +28,33 @@ func (r *runner) record(ev evidence.Iteration, res StepResult, d Decision) {
 	if len(st.Sessions) > 0 {
 		st.Sessions[len(st.Sessions)-1].Iterations++
 	}
-	st.History = append(st.History, newRecord(ev, res, d))
+	st.History = append(st.History, newRecord(ev, seq, st.Segment, res, d))
+	st.LastDecision = string(d.Action)
 	st.Feedback = d.Feedback
 	st.Next = d.Next
+	if res.Checkpoint != "" {
+		st.Tree = res.Checkpoint
+	}
 	if d.Best != nil {
 		best := *d.Best
 		if best.Ref == "" {
 			best.Ref = res.Checkpoint
 		}
-		st.Best = &best
+		if best.Seq == 0 && best.Iteration == ev.N {
+			best.Seq = seq
+		}
+		// A best checkpoint is a commit to go back to: an iteration whose
+		// checkpoint failed (git's error, a signal) is never the best. Outside
+		// git, where no attempt has checkpoints, the best is only named.
+		if best.Ref != "" || res.Start == "" {
+			st.Best = &best
+		}
 	}
 }
 
-func newRecord(ev evidence.Iteration, res StepResult, d Decision) Record {
+func newRecord(ev evidence.Iteration, seq, segment int, res StepResult, d Decision) Record {
 	rec := Record{
-		N: ev.N, Attempt: d.Next.Attempt, StartedAt: ev.Started, Duration: MillisOf(ev.Duration()),
+		N: ev.N, Seq: seq, Segment: segment, Attempt: d.Next.Attempt, StartedAt: ev.Started, Duration: MillisOf(ev.Duration()),
 		Succeeded: d.Succeeded, AgentExit: ev.Agent.ExitCode, AgentReason: ev.Agent.Reason,
 		Usage: ev.Agent.Usage, Failing: d.Failing, Fingerprint: d.Fingerprint,
 		DiffHash: ev.Diff.Hash, TreeHash: ev.Diff.TreeHash, DiffLines: ev.Diff.Added + ev.Diff.Deleted,

@@ -73,12 +73,20 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 	st := r.st
 	st.Status = StatusRunning
 	st.Reason = ""
+	st.Segment = max(st.Segment, 1)
 	r.emit(ctx, 0, RunStarted{
 		Procedure: r.spec.Procedure, MaxIterations: r.spec.Limits.MaxIterations,
-		Iteration: st.Iteration, Resumed: st.TotalIterations > 0, Elapsed: st.Spend.Wall,
+		Iteration: st.Iteration, Resumed: st.Attempts > 0 || st.BaselineDone, Elapsed: st.Spend.Wall,
+		Segment: st.Segment, Attempts: st.Attempts,
 	})
+	r.recover(ctx)
 	if err := r.save(ctx); err != nil {
 		return r.unsaved(ctx, err)
+	}
+	if st.Undo != nil {
+		if out, done, err := r.undo(ctx); done {
+			return out, err
+		}
 	}
 	if r.spec.Baseline && r.spec.HasGates && !st.BaselineDone {
 		if out, done, err := r.baseline(ctx); done {
@@ -109,7 +117,6 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 		out, err := r.stepFailed(ctx, err)
 		return out, true, err
 	}
-	r.interrupted(ctx, res.Interrupted)
 	r.st.Baseline = res.Baseline
 	r.st.BaselineDone = true
 	if r.st.Feedback == "" {
@@ -133,10 +140,16 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, bool, error) {
 	st := r.st
 	n := st.Iteration + 1
-	r.emit(ctx, n, IterationStarted{MaxIterations: r.spec.Limits.MaxIterations, Strategy: st.Next.Strategy})
+	// The attempt's number is taken before it starts and never given again:
+	// the environment's marker of the attempt in progress carries it, so a
+	// session that dies part way leaves it to the next one's Recover.
+	seq := st.Attempts + 1
+	st.Attempts = seq
+	r.emitSeq(ctx, n, seq, IterationStarted{MaxIterations: r.spec.Limits.MaxIterations, Strategy: st.Next.Strategy})
 	res, err := r.env.Step(ctx, StepRequest{
 		Kind:      StepIteration,
 		Iteration: n,
+		Seq:       seq,
 		Attempt:   max(st.Next.Attempt, 1),
 		Feedback:  st.Feedback,
 		Guidance:  st.Guidance,
@@ -149,16 +162,20 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 		Baseline:  st.Baseline,
 		Remaining: left,
 	})
+	if err == nil && ctx.Err() != nil {
+		// A signal as the step ended (during its checkpoint, say): the
+		// attempt is cut like any other, never counted as finished.
+		err = context.Cause(ctx)
+	}
 	if err != nil {
-		r.cutShort(n, res)
+		r.cutShort(ctx, n, seq, res, err)
 		out, err := r.stepFailed(ctx, err)
 		return out, true, err
 	}
-	r.interrupted(ctx, res.Interrupted)
 	ev := res.Iteration
 	ev.N = n
 	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: BudgetStatus(st, &ev)})
-	r.record(ev, res, d)
+	r.record(ev, seq, res, d)
 	// The state is saved before the iteration is announced: an iteration whose
 	// record is lost is run again on resume, and only then reported finished.
 	if err := r.save(ctx); err != nil {
@@ -176,23 +193,25 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	if ev.Review != nil {
 		fin.Review, fin.ReviewScore = ev.Review.Verdict, ev.Review.Score
 	}
-	r.emit(ctx, n, fin)
+	r.emitSeq(ctx, n, seq, fin)
 	if r.spec.Limits.MaxCostUSD > 0 && !ev.Agent.Usage.CostKnown && !r.costUnknown {
 		r.costUnknown = true
 		r.emit(ctx, n, Warning{Message: fmt.Sprintf("the agent reports no cost: the cost budget of $%.2f cannot be checked (the other limits still hold)", r.spec.Limits.MaxCostUSD)})
 	}
-	r.keep(ctx, Artifacts{Iteration: n, Decision: d.Document, Feedback: d.Feedback})
+	r.keep(ctx, Artifacts{Iteration: n, Seq: seq, Decision: d.Document, Feedback: d.Feedback})
 
 	// A run never ends worse than its best checkpoint: the decider asks for a
 	// rollback on the way out too (escalate, abort), not only to continue.
 	if d.Rollback != "" && d.Action != ActionProceed {
 		r.emit(ctx, n, Rollback{Checkpoint: d.Rollback})
-		if _, err := r.env.Step(ctx, StepRequest{Kind: StepRollback, Iteration: n, Checkpoint: d.Rollback}); err != nil {
+		if _, err := r.env.Step(ctx, StepRequest{Kind: StepRollback, Iteration: n, Seq: seq, Checkpoint: d.Rollback, Expect: st.Tree, Why: "roll back to the best checkpoint"}); err != nil {
 			if ctx.Err() != nil {
 				out, err := r.stepFailed(ctx, err)
 				return out, true, err
 			}
 			r.emit(ctx, n, Warning{Message: "roll back to " + d.Rollback + ": " + err.Error()})
+		} else {
+			st.Tree = d.Rollback
 		}
 	}
 	return r.obey(ctx, d)
@@ -223,6 +242,7 @@ func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error
 	if d.Escalation != nil {
 		e = *d.Escalation
 	}
+	e.Segment = r.st.Segment
 	r.st.Status = StatusEscalated
 	r.st.Reason = e.Reason
 	if err := r.save(ctx); err != nil {
@@ -239,34 +259,60 @@ func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error
 		out, err := r.stepFailed(ctx, err)
 		return out, true, err
 	}
-	ApplyGuidance(r.st, g)
+	h := ApplyGuidance(r.st, g)
 	r.st.Status = StatusRunning
+	r.emit(ctx, r.st.Iteration, h)
 	r.emit(ctx, r.st.Iteration, GuidanceReceived{Architecture: g.Architecture})
 	return Outcome{}, false, nil
 }
 
 // ApplyGuidance puts a human's answer into the state: the guidance goes into the
-// next prompt, the iteration counter and failure count start again, spend is kept.
-func ApplyGuidance(st *State, g Guidance) {
+// next prompt, a new segment starts with the iteration counter and failure
+// count at zero, spend is kept, and the hand-off is kept in the run's history.
+// It returns the hand-off's event.
+func ApplyGuidance(st *State, g Guidance) HandoffRecorded {
+	st.Segment = max(st.Segment, 1) + 1
 	st.Guidance = g.Text
 	st.Iteration = 0
 	st.ConsecutiveFailures = 0
 	st.Next = Next{Strategy: "refine", Attempt: st.Next.Attempt + 1}
+	return AddHandoff(st, Handoff{Kind: HandoffGuidance, At: g.At, By: g.By, Text: g.Text, Architecture: g.Architecture, Checkpoint: st.Tree})
+}
+
+// AddHandoff keeps a person's part in the run in its history (After and
+// Segment are filled from the state) and returns its event.
+func AddHandoff(st *State, h Handoff) HandoffRecorded {
+	h.After = st.Attempts
+	h.Segment = max(st.Segment, 1)
+	st.Handoffs = append(st.Handoffs, h)
+	return HandoffRecorded{Handoff: h}
 }
 
 // Settled is how a run ends when its human ends it after an escalation
 // without running anything more (resume --accept, --abort): accepted, it ends
-// completed with its work tree at the best checkpoint, where the loop left it;
-// else aborted.
-func Settled(st *State, accept bool) Outcome {
-	if !accept {
-		return Outcome{Status: StatusAborted, Reason: "aborted by you after the escalation"}
+// completed with its work tree at the best checkpoint (tree names the commit it
+// was left at, "" outside git); else aborted, its tree left as the loop left it.
+func Settled(st *State, accept bool, tree string) Outcome {
+	at := ""
+	if tree != "" {
+		at = ", the work tree is at " + shortRef(tree)
 	}
-	reason := "you accepted the work tree as the loop left it"
+	if !accept {
+		return Outcome{Status: StatusAborted, Reason: "aborted by you after the escalation" + at}
+	}
+	reason := "you accepted the work tree as the loop left it" + at
 	if b := st.Best; b != nil && b.Ref != "" {
-		reason = fmt.Sprintf("you accepted the best checkpoint (iteration %d, %s), where the loop left the work tree", b.Iteration, b.Ref)
+		reason = fmt.Sprintf("you accepted the best checkpoint (%s, %s)%s", b.Label(), shortRef(b.Ref), at)
 	}
 	return Outcome{Status: StatusCompleted, Reason: reason}
+}
+
+// shortRef is a commit name shortened for people (12 hex digits).
+func shortRef(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
 }
 
 // stepFailed ends the session after a step error: an interrupt, a timeout, a stop
@@ -332,43 +378,113 @@ func (r *runner) keep(ctx context.Context, a Artifacts) {
 }
 
 func (r *runner) emit(ctx context.Context, n int, data EventData) {
-	// An event that cannot be recorded must not stop the loop; the environment
-	// reports its own failures.
-	_ = r.env.Emit(context.WithoutCancel(ctx), Event{Iteration: n, Data: data})
+	r.emitSeq(ctx, n, 0, data)
 }
 
-// cutShort counts what iteration n spent before it ended without a result
-// (Ctrl-C, a timeout of the whole run, a stop asked for by the environment):
-// its time, and the agent's usage as far as it was read. The iteration runs
-// again on resume; what it spent is kept.
-func (r *runner) cutShort(n int, res StepResult) {
-	if res.Started.IsZero() || !res.Finished.After(res.Started) {
-		return
-	}
+// emitSeq records an event of attempt seq (0: of no attempt).
+func (r *runner) emitSeq(ctx context.Context, n, seq int, data EventData) {
+	// An event that cannot be recorded must not stop the loop; the environment
+	// reports its own failures.
+	_ = r.env.Emit(context.WithoutCancel(ctx), Event{Iteration: n, Seq: seq, Segment: r.st.Segment, Data: data})
+}
+
+// cutShort records attempt seq (iteration n) that ended without a result
+// (Ctrl-C, a timeout of the whole run, a stop asked for by the environment, a
+// signal as it ended): its time, the agent's usage as far as it was read, and
+// the checkpoints of where it started and what it left, so the next session
+// undoes it (what it left stays in its cut ref). The iteration runs again on
+// resume as a new attempt; what this one spent is kept.
+func (r *runner) cutShort(ctx context.Context, n, seq int, res StepResult, err error) {
 	st := r.st
 	st.count(res.Started, res.Finished)
 	u := res.Iteration.Agent.Usage
 	st.Spend.Usage = st.Spend.Usage.Add(u)
-	st.Interrupted = append(st.Interrupted, Interrupted{
-		Iteration: n, StartedAt: res.Started, Duration: MillisOf(res.Finished.Sub(res.Started)), Usage: u,
-	})
+	c := Interrupted{
+		Seq: seq, Segment: st.Segment, Iteration: n, StartedAt: res.Started, Usage: u,
+		Start: res.Start, Cut: res.Checkpoint, Reason: cutReason(ctx, err),
+	}
+	if !res.Started.IsZero() && res.Finished.After(res.Started) {
+		c.Duration = MillisOf(res.Finished.Sub(res.Started))
+	}
+	st.Interrupted = append(st.Interrupted, c)
+	r.leftInTree(c)
 }
 
-// interrupted counts what earlier sessions' cut-short iterations spent: their
-// time always, their tokens and cost as far as their transcripts tell.
-func (r *runner) interrupted(ctx context.Context, cut []Interrupted) {
+// leftInTree notes a cut attempt's work left in the work tree, to undo at the
+// start of the next session.
+func (r *runner) leftInTree(c Interrupted) {
+	if c.Start == "" {
+		return // no checkpoints (not a git work tree): nothing to go back to
+	}
+	r.st.Undo = &Undo{Seq: c.Seq, Start: c.Start, Cut: c.Cut}
+	if c.Cut != "" {
+		r.st.Tree = c.Cut
+	}
+}
+
+func cutReason(ctx context.Context, err error) string {
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+		return c.Error()
+	}
+	if ctx.Err() != nil {
+		return "interrupted"
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// recover counts what earlier sessions' cut attempts spent (their time always,
+// their tokens and cost as far as their transcripts tell) and notes the work
+// the last one left in the tree, to undo.
+func (r *runner) recover(ctx context.Context) {
+	cut, err := r.env.Recover(ctx, r.st.Attempts)
+	if err != nil {
+		r.emit(ctx, r.st.Iteration, Warning{Message: "an attempt an earlier session cut short may not be counted: " + err.Error()})
+	}
 	for _, c := range cut {
+		c.Segment = max(c.Segment, r.st.Segment)
+		r.st.Attempts = max(r.st.Attempts, c.Seq)
 		r.st.Interrupted = append(r.st.Interrupted, c)
 		r.st.Spend.Wall += c.Duration
 		r.st.Spend.Usage = r.st.Spend.Usage.Add(c.Usage)
+		r.leftInTree(c)
 		spend := "its tokens and cost are unknown (the agent's transcript does not tell them)"
 		if c.Usage.TokensKnown || c.Usage.CostKnown {
 			spend = "so do the tokens and cost its transcript tells"
 		}
-		r.emit(ctx, c.Iteration, Warning{Message: fmt.Sprintf(
-			"iteration %d of an earlier session was cut short (a crash or a kill) after %s: it runs again from its start, its time counts against the budgets, %s",
-			c.Iteration, c.Duration.Duration().Round(100*time.Millisecond), spend)})
+		r.emitSeq(ctx, c.Iteration, c.Seq, Warning{Message: fmt.Sprintf(
+			"attempt %d (iteration %d) of an earlier session was cut short (a crash or a kill) after its agent ran %s: it runs again as a new attempt, its time counts against the budgets, %s",
+			c.Seq, c.Iteration, c.Duration.Duration().Round(100*time.Millisecond), spend)})
 	}
+}
+
+// undo puts the work tree back where the cut attempt started, before anything
+// else runs; the environment keeps what the tree holds beyond what agentloop
+// last recorded (a person's edits since) in a backup ref and says so.
+func (r *runner) undo(ctx context.Context) (Outcome, bool, error) {
+	u := *r.st.Undo
+	r.emit(ctx, r.st.Iteration, Rollback{Checkpoint: u.Start})
+	_, err := r.env.Step(ctx, StepRequest{Kind: StepRollback, Iteration: r.st.Iteration, Seq: u.Seq, Checkpoint: u.Start, Expect: u.Cut,
+		Why: fmt.Sprintf("undo the cut attempt %d", u.Seq)})
+	if err != nil {
+		if ctx.Err() != nil {
+			out, err := r.stepFailed(ctx, err)
+			return out, true, err
+		}
+		// The next attempt starts from the tree as it is; its start
+		// checkpoint keeps its own diff honest.
+		r.emit(ctx, r.st.Iteration, Warning{Message: fmt.Sprintf("put the work tree back where the cut attempt %d started (%s): %v; the next attempt starts from the tree as it is", u.Seq, shortRef(u.Start), err)})
+	} else {
+		r.st.Tree = u.Start
+	}
+	r.st.Undo = nil
+	if err := r.save(ctx); err != nil {
+		out, err := r.unsaved(ctx, err)
+		return out, true, err
+	}
+	return Outcome{}, false, nil
 }
 
 func triggerIDs(ts []Trigger) []string {

@@ -37,7 +37,7 @@ type scriptEnv struct {
 	// cancels the run's context first.
 	rollbackErr    error
 	cancelRollback func()
-	// interrupted is reported by the first iteration's step.
+	// interrupted is reported by Recover, once.
 	interrupted []loop.Interrupted
 	checkpoint  string        // each iteration's step reports it
 	waited      time.Duration // each iteration's step waited this long on rate limits
@@ -64,10 +64,13 @@ func (e *scriptEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResu
 	start := e.t0.Add(time.Duration(e.calls) * time.Minute)
 	ev.Started, ev.Finished = start, start.Add(1500*time.Millisecond)
 	res := loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev, Checkpoint: e.checkpoint, Waited: e.waited}
-	if e.calls == 1 {
-		res.Interrupted = e.interrupted
-	}
 	return res, err
+}
+
+func (e *scriptEnv) Recover(context.Context, int) ([]loop.Interrupted, error) {
+	cut := e.interrupted
+	e.interrupted = nil
+	return cut, nil
 }
 
 func (e *scriptEnv) AwaitGuidance(context.Context, loop.Escalation) (loop.Guidance, error) {
@@ -189,8 +192,13 @@ func TestRun(t *testing.T) {
 			if st.Status != tt.wantStatus || st.Iteration != tt.wantIters || st.ConsecutiveFailures != tt.wantFails {
 				t.Errorf("state = %s iter %d fails %d, want %s iter %d fails %d", st.Status, st.Iteration, st.ConsecutiveFailures, tt.wantStatus, tt.wantIters, tt.wantFails)
 			}
-			if len(st.History) != tt.wantIters || len(st.ElapsedPerIteration) != tt.wantIters {
-				t.Errorf("history %d, elapsed %d, want %d", len(st.History), len(st.ElapsedPerIteration), tt.wantIters)
+			if len(st.History) != tt.wantIters || st.Attempts != len(st.History)+len(st.Interrupted) {
+				t.Errorf("history %d, attempts %d, cut %d: want %d records, every attempt recorded once", len(st.History), st.Attempts, len(st.Interrupted), tt.wantIters)
+			}
+			for i, h := range st.History {
+				if h.Seq != i+1 || h.Segment != 1 {
+					t.Errorf("record %d: seq %d segment %d, want seq %d segment 1", i, h.Seq, h.Segment, i+1)
+				}
 			}
 			if s := st.Sessions[0]; s.Iterations != tt.wantIters || s.Status != tt.wantStatus || s.Reason != tt.wantReason {
 				t.Errorf("session = %+v, want %d iterations, %s %q", s, tt.wantIters, tt.wantStatus, tt.wantReason)
@@ -492,9 +500,9 @@ func TestRunRollsBack(t *testing.T) {
 func TestRunCountsInterruptedIterations(t *testing.T) {
 	t.Parallel()
 	cut := []loop.Interrupted{
-		{Iteration: 3, Duration: 61_240, Usage: evidence.Usage{InputTokens: 100, OutputTokens: 20, TokensKnown: true}},
-		{Iteration: 4, Duration: 2_000},
-		{Iteration: 5, Duration: 10, Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}},
+		{Seq: 3, Iteration: 3, Duration: 61_240, Usage: evidence.Usage{InputTokens: 100, OutputTokens: 20, TokensKnown: true}},
+		{Seq: 4, Iteration: 4, Duration: 2_000},
+		{Seq: 5, Iteration: 5, Duration: 10, Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}},
 	}
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, interrupted: cut}
 	st := newState()
@@ -503,6 +511,10 @@ func TestRunCountsInterruptedIterations(t *testing.T) {
 	}
 	if len(st.Interrupted) != 3 || st.Interrupted[0].Iteration != 3 || st.Interrupted[2].Iteration != 5 {
 		t.Errorf("interrupted = %+v, want all three recorded", st.Interrupted)
+	}
+	// The attempts go on after the last cut one.
+	if st.Attempts != 6 || len(st.History) != 1 || st.History[0].Seq != 6 {
+		t.Errorf("attempts %d, history %+v: want the new attempt numbered 6", st.Attempts, st.History)
 	}
 	// 61.24 s + 2 s + 10 ms cut short, 1.5 s of the iteration run now.
 	if st.Spend.Wall != 61_240+2_000+10+1_500 {
@@ -516,9 +528,9 @@ func TestRunCountsInterruptedIterations(t *testing.T) {
 		warnings = append(warnings, ev.Data.(loop.Warning).Message)
 	}
 	if len(warnings) != 3 ||
-		!strings.Contains(warnings[0], "iteration 3 of an earlier session was cut short (a crash or a kill) after 1m1.2s") ||
+		!strings.Contains(warnings[0], "attempt 3 (iteration 3) of an earlier session was cut short (a crash or a kill) after its agent ran 1m1.2s") ||
 		!strings.HasSuffix(warnings[0], "so do the tokens and cost its transcript tells") ||
-		!strings.Contains(warnings[1], "iteration 4 ") || !strings.Contains(warnings[1], "after 2s") ||
+		!strings.Contains(warnings[1], "iteration 4)") || !strings.Contains(warnings[1], "ran 2s") ||
 		!strings.HasSuffix(warnings[1], "its tokens and cost are unknown (the agent's transcript does not tell them)") ||
 		!strings.HasSuffix(warnings[2], "so do the tokens and cost its transcript tells") {
 		t.Errorf("warnings:\n%s", strings.Join(warnings, "\n"))
@@ -797,8 +809,8 @@ func (e cutEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, 
 	return e.res, e.err
 }
 
-// An iteration an interrupt cuts short counts the time it ran and what its
-// agent was seen to spend; one with no time span counts nothing.
+// An attempt an interrupt cuts short is recorded: it counts the time it ran
+// and what its agent was seen to spend (one with no time span counts no time).
 func TestRunCountsTheIterationCutShort(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -820,7 +832,7 @@ func TestRunCountsTheIterationCutShort(t *testing.T) {
 		if out.Status != loop.StatusInterrupted || st.Spend.Wall != tc.wantWall {
 			t.Errorf("%s: %s, wall %d ms, want interrupted, %d ms", tc.name, out.Status, st.Spend.Wall, tc.wantWall)
 		}
-		if counted := tc.wantWall > 0; counted != (len(st.Interrupted) == 1) || counted != (st.Spend.Usage.InputTokens == 100) {
+		if len(st.Interrupted) != 1 || st.Interrupted[0].Seq != 1 || st.Interrupted[0].Duration != tc.wantWall || st.Spend.Usage.InputTokens != 100 {
 			t.Errorf("%s: interrupted %+v, usage %+v", tc.name, st.Interrupted, st.Spend.Usage)
 		}
 	}
@@ -840,4 +852,80 @@ func TestRunCountsOnlyATimeSpan(t *testing.T) {
 			t.Errorf("started %v, finished %v: wall %d ms after %d iterations, want 0 after 1", res.Started, res.Finished, st.Spend.Wall, st.TotalIterations)
 		}
 	}
+}
+
+// A signal that lands as an attempt's step ends (during its checkpoint, say)
+// cuts the attempt like any other: it is not recorded as finished, the session
+// ends interrupted, and the next session undoes it before the iteration runs
+// again as a new attempt.
+func TestSignalAsTheStepEndsCutsTheAttempt(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	env := &signalAtEnd{scriptEnv: &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(true, 0)}, checkpoint: "c1"}, cancel: cancel}
+	st := newState()
+	out, _ := loop.Run(ctx, env, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
+	if out.Status != loop.StatusInterrupted {
+		t.Fatalf("outcome %s, want interrupted", out.Status)
+	}
+	if len(st.History) != 0 || st.Best != nil || len(st.Interrupted) != 1 || st.Interrupted[0].Cut != "c1" {
+		t.Fatalf("history %+v, best %+v, cut %+v: want no record, no best, the attempt cut with its checkpoint", st.History, st.Best, st.Interrupted)
+	}
+	if st.Undo == nil || st.Undo.Start != "s1" {
+		t.Fatalf("undo = %+v, want the attempt undone from s1", st.Undo)
+	}
+	// The next session: the undo first, with what the tree was left at.
+	env2 := &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(true, 0)}, checkpoint: "c2"}
+	out, err := loop.Run(t.Context(), env2, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
+	if err != nil || out.Status != loop.StatusSucceeded {
+		t.Fatalf("second session: %s, %v", out.Status, err)
+	}
+	if r := env2.requests[0]; r.Kind != loop.StepRollback || r.Checkpoint != "s1" || r.Expect != "c1" || r.Seq != 1 {
+		t.Errorf("first request %+v, want the undo of attempt 1 to s1 expecting c1", r)
+	}
+	if r := env2.requests[1]; r.Kind != loop.StepIteration || r.Iteration != 1 || r.Seq != 2 {
+		t.Errorf("second request %+v, want iteration 1 again as attempt 2", r)
+	}
+	if st.Undo != nil || len(st.History) != 1 || st.History[0].Seq != 2 || st.Best == nil || st.Best.Ref != "c2" || st.Best.Seq != 2 {
+		t.Errorf("undo %+v, history %+v, best %+v", st.Undo, st.History, st.Best)
+	}
+}
+
+// An iteration whose checkpoint failed (no commit, yet the run has
+// checkpoints) is never the best checkpoint.
+func TestNoBestWithoutACommit(t *testing.T) {
+	t.Parallel()
+	env := &startOnly{scriptEnv: &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(true, 0)}}}
+	st := newState()
+	if _, err := loop.Run(t.Context(), env, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.History) != 1 || st.Best != nil {
+		t.Errorf("history %+v, best %+v: want the iteration recorded and no best without a commit", st.History, st.Best)
+	}
+}
+
+// signalAtEnd's iteration step finishes, then the run is signalled.
+type signalAtEnd struct {
+	*scriptEnv
+	cancel func()
+}
+
+func (e *signalAtEnd) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	res, err := e.scriptEnv.Step(ctx, r)
+	if r.Kind == loop.StepIteration {
+		res.Start = "s1"
+		e.cancel()
+	}
+	return res, err
+}
+
+// startOnly's iterations have a start checkpoint but their end checkpoint failed.
+type startOnly struct{ *scriptEnv }
+
+func (e *startOnly) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	res, err := e.scriptEnv.Step(ctx, r)
+	if r.Kind == loop.StepIteration {
+		res.Start, res.Checkpoint = "s1", ""
+	}
+	return res, err
 }

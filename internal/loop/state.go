@@ -8,8 +8,10 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
-// StateVersion is the schema version of [State] written by this build.
-const StateVersion = 1
+// StateVersion is the schema version of [State] written by this build. Version
+// 2 keeps the run's history (its records, cut attempts and hand-offs) in the
+// run folder's append-only log instead of the state file (see package state).
+const StateVersion = 2
 
 // Status is where a run stands.
 type Status string
@@ -29,32 +31,57 @@ func (s Status) Ended() bool { return s != StatusRunning && s != "" }
 
 // State is a run's persisted state: everything needed to resume it.
 type State struct {
-	Version             int                   `json:"version"`
-	Name                string                `json:"name"`
-	RunID               string                `json:"run_id"`
-	Procedure           string                `json:"procedure_name"`
-	Status              Status                `json:"status"`
-	Reason              string                `json:"reason,omitempty"`
-	Iteration           int                   `json:"iteration"` // iterations finished in this run (counter, reset by guidance)
-	TotalIterations     int                   `json:"total_iterations"`
-	MaxIterations       int                   `json:"max_iterations"`
-	ConsecutiveFailures int                   `json:"consecutive_failures"`
-	FailureThreshold    int                   `json:"failure_threshold"`
-	StartedAt           time.Time             `json:"started_at"`
-	LastIterationAt     time.Time             `json:"last_iteration_at,omitzero"`
-	ElapsedPerIteration []Millis              `json:"elapsed_per_iteration_ms"`
-	Spend               Spend                 `json:"spend"`
-	Sessions            []Session             `json:"sessions,omitempty"`
-	History             []Record              `json:"history,omitempty"`
-	Baseline            []evidence.GateResult `json:"baseline,omitempty"`
-	// Interrupted are the iterations that Ctrl-C, a crash or a kill cut
+	Version         int    `json:"version"`
+	Name            string `json:"name"`
+	RunID           string `json:"run_id"`
+	Procedure       string `json:"procedure_name"`
+	Status          Status `json:"status"`
+	Reason          string `json:"reason,omitempty"`
+	Iteration       int    `json:"iteration"` // iterations finished in this segment (counter, reset by guidance)
+	TotalIterations int    `json:"total_iterations"`
+	// Attempts is the run-wide sequence of agent attempts: the number of the
+	// last one started, across every session, segment, Ctrl-C and crash. An
+	// attempt's folder (iter-NNN) and checkpoint refs are named by its number,
+	// so no attempt ever writes over another's records. The loop owns it.
+	Attempts int `json:"attempts,omitempty"`
+	// Segment is the number of the current segment: 1 from the start, one
+	// more with each guidance (which restarts the iteration counter).
+	Segment             int       `json:"segment,omitempty"`
+	MaxIterations       int       `json:"max_iterations"`
+	ConsecutiveFailures int       `json:"consecutive_failures"`
+	FailureThreshold    int       `json:"failure_threshold"`
+	StartedAt           time.Time `json:"started_at"`
+	LastIterationAt     time.Time `json:"last_iteration_at,omitzero"`
+	Spend               Spend     `json:"spend"`
+	Sessions            []Session `json:"sessions,omitempty"`
+	// History, Interrupted and Handoffs grow with the run: the local store
+	// keeps them in the run folder's append-only log, not in the state file,
+	// which holds the run's position (see package state); Logged counts what
+	// of each the log already holds.
+	History  []Record              `json:"history,omitempty"`
+	Baseline []evidence.GateResult `json:"baseline,omitempty"`
+	// Interrupted are the attempts that Ctrl-C, a crash or a kill cut
 	// short; their time and known spend are in Spend.
-	Interrupted  []Interrupted `json:"interrupted,omitempty"`
-	BaselineDone bool          `json:"baseline_done,omitempty"`
-	Feedback     string        `json:"feedback,omitempty"` // for the next prompt
-	Guidance     string        `json:"guidance,omitempty"` // for the next prompt
-	Next         Next          `json:"next"`               // what the next iteration does
-	Best         *Checkpoint   `json:"best,omitempty"`
+	Interrupted []Interrupted `json:"interrupted,omitempty"`
+	// Handoffs are the moments a person took part: the start, each resume,
+	// guidance, accept and abort, with what they said.
+	Handoffs []Handoff `json:"handoffs,omitempty"`
+	Logged   Logged    `json:"logged,omitzero"`
+	// Undo is a cut attempt whose work is still in the tree: the next session
+	// keeps what the tree holds and puts it back where the attempt started.
+	Undo         *Undo `json:"undo,omitempty"`
+	BaselineDone bool  `json:"baseline_done,omitempty"`
+	// LastDecision is the decision on the last recorded iteration (what
+	// status shows without reading the history).
+	LastDecision string      `json:"last_decision,omitempty"`
+	Feedback     string      `json:"feedback,omitempty"` // for the next prompt
+	Guidance     string      `json:"guidance,omitempty"` // for the next prompt
+	Next         Next        `json:"next"`               // what the next iteration does
+	Best         *Checkpoint `json:"best,omitempty"`
+	// Tree is the checkpoint agentloop last left the work tree at (an
+	// attempt's end, a rollback, an undo): a restore keeps whatever the tree
+	// holds beyond it. "" when unknown or outside git.
+	Tree string `json:"tree,omitempty"`
 	// Args are the command-line flags the run was started with, so that resume
 	// runs it the same way (the same agent, gates and limits).
 	Args []string `json:"args,omitempty"`
@@ -84,14 +111,60 @@ type Spend struct {
 	Reviewer  evidence.Usage `json:"reviewer_usage"`
 }
 
-// Interrupted is an iteration cut short by Ctrl-C, a crash or a kill: when it started,
-// how long it ran as far as its files tell, and what its agent's transcript
-// tells of its spend (tokens and cost unknown when it tells nothing).
+// Interrupted is an agent attempt cut short by Ctrl-C, a crash or a kill: when
+// it started, how long its agent ran, what its agent's transcript tells of its
+// spend (tokens and cost unknown when it tells nothing), and the checkpoints of
+// the tree it started from and of what it left.
 type Interrupted struct {
+	Seq       int            `json:"seq,omitempty"`
+	Segment   int            `json:"segment,omitempty"`
 	Iteration int            `json:"iteration"`
 	StartedAt time.Time      `json:"started_at"`
 	Duration  Millis         `json:"duration_ms"`
 	Usage     evidence.Usage `json:"usage"`
+	Start     string         `json:"start,omitempty"` // the checkpoint it started from
+	Cut       string         `json:"cut,omitempty"`   // the checkpoint of the tree it left, "" when none was taken
+	Reason    string         `json:"reason,omitempty"`
+}
+
+// Undo is a cut attempt's work left in the tree, to undo before the next
+// attempt: Start is where it started, Cut what it left ("" when a crash left no
+// checkpoint of it).
+type Undo struct {
+	Seq   int    `json:"seq"`
+	Start string `json:"start"`
+	Cut   string `json:"cut,omitempty"`
+}
+
+// Handoff kinds: how a person took part in a run.
+const (
+	HandoffStart    = "start"    // the run started
+	HandoffResume   = "resume"   // a session resumed it
+	HandoffGuidance = "guidance" // an answer to an escalation: a new segment
+	HandoffAccept   = "accept"   // the person kept the work and ended the run
+	HandoffAbort    = "abort"    // the person ended the run
+)
+
+// Handoff is one moment a person took part in a run, kept in its history.
+type Handoff struct {
+	Kind string    `json:"kind"`
+	At   time.Time `json:"at"`
+	By   string    `json:"by,omitempty"`   // who: user@host
+	Text string    `json:"text,omitempty"` // the guidance
+	// After is the number of the last agent attempt before it; Segment the
+	// segment it starts or ends.
+	After        int    `json:"after"`
+	Segment      int    `json:"segment"`
+	Architecture bool   `json:"architecture,omitempty"`
+	Checkpoint   string `json:"checkpoint,omitempty"` // the commit the tree was at (guidance: the segment starts from it; accept: left at)
+}
+
+// Logged counts the entries of a state's growing lists that the run's history
+// log already holds (see package state): a save appends only what follows.
+type Logged struct {
+	History     int `json:"history"`
+	Interrupted int `json:"interrupted"`
+	Handoffs    int `json:"handoffs"`
 }
 
 // Session is one process's stretch of a run.
@@ -106,7 +179,9 @@ type Session struct {
 // Record is the persisted summary of one iteration: what the decision engine needs
 // of the past and what reports show.
 type Record struct {
-	N           int            `json:"n"`
+	N           int            `json:"n"`             // the iteration's number in its segment
+	Seq         int            `json:"seq,omitempty"` // the attempt's number in the run (its folder and refs)
+	Segment     int            `json:"segment,omitempty"`
 	Attempt     int            `json:"attempt,omitempty"`
 	StartedAt   time.Time      `json:"started_at"`
 	Duration    Millis         `json:"duration_ms"`
@@ -161,8 +236,17 @@ type Next struct {
 // Checkpoint is a saved work-tree state.
 type Checkpoint struct {
 	Iteration int     `json:"iteration"`
+	Seq       int     `json:"seq,omitempty"` // the attempt it is the end of
 	Ref       string  `json:"ref"`
 	Quality   float64 `json:"quality"`
+}
+
+// Label names the checkpoint's iteration for people: "iteration 2 (attempt 5)".
+func (c Checkpoint) Label() string {
+	if c.Seq > 0 && c.Seq != c.Iteration {
+		return fmt.Sprintf("iteration %d (attempt %d)", c.Iteration, c.Seq)
+	}
+	return fmt.Sprintf("iteration %d", c.Iteration)
 }
 
 // Elapsed is how long the run has been at work: the one figure that status,

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Bounds on what a report reads from a run folder.
@@ -74,8 +75,8 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 }
 
 // LoadRunDir gathers what a report shows from a run folder
-// (.agentloop/runs/NAME/RUNID): the events and the escalation report, with the
-// run's state st loaded by the caller. Missing files are not errors: a run that
+// (.agentloop/runs/NAME/RUNID): the events and the last escalation report,
+// with the run's state st (and its history) loaded by the caller. Missing files are not errors: a run that
 // just started has none.
 func LoadRunDir(dir string, st *loop.State) (Run, error) {
 	r := Run{State: st}
@@ -90,7 +91,11 @@ func LoadRunDir(dir string, st *loop.State) (Run, error) {
 			return r, fmt.Errorf("load the run's events from %s: %w", dir, err)
 		}
 	}
-	esc, err := os.Open(filepath.Join(dir, "escalation.md"))
+	last := state.LatestEscalation(dir)
+	if last == "" {
+		return r, nil
+	}
+	esc, err := os.Open(last)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

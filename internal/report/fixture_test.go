@@ -77,7 +77,6 @@ func sampleRun() Run {
 		Status: loop.StatusEscalated, Reason: "stuck: the same 2 tests fail after a fresh attempt",
 		Iteration: 4, TotalIterations: 4, MaxIterations: 6, ConsecutiveFailures: 4, FailureThreshold: 5,
 		StartedAt: t0, LastIterationAt: t0.Add(11*time.Minute + 52500*time.Millisecond),
-		ElapsedPerIteration: []loop.Millis{45200, 61800, 38000, 52500},
 		Spend: loop.Spend{
 			Usage: evidence.Usage{InputTokens: 37300, OutputTokens: 10400, CacheReadTokens: 111900, TokensKnown: true, CostUSD: 1.60, CostKnown: true, CostEstimated: true},
 			Wall:  197500, Waited: 12000,

@@ -155,7 +155,7 @@ func lastDecision(s *loop.State) string {
 	if n := len(s.History); n > 0 {
 		return s.History[n-1].Decision
 	}
-	return ""
+	return s.LastDecision
 }
 
 // usageOf is a usage holding only a known cost, for rendering.

@@ -2,12 +2,9 @@ package session
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
@@ -112,29 +109,15 @@ func (e echoWriter) Write(b []byte) (int, error) {
 	return e.w.Write(b)
 }
 
-// runStore saves the state in the state folder and, once a session of the run
-// has ended, a copy in the run folder, so an older run's final state is still
-// there after a new run of the same name replaces the state file.
+// runStore saves the run's state in the state folder; the store appends its
+// history (and, when a session ends, its final state) to the run folder's
+// log, so an older run's final state is still there after a new run of the
+// same name replaces the state file.
 type runStore struct {
 	store  *state.Store
 	runDir string
 }
 
-func (r runStore) Save(st *loop.State) error {
-	if err := r.store.Save(st); err != nil {
-		return err
-	}
-	if st.Status == loop.StatusRunning {
-		return nil
-	}
-	b, err := os.ReadFile(r.store.StatePath(st.Name))
-	if err != nil {
-		return fmt.Errorf("copy the state into the run folder: %w", err)
-	}
-	if err := state.WriteFileAtomic(filepath.Join(r.runDir, "state.json"), b, 0o600); err != nil {
-		return fmt.Errorf("copy the state into the run folder: %w", err)
-	}
-	return nil
-}
+func (r runStore) Save(st *loop.State) error { return r.store.Save(st) }
 
 var _ engine.RecordGuard = (*gitx.Workspace)(nil)

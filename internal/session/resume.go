@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,10 +15,11 @@ import (
 
 // Resume prepares an opened session to continue its run: a run that already
 // succeeded or completed cannot be resumed, an escalated one needs the person's
-// guidance. The guidance goes into the next prompt and restarts the iteration
-// counter; with adr (automatic when the run escalated on architecture) it is
-// also recorded as an architecture decision under docs/adr/. On an error the
-// session is closed.
+// guidance. The guidance goes into the next prompt and starts a new segment
+// (the iteration counter starts again); with adr (automatic when the run
+// escalated on architecture) it is also recorded as an architecture decision
+// under docs/adr/. Either way the hand-off is kept in the run's history. On an
+// error the session is closed.
 func (s *Session) Resume(guidance string, adr bool) error {
 	st, name := s.st, s.p.Name
 	switch st.Status {
@@ -27,19 +29,21 @@ func (s *Session) Resume(guidance string, adr bool) error {
 	case loop.StatusEscalated:
 		if guidance == "" {
 			s.Close()
+			md, _ := state.EscalationFiles(s.store.RunDir(name, st.RunID), st.Segment)
 			return &UsageError{Err: fmt.Errorf("run %s is waiting for your answer to its escalation (%s): read %s, then resume with --guidance \"...\"",
-				name, st.Reason, RelPath(s.p.WorkDir, filepath.Join(s.store.RunDir(name, st.RunID), "escalation.md")))}
+				name, st.Reason, RelPath(s.p.WorkDir, md))}
 		}
 	}
 	if summary := previousSummary(st); summary != "" {
 		s.screen.Linef("%s", summary)
 	}
 	if guidance == "" {
+		s.handoff(loop.AddHandoff(st, loop.Handoff{Kind: loop.HandoffResume, At: s.pr.Now(), By: s.pr.user()}))
 		return nil
 	}
 	adr = adr || Architectural(st)
-	loop.ApplyGuidance(st, loop.Guidance{Text: guidance, Architecture: adr})
-	s.screen.Linef("Guidance recorded; the iteration counter starts again (spend so far is kept)")
+	s.handoff(loop.ApplyGuidance(st, loop.Guidance{Text: guidance, Architecture: adr, At: s.pr.Now(), By: s.pr.user()}))
+	s.screen.Linef("Guidance recorded; segment %d starts with the iteration counter at 0 (spend so far is kept; attempts go on from %d)", st.Segment, st.Attempts+1)
 	if adr {
 		path, err := WriteADR(s.p.WorkDir, st, guidance)
 		if err != nil {
@@ -51,31 +55,57 @@ func (s *Session) Resume(guidance string, adr bool) error {
 	return nil
 }
 
-// Settle ends an escalated run by the person's choice, without running
-// anything: accept keeps the work tree as it is — the loop left it at the best
-// checkpoint — and ends the run completed; otherwise the run ends aborted. The
-// state and the event log record it; the session is closed.
-func (s *Session) Settle(accept bool) error {
+// Settle ends an escalated run by the person's choice, without running an
+// agent: accept puts the work tree at the run's best checkpoint (what the tree
+// holds beyond the loop's last checkpoint is kept in a backup ref first) and
+// ends the run completed; abort leaves the tree as it is and ends the run
+// aborted. Both say which commit the tree is at. The state, the history and
+// the event log record it; the session is closed.
+func (s *Session) Settle(ctx context.Context, accept bool) error {
 	defer s.Close()
 	st, name := s.st, s.p.Name
 	if st.Status != loop.StatusEscalated {
 		return NotEscalated(name, st.Status)
 	}
-	out := loop.Settled(st, accept)
-	status, reason := out.Status, out.Reason
-	st.Status, st.Reason = status, reason
-	if err := s.store.Save(st); err != nil {
+	runDir := s.store.RunDir(name, st.RunID)
+	events, err := state.OpenEvents(filepath.Join(runDir, "events.jsonl"))
+	if err != nil {
+		s.screen.Warnf("events will not be recorded: %v", err)
+	} else {
+		defer events.Close()
+	}
+	env := s.local(ctx, runDir, events)
+	defer env.Close()
+	tree := st.Tree
+	if b := st.Best; accept && b != nil && b.Ref != "" && env.Work != nil {
+		if _, err := env.Step(ctx, loop.StepRequest{Kind: loop.StepRollback, Seq: st.Attempts, Checkpoint: b.Ref, Expect: st.Tree, Why: "accept the best checkpoint"}); err != nil {
+			return fmt.Errorf("accept run %s: put the work tree at its best checkpoint %s (%s): %w; nothing was changed: fix it and run the command again", name, b.Label(), b.Ref, err)
+		}
+		tree = b.Ref
+		st.Tree = b.Ref
+	}
+	kind := loop.HandoffAbort
+	if accept {
+		kind = loop.HandoffAccept
+	}
+	h := loop.AddHandoff(st, loop.Handoff{Kind: kind, At: s.pr.Now(), By: s.pr.user(), Checkpoint: tree})
+	out := loop.Settled(st, accept, tree)
+	st.Status, st.Reason = out.Status, out.Reason
+	if err := env.Save(ctx, st); err != nil {
 		return fmt.Errorf("save the state of %s: %w", name, err)
 	}
-	fin := loop.Event{Time: s.pr.Now(), Iteration: st.Iteration,
-		Data: loop.RunFinished{Status: status, Reason: reason, Iterations: st.TotalIterations, Wall: st.Spend.Wall}}
-	if events, err := state.OpenEvents(filepath.Join(s.store.RunDir(name, st.RunID), "events.jsonl")); err == nil {
-		if err := events.Append(fin); err != nil {
-			s.screen.Warnf("events: %v", err)
+	now := s.pr.Now()
+	for _, ev := range []loop.Event{
+		{Time: now, Iteration: st.Iteration, Segment: st.Segment, Data: h},
+		{Time: now, Iteration: st.Iteration, Segment: st.Segment, Data: loop.RunFinished{Status: out.Status, Reason: out.Reason, Iterations: st.TotalIterations, Wall: st.Spend.Wall}},
+	} {
+		if events != nil {
+			if err := events.Append(ev); err != nil {
+				s.screen.Warnf("events: %v", err)
+			}
 		}
-		events.Close()
+		s.screen.Event(ev)
 	}
-	s.screen.Event(fin)
 	return nil
 }
 

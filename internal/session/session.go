@@ -28,6 +28,16 @@ type Process struct {
 	Stderr io.Writer // progress and warnings a person reads; the agent's output with -v
 	Now    func() time.Time
 	Getwd  func() (string, error)
+	// User names the person at the keyboard (user@host) for the run's
+	// history of hand-offs; nil: not known.
+	User func() string
+}
+
+func (pr Process) user() string {
+	if pr.User == nil {
+		return ""
+	}
+	return pr.User()
 }
 
 // Progress is where progress lines go: a person's text to Stderr, so results
@@ -49,7 +59,12 @@ type Session struct {
 	st     *loop.State
 	screen *ui.Printer
 	log    *slog.Logger
+	// told are hand-offs made before the session's event log is open.
+	told []loop.HandoffRecorded
 }
+
+// handoff keeps a hand-off's event for the session's event log.
+func (s *Session) handoff(h loop.HandoffRecorded) { s.told = append(s.told, h) }
 
 // NewRunID names a run by its start time plus a few random characters.
 func NewRunID(now time.Time) string {
@@ -81,6 +96,10 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 	}
 	s := &Session{pr: pr, p: p, store: store, lock: lock, screen: screen, log: log}
 	st, err := store.Load(p.Name)
+	if gap, ok := errors.AsType[*state.HistoryGapError](err); ok {
+		screen.Warnf("%v", gap)
+		err = nil
+	}
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 	case err != nil:
@@ -102,9 +121,13 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 	if s.st == nil {
 		s.st = &loop.State{
 			Version: loop.StateVersion, Name: p.Name, RunID: NewRunID(now), Procedure: p.Proc.Name,
-			Status: loop.StatusRunning, StartedAt: now,
+			Status: loop.StatusRunning, StartedAt: now, Segment: 1,
 		}
+		s.handoff(loop.AddHandoff(s.st, loop.Handoff{Kind: loop.HandoffStart, At: now, By: pr.user()}))
 		removeStillborn(store, p.Name, st)
+	} else if err := checkWorkDir(p.StateDir, s.st.WorkDir); err != nil {
+		lock.Release()
+		return nil, err
 	}
 	s.st.Args = p.Args
 	if wd, err := pr.Getwd(); err == nil && wd != p.WorkDir {
@@ -121,6 +144,30 @@ func (s *Session) State() *loop.State { return s.st }
 // Close releases the run's lock without running it.
 func (s *Session) Close() { s.lock.Release() }
 
+// checkWorkDir refuses a state file whose work_dir is not one of agentloop's
+// own task worktrees (under the state folder's worktrees/): an agent is never
+// run in a folder a state file names elsewhere.
+func checkWorkDir(stateDir, workDir string) error {
+	if workDir == "" {
+		return nil
+	}
+	root, err := filepath.Abs(filepath.Join(stateDir, "worktrees"))
+	if err == nil {
+		var wd string
+		if wd, err = filepath.Abs(workDir); err == nil {
+			if rel, rerr := filepath.Rel(root, wd); rerr != nil || rel == "." || strings.HasPrefix(rel, "..") {
+				err = fmt.Errorf("it is not a task worktree under %s", root)
+			} else if fi, serr := os.Stat(wd); serr != nil || !fi.IsDir() {
+				err = fmt.Errorf("it does not exist (a task worktree removed by hand?)")
+			}
+		}
+	}
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("the state file says the run works in %s, but %v: refusing to run an agent there; start the run again with 'agentloop run' (or the task graph with 'agentloop run --tasks')", workDir, err)}
+	}
+	return nil
+}
+
 // removeStillborn removes the run folders of name that a process killed before
 // it saved its run's first state left behind: no state names them (prev, the
 // state in force, may be nil), no copy of a state is in them and no iteration
@@ -132,6 +179,9 @@ func removeStillborn(store *state.Store, name string, prev *loop.State) {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(d, "state.json")); err == nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, state.HistoryFile)); err == nil {
 			continue
 		}
 		if iters, _ := filepath.Glob(filepath.Join(d, "iter-*")); len(iters) > 0 {
@@ -192,6 +242,15 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 			}
 		}
 	}
+	for _, h := range s.told {
+		ev := loop.Event{Time: h.At, Iteration: s.st.Iteration, Segment: h.Segment, Data: h}
+		if events != nil {
+			if err := events.Append(ev); err != nil {
+				s.screen.Warnf("events: %v", err)
+			}
+		}
+	}
+	s.told = nil
 	env := s.local(ctx, runDir, events)
 	defer env.Close()
 	if t := s.p.Proc.Limits.Timeout; t > 0 {
@@ -266,7 +325,8 @@ func (s *Session) epilogue(out loop.Outcome, runDir string, runErr error) {
 	case loop.StatusInterrupted:
 		w.Linef("State saved. Resume with: agentloop resume %s", s.p.Name)
 	case loop.StatusEscalated:
-		w.Linef("The loop needs you: read %s", filepath.Join(rel, "escalation.md"))
+		md, _ := state.EscalationFiles(rel, s.st.Segment)
+		w.Linef("The loop needs you: read %s", md)
 		w.Linef("Then: agentloop resume %s --guidance \"...\"", s.p.Name)
 	case loop.StatusAborted:
 		w.Linef("Logs: %s. To continue (with a higher limit if a budget stopped it): agentloop resume %s", rel, s.p.Name)

@@ -29,8 +29,59 @@ type migration struct {
 
 // migrations are the upgrades from every older schema version, oldest first:
 // the step from N is at index N-1, and the last one ends at loop.StateVersion.
-// Schema 1 is the first version, so there is none yet.
-func migrations() []migration { return nil }
+func migrations() []migration {
+	return []migration{{from: 1, up: upFrom1}}
+}
+
+// upFrom1: schema 2 numbers agent attempts run-wide and marks segments. A
+// version-1 run's attempts were its iterations and cut iterations (its folders,
+// named by the iteration in its segment, are all numbered below that); its
+// segments are told by the iteration counter starting again. Its history stays
+// in the document until the next save moves it to the run's log.
+func upFrom1(doc map[string]any) error {
+	hist, _ := doc["history"].([]any)
+	cut, _ := doc["interrupted"].([]any)
+	total := num(doc["total_iterations"])
+	doc["attempts"] = max(total, int64(len(hist))) + int64(len(cut))
+	seg, prev := int64(1), int64(0)
+	for _, h := range hist {
+		r, ok := h.(map[string]any)
+		if !ok {
+			continue
+		}
+		n := num(r["n"])
+		if prev > 0 && n <= prev {
+			seg++
+		}
+		prev = n
+		r["segment"] = seg
+	}
+	if len(hist) > 0 || doc["guidance"] != nil && doc["guidance"] != "" {
+		if g, _ := doc["guidance"].(string); g != "" && len(hist) > 0 && num(doc["iteration"]) < prev {
+			seg++ // guidance given after the last record: its segment has none yet
+		}
+	}
+	doc["segment"] = seg
+	if last := len(hist); last > 0 {
+		if r, ok := hist[last-1].(map[string]any); ok {
+			doc["last_decision"] = r["decision"]
+		}
+	}
+	delete(doc, "elapsed_per_iteration_ms")
+	return nil
+}
+
+// num reads a JSON number of a decoded document (0 when it is not one).
+func num(v any) int64 {
+	switch n := v.(type) {
+	case json.Number:
+		i, _ := n.Int64()
+		return i
+	case float64:
+		return int64(n)
+	}
+	return 0
+}
 
 // NewerError is returned by [Store.Load] for a state file written by a newer
 // agentloop: this build cannot read it, and it is left where it is.

@@ -94,9 +94,12 @@ func IterDir(runDir string, n int) string {
 }
 
 // Load reads the state of the run called name, upgraded to the current schema
-// when an older agentloop wrote it. A missing file is [ErrNotFound]; one written
-// by a newer agentloop is a [*NewerError] and stays in place; an unparseable or
-// invalid one is moved aside and reported as a [*CorruptError].
+// when an older agentloop wrote it, with its history from the run folder's log.
+// A missing file is [ErrNotFound]; one written by a newer agentloop is a
+// [*NewerError] and stays in place; an unparseable or invalid one is moved
+// aside and reported as a [*CorruptError]. A history log that lacks entries the
+// state counts is a [*HistoryGapError] returned with the state: the run can go
+// on with what is there.
 func (s Store) Load(name string) (*loop.State, error) {
 	if err := ValidName(name); err != nil {
 		return nil, err
@@ -111,7 +114,9 @@ func (s Store) Load(name string) (*loop.State, error) {
 	}
 	st, perr := parse(path, name, data)
 	if perr == nil {
-		return st, nil
+		// A history log with less than the state counts is told, not fatal:
+		// the run goes on with what it has.
+		return st, s.LoadHistory(st)
 	}
 	if _, newer := errors.AsType[*NewerError](perr); newer {
 		return nil, perr
@@ -200,11 +205,23 @@ func (s Store) Save(st *loop.State) error {
 	if err := st.Validate(); err != nil {
 		return fmt.Errorf("save state %s: %w", st.Name, err)
 	}
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
+	if err := s.EnsureRoot(); err != nil {
 		return fmt.Errorf("save state %s: %w", st.Name, err)
 	}
-	if err := s.EnsureRoot(); err != nil {
+	// The history first: a state file never counts entries its log lacks.
+	logged := st.Logged
+	pos := st
+	if st.RunID != "" {
+		var err error
+		logged, err = appendHistory(s.historyPath(st), st, st.Status.Ended())
+		if err != nil {
+			return fmt.Errorf("save state %s: %w", st.Name, err)
+		}
+		p := position(st, logged)
+		pos = &p
+	}
+	data, err := json.MarshalIndent(pos, "", "  ")
+	if err != nil {
 		return fmt.Errorf("save state %s: %w", st.Name, err)
 	}
 	if err := EnsureDir(s.StateDir()); err != nil {
@@ -213,12 +230,29 @@ func (s Store) Save(st *loop.State) error {
 	if err := WriteFileAtomic(s.StatePath(st.Name), append(data, '\n'), FilePerm); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
+	st.Logged = logged
 	return nil
 }
 
-// List returns the state of every run, sorted by name, for `status`. It does not
-// move anything: files it cannot use are skipped and named in the error (one
-// [*CorruptError] or [*NewerError] each), next to the states it could read.
+func (s Store) historyPath(st *loop.State) string {
+	return filepath.Join(s.RunDir(st.Name, st.RunID), HistoryFile)
+}
+
+// LoadHistory fills st's history (records, cut attempts, hand-offs) from its
+// run folder's log; [Store.List] leaves it out. A state whose lists are
+// already there (one of an older schema) is left as it is. See [Store.Load]
+// for a [*HistoryGapError].
+func (s Store) LoadHistory(st *loop.State) error {
+	if st.RunID == "" || len(st.History)+len(st.Interrupted)+len(st.Handoffs) > 0 {
+		return nil
+	}
+	return readHistory(s.historyPath(st), st)
+}
+
+// List returns the state of every run, sorted by name, for `status`: each
+// run's position, without its history ([Store.LoadHistory] reads it). It does
+// not move anything: files it cannot use are skipped and named in the error
+// (one [*CorruptError] or [*NewerError] each), next to the states it could read.
 func (s Store) List() ([]*loop.State, error) {
 	entries, err := os.ReadDir(s.StateDir())
 	if errors.Is(err, fs.ErrNotExist) {

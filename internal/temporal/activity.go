@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -109,7 +110,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		// The worker of the last attempt died part way, or the run's work
 		// tree was on another worker: start again from where the iteration
 		// started, as a step is at-least-once.
-		c, err := l.Restart(ctx, in.Request.Iteration, in.Last)
+		c, err := l.Restart(ctx, cmp.Or(in.Request.Seq, in.Request.Iteration), in.Last)
 		if err != nil {
 			return StepOutput{}, temporal.NewNonRetryableApplicationError("restore the work tree for a retried iteration: "+err.Error(), "agentloop.Restart", err)
 		}

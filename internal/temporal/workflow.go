@@ -225,34 +225,49 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 	g := *w.answer
 	w.waiting, w.answer = nil, nil
 	if g.Accept || g.Abort {
+		tree, kind := w.st.Tree, loop.HandoffAbort
 		if g.Accept {
-			w.restoreBest()
+			kind = loop.HandoffAccept
+			if w.restoreBest() {
+				tree = w.st.Best.Ref
+				w.st.Tree = tree
+			}
 		}
-		out := loop.Settled(w.st, g.Accept)
+		h := loop.AddHandoff(w.st, loop.Handoff{Kind: kind, At: workflow.Now(w.ctx), Checkpoint: tree})
+		_ = w.Emit(context.Background(), loop.Event{Iteration: w.st.Iteration, Segment: w.st.Segment, Data: h})
+		out := loop.Settled(w.st, g.Accept, tree)
 		return loop.Guidance{}, &loop.StopError{Status: out.Status, Reason: out.Reason}
 	}
 	if g.Architecture || session.Architectural(w.st) {
 		w.keep(KeepInput{ADR: &ADR{State: *w.st, Guidance: g.Text}})
 	}
-	return loop.Guidance{Text: g.Text, Architecture: g.Architecture}, nil
+	return loop.Guidance{Text: g.Text, Architecture: g.Architecture, At: workflow.Now(w.ctx)}, nil
 }
+
+// Recover implements [loop.Env]: a step cut by a worker's death is run again
+// by the server on another worker (see [Steps.Step]), so the loop never finds
+// one left over.
+func (w *wfEnv) Recover(context.Context, int) ([]loop.Interrupted, error) { return nil, nil }
 
 // settleChange is the version marker of the runs whose accepted escalation
 // restores the best checkpoint (a history recorded before has no accept).
 const settleChange = "settle"
 
 // restoreBest puts the run's work tree back at its best checkpoint, on the
-// worker holding it, as a rollback step: what the run is accepted with. A
-// restore that fails is a warning; the run ends accepted all the same.
-func (w *wfEnv) restoreBest() {
+// worker holding it, as a rollback step: what the run is accepted with. It
+// reports whether the tree is there; a restore that fails is a warning, and
+// the run ends accepted all the same.
+func (w *wfEnv) restoreBest() bool {
 	b := w.st.Best
 	if b == nil || b.Ref == "" || workflow.GetVersion(w.ctx, settleChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return
+		return false
 	}
 	ctx := context.Background()
-	if _, err := w.Step(ctx, loop.StepRequest{Kind: loop.StepRollback, Iteration: w.st.Iteration, Checkpoint: b.Ref}); err != nil {
+	if _, err := w.Step(ctx, loop.StepRequest{Kind: loop.StepRollback, Iteration: w.st.Iteration, Seq: w.st.Attempts, Checkpoint: b.Ref, Expect: w.st.Tree, Why: "accept the best checkpoint"}); err != nil {
 		_ = w.Emit(ctx, loop.Event{Iteration: w.st.Iteration, Data: loop.Warning{Message: "restore the best checkpoint " + b.Ref + ": " + err.Error()}})
+		return false
 	}
+	return true
 }
 
 // Save implements [loop.Env]: the workflow's history is the state; the run of

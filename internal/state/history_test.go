@@ -1,0 +1,163 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+func historyState() *loop.State {
+	return &loop.State{Version: loop.StateVersion, Name: "build", RunID: "r1", Status: loop.StatusRunning, Segment: 1}
+}
+
+// Each save appends only what is new to the run's history log, which only
+// grows (every earlier byte stays as it was); the state file holds the
+// position, its size independent of the history's length.
+func TestHistoryIsAppendedNotRewritten(t *testing.T) {
+	t.Parallel()
+	s := Store{Root: t.TempDir()}
+	st := historyState()
+	logPath := filepath.Join(s.RunDir("build", "r1"), HistoryFile)
+	var before []byte
+	var stateSizes []int
+	for i := 1; i <= 50; i++ {
+		st.Attempts = i
+		st.History = append(st.History, loop.Record{N: i, Seq: i, Segment: 1, Summary: strings.Repeat("x", 100)})
+		if i%10 == 0 {
+			st.Interrupted = append(st.Interrupted, loop.Interrupted{Seq: i, Iteration: i})
+			st.Handoffs = append(st.Handoffs, loop.Handoff{Kind: loop.HandoffResume, After: i})
+		}
+		if err := s.Save(st); err != nil {
+			t.Fatal(err)
+		}
+		after, err := os.ReadFile(logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(after, before) {
+			t.Fatalf("save %d rewrote the history log", i)
+		}
+		before = after
+		fi, err := os.Stat(s.StatePath("build"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stateSizes = append(stateSizes, int(fi.Size()))
+	}
+	if first, last := stateSizes[9], stateSizes[len(stateSizes)-1]; last > first+20 {
+		t.Errorf("the state file grew with the history: %d bytes after 10 saves, %d after 50", first, last)
+	}
+	got, err := s.Load("build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.History) != 50 || got.History[49].Seq != 50 || len(got.Interrupted) != 5 || len(got.Handoffs) != 5 {
+		t.Errorf("loaded %d records, %d cut, %d hand-offs; want 50, 5, 5", len(got.History), len(got.Interrupted), len(got.Handoffs))
+	}
+	if got.Logged != (loop.Logged{History: 50, Interrupted: 5, Handoffs: 5}) {
+		t.Errorf("logged = %+v", got.Logged)
+	}
+}
+
+// A crash between appending to the log and replacing the state file leaves
+// entries the state does not count: they are not loaded, and the next save
+// appends its own entries of those indexes, which win.
+func TestHistoryEntriesBeyondTheStateAreSuperseded(t *testing.T) {
+	t.Parallel()
+	s := Store{Root: t.TempDir()}
+	st := historyState()
+	st.History = []loop.Record{{N: 1, Seq: 1}}
+	if err := s.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	// The crash: a record appended, the state file not replaced.
+	orphan := *st
+	orphan.History = append(append([]loop.Record(nil), st.History...), loop.Record{N: 2, Seq: 2, Summary: "orphan"})
+	if _, err := appendHistory(s.historyPath(&orphan), &orphan, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load("build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.History) != 1 {
+		t.Fatalf("loaded %d records, want the 1 the state counts", len(got.History))
+	}
+	got.History = append(got.History, loop.Record{N: 2, Seq: 3, Summary: "the real one"})
+	if err := s.Save(got); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.Load("build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.History) != 2 || again.History[1].Summary != "the real one" {
+		t.Errorf("history = %+v, want the later entry of index 2", again.History)
+	}
+}
+
+// A log that lost entries (cut by hand, a torn line) loads what it holds up
+// to its first gap, says how many are missing, and the run goes on.
+func TestHistoryGap(t *testing.T) {
+	t.Parallel()
+	s := Store{Root: t.TempDir()}
+	st := historyState()
+	for i := 1; i <= 3; i++ {
+		st.History = append(st.History, loop.Record{N: i, Seq: i})
+		if err := s.Save(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := s.historyPath(st)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	// Entry 2 removed, entry 3 torn.
+	if err := os.WriteFile(path, []byte(lines[0]+lines[2][:10]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load("build")
+	var gap *HistoryGapError
+	if !errors.As(err, &gap) || gap.Missing != 2 || got == nil || len(got.History) != 1 {
+		t.Fatalf("Load = %v, %v; want 1 record and a gap of 2", got, err)
+	}
+	got.History = append(got.History, loop.Record{N: 4, Seq: 4})
+	if err := s.Save(got); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.Load("build"); err != nil || len(again.History) != 2 || again.History[1].Seq != 4 {
+		t.Errorf("after the gap: %+v, %v", again, err)
+	}
+}
+
+// A session's last save appends the final position: an earlier run is read
+// back from its folder alone, after a new run replaced the state file.
+func TestLoadRunFromItsFolder(t *testing.T) {
+	t.Parallel()
+	s := Store{Root: t.TempDir()}
+	st := historyState()
+	st.History = []loop.Record{{N: 1, Seq: 1, Decision: "proceed"}}
+	st.Status, st.Reason = loop.StatusSucceeded, "all required gates passed"
+	if err := s.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	next := historyState()
+	next.RunID = "r2"
+	if err := s.Save(next); err != nil {
+		t.Fatal(err)
+	}
+	old, err := LoadRun(s.RunDir("build", "r1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.RunID != "r1" || old.Status != loop.StatusSucceeded || len(old.History) != 1 || old.History[0].Decision != "proceed" {
+		t.Errorf("LoadRun = %+v", old)
+	}
+}
