@@ -203,9 +203,9 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	var diff string
 	if l.Work != nil {
 		commit, tree, err := l.Work.Snapshot(ctx, l.ref(seq, ""), fmt.Sprintf("agentloop %s: attempt %d (iteration %d)", l.Name, seq, r.Iteration))
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			l.warn("checkpoint iteration %d: %v", r.Iteration, err)
-		} else {
+		} else if err == nil {
 			res.Checkpoint = commit
 		}
 		if before != "" {

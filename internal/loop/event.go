@@ -127,6 +127,7 @@ type IterationFinished struct {
 // Rollback: the work tree goes back to a checkpoint.
 type Rollback struct {
 	Checkpoint string `json:"checkpoint"`
+	Reason     string `json:"reason,omitempty"` // what it is for ("undo the cut attempt 2"); "" for a rollback to the best checkpoint
 }
 
 // Warning: something went wrong that does not stop the run.

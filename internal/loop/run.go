@@ -465,7 +465,7 @@ func (r *runner) recover(ctx context.Context) {
 // last recorded (a person's edits since) in a backup ref and says so.
 func (r *runner) undo(ctx context.Context) (Outcome, bool, error) {
 	u := *r.st.Undo
-	r.emit(ctx, r.st.Iteration, Rollback{Checkpoint: u.Start})
+	r.emit(ctx, r.st.Iteration, Rollback{Checkpoint: u.Start, Reason: fmt.Sprintf("undo the cut attempt %d", u.Seq)})
 	_, err := r.env.Step(ctx, StepRequest{Kind: StepRollback, Iteration: r.st.Iteration, Seq: u.Seq, Checkpoint: u.Start, Expect: u.Cut,
 		Why: fmt.Sprintf("undo the cut attempt %d", u.Seq)})
 	if err != nil {

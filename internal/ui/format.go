@@ -77,6 +77,9 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 		}
 		return s, levelWarn
 	case loop.Rollback:
+		if d.Reason != "" {
+			return fmt.Sprintf("%s: the work tree goes back to checkpoint %s", upperFirst(d.Reason), short(d.Checkpoint)), levelInfo
+		}
 		return fmt.Sprintf("Rolling back the work tree to checkpoint %s", short(d.Checkpoint)), levelInfo
 	case loop.Warning:
 		return "WARNING: " + d.Message, levelWarn
@@ -156,4 +159,12 @@ func short(ref string) string {
 		return ref[:12]
 	}
 	return ref
+}
+
+// upperFirst starts s with a capital letter.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
