@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -76,7 +77,7 @@ func (s *Steps) Keep(ctx context.Context, in KeepInput) error {
 	if in.Artifacts != nil {
 		// The iteration's folder is the step's, unless the step ran on a
 		// worker that is gone.
-		if err := state.EnsureDir(state.IterDir(runDir, in.Artifacts.Iteration)); err != nil {
+		if err := state.EnsureDir(state.IterDir(runDir, cmp.Or(in.Artifacts.Seq, in.Artifacts.Iteration))); err != nil {
 			return fmt.Errorf("run %s: %w", in.Run.Name, err)
 		}
 		errs = append(errs, (&engine.Local{RunDir: runDir}).Keep(ctx, *in.Artifacts))
