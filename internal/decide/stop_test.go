@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -155,5 +156,30 @@ func TestExhausted(t *testing.T) {
 		if got != tc.want || reason != tc.reason {
 			t.Errorf("%s: Exhausted = %v, %q; want %v, %q", tc.name, got, reason, tc.want, tc.reason)
 		}
+	}
+}
+
+// After a guidance, the new segment's first iteration is measured against the
+// iteration the segment started from, not labelled "nothing fixed yet".
+func TestVerdictAfterGuidance(t *testing.T) {
+	t.Parallel()
+	p := DefaultPolicy()
+	spec := gated()
+	st := past(p, spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A", "B")})
+	loop.ApplyGuidance(st, loop.Guidance{Text: "B is the right behaviour"})
+	ev := iter(1, "B")
+	in := loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev)}
+	if v := judge(New(p).facts(in, Failing(ev), Quality(ev))); v.label != "progress: 1 of 2 fixed" || v.failed {
+		t.Errorf("verdict %q failed=%v, want progress against the last iteration before the guidance", v.label, v.failed)
+	}
+	// With segments recorded, the one the guidance was given on is the start.
+	for i := range st.History {
+		st.History[i].Segment = 1
+		st.History[i].Checkpoint = fmt.Sprintf("c%d", i+1)
+	}
+	st.History[0].Failing, st.History[0].Quality = []string{"test:A"}, 0.9 // the better one, where the tree was left
+	st.Handoffs[len(st.Handoffs)-1].Checkpoint = "c1"
+	if v := judge(New(p).facts(in, Failing(ev), Quality(ev))); v.label != "failed: broke test:B" || !v.failed {
+		t.Errorf("verdict %q failed=%v, want it measured against c1, where the segment started", v.label, v.failed)
 	}
 }

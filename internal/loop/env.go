@@ -82,8 +82,9 @@ type Env interface {
 	// going on would do work that a crash loses or a resume does twice.
 	Save(ctx context.Context, st *State) error
 	// Keep writes what was concluded about an iteration for people to read (the
-	// local engine: its decision.yaml and feedback.md). An error is reported,
-	// never fatal to the loop.
+	// local engine: its decision.yaml and feedback.md), before the state that
+	// records the iteration is saved. An error is reported, never fatal to the
+	// loop.
 	Keep(ctx context.Context, a Artifacts) error
 	// Emit records an event (events.jsonl, the screen, a workflow's history).
 	Emit(ctx context.Context, ev Event) error

@@ -176,6 +176,10 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	ev.N = n
 	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: BudgetStatus(st, &ev)})
 	r.record(ev, seq, res, d)
+	// What the decider concluded is kept before the state that records the
+	// iteration is saved: a recorded iteration always has its decision and
+	// feedback files (an attempt cut after they were written has them too).
+	r.keep(ctx, Artifacts{Iteration: n, Seq: seq, Decision: d.Document, Feedback: d.Feedback})
 	// The state is saved before the iteration is announced: an iteration whose
 	// record is lost is run again on resume, and only then reported finished.
 	if err := r.save(ctx); err != nil {
@@ -198,7 +202,6 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 		r.costUnknown = true
 		r.emit(ctx, n, Warning{Message: fmt.Sprintf("the agent reports no cost: the cost budget of $%.2f cannot be checked (the other limits still hold)", r.spec.Limits.MaxCostUSD)})
 	}
-	r.keep(ctx, Artifacts{Iteration: n, Seq: seq, Decision: d.Document, Feedback: d.Feedback})
 
 	// A run never ends worse than its best checkpoint: the decider asks for a
 	// rollback on the way out too (escalate, abort), not only to continue.

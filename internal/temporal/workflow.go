@@ -163,6 +163,7 @@ func Run(ctx workflow.Context, in RunInput) (RunResult, error) {
 	// The loop sees no workflow context: time comes through the steps' results
 	// and cancellation through their errors (see wfEnv.Step).
 	out, err := loop.Run(context.Background(), env, spec, env.st)
+	env.flushKeep() // a save that never came (it cannot fail here)
 	if n := len(env.st.Sessions); n > 0 {
 		env.st.Sessions[n-1].EndedAt = workflow.Now(ctx)
 	}
@@ -181,6 +182,7 @@ type wfEnv struct {
 	answer     *Guidance        // the answer, until the loop takes it
 	route      route            // the worker holding the work tree (route.go)
 	told       evidence.Usage   // the spend last told to the graph
+	pending    *loop.Artifacts  // handed to Keep, written after the next save
 }
 
 func (w *wfEnv) view() (View, error) {
@@ -274,13 +276,25 @@ func (w *wfEnv) restoreBest() bool {
 // a task tells its graph what it spent so far (see [wfEnv.tellGraph]).
 func (w *wfEnv) Save(_ context.Context, st *loop.State) error {
 	w.tellGraph(st)
+	w.flushKeep()
 	return nil
 }
 
+// flushKeep writes the artifacts the loop handed [wfEnv.Keep] before its save:
+// the keep activity comes after the save's signal to the graph, in the order
+// every recorded history has them.
+func (w *wfEnv) flushKeep() {
+	if a := w.pending; a != nil {
+		w.pending = nil
+		w.keep(KeepInput{Artifacts: a})
+	}
+}
+
 // Keep implements [loop.Env]: the decision and feedback files are written in
-// the run folder by the worker holding it (see [ActivityKeep]).
+// the run folder by the worker holding it (see [ActivityKeep]), after the
+// save that follows ([wfEnv.flushKeep]).
 func (w *wfEnv) Keep(_ context.Context, a loop.Artifacts) error {
-	w.keep(KeepInput{Artifacts: &a})
+	w.pending = &a
 	return nil
 }
 
