@@ -89,7 +89,7 @@ func TestKeepActivityWritesTheFiles(t *testing.T) {
 	runDir := filepath.Join(dir, ".agentloop", "runs", "build", "r1")
 	for path, want := range map[string]string{
 		filepath.Join(runDir, "iter-002", "feedback.md"): "tests still fail",
-		filepath.Join(runDir, "escalation.md"):           "What now?",
+		filepath.Join(runDir, "escalation-001.md"):       "What now?",
 	} {
 		if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), want) {
 			t.Errorf("%s: %q, %v; want %q in it", path, b, err, want)

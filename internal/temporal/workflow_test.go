@@ -241,8 +241,8 @@ func TestWorkflowSettles(t *testing.T) {
 		restore    string // the checkpoint restored, "" for none
 	}{
 		{name: "accept", answer: Guidance{Accept: true}, wantStatus: loop.StatusCompleted,
-			wantReason: "you accepted the best checkpoint (iteration 1, cp-best), where the loop left the work tree", restore: "cp-best"},
-		{name: "abort", answer: Guidance{Abort: true}, wantStatus: loop.StatusAborted, wantReason: "aborted by you after the escalation"},
+			wantReason: "you accepted the best checkpoint (iteration 1, cp-best), the work tree is at cp-best", restore: "cp-best"},
+		{name: "abort", answer: Guidance{Abort: true}, wantStatus: loop.StatusAborted, wantReason: "aborted by you after the escalation, the work tree is at cp-best"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 3), gate(false, 1)}}
@@ -279,7 +279,7 @@ func TestWorkflowSettles(t *testing.T) {
 			}
 			var after []loop.StepRequest // the steps after the answer: a restore of the best checkpoint, or none
 			if tt.restore != "" {
-				after = []loop.StepRequest{{Kind: loop.StepRollback, Iteration: 2, Checkpoint: tt.restore}}
+				after = []loop.StepRequest{{Kind: loop.StepRollback, Iteration: 2, Seq: 2, Checkpoint: tt.restore, Expect: "cp-best", Why: "accept the best checkpoint"}}
 			}
 			if got := s.requests[before:]; !reflect.DeepEqual(got, after) && len(got)+len(after) > 0 {
 				t.Errorf("steps after the answer %+v, want %+v", got, after)
