@@ -122,7 +122,7 @@ func TestFeedback(t *testing.T) {
 	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(2)})
 	fb := d.Feedback
 	for _, want := range []string{
-		"tests failed (exit 0): 2 test vs prev: 1 new, 1 fixed, 1 still failing (2×)",
+		"tests failed (exit 0): 2 failing tests vs prev: 1 new, 1 fixed, 1 still failing (2×)",
 		"1. TEST C: C failed",
 		"2. TEST A: got 1, want 2",
 		"Fixed since the previous iteration: test:B",

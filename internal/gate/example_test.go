@@ -26,7 +26,7 @@ func Example() {
 	fmt.Println(gate.Render([]evidence.GateResult{res}, nil, gate.RenderOptions{MaxLength: 200}))
 	// Output:
 	// gotest-json false TEST|go|calc.TestAdd
-	// tests failed (exit 1): 1 test [fp 9d8c06ada660]
+	// tests failed (exit 1): 1 failing test
 	// 1. TEST calc.TestAdd (calc/calc_test.go:9): Add(2,2) = 4, want 5
 }
 
@@ -37,6 +37,6 @@ func ExampleFeedbackCommand() {
 		fmt.Println(err)
 	}
 	// Output:
-	// lint failed (exit 1): 1 lint [fp c51d4b36c5b1]
+	// lint failed (exit 1): 1 lint finding
 	// 1. LINT no-undef (src/a.js:3): 'x' is not defined.
 }

@@ -41,7 +41,7 @@ func TestFeedbackCommandReadsWhatFormatsSay(t *testing.T) {
 		{"empty input is no results", "", -1, nil, "no test results found (format generic)"},
 		{"plain words are no results", "all good\n", -1, nil, "no test results found (format generic)"},
 		{"no results with a known exit 0 says so", "", 0, []string{"gate exited 0: no test results found (format generic)"}, ""},
-		{"no results with a failing exit fails", "", 2, []string{"gate failed (exit 2): 1 gate"}, ""},
+		{"no results with a failing exit fails", "", 2, []string{"gate failed (exit 2): 1 failure with no parsable output"}, ""},
 		{"passing go tests pass", `{"Action":"pass","Package":"m/p","Test":"TestA"}` + "\n" + `{"Action":"pass","Package":"m/p"}` + "\n", -1,
 			[]string{"gate passed: 1 passed, 0 skipped (format gotest-json)"}, ""},
 	}

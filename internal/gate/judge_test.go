@@ -277,19 +277,25 @@ func TestRenderGolden(t *testing.T) {
 			if n := len([]rune(got)); n > DefaultMaxLength {
 				t.Errorf("feedback is %d runes, over %d", n, DefaultMaxLength)
 			}
-			golden := filepath.Join("testdata", "render_"+s.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("Render (-want +got):\n%s", diff)
-			}
+			renderGolden(t, "render_"+s.name+".golden", got)
 		})
+	}
+}
+
+// renderGolden compares feedback with testdata/NAME (rewritten with -update).
+func renderGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("Render (-want +got):\n%s", diff)
 	}
 }

@@ -45,13 +45,18 @@ func kindRank(k evidence.Kind) int {
 }
 
 // Render writes the feedback for the next iteration: per failing gate a header
-// (command, exit code, counts per kind, fingerprint, change since the previous
-// iteration), then numbered items "KIND id (file:line): message" — build before
-// crash before test before lint, the first of each kind before the rest, new
-// failures before old ones; locations are never cut, messages are — and
-// "(+K more; full log: PATH)" when the budget runs out. Failures the baseline
-// already had are listed apart. Gates that passed are left out; gates are shown
-// build first, then tests, then lint, and a gate's unused budget passes on.
+// (command, exit code, what failed in words: "2 build errors, 29 failing tests
+// in 3 packages", change since the previous iteration), then numbered items
+// "KIND id (file:line): message" — build before crash before test before
+// lint, the first of each kind before the rest, new failures before old ones;
+// locations are never cut, messages are — and "(+K more; full log: PATH)" when
+// the budget runs out. Many failing tests that do not fit are told grouped
+// instead: each cause several share once with its count, the distinct
+// messages with file:line, then every test by package or file and parent
+// test until the budget runs out, the rest counted. Failures the baseline
+// already had are listed apart. Gates that passed are left out; gates are
+// shown build first, then tests, then lint, and a gate's unused budget passes
+// on. Nothing internal (fingerprints, keys) is shown.
 func Render(results []evidence.GateResult, deltas map[string]Delta, o RenderOptions) string {
 	total := o.MaxLength
 	if total <= 0 {
@@ -119,36 +124,74 @@ func gateRank(r evidence.GateResult) int {
 // preHeading introduces the failures the baseline already had.
 const preHeading = "Already failing before the run:"
 
-// renderItems writes a gate's numbered items within budget runes: the agent's
-// failures first, then, under [preHeading], those the baseline already had, both
-// with location and message; then "(+K more…)" when the budget runs out, and the
-// failures fixed since the previous iteration when they fit. With first (the
-// first gate shown) its first item is shown whatever the budget.
+// renderItems writes a gate's failures within budget runes: the agent's
+// first, then, under [preHeading], those the baseline already had; then the
+// failures fixed since the previous iteration when they fit. Each part is a
+// numbered list with location and message when the whole list fits, and a
+// grouped account ([groupedItems]) when it does not. With first (the first
+// gate shown) its first item is shown whatever the budget.
 func renderItems(r evidence.GateResult, d Delta, budget int, logDir string, first bool) string {
 	var b strings.Builder
 	used := 0
-	write := func(line string) {
-		b.WriteString(line + "\n")
-		used += utf8.RuneCountInString(line) + 1
-	}
-	items := collapse(order(r.Findings, d))
-	nNew := len(items)
-	items = append(items, collapse(order(r.Preexisting, d))...)
 	logPath := r.LogPath
 	if logPath == "" && logDir != "" {
 		logPath = filepath.Join(logDir, r.Name+".log")
 	}
-	for i, it := range items {
-		heading := ""
-		if i == nNew {
-			heading = preHeading
+	n := 0
+	for _, part := range []struct {
+		heading string
+		fs      []evidence.Finding
+	}{{"", r.Findings}, {preHeading, r.Preexisting}} {
+		if len(part.fs) == 0 {
+			continue
 		}
+		room := budget - used
+		if part.heading != "" {
+			room -= utf8.RuneCountInString(part.heading) + 1
+			if room < 40 {
+				break
+			}
+		}
+		items := collapse(order(part.fs, d))
+		text, all := listItems(items, n, room, logPath, first && n == 0)
+		if !all && grouped(items, room) {
+			text = groupedItems(items, n, room, logPath, first && n == 0)
+		}
+		if part.heading != "" {
+			text = part.heading + "\n" + text
+		}
+		b.WriteString(text)
+		used += utf8.RuneCountInString(text)
+		n += len(items)
+	}
+	if len(d.Fixed) > 0 {
+		labels := make([]string, len(d.Fixed))
+		for i, k := range d.Fixed {
+			labels[i] = Label(k)
+		}
+		if room := budget - used - 1; room > 40 {
+			b.WriteString(truncRunes("Fixed since the previous iteration: "+strings.Join(labels, "; "), room) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// listItems writes items as numbered lines "N. KIND id (file:line): message"
+// from number n+1 within budget runes; locations are never cut, messages are,
+// and "(+K more; full log: PATH)" ends a list the budget cut. all reports
+// whether every item was written with its whole message.
+func listItems(items []item, n, budget int, logPath string, first bool) (string, bool) {
+	var b strings.Builder
+	used := 0
+	all := true
+	write := func(line string) {
+		b.WriteString(line + "\n")
+		used += utf8.RuneCountInString(line) + 1
+	}
+	for i, it := range items {
 		footer := footerFor(len(items)-i-1, "") // the log path is added when it fits
 		room := budget - used - utf8.RuneCountInString(footer) - 1
-		if heading != "" {
-			room -= utf8.RuneCountInString(heading) + 1
-		}
-		prefix, msg := itemParts(i+1, it.f)
+		prefix, msg := itemParts(n+i+1, it.f)
 		if it.n > 1 {
 			prefix = strings.TrimSuffix(prefix, ": ") + fmt.Sprintf(" ×%d: ", it.n)
 		}
@@ -157,29 +200,18 @@ func renderItems(r evidence.GateResult, d Delta, budget int, logDir string, firs
 		case need <= room:
 		case (i == 0 && first) || room >= utf8.RuneCountInString(prefix)+20:
 			msg = truncRunes(msg, max(room-utf8.RuneCountInString(prefix)-1, 30))
+			all = false
 		default:
 			more := footerFor(len(items)-i, logPath)
 			if budget-used < utf8.RuneCountInString(more)+1 {
 				more = fmt.Sprintf("(+%d more)", len(items)-i)
 			}
 			write(more)
-			return b.String()
-		}
-		if heading != "" {
-			write(heading)
+			return b.String(), false
 		}
 		write(prefix + msg)
 	}
-	if len(d.Fixed) > 0 {
-		labels := make([]string, len(d.Fixed))
-		for i, k := range d.Fixed {
-			labels[i] = Label(k)
-		}
-		if room := budget - used - 1; room > 40 {
-			write(truncRunes("Fixed since the previous iteration: "+strings.Join(labels, "; "), room))
-		}
-	}
-	return b.String()
+	return b.String(), all
 }
 
 func footerFor(more int, logPath string) string {
@@ -192,19 +224,33 @@ func footerFor(more int, logPath string) string {
 	return fmt.Sprintf("(+%d more; full log: %s)", more, logPath)
 }
 
+// kindNouns name the failures of each kind that is no test, in the header.
+var kindNouns = map[evidence.Kind]string{
+	evidence.KindBuild: "build error", evidence.KindType: "type error", evidence.KindLint: "lint finding",
+	evidence.KindTamper: "weakened test", evidence.KindGate: "failure with no parsable output",
+}
+
+// header is a failing gate's first line: its name, command, exit code, what
+// failed in words ("2 build errors, 29 failing tests in 3 packages"), the
+// change since the previous iteration and the baseline.
 func header(r evidence.GateResult, d Delta, withCommand bool) string {
 	counts := map[evidence.Kind]int{}
-	var kinds []evidence.Kind
+	var tests []evidence.Finding
 	for _, f := range r.Findings {
-		if counts[f.Kind] == 0 {
-			kinds = append(kinds, f.Kind)
+		if isTestKind(f.Kind) {
+			tests = append(tests, f)
+		} else {
+			counts[f.Kind]++
 		}
-		counts[f.Kind]++
 	}
-	sort.Slice(kinds, func(i, j int) bool { return kindRank(kinds[i]) < kindRank(kinds[j]) })
 	var parts []string
-	for _, k := range kinds {
-		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+	for _, k := range []evidence.Kind{evidence.KindBuild, evidence.KindType, evidence.KindTest, evidence.KindGate, evidence.KindTamper, evidence.KindLint} {
+		switch {
+		case k == evidence.KindTest && len(tests) > 0:
+			parts = append(parts, testCount(tests))
+		case counts[k] > 0:
+			parts = append(parts, countNoun(counts[k], kindNouns[k]))
+		}
 	}
 	if len(r.Preexisting) > 0 {
 		parts = append(parts, fmt.Sprintf("%d already failing", len(r.Preexisting)))
@@ -225,9 +271,6 @@ func header(r evidence.GateResult, d Delta, withCommand bool) string {
 	if len(parts) > 0 {
 		h += ": " + strings.Join(parts, ", ")
 	}
-	if r.Fingerprint != "" {
-		h += " [fp " + r.Fingerprint[:min(12, len(r.Fingerprint))] + "]"
-	}
 	if len(d.New)+len(d.Fixed)+len(d.Still) > 0 {
 		h += fmt.Sprintf(" vs prev: %d new, %d fixed, %d still failing", len(d.New), len(d.Fixed), len(d.Still))
 		if m := d.maxStreak(); m > 1 {
@@ -238,4 +281,16 @@ func header(r evidence.GateResult, d Delta, withCommand bool) string {
 		h += fmt.Sprintf("; %d fixed since the baseline", len(r.Fixed))
 	}
 	return h
+}
+
+// grouped reports whether items are many tests enough, and the room large
+// enough, for a grouped account to tell more than a cut list.
+func grouped(items []item, room int) bool {
+	tests := 0
+	for _, it := range items {
+		if isTestKind(it.f.Kind) {
+			tests++
+		}
+	}
+	return tests >= 4 && room >= 160
 }

@@ -1,13 +1,9 @@
 package gate
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
@@ -29,19 +25,7 @@ func TestRenderBaselineInfra(t *testing.T) {
 		Judge(Gate{Name: "vet"}, 0, Report{}, nil),
 	}
 	got := Render(results, nil, RenderOptions{MaxLength: 600, LogDir: ".agentloop/runs/x/iter-003/gates"})
-	golden := filepath.Join("testdata", "render_baseline.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("Render (-want +got):\n%s", diff)
-	}
+	renderGolden(t, "render_baseline.golden", got)
 	if strings.Contains(got, "vet") {
 		t.Error("a passing gate is shown")
 	}
@@ -116,7 +100,12 @@ func TestRenderHeader(t *testing.T) {
 		{"exit unknown", evidence.GateResult{Name: "lint", ExitCode: -1}, "lint failed (exit unknown)"},
 		{"findings by kind", evidence.GateResult{Name: "tests", ExitCode: 1, Findings: []evidence.Finding{
 			{Kind: evidence.KindTest, ID: "TestA", Message: "boom"}, {Kind: evidence.KindBuild, File: "a.go", Line: 3, Message: "undefined: x"}}},
-			"tests failed (exit 1): 1 build, 1 test"},
+			"tests failed (exit 1): 1 build error, 1 failing test"},
+		{"tests in words, by unit, crashes and timeouts said", evidence.GateResult{Name: "tests", ExitCode: 1, Fingerprint: "72b58c758f92aa", Findings: []evidence.Finding{
+			{Kind: evidence.KindTest, Tool: "go", ID: "a.TestA", Unit: "m/a", Test: "TestA"}, {Kind: evidence.KindCrash, Tool: "go", ID: "a.TestB", Unit: "m/a", Test: "TestB"},
+			{Kind: evidence.KindTimeout, Tool: "go", ID: "b.TestC", Unit: "m/b", Test: "TestC"}, {Kind: evidence.KindLint, Tool: "go", File: "x.go", Message: "unused"},
+			{Kind: evidence.KindLint, Tool: "go", File: "y.go", Message: "unused"}}, Preexisting: []evidence.Finding{{Kind: evidence.KindTest, ID: "c.TestD"}}},
+			"tests failed (exit 1): 3 failing tests (1 crashed, 1 timed out) in 2 packages, 2 lint findings, 1 already failing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -155,7 +155,7 @@ func TestFeedbackCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.String()
-	for _, want := range []string{"tests failed (exit 1): 1 test [fp ", "1. TEST p.TestA (a_test.go:7): got 1, want 2"} {
+	for _, want := range []string{"tests failed (exit 1): 1 failing test\n", "1. TEST p.TestA (a_test.go:7): got 1, want 2"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("feedback %q lacks %q", got, want)
 		}
@@ -171,7 +171,7 @@ func TestFeedbackCommand(t *testing.T) {
 	if err := FeedbackCommand(strings.NewReader(in), &out, FeedbackOptions{Name: "tests", ExitCode: -1}); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); !strings.Contains(got, "tests failed (exit unknown): 1 test") {
+	if got := out.String(); !strings.Contains(got, "tests failed (exit unknown): 1 failing test") {
 		t.Errorf("unknown exit: %q", got)
 	}
 	if err := FeedbackCommand(strings.NewReader(in), &out, FeedbackOptions{Format: "nope"}); err == nil {

@@ -26,6 +26,7 @@ func Markdown(w io.Writer, r Run) error {
 	fmt.Fprintf(b, "# agentloop report: %s\n\n", mdCell(s.Name))
 	summaryMD(b, s)
 	budgetMD(b, s.Spend)
+	baselineMD(b, s)
 	iterationsMD(b, s.History)
 	sessionsMD(b, s.Sessions)
 	if esc := strings.TrimSpace(r.Escalation); esc != "" {

@@ -1,0 +1,190 @@
+package gate
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+// TestRenderBigFailure: a big failure of a real suite, under the default cap:
+// the count in words, the causes several tests share once each, distinct
+// messages with file:line, every failing test named or counted in its
+// package, nothing internal (golden: testdata/render_big_*.golden).
+func TestRenderBigFailure(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, file string
+		tests      int
+		want       []string
+	}{
+		{"csv", "go/csv_position_bug.jsonl", 36, []string{"tests (go test -json ./...) failed (exit 1): 36 failing tests\n",
+			"36 tests alike (reader_test.go:484): position mismatch at record 0, field 1; | got [1 2] | want [1 3]",
+			"- csv: TestRead{Simple, CRLF, BareCR,"}},
+		{"gotestsum", "go/gotestsum_total_bug.jsonl", 13, []string{"failed (exit 1): 13 failing tests in 3 packages\n",
+			"7 tests alike (summary_test.go:181): -DONE 14 tests", "3 tests alike (report_test.go:32): -<testsuites",
+			"- cmd: TestPostRunHook\n", "- junitxml: 3 tests\n", "- testjson: 7 tests"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep := fixtureReport(t, tt.file, "/src/"+tt.name)
+			res := Judge(Gate{Name: "tests", Command: "go test -json ./...", Required: true}, 1, rep, nil)
+			if len(res.Findings) != tt.tests {
+				t.Fatalf("%d findings, want %d", len(res.Findings), tt.tests)
+			}
+			got := Render([]evidence.GateResult{res}, nil, RenderOptions{})
+			if n := utf8.RuneCountInString(got); n > DefaultMaxLength {
+				t.Errorf("%d runes, over the cap", n)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("feedback lacks %q:\n%s", w, got)
+				}
+			}
+			if strings.Contains(got, "[fp") || strings.Contains(got, res.Fingerprint[:12]) {
+				t.Errorf("a fingerprint in the prompt:\n%s", got)
+			}
+			if n := accounted(got); n != tt.tests {
+				t.Errorf("%d failing tests named or counted, want %d:\n%s", n, tt.tests, got)
+			}
+			renderGolden(t, "render_big_"+tt.name+".golden", got)
+		})
+	}
+}
+
+var (
+	countedRE  = regexp.MustCompile(`\+(\d+)(?: more|\})|(\d+) tests?\b`)
+	numberedRE = regexp.MustCompile(`^\d+\. `)
+)
+
+// accounted counts the failing tests a feedback names or counts: each
+// numbered line is one; in the names, each test named and each count.
+func accounted(feedback string) int {
+	n := 0
+	names := false
+	for _, line := range strings.Split(feedback, "\n") {
+		switch {
+		case numberedRE.MatchString(line):
+			n++
+		case line == "Failing tests:":
+			names = true
+		case names && strings.HasPrefix(line, "- "), strings.HasPrefix(line, "(+"):
+			_, list, ok := strings.Cut(line, ": ")
+			if !ok || strings.HasPrefix(line, "(+") {
+				list = line
+			}
+			for _, m := range countedRE.FindAllStringSubmatch(list, -1) {
+				k, _ := strconv.Atoi(m[1] + m[2])
+				n += k
+			}
+			list = countedRE.ReplaceAllString(list, "")
+			list = regexp.MustCompile(`\w+\{`).ReplaceAllString(list, "")
+			for _, name := range strings.Split(list, ",") {
+				if strings.Trim(name, " {}()") != "" && !strings.Contains(name, "full log") && !strings.Contains(name, " in ") {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+func TestSplitTest(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string][2]string{
+		"TestRead/quoted":                 {"TestRead", "quoted"},
+		"TestNested/outer/inner":          {"TestNested", "outer/inner"},
+		"auth › login › rejects":          {"auth › login", "rejects"},
+		"TestAuth::test_login[a-1]":       {"TestAuth", "test_login[a-1]"},
+		"test_names_user[bob]":            {"test_names_user", "bob"},
+		"tests::adds":                     {"tests", "adds"},
+		"TestPlain":                       {"TestPlain", ""},
+		"login returns token (a/b) works": {"login returns token (a", "b) works"},
+	} {
+		p, s := splitTest(in)
+		if p != want[0] || s != want[1] {
+			t.Errorf("splitTest(%q) = %q, %q; want %q, %q", in, p, s, want[0], want[1])
+		}
+	}
+}
+
+func TestShapeAndGist(t *testing.T) {
+	t.Parallel()
+	f := func(msg string) evidence.Finding { return evidence.Finding{Kind: evidence.KindTest, Message: msg} }
+	diff := "assertion failed: | --- expected | +++ actual | @@ -8,4 +8,4 @@ | TESTS_FAILED=13 | -TESTS_TOTAL=59 | +TESTS_TOTAL=64"
+	if got, want := gist(diff), "-TESTS_TOTAL=59 | +TESTS_TOTAL=64"; got != want {
+		t.Errorf("gist = %q, want %q", got, want)
+	}
+	if got := gist("got 1 | want 2"); got != "got 1 | want 2" {
+		t.Errorf("gist of a message without a diff changed it: %q", got)
+	}
+	same := [][2]string{
+		{"position mismatch at record 0, field 1; | got [1 2]", "position mismatch at record 3, field 2; | got [9 9]"},
+		{`Read() = "a", want "b"`, `Read() = "c d", want "e"`},
+		{"assertion failed: | --- x | +++ y | -DONE 14 tests, 1 skipped", "assertion failed: | --- x | +++ y | -DONE 2 runs, 59 tests"},
+	}
+	for _, p := range same {
+		if shape(f(p[0])) != shape(f(p[1])) {
+			t.Errorf("%q and %q: shapes differ: %q, %q", p[0], p[1], shape(f(p[0])), shape(f(p[1])))
+		}
+	}
+	differ := [][2]string{
+		{"assertion failed: | --- x | +++ y | -DONE 14 tests", "assertion failed: | --- x | +++ y | -TESTS_TOTAL=59"},
+		{"timeout waiting for x", "nil pointer dereference"},
+	}
+	for _, p := range differ {
+		if shape(f(p[0])) == shape(f(p[1])) {
+			t.Errorf("%q and %q: one shape %q", p[0], p[1], shape(f(p[0])))
+		}
+	}
+	if shape(evidence.Finding{Kind: evidence.KindCrash, Message: "x"}) == shape(f("x")) {
+		t.Error("a crash and a failure share a shape")
+	}
+}
+
+func TestNameGroupLine(t *testing.T) {
+	t.Parallel()
+	var fs []evidence.Finding
+	for _, name := range []string{"TestRead/Simple", "TestRead/CRLF", "TestRead/BareCR", "TestWrite", "TestFields"} {
+		fs = append(fs, evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "csv." + name, Unit: "m/csv", Test: name})
+	}
+	g := groupNames(fs)[0]
+	for _, tt := range []struct {
+		room int
+		want string
+	}{
+		{200, "- csv: TestRead{Simple, CRLF, BareCR}, TestWrite, TestFields"},
+		{50, "- csv: TestRead{Simple, CRLF, BareCR}, +2 more"},
+		{40, "- csv: TestRead{Simple, +2}, +2 more"},
+		{20, "- csv: 5 tests"},
+		{8, "- csv: …"},
+	} {
+		got := g.line(tt.room)
+		if got != tt.want {
+			t.Errorf("room %d: %q, want %q", tt.room, got, tt.want)
+		}
+		if utf8.RuneCountInString(got) > tt.room {
+			t.Errorf("room %d: %q is longer", tt.room, got)
+		}
+	}
+}
+
+// TestRenderGroupedBudget: whatever the budget, grouped feedback stays within
+// it and accounts for every failing test it has room to count.
+func TestRenderGroupedBudget(t *testing.T) {
+	t.Parallel()
+	rep := fixtureReport(t, "go/gotestsum_total_bug.jsonl", "/src/gotestsum")
+	res := Judge(Gate{Name: "tests", Command: "go test -json ./..."}, 1, rep, nil)
+	for n := 160; n <= 2000; n += 37 {
+		got := Render([]evidence.GateResult{res}, nil, RenderOptions{MaxLength: n})
+		if c := utf8.RuneCountInString(got); c > n {
+			t.Errorf("budget %d: %d runes", n, c)
+		}
+		if a := accounted(got); n >= 300 && a != len(res.Findings) {
+			t.Errorf("budget %d: %d of %d tests accounted for:\n%s", n, a, len(res.Findings), got)
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// baselineMaxLength bounds the baseline's failures in a report: more than a
+// prompt's cap, told the same way (grouped by package and test, shared causes
+// once).
+const baselineMaxLength = 2000
+
+// baselineMD writes what the baseline gates found before the first
+// iteration, as the first prompt told it, and what each flaky check ran;
+// nothing when the baseline found nothing failing.
+func baselineMD(b *bufio.Writer, s *loop.State) {
+	if !s.BaselineDone || len(s.Baseline) == 0 {
+		return
+	}
+	text := gate.Render(s.Baseline, nil, gate.RenderOptions{MaxLength: baselineMaxLength})
+	var notes []string
+	for _, g := range s.Baseline {
+		if g.RerunNote != "" {
+			notes = append(notes, fmt.Sprintf("- %s: %s", mdCell(g.Name), mdCell(g.RerunNote)))
+		}
+	}
+	if text == "" && len(notes) == 0 {
+		return
+	}
+	b.WriteString("## Baseline\n\n")
+	if text != "" {
+		b.WriteString("What failed before the first iteration:\n\n```text\n" + strings.ReplaceAll(text, "```", "'''") + "\n```\n\n")
+	}
+	if len(notes) > 0 {
+		b.WriteString("Flaky check:\n\n" + strings.Join(notes, "\n") + "\n\n")
+	}
+}
