@@ -3,43 +3,86 @@
 # work: a no-op agent (`true`) with the prompt on stdin, its output to a log, and
 # the state written atomically (fsync + rename) after every iteration.
 #
-#   bench/loop.sh [ITERATIONS]     (default 500)
+#   bench/loop.sh [ITERATIONS] [ROUNDS]     (default 500 3)
 #
-# Prints both wall times and the ratio agentloop / shell.
+# The shell loop and agentloop run one after the other, ROUNDS times, so the
+# machine's load weighs on both alike. Prints per round the wall time and CPU
+# time (user + system, bench/peakrss) per iteration of each, the median of the
+# ratios agentloop / shell (target <= 1.0), and the load average before and
+# after. With strace installed, it then counts agentloop's fsyncs per iteration
+# (fsync and fdatasync, on a run of min(ITERATIONS, 50) iterations), by what
+# they make durable (target <= 2; the shell loop does 1).
 set -euo pipefail
 n=${1:-500}
+rounds=${2:-3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/bin/agentloop" ./cmd/agentloop)
+(cd "$root" && go build -o "$tmp/bin/agentloop" ./cmd/agentloop && go build -o "$tmp/bin/peakrss" ./bench/peakrss)
+export N=$n
 
 shell_loop() {
   local dir=$1
   mkdir -p "$dir/state"
-  for ((i = 1; i <= n; i++)); do
+  for ((i = 1; i <= N; i++)); do
     it=$(printf '%s/runs/iter-%03d' "$dir" "$i")
     mkdir -p "$it"
-    printf 'Iteration %d of %d\n\nDo the task.\n' "$i" "$n" >"$it/prompt.md"
+    printf 'Iteration %d of %d\n\nDo the task.\n' "$i" "$N" >"$it/prompt.md"
     true <"$it/prompt.md" >"$it/agent.log" 2>&1
-    printf '{"version":1,"name":"bench","iteration":%d,"max_iterations":%d,"status":"running"}\n' "$i" "$n" >"$dir/state/bench.json.tmp"
+    printf '{"version":1,"name":"bench","iteration":%d,"max_iterations":%d,"status":"running"}\n' "$i" "$N" >"$dir/state/bench.json.tmp"
     sync "$dir/state/bench.json.tmp"
     mv "$dir/state/bench.json.tmp" "$dir/state/bench.json"
   done
 }
+export -f shell_loop
 
-now() { date +%s.%N; }
+# measure OUT COMMAND...: appends "wall cpu" (seconds) of COMMAND to OUT.
+measure() {
+  local out=$1
+  shift
+  "$tmp/bin/peakrss" -- "$@" 2>"$tmp/peak.txt" >/dev/null || { cat "$tmp/peak.txt" >&2; exit 1; }
+  sed -n 's/^peakrss: exit 0, wall \([0-9.]*\)s, peak RSS [0-9.]* MiB, cpu \([0-9.]*\)s$/\1 \2/p' "$tmp/peak.txt" >>"$out"
+}
 
-mkdir -p "$tmp/shell" "$tmp/agentloop"
-t0=$(now)
-shell_loop "$tmp/shell"
-t1=$(now)
-(cd "$tmp/agentloop" && "$tmp/bin/agentloop" run --agent-cmd true --max-iterations "$n" -q >/dev/null)
-t2=$(now)
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+: >"$tmp/shell.txt"
+: >"$tmp/al.txt"
+for ((r = 1; r <= rounds; r++)); do
+  rm -rf "$tmp/shell" "$tmp/al"
+  mkdir -p "$tmp/shell" "$tmp/al"
+  measure "$tmp/shell.txt" bash -c "shell_loop '$tmp/shell'"
+  (cd "$tmp/al" && measure "$tmp/al.txt" "$tmp/bin/agentloop" run --agent-cmd true --max-iterations "$n" -q)
+done
+echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+awk -v n="$n" -v rounds="$rounds" '
+  FNR == 1 { f++ }
+  { wall[f, FNR] = $1; cpu[f, FNR] = $2 }
+  END {
+    printf "%d iterations, ms per iteration (wall, cpu):\n", n
+    for (i = 1; i <= rounds; i++) {
+      ratio[i] = wall[2, i] / wall[1, i]
+      printf "round %d: shell loop %.2f, %.2f; agentloop %.2f, %.2f; ratio %.3f\n", i,
+        wall[1, i] * 1000 / n, cpu[1, i] * 1000 / n, wall[2, i] * 1000 / n, cpu[2, i] * 1000 / n, ratio[i]
+    }
+    for (i = 1; i <= rounds; i++) for (j = i + 1; j <= rounds; j++) if (ratio[j] < ratio[i]) { t = ratio[i]; ratio[i] = ratio[j]; ratio[j] = t }
+    m = rounds % 2 ? ratio[(rounds + 1) / 2] : (ratio[rounds / 2] + ratio[rounds / 2 + 1]) / 2
+    printf "ratio agentloop / shell loop, median of %d: %.3f (target <= 1.0)\n", rounds, m
+  }' "$tmp/shell.txt" "$tmp/al.txt"
 
-awk -v n="$n" -v t0="$t0" -v t1="$t1" -v t2="$t2" 'BEGIN {
-  shell = t1 - t0; al = t2 - t1
-  printf "iterations:  %d\n", n
-  printf "shell loop:  %.3fs (%.2f ms/iteration)\n", shell, shell * 1000 / n
-  printf "agentloop:   %.3fs (%.2f ms/iteration)\n", al, al * 1000 / n
-  printf "ratio:       %.3f (agentloop / shell; target <= 1.25)\n", al / shell
-}'
+if ! command -v strace >/dev/null; then
+  echo "fsyncs: not counted (strace is not installed)"
+  exit 0
+fi
+k=$((n < 50 ? n : 50))
+rm -rf "$tmp/al" && mkdir -p "$tmp/al"
+(cd "$tmp/al" && strace -f -y -qq -e trace=fsync,fdatasync -o "$tmp/fsync.txt" "$tmp/bin/agentloop" run --agent-cmd true --max-iterations "$k" -q >/dev/null 2>&1)
+# Name each fsync by what it makes durable: the file or directory, with the
+# run's id and an iteration's number taken out.
+sed -n 's/.*f\(data\)\{0,1\}sync(\([0-9]*\)<\([^>]*\)>.*/\3/p' "$tmp/fsync.txt" |
+  sed -e "s#^$tmp/al/##" -e 's#/[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]*#/RUN#' -e 's#iter-[0-9]*#iter-N#' -e 's#\.tmp[^/]*$#.tmp#' |
+  sort | uniq -c | sort -rn | awk -v k="$k" '
+    { total += $1; lines[NR] = sprintf("  %6.2f  %s", $1 / k, $2) }
+    END {
+      printf "fsyncs per iteration: %.2f (%d in %d iterations; target <= 2, the shell loop 1), by what they make durable:\n", total / k, total, k
+      for (i = 1; i <= NR; i++) print lines[i]
+    }'
