@@ -132,7 +132,8 @@ func TestWorkspacePrivateIndexLifecycle(t *testing.T) {
 }
 
 // TestWorkspaceGitProcessesPerIteration counts the git processes of a run's
-// iterations (start, agent edit, checkpoint, diff). The first start learns the
+// iterations (start, the guard's record, agent edit, the guard's check,
+// checkpoint, diff). The guard reads the ref files, no process. The first start learns the
 // repository in one process and, the work tree being clean, takes HEAD as its
 // checkpoint after one staging pass; a later start is free; a checkpoint is one
 // staging pass, a tree and a commit (its ref is written as a file), and the
@@ -162,8 +163,15 @@ func TestWorkspaceGitProcessesPerIteration(t *testing.T) {
 		if n == 1 && start != head {
 			t.Errorf("the start of a clean work tree is %s, want HEAD %s", start, head)
 		}
+		g, err := w.Guard(ctx, "refs/agentloop/n/r/")
+		if err != nil {
+			t.Fatal(err)
+		}
 		if edit {
 			write(t, dir, map[string]string{"a.go": "package a // " + itoa(n) + "\n"})
+		}
+		if changes := g.Check(ctx); len(changes) != 0 {
+			t.Errorf("the guard found %s", changes)
 		}
 		if _, _, err := w.Snapshot(ctx, ref, "end"); err != nil {
 			t.Fatal(err)

@@ -27,6 +27,7 @@ import (
 // before the agent.
 type Guard struct {
 	top    string
+	store  refStore // reads the state from the files where refs are files
 	prefix string
 	refs   map[string]string // ref → commit, under prefix
 	branch string            // HEAD's branch ("refs/heads/main"), "" when detached
@@ -45,7 +46,7 @@ func (w *Workspace) Guard(ctx context.Context, prefix string) (*Guard, error) {
 	if !strings.HasPrefix(prefix, "refs/") || !strings.HasSuffix(prefix, "/") {
 		return nil, fmt.Errorf("guard refs %q: want a ref folder such as refs/agentloop/NAME/RUN/", prefix)
 	}
-	g := &Guard{top: c.repo.top, prefix: prefix, logEnd: -1}
+	g := &Guard{top: c.repo.top, store: c.refs(), prefix: prefix, logEnd: -1}
 	if c.refs().files() {
 		g.reflog = filepath.Join(c.repo.gitDir, "logs", "HEAD")
 	}
@@ -75,10 +76,23 @@ type guardState struct {
 	logEnd int64
 }
 
-// read reads the state with three git processes (refs, HEAD's branch, HEAD's
-// commit) and a stat of the reflog.
+// read reads the state and a stat of the reflog: from the ref files where
+// refs are files and hold plain names, as git would read them, else with three
+// git processes (refs, HEAD's branch, HEAD's commit). Reading it costs no
+// process in the common case, twice an iteration.
 func (g *Guard) read(ctx context.Context) (guardState, error) {
 	s := guardState{refs: map[string]string{}, logEnd: -1}
+	if g.reflog != "" {
+		if info, err := os.Stat(g.reflog); err == nil {
+			s.logEnd = info.Size()
+		}
+	}
+	if refs, ok := g.store.list(g.prefix); ok {
+		if branch, head, ok := g.store.head(); ok {
+			s.refs, s.branch, s.head = refs, branch, head
+			return s, nil
+		}
+	}
 	out, err := git(ctx, g.top, "for-each-ref", "--format=%(objectname) %(refname)", g.prefix)
 	if err != nil {
 		return s, err
@@ -96,12 +110,15 @@ func (g *Guard) read(ctx context.Context) (guardState, error) {
 		return s, err
 	}
 	s.head = resolveCommit(ctx, g.top, "HEAD")
-	if g.reflog != "" {
-		if info, err := os.Stat(g.reflog); err == nil {
-			s.logEnd = info.Size()
-		}
-	}
 	return s, nil
+}
+
+// resolve returns the commit a branch names, "" when it does not exist.
+func (g *Guard) resolve(ctx context.Context, branch string) string {
+	if oid, ok := g.store.resolve(branch); ok {
+		return oid
+	}
+	return resolveCommit(ctx, g.top, branch)
 }
 
 // Check compares the repository with the recorded state, puts back the run's
@@ -195,7 +212,7 @@ func (g *Guard) checkHead(ctx context.Context, now guardState, ran []string) evi
 		}
 		return append(out, c)
 	}
-	branchNow := resolveCommit(ctx, g.top, g.branch)
+	branchNow := g.resolve(ctx, g.branch)
 	if branchNow != g.head {
 		c := g.moved(ctx, branchName(g.branch), g.head, branchNow)
 		c.What += did

@@ -126,3 +126,132 @@ func isObjectName(s string) bool {
 	}
 	return true
 }
+
+// loose reads the loose ref file of a plain ref: its object name and whether
+// it exists; ok is false when it holds anything else (a symbolic ref, a ref
+// being written), which only git can read.
+func (r refStore) loose(ref string) (oid string, exists, ok bool) {
+	b, err := os.ReadFile(filepath.Join(r.common, filepath.FromSlash(ref)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, true
+	}
+	if name := strings.TrimSpace(string(b)); err == nil && isObjectName(name) {
+		return name, true, true
+	}
+	return "", false, false
+}
+
+// packed reads packed-refs: every ref in it with its object name (none when
+// there is no such file); ok is false when a line is not one git writes.
+func (r refStore) packed() (map[string]string, bool) {
+	out := map[string]string{}
+	b, err := os.ReadFile(filepath.Join(r.common, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, true
+	}
+	if err != nil {
+		return nil, false
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if line == "" || line[0] == '#' || line[0] == '^' { // the header, a tag's peeled commit
+			continue
+		}
+		oid, ref, found := strings.Cut(line, " ")
+		if !found || !isObjectName(oid) {
+			return nil, false
+		}
+		out[ref] = oid
+	}
+	return out, true
+}
+
+// resolve returns the object name a plain ref holds, read from the files
+// (the loose file, else packed-refs): "" when the ref does not exist. ok is
+// false when git must be asked (refs not in files, a name or content git alone
+// reads).
+func (r refStore) resolve(ref string) (string, bool) {
+	if !plainRef(ref) || !r.files() {
+		return "", false
+	}
+	oid, exists, ok := r.loose(ref)
+	if !ok || exists {
+		return oid, ok
+	}
+	packed, ok := r.packed()
+	return packed[ref], ok
+}
+
+// list returns the refs under prefix (a folder such as
+// "refs/agentloop/NAME/RUN/") with their object names, read from the files as
+// git would list them; ok is false when git must be asked.
+func (r refStore) list(prefix string) (map[string]string, bool) {
+	if !plainRef(strings.TrimSuffix(prefix, "/")) || !strings.HasSuffix(prefix, "/") || !r.files() {
+		return nil, false
+	}
+	packed, ok := r.packed()
+	if !ok {
+		return nil, false
+	}
+	out := map[string]string{}
+	for ref, oid := range packed {
+		if strings.HasPrefix(ref, prefix) {
+			out[ref] = oid
+		}
+	}
+	root := filepath.Join(r.common, filepath.FromSlash(prefix))
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root && errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipAll // no loose ref under prefix
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		ref := prefix + filepath.ToSlash(rel)
+		if !plainRef(ref) || !d.Type().IsRegular() {
+			return errNotPlain
+		}
+		oid, exists, ok := r.loose(ref)
+		if !ok || !exists {
+			return errNotPlain
+		}
+		out[ref] = oid
+		return nil
+	})
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// errNotPlain stops a walk of the ref files at one only git can read.
+var errNotPlain = errors.New("not a plain ref file")
+
+// head reads HEAD of the work tree from its file: the branch it is on
+// ("refs/heads/main"; "" when detached) and the commit it names ("" before the
+// first one). ok is false when git must be asked (refs not in files, HEAD on
+// something other than a branch).
+func (r refStore) head() (branch, commit string, ok bool) {
+	if !r.files() {
+		return "", "", false
+	}
+	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	if err != nil {
+		return "", "", false
+	}
+	s := strings.TrimSpace(string(b))
+	if target, sym := strings.CutPrefix(s, "ref: "); sym {
+		if !strings.HasPrefix(target, "refs/heads/") {
+			return "", "", false
+		}
+		commit, ok := r.resolve(target)
+		return target, commit, ok
+	}
+	return "", s, isObjectName(s)
+}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestRefStoreWritesRefsGitReads(t *testing.T) {
@@ -161,5 +163,111 @@ func TestSnapshotLeavesTrackedStateDirOutWhateverTheIndexVersion(t *testing.T) {
 		if files := lsTree(t, dir, cp.Commit); strings.Join(files, ",") != "a.go" {
 			t.Errorf("index version %s: checkpoint holds %v, want only a.go", version, files)
 		}
+	}
+}
+
+// The guard reads the run's refs, HEAD's branch and HEAD's commit from the
+// ref files as git reads them, in every shape git leaves them; what only git
+// can read (a symbolic ref, a ref being written, reftable) goes to git.
+func TestGuardReadsRefFilesAsGit(t *testing.T) {
+	t.Parallel()
+	const prefix = "refs/agentloop/b/r1/"
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string) string // the work tree to guard, when not dir
+		files bool                                  // read from the files
+	}{
+		{"loose refs", func(t *testing.T, dir string) string { return "" }, true},
+		{"packed refs", func(t *testing.T, dir string) string {
+			run(t, dir, "pack-refs", "--all")
+			return ""
+		}, true},
+		{"packed and loose, loose wins", func(t *testing.T, dir string) string {
+			run(t, dir, "pack-refs", "--all")
+			run(t, dir, "update-ref", prefix+"iter-1", "HEAD~1")
+			run(t, dir, "commit", "-q", "--allow-empty", "-m", "loose main")
+			return ""
+		}, true},
+		{"annotated tag packed", func(t *testing.T, dir string) string {
+			run(t, dir, "tag", "-a", "-m", "v1", "v1")
+			run(t, dir, "pack-refs", "--all")
+			return ""
+		}, true},
+		{"detached HEAD", func(t *testing.T, dir string) string {
+			run(t, dir, "checkout", "-q", "--detach", "HEAD~1")
+			return ""
+		}, true},
+		{"no ref under the prefix", func(t *testing.T, dir string) string {
+			run(t, dir, "update-ref", "-d", prefix+"iter-1")
+			run(t, dir, "update-ref", "-d", prefix+"deep/iter-2")
+			return ""
+		}, true},
+		{"unborn branch", func(t *testing.T, dir string) string {
+			run(t, dir, "checkout", "-q", "--orphan", "fresh")
+			return ""
+		}, true},
+		{"linked work tree", func(t *testing.T, dir string) string {
+			wt := filepath.Join(t.TempDir(), "task")
+			if err := AddWorktree(t.Context(), dir, wt, "task", ""); err != nil {
+				t.Fatal(err)
+			}
+			return wt
+		}, true},
+		{"symbolic ref under the prefix", func(t *testing.T, dir string) string {
+			run(t, dir, "symbolic-ref", prefix+"alias", "refs/heads/main")
+			return ""
+		}, false},
+		{"a ref being written", func(t *testing.T, dir string) string {
+			if err := os.WriteFile(filepath.Join(dir, ".git", filepath.FromSlash(prefix), "iter-3.lock"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return ""
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := newRepo(t, map[string]string{"a.txt": "one\n"})
+			run(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
+			run(t, dir, "update-ref", prefix+"iter-1", "HEAD")
+			run(t, dir, "update-ref", prefix+"deep/iter-2", "HEAD~1")
+			run(t, dir, "update-ref", "refs/agentloop/b/r10/iter-1", "HEAD")
+			top := dir
+			if wt := tt.setup(t, dir); wt != "" {
+				top = wt
+			}
+			w := &Workspace{Dir: top}
+			defer w.Close()
+			g, err := w.Guard(t.Context(), prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs, okRefs := g.store.list(prefix)
+			branch, head, okHead := g.store.head()
+			if okRefs && okHead != tt.files || !okRefs && tt.files {
+				t.Fatalf("read from the files: refs %v, HEAD %v; want %v", okRefs, okHead, tt.files)
+			}
+			gitRead := *g
+			gitRead.store = refStore{} // refs not in files: git reads all
+			want, err := gitRead.read(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := g.read(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(guardState{})); diff != "" {
+				t.Errorf("state read (-git +files):\n%s", diff)
+			}
+			if tt.files {
+				if diff := cmp.Diff(want.refs, refs); diff != "" || branch != want.branch || head != want.head {
+					t.Errorf("files: branch %q head %q, git: %q %q; refs (-git +files):\n%s", branch, head, want.branch, want.head, diff)
+				}
+				if oid, ok := g.store.resolve("refs/heads/main"); !ok || oid != resolveCommit(t.Context(), top, "refs/heads/main") {
+					t.Errorf("main read from the files as %q (%v)", oid, ok)
+				}
+			}
+		})
 	}
 }
