@@ -100,7 +100,7 @@ func (l *Local) Recover(ctx context.Context, last int) ([]loop.Interrupted, erro
 func (l *Local) markStart(r loop.StepRequest, seq int, started time.Time, checkpoint string) {
 	b, err := json.Marshal(inflight{Seq: seq, Iteration: r.Iteration, Attempt: r.Attempt, StartedAt: started, Checkpoint: checkpoint, Agent: r.Agent})
 	if err == nil {
-		err = state.WriteFileAtomic(l.inflightPath(), b, state.FilePerm)
+		err = writeMarker(l.inflightPath(), b)
 	}
 	if err != nil {
 		l.warn("mark attempt %d in progress (a crash during it would not be counted): %v", seq, err)
@@ -123,6 +123,34 @@ func (l *Local) markStart(r loop.StepRequest, seq int, started time.Time, checkp
 		}
 	}()
 	l.beat = func() { close(done); <-stopped }
+}
+
+// writeMarker replaces the marker at path whole (a temporary file renamed
+// into place, so a reader never sees half of one), without syncing it: it
+// serves when agentloop dies and the system goes on (a kill, a crash), which
+// keeps what was written; after a power loss the work tree the attempt left is
+// not on the disk either, and a marker lost or cut then is a warning. Two
+// fsyncs an attempt fewer.
+func writeMarker(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Chmod(state.FilePerm); err == nil {
+		err = cerr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
 }
 
 // stopBeat stops the heartbeat of the attempt in progress; the marker stays

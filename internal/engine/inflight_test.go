@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -127,5 +128,38 @@ func TestMarkerHeartbeat(t *testing.T) {
 	time.Sleep(2 * beatEvery)
 	if fi, _ := os.Stat(marker); fi.ModTime().After(old.Add(time.Minute)) {
 		t.Error("the heartbeat went on after the attempt stopped")
+	}
+}
+
+// The marker is written whole over an older one, readable by its owner only,
+// and no temporary file is left beside it.
+func TestMarkerWrittenWhole(t *testing.T) {
+	t.Parallel()
+	runDir := t.TempDir()
+	w := &warnings{}
+	l := &Local{Name: "build", RunID: "r1", RunDir: runDir, Screen: w, Now: time.Now,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	start := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	for seq := 1; seq <= 2; seq++ {
+		l.markStart(loop.StepRequest{Iteration: seq}, seq, start, "abc")
+		l.stopBeat()
+	}
+	b, err := os.ReadFile(filepath.Join(runDir, inflightFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m inflight
+	if err := json.Unmarshal(b, &m); err != nil || m.Seq != 2 || m.Iteration != 2 || !m.StartedAt.Equal(start) || m.Checkpoint != "abc" {
+		t.Errorf("marker %s (%v)", b, err)
+	}
+	entries, _ := os.ReadDir(runDir)
+	if len(entries) != 1 {
+		t.Errorf("run folder holds %d entries, want the marker alone", len(entries))
+	}
+	if fi, err := os.Stat(filepath.Join(runDir, inflightFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("marker mode %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+	if len(w.got) != 0 {
+		t.Errorf("warnings: %v", w.got)
 	}
 }
