@@ -24,10 +24,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,9 +36,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/agentloop/agentloop/bench/internal/harness"
 )
 
 func main() {
@@ -55,7 +54,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "crash:", err)
 		os.Exit(1)
 	}
-	defer c.close()
+	defer c.Close()
 	c.progress = os.Stderr
 	rep := c.run(context.Background(), *runs, *parallel)
 	fmt.Print(rep)
@@ -93,103 +92,56 @@ func (r Report) String() string {
 }
 
 type campaign struct {
-	root, agentloop, fakeagent string
-	iterations                 int
-	window                     time.Duration
-	progress                   io.Writer // a line per run or graph that ends; nil: none
+	*harness.Bin
+	iterations int
+	window     time.Duration
+	progress   io.Writer // a line per run or graph that ends; nil: none
 }
 
 // newCampaign builds agentloop and the scripted agent into a temporary folder.
 func newCampaign(iterations int, window time.Duration) (*campaign, error) {
-	root, err := os.MkdirTemp("", "agentloop-crash-")
+	bin, err := harness.Build("agentloop-crash-")
 	if err != nil {
 		return nil, err
 	}
-	c := &campaign{root: root, agentloop: filepath.Join(root, "bin", "agentloop"), fakeagent: filepath.Join(root, "bin", "fakeagent"),
-		iterations: iterations, window: window}
-	for pkg, out := range map[string]string{"./cmd/agentloop": c.agentloop, "./internal/fakeagent/cmd/fakeagent": c.fakeagent} {
-		cmd := exec.Command("go", "build", "-o", out, pkg)
-		cmd.Dir = moduleRoot()
-		if b, err := cmd.CombinedOutput(); err != nil {
-			c.close()
-			return nil, fmt.Errorf("build %s: %v\n%s", pkg, err, b)
-		}
-	}
+	c := &campaign{Bin: bin, iterations: iterations, window: window}
 	if c.window == 0 {
-		// The time of a whole run without kills: a kill at a uniformly random
-		// moment of it may land anywhere, start-up and shut-down included.
-		dir := filepath.Join(root, "calibrate")
-		if err := c.repo(dir); err != nil {
-			c.close()
+		if c.window, err = c.Calibrate(c.repo, "run", "-q"); err != nil {
+			c.Close()
 			return nil, err
 		}
-		start := time.Now()
-		cmd := exec.Command(c.agentloop, "run", "-q")
-		cmd.Dir = dir
-		if b, err := cmd.CombinedOutput(); err != nil {
-			c.close()
-			return nil, fmt.Errorf("a run without kills failed: %v\n%s", err, b)
-		}
-		// Half again as long: a session runs the rest of its run plus its own
-		// start-up, and some sessions must end by themselves for runs to end.
-		c.window = time.Since(start) * 3 / 2
-		_ = os.RemoveAll(dir)
 	}
 	return c, nil
-}
-
-func (c *campaign) close() { _ = os.RemoveAll(c.root) }
-
-// moduleRoot is the repository's top folder, found from the working directory.
-func moduleRoot() string {
-	dir, _ := os.Getwd()
-	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-	}
-	return dir
 }
 
 func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
 	var (
 		mu   sync.Mutex
 		rep  = Report{Runs: runs, Window: c.window}
-		wg   sync.WaitGroup
-		ids  = make(chan int)
 		done int
 	)
-	for range max(parallel, 1) {
-		wg.Go(func() {
-			for i := range ids {
-				r := c.one(ctx, i)
-				mu.Lock()
-				rep.Sessions += r.Sessions
-				rep.Kills += r.Kills
-				rep.Iterations += r.Iterations
-				rep.Unfinished += r.Unfinished
-				rep.MaxConcurrent = max(rep.MaxConcurrent, r.MaxConcurrent)
-				rep.Anomalies += len(r.Problems)
-				for _, p := range r.Problems {
-					rep.Problems = append(rep.Problems, fmt.Sprintf("run %d: %s", i, p))
-				}
-				done++
-				if c.progress != nil {
-					fmt.Fprintf(c.progress, "run %d ended (%d/%d): %d sessions, %d kills, %d iterations; so far %d sessions, %d kills, %d anomalies\n",
-						i, done, runs, r.Sessions, r.Kills, r.Iterations, rep.Sessions, rep.Kills, rep.Anomalies)
-					for _, p := range r.Problems {
-						fmt.Fprintf(c.progress, "  run %d: %s\n", i, p)
-					}
-				}
-				mu.Unlock()
+	harness.Each(runs, parallel, func(i int) {
+		r := c.one(ctx, i)
+		mu.Lock()
+		defer mu.Unlock()
+		rep.Sessions += r.Sessions
+		rep.Kills += r.Kills
+		rep.Iterations += r.Iterations
+		rep.Unfinished += r.Unfinished
+		rep.MaxConcurrent = max(rep.MaxConcurrent, r.MaxConcurrent)
+		rep.Anomalies += len(r.Problems)
+		for _, p := range r.Problems {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("run %d: %s", i, p))
+		}
+		done++
+		if c.progress != nil {
+			fmt.Fprintf(c.progress, "run %d ended (%d/%d): %d sessions, %d kills, %d iterations; so far %d sessions, %d kills, %d anomalies\n",
+				i, done, runs, r.Sessions, r.Kills, r.Iterations, rep.Sessions, rep.Kills, rep.Anomalies)
+			for _, p := range r.Problems {
+				fmt.Fprintf(c.progress, "  run %d: %s\n", i, p)
 			}
-		})
-	}
-	for i := range runs {
-		ids <- i
-	}
-	close(ids)
-	wg.Wait()
+		}
+	})
 	return rep
 }
 
@@ -220,38 +172,23 @@ func (c *campaign) graphs(ctx context.Context, n int) Report {
 // one drives run i to its end through random kills and checks it.
 func (c *campaign) one(ctx context.Context, i int) Report {
 	var rep Report
-	dir := filepath.Join(c.root, "run-"+strconv.Itoa(i))
+	dir := filepath.Join(c.Root, "run-"+strconv.Itoa(i))
 	if err := c.repo(dir); err != nil {
 		rep.Problems = append(rep.Problems, "set up: "+err.Error())
 		return rep
 	}
 	defer os.RemoveAll(dir)
-	var concurrent atomic.Int64
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() { // sample the agents of this run while it works
-		defer close(sampled)
-		t := time.NewTicker(10 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				if n := int64(len(c.agents(dir))); n > concurrent.Load() {
-					concurrent.Store(n)
-				}
-			}
-		}
-	}()
+	sampler := c.Sample(dir) // the agents of this run while it works
+	rng := rand.New(rand.NewPCG(rand.Uint64(), uint64(i)))
 	args := []string{"run", "-q"}
 	for session := 0; session < 50; session++ {
 		rep.Sessions++
-		killed, err, stderr := c.session(ctx, dir, widen(c.window, session), args...)
-		if errors.Is(err, errNotStarted) {
+		ss, err := c.Run(ctx, dir, syscall.SIGKILL, harness.Moment(rng, harness.Widen(c.window, session)), nil, args...)
+		if err != nil {
 			rep.Problems = append(rep.Problems, err.Error())
 			break
 		}
+		killed := ss.Killed()
 		if killed {
 			rep.Kills++
 		}
@@ -259,8 +196,8 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 			break // killed after the run's end was saved
 		}
 		if !killed {
-			if err != nil {
-				rep.Problems = append(rep.Problems, fmt.Sprintf("session %d ended with %v: %s", session, err, lastLine(stderr)))
+			if ss.Err != nil {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("session %d ended with %v: %s", session, ss.Err, harness.LastLine(ss.Stderr)))
 			}
 			break
 		}
@@ -271,13 +208,11 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 			args = []string{"resume", "build", "-q"}
 		}
 	}
-	close(stop)
-	<-sampled
-	rep.MaxConcurrent = int(concurrent.Load())
+	rep.MaxConcurrent = sampler.Stop()
 	if rep.MaxConcurrent > 1 {
 		rep.Problems = append(rep.Problems, fmt.Sprintf("%d agents ran at once", rep.MaxConcurrent))
 	}
-	if left := c.agents(dir); len(left) > 0 {
+	if left := c.Agents(dir); len(left) > 0 {
 		rep.Problems = append(rep.Problems, fmt.Sprintf("agents left running after the run ended: %v", left))
 		for _, pid := range left {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -295,86 +230,12 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 
 // repo makes a git repository with the campaign's procedure.
 func (c *campaign) repo(dir string) error {
-	return c.writeRepo(dir, map[string]string{
+	return harness.WriteRepo(dir, map[string]string{
 		".gitignore": ".agentloop/\n.fa/\n",
 		"plan.txt":   "[*]\nappend work.txt x\\n\nsleep 150ms\nappend work.txt y\\n\n",
 		"agentloop.yaml": fmt.Sprintf("default: build\nprocedures:\n  build:\n    agent: {cmd: [%s], env: {FAKEAGENT_PLAN: plan.txt, FAKEAGENT_DIR: .fa}}\n"+
-			"    limits: {max_iterations: %d}\n", strconv.Quote(c.fakeagent), c.iterations),
+			"    limits: {max_iterations: %d}\n", strconv.Quote(c.Fakeagent), c.iterations),
 	})
-}
-
-// writeRepo writes files into a new git repository at dir and commits them.
-func (c *campaign) writeRepo(dir string, files map[string]string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			return err
-		}
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=c", "-c", "user.email=c@c", "commit", "-q", "-m", "start"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v: %s", args, err, b)
-		}
-	}
-	return nil
-}
-
-// agents lists the running scripted agents whose working directory is dir.
-func (c *campaign) agents(dir string) []int {
-	var out []int
-	for pid, cwd := range c.agentCwds() {
-		if cwd == dir {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// widen is the kill window of a run's session n (from 0): a quarter longer for
-// each session killed before it, so that a run ends even when the machine has
-// grown slower than when the window was measured.
-func widen(window time.Duration, n int) time.Duration {
-	for range n {
-		window += window / 4
-	}
-	return window
-}
-
-// errNotStarted wraps the error of a session whose agentloop did not start.
-var errNotStarted = errors.New("agentloop did not start")
-
-// session runs agentloop with args in dir and SIGKILLs it at a uniformly
-// random moment in [0, window) unless it ends first. It returns whether it was
-// killed, the error of a session that ended by itself, and its stderr.
-func (c *campaign) session(ctx context.Context, dir string, window time.Duration, args ...string) (killed bool, err error, stderr string) {
-	cmd := exec.CommandContext(ctx, c.agentloop, args...)
-	cmd.Dir = dir
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		return false, fmt.Errorf("%w: %w", errNotStarted, err), ""
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	kill := time.NewTimer(time.Duration(rand.Int64N(int64(window))))
-	defer kill.Stop()
-	select {
-	case err := <-done:
-		return false, err, errb.String()
-	case <-kill.C:
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-done
-		return true, nil, errb.String()
-	}
-}
-
-func zombie(stat []byte) bool {
-	i := bytes.LastIndexByte(stat, ')')
-	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }
 
 // check verifies a finished run's files and returns its recorded iterations.
@@ -429,14 +290,26 @@ func (c *campaign) check(dir string) (int, []string) {
 		if finished[n] != 1 {
 			bad("iteration %d finished %d times in events.jsonl", n, finished[n])
 		}
-		if _, err := os.Stat(filepath.Join(runDir, fmt.Sprintf("iter-%03d", n))); err != nil {
-			bad("iteration %d has no folder", n)
+	}
+	// Each recorded iteration's attempt has its folder and checkpoint, named
+	// by the attempt's number in the run (cut attempts take numbers too).
+	h, err := harness.ReadHistory(filepath.Join(runDir, "history.jsonl"))
+	if err != nil {
+		bad("history: %v", err)
+	}
+	if len(h.Records) < st.TotalIterations {
+		bad("history.jsonl holds %d records, the state %d iterations", len(h.Records), st.TotalIterations)
+	}
+	for i := 1; i <= st.TotalIterations; i++ {
+		seq := h.Records[i].Seq
+		if _, err := os.Stat(filepath.Join(runDir, fmt.Sprintf("iter-%03d", seq))); err != nil {
+			bad("iteration %d (attempt %d) has no folder", i, seq)
 		}
-		ref := fmt.Sprintf("refs/agentloop/build/%s/iter-%d", st.RunID, n)
+		ref := fmt.Sprintf("refs/agentloop/build/%s/iter-%d", st.RunID, seq)
 		cmd := exec.Command("git", "rev-parse", "-q", "--verify", ref)
 		cmd.Dir = dir
 		if err := cmd.Run(); err != nil {
-			bad("checkpoint %s is missing", ref)
+			bad("checkpoint %s of iteration %d is missing", ref, i)
 		}
 	}
 	if len(finished) != st.TotalIterations {
@@ -459,12 +332,4 @@ func runEnded(dir string) bool {
 		Status string `json:"status"`
 	}
 	return json.Unmarshal(b, &st) == nil && st.Status != "running" && st.Status != "interrupted"
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
 }

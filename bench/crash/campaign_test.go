@@ -22,7 +22,7 @@ func TestCampaign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.close()
+	defer c.Close()
 	rep := c.run(t.Context(), 3, 1)
 	t.Log(rep)
 	if rep.Anomalies > 0 {

@@ -3,15 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agentloop/agentloop/bench/internal/harness"
 )
 
 // graphTasks is the campaign's task graph: two independent chains, run two at
@@ -27,7 +28,7 @@ func (c *campaign) graphRepo(dir string) error {
 	files := map[string]string{".gitignore": ".agentloop/\n.fa/\n"}
 	for _, t := range graphTasks {
 		fmt.Fprintf(&yml, "  p%s:\n    agent: {cmd: [%s], env: {FAKEAGENT_PLAN: %s, FAKEAGENT_DIR: .fa}}\n    limits: {max_iterations: %d}\n",
-			t.id, strconv.Quote(c.fakeagent), strconv.Quote(filepath.Join(dir, "plan-"+t.id+".txt")), c.iterations)
+			t.id, strconv.Quote(c.Fakeagent), strconv.Quote(filepath.Join(dir, "plan-"+t.id+".txt")), c.iterations)
 		files["plan-"+t.id+".txt"] = fmt.Sprintf("[*]\nappend work-%s.txt x\\n\nsleep 150ms\nappend work-%s.txt y\\n\n", t.id, t.id)
 		deps := ""
 		if t.after != "" {
@@ -37,64 +38,44 @@ func (c *campaign) graphRepo(dir string) error {
 	}
 	files["agentloop.yaml"] = yml.String()
 	files["tasks.yaml"] = tasks.String()
-	return c.writeRepo(dir, files)
+	return harness.WriteRepo(dir, files)
 }
 
 // graphOne drives graph i to its end through random kills and checks it.
 func (c *campaign) graphOne(ctx context.Context, i int, window time.Duration) Report {
 	var rep Report
-	dir := filepath.Join(c.root, "graph-"+strconv.Itoa(i))
+	dir := filepath.Join(c.Root, "graph-"+strconv.Itoa(i))
 	if err := c.graphRepo(dir); err != nil {
 		rep.Problems = append(rep.Problems, "set up: "+err.Error())
 		return rep
 	}
 	defer os.RemoveAll(dir)
-	var mu sync.Mutex
-	most := 0
-	stop, sampled := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(sampled)
-		t := time.NewTicker(10 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				for _, n := range c.agentsPerDir(dir) {
-					mu.Lock()
-					most = max(most, n)
-					mu.Unlock()
-				}
-			}
-		}
-	}()
+	sampler := c.Sample(dir)
+	rng := rand.New(rand.NewPCG(rand.Uint64(), uint64(i)))
 	ended := false
 	for session := 0; session < 50 && !ended; session++ {
 		rep.Sessions++
-		killed, err, stderr := c.session(ctx, dir, widen(window, session), "run", "--tasks", "tasks.yaml", "-q")
+		ss, err := c.Run(ctx, dir, syscall.SIGKILL, harness.Moment(rng, harness.Widen(window, session)), nil, "run", "--tasks", "tasks.yaml", "-q")
 		switch {
-		case errors.Is(err, errNotStarted):
+		case err != nil:
 			rep.Problems = append(rep.Problems, err.Error())
 			ended = true
-		case killed:
+		case ss.Killed():
 			rep.Kills++
 			if c.merging(dir) {
 				rep.MergeKills++
 			}
 		default:
-			if err != nil {
-				rep.Problems = append(rep.Problems, fmt.Sprintf("session %d ended with %v: %s", session, err, lastLine(stderr)))
+			if ss.Err != nil {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("session %d ended with %v: %s", session, ss.Err, harness.LastLine(ss.Stderr)))
 			}
 			ended = true
 		}
 	}
-	close(stop)
-	<-sampled
-	if most > 1 {
+	if most := sampler.Stop(); most > 1 {
 		rep.Problems = append(rep.Problems, fmt.Sprintf("%d agents ran at once in one task's worktree", most))
 	}
-	if left := c.agentsUnder(dir); len(left) > 0 {
+	if left := c.AgentsUnder(dir); len(left) > 0 {
 		rep.Problems = append(rep.Problems, fmt.Sprintf("agents left running after the graph ended: %v", left))
 		for _, pid := range left {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -153,49 +134,4 @@ func (c *campaign) checkGraph(dir string) []string {
 		}
 	}
 	return problems
-}
-
-// agentsUnder lists the running scripted agents whose working directory is in dir.
-func (c *campaign) agentsUnder(dir string) []int {
-	var out []int
-	for pid, cwd := range c.agentCwds() {
-		if cwd == dir || strings.HasPrefix(cwd, dir+"/") {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// agentsPerDir counts the running scripted agents under dir by working directory.
-func (c *campaign) agentsPerDir(dir string) map[string]int {
-	n := map[string]int{}
-	for _, cwd := range c.agentCwds() {
-		if cwd == dir || strings.HasPrefix(cwd, dir+"/") {
-			n[cwd]++
-		}
-	}
-	return n
-}
-
-// agentCwds maps each live scripted agent to its working directory.
-func (c *campaign) agentCwds() map[int]string {
-	entries, _ := os.ReadDir("/proc")
-	out := map[int]string{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err != nil || exe != c.fakeagent {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil || zombie(stat) {
-			continue
-		}
-		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil {
-			out[pid] = cwd
-		}
-	}
-	return out
 }
