@@ -166,11 +166,15 @@ type cause struct {
 }
 
 // causes sorts failures into the shapes that several share (most first) and
-// the failures whose message is their own, in the order given.
+// the failures whose message is their own, in the order given. A failure
+// with no message of its own ("failed") is neither: it is named only.
 func causes(fs []evidence.Finding) (shared []cause, distinct []evidence.Finding) {
 	by := map[string]int{}
 	var all []cause
 	for _, f := range fs {
+		if m := strings.TrimSpace(f.Message); m == "" || strings.EqualFold(m, "failed") {
+			continue
+		}
 		k := shape(f)
 		if i, ok := by[k]; ok {
 			all[i].members = append(all[i].members, f)

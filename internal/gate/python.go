@@ -15,6 +15,7 @@ var (
 	pyFrameRE   = regexp.MustCompile(`^\s+File "([^"]+)", line (\d+)`)
 	pyExcRE     = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure|Warning|Fail)|AssertionError|KeyError|StopIteration)(?::\s*(.*))?$`)
 	ptSummaryRE = regexp.MustCompile(`^(FAILED|ERROR) (\S+(?:::|\.py)\S*)(?: - (.*))?$`)
+	ptParamRE   = regexp.MustCompile(`^(FAILED|ERROR) (\S+\.py::\S*\[)`)
 	ptBlockRE   = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
 	ptLocRE     = regexp.MustCompile(`^(\S+\.py):(\d+): (\w+)`)
 	ptCountsRE  = regexp.MustCompile(`(\d+) (failed|passed|skipped|errors?|xfailed|xpassed)`)
@@ -67,9 +68,9 @@ func parsePython(br *bufio.Reader, c *collector) error {
 				blocks = append(blocks, cur)
 			}
 			continue
-		case ptSummaryRE.MatchString(line):
+		case ptSummaryRE.MatchString(line) || ptParamRE.MatchString(line):
 			c.parsed = true
-			m := ptSummaryRE.FindStringSubmatch(line)
+			m := ptSummary(line)
 			f := evidence.Finding{Kind: evidence.KindTest, ID: m[2], Message: m[3]}
 			f.File, f.Test, _ = strings.Cut(m[2], "::")
 			f.Unit = f.File // pytest selects a test by its node id, file::name
@@ -188,4 +189,28 @@ func pythonReport(c *collector, blocks []*pyBlock, summary []evidence.Finding) {
 		}
 		c.add(f)
 	}
+}
+
+// ptSummary splits a pytest summary line, "FAILED file.py::test[a b] - msg",
+// into its word, node id and message: a parameterized test's id may hold
+// spaces and " - " inside its brackets.
+func ptSummary(line string) []string {
+	if m := ptParamRE.FindStringSubmatch(line); m != nil {
+		rest := line[len(m[1])+1:]
+		depth := 0
+		for i := 0; i < len(rest); i++ {
+			switch rest[i] {
+			case '[':
+				depth++
+			case ']':
+				depth--
+			case ' ':
+				if depth == 0 && strings.HasPrefix(rest[i:], " - ") {
+					return []string{line, m[1], rest[:i], rest[i+3:]}
+				}
+			}
+		}
+		return []string{line, m[1], rest, ""}
+	}
+	return ptSummaryRE.FindStringSubmatch(line)
 }

@@ -61,3 +61,31 @@ func TestSelectors(t *testing.T) {
 		})
 	}
 }
+
+// TestPytestSummaryIDsWithSpaces: a parameterized test's node id may hold
+// spaces and " - " inside its brackets; it is read whole, and the message after it.
+func TestPytestSummaryIDsWithSpaces(t *testing.T) {
+	t.Parallel()
+	in := "=========================== short test summary info ============================\n" +
+		"FAILED tests/test_options.py::test_flag[args8-Usage: main \\[OPTIONS\\] - x] - AssertionError: assert 1 == 2\n" +
+		"FAILED tests/test_commands.py::test_metavar[True-COMMAND1 [ARGS]... [COMMAND2 [ARGS]...]...]\n" +
+		"FAILED tests/test_a.py::test_plain - KeyError: 'k'\n" +
+		"============== 3 failed, 1 passed in 0.14s ===============\n"
+	rep, err := Parse(strings.NewReader(in), Options{Format: "python"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][3]string{
+		{"test_flag[args8-Usage: main \\[OPTIONS\\] - x]", "tests/test_options.py", "AssertionError: assert 1 == 2"},
+		{"test_metavar[True-COMMAND1 [ARGS]... [COMMAND2 [ARGS]...]...]", "tests/test_commands.py", "failed"},
+		{"test_plain", "tests/test_a.py", "KeyError: 'k'"},
+	}
+	if len(rep.Findings) != len(want) {
+		t.Fatalf("findings %+v, want %d", rep.Findings, len(want))
+	}
+	for i, f := range rep.Findings {
+		if f.Test != want[i][0] || f.Unit != want[i][1] || f.Message != want[i][2] {
+			t.Errorf("finding %d: test %q unit %q message %q, want %q", i, f.Test, f.Unit, f.Message, want[i])
+		}
+	}
+}
