@@ -438,3 +438,17 @@ func groupedItems(items []item, n, budget int, logPath string, first bool) strin
 	}
 	return b.String()
 }
+
+// CauseCount is how many causes grouped feedback tells fs's failing tests
+// apart by: the message shapes they share or own (a test without a message
+// of its own has none).
+func CauseCount(fs []evidence.Finding) int {
+	var tests []evidence.Finding
+	for _, f := range fs {
+		if isTestKind(f.Kind) {
+			tests = append(tests, f)
+		}
+	}
+	shared, distinct := causes(tests)
+	return len(shared) + len(distinct)
+}

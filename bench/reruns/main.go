@@ -1,0 +1,182 @@
+// Command reruns measures the flaky check and the first prompt's feedback on
+// real test suites with one injected bug each: for every project it times the
+// raw suite (the gate's command alone, failing and then passing) against the
+// gate as agentloop runs it (the command, the parser, and for a failing gate
+// the flaky check: only the failed tests again, by name; and, in the same
+// run, the whole command again, as before), and counts how many failing tests
+// and causes the feedback under the default 500-character cap names.
+//
+//	go run ./bench/reruns -src DIR [-projects csv,gotestsum,click,ufo] [-rounds N]
+//
+// csv (the standard library's encoding/csv as a module) and gotestsum (from the
+// Go module proxy) need only Go; click and ufo are checkouts in -src (see
+// bench/reruns/README.md).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/proc"
+)
+
+func main() {
+	src := flag.String("src", "", "folder holding the click and ufo checkouts")
+	work := flag.String("work", "", "where the projects are copied (default: a temporary folder)")
+	names := flag.String("projects", "csv,gotestsum,click,ufo", "projects to measure")
+	rounds := flag.Int("rounds", 1, "measurements per project (medians are reported)")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, *src, *work, strings.Split(*names, ","), *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "reruns:", err)
+		os.Exit(1)
+	}
+}
+
+// row is one project's figures.
+type row struct {
+	project, runner                 string
+	rawFail, gateFail, wholeFail    time.Duration
+	rawPass, gatePass               time.Duration
+	failing, accounted, causes, led int
+	rerun                           string
+	feedback                        string
+}
+
+func run(ctx context.Context, src, work string, names []string, rounds int) error {
+	if work == "" {
+		dir, err := os.MkdirTemp("", "reruns-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		work = dir
+	}
+	var rows []row
+	for _, name := range names {
+		p, ok := projects()[name]
+		if !ok {
+			return fmt.Errorf("unknown project %q", name)
+		}
+		dir := filepath.Join(work, name)
+		if err := p.setup(ctx, src, dir); err != nil {
+			return fmt.Errorf("%s: set up: %w", name, err)
+		}
+		r, err := measure(ctx, p, dir, filepath.Join(work, name+"-logs"), rounds)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(os.Stderr, "%s: done\n", name)
+		rows = append(rows, r)
+	}
+	printTable(rows)
+	return nil
+}
+
+func measure(ctx context.Context, p project, dir, logs string, rounds int) (row, error) {
+	r := row{project: p.name, runner: p.runner}
+	var rawF, gateF, wholeF, rawP, gateP []time.Duration
+	for i := range rounds {
+		if err := p.edit(dir, p.bug); err != nil {
+			return r, err
+		}
+		d, code, err := raw(ctx, p, dir)
+		if err != nil || code == 0 {
+			return r, fmt.Errorf("the suite with the bug: exit %d, %v", code, err)
+		}
+		rawF = append(rawF, d)
+		res, err := gateRun(ctx, p, dir, filepath.Join(logs, fmt.Sprint(i, "-failed")), gate.RerunFailed)
+		if err != nil {
+			return r, err
+		}
+		gateF = append(gateF, res.Duration+res.RerunDuration)
+		r.rerun = res.RerunNote
+		r.failing = len(res.Findings)
+		r.feedback = gate.Render([]evidence.GateResult{res}, nil, gate.RenderOptions{})
+		r.accounted = accounted(r.feedback)
+		r.causes = gate.CauseCount(res.Findings)
+		r.led = causesShown(r.feedback)
+		whole, err := gateRun(ctx, p, dir, filepath.Join(logs, fmt.Sprint(i, "-whole")), gate.RerunWhole)
+		if err != nil {
+			return r, err
+		}
+		wholeF = append(wholeF, whole.Duration+whole.RerunDuration)
+		if err := p.edit(dir, p.fix); err != nil {
+			return r, err
+		}
+		if d, code, err = raw(ctx, p, dir); err != nil || code != 0 {
+			return r, fmt.Errorf("the suite without the bug: exit %d, %v", code, err)
+		}
+		rawP = append(rawP, d)
+		pass, err := gateRun(ctx, p, dir, filepath.Join(logs, fmt.Sprint(i, "-passed")), gate.RerunFailed)
+		if err != nil {
+			return r, err
+		}
+		if !pass.Passed {
+			return r, fmt.Errorf("the gate without the bug failed: %s", gate.Render([]evidence.GateResult{pass}, nil, gate.RenderOptions{}))
+		}
+		gateP = append(gateP, pass.Duration+pass.RerunDuration)
+		fmt.Fprintf(os.Stderr, "%s round %d: raw %v/%v, gate %v/%v, whole %v\n", p.name, i+1, rawF[i], rawP[i], gateF[i], gateP[i], wholeF[i])
+	}
+	r.rawFail, r.gateFail, r.wholeFail, r.rawPass, r.gatePass = median(rawF), median(gateF), median(wholeF), median(rawP), median(gateP)
+	return r, nil
+}
+
+// raw runs the gate's command as a person would, its output thrown away.
+func raw(ctx context.Context, p project, dir string) (time.Duration, int, error) {
+	start := time.Now()
+	res, err := proc.Run(ctx, proc.Spec{Argv: []string{"sh", "-c", p.gate}, Dir: dir, Env: append(os.Environ(), p.env...), Timeout: 20 * time.Minute})
+	return time.Since(start), res.ExitCode, err
+}
+
+// gateRun runs the gate as agentloop does, flaky check included.
+func gateRun(ctx context.Context, p project, dir, logs, mode string) (evidence.GateResult, error) {
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return evidence.GateResult{}, err
+	}
+	g := &engine.ProcGates{Specs: []engine.GateSpec{{
+		Name: "tests", Argv: []string{"sh", "-c", p.gate}, Command: p.gate, Env: p.env,
+		Timeout: 20 * time.Minute, Required: true, Format: p.format, Rerun: mode,
+	}}}
+	res, err := g.RunGates(ctx, dir, logs, nil)
+	if err != nil {
+		return evidence.GateResult{}, err
+	}
+	if len(res) != 1 || res[0].Infra {
+		return evidence.GateResult{}, fmt.Errorf("the gate did not run: %+v", res)
+	}
+	return res[0], nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func printTable(rows []row) {
+	fmt.Println("| project (runner) | raw suite failing / passing | gate failing (ratio) | whole rerun (ratio) | gate passing (ratio) | failing tests | named or counted in the first prompt | causes shown |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		ratio := func(a, b time.Duration) string {
+			return fmt.Sprintf("%.1fs (**%.2f**)", a.Seconds(), a.Seconds()/b.Seconds())
+		}
+		fmt.Printf("| %s (%s) | %.1fs / %.1fs | %s | %s | %s | %d | %d | %d of %d |\n", r.project, r.runner,
+			r.rawFail.Seconds(), r.rawPass.Seconds(), ratio(r.gateFail, r.rawFail), ratio(r.wholeFail, r.rawFail),
+			ratio(r.gatePass, r.rawPass), r.failing, r.accounted, r.led, r.causes)
+	}
+	for _, r := range rows {
+		fmt.Printf("\n%s: flaky check: %s\n\nFirst prompt's feedback (%d characters):\n\n```text\n%s\n```\n", r.project, r.rerun, len([]rune(r.feedback)), r.feedback)
+	}
+}
