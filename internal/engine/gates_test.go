@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/gate"
+)
+
+// TestFlakyCheckModes: what a failing gate runs again under each rerun mode.
+// The gate prints go test's text output: TestClock fails the first time only
+// (a flag file), TestAdd every time. The command is a script, which agentloop
+// cannot rewrite: rerun: failed runs nothing again and says why; whole runs
+// the script again (TestClock flaky); off runs nothing.
+func TestFlakyCheckModes(t *testing.T) {
+	t.Parallel()
+	script := `if [ -f flag ]; then clock='--- PASS: TestClock (0.00s)'; else touch flag; clock='--- FAIL: TestClock (0.00s)'; fi
+printf '=== RUN   TestAdd\n    calc_test.go:9: got 1, want 2\n--- FAIL: TestAdd (0.00s)\n%s\nFAIL\nFAIL\tm/calc\t0.01s\n' "$clock"
+echo run >> runs
+exit 1`
+	for _, tt := range []struct {
+		mode  string
+		runs  int
+		flaky int
+		note  string
+	}{
+		{gate.RerunFailed, 1, 0, "not run again: cannot select tests by name: ./gate.sh is not a test runner agentloop can rewrite"},
+		{"", 1, 0, "not run again: cannot select tests by name"},
+		{gate.RerunWhole, 2, 1, "ran the whole command again: 1 failed again, 1 passed (flaky)"},
+		{gate.RerunOff, 1, 0, "not run again (rerun: off): every failure counts"},
+	} {
+		t.Run("rerun "+tt.mode, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "gate.sh"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			g := &ProcGates{Specs: []GateSpec{{Name: "tests", Argv: []string{"sh", "-c", "./gate.sh"}, Command: "./gate.sh",
+				Required: true, Format: "gotest", Rerun: tt.mode}}}
+			res, err := g.RunGates(t.Context(), dir, t.TempDir(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res[0]
+			b, _ := os.ReadFile(filepath.Join(dir, "runs"))
+			if runs := strings.Count(string(b), "run"); runs != tt.runs {
+				t.Errorf("the gate ran %d times, want %d", runs, tt.runs)
+			}
+			if len(r.Flaky) != tt.flaky || r.Passed {
+				t.Errorf("flaky %d, passed %v; want %d flaky, failed", len(r.Flaky), r.Passed, tt.flaky)
+			}
+			if !strings.Contains(r.RerunNote, tt.note) {
+				t.Errorf("note %q, want %q", r.RerunNote, tt.note)
+			}
+			if tt.runs == 2 && (r.RerunDuration <= 0 || !strings.HasSuffix(r.RerunLog, "tests.rerun.log")) {
+				t.Errorf("the rerun's time %v and log %q are not kept", r.RerunDuration, r.RerunLog)
+			}
+		})
+	}
+}
