@@ -3,7 +3,6 @@ package budget
 import (
 	"fmt"
 	"strings"
-	"time"
 )
 
 // Check applies the budget rules to spend s against the token, cost and
@@ -18,24 +17,21 @@ func Check(l Limits, s Spent, perIteration []Cost) Verdict {
 	if l.MaxTokens > 0 {
 		rem.Tokens = max(l.MaxTokens-s.Tokens, 0)
 		mean, n, unknown := meanOf(perIteration, func(c Cost) (float64, bool) { return float64(c.Tokens), c.TokensKnown })
-		r := judge(&v, Tokens, float64(s.Tokens), float64(l.MaxTokens), mean, n, unknown || !s.TokensKnown,
-			func(f float64) string { return fmt.Sprintf("%d tokens", int64(f)) })
+		r := judge(&v, Tokens, float64(s.Tokens), float64(l.MaxTokens), mean, n, unknown || !s.TokensKnown)
 		why = append(why, r...)
 	}
 
 	if l.MaxCostUSD > 0 {
 		rem.CostUSD = max(l.MaxCostUSD-s.CostUSD, 0)
 		mean, n, unknown := meanOf(perIteration, func(c Cost) (float64, bool) { return c.CostUSD, c.CostKnown })
-		r := judge(&v, CostUSD, s.CostUSD, l.MaxCostUSD, mean, n, unknown || !s.CostKnown,
-			func(f float64) string { return fmt.Sprintf("$%.2f", f) })
+		r := judge(&v, CostUSD, s.CostUSD, l.MaxCostUSD, mean, n, unknown || !s.CostKnown)
 		why = append(why, r...)
 	}
 
 	if l.MaxDuration > 0 {
 		rem.Duration = max(l.MaxDuration-s.Duration, 0)
 		mean, n, _ := meanOf(perIteration, func(c Cost) (float64, bool) { return float64(c.Duration), true })
-		r := judge(&v, Duration, float64(s.Duration), float64(l.MaxDuration), mean, n, false,
-			func(f float64) string { return time.Duration(f).Round(time.Second).String() })
+		r := judge(&v, Duration, float64(s.Duration), float64(l.MaxDuration), mean, n, false)
 		why = append(why, r...)
 	}
 
@@ -48,25 +44,26 @@ func Check(l Limits, s Spent, perIteration []Cost) Verdict {
 // returns what to tell people. unknown means some spend was not reported: the
 // spent figure is then a lower bound, still enough to prove a crossing, but
 // not enough to predict.
-func judge(v *Verdict, r Resource, spent, limit, mean float64, n int, unknown bool, show func(float64) string) []string {
+func judge(v *Verdict, r Resource, spent, limit, mean float64, n int, unknown bool) []string {
+	show := func(f float64) string { return r.Show(f, limit) }
 	switch {
 	case spent >= limit:
 		v.Hard = append(v.Hard, r)
-		return []string{fmt.Sprintf("%s: %s spent of %s", r, show(spent), show(limit))}
+		return []string{fmt.Sprintf("%s: %s spent of %s", r.Word(), show(spent), show(limit))}
 	case unknown:
 		v.Unchecked = append(v.Unchecked, r)
 		if spent >= SoftFraction*limit {
 			v.Soft = append(v.Soft, r)
 		}
 		return []string{fmt.Sprintf("%s: some iterations did not report it; at least %s spent of %s, the next iteration cannot be predicted",
-			r, show(spent), show(limit))}
+			r.Word(), show(spent), show(limit))}
 	case n > 0 && limit-spent < Margin*mean:
 		v.CannotAfford = append(v.CannotAfford, r)
 		return []string{fmt.Sprintf("%s: %s left of %s, an iteration takes about %s (mean of %d × %.1f)",
-			r, show(limit-spent), show(limit), show(mean*Margin), n, Margin)}
+			r.Word(), show(limit-spent), show(limit), show(mean*Margin), n, Margin)}
 	case spent >= SoftFraction*limit:
 		v.Soft = append(v.Soft, r)
-		return []string{fmt.Sprintf("%s: %s spent of %s (%.0f%%)", r, show(spent), show(limit), 100*spent/limit)}
+		return []string{fmt.Sprintf("%s: %s spent of %s (%.0f%%)", r.Word(), show(spent), show(limit), 100*spent/limit)}
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ func TestCheck(t *testing.T) {
 		// 600 of 740 = 81 %; the last iteration was small (mean 100 × 1.2 < 140 left)
 		{name: "soft tokens", l: Limits{MaxTokens: 740}, per: []Cost{known(50, 0, 0), known(50, 0, 0), known(500, 0, 0),
 			known(0, 0, 0), known(0, 0, 0), known(0, 0, 0)}, wantSoft: []Resource{Tokens},
-			wantRem: Remaining{140, -1, -1}, reason: "tokens: 600 tokens spent of 740 tokens (81%)"},
+			wantRem: Remaining{140, -1, -1}, reason: "tokens: 600 spent of 740 (81%)"},
 		{name: "unknown cost is not zero", l: Limits{MaxCostUSD: 10}, per: []Cost{known(100, 1, m), {Tokens: 50, TokensKnown: true}},
 			wantUnchk: []Resource{CostUSD}, wantRem: Remaining{-1, 9, -1}, reason: "cannot be predicted"},
 		{name: "unknown but already crossed", l: Limits{MaxCostUSD: 1}, per: []Cost{known(100, 1.5, m), {}},
@@ -62,15 +62,15 @@ func TestCheck(t *testing.T) {
 		// 80 of 100 tokens, the mean of 10 × 1.2 fits in what is left
 		{name: "soft at exactly 80%", l: Limits{MaxTokens: 100}, per: []Cost{known(80, 0, 0), known(0, 0, 0), known(0, 0, 0),
 			known(0, 0, 0), known(0, 0, 0), known(0, 0, 0), known(0, 0, 0), known(0, 0, 0)},
-			wantSoft: []Resource{Tokens}, wantRem: Remaining{20, -1, -1}, reason: "tokens: 80 tokens spent of 100 tokens (80%)"},
+			wantSoft: []Resource{Tokens}, wantRem: Remaining{20, -1, -1}, reason: "tokens: 80 spent of 100 (80%)"},
 		{name: "unknown at exactly 80%", l: Limits{MaxTokens: 100}, per: []Cost{known(80, 0, 0), {}},
 			wantSoft: []Resource{Tokens}, wantUnchk: []Resource{Tokens}, wantRem: Remaining{20, -1, -1}},
 		{name: "unknown under 80%", l: Limits{MaxTokens: 100}, per: []Cost{known(79, 0, 0), {}},
 			wantUnchk: []Resource{Tokens}, wantRem: Remaining{21, -1, -1}},
 		{name: "duration crossed", l: Limits{MaxDuration: 30 * m}, per: three, wantHard: []Resource{Duration},
-			wantRem: Remaining{-1, -1, 0}, reason: "duration: 30m0s spent of 30m0s"},
+			wantRem: Remaining{-1, -1, 0}, reason: "time: 30m0s spent of 30m0s"},
 		{name: "tokens past the limit", l: Limits{MaxTokens: 500}, per: three, wantHard: []Resource{Tokens},
-			wantRem: Remaining{0, -1, -1}, reason: "tokens: 600 tokens spent of 500 tokens"},
+			wantRem: Remaining{0, -1, -1}, reason: "tokens: 600 spent of 500"},
 		{name: "first iteration: nothing to predict", l: Limits{MaxCostUSD: 0.5}, wantRem: Remaining{-1, 0.5, -1}},
 	}
 	for _, tt := range tests {

@@ -52,6 +52,19 @@ func budgetLines(in loop.DecideInput) []decision.BudgetLine {
 	return out
 }
 
+// lineResource is the resource of a budget line of the decision document, and
+// the factor that turns its figures into the resource's unit (seconds into
+// nanoseconds).
+func lineResource(name string) (budget.Resource, float64) {
+	switch name {
+	case "cost_usd":
+		return budget.CostUSD, 1
+	case "seconds":
+		return budget.Duration, float64(time.Second)
+	}
+	return budget.Tokens, 1
+}
+
 // detectBudget turns the budget lines into triggers: exhausted is critical,
 // cannot-afford high, 80% spent medium; reaching max iterations with failures left
 // is its own trigger.
@@ -59,13 +72,15 @@ func detectBudget(f *facts) []loop.Trigger {
 	var out []loop.Trigger
 	var soft []string
 	for _, l := range budgetLines(f.in) {
+		r, scale := lineResource(l.Name)
+		show := func(x float64) string { return r.Show(x*scale, l.Limit*scale) }
 		switch l.State {
 		case "exhausted":
-			out = append(out, trig(TBudgetHard, 1, false, "%s budget exhausted: %s of %s", l.Name, num(l.Spent), num(l.Limit)))
+			out = append(out, trig(TBudgetHard, 1, false, "budget: %s: %s spent of %s", r.Word(), show(l.Spent), show(l.Limit)))
 		case "cannot_afford":
-			out = append(out, trig(TBudgetAfford, 0.8, false, "%s left: %s, an iteration costs %s on average", l.Name, num(l.Remaining), num(l.PerIter)))
+			out = append(out, trig(TBudgetAfford, 0.8, false, "%s left: %s, an iteration takes %s on average", r.Word(), show(l.Remaining), show(l.PerIter)))
 		case "soft":
-			soft = append(soft, fmt.Sprintf("%s %s of %s", l.Name, num(l.Spent), num(l.Limit)))
+			soft = append(soft, fmt.Sprintf("%s %s of %s", r.Word(), show(l.Spent), show(l.Limit)))
 		}
 	}
 	done, limit := f.in.Budget.Spent.Iterations, f.in.Spec.Limits.MaxIterations

@@ -150,7 +150,7 @@ func TestExhausted(t *testing.T) {
 		{"under", budget.Limits{MaxCostUSD: 5}, budget.Spent{CostUSD: 4.99, CostKnown: true}, false, ""},
 		{"reached", budget.Limits{MaxCostUSD: 5}, budget.Spent{CostUSD: 5, CostKnown: true}, true, "cost: $5.00 spent of $5.00"},
 		{"tokens past", budget.Limits{MaxTokens: 1000, MaxCostUSD: 5}, budget.Spent{Tokens: 1200, TokensKnown: true, CostUSD: 1, CostKnown: true}, true,
-			"tokens: 1200 tokens spent of 1000 tokens"},
+			"tokens: 1,200 spent of 1,000"},
 	} {
 		got, reason := Exhausted(tc.l, tc.s)
 		if got != tc.want || reason != tc.reason {

@@ -62,9 +62,20 @@ type RateLimitPolicy struct {
 	Backoff      func(attempt int) time.Duration // exponential with jitter, capped
 }
 
-// Step implements [loop.Env].
+// Step implements [loop.Env]. An iteration is stopped when the run's time
+// budget runs out ([loop.ErrTimeRanOut]), as the agent is when its live usage
+// crosses the token or cost budget.
 func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	parent := ctx
+	if left := r.Remaining.Duration; r.Kind == loop.StepIteration && left > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, left, loop.ErrTimeRanOut)
+		defer cancel()
+	}
 	res, err := l.step(ctx, r)
+	if err != nil && parent.Err() == nil && errors.Is(context.Cause(ctx), loop.ErrTimeRanOut) {
+		err = loop.ErrTimeRanOut
+	}
 	if err != nil && !res.Started.IsZero() && res.Finished.IsZero() {
 		res.Finished = l.Now() // a step cut short: its time counts all the same
 	}

@@ -322,6 +322,15 @@ type Iteration struct {
 // Duration is the wall time of the iteration.
 func (it Iteration) Duration() time.Duration { return it.Finished.Sub(it.Started) }
 
+// Spend is what the iteration used: its agent's usage (a fallback's
+// included) and its reviewer's.
+func (it Iteration) Spend() Usage {
+	if it.Review == nil {
+		return it.Agent.Usage
+	}
+	return it.Agent.Usage.Add(it.Review.Usage)
+}
+
 // RequiredGatesPassed reports whether every required gate passed (true when there are none).
 func (it Iteration) RequiredGatesPassed() bool {
 	for _, g := range it.Gates {

@@ -34,7 +34,7 @@ func RunOver(st *loop.State) bool {
 
 // OutcomeOf is how a task whose run ended in st stands in its graph.
 func OutcomeOf(st *loop.State, branch string) tasks.Outcome {
-	o := tasks.Outcome{Reason: st.Reason, Iterations: st.TotalIterations, Usage: st.Spend.Usage.Add(st.Spend.Reviewer), Branch: branch}
+	o := tasks.Outcome{Reason: st.Reason, Iterations: st.TotalIterations, Usage: st.Spend.Total(), Branch: branch}
 	switch st.Status {
 	case loop.StatusSucceeded:
 		o.State = tasks.StateSucceeded

@@ -67,6 +67,7 @@ func newRecord(ev evidence.Iteration, seq, segment int, res StepResult, d Decisi
 	if ev.Review != nil {
 		rec.Review = ev.Review.Verdict
 		rec.ReviewScore = ev.Review.Score
+		rec.ReviewUsage = ev.Review.Usage
 	}
 	return rec
 }

@@ -14,6 +14,11 @@ import (
 // for a human outside this process (the local engine: `agentloop resume`).
 var ErrSuspended = errors.New("loop: suspended until a human answers")
 
+// ErrTimeRanOut is returned by [Env.Step] when the run's time budget
+// ([StepRequest.Remaining]) ran out while the step ran: the step was stopped
+// and the decider says how the run ends.
+var ErrTimeRanOut = errors.New("the run's time budget ran out during the step")
+
 // StopError is returned by [Env.Step] when the environment cannot go on and the run
 // must end with the given status (a rate limit that outlasted every fallback, say).
 type StopError struct {
@@ -169,6 +174,12 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	}
 	if err != nil {
 		r.cutShort(ctx, n, seq, res, err)
+		if errors.Is(err, ErrTimeRanOut) && ctx.Err() == nil {
+			// The decider judges the spend, the cut attempt's time included.
+			if p := r.preflight(ctx); p.Action != ActionContinue {
+				return r.obey(ctx, Decision{Action: p.Action, Message: p.Message})
+			}
+		}
 		out, err := r.stepFailed(ctx, err)
 		return out, true, err
 	}

@@ -929,3 +929,28 @@ func (e *startOnly) Step(ctx context.Context, r loop.StepRequest) (loop.StepResu
 	}
 	return res, err
 }
+
+// The run's one spend is its agent's and its reviewer's: --max-cost counts
+// what the reviewer used, and says it in plain money.
+func TestCostBudgetCountsTheReviewer(t *testing.T) {
+	t.Parallel()
+	reviewed := func(int) (evidence.Iteration, error) {
+		ev, _ := gate(false, 1)(0)
+		ev.Agent.Usage = evidence.Usage{CostUSD: 0.01, CostKnown: true}
+		ev.Review = &evidence.Review{Verdict: evidence.VerdictRequestChanges, Usage: evidence.Usage{CostUSD: 0.01, CostKnown: true}}
+		return ev, nil
+	}
+	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){reviewed}}
+	st := newState()
+	spec := loop.Spec{HasGates: true, HasReviewer: true, Limits: budget.Limits{MaxIterations: 5, MaxCostUSD: 0.012}, Decider: engine}
+	out, err := loop.Run(t.Context(), env, spec, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != loop.StatusAborted || !strings.Contains(out.Reason, "cost: $0.020 spent of $0.012") {
+		t.Errorf("outcome %s %q, want aborted on the agent's and the reviewer's $0.020", out.Status, out.Reason)
+	}
+	if len(st.History) != 1 || st.History[0].ReviewUsage.CostUSD != 0.01 || st.Spend.Total().CostUSD != 0.02 {
+		t.Errorf("history %+v, total %+v", st.History, st.Spend.Total())
+	}
+}

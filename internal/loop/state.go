@@ -111,6 +111,11 @@ type Spend struct {
 	Reviewer  evidence.Usage `json:"reviewer_usage"`
 }
 
+// Total is the run's one spend: what the agent (and any fallback agent that
+// stood in for it) and the reviewer used, over every session and every cut
+// attempt. Every budget — the run's, a task's, a graph's — judges this figure.
+func (s Spend) Total() evidence.Usage { return s.Usage.Add(s.Reviewer) }
+
 // Interrupted is an agent attempt cut short by Ctrl-C, a crash or a kill: when
 // it started, how long its agent ran, what its agent's transcript tells of its
 // spend (tokens and cost unknown when it tells nothing), and the checkpoints of
@@ -188,7 +193,8 @@ type Record struct {
 	Succeeded   bool           `json:"succeeded"`
 	AgentExit   int            `json:"agent_exit"`
 	AgentReason string         `json:"agent_reason,omitempty"`
-	Usage       evidence.Usage `json:"usage"`
+	Usage       evidence.Usage `json:"usage"`                    // the agent's (and a fallback's)
+	ReviewUsage evidence.Usage `json:"review_usage,omitzero"`    // the reviewer's
 	Gates       []GateSummary  `json:"gates,omitempty"`
 	Failing     []string       `json:"failing,omitempty"` // failure keys, sorted
 	Fingerprint string         `json:"fingerprint,omitempty"`

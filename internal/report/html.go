@@ -120,7 +120,7 @@ func heading(p page, id, text string) template.HTML {
 
 func buildPage(r Run) page {
 	s := r.state()
-	total := totalUsage(s.Spend)
+	total := s.Spend.Total()
 	p := page{S: s, Status: orDash(string(s.Status)), Sessions: s.Sessions,
 		Wall: duration(s.Spend.Wall.Duration()), Gates: gateNames(s.History), Quality: decide.QualityMeaning}
 	if s.Spend.Waited > 0 {

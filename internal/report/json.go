@@ -44,7 +44,7 @@ type jsonSummary struct {
 // Unknown token counts and costs are null in the summary, never 0.
 func JSON(w io.Writer, r Run) error {
 	s := r.state()
-	total := totalUsage(s.Spend)
+	total := s.Spend.Total()
 	sum := jsonSummary{
 		Name: s.Name, RunID: s.RunID, Procedure: s.Procedure, Status: s.Status, Reason: s.Reason,
 		Iterations: s.TotalIterations, Max: s.MaxIterations, LastDecision: lastDecision(s),

@@ -76,7 +76,7 @@ func budgetMD(b *bufio.Writer, sp loop.Spend) {
 	}
 	row("agent", sp.Usage)
 	row("reviewer", sp.Reviewer)
-	row("**total**", totalUsage(sp))
+	row("**total**", sp.Total())
 	fmt.Fprintf(b, "\nWall time %s", duration(sp.Wall.Duration()))
 	if sp.Waited > 0 {
 		fmt.Fprintf(b, ", of which %s waiting on rate limits", duration(sp.Waited.Duration()))

@@ -39,14 +39,6 @@ func (r Run) state() *loop.State {
 	return r.State
 }
 
-// totalUsage is the agent and reviewer spend together.
-func totalUsage(s loop.Spend) evidence.Usage {
-	if !s.Reviewer.TokensKnown && !s.Reviewer.CostKnown && s.Reviewer.TotalTokens() == 0 && s.Reviewer.CostUSD == 0 {
-		return s.Usage
-	}
-	return s.Usage.Add(s.Reviewer)
-}
-
 // tokensText renders a token figure, "unknown" when the CLI did not report it.
 func tokensText(u evidence.Usage) string {
 	if !u.TokensKnown {

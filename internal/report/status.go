@@ -37,7 +37,7 @@ func StatusRows(states []*loop.State, now time.Time) []StatusRow {
 		if s == nil {
 			continue
 		}
-		u := totalUsage(s.Spend)
+		u := s.Spend.Total()
 		row := StatusRow{
 			Name: s.Name, RunID: s.RunID, Procedure: s.Procedure, Status: s.Status, Reason: s.Reason,
 			Iteration: s.Iteration, MaxIterations: s.MaxIterations, LastDecision: lastDecision(s),

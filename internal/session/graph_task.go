@@ -40,7 +40,7 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	if err != nil {
 		return tasks.Outcome{}, err
 	}
-	g.capToGlobal(p, s.st.Spend.Usage.Add(s.st.Spend.Reviewer))
+	g.capToGlobal(p, s.st.Spend.Total())
 	var runErr error
 	if graph.RunOver(s.st) {
 		s.Close()
@@ -132,7 +132,7 @@ func (g *graphRun) spent() budget.Spent {
 	var u evidence.Usage
 	for _, st := range states {
 		if strings.HasPrefix(st.Name, g.name+"-") {
-			u = u.Add(st.Spend.Usage).Add(st.Spend.Reviewer)
+			u = u.Add(st.Spend.Total())
 		}
 	}
 	return budget.SpentFrom(u, 0, 0)

@@ -375,7 +375,7 @@ func pluralize(n int, w string) string {
 }
 
 func spendString(sp loop.Spend) string {
-	u := sp.Usage.Add(sp.Reviewer)
+	u := sp.Total()
 	tokens, cost := "tokens unknown", "cost unknown"
 	if u.TokensKnown {
 		tokens = fmt.Sprintf("%d tokens", u.TotalTokens())

@@ -318,7 +318,7 @@ func (in GraphInput) spend() map[string]evidence.Usage {
 		if o, ok := in.Prior[t.ID]; ok && o.State.Done() {
 			s[t.ID] = o.Usage
 		} else if r, ok := in.Runs[t.ID]; ok {
-			s[t.ID] = r.State.Spend.Usage.Add(r.State.Spend.Reviewer)
+			s[t.ID] = r.State.Spend.Total()
 		}
 	}
 	return s
@@ -367,7 +367,7 @@ const spendVersion = "graph-spend"
 // end of the run is not told: its result is.
 func (w *wfEnv) tellGraph(st *loop.State) {
 	parent := workflow.GetInfo(w.ctx).ParentWorkflowExecution
-	u := st.Spend.Usage.Add(st.Spend.Reviewer)
+	u := st.Spend.Total()
 	if parent == nil || u == w.told || st.Status.Ended() || w.ctx.Err() != nil {
 		return
 	}
@@ -423,7 +423,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	var res RunResult
 	var runErr error
 	if st := &run.State; over {
-		res = RunResult{Outcome: loop.Outcome{Status: st.Status, Reason: st.Reason}, Iterations: st.TotalIterations, Usage: st.Spend.Usage.Add(st.Spend.Reviewer)}
+		res = RunResult{Outcome: loop.Outcome{Status: st.Status, Reason: st.Reason}, Iterations: st.TotalIterations, Usage: st.Spend.Total()}
 	} else {
 		run.Limits = graph.CapToGraph(run.Limits, in.File.Budget, gw.spent(), gw.spend[t.ID])
 		run.State.Sessions = append(slices.Clone(run.State.Sessions), loop.Session{StartedAt: workflow.Now(ctx)})

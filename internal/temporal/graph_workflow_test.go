@@ -333,7 +333,7 @@ func TestGraphWorkflowCountsRunningSpend(t *testing.T) {
 			t.Errorf("%s: %+v, want succeeded with its %d tokens", id, o, want)
 		}
 	}
-	if o := res.Outcomes["c"]; o.State != tasks.StateSkipped || !strings.Contains(o.Reason, "1100 tokens spent of 1000") {
+	if o := res.Outcomes["c"]; o.State != tasks.StateSkipped || !strings.Contains(o.Reason, "1,100 spent of 1,000") {
 		t.Errorf("c: %+v, want skipped for the 1100 tokens spent of the global 1000", o)
 	}
 	if slices.Contains(f.started, "g-c") {

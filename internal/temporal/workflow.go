@@ -167,7 +167,7 @@ func Run(ctx workflow.Context, in RunInput) (RunResult, error) {
 	if n := len(env.st.Sessions); n > 0 {
 		env.st.Sessions[n-1].EndedAt = workflow.Now(ctx)
 	}
-	return RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Usage.Add(env.st.Spend.Reviewer),
+	return RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Total(),
 		Queue: env.queue(), Checkpoint: env.last()}, err
 }
 
