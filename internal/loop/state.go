@@ -193,8 +193,8 @@ type Record struct {
 	Succeeded   bool           `json:"succeeded"`
 	AgentExit   int            `json:"agent_exit"`
 	AgentReason string         `json:"agent_reason,omitempty"`
-	Usage       evidence.Usage `json:"usage"`                    // the agent's (and a fallback's)
-	ReviewUsage evidence.Usage `json:"review_usage,omitzero"`    // the reviewer's
+	Usage       evidence.Usage `json:"usage"`                 // the agent's (and a fallback's)
+	ReviewUsage evidence.Usage `json:"review_usage,omitzero"` // the reviewer's
 	Gates       []GateSummary  `json:"gates,omitempty"`
 	Failing     []string       `json:"failing,omitempty"` // failure keys, sorted
 	Fingerprint string         `json:"fingerprint,omitempty"`
