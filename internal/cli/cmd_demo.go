@@ -118,7 +118,7 @@ func runDemo(ctx context.Context, o demoOptions, d Deps) error {
 
 // demoReport writes the demo run's HTML report next to the project.
 func demoReport(dir string) (string, error) {
-	r, err := loadRun(&state.Store{Root: filepath.Join(dir, ".agentloop")}, "demo")
+	r, err := loadRun(&state.Store{Root: filepath.Join(dir, ".agentloop")}, "demo", 0)
 	if err != nil {
 		return "", err
 	}

@@ -65,7 +65,11 @@ func runReport(ctx context.Context, o reportOptions, d Deps, args []string) erro
 	if err != nil {
 		return err
 	}
-	r, err := loadRun(store, args[0])
+	lastEvents := 0 // the JSON report has every event
+	if o.format != "json" {
+		lastEvents = report.ShownEvents // the HTML report shows the last ones, Markdown none
+	}
+	r, err := loadRun(store, args[0], lastEvents)
 	if err != nil {
 		return err
 	}

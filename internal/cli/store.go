@@ -62,8 +62,9 @@ func openStore(d Deps, dir string) (*state.Store, error) {
 	return &state.Store{Root: dir}, nil
 }
 
-// loadRun reads a run's state, events and escalation report.
-func loadRun(store *state.Store, name string) (report.Run, error) {
+// loadRun reads a run's state, events (the last lastEvents of them; all for
+// 0) and escalation report.
+func loadRun(store *state.Store, name string, lastEvents int) (report.Run, error) {
 	st, err := store.Load(name)
 	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
 		err = nil // reported with what the log holds
@@ -77,7 +78,7 @@ func loadRun(store *state.Store, name string) (report.Run, error) {
 	if err != nil {
 		return report.Run{}, fmt.Errorf("load run %s: %w", name, err)
 	}
-	r, err := report.LoadRunDir(store.RunDir(name, st.RunID), st)
+	r, err := report.LoadRunDirLast(store.RunDir(name, st.RunID), st, lastEvents)
 	if err != nil {
 		return report.Run{}, fmt.Errorf("load run %s: %w", name, err)
 	}

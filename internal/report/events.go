@@ -74,11 +74,53 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
+// ReadLastEvents is [ReadEvents] decoding only the last n lines: total counts
+// every line of the log (the ones skipped included), for a report that shows
+// the last events of a long run and how many there are.
+func ReadLastEvents(r io.Reader, n int) (events []loop.Event, total int, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	last := make([][]byte, 0, n) // a ring of the last n lines once full
+	next := 0
+	for {
+		line, tooLong, err := readLine(br)
+		if len(line) > 0 || tooLong {
+			total++
+			if tooLong {
+				line = nil // skipped when decoded
+			}
+			if len(last) < n {
+				last = append(last, bytes.Clone(line))
+			} else if n > 0 {
+				last[next] = append(last[next][:0], line...)
+				next = (next + 1) % n
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, total, fmt.Errorf("read events: %w", err)
+		}
+	}
+	for i := range last {
+		var ev loop.Event
+		if line := last[(next+i)%len(last)]; len(line) > 0 && json.Unmarshal(line, &ev) == nil {
+			events = append(events, ev)
+		}
+	}
+	return events, total, nil
+}
+
 // LoadRunDir gathers what a report shows from a run folder
 // (.agentloop/runs/NAME/RUNID): the events and the last escalation report,
 // with the run's state st (and its history) loaded by the caller. Missing files are not errors: a run that
 // just started has none.
-func LoadRunDir(dir string, st *loop.State) (Run, error) {
+func LoadRunDir(dir string, st *loop.State) (Run, error) { return LoadRunDirLast(dir, st, 0) }
+
+// LoadRunDirLast is [LoadRunDir] reading only the last lastEvents events (all
+// of them for 0), with [Run.EventsAll] counting every one: what the HTML
+// report shows of a long run's log.
+func LoadRunDirLast(dir string, st *loop.State, lastEvents int) (Run, error) {
 	r := Run{State: st}
 	f, err := os.Open(filepath.Join(dir, eventsFileName))
 	switch {
@@ -87,7 +129,12 @@ func LoadRunDir(dir string, st *loop.State) (Run, error) {
 		return r, fmt.Errorf("load the run's events: %w", err)
 	default:
 		defer f.Close()
-		if r.Events, _, err = ReadEvents(f); err != nil {
+		if lastEvents > 0 {
+			r.Events, r.EventsAll, err = ReadLastEvents(f, lastEvents)
+		} else {
+			r.Events, _, err = ReadEvents(f)
+		}
+		if err != nil {
 			return r, fmt.Errorf("load the run's events from %s: %w", dir, err)
 		}
 	}

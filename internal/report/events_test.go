@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,34 @@ import (
 
 	"github.com/agentloop/agentloop/internal/loop"
 )
+
+// ReadLastEvents decodes the last n lines only, in order, skipping the bad
+// ones among them, and counts every line.
+func TestReadLastEvents(t *testing.T) {
+	t.Parallel()
+	var in strings.Builder
+	for i := 1; i <= 7; i++ {
+		if i == 6 {
+			in.WriteString("not json\n")
+			continue
+		}
+		fmt.Fprintf(&in, `{"v":2,"time":"2026-03-14T10:00:0%dZ","type":"iteration_started","iteration":%d,"data":{}}`+"\n", i, i)
+	}
+	in.WriteString("\n" + `{"time":"2026-03-14T10:00:0` + strings.Repeat("x", maxEventLine+10) + "\n")
+	for _, tt := range []struct {
+		n    int
+		want string // the iterations of the events read
+	}{{3, "7"}, {4, "5,7"}, {5, "4,5,7"}, {20, "1,2,3,4,5,7"}, {0, ""}} {
+		evs, total, err := ReadLastEvents(strings.NewReader(in.String()), tt.n)
+		var got []string
+		for _, e := range evs {
+			got = append(got, fmt.Sprint(e.Iteration))
+		}
+		if err != nil || total != 8 || strings.Join(got, ",") != tt.want {
+			t.Errorf("last %d: events %v, total %d, %v; want %s and 8", tt.n, got, total, err, tt.want)
+		}
+	}
+}
 
 func TestReadEvents(t *testing.T) {
 	t.Parallel()

@@ -30,13 +30,16 @@ type page struct {
 	Gates      []string
 	Timeline   []timelineRow
 	Iterations []iterRow
-	Budget     []budgetRow
-	Wall       string
-	Waited     string
-	Sessions   []loop.Session
-	Escalation template.HTML
-	Events     []eventRow
-	EventsAll  int
+	// IterationsAll is how many iterations the run has: past
+	// maxIterationRows, the table and the timeline show the last ones.
+	IterationsAll int
+	Budget        []budgetRow
+	Wall          string
+	Waited        string
+	Sessions      []loop.Session
+	Escalation    template.HTML
+	Events        []eventRow
+	EventsAll     int
 }
 
 // graphPage is a task graph as the HTML template renders it: the graph, a row
@@ -118,6 +121,12 @@ func heading(p page, id, text string) template.HTML {
 	return template.HTML(fmt.Sprintf("<%s%s>%s</%s>", tag, attr, esc(text), tag)) //nolint:gosec // escaped
 }
 
+// maxIterationRows is the most iterations the table and the gate timeline
+// show, the last ones; the charts show every iteration, the Markdown and JSON
+// reports every one too. A 10,000-iteration run's page stays a few MB at most
+// and quick to write.
+const maxIterationRows = 1000
+
 func buildPage(r Run) page {
 	s := r.state()
 	total := s.Spend.Total()
@@ -132,7 +141,8 @@ func buildPage(r Run) page {
 		p.Unreported = unreportedText(s.History)
 	}
 	p.Timeline = timeline(s, p.Gates)
-	for _, rec := range s.History {
+	p.IterationsAll = len(s.History)
+	for _, rec := range s.History[max(0, len(s.History)-maxIterationRows):] {
 		p.Iterations = append(p.Iterations, iterRow{Record: rec, Dur: duration(rec.Duration.Duration()),
 			Cost: costText(rec.Usage), Gates: gatesText(rec.Gates)})
 	}
@@ -142,7 +152,7 @@ func buildPage(r Run) page {
 			p.Budget = append(p.Budget, budget("reviewer", s.Spend.Reviewer), budget("total", total))
 		}
 	}
-	p.Events, p.EventsAll = eventRows(r.Events), len(r.Events)
+	p.Events, p.EventsAll = eventRows(r.Events), max(r.EventsAll, len(r.Events))
 	if esc := strings.TrimSpace(r.Escalation); esc != "" {
 		p.Escalation = markdownHTML(esc)
 	}

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"fmt"
+	"github.com/agentloop/agentloop/internal/loop"
 	"regexp"
 	"strings"
 	"testing"
@@ -157,5 +159,45 @@ func TestHTMLLongRun(t *testing.T) {
 	}
 	if strings.Contains(page, "$0.00</td>") {
 		t.Error("unknown cost shown as $0.00")
+	}
+}
+
+// A run longer than the table's bound: its last iterations in the table and
+// the timeline, said so; every iteration in the charts, a mark for a run of
+// them (their mean, their range in the tooltip), at most maxMarks a chart.
+func TestHTMLVeryLongRun(t *testing.T) {
+	t.Parallel()
+	const n = 3*maxIterationRows + 7
+	st := &loop.State{Version: 1, Name: "long", Status: loop.StatusRunning, Iteration: n, TotalIterations: n}
+	for i := 1; i <= n; i++ {
+		st.History = append(st.History, loop.Record{N: i, Quality: float64(i%2) / 2, Duration: loop.Millis(1000),
+			Gates: []loop.GateSummary{{Name: "unit", Required: true, Passed: i%2 == 0}}, Decision: "continue"})
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, Run{State: st}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if rows := strings.Count(page, "<tr data-iteration="); rows != maxIterationRows {
+		t.Errorf("%d iteration rows, want %d", rows, maxIterationRows)
+	}
+	if !strings.Contains(page, fmt.Sprintf("<tr data-iteration=\"%d\">", n)) || strings.Contains(page, fmt.Sprintf("<tr data-iteration=\"%d\">", n-maxIterationRows)) {
+		t.Error("the table does not hold the last iterations")
+	}
+	if cells := strings.Count(page, `data-mark=`); cells != maxIterationRows {
+		t.Errorf("%d timeline cells, want %d", cells, maxIterationRows)
+	}
+	for _, want := range []string{fmt.Sprintf("The last %d of %d iterations", maxIterationRows, n),
+		fmt.Sprintf(`data-chart="quality" data-points="%d" data-iterations="%d"`, (n+6)/7, n),
+		`<title>iterations 1–7: mean 0.29 (0.00 to 0.50)</title>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if marks, charts := strings.Count(page, `<circle class="pt"`), strings.Count(page, `<svg class="chart"`); marks != charts*((n+6)/7) || (n+6)/7 > maxMarks {
+		t.Errorf("%d marks in %d charts, want %d a chart, at most %d", marks, charts, (n+6)/7, maxMarks)
+	}
+	if b.Len() > 2<<20 {
+		t.Errorf("the page is %d bytes", b.Len())
 	}
 }

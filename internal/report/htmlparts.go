@@ -128,9 +128,10 @@ func compact(v float64) string {
 // there is one.
 func timeline(s *loop.State, names []string) []timelineRow {
 	h := s.History
-	if base, ok := baselineRecord(s); ok && len(h) > 0 {
+	if base, ok := baselineRecord(s); ok && len(h) > 0 && len(h) <= maxIterationRows {
 		h = append([]loop.Record{base}, h...)
 	}
+	h = h[max(0, len(h)-maxIterationRows):]
 	rows := make([]timelineRow, len(names))
 	for i, name := range names {
 		rows[i].Gate = name
@@ -200,7 +201,11 @@ type eventRow struct {
 }
 
 // maxEventRows bounds the event log shown in the page (the most recent ones).
-const maxEventRows = 300
+const maxEventRows = ShownEvents
+
+// ShownEvents is how many of a run's last events the HTML report shows: a
+// caller that writes only that report reads no more ([LoadRunDirLast]).
+const ShownEvents = 300
 
 func eventRows(evs []loop.Event) []eventRow {
 	if len(evs) > maxEventRows {

@@ -11,8 +11,11 @@ import (
 
 // Run is everything a report shows about one run.
 type Run struct {
-	State      *loop.State
-	Events     []loop.Event
+	State  *loop.State
+	Events []loop.Event
+	// EventsAll is how many events the run's log holds when Events are its
+	// last ones only ([LoadRunDirLast]); 0 when Events are all of them.
+	EventsAll  int
 	Escalation string    // the escalation report in Markdown; empty when the run did not escalate
 	Tasks      []TaskRow // a task graph's tasks: the report is then the graph's
 }

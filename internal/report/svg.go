@@ -10,10 +10,44 @@ import (
 // point is one iteration's value in a chart; Known false draws no point.
 type point struct {
 	N     int
+	From  int // a mark for a run of iterations (see [maxMarks]): its first; 0 otherwise
 	Value float64
 	Known bool
 	Label string // the value as people read it
 	Best  bool   // the run's best checkpoint: ringed
+}
+
+// maxMarks is the most marks a chart draws. Past that many iterations each
+// mark stands for a run of consecutive ones: their mean, with the lowest and
+// highest in its tooltip. The plot is 490 units wide, so more marks would only
+// overlap, and a 10,000-iteration run's page stays small and quick to write.
+const maxMarks = 500
+
+// marks returns the chart's points, one a run of iterations past maxMarks.
+func (c chart) marks() []point {
+	n := len(c.Pts)
+	if n <= maxMarks {
+		return c.Pts
+	}
+	k := (n + maxMarks - 1) / maxMarks
+	out := make([]point, 0, (n+k-1)/k)
+	for i := 0; i < n; i += k {
+		run := c.Pts[i:min(i+k, n)]
+		m := point{From: run[0].N, N: run[len(run)-1].N}
+		lo, hi, sum, known := math.Inf(1), math.Inf(-1), 0.0, 0
+		for _, p := range run {
+			m.Best = m.Best || p.Best
+			if p.Known {
+				lo, hi, sum, known = math.Min(lo, p.Value), math.Max(hi, p.Value), sum+p.Value, known+1
+			}
+		}
+		if known > 0 {
+			m.Known, m.Value = true, sum/float64(known)
+			m.Label = fmt.Sprintf("mean %s (%s to %s)", c.Fmt(m.Value), c.Fmt(lo), c.Fmt(hi))
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // chart describes one per-iteration chart.
@@ -40,8 +74,12 @@ const (
 )
 
 // svg renders the chart as inline SVG with data attributes a test (or a script)
-// can read: data-points counts the known points; each is a circle.pt with data-value.
+// can read: data-points counts the known marks; each is a circle.pt with
+// data-value. A chart of more than [maxMarks] iterations says how many in
+// data-iterations.
 func (c chart) SVG() template.HTML {
+	all := len(c.Pts)
+	c.Pts = c.marks()
 	known, most := 0, 0.0
 	for _, p := range c.Pts {
 		if p.Known {
@@ -54,8 +92,12 @@ func (c chart) SVG() template.HTML {
 		top, ticks = axis(most, c.Int)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" data-chart="%s" data-points="%d" viewBox="0 0 %g %g" role="img" aria-label="%s">`,
-		esc(c.ID), known, chartW, chartH, esc(c.Title))
+	runs := ""
+	if all > len(c.Pts) {
+		runs = fmt.Sprintf(` data-iterations="%d"`, all)
+	}
+	fmt.Fprintf(&b, `<svg class="chart" data-chart="%s" data-points="%d"%s viewBox="0 0 %g %g" role="img" aria-label="%s">`,
+		esc(c.ID), known, runs, chartW, chartH, esc(c.Title))
 	for i := 0; i <= ticks; i++ {
 		v := top * float64(i) / float64(ticks)
 		y := padT + plotH - plotH*float64(i)/float64(ticks)
@@ -117,8 +159,12 @@ func (c chart) SVG() template.HTML {
 			fmt.Fprintf(&b, `<text class="unknown" x="%.1f" y="%g">?</text>`, xOf(i), padT+plotH-6)
 			continue
 		}
-		fmt.Fprintf(&b, `<circle class="pt" data-iteration="%d" data-value="%s" cx="%.1f" cy="%.1f" r="%g" stroke="%s"><title>iteration %d: %s</title></circle>`,
-			p.N, strFloat(p.Value), xOf(i), yOf(p.Value), r, c.Color, p.N, esc(p.Label))
+		it := fmt.Sprintf("iteration %d", p.N)
+		if p.From != 0 && p.From != p.N {
+			it = fmt.Sprintf("iterations %d–%d", p.From, p.N)
+		}
+		fmt.Fprintf(&b, `<circle class="pt" data-iteration="%d" data-value="%s" cx="%.1f" cy="%.1f" r="%g" stroke="%s"><title>%s: %s</title></circle>`,
+			p.N, strFloat(p.Value), xOf(i), yOf(p.Value), r, c.Color, it, esc(p.Label))
 	}
 	for i, p := range c.Pts {
 		if p.Best && p.Known {
