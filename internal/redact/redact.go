@@ -11,101 +11,6 @@ import (
 // replaced by "[REDACTED:$NAME]", which names the variable, never the value.
 const Marker = "[REDACTED]"
 
-// A shape is a credential found by a fixed prefix and a run of characters of
-// a set: what the well-known key formats look like. Scanning for the prefixes
-// with bytes.Index and checking the run by hand is hundreds of times faster
-// than a regular expression over every line an agent prints.
-type shape struct {
-	prefix string
-	set    *[256]bool
-	min    int // characters of set the prefix must be followed by
-}
-
-var (
-	alnum      = charset("A-Za-z0-9")
-	upperDigit = charset("A-Z0-9")
-	word       = charset("A-Za-z0-9_")
-	wordDash   = charset("A-Za-z0-9_-")
-	alnumDash  = charset("A-Za-z0-9-")
-)
-
-// shapes are the credentials that are secrets whatever their context.
-var shapes = []shape{
-	{"AKIA", upperDigit, 16}, {"ASIA", upperDigit, 16}, {"ABIA", upperDigit, 16}, {"ACCA", upperDigit, 16}, // AWS access key ids
-	{"ghp_", alnum, 36}, {"gho_", alnum, 36}, {"ghu_", alnum, 36}, {"ghs_", alnum, 36}, {"ghr_", alnum, 36}, // GitHub
-	{"github_pat_", word, 22},
-	{"xoxa-", alnumDash, 10}, {"xoxb-", alnumDash, 10}, {"xoxp-", alnumDash, 10}, {"xoxo-", alnumDash, 10}, {"xoxs-", alnumDash, 10}, {"xoxr-", alnumDash, 10}, // Slack
-	{"sk-", wordDash, 20},                            // Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…, sk-svcacct-…)
-	{"AIza", wordDash, 35},                           // Google
-	{"rk_live_", alnum, 20}, {"sk_live_", alnum, 20}, // Stripe
-	{"glpat-", wordDash, 20}, // GitLab
-	{"npm_", alnum, 36},
-}
-
-// rare are the shapes with a fixed hint that are matched by expression: they
-// hardly ever occur, so the expression runs only where the hint is.
-var rare = []struct {
-	hint string
-	re   *regexp.Regexp
-}{
-	{"PRIVATE KEY", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
-	{"hooks.slack.com", regexp.MustCompile(`hooks\.slack\.com/services/T[A-Za-z0-9_/]+`)},
-}
-
-func charset(ranges string) *[256]bool {
-	var t [256]bool
-	for i := 0; i < len(ranges); i++ {
-		if i+2 < len(ranges) && ranges[i+1] == '-' {
-			for c := ranges[i]; c <= ranges[i+2]; c++ {
-				t[c] = true
-			}
-			i += 2
-			continue
-		}
-		t[ranges[i]] = true
-	}
-	return &t
-}
-
-// spans returns the byte ranges of b that hold a credential of a known shape,
-// in no particular order (they may overlap).
-func spans(b []byte) [][2]int {
-	var out [][2]int
-	for _, s := range shapes {
-		p := []byte(s.prefix)
-		for from := 0; ; {
-			i := bytes.Index(b[from:], p)
-			if i < 0 {
-				break
-			}
-			start := from + i
-			end := start + len(p)
-			for end < len(b) && s.set[b[end]] {
-				end++
-			}
-			from = start + len(p)
-			if start > 0 && word[b[start-1]] || end-start-len(p) < s.min {
-				continue // inside a longer word, or too short to be a key
-			}
-			out = append(out, [2]int{start, end})
-			from = end
-		}
-	}
-	for _, r := range rare {
-		if bytes.Contains(b, []byte(r.hint)) {
-			for _, m := range r.re.FindAllIndex(b, -1) {
-				out = append(out, [2]int{m[0], m[1]})
-			}
-		}
-	}
-	return out
-}
-
-// HasShape reports whether text holds a credential of a well-known shape.
-func HasShape(text string) bool {
-	return len(spans([]byte(text))) > 0
-}
-
 // MinValue is the shortest variable value that is redacted: shorter ones ("1",
 // "true", a port) would blank out ordinary text.
 const MinValue = 8
@@ -114,7 +19,7 @@ const MinValue = 8
 // secret.
 func SecretName(name string) bool {
 	n := strings.ToUpper(name)
-	for _, s := range []string{"_API_KEY", "_APIKEY", "_TOKEN", "_SECRET", "_ACCESS_KEY", "_PRIVATE_KEY", "_CREDENTIALS"} {
+	for _, s := range []string{"_API_KEY", "_APIKEY", "_TOKEN", "_SECRET", "_ACCESS_KEY", "_PRIVATE_KEY", "_CREDENTIALS", "_SECRET_KEY", "_AUTH"} {
 		if strings.HasSuffix(n, s) {
 			return true
 		}
@@ -129,7 +34,8 @@ func SecretName(name string) bool {
 // Redactor replaces secrets in text. The zero value and nil redact credential
 // shapes only.
 type Redactor struct {
-	values []value // longest first, so a value containing another wins
+	values []value
+	words  *keywords // the catalog's keywords and the values; nil: the catalog's alone
 }
 
 type value struct {
@@ -138,55 +44,189 @@ type value struct {
 }
 
 // New returns a redactor for the credential shapes and the secret values of
-// environ ("NAME=value" entries, as os.Environ returns them).
-func New(environ []string) *Redactor {
+// the environments given ("NAME=value" entries, as os.Environ returns them):
+// agentloop's own and those it gives the processes it starts.
+func New(environs ...[]string) *Redactor {
 	r := &Redactor{}
-	seen := map[string]bool{}
-	for _, kv := range environ {
-		name, v, ok := strings.Cut(kv, "=")
-		v = strings.TrimSpace(v)
-		if !ok || len(v) < MinValue || !SecretName(name) || seen[v] {
-			continue
-		}
-		seen[v] = true
-		r.values = append(r.values, value{secret: []byte(v), marker: []byte("[REDACTED:$" + name + "]")})
-	}
-	sort.SliceStable(r.values, func(i, j int) bool { return len(r.values[i].secret) > len(r.values[j].secret) })
+	r.Add(environs...)
 	return r
 }
 
-// Bytes returns b with every secret replaced. It returns b itself, without
-// copying, when there is none.
-func (r *Redactor) Bytes(b []byte) []byte {
-	if r != nil {
-		for _, v := range r.values {
-			if bytes.Contains(b, v.secret) {
-				b = bytes.ReplaceAll(b, v.secret, v.marker)
+// Add adds the secret values of more environments. It must not be called while
+// the redactor is in use.
+func (r *Redactor) Add(environs ...[]string) {
+	seen := map[string]bool{}
+	for _, v := range r.values {
+		seen[string(v.secret)] = true
+	}
+	for _, environ := range environs {
+		for _, kv := range environ {
+			name, v, ok := strings.Cut(kv, "=")
+			v = strings.TrimSpace(v)
+			if !ok || len(v) < MinValue || !SecretName(name) || seen[v] {
+				continue
 			}
+			seen[v] = true
+			r.values = append(r.values, value{secret: []byte(v), marker: []byte("[REDACTED:$" + name + "]")})
 		}
 	}
-	sp := spans(b)
-	if len(sp) == 0 {
-		return b
-	}
-	sort.Slice(sp, func(i, j int) bool { return sp[i][0] < sp[j][0] })
-	out := make([]byte, 0, len(b))
-	at := 0
-	for _, s := range sp {
-		if s[1] <= at {
-			continue
-		}
-		if s[0] >= at {
-			out = append(out, b[at:s[0]]...)
-			out = append(out, Marker...)
-		}
-		at = s[1]
-	}
-	return append(out, b[at:]...)
+	r.words = rules().withValues(r.values)
+}
+
+// HasShape reports whether text holds a credential of a known shape, as
+// gitleaks would report it (a rule the catalog limits to some files, such as
+// Terraform's quoted passwords, does not count).
+func HasShape(text string) bool {
+	sp, _ := rules().find([]byte(text), rules().words, nil, &scratch{}, false)
+	return len(sp) > 0 || pemBegin.MatchString(text)
+}
+
+// Bytes returns b with every secret replaced. It returns b itself, without
+// copying, when there is none. A private key block is redacted whole, from its
+// BEGIN line to its END line.
+func (r *Redactor) Bytes(b []byte) []byte {
+	var st state
+	out, _ := r.redact(b, &st, 0, &scratch{})
+	return out
 }
 
 // String returns s with every secret replaced.
 func (r *Redactor) String(s string) string {
-	b := r.Bytes([]byte(s))
-	return string(b)
+	return string(r.Bytes([]byte(s)))
+}
+
+// state is what redaction remembers from one piece of a stream to the next.
+type state struct {
+	inKey int // lines of a private key block seen, 0 outside one
+}
+
+// maxKeyLines ends a private key block that never shows its END line: the
+// largest keys (RSA 16384 bits) take about 170 lines.
+const maxKeyLines = 256
+
+// pemBegin and pemEnd are the lines that open and close a private key block.
+var (
+	pemBegin = regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+	pemEnd   = regexp.MustCompile(`(?i)-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+)
+
+// span is a part of the text to replace, what replaces it (nil: Marker), and
+// where the match that found it starts (a rule's context before the secret:
+// a piece of a long line is not cut inside it).
+type span struct {
+	s, e   int
+	marker []byte
+	from   int
+}
+
+// redact replaces the secrets of b, a run of whole lines, carrying st from
+// one call to the next. What it returns is b itself or lives in sc until the
+// next call with it. With hold > 0, b is a piece of a long line whose rest
+// is still to come: it redacts and returns b only up to a point at least hold
+// bytes before its end that no secret crosses, and how much of b that is.
+func (r *Redactor) redact(b []byte, st *state, hold int, sc *scratch) ([]byte, int) {
+	c, words, values := rules(), rules().words, []value(nil)
+	if r != nil && r.words != nil {
+		words, values = r.words, r.values
+	}
+	sp, begin := c.find(b, words, values, sc, true)
+	if st.inKey > 0 || begin {
+		if hold > 0 {
+			cp := *st // a piece of a line: the line's end decides what follows
+			sp = keyBlocks(b, &cp, sp)
+		} else {
+			sp = keyBlocks(b, st, sp)
+		}
+		sc.spans = sp
+	}
+	n := len(b)
+	if hold > 0 {
+		n -= hold
+		for _, s := range sp {
+			if start := min(s.s, s.from); start < n && s.e > n {
+				n = start
+			}
+		}
+		b = b[:n]
+	}
+	if len(sp) == 0 {
+		return b, n
+	}
+	// By start, the longer first (a value that holds another wins), a
+	// variable's name before a shape's marker.
+	sort.Slice(sp, func(i, j int) bool {
+		a, b := sp[i], sp[j]
+		return a.s < b.s || a.s == b.s && (a.e > b.e || a.e == b.e && a.marker != nil && b.marker == nil)
+	})
+	out := sc.out[:0]
+	at := 0
+	for _, s := range sp {
+		if s.e <= at || s.s >= n {
+			continue
+		}
+		if s.s >= at {
+			out = append(out, b[at:s.s]...)
+			if s.marker == nil {
+				out = append(out, Marker...)
+			} else {
+				out = append(out, s.marker...)
+			}
+		}
+		at = s.e
+	}
+	sc.out = append(out, b[at:]...)
+	return sc.out, n
+}
+
+// keyBlocks appends the spans of the private key blocks of b that run over
+// several lines: from the BEGIN marker to the END marker, every line between
+// whole (its line end kept). A block within one line (JSON-escaped) is the
+// catalog's private-key rule's.
+func keyBlocks(b []byte, st *state, sp []span) []span {
+	for off := 0; off < len(b); {
+		if st.inKey == 0 {
+			// Outside a block only a BEGIN line matters: go to the next one.
+			i := beginAt(b[off:])
+			if i < 0 {
+				break
+			}
+			off += bytes.LastIndexByte(b[off:off+i], '\n') + 1
+		}
+		end := len(b)
+		if i := bytes.IndexByte(b[off:], '\n'); i >= 0 {
+			end = off + i
+		}
+		line := b[off:end]
+		if st.inKey > 0 {
+			if m := pemEnd.FindIndex(line); m != nil {
+				sp = append(sp, span{off, off + m[1], nil, off})
+				st.inKey = 0
+			} else {
+				sp = append(sp, span{off, off + len(bytes.TrimRight(line, "\r")), nil, off})
+				if st.inKey++; st.inKey > maxKeyLines {
+					st.inKey = 0
+				}
+			}
+		} else if m := pemBegin.FindIndex(line); m != nil && !pemEnd.Match(line[m[1]:]) {
+			sp = append(sp, span{off + m[0], off + len(bytes.TrimRight(line, "\r")), nil, off + m[0]})
+			st.inKey = 1
+		}
+		off = end + 1
+	}
+	return sp
+}
+
+// beginAt returns where the first "-----BEGIN" (any case) of b is, or -1.
+func beginAt(b []byte) int {
+	for at := 0; ; {
+		i := bytes.Index(b[at:], []byte("-----"))
+		if i < 0 {
+			return -1
+		}
+		at += i
+		if at+10 <= len(b) && bytes.EqualFold(b[at+5:at+10], []byte("begin")) {
+			return at
+		}
+		at++
+	}
 }

@@ -2,32 +2,63 @@ package redact
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
+// TestRedactKinds: each kind of credential, in the line it is printed in, is
+// replaced, and no piece of it is left; the rest of the line stays.
+func TestRedactKinds(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(20) {
+		creds := credentials(seed)
+		r := New(envFor(creds))
+		for _, c := range creds {
+			in := c.text()
+			out := r.String(in)
+			if leak := c.leaks(out); leak != "" {
+				t.Errorf("seed %d, %s: %q left in %q", seed, c.kind, leak, out)
+			}
+			if !strings.Contains(out, "[REDACTED") {
+				t.Errorf("seed %d, %s: no marker in %q", seed, c.kind, out)
+			}
+			if words := strings.Fields(strings.SplitN(c.line, "%s", 2)[0]); len(words) > 0 && !strings.HasPrefix(c.kind, "private-key") && !strings.Contains(out, words[0]) {
+				t.Errorf("seed %d, %s: the text around the secret is gone: %q", seed, c.kind, out)
+			}
+		}
+	}
+}
+
 func TestRedactorBytes(t *testing.T) {
 	t.Parallel()
 	env := []string{
-		"ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345",
+		"ANTHROPIC_API_KEY=sk-ant-api03-Zq8vN2xLr5Tb9WkMd3HfYp7Gc1Js6Ea4Ru0Xo2Vn8Qi5Lt3Bw9Km7Pz1Dy6Hg4Ce0Fa2Ns5Jr8Ux3Ml7Ov1Ib9Tq6Wd4Sk2Ye8Zh0Gf5Pn3Rc7AA",
 		"MY_SERVICE_TOKEN=tok3n-value-1234",
 		"DB_PASSWORD=hunter2hunter2",
 		"SHORT_TOKEN=abc",        // too short to redact
 		"HOME=/root/secret-home", // not a secret name
 		"EMPTY_SECRET=",
+		"NESTED_TOKEN=tok3n-value-1234-and-more", // holds MY_SERVICE_TOKEN's value
 	}
 	r := New(env)
 	tests := []struct{ in, want string }{
 		{"nothing here\n", "nothing here\n"},
-		{"key sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345 used\n", "key [REDACTED:$ANTHROPIC_API_KEY] used\n"},
+		{"key sk-ant-api03-Zq8vN2xLr5Tb9WkMd3HfYp7Gc1Js6Ea4Ru0Xo2Vn8Qi5Lt3Bw9Km7Pz1Dy6Hg4Ce0Fa2Ns5Jr8Ux3Ml7Ov1Ib9Tq6Wd4Sk2Ye8Zh0Gf5Pn3Rc7AA used\n", "key [REDACTED:$ANTHROPIC_API_KEY] used\n"},
 		{"auth with tok3n-value-1234!\n", "auth with [REDACTED:$MY_SERVICE_TOKEN]!\n"},
+		{"auth with TOK3N-VALUE-1234!\n", "auth with TOK3N-VALUE-1234!\n"}, // a value is matched in its own case
+		{"both tok3n-value-1234-and-more\n", "both [REDACTED:$NESTED_TOKEN]\n"},
 		{`{"password":"hunter2hunter2"}`, `{"password":"[REDACTED:$DB_PASSWORD]"}`},
-		{"gh token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n", "gh token [REDACTED]\n"},
-		{"openai sk-proj-AAAAAAAAAAAAAAAAAAAAAAAAAAAA end", "openai [REDACTED] end"},
-		{"aws AKIAABCDEFGHIJKLMNOP\n", "aws [REDACTED]\n"},
+		{"gh token ghp_R8xk2Lq9VwZ3mN7pT4sY6bC1dF5gH0jK2aE9\n", "gh token [REDACTED]\n"},
+		{"aws AKIAQX7RZ2M4TB6YLW5D\n", "aws [REDACTED]\n"},
 		{"-----BEGIN RSA PRIVATE KEY-----\n", "[REDACTED]\n"},
 		{"abc is short, /root/secret-home is a path\n", "abc is short, /root/secret-home is a path\n"},
 		{"sk- is not a key, nor is task-list\n", "sk- is not a key, nor is task-list\n"},
+		// gitleaks' allowlists: an example value, a placeholder, a reference.
+		{"aws AKIAIOSFODNN7EXAMPLE\n", "aws AKIAIOSFODNN7EXAMPLE\n"},
+		{`api_key = "${API_KEY}"` + "\n", `api_key = "${API_KEY}"` + "\n"},
 	}
 	for _, tt := range tests {
 		if got := string(r.Bytes([]byte(tt.in))); got != tt.want {
@@ -38,8 +69,11 @@ func TestRedactorBytes(t *testing.T) {
 		}
 	}
 	var nilR *Redactor
-	if got := nilR.String("k ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"); got != "k [REDACTED]" {
+	if got := nilR.String("k ghp_R8xk2Lq9VwZ3mN7pT4sY6bC1dF5gH0jK2aE9"); got != "k [REDACTED]" {
 		t.Errorf("a nil redactor still redacts shapes: got %q", got)
+	}
+	if !HasShape("ghp_R8xk2Lq9VwZ3mN7pT4sY6bC1dF5gH0jK2aE9") || HasShape("nothing to see") {
+		t.Error("HasShape does not tell a token from plain text")
 	}
 }
 
@@ -47,7 +81,7 @@ func TestSecretName(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]bool{
 		"OPENAI_API_KEY": true, "GITHUB_TOKEN": true, "AWS_SECRET_ACCESS_KEY": true, "AWS_ACCESS_KEY": true,
-		"PGPASSWORD": true, "client_secret": true, "API_KEY": true,
+		"PGPASSWORD": true, "client_secret": true, "API_KEY": true, "CLAUDE_CODE_OAUTH_TOKEN": true, "NPM_AUTH": true,
 		"HOME": false, "PATH": false, "TOKENIZER": false, "KEYBOARD": false, "GIT_AUTHOR_NAME": false,
 	} {
 		if got := SecretName(name); got != want {
@@ -56,28 +90,74 @@ func TestSecretName(t *testing.T) {
 	}
 }
 
-// TestWriterSplitsAnywhere: however the stream is cut into writes, a secret is
-// redacted and every other byte passes through unchanged.
+// stream writes in through a Writer in pieces of size bytes.
+func stream(t testing.TB, r *Redactor, in string, size int) string {
+	t.Helper()
+	var out bytes.Buffer
+	w := r.NewWriter(&out)
+	for p := in; len(p) > 0; {
+		n := min(size, len(p))
+		if k, err := w.Write([]byte(p[:n])); err != nil || k != n {
+			t.Fatalf("Write = %d, %v", k, err)
+		}
+		p = p[n:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// TestWriterSplitsAnywhere: however the stream is cut into writes, every kind
+// is redacted (a private key block over lines too) and the output is what
+// redacting the whole text gives.
 func TestWriterSplitsAnywhere(t *testing.T) {
 	t.Parallel()
-	r := New([]string{"X_TOKEN=supersecretvalue99"})
-	in := "line one\nthe token is supersecretvalue99 here\n{\"k\":\"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\"}\nlast line without newline supersecretvalue99"
-	want := "line one\nthe token is [REDACTED:$X_TOKEN] here\n{\"k\":\"[REDACTED]\"}\nlast line without newline [REDACTED:$X_TOKEN]"
-	for size := 1; size <= len(in); size += 7 {
-		var out bytes.Buffer
-		w := r.NewWriter(&out)
-		for p := in; len(p) > 0; {
-			n := min(size, len(p))
-			if k, err := w.Write([]byte(p[:n])); err != nil || k != n {
-				t.Fatalf("Write = %d, %v", k, err)
+	creds := credentials(7)
+	r := New(envFor(creds))
+	var in strings.Builder
+	for i, c := range creds {
+		fmt.Fprintf(&in, "line %d before\n%s\nline %d after\n", i, c.text(), i)
+	}
+	in.WriteString("last line without newline " + creds[0].secret)
+	whole := r.String(in.String())
+	for _, size := range []int{1, 2, 3, 7, 64, 333, 4096, len(in.String())} {
+		got := stream(t, r, in.String(), size)
+		if got != whole {
+			t.Fatalf("writes of %d: the stream differs from the whole:\n%s\nwant:\n%s", size, got, whole)
+		}
+		for _, c := range creds {
+			if leak := c.leaks(got); leak != "" {
+				t.Errorf("writes of %d, %s: %q left", size, c.kind, leak)
 			}
-			p = p[n:]
 		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
+	}
+	if !strings.Contains(whole, "line 14 after") || strings.Count(whole, "[REDACTED]\n") < 8 {
+		t.Errorf("the key block's lines are not each replaced, or the line after it went too:\n%s", whole)
+	}
+}
+
+// TestWriterLongLines: a secret in a line longer than the writer holds back,
+// wherever the cut falls, is redacted whole.
+func TestWriterLongLines(t *testing.T) {
+	t.Parallel()
+	creds := credentials(3)
+	r := New(envFor(creds))
+	for _, c := range creds {
+		if strings.Contains(c.secret, "\n") {
+			continue // a key block is lines
 		}
-		if out.String() != want {
-			t.Fatalf("chunks of %d: got %q, want %q", size, out.String(), want)
+		for _, at := range []int{maxLine - holdBack - 5, maxLine - 20, maxLine - 1, maxLine + 3, 2*maxLine - 10} {
+			line := strings.Repeat("x", at) + " " + c.text() + " " + strings.Repeat("y", maxLine) + "\n"
+			for _, size := range []int{1000, 32 << 10, len(line)} {
+				got := stream(t, r, line, size)
+				if leak := c.leaks(got); leak != "" {
+					t.Errorf("%s at %d, writes of %d: %q left", c.kind, at, size, leak)
+				}
+				if strings.Count(got, "x") < at || strings.Count(got, "y") < maxLine {
+					t.Errorf("%s at %d: the text around the secret did not all come out", c.kind, at)
+				}
+			}
 		}
 	}
 }
@@ -97,7 +177,76 @@ func TestWriterBoundsLongLines(t *testing.T) {
 	if out.Len() != len(long) {
 		t.Errorf("passed on %d bytes, want %d", out.Len(), len(long))
 	}
+	// A key block that never ends, in one line: passed on redacted, memory bounded.
+	out.Reset()
+	w = New(nil).NewWriter(&out)
+	_, _ = w.Write([]byte("-----BEGIN PRIVATE KEY-----" + strings.Repeat("A", 5*maxLine)))
+	if len(w.buf) >= 2*maxLine {
+		t.Errorf("held back %d bytes of an endless key block", len(w.buf))
+	}
+	_ = w.Flush()
+	if strings.Contains(out.String(), "AAAAAAAAAAAA") {
+		t.Error("an endless key block was passed on unredacted")
+	}
 }
+
+func TestKeyBlockEnds(t *testing.T) {
+	t.Parallel()
+	r := New(nil)
+	body := strings.Repeat("MIIEowIBAAKCAQEAxyz0123456789+/abcdefghijklmnopqrstuvwxyzABCDEF\n", 3)
+	in := "before\n  -----BEGIN EC PRIVATE KEY-----\n" + body + "  -----END EC PRIVATE KEY----- trailing\nafter\n"
+	want := "before\n  [REDACTED]\n[REDACTED]\n[REDACTED]\n[REDACTED]\n[REDACTED] trailing\nafter\n"
+	if got := r.String(in); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// A public key and a certificate are no secrets.
+	pub := "-----BEGIN PUBLIC KEY-----\n" + body + "-----END PUBLIC KEY-----\n"
+	if got := r.String(pub); got != pub {
+		t.Errorf("a public key was redacted: %q", got)
+	}
+	// A block without its END stops being one after maxKeyLines lines.
+	long := "-----BEGIN PRIVATE KEY-----\n" + strings.Repeat("QUJD\n", maxKeyLines+5) + "plain text\n"
+	if got := r.String(long); !strings.HasSuffix(got, "QUJD\nplain text\n") {
+		t.Errorf("an endless block swallowed what follows: %q", got[len(got)-40:])
+	}
+}
+
+// TestFalsePositives: hashes, UUIDs, base64 fixtures and test names, as tools
+// print them, and the recorded outputs of real agent CLIs and gates in the test
+// data of this repository: nothing is redacted.
+func TestFalsePositives(t *testing.T) {
+	t.Parallel()
+	files := []string{"testdata/false_positives.txt"}
+	for _, g := range []string{"../agent/testdata/*.jsonl", "../agent/testdata/real/*.jsonl", "../gate/testdata/fixtures/*/*"} {
+		m, _ := filepath.Glob(g)
+		files = append(files, m...)
+	}
+	r := New(nil)
+	lines := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(b, []byte("\n"))
+		out := r.Bytes(b)
+		if bytes.Equal(out, b) {
+			continue
+		}
+		for i, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, Marker) {
+				t.Errorf("%s:%d: redacted: %.300s", f, i+1, l)
+			}
+		}
+	}
+	if len(files) < 30 || lines < 3000 {
+		t.Errorf("the corpus is %d files, %d lines: too small to say much", len(files), lines)
+	}
+}
+
+type failing struct{}
+
+func (failing) Write([]byte) (int, error) { return 0, bytes.ErrTooLarge }
 
 func TestWriterReportsDestinationError(t *testing.T) {
 	t.Parallel()
@@ -107,27 +256,12 @@ func TestWriterReportsDestinationError(t *testing.T) {
 	}
 }
 
-type failing struct{}
-
-func (failing) Write([]byte) (int, error) { return 0, bytes.ErrTooLarge }
-
-func BenchmarkWriter(b *testing.B) {
-	line := []byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"Running go test ./... in the task-list package, all fine"}]}}` + "\n")
-	chunk := bytes.Repeat(line, (32<<10)/len(line))
-	w := New([]string{"ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345"}).NewWriter(discard{})
-	b.SetBytes(int64(len(chunk)))
-	for b.Loop() {
-		_, _ = w.Write(chunk)
-	}
-}
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
 func FuzzRedact(f *testing.F) {
-	f.Add("the token is supersecretvalue99 and ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n", 3)
+	for _, c := range credentials(1) {
+		f.Add(c.text(), 3)
+	}
 	f.Add("-----BEGIN PRIVATE KEY-----", 1)
+	f.Add("api_key = 'x'\n-----BEGIN PRIVATE KEY-----\nQUJD\n-----END PRIVATE KEY-----", 5)
 	f.Fuzz(func(t *testing.T, in string, size int) {
 		r := New([]string{"X_TOKEN=supersecretvalue99"})
 		whole := r.String(in)
@@ -137,16 +271,8 @@ func FuzzRedact(f *testing.F) {
 		if size < 1 {
 			size = 1
 		}
-		var out bytes.Buffer
-		w := r.NewWriter(&out)
-		for p := in; len(p) > 0; {
-			n := min(size, len(p))
-			_, _ = w.Write([]byte(p[:n]))
-			p = p[n:]
-		}
-		_ = w.Close()
-		if len(in) < maxLine && out.String() != whole {
-			t.Fatalf("streamed %q, whole %q", out.String(), whole)
+		if got := stream(t, r, in, size); len(in) < maxLine && got != whole {
+			t.Fatalf("streamed %q, whole %q", got, whole)
 		}
 	})
 }

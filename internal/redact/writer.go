@@ -5,18 +5,26 @@ import (
 	"io"
 )
 
-// maxLine is the longest stretch without a newline a [Writer] holds back; a
-// longer one is redacted and passed on in pieces (a secret cut by such a piece
-// boundary can escape, which a line of 64 KiB makes unlikely).
-const maxLine = 64 << 10
+// maxLine is the longest stretch without a newline a [Writer] holds back; of a
+// longer one it redacts and passes on all but the last holdBack bytes and any
+// secret that reaches into them, so a secret split by the cut is found whole in
+// the next piece. A stretch in which nothing can be passed on that way (a
+// private key block without its END line, in one line of 2 MaxLine) is
+// redacted and passed on whole.
+const (
+	maxLine  = 64 << 10
+	holdBack = 32 << 10
+)
 
 // Writer passes what is written to it on to another writer line by line, with
-// secrets replaced. Its memory is bounded by the longest line it holds back.
-// Call Flush (or Close) once the input ends, to pass on a last line without a
-// newline.
+// secrets replaced, whatever the sizes of the writes. Its memory is bounded
+// by the longest line it holds back. Call Flush (or Close) once the input
+// ends, to pass on a last line without a newline.
 type Writer struct {
 	r   *Redactor
 	dst io.Writer
+	st  state
+	sc  scratch
 	buf []byte
 	err error
 }
@@ -36,10 +44,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			w.buf = append(w.buf, p...)
-			if len(w.buf) >= maxLine {
-				w.emit(w.buf)
-				w.buf = w.buf[:0]
-			}
+			w.long()
 			break
 		}
 		if len(w.buf) > 0 {
@@ -60,13 +65,29 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// emit redacts b and writes it on. No secret shape spans a newline, so a run of
-// whole lines is redacted at once.
+// long passes on what it can of a line longer than maxLine.
+func (w *Writer) long() {
+	for len(w.buf) >= maxLine && w.err == nil {
+		hold := holdBack
+		if len(w.buf) >= 2*maxLine {
+			hold = 0 // nothing could be passed on: pass it all, redacted
+		}
+		out, n := w.r.redact(w.buf, &w.st, hold, &w.sc)
+		if n == 0 && hold > 0 {
+			return // a secret reaches back to the start: wait for more
+		}
+		_, w.err = w.dst.Write(out)
+		w.buf = append(w.buf[:0], w.buf[n:]...)
+	}
+}
+
+// emit redacts whole lines and writes them on.
 func (w *Writer) emit(b []byte) {
 	if w.err != nil {
 		return
 	}
-	_, w.err = w.dst.Write(w.r.Bytes(b))
+	out, _ := w.r.redact(b, &w.st, 0, &w.sc)
+	_, w.err = w.dst.Write(out)
 }
 
 // Flush passes on what is held back.

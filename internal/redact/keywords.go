@@ -1,0 +1,200 @@
+package redact
+
+import "bytes"
+
+// keywords finds many words at once, case-insensitively (ASCII), in one pass
+// over the text: an Aho-Corasick automaton turned into a table of transitions
+// over the classes of bytes the words use. A byte no word has sends every
+// state back to the root, so the text costs one table lookup per byte, however
+// many words there are.
+type keywords struct {
+	words   []string
+	class   [256]uint8 // byte → class (0: in no word)
+	nclass  int
+	next    []uint32 // state*nclass+class → next state * nclass
+	outFrom uint32   // states ≥ outFrom (times nclass) end a word
+	out     [][]int  // (state - outFrom) → indexes of the words ending there
+}
+
+// newKeywords builds the automaton of words (lower case ASCII).
+func newKeywords(words []string) *keywords {
+	k := &keywords{words: words}
+	for _, w := range words {
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			if k.class[c] == 0 {
+				k.nclass++
+				k.class[c] = uint8(k.nclass)
+				if c >= 'a' && c <= 'z' {
+					k.class[c-'a'+'A'] = k.class[c]
+				}
+			}
+		}
+	}
+	k.nclass++ // class 0
+	// The trie.
+	type node struct {
+		child map[uint8]int
+		fail  int
+		out   []int
+	}
+	nodes := []node{{child: map[uint8]int{}}}
+	for wi, w := range words {
+		n := 0
+		for i := 0; i < len(w); i++ {
+			c := k.class[w[i]]
+			next, ok := nodes[n].child[c]
+			if !ok {
+				next = len(nodes)
+				nodes = append(nodes, node{child: map[uint8]int{}})
+				nodes[n].child[c] = next
+			}
+			n = next
+		}
+		nodes[n].out = append(nodes[n].out, wi)
+	}
+	// Failure links and the full transition table, breadth first.
+	trans := make([]int, len(nodes)*k.nclass)
+	queue := []int{}
+	for c := 0; c < k.nclass; c++ {
+		if ch, ok := nodes[0].child[uint8(c)]; ok {
+			trans[c] = ch
+			queue = append(queue, ch)
+		}
+	}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		nodes[n].out = append(nodes[n].out, nodes[nodes[n].fail].out...)
+		for c := 0; c < k.nclass; c++ {
+			if ch, ok := nodes[n].child[uint8(c)]; ok {
+				nodes[ch].fail = trans[nodes[n].fail*k.nclass+c]
+				trans[n*k.nclass+c] = ch
+				queue = append(queue, ch)
+			} else {
+				trans[n*k.nclass+c] = trans[nodes[n].fail*k.nclass+c]
+			}
+		}
+	}
+	// Number the states that end a word last, so that one comparison per byte
+	// tells whether one ended.
+	order := make([]int, len(nodes)) // old → new
+	next := 0
+	for pass := 0; pass < 2; pass++ {
+		for i := range nodes {
+			if (len(nodes[i].out) > 0) == (pass == 1) {
+				order[i] = next
+				next++
+			}
+		}
+	}
+	k.next = make([]uint32, len(trans))
+	k.out = make([][]int, 0)
+	k.outFrom = uint32(len(nodes))
+	for i := range nodes {
+		if len(nodes[i].out) > 0 && uint32(order[i]) < k.outFrom {
+			k.outFrom = uint32(order[i])
+		}
+	}
+	k.out = make([][]int, len(nodes)-int(k.outFrom))
+	for i := range nodes {
+		for c := 0; c < k.nclass; c++ {
+			k.next[order[i]*k.nclass+c] = uint32(order[trans[i*k.nclass+c]] * k.nclass)
+		}
+		if len(nodes[i].out) > 0 {
+			k.out[uint32(order[i])-k.outFrom] = nodes[i].out
+		}
+	}
+	k.outFrom *= uint32(k.nclass)
+	return k
+}
+
+// hit is a word found: its index and the position just past it.
+type hit struct{ word, end int32 }
+
+// scan appends the words of the automaton found in b, by position. It runs
+// the automaton over four parts of b at once (split at newlines: no word holds
+// one), so that the table lookups of one part overlap those of the others.
+func (k *keywords) scan(b []byte, hits, spare []hit) ([]hit, []hit) {
+	const ways = 4
+	if len(b) < 1024 {
+		return k.scanFrom(b, 0, 0, 0, hits), spare
+	}
+	var cut [ways + 1]int
+	cut[ways] = len(b)
+	for w := 1; w < ways; w++ {
+		at := max(cut[w-1], len(b)*w/ways)
+		if i := bytes.IndexByte(b[at:], '\n'); i >= 0 {
+			at += i + 1
+		} else {
+			at = len(b)
+		}
+		cut[w] = at
+	}
+	n := len(b)
+	for w := range ways {
+		n = min(n, cut[w+1]-cut[w])
+	}
+	next, class, outFrom := k.next, &k.class, k.outFrom
+	var st [ways]uint32
+	var found [ways][]hit // the first part's go straight to hits
+	found[0], found[1] = hits, spare[:0]
+	p0, p1, p2, p3 := b[cut[0]:cut[1]], b[cut[1]:cut[2]], b[cut[2]:cut[3]], b[cut[3]:cut[4]]
+	p0, p1, p2, p3 = p0[:n], p1[:n], p2[:n], p3[:n]
+	for i := 0; i < n; i++ {
+		st[0] = next[st[0]+uint32(class[p0[i]])]
+		st[1] = next[st[1]+uint32(class[p1[i]])]
+		st[2] = next[st[2]+uint32(class[p2[i]])]
+		st[3] = next[st[3]+uint32(class[p3[i]])]
+		if st[0] >= outFrom || st[1] >= outFrom || st[2] >= outFrom || st[3] >= outFrom {
+			for w := range ways {
+				found[w] = k.emit(st[w], cut[w]+i, found[w])
+			}
+		}
+	}
+	hits = found[0]
+	for w := range ways {
+		if w > 0 {
+			hits = append(hits, found[w]...)
+		}
+		hits = k.scanFrom(b[cut[w]:cut[w+1]], n, st[w], cut[w], hits)
+	}
+	return hits, found[1]
+}
+
+// emit appends the words that end at state st, at position at.
+func (k *keywords) emit(st uint32, at int, hits []hit) []hit {
+	if st >= k.outFrom {
+		for _, w := range k.out[(st-k.outFrom)/uint32(k.nclass)] {
+			hits = append(hits, hit{int32(w), int32(at + 1)})
+		}
+	}
+	return hits
+}
+
+// scanFrom scans b[from:] from state st; b is at off in the text.
+func (k *keywords) scanFrom(b []byte, from int, st uint32, off int, hits []hit) []hit {
+	next, class, outFrom, nclass := k.next, &k.class, k.outFrom, uint32(k.nclass)
+	for i := from; i < len(b); i++ {
+		st = next[st+uint32(class[b[i]])]
+		if st >= outFrom {
+			for _, w := range k.out[(st-outFrom)/nclass] {
+				hits = append(hits, hit{int32(w), int32(off + i + 1)})
+			}
+		}
+	}
+	return hits
+}
+
+// any reports whether one of the words is in b.
+func (k *keywords) any(b []byte) bool {
+	next, class, outFrom := k.next, &k.class, k.outFrom
+	st := uint32(0)
+	for i := 0; i < len(b); i++ {
+		st = next[st+uint32(class[b[i]])]
+		if st >= outFrom {
+			return true
+		}
+	}
+	return false
+}
