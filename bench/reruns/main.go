@@ -46,9 +46,12 @@ func main() {
 
 // row is one project's figures.
 type row struct {
-	project, runner                 string
-	rawFail, gateFail, wholeFail    time.Duration
-	rawPass, gatePass               time.Duration
+	project, runner              string
+	rawFail, gateFail, wholeFail time.Duration
+	rawPass, gatePass            time.Duration
+	// the flaky check's own run against the gate's first run, in the same
+	// gate: less at the mercy of a shared machine's load than the totals
+	checkShare, wholeShare          float64
 	failing, accounted, causes, led int
 	rerun                           string
 	feedback                        string
@@ -87,6 +90,7 @@ func run(ctx context.Context, src, work string, names []string, rounds int) erro
 func measure(ctx context.Context, p project, dir, logs string, rounds int) (row, error) {
 	r := row{project: p.name, runner: p.runner}
 	var rawF, gateF, wholeF, rawP, gateP []time.Duration
+	var checkS, wholeS []float64
 	for i := range rounds {
 		if err := p.edit(dir, p.bug); err != nil {
 			return r, err
@@ -101,6 +105,7 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 			return r, err
 		}
 		gateF = append(gateF, res.Duration+res.RerunDuration)
+		checkS = append(checkS, res.RerunDuration.Seconds()/res.Duration.Seconds())
 		r.rerun = res.RerunNote
 		r.failing = len(res.Findings)
 		r.feedback = gate.Render([]evidence.GateResult{res}, nil, gate.RenderOptions{})
@@ -112,6 +117,7 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 			return r, err
 		}
 		wholeF = append(wholeF, whole.Duration+whole.RerunDuration)
+		wholeS = append(wholeS, whole.RerunDuration.Seconds()/whole.Duration.Seconds())
 		if err := p.edit(dir, p.fix); err != nil {
 			return r, err
 		}
@@ -127,9 +133,11 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 			return r, fmt.Errorf("the gate without the bug failed: %s", gate.Render([]evidence.GateResult{pass}, nil, gate.RenderOptions{}))
 		}
 		gateP = append(gateP, pass.Duration+pass.RerunDuration)
-		fmt.Fprintf(os.Stderr, "%s round %d: raw %v/%v, gate %v/%v, whole %v\n", p.name, i+1, rawF[i], rawP[i], gateF[i], gateP[i], wholeF[i])
+		fmt.Fprintf(os.Stderr, "%s round %d: raw %v/%v, gate %v/%v, whole %v; flaky check %.2f, whole %.2f of the first run; %s\n",
+			p.name, i+1, rawF[i], rawP[i], gateF[i], gateP[i], wholeF[i], checkS[i], wholeS[i], res.RerunNote)
 	}
 	r.rawFail, r.gateFail, r.wholeFail, r.rawPass, r.gatePass = median(rawF), median(gateF), median(wholeF), median(rawP), median(gateP)
+	r.checkShare, r.wholeShare = median(checkS), median(wholeS)
 	return r, nil
 }
 
@@ -159,22 +167,22 @@ func gateRun(ctx context.Context, p project, dir, logs, mode string) (evidence.G
 	return res[0], nil
 }
 
-func median(ds []time.Duration) time.Duration {
+func median[T time.Duration | float64](ds []T) T {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
 }
 
 func printTable(rows []row) {
-	fmt.Println("| project (runner) | raw suite failing / passing | gate failing (ratio) | whole rerun (ratio) | gate passing (ratio) | failing tests | named or counted in the first prompt | causes shown |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| project (runner) | raw suite failing / passing | gate failing (ratio) | whole rerun (ratio) | gate passing (ratio) | flaky check / first run: failed, whole | failing tests | named or counted in the first prompt | causes shown |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		ratio := func(a, b time.Duration) string {
 			return fmt.Sprintf("%.1fs (**%.2f**)", a.Seconds(), a.Seconds()/b.Seconds())
 		}
-		fmt.Printf("| %s (%s) | %.1fs / %.1fs | %s | %s | %s | %d | %d | %d of %d |\n", r.project, r.runner,
+		fmt.Printf("| %s (%s) | %.1fs / %.1fs | %s | %s | %s | %.2f, %.2f | %d | %d | %d of %d |\n", r.project, r.runner,
 			r.rawFail.Seconds(), r.rawPass.Seconds(), ratio(r.gateFail, r.rawFail), ratio(r.wholeFail, r.rawFail),
-			ratio(r.gatePass, r.rawPass), r.failing, r.accounted, r.led, r.causes)
+			ratio(r.gatePass, r.rawPass), r.checkShare, r.wholeShare, r.failing, r.accounted, r.led, r.causes)
 	}
 	for _, r := range rows {
 		fmt.Printf("\n%s: flaky check: %s\n\nFirst prompt's feedback (%d characters):\n\n```text\n%s\n```\n", r.project, r.rerun, len([]rune(r.feedback)), r.feedback)
