@@ -221,15 +221,15 @@ type nameGroup struct {
 	subs    map[string][]string // parent → subtest names (the parent's own failure is "")
 }
 
-// count is how many failing tests the group holds (a parent whose subtests
-// failed counts as its subtests).
+// count is how many failing tests the group holds: each subtest, and a
+// parent when it failed of its own.
 func (g nameGroup) count() int { return g.countFrom(0) }
 
 // countFrom counts the failing tests of the parents from the i-th on.
 func (g nameGroup) countFrom(i int) int {
 	n := 0
 	for _, p := range g.parents[i:] {
-		n += max(1, len(slices.DeleteFunc(slices.Clone(g.subs[p]), func(s string) bool { return s == "" })))
+		n += len(g.subs[p]) // a parent's own failure is its "" entry
 	}
 	return n
 }
@@ -401,14 +401,18 @@ func groupedItems(items []item, n, budget int, logPath string, first bool) strin
 	}
 	write("Failing tests:")
 	noun := unitNoun(tests[0])
-	footer := func(i int) string {
+	// footer counts the groups from i on, with the full log when room allows.
+	footer := func(i, room int) string {
 		count := 0
 		for _, x := range groups[i:] {
 			count += x.count()
 		}
 		f := fmt.Sprintf("(+%s in %s", countNoun(count, "more test"), countNoun(len(groups)-i, noun))
-		if logPath != "" {
-			f += "; full log: " + logPath
+		if withLog := f + "; full log: " + logPath + ")"; logPath != "" && utf8.RuneCountInString(withLog) <= room {
+			return withLog
+		}
+		if utf8.RuneCountInString(f)+1 > room && room > 0 {
+			return fmt.Sprintf("(+%d more)", count)
 		}
 		return f + ")"
 	}
@@ -423,15 +427,11 @@ func groupedItems(items []item, n, budget int, logPath string, first bool) strin
 	for i, g := range groups {
 		rest := 0
 		if i < len(groups)-1 {
-			rest = min(compact(i+1), utf8.RuneCountInString(footer(i+1))+1)
+			rest = min(compact(i+1), utf8.RuneCountInString(footer(i+1, 0))+1)
 		}
 		room := budget - used - 1 - rest
 		if room < utf8.RuneCountInString(g.line(0)) {
-			f := footer(i)
-			if budget-used-1 < utf8.RuneCountInString(f) {
-				f = truncRunes(f, max(budget-used-1, 0))
-			}
-			write(f)
+			write(truncRunes(footer(i, budget-used-1), max(budget-used-1, 0)))
 			break
 		}
 		write(g.line(room))

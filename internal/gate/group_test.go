@@ -178,8 +178,14 @@ func TestRenderGroupedBudget(t *testing.T) {
 	t.Parallel()
 	rep := fixtureReport(t, "go/gotestsum_total_bug.jsonl", "/src/gotestsum")
 	res := Judge(Gate{Name: "tests", Command: "go test -json ./..."}, 1, rep, nil)
+	res.LogPath = "/home/someone/projects/a-long-project-name/.agentloop/runs/build/20261125-013000/iter-001/gates/tests.log"
 	for n := 160; n <= 2000; n += 37 {
 		got := Render([]evidence.GateResult{res}, nil, RenderOptions{MaxLength: n})
+		for _, line := range strings.Split(got, "\n") {
+			if strings.HasPrefix(line, "(+") && !strings.HasSuffix(line, ")") {
+				t.Errorf("budget %d: a count cut short: %q", n, line)
+			}
+		}
 		if c := utf8.RuneCountInString(got); c > n {
 			t.Errorf("budget %d: %d runes", n, c)
 		}
