@@ -11,8 +11,9 @@
 # read as text), deltas (Claude stream-json with partial messages: ~250-byte
 # text-delta records, read as claude-stream-json). The floor and agentloop run
 # one after the other, ROUNDS times per shape, so the machine's load weighs on
-# both alike. Prints per run the wall time, throughput and peak RSS (bench/peakrss:
-# the largest of the process and the ones it waited for), and per shape the
+# both alike. Prints per run the wall time, throughput, peak RSS (bench/peakrss:
+# the largest of the process and the ones it waited for) and CPU time (the
+# agent's included: it is the same program in both), and per shape the
 # median of agentloop's throughput over tee's (target >= 0.50) and the largest
 # peak RSS (target < 32 MiB). The load average is printed before and after.
 set -euo pipefail
@@ -27,16 +28,16 @@ trap 'rm -rf "$tmp"' EXIT
   go build -o "$tmp/bin/peakrss" ./bench/peakrss)
 bin=$tmp/bin
 
-# measure OUT COMMAND...: runs COMMAND under peakrss, appends "wall rss" to OUT.
+# measure OUT COMMAND...: runs COMMAND under peakrss, appends "wall rss cpu" to OUT.
 measure() {
   local out=$1
   shift
   "$bin/peakrss" -- "$@" 2>"$tmp/peak.txt" >/dev/null || { cat "$tmp/peak.txt" >&2; exit 1; }
-  sed -n 's/^peakrss: exit 0, wall \([0-9.]*\)s, peak RSS \([0-9.]*\) MiB$/\1 \2/p' "$tmp/peak.txt" >>"$out"
+  sed -n 's/^peakrss: exit 0, wall \([0-9.]*\)s, peak RSS \([0-9.]*\) MiB, cpu \([0-9.]*\)s$/\1 \2 \3/p' "$tmp/peak.txt" >>"$out"
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-7s %-9s %9s %10s %9s\n' shape who wall_s MB/s rss_MiB
+printf '%-7s %-9s %9s %10s %9s %8s\n' shape who wall_s MB/s rss_MiB cpu_s
 for shape in $shapes; do
   case $shape in
     lines) verb=flood format=text ;;
@@ -68,11 +69,11 @@ YAML
   total=$("$bin/fakeagent" --plan "$dir/plan.txt" </dev/null 2>/dev/null | wc -c)
   awk -v shape="$shape" -v total="$total" -v rounds="$rounds" '
     FNR == 1 { f++ }
-    { wall[f, FNR] = $1; rss[f, FNR] = $2 }
+    { wall[f, FNR] = $1; rss[f, FNR] = $2; cpu[f, FNR] = $3 }
     END {
       for (i = 1; i <= rounds; i++) {
-        printf "%-7s %-9s %9.3f %10.1f %9.1f\n", shape, "tee", wall[1, i], total / wall[1, i] / 1e6, rss[1, i]
-        printf "%-7s %-9s %9.3f %10.1f %9.1f\n", shape, "agentloop", wall[2, i], total / wall[2, i] / 1e6, rss[2, i]
+        printf "%-7s %-9s %9.3f %10.1f %9.1f %8.2f\n", shape, "tee", wall[1, i], total / wall[1, i] / 1e6, rss[1, i], cpu[1, i]
+        printf "%-7s %-9s %9.3f %10.1f %9.1f %8.2f\n", shape, "agentloop", wall[2, i], total / wall[2, i] / 1e6, rss[2, i], cpu[2, i]
         ratio[i] = wall[1, i] / wall[2, i]
         if (rss[2, i] > peak) peak = rss[2, i]
       }

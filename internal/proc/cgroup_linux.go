@@ -25,15 +25,34 @@ type cgroup struct {
 	fd  int
 }
 
-// newCgroup makes the cgroup of the run with this marker under agentloop's
-// own cgroup; nil when the system gives none (no cgroup v2 mounted, or no
-// right to make one there).
-func newCgroup(marker string) *cgroup {
-	base := cgroupBase()
+// cgroupRoot is the directory the runs' cgroups are made in (agentloop's own
+// cgroup; "" when there is none), learned once per program, when the stale
+// cgroups of agentloop processes that are gone are removed too: not once per
+// run, where it read two /proc files and every run cgroup on the machine.
+func (g *Groups) cgroupRoot() string {
+	if g == nil {
+		base := cgroupBase()
+		if base != "" {
+			removeStaleCgroups(base)
+		}
+		return base
+	}
+	r := g.top()
+	r.cgOnce.Do(func() {
+		if r.cgBase = cgroupBase(); r.cgBase != "" {
+			removeStaleCgroups(r.cgBase)
+		}
+	})
+	return r.cgBase
+}
+
+// newCgroup makes the cgroup of the run with this marker under base
+// ([Groups.cgroupRoot]); nil when the system gives none (no cgroup v2
+// mounted, or no right to make one there).
+func newCgroup(base, marker string) *cgroup {
 	if base == "" {
 		return nil
 	}
-	removeStaleCgroups(base)
 	dir := filepath.Join(base, cgroupPrefix+marker)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil
@@ -234,8 +253,8 @@ func (g *Groups) Contains() Containment {
 	why := "cgroups are turned off"
 	if g.cgroups() {
 		why = "no cgroup v2 this process may create"
-		base := cgroupBase()
-		if c := newCgroup("probe-" + strconv.Itoa(os.Getpid())); c != nil {
+		base := g.cgroupRoot()
+		if c := newCgroup(base, "probe-"+strconv.Itoa(os.Getpid())); c != nil {
 			c.end()
 			if syscall.Access(filepath.Join(base, "cgroup.procs"), 2 /* W_OK */) == nil {
 				return Containment{Kind: ContainCgroup, Where: base}

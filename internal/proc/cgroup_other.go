@@ -7,13 +7,14 @@ import "os/exec"
 // cgroup is a run's cgroup; only Linux has them.
 type cgroup struct{}
 
-func newCgroup(string) *cgroup     { return nil }
-func (c *cgroup) attach(*exec.Cmd) {}
-func (c *cgroup) path() string     { return "" }
-func (c *cgroup) end() int         { return 0 }
-func killCgroup(string, bool) int  { return 0 }
-func cgroupBase() string           { return "" }
-func sweepStrays() int             { return 0 }
+func newCgroup(string, string) *cgroup { return nil }
+func (g *Groups) cgroupRoot() string   { return "" }
+func (c *cgroup) attach(*exec.Cmd)     {}
+func (c *cgroup) path() string         { return "" }
+func (c *cgroup) end() int             { return 0 }
+func killCgroup(string, bool) int      { return 0 }
+func cgroupBase() string               { return "" }
+func sweepStrays() int                 { return 0 }
 
 // Contains reports the process group only: without /proc and cgroups, what
 // calls setsid escapes.

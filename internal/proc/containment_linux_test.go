@@ -195,3 +195,30 @@ func strays() int {
 	fmt.Println("ok")
 	return 0
 }
+
+// A program learns where runs' cgroups go once (not at every run), and
+// removes the empty ones of agentloop processes that are gone then.
+func TestCgroupRootRemovesStale(t *testing.T) {
+	t.Parallel()
+	needCgroup(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	base := cgroupBase()
+	stale := filepath.Join(base, fmt.Sprintf("%s%d-stale", cgroupPrefix, dead.Process.Pid))
+	if err := os.Mkdir(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(stale) })
+	g := &Groups{}
+	if got := g.cgroupRoot(); got != base {
+		t.Fatalf("cgroupRoot = %q, want %q", got, base)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale cgroup %s is still there: %v", stale, err)
+	}
+	if g.cgBase != base {
+		t.Errorf("the program's Groups did not keep %q: %q", base, g.cgBase)
+	}
+}

@@ -31,6 +31,8 @@ type Groups struct {
 	live     map[int]Child // by leader pid (= group id)
 	closed   bool          // root: KillAll has run, no new group may start
 	onChange func([]Child) // a Sub's owner, told the Sub's groups after each change
+	cgOnce   sync.Once     // root: cgBase learned
+	cgBase   string        // root: where runs' cgroups are made ([Groups.cgroupRoot])
 }
 
 // Child is a process group agentloop started: the pid of its leader, which is
@@ -170,7 +172,7 @@ func (g *Groups) KillAll() int {
 			sweep(c.Marker, false) // what left the group (setsid)
 		}
 	}
-	if r.NoCgroup || cgroupBase() == "" {
+	if r.NoCgroup || r.cgroupRoot() == "" {
 		sweepStrays()
 	}
 	return len(r.live)

@@ -109,7 +109,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	groups := GroupsFrom(ctx)
 	cg := (*cgroup)(nil)
 	if groups.cgroups() {
-		cg = newCgroup(marker) // cgroup_linux.go: what drops the marker stays in it
+		cg = newCgroup(groups.cgroupRoot(), marker) // cgroup_linux.go: what drops the marker stays in it
 	}
 	cg.attach(cmd)
 	err := groups.start(cmd, marker, cg.path())
