@@ -34,8 +34,8 @@ func (o *resumeOptions) AddFlags(fs *pflag.FlagSet) {
 	o.engine.AddFlags(fs)
 	o.engine.AddHeartbeatFlag(fs)
 	fs.BoolVar(&o.adr, "adr", false, "record the guidance as an architecture decision (docs/adr/NNNN-title.md); automatic when the run escalated on architecture")
-	fs.BoolVar(&o.accept, "accept", false, "end an escalated run, accepting the work tree as the loop left it (its best checkpoint); runs nothing")
-	fs.BoolVar(&o.abort, "abort", false, "end an escalated run as aborted; runs nothing")
+	fs.BoolVar(&o.accept, "accept", false, "end an escalated run completed, the work tree put at its best checkpoint (what you changed since is kept in a backup ref); runs nothing")
+	fs.BoolVar(&o.abort, "abort", false, "end an escalated run as aborted, the work tree left where the loop left it; runs nothing")
 }
 
 func newResumeCmd(d Deps) *cobra.Command {
@@ -47,9 +47,12 @@ func newResumeCmd(d Deps) *cobra.Command {
 After an escalation, give your answer with --guidance: it goes into the next
 prompt and the iteration counter starts again (spend is never reset). With --adr
 the answer is also recorded as an architecture decision under docs/adr/. Or end
-the escalated run without running anything: --accept keeps the work tree as the
-loop left it (its best checkpoint) and ends the run completed, --abort ends it
-aborted.
+the escalated run without running anything: --accept puts the work tree at its
+best checkpoint and ends the run completed, --abort ends it aborted with the tree
+where the loop left it; both say which commit the tree is at. Before any
+checkpoint is restored, what the tree holds beyond agentloop's last checkpoint
+(your edits, new files) is kept in a backup ref, named with the command that
+brings it back.
 The run keeps the flags it was started with; flags given now win. A task of a
 task graph (GRAPH-TASK) keeps its graph's plan (its flags, and the task's
 procedure, prompt, gates and limits); once it is done, its graph goes on as
@@ -69,8 +72,8 @@ procedure, prompt, gates and limits); once it is done, its graph goes on as
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	markExclusive(cmd)
-	cmd.MarkFlagsMutuallyExclusive("guidance", "guidance-file", "accept", "abort")
+	markExclusive(cmd, exclusive{[]string{"guidance", "guidance-file", "accept", "abort"},
+		"answer the escalation once: --guidance TEXT (or --guidance-file F) goes on with your answer, --accept keeps its best checkpoint and stops, --abort stops"})
 	return cmd
 }
 

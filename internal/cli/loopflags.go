@@ -2,6 +2,8 @@ package cli
 
 import (
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -62,7 +64,6 @@ func (o *loopOptions) AddFlags(fs *pflag.FlagSet) {
 }
 
 // mutuallyExclusive are the loop's flags that cannot be given together.
-var mutuallyExclusive = [][]string{{"agent", "agent-cmd"}, {"verbose", "quiet"}}
 
 // noteGiven records which flags of fs were given on the command line, once
 // fs is parsed.
@@ -197,9 +198,35 @@ func (o *loopOptions) overrides() config.Overrides {
 	return ov
 }
 
-// markExclusive tells cobra which of the loop's flags cannot be given together.
-func markExclusive(cmd *cobra.Command) {
-	for _, names := range mutuallyExclusive {
-		cmd.MarkFlagsMutuallyExclusive(names...)
+// markExclusive makes the command refuse, as a usage error in plain words
+// (exit 2), the loop's flags that cannot be given together, and the groups of
+// its own (each a list of flags of which one at most is given, with what
+// choosing means).
+func markExclusive(cmd *cobra.Command, own ...exclusive) {
+	groups := append(slices.Clone(loopExclusive), own...)
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
+		for _, g := range groups {
+			var given []string
+			for _, name := range g.flags {
+				if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+					given = append(given, "--"+name)
+				}
+			}
+			if len(given) > 1 {
+				return usageError("%s cannot be given together: %s", strings.Join(given, " and "), g.choose)
+			}
+		}
+		return nil
 	}
+}
+
+// exclusive is a group of flags of which one at most is given.
+type exclusive struct {
+	flags  []string
+	choose string // what each choice means, for the person who gave several
+}
+
+var loopExclusive = []exclusive{
+	{[]string{"agent", "agent-cmd"}, "give a preset with --agent NAME, or a command of your own with --agent-cmd CMD"},
+	{[]string{"verbose", "quiet"}, "choose -v (more output) or -q (less)"},
 }
