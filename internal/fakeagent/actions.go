@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -91,6 +92,12 @@ func (a *agent) do(act action) (code int, done bool) {
 		if err := floods[act.verb](a.stdout, n); err != nil {
 			return failf("%v", err)
 		}
+	case "fetch":
+		msg, err := fetch(arg(0))
+		if err != nil {
+			return failf("%v", err)
+		}
+		fmt.Fprintln(a.stdout, msg)
 	case "expect-prompt":
 		if !strings.Contains(a.prompt, arg(0)) {
 			fmt.Fprintf(a.stderr, "fakeagent: line %d: the prompt lacks %q\n", act.line, arg(0))
@@ -105,6 +112,24 @@ func (a *agent) do(act action) (code int, done bool) {
 		return failf("unknown action") // the parser refuses these first
 	}
 	return 0, false
+}
+
+// fetch GETs url through the proxy the environment names (HTTP_PROXY),
+// and says what it got: "fetch URL: 200 OK: first line"; an error says what
+// refused it.
+func fetch(url string) (string, error) {
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}
+	resp, err := c.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	first, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if resp.StatusCode/100 != 2 {
+		return "", fmt.Errorf("%s: %s: %s", url, resp.Status, first)
+	}
+	return fmt.Sprintf("fetch %s: %s: %s", url, resp.Status, first), nil
 }
 
 // notePID appends pid to $FAKEAGENT_DIR/pids so tests can check it is gone.

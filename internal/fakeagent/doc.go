@@ -37,6 +37,9 @@
 //	flood-deltas BYTES      a Claude stream-json transcript of about BYTES: text
 //	                        deltas (stream_event records) in messages of 100,
 //	                        each message's usage, then a result record
+//	fetch URL               GET URL through the environment's HTTP_PROXY and print
+//	                        the status and the first line of the body (fails on
+//	                        an error or a status other than 2xx)
 //	expect-prompt TEXT      exit 97 unless the prompt contains TEXT
 //	reject-prompt TEXT      exit 98 if the prompt contains TEXT
 //

@@ -68,7 +68,7 @@ func arity(verb string) (int, bool) {
 	case "hang", "hang-stubborn", "spawn-stubborn":
 		return 0, true
 	case "print", "stderr", "printfile", "delete", "fixone", "exit", "sleep", "flood",
-		"flood-raw", "flood-deltas", "expect-prompt", "reject-prompt", "solve", "solveone":
+		"flood-raw", "flood-deltas", "expect-prompt", "reject-prompt", "solve", "solveone", "fetch":
 		return 1, true
 	case "write", "append":
 		return 2, true

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/agentloop/agentloop/internal/diff"
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -127,4 +129,21 @@ func (w *Workspace) AfterIteration(ctx context.Context, iteration int, message s
 		}
 	}
 	return nil
+}
+
+// Dirs returns the folders of the git work tree holding dir that whoever
+// works in it writes: its top folder, and its git folders (a linked
+// worktree's own and the one it shares) where they lie outside it.
+func Dirs(ctx context.Context, dir string) ([]string, error) {
+	r, err := openRepo(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{r.top}
+	for _, d := range []string{r.gitDir, r.commonDir} {
+		if d != r.top && !strings.HasPrefix(d, r.top+string(os.PathSeparator)) && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }
