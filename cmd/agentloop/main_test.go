@@ -64,7 +64,7 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
-			case "git", "go", "setsid": // a missing tool fails the script under CI=true
+			case "git", "go", "setsid", "bwrap": // a missing tool fails the script under CI=true
 				return testenv.Condition(cond)
 			case "short":
 				return testing.Short(), nil

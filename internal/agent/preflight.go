@@ -22,6 +22,9 @@ type Host struct {
 	LookPath func(string) (string, error) // exec.LookPath in production
 	Getenv   func(string) string
 	Root     bool // agentloop runs as root
+	// Sandbox checks that a sandbox can be made here (sandbox.Check); nil
+	// skips the check.
+	Sandbox func() error
 }
 
 // SetupError is an agent that cannot work until a person installs, sets or

@@ -52,6 +52,16 @@ type Request struct {
 	// goroutine reading its output. A retry of a request rejected as
 	// unauthorised ends the agent at once with the authentication outcome.
 	OnRetry func(Retry)
+	// Sandbox, when set, runs the agent inside it; what it allows is the
+	// first line of the agent's log.
+	Sandbox Sandbox
+}
+
+// Sandbox runs an agent inside a sandbox (sandbox.Sandbox): Wrap returns the
+// process to start instead, a line that says what the sandbox allows, and
+// what to call once it has ended.
+type Sandbox interface {
+	Wrap(ctx context.Context, s proc.Spec) (wrapped proc.Spec, about string, done func(), err error)
 }
 
 // LimitError is the cancel cause when an agent crossed its per-run limit.
@@ -142,6 +152,15 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	}
 	if stdin != "" {
 		spec.Stdin = strings.NewReader(stdin)
+	}
+	if req.Sandbox != nil {
+		wrapped, about, done, err := req.Sandbox.Wrap(ctx, spec)
+		if err != nil {
+			return res, fmt.Errorf("run agent %s: %w", res.Agent, err)
+		}
+		defer done()
+		fmt.Fprintln(log, about)
+		spec = wrapped
 	}
 	pr, err := proc.Run(runCtx, spec)
 	_ = stdoutLines.Close()

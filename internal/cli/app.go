@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/suggest"
 )
 
@@ -72,6 +73,10 @@ func Std() Deps {
 // to resume); a second one kills every process group agentloop started (agents,
 // reviewers, gates) with SIGKILL and exits at once.
 func Main(args []string, d Deps) int {
+	if len(args) > 0 && args[0] == sandbox.InsideCommand {
+		// agentloop's part inside a sandbox: nothing of the command line.
+		return sandbox.Inside(args[1:], d.Stderr)
+	}
 	// Orphans of agents and gates (a tool run with setsid that outlives its
 	// parent) are reparented to us, not to init, so the sweep still finds them.
 	proc.BecomeSubreaper()
@@ -172,6 +177,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 }
 
 // agentHost is what the agent preflight reads of this machine.
-func agentHost(d Deps) agent.Host {
-	return agent.Host{LookPath: d.LookPath, Getenv: d.Getenv, Root: d.Geteuid != nil && d.Geteuid() == 0}
+func agentHost(ctx context.Context, d Deps) agent.Host {
+	return agent.Host{LookPath: d.LookPath, Getenv: d.Getenv, Root: d.Geteuid != nil && d.Geteuid() == 0,
+		Sandbox: func() error { return sandbox.Check(ctx) }}
 }

@@ -139,7 +139,7 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 		}
 		return s.Settle(ctx, o.accept)
 	}
-	if err := p.Preflight(agentHost(d)); err != nil {
+	if err := p.Preflight(agentHost(ctx, d)); err != nil {
 		return err
 	}
 	s, err := session.Open(process(d), p, newScreen(d, lo, p), newLogger(d, lo), false)
@@ -183,6 +183,6 @@ func resumeGraph(ctx context.Context, o resumeOptions, d Deps, task graph.Found)
 	fmt.Fprintf(process(d).Progress(o.logFormat == "json"), "Task %s is done; its graph %s goes on, as 'agentloop run --tasks %s' does\n", task.Task.ID, task.Graph, file)
 	return runGraph(ctx, at, session.GraphOptions{
 		TaskFile: task.State.File, Configure: configure(at, shown), Getenv: d.Getenv,
-		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, shown), Host: agentHost(d),
+		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, shown), Host: agentHost(ctx, d),
 	})
 }

@@ -88,7 +88,7 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 		return err
 	}
 	if o.dryRun {
-		return dryRun(d, p)
+		return dryRun(ctx, d, p)
 	}
 	p.Args = append(o.recorded(), o.envLimits(d.Getenv)...)
 	if onTemporal {
@@ -100,7 +100,7 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	// So is an agent that cannot start: found before the baseline, with no state.
-	if err := p.Preflight(agentHost(d)); err != nil {
+	if err := p.Preflight(agentHost(ctx, d)); err != nil {
 		return err
 	}
 	screen := newScreen(d, o.loopOptions, p)
@@ -122,7 +122,7 @@ func runTasks(ctx context.Context, o runOptions, d Deps) error {
 	}
 	gopts := session.GraphOptions{
 		TaskFile: o.tasks, Configure: configure(d, o.loopOptions), Getenv: d.Getenv, Parallel: parallel,
-		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, o.loopOptions), Host: agentHost(d),
+		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, o.loopOptions), Host: agentHost(ctx, d),
 	}
 	if o.dryRun {
 		return dryRunTasks(ctx, d, gopts)
@@ -190,7 +190,7 @@ func resolvePlan(d Deps, o loopOptions, name string) (*plan.Plan, error) {
 // dryRun prints the prompt the next iteration would get and its token count
 // against the budget, and with -v where every effective value came from. It runs
 // nothing.
-func dryRun(d Deps, p *plan.Plan) error {
+func dryRun(ctx context.Context, d Deps, p *plan.Plan) error {
 	composer := p.Composer(filepath.Join(p.StateDir, "runs", p.Name))
 	first := loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}
 	text, tokens, err := composer.Compose(first)
@@ -224,7 +224,7 @@ func dryRun(d Deps, p *plan.Plan) error {
 		fmt.Fprintf(d.Stdout, "Gate %s: %s\n", g.Name, g.Command)
 	}
 	// The same check a run makes before its baseline: a run would stop here.
-	preflight := p.Preflight(agentHost(d))
+	preflight := p.Preflight(agentHost(ctx, d))
 	if preflight == nil {
 		fmt.Fprintln(d.Stdout, "Agents: ready (found on PATH, known settings present)")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -109,6 +110,9 @@ func ExitCode(err error) int {
 	}
 	if _, ok := errors.AsType[*gate.StartError](err); ok {
 		return ExitUsage // a gate's command to fix, or what it runs to install
+	}
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		return ExitUsage // --sandbox where no sandbox can be made: install one
 	}
 	if _, ok := errors.AsType[*InterruptError](err); ok || errors.Is(err, context.Canceled) {
 		return ExitInterrupted

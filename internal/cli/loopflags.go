@@ -31,6 +31,7 @@ type loopOptions struct {
 	logFormat        string
 	verbose          bool
 	quiet            bool
+	sandbox          bool
 
 	// given are the flags given on the command line, in order, with their values.
 	given []givenFlag
@@ -61,6 +62,7 @@ func (o *loopOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.logFormat, "log-format", "", "progress output: text or json")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "stream the agent's output and show more detail")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only warnings and the final line")
+	fs.BoolVar(&o.sandbox, "sandbox", false, "run the agents in a sandbox: the work tree writable, $HOME hidden, the network limited to their model API (see 'agentloop doctor'); refuses to start where there is none")
 }
 
 // mutuallyExclusive are the loop's flags that cannot be given together.
@@ -183,6 +185,7 @@ var overrideFlags = []struct {
 	{"max-tokens", func(o *loopOptions, ov *config.Overrides) { ov.MaxTokens = &o.maxTokens }},
 	{"max-cost", func(o *loopOptions, ov *config.Overrides) { ov.MaxCostUSD = &o.maxCost }},
 	{"log-format", func(o *loopOptions, ov *config.Overrides) { ov.LogFormat = &o.logFormat }},
+	{"sandbox", func(o *loopOptions, ov *config.Overrides) { ov.Sandbox = &o.sandbox }},
 }
 
 // overrides are the configuration values the given flags override.

@@ -167,6 +167,9 @@ func flagLayer(at origins, f Overrides) *layerBuilder {
 	if f.Reviewer != nil {
 		l.set(l.proc, "reviewer.agent", str(*f.Reviewer), fl("reviewer"))
 	}
+	if f.Sandbox != nil {
+		l.set(l.proc, "sandbox.agents", plain(strconv.FormatBool(*f.Sandbox)), fl("sandbox"))
+	}
 	if len(f.Gates) > 0 {
 		l.set(l.proc, "gates", list(at, fl("gate"), f.Gates), fl("gate"))
 	}

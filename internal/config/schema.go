@@ -110,6 +110,7 @@ func (d *decoder) procedure(n *yaml.Node, key string) Procedure {
 		"escalation": func(v *yaml.Node, k string) { p.Escalation = d.escalation(v, k) },
 		"policy":     func(v *yaml.Node, k string) { p.Policy = d.policy(v, k) },
 		"git":        func(v *yaml.Node, k string) { p.Git = d.git(v, k) },
+		"sandbox":    func(v *yaml.Node, k string) { p.Sandbox = d.procSandbox(v, k) },
 		"completion_marker": func(v *yaml.Node, k string) {
 			p.CompletionMarker = d.str(v, k)
 		},
@@ -204,6 +205,7 @@ func (d *decoder) agentSpec(n *yaml.Node, key string) AgentSpec {
 		"format": func(v *yaml.Node, k string) {
 			a.Format = d.named(v, k, "agent output format", func(s string) bool { return slices.Contains(agent.Formats(), s) }, agent.Formats())
 		},
+		"sandbox": func(v *yaml.Node, k string) { a.Sandbox = d.agentSandbox(v, k) },
 	})
 	return a
 }

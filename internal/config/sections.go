@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
 // gates decodes the gate list. A gate is a mapping, or a plain string as a
@@ -142,6 +144,64 @@ func (d *decoder) escalation(n *yaml.Node, key string) Escalation {
 		"max_diff_lines":  func(v *yaml.Node, k string) { e.MaxDiffLines = d.count(v, k) },
 	})
 	return e
+}
+
+// procSandbox decodes a procedure's sandbox: true or false, or a mapping
+// whose agents: defaults to true.
+func (d *decoder) procSandbox(n *yaml.Node, key string) Sandbox {
+	if r := resolve(n); r != nil && r.Kind == yaml.ScalarNode {
+		return Sandbox{Agents: d.boolean(n, key)}
+	}
+	s := Sandbox{Agents: true}
+	s.Config = d.sandboxConfig(n, key, map[string]func(*yaml.Node, string){
+		"agents": func(v *yaml.Node, k string) { s.Agents = d.boolean(v, k) },
+		"gates":  func(v *yaml.Node, k string) { s.Gates = d.boolean(v, k) },
+	})
+	return s
+}
+
+// agentSandbox decodes an agent's sandbox: true, or a mapping of what it adds.
+func (d *decoder) agentSandbox(n *yaml.Node, key string) *sandbox.Config {
+	if r := resolve(n); r != nil && r.Kind == yaml.ScalarNode {
+		if !d.boolean(n, key) {
+			d.fail(n, key, "an agent's sandbox is true or a mapping {network: …, allow: […]}; leave it out to run the agent as the procedure says")
+		}
+		return &sandbox.Config{}
+	}
+	c := d.sandboxConfig(n, key, nil)
+	return &c
+}
+
+// sandboxConfig decodes network, allow, read and write, and the extra fields.
+func (d *decoder) sandboxConfig(n *yaml.Node, key string, extra map[string]func(*yaml.Node, string)) sandbox.Config {
+	var c sandbox.Config
+	fs := map[string]func(*yaml.Node, string){
+		"network": func(v *yaml.Node, k string) { c.Network = d.oneOf(v, k, sandbox.NetworkModes()...) },
+		"allow": func(v *yaml.Node, k string) {
+			c.Allow = d.strings(v, k)
+			for i, h := range c.Allow {
+				if _, err := sandbox.ParseHost(h); err != nil {
+					d.fail(resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "%v", err)
+				}
+			}
+		},
+		"read":  func(v *yaml.Node, k string) { c.Read = d.sandboxPaths(v, k) },
+		"write": func(v *yaml.Node, k string) { c.Write = d.sandboxPaths(v, k) },
+	}
+	maps.Copy(fs, extra)
+	d.fields(n, key, fs)
+	return c
+}
+
+// sandboxPaths decodes a list of absolute paths or paths under ~/.
+func (d *decoder) sandboxPaths(n *yaml.Node, key string) []string {
+	ps := d.strings(n, key)
+	for i, p := range ps {
+		if !filepath.IsAbs(p) && p != "~" && !strings.HasPrefix(p, "~/") {
+			d.fail(resolve(n).Content[i], fmt.Sprintf("%s[%d]", key, i), "%q: want an absolute path or one under ~/", p)
+		}
+	}
+	return ps
 }
 
 func (d *decoder) git(n *yaml.Node, key string) Git {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/prompt"
+	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
 // Config is the effective configuration: every tier merged.
@@ -48,6 +49,7 @@ type Procedure struct {
 	Escalation       Escalation
 	Policy           map[string]any // free-form, for the decision engine
 	Git              Git
+	Sandbox          Sandbox
 	CompletionMarker string
 	Builtin          bool // defined by the binary, not by a file
 }
@@ -82,12 +84,15 @@ type AgentSpec struct {
 	Env       map[string]string // added to the environment
 	PromptVia string            // stdin, arg or file
 	Format    string            // how to read its output (e.g. claude-stream-json, text)
+	// Sandbox, when set, runs the agent in a sandbox with what it adds to the
+	// procedure's (more hosts, paths, another network).
+	Sandbox *sandbox.Config
 }
 
 // IsZero reports whether nothing is set.
 func (s AgentSpec) IsZero() bool {
 	return s.Preset == "" && s.Cmd.IsZero() && s.Args == nil && s.ExtraArgs == nil &&
-		s.Env == nil && s.PromptVia == "" && s.Format == ""
+		s.Env == nil && s.PromptVia == "" && s.Format == "" && s.Sandbox == nil
 }
 
 // Command is a program: an argv, or one shell command line.
@@ -155,6 +160,15 @@ type Escalation struct {
 	MaxDiffLines   int
 }
 
+// Sandbox is a procedure's sandbox: section (or --sandbox): whether its
+// agents and its gates run in a sandbox, and what the sandbox lets through
+// (each agent may add to it with its own sandbox:).
+type Sandbox struct {
+	Agents bool // the agent, its fallbacks and the reviewer
+	Gates  bool
+	sandbox.Config
+}
+
 // Git says what to do with the work tree after each iteration.
 type Git struct {
 	Checkpoint bool // a ref under refs/agentloop/ (default true)
@@ -194,4 +208,5 @@ type Overrides struct {
 	MaxCostUSD       *float64
 	LogFormat        *string
 	Reviewer         *string
+	Sandbox          *bool // --sandbox: the agents run in the sandbox
 }

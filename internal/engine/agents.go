@@ -20,6 +20,9 @@ type PresetAgents struct {
 	Fallback         []agent.Preset
 	IdleTimeout      time.Duration // an agent silent this long is ended
 	CompletionMarker string
+	// Sandboxes are the sandboxes the agents run in, by preset name; an agent
+	// without one runs as it is.
+	Sandboxes map[string]agent.Sandbox
 }
 
 // RunAgent implements [AgentRunner].
@@ -40,7 +43,7 @@ func (a *PresetAgents) RunAgent(ctx context.Context, req AgentRequest) (evidence
 		Preset: preset, Prompt: req.Prompt, Dir: req.WorkDir, IterDir: req.IterDir,
 		LogPath: filepath.Join(req.IterDir, "agent.log"), Echo: req.Echo,
 		CompletionMarker: a.CompletionMarker, Timeout: req.Timeout, Deadline: deadline, IdleTimeout: a.IdleTimeout,
-		Limits: req.Remaining.AgentLimits(), OnRetry: onRetry,
+		Limits: req.Remaining.AgentLimits(), OnRetry: onRetry, Sandbox: a.Sandboxes[preset.Name],
 	})
 }
 

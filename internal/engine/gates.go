@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/proc"
@@ -43,6 +44,8 @@ type ProcGates struct {
 	Grace     time.Duration
 	HeadBytes int // of each gate log kept from the start
 	TailBytes int // of each gate log kept from the end
+	// Sandbox, when set, runs every gate inside it.
+	Sandbox agent.Sandbox
 }
 
 // Count implements [GateRunner].
@@ -141,10 +144,22 @@ func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir, log
 	if len(s.Env) > 0 {
 		env = append(append([]string(nil), baseEnv(env)...), s.Env...)
 	}
-	res, runErr := proc.Run(ctx, proc.Spec{
+	ps := proc.Spec{
 		Argv: s.Argv, Dir: filepath.Join(workDir, s.Dir), Env: env,
 		Stdout: w, Stderr: w, Timeout: s.Timeout, Grace: g.Grace,
-	})
+	}
+	if g.Sandbox != nil {
+		wrapped, _, release, err := g.Sandbox.Wrap(ctx, ps)
+		if err != nil {
+			_ = pw.Close()
+			<-done
+			_ = log.Close()
+			return evidence.GateResult{}, fmt.Errorf("gate %s: %w", s.Name, err)
+		}
+		defer release()
+		ps = wrapped
+	}
+	res, runErr := proc.Run(ctx, ps)
 	_ = pw.Close()
 	p := <-done
 	_ = log.Close()

@@ -19,9 +19,10 @@ type ReviewerAgent struct {
 	Agent       agent.Preset
 	Timeout     time.Duration // per round
 	IdleTimeout time.Duration
-	MaxRounds   int         // 0: 3
-	Template    prompt.Part // the reviewer's own prompt template; zero: the built-in one
-	WorkDir     string      // where a template file is read from
+	MaxRounds   int           // 0: 3
+	Template    prompt.Part   // the reviewer's own prompt template; zero: the built-in one
+	WorkDir     string        // where a template file is read from
+	Sandbox     agent.Sandbox // nil: the reviewer runs as it is
 }
 
 // Review implements [Reviewer]: the reviewer agent gets the task, the diff and
@@ -35,7 +36,7 @@ func (r *ReviewerAgent) Review(ctx context.Context, req ReviewRequest) (evidence
 		res, err := r.Runner.Run(ctx, agent.Request{
 			Preset: r.Agent, Prompt: prompt, Dir: req.WorkDir, IterDir: req.IterDir,
 			LogPath: filepath.Join(req.IterDir, fmt.Sprintf("review-%d.log", round)),
-			Timeout: r.Timeout, IdleTimeout: r.IdleTimeout,
+			Timeout: r.Timeout, IdleTimeout: r.IdleTimeout, Sandbox: r.Sandbox,
 		})
 		usage = usage.Add(res.Usage)
 		if err != nil {

@@ -14,7 +14,9 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
 // Plan is everything a run needs, resolved from the configuration tiers and the
@@ -47,6 +49,8 @@ type Plan struct {
 	// KillGrace is how long a process ended by a timeout or a signal gets
 	// between SIGTERM and SIGKILL.
 	KillGrace time.Duration
+	// Home is agentloop's $HOME, which a sandbox hides.
+	Home string
 }
 
 // Spec is the loop's view of the plan.
@@ -112,12 +116,21 @@ func (p *Plan) AgentRunner(log *slog.Logger) *engine.PresetAgents {
 	for model, pr := range p.Prices {
 		prices.Models[model] = agent.Price{Input: pr.Input, Output: pr.Output, CacheRead: pr.CacheRead, CacheWrite: pr.CacheWrite}
 	}
-	return &engine.PresetAgents{
+	a := &engine.PresetAgents{
 		Runner:      &agent.Runner{Prices: &prices, Logger: log, Grace: p.KillGrace},
 		Agent:       p.Agent,
 		Fallback:    p.Fallback,
 		IdleTimeout: p.Proc.Limits.IdleTimeout, CompletionMarker: p.Proc.CompletionMarker,
 	}
+	for _, ag := range append([]agent.Preset{p.Agent}, p.Fallback...) {
+		if sb := p.AgentSandbox(ag); sb != nil {
+			if a.Sandboxes == nil {
+				a.Sandboxes = map[string]agent.Sandbox{}
+			}
+			a.Sandboxes[ag.Name] = sb
+		}
+	}
+	return a
 }
 
 // ReviewerAgent asks the plan's reviewer; nil when the plan has none.
@@ -128,6 +141,9 @@ func (p *Plan) ReviewerAgent(log *slog.Logger) engine.Reviewer {
 	r := &engine.ReviewerAgent{
 		Runner: &agent.Runner{Logger: log, Grace: p.KillGrace}, Agent: *p.Reviewer,
 		Timeout: p.Proc.Limits.IterationTimeout, IdleTimeout: p.Proc.Limits.IdleTimeout, WorkDir: p.WorkDir,
+	}
+	if sb := p.AgentSandbox(*p.Reviewer); sb != nil {
+		r.Sandbox = sb
 	}
 	if rv := p.Proc.Reviewer; rv != nil {
 		r.MaxRounds, r.Template = rv.MaxRounds, rv.Prompt
@@ -140,7 +156,53 @@ func (p *Plan) GateRunner() engine.GateRunner {
 	if len(p.Gates) == 0 {
 		return nil
 	}
-	return &engine.ProcGates{Specs: p.Gates, Grace: p.KillGrace}
+	g := &engine.ProcGates{Specs: p.Gates, Grace: p.KillGrace}
+	if p.Proc.Sandbox.Gates {
+		g.Sandbox = p.GateSandbox()
+	}
+	return g
+}
+
+// AgentSandbox is the sandbox agent a runs in: the procedure's (sandbox:,
+// --sandbox) with what the agent's own sandbox: adds; nil when it runs as it
+// is.
+func (p *Plan) AgentSandbox(a agent.Preset) *sandbox.Sandbox {
+	if !p.Proc.Sandbox.Agents && a.Sandboxed == nil {
+		return nil
+	}
+	return p.SandboxFor(a)
+}
+
+// SandboxFor is the sandbox agent a would run in (see [Plan.AgentSandbox]),
+// whether or not it does.
+func (p *Plan) SandboxFor(a agent.Preset) *sandbox.Sandbox {
+	cfg := p.Proc.Sandbox.Config
+	if a.Sandboxed != nil {
+		cfg = cfg.Merge(*a.Sandboxed)
+	}
+	return p.newSandbox(a.Sandbox, cfg)
+}
+
+// GateSandbox is the sandbox the gates would run in (sandbox: {gates: true}).
+func (p *Plan) GateSandbox() *sandbox.Sandbox {
+	return p.newSandbox(sandbox.Needs{}, p.Proc.Sandbox.Config)
+}
+
+func (p *Plan) newSandbox(needs sandbox.Needs, cfg sandbox.Config) *sandbox.Sandbox {
+	return &sandbox.Sandbox{Needs: needs, Config: cfg, State: p.StateDir, Home: p.Home, Tree: gitx.Dirs}
+}
+
+// Sandboxed reports whether an agent or a gate of the plan runs in a sandbox.
+func (p *Plan) Sandboxed() bool {
+	if p.Proc.Sandbox.Agents || p.Proc.Sandbox.Gates || p.Agent.Sandboxed != nil {
+		return true
+	}
+	for _, f := range p.Fallback {
+		if f.Sandboxed != nil {
+			return true
+		}
+	}
+	return p.Reviewer != nil && p.Reviewer.Sandboxed != nil
 }
 
 // Preflight checks, before anything runs or any state is written, that every
@@ -158,6 +220,12 @@ func (p *Plan) Preflight(h agent.Host) error {
 	}
 	for _, g := range p.Gates {
 		errs = append(errs, gatePreflight(h, p.WorkDir, g))
+	}
+	if p.Sandboxed() && h.Sandbox != nil {
+		// Never run unsandboxed what was asked to run in a sandbox.
+		if err := h.Sandbox(); err != nil {
+			errs = append(errs, fmt.Errorf("--sandbox: %w", err))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -42,6 +42,9 @@ func Resolve(cfg *config.Config, name string, o Options) (*Plan, error) {
 		return nil, err
 	}
 	p.StateDir = StateDir(cfg, wd)
+	if o.Getenv != nil {
+		p.Home = o.Getenv("HOME")
+	}
 	if proc.Agent.IsZero() {
 		return nil, fmt.Errorf("procedure %s has no agent: pass --agent NAME (see 'agentloop agents') or --agent-cmd CMD, or set agent: in %s", proc.Name, config.WorkspaceFile)
 	}
@@ -160,7 +163,7 @@ func ResolveAgent(cfg *config.Config, ref config.AgentRef) (agent.Preset, error)
 	if err != nil {
 		return agent.Preset{}, fmt.Errorf("agent %q: preset %q: %w", ref.String(), base, err)
 	}
-	o := agent.Override{Args: spec.Args, ExtraArgs: spec.ExtraArgs, Env: spec.Env, PromptVia: spec.PromptVia, Format: spec.Format}
+	o := agent.Override{Args: spec.Args, ExtraArgs: spec.ExtraArgs, Env: spec.Env, PromptVia: spec.PromptVia, Format: spec.Format, Sandbox: spec.Sandbox}
 	if argv := CommandArgv(spec.Cmd); len(argv) > 0 {
 		o.Binary = argv[0]
 		if spec.Args == nil {

@@ -62,6 +62,8 @@ func hint(name string) string {
 		return "https://go.dev/dl"
 	case "chromium":
 		return "apt-get install -y chromium"
+	case "bwrap":
+		return "apt-get install -y bubblewrap"
 	}
 	return "with your package manager"
 }
