@@ -57,7 +57,15 @@ wire_api = "responses"
 request_max_retries = 2
 stream_max_retries = 1
 `, url+"/v1")
-			return map[string]string{"HOME": home, "CODEX_HOME": codexHome, "DOUBLE_API_KEY": "sk-double"},
+			// Codex makes its helper commands (codex-linux-sandbox, which the
+			// system's bubblewrap runs) in CODEX_HOME, but not under the
+			// temporary folder, where t.TempDir puts the home: its temporary
+			// folder is one of its own.
+			tmp := filepath.Join(codexHome, "tmp")
+			if err := os.MkdirAll(tmp, 0o700); err != nil {
+				return nil, err
+			}
+			return map[string]string{"HOME": home, "CODEX_HOME": codexHome, "TMPDIR": tmp, "DOUBLE_API_KEY": "sk-double"},
 				writeFile(filepath.Join(codexHome, "config.toml"), cfg)
 		},
 	},

@@ -230,6 +230,7 @@ type loop struct {
 	reviewer *agent
 	env      []string       // added to agentloop's environment
 	limits   map[string]any // replace the procedure's limits of these names
+	sandbox  map[string]any // the procedure's sandbox: section, when set
 }
 
 func (l *loop) config(t *testing.T) {
@@ -244,6 +245,9 @@ func (l *loop) config(t *testing.T) {
 		"limits": map[string]any{"max_iterations": 2, "failure_threshold": 2, "iteration_timeout": "10m"},
 	}
 	maps.Copy(proc["limits"].(map[string]any), l.limits)
+	if l.sandbox != nil {
+		proc["sandbox"] = l.sandbox
+	}
 	var fb []string
 	for _, a := range l.fallback {
 		agents[a.name] = a.spec(t, root)
