@@ -189,26 +189,31 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	res.Waited = waited
 	ev.Agent = agentRes
 	checkRecords(ctx, &ev)
-	if err != nil {
-		res.Iteration = ev // what the agent spent before it was stopped
+	// From here on an attempt that ends without a result (a signal, a stop)
+	// has spent what its agent spent: the result carries it for the loop to
+	// count, wherever the attempt was cut.
+	cut := func(err error) (loop.StepResult, error) {
+		res.Iteration = ev
 		return res, err
+	}
+	if err != nil {
+		return cut(err)
 	}
 
 	if l.Gates != nil && ctx.Err() == nil {
 		l.phase("gates")
 		ev.Gates, err = l.Gates.RunGates(ctx, l.WorkDir, filepath.Join(dir, "gates"), r.Baseline)
 		if err != nil {
-			return res, err
+			return cut(err)
 		}
 		l.warnOutput(ev.Gates)
 		if serr := gate.StartErrors(ev.Gates, r.Iteration); serr != nil {
 			// Not the agent's failure: the environment changed since the baseline.
-			return res, &loop.StopError{Status: loop.StatusAborted, Reason: "infrastructure: a gate could not start", Err: serr}
+			return cut(&loop.StopError{Status: loop.StatusAborted, Reason: "infrastructure: a gate could not start", Err: serr})
 		}
 	}
 	if ctx.Err() != nil {
-		res.Iteration = ev
-		return res, context.Cause(ctx)
+		return cut(context.Cause(ctx))
 	}
 
 	var diff string
@@ -236,8 +241,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	if ctx.Err() != nil {
 		// A signal during the checkpoint: the attempt is cut, never recorded
 		// as finished with a checkpoint missing.
-		res.Iteration = ev
-		return res, context.Cause(ctx)
+		return cut(context.Cause(ctx))
 	}
 
 	if l.Reviewer != nil && ev.RequiredGatesPassed() && !ev.Agent.Failed() && ctx.Err() == nil {
@@ -247,11 +251,11 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		checkRecords(ctx, &ev)
 		if err != nil {
 			if ctx.Err() != nil {
-				return res, context.Cause(ctx)
+				return cut(context.Cause(ctx))
 			}
 			if se, ok := errors.AsType[*agent.SetupError](err); ok {
 				// The reviewer cannot work until someone fixes its setup.
-				return res, &loop.StopError{Status: loop.StatusAborted, Reason: se.Headline(), Err: se}
+				return cut(&loop.StopError{Status: loop.StatusAborted, Reason: se.Headline(), Err: se})
 			}
 			l.warn("reviewer of iteration %d: %v", r.Iteration, err)
 			rv = evidence.Review{Verdict: evidence.VerdictUnknown, Summary: err.Error()}
