@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,12 +51,13 @@ func (l *Local) inflightPath() string { return filepath.Join(l.RunDir, inflightF
 // with its partial diff in its folder. The tree is left as it is: the loop
 // undoes the attempt. A marker of an attempt the state records (numbered last
 // or lower: the process died between saving the state and removing it) is
-// stale and removed.
+// stale and removed. An attempt that died before its marker was written is
+// found by its folder ([Local.unmarked]).
 func (l *Local) Recover(ctx context.Context, last int) ([]loop.Interrupted, error) {
 	path := l.inflightPath()
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return l.unmarked(last), nil
 	}
 	b, err := os.ReadFile(path)
 	var m inflight
@@ -73,7 +73,7 @@ func (l *Local) Recover(ctx context.Context, last int) ([]loop.Interrupted, erro
 	}
 	if m.Seq <= last {
 		_ = os.Remove(path)
-		return nil, nil
+		return l.unmarked(last), nil
 	}
 	cut := loop.Interrupted{Seq: m.Seq, Iteration: m.Iteration, StartedAt: m.StartedAt, Start: m.Checkpoint, Reason: "the process running it died (a crash or a kill)"}
 	end := info.ModTime()
@@ -94,6 +94,26 @@ func (l *Local) Recover(ctx context.Context, last int) ([]loop.Interrupted, erro
 		}
 	}
 	return []loop.Interrupted{cut}, nil
+}
+
+// unmarked is the attempt after the last one the state counts when its
+// folder exists, holds no prompt and no marker names it: the process died
+// after taking the attempt's number and before marking it in progress (while
+// creating its folder or snapshotting the tree it starts from). Its agent never
+// ran and the tree is as it was, so there is nothing to keep or undo; it is
+// recorded as cut so that its number, folder and refs are never given to
+// another attempt. The folder of an older build's iteration has its prompt.
+func (l *Local) unmarked(last int) []loop.Interrupted {
+	seq := last + 1
+	dir := state.IterDir(l.RunDir, seq)
+	info, err := os.Stat(dir)
+	if err != nil || !info.IsDir() {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "prompt.md")); err == nil {
+		return nil
+	}
+	return []loop.Interrupted{{Seq: seq, StartedAt: info.ModTime(), Reason: "the process running it died as it started, before its agent ran (a crash or a kill)"}}
 }
 
 // markStart writes the marker of attempt seq and starts its heartbeat.
@@ -188,25 +208,15 @@ func lastWrite(dir string) time.Time {
 }
 
 // TranscriptUsage implements [TranscriptReader]: the saved agent.log is read
-// with the agent's own parser. Tokens and cost stay unknown when it tells none.
+// with the agent's own parser and priced as its runs are.
 func (a *PresetAgents) TranscriptUsage(agentName, logPath string) evidence.Usage {
 	preset, ok := a.preset(agentName)
 	if !ok {
 		return evidence.Usage{}
 	}
-	f, err := os.Open(logPath)
-	if err != nil {
-		return evidence.Usage{}
+	r := a.Runner
+	if r == nil {
+		r = &agent.Runner{}
 	}
-	defer f.Close()
-	p, err := agent.NewParser(preset.Format)
-	if err != nil {
-		return evidence.Usage{}
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		p.Line(sc.Bytes())
-	}
-	return p.Result().Usage
+	return r.TranscriptUsage(preset, logPath)
 }

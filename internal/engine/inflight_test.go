@@ -163,3 +163,57 @@ func TestMarkerWrittenWhole(t *testing.T) {
 		t.Errorf("warnings: %v", w.got)
 	}
 }
+
+// An attempt whose process died after creating its folder and before writing
+// its marker (its agent never ran) is still counted as cut, so that its number
+// and folder are never given to another attempt; after a stale marker too. The
+// folder of an older build's iteration, which has its prompt, is not.
+func TestUnmarkedAttemptIsCut(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name          string
+		stale, prompt bool
+		want          int // the cut attempt's number, 0 for none
+	}{
+		{"folder, no marker", false, false, 3},
+		{"folder, stale marker", true, false, 3},
+		{"an older build's folder", false, true, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			runDir := t.TempDir()
+			dir, err := state.NewAttemptDir(runDir, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(filepath.Join(dir, "gates"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if tt.prompt {
+				if err := os.WriteFile(filepath.Join(dir, "prompt.md"), []byte("do it"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.stale {
+				if err := os.WriteFile(filepath.Join(runDir, inflightFile), []byte(`{"seq":2,"iteration":2,"started_at":"2026-01-01T10:00:00Z"}`), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l := &Local{Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: runDir, Screen: &warnings{},
+				Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+			cut, err := l.Recover(t.Context(), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.want == 0 && len(cut) != 0:
+				t.Errorf("Recover = %+v, want nothing", cut)
+			case tt.want != 0 && (len(cut) != 1 || cut[0].Seq != tt.want || cut[0].Start != "" || cut[0].Usage.TokensKnown):
+				t.Errorf("Recover = %+v, want attempt %d cut with nothing to undo or count", cut, tt.want)
+			}
+			if _, err := l.Recover(t.Context(), 3); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -459,6 +459,9 @@ func (r *runner) recover(ctx context.Context) {
 	}
 	for _, c := range cut {
 		c.Segment = max(c.Segment, r.st.Segment)
+		if c.Iteration == 0 {
+			c.Iteration = r.st.Iteration + 1 // one that died before it said which: the next
+		}
 		r.st.Attempts = max(r.st.Attempts, c.Seq)
 		r.st.Interrupted = append(r.st.Interrupted, c)
 		r.st.Spend.Wall += c.Duration
