@@ -78,7 +78,10 @@ func NewEngine(ctx context.Context, p *plan.Plan, o EngineOptions) *engine.Local
 		Dir: p.WorkDir, Commit: p.Proc.Git.Commit, Push: p.Proc.Git.Push, Remote: p.Proc.Git.Remote,
 		Analysis: diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope},
 	}
-	repo := ws.Open(ctx) == nil
+	// Whether the folder is a git work tree is a fact of the folder, asked
+	// even when a signal has come: a session interrupted as it starts must
+	// still keep a cut attempt under its ref, not take git to be absent.
+	repo := ws.Open(context.WithoutCancel(ctx)) == nil
 	if p.Proc.Git.Checkpoint && repo {
 		l.Work = ws
 	} else if p.Proc.Git.Push || p.Proc.Git.Commit {
