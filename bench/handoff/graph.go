@@ -255,6 +255,7 @@ func (w *watch) graphSession(ctx context.Context, n int, cmd command, ts []graph
 		w.rep.Refused++
 	}
 	if ss.Killed() || died {
+		w.settle()
 		return true
 	}
 	all := len(gs.Merged) == len(ts)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,7 +119,7 @@ func TestCheckAttempts(t *testing.T) {
 		{"iter-002/agent.log", usageLine + "\n"},
 		{"iter-003/agent.log", ""},
 		{"history.jsonl", `{"kind":"record","i":1,"data":{"seq":1,"usage":{"input_tokens":1000,"output_tokens":10,"cost_usd":0.01}}}` + "\n" +
-			`{"kind":"cut","i":1,"data":{"seq":2,"usage":{"input_tokens":1000,"output_tokens":10}}}` + "\n" +
+			fmt.Sprintf(`{"kind":"cut","i":1,"data":{"seq":2,"usage":{"input_tokens":1000,"output_tokens":10,"cost_usd":%v}}}`, partialCost) + "\n" +
 			`{"kind":"cut","i":2,"data":{"seq":3,"usage":{}}}` + "\n"},
 	} {
 		path := filepath.Join(run, f.rel)
@@ -131,7 +132,7 @@ func TestCheckAttempts(t *testing.T) {
 	}
 	st := harness.State{RunID: "r1", Attempts: 3}
 	st.Logged.History, st.Logged.Interrupted = 1, 2
-	st.Spend.Usage = harness.Usage{In: 2000, Out: 20, Cost: 0.01}
+	st.Spend.Usage = harness.Usage{In: 2000, Out: 20, Cost: 0.01 + partialCost}
 	check := func(st harness.State, killed bool) string {
 		var rep Report
 		w := newWatch(nil, dir, "build", "test", &rep)
@@ -178,7 +179,7 @@ func TestCheckAttempts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(run, "iter-003", "agent.log"), []byte(usageLine+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := check(st, false); !strings.Contains(got, "attempt 3 counts 0+0 tokens $0.0000, its agent.log tells 1000+10") {
+	if got := check(st, false); !strings.Contains(got, "attempt 3 counts 0+0 tokens $0.0000, its agent.log tells 1000+10 tokens $0.0032") {
 		t.Errorf("an attempt's transcript not counted: %q", got)
 	}
 }

@@ -31,6 +31,27 @@ func handoffEvents(path string) map[string]int {
 	return out
 }
 
+// eventCount counts the events of a type in a run's events.jsonl.
+func eventCount(path, typ string) int {
+	n := 0
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var ev struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
 func runDir(repo, name, runID string) string {
 	return filepath.Join(repo, ".agentloop", "runs", name, runID)
 }

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/bench/internal/harness"
+	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 // watch drives one repository's sessions and checks what each left: the run
@@ -40,6 +42,7 @@ type watch struct {
 	runFile  map[string]string // the file an attempt of each run appends to (run id → path in the tree)
 	checked  map[string]bool   // graphs: commits of the branch whose merges were checked
 	log      strings.Builder   // every session's command, exit and output
+	told     map[string]bool   // problems told
 	mergedAt map[string]string // graphs: the commit that merged each task
 }
 
@@ -65,15 +68,22 @@ type edit struct {
 
 func newWatch(c *campaign, dir, name, label string, rep *Report) *watch {
 	return &watch{c: c, dir: dir, name: name, label: label, rep: rep, files: map[string]fileSum{}, named: map[string]bool{},
-		traced: map[string]bool{}, runs: map[string]runOf{}, runFile: map[string]string{}, mergedAt: map[string]string{}}
+		traced: map[string]bool{}, runs: map[string]runOf{}, runFile: map[string]string{}, mergedAt: map[string]string{}, told: map[string]bool{}}
 }
 
+// bad notes a problem, once: a problem that lasts is told at the session
+// that first showed it.
 func (w *watch) bad(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if w.told[msg] {
+		return
+	}
+	w.told[msg] = true
 	p := w.label
 	if w.now != "" {
 		p += " " + w.now
 	}
-	w.rep.Problems = append(w.rep.Problems, p+": "+fmt.Sprintf(format, args...))
+	w.rep.Problems = append(w.rep.Problems, p+": "+msg)
 }
 
 func (w *watch) statePath(name string) string {
@@ -217,6 +227,7 @@ func (w *watch) session(ctx context.Context, n int, cmd command, sig syscall.Sig
 	}
 	w.checkEdits()
 	if ss.Killed() || died {
+		w.settle()
 		return true
 	}
 	want, known := exitCodes[after.Status]
@@ -244,6 +255,19 @@ func (w *watch) session(ctx context.Context, n int, cmd command, sig syscall.Sig
 		}
 	}
 	return ss.Signal != 0
+}
+
+// settle waits, after a session was killed, for the agents it left running
+// to end by themselves (the scripted agent's plan ends within a second), as
+// a person would see them end before they touch the tree: the next session
+// must find a tree no one else writes to, or the checks race the agent.
+func (w *watch) settle() {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if len(w.c.AgentsUnder(w.dir)) == 0 {
+			return
+		}
+	}
+	w.bad("agents of a killed session still run 30 s after it: %v", w.c.AgentsUnder(w.dir))
 }
 
 // logSession keeps what a session printed, for a repository kept after an
@@ -422,9 +446,13 @@ func (w *watch) checkAttempts(name string, st harness.State, killed bool) {
 	}
 }
 
+// partialCost is what an attempt cut after the agent's first message and
+// before its result costs: its tokens at agentloop's price of the model.
+var partialCost = agent.Estimate(evidence.Usage{InputTokens: 1000, OutputTokens: 10, TokensKnown: true, Model: "claude-sonnet-4-5"}, agent.DefaultPrices()).CostUSD
+
 // checkSpend compares an attempt's recorded tokens and cost with what its
 // agent.log tells: the result line gives tokens and cost, the assistant line
-// alone tokens, neither nothing.
+// alone tokens (priced by agentloop), neither nothing.
 func (w *watch) checkSpend(name, rd string, a harness.Attempt) {
 	log, _ := os.ReadFile(filepath.Join(rd, fmt.Sprintf("iter-%03d", a.Seq), "agent.log"))
 	var want harness.Usage
@@ -432,7 +460,7 @@ func (w *watch) checkSpend(name, rd string, a harness.Attempt) {
 	case bytes.Contains(log, []byte(resultLine)):
 		want = harness.Usage{In: 1000, Out: 10, Cost: 0.01}
 	case bytes.Contains(log, []byte(usageLine)):
-		want = harness.Usage{In: 1000, Out: 10}
+		want = harness.Usage{In: 1000, Out: 10, Cost: partialCost}
 	}
 	got := a.Usage
 	if got.In != want.In || got.Out != want.Out || math.Abs(got.Cost-want.Cost) > 1e-9 {
@@ -593,6 +621,11 @@ func (w *watch) end() {
 			if events[ho.Kind+"\x00"+ho.Text] == 0 {
 				w.bad("%s %s: hand-off %d (%s %q) has no event in events.jsonl", r.name, st.RunID, i, ho.Kind, ho.Text)
 			}
+		}
+		// Each escalation has a report of its own.
+		reports, _ := filepath.Glob(filepath.Join(rd, "escalation-*.md"))
+		if n := eventCount(filepath.Join(rd, "events.jsonl"), "escalated"); n > len(reports) {
+			w.bad("%s %s escalated %d times and has %d escalation reports", r.name, st.RunID, n, len(reports))
 		}
 		w.rep.Attempts += st.Attempts
 		w.rep.Cuts += st.Logged.Interrupted
