@@ -139,7 +139,7 @@ func TestExitStatusHelp(t *testing.T) {
 	}
 	readme := strings.Join(strings.Fields(string(b)), " ")
 	for _, l := range loopExits {
-		if want := fmt.Sprintf("%d %s", l.code, l.meaning); !strings.Contains(readme, want) {
+		if want := fmt.Sprintf("| %d | %s |", l.code, l.meaning); !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say exit code %q", want)
 		}
 	}
