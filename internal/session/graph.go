@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/ui"
 )
@@ -69,6 +70,11 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	// starts, as a single run checks its own before the baseline: a missing
 	// program is found now, with no worktree, branch or state made.
 	if _, err := g.preflight(); err != nil {
+		return GraphResult{}, err
+	}
+	// The graph's state, worktrees and logs go in the state folder: it is
+	// kept out of git from the start.
+	if err := (state.Store{Root: g.stateDir}).EnsureRoot(); err != nil {
 		return GraphResult{}, err
 	}
 	parallel := o.Parallel

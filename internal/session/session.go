@@ -222,8 +222,8 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 	// if this process dies, the next one to take the lock ends them first.
 	ctx = proc.WithGroups(ctx, proc.GroupsFrom(ctx).Sub(s.lock.SetChildren))
 	s.st.Sessions = append(s.st.Sessions, loop.Session{StartedAt: s.pr.Now()})
-	runDir := s.store.RunDir(s.p.Name, s.st.RunID)
-	if err := state.EnsureDir(runDir); err != nil {
+	runDir, err := s.store.MakeRunDir(s.p.Name, s.st.RunID)
+	if err != nil {
 		return loop.Outcome{}, fmt.Errorf("create the run folder: %w", err)
 	}
 	events, err := state.OpenEvents(filepath.Join(runDir, "events.jsonl"))

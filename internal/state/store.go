@@ -82,6 +82,16 @@ func (s Store) RunDir(name, runID string) string {
 	return filepath.Join(s.root(), "runs", name, runID)
 }
 
+// MakeRunDir creates the run folder of one run (see [Store.RunDir]) and the
+// store's directory with its .gitignore when they are missing.
+func (s Store) MakeRunDir(name, runID string) (string, error) {
+	if err := s.EnsureRoot(); err != nil {
+		return "", err
+	}
+	dir := s.RunDir(name, runID)
+	return dir, EnsureDir(dir)
+}
+
 // IterDir is the artifact directory of iteration n: iter-001 … iter-999, then
 // wider (iter-1000). Create it with [EnsureDir].
 func (s Store) IterDir(name, runID string, n int) string {

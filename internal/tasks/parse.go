@@ -58,6 +58,9 @@ func ParseYAML(path string, data []byte) (*File, error) {
 				for _, n := range v.Content {
 					f.Tasks = append(f.Tasks, p.task(n))
 				}
+				if len(v.Content) == 0 {
+					p.errorf(v, "no tasks: the tasks: list is empty")
+				}
 			}
 		case "parallel":
 			f.Parallel = int(p.int(v, "parallel", 0, 1024))

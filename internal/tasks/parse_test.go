@@ -44,7 +44,7 @@ func TestParseYAMLErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, in string
-		want     []string // substrings of the error, each required
+		want     []string // substrings of the error, each required; "!x": x must not appear
 	}{
 		{"unknown top key", "tasks: []\nparalel: 2\n", []string{"f.yaml:2:1", `unknown key "paralel"`}},
 		{"unknown task key", "tasks:\n  - id: a\n    titel: x\n", []string{"f.yaml:3:5", `unknown key "titel"`}},
@@ -52,6 +52,7 @@ func TestParseYAMLErrors(t *testing.T) {
 		{"bad id", "tasks:\n  - {id: 'a b', title: x}\n", []string{"f.yaml:2:10", `id "a b"`}},
 		{"duplicate id", "tasks:\n  - {id: a, title: x}\n  - {id: a, title: y}\n", []string{"f.yaml:3:5", `"a" is used twice (first at f.yaml:2:5)`}},
 		{"unknown dep", "tasks:\n  - {id: build, title: x}\n  - {id: b, title: y, depends_on: [buidl]}\n", []string{"f.yaml:3:5", `unknown task "buidl"`, `did you mean "build"`}},
+		{"unknown dep near itself", "tasks:\n  - {id: b, title: y, depends_on: [bb]}\n", []string{`unknown task "bb"`, `!did you mean`}},
 		{"self dep", "tasks:\n  - {id: a, title: x, depends_on: [a]}\n", []string{"depends on itself"}},
 		{"cycle", "tasks:\n  - {id: a, title: x, depends_on: [c]}\n  - {id: b, title: y, depends_on: [a]}\n  - {id: c, title: z, depends_on: [b]}\n",
 			[]string{"f.yaml:2:5", "dependency cycle: a → c → b → a"}},
@@ -66,6 +67,7 @@ func TestParseYAMLErrors(t *testing.T) {
 		{"gate format unknown", "tasks:\n  - {id: a, title: x, gates: [{run: make, format: xyzzy}]}\n", []string{`unknown gate format "xyzzy"; use one of auto, gotest-json`}},
 		{"dup key", "tasks: []\ntasks: []\n", []string{"given twice"}},
 		{"no tasks", "parallel: 2\n", []string{"no tasks: list"}},
+		{"empty list", "tasks: []\n", []string{"f.yaml:1:8", "no tasks: the tasks: list is empty"}},
 		{"empty", "", []string{"empty task file"}},
 		{"not a mapping", "- a\n", []string{"f.yaml:1:1", "a mapping"}},
 		{"syntax", "tasks:\n  - {id: a\n  - x: [\n", []string{"f.yaml:1: did not find expected"}},
@@ -80,7 +82,11 @@ func TestParseYAMLErrors(t *testing.T) {
 				t.Fatalf("ParseYAML(%q) succeeded, want an error", tt.in)
 			}
 			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
+				if not, ok := strings.CutPrefix(w, "!"); ok {
+					if strings.Contains(err.Error(), not) {
+						t.Errorf("error %q has %q", err, not)
+					}
+				} else if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
 			}

@@ -33,7 +33,7 @@ func Validate(ts []Task) error {
 			case d == t.ID:
 				errs = append(errs, errAt(t.Pos, "task %s depends on itself", t.ID))
 			case !ok:
-				errs = append(errs, errAt(t.Pos, "task %s depends on unknown task %q%s", t.ID, d, didYouMean(d, byID)))
+				errs = append(errs, errAt(t.Pos, "task %s depends on unknown task %q%s", t.ID, d, didYouMean(d, t.ID, byID)))
 			}
 		}
 	}
@@ -92,9 +92,11 @@ func findCycle(ts []Task, byID map[string]int) []string {
 	return nil
 }
 
-// didYouMean names a known id close to an unknown one.
-func didYouMean(id string, known map[string]int) string {
-	best := suggest.Closest(id, slices.Collect(maps.Keys(known)))
+// didYouMean names a known id close to an unknown one, other than the id of
+// the task that names it (a task cannot depend on itself).
+func didYouMean(id, self string, known map[string]int) string {
+	ids := slices.DeleteFunc(slices.Collect(maps.Keys(known)), func(k string) bool { return k == self })
+	best := suggest.Closest(id, ids)
 	if best == "" {
 		return ""
 	}

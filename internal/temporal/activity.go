@@ -170,8 +170,8 @@ func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.
 	if err != nil {
 		return nil, nil, false, nil, fmt.Errorf("rebuild the plan of run %s: %w", r.Name, err)
 	}
-	runDir := state.Store{Root: p.StateDir}.RunDir(r.Name, r.RunID)
-	if err := state.EnsureDir(runDir); err != nil {
+	runDir, err := state.Store{Root: p.StateDir}.MakeRunDir(r.Name, r.RunID)
+	if err != nil {
 		return nil, nil, false, nil, fmt.Errorf("create the run folder: %w", err)
 	}
 	l = session.NewEngine(ctx, p, session.EngineOptions{

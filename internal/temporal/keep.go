@@ -69,8 +69,8 @@ func (s *Steps) Keep(ctx context.Context, in KeepInput) error {
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
 	}
-	runDir := state.Store{Root: p.StateDir}.RunDir(in.Run.Name, in.Run.RunID)
-	if err := state.EnsureDir(runDir); err != nil {
+	runDir, err := state.Store{Root: p.StateDir}.MakeRunDir(in.Run.Name, in.Run.RunID)
+	if err != nil {
 		return fmt.Errorf("run %s: %w", in.Run.Name, err)
 	}
 	var errs []error
