@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/prompt"
 )
 
@@ -38,6 +39,7 @@ func builtinYAML() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `state_dir: %s
 log_format: text
+notify: {rate_limit_after: %s, timeout: %s, retries: %d}
 defaults:
   agent: %s
   limits: {failure_threshold: %d, iteration_timeout: 1h, idle_timeout: 20m}
@@ -45,7 +47,8 @@ defaults:
   baseline: true
   escalation: {on: [security, architecture, conflict, scope_creep], include_diff: true, max_diff_lines: 300}
   git: {checkpoint: true, commit: false, push: false}
-`, DefaultStateDir, DefaultAgent, DefaultFailureThreshold, DefaultFeedbackLength)
+`, DefaultStateDir, notify.DefaultRateLimitAfter, notify.DefaultTimeout, notify.DefaultRetries,
+		DefaultAgent, DefaultFailureThreshold, DefaultFeedbackLength)
 	builtins := prompt.Builtins()
 	for _, p := range builtins {
 		if p.Name == DefaultProcedure {

@@ -49,6 +49,16 @@ procedures:
 		{name: "duplicate and merge keys", ws: "defaults: &d {baseline: true}\nprocedures:\n  a: {}\n  a: {}\n  b:\n    <<: *d\n"},
 		{name: "global and workspace together", global: "log_format: yaml\n", ws: "state_dir: [a]\n"},
 		{name: "temporal keys", ws: "temporal: {adress: x, address: nohost, task_queue: [a], heartbeat_timeout: soon}\n"},
+		{name: "notify keys", ws: `notify:
+  webhok: https://x.example
+  webhook: [{url: "ftp://x"}, {url: https://a.example, url_env: HOOK}, {secret_env: S}]
+  slack: {url: https://hooks.example, token_env: T}
+  ntfy: "https://"
+  events: [needs_you, finshed]
+  command: []
+  retries: many
+  timeout: 10
+`},
 		{name: "environment", ws: "procedures:\n  a: {}\n", getenv: env("AGENTLOOP_MAX_ITERATIONS", "many", "AGENTLOOP_TIMEOUT", "soon",
 			"AGENTLOOP_LOG_FORMAT", "xml", "AGENTLOOP_AGENT", "a", "AGENTLOOP_AGENT_CMD", "b", "AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT", "-5s")},
 	}

@@ -101,6 +101,14 @@ func Load(o Options) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, s := range o.Flags.Notify {
+		if err := c.Notify.AddTarget(s); err != nil {
+			errs = append(errs, &Error{Where: "flag --notify", Msg: err.Error()})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, invalid(errs)
+	}
 	for _, l := range layers[1:] {
 		c.Files = append(c.Files, l.o.path())
 	}
@@ -117,9 +125,10 @@ func resolveAll(at origins, layers []layer, env, flags *layerBuilder, context []
 	topNode = merge(merge(topNode, env.top, ""), flags.top, "")
 	t := d.top(topNode)
 	c := &Config{
-		StateDir: t.StateDir, LogFormat: t.LogFormat, Agents: t.Agents, Prices: t.Prices, Temporal: t.Temporal,
+		StateDir: t.StateDir, LogFormat: t.LogFormat, Agents: t.Agents, Prices: t.Prices, Temporal: t.Temporal, Notify: t.Notify,
 		procs: map[string]Procedure{}, sources: map[string][]Source{},
-		top: at.sources(without(topNode, "agents", "prices"), "", nil),
+		// notify: is left out: its URLs can be secrets (a Slack webhook's path).
+		top: at.sources(without(topNode, "agents", "prices", "notify"), "", nil),
 	}
 	names := map[string]bool{}
 	for i, l := range layers {

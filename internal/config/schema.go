@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/prompt"
 )
 
@@ -28,6 +29,7 @@ type top struct {
 	Agents     map[string]AgentSpec
 	Prices     map[string]Price
 	Temporal   Temporal
+	Notify     notify.Config
 	Defaults   *yaml.Node
 	Procedures map[string]*yaml.Node
 	Order      []string // procedure names in file order
@@ -46,6 +48,7 @@ func (d *decoder) top(n *yaml.Node) top {
 			d.mapping(v, k, func(model string, p *yaml.Node) { t.Prices[model] = d.price(p, k+"."+model) })
 		},
 		"temporal": func(v *yaml.Node, k string) { t.Temporal = d.temporal(v, k) },
+		"notify":   func(v *yaml.Node, k string) { t.Notify = d.notify(v, k) },
 		"defaults": func(v *yaml.Node, k string) {
 			t.Defaults = v
 			d.procedure(v, k) // validate now, with positions

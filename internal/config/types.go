@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/sandbox"
 )
@@ -16,6 +17,7 @@ type Config struct {
 	Agents    map[string]AgentSpec // agent definitions and preset overrides, by name
 	Prices    map[string]Price     // USD per million tokens, by model
 	Temporal  Temporal             // where the Temporal engine's server is (unset fields: the defaults)
+	Notify    notify.Config        // where notifications go (notify:, and --notify)
 	Files     []string             // the configuration files read, in tier order, as messages name them
 
 	procs   map[string]Procedure
@@ -209,4 +211,7 @@ type Overrides struct {
 	LogFormat        *string
 	Reviewer         *string
 	Sandbox          *bool // --sandbox: the agents run in the sandbox
+	// Notify are receivers added to the configuration's, each as
+	// [notify.TargetSyntax] says; "none" drops those before it.
+	Notify []string
 }

@@ -1,0 +1,138 @@
+package notify
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/redact"
+)
+
+var at = time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
+
+// TestOf pins which events call for a notification, of which type, saying what.
+func TestOf(t *testing.T) {
+	t.Parallel()
+	run := Run{Name: "build", ID: "r1", Procedure: "build", Engine: "local"}
+	rec := decision.NeedsYou{Kind: decision.NeedsEscalated, Run: "build", Question: "Which test is right?", Evidence: "stuck",
+		Options: []decision.Answer{{Label: "Guide it", Command: `agentloop resume build --guidance "..."`}}, Report: ".agentloop/runs/build/r1/escalation.md"}
+	rules := Rules{RateLimitAfter: 10 * time.Minute}
+	tests := []struct {
+		name      string
+		ev        loop.Event
+		want      Kind
+		title     string
+		text      string
+		status    string
+		budget    []string
+		waitMS    int64
+		needsKind string
+	}{
+		{name: "needs you", ev: loop.Event{Iteration: 3, Data: loop.NeedsYou{NeedsYou: rec}}, want: KindNeedsYou,
+			title: "run build needs you: it escalated", needsKind: decision.NeedsEscalated,
+			text: "Which test is right?\nstuck\n1) Guide it: agentloop resume build --guidance \"...\"\nReport: .agentloop/runs/build/r1/escalation.md"},
+		{name: "succeeded", ev: loop.Event{Iteration: 2, Data: loop.RunFinished{Status: loop.StatusSucceeded, Reason: "all required gates passed", Iterations: 2, Wall: 61_400}},
+			want: KindFinished, status: "succeeded", title: "run build succeeded", text: "All required gates passed after 2 iterations, 1m1s."},
+		{name: "aborted", ev: loop.Event{Data: loop.RunFinished{Status: loop.StatusAborted, Reason: "consecutive failures: 3/3", Iterations: 3}},
+			want: KindFinished, status: "aborted", title: "run build aborted", text: "Consecutive failures: 3/3 after 3 iterations, 0s."},
+		{name: "completed", ev: loop.Event{Data: loop.RunFinished{Status: loop.StatusCompleted, Iterations: 1}},
+			want: KindFinished, status: "completed", title: "run build completed", text: "Ended after 1 iteration, 0s."},
+		{name: "escalated end: its needs_you tells it", ev: loop.Event{Data: loop.RunFinished{Status: loop.StatusEscalated}}},
+		{name: "interrupted: the person did it", ev: loop.Event{Data: loop.RunFinished{Status: loop.StatusInterrupted}}},
+		{name: "budget at 80%", ev: loop.Event{Data: loop.Warning{Message: "budget: cost at 85%", Budget: []budget.Resource{budget.CostUSD, budget.Tokens}}},
+			want: KindBudget, title: "run build is past 80% of its budget", text: "budget: cost at 85%", budget: []string{"cost", "tokens"}},
+		{name: "long rate limit", ev: loop.Event{Data: loop.Warning{Message: "claude is rate limited", RateLimitWait: loop.MillisOf(15 * time.Minute)}},
+			want: KindRateLimited, title: "run build waits 15m0s for a rate limit", text: "claude is rate limited", waitMS: 900_000},
+		{name: "rate limit at the threshold", ev: loop.Event{Data: loop.Warning{Message: "rl", RateLimitWait: loop.MillisOf(10 * time.Minute)}},
+			want: KindRateLimited, title: "run build waits 10m0s for a rate limit", text: "rl", waitMS: 600_000},
+		{name: "short rate limit", ev: loop.Event{Data: loop.Warning{Message: "rl", RateLimitWait: loop.MillisOf(10*time.Minute - time.Millisecond)}}},
+		{name: "other warning", ev: loop.Event{Data: loop.Warning{Message: "gate output unreadable"}}},
+		{name: "iteration", ev: loop.Event{Data: loop.IterationFinished{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.ev.Time = at
+			n, ok := Of(run, tt.ev, rules)
+			if ok != (tt.want != "") {
+				t.Fatalf("Of() told = %v, want %v (%+v)", ok, tt.want != "", n)
+			}
+			if !ok {
+				return
+			}
+			got := struct {
+				Type                Kind
+				Title, Text, Status string
+				Budget              []string
+				WaitMS              int64
+			}{n.Type, n.Title, n.Text, n.Status, n.Budget, n.WaitMS}
+			want := got
+			want.Type, want.Title, want.Text, want.Status, want.Budget, want.WaitMS = tt.want, tt.title, tt.text, tt.status, tt.budget, tt.waitMS
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Of() mismatch (-want +got):\n%s", diff)
+			}
+			if n.Version != Version || n.Run == nil || n.Run.Name != "build" || n.Run.Iteration != tt.ev.Iteration || !n.Time.Equal(at) || len(n.ID) != 24 {
+				t.Errorf("Of() envelope = v%d id %q time %v run %+v", n.Version, n.ID, n.Time, n.Run)
+			}
+			if (n.NeedsYou != nil) != (tt.needsKind != "") || n.NeedsYou != nil && n.NeedsYou.Kind != tt.needsKind {
+				t.Errorf("needs_you = %+v, want kind %q", n.NeedsYou, tt.needsKind)
+			}
+		})
+	}
+}
+
+// The ID is the event's: the same event told twice (by two processes) has one
+// ID, another event another.
+func TestOfID(t *testing.T) {
+	t.Parallel()
+	run := Run{Name: "build", ID: "r1"}
+	ev := loop.Event{Time: at, Data: loop.RunFinished{Status: loop.StatusSucceeded}}
+	a, _ := Of(run, ev, Rules{})
+	b, _ := Of(run, ev, Rules{})
+	ev.Time = at.Add(time.Nanosecond)
+	c, _ := Of(run, ev, Rules{})
+	d, _ := Of(Run{Name: "build", ID: "r2"}, loop.Event{Time: at, Data: loop.RunFinished{Status: loop.StatusSucceeded}}, Rules{})
+	if a.ID != b.ID || a.ID == c.ID || a.ID == d.ID {
+		t.Errorf("IDs %s %s %s %s: want the first two equal, the others different", a.ID, b.ID, c.ID, d.ID)
+	}
+}
+
+func TestTaskAndGraph(t *testing.T) {
+	t.Parallel()
+	n, _ := Of(Run{Name: "plan-api", Graph: "plan", Task: "api"}, loop.Event{Time: at, Data: loop.RunFinished{Status: loop.StatusSucceeded}}, Rules{})
+	if n.Title != "task api of plan succeeded" {
+		t.Errorf("title %q", n.Title)
+	}
+	g := GraphDone(Graph{Name: "plan", Tasks: map[string]int{"succeeded": 2, "escalated": 1}, Waiting: []string{"docs"}}, "escalated", at)
+	if g.Type != KindGraphFinished || g.Title != "task graph plan escalated" ||
+		g.Text != "Tasks: 1 escalated, 2 succeeded.\nWaiting for you: docs (agentloop inbox)." || g.ID == "" {
+		t.Errorf("GraphDone() = %+v", g)
+	}
+	f := Failed(n, errors.New("the state cannot be saved"))
+	if f.Status != "failed" || f.Title != "task api of plan failed" || !strings.HasSuffix(f.Text, "\nthe state cannot be saved") {
+		t.Errorf("Failed() = %+v", f)
+	}
+}
+
+func TestRedacted(t *testing.T) {
+	t.Parallel()
+	r := redact.New([]string{"DEPLOY_TOKEN=s3cr3t-value-123"})
+	n := Notification{Title: "t s3cr3t-value-123", Text: "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz", Reason: "s3cr3t-value-123",
+		Run:      &Run{Repo: "/home/s3cr3t-value-123"},
+		NeedsYou: &decision.NeedsYou{Question: "s3cr3t-value-123?", Options: []decision.Answer{{Label: "x", Command: "echo s3cr3t-value-123"}}}}
+	got := n.Redacted(r)
+	for _, s := range []string{got.Title, got.Text, got.Reason, got.Run.Repo, got.NeedsYou.Question, got.NeedsYou.Options[0].Command} {
+		if strings.Contains(s, "s3cr3t") || strings.Contains(s, "sk-ant") || !strings.Contains(s, "[REDACTED") {
+			t.Errorf("not redacted: %q", s)
+		}
+	}
+	if !strings.Contains(n.NeedsYou.Options[0].Command, "s3cr3t") {
+		t.Error("Redacted changed the notification it was given")
+	}
+}

@@ -1,0 +1,88 @@
+package notify
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// TestWatch pins what a session's events are told as: a run's end is held
+// until the session ends, and a needs_you that comes after it replaces it.
+func TestWatch(t *testing.T) {
+	t.Parallel()
+	finished := func(s loop.Status) loop.Event { return loop.Event{Time: at, Data: loop.RunFinished{Status: s}} }
+	needs := loop.Event{Time: at, Data: loop.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsBudget, Run: "build"}}}
+	soft := loop.Event{Time: at, Data: loop.Warning{Message: "budget", Budget: []budget.Resource{budget.Tokens}}}
+	tests := []struct {
+		name   string
+		events []loop.Event
+		err    error
+		before []string // told before End
+		after  []string // told in all
+	}{
+		{name: "succeeded, told at the end", events: []loop.Event{soft, finished(loop.StatusSucceeded)},
+			before: []string{"budget_warning"}, after: []string{"budget_warning", "finished succeeded"}},
+		{name: "a budget stop waits for you", events: []loop.Event{finished(loop.StatusAborted), needs},
+			before: []string{"needs_you"}, after: []string{"needs_you"}},
+		{name: "aborted by an error of agentloop", events: []loop.Event{finished(loop.StatusAborted)}, err: errors.New("disk full"),
+			after: []string{"finished failed"}},
+		{name: "no end recorded, an error", err: errors.New("the state cannot be saved"), after: []string{"finished failed"}},
+		{name: "interrupted", events: []loop.Event{finished(loop.StatusInterrupted)}},
+		{name: "escalated", events: []loop.Event{needs, finished(loop.StatusEscalated)}, before: []string{"needs_you"}, after: []string{"needs_you"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var told []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var n Notification
+				_ = json.NewDecoder(r.Body).Decode(&n)
+				mu.Lock()
+				defer mu.Unlock()
+				told = append(told, string(n.Type)+map[bool]string{true: " " + n.Status}[n.Status != ""])
+			}))
+			defer srv.Close()
+			n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}}, nil)
+			w := n.Watch(Run{Name: "build", ID: "r1"}, nil)
+			for _, ev := range tt.events {
+				w.Event(ev)
+			}
+			waitFor := func() []string {
+				n.wg.Wait() // what was sent so far, n left open
+				mu.Lock()
+				defer mu.Unlock()
+				return slices.Clone(told)
+			}
+			if got := waitFor(); !slices.Equal(got, tt.before) {
+				t.Errorf("told before End %q, want %q", got, tt.before)
+			}
+			w.End(tt.err)
+			w.End(tt.err) // once
+			drain(t, n)
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(told, tt.after) {
+				t.Errorf("told %q, want %q", told, tt.after)
+			}
+		})
+	}
+}
+
+func TestNilWatch(t *testing.T) {
+	t.Parallel()
+	var n *Notifier
+	w := n.Watch(Run{Name: "x"}, nil)
+	w.Event(loop.Event{Data: loop.RunFinished{Status: loop.StatusSucceeded}})
+	w.End(errors.New("x"))
+	n.Send(Notification{}, nil)
+	n.Close(t.Context())
+}
