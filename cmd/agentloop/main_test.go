@@ -72,10 +72,11 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":    cmdExits,
-			"waitfile": cmdWaitFile,
-			"bgexit":   cmdBgExit,
-			"pidsgone": cmdPidsGone,
+			"exits":      cmdExits,
+			"waitfile":   cmdWaitFile,
+			"bgexit":     cmdBgExit,
+			"pidsgone":   cmdPidsGone,
+			"hookserver": cmdHookServer,
 		},
 	})
 }

@@ -157,6 +157,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newRunCmd(d),
 		newResumeCmd(d),
 		newStatusCmd(d),
+		newInboxCmd(d),
 		newReportCmd(d),
 		newWorkerCmd(d),
 		newDecideCmd(d),

@@ -142,7 +142,13 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 	if err := p.Preflight(agentHost(ctx, d)); err != nil {
 		return err
 	}
-	s, err := session.Open(process(d), p, newScreen(d, lo, p), newLogger(d, lo), false)
+	log := newLogger(d, lo)
+	pr, done, err := notifying(ctx, d, p.Notify, log)
+	if err != nil {
+		return err
+	}
+	defer done()
+	s, err := session.Open(pr, p, newScreen(d, lo, p), log, false)
 	if err != nil {
 		return err
 	}

@@ -103,11 +103,17 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 	if err := p.Preflight(agentHost(ctx, d)); err != nil {
 		return err
 	}
+	log := newLogger(d, o.loopOptions)
+	pr, done, err := notifying(ctx, d, p.Notify, log)
+	if err != nil {
+		return err
+	}
+	defer done()
 	screen := newScreen(d, o.loopOptions, p)
 	for _, w := range p.Warnings() {
 		screen.Warnf("%s", w)
 	}
-	s, err := session.Open(process(d), p, screen, newLogger(d, o.loopOptions), true)
+	s, err := session.Open(pr, p, screen, log, true)
 	if err != nil {
 		return err
 	}
@@ -133,7 +139,20 @@ func runTasks(ctx context.Context, o runOptions, d Deps) error {
 // runGraph runs a task graph on this machine and maps how it ended to the
 // exit code: 0 only when every task's work is merged back.
 func runGraph(ctx context.Context, d Deps, o session.GraphOptions) error {
-	res, err := session.RunGraph(ctx, process(d), o)
+	repo, err := d.Getwd()
+	if err != nil {
+		return err
+	}
+	cfg, _, err := o.Configure(repo, nil)
+	if err != nil {
+		return err
+	}
+	pr, done, err := notifying(ctx, d, cfg.Notify, o.Log)
+	if err != nil {
+		return err
+	}
+	defer done()
+	res, err := session.RunGraph(ctx, pr, o)
 	switch {
 	case err != nil:
 		return err

@@ -16,12 +16,14 @@ type statusOptions struct {
 	json     bool
 	stateDir string
 	engine   engineOptions
+	waiting  bool
 }
 
 // AddFlags adds the flags of `status` to fs.
 func (o *statusOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop, or state_dir from the configuration)")
+	fs.BoolVar(&o.waiting, "waiting", false, "list only what waits for you, with its question and answers (as 'agentloop inbox')")
 	o.engine.AddFlags(fs)
 	o.engine.AddConfigFlag(fs)
 }
@@ -46,6 +48,12 @@ An unreadable state file is reported on standard error and left out.` + exitStat
 
 // runStatus is `agentloop status [NAME]`.
 func runStatus(ctx context.Context, o statusOptions, d Deps, args []string) error {
+	if o.waiting {
+		if len(args) > 0 {
+			return usageError("--waiting lists every run that waits for you; it takes no NAME")
+		}
+		return runInbox(ctx, inboxOptions{json: o.json, stateDir: o.stateDir, engine: o.engine}, d)
+	}
 	if onTemporal, err := o.engine.temporal(d); err != nil {
 		return err
 	} else if onTemporal {

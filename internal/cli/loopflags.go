@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/notify"
 )
 
 // loopOptions are the flags a loop runs with: those of `run` that `resume`
@@ -32,6 +33,7 @@ type loopOptions struct {
 	verbose          bool
 	quiet            bool
 	sandbox          bool
+	notify           []string
 
 	// given are the flags given on the command line, in order, with their values.
 	given []givenFlag
@@ -63,6 +65,7 @@ func (o *loopOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "stream the agent's output and show more detail")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only warnings and the final line")
 	fs.BoolVar(&o.sandbox, "sandbox", false, "run the agents in a sandbox: the work tree writable, $HOME hidden, the network limited to their model API (see 'agentloop doctor'); refuses to start where there is none")
+	fs.StringArrayVar(&o.notify, "notify", nil, "also notify this receiver (repeatable): "+notify.TargetSyntax+"; not recorded for resume")
 }
 
 // mutuallyExclusive are the loop's flags that cannot be given together.
@@ -99,6 +102,8 @@ var presentation = map[string]bool{
 	"dry-run": true, "verbose": true, "quiet": true, "log-format": true, "tasks": true, "parallel": true,
 	"engine": true, "temporal-address": true, "temporal-namespace": true, "temporal-task-queue": true, "worker-queue": true, "merge-queue": true,
 	"heartbeat-timeout": true,
+	// A receiver's URL can be a secret (a Slack webhook's): it is not kept in the state.
+	"notify": true,
 }
 
 // recorded returns the flags given on the command line that shape the run, as
@@ -198,6 +203,7 @@ func (o *loopOptions) overrides() config.Overrides {
 	}
 	ov.Context = o.contexts
 	ov.Gates = o.gates
+	ov.Notify = o.notify
 	return ov
 }
 

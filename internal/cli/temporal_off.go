@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/plan"
 )
 
@@ -26,6 +27,10 @@ func resumeTemporal(context.Context, resumeOptions, Deps, string, string) error 
 func statusTemporal(context.Context, statusOptions, Deps, []string) error { return errNoTemporal() }
 
 func reportTemporal(context.Context, reportOptions, Deps, string) error { return errNoTemporal() }
+
+func inboxTemporal(context.Context, inboxOptions, Deps) ([]inbox.Item, error) {
+	return nil, errNoTemporal()
+}
 
 // newWorkerCmd is `agentloop worker`, which this build does not have.
 func newWorkerCmd(Deps) *cobra.Command {

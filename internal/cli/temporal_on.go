@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/report"
@@ -269,6 +270,16 @@ func statusTemporal(ctx context.Context, o statusOptions, d Deps, args []string)
 		return nil
 	}
 	return report.StatusTable(d.Stdout, rows, canColor(d, d.Stdout))
+}
+
+// inboxTemporal lists the runs of the namespace that wait for a person.
+func inboxTemporal(ctx context.Context, o inboxOptions, d Deps) ([]inbox.Item, error) {
+	c, _, err := dialTemporal(ctx, d, o.engine, loopOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return temporal.Waiting(ctx, c)
 }
 
 // reportTemporal is `agentloop report NAME --engine temporal`.

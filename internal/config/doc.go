@@ -35,6 +35,17 @@
 //	AGENTLOOP_MAX_COST_USD       limits.max_cost_usd
 //	AGENTLOOP_TOKEN_BUDGET       limits.token_budget (per prompt, warns)
 //
+// # Notifications
+//
+// The top-level notify: section says where notifications go (see package
+// notify and docs/notifications.md): webhook, slack and ntfy receivers (a URL,
+// a mapping {url | url_env, secret_env (webhook), token_env (ntfy)}, or a list
+// of them; an ntfy topic may be named alone), command (the notification's
+// JSON on its standard input), desktop, the events told (checked against
+// [notify.Kinds]), rate_limit_after, timeout and retries (the built-in tier
+// sets those three). It is not in [Config.Sources]: its URLs can be secrets.
+// The run command's --notify adds receivers ([Overrides.Notify]).
+//
 // # Prompt parts
 //
 // A prompt part (preamble, observe, orient, decide, act, reviewer.prompt) is

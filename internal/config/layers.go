@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentloop/agentloop/internal/notify"
 )
 
 // EnvVar is one environment variable agentloop reads, and the key it sets.
@@ -68,6 +70,7 @@ func Environment() []EnvHelp {
 		EnvHelp{"AGENTLOOP_BACKOFF_BASE", "the first wait before retrying an overloaded or unreachable agent (a Go duration)"},
 		EnvHelp{"AGENTLOOP_RATE_LIMIT_MAX_WAIT", "the longest wait for an agent's rate limit to reset before stopping (a Go duration)"},
 		EnvHelp{"AGENTLOOP_CGROUP", "off: no cgroup of its own for each agent and gate run; what leaves a run and drops its marker is then found among the orphans agentloop adopts (see agentloop doctor)"},
+		EnvHelp{notify.DefaultSecretEnv, "the secret a notify.webhook's body is signed with (HMAC-SHA256, X-Agentloop-Signature-256) when it names no secret_env"},
 	)
 }
 

@@ -7,10 +7,10 @@ import (
 
 // The kinds of [NeedsYou]: why a run or a task waits for a person.
 const (
-	NeedsEscalated     = "escalated"      // the loop asks a question (escalation.md)
-	NeedsBudget        = "budget"         // a budget stopped the run; it goes on when you raise it
-	NeedsMergeConflict = "merge_conflict" // a graph's task could not be merged back
-	NeedsSetup         = "setup"          // the agent cannot work until its setup is fixed
+	NeedsEscalated = "escalated" // the loop asks a question (escalation.md)
+	NeedsBudget    = "budget"    // a budget stopped the run; it goes on when you raise it
+	NeedsMerge     = "merge"     // a graph's task's work could not be merged back (a conflict, your changes in the way)
+	NeedsSetup     = "setup"     // the agent cannot work until its setup is fixed
 )
 
 // NeedsYou is the one record of a run or a graph's task that waits for a
@@ -19,7 +19,7 @@ const (
 // needs-you notification carries one, and the events of the run keep each
 // (the needs_you event).
 type NeedsYou struct {
-	Kind     string `json:"kind" yaml:"kind"` // escalated, budget, merge_conflict, setup
+	Kind     string `json:"kind" yaml:"kind"` // escalated, budget, merge, setup
 	Run      string `json:"run" yaml:"run"`
 	Graph    string `json:"graph,omitempty" yaml:"graph,omitempty"` // the task graph, for a task's run
 	Task     string `json:"task,omitempty" yaml:"task,omitempty"`

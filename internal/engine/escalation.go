@@ -9,18 +9,37 @@ import (
 	"github.com/agentloop/agentloop/internal/state"
 )
 
+// Report is the escalation's report: the decider's, or one of the reason,
+// question and options alone when there is none; run names the run in the
+// options' commands.
+func Report(e loop.Escalation, run string) decision.EscalationReport {
+	if e.Report != nil {
+		return *e.Report
+	}
+	rep := decision.EscalationReport{Run: run, Reason: e.Reason, Question: e.Question}
+	for _, o := range e.Options {
+		rep.Options = append(rep.Options, decision.Option{Label: o})
+	}
+	return rep
+}
+
+// NeedsYou is the escalation's record, for the run named run: its report's,
+// naming the escalation's report in the run folder when runDir is given.
+func NeedsYou(e loop.Escalation, run, runDir string) loop.NeedsYou {
+	rec := Report(e, run).NeedsYou()
+	rec.Run = run
+	if runDir != "" {
+		rec.Report, _ = state.EscalationFiles(runDir, e.Segment)
+	}
+	return loop.NeedsYou{NeedsYou: rec}
+}
+
 // WriteEscalation writes the escalation's report in the run folder, as
 // escalation-NNN.md and escalation-NNN.yaml numbered by the segment that
 // escalated (one pair per escalation, none written over): the decider's
 // report, or the reason, question and options alone when there is none.
 func WriteEscalation(runDir string, e loop.Escalation) error {
-	rep := e.Report
-	if rep == nil {
-		rep = &decision.EscalationReport{Reason: e.Reason, Question: e.Question}
-		for _, o := range e.Options {
-			rep.Options = append(rep.Options, decision.Option{Label: o})
-		}
-	}
+	rep := Report(e, "")
 	md, yml := state.EscalationFiles(runDir, e.Segment)
 	if err := state.WriteFileOnce(md, []byte(EscalationMarkdown(e)), state.FilePerm); err != nil {
 		return err

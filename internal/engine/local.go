@@ -340,6 +340,7 @@ func (l *Local) AwaitGuidance(ctx context.Context, e loop.Escalation) (loop.Guid
 	if err := WriteEscalation(l.RunDir, e); err != nil {
 		l.warn("write the escalation report: %v", err)
 	}
+	_ = l.Emit(ctx, loop.Event{Data: NeedsYou(e, l.Name, l.RunDir)})
 	return loop.Guidance{}, loop.ErrSuspended
 }
 

@@ -128,7 +128,8 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	t.Parallel()
 	run := t.TempDir()
 	gates := &fakeGates{}
-	l := &Local{RunDir: run, WorkDir: t.TempDir(), Gates: gates, Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	events := &memEvents{}
+	l := &Local{Name: "build", RunDir: run, WorkDir: t.TempDir(), Gates: gates, Events: events, Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	res, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepBaseline})
 	if err != nil || len(res.Baseline) != 1 || gates.calls != 1 {
 		t.Fatalf("baseline: %+v, %v", res, err)
@@ -146,6 +147,15 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(run, "escalation-001.yaml")); err != nil {
 		t.Errorf("escalation-001.yaml: %v", err)
+	}
+	// The run waits for a person: its record, with each option's command, is an event.
+	if n := len(events.evs); n != 1 {
+		t.Fatalf("%d events, want the needs_you", n)
+	}
+	rec, ok := events.evs[0].Data.(loop.NeedsYou)
+	if !ok || rec.Kind != decision.NeedsEscalated || rec.Run != "build" || rec.Question != "Which is right?" || len(rec.Options) != 2 ||
+		rec.Options[1].Command != `agentloop resume build --guidance "..."` || rec.Report != filepath.Join(run, "escalation-001.md") {
+		t.Errorf("needs_you = %+v", events.evs[0].Data)
 	}
 	// The next segment's escalation has files of its own; the first stays.
 	rep := &decision.EscalationReport{Task: "fix it", Reason: "stuck", Question: "Which test is right?", Options: []decision.Option{{Label: "A", TradeOff: "B changes"}}}

@@ -40,6 +40,13 @@ func StatePath(stateDir, name string) string {
 	return filepath.Join(stateDir, "graphs", name+".json")
 }
 
+// EventsPath is where the events of the task graph of a name are kept: what
+// concerns the graph rather than one task's run (the deliveries of its
+// notifications).
+func EventsPath(stateDir, name string) string {
+	return filepath.Join(stateDir, "graphs", name+".events.jsonl")
+}
+
 // relTo is path relative to repo when it is inside it.
 func relTo(repo, path string) string {
 	if r, err := filepath.Rel(repo, path); err == nil && !strings.HasPrefix(r, "..") {

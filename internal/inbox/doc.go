@@ -4,7 +4,7 @@
 // report's ([decision.EscalationReport.NeedsYou]); this package builds the
 // others — a run a budget stopped ([Budget]), a run whose agent cannot work
 // until its setup is fixed ([Setup]), a graph's task whose branch could not be
-// merged back ([MergeConflict]) — and renders a list of them for people
+// merged back ([Unmerged]) — and renders a list of them for people
 // ([Write]). Where the records are found (a state folder's runs and graphs,
 // a Temporal namespace) is the caller's: the builders are pure, so a durable
 // workflow builds them too.

@@ -127,8 +127,8 @@ func kindText(kind string) string {
 	switch kind {
 	case decision.NeedsBudget:
 		return "stopped by a budget"
-	case decision.NeedsMergeConflict:
-		return "merge conflict"
+	case decision.NeedsMerge:
+		return "not merged"
 	case decision.NeedsSetup:
 		return "agent setup"
 	}

@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,6 +10,9 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/graph"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 // Budget is the record of the run named run that a budget stopped: v is the
@@ -83,29 +87,35 @@ func dur(d time.Duration) string {
 func Setup(run, reach string, se *agent.SetupError) decision.NeedsYou {
 	n := decision.NeedsYou{Kind: decision.NeedsSetup, Run: run, Evidence: se.Headline(),
 		Question: fmt.Sprintf("The %s %s cannot work. Fix its setup, then go on?", orDefault(se.Role, "agent"), se.Agent)}
-	label := "Fix the setup, then resume the run"
+	fix := "the run goes on where it stopped"
 	if se.Fix != "" {
-		label = "Fix the setup (" + se.Fix + "), then resume the run"
+		fix = "to fix: " + se.Fix
 	}
-	n.Options = []decision.Answer{{Label: label, TradeOff: "the run goes on where it stopped",
+	n.Options = []decision.Answer{{Label: "Fix the setup, then resume the run", TradeOff: fix,
 		Command: command("agentloop resume "+run, reach)}}
 	return n
 }
 
-// MergeConflict is the record of the task of a graph whose branch conflicts
-// with the branch it merges into on files; taskFile is the graph's task file,
-// which runs it again.
-func MergeConflict(graph, task, run, branch string, files []string, taskFile string) decision.NeedsYou {
+// Unmerged is the record of the task of a graph whose loop ended done but
+// whose work could not be merged back: u says why (a conflict, changes of
+// yours in the way, gates failing on the merged result) and what finishes
+// it, as the graph says it with the commands c.
+func Unmerged(graphName string, u graph.Unfinished, c graph.Commands) decision.NeedsYou {
+	next := c.Run()
+	if u.Issue == tasks.MergeGates {
+		next = c.Resume(graph.TaskRunName(graphName, u.ID))
+	}
+	q := "Its work could not be merged back. Finish the merge?"
+	switch u.Issue {
+	case tasks.MergeConflict:
+		q = fmt.Sprintf("The branch of task %s conflicts with the work merged before it. Resolve it?", u.ID)
+	case tasks.MergeRefused:
+		q = fmt.Sprintf("Changes of yours in the repository are in the way of merging task %s. Commit or stash them?", u.ID)
+	}
 	return decision.NeedsYou{
-		Kind: decision.NeedsMergeConflict, Run: run, Graph: graph, Task: task,
-		Question: fmt.Sprintf("The branch of task %s conflicts with yours. Merge it by hand?", task),
-		Evidence: fmt.Sprintf("merging %s conflicts in %s; it was left unmerged", branch, strings.Join(files, ", ")),
-		Options: []decision.Answer{
-			{Label: "Merge it by hand", Command: "git merge " + branch,
-				TradeOff: "resolve the conflicts and commit; then 'agentloop run --tasks " + taskFile + "' goes on with the graph"},
-			{Label: "Leave it unmerged", Command: "agentloop clean",
-				TradeOff: "its worktree and branch stay until you remove them"},
-		},
+		Kind: decision.NeedsMerge, Run: graph.TaskRunName(graphName, u.ID), Graph: graphName, Task: u.ID,
+		Question: q, Evidence: u.Reason,
+		Options: []decision.Answer{{Label: u.Next, Command: next}},
 	}
 }
 
@@ -121,4 +131,22 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// Stopped is the record of a run that ended a session as out (with the error
+// runErr) and waits for a person to go on: one whose agent cannot work until
+// its setup is fixed, or one a budget of l stopped (judged on st, as the loop
+// judged it). Other ends wait for nobody.
+func Stopped(run, reach string, st *loop.State, l budget.Limits, out loop.Outcome, runErr error) (decision.NeedsYou, bool) {
+	if se, ok := errors.AsType[*agent.SetupError](runErr); ok {
+		return Setup(run, reach, se), true
+	}
+	if out.Status != loop.StatusAborted {
+		return decision.NeedsYou{}, false
+	}
+	s := loop.BudgetStatus(st, nil)
+	if v := budget.Check(l, s.Spent, s.PerIteration); v.Stop() {
+		return Budget(run, reach, l, v), true
+	}
+	return decision.NeedsYou{}, false
 }

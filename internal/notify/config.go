@@ -10,7 +10,7 @@ import (
 
 // Defaults of [Config]'s tuning, the built-in configuration's notify: values.
 const (
-	DefaultTimeout        = 10 * time.Second // one attempt
+	DefaultTimeout        = 5 * time.Second // one attempt
 	DefaultRetries        = 2
 	DefaultRateLimitAfter = 10 * time.Minute
 	// DefaultSecretEnv is the variable whose value signs a webhook's body when

@@ -202,8 +202,8 @@ func needsWhat(kind string) string {
 	switch kind {
 	case decision.NeedsBudget:
 		return "a budget stopped it"
-	case decision.NeedsMergeConflict:
-		return "its merge conflicts"
+	case decision.NeedsMerge:
+		return "its work could not be merged"
 	case decision.NeedsSetup:
 		return "its agent cannot work"
 	}

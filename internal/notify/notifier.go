@@ -99,6 +99,28 @@ func (n *Notifier) Rules() Rules {
 	return Rules{RateLimitAfter: cmpOr(n.cfg.RateLimitAfter, DefaultRateLimitAfter)}
 }
 
+// ExitWait is how long a delivery can take, every attempt and the waits
+// between them, and a second more: how long a process that ends waits, at
+// most, for the notifications it sent last.
+func (n *Notifier) ExitWait() time.Duration {
+	if n == nil {
+		return 0
+	}
+	d := time.Duration(1+n.cfg.Retries)*n.cfg.Timeout + time.Second
+	for r := 1; r <= n.cfg.Retries; r++ {
+		d += n.o.Backoff(r)
+	}
+	return d
+}
+
+// Pending is the number of deliveries under way.
+func (n *Notifier) Pending() int {
+	if n == nil {
+		return 0
+	}
+	return len(n.slots)
+}
+
 // Targets names the receivers, as the events name them.
 func (n *Notifier) Targets() []string {
 	if n == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
@@ -40,6 +41,9 @@ type Plan struct {
 	Verbose   bool
 	LogFormat string
 	Decider   loop.Decider
+	// Notify is where the run's notifications go (the configuration's
+	// notify: and --notify).
+	Notify notify.Config
 
 	// RateLimitWait is how long one iteration waits out rate limits before the
 	// next fallback agent takes over or the run stops; BackoffBase is the first

@@ -104,6 +104,9 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	g.mu.Unlock()
 	g.save()
 	graph.WriteSummary(g.pr.Stdout, g.file.Tasks, outcomes)
+	if ctx.Err() == nil {
+		g.tellEnd(outcomes)
+	}
 	res := GraphResult{Outcomes: outcomes, Merged: slices.Clone(g.st.Merged), BudgetExhausted: errors.Is(execErr, tasks.ErrBudgetExhausted)}
 	if ctx.Err() != nil {
 		g.out.Linef("Interrupted. Run the same command again to resume the graph.")

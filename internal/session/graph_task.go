@@ -40,6 +40,7 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	if err != nil {
 		return tasks.Outcome{}, err
 	}
+	s.graph, s.task = g.name, t.ID
 	g.capToGlobal(p, s.st.Spend.Total())
 	var runErr error
 	if graph.RunOver(s.st) {
@@ -76,6 +77,7 @@ func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *
 	}
 	o = r.Outcome(o)
 	if !r.Merged {
+		g.tellUnmerged(ctx, t, o, st)
 		if r.Issue == tasks.MergeGates {
 			g.out.Warnf("task %s is not merged: %s (logs: %s)", t.ID, r.Gates, relTo(g.repo, logDir))
 		}

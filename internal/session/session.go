@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/state"
@@ -28,6 +29,9 @@ type Process struct {
 	Stderr io.Writer // progress and warnings a person reads; the agent's output with -v
 	Now    func() time.Time
 	Getwd  func() (string, error)
+	// Notify tells a person what the runs do (nil: nobody); the caller
+	// closes it when the process ends.
+	Notify *notify.Notifier
 	// User names the person at the keyboard (user@host) for the run's
 	// history of hand-offs; nil: not known.
 	User func() string
@@ -61,6 +65,9 @@ type Session struct {
 	log    *slog.Logger
 	// told are hand-offs made before the session's event log is open.
 	told []loop.HandoffRecorded
+	// graph and task name the task graph and task the run is the loop of
+	// ("" for a run of its own).
+	graph, task string
 }
 
 // handoff keeps a hand-off's event for the session's event log.
@@ -253,6 +260,8 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 	s.told = nil
 	env := s.local(ctx, runDir, events)
 	defer env.Close()
+	w := s.watch(runDir)
+	env.Events = toldLog{log: env.Events, w: w}
 	if t := s.p.Proc.Limits.Timeout; t > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("overall timeout of %s reached: %w", t, context.DeadlineExceeded))
@@ -269,6 +278,7 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 			s.screen.Warnf("%v", err)
 		}
 	}
+	s.tellWaiting(ctx, env, w, out, runErr)
 	s.epilogue(out, runDir, runErr)
 	return out, runErr
 }

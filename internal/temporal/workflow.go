@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
 )
@@ -167,6 +168,10 @@ func Run(ctx workflow.Context, in RunInput) (RunResult, error) {
 	if n := len(env.st.Sessions); n > 0 {
 		env.st.Sessions[n-1].EndedAt = workflow.Now(ctx)
 	}
+	reach := strings.TrimSpace("--engine temporal " + in.ServerFlags)
+	if rec, ok := inbox.Stopped(in.Run.Name, reach, env.st, in.Limits, out, err); ok {
+		_ = env.Emit(context.Background(), loop.Event{Iteration: env.st.Iteration, Data: loop.NeedsYou{NeedsYou: rec}})
+	}
 	return RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Total(),
 		Queue: env.queue(), Checkpoint: env.last()}, err
 }
@@ -219,6 +224,7 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 		e.Report = &rep
 	}
 	w.waiting, w.escalation = &e, &e // before the escalation's files: an answer may come while they are written
+	_ = w.Emit(context.Background(), loop.Event{Iteration: w.st.Iteration, Data: engine.NeedsYou(e, w.in.Run.Name, "")})
 	w.keep(KeepInput{Escalation: &e})
 	if err := workflow.Await(w.ctx, func() bool { return w.answer != nil }); err != nil {
 		w.waiting = nil

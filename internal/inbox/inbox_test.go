@@ -1,0 +1,122 @@
+package inbox
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/graph"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/tasks"
+)
+
+var t0 = time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
+
+// TestCurrent pins when a run's last needs_you still waits.
+func TestCurrent(t *testing.T) {
+	t.Parallel()
+	ev := func(d loop.EventData) loop.Event { return loop.Event{Time: t0, Data: d} }
+	esc := ev(loop.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsEscalated, Run: "a"}})
+	bud := ev(loop.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsBudget, Run: "a"}})
+	fin := func(s loop.Status) loop.Event { return ev(loop.RunFinished{Status: s}) }
+	sent := ev(loop.NotificationSent{})
+	tests := []struct {
+		name   string
+		events []loop.Event
+		want   string // the kind waiting, "" for none
+	}{
+		{"none", []loop.Event{ev(loop.RunStarted{}), fin(loop.StatusSucceeded)}, ""},
+		{"escalated", []loop.Event{ev(loop.RunStarted{}), ev(loop.Escalated{}), esc, fin(loop.StatusEscalated), sent}, "escalated"},
+		{"escalation answered, resumed", []loop.Event{esc, fin(loop.StatusEscalated), ev(loop.RunStarted{})}, ""},
+		{"answered in the workflow", []loop.Event{esc, ev(loop.GuidanceReceived{})}, ""},
+		{"aborted by you", []loop.Event{esc, fin(loop.StatusEscalated), fin(loop.StatusAborted)}, ""},
+		{"accepted by you", []loop.Event{esc, fin(loop.StatusEscalated), fin(loop.StatusCompleted)}, ""},
+		{"budget stop", []loop.Event{ev(loop.RunStarted{}), fin(loop.StatusAborted), bud, sent}, "budget"},
+		{"budget stop, resumed, aborted again otherwise", []loop.Event{fin(loop.StatusAborted), bud, ev(loop.RunStarted{}), fin(loop.StatusAborted)}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec, when, ok := Current(tt.events)
+			if ok != (tt.want != "") || rec.Kind != tt.want || ok && !when.Equal(t0) {
+				t.Errorf("Current() = %q %v %v, want %q", rec.Kind, when, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestBudget(t *testing.T) {
+	t.Parallel()
+	l := budget.Limits{MaxCostUSD: 2.5, MaxTokens: 100000, MaxDuration: 90 * time.Minute}
+	v := budget.Verdict{Hard: []budget.Resource{budget.CostUSD, budget.Duration}, CannotAfford: []budget.Resource{budget.Tokens, budget.CostUSD}, Reason: "cost: $0 left"}
+	got := Budget("build", "--engine temporal", l, v)
+	want := decision.NeedsYou{Kind: decision.NeedsBudget, Run: "build", Question: "A budget stopped the run. Raise it to go on?", Evidence: "budget: cost: $0 left",
+		Options: []decision.Answer{
+			{Label: "Raise the cost budget from 2.5 to 5", TradeOff: "the run goes on where it stopped; what it spent so far counts", Command: "agentloop resume build --max-cost 5 --engine temporal"},
+			{Label: "Raise the time budget from 1h30m to 3h", TradeOff: "the run goes on where it stopped; what it spent so far counts", Command: "agentloop resume build --max-duration 3h --engine temporal"},
+			{Label: "Raise the token budget from 100000 to 200000", TradeOff: "the run goes on where it stopped; what it spent so far counts", Command: "agentloop resume build --max-tokens 200000 --engine temporal"},
+			{Label: "Leave it stopped", TradeOff: "the work tree keeps the run's best checkpoint", Command: "agentloop status build --engine temporal"},
+		}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Budget() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestStopped: a setup error and a budget stop wait for a person; a stop by
+// the failure threshold with budget left does not.
+func TestStopped(t *testing.T) {
+	t.Parallel()
+	st := &loop.State{Iteration: 2, Spend: loop.Spend{Usage: evidence.Usage{CostUSD: 1, CostKnown: true}},
+		History: []loop.Record{{Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}}, {Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}}}}
+	aborted := loop.Outcome{Status: loop.StatusAborted}
+	se := &agent.SetupError{Agent: "claude", Message: "401", Fix: "set ANTHROPIC_API_KEY"}
+	if rec, ok := Stopped("b", "", st, budget.Limits{}, aborted, errors.Join(errors.New("x"), se)); !ok || rec.Kind != decision.NeedsSetup ||
+		rec.Options[0].Command != "agentloop resume b" || rec.Options[0].TradeOff != "to fix: set ANTHROPIC_API_KEY" {
+		t.Errorf("setup: %+v %v", rec, ok)
+	}
+	if rec, ok := Stopped("b", "", st, budget.Limits{MaxCostUSD: 1}, aborted, nil); !ok || rec.Kind != decision.NeedsBudget {
+		t.Errorf("budget spent: %+v %v", rec, ok)
+	}
+	if _, ok := Stopped("b", "", st, budget.Limits{MaxCostUSD: 10}, aborted, nil); ok {
+		t.Error("threshold with budget left: a record")
+	}
+	if _, ok := Stopped("b", "", st, budget.Limits{MaxCostUSD: 1}, loop.Outcome{Status: loop.StatusSucceeded}, nil); ok {
+		t.Error("succeeded: a record")
+	}
+}
+
+func TestWrite(t *testing.T) {
+	t.Parallel()
+	u := graph.Unfinished{ID: "api", State: tasks.StateEscalated, Issue: tasks.MergeConflict,
+		Reason: "merging branch agentloop/plan/api conflicts in a.go, b.go: resolve by hand, then resume",
+		Next:   "merge main into its worktree, resolve the conflict and commit there, then: agentloop run --tasks plan.yaml --engine temporal"}
+	items := []Item{{Since: t0.Add(-3 * time.Hour), Engine: "temporal", NeedsYou: Unmerged("plan", u, graph.Commands{TaskFile: "plan.yaml", Engine: "--engine temporal"})}}
+	items[0].Report = "/repo/.agentloop/runs/x/escalation-001.md"
+	var b bytes.Buffer
+	if err := Write(&b, items, t0, "/repo"); err != nil {
+		t.Fatal(err)
+	}
+	want := `1 loop needs you:
+
+plan-api (task api of plan) — not merged, 3h ago, on Temporal
+  merging branch agentloop/plan/api conflicts in a.go, b.go: resolve by hand, then resume
+  Question: The branch of task api conflicts with the work merged before it. Resolve it?
+  1) merge main into its worktree, resolve the conflict and commit there, then: agentloop run --tasks plan.yaml --engine temporal
+     agentloop run --tasks plan.yaml --engine temporal
+  Report: .agentloop/runs/x/escalation-001.md
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("Write() mismatch (-want +got):\n%s", diff)
+	}
+	u.Issue = tasks.MergeGates
+	if rec := Unmerged("plan", u, graph.Commands{TaskFile: "plan.yaml"}); rec.Options[0].Command != `agentloop resume plan-api --guidance "..."` || rec.Kind != decision.NeedsMerge {
+		t.Errorf("gates failing on the merged result: %+v", rec)
+	}
+}
