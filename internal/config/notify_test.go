@@ -34,12 +34,12 @@ func TestNotify(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := notify.Config{
-		Webhooks: []notify.Endpoint{{URL: "https://hooks.example.com/agentloop"}, {URL: "http://127.0.0.1:8080/in", SecretEnv: "HOOK_SECRET"}},
-		Slack:    []notify.Endpoint{{URLEnv: "SLACK_WEBHOOK_URL"}},
-		Ntfy:     []notify.Endpoint{{URL: "https://ntfy.sh/my-runs"}, {URL: "https://ntfy.example.org/team"}},
-		Commands: [][]string{{"sh", "-c", "./notify.sh --quiet"}, {"sh", "-c", "cat"}},
-		Desktop:  true,
-		Events:   []notify.Kind{notify.KindNeedsYou, notify.KindFinished},
+		Webhooks:       []notify.Endpoint{{URL: "https://hooks.example.com/agentloop"}, {URL: "http://127.0.0.1:8080/in", SecretEnv: "HOOK_SECRET"}},
+		Slack:          []notify.Endpoint{{URLEnv: "SLACK_WEBHOOK_URL"}},
+		Ntfy:           []notify.Endpoint{{URL: "https://ntfy.sh/my-runs"}, {URL: "https://ntfy.example.org/team"}},
+		Commands:       [][]string{{"sh", "-c", "./notify.sh --quiet"}, {"sh", "-c", "cat"}},
+		Desktop:        true,
+		Events:         []notify.Kind{notify.KindNeedsYou, notify.KindFinished},
 		RateLimitAfter: 30 * time.Minute, Timeout: notify.DefaultTimeout, Retries: 5,
 	}
 	if diff := cmp.Diff(want, c.Notify); diff != "" {
