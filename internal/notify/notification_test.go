@@ -123,7 +123,8 @@ func TestTaskAndGraph(t *testing.T) {
 func TestRedacted(t *testing.T) {
 	t.Parallel()
 	r := redact.New([]string{"DEPLOY_TOKEN=s3cr3t-value-123"})
-	n := Notification{Title: "t s3cr3t-value-123", Text: "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz", Reason: "s3cr3t-value-123",
+	key := "sk-ant-api03-" + strings.Repeat("Zq8vN2xLr5Tb9WkMd3Hf", 5)[:93] + "AA" // the shape of a real Anthropic key
+	n := Notification{Title: "t s3cr3t-value-123", Text: "key " + key, Reason: "s3cr3t-value-123",
 		Run:      &Run{Repo: "/home/s3cr3t-value-123"},
 		NeedsYou: &decision.NeedsYou{Question: "s3cr3t-value-123?", Options: []decision.Answer{{Label: "x", Command: "echo s3cr3t-value-123"}}}}
 	got := n.Redacted(r)
