@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
 )
 
@@ -34,16 +35,17 @@ func (o *reportOptions) AddFlags(fs *pflag.FlagSet) {
 func newReportCmd(d Deps) *cobra.Command {
 	var o reportOptions
 	cmd := &cobra.Command{
-		Use:   "report NAME",
+		Use:   "report [NAME]",
 		Short: "History, escalation report and charts of a run (md, html or json)",
 		Long: `Write the report of the run (or task graph) NAME: its history, spend, escalation
-report and charts, as Markdown, a self-contained HTML page, or JSON.` + exitStatus(
+report and charts, as Markdown, a self-contained HTML page, or JSON. Without
+NAME, the only run (or task graph) there is; with several, they are listed.` + exitStatus(
 			exitSuccess,
 			exitLine{ExitFailure, "error, or no run or task graph named NAME"},
-			exitUsageLine),
+			exitLine{ExitUsage, "usage error, or no NAME given and several runs to choose from"}),
 		Example: `  agentloop report build                      # Markdown to stdout
   agentloop report build --format html -o report.html`,
-		Args: usageArgs(cobra.ExactArgs(1)),
+		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd.Context(), o, d, args) },
 	}
 	o.AddFlags(cmd.Flags())
@@ -59,11 +61,21 @@ func runReport(ctx context.Context, o reportOptions, d Deps, args []string) erro
 	if onTemporal, err := o.engine.temporal(d); err != nil {
 		return err
 	} else if onTemporal {
+		if len(args) == 0 {
+			return usageError("name the run to report: agentloop report NAME ('agentloop status' lists them)")
+		}
 		return reportTemporal(ctx, o, d, args[0])
 	}
 	store, err := openStore(d, o.stateDir)
 	if err != nil {
 		return err
+	}
+	if len(args) == 0 {
+		name, err := onlyRun(d, store, "report", func(*loop.State) bool { return true }, true)
+		if err != nil {
+			return err
+		}
+		args = []string{name}
 	}
 	lastEvents := 0 // the JSON report has every event
 	if o.format != "json" {

@@ -41,9 +41,10 @@ func (o *resumeOptions) AddFlags(fs *pflag.FlagSet) {
 func newResumeCmd(d Deps) *cobra.Command {
 	var o resumeOptions
 	cmd := &cobra.Command{
-		Use:   "resume NAME [--guidance TEXT|--guidance-file F|--accept|--abort]",
+		Use:   "resume [NAME] [--guidance TEXT|--guidance-file F|--accept|--abort]",
 		Short: "Continue an interrupted, aborted or escalated run",
 		Long: `Continue a run from its next iteration with its counters, timings and spend.
+Without NAME, the only run not yet over; with several, they are listed.
 After an escalation, give your answer with --guidance: it goes into the next
 prompt and the iteration counter starts again (spend is never reset). With --adr
 the answer is also recorded as an architecture decision under docs/adr/. Or end
@@ -59,13 +60,13 @@ procedure, prompt, gates and limits); once it is done, its graph goes on as
 'run --tasks' again does.` + exitStatus(
 			exitSucceeded,
 			exitLine{ExitFailure, "error, no run of that name, or the run already succeeded or completed"},
-			exitLine{ExitUsage, "usage or configuration error, or an escalated run resumed without --guidance"},
+			exitLine{ExitUsage, "usage or configuration error, an escalated run resumed without --guidance, or no NAME given and several runs to choose from"},
 			exitAbortedLine, exitEscalLine, exitInterrupted),
 		Example: `  agentloop resume build
   agentloop resume build --max-cost 10          # raise the budget that stopped it
   agentloop resume build --guidance "Keep userId a string; fix the test data" --adr
   agentloop resume build --accept               # after an escalation: keep what it did, stop`,
-		Args: usageArgs(cobra.ExactArgs(1)),
+		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.noteGiven(cmd.Flags())
 			return runResume(cmd.Context(), o, d, args)
@@ -79,7 +80,6 @@ procedure, prompt, gates and limits); once it is done, its graph goes on as
 
 // runResume is `agentloop resume NAME`.
 func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) error {
-	name := args[0]
 	o.engine.config = o.config
 	guidance := o.guidance
 	if o.guidanceFile != "" {
@@ -92,12 +92,23 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 	if onTemporal, err := o.engine.temporal(d); err != nil {
 		return err
 	} else if onTemporal {
-		return resumeTemporal(ctx, o, d, name, guidance)
+		if len(args) == 0 {
+			return usageError("name the run to resume: agentloop resume NAME ('agentloop status' lists them)")
+		}
+		return resumeTemporal(ctx, o, d, args[0], guidance)
 	}
 	store, err := openStore(d, "")
 	if err != nil {
 		return err
 	}
+	if len(args) == 0 {
+		name, err := onlyRun(d, store, "resume", session.Resumable, false)
+		if err != nil {
+			return err
+		}
+		args = []string{name}
+	}
+	name := args[0]
 	prev, err := store.Load(name)
 	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
 		err = nil // the session says so when it opens the run

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/graph"
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -83,4 +85,39 @@ func loadRun(store *state.Store, name string, lastEvents int) (report.Run, error
 		return report.Run{}, fmt.Errorf("load run %s: %w", name, err)
 	}
 	return r, nil
+}
+
+// onlyRun is the run a command given no NAME means: the only run in the
+// store that fits (for resume, one not yet over), else the only task graph
+// (for report, graphs says so). With none, or several to choose from, it is
+// an error that says what there is: a usage error listing the candidates.
+func onlyRun(d Deps, store *state.Store, verb string, fits func(*loop.State) bool, graphs bool) (string, error) {
+	states, err := store.List()
+	if err := skipCorrupt(d, err); err != nil {
+		return "", fmt.Errorf("read runs in %s: %w", store.Root, err)
+	}
+	var names, rows []string
+	for _, st := range states {
+		if fits(st) {
+			names = append(names, st.Name)
+			rows = append(rows, fmt.Sprintf("  %s (%s)", st.Name, st.Status))
+		}
+	}
+	if graphs {
+		files, _ := filepath.Glob(graph.StatePath(store.Root, "*"))
+		for _, f := range files {
+			name := strings.TrimSuffix(filepath.Base(f), ".json")
+			names = append(names, name)
+			rows = append(rows, fmt.Sprintf("  %s (task graph)", name))
+		}
+	}
+	switch {
+	case len(names) == 1:
+		return names[0], nil
+	case len(names) > 1:
+		return "", usageError("name the run to %s: agentloop %s NAME, with one of:\n%s", verb, verb, strings.Join(rows, "\n"))
+	case len(states) > 0:
+		return "", fmt.Errorf("no run in %s to %s: every one is over ('agentloop status' lists them)", store.Root, verb)
+	}
+	return "", fmt.Errorf("no runs in %s to %s; start one with 'agentloop run'", store.Root, verb)
 }

@@ -22,10 +22,11 @@ import (
 // error the session is closed.
 func (s *Session) Resume(guidance string, adr bool) error {
 	st, name := s.st, s.p.Name
-	switch st.Status {
-	case loop.StatusSucceeded, loop.StatusCompleted:
+	if !Resumable(st) {
 		s.Close()
 		return fmt.Errorf("run %s already %s (%s); start a new one with 'agentloop run %s'", name, st.Status, st.Reason, st.Procedure)
+	}
+	switch st.Status {
 	case loop.StatusEscalated:
 		if guidance == "" {
 			s.Close()
@@ -53,6 +54,12 @@ func (s *Session) Resume(guidance string, adr bool) error {
 		}
 	}
 	return nil
+}
+
+// Resumable is whether a run can be resumed: one that succeeded or completed
+// is over.
+func Resumable(st *loop.State) bool {
+	return st.Status != loop.StatusSucceeded && st.Status != loop.StatusCompleted
 }
 
 // Settle ends an escalated run by the person's choice, without running an
