@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -91,16 +92,28 @@ func runReport(ctx context.Context, o reportOptions, d Deps, args []string) erro
 // writeReport writes the report of a run as --format and --output say.
 func writeReport(o reportOptions, d Deps, r report.Run) error {
 	write := reportFormats[o.format]
-	w := d.Stdout
+	out := d.Stdout
+	var f *os.File
 	if o.output != "" && o.output != "-" {
-		f, err := os.OpenFile(o.output, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		var err error
+		f, err = os.OpenFile(o.output, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 		if err != nil {
 			return fmt.Errorf("create report: %w", err)
 		}
 		defer f.Close()
-		w = f
+		out = f
 	}
-	if err := write(w, r); err != nil {
+	// The formats write in small pieces (a table cell, an SVG point): one
+	// write call each made a report of a long run take seconds on a busy disk.
+	w := bufio.NewWriterSize(out, 64<<10)
+	err := write(w, r)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil && f != nil {
+		err = f.Close()
+	}
+	if err != nil {
 		return fmt.Errorf("write the %s report: %w", o.format, err)
 	}
 	return nil
