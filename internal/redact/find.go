@@ -22,7 +22,7 @@ func (c *catalog) find(b []byte, words *keywords, values []value, sc *scratch, p
 	type ran struct{ rule, to int }
 	var done []ran // the rules run on the current line, and how far
 	begin := false
-	sc.hits, sc.second = words.scan(b, sc.hits[:0], sc.second)
+	sc.hits = words.scan(b, sc.hits[:0], &sc.stripes)
 	for _, h := range sc.hits {
 		w, end := int(h.word), int(h.end)
 		if w >= len(c.byWord) {

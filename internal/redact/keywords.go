@@ -112,13 +112,18 @@ func newKeywords(words []string) *keywords {
 // hit is a word found: its index and the position just past it.
 type hit struct{ word, end int32 }
 
+// scanWays is how many parts of a text [keywords.scan] runs over at once.
+const scanWays = 4
+
 // scan appends the words of the automaton found in b, by position. It runs
 // the automaton over four parts of b at once (split at newlines: no word holds
 // one), so that the table lookups of one part overlap those of the others.
-func (k *keywords) scan(b []byte, hits, spare []hit) ([]hit, []hit) {
-	const ways = 4
+// The hits of the parts after the first are gathered in spare, whose slices
+// are kept for the next call (a call per chunk of output must not allocate).
+func (k *keywords) scan(b []byte, hits []hit, spare *[scanWays - 1][]hit) []hit {
+	const ways = scanWays
 	if len(b) < 1024 {
-		return k.scanFrom(b, 0, 0, 0, hits), spare
+		return k.scanFrom(b, 0, 0, 0, hits)
 	}
 	var cut [ways + 1]int
 	cut[ways] = len(b)
@@ -138,7 +143,10 @@ func (k *keywords) scan(b []byte, hits, spare []hit) ([]hit, []hit) {
 	next, class, outFrom := k.next, &k.class, k.outFrom
 	var st [ways]uint32
 	var found [ways][]hit // the first part's go straight to hits
-	found[0], found[1] = hits, spare[:0]
+	found[0] = hits
+	for w := 1; w < ways; w++ {
+		found[w] = spare[w-1][:0]
+	}
 	p0, p1, p2, p3 := b[cut[0]:cut[1]], b[cut[1]:cut[2]], b[cut[2]:cut[3]], b[cut[3]:cut[4]]
 	p0, p1, p2, p3 = p0[:n], p1[:n], p2[:n], p3[:n]
 	for i := 0; i < n; i++ {
@@ -156,10 +164,11 @@ func (k *keywords) scan(b []byte, hits, spare []hit) ([]hit, []hit) {
 	for w := range ways {
 		if w > 0 {
 			hits = append(hits, found[w]...)
+			spare[w-1] = found[w]
 		}
 		hits = k.scanFrom(b[cut[w]:cut[w+1]], n, st[w], cut[w], hits)
 	}
-	return hits, found[1]
+	return hits
 }
 
 // emit appends the words that end at state st, at position at.

@@ -170,9 +170,10 @@ func asciiLower(b []byte) string {
 
 // scratch is memory one redaction after another reuses.
 type scratch struct {
-	hits, second []hit
-	spans        []span
-	out          []byte
+	hits    []hit
+	stripes [scanWays - 1][]hit // the hits of keywords.scan's parts after the first
+	spans   []span
+	out     []byte
 }
 
 // pemKeyword starts a private key block (the catalog's private-key keyword).
