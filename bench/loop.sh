@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Per-iteration overhead of agentloop against a plain shell loop doing the same
-# work: a no-op agent (`true`) with the prompt on stdin, its output to a log, and
+# work (bench/shellloop.sh): a no-op agent (`true`) with the prompt on stdin, its output to a log, and
 # the state written atomically (fsync + rename) after every iteration.
 #
 #   bench/loop.sh [ITERATIONS] [ROUNDS]     (default 500 3)
@@ -19,22 +19,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/bin/agentloop" ./cmd/agentloop && go build -o "$tmp/bin/peakrss" ./bench/peakrss)
-export N=$n
-
-shell_loop() {
-  local dir=$1
-  mkdir -p "$dir/state"
-  for ((i = 1; i <= N; i++)); do
-    it=$(printf '%s/runs/iter-%03d' "$dir" "$i")
-    mkdir -p "$it"
-    printf 'Iteration %d of %d\n\nDo the task.\n' "$i" "$N" >"$it/prompt.md"
-    true <"$it/prompt.md" >"$it/agent.log" 2>&1
-    printf '{"version":1,"name":"bench","iteration":%d,"max_iterations":%d,"status":"running"}\n' "$i" "$N" >"$dir/state/bench.json.tmp"
-    sync "$dir/state/bench.json.tmp"
-    mv "$dir/state/bench.json.tmp" "$dir/state/bench.json"
-  done
-}
-export -f shell_loop
 
 # measure OUT COMMAND...: appends "wall cpu" (seconds) of COMMAND to OUT.
 measure() {
@@ -50,7 +34,7 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= rounds; r++)); do
   rm -rf "$tmp/shell" "$tmp/al"
   mkdir -p "$tmp/shell" "$tmp/al"
-  measure "$tmp/shell.txt" bash -c "shell_loop '$tmp/shell'"
+  measure "$tmp/shell.txt" bash "$root/bench/shellloop.sh" "$tmp/shell" 1 "$n"
   (cd "$tmp/al" && measure "$tmp/al.txt" "$tmp/bin/agentloop" run --agent-cmd true --max-iterations "$n" -q)
 done
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"

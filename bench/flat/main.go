@@ -6,9 +6,9 @@
 // calls; write_bytes: what reached the disk; from /proc/PID/io) per iteration,
 // and the size of the state file there.
 //
-// The floor is bench/loop.sh's shell loop (a new iteration folder, the prompt
-// written and fed to `true` on stdin, its output to a log, a state file
-// written, fsynced and renamed). It runs in bursts between agentloop's
+// The floor is bench/loop.sh's shell loop, bench/shellloop.sh (a new
+// iteration folder, the prompt written and fed to `true` on stdin, its output
+// to a log, a state file written, fsynced and renamed). It runs in bursts between agentloop's
 // windows, while agentloop is stopped (SIGSTOP): before and after each window,
 // so that the machine's load weighs on both alike; a window's ratio is
 // agentloop's milliseconds per iteration against the mean of the bursts beside
@@ -28,6 +28,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -48,28 +49,39 @@ func main() {
 	keep := flag.String("keep", "", "run in this directory and keep it (default: a temporary one, removed)")
 	readersOnly := flag.Bool("readers", false, "only time status and report on the run already in -keep")
 	flag.Parse()
-	if *readersOnly {
-		if *keep == "" {
-			fmt.Fprintln(os.Stderr, "flat: -readers needs -keep DIR, a folder where this benchmark ran")
-			os.Exit(2)
-		}
-		if err := readersIn(*keep); err != nil {
-			fmt.Fprintln(os.Stderr, "flat:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	ends, err := windowEnds(*at, *n, *window)
-	if err == nil && 2**slow > *n {
-		err = fmt.Errorf("-slow %d: two slices must fit in -n %d", *slow, *n)
-	}
-	if err == nil {
-		err = run(config{n: *n, ends: ends, window: *window, floor: *floor, slice: *slow, keep: *keep})
-	}
-	if err != nil {
+	if err := measure(config{n: *n, window: *window, floor: *floor, slice: *slow, keep: *keep}, *at, *readersOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "flat:", err)
 		os.Exit(1)
 	}
+}
+
+func measure(c config, at string, readersOnly bool) error {
+	if readersOnly && c.keep == "" {
+		return errors.New("-readers needs -keep DIR, a folder where this benchmark ran")
+	}
+	ends, err := windowEnds(at, c.n, c.window)
+	if err != nil {
+		return err
+	}
+	if 2*c.slice > c.n {
+		return fmt.Errorf("-slow %d: two slices must fit in -n %d", c.slice, c.n)
+	}
+	c.ends = ends
+	tmp, err := os.MkdirTemp("", "flat-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "agentloop")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/agentloop")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build agentloop (run from the repository's top): %w", err)
+	}
+	if readersOnly {
+		return readers(bin, c.keep)
+	}
+	return run(c, bin, tmp)
 }
 
 type config struct {
@@ -123,40 +135,7 @@ type result struct {
 	floor       time.Duration // the floor's wall time per iteration, beside the window
 }
 
-// build builds agentloop into tmp.
-func build(tmp string) (string, error) {
-	bin := filepath.Join(tmp, "agentloop")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/agentloop")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("build agentloop (run from the repository's top): %w", err)
-	}
-	return bin, nil
-}
-
-func readersIn(dir string) error {
-	tmp, err := os.MkdirTemp("", "flat-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	bin, err := build(tmp)
-	if err != nil {
-		return err
-	}
-	return readers(bin, dir)
-}
-
-func run(c config) error {
-	tmp, err := os.MkdirTemp("", "flat-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	bin, err := build(tmp)
-	if err != nil {
-		return err
-	}
+func run(c config, bin, tmp string) error {
 	dir := c.keep
 	if dir == "" {
 		dir = filepath.Join(tmp, "work")
@@ -311,30 +290,18 @@ func readers(bin, dir string) error {
 	return nil
 }
 
-// floorLoop is bench/loop.sh's shell loop, run in bursts of n iterations.
+// floorLoop is bench/shellloop.sh, bench/loop.sh's floor, run in bursts of n
+// iterations.
 type floorLoop struct {
 	dir  string
 	n    int
 	done int
 }
 
-const floorScript = `dir=$1; from=$2; n=$3
-mkdir -p "$dir/state"
-for ((i = from; i < from + n; i++)); do
-  it=$(printf '%s/runs/iter-%03d' "$dir" "$i")
-  mkdir -p "$it"
-  printf 'Iteration %d of %d\n\nDo the task.\n' "$i" "$n" >"$it/prompt.md"
-  true <"$it/prompt.md" >"$it/agent.log" 2>&1
-  printf '{"version":1,"name":"bench","iteration":%d,"max_iterations":%d,"status":"running"}\n' "$i" "$n" >"$dir/state/bench.json.tmp"
-  sync "$dir/state/bench.json.tmp"
-  mv "$dir/state/bench.json.tmp" "$dir/state/bench.json"
-done
-`
-
 // burst runs the next n iterations of the shell loop and returns its wall
 // time per iteration.
 func (f *floorLoop) burst() (time.Duration, error) {
-	cmd := exec.Command("bash", "-c", floorScript, "floor", f.dir, strconv.Itoa(f.done+1), strconv.Itoa(f.n))
+	cmd := exec.Command("bash", "bench/shellloop.sh", f.dir, strconv.Itoa(f.done+1), strconv.Itoa(f.n))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	t0 := time.Now()
