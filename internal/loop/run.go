@@ -81,7 +81,7 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 	st.Segment = max(st.Segment, 1)
 	r.emit(ctx, 0, RunStarted{
 		Procedure: r.spec.Procedure, MaxIterations: r.spec.Limits.MaxIterations,
-		Iteration: st.Iteration, Resumed: st.Attempts > 0 || st.BaselineDone, Elapsed: st.Spend.Wall,
+		Iteration: st.Iteration, Resumed: st.Resumed(), Elapsed: st.Spend.Wall,
 		Segment: st.Segment, Attempts: st.Attempts,
 	})
 	r.recover(ctx)

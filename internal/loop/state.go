@@ -255,6 +255,14 @@ func (c Checkpoint) Label() string {
 	return fmt.Sprintf("iteration %d", c.Iteration)
 }
 
+// Resumed is whether a session of the run goes on from an earlier one: an
+// earlier session was started (even one stopped before its first attempt, as
+// by Ctrl-C during the baseline), an attempt was made or the baseline is known.
+// The session's own entry is in Sessions already when its loop starts.
+func (s *State) Resumed() bool {
+	return len(s.Sessions) > 1 || s.Attempts > 0 || s.BaselineDone
+}
+
 // Elapsed is how long the run has been at work: the one figure that status,
 // the final line, the reports, the events and the wall-time budget share. It
 // is the time of every session's steps — the baseline, every iteration, and

@@ -124,3 +124,23 @@ func TestElapsed(t *testing.T) {
 		}
 	}
 }
+
+func TestStateResumed(t *testing.T) {
+	t.Parallel()
+	one := []loop.Session{{}}
+	for _, tc := range []struct {
+		name string
+		st   loop.State
+		want bool
+	}{
+		{"new run, its session", loop.State{Sessions: one}, false},
+		{"new run, no session recorded", loop.State{}, false},
+		{"stopped before any attempt", loop.State{Sessions: []loop.Session{{}, {}}}, true},
+		{"baseline known", loop.State{Sessions: one, BaselineDone: true}, true},
+		{"an attempt made", loop.State{Sessions: one, Attempts: 1}, true},
+	} {
+		if got := tc.st.Resumed(); got != tc.want {
+			t.Errorf("%s: Resumed() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
