@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentloop/agentloop/internal/jsonscan"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -40,6 +41,30 @@ type entry struct {
 	Kind string          `json:"kind"`
 	I    int             `json:"i,omitempty"`
 	Data json.RawMessage `json:"data"`
+}
+
+// readEntry reads a line of the log as [appendHistory] writes it: its
+// members found in one pass, the data left raw (valid JSON or not) for the
+// caller, which decodes only the entries it keeps. Decoding the line whole
+// and then its data read every entry's data twice, and a report of a long
+// run spent most of its time there. ok is false for a line that is not such
+// an object (one a crash cut short).
+func readEntry(line []byte) (e entry, ok bool) {
+	ok = jsonscan.Fields(line, func(key, val []byte) bool {
+		switch string(key) {
+		case "kind":
+			e.Kind = jsonscan.Str(val)
+		case "i":
+			n, isNum := jsonscan.Num(val)
+			if isNum && n == float64(int(n)) {
+				e.I = int(n)
+			}
+		case "data":
+			e.Data = val
+		}
+		return true
+	})
+	return e, ok && e.Kind != "" && e.Data != nil
 }
 
 // maxEntryLine bounds a history line; a longer one is corrupt.
@@ -175,8 +200,8 @@ func readHistory(path string, st *loop.State) error {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), maxEntryLine)
 	for sc.Scan() {
-		var e entry
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.I < 1 {
+		e, ok := readEntry(sc.Bytes())
+		if !ok || e.I < 1 {
 			continue
 		}
 		i := e.I - 1
@@ -239,8 +264,7 @@ func LoadRun(runDir string) (*loop.State, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), maxEntryLine)
 	for sc.Scan() {
-		var e entry
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Kind == entryState {
+		if e, ok := readEntry(sc.Bytes()); ok && e.Kind == entryState {
 			last = append(last[:0], e.Data...)
 		}
 	}

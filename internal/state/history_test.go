@@ -161,3 +161,36 @@ func TestLoadRunFromItsFolder(t *testing.T) {
 		t.Errorf("LoadRun = %+v", old)
 	}
 }
+
+// readEntry reads a log line's members in any order and refuses a line that
+// is not a whole entry.
+func TestReadEntry(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		line   string
+		kind   string
+		i      int
+		data   string
+		wantOK bool
+	}{
+		{`{"kind":"record","i":3,"data":{"n":3}}`, "record", 3, `{"n":3}`, true},
+		{` { "data" : [1] , "i" : 12 , "kind" : "cut" } `, "cut", 12, `[1]`, true},
+		{`{"kind":"state","data":{"status":"completed"}}`, "state", 0, `{"status":"completed"}`, true},
+		{`{"kind":"record","i":2.5,"data":{}}`, "record", 0, `{}`, true}, // not an index: skipped by i < 1
+		{`{"kind":"record","i":3,"data":{"n":3`, "", 0, "", false},       // torn by a crash
+		{`{"kind":"record","i":3}`, "", 0, "", false},
+		{`{"i":3,"data":{}}`, "", 0, "", false},
+		{`["record",3]`, "", 0, "", false},
+		{``, "", 0, "", false},
+	}
+	for _, tt := range tests {
+		e, ok := readEntry([]byte(tt.line))
+		if ok != tt.wantOK {
+			t.Errorf("readEntry(%q) ok = %v, want %v", tt.line, ok, tt.wantOK)
+			continue
+		}
+		if ok && (e.Kind != tt.kind || e.I != tt.i || string(e.Data) != tt.data) {
+			t.Errorf("readEntry(%q) = %q, %d, %s; want %q, %d, %s", tt.line, e.Kind, e.I, e.Data, tt.kind, tt.i, tt.data)
+		}
+	}
+}
