@@ -87,20 +87,23 @@ func (c *cgroup) path() string {
 }
 
 // end kills every process left in the cgroup, waits up to a second for them
-// to be gone and removes it. It returns how many processes it found.
-func (c *cgroup) end() int {
+// to be gone and removes it. It returns how many of them were running outside
+// the process group group (the run's, which was ended before).
+func (c *cgroup) end(group int) int {
 	if c == nil {
 		return 0
 	}
 	_ = syscall.Close(c.fd)
-	return killCgroup(c.dir, true)
+	return killCgroup(c.dir, true, group)
 }
 
 // killCgroup kills what is in the cgroup at dir and removes it (a run's cgroup:
 // its name must start with cgroupPrefix). With reapOrphans, the orphans this
 // process adopted as subreaper are reaped (not while os/exec may still wait
-// for a child in it).
-func killCgroup(dir string, reapOrphans bool) int {
+// for a child in it). It returns how many processes it found running outside
+// the process group group: those that left the run's group, not those dying
+// of its end.
+func killCgroup(dir string, reapOrphans bool, group int) int {
 	if !strings.HasPrefix(filepath.Base(dir), cgroupPrefix) {
 		return 0
 	}
@@ -108,6 +111,13 @@ func killCgroup(dir string, reapOrphans bool) int {
 	if len(pids) == 0 {
 		_ = os.Remove(dir)
 		return 0
+	}
+	outside := 0
+	for _, pid := range pids {
+		// fields: state, ppid, pgrp
+		if f, err := stat(pid); err == nil && len(f) > 2 && f[0] != "Z" && f[0] != "X" && f[2] != strconv.Itoa(group) {
+			outside++
+		}
 	}
 	// cgroup.kill (Linux 5.14) kills every process in it at once, those forking
 	// included; without it, kill what is listed until nothing is.
@@ -139,7 +149,7 @@ func killCgroup(dir string, reapOrphans bool) int {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return len(pids)
+	return outside
 }
 
 // removeStaleCgroups removes the empty run cgroups under base that an
@@ -255,7 +265,7 @@ func (g *Groups) Contains() Containment {
 		why = "no cgroup v2 this process may create"
 		base := g.cgroupRoot()
 		if c := newCgroup(base, "probe-"+strconv.Itoa(os.Getpid())); c != nil {
-			c.end()
+			c.end(0)
 			if syscall.Access(filepath.Join(base, "cgroup.procs"), 2 /* W_OK */) == nil {
 				return Containment{Kind: ContainCgroup, Where: base}
 			}

@@ -11,8 +11,8 @@ func newCgroup(string, string) *cgroup { return nil }
 func (g *Groups) cgroupRoot() string   { return "" }
 func (c *cgroup) attach(*exec.Cmd)     {}
 func (c *cgroup) path() string         { return "" }
-func (c *cgroup) end() int             { return 0 }
-func killCgroup(string, bool) int      { return 0 }
+func (c *cgroup) end(int) int          { return 0 }
+func killCgroup(string, bool, int) int { return 0 }
 func cgroupBase() string               { return "" }
 func sweepStrays() int                 { return 0 }
 

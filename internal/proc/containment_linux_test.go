@@ -52,9 +52,23 @@ func TestRunContainsInCgroup(t *testing.T) {
 	if len(seen) != 1 || seen[0].Cgroup == "" || !strings.Contains(out.String(), filepath.Base(seen[0].Cgroup)) {
 		t.Fatalf("the run's child %+v, its cgroup as it saw it: %q", seen, lines)
 	}
+	if res.LeftBehind != 1 {
+		t.Errorf("LeftBehind = %d, want the 1 process that left the run's group", res.LeftBehind)
+	}
 	assertGone(t, pids(t, lines[0]), 2*time.Second)
 	if _, err := os.Stat(seen[0].Cgroup); !os.IsNotExist(err) {
 		t.Errorf("the run's cgroup %s is still there: %v", seen[0].Cgroup, err)
+	}
+}
+
+// What the run's own group held when it ended (a background job, a child
+// still exiting) is ended with the group, and not counted as left behind.
+func TestLeftBehindIsWhatLeftTheGroup(t *testing.T) {
+	t.Parallel()
+	needCgroup(t)
+	res, err := Run(t.Context(), Spec{Argv: []string{"sh", "-c", "sleep 300 & sleep 300 & exit 0"}, Grace: time.Second})
+	if err != nil || res.LeftBehind != 0 {
+		t.Errorf("Run = %+v, %v; want nothing left behind", res, err)
 	}
 }
 

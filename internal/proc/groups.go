@@ -167,7 +167,7 @@ func (g *Groups) KillAll() int {
 	}
 	for _, c := range r.live {
 		if c.Cgroup != "" {
-			killCgroup(c.Cgroup, false) // what left the group, even dropping the marker
+			killCgroup(c.Cgroup, false, 0) // what left the group, even dropping the marker
 		} else {
 			sweep(c.Marker, false) // what left the group (setsid)
 		}
@@ -228,7 +228,7 @@ func EndOrphans(children []Child, grace time.Duration) []Child {
 	}
 	defer func() {
 		for _, c := range children {
-			killCgroup(c.Cgroup, false) // what left its group: its cgroup is the run's alone
+			killCgroup(c.Cgroup, false, 0) // what left its group: its cgroup is the run's alone
 		}
 	}()
 	if len(found) == 0 {

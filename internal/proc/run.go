@@ -115,12 +115,12 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	err := groups.start(cmd, marker, cg.path())
 	if err != nil && cg != nil && !errors.Is(err, ErrShuttingDown) {
 		// The system gives a cgroup but not the right to start in it.
-		cg.end()
+		cg.end(0)
 		cg, cmd = nil, plainCopy(cmd)
 		err = groups.start(cmd, marker, "")
 	}
 	if err != nil {
-		cg.end()
+		cg.end(0)
 		out.closeAll()
 		return res, &StartError{Argv: s.Argv, Err: err}
 	}
@@ -176,7 +176,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	// carries the marker is swept from /proc, and what dropped it is an orphan
 	// agentloop adopted, told apart only when no other run is live.
 	if cg != nil {
-		res.LeftBehind = cg.end()
+		res.LeftBehind = cg.end(pid)
 	} else {
 		res.LeftBehind = sweep(marker, groups.others(pid) == 0)
 	}
