@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/redact"
 )
 
 // Defaults of a [Runner].
@@ -85,6 +86,9 @@ type Runner struct {
 	LogTail int           // 0: DefaultLogTail
 	MaxLine int           // 0: DefaultMaxLine
 	Grace   time.Duration // 0: proc's default
+	// Redact holds the secrets to redact from the agent's output beyond its
+	// own environment's (nil: those alone).
+	Redact *redact.Redactor
 }
 
 // Run starts the agent once and waits for it. A binary that cannot be started
@@ -149,6 +153,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 		Stdout:  fanout{log, stdoutLines, req.Echo},
 		Stderr:  fanout{log, stderrLines, errTail, req.Echo},
 		Timeout: effectiveTimeout(req), IdleTimeout: req.IdleTimeout, Grace: r.Grace,
+		Redact: r.Redact,
 	}
 	if stdin != "" {
 		spec.Stdin = strings.NewReader(stdin)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/double"
+	"github.com/agentloop/agentloop/internal/redact"
 )
 
 // doubleOptions are the flags of 'agentloop double'.
@@ -18,6 +19,7 @@ type doubleOptions struct {
 	addr     string
 	urlFile  string
 	logFile  string
+	token    string
 }
 
 func newDoubleCmd(d Deps) *cobra.Command {
@@ -31,8 +33,9 @@ Gemini API (/v1beta/models/M:generateContent and :streamGenerateContent), stream
 not. Replies come from the scenario file: per turn, text and tool calls (the CLI's own
 shell tool runs the commands), the usage to report, and faults (429 with retry-after,
 401, 500, a cut stream, a reply that never ends). Point a CLI at the printed URL (see
-the agent recipes in the README). Every request is logged as a JSON line.
-It serves until interrupted.` + exitStatus(
+the agent recipes in the README). Every request is logged as a JSON line, with
+secrets redacted. It serves on this machine only unless --addr says otherwise, and
+then only requests that carry --token's key. It serves until interrupted.` + exitStatus(
 			exitLine{ExitOK, "interrupted after serving"},
 			exitError,
 			exitLine{ExitUsage, "usage error, or a scenario file that is not valid"}),
@@ -49,12 +52,19 @@ func (o *doubleOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "address to listen on (port 0: a free port)")
 	fs.StringVar(&o.urlFile, "url-file", "", "also write the URL to this file once listening")
 	fs.StringVar(&o.logFile, "log", "", "append the request log here (default: standard error)")
+	fs.StringVar(&o.token, "token", "", "serve only requests that carry this API key (required with a non-loopback --addr)")
 }
 
 // runDouble is `agentloop double`.
 func runDouble(ctx context.Context, o doubleOptions, d Deps) error {
 	if o.scenario == "" {
 		return usageError("double needs --scenario FILE (see 'agentloop double --help')")
+	}
+	if !double.Loopback(o.addr) {
+		if o.token == "" {
+			return usageError("double --addr %s listens beyond this machine: give --token KEY, the API key every request must carry (or use 127.0.0.1:PORT)", o.addr)
+		}
+		fmt.Fprintf(d.Stderr, "warning: the double listens on %s, reachable from other machines; requests without --token's key get 401\n", o.addr)
 	}
 	sc, err := double.LoadScenario(o.scenario)
 	if err != nil {
@@ -80,7 +90,9 @@ func runDouble(ctx context.Context, o doubleOptions, d Deps) error {
 		}
 	}
 	fmt.Fprintln(d.Stdout, url)
-	err = double.Serve(ctx, ln, double.New(sc, log))
+	srv := double.New(sc, log)
+	srv.Token, srv.Redact = o.token, redact.New(d.Environ())
+	err = double.Serve(ctx, ln, srv)
 	if ctx.Err() != nil {
 		return nil
 	}

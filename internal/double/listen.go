@@ -19,6 +19,21 @@ func Listen(addr string) (net.Listener, string, error) {
 	return ln, "http://" + ln.Addr().String(), nil
 }
 
+// Loopback reports whether addr (host:port) listens only on this machine: a
+// loopback address or localhost. An empty host, 0.0.0.0 or :: is every
+// interface.
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // Serve serves s on ln until ctx ends, then closes every connection (a hanging
 // reply ends with it).
 func Serve(ctx context.Context, ln net.Listener, s *Server) error {

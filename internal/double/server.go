@@ -2,6 +2,7 @@ package double
 
 import (
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/redact"
 )
 
 // Record is one logged request: what was asked and what the double served.
@@ -42,6 +45,15 @@ type Record struct {
 
 // Server serves a scenario over HTTP. It is safe for concurrent requests.
 type Server struct {
+	// Token, when set, must come with every request, as the API key a CLI
+	// sends (x-api-key, Authorization: Bearer, x-goog-api-key or ?key=);
+	// a request without it gets 401. Set it before serving.
+	Token string
+	// Redact is applied to what the request log records of a request (the
+	// start of its last message); nil: credential shapes only. Set it before
+	// serving.
+	Redact *redact.Redactor
+
 	sc  *Scenario
 	now func() time.Time
 
@@ -125,6 +137,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a, method := route(r)
+	if s.Token != "" && !hasToken(r, s.Token) {
+		rec.Status, rec.Fault = http.StatusUnauthorized, "token"
+		s.finish(&rec)
+		if a == nil {
+			http.Error(w, "the double wants its --token as the API key", rec.Status)
+			return
+		}
+		a.error(w, rec.Status, 0, "the double wants its --token as the API key")
+		return
+	}
 	if a == nil {
 		s.other(w, r, &rec)
 		return
@@ -137,7 +159,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.error(w, rec.Status, 0, "the double could not read the request: "+err.Error())
 		return
 	}
-	rec.Model, rec.Stream, rec.Last = req.model, req.stream, clip(req.last, 200)
+	// Redacted before it is cut: a secret cut in two is no longer one shape.
+	rec.Model, rec.Stream, rec.Last = req.model, req.stream, clip(s.Redact.String(req.last), 200)
 	if req.first != "" {
 		h := sha256.Sum256([]byte(req.first))
 		rec.Conversation = hex.EncodeToString(h[:4])
@@ -238,6 +261,17 @@ func (s *Server) plan(req *request, rec *Record) (reply, *Fault) {
 	return rep, fault
 }
 
+// hasToken reports whether r carries token as the API key of one of the APIs.
+func hasToken(r *http.Request, token string) bool {
+	for _, v := range []string{r.Header.Get("x-api-key"), r.Header.Get("x-goog-api-key"), r.URL.Query().Get("key"),
+		strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")} {
+		if v != "" && subtle.ConstantTimeCompare([]byte(v), []byte(token)) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // take returns f if it still applies, counting it as served.
 func (s *Server) take(key int, f *Fault) *Fault {
 	if f == nil {
@@ -261,7 +295,7 @@ func (s *Server) finish(rec *Record) {
 	s.records = append(s.records, *rec)
 	if s.log != nil {
 		b, _ := json.Marshal(rec)
-		s.log.Write(append(b, '\n'))
+		s.log.Write(append(s.Redact.Bytes(b), '\n'))
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/redact"
 )
 
 // GateSpec is one configured gate, resolved for running.
@@ -46,6 +47,9 @@ type ProcGates struct {
 	TailBytes int // of each gate log kept from the end
 	// Sandbox, when set, runs every gate inside it.
 	Sandbox agent.Sandbox
+	// Redact holds the secrets to redact from the gates' output beyond their
+	// own environment's (nil: those alone).
+	Redact *redact.Redactor
 }
 
 // Count implements [GateRunner].
@@ -146,7 +150,7 @@ func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir, log
 	}
 	ps := proc.Spec{
 		Argv: s.Argv, Dir: filepath.Join(workDir, s.Dir), Env: env,
-		Stdout: w, Stderr: w, Timeout: s.Timeout, Grace: g.Grace,
+		Stdout: w, Stderr: w, Timeout: s.Timeout, Grace: g.Grace, Redact: g.Redact,
 	}
 	if g.Sandbox != nil {
 		wrapped, _, release, err := g.Sandbox.Wrap(ctx, ps)

@@ -17,6 +17,7 @@ import (
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
@@ -55,6 +56,34 @@ type Plan struct {
 	KillGrace time.Duration
 	// Home is agentloop's $HOME, which a sandbox hides.
 	Home string
+
+	secrets *redact.Redactor // Secrets, made once
+}
+
+// Secrets is the redactor of every process the plan starts: the secret values
+// of agentloop's environment and of the environments the configuration gives
+// the agent, its fallbacks, the reviewer and the gates, so that a secret one
+// of them knows is redacted from what any of them prints (an agent that reads
+// a gate's token and prints it too).
+func (p *Plan) Secrets() *redact.Redactor {
+	if p.secrets != nil {
+		return p.secrets
+	}
+	envs := [][]string{os.Environ()}
+	presets := append([]agent.Preset{p.Agent}, p.Fallback...)
+	if p.Reviewer != nil {
+		presets = append(presets, *p.Reviewer)
+	}
+	for _, a := range presets {
+		for k, v := range a.Env {
+			envs = append(envs, []string{k + "=" + v})
+		}
+	}
+	for _, g := range p.Gates {
+		envs = append(envs, g.Env)
+	}
+	p.secrets = redact.New(envs...)
+	return p.secrets
 }
 
 // Spec is the loop's view of the plan.
@@ -121,7 +150,7 @@ func (p *Plan) AgentRunner(log *slog.Logger) *engine.PresetAgents {
 		prices.Models[model] = agent.Price{Input: pr.Input, Output: pr.Output, CacheRead: pr.CacheRead, CacheWrite: pr.CacheWrite}
 	}
 	a := &engine.PresetAgents{
-		Runner:      &agent.Runner{Prices: &prices, Logger: log, Grace: p.KillGrace},
+		Runner:      &agent.Runner{Prices: &prices, Logger: log, Grace: p.KillGrace, Redact: p.Secrets()},
 		Agent:       p.Agent,
 		Fallback:    p.Fallback,
 		IdleTimeout: p.Proc.Limits.IdleTimeout, CompletionMarker: p.Proc.CompletionMarker,
@@ -143,7 +172,7 @@ func (p *Plan) ReviewerAgent(log *slog.Logger) engine.Reviewer {
 		return nil
 	}
 	r := &engine.ReviewerAgent{
-		Runner: &agent.Runner{Logger: log, Grace: p.KillGrace}, Agent: *p.Reviewer,
+		Runner: &agent.Runner{Logger: log, Grace: p.KillGrace, Redact: p.Secrets()}, Agent: *p.Reviewer,
 		Timeout: p.Proc.Limits.IterationTimeout, IdleTimeout: p.Proc.Limits.IdleTimeout, WorkDir: p.WorkDir,
 	}
 	if sb := p.AgentSandbox(*p.Reviewer); sb != nil {
@@ -160,7 +189,7 @@ func (p *Plan) GateRunner() engine.GateRunner {
 	if len(p.Gates) == 0 {
 		return nil
 	}
-	g := &engine.ProcGates{Specs: p.Gates, Grace: p.KillGrace}
+	g := &engine.ProcGates{Specs: p.Gates, Grace: p.KillGrace, Redact: p.Secrets()}
 	if p.Proc.Sandbox.Gates {
 		g.Sandbox = p.GateSandbox()
 	}

@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -138,5 +140,25 @@ func TestApplyTask(t *testing.T) {
 	}
 	if !slices.Equal(p.Scope, task.Files) || !strings.HasPrefix(p.Proc.Prompt.Context[len(p.Proc.Prompt.Context)-1], "Task api: ") {
 		t.Errorf("scope %q, context %q", p.Scope, p.Proc.Prompt.Context)
+	}
+}
+
+// TestSecretsUnion: what any process of the plan is given as a secret is
+// redacted from what every one of them prints.
+func TestSecretsUnion(t *testing.T) {
+	t.Setenv("AGENTLOOP_TEST_OWN_TOKEN", "own-0d5f8a2c9e71")
+	p := &Plan{
+		Agent:    agent.Preset{Name: "a", Env: map[string]string{"AGENT_API_KEY": "agent-7c1e9b4d2a"}},
+		Fallback: []agent.Preset{{Name: "f", Env: map[string]string{"FALLBACK_TOKEN": "fallback-3b8d1f6e"}}},
+		Reviewer: &agent.Preset{Name: "r", Env: map[string]string{"REVIEW_SECRET": "review-9a2c4e6f8b"}},
+		Gates:    []engine.GateSpec{{Name: "g", Env: []string{"GATE_PASSWORD=gate-5e7a9c1d3f", "GATE_MODE=fast-and-loud"}}},
+	}
+	got := p.Secrets().String("own-0d5f8a2c9e71 agent-7c1e9b4d2a fallback-3b8d1f6e review-9a2c4e6f8b gate-5e7a9c1d3f fast-and-loud")
+	want := "[REDACTED:$AGENTLOOP_TEST_OWN_TOKEN] [REDACTED:$AGENT_API_KEY] [REDACTED:$FALLBACK_TOKEN] [REDACTED:$REVIEW_SECRET] [REDACTED:$GATE_PASSWORD] fast-and-loud"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if p.Secrets() != p.Secrets() {
+		t.Error("Secrets is made again on each call")
 	}
 }

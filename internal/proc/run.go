@@ -32,6 +32,9 @@ type Spec struct {
 	Timeout     time.Duration // 0: none; on expiry the whole process group is ended
 	IdleTimeout time.Duration // no output on stdout/stderr for this long ends it; 0: none
 	Grace       time.Duration // SIGTERM to the group, SIGKILL after this; 0: 5s
+	// Redact holds the secrets to redact from the output beyond those of
+	// Env (the values of the other processes' environments); nil: Env's.
+	Redact *redact.Redactor
 }
 
 // Result is how the process ended.
@@ -100,9 +103,9 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	marker := newMarker()
 	cmd.Env = withPWD(withMarker(env, marker), s.Dir)
 	// What the child prints is redacted before anything reads it: its
-	// environment's secrets and credential shapes never reach a log, a parser
-	// or the terminal.
-	out := &output{start: start, redactor: redact.New(env)}
+	// environment's secrets (and those of Redact) and credential shapes never
+	// reach a log, a parser or the terminal.
+	out := &output{start: start, redactor: s.Redact.With(env)}
 	if err := out.open(cmd, s.Stdout, s.Stderr); err != nil {
 		return res, &StartError{Argv: s.Argv, Err: err}
 	}

@@ -52,9 +52,24 @@ func New(environs ...[]string) *Redactor {
 	return r
 }
 
+// With returns a redactor for r's secrets and those of more environments (r
+// may be nil): r itself when they add none.
+func (r *Redactor) With(environs ...[]string) *Redactor {
+	out := &Redactor{}
+	if r != nil {
+		out.values = r.values
+	}
+	out.Add(environs...)
+	if r != nil && len(out.values) == len(r.values) {
+		return r
+	}
+	return out
+}
+
 // Add adds the secret values of more environments. It must not be called while
 // the redactor is in use.
 func (r *Redactor) Add(environs ...[]string) {
+	r.values = append([]value(nil), r.values...)
 	seen := map[string]bool{}
 	for _, v := range r.values {
 		seen[string(v.secret)] = true

@@ -77,6 +77,25 @@ func TestRedactorBytes(t *testing.T) {
 	}
 }
 
+func TestWith(t *testing.T) {
+	t.Parallel()
+	base := New([]string{"A_TOKEN=aaaa-1111-aaaa"})
+	if base.With([]string{"A_TOKEN=aaaa-1111-aaaa", "HOME=/x"}) != base {
+		t.Error("With made a new redactor for nothing new")
+	}
+	both := base.With([]string{"B_SECRET=bbbb-2222-bbbb"})
+	if got := both.String("aaaa-1111-aaaa bbbb-2222-bbbb"); got != "[REDACTED:$A_TOKEN] [REDACTED:$B_SECRET]" {
+		t.Errorf("With: %q", got)
+	}
+	if got := base.String("bbbb-2222-bbbb"); got != "bbbb-2222-bbbb" {
+		t.Errorf("With changed the redactor it started from: %q", got)
+	}
+	var none *Redactor
+	if got := none.With([]string{"C_TOKEN=cccc-3333-cccc"}).String("cccc-3333-cccc"); got != "[REDACTED:$C_TOKEN]" {
+		t.Errorf("With on nil: %q", got)
+	}
+}
+
 func TestSecretName(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]bool{
