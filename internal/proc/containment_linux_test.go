@@ -113,11 +113,63 @@ func TestKillAllAndEndOrphansKillCgroups(t *testing.T) {
 func TestRunContainsAsSubreaper(t *testing.T) {
 	t.Parallel()
 	testenv.NeedTool(t, "setsid", "env")
-	cmd := exec.Command(os.Args[0])
+	runStrays(t, os.Args[0])
+}
+
+// runStrays runs the helper strays with the command line argv and fails the
+// test with what it says unless it says "ok".
+func runStrays(t *testing.T, argv ...string) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "PROC_TEST_HELPER=strays")
 	out, err := cmd.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Fatalf("helper: %v\n%s", err, out)
+	}
+}
+
+// The same where agentloop's session reads 0: in a pid namespace of its own
+// whose first process never called setsid (a container's), the session leader
+// is outside it. Its own children read 0 too, and a stray its own pid.
+func TestRunContainsAsSubreaperInContainer(t *testing.T) {
+	t.Parallel()
+	testenv.NeedTool(t, "setsid", "env")
+	unshare := testenv.NeedTool(t, "unshare")
+	// unshare's child is the namespace's first process (pid 1) and keeps
+	// unshare's session, which is outside: the helper, its child, reads 0.
+	ns := []string{unshare, "--pid", "--fork", "--mount-proc", "sh", "-c"}
+	if out, err := exec.Command(ns[0], append(ns[1:], "cut -d')' -f2 /proc/self/stat")...).CombinedOutput(); err != nil {
+		t.Skipf("no pid namespace this process may make: %v: %s", err, out)
+	} else if f := strings.Fields(string(out)); len(f) < 4 || f[3] != "0" {
+		t.Fatalf("a process in the new pid namespace reads its session as %v, want 0", f)
+	}
+	runStrays(t, append(ns, `"$0"; exit $?`, os.Args[0])...)
+}
+
+func TestAdoptedStray(t *testing.T) {
+	t.Parallel()
+	const self = 100
+	tests := []struct {
+		name  string
+		p     procInfo
+		mySID int
+		want  bool
+	}{
+		{"adopted, in a session of its own", procInfo{ppid: self, sid: 200}, 50, true},
+		{"a child in this process's session (git)", procInfo{ppid: self, sid: 50}, 50, false},
+		{"not this process's child", procInfo{ppid: 7, sid: 200}, 50, false},
+		{"this session reads 0 (a container's), the stray's its own", procInfo{ppid: self, sid: 200}, 0, true},
+		{"this session reads 0, and the child's too (git)", procInfo{ppid: self, sid: 0}, 0, false},
+		{"this session unknown", procInfo{ppid: self, sid: 200}, -1, false},
+		{"the child's session unknown", procInfo{ppid: self, sid: -1}, 50, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := adoptedStray(tt.p, self, tt.mySID); got != tt.want {
+				t.Errorf("adoptedStray(%+v, %d, %d) = %v, want %v", tt.p, self, tt.mySID, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -82,10 +82,12 @@ func sweepStrays() int { return sweepMatching(nil, true, true) }
 // descendants' markers are read. See [sweep].
 func sweepMatching(match func(marker []byte) bool, strays, own bool) int {
 	self := os.Getpid()
-	mySID := -1
+	mySID := -1 // unknown: no process is taken for a stray
 	if strays {
 		if me, err := stat(self); err == nil && len(me) > 3 {
-			mySID, _ = strconv.Atoi(me[3])
+			if sid, err := strconv.Atoi(me[3]); err == nil {
+				mySID = sid
+			}
 		}
 	}
 	killed := map[int]bool{}
@@ -100,7 +102,7 @@ func sweepMatching(match func(marker []byte) bool, strays, own bool) int {
 		for pid, p := range procs {
 			switch {
 			case pid == self:
-			case strays && mySID > 0 && p.ppid == self && p.sid != mySID && p.sid > 0:
+			case strays && adoptedStray(p, self, mySID):
 				hit[pid] = true
 			case match != nil && (mine == nil || mine[pid]) && hasMarker(pid, match):
 				hit[pid] = true
@@ -114,6 +116,16 @@ func sweepMatching(match func(marker []byte) bool, strays, own bool) int {
 		}
 	}
 	return len(killed)
+}
+
+// adoptedStray reports whether p is an orphan this process (self, in the
+// session mySID; -1 when unknown) adopted that is in a session other than its
+// own: a process that left a run with setsid. The session of a process whose
+// session leader lives outside its pid namespace reads 0, as agentloop's own
+// does when it runs in a container whose first process never called setsid:
+// its own children (git) then read 0 too, and a stray its own pid.
+func adoptedStray(p procInfo, self, mySID int) bool {
+	return mySID >= 0 && p.ppid == self && p.sid >= 0 && p.sid != mySID
 }
 
 // addDescendants adds to hit every descendant of a process in hit, by parent
