@@ -31,7 +31,10 @@ func TestRunSweepsSetsid(t *testing.T) {
 		{"leader exits", "setsid sleep 300 & echo $!", nil, false},
 		{"timeout", "setsid sleep 300 & echo $!; sleep 300", func(s *Spec) { s.Timeout = 500 * time.Millisecond }, false},
 		{"canceled", "setsid sleep 300 & echo $!; sleep 300", nil, true},
-		{"grandchild of a setsid child", "setsid sh -c 'sleep 300 & echo $!; sleep 300' & sleep 0.2", nil, false},
+		// The leader exits once the grandchild is printed (a file in its
+		// folder says so), however slow the machine.
+		{"grandchild of a setsid child", "setsid sh -c 'sleep 300 & echo $!; : > printed; sleep 300' & until [ -e printed ]; do sleep 0.05; done",
+			func(s *Spec) { s.Dir = t.TempDir() }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
