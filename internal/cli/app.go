@@ -158,6 +158,8 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newResumeCmd(d),
 		newStatusCmd(d),
 		newInboxCmd(d),
+		newGuideCmd(d),
+		newStopCmd(d),
 		newReportCmd(d),
 		newWorkerCmd(d),
 		newDecideCmd(d),

@@ -86,7 +86,17 @@ func runStatus(ctx context.Context, o statusOptions, d Deps, args []string) erro
 			st.Reason = "its process is gone; continue with: agentloop resume " + st.Name
 		}
 	}
+	for _, st := range states {
+		if st.Steer != "" {
+			_ = store.LoadHistory(st) // its guidance hand-offs, acknowledged below the table
+		}
+	}
 	rows := report.StatusRows(states, d.Now())
+	for i := range rows {
+		if q, err := store.Queued(rows[i].Name, rows[i].RunID, 0); err == nil {
+			rows[i].Queued = len(q.Guidance)
+		}
+	}
 	if o.json {
 		return report.StatusJSON(d.Stdout, rows)
 	}

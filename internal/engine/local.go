@@ -247,7 +247,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	if l.Reviewer != nil && ev.RequiredGatesPassed() && !ev.Agent.Failed() && ctx.Err() == nil {
 		l.phase("review")
 		checkRecords := l.guardRecords(ctx, "the reviewer") // an agent too
-		rv, err := l.Reviewer.Review(ctx, ReviewRequest{Iteration: r.Iteration, Task: l.Task, Diff: diff, Gates: ev.Gates, IterDir: dir, WorkDir: l.WorkDir})
+		rv, err := l.Reviewer.Review(ctx, ReviewRequest{Iteration: r.Iteration, Task: reviewTask(l.Task, r), Diff: diff, Gates: ev.Gates, IterDir: dir, WorkDir: l.WorkDir})
 		checkRecords(ctx, &ev)
 		if err != nil {
 			if ctx.Err() != nil {

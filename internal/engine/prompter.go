@@ -34,7 +34,7 @@ func (c *PromptComposer) HasTask(r loop.StepRequest) bool {
 func (c *PromptComposer) data(r loop.StepRequest) prompt.Data {
 	return prompt.Data{
 		Procedure: c.Procedure, Iteration: r.Iteration, MaxIterations: c.MaxIterations,
-		Attempt: r.Attempt, Feedback: r.Feedback, Guidance: r.Guidance, Strategy: r.Strategy,
+		Attempt: r.Attempt, Feedback: r.Feedback, Guidance: r.Guidance, Steer: r.Steer, Strategy: r.Strategy,
 		Focus: r.Focus, Lessons: r.Lessons, Expand: r.Expand, LogDir: c.LogDir,
 		Task: c.Task, Gates: c.Gates, WorkDir: c.WorkDir,
 	}

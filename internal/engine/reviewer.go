@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/review"
 )
@@ -77,4 +79,14 @@ func reviewText(res evidence.AgentResult) string {
 		return res.Result
 	}
 	return res.Tail
+}
+
+// reviewTask is the task the reviewer judges by: the run's task and the
+// guidance people gave the running loop (agentloop guide), which the
+// implementer was told to follow too.
+func reviewTask(task string, r loop.StepRequest) string {
+	if r.Steer == "" {
+		return task
+	}
+	return strings.TrimSpace(task + "\n\nGuidance from a person watching the loop, which the implementer was told to follow:\n" + r.Steer)
 }

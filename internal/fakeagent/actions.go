@@ -71,6 +71,13 @@ func (a *agent) do(act action) (code int, done bool) {
 	case "sleep":
 		d, _ := time.ParseDuration(arg(0))
 		time.Sleep(d)
+	case "waitfor":
+		for {
+			if _, err := os.Stat(path()); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	case "hang", "hang-stubborn":
 		if act.verb == "hang-stubborn" {
 			a.surviveTERM()

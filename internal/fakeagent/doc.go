@@ -26,6 +26,7 @@
 //	solveone PATH           the same, one fix at most
 //	exit N                  stop with exit code N
 //	sleep DURATION          time.ParseDuration syntax
+//	waitfor PATH            wait until PATH exists (a test's go-ahead)
 //	hang                    sleep forever
 //	hang-stubborn           survive SIGTERM, then sleep forever; each SIGTERM
 //	                        received appends our pid to $FAKEAGENT_DIR/sigterm

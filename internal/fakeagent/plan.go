@@ -68,7 +68,7 @@ func arity(verb string) (int, bool) {
 	case "hang", "hang-stubborn", "spawn-stubborn":
 		return 0, true
 	case "print", "stderr", "printfile", "delete", "fixone", "exit", "sleep", "flood",
-		"flood-raw", "flood-deltas", "expect-prompt", "reject-prompt", "solve", "solveone", "fetch":
+		"flood-raw", "flood-deltas", "expect-prompt", "reject-prompt", "solve", "solveone", "fetch", "waitfor":
 		return 1, true
 	case "write", "append":
 		return 2, true
@@ -185,7 +185,7 @@ func check(a action) error {
 		_, err = time.ParseDuration(a.args[0])
 	case "flood", "flood-raw", "flood-deltas":
 		_, err = parseSize(a.args[0])
-	case "printfile", "delete", "fixone", "write", "append", "replace", "solve", "solveone":
+	case "printfile", "delete", "fixone", "write", "append", "replace", "solve", "solveone", "waitfor":
 		if a.args[0] == "" {
 			err = errors.New("missing path")
 		}

@@ -28,6 +28,7 @@ type StepRequest struct {
 	Attempt    int           // which fresh attempt (of the decider's strategies) this iteration belongs to
 	Feedback   string        // synthesized feedback of the last iteration, for the prompt
 	Guidance   string        // human guidance given on resume, for the prompt
+	Steer      string        // guidance given to the running loop (agentloop guide), for the prompt
 	Strategy   string        // the strategy chosen for this iteration (retry, refine, expand, simplify)
 	Lessons    []string      // lessons from earlier attempts (simplify)
 	Focus      string        // one failure to focus on (simplify), empty for all

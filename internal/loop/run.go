@@ -99,6 +99,9 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 		}
 	}
 	for {
+		if out, done, err := r.steer(ctx); done {
+			return out, err
+		}
 		p := r.preflight(ctx)
 		if p.Action != ActionContinue {
 			out, done, err := r.obey(ctx, Decision{Action: p.Action, Message: p.Message})
@@ -158,6 +161,7 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 		Attempt:   max(st.Next.Attempt, 1),
 		Feedback:  st.Feedback,
 		Guidance:  st.Guidance,
+		Steer:     st.Steer,
 		Strategy:  st.Next.Strategy,
 		Lessons:   st.Next.Lessons,
 		Focus:     st.Next.Focus,

@@ -73,11 +73,14 @@ type State struct {
 	BaselineDone bool  `json:"baseline_done,omitempty"`
 	// LastDecision is the decision on the last recorded iteration (what
 	// status shows without reading the history).
-	LastDecision string      `json:"last_decision,omitempty"`
-	Feedback     string      `json:"feedback,omitempty"` // for the next prompt
-	Guidance     string      `json:"guidance,omitempty"` // for the next prompt
-	Next         Next        `json:"next"`               // what the next iteration does
-	Best         *Checkpoint `json:"best,omitempty"`
+	LastDecision string `json:"last_decision,omitempty"`
+	Feedback     string `json:"feedback,omitempty"` // for the next prompt
+	Guidance     string `json:"guidance,omitempty"` // for the next prompt
+	// Steer is the guidance people gave the running loop (agentloop guide),
+	// oldest first: every later prompt of the run carries it.
+	Steer string      `json:"steer,omitempty"`
+	Next  Next        `json:"next"` // what the next iteration does
+	Best  *Checkpoint `json:"best,omitempty"`
 	// Tree is the checkpoint agentloop last left the work tree at (an
 	// attempt's end, a rollback, an undo): a restore keeps whatever the tree
 	// holds beyond it. "" when unknown or outside git.
@@ -146,6 +149,7 @@ const (
 	HandoffStart    = "start"    // the run started
 	HandoffResume   = "resume"   // a session resumed it
 	HandoffGuidance = "guidance" // an answer to an escalation: a new segment
+	HandoffGuide    = "guide"    // guidance given to the running loop (agentloop guide): same segment
 	HandoffAccept   = "accept"   // the person kept the work and ended the run
 	HandoffAbort    = "abort"    // the person ended the run
 )
@@ -162,6 +166,13 @@ type Handoff struct {
 	Segment      int    `json:"segment"`
 	Architecture bool   `json:"architecture,omitempty"`
 	Checkpoint   string `json:"checkpoint,omitempty"` // the commit the tree was at (guidance: the segment starts from it; accept: left at)
+	// ID (guide) is the queued guidance's own name: guidance already in the
+	// history is never applied again (a crash after it was applied, before
+	// its queue entry was removed).
+	ID string `json:"id,omitempty"`
+	// Iteration (guide) is the iteration of the segment whose prompt first
+	// carries it: "guidance applied in iteration 4".
+	Iteration int `json:"iteration,omitempty"`
 }
 
 // Logged counts the entries of a state's growing lists that the run's history

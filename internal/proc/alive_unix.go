@@ -25,3 +25,11 @@ func groupExists(pgid int) bool {
 	err := syscall.Kill(-pgid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// Interrupt sends pid SIGINT, as Ctrl-C in its terminal does.
+func Interrupt(pid int) error {
+	if pid <= 0 {
+		return errors.New("interrupt: no process")
+	}
+	return syscall.Kill(pid, syscall.SIGINT)
+}

@@ -71,6 +71,9 @@ func Compose(p Parts, d Data, read func(path string) ([]byte, error)) (string, e
 	if d.Guidance != "" {
 		section("# Guidance from a human\n\nA person read the escalation report and answered. Follow this guidance; it overrides earlier instructions where they conflict.\n\n" + d.Guidance)
 	}
+	if d.Steer != "" {
+		section("# Guidance from a person watching the loop\n\nA person gave this guidance while the loop ran. Follow it; it overrides earlier instructions where they conflict.\n\n" + d.Steer)
+	}
 	b.WriteString("\n")
 	return b.String(), nil
 }

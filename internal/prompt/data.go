@@ -10,6 +10,7 @@ type Data struct {
 	Attempt       int // which fresh attempt (1 for the first)
 	Feedback      string
 	Guidance      string
+	Steer         string // guidance given to the running loop (agentloop guide)
 	Strategy      string // retry, refine, expand, simplify; empty for the first iteration
 	Focus         string // one failure to focus on (simplify)
 	Lessons       []string

@@ -11,7 +11,7 @@ import (
 // does a copy of a built-in part (as `agentloop init` writes them). An entry that
 // cannot be read counts: [Compose] reports it.
 func HasTask(p Parts, d Data, read func(path string) ([]byte, error)) bool {
-	for _, s := range []string{d.Task, d.Feedback, d.Guidance} {
+	for _, s := range []string{d.Task, d.Feedback, d.Guidance, d.Steer} {
 		if strings.TrimSpace(s) != "" {
 			return true
 		}

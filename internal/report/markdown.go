@@ -29,6 +29,7 @@ func Markdown(w io.Writer, r Run) error {
 	baselineMD(b, s)
 	iterationsMD(b, s.History)
 	sessionsMD(b, s.Sessions)
+	guidanceMD(b, s.Handoffs)
 	if esc := strings.TrimSpace(r.Escalation); esc != "" {
 		b.WriteString("## Escalation report\n\n")
 		b.WriteString(demote(esc))
@@ -169,6 +170,30 @@ func sessionsMD(b *bufio.Writer, ss []loop.Session) {
 			orDash(string(s.Status)), mdCell(orDash(s.Reason)))
 	}
 	b.WriteString("\n")
+}
+
+// guidanceMD lists what people told the loop: answers to its escalations
+// (a new segment each) and guidance given while it ran, with the iteration
+// that first carried it.
+func guidanceMD(b *bufio.Writer, hs []loop.Handoff) {
+	head := false
+	for _, h := range hs {
+		if h.Kind != loop.HandoffGuidance && h.Kind != loop.HandoffGuide {
+			continue
+		}
+		if !head {
+			b.WriteString("## Guidance\n\n| when | by | given | applied | guidance |\n|---|---|---|---|---|\n")
+			head = true
+		}
+		given, applied := "answer to an escalation", fmt.Sprintf("segment %d, iteration 1", h.Segment)
+		if h.Kind == loop.HandoffGuide {
+			given, applied = "while it ran", fmt.Sprintf("segment %d, iteration %d", h.Segment, h.Iteration)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", stamp(h.At), mdCell(orDash(h.By)), given, applied, mdCell(h.Text))
+	}
+	if head {
+		b.WriteString("\n")
+	}
 }
 
 // graphMD is a task graph's report: its summary, a row per task, and for

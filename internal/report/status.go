@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/ui"
 )
 
 // StatusRow is one run (or task) in `agentloop status`.
@@ -27,6 +28,11 @@ type StatusRow struct {
 	CostEstimated bool          `json:"cost_estimated,omitempty"`
 	StartedAt     time.Time     `json:"started_at,omitzero"`
 	Elapsed       time.Duration `json:"elapsed_ns"`
+	// Guided are the acknowledgements of the guidance people gave the running
+	// loop ("Guidance applied in iteration 2 (from ann@box): …"), when its
+	// history was loaded; Queued counts the guidance it has not taken yet.
+	Guided []string `json:"guided,omitempty"`
+	Queued int      `json:"guidance_queued,omitempty"`
 }
 
 // StatusRows builds one row per state, in the order given; now is the clock for
@@ -42,6 +48,11 @@ func StatusRows(states []*loop.State, now time.Time) []StatusRow {
 			Name: s.Name, RunID: s.RunID, Procedure: s.Procedure, Status: s.Status, Reason: s.Reason,
 			Iteration: s.Iteration, MaxIterations: s.MaxIterations, LastDecision: lastDecision(s),
 			StartedAt: s.StartedAt, Elapsed: elapsed(s, now), CostEstimated: u.CostEstimated,
+		}
+		for _, h := range s.Handoffs {
+			if h.Kind == loop.HandoffGuide {
+				row.Guided = append(row.Guided, ui.GuideLine(h))
+			}
 		}
 		if u.TokensKnown {
 			t := u.TotalTokens()
@@ -110,6 +121,14 @@ func StatusTable(w io.Writer, rows []StatusRow, color bool) error {
 			}
 		}
 		b.WriteString("\n")
+	}
+	for _, r := range rows {
+		for _, g := range r.Guided {
+			fmt.Fprintf(&b, "%s: %s\n", r.Name, g)
+		}
+		if r.Queued > 0 {
+			fmt.Fprintf(&b, "%s: %d guidance queued, for its next iteration\n", r.Name, r.Queued)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

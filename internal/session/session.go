@@ -268,7 +268,7 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 		defer cancel()
 	}
 	stopTicker := s.tick()
-	out, runErr := loop.Run(ctx, env, s.p.Spec(), s.st)
+	out, runErr := loop.Run(ctx, s.steerable(env), s.p.Spec(), s.st)
 	stopTicker()
 
 	last := &s.st.Sessions[len(s.st.Sessions)-1]

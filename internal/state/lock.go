@@ -230,19 +230,27 @@ func (l *Lock) Release() error {
 // its lock: the lock file is flocked by a process of this host that is still the
 // one that wrote it. A status of running with no owner is a run whose process died.
 func (s Store) Owned(name string) bool {
+	_, ok := s.Owner(name)
+	return ok
+}
+
+// Owner is the live process that owns the run called name, as its lock file
+// tells (see [Store.Owned]); false when none does. A lock of another host is
+// taken for live: it cannot be checked from here.
+func (s Store) Owner(name string) (LockInfo, bool) {
 	path := filepath.Join(s.StateDir(), name+".lock")
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return LockInfo{}, false
 	}
 	defer f.Close()
 	info, err := readInfo(f)
 	if err != nil {
-		return false
+		return LockInfo{}, false
 	}
 	me, err := self()
 	if err != nil || info.Host != me.Host {
-		return true // another host's lock cannot be checked from here: assume it is live
+		return info, true
 	}
-	return sameProcess(info)
+	return info, sameProcess(info)
 }

@@ -91,6 +91,10 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 		return s, levelWarn
 	case loop.Message:
 		return d.Text, levelInfo
+	case loop.HandoffRecorded:
+		if d.Kind == loop.HandoffGuide {
+			return GuideLine(d.Handoff), levelInfo
+		}
 	case loop.NotificationFailed:
 		return fmt.Sprintf("WARNING: notification %s to %s not delivered (%d %s): %s", d.Notification, d.Target, d.Attempts, plural(d.Attempts, "attempt"), d.Error), levelWarn
 	case loop.NotificationSent:
@@ -167,4 +171,21 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// GuideLine acknowledges guidance given to a running loop: "Guidance applied
+// in iteration 4 (from ann@box): use the v2 API".
+func GuideLine(h loop.Handoff) string {
+	s := fmt.Sprintf("Guidance applied in iteration %d", h.Iteration)
+	if h.By != "" {
+		s += " (from " + h.By + ")"
+	}
+	text, _, cut := strings.Cut(strings.TrimSpace(h.Text), "\n")
+	if r := []rune(text); len(r) > 80 {
+		text, cut = string(r[:79]), true
+	}
+	if cut {
+		text += "…"
+	}
+	return s + ": " + text
 }

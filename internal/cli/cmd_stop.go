@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentloop/agentloop/internal/session"
+)
+
+// stopOptions are the flags of `stop`.
+type stopOptions struct {
+	now      bool
+	stateDir string
+}
+
+// AddFlags adds the flags of `stop` to fs.
+func (o *stopOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.now, "now", false, "stop at once, as Ctrl-C in the run's terminal does (the current attempt is cut)")
+	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop, or state_dir from the configuration)")
+}
+
+func newStopCmd(d Deps) *cobra.Command {
+	var o stopOptions
+	cmd := &cobra.Command{
+		Use:   "stop NAME [--now]",
+		Short: "End a running loop after its current iteration (--now: at once)",
+		Long: `End the run NAME (a run, or a graph's task GRAPH-TASK) that runs in another
+terminal: when its current iteration ends, the loop stops, saves its state and
+ends interrupted (exit 130 there), to be continued with agentloop resume NAME.
+With --now it stops at once, as Ctrl-C in its terminal does: the current attempt
+is cut and kept, and resume runs the iteration again.` + exitStatus(
+			exitSuccess,
+			exitLine{ExitFailure, "error: no run NAME, or it is not running"},
+			exitUsageLine),
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return runStop(o, d, args[0]) },
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// runStop is `agentloop stop NAME`.
+func runStop(o stopOptions, d Deps, name string) error {
+	store, err := openStore(d, o.stateDir)
+	if err != nil {
+		return err
+	}
+	res, err := session.Stop(store.Root, name, o.now, whoami(d), d.Now())
+	if err != nil {
+		return err
+	}
+	if o.now {
+		fmt.Fprintf(d.Stdout, "Interrupted %s (pid %d), as Ctrl-C does. Resume with: agentloop resume %s\n", name, res.PID, name)
+		return nil
+	}
+	fmt.Fprintf(d.Stdout, "%s (pid %d) stops when iteration %d ends. Resume with: agentloop resume %s\n", name, res.PID, res.Iteration+1, name)
+	return nil
+}
