@@ -34,7 +34,7 @@ type Request struct {
 	IterDir string            // where the prompt file and usage log go; "" = the log's directory
 	Env     map[string]string // extra environment (wins over the preset's)
 	LogPath string            // the agent's output (stdout and stderr), 0600
-	Echo    io.Writer         // the terminal when verbose; nil otherwise
+	Echo    io.Writer         // the terminal when verbose (a JSON stream told one line per text and tool call); nil otherwise
 	// CompletionMarker, if set, marks the result Completed when the agent
 	// printed it on a line of its own: in its final answer, or for text output
 	// in more output lines than the prompt has (an echoed prompt does not count).
@@ -148,9 +148,10 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 		stderrLines = newLines(p.Format, maxLine, w.stderr)
 	}
 	errTail := &ring{size: tailBytes}
+	echo := narrateTo(req.Echo, p.Format, maxLine)
 	spec := proc.Spec{
 		Argv: argv, Dir: req.Dir, Env: mergeEnv(r.baseEnv(), p.Env, req.Env),
-		Stdout:  fanout{log, stdoutLines, req.Echo},
+		Stdout:  fanout{log, stdoutLines, echo},
 		Stderr:  fanout{log, stderrLines, errTail, req.Echo},
 		Timeout: effectiveTimeout(req), IdleTimeout: req.IdleTimeout, Grace: r.Grace,
 		Redact: r.Redact,
@@ -169,6 +170,9 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	}
 	pr, err := proc.Run(runCtx, spec)
 	_ = stdoutLines.Close()
+	if echo != nil {
+		_ = echo.Close()
+	}
 	if stderrLines != nil {
 		_ = stderrLines.Close()
 	}

@@ -114,8 +114,11 @@ func TestRunnerClaudeOK(t *testing.T) {
 	if err != nil || st.Mode().Perm() != 0o600 || st.Size() == 0 {
 		t.Errorf("agent.log: %v %v", st, err)
 	}
-	if !strings.Contains(echo.String(), `"type":"result"`) || !strings.Contains(res.Tail, `"total_cost_usd"`) {
-		t.Errorf("echo or tail misses the output")
+	if want := "agent: I will run the tests first.\ntool Bash: go test ./...\n"; !strings.HasPrefix(echo.String(), want) || strings.Contains(echo.String(), `"type"`) {
+		t.Errorf("echo = %q, want it to tell the stream as lines starting %q", echo.String(), want)
+	}
+	if !strings.Contains(res.Tail, `"total_cost_usd"`) {
+		t.Errorf("tail misses the output")
 	}
 }
 

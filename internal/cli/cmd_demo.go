@@ -28,7 +28,7 @@ type demoOptions struct {
 func (o *demoOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.dir, "dir", "", "create the sample project here instead of a temporary folder (kept)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary folder (project, state, logs, report) when the demo ends")
-	fs.BoolVarP(&o.verbose, "verbose", "v", false, "stream the agent's output")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show what the agent says and does (a line per text and tool call)")
 }
 
 func newDemoCmd(d Deps) *cobra.Command {

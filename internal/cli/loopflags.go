@@ -62,7 +62,7 @@ func (o *loopOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.maxCost, "max-cost", 0, "cost budget for the run, in USD")
 	fs.StringVar(&o.config, "config", "", "workspace configuration file (default ./agentloop.yaml)")
 	fs.StringVar(&o.logFormat, "log-format", "", "progress output: text or json")
-	fs.BoolVarP(&o.verbose, "verbose", "v", false, "stream the agent's output and show more detail")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show what the agent says and does (a line per text and tool call) and more detail")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only warnings and the final line")
 	fs.BoolVar(&o.sandbox, "sandbox", false, "run the agents in a sandbox: the work tree writable, $HOME hidden, the network limited to their model API (see 'agentloop doctor'); refuses to start where there is none")
 	fs.StringArrayVar(&o.notify, "notify", nil, "also notify this receiver (repeatable): "+notify.TargetSyntax+"; not recorded for resume")

@@ -1,0 +1,242 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// narrateWidth is how many characters of a text or a tool call's input a
+// narrated line keeps.
+const narrateWidth = 160
+
+// narrator turns the lines of a CLI's JSON stream into one readable line per
+// assistant text and per tool call ("agent: …", "tool Bash: go test ./..."),
+// for -v: the stream itself is in the attempt's agent.log. A line that is not
+// JSON is passed on as it is; other records (usage, results, tool output) are
+// left out. A message Gemini streams in pieces is joined into one line, said
+// when the next record comes.
+type narrator struct {
+	format  string
+	pending strings.Builder // a message still being streamed
+}
+
+// newNarrator returns the narrator of format's stream, nil when the format is
+// not one it reads (its output is echoed as it is).
+func newNarrator(format string) *narrator {
+	switch format {
+	case FormatClaudeStream, FormatAmpStream, FormatQwenStream, FormatCursorStream,
+		FormatCodex, FormatGeminiStream, FormatOpencode, FormatCopilot, FormatGoose:
+		return &narrator{format: format}
+	}
+	return nil
+}
+
+// record is the part of every format's records the narrator reads.
+type record struct {
+	Type    string `json:"type"`
+	Subtype string `json:"subtype"`
+	Role    string `json:"role"`
+	Content json.RawMessage
+	Message *struct {
+		Role    string `json:"role"`
+		Content []struct {
+			Type  string          `json:"type"`
+			Text  string          `json:"text"`
+			Name  string          `json:"name"`
+			Input json.RawMessage `json:"input"`
+		} `json:"content"`
+	} `json:"message"`
+	Item *struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Command string `json:"command"`
+		Server  string `json:"server"`
+		Tool    string `json:"tool"`
+		Changes []struct {
+			Path string `json:"path"`
+		} `json:"changes"`
+	} `json:"item"`
+	ToolName   string          `json:"tool_name"`
+	Parameters json.RawMessage `json:"parameters"`
+	Delta      bool            `json:"delta"`
+	Part       *struct {
+		Type  string `json:"type"`
+		Text  string `json:"text"`
+		Tool  string `json:"tool"`
+		State struct {
+			Input json.RawMessage `json:"input"`
+		} `json:"state"`
+	} `json:"part"`
+	ToolCall map[string]struct {
+		Args json.RawMessage `json:"args"`
+	} `json:"tool_call"`
+	Data *struct {
+		Content   string          `json:"content"`
+		ToolName  string          `json:"toolName"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"data"`
+}
+
+// Line returns the readable lines of one line of the stream.
+func (n *narrator) Line(b []byte) []string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return nil
+	}
+	var r record
+	if b[0] != '{' || json.Unmarshal(b, &r) != nil {
+		return append(n.Flush(), string(b))
+	}
+	if n.format == FormatGeminiStream && r.Type == "message" && r.Role == "assistant" && r.Delta {
+		var s string
+		_ = json.Unmarshal(r.Content, &s)
+		n.pending.WriteString(s)
+		return nil
+	}
+	out := n.Flush()
+	say := func(text string) {
+		if t := oneLine(text, narrateWidth); t != "" {
+			out = append(out, "agent: "+t)
+		}
+	}
+	tool := func(name string, input json.RawMessage) {
+		out = append(out, "tool "+name+": "+toolInput(input))
+	}
+	switch {
+	case r.Message != nil && r.Message.Role == "assistant" && (r.Type == "assistant" || r.Type == "message"):
+		for _, c := range r.Message.Content {
+			switch c.Type {
+			case "text":
+				say(c.Text)
+			case "tool_use":
+				tool(c.Name, c.Input)
+			}
+		}
+	case r.Item != nil && r.Type == "item.started":
+		switch r.Item.Type {
+		case "command_execution":
+			out = append(out, "tool shell: "+oneLine(r.Item.Command, narrateWidth))
+		case "mcp_tool_call":
+			out = append(out, "tool "+r.Item.Server+"."+r.Item.Tool+":")
+		}
+	case r.Item != nil && r.Type == "item.completed":
+		switch r.Item.Type {
+		case "agent_message":
+			say(r.Item.Text)
+		case "file_change":
+			var paths []string
+			for _, c := range r.Item.Changes {
+				paths = append(paths, c.Path)
+			}
+			out = append(out, "tool edit: "+oneLine(strings.Join(paths, " "), narrateWidth))
+		}
+	case r.Type == "message" && r.Role == "assistant":
+		var s string
+		_ = json.Unmarshal(r.Content, &s)
+		say(s)
+	case r.Type == "tool_use" && r.ToolName != "":
+		tool(r.ToolName, r.Parameters)
+	case r.Part != nil && r.Type == "text":
+		say(r.Part.Text)
+	case r.Part != nil && r.Type == "tool_use":
+		tool(r.Part.Tool, r.Part.State.Input)
+	case r.Type == "tool_call" && r.Subtype == "started":
+		for name, c := range r.ToolCall {
+			tool(strings.TrimSuffix(name, "ToolCall"), c.Args)
+		}
+	case r.Data != nil && r.Type == "assistant.message": // whole, after its pieces (assistant.message_delta)
+		say(r.Data.Content)
+	case r.Data != nil && r.Type == "tool.execution_start":
+		tool(r.Data.ToolName, r.Data.Arguments)
+	}
+	return out
+}
+
+// Flush returns the line of a message still being streamed, if any.
+func (n *narrator) Flush() []string {
+	if n.pending.Len() == 0 {
+		return nil
+	}
+	t := oneLine(n.pending.String(), narrateWidth)
+	n.pending.Reset()
+	if t == "" {
+		return nil
+	}
+	return []string{"agent: " + t}
+}
+
+// toolInput is a tool call's input on one line: the value that says what it
+// does (a command, a path, a pattern) when it has one, else its JSON.
+func toolInput(raw json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) == nil {
+		for _, k := range []string{"command", "cmd", "file_path", "filePath", "path", "pattern", "query", "url", "description", "prompt"} {
+			switch v := m[k].(type) {
+			case string:
+				return oneLine(v, narrateWidth)
+			case []any:
+				parts := make([]string, 0, len(v))
+				for _, p := range v {
+					parts = append(parts, fmt.Sprint(p))
+				}
+				return oneLine(strings.Join(parts, " "), narrateWidth)
+			}
+		}
+	}
+	return oneLine(string(raw), narrateWidth)
+}
+
+// oneLine is s with its white space runs made single spaces, cut to width
+// characters with an ellipsis.
+func oneLine(s string, width int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:width-1]) + "…"
+}
+
+// narrateTo is the writer -v echoes a CLI's stdout through: the narrator's
+// lines for a stream it reads, the output as it is otherwise. Close says what
+// is still pending.
+func narrateTo(w io.Writer, format string, maxLine int) io.WriteCloser {
+	n := newNarrator(format)
+	if w == nil || isNilWriter(w) {
+		return nil
+	}
+	if n == nil {
+		return nopCloser{w}
+	}
+	lines := newLines(format, maxLine, func(b []byte) {
+		for _, l := range n.Line(b) {
+			fmt.Fprintln(w, l)
+		}
+	})
+	return &narrating{lines: lines, flush: func() {
+		for _, l := range n.Flush() {
+			fmt.Fprintln(w, l)
+		}
+	}}
+}
+
+type narrating struct {
+	lines io.WriteCloser
+	flush func()
+}
+
+func (n *narrating) Write(p []byte) (int, error) { return n.lines.Write(p) }
+
+func (n *narrating) Close() error {
+	err := n.lines.Close()
+	n.flush()
+	return err
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
