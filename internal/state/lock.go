@@ -149,7 +149,7 @@ func tryLock(name, path string, me LockInfo) (*Lock, error) {
 			}
 		}
 	}
-	if err := l.write(); err != nil {
+	if err := l.write(true); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("lock run %s: %w", name, err)
 	}
@@ -183,7 +183,13 @@ func readInfo(f *os.File) (LockInfo, error) {
 	return info, json.Unmarshal(data, &info)
 }
 
-func (l *Lock) write() error {
+// write writes the lock's information over the file, synced when sync: the
+// owner's identity once, as the run is taken. The list of running children
+// is not synced: it serves whoever recovers the lock after this process died
+// on a machine that kept running (its page cache holds the list); after a
+// machine's crash every child is gone and a lock file cut short is taken
+// silently.
+func (l *Lock) write(sync bool) error {
 	data, err := json.Marshal(l.Info)
 	if err != nil {
 		return err
@@ -193,6 +199,9 @@ func (l *Lock) write() error {
 	}
 	if _, err := l.f.WriteAt(append(data, '\n'), 0); err != nil {
 		return err
+	}
+	if !sync {
+		return nil
 	}
 	return l.f.Sync()
 }
@@ -205,7 +214,7 @@ func (l *Lock) SetChildren(children []proc.Child) {
 		return
 	}
 	l.Info.Children = children
-	_ = l.write()
+	_ = l.write(false)
 }
 
 // Release gives the run up: it removes the lock file, then drops the flock.

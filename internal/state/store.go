@@ -204,7 +204,9 @@ func moveAside(path string) (string, error) {
 	return "", errors.New("too many corrupt copies")
 }
 
-// Save writes the state atomically, 0600. The state must be valid.
+// Save writes the state atomically, 0600, after appending its new history to
+// the run folder's log (synced); see positionWriter for what is made durable
+// when. The state must be valid.
 func (s Store) Save(st *loop.State) error {
 	if st == nil {
 		return errors.New("save state: nil state")
@@ -237,11 +239,27 @@ func (s Store) Save(st *loop.State) error {
 	if err := EnsureDir(s.StateDir()); err != nil {
 		return fmt.Errorf("save state %s: %w", st.Name, err)
 	}
-	if err := WriteFileAtomic(s.StatePath(st.Name), append(data, '\n'), FilePerm); err != nil {
+	if err := positionWriter(st.Status.Ended()).WriteFile(s.StatePath(st.Name), append(data, '\n'), FilePerm); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
 	st.Logged = logged
 	return nil
+}
+
+// positionWriter is how [Store.Save] replaces the state file: its data is
+// synced before the rename, always, so that the file is the old position or
+// the new one, whole. The rename itself is made durable (the directory
+// synced) only by a session's last save: while a run goes on, the iteration's
+// durable record is the history's synced entry, and a power loss that undoes
+// the last rename leaves the previous position with an entry it does not
+// count yet — the state a kill between the two writes leaves, which a resume
+// takes up by running that iteration again. An iteration so costs two syncs:
+// the history's entry and the state file's data.
+func positionWriter(final bool) AtomicWriter {
+	if final {
+		return AtomicWriter{}
+	}
+	return AtomicWriter{SyncDir: func(string) error { return nil }}
 }
 
 func (s Store) historyPath(st *loop.State) string {
