@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/cli"
 	"github.com/agentloop/agentloop/internal/fakeagent"
+	"github.com/agentloop/agentloop/internal/redact/redacttest"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -74,11 +75,13 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":      cmdExits,
-			"waitfile":   cmdWaitFile,
-			"bgexit":     cmdBgExit,
-			"pidsgone":   cmdPidsGone,
-			"hookserver": cmdHookServer,
+			"exits":       cmdExits,
+			"waitfile":    cmdWaitFile,
+			"bgexit":      cmdBgExit,
+			"pidsgone":    cmdPidsGone,
+			"hookserver":  cmdHookServer,
+			"credentials": cmdCredentials,
+			"leaks":       cmdLeaks,
 		},
 	})
 }
@@ -223,4 +226,83 @@ func pidNamespace() (bool, error) {
 		return false, err
 	}
 	return exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").Run() == nil, nil
+}
+
+// credentialSeed makes the credentials of the scripts' credentials and leaks.
+const credentialSeed = 25
+
+// cmdCredentials writes to a file one credential of every kind agentloop
+// redacts, each in the line it is printed in (the private keys over several
+// lines), and sets the secret-named variable whose value is one of them.
+//
+//	credentials FILE
+func cmdCredentials(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: credentials FILE")
+	}
+	creds := redacttest.Credentials(credentialSeed)
+	var b strings.Builder
+	for _, c := range creds {
+		b.WriteString(c.Text() + "\n")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+	for _, kv := range redacttest.EnvFor(creds) {
+		k, v, _ := strings.Cut(kv, "=")
+		ts.Setenv(k, v)
+	}
+}
+
+// cmdLeaks looks for every credential of cmdCredentials (any 12 bytes of it)
+// in the files given, the files under the folders given, and the last
+// command's stdout and stderr (named stdout and stderr). It logs each place
+// that holds one with the kinds it holds, and the total, and fails when there
+// is any (with !, when there is none).
+//
+//	leaks PATH...
+func cmdLeaks(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: leaks PATH...")
+	}
+	creds := redacttest.Credentials(credentialSeed)
+	found, places, read := 0, 0, 0
+	look := func(name, text string) {
+		read++
+		var kinds []string
+		for _, c := range creds {
+			if c.Leaks(text) != "" {
+				kinds = append(kinds, c.Kind)
+			}
+		}
+		if len(kinds) > 0 {
+			found += len(kinds)
+			places++
+			ts.Logf("leak in %s: %s", name, strings.Join(kinds, ", "))
+		}
+	}
+	for _, a := range args {
+		if a == "stdout" || a == "stderr" {
+			look(a, ts.ReadFile(a))
+			continue
+		}
+		root := ts.MkAbs(a)
+		ts.Check(filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			look(filepath.Join(a, rel), string(b))
+			return nil
+		}))
+	}
+	ts.Logf("%d credential(s) of the %d kinds found in %d of %d places", found, len(creds), places, read)
+	if found > 0 && !neg {
+		ts.Fatalf("leaks: credentials found")
+	}
+	if found == 0 && neg {
+		ts.Fatalf("leaks: no credential found")
+	}
 }

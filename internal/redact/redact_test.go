@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/redact/redacttest"
 )
 
 // TestRedactKinds: each kind of credential, in the line it is printed in, is
@@ -14,19 +16,19 @@ import (
 func TestRedactKinds(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(20) {
-		creds := credentials(seed)
-		r := New(envFor(creds))
+		creds := redacttest.Credentials(seed)
+		r := New(redacttest.EnvFor(creds))
 		for _, c := range creds {
-			in := c.text()
+			in := c.Text()
 			out := r.String(in)
-			if leak := c.leaks(out); leak != "" {
-				t.Errorf("seed %d, %s: %q left in %q", seed, c.kind, leak, out)
+			if leak := c.Leaks(out); leak != "" {
+				t.Errorf("seed %d, %s: %q left in %q", seed, c.Kind, leak, out)
 			}
 			if !strings.Contains(out, "[REDACTED") {
-				t.Errorf("seed %d, %s: no marker in %q", seed, c.kind, out)
+				t.Errorf("seed %d, %s: no marker in %q", seed, c.Kind, out)
 			}
-			if words := strings.Fields(strings.SplitN(c.line, "%s", 2)[0]); len(words) > 0 && !strings.HasPrefix(c.kind, "private-key") && !strings.Contains(out, words[0]) {
-				t.Errorf("seed %d, %s: the text around the secret is gone: %q", seed, c.kind, out)
+			if words := strings.Fields(strings.SplitN(c.Line, "%s", 2)[0]); len(words) > 0 && !strings.HasPrefix(c.Kind, "private-key") && !strings.Contains(out, words[0]) {
+				t.Errorf("seed %d, %s: the text around the secret is gone: %q", seed, c.Kind, out)
 			}
 		}
 	}
@@ -132,13 +134,13 @@ func stream(t testing.TB, r *Redactor, in string, size int) string {
 // redacting the whole text gives.
 func TestWriterSplitsAnywhere(t *testing.T) {
 	t.Parallel()
-	creds := credentials(7)
-	r := New(envFor(creds))
+	creds := redacttest.Credentials(7)
+	r := New(redacttest.EnvFor(creds))
 	var in strings.Builder
 	for i, c := range creds {
-		fmt.Fprintf(&in, "line %d before\n%s\nline %d after\n", i, c.text(), i)
+		fmt.Fprintf(&in, "line %d before\n%s\nline %d after\n", i, c.Text(), i)
 	}
-	in.WriteString("last line without newline " + creds[0].secret)
+	in.WriteString("last line without newline " + creds[0].Secret)
 	whole := r.String(in.String())
 	for _, size := range []int{1, 2, 3, 7, 64, 333, 4096, len(in.String())} {
 		got := stream(t, r, in.String(), size)
@@ -146,8 +148,8 @@ func TestWriterSplitsAnywhere(t *testing.T) {
 			t.Fatalf("writes of %d: the stream differs from the whole:\n%s\nwant:\n%s", size, got, whole)
 		}
 		for _, c := range creds {
-			if leak := c.leaks(got); leak != "" {
-				t.Errorf("writes of %d, %s: %q left", size, c.kind, leak)
+			if leak := c.Leaks(got); leak != "" {
+				t.Errorf("writes of %d, %s: %q left", size, c.Kind, leak)
 			}
 		}
 	}
@@ -160,21 +162,21 @@ func TestWriterSplitsAnywhere(t *testing.T) {
 // wherever the cut falls, is redacted whole.
 func TestWriterLongLines(t *testing.T) {
 	t.Parallel()
-	creds := credentials(3)
-	r := New(envFor(creds))
+	creds := redacttest.Credentials(3)
+	r := New(redacttest.EnvFor(creds))
 	for _, c := range creds {
-		if strings.Contains(c.secret, "\n") {
+		if strings.Contains(c.Secret, "\n") {
 			continue // a key block is lines
 		}
 		for _, at := range []int{maxLine - holdBack - 5, maxLine - 20, maxLine - 1, maxLine + 3, 2*maxLine - 10} {
-			line := strings.Repeat("x", at) + " " + c.text() + " " + strings.Repeat("y", maxLine) + "\n"
+			line := strings.Repeat("x", at) + " " + c.Text() + " " + strings.Repeat("y", maxLine) + "\n"
 			for _, size := range []int{1000, 32 << 10, len(line)} {
 				got := stream(t, r, line, size)
-				if leak := c.leaks(got); leak != "" {
-					t.Errorf("%s at %d, writes of %d: %q left", c.kind, at, size, leak)
+				if leak := c.Leaks(got); leak != "" {
+					t.Errorf("%s at %d, writes of %d: %q left", c.Kind, at, size, leak)
 				}
 				if strings.Count(got, "x") < at || strings.Count(got, "y") < maxLine {
-					t.Errorf("%s at %d: the text around the secret did not all come out", c.kind, at)
+					t.Errorf("%s at %d: the text around the secret did not all come out", c.Kind, at)
 				}
 			}
 		}
@@ -276,8 +278,8 @@ func TestWriterReportsDestinationError(t *testing.T) {
 }
 
 func FuzzRedact(f *testing.F) {
-	for _, c := range credentials(1) {
-		f.Add(c.text(), 3)
+	for _, c := range redacttest.Credentials(1) {
+		f.Add(c.Text(), 3)
 	}
 	f.Add("-----BEGIN PRIVATE KEY-----", 1)
 	f.Add("api_key = 'x'\n-----BEGIN PRIVATE KEY-----\nQUJD\n-----END PRIVATE KEY-----", 5)

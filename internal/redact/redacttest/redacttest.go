@@ -1,4 +1,7 @@
-package redact
+// Package redacttest makes realistic credentials of every kind agentloop
+// promises to redact, for tests: the redactor's own, and the end-to-end
+// scripts that plant them in what an agent, a gate and a diff print.
+package redacttest
 
 import (
 	"encoding/base64"
@@ -6,11 +9,11 @@ import (
 	"strings"
 )
 
-// A credential the tests plant, and the text it is printed in.
-type credential struct {
-	kind   string
-	secret string // what must never come out, nor a long piece of it
-	line   string // the text that carries it
+// Credential is one credential a test plants, and the text it is printed in.
+type Credential struct {
+	Kind   string
+	Secret string // what must never come out, nor a long piece of it
+	Line   string // the text that carries it, with %s for Secret
 }
 
 // gen makes realistic credentials from a fixed seed: the shapes of the real
@@ -60,15 +63,15 @@ func (g gen) pemBody(lines int) []string {
 	return out
 }
 
-// credentials returns one credential of each kind agentloop promises to redact,
-// as an agent, a gate or a diff prints it.
-func credentials(seed uint64) []credential {
+// Credentials returns one credential of each kind agentloop promises to
+// redact, as an agent, a gate or a diff prints it, made from seed.
+func Credentials(seed uint64) []Credential {
 	g := newGen(seed)
 	pem := g.pemBody(8)
 	jwt := g.jwt()
 	awsSecret := g.from(b64, 40)
 	urlPass := g.from(alnum, 18)
-	return []credential{
+	return []Credential{
 		{"github-pat", "ghp_" + g.from(alnum, 36), "export GITHUB_TOKEN=%s"},
 		{"github-fine-grained-pat", "github_pat_" + g.from(word, 82), "gh auth login --with-token <<< %s"},
 		{"gitlab-pat", "glpat-" + g.from(wordDash, 20), `{"private_token": "%s"}`},
@@ -90,24 +93,28 @@ func credentials(seed uint64) []credential {
 	}
 }
 
-// envFor is the environment whose secret-named variable holds the env-value
+// EnvVar is the secret-named variable whose value is the env-value
+// credential (see [EnvFor]).
+const EnvVar = "DEPLOY_SERVICE_TOKEN"
+
+// EnvFor is the environment whose secret-named variable holds the env-value
 // credential.
-func envFor(creds []credential) []string {
+func EnvFor(creds []Credential) []string {
 	for _, c := range creds {
-		if c.kind == "env-value" {
-			return []string{"DEPLOY_SERVICE_TOKEN=" + c.secret}
+		if c.Kind == "env-value" {
+			return []string{EnvVar + "=" + c.Secret}
 		}
 	}
 	return nil
 }
 
-// text is the credential's line.
-func (c credential) text() string { return strings.Replace(c.line, "%s", c.secret, 1) }
+// Text is the credential's line.
+func (c Credential) Text() string { return strings.Replace(c.Line, "%s", c.Secret, 1) }
 
-// leaks returns a piece of the secret (a whole line of it, or 12 bytes) that
-// is still in out, or "".
-func (c credential) leaks(out string) string {
-	for _, part := range strings.Split(c.secret, "\n") {
+// Leaks returns a piece of the secret (12 bytes of one of its lines) that is
+// still in out, or "".
+func (c Credential) Leaks(out string) string {
+	for _, part := range strings.Split(c.Secret, "\n") {
 		for i := 0; i+12 <= len(part); i += 6 {
 			if piece := part[i : i+12]; strings.Contains(out, piece) {
 				return piece
