@@ -75,8 +75,8 @@ func newScreen(d Deps, o loopOptions, p *plan.Plan) *ui.Printer {
 	out := process(d).Progress(format == "json")
 	return ui.New(ui.Options{
 		Out: out, Now: d.Now, JSON: format == "json", Quiet: o.quiet, Verbose: o.verbose,
-		Terminal: canRedraw(d, out) && !o.verbose,
-		Width:    func() int { return termWidth(d, out) },
+		Terminal: canRedraw(d, out) && !o.verbose, Color: canColor(d, out),
+		Width: func() int { return termWidth(d, out) },
 	})
 }
 

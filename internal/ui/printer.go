@@ -23,7 +23,10 @@ type Options struct {
 	// can be resized); 0 or nil: unknown, the line is not cut.
 	Width  func() int
 	Prefix string // put before every line (a task's id in a task graph)
-	Task   string // the task's id in a task graph: a "task" key on every JSON line
+	// Color: Out is a colour terminal (and NO_COLOR is not set): warnings
+	// are yellow, escalations bold red.
+	Color bool
+	Task  string // the task's id in a task graph: a "task" key on every JSON line
 }
 
 // Printer turns loop events into the lines a person reads. It is safe for
@@ -73,7 +76,13 @@ func (p *Printer) Event(ev loop.Event) {
 	}
 	p.track(ev)
 	if line, level := p.format(ev); line != "" && (!p.o.Quiet || level > levelInfo) {
-		p.line(ev.Time, line)
+		style := styleNone
+		if _, ok := ev.Data.(loop.Escalated); ok {
+			style = styleEscalation
+		} else if level == levelWarn {
+			style = styleWarning
+		}
+		p.styled(ev.Time, line, style)
 	}
 }
 
@@ -97,7 +106,7 @@ func (p *Printer) Warnf(format string, args ...any) {
 		p.json(loop.Event{Time: p.o.Now(), Data: loop.Warning{Message: msg}})
 		return
 	}
-	p.line(p.o.Now(), "WARNING: "+msg)
+	p.styled(p.o.Now(), "WARNING: "+msg, styleWarning)
 }
 
 // json prints the event as one line of the events' JSON encoding; an event that
@@ -178,8 +187,24 @@ func (p *Printer) clear() {
 	}
 }
 
-func (p *Printer) line(t time.Time, s string) {
+func (p *Printer) line(t time.Time, s string) { p.styled(t, s, styleNone) }
+
+// A style is how a line is coloured on a colour terminal: an SGR sequence.
+type style string
+
+const (
+	styleNone       style = ""
+	styleWarning    style = "33"   // yellow
+	styleEscalation style = "1;31" // bold red
+)
+
+// styled prints a line, its text in style on a colour terminal (each of its
+// lines, so that a pager or a cut never carries the colour further).
+func (p *Printer) styled(t time.Time, s string, st style) {
 	p.clear()
+	if p.o.Color && st != styleNone {
+		s = "\x1b[" + string(st) + "m" + strings.ReplaceAll(s, "\n", "\x1b[0m\n\x1b["+string(st)+"m") + "\x1b[0m"
+	}
 	fmt.Fprintf(p.o.Out, "[%s] %s%s\n", t.Format("15:04:05"), p.o.Prefix, s)
 }
 

@@ -194,3 +194,24 @@ func TestJSONEventsOfATask(t *testing.T) {
 		t.Errorf("the line does not read as an event: %+v, %v", ev, err)
 	}
 }
+
+func TestPrinterColors(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	for _, color := range []bool{true, false} {
+		var out bytes.Buffer
+		p := New(Options{Out: &out, Now: func() time.Time { return now }, Color: color})
+		p.Event(loop.Event{Time: now, Iteration: 1, Data: loop.IterationStarted{}})
+		p.Event(loop.Event{Time: now, Iteration: 1, Data: loop.Escalated{Reason: "stuck", Question: "Which?"}})
+		p.Warnf("disk %s", "full")
+		want := "[10:00:00] Iteration 1 starting...\n" +
+			"[10:00:00] \x1b[1;31mESCALATED: stuck\x1b[0m\n\x1b[1;31m  Question: Which?\x1b[0m\n" +
+			"[10:00:00] \x1b[33mWARNING: disk full\x1b[0m\n"
+		if !color {
+			want = "[10:00:00] Iteration 1 starting...\n[10:00:00] ESCALATED: stuck\n  Question: Which?\n[10:00:00] WARNING: disk full\n"
+		}
+		if diff := cmp.Diff(want, out.String()); diff != "" {
+			t.Errorf("Color=%v (-want +got):\n%s", color, diff)
+		}
+	}
+}
