@@ -236,7 +236,10 @@ func TestRunAgents(t *testing.T) {
 		}
 		return "", errors.New("not found")
 	}}
-	if err := runAgents(context.Background(), d); err != nil {
+	wd := t.TempDir()
+	d.Getwd = func() (string, error) { return wd, nil }
+	d.Getenv = func(string) string { return "" }
+	if err := runAgents(context.Background(), d, ""); err != nil {
 		t.Fatal(err)
 	}
 	var claude, codex string
