@@ -1,0 +1,137 @@
+package ledger
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var t0 = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+
+func settle(id string, at time.Time, k Key, usd float64) Record {
+	return Record{Kind: KindSettle, ID: id, At: at, Run: "r", Key: k, Charges: []Charge{{Key: k, USD: usd, Tokens: int64(usd * 1000)}}}
+}
+
+func TestJudge(t *testing.T) {
+	t.Parallel()
+	claude := Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
+	codex := Key{Provider: "codex", Account: "codex:bb", Model: "o3"}
+	day := Cap{Name: "day", Period: Day, MaxCostUSD: 5}
+	soft := Cap{Name: "day-soft", Period: Day, SoftCostUSD: 3, MaxCostUSD: 5}
+	claudeWeek := Cap{Name: "week/claude", Period: Week, Provider: "claude", MaxCostUSD: 2}
+	tokens := Cap{Name: "tok", Period: Month, MaxTokens: 3000, SoftTokens: 2000}
+	live := Owner{PID: 1}
+	dead := Owner{PID: 2}
+	alive := func(o Owner) bool { return o != dead }
+	tests := []struct {
+		name    string
+		recs    []Record
+		caps    []Cap
+		k       Key
+		usd     float64
+		want    Verdict
+		cap     string
+		leftUSD float64
+		reason  string
+	}{
+		{name: "no caps", k: claude, usd: 1, want: Granted, leftUSD: -1},
+		{name: "room left", recs: []Record{settle("a", t0, claude, 1)}, caps: []Cap{day}, k: claude, usd: 1, want: Granted, leftUSD: 4},
+		{name: "would cross the hard limit", recs: []Record{settle("a", t0, claude, 4.5)}, caps: []Cap{day}, k: claude, usd: 0.6, want: Refused, cap: "day",
+			reason: "cap day (all spend): $4.50 spent and $0.00 held by running iterations, of the limit $5.00 today; the next iteration needs about $0.60"},
+		{name: "exactly at the limit fits", recs: []Record{settle("a", t0, claude, 4.5)}, caps: []Cap{day}, k: claude, usd: 0.5, want: Granted, leftUSD: 0.5},
+		{name: "spent up, nothing predicted", recs: []Record{settle("a", t0, claude, 5)}, caps: []Cap{day}, k: claude, usd: 0, want: Refused, cap: "day"},
+		{name: "yesterday does not count", recs: []Record{settle("a", t0.Add(-24*time.Hour), claude, 5)}, caps: []Cap{day}, k: claude, usd: 1, want: Granted, leftUSD: 5},
+		{name: "held by a live loop counts", recs: []Record{settle("a", t0, claude, 3), {Kind: KindReserve, ID: "b", At: t0, Key: codex, USD: 1.5, Owner: &live}},
+			caps: []Cap{day}, k: claude, usd: 1, want: Refused, cap: "day"},
+		{name: "held by a dead loop does not", recs: []Record{settle("a", t0, claude, 3), {Kind: KindReserve, ID: "b", At: t0, Key: codex, USD: 1.5, Owner: &dead}},
+			caps: []Cap{day}, k: claude, usd: 1, want: Granted, leftUSD: 2},
+		{name: "a settled reservation is not held", recs: []Record{{Kind: KindReserve, ID: "b", At: t0, Key: codex, USD: 4, Owner: &live}, settle("b", t0, codex, 1)},
+			caps: []Cap{day}, k: claude, usd: 3, want: Granted, leftUSD: 4},
+		{name: "soft limit parks", recs: []Record{settle("a", t0, claude, 2.5)}, caps: []Cap{soft}, k: claude, usd: 1, want: Parked, cap: "day-soft", leftUSD: 2.5},
+		{name: "approved soft limit lets it pass", recs: []Record{settle("a", t0, claude, 2.5), {Kind: KindApprove, At: t0, Cap: "day-soft", Period: "2026-11-25"}},
+			caps: []Cap{soft}, k: claude, usd: 1, want: Granted, leftUSD: 2.5},
+		{name: "yesterday's approval does not", recs: []Record{settle("a", t0, claude, 2.5), {Kind: KindApprove, At: t0, Cap: "day-soft", Period: "2026-11-24"}},
+			caps: []Cap{soft}, k: claude, usd: 1, want: Parked, cap: "day-soft", leftUSD: 2.5},
+		{name: "a hard limit wins over a soft one", recs: []Record{settle("a", t0, claude, 2.5)}, caps: []Cap{soft, claudeWeek}, k: claude, usd: 1, want: Refused, cap: "week/claude"},
+		{name: "another provider's cap does not apply", recs: []Record{settle("a", t0, claude, 1.9)}, caps: []Cap{claudeWeek}, k: codex, usd: 1, want: Granted, leftUSD: -1},
+		{name: "tokens soft", recs: []Record{settle("a", t0, claude, 2)}, caps: []Cap{tokens}, k: claude, want: Parked, cap: "tok", leftUSD: -1},
+		{name: "tokens hard", recs: []Record{settle("a", t0, claude, 3)}, caps: []Cap{tokens}, k: claude, want: Refused, cap: "tok"},
+		{name: "a model's cap covers a key whose model is not known yet", recs: []Record{settle("a", t0, claude, 2)},
+			caps: []Cap{{Name: "m", Period: Day, Model: "sonnet", MaxCostUSD: 2}}, k: Key{Provider: "claude"}, usd: 0.1, want: Refused, cap: "m"},
+		{name: "a model's cap leaves other models alone", recs: []Record{settle("a", t0, claude, 2)},
+			caps: []Cap{{Name: "m", Period: Day, Model: "sonnet", MaxCostUSD: 2}}, k: codex, usd: 0.1, want: Granted, leftUSD: -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := NewBook(time.UTC)
+			for _, r := range tt.recs {
+				b.Apply(r)
+			}
+			g := b.Judge(tt.caps, tt.k, tt.usd, 0, t0.Add(time.Hour), alive, "")
+			if g.Verdict != tt.want || g.Cap.Name != tt.cap {
+				t.Fatalf("verdict %s by cap %q (%s), want %s by %q", g.Verdict, g.Cap.Name, g.Reason, tt.want, tt.cap)
+			}
+			if tt.want != Refused && g.LeftUSD != tt.leftUSD {
+				t.Errorf("left $%g, want $%g", g.LeftUSD, tt.leftUSD)
+			}
+			if tt.reason != "" && g.Reason != tt.reason {
+				t.Errorf("reason:\n%s\nwant:\n%s", g.Reason, tt.reason)
+			}
+		})
+	}
+}
+
+func TestBookSettlesOnce(t *testing.T) {
+	t.Parallel()
+	k := Key{Provider: "claude"}
+	b := NewBook(time.UTC)
+	b.Apply(Record{Kind: KindReserve, ID: "x", At: t0, Key: k, USD: 1, Owner: &Owner{PID: 1}})
+	b.Apply(settle("x", t0, k, 0.7))
+	b.Apply(settle("x", t0, k, 0.7))                                                           // a recovery settling it again
+	b.Apply(Record{Kind: KindReserve, ID: "x", At: t0, Key: k, USD: 1, Owner: &Owner{PID: 1}}) // a late reserve line
+	s := b.Spent(Cap{Period: Day}, t0)
+	if diff := cmp.Diff(Sum{USD: 0.7, Tokens: 700, Iterations: 1}, s); diff != "" {
+		t.Errorf("spent (-want +got):\n%s", diff)
+	}
+	if h := b.OpenReservations(nil); len(h) != 0 {
+		t.Errorf("held %+v, want none", h)
+	}
+	if p := b.Prior("claude"); p != 0.7 {
+		t.Errorf("prior %g, want 0.7", p)
+	}
+}
+
+func TestPeriods(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC) // ISO week 1 of 2026
+	for p, want := range map[Period]string{Day: "2026-01-01", Week: "2026-W01", Month: "2026-01"} {
+		if got := p.Of(at); got != want {
+			t.Errorf("%s of %v = %s, want %s", p, at, got, want)
+		}
+	}
+	if got := Week.Of(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)); got != "2026-W53" {
+		t.Errorf("week of 2027-01-01 = %s, want 2026-W53", got)
+	}
+}
+
+func TestCapValidate(t *testing.T) {
+	t.Parallel()
+	err := Cap{Period: "year", SoftCostUSD: 5, MaxCostUSD: 3}.Validate()
+	for _, want := range []string{`period "year" is not one of day, week, month`, "soft_cost_usd 5 is above max_cost_usd 3"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to say %q", err, want)
+		}
+	}
+	if err := (Cap{Period: Day}).Validate(); err == nil || !strings.Contains(err.Error(), "no limit") {
+		t.Errorf("a cap without a limit: %v", err)
+	}
+	if err := (Cap{Period: Week, MaxCostUSD: 1}).Validate(); err != nil {
+		t.Errorf("a valid cap: %v", err)
+	}
+	if n := (Cap{Period: Month, Provider: "claude", Model: "o3"}).DefaultName(); n != "month/claude/model=o3" {
+		t.Errorf("name %q", n)
+	}
+}

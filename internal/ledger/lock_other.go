@@ -1,0 +1,14 @@
+//go:build !unix
+
+package ledger
+
+import (
+	"errors"
+	"os"
+)
+
+func lockFile(*os.File) error {
+	return errors.New("the shared spend ledger needs flock (Linux, macOS, BSD)")
+}
+
+func unlockFile(*os.File) {}
