@@ -69,6 +69,7 @@ func Environment() []EnvHelp {
 		EnvHelp{"AGENTLOOP_KILL_GRACE", "how long an ended agent or gate gets between SIGTERM and SIGKILL (a Go duration)"},
 		EnvHelp{"AGENTLOOP_BACKOFF_BASE", "the first wait before retrying an overloaded or unreachable agent (a Go duration)"},
 		EnvHelp{"AGENTLOOP_RATE_LIMIT_MAX_WAIT", "the longest wait for an agent's rate limit to reset before stopping (a Go duration)"},
+		EnvHelp{"AGENTLOOP_BUDGET_POLL", "how often a loop parked by a soft limit of budgets: looks at the spend ledger again (a Go duration, default 5s)"},
 		EnvHelp{"AGENTLOOP_CGROUP", "off: no cgroup of its own for each agent and gate run; what leaves a run and drops its marker is then found among the orphans agentloop adopts (see agentloop doctor)"},
 		EnvHelp{notify.DefaultSecretEnv, "the secret a notify.webhook's body is signed with (HMAC-SHA256, X-Agentloop-Signature-256) when it names no secret_env"},
 	)

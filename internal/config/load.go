@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -106,8 +107,20 @@ func Load(o Options) (*Config, error) {
 			errs = append(errs, &Error{Where: "flag --notify", Msg: err.Error()})
 		}
 	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"--daily-cap", o.Flags.DailyCap}, {"--weekly-cap", o.Flags.WeeklyCap}, {"--monthly-cap", o.Flags.MonthlyCap}} {
+		if f.v != nil && (*f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
+			errs = append(errs, &Error{Where: "flag " + f.name, Msg: fmt.Sprintf("expected an amount in USD ≥ 0, got %v", *f.v)})
+		}
+	}
 	if len(errs) > 0 {
 		return nil, invalid(errs)
+	}
+	c.Budgets = withCapFlags(c.Budgets, o.Flags)
+	if rest, ok := strings.CutPrefix(c.Budgets.Ledger, "~"+string(filepath.Separator)); ok {
+		c.Budgets.Ledger = filepath.Join(o.Getenv("HOME"), rest)
 	}
 	for _, l := range layers[1:] {
 		c.Files = append(c.Files, l.o.path())
@@ -125,7 +138,7 @@ func resolveAll(at origins, layers []layer, env, flags *layerBuilder, context []
 	topNode = merge(merge(topNode, env.top, ""), flags.top, "")
 	t := d.top(topNode)
 	c := &Config{
-		StateDir: t.StateDir, LogFormat: t.LogFormat, Agents: t.Agents, Prices: t.Prices, Temporal: t.Temporal, Notify: t.Notify,
+		StateDir: t.StateDir, LogFormat: t.LogFormat, Agents: t.Agents, Prices: t.Prices, Temporal: t.Temporal, Notify: t.Notify, Budgets: t.Budgets,
 		procs: map[string]Procedure{}, sources: map[string][]Source{},
 		// notify: is left out: its URLs can be secrets (a Slack webhook's path).
 		top: at.sources(without(topNode, "agents", "prices", "notify"), "", nil),

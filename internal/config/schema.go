@@ -30,6 +30,7 @@ type top struct {
 	Prices     map[string]Price
 	Temporal   Temporal
 	Notify     notify.Config
+	Budgets    Budgets
 	Defaults   *yaml.Node
 	Procedures map[string]*yaml.Node
 	Order      []string // procedure names in file order
@@ -49,6 +50,7 @@ func (d *decoder) top(n *yaml.Node) top {
 		},
 		"temporal": func(v *yaml.Node, k string) { t.Temporal = d.temporal(v, k) },
 		"notify":   func(v *yaml.Node, k string) { t.Notify = d.notify(v, k) },
+		"budgets":  func(v *yaml.Node, k string) { t.Budgets = d.budgets(v, k) },
 		"defaults": func(v *yaml.Node, k string) {
 			t.Defaults = v
 			d.procedure(v, k) // validate now, with positions

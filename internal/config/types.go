@@ -18,6 +18,7 @@ type Config struct {
 	Prices    map[string]Price     // USD per million tokens, by model
 	Temporal  Temporal             // where the Temporal engine's server is (unset fields: the defaults)
 	Notify    notify.Config        // where notifications go (notify:, and --notify)
+	Budgets   Budgets              // the caps every loop of the user shares (the user's configuration only)
 	Files     []string             // the configuration files read, in tier order, as messages name them
 
 	procs   map[string]Procedure
@@ -214,4 +215,7 @@ type Overrides struct {
 	// Notify are receivers added to the configuration's, each as
 	// [notify.TargetSyntax] says; "none" drops those before it.
 	Notify []string
+	// DailyCap, WeeklyCap and MonthlyCap (--daily-cap, …) are the hard
+	// limits, in USD, of what every loop together spends in the period.
+	DailyCap, WeeklyCap, MonthlyCap *float64
 }
