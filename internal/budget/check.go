@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -85,4 +86,19 @@ func meanOf(cs []Cost, get func(Cost) (float64, bool)) (mean float64, n int, unk
 		return 0, 0, unknown
 	}
 	return sum / float64(n), n, unknown
+}
+
+// Predict is what the next iteration is expected to cost: [Margin] × the mean
+// of the iterations so far, for tokens and cost each from the iterations that
+// reported it (zero, unknown, when none did). A shared ledger reserves it
+// before the iteration starts.
+func Predict(perIteration []Cost) Cost {
+	var p Cost
+	if mean, n, _ := meanOf(perIteration, func(c Cost) (float64, bool) { return c.CostUSD, c.CostKnown }); n > 0 {
+		p.CostUSD, p.CostKnown = Margin*mean, true
+	}
+	if mean, n, _ := meanOf(perIteration, func(c Cost) (float64, bool) { return float64(c.Tokens), c.TokensKnown }); n > 0 {
+		p.Tokens, p.TokensKnown = int64(math.Ceil(Margin*mean)), true
+	}
+	return p
 }

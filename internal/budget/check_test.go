@@ -191,3 +191,18 @@ func TestWithin(t *testing.T) {
 		t.Errorf("Minus(nothing) = %+v, want %+v", got, all)
 	}
 }
+
+func TestPredict(t *testing.T) {
+	t.Parallel()
+	got := Predict([]Cost{
+		{CostUSD: 1, CostKnown: true, Tokens: 100, TokensKnown: true},
+		{CostUSD: 3, CostKnown: true},
+		{CostUSD: 9}, // not known: left out, never taken as 0
+	})
+	if got.CostUSD != 2.4 || !got.CostKnown || got.Tokens != 120 || !got.TokensKnown {
+		t.Errorf("Predict = %+v, want $2.4 and 120 tokens", got)
+	}
+	if p := Predict(nil); p.CostKnown || p.CostUSD != 0 || p.TokensKnown {
+		t.Errorf("Predict(nil) = %+v, want nothing known", p)
+	}
+}

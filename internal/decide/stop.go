@@ -24,7 +24,7 @@ func (e *Engine) Preflight(in loop.PreflightInput) loop.Preflight {
 	}
 	l := spec.Limits
 	v := judgeBudget(l, in.Budget)
-	p := loop.Preflight{Action: loop.ActionContinue, Remaining: v.Remaining}
+	p := loop.Preflight{Action: loop.ActionContinue, Remaining: v.Remaining, Reserve: budget.Predict(in.Budget.PerIteration)}
 	switch {
 	case l.MaxIterations > 0 && st.Iteration >= l.MaxIterations && !spec.HasGates && !spec.HasReviewer:
 		p.Action, p.Message = loop.ActionComplete, fmt.Sprintf("max iterations reached (%d)", l.MaxIterations)

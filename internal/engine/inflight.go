@@ -52,8 +52,16 @@ func (l *Local) inflightPath() string { return filepath.Join(l.RunDir, inflightF
 // undoes the attempt. A marker of an attempt the state records (numbered last
 // or lower: the process died between saving the state and removing it) is
 // stale and removed. An attempt that died before its marker was written is
-// found by its folder ([Local.unmarked]).
+// found by its folder ([Local.unmarked]). With a shared spend, each cut
+// attempt's reservation is settled with what its transcript tells.
 func (l *Local) Recover(ctx context.Context, last int) ([]loop.Interrupted, error) {
+	cut, err := l.recoverCut(ctx, last)
+	l.settleCut(cut)
+	return cut, err
+}
+
+// recoverCut finds the attempts an earlier session cut ([Local.Recover]).
+func (l *Local) recoverCut(ctx context.Context, last int) ([]loop.Interrupted, error) {
 	path := l.inflightPath()
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {

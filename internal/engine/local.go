@@ -51,7 +51,12 @@ type Local struct {
 	// lines) in the escalation report.
 	EscalationDiffLines int
 
+	// Spend, when set, is the spend the run shares with the user's other
+	// loops: each iteration is reserved in its ledger and settled after.
+	Spend *SharedSpend
+
 	beat func() // stops the heartbeat of the attempt in progress (see inflight.go)
+	held *held  // the reservation of the iteration about to run (spend.go)
 }
 
 // RateLimitPolicy says how long to wait on rate limits and transient failures.
@@ -72,7 +77,13 @@ func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, 
 		ctx, cancel = context.WithTimeoutCause(ctx, left, loop.ErrTimeRanOut)
 		defer cancel()
 	}
+	if r.Kind == loop.StepIteration {
+		r.Remaining = l.withinHeld(r.Remaining)
+	}
 	res, err := l.step(ctx, r)
+	if r.Kind == loop.StepIteration {
+		l.settle(res.Iteration)
+	}
 	if err != nil && parent.Err() == nil && errors.Is(context.Cause(ctx), loop.ErrTimeRanOut) {
 		err = loop.ErrTimeRanOut
 	}
@@ -86,6 +97,8 @@ func (l *Local) step(ctx context.Context, r loop.StepRequest) (loop.StepResult, 
 	switch r.Kind {
 	case loop.StepBaseline:
 		return l.baseline(ctx)
+	case loop.StepReserve:
+		return l.reserve(ctx, r)
 	case loop.StepIteration:
 		res, err := l.iteration(ctx, r)
 		if err != nil && res.Start != "" {
@@ -405,6 +418,9 @@ func (l *Local) Emit(_ context.Context, ev loop.Event) error {
 // Close releases what the engine holds between steps (the workspace's private
 // index). The engine can still be used after it.
 func (l *Local) Close() {
+	if l.Spend != nil && l.Spend.Ledger != nil {
+		_ = l.Spend.Ledger.Close()
+	}
 	if c, ok := l.Work.(interface{ Close() }); ok {
 		c.Close()
 	}

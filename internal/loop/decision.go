@@ -58,6 +58,9 @@ type Preflight struct {
 	// Remaining is what the run has left: the agent is ended when its live usage
 	// crosses it.
 	Remaining budget.Remaining `json:"remaining"`
+	// Reserve is what the next iteration is predicted to cost, for a spend
+	// shared with other loops to hold before it starts.
+	Reserve budget.Cost `json:"reserve"`
 }
 
 // DecideInput is what a [Decider] sees after an iteration. State holds the history

@@ -18,6 +18,12 @@ const (
 	StepBaseline  StepKind = "baseline"  // run the gates on the untouched tree
 	StepIteration StepKind = "iteration" // compose the prompt, run the agent, the gates and the reviewer
 	StepRollback  StepKind = "rollback"  // restore the work tree to a checkpoint, keeping what differs from Expect
+	// StepReserve holds the next iteration's predicted cost ([StepRequest.Reserve])
+	// in the spend shared with the user's other loops, before the iteration
+	// starts (only when [Spec.Shared]). It may wait (a soft limit, an
+	// account's usage window: not billed), or stop the run ([StopError]: a
+	// hard limit). The iteration step that follows settles it.
+	StepReserve StepKind = "reserve"
 )
 
 // StepRequest is what the loop asks of its environment.
@@ -48,6 +54,8 @@ type StepRequest struct {
 	// Remaining is what the run has left to spend (the decider's preflight): the
 	// agent is ended when its live usage crosses it.
 	Remaining budget.Remaining
+	// Reserve (StepReserve) is what the next iteration is predicted to cost.
+	Reserve budget.Cost
 }
 
 // StepResult is what a step produced.

@@ -110,6 +110,11 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 			}
 			continue
 		}
+		if r.spec.Shared {
+			if out, done, err := r.reserve(ctx, p); done {
+				return out, err
+			}
+		}
 		out, done, err := r.iterate(ctx, p.Remaining)
 		if done {
 			return out, err
@@ -141,6 +146,25 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 	}
 	r.emit(ctx, 0, BaselineFinished{Gates: len(res.Baseline), Failures: failing})
 	return Outcome{}, false, nil
+}
+
+// reserve asks the environment to hold the next iteration's predicted cost
+// in the spend shared with other loops; done reports that the session ends
+// (a hard limit, a signal while it waited). The time it waits is not the
+// run's: no iteration ran.
+func (r *runner) reserve(ctx context.Context, p Preflight) (Outcome, bool, error) {
+	_, err := r.env.Step(ctx, StepRequest{
+		Kind: StepReserve, Iteration: r.st.Iteration + 1, Seq: r.st.Attempts + 1,
+		Agent: r.st.Next.Agent, Reserve: p.Reserve, Remaining: p.Remaining,
+	})
+	if err == nil && ctx.Err() == nil {
+		return Outcome{}, false, nil
+	}
+	if err == nil {
+		err = context.Cause(ctx)
+	}
+	out, err := r.stepFailed(ctx, err)
+	return out, true, err
 }
 
 // iterate runs one iteration with what the run has left to spend; done reports

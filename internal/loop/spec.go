@@ -11,5 +11,8 @@ type Spec struct {
 	HasGates    bool
 	HasReviewer bool
 	Baseline    bool // run the gates once on the untouched tree first
-	Decider     Decider
+	// Shared: the run's spend is governed with the user's other loops (a
+	// shared ledger): each iteration is reserved first ([StepReserve]).
+	Shared  bool
+	Decider Decider
 }

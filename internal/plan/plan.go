@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"github.com/agentloop/agentloop/internal/ledger"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -57,6 +58,20 @@ type Plan struct {
 	// Home is agentloop's $HOME, which a sandbox hides.
 	Home string
 
+	// Budgets are the caps every loop of the user shares (On: the run
+	// reserves and settles each iteration in the ledger at LedgerPath).
+	Budgets    config.Budgets
+	LedgerPath string
+	// Keys are who each agent charges in the ledger, by name ("" the
+	// configured agent); ReviewerKey is the reviewer's.
+	Keys        map[string]ledger.Key
+	ReviewerKey ledger.Key
+	// BudgetPoll is how often a loop parked by a soft limit looks at the
+	// ledger again (AGENTLOOP_BUDGET_POLL; 0: 5s).
+	BudgetPoll time.Duration
+	// ConfigFiles are the configuration files read, for messages.
+	ConfigFiles []string
+
 	secrets *redact.Redactor // Secrets, made once
 }
 
@@ -91,7 +106,7 @@ func (p *Plan) Spec() loop.Spec {
 	return loop.Spec{
 		Name: p.Name, Procedure: p.Proc.Name, Task: p.TaskText(), Limits: p.Proc.Limits.Limits,
 		HasGates: len(p.Gates) > 0, HasReviewer: p.Reviewer != nil,
-		Baseline: p.Proc.Baseline && len(p.Gates) > 0, Decider: p.Decider,
+		Baseline: p.Proc.Baseline && len(p.Gates) > 0, Decider: p.Decider, Shared: p.Budgets.On,
 	}
 }
 

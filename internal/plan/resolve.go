@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
+	"github.com/agentloop/agentloop/internal/ledger"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -68,7 +70,39 @@ func Resolve(cfg *config.Config, name string, o Options) (*Plan, error) {
 	if p.Decider, err = NewDecider(p); err != nil {
 		return nil, err
 	}
+	if cfg.Budgets.On {
+		if err := p.shareSpend(cfg, o.Getenv); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// shareSpend puts the user's shared caps in the plan, and who each agent
+// charges: its provider and account (from its credentials, never them).
+func (p *Plan) shareSpend(cfg *config.Config, getenv func(string) string) error {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	p.Budgets, p.ConfigFiles = cfg.Budgets, cfg.Files
+	var err error
+	if p.BudgetPoll, err = envDuration(getenv, "AGENTLOOP_BUDGET_POLL", 5*time.Second); err != nil {
+		return err
+	}
+	if p.LedgerPath = cfg.Budgets.LedgerPath(getenv); p.LedgerPath == "" {
+		return errors.New("the shared spend ledger has no place: set HOME or XDG_STATE_HOME, or budgets.ledger in your configuration")
+	}
+	key := func(a agent.Preset) ledger.Key {
+		return ledger.Key{Provider: agent.Provider(a), Account: agent.Account(a, getenv)}
+	}
+	p.Keys = map[string]ledger.Key{"": key(p.Agent), p.Agent.Name: key(p.Agent)}
+	for _, f := range p.Fallback {
+		p.Keys[f.Name] = key(f)
+	}
+	if p.Reviewer != nil {
+		p.ReviewerKey = key(*p.Reviewer)
+	}
+	return nil
 }
 
 // StateDir is the absolute state folder of a configuration for a work tree:

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"path/filepath"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
@@ -29,7 +30,20 @@ func (s *Session) local(ctx context.Context, runDir string, events *state.EventL
 	if s.p.Verbose {
 		o.Echo = echoWriter{w: s.pr.Progress(false), screen: s.screen}
 	}
-	return NewEngine(ctx, s.p, o)
+	l := NewEngine(ctx, s.p, o)
+	if s.p.Budgets.On {
+		cfg := ""
+		for _, f := range s.p.ConfigFiles {
+			if filepath.Base(f) == "config.yaml" { // the user's own: caps live there
+				cfg = f
+			}
+		}
+		l.Spend = &engine.SharedSpend{
+			Path: s.p.LedgerPath, Caps: s.p.Budgets.Caps, Config: cfg, Run: s.p.WorkDir + " " + s.p.Name,
+			Keys: s.p.Keys, Reviewer: s.p.ReviewerKey, Poll: s.p.BudgetPoll,
+		}
+	}
+	return l
 }
 
 // EngineOptions are what [NewEngine] takes besides the plan: where the run

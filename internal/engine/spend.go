@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/ledger"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// SharedSpend is the spend a run shares with every other loop of the user:
+// the ledger, the caps, and who each of the run's agents charges.
+type SharedSpend struct {
+	// Path is the ledger file, opened at the first reservation (Ledger,
+	// when set, is used instead).
+	Path   string
+	Ledger *ledger.Ledger
+	Caps   []ledger.Cap
+	// Config names the configuration that holds the caps, for the message
+	// that says how to raise one.
+	Config string
+	// Run names the run for people reading the ledger ("/repo NAME").
+	Run string
+	// Keys are who each agent charges, by name ("" the configured agent);
+	// Reviewer is the reviewer's.
+	Keys     map[string]ledger.Key
+	Reviewer ledger.Key
+	// Poll is how often a parked loop looks at the ledger again (0: 5s).
+	Poll time.Duration
+}
+
+// held is the reservation of the iteration about to run.
+type held struct {
+	id         string
+	key        ledger.Key
+	leftUSD    float64
+	leftTokens int64
+}
+
+func (s *SharedSpend) key(agent string) ledger.Key {
+	if k, ok := s.Keys[agent]; ok {
+		return k
+	}
+	return s.Keys[""]
+}
+
+// reservationID is attempt seq's reservation: unique to the run's folder.
+func (l *Local) reservationID(seq int) string {
+	h := sha256.Sum256([]byte(l.RunDir))
+	return fmt.Sprintf("%s#%d", hex.EncodeToString(h[:8]), seq)
+}
+
+// reserve holds the next iteration's predicted cost in the shared ledger. It
+// waits while the account is in a usage window or a soft limit parks the
+// loop (a needs-you record says how to approve), and stops the run at a hard
+// limit. The wait is no iteration's and no failure.
+func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	s := l.Spend
+	res := loop.StepResult{Started: l.Now()}
+	if s == nil {
+		res.Finished = res.Started
+		return res, nil
+	}
+	if s.Ledger == nil {
+		lg, err := ledger.Open(s.Path, nil)
+		if err != nil {
+			return res, err
+		}
+		s.Ledger = lg
+	}
+	poll := s.Poll
+	if poll <= 0 {
+		poll = 5 * time.Second
+	}
+	k := s.key(r.Agent)
+	rs := ledger.Reservation{ID: l.reservationID(r.Seq), Run: s.Run, Key: k}
+	if r.Reserve.CostKnown {
+		rs.USD = r.Reserve.CostUSD
+	}
+	if r.Reserve.TokensKnown {
+		rs.Tokens = r.Reserve.Tokens
+	}
+	var toldWindow time.Time
+	toldPark := ""
+	for {
+		var w ledger.Window
+		var inWindow bool
+		if err := s.Ledger.View(func(b *ledger.Book, now time.Time) { w, inWindow = b.WindowOf(k, now) }); err != nil {
+			return res, err
+		}
+		if inWindow {
+			if !w.Until.Equal(toldWindow) {
+				toldWindow = w.Until
+				l.warn("the %s account %s is at its usage limit until %s (%s): every loop on it waits for the reset; the wait is not an iteration, not a failure and not billed time",
+					k.Provider, k.Account, w.Until.Local().Format("15:04:05"), orString(w.Reason, "as its CLI said"))
+			}
+			l.phase("usage limit: waiting until " + w.Until.Local().Format("15:04:05"))
+			if err := l.sleep(ctx, min(max(w.Until.Sub(l.Now()), time.Second), poll)); err != nil {
+				return res, err
+			}
+			continue
+		}
+		g, err := s.Ledger.Reserve(rs, s.Caps, budget.Margin)
+		if err != nil {
+			return res, err
+		}
+		switch g.Verdict {
+		case ledger.Granted:
+			l.held = &held{id: rs.ID, key: k, leftUSD: g.LeftUSD, leftTokens: g.LeftTokens}
+			res.Finished = l.Now()
+			return res, nil
+		case ledger.Refused:
+			return res, &loop.StopError{Status: loop.StatusAborted, Reason: "budget: " + g.Reason}
+		}
+		if toldPark != g.Cap.Name+" "+g.Period {
+			toldPark = g.Cap.Name + " " + g.Period
+			l.warn("parked before iteration %d: %s; this loop and every other under the cap wait until you approve: agentloop budget approve %s",
+				r.Iteration, g.Reason, g.Cap.Name)
+			_ = l.Emit(ctx, loop.Event{Data: loop.NeedsYou{NeedsYou: l.parked(g)}})
+		}
+		l.phase("parked: cap " + g.Cap.Name + " at its soft limit; agentloop budget approve " + g.Cap.Name)
+		if err := l.sleep(ctx, poll); err != nil {
+			return res, err
+		}
+	}
+}
+
+// parked is the needs-you record of a loop a soft limit parked.
+func (l *Local) parked(g ledger.Grant) decision.NeedsYou {
+	where := "budgets: in your configuration"
+	if l.Spend.Config != "" {
+		where = "budgets: in " + l.Spend.Config
+	}
+	return decision.NeedsYou{
+		Kind: decision.NeedsBudget, Run: l.Name,
+		Question: fmt.Sprintf("The spend of every loop of yours reached the soft limit of cap %s %s. Let the loops go on?", g.Cap.Name, g.Cap.Period.Word()),
+		Evidence: g.Reason + "; the loops it covers are parked, not stopped",
+		Options: []decision.Answer{
+			{Label: "Approve", TradeOff: "every loop under the cap goes on up to its hard limit, " + g.Cap.Period.Word(), Command: "agentloop budget approve " + g.Cap.Name},
+			{Label: "Raise the soft limit", TradeOff: "parked loops go on at their next look", Command: "edit soft_cost_usd of cap " + g.Cap.Name + " under " + where},
+			{Label: "Stop", TradeOff: "the run ends interrupted; resume it later", Command: "Ctrl-C, or agentloop stop " + l.Name},
+		},
+	}
+}
+
+func (l *Local) sleep(ctx context.Context, d time.Duration) error {
+	if l.Sleep != nil {
+		return l.Sleep(ctx, d)
+	}
+	return SleepContext(ctx, d)
+}
+
+// withinHeld bounds what the iteration may spend by what its reservation
+// left it under the shared caps.
+func (l *Local) withinHeld(r budget.Remaining) budget.Remaining {
+	h := l.held
+	if h == nil {
+		return r
+	}
+	if h.leftUSD >= 0 && (r.CostUSD < 0 || h.leftUSD < r.CostUSD) {
+		r.CostUSD = h.leftUSD
+	}
+	if h.leftTokens >= 0 && (r.Tokens < 0 || h.leftTokens < r.Tokens) {
+		r.Tokens = h.leftTokens
+	}
+	return r
+}
+
+// settle records in the shared ledger what the iteration held spent: its
+// agent (the fallback that ran, if one did) and its reviewer, each charged to
+// its own key. A figure the agent did not report is charged as estimated,
+// at what was held for it.
+func (l *Local) settle(it evidence.Iteration) {
+	h := l.held
+	l.held = nil
+	if h == nil || l.Spend == nil || l.Spend.Ledger == nil {
+		return
+	}
+	if err := l.Spend.Ledger.Settle(h.id, l.Spend.Run, h.key, l.charges(it, h.key)); err != nil {
+		l.warn("the spend of this iteration is not in the shared ledger: %v", err)
+	}
+}
+
+// charges are what an iteration's agent and reviewer spent, by key.
+func (l *Local) charges(it evidence.Iteration, k ledger.Key) []ledger.Charge {
+	if it.Agent.Agent != "" {
+		if fk, ok := l.Spend.Keys[it.Agent.Agent]; ok {
+			k = fk
+		}
+	}
+	out := []ledger.Charge{charge(k, it.Agent.Usage)}
+	if it.Review != nil {
+		out = append(out, charge(l.Spend.Reviewer, it.Review.Usage))
+	}
+	return out
+}
+
+func charge(k ledger.Key, u evidence.Usage) ledger.Charge {
+	if u.Model != "" {
+		k.Model = u.Model
+	}
+	return ledger.Charge{Key: k, USD: u.CostUSD, Tokens: u.TotalTokens(), Estimated: !u.CostKnown}
+}
+
+// settleCut records what attempts an earlier session left cut (a crash, a
+// kill) spent, as far as their transcripts tell: their reservations were
+// never settled. An attempt settled already is not counted again.
+func (l *Local) settleCut(cut []loop.Interrupted) {
+	if l.Spend == nil || len(cut) == 0 {
+		return
+	}
+	if l.Spend.Ledger == nil {
+		lg, err := ledger.Open(l.Spend.Path, nil)
+		if err != nil {
+			l.warn("the spend of the cut attempts is not in the shared ledger: %v", err)
+			return
+		}
+		l.Spend.Ledger = lg
+	}
+	for _, c := range cut {
+		k := l.Spend.key("")
+		if err := l.Spend.Ledger.Settle(l.reservationID(c.Seq), l.Spend.Run, k, []ledger.Charge{charge(k, c.Usage)}); err != nil {
+			l.warn("the spend of the cut attempt %d is not in the shared ledger: %v", c.Seq, err)
+		}
+	}
+}
