@@ -126,7 +126,7 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // waitfile [-t DURATION] PATH [SUBSTRING]: wait until the file exists (and holds
-// the substring).
+// the substring); a PATH with * waits for any file it matches.
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	limit := 20 * time.Second
 	if len(args) >= 2 && args[0] == "-t" {
@@ -140,8 +140,11 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	path := ts.MkAbs(args[0])
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(path); err == nil && (len(args) == 1 || strings.Contains(string(b), args[1])) {
-			return
+		paths, _ := filepath.Glob(path)
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil && (len(args) == 1 || strings.Contains(string(b), args[1])) {
+				return
+			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

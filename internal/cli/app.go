@@ -167,6 +167,8 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newAgentsCmd(d),
 		newDoctorCmd(d),
 		newListCmd(d),
+		newSpendCmd(d),
+		newBudgetCmd(d),
 		newCleanCmd(d),
 		newInitCmd(d),
 		newDemoCmd(d),

@@ -34,6 +34,9 @@ type loopOptions struct {
 	quiet            bool
 	sandbox          bool
 	notify           []string
+	dailyCap         float64
+	weeklyCap        float64
+	monthlyCap       float64
 
 	// given are the flags given on the command line, in order, with their values.
 	given []givenFlag
@@ -64,6 +67,9 @@ func (o *loopOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.logFormat, "log-format", "", "progress output: text or json")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show what the agent says and does (a line per text and tool call) and more detail")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only warnings and the final line")
+	fs.Float64Var(&o.dailyCap, "daily-cap", 0, "what every loop of yours together may spend today, in USD (overrides budgets: in your configuration; see 'agentloop spend')")
+	fs.Float64Var(&o.weeklyCap, "weekly-cap", 0, "what every loop of yours together may spend this week, in USD")
+	fs.Float64Var(&o.monthlyCap, "monthly-cap", 0, "what every loop of yours together may spend this month, in USD")
 	fs.BoolVar(&o.sandbox, "sandbox", false, "run the agents in a sandbox: the work tree writable, $HOME hidden, the network limited to their model API (see 'agentloop doctor'); refuses to start where there is none")
 	fs.StringArrayVar(&o.notify, "notify", nil, "also notify this receiver (repeatable): "+notify.TargetSyntax+"; not recorded for resume")
 }
@@ -104,6 +110,8 @@ var presentation = map[string]bool{
 	"heartbeat-timeout": true,
 	// A receiver's URL can be a secret (a Slack webhook's): it is not kept in the state.
 	"notify": true,
+	// The caps every loop shares are the person's of the day, not the run's.
+	"daily-cap": true, "weekly-cap": true, "monthly-cap": true,
 }
 
 // recorded returns the flags given on the command line that shape the run, as
@@ -191,6 +199,9 @@ var overrideFlags = []struct {
 	{"max-cost", func(o *loopOptions, ov *config.Overrides) { ov.MaxCostUSD = &o.maxCost }},
 	{"log-format", func(o *loopOptions, ov *config.Overrides) { ov.LogFormat = &o.logFormat }},
 	{"sandbox", func(o *loopOptions, ov *config.Overrides) { ov.Sandbox = &o.sandbox }},
+	{"daily-cap", func(o *loopOptions, ov *config.Overrides) { ov.DailyCap = &o.dailyCap }},
+	{"weekly-cap", func(o *loopOptions, ov *config.Overrides) { ov.WeeklyCap = &o.weeklyCap }},
+	{"monthly-cap", func(o *loopOptions, ov *config.Overrides) { ov.MonthlyCap = &o.monthlyCap }},
 }
 
 // overrides are the configuration values the given flags override.

@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/ledger"
+)
+
+// spendOptions are the flags of `spend`.
+type spendOptions struct {
+	config string
+	format string
+}
+
+// AddFlags adds the flags of `spend` to fs.
+func (o *spendOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.config, "config", "", "workspace configuration file (default ./agentloop.yaml)")
+	fs.StringVar(&o.format, "format", "text", "text, json or csv")
+}
+
+func newSpendCmd(d Deps) *cobra.Command {
+	var o spendOptions
+	cmd := &cobra.Command{
+		Use:   "spend",
+		Short: "What every loop of yours spent: today, this week, this month, and each cap",
+		Long: `Show the spend ledger every loop of yours shares (local runs and the tasks of
+task graphs): what was spent today, this week and this month by provider,
+account and model and by run, known and estimated (an agent that reports no
+cost is charged what was reserved for it), the reservations of the iterations
+running now, the accounts waiting for their usage limit to reset, and where
+each cap of budgets: in your configuration stands.
+
+The ledger is kept when your configuration ($XDG_CONFIG_HOME/agentloop/config.yaml)
+has a budgets: section, or a run is given --daily-cap, --weekly-cap or
+--monthly-cap.` + exitStatus(exitSuccess, exitError, exitUsageLine),
+		Example: `  agentloop spend
+  agentloop spend --format json | jq '.caps[] | {name, state, left_usd}'`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runSpend(cmd.Context(), o, d) },
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// openLedger opens the ledger of the configuration's budgets.
+func openLedger(d Deps, b config.Budgets) (*ledger.Ledger, error) {
+	path := b.LedgerPath(d.Getenv)
+	if path == "" {
+		return nil, usageError("the spend ledger has no place: set HOME or XDG_STATE_HOME, or budgets.ledger in your configuration")
+	}
+	l, err := ledger.Open(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	l.Now = d.Now
+	return l, nil
+}
+
+// runSpend is `agentloop spend`.
+func runSpend(_ context.Context, o spendOptions, d Deps) error {
+	if o.format != "text" && o.format != "json" && o.format != "csv" {
+		return usageError("--format %q: expected text, json or csv", o.format)
+	}
+	cfg, err := loadConfig(d, o.config, config.Overrides{})
+	if err != nil {
+		return err
+	}
+	l, err := openLedger(d, cfg.Budgets)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	var r ledger.Report
+	if err := l.View(func(b *ledger.Book, now time.Time) { r = b.Report(cfg.Budgets.Caps, now, l.IsAlive) }); err != nil {
+		return err
+	}
+	switch o.format {
+	case "json":
+		enc := json.NewEncoder(d.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Ledger string `json:"ledger"`
+			ledger.Report
+		}{l.Path, r})
+	case "csv":
+		return spendCSV(d.Stdout, r)
+	}
+	return spendText(d.Stdout, l.Path, cfg.Budgets.On, r)
+}
+
+// usd says an amount of money: to the cent from a dollar up, else to a
+// hundredth of a cent (an iteration's cost).
+func usd(f float64) string {
+	if f >= 1 || f == 0 {
+		return budget.CostUSD.Show(f, 0.01)
+	}
+	return budget.CostUSD.Show(f, 0.0001)
+}
+
+func spendText(w io.Writer, path string, on bool, r ledger.Report) error {
+	fmt.Fprintf(w, "Spend ledger: %s\n", path)
+	if !on {
+		fmt.Fprintln(w, "(not kept: no budgets: section in your configuration; add one, even budgets: {}, to keep it)")
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nPERIOD\tPROVIDER\tACCOUNT\tMODEL\tSPENT\tESTIMATED\tTOKENS\tITERATIONS")
+	for _, p := range r.Periods {
+		label := p.Period.Word() + " (" + p.Name + ")"
+		for _, k := range p.Keys {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", label, dash(k.Provider), dash(k.Account), dash(k.Model),
+				usd(k.USD), usd(k.Estimated), budget.Tokens.Show(float64(k.Tokens), 0), k.Iterations)
+		}
+		fmt.Fprintf(tw, "%s\ttotal\t\t\t%s\t%s\t%s\t%d\n", label, usd(p.Total.USD), usd(p.Total.Estimated), budget.Tokens.Show(float64(p.Total.Tokens), 0), p.Total.Iterations)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Periods) > 0 && len(r.Periods[0].Runs) > 0 {
+		fmt.Fprintln(w, "\nToday by run:")
+		for _, run := range r.Periods[0].Runs {
+			fmt.Fprintf(w, "  %s: %s in %d %s\n", run.Run, usd(run.USD), run.Iterations, plural(run.Iterations, "iteration"))
+		}
+	}
+	fmt.Fprintln(w, "\nCaps:")
+	if len(r.Caps) == 0 {
+		fmt.Fprintln(w, "  none (budgets.caps in your configuration, or --daily-cap on a run)")
+	}
+	for _, c := range r.Caps {
+		fmt.Fprintf(w, "  %s (%s, %s): %s\n", c.Name, c.Covers(), c.Period.Word(), capLine(c))
+	}
+	if len(r.Held) > 0 {
+		fmt.Fprintln(w, "\nHeld by iterations running now:")
+		for _, h := range r.Held {
+			fmt.Fprintf(w, "  %s: %s for %s since %s (pid %d)\n", dash(h.Run), usd(h.USD), h.Key.Provider, h.At.Local().Format("15:04:05"), h.Owner.PID)
+		}
+	}
+	if len(r.Windows) > 0 {
+		fmt.Fprintln(w, "\nAt their usage limit (every loop on them waits for the reset):")
+		for _, win := range r.Windows {
+			fmt.Fprintf(w, "  %s %s until %s: %s\n", win.Key.Provider, win.Key.Account, win.Until.Local().Format(time.DateTime), win.Reason)
+		}
+	}
+	return nil
+}
+
+// capLine says where a cap stands: "$0.17 spent, $0.05 held, of $0.20: $0.00
+// left — stopped".
+func capLine(c ledger.CapReport) string {
+	var parts []string
+	if c.MaxCostUSD > 0 || c.SoftCostUSD > 0 {
+		limit := c.MaxCostUSD
+		if c.SoftCostUSD > 0 {
+			limit = c.SoftCostUSD
+		}
+		money := func(f float64) string { return budget.CostUSD.Show(f, limit) }
+		s := fmt.Sprintf("%s spent, %s held", money(c.Spent.USD), money(c.HeldUSD))
+		if c.Spent.Estimated > 0 {
+			s += fmt.Sprintf(" (%s of it estimated)", money(c.Spent.Estimated))
+		}
+		if c.SoftCostUSD > 0 {
+			s += ", soft limit " + money(c.SoftCostUSD)
+		}
+		if c.MaxCostUSD > 0 {
+			s += fmt.Sprintf(", limit %s, %s left", money(c.MaxCostUSD), money(c.LeftUSD))
+		}
+		parts = append(parts, s)
+	}
+	if c.MaxTokens > 0 || c.SoftTokens > 0 {
+		show := func(n int64) string { return budget.Tokens.Show(float64(n), 0) }
+		s := fmt.Sprintf("%s tokens spent, %s held", show(c.Spent.Tokens), show(c.HeldTokens))
+		if c.SoftTokens > 0 {
+			s += ", soft limit " + show(c.SoftTokens)
+		}
+		if c.MaxTokens > 0 {
+			s += fmt.Sprintf(", limit %s, %s left", show(c.MaxTokens), show(c.LeftTokens))
+		}
+		parts = append(parts, s)
+	}
+	line := strings.Join(parts, "; ")
+	switch {
+	case c.State == "stopped":
+		line += " — stopped: new iterations are refused"
+	case c.State == "parked":
+		line += " — at its soft limit: new iterations wait; go on with: agentloop budget approve " + c.Name
+	case c.Approved:
+		line += " — soft limit approved " + c.Period.Word()
+	}
+	return line
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func spendCSV(w io.Writer, r ledger.Report) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"period", "period_name", "provider", "account", "model", "cost_usd", "estimated_usd", "tokens", "iterations"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, p := range r.Periods {
+		for _, k := range p.Keys {
+			_ = cw.Write([]string{string(p.Period), p.Name, k.Provider, k.Account, k.Model, f(k.USD), f(k.Estimated), strconv.FormatInt(k.Tokens, 10), strconv.Itoa(k.Iterations)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
