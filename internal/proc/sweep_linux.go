@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -91,7 +92,7 @@ func sweepMatching(match func(marker []byte) bool, strays, own bool) int {
 		}
 	}
 	killed := map[int]bool{}
-	for range 20 {
+	for kills, waits := 0, 0; kills < 20; {
 		procs := scanProcs()
 		var mine map[int]bool // this process's descendants, when own
 		if own && match != nil {
@@ -111,11 +112,39 @@ func sweepMatching(match func(marker []byte) bool, strays, own bool) int {
 		// Descendants of a marked process, by parent links, even if they
 		// dropped the marker from their environment.
 		addDescendants(procs, hit, self)
-		if killAll(procs, hit, self, killed) == 0 {
+		if killAll(procs, hit, self, killed) > 0 {
+			kills++
+			continue
+		}
+		// Nothing left to kill, unless a descendant is exiting (one of the
+		// run's group, killed a moment ago): its environment reads empty
+		// already, and its children are not yet reparented to this process,
+		// where the next scan finds them.
+		if !own || waits >= exitWaits || !exitingDescendant(procs, self) {
 			break
 		}
+		waits++
+		time.Sleep(2 * time.Millisecond)
 	}
 	return len(killed)
+}
+
+// exitWaits bounds how many times a sweep waits 2 ms for an exiting
+// descendant to become a zombie (a process in uninterruptible sleep can take
+// long).
+const exitWaits = 100
+
+// exitingDescendant reports whether a descendant of self is exiting and not
+// yet a zombie.
+func exitingDescendant(procs map[int]procInfo, self int) bool {
+	mine := map[int]bool{self: true}
+	addDescendants(procs, mine, -1)
+	for pid, p := range procs {
+		if pid != self && mine[pid] && p.exiting && !p.zombie {
+			return true
+		}
+	}
+	return false
 }
 
 // adoptedStray reports whether p is an orphan this process (self, in the
@@ -178,10 +207,14 @@ func reap(pid int) {
 }
 
 type procInfo struct {
-	ppid   int
-	sid    int // session id
-	zombie bool
+	ppid    int
+	sid     int // session id
+	zombie  bool
+	exiting bool // PF_EXITING: it has begun to exit (a zombie has too)
 }
+
+// pfExiting is PF_EXITING from <linux/sched.h>, in a process's flags.
+const pfExiting = 0x4
 
 // scanProcs reads the parent and state of every process in /proc.
 func scanProcs() map[int]procInfo {
@@ -204,7 +237,12 @@ func scanProcs() map[int]procInfo {
 		if len(fields) > 3 {
 			sid, _ = strconv.Atoi(fields[3])
 		}
-		out[pid] = procInfo{ppid: ppid, sid: sid, zombie: fields[0] == "Z"}
+		exiting := false
+		if len(fields) > 6 { // fields[6] is field 9, flags
+			flags, _ := strconv.ParseUint(fields[6], 10, 64)
+			exiting = flags&pfExiting != 0
+		}
+		out[pid] = procInfo{ppid: ppid, sid: sid, zombie: fields[0] == "Z", exiting: exiting}
 	}
 	return out
 }

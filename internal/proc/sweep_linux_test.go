@@ -186,3 +186,52 @@ func TestBecomeSubreaper(t *testing.T) {
 		t.Errorf("helper said %q (%v), want \"adopted\"", out, err)
 	}
 }
+
+// A sweep waits for a descendant that is exiting (its children are not yet
+// reparented): only a descendant of this process counts, and not once it is
+// a zombie.
+func TestExitingDescendant(t *testing.T) {
+	t.Parallel()
+	const self = 10
+	tests := []struct {
+		name  string
+		procs map[int]procInfo
+		want  bool
+	}{
+		{"none exiting", map[int]procInfo{self: {ppid: 1}, 11: {ppid: self}, 12: {ppid: 11}}, false},
+		{"a child exiting", map[int]procInfo{self: {ppid: 1}, 11: {ppid: self, exiting: true}}, true},
+		{"a grandchild exiting", map[int]procInfo{self: {ppid: 1}, 11: {ppid: self}, 12: {ppid: 11, exiting: true}}, true},
+		{"a zombie child", map[int]procInfo{self: {ppid: 1}, 11: {ppid: self, exiting: true, zombie: true}}, false},
+		{"another process's child exiting", map[int]procInfo{self: {ppid: 1}, 20: {ppid: 1}, 21: {ppid: 20, exiting: true}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := exitingDescendant(tt.procs, self); got != tt.want {
+				t.Errorf("exitingDescendant = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// scanProcs reads whether a process is exiting from its flags: a zombie has,
+// this process has not.
+func TestScanProcsExiting(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	defer func() { _ = cmd.Wait() }()
+	for deadline := time.Now().Add(10 * time.Second); !zombie(pid) && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	procs := scanProcs()
+	if p := procs[pid]; !p.zombie || !p.exiting {
+		t.Errorf("the exited child %d: %+v, want a zombie that is exiting", pid, p)
+	}
+	if p := procs[os.Getpid()]; p.exiting {
+		t.Errorf("this process: %+v, want not exiting", p)
+	}
+}
