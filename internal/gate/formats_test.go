@@ -30,7 +30,7 @@ func TestFeedbackCommandReadsWhatFormatsSay(t *testing.T) {
 		wantErr string
 	}{
 		{"sarif result without level is a warning that counts", fixture("sarif/codeql_no_level.sarif"), -1,
-			[]string{"gate failed (exit unknown): 2 lint", "js/unused-local-variable (src/a.js:3): Unused variable x.", "(src/b.js:5): Unused variable y."}, ""},
+			[]string{"gate failed: 2 lint findings", "js/unused-local-variable (src/a.js:3): Unused variable x.", "(src/b.js:5): Unused variable y."}, ""},
 		{"sarif rule default level applies", `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x","rules":[{"id":"R1","defaultConfiguration":{"level":"error"}}]}},"results":[{"ruleId":"R1","message":{"text":"bad"}}]}]}`, 0,
 			[]string{"gate failed (exit 0): 1 lint", "R1: bad"}, ""},
 		{"sarif message by id", `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x","rules":[{"id":"R1","messageStrings":{"default":{"text":"from the rule"}}}]}},"results":[{"ruleIndex":0,"level":"error","message":{"id":"default"}}]}]}`, -1,

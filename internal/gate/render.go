@@ -264,7 +264,7 @@ func header(r evidence.GateResult, d Delta, withCommand bool) string {
 		h += " (" + truncRunes(r.Command, 40) + ")"
 	}
 	if r.ExitCode < 0 {
-		h += " " + state + " (exit unknown)"
+		h += " " + state // saved output read without its exit code
 	} else {
 		h += fmt.Sprintf(" %s (exit %d)", state, r.ExitCode)
 	}

@@ -97,7 +97,7 @@ func TestRenderHeader(t *testing.T) {
 		want string
 	}{
 		{"no findings", evidence.GateResult{Name: "lint", ExitCode: 2}, "lint failed (exit 2)"},
-		{"exit unknown", evidence.GateResult{Name: "lint", ExitCode: -1}, "lint failed (exit unknown)"},
+		{"exit unknown", evidence.GateResult{Name: "lint", ExitCode: -1}, "lint failed"},
 		{"findings by kind", evidence.GateResult{Name: "tests", ExitCode: 1, Findings: []evidence.Finding{
 			{Kind: evidence.KindTest, ID: "TestA", Message: "boom"}, {Kind: evidence.KindBuild, File: "a.go", Line: 3, Message: "undefined: x"}}},
 			"tests failed (exit 1): 1 build error, 1 failing test"},

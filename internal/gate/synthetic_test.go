@@ -171,7 +171,7 @@ func TestFeedbackCommand(t *testing.T) {
 	if err := FeedbackCommand(strings.NewReader(in), &out, FeedbackOptions{Name: "tests", ExitCode: -1}); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); !strings.Contains(got, "tests failed (exit unknown): 1 failing test") {
+	if got := out.String(); !strings.Contains(got, "tests failed: 1 failing test") {
 		t.Errorf("unknown exit: %q", got)
 	}
 	if err := FeedbackCommand(strings.NewReader(in), &out, FeedbackOptions{Format: "nope"}); err == nil {
