@@ -14,6 +14,7 @@ type Requirement struct {
 	AsRoot  bool     // applies only when agentloop runs as root
 	WithArg string   // applies only when the arguments include this one
 	AnyEnv  []string // one of these must be set, in the environment or the agent's env
+	Value   string   // and set to this value, when the CLI accepts only it ("" : any value)
 	Fix     string   // what to set, for people
 }
 
@@ -78,11 +79,30 @@ func Preflight(h Host, role string, p Preset) error {
 		if r.AsRoot && !h.Root || r.WithArg != "" && !slices.Contains(p.Args, r.WithArg) {
 			continue
 		}
-		if slices.ContainsFunc(r.AnyEnv, func(k string) bool { return p.Env[k] != "" || h.Getenv != nil && h.Getenv(k) != "" }) {
+		var found []string // the values set, where they do not do
+		ok := slices.ContainsFunc(r.AnyEnv, func(k string) bool {
+			v := p.Env[k]
+			if v == "" && h.Getenv != nil {
+				v = h.Getenv(k)
+			}
+			if v != "" && r.Value != "" && v != r.Value {
+				found = append(found, fmt.Sprintf("%s=%q", k, v))
+				return false
+			}
+			return v != ""
+		})
+		if ok {
 			continue
 		}
-		return &SetupError{Role: role, Agent: name, Outcome: evidence.OutcomeRefused,
-			Message: fmt.Sprintf("%s needs %s set", p.Binary, strings.Join(r.AnyEnv, " or ")), Fix: r.Fix}
+		want := strings.Join(r.AnyEnv, " or ") + " set"
+		if r.Value != "" {
+			want = strings.Join(r.AnyEnv, "="+r.Value+" or ") + "=" + r.Value
+		}
+		msg := fmt.Sprintf("%s needs %s", p.Binary, want)
+		if len(found) > 0 {
+			msg += fmt.Sprintf(" (%s does not do: it accepts only %s)", strings.Join(found, ", "), r.Value)
+		}
+		return &SetupError{Role: role, Agent: name, Outcome: evidence.OutcomeRefused, Message: msg, Fix: r.Fix}
 	}
 	return nil
 }

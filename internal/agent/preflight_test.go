@@ -28,7 +28,8 @@ func TestPreflight(t *testing.T) {
 		{"not installed", Host{LookPath: missing}, claude, evidence.OutcomeNotInstalled, "npm install -g @anthropic-ai/claude-code"},
 		{"root without IS_SANDBOX", Host{LookPath: found, Root: true, Getenv: env(nil)}, claude, evidence.OutcomeRefused, "IS_SANDBOX=1"},
 		{"root with IS_SANDBOX in the environment", Host{LookPath: found, Root: true, Getenv: env(map[string]string{"IS_SANDBOX": "1"})}, claude, "", ""},
-		{"root with IS_SANDBOX in the agent's env", Host{LookPath: found, Root: true, Getenv: env(nil)}, sandboxed, "", ""},
+		{"root with IS_SANDBOX in the agent's env", Host{LookPath: found, Root: true, Getenv: env(map[string]string{"IS_SANDBOX": "yes"})}, sandboxed, "", ""},
+		{"root with IS_SANDBOX=yes", Host{LookPath: found, Root: true, Getenv: env(map[string]string{"IS_SANDBOX": "yes"})}, claude, evidence.OutcomeRefused, `IS_SANDBOX="yes" does not do: it accepts only 1`},
 		{"root without the flag that needs it", Host{LookPath: found, Root: true, Getenv: env(nil)}, noSkip, "", ""},
 	}
 	for _, tt := range tests {
@@ -44,7 +45,7 @@ func TestPreflight(t *testing.T) {
 			case !ok:
 				t.Fatalf("Preflight() = %v, want a *SetupError", err)
 			}
-			if se.Outcome != tt.want || !strings.Contains(se.Fix, tt.fix) || se.Agent != "claude" {
+			if se.Outcome != tt.want || !strings.Contains(se.Message+" "+se.Fix, tt.fix) || se.Agent != "claude" {
 				t.Errorf("Preflight() = %+v, want %s with a fix naming %q", se, tt.want, tt.fix)
 			}
 		})

@@ -20,7 +20,7 @@ func Presets() []Preset {
 			Docs:    "Claude Code; prompt on stdin (large -p arguments stall); stream-json needs --verbose",
 			Install: "npm install -g @anthropic-ai/claude-code",
 			Tested:  "2.1.197",
-			Requires: []Requirement{{AsRoot: true, WithArg: "--dangerously-skip-permissions", AnyEnv: []string{"IS_SANDBOX"},
+			Requires: []Requirement{{AsRoot: true, WithArg: "--dangerously-skip-permissions", AnyEnv: []string{"IS_SANDBOX"}, Value: "1",
 				Fix: "Claude Code refuses --dangerously-skip-permissions as root: run agentloop as another user, or, in a container or VM, set IS_SANDBOX=1 (in the environment or the agent's env)"}},
 			Sandbox: sandbox.Needs{Home: []string{".claude/", ".claude.json", ".claude.json.backup"}, HomeEnv: []string{"CLAUDE_CONFIG_DIR"},
 				Hosts: []string{"api.anthropic.com", "console.anthropic.com", "claude.ai", "statsig.anthropic.com"}, HostEnv: []string{"ANTHROPIC_BASE_URL"}},
