@@ -55,6 +55,7 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 			wait = l.backoff(attempt)
 			if !res.ResetAt.IsZero() {
 				wait = max(res.ResetAt.Sub(l.Now()), time.Second)
+				l.shareWindow(agentName(res, req), res.ResetAt, res.Reason)
 			}
 			if agentWait+wait > p.MaxWait {
 				if len(fallbacks) == 0 {

@@ -57,6 +57,9 @@ type Local struct {
 
 	beat func() // stops the heartbeat of the attempt in progress (see inflight.go)
 	held *held  // the reservation of the iteration about to run (spend.go)
+	// switchTo is the fallback agent the iterations run on while the
+	// configured agent's account is at its usage limit (spend.go).
+	switchTo string
 }
 
 // RateLimitPolicy says how long to wait on rate limits and transient failures.
@@ -79,6 +82,9 @@ func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, 
 	}
 	if r.Kind == loop.StepIteration {
 		r.Remaining = l.withinHeld(r.Remaining)
+		if r.Agent == "" {
+			r.Agent = l.switchTo
+		}
 	}
 	res, err := l.step(ctx, r)
 	if r.Kind == loop.StepIteration {

@@ -35,6 +35,56 @@ type SharedSpend struct {
 	Poll time.Duration
 }
 
+// open opens the ledger at the first need.
+func (s *SharedSpend) open() error {
+	if s.Ledger != nil {
+		return nil
+	}
+	lg, err := ledger.Open(s.Path, nil)
+	if err != nil {
+		return err
+	}
+	s.Ledger = lg
+	return nil
+}
+
+// freeFallback is the first fallback agent whose account is not at its usage
+// limit.
+func (l *Local) freeFallback() (string, bool) {
+	for _, fb := range l.RateLimit.Fallback {
+		var in bool
+		if err := l.Spend.Ledger.View(func(b *ledger.Book, now time.Time) { _, in = b.WindowOf(l.Spend.key(fb), now) }); err == nil && !in {
+			return fb, true
+		}
+	}
+	return "", false
+}
+
+// shareWindow tells every loop on agent's account that it is at its usage
+// limit until until, as the CLI said: they wait for the reset (or move to a
+// fallback) before their next iteration instead of running into it.
+func (l *Local) shareWindow(agent string, until time.Time, reason string) {
+	if l.Spend == nil || until.IsZero() || !until.After(l.Now()) {
+		return
+	}
+	if err := l.Spend.open(); err != nil {
+		l.warn("the usage limit of %s is not shared with your other loops: %v", agent, err)
+		return
+	}
+	if err := l.Spend.Ledger.OpenWindow(l.Spend.key(agent), until, reason); err != nil {
+		l.warn("the usage limit of %s is not shared with your other loops: %v", agent, err)
+	}
+}
+
+// when says a reset time: its clock time when it is today, else its date too.
+func (l *Local) when(t time.Time) string {
+	t = t.Local()
+	if t.Format(time.DateOnly) == l.Now().Local().Format(time.DateOnly) {
+		return t.Format("15:04:05")
+	}
+	return t.Format("2006-01-02 15:04")
+}
+
 // held is the reservation of the iteration about to run.
 type held struct {
 	id         string
@@ -67,16 +117,13 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 		res.Finished = res.Started
 		return res, nil
 	}
-	if s.Ledger == nil {
-		lg, err := ledger.Open(s.Path, nil)
-		if err != nil {
-			return res, err
-		}
-		s.Ledger = lg
-	}
+
 	poll := s.Poll
 	if poll <= 0 {
 		poll = 5 * time.Second
+	}
+	if err := s.open(); err != nil {
+		return res, err
 	}
 	k := s.key(r.Agent)
 	rs := ledger.Reservation{ID: l.reservationID(r.Seq), Run: s.Run, Key: k}
@@ -94,13 +141,25 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 		if err := s.Ledger.View(func(b *ledger.Book, now time.Time) { w, inWindow = b.WindowOf(k, now) }); err != nil {
 			return res, err
 		}
+		if inWindow && r.Agent == "" {
+			if fb, ok := l.freeFallback(); ok {
+				if l.switchTo != fb {
+					l.warn("the %s account %s is at its usage limit until %s (%s): the loop runs on the fallback agent %s until then, and back after the reset",
+						k.Provider, k.Account, l.when(w.Until), orString(w.Reason, "as its CLI said"), fb)
+				}
+				l.switchTo, k, inWindow = fb, s.key(fb), false
+				rs.Key = k
+			}
+		} else if r.Agent == "" {
+			l.switchTo = ""
+		}
 		if inWindow {
 			if !w.Until.Equal(toldWindow) {
 				toldWindow = w.Until
 				l.warn("the %s account %s is at its usage limit until %s (%s): every loop on it waits for the reset; the wait is not an iteration, not a failure and not billed time",
-					k.Provider, k.Account, w.Until.Local().Format("15:04:05"), orString(w.Reason, "as its CLI said"))
+					k.Provider, k.Account, l.when(w.Until), orString(w.Reason, "as its CLI said"))
 			}
-			l.phase("usage limit: waiting until " + w.Until.Local().Format("15:04:05"))
+			l.phase("usage limit: waiting until " + l.when(w.Until))
 			if err := l.sleep(ctx, min(max(w.Until.Sub(l.Now()), time.Second), poll)); err != nil {
 				return res, err
 			}
@@ -215,13 +274,9 @@ func (l *Local) settleCut(cut []loop.Interrupted) {
 	if l.Spend == nil || len(cut) == 0 {
 		return
 	}
-	if l.Spend.Ledger == nil {
-		lg, err := ledger.Open(l.Spend.Path, nil)
-		if err != nil {
-			l.warn("the spend of the cut attempts is not in the shared ledger: %v", err)
-			return
-		}
-		l.Spend.Ledger = lg
+	if err := l.Spend.open(); err != nil {
+		l.warn("the spend of the cut attempts is not in the shared ledger: %v", err)
+		return
 	}
 	for _, c := range cut {
 		k := l.Spend.key("")
