@@ -72,8 +72,8 @@ func graphRun() Run {
 	return Run{State: st, Tasks: ts}
 }
 
-// TestReportInChromium renders the run report (a short run with a task graph
-// and a 30-iteration run) and a task graph's report in headless Chromium at a
+// TestReportInChromium renders the run report (a short run with a task graph,
+// a run of three segments and a 30-iteration run) and a task graph's report in headless Chromium at a
 // desktop (1280 px) and a phone (390 px) width, and checks what a person sees:
 // every chart has a size and shows each known value as a visible mark (or says
 // it has none), nothing is wider than the viewport or cut off by a scrolling
@@ -93,6 +93,7 @@ func TestReportInChromium(t *testing.T) {
 		charts int
 	}{
 		{"report", sampleRun(), 5},
+		{"report-segments", segmentedRun(), 5}, // three segments, a cut attempt, every hand-off
 		{"report-long", long, 3}, // tokens and cost unknown: one line, no chart
 		{"graph", graphRun(), 5 + 3},
 	}

@@ -112,9 +112,9 @@ func ReadLastEvents(r io.Reader, n int) (events []loop.Event, total int, err err
 }
 
 // LoadRunDir gathers what a report shows from a run folder
-// (.agentloop/runs/NAME/RUNID): the events and the last escalation report,
-// with the run's state st (and its history) loaded by the caller. Missing files are not errors: a run that
-// just started has none.
+// (.agentloop/runs/NAME/RUNID): the events, the list of escalation reports and
+// the last one, with the run's state st (and its history) loaded by the
+// caller. Missing files are not errors: a run that just started has none.
 func LoadRunDir(dir string, st *loop.State) (Run, error) { return LoadRunDirLast(dir, st, 0) }
 
 // LoadRunDirLast is [LoadRunDir] reading only the last lastEvents events (all
@@ -138,11 +138,11 @@ func LoadRunDirLast(dir string, st *loop.State, lastEvents int) (Run, error) {
 			return r, fmt.Errorf("load the run's events from %s: %w", dir, err)
 		}
 	}
-	last := state.LatestEscalation(dir)
-	if last == "" {
+	r.Escalations = state.Escalations(dir)
+	if len(r.Escalations) == 0 {
 		return r, nil
 	}
-	esc, err := os.Open(last)
+	esc, err := os.Open(r.Escalations[len(r.Escalations)-1].Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -153,4 +154,69 @@ func longRun() Run {
 		ts = append(ts, t)
 	}
 	return Run{State: st, Tasks: ts}
+}
+
+// segmentedRun is a run of three segments, each started by a person: the
+// start, then two guidances (the second of two lines); attempt 4 is cut short
+// by a Ctrl-C and the run resumed; every segment escalates, and the person
+// accepts the best checkpoint at the end.
+func segmentedRun() Run {
+	const id = "20260314-100000-c3d4"
+	ref := func(seq int) string { return fmt.Sprintf("refs/agentloop/build/%s/iter-%d", id, seq) }
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	rec := func(seq, seg, n, m int, failing int, q float64, decision, summary string) loop.Record {
+		r := loop.Record{N: n, Seq: seq, Segment: seg, Attempt: 1, StartedAt: at(m), Duration: loop.Millis(30000 + seq*4000),
+			Usage: usage(int64(8000+seq*500), int64(2000+seq*100), 0.2+float64(seq)/20), Gates: gates(failing == 0, true, failing, false),
+			Quality: q, Decision: decision, Strategy: decision, Summary: summary, Checkpoint: ref(seq)}
+		for f := range failing {
+			r.Failing = append(r.Failing, fmt.Sprintf("go:textkit.TestCase%d", f))
+		}
+		if failing > 0 {
+			r.Triggers = []string{"validation_failure"}
+		}
+		return r
+	}
+	by := "dev@laptop"
+	st := &loop.State{
+		Version: loop.StateVersion, Name: "build", RunID: id, Procedure: "build",
+		Status: loop.StatusCompleted, Reason: "you accepted the best checkpoint (iteration 1 (attempt 6), 6f1e2d3c4b5a)",
+		Iteration: 2, TotalIterations: 6, Attempts: 7, Segment: 3, MaxIterations: 2, FailureThreshold: 3,
+		StartedAt: t0, LastIterationAt: at(71),
+		Spend: loop.Spend{Usage: usage(60000, 15000, 2.35), Wall: 312000},
+		Sessions: []loop.Session{
+			{StartedAt: at(0), EndedAt: at(3), Iterations: 2, Status: loop.StatusEscalated, Reason: "max iterations reached"},
+			{StartedAt: at(20), EndedAt: at(23), Iterations: 1, Status: loop.StatusInterrupted, Reason: "interrupted"},
+			{StartedAt: at(30), EndedAt: at(32), Iterations: 1, Status: loop.StatusEscalated, Reason: "max iterations reached"},
+			{StartedAt: at(60), EndedAt: at(72), Iterations: 2, Status: loop.StatusEscalated, Reason: "stuck"},
+			{StartedAt: at(80), EndedAt: at(80), Status: loop.StatusCompleted, Reason: "accepted"},
+		},
+		History: []loop.Record{
+			rec(1, 1, 1, 1, 3, 0.40, "refine", "read the code, changed nothing"),
+			rec(2, 1, 2, 2, 3, 0.40, "escalate", "looked around"),
+			rec(3, 2, 1, 21, 2, 0.60, "refine", "read the README, fixed TestCase2"),
+			rec(5, 2, 2, 31, 2, 0.60, "escalate", "no change"),
+			rec(6, 3, 1, 61, 1, 0.85, "refine", "created fixed.txt"),
+			rec(7, 3, 2, 70, 1, 0.80, "escalate", "tried another layout"),
+		},
+		Interrupted: []loop.Interrupted{{Seq: 4, Segment: 2, Iteration: 2, StartedAt: at(22), Duration: 12400, Usage: usage(3000, 500, 0.07),
+			Start: ref(3), Cut: ref(4) + "-cut", Reason: "interrupted"}},
+		Handoffs: []loop.Handoff{
+			{Kind: loop.HandoffStart, At: at(0), By: by, Segment: 1},
+			{Kind: loop.HandoffGuidance, At: at(19), By: by, After: 2, Segment: 2, Text: "first answer: look at the README", Checkpoint: ref(2)},
+			{Kind: loop.HandoffResume, At: at(30), By: by, After: 4, Segment: 2},
+			{Kind: loop.HandoffGuidance, At: at(59), By: by, After: 5, Segment: 3, Text: "second answer: create fixed.txt\nand keep the README as it is", Checkpoint: ref(5)},
+			{Kind: loop.HandoffAccept, At: at(80), By: by, After: 7, Segment: 3, Checkpoint: "6f1e2d3c4b5a69788796a5b4c3d2e1f061728394"},
+		},
+		Best: &loop.Checkpoint{Iteration: 1, Seq: 6, Ref: ref(6), Quality: 0.85},
+	}
+	runDir := ".agentloop/runs/build/" + id + "/"
+	return Run{State: st,
+		Events: []loop.Event{
+			{Time: at(0), Segment: 1, Data: loop.RunStarted{Procedure: "build", MaxIterations: 2, Segment: 1}},
+			{Time: at(19), Segment: 2, Data: loop.HandoffRecorded{Handoff: st.Handoffs[1]}},
+		},
+		Escalations: []state.Escalation{{Segment: 1, Path: runDir + "escalation-001.md"}, {Segment: 2, Path: runDir + "escalation-002.md"},
+			{Segment: 3, Path: runDir + "escalation-003.md"}},
+		Escalation: "# Escalation: build\n\n**Why the loop stopped:** stuck: TestCase0 fails after a fresh attempt\n\n## Question\n\n**What does the agent miss about TestCase0?**\n",
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -29,17 +30,22 @@ type page struct {
 	Quality    string // what a quality score is
 	Gates      []string
 	Timeline   []timelineRow
-	Iterations []iterRow
-	// IterationsAll is how many iterations the run has: past
-	// maxIterationRows, the table and the timeline show the last ones.
-	IterationsAll int
-	Budget        []budgetRow
-	Wall          string
-	Waited        string
-	Sessions      []loop.Session
-	Escalation    template.HTML
-	Events        []eventRow
-	EventsAll     int
+	History    template.HTML // the history table: every attempt and hand-off, by segment
+	Segments   int
+	// AttemptsAll is how many attempts the run has: past maxIterationRows,
+	// the history table and the timeline show the last Shown ones.
+	AttemptsAll, Shown int
+	Budget             []budgetRow
+	Wall               string
+	Waited             string
+	Sessions           []loop.Session
+	Escalation         template.HTML
+	// Escalations are the run's escalation reports when there are several
+	// (Escalation shows the last); EscalationOf names its segment.
+	Escalations  []escalationLink
+	EscalationOf int
+	Events       []eventRow
+	EventsAll    int
 }
 
 // graphPage is a task graph as the HTML template renders it: the graph, a row
@@ -72,14 +78,15 @@ type timelineRow struct {
 }
 
 type timelineCell struct {
-	N     int
-	Mark  string // pass, fail, infra, none
-	Title string
+	N       int
+	Segment int    // the first cell of a segment after the first: its number
+	Mark    string // pass, fail, infra, none, cut
+	Title   string
 }
 
-type iterRow struct {
-	loop.Record
-	Dur, Cost, Gates string
+type escalationLink struct {
+	Segment int
+	Path    string
 }
 
 type budgetRow struct{ Name, Tokens, In, Out, Cost string }
@@ -92,7 +99,7 @@ func HTML(w io.Writer, r Run) error {
 	tmpl, err := template.New("report").Funcs(template.FuncMap{
 		"stamp": stamp, "join": strings.Join, "orDash": orDash, "verdict": verdictText, "cost": costText,
 		"statusClass": statusClass, "inc": func(i int) int { return i + 1 },
-		"heading": heading,
+		"heading": heading, "escalationOf": escalationOf,
 	}).Parse(pageTemplate)
 	if err != nil {
 		return fmt.Errorf("parse the report template: %w", err)
@@ -105,6 +112,15 @@ func HTML(w io.Writer, r Run) error {
 		return fmt.Errorf("write the HTML report: %w", err)
 	}
 	return nil
+}
+
+// escalationOf says which segment's escalation report a page shows, when
+// the run has several.
+func escalationOf(segment int) string {
+	if segment == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the last: segment %d)", segment)
 }
 
 // heading is a section heading of a page: h2 in a run's page, h3 in a task's
@@ -130,22 +146,20 @@ const maxIterationRows = 1000
 func buildPage(r Run) page {
 	s := r.state()
 	total := s.Spend.Total()
+	h := historyOf(r)
 	p := page{S: s, Status: orDash(string(s.Status)), Sessions: s.Sessions,
-		Wall: duration(s.Spend.Wall.Duration()), Gates: gateNames(s.History), Quality: decide.QualityMeaning}
+		Wall: duration(s.Spend.Wall.Duration()), Gates: gateNames(s.History), Quality: decide.QualityMeaning, Segments: len(h.segments)}
 	if s.Spend.Waited > 0 {
 		p.Waited = duration(s.Spend.Waited.Duration())
 	}
-	p.Cards = runCards(s, total)
-	p.Charts = charts(s)
+	p.Cards = runCards(s, h, total)
+	p.Charts = charts(s, h)
 	if len(s.History) > 0 {
 		p.Unreported = unreportedText(s.History)
 	}
-	p.Timeline = timeline(s, p.Gates)
-	p.IterationsAll = len(s.History)
-	for _, rec := range s.History[max(0, len(s.History)-maxIterationRows):] {
-		p.Iterations = append(p.Iterations, iterRow{Record: rec, Dur: duration(rec.Duration.Duration()),
-			Cost: costText(rec.Usage), Gates: gatesText(rec.Gates)})
-	}
+	p.Timeline = timeline(s, h, p.Gates)
+	p.History, p.Shown = historyHTML(s, h)
+	p.AttemptsAll = h.recorded + h.cut
 	if total.TokensKnown || total.CostKnown {
 		p.Budget = []budgetRow{budget("agent", s.Spend.Usage)}
 		if used(s.Spend.Reviewer) {
@@ -156,6 +170,12 @@ func buildPage(r Run) page {
 	if esc := strings.TrimSpace(r.Escalation); esc != "" {
 		p.Escalation = markdownHTML(esc)
 	}
+	if n := len(r.Escalations); n > 1 {
+		for _, e := range r.Escalations {
+			p.Escalations = append(p.Escalations, escalationLink{Segment: max(e.Segment, 1), Path: filepath.ToSlash(e.Path)})
+		}
+		p.EscalationOf = r.Escalations[n-1].Segment
+	}
 	return p
 }
 
@@ -165,7 +185,7 @@ func used(u evidence.Usage) bool {
 }
 
 // runCards are the figures at the top of a run's report.
-func runCards(s *loop.State, total evidence.Usage) []card {
+func runCards(s *loop.State, h history, total evidence.Usage) []card {
 	best := "—"
 	if q, ok := bestQuality(s.History); ok {
 		best = fmt.Sprintf("%.2f", q)
@@ -174,18 +194,19 @@ func runCards(s *loop.State, total evidence.Usage) []card {
 	if n := len(s.History); n > 0 {
 		failing = fmt.Sprint(len(s.History[n-1].Failing))
 	}
-	limit := "no iteration limit"
-	if s.MaxIterations > 0 {
-		limit = fmt.Sprintf("limit %d per attempt", s.MaxIterations)
-	}
 	sessions := ""
 	if n := len(s.Sessions); n > 1 {
 		sessions = fmt.Sprintf("over %d sessions", n)
 	}
-	cards := []card{
-		{"Iterations", fmt.Sprint(s.TotalIterations), limit},
-		{"Elapsed", duration(elapsed(s, reportNow(s))), sessions},
+	att := "iteration " + statePosition(s)
+	if h.cut > 0 {
+		att = fmt.Sprintf("%d recorded, %d cut short; %s", h.recorded, h.cut, att)
 	}
+	cards := []card{{"Attempts", fmt.Sprint(h.attempts), att}}
+	if h.many() {
+		cards = append(cards, card{"Segments", fmt.Sprint(len(h.segments)), "a new one with each guidance"})
+	}
+	cards = append(cards, card{"Elapsed", duration(elapsed(s, reportNow(s))), sessions})
 	if !total.TokensKnown && !total.CostKnown {
 		cards = append(cards, card{"Tokens and cost", "unknown", "not reported by the agent CLI"})
 	} else {

@@ -54,8 +54,8 @@ func TestHTMLRun(t *testing.T) {
 		t.Error("gate timeline lacks the infra cell of iteration 3")
 	}
 	for _, want := range []string{
-		`data-chart="failing" data-points="5"`, `<circle class="pt" data-iteration="0" data-value="5"`,
-		`<span class="sq fail" data-iteration="0"`, "0 is the code before the agent (baseline)",
+		`data-chart="failing" data-points="5"`, `<circle class="pt" data-attempt="0" data-value="5"`,
+		`<span class="sq fail" data-attempt="0"`, "0 is the code before the agent (baseline)",
 		"Quality runs from 0 to 1",
 	} {
 		if !strings.Contains(page, want) {
@@ -146,7 +146,7 @@ func TestHTMLLongRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{`data-chart="quality" data-points="30"`, `data-iteration="30" data-mark`,
+	for _, want := range []string{`data-chart="quality" data-points="30"`, `data-attempt="30" data-mark`,
 		"Tokens and cost per iteration: not reported by the agent CLI."} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -162,8 +162,8 @@ func TestHTMLLongRun(t *testing.T) {
 	}
 }
 
-// A run longer than the table's bound: its last iterations in the table and
-// the timeline, said so; every iteration in the charts, a mark for a run of
+// A run longer than the table's bound: its last attempts in the table and
+// the timeline, said so; every attempt in the charts, a mark for a run of
 // them (their mean, their range in the tooltip), at most maxMarks a chart.
 func TestHTMLVeryLongRun(t *testing.T) {
 	t.Parallel()
@@ -178,18 +178,18 @@ func TestHTMLVeryLongRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	if rows := strings.Count(page, "<tr data-iteration="); rows != maxIterationRows {
+	if rows := strings.Count(page, "<tr data-attempt="); rows != maxIterationRows {
 		t.Errorf("%d iteration rows, want %d", rows, maxIterationRows)
 	}
-	if !strings.Contains(page, fmt.Sprintf("<tr data-iteration=\"%d\">", n)) || strings.Contains(page, fmt.Sprintf("<tr data-iteration=\"%d\">", n-maxIterationRows)) {
+	if !strings.Contains(page, fmt.Sprintf("<tr data-attempt=\"%d\" data-segment=\"1\">", n)) || strings.Contains(page, fmt.Sprintf("<tr data-attempt=\"%d\" data-segment=\"1\">", n-maxIterationRows)) {
 		t.Error("the table does not hold the last iterations")
 	}
 	if cells := strings.Count(page, `data-mark=`); cells != maxIterationRows {
 		t.Errorf("%d timeline cells, want %d", cells, maxIterationRows)
 	}
-	for _, want := range []string{fmt.Sprintf("The last %d of %d iterations", maxIterationRows, n),
-		fmt.Sprintf(`data-chart="quality" data-points="%d" data-iterations="%d"`, (n+6)/7, n),
-		`<title>iterations 1–7: mean 0.29 (0.00 to 0.50)</title>`} {
+	for _, want := range []string{fmt.Sprintf("The last %d of %d attempts", maxIterationRows, n),
+		fmt.Sprintf(`data-chart="quality" data-points="%d" data-attempts="%d"`, (n+6)/7, n),
+		`<title>attempts 1–7: mean 0.29 (0.00 to 0.50)</title>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -199,5 +199,63 @@ func TestHTMLVeryLongRun(t *testing.T) {
 	}
 	if b.Len() > 2<<20 {
 		t.Errorf("the page is %d bytes", b.Len())
+	}
+}
+
+// A run of three segments: the attempts on the charts' x axis with a line
+// where each segment starts, the history with each segment's guidance quoted,
+// the attempt cut short, the hand-offs in their place, every escalation
+// report listed and the last shown.
+func TestHTMLSegments(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := HTML(&b, segmentedRun()); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	count := func(s string) int { return strings.Count(page, s) }
+	if got := count(`<line class="segline" data-segment="2"`); got != 5 {
+		t.Errorf("%d charts mark where segment 2 starts, want 5", got)
+	}
+	if got := count(`<line class="segline" data-segment="3"`); got != 5 {
+		t.Errorf("%d charts mark where segment 3 starts, want 5", got)
+	}
+	// Quality and failing have no value for the attempt cut short: a mark
+	// says so; tokens, cost and duration have its figures.
+	if got := count(`<text class="unknown cut"`); got != 2 {
+		t.Errorf("%d cut marks, want 2", got)
+	}
+	if got := count(`<circle class="pt" data-attempt="4"`); got != 3 {
+		t.Errorf("the cut attempt has %d points, want 3 (tokens, cost, duration)", got)
+	}
+	order := []string{
+		`<tr class="segment" data-segment="1"><td colspan="10"><strong>Segment 1</strong> · Started by dev@laptop at 2026-03-14 10:00:00Z.`,
+		`<tr data-attempt="1" data-segment="1">`, `<tr data-attempt="2" data-segment="1">`,
+		`Escalated: the report is <code>.agentloop/runs/build/20260314-100000-c3d4/escalation-001.md</code>.`,
+		`<strong>Segment 2</strong> · Guidance from dev@laptop at 2026-03-14 10:19:00Z:<blockquote>first answer: look at the README</blockquote>`,
+		`<tr data-attempt="3" data-segment="2">`,
+		`<tr class="cut" data-attempt="4"><td colspan="10">Attempt 4 (iteration 2) was cut short after 12.4s: interrupted; what it left is kept in <code>refs/agentloop/build/20260314-100000-c3d4/iter-4-cut</code>; it spent $0.07.`,
+		`<tr class="handoff" data-handoff="resume"><td colspan="10">Resumed by dev@laptop at 2026-03-14 10:30:00Z.`,
+		`<tr data-attempt="5" data-segment="2">`, `escalation-002.md`,
+		`<blockquote>second answer: create fixed.txt<br>and keep the README as it is</blockquote>`,
+		`<tr data-attempt="6" data-segment="3">`, `<tr data-attempt="7" data-segment="3">`, `escalation-003.md`,
+		`<tr class="handoff" data-handoff="accept"><td colspan="10">Accepted by dev@laptop at 2026-03-14 11:20:00Z; the work tree is at <code>6f1e2d3c4b5a</code>.`,
+		`<li>segment 1: <code>.agentloop/runs/build/20260314-100000-c3d4/escalation-001.md</code></li>`,
+		`Escalation report (the last: segment 3)`, "What does the agent miss about TestCase0?",
+	}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(page[at:], want)
+		if i < 0 {
+			t.Errorf("page lacks %q after offset %d", want, at)
+			continue
+		}
+		at += i + len(want)
+	}
+	for _, want := range []string{`<span class="segsep" data-segment="2"`, `<span class="sq cut" data-attempt="4" data-mark="cut"`,
+		"iteration 2/2 of segment 3, attempt 7", ">7</div>", "attempt 6 (iteration 1 of segment 3): 0.85"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
 	}
 }

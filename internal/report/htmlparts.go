@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -49,67 +50,128 @@ func unreportedText(h []loop.Record) string {
 	return ""
 }
 
-// charts builds the per-iteration charts: quality and failing (from the
-// baseline, iteration 0, when there is one), tokens and cost (when the agent
-// CLI reported them), duration. No iteration, no charts.
-func charts(s *loop.State) []chart {
-	h := s.History
-	if len(h) == 0 {
+// attemptsOf are a run's agent attempts in order (recorded and cut short),
+// from the baseline (attempt 0) when there is one.
+func attemptsOf(s *loop.State, h history) (all []loop.Moment, base bool) {
+	all = make([]loop.Moment, 0, len(s.History)+len(s.Interrupted)+1)
+	if rec, ok := baselineRecord(s); ok && len(s.History) > 0 {
+		all = append(all, loop.Moment{Record: &rec, Segment: 1})
+		base = true
+	}
+	for _, m := range h.timeline {
+		if m.Handoff == nil {
+			all = append(all, m)
+		}
+	}
+	return all, base
+}
+
+// attemptName names an attempt for people: "attempt 5 (iteration 2 of
+// segment 2)", "attempt 4 (iteration 2), cut short", "before the agent
+// (baseline)".
+func attemptName(m loop.Moment, many bool) string {
+	if m.Seq == 0 && m.Record != nil {
+		return "before the agent (baseline)"
+	}
+	s := fmt.Sprintf("attempt %d (iteration %d", m.Seq, m.Iteration())
+	if many {
+		s += fmt.Sprintf(" of segment %d", m.Segment)
+	}
+	s += ")"
+	if m.Cut != nil {
+		s += ", cut short"
+	}
+	return s
+}
+
+// charts builds the per-attempt charts: quality and failing (from the
+// baseline, attempt 0, when there is one), tokens and cost (when the agent CLI
+// reported them), duration. Every attempt has its place on the x axis, those
+// cut short too (marked as such where they have no value), and a dashed line
+// marks where a segment starts. No iteration, no charts.
+func charts(s *loop.State, h history) []chart {
+	if len(s.History) == 0 {
 		return nil
 	}
-	withBase := h
-	if base, ok := baselineRecord(s); ok {
-		withBase = append([]loop.Record{base}, h...)
+	all, base := attemptsOf(s, h)
+	withBase, noBase := all, all
+	if base {
+		noBase = all[1:]
 	}
-	pts := func(h []loop.Record, f func(loop.Record) point) []point {
-		out := make([]point, len(h))
-		for i, r := range h {
-			out[i] = f(r)
-			out[i].N = r.N
+	many := h.many()
+	pts := func(ms []loop.Moment, f func(loop.Moment) point) []point {
+		out := make([]point, len(ms))
+		for i, m := range ms {
+			out[i] = f(m)
+			out[i].N, out[i].Segment, out[i].Name = m.Seq, m.Segment, attemptName(m, many)
+			out[i].Cut = m.Cut != nil
 		}
 		return out
 	}
 	num := func(v float64) string { return count(int64(v)) }
-	when := func(r loop.Record) string {
-		if r.N == 0 {
-			return "before the agent (baseline): "
-		}
-		return ""
-	}
 	best := s.Best
+	isBest := func(m loop.Moment) bool {
+		if best == nil || m.Seq == 0 || m.Record == nil {
+			return false
+		}
+		if best.Seq > 0 {
+			return best.Seq == m.Seq
+		}
+		return best.Iteration == m.Record.N
+	}
 	cs := []chart{
 		{ID: "quality", Title: "Quality score", Note: decide.QualityMeaning, Kind: "line", Max: 1, Color: "#7c3aed",
 			Fmt: func(v float64) string { return fmt.Sprintf("%.2f", v) },
-			Pts: pts(withBase, func(r loop.Record) point {
-				return point{Value: r.Quality, Known: true, Label: when(r) + fmt.Sprintf("%.2f", r.Quality), Best: best != nil && r.N > 0 && best.Iteration == r.N}
+			Pts: pts(withBase, func(m loop.Moment) point {
+				if m.Record == nil {
+					return point{}
+				}
+				return point{Value: m.Record.Quality, Known: true, Label: fmt.Sprintf("%.2f", m.Record.Quality), Best: isBest(m)}
 			})},
 		{ID: "failing", Title: "Failing tests and findings", Kind: "bar", Color: "#dc2626", Fmt: num, Int: true,
-			Pts: pts(withBase, func(r loop.Record) point {
-				return point{Value: float64(len(r.Failing)), Known: true, Label: when(r) + fmt.Sprintf("%d failing", len(r.Failing))}
+			Pts: pts(withBase, func(m loop.Moment) point {
+				if m.Record == nil {
+					return point{}
+				}
+				return point{Value: float64(len(m.Record.Failing)), Known: true, Label: fmt.Sprintf("%d failing", len(m.Record.Failing))}
 			})},
 	}
-	if len(withBase) > len(h) {
-		cs[0].Note += " Iteration 0 is the code before the agent's first iteration."
-		cs[1].Note = "Iteration 0 is the code before the agent's first iteration: what failed already."
+	if base {
+		cs[0].Note += " Attempt 0 is the code before the agent's first iteration."
+		cs[1].Note = "Attempt 0 is the code before the agent's first iteration: what failed already."
 	}
-	tokens, cost := usageKnown(h)
+	usageOf := func(m loop.Moment) evidence.Usage {
+		if m.Cut != nil {
+			return m.Cut.Usage
+		}
+		return m.Record.Usage
+	}
+	tokens, cost := usageKnown(s.History)
 	if tokens {
-		cs = append(cs, chart{ID: "tokens", Title: "Tokens per iteration", Kind: "bar", Color: "#2563eb", Fmt: compact, Int: true,
-			Pts: pts(h, func(r loop.Record) point {
-				return point{Value: float64(r.Usage.TotalTokens()), Known: r.Usage.TokensKnown, Label: tokensText(r.Usage) + " tokens"}
+		cs = append(cs, chart{ID: "tokens", Title: "Tokens per attempt", Kind: "bar", Color: "#2563eb", Fmt: compact, Int: true,
+			Pts: pts(noBase, func(m loop.Moment) point {
+				u := usageOf(m)
+				return point{Value: float64(u.TotalTokens()), Known: u.TokensKnown, Label: tokensText(u) + " tokens"}
 			})})
 	}
 	if cost {
-		cs = append(cs, chart{ID: "cost", Title: "Cost per iteration (USD)", Kind: "line", Color: "#0891b2",
+		cs = append(cs, chart{ID: "cost", Title: "Cost per attempt (USD)", Kind: "line", Color: "#0891b2",
 			Fmt: func(v float64) string { return fmt.Sprintf("$%.2f", v) },
-			Pts: pts(h, func(r loop.Record) point {
-				return point{Value: r.Usage.CostUSD, Known: r.Usage.CostKnown, Label: costText(r.Usage)}
+			Pts: pts(noBase, func(m loop.Moment) point {
+				u := usageOf(m)
+				return point{Value: u.CostUSD, Known: u.CostKnown, Label: costText(u)}
 			})})
 	}
 	return append(cs, chart{ID: "duration", Title: "Duration (seconds)", Kind: "bar", Color: "#64748b",
 		Fmt: func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 32) + "s" },
-		Pts: pts(h, func(r loop.Record) point {
-			return point{Value: r.Duration.Duration().Seconds(), Known: true, Label: duration(r.Duration.Duration())}
+		Pts: pts(noBase, func(m loop.Moment) point {
+			d := time.Duration(0)
+			if m.Cut != nil {
+				d = m.Cut.Duration.Duration()
+			} else {
+				d = m.Record.Duration.Duration()
+			}
+			return point{Value: d.Seconds(), Known: true, Label: duration(d)}
 		})})
 }
 
@@ -124,31 +186,39 @@ func compact(v float64) string {
 	return fmt.Sprint(int64(v))
 }
 
-// timeline is the gate × iteration grid, from the baseline (iteration 0) when
-// there is one.
-func timeline(s *loop.State, names []string) []timelineRow {
-	h := s.History
-	if base, ok := baselineRecord(s); ok && len(h) > 0 && len(h) <= maxIterationRows {
-		h = append([]loop.Record{base}, h...)
+// timeline is the gate × attempt grid, from the baseline (attempt 0) when
+// there is one; an attempt cut short ran no gate. Past maxIterationRows
+// attempts it shows the last ones.
+func timeline(s *loop.State, h history, names []string) []timelineRow {
+	if len(s.History) == 0 {
+		return nil
 	}
-	h = h[max(0, len(h)-maxIterationRows):]
+	all, _ := attemptsOf(s, h)
+	all = all[max(0, len(all)-maxIterationRows):]
+	many := h.many()
 	rows := make([]timelineRow, len(names))
 	for i, name := range names {
 		rows[i].Gate = name
-		for _, r := range h {
-			it := fmt.Sprintf("iteration %d", r.N)
-			if r.N == 0 {
-				it = "before the agent (baseline)"
+		rows[i].Cells = make([]timelineCell, 0, len(all))
+		seg := 1
+		for _, m := range all {
+			it := attemptName(m, many)
+			c := timelineCell{N: m.Seq, Mark: "none", Title: fmt.Sprintf("%s: %s not run", it, name)}
+			if m.Segment != seg && m.Segment > 0 {
+				c.Segment, seg = m.Segment, m.Segment
 			}
-			c := timelineCell{N: r.N, Mark: "none", Title: fmt.Sprintf("%s: %s not run", it, name)}
-			for _, g := range r.Gates {
-				if g.Name != name {
-					continue
-				}
-				c.Mark = gateMark(g)
-				c.Title = fmt.Sprintf("%s: %s %s (exit %d, %d failures)", it, name, c.Mark, g.ExitCode, g.Failures)
-				if !g.Required {
-					c.Title += ", optional"
+			if m.Cut != nil {
+				c.Mark = "cut"
+			} else {
+				for _, g := range m.Record.Gates {
+					if g.Name != name {
+						continue
+					}
+					c.Mark = gateMark(g)
+					c.Title = fmt.Sprintf("%s: %s %s (exit %d, %d failures)", it, name, c.Mark, g.ExitCode, g.Failures)
+					if !g.Required {
+						c.Title += ", optional"
+					}
 				}
 			}
 			rows[i].Cells = append(rows[i].Cells, c)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -23,25 +24,22 @@ func Markdown(w io.Writer, r Run) error {
 		}
 		return nil
 	}
+	h := historyOf(r)
 	fmt.Fprintf(b, "# agentloop report: %s\n\n", mdCell(s.Name))
-	summaryMD(b, s)
+	summaryMD(b, s, h)
 	budgetMD(b, s.Spend)
 	baselineMD(b, s)
-	iterationsMD(b, s.History)
+	historyMD(b, s, h)
 	sessionsMD(b, s.Sessions)
 	guidanceMD(b, s.Handoffs)
-	if esc := strings.TrimSpace(r.Escalation); esc != "" {
-		b.WriteString("## Escalation report\n\n")
-		b.WriteString(demote(esc))
-		b.WriteString("\n")
-	}
+	escalationsMD(b, r)
 	if err := b.Flush(); err != nil {
 		return fmt.Errorf("write the Markdown report: %w", err)
 	}
 	return nil
 }
 
-func summaryMD(b *bufio.Writer, s *loop.State) {
+func summaryMD(b *bufio.Writer, s *loop.State, h history) {
 	status := "**" + orDash(string(s.Status)) + "**"
 	if s.Reason != "" {
 		status += " — " + mdCell(s.Reason)
@@ -50,7 +48,8 @@ func summaryMD(b *bufio.Writer, s *loop.State) {
 	fmt.Fprintf(b, "| Status | %s |\n", status)
 	fmt.Fprintf(b, "| Procedure | %s |\n", mdCell(s.Procedure))
 	fmt.Fprintf(b, "| Run | `%s` |\n", mdCell(s.RunID))
-	fmt.Fprintf(b, "| Iterations | %d (this attempt %s) |\n", s.TotalIterations, iterLimit(s.Iteration, s.MaxIterations))
+	fmt.Fprintf(b, "| Attempts | %s |\n", h.attemptsText())
+	fmt.Fprintf(b, "| Position | iteration %s |\n", statePosition(s))
 	if s.FailureThreshold > 0 {
 		fmt.Fprintf(b, "| Consecutive failures | %d/%d |\n", s.ConsecutiveFailures, s.FailureThreshold)
 	}
@@ -61,7 +60,7 @@ func summaryMD(b *bufio.Writer, s *loop.State) {
 		fmt.Fprintf(b, "| Best quality | %.2f |\n", q)
 	}
 	if s.Best != nil {
-		fmt.Fprintf(b, "| Best checkpoint | iteration %d, quality %.2f (`%s`) |\n", s.Best.Iteration, s.Best.Quality, mdCell(s.Best.Ref))
+		fmt.Fprintf(b, "| Best checkpoint | %s (`%s`) |\n", mdCell(bestText(s)), mdCell(s.Best.Ref))
 	}
 	b.WriteString("\n")
 }
@@ -85,40 +84,106 @@ func budgetMD(b *bufio.Writer, sp loop.Spend) {
 	b.WriteString(".\n\n")
 }
 
-func iterationsMD(b *bufio.Writer, h []loop.Record) {
-	b.WriteString("## Iterations\n\n")
-	if len(h) == 0 {
+// historyMD is the run's history: each segment (titled when there are
+// several) with its attempts in a table, broken by what is not an iteration:
+// a hand-off in its place (a guidance quoted), an attempt cut short, the
+// escalation that ended the segment.
+func historyMD(b *bufio.Writer, s *loop.State, h history) {
+	b.WriteString("## History\n\n")
+	if len(h.segments) == 0 {
 		b.WriteString("No iteration has finished yet.\n\n")
 		return
 	}
-	b.WriteString("| # | duration | agent exit | gates | failing | quality | decision | strategy | triggers | cost |\n")
-	b.WriteString("|---:|---:|---:|---|---:|---:|---|---|---|---:|\n")
-	for _, r := range h {
-		exit := fmt.Sprint(r.AgentExit)
-		if r.AgentReason != "" {
-			exit += " (" + r.AgentReason + ")"
+	table := false
+	line := func(text string) {
+		if table {
+			b.WriteString("\n")
+			table = false
 		}
-		fmt.Fprintf(b, "| %d | %s | %s | %s | %d | %.2f | %s | %s | %s | %s |\n",
-			r.N, duration(r.Duration.Duration()), mdCell(exit), mdCell(gatesText(r.Gates)), len(r.Failing),
-			r.Quality, orDash(r.Decision), orDash(r.Strategy), mdCell(orDash(strings.Join(r.Triggers, ", "))), costText(r.Usage))
+		b.WriteString(text + "\n\n")
 	}
-	b.WriteString("\n")
+	for _, g := range h.segments {
+		if h.many() {
+			line("### " + segmentTitle(g))
+		}
+		if g.Opened != nil {
+			line(mdHandoff(g.Opened))
+		}
+		escalated := false
+		for _, m := range g.Moments {
+			switch {
+			case m.Handoff != nil:
+				line(mdHandoff(m.Handoff))
+			case m.Cut != nil:
+				line(cutText(m, mdMarks))
+			default:
+				if !table {
+					b.WriteString("| attempt | iteration | duration | agent exit | gates | failing | quality | decision | strategy | triggers | cost |\n")
+					b.WriteString("|---:|---:|---:|---:|---|---:|---:|---|---|---|---:|\n")
+					table = true
+				}
+				recordMD(b, m)
+				if escalatedAt(m) {
+					escalated = true
+					line(h.escalatedText(g.N, mdMarks))
+				}
+			}
+		}
+		if _, ok := h.escalations[g.N]; ok && !escalated {
+			line(h.escalatedText(g.N, mdMarks))
+		}
+	}
+	if table {
+		b.WriteString("\n")
+	}
 	var notes []string
-	for _, r := range h {
+	for _, r := range s.History {
 		if r.Summary != "" {
-			notes = append(notes, fmt.Sprintf("%d. %s", r.N, mdCell(r.Summary)))
+			notes = append(notes, fmt.Sprintf("- attempt %d: %s", seqOf(r), mdCell(r.Summary)))
 		}
 	}
 	if len(notes) > 0 {
-		b.WriteString("What each iteration did:\n\n" + strings.Join(notes, "\n") + "\n\n")
+		b.WriteString("What each attempt did:\n\n" + strings.Join(notes, "\n") + "\n\n")
 	}
-	if out := outputProblems(h); len(out) > 0 {
+	if out := outputProblems(s.History); len(out) > 0 {
 		b.WriteString("Gate output that could not be read (the gates were judged without it):\n\n- " + strings.Join(out, "\n- ") + "\n\n")
 	}
 }
 
+func recordMD(b *bufio.Writer, m loop.Moment) {
+	r := m.Record
+	exit := fmt.Sprint(r.AgentExit)
+	if r.AgentReason != "" {
+		exit += " (" + r.AgentReason + ")"
+	}
+	fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %d | %.2f | %s | %s | %s | %s |\n",
+		m.Seq, r.N, duration(r.Duration.Duration()), mdCell(exit), mdCell(gatesText(r.Gates)), len(r.Failing),
+		r.Quality, orDash(r.Decision), orDash(r.Strategy), mdCell(orDash(strings.Join(r.Triggers, ", "))), costText(r.Usage))
+}
+
+// mdHandoff is a hand-off as a Markdown paragraph, a guidance's text quoted.
+func mdHandoff(h *loop.Handoff) string {
+	s := "**" + handoffText(h, mdMarks) + "**"
+	if h.Kind == loop.HandoffGuidance && h.Text != "" {
+		s += "\n\n> " + strings.Join(strings.Split(strings.ReplaceAll(strings.TrimSpace(h.Text), "\r", ""), "\n"), "\n> ")
+	}
+	return s
+}
+
+// mdCode marks text as code: `text`.
+func mdCode(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
+
+// seqOf is a record's run-wide attempt number (its iteration number in the
+// records of older builds, which did not keep one).
+func seqOf(r loop.Record) int {
+	if r.Seq > 0 {
+		return r.Seq
+	}
+	return r.N
+}
+
 // outputProblems lists what of each gate's output could not be read, once per
-// gate and problem, with the iterations it happened in: "tests, iterations 1–3: …".
+// gate and problem, with the attempts it happened in: "tests, attempts 1–3: …".
 func outputProblems(h []loop.Record) []string {
 	type key struct{ gate, problem string }
 	var order []key
@@ -132,15 +197,15 @@ func outputProblems(h []loop.Record) []string {
 			if _, ok := seen[k]; !ok {
 				order = append(order, k)
 			}
-			seen[k] = append(seen[k], r.N)
+			seen[k] = append(seen[k], seqOf(r))
 		}
 	}
 	out := make([]string, len(order))
 	for i, k := range order {
 		ns := seen[k]
-		when := fmt.Sprintf("iteration %d", ns[0])
+		when := fmt.Sprintf("attempt %d", ns[0])
 		if len(ns) > 1 {
-			when = fmt.Sprintf("iterations %d–%d (%d times)", ns[0], ns[len(ns)-1], len(ns))
+			when = fmt.Sprintf("attempts %d–%d (%d times)", ns[0], ns[len(ns)-1], len(ns))
 		}
 		out[i] = fmt.Sprintf("%s, %s: %s", mdCell(k.gate), when, mdCell(k.problem))
 	}
@@ -218,6 +283,28 @@ func graphMD(b *bufio.Writer, r Run) {
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", mdCell(t.ID), mdCell(t.Title), t.State, t.Iterations,
 			f.durations[i], f.costs[i], mdCell(orDash(t.Reason)), mdCell(orDash(strings.Join(t.DependsOn, ", "))), rep)
 	}
+	b.WriteString("\n")
+}
+
+// escalationsMD lists every escalation report of the run and shows the last.
+func escalationsMD(b *bufio.Writer, r Run) {
+	if len(r.Escalations) > 1 {
+		b.WriteString("## Escalations\n\n")
+		for _, e := range r.Escalations {
+			fmt.Fprintf(b, "- segment %d: %s\n", max(e.Segment, 1), mdCode(filepath.ToSlash(e.Path)))
+		}
+		b.WriteString("\n")
+	}
+	esc := strings.TrimSpace(r.Escalation)
+	if esc == "" {
+		return
+	}
+	title := "## Escalation report"
+	if n := len(r.Escalations); n > 1 {
+		title += fmt.Sprintf(" (the last: segment %d)", r.Escalations[n-1].Segment)
+	}
+	b.WriteString(title + "\n\n")
+	b.WriteString(demote(esc))
 	b.WriteString("\n")
 }
 

@@ -22,6 +22,8 @@ func TestGolden(t *testing.T) {
 		{"markdown", sampleRun(), func(b *bytes.Buffer, r Run) error { return Markdown(b, r) }},
 		{"markdown_tasks", graphRun(), func(b *bytes.Buffer, r Run) error { return Markdown(b, r) }},
 		{"json", sampleRun(), func(b *bytes.Buffer, r Run) error { return JSON(b, r) }},
+		{"markdown_segments", segmentedRun(), func(b *bytes.Buffer, r Run) error { return Markdown(b, r) }},
+		{"json_segments", segmentedRun(), func(b *bytes.Buffer, r Run) error { return JSON(b, r) }},
 		{"markdown_empty", Run{}, func(b *bytes.Buffer, r Run) error { return Markdown(b, r) }},
 	}
 	for _, tt := range tests {
@@ -82,8 +84,8 @@ func TestOutputProblems(t *testing.T) {
 	h := []loop.Record{rec(1, "2 lines could not be parsed as gotest-json: \"x\""), rec(2, "", "cut"),
 		rec(3, "2 lines could not be parsed as gotest-json: \"x\""), rec(4)}
 	want := []string{
-		`tests, iterations 1–3 (2 times): 2 lines could not be parsed as gotest-json: "x"`,
-		"lint, iteration 2: cut",
+		`tests, attempts 1–3 (2 times): 2 lines could not be parsed as gotest-json: "x"`,
+		"lint, attempt 2: cut",
 	}
 	if diff := cmp.Diff(want, outputProblems(h)); diff != "" {
 		t.Errorf("outputProblems (-want +got):\n%s", diff)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Run is everything a report shows about one run.
@@ -16,8 +17,11 @@ type Run struct {
 	// EventsAll is how many events the run's log holds when Events are its
 	// last ones only ([LoadRunDirLast]); 0 when Events are all of them.
 	EventsAll  int
-	Escalation string    // the escalation report in Markdown; empty when the run did not escalate
-	Tasks      []TaskRow // a task graph's tasks: the report is then the graph's
+	Escalation string // the last escalation report in Markdown; empty when the run did not escalate
+	// Escalations are the escalation reports of the run's segments, in
+	// order; the last is Escalation.
+	Escalations []state.Escalation
+	Tasks       []TaskRow // a task graph's tasks: the report is then the graph's
 }
 
 // TaskRow is one task of a task graph as a report shows it.

@@ -20,8 +20,13 @@ type StatusRow struct {
 	Procedure     string        `json:"procedure,omitempty"`
 	Status        loop.Status   `json:"status"`
 	Reason        string        `json:"reason,omitempty"`
-	Iteration     int           `json:"iteration"`
+	Iteration     int           `json:"iteration"`      // in its segment
 	MaxIterations int           `json:"max_iterations"` // 0: unlimited
+	Segment       int           `json:"segment"`        // one more with each guidance
+	Attempts      int           `json:"attempts"`       // the last agent attempt of the run, every segment
+	// Position is where the run stands in words: "4/6", or "1/10 of
+	// segment 2, attempt 5".
+	Position string `json:"position"`
 	LastDecision  string        `json:"last_decision,omitempty"`
 	Tokens        *int64        `json:"tokens"`   // null when unknown
 	CostUSD       *float64      `json:"cost_usd"` // null when unknown
@@ -47,6 +52,7 @@ func StatusRows(states []*loop.State, now time.Time) []StatusRow {
 		row := StatusRow{
 			Name: s.Name, RunID: s.RunID, Procedure: s.Procedure, Status: s.Status, Reason: s.Reason,
 			Iteration: s.Iteration, MaxIterations: s.MaxIterations, LastDecision: lastDecision(s),
+			Segment: max(s.Segment, 1), Attempts: s.Attempts, Position: position(max(s.Segment, 1), s.Iteration, s.MaxIterations, s.Attempts, false),
 			StartedAt: s.StartedAt, Elapsed: elapsed(s, now), CostEstimated: u.CostEstimated,
 		}
 		for _, h := range s.Handoffs {
@@ -96,7 +102,7 @@ func StatusTable(w io.Writer, rows []StatusRow, color bool) error {
 		if r.CostUSD != nil {
 			cost = costText(usageOf(*r.CostUSD, r.CostEstimated))
 		}
-		table = append(table, []string{r.Name, string(r.Status), iterLimit(r.Iteration, r.MaxIterations),
+		table = append(table, []string{r.Name, string(r.Status), r.Position,
 			orDash(r.LastDecision), tokens, cost, duration(r.Elapsed)})
 	}
 	widths := make([]int, len(table[0]))

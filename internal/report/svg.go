@@ -7,23 +7,28 @@ import (
 	"strings"
 )
 
-// point is one iteration's value in a chart; Known false draws no point.
+// point is one attempt's value in a chart; Known false draws no point.
 type point struct {
-	N     int
-	From  int // a mark for a run of iterations (see [maxMarks]): its first; 0 otherwise
-	Value float64
-	Known bool
-	Label string // the value as people read it
-	Best  bool   // the run's best checkpoint: ringed
+	N       int // the attempt's run-wide number: its x label
+	From    int // a mark for a run of attempts (see [maxMarks]): its first; 0 otherwise
+	Segment int // the segment it belongs to: a dashed line where it changes
+	Name    string
+	Value   float64
+	Known   bool
+	Cut     bool   // an attempt cut short: marked as such when it has no value
+	Label   string // the value as people read it
+	Best    bool   // the run's best checkpoint: ringed
 }
 
-// maxMarks is the most marks a chart draws. Past that many iterations each
+// maxMarks is the most marks a chart draws. Past that many attempts each
 // mark stands for a run of consecutive ones: their mean, with the lowest and
 // highest in its tooltip. The plot is 490 units wide, so more marks would only
-// overlap, and a 10,000-iteration run's page stays small and quick to write.
+// overlap, and a 10,000-attempt run's page stays small and quick to write.
 const maxMarks = 500
 
-// marks returns the chart's points, one a run of iterations past maxMarks.
+// marks returns the chart's points, one a run of attempts past maxMarks. A
+// run's segment is that of its last attempt, so a segment's line falls before
+// the run its first attempt is in.
 func (c chart) marks() []point {
 	n := len(c.Pts)
 	if n <= maxMarks {
@@ -33,10 +38,12 @@ func (c chart) marks() []point {
 	out := make([]point, 0, (n+k-1)/k)
 	for i := 0; i < n; i += k {
 		run := c.Pts[i:min(i+k, n)]
-		m := point{From: run[0].N, N: run[len(run)-1].N}
+		last := run[len(run)-1]
+		m := point{From: run[0].N, N: last.N, Segment: last.Segment, Name: fmt.Sprintf("attempts %d–%d", run[0].N, last.N)}
 		lo, hi, sum, known := math.Inf(1), math.Inf(-1), 0.0, 0
 		for _, p := range run {
 			m.Best = m.Best || p.Best
+			m.Cut = m.Cut || p.Cut
 			if p.Known {
 				lo, hi, sum, known = math.Min(lo, p.Value), math.Max(hi, p.Value), sum+p.Value, known+1
 			}
@@ -50,7 +57,7 @@ func (c chart) marks() []point {
 	return out
 }
 
-// chart describes one per-iteration chart.
+// chart describes one per-attempt chart.
 type chart struct {
 	ID    string // data-chart attribute
 	Title string
@@ -94,7 +101,7 @@ func (c chart) SVG() template.HTML {
 	var b strings.Builder
 	runs := ""
 	if all > len(c.Pts) {
-		runs = fmt.Sprintf(` data-iterations="%d"`, all)
+		runs = fmt.Sprintf(` data-attempts="%d"`, all)
 	}
 	fmt.Fprintf(&b, `<svg class="chart" data-chart="%s" data-points="%d"%s viewBox="0 0 %g %g" role="img" aria-label="%s">`,
 		esc(c.ID), known, runs, chartW, chartH, esc(c.Title))
@@ -114,6 +121,7 @@ func (c chart) SVG() template.HTML {
 	// the labels are drawn larger, see the style sheet) at most 8, counted
 	// back from the last, and the others get the class narrow-hidden.
 	labelEvery, phoneEvery := max(1, n/16), max(1, (n+7)/8)
+	c.segments(&b, xOf)
 	for i, p := range c.Pts {
 		if i%labelEvery == 0 || i == n-1 {
 			class := "xlab"
@@ -156,15 +164,15 @@ func (c chart) SVG() template.HTML {
 			continue
 		}
 		if !p.Known {
-			fmt.Fprintf(&b, `<text class="unknown" x="%.1f" y="%g">?</text>`, xOf(i), padT+plotH-6)
+			mark, class := "?", "unknown"
+			if p.Cut {
+				mark, class = "×", "unknown cut"
+			}
+			fmt.Fprintf(&b, `<text class="%s" x="%.1f" y="%g">%s<title>%s</title></text>`, class, xOf(i), padT+plotH-6, mark, esc(p.Name))
 			continue
 		}
-		it := fmt.Sprintf("iteration %d", p.N)
-		if p.From != 0 && p.From != p.N {
-			it = fmt.Sprintf("iterations %d–%d", p.From, p.N)
-		}
-		fmt.Fprintf(&b, `<circle class="pt" data-iteration="%d" data-value="%s" cx="%.1f" cy="%.1f" r="%g" stroke="%s"><title>%s: %s</title></circle>`,
-			p.N, strFloat(p.Value), xOf(i), yOf(p.Value), r, c.Color, it, esc(p.Label))
+		fmt.Fprintf(&b, `<circle class="pt" data-attempt="%d" data-value="%s" cx="%.1f" cy="%.1f" r="%g" stroke="%s"><title>%s: %s</title></circle>`,
+			p.N, strFloat(p.Value), xOf(i), yOf(p.Value), r, c.Color, esc(p.Name), esc(p.Label))
 	}
 	for i, p := range c.Pts {
 		if p.Best && p.Known {
@@ -178,6 +186,34 @@ func (c chart) SVG() template.HTML {
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // every text above is escaped
 }
+
+// segments draws a dashed line where a segment starts (between the last
+// attempt of one and the first of the next), labelled with the segment's
+// number where there is room for it.
+func (c chart) segments(b *strings.Builder, xOf func(int) float64) {
+	lastLabel := math.Inf(-1)
+	for i := 1; i < len(c.Pts); i++ {
+		seg := c.Pts[i].Segment
+		if seg == 0 || c.Pts[i-1].Segment == 0 || seg == c.Pts[i-1].Segment {
+			continue
+		}
+		x := (xOf(i-1) + xOf(i)) / 2
+		fmt.Fprintf(b, `<line class="segline" data-segment="%d" x1="%.1f" y1="%g" x2="%.1f" y2="%g"><title>segment %d starts</title></line>`,
+			seg, x, padT, x, padT+plotH, seg)
+		if x-lastLabel < segLabelRoom {
+			continue
+		}
+		lastLabel = x
+		anchor, lx := "start", x+3
+		if x > chartW-padR-segLabelRoom {
+			anchor, lx = "end", x-3
+		}
+		fmt.Fprintf(b, `<text class="seglab" x="%.1f" y="%g" text-anchor="%s">S%d</text>`, lx, padT+10, anchor, seg)
+	}
+}
+
+// segLabelRoom is the room a segment's label needs, in SVG units.
+const segLabelRoom = 30.0
 
 func emptyText(n int) string {
 	if n == 0 {

@@ -25,19 +25,41 @@ func EscalationFiles(runDir string, segment int) (md, yml string) {
 	return base + ".md", base + ".yaml"
 }
 
-// LatestEscalation is the Markdown report of a run's last escalation, "" when
-// it never escalated. A run folder of an older build has a single
-// escalation.md.
-func LatestEscalation(runDir string) string {
+// Escalation is the Markdown report of one of a run's escalations.
+type Escalation struct {
+	Segment int    // the segment it ended; 0 for the single report of an older build
+	Path    string // the escalation-NNN.md file
+}
+
+// Escalations lists the Markdown reports of a run's escalations, one per
+// segment that escalated, in order; none when it never escalated. A run
+// folder of an older build has a single escalation.md.
+func Escalations(runDir string) []Escalation {
 	all, _ := filepath.Glob(filepath.Join(runDir, "escalation-*.md"))
-	if len(all) > 0 {
-		sort.Strings(all)
-		return all[len(all)-1]
+	var out []Escalation
+	for _, p := range all {
+		var seg int
+		if _, err := fmt.Sscanf(filepath.Base(p), "escalation-%d.md", &seg); err == nil && seg > 0 {
+			out = append(out, Escalation{Segment: seg, Path: p})
+		}
 	}
-	if p := filepath.Join(runDir, "escalation.md"); fileExists(p) {
-		return p
+	if len(out) == 0 {
+		if p := filepath.Join(runDir, "escalation.md"); fileExists(p) {
+			return []Escalation{{Path: p}}
+		}
 	}
-	return ""
+	sort.Slice(out, func(i, j int) bool { return out[i].Segment < out[j].Segment })
+	return out
+}
+
+// LatestEscalation is the Markdown report of a run's last escalation, "" when
+// it never escalated.
+func LatestEscalation(runDir string) string {
+	all := Escalations(runDir)
+	if len(all) == 0 {
+		return ""
+	}
+	return all[len(all)-1].Path
 }
 
 func fileExists(p string) bool {

@@ -10,7 +10,7 @@
     let s = el.tagName.toLowerCase();
     const cls = el.getAttribute('class');
     if (cls) s += '.' + cls.trim().split(/\s+/).join('.');
-    for (const a of ['data-chart', 'data-task', 'data-iteration', 'data-gate']) {
+    for (const a of ['data-chart', 'data-task', 'data-attempt', 'data-segment', 'data-gate']) {
       if (el.hasAttribute(a)) s += `[${a}=${el.getAttribute(a)}]`;
     }
     return s;
