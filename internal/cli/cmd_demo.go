@@ -107,7 +107,7 @@ func runDemo(ctx context.Context, o demoOptions, d Deps) error {
 	}
 	fmt.Fprintf(d.Stdout, "\nKept the demo's folder %s\n", dir)
 	fmt.Fprintf(d.Stdout, "State:  %s\n", filepath.Join(dir, ".agentloop", "state", "demo.json"))
-	fmt.Fprintf(d.Stdout, "Logs:   %s\n", filepath.Join(dir, ".agentloop", "runs", "demo"))
+	fmt.Fprintf(d.Stdout, "Logs:   %s\n", filepath.Join(dir, ".agentloop", "runs", "demo", ""))
 	if path, err := demoReport(dir); err != nil {
 		fmt.Fprintf(d.Stderr, "agentloop: the demo's HTML report: %v\n", err)
 	} else {
@@ -118,7 +118,7 @@ func runDemo(ctx context.Context, o demoOptions, d Deps) error {
 
 // demoReport writes the demo run's HTML report next to the project.
 func demoReport(dir string) (string, error) {
-	r, err := loadRun(&state.Store{Root: filepath.Join(dir, ".agentloop")}, "demo", 0)
+	r, err := loadRun(&state.Store{Root: filepath.Join(dir, ".agentloop")}, "demo", "", 0)
 	if err != nil {
 		return "", err
 	}

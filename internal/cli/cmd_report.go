@@ -21,6 +21,7 @@ type reportOptions struct {
 	format   string
 	output   string
 	stateDir string
+	run      string
 	engine   engineOptions
 }
 
@@ -29,6 +30,7 @@ func (o *reportOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.format, "format", "", "md, html or json (default: from the extension of --output, else md)")
 	fs.StringVarP(&o.output, "output", "o", "", "write to this file instead of stdout")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop)")
+	fs.StringVar(&o.run, "run", "", "the run of NAME with this id, an earlier one too (default: its current run)")
 	o.engine.AddFlags(fs)
 	o.engine.AddConfigFlag(fs)
 }
@@ -38,14 +40,17 @@ func newReportCmd(d Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report [NAME]",
 		Short: "History, escalation report and charts of a run (md, html or json)",
-		Long: `Write the report of the run (or task graph) NAME: its history, spend, escalation
-report and charts, as Markdown, a self-contained HTML page, or JSON. Without
-NAME, the only run (or task graph) there is; with several, they are listed.` + exitStatus(
+		Long: `Write the report of the run (or task graph) NAME: its whole history by segment
+(every attempt, the hand-offs, the guidance given), spend, escalation reports and
+charts, as Markdown, a self-contained HTML page, or JSON. Without NAME, the only
+run (or task graph) there is; with several, they are listed. --run reports an
+earlier run of the same name, kept in its run folder.` + exitStatus(
 			exitSuccess,
 			exitLine{ExitFailure, "error, or no run or task graph named NAME"},
 			exitLine{ExitUsage, "usage error, or no NAME given and several runs to choose from"}),
 		Example: `  agentloop report build                      # Markdown to stdout
-  agentloop report build --format html -o report.html`,
+  agentloop report build --format html -o report.html
+  agentloop report build --run 20260314-100000-a1b2   # an earlier run of build`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd.Context(), o, d, args) },
 	}
@@ -65,6 +70,9 @@ func runReport(ctx context.Context, o reportOptions, d Deps, args []string) erro
 		if len(args) == 0 {
 			return usageError("name the run to report: agentloop report NAME ('agentloop status' lists them)")
 		}
+		if o.run != "" {
+			return usageError("--run reads a run folder of the local state folder; a run on Temporal is reported by its name")
+		}
 		return reportTemporal(ctx, o, d, args[0])
 	}
 	store, err := openStore(d, o.stateDir)
@@ -82,10 +90,11 @@ func runReport(ctx context.Context, o reportOptions, d Deps, args []string) erro
 	if o.format != "json" {
 		lastEvents = report.ShownEvents // the HTML report shows the last ones, Markdown none
 	}
-	r, err := loadRun(store, args[0], lastEvents)
+	r, err := loadRun(store, args[0], o.run, lastEvents)
 	if err != nil {
 		return err
 	}
+	relativePaths(d, &r)
 	return writeReport(o, d, r)
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -9,12 +10,14 @@ import (
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // statusOptions are the flags of `status`.
 type statusOptions struct {
 	json     bool
 	stateDir string
+	run      string
 	engine   engineOptions
 	waiting  bool
 }
@@ -24,6 +27,7 @@ func (o *statusOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop, or state_dir from the configuration)")
 	fs.BoolVar(&o.waiting, "waiting", false, "list only what waits for you, with its question and answers (as 'agentloop inbox')")
+	fs.StringVar(&o.run, "run", "", "with NAME: its run of this id, an earlier one too, as it ended")
 	o.engine.AddFlags(fs)
 	o.engine.AddConfigFlag(fs)
 }
@@ -54,14 +58,23 @@ func runStatus(ctx context.Context, o statusOptions, d Deps, args []string) erro
 		}
 		return runInbox(ctx, inboxOptions{json: o.json, stateDir: o.stateDir, engine: o.engine}, d)
 	}
+	if o.run != "" && len(args) == 0 {
+		return usageError("--run needs the run's NAME: agentloop status NAME --run ID")
+	}
 	if onTemporal, err := o.engine.temporal(d); err != nil {
 		return err
 	} else if onTemporal {
+		if o.run != "" {
+			return usageError("--run reads a run folder of the local state folder; a run on Temporal is shown by its name")
+		}
 		return statusTemporal(ctx, o, d, args)
 	}
 	store, err := openStore(d, o.stateDir)
 	if err != nil {
 		return err
+	}
+	if o.run != "" {
+		return statusOfRun(d, o, store, args[0])
 	}
 	states, err := store.List()
 	if err := skipCorrupt(d, err); err != nil {
@@ -103,6 +116,28 @@ func runStatus(ctx context.Context, o statusOptions, d Deps, args []string) erro
 	if len(rows) == 0 {
 		fmt.Fprintf(d.Stdout, "No runs in %s yet. Start one with 'agentloop run'.\n", store.Root)
 		return nil
+	}
+	return report.StatusTable(d.Stdout, rows, canColor(d, d.Stdout))
+}
+
+// statusOfRun is `agentloop status NAME --run ID`: the run of that id as its
+// last session left it (the current run of NAME as it stands).
+func statusOfRun(d Deps, o statusOptions, store *state.Store, name string) error {
+	st, err := store.Load(name)
+	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
+		err = nil
+	}
+	if err != nil || st.RunID != o.run {
+		if st, err = loadEarlierRun(store, name, o.run); err != nil {
+			return err
+		}
+	} else if st.Status == loop.StatusRunning && !store.Owned(st.Name) {
+		st.Status = loop.StatusInterrupted
+		st.Reason = "its process is gone; continue with: agentloop resume " + st.Name
+	}
+	rows := report.StatusRows([]*loop.State{st}, d.Now())
+	if o.json {
+		return report.StatusJSON(d.Stdout, rows)
 	}
 	return report.StatusTable(d.Stdout, rows, canColor(d, d.Stdout))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // addCompletions gives the shell completion (`agentloop completion bash|zsh|fish`)
@@ -31,6 +32,14 @@ func addCompletions(root *cobra.Command, d Deps) {
 			if cmd.Flags().Lookup(name) != nil {
 				_ = cmd.RegisterFlagCompletionFunc(name, agents)
 			}
+		}
+		if cmd.Flags().Lookup("run") != nil {
+			_ = cmd.RegisterFlagCompletionFunc("run", func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+				if len(args) == 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return matching(runIDs(cmd, d, args[0]), prefix), cobra.ShellCompDirectiveNoFileComp
+			})
 		}
 		if cmd.Flags().Lookup("log-format") != nil {
 			_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -102,13 +111,29 @@ func agentNames(cmd *cobra.Command, d Deps) []string {
 	return slices.Compact(names)
 }
 
-// runNames are the runs in the state folder (its --state-dir).
-func runNames(cmd *cobra.Command, d Deps) []string {
+// completionStore is the state folder the command would use (its --state-dir).
+func completionStore(cmd *cobra.Command, d Deps) (*state.Store, error) {
 	dir := ""
 	if f := cmd.Flags().Lookup("state-dir"); f != nil {
 		dir = f.Value.String()
 	}
-	store, err := openStore(d, dir)
+	return openStore(d, dir)
+}
+
+// runIDs are the runs of the name in the state folder, newest first.
+func runIDs(cmd *cobra.Command, d Deps, name string) []string {
+	store, err := completionStore(cmd, d)
+	if err != nil {
+		return nil
+	}
+	ids, _ := store.RunIDs(name)
+	slices.Reverse(ids)
+	return ids
+}
+
+// runNames are the runs in the state folder (its --state-dir).
+func runNames(cmd *cobra.Command, d Deps) []string {
+	store, err := completionStore(cmd, d)
 	if err != nil {
 		return nil
 	}

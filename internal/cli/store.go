@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/config"
@@ -65,11 +66,18 @@ func openStore(d Deps, dir string) (*state.Store, error) {
 }
 
 // loadRun reads a run's state, events (the last lastEvents of them; all for
-// 0) and escalation report.
-func loadRun(store *state.Store, name string, lastEvents int) (report.Run, error) {
+// 0) and escalation reports: the current run of the name, or with runID its
+// run of that id, an earlier one too (its final state is in its run folder).
+func loadRun(store *state.Store, name, runID string, lastEvents int) (report.Run, error) {
 	st, err := store.Load(name)
 	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
 		err = nil // reported with what the log holds
+	}
+	if runID != "" && (err != nil || st.RunID != runID) {
+		st, err = loadEarlierRun(store, name, runID)
+		if err != nil {
+			return report.Run{}, err
+		}
 	}
 	if errors.Is(err, state.ErrNotFound) {
 		if r, ok, err := graph.LoadReport(store.Root, name); ok || err != nil {
@@ -120,4 +128,41 @@ func onlyRun(d Deps, store *state.Store, verb string, fits func(*loop.State) boo
 		return "", fmt.Errorf("no run in %s to %s: every one is over ('agentloop status' lists them)", store.Root, verb)
 	}
 	return "", fmt.Errorf("no runs in %s to %s; start one with 'agentloop run'", store.Root, verb)
+}
+
+// relativePaths makes the paths a report names relative to the folder
+// agentloop runs in, when they are inside it.
+func relativePaths(d Deps, r *report.Run) {
+	wd, err := d.Getwd()
+	if err != nil {
+		return
+	}
+	for i, e := range r.Escalations {
+		if rel, err := filepath.Rel(wd, e.Path); err == nil && !strings.HasPrefix(rel, "..") {
+			r.Escalations[i].Path = rel
+		}
+	}
+}
+
+// loadEarlierRun reads the final state of the run runID of the name from its
+// run folder.
+func loadEarlierRun(store *state.Store, name, runID string) (*loop.State, error) {
+	if err := state.ValidName(runID); err != nil {
+		return nil, usageError("--run: %v", err)
+	}
+	ids, err := store.RunIDs(name)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(ids, runID) {
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("no run named %q in %s; 'agentloop status' lists them", name, store.Root)
+		}
+		return nil, fmt.Errorf("%s has no run %s in %s; its runs: %s", name, runID, store.Root, strings.Join(ids, ", "))
+	}
+	st, err := state.LoadRun(store.RunDir(name, runID))
+	if err != nil {
+		return nil, fmt.Errorf("load run %s of %s: %w", runID, name, err)
+	}
+	return st, nil
 }

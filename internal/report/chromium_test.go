@@ -94,7 +94,7 @@ func TestReportInChromium(t *testing.T) {
 	}{
 		{"report", sampleRun(), 5},
 		{"report-segments", segmentedRun(), 5}, // three segments, a cut attempt, every hand-off
-		{"report-long", long, 3}, // tokens and cost unknown: one line, no chart
+		{"report-long", long, 3},               // tokens and cost unknown: one line, no chart
 		{"graph", graphRun(), 5 + 3},
 	}
 	for _, p := range pages {

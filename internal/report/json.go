@@ -56,21 +56,21 @@ type jsonBest struct {
 }
 
 type jsonSummary struct {
-	Name         string         `json:"name"`
-	RunID        string         `json:"run_id"`
-	Procedure    string         `json:"procedure"`
-	Status       loop.Status    `json:"status"`
-	Reason       string         `json:"reason,omitempty"`
-	Iterations   int            `json:"iterations"` // recorded, every segment
-	Max          int            `json:"max_iterations"`
+	Name       string      `json:"name"`
+	RunID      string      `json:"run_id"`
+	Procedure  string      `json:"procedure"`
+	Status     loop.Status `json:"status"`
+	Reason     string      `json:"reason,omitempty"`
+	Iterations int         `json:"iterations"` // recorded, every segment
+	Max        int         `json:"max_iterations"`
 	// Where the run stands: its segment, the iteration in it, the last
 	// attempt in the run, and the same in words.
-	Segment     int       `json:"segment"`
-	Iteration   int       `json:"iteration"`
-	Attempts    int       `json:"attempts"`
-	CutAttempts int       `json:"cut_attempts,omitempty"`
-	Position    string    `json:"position"`
-	Best        *jsonBest `json:"best_checkpoint,omitempty"`
+	Segment      int            `json:"segment"`
+	Iteration    int            `json:"iteration"`
+	Attempts     int            `json:"attempts"`
+	CutAttempts  int            `json:"cut_attempts,omitempty"`
+	Position     string         `json:"position"`
+	Best         *jsonBest      `json:"best_checkpoint,omitempty"`
 	LastDecision string         `json:"last_decision,omitempty"`
 	BestQuality  *float64       `json:"best_quality,omitempty"`
 	Elapsed      loop.Millis    `json:"elapsed_ms"`

@@ -15,18 +15,18 @@ import (
 
 // StatusRow is one run (or task) in `agentloop status`.
 type StatusRow struct {
-	Name          string        `json:"name"`
-	RunID         string        `json:"run_id,omitempty"`
-	Procedure     string        `json:"procedure,omitempty"`
-	Status        loop.Status   `json:"status"`
-	Reason        string        `json:"reason,omitempty"`
-	Iteration     int           `json:"iteration"`      // in its segment
-	MaxIterations int           `json:"max_iterations"` // 0: unlimited
-	Segment       int           `json:"segment"`        // one more with each guidance
-	Attempts      int           `json:"attempts"`       // the last agent attempt of the run, every segment
+	Name          string      `json:"name"`
+	RunID         string      `json:"run_id,omitempty"`
+	Procedure     string      `json:"procedure,omitempty"`
+	Status        loop.Status `json:"status"`
+	Reason        string      `json:"reason,omitempty"`
+	Iteration     int         `json:"iteration"`      // in its segment
+	MaxIterations int         `json:"max_iterations"` // 0: unlimited
+	Segment       int         `json:"segment"`        // one more with each guidance
+	Attempts      int         `json:"attempts"`       // the last agent attempt of the run, every segment
 	// Position is where the run stands in words: "4/6", or "1/10 of
 	// segment 2, attempt 5".
-	Position string `json:"position"`
+	Position      string        `json:"position"`
 	LastDecision  string        `json:"last_decision,omitempty"`
 	Tokens        *int64        `json:"tokens"`   // null when unknown
 	CostUSD       *float64      `json:"cost_usd"` // null when unknown

@@ -160,3 +160,27 @@ func WriteFileOnce(path string, data []byte, perm os.FileMode) error {
 	}
 	return nil
 }
+
+// RunIDs lists the runs of the name in the store, oldest first (a run id
+// starts with the time it started): the current one and every earlier run
+// of the same name whose folder is kept.
+func (s Store) RunIDs(name string) ([]string, error) {
+	if err := ValidName(name); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(filepath.Join(s.root(), "runs", name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the runs of %s: %w", name, err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() && ValidName(e.Name()) == nil {
+			ids = append(ids, e.Name())
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
