@@ -125,8 +125,12 @@ func (l *Local) step(ctx context.Context, r loop.StepRequest) (loop.StepResult, 
 // restore puts the work tree back at r.Checkpoint. Whatever the tree holds
 // beyond r.Expect — the checkpoint agentloop last left it at — is kept first in
 // a backup ref, and a warning says what and how to get it back: a person's
-// work is never thrown away by a restore.
+// work is never thrown away by a restore. A signal does not cut a restore
+// half-way (the tree would be neither where the state says nor where it was):
+// it runs to its end, within restoreTimeout, and the loop stops after it.
 func (l *Local) restore(ctx context.Context, r loop.StepRequest) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restoreTimeout)
+	defer cancel()
 	backup := CheckpointRefs(l.Name, l.RunID) + fmt.Sprintf("backup-%d", r.Seq)
 	msg := fmt.Sprintf("agentloop %s: the work tree before %s", l.Name, orString(r.Why, "a restore"))
 	kept, err := l.Work.RestoreKeeping(ctx, r.Checkpoint, r.Expect, backup, msg)
@@ -335,6 +339,10 @@ func (l *Local) keepCut(ctx context.Context, r loop.StepRequest, start string) s
 
 // cutTimeout bounds the work of keeping a cut attempt, done after the signal.
 const cutTimeout = 30 * time.Second
+
+// restoreTimeout bounds a restore of the work tree, which a signal does not
+// cut.
+const restoreTimeout = time.Minute
 
 // attemptSeq is the attempt number of an iteration request; a request of an
 // older workflow history has none, and its iteration number stands for it.

@@ -529,6 +529,12 @@ func (r *runner) undo(ctx context.Context) (Outcome, bool, error) {
 		out, err := r.unsaved(ctx, err)
 		return out, true, err
 	}
+	if ctx.Err() != nil {
+		// A signal while the tree was put back: the restore ran to its end
+		// and the state says where the tree is; the session stops there.
+		out, err := r.stepFailed(ctx, ctx.Err())
+		return out, true, err
+	}
 	return Outcome{}, false, nil
 }
 

@@ -890,6 +890,43 @@ func TestSignalAsTheStepEndsCutsTheAttempt(t *testing.T) {
 	}
 }
 
+// A signal while the next session puts the tree back where a cut attempt
+// started: the restore runs to its end (the environment does not cut it), the
+// state records the tree there and nothing left to undo, and the session ends
+// interrupted without starting an attempt.
+func TestSignalDuringTheUndo(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	env := &signalAtRollback{scriptEnv: &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(true, 0)}}, cancel: cancel}
+	st := newState()
+	st.Attempts, st.Tree = 1, "c1"
+	st.Undo = &loop.Undo{Seq: 1, Start: "s1", Cut: "c1"}
+	out, err := loop.Run(ctx, env, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
+	if err != nil || out.Status != loop.StatusInterrupted {
+		t.Fatalf("outcome %s, %v: want interrupted", out.Status, err)
+	}
+	if st.Undo != nil || st.Tree != "s1" {
+		t.Errorf("undo %+v, tree %q: want nothing left to undo, the tree at s1", st.Undo, st.Tree)
+	}
+	if env.calls != 0 || st.Attempts != 1 || len(st.Interrupted) != 0 {
+		t.Errorf("%d iteration steps, attempts %d, cut %+v: want none started", env.calls, st.Attempts, st.Interrupted)
+	}
+}
+
+// signalAtRollback's rollbacks finish, and a signal lands as they do.
+type signalAtRollback struct {
+	*scriptEnv
+	cancel func()
+}
+
+func (e *signalAtRollback) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	res, err := e.scriptEnv.Step(ctx, r)
+	if r.Kind == loop.StepRollback {
+		e.cancel()
+	}
+	return res, err
+}
+
 // An iteration whose checkpoint failed (no commit, yet the run has
 // checkpoints) is never the best checkpoint.
 func TestNoBestWithoutACommit(t *testing.T) {
