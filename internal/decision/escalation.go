@@ -30,6 +30,46 @@ type EscalationReport struct {
 	Triggers       []string     `json:"triggers,omitempty" yaml:"triggers,omitempty"`
 	// Diff is a slot the environment fills when escalation_includes_diff is set.
 	Diff string `json:"diff,omitempty" yaml:"diff,omitempty"`
+	// Segments is the run's history by segment, this one last, when the run
+	// has more than one: a slot the loop fills (see [SegmentSummary]).
+	Segments []SegmentSummary `json:"segments,omitempty" yaml:"segments,omitempty"`
+}
+
+// SegmentSummary is one segment of a run as an escalation report recalls it:
+// who opened it and how (the start, or guidance and its text), its agent
+// attempts by their run-wide numbers, and how it ended.
+type SegmentSummary struct {
+	N        int    `json:"n" yaml:"n"`
+	Opened   string `json:"opened" yaml:"opened"` // "started by dev@host at 2026-11-25 03:48 UTC"
+	Guidance string `json:"guidance,omitempty" yaml:"guidance,omitempty"`
+	// Attempts are the segment's agent attempts ("3–4", "5, cut short"; "none").
+	Attempts string `json:"attempts" yaml:"attempts"`
+	Ended    string `json:"ended,omitempty" yaml:"ended,omitempty"` // empty: this segment
+}
+
+// SegmentsMarkdown is the section of an escalation report that recalls the
+// run's segments, this one last; empty for a run of one segment.
+func SegmentsMarkdown(segs []SegmentSummary) string {
+	if len(segs) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## The run so far\n\n")
+	for i, g := range segs {
+		this := ""
+		if i == len(segs)-1 {
+			this = " (this one)"
+		}
+		fmt.Fprintf(&b, "- **Segment %d%s**: %s; attempts %s", g.N, this, md(g.Opened), md(g.Attempts))
+		if g.Ended != "" {
+			fmt.Fprintf(&b, "; %s", md(g.Ended))
+		}
+		b.WriteString(".\n")
+		if g.Guidance != "" {
+			fmt.Fprintf(&b, "  > %s\n", strings.ReplaceAll(strings.TrimSpace(g.Guidance), "\n", "\n  > "))
+		}
+	}
+	return b.String() + "\n"
 }
 
 // HistoryRow is one iteration in the report's table.
@@ -93,7 +133,12 @@ func (r EscalationReport) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Escalation: %s\n\n", md(r.Task))
 	fmt.Fprintf(&b, "**Why the loop stopped:** %s\n\n", md(r.Reason))
-	b.WriteString("## Iteration history\n\n")
+	b.WriteString(SegmentsMarkdown(r.Segments))
+	if n := len(r.Segments); n > 1 {
+		fmt.Fprintf(&b, "## Iteration history of segment %d\n\n", r.Segments[n-1].N)
+	} else {
+		b.WriteString("## Iteration history\n\n")
+	}
 	b.WriteString("| # | What the agent did | Gate result | Reviewer feedback | Decision | Failing | Quality | Cost |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, h := range r.History {

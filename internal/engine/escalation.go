@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/decision"
@@ -29,35 +33,55 @@ func NeedsYou(e loop.Escalation, run, runDir string) loop.NeedsYou {
 	rec := Report(e, run).NeedsYou()
 	rec.Run = run
 	if runDir != "" {
-		rec.Report, _ = state.EscalationFiles(runDir, e.Segment)
+		// The report written last: a segment that escalated again has more
+		// than one.
+		if rec.Report = state.LatestEscalation(runDir); rec.Report == "" {
+			rec.Report, _ = state.EscalationFiles(runDir, e.Segment)
+		}
 	}
 	return loop.NeedsYou{NeedsYou: rec}
 }
 
 // WriteEscalation writes the escalation's report in the run folder, as
 // escalation-NNN.md and escalation-NNN.yaml numbered by the segment that
-// escalated (one pair per escalation, none written over): the decider's
-// report, or the reason, question and options alone when there is none.
+// escalated (escalation-NNN-2.md for its second, none written over): the
+// decider's report, or the reason, question and options alone when there is
+// none. The same report written again (a step run twice) is left as it is.
 func WriteEscalation(runDir string, e loop.Escalation) error {
 	rep := Report(e, "")
-	md, yml := state.EscalationFiles(runDir, e.Segment)
-	if err := state.WriteFileOnce(md, []byte(EscalationMarkdown(e)), state.FilePerm); err != nil {
-		return err
-	}
+	rep.Segments = e.Segments
 	b, err := rep.YAML()
 	if err != nil {
 		return fmt.Errorf("encode the escalation report: %w", err)
 	}
-	return state.WriteFileOnce(yml, b, state.FilePerm)
+	text := []byte(EscalationMarkdown(e))
+	for k := 1; ; k++ {
+		md, yml := state.EscalationFilesOf(runDir, e.Segment, k)
+		if old, err := os.ReadFile(md); err == nil {
+			if bytes.Equal(old, text) {
+				return nil
+			}
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("read %s: %w", md, err)
+		}
+		if err := state.WriteFileOnce(md, text, state.FilePerm); err != nil {
+			return err
+		}
+		return state.WriteFileOnce(yml, b, state.FilePerm)
+	}
 }
 
 // EscalationMarkdown is the escalation report a person reads (escalation.md).
 func EscalationMarkdown(e loop.Escalation) string {
 	if e.Report != nil {
-		return e.Report.Markdown()
+		rep := *e.Report
+		rep.Segments = e.Segments
+		return rep.Markdown()
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Escalation\n\n**Reason:** %s\n\n", e.Reason)
+	b.WriteString(decision.SegmentsMarkdown(e.Segments))
 	if e.Question != "" {
 		fmt.Fprintf(&b, "## Question\n\n%s\n\n", e.Question)
 	}

@@ -228,3 +228,19 @@ func (a *PresetAgents) TranscriptUsage(agentName, logPath string) evidence.Usage
 	}
 	return r.TranscriptUsage(preset, logPath)
 }
+
+// AttemptInProgress reads the marker of the agent attempt a live session runs
+// in the run folder runDir: its run-wide number and its iteration in the
+// segment. ok is false when there is none (between attempts, or a marker of an
+// older build without the number).
+func AttemptInProgress(runDir string) (seq, iteration int, ok bool) {
+	b, err := os.ReadFile(filepath.Join(runDir, inflightFile))
+	if err != nil {
+		return 0, 0, false
+	}
+	var m inflight
+	if json.Unmarshal(b, &m) != nil || m.Seq == 0 {
+		return 0, 0, false
+	}
+	return m.Seq, m.Iteration, true
+}

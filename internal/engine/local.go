@@ -353,9 +353,17 @@ func attemptSeq(r loop.StepRequest) int {
 	return r.Iteration
 }
 
-// AwaitGuidance implements [loop.Env]: the local engine writes the escalation
-// report and suspends the run until `agentloop resume --guidance`.
+// AwaitGuidance implements [loop.Env]: the local engine suspends the run until
+// `agentloop resume --guidance`; its report is written already ([Local.Keep]).
 func (l *Local) AwaitGuidance(ctx context.Context, e loop.Escalation) (loop.Guidance, error) {
+	_ = l.Emit(ctx, loop.Event{Data: NeedsYou(e, l.Name, l.RunDir)})
+	return loop.Guidance{}, loop.ErrSuspended
+}
+
+// WriteEscalation writes an escalation's report in the run folder, each
+// option with the command that takes it and, with EscalationDiffLines, what
+// the run changed.
+func (l *Local) WriteEscalation(ctx context.Context, e loop.Escalation) error {
 	if e.Report != nil {
 		rep := *e.Report
 		rep.Run = l.Name // each option says the command that takes it
@@ -364,11 +372,7 @@ func (l *Local) AwaitGuidance(ctx context.Context, e loop.Escalation) (loop.Guid
 		}
 		e.Report = &rep
 	}
-	if err := WriteEscalation(l.RunDir, e); err != nil {
-		l.warn("write the escalation report: %v", err)
-	}
-	_ = l.Emit(ctx, loop.Event{Data: NeedsYou(e, l.Name, l.RunDir)})
-	return loop.Guidance{}, loop.ErrSuspended
+	return WriteEscalation(l.RunDir, e)
 }
 
 // runDiff is what the run changed since its first iteration started, capped at
@@ -396,8 +400,12 @@ func (l *Local) Save(_ context.Context, st *loop.State) error {
 }
 
 // Keep implements [loop.Env]: the decision document goes to the iteration's
-// decision.yaml, the feedback for the next prompt to its feedback.md.
-func (l *Local) Keep(_ context.Context, a loop.Artifacts) error {
+// decision.yaml, the feedback for the next prompt to its feedback.md, an
+// escalation to its report ([Local.WriteEscalation]).
+func (l *Local) Keep(ctx context.Context, a loop.Artifacts) error {
+	if a.Escalation != nil {
+		return l.WriteEscalation(ctx, *a.Escalation)
+	}
 	dir := state.IterDir(l.RunDir, cmp.Or(a.Seq, a.Iteration))
 	var errs []error
 	if a.Decision != nil {

@@ -137,7 +137,13 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(run, "baseline")); err != nil {
 		t.Errorf("baseline folder: %v", err)
 	}
-	_, err = l.AwaitGuidance(t.Context(), loop.Escalation{Reason: "stuck", Question: "Which is right?", Options: []string{"A", "B"}})
+	first := loop.Escalation{Reason: "stuck", Question: "Which is right?", Options: []string{"A", "B"}}
+	// The report is kept before the state that says the run escalated is
+	// saved; the run then waits.
+	if err := l.Keep(t.Context(), loop.Artifacts{Escalation: &first}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.AwaitGuidance(t.Context(), first)
 	if err != loop.ErrSuspended {
 		t.Fatalf("AwaitGuidance = %v, want ErrSuspended", err)
 	}
@@ -171,8 +177,29 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(run, "escalation-001.md")); err != nil || !strings.Contains(string(b), "Which is right?") {
 		t.Errorf("the first escalation was written over: %q, %v", b, err)
 	}
-	if err := WriteEscalation(run, loop.Escalation{Reason: "other", Question: "?", Segment: 2}); err == nil {
-		t.Error("a second, different escalation of segment 2 was written over the first")
+	// The same report again (a step run twice) is left as it is; a second,
+	// different escalation of the segment (it was resumed without guidance)
+	// has files of its own, and is the one the run's record names.
+	if err := WriteEscalation(run, loop.Escalation{Reason: "stuck", Report: rep, Segment: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(run, "escalation-002-2.md")); err == nil {
+		t.Error("the same report written again made a second file")
+	}
+	if err := WriteEscalation(run, loop.Escalation{Reason: "other", Question: "?", Segment: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(run, "escalation-002-2.md")); err != nil || !strings.Contains(string(b), "other") {
+		t.Errorf("escalation-002-2.md = %q, %v; want the second escalation of segment 2", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(run, "escalation-002-2.yaml")); err != nil {
+		t.Errorf("escalation-002-2.yaml: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(run, "escalation-002.md")); err != nil || string(b) != rep.Markdown() {
+		t.Errorf("the first escalation of segment 2 was written over: %q, %v", b, err)
+	}
+	if rec := NeedsYou(loop.Escalation{Reason: "other", Segment: 2}, "build", run); rec.Report != filepath.Join(run, "escalation-002-2.md") {
+		t.Errorf("needs_you names %s, want the report written last", rec.Report)
 	}
 	if _, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepRollback, Checkpoint: "abc"}); err == nil {
 		t.Error("rollback outside git: want an error")

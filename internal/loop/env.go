@@ -105,6 +105,9 @@ type Artifacts struct {
 	Seq       int                // its attempt's number in the run: its folder
 	Decision  *decision.Document // nil when the decider writes no document
 	Feedback  string             // the feedback for the next prompt; empty: none
+	// Escalation is the escalation the run stops on, whose report is written
+	// before the state that says the run escalated is saved; nil: none.
+	Escalation *Escalation `json:",omitempty"`
 }
 
 // Escalation is what a loop hands a human when it must stop and ask.
@@ -118,6 +121,9 @@ type Escalation struct {
 	// Segment is the segment that escalates: the run's escalation files are
 	// numbered by it (one per escalation, none written over).
 	Segment int
+	// Segments recall the run's segments, this one last, when it has more
+	// than one ([SegmentSummaries]); the report shows them.
+	Segments []decision.SegmentSummary `json:",omitempty"`
 }
 
 // Guidance is a human's answer to an escalation.

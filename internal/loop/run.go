@@ -285,8 +285,12 @@ func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error
 		e = *d.Escalation
 	}
 	e.Segment = r.st.Segment
+	e.Segments = SegmentSummaries(r.st)
 	r.st.Status = StatusEscalated
 	r.st.Reason = e.Reason
+	// The report is written before the state that says the run escalated is
+	// saved: an escalated run always has its report.
+	r.keep(ctx, Artifacts{Iteration: r.st.Iteration, Escalation: &e})
 	if err := r.save(ctx); err != nil {
 		out, err := r.unsaved(ctx, err)
 		return out, true, err
@@ -411,10 +415,14 @@ func (r *runner) unsaved(ctx context.Context, err error) (Outcome, error) {
 }
 
 func (r *runner) keep(ctx context.Context, a Artifacts) {
-	if a.Decision == nil && a.Feedback == "" {
+	if a.Decision == nil && a.Feedback == "" && a.Escalation == nil {
 		return
 	}
 	if err := r.env.Keep(context.WithoutCancel(ctx), a); err != nil {
+		if a.Escalation != nil {
+			r.emit(ctx, a.Iteration, Warning{Message: "write the escalation report: " + err.Error()})
+			return
+		}
 		r.emit(ctx, a.Iteration, Warning{Message: fmt.Sprintf("the artifacts of iteration %d not kept: %v", a.Iteration, err)})
 	}
 }

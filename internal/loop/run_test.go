@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/decision"
@@ -990,4 +992,58 @@ func TestCostBudgetCountsTheReviewer(t *testing.T) {
 	if len(st.History) != 1 || st.History[0].ReviewUsage.CostUSD != 0.01 || st.Spend.Total().CostUSD != 0.02 {
 		t.Errorf("history %+v, total %+v", st.History, st.Spend.Total())
 	}
+}
+
+// The escalation's report is kept before the state that says the run
+// escalated is saved (a kill between them left an escalated run without its
+// report), and it recalls the run's earlier segments.
+func TestEscalationKeptBeforeTheEscalatedState(t *testing.T) {
+	t.Parallel()
+	env := &orderEnv{scriptEnv: &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(false, 1)}}}
+	st := newState()
+	// One segment escalated already, answered with guidance.
+	loop.AddHandoff(st, loop.Handoff{Kind: loop.HandoffStart, By: "dev@host"})
+	st.History = []loop.Record{{N: 1, Seq: 1, Segment: 1, Decision: string(loop.ActionEscalate)}}
+	st.Attempts, st.Iteration, st.Segment, st.TotalIterations = 1, 1, 1, 1
+	loop.ApplyGuidance(st, loop.Guidance{Text: "look at the README", By: "dev@host"})
+	out, err := loop.Run(t.Context(), env, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 1, FailureThreshold: 5}, Decider: engine}, st)
+	if err != nil || out.Status != loop.StatusEscalated {
+		t.Fatalf("outcome %s, %v: want escalated", out.Status, err)
+	}
+	if len(env.order) == 0 || env.order[0] != "keep escalation" {
+		t.Fatalf("order %v: want the report kept before the escalated state is saved", env.order)
+	}
+	e := env.escalation
+	if e == nil || e.Segment != 2 || len(e.Segments) != 2 {
+		t.Fatalf("escalation %+v: want segment 2 with both segments recalled", e)
+	}
+	want := []decision.SegmentSummary{
+		{N: 1, Opened: "started by dev@host", Attempts: "1", Ended: "escalated after attempt 1"},
+		{N: 2, Opened: "guidance from dev@host", Guidance: "look at the README", Attempts: "2"},
+	}
+	if diff := cmp.Diff(want, e.Segments); diff != "" {
+		t.Errorf("segments (-want +got):\n%s", diff)
+	}
+}
+
+// orderEnv notes when the escalation's report is kept and when a state that
+// says escalated is first saved.
+type orderEnv struct {
+	*scriptEnv
+	order      []string
+	escalation *loop.Escalation
+}
+
+func (e *orderEnv) Keep(ctx context.Context, a loop.Artifacts) error {
+	if a.Escalation != nil {
+		e.order, e.escalation = append(e.order, "keep escalation"), a.Escalation
+	}
+	return e.scriptEnv.Keep(ctx, a)
+}
+
+func (e *orderEnv) Save(ctx context.Context, st *loop.State) error {
+	if st.Status == loop.StatusEscalated && !slices.Contains(e.order, "save escalated") {
+		e.order = append(e.order, "save escalated")
+	}
+	return e.scriptEnv.Save(ctx, st)
 }

@@ -335,8 +335,11 @@ func (s *Session) epilogue(out loop.Outcome, runDir string, runErr error) {
 	case loop.StatusInterrupted:
 		w.Linef("State saved. Resume with: agentloop resume %s", s.p.Name)
 	case loop.StatusEscalated:
-		md, _ := state.EscalationFiles(rel, s.st.Segment)
-		w.Linef("The loop needs you: read %s", md)
+		md := state.LatestEscalation(runDir)
+		if md == "" {
+			md, _ = state.EscalationFiles(runDir, s.st.Segment)
+		}
+		w.Linef("The loop needs you: read %s", RelPath(base, md))
 		w.Linef("Then: agentloop resume %s --guidance \"...\"", s.p.Name)
 	case loop.StatusAborted:
 		w.Linef("Logs: %s. To continue (with a higher limit if a budget stopped it): agentloop resume %s", rel, s.p.Name)

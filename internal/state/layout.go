@@ -13,7 +13,8 @@ import (
 // A run folder is append-only: nothing in it is ever written over. Each agent
 // attempt has a folder of its own, numbered by the run-wide attempt sequence
 // ([loop.State.Attempts]); each escalation a report of its own, numbered by its
-// segment; a baseline run again after a crash a folder of its own.
+// segment (and, when a segment escalates again, by its place in the segment);
+// a baseline run again after a crash a folder of its own.
 
 // HistoryFile is the run folder's append-only log of the run's history.
 const HistoryFile = "history.jsonl"
@@ -21,26 +22,41 @@ const HistoryFile = "history.jsonl"
 // EscalationFiles are the escalation report of a run's segment: Markdown for
 // people, YAML for programs (escalation-001.md, escalation-001.yaml).
 func EscalationFiles(runDir string, segment int) (md, yml string) {
+	return EscalationFilesOf(runDir, segment, 1)
+}
+
+// EscalationFilesOf are the report of the k-th escalation of a segment (k
+// from 1): a segment escalates again when its run is resumed without guidance
+// after it escalated (an abort, a session cut before it wrote its report).
+// The first is escalation-002.md, the next escalation-002-2.md.
+func EscalationFilesOf(runDir string, segment, k int) (md, yml string) {
 	base := filepath.Join(runDir, fmt.Sprintf("escalation-%03d", max(segment, 1)))
+	if k > 1 {
+		base += fmt.Sprintf("-%d", k)
+	}
 	return base + ".md", base + ".yaml"
 }
 
 // Escalation is the Markdown report of one of a run's escalations.
 type Escalation struct {
 	Segment int    // the segment it ended; 0 for the single report of an older build
+	K       int    // its place among the segment's escalations, from 1
 	Path    string // the escalation-NNN.md file
 }
 
-// Escalations lists the Markdown reports of a run's escalations, one per
-// segment that escalated, in order; none when it never escalated. A run
-// folder of an older build has a single escalation.md.
+// Escalations lists the Markdown reports of a run's escalations, in order;
+// none when it never escalated. A run folder of an older build has a single
+// escalation.md.
 func Escalations(runDir string) []Escalation {
 	all, _ := filepath.Glob(filepath.Join(runDir, "escalation-*.md"))
 	var out []Escalation
 	for _, p := range all {
-		var seg int
-		if _, err := fmt.Sscanf(filepath.Base(p), "escalation-%d.md", &seg); err == nil && seg > 0 {
-			out = append(out, Escalation{Segment: seg, Path: p})
+		var seg, k int
+		name := filepath.Base(p)
+		if _, err := fmt.Sscanf(name, "escalation-%d-%d.md", &seg, &k); err == nil && seg > 0 && k > 1 {
+			out = append(out, Escalation{Segment: seg, K: k, Path: p})
+		} else if _, err := fmt.Sscanf(name, "escalation-%d.md", &seg); err == nil && seg > 0 {
+			out = append(out, Escalation{Segment: seg, K: 1, Path: p})
 		}
 	}
 	if len(out) == 0 {
@@ -48,7 +64,12 @@ func Escalations(runDir string) []Escalation {
 			return []Escalation{{Path: p}}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Segment < out[j].Segment })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Segment != out[j].Segment {
+			return out[i].Segment < out[j].Segment
+		}
+		return out[i].K < out[j].K
+	})
 	return out
 }
 

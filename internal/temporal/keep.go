@@ -85,7 +85,7 @@ func (s *Steps) Keep(ctx context.Context, in KeepInput) error {
 	if in.Escalation != nil {
 		if l := s.cached(in.Run.RunID); l != nil {
 			// The engine that ran the steps adds what the run changed.
-			_, _ = l.AwaitGuidance(ctx, *in.Escalation)
+			errs = append(errs, l.WriteEscalation(ctx, *in.Escalation))
 		} else {
 			errs = append(errs, engine.WriteEscalation(runDir, *in.Escalation))
 		}

@@ -300,6 +300,9 @@ func (w *wfEnv) flushKeep() {
 // the run folder by the worker holding it (see [ActivityKeep]), after the
 // save that follows ([wfEnv.flushKeep]).
 func (w *wfEnv) Keep(_ context.Context, a loop.Artifacts) error {
+	if a.Escalation != nil {
+		return nil // AwaitGuidance writes the report, as the run waits
+	}
 	w.pending = &a
 	return nil
 }
