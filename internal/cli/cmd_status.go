@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -93,11 +94,7 @@ func runStatus(ctx context.Context, o statusOptions, d Deps, args []string) erro
 		states = one
 	}
 	for _, st := range states {
-		if st.Status == loop.StatusRunning && !store.Owned(st.Name) {
-			// Shown, not saved: the next run or resume recovers it.
-			st.Status = loop.StatusInterrupted
-			st.Reason = "its process is gone; continue with: agentloop resume " + st.Name
-		}
+		session.AsItStands(store, st)
 	}
 	for _, st := range states {
 		if st.Steer != "" {
@@ -131,9 +128,8 @@ func statusOfRun(d Deps, o statusOptions, store *state.Store, name string) error
 		if st, err = loadEarlierRun(store, name, o.run); err != nil {
 			return err
 		}
-	} else if st.Status == loop.StatusRunning && !store.Owned(st.Name) {
-		st.Status = loop.StatusInterrupted
-		st.Reason = "its process is gone; continue with: agentloop resume " + st.Name
+	} else {
+		session.AsItStands(store, st)
 	}
 	rows := report.StatusRows([]*loop.State{st}, d.Now())
 	if o.json {

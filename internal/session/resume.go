@@ -30,7 +30,10 @@ func (s *Session) Resume(guidance string, adr bool) error {
 	case loop.StatusEscalated:
 		if guidance == "" {
 			s.Close()
-			md, _ := state.EscalationFiles(s.store.RunDir(name, st.RunID), st.Segment)
+			md := state.LatestEscalation(s.store.RunDir(name, st.RunID))
+			if md == "" {
+				md, _ = state.EscalationFiles(s.store.RunDir(name, st.RunID), st.Segment)
+			}
 			return &UsageError{Err: fmt.Errorf("run %s is waiting for your answer to its escalation (%s): read %s, then resume with --guidance \"...\"",
 				name, st.Reason, RelPath(s.p.WorkDir, md))}
 		}
@@ -160,8 +163,8 @@ func WriteADR(workDir string, st *loop.State, guidance string) (string, error) {
 		slug = strings.Trim(slug[:50], "-")
 	}
 	path := filepath.Join(dir, fmt.Sprintf("%04d-%s.md", n, slug))
-	body := fmt.Sprintf("# %d. %s\n\nStatus: accepted\n\n## Context\n\nagentloop run %s (%s) escalated after %d iterations: %s\n\n## Decision\n\n%s\n\n## Consequences\n\nThe loop continues with this decision in every prompt of the run.\n",
-		n, title, st.Name, st.RunID, st.TotalIterations, st.Reason, guidance)
+	body := fmt.Sprintf("# %d. %s\n\nStatus: accepted\n\n## Context\n\nagentloop run %s (%s) escalated after %d iterations: %s\n%s\n## Decision\n\n%s\n\n## Consequences\n\nThe loop continues with this decision in every prompt of the run.\n",
+		n, title, st.Name, st.RunID, st.TotalIterations, st.Reason, earlierAnswers(st, guidance), guidance)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return "", err
@@ -169,4 +172,31 @@ func WriteADR(workDir string, st *loop.State, guidance string) (string, error) {
 	defer f.Close()
 	_, err = f.WriteString(body)
 	return path, err
+}
+
+// earlierAnswers recalls, for an architecture decision, the guidance the run
+// was given before this answer (each with its segment, who and when): the
+// decision is taken in their light. Empty when there was none.
+func earlierAnswers(st *loop.State, answer string) string {
+	hs := st.Handoffs
+	// The answer itself is the last hand-off when it was recorded already.
+	if n := len(hs); n > 0 && hs[n-1].Kind == loop.HandoffGuidance && hs[n-1].Text == answer {
+		hs = hs[:n-1]
+	}
+	var b strings.Builder
+	for _, h := range hs {
+		if h.Kind != loop.HandoffGuidance {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\nEarlier answers in this run:\n\n")
+		}
+		who := ""
+		if h.By != "" {
+			who = " from " + h.By
+		}
+		fmt.Fprintf(&b, "- segment %d, guidance%s at %s (after attempt %d):\n  > %s\n", h.Segment, who, h.At.UTC().Format("2006-01-02 15:04 UTC"), h.After,
+			strings.ReplaceAll(strings.TrimSpace(h.Text), "\n", "\n  > "))
+	}
+	return b.String()
 }
