@@ -177,6 +177,11 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	var before string
 	if l.Work != nil {
 		c, _, err := l.Work.Start(ctx, l.ref(seq, "start"), fmt.Sprintf("agentloop %s: before attempt %d (iteration %d)", l.Name, seq, r.Iteration))
+		if err != nil && ctx.Err() != nil {
+			// A signal as the attempt starts: its agent never runs, and the
+			// tree is left as it is (nothing of the attempt is in it).
+			return res, context.Cause(ctx)
+		}
 		if err != nil {
 			l.warn("snapshot the work tree before iteration %d: %v", r.Iteration, err)
 		}
@@ -356,6 +361,11 @@ func attemptSeq(r loop.StepRequest) int {
 // AwaitGuidance implements [loop.Env]: the local engine suspends the run until
 // `agentloop resume --guidance`; its report is written already ([Local.Keep]).
 func (l *Local) AwaitGuidance(ctx context.Context, e loop.Escalation) (loop.Guidance, error) {
+	if e.Report != nil {
+		rep := *e.Report
+		rep.Run = l.Name // each option says the command that takes it
+		e.Report = &rep
+	}
 	_ = l.Emit(ctx, loop.Event{Data: NeedsYou(e, l.Name, l.RunDir)})
 	return loop.Guidance{}, loop.ErrSuspended
 }
