@@ -575,8 +575,10 @@ func (w *watch) checkTree(cmd command, ss harness.Session, before, after harness
 		want, what = []string{preTree}, "the tree before the session (the state records no checkpoint yet)"
 	default:
 		want, what = []string{w.treeOf(after.Tree)}, "the state's tree "+after.Tree
-		if after.Attempts == before.Attempts && after.RunID == before.RunID {
-			// no attempt ran: the tree may be as it was, or where a restore put it
+		if after.RunID == before.RunID && w.noAgentRan(before, after) {
+			// no attempt ran, or only ones cut before their start checkpoint
+			// (their agent never started): the tree may be as it was, or
+			// where a restore put it
 			want = append(want, preTree)
 			what += " or the tree before the session"
 		}
@@ -585,6 +587,26 @@ func (w *watch) checkTree(cmd command, ss harness.Session, before, after harness
 		diff, _ := w.git("diff", "--stat", want[0], cur)
 		w.bad("the work tree is %s, want %s: %s", cur, what, strings.ReplaceAll(diff, "\n", "; "))
 	}
+}
+
+// noAgentRan reports whether every attempt a session started was cut before
+// its start checkpoint (a signal as it started: its agent never ran); true
+// when it started none.
+func (w *watch) noAgentRan(before, after harness.State) bool {
+	if after.Attempts == before.Attempts {
+		return true
+	}
+	h, _ := harness.ReadHistory(filepath.Join(runDir(w.dir, w.name, after.RunID), "history.jsonl"))
+	cut := map[int]harness.Attempt{}
+	for _, a := range h.Cuts {
+		cut[a.Seq] = a
+	}
+	for seq := before.Attempts + 1; seq <= after.Attempts; seq++ {
+		if a, ok := cut[seq]; !ok || a.Start != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // checkHandoff checks that a session that ended by itself recorded its
