@@ -96,6 +96,16 @@ func NewEngine(ctx context.Context, p *plan.Plan, o EngineOptions) *engine.Local
 	// even when a signal has come: a session interrupted as it starts must
 	// still keep a cut attempt under its ref, not take git to be absent.
 	repo := ws.Open(context.WithoutCancel(ctx)) == nil
+	warn := func(msg string) {
+		if o.Warnf != nil {
+			o.Warnf("%s", msg)
+		} else {
+			o.Log.Warn(msg)
+		}
+	}
+	if p.Proc.Git.Checkpoint && !repo {
+		warn(p.WorkDir + " is not a git repository: no checkpoints are kept, so a failed attempt is not rolled back and an escalation has no diff ('git init' and a first commit turn them on)")
+	}
 	if p.Proc.Git.Checkpoint && repo {
 		l.Work = ws
 	} else if p.Proc.Git.Push || p.Proc.Git.Commit {
@@ -103,12 +113,7 @@ func NewEngine(ctx context.Context, p *plan.Plan, o EngineOptions) *engine.Local
 		if repo {
 			why = "they need git.checkpoint: true (the default), which this procedure turned off"
 		}
-		msg := "git commit/push is configured but skipped: " + why
-		if o.Warnf != nil {
-			o.Warnf("%s", msg)
-		} else {
-			o.Log.Warn(msg)
-		}
+		warn("git commit/push is configured but skipped: " + why)
 	}
 	return l
 }
