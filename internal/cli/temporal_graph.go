@@ -28,11 +28,12 @@ import (
 // tasks not done is resumed, as the local engine resumes it: the done tasks
 // are not run again, the others' runs continue from their last state.
 func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
-	cfg, err := loadConfig(d, o.config, o.overrides())
+	repo, err := d.Getwd()
 	if err != nil {
 		return err
 	}
-	repo, err := d.Getwd()
+	configure := configure(d, o.loopOptions)
+	cfg, _, err := configure(repo, nil)
 	if err != nil {
 		return err
 	}
@@ -76,20 +77,24 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 		return err
 	}
 	in.Prior, in.Merged = last.Outcomes, last.Merged
-	args := append(o.recorded(), o.envLimits(d.Getenv)...)
+	// The graph runs with the flags it ran with before, those given now on
+	// top, as locally.
+	if cfg, in.Args, err = configure(repo, last.Args); err != nil {
+		return err
+	}
 	eng, err := o.engine.resolved(d)
 	if err != nil {
 		return err
 	}
 	for _, t := range file.Tasks {
-		if t.Done || in.Prior[t.ID].State.Done() {
+		if t.Done || in.Prior[t.ID].State.Done() && slices.Contains(in.Merged, t.ID) {
 			continue
 		}
 		p, err := graph.TaskPlan(cfg, in.StateDir, name, t, d.Getenv, o.verbose)
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		p.Args = args
+		p.Args = in.Args
 		st, err := taskState(ctx, c, p, resumed, d.Now())
 		if err != nil {
 			return err
@@ -245,18 +250,12 @@ func graphReportTemporal(ctx context.Context, c client.Client, name string) (rep
 // isNoGraph reports whether err says the server has no graph of the name.
 func isNoGraph(err error) bool { return errors.Is(err, temporal.ErrNoGraph) }
 
-// workerTaskPlan rebuilds the plan of a task of a graph on a worker: the
-// configuration of the graph's repository (on this worker's disk, see
-// [temporal.RunRef.On]) with the run's recorded flags, the task applied, in
-// its worktree.
+// workerTaskPlan rebuilds the plan of a task of a graph on a worker, by the
+// rule every resume of a task follows ([graph.ResumePlan]): the configuration
+// of the graph's repository (on this worker's disk, see [temporal.RunRef.On])
+// with the run's recorded flags, the task applied, in its worktree.
 func workerTaskPlan(d Deps, lo loopOptions, r temporal.RunRef) (*plan.Plan, error) {
-	at := d
-	at.Getwd = func() (string, error) { return r.Task.Repo, nil }
-	cfg, err := loadConfig(at, lo.config, lo.overrides())
-	if err != nil {
-		return nil, err
-	}
-	p, err := graph.TaskPlan(cfg, r.Task.StateDir, r.Task.Graph, r.Task.Task, d.Getenv, lo.verbose)
+	p, err := graph.ResumePlan(r.Task.Member(), r.Args, configure(d, loopOptions{}), d.Getenv, lo.verbose)
 	if err != nil {
 		return nil, err
 	}

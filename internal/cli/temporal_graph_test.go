@@ -423,3 +423,74 @@ func git(t *testing.T, dir string, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestTemporalGraphMergeRules: the rules of a graph's merge hold on the
+// Temporal engine as on the local one. a and b start together; a changes
+// lib.txt and merges first; b's own tree passes its gate, the merged result
+// does not: b is not merged, run --tasks exits 4 and lists it with the command
+// that answers it. resume without guidance is refused; with guidance, b's run
+// starts again from the merged result with its graph's plan (its procedure's
+// agent and gate), fixes it, and the graph goes on: b is merged, exit 0. A
+// merge refused by uncommitted changes in the repository exits 4 too, listed.
+func TestTemporalGraphMergeRules(t *testing.T) {
+	testenv.NeedTool(t, "git")
+	addr := testenv.TemporalServer(t)
+	repo, aux := t.TempDir(), t.TempDir()
+	fakeProcedures(t, repo, aux, map[string]string{
+		"a": "replace lib.txt v1 v2\n",
+		"b": "[1]\nwrite use.txt uses v1\n[*]\nexpect-prompt lib.txt is v2 now\nexpect-prompt its required gates fail once merged\nwrite use.txt uses v2\n",
+		"c": "write c.txt c\n",
+	}, nil, map[string]string{
+		"a": "    gates: [{name: lib, run: \"grep -q v2 lib.txt\"}]\n",
+		"b": "    gates: [{name: uses, run: \"grep -q \\\"$(cat lib.txt)\\\" use.txt\"}]\n    limits: {max_iterations: 2}\n",
+	})
+	writeFile(t, filepath.Join(repo, "lib.txt"), "v1\n")
+	writeFile(t, filepath.Join(repo, "more.yaml"), "tasks:\n  - {id: c, title: Write c.txt, procedure: c}\n")
+	graphRepo(t, repo, `parallel: 2
+tasks:
+  - {id: a, title: Move lib to v2, procedure: a}
+  - {id: b, title: Use the lib, procedure: b}
+`)
+	run := cliOn(t, addr, repo)
+
+	stdout, stderr, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal")
+	if ExitCode(err) != ExitEscalated {
+		t.Fatalf("run --tasks: exit %d (%v), want %d\n%s\n%s", ExitCode(err), err, ExitEscalated, stdout, stderr)
+	}
+	for _, want := range []string{"b (escalated: merge gates)", `then: its loop fixes the merged result in its worktree once you answer: agentloop resume tasks-b --guidance "..." --engine temporal`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("run --tasks listed:\n%s\nwant %q", stdout, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, "use.txt")); err == nil {
+		t.Error("b was merged though its gate fails on the merged result")
+	}
+	if _, stderr, err := run("resume", "tasks-b", "--engine", "temporal"); ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "resume it with --guidance") {
+		t.Errorf("resume without guidance: exit %d (%v)\n%s", ExitCode(err), err, stderr)
+	}
+	stdout, stderr, err = run("resume", "tasks-b", "--guidance", "lib.txt is v2 now", "--engine", "temporal")
+	if ExitCode(err) != ExitOK {
+		t.Fatalf("resume --guidance: exit %d (%v)\n%s\n%s", ExitCode(err), err, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "Task b is done; its graph tasks goes on") || !strings.Contains(stderr, "Merged task b") {
+		t.Errorf("resume --guidance said:\n%s\nwant the graph to go on and merge b", stderr)
+	}
+	if got := readFile(t, filepath.Join(repo, "use.txt")); got != "uses v2" {
+		t.Errorf("use.txt on main = %q, want b's fix", got)
+	}
+
+	// A merge the repository refuses: exit 4, listed; committed, it merges.
+	writeFile(t, filepath.Join(repo, "lib.txt"), "mine\n")
+	stdout, stderr, err = run("run", "--tasks", "more.yaml", "--engine", "temporal")
+	if ExitCode(err) != ExitEscalated || !strings.Contains(stdout, "c (escalated: merge refused)") || !strings.Contains(stdout, "commit or stash your changes in the repository") {
+		t.Errorf("run --tasks with a refused merge: exit %d (%v)\n%s\n%s", ExitCode(err), err, stdout, stderr)
+	}
+	git(t, repo, "commit", "-q", "-am", "mine")
+	stdout, stderr, err = run("run", "--tasks", "more.yaml", "--engine", "temporal")
+	if ExitCode(err) != ExitOK || !strings.Contains(stderr, "Merged task c") || strings.Contains(stdout, "Not merged") {
+		t.Errorf("run --tasks again: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if got := readFile(t, filepath.Join(repo, "lib.txt")); got != "mine\n" {
+		t.Errorf("lib.txt = %q, want the person's change kept", got)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -170,6 +171,21 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		return err
 	}
 	st := v.State
+	var member *graph.Member
+	if t := v.Task; t != nil && !v.Waiting {
+		m := t.Member()
+		member = &m
+		// The graph's rule first: a task it holds for its merge is resumed
+		// as it says, or not at all.
+		if gv, err := temporal.QueryGraph(ctx, c, v.Graph); err == nil {
+			if err := graph.Hold(&st, gv.Outcomes[t.Task.ID], graphCommands(d, gv, o.engineFlags()), guidance != ""); err != nil {
+				if errors.Is(err, graph.ErrGuidanceNeeded) {
+					return &ExitError{Code: ExitUsage, Err: err}
+				}
+				return err
+			}
+		}
+	}
 	switch {
 	case o.accept || o.abort:
 		if !v.Waiting {
@@ -208,17 +224,17 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	case st.Status == loop.StatusSucceeded || st.Status == loop.StatusCompleted:
 		return fmt.Errorf("run %s already %s (%s); start a new one with 'agentloop run %s --engine temporal'", name, st.Status, st.Reason, st.Procedure)
 	}
-	lo, err := o.onRecorded(st.Args)
+	wd, err := d.Getwd()
 	if err != nil {
 		return err
 	}
-	p, err := resolvePlan(d, lo, st.Procedure)
+	p, err := session.ResumePlan(&st, member, configure(d, o.loopOptions), wd, d.Getenv, o.verbose)
 	if err != nil {
 		return err
 	}
-	p.Name, p.Args = name, lo.recorded()
-	if st.WorkDir != "" {
-		p.WorkDir = st.WorkDir
+	lo, err := o.onRecorded(p.Args)
+	if err != nil {
+		return err
 	}
 	if guidance != "" {
 		loop.ApplyGuidance(&st, loop.Guidance{Text: guidance, Architecture: o.adr})
@@ -228,6 +244,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	in.Run.Task = v.Task // a graph's task: its worker rebuilds the task's plan
 	// The run keeps its heartbeat timeout unless the flag gives one now.
 	in.HeartbeatTimeout = cmp.Or(o.engine.heartbeat, v.HeartbeatTimeout)
 	in.ServerFlags = o.serverFlags()
@@ -236,7 +253,36 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	}
 	screen := newScreen(d, lo, p)
 	screen.Linef("Run %s continues on Temporal from iteration %d", name, st.TotalIterations+1)
-	return followTemporal(ctx, c, screen, name, 0)
+	err = followTemporal(ctx, c, screen, name, 0)
+	if v.Task == nil || !runEnded(err) {
+		return err
+	}
+	return continueGraphTemporal(ctx, o, d, c, screen, v.Task)
+}
+
+// continueGraphTemporal goes on with the graph of the task t once its run,
+// resumed by itself, is done: the graph's workflow still running is followed;
+// one that ended is resumed as 'run --tasks' again resumes it (the task then
+// merged if its gates pass on the merged result, its dependents run).
+func continueGraphTemporal(ctx context.Context, o resumeOptions, d Deps, c client.Client, screen *ui.Printer, t *temporal.GraphTask) error {
+	gv, err := temporal.QueryGraph(ctx, c, t.Graph)
+	if err != nil {
+		return err
+	}
+	if !gv.Ended {
+		return followGraph(ctx, c, d, screen, t.Graph, o.engineFlags())
+	}
+	screen.Linef("Task %s is done; its graph %s goes on, as 'agentloop run --tasks %s %s' does", t.Task.ID, t.Graph, graphCommands(d, gv, "").TaskFile, o.engineFlags())
+	at := d
+	at.Getwd = func() (string, error) { return t.Repo, nil }
+	ro := runOptions{tasks: gv.File.Path, engine: o.engine, mergeQueue: gv.TaskQueue}
+	ro.loopOptions = loopOptions{verbose: o.verbose, quiet: o.quiet, logFormat: o.logFormat, config: o.config}
+	for _, g := range o.given {
+		if g.name == "temporal-address" || g.name == "temporal-namespace" || g.name == "temporal-task-queue" || g.name == "config" {
+			ro.given = append(ro.given, g)
+		}
+	}
+	return runTasksTemporal(ctx, ro, at)
 }
 
 // statusTemporal is `agentloop status --engine temporal`: every run the

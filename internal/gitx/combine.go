@@ -102,3 +102,20 @@ func FastForward(ctx context.Context, dir, commit string) error {
 	}
 	return nil
 }
+
+// ShareCommit pushes commit to remote as its branch branch (forced), for the
+// clones sharing remote to fetch it.
+func ShareCommit(ctx context.Context, dir, remote, commit, branch string) error {
+	spec, err := branchSpec(ctx, dir, remote, branch)
+	if err != nil {
+		return fmt.Errorf("share %s: %w", short(commit), err)
+	}
+	if !isObjectName(commit) {
+		return fmt.Errorf("share %q: not a commit id", commit)
+	}
+	_, dst, _ := strings.Cut(spec, ":")
+	if err := transfer(ctx, dir, "push", remote, "+"+commit+":"+dst); err != nil {
+		return fmt.Errorf("push %s to %s as %s: %w", short(commit), remote, branch, err)
+	}
+	return nil
+}

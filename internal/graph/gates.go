@@ -2,7 +2,10 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/engine"
@@ -90,4 +93,16 @@ func cut(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// MergeLogDir is a new folder in the run folder runDir for the logs of the
+// gates run on a merged result: merge-1, merge-2, …, one per try, so none is
+// written over.
+func MergeLogDir(runDir string) string {
+	for n := 1; ; n++ {
+		dir := filepath.Join(runDir, fmt.Sprintf("merge-%d", n))
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return dir
+		}
+	}
 }

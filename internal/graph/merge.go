@@ -80,6 +80,12 @@ func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates Gate
 	r := Merge{ID: id, Branch: TaskBranch(m.Graph, id)}
 	unlock := m.lock()
 	defer func() { unlock() }()
+	wt := TaskWorkTree(m.StateDir, m.Graph, id)
+	if _, err := os.Stat(wt); err == nil {
+		if err := m.ready(ctx, wt, id, r.Branch); err != nil {
+			return r, fmt.Errorf("task %s: %w", id, err)
+		}
+	}
 	tip := gitx.BranchCommit(ctx, m.Repo, r.Branch)
 	head := gitx.CommitOf(ctx, m.Repo, "HEAD")
 	if tip == "" {
@@ -98,9 +104,10 @@ func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates Gate
 		r.Issue, r.Files = tasks.MergeRefused, modified
 		return r, nil
 	}
-	wt := TaskWorkTree(m.StateDir, m.Graph, id)
-	if err := m.ready(ctx, wt, r.Branch); err != nil {
-		return r, fmt.Errorf("task %s: %w", id, err)
+	if _, err := os.Stat(wt); errors.Is(err, os.ErrNotExist) {
+		if err := gitx.AddWorktree(ctx, m.Repo, wt, r.Branch, ""); err != nil {
+			return r, fmt.Errorf("task %s: %w", id, err)
+		}
 	}
 	merged := tip
 	if !gitx.IsAncestor(ctx, m.Repo, head, tip) {
@@ -167,19 +174,24 @@ func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates Gate
 }
 
 // ready puts the task's worktree wt on its branch with no merge in progress
-// (a process killed while merging leaves one), making the worktree from the
-// branch when it is gone.
-func (m *Merger) ready(ctx context.Context, wt, branch string) error {
-	if _, err := os.Stat(wt); errors.Is(err, os.ErrNotExist) {
-		return gitx.AddWorktree(ctx, m.Repo, wt, branch, "")
-	}
+// (a process killed while merging leaves one) and the task's work committed
+// there (a task's run resumed by itself ends with its work in the worktree).
+func (m *Merger) ready(ctx context.Context, wt, id, branch string) error {
 	if err := gitx.AbortMerge(ctx, wt); err != nil {
 		return err
 	}
 	if gitx.CurrentBranch(ctx, wt) != branch {
-		return gitx.SwitchBranch(ctx, wt, branch, "")
+		if err := gitx.SwitchBranch(ctx, wt, branch, ""); err != nil {
+			return err
+		}
 	}
-	return nil
+	t := tasks.Task{ID: id}
+	if m.File != nil {
+		if ft, ok := taskByID(m.File.Tasks, id); ok {
+			t = ft
+		}
+	}
+	return CommitTask(ctx, wt, t)
 }
 
 func (m *Merger) lock() (unlock func()) {

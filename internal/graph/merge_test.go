@@ -285,3 +285,23 @@ func TestMergeOfAGoneBranch(t *testing.T) {
 		t.Errorf("merge of a task without a branch: %v", err)
 	}
 }
+
+func TestMergeCommitsWorkLeftInTheWorktree(t *testing.T) {
+	testenv.NeedTool(t, "git")
+	t.Parallel()
+	m := mergeRepo(t)
+	m.File = &tasks.File{Tasks: []tasks.Task{{ID: "a", Prompt: "write a"}}}
+	wt := task(t, m, "a", nil) // nothing committed: its branch is main's HEAD
+	// Its run, resumed by itself, left its work in the worktree.
+	write(t, filepath.Join(wt, "a.txt"), "a\n")
+	r, err := m.Merge(t.Context(), "a", true, nil)
+	if err != nil || !r.Merged || r.Already {
+		t.Fatalf("merge: %+v, %v; want merged now, not found merged", r, err)
+	}
+	if got := read(t, filepath.Join(m.Repo, "a.txt")); got != "a\n" {
+		t.Errorf("a.txt on main = %q", got)
+	}
+	if log := git(t, m.Repo, "log", "--format=%s"); !strings.Contains(log, "agentloop: task a: write a") {
+		t.Errorf("log:\n%s\nwant the task's commit", log)
+	}
+}

@@ -70,7 +70,7 @@ func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *
 	g.mergeMu.Lock()
 	defer g.mergeMu.Unlock()
 	m := graph.Merger{Repo: g.repo, StateDir: g.stateDir, Graph: g.name, File: g.file, Git: &g.gitMu, Warnf: g.out.Warnf}
-	logDir := mergeLogDir(state.Store{Root: g.stateDir}.RunDir(p.Name, st.RunID))
+	logDir := graph.MergeLogDir(state.Store{Root: g.stateDir}.RunDir(p.Name, st.RunID))
 	r, err := m.Merge(ctx, t.ID, st.Status == loop.StatusSucceeded, graph.Gates(p, st.Baseline, logDir))
 	if err != nil {
 		return o, err
@@ -97,17 +97,6 @@ func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *
 	graph.PruneTasks(ctx, g.repo, g.stateDir, g.name, []string{t.ID}, g.out.Warnf)
 	g.gitMu.Unlock()
 	return o, nil
-}
-
-// mergeLogDir is a new folder in the run folder runDir for the logs of the
-// gates run on a merged result: merge-1, merge-2, …, one per try.
-func mergeLogDir(runDir string) string {
-	for n := 1; ; n++ {
-		dir := filepath.Join(runDir, fmt.Sprintf("merge-%d", n))
-		if _, err := os.Stat(dir); os.IsNotExist(err) {
-			return dir
-		}
-	}
 }
 
 func (g *graphRun) finished(t tasks.Task, o tasks.Outcome) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/graph"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -135,8 +135,20 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 	}
 	out.Err = strings.Join(errs, "; ")
 	graph.PruneTasks(ctx, in.Repo, in.StateDir, in.Graph, merged, warnf)
+	if remote := g.Steps.Remote; remote != "" && len(merged) > 0 {
+		// The tasks started next build on this: a worker's clone fetches it.
+		head := gitx.CommitOf(ctx, in.Repo, "HEAD")
+		if err := gitx.ShareCommit(ctx, in.Repo, remote, head, MergedBranch(in.Graph)); err != nil {
+			warnf("the work merged so far (%s) was not pushed to %s, where the workers' clones fetch what the next tasks start from: %v", head, remote, err)
+		}
+	}
 	return out, nil
 }
+
+// MergedBranch is the branch of the shared remote the merge-back of a graph
+// pushes the work merged so far to, for the tasks started next on other
+// workers' clones to start from.
+func MergedBranch(graphName string) string { return "agentloop/" + graphName + ".merged" }
 
 // gates is the check of the required gates of the task id on its merged
 // result, from the plan of its run on this worker; nil when the input names
@@ -151,8 +163,8 @@ func (g *GraphSteps) gates(ctx context.Context, in MergeInput, id string) (graph
 	if err != nil {
 		return nil, fmt.Errorf("rebuild the plan of run %s for its gates: %w", ref.Name, err)
 	}
-	runDir := filepath.Join(p.StateDir, "runs", ref.Name, ref.RunID)
-	return graph.Gates(p, in.Baselines[id], filepath.Join(runDir, "merge-"+in.Attempt)), nil
+	runDir := state.Store{Root: p.StateDir}.RunDir(ref.Name, ref.RunID)
+	return graph.Gates(p, in.Baselines[id], graph.MergeLogDir(runDir)), nil
 }
 
 // here is the tasks of in.Order whose branch in the graph's repository is at

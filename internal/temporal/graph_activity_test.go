@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
@@ -88,7 +90,7 @@ func TestGraphStepsOnTwoClones(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(graphRepo, "one.txt")); err != nil || string(b) != "one\n" {
 		t.Errorf("one.txt in the graph's repository: %q, %v", b, err)
 	}
-	if refs := gitIn(t, graphRepo, "ls-remote", "origin", "refs/heads/agentloop/*"); refs != "" {
+	if refs := gitIn(t, graphRepo, "ls-remote", "origin", "refs/heads/agentloop/g/*"); refs != "" {
 		t.Errorf("task branches left on the remote after the merge:\n%s", refs)
 	}
 	// The worker holding one's worktree removes it, and its branch at the merged commit.
@@ -195,4 +197,108 @@ func TestGraphBaseOnAnotherClone(t *testing.T) {
 	if got := strings.TrimSpace(gitIn(t, wt, "rev-parse", "HEAD")); got != base {
 		t.Errorf("the task's branch starts at %s, want the graph's base %s", got, base)
 	}
+}
+
+// TestGraphMergeRunsTheTasksGates: the merge activity merges a task only if
+// the required gates of its run's plan (rebuilt on the worker) pass on the
+// merged result: b's tree passes its gate, the result merged with a's work
+// does not; b is not merged, and the gate's log is kept in b's run folder.
+// A graph started before names no run: its task merges as it did.
+func TestGraphMergeRunsTheTasksGates(t *testing.T) {
+	repo, _ := sharedClones(t)
+	ctx := t.Context()
+	state := filepath.Join(repo, ".agentloop")
+	file := tasks.File{Tasks: []tasks.Task{{ID: "a", Title: "a"}, {ID: "b", Title: "b"}, {ID: "c", Title: "c"}}}
+	var planned []string
+	steps := &GraphSteps{Steps: &Steps{Queue: "graph", Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
+		planned = append(planned, r.Name)
+		return &plan.Plan{StateDir: state, Gates: []engine.GateSpec{
+			{Name: "alone", Argv: []string{"sh", "-c", "test ! -f a.txt"}, Command: "test ! -f a.txt", Required: true},
+			{Name: "lint", Argv: []string{"false"}, Command: "false"}, // not required: not run
+		}}, nil
+	}}}
+	for _, id := range []string{"a", "b", "c"} {
+		if _, err := steps.WorkTree(ctx, WorkTreeInput{Repo: repo, StateDir: state, Graph: "g", ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		writeIn(t, filepath.Join(state, "worktrees", "g", id), id+".txt", id+"\n")
+		if _, err := steps.Commit(ctx, CommitInput{WorkTree: filepath.Join(state, "worktrees", "g", id), Task: file.Tasks[0]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merge := func(id string, runs bool) MergeOutput {
+		in := MergeInput{Repo: repo, StateDir: state, Graph: "g", File: file, Order: []string{id}, Verified: map[string]bool{id: true}}
+		if runs {
+			in.Runs = map[string]RunRef{id: {Name: "g-" + id, RunID: "r1"}}
+		}
+		out, err := steps.Merge(ctx, in)
+		if err != nil || out.Err != "" || len(out.Merges) != 1 {
+			t.Fatalf("merge %s: %+v, %v", id, out, err)
+		}
+		return out
+	}
+	if out := merge("a", true); !out.Merges[0].Merged || !out.Results[0].Merged {
+		t.Fatalf("merge a: %+v", out)
+	}
+	out := merge("b", true)
+	if m := out.Merges[0]; m.Merged || m.Issue != tasks.MergeGates || !strings.Contains(m.Gates, "alone (test ! -f a.txt) fails") {
+		t.Errorf("merge b: %+v, want not merged, its gate failing on the merged result", m)
+	}
+	if r := out.Results[0]; r.Merged || r.Conflict {
+		t.Errorf("b's result as a graph started before reads it: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "b.txt")); err == nil {
+		t.Error("b was merged")
+	}
+	if _, err := os.Stat(filepath.Join(state, "runs", "g-b", "r1", "merge-1", "alone.log")); err != nil {
+		t.Errorf("the gate's log: %v", err)
+	}
+	if !slices.Equal(planned, []string{"g-a", "g-b"}) {
+		t.Errorf("plans rebuilt for %v", planned)
+	}
+	if out := merge("c", false); !out.Merges[0].Merged {
+		t.Errorf("merge of a graph started before: %+v", out.Merges[0])
+	}
+}
+
+// TestGraphMergedWorkOnAnotherClone: the merge-back pushes the work merged so
+// far to the shared remote, so that a task after the merged one, made on
+// another worker's clone, starts from it.
+func TestGraphMergedWorkOnAnotherClone(t *testing.T) {
+	graphRepo, other := sharedClones(t)
+	ctx := t.Context()
+	state := filepath.Join(graphRepo, ".agentloop")
+	file := tasks.File{Tasks: []tasks.Task{{ID: "a", Title: "a"}, {ID: "b", Title: "b", DependsOn: []string{"a"}}}}
+	here := &GraphSteps{Steps: &Steps{Queue: "graph", Remote: "origin"}}
+	if _, err := here.WorkTree(ctx, WorkTreeInput{Repo: graphRepo, StateDir: state, Graph: "g", ID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	writeIn(t, filepath.Join(state, "worktrees", "g", "a"), "a.txt", "a\n")
+	if _, err := here.Commit(ctx, CommitInput{WorkTree: filepath.Join(state, "worktrees", "g", "a"), Task: file.Tasks[0]}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := here.Merge(ctx, MergeInput{Repo: graphRepo, StateDir: state, Graph: "g", File: file, Order: []string{"a"}, Verified: map[string]bool{"a": true}})
+	if err != nil || len(out.Merges) != 1 || !out.Merges[0].Merged || len(out.Warnings) != 0 {
+		t.Fatalf("merge a: %+v, %v", out, err)
+	}
+	head := out.Merges[0].Head
+	if got := strings.TrimSpace(gitIn(t, graphRepo, "ls-remote", "origin", MergedBranch("g"))); !strings.HasPrefix(got, head) {
+		t.Errorf("the remote's %s is %q, want the merged %s", MergedBranch("g"), got, head)
+	}
+	elsewhere := &GraphSteps{Steps: &Steps{Queue: "other", WorkTree: other, Remote: "origin"}}
+	if _, err := elsewhere.WorkTree(ctx, WorkTreeInput{Repo: graphRepo, StateDir: state, Graph: "g", ID: "b", Base: head}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFileIn(t, filepath.Join(other, ".agentloop", "worktrees", "g", "b", "a.txt")); got != "a\n" {
+		t.Errorf("b's worktree on the other clone has a.txt %q, want a's work", got)
+	}
+}
+
+func readFileIn(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

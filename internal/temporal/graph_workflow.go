@@ -3,6 +3,7 @@ package temporal
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
@@ -56,6 +57,11 @@ type GraphTask struct {
 	Base     string `json:",omitempty"` // what the task's branch starts from ("": HEAD)
 }
 
+// Member is the task as the graph's rules know it ([graph.Member]).
+func (t GraphTask) Member() graph.Member {
+	return graph.Member{Graph: t.Graph, Repo: t.Repo, StateDir: t.StateDir, Task: t.Task}
+}
+
 // In is the task's graph as it is in the clone at clone (a worker's
 // --work-tree): the repository there, its state folder at the same place in
 // it; "" keeps them, for a worker on the graph's machine.
@@ -98,6 +104,9 @@ type GraphInput struct {
 	// states in Runs.
 	Prior  map[string]tasks.Outcome `json:",omitempty"`
 	Merged []string                 `json:",omitempty"`
+	// Args are the flags the graph runs with, as its tasks' runs record them:
+	// running its task file again starts from them.
+	Args []string `json:",omitempty"`
 }
 
 // GraphView is what the graph query returns: where every task stands.
@@ -113,6 +122,9 @@ type GraphView struct {
 	// Interrupted: the graph's workflow was cancelled; its running tasks
 	// were interrupted and nothing was merged back.
 	Interrupted bool
+	Args        []string `json:",omitempty"` // the graph's flags ([GraphInput.Args])
+	// TaskQueue is the queue of the graph's merge-back ([GraphInput.TaskQueue]).
+	TaskQueue string `json:",omitempty"`
 }
 
 // GraphResult is how a graph's workflow ended.
@@ -120,7 +132,8 @@ type GraphResult struct {
 	Outcomes        map[string]tasks.Outcome
 	Merged          []string // the tasks merged back, by this workflow or an earlier one
 	BudgetExhausted bool
-	Interrupted     bool // the workflow was cancelled
+	Interrupted     bool     // the workflow was cancelled
+	Args            []string `json:",omitempty"` // the graph's flags ([GraphInput.Args])
 }
 
 // WorkTreeInput is the worktree activity's argument: a task's worktree and
@@ -174,9 +187,6 @@ type MergeInput struct {
 	Runs      map[string]RunRef                `json:",omitempty"`
 	Verified  map[string]bool                  `json:",omitempty"`
 	Baselines map[string][]evidence.GateResult `json:",omitempty"`
-	// Attempt names the folder of the gates' logs in each run's folder
-	// (merge-ATTEMPT): one per merge the workflow asks for.
-	Attempt string `json:",omitempty"`
 }
 
 // PruneInput is the prune activity's argument: the merged tasks whose
@@ -231,16 +241,26 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 	if err != nil {
 		return GraphResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Graph", err)
 	}
-	sch, err := tasks.NewSchedule(g, in.Prior)
-	if err != nil {
-		return GraphResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Graph", err)
-	}
-	gw := &graphWf{in: in, sch: sch, running: map[string]bool{}, merged: slices.Clone(in.Merged), spend: in.spend(),
+	gw := &graphWf{in: in, running: map[string]bool{}, merged: slices.Clone(in.Merged), spend: in.spend(),
 		held: map[string]string{}, heads: map[string]string{}}
 	if err := workflow.SetQueryHandler(ctx, QueryGraphState, gw.view); err != nil {
 		return GraphResult{}, fmt.Errorf("register the graph query: %w", err)
 	}
 	gw.fleet = workflow.GetVersion(ctx, fleetChange, workflow.DefaultVersion, fleetPrune)
+	gw.asDone = workflow.GetVersion(ctx, mergeChange, workflow.DefaultVersion, mergeAsDone)
+	prior := in.Prior
+	if gw.asDone >= mergeAsDone {
+		// A task done but not merged (its merge failed, or was refused) runs
+		// again: its run is over, so only its merge is tried, and its
+		// dependents wait for it.
+		prior = maps.Clone(in.Prior)
+		maps.DeleteFunc(prior, func(id string, o tasks.Outcome) bool { return !slices.Contains(in.Merged, id) })
+	}
+	gw.sch, err = tasks.NewSchedule(g, prior)
+	if err != nil {
+		return GraphResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Graph", err)
+	}
+	sch := gw.sch
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue: in.TaskQueue, StartToCloseTimeout: graphActivityTimeout,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
@@ -274,11 +294,11 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 		sel.Select(ctx)
 	}
 	out := sch.Outcomes()
-	if ctx.Err() == nil {
+	if ctx.Err() == nil && gw.asDone < mergeAsDone {
 		gw.mergeBack(ctx, actx, out)
 	}
 	gw.final, gw.interrupted = out, ctx.Err() != nil
-	return GraphResult{Outcomes: out, Merged: gw.merged, BudgetExhausted: sch.Stopped() != "", Interrupted: gw.interrupted}, nil
+	return GraphResult{Outcomes: out, Merged: gw.merged, BudgetExhausted: sch.Stopped() != "", Interrupted: gw.interrupted, Args: in.Args}, nil
 }
 
 // fleetChange marks the graphs whose tasks run on a fleet: a task's worktree
@@ -295,6 +315,16 @@ const (
 	fleetPrune   workflow.Version = 3 // and merged tasks' worktrees and branches are removed on the workers holding them
 )
 
+// mergeChange marks the graphs whose tasks merge back as soon as each is done
+// (one at a time, if its required gates pass on the merged result), and
+// start from the work merged before them; a graph started before merges its
+// done tasks once they all ended, and starts every task from its base.
+const mergeChange = "graph-merge-as-done"
+
+// mergeAsDone is the version of mergeChange from which tasks merge as they
+// are done.
+const mergeAsDone workflow.Version = 1
+
 // graphWf is a graph workflow's state.
 type graphWf struct {
 	in          GraphInput
@@ -308,6 +338,9 @@ type graphWf struct {
 	fleet       workflow.Version          // see fleetChange
 	held        map[string]string         // the queue of the worker holding each task's work tree
 	heads       map[string]string         // the commit each task's branch was left at
+	asDone      workflow.Version          // see mergeChange
+	merging     bool                      // a merge is under way: the next waits
+	head        string                    // the repository's HEAD after the last merge, what tasks start from
 }
 
 // spend is what each task of the graph spent before this workflow: a done
@@ -336,7 +369,7 @@ func (gw *graphWf) told(s TaskSpend) {
 
 func (gw *graphWf) view() (GraphView, error) {
 	v := GraphView{Name: gw.in.Name, File: gw.in.File, Merged: gw.merged, Stopped: gw.sch.Stopped(),
-		Warnings: gw.warnings, Ended: gw.final != nil, Interrupted: gw.interrupted}
+		Warnings: gw.warnings, Ended: gw.final != nil, Interrupted: gw.interrupted, Args: gw.in.Args, TaskQueue: gw.in.TaskQueue}
 	v.Outcomes = gw.final
 	if v.Outcomes == nil {
 		v.Outcomes = gw.sch.Outcomes()
@@ -397,6 +430,9 @@ func (gw *graphWf) start(ctx, actx workflow.Context, t tasks.Task) workflow.Futu
 func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outcome, error) {
 	in := gw.in
 	wt := WorkTreeInput{Repo: in.Repo, StateDir: in.StateDir, Graph: in.Name, ID: t.ID, Base: in.Base}
+	if gw.head != "" {
+		wt.Base = gw.head // its dependencies' work merged
+	}
 	run, ok := in.Runs[t.ID]
 	// A run an earlier workflow of the graph ran to its end, and could not
 	// merge back (a conflict), is not run again, only merged. On a fleet its
@@ -423,7 +459,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	var res RunResult
 	var runErr error
 	if st := &run.State; over {
-		res = RunResult{Outcome: loop.Outcome{Status: st.Status, Reason: st.Reason}, Iterations: st.TotalIterations, Usage: st.Spend.Total()}
+		res = RunResult{Outcome: loop.Outcome{Status: st.Status, Reason: st.Reason}, Iterations: st.TotalIterations, Usage: st.Spend.Total(), Baseline: st.Baseline}
 	} else {
 		run.Limits = graph.CapToGraph(run.Limits, in.File.Budget, gw.spent(), gw.spend[t.ID])
 		run.State.Sessions = append(slices.Clone(run.State.Sessions), loop.Session{StartedAt: workflow.Now(ctx)})
@@ -438,7 +474,60 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 		}
 	}
 	st := loop.State{Status: res.Status, Reason: res.Reason, TotalIterations: res.Iterations, Spend: loop.Spend{Usage: res.Usage}}
-	return graph.OutcomeOf(&st, graph.TaskBranch(in.Name, t.ID)), runErr
+	o := graph.OutcomeOf(&st, graph.TaskBranch(in.Name, t.ID))
+	if gw.asDone < mergeAsDone || runErr != nil || ctx.Err() != nil || !o.State.Done() {
+		return o, runErr
+	}
+	return gw.mergeNow(ctx, actx, t, run, res, o)
+}
+
+// mergeNow merges the work of the task t, whose run ended done (res, o), back
+// into the graph's repository now, after the merges under way, by the rule of
+// both engines ([graph.Merger]); its dependents then start from the merged
+// result. Not merged, the task is escalated, saying why.
+func (gw *graphWf) mergeNow(ctx, actx workflow.Context, t tasks.Task, run RunInput, res RunResult, o tasks.Outcome) (tasks.Outcome, error) {
+	if err := workflow.Await(ctx, func() bool { return !gw.merging }); err != nil {
+		return o, err
+	}
+	gw.merging = true
+	defer func() { gw.merging = false }()
+	in := MergeInput{Repo: gw.in.Repo, StateDir: gw.in.StateDir, Graph: gw.in.Name, File: gw.in.File, Order: []string{t.ID},
+		Runs: map[string]RunRef{t.ID: run.Run}, Verified: map[string]bool{t.ID: res.Status == loop.StatusSucceeded},
+		Baselines: map[string][]evidence.GateResult{t.ID: res.Baseline}}
+	if h := gw.heads[t.ID]; h != "" && gw.fleet >= fleetTasks {
+		in.Heads = map[string]string{t.ID: h}
+	}
+	// A merge that could not be tried fails the task, its outcome kept (what
+	// it did and spent): running the graph again tries it again.
+	failed := func(why string) (tasks.Outcome, error) {
+		o.State, o.Reason = tasks.StateFailed, fmt.Sprintf("its work is done but not merged back: %s", why)
+		return o, nil
+	}
+	var mo MergeOutput
+	if err := workflow.ExecuteActivity(actx, ActivityMerge, in).Get(ctx, &mo); err != nil {
+		if ctx.Err() != nil {
+			return o, err
+		}
+		return failed(err.Error())
+	}
+	gw.warnings = append(gw.warnings, mo.Warnings...)
+	if len(mo.Merges) == 0 {
+		why := mo.Err
+		if why == "" {
+			why = "the merge-back did not say why"
+		}
+		return failed(why)
+	}
+	m := mo.Merges[0]
+	if !m.Merged {
+		return m.Outcome(o), nil
+	}
+	gw.merged = append(gw.merged, t.ID)
+	gw.head = m.Head
+	if q := gw.held[t.ID]; q != "" && q != mo.Queue && gw.fleet >= fleetPrune {
+		gw.prune(ctx, actx, q, []string{t.ID})
+	}
+	return o, nil
 }
 
 // commit commits the task's work on its branch: on the graph's queue, or on a

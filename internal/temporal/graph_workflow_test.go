@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
@@ -34,7 +35,11 @@ type fakeGraph struct {
 	commits   []string
 	merges    [][]string
 	conflict  map[string]bool // tasks whose merge conflicts
-	onCommit  func(id string) // called on each commit, when set
+	gatesFail map[string]bool // tasks whose gates fail on the merged result
+	bases     map[string]string
+	verified  map[string]bool   // the merges' Verified
+	mergeRuns map[string]string // the runs the merges name, by task
+	onCommit  func(id string)   // called on each commit, when set
 	// Where each activity ran, "activity name: queue" (the worker a
 	// worktree is made on is "w-ID"; a run's steps say they ran on "end-NAME").
 	queues []string
@@ -77,6 +82,10 @@ func (f *fakeGraph) workTree(ctx context.Context, in WorkTreeInput) (WorkTreeOut
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.worktrees = append(f.worktrees, in.ID)
+	if f.bases == nil {
+		f.bases = map[string]string{}
+	}
+	f.bases[in.ID] = in.Base
 	f.ran(ctx, "worktree of "+in.ID)
 	return WorkTreeOutput{Queue: f.queueOf("w-" + in.ID)}, nil
 }
@@ -103,14 +112,30 @@ func (f *fakeGraph) merge(ctx context.Context, in MergeInput) (MergeOutput, erro
 	defer f.mu.Unlock()
 	f.merges = append(f.merges, in.Order)
 	f.ran(ctx, "merge")
-	f.heads = in.Heads
+	if in.Heads != nil && f.heads == nil {
+		f.heads = map[string]string{}
+	}
+	maps.Copy(f.heads, in.Heads)
+	if f.verified == nil {
+		f.verified, f.mergeRuns = map[string]bool{}, map[string]string{}
+	}
+	maps.Copy(f.verified, in.Verified)
+	for id, r := range in.Runs {
+		f.mergeRuns[id] = r.Name
+	}
 	out := MergeOutput{Queue: activity.GetInfo(ctx).TaskQueue}
 	for _, id := range in.Order {
-		r := tasks.MergeResult{ID: id, Branch: "agentloop/" + in.Graph + "/" + id, Merged: !f.conflict[id], Conflict: f.conflict[id]}
-		if r.Conflict {
+		r := tasks.MergeResult{ID: id, Branch: "agentloop/" + in.Graph + "/" + id, Merged: !f.conflict[id] && !f.gatesFail[id], Conflict: f.conflict[id]}
+		m := graph.Merge{ID: id, Branch: r.Branch, Merged: r.Merged, Head: "main-after-" + id}
+		switch {
+		case r.Conflict:
 			r.Files = []string{"shared.go"}
+			m.Issue, m.Files = tasks.MergeConflict, r.Files
+		case f.gatesFail[id]:
+			m.Issue, m.Gates = tasks.MergeGates, "tests (go test ./...) fails: TestX"
 		}
 		out.Results = append(out.Results, r)
+		out.Merges = append(out.Merges, m)
 	}
 	return out, nil
 }
@@ -181,9 +206,9 @@ func graphResult(t *testing.T, env *testsuite.TestWorkflowEnvironment) GraphResu
 
 // TestGraphWorkflow: four tasks, b after a, c escalating and answered through
 // its own run workflow's update while the others go on, d failing; each task
-// a child run workflow in its worktree, its work committed; the done ones
-// merged back in the order they finished, b's merge conflicting into an
-// escalation.
+// a child run workflow in its worktree, its work committed; each done task
+// merged back as soon as it is done, one at a time (b starting from a's merged
+// result), b's merge conflicting into an escalation.
 func TestGraphWorkflow(t *testing.T) {
 	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
 	f := &fakeGraph{conflict: map[string]bool{"b": true}, scripts: map[string]*script{
@@ -239,8 +264,17 @@ func TestGraphWorkflow(t *testing.T) {
 	if len(f.worktrees) != 4 || len(f.commits) != 4 {
 		t.Errorf("worktrees %v, commits %v: want one of each per task", f.worktrees, f.commits)
 	}
-	if len(f.merges) != 1 || len(f.merges[0]) != 3 || f.merges[0][0] != "a" || f.merges[0][1] != "b" {
-		t.Errorf("merges %v: want one merge-back of a, b (a before b) and c", f.merges)
+	if want := [][]string{{"a"}, {"b"}, {"c"}}; !reflect.DeepEqual(f.merges, want) {
+		t.Errorf("merges %v, want %v: each task as it is done", f.merges, want)
+	}
+	if f.bases["a"] != "HEAD" || f.bases["b"] != "main-after-a" {
+		t.Errorf("worktrees made from %v: want a from the graph's base, b from a's merge", f.bases)
+	}
+	if f.mergeRuns["a"] != "g-a" || !f.verified["a"] || !f.verified["c"] {
+		t.Errorf("the merges named runs %v, verified %v: want each task's run, its loop succeeded", f.mergeRuns, f.verified)
+	}
+	if o := res.Outcomes["b"]; o.Unmerged != tasks.MergeConflict {
+		t.Errorf("b: %+v, want not merged for its conflict", o)
 	}
 	end := graphView(t, env)
 	if !end.Ended || len(end.Running) != 0 || !slices.Equal(end.Merged, []string{"a", "c"}) {
@@ -389,6 +423,7 @@ func TestGraphStartedBeforeThePrune(t *testing.T) {
 	f := &fakeGraph{scripts: map[string]*script{"g-a": {results: green}}}
 	env := newGraphEnv(t, f)
 	env.OnGetVersion(fleetChange, workflow.DefaultVersion, fleetPrune).Return(fleetRebuild)
+	env.OnGetVersion(mergeChange, workflow.DefaultVersion, mergeAsDone).Return(workflow.DefaultVersion)
 	env.ExecuteWorkflow(WorkflowGraph, graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a"))
 	graphResult(t, env)
 	if slices.ContainsFunc(f.queues, func(q string) bool { return strings.HasPrefix(q, "prune") }) {
@@ -407,6 +442,7 @@ func TestGraphStartedBeforeTheFleet(t *testing.T) {
 	f := &fakeGraph{scripts: map[string]*script{"g-a": {results: green}}}
 	env := newGraphEnv(t, f)
 	env.OnGetVersion(fleetChange, workflow.DefaultVersion, fleetPrune).Return(workflow.DefaultVersion)
+	env.OnGetVersion(mergeChange, workflow.DefaultVersion, mergeAsDone).Return(workflow.DefaultVersion)
 	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a")
 	in.TaskQueue = "graph-machine"
 	env.ExecuteWorkflow(WorkflowGraph, in)
@@ -562,10 +598,80 @@ func TestGraphWorkflowResumes(t *testing.T) {
 	if o := res.Outcomes["d"]; o.State != tasks.StateFailed || !strings.Contains(o.Reason, "50") {
 		t.Errorf("d: %+v, want failed on its limit of the 50 tokens left", o)
 	}
-	if len(f.merges) != 1 || !slices.Equal(f.merges[0], []string{"b", "c"}) {
-		t.Errorf("merges %v, want b and c, not a again", f.merges)
+	if want := [][]string{{"b"}, {"c"}}; !reflect.DeepEqual(f.merges, want) {
+		t.Errorf("merges %v, want %v, not a again", f.merges, want)
 	}
 	if !slices.Equal(res.Merged, []string{"a", "b", "c"}) {
 		t.Errorf("merged %v, want a (before), b and c", res.Merged)
+	}
+}
+
+// TestGraphWorkflowMergeGates: a task whose required gates fail on the merged
+// result is not merged: it is escalated, saying so, and its dependent never
+// starts.
+func TestGraphWorkflowMergeGates(t *testing.T) {
+	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+	f := &fakeGraph{gatesFail: map[string]bool{"a": true}, scripts: map[string]*script{"g-a": {results: green}, "g-b": {results: green}}}
+	env := newGraphEnv(t, f)
+	env.ExecuteWorkflow(WorkflowGraph, graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a", "b:a"))
+	res := graphResult(t, env)
+	if o := res.Outcomes["a"]; o.State != tasks.StateEscalated || o.Unmerged != tasks.MergeGates || !strings.Contains(o.Reason, "tests (go test ./...) fails: TestX") {
+		t.Errorf("a: %+v, want escalated for its gates on the merged result", o)
+	}
+	if o := res.Outcomes["b"]; o.State != tasks.StateBlocked {
+		t.Errorf("b: %+v, want blocked behind a", o)
+	}
+	if slices.Contains(f.started, "g-b") || len(res.Merged) != 0 {
+		t.Errorf("runs started %v, merged %v: want b never started, nothing merged", f.started, res.Merged)
+	}
+	unfinished := graph.ListUnfinished("g", graphInput(budget.Limits{}, "a", "b:a").File.Tasks, res.Outcomes, res.Merged, graph.Commands{TaskFile: "t.yaml", Engine: "--engine temporal"})
+	if len(unfinished) != 2 || !strings.Contains(unfinished[0].Next, "agentloop resume g-a --guidance \"...\" --engine temporal") {
+		t.Errorf("unfinished %+v, want a with the command that answers it, and b", unfinished)
+	}
+}
+
+// TestGraphWorkflowMergesADoneTaskFirst: a graph resumed after its earlier
+// workflow ran a task to its end without merging it (a kill, a refused merge)
+// merges it before its dependent starts, from the merged result.
+func TestGraphWorkflowMergesADoneTaskFirst(t *testing.T) {
+	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+	f := &fakeGraph{scripts: map[string]*script{"g-b": {results: green}}}
+	env := newGraphEnv(t, f)
+	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a", "b:a")
+	in.Prior = map[string]tasks.Outcome{"a": {State: tasks.StateSucceeded, Seq: 1, Iterations: 1}}
+	a := in.Runs["a"]
+	a.State.Status, a.State.TotalIterations = loop.StatusSucceeded, 1
+	in.Runs["a"] = a
+	env.ExecuteWorkflow(WorkflowGraph, in)
+	res := graphResult(t, env)
+	if slices.Contains(f.started, "g-a") {
+		t.Errorf("runs started %v: a's run is over, only its merge is tried", f.started)
+	}
+	if want := [][]string{{"a"}, {"b"}}; !reflect.DeepEqual(f.merges, want) {
+		t.Errorf("merges %v, want %v", f.merges, want)
+	}
+	if f.bases["b"] != "main-after-a" || !slices.Equal(res.Merged, []string{"a", "b"}) {
+		t.Errorf("b made from %q, merged %v: want b from a's merge, both merged", f.bases["b"], res.Merged)
+	}
+}
+
+// TestGraphStartedBeforeMergeAsDone: a graph started by a build before tasks
+// merged as they were done (its history has no marker) keeps its course: its
+// tasks start from the graph's base and merge once they all ended.
+func TestGraphStartedBeforeMergeAsDone(t *testing.T) {
+	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+	f := &fakeGraph{scripts: map[string]*script{"g-a": {results: green}, "g-b": {results: green}}}
+	env := newGraphEnv(t, f)
+	env.OnGetVersion(mergeChange, workflow.DefaultVersion, mergeAsDone).Return(workflow.DefaultVersion)
+	env.ExecuteWorkflow(WorkflowGraph, graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a", "b:a"))
+	res := graphResult(t, env)
+	if want := [][]string{{"a", "b"}}; !reflect.DeepEqual(f.merges, want) {
+		t.Errorf("merges %v, want %v: one merge-back at the end", f.merges, want)
+	}
+	if f.bases["b"] != "HEAD" || len(f.mergeRuns) != 0 {
+		t.Errorf("b made from %q, merges named runs %v: want the graph's base and none", f.bases["b"], f.mergeRuns)
+	}
+	if !slices.Equal(res.Merged, []string{"a", "b"}) {
+		t.Errorf("merged %v", res.Merged)
 	}
 }

@@ -37,9 +37,10 @@ var recordedHistories = []string{"plain", "guided", "retried"}
 // -update): a graph of two tasks, b after a, recorded by this build ("graph"),
 // and by builds this one must take on their old courses: from before a
 // graph's tasks ran on a fleet ("graph-before-fleet"), before a commit whose
-// worker is gone went to another ("graph-fleet-1"), and before the merged
-// tasks' worktrees were removed on the workers holding them ("graph-fleet-2").
-var recordedGraphHistories = []string{"graph", "graph-before-fleet", "graph-fleet-1", "graph-fleet-2"}
+// worker is gone went to another ("graph-fleet-1"), before the merged
+// tasks' worktrees were removed on the workers holding them ("graph-fleet-2"),
+// and before tasks merged as soon as each was done ("graph-fleet-3").
+var recordedGraphHistories = []string{"graph", "graph-before-fleet", "graph-fleet-1", "graph-fleet-2", "graph-fleet-3"}
 
 // workflowOf is the workflow a recorded history is of: its registered name,
 // its function and its ID.

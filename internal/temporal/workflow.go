@@ -99,6 +99,9 @@ type View struct {
 	HeartbeatTimeout time.Duration
 	// Graph is the task graph the run is the loop of a task of; "" for none.
 	Graph string `json:",omitempty"`
+	// Task is that task of the graph, for a resume to rebuild the run's plan
+	// ([graph.ResumePlan]); nil for a run of its own.
+	Task *GraphTask `json:",omitempty"`
 }
 
 // Guidance is the update's argument: a human's answer to an escalation, a
@@ -144,6 +147,9 @@ type RunResult struct {
 	// worker is gone.
 	Queue      string `json:",omitempty"`
 	Checkpoint string `json:",omitempty"`
+	// Baseline is the run's baseline gate results, which its gates on a
+	// merged result are judged against (a task of a graph).
+	Baseline []evidence.GateResult `json:",omitempty"`
 }
 
 // Run is the workflow of one task's loop: loop.Run over a workflow environment.
@@ -173,7 +179,7 @@ func Run(ctx workflow.Context, in RunInput) (RunResult, error) {
 		_ = env.Emit(context.Background(), loop.Event{Iteration: env.st.Iteration, Data: loop.NeedsYou{NeedsYou: rec}})
 	}
 	return RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Total(),
-		Queue: env.queue(), Checkpoint: env.last()}, err
+		Queue: env.queue(), Checkpoint: env.last(), Baseline: env.st.Baseline}, err
 }
 
 // wfEnv is the workflow's [loop.Env].
@@ -193,7 +199,7 @@ type wfEnv struct {
 func (w *wfEnv) view() (View, error) {
 	v := View{State: *w.st, Events: w.events, Waiting: w.waiting != nil, HeartbeatTimeout: w.in.HeartbeatTimeout}
 	if t := w.in.Run.Task; t != nil {
-		v.Graph = t.Graph
+		v.Graph, v.Task = t.Graph, t
 	}
 	if w.escalation != nil {
 		v.Escalation = engine.EscalationMarkdown(*w.escalation)
