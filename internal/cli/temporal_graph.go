@@ -96,6 +96,10 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 		}
 		p.Args = in.Args
 		st, err := taskState(ctx, c, p, resumed, d.Now())
+		if r, ok := o.resumed[p.Name]; ok {
+			st = r
+			st.Args, st.WorkDir = p.Args, p.WorkDir
+		}
 		if err != nil {
 			return err
 		}

@@ -240,6 +240,16 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		loop.ApplyGuidance(&st, loop.Guidance{Text: guidance, Architecture: o.adr})
 	}
 	st.Args, st.WorkDir = p.Args, p.WorkDir
+	if v.Task != nil {
+		if gv, err := temporal.QueryGraph(ctx, c, v.Graph); err == nil && gv.Ended {
+			// Its graph ended: the task's run continues in its graph, resumed
+			// as run --tasks again resumes it, which commits and merges the
+			// task's work by the graph's rules and runs the tasks after it.
+			st.Status = loop.StatusRunning
+			screen := newScreen(d, lo, p)
+			return continueGraphTemporal(ctx, o, d, c, screen, v.Task, &st)
+		}
+	}
 	in, err := temporal.NewInput(p, &st, "")
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
@@ -257,25 +267,21 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	if v.Task == nil || !runEnded(err) {
 		return err
 	}
-	return continueGraphTemporal(ctx, o, d, c, screen, v.Task)
+	return followGraph(ctx, c, d, screen, v.Graph, o.engineFlags())
 }
 
-// continueGraphTemporal goes on with the graph of the task t once its run,
-// resumed by itself, is done: the graph's workflow still running is followed;
-// one that ended is resumed as 'run --tasks' again resumes it (the task then
-// merged if its gates pass on the merged result, its dependents run).
-func continueGraphTemporal(ctx context.Context, o resumeOptions, d Deps, c client.Client, screen *ui.Printer, t *temporal.GraphTask) error {
+// continueGraphTemporal resumes the graph of the task t, whose workflow
+// ended, as 'run --tasks' again resumes it, the task's run continuing from
+// st (answered).
+func continueGraphTemporal(ctx context.Context, o resumeOptions, d Deps, c client.Client, screen *ui.Printer, t *temporal.GraphTask, st *loop.State) error {
 	gv, err := temporal.QueryGraph(ctx, c, t.Graph)
 	if err != nil {
 		return err
 	}
-	if !gv.Ended {
-		return followGraph(ctx, c, d, screen, t.Graph, o.engineFlags())
-	}
-	screen.Linef("Task %s is done; its graph %s goes on, as 'agentloop run --tasks %s %s' does", t.Task.ID, t.Graph, graphCommands(d, gv, "").TaskFile, o.engineFlags())
+	screen.Linef("Task %s goes on in its graph %s, as 'agentloop run --tasks %s %s' resumes it", t.Task.ID, t.Graph, graphCommands(d, gv, "").TaskFile, o.engineFlags())
 	at := d
 	at.Getwd = func() (string, error) { return t.Repo, nil }
-	ro := runOptions{tasks: gv.File.Path, engine: o.engine, mergeQueue: gv.TaskQueue}
+	ro := runOptions{tasks: gv.File.Path, engine: o.engine, mergeQueue: gv.TaskQueue, resumed: map[string]*loop.State{st.Name: st}}
 	ro.loopOptions = loopOptions{verbose: o.verbose, quiet: o.quiet, logFormat: o.logFormat, config: o.config}
 	for _, g := range o.given {
 		if g.name == "temporal-address" || g.name == "temporal-namespace" || g.name == "temporal-task-queue" || g.name == "config" {

@@ -119,3 +119,32 @@ func ShareCommit(ctx context.Context, dir, remote, commit, branch string) error 
 	}
 	return nil
 }
+
+// ChangedFiles lists the files of the work tree at dir that differ from its
+// HEAD, tracked or untracked (not ignored ones), sorted.
+func ChangedFiles(ctx context.Context, dir string) ([]string, error) {
+	out, err := git(ctx, dir, "status", "--porcelain", "-z", "--untracked-files=all")
+	if err != nil {
+		return nil, fmt.Errorf("list changed files: %w", err)
+	}
+	var files []string
+	for e := range strings.SplitSeq(out, "\x00") {
+		if len(e) > 3 {
+			files = append(files, e[3:])
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// Discard puts the work tree at dir back at its HEAD: changes to tracked
+// files undone, untracked files removed (ignored ones and [StateDir] kept).
+func Discard(ctx context.Context, dir string) error {
+	if _, err := git(ctx, dir, "reset", "--quiet", "--hard", "HEAD"); err != nil {
+		return fmt.Errorf("discard the changes of %s: %w", dir, err)
+	}
+	if _, err := git(ctx, dir, "clean", "-fdq", "--", ".", stateExclude()); err != nil {
+		return fmt.Errorf("discard the untracked files of %s: %w", dir, err)
+	}
+	return nil
+}

@@ -68,6 +68,12 @@ type Merger struct {
 	// (not while the gates run): the graph's other git work takes it too.
 	Git   sync.Locker
 	Warnf func(format string, args ...any)
+	// Committed, when set, says of a task that its branch holds its work as
+	// committed where its run ended, maybe in another worker's clone: what
+	// this clone's worktree of the task holds beyond its branch is then what
+	// a worker that died there left, and is discarded. Otherwise such changes
+	// stop the merge (they would be lost), saying where they are.
+	Committed func(id string) bool
 }
 
 // Merge merges the work of the task id back. A task whose branch git finds
@@ -174,24 +180,40 @@ func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates Gate
 }
 
 // ready puts the task's worktree wt on its branch with no merge in progress
-// (a process killed while merging leaves one) and the task's work committed
-// there (a task's run resumed by itself ends with its work in the worktree).
+// (a process killed while merging leaves one). What the worktree holds
+// beyond its branch is not the task's work to merge: the engines commit that
+// before they merge (on a fleet, a worktree left in this clone by a worker
+// that died may be older than the branch fetched).
 func (m *Merger) ready(ctx context.Context, wt, id, branch string) error {
 	if err := gitx.AbortMerge(ctx, wt); err != nil {
 		return err
 	}
-	if gitx.CurrentBranch(ctx, wt) != branch {
-		if err := gitx.SwitchBranch(ctx, wt, branch, ""); err != nil {
+	changed, err := gitx.ChangedFiles(ctx, wt)
+	if err != nil {
+		return err
+	}
+	if len(changed) > 0 {
+		if m.Committed == nil || !m.Committed(id) {
+			return fmt.Errorf("its worktree %s holds changes that are not on its branch %s (%s): commit them there, or discard them, then run the graph again",
+				relTo(m.Repo, wt), branch, strings.Join(cutList(changed, 5), ", "))
+		}
+		m.warnf("task %s: its worktree %s in this clone held changes older than its branch, committed on another worker (%s); they were discarded", id, relTo(m.Repo, wt), strings.Join(cutList(changed, 5), ", "))
+		if err := gitx.Discard(ctx, wt); err != nil {
 			return err
 		}
 	}
-	t := tasks.Task{ID: id}
-	if m.File != nil {
-		if ft, ok := taskByID(m.File.Tasks, id); ok {
-			t = ft
-		}
+	if gitx.CurrentBranch(ctx, wt) != branch {
+		return gitx.SwitchBranch(ctx, wt, branch, "")
 	}
-	return CommitTask(ctx, wt, t)
+	return nil
+}
+
+// cutList is at most n of the items, the rest counted.
+func cutList(items []string, n int) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(items[:n:n], fmt.Sprintf("and %d more", len(items)-n))
 }
 
 func (m *Merger) lock() (unlock func()) {

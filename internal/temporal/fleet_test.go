@@ -474,7 +474,7 @@ func TestGraphTasksOnTwoWorkers(t *testing.T) {
 			t.Errorf("git log of the graph's clone:\n%s\nwant task %s's branch merged", log, id)
 		}
 	}
-	if refs := f.git(a, "ls-remote", "origin", "refs/heads/agentloop/*"); refs != "" {
+	if refs := f.git(a, "ls-remote", "origin", "refs/heads/agentloop/tasks/*"); refs != "" {
 		t.Errorf("the tasks' branches left on the remote after the merge:\n%s", refs)
 	}
 	v := f.view("tasks-two")

@@ -103,7 +103,8 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 		return out, nil
 	}
 	warnf := func(format string, args ...any) { out.Warnings = append(out.Warnings, fmt.Sprintf(format, args...)) }
-	m := graph.Merger{Repo: in.Repo, StateDir: in.StateDir, Graph: in.Graph, File: &in.File, Warnf: warnf}
+	m := graph.Merger{Repo: in.Repo, StateDir: in.StateDir, Graph: in.Graph, File: &in.File, Warnf: warnf,
+		Committed: func(id string) bool { return in.Heads[id] != "" }}
 	var merged, errs []string
 	for _, id := range g.here(ctx, in, warnf) {
 		gates, err := g.gates(ctx, in, id)
