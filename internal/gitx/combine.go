@@ -2,7 +2,9 @@ package gitx
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -147,4 +149,50 @@ func Discard(ctx context.Context, dir string) error {
 		return fmt.Errorf("discard the untracked files of %s: %w", dir, err)
 	}
 	return nil
+}
+
+// ErrNoMergeTree says that git is too old to merge without a work tree
+// (git merge-tree --write-tree came with git 2.38).
+var ErrNoMergeTree = errors.New("gitx: this git cannot merge without a work tree (git 2.38 or later can)")
+
+// MergeCommit merges the commit theirs into ours in the repository at dir
+// without touching any work tree or branch, and returns the merge commit
+// (parents ours, then theirs; the message given). On a conflict it makes no
+// commit and returns the conflicting files.
+func MergeCommit(ctx context.Context, dir, ours, theirs, message string) (commit string, conflicts []string, err error) {
+	if !isObjectName(ours) || !isObjectName(theirs) {
+		return "", nil, fmt.Errorf("merge %q into %q: not commit ids", theirs, ours)
+	}
+	out, err := git(ctx, dir, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", ours, theirs)
+	if ge, ok := errors.AsType[*Error](err); ok && ge.ExitCode == 129 {
+		return "", nil, ErrNoMergeTree
+	}
+	fields := strings.Split(strings.TrimRight(out, "\x00"), "\x00")
+	switch {
+	case err != nil && exitCode(err) == 1:
+		conflicts = slices.Compact(slices.Sorted(slices.Values(fields[1:])))
+		return "", conflicts, nil
+	case err != nil:
+		return "", nil, fmt.Errorf("merge %s into %s: %w", short(theirs), short(ours), err)
+	}
+	tree := strings.TrimSpace(fields[0])
+	c := cmd{dir: dir, env: identityEnv(ctx, dir), stdin: strings.NewReader(message), args: []string{"commit-tree", tree, "-p", ours, "-p", theirs, "-F", "-"}}
+	out, err = c.run(ctx)
+	if err != nil {
+		return "", nil, fmt.Errorf("merge %s into %s: make the merge commit: %w", short(theirs), short(ours), err)
+	}
+	return strings.TrimSpace(out), nil, nil
+}
+
+// MergeBase is the best common ancestor of the commits a and b in the
+// repository at dir, "" when they have none (or one is not there).
+func MergeBase(ctx context.Context, dir, a, b string) string {
+	if !isObjectName(a) || !isObjectName(b) {
+		return ""
+	}
+	out, err := git(ctx, dir, "merge-base", a, b)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
 }

@@ -6,10 +6,14 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
+// HasBudget reports whether a graph's budget b limits anything: a cost or a
+// number of tokens over every task.
+func HasBudget(b budget.Limits) bool { return b.MaxCostUSD > 0 || b.MaxTokens > 0 }
+
 // GlobalBudget is whether a graph's budget b is spent, as the decision engine
 // judges it, and why; a graph without a cost or token budget never is.
 func GlobalBudget(b budget.Limits, spent budget.Spent) (exhausted bool, reason string) {
-	if b.MaxCostUSD <= 0 && b.MaxTokens <= 0 {
+	if !HasBudget(b) {
 		return false, ""
 	}
 	if over, why := decide.Exhausted(b, spent); over {

@@ -3,7 +3,6 @@ package graph
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -54,9 +53,13 @@ type Unfinished struct {
 // the ones merged) whose work is not merged back, in the task file's order,
 // each with what finishes it. An empty list is a graph that is done.
 func ListUnfinished(graph string, ts []tasks.Task, out map[string]tasks.Outcome, merged []string, c Commands) []Unfinished {
+	done := make(map[string]bool, len(merged))
+	for _, id := range merged {
+		done[id] = true
+	}
 	var list []Unfinished
 	for _, t := range ts {
-		if t.Done || slices.Contains(merged, t.ID) {
+		if t.Done || done[t.ID] {
 			continue
 		}
 		o, ok := out[t.ID]

@@ -97,7 +97,8 @@ func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates Gate
 	if tip == "" {
 		return r, fmt.Errorf("task %s: its branch %s is gone, so its work cannot be merged", id, r.Branch)
 	}
-	if gitx.IsAncestor(ctx, m.Repo, tip, head) {
+	base := gitx.MergeBase(ctx, m.Repo, tip, head)
+	if base == tip {
 		r.Merged, r.Already, r.Head = true, true, head
 		m.tick(ctx, id)
 		return r, nil
@@ -110,53 +111,44 @@ func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates Gate
 		r.Issue, r.Files = tasks.MergeRefused, modified
 		return r, nil
 	}
-	if _, err := os.Stat(wt); errors.Is(err, os.ErrNotExist) {
-		if err := gitx.AddWorktree(ctx, m.Repo, wt, r.Branch, ""); err != nil {
-			return r, fmt.Errorf("task %s: %w", id, err)
-		}
-	}
 	merged := tip
-	if !gitx.IsAncestor(ctx, m.Repo, head, tip) {
-		// Work was merged since the task branched: combine it with the
-		// task's in the task's worktree.
-		if err := gitx.Detach(ctx, wt, head); err != nil {
+	if base != head {
+		// Work was merged since the task branched: the merged result is a
+		// merge commit of HEAD and the task's branch, made without a work
+		// tree (or, with a git too old for that, in the task's worktree).
+		verified = false
+		c, files, err := gitx.MergeCommit(ctx, m.Repo, head, tip, "Merge branch '"+r.Branch+"'")
+		if errors.Is(err, gitx.ErrNoMergeTree) {
+			c, files, err = m.combineIn(ctx, wt, head, r.Branch)
+		}
+		if err != nil {
 			return r, fmt.Errorf("task %s: %w", id, err)
 		}
-		conflict, files, err := gitx.Merge(ctx, wt, r.Branch)
-		if err != nil || conflict {
-			back := gitx.SwitchBranch(ctx, wt, r.Branch, "")
-			if err == nil && back == nil {
-				r.Issue, r.Files = tasks.MergeConflict, files
-				return r, nil
-			}
-			return r, fmt.Errorf("task %s: merge %s into its worktree: %w", id, r.Branch, errors.Join(err, back))
+		if len(files) > 0 {
+			r.Issue, r.Files = tasks.MergeConflict, files
+			return r, nil
 		}
-		merged = gitx.CommitOf(ctx, wt, "HEAD")
-		verified = false
+		merged = c
 	}
 	if gates != nil && !verified {
+		// The gates run on the merged result in the task's worktree, its
+		// branch moved there: failing, the branch keeps it, and the task's
+		// loop, resumed, starts from what failed.
+		if err := m.checkOut(ctx, wt, r.Branch, merged); err != nil {
+			return r, fmt.Errorf("task %s: %w", id, err)
+		}
 		unlock()
 		ok, summary, err := gates(ctx, wt)
 		unlock = m.lock()
-		if err == nil && !ok {
-			r.Issue, r.Gates = tasks.MergeGates, summary
+		if err != nil {
+			return r, fmt.Errorf("task %s: run its gates on the merged result: %w", id, err)
 		}
-		if err != nil || !ok {
-			if merged != tip {
-				// The task's branch keeps the merged result: its loop, resumed,
-				// starts from what failed.
-				err = errors.Join(err, gitx.SwitchBranch(ctx, wt, r.Branch, merged))
-			}
-			if err != nil {
-				return r, fmt.Errorf("task %s: run its gates on the merged result: %w", id, err)
-			}
+		if !ok {
+			r.Issue, r.Gates = tasks.MergeGates, summary
 			return r, nil
 		}
 	}
 	if merged != tip {
-		if err := gitx.SwitchBranch(ctx, wt, r.Branch, merged); err != nil {
-			return r, fmt.Errorf("task %s: %w", id, err)
-		}
 		if err := gitx.FastForward(ctx, m.Repo, merged); err != nil {
 			return r, fmt.Errorf("task %s: merge its branch %s: %w", id, r.Branch, err)
 		}
@@ -177,6 +169,44 @@ func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates Gate
 	r.Merged, r.Head = true, gitx.CommitOf(ctx, m.Repo, "HEAD")
 	m.tick(ctx, id)
 	return r, nil
+}
+
+// checkOut puts the task's worktree wt (made from its branch when it is
+// gone) on its branch at the merged result, which contains the branch.
+func (m *Merger) checkOut(ctx context.Context, wt, branch, merged string) error {
+	if _, err := os.Stat(wt); errors.Is(err, os.ErrNotExist) {
+		if err := gitx.AddWorktree(ctx, m.Repo, wt, branch, ""); err != nil {
+			return err
+		}
+	}
+	if gitx.CommitOf(ctx, wt, "HEAD") == merged {
+		return nil
+	}
+	return gitx.FastForward(ctx, wt, merged)
+}
+
+// combineIn merges branch into head in the task's worktree wt, for a git that
+// cannot merge without a work tree: on a detached HEAD, then the branch set
+// to the result; a conflict leaves the worktree as it was.
+func (m *Merger) combineIn(ctx context.Context, wt, head, branch string) (string, []string, error) {
+	if _, err := os.Stat(wt); errors.Is(err, os.ErrNotExist) {
+		if err := gitx.AddWorktree(ctx, m.Repo, wt, branch, ""); err != nil {
+			return "", nil, err
+		}
+	}
+	if err := gitx.Detach(ctx, wt, head); err != nil {
+		return "", nil, err
+	}
+	conflict, files, err := gitx.Merge(ctx, wt, branch)
+	if err != nil || conflict {
+		back := gitx.SwitchBranch(ctx, wt, branch, "")
+		if err = errors.Join(err, back); err != nil {
+			return "", nil, fmt.Errorf("merge %s into its worktree: %w", branch, err)
+		}
+		return "", files, nil
+	}
+	merged := gitx.CommitOf(ctx, wt, "HEAD")
+	return merged, nil, gitx.SwitchBranch(ctx, wt, branch, merged)
 }
 
 // ready puts the task's worktree wt on its branch with no merge in progress

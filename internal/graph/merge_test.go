@@ -312,3 +312,33 @@ func TestMergeWithChangesLeftInTheWorktree(t *testing.T) {
 		t.Errorf("a.txt on main = %q, want the branch's", got)
 	}
 }
+
+// combineIn is the merge of a git too old to merge without a work tree: in
+// the task's worktree, the branch set to the result; a conflict leaves the
+// worktree as it was.
+func TestCombineInTheWorktree(t *testing.T) {
+	testenv.NeedTool(t, "git")
+	t.Parallel()
+	m := mergeRepo(t)
+	task(t, m, "a", map[string]string{"a.txt": "a\n", "shared.txt": "from a\n"})
+	wtB := task(t, m, "b", map[string]string{"b.txt": "b\n"})
+	wtC := task(t, m, "c", map[string]string{"shared.txt": "from c\n"})
+	if r, err := m.Merge(t.Context(), "a", true, nil); err != nil || !r.Merged {
+		t.Fatalf("merge a: %+v, %v", r, err)
+	}
+	head := gitx.CommitOf(t.Context(), m.Repo, "HEAD")
+	merged, files, err := m.combineIn(t.Context(), wtB, head, "agentloop/g/b")
+	if err != nil || len(files) != 0 || gitx.BranchCommit(t.Context(), m.Repo, "agentloop/g/b") != merged || gitx.CurrentBranch(t.Context(), wtB) != "agentloop/g/b" {
+		t.Fatalf("combine b: %s, %v, %v", merged, files, err)
+	}
+	if got := read(t, filepath.Join(wtB, "a.txt")); got != "a\n" {
+		t.Errorf("b's worktree lacks a's work: %q", got)
+	}
+	tip := gitx.BranchCommit(t.Context(), m.Repo, "agentloop/g/c")
+	if _, files, err := m.combineIn(t.Context(), wtC, head, "agentloop/g/c"); err != nil || !cmp.Equal(files, []string{"shared.txt"}) {
+		t.Fatalf("combine c: %v, %v", files, err)
+	}
+	if gitx.BranchCommit(t.Context(), m.Repo, "agentloop/g/c") != tip || gitx.CurrentBranch(t.Context(), wtC) != "agentloop/g/c" || read(t, filepath.Join(wtC, "shared.txt")) != "from c\n" {
+		t.Error("c's worktree or branch moved after the conflict")
+	}
+}

@@ -1,10 +1,7 @@
 package graph
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/agentloop/agentloop/internal/loop"
@@ -16,16 +13,15 @@ import (
 // LoadReport reads a task graph's report: every task with its state, and the
 // graph's spend and status. ok is false when there is no graph of that name.
 func LoadReport(stateDir, name string) (r report.Run, ok bool, err error) {
-	b, err := os.ReadFile(StatePath(stateDir, name))
-	if errors.Is(err, os.ErrNotExist) {
-		return report.Run{}, false, nil
+	gs, found, perr, err := readState(stateDir, name, "")
+	if err == nil && perr != nil {
+		err = perr
 	}
 	if err != nil {
 		return report.Run{}, true, fmt.Errorf("read task graph %s: %w", name, err)
 	}
-	var gs State
-	if err := json.Unmarshal(b, &gs); err != nil {
-		return report.Run{}, true, fmt.Errorf("read task graph %s: %w", name, err)
+	if !found {
+		return report.Run{}, false, nil
 	}
 	if gs.Repo == "" {
 		gs.Repo = filepath.Dir(stateDir)

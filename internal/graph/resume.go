@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -29,12 +28,14 @@ func Find(stateDir, name string) (f Found, ok bool, err error) {
 		if !isTask || id == "" {
 			continue
 		}
-		st, found, err := LoadState(stateDir, g, "", time.Time{})
-		if err != nil || !found {
-			var ce *CorruptStateError
-			if errors.As(err, &ce) {
-				return Found{}, false, fmt.Errorf("run %s may be a task of graph %s: %w", name, g, err)
-			}
+		st, found, perr, err := readState(stateDir, g, "")
+		if err == nil && perr != nil {
+			err = fmt.Errorf("its state is unreadable: %w", perr)
+		}
+		if err != nil {
+			return Found{}, false, fmt.Errorf("run %s may be a task of graph %s: %w", name, g, err)
+		}
+		if !found {
 			continue
 		}
 		repo := st.Repo

@@ -48,33 +48,53 @@ func (e *CorruptStateError) Error() string {
 func (e *CorruptStateError) Unwrap() error { return e.Err }
 
 // LoadState reads the state of the graph name kept in stateDir, for the task
-// file file. found is false when the graph has not run yet. A state file that
-// cannot be parsed is moved aside (never deleted): the state returned is then
-// a new one and err a *[CorruptStateError] to warn of.
+// file file: its state file, then the changes its journal appended since.
+// found is false when the graph has not run yet. A state file that cannot be
+// parsed is moved aside (never deleted), its journal with it: the state
+// returned is then a new one and err a *[CorruptStateError] to warn of.
 func LoadState(stateDir, name, file string, now time.Time) (st State, found bool, err error) {
+	st, found, perr, err := readState(stateDir, name, file)
+	if err != nil || perr == nil {
+		return st, found, err
+	}
 	path := StatePath(stateDir, name)
-	st = NewState(file)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return st, false, nil
+	aside := path + ".corrupt-" + now.UTC().Format("20060102-150405")
+	if mvErr := os.Rename(path, aside); mvErr != nil {
+		return st, false, fmt.Errorf("the state of task graph %s is unreadable (%v) and could not be moved aside: %w", name, perr, mvErr)
 	}
-	if err != nil {
-		return st, false, fmt.Errorf("read task graph state: %w", err)
-	}
-	if perr := json.Unmarshal(b, &st); perr != nil {
-		aside := path + ".corrupt-" + now.UTC().Format("20060102-150405")
-		if mvErr := os.Rename(path, aside); mvErr != nil {
-			return st, false, fmt.Errorf("the state of task graph %s is unreadable (%v) and could not be moved aside: %w", name, perr, mvErr)
-		}
-		return NewState(file), false, &CorruptStateError{Graph: name, Err: perr, MovedTo: aside}
-	}
-	if st.Outcomes == nil {
-		st.Outcomes = map[string]tasks.Outcome{}
-	}
-	return st, true, nil
+	_ = os.Rename(JournalPath(stateDir, name), aside+".jsonl")
+	return NewState(file), false, &CorruptStateError{Graph: name, Err: perr, MovedTo: aside}
 }
 
-// SaveState writes the state of the graph name in stateDir, atomically.
+// readState reads the state of the graph name and replays its journal; perr
+// says the state file cannot be parsed (the state is then a new one), err
+// that it cannot be read. It moves nothing.
+func readState(stateDir, name, file string) (st State, found bool, perr, err error) {
+	st = NewState(file)
+	b, err := os.ReadFile(StatePath(stateDir, name))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		b = nil
+	case err != nil:
+		return st, false, nil, fmt.Errorf("read task graph state: %w", err)
+	default:
+		found = true
+		if perr := json.Unmarshal(b, &st); perr != nil {
+			return NewState(file), false, perr, nil
+		}
+		if st.Outcomes == nil {
+			st.Outcomes = map[string]tasks.Outcome{}
+		}
+	}
+	replayed, err := replayJournal(JournalPath(stateDir, name), &st)
+	if err != nil {
+		return st, found, nil, err
+	}
+	return st, found || replayed, nil, nil
+}
+
+// SaveState writes the whole state of the graph name in stateDir, atomically,
+// and then starts its journal afresh (what it held is in the state now).
 func SaveState(stateDir, name string, st State) error {
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
@@ -86,6 +106,9 @@ func SaveState(stateDir, name string, st State) error {
 	}
 	if err := state.WriteFileAtomic(path, b, 0o600); err != nil {
 		return fmt.Errorf("save the state of task graph %s: %w", name, err)
+	}
+	if err := os.Remove(JournalPath(stateDir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("save the state of task graph %s: start its journal afresh: %w", name, err)
 	}
 	return nil
 }

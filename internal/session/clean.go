@@ -259,7 +259,7 @@ func (p *CleanPlan) planTasks(ctx context.Context, o CleanOptions, graphs []stri
 		}
 		if !left {
 			p.Remove = append(p.Remove, CleanItem{Kind: "graph", Name: g, Note: "none of its tasks' runs is left; running its task file starts afresh",
-				paths: []string{graph.StatePath(o.StateDir, g), graph.WorkTrees(o.StateDir, g)}})
+				paths: []string{graph.StatePath(o.StateDir, g), graph.JournalPath(o.StateDir, g), graph.WorkTrees(o.StateDir, g)}})
 		}
 	}
 	return nil

@@ -93,12 +93,24 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	// process killed in between, a merge refused) is run again: its loop is
 	// over, so only its merge is tried, and its dependents wait for it.
 	prior := map[string]tasks.Outcome{}
+	merged := make(map[string]bool, len(g.st.Merged))
+	for _, id := range g.st.Merged {
+		merged[id] = true
+	}
 	for id, o := range g.st.Outcomes {
-		if o.State.Done() && slices.Contains(g.st.Merged, id) {
+		if o.State.Done() && merged[id] {
 			prior[id] = o
 		}
 	}
+	// The state as it starts (its flags), then each change in its journal.
+	g.save()
+	if g.journal, err = graph.OpenJournal(g.stateDir, g.name); err != nil {
+		g.out.Warnf("%v; the whole state is saved after each task instead", err)
+	}
 	outcomes, execErr := sched.Execute(ctx, deps, prior)
+	if g.journal != nil {
+		_ = g.journal.Close()
+	}
 	g.mu.Lock()
 	g.st.Outcomes = outcomes
 	g.mu.Unlock()
@@ -167,8 +179,9 @@ type graphRun struct {
 	file     *tasks.File
 	out      *ui.Printer
 
-	mu sync.Mutex
-	st graph.State
+	mu      sync.Mutex
+	st      graph.State
+	journal *graph.Journal // the changes of st while the tasks run; nil: st saved whole
 	// gitMu serialises git's work on the repository's metadata (worktrees,
 	// merges, branches): git locks it.
 	gitMu sync.Mutex
@@ -188,6 +201,30 @@ func (g *graphRun) load() error {
 	}
 	g.st = st
 	return nil
+}
+
+// record keeps the outcome of the task id (and that it is merged, with
+// merged) in the graph's state, appended to its journal.
+func (g *graphRun) record(id string, o tasks.Outcome, merged bool) {
+	g.mu.Lock()
+	g.st.Outcomes[id] = o
+	if merged {
+		g.st.Merged = append(g.st.Merged, id)
+	}
+	j := g.journal
+	g.mu.Unlock()
+	if j == nil {
+		g.save()
+		return
+	}
+	err := j.Outcome(id, o)
+	if err == nil && merged {
+		err = j.Merged(id)
+	}
+	if err != nil {
+		g.out.Warnf("task graph state: %v; the whole state is saved instead", err)
+		g.save()
+	}
 }
 
 func (g *graphRun) save() {

@@ -83,11 +83,7 @@ func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *
 		}
 		return o, nil
 	}
-	g.mu.Lock()
-	g.st.Merged = append(g.st.Merged, t.ID)
-	g.st.Outcomes[t.ID] = o
-	g.mu.Unlock()
-	g.save()
+	g.record(t.ID, o, true)
 	if r.Already {
 		g.out.Linef("Merged task %s (branch %s): its work is in HEAD already", t.ID, r.Branch)
 	} else {
@@ -100,10 +96,7 @@ func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *
 }
 
 func (g *graphRun) finished(t tasks.Task, o tasks.Outcome) {
-	g.mu.Lock()
-	g.st.Outcomes[t.ID] = o
-	g.mu.Unlock()
-	g.save()
+	g.record(t.ID, o, false)
 	line := graph.TaskLine(t.ID, o)
 	if o.State.Done() {
 		g.out.Linef("%s", line)
@@ -114,7 +107,12 @@ func (g *graphRun) finished(t tasks.Task, o tasks.Outcome) {
 
 // budget is the global budget over every task of the graph, as the decision
 // engine judges it before a task starts.
-func (g *graphRun) budget() (bool, string) { return graph.GlobalBudget(g.file.Budget, g.spent()) }
+func (g *graphRun) budget() (bool, string) {
+	if !graph.HasBudget(g.file.Budget) {
+		return false, "" // nothing to count: the states are not read
+	}
+	return graph.GlobalBudget(g.file.Budget, g.spent())
+}
 
 // spent is what every task of the graph has spent so far (an unreadable state
 // file is left out, not a reason to ignore the budget).
@@ -132,7 +130,9 @@ func (g *graphRun) spent() budget.Spent {
 // capToGlobal bounds a task's own cost and token limits by what is left of the
 // graph's budget, so one task cannot spend what the others were to have.
 func (g *graphRun) capToGlobal(p *plan.Plan, own evidence.Usage) {
-	p.Proc.Limits.Limits = graph.CapToGraph(p.Proc.Limits.Limits, g.file.Budget, g.spent(), own)
+	if graph.HasBudget(g.file.Budget) {
+		p.Proc.Limits.Limits = graph.CapToGraph(p.Proc.Limits.Limits, g.file.Budget, g.spent(), own)
+	}
 }
 
 // commands are how the commands the person is told are written.
