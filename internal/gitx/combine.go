@@ -24,9 +24,15 @@ func IsAncestor(ctx context.Context, dir, ancestor, rev string) bool {
 // are not committed (staged or not), sorted: what a merge there would refuse
 // to touch, or could not give back intact.
 func ModifiedFiles(ctx context.Context, dir string) ([]string, error) {
-	out, err := git(ctx, dir, "status", "--porcelain", "-z", "--untracked-files=no")
+	return statusFiles(ctx, dir, "no")
+}
+
+// statusFiles lists the files git status names in the work tree at dir,
+// sorted; untracked is its --untracked-files mode.
+func statusFiles(ctx context.Context, dir, untracked string) ([]string, error) {
+	out, err := git(ctx, dir, "status", "--porcelain", "-z", "--untracked-files="+untracked)
 	if err != nil {
-		return nil, fmt.Errorf("list modified files: %w", err)
+		return nil, fmt.Errorf("list the changed files of %s: %w", dir, err)
 	}
 	var files []string
 	for e := range strings.SplitSeq(out, "\x00") {
@@ -125,18 +131,7 @@ func ShareCommit(ctx context.Context, dir, remote, commit, branch string) error 
 // ChangedFiles lists the files of the work tree at dir that differ from its
 // HEAD, tracked or untracked (not ignored ones), sorted.
 func ChangedFiles(ctx context.Context, dir string) ([]string, error) {
-	out, err := git(ctx, dir, "status", "--porcelain", "-z", "--untracked-files=all")
-	if err != nil {
-		return nil, fmt.Errorf("list changed files: %w", err)
-	}
-	var files []string
-	for e := range strings.SplitSeq(out, "\x00") {
-		if len(e) > 3 {
-			files = append(files, e[3:])
-		}
-	}
-	sort.Strings(files)
-	return files, nil
+	return statusFiles(ctx, dir, "all")
 }
 
 // Discard puts the work tree at dir back at its HEAD: changes to tracked
