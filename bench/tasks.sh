@@ -9,10 +9,10 @@
 #   - the single-task loop: one `agentloop run` of the same agent in the same
 #     repository, a process of its own (10 times);
 #   - git alone: a shell loop doing what a task's git work is, one task after
-#     the other, FLOOR_N times (default N, at most 500): `git worktree add` of
-#     a new branch, the agent's file written, `git add -A` and `git commit` in
-#     the worktree, `git merge --no-ff` of the branch into main, the worktree
-#     and the branch removed.
+#     the other, FLOOR_N times (default N, at most 500; half before the graph,
+#     half after): `git worktree add` of a new branch, the agent's file
+#     written, `git add -A` and `git commit` in the worktree, `git merge
+#     --no-ff` of the branch into main, the worktree and the branch removed.
 #
 # Reports agentloop's wall time per task against both floors, its peak RSS
 # (and its RSS sampled over the first and the last tenth of the graph's time),
@@ -48,29 +48,36 @@ repo() {
   git init -q -b main
   git config gc.auto 0
   printf '.agentloop/\n' >.gitignore
+  for ((i = 0; i < 50 && i < files; i++)); do mkdir -p "src/d$i"; done
   for ((i = 0; i < files; i++)); do
     d="src/d$((i % 50))"
-    mkdir -p "$d"
     printf 'package p\n\n// file %d of the benchmark repository\nvar V%d = %d\n' "$i" "$i" "$i" >"$d/f$i.go"
   done
   git add -A && git commit -q -m start
 }
 
-# The floor of git alone, in a repository of its own.
+# The floor of git alone, in a repository of its own: floor FROM TO does its
+# tasks FROM to TO and adds their time to floor_s. Half of them run before the
+# graph, half after, so that both see the machine's load of the time.
 repo "$tmp/floor"
-f0=$(now)
-for ((i = 1; i <= floor_n; i++)); do
-  w="$tmp/floor-wt/t$i"
-  git worktree add -q -b "floor/t$i" "$w" main
-  echo done >"$w/task-t$i.txt"
-  git -C "$w" add -A
-  git -C "$w" commit -q -m "task t$i"
-  git merge -q --no-ff -m "Merge branch floor/t$i" "floor/t$i"
-  git worktree remove --force "$w"
-  git branch -q -D "floor/t$i"
-done
-f1=$(now)
-cd "$tmp" && rm -rf "$tmp/floor" "$tmp/floor-wt"
+floor_s=0
+floor() {
+  local a b i w
+  a=$(now)
+  for ((i = $1; i <= $2; i++)); do
+    w="$tmp/floor-wt/t$i"
+    git -C "$tmp/floor" worktree add -q -b "floor/t$i" "$w" main
+    echo done >"$w/task-t$i.txt"
+    git -C "$w" add -A
+    git -C "$w" commit -q -m "task t$i"
+    git -C "$tmp/floor" merge -q --no-ff -m "Merge branch floor/t$i" "floor/t$i"
+    git -C "$tmp/floor" worktree remove --force "$w"
+    git -C "$tmp/floor" branch -q -D "floor/t$i"
+  done
+  b=$(now)
+  floor_s=$(awk -v s="$floor_s" -v a="$a" -v b="$b" 'BEGIN {print s + b - a}')
+}
+floor 1 $((floor_n / 2))
 
 repo "$tmp/repo"
 {
@@ -121,6 +128,8 @@ t2=$(now)
 kill "${deadline:-}" 2>/dev/null || true
 wait "$sampler" 2>/dev/null || true
 cat "$tmp/deadline.txt" 2>/dev/null || true
+floor $((floor_n / 2 + 1)) "$floor_n"
+[ "$(git -C "$tmp/floor" rev-list --merges --count main)" = "$floor_n" ] || echo "the floor merged $(git -C "$tmp/floor" rev-list --merges --count main) of $floor_n"
 touch "$tmp/samples.txt"
 
 merged=$(git rev-list --merges --first-parent "$start..main" | wc -l)
@@ -133,9 +142,9 @@ state_kib=$(du -sk .agentloop/graphs 2>/dev/null | cut -f1) || state_kib=0
 git_kib=$(du -sk .git | cut -f1)
 # the merge commits' times, oldest first, for the first and the last tenth
 git log --first-parent --merges --reverse --format=%ct "$start..main" >"$tmp/merges.txt"
-awk -v n="$n" -v done="$merged" -v p="$par" -v f="$files" -v fn="$floor_n" -v f0="$f0" -v f1="$f1" -v t0="$t0" -v t1="$t1" -v t2="$t2" \
+awk -v n="$n" -v done="$merged" -v p="$par" -v f="$files" -v fn="$floor_n" -v fs="$floor_s" -v t0="$t0" -v t1="$t1" -v t2="$t2" \
   -v ck="$checkout_kib" -v rk="$runs_kib" -v sk="$state_kib" -v gk="$git_kib" -v samples="$tmp/samples.txt" -v merges="$tmp/merges.txt" 'BEGIN {
-  single = (t1 - t0) / 10; graph = (t2 - t1) / (done > 0 ? done : n); floor = (f1 - f0) / fn; total = t2 - t1
+  single = (t1 - t0) / 10; graph = (t2 - t1) / (done > 0 ? done : n); floor = fs / fn; total = t2 - t1
   printf "repository: %d files, one checkout %.1f MiB\n", f, ck / 1024
   printf "floor, git alone (worktree add, commit, merge, worktree and branch removed; %d tasks one after the other): %.1f ms per task\n", fn, floor * 1000
   printf "single-task loop (one agentloop run, one iteration): %.1f ms\n", single * 1000
