@@ -68,12 +68,14 @@ type Merger struct {
 	// (not while the gates run): the graph's other git work takes it too.
 	Git   sync.Locker
 	Warnf func(format string, args ...any)
-	// Committed, when set, says of a task that its branch holds its work as
-	// committed where its run ended, maybe in another worker's clone: what
-	// this clone's worktree of the task holds beyond its branch is then what
-	// a worker that died there left, and is discarded. Otherwise such changes
-	// stop the merge (they would be lost), saying where they are.
-	Committed func(id string) bool
+	// Committed, when set, is the commit a task's branch was left at where
+	// its run ended, maybe in another worker's clone ("" when not known).
+	// Known, what this clone's worktree of the task holds beyond its branch
+	// is what a worker that died there left, and is discarded (otherwise
+	// such changes stop the merge, as they would be lost); and a task whose
+	// branch is gone while that commit is in HEAD's ancestry was merged, its
+	// branch removed, by an earlier attempt whose caller never heard of it.
+	Committed func(id string) string
 }
 
 // Merge merges the work of the task id back. A task whose branch git finds
@@ -95,6 +97,10 @@ func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates Gate
 	tip := gitx.BranchCommit(ctx, m.Repo, r.Branch)
 	head := gitx.CommitOf(ctx, m.Repo, "HEAD")
 	if tip == "" {
+		if c := m.committed(id); c != "" && gitx.IsAncestor(ctx, m.Repo, c, head) {
+			r.Merged, r.Already, r.Head = true, true, head
+			return r, nil
+		}
 		return r, fmt.Errorf("task %s: its branch %s is gone, so its work cannot be merged", id, r.Branch)
 	}
 	base := gitx.MergeBase(ctx, m.Repo, tip, head)
@@ -223,7 +229,7 @@ func (m *Merger) ready(ctx context.Context, wt, id, branch string) error {
 		return err
 	}
 	if len(changed) > 0 {
-		if m.Committed == nil || !m.Committed(id) {
+		if m.committed(id) == "" {
 			return fmt.Errorf("its worktree %s holds changes that are not on its branch %s (%s): commit them there, or discard them, then run the graph again",
 				relTo(m.Repo, wt), branch, strings.Join(cutList(changed, 5), ", "))
 		}
@@ -244,6 +250,13 @@ func cutList(items []string, n int) []string {
 		return items
 	}
 	return append(items[:n:n], fmt.Sprintf("and %d more", len(items)-n))
+}
+
+func (m *Merger) committed(id string) string {
+	if m.Committed == nil {
+		return ""
+	}
+	return m.Committed(id)
 }
 
 func (m *Merger) lock() (unlock func()) {

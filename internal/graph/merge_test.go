@@ -303,7 +303,13 @@ func TestMergeWithChangesLeftInTheWorktree(t *testing.T) {
 	// Committed on another worker, the branch is the task's work: a worker
 	// that died in this clone left these; they are discarded.
 	var warned []string
-	m.Committed = func(id string) bool { return id == "a" }
+	tip := gitx.BranchCommit(t.Context(), m.Repo, TaskBranch(m.Graph, "a"))
+	m.Committed = func(id string) string {
+		if id == "a" {
+			return tip
+		}
+		return ""
+	}
 	m.Warnf = func(format string, args ...any) { warned = append(warned, format) }
 	if r, err := m.Merge(t.Context(), "a", true, nil); err != nil || !r.Merged || len(warned) != 1 {
 		t.Fatalf("merge of a branch committed elsewhere: %+v, %v, warnings %q", r, err, warned)

@@ -104,7 +104,7 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 	}
 	warnf := func(format string, args ...any) { out.Warnings = append(out.Warnings, fmt.Sprintf(format, args...)) }
 	m := graph.Merger{Repo: in.Repo, StateDir: in.StateDir, Graph: in.Graph, File: &in.File, Warnf: warnf,
-		Committed: func(id string) bool { return in.Heads[id] != "" }}
+		Committed: func(id string) string { return in.Heads[id] }}
 	var merged, errs []string
 	for _, id := range g.here(ctx, in, warnf) {
 		gates, err := g.gates(ctx, in, id)
@@ -175,7 +175,9 @@ func (g *GraphSteps) here(ctx context.Context, in MergeInput, warnf func(format 
 	var order []string
 	for _, id := range in.Order {
 		head, branch := in.Heads[id], graph.TaskBranch(in.Graph, id)
-		if head == "" || gitx.BranchCommit(ctx, in.Repo, branch) == head {
+		if tip := gitx.BranchCommit(ctx, in.Repo, branch); head == "" || tip == head || tip == "" && gitx.IsAncestor(ctx, in.Repo, head, "HEAD") {
+			// (a branch gone whose commit HEAD holds: merged by an attempt
+			// of this step whose worker died before the graph heard of it)
 			order = append(order, id)
 			continue
 		}

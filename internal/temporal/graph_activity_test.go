@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/testenv"
@@ -301,4 +302,65 @@ func readFileIn(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestGraphMergeFoundInAncestry: the merge-back is idempotent from git's
+// ancestry, whatever the workflow recorded. a's branch merged by a person is
+// found merged: no second merge commit, the repository's HEAD unchanged, no
+// warning. b merged by the activity, its worktree and branch removed, then the
+// same merge asked again (the activity retried: its worker died before the
+// workflow heard of the merge) is found merged from the commit b's branch was
+// left at.
+func TestGraphMergeFoundInAncestry(t *testing.T) {
+	repo, _ := sharedClones(t)
+	ctx := t.Context()
+	state := filepath.Join(repo, ".agentloop")
+	file := tasks.File{Tasks: []tasks.Task{{ID: "a", Title: "a"}, {ID: "b", Title: "b"}}}
+	steps := &GraphSteps{Steps: &Steps{Queue: "graph"}}
+	heads := map[string]string{}
+	for _, id := range []string{"a", "b"} {
+		wt := filepath.Join(state, "worktrees", "g", id)
+		if _, err := steps.WorkTree(ctx, WorkTreeInput{Repo: repo, StateDir: state, Graph: "g", ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		writeIn(t, wt, id+".txt", id+"\n")
+		c, err := steps.Commit(ctx, CommitInput{WorkTree: wt, Task: file.Tasks[0], Branch: graph.TaskBranch("g", id)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		heads[id] = c.Head
+	}
+	merge := func(id string) graph.Merge {
+		t.Helper()
+		out, err := steps.Merge(ctx, MergeInput{Repo: repo, StateDir: state, Graph: "g", File: file, Order: []string{id},
+			Heads: map[string]string{id: heads[id]}, Verified: map[string]bool{id: true}})
+		if err != nil || out.Err != "" || len(out.Merges) != 1 || len(out.Warnings) != 0 {
+			t.Fatalf("merge %s: %+v, %v", id, out, err)
+		}
+		return out.Merges[0]
+	}
+	// a merged by hand, as a killed attempt or a person leaves it.
+	gitIn(t, repo, "merge", "-q", "--no-ff", "-m", "merged by hand", graph.TaskBranch("g", "a"))
+	head := strings.TrimSpace(gitIn(t, repo, "rev-parse", "HEAD"))
+	if m := merge("a"); !m.Merged || !m.Already || m.Head != head {
+		t.Errorf("merge of a merged by hand: %+v, want found merged at %s", m, head)
+	}
+	if got := strings.TrimSpace(gitIn(t, repo, "rev-parse", "HEAD")); got != head {
+		t.Errorf("HEAD moved from %s to %s: a's work merged twice", head, got)
+	}
+	// b merged by the activity, then the same merge asked again.
+	first := merge("b")
+	if !first.Merged || first.Already {
+		t.Fatalf("merge b: %+v", first)
+	}
+	if b := gitx.BranchCommit(ctx, repo, graph.TaskBranch("g", "b")); b != "" {
+		t.Fatalf("b's branch is still there at %s after its merge", b)
+	}
+	again := merge("b")
+	if !again.Merged || !again.Already || again.Head != first.Head {
+		t.Errorf("merge b again: %+v, want found merged at %s", again, first.Head)
+	}
+	if n := strings.Count(gitIn(t, repo, "log", "--merges", "--oneline"), "\n"); n != 2 {
+		t.Errorf("%d merge commits, want 2 (a by hand, b once)", n)
+	}
 }
