@@ -88,6 +88,15 @@ func TestRecordedRun(t *testing.T) {
 	if ov.MaxCostUSD == nil || *ov.MaxCostUSD != 10 || ov.AgentCmd == nil || ov.MaxTokens != nil || ov.Agent != nil {
 		t.Errorf("overrides from the merged flags: %+v", ov)
 	}
+	// Flags given to a first run that records them (a graph's first run --tasks
+	// has no recorded flags yet) are recorded, repeatable ones too.
+	fresh, err := later.onRecorded(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fresh.recorded(), []string{"--gate=make check", "--max-cost=10"}; !slices.Equal(got, want) {
+		t.Errorf("flags given over no recorded ones are recorded as %q, want %q", got, want)
+	}
 	if _, err := later.onRecorded([]string{"--no-such-flag=1"}); ExitCode(err) != ExitUsage {
 		t.Errorf("recorded flags that no longer parse: %v, want a usage error", err)
 	}

@@ -167,6 +167,14 @@ func (o *loopOptions) onRecorded(recorded []string) (loopOptions, error) {
 			continue
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			// Set marks the flag given, so that it is recorded again (Replace
+			// alone changes its values unseen); Replace then makes them the
+			// ones given now, not added to the recorded ones.
+			if len(g.values) > 0 {
+				if err := fs.Set(g.name, g.values[0]); err != nil {
+					return loopOptions{}, usageError("--%s: %v", g.name, err)
+				}
+			}
 			if err := sv.Replace(g.values); err != nil {
 				return loopOptions{}, usageError("--%s: %v", g.name, err)
 			}

@@ -494,3 +494,51 @@ tasks:
 		t.Errorf("lib.txt = %q, want the person's change kept", got)
 	}
 }
+
+// TestTemporalGraphResumeKeepsTheGraphsFlags: a graph given its agent, gate
+// and limit as flags, with no configuration, on the Temporal engine. mine
+// depends on dep and builds on its work: its agent copies dep.txt, which only
+// dep's merged work holds, and the gate needs both files. mine's first loop
+// does nothing and escalates (exit 4, with the command that answers it), dep
+// merged already; resume tasks-mine --guidance, given no flag, runs it with the graph's
+// agent and gate (not the default agent, which is not installed here), and
+// the graph goes on: mine is merged, exit 0.
+func TestTemporalGraphResumeKeepsTheGraphsFlags(t *testing.T) {
+	testenv.NeedTool(t, "git")
+	addr := testenv.TemporalServer(t)
+	repo, aux := t.TempDir(), t.TempDir()
+	agent := filepath.Join(aux, "agent.sh")
+	writeFile(t, agent, `prompt=$(cat)
+case "$(basename "$PWD")" in
+dep) echo dep >dep.txt ;;
+mine) case "$prompt" in *"copy dep.txt"*) cp dep.txt mine.txt ;; esac ;;
+esac
+`)
+	graphRepo(t, repo, "tasks:\n  - {id: dep, title: Write dep.txt}\n  - {id: mine, title: Copy dep.txt, depends_on: [dep]}\n")
+	run := cliOn(t, addr, repo)
+	gate := `test -f dep.txt && { [ "$(basename "$PWD")" = dep ] || test -f mine.txt; }`
+	stdout, stderr, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal", "--agent-cmd", "sh "+agent, "--gate", gate, "--max-iterations", "1")
+	if ExitCode(err) != ExitEscalated {
+		t.Fatalf("run --tasks: exit %d (%v), want %d\n%s\n%s", ExitCode(err), err, ExitEscalated, stdout, stderr)
+	}
+	if !strings.Contains(stderr, `agentloop resume tasks-mine --guidance "..." --engine temporal`) {
+		t.Errorf("run --tasks said:\n%s\n%s\nwant mine's command", stdout, stderr)
+	}
+	// dep merged as soon as it was done, while mine waits.
+	if got := readFile(t, filepath.Join(repo, "dep.txt")); got != "dep\n" {
+		t.Errorf("dep.txt on main = %q, want dep's work merged", got)
+	}
+	stdout, stderr, err = run("resume", "tasks-mine", "--guidance", "copy dep.txt to mine.txt", "--engine", "temporal")
+	if ExitCode(err) != ExitOK {
+		t.Fatalf("resume --guidance: exit %d (%v)\n%s\n%s", ExitCode(err), err, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "Merged task mine") {
+		t.Errorf("resume --guidance said:\n%s\nwant mine merged", stderr)
+	}
+	if got := readFile(t, filepath.Join(repo, "mine.txt")); got != "dep\n" {
+		t.Errorf("mine.txt on main = %q, want dep's file as mine's worktree had it", got)
+	}
+	if b := git(t, repo, "branch", "--list", "agentloop/*"); b != "" {
+		t.Errorf("task branches left: %s", b)
+	}
+}
