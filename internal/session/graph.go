@@ -69,7 +69,7 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	// Every agent and gate a task to run may start is checked before any task
 	// starts, as a single run checks its own before the baseline: a missing
 	// program is found now, with no worktree, branch or state made.
-	if _, err := g.preflight(); err != nil {
+	if _, err := g.preflight(false); err != nil {
 		return GraphResult{}, err
 	}
 	// The graph's state, worktrees and logs go in the state folder: it is
@@ -255,13 +255,16 @@ func CheckGraph(ctx context.Context, pr Process, o GraphOptions) ([]TaskPlan, er
 	if err != nil {
 		return nil, err
 	}
-	return g.preflight()
+	return g.preflight(true)
 }
 
 // preflight resolves the tasks still to run in the repository (their
 // worktrees do not exist yet and start from its HEAD) and checks each plan's
-// agents and gates; tasks that fail the same way are named together.
-func (g *graphRun) preflight() ([]TaskPlan, error) {
+// agents and gates; tasks that fail the same way are named together. The
+// plans are returned only when keep is set: a graph of many tasks resolves
+// them again as each starts, and holding them all would grow its memory with
+// the task count.
+func (g *graphRun) preflight(keep bool) ([]TaskPlan, error) {
 	var plans []TaskPlan
 	var order []string
 	failed := map[string][]string{} // error text → task ids
@@ -278,7 +281,9 @@ func (g *graphRun) preflight() ([]TaskPlan, error) {
 		if err != nil {
 			return nil, &UsageError{Err: fmt.Errorf("task %s: %w", t.ID, err)}
 		}
-		plans = append(plans, TaskPlan{Task: t, Title: graph.TaskTitle(t), Plan: p})
+		if keep {
+			plans = append(plans, TaskPlan{Task: t, Title: graph.TaskTitle(t), Plan: p})
+		}
 		err = p.Preflight(g.o.Host)
 		var each []error
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
