@@ -144,7 +144,8 @@ git_kib=$(du -sk .git | cut -f1)
 git log --first-parent --merges --reverse --format=%ct "$start..main" >"$tmp/merges.txt"
 awk -v n="$n" -v done="$merged" -v p="$par" -v f="$files" -v fn="$floor_n" -v fs="$floor_s" -v t0="$t0" -v t1="$t1" -v t2="$t2" \
   -v ck="$checkout_kib" -v rk="$runs_kib" -v sk="$state_kib" -v gk="$git_kib" -v samples="$tmp/samples.txt" -v merges="$tmp/merges.txt" 'BEGIN {
-  single = (t1 - t0) / 10; graph = (t2 - t1) / (done > 0 ? done : n); floor = fs / fn; total = t2 - t1
+  per = done > 0 ? done : n
+  single = (t1 - t0) / 10; graph = (t2 - t1) / per; floor = fs / fn; total = t2 - t1
   printf "repository: %d files, one checkout %.1f MiB\n", f, ck / 1024
   printf "floor, git alone (worktree add, commit, merge, worktree and branch removed; %d tasks one after the other): %.1f ms per task\n", fn, floor * 1000
   printf "single-task loop (one agentloop run, one iteration): %.1f ms\n", single * 1000
@@ -167,6 +168,6 @@ awk -v n="$n" -v done="$merged" -v p="$par" -v f="$files" -v fn="$floor_n" -v fs
     first = (ct[k + 1] - ct[1]) / k; last = (ct[m] - ct[m - k]) / k
     printf "merges: %d; the first tenth %.1f ms per task, the last tenth %.1f ms per task (ratio %.2f)\n", m, first * 1000, last * 1000, (first > 0 ? last / first : 0)
   }
-  printf "at the end: run folders %.1f MiB (%.1f KiB per task), graph state %.1f MiB, .git %.1f MiB\n", rk / 1024, rk / n, sk / 1024, gk / 1024
+  printf "at the end: run folders %.1f MiB (%.1f KiB per task), graph state %.1f MiB, .git %.1f MiB\n", rk / 1024, rk / per, sk / 1024, gk / 1024
 }'
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
