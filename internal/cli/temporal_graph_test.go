@@ -426,7 +426,7 @@ func git(t *testing.T, dir string, args ...string) string {
 
 // TestTemporalGraphMergeRules: the rules of a graph's merge hold on the
 // Temporal engine as on the local one. a and b start together; a changes
-// lib.txt and merges first; b's own tree passes its gate, the merged result
+// lib.txt and merges first (b's agent waits for a's work in the repository); b's own tree passes its gate, the merged result
 // does not: b is not merged, run --tasks exits 4 and lists it with the command
 // that answers it. resume without guidance is refused; with guidance, b's run
 // starts again from the merged result with its graph's plan (its procedure's
@@ -437,8 +437,8 @@ func TestTemporalGraphMergeRules(t *testing.T) {
 	addr := testenv.TemporalServer(t)
 	repo, aux := t.TempDir(), t.TempDir()
 	fakeProcedures(t, repo, aux, map[string]string{
-		"a": "replace lib.txt v1 v2\n",
-		"b": "[1]\nwrite use.txt uses v1\n[*]\nexpect-prompt lib.txt is v2 now\nexpect-prompt its required gates fail once merged\nwrite use.txt uses v2\n",
+		"a": "replace lib.txt v1 v2\nwrite a.txt a\n",
+		"b": "[1]\nwaitfor ../../../../a.txt\nwrite use.txt uses v1\n[*]\nexpect-prompt lib.txt is v2 now\nexpect-prompt its required gates fail once merged\nwrite use.txt uses v2\n",
 		"c": "write c.txt c\n",
 	}, nil, map[string]string{
 		"a": "    gates: [{name: lib, run: \"grep -q v2 lib.txt\"}]\n",
