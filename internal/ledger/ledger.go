@@ -246,12 +246,6 @@ func (l *Ledger) Reserve(r Reservation, caps []Cap, margin float64) (Grant, erro
 		if g.Verdict != Granted {
 			return nil
 		}
-		if g.LeftUSD >= 0 {
-			g.LeftUSD += r.USD // the iteration may spend what it holds
-		}
-		if g.LeftTokens >= 0 {
-			g.LeftTokens += r.Tokens
-		}
 		me := l.me
 		return []Record{{Kind: KindReserve, ID: r.ID, At: now.UTC(), Run: r.Run, Key: r.Key, USD: r.USD, Tokens: r.Tokens, Owner: &me}}
 	})

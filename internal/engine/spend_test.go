@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/ledger"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// clock is a fake clock that Sleep moves on.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Sleep(_ context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	return nil
+}
+
+func sharedLocal(t *testing.T, caps []ledger.Cap, onSleep func()) (*Local, *ledger.Ledger, *clock) {
+	t.Helper()
+	c := &clock{now: time.Date(2026, 11, 25, 10, 0, 0, 0, time.Local)}
+	lg, err := ledger.Open(filepath.Join(t.TempDir(), ledger.FileName), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lg.Close() })
+	lg.Now = c.Now
+	k := ledger.Key{Provider: "claude", Account: "claude:login"}
+	l := &Local{Name: "build", RunDir: t.TempDir(), Now: c.Now, Log: slog.New(slog.DiscardHandler),
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			if onSleep != nil {
+				onSleep()
+			}
+			return c.Sleep(ctx, d)
+		},
+		Spend: &SharedSpend{Ledger: lg, Caps: caps, Run: "build", Keys: map[string]ledger.Key{"": k}, Poll: time.Second}}
+	return l, lg, c
+}
+
+func TestReserveWaitsOutAUsageWindow(t *testing.T) {
+	t.Parallel()
+	l, lg, c := sharedLocal(t, nil, nil)
+	start := c.Now()
+	if err := lg.OpenWindow(ledger.Key{Provider: "claude", Account: "claude:login"}, start.Add(3500*time.Millisecond), "usage limit reached"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepReserve, Seq: 1, Iteration: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waited := c.Now().Sub(start); waited < 3500*time.Millisecond || waited > 5*time.Second {
+		t.Errorf("waited %s for a window of 3.5s", waited)
+	}
+	if l.held == nil || !res.Finished.After(res.Started) {
+		t.Errorf("after the window: held %+v, result %+v", l.held, res)
+	}
+}
+
+func TestReserveStopsAtAHardCapAndParksAtASoftOne(t *testing.T) {
+	t.Parallel()
+	k := ledger.Key{Provider: "claude", Account: "claude:login"}
+	hard := []ledger.Cap{{Name: "day", Period: ledger.Day, MaxCostUSD: 1}}
+	l, lg, _ := sharedLocal(t, hard, nil)
+	if err := lg.Settle("old", "other", k, []ledger.Charge{{Key: k, USD: 0.9}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepReserve, Seq: 1, Reserve: budget.Cost{CostUSD: 0.2, CostKnown: true}})
+	se, ok := errors.AsType[*loop.StopError](err)
+	if !ok || se.Status != loop.StatusAborted || l.held != nil {
+		t.Fatalf("over the hard cap: %v, held %+v", err, l.held)
+	}
+
+	soft := []ledger.Cap{{Name: "day", Period: ledger.Day, SoftCostUSD: 1, MaxCostUSD: 5}}
+	var other *ledger.Ledger
+	sleeps := 0
+	l2, lg2, _ := sharedLocal(t, soft, func() {
+		sleeps++
+		if sleeps == 3 { // a person approves from another terminal while it is parked
+			if _, err := other.Approve(soft[0], "you"); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	other, _ = ledger.Open(lg2.Path, nil)
+	other.Now = lg2.Now
+	defer other.Close()
+	if err := lg2.Settle("old", "other", k, []ledger.Charge{{Key: k, USD: 0.9}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l2.Step(t.Context(), loop.StepRequest{Kind: loop.StepReserve, Seq: 1, Reserve: budget.Cost{CostUSD: 0.2, CostKnown: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if sleeps != 3 || l2.held == nil || l2.held.leftUSD != 4.1 {
+		t.Errorf("parked %d polls, held %+v; want 3 polls, then $4.10 left to spend (5 − the others' 0.9)", sleeps, l2.held)
+	}
+}
