@@ -53,6 +53,10 @@ type Request struct {
 	// goroutine reading its output. A retry of a request rejected as
 	// unauthorised ends the agent at once with the authentication outcome.
 	OnRetry func(Retry)
+	// OnUsage, if set, is told the agent's usage so far each time an output
+	// line changes it (the cost estimated from the price table when the CLI
+	// gives none), from the goroutine reading its output: the live status.
+	OnUsage func(evidence.Usage)
 	// Sandbox, when set, runs the agent inside it; what it allows is the
 	// first line of the agent's log.
 	Sandbox Sandbox
@@ -140,7 +144,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	defer cancel(nil)
 	w := &watch{parser: parser, prices: r.prices(), limits: req.Limits, cancel: cancel,
 		marker: req.CompletionMarker, textMarker: p.Format == FormatText,
-		promptHas: markerLines(req.Prompt, req.CompletionMarker), onRetry: req.OnRetry}
+		promptHas: markerLines(req.Prompt, req.CompletionMarker), onRetry: req.OnRetry, onUsage: req.OnUsage}
 	maxLine := r.size(r.MaxLine, DefaultMaxLine)
 	stdoutLines := newLines(p.Format, maxLine, w.stdout)
 	var stderrLines io.WriteCloser // only for a parser that reads stderr

@@ -32,6 +32,8 @@ type watch struct {
 	onRetry    func(Retry)    // told of each retry the CLI announces
 	retries    int            // retries told so far
 	checked    evidence.Usage // the usage last checked against the limits
+	onUsage    func(evidence.Usage)
+	told       evidence.Usage // the usage last told to onUsage
 }
 
 // RetryAuthError is the cancel cause when the CLI announced it would retry a
@@ -73,6 +75,10 @@ func (w *watch) stdout(line []byte) {
 	live := w.parser.Live()
 	w.retried(live)
 	w.check(live.Usage)
+	if w.onUsage != nil && live.Usage != w.told {
+		w.told = live.Usage
+		w.onUsage(Estimate(live.Usage, w.prices))
+	}
 }
 
 // retried tells of a retry the CLI announced since the last line, and ends the

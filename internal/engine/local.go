@@ -22,10 +22,14 @@ import (
 
 // Local is the local engine's [loop.Env].
 type Local struct {
-	Name     string // run name
-	RunID    string
-	WorkDir  string
-	RunDir   string // .agentloop/runs/NAME/RUNID
+	Name    string // run name
+	RunID   string
+	WorkDir string
+	RunDir  string // .agentloop/runs/NAME/RUNID
+	// LivePath is the file that says what the loop is doing now, for another
+	// process to show (agentloop watch): rewritten at each phase change and,
+	// at most once a second, as the agent's usage grows. "": none.
+	LivePath string
 	Task     string // what the run is asked to do, for the reviewer and reports
 	Agent    AgentRunner
 	Gates    GateRunner // nil: no gates
@@ -60,6 +64,7 @@ type Local struct {
 	// switchTo is the fallback agent the iterations run on while the
 	// configured agent's account is at its usage limit (spend.go).
 	switchTo string
+	live     live // what the loop is doing now (see live.go)
 }
 
 // RateLimitPolicy says how long to wait on rate limits and transient failures.
@@ -167,6 +172,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	start := l.Now()
 	res := loop.StepResult{Started: start}
 	seq := attemptSeq(r)
+	l.liveAttempt(r.Iteration, seq)
 	dir, err := state.NewAttemptDir(l.RunDir, seq)
 	if err != nil {
 		return res, fmt.Errorf("create the folder of attempt %d: %w", seq, err)
@@ -476,6 +482,7 @@ func (l *Local) phase(p string) {
 	if l.Screen != nil {
 		l.Screen.Phase(p)
 	}
+	l.livePhase(p)
 }
 
 // warnOutput tells a person what of each gate's output could not be read, as

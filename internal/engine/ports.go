@@ -30,6 +30,8 @@ type AgentRequest struct {
 	// OnRetry is told of each provider request the agent's CLI (named) says it
 	// will retry.
 	OnRetry func(agentName string, r agent.Retry)
+	// OnUsage is told the agent's usage so far as its CLI streams it.
+	OnUsage func(evidence.Usage)
 }
 
 // AgentRunner runs the implementer agent once.

@@ -94,7 +94,7 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 		default:
 			fate[st.Name] = fateRemove
 			p.Remove = append(p.Remove, CleanItem{Kind: "run", Name: st.Name, Note: statusWord(st.Status), run: st.Name,
-				paths: []string{p.store.StatePath(st.Name), filepath.Join(p.store.StateDir(), st.Name+".lock"), filepath.Join(o.StateDir, "runs", st.Name)}})
+				paths: []string{p.store.StatePath(st.Name), filepath.Join(p.store.StateDir(), st.Name+".lock"), p.store.LivePath(st.Name), p.store.QueueDir(st.Name), filepath.Join(o.StateDir, "runs", st.Name)}})
 		}
 	}
 	p.planRunFolders(o.StateDir, fate, current)

@@ -21,7 +21,7 @@ import (
 // local assembles the local engine for the session from its plan.
 func (s *Session) local(ctx context.Context, runDir string, events *state.EventLog) *engine.Local {
 	o := EngineOptions{
-		RunID: s.st.RunID, RunDir: runDir,
+		RunID: s.st.RunID, RunDir: runDir, LivePath: s.store.LivePath(s.p.Name),
 		Store: runStore{store: s.store, runDir: runDir}, Screen: s.screen, Warnf: s.screen.Warnf, Now: s.pr.Now, Log: s.log,
 	}
 	if events != nil {
@@ -49,22 +49,23 @@ func (s *Session) local(ctx context.Context, runDir string, events *state.EventL
 // EngineOptions are what [NewEngine] takes besides the plan: where the run
 // keeps its files and what it reports to.
 type EngineOptions struct {
-	RunID  string
-	RunDir string
-	Store  engine.Store
-	Events engine.EventLog                  // nil: events are not recorded
-	Screen engine.Screen                    // nil: nothing is shown
-	Warnf  func(format string, args ...any) // a warning for the person; nil: logged
-	Echo   io.Writer                        // the agent's output, nil: not echoed
-	Now    func() time.Time
-	Log    *slog.Logger
+	RunID    string
+	RunDir   string
+	LivePath string // see [engine.Local.LivePath]; "": none
+	Store    engine.Store
+	Events   engine.EventLog                  // nil: events are not recorded
+	Screen   engine.Screen                    // nil: nothing is shown
+	Warnf    func(format string, args ...any) // a warning for the person; nil: logged
+	Echo     io.Writer                        // the agent's output, nil: not echoed
+	Now      func() time.Time
+	Log      *slog.Logger
 }
 
 // NewEngine assembles the local engine of a run from its plan: the steps of
 // both engines (the Temporal engine's activities run it too).
 func NewEngine(ctx context.Context, p *plan.Plan, o EngineOptions) *engine.Local {
 	l := &engine.Local{
-		Name: p.Name, RunID: o.RunID, WorkDir: p.WorkDir, RunDir: o.RunDir, Task: p.TaskText(),
+		Name: p.Name, RunID: o.RunID, WorkDir: p.WorkDir, RunDir: o.RunDir, LivePath: o.LivePath, Task: p.TaskText(),
 		Agent:    p.AgentRunner(o.Log),
 		Gates:    p.GateRunner(),
 		Reviewer: p.ReviewerAgent(o.Log),

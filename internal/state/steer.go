@@ -35,6 +35,11 @@ type queued struct {
 
 const stopFile = "stop.json"
 
+// LivePath is the file in which the running loop of the run called name says
+// what it is doing now (agentloop watch reads it); rewritten as it goes, so it
+// lives beside the state file, not in the append-only run folder.
+func (s Store) LivePath(name string) string { return filepath.Join(s.StateDir(), name+".live") }
+
 // QueueDir is the folder of what is queued for the run called name.
 func (s Store) QueueDir(name string) string { return filepath.Join(s.StateDir(), name+".queue") }
 

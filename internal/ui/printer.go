@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -49,6 +50,7 @@ type status struct {
 	tokens         int64
 	cost           float64
 	costKnown      bool
+	live           evidence.Usage // the running agent's usage so far, not yet in tokens and cost
 	escalated      string // the reason of the last escalation, said once
 }
 
@@ -135,6 +137,14 @@ func (p *Printer) Phase(phase string) {
 	p.status.since = p.o.Now()
 }
 
+// Usage sets the running agent's usage so far (tokens and cost as its CLI
+// streams them), shown on the live status line until its iteration finishes.
+func (p *Printer) Usage(u evidence.Usage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.status.live = u
+}
+
 // Tick redraws the live status line; the caller runs it on a ticker while a loop
 // runs on a terminal.
 func (p *Printer) Tick() {
@@ -157,11 +167,18 @@ func (p *Printer) Tick() {
 		parts = append(parts, fmt.Sprintf("%s %s", s.phase, clock(now.Sub(s.since))))
 	}
 	parts = append(parts, "elapsed "+clock(s.before+now.Sub(s.runStart)))
-	if s.tokens > 0 {
-		parts = append(parts, fmt.Sprintf("%s tokens", count(s.tokens)))
+	tokens, cost, costKnown := s.tokens, s.cost, s.costKnown
+	if s.live.TokensKnown {
+		tokens += s.live.TotalTokens()
 	}
-	if s.costKnown {
-		parts = append(parts, fmt.Sprintf("$%.2f", s.cost))
+	if s.live.CostKnown {
+		cost, costKnown = cost+s.live.CostUSD, true
+	}
+	if tokens > 0 {
+		parts = append(parts, fmt.Sprintf("%s tokens", count(tokens)))
+	}
+	if costKnown {
+		parts = append(parts, fmt.Sprintf("$%.2f", cost))
 	}
 	line := strings.Join(parts, " · ")
 	if p.o.Width != nil {
@@ -221,12 +238,14 @@ func (p *Printer) track(ev loop.Event) {
 	case loop.BaselineFinished:
 		p.status.baseline = false
 	case loop.IterationStarted:
+		p.status.live = evidence.Usage{}
 		p.status.iteration = ev.Iteration
 		p.status.phase = "agent"
 		p.status.since = ev.Time
 	case loop.Escalated:
 		p.status.escalated = d.Reason
 	case loop.IterationFinished:
+		p.status.live = evidence.Usage{} // counted in the iteration's figures
 		if d.TokensKnown {
 			p.status.tokens += d.Tokens
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/google/go-cmp/cmp"
 )
@@ -121,6 +122,20 @@ func TestStatusLineOnTerminal(t *testing.T) {
 	want := "\r\x1b[2KIteration 2/3 · agent 00:05 · elapsed 01:05 · 12k tokens · $0.50"
 	if out.String() != want {
 		t.Errorf("status line %q, want %q", out.String(), want)
+	}
+	// during the iteration: the agent's usage as its CLI streams it, added
+	p.Usage(evidence.Usage{InputTokens: 3000, OutputTokens: 500, TokensKnown: true, CostUSD: 0.25, CostKnown: true})
+	out.Reset()
+	p.Tick()
+	if want := "\r\x1b[2KIteration 2/3 · agent 00:05 · elapsed 01:05 · 15k tokens · $0.75"; out.String() != want {
+		t.Errorf("status line %q, want %q", out.String(), want)
+	}
+	// once the iteration finished, its figures count it (not twice)
+	p.Event(loop.Event{Time: clock, Iteration: 2, Data: loop.IterationFinished{Succeeded: true, Duration: 1000, Tokens: 3500, TokensKnown: true, CostUSD: 0.25, CostKnown: true}})
+	out.Reset()
+	p.Tick()
+	if want := "\r\x1b[2KIteration 2/3 · agent 00:05 · elapsed 01:05 · 15k tokens · $0.75"; out.String() != want {
+		t.Errorf("status line after the iteration %q, want %q", out.String(), want)
 	}
 	// a progress line clears the status line first
 	out.Reset()

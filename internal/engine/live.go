@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"encoding/json"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/state"
+)
+
+// LiveStatus is what a running loop is doing now.
+type LiveStatus struct {
+	Iteration int       `json:"iteration"`     // of its segment
+	Seq       int       `json:"seq,omitempty"` // the agent attempt's number in the run
+	Phase     string    `json:"phase"`         // agent, gates, review, …
+	Since     time.Time `json:"since"`         // when the phase began
+	// Usage is the current attempt's agent usage so far, as its CLI streams it.
+	Usage evidence.Usage `json:"usage,omitzero"`
+	At    time.Time      `json:"at"` // when this was written
+}
+
+// ReadLive reads a live status file ([Local.LivePath]).
+func ReadLive(path string) (LiveStatus, error) {
+	var ls LiveStatus
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ls, err
+	}
+	return ls, json.Unmarshal(b, &ls)
+}
+
+// usageScreen is a [Screen] that shows the agent's usage as it grows.
+type usageScreen interface {
+	Usage(u evidence.Usage)
+}
+
+// live keeps the run's [LiveStatus] and its file.
+type live struct {
+	mu      sync.Mutex
+	st      LiveStatus
+	written time.Time
+	pending bool // a write is due when the second since the last one ends
+}
+
+// liveAttempt starts an attempt's live status.
+func (l *Local) liveAttempt(iteration, seq int) {
+	l.live.mu.Lock()
+	l.live.st.Iteration, l.live.st.Seq, l.live.st.Usage = iteration, seq, evidence.Usage{}
+	l.live.mu.Unlock()
+}
+
+// livePhase records a phase change.
+func (l *Local) livePhase(p string) {
+	l.live.mu.Lock()
+	defer l.live.mu.Unlock()
+	l.live.st.Phase, l.live.st.Since = p, l.Now()
+	l.writeLive(true)
+}
+
+// usage is told the agent's usage so far (see [AgentRequest.OnUsage]).
+func (l *Local) usage(u evidence.Usage) {
+	if s, ok := l.Screen.(usageScreen); ok {
+		s.Usage(u)
+	}
+	l.live.mu.Lock()
+	defer l.live.mu.Unlock()
+	l.live.st.Usage = u
+	l.writeLive(false)
+}
+
+// writeLive writes the live file: now, or when a second has passed since the
+// last write. It is what a person watches, never what the run depends on:
+// an error is ignored.
+func (l *Local) writeLive(now bool) {
+	if l.LivePath == "" || l.Now == nil {
+		return
+	}
+	t := l.Now()
+	if wait := time.Second - t.Sub(l.live.written); !now && wait > 0 {
+		if !l.live.pending { // the last usage is written all the same, a little later
+			l.live.pending = true
+			time.AfterFunc(wait, func() {
+				l.live.mu.Lock()
+				defer l.live.mu.Unlock()
+				if l.live.pending {
+					l.writeLive(true)
+				}
+			})
+		}
+		return
+	}
+	l.live.pending = false
+	l.live.written = t
+	l.live.st.At = t
+	b, err := json.Marshal(l.live.st)
+	if err == nil {
+		_ = state.WriteFileAtomic(l.LivePath, append(b, '\n'), state.FilePerm)
+	}
+}

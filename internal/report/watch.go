@@ -1,0 +1,82 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// WatchRow is one run (or graph task) in `agentloop watch`: its status, and
+// for a running one what it is doing now.
+type WatchRow struct {
+	StatusRow
+	Live *engine.LiveStatus // nil: not running, or not known yet
+}
+
+// WatchTable writes the runs as an aligned table, a running one's phase with
+// how long it has been in it, its tokens and cost with the running agent's
+// usage so far.
+func WatchTable(w io.Writer, rows []WatchRow, now time.Time) error {
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "No runs yet. Start one with: agentloop run")
+		return err
+	}
+	table := [][]string{{"NAME", "STATUS", "ITERATION", "PHASE", "TOKENS", "COST", "LAST DECISION", "ELAPSED"}}
+	for _, r := range rows {
+		tokens, cost := int64(-1), -1.0
+		if r.Tokens != nil {
+			tokens = *r.Tokens
+		}
+		if r.CostUSD != nil {
+			cost = *r.CostUSD
+		}
+		phase := "—"
+		iter := iterLimit(r.Iteration, r.MaxIterations)
+		switch {
+		case r.Live != nil:
+			phase = fmt.Sprintf("%s %s", r.Live.Phase, duration(now.Sub(r.Live.Since).Truncate(time.Second)))
+			if r.Live.Iteration > r.Iteration {
+				iter = iterLimit(r.Live.Iteration, r.MaxIterations)
+			}
+			if u := r.Live.Usage; u.TokensKnown {
+				tokens = max(tokens, 0) + u.TotalTokens()
+			}
+			if u := r.Live.Usage; u.CostKnown {
+				cost = max(cost, 0) + u.CostUSD
+			}
+		case r.Status == loop.StatusEscalated:
+			phase = "waiting for you"
+		}
+		tokText, costText := "unknown", "unknown"
+		if tokens >= 0 {
+			tokText = count(tokens)
+		}
+		if cost >= 0 {
+			costText = fmt.Sprintf("$%.2f", cost)
+		}
+		table = append(table, []string{r.Name, string(r.Status), iter, phase, tokText, costText, orDash(r.LastDecision), duration(r.Elapsed)})
+	}
+	var b strings.Builder
+	widths := make([]int, len(table[0]))
+	for _, row := range table {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range table {
+		for i, c := range row {
+			b.WriteString(c)
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,46 @@
+package session
+
+import (
+	"time"
+
+	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/inbox"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/state"
+)
+
+// View is what `agentloop watch` shows of a state folder at one moment: every
+// run and graph task, with what a running one is doing now, and what waits
+// for a person.
+type View struct {
+	At       time.Time
+	Runs     []report.WatchRow
+	NeedsYou []inbox.Item
+}
+
+// Look reads the view of the state folder stateDir at now. What cannot be read
+// is left out and named in the error, next to the rest.
+func Look(stateDir string, now time.Time) (View, error) {
+	store := state.Store{Root: stateDir}
+	states, err := store.List()
+	v := View{At: now}
+	for _, st := range states {
+		row := report.WatchRow{StatusRow: report.StatusRows([]*loop.State{st}, now)[0]}
+		if st.Status == loop.StatusRunning {
+			if _, live := store.Owner(st.Name); !live {
+				row.Status = loop.StatusInterrupted
+				row.Reason = "its process is gone; continue with: agentloop resume " + st.Name
+			} else if ls, lerr := engine.ReadLive(store.LivePath(st.Name)); lerr == nil {
+				row.Live = &ls
+			}
+		}
+		v.Runs = append(v.Runs, row)
+	}
+	items, werr := Waiting(stateDir)
+	v.NeedsYou = items
+	if err == nil {
+		err = werr
+	}
+	return v, err
+}
