@@ -51,7 +51,7 @@ type status struct {
 	cost           float64
 	costKnown      bool
 	live           evidence.Usage // the running agent's usage so far, not yet in tokens and cost
-	escalated      string // the reason of the last escalation, said once
+	escalated      string         // the reason of the last escalation, said once
 }
 
 // New returns a Printer.
