@@ -329,3 +329,16 @@ func TestReportFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestTemporalFlagsHidden checks that a build without the Temporal engine
+// does not offer its flags in help, and a build with it does.
+func TestTemporalFlagsHidden(t *testing.T) {
+	t.Parallel()
+	for _, c := range newRoot(Deps{}).Commands() {
+		for _, name := range []string{"temporal-address", "temporal-namespace", "temporal-task-queue", "heartbeat-timeout"} {
+			if f := c.Flags().Lookup(name); f != nil && f.Hidden == temporalBuilt {
+				t.Errorf("agentloop %s --%s: hidden %v in a build with the Temporal engine %v", c.Name(), name, f.Hidden, temporalBuilt)
+			}
+		}
+	}
+}

@@ -39,11 +39,24 @@ func (o *engineOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.address, "temporal-address", "", "Temporal server host:port (default AGENTLOOP_TEMPORAL_ADDRESS, else temporal.address, else "+defaultTemporalAddress+")")
 	fs.StringVar(&o.namespace, "temporal-namespace", "", "Temporal namespace (default AGENTLOOP_TEMPORAL_NAMESPACE, else temporal.namespace, else "+defaultTemporalNamespace+")")
 	fs.StringVar(&o.taskQueue, "temporal-task-queue", "", "Temporal task queue of the workflows (default AGENTLOOP_TEMPORAL_TASK_QUEUE, else temporal.task_queue, else "+defaultTemporalTaskQueue+")")
+	hideWithoutTemporal(fs, "temporal-address", "temporal-namespace", "temporal-task-queue")
+}
+
+// hideWithoutTemporal hides the Temporal engine's flags from the help of a
+// build without the engine (--engine temporal says how to build it).
+func hideWithoutTemporal(fs *pflag.FlagSet, names ...string) {
+	if temporalBuilt {
+		return
+	}
+	for _, n := range names {
+		_ = fs.MarkHidden(n)
+	}
 }
 
 // AddHeartbeatFlag adds --heartbeat-timeout to fs (run and resume).
 func (o *engineOptions) AddHeartbeatFlag(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.heartbeat, "heartbeat-timeout", 0, "with --engine temporal: a step whose worker shows no sign of life for this long runs again; a worker that takes none of the run's steps for twice as long is gone, and another rebuilds the work tree (default AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT, else temporal.heartbeat_timeout, else 30s; resume keeps the run's)")
+	hideWithoutTemporal(fs, "heartbeat-timeout")
 }
 
 // AddConfigFlag adds --config to fs, for the commands that have no loop

@@ -11,6 +11,10 @@ import (
 	"github.com/agentloop/agentloop/internal/plan"
 )
 
+// temporalBuilt says whether this build holds the Temporal engine: without it
+// the engine's flags are hidden from help (they are still accepted).
+const temporalBuilt = false
+
 // errNoTemporal is the answer of this build to anything that needs the Temporal engine.
 func errNoTemporal() error {
 	return usageError("this agentloop was built without the Temporal engine: go build -tags temporal ./cmd/agentloop")

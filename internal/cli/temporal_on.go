@@ -26,6 +26,9 @@ import (
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
+// temporalBuilt says whether this build holds the Temporal engine.
+const temporalBuilt = true
+
 // server is where the Temporal engine's server is.
 func (o engineOptions) server() temporal.Server {
 	return temporal.Server{Address: o.address, Namespace: o.namespace, TaskQueue: o.taskQueue}
