@@ -75,7 +75,9 @@ func budgetMD(b *bufio.Writer, sp loop.Spend) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, tokensText(u), in, out, cr, cw, costText(u))
 	}
 	row("agent", sp.Usage)
-	row("reviewer", sp.Reviewer)
+	if !sp.Reviewer.IsZero() { // a run without a reviewer has no reviewer row
+		row("reviewer", sp.Reviewer)
+	}
 	row("**total**", sp.Total())
 	fmt.Fprintf(b, "\nWall time %s", duration(sp.Wall.Duration()))
 	if sp.Waited > 0 {
