@@ -3,7 +3,9 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/decide"
@@ -156,7 +158,7 @@ func charts(s *loop.State, h history) []chart {
 	}
 	if cost {
 		cs = append(cs, chart{ID: "cost", Title: "Cost per attempt (USD)", Kind: "line", Color: "#0891b2",
-			Fmt: func(v float64) string { return fmt.Sprintf("$%.2f", v) },
+			Fmt: chartMoney,
 			Pts: pts(noBase, func(m loop.Moment) point {
 				u := usageOf(m)
 				return point{Value: u.CostUSD, Known: u.CostKnown, Label: costText(u)}
@@ -290,4 +292,19 @@ func eventRows(evs []loop.Event) []eventRow {
 		rows[i] = eventRow{Time: ev.Time.UTC().Format("15:04:05"), Type: string(ev.Type()), N: ev.Iteration, Data: data}
 	}
 	return rows
+}
+
+// chartMoney is an amount on the cost chart: cents from a dollar up, else
+// three significant digits (at least two decimals), so that the ticks of an
+// axis under a cent read $0.0025, $0.005, … rather than $0.00, $0.01, $0.01.
+func chartMoney(v float64) string {
+	if v == 0 || math.Abs(v) >= 1 {
+		return fmt.Sprintf("$%.2f", v)
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	s := strconv.FormatFloat(r, 'f', -1, 64)
+	if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 < 2 {
+		s += "0"
+	}
+	return "$" + s
 }
