@@ -119,7 +119,7 @@ tasks:
 		t.Errorf("git log:\n%s\nwant four's branch merged", log)
 	}
 	// The files a local run writes for a human are written on the worker.
-	for _, f := range []string{"iter-001/decision.yaml", "escalation.md"} {
+	for _, f := range []string{"iter-001/decision.yaml", "escalation-*.md"} {
 		if m, _ := filepath.Glob(filepath.Join(repo, ".agentloop", "runs", "tasks-four", "*", f)); len(m) != 1 {
 			t.Errorf("task four's %s: found %v, want one", f, m)
 		}

@@ -17,7 +17,7 @@ import (
 
 // TestTemporalSettleRealServer: on a real dev server, a run that escalated
 // shows the command of each option with --engine temporal, in report and in
-// escalation.md; `resume --accept` ends it completed and `resume --abort`
+// escalation-001.md; `resume --accept` ends it completed and `resume --abort`
 // aborted, as locally (exit 0, the same words); --accept of a run that does
 // not wait is refused as locally; `resume` of the aborted run keeps the
 // heartbeat timeout it was started with, unless the flag gives another.
@@ -50,10 +50,10 @@ func TestTemporalSettleRealServer(t *testing.T) {
 	if err != nil || !strings.Contains(stdout, abort) {
 		t.Errorf("report of the waiting run: %v\n%s\nwant %s", err, stdout, abort)
 	}
-	if m, _ := filepath.Glob(filepath.Join(repo, ".agentloop", "runs", "build", "*", "escalation.md")); len(m) != 1 {
-		t.Errorf("escalation.md: found %v, want one", m)
+	if m, _ := filepath.Glob(filepath.Join(repo, ".agentloop", "runs", "build", "*", "escalation-001.md")); len(m) != 1 {
+		t.Errorf("escalation-001.md: found %v, want one", m)
 	} else if b, _ := os.ReadFile(m[0]); !strings.Contains(string(b), abort) {
-		t.Errorf("escalation.md:\n%s\nwant %s", b, abort)
+		t.Errorf("escalation-001.md:\n%s\nwant %s", b, abort)
 	}
 
 	_, stderr, err := run(append([]string{"resume", "build", "--accept"}, server...)...)
