@@ -67,10 +67,10 @@ func TestTemporalServerPrecedence(t *testing.T) {
 		flag engineOptions
 		want engineOptions
 	}{
-		{name: "defaults", dir: without, want: engineOptions{address: "127.0.0.1:7233", namespace: "default", taskQueue: "agentloop"}},
+		{name: "defaults: the Temporal client configuration's", dir: without, want: engineOptions{taskQueue: "agentloop"}},
 		{name: "configuration", dir: withConfig, want: engineOptions{address: "cfg:7000", namespace: "cfgns", taskQueue: "agentloop", heartbeat: 45 * time.Second}},
 		{name: "the --config file, not the workspace's", dir: withConfig, flag: engineOptions{config: other},
-			want: engineOptions{address: "file:7003", namespace: "default", taskQueue: "fileq", heartbeat: 2 * time.Minute, config: other}},
+			want: engineOptions{address: "file:7003", taskQueue: "fileq", heartbeat: 2 * time.Minute, config: other}},
 		{name: "environment over configuration", dir: withConfig,
 			env: map[string]string{"AGENTLOOP_TEMPORAL_ADDRESS": "env:7001", "AGENTLOOP_TEMPORAL_TASK_QUEUE": "envq",
 				"AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT": "10s"},

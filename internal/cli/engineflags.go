@@ -9,15 +9,20 @@ import (
 )
 
 // engineOptions say which engine runs a loop and, for the Temporal engine,
-// where its server is and how long a step may go without a sign of life. Each
-// comes from the flag, else the environment, else the configuration
-// (temporal.address, temporal.namespace, temporal.task_queue,
-// temporal.heartbeat_timeout) of --config or ./agentloop.yaml, else the default.
+// where its server is, how to connect to it and how long a step may go
+// without a sign of life. Each comes from the flag, else the environment,
+// else the configuration (temporal.address, temporal.namespace,
+// temporal.task_queue, temporal.heartbeat_timeout) of --config or
+// ./agentloop.yaml; the address and namespace left empty are the Temporal
+// client configuration's (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, the
+// temporal.toml profile), read by the engine, as the connection's TLS and API
+// key are, under the tls flags.
 type engineOptions struct {
 	engine    string
 	address   string
 	namespace string
 	taskQueue string
+	conn      connFlags
 	// heartbeat is --heartbeat-timeout of run and resume; 0 when not set
 	// anywhere: the engine's default.
 	heartbeat time.Duration
@@ -26,20 +31,38 @@ type engineOptions struct {
 	config string
 }
 
-// The Temporal engine's defaults.
-const (
-	defaultTemporalAddress   = "127.0.0.1:7233"
-	defaultTemporalNamespace = "default"
-	defaultTemporalTaskQueue = "agentloop"
-)
+// connFlags are the flags of the connection to the Temporal server, over
+// the Temporal client configuration.
+type connFlags struct {
+	configFile, profile                       string
+	tls                                       bool
+	caCert, clientCert, clientKey, serverName string
+}
+
+// connFlagNames are the names of the connection's flags.
+var connFlagNames = []string{
+	"temporal-config-file", "temporal-profile", "temporal-tls", "temporal-tls-ca-path",
+	"temporal-tls-cert-path", "temporal-tls-key-path", "temporal-tls-server-name",
+}
+
+// defaultTemporalTaskQueue is the workflows' queue when none is set.
+const defaultTemporalTaskQueue = "agentloop"
 
 // AddFlags adds the engine's flags to fs.
 func (o *engineOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.engine, "engine", "", "local or temporal (default local, or AGENTLOOP_ENGINE)")
-	fs.StringVar(&o.address, "temporal-address", "", "Temporal server host:port (default AGENTLOOP_TEMPORAL_ADDRESS, else temporal.address, else "+defaultTemporalAddress+")")
-	fs.StringVar(&o.namespace, "temporal-namespace", "", "Temporal namespace (default AGENTLOOP_TEMPORAL_NAMESPACE, else temporal.namespace, else "+defaultTemporalNamespace+")")
+	fs.StringVar(&o.address, "temporal-address", "", "Temporal server host:port (default AGENTLOOP_TEMPORAL_ADDRESS, else temporal.address, else TEMPORAL_ADDRESS or the Temporal CLI's profile, else 127.0.0.1:7233)")
+	fs.StringVar(&o.namespace, "temporal-namespace", "", "Temporal namespace (default AGENTLOOP_TEMPORAL_NAMESPACE, else temporal.namespace, else TEMPORAL_NAMESPACE or the Temporal CLI's profile, else default)")
 	fs.StringVar(&o.taskQueue, "temporal-task-queue", "", "Temporal task queue of the workflows (default AGENTLOOP_TEMPORAL_TASK_QUEUE, else temporal.task_queue, else "+defaultTemporalTaskQueue+")")
-	hideWithoutTemporal(fs, "temporal-address", "temporal-namespace", "temporal-task-queue")
+	c := &o.conn
+	fs.StringVar(&c.configFile, "temporal-config-file", "", "the Temporal client configuration file (default TEMPORAL_CONFIG_FILE, else the Temporal CLI's temporal.toml)")
+	fs.StringVar(&c.profile, "temporal-profile", "", "the profile of the Temporal client configuration (default TEMPORAL_PROFILE, else default)")
+	fs.BoolVar(&c.tls, "temporal-tls", false, "connect to the Temporal server over TLS (default TEMPORAL_TLS, else the profile's; implied by the other tls flags and by an API key)")
+	fs.StringVar(&c.caCert, "temporal-tls-ca-path", "", "file of the CA certificates the server's certificate is checked against (default TEMPORAL_TLS_SERVER_CA_CERT_PATH, else the profile's, else the system's)")
+	fs.StringVar(&c.clientCert, "temporal-tls-cert-path", "", "mTLS: file of this client's certificate (default TEMPORAL_TLS_CLIENT_CERT_PATH, else the profile's)")
+	fs.StringVar(&c.clientKey, "temporal-tls-key-path", "", "mTLS: file of this client's private key (default TEMPORAL_TLS_CLIENT_KEY_PATH, else the profile's)")
+	fs.StringVar(&c.serverName, "temporal-tls-server-name", "", "the name the server's certificate must have (default TEMPORAL_TLS_SERVER_NAME, else the profile's, else the address's host)")
+	hideWithoutTemporal(fs, append([]string{"temporal-address", "temporal-namespace", "temporal-task-queue"}, connFlagNames...)...)
 }
 
 // hideWithoutTemporal hides the Temporal engine's flags from the help of a
@@ -95,9 +118,9 @@ func (o engineOptions) resolved(d Deps) (engineOptions, error) {
 		}
 		return def
 	}
-	r := engineOptions{engine: o.engineName(d), config: o.config}
-	r.address = pick(o.address, "AGENTLOOP_TEMPORAL_ADDRESS", func(t config.Temporal) string { return t.Address }, defaultTemporalAddress)
-	r.namespace = pick(o.namespace, "AGENTLOOP_TEMPORAL_NAMESPACE", func(t config.Temporal) string { return t.Namespace }, defaultTemporalNamespace)
+	r := engineOptions{engine: o.engineName(d), config: o.config, conn: o.conn}
+	r.address = pick(o.address, "AGENTLOOP_TEMPORAL_ADDRESS", func(t config.Temporal) string { return t.Address }, "")
+	r.namespace = pick(o.namespace, "AGENTLOOP_TEMPORAL_NAMESPACE", func(t config.Temporal) string { return t.Namespace }, "")
 	r.taskQueue = pick(o.taskQueue, "AGENTLOOP_TEMPORAL_TASK_QUEUE", func(t config.Temporal) string { return t.TaskQueue }, defaultTemporalTaskQueue)
 	hb := pick(durationText(o.heartbeat), "AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT", func(t config.Temporal) string { return durationText(t.HeartbeatTimeout) }, "0")
 	var err error

@@ -104,15 +104,21 @@ func (o *loopOptions) isGiven(name string) bool {
 // presentation flags change what is printed, not what the run does: they are
 // not recorded for resume.
 // The engine's flags say where the run runs, not what it does.
-var presentation = map[string]bool{
-	"dry-run": true, "verbose": true, "quiet": true, "log-format": true, "tasks": true, "parallel": true,
-	"engine": true, "temporal-address": true, "temporal-namespace": true, "temporal-task-queue": true, "worker-queue": true, "merge-queue": true,
-	"heartbeat-timeout": true,
-	// A receiver's URL can be a secret (a Slack webhook's): it is not kept in the state.
-	"notify": true,
-	// The caps every loop shares are the person's of the day, not the run's.
-	"daily-cap": true, "weekly-cap": true, "monthly-cap": true,
-}
+var presentation = func() map[string]bool {
+	m := map[string]bool{
+		"dry-run": true, "verbose": true, "quiet": true, "log-format": true, "tasks": true, "parallel": true,
+		"engine": true, "temporal-address": true, "temporal-namespace": true, "temporal-task-queue": true, "worker-queue": true, "merge-queue": true,
+		"heartbeat-timeout": true,
+		// A receiver's URL can be a secret (a Slack webhook's): it is not kept in the state.
+		"notify": true,
+		// The caps every loop shares are the person's of the day, not the run's.
+		"daily-cap": true, "weekly-cap": true, "monthly-cap": true,
+	}
+	for _, n := range connFlagNames {
+		m[n] = true
+	}
+	return m
+}()
 
 // recorded returns the flags given on the command line that shape the run, as
 // arguments that parse back to the same values: what resume starts from.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,20 +30,34 @@ import (
 // temporalBuilt says whether this build holds the Temporal engine.
 const temporalBuilt = true
 
-// server is where the Temporal engine's server is.
-func (o engineOptions) server() temporal.Server {
-	return temporal.Server{Address: o.address, Namespace: o.namespace, TaskQueue: o.taskQueue}
+// server is where the Temporal engine's server is and how to connect to it,
+// over the Temporal client configuration read from d's environment.
+func (o engineOptions) server(d Deps) temporal.Server {
+	c := o.conn
+	lookup := func(k string) (string, bool) { v := d.Getenv(k); return v, v != "" }
+	return temporal.Server{
+		Address: o.address, Namespace: o.namespace, TaskQueue: o.taskQueue,
+		Conn: temporal.Conn{
+			ConfigFile: c.configFile, Profile: c.profile, TLS: c.tls, CACert: c.caCert,
+			ClientCert: c.clientCert, ClientKey: c.clientKey, ServerName: c.serverName,
+			Lookup: lookup, Environ: d.Environ,
+		},
+	}
 }
 
 // dialTemporal connects to the server o resolves to; one that cannot be
-// reached is an error naming its address.
+// reached is an error naming its address and how it was reached.
 func dialTemporal(ctx context.Context, d Deps, o engineOptions, lo loopOptions) (client.Client, temporal.Server, error) {
 	r, err := o.resolved(d)
 	if err != nil {
 		return nil, temporal.Server{}, err
 	}
-	c, err := temporal.Dial(ctx, r.server(), newLogger(d, lo))
-	return c, r.server(), err
+	s, err := r.server(d).Resolve()
+	if err != nil {
+		return nil, temporal.Server{}, &ExitError{Code: ExitUsage, Err: err}
+	}
+	c, err := s.Dial(ctx, newLogger(d, lo))
+	return c, s.Server, err
 }
 
 // runTemporal is `agentloop run --engine temporal`: the run's workflow starts
@@ -75,8 +90,7 @@ func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error 
 func (o *loopOptions) serverFlags() string {
 	var flags []string
 	for _, g := range o.given {
-		switch g.name {
-		case "temporal-address", "temporal-namespace", "temporal-task-queue", "config":
+		if slices.Contains(connFlagNames, g.name) || slices.Contains([]string{"temporal-address", "temporal-namespace", "temporal-task-queue", "config"}, g.name) {
 			flags = append(flags, "--"+g.name+"="+g.values[0])
 		}
 	}

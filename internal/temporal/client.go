@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -21,30 +19,6 @@ import (
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
 )
-
-// Server is where the engine's server is and which of its queues it uses.
-type Server struct {
-	Address   string // host:port
-	Namespace string
-	TaskQueue string // the workflows' queue (and the steps', unless a run is routed)
-}
-
-// DialTimeout is how long [Dial] tries to reach the server.
-const DialTimeout = 5 * time.Second
-
-// Dial connects to the server, failing within [DialTimeout] when it cannot be
-// reached.
-func Dial(ctx context.Context, s Server, log *slog.Logger) (client.Client, error) {
-	ctx, cancel := context.WithTimeout(ctx, DialTimeout)
-	defer cancel()
-	c, err := client.DialContext(ctx, client.Options{
-		HostPort: s.Address, Namespace: s.Namespace, Logger: tlog.NewStructuredLogger(log),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cannot reach the Temporal server at %s (namespace %s): %w; start one (temporal server start-dev) or set --temporal-address or AGENTLOOP_TEMPORAL_ADDRESS", s.Address, s.Namespace, err)
-	}
-	return c, nil
-}
 
 // NewInput is the workflow input of a run of the plan from the state st (a
 // fresh state, or the state a run ended in to continue it); queue routes its
