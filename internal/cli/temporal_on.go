@@ -77,12 +77,16 @@ func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error 
 		return err
 	}
 	in.HeartbeatTimeout, in.ServerFlags = eng.heartbeat, o.serverFlags()
+	if in.Repo, err = temporal.RepoID(p.StateDir, p.WorkDir); err != nil {
+		return err
+	}
 	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
 		return err
 	}
 	screen := newScreen(d, o.loopOptions, p)
-	screen.Linef("Run %s (%s) started on Temporal at %s, workflow %s", p.Name, in.Run.RunID, s.Address, temporal.WorkflowID(p.Name))
-	return followTemporal(ctx, c, screen, p.Name, 0)
+	key := temporal.Scoped(p.Name, in.Repo)
+	screen.Linef("Run %s (%s) started on Temporal at %s, workflow %s", p.Name, in.Run.RunID, s.Address, temporal.WorkflowID(key))
+	return followTemporal(ctx, c, screen, key, 0)
 }
 
 // serverFlags are the flags given on the command line that reach the Temporal
@@ -98,11 +102,13 @@ func (o *loopOptions) serverFlags() string {
 }
 
 // followTemporal shows a run's events from the from-th on until it ends or
-// waits for a human, and maps how it stands to the exit code. Interrupting it
-// leaves the run going on the workers.
-func followTemporal(ctx context.Context, c client.Client, screen *ui.Printer, name string, from int) error {
+// waits for a human, and maps how it stands to the exit code; key is the
+// run's ([temporal.Scoped]). Interrupting it leaves the run going on the
+// workers.
+func followTemporal(ctx context.Context, c client.Client, screen *ui.Printer, key string, from int) error {
+	name, _ := temporal.Unscoped(key)
 	return poll(ctx, screen,
-		func(ctx context.Context) (temporal.View, error) { return temporal.Query(ctx, c, name) },
+		func(ctx context.Context) (temporal.View, error) { return temporal.Query(ctx, c, key) },
 		func(v temporal.View) (bool, error) {
 			for _, ev := range v.Events[min(from, len(v.Events)):] {
 				screen.Event(ev)
@@ -183,7 +189,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		return err
 	}
 	defer c.Close()
-	v, err := temporal.Query(ctx, c, name)
+	v, key, err := temporal.Find(ctx, c, name, repoOf(d))
 	if err != nil {
 		return err
 	}
@@ -208,11 +214,11 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		if !v.Waiting {
 			return session.NotEscalated(name, st.Status)
 		}
-		if err := temporal.Guide(ctx, c, name, temporal.Guidance{Accept: o.accept, Abort: o.abort}); err != nil {
+		if err := temporal.Guide(ctx, c, key, temporal.Guidance{Accept: o.accept, Abort: o.abort}); err != nil {
 			return err
 		}
 		screen := newScreen(d, o.loopOptions, &plan.Plan{})
-		err := followTemporal(ctx, c, screen, name, len(v.Events))
+		err := followTemporal(ctx, c, screen, key, len(v.Events))
 		if v.Graph != "" && runEnded(err) {
 			return followGraph(ctx, c, d, screen, v.Graph, o.engineFlags())
 		}
@@ -224,12 +230,12 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	case v.Waiting && guidance == "":
 		return usageError("run %s is waiting for your answer to its escalation (%s): read it with 'agentloop report %s --engine temporal', then resume with --guidance \"...\"", name, st.Reason, name)
 	case v.Waiting:
-		if err := temporal.Guide(ctx, c, name, temporal.Guidance{Text: guidance, Architecture: o.adr}); err != nil {
+		if err := temporal.Guide(ctx, c, key, temporal.Guidance{Text: guidance, Architecture: o.adr}); err != nil {
 			return err
 		}
 		screen := newScreen(d, o.loopOptions, &plan.Plan{})
 		screen.Linef("Guidance sent to run %s; the iteration counter starts again (spend so far is kept)", name)
-		err := followTemporal(ctx, c, screen, name, len(v.Events))
+		err := followTemporal(ctx, c, screen, key, len(v.Events))
 		if v.Graph == "" || !runEnded(err) {
 			return err
 		}
@@ -275,12 +281,13 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	// The run keeps its heartbeat timeout unless the flag gives one now.
 	in.HeartbeatTimeout = cmp.Or(o.engine.heartbeat, v.HeartbeatTimeout)
 	in.ServerFlags = o.serverFlags()
+	_, in.Repo = temporal.Unscoped(key)
 	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
 		return err
 	}
 	screen := newScreen(d, lo, p)
 	screen.Linef("Run %s continues on Temporal from iteration %d", name, st.TotalIterations+1)
-	err = followTemporal(ctx, c, screen, name, 0)
+	err = followTemporal(ctx, c, screen, key, 0)
 	if v.Task == nil || !runEnded(err) {
 		return err
 	}
@@ -301,7 +308,7 @@ func continueGraphTemporal(ctx context.Context, o resumeOptions, d Deps, c clien
 	ro := runOptions{tasks: gv.File.Path, engine: o.engine, mergeQueue: gv.TaskQueue, resumed: map[string]*loop.State{st.Name: st}}
 	ro.loopOptions = loopOptions{verbose: o.verbose, quiet: o.quiet, logFormat: o.logFormat, config: o.config}
 	for _, g := range o.given {
-		if g.name == "temporal-address" || g.name == "temporal-namespace" || g.name == "temporal-task-queue" || g.name == "config" {
+		if g.name == "temporal-address" || g.name == "temporal-namespace" || g.name == "temporal-task-queue" || g.name == "config" || slices.Contains(connFlagNames, g.name) {
 			ro.given = append(ro.given, g)
 		}
 	}
@@ -316,15 +323,28 @@ func statusTemporal(ctx context.Context, o statusOptions, d Deps, args []string)
 		return err
 	}
 	defer c.Close()
-	names := args
-	if len(names) == 0 {
-		if names, err = temporal.Names(ctx, c); err != nil {
+	repo := repoOf(d)
+	var states []*loop.State
+	if len(args) == 0 {
+		keys, err := temporal.Names(ctx, c)
+		if err != nil {
 			return err
 		}
+		for _, k := range keys {
+			// This repository's runs, and those of no repository (a graph's
+			// tasks): another repository's runs of the same names are not its.
+			if _, r := temporal.Unscoped(k); r != "" && r != repo {
+				continue
+			}
+			v, err := temporal.Query(ctx, c, k)
+			if err != nil {
+				return err
+			}
+			states = append(states, &v.State)
+		}
 	}
-	var states []*loop.State
-	for _, n := range names {
-		v, err := temporal.Query(ctx, c, n)
+	for _, n := range args {
+		v, _, err := temporal.Find(ctx, c, n, repo)
 		if err != nil {
 			return err
 		}
@@ -358,7 +378,7 @@ func reportTemporal(ctx context.Context, o reportOptions, d Deps, name string) e
 		return err
 	}
 	defer c.Close()
-	v, err := temporal.Query(ctx, c, name)
+	v, _, err := temporal.Find(ctx, c, name, repoOf(d))
 	if err != nil {
 		r, gerr := graphReportTemporal(ctx, c, name)
 		switch {
@@ -370,6 +390,16 @@ func reportTemporal(ctx context.Context, o reportOptions, d Deps, name string) e
 		return err
 	}
 	return writeReport(o, d, report.Run{State: &v.State, Events: v.Events, Escalation: v.Escalation})
+}
+
+// repoOf is the identity of the repository of the working directory its
+// runs on Temporal were started under ([temporal.RepoID]); "" when none was.
+func repoOf(d Deps) string {
+	store, err := openStore(d, "")
+	if err != nil {
+		return ""
+	}
+	return temporal.KnownRepoID(store.Root)
 }
 
 // workerOptions are the flags of `worker`.

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -52,14 +54,19 @@ func NewState(p *plan.Plan, now time.Time) *loop.State {
 var ErrRunning = errors.New("the run is already running on Temporal")
 
 // Start starts a run's workflow on the server's task queue; a session is added
-// to the state.
+// to the state. A workflow of the run's key ([Scoped]: its name in its
+// repository) that is running is not joined: the error says what runs and
+// where it was started.
 func Start(ctx context.Context, c client.Client, s Server, in RunInput, now time.Time) error {
 	in.State.Sessions = append(in.State.Sessions, loop.Session{StartedAt: now})
+	key := Scoped(in.Run.Name, in.Repo)
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: WorkflowID(in.Run.Name), TaskQueue: s.TaskQueue,
+		ID: WorkflowID(key), TaskQueue: s.TaskQueue,
+		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
 	}, WorkflowRun, in)
 	if _, ok := errors.AsType[*serviceerror.WorkflowExecutionAlreadyStarted](err); ok {
-		return fmt.Errorf("run %s: %w; follow it with 'agentloop status %s --engine temporal'", in.Run.Name, ErrRunning, in.Run.Name)
+		return fmt.Errorf("run %s: %w%s; follow it with 'agentloop status %s --engine temporal'", in.Run.Name, ErrRunning, running(ctx, c, key), in.Run.Name)
 	}
 	if err != nil {
 		return fmt.Errorf("start the workflow of run %s: %w", in.Run.Name, err)
@@ -67,12 +74,32 @@ func Start(ctx context.Context, c client.Client, s Server, in RunInput, now time
 	return nil
 }
 
+// running says what the running workflow of the key is and where it was
+// started, from its first event (no worker needed); "" when unknown.
+func running(ctx context.Context, c client.Client, key string) string {
+	it := c.GetWorkflowHistory(ctx, WorkflowID(key), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return ""
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return ""
+	}
+	var in RunInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(ev.GetWorkflowExecutionStartedEventAttributes().GetInput(), &in); err != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (run ID %s, started %s in %s, workflow %s)", in.State.RunID, ev.GetEventTime().AsTime().Local().Format(time.DateTime), in.Run.WorkDir, WorkflowID(key))
+}
+
 // ErrNoRun is returned by [Query] when the server has no run of the name.
 var ErrNoRun = errors.New("no run of that name on the Temporal server")
 
-// Query reads a run's state, events and escalation from its workflow.
-func Query(ctx context.Context, c client.Client, name string) (View, error) {
-	v, err := c.QueryWorkflow(ctx, WorkflowID(name), "", QueryState)
+// Query reads a run's state, events and escalation from its workflow; key
+// is the run's name, or its name in its repository ([Scoped]).
+func Query(ctx context.Context, c client.Client, key string) (View, error) {
+	name, _ := Unscoped(key)
+	v, err := c.QueryWorkflow(ctx, WorkflowID(key), "", QueryState)
 	if err != nil {
 		if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
 			return View{}, fmt.Errorf("run %s: %w; 'agentloop status --engine temporal' lists them", name, ErrNoRun)
@@ -86,26 +113,45 @@ func Query(ctx context.Context, c client.Client, name string) (View, error) {
 	return view, nil
 }
 
-// Guide sends a human's answer to a run that waits for one; the error is the
-// run's when it does not accept it (not waiting, an empty answer).
-func Guide(ctx context.Context, c client.Client, name string, g Guidance) error {
+// Find reads the run name as the repository repo knows it: its own run of
+// the name ([Scoped]) when the server has one, else the run of the name alone
+// (a graph's task, or a run started before runs carried their repository).
+// It returns the key the run answered under.
+func Find(ctx context.Context, c client.Client, name, repo string) (View, string, error) {
+	if repo != "" {
+		key := Scoped(name, repo)
+		v, err := Query(ctx, c, key)
+		if !errors.Is(err, ErrNoRun) {
+			return v, key, err
+		}
+	}
+	v, err := Query(ctx, c, name)
+	return v, name, err
+}
+
+// Guide sends a human's answer to a run that waits for one (key as for
+// [Query]); the error is the run's when it does not accept it (not waiting,
+// an empty answer).
+func Guide(ctx context.Context, c client.Client, key string, g Guidance) error {
 	if err := g.Validate(); err != nil {
 		return err
 	}
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: WorkflowID(name), UpdateName: UpdateGuidance, Args: []any{g},
+		WorkflowID: WorkflowID(key), UpdateName: UpdateGuidance, Args: []any{g},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
 		err = h.Get(ctx, nil)
 	}
 	if err != nil {
+		name, _ := Unscoped(key)
 		return fmt.Errorf("send the guidance to run %s: %w", name, err)
 	}
 	return nil
 }
 
-// Names lists the runs the server knows, newest first, each once.
+// Names lists the keys of the runs the server knows ([Scoped]), newest
+// first, each once.
 func Names(ctx context.Context, c client.Client) ([]string, error) {
 	var names []string
 	seen := map[string]bool{}

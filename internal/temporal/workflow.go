@@ -27,8 +27,9 @@ const (
 	UpdateGuidance = "guidance"
 )
 
-// WorkflowID is the workflow of the run NAME: one run of a name at a time.
-func WorkflowID(name string) string { return workflowPrefix + name }
+// WorkflowID is the workflow of the run key, a run's name or its name in a
+// repository ([Scoped]): one run of a key at a time.
+func WorkflowID(key string) string { return workflowPrefix + key }
 
 const workflowPrefix = "agentloop-"
 
@@ -79,6 +80,9 @@ type RunInput struct {
 	// HeartbeatTimeout is how long a step may go without a sign of life from
 	// its worker before it is run again elsewhere (0: 30s).
 	HeartbeatTimeout time.Duration
+	// Repo is the identity of the repository the run was started in
+	// ([RepoID]), which its workflow ID carries; "" for a graph's task.
+	Repo string `json:",omitempty"`
 	// ServerFlags are the flags that reach the run's server, as it was
 	// started with them ("--temporal-address=HOST:PORT", …): the commands of
 	// its escalation's options carry them after --engine temporal.
