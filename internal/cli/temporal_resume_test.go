@@ -84,7 +84,7 @@ func TestTemporalSettleRealServer(t *testing.T) {
 		if ExitCode(err) != ExitEscalated {
 			t.Fatalf("resume other %v: exit %d (%v), want %d\n%s\n%s", tt.flags, ExitCode(err), err, ExitEscalated, stdout, stderr)
 		}
-		if v, err := temporal.Query(t.Context(), c, "other"); err != nil || v.HeartbeatTimeout != tt.want {
+		if v, _, err := temporal.Find(t.Context(), c, "other", temporal.KnownRepoID(filepath.Join(repo, ".agentloop"))); err != nil || v.HeartbeatTimeout != tt.want {
 			t.Errorf("resume other %v: heartbeat timeout %s (%v), want %s", tt.flags, v.HeartbeatTimeout, err, tt.want)
 		}
 		if _, _, err := run(append([]string{"resume", "other", "--abort"}, server...)...); err != nil {

@@ -221,12 +221,25 @@ func (f *fleet) killAgents() {
 	}
 }
 
-// view is the run's state on the server.
+// view is the state on the server of the run name, of whichever repository
+// started it (the test's runs have names of their own).
 func (f *fleet) view(name string) temporal.View {
 	f.t.Helper()
 	c := f.srv.Dial(f.t)
 	defer c.Close()
-	v, err := temporal.Query(context.WithoutCancel(f.t.Context()), c, name)
+	ctx := context.WithoutCancel(f.t.Context())
+	keys, err := temporal.Names(ctx, c)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	key := name
+	for _, k := range keys {
+		if n, _ := temporal.Unscoped(k); n == name {
+			key = k
+			break
+		}
+	}
+	v, err := temporal.Query(ctx, c, key)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -273,7 +286,7 @@ func TestWorkerKilledMidIteration(t *testing.T) {
 	f := newFleet(t)
 	work := f.repo("work")[0]
 	f.plan(hangInTheSecond)
-	w1 := f.start(work, "worker", "--queue", "machine-1")
+	w1 := f.start(work, "worker", "--queue", "machine-1", "--allow-cmd", "fakeagent")
 	run := f.start(work, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "3", "--heartbeat-timeout", "3s")
 	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids")) // the second call hangs
 	w1.kill()
@@ -281,7 +294,7 @@ func TestWorkerKilledMidIteration(t *testing.T) {
 	if !strings.Contains(f.read(filepath.Join(work, "notes.txt")), "partial") {
 		t.Fatal("the killed iteration left no partial work: the test would not see it undone")
 	}
-	f.start(work, "worker", "--queue", "machine-1")
+	f.start(work, "worker", "--queue", "machine-1", "--allow-cmd", "fakeagent")
 	if code := run.wait(t, 2*time.Minute); code != 0 {
 		t.Fatalf("run exited %d:\n%s", code, run.out.String())
 	}
@@ -328,7 +341,7 @@ func TestServerKilledWhileWaitingForGuidance(t *testing.T) {
 	f := newFleet(t)
 	work := f.repo("work")[0]
 	f.plan("[3]\nexpect-prompt Create fixed.txt\nwrite fixed.txt done\n[*]\nprint looking around, changing nothing\n")
-	f.start(work, "worker")
+	f.start(work, "worker", "--allow-cmd", "fakeagent", "--allow-cmd", "test -f fixed.txt")
 	code, out := f.run(work, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--gate", "test -f fixed.txt",
 		"--max-iterations", "2", "--failure-threshold", "5")
 	if code != 4 || !strings.Contains(out, "agentloop resume build --guidance") {
@@ -379,10 +392,10 @@ func TestDirtyStartRebuiltOnAnotherWorker(t *testing.T) {
 // the iterations, each counted once.
 func (f *fleet) takeOver(a, b string, iterations int) temporal.View {
 	f.t.Helper()
-	wa := f.start(a, "worker", "--queue", "machine-a", "--work-tree", a, "--checkpoint-remote", "origin")
+	wa := f.start(a, "worker", "--queue", "machine-a", "--work-tree", a, "--checkpoint-remote", "origin", "--allow-cmd", "fakeagent")
 	run := f.start(a, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", strconv.Itoa(iterations), "--heartbeat-timeout", "3s")
 	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids"))
-	f.start(b, "worker", "--queue", "machine-b", "--work-tree", b, "--checkpoint-remote", "origin")
+	f.start(b, "worker", "--queue", "machine-b", "--work-tree", b, "--checkpoint-remote", "origin", "--allow-cmd", "fakeagent")
 	wa.kill()
 	f.killAgents()
 	if code := run.wait(f.t, 2*time.Minute); code != 0 {
