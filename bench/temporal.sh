@@ -42,7 +42,7 @@ done
 mkdir -p "$tmp/work"
 rss="server=$server"
 for i in $(seq "$workers"); do
-  (cd "$tmp/work" && exec "$tmp/bin/agentloop" worker --queue "bench-worker-$i" >"$tmp/worker-$i.log" 2>&1) &
+  (cd "$tmp/work" && exec "$tmp/bin/agentloop" worker --queue "bench-worker-$i" --allow-cmd true >"$tmp/worker-$i.log" 2>&1) &
   pids+=("$!")
   rss="$rss,worker-$i=$!"
 done

@@ -408,6 +408,7 @@ type workerOptions struct {
 	queue    string
 	workTree string
 	remote   string
+	trust    commandTrust
 	log      loopOptions
 }
 
@@ -418,6 +419,8 @@ func (o *workerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.queue, "queue", "", "this worker's own queue, where the steps of the runs whose work trees it holds come (run --worker-queue names it); default one of its own, from the host and process")
 	fs.StringVar(&o.workTree, "work-tree", "", "run the steps in this clone of the runs' repository (default the path each run was started at)")
 	fs.StringVar(&o.remote, "checkpoint-remote", "", "push each checkpoint (and a graph task's branch once its work is committed) to this git remote of the clone, shared by the workers, and fetch from it when taking over a run from a worker that is gone or merging a graph's tasks back")
+	fs.StringArrayVar(&o.trust.allow, "allow-cmd", nil, "run this command line when a run's --agent-cmd or --gate names it (repeatable); by default a worker runs only the agents and gates of its clone's configuration")
+	fs.BoolVar(&o.trust.trustInput, "trust-input-commands", false, "run every --agent-cmd and --gate command a run's workflow input names: whoever can start a workflow in the namespace can then run commands on this worker")
 	fs.BoolVarP(&o.log.verbose, "verbose", "v", false, "log every step")
 }
 
@@ -435,7 +438,12 @@ gate tools. A run's steps stay on the worker that took its first one; with
 rebuilding the work tree from the last checkpoint pushed there. A task of a task
 graph runs in a worktree of this worker's clone when it takes the task; its
 branch is pushed to the --checkpoint-remote, where the worker merging the graph
-back (run --merge-queue) fetches it.` + exitStatus(
+back (run --merge-queue) fetches it.
+
+Starting a workflow means running commands on workers: a worker runs only the
+agents and gates of its clone's configuration and the command lines given with
+--allow-cmd; a run whose --agent-cmd or --gate names another is refused, unless
+the worker is started with --trust-input-commands.` + exitStatus(
 			exitSuccess, exitLine{ExitFailure, "the server cannot be reached, or the worker failed"}, exitUsageLine),
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWorker(cmd.Context(), o, d) },
@@ -462,7 +470,7 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 			return err
 		}
 	}
-	steps := &temporal.Steps{Plan: workerPlan(d, workTree), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree}
+	steps := &temporal.Steps{Plan: workerPlan(d, workTree, o.trust), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree}
 	workers := temporal.NewWorker(c, s, steps, queue)
 	for _, w := range workers {
 		if err := w.Start(); err != nil {
@@ -481,8 +489,9 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 
 // workerPlan rebuilds a run's plan on a worker: its recorded flags over the
 // configuration of its work tree on this machine (workTree, else the path the
-// run was started at).
-func workerPlan(d Deps, workTree string) func(context.Context, temporal.RunRef) (*plan.Plan, error) {
+// run was started at). A run whose flags name a command trust does not let
+// this worker run is refused.
+func workerPlan(d Deps, workTree string, trust commandTrust) func(context.Context, temporal.RunRef) (*plan.Plan, error) {
 	return func(_ context.Context, r temporal.RunRef) (*plan.Plan, error) {
 		var none loopOptions
 		lo, err := none.onRecorded(r.Args)
@@ -490,11 +499,23 @@ func workerPlan(d Deps, workTree string) func(context.Context, temporal.RunRef) 
 			return nil, err
 		}
 		r = r.On(workTree)
+		at := d
+		at.Getwd = func() (string, error) { return r.WorkDir, nil }
+		own := func() *plan.Plan {
+			var p *plan.Plan
+			if r.Task != nil {
+				p, _ = workerTaskPlan(d, none, r)
+			} else {
+				p, _ = resolvePlan(at, none, r.Procedure)
+			}
+			return p
+		}
+		if err := trust.check(r.Name, lo, own); err != nil {
+			return nil, err
+		}
 		if r.Task != nil {
 			return workerTaskPlan(d, lo, r)
 		}
-		at := d
-		at.Getwd = func() (string, error) { return r.WorkDir, nil }
 		p, err := resolvePlan(at, lo, r.Procedure)
 		if err != nil {
 			return nil, err

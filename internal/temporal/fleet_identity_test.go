@@ -22,7 +22,7 @@ func TestTwoRepositoriesOneNamespace(t *testing.T) {
 	agent := func(who string) string {
 		return "sh -c 'echo " + who + " > who.txt; while [ ! -f " + release + " ]; do sleep 0.1; done'"
 	}
-	f.start(clones[0], "worker")
+	f.start(clones[0], "worker", "--trust-input-commands")
 	first := f.start(clones[0], "run", "--engine", "temporal", "--agent-cmd", agent("one"), "--max-iterations", "1")
 	f.waitFile(filepath.Join(clones[0], "who.txt"))
 	second := f.start(clones[1], "run", "--engine", "temporal", "--agent-cmd", agent("two"), "--max-iterations", "1")
@@ -48,5 +48,28 @@ func TestTwoRepositoriesOneNamespace(t *testing.T) {
 		if code != 0 || strings.Count(out, "build") != 1 || !strings.Contains(out, "completed") {
 			t.Errorf("status in clone %s: exit %d, want its one run of build, completed:\n%s", who, code, out)
 		}
+	}
+}
+
+// TestWorkerRefusesInputCommands: a worker started without trust does not
+// run an --agent-cmd or a --gate that a run's workflow input names and its
+// configuration does not define: the run ends with the message naming the
+// command and the flag that trusts it, and nothing ran; a gate of the
+// clone's configuration and a command allowed with --allow-cmd run.
+func TestWorkerRefusesInputCommands(t *testing.T) {
+	f := newFleet(t)
+	f.files = map[string]string{"agentloop.yaml": "procedures:\n  build:\n    gates: [{name: ok, run: \"test -f made.txt\"}]\n"}
+	work := f.repo("work")[0]
+	f.start(work, "worker", "--allow-cmd", "touch made.txt")
+	code, out := f.run(work, "run", "--engine", "temporal", "--agent-cmd", "touch pwned.txt", "--max-iterations", "1")
+	if code == 0 || !strings.Contains(out, `asks this worker to run --agent-cmd "touch pwned.txt"`) || !strings.Contains(out, "--trust-input-commands") {
+		t.Errorf("a run with a command the worker does not allow: exit %d, want a failure naming the command and the flag:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(work, "pwned.txt")); err == nil {
+		t.Error("the refused command ran")
+	}
+	code, out = f.run(work, "run", "--engine", "temporal", "--agent-cmd", "touch made.txt", "--gate", "test -f made.txt", "--max-iterations", "1")
+	if code != 0 {
+		t.Errorf("an allowed agent command and the configuration's own gate: exit %d, want 0:\n%s", code, out)
 	}
 }
