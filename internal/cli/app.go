@@ -79,8 +79,15 @@ func Main(args []string, d Deps) int {
 	}
 	// Orphans of agents and gates (a tool run with setsid that outlives its
 	// parent) are reparented to us, not to init, so the sweep still finds them.
+	if len(args) > 0 && args[0] == proc.WatchdogCommand {
+		// The watchdog of another agentloop process: what it leaves when it dies.
+		return proc.Watchdog(args[1:], d.Stdin)
+	}
 	proc.BecomeSubreaper()
 	children := &proc.Groups{NoCgroup: d.Getenv != nil && d.Getenv("AGENTLOOP_CGROUP") == "off"}
+	if d.Executable != nil {
+		children.Watchdog, _ = d.Executable()
+	}
 	ctx, cancel := context.WithCancelCause(proc.WithGroups(context.Background(), children))
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)

@@ -471,7 +471,7 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 		}
 	}
 	steps := &temporal.Steps{Plan: workerPlan(d, workTree, o.trust), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree}
-	workers := temporal.NewWorker(c, s, steps, queue)
+	workers := temporal.NewWorker(ctx, c, s, steps, queue)
 	for _, w := range workers {
 		if err := w.Start(); err != nil {
 			return fmt.Errorf("start the worker: %w", err)

@@ -152,6 +152,25 @@ func killCgroup(dir string, reapOrphans bool, group int) int {
 	return outside
 }
 
+// killCgroupsOf kills what is in the run cgroups of the agentloop process pid
+// (gone: see [Watchdog]) under this process's cgroup, and removes them.
+func killCgroupsOf(pid int) {
+	base := cgroupBase()
+	if base == "" {
+		return
+	}
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	prefix := cgroupPrefix + strconv.Itoa(pid) + "-"
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
+			killCgroup(filepath.Join(base, e.Name()), false, 0)
+		}
+	}
+}
+
 // removeStaleCgroups removes the empty run cgroups under base that an
 // agentloop process which is gone left behind (killed before it could).
 func removeStaleCgroups(base string) {

@@ -3,7 +3,10 @@
 // idle timeout, ends the whole group politely (SIGTERM, then SIGKILL after a grace
 // period) and never leaves a child behind, even one that ignores SIGTERM and keeps
 // the output pipes open. [Log] keeps the head and tail of any amount of output in
-// constant memory; [Lines] splits output into bounded lines. [Alive] and
+// constant memory; [Lines] splits output into bounded lines. No child outlives
+// agentloop: on Linux each gets a parent-death signal, and a program whose
+// [Groups] names its binary ([Groups.Watchdog]) starts a [Watchdog] that ends
+// what its runs left once it dies, however it dies. [Alive] and
 // [StartTime] identify a process for stale-lock detection.
 //
 // Only this package imports os/exec (apart from git helpers in internal/gitx).

@@ -9,8 +9,16 @@ import (
 )
 
 // setGroup makes the child the leader of a new process group, so that a signal
-// to the group reaches its children too and the terminal's Ctrl-C reaches only us.
+// to the group reaches its children too and the terminal's Ctrl-C reaches only
+// us; where the system has one, the child gets SIGKILL when agentloop dies
+// (parentDeath), so that no agent or gate outlives it.
 func setGroup(cmd *exec.Cmd) {
+	ownGroup(cmd)
+	parentDeath(cmd.SysProcAttr)
+}
+
+// ownGroup makes the child the leader of a new process group.
+func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 

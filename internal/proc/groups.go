@@ -3,6 +3,7 @@ package proc
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"slices"
 	"sync"
@@ -25,6 +26,10 @@ type Groups struct {
 	// leaves a run's group and drops its marker is then found as an orphan
 	// (see [Containment]).
 	NoCgroup bool
+	// Watchdog is agentloop's binary, run as the watchdog of this program
+	// ([Watchdog]) from the first start on: when the program dies, what its
+	// runs left is ended. "" for none (a test binary that is not agentloop).
+	Watchdog string
 
 	root     *Groups // the program's Groups, for a Sub; nil for the root itself
 	mu       sync.Mutex
@@ -33,6 +38,8 @@ type Groups struct {
 	onChange func([]Child) // a Sub's owner, told the Sub's groups after each change
 	cgOnce   sync.Once     // root: cgBase learned
 	cgBase   string        // root: where runs' cgroups are made ([Groups.cgroupRoot])
+	watch    *os.File      // root: the watchdog's pipe, open for the program's life
+	watched  bool          // root: the watchdog was started (or could not be)
 }
 
 // Child is a process group agentloop started: the pid of its leader, which is
@@ -96,6 +103,12 @@ func (g *Groups) start(cmd *exec.Cmd, marker, cgroup string) error {
 	defer r.mu.Unlock()
 	if r.closed {
 		return ErrShuttingDown
+	}
+	if r.Watchdog != "" && !r.watched {
+		// Without one, a child's parent-death signal still ends it; its
+		// own children are then left.
+		r.watched = true
+		r.watch, _ = startWatchdog(r.Watchdog)
 	}
 	if err := cmd.Start(); err != nil {
 		return err

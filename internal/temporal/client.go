@@ -178,15 +178,19 @@ func Names(ctx context.Context, c client.Client) ([]string, error) {
 // NewWorker is a worker polling the server's task queue for workflows and
 // steps; with activityQueue it also polls that queue for the steps of the runs
 // routed to this worker. Run it with its Run method.
-func NewWorker(c client.Client, s Server, steps *Steps, activityQueue string) []worker.Worker {
-	w := worker.New(c, s.TaskQueue, worker.Options{})
+//
+// The steps run under what ctx carries (the program's process groups, so that
+// its watchdog ends what a dead worker's agents leave), not its cancellation.
+func NewWorker(ctx context.Context, c client.Client, s Server, steps *Steps, activityQueue string) []worker.Worker {
+	bg := context.WithoutCancel(ctx)
+	w := worker.New(c, s.TaskQueue, worker.Options{BackgroundActivityContext: bg})
 	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
 	RegisterSteps(w, steps)
 	gs := &GraphSteps{Steps: steps}
 	RegisterGraph(w, gs)
 	ws := []worker.Worker{w}
 	if activityQueue != "" && activityQueue != s.TaskQueue {
-		aw := worker.New(c, activityQueue, worker.Options{DisableWorkflowWorker: true})
+		aw := worker.New(c, activityQueue, worker.Options{DisableWorkflowWorker: true, BackgroundActivityContext: bg})
 		RegisterSteps(aw, steps)
 		registerGraphSteps(aw, gs)
 		ws = append(ws, aw)

@@ -73,3 +73,26 @@ func TestWorkerRefusesInputCommands(t *testing.T) {
 		t.Errorf("an allowed agent command and the configuration's own gate: exit %d, want 0:\n%s", code, out)
 	}
 }
+
+// TestNoAgentOutlivesItsWorker: a worker is killed with SIGKILL while its
+// agent, quiet, hangs beside a child of its own that ignores SIGTERM; both
+// end by themselves within seconds (checked in /proc; the test kills
+// neither): the agent by its parent-death signal, its child by the worker's
+// watchdog.
+func TestNoAgentOutlivesItsWorker(t *testing.T) {
+	f := newFleet(t)
+	work := f.repo("work")[0]
+	f.plan("append notes.txt partial\\n\nspawn-stubborn\nhang\n")
+	w := f.start(work, "worker", "--allow-cmd", "fakeagent")
+	f.start(work, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "1")
+	pids := filepath.Join(f.dir, "fakeagent", "pids")
+	deadline := time.Now().Add(60 * time.Second)
+	for len(strings.Fields(string(f.waitFile(pids)))) < 3 { // the child, the agent, the agent hanging
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent did not start its child and hang: %s", f.read(pids))
+		}
+		time.Sleep(50 * time.Millisecond) // a file written by another process
+	}
+	w.kill()
+	t.Logf("the dead worker's agent and its child were gone %s after it died", f.agentsGone())
+}

@@ -206,19 +206,43 @@ func (f *fleet) waitFile(path string) []byte {
 	}
 }
 
-// killAgents kills the hanging fake agents (their pids are in the file), which
-// a dead worker leaves behind.
-func (f *fleet) killAgents() {
+// agentsGone checks that the fake agents a dead worker started (their pids
+// are in the file), and what they started, end by themselves within a few
+// seconds (the parent-death signal and the watchdog): the test kills none. It
+// returns how long the last took to go, and removes the file.
+func (f *fleet) agentsGone() time.Duration {
 	f.t.Helper()
-	b := f.waitFile(filepath.Join(f.dir, "fakeagent", "pids"))
+	file := filepath.Join(f.dir, "fakeagent", "pids")
+	b := f.waitFile(file)
+	start := time.Now()
+	const limit = 10 * time.Second // 5 s asked, with room for a loaded machine
 	for _, l := range strings.Fields(string(b)) {
-		if pid, err := strconv.Atoi(l); err == nil {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+		pid, err := strconv.Atoi(l)
+		if err != nil {
+			continue
+		}
+		for alive(pid) {
+			if time.Since(start) > limit {
+				f.t.Errorf("agent process %d still alive %s after its worker died", pid, limit)
+				break
+			}
+			time.Sleep(20 * time.Millisecond) // a process of another parent: nothing to wait on
 		}
 	}
-	if err := os.Remove(filepath.Join(f.dir, "fakeagent", "pids")); err != nil {
+	if err := os.Remove(file); err != nil {
 		f.t.Fatal(err)
 	}
+	return time.Since(start)
+}
+
+// alive reports whether the process runs (a zombie is dead), from /proc.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, ok := strings.Cut(string(b), ") ")
+	return ok && !strings.HasPrefix(rest, "Z")
 }
 
 // view is the state on the server of the run name, of whichever repository
@@ -290,7 +314,7 @@ func TestWorkerKilledMidIteration(t *testing.T) {
 	run := f.start(work, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "3", "--heartbeat-timeout", "3s")
 	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids")) // the second call hangs
 	w1.kill()
-	f.killAgents()
+	f.agentsGone()
 	if !strings.Contains(f.read(filepath.Join(work, "notes.txt")), "partial") {
 		t.Fatal("the killed iteration left no partial work: the test would not see it undone")
 	}
@@ -397,7 +421,7 @@ func (f *fleet) takeOver(a, b string, iterations int) temporal.View {
 	f.waitFile(filepath.Join(f.dir, "fakeagent", "pids"))
 	f.start(b, "worker", "--queue", "machine-b", "--work-tree", b, "--checkpoint-remote", "origin", "--allow-cmd", "fakeagent")
 	wa.kill()
-	f.killAgents()
+	f.agentsGone()
 	if code := run.wait(f.t, 2*time.Minute); code != 0 {
 		f.t.Fatalf("run exited %d:\n%s", code, run.out.String())
 	}
@@ -455,7 +479,7 @@ func TestGraphTasksOnTwoWorkers(t *testing.T) {
 		other = clones[1]
 	}
 	workers[holder].kill()
-	f.killAgents()
+	f.agentsGone()
 	f.waitRun("tasks-two", other)
 	if holder == a {
 		startWorker(a) // the graph's repository is there: the merge-back waits for it

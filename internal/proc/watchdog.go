@@ -1,0 +1,68 @@
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+)
+
+// WatchdogCommand is the first argument that makes agentloop's binary run as
+// the watchdog of another agentloop process ([Watchdog]); the command line
+// parses it before anything else.
+const WatchdogCommand = "proc-watchdog"
+
+// startWatchdog starts the watchdog of this process: agentloop's binary
+// (exe) run as [WatchdogCommand], in a process group of its own, reading a
+// pipe whose other end only this process holds. When this process dies,
+// however it dies (SIGKILL, the OOM killer), the kernel closes that end and
+// the watchdog ends what its runs left: the agents and gates a parent-death
+// signal does not reach (their children, what left their groups). The pipe
+// is returned, to be kept open for the life of the process.
+func startWatchdog(exe string) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	cmd := &exec.Cmd{Path: exe, Args: []string{"agentloop", WatchdogCommand, strconv.Itoa(os.Getpid())}, Stdin: r}
+	ownGroup(cmd) // a signal to this process's group (a terminal's, a supervisor's) does not end it, nor does its death
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("start the watchdog: %w", err)
+	}
+	go func() { _ = cmd.Wait() }() // it exits once this process is gone; reaped if that is before
+	return w, nil
+}
+
+// Watchdog is the watchdog of the agentloop process args[0] names: it waits
+// until that process is gone (its end of the pipe on stdin closed), then
+// kills what the runs of that process left running: the processes carrying
+// one of its markers and their descendants, and what is in its runs'
+// cgroups. It returns the exit code.
+func Watchdog(args []string, stdin io.Reader) int {
+	if len(args) != 1 {
+		return 2
+	}
+	pid, err := strconv.Atoi(args[0])
+	if err != nil || pid <= 1 {
+		return 2
+	}
+	buf := make([]byte, 1)
+	for {
+		if _, err := stdin.Read(buf); err != nil {
+			if !errors.Is(err, io.EOF) {
+				return 1
+			}
+			break
+		}
+	}
+	if Alive(pid) {
+		return 0 // not its death: nothing of its own is ended
+	}
+	killCgroupsOf(pid)
+	SweepOrphansOf(pid)
+	return 0
+}
