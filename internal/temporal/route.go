@@ -101,8 +101,10 @@ func (w *wfEnv) stepOptions(r loop.StepRequest, queue string) workflow.ActivityO
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
 			// A step that failed on its own says so and is not run again;
-			// only a lost worker (a timeout) retries.
-			MaximumAttempts: 5,
+			// only a lost worker (a missed heartbeat, a timeout) retries, as
+			// long as it takes: the infrastructure's failures are never the
+			// agent's (no iteration, failure or abort is counted for them).
+			MaximumAttempts: 0,
 		},
 	}
 	if queue != "" {
