@@ -77,12 +77,12 @@ func Main(args []string, d Deps) int {
 		// agentloop's part inside a sandbox: nothing of the command line.
 		return sandbox.Inside(args[1:], d.Stderr)
 	}
-	// Orphans of agents and gates (a tool run with setsid that outlives its
-	// parent) are reparented to us, not to init, so the sweep still finds them.
 	if len(args) > 0 && args[0] == proc.WatchdogCommand {
 		// The watchdog of another agentloop process: what it leaves when it dies.
 		return proc.Watchdog(args[1:], d.Stdin)
 	}
+	// Orphans of agents and gates (a tool run with setsid that outlives its
+	// parent) are reparented to us, not to init, so the sweep still finds them.
 	proc.BecomeSubreaper()
 	children := &proc.Groups{NoCgroup: d.Getenv != nil && d.Getenv("AGENTLOOP_CGROUP") == "off"}
 	if d.Executable != nil {

@@ -59,9 +59,10 @@ func Watchdog(args []string, stdin io.Reader) int {
 			break
 		}
 	}
-	if Alive(pid) {
-		return 0 // not its death: nothing of its own is ended
-	}
+	// Only that process held the pipe's other end (close-on-exec: no child
+	// inherits it) and it never closes it: the end of file is its exit, even
+	// when it does not yet read as a zombie (a killed process closes its
+	// files first).
 	killCgroupsOf(pid)
 	SweepOrphansOf(pid)
 	return 0
