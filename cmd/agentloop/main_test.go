@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 		"agentloop": func() { os.Exit(cli.Main(os.Args[1:], cli.Std())) },
 		"fakeagent": func() { os.Exit(fakeagent.Main()) },
 		"ptyrun":    func() { os.Exit(ptyRun()) },
+		"askmodel":  func() { os.Exit(askModel()) },
 	})
 }
 
