@@ -351,7 +351,7 @@ func graphRepo(t *testing.T, repo, taskFile string) {
 // cliOn is the agentloop command run in repo against the server at addr,
 // once it answers, with a worker of its own started in this process for the
 // test's length.
-func cliOn(t *testing.T, addr, repo string) func(args ...string) (stdout, stderr string, err error) {
+func cliOn(t *testing.T, addr, repo string, workerArgs ...string) func(args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	env := map[string]string{
 		"AGENTLOOP_TEMPORAL_ADDRESS":    addr,
@@ -390,7 +390,7 @@ func cliOn(t *testing.T, addr, repo string) func(args ...string) (stdout, stderr
 	wctx, stopWorker := context.WithCancel(t.Context())
 	var wout, werr testenv.Output
 	workerDone := make(chan error, 1)
-	go func() { workerDone <- Run(wctx, []string{"worker"}, deps(&wout, &werr)) }()
+	go func() { workerDone <- Run(wctx, append([]string{"worker"}, workerArgs...), deps(&wout, &werr)) }()
 	t.Cleanup(func() {
 		stopWorker()
 		if err := <-workerDone; err != nil {
@@ -515,8 +515,9 @@ mine) case "$prompt" in *"copy dep.txt"*) cp dep.txt mine.txt ;; esac ;;
 esac
 `)
 	graphRepo(t, repo, "tasks:\n  - {id: dep, title: Write dep.txt}\n  - {id: mine, title: Copy dep.txt, depends_on: [dep]}\n")
-	run := cliOn(t, addr, repo)
 	gate := `test -f dep.txt && { [ "$(basename "$PWD")" = dep ] || test -f mine.txt; }`
+	// The worker runs the commands of the graph's flags it was told to trust.
+	run := cliOn(t, addr, repo, "--allow-cmd", "sh "+agent, "--allow-cmd", gate)
 	stdout, stderr, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal", "--agent-cmd", "sh "+agent, "--gate", gate, "--max-iterations", "1")
 	if ExitCode(err) != ExitEscalated {
 		t.Fatalf("run --tasks: exit %d (%v), want %d\n%s\n%s", ExitCode(err), err, ExitEscalated, stdout, stderr)
