@@ -211,20 +211,10 @@ func (w *watch) graphSession(ctx context.Context, n int, cmd command, ts []graph
 	if cmd.task != "" {
 		args = []string{"resume", taskName, "--guidance", cmd.text, "-q"}
 	}
-	ss, err := w.c.Run(ctx, w.dir, sig, at, nil, args...)
-	if err != nil {
-		w.bad("%v", err)
+	ss, ok := w.run(ctx, cmd.kind, sig, at, args...)
+	if !ok {
 		return false
 	}
-	if ss.Signal != 0 {
-		w.rep.count(&w.rep.Landed, ss.Signal.String())
-		w.now += " landed"
-	}
-	if ss.Stuck {
-		w.bad("did not end within %s of %s: killed", harness.StopGrace, ss.Signal)
-	}
-	w.logSession(cmd.kind, ss)
-	w.noteNamed(ss.Stderr)
 	gs := w.graphState()
 	died := ss.Code == -1 && !ss.Killed()
 	end := fmt.Sprintf("exit %d", ss.Code)

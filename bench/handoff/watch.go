@@ -189,20 +189,10 @@ func (w *watch) session(ctx context.Context, n int, cmd command, sig syscall.Sig
 	if sig != 0 {
 		w.rep.count(&w.rep.Signals, sig.String())
 	}
-	ss, err := w.c.Run(ctx, w.dir, sig, at, nil, cmd.args(w.name)...)
-	if err != nil {
-		w.bad("%v", err)
+	ss, ok := w.run(ctx, cmd.kind, sig, at, cmd.args(w.name)...)
+	if !ok {
 		return false
 	}
-	if ss.Signal != 0 {
-		w.rep.count(&w.rep.Landed, ss.Signal.String())
-		w.now += " landed"
-	}
-	if ss.Stuck {
-		w.bad("did not end within %s of %s: killed", harness.StopGrace, ss.Signal)
-	}
-	w.logSession(cmd.kind, ss)
-	w.noteNamed(ss.Stderr)
 	after := w.state()
 	untouched := bytes.Equal(before.Raw, after.Raw)
 	// A process that died of SIGINT or SIGTERM got it before agentloop
@@ -261,6 +251,28 @@ func (w *watch) session(ctx context.Context, n int, cmd command, sig syscall.Sig
 // to end by themselves (the scripted agent's plan ends within a second), as
 // a person would see them end before they touch the tree: the next session
 // must find a tree no one else writes to, or the checks race the agent.
+// run runs one session of agentloop with args, signalled with sig at at, and
+// records what every session's check starts from: a signal that landed, a
+// session that did not end, its log and the refs it named. It reports false
+// when the session could not be run (said as an anomaly).
+func (w *watch) run(ctx context.Context, kind string, sig syscall.Signal, at time.Duration, args ...string) (harness.Session, bool) {
+	ss, err := w.c.Run(ctx, w.dir, sig, at, nil, args...)
+	if err != nil {
+		w.bad("%v", err)
+		return ss, false
+	}
+	if ss.Signal != 0 {
+		w.rep.count(&w.rep.Landed, ss.Signal.String())
+		w.now += " landed"
+	}
+	if ss.Stuck {
+		w.bad("did not end within %s of %s: killed", harness.StopGrace, ss.Signal)
+	}
+	w.logSession(kind, ss)
+	w.noteNamed(ss.Stderr)
+	return ss, true
+}
+
 func (w *watch) settle() {
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if len(w.c.AgentsUnder(w.dir)) == 0 {
