@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/session"
 )
 
@@ -99,7 +100,7 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 	}
 	// A prompt that cannot be composed (a missing context file, a template
 	// error) is a mistake to fix before anything runs.
-	if _, _, err := p.Composer(p.StateDir).Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}); err != nil {
+	if _, err := p.Composer(p.StateDir).Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	// So is an agent that cannot start: found before the baseline, with no state.
@@ -215,10 +216,11 @@ func resolvePlan(d Deps, o loopOptions, name string) (*plan.Plan, error) {
 func dryRun(ctx context.Context, d Deps, p *plan.Plan) error {
 	composer := p.Composer(filepath.Join(p.StateDir, "runs", p.Name))
 	first := loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}
-	text, tokens, err := composer.Compose(first)
+	text, err := composer.Compose(first)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	tokens := prompt.CountTokens(text)
 	fmt.Fprintln(d.Stdout, text)
 	fmt.Fprintln(d.Stdout, "---")
 	for _, w := range p.Warnings() {

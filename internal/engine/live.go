@@ -96,6 +96,6 @@ func (l *Local) writeLive(now bool) {
 	l.live.st.At = t
 	b, err := json.Marshal(l.live.st)
 	if err == nil {
-		_ = state.WriteFileAtomic(l.LivePath, append(b, '\n'), state.FilePerm)
+		_ = state.WriteFileVolatile(l.LivePath, append(b, '\n'), state.FilePerm)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -200,24 +201,28 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		l.Started(ctx, seq, before)
 	}
 
-	prompt, tokens, err := l.Prompt.Compose(r)
+	text, err := l.Prompt.Compose(r)
 	if err != nil {
 		return res, fmt.Errorf("compose the prompt of iteration %d: %w", r.Iteration, err)
 	}
-	if err := state.WriteFileOnce(filepath.Join(dir, "prompt.md"), []byte(prompt), state.FilePerm); err != nil {
+	if err := state.WriteFileOnce(filepath.Join(dir, "prompt.md"), []byte(text), state.FilePerm); err != nil {
 		return res, err
 	}
 	if r.Iteration == 1 && !l.Prompt.HasTask(r) {
 		l.warn("the agent has no task: no context was given (or the context files are empty) and the gates found nothing failing, so the prompt holds only the procedure's general instructions; give the task with --context FILE|TEXT")
 	}
-	if l.TokenBudget > 0 && tokens > l.TokenBudget {
-		l.warn("prompt of iteration %d is %d tokens, over the token budget of %d", r.Iteration, tokens, l.TokenBudget)
+	// A token is at least a byte: a prompt no longer than the budget in bytes
+	// is within it, and the tokenizer (3 MiB of vocabulary) is not loaded.
+	if l.TokenBudget > 0 && len(text) > l.TokenBudget {
+		if tokens := prompt.CountTokens(text); tokens > l.TokenBudget {
+			l.warn("prompt of iteration %d is %d tokens, over the token budget of %d", r.Iteration, tokens, l.TokenBudget)
+		}
 	}
 
 	ev := evidence.Iteration{N: r.Iteration, Started: start}
 	checkRecords := l.guardRecords(ctx, "") // records.go
 	agentRes, waited, err := l.runAgent(ctx, AgentRequest{
-		Iteration: r.Iteration, Agent: r.Agent, Prompt: prompt, WorkDir: l.WorkDir, IterDir: dir,
+		Iteration: r.Iteration, Agent: r.Agent, Prompt: text, WorkDir: l.WorkDir, IterDir: dir,
 		Timeout: r.Timeout, Echo: l.Echo, Started: start, Remaining: r.Remaining,
 	})
 	res.Waited = waited

@@ -34,9 +34,9 @@ type fakePrompter struct {
 
 func (p *fakePrompter) HasTask(loop.StepRequest) bool { return !p.noTask }
 
-func (p *fakePrompter) Compose(r loop.StepRequest) (string, int, error) {
+func (p *fakePrompter) Compose(r loop.StepRequest) (string, error) {
 	p.last = r
-	return "PROMPT for iteration " + string(rune('0'+r.Iteration)) + "\n" + r.Feedback, 42, nil
+	return "PROMPT for iteration " + string(rune('0'+r.Iteration)) + "\n" + r.Feedback, nil
 }
 
 type fakeReviewer struct{ got ReviewRequest }

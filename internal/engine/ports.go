@@ -83,7 +83,7 @@ type Workspace interface {
 
 // Prompter composes the prompt of an iteration.
 type Prompter interface {
-	Compose(r loop.StepRequest) (prompt string, tokens int, err error)
+	Compose(r loop.StepRequest) (prompt string, err error)
 	// HasTask reports whether the prompt of r tells the agent what to do beyond a
 	// built-in procedure's general instructions (a task, context with content,
 	// the failures found so far, guidance, or prompt parts of the user's own).

@@ -18,12 +18,8 @@ type PromptComposer struct {
 }
 
 // Compose implements [Prompter].
-func (c *PromptComposer) Compose(r loop.StepRequest) (string, int, error) {
-	text, err := prompt.Compose(c.Parts, c.data(r), prompt.FileReader(c.WorkDir))
-	if err != nil {
-		return "", 0, err
-	}
-	return text, prompt.CountTokens(text), nil
+func (c *PromptComposer) Compose(r loop.StepRequest) (string, error) {
+	return prompt.Compose(c.Parts, c.data(r), prompt.FileReader(c.WorkDir))
 }
 
 // HasTask implements [Prompter].

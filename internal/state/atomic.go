@@ -29,6 +29,15 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return AtomicWriter{}.WriteFile(path, data, perm)
 }
 
+// WriteFileVolatile replaces path with data so that a reader sees either the
+// old or the new content, without making either durable: nothing is synced,
+// so it costs no disk flush. It is for files a person watches and nothing
+// recovers from (a run's live status, written every second): after a power
+// loss such a file may hold its old content or nothing.
+func WriteFileVolatile(path string, data []byte, perm os.FileMode) error {
+	return AtomicWriter{Volatile: true}.WriteFile(path, data, perm)
+}
+
 // AtomicWriter does [WriteFileAtomic] through file-system operations that a test
 // may replace to inject a fault (a full disk, a failed rename) or to observe the
 // syncs. A nil field is the real operation; the zero value is the real writer.
@@ -37,6 +46,7 @@ type AtomicWriter struct {
 	Rename     func(oldpath, newpath string) error         // os.Rename
 	SyncDir    func(dir string) error                      // fsync of the directory
 	Remove     func(path string) error                     // os.Remove (of the temporary file)
+	Volatile   bool                                        // sync neither the file nor the directory ([WriteFileVolatile])
 }
 
 // TempFile is the temporary file an [AtomicWriter] writes; *os.File is one.
@@ -59,7 +69,10 @@ func (w AtomicWriter) WriteFile(path string, data []byte, perm os.FileMode) (err
 	if rename == nil {
 		rename = os.Rename
 	}
-	if sync == nil {
+	switch {
+	case w.Volatile:
+		sync = func(string) error { return nil }
+	case sync == nil:
 		sync = syncDir
 	}
 	if remove == nil {
@@ -86,8 +99,10 @@ func (w AtomicWriter) WriteFile(path string, data []byte, perm os.FileMode) (err
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
+	if !w.Volatile {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("write %s: sync: %w", path, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -231,6 +231,29 @@ func TestAtomicWriterSyncsBeforeRenameAndDirAfter(t *testing.T) {
 	}
 }
 
+// A volatile write replaces the file the same way and syncs nothing: no disk
+// flush for a file a person watches (a run's live status, every second).
+func TestAtomicWriterVolatileSyncsNothing(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "build.live")
+	if err := os.WriteFile(path, []byte("old"), FilePerm); err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	w := faultWriter(&ops, faults{})
+	w.Volatile = true
+	if err := w.WriteFile(path, []byte("new"), FilePerm); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"create", "write", "close", "rename"}
+	if !slices.Equal(ops, want) {
+		t.Errorf("operations %v, want %v", ops, want)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new" {
+		t.Errorf("content %q, want new", b)
+	}
+}
+
 // A full disk, a failed sync or a failed rename leaves the old content in place,
 // no temporary file behind, and an error that says what failed.
 func TestAtomicWriterFaults(t *testing.T) {
