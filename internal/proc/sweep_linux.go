@@ -93,7 +93,13 @@ func sweepMatching(match func(marker []byte) bool, strays, own bool) int {
 	}
 	killed := map[int]bool{}
 	for kills, waits := 0, 0; kills < 20; {
-		procs := scanProcs()
+		var procs map[int]procInfo
+		if own {
+			procs = scanDescendants(self)
+		}
+		if procs == nil {
+			procs = scanProcs()
+		}
 		var mine map[int]bool // this process's descendants, when own
 		if own && match != nil {
 			mine = map[int]bool{self: true}
@@ -228,23 +234,82 @@ func scanProcs() map[int]procInfo {
 		if err != nil {
 			continue
 		}
-		fields, err := stat(pid)
-		if err != nil || len(fields) < 2 {
-			continue
+		if p, ok := readProc(pid); ok {
+			out[pid] = p
 		}
-		ppid, _ := strconv.Atoi(fields[1])
-		sid := -1
-		if len(fields) > 3 {
-			sid, _ = strconv.Atoi(fields[3])
-		}
-		exiting := false
-		if len(fields) > 6 { // fields[6] is field 9, flags
-			flags, _ := strconv.ParseUint(fields[6], 10, 64)
-			exiting = flags&pfExiting != 0
-		}
-		out[pid] = procInfo{ppid: ppid, sid: sid, zombie: fields[0] == "Z", exiting: exiting}
 	}
 	return out
+}
+
+// scanDescendants reads the parent and state of self and of every process
+// below it, following each thread's list of children
+// (/proc/PID/task/TID/children): work proportional to agentloop's own
+// descendants, not to the machine's process table. A subreaper needs no more:
+// whatever a run started and left behind is reparented to it. It returns nil
+// when the system keeps no such lists (a kernel without CONFIG_PROC_CHILDREN),
+// and the caller scans every process instead.
+func scanDescendants(self int) map[int]procInfo {
+	if _, err := os.Stat("/proc/thread-self/children"); err != nil {
+		return nil
+	}
+	out := map[int]procInfo{}
+	queue := []int{self}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if _, seen := out[pid]; seen {
+			continue
+		}
+		p, ok := readProc(pid)
+		if !ok {
+			continue // gone since its parent listed it
+		}
+		out[pid] = p
+		queue = append(queue, children(pid)...)
+	}
+	return out
+}
+
+// children lists the children of every thread of pid (none for a process
+// that ended since it was listed).
+func children(pid int) []int {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if err != nil {
+			continue // the thread ended
+		}
+		for f := range bytes.FieldsSeq(b) {
+			if c, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// readProc reads one process's parent, session and state from its stat file.
+func readProc(pid int) (procInfo, bool) {
+	fields, err := stat(pid)
+	if err != nil || len(fields) < 2 {
+		return procInfo{}, false
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	sid := -1
+	if len(fields) > 3 {
+		sid, _ = strconv.Atoi(fields[3])
+	}
+	exiting := false
+	if len(fields) > 6 { // fields[6] is field 9, flags
+		flags, _ := strconv.ParseUint(fields[6], 10, 64)
+		exiting = flags&pfExiting != 0
+	}
+	return procInfo{ppid: ppid, sid: sid, zombie: fields[0] == "Z", exiting: exiting}, true
 }
 
 // hasMarker reports whether the process's environment holds a marker that

@@ -235,3 +235,39 @@ func TestScanProcsExiting(t *testing.T) {
 		t.Errorf("this process: %+v, want not exiting", p)
 	}
 }
+
+// scanDescendants reads this process and what is below it, a grandchild
+// included, and nothing else: the machine's other processes are not read.
+func TestScanDescendants(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sh", "-c", "sleep 300 & echo $!; wait")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	var grandchild int
+	if _, err := fmt.Fscan(out, &grandchild); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(grandchild, syscall.SIGKILL) }()
+	procs := scanDescendants(os.Getpid())
+	if procs == nil {
+		t.Skip("this kernel keeps no lists of children (CONFIG_PROC_CHILDREN)")
+	}
+	if p, ok := procs[cmd.Process.Pid]; !ok || p.ppid != os.Getpid() {
+		t.Errorf("the child %d: %+v, %v; want it with this process as its parent", cmd.Process.Pid, p, ok)
+	}
+	if p, ok := procs[grandchild]; !ok || p.ppid != cmd.Process.Pid {
+		t.Errorf("the grandchild %d: %+v, %v; want it with the child as its parent", grandchild, p, ok)
+	}
+	if _, ok := procs[1]; ok {
+		t.Error("process 1 was read: want only this process and its descendants")
+	}
+	if len(procs) >= len(scanProcs()) {
+		t.Errorf("%d processes read, as many as the whole table", len(procs))
+	}
+}
