@@ -153,6 +153,7 @@ func run(c config, bin, tmp string) error {
 		return err
 	}
 	var results []result
+	var total ioCounters // the whole run's, read as it ends
 	var stops []pause // when agentloop was stopped, to take out of the history's times
 	for _, end := range c.ends {
 		r := result{end: end}
@@ -180,6 +181,7 @@ func run(c config, bin, tmp string) error {
 			if to, err = a.finish(); err != nil {
 				return err
 			}
+			total = to.io
 			if after, err = fl.burst(); err != nil {
 				return err
 			}
@@ -196,6 +198,8 @@ func run(c config, bin, tmp string) error {
 	}
 	fmt.Printf("load after:  %s\n", loadavg())
 	printWindows(c, results)
+	fmt.Printf("the whole run of %d iterations wrote %s (wchar) and %s reached the disk (write_bytes)\n",
+		c.n, kib(total.wchar), kib(total.writeBytes))
 	if err := printSlices(a.hist, c, stops); err != nil {
 		return err
 	}
