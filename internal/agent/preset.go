@@ -32,6 +32,10 @@ type Preset struct {
 	Args       []string          `json:"args,omitempty" yaml:"args,omitempty"`
 	PromptVia  string            `json:"prompt_via" yaml:"prompt_via"`                       // stdin | arg | file
 	PromptFlag string            `json:"prompt_flag,omitempty" yaml:"prompt_flag,omitempty"` // e.g. "-p", "--message-file"
+	// LongPromptOnStdin: a prompt given as an argument that is longer than
+	// one argument can carry goes on stdin instead, which the CLI reads as
+	// its prompt when no argument gives one.
+	LongPromptOnStdin bool `json:"long_prompt_on_stdin,omitempty" yaml:"-"`
 	Format     string            `json:"format" yaml:"format"`                               // parser name, see [NewParser]
 	Env        map[string]string `json:"env,omitempty" yaml:"env,omitempty"`
 	// RateLimitPatterns are extra regular expressions that mark a rate limit when
@@ -150,6 +154,9 @@ func (p Preset) Command(prompt, promptFile string) (argv []string, stdin string)
 	}
 	switch p.PromptVia {
 	case PromptArg:
+		if p.LongPromptOnStdin && len(prompt) > maxArgPrompt {
+			return argv, prompt
+		}
 		if p.PromptFlag != "" {
 			argv = append(argv, p.PromptFlag)
 		}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,6 +61,8 @@ func TestCommand(t *testing.T) {
 			[]string{"codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write", "-"}, "do it"},
 		{"copilot flag arg", mustLookup(t, "copilot"),
 			[]string{"copilot", "--output-format", "json", "--allow-all-tools", "--no-ask-user", "-p", "do it"}, ""},
+		{"gemini flag arg", mustLookup(t, "gemini"),
+			[]string{"gemini", "--output-format", "stream-json", "--yolo", "--prompt", "do it"}, ""},
 		{"opencode positional", mustLookup(t, "opencode"),
 			[]string{"opencode", "run", "--format", "json", "--auto", "do it"}, ""},
 		{"aider file", mustLookup(t, "aider"),
@@ -76,6 +79,21 @@ func TestCommand(t *testing.T) {
 				t.Errorf("Command() stdin=%q (-want +got):\n%s", stdin, diff)
 			}
 		})
+	}
+}
+
+// A prompt longer than one argument can carry goes on stdin where the CLI
+// reads it there (gemini), not as an argument exec would refuse.
+func TestCommandLongPromptOnStdin(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", maxArgPrompt+1)
+	argv, stdin := mustLookup(t, "gemini").Command(long, "/it/prompt.md")
+	if want := []string{"gemini", "--output-format", "stream-json", "--yolo"}; !slices.Equal(argv, want) || stdin != long {
+		t.Errorf("Command(%d bytes) = %q, stdin of %d bytes; want %q and the prompt on stdin", len(long), argv, len(stdin), want)
+	}
+	argv, stdin = mustLookup(t, "copilot").Command(long, "/it/prompt.md")
+	if stdin != "" || argv[len(argv)-1] != long {
+		t.Errorf("copilot: stdin of %d bytes; want the prompt as its argument (the runner refuses it with what to set)", len(stdin))
 	}
 }
 

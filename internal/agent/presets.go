@@ -37,9 +37,12 @@ func Presets() []Preset {
 		},
 		{
 			Name: "gemini", Binary: "gemini",
-			Args:      []string{"--output-format", "stream-json", "--yolo"},
-			PromptVia: PromptStdin, Format: FormatGeminiStream,
-			Docs:    "Gemini CLI; with no -p a non-TTY stdin is the prompt; JSON errors go to stderr; no cost reported (estimated)",
+			Args: []string{"--output-format", "stream-json", "--yolo"},
+			// The prompt is an argument: the CLI gives up on stdin when no
+			// byte is readable 500 ms after it starts reading, which a busy
+			// machine can take ("No input provided via stdin", exit 42).
+			PromptVia: PromptArg, PromptFlag: "--prompt", LongPromptOnStdin: true, Format: FormatGeminiStream,
+			Docs:    "Gemini CLI; the prompt with --prompt (stdin only past 128 KiB: with no --prompt a non-TTY stdin is the prompt, if it is readable within 500 ms); JSON errors go to stderr; no cost reported (estimated)",
 			Install: "npm install -g @google/gemini-cli",
 			Tested:  "0.61.0",
 			Sandbox: sandbox.Needs{Home: []string{".gemini/"},

@@ -107,7 +107,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	if err := p.Validate(); err != nil {
 		return res, fmt.Errorf("run agent: %w", err)
 	}
-	if p.PromptVia == PromptArg && len(req.Prompt) > maxArgPrompt {
+	if p.PromptVia == PromptArg && !p.LongPromptOnStdin && len(req.Prompt) > maxArgPrompt {
 		return res, fmt.Errorf("run agent %s: the prompt is %d bytes, more than one argument can carry (128 KiB): set prompt_via: stdin or file",
 			res.Agent, len(req.Prompt))
 	}
