@@ -108,6 +108,20 @@ func BranchCommit(ctx context.Context, dir, branch string) string {
 // names none there.
 func CommitOf(ctx context.Context, dir, rev string) string { return resolveCommit(ctx, dir, rev) }
 
+// TreeOf is the tree of the commit rev names in the repository at dir, ""
+// when it names none there: commits of one tree hold the same files, whatever
+// their history.
+func TreeOf(ctx context.Context, dir, rev string) string {
+	if rev == "" {
+		return ""
+	}
+	out, err := git(ctx, dir, "rev-parse", "-q", "--verify", "--end-of-options", rev+"^{tree}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
 // FetchAll fetches remote's branches into the repository at dir (its
 // remote-tracking branches), so that the commits on them are there.
 func FetchAll(ctx context.Context, dir, remote string) error {

@@ -79,12 +79,14 @@ type Merger struct {
 }
 
 // Merge merges the work of the task id back. A task whose branch git finds
-// already merged is recognised as merged (Already). verified says the task's
-// loop succeeded on its branch's tree: when nothing was merged since the task
-// branched, the merged result is that tree and its gates are not run again.
-// gates is nil for a task without required gates. An error is a failure of
-// git or of the gates themselves; the repository is left as it was.
-func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates GateCheck) (Merge, error) {
+// already merged is recognised as merged (Already). verified is the
+// checkpoint on which the task's loop found its required gates passing
+// ([Verified]; "" for none): the gates are not run again only on a merged
+// result of that very tree (nothing merged since the task branched, its
+// branch where its loop left it). gates is nil for a task without required
+// gates. An error is a failure of git or of the gates themselves; the
+// repository is left as it was.
+func (m *Merger) Merge(ctx context.Context, id, verified string, gates GateCheck) (Merge, error) {
 	r := Merge{ID: id, Branch: TaskBranch(m.Graph, id)}
 	unlock := m.lock()
 	defer func() { unlock() }()
@@ -122,7 +124,6 @@ func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates Gate
 		// Work was merged since the task branched: the merged result is a
 		// merge commit of HEAD and the task's branch, made without a work
 		// tree (or, with a git too old for that, in the task's worktree).
-		verified = false
 		c, files, err := gitx.MergeCommit(ctx, m.Repo, head, tip, "Merge branch '"+r.Branch+"'")
 		if errors.Is(err, gitx.ErrNoMergeTree) {
 			c, files, err = m.combineIn(ctx, wt, head, r.Branch)
@@ -136,10 +137,11 @@ func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates Gate
 		}
 		merged = c
 	}
-	if gates != nil && !verified {
+	if gates != nil && !m.sameTree(ctx, merged, verified) {
 		// The gates run on the merged result in the task's worktree, its
 		// branch moved there: failing, the branch keeps it, and the task's
-		// loop, resumed, starts from what failed.
+		// loop, resumed, starts from what failed (and a merge tried again
+		// finds there a tree its loop never passed, so runs them again).
 		if err := m.checkOut(ctx, wt, r.Branch, merged); err != nil {
 			return r, fmt.Errorf("task %s: %w", id, err)
 		}
@@ -175,6 +177,16 @@ func (m *Merger) Merge(ctx context.Context, id string, verified bool, gates Gate
 	r.Merged, r.Head = true, gitx.CommitOf(ctx, m.Repo, "HEAD")
 	m.tick(ctx, id)
 	return r, nil
+}
+
+// sameTree says whether the commit merged holds the tree of the checkpoint
+// verified; an unknown one (none, or not in this repository) is not it.
+func (m *Merger) sameTree(ctx context.Context, merged, verified string) bool {
+	if verified == "" {
+		return false
+	}
+	t := gitx.TreeOf(ctx, m.Repo, merged)
+	return t != "" && t == gitx.TreeOf(ctx, m.Repo, verified)
 }
 
 // checkOut puts the task's worktree wt (made from its branch when it is

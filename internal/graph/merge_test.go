@@ -74,6 +74,13 @@ func task(t *testing.T, m *Merger, id string, files map[string]string) string {
 	return wt
 }
 
+// tip is the commit the branch of the task id is at: the checkpoint its loop
+// verified, in these tests, when the task was just made.
+func tip(t *testing.T, m *Merger, id string) string {
+	t.Helper()
+	return gitx.BranchCommit(t.Context(), m.Repo, TaskBranch(m.Graph, id))
+}
+
 // gateOn is a gate check that passes when the file in the merged result holds
 // want, and records the trees it ran on.
 func gateOn(file, want string, ran *[]string) GateCheck {
@@ -94,7 +101,7 @@ func TestMergeWithNothingMergedSince(t *testing.T) {
 	task(t, m, "a", map[string]string{"a.txt": "a\n"})
 	var ran []string
 	// The loop succeeded on this very tree: its gates are not run again.
-	r, err := m.Merge(t.Context(), "a", true, gateOn("a.txt", "a", &ran))
+	r, err := m.Merge(t.Context(), "a", tip(t, m, "a"), gateOn("a.txt", "a", &ran))
 	if err != nil || !r.Merged || r.Already || len(ran) != 0 {
 		t.Fatalf("merge of a verified task: %+v, %v, gates ran on %q", r, err, ran)
 	}
@@ -106,7 +113,7 @@ func TestMergeWithNothingMergedSince(t *testing.T) {
 	}
 	// Asked again (the graph's state lost it): found merged, nothing done.
 	head := gitx.CommitOf(t.Context(), m.Repo, "HEAD")
-	r, err = m.Merge(t.Context(), "a", true, nil)
+	r, err = m.Merge(t.Context(), "a", tip(t, m, "a"), nil)
 	if err != nil || !r.Merged || !r.Already || r.Head != head || gitx.CommitOf(t.Context(), m.Repo, "HEAD") != head {
 		t.Errorf("merge of a merged task: %+v, %v", r, err)
 	}
@@ -118,7 +125,7 @@ func TestMergeNotVerifiedRunsTheGates(t *testing.T) {
 	m := mergeRepo(t)
 	task(t, m, "a", map[string]string{"a.txt": "a\n"})
 	var ran []string
-	r, err := m.Merge(t.Context(), "a", false, gateOn("a.txt", "b", &ran))
+	r, err := m.Merge(t.Context(), "a", "", gateOn("a.txt", "b", &ran))
 	if err != nil || r.Merged || r.Issue != tasks.MergeGates || !strings.Contains(r.Gates, "lacks b") || len(ran) != 1 {
 		t.Fatalf("merge of a completed task failing its gate: %+v, %v, ran %q", r, err, ran)
 	}
@@ -133,13 +140,13 @@ func TestMergeCombinesWithTheWorkMergedSince(t *testing.T) {
 	m := mergeRepo(t)
 	task(t, m, "a", map[string]string{"a.txt": "a\n"})
 	wtB := task(t, m, "b", map[string]string{"b.txt": "b\n"})
-	if r, err := m.Merge(t.Context(), "a", true, nil); err != nil || !r.Merged {
+	if r, err := m.Merge(t.Context(), "a", tip(t, m, "a"), nil); err != nil || !r.Merged {
 		t.Fatalf("merge a: %+v, %v", r, err)
 	}
 	// b's loop succeeded on its own tree, which lacks a.txt: its gates run on
 	// the merged result, which has it.
 	var ran []string
-	r, err := m.Merge(t.Context(), "b", true, gateOn("a.txt", "a", &ran))
+	r, err := m.Merge(t.Context(), "b", tip(t, m, "b"), gateOn("a.txt", "a", &ran))
 	if err != nil || !r.Merged || len(ran) != 1 || ran[0] != "a\n" {
 		t.Fatalf("merge b: %+v, %v, gates ran on %q", r, err, ran)
 	}
@@ -169,12 +176,12 @@ func TestMergeKeepsAFailingMergedResultForTheTask(t *testing.T) {
 	m := mergeRepo(t)
 	task(t, m, "a", map[string]string{"lib.txt": "v2\n"})
 	wtB := task(t, m, "b", map[string]string{"use.txt": "uses v1\n"})
-	if r, err := m.Merge(t.Context(), "a", true, nil); err != nil || !r.Merged {
+	if r, err := m.Merge(t.Context(), "a", tip(t, m, "a"), nil); err != nil || !r.Merged {
 		t.Fatalf("merge a: %+v, %v", r, err)
 	}
 	head := gitx.CommitOf(t.Context(), m.Repo, "HEAD")
 	var ran []string
-	r, err := m.Merge(t.Context(), "b", true, gateOn("use.txt", "v2", &ran))
+	r, err := m.Merge(t.Context(), "b", tip(t, m, "b"), gateOn("use.txt", "v2", &ran))
 	if err != nil || r.Merged || r.Issue != tasks.MergeGates {
 		t.Fatalf("merge b: %+v, %v", r, err)
 	}
@@ -197,11 +204,41 @@ func TestMergeKeepsAFailingMergedResultForTheTask(t *testing.T) {
 	if err := CommitTask(t.Context(), wtB, tasks.Task{ID: "b", Prompt: "b"}); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := m.Merge(t.Context(), "b", true, gateOn("use.txt", "v2", &ran)); err != nil || !r.Merged {
+	if r, err := m.Merge(t.Context(), "b", tip(t, m, "b"), gateOn("use.txt", "v2", &ran)); err != nil || !r.Merged {
 		t.Fatalf("merge b fixed: %+v, %v", r, err)
 	}
 	if got := read(t, filepath.Join(m.Repo, "use.txt")); got != "uses v2\n" {
 		t.Errorf("use.txt on main = %q", got)
+	}
+}
+
+// A merge tried again after its task's gates failed on the merged result (the
+// graph run again, no guidance given) finds on the task's branch that merged
+// result, not the tree the task's loop verified: the gates run again, fail
+// again, and nothing is merged, however often it is tried.
+func TestMergeAgainAfterItsGatesFailed(t *testing.T) {
+	testenv.NeedTool(t, "git")
+	t.Parallel()
+	m := mergeRepo(t)
+	task(t, m, "a", map[string]string{"lib.txt": "v2\n"})
+	task(t, m, "b", map[string]string{"use.txt": "uses v1\n"})
+	verified := tip(t, m, "b") // where b's loop passed its gates
+	if r, err := m.Merge(t.Context(), "a", tip(t, m, "a"), nil); err != nil || !r.Merged {
+		t.Fatalf("merge a: %+v, %v", r, err)
+	}
+	head := gitx.CommitOf(t.Context(), m.Repo, "HEAD")
+	for try := 1; try <= 3; try++ {
+		var ran []string
+		r, err := m.Merge(t.Context(), "b", verified, gateOn("use.txt", "v2", &ran))
+		if err != nil || r.Merged || r.Issue != tasks.MergeGates || len(ran) != 1 {
+			t.Fatalf("merge b, try %d: %+v, %v, gates ran on %q: want not merged, its gates run and failing", try, r, err, ran)
+		}
+		if got := gitx.CommitOf(t.Context(), m.Repo, "HEAD"); got != head {
+			t.Fatalf("try %d: main moved to %s though b's gates fail on the merged result", try, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(m.Repo, "use.txt")); err == nil {
+		t.Error("b's work is on main")
 	}
 }
 
@@ -211,11 +248,11 @@ func TestMergeConflict(t *testing.T) {
 	m := mergeRepo(t)
 	task(t, m, "a", map[string]string{"shared.txt": "from a\n"})
 	wtB := task(t, m, "b", map[string]string{"shared.txt": "from b\n"})
-	if r, err := m.Merge(t.Context(), "a", true, nil); err != nil || !r.Merged {
+	if r, err := m.Merge(t.Context(), "a", tip(t, m, "a"), nil); err != nil || !r.Merged {
 		t.Fatalf("merge a: %+v, %v", r, err)
 	}
-	tip := gitx.BranchCommit(t.Context(), m.Repo, "agentloop/g/b")
-	r, err := m.Merge(t.Context(), "b", true, nil)
+	tipB := tip(t, m, "b")
+	r, err := m.Merge(t.Context(), "b", tipB, nil)
 	if err != nil || r.Merged || r.Issue != tasks.MergeConflict || !cmp.Equal(r.Files, []string{"shared.txt"}) {
 		t.Fatalf("merge b: %+v, %v", r, err)
 	}
@@ -226,7 +263,7 @@ func TestMergeConflict(t *testing.T) {
 	if got := read(t, filepath.Join(wtB, "shared.txt")); got != "from b\n" {
 		t.Errorf("b's worktree shared.txt = %q", got)
 	}
-	if gitx.CurrentBranch(t.Context(), wtB) != "agentloop/g/b" || gitx.BranchCommit(t.Context(), m.Repo, "agentloop/g/b") != tip {
+	if gitx.CurrentBranch(t.Context(), wtB) != "agentloop/g/b" || gitx.BranchCommit(t.Context(), m.Repo, "agentloop/g/b") != tipB {
 		t.Error("b's worktree or branch moved after the conflict")
 	}
 	if st := git(t, wtB, "status", "--porcelain"); st != "" {
@@ -244,7 +281,7 @@ func TestMergeRefusedByUncommittedChanges(t *testing.T) {
 	m := mergeRepo(t)
 	task(t, m, "a", map[string]string{"a.txt": "a\n"})
 	write(t, filepath.Join(m.Repo, "shared.txt"), "mine\n")
-	r, err := m.Merge(t.Context(), "a", true, nil)
+	r, err := m.Merge(t.Context(), "a", tip(t, m, "a"), nil)
 	if err != nil || r.Merged || r.Issue != tasks.MergeRefused || !cmp.Equal(r.Files, []string{"shared.txt"}) {
 		t.Fatalf("merge into a dirty tree: %+v, %v", r, err)
 	}
@@ -262,13 +299,13 @@ func TestMergeAfterAMergeCutShort(t *testing.T) {
 	m := mergeRepo(t)
 	task(t, m, "a", map[string]string{"shared.txt": "from a\n"})
 	wtB := task(t, m, "b", map[string]string{"b.txt": "b\n"})
-	if r, err := m.Merge(t.Context(), "a", true, nil); err != nil || !r.Merged {
+	if r, err := m.Merge(t.Context(), "a", tip(t, m, "a"), nil); err != nil || !r.Merged {
 		t.Fatalf("merge a: %+v, %v", r, err)
 	}
 	// A process killed while it merged left b's worktree detached, mid-merge.
 	git(t, wtB, "checkout", "-q", "--detach", "main")
 	git(t, wtB, "merge", "--no-commit", "--no-ff", "agentloop/g/b")
-	r, err := m.Merge(t.Context(), "b", true, nil)
+	r, err := m.Merge(t.Context(), "b", tip(t, m, "b"), nil)
 	if err != nil || !r.Merged {
 		t.Fatalf("merge b after a cut merge: %+v, %v", r, err)
 	}
@@ -281,7 +318,7 @@ func TestMergeOfAGoneBranch(t *testing.T) {
 	testenv.NeedTool(t, "git")
 	t.Parallel()
 	m := mergeRepo(t)
-	if _, err := m.Merge(t.Context(), "nosuch", true, nil); err == nil || !strings.Contains(err.Error(), "branch agentloop/g/nosuch is gone") {
+	if _, err := m.Merge(t.Context(), "nosuch", tip(t, m, "nosuch"), nil); err == nil || !strings.Contains(err.Error(), "branch agentloop/g/nosuch is gone") {
 		t.Errorf("merge of a task without a branch: %v", err)
 	}
 }
@@ -294,7 +331,7 @@ func TestMergeWithChangesLeftInTheWorktree(t *testing.T) {
 	write(t, filepath.Join(wt, "a.txt"), "left\n")
 	write(t, filepath.Join(wt, "new.txt"), "left\n")
 	// Changes the engine did not commit are not lost: the merge stops there.
-	if r, err := m.Merge(t.Context(), "a", true, nil); err == nil || r.Merged || !strings.Contains(err.Error(), "a.txt, new.txt") {
+	if r, err := m.Merge(t.Context(), "a", tip(t, m, "a"), nil); err == nil || r.Merged || !strings.Contains(err.Error(), "a.txt, new.txt") {
 		t.Fatalf("merge with changes in the worktree: %+v, %v", r, err)
 	}
 	if got := read(t, filepath.Join(wt, "a.txt")); got != "left\n" {
@@ -303,15 +340,15 @@ func TestMergeWithChangesLeftInTheWorktree(t *testing.T) {
 	// Committed on another worker, the branch is the task's work: a worker
 	// that died in this clone left these; they are discarded.
 	var warned []string
-	tip := gitx.BranchCommit(t.Context(), m.Repo, TaskBranch(m.Graph, "a"))
+	tipA := tip(t, m, "a")
 	m.Committed = func(id string) string {
 		if id == "a" {
-			return tip
+			return tipA
 		}
 		return ""
 	}
 	m.Warnf = func(format string, args ...any) { warned = append(warned, format) }
-	if r, err := m.Merge(t.Context(), "a", true, nil); err != nil || !r.Merged || len(warned) != 1 {
+	if r, err := m.Merge(t.Context(), "a", tipA, nil); err != nil || !r.Merged || len(warned) != 1 {
 		t.Fatalf("merge of a branch committed elsewhere: %+v, %v, warnings %q", r, err, warned)
 	}
 	if got := read(t, filepath.Join(m.Repo, "a.txt")); got != "a\n" {
@@ -329,7 +366,7 @@ func TestCombineInTheWorktree(t *testing.T) {
 	task(t, m, "a", map[string]string{"a.txt": "a\n", "shared.txt": "from a\n"})
 	wtB := task(t, m, "b", map[string]string{"b.txt": "b\n"})
 	wtC := task(t, m, "c", map[string]string{"shared.txt": "from c\n"})
-	if r, err := m.Merge(t.Context(), "a", true, nil); err != nil || !r.Merged {
+	if r, err := m.Merge(t.Context(), "a", tip(t, m, "a"), nil); err != nil || !r.Merged {
 		t.Fatalf("merge a: %+v, %v", r, err)
 	}
 	head := gitx.CommitOf(t.Context(), m.Repo, "HEAD")

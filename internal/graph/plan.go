@@ -32,6 +32,19 @@ func RunOver(st *loop.State) bool {
 	return st.Status.Ended() && st.Status != loop.StatusInterrupted && st.Status != loop.StatusAborted
 }
 
+// Verified is the checkpoint on which the loop of a task, its run ended in st,
+// found its required gates passing: its last, when it succeeded; "" when it
+// did not (completed, with no evidence to judge by or by a person's accept;
+// or not done). A merged result of
+// that very tree needs no second run of the gates ([Merger.Merge]); any other
+// does, whatever the run's status says.
+func Verified(st *loop.State) string {
+	if st.Status != loop.StatusSucceeded {
+		return ""
+	}
+	return st.Tree
+}
+
 // OutcomeOf is how a task whose run ended in st stands in its graph.
 func OutcomeOf(st *loop.State, branch string) tasks.Outcome {
 	o := tasks.Outcome{Reason: st.Reason, Iterations: st.TotalIterations, Usage: st.Spend.Total(), Branch: branch}

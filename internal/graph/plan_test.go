@@ -20,3 +20,15 @@ func TestOutcomeOf(t *testing.T) {
 		}
 	}
 }
+
+func TestVerified(t *testing.T) {
+	t.Parallel()
+	for status, want := range map[loop.Status]string{
+		loop.StatusSucceeded: "c2", loop.StatusCompleted: "", loop.StatusEscalated: "",
+		loop.StatusInterrupted: "", loop.StatusAborted: "", loop.StatusRunning: "",
+	} {
+		if got := Verified(&loop.State{Status: status, Tree: "c2"}); got != want {
+			t.Errorf("Verified of a run %s at c2 = %q, want %q", status, got, want)
+		}
+	}
+}

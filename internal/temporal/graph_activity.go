@@ -110,7 +110,7 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 		gates, err := g.gates(ctx, in, id)
 		var r graph.Merge
 		if err == nil {
-			r, err = m.Merge(ctx, id, in.Verified[id], gates)
+			r, err = m.Merge(ctx, id, in.Checkpoints[id], gates)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("merge back task %s (branch %s): %v", id, graph.TaskBranch(in.Graph, id), err))

@@ -228,7 +228,9 @@ func TestGraphMergeRunsTheTasksGates(t *testing.T) {
 		}
 	}
 	merge := func(id string, runs bool) MergeOutput {
-		in := MergeInput{Repo: repo, StateDir: state, Graph: "g", File: file, Order: []string{id}, Verified: map[string]bool{id: true}}
+		// Each loop passed its gates on its branch's tree, as committed.
+		in := MergeInput{Repo: repo, StateDir: state, Graph: "g", File: file, Order: []string{id},
+			Checkpoints: map[string]string{id: gitx.BranchCommit(ctx, repo, graph.TaskBranch("g", id))}}
 		if runs {
 			in.Runs = map[string]RunRef{id: {Name: "g-" + id, RunID: "r1"}}
 		}
@@ -278,7 +280,7 @@ func TestGraphMergedWorkOnAnotherClone(t *testing.T) {
 	if _, err := here.Commit(ctx, CommitInput{WorkTree: filepath.Join(state, "worktrees", "g", "a"), Task: file.Tasks[0]}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := here.Merge(ctx, MergeInput{Repo: graphRepo, StateDir: state, Graph: "g", File: file, Order: []string{"a"}, Verified: map[string]bool{"a": true}})
+	out, err := here.Merge(ctx, MergeInput{Repo: graphRepo, StateDir: state, Graph: "g", File: file, Order: []string{"a"}})
 	if err != nil || len(out.Merges) != 1 || !out.Merges[0].Merged || len(out.Warnings) != 0 {
 		t.Fatalf("merge a: %+v, %v", out, err)
 	}
@@ -333,7 +335,7 @@ func TestGraphMergeFoundInAncestry(t *testing.T) {
 	merge := func(id string) graph.Merge {
 		t.Helper()
 		out, err := steps.Merge(ctx, MergeInput{Repo: repo, StateDir: state, Graph: "g", File: file, Order: []string{id},
-			Heads: map[string]string{id: heads[id]}, Verified: map[string]bool{id: true}})
+			Heads: map[string]string{id: heads[id]}})
 		if err != nil || out.Err != "" || len(out.Merges) != 1 || len(out.Warnings) != 0 {
 			t.Fatalf("merge %s: %+v, %v", id, out, err)
 		}

@@ -181,12 +181,15 @@ type MergeInput struct {
 	// is fetched from the shared remote, or left unmerged.
 	Heads map[string]string `json:",omitempty"`
 	// Runs are the runs of the tasks to merge, by id, whose plans' required
-	// gates must pass on the merged result ([graph.Merger]); Verified the
-	// ones whose loop succeeded on their branch's tree, Baselines their
-	// runs' baseline gate results. A graph started before names none.
-	Runs      map[string]RunRef                `json:",omitempty"`
-	Verified  map[string]bool                  `json:",omitempty"`
-	Baselines map[string][]evidence.GateResult `json:",omitempty"`
+	// gates must pass on the merged result ([graph.Merger]); Checkpoints the
+	// checkpoints on which their loops found those gates passing
+	// ([graph.Verified]: a merged result of that tree is not checked again),
+	// Baselines their runs' baseline gate results. A graph started before
+	// names none (or said only which loops succeeded: their gates now run on
+	// the merged result).
+	Runs        map[string]RunRef                `json:",omitempty"`
+	Checkpoints map[string]string                `json:",omitempty"`
+	Baselines   map[string][]evidence.GateResult `json:",omitempty"`
 }
 
 // PruneInput is the prune activity's argument: the merged tasks whose
@@ -459,7 +462,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	var res RunResult
 	var runErr error
 	if st := &run.State; over {
-		res = RunResult{Outcome: loop.Outcome{Status: st.Status, Reason: st.Reason}, Iterations: st.TotalIterations, Usage: st.Spend.Total(), Baseline: st.Baseline}
+		res = RunResult{Outcome: loop.Outcome{Status: st.Status, Reason: st.Reason}, Iterations: st.TotalIterations, Usage: st.Spend.Total(), Baseline: st.Baseline, Checkpoint: st.Tree}
 	} else {
 		run.Limits = graph.CapToGraph(run.Limits, in.File.Budget, gw.spent(), gw.spend[t.ID])
 		run.State.Sessions = append(slices.Clone(run.State.Sessions), loop.Session{StartedAt: workflow.Now(ctx)})
@@ -492,7 +495,7 @@ func (gw *graphWf) mergeNow(ctx, actx workflow.Context, t tasks.Task, run RunInp
 	gw.merging = true
 	defer func() { gw.merging = false }()
 	in := MergeInput{Repo: gw.in.Repo, StateDir: gw.in.StateDir, Graph: gw.in.Name, File: gw.in.File, Order: []string{t.ID},
-		Runs: map[string]RunRef{t.ID: run.Run}, Verified: map[string]bool{t.ID: res.Status == loop.StatusSucceeded},
+		Runs: map[string]RunRef{t.ID: run.Run}, Checkpoints: map[string]string{t.ID: graph.Verified(&loop.State{Status: res.Status, Tree: res.Checkpoint})},
 		Baselines: map[string][]evidence.GateResult{t.ID: res.Baseline}}
 	if h := gw.heads[t.ID]; h != "" && gw.fleet >= fleetTasks {
 		in.Heads = map[string]string{t.ID: h}

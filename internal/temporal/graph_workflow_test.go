@@ -37,7 +37,7 @@ type fakeGraph struct {
 	conflict  map[string]bool // tasks whose merge conflicts
 	gatesFail map[string]bool // tasks whose gates fail on the merged result
 	bases     map[string]string
-	verified  map[string]bool   // the merges' Verified
+	checked   map[string]string // the merges' Checkpoints
 	mergeRuns map[string]string // the runs the merges name, by task
 	onCommit  func(id string)   // called on each commit, when set
 	// Where each activity ran, "activity name: queue" (the worker a
@@ -116,10 +116,10 @@ func (f *fakeGraph) merge(ctx context.Context, in MergeInput) (MergeOutput, erro
 		f.heads = map[string]string{}
 	}
 	maps.Copy(f.heads, in.Heads)
-	if f.verified == nil {
-		f.verified, f.mergeRuns = map[string]bool{}, map[string]string{}
+	if f.checked == nil {
+		f.checked, f.mergeRuns = map[string]string{}, map[string]string{}
 	}
-	maps.Copy(f.verified, in.Verified)
+	maps.Copy(f.checked, in.Checkpoints)
 	for id, r := range in.Runs {
 		f.mergeRuns[id] = r.Name
 	}
@@ -270,8 +270,8 @@ func TestGraphWorkflow(t *testing.T) {
 	if f.bases["a"] != "HEAD" || f.bases["b"] != "main-after-a" {
 		t.Errorf("worktrees made from %v: want a from the graph's base, b from a's merge", f.bases)
 	}
-	if f.mergeRuns["a"] != "g-a" || !f.verified["a"] || !f.verified["c"] {
-		t.Errorf("the merges named runs %v, verified %v: want each task's run, its loop succeeded", f.mergeRuns, f.verified)
+	if f.mergeRuns["a"] != "g-a" || f.checked["a"] != "cp-1" || f.checked["c"] == "" {
+		t.Errorf("the merges named runs %v, checkpoints %v: want each task's run, the last checkpoint of its loop, which succeeded there", f.mergeRuns, f.checked)
 	}
 	if o := res.Outcomes["b"]; o.Unmerged != tasks.MergeConflict {
 		t.Errorf("b: %+v, want not merged for its conflict", o)
