@@ -428,7 +428,7 @@ func git(t *testing.T, dir string, args ...string) string {
 // Temporal engine as on the local one. a and b start together; a changes
 // lib.txt and merges first (b's agent waits for a's work in the repository); b's own tree passes its gate, the merged result
 // does not: b is not merged, run --tasks exits 4 and lists it with the command
-// that answers it. resume without guidance is refused; with guidance, b's run
+// that answers it, and again when run again. resume without guidance is refused; with guidance, b's run
 // starts again from the merged result with its graph's plan (its procedure's
 // agent and gate), fixes it, and the graph goes on: b is merged, exit 0. A
 // merge refused by uncommitted changes in the repository exits 4 too, listed.
@@ -464,6 +464,14 @@ tasks:
 	}
 	if _, err := os.Stat(filepath.Join(repo, "use.txt")); err == nil {
 		t.Error("b was merged though its gate fails on the merged result")
+	}
+	// Run again without guidance: b stays escalated, not merged, listed again.
+	stdout, stderr, err = run("run", "--tasks", "tasks.yaml", "--engine", "temporal")
+	if ExitCode(err) != ExitEscalated || strings.Contains(stderr, "Merged task b") || !strings.Contains(stdout, "b (escalated: merge gates)") {
+		t.Errorf("run --tasks again without guidance: exit %d (%v), want %d, b listed and not merged\n%s\n%s", ExitCode(err), err, ExitEscalated, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "use.txt")); err == nil {
+		t.Fatal("b was merged by a plain run --tasks, though its gate fails on the merged result")
 	}
 	if _, stderr, err := run("resume", "tasks-b", "--engine", "temporal"); ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "resume it with --guidance") {
 		t.Errorf("resume without guidance: exit %d (%v)\n%s", ExitCode(err), err, stderr)

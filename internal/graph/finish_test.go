@@ -115,6 +115,14 @@ func TestHold(t *testing.T) {
 	if err := Hold(st, gates, c, true); err != nil || st.Status != loop.StatusEscalated || st.Best != nil || st.Feedback != "its gates fail" || st.Reason != "its gates fail" {
 		t.Errorf("held for its gates, with guidance: %v, %+v", err, st)
 	}
+	// Its loop done again since (resumed with guidance, then killed before
+	// its graph merged it): the graph's run tries the merge.
+	since := &loop.State{Name: "g-a", Status: loop.StatusSucceeded, TotalIterations: 3}
+	once := gates
+	once.Iterations = 2
+	if err := Hold(since, once, c, true); !errors.As(err, new(*HeldError)) || !strings.Contains(err.Error(), "agentloop run --tasks tasks.yaml") || since.Status != loop.StatusSucceeded {
+		t.Errorf("held for its gates, its loop done again since: %v", err)
+	}
 	// Resumed already (it runs or escalated again): its own rules apply.
 	again := &loop.State{Name: "g-a", Status: loop.StatusInterrupted, Best: best}
 	if err := Hold(again, gates, c, false); err != nil || again.Best != best {
@@ -131,5 +139,35 @@ func TestHold(t *testing.T) {
 	plain := &loop.State{Name: "g-a", Status: loop.StatusEscalated, Best: best}
 	if err := Hold(plain, tasks.Outcome{State: tasks.StateEscalated}, c, true); err != nil || plain.Best != best {
 		t.Errorf("a task its loop escalated: %v", err)
+	}
+}
+
+func TestAwaitsGuidance(t *testing.T) {
+	t.Parallel()
+	gates := tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeGates, Iterations: 2}
+	tests := []struct {
+		name   string
+		status loop.Status
+		iters  int
+		o      tasks.Outcome
+		want   bool
+	}{
+		{"its gates failed on the merged result", loop.StatusSucceeded, 2, gates, true},
+		{"completed, then its gates failed", loop.StatusCompleted, 2, gates, true},
+		{"done again since, with guidance", loop.StatusSucceeded, 3, gates, false},
+		{"resumed since and running", loop.StatusRunning, 2, gates, false},
+		{"escalated again since", loop.StatusEscalated, 3, gates, false},
+		{"a merge conflict", loop.StatusSucceeded, 2, tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeConflict, Iterations: 2}, false},
+		{"a merge refused", loop.StatusSucceeded, 2, tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeRefused, Iterations: 2}, false},
+		{"its loop escalated", loop.StatusEscalated, 2, tasks.Outcome{State: tasks.StateEscalated, Iterations: 2}, false},
+		{"merged", loop.StatusSucceeded, 2, tasks.Outcome{State: tasks.StateSucceeded, Iterations: 2}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := AwaitsGuidance(&loop.State{Status: tt.status, TotalIterations: tt.iters}, tt.o); got != tt.want {
+				t.Errorf("AwaitsGuidance = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

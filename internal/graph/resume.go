@@ -72,14 +72,27 @@ func (e *HeldError) Error() string {
 // is resumed only with guidance.
 var ErrGuidanceNeeded = errors.New("its required gates fail on the merged result: resume it with --guidance")
 
+// AwaitsGuidance says whether the task whose run stands at st, its outcome in
+// its graph o, waits for a person's guidance: its required gates failed on
+// the merged result and its loop has not run since (a loop resumed with
+// guidance and done again made more iterations than o counts). Running its
+// graph again leaves such a task escalated, its merge not tried again (its
+// branch holds the merged result that failed); resumed with guidance, its
+// loop goes on ([Hold]). Both engines ask it.
+func AwaitsGuidance(st *loop.State, o tasks.Outcome) bool {
+	done := st.Status == loop.StatusSucceeded || st.Status == loop.StatusCompleted
+	return o.Unmerged == tasks.MergeGates && done && st.TotalIterations <= o.Iterations
+}
+
 // Hold applies to the state st of the run of a task (outcome o in its graph)
 // the rule both engines resume it by, before the run's own rules: a task
 // whose required gates fail on the merged result is escalated — it waits for
-// guidance, and resumed with some (guided) its loop starts from that merged
-// result in its worktree, with the failure as its feedback and no checkpoint
-// from before the merge to roll back to; a task whose merge conflicts or was
-// refused is not its loop's to finish (a *[HeldError] saying what does). Any
-// other run is left as it is.
+// guidance ([AwaitsGuidance]), and resumed with some (guided) its loop starts
+// from that merged result in its worktree, with the failure as its feedback
+// and no checkpoint from before the merge to roll back to; a task whose merge
+// conflicts or was refused, or whose loop is done again since its gates
+// failed on the merged result, is not its loop's to finish (a *[HeldError]
+// saying what does). Any other run is left as it is.
 func Hold(st *loop.State, o tasks.Outcome, c Commands, guided bool) error {
 	name := st.Name
 	if st.Status != loop.StatusSucceeded && st.Status != loop.StatusCompleted {
@@ -87,6 +100,10 @@ func Hold(st *loop.State, o tasks.Outcome, c Commands, guided bool) error {
 	}
 	switch o.Unmerged {
 	case tasks.MergeGates:
+		if !AwaitsGuidance(st, o) {
+			return &HeldError{Run: name, Why: "its loop is done again since its required gates failed on the merged result",
+				Next: "its merge is tried again by: " + c.Run()}
+		}
 		if !guided {
 			return fmt.Errorf("run %s: %w (the merged result is in its worktree): %s", name, ErrGuidanceNeeded, c.Resume(name))
 		}

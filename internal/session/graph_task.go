@@ -45,6 +45,11 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	var runErr error
 	if graph.RunOver(s.st) {
 		s.Close()
+		// Its gates failed on the merged result and no guidance came since:
+		// it stays escalated, its merge not tried again.
+		if prior := g.recorded(t.ID); graph.AwaitsGuidance(s.st, prior) {
+			return prior, nil
+		}
 	} else {
 		_, runErr = s.Run(ctx)
 	}
@@ -93,6 +98,13 @@ func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *
 	graph.PruneTasks(ctx, g.repo, g.stateDir, g.name, []string{t.ID}, g.out.Warnf)
 	g.gitMu.Unlock()
 	return o, nil
+}
+
+// recorded is the outcome of the task id the graph's state holds.
+func (g *graphRun) recorded(id string) tasks.Outcome {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.st.Outcomes[id]
 }
 
 func (g *graphRun) finished(t tasks.Task, o tasks.Outcome) {

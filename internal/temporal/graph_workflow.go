@@ -328,6 +328,15 @@ const mergeChange = "graph-merge-as-done"
 // are done.
 const mergeAsDone workflow.Version = 1
 
+// holdChange marks the graphs that leave a task waiting for guidance
+// ([graph.AwaitsGuidance]) escalated, without trying its merge again; a graph
+// started before tried it (and, its gates skipped on a succeeded run, could
+// merge the merged result that had failed them).
+const holdChange = "graph-hold-for-guidance"
+
+// holdForGuidance is the version of holdChange from which such a task is held.
+const holdForGuidance workflow.Version = 1
+
 // graphWf is a graph workflow's state.
 type graphWf struct {
 	in          GraphInput
@@ -443,6 +452,11 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	// conflict put it): no worktree or commit is made for it elsewhere.
 	over := ok && graph.RunOver(&run.State)
 	fleetOver := over && gw.fleet >= fleetTasks
+	if over && graph.AwaitsGuidance(&run.State, in.Prior[t.ID]) && workflow.GetVersion(ctx, holdChange, workflow.DefaultVersion, holdForGuidance) >= holdForGuidance {
+		// Its gates failed on the merged result and no guidance came since:
+		// it stays escalated, its merge not tried again.
+		return in.Prior[t.ID], nil
+	}
 	if gw.fleet >= fleetTasks && ok && !fleetOver {
 		var wo WorkTreeOutput
 		if err := workflow.ExecuteActivity(onQueue(actx, run.Run.TaskQueue, 0), ActivityWorkTree, wt).Get(ctx, &wo); err != nil {

@@ -630,6 +630,61 @@ func TestGraphWorkflowMergeGates(t *testing.T) {
 	}
 }
 
+// TestGraphWorkflowHoldsATaskForGuidance: a graph run again after a task's
+// gates failed on the merged result, no guidance given since, leaves that
+// task escalated as it was: no worktree, commit or merge for it, and its
+// dependent blocked. Its loop done again since (resumed with guidance), its
+// merge is tried; and a graph started before the rule tried it too.
+func TestGraphWorkflowHoldsATaskForGuidance(t *testing.T) {
+	held := tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeGates, Iterations: 1, Reason: "its required gates fail once merged"}
+	for _, tt := range []struct {
+		name   string
+		iters  int  // b's run's iterations now
+		before bool // a graph started before the rule
+		merged bool
+	}{
+		{"no guidance since", 1, false, false},
+		{"done again since", 2, false, true},
+		{"started before the rule", 1, true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+			f := &fakeGraph{scripts: map[string]*script{"g-c": {results: green}}}
+			env := newGraphEnv(t, f)
+			if tt.before {
+				env.OnGetVersion(holdChange, workflow.DefaultVersion, holdForGuidance).Return(workflow.DefaultVersion)
+			}
+			in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a", "b", "c:b")
+			in.Prior = map[string]tasks.Outcome{"a": {State: tasks.StateSucceeded, Seq: 1, Iterations: 1}, "b": held}
+			in.Merged = []string{"a"}
+			delete(in.Runs, "a")
+			b := in.Runs["b"]
+			b.State.Status, b.State.TotalIterations, b.State.Tree = loop.StatusSucceeded, tt.iters, "cp-b"
+			in.Runs["b"] = b
+			env.ExecuteWorkflow(WorkflowGraph, in)
+			res := graphResult(t, env)
+			if !tt.merged {
+				if o := res.Outcomes["b"]; o.State != tasks.StateEscalated || o.Unmerged != tasks.MergeGates || o.Reason != held.Reason {
+					t.Errorf("b: %+v, want escalated as it was", o)
+				}
+				if len(f.merges) != 0 || len(f.worktrees) != 0 || len(f.commits) != 0 || len(f.started) != 0 {
+					t.Errorf("merges %v, worktrees %v, commits %v, runs %v: want none", f.merges, f.worktrees, f.commits, f.started)
+				}
+				if o := res.Outcomes["c"]; o.State != tasks.StateBlocked || !slices.Equal(res.Merged, []string{"a"}) {
+					t.Errorf("c: %+v, merged %v: want c blocked behind b, only a merged", o, res.Merged)
+				}
+				return
+			}
+			if want := [][]string{{"b"}, {"c"}}; !reflect.DeepEqual(f.merges, want) || !slices.Equal(res.Merged, []string{"a", "b", "c"}) {
+				t.Errorf("merges %v, merged %v: want b's merge tried, then c's", f.merges, res.Merged)
+			}
+			if f.checked["b"] != "cp-b" {
+				t.Errorf("b's merge names the checkpoint %q, want its run's last, cp-b", f.checked["b"])
+			}
+		})
+	}
+}
+
 // TestGraphWorkflowMergesADoneTaskFirst: a graph resumed after its earlier
 // workflow ran a task to its end without merging it (a kill, a refused merge)
 // merges it before its dependent starts, from the merged result.
