@@ -79,6 +79,7 @@ func TestScripts(t *testing.T) {
 			"exits":       cmdExits,
 			"waitfile":    cmdWaitFile,
 			"bgexit":      cmdBgExit,
+			"signal":      cmdSignal,
 			"pidsgone":    cmdPidsGone,
 			"hookserver":  cmdHookServer,
 			"credentials": cmdCredentials,
@@ -166,6 +167,29 @@ func cmdBgExit(ts *testscript.TestScript, neg bool, args []string) {
 		if got := c.ProcessState.ExitCode(); got != want {
 			ts.Fatalf("background %s exited %d, want %d", c.Path, got, want)
 		}
+	}
+}
+
+// signal -NAME: send the signal NAME (TERM, INT, HUP) to the background
+// commands still running; testscript's kill knows only INT and KILL.
+func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
+	sigs := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP}
+	name, _ := strings.CutPrefix(strings.Join(args, " "), "-")
+	sig, ok := sigs[name]
+	if neg || len(args) != 1 || !ok {
+		ts.Fatalf("usage: signal -TERM|-INT|-HUP")
+	}
+	sent := 0
+	for _, c := range ts.BackgroundCmds() {
+		err := c.Process.Signal(sig)
+		if errors.Is(err, os.ErrProcessDone) {
+			continue // waited for already
+		}
+		ts.Check(err)
+		sent++
+	}
+	if sent == 0 {
+		ts.Fatalf("signal -%s: no background command is running", name)
 	}
 }
 
