@@ -77,6 +77,10 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 		return err
 	}
 	in.Prior, in.Merged = last.Outcomes, last.Merged
+	screen := ui.New(ui.Options{Out: d.Stderr, Now: d.Now, JSON: o.logFormat == "json"})
+	// What a merge-back cut short left here (a merged task's worktree, its
+	// branch) goes before the graph starts again, as locally.
+	graph.PruneMerged(ctx, repo, in.StateDir, name, in.Merged, screen.Warnf)
 	// The graph runs with the flags it ran with before, those given now on
 	// top, as locally.
 	if cfg, in.Args, err = configure(repo, last.Args); err != nil {
@@ -114,7 +118,6 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 	if err := temporal.StartGraph(ctx, c, s, in); err != nil {
 		return err
 	}
-	screen := ui.New(ui.Options{Out: d.Stderr, Now: d.Now, JSON: o.logFormat == "json"})
 	verb := "Starting"
 	if resumed {
 		verb = "Resuming"

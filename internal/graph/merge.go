@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -286,8 +287,11 @@ func (m *Merger) warnf(format string, args ...any) {
 }
 
 // tick marks a merged task's item done in a Markdown plan and commits the plan,
-// so the work tree stays clean for the next merge.
+// so the work tree stays clean for the next merge; the merge is done, so a
+// signal does not cut it ([AfterMerge]).
 func (m *Merger) tick(ctx context.Context, id string) {
+	ctx, cancel := AfterMerge(ctx)
+	defer cancel()
 	file := m.File
 	if file == nil || !strings.HasSuffix(strings.ToLower(file.Path), ".md") {
 		return
@@ -302,6 +306,51 @@ func (m *Merger) tick(ctx context.Context, id string) {
 	}
 	if err := gitx.Commit(ctx, m.Repo, fmt.Sprintf("agentloop: task %s done (%s)", id, filepath.Base(file.Path))); err != nil {
 		m.warnf("commit the ticked plan: %v", err)
+	}
+}
+
+// afterMergeTimeout bounds the work that follows a merge ([AfterMerge]).
+const afterMergeTimeout = 2 * time.Minute
+
+// AfterMerge is the context of the work that follows a merge once it is done
+// (a Markdown plan ticked, the task's worktree and branch removed): a signal
+// that stops the graph does not cut it short, as the merge is in the
+// repository and what the work would leave behind no later run makes again;
+// it is bounded all the same. The caller cancels it when done.
+func AfterMerge(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), afterMergeTimeout)
+}
+
+// PruneMerged removes what the merged tasks of the graph left in the
+// repository: the worktree or the branch of a task whose run was cut short
+// after its merge (a kill; a signal to a build before [AfterMerge]), which no
+// later run would remove, a merged task never running again. It runs git only
+// for the tasks that left something; what cannot be removed is a warning.
+func PruneMerged(ctx context.Context, repo, stateDir, graph string, merged []string, warnf func(format string, args ...any)) {
+	if len(merged) == 0 {
+		return
+	}
+	left := map[string]bool{}
+	entries, _ := os.ReadDir(WorkTrees(stateDir, graph))
+	for _, e := range entries {
+		left[e.Name()] = e.IsDir()
+	}
+	prefix := TaskBranch(graph, "")
+	branches, err := gitx.Branches(ctx, repo, prefix)
+	if err != nil {
+		warnf("the branches of the merged tasks of graph %s are not removed: %v", graph, err)
+	}
+	for _, b := range branches {
+		left[strings.TrimPrefix(b, prefix)] = true
+	}
+	var ids []string
+	for _, id := range merged {
+		if left[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > 0 {
+		PruneTasks(ctx, repo, stateDir, graph, ids, warnf)
 	}
 }
 

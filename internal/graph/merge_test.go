@@ -385,3 +385,38 @@ func TestCombineInTheWorktree(t *testing.T) {
 		t.Error("c's worktree or branch moved after the conflict")
 	}
 }
+
+// PruneMerged removes what a run cut short after a merge left of a merged
+// task: a's worktree and branch, b's branch alone; c, not merged, keeps both,
+// and d, merged and pruned already, costs nothing and warns of nothing.
+func TestPruneMerged(t *testing.T) {
+	testenv.NeedTool(t, "git")
+	t.Parallel()
+	m := mergeRepo(t)
+	for _, id := range []string{"a", "b", "c"} {
+		task(t, m, id, map[string]string{id + ".txt": id + "\n"})
+	}
+	for _, id := range []string{"a", "b"} {
+		if r, err := m.Merge(t.Context(), id, tip(t, m, id), nil); err != nil || !r.Merged {
+			t.Fatalf("merge %s: %+v, %v", id, r, err)
+		}
+	}
+	if err := gitx.RemoveWorktree(t.Context(), m.Repo, TaskWorkTree(m.StateDir, m.Graph, "b"), false); err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	warnf := func(format string, args ...any) { warned = append(warned, format) }
+	PruneMerged(t.Context(), m.Repo, m.StateDir, m.Graph, []string{"a", "b", "d"}, warnf)
+	if len(warned) != 0 {
+		t.Errorf("warnings %q", warned)
+	}
+	for id, keep := range map[string]bool{"a": false, "b": false, "c": true} {
+		_, err := os.Stat(TaskWorkTree(m.StateDir, m.Graph, id))
+		if hasTree := err == nil; hasTree != keep && id != "b" {
+			t.Errorf("task %s: worktree there %v, want %v", id, hasTree, keep)
+		}
+		if hasBranch := tip(t, m, id) != ""; hasBranch != keep {
+			t.Errorf("task %s: branch there %v, want %v", id, hasBranch, keep)
+		}
+	}
+}

@@ -77,6 +77,9 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	if err := (state.Store{Root: g.stateDir}).EnsureRoot(); err != nil {
 		return GraphResult{}, err
 	}
+	// What a run cut short after a merge left (the task's worktree, its
+	// branch) goes before any task starts: a merged task never runs again.
+	graph.PruneMerged(ctx, repo, g.stateDir, g.name, g.st.Merged, g.out.Warnf)
 	parallel := o.Parallel
 	if parallel == 0 {
 		parallel = max(g.file.Parallel, 1)

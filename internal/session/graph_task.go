@@ -94,8 +94,12 @@ func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *
 	} else {
 		g.out.Linef("Merged task %s (branch %s)", t.ID, r.Branch)
 	}
+	// The merge is recorded: its worktree and branch go even when a signal
+	// stops the graph meanwhile (a kill leaves them to the next run's start).
+	after, cancel := graph.AfterMerge(ctx)
+	defer cancel()
 	g.gitMu.Lock()
-	graph.PruneTasks(ctx, g.repo, g.stateDir, g.name, []string{t.ID}, g.out.Warnf)
+	graph.PruneTasks(after, g.repo, g.stateDir, g.name, []string{t.ID}, g.out.Warnf)
 	g.gitMu.Unlock()
 	return o, nil
 }

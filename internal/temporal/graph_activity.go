@@ -135,7 +135,11 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 		}
 	}
 	out.Err = strings.Join(errs, "; ")
-	graph.PruneTasks(ctx, in.Repo, in.StateDir, in.Graph, merged, warnf)
+	// The merges are done: their worktrees and branches go even when the
+	// activity is cancelled meanwhile.
+	after, cancel := graph.AfterMerge(ctx)
+	defer cancel()
+	graph.PruneTasks(after, in.Repo, in.StateDir, in.Graph, merged, warnf)
 	if remote := g.Steps.Remote; remote != "" && len(merged) > 0 {
 		// The tasks started next build on this: a worker's clone fetches it.
 		head := gitx.CommitOf(ctx, in.Repo, "HEAD")
