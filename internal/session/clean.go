@@ -156,7 +156,11 @@ func (p *CleanPlan) planRunFolders(stateDir string, fate map[string]runFate, cur
 			for _, r := range runs {
 				if r.IsDir() && r.Name() != current[n.Name()] {
 					old := filepath.Join(dir, r.Name())
-					p.Remove = append(p.Remove, CleanItem{Kind: "run folder", Name: p.rel(old), Note: "an earlier run of " + n.Name(), paths: []string{old}})
+					note := "an earlier run of " + n.Name()
+					if state.Stillborn(old) {
+						note += ", stopped before it saved its first state"
+					}
+					p.Remove = append(p.Remove, CleanItem{Kind: "run folder", Name: p.rel(old), Note: note, paths: []string{old}})
 				}
 			}
 		}

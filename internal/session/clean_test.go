@@ -53,6 +53,12 @@ func TestCleanKeepsWhatMayBeResumed(t *testing.T) {
 	if got := names(p.Keep); !slices.Equal(got, []string{"run esc"}) {
 		t.Errorf("keep %q, want the escalated run", got)
 	}
+	// runs/esc/r1 holds no state: a run killed before its first save.
+	for _, it := range p.Remove {
+		if it.Name == ".agentloop/runs/esc/r1" && it.Note != "an earlier run of esc, stopped before it saved its first state" {
+			t.Errorf("the stillborn run folder's note: %q", it.Note)
+		}
+	}
 	// Listing removed nothing.
 	if _, err := os.Stat(filepath.Join(root, "runs", "done")); err != nil {
 		t.Fatal(err)

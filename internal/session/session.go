@@ -131,7 +131,6 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 			Status: loop.StatusRunning, StartedAt: now, Segment: 1,
 		}
 		s.handoff(loop.AddHandoff(s.st, loop.Handoff{Kind: loop.HandoffStart, At: now, By: pr.user()}))
-		removeStillborn(store, p.Name, st)
 	} else if err := checkWorkDir(p.StateDir, s.st.WorkDir); err != nil {
 		lock.Release()
 		return nil, err
@@ -173,32 +172,6 @@ func checkWorkDir(stateDir, workDir string) error {
 		return &UsageError{Err: fmt.Errorf("the state file says the run works in %s, but %v: refusing to run an agent there; start the run again with 'agentloop run' (or the task graph with 'agentloop run --tasks')", workDir, err)}
 	}
 	return nil
-}
-
-// removeStillborn removes the run folders of name that a process killed before
-// it saved its run's first state left behind: no state names them (prev, the
-// state in force, may be nil), no copy of a state is in them and no iteration
-// ran in them. Every other run folder is kept.
-func removeStillborn(store *state.Store, name string, prev *loop.State) {
-	dirs, _ := filepath.Glob(filepath.Join(filepath.Dir(store.RunDir(name, "x")), "*"))
-	for _, d := range dirs {
-		if prev != nil && filepath.Base(d) == prev.RunID {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(d, "state.json")); err == nil {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(d, state.HistoryFile)); err == nil {
-			continue
-		}
-		if iters, _ := filepath.Glob(filepath.Join(d, "iter-*")); len(iters) > 0 {
-			continue
-		}
-		if base, _ := os.Stat(filepath.Join(d, "baseline")); base != nil {
-			continue
-		}
-		_ = os.RemoveAll(d)
-	}
 }
 
 func pgids(cs []proc.Child) string {

@@ -137,16 +137,18 @@ func TestGraphBudget(t *testing.T) {
 	}
 }
 
-// A run folder that a process killed before its first state save left behind
-// is removed when a new run starts; folders of runs that did something stay.
-func TestOpenRemovesStillbornRunFolders(t *testing.T) {
+// History is append-only: a new run removes no run folder, not even one a
+// process killed before its first state save left behind with only its
+// events (stillborn: told apart by report and clean, removed by clean alone).
+func TestOpenKeepsEveryRunFolder(t *testing.T) {
 	t.Parallel()
 	wd := t.TempDir()
 	p := testPlan(wd, "build")
 	store := state.Store{Root: p.StateDir}
-	for dir, file := range map[string]string{
+	folders := map[string]string{
 		"stillborn": "events.jsonl", "iterated": "iter-001/prompt.md", "copied": "state.json", "baselined": "baseline/tests.log",
-	} {
+	}
+	for dir, file := range folders {
 		path := filepath.Join(store.RunDir("build", dir), file)
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			t.Fatal(err)
@@ -160,12 +162,12 @@ func TestOpenRemovesStillbornRunFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := os.Stat(store.RunDir("build", "stillborn")); !os.IsNotExist(err) {
-		t.Errorf("the stillborn run folder is still there: %v", err)
-	}
-	for _, keep := range []string{"iterated", "copied", "baselined"} {
-		if _, err := os.Stat(store.RunDir("build", keep)); err != nil {
-			t.Errorf("run folder %s was removed: %v", keep, err)
+	for dir, file := range folders {
+		if _, err := os.Stat(filepath.Join(store.RunDir("build", dir), file)); err != nil {
+			t.Errorf("run folder %s lost %s: %v", dir, file, err)
 		}
+	}
+	if !state.Stillborn(store.RunDir("build", "stillborn")) || state.Stillborn(store.RunDir("build", "copied")) {
+		t.Error("the stillborn run folder is not told apart")
 	}
 }

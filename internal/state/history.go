@@ -247,11 +247,35 @@ func readHistory(path string, st *loop.State) error {
 	return nil
 }
 
+// ErrStillborn says that a run folder holds no state of its run: the run was
+// stopped (a kill) before it saved its first one, and its folder keeps what
+// it wrote before (its events). It is kept, as every run folder is, until
+// agentloop clean removes it.
+var ErrStillborn = errors.New("its run was stopped before it saved its first state")
+
+// Stillborn reports whether the run folder runDir is there and holds no state
+// of its run: neither a history log nor a state copy ([ErrStillborn]).
+func Stillborn(runDir string) bool {
+	if fi, err := os.Stat(runDir); err != nil || !fi.IsDir() {
+		return false
+	}
+	for _, f := range []string{HistoryFile, "state.json"} {
+		if _, err := os.Lstat(filepath.Join(runDir, f)); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	return true
+}
+
 // LoadRun reads the final state of an earlier run from its run folder: the
 // position its last session appended to the history log, with the history.
 // It is how a run is reported after a new run of the same name replaced its
-// state file. A run folder of an older build has a state.json copy instead.
+// state file. A run folder of an older build has a state.json copy instead;
+// one that has neither is [ErrStillborn].
 func LoadRun(runDir string) (*loop.State, error) {
+	if Stillborn(runDir) {
+		return nil, fmt.Errorf("run folder %s holds no state: %w", runDir, ErrStillborn)
+	}
 	path := filepath.Join(runDir, HistoryFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -162,6 +162,35 @@ func TestLoadRunFromItsFolder(t *testing.T) {
 	}
 }
 
+// A run folder a run killed before its first state save left holds its events
+// and no state: it is told apart from a folder whose state cannot be read.
+func TestLoadRunStillborn(t *testing.T) {
+	t.Parallel()
+	s := Store{Root: t.TempDir()}
+	dir := s.RunDir("build", "r0")
+	if err := EnsureDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte("{}\n"), FilePerm); err != nil {
+		t.Fatal(err)
+	}
+	if !Stillborn(dir) || Stillborn(s.RunDir("build", "nosuch")) {
+		t.Errorf("Stillborn: %v for the folder, %v for none", Stillborn(dir), Stillborn(s.RunDir("build", "nosuch")))
+	}
+	if _, err := LoadRun(dir); !errors.Is(err, ErrStillborn) {
+		t.Errorf("LoadRun of a stillborn run folder: %v, want ErrStillborn", err)
+	}
+	st := historyState()
+	st.RunID = "r0"
+	st.History = []loop.Record{{N: 1, Seq: 1, Decision: "proceed"}}
+	if err := s.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	if Stillborn(dir) {
+		t.Error("a run folder with its history is stillborn")
+	}
+}
+
 // readEntry reads a log line's members in any order and refuses a line that
 // is not a whole entry.
 func TestReadEntry(t *testing.T) {
