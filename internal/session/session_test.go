@@ -171,3 +171,43 @@ func TestOpenKeepsEveryRunFolder(t *testing.T) {
 		t.Error("the stillborn run folder is not told apart")
 	}
 }
+
+// checkWorkDir lets a run work only in one of agentloop's own task worktrees
+// (or where it was started, work_dir empty): any other folder a state file
+// names is a usage error saying which and why.
+func TestCheckWorkDir(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	stateDir := filepath.Join(repo, ".agentloop")
+	wt := filepath.Join(stateDir, "worktrees", "g", "a")
+	if err := os.MkdirAll(wt, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, workDir, why string // why: "" when allowed
+	}{
+		{"where it was started", "", ""},
+		{"a task worktree", wt, ""},
+		{"a task worktree, named relative", filepath.Join(stateDir, "worktrees", "g", "x", "..", "a"), ""},
+		{"outside the repository", t.TempDir(), "it is not a task worktree under"},
+		{"the repository itself", repo, "it is not a task worktree under"},
+		{"the worktrees folder itself", filepath.Join(stateDir, "worktrees"), "it is not a task worktree under"},
+		{"out of the worktrees by ..", filepath.Join(stateDir, "worktrees", "..", "runs"), "it is not a task worktree under"},
+		{"a task worktree that is gone", filepath.Join(stateDir, "worktrees", "g", "gone"), "it does not exist"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := checkWorkDir(stateDir, tt.workDir)
+			if tt.why == "" {
+				if err != nil {
+					t.Errorf("checkWorkDir(%s) = %v, want allowed", tt.workDir, err)
+				}
+				return
+			}
+			if !isUsage(err) || !strings.Contains(err.Error(), tt.why) || !strings.Contains(err.Error(), "refusing to run an agent there") {
+				t.Errorf("checkWorkDir(%s) = %v, want a usage error saying %q", tt.workDir, err, tt.why)
+			}
+		})
+	}
+}
