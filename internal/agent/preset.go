@@ -27,17 +27,17 @@ const PlaceholderUsageLog = "{usage_log}"
 
 // Preset is a declarative record of how to run one AI coding CLI headless.
 type Preset struct {
-	Name       string            `json:"name" yaml:"name"`
-	Binary     string            `json:"binary" yaml:"binary"`
-	Args       []string          `json:"args,omitempty" yaml:"args,omitempty"`
-	PromptVia  string            `json:"prompt_via" yaml:"prompt_via"`                       // stdin | arg | file
-	PromptFlag string            `json:"prompt_flag,omitempty" yaml:"prompt_flag,omitempty"` // e.g. "-p", "--message-file"
+	Name       string   `json:"name" yaml:"name"`
+	Binary     string   `json:"binary" yaml:"binary"`
+	Args       []string `json:"args,omitempty" yaml:"args,omitempty"`
+	PromptVia  string   `json:"prompt_via" yaml:"prompt_via"`                       // stdin | arg | file
+	PromptFlag string   `json:"prompt_flag,omitempty" yaml:"prompt_flag,omitempty"` // e.g. "-p", "--message-file"
 	// LongPromptOnStdin: a prompt given as an argument that is longer than
 	// one argument can carry goes on stdin instead, which the CLI reads as
 	// its prompt when no argument gives one.
-	LongPromptOnStdin bool `json:"long_prompt_on_stdin,omitempty" yaml:"-"`
-	Format     string            `json:"format" yaml:"format"`                               // parser name, see [NewParser]
-	Env        map[string]string `json:"env,omitempty" yaml:"env,omitempty"`
+	LongPromptOnStdin bool              `json:"long_prompt_on_stdin,omitempty" yaml:"-"`
+	Format            string            `json:"format" yaml:"format"` // parser name, see [NewParser]
+	Env               map[string]string `json:"env,omitempty" yaml:"env,omitempty"`
 	// RateLimitPatterns are extra regular expressions that mark a rate limit when
 	// they match the CLI's stderr or its reported error text.
 	RateLimitPatterns []string `json:"rate_limit_patterns,omitempty" yaml:"rate_limit_patterns,omitempty"`

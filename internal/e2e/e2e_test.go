@@ -37,9 +37,15 @@ const parallel = "4"
 func TestMain(m *testing.M) {
 	code := func() int {
 		if clisDir == "" {
+			testenv.SayTier("end-to-end (the real agent CLIs)", false, "AGENTLOOP_E2E_CLIS is not set: .ci/run installs the CLIs with npm and sets it")
 			return m.Run()
 		}
 		flag.Parse()
+		if testing.Short() {
+			testenv.SayTier("end-to-end (the real agent CLIs)", false, "-short")
+		} else {
+			testenv.SayTier("end-to-end (the real agent CLIs)", true, "from "+clisDir)
+		}
 		given := false
 		flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 		if !given {

@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 	case "fakeagent":
 		os.Exit(fakeagent.Main())
 	}
+	temporal.SayServerTier(true)
 	os.Exit(m.Run())
 }
 
