@@ -77,7 +77,7 @@ func EscalationMarkdown(e loop.Escalation) string {
 	if e.Report != nil {
 		rep := *e.Report
 		rep.Segments = e.Segments
-		return rep.Markdown()
+		return rep.Markdown() + since(e)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Escalation\n\n**Reason:** %s\n\n", e.Reason)
@@ -91,5 +91,23 @@ func EscalationMarkdown(e loop.Escalation) string {
 			fmt.Fprintf(&b, "%d. %s\n", i+1, o)
 		}
 	}
-	return b.String()
+	return b.String() + since(e)
+}
+
+// since is the report's last line: the person's last part in the run before
+// it escalated ("Escalated after the run was resumed at 12:50:18 UTC, its
+// hand-off 5."); none when the run keeps no hand-offs.
+func since(e loop.Escalation) string {
+	h := e.Since
+	if h == nil {
+		return ""
+	}
+	what := map[string]string{
+		loop.HandoffStart: "started", loop.HandoffResume: "resumed", loop.HandoffGuidance: "given guidance",
+		loop.HandoffGuide: "guided", loop.HandoffAccept: "accepted", loop.HandoffAbort: "aborted",
+	}[h.Kind]
+	if what == "" {
+		what = h.Kind
+	}
+	return fmt.Sprintf("\n_Escalated after the run was %s at %s, its hand-off %d._\n", what, h.At.UTC().Format("2006-01-02 15:04:05 MST"), e.Handoffs)
 }

@@ -201,6 +201,22 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	if rec := NeedsYou(loop.Escalation{Reason: "other", Segment: 2}, "build", run); rec.Report != filepath.Join(run, "escalation-002-2.md") {
 		t.Errorf("needs_you names %s, want the report written last", rec.Report)
 	}
+	// The segment escalates a third time in the same words, after the person
+	// aborted and resumed: a report of its own, told apart by the hand-off
+	// it follows; the same escalation written twice is still one file.
+	at := time.Date(2026, 11, 27, 12, 50, 18, 0, time.UTC)
+	again := loop.Escalation{Reason: "other", Question: "?", Segment: 2, Since: &loop.Handoff{Kind: loop.HandoffResume, At: at}, Handoffs: 6}
+	for range 2 {
+		if err := WriteEscalation(run, again); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(run, "escalation-002-3.md")); err != nil || !strings.Contains(string(b), "Escalated after the run was resumed at 2026-11-27 12:50:18 UTC, its hand-off 6.") {
+		t.Errorf("escalation-002-3.md = %q, %v; want the third escalation of segment 2, after the resume", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(run, "escalation-002-4.md")); err == nil {
+		t.Error("the third escalation written twice made a fourth file")
+	}
 	if _, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepRollback, Checkpoint: "abc"}); err == nil {
 		t.Error("rollback outside git: want an error")
 	}

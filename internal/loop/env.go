@@ -124,6 +124,13 @@ type Escalation struct {
 	// Segments recall the run's segments, this one last, when it has more
 	// than one ([SegmentSummaries]); the report shows them.
 	Segments []decision.SegmentSummary `json:",omitempty"`
+	// Since is the person's last part in the run before it escalated (its
+	// start, a resume, an abort) and Handoffs how many the run has had: a
+	// segment that escalates again with the same words (resumed without
+	// guidance after an abort) gets a report of its own, told apart by them,
+	// while a step that writes the same escalation twice writes it once.
+	Since    *Handoff `json:",omitempty"`
+	Handoffs int      `json:",omitempty"`
 }
 
 // Guidance is a human's answer to an escalation.

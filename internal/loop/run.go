@@ -286,6 +286,10 @@ func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error
 	}
 	e.Segment = r.st.Segment
 	e.Segments = SegmentSummaries(r.st)
+	if n := len(r.st.Handoffs); n > 0 {
+		h := r.st.Handoffs[n-1]
+		e.Since, e.Handoffs = &h, n
+	}
 	r.st.Status = StatusEscalated
 	r.st.Reason = e.Reason
 	// The report is written before the state that says the run escalated is
