@@ -31,7 +31,8 @@ type GraphSteps struct {
 // worker's clone, unless they exist (a retried activity finds them); the
 // task's steps come to this worker's queue.
 func (g *GraphSteps) WorkTree(ctx context.Context, in WorkTreeInput) (WorkTreeOutput, error) {
-	return WorkTreeOutput{Queue: g.Steps.Queue}, g.Steps.addWorkTree(ctx, in)
+	defer alive(ctx)()
+	return WorkTreeOutput{Queue: g.Steps.Queue}, ownError(ctx, g.Steps.addWorkTree(ctx, in), graphAttempts, "agentloop.WorkTree")
 }
 
 // Commit is the commit activity: the task's work committed on its branch, and
@@ -39,6 +40,12 @@ func (g *GraphSteps) WorkTree(ctx context.Context, in WorkTreeInput) (WorkTreeOu
 // worker holding the work tree is gone (in.Moved), the work tree is rebuilt
 // here first.
 func (g *GraphSteps) Commit(ctx context.Context, in CommitInput) (CommitOutput, error) {
+	defer alive(ctx)()
+	out, err := g.commit(ctx, in)
+	return out, ownError(ctx, err, graphAttempts, "agentloop.Commit")
+}
+
+func (g *GraphSteps) commit(ctx context.Context, in CommitInput) (CommitOutput, error) {
 	_, wt := onClone(g.Steps.WorkTree, in.Repo, in.WorkTree)
 	if in.Moved {
 		if err := g.rebuild(ctx, in, wt); err != nil {
@@ -94,6 +101,7 @@ func (g *GraphSteps) rebuild(ctx context.Context, in CommitInput, wt string) err
 // merge or failing gates are results, not errors. It runs in the graph's
 // repository: a worker whose clone is elsewhere merges nothing.
 func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, error) {
+	defer alive(ctx)()
 	g.Steps.git.Lock()
 	defer g.Steps.git.Unlock()
 	out := MergeOutput{Queue: g.Steps.Queue}
@@ -205,6 +213,7 @@ func (g *GraphSteps) here(ctx context.Context, in MergeInput, warnf func(format 
 // removed from this worker's clone, where they were made; a branch is removed
 // only at the commit that was merged. What cannot be removed is a warning.
 func (g *GraphSteps) Prune(ctx context.Context, in PruneInput) (warnings []string, err error) {
+	defer alive(ctx)()
 	g.Steps.git.Lock()
 	defer g.Steps.git.Unlock()
 	t := GraphTask{Repo: in.Repo, StateDir: in.StateDir}.In(g.Steps.WorkTree)
@@ -227,6 +236,17 @@ func (g *GraphSteps) Prune(ctx context.Context, in PruneInput) (warnings []strin
 	}
 	_ = os.Remove(graph.WorkTrees(t.StateDir, in.Graph)) // once empty
 	return warnings, nil
+}
+
+// alive tells the server the activity's worker is alive (its heartbeat, when
+// the activity has a heartbeat timeout) until the returned stop is called: a
+// worker lost part way is found out within the timeout, and the activity is
+// tried again on another.
+func alive(ctx context.Context) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	return heartbeat(ctx, activity.GetInfo(ctx).HeartbeatTimeout)
 }
 
 // registry is where workflows and activities are registered: a worker, or a

@@ -213,8 +213,10 @@ type MergeOutput struct {
 	Queue    string `json:",omitempty"`
 }
 
-// graphActivityTimeout bounds a worktree, commit or merge activity.
-const graphActivityTimeout = 10 * time.Minute
+// graphActivityTimeout bounds an attempt of a worktree, commit, merge or
+// prune activity (a merge runs the task's gates on the merged result); a
+// worker lost part way is found out sooner, by the activity's heartbeat.
+const graphActivityTimeout = time.Hour
 
 // onQueue is ctx's activity options on queue ("" for any worker); gone, when
 // set, is how long a worker's own queue may leave the activity untaken.
@@ -265,8 +267,10 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 	}
 	sch := gw.sch
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue: in.TaskQueue, StartToCloseTimeout: graphActivityTimeout,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
+		TaskQueue: in.TaskQueue, StartToCloseTimeout: graphActivityTimeout, HeartbeatTimeout: DefaultHeartbeatTimeout,
+		// A lost worker or a timed-out attempt is tried again for as long
+		// as it takes; an activity's own error is final after a few attempts.
+		RetryPolicy: infraRetry(),
 	})
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(workflow.GetSignalChannel(ctx, SignalSpend), func(c workflow.ReceiveChannel, _ bool) {

@@ -50,8 +50,7 @@ func (w *wfEnv) keep(in KeepInput) {
 	in.Run = w.in.Run
 	queue := w.queue()
 	opts := workflow.ActivityOptions{
-		TaskQueue: queue, StartToCloseTimeout: time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
+		TaskQueue: queue, StartToCloseTimeout: time.Minute, RetryPolicy: infraRetry(),
 	}
 	if queue != "" {
 		// Its worker gone, nobody else holds the run folder: the files are
@@ -65,6 +64,10 @@ func (w *wfEnv) keep(in KeepInput) {
 
 // Keep is the keep activity.
 func (s *Steps) Keep(ctx context.Context, in KeepInput) error {
+	return ownError(ctx, s.keepFiles(ctx, in), keepAttempts, "agentloop.Keep")
+}
+
+func (s *Steps) keepFiles(ctx context.Context, in KeepInput) error {
 	p, err := s.Plan(ctx, in.Run)
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
