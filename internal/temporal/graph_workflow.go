@@ -267,7 +267,7 @@ func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
 	}
 	sch := gw.sch
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue: in.TaskQueue, StartToCloseTimeout: graphActivityTimeout, HeartbeatTimeout: DefaultHeartbeatTimeout,
+		TaskQueue: in.TaskQueue, StartToCloseTimeout: graphActivityTimeout, HeartbeatTimeout: in.heartbeatTimeout(),
 		// A lost worker or a timed-out attempt is tried again for as long
 		// as it takes; an activity's own error is final after a few attempts.
 		RetryPolicy: infraRetry(),
@@ -357,6 +357,20 @@ type graphWf struct {
 	asDone      workflow.Version          // see mergeChange
 	merging     bool                      // a merge is under way: the next waits
 	head        string                    // the repository's HEAD after the last merge, what tasks start from
+}
+
+// heartbeatTimeout is how long a graph's activity may go without a sign of
+// life from its worker before it is tried again: its tasks' runs' (the
+// longest, should they differ).
+func (in GraphInput) heartbeatTimeout() time.Duration {
+	hb := time.Duration(0)
+	for _, r := range in.Runs {
+		hb = max(hb, r.heartbeatTimeout())
+	}
+	if hb == 0 {
+		return DefaultHeartbeatTimeout
+	}
+	return hb
 }
 
 // spend is what each task of the graph spent before this workflow: a done
