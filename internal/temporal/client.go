@@ -96,13 +96,30 @@ func running(ctx context.Context, c client.Client, key string) string {
 var ErrNoRun = errors.New("no run of that name on the Temporal server")
 
 // Query reads a run's state, events and escalation from its workflow; key
-// is the run's name, or its name in its repository ([Scoped]).
+// is the run's name, or its name in its repository ([Scoped]). A run that
+// ended is read from its history, without a worker (see [ended]).
 func Query(ctx context.Context, c client.Client, key string) (View, error) {
 	name, _ := Unscoped(key)
-	v, err := c.QueryWorkflow(ctx, WorkflowID(key), "", QueryState)
+	id := WorkflowID(key)
+	runID, over, err := ended(ctx, c, id)
+	if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
+		return View{}, fmt.Errorf("run %s: %w; 'agentloop status --engine temporal' lists them", name, ErrNoRun)
+	}
 	if err != nil {
-		if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
-			return View{}, fmt.Errorf("run %s: %w; 'agentloop status --engine temporal' lists them", name, ErrNoRun)
+		return View{}, fmt.Errorf("read run %s: %w", name, err)
+	}
+	var replayErr error
+	if over {
+		v, err := replayedRun(ctx, c, id, runID)
+		if err == nil {
+			return v, nil
+		}
+		replayErr = err // a worker of the build that ran it answers the query
+	}
+	v, err := c.QueryWorkflow(ctx, id, runID, QueryState)
+	if err != nil {
+		if replayErr != nil {
+			return View{}, fmt.Errorf("run %s ended; this build cannot read its history (%v) and the query needs a worker of the build that ran it: %w", name, replayErr, err)
 		}
 		return View{}, fmt.Errorf("query run %s: %w", name, err)
 	}

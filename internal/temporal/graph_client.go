@@ -27,12 +27,29 @@ func StartGraph(ctx context.Context, c client.Client, s Server, in GraphInput) e
 	return nil
 }
 
-// QueryGraph reads where a task graph's tasks stand from its workflow.
+// QueryGraph reads where a task graph's tasks stand from its workflow; a
+// graph that ended is read from its history, without a worker (see [ended]).
 func QueryGraph(ctx context.Context, c client.Client, name string) (GraphView, error) {
-	v, err := c.QueryWorkflow(ctx, GraphWorkflowID(name), "", QueryGraphState)
+	id := GraphWorkflowID(name)
+	runID, over, err := ended(ctx, c, id)
+	if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
+		return GraphView{}, fmt.Errorf("task graph %s: %w", name, ErrNoGraph)
+	}
 	if err != nil {
-		if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
-			return GraphView{}, fmt.Errorf("task graph %s: %w", name, ErrNoGraph)
+		return GraphView{}, fmt.Errorf("read task graph %s: %w", name, err)
+	}
+	var replayErr error
+	if over {
+		v, err := replayedGraph(ctx, c, id, runID)
+		if err == nil {
+			return v, nil
+		}
+		replayErr = err
+	}
+	v, err := c.QueryWorkflow(ctx, id, runID, QueryGraphState)
+	if err != nil {
+		if replayErr != nil {
+			return GraphView{}, fmt.Errorf("task graph %s ended; this build cannot read its history (%v) and the query needs a worker of the build that ran it: %w", name, replayErr, err)
 		}
 		return GraphView{}, fmt.Errorf("query task graph %s: %w", name, err)
 	}

@@ -241,13 +241,21 @@ func onQueue(ctx workflow.Context, queue string, gone time.Duration) workflow.Co
 // making that task escalated, as the local engine does. A task whose loop
 // escalates waits for its guidance (the run workflow's update) and the tasks
 // after it wait with it.
-func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) {
+func Graph(ctx workflow.Context, in GraphInput) (GraphResult, error) { return runGraph(ctx, in, nil) }
+
+// runGraph is [Graph]; seen, when set, is handed the workflow's state, which
+// the graph query reads, for a replay of an ended graph's history to read it
+// (see [QueryGraph]).
+func runGraph(ctx workflow.Context, in GraphInput, seen func(*graphWf)) (GraphResult, error) {
 	g, err := tasks.NewGraph(in.File.Tasks)
 	if err != nil {
 		return GraphResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Graph", err)
 	}
 	gw := &graphWf{in: in, running: map[string]bool{}, merged: slices.Clone(in.Merged), spend: in.spend(),
 		held: map[string]string{}, heads: map[string]string{}}
+	if seen != nil {
+		seen(gw)
+	}
 	if err := workflow.SetQueryHandler(ctx, QueryGraphState, gw.view); err != nil {
 		return GraphResult{}, fmt.Errorf("register the graph query: %w", err)
 	}

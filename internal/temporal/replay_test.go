@@ -222,14 +222,25 @@ func TestRealServerGraph(t *testing.T) {
 	queue := "graph-" + time.Now().Format("150405.000000000")
 	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
 	f := &fakeGraph{own: queue + "-own", scripts: map[string]*script{"g-a": {results: green}, "g-b": {results: green}}}
+	var workers []worker.Worker
 	for _, q := range []string{queue, f.own} {
 		w := worker.New(c, q, worker.Options{})
 		f.register(w)
 		if err := w.Start(); err != nil {
 			t.Fatal(err)
 		}
-		defer w.Stop()
+		workers = append(workers, w)
 	}
+	stopped := false
+	stop := func() {
+		if !stopped {
+			for _, w := range workers {
+				w.Stop()
+			}
+			stopped = true
+		}
+	}
+	defer stop()
 	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a", "b:a")
 	in.Name = "graph"
 	if err := StartGraph(t.Context(), c, Server{TaskQueue: queue}, in); err != nil {
@@ -249,6 +260,19 @@ func TestRealServerGraph(t *testing.T) {
 	f.mu.Unlock()
 	if want := "commit of b: " + f.own; !slices.Contains(ran, want) {
 		t.Errorf("activities ran %q; want %q", ran, want)
+	}
+	// With no worker left, the ended graph and its tasks' runs are read
+	// from their histories.
+	stop()
+	v, err := QueryGraph(t.Context(), c, "graph")
+	if err != nil {
+		t.Fatalf("read the ended graph without a worker: %v", err)
+	}
+	if !v.Ended || !slices.Equal(v.Merged, []string{"a", "b"}) || v.Outcomes["b"].State != tasks.StateSucceeded {
+		t.Errorf("the ended graph read from its history: ended %v, merged %v, b %s; want ended, a and b merged, b succeeded", v.Ended, v.Merged, v.Outcomes["b"].State)
+	}
+	if rv, err := Query(t.Context(), c, "g-b"); err != nil || rv.State.Status != loop.StatusSucceeded || rv.State.TotalIterations != 1 {
+		t.Errorf("task b's run read from its history: %s after %d iterations (%v); want succeeded after 1", rv.State.Status, rv.State.TotalIterations, err)
 	}
 	keepHistory(t, c, "graph")
 }

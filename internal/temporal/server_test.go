@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/activity"
@@ -141,6 +142,10 @@ func TestRealServer(t *testing.T) {
 	if out.Status != loop.StatusCompleted {
 		t.Errorf("plain run: %s %q, want completed", out.Status, out.Reason)
 	}
+	var byWorker View
+	if q, err := c.QueryWorkflow(t.Context(), WorkflowID("plain"), "", QueryState); err != nil || q.Get(&byWorker) != nil {
+		t.Fatalf("query the ended run on its worker: %v", err)
+	}
 
 	guided := input(budget.Limits{MaxIterations: 2, FailureThreshold: 5}, true)
 	guided.Run.Name = "guided"
@@ -154,6 +159,13 @@ func TestRealServer(t *testing.T) {
 	srv.kill()
 	startServer(t, srv)
 	c = dialReady(t, srv.addr)
+	// No worker polls the plain run's queue now: the ended run is read
+	// from its history, as its worker's query read it.
+	if v, err := Query(t.Context(), c, "plain"); err != nil {
+		t.Errorf("read the ended run without a worker: %v", err)
+	} else if diff := cmp.Diff(byWorker, v); diff != "" {
+		t.Errorf("the ended run read from its history (-its worker's query +here):\n%s", diff)
+	}
 	w = startWorker(t, c, queue, s)
 	defer w.Stop()
 	if err := Guide(t.Context(), c, "guided", Guidance{Text: "keep the API"}); err != nil {

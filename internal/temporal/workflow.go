@@ -157,8 +157,16 @@ type RunResult struct {
 }
 
 // Run is the workflow of one task's loop: loop.Run over a workflow environment.
-func Run(ctx workflow.Context, in RunInput) (RunResult, error) {
+func Run(ctx workflow.Context, in RunInput) (RunResult, error) { return run(ctx, in, nil) }
+
+// run is [Run]; seen, when set, is handed the workflow's environment, which
+// the state query reads, for a replay of an ended run's history to read it
+// (see [Query]).
+func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error) {
 	env := &wfEnv{ctx: ctx, in: in, st: &in.State}
+	if seen != nil {
+		seen(env)
+	}
 	if err := workflow.SetQueryHandler(ctx, QueryState, env.view); err != nil {
 		return RunResult{}, fmt.Errorf("register the state query: %w", err)
 	}

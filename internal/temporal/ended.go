@@ -1,0 +1,92 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// A query is answered by a worker, which replays the workflow's history to
+// the point the query asks about; a run that ended is read the same way here,
+// without a worker: its history is replayed by this build's workflow and the
+// state the query reads is taken from it once the history is done. So status
+// and report of a finished run (and of a graph) work with no worker alive.
+
+// ended reports whether the last workflow of id ended, and its run ID; the
+// error is the server's (a NotFound when it has none).
+func ended(ctx context.Context, c client.Client, id string) (runID string, over bool, err error) {
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return "", false, err
+	}
+	info := d.GetWorkflowExecutionInfo()
+	return info.GetExecution().GetRunId(), info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+}
+
+// replayedRun is the state query's answer of the ended workflow id (run
+// runID), from its history replayed here.
+func replayedRun(ctx context.Context, c client.Client, id, runID string) (View, error) {
+	var env *wfEnv
+	wf := func(ctx workflow.Context, in RunInput) (RunResult, error) {
+		return run(ctx, in, func(e *wfEnv) { env = e })
+	}
+	if err := replayHere(ctx, c, id, runID, WorkflowRun, wf); err != nil {
+		return View{}, err
+	}
+	if env == nil {
+		return View{}, errors.New("its history never started the workflow")
+	}
+	return env.view()
+}
+
+// replayedGraph is the graph query's answer of the ended graph workflow id
+// (run runID), from its history replayed here.
+func replayedGraph(ctx context.Context, c client.Client, id, runID string) (GraphView, error) {
+	var gw *graphWf
+	wf := func(ctx workflow.Context, in GraphInput) (GraphResult, error) {
+		return runGraph(ctx, in, func(g *graphWf) { gw = g })
+	}
+	if err := replayHere(ctx, c, id, runID, WorkflowGraph, wf); err != nil {
+		return GraphView{}, err
+	}
+	if gw == nil || gw.sch == nil {
+		return GraphView{}, errors.New("its history never scheduled the graph's tasks")
+	}
+	return gw.view()
+}
+
+// replayHere replays the history of the workflow id (run runID) by wf,
+// registered under name. A history this build's workflow cannot replay (one
+// recorded by a build whose workflow took other steps) is an error.
+func replayHere(ctx context.Context, c client.Client, id, runID, name string, wf any) error {
+	h := &historypb.History{}
+	it := c.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return fmt.Errorf("read the history of workflow %s: %w", id, err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DisableDeadlockDetection: true})
+	if err != nil {
+		return err
+	}
+	r.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{Name: name})
+	quiet := tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))
+	err = r.ReplayWorkflowHistoryWithOptions(quiet, h, worker.ReplayWorkflowHistoryOptions{
+		OriginalExecution: workflow.Execution{ID: id, RunID: runID},
+	})
+	if err != nil {
+		return fmt.Errorf("replay the history of workflow %s: %w", id, err)
+	}
+	return nil
+}
