@@ -133,38 +133,60 @@ func runEnded(err error) bool {
 }
 
 // poll asks query five times a second and hands each answer to show until
-// show says it is done, with show's error as the result. A query that fails
-// is asked again for 30 s (the server may be restarting) before its error is
-// the result. Interrupting it says gone (what goes on without this process)
-// and exits as interrupted.
+// show says it is done, with show's error as the result. While the server
+// cannot be reached (an outage, a restart: [temporal.Unreachable]) it says so
+// once and asks again with backoff, up to [pollBackoff] apart, for as long as
+// it takes: what it follows goes on on the workers, and ends as it ends. Any
+// other failing query is asked again for 30 s before its error is the result.
+// Interrupting it says gone (what goes on without this process) and exits as
+// interrupted.
 func poll[V any](ctx context.Context, screen *ui.Printer, query func(context.Context) (V, error), show func(V) (bool, error), gone string) error {
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
+	const every = 200 * time.Millisecond
+	wait := every
 	var failingSince time.Time
+	lost := false // the server is unreachable, and this was said
 	for {
 		v, err := query(ctx)
 		switch {
 		case err != nil && ctx.Err() != nil:
+		case temporal.Unreachable(err):
+			failingSince = time.Time{}
+			if !lost {
+				lost = true
+				screen.Warnf("The Temporal server cannot be reached (%v). Still following: trying again until it answers (Ctrl-C stops following; the workers go on)", err)
+			}
+			wait = min(max(2*wait, time.Second), pollBackoff)
 		case err != nil:
+			wait = every
 			if failingSince.IsZero() {
 				failingSince = time.Now()
 			} else if time.Since(failingSince) > 30*time.Second {
 				return err
 			}
 		default:
-			failingSince = time.Time{}
+			if lost {
+				lost = false
+				screen.Linef("The Temporal server answers again")
+			}
+			failingSince, wait = time.Time{}, every
 			if done, err := show(v); done {
 				return err
 			}
 		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			screen.Linef("%s", gone)
 			return &ExitError{Code: ExitInterrupted}
-		case <-tick.C:
+		case <-t.C:
 		}
 	}
 }
+
+// pollBackoff is the longest [poll] waits between two tries while the server
+// cannot be reached: how soon after an outage it follows again.
+const pollBackoff = 5 * time.Second
 
 func temporalEpilogue(screen *ui.Printer, name string, v temporal.View) error {
 	switch v.State.Status {

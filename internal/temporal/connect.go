@@ -15,6 +15,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 	tlog "go.temporal.io/sdk/log"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // The server and namespace when neither agentloop's settings nor the Temporal
@@ -208,4 +210,25 @@ func (r Resolved) Dial(ctx context.Context, log *slog.Logger) (client.Client, er
 		return nil, fmt.Errorf("the Temporal server at %s: describe namespace %s: %w", r.Describe(), r.Namespace, err)
 	}
 	return c, nil
+}
+
+// Unreachable reports whether err says the server did not answer (it is
+// down, restarting, or the network to it is cut), as opposed to an answer
+// refusing the call: a client following a run tries again for as long as it
+// takes. A cancellation of the caller's own context is not one.
+func Unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if _, ok := errors.AsType[*serviceerror.Unavailable](err); ok {
+		return true
+	}
+	if _, ok := errors.AsType[*serviceerror.DeadlineExceeded](err); ok {
+		return true
+	}
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded:
+		return true
+	}
+	return errors.Is(err, context.DeadlineExceeded)
 }

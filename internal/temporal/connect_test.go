@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -8,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -15,6 +17,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // TestResolve: the address, namespace, TLS and API key come from the
@@ -195,5 +201,34 @@ func writePEM(t *testing.T, path, kind string, der []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUnreachable: a server that does not answer (unavailable, a call that
+// timed out) is told from one that answers no.
+func TestUnreachable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"none", nil, false},
+		{"unavailable", serviceerror.NewUnavailable("connection refused"), true},
+		{"wrapped", fmt.Errorf("read run build: %w", serviceerror.NewUnavailable("connection refused")), true},
+		{"deadline exceeded", serviceerror.NewDeadlineExceeded("deadline exceeded"), true},
+		{"call timed out", fmt.Errorf("read run build: %w", context.DeadlineExceeded), true},
+		{"grpc unavailable", status.Error(codes.Unavailable, "transport is closing"), true},
+		{"not found", serviceerror.NewNotFound("workflow not found"), false},
+		{"refused", serviceerror.NewPermissionDenied("no", ""), false},
+		{"interrupted", context.Canceled, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := Unreachable(tt.err); got != tt.want {
+				t.Errorf("Unreachable(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
 	}
 }
