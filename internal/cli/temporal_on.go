@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -432,6 +433,9 @@ type workerOptions struct {
 	remote   string
 	trust    commandTrust
 	log      loopOptions
+	// maxAgents is how many steps run at once on the worker (0: one for
+	// each core).
+	maxAgents int
 }
 
 // AddFlags adds the flags of `worker` to fs.
@@ -443,6 +447,7 @@ func (o *workerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.remote, "checkpoint-remote", "", "push each checkpoint (and a graph task's branch once its work is committed) to this git remote of the clone, shared by the workers, and fetch from it when taking over a run from a worker that is gone or merging a graph's tasks back")
 	fs.StringArrayVar(&o.trust.allow, "allow-cmd", nil, "run this command line when a run's --agent-cmd or --gate names it (repeatable); by default a worker runs only the agents and gates of its clone's configuration")
 	fs.BoolVar(&o.trust.trustInput, "trust-input-commands", false, "run every --agent-cmd and --gate command a run's workflow input names: whoever can start a workflow in the namespace can then run commands on this worker")
+	fs.IntVar(&o.maxAgents, "max-agents", 0, "run at most this many agents (steps: an iteration, or a baseline's gates) at once on this worker; the others wait for a place (default: the number of cores)")
 	fs.BoolVarP(&o.log.verbose, "verbose", "v", false, "log every step")
 }
 
@@ -465,7 +470,11 @@ back (run --merge-queue) fetches it.
 Starting a workflow means running commands on workers: a worker runs only the
 agents and gates of its clone's configuration and the command lines given with
 --allow-cmd; a run whose --agent-cmd or --gate names another is refused, unless
-the worker is started with --trust-input-commands.` + exitStatus(
+the worker is started with --trust-input-commands.
+
+At most --max-agents steps (default: the number of cores) run at once on a
+worker, whichever queue they came from; a step beyond waits on the worker for a
+place, telling the server it is alive.` + exitStatus(
 			exitSuccess, exitLine{ExitFailure, "the server cannot be reached, or the worker failed"}, exitUsageLine),
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWorker(cmd.Context(), o, d) },
@@ -476,6 +485,12 @@ the worker is started with --trust-input-commands.` + exitStatus(
 
 // runWorker is `agentloop worker`.
 func runWorker(ctx context.Context, o workerOptions, d Deps) error {
+	switch {
+	case o.maxAgents < 0:
+		return usageError("--max-agents is %d: give how many agents may run at once on this worker (default: the number of cores)", o.maxAgents)
+	case o.maxAgents == 0:
+		o.maxAgents = runtime.NumCPU()
+	}
 	c, s, err := dialTemporal(ctx, d, o.engine, o.log)
 	if err != nil {
 		return err
@@ -492,7 +507,7 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 			return err
 		}
 	}
-	steps := &temporal.Steps{Plan: workerPlan(d, workTree, o.trust), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree}
+	steps := &temporal.Steps{Plan: workerPlan(d, workTree, o.trust), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree, MaxAgents: o.maxAgents}
 	workers := temporal.NewWorker(ctx, c, s, steps, queue)
 	for _, w := range workers {
 		if err := w.Start(); err != nil {
@@ -501,7 +516,7 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 		defer w.Stop()
 	}
 	queues := s.TaskQueue + " and " + queue
-	fmt.Fprintf(d.Stdout, "Worker polling %s on %s (namespace %s); Ctrl-C stops it\n", queues, s.Address, s.Namespace)
+	fmt.Fprintf(d.Stdout, "Worker polling %s on %s (namespace %s), at most %d agents at once; Ctrl-C stops it\n", queues, s.Address, s.Namespace, o.maxAgents)
 	<-ctx.Done()
 	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
 		fmt.Fprintf(d.Stdout, "Worker stopping: %v\n", c)

@@ -62,11 +62,17 @@ type Steps struct {
 	// path each run names): a task graph's repository, its state folder and
 	// its tasks' worktrees are mapped onto it ([GraphTask.In]).
 	WorkTree string
+	// MaxAgents is how many steps (each an agent's iteration, or the gates
+	// of a baseline) run at once on this worker, whichever queue they came
+	// from; 0 for no limit. A step beyond it waits on the worker, telling the
+	// server it is alive, until one ends.
+	MaxAgents int
 
-	git  sync.Mutex // serialises the worktree and merge work on the clone: git locks its metadata
-	mu   sync.Mutex
-	runs map[string]*workTree // by run ID: the engine keeps its checkpoints between steps
-	seq  uint64               // counts the steps, for the least recently used
+	git   sync.Mutex // serialises the worktree and merge work on the clone: git locks its metadata
+	mu    sync.Mutex
+	runs  map[string]*workTree // by run ID: the engine keeps its checkpoints between steps
+	seq   uint64               // counts the steps, for the least recently used
+	slots chan struct{}        // one for each step running, MaxAgents of them
 }
 
 // workTree is a run's engine on this worker and the plan it was built from.
@@ -79,16 +85,21 @@ type workTree struct {
 
 // Step is the step activity.
 func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
+	info := activity.GetInfo(ctx)
+	stop := heartbeat(ctx, info.HeartbeatTimeout)
+	defer stop()
+	free, err := s.slot(ctx)
+	if err != nil {
+		return StepOutput{}, err // cancelled while it waited: the server's to tell
+	}
+	defer free()
 	l, p, fresh, done, err := s.engine(ctx, in.Run)
 	if err != nil {
 		return StepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
 	}
 	defer done()
 	_ = l.Save(ctx, &loop.State{History: in.History}) // the history for the feedback; the store is a no-op
-	info := activity.GetInfo(ctx)
-	stop := heartbeat(ctx, info.HeartbeatTimeout)
-	defer stop()
-	l.Echo = agentOutput{ctx: ctx} // the agent's output is a sign of life too
+	l.Echo = agentOutput{ctx: ctx}                    // the agent's output is a sign of life too
 	shared := engine.CheckpointRefs(in.Run.Name, in.Run.RunID)
 	l.Started = nil
 	if s.Remote != "" {
@@ -121,6 +132,27 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		s.share(ctx, p.WorkDir, in.Run, shared)
 	}
 	return StepOutput{StepResult: res, Queue: s.Queue}, activityError(ctx, err)
+}
+
+// slot waits until fewer than MaxAgents steps run on this worker, and takes
+// one place among them until free is called; the error is ctx's when the
+// step is cancelled first.
+func (s *Steps) slot(ctx context.Context) (free func(), err error) {
+	if s.MaxAgents <= 0 {
+		return func() {}, nil
+	}
+	s.mu.Lock()
+	if s.slots == nil {
+		s.slots = make(chan struct{}, s.MaxAgents)
+	}
+	slots := s.slots
+	s.mu.Unlock()
+	select {
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // share pushes the run's checkpoint refs to the shared remote; a failure is a

@@ -2,8 +2,11 @@ package temporal
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,5 +66,53 @@ func TestStepActivityRunsTheLocalSteps(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".agentloop", "runs", "build", "r1", "iter-002", "prompt.md")); err != nil {
 		t.Errorf("the iteration's files are not in the run folder: %v", err)
+	}
+}
+
+// TestWorkerRunsAtMostMaxAgents: three steps of three runs come to a worker
+// that runs at most two agents at once; the third waits until one of the
+// first two ended, so that two agents, never three, ran side by side.
+func TestWorkerRunsAtMostMaxAgents(t *testing.T) {
+	const maxAgents, steps = 2, 3
+	seen := t.TempDir() // each agent's marker while it runs, and what it saw
+	custom, err := agent.Lookup("custom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := custom.Merge(agent.Override{Binary: "sh", Args: []string{"-c",
+		`cat >/dev/null; touch "$SEEN/run.$$"; sleep 0.5; ls "$SEEN" | grep -c '^run\.' >> "$SEEN/counts"; sleep 0.5; rm "$SEEN/run.$$"`}})
+	a.Name, a.Env = "sh", map[string]string{"SEEN": seen}
+	s := &Steps{Log: testLogger(), MaxAgents: maxAgents, Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
+		return &plan.Plan{
+			Name: r.Name, WorkDir: r.WorkDir, StateDir: filepath.Join(r.WorkDir, ".agentloop"),
+			Proc: config.Procedure{Name: "build"}, Agent: a, KillGrace: time.Second,
+		}, nil
+	}}
+	errs := make(chan error, steps)
+	for i := range steps {
+		go func() {
+			var suite testsuite.WorkflowTestSuite
+			env := suite.NewTestActivityEnvironment()
+			env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
+			id := fmt.Sprint("r", i)
+			_, err := env.ExecuteActivity(ActivityStep, StepInput{
+				Run:     RunRef{Name: "build-" + id, RunID: id, Procedure: "build", WorkDir: t.TempDir()},
+				Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1, Timeout: time.Minute},
+			})
+			errs <- err
+		}()
+	}
+	for range steps {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(seen, "counts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := strings.Fields(string(b))
+	if len(counts) != steps || slices.Max(counts) != fmt.Sprint(maxAgents) {
+		t.Errorf("the agents running, as each saw them: %v; want %d counts, at most %d", counts, steps, maxAgents)
 	}
 }
