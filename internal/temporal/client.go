@@ -10,6 +10,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -170,7 +171,27 @@ func Guide(ctx context.Context, c client.Client, key string, g Guidance) error {
 // Names lists the keys of the runs the server knows ([Scoped]), newest
 // first, each once.
 func Names(ctx context.Context, c client.Client) ([]string, error) {
-	var names []string
+	runs, err := listRuns(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(runs))
+	for i, r := range runs {
+		names[i] = r.key
+	}
+	return names, nil
+}
+
+// listed is a run's last workflow as the server's list has it.
+type listed struct {
+	key  string
+	info *workflowpb.WorkflowExecutionInfo
+}
+
+// listRuns lists the last workflow of each run the server knows, newest
+// first.
+func listRuns(ctx context.Context, c client.Client) ([]listed, error) {
+	var runs []listed
 	seen := map[string]bool{}
 	req := &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("WorkflowType = '%s'", WorkflowRun)}
 	for {
@@ -182,11 +203,11 @@ func Names(ctx context.Context, c client.Client) ([]string, error) {
 			id := e.GetExecution().GetWorkflowId()
 			if n, ok := runName(id); ok && !seen[n] {
 				seen[n] = true
-				names = append(names, n)
+				runs = append(runs, listed{key: n, info: e})
 			}
 		}
 		if len(resp.GetNextPageToken()) == 0 {
-			return names, nil
+			return runs, nil
 		}
 		req.NextPageToken = resp.GetNextPageToken()
 	}

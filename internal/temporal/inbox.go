@@ -14,43 +14,64 @@ import (
 )
 
 // Waiting lists the runs of the namespace that wait for a person, each with
-// its record (see [inbox.Current]), the one that has waited longest first. A
-// run escalated by a build that kept no record gets one from its last
-// escalation event.
+// its record (see [inbox.Current]), the one that has waited longest first.
+// A run's record is read from its workflow's memo ([MemoWaiting]), without a
+// worker; a run of a build that kept no memo is asked (through its query, or
+// its history once it ended), and one escalated by a build that kept no record
+// gets one from its last escalation event.
 func Waiting(ctx context.Context, c client.Client) ([]inbox.Item, error) {
-	names, err := Names(ctx, c)
+	runs, err := listRuns(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	var items []inbox.Item
 	var errs []error
-	for _, n := range names {
-		v, err := Query(ctx, c, n)
+	for _, r := range runs {
+		if item, waiting, kept := memoWaiting(r.info.GetMemo()); kept {
+			if waiting {
+				items = append(items, item)
+			}
+			continue
+		}
+		item, ok, err := asked(ctx, c, r.key)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		st := v.State
-		if !v.Waiting && st.Status != loop.StatusEscalated && st.Status != loop.StatusAborted {
-			continue
+		if ok {
+			items = append(items, item)
 		}
-		rec, since, ok := inbox.Current(v.Events)
-		if !ok && v.Waiting {
-			rec, since, ok = lastEscalation(n, v.Events)
-		}
-		if !ok {
-			continue
-		}
-		if t := v.Graph; t != "" && rec.Graph == "" {
-			rec.Graph = t
-		}
-		items = append(items, inbox.Item{NeedsYou: rec, Since: since, RunID: st.RunID, Engine: "temporal"})
 	}
 	inbox.Sort(items)
 	if len(errs) > 0 {
 		return items, fmt.Errorf("read the runs on the Temporal server: %w", errors.Join(errs...))
 	}
 	return items, nil
+}
+
+// asked is the record of the run key that waits for a person, read through
+// its query (a run of a build that kept no memo); ok is false when it waits
+// for nobody.
+func asked(ctx context.Context, c client.Client, key string) (inbox.Item, bool, error) {
+	v, err := Query(ctx, c, key)
+	if err != nil {
+		return inbox.Item{}, false, err
+	}
+	st := v.State
+	if !v.Waiting && st.Status != loop.StatusEscalated && st.Status != loop.StatusAborted {
+		return inbox.Item{}, false, nil
+	}
+	rec, since, ok := inbox.Current(v.Events)
+	if !ok && v.Waiting {
+		rec, since, ok = lastEscalation(key, v.Events)
+	}
+	if !ok {
+		return inbox.Item{}, false, nil
+	}
+	if t := v.Graph; t != "" && rec.Graph == "" {
+		rec.Graph = t
+	}
+	return inbox.Item{NeedsYou: rec, Since: since, RunID: st.RunID, Engine: "temporal"}, true, nil
 }
 
 // lastEscalation is a record made of a waiting run's last escalation event.

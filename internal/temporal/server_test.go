@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.temporal.io/api/common/v1"
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
@@ -199,4 +202,70 @@ func history(t *testing.T, c client.Client, id string) *historypb.History {
 		h.Events = append(h.Events, ev)
 	}
 	return h
+}
+
+// TestRealServerWaitingMemo: on a real dev server, a run that escalates shows
+// what it waits for in its workflow's memo, which the server's list returns
+// and the inbox reads with no worker alive; once answered, the memo no
+// longer says it waits, and the inbox no longer lists it.
+func TestRealServerWaitingMemo(t *testing.T) {
+	_, c := newDevServer(t)
+	defer c.Close()
+	queue := "memo-" + time.Now().Format("150405.000000000")
+	s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 2), gate(true, 0)}}
+	in := input(budget.Limits{MaxIterations: 2, FailureThreshold: 5}, true)
+	in.Run.Name = "asks"
+	w := startWorker(t, c, queue, s)
+	if err := Start(t.Context(), c, Server{TaskQueue: queue}, in, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, c, "asks", func(v View) bool { return v.Waiting })
+	w.Stop() // the memo and the inbox need no worker
+
+	item := waitMemo(t, c, "asks", true)
+	if item.Run != "asks" || item.Question == "" || item.RunID != "r1" || len(item.Options) == 0 {
+		t.Errorf("the memo of the waiting run: %+v; want its run, question, run ID and options", item)
+	}
+	items, err := Waiting(t.Context(), c)
+	if err != nil || len(items) != 1 || items[0].Run != "asks" || items[0].Question != item.Question {
+		t.Errorf("the inbox with no worker: %+v (%v); want the run asks and its question", items, err)
+	}
+
+	w = startWorker(t, c, queue, s)
+	defer w.Stop()
+	if err := Guide(t.Context(), c, "asks", Guidance{Text: "keep the API"}); err != nil {
+		t.Fatal(err)
+	}
+	waitMemo(t, c, "asks", false)
+	if items, err := Waiting(t.Context(), c); err != nil || len(items) != 0 {
+		t.Errorf("the inbox once the run was answered: %+v (%v); want nothing", items, err)
+	}
+}
+
+// waitMemo waits until the list of the server says of the run name's workflow
+// that it waits for a person (waiting) or that it does not, and returns what
+// its memo says it waits for. The list is eventually consistent.
+func waitMemo(t *testing.T, c client.Client, name string, waiting bool) inbox.Item {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := c.ListWorkflow(t.Context(), &workflowservice.ListWorkflowExecutionsRequest{
+			Query: fmt.Sprintf("WorkflowId = '%s'", WorkflowID(name)),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last *common.Memo
+		if ex := resp.GetExecutions(); len(ex) > 0 {
+			last = ex[0].GetMemo()
+			item, w, kept := memoWaiting(last)
+			if kept && w == waiting {
+				return item
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the list never said run %s waits=%v: its memo %v", name, waiting, last)
+		}
+		time.Sleep(100 * time.Millisecond) // the list has no push
+	}
 }

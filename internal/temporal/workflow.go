@@ -174,6 +174,7 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 	if err != nil {
 		return RunResult{}, fmt.Errorf("register the guidance update: %w", err)
 	}
+	env.markMemo()
 	spec := loop.Spec{
 		Name: in.Run.Name, Procedure: in.Run.Procedure, Task: in.Task, Limits: in.Limits,
 		HasGates: in.HasGates, HasReviewer: in.HasReviewer, Baseline: in.Baseline,
@@ -189,6 +190,7 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 	reach := strings.TrimSpace("--engine temporal " + in.ServerFlags)
 	if rec, ok := inbox.Stopped(in.Run.Name, reach, env.st, in.Limits, out, err); ok {
 		_ = env.Emit(context.Background(), loop.Event{Iteration: env.st.Iteration, Data: loop.NeedsYou{NeedsYou: rec}})
+		env.showWaiting(&rec)
 	}
 	return RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Total(),
 		Queue: env.queue(), Checkpoint: env.last(), Baseline: env.st.Baseline}, err
@@ -206,6 +208,7 @@ type wfEnv struct {
 	route      route            // the worker holding the work tree (route.go)
 	told       evidence.Usage   // the spend last told to the graph
 	pending    *loop.Artifacts  // handed to Keep, written after the next save
+	memo       bool             // the run keeps its memo (waiting.go)
 }
 
 func (w *wfEnv) view() (View, error) {
@@ -242,9 +245,13 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 		e.Report = &rep
 	}
 	w.waiting, w.escalation = &e, &e // before the escalation's files: an answer may come while they are written
-	_ = w.Emit(context.Background(), loop.Event{Iteration: w.st.Iteration, Data: engine.NeedsYou(e, w.in.Run.Name, "")})
+	rec := engine.NeedsYou(e, w.in.Run.Name, "")
+	_ = w.Emit(context.Background(), loop.Event{Iteration: w.st.Iteration, Data: rec})
+	w.showWaiting(&rec.NeedsYou)
 	w.keep(KeepInput{Escalation: &e})
-	if err := workflow.Await(w.ctx, func() bool { return w.answer != nil }); err != nil {
+	err := workflow.Await(w.ctx, func() bool { return w.answer != nil })
+	w.showWaiting(nil)
+	if err != nil {
 		w.waiting = nil
 		return loop.Guidance{}, &loop.StopError{Status: loop.StatusInterrupted, Reason: "the workflow was cancelled while it waited for guidance"}
 	}

@@ -1,0 +1,80 @@
+package temporal
+
+import (
+	"go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/inbox"
+)
+
+// A run that waits for a person says so in its workflow's memo, which
+// `temporal workflow list -o json` and the Temporal UI show and which the
+// inbox reads without asking a worker: [MemoWaiting] holds the record of what
+// it waits for (its question, its options and their commands) from the moment
+// it waits until it is answered, and stays on a run that ended waiting for a
+// person (a budget, its agent's setup). [MemoKept] marks the runs that keep
+// it, so that a run without it is known not to wait; a run of an earlier
+// build has neither, and is asked.
+
+// The memo keys of a run's workflow.
+const (
+	// MemoWaiting is the [inbox.Item] of a run waiting for a person.
+	MemoWaiting = "agentloop.waiting"
+	// MemoKept is set on a run that keeps MemoWaiting.
+	MemoKept = "agentloop.memo"
+)
+
+// waitingChange is the version marker of the runs that keep MemoWaiting: a
+// history recorded before replays without the memo's commands.
+const waitingChange = "waiting-memo"
+
+// markMemo marks a new run with [MemoKept], at its start; a run started by
+// an earlier build (its history without the marker) keeps no memo.
+func (w *wfEnv) markMemo() {
+	if workflow.GetVersion(w.ctx, waitingChange, workflow.DefaultVersion, 1) >= 1 {
+		w.memo = true
+		w.upsertMemo(map[string]any{MemoKept: 1})
+	}
+}
+
+// showWaiting puts the record of what the run waits for in its memo (nil:
+// takes it out, the run waits for nobody).
+func (w *wfEnv) showWaiting(rec *decision.NeedsYou) {
+	if !w.memo {
+		return
+	}
+	var item any // nil removes the key
+	if rec != nil {
+		r := *rec
+		if t := w.in.Run.Task; t != nil && r.Graph == "" {
+			r.Graph = t.Graph
+		}
+		item = inbox.Item{NeedsYou: r, Since: workflow.Now(w.ctx), RunID: w.st.RunID, Engine: "temporal"}
+	}
+	w.upsertMemo(map[string]any{MemoWaiting: item})
+}
+
+func (w *wfEnv) upsertMemo(m map[string]any) {
+	if err := workflow.UpsertMemo(w.ctx, m); err != nil {
+		workflow.GetLogger(w.ctx).Warn("the run's memo was not updated", "run", w.in.Run.Name, "error", err)
+	}
+}
+
+// memoWaiting reads a run's memo: the item it waits for, if any, and whether
+// the run keeps the memo at all (else it must be asked).
+func memoWaiting(m *common.Memo) (item inbox.Item, waiting, kept bool) {
+	f := m.GetFields()
+	if _, ok := f[MemoKept]; !ok {
+		return inbox.Item{}, false, false
+	}
+	p, ok := f[MemoWaiting]
+	if !ok {
+		return inbox.Item{}, false, true
+	}
+	if err := converter.GetDefaultDataConverter().FromPayload(p, &item); err != nil {
+		return inbox.Item{}, false, false // unreadable: ask the run
+	}
+	return item, true, true
+}
