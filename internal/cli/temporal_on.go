@@ -436,6 +436,9 @@ type workerOptions struct {
 	// maxAgents is how many steps run at once on the worker (0: one for
 	// each core).
 	maxAgents int
+	// drain is how long the steps under way get to end once the worker is
+	// told to stop.
+	drain time.Duration
 }
 
 // AddFlags adds the flags of `worker` to fs.
@@ -448,8 +451,14 @@ func (o *workerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.trust.allow, "allow-cmd", nil, "run this command line when a run's --agent-cmd or --gate names it (repeatable); by default a worker runs only the agents and gates of its clone's configuration")
 	fs.BoolVar(&o.trust.trustInput, "trust-input-commands", false, "run every --agent-cmd and --gate command a run's workflow input names: whoever can start a workflow in the namespace can then run commands on this worker")
 	fs.IntVar(&o.maxAgents, "max-agents", 0, "run at most this many agents (steps: an iteration, or a baseline's gates) at once on this worker; the others wait for a place (default: the number of cores)")
+	fs.DurationVar(&o.drain, "drain-timeout", defaultDrain, "on SIGTERM or Ctrl-C, how long the steps under way get to end before they are stopped and handed back to the server for another worker (keep it under the time your supervisor gives the process after SIGTERM)")
 	fs.BoolVarP(&o.log.verbose, "verbose", "v", false, "log every step")
 }
+
+// defaultDrain is how long a stopping worker waits for its steps by default:
+// under the 30 s Kubernetes gives a pod after SIGTERM, with room for the
+// steps handed back to reach the server.
+const defaultDrain = 20 * time.Second
 
 func newWorkerCmd(d Deps) *cobra.Command {
 	var o workerOptions
@@ -474,7 +483,12 @@ the worker is started with --trust-input-commands.
 
 At most --max-agents steps (default: the number of cores) run at once on a
 worker, whichever queue they came from; a step beyond waits on the worker for a
-place, telling the server it is alive.` + exitStatus(
+place, telling the server it is alive.
+
+On SIGTERM or Ctrl-C the worker drains: it takes no more steps, gives those under
+way --drain-timeout to end, then stops their agents and hands them back to the
+server, which runs each again on another worker from its iteration's start (no
+iteration is counted for it). A second signal stops it at once.` + exitStatus(
 			exitSuccess, exitLine{ExitFailure, "the server cannot be reached, or the worker failed"}, exitUsageLine),
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWorker(cmd.Context(), o, d) },
@@ -486,6 +500,8 @@ place, telling the server it is alive.` + exitStatus(
 // runWorker is `agentloop worker`.
 func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	switch {
+	case o.drain < 0:
+		return usageError("--drain-timeout is %s: give how long the steps under way get to end (0 stops them at once)", o.drain)
 	case o.maxAgents < 0:
 		return usageError("--max-agents is %d: give how many agents may run at once on this worker (default: the number of cores)", o.maxAgents)
 	case o.maxAgents == 0:
@@ -508,19 +524,20 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 		}
 	}
 	steps := &temporal.Steps{Plan: workerPlan(d, workTree, o.trust), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree, MaxAgents: o.maxAgents}
-	workers := temporal.NewWorker(ctx, c, s, steps, queue)
-	for _, w := range workers {
-		if err := w.Start(); err != nil {
-			return fmt.Errorf("start the worker: %w", err)
-		}
-		defer w.Stop()
+	w := temporal.NewWorker(ctx, c, s, steps, queue, o.drain)
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start the worker: %w", err)
 	}
 	queues := s.TaskQueue + " and " + queue
-	fmt.Fprintf(d.Stdout, "Worker polling %s on %s (namespace %s), at most %d agents at once; Ctrl-C stops it\n", queues, s.Address, s.Namespace, o.maxAgents)
+	fmt.Fprintf(d.Stdout, "Worker polling %s on %s (namespace %s), at most %d agents at once; Ctrl-C or SIGTERM drains it\n", queues, s.Address, s.Namespace, o.maxAgents)
 	<-ctx.Done()
+	why := "interrupted"
 	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
-		fmt.Fprintf(d.Stdout, "Worker stopping: %v\n", c)
+		why = c.Error()
 	}
+	fmt.Fprintf(d.Stdout, "Worker draining (%s): it takes no more steps; those under way have %s to end, then go back to the server for another worker (a second signal stops it now)\n", why, o.drain)
+	w.Stop()
+	fmt.Fprintln(d.Stdout, "Worker stopped")
 	return nil
 }
 

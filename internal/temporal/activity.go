@@ -12,6 +12,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
@@ -73,6 +74,7 @@ type Steps struct {
 	runs  map[string]*workTree // by run ID: the engine keeps its checkpoints between steps
 	seq   uint64               // counts the steps, for the least recently used
 	slots chan struct{}        // one for each step running, MaxAgents of them
+	drain time.Duration        // how long a step goes on once its worker stops ([Worker.Stop])
 }
 
 // workTree is a run's engine on this worker and the plan it was built from.
@@ -85,12 +87,16 @@ type workTree struct {
 
 // Step is the step activity.
 func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
+	ctx, handBack := s.draining(ctx)
+	defer handBack()
 	info := activity.GetInfo(ctx)
 	stop := heartbeat(ctx, info.HeartbeatTimeout)
 	defer stop()
 	free, err := s.slot(ctx)
 	if err != nil {
-		return StepOutput{}, err // cancelled while it waited: the server's to tell
+		// Cancelled (or handed back) while it waited: the server runs it
+		// again, or ends it.
+		return StepOutput{}, err
 	}
 	defer free()
 	l, p, fresh, done, err := s.engine(ctx, in.Run)
@@ -99,7 +105,8 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	}
 	defer done()
 	_ = l.Save(ctx, &loop.State{History: in.History}) // the history for the feedback; the store is a no-op
-	l.Echo = agentOutput{ctx: ctx}                    // the agent's output is a sign of life too
+	// The agent's output is a sign of life too.
+	l.Echo = agentOutput{ctx: ctx}
 	shared := engine.CheckpointRefs(in.Run.Name, in.Run.RunID)
 	l.Started = nil
 	if s.Remote != "" {
@@ -128,6 +135,11 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		s.Log.Info("iteration started again from its checkpoint", "run", in.Run.Name, "iteration", in.Request.Iteration, "attempt", info.Attempt, "from", c)
 	}
 	res, err := l.Step(ctx, in.Request)
+	if c := context.Cause(ctx); errors.Is(c, errHandedBack) || errors.Is(c, worker.ErrWorkerShutdown) {
+		// The worker drained and stopped the step: it goes back to the
+		// server, to be run again elsewhere, whatever it came to.
+		return StepOutput{}, c
+	}
 	if err == nil && res.Checkpoint != "" && s.Remote != "" {
 		s.share(ctx, p.WorkDir, in.Run, shared)
 	}
@@ -151,8 +163,38 @@ func (s *Steps) slot(ctx context.Context) (free func(), err error) {
 	case slots <- struct{}{}:
 		return func() { <-slots }, nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, context.Cause(ctx)
 	}
+}
+
+// errHandedBack is the cause of a step stopped by its worker's drain: the
+// step fails with it, and the server runs it again.
+var errHandedBack = errors.New("step handed back: its worker is shutting down and the step outlasted --drain-timeout")
+
+// draining is the step's context, cancelled with [errHandedBack] once the
+// worker has been stopping for its drain time; stop ends the watch.
+func (s *Steps) draining(ctx context.Context) (_ context.Context, stop func()) {
+	if !activity.IsActivity(ctx) {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	stopping := activity.GetWorkerStopChannel(ctx)
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-stopping:
+		}
+		t := time.NewTimer(s.drain)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			cancel(errHandedBack)
+		}
+	}()
+	return ctx, func() { close(done); cancel(nil) }
 }
 
 // share pushes the run's checkpoint refs to the shared remote; a failure is a

@@ -12,11 +12,8 @@ import (
 	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -211,35 +208,6 @@ func listRuns(ctx context.Context, c client.Client) ([]listed, error) {
 		}
 		req.NextPageToken = resp.GetNextPageToken()
 	}
-}
-
-// NewWorker is a worker polling the server's task queue for workflows and
-// steps; with activityQueue it also polls that queue for the steps of the runs
-// routed to this worker. Run it with its Run method.
-//
-// The steps run under what ctx carries (the program's process groups, so that
-// its watchdog ends what a dead worker's agents leave), not its cancellation.
-func NewWorker(ctx context.Context, c client.Client, s Server, steps *Steps, activityQueue string) []worker.Worker {
-	bg := context.WithoutCancel(ctx)
-	w := worker.New(c, s.TaskQueue, worker.Options{BackgroundActivityContext: bg})
-	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
-	RegisterSteps(w, steps)
-	gs := &GraphSteps{Steps: steps}
-	RegisterGraph(w, gs)
-	ws := []worker.Worker{w}
-	if activityQueue != "" && activityQueue != s.TaskQueue {
-		aw := worker.New(c, activityQueue, worker.Options{DisableWorkflowWorker: true, BackgroundActivityContext: bg})
-		RegisterSteps(aw, steps)
-		registerGraphSteps(aw, gs)
-		ws = append(ws, aw)
-	}
-	return ws
-}
-
-// RegisterSteps registers the step and keep activities of steps on w.
-func RegisterSteps(w worker.Worker, steps *Steps) {
-	w.RegisterActivityWithOptions(steps.Step, activity.RegisterOptions{Name: ActivityStep})
-	registerKeep(w, steps)
 }
 
 // runName is the run a workflow ID names.

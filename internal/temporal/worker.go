@@ -1,0 +1,82 @@
+package temporal
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Worker is what a worker process runs: the SDK's workers polling the
+// server's task queue and the process's own, and the steps they run.
+type Worker struct {
+	ws []worker.Worker
+}
+
+// NewWorker is a worker polling the server's task queue for workflows and
+// steps; with activityQueue it also polls that queue for the steps of the runs
+// routed to this worker. Stopped, it drains for up to drain ([Worker.Stop]).
+//
+// The steps run under what ctx carries (the program's process groups, so that
+// its watchdog ends what a dead worker's agents leave), not its cancellation.
+func NewWorker(ctx context.Context, c client.Client, s Server, steps *Steps, activityQueue string, drain time.Duration) *Worker {
+	bg := context.WithoutCancel(ctx)
+	steps.drain = drain
+	opts := worker.Options{BackgroundActivityContext: bg, WorkerStopTimeout: drain + HandBack}
+	w := worker.New(c, s.TaskQueue, opts)
+	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
+	RegisterSteps(w, steps)
+	gs := &GraphSteps{Steps: steps}
+	RegisterGraph(w, gs)
+	ws := []worker.Worker{w}
+	if activityQueue != "" && activityQueue != s.TaskQueue {
+		opts.DisableWorkflowWorker = true
+		aw := worker.New(c, activityQueue, opts)
+		RegisterSteps(aw, steps)
+		registerGraphSteps(aw, gs)
+		ws = append(ws, aw)
+	}
+	return &Worker{ws: ws}
+}
+
+// Start starts polling; on an error, what started is stopped.
+func (w *Worker) Start() error {
+	for i, sw := range w.ws {
+		if err := sw.Start(); err != nil {
+			for _, started := range w.ws[:i] {
+				started.Stop()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Stop drains the worker: it takes no more workflow tasks or steps, gives the
+// steps under way up to its drain time to end, then stops those left (their
+// agents) and waits up to [HandBack] more for them to go back to the server,
+// which runs each again on another worker from the iteration's start
+// checkpoint: a step handed back is no iteration, failure or abort. What is
+// still under way then (a graph's git work) is cancelled, and run again
+// elsewhere once its heartbeat is missed.
+func (w *Worker) Stop() {
+	var wg sync.WaitGroup
+	for _, sw := range w.ws {
+		wg.Go(sw.Stop)
+	}
+	wg.Wait()
+}
+
+// HandBack is how long a drained worker waits, after its drain time, for the
+// steps it stopped to tell the server they are handed back.
+const HandBack = 15 * time.Second
+
+// RegisterSteps registers the step and keep activities of steps on w.
+func RegisterSteps(w worker.Worker, steps *Steps) {
+	w.RegisterActivityWithOptions(steps.Step, activity.RegisterOptions{Name: ActivityStep})
+	registerKeep(w, steps)
+}
