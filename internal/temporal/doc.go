@@ -31,6 +31,18 @@
 // rebuilds the work tree from the run's last checkpoint, pushed to the remote
 // the workers' clones share.
 //
+// # Operating a fleet
+//
+// A worker runs at most [Steps.MaxAgents] steps at once, and drains when
+// stopped ([Worker.Stop]): the steps under way get its drain time to end,
+// then are handed back to the server, which runs them again elsewhere. The
+// failures of the infrastructure (a lost worker, a missed heartbeat, a timed
+// out attempt) are retried with backoff for as long as it takes, the
+// activities' own failures are not (retry.go). A run or graph that ended is
+// read from its history, replayed here, with no worker alive (ended.go); a
+// run waiting for a person says so in its workflow's memo, which the inbox
+// reads from the server's list (waiting.go).
+//
 // # Task graphs
 //
 // A task graph (run --tasks) is one parent workflow ([Graph], ID
