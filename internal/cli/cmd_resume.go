@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/graph"
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -173,6 +174,17 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
 			return err
+		}
+		if st := s.State(); st.Status == loop.StatusSucceeded || st.Status == loop.StatusCompleted {
+			// Its loop is done and its graph holds nothing against it: the
+			// graph stopped before it merged the task (a kill, Ctrl-C). The
+			// graph goes on, as run --tasks again does; there is no loop left
+			// to give guidance to.
+			s.Close()
+			if guidance != "" {
+				fmt.Fprintf(process(d).Progress(o.logFormat == "json"), "Run %s already %s (%s): the guidance is not needed\n", name, st.Status, st.Reason)
+			}
+			return resumeGraph(ctx, o, d, task)
 		}
 	}
 	if err := s.Resume(guidance, o.adr); err != nil {
