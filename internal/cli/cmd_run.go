@@ -26,9 +26,6 @@ type runOptions struct {
 	engine      engineOptions
 	workerQueue string
 	mergeQueue  string
-	// resumed are the states the runs of a graph's tasks continue from, by
-	// run name, when a resume goes on with their graph (not a flag).
-	resumed map[string]*loop.State
 }
 
 // AddFlags adds the flags of `run` to fs.

@@ -28,6 +28,13 @@ import (
 // tasks not done is resumed, as the local engine resumes it: the done tasks
 // are not run again, the others' runs continue from their last state.
 func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
+	return runTasksTemporalFrom(ctx, o, d, nil)
+}
+
+// runTasksTemporalFrom is [runTasksTemporal] with the states some of the
+// graph's task runs continue from, by run name (when a resume of one of its
+// tasks goes on with its graph).
+func runTasksTemporalFrom(ctx context.Context, o runOptions, d Deps, resumedRuns map[string]*loop.State) error {
 	repo, err := d.Getwd()
 	if err != nil {
 		return err
@@ -100,7 +107,7 @@ func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
 		}
 		p.Args = in.Args
 		st, err := taskState(ctx, c, p, resumed, d.Now())
-		if r, ok := o.resumed[p.Name]; ok {
+		if r, ok := resumedRuns[p.Name]; ok {
 			st = r
 			st.Args, st.WorkDir = p.Args, p.WorkDir
 		}

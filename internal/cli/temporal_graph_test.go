@@ -198,6 +198,9 @@ tasks:
 		t.Errorf("the interrupted task's worktree: %v, want it kept", err)
 	}
 	stdout, _, err := run("report", "tasks", "--engine", "temporal", "--format", "json")
+	if err != nil {
+		t.Fatalf("report of the cancelled graph: %v\n%s", err, stdout)
+	}
 	var rep struct {
 		Tasks []struct{ ID, State string }
 	}

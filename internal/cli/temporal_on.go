@@ -328,14 +328,14 @@ func continueGraphTemporal(ctx context.Context, o resumeOptions, d Deps, c clien
 	screen.Linef("Task %s goes on in its graph %s, as 'agentloop run --tasks %s %s' resumes it", t.Task.ID, t.Graph, graphCommands(d, gv, "").TaskFile, o.engineFlags())
 	at := d
 	at.Getwd = func() (string, error) { return t.Repo, nil }
-	ro := runOptions{tasks: gv.File.Path, engine: o.engine, mergeQueue: gv.TaskQueue, resumed: map[string]*loop.State{st.Name: st}}
+	ro := runOptions{tasks: gv.File.Path, engine: o.engine, mergeQueue: gv.TaskQueue}
 	ro.loopOptions = loopOptions{verbose: o.verbose, quiet: o.quiet, logFormat: o.logFormat, config: o.config}
 	for _, g := range o.given {
 		if g.name == "temporal-address" || g.name == "temporal-namespace" || g.name == "temporal-task-queue" || g.name == "config" || slices.Contains(connFlagNames, g.name) {
 			ro.given = append(ro.given, g)
 		}
 	}
-	return runTasksTemporal(ctx, ro, at)
+	return runTasksTemporalFrom(ctx, ro, at, map[string]*loop.State{st.Name: st})
 }
 
 // statusTemporal is `agentloop status --engine temporal`: every run the

@@ -83,17 +83,3 @@ func itemParts(n int, f evidence.Finding) (string, string) {
 	}
 	return p + ": ", f.Message
 }
-
-func shortRef(f evidence.Finding) string {
-	if isTestKind(f.Kind) && f.ID != "" {
-		return f.ID
-	}
-	s := string(f.Kind)
-	if f.ID != "" {
-		s += " " + f.ID
-	}
-	if f.File != "" {
-		s += " " + f.File
-	}
-	return s
-}

@@ -119,19 +119,6 @@ type HistorySegment struct {
 	Moments []Moment
 }
 
-// Attempts counts the segment's agent attempts, recorded and cut short.
-func (g HistorySegment) Attempts() (recorded, cut int) {
-	for _, m := range g.Moments {
-		switch {
-		case m.Record != nil:
-			recorded++
-		case m.Cut != nil:
-			cut++
-		}
-	}
-	return recorded, cut
-}
-
 // Segments splits a run's timeline ([State.Timeline]) into its segments, in
 // order.
 func Segments(tl []Moment) []HistorySegment {

@@ -158,7 +158,7 @@ func TestSecretsUnion(t *testing.T) {
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	if p.Secrets() != p.Secrets() {
+	if first := p.Secrets(); p.Secrets() != first {
 		t.Error("Secrets is made again on each call")
 	}
 }

@@ -112,18 +112,6 @@ func baselineGates() []evidence.GateResult {
 	return []evidence.GateResult{tests, {Name: "lint", Passed: true}}
 }
 
-// sampleTasks is a small task graph in every state.
-func sampleTasks() []TaskRow {
-	return []TaskRow{
-		{ID: "schema", Title: "Add the users table", State: "succeeded", Iterations: 2, Usage: usage(9000, 2000, 0.3)},
-		{ID: "api", Title: "REST endpoints for users", State: "escalated", DependsOn: []string{"schema"}, Iterations: 3, Usage: usage(20000, 5000, 0.8), Reason: "security tag from the reviewer"},
-		{ID: "cli", Title: "CLI flags", State: "running", DependsOn: []string{"schema"}, Iterations: 1},
-		{ID: "docs", Title: "Document the API", State: "blocked", DependsOn: []string{"api"}},
-		{ID: "e2e", Title: "End-to-end tests", State: "blocked", DependsOn: []string{"api", "cli"}},
-		{ID: "lint", Title: "Fix lint warnings", State: "pending"},
-	}
-}
-
 // longRun is a run still in progress with many iterations, three gates, usage the
 // CLI did not report, and a wide task graph.
 func longRun() Run {

@@ -23,26 +23,6 @@ func NewGraph(ts []Task) (Graph, error) {
 	return g, nil
 }
 
-// Task returns the task with the id.
-func (g Graph) Task(id string) (Task, bool) {
-	i, ok := g.index[id]
-	if !ok {
-		return Task{}, false
-	}
-	return g.Tasks[i], true
-}
-
-// Dependents returns, for each task id, the ids of the tasks that depend on it.
-func (g Graph) Dependents() map[string][]string {
-	out := make(map[string][]string, len(g.Tasks))
-	for _, t := range g.Tasks {
-		for _, d := range t.DependsOn {
-			out[d] = append(out[d], t.ID)
-		}
-	}
-	return out
-}
-
 // Order returns the tasks in layers: layer 0 depends on nothing, layer k only on
 // earlier layers, each layer in file order. It fails on an invalid graph.
 func Order(ts []Task) ([][]string, error) {
