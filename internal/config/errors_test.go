@@ -46,6 +46,8 @@ procedures:
 		{name: "reviewer without agent", ws: "procedures:\n  a:\n    reviewer: {prompt: r.md}\n"},
 		{name: "bad default", ws: "default: nope\nprocedures:\n  a: {}\n"},
 		{name: "bad name", ws: "procedures:\n  ../x: {}\n"},
+		// One name rule for a procedure and the run it names (state's), checked here.
+		{name: "name with a space", ws: "procedures:\n  ok: {}\n  \"my build\": {}\n"},
 		{name: "duplicate and merge keys", ws: "defaults: &d {baseline: true}\nprocedures:\n  a: {}\n  a: {}\n  b:\n    <<: *d\n"},
 		{name: "global and workspace together", global: "log_format: yaml\n", ws: "state_dir: [a]\n"},
 		{name: "temporal keys", ws: "temporal: {adress: x, address: nohost, task_queue: [a], heartbeat_timeout: soon}\n"},

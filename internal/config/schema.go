@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"net"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/prompt"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Allowed values of the enumerated fields.
@@ -57,7 +57,7 @@ func (d *decoder) top(n *yaml.Node) top {
 		},
 		"procedures": func(v *yaml.Node, k string) {
 			d.mapping(v, k, func(name string, p *yaml.Node) {
-				if err := ValidName(name); err != nil {
+				if err := state.ValidName(name); err != nil {
 					d.fail(keyNode(v, name), k, "%v", err)
 				}
 				t.Procedures[name] = p
@@ -85,15 +85,6 @@ func (d *decoder) temporal(n *yaml.Node, key string) Temporal {
 		"heartbeat_timeout": func(v *yaml.Node, k string) { t.HeartbeatTimeout = d.duration(v, k) },
 	})
 	return t
-}
-
-// ValidName checks a procedure name: it names state files and directories.
-func ValidName(name string) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\:*?"<>|`) ||
-		strings.HasPrefix(name, "-") || strings.HasPrefix(name, ".") || len(name) > 64 {
-		return fmt.Errorf("procedure name %q is not usable as a file name; use letters, digits, - and _", name)
-	}
-	return nil
 }
 
 func (d *decoder) procedure(n *yaml.Node, key string) Procedure {

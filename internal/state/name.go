@@ -22,12 +22,14 @@ func ValidName(name string) error {
 	if strings.Contains(name, "..") {
 		return fmt.Errorf("invalid name %q: contains \"..\"; %s", name, allowed)
 	}
+	pos := 0 // of the character, counted from 1 as an editor counts columns
 	for i, r := range name {
+		pos++
 		alnum := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 		if alnum || i > 0 && (r == '.' || r == '_' || r == '-') {
 			continue
 		}
-		return fmt.Errorf("invalid name %q: character %q at %d; %s", name, r, i, allowed)
+		return fmt.Errorf("invalid name %q: character %q at position %d; %s", name, r, pos, allowed)
 	}
 	return nil
 }

@@ -55,6 +55,28 @@ func TestValidName(t *testing.T) {
 	}
 }
 
+// A refused character is named with its position counted from 1, in
+// characters, as an editor counts columns.
+func TestValidNamePosition(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, want string }{
+		{"my build", `character ' ' at position 3;`},
+		{"_x", `character '_' at position 1;`},
+		{"éa b", `character 'é' at position 1;`},
+		{"ab/é", `character '/' at position 3;`},
+		{"aé", `character 'é' at position 2;`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := ValidName(tt.name)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ValidName(%q) = %v, want it to say %q", tt.name, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestWriteFileAtomic(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
