@@ -49,6 +49,34 @@
     }
   }
 
+  // Table headers and badges read on one line ("DURATI ON" was a header at
+  // 1280 px), and no number is broken in two ("~$0.3 / 0"); a cell of paths
+  // or prose may wrap anywhere.
+  const lines = (rg) => {
+    const tops = new Set();
+    for (const r of rg.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top));
+    return tops.size;
+  };
+  for (const el of document.querySelectorAll('th, .badge')) {
+    if (!shown(el) || el.textContent.trim() === '') continue;
+    const rg = document.createRange();
+    rg.selectNodeContents(el);
+    const n = lines(rg);
+    if (n > 1) add(`${name(el)} "${el.textContent.trim()}" is broken over ${n} lines`);
+  }
+  for (const el of document.querySelectorAll('td.num')) {
+    if (!shown(el)) continue;
+    const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+      for (const m of t.textContent.matchAll(/\S+/g)) {
+        const rg = document.createRange();
+        rg.setStart(t, m.index);
+        rg.setEnd(t, m.index + m[0].length);
+        if (lines(rg) > 1) add(`${name(el)}: "${m[0]}" is broken across lines`);
+      }
+    }
+  }
+
   // No text runs out of its svg.
   for (const svg of document.querySelectorAll('svg')) {
     const box = svg.getBoundingClientRect();
