@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const scenario = `
@@ -25,7 +28,7 @@ turns:
 
 func start(t *testing.T, yaml string) (*Server, string) {
 	t.Helper()
-	sc, err := ParseScenario([]byte(yaml))
+	sc, err := ParseScenario("scenario.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,24 +210,45 @@ func TestCutAndHang(t *testing.T) {
 	}
 }
 
+// A scenario's problems read as the configuration's do: every one at once, at
+// file:line:col, an unknown key with the closest known one.
 func TestScenarioErrors(t *testing.T) {
-	for _, y := range []string{
-		"turns: [{txt: typo}]",
-		"turns: [{fault: {retry_after: 3}}]",
-		"fault: {status: 200}",
-		"turns: [{write: {content: x}}]",
-		"turns: [{calls: [{args: {a: 1}}]}]",
-	} {
-		if _, err := ParseScenario([]byte(y)); err == nil {
-			t.Errorf("%q: no error", y)
-		}
+	t.Parallel()
+	tests := []struct{ name, in, want string }{
+		{"unknown key", "turns:\n  - shel: ls\n", `s.yaml:2:5: turns[0]: unknown key "shel"; did you mean "shell"?`},
+		{"unknown key far from any", "turns: [{zzzz: 1}]", `s.yaml:1:10: turns[0]: unknown key "zzzz"; expected one of calls, fault, shell, text, usage, write`},
+		{"every problem", "modle: m\nturns:\n  - text: hi\n    usage: {input: many}\n", "s.yaml:1:1: unknown key \"modle\"; did you mean \"model\"?\n" +
+			`s.yaml:4:20: turns[0].usage.input: expected a whole number, got "many"`},
+		{"fault without status", "turns: [{fault: {retry_after: 3}}]", "s.yaml:1:17: turns[0].fault: a fault needs a status, cut or hang"},
+		{"not an error status", "fault: {status: 200}", "s.yaml:1:8: fault: fault status 200 is not an HTTP error status (400-599)"},
+		{"negative count", "fault: {status: 429, count: -1}", "s.yaml:1:8: fault: a fault's count and retry_after cannot be negative"},
+		{"write without path", "turns: [{write: {content: x}}]", "s.yaml:1:17: turns[0].write: a write needs a path"},
+		{"call without name", "turns: [{calls: [{args: {a: 1}}]}]", "s.yaml:1:18: turns[0].calls[0]: a call needs a name: the tool to call"},
+		{"turns not a list", "turns: {text: hi}", "s.yaml:1:8: turns: expected a list, got a mapping"},
+		{"top not a mapping", "- text: hi", "s.yaml:1:1: expected a mapping (fault, final, model, side, side_usage, turns), got a list"},
+		{"flag not a boolean", "fault: {cut: sometimes}", `s.yaml:1:14: fault.cut: expected true or false, got "sometimes"`},
+		{"syntax", "turns:\n  - text: [\n", "s.yaml:2:1: not valid YAML: did not find expected node content"},
+		{"empty", "", "s.yaml:1:1: the scenario is empty: write its turns: (each with text, shell, write, calls, usage or fault)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseScenario("s.yaml", []byte(tt.in))
+			if !errors.Is(err, ErrInvalidScenario) {
+				t.Fatalf("ParseScenario() = %v, want an error wrapping ErrInvalidScenario", err)
+			}
+			_, got, _ := strings.Cut(err.Error(), "\n")
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseScenario() error mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
 // A turn's calls are kept only for the tools the request declares, so one turn
 // can name each CLI's tool; the request log holds one JSON object per line.
 func TestCallsAndLog(t *testing.T) {
-	sc, err := ParseScenario([]byte(`
+	sc, err := ParseScenario("scenario.yaml", []byte(`
 turns:
   - calls:
       - {name: Write, args: {file_path: /tmp/x, content: hi}}

@@ -12,7 +12,7 @@ func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte(scenario))
 	f.Add([]byte("fault: {status: 429, count: 1}\nturns: [{calls: [{name: x, args: {a: [1]}}]}]"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = ParseScenario(b)
+		_, _ = ParseScenario("scenario.yaml", b)
 	})
 }
 
@@ -22,7 +22,7 @@ func FuzzRequest(f *testing.F) {
 		f.Add(p, `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}]}`)
 		f.Add(p, `{"input":[{"type":"function_call"},{"role":"user","content":7}],"contents":[{"role":"model","parts":[{"functionResponse":{"response":null}}]}]}`)
 	}
-	sc, err := ParseScenario([]byte(scenario))
+	sc, err := ParseScenario("scenario.yaml", []byte(scenario))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // TestToken: with a token, a request without it as its API key gets 401 in
 // its API's shape; with it (each API's header, or Gemini's ?key=), the reply.
 func TestToken(t *testing.T) {
-	sc, err := ParseScenario([]byte("turns: [{text: hi}]\nfinal: done\n"))
+	sc, err := ParseScenario("scenario.yaml", []byte("turns: [{text: hi}]\nfinal: done\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestToken(t *testing.T) {
 // TestLogRedacted: a secret in a request (the prompt, a tool's result) is not
 // in the request log nor in the records, cut at 200 bytes or not.
 func TestLogRedacted(t *testing.T) {
-	sc, err := ParseScenario([]byte("turns: [{text: hi}]\nfinal: done\n"))
+	sc, err := ParseScenario("scenario.yaml", []byte("turns: [{text: hi}]\nfinal: done\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

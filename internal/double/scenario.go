@@ -1,11 +1,8 @@
 package double
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // Scenario is what the double replies. In YAML:
@@ -93,53 +90,31 @@ func LoadScenario(path string) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the scenario: %w", err)
 	}
-	s, err := ParseScenario(b)
-	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", path, err)
-	}
-	return s, nil
+	return ParseScenario(path, b)
 }
 
-// ParseScenario reads a scenario from YAML; unknown fields are errors.
-func ParseScenario(b []byte) (*Scenario, error) {
-	var s Scenario
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("parse the scenario: %w", err)
+func (w WriteFile) problem() string {
+	if w.Path == "" {
+		return "a write needs a path"
 	}
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	return &s, nil
+	return ""
 }
 
-func (s *Scenario) check() error {
-	faults := []*Fault{s.Fault}
-	for i, t := range s.Turns {
-		if t.Write != nil && t.Write.Path == "" {
-			return fmt.Errorf("turn %d: write needs a path", i+1)
-		}
-		for _, c := range t.Calls {
-			if c.Name == "" {
-				return fmt.Errorf("turn %d: a call needs a name", i+1)
-			}
-		}
-		faults = append(faults, t.Fault)
+func (c Call) problem() string {
+	if c.Name == "" {
+		return "a call needs a name: the tool to call"
 	}
-	for _, f := range faults {
-		if f == nil {
-			continue
-		}
-		if f.Status == 0 && !f.Cut && !f.Hang {
-			return fmt.Errorf("a fault needs a status, cut or hang")
-		}
-		if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
-			return fmt.Errorf("fault status %d is not an HTTP error status", f.Status)
-		}
-		if f.Count < 0 || f.RetryAfter < 0 {
-			return fmt.Errorf("fault count and retry_after cannot be negative")
-		}
+	return ""
+}
+
+func (f Fault) problem() string {
+	switch {
+	case f.Status == 0 && !f.Cut && !f.Hang:
+		return "a fault needs a status, cut or hang"
+	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
+		return fmt.Sprintf("fault status %d is not an HTTP error status (400-599)", f.Status)
+	case f.Count < 0 || f.RetryAfter < 0:
+		return "a fault's count and retry_after cannot be negative"
 	}
-	return nil
+	return ""
 }

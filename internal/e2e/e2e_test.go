@@ -164,7 +164,7 @@ type server struct {
 
 func serve(t *testing.T, scenario string) server {
 	t.Helper()
-	sc, err := double.ParseScenario([]byte(scenario))
+	sc, err := double.ParseScenario("scenario.yaml", []byte(scenario))
 	if err != nil {
 		t.Fatal(err)
 	}
