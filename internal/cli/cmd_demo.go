@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,6 +94,10 @@ func runDemo(ctx context.Context, o demoOptions, d Deps) error {
 	fmt.Fprintf(d.Stdout, "Agent: a scripted agent that fixes one failure per iteration; gate: go test -json ./...\n\n")
 	in := d
 	in.Getwd = func() (string, error) { return dir, nil }
+	// The demo says itself where the run's state and logs are (absolute, when
+	// it keeps them) or that they were removed: the run's own line names them
+	// relative to the demo's folder, which is then often gone.
+	in.Stderr = dropRunFolderLine{d.Stderr}
 	args := []string{"run", "demo"}
 	if o.verbose {
 		args = append(args, "-v")
@@ -114,6 +120,18 @@ func runDemo(ctx context.Context, o demoOptions, d Deps) error {
 		fmt.Fprintf(d.Stdout, "Report: %s (open it in a browser; 'agentloop report' writes it for any run)\n", path)
 	}
 	return runErr
+}
+
+// dropRunFolderLine passes on what the run prints but its last line naming
+// the run's folder ("Logs and state: .agentloop/runs/demo/1"). The progress
+// printer writes each line with one Write.
+type dropRunFolderLine struct{ w io.Writer }
+
+func (f dropRunFolderLine) Write(b []byte) (int, error) {
+	if _, text, ok := bytes.Cut(b, []byte("] ")); ok && b[0] == '[' && bytes.HasPrefix(text, []byte("Logs and state: ")) {
+		return len(b), nil
+	}
+	return f.w.Write(b)
 }
 
 // demoReport writes the demo run's HTML report next to the project.
