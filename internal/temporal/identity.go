@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // repoIDFile is the file of a repository's identity in its state folder.
@@ -35,7 +37,9 @@ func RepoID(stateDir, workDir string) (string, error) {
 	}
 	sum := sha256.Sum256([]byte(host + "\x00" + abs))
 	id := hex.EncodeToString(sum[:5])
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+	// The state folder made here is made as every state folder is: with the
+	// .gitignore that keeps it out of the repository.
+	if err := (state.Store{Root: stateDir}).EnsureRoot(); err != nil {
 		return "", fmt.Errorf("keep the repository's identity: %w", err)
 	}
 	if err := os.WriteFile(file, []byte(id+"\n"), 0o600); err != nil {

@@ -20,6 +20,9 @@ func TestRepoID(t *testing.T) {
 	if err != nil || idB == idA {
 		t.Errorf("two work trees: %q and %q (%v), want two identities", idA, idB, err)
 	}
+	if _, err := os.Stat(filepath.Join(a, ".agentloop", ".gitignore")); err != nil {
+		t.Errorf("the state folder RepoID made has no .gitignore: %v", err)
+	}
 	if got := KnownRepoID(filepath.Join(a, ".agentloop")); got != idA {
 		t.Errorf("KnownRepoID = %q, want the kept %q", got, idA)
 	}
