@@ -146,20 +146,36 @@ var (
 	optAccept  = decision.Option{Label: "Accept the best checkpoint as it is", TradeOff: "no more spend; what still fails stays for a person to finish", Resume: "--accept"}
 	optAbort   = decision.Option{Label: "Abort the run", TradeOff: "nothing more is spent and nothing is merged; the checkpoints stay for reference", Resume: "--abort"}
 	optApprove = decision.Option{Label: "Approve the change as it is", TradeOff: "fastest; you take responsibility for the risk named above"}
+
+	// Without checkpoints (outside git, or git.checkpoint off) there is no
+	// best checkpoint to continue from, accept or keep: only the work tree.
+	optResumeTree = decision.Option{Label: "Resume with your guidance", TradeOff: "the loop continues from the work tree as it is (checkpoints are off) with your answer in the prompt and the counter reset; spend so far is kept"}
+	optAcceptTree = decision.Option{Label: "Accept the work tree as it is", TradeOff: "no more spend; what still fails stays for a person to finish", Resume: "--accept"}
+	optAbortTree  = decision.Option{Label: "Abort the run", TradeOff: "nothing more is spent; the work tree stays as the loop left it", Resume: "--abort"}
 )
+
+// options are the resume, accept and abort options of an escalation, worded
+// for whether the engine keeps checkpoints.
+func options(f *facts) (resume, accept, abort decision.Option) {
+	if !f.checkpoints() {
+		return optResumeTree, optAcceptTree, optAbortTree
+	}
+	return optResume, optAccept, optAbort
+}
 
 // ask forms the ONE question for the human, the options and a recommendation.
 func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, string) {
 	t, _ := find(ts, c.class)
+	resume, accept, abort := options(f)
 	switch c.class {
 	case ClassSecurity:
 		return "Is this security-relevant change intended and safe to keep (" + t.Evidence + ")?",
-			[]decision.Option{optApprove, {Label: "Keep the agent away from it", TradeOff: "resume with guidance naming what it must not touch; the task may take longer"}, optAbort},
+			[]decision.Option{optApprove, {Label: "Keep the agent away from it", TradeOff: "resume with guidance naming what it must not touch; the task may take longer"}, abort},
 			"Review the flagged change yourself before anything else; resume with guidance if it is not needed."
 	case ClassArchitecture:
 		return "May the change alter the architecture (" + t.Evidence + "), or must it work within the current design?",
 			[]decision.Option{{Label: "Approve the change", TradeOff: "recorded as an ADR; later work builds on the new structure"},
-				{Label: "Stay within the current design", TradeOff: "resume with that guidance; the fix may be more code but keeps the boundaries"}, optAbort},
+				{Label: "Stay within the current design", TradeOff: "resume with that guidance; the fix may be more code but keeps the boundaries"}, abort},
 			"Decide on the design change explicitly; if unsure, keep the current design."
 	case ClassConflict:
 		return "Which requirement wins: " + t.Evidence + "?",
@@ -170,32 +186,32 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, stri
 	case ClassScopeCreep:
 		return "The agent keeps changing what the task did not ask for (" + t.Evidence + "): widen the task's scope, or hold it to the task?",
 			[]decision.Option{{Label: "Widen the scope", TradeOff: "the extra changes stay; review them as part of this task"},
-				{Label: "Hold it to the task", TradeOff: "resume with guidance listing what is out of bounds"}, optAbort},
+				{Label: "Hold it to the task", TradeOff: "resume with guidance listing what is out of bounds"}, abort},
 			"Hold the agent to the task unless the extra change is needed for it."
 	case ClassTestTampering:
 		return "The agent weakened the tests again (" + t.Evidence + "): are those tests wrong, or must the code satisfy them?",
 			[]decision.Option{{Label: "The tests are right", TradeOff: "resume with that guidance; the agent must fix the code"},
-				{Label: "The tests are wrong", TradeOff: "fix or allow the test change, then resume"}, optAbort},
+				{Label: "The tests are wrong", TradeOff: "fix or allow the test change, then resume"}, abort},
 			"Check the tests it weakened; usually the code is what must change."
 	case ClassMovedBranch:
 		return "The agent changed git itself (" + t.Evidence + "); agentloop put back what it could. May it run git commands that move the branch or history, or must it leave git to agentloop?",
 			[]decision.Option{{Label: "Leave git to agentloop", TradeOff: "resume with guidance that the agent must not commit, switch, reset or delete refs; its work so far stays in the work tree"},
-				optAccept, optAbort},
+				accept, abort},
 			"Read what it did and the iteration's diff; resume with guidance that forbids git commands which move the branch."
 	case "no_verdict":
 		return "The gates pass but the reviewer gave no readable verdict: do you approve the change?",
-			[]decision.Option{optApprove, {Label: "Ask for changes", TradeOff: "resume with your review as guidance; another iteration"}, optAbort},
+			[]decision.Option{optApprove, {Label: "Ask for changes", TradeOff: "resume with your review as guidance; another iteration"}, abort},
 			"Read the diff and decide; the gates alone do not cover what the reviewer checks."
 	case "review":
 		return "The reviewer and the implementer do not converge: is the reviewer's demand part of this task?",
 			[]decision.Option{{Label: "The reviewer is right", TradeOff: "resume with guidance to do what the reviewer asks"},
-				{Label: "Accept without it", TradeOff: "the reviewer's concern is recorded but not addressed", Resume: "--accept"}, optAbort},
+				{Label: "Accept without it", TradeOff: "the reviewer's concern is recorded but not addressed", Resume: "--accept"}, abort},
 			"Read the core disagreement; side with the reviewer when the concern is about correctness."
 	}
-	opts := []decision.Option{optResume, optAccept, optAbort}
+	opts := []decision.Option{resume, accept, abort}
 	if !acceptable(f) {
 		// Nothing to accept: no checkpoint ran the checks without weakening them.
-		opts = []decision.Option{optResume, optAbort}
+		opts = []decision.Option{resume, abort}
 	}
 	if c.class == ClassOscillation {
 		t, _ := find(ts, TOscillation)
@@ -213,6 +229,9 @@ func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, stri
 	rec := "Resume with a hint about the expected behaviour of the stubborn failure."
 	if f.cur.Quality >= 0.9 {
 		rec = "Accept the best checkpoint and finish the rest by hand; it is close."
+		if !f.checkpoints() {
+			rec = "Accept the work tree and finish the rest by hand; it is close."
+		}
 	}
 	return q, opts, rec
 }

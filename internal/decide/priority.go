@@ -193,8 +193,9 @@ func (e *Engine) immediate(f *facts, ts []loop.Trigger) (choice, bool) {
 	return choice{}, false
 }
 
-// simplify starts a fresh attempt from the best checkpoint, unless MaxSimplify
-// simplifications since the last new best did not get the run unstuck.
+// simplify starts a fresh attempt (from the best checkpoint, when the engine
+// keeps checkpoints: rollbackRef), unless MaxSimplify simplifications since
+// the last new best did not get the run unstuck.
 func (e *Engine) simplify(f *facts, rule, reason string) choice {
 	if n := simplifiesSinceBest(f); n >= f.p.MaxSimplify {
 		return choice{action: loop.ActionEscalate, rule: rule, class: "stuck",

@@ -65,6 +65,10 @@ type facts struct {
 	start *point
 }
 
+// checkpoints reports whether the engine keeps checkpoints of the work tree
+// to go back to ([loop.Spec.NoCheckpoints]).
+func (f *facts) checkpoints() bool { return f.in.Spec == nil || !f.in.Spec.NoCheckpoints }
+
 // trend is the iterations the trend detectors compare, the baseline first when
 // the segment starts from it: an agent whose first iteration leaves the
 // baseline's failures as they were has already failed to fix them once.

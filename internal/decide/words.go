@@ -29,12 +29,19 @@ func said(f *facts, ts []loop.Trigger, c choice) string {
 		if s := simplifiesSinceBest(f); s > 1 {
 			tried = plural(s, "fresh attempt")
 		}
-		why := fmt.Sprintf("no progress for %s%s; %s from the best checkpoint did not help", plural(n, "iteration"), still, tried)
+		from := " from the best checkpoint"
+		if !f.checkpoints() {
+			from = " (from the work tree as it was: checkpoints are off)"
+		}
+		why := fmt.Sprintf("no progress for %s%s; %s%s did not help", plural(n, "iteration"), still, tried, from)
 		if r, ok := find(ts, TRegression); ok && regressedBefore(f) {
 			why += "; regression again: " + r.Evidence // it came back after its rollback
 		}
 		return why
 	case c.rule == RulePlateau && c.action == loop.ActionSimplify:
+		if !f.checkpoints() {
+			return fmt.Sprintf("the best result has not improved for %s%s: a fresh attempt, from the work tree as it is (checkpoints are off)", plural(n, "iteration"), still)
+		}
 		return fmt.Sprintf("the best result has not improved for %s%s: a fresh attempt from the best checkpoint", plural(n, "iteration"), still)
 	case c.rule == RulePlateau && c.action == loop.ActionExpand:
 		return fmt.Sprintf("the best result has not improved for %s%s: the files and symbols the errors name go into the prompt", plural(n, "iteration"), still)

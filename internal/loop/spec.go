@@ -13,6 +13,11 @@ type Spec struct {
 	Baseline    bool // run the gates once on the untouched tree first
 	// Shared: the run's spend is governed with the user's other loops (a
 	// shared ledger): each iteration is reserved first ([StepReserve]).
-	Shared  bool
-	Decider Decider
+	Shared bool
+	// NoCheckpoints: the engine keeps no checkpoints of the work tree (it is
+	// not a git work tree, or git.checkpoint is off), so nothing is rolled
+	// back, and a fresh attempt, a resume or an accept starts from the work
+	// tree as it is, not from the best checkpoint.
+	NoCheckpoints bool
+	Decider       Decider
 }

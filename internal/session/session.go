@@ -241,7 +241,9 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 		defer cancel()
 	}
 	stopTicker := s.tick()
-	out, runErr := loop.Run(ctx, s.steerable(env), s.p.Spec(), s.st)
+	spec := s.p.Spec()
+	spec.NoCheckpoints = env.Work == nil
+	out, runErr := loop.Run(ctx, s.steerable(env), spec, s.st)
 	stopTicker()
 
 	last := &s.st.Sessions[len(s.st.Sessions)-1]
