@@ -30,6 +30,10 @@ type Groups struct {
 	// ([Watchdog]) from the first start on: when the program dies, what its
 	// runs left is ended. "" for none (a test binary that is not agentloop).
 	Watchdog string
+	// noSweep keeps KillAll from sweeping /proc for markers and strays: the
+	// path of a system without /proc (macOS), where the group SIGKILL is all
+	// there is (tests).
+	noSweep bool
 
 	root     *Groups // the program's Groups, for a Sub; nil for the root itself
 	mu       sync.Mutex
@@ -179,13 +183,14 @@ func (g *Groups) KillAll() int {
 		killGroup(pid)
 	}
 	for _, c := range r.live {
-		if c.Cgroup != "" {
+		switch {
+		case c.Cgroup != "":
 			killCgroup(c.Cgroup, false, 0) // what left the group, even dropping the marker
-		} else {
+		case !r.noSweep:
 			sweep(c.Marker, false) // what left the group (setsid)
 		}
 	}
-	if r.NoCgroup || r.cgroupRoot() == "" {
+	if (r.NoCgroup || r.cgroupRoot() == "") && !r.noSweep {
 		sweepStrays()
 	}
 	return len(r.live)

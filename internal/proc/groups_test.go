@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -186,6 +187,51 @@ func TestGroupsKillAll(t *testing.T) {
 	_, err := Run(ctx, Spec{Argv: []string{"true"}})
 	if _, ok := errors.AsType[*StartError](err); !ok || !errors.Is(err, ErrShuttingDown) {
 		t.Errorf("Run after KillAll: error %v, want a *StartError wrapping ErrShuttingDown", err)
+	}
+}
+
+// KillAll's group SIGKILL ends every process of a group on its own, as on a
+// system with no cgroups, no /proc to sweep and no parent-death signal
+// (macOS): a second Ctrl-C there has nothing else. The group is started as
+// Run starts it, but nothing reaps it, so only KillAll can have ended the
+// leader's child, which ignores SIGTERM.
+func TestGroupsKillAllGroupAlone(t *testing.T) {
+	t.Parallel()
+	g := &Groups{NoCgroup: true, noSweep: true}
+	cmd := exec.Command("sh", "-c", stubborn)
+	ownGroup(cmd) // without parentDeath
+	marker := newMarker()
+	cmd.Env = withMarker(os.Environ(), marker)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.start(cmd, marker, ""); err != nil {
+		t.Fatal(err)
+	}
+	leader, reaped := cmd.Process.Pid, false
+	t.Cleanup(func() {
+		if !reaped { // the unreaped leader keeps its group id reserved
+			_ = syscall.Kill(-leader, syscall.SIGKILL)
+			_ = cmd.Wait()
+		}
+	})
+	var ps []int
+	sc := bufio.NewScanner(stdout)
+	for len(ps) < 2 && sc.Scan() {
+		ps = append(ps, pids(t, sc.Text())...)
+	}
+	if len(ps) != 2 {
+		t.Fatalf("the script printed %v, want its child's pid and its own", ps)
+	}
+	if n := g.KillAll(); n != 1 {
+		t.Errorf("KillAll = %d, want 1", n)
+	}
+	assertGone(t, ps, 5*time.Second)
+	err = cmd.Wait()
+	reaped = true
+	if err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("the leader ended with %v, want killed", err)
 	}
 }
 
