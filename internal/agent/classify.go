@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -31,9 +32,9 @@ func Classify(p Preset, exitCode int, out Outcome, stderrTail []byte, outputByte
 	stderrLine := lastLine(stderrTail)
 	switch {
 	case out.RateLimited:
-		return Class{Outcome: evidence.OutcomeRateLimited, ResetAt: out.ResetAt, Reason: orDefault(out.Reason, "rate limited")}
+		return Class{Outcome: evidence.OutcomeRateLimited, ResetAt: out.ResetAt, Reason: cmp.Or(out.Reason, "rate limited")}
 	case out.Overloaded:
-		return Class{Outcome: evidence.OutcomeTransient, Reason: orDefault(out.Reason, "provider overloaded")}
+		return Class{Outcome: evidence.OutcomeTransient, Reason: cmp.Or(out.Reason, "provider overloaded")}
 	}
 	ok := exitCode == 0 && !out.IsError && (out.Terminal || !HasTerminal(p.Format))
 	if ok {
@@ -45,13 +46,13 @@ func Classify(p Preset, exitCode int, out Outcome, stderrTail []byte, outputByte
 	}
 	workDone := out.Usage.TokensKnown && out.Usage.TotalTokens() > 0
 	if out.Auth {
-		return Class{Outcome: evidence.OutcomeAuth, Reason: orDefault(out.Reason, stderrLine), Fix: fixFor(p, evidence.OutcomeAuth)}
+		return Class{Outcome: evidence.OutcomeAuth, Reason: cmp.Or(out.Reason, stderrLine), Fix: fixFor(p, evidence.OutcomeAuth)}
 	}
 	for _, f := range slices.Concat(p.Failures, genericFailures) {
 		if !f.matches(exitCode, text, workDone) {
 			continue
 		}
-		reason := orDefault(errorLine(out.Reason, stderrTail), fmt.Sprintf("exit %d", exitCode))
+		reason := cmp.Or(errorLine(out.Reason, stderrTail), fmt.Sprintf("exit %d", exitCode))
 		c := Class{Outcome: f.Outcome, Reason: reason, Fix: f.Fix}
 		if f.Outcome == evidence.OutcomeRateLimited {
 			c.ResetAt = out.ResetAt
@@ -59,14 +60,14 @@ func Classify(p Preset, exitCode int, out Outcome, stderrTail []byte, outputByte
 		return c
 	}
 	if m := matchAny(stderrTail, stderrRateLimit, p.RateLimitPatterns); m != "" || matchExtra(out.Reason, p.RateLimitPatterns) {
-		return Class{Outcome: evidence.OutcomeRateLimited, Reason: orDefault(out.Reason, "rate limited: "+orDefault(m, stderrLine))}
+		return Class{Outcome: evidence.OutcomeRateLimited, Reason: cmp.Or(out.Reason, "rate limited: "+cmp.Or(m, stderrLine))}
 	}
 	if overloadPattern.Match(stderrTail) {
-		return Class{Outcome: evidence.OutcomeTransient, Reason: orDefault(out.Reason, "provider overloaded: "+stderrLine)}
+		return Class{Outcome: evidence.OutcomeTransient, Reason: cmp.Or(out.Reason, "provider overloaded: "+stderrLine)}
 	}
 	switch {
 	case out.Transient:
-		return Class{Outcome: evidence.OutcomeTransient, Reason: orDefault(out.Reason, "network or server error")}
+		return Class{Outcome: evidence.OutcomeTransient, Reason: cmp.Or(out.Reason, "network or server error")}
 	case exitCode < 0 || exitCode == 128+9 || exitCode == 128+15:
 		return Class{Outcome: evidence.OutcomeKilled, Reason: fmt.Sprintf("killed by a signal (exit %d)", exitCode)}
 	case transientPattern.Match(stderrTail):
@@ -74,7 +75,7 @@ func Classify(p Preset, exitCode int, out Outcome, stderrTail []byte, outputByte
 	case outputBytes == 0:
 		return Class{Outcome: evidence.OutcomeCrashed, Reason: fmt.Sprintf("exited %d before any output", exitCode)}
 	case exitCode == 0 && !out.Terminal && !out.IsError:
-		return Class{Outcome: evidence.OutcomeCrashed, Reason: orDefault(out.Reason, "the output ended without its final record (crash, kill or wrong format)")}
+		return Class{Outcome: evidence.OutcomeCrashed, Reason: cmp.Or(out.Reason, "the output ended without its final record (crash, kill or wrong format)")}
 	}
 	reason := out.Reason
 	switch {
@@ -123,13 +124,6 @@ func errorLine(reason string, stderrTail []byte) string {
 	}
 	slices.Reverse(keep)
 	return clip(strings.Join(keep, " | "), 300)
-}
-
-func orDefault(s, def string) string {
-	if s != "" {
-		return s
-	}
-	return def
 }
 
 // lastLine is the last non-empty line of b, clipped.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -49,7 +50,7 @@ func (e *SetupError) Error() string {
 
 // Headline is the error on one line, without the fix.
 func (e *SetupError) Headline() string {
-	s := fmt.Sprintf("%s %s: %s", orDefault(e.Role, "agent"), e.Agent, e.Outcome.Text())
+	s := fmt.Sprintf("%s %s: %s", cmp.Or(e.Role, "agent"), e.Agent, e.Outcome.Text())
 	if e.Message != "" {
 		s += ": " + e.Message
 	}
@@ -68,7 +69,7 @@ func NewSetupError(role string, res evidence.AgentResult) *SetupError {
 // that the settings it is known to need are there. It returns a *SetupError, or
 // nil when the agent can start as far as can be told without running it.
 func Preflight(h Host, role string, p Preset) error {
-	name := orDefault(p.Name, p.Binary)
+	name := cmp.Or(p.Name, p.Binary)
 	if h.LookPath != nil {
 		if _, err := h.LookPath(p.Binary); err != nil {
 			return &SetupError{Role: role, Agent: name, Outcome: evidence.OutcomeNotInstalled,

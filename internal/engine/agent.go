@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -25,7 +26,7 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 			// key ends the agent at once and the stop says so.
 			l.phase("agent: " + r.String())
 			if !r.Auth() {
-				l.warn("%s: %s; the CLI retries by itself", orString(name, "the agent"), r)
+				l.warn("%s: %s; the CLI retries by itself", cmp.Or(name, "the agent"), r)
 			}
 		}
 	}

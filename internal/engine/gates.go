@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -90,7 +91,7 @@ func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseli
 // nothing.
 func (g *ProcGates) flakyCheck(ctx context.Context, s GateSpec, workDir, logDir string, base *evidence.GateResult, res evidence.GateResult) (evidence.GateResult, error) {
 	logName := safeName(s.Name) + ".rerun.log"
-	switch orString(s.Rerun, gate.RerunFailed) {
+	switch cmp.Or(s.Rerun, gate.RerunFailed) {
 	case gate.RerunOff:
 		res.RerunNote = "not run again (rerun: off): every failure counts"
 		return res, nil
@@ -139,7 +140,7 @@ func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir, log
 	}
 	done := make(chan parsed, 1)
 	go func() {
-		rep, err := gate.Parse(pr, gate.Options{Format: orString(s.Format, "auto"), WorkDir: workDir})
+		rep, err := gate.Parse(pr, gate.Options{Format: cmp.Or(s.Format, "auto"), WorkDir: workDir})
 		_, _ = io.Copy(io.Discard, pr) // a parser that stops early must not block the gate
 		done <- parsed{rep, err}
 	}()
@@ -258,13 +259,6 @@ func baseEnv(env []string) []string {
 
 func orInt(v, def int) int {
 	if v <= 0 {
-		return def
-	}
-	return v
-}
-
-func orString(v, def string) string {
-	if v == "" {
 		return def
 	}
 	return v

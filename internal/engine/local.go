@@ -138,10 +138,10 @@ func (l *Local) restore(ctx context.Context, r loop.StepRequest) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restoreTimeout)
 	defer cancel()
 	backup := CheckpointRefs(l.Name, l.RunID) + fmt.Sprintf("backup-%d", r.Seq)
-	msg := fmt.Sprintf("agentloop %s: the work tree before %s", l.Name, orString(r.Why, "a restore"))
+	msg := fmt.Sprintf("agentloop %s: the work tree before %s", l.Name, cmp.Or(r.Why, "a restore"))
 	kept, err := l.Work.RestoreKeeping(ctx, r.Checkpoint, r.Expect, backup, msg)
 	if kept.Ref != "" {
-		l.warn("before it could %s, the work tree held changes agentloop did not make or record; %s", orString(r.Why, "restore a checkpoint"), kept.Hint())
+		l.warn("before it could %s, the work tree held changes agentloop did not make or record; %s", cmp.Or(r.Why, "restore a checkpoint"), kept.Hint())
 	}
 	return err
 }

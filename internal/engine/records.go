@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -42,7 +43,7 @@ func (l *Local) guardRecords(ctx context.Context, who string) func(ctx context.C
 			}
 		}
 		ev.Records = append(ev.Records, changes...)
-		l.warn("%s changed agentloop's records in git: %s", orString(who, "the agent"), changes)
+		l.warn("%s changed agentloop's records in git: %s", cmp.Or(who, "the agent"), changes)
 		if who == "" && changes.Escalates() {
 			ev.Agent.Outcome = evidence.OutcomeMovedBranch
 			ev.Agent.Reason = changes.String()

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -145,7 +146,7 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 			if fb, ok := l.freeFallback(); ok {
 				if l.switchTo != fb {
 					l.warn("the %s account %s is at its usage limit until %s (%s): the loop runs on the fallback agent %s until then, and back after the reset",
-						k.Provider, k.Account, l.when(w.Until), orString(w.Reason, "as its CLI said"), fb)
+						k.Provider, k.Account, l.when(w.Until), cmp.Or(w.Reason, "as its CLI said"), fb)
 				}
 				l.switchTo, k, inWindow = fb, s.key(fb), false
 				rs.Key = k
@@ -157,7 +158,7 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 			if !w.Until.Equal(toldWindow) {
 				toldWindow = w.Until
 				l.warn("the %s account %s is at its usage limit until %s (%s): every loop on it waits for the reset; the wait is not an iteration, not a failure and not billed time",
-					k.Provider, k.Account, l.when(w.Until), orString(w.Reason, "as its CLI said"))
+					k.Provider, k.Account, l.when(w.Until), cmp.Or(w.Reason, "as its CLI said"))
 			}
 			l.phase("usage limit: waiting until " + l.when(w.Until))
 			if err := l.sleep(ctx, min(max(w.Until.Sub(l.Now()), time.Second), poll)); err != nil {

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bufio"
+	"cmp"
 	"sort"
 	"strings"
 
@@ -169,7 +170,7 @@ func (p *goJSON) packageFailed(pkg, failedBuild string, pt *goTest) {
 	id := c.shortPkg(pkg)
 	if failedBuild != "" || pt.buildFailed {
 		if p.pkgFound[stripTestSuffix(failedBuild)] == 0 && p.pkgFound[pkg] == 0 && p.buildIDs[id] == 0 {
-			p.report(tkey{pkg: pkg}, evidence.Finding{Kind: evidence.KindBuild, ID: id, Message: "build failed: " + orStr(pt.last, orStr(failedBuild, pkg))})
+			p.report(tkey{pkg: pkg}, evidence.Finding{Kind: evidence.KindBuild, ID: id, Message: "build failed: " + cmp.Or(pt.last, cmp.Or(failedBuild, pkg))})
 		}
 		p.dropRunning(pkg)
 		return
@@ -184,7 +185,7 @@ func (p *goJSON) packageFailed(pkg, failedBuild string, pt *goTest) {
 		if pt.timeout != "" || pt.panic != "" {
 			f = pt.unfinished(c, pkgPath(pkg), "")
 		} else {
-			f = evidence.Finding{Kind: evidence.KindCrash, ID: pkgPath(pkg), Unit: pkgPath(pkg), Message: "package failed: " + orStr(pt.last, "no test reported a failure")}
+			f = evidence.Finding{Kind: evidence.KindCrash, ID: pkgPath(pkg), Unit: pkgPath(pkg), Message: "package failed: " + cmp.Or(pt.last, "no test reported a failure")}
 		}
 		p.report(tkey{pkg: pkg}, f)
 	}
@@ -242,13 +243,6 @@ func (p *goJSON) finish() {
 			p.report(tkey{q, name}, f)
 		}
 	}
-}
-
-func orStr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // textLine takes a line that is not a JSON event: a compiler or vet error printed

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bufio"
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
@@ -162,7 +163,7 @@ func gotestsumReport(c *collector, blocks []*gtsBlock, rerunPassed map[string]bo
 func gtsUnit(c *collector, pkg string) string {
 	switch {
 	case pkg == "" || pkg == ".":
-		return orStr(c.module, ".")
+		return cmp.Or(c.module, ".")
 	case c.module != "" && (pkg == c.module || strings.HasPrefix(pkg, c.module+"/")):
 		return pkg
 	case c.module != "":

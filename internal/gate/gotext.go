@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bufio"
+	"cmp"
 	"regexp"
 	"strings"
 
@@ -188,6 +189,6 @@ func goTextPackage(c *collector, s *goTextPkg, pkg string, failed bool, note str
 	case s.pk.panic != "" || s.pk.timeout != "":
 		c.add(s.pk.unfinished(c, pkgPath(pkg), ""))
 	default:
-		c.add(evidence.Finding{Kind: evidence.KindCrash, ID: pkgPath(pkg), Unit: pkgPath(pkg), Message: "package failed: " + orStr(s.pk.last, "no test reported a failure")})
+		c.add(evidence.Finding{Kind: evidence.KindCrash, ID: pkgPath(pkg), Unit: pkgPath(pkg), Message: "package failed: " + cmp.Or(s.pk.last, "no test reported a failure")})
 	}
 }

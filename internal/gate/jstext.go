@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bufio"
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
@@ -79,7 +80,7 @@ func parseJSText(br *bufio.Reader, c *collector) error {
 		}
 	}
 	for _, b := range blocks {
-		b.f.Message = orStr(b.f.Message, "failed")
+		b.f.Message = cmp.Or(b.f.Message, "failed")
 		if strings.Contains(b.f.Message, "Exceeded timeout") || strings.Contains(b.f.Message, "timed out") {
 			b.f.Kind = evidence.KindTimeout
 		}

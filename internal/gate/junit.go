@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bufio"
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -135,7 +136,7 @@ func junitDone(c *collector, jc *junitCase) {
 			msg = jsMessage(jc.sysout)
 		}
 	}
-	f := evidence.Finding{Kind: jc.kind, ID: junitID(jc), File: jc.file, Line: jc.line, Message: orStr(msg, "failed"), Unit: jc.classname, Test: jc.name}
+	f := evidence.Finding{Kind: jc.kind, ID: junitID(jc), File: jc.file, Line: jc.line, Message: cmp.Or(msg, "failed"), Unit: jc.classname, Test: jc.name}
 	if goBody(jc.body) { // gotestsum, go-junit-report: the body is go test output
 		t := &goTest{pkg: jc.classname}
 		for _, l := range strings.Split(jc.body, "\n") {

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bufio"
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
@@ -168,12 +169,12 @@ func pythonReport(c *collector, blocks []*pyBlock, summary []evidence.Finding) {
 					f.File, f.Line = b.file, b.line
 				}
 				if f.Message == "" || len(b.msg) > len(f.Message) {
-					f.Message = orStr(b.msg, f.Message)
+					f.Message = cmp.Or(b.msg, f.Message)
 				}
 				delete(byTitle, b.title)
 			}
 		}
-		f.Message = orStr(f.Message, "failed")
+		f.Message = cmp.Or(f.Message, "failed")
 		if f.Kind != evidence.KindBuild {
 			c.tests.Failed++
 		}
@@ -183,7 +184,7 @@ func pythonReport(c *collector, blocks []*pyBlock, summary []evidence.Finding) {
 		return
 	}
 	for _, b := range blocks {
-		f := evidence.Finding{Kind: b.kind, ID: b.title, File: b.file, Line: b.line, Message: orStr(b.msg, "failed")}
+		f := evidence.Finding{Kind: b.kind, ID: b.title, File: b.file, Line: b.line, Message: cmp.Or(b.msg, "failed")}
 		if b.kind != evidence.KindBuild {
 			c.tests.Failed++
 		}

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bufio"
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
@@ -117,7 +118,7 @@ func parseSpecText(br *bufio.Reader, c *collector) error {
 		if b.f.Message == "\x00suite" {
 			continue
 		}
-		b.f.Message = orStr(b.f.Message, "failed")
+		b.f.Message = cmp.Or(b.f.Message, "failed")
 		if strings.Contains(b.f.Message, "timed out") || strings.Contains(b.f.Message, "Timeout of") {
 			b.f.Kind = evidence.KindTimeout
 		}

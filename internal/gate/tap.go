@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bufio"
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
@@ -138,7 +139,7 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 		seen[tf.f.ID] = true
 		_ = key
 		f := tf.f
-		f.Message = orStr(strings.TrimSpace(f.Message), "failed")
+		f.Message = cmp.Or(strings.TrimSpace(f.Message), "failed")
 		if tf.failureType == "testTimeoutFailure" {
 			f.Kind = evidence.KindTimeout
 		}

@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -86,7 +87,7 @@ func dur(d time.Duration) string {
 // person fixes its setup (a rejected key, a missing program).
 func Setup(run, reach string, se *agent.SetupError) decision.NeedsYou {
 	n := decision.NeedsYou{Kind: decision.NeedsSetup, Run: run, Evidence: se.Headline(),
-		Question: fmt.Sprintf("The %s %s cannot work. Fix its setup, then go on?", orDefault(se.Role, "agent"), se.Agent)}
+		Question: fmt.Sprintf("The %s %s cannot work. Fix its setup, then go on?", cmp.Or(se.Role, "agent"), se.Agent)}
 	fix := "the run goes on where it stopped"
 	if se.Fix != "" {
 		fix = "to fix: " + se.Fix
@@ -122,13 +123,6 @@ func Unmerged(graphName string, u graph.Unfinished, c graph.Commands) decision.N
 func command(s, reach string) string {
 	if reach != "" {
 		return s + " " + reach
-	}
-	return s
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
 	}
 	return s
 }

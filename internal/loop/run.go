@@ -265,11 +265,11 @@ func (r *runner) obey(ctx context.Context, d Decision) (Outcome, bool, error) {
 	var out Outcome
 	switch d.Action {
 	case ActionProceed:
-		out = Outcome{Status: StatusSucceeded, Reason: orDefault(d.Message, "all required gates passed")}
+		out = Outcome{Status: StatusSucceeded, Reason: cmp.Or(d.Message, "all required gates passed")}
 	case ActionComplete:
-		out = Outcome{Status: StatusCompleted, Reason: orDefault(d.Message, "the loop ran its course")}
+		out = Outcome{Status: StatusCompleted, Reason: cmp.Or(d.Message, "the loop ran its course")}
 	case ActionAbort:
-		out = Outcome{Status: StatusAborted, Reason: orDefault(d.Message, "the decision engine gave up")}
+		out = Outcome{Status: StatusAborted, Reason: cmp.Or(d.Message, "the decision engine gave up")}
 	case ActionEscalate:
 		return r.escalate(ctx, d)
 	default:
@@ -280,7 +280,7 @@ func (r *runner) obey(ctx context.Context, d Decision) (Outcome, bool, error) {
 }
 
 func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error) {
-	e := Escalation{Reason: orDefault(d.Message, "the loop needs a human decision")}
+	e := Escalation{Reason: cmp.Or(d.Message, "the loop needs a human decision")}
 	if d.Escalation != nil {
 		e = *d.Escalation
 	}
@@ -556,11 +556,4 @@ func triggerIDs(ts []Trigger) []string {
 		ids = append(ids, t.ID)
 	}
 	return ids
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -107,7 +108,7 @@ func Of(run Run, ev loop.Event, r Rules) (Notification, bool) {
 		}
 		n.Type, n.Status, n.Reason = KindFinished, string(d.Status), d.Reason
 		n.Title = fmt.Sprintf("%s %s", who(run), d.Status)
-		n.Text = fmt.Sprintf("%s after %d %s, %s.", capital(orDash(d.Reason)), d.Iterations, plural(d.Iterations, "iteration"), d.Wall.Duration().Round(time.Second))
+		n.Text = fmt.Sprintf("%s after %d %s, %s.", capital(cmp.Or(d.Reason, "ended")), d.Iterations, plural(d.Iterations, "iteration"), d.Wall.Duration().Round(time.Second))
 	case loop.Warning:
 		switch {
 		case len(d.Budget) > 0:
@@ -235,13 +236,6 @@ func plural(n int, w string) string {
 		return w
 	}
 	return w + "s"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "ended"
-	}
-	return s
 }
 
 func capital(s string) string {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -97,7 +98,7 @@ type budgetRow struct{ Name, Tokens, In, Out, Cost string }
 // and each task's run report, linked from both.
 func HTML(w io.Writer, r Run) error {
 	tmpl, err := template.New("report").Funcs(template.FuncMap{
-		"stamp": stamp, "join": strings.Join, "orDash": orDash, "verdict": verdictText, "cost": costText,
+		"stamp": stamp, "join": strings.Join, "orDash": func(s string) string { return cmp.Or(s, dash) }, "verdict": verdictText, "cost": costText,
 		"statusClass": statusClass, "inc": func(i int) int { return i + 1 },
 		"heading": heading, "escalationOf": escalationOf,
 	}).Parse(pageTemplate)
@@ -147,7 +148,7 @@ func buildPage(r Run) page {
 	s := r.state()
 	total := s.Spend.Total()
 	h := historyOf(r)
-	p := page{S: s, Status: orDash(string(s.Status)), Sessions: s.Sessions,
+	p := page{S: s, Status: cmp.Or(string(s.Status), dash), Sessions: s.Sessions,
 		Wall: duration(s.Spend.Wall.Duration()), Gates: gateNames(s.History), Quality: decide.QualityMeaning, Segments: len(h.segments)}
 	if s.Spend.Waited > 0 {
 		p.Waited = duration(s.Spend.Waited.Duration())
@@ -221,7 +222,7 @@ func runCards(s *loop.State, h history, total evidence.Usage) []card {
 // r.Tasks its tasks, each with its run when it has one.
 func buildGraphPage(r Run) graphPage {
 	s := r.state()
-	g := graphPage{Name: s.Name, Status: orDash(string(s.Status)), File: strings.TrimPrefix(s.Procedure, "task graph "),
+	g := graphPage{Name: s.Name, Status: cmp.Or(string(s.Status), dash), File: strings.TrimPrefix(s.Procedure, "task graph "),
 		Graph: taskGraphSVG(r.Tasks)}
 	f := graphFactsOf(r.Tasks)
 	for i, t := range r.Tasks {

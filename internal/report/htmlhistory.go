@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"strings"
@@ -106,7 +107,7 @@ func recordHTML(b *strings.Builder, m loop.Moment, many bool) {
 	} else {
 		b.WriteString("—")
 	}
-	fmt.Fprintf(b, `</td><td data-label="decision"><span class="badge %s">%s</span>`, statusClass(r.Decision), esc(orDash(r.Decision)))
+	fmt.Fprintf(b, `</td><td data-label="decision"><span class="badge %s">%s</span>`, statusClass(r.Decision), esc(cmp.Or(r.Decision, dash)))
 	if r.Strategy != "" && r.Strategy != r.Decision {
 		fmt.Fprintf(b, ` <span class="did">%s</span>`, esc(r.Strategy))
 	}

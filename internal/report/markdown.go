@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -40,7 +41,7 @@ func Markdown(w io.Writer, r Run) error {
 }
 
 func summaryMD(b *bufio.Writer, s *loop.State, h history) {
-	status := "**" + orDash(string(s.Status)) + "**"
+	status := "**" + cmp.Or(string(s.Status), dash) + "**"
 	if s.Reason != "" {
 		status += " — " + mdCell(s.Reason)
 	}
@@ -160,7 +161,7 @@ func recordMD(b *bufio.Writer, m loop.Moment) {
 	}
 	fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %d | %.2f | %s | %s | %s | %s |\n",
 		m.Seq, r.N, duration(r.Duration.Duration()), mdCell(exit), mdCell(gatesText(r.Gates)), len(r.Failing),
-		r.Quality, orDash(r.Decision), orDash(r.Strategy), mdCell(orDash(strings.Join(r.Triggers, ", "))), costText(r.Usage))
+		r.Quality, cmp.Or(r.Decision, dash), cmp.Or(r.Strategy, dash), mdCell(cmp.Or(strings.Join(r.Triggers, ", "), dash)), costText(r.Usage))
 }
 
 // mdHandoff is a hand-off as a Markdown paragraph, a guidance's text quoted.
@@ -234,7 +235,7 @@ func sessionsMD(b *bufio.Writer, ss []loop.Session) {
 	b.WriteString("## Sessions\n\n| # | started | ended | iterations | status | reason |\n|---:|---|---|---:|---|---|\n")
 	for i, s := range ss {
 		fmt.Fprintf(b, "| %d | %s | %s | %d | %s | %s |\n", i+1, stamp(s.StartedAt), stamp(s.EndedAt), s.Iterations,
-			orDash(string(s.Status)), mdCell(orDash(s.Reason)))
+			cmp.Or(string(s.Status), dash), mdCell(cmp.Or(s.Reason, dash)))
 	}
 	b.WriteString("\n")
 }
@@ -256,7 +257,7 @@ func guidanceMD(b *bufio.Writer, hs []loop.Handoff) {
 		if h.Kind == loop.HandoffGuide {
 			given, applied = "while it ran", fmt.Sprintf("segment %d, iteration %d", h.Segment, h.Iteration)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", stamp(h.At), mdCell(orDash(h.By)), given, applied, mdCell(h.Text))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", stamp(h.At), mdCell(cmp.Or(h.By, dash)), given, applied, mdCell(h.Text))
 	}
 	if head {
 		b.WriteString("\n")
@@ -270,7 +271,7 @@ func graphMD(b *bufio.Writer, r Run) {
 	f := graphFactsOf(r.Tasks)
 	fmt.Fprintf(b, "# agentloop report: task graph %s\n\n", mdCell(s.Name))
 	fmt.Fprintf(b, "| | |\n|---|---|\n")
-	fmt.Fprintf(b, "| Status | **%s** |\n", orDash(string(s.Status)))
+	fmt.Fprintf(b, "| Status | **%s** |\n", cmp.Or(string(s.Status), dash))
 	fmt.Fprintf(b, "| Task file | %s |\n", mdCell(strings.TrimPrefix(s.Procedure, "task graph ")))
 	fmt.Fprintf(b, "| Tasks | %d: %s |\n", len(r.Tasks), f.states)
 	fmt.Fprintf(b, "| Iterations | %d, every task's together |\n", s.TotalIterations)
@@ -283,7 +284,7 @@ func graphMD(b *bufio.Writer, r Run) {
 			rep = "`agentloop report " + mdCell(t.Run.State.Name) + "`"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", mdCell(t.ID), mdCell(t.Title), t.State, t.Iterations,
-			f.durations[i], f.costs[i], mdCell(orDash(t.Reason)), mdCell(orDash(strings.Join(t.DependsOn, ", "))), rep)
+			f.durations[i], f.costs[i], mdCell(cmp.Or(t.Reason, dash)), mdCell(cmp.Or(strings.Join(t.DependsOn, ", "), dash)), rep)
 	}
 	b.WriteString("\n")
 }
@@ -317,12 +318,8 @@ func mdCell(s string) string {
 	return strings.ReplaceAll(s, "|", `\|`)
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
+// dash stands for a value that is not there.
+const dash = "—"
 
 // demote pushes the headings of an embedded Markdown document two levels down, so
 // that its "# Escalation" sits under the report's "## Escalation report".

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -103,7 +104,7 @@ func StatusTable(w io.Writer, rows []StatusRow, color bool) error {
 			cost = costText(usageOf(*r.CostUSD, r.CostEstimated))
 		}
 		table = append(table, []string{r.Name, string(r.Status), r.Position,
-			orDash(r.LastDecision), tokens, cost, duration(r.Elapsed)})
+			cmp.Or(r.LastDecision, dash), tokens, cost, duration(r.Elapsed)})
 	}
 	widths := make([]int, len(table[0]))
 	for _, row := range table {

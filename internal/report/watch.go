@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -59,7 +60,7 @@ func WatchTable(w io.Writer, rows []WatchRow, now time.Time) error {
 		if cost >= 0 {
 			costText = fmt.Sprintf("$%.2f", cost)
 		}
-		table = append(table, []string{r.Name, string(r.Status), iter, phase, tokText, costText, orDash(r.LastDecision), duration(r.Elapsed)})
+		table = append(table, []string{r.Name, string(r.Status), iter, phase, tokText, costText, cmp.Or(r.LastDecision, dash), duration(r.Elapsed)})
 	}
 	var b strings.Builder
 	widths := make([]int, len(table[0]))
