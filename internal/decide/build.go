@@ -2,17 +2,17 @@ package decide
 
 import (
 	"fmt"
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
 	"slices"
 	"strings"
 
-	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // build turns the chosen action into the full decision.
-func (e *Engine) build(f *facts, ts []loop.Trigger, c choice, v verdict) loop.Decision {
+func (e *Engine) build(f *facts, ts []decision.Trigger, c choice, v verdict) loop.Decision {
 	st := f.in.State
 	d := loop.Decision{
 		Action:      c.action,
@@ -237,7 +237,7 @@ func proceedReason(f *facts) string {
 	return s
 }
 
-func refineReason(f *facts, ts []loop.Trigger) string {
+func refineReason(f *facts, ts []decision.Trigger) string {
 	switch {
 	case agentFailed(f.ev.Agent):
 		// The gates judged a tree the agent did not finish: its outcome is the news.

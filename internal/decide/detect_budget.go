@@ -68,8 +68,8 @@ func lineResource(name string) (budget.Resource, float64) {
 // detectBudget turns the budget lines into triggers: exhausted is critical,
 // cannot-afford high, 80% spent medium; reaching max iterations with failures left
 // is its own trigger.
-func detectBudget(f *facts) []loop.Trigger {
-	var out []loop.Trigger
+func detectBudget(f *facts) []decision.Trigger {
+	var out []decision.Trigger
 	var soft []string
 	for _, l := range budgetLines(f.in) {
 		r, scale := lineResource(l.Name)
@@ -102,8 +102,8 @@ func detectBudget(f *facts) []loop.Trigger {
 
 // detectTransient: gate infrastructure failures, an agent failure the CLI marked
 // transient, failures that are all flaky, and rate limits.
-func detectTransient(f *facts) []loop.Trigger {
-	var out []loop.Trigger
+func detectTransient(f *facts) []decision.Trigger {
+	var out []decision.Trigger
 	ev := f.ev
 	if ev.Agent.RateLimited {
 		reset := ""
@@ -137,7 +137,7 @@ func detectTransient(f *facts) []loop.Trigger {
 }
 
 // onlyTransient reports whether nothing but transient causes failed the iteration.
-func onlyTransient(ev evidence.Iteration, ts []loop.Trigger) bool {
+func onlyTransient(ev evidence.Iteration, ts []decision.Trigger) bool {
 	transient := false
 	for _, t := range ts {
 		switch t.ID {

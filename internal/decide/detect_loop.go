@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // detectStuck finds the three stuck shapes of loop-control §8.4: the same failure
@@ -14,7 +14,7 @@ import (
 // iteration that leaves the baseline's failures as they were is a repeat); no
 // diff, or the same diff, twice in a row; a return to a code state seen before
 // the previous iteration.
-func detectStuck(f *facts) []loop.Trigger {
+func detectStuck(f *facts) []decision.Trigger {
 	all, cur := f.seq, f.cur
 	past := all[:len(all)-1]
 	if cur.Succeeded {
@@ -27,24 +27,24 @@ func detectStuck(f *facts) []loop.Trigger {
 		}
 		switch {
 		case same && tr[len(tr)-n].N == 0:
-			return []loop.Trigger{trig(TStuck, 0.8, false, "the same failures as before the run after %s: %s", plural(n-1, "iteration"), first(cur.Failing))}
+			return []decision.Trigger{trig(TStuck, 0.8, false, "the same failures as before the run after %s: %s", plural(n-1, "iteration"), first(cur.Failing))}
 		case same:
-			return []loop.Trigger{trig(TStuck, 0.8, false, "same failures %d iterations in a row: %s", n, first(cur.Failing))}
+			return []decision.Trigger{trig(TStuck, 0.8, false, "same failures %d iterations in a row: %s", n, first(cur.Failing))}
 		}
 	}
 	if len(past) > 0 {
 		prev := past[len(past)-1]
 		switch {
 		case cur.DiffEmpty && prev.DiffEmpty:
-			return []loop.Trigger{trig(TStuck, 0.8, false, "no change to the code two iterations in a row")}
+			return []decision.Trigger{trig(TStuck, 0.8, false, "no change to the code two iterations in a row")}
 		case cur.DiffHash != "" && cur.DiffHash == prev.DiffHash:
-			return []loop.Trigger{trig(TStuck, 0.8, false, "the same diff two iterations in a row")}
+			return []decision.Trigger{trig(TStuck, 0.8, false, "the same diff two iterations in a row")}
 		}
 	}
 	if cur.TreeHash != "" && len(past) >= 2 {
 		for _, p := range past[:len(past)-1] {
 			if p.TreeHash == cur.TreeHash && !p.Succeeded {
-				return []loop.Trigger{trig(TStuck, 0.7, false, "back to the code state of iteration %d", p.N)}
+				return []decision.Trigger{trig(TStuck, 0.7, false, "back to the code state of iteration %d", p.N)}
 			}
 		}
 	}
@@ -56,7 +56,7 @@ func detectStuck(f *facts) []loop.Trigger {
 // are disjoint, the agent's fix for one breaks the other and back: that is
 // what the trigger says, naming both. It is the agent going round, not a
 // conflict between the requirements: both tests can be valid.
-func detectOscillation(f *facts) []loop.Trigger {
+func detectOscillation(f *facts) []decision.Trigger {
 	all := f.trend()
 	n := len(all)
 	if n < 3 || f.cur.Succeeded {
@@ -74,7 +74,7 @@ func detectOscillation(f *facts) []loop.Trigger {
 	if !intersects(c.Failing, b.Failing) {
 		what = fmt.Sprintf("the fix for %s breaks %s, and the fix for %s breaks %s again", first(c.Failing), first(b.Failing), first(b.Failing), first(c.Failing))
 	}
-	return []loop.Trigger{trig(TOscillation, sev, false, "%s (%s)", what, span(from, c))}
+	return []decision.Trigger{trig(TOscillation, sev, false, "%s (%s)", what, span(from, c))}
 }
 
 // span names the iterations from a to b, the baseline as such.
@@ -96,7 +96,7 @@ func intersects(a, b []string) bool {
 
 // detectRegression finds tests that passed in the previous iteration (it built and
 // they were not failing) and fail now, and a quality more than 0.05 below the best.
-func detectRegression(f *facts) []loop.Trigger {
+func detectRegression(f *facts) []decision.Trigger {
 	past := f.seq[:len(f.seq)-1]
 	if len(past) == 0 {
 		return nil
@@ -120,7 +120,7 @@ func detectRegression(f *facts) []loop.Trigger {
 	switch b, ok := bestPoint(past); {
 	case len(broke) > 0:
 		slices.Sort(broke)
-		return []loop.Trigger{trig(TRegression, 0.6, true, "%d tests that passed now fail: %s", len(broke), first(broke))}
+		return []decision.Trigger{trig(TRegression, 0.6, true, "%d tests that passed now fail: %s", len(broke), first(broke))}
 	case ok && b.Quality > f.cur.Quality+0.05 && f.cur.Quality > 0:
 		// Back to failures the best checkpoint did not have (after a
 		// rollback to it, the same break again): name them.
@@ -131,11 +131,11 @@ func detectRegression(f *facts) []loop.Trigger {
 			}
 		}
 		if len(again) > 0 {
-			return []loop.Trigger{trig(TRegression, 0.6, true, "%d tests that pass at iteration %d (the best) fail now: %s", len(again), b.N, first(again))}
+			return []decision.Trigger{trig(TRegression, 0.6, true, "%d tests that pass at iteration %d (the best) fail now: %s", len(again), b.N, first(again))}
 		}
-		return []loop.Trigger{trig(TRegression, 0.5, true, "quality %.2f fell below the best %.2f", f.cur.Quality, best)}
+		return []decision.Trigger{trig(TRegression, 0.5, true, "quality %.2f fell below the best %.2f", f.cur.Quality, best)}
 	case f.cur.Quality < best-0.05:
-		return []loop.Trigger{trig(TRegression, 0.5, true, "quality %.2f fell below the best %.2f", f.cur.Quality, best)}
+		return []decision.Trigger{trig(TRegression, 0.5, true, "quality %.2f fell below the best %.2f", f.cur.Quality, best)}
 	}
 	return nil
 }
@@ -171,7 +171,7 @@ func plateau(qs []float64, p Policy) plateauInfo {
 // Patience iterations. The specification's variance rule (< 0.02 over the last 3)
 // alone is true of steady progress on a 0–1 scale (0.5, 0.6, 0.7 has variance
 // 0.007), so it is reported in the assessment but only fires with a stall.
-func detectPlateau(f *facts) []loop.Trigger {
+func detectPlateau(f *facts) []decision.Trigger {
 	if f.cur.Succeeded {
 		return nil
 	}
@@ -183,6 +183,6 @@ func detectPlateau(f *facts) []loop.Trigger {
 	if !pi.Stalled {
 		return nil
 	}
-	return []loop.Trigger{trig(TPlateau, 0.6, false, "best quality %.2f not improved by %.2f in %d iterations (variance of last 3: %.4f)",
+	return []decision.Trigger{trig(TPlateau, 0.6, false, "best quality %.2f not improved by %.2f in %d iterations (variance of last 3: %.4f)",
 		slices.Max(qs), f.p.Epsilon, f.p.Patience, pi.Variance)}
 }

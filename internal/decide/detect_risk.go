@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
 func reviewTag(ev evidence.Iteration, tag string) bool {
@@ -16,16 +16,16 @@ func reviewTag(ev evidence.Iteration, tag string) bool {
 // detectTampering reads the diff facts: skips added, assertions removed, test files
 // deleted and the diff's tamper findings are serious (0.9); test files merely
 // edited are a low-severity note unless the policy forbids test edits (0.5).
-func detectTampering(f *facts) []loop.Trigger {
+func detectTampering(f *facts) []decision.Trigger {
 	if f.weakened != "" {
-		return []loop.Trigger{trig(TTestTampering, 0.9, true, "%s", f.weakened)}
+		return []decision.Trigger{trig(TTestTampering, 0.9, true, "%s", f.weakened)}
 	}
 	if d := f.ev.Diff; len(d.TestFilesChanged) > 0 {
 		sev := 0.5
 		if f.p.AllowTestEdits {
 			sev = 0.2
 		}
-		return []loop.Trigger{trig(TTestTampering, sev, true, "test files edited: %s", strings.Join(d.TestFilesChanged, ", "))}
+		return []decision.Trigger{trig(TTestTampering, sev, true, "test files edited: %s", strings.Join(d.TestFilesChanged, ", "))}
 	}
 	return nil
 }
@@ -62,30 +62,30 @@ func weakening(ev evidence.Iteration) []string {
 
 // detectSecurity: secrets in the diff (1.0, critical), the reviewer's security tag
 // (0.9), protected paths touched (0.8).
-func detectSecurity(f *facts) []loop.Trigger {
+func detectSecurity(f *facts) []decision.Trigger {
 	d := f.ev.Diff
 	switch {
 	case d.SecretsFound > 0:
-		return []loop.Trigger{trig(TSecurity, 1, false, "%s found in the diff", plural(d.SecretsFound, "secret"))}
+		return []decision.Trigger{trig(TSecurity, 1, false, "%s found in the diff", plural(d.SecretsFound, "secret"))}
 	case reviewTag(f.ev, "security"):
-		return []loop.Trigger{trig(TSecurity, 0.9, false, "the reviewer raised a security concern: %s", reviewQuote(f.ev, "security"))}
+		return []decision.Trigger{trig(TSecurity, 0.9, false, "the reviewer raised a security concern: %s", reviewQuote(f.ev, "security"))}
 	case len(d.ProtectedTouched) > 0:
-		return []loop.Trigger{trig(TSecurity, 0.8, false, "protected paths touched: %s", strings.Join(d.ProtectedTouched, ", "))}
+		return []decision.Trigger{trig(TSecurity, 0.8, false, "protected paths touched: %s", strings.Join(d.ProtectedTouched, ", "))}
 	}
 	return nil
 }
 
 // detectScope: files outside the task's scope, a diff larger than DiffLinesLimit,
 // or the reviewer's scope_creep tag.
-func detectScope(f *facts) []loop.Trigger {
+func detectScope(f *facts) []decision.Trigger {
 	d := f.ev.Diff
 	switch {
 	case reviewTag(f.ev, "scope_creep"):
-		return []loop.Trigger{trig(TScopeCreep, 0.7, true, "the reviewer flagged scope creep: %s", reviewQuote(f.ev, "scope"))}
+		return []decision.Trigger{trig(TScopeCreep, 0.7, true, "the reviewer flagged scope creep: %s", reviewQuote(f.ev, "scope"))}
 	case len(d.OutsideScope) > 0:
-		return []loop.Trigger{trig(TScopeCreep, 0.6, true, "files outside the task's scope: %s", strings.Join(d.OutsideScope, ", "))}
+		return []decision.Trigger{trig(TScopeCreep, 0.6, true, "files outside the task's scope: %s", strings.Join(d.OutsideScope, ", "))}
 	case f.p.DiffLinesLimit > 0 && d.Added+d.Deleted > f.p.DiffLinesLimit:
-		return []loop.Trigger{trig(TScopeCreep, 0.6, true, "diff of %d lines, over the limit of %d", d.Added+d.Deleted, f.p.DiffLinesLimit)}
+		return []decision.Trigger{trig(TScopeCreep, 0.6, true, "diff of %d lines, over the limit of %d", d.Added+d.Deleted, f.p.DiffLinesLimit)}
 	}
 	return nil
 }
@@ -93,15 +93,15 @@ func detectScope(f *facts) []loop.Trigger {
 // detectArchitecture: new dependencies (0.8) and the reviewer's architecture tag
 // (0.9) need a human; exported API changes alone (0.5) are noted, since adding an
 // exported function is ordinary work.
-func detectArchitecture(f *facts) []loop.Trigger {
+func detectArchitecture(f *facts) []decision.Trigger {
 	d := f.ev.Diff
 	switch {
 	case reviewTag(f.ev, "architecture"):
-		return []loop.Trigger{trig(TArchitecture, 0.9, false, "the reviewer flagged architectural impact: %s", reviewQuote(f.ev, "architect"))}
+		return []decision.Trigger{trig(TArchitecture, 0.9, false, "the reviewer flagged architectural impact: %s", reviewQuote(f.ev, "architect"))}
 	case len(d.NewDeps) > 0:
-		return []loop.Trigger{trig(TArchitecture, 0.8, false, "new dependencies: %s", strings.Join(d.NewDeps, ", "))}
+		return []decision.Trigger{trig(TArchitecture, 0.8, false, "new dependencies: %s", strings.Join(d.NewDeps, ", "))}
 	case len(d.ExportedChanged) > 0:
-		return []loop.Trigger{trig(TArchitecture, 0.5, true, "exported API changed: %s", strings.Join(d.ExportedChanged, ", "))}
+		return []decision.Trigger{trig(TArchitecture, 0.5, true, "exported API changed: %s", strings.Join(d.ExportedChanged, ", "))}
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func detectArchitecture(f *facts) []loop.Trigger {
 // detectMovedBranch: the agent changed agentloop's records in git (its
 // checkpoint refs, the branch, HEAD) beyond a plain commit, which the engine
 // undid (1.0, not fixable: a person must see it).
-func detectMovedBranch(f *facts) []loop.Trigger {
+func detectMovedBranch(f *facts) []decision.Trigger {
 	var what []string
 	for _, c := range f.ev.Records {
 		if c.Escalates() {
@@ -119,12 +119,12 @@ func detectMovedBranch(f *facts) []loop.Trigger {
 	if len(what) == 0 {
 		return nil
 	}
-	return []loop.Trigger{trig(TMovedBranch, 1, false, "%s", strings.Join(what, "; "))}
+	return []decision.Trigger{trig(TMovedBranch, 1, false, "%s", strings.Join(what, "; "))}
 }
 
-func detectConflict(f *facts) []loop.Trigger {
+func detectConflict(f *facts) []decision.Trigger {
 	if reviewTag(f.ev, "requirements_conflict") {
-		return []loop.Trigger{trig(TConflict, 0.9, false, "the reviewer found conflicting requirements: %s", reviewQuote(f.ev, "conflict"))}
+		return []decision.Trigger{trig(TConflict, 0.9, false, "the reviewer found conflicting requirements: %s", reviewQuote(f.ev, "conflict"))}
 	}
 	return nil
 }

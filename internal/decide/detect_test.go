@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -287,9 +288,9 @@ func TestFeedbackPriority(t *testing.T) {
 		{[]float64{1}, "high"},
 	}
 	for _, tt := range tests {
-		var ts []loop.Trigger
+		var ts []decision.Trigger
 		for _, s := range tt.sevs {
-			ts = append(ts, loop.Trigger{Severity: s})
+			ts = append(ts, decision.Trigger{Severity: s})
 		}
 		if got := priority(ts); got != tt.want {
 			t.Errorf("priority of severities %v = %s, want %s", tt.sevs, got, tt.want)

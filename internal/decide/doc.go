@@ -11,7 +11,7 @@
 //
 // # Triggers
 //
-// Detectors turn evidence into [loop.Trigger]s (severity 0–1, fixable or not).
+// Detectors turn evidence into [decision.Trigger]s (severity 0–1, fixable or not).
 // The specification's eight triggers map onto what agentloop can observe:
 //
 //   - validation_failure: a required gate failed with build, crash, timeout, type

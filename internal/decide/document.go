@@ -20,7 +20,7 @@ func specAction(a loop.Action) string {
 	return "retry"
 }
 
-func (e *Engine) document(f *facts, ts []loop.Trigger, c choice, d loop.Decision) decision.Document {
+func (e *Engine) document(f *facts, ts []decision.Trigger, c choice, d loop.Decision) decision.Document {
 	dd := decision.Body{
 		Action: specAction(c.action), TaskID: f.in.Spec.Name, Iteration: f.ev.N, Strategy: c.strategy,
 		Rule: c.rule, Triggers: ts, Rollback: d.Rollback,
@@ -45,7 +45,7 @@ func (e *Engine) document(f *facts, ts []loop.Trigger, c choice, d loop.Decision
 
 // items are the actionable items: failing checks first, then reviewer blockers
 // and majors, at most 7.
-func items(f *facts, ts []loop.Trigger) []string {
+func items(f *facts, ts []decision.Trigger) []string {
 	var out []string
 	for _, g := range f.ev.Gates {
 		for _, fd := range g.Findings {
@@ -77,7 +77,7 @@ func items(f *facts, ts []loop.Trigger) []string {
 	return out
 }
 
-func priority(ts []loop.Trigger) string {
+func priority(ts []decision.Trigger) string {
 	top := 0.0
 	for _, t := range ts {
 		top = max(top, t.Severity)
@@ -91,7 +91,7 @@ func priority(ts []loop.Trigger) string {
 	return "low"
 }
 
-func assess(f *facts, ts []loop.Trigger, c choice) *decision.Assessment {
+func assess(f *facts, ts []decision.Trigger, c choice) *decision.Assessment {
 	a := &decision.Assessment{Trend: "first"}
 	for _, p := range f.all {
 		a.QualityTrend = append(a.QualityTrend, p.Quality)

@@ -3,6 +3,7 @@ package decide
 import (
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -171,9 +172,9 @@ func green(ev evidence.Iteration, spec *loop.Spec, p Policy) bool {
 }
 
 // detect runs every detector, in a fixed order.
-func detect(f *facts) []loop.Trigger {
-	var ts []loop.Trigger
-	for _, d := range []func(*facts) []loop.Trigger{
+func detect(f *facts) []decision.Trigger {
+	var ts []decision.Trigger
+	for _, d := range []func(*facts) []decision.Trigger{
 		detectSpec, detectTransient, detectSecurity, detectArchitecture, detectConflict, detectScope,
 		detectTampering, detectBudget, detectMovedBranch,
 	} {
@@ -184,7 +185,7 @@ func detect(f *facts) []loop.Trigger {
 		// tests, says nothing about progress.
 		return ts
 	}
-	for _, d := range []func(*facts) []loop.Trigger{detectStuck, detectOscillation, detectPlateau, detectRegression} {
+	for _, d := range []func(*facts) []decision.Trigger{detectStuck, detectOscillation, detectPlateau, detectRegression} {
 		ts = append(ts, d(f)...)
 	}
 	return ts
@@ -204,7 +205,7 @@ func transientOnly(ev evidence.Iteration) bool {
 	return false
 }
 
-func triggerIDs(ts []loop.Trigger) []string {
+func triggerIDs(ts []decision.Trigger) []string {
 	var ids []string
 	for _, t := range ts {
 		ids = append(ids, t.ID)
@@ -212,16 +213,16 @@ func triggerIDs(ts []loop.Trigger) []string {
 	return ids
 }
 
-func find(ts []loop.Trigger, id string) (loop.Trigger, bool) {
+func find(ts []decision.Trigger, id string) (decision.Trigger, bool) {
 	for _, t := range ts {
 		if t.ID == id {
 			return t, true
 		}
 	}
-	return loop.Trigger{}, false
+	return decision.Trigger{}, false
 }
 
-func has(ts []loop.Trigger, id string, minSev float64) bool {
+func has(ts []decision.Trigger, id string, minSev float64) bool {
 	t, ok := find(ts, id)
 	return ok && t.Severity >= minSev
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // report writes the escalation document of an escalating decision.
-func (e *Engine) report(f *facts, ts []loop.Trigger, c choice, d loop.Decision) decision.EscalationReport {
+func (e *Engine) report(f *facts, ts []decision.Trigger, c choice, d loop.Decision) decision.EscalationReport {
 	r := decision.EscalationReport{
 		Task:     orText(f.in.Spec.Task, orText(f.in.Spec.Name, orText(f.in.Spec.Procedure, "this run"))),
 		Reason:   d.Message,
@@ -75,7 +75,7 @@ func row(p point, action, strategy, why string) decision.HistoryRow {
 	}
 }
 
-func triggerLines(ts []loop.Trigger) []string {
+func triggerLines(ts []decision.Trigger) []string {
 	var out []string
 	for _, t := range ts {
 		out = append(out, fmt.Sprintf("%s (severity %.2f): %s", t.ID, t.Severity, t.Evidence))
@@ -85,7 +85,7 @@ func triggerLines(ts []loop.Trigger) []string {
 
 // patternOf names the loop's pattern: a stuck or oscillation trigger, else a
 // failure common to every iteration, else how much the failures moved.
-func patternOf(f *facts, ts []loop.Trigger) string {
+func patternOf(f *facts, ts []decision.Trigger) string {
 	if t, ok := firstOf(ts, TOscillation, TStuck, TPlateau, TRegression); ok {
 		if t.ID == TPlateau { // its evidence is the detector's figures
 			return fmt.Sprintf("no progress: the best result has not improved for %s", plural(stalled(f), "iteration"))
@@ -164,7 +164,7 @@ func options(f *facts) (resume, accept, abort decision.Option) {
 }
 
 // ask forms the ONE question for the human, the options and a recommendation.
-func ask(f *facts, ts []loop.Trigger, c choice) (string, []decision.Option, string) {
+func ask(f *facts, ts []decision.Trigger, c choice) (string, []decision.Option, string) {
 	t, _ := find(ts, c.class)
 	resume, accept, abort := options(f)
 	switch c.class {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -23,7 +24,7 @@ const (
 // reviewer's findings marked new or still unresolved, the lessons, and the
 // standing rules. Each part is capped at FeedbackMaxLength; the gates' part is
 // capped by the gate package itself, which keeps locations whole.
-func (e *Engine) feedback(f *facts, ts []loop.Trigger, c choice, n loop.Next, rolledBack string) string {
+func (e *Engine) feedback(f *facts, ts []decision.Trigger, c choice, n loop.Next, rolledBack string) string {
 	if c.action == loop.ActionRetry {
 		return f.in.State.Feedback // same prompt again
 	}
@@ -50,7 +51,7 @@ func (e *Engine) feedback(f *facts, ts []loop.Trigger, c choice, n loop.Next, ro
 }
 
 // instructions are the strategy's own words to the agent.
-func instructions(f *facts, ts []loop.Trigger, c choice, n loop.Next) string {
+func instructions(f *facts, ts []decision.Trigger, c choice, n loop.Next) string {
 	var b []string
 	switch c.action {
 	case loop.ActionSimplify:

@@ -3,6 +3,7 @@ package decide
 import (
 	"fmt"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -70,7 +71,7 @@ const (
 // A strategy that already failed on the same triggers (same triggers and failure
 // fingerprint after it) is not chosen again: retry moves to refine, expand to
 // simplify. Refine and simplify are bounded by their own counters instead.
-func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
+func (e *Engine) choose(f *facts, ts []decision.Trigger) choice {
 	p := f.p
 	if c, ok := e.immediate(f, ts); ok {
 		return c
@@ -161,7 +162,7 @@ func (e *Engine) choose(f *facts, ts []loop.Trigger) choice {
 }
 
 // immediate is rules 1 and 2.
-func (e *Engine) immediate(f *facts, ts []loop.Trigger) (choice, bool) {
+func (e *Engine) immediate(f *facts, ts []decision.Trigger) (choice, bool) {
 	p := f.p
 	esc := func(class, reason string) (choice, bool) {
 		return choice{action: loop.ActionEscalate, rule: RuleImmediate, class: class, reason: reason}, true
@@ -217,13 +218,13 @@ func (e *Engine) ladder(f *facts, c choice) choice {
 	return c
 }
 
-func firstOf(ts []loop.Trigger, ids ...string) (loop.Trigger, bool) {
+func firstOf(ts []decision.Trigger, ids ...string) (decision.Trigger, bool) {
 	for _, id := range ids {
 		if t, ok := find(ts, id); ok {
 			return t, true
 		}
 	}
-	return loop.Trigger{}, false
+	return decision.Trigger{}, false
 }
 
 func seenBefore(f *facts, id string) bool {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -79,14 +80,14 @@ func (f *facts) trend() []point {
 	return append([]point{*f.base}, f.seq...)
 }
 
-func trig(id string, sev float64, fixable bool, format string, args ...any) loop.Trigger {
-	return loop.Trigger{ID: id, Severity: sev, Fixable: fixable, Evidence: fmt.Sprintf(format, args...)}
+func trig(id string, sev float64, fixable bool, format string, args ...any) decision.Trigger {
+	return decision.Trigger{ID: id, Severity: sev, Fixable: fixable, Evidence: fmt.Sprintf(format, args...)}
 }
 
 // detectSpec maps agentloop's evidence onto the specification's eight triggers
 // (the mapping is documented in doc.go).
-func detectSpec(f *facts) []loop.Trigger {
-	var out []loop.Trigger
+func detectSpec(f *facts) []decision.Trigger {
+	var out []decision.Trigger
 	ev := f.ev
 	var build, tests, other []string
 	for _, g := range ev.Gates {

@@ -3,6 +3,7 @@ package decide
 import (
 	"fmt"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -14,7 +15,7 @@ import (
 // figures stay in the decision document: its reason and its triggers'
 // evidence. Reasons already in plain words (an oscillation, the shapes of
 // stuck) are kept.
-func said(f *facts, ts []loop.Trigger, c choice) string {
+func said(f *facts, ts []decision.Trigger, c choice) string {
 	if hasTrigger(f.cur, TOscillation) || c.rule != RuleStuck && c.rule != RulePlateau {
 		return c.reason
 	}

@@ -32,10 +32,6 @@ func (a Action) Continues() bool {
 	return false
 }
 
-// Trigger is one reason, found in the evidence, to change course. The decision
-// documents name triggers too, so the type is theirs.
-type Trigger = decision.Trigger
-
 // PreflightInput is what a [Decider] sees before an iteration starts: the state
 // so far and what the run has spent, over every session.
 type PreflightInput struct {
@@ -75,14 +71,14 @@ type DecideInput struct {
 
 // Decision is a decider's verdict on one iteration.
 type Decision struct {
-	Action    Action    `json:"action"`
-	Succeeded bool      `json:"succeeded"` // the iteration counts as a success (resets the failure count)
-	Strategy  string    `json:"strategy,omitempty"`
-	Triggers  []Trigger `json:"triggers,omitempty"`
-	Quality   float64   `json:"quality"`
-	Message   string    `json:"message,omitempty"`  // one line for people
-	Feedback  string    `json:"feedback,omitempty"` // for the next prompt
-	Next      Next      `json:"next"`
+	Action    Action             `json:"action"`
+	Succeeded bool               `json:"succeeded"` // the iteration counts as a success (resets the failure count)
+	Strategy  string             `json:"strategy,omitempty"`
+	Triggers  []decision.Trigger `json:"triggers,omitempty"`
+	Quality   float64            `json:"quality"`
+	Message   string             `json:"message,omitempty"`  // one line for people
+	Feedback  string             `json:"feedback,omitempty"` // for the next prompt
+	Next      Next               `json:"next"`
 	// Failing are the iteration's failure keys, sorted; Fingerprint hashes them.
 	Failing     []string `json:"failing,omitempty"`
 	Fingerprint string   `json:"fingerprint,omitempty"`

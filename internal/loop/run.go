@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decision"
 )
 
 // ErrSuspended is returned by [Env.AwaitGuidance] when the run must stop and wait
@@ -550,7 +551,7 @@ func (r *runner) undo(ctx context.Context) (Outcome, bool, error) {
 	return Outcome{}, false, nil
 }
 
-func triggerIDs(ts []Trigger) []string {
+func triggerIDs(ts []decision.Trigger) []string {
 	var ids []string
 	for _, t := range ts {
 		ids = append(ids, t.ID)
