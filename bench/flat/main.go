@@ -154,7 +154,7 @@ func run(c config, bin, tmp string) error {
 	}
 	var results []result
 	var total ioCounters // the whole run's, read as it ends
-	var stops []pause // when agentloop was stopped, to take out of the history's times
+	var stops []pause    // when agentloop was stopped, to take out of the history's times
 	for _, end := range c.ends {
 		r := result{end: end}
 		p, err := a.stopAt(end - c.window)
