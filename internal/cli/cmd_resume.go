@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -134,6 +135,17 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 	var member *graph.Member
 	if isTask {
 		member = &task.Member
+		if slices.Contains(task.State.Merged, task.Task.ID) {
+			// Merged, its worktree gone: nothing of its own to resume. Its
+			// graph goes on (a session stopped before the graph ended), as
+			// run --tasks again does.
+			said := "Task " + task.Task.ID + " is already merged"
+			if guidance != "" {
+				said += ": the guidance is not needed"
+			}
+			fmt.Fprintln(process(d).Progress(o.logFormat == "json"), said)
+			return resumeGraph(ctx, o, d, task)
+		}
 	}
 	p, err := session.ResumePlan(prev, member, configure(d, o.loopOptions), wd, d.Getenv, o.verbose)
 	if err != nil {
