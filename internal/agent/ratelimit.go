@@ -8,7 +8,7 @@ import (
 
 // stdoutRateLimit matches rate-limit wording narrow enough to trust in an
 // agent's error text or stdout, where the assistant's own prose may mention
-// "rate limit" in passing (patterns after ralphctl, research/agent-clis.md §2.8).
+// "rate limit" in passing (patterns after ralphctl).
 var stdoutRateLimit = regexp.MustCompile(`(?i)usage limit reached|rate.?limit exceeded|rate_limit_error|rate_limit_exceeded|overloaded_error|\b5-hour limit\b|"status"\s*:\s*429|you've hit your (usage )?limit|exhausted your (daily )?quota|RESOURCE_EXHAUSTED`)
 
 // stderrRateLimit is the broader pattern, for stderr only.

@@ -19,7 +19,7 @@ import (
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
-// Exit codes (DESIGN.md section 2).
+// Exit codes.
 const (
 	ExitOK          = 0
 	ExitFailure     = 1

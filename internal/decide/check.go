@@ -10,7 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Check is the `iteration_check` document of DESIGN §6: where a task stands after
+// Check is the `iteration_check` document: where a task stands after
 // an iteration, and optionally the checks of its earlier iterations.
 type Check struct {
 	TaskID           string

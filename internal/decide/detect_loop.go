@@ -9,7 +9,7 @@ import (
 	"github.com/agentloop/agentloop/internal/gate"
 )
 
-// detectStuck finds the three stuck shapes of loop-control §8.4: the same failure
+// detectStuck finds three stuck shapes: the same failure
 // fingerprint StuckRepeats times in a row (the baseline counted: a first
 // iteration that leaves the baseline's failures as they were is a repeat); no
 // diff, or the same diff, twice in a row; a return to a code state seen before

@@ -2,7 +2,7 @@
 // evidence (agent result, gate findings, diff facts, reviewer verdict, budgets) and
 // the run's history into a decision — proceed, retry, refine, expand, simplify,
 // escalate or abort — with the feedback, strategy and reports that go with it. It
-// also implements the stand-alone `agentloop decide` document (DESIGN §6). The
+// also implements the stand-alone `agentloop decide` document. The
 // documents it builds (decision document, escalation report) are types of package
 // decision, which the loop carries without importing this package.
 //
@@ -71,7 +71,7 @@
 // the predictive 1.2 × mean rule, 80%) on the one budget status the loop hands
 // it, and tells the agent runner what is left; after it [Engine.Decide] judges
 // the budgets again, the iteration limit, the failure threshold and escalation.
-// A loop without gates or a reviewer is the plain loop (DESIGN §5): it goes on,
+// A loop without gates or a reviewer is the plain loop: it goes on,
 // counts an iteration a success when the agent exited 0, completes at its limit
 // or when the agent printed its completion marker.
 //

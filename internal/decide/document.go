@@ -8,7 +8,7 @@ import (
 )
 
 // firstTryFixRate is the share of failures one feedback round fixes (Aider's
-// polyglot leaderboard median, loop-control §1): the expected gain of a second
+// polyglot leaderboard median): the expected gain of a second
 // iteration when there is no trend yet.
 const firstTryFixRate = 0.39
 

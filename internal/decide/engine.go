@@ -90,7 +90,7 @@ func (e *Engine) Decide(in loop.DecideInput) loop.Decision {
 	return e.build(f, ts, c, v)
 }
 
-// plain is the loop without outside evidence (DESIGN §5): go on, and count the
+// plain is the loop without outside evidence: go on, and count the
 // iteration a success when the agent exited 0. The agent's own completion
 // marker ends the run, counted only when the agent printed it (never because
 // the prompt had it); the failure threshold aborts it.

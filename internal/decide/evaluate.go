@@ -9,7 +9,7 @@ import (
 )
 
 // escalateWords are the reviewer concerns that escalate at once, bypassing the
-// iteration limit (DESIGN §1.3), by class.
+// iteration limit, by class.
 var escalateWords = []struct{ class, words string }{
 	{ClassSecurity, "security|vulnerab|secret|credential|injection"},
 	{ClassConflict, "conflicting requirement|requirements conflict|contradict"},
@@ -17,7 +17,7 @@ var escalateWords = []struct{ class, words string }{
 	{ClassScopeCreep, "scope creep|out of scope|outside the scope|beyond the task"},
 }
 
-// Evaluate decides on an `iteration_check` (DESIGN §6): proceed when the tests
+// Evaluate decides on an `iteration_check`: proceed when the tests
 // pass and the reviewer approves (or has not reviewed yet); escalate at once on a
 // reviewer concern of a class in Policy.EscalateOn; escalate when the iteration
 // limit is reached or the policy turns automatic retries off; otherwise retry with

@@ -12,7 +12,7 @@ import (
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
-// Standing rules repeated in every feedback (loop-control §8.6).
+// Standing rules repeated in every feedback.
 const (
 	ruleTests = "Tests and acceptance criteria are the spec: do not edit, skip or weaken tests unless the task says so."
 	ruleScope = "Keep the change minimal and inside the task's scope."

@@ -3,7 +3,7 @@ package decide
 import "time"
 
 // Policy holds the thresholds the decision engine applies. The defaults are those of
-// loop-control §8.5 and DESIGN §1.2; a procedure's config may override any of them.
+// published loop runners' measurements; a procedure's config may override any of them.
 type Policy struct {
 	MaxRefinePerAttempt int      `yaml:"max_refine_per_attempt"` // refines in a row before a fresh attempt
 	MaxAttempts         int      `yaml:"max_attempts"`           // fresh attempts (simplify starts one)
@@ -58,7 +58,7 @@ func EscalationClasses() []string {
 	return []string{ClassSecurity, ClassScopeCreep, ClassArchitecture, ClassConflict, "conflict", ClassTestTampering}
 }
 
-// DefaultPolicy returns the evidence-backed defaults of loop-control §8.5.
+// DefaultPolicy returns the evidence-backed defaults.
 func DefaultPolicy() Policy {
 	return Policy{
 		MaxRefinePerAttempt:     3,

@@ -39,7 +39,7 @@ const (
 	RuleThreshold    = "failure_threshold"
 )
 
-// choose applies the fixed priority order (loop-control §8.5, extended):
+// choose applies the fixed priority order:
 //
 //  1. critical: secrets in the diff and an agent that moved the branch or
 //     agentloop's refs escalate; an exhausted budget aborts
@@ -57,7 +57,7 @@ const (
 //  9. stuck or oscillating: simplify, or escalate when a simplification already
 //     stayed stuck (an oscillation as what it is: the fix for A breaks B)
 //  10. plateau: expand when errors name missing context, else simplify (before
-//     regression, unlike loop-control §8.5: on a plateau the swaps of failing
+//     regression, unlike a strict priority order: on a plateau the swaps of failing
 //     tests that look like regressions are noise, and simplify rolls back too)
 //  11. regression: refine from the best checkpoint; a regression that comes back
 //     after that rollback simplifies, and after a simplification escalates

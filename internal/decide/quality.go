@@ -8,7 +8,7 @@ import (
 	"github.com/agentloop/agentloop/internal/gate"
 )
 
-// Quality weights of loop-control §8.3, renormalised over the parts an iteration has:
+// Quality weights, renormalised over the parts an iteration has:
 // tests (with the acceptance share folded in), lint, reviewer.
 const (
 	weightTests  = 0.60
@@ -23,7 +23,7 @@ const QualityMeaning = "Quality runs from 0 to 1: the share of tests passing (we
 	"lint findings (15%: 20 or more findings count 0) and the reviewer's score (25%), " +
 	"over the parts the run has; 0 when the build fails or a required gate cannot run."
 
-// Quality scores an iteration from 0 to 1 (loop-control §8.3): 0 when the build
+// Quality scores an iteration from 0 to 1: 0 when the build
 // fails, a required gate could not run, or the agent could not start; otherwise the
 // weighted mean of the test pass fraction, the lint part (1 − findings/20) and the
 // reviewer's score / 10, over the parts present. Without gates or reviewer it is 1

@@ -1,6 +1,6 @@
 // Package decision holds the documents a decision produces, as plain data: the
-// decision document of DESIGN §6 ([Document]: each iteration's decision.yaml and
-// the output of `agentloop decide`), the escalation report of DESIGN §7
+// decision document ([Document]: each iteration's decision.yaml and
+// the output of `agentloop decide`), the escalation report
 // ([EscalationReport]: escalation.md and escalation.yaml), and the [Trigger] both
 // name.
 //

@@ -15,7 +15,7 @@ type Trigger struct {
 	Evidence string  `json:"evidence,omitempty" yaml:"evidence,omitempty"`
 }
 
-// Document is the `decision` document of DESIGN §6. `agentloop decide` writes its
+// Document is the `decision` document. `agentloop decide` writes its
 // specification fields; the loop writes it as each iteration's decision.yaml with
 // the extensions (triggers, strategy, budget, assessment) filled.
 type Document struct {
