@@ -6,7 +6,7 @@ import (
 )
 
 // EscalationReport is the document a human reads when the loop stops to ask
-//: it renders as escalation.md ([EscalationReport.Markdown]) and
+// : it renders as escalation.md ([EscalationReport.Markdown]) and
 // escalation.yaml ([EscalationReport.YAML]).
 type EscalationReport struct {
 	// Run is the run's name, for the commands of the options; empty: the
