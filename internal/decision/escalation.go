@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// EscalationReport is the document a human reads when the loop stops to ask
-// : it renders as escalation.md ([EscalationReport.Markdown]) and
+// EscalationReport is the document a human reads when the loop stops to ask:
+// it renders as escalation.md ([EscalationReport.Markdown]) and
 // escalation.yaml ([EscalationReport.YAML]).
 type EscalationReport struct {
 	// Run is the run's name, for the commands of the options; empty: the
