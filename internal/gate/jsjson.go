@@ -39,9 +39,23 @@ func jsMessage(s string) string {
 	return strings.Join(out, "\n")
 }
 
-// jsLocation is the first stack location inside the repository.
+// jsLocation is the first stack location inside the repository: in the
+// stack's "at …" lines when it has them (a message may quote a URL, as
+// "john:doe@example.com:1080/path" does, that reads as a location).
 func jsLocation(c *collector, s string) (string, int, int) {
-	for _, m := range frameLocRE.FindAllStringSubmatch(StripANSI(s), 50) {
+	s = StripANSI(s)
+	if i := stackRE.FindStringIndex(s); i != nil {
+		if p, ln, col := jsFrame(c, s[i[0]:]); p != "" {
+			return p, ln, col
+		}
+	}
+	return jsFrame(c, s)
+}
+
+var stackRE = regexp.MustCompile(`(?m)^\s+at `)
+
+func jsFrame(c *collector, s string) (string, int, int) {
+	for _, m := range frameLocRE.FindAllStringSubmatch(s, 50) {
 		if c.inRepo(m[1]) {
 			ln, _ := strconv.Atoi(m[2])
 			col, _ := strconv.Atoi(m[3])

@@ -89,3 +89,19 @@ func TestPytestSummaryIDsWithSpaces(t *testing.T) {
 		}
 	}
 }
+
+// TestJSLocationFromStack: a failure's location is its stack's first frame in
+// the repository, not a URL its message quotes (ufo's "john:doe@example.com:1080/path").
+func TestJSLocationFromStack(t *testing.T) {
+	t.Parallel()
+	rep := fixtureReport(t, "js/ufo_trailing_slash_bug.json", "/src/ufo")
+	for _, f := range rep.Findings {
+		if f.ID == "test/url.test.ts › $URL append" {
+			if f.File != "test/url.test.ts" || f.Line != 44 {
+				t.Errorf("location %s:%d, want test/url.test.ts:44", f.File, f.Line)
+			}
+			return
+		}
+	}
+	t.Errorf("no finding for $URL append among %d", len(rep.Findings))
+}
