@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -103,115 +102,6 @@ func testCount(fs []evidence.Finding) string {
 		s += " in " + countNoun(len(units), noun)
 	}
 	return s
-}
-
-var quotedRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'[^']*'|` + "`[^`]*`")
-
-// shape is what failures that fail the same way share: the first line of
-// their message's gist (and a diff's first changed line) with values masked
-// (numbers, quoted strings, ids).
-func shape(f evidence.Finding) string {
-	// A diff's first changed line counts by its first word: "-DONE 4 tests"
-	// and "-DONE 2 runs" are one cause, "-TESTS_TOTAL=59" another.
-	firstWord := func(s string) string {
-		w, _, _ := strings.Cut(strings.TrimSpace(s[1:]), " ")
-		return s[:1] + w
-	}
-	segs := strings.SplitN(gist(f.Message), " | ", 3)
-	first := segs[0]
-	switch {
-	case isDiffLine(first):
-		first = firstWord(first)
-	case len(segs) > 1 && isDiffLine(segs[1]):
-		first += " | " + firstWord(segs[1])
-	}
-	return string(f.Kind) + "|" + Normalize(quotedRE.ReplaceAllString(first, "<str>"))
-}
-
-// gist is the part of a message that says what failed: of a diff (lines
-// joined by " | "), its first line and its changed lines, without the
-// "--- expected", "+++ actual" and "@@" headers and the unchanged context.
-func gist(msg string) string {
-	segs := strings.Split(msg, " | ")
-	diff := false
-	var out []string
-	for i, s := range segs {
-		t := strings.TrimSpace(s)
-		switch {
-		case i == 0:
-			out = append(out, s)
-		case strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "+++ ") || strings.HasPrefix(t, "@@"):
-			diff = true
-		case isDiffLine(t):
-			out = append(out, t)
-		}
-	}
-	if !diff || len(out) == 1 {
-		return msg
-	}
-	if t := strings.TrimSpace(out[0]); strings.HasSuffix(t, ":") && len(t) <= 24 {
-		out = out[1:] // "assertion failed:" says nothing the diff does not
-	}
-	return strings.Join(out, " | ")
-}
-
-func isDiffLine(s string) bool {
-	return (strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+")) && !strings.HasPrefix(s, "--- ") && !strings.HasPrefix(s, "+++ ")
-}
-
-// cause is a message shape that several failures share.
-type cause struct {
-	example evidence.Finding
-	members []evidence.Finding
-}
-
-// causes sorts failures into the shapes that several share (most first) and
-// the failures whose message is their own, in the order given. A failure
-// with no message of its own ("failed") is neither: it is named only.
-func causes(fs []evidence.Finding) (shared []cause, distinct []evidence.Finding) {
-	by := map[string]int{}
-	var all []cause
-	for _, f := range fs {
-		if m := strings.TrimSpace(f.Message); m == "" || strings.EqualFold(m, "failed") {
-			continue
-		}
-		k := shape(f)
-		if i, ok := by[k]; ok {
-			all[i].members = append(all[i].members, f)
-			continue
-		}
-		by[k] = len(all)
-		all = append(all, cause{example: f, members: []evidence.Finding{f}})
-	}
-	for _, c := range all {
-		if len(c.members) > 1 {
-			shared = append(shared, c)
-		} else {
-			distinct = append(distinct, c.example)
-		}
-	}
-	slices.SortStableFunc(shared, func(a, b cause) int { return len(b.members) - len(a.members) })
-	return shared, distinct
-}
-
-// causeLine says a shared cause once: "29 tests alike (calc_test.go:9):
-// the message", with the first one's location (the tests are named apart).
-func causeLine(c cause) (string, string) {
-	where := ""
-	if loc := location(c.example); loc != "" {
-		where = " (" + loc + ")"
-	}
-	return fmt.Sprintf("%d tests alike%s: ", len(c.members), where), gist(c.example.Message)
-}
-
-func location(f evidence.Finding) string {
-	if f.File == "" {
-		return ""
-	}
-	if f.Line > 0 {
-		return fmt.Sprintf("%s:%d", f.File, f.Line)
-	}
-	return f.File
 }
 
 // nameGroup is one unit's failing tests, folded by parent.
@@ -359,37 +249,31 @@ func groupedItems(items []item, n, budget int, logPath string, first bool) strin
 		}
 		return need
 	}
-	// Every cause is worth a line before the names are: the names keep room
-	// for a line that counts them.
-	reserve := min(namesNeed(), 45)
-	lines := len(shared) + len(distinct)
-	for i, c := range shared {
-		prefix, msg := causeLine(c)
-		room := min(budget-used-1-reserve, max((budget-used-reserve)/(lines-i), 80), 200)
-		if room < utf8.RuneCountInString(prefix)+20 {
-			break
+	// Every cause gets a line before any test is named; the names keep room
+	// for the shortest account of the tests left: their groups' counts, or
+	// one line that counts them all.
+	lines := causeTexts(shared, distinct, n)
+	reserve := func(k int, least bool) int {
+		clear(named)
+		for _, l := range lines[:k] {
+			if l.test != "" {
+				named[l.test] = true
+			}
 		}
-		write(prefix + truncRunes(msg, room-utf8.RuneCountInString(prefix)))
+		full := namesNeed()
+		if full <= len("Failing tests:")+1 {
+			return 0
+		}
+		return min(full, namesMin(groupNames(unnamed), unitNoun(tests[0]), least))
 	}
-	for i, f := range distinct {
-		left := budget - used - reserve
-		per := max(left/(len(distinct)-i), 70)
-		g := f
-		if g.Test != "" && g.File != "" && strings.HasPrefix(g.ID, unitLabel(g)+" ") {
-			g.ID = g.Test // the location names the file
+	k, width := fitCauses(lines, budget-used, reserve)
+	clear(named)
+	for _, l := range lines[:k] {
+		write(l.prefix + cutGist(l.msg, width))
+		if l.test != "" {
+			named[l.test] = true
+			n++
 		}
-		g.Message = gist(g.Message)
-		prefix, msg := itemParts(n+1, g)
-		if g.Kind == evidence.KindTest {
-			prefix = strings.Replace(prefix, " TEST ", " ", 1) // the heading says these are tests
-		}
-		p := utf8.RuneCountInString(prefix)
-		if left < p+20 {
-			break
-		}
-		write(prefix + truncRunes(msg, max(min(per, left)-p-1, 20)))
-		named[f.ID] = true
-		n++
 	}
 	if namesNeed() <= len("Failing tests:")+1 {
 		return b.String()
@@ -439,16 +323,20 @@ func groupedItems(items []item, n, budget int, logPath string, first bool) strin
 	return b.String()
 }
 
-// CauseCount is how many causes grouped feedback tells fs's failing tests
-// apart by: the message shapes they share or own (a test without a message
-// of its own has none).
-func CauseCount(fs []evidence.Finding) int {
-	var tests []evidence.Finding
-	for _, f := range fs {
-		if isTestKind(f.Kind) {
-			tests = append(tests, f)
-		}
+// namesMin is the least room the names of groups take: "Failing tests:"
+// and a line per group that counts its tests ("- testjson: 7 tests"), or,
+// when that takes a dozen runes more or with least, one line that counts
+// them all.
+func namesMin(groups []nameGroup, noun string, least bool) int {
+	head := len("Failing tests:") + 1
+	compact, count := 0, 0
+	for _, g := range groups {
+		compact += utf8.RuneCountInString(g.line(0)) + 1
+		count += g.count()
 	}
-	shared, distinct := causes(tests)
-	return len(shared) + len(distinct)
+	one := utf8.RuneCountInString(fmt.Sprintf("(+%s in %s)", countNoun(count, "more test"), countNoun(len(groups), noun))) + 1
+	if compact <= one+12 && (!least || compact <= one) {
+		return head + compact
+	}
+	return head + one
 }

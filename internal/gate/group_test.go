@@ -1,6 +1,9 @@
 package gate
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,24 +20,38 @@ import (
 func TestRenderBigFailure(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name, file string
-		tests      int
-		want       []string
+		name, file, format, command string
+		tests                       int
+		want                        []string
 	}{
-		{"csv", "go/csv_position_bug.jsonl", 36, []string{"tests (go test -json ./...) failed (exit 1): 36 failing tests\n",
+		{"csv", "go/csv_position_bug.jsonl", "", "go test -count=1 -json ./...", 36, []string{"tests (go test -count=1 -json ./...) failed (exit 1): 36 failing tests\n",
 			"36 tests alike (reader_test.go:484): position mismatch at record 0, field 1; | got [1 2] | want [1 3]",
 			"- csv: TestRead{Simple, CRLF, BareCR,"}},
-		{"gotestsum", "go/gotestsum_total_bug.jsonl", 13, []string{"failed (exit 1): 13 failing tests in 3 packages\n",
-			"7 tests alike (summary_test.go:181): -DONE 14 tests", "3 tests alike (report_test.go:32): -<testsuites",
-			"- cmd: TestPostRunHook\n", "- junitxml: 3 tests\n", "- testjson: 7 tests"}},
+		{"gotestsum", "go/gotestsum_total_bug.jsonl", "", "go test -count=1 -json ./...", 13, []string{"failed (exit 1): 13 failing tests in 3 packages\n",
+			"7 tests alike (summary_test.go:181): -DONE 14… | +DONE 13…", "3 tests alike (report_test.go:32): -…",
+			"3. cmd.TestPostRunHook (handler_test.go:49): -…OTAL=59 | +…OTAL=64", "(+10 more tests in 2 packages)"}},
+		{"click", "python/click_usage_bug.txt", "python", "/usr/bin/python3 -m pytest -p no:cacheprovider --ignore=tests/test_deprecations.py tests", 54,
+			[]string{"failed (exit 1): 54 failing tests in 6 files\n", "17 tests alike (tests/test_arguments.py:373): - Usage:… | + usage:…",
+				"1. test_choice_argument_optional_metavar (tests/test_basic.py:670): "}},
+		{"ufo", "js/ufo_trailing_slash_bug.json", "vitest-json", "./node_modules/.bin/vitest run --reporter=json", 28,
+			[]string{"failed (exit 1): 28 failing tests in 6 files\n", "24 tests alike (test/base.test.ts:36): expected '/foo//bar' to be '/foo/bar'",
+				"1. $URL › append (test/url.test.ts:44): "}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rep := fixtureReport(t, tt.file, "/src/"+tt.name)
-			res := Judge(Gate{Name: "tests", Command: "go test -json ./...", Required: true}, 1, rep, nil)
+			b, err := os.ReadFile(filepath.Join("testdata", "fixtures", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Parse(bytes.NewReader(b), Options{Format: tt.format, WorkDir: "/src/" + tt.name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := Judge(Gate{Name: "tests", Command: tt.command, Required: true}, 1, rep, nil)
 			if len(res.Findings) != tt.tests {
 				t.Fatalf("%d findings, want %d", len(res.Findings), tt.tests)
 			}
+			res.Command = tt.command
 			got := Render([]evidence.GateResult{res}, nil, RenderOptions{})
 			if n := utf8.RuneCountInString(got); n > DefaultMaxLength {
 				t.Errorf("%d runes, over the cap", n)
@@ -50,6 +67,9 @@ func TestRenderBigFailure(t *testing.T) {
 			if n := accounted(got); n != tt.tests {
 				t.Errorf("%d failing tests named or counted, want %d:\n%s", n, tt.tests, got)
 			}
+			if shown, all := causesShown(got), CauseCount(res.Findings); shown != all {
+				t.Errorf("%d causes shown of %d:\n%s", shown, all, got)
+			}
 			renderGolden(t, "render_big_"+tt.name+".golden", got)
 		})
 	}
@@ -58,7 +78,20 @@ func TestRenderBigFailure(t *testing.T) {
 var (
 	countedRE  = regexp.MustCompile(`\+(\d+)(?: more|\})|(\d+) tests?\b`)
 	numberedRE = regexp.MustCompile(`^\d+\. `)
+	causeRE    = regexp.MustCompile(`^\d+ tests alike`)
 )
+
+// causesShown counts the causes a feedback shows: the shared ones and the
+// numbered distinct messages.
+func causesShown(feedback string) int {
+	n := 0
+	for _, line := range strings.Split(feedback, "\n") {
+		if causeRE.MatchString(line) || numberedRE.MatchString(line) {
+			n++
+		}
+	}
+	return n
+}
 
 // accounted counts the failing tests a feedback names or counts: each
 // numbered line is one; in the names, each test named and each count.

@@ -1,0 +1,263 @@
+package gate
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+)
+
+// The causes of a big failure: the message shapes several failing tests
+// share, each said once with its count, and the messages that are a test's
+// own, numbered with the test and its file:line. Every cause gets a line
+// before any test is named: the messages are cut to fit them all.
+
+var (
+	quotedRE  = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'[^']*'|` + "`[^`]*`")
+	bracketRE = regexp.MustCompile(`\[[^\[\]]*\]`)
+)
+
+// shape is what failures that fail the same way share: the first line of
+// their message's gist (and a diff's first changed line) with values masked
+// (numbers, quoted strings, bracketed lists, ids).
+func shape(f evidence.Finding) string {
+	// A diff's first changed line counts by its first word: "-DONE 4 tests"
+	// and "-DONE 2 runs" are one cause, "-TESTS_TOTAL=59" another.
+	firstWord := func(s string) string {
+		w, _, _ := strings.Cut(strings.TrimSpace(s[1:]), " ")
+		return s[:1] + w
+	}
+	segs := strings.SplitN(gist(f.Message), " | ", 3)
+	first := segs[0]
+	switch {
+	case isDiffLine(first):
+		first = firstWord(first)
+	case len(segs) > 1 && isDiffLine(segs[1]):
+		first += " | " + firstWord(segs[1])
+	}
+	// A bracketed literal is a value, as a quoted string is: pytest's
+	// "assert ['usage: cmd ...t 'ARG'.'] == [...]" (whose quotes nest).
+	first = bracketRE.ReplaceAllString(first, "[<list>]")
+	return string(f.Kind) + "|" + Normalize(quotedRE.ReplaceAllString(first, "<str>"))
+}
+
+// gist is the part of a message that says what failed: of a diff (lines
+// joined by " | "), its first line and its changed lines, without the
+// "--- expected", "+++ actual" and "@@" headers and the unchanged context.
+func gist(msg string) string {
+	segs := strings.Split(msg, " | ")
+	diff := false
+	var out []string
+	for i, s := range segs {
+		t := strings.TrimSpace(s)
+		switch {
+		case i == 0:
+			out = append(out, s)
+		case strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "+++ ") || strings.HasPrefix(t, "@@"):
+			diff = true
+		case isDiffLine(t):
+			out = append(out, t)
+		}
+	}
+	if !diff || len(out) == 1 {
+		return msg
+	}
+	if t := strings.TrimSpace(out[0]); strings.HasSuffix(t, ":") && len(t) <= 24 {
+		out = out[1:] // "assertion failed:" says nothing the diff does not
+	}
+	return strings.Join(out, " | ")
+}
+
+func isDiffLine(s string) bool {
+	return (strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+")) && !strings.HasPrefix(s, "--- ") && !strings.HasPrefix(s, "+++ ")
+}
+
+// cause is a message shape that several failures share.
+type cause struct {
+	example evidence.Finding
+	members []evidence.Finding
+}
+
+// causes sorts failures into the shapes that several share (most first) and
+// the failures whose message is their own, in the order given. A failure
+// with no message of its own ("failed") is neither: it is named only.
+func causes(fs []evidence.Finding) (shared []cause, distinct []evidence.Finding) {
+	by := map[string]int{}
+	var all []cause
+	for _, f := range fs {
+		if m := strings.TrimSpace(f.Message); m == "" || strings.EqualFold(m, "failed") {
+			continue
+		}
+		k := shape(f)
+		if i, ok := by[k]; ok {
+			all[i].members = append(all[i].members, f)
+			continue
+		}
+		by[k] = len(all)
+		all = append(all, cause{example: f, members: []evidence.Finding{f}})
+	}
+	for _, c := range all {
+		if len(c.members) > 1 {
+			shared = append(shared, c)
+		} else {
+			distinct = append(distinct, c.example)
+		}
+	}
+	slices.SortStableFunc(shared, func(a, b cause) int { return len(b.members) - len(a.members) })
+	return shared, distinct
+}
+
+// causeLine says a shared cause once: "29 tests alike (calc_test.go:9):
+// the message", with the first one's location (the tests are named apart).
+func causeLine(c cause) (string, string) {
+	where := ""
+	if loc := location(c.example); loc != "" {
+		where = " (" + loc + ")"
+	}
+	return fmt.Sprintf("%d tests alike%s: ", len(c.members), where), gist(c.example.Message)
+}
+
+func location(f evidence.Finding) string {
+	if f.File == "" {
+		return ""
+	}
+	if f.Line > 0 {
+		return fmt.Sprintf("%s:%d", f.File, f.Line)
+	}
+	return f.File
+}
+
+// CauseCount is how many causes grouped feedback tells fs's failing tests
+// apart by: the message shapes they share or own (a test without a message
+// of its own has none).
+func CauseCount(fs []evidence.Finding) int {
+	var tests []evidence.Finding
+	for _, f := range fs {
+		if isTestKind(f.Kind) {
+			tests = append(tests, f)
+		}
+	}
+	shared, distinct := causes(tests)
+	return len(shared) + len(distinct)
+}
+
+// causeText is one cause's line: its prefix, never cut ("7 tests alike
+// (file:line): ", "3. pkg.TestX (file:line): "), and its message, cut to fit;
+// test is the failure a numbered line names ("" for a shared cause).
+type causeText struct {
+	prefix, msg, test string
+}
+
+// causeTexts writes the causes' lines: the shared ones, then the distinct
+// ones numbered from n+1.
+func causeTexts(shared []cause, distinct []evidence.Finding, n int) []causeText {
+	var out []causeText
+	for _, c := range shared {
+		prefix, msg := causeLine(c)
+		out = append(out, causeText{prefix: prefix, msg: msg})
+	}
+	for i, f := range distinct {
+		g := f
+		if g.Test != "" && g.File != "" && (strings.HasPrefix(g.ID, unitLabel(g)+" ") || sameFile(unitLabel(g), g.File)) {
+			g.ID = g.Test // the location names the file
+		}
+		g.Message = gist(g.Message)
+		prefix, msg := itemParts(n+i+1, g)
+		if g.Kind == evidence.KindTest {
+			prefix = strings.Replace(prefix, " TEST ", " ", 1) // the heading says these are tests
+		}
+		out = append(out, causeText{prefix: prefix, msg: msg, test: f.ID})
+	}
+	return out
+}
+
+// sameFile reports whether a unit is the file a location names (pytest's
+// tests/test_x.py for tests/test_x.py::test_y at tests/test_x.py:12).
+func sameFile(unit, file string) bool {
+	return unit != "" && (unit == file || strings.HasSuffix(file, "/"+unit) || strings.HasSuffix(unit, "/"+file))
+}
+
+// Bounds of a cause's message, in runes: it is cut to fit every cause in
+// before the names, but not below minCauseMsg (then the last causes are
+// left out), nor given more than the larger of capCauseMsg and a budget's
+// eighth while other causes or the names want room.
+const (
+	minCauseMsg = 20
+	capCauseMsg = 80
+)
+
+// fitCauses finds how many of the lines (k, from the first) fit in room
+// runes and the width their messages are cut to, leaving reserve(k, least)
+// runes for the names of the tests they do not name: what the names would
+// like, or, when that leaves a cause out, the least they take.
+func fitCauses(lines []causeText, room int, reserve func(k int, least bool) int) (k, width int) {
+	top := max(capCauseMsg, room/8)
+	for k = len(lines); k > 0; k-- {
+		fixed := 0
+		for _, l := range lines[:k] {
+			fixed += utf8.RuneCountInString(l.prefix) + 1
+		}
+		for _, least := range []bool{false, true} {
+			avail := room - reserve(k, least)
+			for w := top; w >= minCauseMsg; w-- {
+				need := fixed
+				for _, l := range lines[:k] {
+					need += min(utf8.RuneCountInString(l.msg), w)
+				}
+				if need <= avail {
+					return k, w
+				}
+			}
+		}
+	}
+	return 0, 0
+}
+
+// cutGist cuts a message's gist to n runes. A diff that does not fit is told
+// by its first removed and first added lines, each given half the room and
+// started near where they differ ("-…tests=\"59\" failures… | +…tests=\"64\"…").
+func cutGist(msg string, n int) string {
+	if utf8.RuneCountInString(msg) <= n {
+		return msg
+	}
+	segs := strings.Split(msg, " | ")
+	minus, plus := -1, -1
+	for i, s := range segs {
+		switch {
+		case minus < 0 && strings.HasPrefix(s, "-") && isDiffLine(s):
+			minus = i
+		case plus < 0 && strings.HasPrefix(s, "+") && isDiffLine(s):
+			plus = i
+		}
+	}
+	if minus < 0 || plus < 0 || min(minus, plus) > 0 || n < 13 {
+		return truncRunes(msg, n)
+	}
+	a, b := []rune(segs[minus][1:]), []rune(segs[plus][1:])
+	same := 0
+	for same < len(a) && same < len(b) && a[same] == b[same] {
+		same++
+	}
+	half := (n - 3) / 2
+	return diffSide(segs[minus][:1], a, same, half) + " | " + diffSide(segs[plus][:1], b, same, n-3-half)
+}
+
+// diffSide writes one side of a diff in h runes: sign and line, started at
+// the earliest word (after " ,;(_=<[{:") from which the first difference, at
+// rune same, still shows; what is left out either end is "…".
+func diffSide(sign string, r []rune, same, h int) string {
+	if len(r)+1 <= h || same+3 <= h {
+		return truncRunes(sign+string(r), h)
+	}
+	start := max(0, same-(h-4))
+	for p := start; p < same; p++ {
+		if p > 0 && strings.ContainsRune(" ,;(_=<[{:", r[p-1]) {
+			start = p
+			break
+		}
+	}
+	return truncRunes(sign+"…"+string(r[start:]), h)
+}
