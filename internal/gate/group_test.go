@@ -158,6 +158,7 @@ func TestShapeAndGist(t *testing.T) {
 		{"position mismatch at record 0, field 1; | got [1 2]", "position mismatch at record 3, field 2; | got [9 9]"},
 		{`Read() = "a", want "b"`, `Read() = "c d", want "e"`},
 		{"assertion failed: | --- x | +++ y | -DONE 14 tests, 1 skipped", "assertion failed: | --- x | +++ y | -DONE 2 runs, 59 tests"},
+		{`assert ['usage: cmd ...ument 'ARG'."] == ['Usage: cmd ...ument 'ARG'."]`, `assert ['usage: cmd ...t 'metavar'."] == ['Usage: cmd ...t 'metavar'."]`},
 	}
 	for _, p := range same {
 		if shape(f(p[0])) != shape(f(p[1])) {
@@ -224,6 +225,28 @@ func TestRenderGroupedBudget(t *testing.T) {
 		}
 		if a := accounted(got); n >= 300 && a != len(res.Findings) {
 			t.Errorf("budget %d: %d of %d tests accounted for:\n%s", n, a, len(res.Findings), got)
+		}
+	}
+}
+
+// TestCutGist: a diff cut short keeps its first removed and added lines,
+// each from where they differ; any other message is cut at its end.
+func TestCutGist(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		msg  string
+		n    int
+		want string
+	}{
+		{"-TESTS_TOTAL=59 | +TESTS_TOTAL=64", 40, "-TESTS_TOTAL=59 | +TESTS_TOTAL=64"},
+		{"-TESTS_TOTAL=59 | +TESTS_TOTAL=64", 23, "-…TOTAL=59 | +…TOTAL=64"},
+		{`-<testsuites name="test" tests="59" failures="13" | +<testsuites name="test" tests="64" failures="13"`, 41, `-…"test" tests="59… | +…"test" tests="64…`},
+		{"-DONE 14 tests, 1 skipped | +DONE 13 tests, 1 skipped", 31, "-DONE 14 test… | +DONE 13 test…"},
+		{"Expected values to be deep-equal: | + actual - expected | - 3", 20, "Expected values to …"},
+	} {
+		got := cutGist(tt.msg, tt.n)
+		if got != tt.want || utf8.RuneCountInString(got) > tt.n {
+			t.Errorf("cutGist(%q, %d) = %q, want %q", tt.msg, tt.n, got, tt.want)
 		}
 	}
 }
