@@ -115,7 +115,9 @@ func parseJestJSON(br *bufio.Reader, c *collector) error {
 			}
 			msg := strings.Join(a.FailureMessages, "\n")
 			f := evidence.Finding{Kind: evidence.KindTest, ID: rel + " › " + name, Message: jsMessage(msg), Unit: rel, Test: name}
-			if a.Title != "" {
+			if a.Title != "" || len(a.AncestorTitles) > 0 {
+				// A test with no title of its own keeps its empty title: its
+				// name for -t is its describe blocks' and a space ("plain ").
 				f.Test = strings.Join(append(append([]string(nil), a.AncestorTitles...), a.Title), " › ")
 			}
 			f.File, f.Line, f.Col = jsLocation(c, msg)

@@ -163,7 +163,7 @@ func TestParseFixtures(t *testing.T) {
 			"test auth login times out jtest/login.test.js:19",
 		}},
 		{"js/vitest_junit.xml", "auto", "/src/nodesample", "junit", evidence.TestCounts{Passed: 1, Failed: 5, Skipped: 2}, []string{
-			"test vtest/broken.test.js vtest/broken.test.js:1",
+			"build vtest/broken.test.js vtest/broken.test.js:1",
 			"test vtest/login.test.js.auth > login > token contains userId vtest/login.test.js:8",
 			"test vtest/login.test.js.auth > login > throws TypeError vtest/login.test.js:15",
 			"test vtest/login.test.js.auth > login > deep equal vtest/login.test.js:18",

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"github.com/agentloop/agentloop/internal/evidence"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,9 @@ func TestSelectors(t *testing.T) {
 		{"js/jest_json.json", "jest-json", "", "/src/nodesample", "jtest/login.test.js › auth login token contains userId", "jtest/login.test.js", "auth › login › token contains userId"},
 		{"js/vitest_json.json", "vitest-json", "", "/src/nodesample", "vtest/login.test.js › auth login token contains userId", "vtest/login.test.js", "auth › login › token contains userId"},
 		{"js/jest_default_reporter.txt", "js-text", "", "/src/nodesample", "jtest/login.test.js › auth login token contains userId", "jtest/login.test.js", "auth › login › token contains userId"},
+		{"js/jest_junit.xml", "junit", "", "/src/nodesample", "auth login token contains userId", "jtest/login.test.js", "auth login token contains userId"},
+		{"js/vitest_junit.xml", "junit", "", "/src/nodesample", "vtest/login.test.js.auth > login > token contains userId", "vtest/login.test.js", "auth › login › token contains userId"},
+		{"js/ufo_trailing_slash_bug.json", "vitest-json", "", "/src/ufo", "test/trailing-slash.test.ts › withTrailingSlash, queryParams: false", "test/trailing-slash.test.ts", "withTrailingSlash, queryParams: false › "},
 		{"rust/cargo_test_merged.txt", "cargo", "", "", "tests::eq_fails", "src/lib.rs", "tests::eq_fails"},
 		{"node/node_test_default_nontty.tap", "tap", "", "/src/nodetest", "login returns token containing userId", "test/login.test.js", "login returns token containing userId"},
 		{"tap/prove_plain.txt", "tap", "", "", "token contains userId", "t/basic.t", "token contains userId"},
@@ -104,4 +108,54 @@ func TestJSLocationFromStack(t *testing.T) {
 		}
 	}
 	t.Errorf("no finding for $URL append among %d", len(rep.Findings))
+}
+
+// TestPlanRerunFromReports: the rerun commands planned from real reports
+// name what the runner selects: jest-junit's file attribute (its classname
+// is the test's name), a vitest test with an empty title by its describe
+// block's name and a space, as vitest's -t reads it.
+func TestPlanRerunFromReports(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		file, format, workDir, command string
+		want                           []string
+		left                           int
+	}{
+		{"js/jest_junit.xml", "junit", "/src/nodesample", "npx jest --ci --reporters=jest-junit",
+			[]string{"--runTestsByPath -t '^(auth login deep equal|auth login throws TypeError|auth login times out|auth login token contains userId)$' jtest/login.test.js"}, 0},
+		{"js/vitest_junit.xml", "junit", "/src/nodesample", "vitest run --reporter=junit",
+			[]string{"-t '^(auth login deep equal|auth login throws TypeError|auth login times out|auth login token contains userId)$' vtest/login.test.js"}, 0},
+		{"js/ufo_trailing_slash_bug.json", "vitest-json", "/src/ufo", "./node_modules/.bin/vitest run --reporter=json",
+			[]string{"|withTrailingSlash, queryParams: false |", "test/base.test.ts test/join.test.ts test/resolve.test.ts test/trailing-slash.test.ts test/url.test.ts test/utilities.test.ts"}, 0},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			b, err := os.ReadFile(filepath.Join("testdata", "fixtures", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Parse(strings.NewReader(string(b)), Options{Format: tt.format, WorkDir: tt.workDir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tests []evidence.Finding
+			for _, f := range rep.Findings {
+				if f.Kind != evidence.KindBuild {
+					tests = append(tests, f)
+				}
+			}
+			p, err := PlanRerun(sh(tt.command), tests)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(p.Command, w) {
+					t.Errorf("command lacks %q:\n%s", w, p.Command)
+				}
+			}
+			if len(p.Left) != tt.left {
+				t.Errorf("%d failures left unselected, want %d: %+v", len(p.Left), tt.left, p.Left)
+			}
+		})
+	}
 }
