@@ -70,6 +70,8 @@ func TestPlanRerun(t *testing.T) {
 			"cargo test --no-fail-fast -p core -- --test-threads 1 --exact it_works tests::eq_fails", 0},
 		{"maven", sh("mvn -q -Dtest=Old test; cat target/surefire-reports/*.xml"), java,
 			"mvn -q test '-Dtest=com.x.AuthTest#login,com.x.CalcTest#add+sub' -Dsurefire.failIfNoSpecifiedTests=false; cat target/surefire-reports/*.xml", 0},
+		{"maven, JUnit 4 parameterized", sh("mvn test"), []evidence.Finding{{Kind: evidence.KindTest, Unit: "calc.AddTableTest", Test: "add[20+1]"}, {Kind: evidence.KindTest, Unit: "calc.AddTableTest", Test: "add[1+2]"}},
+			"mvn test '-Dtest=calc.AddTableTest#add[*]' -Dsurefire.failIfNoSpecifiedTests=false", 0},
 		{"gradle", sh("./gradlew --tests Old test --info"), java,
 			"./gradlew test --tests com.x.AuthTest.login --tests com.x.CalcTest.add --tests com.x.CalcTest.sub --info", 0},
 		{"gradle check", sh("gradle check"), java, "runs no task named test", 0},

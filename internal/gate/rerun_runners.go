@@ -185,7 +185,13 @@ func mavenRunner() *rerunner {
 		for _, u := range units {
 			var methods []string
 			for _, f := range sel {
-				if m := javaMethod(f.Test); f.Unit == u && !slices.Contains(methods, m) {
+				m := javaMethod(f.Test)
+				if strings.HasPrefix(f.Test, m+"[") {
+					// JUnit 4's parameterized add[20+1]: Surefire matches
+					// the whole name, so "add" alone selects none of them.
+					m += "[*]"
+				}
+				if f.Unit == u && !slices.Contains(methods, m) {
 					methods = append(methods, m)
 				}
 			}

@@ -31,6 +31,8 @@ func TestSelectors(t *testing.T) {
 		{"js/jest_json.json", "jest-json", "", "/src/nodesample", "jtest/login.test.js › auth login token contains userId", "jtest/login.test.js", "auth › login › token contains userId"},
 		{"js/vitest_json.json", "vitest-json", "", "/src/nodesample", "vtest/login.test.js › auth login token contains userId", "vtest/login.test.js", "auth › login › token contains userId"},
 		{"js/jest_default_reporter.txt", "js-text", "", "/src/nodesample", "jtest/login.test.js › auth login token contains userId", "jtest/login.test.js", "auth › login › token contains userId"},
+		{"java/surefire_calc.xml", "junit", "", "", "calc.AddTableTest.add[20+1]", "calc.AddTableTest", "add[20+1]"},
+		{"java/surefire_calc.xml", "junit", "", "", "calc.CalcTest.divides", "calc.CalcTest", "divides"},
 		{"js/jest_junit.xml", "junit", "", "/src/nodesample", "auth login token contains userId", "jtest/login.test.js", "auth login token contains userId"},
 		{"js/vitest_junit.xml", "junit", "", "/src/nodesample", "vtest/login.test.js.auth > login > token contains userId", "vtest/login.test.js", "auth › login › token contains userId"},
 		{"js/ufo_trailing_slash_bug.json", "vitest-json", "", "/src/ufo", "test/trailing-slash.test.ts › withTrailingSlash, queryParams: false", "test/trailing-slash.test.ts", "withTrailingSlash, queryParams: false › "},
@@ -125,6 +127,8 @@ func TestPlanRerunFromReports(t *testing.T) {
 			[]string{"--runTestsByPath -t '^(auth login deep equal|auth login throws TypeError|auth login times out|auth login token contains userId)$' jtest/login.test.js"}, 0},
 		{"js/vitest_junit.xml", "junit", "/src/nodesample", "vitest run --reporter=junit",
 			[]string{"-t '^(auth login deep equal|auth login throws TypeError|auth login times out|auth login token contains userId)$' vtest/login.test.js"}, 0},
+		{"java/surefire_calc.xml", "junit", "", "mvn -o -q -B test; cat target/surefire-reports/*.xml",
+			[]string{"mvn -o -q -B test '-Dtest=calc.AddTableTest#add[*],calc.CalcTest#addsBig+divides' -Dsurefire.failIfNoSpecifiedTests=false; cat"}, 0},
 		{"js/ufo_trailing_slash_bug.json", "vitest-json", "/src/ufo", "./node_modules/.bin/vitest run --reporter=json",
 			[]string{"|withTrailingSlash, queryParams: false |", "test/base.test.ts test/join.test.ts test/resolve.test.ts test/trailing-slash.test.ts test/url.test.ts test/utilities.test.ts"}, 0},
 	} {
