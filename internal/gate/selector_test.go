@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"os"
 	"path/filepath"
@@ -161,5 +162,19 @@ func TestPlanRerunFromReports(t *testing.T) {
 				t.Errorf("%d failures left unselected, want %d: %+v", len(p.Left), tt.left, p.Left)
 			}
 		})
+	}
+}
+
+// TestPlanRerunJestJUnitWithoutFile: jest-junit without its file attribute
+// names no file jest can run: nothing is run again, and the reason says so.
+func TestPlanRerunJestJUnitWithoutFile(t *testing.T) {
+	t.Parallel()
+	rep := fixtureReport(t, "js/jest_junit_nofile.xml", "/src/nodesample")
+	if len(rep.Findings) != 4 {
+		t.Fatalf("%d findings, want 4", len(rep.Findings))
+	}
+	_, err := PlanRerun(sh("npx jest --ci --reporters=jest-junit"), rep.Findings)
+	if !errors.Is(err, ErrNoSelector) || !strings.Contains(err.Error(), "names no failed test jest can run by name") {
+		t.Errorf("PlanRerun: %v", err)
 	}
 }
