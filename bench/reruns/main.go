@@ -49,11 +49,14 @@ type row struct {
 	project, runner              string
 	rawFail, gateFail, wholeFail time.Duration
 	rawPass, gatePass            time.Duration
+	// the failing gate again on the same runner, its failures unchanged
+	// (a stuck iteration), and the flaky check's command selecting no test
+	repeatFail, floor time.Duration
 	// the flaky check's own run against the gate's first run, in the same
 	// gate: less at the mercy of a shared machine's load than the totals
 	checkShare, wholeShare          float64
 	failing, accounted, causes, led int
-	rerun                           string
+	rerun, repeatNote               string
 	feedback                        string
 }
 
@@ -89,7 +92,7 @@ func run(ctx context.Context, src, work string, names []string, rounds int) erro
 
 func measure(ctx context.Context, p project, dir, logs string, rounds int) (row, error) {
 	r := row{project: p.name, runner: p.runner}
-	var rawF, gateF, wholeF, rawP, gateP []time.Duration
+	var rawF, gateF, wholeF, rawP, gateP, repeatF, floorF []time.Duration
 	var checkS, wholeS []float64
 	for i := range rounds {
 		if err := p.edit(dir, p.bug); err != nil {
@@ -100,10 +103,26 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 			return r, fmt.Errorf("the suite with the bug: exit %d, %v", code, err)
 		}
 		rawF = append(rawF, d)
-		res, err := gateRun(ctx, p, dir, filepath.Join(logs, fmt.Sprint(i, "-failed")), gate.RerunFailed)
+		g := gates(p, gate.RerunFailed)
+		res, err := gateRun(ctx, g, dir, filepath.Join(logs, fmt.Sprint(i, "-failed")))
 		if err != nil {
 			return r, err
 		}
+		again, err := gateRun(ctx, g, dir, filepath.Join(logs, fmt.Sprint(i, "-repeat")))
+		if err != nil {
+			return r, err
+		}
+		repeatF = append(repeatF, again.Duration+again.RerunDuration)
+		r.repeatNote = again.RerunNote
+		plan, err := gate.PlanRerun([]string{"sh", "-c", p.gate}, res.Findings)
+		if err != nil {
+			return r, err
+		}
+		start := time.Now()
+		if _, err := proc.Run(ctx, proc.Spec{Argv: []string{"sh", "-c", p.floor(plan.Command)}, Dir: dir, Env: append(os.Environ(), p.env...), Timeout: 20 * time.Minute}); err != nil {
+			return r, err
+		}
+		floorF = append(floorF, time.Since(start))
 		gateF = append(gateF, res.Duration+res.RerunDuration)
 		checkS = append(checkS, res.RerunDuration.Seconds()/res.Duration.Seconds())
 		r.rerun = res.RerunNote
@@ -112,7 +131,7 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 		r.accounted = accounted(r.feedback)
 		r.causes = gate.CauseCount(res.Findings)
 		r.led = causesShown(r.feedback)
-		whole, err := gateRun(ctx, p, dir, filepath.Join(logs, fmt.Sprint(i, "-whole")), gate.RerunWhole)
+		whole, err := gateRun(ctx, gates(p, gate.RerunWhole), dir, filepath.Join(logs, fmt.Sprint(i, "-whole")))
 		if err != nil {
 			return r, err
 		}
@@ -125,7 +144,7 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 			return r, fmt.Errorf("the suite without the bug: exit %d, %v", code, err)
 		}
 		rawP = append(rawP, d)
-		pass, err := gateRun(ctx, p, dir, filepath.Join(logs, fmt.Sprint(i, "-passed")), gate.RerunFailed)
+		pass, err := gateRun(ctx, gates(p, gate.RerunFailed), dir, filepath.Join(logs, fmt.Sprint(i, "-passed")))
 		if err != nil {
 			return r, err
 		}
@@ -133,11 +152,12 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 			return r, fmt.Errorf("the gate without the bug failed: %s", gate.Render([]evidence.GateResult{pass}, nil, gate.RenderOptions{}))
 		}
 		gateP = append(gateP, pass.Duration+pass.RerunDuration)
-		fmt.Fprintf(os.Stderr, "%s round %d: raw %v/%v, gate %v/%v, whole %v; flaky check %.2f, whole %.2f of the first run; %s\n",
-			p.name, i+1, rawF[i], rawP[i], gateF[i], gateP[i], wholeF[i], checkS[i], wholeS[i], res.RerunNote)
+		fmt.Fprintf(os.Stderr, "%s round %d: raw %v/%v, gate %v/%v, whole %v, repeated %v, floor %v; flaky check %.2f, whole %.2f of the first run; %s; repeated: %s\n",
+			p.name, i+1, rawF[i], rawP[i], gateF[i], gateP[i], wholeF[i], repeatF[i], floorF[i], checkS[i], wholeS[i], res.RerunNote, again.RerunNote)
 	}
 	r.rawFail, r.gateFail, r.wholeFail, r.rawPass, r.gatePass = median(rawF), median(gateF), median(wholeF), median(rawP), median(gateP)
 	r.checkShare, r.wholeShare = median(checkS), median(wholeS)
+	r.repeatFail, r.floor = median(repeatF), median(floorF)
 	return r, nil
 }
 
@@ -148,15 +168,19 @@ func raw(ctx context.Context, p project, dir string) (time.Duration, int, error)
 	return time.Since(start), res.ExitCode, err
 }
 
-// gateRun runs the gate as agentloop does, flaky check included.
-func gateRun(ctx context.Context, p project, dir, logs, mode string) (evidence.GateResult, error) {
-	if err := os.MkdirAll(logs, 0o755); err != nil {
-		return evidence.GateResult{}, err
-	}
-	g := &engine.ProcGates{Specs: []engine.GateSpec{{
+// gates is the gate as a run configures it, in rerun mode.
+func gates(p project, mode string) *engine.ProcGates {
+	return &engine.ProcGates{Specs: []engine.GateSpec{{
 		Name: "tests", Argv: []string{"sh", "-c", p.gate}, Command: p.gate, Env: p.env,
 		Timeout: 20 * time.Minute, Required: true, Format: p.format, Rerun: mode,
 	}}}
+}
+
+// gateRun runs the gate as agentloop does, flaky check included.
+func gateRun(ctx context.Context, g *engine.ProcGates, dir, logs string) (evidence.GateResult, error) {
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return evidence.GateResult{}, err
+	}
 	res, err := g.RunGates(ctx, dir, logs, nil)
 	if err != nil {
 		return evidence.GateResult{}, err
@@ -174,17 +198,18 @@ func median[T time.Duration | float64](ds []T) T {
 }
 
 func printTable(rows []row) {
-	fmt.Println("| project (runner) | raw suite failing / passing | gate failing (ratio) | whole rerun (ratio) | gate passing (ratio) | flaky check / first run: failed, whole | failing tests | named or counted in the first prompt | causes shown |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| project (runner) | raw suite failing / passing | gate failing (ratio) | the same failures again (ratio) | whole rerun (ratio) | gate passing (ratio) | flaky check / first run: failed, whole | flaky check's command selecting no test | failing tests | named or counted in the first prompt | causes shown |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		ratio := func(a, b time.Duration) string {
 			return fmt.Sprintf("%.1fs (**%.2f**)", a.Seconds(), a.Seconds()/b.Seconds())
 		}
-		fmt.Printf("| %s (%s) | %.1fs / %.1fs | %s | %s | %s | %.2f, %.2f | %d | %d | %d of %d |\n", r.project, r.runner,
-			r.rawFail.Seconds(), r.rawPass.Seconds(), ratio(r.gateFail, r.rawFail), ratio(r.wholeFail, r.rawFail),
-			ratio(r.gatePass, r.rawPass), r.checkShare, r.wholeShare, r.failing, r.accounted, r.led, r.causes)
+		fmt.Printf("| %s (%s) | %.1fs / %.1fs | %s | %s | %s | %s | %.2f, %.2f | %.1fs | %d | %d | %d of %d |\n", r.project, r.runner,
+			r.rawFail.Seconds(), r.rawPass.Seconds(), ratio(r.gateFail, r.rawFail), ratio(r.repeatFail, r.rawFail), ratio(r.wholeFail, r.rawFail),
+			ratio(r.gatePass, r.rawPass), r.checkShare, r.wholeShare, r.floor.Seconds(), r.failing, r.accounted, r.led, r.causes)
 	}
 	for _, r := range rows {
-		fmt.Printf("\n%s: flaky check: %s\n\nFirst prompt's feedback (%d characters):\n\n```text\n%s\n```\n", r.project, r.rerun, len([]rune(r.feedback)), r.feedback)
+		fmt.Printf("\n%s: flaky check: %s\n\nthe same failures again: %s\n\nFirst prompt's feedback (%d characters):\n\n```text\n%s\n```\n",
+			r.project, r.rerun, r.repeatNote, len([]rune(r.feedback)), r.feedback)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/proc"
@@ -20,12 +21,16 @@ type project struct {
 	file                       string // the file the bug is in
 	fix, bug                   string // the line as written, and with the bug
 	setup                      func(ctx context.Context, src, dir string) error
+	// floor makes the flaky check's command select no test: what the
+	// runner costs before any test runs (build and link, import and
+	// collection, start-up), in the same packages or files.
+	floor func(rerun string) string
 }
 
 func projects() map[string]project {
 	return map[string]project{
 		"csv": {
-			name: "encoding/csv", runner: "go test", gate: "go test -count=1 -json ./...", format: "gotest-json",
+			name: "encoding/csv", runner: "go test", gate: "go test -count=1 -json ./...", format: "gotest-json", floor: goFloor,
 			env:  []string{"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"},
 			file: "reader.go", fix: "\t\t\t\tpos.col += i + commaLen\n", bug: "\t\t\t\tpos.col += i\n",
 			setup: func(ctx context.Context, _, dir string) error {
@@ -40,7 +45,7 @@ func projects() map[string]project {
 			},
 		},
 		"gotestsum": {
-			name: "gotestsum v1.13.0", runner: "go test", gate: "go test -count=1 -json ./...", format: "gotest-json",
+			name: "gotestsum v1.13.0", runner: "go test", gate: "go test -count=1 -json ./...", format: "gotest-json", floor: goFloor,
 			env:  []string{"GOTOOLCHAIN=local"},
 			file: "testjson/execution.go", fix: "\t\ttotal += pkg.Total\n", bug: "\t\ttotal += pkg.Total + len(pkg.Skipped)\n",
 			setup: func(ctx context.Context, _, dir string) error {
@@ -56,7 +61,7 @@ func projects() map[string]project {
 			},
 		},
 		"click": {
-			name: "click", runner: "pytest", format: "python",
+			name: "click", runner: "pytest", format: "python", floor: func(cmd string) string { return cmd + " --collect-only -q" },
 			gate: "/usr/bin/python3 -m pytest -p no:cacheprovider --ignore=tests/test_deprecations.py tests",
 			env:  []string{"PYTHONPATH=src"},
 			file: "src/click/formatting.py", fix: `_("Usage:")`, bug: `_("usage:")`,
@@ -64,11 +69,20 @@ func projects() map[string]project {
 		},
 		"ufo": {
 			name: "ufo", runner: "vitest", format: "vitest-json", gate: "./node_modules/.bin/vitest run --reporter=json",
-			file: "src/utils.ts", fix: `input.endsWith("/") ? input : input + "/";`, bug: `input.endsWith("/") ? input : input + "//";`,
+			floor: func(cmd string) string { return testNameRE.ReplaceAllString(cmd, "-t '^$'") },
+			file:  "src/utils.ts", fix: `input.endsWith("/") ? input : input + "/";`, bug: `input.endsWith("/") ? input : input + "//";`,
 			setup: checkout("ufo"),
 		},
 	}
 }
+
+var (
+	goRunRE    = regexp.MustCompile(`'-run=[^']*'`)
+	testNameRE = regexp.MustCompile(`-t '[^']*'`)
+)
+
+// goFloor runs the same packages' test binaries with no test.
+func goFloor(cmd string) string { return goRunRE.ReplaceAllString(cmd, "-run=^$") }
 
 // checkout copies a checkout from src (with its installed node_modules).
 func checkout(name string) func(context.Context, string, string) error {
