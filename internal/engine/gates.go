@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
@@ -51,6 +52,25 @@ type ProcGates struct {
 	// Redact holds the secrets to redact from the gates' output beyond their
 	// own environment's (nil: those alone).
 	Redact *redact.Redactor
+
+	mu sync.Mutex
+	// repeats holds, per work tree and gate, the failures the gate's last
+	// flaky check saw fail twice ([gate.Repeats]).
+	repeats map[string]gate.Repeats
+}
+
+// lastRepeats returns the failures the gate's last flaky check in workDir
+// confirmed, and keeps next in their place.
+func (g *ProcGates) lastRepeats(workDir, name string, next gate.Repeats) gate.Repeats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	k := workDir + "\x00" + name
+	prev := g.repeats[k]
+	if g.repeats == nil {
+		g.repeats = map[string]gate.Repeats{}
+	}
+	g.repeats[k] = next
+	return prev
 }
 
 // Count implements [GateRunner].
@@ -76,6 +96,8 @@ func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseli
 			if res, err = g.flakyCheck(ctx, s, workDir, logDir, find(baseline, s.Name), res); err != nil {
 				return out, err
 			}
+		} else {
+			g.lastRepeats(workDir, s.Name, nil) // a pass, a broken build: what follows is checked afresh
 		}
 		out = append(out, res)
 	}
@@ -88,13 +110,34 @@ func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseli
 // runner's own selector ([gate.PlanRerun]); a command agentloop cannot
 // rewrite runs nothing again and its failures count, which RerunNote says.
 // whole: the whole command, whose verdict then stands ([gate.Rerun]). off:
-// nothing.
+// nothing. In both, a failure that fails as it did in the gate's previous
+// run, whose flaky check ran it again, is not run again ([gate.Repeats]):
+// the gate runs nothing more when every failure is one.
 func (g *ProcGates) flakyCheck(ctx context.Context, s GateSpec, workDir, logDir string, base *evidence.GateResult, res evidence.GateResult) (evidence.GateResult, error) {
-	logName := safeName(s.Name) + ".rerun.log"
-	switch cmp.Or(s.Rerun, gate.RerunFailed) {
-	case gate.RerunOff:
+	mode := cmp.Or(s.Rerun, gate.RerunFailed)
+	if mode == gate.RerunOff {
 		res.RerunNote = "not run again (rerun: off): every failure counts"
 		return res, nil
+	}
+	next := gate.Repeats{}
+	repeats, fresh := g.lastRepeats(workDir, s.Name, next).Split(res.Findings)
+	next.Add(repeats...)
+	if len(fresh) == 0 {
+		res.RerunNote = gate.RepeatNote(repeats) + ": they count"
+		return res, nil
+	}
+	out, err := g.rerun(ctx, s, mode, workDir, logDir, base, res, fresh, next)
+	if len(repeats) > 0 {
+		out.RerunNote += "; " + gate.RepeatNote(repeats)
+	}
+	return out, err
+}
+
+// rerun runs the gate's fresh failures again as mode says and records in
+// next those that failed twice.
+func (g *ProcGates) rerun(ctx context.Context, s GateSpec, mode, workDir, logDir string, base *evidence.GateResult, res evidence.GateResult, fresh []evidence.Finding, next gate.Repeats) (evidence.GateResult, error) {
+	logName := safeName(s.Name) + ".rerun.log"
+	switch mode {
 	case gate.RerunWhole:
 		again, err := g.runOne(ctx, s, workDir, logDir, logName, base)
 		if err != nil || again.Infra {
@@ -104,11 +147,12 @@ func (g *ProcGates) flakyCheck(ctx context.Context, s GateSpec, workDir, logDir 
 			return res, err
 		}
 		out := gate.Rerun(res, again)
+		next.Add(gate.FailedAgain(fresh, again)...)
 		out.Duration, out.RerunDuration, out.RerunLog = res.Duration, again.Duration, again.LogPath
 		out.RerunNote = fmt.Sprintf("ran the whole command again: %d failed again, %d passed (flaky)", len(out.Findings), len(out.Flaky)-len(res.Flaky))
 		return out, nil
 	}
-	plan, err := gate.PlanRerun(s.Argv, res.Findings)
+	plan, err := gate.PlanRerun(s.Argv, fresh)
 	if err != nil {
 		res.RerunNote = "not run again: " + err.Error() + "; the failures count (rerun: whole runs the whole command again)"
 		return res, nil
@@ -118,6 +162,9 @@ func (g *ProcGates) flakyCheck(ctx context.Context, s GateSpec, workDir, logDir 
 	again, err := g.runOne(ctx, spec, workDir, logDir, logName, base)
 	if err != nil {
 		return res, err
+	}
+	if !again.Infra {
+		next.Add(gate.FailedAgain(plan.Selected, again)...)
 	}
 	return gate.RerunSelected(gateOf(s), res, again, plan), nil
 }

@@ -60,3 +60,51 @@ exit 1`
 		})
 	}
 }
+
+// TestFlakyCheckRepeats: a failure that fails as it did in the previous run,
+// whose flaky check ran it again, is not run again; a new failure, or the
+// same test failing another way, is. TestClock fails the first time only,
+// TestAdd every time with the message in the file msg.
+func TestFlakyCheckRepeats(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := `if [ -f flag ]; then clock='--- PASS: TestClock (0.00s)'; else touch flag; clock='--- FAIL: TestClock (0.00s)'; fi
+printf '=== RUN   TestAdd\n    calc_test.go:9: %s\n--- FAIL: TestAdd (0.00s)\n%s\nFAIL\nFAIL\tm/calc\t0.01s\n' "$(cat msg)" "$clock"
+echo run >> runs
+exit 1`
+	write := func(name, s string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("gate.sh", script)
+	write("msg", "got 1, want 2")
+	g := &ProcGates{Specs: []GateSpec{{Name: "tests", Argv: []string{"sh", "-c", "./gate.sh"}, Command: "./gate.sh",
+		Required: true, Format: "gotest", Rerun: gate.RerunWhole}}}
+	for i, tt := range []struct {
+		msg        string
+		runs, fail int
+		note       string
+	}{
+		{"", 2, 1, "ran the whole command again: 1 failed again, 1 passed (flaky)"},
+		{"", 3, 1, "1 failure failing as in the previous run, whose flaky check ran them again, not run again: they count"},
+		{"got 3, want 2", 4, 1, "1 failure failing as in the previous run"}, // numbers are masked: the same failure
+		{"unexpected nil", 6, 1, "ran the whole command again: 1 failed again, 0 passed (flaky)"},
+	} {
+		if tt.msg != "" {
+			write("msg", tt.msg)
+		}
+		res, err := g.RunGates(t.Context(), dir, t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res[0]
+		b, _ := os.ReadFile(filepath.Join(dir, "runs"))
+		if runs := strings.Count(string(b), "run"); runs != tt.runs || len(r.Findings) != tt.fail || r.Passed {
+			t.Errorf("run %d: the gate has run %d times, %d failures (passed %v); want %d times, %d failures", i+1, runs, len(r.Findings), r.Passed, tt.runs, tt.fail)
+		}
+		if !strings.Contains(r.RerunNote, tt.note) {
+			t.Errorf("run %d: note %q, want %q", i+1, r.RerunNote, tt.note)
+		}
+	}
+}
