@@ -201,7 +201,8 @@ func (g nameGroup) line(room int) string {
 // groupedItems tells many failures within budget runes. Failures that are no
 // test (build, lint) come first as numbered lines. Then the tests: each cause
 // several share, once, with their count; each distinct message with its
-// file:line, numbered from n+1; then, under "Failing tests:", every test
+// file:line, numbered from n+1 (every cause before any name: their messages
+// are cut to fit, [fitCauses]); then, under "Failing tests:", every test
 // not named yet, by unit and parent ([nameGroup.line]), until the budget runs
 // out: the units left are counted in the last line, with the full log.
 func groupedItems(items []item, n, budget int, logPath string, first bool) string {
