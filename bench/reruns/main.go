@@ -119,7 +119,7 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 			return r, err
 		}
 		start := time.Now()
-		if _, err := proc.Run(ctx, proc.Spec{Argv: []string{"sh", "-c", p.floor(plan.Command)}, Dir: dir, Env: append(os.Environ(), p.env...), Timeout: 20 * time.Minute}); err != nil {
+		if _, err := proc.Run(ctx, proc.Spec{Argv: []string{"sh", "-c", p.floor(plan.Command, p.gate, plan.Units)}, Dir: dir, Env: append(os.Environ(), p.env...), Timeout: 20 * time.Minute}); err != nil {
 			return r, err
 		}
 		floorF = append(floorF, time.Since(start))

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/proc"
@@ -21,10 +20,11 @@ type project struct {
 	file                       string // the file the bug is in
 	fix, bug                   string // the line as written, and with the bug
 	setup                      func(ctx context.Context, src, dir string) error
-	// floor makes the flaky check's command select no test: what the
-	// runner costs before any test runs (build and link, import and
-	// collection, start-up), in the same packages or files.
-	floor func(rerun string) string
+	// floor is the flaky check's command (rerun, planned from the gate's
+	// command, naming units) made to select no test: what the runner costs
+	// before any test runs (build and link, import and collection,
+	// start-up), in the same packages or files.
+	floor func(rerun, gate string, units []string) string
 }
 
 func projects() map[string]project {
@@ -61,7 +61,7 @@ func projects() map[string]project {
 			},
 		},
 		"click": {
-			name: "click", runner: "pytest", format: "python", floor: func(cmd string) string { return cmd + " --collect-only -q" },
+			name: "click", runner: "pytest", format: "python", floor: func(cmd, _ string, _ []string) string { return cmd + " --collect-only -q" },
 			gate: "/usr/bin/python3 -m pytest -p no:cacheprovider --ignore=tests/test_deprecations.py tests",
 			env:  []string{"PYTHONPATH=src"},
 			file: "src/click/formatting.py", fix: `_("Usage:")`, bug: `_("usage:")`,
@@ -69,20 +69,17 @@ func projects() map[string]project {
 		},
 		"ufo": {
 			name: "ufo", runner: "vitest", format: "vitest-json", gate: "./node_modules/.bin/vitest run --reporter=json",
-			floor: func(cmd string) string { return testNameRE.ReplaceAllString(cmd, "-t '^$'") },
+			floor: func(_, gate string, units []string) string { return gate + " -t '^$' " + strings.Join(units, " ") },
 			file:  "src/utils.ts", fix: `input.endsWith("/") ? input : input + "/";`, bug: `input.endsWith("/") ? input : input + "//";`,
 			setup: checkout("ufo"),
 		},
 	}
 }
 
-var (
-	goRunRE    = regexp.MustCompile(`'-run=[^']*'`)
-	testNameRE = regexp.MustCompile(`-t '[^']*'`)
-)
-
-// goFloor runs the same packages' test binaries with no test.
-func goFloor(cmd string) string { return goRunRE.ReplaceAllString(cmd, "-run=^$") }
+// goFloor builds and runs the same packages' test binaries with no test.
+func goFloor(_, gate string, units []string) string {
+	return strings.Replace(gate, "./...", "-run=^$ "+strings.Join(units, " "), 1)
+}
 
 // checkout copies a checkout from src (with its installed node_modules).
 func checkout(name string) func(context.Context, string, string) error {
