@@ -18,9 +18,11 @@ var ErrNotRepo = errors.New("a task graph runs each task in its own git worktree
 var ErrNoCommit = errors.New("a task graph starts its tasks' branches from the current commit: make a first commit")
 
 // CheckRepo says why a task graph cannot run in repo ([ErrNotRepo]), if it
-// cannot.
+// cannot. Whether repo is a git repository is a fact of the folder, asked
+// even when a signal has come: a graph interrupted as it starts ends as
+// interrupted, not as a folder outside git.
 func CheckRepo(ctx context.Context, repo string) error {
-	if !gitx.IsRepo(ctx, repo) {
+	if !gitx.IsRepo(context.WithoutCancel(ctx), repo) {
 		return ErrNotRepo
 	}
 	return nil
@@ -28,9 +30,10 @@ func CheckRepo(ctx context.Context, repo string) error {
 
 // Base is the commit the tasks' branches of a graph started in repo start
 // from: its HEAD's, for clones of the repository elsewhere to start from the
-// same ([ErrNoCommit] when there is none).
+// same ([ErrNoCommit] when there is none), asked even when a signal has come
+// (see [CheckRepo]).
 func Base(ctx context.Context, repo string) (string, error) {
-	c := gitx.CommitOf(ctx, repo, "HEAD")
+	c := gitx.CommitOf(context.WithoutCancel(ctx), repo, "HEAD")
 	if c == "" {
 		return "", ErrNoCommit
 	}
