@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -15,12 +16,15 @@ import (
 type guideOptions struct {
 	file     string
 	stateDir string
+	engine   engineOptions
 }
 
 // AddFlags adds the flags of `guide` to fs.
 func (o *guideOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.file, "file", "", "read the guidance from a file")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop, or state_dir from the configuration)")
+	o.engine.AddFlags(fs)
+	o.engine.AddConfigFlag(fs)
 }
 
 func newGuideCmd(d Deps) *cobra.Command {
@@ -34,19 +38,22 @@ iteration's prompt and every later one carry it, the reviewer sees it, and the r
 says "Guidance applied in iteration N" (its events, status and report). Guidance
 queued for an interrupted run is taken when it is resumed, and survives a crash:
 it is applied once. An escalated run waits for its answer instead:
-agentloop resume NAME --guidance TEXT.` + exitStatus(
+agentloop resume NAME --guidance TEXT.
+
+With --engine temporal the guidance goes to the workflow of NAME on the server,
+which takes it at the same boundary.` + exitStatus(
 			exitSuccess,
 			exitLine{ExitFailure, "error: no run NAME, or its queue cannot be written"},
 			exitLine{ExitUsage, "usage error: no guidance, or the run escalated or ended"}),
 		Args: usageArgs(cobra.RangeArgs(1, 2)),
-		RunE: func(cmd *cobra.Command, args []string) error { return runGuide(o, d, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runGuide(cmd.Context(), o, d, args) },
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
 // runGuide is `agentloop guide NAME TEXT`.
-func runGuide(o guideOptions, d Deps, args []string) error {
+func runGuide(ctx context.Context, o guideOptions, d Deps, args []string) error {
 	var text string
 	switch {
 	case len(args) == 2 && o.file != "":
@@ -59,6 +66,11 @@ func runGuide(o guideOptions, d Deps, args []string) error {
 			return usageError("read --file: %w", err)
 		}
 		text = string(b)
+	}
+	if onTemporal, err := o.engine.temporal(d); err != nil {
+		return err
+	} else if onTemporal {
+		return guideTemporal(ctx, o, d, args[0], strings.TrimSpace(text))
 	}
 	store, err := openStore(d, o.stateDir)
 	if err != nil {

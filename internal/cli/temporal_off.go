@@ -28,6 +28,12 @@ func resumeTemporal(context.Context, resumeOptions, Deps, string, string) error 
 	return errNoTemporal()
 }
 
+func stopTemporal(context.Context, stopOptions, Deps, string) error { return errNoTemporal() }
+
+func guideTemporal(context.Context, guideOptions, Deps, string, string) error {
+	return errNoTemporal()
+}
+
 func statusTemporal(context.Context, statusOptions, Deps, []string) error { return errNoTemporal() }
 
 func reportTemporal(context.Context, reportOptions, Deps, string) error { return errNoTemporal() }

@@ -174,6 +174,10 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 	if err != nil {
 		return RunResult{}, fmt.Errorf("register the guidance update: %w", err)
 	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateSteer, env.steer, workflow.UpdateHandlerOptions{Validator: env.validateSteer})
+	if err != nil {
+		return RunResult{}, fmt.Errorf("register the steer update: %w", err)
+	}
 	env.markMemo()
 	spec := loop.Spec{
 		Name: in.Run.Name, Procedure: in.Run.Procedure, Task: in.Task, Limits: in.Limits,
@@ -183,6 +187,7 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 	// The loop sees no workflow context: time comes through the steps' results
 	// and cancellation through their errors (see wfEnv.Step).
 	out, err := loop.Run(context.Background(), env, spec, env.st)
+	env.over = true
 	env.flushKeep() // a save that never came (it cannot fail here)
 	if n := len(env.st.Sessions); n > 0 {
 		env.st.Sessions[n-1].EndedAt = workflow.Now(ctx)
@@ -209,6 +214,8 @@ type wfEnv struct {
 	told       evidence.Usage   // the spend last told to the graph
 	pending    *loop.Artifacts  // handed to Keep, written after the next save
 	memo       bool             // the run keeps its memo (waiting.go)
+	queued     loop.Steering    // what the steer update queued (steer.go)
+	over       bool             // the loop ended: nothing more is steered
 }
 
 func (w *wfEnv) view() (View, error) {

@@ -1,0 +1,120 @@
+//go:build temporal
+
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/testenv"
+)
+
+// TestTemporalSteerRealServer: on a real dev server, `guide` sent while a
+// run's first iteration runs reaches its second prompt and is acknowledged in
+// its events and status; `stop` ends a run when its current iteration ends,
+// and `stop --now` at once, its hanging agent stopped on the worker; each
+// run's follower exits 130 then, as after a local stop.
+func TestTemporalSteerRealServer(t *testing.T) {
+	testenv.NeedTool(t, "git")
+	addr := testenv.TemporalServer(t)
+	repo, aux := t.TempDir(), t.TempDir()
+	in := func(name string) string { return filepath.Join(aux, name+".in") }
+	goAhead := func(name string) string { return filepath.Join(aux, name+".go") }
+	wait := func(name string) string {
+		return "[1]\nwrite " + in(name) + " started\nwaitfor " + goAhead(name) + "\n"
+	}
+	plans := map[string]string{
+		"guided":  wait("guided") + "[*]\nexpect-prompt use the v2 API\nwrite guided.fixed done\n",
+		"stopped": wait("stopped") + "[*]\nprint going on\n",
+		"cut":     "[*]\nwrite " + in("cut") + " started\nhang\n",
+	}
+	// Each run's gate fails until its own file is there (the runs share the
+	// work tree).
+	extra := map[string]string{}
+	for name := range plans {
+		extra[name] = "    gates: [{name: fixed, run: \"test -f " + name + ".fixed\"}]\n    limits: {max_iterations: 5, failure_threshold: 5}\n"
+	}
+	fakeProcedures(t, repo, aux, plans, nil, extra)
+	graphRepo(t, repo, "tasks: []\n")
+	run := cliOn(t, addr, repo)
+	server := []string{"--engine", "temporal"}
+	type ran struct {
+		stdout, stderr string
+		err            error
+	}
+	start := func(name string) chan ran {
+		done := make(chan ran, 1)
+		go func() {
+			o, e, err := run(append([]string{"run", name}, server...)...)
+			done <- ran{o, e, err}
+		}()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			if _, err := os.Stat(in(name)); err == nil {
+				return done
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("run %s: its agent did not start", name)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	finished := func(name string, done chan ran) ran {
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(90 * time.Second):
+			t.Fatalf("run %s did not end", name)
+			return ran{}
+		}
+	}
+
+	// guide: the second iteration's prompt carries the guidance.
+	done := start("guided")
+	stdout, _, err := run(append([]string{"guide", "guided", "use the v2 API"}, server...)...)
+	if err != nil || !strings.Contains(stdout, "Guidance queued for guided on Temporal (in iteration 1)") {
+		t.Fatalf("guide: %v\n%s", err, stdout)
+	}
+	writeFile(t, goAhead("guided"), "")
+	if r := finished("guided", done); r.err != nil || !strings.Contains(r.stderr, "Guidance applied in iteration 2") {
+		t.Errorf("run guided: %v, want succeeded with the guidance acknowledged\n%s\n%s", r.err, r.stdout, r.stderr)
+	}
+	stdout, _, err = run(append([]string{"status", "guided"}, server...)...)
+	if err != nil || !strings.Contains(stdout, "Guidance applied in iteration 2") || !strings.Contains(stdout, "succeeded") {
+		t.Errorf("status guided: %v\n%s", err, stdout)
+	}
+	if _, _, err := run(append([]string{"guide", "guided", "more"}, server...)...); ExitCode(err) != ExitUsage {
+		t.Errorf("guide of an ended run: %v, want a usage error", err)
+	}
+
+	// stop: the run ends when its iteration ends.
+	done = start("stopped")
+	stdout, _, err = run(append([]string{"stop", "stopped"}, server...)...)
+	if err != nil || !strings.Contains(stdout, "stopped stops when iteration 1 ends") {
+		t.Fatalf("stop: %v\n%s", err, stdout)
+	}
+	writeFile(t, goAhead("stopped"), "")
+	if r := finished("stopped", done); ExitCode(r.err) != ExitInterrupted || !strings.Contains(r.stderr, "stopped after iteration 1 (agentloop stop)") {
+		t.Errorf("run stopped: exit %d (%v), want %d, stopped after iteration 1\n%s\n%s", ExitCode(r.err), r.err, ExitInterrupted, r.stdout, r.stderr)
+	}
+
+	// stop --now: the workflow is cancelled, its hanging agent stopped.
+	done = start("cut")
+	stdout, _, err = run(append([]string{"stop", "cut", "--now"}, server...)...)
+	if err != nil || !strings.Contains(stdout, "Interrupted cut on Temporal") {
+		t.Fatalf("stop --now: %v\n%s", err, stdout)
+	}
+	if r := finished("cut", done); ExitCode(r.err) != ExitInterrupted {
+		t.Errorf("run cut: exit %d (%v), want %d\n%s\n%s", ExitCode(r.err), r.err, ExitInterrupted, r.stdout, r.stderr)
+	}
+	stdout, _, err = run(append([]string{"status", "cut"}, server...)...)
+	if err != nil || !strings.Contains(stdout, "interrupted") {
+		t.Errorf("status cut: %v\n%s", err, stdout)
+	}
+	if _, _, err := run(append([]string{"stop", "cut"}, server...)...); err == nil || !strings.Contains(err.Error(), "not running") {
+		t.Errorf("stop of an ended run: %v, want refused as not running", err)
+	}
+}
