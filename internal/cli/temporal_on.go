@@ -21,6 +21,7 @@ import (
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/session"
@@ -87,7 +88,12 @@ func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error 
 	screen := newScreen(d, o.loopOptions, p)
 	key := temporal.Scoped(p.Name, in.Repo)
 	screen.Linef("Run %s (%s) started on Temporal at %s, workflow %s", p.Name, in.Run.RunID, s.Address, temporal.WorkflowID(key))
-	return followTemporal(ctx, c, screen, key, 0)
+	w, done, err := temporalWatch(ctx, d, o.loopOptions, p, in.Run.RunID, screen)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return followTemporal(ctx, c, screen, key, 0, w)
 }
 
 // serverFlags are the flags given on the command line that reach the Temporal
@@ -105,17 +111,25 @@ func (o *loopOptions) serverFlags() string {
 // followTemporal shows a run's events from the from-th on until it ends or
 // waits for a human, and maps how it stands to the exit code; key is the
 // run's ([temporal.Scoped]). Interrupting it leaves the run going on the
-// workers.
-func followTemporal(ctx context.Context, c client.Client, screen *ui.Printer, key string, from int) error {
+// workers. w, when set, is given each event shown, and ended when the run
+// ends or waits: the follower sends the run's notifications, each once.
+func followTemporal(ctx context.Context, c client.Client, screen *ui.Printer, key string, from int, w *notify.Watch) error {
 	name, _ := temporal.Unscoped(key)
 	return poll(ctx, screen,
 		func(ctx context.Context) (temporal.View, error) { return temporal.Query(ctx, c, key) },
 		func(v temporal.View) (bool, error) {
+			if !v.Waiting && v.State.Status.Ended() && w != nil {
+				// The workflow records a stopped run's needs-you after its
+				// end: its last events are read once it completed.
+				v = completedView(ctx, c, key, v)
+			}
 			for _, ev := range v.Events[min(from, len(v.Events)):] {
 				screen.Event(ev)
+				w.Event(ev)
 			}
 			from = max(from, len(v.Events))
 			if v.Waiting || v.State.Status.Ended() {
+				w.End(nil)
 				return true, temporalEpilogue(screen, name, v)
 			}
 			return false, nil
@@ -241,7 +255,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 			return err
 		}
 		screen := newScreen(d, o.loopOptions, &plan.Plan{})
-		err := followTemporal(ctx, c, screen, key, len(v.Events))
+		err := followTemporal(ctx, c, screen, key, len(v.Events), nil)
 		if v.Graph != "" && runEnded(err) {
 			return followGraph(ctx, c, d, screen, v.Graph, o.engineFlags())
 		}
@@ -258,7 +272,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		}
 		screen := newScreen(d, o.loopOptions, &plan.Plan{})
 		screen.Linef("Guidance sent to run %s; the iteration counter starts again (spend so far is kept)", name)
-		err := followTemporal(ctx, c, screen, key, len(v.Events))
+		err := followTemporal(ctx, c, screen, key, len(v.Events), nil)
 		if v.Graph == "" || !runEnded(err) {
 			return err
 		}
@@ -310,7 +324,12 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	}
 	screen := newScreen(d, lo, p)
 	screen.Linef("Run %s continues on Temporal from iteration %d", name, st.TotalIterations+1)
-	err = followTemporal(ctx, c, screen, key, 0)
+	w, done, err := temporalWatch(ctx, d, lo, p, in.Run.RunID, screen)
+	if err != nil {
+		return err
+	}
+	defer done()
+	err = followTemporal(ctx, c, screen, key, 0, w)
 	if v.Task == nil || !runEnded(err) {
 		return err
 	}
