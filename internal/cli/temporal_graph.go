@@ -74,12 +74,17 @@ func runTasksTemporalFrom(ctx context.Context, o runOptions, d Deps, resumedRuns
 	if o.isGiven("parallel") {
 		in.Parallel = max(o.parallel, 1)
 	}
+	// The graph's workflow and its tasks' carry the repository's identity:
+	// a graph of the same name in another repository is another graph.
+	if in.RepoID, err = temporal.RepoID(in.StateDir, repo); err != nil {
+		return err
+	}
 	c, s, err := dialTemporal(ctx, d, o.engine, o.loopOptions)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	last, resumed, err := temporal.LastGraph(ctx, c, name)
+	last, resumed, err := temporal.LastGraph(ctx, c, name, in.RepoID)
 	if err != nil {
 		return err
 	}
@@ -106,7 +111,7 @@ func runTasksTemporalFrom(ctx context.Context, o runOptions, d Deps, resumedRuns
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
 		p.Args = in.Args
-		st, err := taskState(ctx, c, p, resumed, d.Now())
+		st, err := taskState(ctx, c, p, in.RepoID, resumed, d.Now())
 		if r, ok := resumedRuns[p.Name]; ok {
 			st = r
 			st.Args, st.WorkDir = p.Args, p.WorkDir
@@ -118,7 +123,7 @@ func runTasksTemporalFrom(ctx context.Context, o runOptions, d Deps, resumedRuns
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		run.HeartbeatTimeout, run.ServerFlags = eng.heartbeat, o.serverFlags()
+		run.HeartbeatTimeout, run.ServerFlags, run.Repo = eng.heartbeat, o.serverFlags(), in.RepoID
 		run.Run.Task = &temporal.GraphTask{Graph: name, Repo: repo, StateDir: in.StateDir, Task: t, Base: in.Base}
 		in.Runs[t.ID] = run
 	}
@@ -130,18 +135,19 @@ func runTasksTemporalFrom(ctx context.Context, o runOptions, d Deps, resumedRuns
 		verb = "Resuming"
 	}
 	screen.Linef("%s task graph %s on Temporal at %s: %d tasks, up to %d in parallel, workflow %s",
-		verb, name, s.Address, len(file.Tasks), in.Parallel, temporal.GraphWorkflowID(name))
-	return followGraph(ctx, c, d, screen, name, o.engineFlags())
+		verb, name, s.Address, len(file.Tasks), in.Parallel, temporal.GraphWorkflowID(name, in.RepoID))
+	return followGraph(ctx, c, d, screen, name, in.RepoID, o.engineFlags())
 }
 
 // taskState is the state the run of a task starts from: when its graph
-// resumes, the last state of its run's workflow (a task whose run is over,
-// [graph.RunOver], is then only merged back), else a new one.
-func taskState(ctx context.Context, c client.Client, p *plan.Plan, resumed bool, now time.Time) (*loop.State, error) {
+// resumes, the last state of its run's workflow in the repository repo (a
+// task whose run is over, [graph.RunOver], is then only merged back), else a
+// new one.
+func taskState(ctx context.Context, c client.Client, p *plan.Plan, repo string, resumed bool, now time.Time) (*loop.State, error) {
 	if !resumed {
 		return temporal.NewState(p, now), nil
 	}
-	v, err := temporal.Query(ctx, c, p.Name)
+	v, _, err := temporal.Find(ctx, c, p.Name, repo)
 	if errors.Is(err, temporal.ErrNoRun) {
 		return temporal.NewState(p, now), nil
 	}
@@ -156,13 +162,14 @@ func taskState(ctx context.Context, c client.Client, p *plan.Plan, resumed bool,
 // followGraph shows a graph's tasks as they start and end until the graph
 // ends, or every task running waits for guidance; the exit code is the
 // graph's, as the local engine's. Interrupting it leaves the graph going on
-// the workers.
-func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printer, name, engine string) error {
+// the workers. repo is the repository's identity ([temporal.RepoID]) the
+// graph's workflow carries.
+func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printer, name, repo, engine string) error {
 	shown := map[string]string{} // what was last said of each task
 	return poll(ctx, screen,
-		func(ctx context.Context) (temporal.GraphView, error) { return temporal.QueryGraph(ctx, c, name) },
+		func(ctx context.Context) (temporal.GraphView, error) { return temporal.QueryGraph(ctx, c, name, repo) },
 		func(v temporal.GraphView) (bool, error) {
-			waiting := showGraph(ctx, c, screen, v, shown)
+			waiting := showGraph(ctx, c, screen, v, repo, shown)
 			if v.Ended {
 				for _, id := range v.Merged {
 					screen.Linef("Merged task %s (branch %s)", id, graph.TaskBranch(name, id))
@@ -195,15 +202,15 @@ func followGraph(ctx context.Context, c client.Client, d Deps, screen *ui.Printe
 			}
 			return false, nil
 		},
-		"The graph goes on on the workers. See it with: agentloop report "+name+" --engine temporal; stop it with: temporal workflow cancel --workflow-id "+temporal.GraphWorkflowID(name)+" (running the same command again then resumes it)")
+		"The graph goes on on the workers. See it with: agentloop report "+name+" --engine temporal; stop it with: temporal workflow cancel --workflow-id "+temporal.GraphWorkflowID(name, repo)+" (running the same command again then resumes it)")
 }
 
 // showGraph says what changed of each task since the last call, and returns
 // the running tasks whose loop waits for guidance.
-func showGraph(ctx context.Context, c client.Client, screen *ui.Printer, v temporal.GraphView, shown map[string]string) (waiting []string) {
+func showGraph(ctx context.Context, c client.Client, screen *ui.Printer, v temporal.GraphView, repo string, shown map[string]string) (waiting []string) {
 	for _, t := range v.File.Tasks {
 		if slices.Contains(v.Running, t.ID) {
-			rv, err := temporal.Query(ctx, c, graph.TaskRunName(v.Name, t.ID))
+			rv, _, err := temporal.Find(ctx, c, graph.TaskRunName(v.Name, t.ID), repo)
 			if err == nil && rv.Waiting {
 				waiting = append(waiting, t.ID)
 				say(shown, t.ID, "waiting", func() { screen.Warnf("Task %s escalated: %s", t.ID, rv.State.Reason) })
@@ -235,11 +242,11 @@ func say(shown map[string]string, id, what string, show func()) {
 	}
 }
 
-// graphReportTemporal is the report of the task graph name on the server: its
-// tasks as the graph's query has them, a running task that waits for
-// guidance shown escalated with its run's reason.
-func graphReportTemporal(ctx context.Context, c client.Client, name string) (report.Run, error) {
-	v, err := temporal.QueryGraph(ctx, c, name)
+// graphReportTemporal is the report of the task graph name of the repository
+// repo on the server: its tasks as the graph's query has them, a running
+// task that waits for guidance shown escalated with its run's reason.
+func graphReportTemporal(ctx context.Context, c client.Client, name, repo string) (report.Run, error) {
+	v, err := temporal.QueryGraph(ctx, c, name, repo)
 	if err != nil {
 		return report.Run{}, err
 	}
@@ -249,7 +256,7 @@ func graphReportTemporal(ctx context.Context, c client.Client, name string) (rep
 	}
 	running := map[string]bool{}
 	for _, id := range v.Running {
-		rv, err := temporal.Query(ctx, c, graph.TaskRunName(name, id))
+		rv, _, err := temporal.Find(ctx, c, graph.TaskRunName(name, id), repo)
 		if err != nil || !rv.Waiting {
 			running[id] = true
 			continue

@@ -99,7 +99,7 @@ tasks:
 	}
 	defer c.Close()
 	var res temporal.GraphResult
-	if err := c.GetWorkflow(t.Context(), temporal.GraphWorkflowID("tasks"), "").Get(t.Context(), &res); err != nil {
+	if err := c.GetWorkflow(t.Context(), graphWorkflowID(repo, "tasks"), "").Get(t.Context(), &res); err != nil {
 		t.Fatalf("the graph's workflow: %v", err)
 	}
 	for _, id := range []string{"one", "two", "three", "four"} {
@@ -167,7 +167,7 @@ tasks:
 		t.Fatal(err)
 	}
 	defer c.Close()
-	waitGraph(t, c, "tasks", func(v temporal.GraphView) bool {
+	waitGraph(t, c, repo, "tasks", func(v temporal.GraphView) bool {
 		return v.Outcomes["quick"].State == tasks.StateSucceeded && slices.Contains(v.Running, "slow")
 	})
 	pid := agentPID(t, filepath.Join(aux, "slow", "pids"))
@@ -177,7 +177,7 @@ tasks:
 		t.Errorf("a second run of the running graph: %v, want it refused, saying how to follow it", err)
 	}
 
-	if err := c.CancelWorkflow(t.Context(), temporal.GraphWorkflowID("tasks"), ""); err != nil {
+	if err := c.CancelWorkflow(t.Context(), graphWorkflowID(repo, "tasks"), ""); err != nil {
 		t.Fatal(err)
 	}
 
@@ -216,7 +216,7 @@ tasks:
 	}
 
 	// quick's run told the graph what its iteration spent, through the server.
-	if told := spendSignals(t, c, temporal.GraphWorkflowID("tasks")); len(told) != 1 || told[0].Run != "tasks-quick" || !told[0].Usage.TokensKnown || told[0].Usage.InputTokens == 0 {
+	if told := spendSignals(t, c, graphWorkflowID(repo, "tasks")); len(told) != 1 || told[0].Run != "tasks-quick" || !told[0].Usage.TokensKnown || told[0].Usage.InputTokens == 0 {
 		t.Errorf("the spend told to the graph: %+v, want one signal of quick's tokens", told)
 	}
 
@@ -239,12 +239,19 @@ tasks:
 	}
 }
 
-// waitGraph polls the graph's query until ok says so (a query has no push).
-func waitGraph(t *testing.T, c client.Client, name string, ok func(temporal.GraphView) bool) temporal.GraphView {
+// graphWorkflowID is the workflow ID of the graph name run in the repository
+// at repo (its identity kept in its state folder).
+func graphWorkflowID(repo, name string) string {
+	return temporal.GraphWorkflowID(name, temporal.KnownRepoID(filepath.Join(repo, ".agentloop")))
+}
+
+// waitGraph polls the query of the graph name of the repository at repo until
+// ok says so (a query has no push).
+func waitGraph(t *testing.T, c client.Client, repo, name string, ok func(temporal.GraphView) bool) temporal.GraphView {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		v, err := temporal.QueryGraph(t.Context(), c, name)
+		v, err := temporal.QueryGraph(t.Context(), c, name, temporal.KnownRepoID(filepath.Join(repo, ".agentloop")))
 		if err == nil && ok(v) {
 			return v
 		}

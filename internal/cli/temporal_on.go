@@ -230,6 +230,8 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	if err != nil {
 		return err
 	}
+	// A graph's task's run and its graph carry the same repository identity.
+	_, repo := temporal.Unscoped(key)
 	st := v.State
 	var member *graph.Member
 	if t := v.Task; t != nil && !v.Waiting {
@@ -237,7 +239,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		member = &m
 		// The graph's rule first: a task it holds for its merge is resumed
 		// as it says, or not at all.
-		if gv, err := temporal.QueryGraph(ctx, c, v.Graph); err == nil {
+		if gv, err := temporal.QueryGraph(ctx, c, v.Graph, repo); err == nil {
 			if err := graph.Hold(&st, gv.Outcomes[t.Task.ID], graphCommands(d, gv, o.engineFlags()), guidance != ""); err != nil {
 				if errors.Is(err, graph.ErrGuidanceNeeded) {
 					return &ExitError{Code: ExitUsage, Err: err}
@@ -257,7 +259,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		screen := newScreen(d, o.loopOptions, &plan.Plan{})
 		err := followTemporal(ctx, c, screen, key, len(v.Events), nil)
 		if v.Graph != "" && runEnded(err) {
-			return followGraph(ctx, c, d, screen, v.Graph, o.engineFlags())
+			return followGraph(ctx, c, d, screen, v.Graph, repo, o.engineFlags())
 		}
 		// The run ends as you chose, which is no failure of this command.
 		if code := ExitCode(err); code == ExitAborted || code == ExitOK {
@@ -278,7 +280,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 		}
 		// The task's graph goes on by itself: follow it as run --tasks does,
 		// until it ends or waits again.
-		return followGraph(ctx, c, d, screen, v.Graph, o.engineFlags())
+		return followGraph(ctx, c, d, screen, v.Graph, repo, o.engineFlags())
 	case !st.Status.Ended():
 		return fmt.Errorf("run %s is running on Temporal; follow it with 'agentloop status %s --engine temporal'", name, name)
 	case st.Status == loop.StatusSucceeded || st.Status == loop.StatusCompleted:
@@ -301,13 +303,13 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	}
 	st.Args, st.WorkDir = p.Args, p.WorkDir
 	if v.Task != nil {
-		if gv, err := temporal.QueryGraph(ctx, c, v.Graph); err == nil && gv.Ended {
+		if gv, err := temporal.QueryGraph(ctx, c, v.Graph, repo); err == nil && gv.Ended {
 			// Its graph ended: the task's run continues in its graph, resumed
 			// as run --tasks again resumes it, which commits and merges the
 			// task's work by the graph's rules and runs the tasks after it.
 			st.Status = loop.StatusRunning
 			screen := newScreen(d, lo, p)
-			return continueGraphTemporal(ctx, o, d, c, screen, v.Task, &st)
+			return continueGraphTemporal(ctx, o, d, c, screen, v.Task, repo, &st)
 		}
 	}
 	in, err := temporal.NewInput(p, &st, "")
@@ -318,7 +320,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	// The run keeps its heartbeat timeout unless the flag gives one now.
 	in.HeartbeatTimeout = cmp.Or(o.engine.heartbeat, v.HeartbeatTimeout)
 	in.ServerFlags = o.serverFlags()
-	_, in.Repo = temporal.Unscoped(key)
+	in.Repo = repo
 	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
 		return err
 	}
@@ -333,14 +335,14 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	if v.Task == nil || !runEnded(err) {
 		return err
 	}
-	return followGraph(ctx, c, d, screen, v.Graph, o.engineFlags())
+	return followGraph(ctx, c, d, screen, v.Graph, repo, o.engineFlags())
 }
 
-// continueGraphTemporal resumes the graph of the task t, whose workflow
-// ended, as 'run --tasks' again resumes it, the task's run continuing from
-// st (answered).
-func continueGraphTemporal(ctx context.Context, o resumeOptions, d Deps, c client.Client, screen *ui.Printer, t *temporal.GraphTask, st *loop.State) error {
-	gv, err := temporal.QueryGraph(ctx, c, t.Graph)
+// continueGraphTemporal resumes the graph of the task t in the repository
+// repo, whose workflow ended, as 'run --tasks' again resumes it, the task's
+// run continuing from st (answered).
+func continueGraphTemporal(ctx context.Context, o resumeOptions, d Deps, c client.Client, screen *ui.Printer, t *temporal.GraphTask, repo string, st *loop.State) error {
+	gv, err := temporal.QueryGraph(ctx, c, t.Graph, repo)
 	if err != nil {
 		return err
 	}
@@ -422,7 +424,7 @@ func reportTemporal(ctx context.Context, o reportOptions, d Deps, name string) e
 	defer c.Close()
 	v, _, err := temporal.Find(ctx, c, name, repoOf(d))
 	if err != nil {
-		r, gerr := graphReportTemporal(ctx, c, name)
+		r, gerr := graphReportTemporal(ctx, c, name, repoOf(d))
 		switch {
 		case gerr == nil:
 			return writeReport(o, d, r)

@@ -46,9 +46,13 @@
 // # Task graphs
 //
 // A task graph (run --tasks) is one parent workflow ([Graph], ID
-// agentloop-graph-NAME) and one child workflow per task: the same run
-// workflow as a single run, ID agentloop-NAME-TASK, so status, report and
-// resume --guidance reach a task's loop by its run name as they do locally.
+// agentloop-graph-NAME@REPO, REPO the repository's identity, [RepoID]) and
+// one child workflow per task: the same run workflow as a single run, ID
+// agentloop-NAME-TASK@REPO, so status, report and resume --guidance reach a
+// task's loop by its run name as they do locally, and two repositories run
+// graphs of the same name side by side. A graph started before graphs
+// carried their repository (no @REPO) is still read and resumed
+// ([QueryGraph], [LastGraph]).
 // The parent holds the schedule ([tasks.Schedule]: dependency order, up to
 // --parallel at once), asks the decision engine whether the graph's global
 // budget is spent before each task starts, and caps each task's cost and

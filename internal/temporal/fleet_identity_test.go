@@ -5,6 +5,7 @@ package temporal_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +114,50 @@ func TestQuietStepKeepsItsHeartbeat(t *testing.T) {
 	}
 	if calls := strings.TrimSpace(f.read(filepath.Join(f.dir, "fakeagent", "calls"))); calls != "1" {
 		t.Errorf("the agent was called %s times, want once: the quiet step was taken for lost", calls)
+	}
+}
+
+// TestTwoRepositoriesOneGraphName: two clones run a task graph of the same
+// name (tasks) at once in one namespace, on one worker: each graph is its own
+// workflow, and so is each of its tasks' runs (their IDs carry the
+// repository's identity); each task works in its own clone's worktree and is
+// merged back into its own clone; a second run of the graph in a clone whose
+// graph is going on is refused.
+func TestTwoRepositoriesOneGraphName(t *testing.T) {
+	f := newFleet(t)
+	release := filepath.Join(f.dir, "release")
+	agent := "pwd > who.txt; while [ ! -f " + release + " ]; do sleep 0.1; done"
+	f.files = map[string]string{
+		"tasks.yaml":     "tasks:\n  - {id: one, title: Write who.txt, procedure: build}\n",
+		"agentloop.yaml": "procedures:\n  build:\n    agent: {cmd: [sh, -c, " + strconv.Quote(agent) + "]}\n    gates: [{name: done, run: \"test -f who.txt\"}]\n",
+	}
+	clones := f.repo("one", "two")
+	f.start(clones[0], "worker")
+	var graphs []*proc
+	for _, c := range clones {
+		graphs = append(graphs, f.start(c, "run", "--tasks", "tasks.yaml", "--engine", "temporal", "--max-iterations", "1"))
+		f.waitFile(filepath.Join(c, ".agentloop", "worktrees", "tasks", "one", "who.txt"))
+	}
+	code, out := f.run(clones[0], "run", "--tasks", "tasks.yaml", "--engine", "temporal", "--max-iterations", "1")
+	if code == 0 || !strings.Contains(out, "already running") {
+		t.Errorf("a second run of the graph in clone one: exit %d, want it refused as running:\n%s", code, out)
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range graphs {
+		if code := p.wait(t, 2*time.Minute); code != 0 {
+			t.Errorf("graph in clone %d exited %d:\n%s", i+1, code, p.out.String())
+		}
+	}
+	for _, c := range clones {
+		want := filepath.Join(c, ".agentloop", "worktrees", "tasks", "one")
+		if got := strings.TrimSpace(f.read(filepath.Join(c, "who.txt"))); !strings.HasSuffix(got, want) {
+			t.Errorf("%s/who.txt = %q, want its own task's work (written in %s)", c, got, want)
+		}
+		code, out := f.run(c, "report", "tasks", "--engine", "temporal")
+		if code != 0 || !strings.Contains(out, "one") {
+			t.Errorf("report of the graph in %s: exit %d:\n%s", c, code, out)
+		}
 	}
 }

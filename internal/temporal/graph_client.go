@@ -13,10 +13,11 @@ import (
 // ErrNoGraph is returned by [QueryGraph] when the server has no graph of the name.
 var ErrNoGraph = errors.New("no task graph of that name on the Temporal server")
 
-// StartGraph starts a task graph's workflow on the server's task queue.
+// StartGraph starts a task graph's workflow on the server's task queue, under
+// its name in its repository ([GraphWorkflowID], [GraphInput.RepoID]).
 func StartGraph(ctx context.Context, c client.Client, s Server, in GraphInput) error {
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: GraphWorkflowID(in.Name), TaskQueue: s.TaskQueue,
+		ID: GraphWorkflowID(in.Name, in.RepoID), TaskQueue: s.TaskQueue,
 	}, WorkflowGraph, in)
 	if _, ok := errors.AsType[*serviceerror.WorkflowExecutionAlreadyStarted](err); ok {
 		return fmt.Errorf("task graph %s: %w; follow it with 'agentloop report %s --engine temporal'", in.Name, ErrRunning, in.Name)
@@ -27,10 +28,20 @@ func StartGraph(ctx context.Context, c client.Client, s Server, in GraphInput) e
 	return nil
 }
 
-// QueryGraph reads where a task graph's tasks stand from its workflow; a
-// graph that ended is read from its history, without a worker (see [ended]).
-func QueryGraph(ctx context.Context, c client.Client, name string) (GraphView, error) {
-	id := GraphWorkflowID(name)
+// QueryGraph reads where the task graph name of the repository repo
+// ([RepoID]) stands from its workflow, or from the workflow of the name alone
+// when the repository has none (a graph started by an older build); a graph
+// that ended is read from its history, without a worker (see [ended]).
+func QueryGraph(ctx context.Context, c client.Client, name, repo string) (GraphView, error) {
+	v, err := queryGraph(ctx, c, name, GraphWorkflowID(name, repo))
+	if repo != "" && errors.Is(err, ErrNoGraph) {
+		return queryGraph(ctx, c, name, GraphWorkflowID(name, ""))
+	}
+	return v, err
+}
+
+// queryGraph is [QueryGraph] of the workflow id.
+func queryGraph(ctx context.Context, c client.Client, name, id string) (GraphView, error) {
 	runID, over, err := ended(ctx, c, id)
 	if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
 		return GraphView{}, fmt.Errorf("task graph %s: %w", name, ErrNoGraph)
@@ -60,13 +71,18 @@ func QueryGraph(ctx context.Context, c client.Client, name string) (GraphView, e
 	return view, nil
 }
 
-// LastGraph is how the last workflow of the task graph name left it, for a
-// new one to resume ([GraphInput.Prior]); ok is false when the server has
-// none. A workflow of the graph still running is an error saying how to
-// follow it.
-func LastGraph(ctx context.Context, c client.Client, name string) (res GraphResult, ok bool, err error) {
-	id := GraphWorkflowID(name)
+// LastGraph is how the last workflow of the task graph name in the
+// repository repo left it (or of the name alone, started by an older build,
+// when the repository has none), for a new one to resume
+// ([GraphInput.Prior]); ok is false when the server has none. A workflow of
+// the graph still running is an error saying how to follow it.
+func LastGraph(ctx context.Context, c client.Client, name, repo string) (res GraphResult, ok bool, err error) {
+	id := GraphWorkflowID(name, repo)
 	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if _, nf := errors.AsType[*serviceerror.NotFound](err); nf && repo != "" {
+		id = GraphWorkflowID(name, "")
+		d, err = c.DescribeWorkflowExecution(ctx, id, "")
+	}
 	if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
 		return GraphResult{}, false, nil
 	}
@@ -80,7 +96,7 @@ func LastGraph(ctx context.Context, c client.Client, name string) (res GraphResu
 		return res, true, nil
 	}
 	// Failed or terminated: its query still tells where its tasks stood.
-	v, err := QueryGraph(ctx, c, name)
+	v, err := queryGraph(ctx, c, name, id)
 	if err != nil {
 		return GraphResult{}, true, fmt.Errorf("task graph %s ended without a result and cannot be resumed: %w", name, err)
 	}

@@ -40,10 +40,12 @@ type TaskSpend struct {
 	Usage evidence.Usage
 }
 
-// GraphWorkflowID is the workflow of the task graph NAME: one run of a graph
-// at a time. Its tasks' loops are the run workflows of their run names
-// ([graph.TaskRunName]), so status, report and resume reach them by name.
-func GraphWorkflowID(name string) string { return graphPrefix + name }
+// GraphWorkflowID is the workflow of the task graph name in the repository
+// repo ([Scoped]; "" for a graph started before graphs carried their
+// repository): one run of a graph in a repository at a time. Its tasks'
+// loops are the run workflows of their run names ([graph.TaskRunName]) in
+// the same repository, so status, report and resume reach them by name.
+func GraphWorkflowID(name, repo string) string { return graphPrefix + Scoped(name, repo) }
 
 const graphPrefix = "agentloop-graph-"
 
@@ -90,6 +92,10 @@ type GraphInput struct {
 	Repo     string     // the repository on the workers' disk
 	StateDir string     // its state folder (worktrees and runs)
 	Base     string     // what a task's branch starts from (HEAD)
+	// RepoID is the identity of the repository ([RepoID]) the graph's
+	// workflow ID and its tasks' carry; "" for a graph started by an older
+	// build.
+	RepoID string `json:",omitempty"`
 	// Runs are the tasks' run inputs by task id, built by the client from the
 	// configuration; the workflow caps their cost and token limits by what is
 	// left of the global budget when each starts.
@@ -507,7 +513,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 		run.Limits = graph.CapToGraph(run.Limits, in.File.Budget, gw.spent(), gw.spend[t.ID])
 		run.State.Sessions = append(slices.Clone(run.State.Sessions), loop.Session{StartedAt: workflow.Now(ctx)})
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-			WorkflowID: WorkflowID(run.Run.Name), WaitForCancellation: true,
+			WorkflowID: WorkflowID(Scoped(run.Run.Name, run.Repo)), WaitForCancellation: true,
 		})
 		runErr = workflow.ExecuteChildWorkflow(cctx, WorkflowRun, run).Get(ctx, &res)
 	}

@@ -74,7 +74,8 @@ func validRepoID(id string) bool {
 
 // Scoped is the key of the run name in the repository repo: what
 // [WorkflowID] makes the run's workflow ID of ("name@repo"; the name alone
-// for repo "", as for a graph's tasks, whose graph is one per namespace).
+// for repo "": a run, a graph or a graph's task started before workflow IDs
+// carried their repository).
 func Scoped(name, repo string) string {
 	if repo == "" {
 		return name

@@ -46,7 +46,7 @@ var recordedGraphHistories = []string{"graph", "graph-before-fleet", "graph-flee
 // its function and its ID.
 func workflowOf(name string) (string, any, string) {
 	if slices.Contains(recordedGraphHistories, name) {
-		return WorkflowGraph, Graph, GraphWorkflowID("graph")
+		return WorkflowGraph, Graph, GraphWorkflowID("graph", "")
 	}
 	return WorkflowRun, Run, WorkflowID(name)
 }
@@ -247,7 +247,7 @@ func TestRealServerGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	var res GraphResult
-	if err := c.GetWorkflow(t.Context(), GraphWorkflowID("graph"), "").Get(t.Context(), &res); err != nil {
+	if err := c.GetWorkflow(t.Context(), GraphWorkflowID("graph", ""), "").Get(t.Context(), &res); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"a", "b"} {
@@ -264,7 +264,7 @@ func TestRealServerGraph(t *testing.T) {
 	// With no worker left, the ended graph and its tasks' runs are read
 	// from their histories.
 	stop()
-	v, err := QueryGraph(t.Context(), c, "graph")
+	v, err := QueryGraph(t.Context(), c, "graph", "")
 	if err != nil {
 		t.Fatalf("read the ended graph without a worker: %v", err)
 	}
@@ -273,6 +273,14 @@ func TestRealServerGraph(t *testing.T) {
 	}
 	if rv, err := Query(t.Context(), c, "g-b"); err != nil || rv.State.Status != loop.StatusSucceeded || rv.State.TotalIterations != 1 {
 		t.Errorf("task b's run read from its history: %s after %d iterations (%v); want succeeded after 1", rv.State.Status, rv.State.TotalIterations, err)
+	}
+	// A repository with an identity and no graph of the name reads the one
+	// started without one (by an older build), and resumes from it.
+	if lv, err := QueryGraph(t.Context(), c, "graph", "0123456789"); err != nil || !lv.Ended {
+		t.Errorf("the graph started without a repository's identity, read from a repository with one: ended %v (%v), want it read", lv.Ended, err)
+	}
+	if last, ok, err := LastGraph(t.Context(), c, "graph", "0123456789"); err != nil || !ok || !slices.Equal(last.Merged, []string{"a", "b"}) {
+		t.Errorf("the last graph of the name, from a repository with an identity: %v, %v, merged %v; want the one started without one", ok, err, last.Merged)
 	}
 	keepHistory(t, c, "graph")
 }

@@ -81,7 +81,8 @@ type RunInput struct {
 	// its worker before it is run again elsewhere (0: 30s).
 	HeartbeatTimeout time.Duration
 	// Repo is the identity of the repository the run was started in
-	// ([RepoID]), which its workflow ID carries; "" for a graph's task.
+	// ([RepoID]), which its workflow ID carries; for a graph's task, its
+	// graph's ([GraphInput.RepoID]), "" when the graph has none.
 	Repo string `json:",omitempty"`
 	// ServerFlags are the flags that reach the run's server, as it was
 	// started with them ("--temporal-address=HOST:PORT", …): the commands of
