@@ -23,6 +23,7 @@ import (
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/temporal"
@@ -543,6 +544,12 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 		if workTree, err = filepath.Abs(workTree); err != nil {
 			return err
 		}
+	}
+	// What a predecessor killed on this machine left running (its agents
+	// and gates, in its cgroups or carrying its marker) ends before this
+	// worker takes steps: the retried attempts do not work beside them.
+	if n := proc.EndLeftovers(); n > 0 {
+		fmt.Fprintf(d.Stdout, "Ended %d processes left running by an agentloop process that died on this machine\n", n)
 	}
 	steps := &temporal.Steps{Plan: workerPlan(d, workTree, o.trust), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree, MaxAgents: o.maxAgents}
 	w := temporal.NewWorker(ctx, c, s, steps, queue, o.drain)

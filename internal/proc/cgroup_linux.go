@@ -171,8 +171,10 @@ func killCgroupsOf(pid int) {
 	}
 }
 
-// removeStaleCgroups removes the empty run cgroups under base that an
-// agentloop process which is gone left behind (killed before it could).
+// removeStaleCgroups ends the run cgroups under base that an agentloop
+// process which is gone left behind (killed before it could end them): what
+// still runs in one (an agent of a killed worker) is killed, and the cgroup
+// removed.
 func removeStaleCgroups(base string) {
 	entries, err := os.ReadDir(base)
 	if err != nil {
@@ -185,7 +187,7 @@ func removeStaleCgroups(base string) {
 		}
 		owner, _, _ := strings.Cut(rest, "-")
 		if pid, err := strconv.Atoi(owner); err == nil && pid > 0 && !Alive(pid) {
-			_ = os.Remove(filepath.Join(base, e.Name())) // fails while any process is in it
+			killCgroup(filepath.Join(base, e.Name()), false, 0)
 		}
 	}
 }

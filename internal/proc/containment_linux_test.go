@@ -288,3 +288,44 @@ func TestCgroupRootRemovesStale(t *testing.T) {
 		t.Errorf("the program's Groups did not keep %q: %q", base, g.cgBase)
 	}
 }
+
+// A run cgroup of an agentloop process that is gone, with a process still in
+// it (an agent of a killed worker), is emptied and removed when the cgroups
+// are first made again (a worker that starts: [EndLeftovers]). Not parallel:
+// another test's removal of stale cgroups would remove this one's before its
+// process is started in it.
+func TestStaleCgroupOfDeadOwnerEnded(t *testing.T) {
+	g := needCgroup(t)
+	base := g.cgroupRoot()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	c := newCgroup(base, strconv.Itoa(dead.Process.Pid)+"-stale")
+	if c == nil {
+		t.Fatal("no cgroup made under", base)
+	}
+	left := exec.Command("sleep", "300")
+	c.attach(left)
+	if err := left.Start(); err != nil {
+		_ = syscall.Close(c.fd)
+		_ = os.Remove(c.dir)
+		t.Fatal(err)
+	}
+	_ = syscall.Close(c.fd)
+	defer func() { _ = left.Process.Kill() }()
+	removeStaleCgroups(base)
+	done := make(chan error, 1)
+	go func() { done <- left.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("the process in the stale cgroup exited cleanly; want it killed")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the process in the stale cgroup of a dead owner is still running")
+	}
+	if _, err := os.Stat(c.dir); !os.IsNotExist(err) {
+		t.Errorf("the stale cgroup %s is still there: %v", c.dir, err)
+	}
+}

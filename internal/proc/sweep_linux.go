@@ -68,6 +68,53 @@ func SweepOrphansOf(pid int) int {
 	return sweepMatching(func(m []byte) bool { return bytes.HasPrefix(m, prefix) }, false, false)
 }
 
+// EndLeftovers ends what agentloop processes that died on this machine left
+// running, as a worker does when it starts (its predecessor killed, its
+// agents still at work): the processes in a run cgroup of a dead agentloop
+// process under this one's cgroup, then those whose environment carries the
+// marker of a dead agentloop process ([SweepOrphansOf]), in this process's PID
+// namespace (a marker names a process of the namespace it was made in). It
+// returns how many processes it killed by marker.
+func EndLeftovers() int {
+	if base := cgroupBase(); base != "" {
+		removeStaleCgroups(base)
+	}
+	return sweepDeadOwners(nil)
+}
+
+// sweepDeadOwners is [EndLeftovers]' sweep by marker, of the dead owners only
+// accepts (nil: all).
+func sweepDeadOwners(only func(owner int) bool) int {
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return 0
+	}
+	self := os.Getpid()
+	owners := map[int]bool{}
+	for pid := range scanProcs() {
+		if pid == self {
+			continue
+		}
+		if l, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/pid"); err != nil || l != ns {
+			continue
+		}
+		hasMarker(pid, func(m []byte) bool {
+			owner, _, _ := bytes.Cut(m, []byte("-"))
+			if o, err := strconv.Atoi(string(owner)); err == nil && o > 0 && o != self && (only == nil || only(o)) {
+				owners[o] = true
+			}
+			return false
+		})
+	}
+	n := 0
+	for o := range owners {
+		if !Alive(o) {
+			n += SweepOrphansOf(o)
+		}
+	}
+	return n
+}
+
 // sweepStrays kills (SIGKILL) the processes that left a run and dropped its
 // marker (env -i setsid …), where no cgroup holds them: the orphans this
 // process adopted as subreaper ([BecomeSubreaper]) that are in a session other

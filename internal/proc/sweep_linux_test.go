@@ -271,3 +271,36 @@ func TestScanDescendants(t *testing.T) {
 		t.Errorf("%d processes read, as many as the whole table", len(procs))
 	}
 }
+
+// EndLeftovers' sweep by marker kills what carries the marker of a dead
+// agentloop process, in any group or session, and not what carries a live
+// one's (the test sweeps its own dead owner only: other tests' markers are
+// not its to end).
+func TestSweepDeadOwners(t *testing.T) {
+	t.Parallel()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pid := dead.Process.Pid
+	orphan := exec.Command("sleep", "300")
+	orphan.Env = append(os.Environ(), markerVar+"="+strconv.Itoa(pid)+"-abc")
+	orphan.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	live := exec.Command("sleep", "300")
+	live.Env = append(os.Environ(), markerVar+"="+strconv.Itoa(os.Getppid())+"-abc")
+	for _, c := range []*exec.Cmd{orphan, live} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { _ = live.Process.Kill(); _ = live.Wait() }()
+	if n := sweepDeadOwners(func(o int) bool { return o == pid || o == os.Getppid() }); n != 1 {
+		t.Errorf("sweepDeadOwners = %d, want 1 (the orphan of the dead owner only)", n)
+	}
+	if err := orphan.Wait(); err == nil {
+		t.Error("the orphan exited cleanly; want it killed")
+	}
+	if syscall.Kill(live.Process.Pid, 0) != nil {
+		t.Error("the process of a live owner was killed")
+	}
+}

@@ -12,3 +12,7 @@ func sweep(string, bool) int { return 0 }
 // SweepOrphansOf does nothing here (no /proc): only the process groups a lock
 // names are ended.
 func SweepOrphansOf(int) int { return 0 }
+
+// EndLeftovers does nothing here (no /proc, no cgroups): a dead agentloop's
+// leftovers are not found.
+func EndLeftovers() int { return 0 }
