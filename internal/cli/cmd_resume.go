@@ -182,6 +182,14 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 		c := graph.Commands{TaskFile: session.RelPath(wd, task.State.File)}
 		if err := graph.Hold(s.State(), task.State.Outcomes[task.Task.ID], c, guidance != ""); err != nil {
 			s.Close()
+			if he, ok := errors.AsType[*graph.HeldError](err); ok && he.Retry {
+				// Done again since its merge failed its gates (a session
+				// stopped before the graph tried it again): the graph goes on.
+				if guidance != "" {
+					fmt.Fprintf(process(d).Progress(o.logFormat == "json"), "Run %s is done again: the guidance is not needed; its merge is tried again\n", name)
+				}
+				return resumeGraph(ctx, o, d, task)
+			}
 			if errors.Is(err, graph.ErrGuidanceNeeded) {
 				return &ExitError{Code: ExitUsage, Err: err}
 			}

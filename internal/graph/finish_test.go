@@ -122,6 +122,8 @@ func TestHold(t *testing.T) {
 	once.Iterations = 2
 	if err := Hold(since, once, c, true); !errors.As(err, new(*HeldError)) || !strings.Contains(err.Error(), "agentloop run --tasks tasks.yaml") || since.Status != loop.StatusSucceeded {
 		t.Errorf("held for its gates, its loop done again since: %v", err)
+	} else if he, _ := errors.AsType[*HeldError](err); !he.Retry {
+		t.Errorf("held for its gates, its loop done again since: %v; want it marked for its graph to retry (resume goes on with the graph)", err)
 	}
 	// Resumed already (it runs or escalated again): its own rules apply.
 	again := &loop.State{Name: "g-a", Status: loop.StatusInterrupted, Best: best}

@@ -62,6 +62,9 @@ type HeldError struct {
 	Run  string
 	Why  string // how the graph holds it
 	Next string // what finishes it
+	// Retry: running its graph again is what finishes it (its merge is
+	// tried again), with nothing for a person to do first.
+	Retry bool
 }
 
 func (e *HeldError) Error() string {
@@ -102,7 +105,7 @@ func Hold(st *loop.State, o tasks.Outcome, c Commands, guided bool) error {
 	case tasks.MergeGates:
 		if !AwaitsGuidance(st, o) {
 			return &HeldError{Run: name, Why: "its loop is done again since its required gates failed on the merged result",
-				Next: "its merge is tried again by: " + c.Run()}
+				Next: "its merge is tried again by: " + c.Run(), Retry: true}
 		}
 		if !guided {
 			return fmt.Errorf("run %s: %w (the merged result is in its worktree): %s", name, ErrGuidanceNeeded, c.Resume(name))
