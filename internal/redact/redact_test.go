@@ -235,6 +235,11 @@ func TestKeyBlockEnds(t *testing.T) {
 // TestFalsePositives: hashes, UUIDs, base64 fixtures and test names, as tools
 // print them, and the recorded outputs of real agent CLIs and gates in the test
 // data of this repository: nothing is redacted.
+// urlPasswords are the recorded outputs whose test names hold URLs with a
+// password (ufo, a URL library, tests normalizeURL on http://userid:password@…):
+// a URL's password is redacted by design, whoever wrote it.
+var urlPasswords = map[string]bool{"ufo_trailing_slash_bug.json": true}
+
 func TestFalsePositives(t *testing.T) {
 	t.Parallel()
 	files := []string{"testdata/false_positives.txt"}
@@ -255,6 +260,10 @@ func TestFalsePositives(t *testing.T) {
 			continue
 		}
 		for i, l := range strings.Split(string(out), "\n") {
+			if urlPasswords[filepath.Base(f)] {
+				// The only redaction allowed there: a URL's password.
+				l = strings.ReplaceAll(l, ":"+Marker+"@", ":@")
+			}
 			if strings.Contains(l, Marker) {
 				t.Errorf("%s:%d: redacted: %.300s", f, i+1, l)
 			}
