@@ -269,7 +269,13 @@ func (w *watch) graphSession(ctx context.Context, n int, cmd command, ts []graph
 	if ss.Code != 0 && ss.Code != 130 && graphEnded && !strings.Contains(ss.Stdout, "Not merged:") {
 		w.bad("exit %d without the list of tasks not merged", ss.Code)
 	}
-	if cmd.task != "" && ss.Signal == 0 && (ss.Code == 0 || ss.Code == 3 || ss.Code == 4) {
+	// A task whose loop was done already (a session stopped before its
+	// graph merged it) takes no guidance: its graph goes on, and says so.
+	notNeeded := strings.Contains(ss.Stderr, "the guidance is not needed")
+	if notNeeded && before.Status != "succeeded" && before.Status != "completed" {
+		w.bad("the guidance was not needed, but the task's run was %s", before.Status)
+	}
+	if cmd.task != "" && ss.Signal == 0 && (ss.Code == 0 || ss.Code == 3 || ss.Code == 4) && !notNeeded {
 		w.checkHandoff(taskName, cmd, before, after)
 	}
 	// The repository's work tree holds the merged work and the person's
