@@ -335,14 +335,21 @@ func TestGraphWorkflowCountsRunningSpend(t *testing.T) {
 			return it, nil
 		}
 	}
-	aSecond, bCommitted := make(chan struct{}), make(chan struct{})
+	// b's first iteration starts before a's spend is told (its cap is then
+	// the whole 1,000), and ends after it: a loaded machine must not start b
+	// only once a's 600 are known (its cap 400, its 500 over it).
+	bStarted, aSecond, bCommitted := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	f := &fakeGraph{scripts: map[string]*script{
-		"g-a": {results: []func(int) (evidence.Iteration, error){spend(600, false), func(n int) (evidence.Iteration, error) {
+		"g-a": {results: []func(int) (evidence.Iteration, error){func(n int) (evidence.Iteration, error) {
+			<-bStarted
+			return spend(600, false)(n)
+		}, func(n int) (evidence.Iteration, error) {
 			close(aSecond) // a's run took its first iteration in, and told its graph
 			<-bCommitted
 			return spend(0, true)(n)
 		}}},
 		"g-b": {results: []func(int) (evidence.Iteration, error){func(n int) (evidence.Iteration, error) {
+			close(bStarted)
 			<-aSecond
 			return spend(500, true)(n)
 		}}},
