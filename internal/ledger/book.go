@@ -11,7 +11,7 @@ import (
 type Book struct {
 	loc      *time.Location
 	open     map[string]Held
-	settled  map[string]bool
+	settled  map[string]time.Time      // reservation → when it was settled
 	sums     map[string]map[Key]Sum    // "day 2026-11-25" → key → what was spent
 	approved map[string]bool           // cap name + " " + period name
 	windows  map[Key]Window            // by provider and account
@@ -67,7 +67,7 @@ func NewBook(loc *time.Location) *Book {
 	if loc == nil {
 		loc = time.UTC
 	}
-	return &Book{loc: loc, open: map[string]Held{}, settled: map[string]bool{}, sums: map[string]map[Key]Sum{},
+	return &Book{loc: loc, open: map[string]Held{}, settled: map[string]time.Time{}, sums: map[string]map[Key]Sum{},
 		approved: map[string]bool{}, windows: map[Key]Window{}, recent: map[string][]float64{}, runs: map[string]map[string]Sum{}}
 }
 
@@ -80,7 +80,7 @@ func (b *Book) Apply(r Record) {
 	b.records++
 	switch r.Kind {
 	case KindReserve:
-		if b.settled[r.ID] {
+		if b.IsSettled(r.ID) {
 			return
 		}
 		o := Held{ID: r.ID, Run: r.Run, Key: r.Key, USD: r.USD, Tokens: r.Tokens, At: r.At}
@@ -89,10 +89,10 @@ func (b *Book) Apply(r Record) {
 		}
 		b.open[r.ID] = o
 	case KindSettle:
-		if b.settled[r.ID] {
+		if b.IsSettled(r.ID) {
 			return
 		}
-		b.settled[r.ID] = true
+		b.settled[r.ID] = r.At
 		delete(b.open, r.ID)
 		t := r.At.In(b.loc)
 		var total float64

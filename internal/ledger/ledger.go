@@ -239,50 +239,40 @@ type Reservation struct {
 func (l *Ledger) Reserve(r Reservation, caps []Cap, margin float64) (Grant, error) {
 	var g Grant
 	err := l.update(func(b *Book, now time.Time) []Record {
-		if r.USD <= 0 {
-			r.USD = margin * b.Prior(r.Key.Provider)
-		}
-		g = b.Judge(caps, r.Key, r.USD, r.Tokens, now, l.alive, r.ID)
-		if g.Verdict != Granted {
-			return nil
-		}
-		me := l.me
-		return []Record{{Kind: KindReserve, ID: r.ID, At: now.UTC(), Run: r.Run, Key: r.Key, USD: r.USD, Tokens: r.Tokens, Owner: &me}}
+		var rec *Record
+		g, rec = b.Reserve(r, caps, margin, now, l.alive, l.me)
+		return one(rec)
 	})
 	return g, err
+}
+
+// one is the records to append: rec, if any.
+func one(rec *Record) []Record {
+	if rec == nil {
+		return nil
+	}
+	return []Record{*rec}
 }
 
 // Settle records what the reservation id's iteration spent, charge by
 // charge. A reservation is settled once: settling it again changes nothing.
 func (l *Ledger) Settle(id, run string, k Key, charges []Charge) error {
-	return l.update(func(b *Book, now time.Time) []Record {
-		if b.settled[id] {
-			return nil
-		}
-		return []Record{{Kind: KindSettle, ID: id, At: now.UTC(), Run: run, Key: k, Charges: charges}}
-	})
+	return l.update(func(b *Book, now time.Time) []Record { return one(b.Settle(id, run, k, charges, now)) })
 }
 
 // Approve lets the soft limit of cap be passed for the period holding now.
 func (l *Ledger) Approve(c Cap, by string) (period string, err error) {
 	err = l.update(func(b *Book, now time.Time) []Record {
-		period = c.Period.Of(now.In(b.loc))
-		if b.Approved(c, now) {
-			return nil
-		}
-		return []Record{{Kind: KindApprove, At: now.UTC(), Cap: c.Name, Period: period, By: by}}
+		var rec *Record
+		period, rec = b.Approve(c, by, now)
+		return one(rec)
 	})
 	return period, err
 }
 
 // OpenWindow records that k's account hit its usage limit until until.
 func (l *Ledger) OpenWindow(k Key, until time.Time, reason string) error {
-	return l.update(func(b *Book, now time.Time) []Record {
-		if w, ok := b.WindowOf(k, now); ok && !until.After(w.Until) {
-			return nil
-		}
-		return []Record{{Kind: KindWindow, At: now.UTC(), Key: Key{Provider: k.Provider, Account: k.Account}, Until: until.UTC(), Reason: reason}}
-	})
+	return l.update(func(b *Book, now time.Time) []Record { return one(b.OpenWindow(k, until, reason, now)) })
 }
 
 // View reads the ledger and calls fn with its book (read only) and the time,
