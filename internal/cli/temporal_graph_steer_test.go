@@ -21,11 +21,7 @@ func TestTemporalGraphSteerRealServer(t *testing.T) {
 	testenv.NeedTool(t, "git")
 	addr := testenv.TemporalServer(t)
 	repo, aux := t.TempDir(), t.TempDir()
-	in := func(name string) string { return filepath.Join(aux, name+".in") }
-	goAhead := func(name string) string { return filepath.Join(aux, name+".go") }
-	wait := func(name string) string {
-		return "[1]\nwrite " + in(name) + " started\nwaitfor " + goAhead(name) + "\n"
-	}
+	in, goAhead, wait := held(aux)
 	fakeProcedures(t, repo, aux, map[string]string{
 		"g": wait("g") + "[*]\nexpect-prompt use the v2 API\nwrite g.fixed done\n",
 		"s": wait("s") + "[*]\nprint going on\n",
@@ -49,17 +45,8 @@ tasks:
 		o, e, err := run(append([]string{"run", "--tasks", "tasks.yaml"}, server...)...)
 		done <- ran{o, e, err}
 	}()
-	deadline := time.Now().Add(90 * time.Second)
 	for _, name := range []string{"g", "s"} {
-		for {
-			if _, err := os.Stat(in(name)); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("task %s: its agent did not start", name)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		awaitFile(t, in(name), 90*time.Second)
 	}
 
 	stdout, _, err := run(append([]string{"guide", "tasks-g", "use the v2 API"}, server...)...)
@@ -98,5 +85,32 @@ tasks:
 	}
 	if _, _, err := run(append([]string{"stop", "tasks-s"}, server...)...); err == nil || !strings.Contains(err.Error(), "not running") {
 		t.Errorf("stop of an ended task: %v, want refused as not running", err)
+	}
+}
+
+// held is the fake agents' hold, by procedure name, in the folder aux: the
+// file an agent writes once started (in), the file it waits for (goAhead),
+// and the plan of a first iteration that does both (wait).
+func held(aux string) (in, goAhead, wait func(name string) string) {
+	in = func(name string) string { return filepath.Join(aux, name+".in") }
+	goAhead = func(name string) string { return filepath.Join(aux, name+".go") }
+	wait = func(name string) string {
+		return "[1]\nwrite " + in(name) + " started\nwaitfor " + goAhead(name) + "\n"
+	}
+	return in, goAhead, wait
+}
+
+// awaitFile returns once path is there, failing the test after limit.
+func awaitFile(t *testing.T, path string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not come: its agent did not start", path)
+		}
+		time.Sleep(100 * time.Millisecond) // a file written by another process: no event to wait on
 	}
 }

@@ -3,8 +3,6 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,11 +19,7 @@ func TestTemporalSteerRealServer(t *testing.T) {
 	testenv.NeedTool(t, "git")
 	addr := testenv.TemporalServer(t)
 	repo, aux := t.TempDir(), t.TempDir()
-	in := func(name string) string { return filepath.Join(aux, name+".in") }
-	goAhead := func(name string) string { return filepath.Join(aux, name+".go") }
-	wait := func(name string) string {
-		return "[1]\nwrite " + in(name) + " started\nwaitfor " + goAhead(name) + "\n"
-	}
+	in, goAhead, wait := held(aux)
 	plans := map[string]string{
 		"guided":  wait("guided") + "[*]\nexpect-prompt use the v2 API\nwrite guided.fixed done\n",
 		"stopped": wait("stopped") + "[*]\nprint going on\n",
@@ -51,16 +45,8 @@ func TestTemporalSteerRealServer(t *testing.T) {
 			o, e, err := run(append([]string{"run", name}, server...)...)
 			done <- ran{o, e, err}
 		}()
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			if _, err := os.Stat(in(name)); err == nil {
-				return done
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("run %s: its agent did not start", name)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		awaitFile(t, in(name), 60*time.Second)
+		return done
 	}
 	finished := func(name string, done chan ran) ran {
 		select {
