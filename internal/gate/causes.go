@@ -22,7 +22,8 @@ var (
 
 // shape is what failures that fail the same way share: the first line of
 // their message's gist (and a diff's first changed line) with values masked
-// (numbers, quoted strings, bracketed lists, ids).
+// (numbers, quoted strings, bracketed lists, ids), without the label an
+// assertion library puts before every message ("AssertionError: ").
 func shape(f evidence.Finding) string {
 	// A diff's first changed line counts by its first word: "-DONE 4 tests"
 	// and "-DONE 2 runs" are one cause, "-TESTS_TOTAL=59" another.
@@ -30,7 +31,7 @@ func shape(f evidence.Finding) string {
 		w, _, _ := strings.Cut(strings.TrimSpace(s[1:]), " ")
 		return s[:1] + w
 	}
-	segs := strings.SplitN(gist(f.Message), " | ", 3)
+	segs := strings.SplitN(dropAssertLabel(gist(f.Message)), " | ", 3)
 	first := segs[0]
 	switch {
 	case isDiffLine(first):
@@ -72,7 +73,7 @@ func gist(msg string) string {
 }
 
 func isDiffLine(s string) bool {
-	return (strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+")) && !strings.HasPrefix(s, "--- ") && !strings.HasPrefix(s, "+++ ")
+	return (strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+")) && !strings.HasPrefix(s, "--- ") && !strings.HasPrefix(s, "+++ ") && !isExplanation(s)
 }
 
 // cause is a message shape that several failures share.
@@ -214,50 +215,4 @@ func fitCauses(lines []causeText, room int, reserve func(k int, least bool) int)
 		}
 	}
 	return 0, 0
-}
-
-// cutGist cuts a message's gist to n runes. A diff that does not fit is told
-// by its first removed and first added lines, each given half the room and
-// started near where they differ ("-…tests=\"59\" failures… | +…tests=\"64\"…").
-func cutGist(msg string, n int) string {
-	if utf8.RuneCountInString(msg) <= n {
-		return msg
-	}
-	segs := strings.Split(msg, " | ")
-	minus, plus := -1, -1
-	for i, s := range segs {
-		switch {
-		case minus < 0 && strings.HasPrefix(s, "-") && isDiffLine(s):
-			minus = i
-		case plus < 0 && strings.HasPrefix(s, "+") && isDiffLine(s):
-			plus = i
-		}
-	}
-	if minus < 0 || plus < 0 || min(minus, plus) > 0 || n < 13 {
-		return truncRunes(msg, n)
-	}
-	a, b := []rune(segs[minus][1:]), []rune(segs[plus][1:])
-	same := 0
-	for same < len(a) && same < len(b) && a[same] == b[same] {
-		same++
-	}
-	half := (n - 3) / 2
-	return diffSide(segs[minus][:1], a, same, half) + " | " + diffSide(segs[plus][:1], b, same, n-3-half)
-}
-
-// diffSide writes one side of a diff in h runes: sign and line, started at
-// the earliest word (after " ,;(_=<[{:") from which the first difference, at
-// rune same, still shows; what is left out either end is "…".
-func diffSide(sign string, r []rune, same, h int) string {
-	if len(r)+1 <= h || same+3 <= h {
-		return truncRunes(sign+string(r), h)
-	}
-	start := max(0, same-(h-4))
-	for p := start; p < same; p++ {
-		if p > 0 && strings.ContainsRune(" ,;(_=<[{:", r[p-1]) {
-			start = p
-			break
-		}
-	}
-	return truncRunes(sign+"…"+string(r[start:]), h)
 }

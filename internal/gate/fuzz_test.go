@@ -76,3 +76,21 @@ func FuzzEventDecoder(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCutCause cuts arbitrary messages: no panic, never longer than asked.
+func FuzzCutCause(f *testing.F) {
+	for _, s := range []string{
+		"AssertionError: assert 'usage: cli [OPTIONS] FOO' == 'Usage: cli [OPTIONS] FOO' | - Usage: cli | + usage: cli",
+		"AssertionError: assert ['usage: cmd ...ument 'ARG'.\"] == ['Usage: cmd ...ument 'ARG'.\"]",
+		"expected '/foo//bar' to be '/foo/bar' // Object.is equality",
+		"-TESTS_TOTAL=59 | +TESTS_TOTAL=64", "assertion `left == right` failed | left: 4 | right: 5", "' == '", "[ == ]",
+	} {
+		f.Add(s, uint8(20))
+	}
+	f.Fuzz(func(t *testing.T, msg string, n uint8) {
+		got := cutCause(msg, int(n))
+		if fits := utf8.RuneCountInString(msg) <= int(n); fits && got != msg || !fits && utf8.RuneCountInString(got) > int(n) {
+			t.Fatalf("cutCause(%q, %d) = %q", msg, n, got)
+		}
+	})
+}

@@ -31,8 +31,9 @@ func TestRenderBigFailure(t *testing.T) {
 			"7 tests alike (summary_test.go:181): -DONE 14… | +DONE 13…", "3 tests alike (report_test.go:32): -…",
 			"3. cmd.TestPostRunHook (handler_test.go:49): -…OTAL=59 | +…OTAL=64", "(+10 more tests in 2 packages)"}},
 		{"click", "python/click_usage_bug.txt", "python", "/usr/bin/python3 -m pytest -p no:cacheprovider --ignore=tests/test_deprecations.py tests", 54,
-			[]string{"failed (exit 1): 54 failing tests in 6 files\n", "17 tests alike (tests/test_arguments.py:373): - Usage:… | + usage:…",
-				"1. test_choice_argument_optional_metavar (tests/test_basic.py:670): "}},
+			[]string{"failed (exit 1): 54 failing tests in 6 files\n", "17 tests alike (tests/test_arguments.py:373): assert 'usage: cli",
+				" == 'Usage: cli", "14 tests alike (tests/test_formatting.py:32): assert ['usage: cli", "5 tests alike (tests/test_arguments.py:641): assert 'Usage: cli",
+				" in 'usage: cli", "3 tests alike (tests/test_basic.py:648): assert False | + where False = str.starts"}},
 		{"ufo", "js/ufo_trailing_slash_bug.json", "vitest-json", "./node_modules/.bin/vitest run --reporter=json", 28,
 			[]string{"failed (exit 1): 28 failing tests in 6 files\n", "24 tests alike (test/base.test.ts:36): expected '/foo//bar' to be '/foo/bar'",
 				"1. $URL › append (test/url.test.ts:44): "}},
@@ -159,6 +160,9 @@ func TestShapeAndGist(t *testing.T) {
 		{`Read() = "a", want "b"`, `Read() = "c d", want "e"`},
 		{"assertion failed: | --- x | +++ y | -DONE 14 tests, 1 skipped", "assertion failed: | --- x | +++ y | -DONE 2 runs, 59 tests"},
 		{`assert ['usage: cmd ...ument 'ARG'."] == ['Usage: cmd ...ument 'ARG'."]`, `assert ['usage: cmd ...t 'metavar'."] == ['Usage: cmd ...t 'metavar'."]`},
+		// an assertion's label, and pytest's explanation of a value, tell no cause apart
+		{`AssertionError: assert ['usage: cli ...rapped.', ...] == ['Usage: cli ...rapped.', ...]`, `assert ['usage: cmd ...ument 'ARG'."] == ['Usage: cmd ...ument 'ARG'."]`},
+		{`AssertionError: assert 'Usage: cli VAR' in 'usage: cli VAR\n' | + where 'usage: cli VAR\n' = <Result okay>.output`, `AssertionError: assert 'Usage: cli-variadic' in 'usage: cli-variadic\n'`},
 	}
 	for _, p := range same {
 		if shape(f(p[0])) != shape(f(p[1])) {
@@ -229,24 +233,46 @@ func TestRenderGroupedBudget(t *testing.T) {
 	}
 }
 
-// TestCutGist: a diff cut short keeps its first removed and added lines,
-// each from where they differ; any other message is cut at its end.
-func TestCutGist(t *testing.T) {
+// TestCutCause: a cause's message cut short keeps what tells it apart: a
+// diff its first removed and added lines, a comparison its two values, each
+// from where they differ; an assertion's label goes first; anything else is
+// cut at its end. The messages are the real suites' (testdata/fixtures).
+func TestCutCause(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		msg  string
 		n    int
 		want string
 	}{
+		// gotestsum's recorded failure (go/gotestsum_total_bug.jsonl)
 		{"-TESTS_TOTAL=59 | +TESTS_TOTAL=64", 40, "-TESTS_TOTAL=59 | +TESTS_TOTAL=64"},
 		{"-TESTS_TOTAL=59 | +TESTS_TOTAL=64", 23, "-…TOTAL=59 | +…TOTAL=64"},
 		{`-<testsuites name="test" tests="59" failures="13" | +<testsuites name="test" tests="64" failures="13"`, 41, `-…"test" tests="59… | +…"test" tests="64…`},
 		{"-DONE 14 tests, 1 skipped | +DONE 13 tests, 1 skipped", 31, "-DONE 14 test… | +DONE 13 test…"},
+		{"assertion failed: 64 (int) != 59 (int)", 20, "64 (int) != 59 (int)"},
+		// click's (python/click_usage_bug.txt)
+		{"AssertionError: assert 'usage: cli [OPTIONS] FOO' == 'Usage: cli [OPTIONS] FOO' | - Usage: cli [OPTIONS] FOO | ? ^ | + usage: cli [OPTIONS] FOO | ? ^", 20,
+			"'usage:… == 'Usage:…"},
+		{"AssertionError: assert 'usage: cli [OPTIONS] FOO' == 'Usage: cli [OPTIONS] FOO' | - Usage: cli [OPTIONS] FOO | ? ^ | + usage: cli [OPTIONS] FOO | ? ^", 30,
+			"assert 'usage: … == 'Usage: c…"},
+		{"AssertionError: assert ['usage: cli ...rapped.', ...] == ['Usage: cli ...rapped.', ...] | At index 0 diff: 'usage: cli [OPTIONS]' != 'Usage: cli [OPTIONS]'", 36,
+			"assert ['usage: cl… == ['Usage: cli…"},
+		{`AssertionError: assert 'Usage: cli NAME VAL cmd [OPTIONS]' in 'usage: cli NAME VAL cmd [OPTIONS]\n\nOptions:\n --help Show this message and exit.\n' | + where 'usage: cli NAME VAL cmd [OPTIONS]\n\nOptions:\n' = <Result okay>.output`, 34,
+			"assert 'Usage: cl… in 'usage: cli…"},
+		{"AssertionError: assert False | + where False = <built-in method startswith of str object at 0x7fa8dd4e81e0>('Usage: cli [OPTIONS] {not-none|none}\\n')", 40,
+			"assert False | + where False = str.star…"},
+		// ufo's (js/ufo_trailing_slash_bug.json): values that print alike are cut at the end
+		{"expected '/admin//admin-dashboard' to be '/admin/admin-dashboard' // Object.is equality", 40, "'/admin//admin-… to be '/admin/admin-da…"},
+		{"expected 'https://john:doe@example.com:1080/pat…' to deeply equal 'https://john:doe@example.com:1080/pat…'", 30, "expected 'https://john:doe@ex…"},
+		// too little room to show where values differ: cut at the end
+		{"AssertionError: expected { a: 1, b: [ 1, 2 ] } to deeply equal { a: 1, b: [ 1, 3 ] }", 20, "expected { a: 1, b:…"},
+		// no comparison of values: a sentence, a diff's heading, Rust's assertion
 		{"Expected values to be deep-equal: | + actual - expected | - 3", 20, "Expected values to …"},
+		{"assertion `left == right` failed | left: 4 | right: 5", 20, "assertion `left == …"},
 	} {
-		got := cutGist(tt.msg, tt.n)
+		got := cutCause(tt.msg, tt.n)
 		if got != tt.want || utf8.RuneCountInString(got) > tt.n {
-			t.Errorf("cutGist(%q, %d) = %q, want %q", tt.msg, tt.n, got, tt.want)
+			t.Errorf("cutCause(%q, %d) = %q, want %q", tt.msg, tt.n, got, tt.want)
 		}
 	}
 }

@@ -28,6 +28,7 @@ type pyBlock struct {
 	line             int
 	kind             evidence.Kind
 	frame            string // last in-repo traceback frame, "path:line"
+	eLines           bool   // msg holds pytest's E lines
 }
 
 // parsePython reads Python test runners' text: unittest (-v result lines, FAIL:/
@@ -137,15 +138,16 @@ func pyBlockLine(c *collector, b *pyBlock, line string) {
 	}
 	if e, ok := strings.CutPrefix(line, "E "); ok {
 		if strings.Count(b.msg, "\n") < 4 && !strings.HasPrefix(b.msg, "!") {
-			if b.msg != "" && pyExcRE.MatchString(b.msg) && !strings.Contains(b.msg, "\n") && b.file == "" {
-				b.msg = "" // pytest's E lines beat a bare exception name
+			if !b.eLines && b.msg != "" && pyExcRE.MatchString(b.msg) && !strings.Contains(b.msg, "\n") && b.file == "" {
+				b.msg = "" // pytest's E lines beat a bare exception name (not their own first line)
 			}
 			b.msg = strings.TrimSpace(strings.TrimPrefix(b.msg+"\n"+strings.TrimSpace(e), "\n"))
+			b.eLines = true
 		}
 		return
 	}
 	if line != "" && line[0] != ' ' && pyExcRE.MatchString(line) {
-		b.msg = line // the last exception line of a traceback is the one raised
+		b.msg, b.eLines = line, false // the last exception line of a traceback is the one raised
 	}
 }
 
