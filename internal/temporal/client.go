@@ -54,9 +54,11 @@ var ErrRunning = errors.New("the run is already running on Temporal")
 // Start starts a run's workflow on the server's task queue; a session is added
 // to the state. A workflow of the run's key ([Scoped]: its name in its
 // repository) that is running is not joined: the error says what runs and
-// where it was started.
+// where it was started. The run sets the search attribute [SearchWaiting]
+// when the namespace has it.
 func Start(ctx context.Context, c client.Client, s Server, in RunInput, now time.Time) error {
 	in.State.Sessions = append(in.State.Sessions, loop.Session{StartedAt: now})
+	in.Search = searchable(ctx, c, s.Namespace)
 	key := Scoped(in.Run.Name, in.Repo)
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: WorkflowID(key), TaskQueue: s.TaskQueue,

@@ -41,7 +41,8 @@
 // activities' own failures are not (retry.go). A run or graph that ended is
 // read from its history, replayed here, with no worker alive (ended.go); a
 // run waiting for a person says so in its workflow's memo, which the inbox
-// reads from the server's list (waiting.go).
+// reads from the server's list, and in the search attribute
+// [SearchWaiting] when its namespace has it (waiting.go).
 //
 // # Task graphs
 //

@@ -14,8 +14,17 @@ import (
 var ErrNoGraph = errors.New("no task graph of that name on the Temporal server")
 
 // StartGraph starts a task graph's workflow on the server's task queue, under
-// its name in its repository ([GraphWorkflowID], [GraphInput.RepoID]).
+// its name in its repository ([GraphWorkflowID], [GraphInput.RepoID]). Its
+// tasks' runs set the search attribute [SearchWaiting] when the namespace
+// has it.
 func StartGraph(ctx context.Context, c client.Client, s Server, in GraphInput) error {
+	search := searchable(ctx, c, s.Namespace)
+	runs := make(map[string]RunInput, len(in.Runs))
+	for id, r := range in.Runs {
+		r.Search = search
+		runs[id] = r
+	}
+	in.Runs = runs
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: GraphWorkflowID(in.Name, in.RepoID), TaskQueue: s.TaskQueue,
 	}, WorkflowGraph, in)

@@ -29,9 +29,11 @@ import (
 // The histories recorded on a real dev server (TestRealServer and
 // TestRealServerRetriedStep with -update), each replayed in every go test:
 // a run to its end, a run that escalated and got guidance by the update (the
-// server restarted while it waited), and a run whose iteration was retried
-// after its attempt stopped giving signs of life.
-var recordedHistories = []string{"plain", "guided", "retried"}
+// server restarted while it waited), a run whose iteration was retried
+// after its attempt stopped giving signs of life, and a run that set the
+// search attribute AgentloopWaiting while it waited
+// (TestRealServerWaitingSearchAttribute).
+var recordedHistories = []string{"plain", "guided", "retried", "searched"}
 
 // The graph histories, recorded on a real dev server (TestRealServerGraph with
 // -update): a graph of two tasks, b after a, recorded by this build ("graph"),

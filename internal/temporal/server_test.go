@@ -35,6 +35,7 @@ var update = flag.Bool("update", false, "record the workflow histories of the re
 // a file so that it can be killed and started again.
 type devServer struct {
 	bin, db, addr string
+	args          []string // more flags of start-dev
 	cmd           *exec.Cmd
 }
 
@@ -43,6 +44,7 @@ func startServer(t *testing.T, s *devServer) {
 	_, port, _ := net.SplitHostPort(s.addr)
 	s.cmd = exec.Command(s.bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", port, "--headless",
 		"--db-filename", s.db, "--log-level", "error")
+	s.cmd.Args = append(s.cmd.Args, s.args...)
 	s.cmd.Stdout, s.cmd.Stderr = os.Stderr, os.Stderr
 	if err := s.cmd.Start(); err != nil {
 		t.Fatalf("start the dev server: %v", err)
@@ -57,10 +59,11 @@ func (s *devServer) kill() {
 	}
 }
 
-// newDevServer starts a dev server for the test and connects to it.
-func newDevServer(t *testing.T) (*devServer, client.Client) {
+// newDevServer starts a dev server for the test, with more flags of
+// start-dev if given, and connects to it.
+func newDevServer(t *testing.T, args ...string) (*devServer, client.Client) {
 	t.Helper()
-	srv := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t)}
+	srv := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t), args: args}
 	startServer(t, srv)
 	return srv, dialReady(t, srv.addr)
 }

@@ -1,8 +1,15 @@
 package temporal
 
 import (
+	"cmp"
+	"context"
+
 	"go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/decision"
@@ -17,6 +24,14 @@ import (
 // person (a budget, its agent's setup). [MemoKept] marks the runs that keep
 // it, so that a run without it is known not to wait; a run of an earlier
 // build has neither, and is asked.
+//
+// The memo is shown, not searched: where the namespace has the search
+// attribute [SearchWaiting] (a Keyword), a run also sets it to the kind of
+// what it waits for, so that `temporal workflow list --query` finds the runs
+// that wait. A workflow must not set an attribute its namespace does not
+// have (its workflow task fails, BadSearchAttributes, again and again: the
+// run stalls), so the run sets it only when its namespace had it when the run
+// was started ([RunInput.Search]); otherwise the memo alone says it.
 
 // The memo keys of a run's workflow.
 const (
@@ -25,6 +40,25 @@ const (
 	// MemoKept is set on a run that keeps MemoWaiting.
 	MemoKept = "agentloop.memo"
 )
+
+// SearchWaiting is the search attribute, a Keyword, a run's workflow sets
+// while it waits for a person to the kind of what it waits for
+// ([decision.NeedsYou.Kind]: escalated, budget, merge, setup), and unsets
+// once answered; a run that ended waiting keeps it. It is registered with
+// `temporal operator search-attribute create --name AgentloopWaiting --type
+// Keyword` (a dev server: `temporal server start-dev --search-attribute
+// AgentloopWaiting=Keyword`).
+const SearchWaiting = "AgentloopWaiting"
+
+var waitingKey = temporal.NewSearchAttributeKeyKeyword(SearchWaiting)
+
+// searchable reports whether the namespace has [SearchWaiting] as a Keyword;
+// a namespace whose attributes cannot be listed (the operator service
+// refused, the server is older) is taken not to.
+func searchable(ctx context.Context, c client.Client, namespace string) bool {
+	res, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: cmp.Or(namespace, DefaultNamespace)})
+	return err == nil && res.GetCustomAttributes()[SearchWaiting] == enumspb.INDEXED_VALUE_TYPE_KEYWORD
+}
 
 // waitingChange is the version marker of the runs that keep MemoWaiting: a
 // history recorded before replays without the memo's commands.
@@ -39,8 +73,9 @@ func (w *wfEnv) markMemo() {
 	}
 }
 
-// showWaiting puts the record of what the run waits for in its memo (nil:
-// takes it out, the run waits for nobody).
+// showWaiting puts the record of what the run waits for in its memo, and its
+// kind in [SearchWaiting] when the run sets it (nil: takes them out, the run
+// waits for nobody).
 func (w *wfEnv) showWaiting(rec *decision.NeedsYou) {
 	if !w.memo {
 		return
@@ -54,6 +89,16 @@ func (w *wfEnv) showWaiting(rec *decision.NeedsYou) {
 		item = inbox.Item{NeedsYou: r, Since: workflow.Now(w.ctx), RunID: w.st.RunID, Engine: "temporal"}
 	}
 	w.upsertMemo(map[string]any{MemoWaiting: item})
+	if !w.in.Search {
+		return
+	}
+	u := waitingKey.ValueUnset()
+	if rec != nil {
+		u = waitingKey.ValueSet(cmp.Or(rec.Kind, decision.NeedsEscalated))
+	}
+	if err := workflow.UpsertTypedSearchAttributes(w.ctx, u); err != nil {
+		workflow.GetLogger(w.ctx).Warn("the run's search attribute was not updated", "run", w.in.Run.Name, "error", err)
+	}
 }
 
 func (w *wfEnv) upsertMemo(m map[string]any) {

@@ -88,6 +88,11 @@ type RunInput struct {
 	// started with them ("--temporal-address=HOST:PORT", …): the commands of
 	// its escalation's options carry them after --engine temporal.
 	ServerFlags string `json:",omitempty"`
+	// Search says the namespace had the search attribute [SearchWaiting]
+	// when the run was started ([Start], [StartGraph]): its workflow sets it
+	// while it waits for a person. A run started before (or without it) has
+	// none, and replays as it ran.
+	Search bool `json:",omitempty"`
 }
 
 // View is what the state query returns: the run's state, its events, and its
