@@ -29,7 +29,9 @@ func newDecideCmd(d Deps) *cobra.Command {
 		Long: `Read an iteration_check document (task_id, current_iteration, max_iterations,
 test_result, review_result, optional history) and write the decision: proceed,
 retry with synthesized feedback, or escalate with the attempts summary, the
-pattern detected and one question.` + exitStatus(
+pattern detected and one question. The loop's own decision engine decides, each
+attempt of the document taken as one of its iterations; the test output is read
+as a gate's (its format detected).` + exitStatus(
 			exitLine{ExitOK, "the decision was written (whatever it decided)"},
 			exitLine{ExitUsage, "usage error, or a document that cannot be read or is not a valid iteration_check"}),
 		Args: usageArgs(cobra.NoArgs),
@@ -63,7 +65,7 @@ func decideDocument(r io.Reader, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w (see `agentloop decide --help` for the document's shape)", err)
 	}
-	out, err := decide.Evaluate(c, decide.DefaultPolicy()).YAML()
+	out, err := decide.New(decide.DefaultPolicy()).DecideCheck(c).YAML()
 	if err != nil {
 		return fmt.Errorf("write decision: %w", err)
 	}

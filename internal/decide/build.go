@@ -232,7 +232,10 @@ func expandList(f *facts) []string {
 func proceedReason(f *facts) string {
 	s := "all required gates passed"
 	if r := f.ev.Review; r != nil && r.Approved() {
-		s += fmt.Sprintf(" and the reviewer approved (score %s)", num(r.Score))
+		s += " and the reviewer approved"
+		if r.Score > 0 { // 0: the reviewer gave no score
+			s += fmt.Sprintf(" (score %s)", num(r.Score))
+		}
 	}
 	return s
 }

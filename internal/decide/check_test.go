@@ -77,7 +77,7 @@ func FuzzParseCheck(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := Evaluate(c, DefaultPolicy()).YAML(); err != nil {
+		if _, err := New(DefaultPolicy()).DecideCheck(c).YAML(); err != nil {
 			t.Fatalf("YAML: %v", err)
 		}
 	})

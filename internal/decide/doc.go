@@ -1,8 +1,10 @@
 // Package decide is agentloop's decision engine: after each iteration it turns the
 // evidence (agent result, gate findings, diff facts, reviewer verdict, budgets) and
 // the run's history into a decision — proceed, retry, refine, expand, simplify,
-// escalate or abort — with the feedback, strategy and reports that go with it. It
-// also implements the stand-alone `agentloop decide` document. The
+// escalate or abort — with the feedback, strategy and reports that go with it.
+// The stand-alone `agentloop decide` document is decided by the same engine
+// ([Engine.DecideCheck]): its attempts are replayed as a loop's iterations,
+// their test output read by [gate.Parse]. The
 // documents it builds (decision document, escalation report) are types of package
 // decision, which the loop carries without importing this package.
 //

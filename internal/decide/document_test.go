@@ -34,7 +34,7 @@ func TestRunGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseCheck: %v", err)
 			}
-			got, err := Evaluate(c, DefaultPolicy()).YAML()
+			got, err := New(DefaultPolicy()).DecideCheck(c).YAML()
 			if err != nil {
 				t.Fatalf("YAML: %v", err)
 			}
@@ -50,7 +50,7 @@ func TestRunGolden(t *testing.T) {
 				t.Fatalf("read golden (run with -update): %v", err)
 			}
 			if diff := cmp.Diff(string(want), out.String()); diff != "" {
-				t.Errorf("Evaluate() mismatch (-want +got):\n%s", diff)
+				t.Errorf("DecideCheck() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

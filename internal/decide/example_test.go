@@ -7,12 +7,12 @@ import (
 )
 
 // The `agentloop decide` document: an iteration_check in, a decision out.
-func ExampleEvaluate() {
+func ExampleEngine_DecideCheck() {
 	in := `iteration_check:
   task_id: "task-003"
   current_iteration: 2
   max_iterations: 3
-  test_result: {status: fail, output: "FAIL src/auth/login.test.ts\nExpected: token to contain userId\nReceived: undefined"}
+  test_result: {status: fail, output: "--- FAIL: TestRound (0.00s)\n    round_test.go:9: Round(2.5) = 2, want 3\nFAIL"}
   review_result: {status: pending, feedback: ""}
 `
 	c, err := decide.ParseCheck([]byte(in))
@@ -20,7 +20,7 @@ func ExampleEvaluate() {
 		fmt.Println(err)
 		return
 	}
-	out, err := decide.Evaluate(c, decide.DefaultPolicy()).YAML()
+	out, err := decide.New(decide.DefaultPolicy()).DecideCheck(c).YAML()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -32,8 +32,8 @@ func ExampleEvaluate() {
 	//   task_id: task-003
 	//   iteration: 3
 	//   feedback:
-	//     summary: '1 test failure(s): token missing userId (src/auth/login.test.ts)'
+	//     summary: '1 failure to fix: TestRound'
 	//     actionable_items:
-	//       - 'Test failed: token missing userId (src/auth/login.test.ts)'
+	//       - 'test failed: TestRound: Round(2.5) = 2, want 3'
 	//     priority: high
 }

@@ -225,47 +225,10 @@ func simulate(s scenario, dec loop.Decider) ([]loop.Decision, []evidence.Iterati
 // failureThreshold is the default consecutive-failure threshold.
 const failureThreshold = 3
 
-// record is what the loop does with a decision (loop.runner.record).
+// record is what the loop does with a decision: it folds it into the state,
+// the iteration's checkpoint named after it.
 func record(st *loop.State, ev evidence.Iteration, d loop.Decision) {
-	st.Iteration = ev.N
-	st.TotalIterations++
-	st.Spend.Usage = st.Spend.Usage.Add(ev.Agent.Usage)
-	st.Spend.Wall += loop.MillisOf(ev.Duration())
-	if d.Succeeded {
-		st.ConsecutiveFailures = 0
-	} else {
-		st.ConsecutiveFailures++
-	}
-	rec := loop.Record{
-		N: ev.N, Attempt: d.Next.Attempt, Duration: loop.MillisOf(ev.Duration()), Succeeded: d.Succeeded, AgentExit: ev.Agent.ExitCode, Usage: ev.Agent.Usage,
-		Failing: d.Failing, Fingerprint: d.Fingerprint, DiffHash: ev.Diff.Hash, TreeHash: ev.Diff.TreeHash,
-		DiffLines: ev.Diff.Added + ev.Diff.Deleted, Quality: d.Quality, Decision: string(d.Action), Strategy: d.Strategy,
-		Summary: d.Message, Checkpoint: fmt.Sprintf("ckpt-%d", ev.N),
-	}
-	for _, t := range d.Triggers {
-		rec.Triggers = append(rec.Triggers, t.ID)
-	}
-	for _, g := range ev.Gates {
-		gs := loop.GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, Failures: len(g.Findings)}
-		for _, fs := range [][]evidence.Finding{g.Findings, g.Preexisting} {
-			for _, f := range fs {
-				gs.Keys = append(gs.Keys, f.Key)
-			}
-		}
-		slices.Sort(gs.Keys)
-		rec.Gates = append(rec.Gates, gs)
-	}
-	if ev.Review != nil {
-		rec.Review, rec.ReviewScore = ev.Review.Verdict, ev.Review.Score
-	}
-	st.History = append(st.History, rec)
-	st.Feedback = d.Feedback
-	st.Next = d.Next
-	if d.Best != nil {
-		b := *d.Best
-		b.Ref = rec.Checkpoint
-		st.Best = &b
-	}
+	st.Fold(ev, st.TotalIterations+1, loop.StepResult{Checkpoint: fmt.Sprintf("ckpt-%d", ev.N)}, d)
 }
 
 func TestScenarios(t *testing.T) {

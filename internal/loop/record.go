@@ -8,9 +8,11 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
-// record folds an iteration's evidence and decision into the state.
-func (r *runner) record(ev evidence.Iteration, seq int, res StepResult, d Decision) {
-	st := r.st
+// Fold folds an iteration's evidence, its step's result and the decision
+// on it into the state, as the loop does after each iteration: the one rule
+// for what a state remembers of an iteration, for the loop and for whoever
+// replays iterations through a [Decider] (`agentloop decide`).
+func (st *State) Fold(ev evidence.Iteration, seq int, res StepResult, d Decision) {
 	st.Iteration = ev.N
 	st.TotalIterations++
 	st.LastIterationAt = ev.Finished

@@ -215,7 +215,7 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	ev := res.Iteration
 	ev.N = n
 	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: BudgetStatus(st, &ev)})
-	r.record(ev, seq, res, d)
+	r.st.Fold(ev, seq, res, d)
 	// What the decider concluded is kept before the state that records the
 	// iteration is saved: a recorded iteration always has its decision and
 	// feedback files (an attempt cut after they were written has them too).
