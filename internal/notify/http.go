@@ -11,7 +11,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // The headers of a generic webhook's request.
@@ -177,11 +179,22 @@ func mrkdwn(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-// ntfy publishes to an ntfy topic through the server's JSON API.
+// ntfy publishes to an ntfy topic through the server's JSON API: a POST of
+// {"topic", "title", "message", "priority", "tags"} to the server's root,
+// with the access token as "Authorization: Bearer" (ntfy's publish API, as
+// its server reads it: server.go's transformBodyJSON).
 type ntfy struct {
 	server, topic, token string
 	client               *http.Client
 }
+
+// ntfyTopic is what an ntfy server takes as a topic's name (its topicRegex).
+var ntfyTopic = regexp.MustCompile(`^[-_A-Za-z0-9]{1,64}$`)
+
+// ntfyMessageLimit is the default most bytes an ntfy server takes as a
+// message (message-size-limit); a longer one it refuses, or makes an
+// attachment of.
+const ntfyMessageLimit = 4096
 
 func newNtfy(u, token string, client *http.Client) (*ntfy, error) {
 	p, err := url.Parse(u)
@@ -191,6 +204,9 @@ func newNtfy(u, token string, client *http.Client) (*ntfy, error) {
 	topic := strings.Trim(p.Path, "/")
 	if topic == "" || strings.Contains(topic, "/") {
 		return nil, fmt.Errorf("%s names no topic: give the topic's URL, as https://ntfy.sh/TOPIC", redactURL(u))
+	}
+	if !ntfyTopic.MatchString(topic) {
+		return nil, fmt.Errorf("the topic of %s is not an ntfy topic: 1 to 64 letters, digits, - and _", redactURL(u))
 	}
 	p.Path, p.RawQuery = "/", ""
 	return &ntfy{server: p.String(), topic: topic, token: token, client: client}, nil
@@ -205,7 +221,7 @@ func (t *ntfy) send(ctx context.Context, n Notification, _ []byte) error {
 		priority = 4
 	}
 	body, err := json.Marshal(map[string]any{
-		"topic": t.topic, "title": "agentloop: " + n.Title, "message": n.Text,
+		"topic": t.topic, "title": "agentloop: " + n.Title, "message": cut(n.Text, ntfyMessageLimit),
 		"priority": priority, "tags": []string{"agentloop", string(n.Type)},
 	})
 	if err != nil {
@@ -216,6 +232,19 @@ func (t *ntfy) send(ctx context.Context, n Notification, _ []byte) error {
 		h.Set("Authorization", "Bearer "+t.token)
 	}
 	return post(ctx, t.client, t.server, body, h)
+}
+
+// cut is s in at most max bytes, cut at a rune's start and ended with "…".
+func cut(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	const more = "…"
+	end := limit - len(more)
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end] + more
 }
 
 // host is the host of u, for a receiver's name: its path may be a secret.
