@@ -21,6 +21,7 @@ import (
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/metrics"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
@@ -51,6 +52,12 @@ func (o engineOptions) server(d Deps) temporal.Server {
 // dialTemporal connects to the server o resolves to; one that cannot be
 // reached is an error naming its address and how it was reached.
 func dialTemporal(ctx context.Context, d Deps, o engineOptions, lo loopOptions) (client.Client, temporal.Server, error) {
+	return dialMetered(ctx, d, o, lo, nil)
+}
+
+// dialMetered is [dialTemporal] with the client's SDK metrics given to
+// metrics (nil for none).
+func dialMetered(ctx context.Context, d Deps, o engineOptions, lo loopOptions, metrics client.MetricsHandler) (client.Client, temporal.Server, error) {
 	r, err := o.resolved(d)
 	if err != nil {
 		return nil, temporal.Server{}, err
@@ -59,6 +66,7 @@ func dialTemporal(ctx context.Context, d Deps, o engineOptions, lo loopOptions) 
 	if err != nil {
 		return nil, temporal.Server{}, &ExitError{Code: ExitUsage, Err: err}
 	}
+	s.Metrics = metrics
 	c, err := s.Dial(ctx, newLogger(d, lo))
 	return c, s.Server, err
 }
@@ -461,6 +469,8 @@ type workerOptions struct {
 	// drain is how long the steps under way get to end once the worker is
 	// told to stop.
 	drain time.Duration
+	// metricsAddr is where the worker serves its metrics ("" for nowhere).
+	metricsAddr string
 }
 
 // AddFlags adds the flags of `worker` to fs.
@@ -474,6 +484,7 @@ func (o *workerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.trust.trustInput, "trust-input-commands", false, "run every --agent-cmd and --gate command a run's workflow input names: whoever can start a workflow in the namespace can then run commands on this worker")
 	fs.IntVar(&o.maxAgents, "max-agents", 0, "run at most this many agents (steps: an iteration, or a baseline's gates) at once on this worker; the others wait for a place (default: the number of cores)")
 	fs.DurationVar(&o.drain, "drain-timeout", defaultDrain, "on SIGTERM or Ctrl-C, how long the steps under way get to end before they are stopped and handed back to the server for another worker (keep it under the time your supervisor gives the process after SIGTERM)")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the worker's metrics (the Temporal SDK's and agentloop's: iterations, spend, agents running, runs waiting for a person) at http://HOST:PORT/metrics in the Prometheus text format")
 	fs.BoolVarP(&o.log.verbose, "verbose", "v", false, "log every step")
 }
 
@@ -529,11 +540,21 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	case o.maxAgents == 0:
 		o.maxAgents = runtime.NumCPU()
 	}
-	c, s, err := dialTemporal(ctx, d, o.engine, o.log)
+	// The metrics are served while the worker drains too.
+	mctx, stopMetrics := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopMetrics()
+	m, err := serveMetrics(mctx, d, o.metricsAddr)
+	if err != nil {
+		return err
+	}
+	c, s, err := dialMetered(ctx, d, o.engine, o.log, m.SDK())
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	if m != nil {
+		m.WatchWaiting(c, s.Namespace)
+	}
 	queue := o.queue
 	if queue == "" {
 		host, _ := os.Hostname()
@@ -551,7 +572,7 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	if n := proc.EndLeftovers(); n > 0 {
 		fmt.Fprintf(d.Stdout, "Ended %d processes left running by an agentloop process that died on this machine\n", n)
 	}
-	steps := &temporal.Steps{Plan: workerPlan(d, workTree, o.trust), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree, MaxAgents: o.maxAgents}
+	steps := &temporal.Steps{Plan: workerPlan(d, workTree, o.trust), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree, MaxAgents: o.maxAgents, Metrics: m}
 	w := temporal.NewWorker(ctx, c, s, steps, queue, o.drain)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start the worker: %w", err)
@@ -567,6 +588,21 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	w.Stop()
 	fmt.Fprintln(d.Stdout, "Worker stopped")
 	return nil
+}
+
+// serveMetrics serves a worker's metrics at addr until ctx ends; nil when
+// addr is "".
+func serveMetrics(ctx context.Context, d Deps, addr string) (*temporal.Metrics, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	reg := metrics.NewRegistry()
+	at, err := metrics.Serve(ctx, addr, reg)
+	if err != nil {
+		return nil, fmt.Errorf("%w; give --metrics-addr a free HOST:PORT", err)
+	}
+	fmt.Fprintf(d.Stdout, "Metrics at http://%s/metrics\n", at)
+	return temporal.NewMetrics(reg), nil
 }
 
 // workerPlan rebuilds a run's plan on a worker: its recorded flags over the

@@ -68,6 +68,8 @@ type Steps struct {
 	// from; 0 for no limit. A step beyond it waits on the worker, telling the
 	// server it is alive, until one ends.
 	MaxAgents int
+	// Metrics counts the steps and what they used (nil for none).
+	Metrics *Metrics
 
 	git   sync.Mutex // serialises the worktree and merge work on the clone: git locks its metadata
 	mu    sync.Mutex
@@ -92,13 +94,16 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	info := activity.GetInfo(ctx)
 	stop := heartbeat(ctx, info.HeartbeatTimeout)
 	defer stop()
+	waited := s.Metrics.waitingFor()
 	free, err := s.slot(ctx)
+	waited()
 	if err != nil {
 		// Cancelled (or handed back) while it waited: the server runs it
 		// again, or ends it.
 		return StepOutput{}, err
 	}
 	defer free()
+	defer s.Metrics.run()()
 	l, p, fresh, done, err := s.engine(ctx, in.Run)
 	if err != nil {
 		return StepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
@@ -140,6 +145,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		// server, to be run again elsewhere, whatever it came to.
 		return StepOutput{}, c
 	}
+	s.Metrics.stepDone(in.Request.Kind, res, err)
 	if err == nil && res.Checkpoint != "" && s.Remote != "" {
 		s.share(ctx, p.WorkDir, in.Run, shared)
 	}

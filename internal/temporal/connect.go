@@ -36,6 +36,9 @@ type Server struct {
 	Namespace string
 	TaskQueue string // the workflows' queue (and the steps', unless a run is routed)
 	Conn      Conn
+	// Metrics receives the SDK's metrics of the client ([Metrics.SDK]); nil
+	// for none.
+	Metrics client.MetricsHandler
 }
 
 // Conn is how a client connects, over what the Temporal client configuration
@@ -192,6 +195,7 @@ func (r Resolved) Dial(ctx context.Context, log *slog.Logger) (client.Client, er
 	defer cancel()
 	opts := r.options
 	opts.Logger = tlog.NewStructuredLogger(log)
+	opts.MetricsHandler = r.Metrics
 	c, err := client.DialContext(ctx, opts)
 	if err != nil {
 		hint := "start one (temporal server start-dev) or set --temporal-address or AGENTLOOP_TEMPORAL_ADDRESS"
