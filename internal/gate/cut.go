@@ -15,7 +15,7 @@ import (
 
 // assertLabelRE is the label an assertion library puts before every message
 // it writes: it tells no cause from another.
-var assertLabelRE = regexp.MustCompile(`^(?:AssertionError(?: \[ERR_ASSERTION\])?|assertion failed|Assertion failed|AssertionFailedError|ComparisonFailure):\s+`)
+var assertLabelRE = regexp.MustCompile(`^(?:(?:java\.lang\.)?AssertionError(?: \[ERR_ASSERTION\])?|assertion failed|Assertion failed|AssertionFailedError|ComparisonFailure):\s+`)
 
 // dropAssertLabel drops an assertion label from a message that says more
 // after it.

@@ -250,6 +250,8 @@ func TestCutCause(t *testing.T) {
 		{`-<testsuites name="test" tests="59" failures="13" | +<testsuites name="test" tests="64" failures="13"`, 41, `-…"test" tests="59… | +…"test" tests="64…`},
 		{"-DONE 14 tests, 1 skipped | +DONE 13 tests, 1 skipped", 31, "-DONE 14 test… | +DONE 13 test…"},
 		{"assertion failed: 64 (int) != 59 (int)", 20, "64 (int) != 59 (int)"},
+		// JUnit's through Gradle (java/gradle_calc.xml)
+		{"java.lang.AssertionError: expected:<21> but was:<22>", 30, "expected:<21> but was:<22>"},
 		// click's (python/click_usage_bug.txt)
 		{"AssertionError: assert 'usage: cli [OPTIONS] FOO' == 'Usage: cli [OPTIONS] FOO' | - Usage: cli [OPTIONS] FOO | ? ^ | + usage: cli [OPTIONS] FOO | ? ^", 20,
 			"'usage:… == 'Usage:…"},

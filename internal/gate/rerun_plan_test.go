@@ -74,6 +74,8 @@ func TestPlanRerun(t *testing.T) {
 			"mvn test '-Dtest=calc.AddTableTest#add[*]' -Dsurefire.failIfNoSpecifiedTests=false", 0},
 		{"gradle", sh("./gradlew --tests Old test --info"), java,
 			"./gradlew test --tests com.x.AuthTest.login --tests com.x.CalcTest.add --tests com.x.CalcTest.sub --info", 0},
+		{"gradle, JUnit 4 parameterized", sh("gradle test"), []evidence.Finding{{Kind: evidence.KindTest, Unit: "calc.AddTableTest", Test: "add[20+1]"}, {Kind: evidence.KindTest, Unit: "calc.AddTableTest", Test: "add[1+2]"}},
+			"gradle test --tests 'calc.AddTableTest.add[*]'", 0},
 		{"gradle check", sh("gradle check"), java, "runs no task named test", 0},
 		{"node --test", sh("node --test --test-reporter tap test/"), node,
 			"node --test --test-reporter tap '--test-name-pattern=(^| )(login returns token)$' test/login.test.js", 0},

@@ -164,6 +164,18 @@ func javaMethod(name string) string {
 
 func javaSelectable(f evidence.Finding) bool { return f.Test != "" && javaMethod(f.Test) != "" }
 
+// javaSelector is how Surefire's -Dtest and Gradle's --tests name a failed
+// JUnit test: its method, and for JUnit 4's parameterized add[20+1] the
+// pattern add[*]: both match the whole name, so "add" alone selects none of
+// add[…] (checked with Surefire 2.22.3 and Gradle 4.4.1).
+func javaSelector(test string) string {
+	m := javaMethod(test)
+	if strings.HasPrefix(test, m+"[") {
+		m += "[*]"
+	}
+	return m
+}
+
 func mavenRunner() *rerunner {
 	return &rerunner{name: "mvn", selectable: javaSelectable, rewrite: func(args []shWord, sel []evidence.Finding) ([]shWord, []string, error) {
 		var kept []shWord
@@ -185,12 +197,7 @@ func mavenRunner() *rerunner {
 		for _, u := range units {
 			var methods []string
 			for _, f := range sel {
-				m := javaMethod(f.Test)
-				if strings.HasPrefix(f.Test, m+"[") {
-					// JUnit 4's parameterized add[20+1]: Surefire matches
-					// the whole name, so "add" alone selects none of them.
-					m += "[*]"
-				}
+				m := javaSelector(f.Test)
 				if f.Unit == u && !slices.Contains(methods, m) {
 					methods = append(methods, m)
 				}
@@ -226,7 +233,7 @@ func gradleRunner() *rerunner {
 			return nil, nil, fmt.Errorf("it runs no task named test (--tests filters the test task)")
 		}
 		var filters []shWord
-		for _, t := range unique(sel, func(f evidence.Finding) string { return f.Unit + "." + javaMethod(f.Test) }) {
+		for _, t := range unique(sel, func(f evidence.Finding) string { return f.Unit + "." + javaSelector(f.Test) }) {
 			filters = append(filters, newWord("--tests"), newWord(t))
 		}
 		out := append(append(slices.Clone(kept[:at]), filters...), kept[at:]...)

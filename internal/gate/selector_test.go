@@ -116,7 +116,8 @@ func TestJSLocationFromStack(t *testing.T) {
 // TestPlanRerunFromReports: the rerun commands planned from real reports
 // name what the runner selects: jest-junit's file attribute (its classname
 // is the test's name), a vitest test with an empty title by its describe
-// block's name and a space, as vitest's -t reads it.
+// block's name and a space, as vitest's -t reads it, a JUnit 4
+// parameterized test as add[*] for Surefire and Gradle alike.
 func TestPlanRerunFromReports(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -130,6 +131,8 @@ func TestPlanRerunFromReports(t *testing.T) {
 			[]string{"-t '^(auth login deep equal|auth login throws TypeError|auth login times out|auth login token contains userId)$' vtest/login.test.js"}, 0},
 		{"java/surefire_calc.xml", "junit", "", "mvn -o -q -B test; cat target/surefire-reports/*.xml",
 			[]string{"mvn -o -q -B test '-Dtest=calc.AddTableTest#add[*],calc.CalcTest#addsBig+divides' -Dsurefire.failIfNoSpecifiedTests=false; cat"}, 0},
+		{"java/gradle_calc.xml", "junit", "", "gradle --offline -q test; cat build/test-results/test/*.xml",
+			[]string{"gradle --offline -q test --tests 'calc.AddTableTest.add[*]' --tests calc.CalcTest.addsBig --tests calc.CalcTest.divides; cat"}, 0},
 		{"js/ufo_trailing_slash_bug.json", "vitest-json", "/src/ufo", "./node_modules/.bin/vitest run --reporter=json",
 			[]string{"|withTrailingSlash, queryParams: false |", "test/base.test.ts test/join.test.ts test/resolve.test.ts test/trailing-slash.test.ts test/url.test.ts test/utilities.test.ts"}, 0},
 	} {
