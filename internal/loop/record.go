@@ -77,7 +77,7 @@ func newRecord(ev evidence.Iteration, seq, segment int, res StepResult, d Decisi
 // SummarizeGate is what a record keeps of a gate's result.
 func SummarizeGate(g evidence.GateResult) GateSummary {
 	gs := GateSummary{Name: g.Name, Required: g.Required, Passed: g.Passed, Infra: g.Infra, ExitCode: g.ExitCode, Failures: len(g.Findings),
-		OutputProblems: g.OutputProblems()}
+		OutputProblems: g.OutputProblems(), RerunNote: g.RerunNote}
 	for _, fs := range [][]evidence.Finding{g.Findings, g.Preexisting} {
 		for _, f := range fs {
 			if f.Key != "" {

@@ -237,6 +237,9 @@ type GateSummary struct {
 	// OutputProblems is what of its output could not be read (see
 	// [evidence.GateResult.OutputProblems]).
 	OutputProblems string `json:"output_problems,omitempty"`
+	// RerunNote is what the gate's flaky check did (see
+	// [evidence.GateResult.RerunNote]).
+	RerunNote string `json:"rerun_note,omitempty"`
 }
 
 // Next is what the decision asked of the next iteration.
