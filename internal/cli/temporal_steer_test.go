@@ -12,7 +12,7 @@ import (
 
 // TestTemporalSteerRealServer: on a real dev server, `guide` sent while a
 // run's first iteration runs reaches its second prompt and is acknowledged in
-// its events and status; `stop` ends a run when its current iteration ends,
+// its events, status and report; `stop` ends a run when its current iteration ends,
 // and `stop --now` at once, its hanging agent stopped on the worker; each
 // run's follower exits 130 then, as after a local stop.
 func TestTemporalSteerRealServer(t *testing.T) {
@@ -71,6 +71,10 @@ func TestTemporalSteerRealServer(t *testing.T) {
 	stdout, _, err = run(append([]string{"status", "guided"}, server...)...)
 	if err != nil || !strings.Contains(stdout, "Guidance applied in iteration 2") || !strings.Contains(stdout, "succeeded") {
 		t.Errorf("status guided: %v\n%s", err, stdout)
+	}
+	stdout, _, err = run(append([]string{"report", "guided"}, server...)...)
+	if err != nil || !strings.Contains(stdout, "## Guidance") || !strings.Contains(stdout, "| while it ran | segment 1, iteration 2 | use the v2 API |") {
+		t.Errorf("report guided: %v, want its guidance acknowledged\n%s", err, stdout)
 	}
 	if _, _, err := run(append([]string{"guide", "guided", "more"}, server...)...); ExitCode(err) != ExitUsage {
 		t.Errorf("guide of an ended run: %v, want a usage error", err)
