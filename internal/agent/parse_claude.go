@@ -27,6 +27,7 @@ type claudeParser struct {
 	hasUse  bool   // some assistant usage was seen
 	final   bool   // the result record gave the token counts
 	errKind string // the last assistant error kind (authentication_failed, …)
+	clock   clock  // for the reset times usage-limit messages name
 }
 
 // maxMessageIDs bounds the dedupe map: a message's records come together (a

@@ -61,8 +61,12 @@ func (p *claudeParser) result(l *claudeLine, whole bool) {
 	case status == 401 || status == 403:
 		p.out.Auth = true
 	}
-	if reset, ok := usageLimitReset(text); ok {
-		p.out.RateLimited, p.out.ResetAt = true, reset
+	if reset, ok := p.clock.reset(text); ok {
+		// The rate_limit_event's instant, when one came, is the exact one.
+		p.out.RateLimited, p.out.Reason = true, clip(text, 300)
+		if p.out.ResetAt.IsZero() {
+			p.out.ResetAt = reset
+		}
 	} else if !p.out.Overloaded && stdoutRateLimit.MatchString(text) {
 		p.out.RateLimited = true
 	}

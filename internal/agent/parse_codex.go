@@ -14,6 +14,7 @@ type codexParser struct {
 	lastErr string
 	known   bool
 	t       tokens
+	clock   clock
 }
 
 type codexRecord struct {
@@ -89,6 +90,10 @@ func (p *codexParser) failure(msg string) {
 		text = fmt.Sprintf("HTTP %d: %s", status, text)
 	}
 	p.out.Reason = clip(text, 300)
+	// A ChatGPT plan's usage limit: "… try again at 2:51 PM."
+	if reset, ok := p.clock.reset(msg); ok {
+		p.out.RateLimited, p.out.Overloaded, p.out.Transient, p.out.ResetAt = true, false, false, reset
+	}
 }
 
 // apiErrorBody reads {"status":N,"error":{"message":…}} bodies embedded in an
@@ -119,9 +124,9 @@ func (p *codexParser) Result() Outcome {
 		out.Usage.TokensKnown = true
 	}
 	if !out.Terminal && p.lastErr != "" {
-		q := codexParser{}
+		q := codexParser{clock: p.clock}
 		q.failure(p.lastErr)
-		out.Reason, out.RateLimited, out.Overloaded, out.Transient, out.Auth = q.out.Reason, q.out.RateLimited, q.out.Overloaded, q.out.Transient, q.out.Auth
+		out.Reason, out.RateLimited, out.Overloaded, out.Transient, out.Auth, out.ResetAt = q.out.Reason, q.out.RateLimited, q.out.Overloaded, q.out.Transient, q.out.Auth, q.out.ResetAt
 	}
 	return out
 }

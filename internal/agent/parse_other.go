@@ -142,8 +142,9 @@ func (p *copilotParser) Live() Live { o := p.Result(); return o.live() }
 // textParser reads plain text output (Kiro, custom commands): usage is
 // unknown; the last lines are the result; narrow rate-limit wording is noted.
 type textParser struct {
-	out  Outcome
-	tail []byte
+	out   Outcome
+	tail  []byte
+	clock clock
 }
 
 const textTail = 8 << 10
@@ -157,7 +158,7 @@ func (p *textParser) Line(b []byte) {
 	if len(b) <= maxNoticeLine && mayBeRateLimit(b) && stdoutRateLimit.Match(b) {
 		p.out.RateLimited = true
 		p.out.Reason = clip(string(b), 300)
-		if t, ok := usageLimitReset(string(b)); ok {
+		if t, ok := p.clock.reset(string(b)); ok {
 			p.out.ResetAt = t
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
@@ -43,6 +44,15 @@ func TestClassifyReal(t *testing.T) {
 		{"qwen-0.24.4-401", evidence.OutcomeAuth, "Incorrect API key"},
 		{"claude-2.1.197-cut", evidence.OutcomeTransient, "Connection to the API was lost"},
 		{"codex-0.169.0-cut", evidence.OutcomeTransient, "stream disconnected before completion"},
+		{"claude-2.1.197-usage-limit", evidence.OutcomeRateLimited, "You've hit your session limit · resets 3:06pm (UTC)"},
+		{"codex-0.169.0-usage-limit", evidence.OutcomeRateLimited, "hit your usage limit"},
+	}
+	// The usage limits' resets, read as of their capture (2026-11-27 15:06
+	// UTC): Claude Code's rate_limit_event carries the instant (its text the
+	// minute); Codex's text the minute, read as its end.
+	resets := map[string]time.Time{
+		"claude-2.1.197-usage-limit": time.Unix(1795792006, 0).UTC(),
+		"codex-0.169.0-usage-limit":  time.Date(2026, 11, 27, 15, 7, 0, 0, time.UTC),
 	}
 	for _, tt := range tests {
 		t.Run(tt.run, func(t *testing.T) {
@@ -59,6 +69,13 @@ func TestClassifyReal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			captured := clock(func() time.Time { return time.Date(2026, 11, 27, 15, 6, 3, 0, time.UTC) })
+			switch q := parser.(type) {
+			case *claudeParser:
+				q.clock = captured
+			case *codexParser:
+				q.clock = captured
+			}
 			for line := range bytes.SplitSeq(stdout, []byte("\n")) {
 				parser.Line(line)
 			}
@@ -71,6 +88,9 @@ func TestClassifyReal(t *testing.T) {
 			c := Classify(p, exit, parser.Result(), tail, int64(len(stdout)+len(stderr)))
 			if c.Outcome != tt.want || !strings.Contains(c.Reason, tt.reason) {
 				t.Errorf("Classify() = %+v, want %s with a reason naming %q", c, tt.want, tt.reason)
+			}
+			if !c.ResetAt.Equal(resets[tt.run]) {
+				t.Errorf("reset at %v, want %v", c.ResetAt, resets[tt.run])
 			}
 			if c.Outcome.Fatal() && c.Fix == "" {
 				t.Errorf("%s without a fix", c.Outcome)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // anthropic is the Anthropic Messages API (/v1/messages).
@@ -139,6 +140,23 @@ func (anthropic) error(w http.ResponseWriter, status, _ int, msg string) {
 	w.WriteHeader(status)
 	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": msg}, "request_id": "req_double"})
 	w.Write(b)
+}
+
+// usageLimit is what the API answers a Claude subscription whose usage limit
+// is reached: a 429 whose unified rate-limit headers say rejected, which
+// limit and when it resets (Claude Code prints "You've hit your session
+// limit · resets 3pm (Europe/Paris)" from them).
+func (a anthropic) usageLimit(w http.ResponseWriter, reset time.Time, retryAfter int, msg string) {
+	h := w.Header()
+	at := fmt.Sprint(reset.Unix())
+	h.Set("anthropic-ratelimit-unified-status", "rejected")
+	h.Set("anthropic-ratelimit-unified-reset", at)
+	h.Set("anthropic-ratelimit-unified-representative-claim", "five_hour")
+	h.Set("anthropic-ratelimit-unified-5h-status", "rejected")
+	h.Set("anthropic-ratelimit-unified-5h-utilization", "1.0")
+	h.Set("anthropic-ratelimit-unified-5h-reset", at)
+	h.Set("retry-after", fmt.Sprint(retryAfter))
+	a.error(w, http.StatusTooManyRequests, retryAfter, msg)
 }
 
 func (anthropic) count(w http.ResponseWriter, tokens int) {

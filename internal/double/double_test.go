@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -155,6 +156,64 @@ func TestSideRequest(t *testing.T) {
 	}
 }
 
+// A usage limit: from the first request that meets it until its reset every
+// request gets the API's usage-limit reply with the reset time (the headers
+// and body each CLI reads), then the turn is served.
+func TestUsageLimit(t *testing.T) {
+	cases := map[string]struct {
+		path, body string
+		check      func(h http.Header, body string, reset, left int64) bool
+	}{
+		"anthropic": {"/v1/messages", `{"model":"m","tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"fix"}]}`,
+			func(h http.Header, body string, reset, _ int64) bool {
+				return h.Get("anthropic-ratelimit-unified-status") == "rejected" && h.Get("anthropic-ratelimit-unified-reset") == fmt.Sprint(reset) &&
+					h.Get("anthropic-ratelimit-unified-representative-claim") == "five_hour" && strings.Contains(body, "rate_limit_error")
+			}},
+		"responses": {"/v1/responses", `{"model":"m","tools":[{"type":"function","name":"shell"}],"input":"fix"}`,
+			func(h http.Header, body string, reset, _ int64) bool {
+				var e struct {
+					Error struct {
+						Type     string `json:"type"`
+						ResetsAt int64  `json:"resets_at"`
+					} `json:"error"`
+				}
+				return json.Unmarshal([]byte(body), &e) == nil && e.Error.Type == "usage_limit_reached" && e.Error.ResetsAt == reset &&
+					h.Get("x-codex-primary-reset-at") == fmt.Sprint(reset)
+			}},
+		"chat": {"/v1/chat/completions", `{"model":"m","tools":[{"type":"function","function":{"name":"bash"}}],"messages":[{"role":"user","content":"fix"}]}`,
+			func(h http.Header, body string, _, left int64) bool {
+				return h.Get("Retry-After") == fmt.Sprint(left) && strings.Contains(body, "rate_limit_exceeded")
+			}},
+		"gemini": {"/v1beta/models/g:generateContent", `{"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}],"contents":[{"role":"user","parts":[{"text":"fix"}]}]}`,
+			func(h http.Header, body string, _, left int64) bool {
+				return strings.Contains(body, "RESOURCE_EXHAUSTED") && strings.Contains(body, fmt.Sprintf(`"retryDelay":"%ds"`, left))
+			}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, base := start(t, "turns:\n  - fault: {usage_limit: 60}\n    text: after the reset\n")
+			now := time.Unix(1_800_000_000, 0)
+			s.now = func() time.Time { return now }
+			reset := now.Add(60 * time.Second).Unix()
+			for _, after := range []time.Duration{0, 30 * time.Second, 59 * time.Second} {
+				now = time.Unix(1_800_000_000, 0).Add(after)
+				code, h, body := post(t, base+c.path, c.body)
+				if code != 429 || !c.check(h, body, reset, reset-now.Unix()) {
+					t.Fatalf("%s after the limit was met: %d %v %s", after, code, h, body)
+				}
+			}
+			now = time.Unix(reset, 0)
+			if code, _, body := post(t, base+c.path, c.body); code != 200 || !strings.Contains(body, "after the reset") {
+				t.Fatalf("at the reset: %d %s", code, body)
+			}
+			recs := s.Records()
+			if len(recs) != 4 || recs[0].Fault != "usage_limit" || recs[0].Status != 429 || recs[3].Fault != "" {
+				t.Errorf("records: %+v", recs)
+			}
+		})
+	}
+}
+
 func TestFaultEveryRequest(t *testing.T) {
 	s, base := start(t, "fault: {status: 401}\nturns: [{text: hi}]\n")
 	for i := 0; i < 3; i++ {
@@ -219,7 +278,10 @@ func TestScenarioErrors(t *testing.T) {
 		{"unknown key far from any", "turns: [{zzzz: 1}]", `s.yaml:1:10: turns[0]: unknown key "zzzz"; expected one of calls, fault, shell, text, usage, write`},
 		{"every problem", "modle: m\nturns:\n  - text: hi\n    usage: {input: many}\n", "s.yaml:1:1: unknown key \"modle\"; did you mean \"model\"?\n" +
 			`s.yaml:4:20: turns[0].usage.input: expected a whole number, got "many"`},
-		{"fault without status", "turns: [{fault: {retry_after: 3}}]", "s.yaml:1:17: turns[0].fault: a fault needs a status, cut or hang"},
+		{"fault without status", "turns: [{fault: {retry_after: 3}}]", "s.yaml:1:17: turns[0].fault: a fault needs a status, cut, hang or usage_limit"},
+		{"usage limit with a count", "fault: {usage_limit: 60, count: 1}", "s.yaml:1:8: fault: a usage_limit fault is a 429 until the reset: give it no other status, cut, hang or count"},
+		{"usage limit of another status", "fault: {usage_limit: 60, status: 500}", "s.yaml:1:8: fault: a usage_limit fault is a 429 until the reset: give it no other status, cut, hang or count"},
+		{"negative usage limit", "fault: {usage_limit: -1}", "s.yaml:1:8: fault: a fault's usage_limit (seconds until the reset) cannot be negative"},
 		{"not an error status", "fault: {status: 200}", "s.yaml:1:8: fault: fault status 200 is not an HTTP error status (400-599)"},
 		{"negative count", "fault: {status: 429, count: -1}", "s.yaml:1:8: fault: a fault's count and retry_after cannot be negative"},
 		{"write without path", "turns: [{write: {content: x}}]", "s.yaml:1:17: turns[0].write: a write needs a path"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // gemini is the Gemini API (/v1beta/models/{model}:generateContent and
@@ -146,6 +147,15 @@ func (gemini) error(w http.ResponseWriter, status, retryAfter int, msg string) {
 	w.WriteHeader(status)
 	b, _ := json.Marshal(map[string]any{"error": e})
 	w.Write(b)
+}
+
+// usageLimit is the Gemini API's quota reply: RESOURCE_EXHAUSTED with the
+// wait until the reset as its RetryInfo.
+func (g gemini) usageLimit(w http.ResponseWriter, _ time.Time, retryAfter int, msg string) {
+	if msg == "" {
+		msg = fmt.Sprintf("You exceeded your current quota, please check your plan and billing details. Please retry in %ds.", retryAfter)
+	}
+	g.error(w, http.StatusTooManyRequests, retryAfter, msg)
 }
 
 func (gemini) count(w http.ResponseWriter, tokens int) {

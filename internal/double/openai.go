@@ -167,6 +167,26 @@ func (responses) error(w http.ResponseWriter, status, retryAfter int, msg string
 	openaiError(w, status, retryAfter, msg)
 }
 
+// usageLimit is what ChatGPT's Codex backend answers an account whose usage
+// limit is reached: a 429 whose error is usage_limit_reached with the reset
+// time, and the primary window's headers (Codex prints "You've hit your usage
+// limit. … try again at 3:05 PM." from them).
+func (responses) usageLimit(w http.ResponseWriter, reset time.Time, retryAfter int, msg string) {
+	if msg == "" {
+		msg = "The usage limit has been reached"
+	}
+	h := w.Header()
+	h.Set("x-codex-primary-used-percent", "100")
+	h.Set("x-codex-primary-window-minutes", "300")
+	h.Set("x-codex-primary-reset-at", fmt.Sprint(reset.Unix()))
+	h.Set("x-codex-primary-reset-after-seconds", fmt.Sprint(retryAfter))
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusTooManyRequests)
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"type": "usage_limit_reached", "message": msg,
+		"plan_type": "plus", "resets_at": reset.Unix(), "resets_in_seconds": retryAfter}})
+	w.Write(b)
+}
+
 func (responses) count(w http.ResponseWriter, tokens int) {
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"input_tokens":%d}`, tokens)
@@ -301,6 +321,13 @@ func (c chat) stream(rep reply) []frame {
 
 func (chat) error(w http.ResponseWriter, status, retryAfter int, msg string) {
 	openaiError(w, status, retryAfter, msg)
+}
+
+// usageLimit of a Chat Completions server is its 429 with the wait until the
+// reset: the API has no usage-limit reply of its own.
+func (c chat) usageLimit(w http.ResponseWriter, _ time.Time, retryAfter int, msg string) {
+	w.Header().Set("Retry-After", fmt.Sprint(retryAfter))
+	c.error(w, http.StatusTooManyRequests, retryAfter, msg)
 }
 
 func (chat) count(w http.ResponseWriter, tokens int) {

@@ -15,6 +15,7 @@ import (
 //	  - fault: {status: 429, retry_after: 2, count: 1}  # the first request of this turn gets 429
 //	    text: "Done: x.go fixed."
 //	    usage: {input: 1500, cached: 1000, output: 12}
+//	  - fault: {usage_limit: 60}  # the account is at its usage limit for 60 s from this turn's first request
 //	final: "Done."             # the reply after the last turn (default "Done.")
 //	side: "ok"                 # the reply to side requests (no tools declared)
 //	side_usage: {input: 10, output: 2}
@@ -82,6 +83,12 @@ type Fault struct {
 	// Count is how many requests get the fault, after which the turn replies
 	// normally; 0 is every request.
 	Count int `yaml:"count"`
+	// UsageLimit is the account's usage limit, reached: from the first
+	// request that meets the fault, every request for UsageLimit seconds gets
+	// the API's own usage-limit reply (a 429 that carries the reset time, as
+	// Anthropic's subscription and OpenAI's ChatGPT backends send it, so each
+	// CLI prints its real message); after the reset the turn replies normally.
+	UsageLimit int `yaml:"usage_limit"`
 }
 
 // LoadScenario reads a scenario file.
@@ -109,8 +116,12 @@ func (c Call) problem() string {
 
 func (f Fault) problem() string {
 	switch {
-	case f.Status == 0 && !f.Cut && !f.Hang:
-		return "a fault needs a status, cut or hang"
+	case f.UsageLimit < 0:
+		return "a fault's usage_limit (seconds until the reset) cannot be negative"
+	case f.UsageLimit > 0 && (f.Status != 0 && f.Status != 429 || f.Cut || f.Hang || f.Count != 0):
+		return "a usage_limit fault is a 429 until the reset: give it no other status, cut, hang or count"
+	case f.Status == 0 && !f.Cut && !f.Hang && f.UsageLimit == 0:
+		return "a fault needs a status, cut, hang or usage_limit"
 	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
 		return fmt.Sprintf("fault status %d is not an HTTP error status (400-599)", f.Status)
 	case f.Count < 0 || f.RetryAfter < 0:

@@ -60,14 +60,15 @@ type Server struct {
 	mu      sync.Mutex
 	log     io.Writer
 	seq     int
-	served  map[int]int // faults served, by turn (-1: the scenario's fault)
+	served  map[int]int       // faults served, by turn (-1: the scenario's fault)
+	resets  map[int]time.Time // usage limits met, by turn: when each resets
 	records []Record
 }
 
 // New returns a server for the scenario that writes each request's [Record] to
 // log as a JSON line (log may be nil).
 func New(sc *Scenario, log io.Writer) *Server {
-	return &Server{sc: sc, log: log, now: time.Now, served: map[int]int{}}
+	return &Server{sc: sc, log: log, now: time.Now, served: map[int]int{}, resets: map[int]time.Time{}}
 }
 
 // Records returns the requests served so far.
@@ -174,7 +175,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.count(w, len(body)/4)
 		return
 	}
-	rep, fault := s.plan(req, &rec)
+	rep, fault, reset := s.plan(req, &rec)
+	if fault != nil && fault.UsageLimit > 0 {
+		rec.Status, rec.Fault = http.StatusTooManyRequests, "usage_limit"
+		s.finish(&rec)
+		a.usageLimit(w, reset, max(int(reset.Sub(s.now()).Round(time.Second)/time.Second), 1), fault.Message)
+		return
+	}
 	if fault != nil && fault.Status != 0 {
 		rec.Status, rec.Fault = fault.Status, fmt.Sprint(fault.Status)
 		s.finish(&rec)
@@ -212,8 +219,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// plan picks the turn and the fault for a request.
-func (s *Server) plan(req *request, rec *Record) (reply, *Fault) {
+// plan picks the turn and the fault for a request, and a usage limit's reset.
+func (s *Server) plan(req *request, rec *Record) (reply, *Fault, time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
@@ -222,7 +229,7 @@ func (s *Server) plan(req *request, rec *Record) (reply, *Fault) {
 	if s.sc.Model != "" {
 		rep.model = s.sc.Model
 	}
-	fault := s.take(-1, s.sc.Fault)
+	fault, key := s.take(-1, s.sc.Fault), -1
 	if len(req.tools) == 0 {
 		rec.Side = true
 		rep.text = s.sc.Side
@@ -236,7 +243,7 @@ func (s *Server) plan(req *request, rec *Record) (reply, *Fault) {
 		if s.sc.SideUsage != nil {
 			rep.usage = *s.sc.SideUsage
 		}
-		return rep, fault
+		return rep, fault, s.resets[key]
 	}
 	rec.Turn = req.replies
 	if req.replies >= len(s.sc.Turns) {
@@ -246,11 +253,11 @@ func (s *Server) plan(req *request, rec *Record) (reply, *Fault) {
 			rep.text = "Done."
 		}
 		rep.usage = Usage{Input: 100, Output: 5}
-		return rep, fault
+		return rep, fault, s.resets[key]
 	}
 	t := s.sc.Turns[req.replies]
 	if fault == nil {
-		fault = s.take(req.replies, t.Fault)
+		fault, key = s.take(req.replies, t.Fault), req.replies
 	}
 	rep.text = t.Text
 	rep.usage = Usage{Input: 100, Output: 10}
@@ -258,7 +265,7 @@ func (s *Server) plan(req *request, rec *Record) (reply, *Fault) {
 		rep.usage = *t.Usage
 	}
 	rep.calls = calls(t, req.tools, rep.id)
-	return rep, fault
+	return rep, fault, s.resets[key]
 }
 
 // hasToken reports whether r carries token as the API key of one of the APIs.
@@ -272,10 +279,21 @@ func hasToken(r *http.Request, token string) bool {
 	return false
 }
 
-// take returns f if it still applies, counting it as served.
+// take returns f if it still applies, counting it as served. A usage limit
+// applies from the first request that meets it until its reset.
 func (s *Server) take(key int, f *Fault) *Fault {
 	if f == nil {
 		return nil
+	}
+	if f.UsageLimit > 0 {
+		reset, met := s.resets[key]
+		if !met {
+			reset = s.now().Add(time.Duration(f.UsageLimit) * time.Second)
+			s.resets[key] = reset
+		}
+		if !s.now().Before(reset) {
+			return nil
+		}
 	}
 	if f.Count > 0 && s.served[key] >= f.Count {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // api is one model API: how its requests read and its replies look.
@@ -13,6 +14,9 @@ type api interface {
 	whole(rep reply) any
 	stream(rep reply) []frame
 	error(w http.ResponseWriter, status, retryAfter int, msg string)
+	// usageLimit is the API's reply when the account's usage limit is
+	// reached until reset.
+	usageLimit(w http.ResponseWriter, reset time.Time, retryAfter int, msg string)
 	count(w http.ResponseWriter, tokens int)
 }
 

@@ -13,7 +13,9 @@ import (
 
 // runAgent runs the agent, waiting out rate limits and retrying transient
 // failures: neither counts as a failed iteration. After RateLimit.MaxWait the
-// next fallback agent takes over; with none left the run stops as aborted.
+// next fallback agent takes over; with none left the run stops as aborted. A
+// usage limit with its reset time (a usage window) moves to the next fallback
+// at once; with none left the agent pauses until the reset, however far.
 func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentResult, time.Duration, error) {
 	p := l.RateLimit
 	fallbacks := p.Fallback
@@ -55,12 +57,30 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 				return res, waited, &loop.StopError{Status: loop.StatusAborted, Reason: se.Headline(), Err: se}
 			}
 			return res, waited, &loop.StopError{Status: loop.StatusAborted, Reason: res.Reason}
+		case res.RateLimited && !res.ResetAt.IsZero():
+			// The account's usage limit, with its reset: every loop on the
+			// account pauses until then (not a failure, not an iteration), or
+			// moves to a fallback agent and comes back at the next iteration
+			// after the reset.
+			l.shareWindow(agentName(res, req), res.ResetAt, res.Reason)
+			if len(fallbacks) > 0 {
+				l.warn("%s is at its usage limit until %s (%s): switching to the fallback agent %s until then",
+					agentName(res, req), l.when(res.ResetAt), res.Reason, fallbacks[0])
+				req.Agent, fallbacks, agentWait, attempt = fallbacks[0], fallbacks[1:], 0, -1
+				continue
+			}
+			wait = max(res.ResetAt.Sub(l.Now()), time.Second)
+			l.emitWarning(loop.Warning{RateLimitWait: loop.MillisOf(wait), Message: fmt.Sprintf(
+				"%s is at its usage limit (%s): paused until %s (%s); the wait is not an iteration and not a failure",
+				agentName(res, req), res.Reason, l.when(res.ResetAt), wait.Round(time.Second))})
+			l.phase("usage limit: paused until " + l.when(res.ResetAt))
+			if err := l.Sleep(ctx, wait); err != nil {
+				return res, waited, err
+			}
+			waited += wait
+			continue
 		case res.RateLimited:
 			wait = l.backoff(attempt)
-			if !res.ResetAt.IsZero() {
-				wait = max(res.ResetAt.Sub(l.Now()), time.Second)
-				l.shareWindow(agentName(res, req), res.ResetAt, res.Reason)
-			}
 			if agentWait+wait > p.MaxWait {
 				if len(fallbacks) == 0 {
 					return res, waited, &loop.StopError{Status: loop.StatusAborted,

@@ -83,10 +83,10 @@ func TestRunAgentWaitsOutRateLimits(t *testing.T) {
 
 func TestRunAgentFallsBackThenStops(t *testing.T) {
 	t.Parallel()
-	limited := evidence.AgentResult{ExitCode: 1, RateLimited: true, Reason: "quota", ResetAt: time.Date(2026, 1, 1, 15, 0, 0, 0, time.UTC)}
+	limited := evidence.AgentResult{ExitCode: 1, RateLimited: true, Reason: "quota"}
 	agent := &scriptedAgent{results: []evidence.AgentResult{limited}}
 	var slept []time.Duration
-	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Minute, Fallback: []string{"codex"}}, &slept)
+	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Minute, Fallback: []string{"codex"}, Backoff: func(int) time.Duration { return 2 * time.Minute }}, &slept)
 	_, _, err := l.runAgent(t.Context(), AgentRequest{})
 	var stop *loop.StopError
 	if !errors.As(err, &stop) || stop.Status != loop.StatusAborted {
@@ -97,6 +97,36 @@ func TestRunAgentFallsBackThenStops(t *testing.T) {
 	}
 	if len(slept) != 0 {
 		t.Errorf("slept %v: a wait past the limit must not be waited", slept)
+	}
+}
+
+// A usage limit with its reset (a usage window) moves to the fallback agent at
+// once, however long MaxWait is; the fallback at its own usage limit, with no
+// other left, pauses until its reset, past MaxWait, and runs again.
+func TestRunAgentUsageWindow(t *testing.T) {
+	t.Parallel()
+	reset := time.Date(2026, 1, 1, 15, 0, 0, 0, time.UTC) // 5 h ahead
+	agent := &scriptedAgent{results: []evidence.AgentResult{
+		{Agent: "claude", ExitCode: 1, RateLimited: true, Reason: "You've hit your session limit · resets 3pm (UTC)", ResetAt: reset},
+		{Agent: "codex", ExitCode: 1, RateLimited: true, Reason: "You’ve hit your usage limit. … try again at 3:00 PM.", ResetAt: reset},
+		{Agent: "codex", ExitCode: 0},
+	}}
+	var slept []time.Duration
+	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Hour, Fallback: []string{"codex"}}, &slept)
+	res, waited, err := l.runAgent(t.Context(), AgentRequest{})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("runAgent = %+v, %v; want codex's run after the reset", res, err)
+	}
+	if !slices.Equal(agent.ran, []string{"", "codex", "codex"}) {
+		t.Errorf("agents run %q, want the configured one, then codex at once, then codex after its reset", agent.ran)
+	}
+	if !slices.Equal(slept, []time.Duration{5 * time.Hour}) || waited != 5*time.Hour {
+		t.Errorf("slept %v (waited %v), want one pause of 5h: until the reset", slept, waited)
+	}
+	ws := l.Screen.(*warnings)
+	if !slices.Equal(ws.waits, []time.Duration{0, 5 * time.Hour}) || !strings.Contains(strings.Join(ws.got, "\n"), "paused until "+l.when(reset)) ||
+		!strings.Contains(strings.Join(ws.got, "\n"), "switching to the fallback agent codex") {
+		t.Errorf("warnings %q (waits %v): want the switch and the pause until the reset", ws.got, ws.waits)
 	}
 }
 
