@@ -3,15 +3,22 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/inbox"
+	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/watch"
 )
 
 // watchOptions are the flags of `watch`.
@@ -37,10 +44,21 @@ func newWatchCmd(d Deps) *cobra.Command {
 status, iteration, phase (agent, gates, review, waiting for you) and how long it has
 been in it, tokens and cost with the running agent's usage as its CLI streams it,
 the last decision and the elapsed time; then what waits for you, each with its
-question and the command of each answer (as 'agentloop inbox'). On a terminal the
-view is redrawn in place; otherwise each refresh is printed after the last, under
-its time. Answer from another terminal: agentloop guide NAME TEXT, agentloop stop
-NAME, agentloop resume NAME --guidance TEXT.` + exitStatus(exitSuccess, exitLine{ExitFailure, "error: the state folder cannot be read"}, exitUsageLine),
+question and the command of each answer (as 'agentloop inbox').
+
+On a terminal it is a live view with keys:
+  up/down, j/k   select a run          n      the next run that waits for you
+  enter          open its escalation: question, options, escalation.md (esc: back)
+  g              guide it: an escalated run is resumed with your text (it goes on
+                 after watch ends), a running one takes it in its next iteration
+  a / x          accept / abort an escalated run (asks y/n)
+  s / S          stop the run after its iteration / now (asks y/n)
+  r              refresh now            q, Ctrl-C   quit
+Each key runs the same command a person would type (agentloop resume NAME
+--guidance TEXT|--accept|--abort, guide NAME TEXT, stop NAME [--now]) in the
+background, its output in the state folder's watch/NAME.log.
+Otherwise (not a terminal, or --once) each refresh is printed as a plain table
+after the last, under its time.` + exitStatus(exitSuccess, exitLine{ExitFailure, "error: the state folder cannot be read"}, exitUsageLine),
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWatch(cmd.Context(), o, d) },
 	}
@@ -58,6 +76,9 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 		return err
 	}
 	redraw := !o.once && canRedraw(d, d.Stdout)
+	if in, ok := d.Stdin.(io.Writer); redraw && ok && d.IsTerminal(in) {
+		return runLiveView(ctx, o, d, store.Root)
+	}
 	wd, _ := d.Getwd()
 	for {
 		now := d.Now()
@@ -67,7 +88,7 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 		}
 		var b bytes.Buffer
 		switch {
-		case redraw:
+		case redraw: // keys need a terminal on stdin too
 			b.WriteString("\x1b[H\x1b[2J") // home, clear: one frame replaces the last
 		case !o.once:
 			fmt.Fprintf(&b, "[%s]\n", now.Format("15:04:05"))
@@ -84,4 +105,47 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 		case <-time.After(o.interval):
 		}
 	}
+}
+
+// runLiveView is `agentloop watch` on a terminal: the live view, with keys.
+// Each answer runs agentloop itself (resume, guide, stop) in a session of its
+// own on the same state folder, its output in the folder's watch/NAME.log: the
+// view never waits on it, and a run resumed from it goes on after it closes.
+func runLiveView(ctx context.Context, o watchOptions, d Deps, stateDir string) error {
+	self, err := d.Executable()
+	if err != nil {
+		return fmt.Errorf("find agentloop's own program to answer runs with: %w", err)
+	}
+	wd, err := d.Getwd()
+	if err != nil {
+		return err
+	}
+	env := append(d.Environ(), "AGENTLOOP_STATE_DIR="+stateDir)
+	m := watch.New(watch.Options{
+		Look: func(now time.Time) (session.View, error) {
+			v, err := session.Look(stateDir, now)
+			return v, skipCorrupt(Deps{Stderr: io.Discard}, err)
+		},
+		Start: func(a watch.Action) (watch.Started, error) {
+			log := filepath.Join(stateDir, "watch", a.Run+".log")
+			p, err := proc.Detach(append([]string{self}, a.Args...), wd, env, log)
+			if err != nil {
+				return watch.Started{}, err
+			}
+			return watch.Started{PID: p.PID, Log: session.RelPath(wd, log), Wait: func() (int, string, string) {
+				code, signal := p.Wait()
+				return code, signal, watch.LastLine(log)
+			}}, nil
+		},
+		Now: d.Now, Interval: o.interval, Base: wd,
+	})
+	_, err = tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(d.Stdin), tea.WithOutput(d.Stdout),
+		tea.WithoutSignalHandler(), tea.WithEnvironment(d.Environ())).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		err = nil // Ctrl-C, SIGTERM: the view just ends
+	}
+	for _, g := range m.Goes() {
+		fmt.Fprintf(d.Stdout, "%s goes on (pid %d); its output: %s\n", g.Run, g.PID, g.Log)
+	}
+	return err
 }

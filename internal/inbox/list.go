@@ -90,11 +90,7 @@ func Write(w io.Writer, items []Item, now time.Time, base string) error {
 	}
 	for _, it := range items {
 		b.WriteString("\n")
-		who := it.Run
-		if it.Task != "" {
-			who = fmt.Sprintf("%s (task %s of %s)", it.Run, it.Task, it.Graph)
-		}
-		fmt.Fprintf(&b, "%s — %s, %s", who, kindText(it.Kind), age(now.Sub(it.Since)))
+		fmt.Fprintf(&b, "%s — %s, %s", it.Who(), KindText(it.Kind), Age(now.Sub(it.Since)))
 		if it.Engine == "temporal" {
 			b.WriteString(", on Temporal")
 		}
@@ -123,7 +119,16 @@ func Write(w io.Writer, items []Item, now time.Time, base string) error {
 	return err
 }
 
-func kindText(kind string) string {
+// Who names the record's run, and for a graph's task its task and graph.
+func (it Item) Who() string {
+	if it.Task != "" {
+		return fmt.Sprintf("%s (task %s of %s)", it.Run, it.Task, it.Graph)
+	}
+	return it.Run
+}
+
+// KindText says what kind of record kind is, for people.
+func KindText(kind string) string {
 	switch kind {
 	case decision.NeedsBudget:
 		return "stopped by a budget"
@@ -135,8 +140,8 @@ func kindText(kind string) string {
 	return "escalated"
 }
 
-// age says how long ago, in the largest unit that fits.
-func age(d time.Duration) string {
+// Age says how long ago d was, in the largest unit that fits.
+func Age(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return "just now"

@@ -6,7 +6,9 @@
 // constant memory; [Lines] splits output into bounded lines. No child outlives
 // agentloop: on Linux each gets a parent-death signal, and a program whose
 // [Groups] names its binary ([Groups.Watchdog]) starts a [Watchdog] that ends
-// what its runs left once it dies, however it dies. [Alive] and
+// what its runs left once it dies, however it dies. The one exception is
+// [Detach]: agentloop itself started to go on alone (a run resumed from
+// `agentloop watch`), in a session of its own. [Alive] and
 // [StartTime] identify a process for stale-lock detection.
 //
 // Only this package imports os/exec (apart from git helpers in internal/gitx).

@@ -19,56 +19,61 @@ type WatchRow struct {
 	Live *engine.LiveStatus // nil: not running, or not known yet
 }
 
-// WatchTable writes the runs as an aligned table, a running one's phase with
-// how long it has been in it, its tokens and cost with the running agent's
-// usage so far.
+// WatchColumns are the names of the columns of a [WatchRow]'s [WatchRow.Cells].
+func WatchColumns() []string {
+	return []string{"NAME", "STATUS", "ITERATION", "PHASE", "TOKENS", "COST", "LAST DECISION", "ELAPSED"}
+}
+
+// Cells are the row's columns ([WatchColumns]) at now: a running one's phase
+// with how long it has been in it, its tokens and cost with the running
+// agent's usage so far.
+func (r WatchRow) Cells(now time.Time) []string {
+	tokens, cost := int64(-1), -1.0
+	if r.Tokens != nil {
+		tokens = *r.Tokens
+	}
+	if r.CostUSD != nil {
+		cost = *r.CostUSD
+	}
+	phase := "—"
+	iter := iterLimit(r.Iteration, r.MaxIterations)
+	switch {
+	case r.Live != nil:
+		phase = fmt.Sprintf("%s %s", r.Live.Phase, duration(now.Sub(r.Live.Since).Truncate(time.Second)))
+		if r.Live.Iteration > r.Iteration {
+			iter = iterLimit(r.Live.Iteration, r.MaxIterations)
+		}
+		if u := r.Live.Usage; u.TokensKnown {
+			tokens = max(tokens, 0) + u.TotalTokens()
+		}
+		if u := r.Live.Usage; u.CostKnown {
+			cost = max(cost, 0) + u.CostUSD
+		}
+	case r.Status == loop.StatusEscalated:
+		phase = "waiting for you"
+	}
+	tokText, costText := "unknown", "unknown"
+	if tokens >= 0 {
+		tokText = count(tokens)
+	}
+	if cost >= 0 {
+		costText = fmt.Sprintf("$%.2f", cost)
+	}
+	return []string{r.Name, string(r.Status), iter, phase, tokText, costText, cmp.Or(r.LastDecision, dash), duration(r.Elapsed)}
+}
+
+// WatchTable writes the runs as an aligned table of their [WatchRow.Cells].
 func WatchTable(w io.Writer, rows []WatchRow, now time.Time) error {
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No runs yet. Start one with: agentloop run")
 		return err
 	}
-	table := [][]string{{"NAME", "STATUS", "ITERATION", "PHASE", "TOKENS", "COST", "LAST DECISION", "ELAPSED"}}
+	table := [][]string{WatchColumns()}
 	for _, r := range rows {
-		tokens, cost := int64(-1), -1.0
-		if r.Tokens != nil {
-			tokens = *r.Tokens
-		}
-		if r.CostUSD != nil {
-			cost = *r.CostUSD
-		}
-		phase := "—"
-		iter := iterLimit(r.Iteration, r.MaxIterations)
-		switch {
-		case r.Live != nil:
-			phase = fmt.Sprintf("%s %s", r.Live.Phase, duration(now.Sub(r.Live.Since).Truncate(time.Second)))
-			if r.Live.Iteration > r.Iteration {
-				iter = iterLimit(r.Live.Iteration, r.MaxIterations)
-			}
-			if u := r.Live.Usage; u.TokensKnown {
-				tokens = max(tokens, 0) + u.TotalTokens()
-			}
-			if u := r.Live.Usage; u.CostKnown {
-				cost = max(cost, 0) + u.CostUSD
-			}
-		case r.Status == loop.StatusEscalated:
-			phase = "waiting for you"
-		}
-		tokText, costText := "unknown", "unknown"
-		if tokens >= 0 {
-			tokText = count(tokens)
-		}
-		if cost >= 0 {
-			costText = fmt.Sprintf("$%.2f", cost)
-		}
-		table = append(table, []string{r.Name, string(r.Status), iter, phase, tokText, costText, cmp.Or(r.LastDecision, dash), duration(r.Elapsed)})
+		table = append(table, r.Cells(now))
 	}
 	var b strings.Builder
-	widths := make([]int, len(table[0]))
-	for _, row := range table {
-		for i, c := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
+	widths := ColumnWidths(table)
 	for _, row := range table {
 		for i, c := range row {
 			b.WriteString(c)
@@ -80,4 +85,19 @@ func WatchTable(w io.Writer, rows []WatchRow, now time.Time) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ColumnWidths is the width in characters of each column of table, its
+// widest cell's.
+func ColumnWidths(table [][]string) []int {
+	var widths []int
+	for _, row := range table {
+		for i, c := range row {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	return widths
 }
