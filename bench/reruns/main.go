@@ -54,7 +54,10 @@ type row struct {
 	repeatFail, floor time.Duration
 	// the flaky check's own run against the gate's first run, in the same
 	// gate: less at the mercy of a shared machine's load than the totals
-	checkShare, wholeShare          float64
+	checkShare, wholeShare float64
+	// the flaky check's command selecting no test against the raw failing
+	// suite of the same round
+	floorShare                      float64
 	failing, accounted, causes, led int
 	rerun, repeatNote               string
 	feedback                        string
@@ -93,7 +96,7 @@ func run(ctx context.Context, src, work string, names []string, rounds int) erro
 func measure(ctx context.Context, p project, dir, logs string, rounds int) (row, error) {
 	r := row{project: p.name, runner: p.runner}
 	var rawF, gateF, wholeF, rawP, gateP, repeatF, floorF []time.Duration
-	var checkS, wholeS []float64
+	var checkS, wholeS, floorS []float64
 	for i := range rounds {
 		if err := p.edit(dir, p.bug); err != nil {
 			return r, err
@@ -123,6 +126,7 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 			return r, err
 		}
 		floorF = append(floorF, time.Since(start))
+		floorS = append(floorS, floorF[i].Seconds()/rawF[i].Seconds())
 		gateF = append(gateF, res.Duration+res.RerunDuration)
 		checkS = append(checkS, res.RerunDuration.Seconds()/res.Duration.Seconds())
 		r.rerun = res.RerunNote
@@ -152,11 +156,11 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 			return r, fmt.Errorf("the gate without the bug failed: %s", gate.Render([]evidence.GateResult{pass}, nil, gate.RenderOptions{}))
 		}
 		gateP = append(gateP, pass.Duration+pass.RerunDuration)
-		fmt.Fprintf(os.Stderr, "%s round %d: raw %v/%v, gate %v/%v, whole %v, repeated %v, floor %v; flaky check %.2f, whole %.2f of the first run; %s; repeated: %s\n",
-			p.name, i+1, rawF[i], rawP[i], gateF[i], gateP[i], wholeF[i], repeatF[i], floorF[i], checkS[i], wholeS[i], res.RerunNote, again.RerunNote)
+		fmt.Fprintf(os.Stderr, "%s round %d: raw %v/%v, gate %v/%v, whole %v, repeated %v, floor %v (%.2f of raw); flaky check %.2f, whole %.2f of the first run; %s; repeated: %s\n",
+			p.name, i+1, rawF[i], rawP[i], gateF[i], gateP[i], wholeF[i], repeatF[i], floorF[i], floorS[i], checkS[i], wholeS[i], res.RerunNote, again.RerunNote)
 	}
 	r.rawFail, r.gateFail, r.wholeFail, r.rawPass, r.gatePass = median(rawF), median(gateF), median(wholeF), median(rawP), median(gateP)
-	r.checkShare, r.wholeShare = median(checkS), median(wholeS)
+	r.checkShare, r.wholeShare, r.floorShare = median(checkS), median(wholeS), median(floorS)
 	r.repeatFail, r.floor = median(repeatF), median(floorF)
 	return r, nil
 }
@@ -198,15 +202,15 @@ func median[T time.Duration | float64](ds []T) T {
 }
 
 func printTable(rows []row) {
-	fmt.Println("| project (runner) | raw suite failing / passing | gate failing (ratio) | the same failures again (ratio) | whole rerun (ratio) | gate passing (ratio) | flaky check / first run: failed, whole | flaky check's command selecting no test | failing tests | named or counted in the first prompt | causes shown |")
+	fmt.Println("| project (runner) | raw suite failing / passing | gate failing (ratio) | the same failures again (ratio) | whole rerun (ratio) | gate passing (ratio) | flaky check / first run: failed, whole | flaky check's command selecting no test (least a failing gate with a flaky check can take: 1 + floor/raw) | failing tests | named or counted in the first prompt | causes shown |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		ratio := func(a, b time.Duration) string {
 			return fmt.Sprintf("%.1fs (**%.2f**)", a.Seconds(), a.Seconds()/b.Seconds())
 		}
-		fmt.Printf("| %s (%s) | %.1fs / %.1fs | %s | %s | %s | %s | %.2f, %.2f | %.1fs | %d | %d | %d of %d |\n", r.project, r.runner,
+		fmt.Printf("| %s (%s) | %.1fs / %.1fs | %s | %s | %s | %s | %.2f, %.2f | %.1fs (**%.2f**) | %d | %d | %d of %d |\n", r.project, r.runner,
 			r.rawFail.Seconds(), r.rawPass.Seconds(), ratio(r.gateFail, r.rawFail), ratio(r.repeatFail, r.rawFail), ratio(r.wholeFail, r.rawFail),
-			ratio(r.gatePass, r.rawPass), r.checkShare, r.wholeShare, r.floor.Seconds(), r.failing, r.accounted, r.led, r.causes)
+			ratio(r.gatePass, r.rawPass), r.checkShare, r.wholeShare, r.floor.Seconds(), 1+r.floorShare, r.failing, r.accounted, r.led, r.causes)
 	}
 	for _, r := range rows {
 		fmt.Printf("\n%s: flaky check: %s\n\nthe same failures again: %s\n\nFirst prompt's feedback (%d characters):\n\n```text\n%s\n```\n",

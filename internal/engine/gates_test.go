@@ -108,3 +108,55 @@ exit 1`
 		}
 	}
 }
+
+// TestFlakyCheckAfterBaseline: failures the baseline's flaky check confirmed
+// are the baseline's own in the first iteration: its gate runs once, with no
+// flaky check; a failure new in the iteration is the only one run again.
+func TestFlakyCheckAfterBaseline(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := `printf '=== RUN   TestAdd\n    calc_test.go:9: got 1, want 2\n--- FAIL: TestAdd (0.00s)\n'
+if [ -f new ]; then printf '=== RUN   TestSub\n    calc_test.go:19: got 3, want 0\n--- FAIL: TestSub (0.00s)\n'; fi
+printf 'FAIL\nFAIL\tm/calc\t0.01s\n'
+echo run >> runs
+exit 1`
+	if err := os.WriteFile(filepath.Join(dir, "gate.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := &ProcGates{Specs: []GateSpec{{Name: "tests", Argv: []string{"sh", "-c", "./gate.sh"}, Command: "./gate.sh",
+		Required: true, Format: "gotest", Rerun: gate.RerunWhole}}}
+	runs := func() int {
+		b, _ := os.ReadFile(filepath.Join(dir, "runs"))
+		return strings.Count(string(b), "run")
+	}
+	base, err := g.RunGates(t.Context(), dir, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs() != 2 || len(base[0].Findings) != 1 {
+		t.Fatalf("baseline: %d runs, %d failures; want 2 runs (the flaky check), 1 failure", runs(), len(base[0].Findings))
+	}
+	for i, tt := range []struct {
+		newFailure      bool
+		runs, fail, pre int
+		note            string
+	}{
+		{false, 3, 0, 1, ""},
+		{true, 5, 1, 1, "ran the whole command again: 1 failed again, 0 passed (flaky)"},
+	} {
+		if tt.newFailure {
+			if err := os.WriteFile(filepath.Join(dir, "new"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := g.RunGates(t.Context(), dir, t.TempDir(), base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res[0]
+		if runs() != tt.runs || len(r.Findings) != tt.fail || len(r.Preexisting) != tt.pre || r.RerunNote != tt.note {
+			t.Errorf("iteration %d: %d runs, %d failures, %d the baseline's, note %q; want %d, %d, %d, %q",
+				i+1, runs(), len(r.Findings), len(r.Preexisting), r.RerunNote, tt.runs, tt.fail, tt.pre, tt.note)
+		}
+	}
+}
