@@ -183,7 +183,7 @@ func lessons(f *facts, k int) []string {
 		}
 		trig := ""
 		if extra := slices.DeleteFunc(slices.Clone(p.Triggers), func(id string) bool {
-			return id == TRequirementUnmet || id == TValidationFailure
+			return id == decision.TriggerRequirementUnmet || id == decision.TriggerValidationFailure
 		}); len(extra) > 0 {
 			trig = "; " + strings.Join(extra[:min(2, len(extra))], ", ")
 		}

@@ -71,10 +71,10 @@ func attemptEvidence(n int, a Check) evidence.Iteration {
 // concernWords are the words of a reviewer's free-text feedback that carry
 // one of the reviewer contract's escalating tags.
 var concernWords = []struct{ tag, words string }{
-	{TSecurity, "security|vulnerab|secret|credential|injection"},
-	{TConflict, "conflicting requirement|requirements conflict|contradict"},
-	{TArchitecture, "architectur|breaking change|public api"},
-	{TScopeCreep, "scope creep|out of scope|outside the scope|beyond the task"},
+	{decision.TriggerSecurity, "security|vulnerab|secret|credential|injection"},
+	{decision.TriggerConflict, "conflicting requirement|requirements conflict|contradict"},
+	{decision.TriggerArchitecture, "architectur|breaking change|public api"},
+	{decision.TriggerScopeCreep, "scope creep|out of scope|outside the scope|beyond the task"},
 }
 
 // rejection is a reviewer's free-text rejection as a verdict: a request for

@@ -76,9 +76,9 @@ func detectBudget(f *facts) []decision.Trigger {
 		show := func(x float64) string { return r.Show(x*scale, l.Limit*scale) }
 		switch l.State {
 		case "exhausted":
-			out = append(out, trig(TBudgetHard, 1, false, "budget: %s: %s spent of %s", r.Word(), show(l.Spent), show(l.Limit)))
+			out = append(out, trig(decision.TriggerBudgetHard, 1, false, "budget: %s: %s spent of %s", r.Word(), show(l.Spent), show(l.Limit)))
 		case "cannot_afford":
-			out = append(out, trig(TBudgetAfford, 0.8, false, "%s left: %s, an iteration takes %s on average", r.Word(), show(l.Remaining), show(l.PerIter)))
+			out = append(out, trig(decision.TriggerBudgetAfford, 0.8, false, "%s left: %s, an iteration takes %s on average", r.Word(), show(l.Remaining), show(l.PerIter)))
 		case "soft":
 			soft = append(soft, fmt.Sprintf("%s %s of %s", r.Word(), show(l.Spent), show(l.Limit)))
 		}
@@ -87,15 +87,15 @@ func detectBudget(f *facts) []decision.Trigger {
 	if limit > 0 && !f.cur.Succeeded {
 		switch {
 		case done >= limit && f.weakened != "":
-			out = append(out, trig(TMaxIterations, 0.7, false, "iteration %d of %d, and it weakened the tests (%s)", done, limit, f.weakened))
+			out = append(out, trig(decision.TriggerMaxIterations, 0.7, false, "iteration %d of %d, and it weakened the tests (%s)", done, limit, f.weakened))
 		case done >= limit:
-			out = append(out, trig(TMaxIterations, 0.7, false, "iteration %d of %d with %s left", done, limit, plural(len(f.failing), "failure")))
+			out = append(out, trig(decision.TriggerMaxIterations, 0.7, false, "iteration %d of %d with %s left", done, limit, plural(len(f.failing), "failure")))
 		case float64(done) >= budget.SoftFraction*float64(limit):
 			soft = append(soft, fmt.Sprintf("iterations %d of %d", done, limit))
 		}
 	}
 	if len(soft) > 0 {
-		out = append(out, trig(TBudgetSoft, 0.4, true, "over 80%% spent: %s", strings.Join(soft, ", ")))
+		out = append(out, trig(decision.TriggerBudgetSoft, 0.4, true, "over 80%% spent: %s", strings.Join(soft, ", ")))
 	}
 	return out
 }
@@ -110,10 +110,10 @@ func detectTransient(f *facts) []decision.Trigger {
 		if !ev.Agent.ResetAt.IsZero() {
 			reset = ", resets at " + ev.Agent.ResetAt.UTC().Format(time.RFC3339)
 		}
-		out = append(out, trig(TRateLimit, 0.3, true, "the agent hit a rate limit%s", reset))
+		out = append(out, trig(decision.TriggerRateLimit, 0.3, true, "the agent hit a rate limit%s", reset))
 	}
 	if ev.Agent.Transient {
-		out = append(out, trig(TTransient, 0.3, true, "transient agent failure: %s", agentReason(ev.Agent)))
+		out = append(out, trig(decision.TriggerTransient, 0.3, true, "transient agent failure: %s", agentReason(ev.Agent)))
 	}
 	var infra, flaky []string
 	for _, g := range ev.Gates {
@@ -128,10 +128,10 @@ func detectTransient(f *facts) []decision.Trigger {
 		}
 	}
 	if len(infra) > 0 {
-		out = append(out, trig(TTransient, 0.3, true, "gate could not run: %s", strings.Join(infra, "; ")))
+		out = append(out, trig(decision.TriggerTransient, 0.3, true, "gate could not run: %s", strings.Join(infra, "; ")))
 	}
 	if len(flaky) > 0 {
-		out = append(out, trig(TTransient, 0.2, true, "flaky (failed, then passed on rerun): %s", first(flaky)))
+		out = append(out, trig(decision.TriggerTransient, 0.2, true, "flaky (failed, then passed on rerun): %s", first(flaky)))
 	}
 	return out
 }
@@ -141,9 +141,9 @@ func onlyTransient(ev evidence.Iteration, ts []decision.Trigger) bool {
 	transient := false
 	for _, t := range ts {
 		switch t.ID {
-		case TTransient, TRateLimit:
+		case decision.TriggerTransient, decision.TriggerRateLimit:
 			transient = true
-		case TValidationFailure, TRequirementUnmet, TIncompleteOutput, TExplicitFeedback, TUserRejection:
+		case decision.TriggerValidationFailure, decision.TriggerRequirementUnmet, decision.TriggerIncompleteOutput, decision.TriggerExplicitFeedback, decision.TriggerUserRejection:
 			return false
 		}
 	}

@@ -27,24 +27,24 @@ func detectStuck(f *facts) []decision.Trigger {
 		}
 		switch {
 		case same && tr[len(tr)-n].N == 0:
-			return []decision.Trigger{trig(TStuck, 0.8, false, "the same failures as before the run after %s: %s", plural(n-1, "iteration"), first(cur.Failing))}
+			return []decision.Trigger{trig(decision.TriggerStuck, 0.8, false, "the same failures as before the run after %s: %s", plural(n-1, "iteration"), first(cur.Failing))}
 		case same:
-			return []decision.Trigger{trig(TStuck, 0.8, false, "same failures %d iterations in a row: %s", n, first(cur.Failing))}
+			return []decision.Trigger{trig(decision.TriggerStuck, 0.8, false, "same failures %d iterations in a row: %s", n, first(cur.Failing))}
 		}
 	}
 	if len(past) > 0 {
 		prev := past[len(past)-1]
 		switch {
 		case cur.DiffEmpty && prev.DiffEmpty:
-			return []decision.Trigger{trig(TStuck, 0.8, false, "no change to the code two iterations in a row")}
+			return []decision.Trigger{trig(decision.TriggerStuck, 0.8, false, "no change to the code two iterations in a row")}
 		case cur.DiffHash != "" && cur.DiffHash == prev.DiffHash:
-			return []decision.Trigger{trig(TStuck, 0.8, false, "the same diff two iterations in a row")}
+			return []decision.Trigger{trig(decision.TriggerStuck, 0.8, false, "the same diff two iterations in a row")}
 		}
 	}
 	if cur.TreeHash != "" && len(past) >= 2 {
 		for _, p := range past[:len(past)-1] {
 			if p.TreeHash == cur.TreeHash && !p.Succeeded {
-				return []decision.Trigger{trig(TStuck, 0.7, false, "back to the code state of iteration %d", p.N)}
+				return []decision.Trigger{trig(decision.TriggerStuck, 0.7, false, "back to the code state of iteration %d", p.N)}
 			}
 		}
 	}
@@ -74,7 +74,7 @@ func detectOscillation(f *facts) []decision.Trigger {
 	if !intersects(c.Failing, b.Failing) {
 		what = fmt.Sprintf("the fix for %s breaks %s, and the fix for %s breaks %s again", first(c.Failing), first(b.Failing), first(b.Failing), first(c.Failing))
 	}
-	return []decision.Trigger{trig(TOscillation, sev, false, "%s (%s)", what, span(from, c))}
+	return []decision.Trigger{trig(decision.TriggerOscillation, sev, false, "%s (%s)", what, span(from, c))}
 }
 
 // span names the iterations from a to b, the baseline as such.
@@ -120,7 +120,7 @@ func detectRegression(f *facts) []decision.Trigger {
 	switch b, ok := bestPoint(past); {
 	case len(broke) > 0:
 		slices.Sort(broke)
-		return []decision.Trigger{trig(TRegression, 0.6, true, "%d tests that passed now fail: %s", len(broke), first(broke))}
+		return []decision.Trigger{trig(decision.TriggerRegression, 0.6, true, "%d tests that passed now fail: %s", len(broke), first(broke))}
 	case ok && b.Quality > f.cur.Quality+0.05 && f.cur.Quality > 0:
 		// Back to failures the best checkpoint did not have (after a
 		// rollback to it, the same break again): name them.
@@ -131,11 +131,11 @@ func detectRegression(f *facts) []decision.Trigger {
 			}
 		}
 		if len(again) > 0 {
-			return []decision.Trigger{trig(TRegression, 0.6, true, "%d tests that pass at iteration %d (the best) fail now: %s", len(again), b.N, first(again))}
+			return []decision.Trigger{trig(decision.TriggerRegression, 0.6, true, "%d tests that pass at iteration %d (the best) fail now: %s", len(again), b.N, first(again))}
 		}
-		return []decision.Trigger{trig(TRegression, 0.5, true, "quality %.2f fell below the best %.2f", f.cur.Quality, best)}
+		return []decision.Trigger{trig(decision.TriggerRegression, 0.5, true, "quality %.2f fell below the best %.2f", f.cur.Quality, best)}
 	case f.cur.Quality < best-0.05:
-		return []decision.Trigger{trig(TRegression, 0.5, true, "quality %.2f fell below the best %.2f", f.cur.Quality, best)}
+		return []decision.Trigger{trig(decision.TriggerRegression, 0.5, true, "quality %.2f fell below the best %.2f", f.cur.Quality, best)}
 	}
 	return nil
 }
@@ -183,6 +183,6 @@ func detectPlateau(f *facts) []decision.Trigger {
 	if !pi.Stalled {
 		return nil
 	}
-	return []decision.Trigger{trig(TPlateau, 0.6, false, "best quality %.2f not improved by %.2f in %d iterations (variance of last 3: %.4f)",
+	return []decision.Trigger{trig(decision.TriggerPlateau, 0.6, false, "best quality %.2f not improved by %.2f in %d iterations (variance of last 3: %.4f)",
 		slices.Max(qs), f.p.Epsilon, f.p.Patience, pi.Variance)}
 }

@@ -18,14 +18,14 @@ func reviewTag(ev evidence.Iteration, tag string) bool {
 // edited are a low-severity note unless the policy forbids test edits (0.5).
 func detectTampering(f *facts) []decision.Trigger {
 	if f.weakened != "" {
-		return []decision.Trigger{trig(TTestTampering, 0.9, true, "%s", f.weakened)}
+		return []decision.Trigger{trig(decision.TriggerTestTampering, 0.9, true, "%s", f.weakened)}
 	}
 	if d := f.ev.Diff; len(d.TestFilesChanged) > 0 {
 		sev := 0.5
 		if f.p.AllowTestEdits {
 			sev = 0.2
 		}
-		return []decision.Trigger{trig(TTestTampering, sev, true, "test files edited: %s", strings.Join(d.TestFilesChanged, ", "))}
+		return []decision.Trigger{trig(decision.TriggerTestTampering, sev, true, "test files edited: %s", strings.Join(d.TestFilesChanged, ", "))}
 	}
 	return nil
 }
@@ -54,7 +54,7 @@ func weakening(ev evidence.Iteration) []string {
 			}
 		}
 	}
-	if reviewTag(ev, "test_tampering") {
+	if reviewTag(ev, decision.TriggerTestTampering) {
 		what = append(what, "the reviewer flagged test tampering")
 	}
 	return what
@@ -66,11 +66,11 @@ func detectSecurity(f *facts) []decision.Trigger {
 	d := f.ev.Diff
 	switch {
 	case d.SecretsFound > 0:
-		return []decision.Trigger{trig(TSecurity, 1, false, "%s found in the diff", plural(d.SecretsFound, "secret"))}
-	case reviewTag(f.ev, "security"):
-		return []decision.Trigger{trig(TSecurity, 0.9, false, "the reviewer raised a security concern: %s", reviewQuote(f.ev, "security"))}
+		return []decision.Trigger{trig(decision.TriggerSecurity, 1, false, "%s found in the diff", plural(d.SecretsFound, "secret"))}
+	case reviewTag(f.ev, decision.TriggerSecurity):
+		return []decision.Trigger{trig(decision.TriggerSecurity, 0.9, false, "the reviewer raised a security concern: %s", reviewQuote(f.ev, decision.TriggerSecurity))}
 	case len(d.ProtectedTouched) > 0:
-		return []decision.Trigger{trig(TSecurity, 0.8, false, "protected paths touched: %s", strings.Join(d.ProtectedTouched, ", "))}
+		return []decision.Trigger{trig(decision.TriggerSecurity, 0.8, false, "protected paths touched: %s", strings.Join(d.ProtectedTouched, ", "))}
 	}
 	return nil
 }
@@ -80,12 +80,12 @@ func detectSecurity(f *facts) []decision.Trigger {
 func detectScope(f *facts) []decision.Trigger {
 	d := f.ev.Diff
 	switch {
-	case reviewTag(f.ev, "scope_creep"):
-		return []decision.Trigger{trig(TScopeCreep, 0.7, true, "the reviewer flagged scope creep: %s", reviewQuote(f.ev, "scope"))}
+	case reviewTag(f.ev, decision.TriggerScopeCreep):
+		return []decision.Trigger{trig(decision.TriggerScopeCreep, 0.7, true, "the reviewer flagged scope creep: %s", reviewQuote(f.ev, "scope"))}
 	case len(d.OutsideScope) > 0:
-		return []decision.Trigger{trig(TScopeCreep, 0.6, true, "files outside the task's scope: %s", strings.Join(d.OutsideScope, ", "))}
+		return []decision.Trigger{trig(decision.TriggerScopeCreep, 0.6, true, "files outside the task's scope: %s", strings.Join(d.OutsideScope, ", "))}
 	case f.p.DiffLinesLimit > 0 && d.Added+d.Deleted > f.p.DiffLinesLimit:
-		return []decision.Trigger{trig(TScopeCreep, 0.6, true, "diff of %d lines, over the limit of %d", d.Added+d.Deleted, f.p.DiffLinesLimit)}
+		return []decision.Trigger{trig(decision.TriggerScopeCreep, 0.6, true, "diff of %d lines, over the limit of %d", d.Added+d.Deleted, f.p.DiffLinesLimit)}
 	}
 	return nil
 }
@@ -96,12 +96,12 @@ func detectScope(f *facts) []decision.Trigger {
 func detectArchitecture(f *facts) []decision.Trigger {
 	d := f.ev.Diff
 	switch {
-	case reviewTag(f.ev, "architecture"):
-		return []decision.Trigger{trig(TArchitecture, 0.9, false, "the reviewer flagged architectural impact: %s", reviewQuote(f.ev, "architect"))}
+	case reviewTag(f.ev, decision.TriggerArchitecture):
+		return []decision.Trigger{trig(decision.TriggerArchitecture, 0.9, false, "the reviewer flagged architectural impact: %s", reviewQuote(f.ev, "architect"))}
 	case len(d.NewDeps) > 0:
-		return []decision.Trigger{trig(TArchitecture, 0.8, false, "new dependencies: %s", strings.Join(d.NewDeps, ", "))}
+		return []decision.Trigger{trig(decision.TriggerArchitecture, 0.8, false, "new dependencies: %s", strings.Join(d.NewDeps, ", "))}
 	case len(d.ExportedChanged) > 0:
-		return []decision.Trigger{trig(TArchitecture, 0.5, true, "exported API changed: %s", strings.Join(d.ExportedChanged, ", "))}
+		return []decision.Trigger{trig(decision.TriggerArchitecture, 0.5, true, "exported API changed: %s", strings.Join(d.ExportedChanged, ", "))}
 	}
 	return nil
 }
@@ -119,12 +119,12 @@ func detectMovedBranch(f *facts) []decision.Trigger {
 	if len(what) == 0 {
 		return nil
 	}
-	return []decision.Trigger{trig(TMovedBranch, 1, false, "%s", strings.Join(what, "; "))}
+	return []decision.Trigger{trig(decision.TriggerMovedBranch, 1, false, "%s", strings.Join(what, "; "))}
 }
 
 func detectConflict(f *facts) []decision.Trigger {
-	if reviewTag(f.ev, "requirements_conflict") {
-		return []decision.Trigger{trig(TConflict, 0.9, false, "the reviewer found conflicting requirements: %s", reviewQuote(f.ev, "conflict"))}
+	if reviewTag(f.ev, decision.TriggerConflict) {
+		return []decision.Trigger{trig(decision.TriggerConflict, 0.9, false, "the reviewer found conflicting requirements: %s", reviewQuote(f.ev, "conflict"))}
 	}
 	return nil
 }
@@ -171,7 +171,7 @@ func namedSymbols(ev evidence.Iteration) []string {
 			}
 		}
 	}
-	if reviewTag(ev, "missing_context") {
+	if reviewTag(ev, decision.TagMissingContext) {
 		for _, fd := range ev.Review.Findings {
 			if fd.File != "" && !slices.Contains(out, fd.File) {
 				out = append(out, fd.File)

@@ -67,7 +67,7 @@ func items(f *facts, ts []decision.Trigger) []string {
 		}
 	}
 	for _, t := range ts {
-		if t.ID == TTestTampering && t.Severity >= 0.5 || t.ID == TScopeCreep {
+		if t.ID == decision.TriggerTestTampering && t.Severity >= 0.5 || t.ID == decision.TriggerScopeCreep {
 			out = append(out, clip(t.ID+": "+t.Evidence, 160))
 		}
 	}

@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"github.com/agentloop/agentloop/internal/decision"
+
 	"os"
 	"strings"
 	"testing"
@@ -353,7 +355,7 @@ func TestMovedBranchEscalates(t *testing.T) {
 			t.Fatalf("decision %s (%s), want an escalation with a report", d.Action, d.Message)
 		}
 		r := d.Escalation.Report
-		if r.Class != ClassMovedBranch || !strings.Contains(r.Reason, "the agent moved the branch: switched the branch from main to evil (back on main)") ||
+		if r.Class != decision.TriggerMovedBranch || !strings.Contains(r.Reason, "the agent moved the branch: switched the branch from main to evil (back on main)") ||
 			!strings.Contains(r.Question, "changed git itself") {
 			t.Errorf("report class %q, reason %q, question %q", r.Class, r.Reason, r.Question)
 		}

@@ -86,8 +86,8 @@ func triggerLines(ts []decision.Trigger) []string {
 // patternOf names the loop's pattern: a stuck or oscillation trigger, else a
 // failure common to every iteration, else how much the failures moved.
 func patternOf(f *facts, ts []decision.Trigger) string {
-	if t, ok := firstOf(ts, TOscillation, TStuck, TPlateau, TRegression); ok {
-		if t.ID == TPlateau { // its evidence is the detector's figures
+	if t, ok := firstOf(ts, decision.TriggerOscillation, decision.TriggerStuck, decision.TriggerPlateau, decision.TriggerRegression); ok {
+		if t.ID == decision.TriggerPlateau { // its evidence is the detector's figures
 			return fmt.Sprintf("no progress: the best result has not improved for %s", plural(stalled(f), "iteration"))
 		}
 		return t.Evidence
@@ -168,41 +168,41 @@ func ask(f *facts, ts []decision.Trigger, c choice) (string, []decision.Option, 
 	t, _ := find(ts, c.class)
 	resume, accept, abort := options(f)
 	switch c.class {
-	case ClassSecurity:
+	case decision.TriggerSecurity:
 		return "Is this security-relevant change intended and safe to keep (" + t.Evidence + ")?",
 			[]decision.Option{optApprove, {Label: "Keep the agent away from it", TradeOff: "resume with guidance naming what it must not touch; the task may take longer"}, abort},
 			"Review the flagged change yourself before anything else; resume with guidance if it is not needed."
-	case ClassArchitecture:
+	case decision.TriggerArchitecture:
 		return "May the change alter the architecture (" + t.Evidence + "), or must it work within the current design?",
 			[]decision.Option{{Label: "Approve the change", TradeOff: "recorded as an ADR; later work builds on the new structure"},
 				{Label: "Stay within the current design", TradeOff: "resume with that guidance; the fix may be more code but keeps the boundaries"}, abort},
 			"Decide on the design change explicitly; if unsure, keep the current design."
-	case ClassConflict:
+	case decision.TriggerConflict:
 		return "Which requirement wins: " + t.Evidence + "?",
 			[]decision.Option{{Label: "The first requirement wins", TradeOff: "the other test or criterion must be changed by a person"},
 				{Label: "The second requirement wins", TradeOff: "the first must be changed by a person"},
 				{Label: "Both hold; clarify how", TradeOff: "resume with guidance explaining how both can be met"}},
 			"Clarify the requirement; the agent cannot resolve a contradiction by iterating."
-	case ClassScopeCreep:
+	case decision.TriggerScopeCreep:
 		return "The agent keeps changing what the task did not ask for (" + t.Evidence + "): widen the task's scope, or hold it to the task?",
 			[]decision.Option{{Label: "Widen the scope", TradeOff: "the extra changes stay; review them as part of this task"},
 				{Label: "Hold it to the task", TradeOff: "resume with guidance listing what is out of bounds"}, abort},
 			"Hold the agent to the task unless the extra change is needed for it."
-	case ClassTestTampering:
+	case decision.TriggerTestTampering:
 		return "The agent weakened the tests again (" + t.Evidence + "): are those tests wrong, or must the code satisfy them?",
 			[]decision.Option{{Label: "The tests are right", TradeOff: "resume with that guidance; the agent must fix the code"},
 				{Label: "The tests are wrong", TradeOff: "fix or allow the test change, then resume"}, abort},
 			"Check the tests it weakened; usually the code is what must change."
-	case ClassMovedBranch:
+	case decision.TriggerMovedBranch:
 		return "The agent changed git itself (" + t.Evidence + "); agentloop put back what it could. May it run git commands that move the branch or history, or must it leave git to agentloop?",
 			[]decision.Option{{Label: "Leave git to agentloop", TradeOff: "resume with guidance that the agent must not commit, switch, reset or delete refs; its work so far stays in the work tree"},
 				accept, abort},
 			"Read what it did and the iteration's diff; resume with guidance that forbids git commands which move the branch."
-	case "no_verdict":
+	case decision.ClassNoVerdict:
 		return "The gates pass but the reviewer gave no readable verdict: do you approve the change?",
 			[]decision.Option{optApprove, {Label: "Ask for changes", TradeOff: "resume with your review as guidance; another iteration"}, abort},
 			"Read the diff and decide; the gates alone do not cover what the reviewer checks."
-	case "review":
+	case decision.ClassReview:
 		return "The reviewer and the implementer do not converge: is the reviewer's demand part of this task?",
 			[]decision.Option{{Label: "The reviewer is right", TradeOff: "resume with guidance to do what the reviewer asks"},
 				{Label: "Accept without it", TradeOff: "the reviewer's concern is recorded but not addressed", Resume: "--accept"}, abort},
@@ -213,8 +213,8 @@ func ask(f *facts, ts []decision.Trigger, c choice) (string, []decision.Option, 
 		// Nothing to accept: no checkpoint ran the checks without weakening them.
 		opts = []decision.Option{resume, abort}
 	}
-	if c.class == ClassOscillation {
-		t, _ := find(ts, TOscillation)
+	if c.class == decision.TriggerOscillation {
+		t, _ := find(ts, decision.TriggerOscillation)
 		return "The agent goes round: " + t.Evidence + ". What must the code do so that both pass?", opts,
 			"Both tests stand unless one is wrong: resume with a hint on how both can hold."
 	}

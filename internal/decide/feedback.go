@@ -62,7 +62,7 @@ func instructions(f *facts, ts []decision.Trigger, c choice, n loop.Next) string
 	case loop.ActionExpand:
 		b = append(b, "Read these before changing code; the errors name them: "+strings.Join(n.Expand, ", "))
 	}
-	if t, ok := find(ts, TTestTampering); ok {
+	if t, ok := find(ts, decision.TriggerTestTampering); ok {
 		switch {
 		case t.Severity >= 0.9:
 			b = append(b, "Restore the tests you weakened: "+t.Evidence+".")
@@ -78,13 +78,13 @@ func instructions(f *facts, ts []decision.Trigger, c choice, n loop.Next) string
 			b = append(b, "You edited tests ("+t.Evidence+"): do not change what they expect unless the task asks for it.")
 		}
 	}
-	if t, ok := find(ts, TScopeCreep); ok {
+	if t, ok := find(ts, decision.TriggerScopeCreep); ok {
 		b = append(b, "Revert what the task did not ask for: "+t.Evidence+".")
 	}
-	if t, ok := find(ts, TRegression); ok {
+	if t, ok := find(ts, decision.TriggerRegression); ok {
 		b = append(b, "Regression: "+t.Evidence+".")
 	}
-	if t, ok := find(ts, THallucination); ok && f.ev.Agent.Completed {
+	if t, ok := find(ts, decision.TriggerHallucination); ok && f.ev.Agent.Completed {
 		b = append(b, "Do not claim completion: "+t.Evidence+".")
 	}
 	return strings.Join(b, "\n")

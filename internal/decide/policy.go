@@ -1,6 +1,10 @@
 package decide
 
-import "time"
+import (
+	"time"
+
+	"github.com/agentloop/agentloop/internal/decision"
+)
 
 // Policy holds the thresholds the decision engine applies. The defaults are those of
 // published loop runners' measurements; a procedure's config may override any of them.
@@ -32,30 +36,18 @@ type Policy struct {
 	MaxIterations int `yaml:"max_iterations"`
 }
 
-// Escalation classes usable in [Policy.EscalateOn].
-const (
-	ClassSecurity     = "security"              // the reviewer's security tag, protected paths touched (secrets always escalate)
-	ClassScopeCreep   = "scope_creep"           // changes outside the task's scope, seen a second time
-	ClassArchitecture = "architecture"          // the reviewer's architecture tag, new dependencies
-	ClassConflict     = "requirements_conflict" // requirements that contradict each other ("conflict" for short)
-	// ClassTestTampering names repeated serious test tampering, which escalates
-	// whether it is listed or not: a loop that keeps weakening tests must stop.
-	ClassTestTampering = "test_tampering"
-	// ClassOscillation is an agent whose fix for one failure breaks another and
-	// back, after a fresh attempt: a question of how both can pass, never of
-	// which test to drop. Not a class of EscalateOn.
-	ClassOscillation = "oscillation"
-	// ClassMovedBranch is an agent that changed agentloop's records in git
-	// (deleted or moved checkpoint refs, switched the branch, reset or rewrote
-	// history): always escalated, whatever EscalateOn lists. Not a class of
-	// EscalateOn.
-	ClassMovedBranch = "moved_branch"
-)
-
 // EscalationClasses lists the names [Policy.EscalateOn] (a procedure's
-// escalation.on) accepts, in the order they are documented.
+// escalation.on) accepts, in the order they are documented: the names of the
+// triggers that escalate at once when listed (security: the reviewer's tag,
+// protected paths touched; scope_creep: changes outside the task's scope,
+// seen a second time; architecture: the reviewer's tag, new dependencies;
+// requirements_conflict, "conflict" for short), and test_tampering, whose
+// repeated serious kind escalates whether it is listed or not. A secret in
+// the diff, an oscillation after a fresh attempt and an agent that moved
+// agentloop's records in git (moved_branch) always escalate; they are no
+// classes of EscalateOn.
 func EscalationClasses() []string {
-	return []string{ClassSecurity, ClassScopeCreep, ClassArchitecture, ClassConflict, "conflict", ClassTestTampering}
+	return []string{decision.TriggerSecurity, decision.TriggerScopeCreep, decision.TriggerArchitecture, decision.TriggerConflict, "conflict", decision.TriggerTestTampering}
 }
 
 // DefaultPolicy returns the evidence-backed defaults.
@@ -71,7 +63,7 @@ func DefaultPolicy() Policy {
 		Epsilon:                 0.02,
 		StuckRepeats:            2,
 		MaxReviewRounds:         3,
-		EscalateOn:              []string{ClassSecurity, ClassScopeCreep, ClassArchitecture, ClassConflict},
+		EscalateOn:              []string{decision.TriggerSecurity, decision.TriggerScopeCreep, decision.TriggerArchitecture, decision.TriggerConflict},
 		AutoRetryOnTestFail:     true,
 		AutoRetryOnReviewReject: true,
 		FeedbackMaxLength:       500,
@@ -83,7 +75,7 @@ func DefaultPolicy() Policy {
 // escalates reports whether class is one the policy escalates at once.
 func (p Policy) escalates(class string) bool {
 	for _, c := range p.EscalateOn {
-		if c == class || (class == ClassConflict && c == "conflict") {
+		if c == class || (class == decision.TriggerConflict && c == "conflict") {
 			return true
 		}
 	}

@@ -17,23 +17,24 @@ type choice struct {
 	class    string // escalation class, when escalating
 }
 
-// Rules of the priority order, in order; each is named in the decision document.
+// Rules of the priority order, in order; each is named in the decision
+// document. A rule that fires on one trigger (or tag) has its name.
 const (
 	RuleCritical     = "critical"
 	RuleImmediate    = "escalate_at_once"
 	RuleProceed      = "proceed"
-	RuleNoVerdict    = "no_verdict"
+	RuleNoVerdict    = decision.ClassNoVerdict
 	RuleTransient    = "transient_retry"
 	RuleBudget       = "budget"
-	RuleMaxIter      = "max_iterations"
+	RuleMaxIter      = decision.TriggerMaxIterations
 	RuleReviewRounds = "review_rounds"
 	RuleNoAutoRetry  = "auto_retry_off"
-	RuleStuck        = "stuck"
-	RuleRegression   = "regression"
-	RulePlateau      = "plateau"
-	RuleMissing      = "missing_context"
-	RuleTamper       = "test_tampering"
-	RuleScope        = "scope_creep"
+	RuleStuck        = decision.TriggerStuck
+	RuleRegression   = decision.TriggerRegression
+	RulePlateau      = decision.TriggerPlateau
+	RuleMissing      = decision.TagMissingContext
+	RuleTamper       = decision.TriggerTestTampering
+	RuleScope        = decision.TriggerScopeCreep
 	RuleDepth        = "refine_depth"
 	RuleRefine       = "refine"
 	RuleThreshold    = "failure_threshold"
@@ -76,79 +77,79 @@ func (e *Engine) choose(f *facts, ts []decision.Trigger) choice {
 	if c, ok := e.immediate(f, ts); ok {
 		return c
 	}
-	blocked := has(ts, TTestTampering, 0.9) || has(ts, TScopeCreep, 0.1) ||
-		!f.acked[TSecurity] && has(ts, TSecurity, 0.1) ||
-		!f.acked[TArchitecture] && has(ts, TArchitecture, 0.7) || !f.acked[TConflict] && has(ts, TConflict, 0.1)
+	blocked := has(ts, decision.TriggerTestTampering, 0.9) || has(ts, decision.TriggerScopeCreep, 0.1) ||
+		!f.acked[decision.TriggerSecurity] && has(ts, decision.TriggerSecurity, 0.1) ||
+		!f.acked[decision.TriggerArchitecture] && has(ts, decision.TriggerArchitecture, 0.7) || !f.acked[decision.TriggerConflict] && has(ts, decision.TriggerConflict, 0.1)
 	if f.cur.Succeeded && !blocked {
 		return choice{action: loop.ActionProceed, rule: RuleProceed, reason: proceedReason(f)}
 	}
 	if r := f.ev.Review; f.in.Spec.HasReviewer && (r == nil || r.Verdict == evidence.VerdictUnknown || r.Verdict == "") &&
 		green(f.ev, &loop.Spec{}, p) && !blocked {
-		return choice{action: loop.ActionEscalate, rule: RuleNoVerdict, class: "no_verdict",
+		return choice{action: loop.ActionEscalate, rule: RuleNoVerdict, class: decision.ClassNoVerdict,
 			reason: "the gates pass but the reviewer gave no readable verdict"}
 	}
 	if onlyTransient(f.ev, ts) && trailing(f.past, "retry") < p.MaxTransient {
 		return e.ladder(f, choice{action: loop.ActionRetry, strategy: "retry", rule: RuleTransient, reason: "transient failure: same prompt again"})
 	}
-	if t, ok := find(ts, TBudgetAfford); ok {
+	if t, ok := find(ts, decision.TriggerBudgetAfford); ok {
 		return choice{action: loop.ActionAbort, rule: RuleBudget, reason: "budget cannot afford another iteration: " + t.Evidence}
 	}
-	if t, ok := find(ts, TMaxIterations); ok {
-		return choice{action: loop.ActionEscalate, rule: RuleMaxIter, reason: "max iterations reached: " + t.Evidence, class: "max_iterations"}
+	if t, ok := find(ts, decision.TriggerMaxIterations); ok {
+		return choice{action: loop.ActionEscalate, rule: RuleMaxIter, reason: "max iterations reached: " + t.Evidence, class: decision.TriggerMaxIterations}
 	}
 	if n := reviewRounds(f); f.in.Spec.HasReviewer && n >= p.MaxReviewRounds {
-		return choice{action: loop.ActionEscalate, rule: RuleReviewRounds, class: "review",
+		return choice{action: loop.ActionEscalate, rule: RuleReviewRounds, class: decision.ClassReview,
 			reason: fmt.Sprintf("the reviewer did not approve in %d rounds", n)}
 	}
-	if has(ts, TRequirementUnmet, 0) && !p.AutoRetryOnTestFail {
+	if has(ts, decision.TriggerRequirementUnmet, 0) && !p.AutoRetryOnTestFail {
 		return choice{action: loop.ActionEscalate, rule: RuleNoAutoRetry, reason: "tests fail and auto_retry_on_test_fail is off", class: "policy"}
 	}
-	if (has(ts, TExplicitFeedback, 0) || has(ts, TUserRejection, 0)) && !p.AutoRetryOnReviewReject {
+	if (has(ts, decision.TriggerExplicitFeedback, 0) || has(ts, decision.TriggerUserRejection, 0)) && !p.AutoRetryOnReviewReject {
 		return choice{action: loop.ActionEscalate, rule: RuleNoAutoRetry, reason: "the reviewer asked for changes and auto_retry_on_review_reject is off", class: "policy"}
 	}
-	if t, ok := firstOf(ts, TOscillation, TStuck); ok {
+	if t, ok := firstOf(ts, decision.TriggerOscillation, decision.TriggerStuck); ok {
 		// One fresh attempt that stayed stuck is evidence enough: escalate.
 		if n := simplifiesSinceBest(f); n >= 1 {
-			if t.ID == TOscillation {
-				return choice{action: loop.ActionEscalate, rule: RuleStuck, class: ClassOscillation,
+			if t.ID == decision.TriggerOscillation {
+				return choice{action: loop.ActionEscalate, rule: RuleStuck, class: decision.TriggerOscillation,
 					reason: fmt.Sprintf("oscillation: %s; %s did not end it", t.Evidence, plural(n, "fresh attempt"))}
 			}
 			why := t.ID + ": " + t.Evidence
-			if r, ok := find(ts, TRegression); ok && regressedBefore(f) {
+			if r, ok := find(ts, decision.TriggerRegression); ok && regressedBefore(f) {
 				// Stuck on a regression that came back after its rollback: say so.
 				why += "; regression again: " + r.Evidence
 			}
-			return choice{action: loop.ActionEscalate, rule: RuleStuck, class: "stuck",
+			return choice{action: loop.ActionEscalate, rule: RuleStuck, class: decision.TriggerStuck,
 				reason: fmt.Sprintf("still stuck after %s: %s", plural(n, "simplification"), why)}
 		}
 		return e.simplify(f, RuleStuck, t.ID+": "+t.Evidence)
 	}
 	// Past 80% of a budget, no expand: it makes iterations longer and costlier.
-	missing := has(ts, THallucination, 0) && countStrategy(f.past, "expand") < p.MaxExpand && !has(ts, TBudgetSoft, 0)
-	if t, ok := find(ts, TPlateau); ok {
+	missing := has(ts, decision.TriggerHallucination, 0) && countStrategy(f.past, "expand") < p.MaxExpand && !has(ts, decision.TriggerBudgetSoft, 0)
+	if t, ok := find(ts, decision.TriggerPlateau); ok {
 		if missing {
 			return e.ladder(f, choice{action: loop.ActionExpand, strategy: "expand", rule: RulePlateau, reason: "plateau with missing context: " + t.Evidence})
 		}
 		return e.simplify(f, RulePlateau, "plateau: "+t.Evidence)
 	}
-	if t, ok := find(ts, TRegression); ok {
+	if t, ok := find(ts, decision.TriggerRegression); ok {
 		if regressedBefore(f) {
 			// It came back after the rollback: a fresh attempt, then a person.
 			if n := simplifiesSinceBest(f); n >= 1 {
-				return choice{action: loop.ActionEscalate, rule: RuleRegression, class: "regression",
+				return choice{action: loop.ActionEscalate, rule: RuleRegression, class: decision.TriggerRegression,
 					reason: fmt.Sprintf("regression again after %s: %s", plural(n, "simplification"), t.Evidence)}
 			}
 			return e.simplify(f, RuleRegression, "regression again after a rollback: "+t.Evidence)
 		}
 		return e.ladder(f, choice{action: loop.ActionRefine, strategy: "refine", rule: RuleRegression, reason: "regression: " + t.Evidence})
 	}
-	if t, ok := find(ts, THallucination); ok && missing {
+	if t, ok := find(ts, decision.TriggerHallucination); ok && missing {
 		return e.ladder(f, choice{action: loop.ActionExpand, strategy: "expand", rule: RuleMissing, reason: "add what the errors name: " + t.Evidence})
 	}
-	if t, ok := find(ts, TTestTampering); ok && t.Severity >= 0.9 {
+	if t, ok := find(ts, decision.TriggerTestTampering); ok && t.Severity >= 0.9 {
 		return choice{action: loop.ActionRefine, strategy: "refine", rule: RuleTamper, reason: "tests were weakened; restore them: " + t.Evidence}
 	}
-	if t, ok := find(ts, TScopeCreep); ok {
+	if t, ok := find(ts, decision.TriggerScopeCreep); ok {
 		return choice{action: loop.ActionRefine, strategy: "refine", rule: RuleScope, reason: "out of scope; revert what the task did not ask for: " + t.Evidence}
 	}
 	if trailing(f.past, "refine") >= p.MaxRefinePerAttempt && !progressed(f) {
@@ -167,29 +168,29 @@ func (e *Engine) immediate(f *facts, ts []decision.Trigger) (choice, bool) {
 	esc := func(class, reason string) (choice, bool) {
 		return choice{action: loop.ActionEscalate, rule: RuleImmediate, class: class, reason: reason}, true
 	}
-	if t, ok := find(ts, TSecurity); ok && t.Severity >= 1 {
-		return choice{action: loop.ActionEscalate, rule: RuleCritical, class: ClassSecurity, reason: "security: " + t.Evidence}, true
+	if t, ok := find(ts, decision.TriggerSecurity); ok && t.Severity >= 1 {
+		return choice{action: loop.ActionEscalate, rule: RuleCritical, class: decision.TriggerSecurity, reason: "security: " + t.Evidence}, true
 	}
-	if t, ok := find(ts, TMovedBranch); ok {
-		return choice{action: loop.ActionEscalate, rule: RuleCritical, class: ClassMovedBranch, reason: "the agent moved the branch: " + t.Evidence}, true
+	if t, ok := find(ts, decision.TriggerMovedBranch); ok {
+		return choice{action: loop.ActionEscalate, rule: RuleCritical, class: decision.TriggerMovedBranch, reason: "the agent moved the branch: " + t.Evidence}, true
 	}
-	if t, ok := find(ts, TBudgetHard); ok {
+	if t, ok := find(ts, decision.TriggerBudgetHard); ok {
 		return choice{action: loop.ActionAbort, rule: RuleCritical, reason: t.Evidence}, true
 	}
-	if t, ok := find(ts, TSecurity); ok && p.escalates(ClassSecurity) && !f.acked[TSecurity] {
-		return esc(ClassSecurity, "security: "+t.Evidence)
+	if t, ok := find(ts, decision.TriggerSecurity); ok && p.escalates(decision.TriggerSecurity) && !f.acked[decision.TriggerSecurity] {
+		return esc(decision.TriggerSecurity, "security: "+t.Evidence)
 	}
-	if t, ok := find(ts, TArchitecture); ok && t.Severity >= 0.7 && p.escalates(ClassArchitecture) && !f.acked[TArchitecture] {
-		return esc(ClassArchitecture, "architectural impact: "+t.Evidence)
+	if t, ok := find(ts, decision.TriggerArchitecture); ok && t.Severity >= 0.7 && p.escalates(decision.TriggerArchitecture) && !f.acked[decision.TriggerArchitecture] {
+		return esc(decision.TriggerArchitecture, "architectural impact: "+t.Evidence)
 	}
-	if t, ok := find(ts, TConflict); ok && p.escalates(ClassConflict) && !f.acked[TConflict] {
-		return esc(ClassConflict, "conflicting requirements: "+t.Evidence)
+	if t, ok := find(ts, decision.TriggerConflict); ok && p.escalates(decision.TriggerConflict) && !f.acked[decision.TriggerConflict] {
+		return esc(decision.TriggerConflict, "conflicting requirements: "+t.Evidence)
 	}
-	if t, ok := find(ts, TScopeCreep); ok && p.escalates(ClassScopeCreep) && seenBefore(f, TScopeCreep) {
-		return esc(ClassScopeCreep, "scope creep again: "+t.Evidence)
+	if t, ok := find(ts, decision.TriggerScopeCreep); ok && p.escalates(decision.TriggerScopeCreep) && seenBefore(f, decision.TriggerScopeCreep) {
+		return esc(decision.TriggerScopeCreep, "scope creep again: "+t.Evidence)
 	}
-	if t, ok := find(ts, TTestTampering); ok && t.Severity >= 0.9 && seenBefore(f, TTestTampering) {
-		return esc(ClassTestTampering, "tests weakened again: "+t.Evidence)
+	if t, ok := find(ts, decision.TriggerTestTampering); ok && t.Severity >= 0.9 && seenBefore(f, decision.TriggerTestTampering) {
+		return esc(decision.TriggerTestTampering, "tests weakened again: "+t.Evidence)
 	}
 	return choice{}, false
 }
@@ -199,7 +200,7 @@ func (e *Engine) immediate(f *facts, ts []decision.Trigger) (choice, bool) {
 // the last new best did not get the run unstuck.
 func (e *Engine) simplify(f *facts, rule, reason string) choice {
 	if n := simplifiesSinceBest(f); n >= f.p.MaxSimplify {
-		return choice{action: loop.ActionEscalate, rule: rule, class: "stuck",
+		return choice{action: loop.ActionEscalate, rule: rule, class: decision.TriggerStuck,
 			reason: fmt.Sprintf("still stuck after %d simplifications: %s", n, reason)}
 	}
 	return choice{action: loop.ActionSimplify, strategy: "simplify", rule: rule, reason: reason}
@@ -268,7 +269,7 @@ func simplifiesSinceBest(f *facts) int {
 // back after its rollback.
 func regressedBefore(f *facts) bool {
 	n := len(f.seq)
-	return n >= 2 && hasTrigger(f.seq[n-2], TRegression)
+	return n >= 2 && hasTrigger(f.seq[n-2], decision.TriggerRegression)
 }
 
 func attempt(f *facts) int { return max(f.in.State.Next.Attempt, 1) }

@@ -11,35 +11,6 @@ import (
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
-// Trigger ids: the specification's eight, then agentloop's own.
-const (
-	TValidationFailure = "validation_failure"
-	TLowConfidence     = "low_confidence"
-	TIncompleteOutput  = "incomplete_output"
-	TExplicitFeedback  = "explicit_feedback"
-	THallucination     = "hallucination_detected"
-	TRequirementUnmet  = "requirement_unmet"
-	TQualityThreshold  = "quality_threshold"
-	TUserRejection     = "user_rejection"
-
-	TStuck         = "stuck"
-	TOscillation   = "oscillation"
-	TRegression    = "regression"
-	TPlateau       = "plateau"
-	TTestTampering = "test_tampering"
-	TSecurity      = "security"
-	TScopeCreep    = "scope_creep"
-	TArchitecture  = "architecture"
-	TConflict      = "requirements_conflict"
-	TBudgetSoft    = "budget_soft"
-	TBudgetAfford  = "budget_cannot_afford"
-	TBudgetHard    = "budget_hard"
-	TMaxIterations = "max_iterations"
-	TTransient     = "transient"
-	TRateLimit     = "rate_limit"
-	TMovedBranch   = "moved_branch"
-)
-
 // facts is what every detector reads: the policy, the input, the past of this
 // segment and the present iteration.
 type facts struct {
@@ -120,40 +91,40 @@ func detectSpec(f *facts) []decision.Trigger {
 		}
 	}
 	if len(build) > 0 {
-		out = append(out, trig(TValidationFailure, 0.8, true, "%d build, crash, type or lint failures in required gates: %s", len(build), first(build)))
+		out = append(out, trig(decision.TriggerValidationFailure, 0.8, true, "%d build, crash, type or lint failures in required gates: %s", len(build), first(build)))
 	}
 	if len(tests) > 0 {
-		out = append(out, trig(TRequirementUnmet, 0.7, true, "%s: %s", plural(len(tests), "failing test"), first(tests)))
+		out = append(out, trig(decision.TriggerRequirementUnmet, 0.7, true, "%s: %s", plural(len(tests), "failing test"), first(tests)))
 	}
 	a := ev.Agent
 	if a.Failed() && !a.Transient && !a.RateLimited {
-		out = append(out, trig(TIncompleteOutput, 0.6, true, "agent did not finish: %s", agentReason(a)))
+		out = append(out, trig(decision.TriggerIncompleteOutput, 0.6, true, "agent did not finish: %s", agentReason(a)))
 	}
 	if a.Completed && (len(build)+len(tests) > 0) {
-		out = append(out, trig(THallucination, 0.6, true, "the agent claimed completion but %d required checks fail", len(build)+len(tests)))
+		out = append(out, trig(decision.TriggerHallucination, 0.6, true, "the agent claimed completion but %d required checks fail", len(build)+len(tests)))
 	} else if syms := namedSymbols(ev); len(syms) > 0 {
-		out = append(out, trig(THallucination, 0.5, true, "errors name what the agent did not see: %s", strings.Join(syms, ", ")))
+		out = append(out, trig(decision.TriggerHallucination, 0.5, true, "errors name what the agent did not see: %s", strings.Join(syms, ", ")))
 	}
 	if r := ev.Review; r != nil {
 		switch {
 		case r.Verdict == evidence.VerdictUnknown || r.Verdict == "":
-			out = append(out, trig(TLowConfidence, 0.3, true, "the reviewer's answer could not be read"))
+			out = append(out, trig(decision.TriggerLowConfidence, 0.3, true, "the reviewer's answer could not be read"))
 		case r.Confidence > 0 && r.Confidence < 0.5:
-			out = append(out, trig(TLowConfidence, 0.3, true, "reviewer confidence %.2f", r.Confidence))
+			out = append(out, trig(decision.TriggerLowConfidence, 0.3, true, "reviewer confidence %.2f", r.Confidence))
 		}
 		if r.Verdict == evidence.VerdictReject {
-			out = append(out, trig(TUserRejection, 0.8, true, "the reviewer rejected the change: %s", orText(r.Summary, "no summary")))
+			out = append(out, trig(decision.TriggerUserRejection, 0.8, true, "the reviewer rejected the change: %s", orText(r.Summary, "no summary")))
 		}
 		if r.Verdict == evidence.VerdictRequestChanges || r.Verdict == evidence.VerdictReject {
-			out = append(out, trig(TExplicitFeedback, reviewSeverity(r), true, "%s", plural(len(r.Findings), "reviewer finding")))
+			out = append(out, trig(decision.TriggerExplicitFeedback, reviewSeverity(r), true, "%s", plural(len(r.Findings), "reviewer finding")))
 		}
 		if r.Approved() && r.Score > 0 && r.Score < f.p.AcceptScore {
-			out = append(out, trig(TQualityThreshold, 0.3, true, "reviewer score %.1f below %.1f", r.Score, f.p.AcceptScore))
+			out = append(out, trig(decision.TriggerQualityThreshold, 0.3, true, "reviewer score %.1f below %.1f", r.Score, f.p.AcceptScore))
 		}
 	}
 	if len(other) > 0 && len(build)+len(tests) == 0 {
 		slices.Sort(other)
-		out = append(out, trig(TQualityThreshold, 0.2, true, "optional gates failing: %s", strings.Join(slices.Compact(other), ", ")))
+		out = append(out, trig(decision.TriggerQualityThreshold, 0.2, true, "optional gates failing: %s", strings.Join(slices.Compact(other), ", ")))
 	}
 	return out
 }

@@ -16,7 +16,7 @@ import (
 // evidence. Reasons already in plain words (an oscillation, the shapes of
 // stuck) are kept.
 func said(f *facts, ts []decision.Trigger, c choice) string {
-	if hasTrigger(f.cur, TOscillation) || c.rule != RuleStuck && c.rule != RulePlateau {
+	if hasTrigger(f.cur, decision.TriggerOscillation) || c.rule != RuleStuck && c.rule != RulePlateau {
 		return c.reason
 	}
 	n := stalled(f)
@@ -25,7 +25,7 @@ func said(f *facts, ts []decision.Trigger, c choice) string {
 		still = fmt.Sprintf(", still %s (%s)", plural(k, "failure"), first(f.cur.Failing))
 	}
 	switch {
-	case c.action == loop.ActionEscalate && c.class == "stuck":
+	case c.action == loop.ActionEscalate && c.class == decision.TriggerStuck:
 		tried := "a fresh attempt"
 		if s := simplifiesSinceBest(f); s > 1 {
 			tried = plural(s, "fresh attempt")
@@ -35,7 +35,7 @@ func said(f *facts, ts []decision.Trigger, c choice) string {
 			from = " (from the work tree as it was: checkpoints are off)"
 		}
 		why := fmt.Sprintf("no progress for %s%s; %s%s did not help", plural(n, "iteration"), still, tried, from)
-		if r, ok := find(ts, TRegression); ok && regressedBefore(f) {
+		if r, ok := find(ts, decision.TriggerRegression); ok && regressedBefore(f) {
 			why += "; regression again: " + r.Evidence // it came back after its rollback
 		}
 		return why

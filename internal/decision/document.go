@@ -7,14 +7,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Trigger is one reason, found in the evidence, to change course.
-type Trigger struct {
-	ID       string  `json:"id" yaml:"id"`             // e.g. validation_failure, stuck, oscillation
-	Severity float64 `json:"severity" yaml:"severity"` // 0–1
-	Fixable  bool    `json:"fixable" yaml:"fixable"`
-	Evidence string  `json:"evidence,omitempty" yaml:"evidence,omitempty"`
-}
-
 // Document is the `decision` document. `agentloop decide` writes its
 // specification fields; the loop writes it as each iteration's decision.yaml with
 // the extensions (triggers, strategy, budget, assessment) filled.

@@ -1,17 +1,8 @@
 package review
 
-import "github.com/agentloop/agentloop/internal/evidence"
-
-// Tags the reviewer may attach to a verdict. The decision engine escalates on
-// security, scope_creep, architecture and requirements_conflict.
-const (
-	TagSecurity             = "security"
-	TagScopeCreep           = "scope_creep"
-	TagArchitecture         = "architecture"
-	TagRequirementsConflict = "requirements_conflict"
-	TagTestTampering        = "test_tampering"
-	TagMissingContext       = "missing_context"
-	TagNeedsHuman           = "needs_human"
+import (
+	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 // Finding severities.
@@ -22,9 +13,13 @@ const (
 	SeverityNit     = "nit"
 )
 
-// KnownTags lists the tags of the reviewer contract, in the order prompts show them.
+// KnownTags lists the tags of the reviewer contract, in the order prompts
+// show them. Package decision owns their names: a tag the decision engine
+// escalates on (security, scope_creep, architecture, requirements_conflict)
+// or acts on (test_tampering) is the name of the trigger it raises.
 func KnownTags() []string {
-	return []string{TagSecurity, TagScopeCreep, TagArchitecture, TagRequirementsConflict, TagTestTampering, TagMissingContext, TagNeedsHuman}
+	return []string{decision.TriggerSecurity, decision.TriggerScopeCreep, decision.TriggerArchitecture, decision.TriggerConflict,
+		decision.TriggerTestTampering, decision.TagMissingContext, decision.TagNeedsHuman}
 }
 
 // KnownTag reports whether tag is part of the reviewer contract.

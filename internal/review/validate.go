@@ -1,6 +1,8 @@
 package review
 
 import (
+	"github.com/agentloop/agentloop/internal/decision"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -74,7 +76,7 @@ func readTags(raw any) ([]string, error) {
 		}
 		t := norm(s)
 		if t == "scope" || t == "scopecreep" {
-			t = TagScopeCreep
+			t = decision.TriggerScopeCreep
 		}
 		if t != "" && !seen[t] {
 			seen[t] = true

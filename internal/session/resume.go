@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -131,7 +132,7 @@ func Architectural(st *loop.State) bool {
 	if len(st.History) == 0 {
 		return false
 	}
-	return slices.Contains(st.History[len(st.History)-1].Triggers, "architecture")
+	return slices.Contains(st.History[len(st.History)-1].Triggers, decision.TriggerArchitecture)
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
