@@ -237,6 +237,7 @@ type loop struct {
 	env      []string       // added to agentloop's environment
 	limits   map[string]any // replace the procedure's limits of these names
 	sandbox  map[string]any // the procedure's sandbox: section, when set
+	prefix   []string       // runs agentloop under this command (see [asRoot])
 }
 
 func (l *loop) config(t *testing.T) {
@@ -301,7 +302,8 @@ func (o outcome) String() string {
 }
 
 func (l *loop) command(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, binary, args...)
+	argv := append(append(append([]string(nil), l.prefix...), binary), args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	// A test that runs out of time interrupts agentloop as Ctrl-C does, so it
 	// ends its agents; SIGKILL only if it does not end.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
@@ -310,6 +312,27 @@ func (l *loop) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "PATH="+binDir()+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
 	cmd.Env = append(cmd.Env, l.env...)
 	return cmd
+}
+
+// asRoot is the command prefix that runs agentloop, and the agents it
+// starts, as root in a user namespace of their own (unshare --user
+// --map-root-user: unshare execs agentloop, so signals reach it as they
+// would directly), whoever runs the tests: what a CLI does as root is tested
+// on any runner. Without unshare, or where the kernel refuses unprivileged
+// user namespaces, the test skips with the reason (fails under CI=true).
+func asRoot(t *testing.T) []string {
+	t.Helper()
+	argv := []string{testenv.NeedTool(t, "unshare"), "--user", "--map-root-user"}
+	out, err := exec.CommandContext(t.Context(), argv[0], append(argv[1:], "id", "-u")...).CombinedOutput()
+	if err == nil && strings.TrimSpace(string(out)) == "0" {
+		return argv
+	}
+	msg := fmt.Sprintf("cannot run as root in a user namespace (%s: %v: %s)", strings.Join(argv, " "), err, strings.TrimSpace(string(out)))
+	if testenv.CI() {
+		t.Fatalf("%s; CI=true, so the runner must allow unprivileged user namespaces", msg)
+	}
+	t.Skip(msg)
+	return nil
 }
 
 // run writes the configuration, runs `agentloop run build` to its end and reads

@@ -139,13 +139,14 @@ func TestRefusesToStart(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			if c.root && os.Geteuid() != 0 {
-				t.Skip("Claude Code refuses only as root")
+			var prefix []string
+			if c.root { // Claude Code refuses only as root
+				prefix = asRoot(t)
 			}
 			t.Parallel()
 			a := &agent{cli: lookupCLI(name), name: name, srv: serve(t, editScenario), result: "refuses",
 				setup: func(env map[string]string) { delete(env, c.unset) }}
-			l := &loop{dir: repo(t), main: a}
+			l := &loop{dir: repo(t), main: a, prefix: prefix}
 			o := l.run(t)
 			if o.code != 2 || !strings.Contains(strings.ToLower(o.stdout+o.stderr), c.want) {
 				t.Errorf("want exit 2 and the CLI's message (%q); %s", c.want, o)
