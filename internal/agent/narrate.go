@@ -81,15 +81,45 @@ type record struct {
 	} `json:"data"`
 }
 
-// Line returns the readable lines of one line of the stream.
-func (n *narrator) Line(b []byte) []string {
+// said is one thing the narrator read in the stream: the agent's text, a
+// tool call it started, or a line that is not JSON.
+type said struct {
+	tool bool   // a tool call: name and input
+	raw  bool   // not a record: text is the line as it is
+	name string // the tool's
+	text string // the text, the tool call's input on one line, or the line
+}
+
+// String is the line -v shows ("agent: …", "tool Bash: go test ./...").
+func (s said) String() string {
+	switch {
+	case s.raw:
+		return s.text
+	case !s.tool:
+		return "agent: " + s.text
+	case s.text == "":
+		return "tool " + s.name + ":"
+	}
+	return "tool " + s.name + ": " + s.text
+}
+
+// Call is the tool call as the live status shows it ("Bash: go test ./...").
+func (s said) Call() string {
+	if s.text == "" {
+		return s.name
+	}
+	return s.name + ": " + s.text
+}
+
+// Line returns what one line of the stream says.
+func (n *narrator) Line(b []byte) []said {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return nil
 	}
 	var r record
 	if b[0] != '{' || json.Unmarshal(b, &r) != nil {
-		return append(n.Flush(), string(b))
+		return append(n.Flush(), said{raw: true, text: string(b)})
 	}
 	if n.format == FormatGeminiStream && r.Type == "message" && r.Role == "assistant" && r.Delta {
 		var s string
@@ -100,11 +130,11 @@ func (n *narrator) Line(b []byte) []string {
 	out := n.Flush()
 	say := func(text string) {
 		if t := oneLine(text, narrateWidth); t != "" {
-			out = append(out, "agent: "+t)
+			out = append(out, said{text: t})
 		}
 	}
 	tool := func(name string, input json.RawMessage) {
-		out = append(out, "tool "+name+": "+toolInput(input))
+		out = append(out, said{tool: true, name: name, text: toolInput(input)})
 	}
 	switch {
 	case r.Message != nil && r.Message.Role == "assistant" && (r.Type == "assistant" || r.Type == "message"):
@@ -119,9 +149,9 @@ func (n *narrator) Line(b []byte) []string {
 	case r.Item != nil && r.Type == "item.started":
 		switch r.Item.Type {
 		case "command_execution":
-			out = append(out, "tool shell: "+oneLine(r.Item.Command, narrateWidth))
+			out = append(out, said{tool: true, name: "shell", text: oneLine(r.Item.Command, narrateWidth)})
 		case "mcp_tool_call":
-			out = append(out, "tool "+r.Item.Server+"."+r.Item.Tool+":")
+			out = append(out, said{tool: true, name: r.Item.Server + "." + r.Item.Tool})
 		}
 	case r.Item != nil && r.Type == "item.completed":
 		switch r.Item.Type {
@@ -132,7 +162,7 @@ func (n *narrator) Line(b []byte) []string {
 			for _, c := range r.Item.Changes {
 				paths = append(paths, c.Path)
 			}
-			out = append(out, "tool edit: "+oneLine(strings.Join(paths, " "), narrateWidth))
+			out = append(out, said{tool: true, name: "edit", text: oneLine(strings.Join(paths, " "), narrateWidth)})
 		}
 	case r.Type == "message" && r.Role == "assistant":
 		var s string
@@ -156,8 +186,8 @@ func (n *narrator) Line(b []byte) []string {
 	return out
 }
 
-// Flush returns the line of a message still being streamed, if any.
-func (n *narrator) Flush() []string {
+// Flush returns the text of a message still being streamed, if any.
+func (n *narrator) Flush() []said {
 	if n.pending.Len() == 0 {
 		return nil
 	}
@@ -166,7 +196,7 @@ func (n *narrator) Flush() []string {
 	if t == "" {
 		return nil
 	}
-	return []string{"agent: " + t}
+	return []said{{text: t}}
 }
 
 // toolInput is a tool call's input on one line: the value that says what it
@@ -201,27 +231,45 @@ func oneLine(s string, width int) string {
 	return string(r[:width-1]) + "…"
 }
 
-// narrateTo is the writer -v echoes a CLI's stdout through: the narrator's
-// lines for a stream it reads, the output as it is otherwise. Close says what
-// is still pending.
-func narrateTo(w io.Writer, format string, maxLine int) io.WriteCloser {
+// narrateTo is the writer a CLI's stdout goes through to be told: on w (-v),
+// the narrator's lines for a stream it reads, the output as it is otherwise;
+// to onTool, the tool call the agent started last (see [said.Call]), "" once
+// it writes text again, each time that changes. Close says what is still
+// pending. It is nil when there is nothing to tell.
+func narrateTo(w io.Writer, format string, maxLine int, onTool func(string)) io.WriteCloser {
 	n := newNarrator(format)
-	if w == nil || isNilWriter(w) {
+	if w != nil && isNilWriter(w) {
+		w = nil
+	}
+	switch {
+	case n == nil && w == nil:
+		return nil
+	case n == nil:
+		return nopCloser{w}
+	case w == nil && onTool == nil:
 		return nil
 	}
-	if n == nil {
-		return nopCloser{w}
+	call := ""
+	tell := func(s []said) {
+		for _, l := range s {
+			if w != nil {
+				fmt.Fprintln(w, l)
+			}
+			if onTool == nil || l.raw {
+				continue
+			}
+			c := ""
+			if l.tool {
+				c = l.Call()
+			}
+			if c != call {
+				call = c
+				onTool(c)
+			}
+		}
 	}
-	lines := newLines(format, maxLine, func(b []byte) {
-		for _, l := range n.Line(b) {
-			fmt.Fprintln(w, l)
-		}
-	})
-	return &narrating{lines: lines, flush: func() {
-		for _, l := range n.Flush() {
-			fmt.Fprintln(w, l)
-		}
-	}}
+	lines := newLines(format, maxLine, func(b []byte) { tell(n.Line(b)) })
+	return &narrating{lines: lines, flush: func() { tell(n.Flush()) }}
 }
 
 type narrating struct {

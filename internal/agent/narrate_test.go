@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,9 +59,10 @@ func TestNarrateLines(t *testing.T) {
 	t.Parallel()
 	n := newNarrator(FormatClaudeStream)
 	long := strings.Repeat("word ", 100)
-	got := n.Line([]byte(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"two\n\nlines"},{"type":"tool_use","name":"Read","input":{"file_path":"a.go"}},{"type":"tool_use","name":"X","input":{"n":1}},{"type":"text","text":"` + long + `"}]}}`))
-	got = append(got, n.Line([]byte("not json: kept"))...)
-	got = append(got, n.Line([]byte(`{"type":"result","result":"left out"}`))...)
+	said := n.Line([]byte(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"two\n\nlines"},{"type":"tool_use","name":"Read","input":{"file_path":"a.go"}},{"type":"tool_use","name":"X","input":{"n":1}},{"type":"text","text":"` + long + `"}]}}`))
+	said = append(said, n.Line([]byte("not json: kept"))...)
+	said = append(said, n.Line([]byte(`{"type":"result","result":"left out"}`))...)
+	got := lines(said)
 	want := []string{"agent: two lines", "tool Read: a.go", `tool X: {"n":1}`, "agent: " + strings.TrimSpace(long)[:narrateWidth-1] + "…", "not json: kept"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -82,7 +84,53 @@ func narrateFile(t *testing.T, format, path string) []string {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		out = append(out, n.Line(sc.Bytes())...)
+		out = append(out, lines(n.Line(sc.Bytes()))...)
 	}
-	return append(out, n.Flush()...)
+	return append(out, lines(n.Flush())...)
+}
+
+func lines(s []said) []string {
+	var out []string
+	for _, l := range s {
+		out = append(out, l.String())
+	}
+	return out
+}
+
+// The live status is told each tool call the agent starts, and "" once it
+// writes text again; with nothing to echo, only that.
+func TestNarrateToTellsTheToolCall(t *testing.T) {
+	t.Parallel()
+	stream := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I will test."},{"type":"tool_use","name":"Bash","input":{"command":"go test ./..."}}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Read","input":{"file_path":"a.go"}}]}}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Read","input":{"file_path":"a.go"}}]}}
+not json
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Done."}]}}
+`
+	for _, echo := range []bool{false, true} {
+		var told []string
+		var out strings.Builder
+		var w io.Writer
+		if echo {
+			w = &out
+		}
+		nw := narrateTo(w, FormatClaudeStream, 1<<20, func(c string) { told = append(told, c) })
+		if _, err := io.WriteString(nw, stream); err != nil {
+			t.Fatal(err)
+		}
+		if err := nw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"Bash: go test ./...", "Read: a.go", ""}
+		if diff := cmp.Diff(want, told); diff != "" {
+			t.Errorf("echo %v: told (-want +got):\n%s", echo, diff)
+		}
+		if want := "agent: I will test.\ntool Bash: go test ./...\ntool Read: a.go\ntool Read: a.go\nnot json\nagent: Done.\n"; echo && out.String() != want {
+			t.Errorf("echoed %q, want %q", out.String(), want)
+		}
+	}
+	if narrateTo(nil, FormatText, 1<<20, func(string) {}) != nil {
+		t.Error("a text format's output told tool calls")
+	}
 }

@@ -57,6 +57,11 @@ type Request struct {
 	// line changes it (the cost estimated from the price table when the CLI
 	// gives none), from the goroutine reading its output: the live status.
 	OnUsage func(evidence.Usage)
+	// OnTool, if set, is told the tool call the agent started last, on one
+	// line ("Bash: go test ./..."), and "" once it writes text again, each time
+	// that changes, from the goroutine reading its output: the live status.
+	// Only the JSON streams that name their tool calls tell it.
+	OnTool func(string)
 	// Sandbox, when set, runs the agent inside it; what it allows is the
 	// first line of the agent's log.
 	Sandbox Sandbox
@@ -152,7 +157,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 		stderrLines = newLines(p.Format, maxLine, w.stderr)
 	}
 	errTail := &ring{size: tailBytes}
-	echo := narrateTo(req.Echo, p.Format, maxLine)
+	echo := narrateTo(req.Echo, p.Format, maxLine, req.OnTool)
 	spec := proc.Spec{
 		Argv: argv, Dir: req.Dir, Env: mergeEnv(r.baseEnv(), p.Env, req.Env),
 		Stdout:  fanout{log, stdoutLines, echo},

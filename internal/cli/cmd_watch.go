@@ -43,8 +43,9 @@ func newWatchCmd(d Deps) *cobra.Command {
 		Long: `Show every run and graph task of this repository, refreshed until Ctrl-C: its
 status, iteration, phase (agent, gates, review, waiting for you) and how long it has
 been in it, tokens and cost with the running agent's usage as its CLI streams it,
-the last decision and the elapsed time; then what waits for you, each with its
-question and the command of each answer (as 'agentloop inbox').
+the last decision, the elapsed time and the tool call the agent runs now; then
+what waits for you, each with its question and the command of each answer (as
+'agentloop inbox').
 
 On a terminal it is a live view with keys:
   up/down, j/k   select a run          n      the next run that waits for you

@@ -35,6 +35,9 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 	if req.OnUsage == nil {
 		req.OnUsage = l.usage
 	}
+	if req.OnTool == nil {
+		req.OnTool = l.tool
+	}
 	for attempt := 0; ; attempt++ {
 		l.phase("agent")
 		res, err := l.Agent.RunAgent(ctx, req)

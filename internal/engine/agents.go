@@ -43,7 +43,7 @@ func (a *PresetAgents) RunAgent(ctx context.Context, req AgentRequest) (evidence
 		Preset: preset, Prompt: req.Prompt, Dir: req.WorkDir, IterDir: req.IterDir,
 		LogPath: filepath.Join(req.IterDir, "agent.log"), Echo: req.Echo,
 		CompletionMarker: a.CompletionMarker, Timeout: req.Timeout, Deadline: deadline, IdleTimeout: a.IdleTimeout,
-		Limits: req.Remaining.AgentLimits(), OnRetry: onRetry, OnUsage: req.OnUsage, Sandbox: a.Sandboxes[preset.Name],
+		Limits: req.Remaining.AgentLimits(), OnRetry: onRetry, OnUsage: req.OnUsage, OnTool: req.OnTool, Sandbox: a.Sandboxes[preset.Name],
 	})
 }
 

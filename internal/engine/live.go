@@ -18,7 +18,10 @@ type LiveStatus struct {
 	Since     time.Time `json:"since"`         // when the phase began
 	// Usage is the current attempt's agent usage so far, as its CLI streams it.
 	Usage evidence.Usage `json:"usage,omitzero"`
-	At    time.Time      `json:"at"` // when this was written
+	// Tool is the tool call the agent started last and runs still, as its
+	// CLI streams it ("Bash: go test ./..."; see [agent.Request.OnTool]).
+	Tool string    `json:"tool,omitempty"`
+	At   time.Time `json:"at"` // when this was written
 }
 
 // ReadLive reads a live status file ([Local.LivePath]).
@@ -47,7 +50,7 @@ type live struct {
 // liveAttempt starts an attempt's live status.
 func (l *Local) liveAttempt(iteration, seq int) {
 	l.live.mu.Lock()
-	l.live.st.Iteration, l.live.st.Seq, l.live.st.Usage = iteration, seq, evidence.Usage{}
+	l.live.st.Iteration, l.live.st.Seq, l.live.st.Usage, l.live.st.Tool = iteration, seq, evidence.Usage{}, ""
 	l.live.mu.Unlock()
 }
 
@@ -55,8 +58,16 @@ func (l *Local) liveAttempt(iteration, seq int) {
 func (l *Local) livePhase(p string) {
 	l.live.mu.Lock()
 	defer l.live.mu.Unlock()
-	l.live.st.Phase, l.live.st.Since = p, l.Now()
+	l.live.st.Phase, l.live.st.Since, l.live.st.Tool = p, l.Now(), ""
 	l.writeLive(true)
+}
+
+// tool is told the tool call the agent runs (see [AgentRequest.OnTool]).
+func (l *Local) tool(call string) {
+	l.live.mu.Lock()
+	defer l.live.mu.Unlock()
+	l.live.st.Tool = call
+	l.writeLive(false)
 }
 
 // usage is told the agent's usage so far (see [AgentRequest.OnUsage]).

@@ -32,6 +32,9 @@ type AgentRequest struct {
 	OnRetry func(agentName string, r agent.Retry)
 	// OnUsage is told the agent's usage so far as its CLI streams it.
 	OnUsage func(evidence.Usage)
+	// OnTool is told the tool call the agent runs as its CLI streams it, ""
+	// when it runs none (see [agent.Request.OnTool]).
+	OnTool func(string)
 }
 
 // AgentRunner runs the implementer agent once.

@@ -21,12 +21,12 @@ type WatchRow struct {
 
 // WatchColumns are the names of the columns of a [WatchRow]'s [WatchRow.Cells].
 func WatchColumns() []string {
-	return []string{"NAME", "STATUS", "ITERATION", "PHASE", "TOKENS", "COST", "LAST DECISION", "ELAPSED"}
+	return []string{"NAME", "STATUS", "ITERATION", "PHASE", "TOKENS", "COST", "LAST DECISION", "ELAPSED", "TOOL"}
 }
 
 // Cells are the row's columns ([WatchColumns]) at now: a running one's phase
 // with how long it has been in it, its tokens and cost with the running
-// agent's usage so far.
+// agent's usage so far and the tool call it runs (cut to 48 characters).
 func (r WatchRow) Cells(now time.Time) []string {
 	tokens, cost := int64(-1), -1.0
 	if r.Tokens != nil {
@@ -35,7 +35,7 @@ func (r WatchRow) Cells(now time.Time) []string {
 	if r.CostUSD != nil {
 		cost = *r.CostUSD
 	}
-	phase := "—"
+	phase, tool := "—", ""
 	iter := iterLimit(r.Iteration, r.MaxIterations)
 	switch {
 	case r.Live != nil:
@@ -49,6 +49,7 @@ func (r WatchRow) Cells(now time.Time) []string {
 		if u := r.Live.Usage; u.CostKnown {
 			cost = max(cost, 0) + u.CostUSD
 		}
+		tool = cut(r.Live.Tool, 48)
 	case r.Status == loop.StatusEscalated:
 		phase = "waiting for you"
 	}
@@ -59,7 +60,15 @@ func (r WatchRow) Cells(now time.Time) []string {
 	if cost >= 0 {
 		costText = fmt.Sprintf("$%.2f", cost)
 	}
-	return []string{r.Name, string(r.Status), iter, phase, tokText, costText, cmp.Or(r.LastDecision, dash), duration(r.Elapsed)}
+	return []string{r.Name, string(r.Status), iter, phase, tokText, costText, cmp.Or(r.LastDecision, dash), duration(r.Elapsed), tool}
+}
+
+// cut is s cut to n characters, with an ellipsis.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
 }
 
 // WatchTable writes the runs as an aligned table of their [WatchRow.Cells].
@@ -75,12 +84,14 @@ func WatchTable(w io.Writer, rows []WatchRow, now time.Time) error {
 	var b strings.Builder
 	widths := ColumnWidths(table)
 	for _, row := range table {
+		var line strings.Builder
 		for i, c := range row {
-			b.WriteString(c)
+			line.WriteString(c)
 			if i < len(row)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+				line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
 			}
 		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())

@@ -14,7 +14,7 @@ import (
 
 // A running row adds its agent's usage so far to the run's and shows its
 // phase with how long it has been in it, and the iteration the live status
-// says; an escalated one waits for you.
+// says, and the tool call its agent runs, cut; an escalated one waits for you.
 func TestWatchTable(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 25, 5, 0, 0, 0, time.UTC)
@@ -22,15 +22,16 @@ func TestWatchTable(t *testing.T) {
 	rows := []WatchRow{
 		{StatusRow: StatusRow{Name: "build", Status: loop.StatusRunning, Iteration: 1, MaxIterations: 3, Tokens: &tok, CostUSD: &cost, LastDecision: "retry", Elapsed: 90 * time.Second},
 			Live: &engine.LiveStatus{Iteration: 2, Phase: "agent", Since: now.Add(-12 * time.Second),
-				Usage: evidence.Usage{InputTokens: 2000, OutputTokens: 500, TokensKnown: true, CostUSD: 0.25, CostKnown: true}}},
+				Usage: evidence.Usage{InputTokens: 2000, OutputTokens: 500, TokensKnown: true, CostUSD: 0.25, CostKnown: true},
+				Tool:  "Bash: go test -run 'TestLogin|TestLogout|TestSession' ./internal/auth/..."}},
 		{StatusRow: StatusRow{Name: "plan-api", Status: loop.StatusEscalated, Iteration: 3, MaxIterations: 3, LastDecision: "escalate", Elapsed: time.Minute}},
 	}
 	var b bytes.Buffer
 	if err := WatchTable(&b, rows, now); err != nil {
 		t.Fatal(err)
 	}
-	want := "NAME      STATUS     ITERATION  PHASE            TOKENS   COST     LAST DECISION  ELAPSED\n" +
-		"build     running    2/3        agent 12.0s      3,500    $0.75    retry          1m30s\n" +
+	want := "NAME      STATUS     ITERATION  PHASE            TOKENS   COST     LAST DECISION  ELAPSED  TOOL\n" +
+		"build     running    2/3        agent 12.0s      3,500    $0.75    retry          1m30s    Bash: go test -run 'TestLogin|TestLogout|TestSe…\n" +
 		"plan-api  escalated  3/3        waiting for you  unknown  unknown  escalate       1m00s\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("WatchTable() (-want +got):\n%s", diff)

@@ -37,7 +37,7 @@ func fixture(t *testing.T) (session.View, string) {
 		return report.WatchRow{StatusRow: report.StatusRow{Name: name, Status: st, Iteration: 1, MaxIterations: 3}, Live: live}
 	}
 	return session.View{At: now, Runs: []report.WatchRow{
-		row("g-one", loop.StatusRunning, &engine.LiveStatus{Iteration: 1, Phase: "agent", Since: now.Add(-5 * time.Second)}),
+		row("g-one", loop.StatusRunning, &engine.LiveStatus{Iteration: 1, Phase: "agent", Since: now.Add(-5 * time.Second), Tool: "Bash: go test ./..."}),
 		row("g-two", loop.StatusRunning, &engine.LiveStatus{Iteration: 1, Phase: "gates", Since: now.Add(-2 * time.Second)}),
 		row("g-three", loop.StatusEscalated, nil),
 	}, NeedsYou: []inbox.Item{{NeedsYou: decision.NeedsYou{Kind: decision.NeedsEscalated, Run: "g-three", Graph: "g", Task: "three",
@@ -127,12 +127,12 @@ func (h *harness) see(want ...string) {
 	}
 }
 
-// The list shows each task's phase, the needs-you entry, and marks the
+// The list shows each task's phase, the tool its agent runs, the needs-you entry, and marks the
 // selection, which the arrows move.
 func TestViewShowsPhasesAndWhatWaits(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.see("3 runs, 1 need you", "g-one", "agent 5.0s", "g-two", "gates 2.0s", "g-three", "waiting for you",
+	h.see("3 runs, 1 need you", "TOOL", "g-one", "agent 5.0s", "Bash: go test ./...", "g-two", "gates 2.0s", "g-three", "waiting for you",
 		"Needs you (1)", "g-three (task three of g) — escalated, 1m ago", "Which file should hold the answer?")
 	if h.m.sel != "g-one" {
 		t.Errorf("selected %q at first, want g-one", h.m.sel)
