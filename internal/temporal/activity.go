@@ -18,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
@@ -81,10 +82,11 @@ type Steps struct {
 
 // workTree is a run's engine on this worker and the plan it was built from.
 type workTree struct {
-	l    *engine.Local
-	p    *plan.Plan
-	busy int    // steps under way
-	used uint64 // the last step's number
+	l      *engine.Local
+	p      *plan.Plan
+	notify *notify.Notifier // the run's rate-limit waits' (notify.go); nil: none
+	busy   int              // steps under way
+	used   uint64           // the last step's number
 }
 
 // Step is the step activity.
@@ -257,11 +259,15 @@ func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.
 	l = session.NewEngine(ctx, p, session.EngineOptions{
 		RunID: r.RunID, RunDir: runDir, Store: noStore{}, Now: time.Now, Log: s.Log,
 	})
+	n, events := s.notifier(ctx, p, r)
+	if events != nil {
+		l.Events = events
+	}
 	if s.runs == nil {
 		s.runs = map[string]*workTree{}
 	}
-	s.evict()
-	w := &workTree{l: l, p: p, busy: 1, used: s.seq}
+	s.evict(ctx)
+	w := &workTree{l: l, p: p, notify: n, busy: 1, used: s.seq}
 	s.runs[r.RunID] = w
 	return l, p, true, s.release(w), nil
 }
@@ -291,7 +297,7 @@ const MaxWorkTrees = 256
 
 // evict drops the least recently used idle engines beyond [MaxWorkTrees]
 // (s.mu held).
-func (s *Steps) evict() {
+func (s *Steps) evict(ctx context.Context) {
 	for len(s.runs) >= MaxWorkTrees {
 		var oldest string
 		for id, w := range s.runs {
@@ -303,6 +309,7 @@ func (s *Steps) evict() {
 			return // every one is in a step
 		}
 		s.runs[oldest].l.Close()
+		closeNotifier(ctx, s.runs[oldest].notify)
 		delete(s.runs, oldest)
 	}
 }
