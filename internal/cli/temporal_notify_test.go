@@ -23,32 +23,7 @@ import (
 // again sends nothing twice.
 func TestTemporalNotifyRealServer(t *testing.T) {
 	testenv.NeedTool(t, "git")
-	const secret = "hook-secret-0123456789"
-	t.Setenv(notify.DefaultSecretEnv, secret)
-	type hook struct {
-		Type   string `json:"type"`
-		V      int    `json:"v"`
-		ID     string `json:"id"`
-		Status string `json:"status"`
-		Run    struct {
-			Name   string `json:"name"`
-			Engine string `json:"engine"`
-		} `json:"run"`
-	}
-	var mu sync.Mutex
-	var got []hook
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var h hook
-		if err := json.Unmarshal(b, &h); err != nil || r.Header.Get(notify.HeaderSignature) != notify.Sign([]byte(secret), b) {
-			t.Errorf("webhook body %s (%v), signature %q", b, err, r.Header.Get(notify.HeaderSignature))
-		}
-		mu.Lock()
-		got = append(got, h)
-		mu.Unlock()
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer srv.Close()
+	url, got := signedHooks(t)
 	addr := testenv.TemporalServer(t)
 	repo, aux := t.TempDir(), t.TempDir()
 	plan := "[*]\nwrite notes.txt looked around\n"
@@ -58,7 +33,7 @@ func TestTemporalNotifyRealServer(t *testing.T) {
 	})
 	graphRepo(t, repo, "tasks: []\n")
 	run := cliOn(t, addr, repo)
-	flags := []string{"--engine", "temporal", "--notify", srv.URL + "/hook"}
+	flags := []string{"--engine", "temporal", "--notify", url}
 
 	stdout, stderr, err := run(append([]string{"run", "green"}, flags...)...)
 	if err != nil {
@@ -75,10 +50,8 @@ func TestTemporalNotifyRealServer(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond) // a late duplicate would come now
 
-	mu.Lock()
-	defer mu.Unlock()
 	var seen []string
-	for _, h := range got {
+	for _, h := range got() {
 		if h.V != 1 || h.Run.Engine != "temporal" || h.ID == "" {
 			t.Errorf("notification %+v: want schema 1, engine temporal, an ID", h)
 		}
@@ -87,5 +60,46 @@ func TestTemporalNotifyRealServer(t *testing.T) {
 	want := []string{"green finished succeeded", "stuck needs_you "}
 	if strings.Join(seen, "|") != strings.Join(want, "|") {
 		t.Errorf("notifications %q, want %q, each once", seen, want)
+	}
+}
+
+// hookBody is what the tests read of a notification's JSON.
+type hookBody struct {
+	Type   string `json:"type"`
+	V      int    `json:"v"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	WaitMS int64  `json:"wait_ms"`
+	Run    struct {
+		Name   string `json:"name"`
+		Engine string `json:"engine"`
+	} `json:"run"`
+}
+
+// signedHooks is a generic webhook on 127.0.0.1 whose secret is the test's
+// webhook secret (set in its environment): each body's signature is checked;
+// got is what came, in order.
+func signedHooks(t *testing.T) (url string, got func() []hookBody) {
+	t.Helper()
+	const secret = "hook-secret-0123456789"
+	t.Setenv(notify.DefaultSecretEnv, secret)
+	var mu sync.Mutex
+	var bodies []hookBody
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var h hookBody
+		if err := json.Unmarshal(b, &h); err != nil || r.Header.Get(notify.HeaderSignature) != notify.Sign([]byte(secret), b) {
+			t.Errorf("webhook body %s (%v), signature %q", b, err, r.Header.Get(notify.HeaderSignature))
+		}
+		mu.Lock()
+		bodies = append(bodies, h)
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/hook", func() []hookBody {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]hookBody(nil), bodies...)
 	}
 }

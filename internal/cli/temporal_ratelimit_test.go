@@ -3,17 +3,11 @@
 package cli
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -24,32 +18,9 @@ import (
 // temporal.
 func TestTemporalRateLimitNotifiedByWorker(t *testing.T) {
 	testenv.NeedTool(t, "git")
-	const secret = "hook-secret-0123456789"
-	t.Setenv(notify.DefaultSecretEnv, secret)
 	t.Setenv("AGENTLOOP_BACKOFF_BASE", "100ms")
-	type hook struct {
-		Type   string `json:"type"`
-		WaitMS int64  `json:"wait_ms"`
-		Run    struct {
-			Name   string `json:"name"`
-			Engine string `json:"engine"`
-		} `json:"run"`
-	}
-	var mu sync.Mutex
-	var got []hook
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var h hook
-		if err := json.Unmarshal(b, &h); err != nil || r.Header.Get(notify.HeaderSignature) != notify.Sign([]byte(secret), b) {
-			t.Errorf("webhook body %s (%v), signature %q", b, err, r.Header.Get(notify.HeaderSignature))
-		}
-		mu.Lock()
-		got = append(got, h)
-		mu.Unlock()
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer srv.Close()
-	t.Setenv("HOOK_URL", srv.URL+"/hook")
+	url, got := signedHooks(t)
+	t.Setenv("HOOK_URL", url)
 	addr := testenv.TemporalServer(t)
 	repo, aux := t.TempDir(), t.TempDir()
 	fake, err := filepath.Abs(filepath.Join("..", "..", "cmd", "agentloop", "testdata", "fake"))
@@ -69,10 +40,8 @@ func TestTemporalRateLimitNotifiedByWorker(t *testing.T) {
 		t.Fatalf("run limited: %v\n%s\n%s", err, stdout, stderr)
 	}
 	time.Sleep(500 * time.Millisecond) // a late duplicate would come now
-	mu.Lock()
-	defer mu.Unlock()
 	var seen []string
-	for _, h := range got {
+	for _, h := range got() {
 		if h.Run.Name != "limited" || h.Run.Engine != "temporal" {
 			t.Errorf("notification %+v: want run limited, engine temporal", h)
 		}
