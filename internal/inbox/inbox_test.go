@@ -40,6 +40,8 @@ func TestCurrent(t *testing.T) {
 		{"accepted by you", []loop.Event{esc, fin(loop.StatusEscalated), fin(loop.StatusCompleted)}, ""},
 		{"budget stop", []loop.Event{ev(loop.RunStarted{}), fin(loop.StatusAborted), bud, sent}, "budget"},
 		{"budget stop, resumed, aborted again otherwise", []loop.Event{fin(loop.StatusAborted), bud, ev(loop.RunStarted{}), fin(loop.StatusAborted)}, ""},
+		{"parked by a shared cap's soft limit", []loop.Event{ev(loop.RunStarted{}), ev(loop.IterationStarted{}), bud, sent}, "budget"},
+		{"parked, approved, iterating again", []loop.Event{ev(loop.RunStarted{}), bud, ev(loop.IterationStarted{})}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,7 +30,8 @@ func Current(events []loop.Event) (decision.NeedsYou, time.Time, bool) {
 		switch d := events[i].Data.(type) {
 		case loop.NeedsYou:
 			return d.NeedsYou, events[i].Time, true
-		case loop.RunStarted, loop.GuidanceReceived:
+		case loop.RunStarted, loop.GuidanceReceived, loop.IterationStarted:
+			// An iteration after it: the loop went on (a parked loop approved).
 			return decision.NeedsYou{}, time.Time{}, false
 		case loop.RunFinished:
 			if d.Status != loop.StatusEscalated && d.Status != loop.StatusAborted {

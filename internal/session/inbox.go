@@ -23,7 +23,7 @@ import (
 
 // Waiting lists the records of the runs and graph tasks of the state folder
 // that wait for a person, oldest first: each run's current needs_you (see
-// [inbox.Current]), an escalation of an older build from its escalation.yaml,
+// [inbox.Current]; of a running loop, only its parking by a soft limit), an escalation of an older build from its escalation.yaml,
 // and each graph task whose merge conflicted. A run or graph whose files
 // cannot be read is left out and named in the error.
 func Waiting(stateDir string) ([]inbox.Item, error) {
@@ -35,11 +35,16 @@ func Waiting(stateDir string) ([]inbox.Item, error) {
 		errs = append(errs, listErr)
 	}
 	for _, st := range states {
-		if st.Status != loop.StatusEscalated && st.Status != loop.StatusAborted {
+		if st.Status != loop.StatusEscalated && st.Status != loop.StatusAborted && st.Status != loop.StatusRunning {
 			continue
 		}
 		dir := store.RunDir(st.Name, st.RunID)
 		rec, since, ok := inbox.Current(readEvents(filepath.Join(dir, "events.jsonl")))
+		if st.Status == loop.StatusRunning && rec.Kind != decision.NeedsBudget {
+			// A running loop waits for a person only when a shared cap's soft
+			// limit parked it before its next iteration.
+			continue
+		}
 		if !ok && st.Status == loop.StatusEscalated {
 			rec, ok = oldEscalation(dir, st.Name)
 			since = st.LastIterationAt
