@@ -16,11 +16,13 @@ import (
 // budgetOptions are the flags of `budget approve`.
 type budgetOptions struct {
 	config string
+	engine engineOptions
 }
 
 // AddFlags adds the flags of `budget approve` to fs.
 func (o *budgetOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.config, "config", "", "workspace configuration file (default ./agentloop.yaml)")
+	o.engine.AddFlags(fs)
 }
 
 func newBudgetCmd(d Deps) *cobra.Command {
@@ -36,7 +38,9 @@ func newBudgetCmd(d Deps) *cobra.Command {
 		Long: `Approve the soft limit of each cap named (every cap with a soft limit when
 none is named) for the rest of its period (today, this week, this month): the
 loops it parked go on at their next look at the ledger, up to the cap's hard
-limit. 'agentloop spend' shows the caps and where each stands.` + exitStatus(exitSuccess, exitError, exitUsageLine),
+limit. 'agentloop spend' shows the caps and where each stands. With --engine
+temporal the approval goes to the ledger the runs on the Temporal server share,
+and wakes the runs it parked there.` + exitStatus(exitSuccess, exitError, exitUsageLine),
 		Example: `  agentloop budget approve day`,
 		RunE:    func(cmd *cobra.Command, args []string) error { return runBudgetApprove(cmd.Context(), o, args, d) },
 	}
@@ -46,7 +50,7 @@ limit. 'agentloop spend' shows the caps and where each stands.` + exitStatus(exi
 }
 
 // runBudgetApprove is `agentloop budget approve`.
-func runBudgetApprove(_ context.Context, o budgetOptions, names []string, d Deps) error {
+func runBudgetApprove(ctx context.Context, o budgetOptions, names []string, d Deps) error {
 	cfg, err := loadConfig(d, o.config, config.Overrides{})
 	if err != nil {
 		return err
@@ -77,6 +81,16 @@ func runBudgetApprove(_ context.Context, o budgetOptions, names []string, d Deps
 			c, _ := cfg.Budgets.Cap(n)
 			caps = append(caps, c)
 		}
+	}
+	o.engine.config = o.config
+	if onTemporal, err := o.engine.temporal(d); err != nil {
+		return err
+	} else if onTemporal {
+		periods, err := approveTemporal(ctx, o.engine, d, caps, whoami(d))
+		for i, p := range periods {
+			fmt.Fprintf(d.Stdout, "Approved cap %s past its soft limit for %s on Temporal: the runs it parked go on now, up to its hard limit.\n", caps[i].Name, p)
+		}
+		return err
 	}
 	l, err := openLedger(d, cfg.Budgets)
 	if err != nil {

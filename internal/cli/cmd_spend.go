@@ -23,12 +23,14 @@ import (
 type spendOptions struct {
 	config string
 	format string
+	engine engineOptions
 }
 
 // AddFlags adds the flags of `spend` to fs.
 func (o *spendOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.config, "config", "", "workspace configuration file (default ./agentloop.yaml)")
 	fs.StringVar(&o.format, "format", "text", "text, json or csv")
+	o.engine.AddFlags(fs)
 }
 
 func newSpendCmd(d Deps) *cobra.Command {
@@ -45,7 +47,11 @@ each cap of budgets: in your configuration stands.
 
 The ledger is kept when your configuration ($XDG_CONFIG_HOME/agentloop/config.yaml)
 has a budgets: section, or a run is given --daily-cap, --weekly-cap or
---monthly-cap.` + exitStatus(exitSuccess, exitError, exitUsageLine),
+--monthly-cap.
+
+With --engine temporal it is the ledger the runs on the Temporal server share
+(a workflow the workers reserve against; its periods are UTC days, weeks and
+months), judged under the caps of your configuration.` + exitStatus(exitSuccess, exitError, exitUsageLine),
 		Example: `  agentloop spend
   agentloop spend --format json | jq '.caps[] | {name, state, left_usd}'`,
 		Args: usageArgs(cobra.NoArgs),
@@ -70,7 +76,7 @@ func openLedger(d Deps, b config.Budgets) (*ledger.Ledger, error) {
 }
 
 // runSpend is `agentloop spend`.
-func runSpend(_ context.Context, o spendOptions, d Deps) error {
+func runSpend(ctx context.Context, o spendOptions, d Deps) error {
 	if o.format != "text" && o.format != "json" && o.format != "csv" {
 		return usageError("--format %q: expected text, json or csv", o.format)
 	}
@@ -78,14 +84,27 @@ func runSpend(_ context.Context, o spendOptions, d Deps) error {
 	if err != nil {
 		return err
 	}
-	l, err := openLedger(d, cfg.Budgets)
+	o.engine.config = o.config
+	onTemporal, err := o.engine.temporal(d)
 	if err != nil {
 		return err
 	}
-	defer l.Close()
 	var r ledger.Report
-	if err := l.View(func(b *ledger.Book, now time.Time) { r = b.Report(cfg.Budgets.Caps, now, l.IsAlive) }); err != nil {
-		return err
+	var where string
+	if onTemporal {
+		if r, where, err = spendTemporal(ctx, o.engine, d, cfg.Budgets.Caps); err != nil {
+			return err
+		}
+	} else {
+		l, err := openLedger(d, cfg.Budgets)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		if err := l.View(func(b *ledger.Book, now time.Time) { r = b.Report(cfg.Budgets.Caps, now, l.IsAlive) }); err != nil {
+			return err
+		}
+		where = l.Path
 	}
 	switch o.format {
 	case "json":
@@ -94,11 +113,11 @@ func runSpend(_ context.Context, o spendOptions, d Deps) error {
 		return enc.Encode(struct {
 			Ledger string `json:"ledger"`
 			ledger.Report
-		}{l.Path, r})
+		}{where, r})
 	case "csv":
 		return spendCSV(d.Stdout, r)
 	}
-	return spendText(d.Stdout, l.Path, cfg.Budgets.On, r)
+	return spendText(d.Stdout, where, cfg.Budgets.On, r)
 }
 
 // usd says an amount of money: to the cent from a dollar up, else to a

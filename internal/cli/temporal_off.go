@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/inbox"
+	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/plan"
 )
 
@@ -26,6 +27,14 @@ func runTasksTemporal(context.Context, runOptions, Deps) error { return errNoTem
 
 func resumeTemporal(context.Context, resumeOptions, Deps, string, string) error {
 	return errNoTemporal()
+}
+
+func spendTemporal(context.Context, engineOptions, Deps, []ledger.Cap) (ledger.Report, string, error) {
+	return ledger.Report{}, "", errNoTemporal()
+}
+
+func approveTemporal(context.Context, engineOptions, Deps, []ledger.Cap, string) ([]string, error) {
+	return nil, errNoTemporal()
 }
 
 func stopTemporal(context.Context, stopOptions, Deps, string) error { return errNoTemporal() }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
@@ -34,6 +35,36 @@ type SharedSpend struct {
 	Reviewer ledger.Key
 	// Poll is how often a parked loop looks at the ledger again (0: 5s).
 	Poll time.Duration
+	// Journal, when set, is where the run's iterations are settled and its
+	// accounts' usage windows told instead of Ledger: the Temporal engine's
+	// ledger workflow, which reserved the iteration ([Local.Hold]).
+	Journal Journal
+}
+
+// Journal is where a run's spend is settled and its usage windows told: the
+// file ledger, or the Temporal engine's ledger workflow.
+type Journal interface {
+	Settle(id, run string, k ledger.Key, charges []ledger.Charge) error
+	OpenWindow(k ledger.Key, until time.Time, reason string) error
+}
+
+// journal is where s settles and tells windows.
+func (s *SharedSpend) journal() Journal {
+	if s.Journal != nil {
+		return s.Journal
+	}
+	if s.Ledger == nil {
+		return nil
+	}
+	return s.Ledger
+}
+
+// Hold is the reservation id, held elsewhere (the Temporal engine's ledger
+// workflow) for the next iteration charged to k: the iteration is bounded by
+// what it left under the hard caps (-1: no such cap) and settled with what
+// it spent, in l.Spend's journal.
+func (l *Local) Hold(id string, k ledger.Key, leftUSD float64, leftTokens int64) {
+	l.held = &held{id: id, key: k, leftUSD: leftUSD, leftTokens: leftTokens}
 }
 
 // open opens the ledger at the first need.
@@ -68,11 +99,13 @@ func (l *Local) shareWindow(agent string, until time.Time, reason string) {
 	if l.Spend == nil || until.IsZero() || !until.After(l.Now()) {
 		return
 	}
-	if err := l.Spend.open(); err != nil {
-		l.warn("the usage limit of %s is not shared with your other loops: %v", agent, err)
-		return
+	if l.Spend.Journal == nil {
+		if err := l.Spend.open(); err != nil {
+			l.warn("the usage limit of %s is not shared with your other loops: %v", agent, err)
+			return
+		}
 	}
-	if err := l.Spend.Ledger.OpenWindow(l.Spend.key(agent), until, reason); err != nil {
+	if err := l.Spend.journal().OpenWindow(l.Spend.key(agent), until, reason); err != nil {
 		l.warn("the usage limit of %s is not shared with your other loops: %v", agent, err)
 	}
 }
@@ -193,20 +226,36 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 
 // parked is the needs-you record of a loop a soft limit parked.
 func (l *Local) parked(g ledger.Grant) decision.NeedsYou {
+	return Parked(l.Name, l.Spend.Config, "", g)
+}
+
+// Parked is the needs-you record of run, parked by a soft limit of the caps
+// in config ("": the user's configuration); reach is what its commands need
+// after them to reach the run's engine ("--engine temporal …", "" local).
+func Parked(run, config, reach string, g ledger.Grant) decision.NeedsYou {
 	where := "budgets: in your configuration"
-	if l.Spend.Config != "" {
-		where = "budgets: in " + l.Spend.Config
+	if config != "" {
+		where = "budgets: in " + config
 	}
+	with := func(cmd string) string { return strings.TrimSpace(cmd + " " + reach) }
 	return decision.NeedsYou{
-		Kind: decision.NeedsBudget, Run: l.Name,
+		Kind: decision.NeedsBudget, Run: run,
 		Question: fmt.Sprintf("The spend of every loop of yours reached the soft limit of cap %s %s. Let the loops go on?", g.Cap.Name, g.Cap.Period.Word()),
 		Evidence: g.Reason + "; the loops it covers are parked, not stopped",
 		Options: []decision.Answer{
-			{Label: "Approve", TradeOff: "every loop under the cap goes on up to its hard limit, " + g.Cap.Period.Word(), Command: "agentloop budget approve " + g.Cap.Name},
+			{Label: "Approve", TradeOff: "every loop under the cap goes on up to its hard limit, " + g.Cap.Period.Word(), Command: with("agentloop budget approve " + g.Cap.Name)},
 			{Label: "Raise the soft limit", TradeOff: "parked loops go on at their next look", Command: "edit soft_cost_usd of cap " + g.Cap.Name + " under " + where},
-			{Label: "Stop", TradeOff: "the run ends interrupted; resume it later", Command: "Ctrl-C, or agentloop stop " + l.Name},
+			{Label: "Stop", TradeOff: "the run ends interrupted; resume it later", Command: stopCommand(run, reach)},
 		},
 	}
+}
+
+// stopCommand is how a person stops a parked run.
+func stopCommand(run, reach string) string {
+	if reach == "" {
+		return "Ctrl-C, or agentloop stop " + run
+	}
+	return "agentloop stop " + run + " --now " + reach
 }
 
 func (l *Local) sleep(ctx context.Context, d time.Duration) error {
@@ -239,10 +288,10 @@ func (l *Local) withinHeld(r budget.Remaining) budget.Remaining {
 func (l *Local) settle(it evidence.Iteration) {
 	h := l.held
 	l.held = nil
-	if h == nil || l.Spend == nil || l.Spend.Ledger == nil {
+	if h == nil || l.Spend == nil || l.Spend.journal() == nil {
 		return
 	}
-	if err := l.Spend.Ledger.Settle(h.id, l.Spend.Run, h.key, l.charges(it, h.key)); err != nil {
+	if err := l.Spend.journal().Settle(h.id, l.Spend.Run, h.key, l.charges(it, h.key)); err != nil {
 		l.warn("the spend of this iteration is not in the shared ledger: %v", err)
 	}
 }

@@ -35,6 +35,9 @@ type StepInput struct {
 	// Moved says the step was taken away from the worker holding the run's
 	// work tree, gone for good: it is rebuilt here from the shared remote.
 	Moved bool `json:",omitempty"`
+	// Hold is the reservation an iteration runs under in the ledger
+	// workflow (nil: the run shares no spend); the step settles it.
+	Hold *Hold `json:",omitempty"`
 }
 
 // stopErrorType is the activity error type of a [loop.StopError].
@@ -71,6 +74,10 @@ type Steps struct {
 	MaxAgents int
 	// Metrics counts the steps and what they used (nil for none).
 	Metrics *Metrics
+	// Ledger is the ledger workflow the runs' iterations are reserved in
+	// and settled in (ledger.go); nil: a run whose configuration has
+	// budgets: is refused.
+	Ledger *LedgerClient
 
 	git   sync.Mutex // serialises the worktree and merge work on the clone: git locks its metadata
 	mu    sync.Mutex
@@ -91,6 +98,9 @@ type workTree struct {
 
 // Step is the step activity.
 func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
+	if in.Request.Kind == loop.StepReserve {
+		return s.reserveStep(ctx, in)
+	}
 	ctx, handBack := s.draining(ctx)
 	defer handBack()
 	info := activity.GetInfo(ctx)
@@ -111,6 +121,11 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		return StepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
 	}
 	defer done()
+	undo, err := s.underHold(ctx, l, p, in)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	defer undo()
 	_ = l.Save(ctx, &loop.State{History: in.History}) // the history for the feedback; the store is a no-op
 	// The agent's output is a sign of life too.
 	l.Echo = agentOutput{ctx: ctx}

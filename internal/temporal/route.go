@@ -33,6 +33,8 @@ type route struct {
 type StepOutput struct {
 	loop.StepResult
 	Queue string `json:",omitempty"`
+	// Reserved is the answer of a reserve step.
+	Reserved *Reserved `json:",omitempty"`
 }
 
 // DefaultHeartbeatTimeout is how long a step may go without a sign of life
@@ -55,9 +57,24 @@ func (w *wfEnv) queue() string {
 }
 
 // Step implements [loop.Env]: the step is an activity on the queue of the
-// worker holding the run's work tree.
+// worker holding the run's work tree. A reservation ([loop.StepReserve]) is
+// judged by the ledger workflow (spend.go); the iteration after it runs
+// under it.
 func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, error) {
+	if r.Kind == loop.StepReserve {
+		return w.reserve(r)
+	}
 	in := StepInput{Run: w.in.Run, Request: r, History: w.st.History, Last: w.last()}
+	if r.Kind == loop.StepIteration {
+		in.Hold, w.hold = w.hold, nil
+	}
+	out, err := w.execStep(r, in)
+	return out.StepResult, stepError(err)
+}
+
+// execStep runs the step activity for r on the queue of the worker holding
+// the run's work tree, on another one when that worker is gone.
+func (w *wfEnv) execStep(r loop.StepRequest, in StepInput) (StepOutput, error) {
 	for {
 		queue := w.queue()
 		var out StepOutput
@@ -72,7 +89,7 @@ func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, er
 		if err == nil && out.Queue != "" {
 			w.route = route{queue: out.Queue, known: true}
 		}
-		return out.StepResult, stepError(err)
+		return out, err
 	}
 }
 

@@ -26,9 +26,13 @@ type Worker struct {
 func NewWorker(ctx context.Context, c client.Client, s Server, steps *Steps, activityQueue string, drain time.Duration) *Worker {
 	bg := context.WithoutCancel(ctx)
 	steps.drain = drain
+	if steps.Ledger == nil {
+		steps.Ledger = &LedgerClient{C: c, Queue: s.TaskQueue}
+	}
 	opts := worker.Options{BackgroundActivityContext: bg, WorkerStopTimeout: drain + HandBack}
 	w := worker.New(c, s.TaskQueue, opts)
 	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
+	w.RegisterWorkflowWithOptions(Ledger, workflow.RegisterOptions{Name: WorkflowLedger})
 	RegisterSteps(w, steps)
 	gs := &GraphSteps{Steps: steps}
 	RegisterGraph(w, gs)

@@ -93,6 +93,9 @@ type RunInput struct {
 	// while it waits for a person. A run started before (or without it) has
 	// none, and replays as it ran.
 	Search bool `json:",omitempty"`
+	// Shared: the run's plan has budgets: (the configuration it was started
+	// from): each iteration is reserved in the ledger workflow (spend.go).
+	Shared bool `json:",omitempty"`
 }
 
 // View is what the state query returns: the run's state, its events, and its
@@ -190,6 +193,7 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 		HasGates: in.HasGates, HasReviewer: in.HasReviewer, Baseline: in.Baseline,
 		Decider: decide.New(in.Policy),
 	}
+	spec.Shared = env.shared()
 	// The loop sees no workflow context: time comes through the steps' results
 	// and cancellation through their errors (see wfEnv.Step).
 	out, err := loop.Run(context.Background(), env, spec, env.st)
@@ -222,6 +226,7 @@ type wfEnv struct {
 	memo       bool             // the run keeps its memo (waiting.go)
 	queued     loop.Steering    // what the steer update queued (steer.go)
 	over       bool             // the loop ended: nothing more is steered
+	hold       *Hold            // the reservation of the next iteration (spend.go)
 }
 
 func (w *wfEnv) view() (View, error) {
