@@ -11,9 +11,11 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 // TestRealServerWaitingSearchAttribute: on a real dev server whose namespace
@@ -57,6 +59,40 @@ func TestRealServerWaitingSearchAttribute(t *testing.T) {
 		t.Errorf("temporal workflow list --query %q once answered: %v\n%s\nwant no %s", now, err, out, WorkflowID("searched"))
 	}
 	keepHistory(t, c, "searched")
+}
+
+// TestRealServerGraphTaskSearchAttribute: a task graph started on a server
+// whose namespace has AgentloopWaiting: its task's run that escalates sets it
+// ([StartGraph] tells each task's run), and the list finds the task's run
+// by it; answered, the graph ends.
+func TestRealServerGraphTaskSearchAttribute(t *testing.T) {
+	_, c := newDevServer(t, "--search-attribute", SearchWaiting+"=Keyword")
+	defer c.Close()
+	queue := "graph-search-" + time.Now().Format("150405.000000000")
+	f := &fakeGraph{own: queue, scripts: map[string]*script{"g-a": {results: []func(int) (evidence.Iteration, error){gate(false, 2), gate(true, 0)}}}}
+	w := worker.New(c, queue, worker.Options{})
+	f.register(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 5}, "a")
+	if err := StartGraph(t.Context(), c, Server{TaskQueue: queue}, in); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, c, "g-a", func(v View) bool { return v.Waiting })
+	waitListed(t, c, SearchWaiting+" = 'escalated'", "g-a", true)
+	if err := Guide(t.Context(), c, "g-a", Guidance{Text: "keep the API"}); err != nil {
+		t.Fatal(err)
+	}
+	var res GraphResult
+	if err := c.GetWorkflow(t.Context(), GraphWorkflowID("g", ""), "").Get(t.Context(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if o := res.Outcomes["a"]; o.State != tasks.StateSucceeded {
+		t.Errorf("task a: %s (%s), want succeeded once answered", o.State, o.Reason)
+	}
+	waitListed(t, c, SearchWaiting+" IS NULL", "g-a", true)
 }
 
 // TestRealServerNoSearchAttribute: on a dev server whose namespace does not
