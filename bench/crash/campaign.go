@@ -17,9 +17,15 @@
 //   - the final tree is the one the recorded iterations produced: each
 //     iteration appends two lines with a pause between them, so an iteration
 //     cut in the middle and not started again from its start checkpoint leaves
-//     a trace.
+//     a trace;
 //
-//     go run ./bench/crash [-runs 300] [-iterations 4] [-parallel 2]
+//   - with -ledger, the spend ledger every run shares (internal/ledger, kept
+//     by a budgets: section in the campaign's user configuration; its agent
+//     reports a cost for each iteration it ends) equals each run's recorded
+//     spend once the run has ended: nothing counted twice, nothing lost, and
+//     no reservation is settled twice.
+//
+//     go run ./bench/crash [-runs 300] [-iterations 4] [-parallel 2] [-ledger]
 package main
 
 import (
@@ -48,8 +54,9 @@ func main() {
 	parallel := flag.Int("parallel", 2, "runs at once")
 	window := flag.Duration("window", 0, "a run's first session is killed at a uniformly random moment in [0, window), each later one in a window a quarter longer; 0: the time of a whole run without kills, measured first")
 	graphs := flag.Int("graphs", 0, "task graphs (4 tasks, --parallel 2) to run after the single runs")
+	withLedger := flag.Bool("ledger", false, "keep the shared spend ledger (its agent reports a cost) and check it against each run's recorded spend")
 	flag.Parse()
-	c, err := newCampaign(*iterations, *window)
+	c, err := newCampaign(*iterations, *window, *withLedger)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crash:", err)
 		os.Exit(1)
@@ -96,15 +103,25 @@ type campaign struct {
 	iterations int
 	window     time.Duration
 	progress   io.Writer // a line per run or graph that ends; nil: none
+	// env is added to every session's environment: with the ledger, the
+	// user's folders (configuration and state) of the campaign.
+	env    []string
+	ledger string // the ledger file, "" without -ledger
 }
 
 // newCampaign builds agentloop and the scripted agent into a temporary folder.
-func newCampaign(iterations int, window time.Duration) (*campaign, error) {
+func newCampaign(iterations int, window time.Duration, withLedger bool) (*campaign, error) {
 	bin, err := harness.Build("agentloop-crash-")
 	if err != nil {
 		return nil, err
 	}
 	c := &campaign{Bin: bin, iterations: iterations, window: window}
+	if withLedger {
+		if err := c.keepLedger(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	if c.window == 0 {
 		if c.window, err = c.Calibrate(c.repo, "run", "-q"); err != nil {
 			c.Close()
@@ -183,7 +200,7 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 	args := []string{"run", "-q"}
 	for session := 0; session < 50; session++ {
 		rep.Sessions++
-		ss, err := c.Run(ctx, dir, syscall.SIGKILL, harness.Moment(rng, harness.Widen(c.window, session)), nil, args...)
+		ss, err := c.Run(ctx, dir, syscall.SIGKILL, harness.Moment(rng, harness.Widen(c.window, session)), c.env, args...)
 		if err != nil {
 			rep.Problems = append(rep.Problems, err.Error())
 			break
@@ -225,16 +242,26 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 	n, problems := c.check(dir)
 	rep.Iterations = n
 	rep.Problems = append(rep.Problems, problems...)
+	if c.ledger != "" {
+		rep.Problems = append(rep.Problems, c.checkLedger(dir)...)
+	}
 	return rep
 }
 
-// repo makes a git repository with the campaign's procedure.
+// repo makes a git repository with the campaign's procedure. With the
+// ledger the agent ends each iteration with a transcript that reports its
+// cost.
 func (c *campaign) repo(dir string) error {
+	plan, format := "[*]\nappend work.txt x\\n\nsleep 150ms\nappend work.txt y\\n\n", ""
+	if c.ledger != "" {
+		plan += "printfile " + costFixture() + "\n"
+		format = ", format: claude-stream-json"
+	}
 	return harness.WriteRepo(dir, map[string]string{
 		".gitignore": ".agentloop/\n.fa/\n",
-		"plan.txt":   "[*]\nappend work.txt x\\n\nsleep 150ms\nappend work.txt y\\n\n",
-		"agentloop.yaml": fmt.Sprintf("default: build\nprocedures:\n  build:\n    agent: {cmd: [%s], env: {FAKEAGENT_PLAN: plan.txt, FAKEAGENT_DIR: .fa}}\n"+
-			"    limits: {max_iterations: %d}\n", strconv.Quote(c.Fakeagent), c.iterations),
+		"plan.txt":   plan,
+		"agentloop.yaml": fmt.Sprintf("default: build\nprocedures:\n  build:\n    agent: {cmd: [%s]%s, env: {FAKEAGENT_PLAN: plan.txt, FAKEAGENT_DIR: .fa}}\n"+
+			"    limits: {max_iterations: %d}\n", strconv.Quote(c.Fakeagent), format, c.iterations),
 	})
 }
 

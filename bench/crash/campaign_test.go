@@ -18,7 +18,7 @@ func TestCampaign(t *testing.T) {
 		}
 		t.Skip("git is not installed")
 	}
-	c, err := newCampaign(3, 0)
+	c, err := newCampaign(3, 0, true)
 	if err != nil {
 		t.Fatal(err)
 	}
