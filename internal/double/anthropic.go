@@ -1,6 +1,7 @@
 package double
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,12 +15,7 @@ func (anthropic) name() string { return "anthropic" }
 
 func (anthropic) parse(body []byte, _ *http.Request) (*request, error) {
 	var in struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Role    string `json:"role"`
-			Content any    `json:"content"`
-		} `json:"messages"`
+		conversation
 		Tools []struct {
 			Name string `json:"name"`
 		} `json:"tools"`
@@ -58,11 +54,7 @@ func (a anthropic) blocks(rep reply) []map[string]any {
 		out = append(out, map[string]any{"type": "text", "text": rep.text})
 	}
 	for _, c := range rep.calls {
-		args := c.args
-		if args == nil {
-			args = map[string]any{}
-		}
-		out = append(out, map[string]any{"type": "tool_use", "id": "toolu_" + c.id, "name": c.name, "input": args})
+		out = append(out, map[string]any{"type": "tool_use", "id": "toolu_" + c.id, "name": c.name, "input": c.argsObject()})
 	}
 	return out
 }
@@ -116,7 +108,7 @@ func (a anthropic) stream(rep reply) []frame {
 		ev("message_stop", map[string]any{"type": "message_stop"}))
 }
 
-func (anthropic) error(w http.ResponseWriter, status, _ int, msg string) {
+func (anthropic) errorReply(h http.Header, status, _ int, msg string) any {
 	kind, def := "api_error", "Internal server error"
 	switch status {
 	case 400:
@@ -132,22 +124,15 @@ func (anthropic) error(w http.ResponseWriter, status, _ int, msg string) {
 	case 529:
 		kind, def = "overloaded_error", "Overloaded"
 	}
-	if msg == "" {
-		msg = def
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("request-id", "req_double")
-	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": msg}, "request_id": "req_double"})
-	w.Write(b)
+	h.Set("request-id", "req_double")
+	return map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": cmp.Or(msg, def)}, "request_id": "req_double"}
 }
 
 // usageLimit is what the API answers a Claude subscription whose usage limit
 // is reached: a 429 whose unified rate-limit headers say rejected, which
 // limit and when it resets (Claude Code prints "You've hit your session
 // limit · resets 3pm (Europe/Paris)" from them).
-func (a anthropic) usageLimit(w http.ResponseWriter, reset time.Time, retryAfter int, msg string) {
-	h := w.Header()
+func (a anthropic) usageLimit(h http.Header, reset time.Time, retryAfter int, msg string) any {
 	at := fmt.Sprint(reset.Unix())
 	h.Set("anthropic-ratelimit-unified-status", "rejected")
 	h.Set("anthropic-ratelimit-unified-reset", at)
@@ -156,10 +141,7 @@ func (a anthropic) usageLimit(w http.ResponseWriter, reset time.Time, retryAfter
 	h.Set("anthropic-ratelimit-unified-5h-utilization", "1.0")
 	h.Set("anthropic-ratelimit-unified-5h-reset", at)
 	h.Set("retry-after", fmt.Sprint(retryAfter))
-	a.error(w, http.StatusTooManyRequests, retryAfter, msg)
+	return a.errorReply(h, http.StatusTooManyRequests, retryAfter, msg)
 }
 
-func (anthropic) count(w http.ResponseWriter, tokens int) {
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"input_tokens":%d}`, tokens)
-}
+func (anthropic) countKey() string { return "input_tokens" }

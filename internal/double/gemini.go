@@ -1,6 +1,7 @@
 package double
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -85,11 +86,7 @@ func (g gemini) chunk(rep reply, parts []map[string]any, last bool) map[string]a
 func (gemini) calls(rep reply) []map[string]any {
 	var parts []map[string]any
 	for _, c := range rep.calls {
-		args := c.args
-		if args == nil {
-			args = map[string]any{}
-		}
-		parts = append(parts, map[string]any{"functionCall": map[string]any{"id": c.id, "name": c.name, "args": args}})
+		parts = append(parts, map[string]any{"functionCall": map[string]any{"id": c.id, "name": c.name, "args": c.argsObject()}})
 	}
 	return parts
 }
@@ -120,7 +117,7 @@ func (g gemini) stream(rep reply) []frame {
 	return append(fs, ev("", g.chunk(rep, last, true)))
 }
 
-func (gemini) error(w http.ResponseWriter, status, retryAfter int, msg string) {
+func (gemini) errorReply(_ http.Header, status, retryAfter int, msg string) any {
 	st, def := "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting"
 	switch status {
 	case 400:
@@ -136,29 +133,20 @@ func (gemini) error(w http.ResponseWriter, status, retryAfter int, msg string) {
 	case 503, 529:
 		st, def = "UNAVAILABLE", "The model is overloaded. Please try again later."
 	}
-	if msg == "" {
-		msg = def
-	}
-	e := map[string]any{"code": status, "message": msg, "status": st}
+	e := map[string]any{"code": status, "message": cmp.Or(msg, def), "status": st}
 	if retryAfter > 0 {
 		e["details"] = []any{map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fmt.Sprintf("%ds", retryAfter)}}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]any{"error": e})
-	w.Write(b)
+	return map[string]any{"error": e}
 }
 
 // usageLimit is the Gemini API's quota reply: RESOURCE_EXHAUSTED with the
 // wait until the reset as its RetryInfo.
-func (g gemini) usageLimit(w http.ResponseWriter, _ time.Time, retryAfter int, msg string) {
+func (g gemini) usageLimit(h http.Header, _ time.Time, retryAfter int, msg string) any {
 	if msg == "" {
 		msg = fmt.Sprintf("You exceeded your current quota, please check your plan and billing details. Please retry in %ds.", retryAfter)
 	}
-	g.error(w, http.StatusTooManyRequests, retryAfter, msg)
+	return g.errorReply(h, http.StatusTooManyRequests, retryAfter, msg)
 }
 
-func (gemini) count(w http.ResponseWriter, tokens int) {
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"totalTokens":%d}`, tokens)
-}
+func (gemini) countKey() string { return "totalTokens" }

@@ -1,6 +1,7 @@
 package double
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -163,37 +164,27 @@ func (r responses) stream(rep reply) []frame {
 	return append(fs, e("response.completed", map[string]any{"response": r.response(rep, "completed", items)}))
 }
 
-func (responses) error(w http.ResponseWriter, status, retryAfter int, msg string) {
-	openaiError(w, status, retryAfter, msg)
+func (responses) errorReply(h http.Header, status, retryAfter int, msg string) any {
+	return openaiError(h, status, retryAfter, msg)
 }
 
 // usageLimit is what ChatGPT's Codex backend answers an account whose usage
 // limit is reached: a 429 whose error is usage_limit_reached with the reset
 // time, and the primary window's headers (Codex prints "You've hit your usage
 // limit. … try again at 3:05 PM." from them).
-func (responses) usageLimit(w http.ResponseWriter, reset time.Time, retryAfter int, msg string) {
-	if msg == "" {
-		msg = "The usage limit has been reached"
-	}
-	h := w.Header()
+func (responses) usageLimit(h http.Header, reset time.Time, retryAfter int, msg string) any {
 	h.Set("x-codex-primary-used-percent", "100")
 	h.Set("x-codex-primary-window-minutes", "300")
 	h.Set("x-codex-primary-reset-at", fmt.Sprint(reset.Unix()))
 	h.Set("x-codex-primary-reset-after-seconds", fmt.Sprint(retryAfter))
-	h.Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusTooManyRequests)
-	b, _ := json.Marshal(map[string]any{"error": map[string]any{"type": "usage_limit_reached", "message": msg,
-		"plan_type": "plus", "resets_at": reset.Unix(), "resets_in_seconds": retryAfter}})
-	w.Write(b)
+	return map[string]any{"error": map[string]any{"type": "usage_limit_reached", "message": cmp.Or(msg, "The usage limit has been reached"),
+		"plan_type": "plus", "resets_at": reset.Unix(), "resets_in_seconds": retryAfter}}
 }
 
-func (responses) count(w http.ResponseWriter, tokens int) {
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"input_tokens":%d}`, tokens)
-}
+func (responses) countKey() string { return "input_tokens" }
 
-// openaiError writes an error in the shape both OpenAI APIs use.
-func openaiError(w http.ResponseWriter, status, retryAfter int, msg string) {
+// openaiError is an error in the shape both OpenAI APIs use.
+func openaiError(h http.Header, status, retryAfter int, msg string) any {
 	kind, code, def := "server_error", "server_error", "The server had an error while processing your request."
 	switch status {
 	case 400:
@@ -211,126 +202,7 @@ func openaiError(w http.ResponseWriter, status, retryAfter int, msg string) {
 	}
 	if status == 429 && retryAfter > 0 {
 		def = fmt.Sprintf("Rate limit reached for requests. Please try again in %ds.", retryAfter)
-		w.Header().Set("x-ratelimit-reset-requests", fmt.Sprintf("%ds", retryAfter))
+		h.Set("x-ratelimit-reset-requests", fmt.Sprintf("%ds", retryAfter))
 	}
-	if msg == "" {
-		msg = def
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": kind, "param": nil, "code": code}})
-	w.Write(b)
-}
-
-// chat is the OpenAI Chat Completions API (/v1/chat/completions).
-type chat struct{}
-
-func (chat) name() string { return "chat" }
-
-func (chat) parse(body []byte, _ *http.Request) (*request, error) {
-	var in struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Role    string `json:"role"`
-			Content any    `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		} `json:"tools"`
-		ResponseFormat struct {
-			Type string `json:"type"`
-		} `json:"response_format"`
-	}
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, err
-	}
-	req := &request{api: "chat", model: in.Model, stream: in.Stream,
-		json: in.ResponseFormat.Type == "json_object" || in.ResponseFormat.Type == "json_schema"}
-	for _, t := range in.Tools {
-		req.tools = append(req.tools, tool{name: t.Function.Name})
-	}
-	for _, m := range in.Messages {
-		switch m.Role {
-		case "assistant":
-			req.replies++
-		case "user":
-			if req.first == "" {
-				req.first = text(m.Content)
-			}
-			fallthrough
-		case "tool":
-			req.last = text(m.Content)
-		}
-	}
-	return req, nil
-}
-
-func (chat) usage(u Usage) map[string]any {
-	return map[string]any{
-		"prompt_tokens": u.Input, "completion_tokens": u.Output, "total_tokens": u.Input + u.Output,
-		"prompt_tokens_details":     map[string]any{"cached_tokens": u.Cached},
-		"completion_tokens_details": map[string]any{"reasoning_tokens": u.Reasoning},
-	}
-}
-
-func (chat) toolCalls(rep reply, stream bool) []any {
-	var out []any
-	for i, c := range rep.calls {
-		tc := map[string]any{"id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": jsonArgs(c.args)}}
-		if stream {
-			tc["index"] = i
-		}
-		out = append(out, tc)
-	}
-	return out
-}
-
-func (c chat) whole(rep reply) any {
-	msg := map[string]any{"role": "assistant", "content": rep.text}
-	if tc := c.toolCalls(rep, false); tc != nil {
-		msg["tool_calls"] = tc
-	}
-	return map[string]any{"id": "chatcmpl-" + rep.id, "object": "chat.completion", "created": time.Now().Unix(),
-		"model": rep.model, "choices": []any{map[string]any{"index": 0, "message": msg,
-			"finish_reason": stopReason(rep, "tool_calls", "stop")}}, "usage": c.usage(rep.usage)}
-}
-
-func (c chat) stream(rep reply) []frame {
-	created := time.Now().Unix()
-	chunk := func(delta map[string]any, finish any) frame {
-		return ev("", map[string]any{"id": "chatcmpl-" + rep.id, "object": "chat.completion.chunk", "created": created,
-			"model": rep.model, "choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
-	}
-	fs := []frame{chunk(map[string]any{"role": "assistant", "content": ""}, nil)}
-	if rep.text != "" {
-		for _, d := range split(rep.text) {
-			fs = append(fs, chunk(map[string]any{"content": d}, nil))
-		}
-	}
-	if tc := c.toolCalls(rep, true); tc != nil {
-		fs = append(fs, chunk(map[string]any{"tool_calls": tc}, nil))
-	}
-	fs = append(fs, chunk(map[string]any{}, stopReason(rep, "tool_calls", "stop")),
-		ev("", map[string]any{"id": "chatcmpl-" + rep.id, "object": "chat.completion.chunk", "created": created,
-			"model": rep.model, "choices": []any{}, "usage": c.usage(rep.usage)}))
-	return append(fs, frame{data: []byte("[DONE]")})
-}
-
-func (chat) error(w http.ResponseWriter, status, retryAfter int, msg string) {
-	openaiError(w, status, retryAfter, msg)
-}
-
-// usageLimit of a Chat Completions server is its 429 with the wait until the
-// reset: the API has no usage-limit reply of its own.
-func (c chat) usageLimit(w http.ResponseWriter, _ time.Time, retryAfter int, msg string) {
-	w.Header().Set("Retry-After", fmt.Sprint(retryAfter))
-	c.error(w, http.StatusTooManyRequests, retryAfter, msg)
-}
-
-func (chat) count(w http.ResponseWriter, tokens int) {
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"input_tokens":%d}`, tokens)
+	return map[string]any{"error": map[string]any{"message": cmp.Or(msg, def), "type": kind, "param": nil, "code": code}}
 }

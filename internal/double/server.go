@@ -145,7 +145,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "the double wants its --token as the API key", rec.Status)
 			return
 		}
-		a.error(w, rec.Status, 0, "the double wants its --token as the API key")
+		writeJSON(w, rec.Status, a.errorReply(w.Header(), rec.Status, 0, "the double wants its --token as the API key"))
 		return
 	}
 	if a == nil {
@@ -157,7 +157,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		rec.Status = http.StatusBadRequest
 		s.finish(&rec)
-		a.error(w, rec.Status, 0, "the double could not read the request: "+err.Error())
+		writeJSON(w, rec.Status, a.errorReply(w.Header(), rec.Status, 0, "the double could not read the request: "+err.Error()))
 		return
 	}
 	// Redacted before it is cut: a secret cut in two is no longer one shape.
@@ -172,14 +172,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if method == "countTokens" {
 		rec.Side, rec.Status = true, http.StatusOK
 		s.finish(&rec)
-		a.count(w, len(body)/4)
+		writeJSON(w, rec.Status, map[string]int{a.countKey(): len(body) / 4})
 		return
 	}
 	rep, fault, reset := s.plan(req, &rec)
 	if fault != nil && fault.UsageLimit > 0 {
 		rec.Status, rec.Fault = http.StatusTooManyRequests, "usage_limit"
 		s.finish(&rec)
-		a.usageLimit(w, reset, max(int(reset.Sub(s.now()).Round(time.Second)/time.Second), 1), fault.Message)
+		writeJSON(w, rec.Status, a.usageLimit(w.Header(), reset, max(int(reset.Sub(s.now()).Round(time.Second)/time.Second), 1), fault.Message))
 		return
 	}
 	if fault != nil && fault.Status != 0 {
@@ -188,7 +188,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if fault.RetryAfter > 0 {
 			w.Header().Set("Retry-After", fmt.Sprint(fault.RetryAfter))
 		}
-		a.error(w, fault.Status, fault.RetryAfter, fault.Message)
+		writeJSON(w, fault.Status, a.errorReply(w.Header(), fault.Status, fault.RetryAfter, fault.Message))
 		return
 	}
 	for _, c := range rep.calls {

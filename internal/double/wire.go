@@ -13,11 +13,36 @@ type api interface {
 	parse(body []byte, r *http.Request) (*request, error)
 	whole(rep reply) any
 	stream(rep reply) []frame
-	error(w http.ResponseWriter, status, retryAfter int, msg string)
+	// errorReply is the API's error of status (msg empty: the API's own
+	// words for it): the body, and the headers it sets on h.
+	errorReply(h http.Header, status, retryAfter int, msg string) any
 	// usageLimit is the API's reply when the account's usage limit is
-	// reached until reset.
-	usageLimit(w http.ResponseWriter, reset time.Time, retryAfter int, msg string)
-	count(w http.ResponseWriter, tokens int)
+	// reached until reset: a 429 with this body and the headers it sets on h.
+	usageLimit(h http.Header, reset time.Time, retryAfter int, msg string) any
+	// countKey names the token count in the API's answer to a count of a
+	// request's tokens.
+	countKey() string
+}
+
+// conversation is the part of a request body that the Anthropic Messages
+// API and the OpenAI Chat Completions API share: the model, whether to
+// stream, and the messages so far.
+type conversation struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+	} `json:"messages"`
+}
+
+// writeJSON writes an API's JSON reply: every reply of the double that is
+// not a stream.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
 }
 
 // frame is one server-sent event (event may be empty), or a whole JSON body.
@@ -163,10 +188,17 @@ func text(v any) string {
 	return ""
 }
 
-func jsonArgs(args map[string]any) string {
-	if args == nil {
-		return "{}"
+// argsObject is the call's arguments as a JSON object: {} when it has none.
+func (c toolCall) argsObject() map[string]any {
+	if c.args == nil {
+		return map[string]any{}
 	}
-	b, _ := json.Marshal(args)
+	return c.args
+}
+
+// jsonArgs is the call's arguments as the string of a JSON object, as the
+// OpenAI APIs carry them.
+func jsonArgs(args map[string]any) string {
+	b, _ := json.Marshal(toolCall{args: args}.argsObject())
 	return string(b)
 }
