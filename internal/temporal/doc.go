@@ -44,6 +44,18 @@
 // reads from the server's list, and in the search attribute
 // [SearchWaiting] when its namespace has it (waiting.go).
 //
+// # Shared spend
+//
+// The caps of budgets: hold on Temporal as they do locally: the runs of a
+// namespace share one ledger workflow ([Ledger], ledger.go), which holds the
+// local ledger's book. A run started from a configuration with budgets:
+// reserves each iteration through a worker, against the caps of that
+// worker's configuration; a soft limit parks the run in its workflow (no
+// step, no worker slot) until `agentloop budget approve --engine temporal`,
+// a hard limit ends it as a budget abort, and the iteration's step settles
+// what it spent. A worker whose configuration has caps refuses an iteration
+// reserved nowhere (a run started without them): caps are never ignored.
+//
 // # Task graphs
 //
 // A task graph (run --tasks) is one parent workflow ([Graph], ID

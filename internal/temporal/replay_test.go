@@ -32,8 +32,11 @@ import (
 // server restarted while it waited), a run whose iteration was retried
 // after its attempt stopped giving signs of life, and a run that set the
 // search attribute AgentloopWaiting while it waited
-// (TestRealServerWaitingSearchAttribute).
-var recordedHistories = []string{"plain", "guided", "retried", "searched"}
+// (TestRealServerWaitingSearchAttribute), and a run that reserved its
+// iterations in the ledger workflow, was parked and approved
+// (TestRealServerSharedCap, which records the ledger workflow's history too:
+// "ledger").
+var recordedHistories = []string{"plain", "guided", "retried", "searched", "spend-a"}
 
 // The graph histories, recorded on a real dev server (TestRealServerGraph with
 // -update): a graph of two tasks, b after a, recorded by this build ("graph"),
@@ -47,6 +50,9 @@ var recordedGraphHistories = []string{"graph", "graph-before-fleet", "graph-flee
 // workflowOf is the workflow a recorded history is of: its registered name,
 // its function and its ID.
 func workflowOf(name string) (string, any, string) {
+	if name == "ledger" {
+		return WorkflowLedger, Ledger, LedgerWorkflowID
+	}
 	if slices.Contains(recordedGraphHistories, name) {
 		return WorkflowGraph, Graph, GraphWorkflowID("graph", "")
 	}
@@ -120,7 +126,7 @@ func keepHistory(t *testing.T, c client.Client, name string) {
 // by this build's workflow: a change that makes the workflow take other steps
 // on the same history fails here, before it strands the runs under way.
 func TestReplayRecordedHistories(t *testing.T) {
-	for _, name := range slices.Concat(recordedHistories, recordedGraphHistories) {
+	for _, name := range slices.Concat(recordedHistories, recordedGraphHistories, []string{"ledger"}) {
 		t.Run(name, func(t *testing.T) {
 			replay(t, name, readHistory(t, name))
 		})
