@@ -129,6 +129,9 @@ func usd(f float64) string {
 	return budget.CostUSD.Show(f, 0.0001)
 }
 
+// maxDaysShown is how many days the text of spend shows, the latest.
+const maxDaysShown = 14
+
 func spendText(w io.Writer, path string, on bool, r ledger.Report) error {
 	fmt.Fprintf(w, "Spend ledger: %s\n", path)
 	if !on {
@@ -146,6 +149,21 @@ func spendText(w io.Writer, path string, on bool, r ledger.Report) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(r.Days) > 0 {
+		fmt.Fprintln(w, "\nBy day:")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  DAY\tSPENT\tESTIMATED\tTOKENS\tITERATIONS")
+		for i, d := range r.Days {
+			if i == maxDaysShown {
+				fmt.Fprintf(tw, "  (%d earlier %s: --format csv or json)\n", len(r.Days)-i, plural(len(r.Days)-i, "day"))
+				break
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\n", d.Name, usd(d.Total.USD), usd(d.Total.Estimated), budget.Tokens.Show(float64(d.Total.Tokens), 0), d.Total.Iterations)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	if len(r.Periods) > 0 && len(r.Periods[0].Runs) > 0 {
 		fmt.Fprintln(w, "\nToday by run:")
@@ -231,9 +249,21 @@ func spendCSV(w io.Writer, r ledger.Report) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"period", "period_name", "provider", "account", "model", "cost_usd", "estimated_usd", "tokens", "iterations"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	row := func(p ledger.Period, name string, k ledger.KeySum) {
+		_ = cw.Write([]string{string(p), name, k.Provider, k.Account, k.Model, f(k.USD), f(k.Estimated), strconv.FormatInt(k.Tokens, 10), strconv.Itoa(k.Iterations)})
+	}
 	for _, p := range r.Periods {
+		if p.Period == ledger.Day {
+			// Every day the ledger holds, the latest (today's) first.
+			for _, d := range r.Days {
+				for _, k := range d.Keys {
+					row(ledger.Day, d.Name, k)
+				}
+			}
+			continue
+		}
 		for _, k := range p.Keys {
-			_ = cw.Write([]string{string(p.Period), p.Name, k.Provider, k.Account, k.Model, f(k.USD), f(k.Estimated), strconv.FormatInt(k.Tokens, 10), strconv.Itoa(k.Iterations)})
+			row(p.Period, p.Name, k)
 		}
 	}
 	cw.Flush()

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -13,9 +14,11 @@ import (
 type Report struct {
 	At      time.Time      `json:"at"`
 	Periods []PeriodReport `json:"periods"`
-	Caps    []CapReport    `json:"caps"`
-	Held    []Held         `json:"held"`
-	Windows []Window       `json:"windows"`
+	// Days is what was spent each day the ledger holds, the latest first.
+	Days    []DayReport `json:"days"`
+	Caps    []CapReport `json:"caps"`
+	Held    []Held      `json:"held"`
+	Windows []Window    `json:"windows"`
 }
 
 // PeriodReport is what was spent in one period.
@@ -25,6 +28,13 @@ type PeriodReport struct {
 	Total  Sum      `json:"total"`
 	Keys   []KeySum `json:"by_key"`
 	Runs   []RunSum `json:"by_run"`
+}
+
+// DayReport is what was spent in one day, by key.
+type DayReport struct {
+	Name  string   `json:"name"` // "2026-11-25"
+	Total Sum      `json:"total"`
+	Keys  []KeySum `json:"by_key"`
 }
 
 // KeySum is what one provider, account and model spent.
@@ -62,22 +72,21 @@ func (b *Book) Report(caps []Cap, now time.Time, alive func(Owner) bool) Report 
 	r := Report{At: now, Held: b.OpenReservations(alive), Windows: b.Windows(now)}
 	for _, p := range []Period{Day, Week, Month} {
 		pr := PeriodReport{Period: p, Name: p.Of(now.In(b.loc))}
-		for k, s := range b.ByKey(p, now) {
-			pr.Keys = append(pr.Keys, KeySum{Key: k, Sum: s})
-			pr.Total.USD += s.USD
-			pr.Total.Estimated += s.Estimated
-			pr.Total.Tokens += s.Tokens
-			pr.Total.Iterations += s.Iterations
-		}
-		slices.SortFunc(pr.Keys, func(a, b KeySum) int {
-			return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Account, b.Account), cmp.Compare(a.Model, b.Model))
-		})
+		pr.Total, pr.Keys = keySums(b.ByKey(p, now))
 		for run, s := range b.ByRun(p, now) {
 			pr.Runs = append(pr.Runs, RunSum{Run: run, Sum: s})
 		}
 		slices.SortFunc(pr.Runs, func(a, b RunSum) int { return cmp.Compare(a.Run, b.Run) })
 		r.Periods = append(r.Periods, pr)
 	}
+	for name, m := range b.sums {
+		if day, ok := strings.CutPrefix(name, string(Day)+" "); ok {
+			dr := DayReport{Name: day}
+			dr.Total, dr.Keys = keySums(m)
+			r.Days = append(r.Days, dr)
+		}
+	}
+	slices.SortFunc(r.Days, func(a, b DayReport) int { return cmp.Compare(b.Name, a.Name) })
 	for _, c := range caps {
 		cr := CapReport{Cap: c, PeriodName: c.Period.Of(now.In(b.loc)), Spent: b.Spent(c, now), Approved: b.Approved(c, now), LeftUSD: -1, LeftTokens: -1, State: "ok"}
 		cr.HeldUSD, cr.HeldTokens = b.Reserved(c, alive, "")
@@ -97,4 +106,19 @@ func (b *Book) Report(caps []Cap, now time.Time, alive func(Owner) bool) Report 
 		r.Caps = append(r.Caps, cr)
 	}
 	return r
+}
+
+// keySums is what the keys of m spent, in all and key by key (in order).
+func keySums(m map[Key]Sum) (total Sum, keys []KeySum) {
+	for k, s := range m {
+		keys = append(keys, KeySum{Key: k, Sum: s})
+		total.USD += s.USD
+		total.Estimated += s.Estimated
+		total.Tokens += s.Tokens
+		total.Iterations += s.Iterations
+	}
+	slices.SortFunc(keys, func(a, b KeySum) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Account, b.Account), cmp.Compare(a.Model, b.Model))
+	})
+	return total, keys
 }

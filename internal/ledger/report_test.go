@@ -1,0 +1,71 @@
+package ledger
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestReportDays: the report says what was spent each day the ledger holds,
+// the latest first, in all and by key, known and estimated; a day is the
+// book's time zone's.
+func TestReportDays(t *testing.T) {
+	t.Parallel()
+	claude := Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
+	codex := Key{Provider: "codex", Account: "codex:bb"}
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skipf("no time zone data: %v", err)
+	}
+	est := func(id string, at time.Time, k Key, usd float64) Record {
+		r := settle(id, at, k, usd)
+		r.Charges[0].Estimated = true
+		return r
+	}
+	tests := []struct {
+		name string
+		loc  *time.Location
+		recs []Record
+		want []DayReport
+	}{
+		{name: "nothing spent", loc: time.UTC},
+		{
+			name: "three days, the latest first",
+			loc:  time.UTC,
+			recs: []Record{
+				settle("a", t0.AddDate(0, 0, -2), claude, 1),
+				settle("b", t0, claude, 0.5),
+				est("c", t0, codex, 0.25),
+				settle("d", t0.AddDate(0, 0, -1), codex, 2),
+				settle("d", t0.AddDate(0, 0, -1), codex, 2), // settled twice: counted once
+			},
+			want: []DayReport{
+				{Name: "2026-11-25", Total: Sum{USD: 0.75, Estimated: 0.25, Tokens: 750, Iterations: 2}, Keys: []KeySum{
+					{Key: claude, Sum: Sum{USD: 0.5, Tokens: 500, Iterations: 1}},
+					{Key: codex, Sum: Sum{USD: 0.25, Estimated: 0.25, Tokens: 250, Iterations: 1}},
+				}},
+				{Name: "2026-11-24", Total: Sum{USD: 2, Tokens: 2000, Iterations: 1}, Keys: []KeySum{{Key: codex, Sum: Sum{USD: 2, Tokens: 2000, Iterations: 1}}}},
+				{Name: "2026-11-23", Total: Sum{USD: 1, Tokens: 1000, Iterations: 1}, Keys: []KeySum{{Key: claude, Sum: Sum{USD: 1, Tokens: 1000, Iterations: 1}}}},
+			},
+		},
+		{
+			name: "the day of the book's zone",
+			loc:  paris,
+			recs: []Record{settle("a", time.Date(2026, 11, 24, 23, 30, 0, 0, time.UTC), claude, 1)}, // 00:30 in Paris
+			want: []DayReport{{Name: "2026-11-25", Total: Sum{USD: 1, Tokens: 1000, Iterations: 1}, Keys: []KeySum{{Key: claude, Sum: Sum{USD: 1, Tokens: 1000, Iterations: 1}}}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := NewBook(tt.loc)
+			for _, r := range tt.recs {
+				b.Apply(r)
+			}
+			if diff := cmp.Diff(tt.want, b.Report(nil, t0, nil).Days); diff != "" {
+				t.Errorf("days (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
