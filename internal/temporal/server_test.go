@@ -46,6 +46,7 @@ func startServer(t *testing.T, s *devServer) {
 		"--db-filename", s.db, "--log-level", "error")
 	s.cmd.Args = append(s.cmd.Args, s.args...)
 	s.cmd.Stdout, s.cmd.Stderr = os.Stderr, os.Stderr
+	testenv.EndsWithTest(s.cmd)
 	if err := s.cmd.Start(); err != nil {
 		t.Fatalf("start the dev server: %v", err)
 	}

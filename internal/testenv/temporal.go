@@ -12,8 +12,8 @@ import (
 // TemporalServer starts the Temporal CLI's dev server (temporal server
 // start-dev) on a free port of 127.0.0.1, its state in a file of the test's
 // temporary folder, and returns its address once it accepts connections. The
-// server is killed when the test ends. Without the temporal CLI the test is
-// skipped (failed under CI=true).
+// server is killed when the test ends, or when the test binary dies. Without
+// the temporal CLI the test is skipped (failed under CI=true).
 func TemporalServer(t testing.TB) string {
 	t.Helper()
 	bin := NeedTool(t, "temporal")
@@ -27,6 +27,7 @@ func TemporalServer(t testing.TB) string {
 	cmd := exec.Command(bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", port, "--headless",
 		"--db-filename", filepath.Join(t.TempDir(), "temporal.db"), "--log-level", "error")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	EndsWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start the Temporal dev server: %v", err)
 	}
