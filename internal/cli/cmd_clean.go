@@ -17,6 +17,10 @@ type cleanOptions struct {
 	force    bool
 	all      bool
 	stateDir string
+	engine   engineOptions
+	// remote is the git remote the workers' clones share, whose checkpoint
+	// refs are cleaned too (--engine temporal).
+	remote string
 }
 
 // AddFlags adds the flags of `clean` to fs.
@@ -24,6 +28,9 @@ func (o *cleanOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.force, "force", "f", false, "remove what is listed (without it, clean only lists)")
 	fs.BoolVar(&o.all, "all", false, "also runs that could be resumed (escalated, interrupted, stopped by a crash)")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop, or state_dir from the configuration)")
+	fs.StringVar(&o.remote, "checkpoint-remote", "", "with --engine temporal: also remove the checkpoint refs on this git remote (the one the workers share) of the runs removed, of earlier runs and of runs the server no longer has")
+	o.engine.AddFlags(fs)
+	o.engine.AddConfigFlag(fs)
 }
 
 func newCleanCmd(d Deps) *cobra.Command {
@@ -43,14 +50,23 @@ merged; a task graph's state once none of its tasks' runs is left.
 Kept: a run that a live process owns, always (even when named); a run that may
 be resumed (escalated, interrupted, stopped by a crash), with its worktree,
 unless --all or its NAME is given; a task branch that is not merged, unless
---all or its run or graph is named. NAME is a run or a task graph.` + exitStatus(
+--all or its run or graph is named. NAME is a run or a task graph.
+
+With --engine temporal, the runs on the Temporal server are weighed as the
+local ones are, by how their last workflow stands: what a running or waiting
+run has in this clone is kept; what an ended run left here (its run folders,
+checkpoints, task worktree and branch) goes, as for a local run. Each clone
+cleans its own: run it in the clone of every worker (and in the one the runs
+were started from). With --checkpoint-remote REMOTE it also removes the
+checkpoint refs on the remote the workers share.` + exitStatus(
 			exitSuccess,
 			exitLine{ExitFailure, "error: something could not be removed, or no run or task graph named NAME"},
 			exitUsageLine),
 		Example: `  agentloop clean              # list what would be removed, and what is kept
   agentloop clean -f           # remove it
   agentloop clean -f fix-auth  # remove the run fix-auth even though it escalated
-  agentloop clean -f --all     # every run no process owns`,
+  agentloop clean -f --all     # every run no process owns
+  agentloop clean -f --engine temporal --checkpoint-remote origin  # a fleet's clone and shared remote`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		ValidArgsFunction: func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 			return matching(runNames(cmd, d), prefix), cobra.ShellCompDirectiveNoFileComp
@@ -71,7 +87,19 @@ func runClean(ctx context.Context, o cleanOptions, d Deps, names []string) error
 	if err != nil {
 		return err
 	}
-	plan, err := session.PlanClean(ctx, session.CleanOptions{StateDir: store.Root, Repo: wd, Names: names, All: o.all})
+	co := session.CleanOptions{StateDir: store.Root, Repo: wd, Names: names, All: o.all}
+	switch onTemporal, err := o.engine.temporal(d); {
+	case err != nil:
+		return err
+	case onTemporal:
+		if co.Engine, err = cleanRunsTemporal(ctx, o, d); err != nil {
+			return err
+		}
+		co.Remote = o.remote
+	case o.remote != "":
+		return usageError("--checkpoint-remote cleans the remote the Temporal workers share: give --engine temporal too, so that the runs still going on there are known")
+	}
+	plan, err := session.PlanClean(ctx, co)
 	if plan == nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/session"
 )
 
 // temporalBuilt says whether this build holds the Temporal engine: without it
@@ -46,6 +47,10 @@ func guideTemporal(context.Context, guideOptions, Deps, string, string) error {
 func statusTemporal(context.Context, statusOptions, Deps, []string) error { return errNoTemporal() }
 
 func reportTemporal(context.Context, reportOptions, Deps, string) error { return errNoTemporal() }
+
+func cleanRunsTemporal(context.Context, cleanOptions, Deps) ([]session.EngineRun, error) {
+	return nil, errNoTemporal()
+}
 
 func inboxTemporal(context.Context, inboxOptions, Deps) ([]inbox.Item, error) {
 	return nil, errNoTemporal()

@@ -108,3 +108,36 @@ func sharedClones(t *testing.T) (a, b string) {
 	run(t, a, "clone", "-q", "-b", run(t, a, "symbolic-ref", "--short", "HEAD"), remote, b)
 	return a, b
 }
+
+// TestRemoteRefs: the checkpoint refs a clone shared are listed on the
+// remote, and those deleted there are gone while the others stay; a branch is
+// never deleted as a hidden ref.
+func TestRemoteRefs(t *testing.T) {
+	ctx := t.Context()
+	a, _ := sharedClones(t)
+	for _, p := range []string{"refs/agentloop/build/r1/", "refs/agentloop/build/r2/"} {
+		write(t, a, map[string]string{"work.txt": p + "\n"})
+		if _, err := Snapshot(ctx, a, p+"iter-1", "iteration 1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := ShareCheckpoints(ctx, a, "origin", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := RemoteRefs(ctx, a, "origin", "refs/agentloop/")
+	if err != nil || len(got) != 2 || got[0] != "refs/agentloop/build/r1/iter-1" || got[1] != "refs/agentloop/build/r2/iter-1" {
+		t.Fatalf("RemoteRefs = %q, %v", got, err)
+	}
+	if err := DeleteRemoteRefs(ctx, a, "origin", []string{"refs/agentloop/build/r1/iter-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := RemoteRefs(ctx, a, "origin", "refs/agentloop/"); err != nil || len(got) != 1 || got[0] != "refs/agentloop/build/r2/iter-1" {
+		t.Errorf("after the delete: %q, %v", got, err)
+	}
+	if err := DeleteRemoteRefs(ctx, a, "origin", []string{"refs/heads/main"}); err == nil {
+		t.Error("a branch was deleted as a hidden ref")
+	}
+	if _, err := RemoteRefs(ctx, a, "-x", "refs/agentloop/"); err == nil {
+		t.Error("a remote like an option was taken")
+	}
+}

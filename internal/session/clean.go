@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,24 @@ type CleanOptions struct {
 	Repo     string   // the work tree; checkpoints, worktrees and branches are left alone when it is not a git repository
 	Names    []string // runs or task graphs asked for by name: removed even when they could be resumed
 	All      bool     // every run that could be resumed too (escalated, interrupted, crashed)
+	// Engine are the runs another engine holds (Temporal: its workflows),
+	// which have no state file here: their folders, checkpoints, worktrees
+	// and branches in this clone are planned by how they stand there, as a
+	// local run's by its state.
+	Engine []EngineRun
+	// Remote is the git remote the clones share ("" for none): its
+	// checkpoint refs are planned as the clone's own are.
+	Remote string
+}
+
+// EngineRun is a run as another engine knows it.
+type EngineRun struct {
+	Name, RunID string
+	// Live says the run goes on there (or waits for a person in it): nothing
+	// of it is touched.
+	Live bool
+	// Status is how it ended when it is not live.
+	Status loop.Status
 }
 
 // CleanItem is one thing clean removes or keeps.
@@ -33,7 +52,8 @@ type CleanItem struct {
 	paths  []string // files and folders removed
 	refs   []string // refs deleted
 	branch string
-	force  bool // an unmerged branch, a worktree with changes
+	remote string // the remote whose refs are deleted, "" for the clone's
+	force  bool   // an unmerged branch, a worktree with changes
 }
 
 // CleanPlan is what clean would remove and what it keeps, and why.
@@ -69,7 +89,8 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 		if err := state.ValidName(n); err != nil {
 			return nil, err
 		}
-		found := slices.Contains(graphs, n) || slices.ContainsFunc(states, func(s *loop.State) bool { return s.Name == n })
+		found := slices.Contains(graphs, n) || slices.ContainsFunc(states, func(s *loop.State) bool { return s.Name == n }) ||
+			slices.ContainsFunc(o.Engine, func(r EngineRun) bool { return r.Name == n })
 		if !found {
 			return nil, fmt.Errorf("no run or task graph named %q in %s; 'agentloop status' lists them", n, o.StateDir)
 		}
@@ -80,9 +101,9 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 		})
 	}
 	fate := map[string]runFate{}
-	current := map[string]string{} // run name → its run id
+	current := map[string]map[string]bool{} // run name → its run ids (more than one: of engine runs of the same name)
 	for _, st := range states {
-		current[st.Name] = st.RunID
+		current[st.Name] = map[string]bool{st.RunID: true}
 		switch {
 		case p.store.Owned(st.Name):
 			fate[st.Name] = fateLive
@@ -97,11 +118,21 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 				paths: []string{p.store.StatePath(st.Name), filepath.Join(p.store.StateDir(), st.Name+".lock"), p.store.LivePath(st.Name), p.store.QueueDir(st.Name), filepath.Join(o.StateDir, "runs", st.Name)}})
 		}
 	}
+	p.planEngine(o, fate, current, named)
 	p.planRunFolders(o.StateDir, fate, current)
 	if p.repo != "" {
-		if err := p.planRefs(ctx, fate, current); err != nil {
+		refs, err := gitx.Refs(ctx, p.repo, "refs/agentloop/")
+		if err != nil {
 			return nil, err
 		}
+		p.planRefs(refs, "", fate, current)
+	}
+	if p.repo != "" && o.Remote != "" {
+		refs, err := gitx.RemoteRefs(ctx, p.repo, o.Remote, "refs/agentloop/")
+		if err != nil {
+			return nil, err
+		}
+		p.planRefs(refs, o.Remote, fate, current)
 	}
 	if err := p.planTasks(ctx, o, graphs, fate, named); err != nil {
 		return nil, err
@@ -110,6 +141,53 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 		return p, fmt.Errorf("some state files could not be read and their runs are left alone: %w", listErr)
 	}
 	return p, nil
+}
+
+// planEngine adds the fates of the engine's runs that have no state here. A
+// name several engine runs have (of other repositories) takes the fate that
+// keeps most, and each of their run IDs is current.
+func (p *CleanPlan) planEngine(o CleanOptions, fate map[string]runFate, current map[string]map[string]bool, named func(string) bool) {
+	local := maps.Clone(fate)
+	engine := map[string]runFate{}
+	status := map[string]loop.Status{}
+	for _, r := range o.Engine {
+		if _, ok := local[r.Name]; ok {
+			continue
+		}
+		f := fateRemove
+		switch {
+		case r.Live:
+			f = fateLive
+		case resumable(r.Status) && !o.All && !named(r.Name):
+			f = fateKeep
+		}
+		if old, ok := engine[r.Name]; !ok || f > old {
+			engine[r.Name], status[r.Name] = f, r.Status
+		}
+		if current[r.Name] == nil {
+			current[r.Name] = map[string]bool{}
+		}
+		current[r.Name][r.RunID] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(engine)) {
+		fate[name] = engine[name]
+		switch engine[name] {
+		case fateLive:
+			p.Keep = append(p.Keep, CleanItem{Kind: "run", Name: name, Note: "running, or waiting for a person, on the engine's server"})
+		case fateKeep:
+			p.Keep = append(p.Keep, CleanItem{Kind: "run", Name: name, Note: fmt.Sprintf(
+				"%s on the engine's server and may be resumed; 'agentloop clean --force %s' or --all removes what it left here", status[name], name)})
+		default:
+			if dir := filepath.Join(o.StateDir, "runs", name); exists(dir) {
+				p.Remove = append(p.Remove, CleanItem{Kind: "run folder", Name: p.rel(dir), Note: string(status[name]) + " on the engine's server", paths: []string{dir}})
+			}
+		}
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // resumable says whether a run in this status may still be resumed.
@@ -138,7 +216,7 @@ func graphNames(stateDir string) []string {
 
 // planRunFolders adds the run folders of runs without a state, and those of
 // earlier runs of a name that is kept.
-func (p *CleanPlan) planRunFolders(stateDir string, fate map[string]runFate, current map[string]string) {
+func (p *CleanPlan) planRunFolders(stateDir string, fate map[string]runFate, current map[string]map[string]bool) {
 	names, _ := os.ReadDir(filepath.Join(stateDir, "runs"))
 	for _, n := range names {
 		if !n.IsDir() || state.ValidName(n.Name()) != nil {
@@ -154,7 +232,7 @@ func (p *CleanPlan) planRunFolders(stateDir string, fate map[string]runFate, cur
 		case f == fateKeep:
 			runs, _ := os.ReadDir(dir)
 			for _, r := range runs {
-				if r.IsDir() && r.Name() != current[n.Name()] {
+				if r.IsDir() && !current[n.Name()][r.Name()] {
 					old := filepath.Join(dir, r.Name())
 					note := "an earlier run of " + n.Name()
 					if state.Stillborn(old) {
@@ -167,13 +245,10 @@ func (p *CleanPlan) planRunFolders(stateDir string, fate map[string]runFate, cur
 	}
 }
 
-// planRefs adds the checkpoints (refs/agentloop/NAME/RUN/…) of runs removed,
-// of runs that no longer exist, and of earlier runs of a kept name.
-func (p *CleanPlan) planRefs(ctx context.Context, fate map[string]runFate, current map[string]string) error {
-	refs, err := gitx.Refs(ctx, p.repo, "refs/agentloop/")
-	if err != nil {
-		return err
-	}
+// planRefs adds the checkpoints (refs/agentloop/NAME/RUN/…) among refs, the
+// clone's or those of its remote ("" for the clone's), of runs removed, of
+// runs that no longer exist, and of earlier runs of a kept name.
+func (p *CleanPlan) planRefs(refs []string, remote string, fate map[string]runFate, current map[string]map[string]bool) {
 	type key struct{ name, run string }
 	groups := map[key][]string{}
 	var order []key
@@ -183,7 +258,7 @@ func (p *CleanPlan) planRefs(ctx context.Context, fate map[string]runFate, curre
 			continue
 		}
 		k := key{parts[0], parts[1]}
-		if f, ok := fate[k.name]; ok && (f == fateLive || (f == fateKeep && k.run == current[k.name])) {
+		if f, ok := fate[k.name]; ok && (f == fateLive || (f == fateKeep && current[k.name][k.run])) {
 			continue
 		}
 		if _, ok := groups[k]; !ok {
@@ -194,14 +269,17 @@ func (p *CleanPlan) planRefs(ctx context.Context, fate map[string]runFate, curre
 	for _, k := range order {
 		note := "checkpoints of a run that no longer exists"
 		switch f, ok := fate[k.name]; {
-		case ok && f == fateRemove && k.run == current[k.name]:
+		case ok && f == fateRemove && current[k.name][k.run]:
 			note = "checkpoints of the run removed"
 		case ok:
 			note = "checkpoints of an earlier run of " + k.name
 		}
-		p.Remove = append(p.Remove, CleanItem{Kind: "checkpoints", Name: fmt.Sprintf("refs/agentloop/%s/%s/ (%d)", k.name, k.run, len(groups[k])), Note: note, refs: groups[k]})
+		it := CleanItem{Kind: "checkpoints", Name: fmt.Sprintf("refs/agentloop/%s/%s/ (%d)", k.name, k.run, len(groups[k])), Note: note, refs: groups[k]}
+		if remote != "" {
+			it.Kind, it.remote = "checkpoints on "+remote, remote
+		}
+		p.Remove = append(p.Remove, it)
 	}
-	return nil
 }
 
 // planTasks adds the worktrees and branches of task graphs whose task run is
@@ -313,6 +391,8 @@ func (p *CleanPlan) remove(ctx context.Context, it CleanItem) error {
 		}
 	case "checkpoints":
 		return gitx.DeleteRefs(ctx, p.repo, it.refs)
+	case "checkpoints on " + it.remote:
+		return gitx.DeleteRemoteRefs(ctx, p.repo, it.remote, it.refs)
 	case "branch":
 		if it.force {
 			return gitx.DeleteBranch(ctx, p.repo, it.branch)

@@ -94,3 +94,70 @@ func TestCleanAllAndNamed(t *testing.T) {
 		t.Error("an unknown name is no error")
 	}
 }
+
+// TestCleanEngineRuns: the runs another engine holds, which have no state
+// file here, are weighed by how they stand there: a live run's folder and
+// its task worktree are kept, an ended run's go, a resumable one's current
+// folder is kept (its earlier one goes) unless --all, and a folder of a run
+// neither here nor there goes.
+func TestCleanEngineRuns(t *testing.T) {
+	t.Parallel()
+	engine := []EngineRun{
+		{Name: "live", RunID: "r1", Live: true},
+		{Name: "ended", RunID: "r1", Status: loop.StatusCompleted},
+		{Name: "esc", RunID: "r2", Status: loop.StatusEscalated},
+		{Name: "g-live", RunID: "r1", Live: true},
+		{Name: "g-ended", RunID: "r1", Status: loop.StatusSucceeded},
+	}
+	mk := func(t *testing.T) string {
+		root := filepath.Join(t.TempDir(), ".agentloop")
+		for _, d := range []string{"runs/live/r1", "runs/ended/r1", "runs/esc/r1", "runs/esc/r2", "runs/gone/r1", "runs/g-live/r1", "runs/g-ended/r1", "worktrees/g/live", "worktrees/g/ended"} {
+			if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return root
+	}
+	for _, tt := range []struct {
+		all              bool
+		remove, keep     []string
+		exists, notExist []string
+	}{
+		{
+			remove: []string{"run folder .agentloop/runs/ended", "run folder .agentloop/runs/esc/r1", "run folder .agentloop/runs/g-ended", "run folder .agentloop/runs/gone", "worktree .agentloop/worktrees/g/ended"},
+			keep:   []string{"run esc", "run g-live", "run live"},
+			exists: []string{"runs/live/r1", "runs/esc/r2", "runs/g-live/r1", "worktrees/g/live"}, notExist: []string{"runs/ended", "runs/esc/r1", "runs/gone", "worktrees/g/ended"},
+		},
+		{
+			all:    true,
+			remove: []string{"run folder .agentloop/runs/ended", "run folder .agentloop/runs/esc", "run folder .agentloop/runs/g-ended", "run folder .agentloop/runs/gone", "worktree .agentloop/worktrees/g/ended"},
+			keep:   []string{"run g-live", "run live"},
+			exists: []string{"runs/live/r1", "worktrees/g/live"}, notExist: []string{"runs/esc"},
+		},
+	} {
+		root := mk(t)
+		p, err := PlanClean(t.Context(), CleanOptions{StateDir: root, Engine: engine, All: tt.all})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(p.Remove); !slices.Equal(got, tt.remove) {
+			t.Errorf("all=%v: remove %q, want %q", tt.all, got, tt.remove)
+		}
+		if got := names(p.Keep); !slices.Equal(got, tt.keep) {
+			t.Errorf("all=%v: keep %q, want %q", tt.all, got, tt.keep)
+		}
+		if _, err := p.Apply(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range tt.exists {
+			if _, err := os.Stat(filepath.Join(root, path)); err != nil {
+				t.Errorf("all=%v: %s removed", tt.all, path)
+			}
+		}
+		for _, path := range tt.notExist {
+			if _, err := os.Stat(filepath.Join(root, path)); err == nil {
+				t.Errorf("all=%v: %s left", tt.all, path)
+			}
+		}
+	}
+}

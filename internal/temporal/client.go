@@ -13,7 +13,6 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -77,19 +76,11 @@ func Start(ctx context.Context, c client.Client, s Server, in RunInput, now time
 // running says what the running workflow of the key is and where it was
 // started, from its first event (no worker needed); "" when unknown.
 func running(ctx context.Context, c client.Client, key string) string {
-	it := c.GetWorkflowHistory(ctx, WorkflowID(key), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	if !it.HasNext() {
-		return ""
-	}
-	ev, err := it.Next()
+	in, at, err := startInput(ctx, c, WorkflowID(key), "")
 	if err != nil {
 		return ""
 	}
-	var in RunInput
-	if err := converter.GetDefaultDataConverter().FromPayloads(ev.GetWorkflowExecutionStartedEventAttributes().GetInput(), &in); err != nil {
-		return ""
-	}
-	return fmt.Sprintf(" (run ID %s, started %s in %s, workflow %s)", in.State.RunID, ev.GetEventTime().AsTime().Local().Format(time.DateTime), in.Run.WorkDir, WorkflowID(key))
+	return fmt.Sprintf(" (run ID %s, started %s in %s, workflow %s)", in.State.RunID, at.Local().Format(time.DateTime), in.Run.WorkDir, WorkflowID(key))
 }
 
 // ErrNoRun is returned by [Query] when the server has no run of the name.

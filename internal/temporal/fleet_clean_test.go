@@ -1,0 +1,86 @@
+//go:build temporal
+
+package temporal_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCleanFleet: runs whose steps ran on two workers, each holding its own
+// clone of one bare remote and pushing its checkpoints there. `clean --engine
+// temporal --checkpoint-remote origin -f` in each clone removes what the
+// ended runs left there (run folders, checkpoint refs) and their checkpoint
+// refs on the remote, and keeps everything of a run waiting for a person.
+func TestCleanFleet(t *testing.T) {
+	f := newFleet(t)
+	f.files = map[string]string{"agentloop.yaml": `procedures:
+  build:
+    agent: {cmd: [fakeagent]}
+  other:
+    agent: {cmd: [fakeagent]}
+  stuck:
+    agent: {cmd: [fakeagent]}
+    gates: [{name: fixed, run: "test -f fixed.txt"}]
+    limits: {max_iterations: 1, failure_threshold: 5}
+`}
+	clones := f.repo("a", "b")
+	a, b := clones[0], clones[1]
+	f.plan("[*]\nappend notes.txt iteration\\n\n")
+	for _, c := range clones {
+		f.start(c, "worker", "--queue", "machine-"+filepath.Base(c), "--work-tree", c, "--checkpoint-remote", "origin")
+	}
+	for _, r := range []struct{ proc, queue string }{{"build", "machine-a"}, {"other", "machine-b"}} {
+		if code, out := f.run(a, "run", r.proc, "--engine", "temporal", "--max-iterations", "1", "--worker-queue", r.queue); code != 0 {
+			t.Fatalf("run %s exited %d, want 0:\n%s", r.proc, code, out)
+		}
+	}
+	if code, out := f.run(a, "run", "stuck", "--engine", "temporal", "--worker-queue", "machine-a"); code != 4 {
+		t.Fatalf("run stuck exited %d, want 4 (waiting for a person):\n%s", code, out)
+	}
+	remote := filepath.Join(f.dir, "remote.git")
+	refNames := func(dir string) string {
+		return f.git(dir, "for-each-ref", "--format=%(refname)", "refs/agentloop/")
+	}
+	before := refNames(remote)
+	for _, name := range []string{"build", "other", "stuck"} {
+		if !strings.Contains(before, "refs/agentloop/"+name+"/") {
+			t.Fatalf("the remote has no checkpoints of %s:\n%s", name, before)
+		}
+	}
+	// Listed first, nothing removed.
+	code, out := f.run(a, "clean", "--engine", "temporal", "--checkpoint-remote", "origin")
+	if code != 0 || !strings.Contains(out, "Would remove") || refNames(remote) != before {
+		t.Fatalf("clean without -f exited %d and changed the remote's refs, or listed nothing:\n%s", code, out)
+	}
+	for _, c := range clones {
+		code, out := f.run(c, "clean", "-f", "--engine", "temporal", "--checkpoint-remote", "origin")
+		if code != 0 {
+			t.Fatalf("clean -f in %s exited %d:\n%s", filepath.Base(c), code, out)
+		}
+		t.Logf("clean -f in %s:\n%s", filepath.Base(c), out)
+	}
+	for dir, want := range map[string][]string{remote: {"stuck"}, a: {"stuck"}, b: nil} {
+		got := refNames(dir)
+		for _, name := range []string{"build", "other", "stuck"} {
+			has := strings.Contains(got, "refs/agentloop/"+name+"/")
+			if wanted := strings.Contains(strings.Join(want, " "), name); has != wanted {
+				t.Errorf("%s: checkpoints of %s there: %v, want %v:\n%s", dir, name, has, wanted, got)
+			}
+		}
+	}
+	for path, want := range map[string]bool{
+		filepath.Join(a, ".agentloop", "runs", "build"): false, filepath.Join(b, ".agentloop", "runs", "other"): false,
+		filepath.Join(a, ".agentloop", "runs", "stuck"): true,
+	} {
+		if _, err := os.Stat(path); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", path, err == nil, want)
+		}
+	}
+	// The waiting run goes on: its guidance reaches it.
+	if code, out := f.run(a, "resume", "stuck", "--engine", "temporal", "--guidance", "look again"); code == 1 || code == 2 {
+		t.Errorf("resume of the kept run exited %d:\n%s", code, out)
+	}
+}
