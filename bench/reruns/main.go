@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/engine"
@@ -60,7 +61,9 @@ type row struct {
 	floorShare                      float64
 	failing, accounted, causes, led int
 	rerun, repeatNote               string
-	feedback                        string
+	// CPU time of each step (median; see childCPU)
+	cpu      map[string]time.Duration
+	feedback string
 }
 
 func run(ctx context.Context, src, work string, names []string, rounds int) error {
@@ -97,35 +100,43 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 	r := row{project: p.name, runner: p.runner}
 	var rawF, gateF, wholeF, rawP, gateP, repeatF, floorF []time.Duration
 	var checkS, wholeS, floorS []float64
+	cpu := cpuSteps{}
 	for i := range rounds {
 		if err := p.edit(dir, p.bug); err != nil {
 			return r, err
 		}
+		t0 := childCPU()
 		d, code, err := raw(ctx, p, dir)
+		cpu.add("rawFail", t0)
 		if err != nil || code == 0 {
 			return r, fmt.Errorf("the suite with the bug: exit %d, %v", code, err)
 		}
 		rawF = append(rawF, d)
 		g := gates(p, gate.RerunFailed)
+		t0 = childCPU()
 		res, err := gateRun(ctx, g, dir, filepath.Join(logs, fmt.Sprint(i, "-failed")))
 		if err != nil {
 			return r, err
 		}
+		cpu.add("gateFail", t0)
+		t0 = childCPU()
 		again, err := gateRun(ctx, g, dir, filepath.Join(logs, fmt.Sprint(i, "-repeat")))
 		if err != nil {
 			return r, err
 		}
+		cpu.add("repeatFail", t0)
 		repeatF = append(repeatF, again.Duration+again.RerunDuration)
 		r.repeatNote = again.RerunNote
 		plan, err := gate.PlanRerun([]string{"sh", "-c", p.gate}, res.Findings)
 		if err != nil {
 			return r, err
 		}
-		start := time.Now()
+		start, t0 := time.Now(), childCPU()
 		if _, err := proc.Run(ctx, proc.Spec{Argv: []string{"sh", "-c", p.floor(plan.Command, p.gate, plan.Units)}, Dir: dir, Env: append(os.Environ(), p.env...), Timeout: 20 * time.Minute}); err != nil {
 			return r, err
 		}
 		floorF = append(floorF, time.Since(start))
+		cpu.add("floor", t0)
 		floorS = append(floorS, floorF[i].Seconds()/rawF[i].Seconds())
 		gateF = append(gateF, res.Duration+res.RerunDuration)
 		checkS = append(checkS, res.RerunDuration.Seconds()/res.Duration.Seconds())
@@ -135,23 +146,30 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 		r.accounted = accounted(r.feedback)
 		r.causes = gate.CauseCount(res.Findings)
 		r.led = causesShown(r.feedback)
+		t0 = childCPU()
 		whole, err := gateRun(ctx, gates(p, gate.RerunWhole), dir, filepath.Join(logs, fmt.Sprint(i, "-whole")))
 		if err != nil {
 			return r, err
 		}
+		cpu.add("wholeFail", t0)
 		wholeF = append(wholeF, whole.Duration+whole.RerunDuration)
 		wholeS = append(wholeS, whole.RerunDuration.Seconds()/whole.Duration.Seconds())
 		if err := p.edit(dir, p.fix); err != nil {
 			return r, err
 		}
-		if d, code, err = raw(ctx, p, dir); err != nil || code != 0 {
+		t0 = childCPU()
+		d, code, err = raw(ctx, p, dir)
+		cpu.add("rawPass", t0)
+		if err != nil || code != 0 {
 			return r, fmt.Errorf("the suite without the bug: exit %d, %v", code, err)
 		}
 		rawP = append(rawP, d)
+		t0 = childCPU()
 		pass, err := gateRun(ctx, gates(p, gate.RerunFailed), dir, filepath.Join(logs, fmt.Sprint(i, "-passed")))
 		if err != nil {
 			return r, err
 		}
+		cpu.add("gatePass", t0)
 		if !pass.Passed {
 			return r, fmt.Errorf("the gate without the bug failed: %s", gate.Render([]evidence.GateResult{pass}, nil, gate.RenderOptions{}))
 		}
@@ -162,8 +180,29 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 	r.rawFail, r.gateFail, r.wholeFail, r.rawPass, r.gatePass = median(rawF), median(gateF), median(wholeF), median(rawP), median(gateP)
 	r.checkShare, r.wholeShare, r.floorShare = median(checkS), median(wholeS), median(floorS)
 	r.repeatFail, r.floor = median(repeatF), median(floorF)
+	r.cpu = map[string]time.Duration{}
+	for k, v := range cpu {
+		r.cpu[k] = median(v)
+	}
 	return r, nil
 }
+
+// childCPU is the CPU time (user and system) of every process this one
+// started and waited for, and theirs: a step's is less at the mercy of a
+// shared machine's load than its wall time. A gate's parser runs in this
+// process and is not in it.
+func childCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuSteps are the CPU times of each step, one a round.
+type cpuSteps map[string][]time.Duration
+
+func (c cpuSteps) add(step string, since time.Duration) { c[step] = append(c[step], childCPU()-since) }
 
 // raw runs the gate's command as a person would, its output thrown away.
 func raw(ctx context.Context, p project, dir string) (time.Duration, int, error) {
@@ -211,6 +250,18 @@ func printTable(rows []row) {
 		fmt.Printf("| %s (%s) | %.1fs / %.1fs | %s | %s | %s | %s | %.2f, %.2f | %.1fs (**%.2f**) | %d | %d | %d of %d |\n", r.project, r.runner,
 			r.rawFail.Seconds(), r.rawPass.Seconds(), ratio(r.gateFail, r.rawFail), ratio(r.repeatFail, r.rawFail), ratio(r.wholeFail, r.rawFail),
 			ratio(r.gatePass, r.rawPass), r.checkShare, r.wholeShare, r.floor.Seconds(), 1+r.floorShare, r.failing, r.accounted, r.led, r.causes)
+	}
+	fmt.Println("\nCPU time (user and system) of the processes each step started:")
+	fmt.Println("\n| project (runner) | raw suite failing | gate failing (ratio) | the same failures again (ratio) | whole rerun (ratio) | selecting no test (1 + floor/raw) | raw suite passing | gate passing (ratio) |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		c := r.cpu
+		ratio := func(a, b time.Duration) string {
+			return fmt.Sprintf("%.2fs (**%.2f**)", a.Seconds(), a.Seconds()/b.Seconds())
+		}
+		fmt.Printf("| %s (%s) | %.2fs | %s | %s | %s | %.2fs (**%.2f**) | %.2fs | %s |\n", r.project, r.runner, c["rawFail"].Seconds(),
+			ratio(c["gateFail"], c["rawFail"]), ratio(c["repeatFail"], c["rawFail"]), ratio(c["wholeFail"], c["rawFail"]),
+			c["floor"].Seconds(), 1+c["floor"].Seconds()/c["rawFail"].Seconds(), c["rawPass"].Seconds(), ratio(c["gatePass"], c["rawPass"]))
 	}
 	for _, r := range rows {
 		fmt.Printf("\n%s: flaky check: %s\n\nthe same failures again: %s\n\nFirst prompt's feedback (%d characters):\n\n```text\n%s\n```\n",
