@@ -64,6 +64,8 @@ func hint(name string) string {
 		return "apt-get install -y chromium"
 	case "bwrap":
 		return "apt-get install -y bubblewrap"
+	case "tmux":
+		return "apt-get install -y tmux"
 	}
 	return "with your package manager"
 }

@@ -23,7 +23,7 @@ var (
 	styleFaint    = lipgloss.NewStyle().Faint(true)
 	styleWarn     = lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true)
 	styleStatus   = map[loop.Status]lipgloss.Style{
-		loop.StatusRunning:     lipgloss.NewStyle().Foreground(lipgloss.Color("4")),
+		loop.StatusRunning:     lipgloss.NewStyle().Foreground(lipgloss.Color("6")),
 		loop.StatusSucceeded:   lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
 		loop.StatusCompleted:   lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
 		loop.StatusEscalated:   lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true),
