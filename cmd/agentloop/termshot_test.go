@@ -111,38 +111,29 @@ func terminalHTML(text string) string {
 				st.reverse = true
 			case c == 27:
 				st.reverse = false
-			case c >= 30 && c <= 37:
-				st.fg = palette[c-30]
-			case c >= 90 && c <= 97:
-				st.fg = palette[c-90+8]
-			case c == 39:
-				st.fg = ""
-			case c >= 40 && c <= 47:
-				st.bg = palette[c-40]
-			case c >= 100 && c <= 107:
-				st.bg = palette[c-100+8]
-			case c == 49:
-				st.bg = ""
-			case (c == 38 || c == 48) && i+2 < len(codes) && codes[i+1] == "5":
-				n, _ := strconv.Atoi(codes[i+2])
-				col := color256(min(max(n, 0), 255))
-				if c == 38 {
-					st.fg = col
-				} else {
-					st.bg = col
+			case c/10 == 3 || c/10 == 4 || c/10 == 9 || c/10 == 10: // colours: 3x, 9x fg; 4x, 10x bg
+				slot := &st.fg
+				if c/10 == 4 || c/10 == 10 {
+					slot = &st.bg
 				}
-				i += 2
-			case (c == 38 || c == 48) && i+4 < len(codes) && codes[i+1] == "2":
-				r, _ := strconv.Atoi(codes[i+2])
-				g, _ := strconv.Atoi(codes[i+3])
-				bl, _ := strconv.Atoi(codes[i+4])
-				col := fmt.Sprintf("#%02x%02x%02x", r&255, g&255, bl&255)
-				if c == 38 {
-					st.fg = col
-				} else {
-					st.bg = col
+				switch n := c % 10; {
+				case n < 8 && c >= 90:
+					*slot = palette[n+8]
+				case n < 8:
+					*slot = palette[n]
+				case n == 9:
+					*slot = ""
+				case i+2 < len(codes) && codes[i+1] == "5":
+					k, _ := strconv.Atoi(codes[i+2])
+					*slot = color256(min(max(k, 0), 255))
+					i += 2
+				case i+4 < len(codes) && codes[i+1] == "2":
+					r, _ := strconv.Atoi(codes[i+2])
+					g, _ := strconv.Atoi(codes[i+3])
+					bl, _ := strconv.Atoi(codes[i+4])
+					*slot = fmt.Sprintf("#%02x%02x%02x", r&255, g&255, bl&255)
+					i += 4
 				}
-				i += 4
 			}
 		}
 	}
@@ -180,12 +171,14 @@ func checkPNG(t *testing.T, path string) {
 // The page shows each SGR as its style, the text escaped.
 func TestTerminalHTML(t *testing.T) {
 	t.Parallel()
-	got := terminalHTML("a\x1b[1;33mb<\x1b[0m\x1b[7mc\x1b[m\x1b[38;5;196md\x1b[38;2;1;2;3me")
+	got := terminalHTML("a\x1b[1;33mb<\x1b[0m\x1b[7mc\x1b[m\x1b[38;5;196md\x1b[38;2;1;2;3me\x1b[0;92;44mf\x1b[49mg\x1b[39mh")
 	for _, want := range []string{
 		`a<span style="color:#cdcd00;font-weight:bold">b&lt;</span>`,
 		`<span style="color:#101010;background:#e5e5e5">c</span>`,
 		`<span style="color:#ff0000">d</span>`,
 		`<span style="color:#010203">e</span>`,
+		`<span style="color:#00ff00;background:#0000ee">f</span>`,
+		`<span style="color:#00ff00">g</span>h`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("terminalHTML lacks %q:\n%s", want, got)

@@ -3,6 +3,7 @@ package watch
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -149,7 +150,11 @@ func (m *Model) recordHead() []string {
 			out = append(out, styleFaint.Render("     "+o.Command))
 		}
 	}
-	return append(out, "", styleHeader.Render(cmp.Or(it.Report, "report")))
+	report := it.Report
+	if r, err := filepath.Rel(m.o.Base, report); filepath.IsAbs(report) && err == nil && !strings.HasPrefix(r, "..") {
+		report = r // as the repository names it
+	}
+	return append(out, "", styleHeader.Render(cmp.Or(report, "report")))
 }
 
 // sizePager fits the pager between the open record's head and the view's
