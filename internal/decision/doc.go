@@ -2,7 +2,9 @@
 // decision document ([Document]: each iteration's decision.yaml and
 // the output of `agentloop decide`), the escalation report
 // ([EscalationReport]: escalation.md and escalation.yaml), and the [Trigger] both
-// name.
+// name. It owns the names of the triggers (the Trigger* constants), which are
+// also the escalation classes and the reviewer's tags that raise them: the
+// decision engine, the reviewer and the rest use these names.
 //
 // The decide package builds these documents, the loop carries them (in
 // loop.Decision and loop.Escalation) without reading them, and the engine writes
