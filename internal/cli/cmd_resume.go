@@ -133,17 +133,26 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 		return err
 	}
 	var member *graph.Member
+	var inGraph session.InGraph
+	// taskRule applies the rules of a graph's task to st ([session.TaskRule]):
+	// goOn, its graph goes on (what to say of it said).
+	taskRule := func(st *loop.State, settle bool) (goOn bool, err error) {
+		goOn, say, err := session.TaskRule(st, inGraph, guidance, settle)
+		if goOn && say != "" {
+			fmt.Fprintln(process(d).Progress(o.logFormat == "json"), say)
+		}
+		return goOn, err
+	}
 	if isTask {
 		member = &task.Member
-		if slices.Contains(task.State.Merged, task.Task.ID) {
-			// Merged, its worktree gone: nothing of its own to resume. Its
-			// graph goes on (a session stopped before the graph ended), as
-			// run --tasks again does.
-			said := "Task " + task.Task.ID + " is already merged"
-			if guidance != "" {
-				said += ": the guidance is not needed"
-			}
-			fmt.Fprintln(process(d).Progress(o.logFormat == "json"), said)
+		inGraph = session.InGraph{
+			ID: task.Task.ID, Outcome: task.State.Outcomes[task.Task.ID], Merged: slices.Contains(task.State.Merged, task.Task.ID),
+			Commands: graph.Commands{TaskFile: session.RelPath(wd, task.State.File)},
+		}
+		// Before anything starts: a merged task's worktree is gone.
+		if goOn, err := taskRule(prev, o.accept || o.abort); err != nil {
+			return err
+		} else if goOn {
 			return resumeGraph(ctx, o, d, task)
 		}
 	}
@@ -177,32 +186,11 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 		return err
 	}
 	if isTask {
-		// The graph's rule first: a task it holds for its merge is resumed
-		// as it says, or not at all.
-		c := graph.Commands{TaskFile: session.RelPath(wd, task.State.File)}
-		if err := graph.Hold(s.State(), task.State.Outcomes[task.Task.ID], c, guidance != ""); err != nil {
+		// Again on the state under the run's lock, which Hold changes.
+		if goOn, err := taskRule(s.State(), false); err != nil || goOn {
 			s.Close()
-			if he, ok := errors.AsType[*graph.HeldError](err); ok && he.Retry {
-				// Done again since its merge failed its gates (a session
-				// stopped before the graph tried it again): the graph goes on.
-				if guidance != "" {
-					fmt.Fprintf(process(d).Progress(o.logFormat == "json"), "Run %s is done again: the guidance is not needed; its merge is tried again\n", name)
-				}
-				return resumeGraph(ctx, o, d, task)
-			}
-			if errors.Is(err, graph.ErrGuidanceNeeded) {
-				return &ExitError{Code: ExitUsage, Err: err}
-			}
-			return err
-		}
-		if st := s.State(); st.Status == loop.StatusSucceeded || st.Status == loop.StatusCompleted {
-			// Its loop is done and its graph holds nothing against it: the
-			// graph stopped before it merged the task (a kill, Ctrl-C). The
-			// graph goes on, as run --tasks again does; there is no loop left
-			// to give guidance to.
-			s.Close()
-			if guidance != "" {
-				fmt.Fprintf(process(d).Progress(o.logFormat == "json"), "Run %s already %s (%s): the guidance is not needed\n", name, st.Status, st.Reason)
+			if err != nil {
+				return err
 			}
 			return resumeGraph(ctx, o, d, task)
 		}

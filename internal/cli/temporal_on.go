@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,7 +17,6 @@ import (
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/metrics"
@@ -26,8 +24,8 @@ import (
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/report"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/temporal"
+	"github.com/agentloop/agentloop/internal/temporal/app"
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
@@ -49,60 +47,102 @@ func (o engineOptions) server(d Deps) temporal.Server {
 	}
 }
 
-// dialTemporal connects to the server o resolves to; one that cannot be
-// reached is an error naming its address and how it was reached.
-func dialTemporal(ctx context.Context, d Deps, o engineOptions, lo loopOptions) (client.Client, temporal.Server, error) {
-	return dialMetered(ctx, d, o, lo, nil)
-}
-
-// dialMetered is [dialTemporal] with the client's SDK metrics given to
-// metrics (nil for none).
-func dialMetered(ctx context.Context, d Deps, o engineOptions, lo loopOptions, metrics client.MetricsHandler) (client.Client, temporal.Server, error) {
+// resolveServer is the Temporal server o resolves to, and how it is reached.
+func resolveServer(d Deps, o engineOptions) (temporal.Resolved, error) {
 	r, err := o.resolved(d)
 	if err != nil {
-		return nil, temporal.Server{}, err
+		return temporal.Resolved{}, err
 	}
 	s, err := r.server(d).Resolve()
 	if err != nil {
-		return nil, temporal.Server{}, &ExitError{Code: ExitUsage, Err: err}
+		return temporal.Resolved{}, &ExitError{Code: ExitUsage, Err: err}
 	}
-	s.Metrics = metrics
-	c, err := s.Dial(ctx, newLogger(d, lo))
-	return c, s.Server, err
+	return s, nil
+}
+
+// dialTemporal connects to the server o resolves to; one that cannot be
+// reached is an error naming its address and how it was reached.
+func dialTemporal(ctx context.Context, d Deps, o engineOptions, lo loopOptions) (client.Client, temporal.Server, error) {
+	r, err := resolveServer(d, o)
+	if err != nil {
+		return nil, temporal.Server{}, err
+	}
+	c, err := r.Dial(ctx, newLogger(d, lo))
+	return c, r.Server, err
+}
+
+// fleet is the application on the Temporal server o resolves to, connected
+// when first needed, for the repository of the working directory; lo are the
+// loop flags given now, shown those a run of a plan is shown with (nil: lo).
+// An unreachable server is an error naming its address and how it was
+// reached.
+func fleet(d Deps, o engineOptions, lo loopOptions, shown func(*plan.Plan) (loopOptions, error)) (*app.Fleet, error) {
+	s, err := resolveServer(d, o)
+	if err != nil {
+		return nil, err
+	}
+	if shown == nil {
+		shown = func(*plan.Plan) (loopOptions, error) { return lo, nil }
+	}
+	dial := func(ctx context.Context) (client.Client, error) { return s.Dial(ctx, newLogger(d, lo)) }
+	return app.New(dial, s.Server, repoOf(d), app.Shell{
+		Process: process(d), Getenv: d.Getenv,
+		Screen: func(p *plan.Plan) (*ui.Printer, error) {
+			lo, err := shown(p)
+			if err != nil {
+				return nil, err
+			}
+			return newScreen(d, lo, p), nil
+		},
+		Notifying: func(ctx context.Context, p *plan.Plan) (*notify.Notifier, func(), error) {
+			lo, err := shown(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			pr, done, err := notifying(ctx, d, p.Notify, newLogger(d, lo))
+			return pr.Notify, done, err
+		},
+	}), nil
+}
+
+// onFleet calls do with the fleet of o, closed after.
+func onFleet(d Deps, o engineOptions, lo loopOptions, do func(*app.Fleet) error) error {
+	f, err := fleet(d, o, lo, nil)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return do(f)
+}
+
+// followed maps how what a command followed stands to its exit.
+func followed(out app.Outcome, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case out.Graph != nil && out.Graph.Interrupted:
+		return &ExitError{Code: ExitInterrupted}
+	case out.Graph != nil:
+		return &ExitError{Code: graphExit(out.Graph.Unfinished, out.Graph.BudgetExhausted)}
+	case out.Chosen && out.Status == loop.StatusAborted:
+		return nil // the run ends as you chose, which is no failure of this command
+	}
+	if code := statusExit(out.Status); code != ExitOK {
+		return &ExitError{Code: code}
+	}
+	return nil
 }
 
 // runTemporal is `agentloop run --engine temporal`: the run's workflow starts
 // on the server and this process follows it until it ends or asks a human.
 func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error {
-	c, s, err := dialTemporal(ctx, d, o.engine, o.loopOptions)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	in, err := temporal.NewInput(p, temporal.NewState(p, d.Now()), o.workerQueue)
-	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
-	}
 	eng, err := o.engine.resolved(d)
 	if err != nil {
 		return err
 	}
-	in.HeartbeatTimeout, in.ServerFlags = eng.heartbeat, o.serverFlags()
-	if in.Repo, err = temporal.RepoID(p.StateDir, p.WorkDir); err != nil {
-		return err
-	}
-	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
-		return err
-	}
-	screen := newScreen(d, o.loopOptions, p)
-	key := temporal.Scoped(p.Name, in.Repo)
-	screen.Linef("Run %s (%s) started on Temporal at %s, workflow %s", p.Name, in.Run.RunID, s.Address, temporal.WorkflowID(key))
-	w, done, err := temporalWatch(ctx, d, o.loopOptions, p, in.Run.RunID, screen)
-	if err != nil {
-		return err
-	}
-	defer done()
-	return followTemporal(ctx, c, screen, key, 0, w)
+	return onFleet(d, o.engine, o.loopOptions, func(f *app.Fleet) error {
+		return followed(f.Run(ctx, p, app.Server{WorkerQueue: o.workerQueue, Heartbeat: eng.heartbeat, Flags: o.serverFlags()}))
+	})
 }
 
 // serverFlags are the flags given on the command line that reach the Temporal
@@ -110,339 +150,113 @@ func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error 
 func (o *loopOptions) serverFlags() string {
 	var flags []string
 	for _, g := range o.given {
-		if slices.Contains(connFlagNames, g.name) || slices.Contains([]string{"temporal-address", "temporal-namespace", "temporal-task-queue", "config"}, g.name) {
+		if isServerFlag(g.name) {
 			flags = append(flags, "--"+g.name+"="+g.values[0])
 		}
 	}
 	return strings.Join(flags, " ")
 }
 
-// followTemporal shows a run's events from the from-th on until it ends or
-// waits for a human, and maps how it stands to the exit code; key is the
-// run's ([temporal.Scoped]). Interrupting it leaves the run going on the
-// workers. w, when set, is given each event shown, and ended when the run
-// ends or waits: the follower sends the run's notifications, each once.
-func followTemporal(ctx context.Context, c client.Client, screen *ui.Printer, key string, from int, w *notify.Watch) error {
-	name, _ := temporal.Unscoped(key)
-	return poll(ctx, screen,
-		func(ctx context.Context) (temporal.View, error) { return temporal.Query(ctx, c, key) },
-		func(v temporal.View) (bool, error) {
-			if !v.Waiting && v.State.Status.Ended() && w != nil {
-				// The workflow records a stopped run's needs-you after its
-				// end: its last events are read once it completed.
-				v = completedView(ctx, c, key, v)
-			}
-			for _, ev := range v.Events[min(from, len(v.Events)):] {
-				screen.Event(ev)
-				w.Event(ev)
-			}
-			from = max(from, len(v.Events))
-			if v.Waiting || v.State.Status.Ended() {
-				w.End(nil)
-				return true, temporalEpilogue(screen, name, v)
-			}
-			return false, nil
-		},
-		"The run goes on on the workers. Follow it with: agentloop status "+name+" --engine temporal")
+// isServerFlag reports whether the flag name says where the Temporal server
+// is and how to reach it.
+func isServerFlag(name string) bool {
+	return slices.Contains(connFlagNames, name) || slices.Contains([]string{"temporal-address", "temporal-namespace", "temporal-task-queue", "config"}, name)
 }
 
-// runEnded reports whether following a run (err, what [followTemporal]
-// returned) saw it end: not waiting again, not interrupted, no error.
-func runEnded(err error) bool {
-	if err == nil {
-		return true
-	}
-	ee, ok := errors.AsType[*ExitError](err)
-	return ok && ee.Err == nil && ee.Code != ExitEscalated && ee.Code != ExitInterrupted
-}
-
-// poll asks query five times a second and hands each answer to show until
-// show says it is done, with show's error as the result. While the server
-// cannot be reached (an outage, a restart: [temporal.Unreachable]) it says so
-// once and asks again with backoff, up to [pollBackoff] apart, for as long as
-// it takes: what it follows goes on on the workers, and ends as it ends. Any
-// other failing query is asked again for 30 s before its error is the result.
-// Interrupting it says gone (what goes on without this process) and exits as
-// interrupted.
-func poll[V any](ctx context.Context, screen *ui.Printer, query func(context.Context) (V, error), show func(V) (bool, error), gone string) error {
-	const every = 200 * time.Millisecond
-	wait := every
-	var failingSince time.Time
-	lost := false // the server is unreachable, and this was said
-	for {
-		v, err := query(ctx)
-		switch {
-		case err != nil && ctx.Err() != nil:
-		case temporal.Unreachable(err):
-			failingSince = time.Time{}
-			if !lost {
-				lost = true
-				screen.Warnf("The Temporal server cannot be reached (%v). Still following: trying again until it answers (Ctrl-C stops following; the workers go on)", err)
-			}
-			wait = min(max(2*wait, time.Second), pollBackoff)
-		case err != nil:
-			wait = every
-			if failingSince.IsZero() {
-				failingSince = time.Now()
-			} else if time.Since(failingSince) > 30*time.Second {
-				return err
-			}
-		default:
-			if lost {
-				lost = false
-				screen.Linef("The Temporal server answers again")
-			}
-			failingSince, wait = time.Time{}, every
-			if done, err := show(v); done {
-				return err
-			}
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			screen.Linef("%s", gone)
-			return &ExitError{Code: ExitInterrupted}
-		case <-t.C:
-		}
-	}
-}
-
-// pollBackoff is the longest [poll] waits between two tries while the server
-// cannot be reached: how soon after an outage it follows again.
-const pollBackoff = 5 * time.Second
-
-func temporalEpilogue(screen *ui.Printer, name string, v temporal.View) error {
-	switch v.State.Status {
-	case loop.StatusEscalated:
-		screen.Linef("The loop needs you: agentloop report %s --engine temporal", name)
-		screen.Linef("Then: agentloop resume %s --guidance \"...\" --engine temporal", name)
-	case loop.StatusAborted, loop.StatusInterrupted:
-		screen.Linef("To continue it: agentloop resume %s --engine temporal", name)
-	}
-	if code := statusExit(v.State.Status); code != ExitOK {
-		return &ExitError{Code: code}
-	}
-	return nil
-}
-
-// resumeTemporal is `agentloop resume NAME --engine temporal`: a run waiting
-// for guidance gets it as the workflow's update; a run that ended aborted or
-// interrupted starts again from its last state.
+// resumeTemporal is `agentloop resume NAME --engine temporal` ([app.Fleet.Resume]).
 func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance string) error {
-	c, s, err := dialTemporal(ctx, d, o.engine, o.loopOptions)
+	eng, err := o.engine.resolved(d)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	v, key, err := temporal.Find(ctx, c, name, repoOf(d))
+	f, err := fleet(d, o.engine, o.loopOptions, func(p *plan.Plan) (loopOptions, error) { return o.onRecorded(p.Args) })
 	if err != nil {
 		return err
 	}
-	// A graph's task's run and its graph carry the same repository identity.
-	_, repo := temporal.Unscoped(key)
-	st := v.State
-	var member *graph.Member
-	if t := v.Task; t != nil && !v.Waiting {
-		m := t.Member()
-		member = &m
-		// The graph's rule first: a task it holds for its merge is resumed
-		// as it says, or not at all.
-		if gv, err := temporal.QueryGraph(ctx, c, v.Graph, repo); err == nil {
-			if err := graph.Hold(&st, gv.Outcomes[t.Task.ID], graphCommands(d, gv, o.engineFlags()), guidance != ""); err != nil {
-				if errors.Is(err, graph.ErrGuidanceNeeded) {
-					return &ExitError{Code: ExitUsage, Err: err}
-				}
-				return err
-			}
-		}
-	}
-	switch {
-	case o.accept || o.abort:
-		if !v.Waiting {
-			return session.NotEscalated(name, st.Status)
-		}
-		if err := temporal.Guide(ctx, c, key, temporal.Guidance{Accept: o.accept, Abort: o.abort}); err != nil {
-			return err
-		}
-		screen := newScreen(d, o.loopOptions, &plan.Plan{})
-		err := followTemporal(ctx, c, screen, key, len(v.Events), nil)
-		if v.Graph != "" && runEnded(err) {
-			return followGraph(ctx, c, d, screen, v.Graph, repo, o.engineFlags())
-		}
-		// The run ends as you chose, which is no failure of this command.
-		if code := ExitCode(err); code == ExitAborted || code == ExitOK {
-			return nil
-		}
-		return err
-	case v.Waiting && guidance == "":
-		return usageError("run %s is waiting for your answer to its escalation (%s): read it with 'agentloop report %s --engine temporal', then resume with --guidance \"...\"", name, st.Reason, name)
-	case v.Waiting:
-		if err := temporal.Guide(ctx, c, key, temporal.Guidance{Text: guidance, Architecture: o.adr}); err != nil {
-			return err
-		}
-		screen := newScreen(d, o.loopOptions, &plan.Plan{})
-		screen.Linef("Guidance sent to run %s; the iteration counter starts again (spend so far is kept)", name)
-		err := followTemporal(ctx, c, screen, key, len(v.Events), nil)
-		if v.Graph == "" || !runEnded(err) {
-			return err
-		}
-		// The task's graph goes on by itself: follow it as run --tasks does,
-		// until it ends or waits again.
-		return followGraph(ctx, c, d, screen, v.Graph, repo, o.engineFlags())
-	case !st.Status.Ended():
-		return fmt.Errorf("run %s is running on Temporal; follow it with 'agentloop status %s --engine temporal'", name, name)
-	case st.Status == loop.StatusSucceeded || st.Status == loop.StatusCompleted:
-		return fmt.Errorf("run %s already %s (%s); start a new one with 'agentloop run %s --engine temporal'", name, st.Status, st.Reason, st.Procedure)
-	}
-	wd, err := d.Getwd()
-	if err != nil {
-		return err
-	}
-	p, err := session.ResumePlan(&st, member, configure(d, o.loopOptions), wd, d.Getenv, o.verbose)
-	if err != nil {
-		return err
-	}
-	lo, err := o.onRecorded(p.Args)
-	if err != nil {
-		return err
-	}
-	if guidance != "" {
-		loop.ApplyGuidance(&st, loop.Guidance{Text: guidance, Architecture: o.adr})
-	}
-	st.Args, st.WorkDir = p.Args, p.WorkDir
-	if v.Task != nil {
-		if gv, err := temporal.QueryGraph(ctx, c, v.Graph, repo); err == nil && gv.Ended {
-			// Its graph ended: the task's run continues in its graph, resumed
-			// as run --tasks again resumes it, which commits and merges the
-			// task's work by the graph's rules and runs the tasks after it.
-			st.Status = loop.StatusRunning
-			screen := newScreen(d, lo, p)
-			return continueGraphTemporal(ctx, o, d, c, screen, v.Task, repo, &st)
-		}
-	}
-	in, err := temporal.NewInput(p, &st, "")
-	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
-	}
-	in.Run.Task = v.Task // a graph's task: its worker rebuilds the task's plan
-	// The run keeps its heartbeat timeout unless the flag gives one now.
-	in.HeartbeatTimeout = cmp.Or(o.engine.heartbeat, v.HeartbeatTimeout)
-	in.ServerFlags = o.serverFlags()
-	in.Repo = repo
-	if err := temporal.Start(ctx, c, s, in, d.Now()); err != nil {
-		return err
-	}
-	screen := newScreen(d, lo, p)
-	screen.Linef("Run %s continues on Temporal from iteration %d", name, st.TotalIterations+1)
-	w, done, err := temporalWatch(ctx, d, lo, p, in.Run.RunID, screen)
-	if err != nil {
-		return err
-	}
-	defer done()
-	err = followTemporal(ctx, c, screen, key, 0, w)
-	if v.Task == nil || !runEnded(err) {
-		return err
-	}
-	return followGraph(ctx, c, d, screen, v.Graph, repo, o.engineFlags())
-}
-
-// continueGraphTemporal resumes the graph of the task t in the repository
-// repo, whose workflow ended, as 'run --tasks' again resumes it, the task's
-// run continuing from st (answered).
-func continueGraphTemporal(ctx context.Context, o resumeOptions, d Deps, c client.Client, screen *ui.Printer, t *temporal.GraphTask, repo string, st *loop.State) error {
-	gv, err := temporal.QueryGraph(ctx, c, t.Graph, repo)
-	if err != nil {
-		return err
-	}
-	screen.Linef("Task %s goes on in its graph %s, as 'agentloop run --tasks %s %s' resumes it", t.Task.ID, t.Graph, graphCommands(d, gv, "").TaskFile, o.engineFlags())
-	at := d
-	at.Getwd = func() (string, error) { return t.Repo, nil }
-	ro := runOptions{tasks: gv.File.Path, engine: o.engine, mergeQueue: gv.TaskQueue}
-	ro.loopOptions = loopOptions{verbose: o.verbose, quiet: o.quiet, logFormat: o.logFormat, config: o.config}
+	defer f.Close()
+	// The graph of a task goes on with the flags it ran with: only --config
+	// and the server's given now.
+	graphFlags := loopOptions{verbose: o.verbose, quiet: o.quiet, logFormat: o.logFormat, config: o.config}
 	for _, g := range o.given {
-		if g.name == "temporal-address" || g.name == "temporal-namespace" || g.name == "temporal-task-queue" || g.name == "config" || slices.Contains(connFlagNames, g.name) {
-			ro.given = append(ro.given, g)
+		if isServerFlag(g.name) {
+			graphFlags.given = append(graphFlags.given, g)
 		}
 	}
-	return runTasksTemporalFrom(ctx, ro, at, map[string]*loop.State{st.Name: st})
+	return followed(f.Resume(ctx, name, app.ResumeOptions{
+		Server:    app.Server{Heartbeat: eng.heartbeat, Flags: o.serverFlags()},
+		Heartbeat: o.engine.heartbeat, Guidance: guidance, ADR: o.adr, Accept: o.accept, Abort: o.abort,
+		Configure: configure(d, o.loopOptions), GraphConfigure: configure(d, graphFlags),
+		Verbose: o.verbose, JSON: o.logFormat == "json",
+	}))
 }
 
 // statusTemporal is `agentloop status --engine temporal`: every run the
 // server knows (or the one named), read through the workflow's query.
 func statusTemporal(ctx context.Context, o statusOptions, d Deps, args []string) error {
-	c, s, err := dialTemporal(ctx, d, o.engine, loopOptions{})
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	repo := repoOf(d)
-	var states []*loop.State
-	if len(args) == 0 {
-		keys, err := temporal.Names(ctx, c)
+	return onFleet(d, o.engine, loopOptions{}, func(f *app.Fleet) error {
+		states, err := f.States(ctx, args)
 		if err != nil {
 			return err
 		}
-		for _, k := range keys {
-			// This repository's runs, and those of no repository (a graph's
-			// tasks): another repository's runs of the same names are not its.
-			if _, r := temporal.Unscoped(k); r != "" && r != repo {
-				continue
-			}
-			v, err := temporal.Query(ctx, c, k)
-			if err != nil {
-				return err
-			}
-			states = append(states, &v.State)
+		rows := report.StatusRows(states, d.Now())
+		if o.json {
+			return report.StatusJSON(d.Stdout, rows)
 		}
-	}
-	for _, n := range args {
-		v, _, err := temporal.Find(ctx, c, n, repo)
-		if err != nil {
-			return err
+		if len(rows) == 0 {
+			fmt.Fprintf(d.Stdout, "No runs on the Temporal server at %s yet. Start one with 'agentloop run --engine temporal'.\n", f.Address())
+			return nil
 		}
-		states = append(states, &v.State)
-	}
-	rows := report.StatusRows(states, d.Now())
-	if o.json {
-		return report.StatusJSON(d.Stdout, rows)
-	}
-	if len(rows) == 0 {
-		fmt.Fprintf(d.Stdout, "No runs on the Temporal server at %s yet. Start one with 'agentloop run --engine temporal'.\n", s.Address)
-		return nil
-	}
-	return report.StatusTable(d.Stdout, rows, canColor(d, d.Stdout))
+		return report.StatusTable(d.Stdout, rows, canColor(d, d.Stdout))
+	})
 }
 
 // inboxTemporal lists the runs of the namespace that wait for a person.
-func inboxTemporal(ctx context.Context, o inboxOptions, d Deps) ([]inbox.Item, error) {
-	c, _, err := dialTemporal(ctx, d, o.engine, loopOptions{})
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return temporal.Waiting(ctx, c)
+func inboxTemporal(ctx context.Context, o inboxOptions, d Deps) (items []inbox.Item, err error) {
+	err = onFleet(d, o.engine, loopOptions{}, func(f *app.Fleet) error {
+		items, err = f.Inbox(ctx)
+		return err
+	})
+	return items, err
 }
 
 // reportTemporal is `agentloop report NAME --engine temporal`.
 func reportTemporal(ctx context.Context, o reportOptions, d Deps, name string) error {
-	c, _, err := dialTemporal(ctx, d, o.engine, loopOptions{})
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	v, _, err := temporal.Find(ctx, c, name, repoOf(d))
-	if err != nil {
-		r, gerr := graphReportTemporal(ctx, c, name, repoOf(d))
-		switch {
-		case gerr == nil:
-			return writeReport(o, d, r)
-		case !isNoGraph(gerr):
-			return gerr
+	return onFleet(d, o.engine, loopOptions{}, func(f *app.Fleet) error {
+		r, err := f.Report(ctx, name)
+		if err != nil {
+			return err
 		}
+		return writeReport(o, d, r)
+	})
+}
+
+// stopTemporal is `agentloop stop NAME --engine temporal` ([app.Fleet.Stop]).
+func stopTemporal(ctx context.Context, o stopOptions, d Deps, name string) error {
+	return onFleet(d, o.engine, loopOptions{}, func(f *app.Fleet) error { return f.Stop(ctx, name, o.now) })
+}
+
+// guideTemporal is `agentloop guide NAME TEXT --engine temporal` ([app.Fleet.Guide]).
+func guideTemporal(ctx context.Context, o guideOptions, d Deps, name, text string) error {
+	return onFleet(d, o.engine, loopOptions{}, func(f *app.Fleet) error { return f.Guide(ctx, name, text) })
+}
+
+// runTasksTemporal is `agentloop run --tasks FILE --engine temporal` ([app.Fleet.RunGraph]).
+func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
+	eng, err := o.engine.resolved(d)
+	if err != nil {
 		return err
 	}
-	return writeReport(o, d, report.Run{State: &v.State, Events: v.Events, Escalation: v.Escalation})
+	parallel := 0
+	if o.isGiven("parallel") {
+		parallel = max(o.parallel, 1)
+	}
+	return onFleet(d, o.engine, o.loopOptions, func(f *app.Fleet) error {
+		return followed(f.RunGraph(ctx, app.GraphOptions{
+			Server:   app.Server{WorkerQueue: o.workerQueue, Heartbeat: eng.heartbeat, Flags: o.serverFlags()},
+			TaskFile: o.tasks, Configure: configure(d, o.loopOptions), Parallel: parallel, MergeQueue: o.mergeQueue,
+			Verbose: o.verbose, JSON: o.logFormat == "json",
+		}))
+	})
 }
 
 // repoOf is the identity of the repository of the working directory its
@@ -547,11 +361,17 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	if err != nil {
 		return err
 	}
-	c, s, err := dialMetered(ctx, d, o.engine, o.log, m.SDK())
+	r, err := resolveServer(d, o.engine)
+	if err != nil {
+		return err
+	}
+	r.Metrics = m.SDK()
+	c, err := r.Dial(ctx, newLogger(d, o.log))
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	s := r.Server
 	if m != nil {
 		m.WatchWaiting(c, s.Namespace)
 	}

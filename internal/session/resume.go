@@ -23,9 +23,9 @@ import (
 // error the session is closed.
 func (s *Session) Resume(guidance string, adr bool) error {
 	st, name := s.st, s.p.Name
-	if !Resumable(st) {
+	if err := Over(st, ""); err != nil {
 		s.Close()
-		return fmt.Errorf("run %s already %s (%s); start a new one with 'agentloop run %s'", name, st.Status, st.Reason, st.Procedure)
+		return err
 	}
 	switch st.Status {
 	case loop.StatusEscalated:

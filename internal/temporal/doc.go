@@ -12,7 +12,8 @@
 //
 // Only a build with the tag temporal (go build -tags temporal ./cmd/agentloop)
 // imports this package: the command's wiring of the engine is behind the tag
-// (internal/cli/temporal_on.go), so the default binary does not carry the
+// (internal/cli/temporal_on.go, over the application of the engine, package
+// app below this one), so the default binary does not carry the
 // Temporal SDK, while the package itself builds and tests with every go test
 // (its workflow tests use the SDK's test environment; the tests against a real
 // server need the temporal CLI on the PATH, and those that run the agentloop

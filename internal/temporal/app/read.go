@@ -1,0 +1,102 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agentloop/agentloop/internal/graph"
+	"github.com/agentloop/agentloop/internal/inbox"
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/tasks"
+	"github.com/agentloop/agentloop/internal/temporal"
+)
+
+// States are the states of the runs named, read through their workflows'
+// query; without names, of every run of this repository the server knows
+// (and those of no repository: a graph's tasks).
+func (f *Fleet) States(ctx context.Context, names []string) ([]*loop.State, error) {
+	if err := f.connect(ctx); err != nil {
+		return nil, err
+	}
+	var states []*loop.State
+	if len(names) == 0 {
+		keys, err := temporal.Names(ctx, f.c)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			// Another repository's runs of the same names are not this one's.
+			if _, r := temporal.Unscoped(k); r != "" && r != f.repo {
+				continue
+			}
+			v, err := temporal.Query(ctx, f.c, k)
+			if err != nil {
+				return nil, err
+			}
+			states = append(states, &v.State)
+		}
+	}
+	for _, n := range names {
+		v, _, err := f.find(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		states = append(states, &v.State)
+	}
+	return states, nil
+}
+
+// Inbox lists the runs of the namespace that wait for a person.
+func (f *Fleet) Inbox(ctx context.Context) ([]inbox.Item, error) {
+	if err := f.connect(ctx); err != nil {
+		return nil, err
+	}
+	return temporal.Waiting(ctx, f.c)
+}
+
+// Report is the report of the run name, or else of the task graph name, of
+// this repository.
+func (f *Fleet) Report(ctx context.Context, name string) (report.Run, error) {
+	if err := f.connect(ctx); err != nil {
+		return report.Run{}, err
+	}
+	v, _, err := f.find(ctx, name)
+	if err != nil {
+		r, gerr := f.graphReport(ctx, name)
+		switch {
+		case gerr == nil:
+			return r, nil
+		case !errors.Is(gerr, temporal.ErrNoGraph):
+			return report.Run{}, gerr
+		}
+		return report.Run{}, err
+	}
+	return report.Run{State: &v.State, Events: v.Events, Escalation: v.Escalation}, nil
+}
+
+// graphReport is the report of the task graph name of this repository on the
+// server: its tasks as the graph's query has them, a running task that waits
+// for guidance shown escalated with its run's reason.
+func (f *Fleet) graphReport(ctx context.Context, name string) (report.Run, error) {
+	v, err := temporal.QueryGraph(ctx, f.c, name, f.repo)
+	if err != nil {
+		return report.Run{}, err
+	}
+	outcomes := make(map[string]tasks.Outcome, len(v.Outcomes))
+	for id, o := range v.Outcomes {
+		outcomes[id] = o
+	}
+	running := map[string]bool{}
+	for _, id := range v.Running {
+		rv, _, err := temporal.Find(ctx, f.c, graph.TaskRunName(name, id), f.repo)
+		if err != nil || !rv.Waiting {
+			running[id] = true
+			continue
+		}
+		st := rv.State
+		st.Status = loop.StatusEscalated
+		outcomes[id] = graph.OutcomeOf(&st, graph.TaskBranch(name, id))
+	}
+	return graph.Report(name, v.File.Path, v.File.Tasks, outcomes, running)
+}
