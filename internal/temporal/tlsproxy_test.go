@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -64,7 +66,8 @@ func startTLSProxy(t *testing.T, backend string, p *pki, mtls bool, apiKey strin
 // TestSecuredServer runs a loop through a TLS front of a real dev server
 // with mTLS and an API key, the settings read as the Temporal CLI's from the
 // environment (TEMPORAL_TLS_*, TEMPORAL_API_KEY) and from the server's own
-// settings; a wrong CA, a missing client certificate, a wrong API key, no
+// settings, and another through a front with TLS alone (no client
+// certificate, as a cluster behind a load balancer asks); a wrong CA, a missing client certificate, a wrong API key, no
 // TLS, a refused connection and a namespace the server does not have are each
 // an error saying so.
 func TestSecuredServer(t *testing.T) {
@@ -96,26 +99,24 @@ func TestSecuredServer(t *testing.T) {
 	s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 1), gate(true, 0)}}
 	w := startWorker(t, c, queue, s)
 	defer w.Stop()
-	in := input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, true)
-	in.Run.Name = "secured"
-	if err := Start(t.Context(), c, Server{TaskQueue: queue}, in, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	var out loop.Outcome
-	if err := c.GetWorkflow(t.Context(), WorkflowID("secured"), "").Get(t.Context(), &out); err != nil {
-		t.Fatal(err)
-	}
-	if out.Status != loop.StatusSucceeded {
-		t.Errorf("the run through the secured front: %s %q, want succeeded", out.Status, out.Reason)
-	}
+	runThrough(t, c, queue, s)
 
 	other := newPKI(t, "temporal.test")
 	refused := freeAddr(t)
+	tlsOnly := startTLSProxy(t, srv.addr, p, false, "")
 	for _, tt := range []struct {
 		name string
 		s    Server
 		want []string
+		run  bool // a loop runs through the connection
 	}{
+		{name: "TLS alone, the CA from the environment", s: Server{Address: tlsOnly.addr, Namespace: "default", Conn: env(
+			"TEMPORAL_TLS_SERVER_CA_CERT_PATH", p.caFile, "TEMPORAL_TLS_SERVER_NAME", "temporal.test")}, run: true},
+		{name: "TLS alone, the CA from the flags", s: Server{Address: tlsOnly.addr, Conn: Conn{CACert: p.caFile, ServerName: "temporal.test", Lookup: env().Lookup}}},
+		{name: "no TLS to a front asking TLS alone", s: Server{Address: tlsOnly.addr, Conn: env()},
+			want: []string{"cannot reach the Temporal server at " + tlsOnly.addr + " (namespace default, no TLS)"}},
+		{name: "TLS alone with a CA that did not sign the server's certificate", s: Server{Address: tlsOnly.addr, Conn: Conn{CACert: other.caFile, ServerName: "temporal.test", Lookup: env().Lookup}},
+			want: []string{"cannot reach the Temporal server at " + tlsOnly.addr, "TLS with CA " + other.caFile, "certificate"}},
 		{name: "the flags' settings", s: Server{Address: front.addr, Namespace: "default", Conn: withAPIKey(withTLS(env(), p), key, "temporal.test")}},
 		{name: "a CA that did not sign the server's certificate", s: Server{Address: front.addr, Conn: withAPIKey(withTLS(env(), other), key, "temporal.test")},
 			want: []string{"cannot reach the Temporal server at " + front.addr, "TLS with CA " + other.caFile, "certificate", "TLS settings"}},
@@ -136,7 +137,10 @@ func TestSecuredServer(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c.Close()
+				defer c.Close()
+				if tt.run {
+					runThrough(t, c, queue, s)
+				}
 				return
 			}
 			if err == nil {
@@ -152,6 +156,24 @@ func TestSecuredServer(t *testing.T) {
 				t.Errorf("the error shows the API key: %v", err)
 			}
 		})
+	}
+}
+
+// runThrough runs a loop started and followed through the client c, its
+// steps on the worker of queue running the script s.
+func runThrough(t *testing.T, c client.Client, queue string, s *script) {
+	t.Helper()
+	in := input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, true)
+	in.Run.Name = "through-" + fmt.Sprint(time.Now().UnixNano())
+	if err := Start(t.Context(), c, Server{TaskQueue: queue}, in, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var out loop.Outcome
+	if err := c.GetWorkflow(t.Context(), WorkflowID(in.Run.Name), "").Get(t.Context(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != loop.StatusSucceeded {
+		t.Errorf("the run through the connection: %s %q, want succeeded", out.Status, out.Reason)
 	}
 }
 
