@@ -19,17 +19,20 @@ import (
 // TestTemporalNotifyRealServer: the follower of a Temporal run sends its
 // notifications to a webhook on 127.0.0.1, signed, of schema version 1, each
 // once: a run that succeeds is told finished, one that escalates needs_you
-// (its end as escalated is not told apart), and a resume that follows the run
-// again sends nothing twice.
+// (its end as escalated is not told apart), a resume that follows the run
+// again sends nothing twice, and one that answers it with guidance tells how
+// it then ends.
 func TestTemporalNotifyRealServer(t *testing.T) {
 	testenv.NeedTool(t, "git")
 	url, got := signedHooks(t)
 	addr := testenv.TemporalServer(t)
 	repo, aux := t.TempDir(), t.TempDir()
 	plan := "[*]\nwrite notes.txt looked around\n"
-	fakeProcedures(t, repo, aux, map[string]string{"green": plan, "stuck": plan}, nil, map[string]string{
-		"green": "    limits: {max_iterations: 2}\n",
-		"stuck": "    gates: [{name: fixed, run: \"test -f fixed.txt\"}]\n    limits: {max_iterations: 1}\n",
+	fixes := "[1]\nwrite notes.txt looked around\n[*]\nwrite fixed.txt fixed\n"
+	fakeProcedures(t, repo, aux, map[string]string{"green": plan, "stuck": plan, "answered": fixes}, nil, map[string]string{
+		"green":    "    limits: {max_iterations: 2}\n",
+		"stuck":    "    gates: [{name: fixed, run: \"test -f fixed.txt\"}]\n    limits: {max_iterations: 1}\n",
+		"answered": "    gates: [{name: fixed, run: \"test -f fixed.txt\"}]\n    limits: {max_iterations: 1}\n",
 	})
 	graphRepo(t, repo, "tasks: []\n")
 	run := cliOn(t, addr, repo)
@@ -48,6 +51,17 @@ func TestTemporalNotifyRealServer(t *testing.T) {
 	if _, _, err := run("resume", "stuck", "--abort", "--engine", "temporal"); err != nil {
 		t.Fatalf("resume --abort: %v", err)
 	}
+	// Answered with guidance, a run goes on: the follower of the resume tells
+	// how it ends (--notify is not recorded: given again), and nothing told
+	// before again.
+	stdout, stderr, err = run(append([]string{"run", "answered"}, flags...)...)
+	if ExitCode(err) != ExitEscalated {
+		t.Fatalf("run answered: exit %d (%v), want %d\n%s\n%s", ExitCode(err), err, ExitEscalated, stdout, stderr)
+	}
+	stdout, stderr, err = run(append([]string{"resume", "answered", "--guidance", "write fixed.txt"}, flags...)...)
+	if err != nil {
+		t.Fatalf("resume answered --guidance: %v\n%s\n%s", err, stdout, stderr)
+	}
 	time.Sleep(500 * time.Millisecond) // a late duplicate would come now
 
 	var seen []string
@@ -57,7 +71,7 @@ func TestTemporalNotifyRealServer(t *testing.T) {
 		}
 		seen = append(seen, h.Run.Name+" "+h.Type+" "+h.Status)
 	}
-	want := []string{"green finished succeeded", "stuck needs_you "}
+	want := []string{"green finished succeeded", "stuck needs_you ", "answered needs_you ", "answered finished succeeded"}
 	if strings.Join(seen, "|") != strings.Join(want, "|") {
 		t.Errorf("notifications %q, want %q, each once", seen, want)
 	}
