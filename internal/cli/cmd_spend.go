@@ -165,6 +165,12 @@ func spendText(w io.Writer, path string, on bool, r ledger.Report) error {
 			return err
 		}
 	}
+	if len(r.Periods) > 0 && len(r.Periods[0].Graphs) > 0 {
+		fmt.Fprintln(w, "\nToday by task graph:")
+		for _, g := range r.Periods[0].Graphs {
+			fmt.Fprintf(w, "  %s: %s in %d %s\n", g.Graph, usd(g.USD), g.Iterations, plural(g.Iterations, "iteration"))
+		}
+	}
 	if len(r.Periods) > 0 && len(r.Periods[0].Runs) > 0 {
 		fmt.Fprintln(w, "\nToday by run:")
 		for _, run := range r.Periods[0].Runs {

@@ -27,8 +27,10 @@ type SharedSpend struct {
 	// Config names the configuration that holds the caps, for the message
 	// that says how to raise one.
 	Config string
-	// Run names the run for people reading the ledger ("/repo NAME").
-	Run string
+	// Run names the run for people reading the ledger ("/repo NAME");
+	// Graph, the task graph it is a task of ("" none).
+	Run   string
+	Graph string
 	// Keys are who each agent charges, by name ("" the configured agent);
 	// Reviewer is the reviewer's.
 	Keys     map[string]ledger.Key
@@ -160,7 +162,7 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 		return res, err
 	}
 	k := s.key(r.Agent)
-	rs := ledger.Reservation{ID: l.reservationID(r.Seq), Run: s.Run, Key: k}
+	rs := ledger.Reservation{ID: l.reservationID(r.Seq), Run: s.Run, Graph: s.Graph, Key: k}
 	if r.Reserve.CostKnown {
 		rs.USD = r.Reserve.CostUSD
 	}

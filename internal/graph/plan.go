@@ -17,7 +17,7 @@ func TaskPlan(cfg *config.Config, stateDir, graph string, t tasks.Task, getenv f
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	p.Name, p.StateDir = TaskRunName(graph, t.ID), stateDir
+	p.Name, p.StateDir, p.Graph = TaskRunName(graph, t.ID), stateDir, graph
 	if err := plan.ApplyTask(p, t); err != nil {
 		return nil, err
 	}

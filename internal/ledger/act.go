@@ -19,7 +19,7 @@ func (b *Book) Reserve(r Reservation, caps []Cap, margin float64, now time.Time,
 	if g.Verdict != Granted {
 		return g, nil
 	}
-	return g, &Record{Kind: KindReserve, ID: r.ID, At: now.UTC(), Run: r.Run, Key: r.Key, USD: r.USD, Tokens: r.Tokens, Owner: &owner}
+	return g, &Record{Kind: KindReserve, ID: r.ID, At: now.UTC(), Run: r.Run, Graph: r.Graph, Key: r.Key, USD: r.USD, Tokens: r.Tokens, Owner: &owner}
 }
 
 // Settle is the record of what the reservation id's iteration spent, charge

@@ -17,6 +17,7 @@ type Book struct {
 	windows  map[Key]Window            // by provider and account
 	recent   map[string][]float64      // provider → the last settled iterations' cost, for a first reservation
 	runs     map[string]map[string]Sum // period name → run → what it spent
+	graphs   map[string]map[string]Sum // period name → task graph → what its tasks spent
 	records  int
 }
 
@@ -24,6 +25,7 @@ type Book struct {
 type Held struct {
 	ID     string    `json:"id"`
 	Run    string    `json:"run,omitempty"`
+	Graph  string    `json:"graph,omitempty"`
 	Key    Key       `json:"key"`
 	USD    float64   `json:"usd"`
 	Tokens int64     `json:"tokens"`
@@ -68,7 +70,7 @@ func NewBook(loc *time.Location) *Book {
 		loc = time.UTC
 	}
 	return &Book{loc: loc, open: map[string]Held{}, settled: map[string]time.Time{}, sums: map[string]map[Key]Sum{},
-		approved: map[string]bool{}, windows: map[Key]Window{}, recent: map[string][]float64{}, runs: map[string]map[string]Sum{}}
+		approved: map[string]bool{}, windows: map[Key]Window{}, recent: map[string][]float64{}, runs: map[string]map[string]Sum{}, graphs: map[string]map[string]Sum{}}
 }
 
 func periodName(p Period, t time.Time) string { return string(p) + " " + p.Of(t) }
@@ -83,7 +85,7 @@ func (b *Book) Apply(r Record) {
 		if b.IsSettled(r.ID) {
 			return
 		}
-		o := Held{ID: r.ID, Run: r.Run, Key: r.Key, USD: r.USD, Tokens: r.Tokens, At: r.At}
+		o := Held{ID: r.ID, Run: r.Run, Graph: r.Graph, Key: r.Key, USD: r.USD, Tokens: r.Tokens, At: r.At}
 		if r.Owner != nil {
 			o.Owner = *r.Owner
 		}
@@ -93,6 +95,7 @@ func (b *Book) Apply(r Record) {
 			return
 		}
 		b.settled[r.ID] = r.At
+		graph := b.open[r.ID].Graph
 		delete(b.open, r.ID)
 		t := r.At.In(b.loc)
 		var total float64
@@ -112,6 +115,14 @@ func (b *Book) Apply(r Record) {
 						b.runs[name] = rm
 					}
 					rm[r.Run] = rm[r.Run].add(c, i == 0)
+				}
+				if graph != "" {
+					gm := b.graphs[name]
+					if gm == nil {
+						gm = map[string]Sum{}
+						b.graphs[name] = gm
+					}
+					gm[graph] = gm[graph].add(c, i == 0)
 				}
 			}
 			total += c.USD
@@ -217,6 +228,11 @@ func (b *Book) Windows(now time.Time) []Window {
 // ByKey is what each key spent in period p holding now.
 func (b *Book) ByKey(p Period, now time.Time) map[Key]Sum {
 	return b.sums[periodName(p, now.In(b.loc))]
+}
+
+// ByGraph is what the tasks of each task graph spent in period p holding now.
+func (b *Book) ByGraph(p Period, now time.Time) map[string]Sum {
+	return b.graphs[periodName(p, now.In(b.loc))]
 }
 
 // ByRun is what each run spent in period p holding now.

@@ -228,6 +228,7 @@ func readRest(r *bufio.Reader, head []byte) ([]byte, error) {
 type Reservation struct {
 	ID     string // one iteration's attempt, unique on the machine
 	Run    string // which run or task, for people
+	Graph  string // the task graph of the task, "" none
 	Key    Key
 	USD    float64
 	Tokens int64

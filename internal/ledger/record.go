@@ -22,6 +22,9 @@ type Record struct {
 	ID   string    `json:"id,omitempty"` // the reservation: one iteration's attempt
 	At   time.Time `json:"at"`
 	Run  string    `json:"run,omitempty"` // which run or task, for people
+	// Graph (reserve) is the task graph of the task; its settlement sums
+	// under it.
+	Graph string `json:"graph,omitempty"`
 	Key
 	USD     float64   `json:"usd,omitempty"`
 	Tokens  int64     `json:"tokens,omitempty"`

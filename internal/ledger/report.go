@@ -23,11 +23,18 @@ type Report struct {
 
 // PeriodReport is what was spent in one period.
 type PeriodReport struct {
-	Period Period   `json:"period"`
-	Name   string   `json:"name"` // "2026-11-25"
-	Total  Sum      `json:"total"`
-	Keys   []KeySum `json:"by_key"`
-	Runs   []RunSum `json:"by_run"`
+	Period Period     `json:"period"`
+	Name   string     `json:"name"` // "2026-11-25"
+	Total  Sum        `json:"total"`
+	Keys   []KeySum   `json:"by_key"`
+	Runs   []RunSum   `json:"by_run"`
+	Graphs []GraphSum `json:"by_graph"`
+}
+
+// GraphSum is what the tasks of one task graph spent.
+type GraphSum struct {
+	Graph string `json:"graph"`
+	Sum
 }
 
 // DayReport is what was spent in one day, by key.
@@ -77,6 +84,10 @@ func (b *Book) Report(caps []Cap, now time.Time, alive func(Owner) bool) Report 
 			pr.Runs = append(pr.Runs, RunSum{Run: run, Sum: s})
 		}
 		slices.SortFunc(pr.Runs, func(a, b RunSum) int { return cmp.Compare(a.Run, b.Run) })
+		for g, s := range b.ByGraph(p, now) {
+			pr.Graphs = append(pr.Graphs, GraphSum{Graph: g, Sum: s})
+		}
+		slices.SortFunc(pr.Graphs, func(a, b GraphSum) int { return cmp.Compare(a.Graph, b.Graph) })
 		r.Periods = append(r.Periods, pr)
 	}
 	for name, m := range b.sums {

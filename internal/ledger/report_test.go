@@ -69,3 +69,50 @@ func TestReportDays(t *testing.T) {
 		})
 	}
 }
+
+// TestReportByGraph: the spend of a task's iterations sums under its task
+// graph (named by its reservation), in each period; a run of its own under
+// none.
+func TestReportByGraph(t *testing.T) {
+	t.Parallel()
+	k := Key{Provider: "claude", Account: "claude:aa"}
+	owner := Owner{PID: 1}
+	reserve := func(id, graph string, at time.Time) Record {
+		return Record{Kind: KindReserve, ID: id, At: at, Run: "r", Graph: graph, Key: k, USD: 1, Owner: &owner}
+	}
+	tests := []struct {
+		name       string
+		recs       []Record
+		day, month []GraphSum
+	}{
+		{name: "a run of its own", recs: []Record{reserve("a", "", t0), settle("a", t0, k, 1)}},
+		{
+			name: "two graphs, one last month",
+			recs: []Record{
+				reserve("a", "api", t0), settle("a", t0, k, 1),
+				reserve("b", "api", t0.AddDate(0, 0, -1)), settle("b", t0.AddDate(0, 0, -1), k, 2),
+				reserve("c", "docs", t0), settle("c", t0, k, 0.5),
+				reserve("d", "docs", t0.AddDate(0, -1, 0)), settle("d", t0.AddDate(0, -1, 0), k, 4),
+				reserve("e", "api", t0), // held, not spent
+			},
+			day:   []GraphSum{{Graph: "api", Sum: Sum{USD: 1, Tokens: 1000, Iterations: 1}}, {Graph: "docs", Sum: Sum{USD: 0.5, Tokens: 500, Iterations: 1}}},
+			month: []GraphSum{{Graph: "api", Sum: Sum{USD: 3, Tokens: 3000, Iterations: 2}}, {Graph: "docs", Sum: Sum{USD: 0.5, Tokens: 500, Iterations: 1}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := NewBook(time.UTC)
+			for _, r := range tt.recs {
+				b.Apply(r)
+			}
+			r := b.Report(nil, t0, nil)
+			if diff := cmp.Diff(tt.day, r.Periods[0].Graphs); diff != "" {
+				t.Errorf("today by graph (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.month, r.Periods[2].Graphs); diff != "" {
+				t.Errorf("this month by graph (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

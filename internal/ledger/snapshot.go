@@ -19,6 +19,7 @@ type Snapshot struct {
 	Settled  map[string]time.Time `json:"settled,omitempty"`
 	Sums     []PeriodKeySum       `json:"sums,omitempty"`
 	Runs     []PeriodRunSum       `json:"runs,omitempty"`
+	Graphs   []PeriodRunSum       `json:"graphs,omitempty"` // Run is the graph
 	Approved []string             `json:"approved,omitempty"`
 	Windows  []Window             `json:"windows,omitempty"`
 	Recent   map[string][]float64 `json:"recent,omitempty"`
@@ -84,6 +85,14 @@ func (b *Book) Snapshot(since time.Time) Snapshot {
 			s.Runs = append(s.Runs, PeriodRunSum{Period: name, Run: run, Sum: b.runs[name][run]})
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(b.graphs)) {
+		if !current(name) {
+			continue
+		}
+		for _, g := range slices.Sorted(maps.Keys(b.graphs[name])) {
+			s.Graphs = append(s.Graphs, PeriodRunSum{Period: name, Run: g, Sum: b.graphs[name][g]})
+		}
+	}
 	s.Approved = slices.Sorted(maps.Keys(b.approved))
 	for _, k := range slices.SortedFunc(maps.Keys(b.windows), func(a, b Key) int {
 		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Account, b.Account))
@@ -122,6 +131,14 @@ func Restore(s Snapshot, loc *time.Location) *Book {
 			b.runs[rs.Period] = m
 		}
 		m[rs.Run] = rs.Sum
+	}
+	for _, gs := range s.Graphs {
+		m := b.graphs[gs.Period]
+		if m == nil {
+			m = map[string]Sum{}
+			b.graphs[gs.Period] = m
+		}
+		m[gs.Run] = gs.Sum
 	}
 	for _, a := range s.Approved {
 		b.approved[a] = true

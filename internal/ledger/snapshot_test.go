@@ -27,6 +27,8 @@ func TestSnapshotRestoresTheBook(t *testing.T) {
 		settle("a", t0.Add(-48*time.Hour), claude, 1),
 		settle("b", t0, codex, 0.5),
 		{Kind: KindReserve, ID: "c", At: t0, Run: "r2", Key: claude, USD: 0.4, Owner: &live},
+		{Kind: KindReserve, ID: "g", At: t0, Run: "r3", Graph: "api", Key: claude, USD: 0.4, Owner: &live},
+		settle("g", t0, claude, 0.3),
 		{Kind: KindApprove, At: t0, Cap: "day-soft", Period: "2026-11-25"},
 		{Kind: KindWindow, At: t0, Key: Key{Provider: "claude", Account: "claude:aa"}, Until: t0.Add(time.Hour), Reason: "usage limit"},
 		{Kind: KindWindow, At: old, Key: Key{Provider: "codex", Account: "codex:bb"}, Until: old.Add(time.Hour)},
@@ -68,6 +70,9 @@ func TestSnapshotRestoresTheBook(t *testing.T) {
 	}
 	if n := len(got.ByKey(Month, old)); n != 0 {
 		t.Errorf("the month two months back has %d keys, want none", n)
+	}
+	if g := now.Periods[2].Graphs; len(g) != 1 || g[0].Graph != "api" || g[0].USD != 0.3 {
+		t.Errorf("the restored month by graph: %+v, want api's $0.30", g)
 	}
 	if got.Records() != len(recs) {
 		t.Errorf("records %d, want %d", got.Records(), len(recs))

@@ -62,6 +62,9 @@ type Plan struct {
 	// reserves and settles each iteration in the ledger at LedgerPath).
 	Budgets    config.Budgets
 	LedgerPath string
+	// Graph is the task graph the run is the loop of a task of ("" for
+	// none): the ledger sums its spend by graph.
+	Graph string
 	// Keys are who each agent charges in the ledger, by name ("" the
 	// configured agent); ReviewerKey is the reviewer's.
 	Keys        map[string]ledger.Key

@@ -166,7 +166,7 @@ func (s *Steps) reserveStep(ctx context.Context, in StepInput) (StepOutput, erro
 		k = p.Keys[""]
 	}
 	h := Hold{ID: in.Run.RunID + "#" + strconv.Itoa(r.Seq), Run: spendRun(p), Key: k}
-	rs := ledger.Reservation{ID: h.ID, Run: h.Run, Key: k}
+	rs := ledger.Reservation{ID: h.ID, Run: h.Run, Graph: p.Graph, Key: k}
 	if r.Reserve.CostKnown {
 		rs.USD = r.Reserve.CostUSD
 	}
