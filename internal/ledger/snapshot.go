@@ -117,28 +117,13 @@ func Restore(s Snapshot, loc *time.Location) *Book {
 	}
 	maps.Copy(b.settled, s.Settled)
 	for _, ks := range s.Sums {
-		m := b.sums[ks.Period]
-		if m == nil {
-			m = map[Key]Sum{}
-			b.sums[ks.Period] = m
-		}
-		m[ks.Key] = ks.Sum
+		put(b.sums, ks.Period, ks.Key, ks.Sum)
 	}
 	for _, rs := range s.Runs {
-		m := b.runs[rs.Period]
-		if m == nil {
-			m = map[string]Sum{}
-			b.runs[rs.Period] = m
-		}
-		m[rs.Run] = rs.Sum
+		put(b.runs, rs.Period, rs.Run, rs.Sum)
 	}
 	for _, gs := range s.Graphs {
-		m := b.graphs[gs.Period]
-		if m == nil {
-			m = map[string]Sum{}
-			b.graphs[gs.Period] = m
-		}
-		m[gs.Run] = gs.Sum
+		put(b.graphs, gs.Period, gs.Run, gs.Sum)
 	}
 	for _, a := range s.Approved {
 		b.approved[a] = true
@@ -149,4 +134,12 @@ func Restore(s Snapshot, loc *time.Location) *Book {
 	maps.Copy(b.recent, s.Recent)
 	b.records = s.Records
 	return b
+}
+
+// put sets what k spent in period, making the period's map at need.
+func put[K comparable](m map[string]map[K]Sum, period string, k K, s Sum) {
+	if m[period] == nil {
+		m[period] = map[K]Sum{}
+	}
+	m[period][k] = s
 }
