@@ -12,6 +12,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/stretchr/testify v1.10.0
 	github.com/tiktoken-go/tokenizer v0.10.0
 	go.temporal.io/api v1.53.0
 	go.temporal.io/sdk v1.37.0
@@ -50,7 +51,6 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/robfig/cron v1.2.0 // indirect
 	github.com/stretchr/objx v0.5.2 // indirect
-	github.com/stretchr/testify v1.10.0 // indirect
 	github.com/xo/terminfo v1.0.0 // indirect
 	golang.org/x/net v0.46.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
