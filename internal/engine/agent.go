@@ -15,11 +15,13 @@ import (
 // failures: neither counts as a failed iteration. After RateLimit.MaxWait the
 // next fallback agent takes over; with none left the run stops as aborted. A
 // usage limit with its reset time (a usage window) moves to the next fallback
-// at once; with none left the agent pauses until the reset, however far.
-func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentResult, time.Duration, error) {
+// at once; with none left the agent pauses until the reset, however far, and
+// the pause is not billed: the run's time budget stands still through it.
+func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentResult, waits, error) {
 	p := l.RateLimit
 	fallbacks := p.Fallback
-	var waited, agentWait time.Duration
+	var waited waits
+	var agentWait time.Duration
 	transient := 0
 	if req.OnRetry == nil {
 		req.OnRetry = func(name string, r agent.Retry) {
@@ -77,10 +79,14 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 				"%s is at its usage limit (%s): paused until %s (%s); the wait is not an iteration and not a failure",
 				agentName(res, req), res.Reason, l.when(res.ResetAt), wait.Round(time.Second))})
 			l.phase("usage limit: paused until " + l.when(res.ResetAt))
-			if err := l.Sleep(ctx, wait); err != nil {
+			resume := l.clock.pause()
+			err := l.Sleep(ctx, wait)
+			resume()
+			if err != nil {
 				return res, waited, err
 			}
-			waited += wait
+			waited.all += wait
+			waited.paused += wait
 			continue
 		case res.RateLimited:
 			wait = l.backoff(attempt)
@@ -110,9 +116,14 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 		if err := l.Sleep(ctx, wait); err != nil {
 			return res, waited, err
 		}
-		waited += wait
+		waited.all += wait
 	}
 }
+
+// waits is how long an agent's run waited: all of it (rate limits, transient
+// failures and usage limits), and of that, the pauses for an account's usage
+// limit to reset, which are not billed.
+type waits struct{ all, paused time.Duration }
 
 func (l *Local) backoff(attempt int) time.Duration {
 	if l.RateLimit.Backoff == nil {

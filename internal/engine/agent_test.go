@@ -72,8 +72,8 @@ func TestRunAgentWaitsOutRateLimits(t *testing.T) {
 	if want := []time.Duration{time.Second, 30 * time.Second}; len(slept) != 2 || slept[0] != want[0] || slept[1] != want[1] {
 		t.Errorf("slept %v, want %v", slept, want)
 	}
-	if waited != 31*time.Second {
-		t.Errorf("waited %v, want 31s", waited)
+	if waited.all != 31*time.Second || waited.paused != 30*time.Second {
+		t.Errorf("waited %+v, want 31s in all, 30s of it paused for the usage limit", waited)
 	}
 	// Each wait's warning carries its length, for a notification of a long pause.
 	if got := l.Screen.(*warnings).waits; !slices.Equal(got, []time.Duration{time.Second, 30 * time.Second}) {
@@ -120,7 +120,7 @@ func TestRunAgentUsageWindow(t *testing.T) {
 	if !slices.Equal(agent.ran, []string{"", "codex", "codex"}) {
 		t.Errorf("agents run %q, want the configured one, then codex at once, then codex after its reset", agent.ran)
 	}
-	if !slices.Equal(slept, []time.Duration{5 * time.Hour}) || waited != 5*time.Hour {
+	if !slices.Equal(slept, []time.Duration{5 * time.Hour}) || waited != (waits{5 * time.Hour, 5 * time.Hour}) {
 		t.Errorf("slept %v (waited %v), want one pause of 5h: until the reset", slept, waited)
 	}
 	ws := l.Screen.(*warnings)

@@ -62,6 +62,9 @@ type Local struct {
 
 	beat func() // stops the heartbeat of the attempt in progress (see inflight.go)
 	held *held  // the reservation of the iteration about to run (spend.go)
+	// clock is the running iteration's time budget, paused while the agent
+	// waits for its account's usage limit to reset (nil: no time budget).
+	clock *budgetClock
 	// switchTo is the fallback agent the iterations run on while the
 	// configured agent's account is at its usage limit (spend.go).
 	switchTo string
@@ -78,13 +81,15 @@ type RateLimitPolicy struct {
 
 // Step implements [loop.Env]. An iteration is stopped when the run's time
 // budget runs out ([loop.ErrTimeRanOut]), as the agent is when its live usage
-// crosses the token or cost budget.
+// crosses the token or cost budget; a pause for an account's usage limit is
+// not billed: the budget's clock stands still through it, and the step's
+// result says how long it was ([loop.StepResult.Paused]).
 func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
 	parent := ctx
 	if left := r.Remaining.Duration; r.Kind == loop.StepIteration && left > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, left, loop.ErrTimeRanOut)
-		defer cancel()
+		var stop func()
+		ctx, l.clock, stop = withBudgetClock(ctx, left)
+		defer func() { stop(); l.clock = nil }()
 	}
 	if r.Kind == loop.StepIteration {
 		r.Remaining = l.withinHeld(r.Remaining)
@@ -225,7 +230,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		Iteration: r.Iteration, Agent: r.Agent, Prompt: text, WorkDir: l.WorkDir, IterDir: dir,
 		Timeout: r.Timeout, Echo: l.Echo, Started: start, Remaining: r.Remaining,
 	})
-	res.Waited = waited
+	res.Waited, res.Paused = waited.all, waited.paused
 	ev.Agent = agentRes
 	checkRecords(ctx, &ev)
 	// From here on an attempt that ends without a result (a signal, a stop)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 // Elapsed is the one definition of a run's elapsed time: the counted wall
@@ -61,5 +63,41 @@ func TestCutShortCounts(t *testing.T) {
 	r.cutShort(ctx, 2, 5, StepResult{}, context.Canceled) // a step that never started counts no time
 	if st.Spend.Wall != 13_500 || len(st.Interrupted) != 2 || st.Interrupted[1].Duration != 0 || st.Undo.Seq != 4 {
 		t.Errorf("a step without times: wall %d, interrupted %+v, undo %+v", st.Spend.Wall, st.Interrupted, st.Undo)
+	}
+}
+
+// An iteration that paused until an account's usage limit reset counts its
+// time less the pause: the pause is not billed (kept apart, as Paused), and
+// the wall-time budget judges the billed time alone. A pause longer than the
+// step (a clock that jumped) takes no more than the step's time.
+func TestPauseNotBilled(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name            string
+		res             StepResult
+		wall, paused    Millis
+		cutWall, cutDur Millis
+	}{
+		{"no pause", StepResult{Started: t0, Finished: t0.Add(20 * time.Second)}, 20_000, 0, 20_000, 20_000},
+		{"a 5 min pause in a 5 min 20 s iteration", StepResult{Started: t0, Finished: t0.Add(320 * time.Second), Waited: 301 * time.Second, Paused: 300 * time.Second}, 20_000, 300_000, 20_000, 20_000},
+		{"a pause longer than the step", StepResult{Started: t0, Finished: t0.Add(10 * time.Second), Paused: time.Minute}, 0, 10_000, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var st State
+			st.Fold(evidence.Iteration{N: 1, Started: tt.res.Started, Finished: tt.res.Finished}, 1, tt.res, Decision{})
+			if st.Spend.Wall != tt.wall || st.Spend.Paused != tt.paused {
+				t.Errorf("folded: wall %d, paused %d; want %d, %d", st.Spend.Wall, st.Spend.Paused, tt.wall, tt.paused)
+			}
+			cut := &State{Status: StatusRunning}
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			(&runner{st: cut}).cutShort(ctx, 1, 1, tt.res, context.Canceled)
+			if cut.Spend.Wall != tt.cutWall || cut.Interrupted[0].Duration != tt.cutDur {
+				t.Errorf("cut short: wall %d, attempt's duration %d; want %d, %d", cut.Spend.Wall, cut.Interrupted[0].Duration, tt.cutWall, tt.cutDur)
+			}
+		})
 	}
 }

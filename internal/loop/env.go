@@ -69,6 +69,9 @@ type StepResult struct {
 	// Waited is time spent waiting on rate limits; it counts against wall-clock
 	// budgets but not as a failed iteration.
 	Waited time.Duration
+	// Paused is the part of Waited the agent paused until its account's usage
+	// limit reset: not billed, it is left out of the run's wall time.
+	Paused time.Duration
 	// Agent is how long the agent ran (a cut attempt's time, from its process).
 	Agent time.Duration
 }

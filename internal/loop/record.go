@@ -16,7 +16,7 @@ func (st *State) Fold(ev evidence.Iteration, seq int, res StepResult, d Decision
 	st.Iteration = ev.N
 	st.TotalIterations++
 	st.LastIterationAt = ev.Finished
-	st.count(ev.Started, ev.Finished)
+	st.count(ev.Started, ev.Finished, res.Paused)
 	st.Spend.Waited += MillisOf(res.Waited)
 	st.Spend.Usage = st.Spend.Usage.Add(ev.Agent.Usage)
 	if ev.Review != nil {

@@ -127,7 +127,7 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 	r.emit(ctx, 0, BaselineStarted{})
 	res, err := r.env.Step(ctx, StepRequest{Kind: StepBaseline})
 	if err != nil {
-		r.st.count(res.Started, res.Finished) // cut short: its time counts all the same
+		r.st.count(res.Started, res.Finished, 0) // cut short: its time counts all the same
 		out, err := r.stepFailed(ctx, err)
 		return out, true, err
 	}
@@ -136,7 +136,7 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 	if r.st.Feedback == "" {
 		r.st.Feedback = r.spec.Decider.Brief(res.Baseline) // the first prompt carries what already fails
 	}
-	r.st.count(res.Started, res.Finished)
+	r.st.count(res.Started, res.Finished, 0)
 	failing := 0
 	for _, g := range res.Baseline {
 		failing += len(g.Findings)
@@ -451,7 +451,7 @@ func (r *runner) emitSeq(ctx context.Context, n, seq int, data EventData) {
 // resume as a new attempt; what this one spent is kept.
 func (r *runner) cutShort(ctx context.Context, n, seq int, res StepResult, err error) {
 	st := r.st
-	st.count(res.Started, res.Finished)
+	st.count(res.Started, res.Finished, res.Paused)
 	u := res.Iteration.Agent.Usage
 	st.Spend.Usage = st.Spend.Usage.Add(u)
 	c := Interrupted{
@@ -459,7 +459,7 @@ func (r *runner) cutShort(ctx context.Context, n, seq int, res StepResult, err e
 		Start: res.Start, Cut: res.Checkpoint, Reason: cutReason(ctx, err),
 	}
 	if !res.Started.IsZero() && res.Finished.After(res.Started) {
-		c.Duration = MillisOf(res.Finished.Sub(res.Started))
+		c.Duration = MillisOf(res.Finished.Sub(res.Started) - min(res.Paused, res.Finished.Sub(res.Started)))
 	}
 	st.Interrupted = append(st.Interrupted, c)
 	r.leftInTree(c)

@@ -109,9 +109,12 @@ type Spend struct {
 	// CountedTo is the moment up to which the run's time is in Wall: the end
 	// of the last step counted. While the run goes on, the time since (or
 	// since its session started, when later) is not counted yet.
-	CountedTo time.Time      `json:"counted_to,omitzero"`
-	Waited    Millis         `json:"waited_ms,omitempty"` // rate-limit waits
-	Reviewer  evidence.Usage `json:"reviewer_usage"`
+	CountedTo time.Time `json:"counted_to,omitzero"`
+	Waited    Millis    `json:"waited_ms,omitempty"` // rate-limit waits
+	// Paused is how long iterations paused until an account's usage limit
+	// reset (a part of Waited): not billed, it is not in Wall.
+	Paused   Millis         `json:"paused_ms,omitempty"`
+	Reviewer evidence.Usage `json:"reviewer_usage"`
 }
 
 // Total is the run's one spend: what the agent (and any fallback agent that
@@ -298,12 +301,15 @@ func (s *State) Elapsed(now time.Time) time.Duration {
 	return d + now.Sub(from)
 }
 
-// count adds a step's time, from started to finished, to the run's wall time.
-func (s *State) count(started, finished time.Time) {
+// count adds a step's time, from started to finished, to the run's wall time,
+// less what it paused for a usage limit (not billed).
+func (s *State) count(started, finished time.Time, paused time.Duration) {
 	if started.IsZero() || !finished.After(started) {
 		return
 	}
-	s.Spend.Wall += MillisOf(finished.Sub(started))
+	paused = min(max(paused, 0), finished.Sub(started))
+	s.Spend.Wall += MillisOf(finished.Sub(started) - paused)
+	s.Spend.Paused += MillisOf(paused)
 	if finished.After(s.Spend.CountedTo) {
 		s.Spend.CountedTo = finished
 	}
