@@ -26,6 +26,10 @@ type watchOptions struct {
 	once     bool
 	interval time.Duration
 	stateDir string
+	engine   engineOptions
+	// given are the engine's flags given on the command line, as each
+	// answer's command gets them.
+	given []string
 }
 
 // AddFlags adds the flags of `watch` to fs.
@@ -33,19 +37,39 @@ func (o *watchOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.once, "once", false, "show the view once and exit")
 	fs.DurationVar(&o.interval, "interval", 2*time.Second, "time between two refreshes")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state folder (default .agentloop, or state_dir from the configuration)")
+	o.engine.AddFlags(fs)
+	o.engine.AddConfigFlag(fs)
+}
+
+// engineFlags are the flags of fs given on the command line that choose the
+// engine and its server, as "--name=value".
+func engineFlags(fs *pflag.FlagSet) []string {
+	var eng engineOptions
+	own := pflag.NewFlagSet("engine", pflag.ContinueOnError)
+	eng.AddFlags(own)
+	eng.AddConfigFlag(own)
+	var given []string
+	fs.Visit(func(f *pflag.Flag) {
+		if own.Lookup(f.Name) != nil {
+			given = append(given, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	return given
 }
 
 func newWatchCmd(d Deps) *cobra.Command {
 	var o watchOptions
 	cmd := &cobra.Command{
-		Use:   "watch [--once] [--interval D]",
+		Use:   "watch [--once] [--interval D] [--engine temporal]",
 		Short: "A live view of every run and graph task of this repository, and what waits for you",
 		Long: `Show every run and graph task of this repository, refreshed until Ctrl-C: its
 status, iteration, phase (agent, gates, review, waiting for you) and how long it has
 been in it, tokens and cost with the running agent's usage as its CLI streams it,
 the last decision, the elapsed time and the tool call the agent runs now; then
 what waits for you, each with its question and the command of each answer (as
-'agentloop inbox').
+'agentloop inbox'). With --engine temporal: the runs of this repository on the
+Temporal server, as their workflows tell them (a run waiting for an answer is in
+the phase "waiting for you"), and what waits for you in its namespace.
 
 On a terminal it is a live view with keys:
   up/down, j/k   select a run          n      the next run that waits for you
@@ -56,12 +80,16 @@ On a terminal it is a live view with keys:
   s / S          stop the run after its iteration / now (asks y/n)
   r              refresh now            q, Ctrl-C   quit
 Each key runs the same command a person would type (agentloop resume NAME
---guidance TEXT|--accept|--abort, guide NAME TEXT, stop NAME [--now]) in the
-background, its output in the state folder's watch/NAME.log.
+--guidance TEXT|--accept|--abort, guide NAME TEXT, stop NAME [--now]), with the
+engine's flags given to watch, in the background, its output in the state
+folder's watch/NAME.log.
 Otherwise (not a terminal, or --once) each refresh is printed as a plain table
-after the last, under its time.` + exitStatus(exitSuccess, exitLine{ExitFailure, "error: the state folder cannot be read"}, exitUsageLine),
+after the last, under its time.` + exitStatus(exitSuccess, exitLine{ExitFailure, "error: the state folder or the server cannot be read"}, exitUsageLine),
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runWatch(cmd.Context(), o, d) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.given = engineFlags(cmd.Flags())
+			return runWatch(cmd.Context(), o, d)
+		},
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd
@@ -76,16 +104,36 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 	if err != nil {
 		return err
 	}
+	from := store.Root
+	look := func(now time.Time, warn Deps) (session.View, error) {
+		v, err := session.Look(store.Root, now)
+		return v, skipCorrupt(warn, err)
+	}
+	onTemporal, err := o.engine.temporal(d)
+	if err != nil {
+		return err
+	}
+	if onTemporal {
+		read, at, done, err := watchTemporal(ctx, d, o.engine)
+		if err != nil {
+			return err
+		}
+		defer done()
+		from = "the Temporal server at " + at
+		look = func(now time.Time, _ Deps) (session.View, error) { return read(now) }
+	}
 	redraw := !o.once && canRedraw(d, d.Stdout)
 	if in, ok := d.Stdin.(io.Writer); redraw && ok && d.IsTerminal(in) {
-		return runLiveView(ctx, o, d, store.Root)
+		return runLiveView(ctx, o, d, store.Root, func(now time.Time) (session.View, error) {
+			return look(now, Deps{Stderr: io.Discard})
+		})
 	}
 	wd, _ := d.Getwd()
 	for {
 		now := d.Now()
-		v, err := session.Look(store.Root, now)
-		if err := skipCorrupt(d, err); err != nil && len(v.Runs) == 0 {
-			return fmt.Errorf("read runs in %s: %w", store.Root, err)
+		v, err := look(now, d)
+		if err != nil && len(v.Runs) == 0 {
+			return fmt.Errorf("read runs in %s: %w", from, err)
 		}
 		var b bytes.Buffer
 		switch {
@@ -112,7 +160,7 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 // Each answer runs agentloop itself (resume, guide, stop) in a session of its
 // own on the same state folder, its output in the folder's watch/NAME.log: the
 // view never waits on it, and a run resumed from it goes on after it closes.
-func runLiveView(ctx context.Context, o watchOptions, d Deps, stateDir string) error {
+func runLiveView(ctx context.Context, o watchOptions, d Deps, stateDir string, look func(time.Time) (session.View, error)) error {
 	self, err := d.Executable()
 	if err != nil {
 		return fmt.Errorf("find agentloop's own program to answer runs with: %w", err)
@@ -123,10 +171,7 @@ func runLiveView(ctx context.Context, o watchOptions, d Deps, stateDir string) e
 	}
 	env := append(d.Environ(), "AGENTLOOP_STATE_DIR="+stateDir)
 	m := watch.New(watch.Options{
-		Look: func(now time.Time) (session.View, error) {
-			v, err := session.Look(stateDir, now)
-			return v, skipCorrupt(Deps{Stderr: io.Discard}, err)
-		},
+		Look: look,
 		Start: func(a watch.Action) (watch.Started, error) {
 			log := filepath.Join(stateDir, "watch", a.Run+".log")
 			p, err := proc.Detach(append([]string{self}, a.Args...), wd, env, log)
@@ -138,7 +183,7 @@ func runLiveView(ctx context.Context, o watchOptions, d Deps, stateDir string) e
 				return code, signal, watch.LastLine(log)
 			}}, nil
 		},
-		Now: d.Now, Interval: o.interval, Base: wd,
+		Now: d.Now, Interval: o.interval, Base: wd, Args: o.given,
 	})
 	_, err = tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(d.Stdin), tea.WithOutput(d.Stdout),
 		tea.WithoutSignalHandler(), tea.WithEnvironment(d.Environ())).Run()

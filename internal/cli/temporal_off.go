@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -54,6 +55,10 @@ func cleanRunsTemporal(context.Context, cleanOptions, Deps) ([]session.EngineRun
 
 func inboxTemporal(context.Context, inboxOptions, Deps) ([]inbox.Item, error) {
 	return nil, errNoTemporal()
+}
+
+func watchTemporal(context.Context, Deps, engineOptions) (func(time.Time) (session.View, error), string, func(), error) {
+	return nil, "", nil, errNoTemporal()
 }
 
 // newWorkerCmd is `agentloop worker`, which this build does not have.

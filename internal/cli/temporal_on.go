@@ -24,6 +24,7 @@ import (
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/temporal/app"
 	"github.com/agentloop/agentloop/internal/ui"
@@ -217,6 +218,25 @@ func inboxTemporal(ctx context.Context, o inboxOptions, d Deps) (items []inbox.I
 		return err
 	})
 	return items, err
+}
+
+// watchTemporal reads the view of `agentloop watch --engine temporal`: the
+// runs of this repository on the server, through their workflows' query, and
+// what waits for a person in its namespace; at is the server's address, done
+// closes the connection.
+func watchTemporal(ctx context.Context, d Deps, o engineOptions) (read func(time.Time) (session.View, error), at string, done func(), err error) {
+	f, err := fleet(d, o, loopOptions{}, nil)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return func(now time.Time) (session.View, error) {
+		states, err := f.States(ctx, nil)
+		if err != nil {
+			return session.View{At: now}, err
+		}
+		needs, err := f.Inbox(ctx)
+		return session.Remote(states, needs, now), err
+	}, f.Address(), f.Close, nil
 }
 
 // reportTemporal is `agentloop report NAME --engine temporal`.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/engine"
@@ -43,4 +44,19 @@ func Look(stateDir string, now time.Time) (View, error) {
 		err = werr
 	}
 	return v, err
+}
+
+// Remote is the view of runs an engine's server knows (their states, and
+// what waits for a person): a running one that waits is in the phase
+// "waiting for you" since it asked.
+func Remote(states []*loop.State, needs []inbox.Item, now time.Time) View {
+	v := View{At: now, NeedsYou: needs}
+	for _, row := range report.StatusRows(states, now) {
+		r := report.WatchRow{StatusRow: row}
+		if i := slices.IndexFunc(needs, func(n inbox.Item) bool { return n.Run == row.Name }); i >= 0 && row.Status == loop.StatusRunning {
+			r.Live = &engine.LiveStatus{Iteration: row.Iteration, Phase: "waiting for you", Since: needs[i].Since}
+		}
+		v.Runs = append(v.Runs, r)
+	}
+	return v
 }

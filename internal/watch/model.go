@@ -28,6 +28,9 @@ type Options struct {
 	Now      func() time.Time
 	Interval time.Duration // between two reads
 	Base     string        // the repository: report paths are relative to it
+	// Args are given to every action's command after its own (the engine's
+	// flags the view was started with).
+	Args []string
 }
 
 // Started is an action's running command.
@@ -267,6 +270,7 @@ func readHead(path string, n int) ([]byte, error) {
 
 // run starts the action's command.
 func (m *Model) run(a Action) tea.Cmd {
+	a.Args = append(slices.Clone(a.Args), m.o.Args...)
 	m.say("%s", a)
 	return func() tea.Msg {
 		s, err := m.o.Start(a)

@@ -168,25 +168,32 @@ func TestOpenAndGuideAnEscalation(t *testing.T) {
 
 // Each key gives its command; the ones that end or stop a run ask first, and
 // any key but y cancels. Guidance for a running run is queued with guide.
+// The view's engine flags follow each command's own arguments.
 func TestKeysGiveTheirCommands(t *testing.T) {
 	t.Parallel()
+	temporal := []string{"--engine=temporal", "--temporal-address=127.0.0.1:7233"}
 	for _, tt := range []struct {
 		name string
 		keys []string
+		args []string // the view's Options.Args
 		want []string // agentloop's arguments; nil: nothing started
 	}{
-		{"accept", []string{"n", "a", "y"}, []string{"resume", "g-three", "--accept"}},
-		{"abort", []string{"n", "x", "y"}, []string{"resume", "g-three", "--abort"}},
-		{"abort declined", []string{"n", "x", "n"}, nil},
-		{"stop", []string{"s", "y"}, []string{"stop", "g-one"}},
-		{"stop now", []string{"down", "S", "y"}, []string{"stop", "g-two", "--now"}},
-		{"guide a running run", []string{"g", "look at main.go", "enter"}, []string{"guide", "g-one", "look at main.go"}},
-		{"guidance cancelled", []string{"g", "never", "esc"}, nil},
-		{"empty guidance", []string{"g", "enter"}, nil},
+		{"accept", []string{"n", "a", "y"}, nil, []string{"resume", "g-three", "--accept"}},
+		{"abort", []string{"n", "x", "y"}, nil, []string{"resume", "g-three", "--abort"}},
+		{"abort declined", []string{"n", "x", "n"}, nil, nil},
+		{"stop", []string{"s", "y"}, nil, []string{"stop", "g-one"}},
+		{"stop now", []string{"down", "S", "y"}, nil, []string{"stop", "g-two", "--now"}},
+		{"guide a running run", []string{"g", "look at main.go", "enter"}, nil, []string{"guide", "g-one", "look at main.go"}},
+		{"guidance cancelled", []string{"g", "never", "esc"}, nil, nil},
+		{"empty guidance", []string{"g", "enter"}, nil, nil},
+		{"stop on temporal", []string{"s", "y"}, temporal, []string{"stop", "g-one", "--engine=temporal", "--temporal-address=127.0.0.1:7233"}},
+		{"answer on temporal", []string{"n", "g", "fix it", "enter"}, temporal,
+			[]string{"resume", "g-three", "--guidance", "fix it", "--engine=temporal", "--temporal-address=127.0.0.1:7233"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
+			h.m.o.Args = tt.args
 			h.keys(tt.keys...)
 			var got []string
 			if len(h.started) > 1 {

@@ -1,0 +1,47 @@
+//go:build temporal
+
+package cli
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/testenv"
+)
+
+// TestTemporalWatchRealServer: on a real dev server, `watch --once --engine
+// temporal` shows a row for each run of the repository on the server, with its
+// status and iteration, and the needs-you entry of the run that escalated,
+// with its question and the answer commands naming the engine.
+func TestTemporalWatchRealServer(t *testing.T) {
+	testenv.NeedTool(t, "git")
+	addr := testenv.TemporalServer(t)
+	repo, aux := t.TempDir(), t.TempDir()
+	plan := "[*]\nwrite notes.txt looked around\n"
+	fakeProcedures(t, repo, aux, map[string]string{"green": plan, "stuck": plan}, nil, map[string]string{
+		"green": "    limits: {max_iterations: 2}\n",
+		"stuck": "    gates: [{name: fixed, run: \"test -f fixed.txt\"}]\n    limits: {max_iterations: 1}\n",
+	})
+	graphRepo(t, repo, "tasks: []\n")
+	run := cliOn(t, addr, repo)
+	if stdout, stderr, err := run("run", "green", "--engine", "temporal"); err != nil {
+		t.Fatalf("run green: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if stdout, stderr, err := run("run", "stuck", "--engine", "temporal"); ExitCode(err) != ExitEscalated {
+		t.Fatalf("run stuck: exit %d (%v), want %d\n%s\n%s", ExitCode(err), err, ExitEscalated, stdout, stderr)
+	}
+	stdout, stderr, err := run("watch", "--once", "--engine", "temporal")
+	if err != nil {
+		t.Fatalf("watch --once --engine temporal: %v\n%s\n%s", err, stdout, stderr)
+	}
+	for _, want := range []string{
+		`(?m)^green +succeeded +1/2 `,
+		`(?m)^stuck +escalated +1/1 +waiting for you `,
+		`(?m)^stuck — escalated, .*on Temporal\n(.*\n)*  Question: What does the agent miss`,
+		`agentloop resume stuck --guidance "\.\.\." --engine temporal`,
+	} {
+		if !regexp.MustCompile(want).MatchString(stdout) {
+			t.Errorf("watch --once --engine temporal: no match for %s\n%s", want, stdout)
+		}
+	}
+}
