@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -223,20 +224,25 @@ func inboxTemporal(ctx context.Context, o inboxOptions, d Deps) (items []inbox.I
 // watchTemporal reads the view of `agentloop watch --engine temporal`: the
 // runs of this repository on the server, through their workflows' query, and
 // what waits for a person in its namespace; at is the server's address, done
-// closes the connection.
+// closes the connection. The view may read again before a read ends (its
+// refresh key): the reads take turns on the one connection.
 func watchTemporal(ctx context.Context, d Deps, o engineOptions) (read func(time.Time) (session.View, error), at string, done func(), err error) {
 	f, err := fleet(d, o, loopOptions{}, nil)
 	if err != nil {
 		return nil, "", nil, err
 	}
+	var mu sync.Mutex
+	closed := func() { mu.Lock(); defer mu.Unlock(); f.Close() }
 	return func(now time.Time) (session.View, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		states, err := f.States(ctx, nil)
 		if err != nil {
 			return session.View{At: now}, err
 		}
 		needs, err := f.Inbox(ctx)
 		return session.Remote(states, needs, now), err
-	}, f.Address(), f.Close, nil
+	}, f.Address(), closed, nil
 }
 
 // reportTemporal is `agentloop report NAME --engine temporal`.
