@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -77,6 +78,65 @@ func TestTemporalNotifyRealServer(t *testing.T) {
 	}
 }
 
+// TestTemporalGraphNotifyRealServer: the follower of a Temporal graph sends
+// the notifications a local graph sends, each once: a task that ends is told
+// finished, one that escalates needs_you; the follower of the answer tells
+// how that task ends and the graph's end (graph_finished), nothing told
+// before again.
+func TestTemporalGraphNotifyRealServer(t *testing.T) {
+	testenv.NeedTool(t, "git")
+	url, got := signedHooks(t)
+	addr := testenv.TemporalServer(t)
+	repo, aux := t.TempDir(), t.TempDir()
+	fakeProcedures(t, repo, aux, map[string]string{
+		"green": "write a.txt a\n",
+		"stuck": "[1]\nprint nothing to do\n[*]\nwrite b.txt b\n",
+	}, nil, map[string]string{"stuck": "    gates: [{name: done, run: \"test -f b.txt\"}]\n    limits: {max_iterations: 1}\n"})
+	graphRepo(t, repo, `parallel: 2
+tasks:
+  - {id: a, title: Write a.txt, procedure: green}
+  - {id: b, title: Write b.txt, procedure: stuck}
+`)
+	run := cliOn(t, addr, repo)
+	seen := func() []string {
+		time.Sleep(500 * time.Millisecond) // a late duplicate would come now
+		var s []string
+		for _, h := range got() {
+			if h.V != 1 || h.ID == "" {
+				t.Errorf("notification %+v: want schema 1, an ID", h)
+			}
+			if h.Type == "graph_finished" {
+				s = append(s, h.Graph.Name+" "+h.Type+" "+h.Status)
+				continue
+			}
+			if h.Run.Engine != "temporal" {
+				t.Errorf("notification %+v: want engine temporal", h)
+			}
+			s = append(s, h.Run.Name+" "+h.Type+" "+h.Status)
+		}
+		slices.Sort(s) // the tasks run in parallel
+		return s
+	}
+
+	stdout, stderr, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal", "--notify", url)
+	if ExitCode(err) != ExitEscalated {
+		t.Fatalf("run --tasks: exit %d (%v), want %d\n%s\n%s", ExitCode(err), err, ExitEscalated, stdout, stderr)
+	}
+	want := []string{"tasks-a finished succeeded", "tasks-b needs_you "}
+	if s := seen(); !slices.Equal(s, want) {
+		t.Errorf("notifications of run --tasks %q, want %q, each once", s, want)
+	}
+	stdout, stderr, err = run("resume", "tasks-b", "--guidance", "write b.txt", "--engine", "temporal", "--notify", url)
+	if ExitCode(err) != ExitOK {
+		t.Fatalf("resume --guidance: %v\n%s\n%s", err, stdout, stderr)
+	}
+	want = append(want, "tasks graph_finished succeeded", "tasks-b finished succeeded")
+	slices.Sort(want)
+	if s := seen(); !slices.Equal(s, want) {
+		t.Errorf("notifications after the answer %q, want %q, each once", s, want)
+	}
+}
+
 // hookBody is what the tests read of a notification's JSON.
 type hookBody struct {
 	Type   string `json:"type"`
@@ -88,6 +148,9 @@ type hookBody struct {
 		Name   string `json:"name"`
 		Engine string `json:"engine"`
 	} `json:"run"`
+	Graph struct {
+		Name string `json:"name"`
+	} `json:"graph"`
 }
 
 // signedHooks is a generic webhook on 127.0.0.1 whose secret is the test's

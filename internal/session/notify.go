@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/decision"
@@ -101,8 +102,15 @@ func (g *graphRun) tellEnd(out map[string]tasks.Outcome) {
 	if g.pr.Notify == nil {
 		return
 	}
-	gr := notify.Graph{Name: g.name, Repo: g.repo, Tasks: map[string]int{}}
-	for _, t := range g.file.Tasks {
+	g.pr.Notify.Send(GraphDone(g.name, g.repo, g.file.Tasks, out, g.pr.Now()), appendTo(graph.EventsPath(g.stateDir, g.name), g.out))
+}
+
+// GraphDone is the notification of the end, at ended, of the graph name of
+// repository repo whose tasks ts ended as out says (a task not in it is
+// pending), on any engine.
+func GraphDone(name, repo string, ts []tasks.Task, out map[string]tasks.Outcome, ended time.Time) notify.Notification {
+	gr := notify.Graph{Name: name, Repo: repo, Tasks: map[string]int{}}
+	for _, t := range ts {
 		o, ok := out[t.ID]
 		s := tasks.StatePending
 		if ok {
@@ -113,7 +121,7 @@ func (g *graphRun) tellEnd(out map[string]tasks.Outcome) {
 			gr.Waiting = append(gr.Waiting, t.ID)
 		}
 	}
-	g.pr.Notify.Send(notify.GraphDone(gr, graphStatus(gr.Tasks), g.pr.Now()), appendTo(graph.EventsPath(g.stateDir, g.name), g.out))
+	return notify.GraphDone(gr, graphStatus(gr.Tasks), ended)
 }
 
 // graphStatus is how a graph whose tasks ended in states ended: escalated

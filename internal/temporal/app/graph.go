@@ -135,7 +135,16 @@ func (f *Fleet) RunGraph(ctx context.Context, o GraphOptions) (Outcome, error) {
 	}
 	screen.Linef("%s task graph %s on Temporal at %s: %d tasks, up to %d in parallel, workflow %s",
 		verb, name, f.s.Address, len(file.Tasks), in.Parallel, temporal.GraphWorkflowID(name, in.RepoID))
-	return f.followGraph(ctx, screen, name, in.RepoID, o.engineFlags())
+	runs := map[string]bool{}
+	for id := range in.Runs {
+		runs[id] = true
+	}
+	tell, done, err := f.tellGraph(ctx, cfg.Notify, repo, runs, screen)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer done()
+	return f.followGraph(ctx, screen, name, in.RepoID, o.engineFlags(), tell)
 }
 
 // taskState is the state the run of a task starts from: when its graph
@@ -164,7 +173,8 @@ func (f *Fleet) taskState(ctx context.Context, p *plan.Plan, repo string, resume
 // graph going on the workers. repo is the repository's identity
 // ([temporal.RepoID]) the graph's workflow carries; engine the flags that put
 // the commands it names on this server.
-func (f *Fleet) followGraph(ctx context.Context, screen *ui.Printer, name, repo, engine string) (Outcome, error) {
+// tell, when set, sends the graph's notifications.
+func (f *Fleet) followGraph(ctx context.Context, screen *ui.Printer, name, repo, engine string, tell *graphTell) (Outcome, error) {
 	shown := map[string]string{} // what was last said of each task
 	var out Outcome
 	followed, err := poll(ctx, screen,
@@ -172,8 +182,9 @@ func (f *Fleet) followGraph(ctx context.Context, screen *ui.Printer, name, repo,
 			return temporal.QueryGraph(ctx, f.c, name, repo)
 		},
 		func(v temporal.GraphView) bool {
-			waiting := f.showGraph(ctx, screen, v, repo, shown)
+			waiting := f.showGraph(ctx, screen, v, repo, shown, tell)
 			if v.Ended {
+				tell.end(v, f.sh.Now)
 				out = f.graphEnded(screen, v, engine)
 				return true
 			}
@@ -223,10 +234,13 @@ func (f *Fleet) graphEnded(screen *ui.Printer, v temporal.GraphView, engine stri
 
 // showGraph says what changed of each task since the last call, and returns
 // the running tasks whose loop waits for guidance.
-func (f *Fleet) showGraph(ctx context.Context, screen *ui.Printer, v temporal.GraphView, repo string, shown map[string]string) (waiting []string) {
+func (f *Fleet) showGraph(ctx context.Context, screen *ui.Printer, v temporal.GraphView, repo string, shown map[string]string, tell *graphTell) (waiting []string) {
 	for _, t := range v.File.Tasks {
 		if slices.Contains(v.Running, t.ID) {
 			rv, _, err := temporal.Find(ctx, f.c, graph.TaskRunName(v.Name, t.ID), repo)
+			if err == nil {
+				tell.task(v, t.ID, rv, false)
+			}
 			if err == nil && rv.Waiting {
 				waiting = append(waiting, t.ID)
 				say(shown, t.ID, "waiting", func() { screen.Warnf("Task %s escalated: %s", t.ID, rv.State.Reason) })
@@ -240,6 +254,11 @@ func (f *Fleet) showGraph(ctx context.Context, screen *ui.Printer, v temporal.Gr
 			continue
 		}
 		say(shown, t.ID, string(o.State), func() {
+			if tell != nil {
+				if rv, key, err := temporal.Find(ctx, f.c, graph.TaskRunName(v.Name, t.ID), repo); err == nil {
+					tell.task(v, t.ID, f.completedView(ctx, key, rv), true)
+				}
+			}
 			if line := graph.TaskLine(t.ID, o); o.State.Done() {
 				screen.Linef("%s", line)
 			} else {

@@ -67,7 +67,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 				}
 				if !gv.Ended {
 					// Its graph's workflow goes on, and merges it.
-					return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags())
+					return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags(), nil)
 				}
 				return f.continueGraph(ctx, o, screen, t, repo, nil)
 			}
@@ -89,7 +89,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 		// (as a local run settled).
 		out, err := f.followRun(ctx, screen, key, len(v.Events), nil)
 		if v.Graph != "" && err == nil && out.ended() {
-			return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags())
+			return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags(), nil)
 		}
 		out.Chosen = true
 		return out, err
@@ -150,7 +150,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 	if v.Task == nil || err != nil || !out.ended() {
 		return out, err
 	}
-	return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags())
+	return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags(), nil)
 }
 
 // answer gives the run key, which waits for a person (v), the guidance of
@@ -166,27 +166,32 @@ func (f *Fleet) answer(ctx context.Context, o ResumeOptions, v temporal.View, ke
 		return Outcome{}, err
 	}
 	screen.Linef("Guidance sent to run %s; the iteration counter starts again (spend so far is kept)", name)
-	w, done := f.answeredWatch(ctx, o, v, member, screen)
+	w, cfg, done := f.answeredWatch(ctx, o, v, member, screen)
 	defer done()
 	out, err := f.followRun(ctx, screen, key, len(v.Events), w)
 	if v.Graph == "" || err != nil || !out.ended() {
 		return out, err
 	}
 	// The task's graph goes on by itself: follow it as run --tasks does,
-	// until it ends or waits again.
-	return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags())
+	// until it ends or waits again, telling what happens from now on.
+	tell, tdone, err := f.tellGraphFrom(ctx, cfg, v.Graph, repo, v.Task.Repo, screen)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer tdone()
+	return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags(), tell)
 }
 
 // answeredWatch is the notifications' watch of the run of v, answered: the
 // events after the answer (it escalates again, it ends) are told, as they
-// are of a local run resumed with guidance. Its plan's receivers are those
+// are of a local run resumed with guidance. Its plan's receivers (cfg) are those
 // of the run's configuration here; when it cannot be read, that is said and
 // nothing is sent.
-func (f *Fleet) answeredWatch(ctx context.Context, o ResumeOptions, v temporal.View, member *graph.Member, screen *ui.Printer) (*notify.Watch, func()) {
+func (f *Fleet) answeredWatch(ctx context.Context, o ResumeOptions, v temporal.View, member *graph.Member, screen *ui.Printer) (*notify.Watch, notify.Config, func()) {
 	none := func() {}
 	wd, err := f.sh.Getwd()
 	if err != nil {
-		return nil, none
+		return nil, notify.Config{}, none
 	}
 	st := v.State
 	p, err := session.ResumePlan(&st, member, o.Configure, wd, f.sh.Getenv, o.Verbose)
@@ -194,11 +199,11 @@ func (f *Fleet) answeredWatch(ctx context.Context, o ResumeOptions, v temporal.V
 		var w *notify.Watch
 		var done func()
 		if w, done, err = f.watch(ctx, p, st.RunID, screen); err == nil {
-			return w, done
+			return w, p.Notify, done
 		}
 	}
 	screen.Warnf("no notifications of run %s: %v", st.Name, err)
-	return nil, none
+	return nil, notify.Config{}, none
 }
 
 // continueGraph resumes the graph of the task t in the repository repo,
