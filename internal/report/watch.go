@@ -49,7 +49,7 @@ func (r WatchRow) Cells(now time.Time) []string {
 		if u := r.Live.Usage; u.CostKnown {
 			cost = max(cost, 0) + u.CostUSD
 		}
-		tool = cut(r.Live.Tool, 48)
+		tool = truncate(r.Live.Tool, 48)
 	case r.Status == loop.StatusEscalated:
 		phase = "waiting for you"
 	}
@@ -61,14 +61,6 @@ func (r WatchRow) Cells(now time.Time) []string {
 		costText = fmt.Sprintf("$%.2f", cost)
 	}
 	return []string{r.Name, string(r.Status), iter, phase, tokText, costText, cmp.Or(r.LastDecision, dash), duration(r.Elapsed), tool}
-}
-
-// cut is s cut to n characters, with an ellipsis.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }
 
 // WatchTable writes the runs as an aligned table of their [WatchRow.Cells].
