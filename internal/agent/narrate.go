@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // narrateWidth is how many characters of a text or a tool call's input a
@@ -220,16 +221,8 @@ func toolInput(raw json.RawMessage) string {
 	return oneLine(string(raw), narrateWidth)
 }
 
-// oneLine is s with its white space runs made single spaces, cut to width
-// characters with an ellipsis.
-func oneLine(s string, width int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= width {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:width-1]) + "…"
-}
+// oneLine is s on one line, cut to width characters.
+func oneLine(s string, width int) string { return textcut.Runes(textcut.Line(s), width) }
 
 // narrateTo is the writer a CLI's stdout goes through to be told: on w (-v),
 // the narrator's lines for a stream it reads, the output as it is otherwise;

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // Kind classifies a finding by what blocks progress most.
@@ -105,11 +107,7 @@ func (g GateResult) OutputProblems() string {
 	case g.Dropped > 1:
 		parts = append(parts, fmt.Sprintf("%d more findings left out", g.Dropped))
 	}
-	s := strings.Join(parts, "; ")
-	if r := []rune(s); len(r) > 300 {
-		s = string(r[:299]) + "…"
-	}
-	return s
+	return textcut.Runes(strings.Join(parts, "; "), 300)
 }
 
 // Usage is what one agent run consumed. A field whose Known flag is false was not

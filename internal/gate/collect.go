@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // collector gathers a parser's findings and counts within the limits.
@@ -30,7 +31,7 @@ func (c *collector) unreadable(line string) {
 		return
 	}
 	if c.unread == 0 {
-		c.sample = truncRunes(strings.Join(strings.Fields(StripANSI(line)), " "), 120)
+		c.sample = textcut.Runes(textcut.Line(StripANSI(line)), 120)
 	}
 	c.unread++
 }
@@ -169,12 +170,12 @@ func cleanMessage(s string) string {
 	}
 	var parts []string
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.Join(strings.Fields(l), " "); l != "" {
+		if l = textcut.Line(l); l != "" {
 			parts = append(parts, l)
 		}
 		if len(parts) == maxMsgLines {
 			break
 		}
 	}
-	return truncRunes(strings.Join(parts, " | "), maxMsgBytes)
+	return textcut.Runes(strings.Join(parts, " | "), maxMsgBytes)
 }

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // Cutting a cause's message to a few dozen runes so that what tells it apart
@@ -166,7 +168,7 @@ func cutCause(msg string, n int) string {
 	}
 	lead, left, op, right, rest, ok := comparison(first)
 	if !ok || n < 16 {
-		return truncRunes(msg, n)
+		return textcut.Runes(msg, n)
 	}
 	if more != "" {
 		rest += " | " + more
@@ -190,14 +192,14 @@ func cutComparison(lead, left, op, right, rest string, n int) string {
 	if len(l) == len(r) && same == len(l) || need(l)+need(r) > body {
 		// Sides that print alike (cut by the runner), or no room to show
 		// where they differ: the message as it reads.
-		return truncRunes(lead+left+op+right+rest, n)
+		return textcut.Runes(lead+left+op+right+rest, n)
 	}
 	if utf8.RuneCountInString(lead)+need(l)+need(r) > body {
 		lead = ""
 	}
 	body -= utf8.RuneCountInString(lead)
 	if whole := len(l) + len(r); whole <= body {
-		return lead + left + op + right + truncRunes(rest, body-whole)
+		return lead + left + op + right + textcut.Runes(rest, body-whole)
 	}
 	half := body / 2
 	// A short side gives the other what it does not use.
@@ -226,7 +228,7 @@ func cutDiff(msg string, n int) string {
 		}
 	}
 	if minus < 0 || plus < 0 || min(minus, plus) > 0 || n < 13 {
-		return truncRunes(msg, n)
+		return textcut.Runes(msg, n)
 	}
 	a, b := []rune(segs[minus][1:]), []rune(segs[plus][1:])
 	same := 0
@@ -243,7 +245,7 @@ func cutDiff(msg string, n int) string {
 // is "…".
 func diffSide(sign string, r []rune, same, h int) string {
 	if utf8.RuneCountInString(sign)+len(r) <= h || same+3 <= h {
-		return truncRunes(sign+string(r), h)
+		return textcut.Runes(sign+string(r), h)
 	}
 	start := max(0, same-(h-4))
 	for p := start; p < same; p++ {
@@ -252,5 +254,5 @@ func diffSide(sign string, r []rune, same, h int) string {
 			break
 		}
 	}
-	return truncRunes(sign+"…"+string(r[start:]), h)
+	return textcut.Runes(sign+"…"+string(r[start:]), h)
 }

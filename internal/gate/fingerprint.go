@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // FingerprintVersion prefixes every fingerprint's hashed input, so that changing
@@ -37,7 +38,7 @@ var normRules = []struct {
 // durations, timestamps, temp paths, goroutine and thread ids, ports, UUIDs),
 // strips ANSI and collapses white space.
 func Normalize(msg string) string {
-	msg = strings.Join(strings.Fields(StripANSI(msg)), " ")
+	msg = textcut.Line(StripANSI(msg))
 	for i, r := range normRules {
 		if i == len(normRules)-2 { // before durations and numbers: hashes and ids
 			msg = hexRE.ReplaceAllStringFunc(msg, maskHex)
@@ -130,7 +131,7 @@ func Label(key string) string {
 	case len(parts) >= 3 && parts[0] == "GATE":
 		return fmt.Sprintf("gate %s (%s, no parsable failure)", parts[1], strings.Replace(parts[2], "=", " ", 1))
 	case len(parts) >= 5:
-		msg := truncRunes(strings.Join(parts[4:], "|"), 60)
+		msg := textcut.Runes(strings.Join(parts[4:], "|"), 60)
 		if parts[3] == "" {
 			return parts[2] + ": " + msg
 		}

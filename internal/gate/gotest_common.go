@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // goTest is what is known of one Go test (or package) from its output so far.
@@ -60,7 +61,7 @@ func (t *goTest) observe(line string, c *collector) {
 		t.timeout = strings.TrimPrefix(line, "panic: ")
 		t.stack = true
 	case strings.HasPrefix(line, "panic: ") && t.panic == "":
-		t.panic = truncRunes(line, 300)
+		t.panic = textcut.Runes(line, 300)
 		t.stack = true
 	case trimmed == "WARNING: DATA RACE":
 		t.race = true
@@ -79,12 +80,12 @@ func (t *goTest) observe(line string, c *collector) {
 		return
 	}
 	if !t.stack || strings.Contains(line, "race detected during execution of test") {
-		t.last = truncRunes(trimmed, 300)
+		t.last = textcut.Runes(trimmed, 300)
 	}
 	if t.stack || len(t.lines) >= maxMsgLines || t.size >= maxMsgBytes {
 		return
 	}
-	l := truncRunes(line, 500)
+	l := textcut.Runes(line, 500)
 	t.lines = append(t.lines, l)
 	t.size += len(l)
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // A big failure is told in a few lines: its count in words, the causes that
@@ -189,9 +190,9 @@ func (g nameGroup) line(room int) string {
 		}
 		if entry == "" || !fits(out+sep+entry+tail) {
 			if i == 0 {
-				return truncRunes(head+countNoun(g.count(), "test"), room)
+				return textcut.Runes(head+countNoun(g.count(), "test"), room)
 			}
-			return truncRunes(out+sep+fmt.Sprintf("+%d more", g.countFrom(i)), room)
+			return textcut.Runes(out+sep+fmt.Sprintf("+%d more", g.countFrom(i)), room)
 		}
 		out += sep + entry
 	}
@@ -316,7 +317,7 @@ func groupedItems(items []item, n, budget int, logPath string, first bool) strin
 		}
 		room := budget - used - 1 - rest
 		if room < utf8.RuneCountInString(g.line(0)) {
-			write(truncRunes(footer(i, budget-used-1), max(budget-used-1, 0)))
+			write(textcut.Runes(footer(i, budget-used-1), max(budget-used-1, 0)))
 			break
 		}
 		write(g.line(room))

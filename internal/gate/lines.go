@@ -7,7 +7,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // Limits that keep memory bounded on any input.
@@ -135,27 +136,11 @@ func lastLines(s string, n int) string {
 	var out []string
 	for i := len(all) - 1; i >= 0 && len(out) < n; i-- {
 		if l := strings.TrimRight(all[i], " \t"); strings.TrimSpace(l) != "" {
-			out = append(out, truncRunes(l, 300))
+			out = append(out, textcut.Runes(l, 300))
 		}
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
 	}
 	return strings.Join(out, "\n")
-}
-
-// truncRunes cuts s to at most n runes, ending in "…" when cut.
-func truncRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	i := 0
-	for k := 0; k < n-1; k++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i] + "…"
 }

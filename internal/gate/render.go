@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // DefaultMaxLength is the default total feedback length, in runes.
@@ -83,9 +84,9 @@ func Render(results []evidence.GateResult, deltas map[string]Delta, o RenderOpti
 		default:
 			heads[i] = header(r, deltas[r.Name], withCommand)
 		}
-		heads[i] = truncRunes(heads[i], max(total/len(show), 60))
+		heads[i] = textcut.Runes(heads[i], max(total/len(show), 60))
 		if note := r.OutputProblems(); note != "" && !r.Infra {
-			heads[i] += "\n" + truncRunes("note: "+note, max(total/len(show), 60))
+			heads[i] += "\n" + textcut.Runes("note: "+note, max(total/len(show), 60))
 		}
 		left -= utf8.RuneCountInString(heads[i]) + 1
 	}
@@ -107,7 +108,7 @@ func Render(results []evidence.GateResult, deltas map[string]Delta, o RenderOpti
 		// Not a failure to work on: said so that nobody chases it.
 		b.WriteString(note + " (not counted)\n")
 	}
-	return truncRunes(strings.TrimRight(b.String(), "\n"), total)
+	return textcut.Runes(strings.TrimRight(b.String(), "\n"), total)
 }
 
 func gateRank(r evidence.GateResult) int {
@@ -170,7 +171,7 @@ func renderItems(r evidence.GateResult, d Delta, budget int, logDir string, firs
 			labels[i] = Label(k)
 		}
 		if room := budget - used - 1; room > 40 {
-			b.WriteString(truncRunes("Fixed since the previous iteration: "+strings.Join(labels, "; "), room) + "\n")
+			b.WriteString(textcut.Runes("Fixed since the previous iteration: "+strings.Join(labels, "; "), room) + "\n")
 		}
 	}
 	return b.String()
@@ -199,7 +200,7 @@ func listItems(items []item, n, budget int, logPath string, first bool) (string,
 		switch {
 		case need <= room:
 		case (i == 0 && first) || room >= utf8.RuneCountInString(prefix)+20:
-			msg = truncRunes(msg, max(room-utf8.RuneCountInString(prefix)-1, 30))
+			msg = textcut.Runes(msg, max(room-utf8.RuneCountInString(prefix)-1, 30))
 			all = false
 		default:
 			more := footerFor(len(items)-i, logPath)
@@ -261,7 +262,7 @@ func header(r evidence.GateResult, d Delta, withCommand bool) string {
 	}
 	h := r.Name
 	if r.Command != "" && withCommand {
-		h += " (" + truncRunes(r.Command, 40) + ")"
+		h += " (" + textcut.Runes(r.Command, 40) + ")"
 	}
 	if r.ExitCode < 0 {
 		h += " " + state // saved output read without its exit code

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // Guard is what agentloop recorded of a work tree's git state before an agent
@@ -291,7 +292,7 @@ func (g *Guard) count(ctx context.Context, from, to string) string {
 func (g *Guard) subject(ctx context.Context, commit string) string {
 	out, err := git(ctx, g.top, "log", "-1", "--format=%s", commit)
 	if s := strings.TrimSpace(out); err == nil && s != "" {
-		return fmt.Sprintf("(%s %q)", short(commit), clipText(s, 60))
+		return fmt.Sprintf("(%s %q)", short(commit), textcut.Runes(s, 60))
 	}
 	return "(" + short(commit) + ")"
 }
@@ -319,7 +320,7 @@ func (g *Guard) reflogLines(end int64) []string {
 	var out []string
 	for line := range bytes.SplitSeq(bytes.TrimSpace(b), []byte{'\n'}) {
 		if _, msg, ok := bytes.Cut(line, []byte{'\t'}); ok && len(msg) > 0 {
-			out = append(out, clipText(string(msg), 80))
+			out = append(out, textcut.Runes(string(msg), 80))
 		}
 	}
 	return out
@@ -335,13 +336,6 @@ func orUnborn(commit string) string {
 }
 
 func lastN(s []string, n int) []string { return s[max(0, len(s)-n):] }
-
-func clipText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
 
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))

@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // Gates is the check of a task's required gates (those of its plan p) on a
@@ -83,14 +84,7 @@ func gateFailure(g evidence.GateResult) string {
 	s += fmt.Sprintf(" with exit code %d", g.ExitCode)
 	if tail := strings.TrimSpace(g.Tail); tail != "" {
 		lines := strings.Split(tail, "\n")
-		s += ": " + cut(strings.TrimSpace(lines[len(lines)-1]), 200)
-	}
-	return s
-}
-
-func cut(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
+		s += ": " + textcut.Runes(strings.TrimSpace(lines[len(lines)-1]), 200)
 	}
 	return s
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // Task graph geometry, in SVG user units.
@@ -102,9 +104,9 @@ func taskGraphSVG(ts []TaskRow) template.HTML {
 		fmt.Fprintf(&b, `<title>%s</title>`, esc(title))
 		fmt.Fprintf(&b, `<rect x="%g" y="%g" width="%g" height="%g" rx="8"/>`, p.x, p.y, nodeW, nodeH)
 		fmt.Fprintf(&b, `<rect class="band" x="%g" y="%g" width="6" height="%g" rx="3"/>`, p.x, p.y, nodeH)
-		fmt.Fprintf(&b, `<text class="tid" x="%g" y="%g">%s</text>`, p.x+16, p.y+20, esc(truncate(t.ID, 20)))
+		fmt.Fprintf(&b, `<text class="tid" x="%g" y="%g">%s</text>`, p.x+16, p.y+20, esc(textcut.Runes(t.ID, 20)))
 		fmt.Fprintf(&b, `<text class="tstate" x="%g" y="%g">%s</text>`, p.x+nodeW-10, p.y+20, esc(t.State))
-		fmt.Fprintf(&b, `<text class="ttitle" x="%g" y="%g">%s</text>`, p.x+16, p.y+42, esc(truncate(t.Title, titleRunes)))
+		fmt.Fprintf(&b, `<text class="ttitle" x="%g" y="%g">%s</text>`, p.x+16, p.y+42, esc(textcut.Runes(t.Title, titleRunes)))
 		b.WriteString(`</g>`)
 		if t.Run != nil {
 			b.WriteString(`</a>`)
@@ -112,15 +114,6 @@ func taskGraphSVG(ts []TaskRow) template.HTML {
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // every text above is escaped
-}
-
-// truncate shortens s to n runes with an ellipsis.
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // graphLayers groups the tasks by depth; within a layer, tasks are ordered by the

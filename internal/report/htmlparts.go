@@ -11,6 +11,7 @@ import (
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // baselineRecord is the tree before the agent's first iteration, as iteration
@@ -287,7 +288,7 @@ func eventRows(evs []loop.Event) []eventRow {
 	for i, ev := range evs {
 		var data string
 		if b, err := json.Marshal(ev.Data); err == nil && string(b) != "{}" && string(b) != "null" {
-			data = truncate(string(b), 240)
+			data = textcut.Runes(string(b), 240)
 		}
 		rows[i] = eventRow{Time: ev.Time.UTC().Format("15:04:05"), Type: string(ev.Type()), N: ev.Iteration, Data: data}
 	}

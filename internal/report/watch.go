@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // WatchRow is one run (or graph task) in `agentloop watch`: its status, and
@@ -49,7 +50,7 @@ func (r WatchRow) Cells(now time.Time) []string {
 		if u := r.Live.Usage; u.CostKnown {
 			cost = max(cost, 0) + u.CostUSD
 		}
-		tool = truncate(r.Live.Tool, 48)
+		tool = textcut.Runes(r.Live.Tool, 48)
 	case r.Status == loop.StatusEscalated:
 		phase = "waiting for you"
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // Options configure a [Printer].
@@ -181,10 +182,11 @@ func (p *Printer) Tick() {
 		parts = append(parts, fmt.Sprintf("$%.2f", cost))
 	}
 	line := strings.Join(parts, " · ")
-	if p.o.Width != nil {
-		// One column short of the width: a line that fills the last column
-		// wraps on some terminals, and each redraw would leave a line behind.
-		line = cut(line, p.o.Width()-1)
+	// One column short of the width (one a rune: the status line holds no wide
+	// characters): a line that fills the last column wraps on some terminals,
+	// and each redraw would leave a line behind. A width under 2 is unknown.
+	if p.o.Width != nil && p.o.Width() > 1 {
+		line = textcut.Runes(line, p.o.Width()-1)
 	}
 	fmt.Fprintf(p.o.Out, "\r\x1b[2K%s", line)
 	p.drawn = true
@@ -254,18 +256,4 @@ func (p *Printer) track(ev loop.Event) {
 			p.status.cost += d.CostUSD
 		}
 	}
-}
-
-// cut shortens s to at most width columns (one a rune: the status line holds
-// no wide characters), ending it with "…" when it was longer; width < 1 means
-// unknown, and s is kept whole.
-func cut(s string, width int) string {
-	if width < 1 {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= width {
-		return s
-	}
-	return string(r[:width-1]) + "…"
 }
