@@ -20,7 +20,9 @@ var (
 	ptBlockRE   = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
 	ptLocRE     = regexp.MustCompile(`^(\S+\.py):(\d+): (\w+)`)
 	ptCountsRE  = regexp.MustCompile(`(\d+) (failed|passed|skipped|errors?|xfailed|xpassed)`)
-	ptFinalRE   = regexp.MustCompile(`^=+ .*\d+ (failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?).* in [\d.]+s.*=+$`)
+	// pytest's counts line: between "=" rules, or bare under -q ("2 failed, 1 passed in 0.12s").
+	ptFinalRE = regexp.MustCompile(`^(=+ .*\d+ (failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?).* in [\d.]+s.*=+` +
+		`|\d+ (failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?)(, \d+ [a-z]+)* in [\d.]+s( \([\d:]+\))?)$`)
 )
 
 type pyBlock struct {

@@ -17,7 +17,8 @@ var goTestOpts = optSpec{
 		"-mutexprofile", "-mutexprofilefraction", "-trace"),
 	bools: set("-json", "-v", "-short", "-race", "-msan", "-asan", "-cover", "-failfast", "-benchmem", "-fullpath",
 		"-a", "-n", "-x", "-work", "-trimpath", "-linkshared", "-modcacherw", "-c", "-i", "-buildvcs"),
-	drop: set("-run", "--run", "-count", "--count"),
+	drop: set("-run", "--run", "-count", "--count", "-cover", "--cover", "-coverprofile", "--coverprofile",
+		"-covermode", "--covermode", "-coverpkg", "--coverpkg"),
 	positional: func(w string) bool {
 		return strings.HasPrefix(w, ".") || strings.Contains(w, "/") || w == "std" || w == "all"
 	},
@@ -32,7 +33,9 @@ func goSelectable(f evidence.Finding) bool { return f.Test != "" }
 // rewriteGoTest keeps go test's flags, drops its packages and -run, and
 // names the failed tests' packages with -run '^(TestA|TestB)$' (a subtest
 // runs again with its top-level test) and -count=1 (a cached pass is no
-// rerun). Flags after -args go to the test binary, as before.
+// rerun). Coverage is dropped (-cover, -coverprofile, -covermode, -coverpkg):
+// a few tests' coverage is worth nothing, and their profile would overwrite
+// the gate's. Flags after -args go to the test binary, as before.
 func rewriteGoTest(args []shWord, sel []evidence.Finding) ([]shWord, []string, error) {
 	var bin []shWord
 	for i, w := range args {

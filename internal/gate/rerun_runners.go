@@ -25,6 +25,7 @@ var pytestOpts = optSpec{
 		"--failed-first", "--nf", "--sw", "--stepwise", "--cache-clear", "--strict-markers", "--strict", "--pdb",
 		"--no-header", "--no-summary", "--disable-warnings", "--runxfail", "--showlocals", "--full-trace",
 		"--doctest-modules", "--pyargs", "--quiet", "--verbose", "--new-first", "--setup-show", "--co", "--collect-only"),
+	drop:       set("--tb"),
 	positional: looksLikePath,
 }
 
@@ -35,17 +36,40 @@ func pytestRunner() *rerunner {
 }
 
 // rewritePytest keeps pytest's options and names each failed test by its
-// node id (file::Class::test[param]) instead of the paths given.
+// node id (file::Class::test[param]) instead of the paths given. What only
+// explains a failure is left out, for the flaky check reads no more than
+// which tests failed (the "short test summary info" and the counts line,
+// which pytest prints whatever the traceback style): --tb=no in place of the
+// gate's --tb (no traceback is formatted: no source read, no long lines),
+// --assert=plain unless the gate sets --assert (an assert that fails raises
+// a bare AssertionError: no rewritten explanation, no diff of the values;
+// whether it fails is the same), and with pytest-cov's --cov, --no-cov (no
+// coverage measured, and no --cov-fail-under that a few tests alone miss).
 func rewritePytest(args []shWord, sel []evidence.Finding) ([]shWord, []string, error) {
 	kept, _, rest, err := splitArgs(args, pytestOpts)
 	if err != nil {
 		return nil, nil, err
 	}
 	_ = rest // after "--" come paths only
+	kept = append(kept, newWord("--tb=no"))
+	if !hasOption(kept, "--assert") {
+		kept = append(kept, newWord("--assert=plain"))
+	}
+	if hasOption(kept, "--cov") {
+		kept = append(kept, newWord("--no-cov"))
+	}
 	for _, id := range unique(sel, func(f evidence.Finding) string { return f.Unit + "::" + f.Test }) {
 		kept = append(kept, newWord(id))
 	}
 	return kept, unique(sel, func(f evidence.Finding) string { return f.Unit }), nil
+}
+
+// hasOption reports whether args hold the option name, alone or as NAME=VALUE.
+func hasOption(args []shWord, name string) bool {
+	return slices.ContainsFunc(args, func(w shWord) bool {
+		n, _, _ := strings.Cut(w.lit, "=")
+		return n == name
+	})
 }
 
 var jsRefused = set("--watch", "--watchAll", "-o", "--onlyChanged", "--changedSince", "--findRelatedTests",
@@ -62,7 +86,8 @@ var jestOpts = optSpec{
 		"--detectOpenHandles", "--forceExit", "--no-cache", "--logHeapUsage", "--useStderr", "--noStackTrace",
 		"--testLocationInResults", "--errorOnDeprecated", "--colors", "--no-colors", "--bail", "--runTestsByPath",
 		"--randomize", "--no-watchman", "--expand", "-e"),
-	drop:       set("-t", "--testNamePattern", "--testPathPattern", "--testPathPatterns", "--runTestsByPath"),
+	drop: set("-t", "--testNamePattern", "--testPathPattern", "--testPathPatterns", "--runTestsByPath",
+		"--coverage", "--collectCoverage"),
 	positional: looksLikePath,
 }
 
@@ -79,13 +104,16 @@ func jsNamePattern(sel []evidence.Finding) string {
 }
 
 func jestRunner() *rerunner {
-	return &rerunner{name: "jest", selectable: jsSelectable, rewrite: jsRewrite(jestOpts, "--runTestsByPath")}
+	return &rerunner{name: "jest", selectable: jsSelectable, rewrite: jsRewrite(jestOpts, "--coverage=false", "--runTestsByPath")}
 }
 
 // jsRewrite keeps a JavaScript runner's options and names the failed tests'
-// files and, with -t, their full names; flag (jest's --runTestsByPath) makes
-// the files exact paths rather than patterns.
-func jsRewrite(opts optSpec, flag string) func([]shWord, []evidence.Finding) ([]shWord, []string, error) {
+// files and, with -t, their full names; flags are added before them: no
+// coverage (jest's --coverage=false, vitest's --coverage.enabled=false, over
+// the gate's --coverage and its config: a few tests alone measure nothing
+// worth keeping and miss any coverage threshold), and jest's
+// --runTestsByPath, which makes the files exact paths rather than patterns.
+func jsRewrite(opts optSpec, flags ...string) func([]shWord, []evidence.Finding) ([]shWord, []string, error) {
 	return func(args []shWord, sel []evidence.Finding) ([]shWord, []string, error) {
 		if err := refuse(args, jsRefused); err != nil {
 			return nil, nil, err
@@ -94,8 +122,8 @@ func jsRewrite(opts optSpec, flag string) func([]shWord, []evidence.Finding) ([]
 		if err != nil {
 			return nil, nil, err
 		}
-		if flag != "" {
-			kept = append(kept, newWord(flag))
+		for _, f := range flags {
+			kept = append(kept, newWord(f))
 		}
 		kept = append(kept, newWord("-t"), newWord(jsNamePattern(sel)))
 		units := unique(sel, func(f evidence.Finding) string { return f.Unit })
@@ -112,12 +140,12 @@ var vitestOpts = optSpec{
 		"--retry", "--exclude", "-t", "--testNamePattern", "--maxConcurrency", "--silent"),
 	bools: set("--run", "--globals", "--coverage", "--passWithNoTests", "--allowOnly", "--no-color", "--color",
 		"--logHeapUsage", "--hideSkippedTests", "--no-file-parallelism", "--isolate", "--clearScreen", "--ui", "--open"),
-	drop:       set("-t", "--testNamePattern"),
+	drop:       set("-t", "--testNamePattern", "--coverage"),
 	positional: looksLikePath,
 }
 
 func vitestRunner() *rerunner {
-	return &rerunner{name: "vitest", selectable: jsSelectable, rewrite: jsRewrite(vitestOpts, "")}
+	return &rerunner{name: "vitest", selectable: jsSelectable, rewrite: jsRewrite(vitestOpts, "--coverage.enabled=false")}
 }
 
 var cargoOpts = optSpec{

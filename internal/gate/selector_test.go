@@ -97,6 +97,31 @@ func TestPytestSummaryIDsWithSpaces(t *testing.T) {
 	}
 }
 
+// TestPytestCountsLine: pytest's counts line is read between "=" rules and,
+// as -q prints it, bare; the flaky check needs its passed count.
+func TestPytestCountsLine(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		line         string
+		passed, skip int
+	}{
+		{"============== 3 failed, 1 passed in 0.14s ===============", 1, 0},
+		{"==== 1 failed, 12 passed, 2 skipped, 1 xfailed, 3 warnings in 65.20s (0:01:05) ====", 12, 3},
+		{"1 failed, 4 passed, 24 skipped, 1 deselected in 9.81s", 4, 24},
+		{"2 failed, 1 passed in 123.45s (0:02:03)", 1, 0},
+		{"3 failed in 0.07s", 0, 0},
+		{"4 passed is what we want in 2s", 0, 0}, // a sentence, not the counts line
+	} {
+		rep, err := Parse(strings.NewReader("FAILED tests/test_a.py::test_x - KeyError: 'k'\n"+tt.line+"\n"), Options{Format: "python"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Tests.Passed != tt.passed || rep.Tests.Skipped != tt.skip {
+			t.Errorf("%q: %d passed, %d skipped; want %d, %d", tt.line, rep.Tests.Passed, rep.Tests.Skipped, tt.passed, tt.skip)
+		}
+	}
+}
+
 // TestJSLocationFromStack: a failure's location is its stack's first frame in
 // the repository, not a URL its message quotes (ufo's "john:doe@example.com:1080/path").
 func TestJSLocationFromStack(t *testing.T) {
