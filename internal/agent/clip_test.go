@@ -17,10 +17,9 @@ func TestClipAndCap(t *testing.T) {
 	}{
 		{"a  b\n\tc ", 10, "a b c"},
 		{"abcdef", 6, "abcdef"},
-		{"abcdef", 3, "abc…"},
-		{"aé", 2, "a…"},   // é is 2 bytes: the cut would split it
-		{"a日本", 3, "a…"},  // 日 is 3 bytes
-		{"a日本", 4, "a日…"}, // on a boundary
+		{"abcd\nefg", 7, "abcd…"}, // the ellipsis counts: 3 of the 7 bytes
+		{"aé  xxx", 5, "a…"},      // é is 2 bytes: the cut would split it
+		{"a日本x", 7, "a日…"},        // on a boundary
 	} {
 		if got := clip(tc.in, tc.n); got != tc.want {
 			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // Parser formats (the names [NewParser] accepts and [Preset.Format] holds).
@@ -200,18 +201,8 @@ func newLines(format string, max int, fn func(line []byte)) io.WriteCloser {
 // stream without one means the agent crashed or was killed.
 func HasTerminal(format string) bool { return formats[format].terminal }
 
-// clip shortens s to at most n bytes for one-line reasons, on a rune boundary.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return s[:i] + "…"
-}
+// clip is s on one line in at most n bytes, for one-line reasons.
+func clip(s string, n int) string { return textcut.Bytes(textcut.Line(s), n) }
 
 // maxResult caps the final answer text kept in an [Outcome].
 const maxResult = 64 << 10

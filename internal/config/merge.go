@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // whole are the procedure keys whose values replace each other as a whole
@@ -117,11 +119,7 @@ func (m origins) mixed(n *yaml.Node) bool {
 func render(n *yaml.Node, depth int) string {
 	var b strings.Builder
 	renderTo(&b, n, depth)
-	s := b.String()
-	if len(s) > maxRender {
-		s = strings.ToValidUTF8(s[:maxRender-3], "") + "…"
-	}
-	return s
+	return textcut.Bytes(b.String(), maxRender)
 }
 
 const maxRender = 120

@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // judgeBudget is the one place a run's spend is judged against its limits,
@@ -158,16 +159,6 @@ func num(f float64) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	cut := n - 3
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+// clip is s without blank space around it, in at most n bytes; the engine's
+// reasons, feedback and documents mark a cut with "..." (their goldens show it).
+func clip(s string, n int) string { return textcut.BytesMarked(strings.TrimSpace(s), n, "...") }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // Tamper finding IDs, in [evidence.Finding.ID] of the findings in
@@ -180,18 +181,5 @@ func excerpt(text string) string {
 	if hasSecret(text) {
 		return "(line withheld: it holds a secret)"
 	}
-	return clip(strings.TrimSpace(text), 80)
+	return textcut.Bytes(strings.TrimSpace(text), 80)
 }
-
-// clip shortens s to at most n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/redact"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // Record is one logged request: what was asked and what the double served.
@@ -161,7 +162,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Redacted before it is cut: a secret cut in two is no longer one shape.
-	rec.Model, rec.Stream, rec.Last = req.model, req.stream, clip(s.Redact.String(req.last), 200)
+	rec.Model, rec.Stream, rec.Last = req.model, req.stream, textcut.Bytes(strings.TrimSpace(s.Redact.String(req.last)), 200)
 	if req.first != "" {
 		h := sha256.Sum256([]byte(req.first))
 		rec.Conversation = hex.EncodeToString(h[:4])
@@ -407,12 +408,4 @@ func shellCall(declared map[string]tool, cmd string) (string, map[string]any, bo
 		}
 	}
 	return "", nil, false
-}
-
-func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

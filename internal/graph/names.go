@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 var nameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
@@ -55,13 +57,10 @@ func relTo(repo, path string) string {
 	return path
 }
 
-// firstLine is the first line of s, cut to 72 characters.
+// firstLine is the first line of s, cut to 72 bytes.
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	if len(line) > 72 {
-		line = line[:69] + "..."
-	}
-	return line
+	return textcut.Bytes(line, 72)
 }
 
 func pluralize(n int, w string) string {

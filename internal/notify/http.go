@@ -13,7 +13,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // The headers of a generic webhook's request.
@@ -221,7 +222,7 @@ func (t *ntfy) send(ctx context.Context, n Notification, _ []byte) error {
 		priority = 4
 	}
 	body, err := json.Marshal(map[string]any{
-		"topic": t.topic, "title": "agentloop: " + n.Title, "message": cut(n.Text, ntfyMessageLimit),
+		"topic": t.topic, "title": "agentloop: " + n.Title, "message": textcut.Bytes(n.Text, ntfyMessageLimit),
 		"priority": priority, "tags": []string{"agentloop", string(n.Type)},
 	})
 	if err != nil {
@@ -232,19 +233,6 @@ func (t *ntfy) send(ctx context.Context, n Notification, _ []byte) error {
 		h.Set("Authorization", "Bearer "+t.token)
 	}
 	return post(ctx, t.client, t.server, body, h)
-}
-
-// cut is s in at most max bytes, cut at a rune's start and ended with "…".
-func cut(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	const more = "…"
-	end := limit - len(more)
-	for end > 0 && !utf8.RuneStart(s[end]) {
-		end--
-	}
-	return s[:end] + more
 }
 
 // host is the host of u, for a receiver's name: its path may be a secret.

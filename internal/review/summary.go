@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // capDiff keeps the first max bytes of diff, cut at a line end, and says how
@@ -97,7 +98,7 @@ func findingLine(f evidence.Finding) string {
 	if f.ID != "" {
 		b.WriteString(" " + f.ID)
 	}
-	if msg := oneLine(f.Message, 200); msg != "" {
+	if msg := textcut.Bytes(textcut.Line(f.Message), 200); msg != "" {
 		b.WriteString(": " + msg)
 	}
 	return b.String()
@@ -148,7 +149,7 @@ func previousSummary(r *evidence.Review) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Verdict %s, score %g", r.Verdict, r.Score)
-	if s := oneLine(r.Summary, 300); s != "" {
+	if s := textcut.Bytes(textcut.Line(r.Summary), 300); s != "" {
 		b.WriteString(": " + s)
 	}
 	b.WriteString("\n")
@@ -157,7 +158,7 @@ func previousSummary(r *evidence.Review) string {
 		if f.Line > 0 {
 			loc += fmt.Sprintf(":%d", f.Line)
 		}
-		fmt.Fprintf(&b, "- [%s] %s %s: %s\n", f.Severity, f.ID, loc, oneLine(f.Message, 200))
+		fmt.Fprintf(&b, "- [%s] %s %s: %s\n", f.Severity, f.ID, loc, textcut.Bytes(textcut.Line(f.Message), 200))
 	}
 	return b.String()
 }
@@ -168,18 +169,6 @@ func list(s []string) string {
 		return strings.Join(s[:show], ", ") + fmt.Sprintf(" and %d more", len(s)-show)
 	}
 	return strings.Join(s, ", ")
-}
-
-// oneLine joins s onto one line and clips it to n bytes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // tail keeps the last n bytes of s, from a line start when it can.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // validate turns a decoded verdict object into a Review.
@@ -215,5 +216,5 @@ func show(v any) string {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return oneLine(b.String(), 60)
+	return textcut.Bytes(textcut.Line(b.String()), 60)
 }

@@ -28,18 +28,22 @@ func Runes(s string, n int) string {
 // Bytes is s in at most n bytes: s itself when it fits, otherwise the longest
 // start of it that ends at a rune boundary and leaves room for [Ellipsis],
 // then the ellipsis. n < len(Ellipsis) leaves nothing.
-func Bytes(s string, n int) string {
+func Bytes(s string, n int) string { return BytesMarked(s, n, Ellipsis) }
+
+// BytesMarked is [Bytes] with mark in place of [Ellipsis], for text that
+// keeps to ASCII ("...").
+func BytesMarked(s string, n int, mark string) string {
 	if len(s) <= n {
 		return s
 	}
-	end := n - len(Ellipsis)
+	end := n - len(mark)
 	if end < 0 {
 		return ""
 	}
 	for end > 0 && !utf8.RuneStart(s[end]) {
 		end--
 	}
-	return s[:end] + Ellipsis
+	return s[:end] + mark
 }
 
 // Line is s on one line: each run of white space (line breaks too) one space,

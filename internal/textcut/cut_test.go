@@ -50,6 +50,9 @@ func TestBytes(t *testing.T) {
 			t.Errorf("Bytes(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
 	}
+	if got, want := BytesMarked("aé"+"xxxx", 5, "..."), "a..."; got != want {
+		t.Errorf(`BytesMarked("aéxxxx", 5, "...") = %q, want %q`, got, want)
+	}
 }
 
 func TestLine(t *testing.T) {
@@ -74,11 +77,15 @@ func FuzzCut(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, n int) {
 		n %= 200
-		for name, got := range map[string]string{"Runes": Runes(s, n), "Bytes": Bytes(s, n)} {
+		for name, got := range map[string]string{"Runes": Runes(s, n), "Bytes": Bytes(s, n), "BytesMarked": BytesMarked(s, n, "...")} {
 			if utf8.ValidString(s) && !utf8.ValidString(got) {
 				t.Errorf("%s(%q, %d) = %q: not valid UTF-8", name, s, n, got)
 			}
-			cut := got == "" || strings.HasSuffix(got, Ellipsis) && strings.HasPrefix(s, strings.TrimSuffix(got, Ellipsis))
+			mark := Ellipsis
+			if name == "BytesMarked" {
+				mark = "..."
+			}
+			cut := got == "" || strings.HasSuffix(got, mark) && strings.HasPrefix(s, strings.TrimSuffix(got, mark))
 			if got != s && !cut {
 				t.Errorf("%s(%q, %d) = %q: not s, nor nothing, nor a start of s and the ellipsis", name, s, n, got)
 			}
@@ -88,10 +95,12 @@ func FuzzCut(f *testing.F) {
 		} else if utf8.RuneCountInString(s) <= n && got != s {
 			t.Errorf("Runes(%q, %d) = %q: cut what fits", s, n, got)
 		}
-		if got := Bytes(s, n); len(got) > max(n, 0) {
-			t.Errorf("Bytes(%q, %d) = %q: more than %d bytes", s, n, got, n)
-		} else if len(s) <= n && got != s {
-			t.Errorf("Bytes(%q, %d) = %q: cut what fits", s, n, got)
+		for _, got := range []string{Bytes(s, n), BytesMarked(s, n, "...")} {
+			if len(got) > max(n, 0) {
+				t.Errorf("Bytes(%q, %d) = %q: more than %d bytes", s, n, got, n)
+			} else if len(s) <= n && got != s {
+				t.Errorf("Bytes(%q, %d) = %q: cut what fits", s, n, got)
+			}
 		}
 	})
 }
