@@ -58,7 +58,9 @@ run has in this clone is kept; what an ended run left here (its run folders,
 checkpoints, task worktree and branch) goes, as for a local run. Each clone
 cleans its own: run it in the clone of every worker (and in the one the runs
 were started from). With --checkpoint-remote REMOTE it also removes the
-checkpoint refs on the remote the workers share.` + exitStatus(
+checkpoint refs on the remote the workers share. Without --engine temporal,
+what the runs on Temporal keep in a worker's clone is left whole, each such
+run named: only the server knows whether it goes on.` + exitStatus(
 			exitSuccess,
 			exitLine{ExitFailure, "error: something could not be removed, or no run or task graph named NAME"},
 			exitUsageLine),
@@ -95,7 +97,7 @@ func runClean(ctx context.Context, o cleanOptions, d Deps, names []string) error
 		if co.Engine, err = cleanRunsTemporal(ctx, o, d); err != nil {
 			return err
 		}
-		co.Remote = o.remote
+		co.Remote, co.EngineAsked = o.remote, true
 	case o.remote != "":
 		return usageError("--checkpoint-remote cleans the remote the Temporal workers share: give --engine temporal too, so that the runs still going on there are known")
 	}

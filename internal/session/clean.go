@@ -27,6 +27,11 @@ type CleanOptions struct {
 	// and branches in this clone are planned by how they stand there, as a
 	// local run's by its state.
 	Engine []EngineRun
+	// EngineAsked says Engine is what the other engine's server answered.
+	// Without it, the runs the state folder marks as another engine's
+	// ([state.Store.MarkEngine]) and that have no state here are left
+	// alone whole, named, since they may go on there.
+	EngineAsked bool
 	// Remote is the git remote the clones share ("" for none): its
 	// checkpoint refs are planned as the clone's own are.
 	Remote string
@@ -85,12 +90,17 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 	}
 	states, listErr := p.store.List()
 	graphs := graphNames(o.StateDir)
+	var marked map[string]string
+	if !o.EngineAsked {
+		marked, _ = p.store.Engines()
+	}
 	for _, n := range o.Names {
 		if err := state.ValidName(n); err != nil {
 			return nil, err
 		}
+		_, theirs := marked[n]
 		found := slices.Contains(graphs, n) || slices.ContainsFunc(states, func(s *loop.State) bool { return s.Name == n }) ||
-			slices.ContainsFunc(o.Engine, func(r EngineRun) bool { return r.Name == n })
+			slices.ContainsFunc(o.Engine, func(r EngineRun) bool { return r.Name == n }) || theirs
 		if !found {
 			return nil, fmt.Errorf("no run or task graph named %q in %s; 'agentloop status' lists them", n, o.StateDir)
 		}
@@ -119,6 +129,7 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 		}
 	}
 	p.planEngine(o, fate, current, named)
+	p.planMarked(marked, fate)
 	p.planRunFolders(o.StateDir, fate, current)
 	if p.repo != "" {
 		refs, err := gitx.Refs(ctx, p.repo, "refs/agentloop/")
@@ -182,6 +193,22 @@ func (p *CleanPlan) planEngine(o CleanOptions, fate map[string]runFate, current 
 				p.Remove = append(p.Remove, CleanItem{Kind: "run folder", Name: p.rel(dir), Note: string(status[name]) + " on the engine's server", paths: []string{dir}})
 			}
 		}
+	}
+}
+
+// planMarked keeps whole the runs another engine holds (marked, by name:
+// the engine), which have no state here, when that engine was not asked how
+// they stand: a run waiting or going on there keeps its run folders,
+// checkpoints, worktree and branch in this clone.
+func (p *CleanPlan) planMarked(marked map[string]string, fate map[string]runFate) {
+	for _, name := range slices.Sorted(maps.Keys(marked)) {
+		if _, ok := fate[name]; ok {
+			continue // its local state says
+		}
+		fate[name] = fateLive
+		e := marked[name]
+		p.Keep = append(p.Keep, CleanItem{Kind: "run", Name: name, Note: fmt.Sprintf(
+			"a run on %s: whether it goes on there is not known here; 'agentloop clean --engine %s' asks its server", e, e)})
 	}
 }
 

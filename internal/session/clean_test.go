@@ -1,6 +1,7 @@
 package session
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -159,5 +160,67 @@ func TestCleanEngineRuns(t *testing.T) {
 				t.Errorf("all=%v: %s left", tt.all, path)
 			}
 		}
+	}
+}
+
+// TestCleanMarkedRuns: the runs the state folder marks as another engine's
+// (state.Store.MarkEngine) are left whole, named, when that engine was not
+// asked, even with --all; a local state of the name says instead. Asked,
+// they are weighed by its answer: one it no longer has goes with its mark.
+func TestCleanMarkedRuns(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name         string
+		o            CleanOptions
+		remove, keep []string
+		marked       []string // marked names left after the clean
+	}{
+		{name: "not asked", o: CleanOptions{All: true},
+			remove: []string{"run done", "run esc", "run folder .agentloop/runs/orphan"},
+			keep:   []string{"run theirs"}, marked: []string{"theirs"}},
+		{name: "asked, it has it", o: CleanOptions{EngineAsked: true, Engine: []EngineRun{{Name: "theirs", RunID: "r1", Live: true}}},
+			remove: []string{"run done", "run folder .agentloop/runs/esc/r1", "run folder .agentloop/runs/orphan"},
+			keep:   []string{"run esc", "run theirs"}, marked: []string{"theirs"}},
+		{name: "asked, it has it no more", o: CleanOptions{EngineAsked: true},
+			remove: []string{"run done", "run folder .agentloop/runs/esc/r1", "run folder .agentloop/runs/orphan", "run folder .agentloop/runs/theirs"},
+			keep:   []string{"run esc"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := cleanStore(t)
+			store := state.Store{Root: root}
+			// A marked name with a local state too: the state says (done
+			// is removed), as against the server's runs.
+			for _, n := range []string{"theirs", "done"} {
+				if err := store.MarkEngine(n, "temporal"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.MkdirAll(store.RunDir("theirs", "r1"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			o := tt.o
+			o.StateDir = root
+			p, err := PlanClean(t.Context(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(p.Remove); !slices.Equal(got, tt.remove) {
+				t.Errorf("remove %q, want %q", got, tt.remove)
+			}
+			if got := names(p.Keep); !slices.Equal(got, tt.keep) {
+				t.Errorf("keep %q, want %q", got, tt.keep)
+			}
+			if _, err := p.Apply(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			left, err := store.Engines()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Sorted(maps.Keys(left)); !slices.Equal(got, tt.marked) {
+				t.Errorf("marked after the clean: %q, want %q", got, tt.marked)
+			}
+		})
 	}
 }

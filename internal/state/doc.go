@@ -4,6 +4,7 @@
 //	state/NAME.json            the run's [loop.State], written atomically
 //	state/NAME.lock            who owns the run now (pid, host, start time), flocked
 //	runs/NAME/RUNID/           events.jsonl and iter-NNN/ artifacts
+//	runs/NAME/engine           the engine holding NAME's runs, when not the local one ([Store.MarkEngine])
 //
 // Directories are created 0700 and files 0600: prompts and logs can hold secrets.
 // A state file of an older schema version is upgraded on load (see migrate.go);

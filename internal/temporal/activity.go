@@ -267,7 +267,7 @@ func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.
 	if err != nil {
 		return nil, nil, false, nil, fmt.Errorf("rebuild the plan of run %s: %w", r.Name, err)
 	}
-	runDir, err := state.Store{Root: p.StateDir}.MakeRunDir(r.Name, r.RunID)
+	runDir, err := makeRunDir(p.StateDir, r.Name, r.RunID)
 	if err != nil {
 		return nil, nil, false, nil, fmt.Errorf("create the run folder: %w", err)
 	}
@@ -287,6 +287,22 @@ func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.
 	return l, p, true, s.release(w), nil
 }
 
+// engineName is the name of this engine, as the state folder of a clone
+// marks the runs it holds ([state.Store.MarkEngine]), the inbox and the
+// notifications name it.
+const engineName = "temporal"
+
+// makeRunDir makes the run folder of run runID of name in the state folder
+// stateDir, its name first marked as this engine's: a local clean leaves
+// what it keeps in the clone to the server's word.
+func makeRunDir(stateDir, name, runID string) (string, error) {
+	s := state.Store{Root: stateDir}
+	if err := s.MarkEngine(name, engineName); err != nil {
+		return "", err
+	}
+	return s.MakeRunDir(name, runID)
+}
+
 // addWorkTree makes a task's worktree and branch in this worker's clone,
 // unless they exist. The graph's base commit not in the clone is fetched from
 // the shared remote.
@@ -294,6 +310,11 @@ func (s *Steps) addWorkTree(ctx context.Context, in WorkTreeInput) error {
 	t := GraphTask{Repo: in.Repo, StateDir: in.StateDir}.In(s.WorkTree)
 	s.git.Lock()
 	defer s.git.Unlock()
+	// Marked before it is made: a local clean leaves the task's worktree
+	// and branch to the server's word.
+	if err := (state.Store{Root: t.StateDir}).MarkEngine(graph.TaskRunName(in.Graph, in.ID), engineName); err != nil {
+		return fmt.Errorf("task %s: %w", in.ID, err)
+	}
 	if _, err := os.Stat(graph.TaskWorkTree(t.StateDir, in.Graph, in.ID)); err != nil && in.Base != "" && gitx.CommitOf(ctx, t.Repo, in.Base) == "" {
 		if s.Remote == "" {
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("task %s: the graph's base commit %s is not in this worker's clone %s: push it to the remote the workers' clones share, and start the workers with --checkpoint-remote naming it (or fetch it into the clone)", in.ID, in.Base, t.Repo), "agentloop.Base", nil)

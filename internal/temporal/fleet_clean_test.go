@@ -84,3 +84,75 @@ func TestCleanFleet(t *testing.T) {
 		t.Errorf("resume of the kept run exited %d:\n%s", code, out)
 	}
 }
+
+// TestLocalCleanLeavesTemporalRuns: a plain `clean -f` (no --engine
+// temporal) in a worker's clone, which cannot ask the server how its runs
+// stand, leaves everything the Temporal runs keep there, with --all too: the
+// run folder and checkpoints of a run waiting for a person, and the run
+// folder, checkpoints, worktree and branch of a graph's task waiting too. It
+// says which runs it left and that `clean --engine temporal` asks the server;
+// the runs go on.
+func TestLocalCleanLeavesTemporalRuns(t *testing.T) {
+	f := newFleet(t)
+	f.files = map[string]string{
+		"agentloop.yaml": `procedures:
+  stuck:
+    agent: {cmd: [fakeagent]}
+    gates: [{name: fixed, run: "test -f fixed.txt"}]
+    limits: {max_iterations: 1, failure_threshold: 5}
+`,
+		"tasks.yaml": "tasks:\n  - {id: one, title: Write fixed.txt, procedure: stuck}\n",
+	}
+	a := f.repo("a")[0]
+	f.plan("[*]\nappend notes.txt iteration\\n\n")
+	f.start(a, "worker", "--work-tree", a)
+	if code, out := f.run(a, "run", "stuck", "--engine", "temporal"); code != 4 {
+		t.Fatalf("run stuck exited %d, want 4 (waiting for a person):\n%s", code, out)
+	}
+	if code, out := f.run(a, "run", "--tasks", "tasks.yaml", "--engine", "temporal"); code != 4 {
+		t.Fatalf("run --tasks exited %d, want 4 (its task waits for a person):\n%s", code, out)
+	}
+	kept := []string{
+		filepath.Join(a, ".agentloop", "runs", "stuck"),
+		filepath.Join(a, ".agentloop", "runs", "tasks-one"),
+		filepath.Join(a, ".agentloop", "worktrees", "tasks", "one"),
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("the runs left no %s: %v", p, err)
+		}
+	}
+	refs := func() string {
+		return f.git(a, "for-each-ref", "--format=%(refname)", "refs/agentloop/", "refs/heads/agentloop/")
+	}
+	before := refs()
+	for _, want := range []string{"refs/agentloop/stuck/", "refs/agentloop/tasks-one/", "refs/heads/agentloop/tasks/one"} {
+		if !strings.Contains(before, want) {
+			t.Fatalf("the clone has no %s:\n%s", want, before)
+		}
+	}
+	for _, clean := range [][]string{{"clean", "-f"}, {"clean", "-f", "--all"}} {
+		cmd := strings.Join(clean, " ")
+		code, out := f.run(a, clean...)
+		t.Logf("%s:\n%s", cmd, out)
+		if code != 0 {
+			t.Fatalf("%s exited %d:\n%s", cmd, code, out)
+		}
+		for _, p := range kept {
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("%s removed %s of a run waiting on Temporal", cmd, p)
+			}
+		}
+		if got := refs(); got != before {
+			t.Errorf("%s changed the refs of runs waiting on Temporal:\n%s\nwant\n%s", cmd, got, before)
+		}
+		for _, want := range []string{"stuck", "tasks-one", "clean --engine temporal"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s said:\n%s\nwant it to name %q", cmd, out, want)
+			}
+		}
+	}
+	if code, out := f.run(a, "resume", "stuck", "--engine", "temporal", "--guidance", "look again"); code == 1 || code == 2 {
+		t.Errorf("resume of the kept run exited %d:\n%s", code, out)
+	}
+}

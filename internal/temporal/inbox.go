@@ -71,7 +71,7 @@ func asked(ctx context.Context, c client.Client, key string) (inbox.Item, bool, 
 	if t := v.Graph; t != "" && rec.Graph == "" {
 		rec.Graph = t
 	}
-	return inbox.Item{NeedsYou: rec, Since: since, RunID: st.RunID, Engine: "temporal"}, true, nil
+	return inbox.Item{NeedsYou: rec, Since: since, RunID: st.RunID, Engine: engineName}, true, nil
 }
 
 // lastEscalation is a record made of a waiting run's last escalation event.

@@ -72,7 +72,7 @@ func (s *Steps) keepFiles(ctx context.Context, in KeepInput) error {
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
 	}
-	runDir, err := state.Store{Root: p.StateDir}.MakeRunDir(in.Run.Name, in.Run.RunID)
+	runDir, err := makeRunDir(p.StateDir, in.Run.Name, in.Run.RunID)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", in.Run.Name, err)
 	}

@@ -44,7 +44,7 @@ func (s *Steps) notifier(ctx context.Context, p *plan.Plan, r RunRef) (*notify.N
 		return nil, nil
 	}
 	host, _ := os.Hostname()
-	run := notify.Run{Name: r.Name, ID: r.RunID, Procedure: p.Proc.Name, Repo: p.WorkDir, Host: host, Engine: "temporal"}
+	run := notify.Run{Name: r.Name, ID: r.RunID, Procedure: p.Proc.Name, Repo: p.WorkDir, Host: host, Engine: engineName}
 	if t := r.Task; t != nil {
 		run.Graph, run.Task = t.Graph, t.Task.ID
 	}

@@ -86,7 +86,7 @@ func (w *wfEnv) showWaiting(rec *decision.NeedsYou) {
 		if t := w.in.Run.Task; t != nil && r.Graph == "" {
 			r.Graph = t.Graph
 		}
-		item = inbox.Item{NeedsYou: r, Since: workflow.Now(w.ctx), RunID: w.st.RunID, Engine: "temporal"}
+		item = inbox.Item{NeedsYou: r, Since: workflow.Now(w.ctx), RunID: w.st.RunID, Engine: engineName}
 	}
 	w.upsertMemo(map[string]any{MemoWaiting: item})
 	if !w.in.Search {
