@@ -36,15 +36,7 @@ tasks:
 `)
 	run := cliOn(t, addr, repo)
 	server := []string{"--engine", "temporal"}
-	type ran struct {
-		stdout, stderr string
-		err            error
-	}
-	done := make(chan ran, 1)
-	go func() {
-		o, e, err := run(append([]string{"run", "--tasks", "tasks.yaml"}, server...)...)
-		done <- ran{o, e, err}
-	}()
+	done := inBackground(run, append([]string{"run", "--tasks", "tasks.yaml"}, server...)...)
 	for _, name := range []string{"g", "s"} {
 		awaitFile(t, in(name), 90*time.Second)
 	}
@@ -59,12 +51,7 @@ tasks:
 	}
 	writeFile(t, goAhead("g"), "")
 	writeFile(t, goAhead("s"), "")
-	var r ran
-	select {
-	case r = <-done:
-	case <-time.After(3 * time.Minute):
-		t.Fatal("run --tasks did not end")
-	}
+	r := ended(t, done, 3*time.Minute, "run --tasks")
 	// s is not done: the graph ends aborted (3), as a local graph does.
 	if ExitCode(r.err) != ExitAborted {
 		t.Errorf("run --tasks: exit %d (%v), want %d\n%s\n%s", ExitCode(r.err), r.err, ExitAborted, r.stdout, r.stderr)

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,11 +92,7 @@ tasks:
 	if !strings.Contains(stderr, "Merged task four") {
 		t.Errorf("resume --guidance of a graph's task said:\n%s\nwant it to follow the graph to its merge", stderr)
 	}
-	c, err := temporal.Dial(t.Context(), temporal.Server{Address: addr, Namespace: "default"}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialTest(t, addr)
 	var res temporal.GraphResult
 	if err := c.GetWorkflow(t.Context(), graphWorkflowID(repo, "tasks"), "").Get(t.Context(), &res); err != nil {
 		t.Fatalf("the graph's workflow: %v", err)
@@ -153,40 +148,19 @@ tasks:
   - {id: after, title: Write after.txt, procedure: after, depends_on: [slow]}
 `)
 	run := cliOn(t, addr, repo)
-	type result struct {
-		stdout, stderr string
-		err            error
-	}
-	first := make(chan result, 1)
-	go func() {
-		o, e, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal", "--heartbeat-timeout", "2s")
-		first <- result{o, e, err}
-	}()
-	c, err := temporal.Dial(t.Context(), temporal.Server{Address: addr, Namespace: "default"}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	first := inBackground(run, "run", "--tasks", "tasks.yaml", "--engine", "temporal", "--heartbeat-timeout", "2s")
+	c := dialTest(t, addr)
 	waitGraph(t, c, repo, "tasks", func(v temporal.GraphView) bool {
 		return v.Outcomes["quick"].State == tasks.StateSucceeded && slices.Contains(v.Running, "slow")
 	})
 	pid := agentPID(t, filepath.Join(aux, "slow", "pids"))
 
-	_, _, err = run("run", "--tasks", "tasks.yaml", "--engine", "temporal")
+	_, _, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal")
 	if err == nil || !strings.Contains(err.Error(), "already running") || !strings.Contains(err.Error(), "agentloop report tasks --engine temporal") {
 		t.Errorf("a second run of the running graph: %v, want it refused, saying how to follow it", err)
 	}
 
-	if err := c.CancelWorkflow(t.Context(), graphWorkflowID(repo, "tasks"), ""); err != nil {
-		t.Fatal(err)
-	}
-
-	var r result
-	select {
-	case r = <-first:
-	case <-time.After(time.Minute):
-		t.Fatal("the graph's run did not end within a minute of its workflow's cancellation")
-	}
+	r := cancelGraph(t, c, repo, "tasks", first)
 	if ExitCode(r.err) != ExitInterrupted || !strings.Contains(r.stderr, "Run the same command again to resume the graph") {
 		t.Errorf("run --tasks of the cancelled graph: exit %d (%v), want %d and how to resume\n%s\n%s", ExitCode(r.err), r.err, ExitInterrupted, r.stdout, r.stderr)
 	}
@@ -242,7 +216,7 @@ tasks:
 // graphWorkflowID is the workflow ID of the graph name run in the repository
 // at repo (its identity kept in its state folder).
 func graphWorkflowID(repo, name string) string {
-	return temporal.GraphWorkflowID(name, temporal.KnownRepoID(filepath.Join(repo, ".agentloop")))
+	return temporal.GraphWorkflowID(name, repoID(repo))
 }
 
 // waitGraph polls the query of the graph name of the repository at repo until
@@ -251,7 +225,7 @@ func waitGraph(t *testing.T, c client.Client, repo, name string, ok func(tempora
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		v, err := temporal.QueryGraph(t.Context(), c, name, temporal.KnownRepoID(filepath.Join(repo, ".agentloop")))
+		v, err := temporal.QueryGraph(t.Context(), c, name, repoID(repo))
 		if err == nil && ok(v) {
 			return v
 		}

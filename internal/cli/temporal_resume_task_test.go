@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,29 +29,16 @@ func TestTemporalResumeDoneTask(t *testing.T) {
 	fakeProcedures(t, repo, aux, map[string]string{"a": "write a.txt a\n"}, nil, nil)
 	graphRepo(t, repo, "tasks:\n  - {id: a, title: Write a.txt, procedure: a}\n")
 	run := cliOn(t, addr, repo)
-	c, err := temporal.Dial(t.Context(), temporal.Server{Address: addr, Namespace: "default"}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialTest(t, addr)
 
-	type result struct {
-		stdout, stderr string
-		err            error
-	}
-	first := make(chan result, 1)
-	go func() {
-		o, e, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal", "--merge-queue", "merge-later")
-		first <- result{o, e, err}
-	}()
+	first := inBackground(run, "run", "--tasks", "tasks.yaml", "--engine", "temporal", "--merge-queue", "merge-later")
 	// a's run succeeds and its work is committed on its branch; its merge
 	// waits on a queue no worker polls. (Cancelled before the commit, a
 	// graph on a fleet does not commit a run that is over when it runs
 	// again: that is not what this test is about.)
-	repoID := func() string { return temporal.KnownRepoID(filepath.Join(repo, ".agentloop")) }
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		v, _, err := temporal.Find(t.Context(), c, "tasks-a", repoID())
+		v, _, err := temporal.Find(t.Context(), c, "tasks-a", repoID(repo))
 		committed := exec.Command("git", "-C", repo, "cat-file", "-e", "agentloop/tasks/a:a.txt").Run() == nil
 		if err == nil && v.State.Status == loop.StatusSucceeded && committed {
 			break
@@ -62,15 +48,7 @@ func TestTemporalResumeDoneTask(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond) // a query has no push
 	}
-	if err := c.CancelWorkflow(t.Context(), graphWorkflowID(repo, "tasks"), ""); err != nil {
-		t.Fatal(err)
-	}
-	var r result
-	select {
-	case r = <-first:
-	case <-time.After(time.Minute):
-		t.Fatal("the graph's run did not end within a minute of its workflow's cancellation")
-	}
+	r := cancelGraph(t, c, repo, "tasks", first)
 	if ExitCode(r.err) != ExitInterrupted {
 		t.Fatalf("run --tasks of the cancelled graph: exit %d (%v), want %d\n%s\n%s", ExitCode(r.err), r.err, ExitInterrupted, r.stdout, r.stderr)
 	}

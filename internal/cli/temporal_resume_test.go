@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,11 +32,7 @@ func TestTemporalSettleRealServer(t *testing.T) {
 	// the escalation's commands then carry.
 	run := cliOn(t, addr, repo)
 	server := []string{"--engine", "temporal", "--temporal-address", addr}
-	c, err := temporal.Dial(t.Context(), temporal.Server{Address: addr, Namespace: "default"}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialTest(t, addr)
 
 	for _, name := range []string{"build", "other"} {
 		stdout, stderr, err := run(append([]string{"run", name, "--heartbeat-timeout", "7s"}, server...)...)
@@ -84,7 +79,7 @@ func TestTemporalSettleRealServer(t *testing.T) {
 		if ExitCode(err) != ExitEscalated {
 			t.Fatalf("resume other %v: exit %d (%v), want %d\n%s\n%s", tt.flags, ExitCode(err), err, ExitEscalated, stdout, stderr)
 		}
-		if v, _, err := temporal.Find(t.Context(), c, "other", temporal.KnownRepoID(filepath.Join(repo, ".agentloop"))); err != nil || v.HeartbeatTimeout != tt.want {
+		if v, _, err := temporal.Find(t.Context(), c, "other", repoID(repo)); err != nil || v.HeartbeatTimeout != tt.want {
 			t.Errorf("resume other %v: heartbeat timeout %s (%v), want %s", tt.flags, v.HeartbeatTimeout, err, tt.want)
 		}
 		if _, _, err := run(append([]string{"resume", "other", "--abort"}, server...)...); err != nil {

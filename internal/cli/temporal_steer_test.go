@@ -35,28 +35,12 @@ func TestTemporalSteerRealServer(t *testing.T) {
 	graphRepo(t, repo, "tasks: []\n")
 	run := cliOn(t, addr, repo)
 	server := []string{"--engine", "temporal"}
-	type ran struct {
-		stdout, stderr string
-		err            error
-	}
-	start := func(name string) chan ran {
-		done := make(chan ran, 1)
-		go func() {
-			o, e, err := run(append([]string{"run", name}, server...)...)
-			done <- ran{o, e, err}
-		}()
+	start := func(name string) <-chan said {
+		done := inBackground(run, append([]string{"run", name}, server...)...)
 		awaitFile(t, in(name), 60*time.Second)
 		return done
 	}
-	finished := func(name string, done chan ran) ran {
-		select {
-		case r := <-done:
-			return r
-		case <-time.After(90 * time.Second):
-			t.Fatalf("run %s did not end", name)
-			return ran{}
-		}
-	}
+	finished := func(name string, done <-chan said) said { return ended(t, done, 90*time.Second, "run "+name) }
 
 	// guide: the second iteration's prompt carries the guidance.
 	done := start("guided")
