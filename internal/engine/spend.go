@@ -62,11 +62,13 @@ func (s *SharedSpend) journal() Journal {
 }
 
 // Hold is the reservation id, held elsewhere (the Temporal engine's ledger
-// workflow) for the next iteration charged to k: the iteration is bounded by
-// what it left under the hard caps (-1: no such cap) and settled with what
-// it spent, in l.Spend's journal.
-func (l *Local) Hold(id string, k ledger.Key, leftUSD float64, leftTokens int64) {
+// workflow) for the next iteration charged to k: the iteration runs on the
+// fallback agent the ledger routed it to ("": the agent it asks for), is
+// bounded by what it left under the hard caps (-1: no such cap) and settled
+// with what it spent, in l.Spend's journal.
+func (l *Local) Hold(id, fallback string, k ledger.Key, leftUSD float64, leftTokens int64) {
 	l.held = &held{id: id, key: k, leftUSD: leftUSD, leftTokens: leftTokens}
+	l.switchTo = fallback
 }
 
 // open opens the ledger at the first need.
@@ -82,16 +84,35 @@ func (s *SharedSpend) open() error {
 	return nil
 }
 
-// freeFallback is the first fallback agent whose account is not at its usage
-// limit.
-func (l *Local) freeFallback() (string, bool) {
-	for _, fb := range l.RateLimit.Fallback {
-		var in bool
-		if err := l.Spend.Ledger.View(func(b *ledger.Book, now time.Time) { _, in = b.WindowOf(l.Spend.key(fb), now) }); err == nil && !in {
-			return fb, true
-		}
+// Routes are the agents an iteration asking for agent ("" the configured
+// one) may run on, in order, and the key each charges: the agent asked for
+// and, when that is the configured one, its fallbacks. The ledger says which
+// runs it ([ledger.Book.Route]): the first whose account is not at its usage
+// limit. Both engines route by it.
+func Routes(agent string, fallbacks []string, keys map[string]ledger.Key) (names []string, ks []ledger.Key) {
+	names = []string{agent}
+	if agent == "" {
+		names = append(names, fallbacks...)
 	}
-	return "", false
+	for _, n := range names {
+		ks = append(ks, keyOf(keys, n))
+	}
+	return names, ks
+}
+
+// OnFallback says that a loop runs on the fallback agent fb while w, the
+// usage window of its agent's account, is open (until: its reset, as the
+// reader's clock says it).
+func OnFallback(w ledger.Window, until, fb string) string {
+	return fmt.Sprintf("the %s account %s is at its usage limit until %s (%s): the loop runs on the fallback agent %s until then, and back after the reset",
+		w.Key.Provider, w.Key.Account, until, cmp.Or(w.Reason, "as its CLI said"), fb)
+}
+
+// WaitsForReset says that a loop waits for the reset of w, the usage window
+// of its agent's account (until: the reset, as the reader's clock says it).
+func WaitsForReset(w ledger.Window, until string) string {
+	return fmt.Sprintf("the %s account %s is at its usage limit until %s (%s): every loop on it waits for the reset; the wait is not an iteration, not a failure and not billed time",
+		w.Key.Provider, w.Key.Account, until, cmp.Or(w.Reason, "as its CLI said"))
 }
 
 // shareWindow tells every loop on agent's account that it is at its usage
@@ -129,11 +150,14 @@ type held struct {
 	leftTokens int64
 }
 
-func (s *SharedSpend) key(agent string) ledger.Key {
-	if k, ok := s.Keys[agent]; ok {
+func (s *SharedSpend) key(agent string) ledger.Key { return keyOf(s.Keys, agent) }
+
+// keyOf is the key agent charges: its own, else the configured agent's.
+func keyOf(keys map[string]ledger.Key, agent string) ledger.Key {
+	if k, ok := keys[agent]; ok {
 		return k
 	}
-	return s.Keys[""]
+	return keys[""]
 }
 
 // reservationID is attempt seq's reservation: unique to the run's folder.
@@ -161,8 +185,8 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 	if err := s.open(); err != nil {
 		return res, err
 	}
-	k := s.key(r.Agent)
-	rs := ledger.Reservation{ID: l.reservationID(r.Seq), Run: s.Run, Graph: s.Graph, Key: k}
+	names, keys := Routes(r.Agent, l.RateLimit.Fallback, s.Keys)
+	rs := ledger.Reservation{ID: l.reservationID(r.Seq), Run: s.Run, Graph: s.Graph}
 	if r.Reserve.CostKnown {
 		rs.USD = r.Reserve.CostUSD
 	}
@@ -172,28 +196,24 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 	var toldWindow time.Time
 	toldPark := ""
 	for {
+		var i int
 		var w ledger.Window
-		var inWindow bool
-		if err := s.Ledger.View(func(b *ledger.Book, now time.Time) { w, inWindow = b.WindowOf(k, now) }); err != nil {
+		var free bool
+		if err := s.Ledger.View(func(b *ledger.Book, now time.Time) { i, w, free = b.Route(keys, now) }); err != nil {
 			return res, err
 		}
-		if inWindow && r.Agent == "" {
-			if fb, ok := l.freeFallback(); ok {
-				if l.switchTo != fb {
-					l.warn("the %s account %s is at its usage limit until %s (%s): the loop runs on the fallback agent %s until then, and back after the reset",
-						k.Provider, k.Account, l.when(w.Until), cmp.Or(w.Reason, "as its CLI said"), fb)
-				}
-				l.switchTo, k, inWindow = fb, s.key(fb), false
-				rs.Key = k
+		if r.Agent == "" {
+			if i > 0 && l.switchTo != names[i] {
+				l.warn("%s", OnFallback(w, l.when(w.Until), names[i]))
 			}
-		} else if r.Agent == "" {
-			l.switchTo = ""
+			l.switchTo = names[i]
 		}
-		if inWindow {
+		k := keys[i]
+		rs.Key = k
+		if !free {
 			if !w.Until.Equal(toldWindow) {
 				toldWindow = w.Until
-				l.warn("the %s account %s is at its usage limit until %s (%s): every loop on it waits for the reset; the wait is not an iteration, not a failure and not billed time",
-					k.Provider, k.Account, l.when(w.Until), cmp.Or(w.Reason, "as its CLI said"))
+				l.warn("%s", WaitsForReset(w, l.when(w.Until)))
 			}
 			l.phase("usage limit: waiting until " + l.when(w.Until))
 			if err := l.sleep(ctx, min(max(w.Until.Sub(l.Now()), time.Second), poll)); err != nil {

@@ -213,6 +213,30 @@ func (b *Book) WindowOf(k Key, now time.Time) (Window, bool) {
 	return w, ok && w.Until.After(now)
 }
 
+// Route is which of keys a loop's next iteration runs under, told by the
+// usage windows open at now: keys are the key of the agent it asks for, then
+// those of the agents it may move to instead (its fallbacks), in order; it
+// runs under the first whose account is not at its usage limit. With i > 0,
+// w is the window it moves around (keys[0]'s); with none free, free is false
+// and the loop waits for w's reset. One rule for every engine: the local
+// engine asks it of the file ledger's book, the Temporal engine's ledger
+// workflow of its own.
+func (b *Book) Route(keys []Key, now time.Time) (i int, w Window, free bool) {
+	if len(keys) == 0 {
+		return 0, Window{}, true
+	}
+	w, in := b.WindowOf(keys[0], now)
+	if !in {
+		return 0, Window{}, true
+	}
+	for i, k := range keys[1:] {
+		if _, in := b.WindowOf(k, now); !in {
+			return i + 1, w, true
+		}
+	}
+	return 0, w, false
+}
+
 // Windows are the usage windows open at now.
 func (b *Book) Windows(now time.Time) []Window {
 	var out []Window

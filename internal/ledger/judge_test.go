@@ -135,3 +135,46 @@ func TestCapValidate(t *testing.T) {
 		t.Errorf("name %q", n)
 	}
 }
+
+func TestRoute(t *testing.T) {
+	t.Parallel()
+	claude := Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
+	claude2 := Key{Provider: "claude", Account: "claude:aa", Model: "opus"} // the same account
+	codex := Key{Provider: "codex", Account: "codex:bb"}
+	gemini := Key{Provider: "gemini", Account: "gemini:cc"}
+	window := func(k Key, until time.Time) Record {
+		return Record{Kind: KindWindow, At: t0, Key: k, Until: until, Reason: "limit"}
+	}
+	claudeW := Window{Key: Key{Provider: "claude", Account: "claude:aa"}, Until: t0.Add(time.Hour), Reason: "limit"}
+	tests := []struct {
+		name string
+		recs []Record
+		keys []Key
+		i    int
+		w    Window
+		free bool
+	}{
+		{name: "no keys", free: true},
+		{name: "no window", keys: []Key{claude, codex}, free: true},
+		{name: "a window of another account", recs: []Record{window(codex, t0.Add(time.Hour))}, keys: []Key{claude, codex}, free: true},
+		{name: "moves to the first free fallback", recs: []Record{window(claude, t0.Add(time.Hour))}, keys: []Key{claude, codex, gemini}, i: 1, w: claudeW, free: true},
+		{name: "passes a fallback on the same account", recs: []Record{window(claude, t0.Add(time.Hour))}, keys: []Key{claude, claude2, gemini}, i: 2, w: claudeW, free: true},
+		{name: "passes a fallback in its own window", recs: []Record{window(claude, t0.Add(time.Hour)), window(codex, t0.Add(2*time.Hour))}, keys: []Key{claude, codex, gemini}, i: 2, w: claudeW, free: true},
+		{name: "none free: waits for the first's reset", recs: []Record{window(claude, t0.Add(time.Hour)), window(codex, t0.Add(2*time.Hour))}, keys: []Key{claude, codex}, w: claudeW},
+		{name: "no fallback: waits", recs: []Record{window(claude, t0.Add(time.Hour))}, keys: []Key{claude}, w: claudeW},
+		{name: "after the reset: back", recs: []Record{window(claude, t0.Add(-time.Second))}, keys: []Key{claude, codex}, free: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := NewBook(time.UTC)
+			for _, r := range tt.recs {
+				b.Apply(r)
+			}
+			i, w, free := b.Route(tt.keys, t0)
+			if i != tt.i || free != tt.free || !w.Until.Equal(tt.w.Until) || w.Key != tt.w.Key {
+				t.Errorf("Route() = %d, %+v, %v; want %d, %+v, %v", i, w, free, tt.i, tt.w, tt.free)
+			}
+		})
+	}
+}

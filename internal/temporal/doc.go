@@ -56,6 +56,10 @@
 // a hard limit ends it as a budget abort, and the iteration's step settles
 // what it spent. A worker whose configuration has caps refuses an iteration
 // reserved nowhere (a run started without them): caps are never ignored.
+// An account at its usage limit (a run's agent met it and told the ledger)
+// routes every run on it as locally ([ledger.Book.Route]): onto its first
+// fallback agent whose account is free, back after the reset, or, with none,
+// waiting in its workflow until the reset.
 //
 // # Task graphs
 //

@@ -29,7 +29,9 @@ import (
 // the approve command, until `agentloop budget approve --engine temporal`
 // ([UpdateApprove]) wakes it ([SignalBudget]) or a look later finds room (a
 // raised cap, a new period). An account at its usage limit ([UpdateWindow])
-// makes every run on it wait until the reset, with no step either.
+// moves every run on it to its first fallback agent whose account is free
+// ([ReserveArgs.Fallbacks]), back after the reset; a run with none waits
+// until the reset, with no step either.
 //
 // The periods of the ledger workflow are UTC days, ISO weeks and months (the
 // fleet's machines may be in many time zones; the workflow has one clock).
@@ -78,9 +80,14 @@ type LedgerInput struct {
 // person approves the cap that parked it.
 type ReserveArgs struct {
 	Reservation ledger.Reservation
-	Caps        []ledger.Cap
-	Margin      float64
-	Holder      string // the run's workflow ID
+	// Fallbacks are the keys of the agents the iteration may run on
+	// instead, in order ([engine.Routes]), when the reservation's account is
+	// at its usage limit: the reservation is the first free one's
+	// ([ledger.Book.Route]); none free (or none given), it waits.
+	Fallbacks []ledger.Key `json:",omitempty"`
+	Caps      []ledger.Cap
+	Margin    float64
+	Holder    string // the run's workflow ID
 }
 
 // ReserveReply is the reserve update's answer: the grant, or the usage
@@ -88,6 +95,9 @@ type ReserveArgs struct {
 type ReserveReply struct {
 	Grant  ledger.Grant
 	Window *ledger.Window `json:",omitempty"`
+	// Fallback, from 1, says the reservation went around Window onto
+	// [ReserveArgs.Fallbacks][Fallback-1], whose is the grant.
+	Fallback int `json:",omitempty"`
 }
 
 // SettleArgs is the settle update's argument.
@@ -166,9 +176,15 @@ func (lw *ledgerWf) apply(rec *ledger.Record) {
 
 func (lw *ledgerWf) reserve(ctx workflow.Context, a ReserveArgs) (ReserveReply, error) {
 	now := workflow.Now(ctx)
-	if w, ok := lw.book.WindowOf(a.Reservation.Key, now); ok {
+	i, w, free := lw.book.Route(append([]ledger.Key{a.Reservation.Key}, a.Fallbacks...), now)
+	if !free {
 		lw.acts++
 		return ReserveReply{Window: &w}, nil
+	}
+	var reply ReserveReply
+	if i > 0 {
+		a.Reservation.Key = a.Fallbacks[i-1]
+		reply.Window, reply.Fallback = &w, i
 	}
 	g, rec := lw.book.Reserve(a.Reservation, a.Caps, a.Margin, now, nil, ledger.Owner{Host: "temporal " + a.Holder})
 	lw.apply(rec)
@@ -179,7 +195,8 @@ func (lw *ledgerWf) reserve(ctx workflow.Context, a ReserveArgs) (ReserveReply, 
 			delete(lw.parked, a.Holder)
 		}
 	}
-	return ReserveReply{Grant: g}, nil
+	reply.Grant = g
+	return reply, nil
 }
 
 func (lw *ledgerWf) settle(ctx workflow.Context, a SettleArgs) error {

@@ -202,6 +202,76 @@ func TestLedgerWorkflow(t *testing.T) {
 	}
 }
 
+// TestLedgerWorkflowRoutesAroundAWindow: a run whose agent's account is at
+// its usage limit is reserved on the first of its fallbacks whose account is
+// free, charged to that account; with none free, it waits; after the reset
+// it is its own agent's again.
+func TestLedgerWorkflowRoutesAroundAWindow(t *testing.T) {
+	env := newLedgerEnv(t)
+	claude := ledger.Key{Provider: "claude", Account: "claude:aa"}
+	codex := ledger.Key{Provider: "codex", Account: "codex:bb"}
+	gemini := ledger.Key{Provider: "gemini", Account: "gemini:cc"}
+	res := func(id string, fallbacks ...ledger.Key) ReserveArgs {
+		return ReserveArgs{Reservation: ledger.Reservation{ID: id, Run: "r", Key: claude, USD: 0.1}, Fallbacks: fallbacks, Margin: 1.2, Holder: "run-a"}
+	}
+	// The drive sends one update a minute from 10:01; the windows end at 10:05
+	// and a half (claude) and at 10:30 (codex).
+	type step struct {
+		name     string
+		update   string
+		arg      any
+		fallback int  // the reply's
+		wait     bool // the reply is the window, nothing reserved
+	}
+	steps := []step{
+		{name: "claude's window", update: UpdateWindow, arg: WindowArgs{Key: claude, Until: time.Date(2026, 11, 25, 10, 5, 30, 0, time.UTC), Reason: "session limit"}},
+		{name: "codex's window", update: UpdateWindow, arg: WindowArgs{Key: codex, Until: time.Date(2026, 11, 25, 10, 30, 0, 0, time.UTC), Reason: "usage limit"}},
+		{name: "no fallback: waits", update: UpdateReserve, arg: res("a#1"), wait: true},
+		{name: "no free fallback: waits", update: UpdateReserve, arg: res("a#1", codex), wait: true},
+		{name: "the first free fallback", update: UpdateReserve, arg: res("a#1", codex, gemini), fallback: 2},
+		{name: "after the reset: its own agent", update: UpdateReserve, arg: res("a#2", codex, gemini)},
+	}
+	i := 0
+	drive(env, len(steps)+1, func(last *act) (string, any, bool) {
+		if last != nil && steps[i-1].update == UpdateReserve {
+			s := steps[i-1]
+			var r ReserveReply
+			last.into(t, &r)
+			switch {
+			case s.wait && (r.Window == nil || r.Fallback != 0 || r.Window.Key != claude):
+				t.Errorf("%s: %+v, want claude's window to wait for", s.name, r)
+			case !s.wait && (r.Fallback != s.fallback || r.Grant.Verdict != ledger.Granted):
+				t.Errorf("%s: fallback %d (%s), want %d, granted", s.name, r.Fallback, r.Grant.Verdict, s.fallback)
+			case s.fallback > 0 && (r.Window == nil || r.Window.Reason != "session limit"):
+				t.Errorf("%s: went around %+v, want claude's window", s.name, r.Window)
+			case !s.wait && s.fallback == 0 && r.Window != nil:
+				t.Errorf("%s: %+v, want no window", s.name, r.Window)
+			}
+		} else if last != nil && last.err != nil {
+			t.Errorf("%s: %v", steps[i-1].name, last.err)
+		}
+		if i == len(steps) {
+			return "", nil, false
+		}
+		i++
+		return steps[i-1].update, steps[i-1].arg, true
+	})
+	env.ExecuteWorkflow(WorkflowLedger, LedgerInput{MaxActs: len(steps)})
+	in := continued(t, env)
+	if i != len(steps) {
+		t.Fatalf("%d of %d updates answered", i, len(steps))
+	}
+	// The reservation on the fallback is held on its account.
+	held := ledger.Restore(*in.Book, time.UTC).OpenReservations(nil)
+	var on []ledger.Key
+	for _, h := range held {
+		on = append(on, h.Key)
+	}
+	if len(on) != 2 || on[0] != gemini || on[1] != claude {
+		t.Errorf("held on %v, want a#1 on gemini's account and a#2 on claude's", on)
+	}
+}
+
 // TestLedgerWorkflowParallelRuns: two runs reserve and settle at once,
 // interleaved (both reserve, then both settle), each iteration costing more
 // than it reserved (its 1.2× mean misses), until the hard cap refuses them:

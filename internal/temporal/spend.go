@@ -32,8 +32,11 @@ const parkLook = 5 * time.Minute
 // Hold is the reservation an iteration runs under, granted by the ledger
 // workflow: the iteration's step settles it.
 type Hold struct {
-	ID         string
-	Run        string
+	ID  string
+	Run string
+	// Agent is the fallback agent the iteration runs on, its configured
+	// agent's account at its usage limit ("": the agent it asks for).
+	Agent      string `json:",omitempty"`
 	Key        ledger.Key
 	LeftUSD    float64
 	LeftTokens int64
@@ -57,10 +60,12 @@ func (w *wfEnv) shared() bool {
 
 // reserve is the reserve step: a worker reserves the next iteration against
 // its configuration's caps in the ledger workflow. A hard limit stops the
-// run as a budget abort. A soft limit, or the account's usage window, makes
-// the run wait here, in its workflow: no step runs and no worker slot is
-// held; a parked run shows the approve command in its memo and events, and
-// an approval wakes it. The wait is no iteration's and not billed.
+// run as a budget abort. The account's usage window moves the iteration to
+// the first fallback agent whose account is free (the reservation and the
+// iteration are that agent's). A soft limit, or a window with no fallback
+// free, makes the run wait here, in its workflow: no step runs and no worker
+// slot is held; a parked run shows the approve command in its memo and
+// events, and an approval wakes it. The wait is no iteration's and not billed.
 func (w *wfEnv) reserve(r loop.StepRequest) (loop.StepResult, error) {
 	now := workflow.Now(w.ctx)
 	res := loop.StepResult{Started: now, Finished: now}
@@ -81,16 +86,21 @@ func (w *wfEnv) reserve(r loop.StepRequest) (loop.StepResult, error) {
 		if rv == nil || rv.Off {
 			return res, nil
 		}
-		if win := rv.Reply.Window; win != nil {
+		if win := rv.Reply.Window; win != nil && rv.Reply.Fallback == 0 {
 			if !win.Until.Equal(toldWindow) {
 				toldWindow = win.Until
-				w.warn("the " + win.Key.Provider + " account " + win.Key.Account + " is at its usage limit until " + win.Until.UTC().Format(time.DateTime) +
-					" UTC (" + reasonOr(win.Reason) + "): every loop on it waits for the reset; the wait is not an iteration, not a failure and not billed time")
+				w.warn(engine.WaitsForReset(*win, utc(win.Until)))
 			}
 			if err := w.waitBudget(win.Until.Sub(workflow.Now(w.ctx)) + time.Second); err != nil {
 				return res, err
 			}
 			continue
+		}
+		if r.Agent == "" {
+			if fb := rv.Hold.Agent; fb != "" && fb != w.fallback && rv.Reply.Window != nil {
+				w.warn(engine.OnFallback(*rv.Reply.Window, utc(rv.Reply.Window.Until), fb))
+			}
+			w.fallback = rv.Hold.Agent
 		}
 		g := rv.Reply.Grant
 		switch g.Verdict {
@@ -118,12 +128,8 @@ func (w *wfEnv) reserve(r loop.StepRequest) (loop.StepResult, error) {
 // its engine.
 func (w *wfEnv) reach() string { return strings.TrimSpace("--engine temporal " + w.in.ServerFlags) }
 
-func reasonOr(s string) string {
-	if s == "" {
-		return "as its CLI said"
-	}
-	return s
-}
+// utc says a reset time as the workflow's clock does.
+func utc(t time.Time) string { return t.UTC().Format(time.DateTime) + " UTC" }
 
 func (w *wfEnv) warn(msg string) {
 	_ = w.Emit(context.Background(), loop.Event{Iteration: w.st.Iteration, Data: loop.Warning{Message: msg}})
@@ -147,7 +153,7 @@ func (w *wfEnv) waitBudget(d time.Duration) error {
 // cost, charged to the key of the agent that runs it, against the caps of
 // this worker's configuration.
 func (s *Steps) reserveStep(ctx context.Context, in StepInput) (StepOutput, error) {
-	_, p, _, done, err := s.engine(ctx, in.Run)
+	l, p, _, done, err := s.engine(ctx, in.Run)
 	if err != nil {
 		return StepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
 	}
@@ -161,21 +167,21 @@ func (s *Steps) reserveStep(ctx context.Context, in StepInput) (StepOutput, erro
 		return out, temporal.NewNonRetryableApplicationError(noLedger, "agentloop.Ledger", nil)
 	}
 	r := in.Request
-	k, ok := p.Keys[r.Agent]
-	if !ok {
-		k = p.Keys[""]
-	}
-	h := Hold{ID: in.Run.RunID + "#" + strconv.Itoa(r.Seq), Run: spendRun(p), Key: k}
-	rs := ledger.Reservation{ID: h.ID, Run: h.Run, Graph: p.Graph, Key: k}
+	names, keys := engine.Routes(r.Agent, l.RateLimit.Fallback, p.Keys)
+	h := Hold{ID: in.Run.RunID + "#" + strconv.Itoa(r.Seq), Run: spendRun(p), Key: keys[0]}
+	rs := ledger.Reservation{ID: h.ID, Run: h.Run, Graph: p.Graph, Key: keys[0]}
 	if r.Reserve.CostKnown {
 		rs.USD = r.Reserve.CostUSD
 	}
 	if r.Reserve.TokensKnown {
 		rs.Tokens = r.Reserve.Tokens
 	}
-	reply, err := s.Ledger.Reserve(ctx, ReserveArgs{Reservation: rs, Caps: p.Budgets.Caps, Margin: budget.Margin, Holder: activity.GetInfo(ctx).WorkflowExecution.ID})
+	reply, err := s.Ledger.Reserve(ctx, ReserveArgs{Reservation: rs, Fallbacks: keys[1:], Caps: p.Budgets.Caps, Margin: budget.Margin, Holder: activity.GetInfo(ctx).WorkflowExecution.ID})
 	if err != nil {
 		return out, err // the server's or the ledger workflow's trouble: tried again
+	}
+	if i := reply.Fallback; i > 0 && i < len(names) {
+		h.Agent, h.Key = names[i], keys[i]
 	}
 	out.Reserved = &Reserved{Reply: reply, Hold: h, Poll: p.BudgetPoll}
 	return out, nil
@@ -205,7 +211,7 @@ func (s *Steps) underHold(ctx context.Context, l *engine.Local, p *plan.Plan, in
 	}
 	h := in.Hold
 	l.Spend = &engine.SharedSpend{Caps: p.Budgets.Caps, Run: h.Run, Keys: p.Keys, Reviewer: p.ReviewerKey, Journal: journal{ctx: ctx, lc: *s.Ledger}}
-	l.Hold(h.ID, h.Key, h.LeftUSD, h.LeftTokens)
+	l.Hold(h.ID, h.Agent, h.Key, h.LeftUSD, h.LeftTokens)
 	return func() { l.Spend = nil }, nil
 }
 

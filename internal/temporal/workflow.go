@@ -227,6 +227,7 @@ type wfEnv struct {
 	queued     loop.Steering    // what the steer update queued (steer.go)
 	over       bool             // the loop ended: nothing more is steered
 	hold       *Hold            // the reservation of the next iteration (spend.go)
+	fallback   string           // the fallback agent the iterations run on, the agent's account at its usage limit (spend.go)
 }
 
 func (w *wfEnv) view() (View, error) {
