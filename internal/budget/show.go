@@ -29,7 +29,7 @@ func (r Resource) Show(amount, limit float64) string {
 	case Duration:
 		return showDuration(time.Duration(amount), time.Duration(limit))
 	}
-	return thousands(int64(math.Round(amount)))
+	return Thousands(int64(math.Round(amount)))
 }
 
 // moneyDecimals is how many decimals show limit exactly: 2 for whole cents,
@@ -64,8 +64,9 @@ func showDuration(d, limit time.Duration) string {
 	return d.Round(unit).String()
 }
 
-// thousands writes n with commas between groups of three digits.
-func thousands(n int64) string {
+// Thousands writes n with commas between groups of three digits ("12,345"),
+// as [Resource.Show] says an amount of tokens.
+func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

@@ -162,9 +162,9 @@ func buildPage(r Run) page {
 	p.History, p.Shown = historyHTML(s, h)
 	p.AttemptsAll = h.recorded + h.cut
 	if total.TokensKnown || total.CostKnown {
-		p.Budget = []budgetRow{budget("agent", s.Spend.Usage)}
+		p.Budget = []budgetRow{budgetOf("agent", s.Spend.Usage)}
 		if used(s.Spend.Reviewer) {
-			p.Budget = append(p.Budget, budget("reviewer", s.Spend.Reviewer), budget("total", total))
+			p.Budget = append(p.Budget, budgetOf("reviewer", s.Spend.Reviewer), budgetOf("total", total))
 		}
 	}
 	p.Events, p.EventsAll = eventRows(r.Events), max(r.EventsAll, len(r.Events))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -111,7 +112,7 @@ func charts(s *loop.State, h history) []chart {
 		}
 		return out
 	}
-	num := func(v float64) string { return count(int64(v)) }
+	num := func(v float64) string { return budget.Thousands(int64(v)) }
 	best := s.Best
 	isBest := func(m loop.Moment) bool {
 		if best == nil || m.Seq == 0 || m.Record == nil {
@@ -230,11 +231,11 @@ func timeline(s *loop.State, h history, names []string) []timelineRow {
 	return rows
 }
 
-func budget(name string, u evidence.Usage) budgetRow {
+func budgetOf(name string, u evidence.Usage) budgetRow {
 	row := budgetRow{Name: name, Tokens: tokensText(u), In: "unknown", Out: "unknown", Cost: costText(u)}
 	if u.TokensKnown {
-		row.In = count(u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens)
-		row.Out = count(u.OutputTokens)
+		row.In = budget.Thousands(u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens)
+		row.Out = budget.Thousands(u.OutputTokens)
 	}
 	return row
 }

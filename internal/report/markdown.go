@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -71,7 +72,7 @@ func budgetMD(b *bufio.Writer, sp loop.Spend) {
 	row := func(name string, u evidence.Usage) {
 		in, out, cr, cw := "unknown", "unknown", "unknown", "unknown"
 		if u.TokensKnown {
-			in, out, cr, cw = count(u.InputTokens), count(u.OutputTokens), count(u.CacheReadTokens), count(u.CacheWriteTokens)
+			in, out, cr, cw = budget.Thousands(u.InputTokens), budget.Thousands(u.OutputTokens), budget.Thousands(u.CacheReadTokens), budget.Thousands(u.CacheWriteTokens)
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, tokensText(u), in, out, cr, cw, costText(u))
 	}

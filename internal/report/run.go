@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
@@ -51,7 +51,7 @@ func tokensText(u evidence.Usage) string {
 	if !u.TokensKnown {
 		return "unknown"
 	}
-	return count(u.TotalTokens())
+	return budget.Thousands(u.TotalTokens())
 }
 
 // costText renders a cost, "unknown" when not known, prefixed "~" when estimated.
@@ -67,24 +67,6 @@ func costText(u evidence.Usage) string {
 		s = "~" + s
 	}
 	return s
-}
-
-// count renders an integer with thousands separators.
-func count(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // duration renders a duration for people: 45.2s, 3m05s, 1h02m.

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/ui"
 )
@@ -98,7 +99,7 @@ func StatusTable(w io.Writer, rows []StatusRow, color bool) error {
 	for _, r := range rows {
 		tokens, cost := "unknown", "unknown"
 		if r.Tokens != nil {
-			tokens = count(*r.Tokens)
+			tokens = budget.Thousands(*r.Tokens)
 		}
 		if r.CostUSD != nil {
 			cost = costText(usageOf(*r.CostUSD, r.CostEstimated))

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/textcut"
@@ -56,7 +57,7 @@ func (r WatchRow) Cells(now time.Time) []string {
 	}
 	tokText, costText := "unknown", "unknown"
 	if tokens >= 0 {
-		tokText = count(tokens)
+		tokText = budget.Thousands(tokens)
 	}
 	if cost >= 0 {
 		costText = fmt.Sprintf("$%.2f", cost)
