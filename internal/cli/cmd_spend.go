@@ -45,6 +45,12 @@ cost is charged what was reserved for it), the reservations of the iterations
 running now, the accounts waiting for their usage limit to reset, and where
 each cap of budgets: in your configuration stands.
 
+--format csv has a row per period, provider, account and model (every day
+the ledger holds, this week, this month), then a row per task graph in each
+period (today, this week, this month) with its graph column set and the key
+columns empty: a graph's spend is in the key rows too, so sum the rows
+without a graph for a total.
+
 The ledger is kept when your configuration ($XDG_CONFIG_HOME/agentloop/config.yaml)
 has a budgets: section, or a run is given --daily-cap, --weekly-cap or
 --monthly-cap.
@@ -251,25 +257,35 @@ func dash(s string) string {
 	return s
 }
 
+// spendCSV writes the report as CSV: a row per period, provider, account and
+// model (every day the ledger holds, then this week and this month), then a
+// row per task graph in each period (this day, week and month), its graph
+// column set and its key columns empty. A graph's spend is in the key rows
+// too: sum the rows without a graph for a total.
 func spendCSV(w io.Writer, r ledger.Report) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"period", "period_name", "provider", "account", "model", "cost_usd", "estimated_usd", "tokens", "iterations"})
+	_ = cw.Write([]string{"period", "period_name", "provider", "account", "model", "cost_usd", "estimated_usd", "tokens", "iterations", "graph"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	row := func(p ledger.Period, name string, k ledger.KeySum) {
-		_ = cw.Write([]string{string(p), name, k.Provider, k.Account, k.Model, f(k.USD), f(k.Estimated), strconv.FormatInt(k.Tokens, 10), strconv.Itoa(k.Iterations)})
+	row := func(p ledger.Period, name, graph string, k ledger.Key, s ledger.Sum) {
+		_ = cw.Write([]string{string(p), name, k.Provider, k.Account, k.Model, f(s.USD), f(s.Estimated), strconv.FormatInt(s.Tokens, 10), strconv.Itoa(s.Iterations), graph})
 	}
 	for _, p := range r.Periods {
 		if p.Period == ledger.Day {
 			// Every day the ledger holds, the latest (today's) first.
 			for _, d := range r.Days {
 				for _, k := range d.Keys {
-					row(ledger.Day, d.Name, k)
+					row(ledger.Day, d.Name, "", k.Key, k.Sum)
 				}
 			}
 			continue
 		}
 		for _, k := range p.Keys {
-			row(p.Period, p.Name, k)
+			row(p.Period, p.Name, "", k.Key, k.Sum)
+		}
+	}
+	for _, p := range r.Periods {
+		for _, g := range p.Graphs {
+			row(p.Period, p.Name, g.Graph, ledger.Key{}, g.Sum)
 		}
 	}
 	cw.Flush()
