@@ -176,6 +176,11 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 		gateP = append(gateP, pass.Duration+pass.RerunDuration)
 		fmt.Fprintf(os.Stderr, "%s round %d: raw %v/%v, gate %v/%v, whole %v, repeated %v, floor %v (%.2f of raw); flaky check %.2f, whole %.2f of the first run; %s; repeated: %s\n",
 			p.name, i+1, rawF[i], rawP[i], gateF[i], gateP[i], wholeF[i], repeatF[i], floorF[i], floorS[i], checkS[i], wholeS[i], res.RerunNote, again.RerunNote)
+		fmt.Fprintf(os.Stderr, "%s round %d CPU: raw %v/%v, gate %v/%v, repeated %v, whole %v, floor %v\n", p.name, i+1,
+			cpu["rawFail"][i], cpu["rawPass"][i], cpu["gateFail"][i], cpu["gatePass"][i], cpu["repeatFail"][i], cpu["wholeFail"][i], cpu["floor"][i])
+		if i == 0 {
+			fmt.Fprintf(os.Stderr, "%s first prompt's feedback (%d characters):\n%s\n", p.name, len([]rune(r.feedback)), r.feedback)
+		}
 	}
 	r.rawFail, r.gateFail, r.wholeFail, r.rawPass, r.gatePass = median(rawF), median(gateF), median(wholeF), median(rawP), median(gateP)
 	r.checkShare, r.wholeShare, r.floorShare = median(checkS), median(wholeS), median(floorS)
