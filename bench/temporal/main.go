@@ -1,12 +1,19 @@
 // Command temporal measures the Temporal engine at scale: N task loops of K
-// iterations with a no-op agent, all started at once on a Temporal server and
-// run by the workers polling its queue, then the same N loops on the local
-// engine (one `agentloop run` each, as many at a time as there are workers), in
-// the same run. It prints the total time, iterations per second, the time per
-// iteration of each engine and their ratio, and the peak RSS of the processes
-// named with -rss. bench/temporal.sh starts the server and the workers.
+// iterations in a git repository, with an agent that changes a file each
+// iteration, all started at once on a Temporal server and run by the workers
+// polling its queue (each in its own clone of the repository, pushing every
+// checkpoint to the bare remote the clones share), then the same N loops on
+// the local engine (one `agentloop run` each, as many at a time as there are
+// workers, each in a clone of its own), then git's floor: the same agent,
+// commits and pushes done by a shell loop (gitfloor.sh), with and without the
+// push. All in the same run. It prints the total time, iterations per second,
+// the time per iteration of each and their ratios, checks that every run's
+// last checkpoint is on the shared remote, and prints the peak RSS of the
+// processes named with -rss. bench/temporal.sh makes the repository and its
+// clones and starts the server and the workers.
 //
-//	go run ./bench/temporal -address 127.0.0.1:7233 -dir WORK -agentloop BIN -n 1000
+//	go run ./bench/temporal -address 127.0.0.1:7233 -dir CLONE -remote BARE -agent CMD \
+//	    -local CLONE,CLONE -floor gitfloor.sh -floor-dirs CLONE,CLONE -agentloop BIN -n 1000
 package main
 
 import (
@@ -22,6 +29,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
@@ -35,36 +43,69 @@ func main() {
 	var (
 		address   = flag.String("address", "127.0.0.1:7233", "the Temporal server")
 		queue     = flag.String("queue", "agentloop", "the workers' shared task queue")
-		dir       = flag.String("dir", "", "the work tree the workers run the loops in")
+		dir       = flag.String("dir", "", "the clone the loops are started in (the workers map it onto their own clones)")
+		remote    = flag.String("remote", "", "the bare repository the workers push their checkpoints to, checked after the run")
+		agent     = flag.String("agent", "true", "the agent's command line (the workers must allow it)")
 		agentloop = flag.String("agentloop", "agentloop", "the agentloop binary, for the local engine's runs")
 		n         = flag.Int("n", 1000, "task loops")
 		k         = flag.Int("iterations", 3, "iterations per loop")
-		parallel  = flag.Int("parallel", 2, "local runs at a time (as many as the workers)")
+		local     = flag.String("local", "", "clones for the local engine's runs, one for each run at a time: dir,dir")
 		localN    = flag.Int("local-n", 0, "loops on the local engine (default -n)")
+		floor     = flag.String("floor", "", "git's floor script (gitfloor.sh); none: no floor")
+		floorDirs = flag.String("floor-dirs", "", "clones for the floor's shell loops, one for each loop at a time: dir,dir")
 		rss       = flag.String("rss", "", "processes whose peak RSS to report: label=pid,label=pid")
 	)
 	flag.Parse()
-	if *dir == "" {
-		fmt.Fprintln(os.Stderr, "usage: temporal -dir WORK [-address A] [-n N] [-iterations K] [-agentloop BIN] [-rss label=pid,...]")
+	if *dir == "" || *local == "" {
+		fmt.Fprintln(os.Stderr, "usage: temporal -dir CLONE -local CLONE,CLONE [-remote BARE] [-agent CMD] [-floor SCRIPT -floor-dirs CLONE,CLONE] [-address A] [-n N] [-iterations K] [-agentloop BIN] [-rss label=pid,...]")
 		os.Exit(2)
 	}
 	ctx := context.Background()
-	tWall, failed, err := runTemporal(ctx, *address, *queue, *dir, *n, *k)
+	procs := pids(*rss)
+	tCPU := cpuOf(procs) + selfCPU()
+	tWall, failed, err := runTemporal(ctx, *address, *queue, *dir, *agent, *n, *k)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	tCPU = cpuOf(procs) + selfCPU() - tCPU
 	peaks := peakRSS(*rss)
+	if *remote != "" {
+		if missing := lastCheckpoints(*remote, *n, *k); missing != 0 {
+			fmt.Fprintf(os.Stderr, "%d runs' last checkpoint (iter-%d) is not on the shared remote %s\n", missing, *k, *remote)
+			failed += missing
+		}
+	}
 	if *localN <= 0 {
 		*localN = *n
 	}
-	lWall, lFailed := runLocal(*agentloop, filepath.Join(*dir, "local"), *localN, *k, *parallel)
+	localDirs := strings.Split(*local, ",")
+	lCPU := childCPU()
+	lWall, lFailed := runLocal(*agentloop, *agent, localDirs, *localN, *k)
+	lCPU = childCPU() - lCPU
 
 	iters, lIters := float64(*n**k), float64(*localN**k)
-	fmt.Printf("loops:       %d x %d iterations, no-op agent\n", *n, *k)
-	fmt.Printf("temporal:    %.1fs, %.1f iterations/s, %.2f ms/iteration, %d failed workflows\n", tWall.Seconds(), iters/tWall.Seconds(), ms(tWall)/iters, failed)
-	fmt.Printf("local:       %d loops in %.1fs, %.1f iterations/s, %.2f ms/iteration, %d failed runs (%d at a time)\n", *localN, lWall.Seconds(), lIters/lWall.Seconds(), ms(lWall)/lIters, lFailed, *parallel)
-	fmt.Printf("ratio:       %.2f (temporal / local per iteration; target <= 2)\n", (ms(tWall)/iters)/(ms(lWall)/lIters))
+	perT, perL := ms(tWall)/iters, ms(lWall)/lIters
+	fmt.Printf("loops:       %d x %d iterations in a git repository, agent %q, each checkpoint pushed to a shared bare remote\n", *n, *k, *agent)
+	fmt.Printf("temporal:    %.1fs, %.1f iterations/s, %.2f ms/iteration, %d failed workflows (or last checkpoints missing on the remote)\n", tWall.Seconds(), iters/tWall.Seconds(), perT, failed)
+	fmt.Printf("local:       %d loops in %.1fs, %.1f iterations/s, %.2f ms/iteration, %d failed runs (%d at a time, a clone each, no push)\n", *localN, lWall.Seconds(), lIters/lWall.Seconds(), perL, lFailed, len(localDirs))
+	fmt.Printf("ratio:       %.2f (temporal / local per iteration; target <= 1)\n", perT/perL)
+	cpuT, cpuL := ms(tCPU)/iters, ms(lCPU)/lIters
+	fmt.Printf("CPU:         temporal %.2f ms/iteration (server, workers and what they waited for, this client), local %.2f ms/iteration: ratio %.2f\n", cpuT, cpuL, cpuT/cpuL)
+	if *floor != "" {
+		fd := strings.Split(*floorDirs, ",")
+		pCPU := childCPU()
+		pushed, fFailed := runFloor(*floor, fd, *agent, *localN, *k, true)
+		cCPU := childCPU()
+		committed, cFailed := runFloor(*floor, fd, *agent, *localN, *k, false)
+		cCPU, pCPU = childCPU()-cCPU, cCPU-pCPU
+		perP, perC := ms(pushed)/lIters, ms(committed)/lIters
+		fmt.Printf("git floor:   %d loops, %d at a time: commit+push %.2f ms/iteration (CPU %.2f), commit %.2f ms/iteration (CPU %.2f), %d failed\n",
+			*localN, len(fd), perP, ms(pCPU)/lIters, perC, ms(cCPU)/lIters, fFailed+cFailed)
+		fmt.Printf("vs floor:    temporal / commit+push %.2f (CPU %.2f), local / commit %.2f (CPU %.2f)\n",
+			perT/perP, cpuT/(ms(pCPU)/lIters), perL/perC, cpuL/(ms(cCPU)/lIters))
+		lFailed += fFailed + cFailed
+	}
 	for _, p := range peaks {
 		fmt.Printf("peak RSS:    %s %s\n", p.label, p.rss)
 	}
@@ -76,14 +117,14 @@ func main() {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // runTemporal starts the n loops at once and waits for every one to end.
-func runTemporal(ctx context.Context, address, queue, dir string, n, k int) (time.Duration, int, error) {
+func runTemporal(ctx context.Context, address, queue, dir, agent string, n, k int) (time.Duration, int, error) {
 	srv := temporal.Server{Address: address, Namespace: "default", TaskQueue: queue}
 	c, err := temporal.Dial(ctx, srv, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return 0, 0, err
 	}
 	defer c.Close()
-	args := []string{"--agent-cmd", "true", "--max-iterations", strconv.Itoa(k)}
+	args := []string{"--agent-cmd=" + agent, "--max-iterations=" + strconv.Itoa(k)}
 	stamp := time.Now().Format("150405")
 	names := make([]string, n)
 	for i := range names {
@@ -99,7 +140,7 @@ func runTemporal(ctx context.Context, address, queue, dir string, n, k int) (tim
 	// server at once.
 	started := make([]bool, n)
 	each(n, 4, func(i int) {
-		p := &plan.Plan{Name: names[i], WorkDir: dir, Args: args, Proc: config.Procedure{
+		p := &plan.Plan{Name: names[i], WorkDir: dir, StateDir: filepath.Join(dir, ".agentloop"), Args: args, Proc: config.Procedure{
 			Name: "build", Limits: config.Limits{Limits: budget.Limits{MaxIterations: k, FailureThreshold: 3}},
 		}}
 		in, err := temporal.NewInput(p, temporal.NewState(p, time.Now()), "")
@@ -117,6 +158,8 @@ func runTemporal(ctx context.Context, address, queue, dir string, n, k int) (tim
 		}
 		started[i] = true
 	})
+	fmt.Fprintf(os.Stderr, "temporal: %d loops started in %.1fs\n", n, time.Since(start).Seconds())
+	var ended atomic.Int32
 	each(n, 64, func(i int) {
 		if !started[i] {
 			return
@@ -125,6 +168,9 @@ func runTemporal(ctx context.Context, address, queue, dir string, n, k int) (tim
 		err := c.GetWorkflow(ctx, temporal.WorkflowID(names[i]), "").Get(ctx, &out)
 		if err != nil || out.Status != loop.StatusCompleted {
 			fail(names[i], out, err)
+		}
+		if e := ended.Add(1); e%100 == 0 {
+			fmt.Fprintf(os.Stderr, "temporal: %d loops ended after %.1fs\n", e, time.Since(start).Seconds())
 		}
 	})
 	return time.Since(start), int(failed.Load()), nil
@@ -148,22 +194,34 @@ func each(n, at int, f func(i int)) {
 	wg.Wait()
 }
 
-// runLocal runs the n loops on the local engine, parallel at a time, each in a
-// folder of its own.
-func runLocal(bin, dir string, n, k, parallel int) (time.Duration, int) {
+// lastCheckpoints counts the runs of n whose last checkpoint (iter-k) is
+// missing on the bare remote: a worker pushes each checkpoint there.
+func lastCheckpoints(remote string, n, k int) int {
+	out, err := exec.Command("git", "--git-dir", remote, "for-each-ref", "--format=%(refname)", "refs/agentloop/").Output()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "list the refs of %s: %v\n", remote, err)
+		return n
+	}
+	found := 0
+	for _, ref := range strings.Fields(string(out)) {
+		if strings.HasSuffix(ref, "/iter-"+strconv.Itoa(k)) {
+			found++
+		}
+	}
+	return n - found
+}
+
+// runLocal runs the n loops on the local engine, one at a time in each of
+// dirs (clones of the repository).
+func runLocal(bin, agent string, dirs []string, n, k int) (time.Duration, int) {
 	start := time.Now()
 	var failed atomic.Int32
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range parallel {
+	for _, d := range dirs {
 		wg.Go(func() {
 			for i := range jobs {
-				d := filepath.Join(dir, strconv.Itoa(i))
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					failed.Add(1)
-					continue
-				}
-				cmd := exec.Command(bin, "run", "--agent-cmd", "true", "--max-iterations", strconv.Itoa(k), "-q")
+				cmd := exec.Command(bin, "run", "--agent-cmd", agent, "--max-iterations", strconv.Itoa(k), "-q")
 				cmd.Dir = d
 				if out, err := cmd.CombinedOutput(); err != nil {
 					failed.Add(1)
@@ -178,6 +236,72 @@ func runLocal(bin, dir string, n, k, parallel int) (time.Duration, int) {
 	close(jobs)
 	wg.Wait()
 	return time.Since(start), int(failed.Load())
+}
+
+// runFloor runs git's floor: n loops of k iterations shared out over the
+// clones in dirs, one shell loop in each at a time, pushing each checkpoint
+// to the clones' remote when push is set.
+func runFloor(script string, dirs []string, agent string, n, k int, push bool) (time.Duration, int) {
+	start := time.Now()
+	var failed atomic.Int32
+	var wg sync.WaitGroup
+	for j, d := range dirs {
+		loops := n / len(dirs)
+		if j < n%len(dirs) {
+			loops++
+		}
+		wg.Go(func() {
+			cmd := exec.Command(script, d, strconv.Itoa(loops), strconv.Itoa(k), agent, map[bool]string{true: "1", false: "0"}[push])
+			if out, err := cmd.CombinedOutput(); err != nil {
+				failed.Add(1)
+				fmt.Fprintf(os.Stderr, "git floor in %s: %v\n%s", d, err, out)
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start), int(failed.Load())
+}
+
+// pids are the process IDs of a label=pid,label=pid list.
+func pids(spec string) []string {
+	var out []string
+	for _, kv := range strings.Split(spec, ",") {
+		if _, pid, ok := strings.Cut(kv, "="); ok {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// cpuOf is the CPU time of the processes so far, with their children's that
+// they waited for (/proc/PID/stat: utime, stime, cutime, cstime).
+func cpuOf(pids []string) time.Duration {
+	var ticks int64
+	for _, pid := range pids {
+		b, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			continue
+		}
+		_, rest, _ := strings.Cut(string(b), ") ")
+		f := strings.Fields(rest) // from the state, field 3
+		for _, i := range []int{11, 12, 13, 14} {
+			if i < len(f) {
+				v, _ := strconv.ParseInt(f[i], 10, 64)
+				ticks += v
+			}
+		}
+	}
+	return time.Duration(ticks) * (time.Second / 100) // USER_HZ
+}
+
+func selfCPU() time.Duration  { return rusage(syscall.RUSAGE_SELF) }
+func childCPU() time.Duration { return rusage(syscall.RUSAGE_CHILDREN) }
+func rusage(who int) time.Duration {
+	var u syscall.Rusage
+	if syscall.Getrusage(who, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 type peak struct{ label, rss string }
