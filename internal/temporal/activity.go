@@ -79,12 +79,16 @@ type Steps struct {
 	// budgets: is refused.
 	Ledger *LedgerClient
 
-	git   sync.Mutex // serialises the worktree and merge work on the clone: git locks its metadata
-	mu    sync.Mutex
-	runs  map[string]*workTree // by run ID: the engine keeps its checkpoints between steps
-	seq   uint64               // counts the steps, for the least recently used
-	slots chan struct{}        // one for each step running, MaxAgents of them
-	drain time.Duration        // how long a step goes on once its worker stops ([Worker.Stop])
+	git  sync.Mutex // serialises the worktree and merge work on the clone: git locks its metadata
+	mu   sync.Mutex
+	runs map[string]*workTree // by run ID: the engine keeps its checkpoints between steps
+	// dropped are the runs whose engines this worker dropped ([Steps.evict])
+	// after a step of theirs that ended here, by run ID: the checkpoint
+	// that step ended at, which the run's work tree in this clone is still at.
+	dropped map[string]string
+	seq     uint64        // counts the steps, for the least recently used
+	slots   chan struct{} // one for each step running, MaxAgents of them
+	drain   time.Duration // how long a step goes on once its worker stops ([Worker.Stop])
 }
 
 // workTree is a run's engine on this worker and the plan it was built from.
@@ -94,6 +98,7 @@ type workTree struct {
 	notify *notify.Notifier // the run's rate-limit waits' (notify.go); nil: none
 	busy   int              // steps under way
 	used   uint64           // the last step's number
+	last   string           // the checkpoint the last step that ended here ended at
 }
 
 // Step is the step activity.
@@ -139,8 +144,10 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		}
 	}
 	// The run's earlier steps, or the start of this one, were on another
-	// worker (or on this one before it started again).
-	elsewhere := in.Last != "" || in.Moved || info.Attempt > 1
+	// worker (or on this one before it started again). A run whose engine
+	// this worker dropped after its last step, which ended here, is where
+	// that step left it: the same as a run whose engine is kept.
+	elsewhere := in.Last != "" && !(fresh && s.droppedAt(in.Run.RunID, in.Last)) || in.Moved || info.Attempt > 1
 	if fresh && s.Remote != "" && (elsewhere || in.Request.Checkpoint != "") {
 		if err := gitx.FetchCheckpoints(ctx, p.WorkDir, s.Remote, shared); err != nil {
 			s.Log.Warn("the run's checkpoints could not be fetched: its work tree is rebuilt from what this clone has", "run", in.Run.Name, "error", err)
@@ -165,6 +172,9 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	s.Metrics.stepDone(in.Request.Kind, res, err)
 	if err == nil && res.Checkpoint != "" && s.Remote != "" {
 		s.share(ctx, p.WorkDir, in.Run, shared)
+	}
+	if err == nil && res.Checkpoint != "" {
+		s.ended(in.Run.RunID, res.Checkpoint)
 	}
 	return StepOutput{StepResult: res, Queue: s.Queue}, activityError(ctx, err)
 }
@@ -346,8 +356,44 @@ func (s *Steps) evict(ctx context.Context) {
 		}
 		s.runs[oldest].l.Close()
 		closeNotifier(ctx, s.runs[oldest].notify)
+		if last := s.runs[oldest].last; last != "" {
+			if s.dropped == nil {
+				s.dropped = map[string]string{}
+			}
+			for id := range s.dropped {
+				if len(s.dropped) < maxDropped {
+					break
+				}
+				delete(s.dropped, id) // any one: its next step here fetches and restores
+			}
+			s.dropped[oldest] = last
+		}
 		delete(s.runs, oldest)
 	}
+}
+
+// maxDropped is how many dropped runs' checkpoints a worker remembers.
+const maxDropped = 64 * MaxWorkTrees
+
+// ended records the checkpoint a step of the run ended at on this worker.
+func (s *Steps) ended(runID, checkpoint string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w, ok := s.runs[runID]; ok {
+		w.last = checkpoint
+	}
+}
+
+// droppedAt reports whether this worker dropped the run's engine after a
+// step that ended here at checkpoint, the run's last: the run's work tree in
+// this clone is there still, and nothing needs fetching or restoring. The
+// record is used once.
+func (s *Steps) droppedAt(runID, checkpoint string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.dropped[runID]
+	delete(s.dropped, runID)
+	return ok && c == checkpoint
 }
 
 func (s *Steps) release(w *workTree) func() {

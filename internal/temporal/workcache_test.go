@@ -3,10 +3,17 @@ package temporal
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 )
 
@@ -58,4 +65,88 @@ func TestWorkerKeepsBoundedWorkTrees(t *testing.T) {
 		done()
 	}
 	busy()
+}
+
+// TestDroppedRunGoesOnWhereItWas: a run whose engine the worker dropped after
+// its step ended there goes on in the work tree as that step left it, as a
+// kept one does (no fetch from the shared remote, no restore: another run's
+// file in the clone stays); a run whose last checkpoint is not the one its
+// step ended at here (another worker went on with it), or whose step was
+// moved here, is restored from its last checkpoint.
+func TestDroppedRunGoesOnWhereItWas(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		last    func(ended string) string // the step's Last, from the checkpoint the first step ended at
+		moved   bool
+		restore bool
+	}{
+		{name: "ended here", last: func(c string) string { return c }},
+		{name: "went on elsewhere", last: func(string) string { return "" }, restore: true},
+		{name: "moved here", last: func(c string) string { return c }, moved: true, restore: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clone, _ := sharedClones(t)
+			other := t.TempDir() // the runs that fill the worker's cache
+			custom, err := agent.Lookup("custom")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := custom.Merge(agent.Override{Binary: "sh", Args: []string{"-c", "cat >/dev/null; echo x >> work.txt"}})
+			a.Name = "sh"
+			s := &Steps{Log: testLogger(), Remote: "origin", Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
+				dir := clone
+				if r.RunID != "r1" {
+					dir = other
+				}
+				return &plan.Plan{
+					Name: r.Name, WorkDir: dir, StateDir: filepath.Join(dir, ".agentloop"),
+					Proc: config.Procedure{Name: "build", Git: config.Git{Checkpoint: true}}, Agent: a, KillGrace: time.Second,
+				}, nil
+			}}
+			var suite testsuite.WorkflowTestSuite
+			env := suite.NewTestActivityEnvironment()
+			env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
+			step := func(in StepInput) loop.StepResult {
+				t.Helper()
+				v, err := env.ExecuteActivity(ActivityStep, in)
+				if err != nil {
+					t.Fatalf("iteration %d: %v", in.Request.Iteration, err)
+				}
+				var res loop.StepResult
+				if err := v.Get(&res); err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			in := StepInput{
+				Run:     RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: clone},
+				Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Seq: 1, Attempt: 1, Timeout: time.Minute},
+			}
+			first := step(in)
+			if first.Checkpoint == "" {
+				t.Fatal("the first iteration took no checkpoint")
+			}
+			for i := range MaxWorkTrees {
+				_, _, _, done, err := s.engine(t.Context(), RunRef{Name: "o", RunID: fmt.Sprint(i)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				done()
+			}
+			if _, ok := s.runs["r1"]; ok {
+				t.Fatal("run r1's engine was kept: nothing tests its drop")
+			}
+			writeIn(t, clone, "other.txt", "another run's work\n")
+			in.Request.Iteration, in.Request.Seq = 2, 2
+			in.Last, in.Moved = tc.last(first.Checkpoint), tc.moved
+			if in.Last == "" {
+				in.Last = gitIn(t, clone, "rev-parse", "HEAD")[:40]
+			}
+			step(in)
+			_, err = os.Stat(filepath.Join(clone, "other.txt"))
+			if restored := err != nil; restored != tc.restore {
+				t.Errorf("the work tree restored from the run's last checkpoint: %v, want %v", restored, tc.restore)
+			}
+		})
+	}
 }
