@@ -32,6 +32,8 @@ import (
 	"syscall"
 	"time"
 
+	sdktemporal "go.temporal.io/sdk/temporal"
+
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -144,13 +146,15 @@ func runTemporal(ctx context.Context, address, queue, dir, agent string, n, k in
 			Name: "build", Limits: config.Limits{Limits: budget.Limits{MaxIterations: k, FailureThreshold: 3}},
 		}}
 		in, err := temporal.NewInput(p, temporal.NewState(p, time.Now()), "")
-		for try := 0; err == nil && try < 5; try++ {
+		if err == nil {
 			// A busy server may not answer in time: start again (the
 			// workflow ID makes it once).
-			if err = temporal.Start(ctx, c, srv, in, time.Now()); err == nil || errors.Is(err, temporal.ErrRunning) {
-				err = nil
-				break
-			}
+			err = again(func() error {
+				if err := temporal.Start(ctx, c, srv, in, time.Now()); !errors.Is(err, temporal.ErrRunning) {
+					return err
+				}
+				return nil
+			})
 		}
 		if err != nil {
 			fail(names[i], loop.Outcome{}, err)
@@ -165,7 +169,16 @@ func runTemporal(ctx context.Context, address, queue, dir, agent string, n, k in
 			return
 		}
 		var out loop.Outcome
-		err := c.GetWorkflow(ctx, temporal.WorkflowID(names[i]), "").Get(ctx, &out)
+		err := again(func() error {
+			err := c.GetWorkflow(ctx, temporal.WorkflowID(names[i]), "").Get(ctx, &out)
+			if _, ended := errors.AsType[*sdktemporal.WorkflowExecutionError](err); ended {
+				return permanent{err} // the workflow failed: no more tries
+			}
+			return err
+		})
+		if p, ok := errors.AsType[permanent](err); ok {
+			err = p.error
+		}
 		if err != nil || out.Status != loop.StatusCompleted {
 			fail(names[i], out, err)
 		}
@@ -175,6 +188,28 @@ func runTemporal(ctx context.Context, address, queue, dir, agent string, n, k in
 	})
 	return time.Since(start), int(failed.Load()), nil
 }
+
+// again calls f until it returns nil or a [permanent] error, at most 30
+// times, 2 s apart: a server loaded by the loops may answer a call late, or
+// not know its namespace for a moment.
+func again(f func() error) error {
+	var err error
+	for try := range 30 {
+		if err = f(); err == nil {
+			return nil
+		} else if _, ok := errors.AsType[permanent](err); ok {
+			return err
+		}
+		if try == 0 {
+			fmt.Fprintf(os.Stderr, "again after: %v\n", err)
+		}
+		time.Sleep(2 * time.Second)
+	}
+	return err
+}
+
+// permanent is an error [again] does not try again after.
+type permanent struct{ error }
 
 // each calls f(0) to f(n-1), at most at a time.
 func each(n, at int, f func(i int)) {
