@@ -42,6 +42,12 @@ func (t tokens) add(u tokens) tokens {
 		evidence.AddTokens(t.cacheRead, u.cacheRead), evidence.AddTokens(t.cacheWrite, u.cacheWrite)}
 }
 
+// into puts t in u as the run's token counts, known.
+func (t tokens) into(u *evidence.Usage) {
+	u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens = t.in, t.out, t.cacheRead, t.cacheWrite
+	u.TokensKnown = true
+}
+
 func (t tokens) sub(u tokens) tokens {
 	return tokens{t.in - u.in, t.out - u.out, t.cacheRead - u.cacheRead, t.cacheWrite - u.cacheWrite}
 }
@@ -328,9 +334,7 @@ func (p *claudeParser) rateLimit(info []byte) {
 func (p *claudeParser) Result() Outcome {
 	out := p.out
 	if p.hasUse {
-		out.Usage.InputTokens, out.Usage.OutputTokens = p.live.in, p.live.out
-		out.Usage.CacheReadTokens, out.Usage.CacheWriteTokens = p.live.cacheRead, p.live.cacheWrite
-		out.Usage.TokensKnown = true
+		p.live.into(&out.Usage)
 	}
 	return out
 }

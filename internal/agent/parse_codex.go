@@ -119,9 +119,7 @@ func apiErrorBody(msg string) (string, int) {
 func (p *codexParser) Result() Outcome {
 	out := p.out
 	if p.known {
-		out.Usage.InputTokens, out.Usage.OutputTokens = p.t.in, p.t.out
-		out.Usage.CacheReadTokens, out.Usage.CacheWriteTokens = p.t.cacheRead, p.t.cacheWrite
-		out.Usage.TokensKnown = true
+		p.t.into(&out.Usage)
 	}
 	if !out.Terminal && p.lastErr != "" {
 		q := codexParser{clock: p.clock}
@@ -136,9 +134,7 @@ func (p *codexParser) Result() Outcome {
 func (p *codexParser) Live() Live {
 	l := p.out.live()
 	if p.known {
-		l.Usage.InputTokens, l.Usage.OutputTokens = p.t.in, p.t.out
-		l.Usage.CacheReadTokens, l.Usage.CacheWriteTokens = p.t.cacheRead, p.t.cacheWrite
-		l.Usage.TokensKnown = true
+		p.t.into(&l.Usage)
 	}
 	return l
 }

@@ -87,9 +87,7 @@ func (p *cursorParser) Line(b []byte) {
 func (p *cursorParser) Result() Outcome {
 	out := p.out
 	if p.known {
-		out.Usage.InputTokens, out.Usage.OutputTokens = p.t.in, p.t.out
-		out.Usage.CacheReadTokens, out.Usage.CacheWriteTokens = p.t.cacheRead, p.t.cacheWrite
-		out.Usage.TokensKnown = true
+		p.t.into(&out.Usage)
 	}
 	return out
 }

@@ -107,8 +107,7 @@ func (g *geminiState) StderrLine(b []byte) {
 func (g *geminiState) result() Outcome {
 	out := g.out
 	if g.known {
-		out.Usage.InputTokens, out.Usage.OutputTokens, out.Usage.CacheReadTokens = g.t.in, g.t.out, g.t.cacheRead
-		out.Usage.TokensKnown = true
+		g.t.into(&out.Usage)
 	}
 	return out
 }

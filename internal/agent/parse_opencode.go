@@ -105,9 +105,7 @@ func (p *opencodeParser) Line(b []byte) {
 func (p *opencodeParser) Result() Outcome {
 	out := p.out
 	if p.known {
-		out.Usage.InputTokens, out.Usage.OutputTokens = p.t.in, p.t.out
-		out.Usage.CacheReadTokens, out.Usage.CacheWriteTokens = p.t.cacheRead, p.t.cacheWrite
-		out.Usage.TokensKnown = true
+		p.t.into(&out.Usage)
 	}
 	// opencode prints "cost":0 for a model it has no price for: with tokens
 	// spent that is not a known $0, so the cost is left to the price table
