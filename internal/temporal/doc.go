@@ -115,7 +115,9 @@
 //
 // Cancelling the graph's workflow cancels its tasks' run workflows, which
 // end interrupted once their steps stopped on the workers (the agents
-// killed, the worktrees kept); nothing is merged back. A new workflow of the
+// killed, the worktrees kept); nothing is merged back. A task whose run had
+// ended by then still has its work committed on its branch (bounded in time,
+// graph_workflow.go's commitChange), for the next workflow to merge. A new workflow of the
 // graph resumes where the last one left it ([LastGraph], [GraphInput.Prior]):
 // the done tasks are not run again, the merged ones not merged again, and the
 // others' runs continue from their run workflows' last states.

@@ -267,6 +267,7 @@ func runGraph(ctx workflow.Context, in GraphInput, seen func(*graphWf)) (GraphRe
 	}
 	gw.fleet = workflow.GetVersion(ctx, fleetChange, workflow.DefaultVersion, fleetPrune)
 	gw.asDone = workflow.GetVersion(ctx, mergeChange, workflow.DefaultVersion, mergeAsDone)
+	gw.commitOver = workflow.GetVersion(ctx, commitChange, workflow.DefaultVersion, commitWhenCancelled)
 	prior := in.Prior
 	if gw.asDone >= mergeAsDone {
 		// A task done but not merged (its merge failed, or was refused) runs
@@ -355,6 +356,16 @@ const holdChange = "graph-hold-for-guidance"
 // holdForGuidance is the version of holdChange from which such a task is held.
 const holdForGuidance workflow.Version = 1
 
+// commitChange marks the graphs that commit the work of a task whose run is
+// over even when they are cancelled before or while it is committed
+// ([graphWf.commitEnded]); a graph started before skipped or cut that commit,
+// and, run again, could not merge the task.
+const commitChange = "graph-commit-when-cancelled"
+
+// commitWhenCancelled is the version of commitChange from which such a task's
+// work is committed.
+const commitWhenCancelled workflow.Version = 1
+
 // graphWf is a graph workflow's state.
 type graphWf struct {
 	in          GraphInput
@@ -371,6 +382,7 @@ type graphWf struct {
 	asDone      workflow.Version          // see mergeChange
 	merging     bool                      // a merge is under way: the next waits
 	head        string                    // the repository's HEAD after the last merge, what tasks start from
+	commitOver  workflow.Version          // see commitChange
 }
 
 // heartbeatTimeout is how long a graph's activity may go without a sign of
@@ -517,12 +529,18 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 		})
 		runErr = workflow.ExecuteChildWorkflow(cctx, WorkflowRun, run).Get(ctx, &res)
 	}
-	if ctx.Err() == nil && !fleetOver {
-		if err := gw.commit(ctx, actx, t, run, res); err != nil && runErr == nil {
-			runErr = fmt.Errorf("task %s: commit its work: %w", t.ID, err)
-		}
-	}
 	st := loop.State{Status: res.Status, Reason: res.Reason, TotalIterations: res.Iterations, Spend: loop.Spend{Usage: res.Usage}}
+	var commitErr error
+	switch {
+	case fleetOver:
+	case runErr == nil && graph.RunOver(&st) && gw.commitOver >= commitWhenCancelled:
+		commitErr = gw.commitEnded(ctx, actx, t, run, res)
+	case ctx.Err() == nil:
+		commitErr = gw.commit(ctx, actx, t, run, res)
+	}
+	if commitErr != nil && runErr == nil {
+		runErr = fmt.Errorf("task %s: commit its work: %w", t.ID, commitErr)
+	}
 	o := graph.OutcomeOf(&st, graph.TaskBranch(in.Name, t.ID))
 	if gw.asDone < mergeAsDone || runErr != nil || ctx.Err() != nil || !o.State.Done() {
 		return o, runErr
@@ -578,6 +596,36 @@ func (gw *graphWf) mergeNow(ctx, actx workflow.Context, t tasks.Task, run RunInp
 	}
 	return o, nil
 }
+
+// commitEnded commits the work of the task t, whose run is over, even when
+// the graph is cancelled before or while it is made: a graph run again only
+// merges such a task, and the work its worktree held uncommitted would stop
+// that merge. The commit runs in a context the cancellation does not reach;
+// once the graph is cancelled it has [commitGrace] (and the time the commit
+// waits for the worker holding the work tree) before it is cancelled too, so
+// the cancelled graph ends either way.
+func (gw *graphWf) commitEnded(ctx, actx workflow.Context, t tasks.Task, run RunInput, res RunResult) error {
+	dctx, cancel := workflow.NewDisconnectedContext(ctx)
+	defer cancel()
+	workflow.Go(dctx, func(c workflow.Context) {
+		sel := workflow.NewSelector(c)
+		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
+		sel.AddReceive(c.Done(), func(workflow.ReceiveChannel, bool) {})
+		sel.Select(c)
+		if c.Err() != nil {
+			return // the commit ended
+		}
+		if workflow.NewTimer(c, commitGrace+2*run.heartbeatTimeout()).Get(c, nil) == nil {
+			cancel()
+		}
+	})
+	return gw.commit(dctx, workflow.WithActivityOptions(dctx, workflow.GetActivityOptions(actx)), t, run, res)
+}
+
+// commitGrace is how long the commit of a task whose run is over may go on
+// once its graph is cancelled ([graphWf.commitEnded]), as the work after a
+// merge may once a local graph is stopped ([graph.AfterMerge]).
+const commitGrace = 2 * time.Minute
 
 // commit commits the task's work on its branch: on the graph's queue, or on a
 // fleet by the worker holding the task's work tree at the end of its run,

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -11,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -47,6 +50,10 @@ type fakeGraph struct {
 	own    string            // when set, the queue worktrees and steps say they ran on
 	gone   map[string]bool   // tasks whose first commit finds their worker gone
 	moved  []CommitInput     // the commits made after their worker was gone
+	// dirty are the tasks whose worktree holds work not committed: their
+	// merge fails, as the real merge-back's does, until they are committed.
+	dirty map[string]bool
+	run   any // the run workflow registered (nil: [Run])
 }
 
 // queueOf is the queue the fake says an activity ran on: its own, else what
@@ -100,6 +107,7 @@ func (f *fakeGraph) commit(ctx context.Context, in CommitInput) (CommitOutput, e
 		f.moved = append(f.moved, in)
 	}
 	f.commits = append(f.commits, in.Task.ID)
+	delete(f.dirty, in.Task.ID)
 	if f.onCommit != nil {
 		f.onCommit(in.Task.ID)
 	}
@@ -112,6 +120,11 @@ func (f *fakeGraph) merge(ctx context.Context, in MergeInput) (MergeOutput, erro
 	defer f.mu.Unlock()
 	f.merges = append(f.merges, in.Order)
 	f.ran(ctx, "merge")
+	for _, id := range in.Order {
+		if f.dirty[id] {
+			return MergeOutput{Err: fmt.Sprintf("merge back task %s: its worktree holds changes that are not on its branch", id)}, nil
+		}
+	}
 	if in.Heads != nil && f.heads == nil {
 		f.heads = map[string]string{}
 	}
@@ -151,7 +164,11 @@ func newGraphEnv(t *testing.T, f *fakeGraph) *testsuite.TestWorkflowEnvironment 
 
 // register registers the workflows and the fake's activities on r.
 func (f *fakeGraph) register(r registry) {
-	r.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
+	run := f.run
+	if run == nil {
+		run = Run
+	}
+	r.RegisterWorkflowWithOptions(run, workflow.RegisterOptions{Name: WorkflowRun})
 	r.RegisterWorkflowWithOptions(Graph, workflow.RegisterOptions{Name: WorkflowGraph})
 	r.RegisterActivityWithOptions(f.step, activity.RegisterOptions{Name: ActivityStep})
 	r.RegisterActivityWithOptions(noKeep, activity.RegisterOptions{Name: ActivityKeep})
@@ -735,5 +752,110 @@ func TestGraphStartedBeforeMergeAsDone(t *testing.T) {
 	}
 	if !slices.Equal(res.Merged, []string{"a", "b"}) {
 		t.Errorf("merged %v", res.Merged)
+	}
+}
+
+// TestGraphWorkflowCancelledAfterARunEnded: the graph is cancelled once the
+// run of its task ended, before the task's work is committed (the
+// cancellation comes with the run's result) or as its commit is scheduled:
+// the work is committed all the same, the graph ends interrupted with nothing
+// merged, and the graph run again merges the task, its run not run again.
+func TestGraphWorkflowCancelledAfterARunEnded(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// asCommitting: cancelled once the parent took the run's result in
+		// (its commit scheduled); else by the run itself as it ends.
+		asCommitting bool
+		before       bool // a graph started before the work was committed then
+	}{
+		{"with the run's result", false, false},
+		{"as its commit is scheduled", true, false},
+		{"started before", false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+			// a's worktree holds its work until it is committed; a merge of
+			// it before fails, as the real merge-back's does.
+			f := &fakeGraph{dirty: map[string]bool{"a": true}, scripts: map[string]*script{"g-a": {results: green}}}
+			var env *testsuite.TestWorkflowEnvironment
+			if !tt.asCommitting {
+				f.run = func(ctx workflow.Context, in RunInput) (RunResult, error) {
+					res, err := Run(ctx, in)
+					env.CancelWorkflow()
+					return res, err
+				}
+			}
+			env = newGraphEnv(t, f)
+			if tt.before {
+				env.OnGetVersion(commitChange, workflow.DefaultVersion, commitWhenCancelled).Return(workflow.DefaultVersion)
+			}
+			if tt.asCommitting {
+				env.SetOnChildWorkflowCompletedListener(func(*workflow.Info, converter.EncodedValue, error) { env.CancelWorkflow() })
+			}
+			in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a")
+			env.ExecuteWorkflow(WorkflowGraph, in)
+			res := graphResult(t, env)
+			if !res.Interrupted || len(res.Merged) != 0 || len(f.merges) != 0 {
+				t.Errorf("the cancelled graph: interrupted %v, merged %v, merges %v; want interrupted, nothing merged", res.Interrupted, res.Merged, f.merges)
+			}
+			if tt.before {
+				if len(f.commits) != 0 {
+					t.Errorf("commits %v, want none: the graph keeps the course it started on", f.commits)
+				}
+				return
+			}
+			if !slices.Equal(f.commits, []string{"a"}) {
+				t.Errorf("commits %v, want a's work committed though the graph was cancelled", f.commits)
+			}
+
+			// Run again, as the client builds it from where the graph and
+			// a's run were left.
+			again := newGraphEnv(t, f)
+			in.Prior, in.Merged = res.Outcomes, res.Merged
+			a := in.Runs["a"]
+			a.State.Status, a.State.TotalIterations = loop.StatusSucceeded, 1
+			in.Runs["a"] = a
+			again.ExecuteWorkflow(WorkflowGraph, in)
+			res = graphResult(t, again)
+			if o := res.Outcomes["a"]; o.State != tasks.StateSucceeded || !slices.Equal(res.Merged, []string{"a"}) {
+				t.Errorf("a run again: %s (%s), merged %v; want it succeeded and merged", o.State, o.Reason, res.Merged)
+			}
+			if len(f.started) != 1 {
+				t.Errorf("runs started %v, want a's once", f.started)
+			}
+		})
+	}
+}
+
+// TestGraphWorkflowCancelledCommitIsBounded: the commit of a task whose run
+// is over, going on after its graph was cancelled, is given a bounded time:
+// a commit that never succeeds (every attempt fails, and is tried again) is
+// cancelled once that time is up, and the cancelled graph ends.
+func TestGraphWorkflowCancelledCommitIsBounded(t *testing.T) {
+	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+	f := &fakeGraph{scripts: map[string]*script{"g-a": {results: green}}}
+	var env *testsuite.TestWorkflowEnvironment
+	var cancelledAt time.Time
+	f.run = func(ctx workflow.Context, in RunInput) (RunResult, error) {
+		res, err := Run(ctx, in)
+		cancelledAt = workflow.Now(ctx)
+		env.CancelWorkflow()
+		return res, err
+	}
+	env = newGraphEnv(t, f)
+	attempts := 0
+	env.OnActivity(ActivityCommit, mock.Anything, mock.Anything).Return(func(context.Context, CommitInput) (CommitOutput, error) {
+		attempts++
+		return CommitOutput{}, errors.New("the worker's clone is unreachable")
+	})
+	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a")
+	env.ExecuteWorkflow(WorkflowGraph, in)
+	res := graphResult(t, env)
+	if !res.Interrupted || res.Outcomes["a"].State != tasks.StateInterrupted || len(res.Merged) != 0 {
+		t.Errorf("the cancelled graph: interrupted %v, a %+v, merged %v; want interrupted, a interrupted, nothing merged", res.Interrupted, res.Outcomes["a"], res.Merged)
+	}
+	bound := commitGrace + 2*in.Runs["a"].heartbeatTimeout()
+	if took := env.Now().Sub(cancelledAt); took < bound || took > bound+2*time.Minute || attempts < 2 {
+		t.Errorf("the commit was tried %d times over %v after the graph was cancelled, want it tried again until %v, then given up", attempts, took, bound)
 	}
 }
