@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/ledger"
+	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
 // Budgets is the budgets: section of the user's configuration: the caps on
@@ -82,9 +83,9 @@ func (d *decoder) budgets(n *yaml.Node, key string) Budgets {
 			b.Ledger = p
 		},
 		"caps": func(v *yaml.Node, k string) {
-			r := resolve(v)
+			r := yamlnode.Resolve(v)
 			if r == nil || r.Kind != yaml.SequenceNode {
-				d.fail(v, k, "expected a list of caps, got %s", kindName(v))
+				d.fail(v, k, "expected a list of caps, got %s", yamlnode.Kind(v))
 				return
 			}
 			if !d.spend(v, 1+len(r.Content)) {

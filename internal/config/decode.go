@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/suggest"
+	"github.com/agentloop/agentloop/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -102,47 +103,15 @@ func (d *decoder) fail(n *yaml.Node, key, format string, args ...any) {
 	d.errs = append(d.errs, e)
 }
 
-// resolve follows an alias.
-func resolve(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 8; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
 func isNull(n *yaml.Node) bool {
-	n = resolve(n)
+	n = yamlnode.Resolve(n)
 	return n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
 }
 
-func kindName(n *yaml.Node) string {
-	n = resolve(n)
-	if n == nil {
-		return "nothing"
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!null":
-			return "nothing"
-		case "!!bool":
-			return "a boolean (" + n.Value + ")"
-		case "!!int", "!!float":
-			return "a number (" + n.Value + ")"
-		}
-		return strconv.Quote(n.Value)
-	}
-	return "something else"
-}
-
 func (d *decoder) str(n *yaml.Node, key string) string {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r == nil || r.Kind != yaml.ScalarNode || r.ShortTag() == "!!null" {
-		d.fail(n, key, "expected a string, got %s", kindName(n))
+		d.fail(n, key, "expected a string, got %s", yamlnode.Kind(n))
 		return ""
 	}
 	return r.Value
@@ -180,14 +149,14 @@ func (d *decoder) unknown(n *yaml.Node, key, what, s string, names []string) {
 }
 
 func (d *decoder) integer(n *yaml.Node, key string) int64 {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r != nil && r.Kind == yaml.ScalarNode && r.ShortTag() == "!!int" {
 		v, err := strconv.ParseInt(strings.ReplaceAll(r.Value, "_", ""), 0, 64)
 		if err == nil && v >= 0 {
 			return v
 		}
 	}
-	d.fail(n, key, "expected a whole number ≥ 0, got %s", kindName(n))
+	d.fail(n, key, "expected a whole number ≥ 0, got %s", yamlnode.Kind(n))
 	return 0
 }
 
@@ -201,31 +170,31 @@ func (d *decoder) count(n *yaml.Node, key string) int {
 }
 
 func (d *decoder) float(n *yaml.Node, key string) float64 {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r != nil && r.Kind == yaml.ScalarNode && (r.ShortTag() == "!!int" || r.ShortTag() == "!!float") {
 		v, err := strconv.ParseFloat(strings.ReplaceAll(r.Value, "_", ""), 64)
 		if err == nil && v >= 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
 			return v
 		}
 	}
-	d.fail(n, key, "expected a number ≥ 0, got %s", kindName(n))
+	d.fail(n, key, "expected a number ≥ 0, got %s", yamlnode.Kind(n))
 	return 0
 }
 
 func (d *decoder) boolean(n *yaml.Node, key string) bool {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r != nil && r.Kind == yaml.ScalarNode && r.ShortTag() == "!!bool" {
 		v, err := strconv.ParseBool(strings.ToLower(r.Value))
 		if err == nil {
 			return v
 		}
 	}
-	d.fail(n, key, "expected true or false, got %s", kindName(n))
+	d.fail(n, key, "expected true or false, got %s", yamlnode.Kind(n))
 	return false
 }
 
 func (d *decoder) duration(n *yaml.Node, key string) time.Duration {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r != nil && r.Kind == yaml.ScalarNode {
 		if r.Value == "0" {
 			return 0
@@ -235,14 +204,14 @@ func (d *decoder) duration(n *yaml.Node, key string) time.Duration {
 			return v
 		}
 	}
-	d.fail(n, key, `expected a duration like "90s", "30m" or "1h30m", got %s`, kindName(n))
+	d.fail(n, key, `expected a duration like "90s", "30m" or "1h30m", got %s`, yamlnode.Kind(n))
 	return 0
 }
 
 func (d *decoder) strings(n *yaml.Node, key string) []string {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r == nil || r.Kind != yaml.SequenceNode {
-		d.fail(n, key, "expected a list of strings, got %s", kindName(n))
+		d.fail(n, key, "expected a list of strings, got %s", yamlnode.Kind(n))
 		return nil
 	}
 	if !d.spend(n, 1+len(r.Content)) {
@@ -263,12 +232,12 @@ func (d *decoder) strMap(n *yaml.Node, key string) map[string]string {
 
 // mapping calls f for each key of a mapping with arbitrary keys.
 func (d *decoder) mapping(n *yaml.Node, key string, f func(k string, v *yaml.Node)) {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if isNull(r) {
 		return
 	}
 	if r.Kind != yaml.MappingNode {
-		d.fail(n, key, "expected a mapping, got %s", kindName(n))
+		d.fail(n, key, "expected a mapping, got %s", yamlnode.Kind(n))
 		return
 	}
 	if !d.spend(n, 1+len(r.Content)/2) {
@@ -281,9 +250,9 @@ func (d *decoder) mapping(n *yaml.Node, key string, f func(k string, v *yaml.Nod
 			d.fail(kn, key, "merge keys (<<) are not supported; put shared settings under defaults:")
 			continue
 		}
-		k := resolve(kn)
+		k := yamlnode.Resolve(kn)
 		if k == nil || k.Kind != yaml.ScalarNode {
-			d.fail(kn, key, "expected a string key, got %s", kindName(kn))
+			d.fail(kn, key, "expected a string key, got %s", yamlnode.Kind(kn))
 			continue
 		}
 		if seen[k.Value] {
@@ -307,24 +276,17 @@ func (d *decoder) fields(n *yaml.Node, key string, fs map[string]func(v *yaml.No
 		if isNull(v) {
 			return // an empty value leaves the field unset
 		}
-		f(v, join(key, k))
+		f(v, yamlnode.Path(key, k))
 	})
 }
 
 // keyNode returns the key node named k in mapping n, for its position.
 func keyNode(n *yaml.Node, k string) *yaml.Node {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	for i := 0; r != nil && i+1 < len(r.Content); i += 2 {
 		if r.Content[i].Value == k {
 			return r.Content[i]
 		}
 	}
 	return n
-}
-
-func join(prefix, k string) string {
-	if prefix == "" {
-		return k
-	}
-	return prefix + "." + k
 }

@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+
+	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
 // ErrInvalid is wrapped by every error that [Load] returns for a configuration
@@ -18,16 +20,7 @@ type Error struct {
 	Msg    string
 }
 
-func (e *Error) Error() string {
-	pos := e.Where
-	if e.Line > 0 {
-		pos = fmt.Sprintf("%s:%d:%d", e.Where, e.Line, e.Column)
-	}
-	if e.Key != "" {
-		return fmt.Sprintf("%s: %s: %s", pos, e.Key, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", pos, e.Msg)
-}
+func (e *Error) Error() string { return yamlnode.Problem(e.Where, e.Line, e.Column, e.Key, e.Msg) }
 
 // Problems lists every [Error] in err (as joined by [Load]).
 func Problems(err error) []*Error {

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
 // EnvVar is one environment variable agentloop reads, and the key it sets.
@@ -208,14 +209,14 @@ func appendContext(at origins, proc *yaml.Node, extra []string) *yaml.Node {
 		return proc
 	}
 	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-	if p := resolve(proc); p != nil && p.Kind == yaml.MappingNode {
+	if p := yamlnode.Resolve(proc); p != nil && p.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(p.Content); i += 2 {
 			if p.Content[i].Value != "prompt" {
 				continue
 			}
-			pr := resolve(p.Content[i+1])
+			pr := yamlnode.Resolve(p.Content[i+1])
 			for j := 0; pr != nil && j+1 < len(pr.Content); j += 2 {
-				if c := resolve(pr.Content[j+1]); pr.Content[j].Value == "context" && c != nil && c.Kind == yaml.SequenceNode {
+				if c := yamlnode.Resolve(pr.Content[j+1]); pr.Content[j].Value == "context" && c != nil && c.Kind == yaml.SequenceNode {
 					seq.Content = append(seq.Content, c.Content...)
 				}
 			}

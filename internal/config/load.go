@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
 // WorkspaceFile is the workspace configuration's name in the work directory.
@@ -202,7 +204,7 @@ func valueNode(n *yaml.Node, k string) *yaml.Node {
 
 // lookup returns the value of key k in mapping n, or nil.
 func lookup(n *yaml.Node, k string) *yaml.Node {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r == nil || r.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -303,7 +305,7 @@ func parse(data []byte, o origin) (*yaml.Node, error) {
 		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1}, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		e := &Error{Where: o.where(), Msg: "expected a mapping of settings (default, defaults, procedures, agents, …), got " + kindName(root)}
+		e := &Error{Where: o.where(), Msg: "expected a mapping of settings (default, defaults, procedures, agents, …), got " + yamlnode.Kind(root)}
 		if o.file {
 			e.Line, e.Column = root.Line, root.Column
 		}

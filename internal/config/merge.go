@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentloop/agentloop/internal/textcut"
+	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
 // whole are the procedure keys whose values replace each other as a whole
@@ -30,7 +31,7 @@ func merge(dst, src *yaml.Node, path string) *yaml.Node {
 	if path == "reviewer" { // reviewer: NAME is {agent: NAME}
 		dst, src = wrap(dst, "agent"), wrap(src, "agent")
 	}
-	d, s := resolve(dst), resolve(src)
+	d, s := yamlnode.Resolve(dst), yamlnode.Resolve(src)
 	if d.Kind != yaml.MappingNode || s.Kind != yaml.MappingNode {
 		return src
 	}
@@ -43,7 +44,7 @@ func merge(dst, src *yaml.Node, path string) *yaml.Node {
 	for i := 0; i+1 < len(s.Content); i += 2 {
 		k := s.Content[i].Value
 		if j, ok := index[k]; ok {
-			out.Content[j] = merge(out.Content[j], s.Content[i+1], join(path, k))
+			out.Content[j] = merge(out.Content[j], s.Content[i+1], yamlnode.Path(path, k))
 			continue
 		}
 		if isNull(s.Content[i+1]) {
@@ -57,7 +58,7 @@ func merge(dst, src *yaml.Node, path string) *yaml.Node {
 
 // wrap returns a scalar n as the mapping {key: n}; anything else as it is.
 func wrap(n *yaml.Node, key string) *yaml.Node {
-	if r := resolve(n); r == nil || r.Kind != yaml.ScalarNode {
+	if r := yamlnode.Resolve(n); r == nil || r.Kind != yaml.ScalarNode {
 		return n
 	}
 	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: n.Line, Column: n.Column}
@@ -66,7 +67,7 @@ func wrap(n *yaml.Node, key string) *yaml.Node {
 
 // without returns mapping n without the given top-level keys.
 func without(n *yaml.Node, keys ...string) *yaml.Node {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r == nil || r.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -85,13 +86,13 @@ func without(n *yaml.Node, keys ...string) *yaml.Node {
 
 // sources lists the leaves of a merged node with where each came from.
 func (m origins) sources(n *yaml.Node, path string, out []Source) []Source {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r == nil || isNull(r) {
 		return out
 	}
 	if r.Kind == yaml.MappingNode && !whole[path] {
 		for i := 0; i+1 < len(r.Content); i += 2 {
-			out = m.sources(r.Content[i+1], join(path, r.Content[i].Value), out)
+			out = m.sources(r.Content[i+1], yamlnode.Path(path, r.Content[i].Value), out)
 		}
 		return out
 	}
@@ -125,7 +126,7 @@ func render(n *yaml.Node, depth int) string {
 const maxRender = 120
 
 func renderTo(b *strings.Builder, n *yaml.Node, depth int) {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	switch {
 	case r == nil:
 	case b.Len() > maxRender:

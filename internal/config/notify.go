@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
 // notify decodes the notify: section. A receiver (webhook, slack, ntfy) is a
@@ -31,7 +32,7 @@ func (d *decoder) notify(n *yaml.Node, key string) notify.Config {
 		"events": func(v *yaml.Node, k string) {
 			for i, s := range d.strings(v, k) {
 				if !slices.Contains(notify.Kinds(), s) {
-					d.unknown(resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "notification event", s, notify.Kinds())
+					d.unknown(yamlnode.Resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "notification event", s, notify.Kinds())
 					continue
 				}
 				c.Events = append(c.Events, notify.Kind(s))
@@ -47,7 +48,7 @@ func (d *decoder) notify(n *yaml.Node, key string) notify.Config {
 // endpoints decodes one receiver of a kind (webhook, slack, ntfy) or a list
 // of them.
 func (d *decoder) endpoints(n *yaml.Node, key, kind string) []notify.Endpoint {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r != nil && r.Kind == yaml.SequenceNode {
 		if !d.spend(n, 1+len(r.Content)) {
 			return nil
@@ -65,7 +66,7 @@ func (d *decoder) endpoints(n *yaml.Node, key, kind string) []notify.Endpoint {
 // secret_env and, for ntfy, token_env.
 func (d *decoder) endpoint(n *yaml.Node, key, kind string) notify.Endpoint {
 	var e notify.Endpoint
-	if r := resolve(n); r != nil && r.Kind == yaml.ScalarNode {
+	if r := yamlnode.Resolve(n); r != nil && r.Kind == yaml.ScalarNode {
 		e.URL = d.url(n, key, kind)
 		return e
 	}
@@ -81,7 +82,7 @@ func (d *decoder) endpoint(n *yaml.Node, key, kind string) notify.Endpoint {
 		fs["token_env"] = func(v *yaml.Node, k string) { e.TokenEnv = d.str(v, k) }
 	}
 	d.fields(n, key, fs)
-	if r := resolve(n); r != nil && r.Kind == yaml.MappingNode && hasURL == (e.URLEnv != "") {
+	if r := yamlnode.Resolve(n); r != nil && r.Kind == yaml.MappingNode && hasURL == (e.URLEnv != "") {
 		d.fail(n, key, "give url (the receiver's URL) or url_env (the variable holding it), one of them")
 	}
 	return e

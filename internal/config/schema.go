@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
 // Allowed values of the enumerated fields.
@@ -135,7 +136,7 @@ func (d *decoder) prompt(n *yaml.Node, key string) prompt.Parts {
 // names it), or "builtin:NAME/PHASE.md"; {text: …} and {file: …} say which
 // explicitly.
 func (d *decoder) part(n *yaml.Node, key string) prompt.Part {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r != nil && r.Kind == yaml.MappingNode {
 		var p prompt.Part
 		d.fields(n, key, map[string]func(*yaml.Node, string){
@@ -171,7 +172,7 @@ func (d *decoder) path(n *yaml.Node, key string) string {
 }
 
 func (d *decoder) command(n *yaml.Node, key string) Command {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r != nil && r.Kind == yaml.SequenceNode {
 		argv := d.strings(n, key)
 		if len(argv) == 0 || argv[0] == "" {
@@ -180,7 +181,7 @@ func (d *decoder) command(n *yaml.Node, key string) Command {
 		return Command{Argv: argv}
 	}
 	if r == nil || r.Kind != yaml.ScalarNode || r.ShortTag() == "!!null" {
-		d.fail(n, key, "expected a command: a shell string or a list [program, args…], got %s", kindName(n))
+		d.fail(n, key, "expected a command: a shell string or a list [program, args…], got %s", yamlnode.Kind(n))
 		return Command{}
 	}
 	if strings.TrimSpace(r.Value) == "" {
@@ -208,7 +209,7 @@ func (d *decoder) agentSpec(n *yaml.Node, key string) AgentSpec {
 
 // agentRef decodes `agent: NAME` or an inline agent mapping.
 func (d *decoder) agentRef(n *yaml.Node, key string) AgentRef {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r != nil && r.Kind == yaml.MappingNode {
 		a := d.agentSpec(n, key)
 		if a.Preset == "" && a.Cmd.IsZero() {
@@ -237,8 +238,8 @@ func (d *decoder) price(n *yaml.Node, key string) Price {
 // policy decodes the free-form policy mapping (yaml's own decoder bounds
 // alias expansion).
 func (d *decoder) policy(n *yaml.Node, key string) map[string]any {
-	if r := resolve(n); r == nil || r.Kind != yaml.MappingNode {
-		d.fail(n, key, "expected a mapping, got %s", kindName(n))
+	if r := yamlnode.Resolve(n); r == nil || r.Kind != yaml.MappingNode {
+		d.fail(n, key, "expected a mapping, got %s", yamlnode.Kind(n))
 		return nil
 	}
 	m := map[string]any{}

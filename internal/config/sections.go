@@ -13,14 +13,15 @@ import (
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/sandbox"
+	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
 // gates decodes the gate list. A gate is a mapping, or a plain string as a
 // shorthand for {run: STRING}.
 func (d *decoder) gates(n *yaml.Node, key string) []Gate {
-	r := resolve(n)
+	r := yamlnode.Resolve(n)
 	if r == nil || r.Kind != yaml.SequenceNode {
-		d.fail(n, key, "expected a list of gates, got %s", kindName(n))
+		d.fail(n, key, "expected a list of gates, got %s", yamlnode.Kind(n))
 		return nil
 	}
 	if !d.spend(n, 1+len(r.Content)) {
@@ -46,7 +47,7 @@ func (d *decoder) gates(n *yaml.Node, key string) []Gate {
 
 func (d *decoder) gate(n *yaml.Node, key string) Gate {
 	g := Gate{Required: true, Format: "auto"}
-	if r := resolve(n); r != nil && r.Kind == yaml.ScalarNode {
+	if r := yamlnode.Resolve(n); r != nil && r.Kind == yaml.ScalarNode {
 		g.Run = d.command(n, key)
 		return g
 	}
@@ -62,7 +63,7 @@ func (d *decoder) gate(n *yaml.Node, key string) Gate {
 		"max_feedback":      func(v *yaml.Node, k string) { g.MaxFeedback = d.count(v, k) },
 		"rerun":             func(v *yaml.Node, k string) { g.Rerun = d.oneOf(v, k, gate.RerunModes()...) },
 	})
-	if r := resolve(n); r != nil && r.Kind == yaml.MappingNode && keyNode(n, "run") == n {
+	if r := yamlnode.Resolve(n); r != nil && r.Kind == yaml.MappingNode && keyNode(n, "run") == n {
 		d.fail(n, key, `a gate needs run: the command to execute, e.g. run: "go test ./..."`)
 	}
 	return g
@@ -99,7 +100,7 @@ func (d *decoder) gateFormat(n *yaml.Node, key string) string {
 
 func (d *decoder) reviewer(n *yaml.Node, key string) *Reviewer {
 	rv := &Reviewer{MaxRounds: 3}
-	if r := resolve(n); r != nil && r.Kind == yaml.ScalarNode {
+	if r := yamlnode.Resolve(n); r != nil && r.Kind == yaml.ScalarNode {
 		rv.Agent = d.agentRef(n, key) // reviewer: codex
 		return rv
 	}
@@ -135,7 +136,7 @@ func (d *decoder) escalation(n *yaml.Node, key string) Escalation {
 			classes := decide.EscalationClasses()
 			for i, s := range e.On {
 				if s == "" || !slices.Contains(classes, s) {
-					d.unknown(resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "escalation class", s, classes)
+					d.unknown(yamlnode.Resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "escalation class", s, classes)
 				}
 			}
 		},
@@ -149,7 +150,7 @@ func (d *decoder) escalation(n *yaml.Node, key string) Escalation {
 // procSandbox decodes a procedure's sandbox: true or false, or a mapping
 // whose agents: defaults to true.
 func (d *decoder) procSandbox(n *yaml.Node, key string) Sandbox {
-	if r := resolve(n); r != nil && r.Kind == yaml.ScalarNode {
+	if r := yamlnode.Resolve(n); r != nil && r.Kind == yaml.ScalarNode {
 		return Sandbox{Agents: d.boolean(n, key)}
 	}
 	s := Sandbox{Agents: true}
@@ -162,7 +163,7 @@ func (d *decoder) procSandbox(n *yaml.Node, key string) Sandbox {
 
 // agentSandbox decodes an agent's sandbox: true, or a mapping of what it adds.
 func (d *decoder) agentSandbox(n *yaml.Node, key string) *sandbox.Config {
-	if r := resolve(n); r != nil && r.Kind == yaml.ScalarNode {
+	if r := yamlnode.Resolve(n); r != nil && r.Kind == yaml.ScalarNode {
 		if !d.boolean(n, key) {
 			d.fail(n, key, "an agent's sandbox is true or a mapping {network: …, allow: […]}; leave it out to run the agent as the procedure says")
 		}
@@ -181,7 +182,7 @@ func (d *decoder) sandboxConfig(n *yaml.Node, key string, extra map[string]func(
 			c.Allow = d.strings(v, k)
 			for i, h := range c.Allow {
 				if _, err := sandbox.ParseHost(h); err != nil {
-					d.fail(resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "%v", err)
+					d.fail(yamlnode.Resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "%v", err)
 				}
 			}
 		},
@@ -198,7 +199,7 @@ func (d *decoder) sandboxPaths(n *yaml.Node, key string) []string {
 	ps := d.strings(n, key)
 	for i, p := range ps {
 		if !filepath.IsAbs(p) && p != "~" && !strings.HasPrefix(p, "~/") {
-			d.fail(resolve(n).Content[i], fmt.Sprintf("%s[%d]", key, i), "%q: want an absolute path or one under ~/", p)
+			d.fail(yamlnode.Resolve(n).Content[i], fmt.Sprintf("%s[%d]", key, i), "%q: want an absolute path or one under ~/", p)
 		}
 	}
 	return ps

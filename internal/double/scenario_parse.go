@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentloop/agentloop/internal/suggest"
+	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
 // ErrInvalidScenario is wrapped by every error of a scenario a user must fix.
@@ -27,14 +28,7 @@ type ScenarioError struct {
 }
 
 func (e *ScenarioError) Error() string {
-	pos := e.File
-	if e.Line > 0 {
-		pos = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Column)
-	}
-	if e.Key != "" {
-		return fmt.Sprintf("%s: %s: %s", pos, e.Key, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", pos, e.Msg)
+	return yamlnode.Problem(e.File, e.Line, e.Column, e.Key, e.Msg)
 }
 
 // problem is what a decoded part of a scenario says is wrong with it, "" when
@@ -113,7 +107,7 @@ func (c *checker) value(n *yaml.Node, t reflect.Type, key string) {
 		c.mapping(n, t, key)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			c.fail(n, key, "expected a list, got %s", kindName(n))
+			c.fail(n, key, "expected a list, got %s", yamlnode.Kind(n))
 			return
 		}
 		for i, item := range n.Content {
@@ -121,19 +115,19 @@ func (c *checker) value(n *yaml.Node, t reflect.Type, key string) {
 		}
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
-			c.fail(n, key, "expected a mapping, got %s", kindName(n))
+			c.fail(n, key, "expected a mapping, got %s", yamlnode.Kind(n))
 		}
 	case reflect.String:
 		if n.Kind != yaml.ScalarNode {
-			c.fail(n, key, "expected a string, got %s", kindName(n))
+			c.fail(n, key, "expected a string, got %s", yamlnode.Kind(n))
 		}
 	case reflect.Int:
 		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-			c.fail(n, key, "expected a whole number, got %s", kindName(n))
+			c.fail(n, key, "expected a whole number, got %s", yamlnode.Kind(n))
 		}
 	case reflect.Bool:
 		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
-			c.fail(n, key, "expected true or false, got %s", kindName(n))
+			c.fail(n, key, "expected true or false, got %s", yamlnode.Kind(n))
 		}
 	}
 }
@@ -142,7 +136,7 @@ func (c *checker) value(n *yaml.Node, t reflect.Type, key string) {
 // names, and once the fields are right, what the struct itself needs.
 func (c *checker) mapping(n *yaml.Node, t reflect.Type, key string) {
 	if n.Kind != yaml.MappingNode {
-		c.fail(n, key, "expected a mapping (%s), got %s", strings.Join(fieldNames(t), ", "), kindName(n))
+		c.fail(n, key, "expected a mapping (%s), got %s", strings.Join(fieldNames(t), ", "), yamlnode.Kind(n))
 		return
 	}
 	fields := map[string]reflect.Type{}
@@ -163,7 +157,7 @@ func (c *checker) mapping(n *yaml.Node, t reflect.Type, key string) {
 			}
 			continue
 		}
-		c.value(v, ft, join(key, k.Value))
+		c.value(v, ft, yamlnode.Path(key, k.Value))
 	}
 	if len(c.errs) > before {
 		return
@@ -191,30 +185,4 @@ func fieldNames(t reflect.Type) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func join(prefix, k string) string {
-	if prefix == "" {
-		return k
-	}
-	return prefix + "." + k
-}
-
-// kindName names what a node holds, for "expected …, got …".
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!bool":
-			return "a boolean (" + n.Value + ")"
-		case "!!int", "!!float":
-			return "a number (" + n.Value + ")"
-		}
-		return strconv.Quote(n.Value)
-	}
-	return "something else"
 }
