@@ -42,6 +42,13 @@ type TranscriptReader interface {
 	TranscriptUsage(agent, logPath string) evidence.Usage
 }
 
+// ReviewTranscriptReader reads what the reviewer's saved transcripts in an
+// attempt's folder tell of its spend, for an attempt cut after its review.
+// [ReviewerAgent] implements it.
+type ReviewTranscriptReader interface {
+	ReviewUsage(iterDir string) evidence.Usage
+}
+
 func (l *Local) inflightPath() string { return filepath.Join(l.RunDir, inflightFile) }
 
 // Recover implements [loop.Env]: the marker a dead session left names the
@@ -93,6 +100,9 @@ func (l *Local) recoverCut(ctx context.Context, last int) ([]loop.Interrupted, e
 	}
 	if tr, ok := l.Agent.(TranscriptReader); ok {
 		cut.Usage = tr.TranscriptUsage(m.Agent, filepath.Join(dir, "agent.log"))
+	}
+	if rr, ok := l.Reviewer.(ReviewTranscriptReader); ok {
+		cut.Reviewer = rr.ReviewUsage(dir)
 	}
 	if l.Work != nil && m.Checkpoint != "" {
 		cut.Cut = l.keepCut(ctx, loop.StepRequest{Seq: m.Seq, Iteration: m.Iteration}, m.Checkpoint)

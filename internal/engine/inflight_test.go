@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -215,5 +216,59 @@ func TestUnmarkedAttemptIsCut(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// An attempt cut after its review (a kill after the reviewer's answer,
+// before the state recorded the iteration) counts what its reviewer spent,
+// from the review's saved transcript, and its reservation is settled with
+// the agent's and the reviewer's charges, each to its own key: the run and
+// the shared ledger record the same spend.
+func TestCutAttemptCountsItsReview(t *testing.T) {
+	t.Parallel()
+	claude, err := agent.Lookup("claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, lg, _ := sharedLocal(t, nil, nil)
+	l.Agent = &PresetAgents{Agent: claude}
+	l.Reviewer = &ReviewerAgent{Agent: claude}
+	l.Spend.Reviewer = ledger.Key{Provider: "claude", Account: "claude:reviewer"}
+	iter := state.IterDir(l.RunDir, 3)
+	if err := os.MkdirAll(iter, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	result := func(cost string) []byte {
+		return []byte(`{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"done","session_id":"s","total_cost_usd":` + cost + `,"usage":{"input_tokens":100,"output_tokens":50}}` + "\n")
+	}
+	for name, b := range map[string][]byte{"agent.log": result("0.0421"), "review-1.log": result("0.03")} {
+		if err := os.WriteFile(filepath.Join(iter, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(l.RunDir, inflightFile), []byte(`{"seq":3,"iteration":3,"started_at":"2026-11-25T10:00:00Z"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cut, err := l.Recover(t.Context(), 2)
+	if err != nil || len(cut) != 1 {
+		t.Fatalf("Recover = %+v, %v; want the cut attempt", cut, err)
+	}
+	if c := cut[0]; c.Usage.CostUSD != 0.0421 || c.Reviewer.CostUSD != 0.03 || !c.Reviewer.CostKnown {
+		t.Errorf("cut = %+v, want the agent's $0.0421 and the reviewer's $0.03", c)
+	}
+	var agentUSD, reviewerUSD float64
+	if err := lg.View(func(b *ledger.Book, now time.Time) {
+		for k, s := range b.ByKey(ledger.Day, now) {
+			if k.Account == "claude:reviewer" {
+				reviewerUSD += s.USD
+			} else {
+				agentUSD += s.USD
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if agentUSD != 0.0421 || reviewerUSD != 0.03 {
+		t.Errorf("the ledger holds $%g for the agent and $%g for the reviewer, want $0.0421 and $0.03", agentUSD, reviewerUSD)
 	}
 }

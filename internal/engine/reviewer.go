@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -37,7 +38,7 @@ func (r *ReviewerAgent) Review(ctx context.Context, req ReviewRequest) (evidence
 		round++
 		res, err := r.Runner.Run(ctx, agent.Request{
 			Preset: r.Agent, Prompt: prompt, Dir: req.WorkDir, IterDir: req.IterDir,
-			LogPath: filepath.Join(req.IterDir, fmt.Sprintf("review-%d.log", round)),
+			LogPath: reviewLog(req.IterDir, round),
 			Timeout: r.Timeout, IdleTimeout: r.IdleTimeout, Sandbox: r.Sandbox,
 		})
 		usage = usage.Add(res.Usage)
@@ -63,6 +64,29 @@ func (r *ReviewerAgent) Review(ctx context.Context, req ReviewRequest) (evidence
 	v, err := review.Review(ctx, ask, in)
 	v.Usage = usage
 	return v, err
+}
+
+// reviewLog is the transcript of a review's round in the attempt's folder.
+func reviewLog(iterDir string, round int) string {
+	return filepath.Join(iterDir, fmt.Sprintf("review-%d.log", round))
+}
+
+// ReviewUsage implements [ReviewTranscriptReader]: the rounds' saved
+// transcripts in iterDir, read with the reviewer's own parser and priced as
+// its runs are.
+func (r *ReviewerAgent) ReviewUsage(iterDir string) evidence.Usage {
+	run := r.Runner
+	if run == nil {
+		run = &agent.Runner{}
+	}
+	var u evidence.Usage
+	for round := 1; ; round++ {
+		p := reviewLog(iterDir, round)
+		if _, err := os.Stat(p); err != nil {
+			return u
+		}
+		u = u.Add(run.TranscriptUsage(r.Agent, p))
+	}
 }
 
 func (r *ReviewerAgent) maxRounds() int {

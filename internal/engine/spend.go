@@ -352,7 +352,11 @@ func (l *Local) settleCut(cut []loop.Interrupted) {
 	}
 	for _, c := range cut {
 		k := l.Spend.key("")
-		if err := l.Spend.Ledger.Settle(l.reservationID(c.Seq), l.Spend.Run, k, []ledger.Charge{charge(k, c.Usage)}); err != nil {
+		charges := []ledger.Charge{charge(k, c.Usage)}
+		if c.Reviewer != (evidence.Usage{}) {
+			charges = append(charges, charge(l.Spend.Reviewer, c.Reviewer))
+		}
+		if err := l.Spend.Ledger.Settle(l.reservationID(c.Seq), l.Spend.Run, k, charges); err != nil {
 			l.warn("the spend of the cut attempt %d is not in the shared ledger: %v", c.Seq, err)
 		}
 	}

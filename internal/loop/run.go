@@ -458,6 +458,10 @@ func (r *runner) cutShort(ctx context.Context, n, seq int, res StepResult, err e
 		Seq: seq, Segment: st.Segment, Iteration: n, StartedAt: res.Started, Usage: u,
 		Start: res.Start, Cut: res.Checkpoint, Reason: cutReason(ctx, err),
 	}
+	if rv := res.Iteration.Review; rv != nil {
+		c.Reviewer = rv.Usage
+		st.Spend.Reviewer = st.Spend.Reviewer.Add(rv.Usage)
+	}
 	if !res.Started.IsZero() && res.Finished.After(res.Started) {
 		c.Duration = MillisOf(res.Finished.Sub(res.Started) - min(res.Paused, res.Finished.Sub(res.Started)))
 	}
@@ -507,6 +511,7 @@ func (r *runner) recover(ctx context.Context) {
 		r.st.Interrupted = append(r.st.Interrupted, c)
 		r.st.Spend.Wall += c.Duration
 		r.st.Spend.Usage = r.st.Spend.Usage.Add(c.Usage)
+		r.st.Spend.Reviewer = r.st.Spend.Reviewer.Add(c.Reviewer)
 		r.leftInTree(c)
 		spend := "its tokens and cost are unknown (the agent's transcript does not tell them)"
 		if c.Usage.TokensKnown || c.Usage.CostKnown {

@@ -504,7 +504,7 @@ func TestRunCountsInterruptedIterations(t *testing.T) {
 	cut := []loop.Interrupted{
 		{Seq: 3, Iteration: 3, Duration: 61_240, Usage: evidence.Usage{InputTokens: 100, OutputTokens: 20, TokensKnown: true}},
 		{Seq: 4, Iteration: 4, Duration: 2_000},
-		{Seq: 5, Iteration: 5, Duration: 10, Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}},
+		{Seq: 5, Iteration: 5, Duration: 10, Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}, Reviewer: evidence.Usage{CostUSD: 0.03, CostKnown: true}},
 	}
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, interrupted: cut}
 	st := newState()
@@ -524,6 +524,10 @@ func TestRunCountsInterruptedIterations(t *testing.T) {
 	}
 	if u := st.Spend.Usage; u.TotalTokens() != 120 || u.CostUSD != 0.5 {
 		t.Errorf("usage = %+v, want the cut-short iterations' 120 tokens and $0.50", u)
+	}
+	// Attempt 5 was cut after its review: the reviewer's $0.03 is spent too.
+	if r := st.Spend.Reviewer; r.CostUSD != 0.03 || st.Spend.Total().CostUSD != 0.53 {
+		t.Errorf("reviewer = %+v, total %+v: want the cut attempt's review, $0.03, in the total", r, st.Spend.Total())
 	}
 	var warnings []string
 	for _, ev := range events(env, loop.EventWarning) {

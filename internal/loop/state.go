@@ -133,9 +133,12 @@ type Interrupted struct {
 	StartedAt time.Time      `json:"started_at"`
 	Duration  Millis         `json:"duration_ms"`
 	Usage     evidence.Usage `json:"usage"`
-	Start     string         `json:"start,omitempty"` // the checkpoint it started from
-	Cut       string         `json:"cut,omitempty"`   // the checkpoint of the tree it left, "" when none was taken
-	Reason    string         `json:"reason,omitempty"`
+	// Reviewer is what the attempt's reviewer spent before it was cut (a
+	// kill after the review, before the state recorded the iteration).
+	Reviewer evidence.Usage `json:"reviewer,omitzero"`
+	Start    string         `json:"start,omitempty"` // the checkpoint it started from
+	Cut      string         `json:"cut,omitempty"`   // the checkpoint of the tree it left, "" when none was taken
+	Reason   string         `json:"reason,omitempty"`
 }
 
 // Undo is a cut attempt's work left in the tree, to undo before the next

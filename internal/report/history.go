@@ -149,8 +149,8 @@ func cutText(m loop.Moment, mk marks) string {
 	if c.Cut != "" {
 		out += mk.text("; what it left is kept in ") + mk.code(c.Cut)
 	}
-	if c.Usage.CostKnown || c.Usage.TokensKnown {
-		out += mk.text("; it spent " + costText(c.Usage))
+	if u := c.Usage.Add(c.Reviewer); u.CostKnown || u.TokensKnown {
+		out += mk.text("; it spent " + costText(u))
 	}
 	return out + mk.text(".")
 }
