@@ -22,10 +22,14 @@
 //   - with -ledger, the spend ledger every run shares (internal/ledger, kept
 //     by a budgets: section in the campaign's user configuration; its agent
 //     reports a cost for each iteration it ends) equals each run's recorded
-//     spend once the run has ended: nothing counted twice, nothing lost, and
-//     no reservation is settled twice.
+//     spend once the run has ended: nothing counted twice, nothing lost, no
+//     reservation settled twice, settled without its reservation, or left
+//     open. With -graphs too, each graph's tasks (several at once in one
+//     process, -parallel graphs at once) charge their agent, a reviewer and,
+//     for one task, a fallback agent; the ledger must equal every task's
+//     recorded spend (its report and the graph's outcome).
 //
-//     go run ./bench/crash [-runs 300] [-iterations 4] [-parallel 2] [-ledger]
+//     go run ./bench/crash [-runs 300] [-iterations 4] [-parallel 2] [-ledger] [-graphs M]
 package main
 
 import (
@@ -53,7 +57,7 @@ func main() {
 	iterations := flag.Int("iterations", 4, "iterations per run")
 	parallel := flag.Int("parallel", 2, "runs at once")
 	window := flag.Duration("window", 0, "a run's first session is killed at a uniformly random moment in [0, window), each later one in a window a quarter longer; 0: the time of a whole run without kills, measured first")
-	graphs := flag.Int("graphs", 0, "task graphs (4 tasks, --parallel 2) to run after the single runs")
+	graphs := flag.Int("graphs", 0, "task graphs (4 tasks, --parallel 2) to run after the single runs, -parallel at a time")
 	withLedger := flag.Bool("ledger", false, "keep the shared spend ledger (its agent reports a cost) and check it against each run's recorded spend")
 	flag.Parse()
 	c, err := newCampaign(*iterations, *window, *withLedger)
@@ -67,7 +71,7 @@ func main() {
 	fmt.Print(rep)
 	bad := rep.Anomalies
 	if *graphs > 0 {
-		g := c.graphs(context.Background(), *graphs)
+		g := c.graphs(context.Background(), *graphs, *parallel)
 		fmt.Print("graphs: ", g)
 		bad += g.Anomalies
 	}
@@ -85,12 +89,47 @@ type Report struct {
 	Unfinished                        int // runs still going after 50 sessions (not an anomaly: too many kills)
 	Anomalies                         int
 	Problems                          []string
+	// With -ledger: the ledger's settlements of the runs, those with a
+	// reviewer's charge, and by the provider of the agent charged (a
+	// fallback's is its own).
+	Settled, Reviewed int
+	Agents            map[string]int
+}
+
+// add counts what the ledger holds of a run or graph.
+func (r *Report) add(t ledgerTally) {
+	r.Settled += t.settled
+	r.Reviewed += t.reviewed
+	for p, n := range t.agents {
+		if r.Agents == nil {
+			r.Agents = map[string]int{}
+		}
+		r.Agents[p] += n
+	}
+}
+
+// merge adds o's counts and problems, each named by what of.
+func (r *Report) merge(o Report, of string) {
+	r.Sessions += o.Sessions
+	r.Kills += o.Kills
+	r.MergeKills += o.MergeKills
+	r.Iterations += o.Iterations
+	r.Unfinished += o.Unfinished
+	r.MaxConcurrent = max(r.MaxConcurrent, o.MaxConcurrent)
+	r.add(ledgerTally{settled: o.Settled, reviewed: o.Reviewed, agents: o.Agents})
+	r.Anomalies += len(o.Problems)
+	for _, p := range o.Problems {
+		r.Problems = append(r.Problems, of+": "+p)
+	}
 }
 
 func (r Report) String() string {
 	s := fmt.Sprintf("runs %d, sessions %d, kills %d, iterations recorded %d, first kill window %s, unfinished after 50 sessions %d, anomalies %d\n", r.Runs, r.Sessions, r.Kills, r.Iterations, r.Window.Round(time.Millisecond), r.Unfinished, r.Anomalies)
 	if r.MergeKills > 0 {
 		s += fmt.Sprintf("  kills in the merge phase %d\n", r.MergeKills)
+	}
+	if r.Settled > 0 {
+		s += fmt.Sprintf("  ledger: %d settlements, %d with a reviewer's charge, agents charged %v\n", r.Settled, r.Reviewed, r.Agents)
 	}
 	for _, p := range r.Problems {
 		s += "  " + p + "\n"
@@ -141,15 +180,7 @@ func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
 		r := c.one(ctx, i)
 		mu.Lock()
 		defer mu.Unlock()
-		rep.Sessions += r.Sessions
-		rep.Kills += r.Kills
-		rep.Iterations += r.Iterations
-		rep.Unfinished += r.Unfinished
-		rep.MaxConcurrent = max(rep.MaxConcurrent, r.MaxConcurrent)
-		rep.Anomalies += len(r.Problems)
-		for _, p := range r.Problems {
-			rep.Problems = append(rep.Problems, fmt.Sprintf("run %d: %s", i, p))
-		}
+		rep.merge(r, fmt.Sprintf("run %d", i))
 		done++
 		if c.progress != nil {
 			fmt.Fprintf(c.progress, "run %d ended (%d/%d): %d sessions, %d kills, %d iterations; so far %d sessions, %d kills, %d anomalies\n",
@@ -162,27 +193,28 @@ func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
 	return rep
 }
 
-// graphs runs n task graphs one after the other, each killed at random moments
-// and run again until it ends. A graph's first kill window is two runs' window.
-func (c *campaign) graphs(ctx context.Context, n int) Report {
-	rep := Report{Runs: n, Window: 2 * c.window}
-	for i := range n {
+// graphs runs n task graphs, parallel at a time, each killed at random
+// moments and run again until it ends. A graph's first kill window is two
+// runs' window.
+func (c *campaign) graphs(ctx context.Context, n, parallel int) Report {
+	var (
+		mu   sync.Mutex
+		rep  = Report{Runs: n, Window: 2 * c.window}
+		done int
+	)
+	harness.Each(n, parallel, func(i int) {
 		r := c.graphOne(ctx, i, rep.Window)
-		rep.Sessions += r.Sessions
-		rep.Kills += r.Kills
-		rep.MergeKills += r.MergeKills
-		rep.Unfinished += r.Unfinished
-		rep.Anomalies += len(r.Problems)
-		for _, p := range r.Problems {
-			rep.Problems = append(rep.Problems, fmt.Sprintf("graph %d: %s", i, p))
-		}
+		mu.Lock()
+		defer mu.Unlock()
+		rep.merge(r, fmt.Sprintf("graph %d", i))
+		done++
 		if c.progress != nil {
-			fmt.Fprintf(c.progress, "graph %d ended (%d/%d): %d sessions, %d kills (%d merging); so far %d sessions, %d kills, %d anomalies\n", i, i+1, n, r.Sessions, r.Kills, r.MergeKills, rep.Sessions, rep.Kills, rep.Anomalies)
+			fmt.Fprintf(c.progress, "graph %d ended (%d/%d): %d sessions, %d kills (%d merging); so far %d sessions, %d kills, %d anomalies\n", i, done, n, r.Sessions, r.Kills, r.MergeKills, rep.Sessions, rep.Kills, rep.Anomalies)
 			for _, p := range r.Problems {
 				fmt.Fprintf(c.progress, "  graph %d: %s\n", i, p)
 			}
 		}
-	}
+	})
 	return rep
 }
 
@@ -243,7 +275,10 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 	rep.Iterations = n
 	rep.Problems = append(rep.Problems, problems...)
 	if c.ledger != "" {
-		rep.Problems = append(rep.Problems, c.checkLedger(dir)...)
+		run := dir + " build"
+		t, problems := c.checkLedger(dir, func(r string) bool { return r == run }, "build")
+		rep.add(t)
+		rep.Problems = append(rep.Problems, problems...)
 	}
 	return rep
 }

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestCampaign is the short crash campaign: a few runs killed at random
-// moments and resumed until they end, with every check of the full one.
+// TestCampaign is the short crash campaign: a few runs and a task graph
+// killed at random moments and resumed until they end, with the shared
+// ledger and every check of the full one.
 func TestCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the crash campaign builds agentloop and kills it many times")
@@ -30,5 +31,10 @@ func TestCampaign(t *testing.T) {
 	}
 	if rep.Sessions == rep.Runs {
 		t.Log("no session was killed: the campaign proved little this time")
+	}
+	g := c.graphs(t.Context(), 1, 1)
+	t.Log("graphs: ", g)
+	if g.Anomalies > 0 {
+		t.Errorf("graph anomalies:\n%s", g)
 	}
 }
