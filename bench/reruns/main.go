@@ -106,10 +106,11 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 			return r, err
 		}
 		t0 := childCPU()
-		d, code, err := raw(ctx, p, dir)
+		rawLog := filepath.Join(logs, fmt.Sprint(i, "-raw-failed.log"))
+		d, code, err := raw(ctx, p, dir, rawLog)
 		cpu.add("rawFail", t0)
 		if err != nil || code == 0 {
-			return r, fmt.Errorf("the suite with the bug: exit %d, %v", code, err)
+			return r, fmt.Errorf("the suite with the bug: exit %d, %v (its output: %s)", code, err, rawLog)
 		}
 		rawF = append(rawF, d)
 		g := gates(p, gate.RerunFailed)
@@ -158,10 +159,11 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 			return r, err
 		}
 		t0 = childCPU()
-		d, code, err = raw(ctx, p, dir)
+		rawLog = filepath.Join(logs, fmt.Sprint(i, "-raw-passed.log"))
+		d, code, err = raw(ctx, p, dir, rawLog)
 		cpu.add("rawPass", t0)
 		if err != nil || code != 0 {
-			return r, fmt.Errorf("the suite without the bug: exit %d, %v", code, err)
+			return r, fmt.Errorf("the suite without the bug: exit %d, %v (its output: %s)", code, err, rawLog)
 		}
 		rawP = append(rawP, d)
 		t0 = childCPU()
@@ -209,10 +211,19 @@ type cpuSteps map[string][]time.Duration
 
 func (c cpuSteps) add(step string, since time.Duration) { c[step] = append(c[step], childCPU()-since) }
 
-// raw runs the gate's command as a person would, its output thrown away.
-func raw(ctx context.Context, p project, dir string) (time.Duration, int, error) {
+// raw runs the gate's command as a person would, its output kept in log
+// (unparsed) for when the suite does not end as it should.
+func raw(ctx context.Context, p project, dir, log string) (time.Duration, int, error) {
+	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
+		return 0, 0, err
+	}
+	f, err := os.Create(log)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
 	start := time.Now()
-	res, err := proc.Run(ctx, proc.Spec{Argv: []string{"sh", "-c", p.gate}, Dir: dir, Env: append(os.Environ(), p.env...), Timeout: 20 * time.Minute})
+	res, err := proc.Run(ctx, proc.Spec{Argv: []string{"sh", "-c", p.gate}, Dir: dir, Env: append(os.Environ(), p.env...), Stdout: f, Stderr: f, Timeout: 20 * time.Minute})
 	return time.Since(start), res.ExitCode, err
 }
 
