@@ -301,7 +301,7 @@ type workerOptions struct {
 	queue    string
 	workTree string
 	remote   string
-	trust    commandTrust
+	trust    temporal.CommandTrust
 	log      loopOptions
 	// maxAgents is how many steps run at once on the worker (0: one for
 	// each core).
@@ -320,8 +320,8 @@ func (o *workerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.queue, "queue", "", "this worker's own queue, where the steps of the runs whose work trees it holds come (run --worker-queue names it); default one of its own, from the host and process")
 	fs.StringVar(&o.workTree, "work-tree", "", "run the steps in this clone of the runs' repository (default the path each run was started at)")
 	fs.StringVar(&o.remote, "checkpoint-remote", "", "push each checkpoint (and a graph task's branch once its work is committed) to this git remote of the clone, shared by the workers, and fetch from it when taking over a run from a worker that is gone or merging a graph's tasks back")
-	fs.StringArrayVar(&o.trust.allow, "allow-cmd", nil, "run this command line when a run's --agent-cmd or --gate names it (repeatable); by default a worker runs only the agents and gates of its clone's configuration")
-	fs.BoolVar(&o.trust.trustInput, "trust-input-commands", false, "run every --agent-cmd and --gate command a run's workflow input names: whoever can start a workflow in the namespace can then run commands on this worker")
+	fs.StringArrayVar(&o.trust.Allow, "allow-cmd", nil, "run this command line when a run's --agent-cmd or --gate names it (repeatable); by default a worker runs only the agents and gates of its clone's configuration")
+	fs.BoolVar(&o.trust.TrustInput, "trust-input-commands", false, "run every --agent-cmd and --gate command a run's workflow input names: whoever can start a workflow in the namespace can then run commands on this worker")
 	fs.IntVar(&o.maxAgents, "max-agents", 0, "run at most this many agents (steps: an iteration, or a baseline's gates) at once on this worker; the others wait for a place (default: the number of cores)")
 	fs.DurationVar(&o.drain, "drain-timeout", defaultDrain, "on SIGTERM or Ctrl-C, how long the steps under way get to end before they are stopped and handed back to the server for another worker (keep it under the time your supervisor gives the process after SIGTERM)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the worker's metrics (the Temporal SDK's and agentloop's: iterations, spend, agents running, runs waiting for a person) at http://HOST:PORT/metrics in the Prometheus text format")
@@ -418,7 +418,8 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	if n := proc.EndLeftovers(); n > 0 {
 		fmt.Fprintf(d.Stdout, "Ended %d processes left running by an agentloop process that died on this machine\n", n)
 	}
-	steps := &temporal.Steps{Plan: workerPlan(d, workTree, o.trust), Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree, MaxAgents: o.maxAgents, Metrics: m}
+	rebuild := temporal.Rebuild{WorkTree: workTree, Trust: o.trust, Read: runFlags, Configure: configure(d, loopOptions{}), Getenv: d.Getenv}
+	steps := &temporal.Steps{Plan: rebuild.Plan, Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree, MaxAgents: o.maxAgents, Metrics: m}
 	w := temporal.NewWorker(ctx, c, s, steps, queue, o.drain)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start the worker: %w", err)
@@ -451,40 +452,20 @@ func serveMetrics(ctx context.Context, d Deps, addr string) (*temporal.Metrics, 
 	return temporal.NewMetrics(reg), nil
 }
 
-// workerPlan rebuilds a run's plan on a worker: its recorded flags over the
-// configuration of its work tree on this machine (workTree, else the path the
-// run was started at). A run whose flags name a command trust does not let
-// this worker run is refused.
-func workerPlan(d Deps, workTree string, trust commandTrust) func(context.Context, temporal.RunRef) (*plan.Plan, error) {
-	return func(_ context.Context, r temporal.RunRef) (*plan.Plan, error) {
-		var none loopOptions
-		lo, err := none.onRecorded(r.Args)
-		if err != nil {
-			return nil, err
-		}
-		r = r.On(workTree)
-		at := d
-		at.Getwd = func() (string, error) { return r.WorkDir, nil }
-		own := func() *plan.Plan {
-			var p *plan.Plan
-			if r.Task != nil {
-				p, _ = workerTaskPlan(d, none, r)
-			} else {
-				p, _ = resolvePlan(at, none, r.Procedure)
-			}
-			return p
-		}
-		if err := trust.check(r.Name, lo, own); err != nil {
-			return nil, err
-		}
-		if r.Task != nil {
-			return workerTaskPlan(d, lo, r)
-		}
-		p, err := resolvePlan(at, lo, r.Procedure)
-		if err != nil {
-			return nil, err
-		}
-		p.Name, p.Args = r.Name, r.Args
-		return p, nil
+// runFlags reads what a worker needs of a run's recorded flags
+// ([temporal.RunFlags]): the commands they name, each with its flag, and -v.
+func runFlags(recorded []string) (temporal.RunFlags, error) {
+	var none loopOptions
+	lo, err := none.onRecorded(recorded)
+	if err != nil {
+		return temporal.RunFlags{}, err
 	}
+	var cmds []temporal.InputCommand
+	if lo.agentCmd != "" {
+		cmds = append(cmds, temporal.InputCommand{Flag: "--agent-cmd", Line: lo.agentCmd})
+	}
+	for _, g := range lo.gates {
+		cmds = append(cmds, temporal.InputCommand{Flag: "--gate", Line: g})
+	}
+	return temporal.RunFlags{Commands: cmds, Verbose: lo.verbose}, nil
 }

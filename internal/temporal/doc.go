@@ -32,6 +32,20 @@
 // rebuilds the work tree from the run's last checkpoint, pushed to the remote
 // the workers' clones share.
 //
+// # What a worker runs
+//
+// A worker rebuilds each run's plan from its reference ([Rebuild]: the
+// configuration of its clone with the run's recorded flags on top, a task's
+// by the rule of [graph.ResumePlan]) and runs only the commands it trusts
+// ([CommandTrust]): whoever can start a workflow in the namespace writes the
+// run's input, --agent-cmd and --gate included. Both live here, beside
+// [Steps], rather than in package app: they are what a worker accepts, and
+// app is the command line's side of the engine (starting, following and
+// reading runs). The command line only parses the flags ([RunFlags]) and
+// hands them on. A worker marks the runs it holds in its clone's state
+// folder as this engine's ([state.Store.MarkEngine]), so that a clean that
+// does not ask the server leaves them.
+//
 // # Operating a fleet
 //
 // A worker runs at most [Steps.MaxAgents] steps at once, and drains when

@@ -1,0 +1,133 @@
+package temporal
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/graph"
+	"github.com/agentloop/agentloop/internal/plan"
+)
+
+// Rebuild is how a worker rebuilds a run's plan ([Steps.Plan]): the
+// configuration of the run's work tree on this machine (WorkTree, else the
+// path the run was started at) with the run's recorded flags on top; for a
+// task of a graph, by the rule every resume of a task follows
+// ([graph.ResumePlan]). A run whose recorded flags name a command Trust does
+// not let this worker run is refused.
+type Rebuild struct {
+	// WorkTree is this worker's clone of the runs' repository ("" for the
+	// path each run names, [RunRef.On]).
+	WorkTree string
+	Trust    CommandTrust
+	// Read reads what a worker needs of a run's recorded flags (the command
+	// line parses them).
+	Read func(recorded []string) (RunFlags, error)
+	// Configure is the configuration of the repository at a folder with a
+	// run's recorded flags on top, none given now.
+	Configure graph.Configure
+	Getenv    func(string) string
+}
+
+// RunFlags is what a worker needs of a run's recorded flags.
+type RunFlags struct {
+	// Commands are the command lines the flags ask a worker to run.
+	Commands []InputCommand
+	// Verbose says the run logs every step (-v).
+	Verbose bool
+}
+
+// InputCommand is a command line a run's workflow input asks a worker to
+// run, with the flag that names it (--agent-cmd, --gate).
+type InputCommand struct{ Flag, Line string }
+
+// Plan is the plan of the run r on this worker ([Rebuild]).
+func (b Rebuild) Plan(_ context.Context, r RunRef) (*plan.Plan, error) {
+	flags, err := b.Read(r.Args)
+	if err != nil {
+		return nil, err
+	}
+	r = r.On(b.WorkTree)
+	// The configuration's own plan: of a run, without its recorded flags;
+	// of a task, its plan as it runs (its graph's flags on top).
+	own := func() *plan.Plan {
+		var recorded []string
+		if r.Task != nil {
+			recorded = r.Args
+		}
+		p, _ := b.plan(r, recorded, false)
+		return p
+	}
+	if err := b.Trust.check(r.Name, flags.Commands, own); err != nil {
+		return nil, err
+	}
+	return b.plan(r, r.Args, flags.Verbose)
+}
+
+// plan is the plan of r with the flags recorded on top of its work tree's
+// configuration.
+func (b Rebuild) plan(r RunRef, recorded []string, verbose bool) (*plan.Plan, error) {
+	if r.Task != nil {
+		p, err := graph.ResumePlan(r.Task.Member(), recorded, b.Configure, b.Getenv, verbose)
+		if err != nil {
+			return nil, err
+		}
+		p.Args = r.Args
+		return p, nil
+	}
+	cfg, _, err := b.Configure(r.WorkDir, recorded)
+	if err != nil {
+		return nil, err
+	}
+	p, err := plan.Resolve(cfg, r.Procedure, plan.Options{WorkDir: r.WorkDir, Getenv: b.Getenv, Verbose: verbose})
+	if err != nil {
+		return nil, err
+	}
+	p.Name, p.Args = r.Name, r.Args
+	return p, nil
+}
+
+// CommandTrust says which commands a worker runs when a run's workflow input
+// names them (--agent-cmd, --gate): whoever can start a workflow in the
+// namespace writes that input, so by default a worker runs only the commands
+// its own clone's configuration defines (agents by name, the procedure's
+// gates) and those its operator allowed.
+type CommandTrust struct {
+	TrustInput bool     // worker --trust-input-commands: run whatever the input names
+	Allow      []string // worker --allow-cmd: these command lines, exactly
+}
+
+// check refuses a run whose input names a command the worker does not run:
+// not allowed, and not a gate of the configuration's own plan of the
+// procedure (own, nil when the configuration alone makes none). The error
+// names the command, the flag that trusts it, and what trusting means.
+func (t CommandTrust) check(run string, cmds []InputCommand, own func() *plan.Plan) error {
+	if t.TrustInput {
+		return nil
+	}
+	var defined []string
+	var refused []string
+	for _, c := range cmds {
+		if slices.Contains(t.Allow, c.Line) {
+			continue
+		}
+		if defined == nil {
+			defined = []string{}
+			if p := own(); p != nil {
+				for _, g := range p.Gates {
+					defined = append(defined, g.Command)
+				}
+			}
+		}
+		if c.Flag == "--gate" && slices.Contains(defined, c.Line) {
+			continue
+		}
+		refused = append(refused, fmt.Sprintf("%s %q", c.Flag, c.Line))
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	return fmt.Errorf("run %s asks this worker to run %s, which its configuration does not define: a worker runs only its own configuration's agents and gates and the commands it was started with --allow-cmd CMD (repeatable) for; start it with --allow-cmd for each, or with --trust-input-commands to run whatever a run's workflow input names (then whoever can start a workflow in the namespace can run commands on this worker)",
+		run, strings.Join(refused, ", "))
+}
