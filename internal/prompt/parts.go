@@ -1,6 +1,10 @@
 package prompt
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/textcut"
+)
 
 // BuiltinPrefix marks a [Part] file that is read from the prompts embedded in
 // the binary, as in "builtin:build/observe.md".
@@ -22,11 +26,11 @@ func (p Part) String() string {
 		return p.File
 	}
 	line, _, more := strings.Cut(p.Text, "\n")
-	if more || len(line) > 60 {
-		if len(line) > 60 {
-			line = line[:57]
-		}
-		return "text: " + line + "…"
+	switch {
+	case len(line) > 60:
+		return "text: " + textcut.Bytes(line, 60)
+	case more:
+		return "text: " + line + textcut.Ellipsis
 	}
 	if line == "" {
 		return ""

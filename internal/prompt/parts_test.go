@@ -2,7 +2,9 @@ package prompt
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestPartContent(t *testing.T) {
@@ -30,5 +32,29 @@ func TestPartContent(t *testing.T) {
 	b, err := Part{File: BuiltinPrefix + "build/act.md"}.Content(read)
 	if err != nil || b == "" {
 		t.Errorf("built-in part: %q, %v", b, err)
+	}
+}
+
+// A part is named by its file or its first line of text, at most 60 bytes
+// cut at a rune, with an ellipsis when anything is left out.
+func TestPartString(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 61)
+	wide := strings.Repeat("é", 40) // 80 bytes: byte 57 falls inside an é
+	for _, tt := range []struct {
+		part Part
+		want string
+	}{
+		{Part{File: "act.md", Text: "ignored"}, "act.md"},
+		{Part{}, ""},
+		{Part{Text: "Do it."}, "text: Do it."},
+		{Part{Text: "Do it.\nThen check."}, "text: Do it.…"},
+		{Part{Text: long[:60]}, "text: " + long[:60]},
+		{Part{Text: long}, "text: " + long[:57] + "…"},
+		{Part{Text: wide}, "text: " + wide[:56] + "…"},
+	} {
+		if got := tt.part.String(); got != tt.want || !utf8.ValidString(got) {
+			t.Errorf("String(%+v) = %q, want %q", tt.part, got, tt.want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/review"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 type level int
@@ -180,12 +181,11 @@ func GuideLine(h loop.Handoff) string {
 	if h.By != "" {
 		s += " (from " + h.By + ")"
 	}
-	text, _, cut := strings.Cut(strings.TrimSpace(h.Text), "\n")
-	if r := []rune(text); len(r) > 80 {
-		text, cut = string(r[:79]), true
-	}
-	if cut {
-		text += "…"
+	text, _, more := strings.Cut(strings.TrimSpace(h.Text), "\n")
+	if cut := textcut.Runes(text, 80); cut != text {
+		text = cut
+	} else if more {
+		text += textcut.Ellipsis
 	}
 	return s + ": " + text
 }
