@@ -217,6 +217,68 @@ tasks:
 	}
 }
 
+// TestTemporalGraphCancelledWhileCommitting: the graph's workflow is
+// cancelled while the work of a task whose run succeeded is being committed
+// (git held there by a wrapper until after the cancellation would have
+// reached the commit): the commit is not cut, the graph ends interrupted with
+// nothing merged, the task's branch holds its work, and running the task file
+// again merges it.
+func TestTemporalGraphCancelledWhileCommitting(t *testing.T) {
+	realGit := testenv.NeedTool(t, "git")
+	addr := testenv.TemporalServer(t)
+	repo, aux, bin, mark := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	fakeProcedures(t, repo, aux, map[string]string{"a": "write a.txt a\n"}, nil, nil)
+	graphRepo(t, repo, "tasks:\n  - {id: a, title: Write a.txt, procedure: a}\n")
+	wrapper := filepath.Join(bin, "git")
+	writeFile(t, wrapper, fmt.Sprintf(`#!/bin/sh
+# The commit of a task's work says so, then waits to be let go.
+case " $* " in
+*" commit -q -F - "*)
+	if [ ! -e %[1]q/go ]; then
+		echo $$ >%[1]q/committing
+		while [ ! -e %[1]q/go ]; do sleep 0.1; done
+	fi
+	;;
+esac
+exec %[2]q "$@"
+`, mark, realGit))
+	if err := os.Chmod(wrapper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	run := cliOn(t, addr, repo)
+	c := dialTest(t, addr)
+	// A short heartbeat brings the commit's activity a cancellation soon.
+	first := inBackground(run, "run", "--tasks", "tasks.yaml", "--engine", "temporal", "--heartbeat-timeout", "3s")
+	agentPID(t, filepath.Join(mark, "committing")) // the held git's: the commit is under way
+	if err := c.CancelWorkflow(t.Context(), graphWorkflowID(repo, "tasks"), ""); err != nil {
+		t.Fatal(err)
+	}
+	// Twice the heartbeat's throttle: a cut commit would be cut by now.
+	time.Sleep(6 * time.Second)
+	writeFile(t, filepath.Join(mark, "go"), "")
+	r := ended(t, first, time.Minute, "the graph's run, its workflow cancelled,")
+	if ExitCode(r.err) != ExitInterrupted {
+		t.Errorf("run --tasks of the cancelled graph: exit %d (%v), want %d\n%s\n%s", ExitCode(r.err), r.err, ExitInterrupted, r.stdout, r.stderr)
+	}
+	if log := git(t, repo, "log", "--format=%s", "agentloop/tasks/a"); !strings.Contains(log, "agentloop: task a") {
+		t.Errorf("the branch of task a:\n%s\nwant its work committed though the graph was cancelled", log)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "a.txt")); err == nil {
+		t.Error("a.txt merged by the cancelled graph, want nothing merged")
+	}
+	stdout, stderr, err := run("run", "--tasks", "tasks.yaml", "--engine", "temporal")
+	if ExitCode(err) != ExitOK {
+		t.Fatalf("run --tasks again: %v, want a merged\n%s\n%s", err, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "a.txt")); err != nil {
+		t.Errorf("a.txt not merged back: %v", err)
+	}
+	if got := strings.TrimSpace(readFile(t, filepath.Join(aux, "a", "calls"))); got != "1" {
+		t.Errorf("task a's agent was called %s times, want once", got)
+	}
+}
+
 // graphWorkflowID is the workflow ID of the graph name run in the repository
 // at repo (its identity kept in its state folder).
 func graphWorkflowID(repo, name string) string {
