@@ -16,7 +16,11 @@
 //     repository lists it); one `agentloop budget approve day` must let every
 //     one of them go on to its last iteration.
 //
-//     go run ./bench/ledger [-loops 16] [-tasks 4] [-cap 0.3] [-iterations 6]
+//     go run ./bench/ledger [-loops 16] [-tasks 4] [-cap 0.3] [-iterations 6] [-first USD]
+//
+// The ledger starts empty in each phase: the loops' first reservations are
+// the rule for a ledger that knows no cost yet (budgets: first_iteration_usd,
+// -first; else a tenth of the cap).
 package main
 
 import (
@@ -47,14 +51,15 @@ func main() {
 	tasks := flag.Int("tasks", 4, "tasks of the graph (run with --parallel 4)")
 	capUSD := flag.Float64("cap", 0.3, "the daily cap, in dollars (the hard limit, then the soft limit)")
 	iters := flag.Int("iterations", 6, "max iterations of each loop")
+	first := flag.Float64("first", 0, "budgets: first_iteration_usd (0: not given: a tenth of the cap, at most $0.50)")
 	flag.Parse()
-	if err := run(*loops, *tasks, *capUSD, *iters); err != nil {
+	if err := run(*loops, *tasks, *capUSD, *iters, *first); err != nil {
 		fmt.Fprintln(os.Stderr, "ledger:", err)
 		os.Exit(1)
 	}
 }
 
-func run(loops, tasks int, capUSD float64, iters int) error {
+func run(loops, tasks int, capUSD float64, iters int, first float64) error {
 	b, err := harness.Build("agentloop-ledger-")
 	if err != nil {
 		return err
@@ -63,7 +68,7 @@ func run(loops, tasks int, capUSD float64, iters int) error {
 	fmt.Printf("%d loops at once: a graph of %d tasks (--parallel 4) and %d runs; the scripted agent costs $%.4f an iteration (a reservation: $%.4f)\n",
 		loops+tasks, tasks, loops, cost, margin*cost)
 	bad := 0
-	h, err := phase(b, "hard", loops, tasks, iters, fmt.Sprintf("{period: day, max_cost_usd: %g}", capUSD))
+	h, err := phase(b, "hard", loops, tasks, iters, first, fmt.Sprintf("{period: day, max_cost_usd: %g}", capUSD))
 	if err != nil {
 		return err
 	}
@@ -79,7 +84,7 @@ func run(loops, tasks int, capUSD float64, iters int) error {
 		bad++
 		fmt.Printf("ANOMALY: the ledger's spend differs from the runs' recorded spend by $%.6f\n", d)
 	}
-	s, err := phase(b, "soft", loops, tasks, iters, fmt.Sprintf("{period: day, soft_cost_usd: %g, max_cost_usd: 100}", capUSD))
+	s, err := phase(b, "soft", loops, tasks, iters, first, fmt.Sprintf("{period: day, soft_cost_usd: %g, max_cost_usd: 100}", capUSD))
 	if err != nil {
 		return err
 	}
@@ -107,7 +112,7 @@ type result struct {
 }
 
 // phase runs every loop under the cap in a fresh home and ledger.
-func phase(b *harness.Bin, name string, loops, tasks, iters int, capYAML string) (result, error) {
+func phase(b *harness.Bin, name string, loops, tasks, iters int, first float64, capYAML string) (result, error) {
 	var r result
 	root := filepath.Join(b.Root, name)
 	home := filepath.Join(root, "home")
@@ -115,7 +120,11 @@ func phase(b *harness.Bin, name string, loops, tasks, iters int, capYAML string)
 	if err := os.MkdirAll(filepath.Dir(conf), 0o700); err != nil {
 		return r, err
 	}
-	if err := os.WriteFile(conf, []byte("budgets:\n  caps:\n    - "+capYAML+"\n"), 0o600); err != nil {
+	budgets := "budgets:\n  caps:\n    - " + capYAML + "\n"
+	if first > 0 {
+		budgets += fmt.Sprintf("  first_iteration_usd: %g\n", first)
+	}
+	if err := os.WriteFile(conf, []byte(budgets), 0o600); err != nil {
 		return r, err
 	}
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".state"),

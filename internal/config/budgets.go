@@ -24,6 +24,10 @@ type Budgets struct {
 	// Ledger is the ledger file; see [Budgets.LedgerPath] for the default.
 	Ledger string
 	Caps   []ledger.Cap
+	// FirstIterationUSD is what a loop's first iteration reserves when the
+	// ledger holds no iteration of its provider yet (0: not given; see
+	// [ledger.FirstUSD]).
+	FirstIterationUSD float64
 }
 
 // LedgerPath is the ledger file: budgets.ledger, else
@@ -81,6 +85,12 @@ func (d *decoder) budgets(n *yaml.Node, key string) Budgets {
 				p = filepath.Join(o.dir, p)
 			}
 			b.Ledger = p
+		},
+		"first_iteration_usd": func(v *yaml.Node, k string) {
+			errs := len(d.errs)
+			if b.FirstIterationUSD = d.float(v, k); b.FirstIterationUSD == 0 && len(d.errs) == errs {
+				d.fail(v, k, "a first iteration must reserve more than 0 (leave first_iteration_usd out for the default: a tenth of the tightest cap, at most $%.2f)", ledger.DefaultFirstUSD)
+			}
 		},
 		"caps": func(v *yaml.Node, k string) {
 			r := yamlnode.Resolve(v)

@@ -52,6 +52,10 @@ func TestBudgets(t *testing.T) {
 	if err != nil || c.Budgets.Ledger != "/h/spend.jsonl" {
 		t.Errorf("~ in the ledger path: %+v, %v", c.Budgets, err)
 	}
+	c, err = load(t, "budgets: {first_iteration_usd: 0.05}\n", "", nil, Overrides{})
+	if err != nil || c.Budgets.FirstIterationUSD != 0.05 {
+		t.Errorf("first_iteration_usd: %+v, %v", c.Budgets, err)
+	}
 }
 
 func TestBudgetsErrors(t *testing.T) {
@@ -80,6 +84,8 @@ func TestBudgetsErrors(t *testing.T) {
 			"colour",
 			"budgets.caps[5]: a cap needs period: day, week or month",
 		}},
+		{name: "first iteration of nothing", global: "budgets: {first_iteration_usd: 0}\n", want: []string{"budgets.first_iteration_usd: a first iteration must reserve more than 0"}},
+		{name: "first iteration negative", global: "budgets: {first_iteration_usd: -1}\n", want: []string{"budgets.first_iteration_usd: expected a number ≥ 0"}},
 		{name: "caps not a list", global: "budgets: {caps: {day: 5}}\n", want: []string{"budgets.caps: expected a list of caps, got a mapping"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,6 +37,10 @@ type SharedSpend struct {
 	Reviewer ledger.Key
 	// Poll is how often a parked loop looks at the ledger again (0: 5s).
 	Poll time.Duration
+	// First is budgets: first_iteration_usd (0: not given), what a first
+	// iteration reserves when the ledger knows no cost of its provider
+	// ([ledger.FirstUSD]).
+	First float64
 	// Journal, when set, is where the run's iterations are settled and its
 	// accounts' usage windows told instead of Ledger: the Temporal engine's
 	// ledger workflow, which reserved the iteration ([Local.Hold]).
@@ -221,6 +225,7 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 			}
 			continue
 		}
+		rs.First = ledger.FirstUSD(s.Caps, rs.Key, s.First)
 		g, err := s.Ledger.Reserve(rs, s.Caps, budget.Margin)
 		if err != nil {
 			return res, err

@@ -1,6 +1,11 @@
 package ledger
 
-import "time"
+import (
+	"fmt"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
+)
 
 // The acts on the book: each judges against the book at now and says the
 // record to append (nil: nothing to record). The file ledger ([Ledger])
@@ -8,15 +13,20 @@ import "time"
 // them in its history. Both then fold the record in with [Book.Apply].
 
 // Reserve judges r against caps at now and, granted, is the reservation's
-// record, held by owner. A first iteration (r.USD 0) reserves the mean of its
-// provider's recent iterations, × margin. alive and r.ID are as for
-// [Book.Judge].
+// record, held by owner. A first iteration (r.USD 0) reserves
+// [Book.FirstCost]: the mean of its provider's recent iterations × margin,
+// else r.First. alive and r.ID are as for [Book.Judge].
 func (b *Book) Reserve(r Reservation, caps []Cap, margin float64, now time.Time, alive func(Owner) bool, owner Owner) (Grant, *Record) {
+	fromLedger := true
 	if r.USD <= 0 {
-		r.USD = margin * b.Prior(r.Key.Provider)
+		r.USD, fromLedger = b.FirstCost(r.Key.Provider, r.First, margin)
 	}
 	g := b.Judge(caps, r.Key, r.USD, r.Tokens, now, alive, r.ID)
 	if g.Verdict != Granted {
+		if !fromLedger && r.USD > 0 {
+			g.Reason += fmt.Sprintf("; the ledger holds no iteration of %s yet, so a first one reserves %s (budgets: first_iteration_usd, else a tenth of the tightest cap, at most %s)",
+				r.Key.Provider, budget.CostUSD.Show(r.USD, r.USD), budget.CostUSD.Show(DefaultFirstUSD, DefaultFirstUSD))
+		}
 		return g, nil
 	}
 	return g, &Record{Kind: KindReserve, ID: r.ID, At: now.UTC(), Run: r.Run, Graph: r.Graph, Key: r.Key, USD: r.USD, Tokens: r.Tokens, Owner: &owner}

@@ -193,18 +193,21 @@ func (b *Book) Approved(c Cap, now time.Time) bool {
 	return b.approved[c.Name+" "+c.Period.Of(now.In(b.loc))]
 }
 
-// Prior is the cost to reserve for an iteration of a run that has none yet:
-// the mean of provider's last settled iterations, 0 when there are none.
-func (b *Book) Prior(provider string) float64 {
+// FirstCost is what an iteration of a loop that has settled none of its own
+// yet reserves: margin × the mean of the last settled iterations (agent,
+// fallback and reviewer) of provider's agents in the ledger, whichever loop
+// ran them; with none, first (budgets: first_iteration_usd, else
+// [DefaultFirstUSD]), as it is. fromLedger says which it is.
+func (b *Book) FirstCost(provider string, first, margin float64) (usd float64, fromLedger bool) {
 	rs := b.recent[provider]
 	if len(rs) == 0 {
-		return 0
+		return first, false
 	}
 	var sum float64
 	for _, f := range rs {
 		sum += f
 	}
-	return sum / float64(len(rs))
+	return margin * sum / float64(len(rs)), true
 }
 
 // WindowOf is the usage window of k's account open at now, if any.

@@ -3,10 +3,14 @@
 // once. Before an iteration starts its loop reserves what the iteration is
 // predicted to cost ([Ledger.Reserve]); after it, the loop settles the
 // reservation with what the agent, its fallbacks and the reviewer spent
-// ([Ledger.Settle]). A reservation is granted only when what every cap it
-// falls under has spent, plus the reservations still open, plus this one,
-// stays within the cap: N loops running at once overshoot a cap together by no
-// more than what their iterations cost beyond their reservations.
+// ([Ledger.Settle]). A loop's first iteration, with no mean of its own,
+// reserves 1.2 × the mean of its provider's last iterations in the ledger,
+// else what [FirstUSD] says ([Book.FirstCost]): one rule for the file ledger
+// and the Temporal engine's ledger workflow, which fold the same [Book]. A
+// reservation is granted only when what every cap it falls under has spent,
+// plus the reservations still open, plus this one, stays within the cap: N
+// loops running at once overshoot a cap together by no more than what their
+// iterations cost beyond their reservations.
 //
 // Caps ([Cap]) are per day, ISO week or month (in the machine's time zone),
 // in total or for one provider (the agent preset: claude, codex, …), account

@@ -99,8 +99,8 @@ func TestBookSettlesOnce(t *testing.T) {
 	if h := b.OpenReservations(nil); len(h) != 0 {
 		t.Errorf("held %+v, want none", h)
 	}
-	if p := b.Prior("claude"); p != 0.7 {
-		t.Errorf("prior %g, want 0.7", p)
+	if p, ok := b.FirstCost("claude", DefaultFirstUSD, 1); p != 0.7 || !ok {
+		t.Errorf("first cost $%g (from the ledger: %v), want the settled $0.70", p, ok)
 	}
 }
 

@@ -365,3 +365,51 @@ func TestLedgerWorkflowParallelRuns(t *testing.T) {
 	}
 	t.Logf("spent %.2f under a cap of %.2f (bound %.2f)", total, limit, bound)
 }
+
+// TestLedgerWorkflowFirstIteration: the ledger workflow predicts a first
+// iteration by the book's one rule, as the file ledger does: with no
+// iteration of the provider settled, the reservation's First (the activity
+// sets it by ledger.FirstUSD: here a tenth of the $1 soft limit); once one
+// is, 1.2 × the provider's mean. Each later grant's room shows what the
+// earlier ones hold.
+func TestLedgerWorkflowFirstIteration(t *testing.T) {
+	env := newLedgerEnv(t)
+	claude := ledger.Key{Provider: "claude", Account: "claude:aa"}
+	caps := []ledger.Cap{{Name: "day", Period: ledger.Day, SoftCostUSD: 1, MaxCostUSD: 2}}
+	first := func(id string) ReserveArgs {
+		return ReserveArgs{Reservation: ledger.Reservation{ID: id, Run: id, Key: claude, First: ledger.FirstUSD(caps, claude, 0)}, Caps: caps, Margin: 1.2, Holder: id}
+	}
+	steps := []struct {
+		update string
+		arg    any
+		left   float64 // the grant's room: the cap less what was spent and what the others hold
+	}{
+		{UpdateReserve, first("a#1"), 2},
+		{UpdateReserve, first("b#1"), 1.9}, // a#1 holds $0.10
+		{UpdateSettle, SettleArgs{ID: "a#1", Run: "a", Key: claude, Charges: []ledger.Charge{{Key: claude, USD: 0.05}}}, 0},
+		{UpdateReserve, first("c#1"), 1.85}, // $0.05 spent, b#1 holds $0.10
+		{UpdateReserve, first("d#1"), 1.79}, // and c#1 1.2 × $0.05
+		// The last update's answer is read when the next is sent: one more.
+		{UpdateSettle, SettleArgs{ID: "b#1", Run: "b", Key: claude, Charges: []ledger.Charge{{Key: claude, USD: 0.05}}}, 0},
+	}
+	i := 0
+	drive(env, len(steps)+1, func(last *act) (string, any, bool) {
+		if last != nil && steps[i-1].update == UpdateReserve {
+			var r ReserveReply
+			last.into(t, &r)
+			if r.Grant.Verdict != ledger.Granted || math.Abs(r.Grant.LeftUSD-steps[i-1].left) > 1e-9 {
+				t.Errorf("reservation %d: %s (left %g: %s), want granted with %g left", i, r.Grant.Verdict, r.Grant.LeftUSD, r.Grant.Reason, steps[i-1].left)
+			}
+		}
+		if i == len(steps) {
+			return "", nil, false
+		}
+		i++
+		return steps[i-1].update, steps[i-1].arg, true
+	})
+	env.ExecuteWorkflow(WorkflowLedger, LedgerInput{MaxActs: len(steps)})
+	continued(t, env)
+	if i != len(steps) {
+		t.Fatalf("%d of %d updates answered", i, len(steps))
+	}
+}
