@@ -6,52 +6,40 @@ import (
 	"unicode/utf8"
 )
 
-func TestRunes(t *testing.T) {
+func TestCut(t *testing.T) {
 	t.Parallel()
+	ascii := func(s string, n int) string { return BytesMarked(s, n, "...") }
 	for _, tc := range []struct {
+		name string
+		cut  func(string, int) string
 		in   string
 		n    int
 		want string
 	}{
-		{"", 0, ""},
-		{"", 3, ""},
-		{"abc", 3, "abc"},
-		{"abcd", 3, "ab…"},
-		{"abcd", 1, "…"},
-		{"abcd", 0, ""},
-		{"abcd", -1, ""},
-		{"日本語です", 5, "日本語です"}, // runes, not bytes: 15 bytes fit in 5
-		{"日本語です", 4, "日本語…"},
-		{"aé日", 2, "a…"},
+		{"Runes", Runes, "", 0, ""},
+		{"Runes", Runes, "", 3, ""},
+		{"Runes", Runes, "abc", 3, "abc"},
+		{"Runes", Runes, "abcd", 3, "ab…"},
+		{"Runes", Runes, "abcd", 1, "…"},
+		{"Runes", Runes, "abcd", 0, ""},
+		{"Runes", Runes, "abcd", -1, ""},
+		{"Runes", Runes, "日本語です", 5, "日本語です"}, // runes, not bytes: 15 bytes fit in 5
+		{"Runes", Runes, "日本語です", 4, "日本語…"},
+		{"Runes", Runes, "aé日", 2, "a…"},
+		{"Bytes", Bytes, "", 0, ""},
+		{"Bytes", Bytes, "abcdef", 6, "abcdef"},
+		{"Bytes", Bytes, "abcdefg", 6, "abc…"}, // the ellipsis is 3 of the 6 bytes
+		{"Bytes", Bytes, "abcdefg", 3, "…"},
+		{"Bytes", Bytes, "abcdefg", 2, ""},
+		{"Bytes", Bytes, "aé" + "xxxx", 5, "a…"}, // é is 2 bytes: the cut would split it
+		{"Bytes", Bytes, "a日本" + "x", 6, "a…"},   // 日 is 3 bytes
+		{"Bytes", Bytes, "a日本" + "x", 7, "a日…"},  // on a boundary
+		{"BytesMarked ...", ascii, "aé" + "xxxx", 5, "a..."},
+		{"BytesMarked ...", ascii, "abcdefg", 2, ""},
 	} {
-		if got := Runes(tc.in, tc.n); got != tc.want {
-			t.Errorf("Runes(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		if got := tc.cut(tc.in, tc.n); got != tc.want {
+			t.Errorf("%s(%q, %d) = %q, want %q", tc.name, tc.in, tc.n, got, tc.want)
 		}
-	}
-}
-
-func TestBytes(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"", 0, ""},
-		{"abcdef", 6, "abcdef"},
-		{"abcdefg", 6, "abc…"}, // the ellipsis is 3 of the 6 bytes
-		{"abcdefg", 3, "…"},
-		{"abcdefg", 2, ""},
-		{"aé" + "xxxx", 5, "a…"}, // é is 2 bytes: the cut would split it
-		{"a日本" + "x", 6, "a…"},   // 日 is 3 bytes
-		{"a日本" + "x", 7, "a日…"},  // on a boundary
-	} {
-		if got := Bytes(tc.in, tc.n); got != tc.want {
-			t.Errorf("Bytes(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
-		}
-	}
-	if got, want := BytesMarked("aé"+"xxxx", 5, "..."), "a..."; got != want {
-		t.Errorf(`BytesMarked("aéxxxx", 5, "...") = %q, want %q`, got, want)
 	}
 }
 
