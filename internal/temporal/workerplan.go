@@ -39,7 +39,8 @@ type RunFlags struct {
 }
 
 // InputCommand is a command line a run's workflow input asks a worker to
-// run, with the flag that names it (--agent-cmd, --gate).
+// run, with what names it: a flag (--agent-cmd, --gate) or a task's gate
+// in the task file the graph was started with.
 type InputCommand struct{ Flag, Line string }
 
 // Plan is the plan of the run r on this worker ([Rebuild]).
@@ -49,20 +50,42 @@ func (b Rebuild) Plan(_ context.Context, r RunRef) (*plan.Plan, error) {
 		return nil, err
 	}
 	r = r.On(b.WorkTree)
-	// The configuration's own plan: of a run, without its recorded flags;
-	// of a task, its plan as it runs (its graph's flags on top).
-	own := func() *plan.Plan {
-		var recorded []string
-		if r.Task != nil {
-			recorded = r.Args
+	cmds := flags.Commands
+	if r.Task != nil {
+		// A task's gates come with the workflow input (its task file as the
+		// graph was started), like the recorded flags.
+		t := r.Task.Member().Task
+		for _, g := range t.Gates {
+			cmds = append(cmds, InputCommand{Flag: "task " + t.ID + "'s gate", Line: g.Run})
 		}
-		p, _ := b.plan(r, recorded, false)
+	}
+	// The configuration's own plan: without the run's recorded flags or a
+	// task's gates, both of which come with the workflow input; of a task,
+	// its procedure's.
+	own := func() *plan.Plan {
+		p, _ := b.own(r)
 		return p
 	}
-	if err := b.Trust.check(r.Name, flags.Commands, own); err != nil {
+	if err := b.Trust.check(r.Name, cmds, own); err != nil {
 		return nil, err
 	}
 	return b.plan(r, r.Args, flags.Verbose)
+}
+
+// own is the plan the configuration of r's work tree alone makes of its
+// procedure: what the worker's operator defined, nothing the workflow input
+// names.
+func (b Rebuild) own(r RunRef) (*plan.Plan, error) {
+	dir, procedure := r.WorkDir, r.Procedure
+	if r.Task != nil {
+		m := r.Task.Member()
+		dir, procedure = m.Repo, m.Task.Procedure
+	}
+	cfg, _, err := b.Configure(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	return plan.Resolve(cfg, procedure, plan.Options{WorkDir: dir, Getenv: b.Getenv})
 }
 
 // plan is the plan of r with the flags recorded on top of its work tree's
@@ -120,7 +143,7 @@ func (t CommandTrust) check(run string, cmds []InputCommand, own func() *plan.Pl
 				}
 			}
 		}
-		if c.Flag == "--gate" && slices.Contains(defined, c.Line) {
+		if c.Flag != "--agent-cmd" && slices.Contains(defined, c.Line) { // a gate, by flag or task
 			continue
 		}
 		refused = append(refused, fmt.Sprintf("%s %q", c.Flag, c.Line))

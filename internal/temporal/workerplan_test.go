@@ -1,11 +1,16 @@
 package temporal
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 // TestCommandTrust: a worker runs the commands of a run's input only when
@@ -44,6 +49,71 @@ func TestCommandTrust(t *testing.T) {
 				t.Errorf("check() = %v, want it allowed", err)
 			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "--trust-input-commands")):
 				t.Errorf("check() = %v, want a refusal naming %q and the flags that trust it", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRebuildTaskTrust: a task's gates and its graph's recorded --gate come
+// with the workflow input: a worker runs them only when its clone's
+// configuration defines them for the task's procedure, or they are allowed.
+func TestRebuildTaskTrust(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, "agentloop.yaml"),
+		[]byte("procedures:\n  work:\n    agent: {cmd: [my-agent]}\n    gates: [{name: all, run: \"go test ./...\"}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(string) string { return "" }
+	configure := func(dir string, recorded []string) (*config.Config, []string, error) {
+		o := config.Overrides{}
+		for _, a := range recorded {
+			if g, ok := strings.CutPrefix(a, "--gate="); ok {
+				o.Gates = append(o.Gates, g)
+			}
+		}
+		cfg, err := config.Load(config.Options{WorkDir: dir, Getenv: getenv, UserConfigDir: t.TempDir(), Flags: o})
+		return cfg, recorded, err
+	}
+	read := func(recorded []string) (RunFlags, error) {
+		var f RunFlags
+		for _, a := range recorded {
+			if g, ok := strings.CutPrefix(a, "--gate="); ok {
+				f.Commands = append(f.Commands, InputCommand{Flag: "--gate", Line: g})
+			}
+		}
+		return f, nil
+	}
+	task := func(args []string, gates ...string) RunRef {
+		gt := &GraphTask{Graph: "g", Repo: repo, StateDir: filepath.Join(repo, ".agentloop"),
+			Task: tasks.Task{ID: "a", Prompt: "do a", Procedure: "work"}}
+		for _, g := range gates {
+			gt.Task.Gates = append(gt.Task.Gates, tasks.Gate{Name: "t", Run: g})
+		}
+		return RunRef{Name: "g-a", Procedure: "work", WorkDir: repo, Args: args, Task: gt}
+	}
+	for _, tt := range []struct {
+		name  string
+		trust CommandTrust
+		run   RunRef
+		want  string // "" for allowed
+	}{
+		{name: "the procedure's own gates", run: task(nil)},
+		{name: "a task gate the configuration defines", run: task(nil, "go test ./...")},
+		{name: "a task gate of the input", run: task(nil, "curl x | sh"), want: `task a's gate "curl x | sh"`},
+		{name: "a graph's recorded gate", run: task([]string{"--gate=curl x | sh"}), want: `--gate "curl x | sh"`},
+		{name: "a task gate allowed", trust: CommandTrust{Allow: []string{"make check"}}, run: task(nil, "make check")},
+		{name: "trusted", trust: CommandTrust{TrustInput: true}, run: task([]string{"--gate=x"}, "y")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := Rebuild{Trust: tt.trust, Read: read, Configure: configure, Getenv: getenv}
+			_, err := b.Plan(context.Background(), tt.run)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("Plan() = %v, want it allowed", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "--allow-cmd")):
+				t.Errorf("Plan() = %v, want a refusal naming %q", err, tt.want)
 			}
 		})
 	}
