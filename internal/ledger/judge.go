@@ -63,7 +63,7 @@ func (b *Book) Judge(caps []Cap, k Key, usd float64, tokens int64, now time.Time
 			if g.LeftUSD < 0 || left < g.LeftUSD {
 				g.LeftUSD = left
 			}
-			if cusd >= c.MaxCostUSD || cusd+usd > c.MaxCostUSD {
+			if reaches(cusd, c.MaxCostUSD) || exceeds(cusd+usd, c.MaxCostUSD) {
 				return refuse(c, period, money(c, s.USD, rusd, usd, c.MaxCostUSD, "the limit"))
 			}
 		}
@@ -80,7 +80,7 @@ func (b *Book) Judge(caps []Cap, k Key, usd float64, tokens int64, now time.Time
 			continue
 		}
 		switch {
-		case c.SoftCostUSD > 0 && (cusd >= c.SoftCostUSD || cusd+usd > c.SoftCostUSD):
+		case c.SoftCostUSD > 0 && (reaches(cusd, c.SoftCostUSD) || exceeds(cusd+usd, c.SoftCostUSD)):
 			parked = &Grant{Verdict: Parked, Cap: c, Period: period, Reason: money(c, s.USD, rusd, usd, c.SoftCostUSD, "the soft limit")}
 		case c.SoftTokens > 0 && (ctok >= c.SoftTokens || ctok+tokens > c.SoftTokens):
 			parked = &Grant{Verdict: Parked, Cap: c, Period: period, Reason: count(c, s.Tokens, rtok, tokens, c.SoftTokens, "the soft limit")}
@@ -92,6 +92,15 @@ func (b *Book) Judge(caps []Cap, k Key, usd float64, tokens int64, now time.Time
 	}
 	return g
 }
+
+// usdEps is how far apart two sums of dollars may be and still be equal:
+// float sums carry rounding (ten $0.03 add up to $0.30000000000000004), and
+// no price is finer than a millionth of a cent.
+const usdEps = 1e-8
+
+// reaches reports whether usd is at limit or above; exceeds, above it.
+func reaches(usd, limit float64) bool { return usd >= limit-usdEps }
+func exceeds(usd, limit float64) bool { return usd > limit+usdEps }
 
 func refuse(c Cap, period, reason string) Grant {
 	return Grant{Verdict: Refused, Cap: c, Period: period, Reason: reason, LeftUSD: 0, LeftTokens: 0}

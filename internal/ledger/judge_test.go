@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,9 @@ func TestJudge(t *testing.T) {
 		{name: "would cross the hard limit", recs: []Record{settle("a", t0, claude, 4.5)}, caps: []Cap{day}, k: claude, usd: 0.6, want: Refused, cap: "day",
 			reason: "cap day (all spend): $4.50 spent and $0.00 held by running iterations, of the limit $5.00 today; the next iteration needs about $0.60"},
 		{name: "exactly at the limit fits", recs: []Record{settle("a", t0, claude, 4.5)}, caps: []Cap{day}, k: claude, usd: 0.5, want: Granted, leftUSD: 0.5},
+		{name: "ten of $0.03 fit $0.30", recs: []Record{settle("a", t0, claude, 0.03), settle("b", t0, claude, 0.03), settle("c", t0, claude, 0.03),
+			settle("d", t0, claude, 0.03), settle("e", t0, claude, 0.03), settle("f", t0, claude, 0.03), settle("g", t0, claude, 0.03),
+			settle("h", t0, claude, 0.03), settle("i", t0, claude, 0.03)}, caps: []Cap{{Name: "c", Period: Day, MaxCostUSD: 0.3}}, k: claude, usd: 0.03, want: Granted, leftUSD: 0.03},
 		{name: "spent up, nothing predicted", recs: []Record{settle("a", t0, claude, 5)}, caps: []Cap{day}, k: claude, usd: 0, want: Refused, cap: "day"},
 		{name: "yesterday does not count", recs: []Record{settle("a", t0.Add(-24*time.Hour), claude, 5)}, caps: []Cap{day}, k: claude, usd: 1, want: Granted, leftUSD: 5},
 		{name: "held by a live loop counts", recs: []Record{settle("a", t0, claude, 3), {Kind: KindReserve, ID: "b", At: t0, Key: codex, USD: 1.5, Owner: &live}},
@@ -74,7 +78,7 @@ func TestJudge(t *testing.T) {
 			if g.Verdict != tt.want || g.Cap.Name != tt.cap {
 				t.Fatalf("verdict %s by cap %q (%s), want %s by %q", g.Verdict, g.Cap.Name, g.Reason, tt.want, tt.cap)
 			}
-			if tt.want != Refused && g.LeftUSD != tt.leftUSD {
+			if tt.want != Refused && math.Abs(g.LeftUSD-tt.leftUSD) > 1e-9 {
 				t.Errorf("left $%g, want $%g", g.LeftUSD, tt.leftUSD)
 			}
 			if tt.reason != "" && g.Reason != tt.reason {
