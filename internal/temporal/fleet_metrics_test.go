@@ -108,7 +108,7 @@ func (f *fleet) waitOutput(p *proc, re *regexp.Regexp) string {
 			return m[1]
 		}
 		if time.Now().After(deadline) {
-			f.t.Fatalf("no %s in the output of agentloop %v:\n%s", re, p.cmd.Args[1:], p.out.String())
+			f.t.Fatalf("no %s in the output of agentloop %v:\n%s", re, p.args, p.out.String())
 		}
 		time.Sleep(50 * time.Millisecond) // output of another process: nothing to wait on
 	}

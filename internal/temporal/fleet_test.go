@@ -118,6 +118,16 @@ func (f *fleet) repo(clones ...string) []string {
 	return dirs
 }
 
+// repos makes a bare repository with one commit and n clones of it, named
+// repo-00 on; it returns their names and folders.
+func (f *fleet) repos(n int) (names, clones []string) {
+	f.t.Helper()
+	for i := range n {
+		names = append(names, fmt.Sprintf("repo-%02d", i))
+	}
+	return names, f.repo(names...)
+}
+
 func (f *fleet) git(dir string, args ...string) string {
 	f.t.Helper()
 	cmd := exec.Command("git", args...)
@@ -129,40 +139,86 @@ func (f *fleet) git(dir string, args ...string) string {
 	return string(out)
 }
 
-// proc is an agentloop process started by a test.
+// proc is an agentloop process started by a test, or an agentloop command
+// line run in this process ([fleet.follow]).
 type proc struct {
-	cmd  *exec.Cmd
+	cmd  *exec.Cmd // nil for a command line run in this process
+	args []string
 	out  testenv.Output
 	done chan struct{}
-	err  error
+	err  error              // the process's
+	code int                // the command line's run in this process
+	stop context.CancelFunc // the command line's run in this process
 }
 
-// start starts agentloop in dir, in a process group of its own.
+// start starts agentloop in dir, in a process group of its own; it ends
+// when the test does, or the test binary dies.
 func (f *fleet) start(dir string, args ...string) *proc {
 	f.t.Helper()
-	p := &proc{cmd: exec.Command(filepath.Join(f.dir, "bin", "agentloop"), args...), done: make(chan struct{})}
+	p := &proc{cmd: exec.Command(filepath.Join(f.dir, "bin", "agentloop"), args...), args: args, done: make(chan struct{})}
 	p.cmd.Dir, p.cmd.Env = dir, f.env
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testenv.EndsWithTest(p.cmd) // a follower would go on asking a server the test killed
 	if err := p.cmd.Start(); err != nil {
 		f.t.Fatal(err)
 	}
 	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	f.t.Cleanup(func() {
-		p.kill()
-		if f.t.Failed() {
-			f.t.Logf("agentloop %s:\n%s", strings.Join(args, " "), p.out.String())
-		}
-	})
+	f.cleanup(p)
 	return p
 }
 
-// kill kills the process's group with SIGKILL, as when its machine dies.
+// follow runs the agentloop command line in dir in this process, as its
+// main would in a process of its own (the agentloop command's code, from its
+// flags to its exit code), with the fleet's environment: cheaper than a
+// process when many run at once. It is interrupted when the test ends.
+func (f *fleet) follow(dir string, args ...string) *proc {
+	f.t.Helper()
+	ctx, stop := context.WithCancel(context.WithoutCancel(f.t.Context()))
+	p := &proc{args: args, done: make(chan struct{}), stop: stop}
+	env := map[string]string{}
+	for _, kv := range f.env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	d := cli.Std()
+	d.Stdin, d.Stdout, d.Stderr = strings.NewReader(""), &p.out, &p.out
+	d.Getenv = func(k string) string { return env[k] }
+	d.Environ = func() []string { return f.env }
+	d.Getwd = func() (string, error) { return dir, nil }
+	go func() {
+		err := cli.Run(ctx, args, d)
+		if err != nil {
+			fmt.Fprintf(&p.out, "agentloop: %v\n", err)
+		}
+		p.code = cli.ExitCode(err)
+		close(p.done)
+	}()
+	f.cleanup(p)
+	return p
+}
+
+// cleanup ends p when the test ends, and shows its output if the test failed.
+func (f *fleet) cleanup(p *proc) {
+	f.t.Cleanup(func() {
+		p.kill()
+		if f.t.Failed() {
+			f.t.Logf("agentloop %s:\n%s", strings.Join(p.args, " "), p.out.String())
+		}
+	})
+}
+
+// kill kills the process's group with SIGKILL, as when its machine dies (a
+// command line run in this process is interrupted), and waits for its end.
 func (p *proc) kill() {
 	select {
 	case <-p.done:
 	default:
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		if p.cmd == nil {
+			p.stop()
+		} else {
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		}
 		<-p.done
 	}
 }
@@ -173,7 +229,10 @@ func (p *proc) wait(t *testing.T, limit time.Duration) int {
 	select {
 	case <-p.done:
 	case <-time.After(limit):
-		t.Fatalf("agentloop %s still running after %s:\n%s", strings.Join(p.cmd.Args[1:], " "), limit, p.out.String())
+		t.Fatalf("agentloop %s still running after %s:\n%s", strings.Join(p.args, " "), limit, p.out.String())
+	}
+	if p.cmd == nil {
+		return p.code
 	}
 	if ee, ok := errors.AsType[*exec.ExitError](p.err); ok {
 		return ee.ExitCode()
@@ -195,7 +254,13 @@ func (f *fleet) run(dir string, args ...string) (int, string) {
 // waitFile waits until the file exists (the fake agent writes it when it hangs).
 func (f *fleet) waitFile(path string) []byte {
 	f.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	return f.waitFileFor(path, time.Minute)
+}
+
+// waitFileFor waits up to limit until the file exists.
+func (f *fleet) waitFileFor(path string, limit time.Duration) []byte {
+	f.t.Helper()
+	deadline := time.Now().Add(limit)
 	for {
 		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
 			return b
@@ -252,8 +317,7 @@ func (f *fleet) view(name string) temporal.View {
 	f.t.Helper()
 	c := f.srv.Dial(f.t)
 	defer c.Close()
-	ctx := context.WithoutCancel(f.t.Context())
-	keys, err := temporal.Names(ctx, c)
+	keys, err := temporal.Names(context.WithoutCancel(f.t.Context()), c)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -264,7 +328,20 @@ func (f *fleet) view(name string) temporal.View {
 			break
 		}
 	}
-	v, err := temporal.Query(ctx, c, key)
+	return f.query(key)
+}
+
+// keyIn is the key of the run name of the repository cloned in clone.
+func keyIn(clone, name string) string {
+	return temporal.Scoped(name, temporal.KnownRepoID(filepath.Join(clone, ".agentloop")))
+}
+
+// query is the state on the server of the run key.
+func (f *fleet) query(key string) temporal.View {
+	f.t.Helper()
+	c := f.srv.Dial(f.t)
+	defer c.Close()
+	v, err := temporal.Query(context.WithoutCancel(f.t.Context()), c, key)
 	if err != nil {
 		f.t.Fatal(err)
 	}
