@@ -70,10 +70,7 @@ func TestJudge(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := NewBook(time.UTC)
-			for _, r := range tt.recs {
-				b.Apply(r)
-			}
+			b := bookOf(time.UTC, tt.recs)
 			g := b.Judge(tt.caps, tt.k, tt.usd, 0, t0.Add(time.Hour), alive, "")
 			if g.Verdict != tt.want || g.Cap.Name != tt.cap {
 				t.Fatalf("verdict %s by cap %q (%s), want %s by %q", g.Verdict, g.Cap.Name, g.Reason, tt.want, tt.cap)
@@ -171,14 +168,20 @@ func TestRoute(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := NewBook(time.UTC)
-			for _, r := range tt.recs {
-				b.Apply(r)
-			}
+			b := bookOf(time.UTC, tt.recs)
 			i, w, free := b.Route(tt.keys, t0)
 			if i != tt.i || free != tt.free || !w.Until.Equal(tt.w.Until) || w.Key != tt.w.Key {
 				t.Errorf("Route() = %d, %+v, %v; want %d, %+v, %v", i, w, free, tt.i, tt.w, tt.free)
 			}
 		})
 	}
+}
+
+// bookOf is a book in loc with recs applied in order.
+func bookOf(loc *time.Location, recs []Record) *Book {
+	b := NewBook(loc)
+	for _, r := range recs {
+		b.Apply(r)
+	}
+	return b
 }

@@ -59,10 +59,7 @@ func TestReportDays(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := NewBook(tt.loc)
-			for _, r := range tt.recs {
-				b.Apply(r)
-			}
+			b := bookOf(tt.loc, tt.recs)
 			if diff := cmp.Diff(tt.want, b.Report(nil, t0, nil).Days); diff != "" {
 				t.Errorf("days (-want +got):\n%s", diff)
 			}
@@ -102,10 +99,7 @@ func TestReportByGraph(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := NewBook(time.UTC)
-			for _, r := range tt.recs {
-				b.Apply(r)
-			}
+			b := bookOf(time.UTC, tt.recs)
 			r := b.Report(nil, t0, nil)
 			if diff := cmp.Diff(tt.day, r.Periods[0].Graphs); diff != "" {
 				t.Errorf("today by graph (-want +got):\n%s", diff)

@@ -33,10 +33,7 @@ func TestSnapshotRestoresTheBook(t *testing.T) {
 		{Kind: KindWindow, At: t0, Key: Key{Provider: "claude", Account: "claude:aa"}, Until: t0.Add(time.Hour), Reason: "usage limit"},
 		{Kind: KindWindow, At: old, Key: Key{Provider: "codex", Account: "codex:bb"}, Until: old.Add(time.Hour)},
 	}
-	b := NewBook(time.UTC)
-	for _, r := range recs {
-		b.Apply(r)
-	}
+	b := bookOf(time.UTC, recs)
 	since := t0.AddDate(0, -1, -7)
 	data, err := json.Marshal(b.Snapshot(since))
 	if err != nil {
