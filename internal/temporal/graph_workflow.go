@@ -268,6 +268,7 @@ func runGraph(ctx workflow.Context, in GraphInput, seen func(*graphWf)) (GraphRe
 	gw.fleet = workflow.GetVersion(ctx, fleetChange, workflow.DefaultVersion, fleetPrune)
 	gw.asDone = workflow.GetVersion(ctx, mergeChange, workflow.DefaultVersion, mergeAsDone)
 	gw.commitOver = workflow.GetVersion(ctx, commitChange, workflow.DefaultVersion, commitWhenCancelled)
+	gw.failed = workflow.GetVersion(ctx, failedChange, workflow.DefaultVersion, failedKept)
 	prior := in.Prior
 	if gw.asDone >= mergeAsDone {
 		// A task done but not merged (its merge failed, or was refused) runs
@@ -303,10 +304,14 @@ func runGraph(ctx workflow.Context, in GraphInput, seen func(*graphWf)) (GraphRe
 			t := sch.Start()
 			gw.running[t.ID] = true
 			sel.AddFuture(gw.start(ctx, actx, t), func(f workflow.Future) {
-				var o tasks.Outcome
-				err := f.Get(ctx, &o)
+				var e taskEnd
+				_ = f.Get(ctx, &e)
+				o := e.Outcome
+				if e.Err != nil && gw.failed < failedKept {
+					o = tasks.Outcome{} // as a graph started before read it
+				}
 				delete(gw.running, t.ID)
-				o = sch.Finish(t.ID, tasks.Settle(o, err, ctx.Err() != nil))
+				o = sch.Finish(t.ID, tasks.Settle(o, e.Err, ctx.Err() != nil))
 				gw.spend[t.ID] = o.Usage
 			})
 		}
@@ -366,6 +371,16 @@ const commitChange = "graph-commit-when-cancelled"
 // work is committed.
 const commitWhenCancelled workflow.Version = 1
 
+// failedChange marks the graphs that keep what a task whose run (or commit)
+// ended in an error did and spent: its outcome's iterations and usage, which
+// the graph's budget and report count. A graph started before counted none
+// of it, and its budget let the tasks after it start on that count.
+const failedChange = "graph-failed-task-spend"
+
+// failedKept is the version of failedChange from which a failed task's
+// outcome keeps what it did.
+const failedKept workflow.Version = 1
+
 // graphWf is a graph workflow's state.
 type graphWf struct {
 	in          GraphInput
@@ -383,6 +398,7 @@ type graphWf struct {
 	merging     bool                      // a merge is under way: the next waits
 	head        string                    // the repository's HEAD after the last merge, what tasks start from
 	commitOver  workflow.Version          // see commitChange
+	failed      workflow.Version          // see failedChange
 }
 
 // heartbeatTimeout is how long a graph's activity may go without a sign of
@@ -469,12 +485,20 @@ func (w *wfEnv) tellGraph(st *loop.State) {
 	workflow.SignalExternalWorkflow(w.ctx, parent.ID, parent.RunID, SignalSpend, TaskSpend{Run: w.in.Run.Name, Usage: u})
 }
 
-// start runs the task t in a workflow goroutine; the future is its outcome.
+// taskEnd is how a task's run ended: its outcome, what it did and spent,
+// even when it ended in the error Err.
+type taskEnd struct {
+	Outcome tasks.Outcome
+	Err     error
+}
+
+// start runs the task t in a workflow goroutine; the future's value is its
+// [taskEnd] (a future's error would drop its value).
 func (gw *graphWf) start(ctx, actx workflow.Context, t tasks.Task) workflow.Future {
 	f, set := workflow.NewFuture(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		o, err := gw.runTask(ctx, workflow.WithActivityOptions(ctx, workflow.GetActivityOptions(actx)), t)
-		set.Set(o, err)
+		set.Set(taskEnd{Outcome: o, Err: err}, nil)
 	})
 	return f
 }
@@ -528,6 +552,9 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 			WorkflowID: WorkflowID(Scoped(run.Run.Name, run.Repo)), WaitForCancellation: true,
 		})
 		runErr = workflow.ExecuteChildWorkflow(cctx, WorkflowRun, run).Get(ctx, &res)
+		if r, ok := resultIn(runErr); ok && gw.failed >= failedKept {
+			res = r // what the run did before its error
+		}
 	}
 	st := loop.State{Status: res.Status, Reason: res.Reason, TotalIterations: res.Iterations, Spend: loop.Spend{Usage: res.Usage}}
 	var commitErr error

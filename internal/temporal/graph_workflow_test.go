@@ -399,6 +399,50 @@ func TestGraphWorkflowCountsRunningSpend(t *testing.T) {
 	}
 }
 
+// TestGraphWorkflowCountsAFailedTasksSpend: task a's run spends 600 tokens on
+// its first iteration, then its second step fails on its own (the run's
+// workflow ends in an error): a's outcome keeps its iteration and its 600
+// tokens, and the graph counts them: b, started after a with 400 of the 1,000
+// left, overruns its cap, and c is skipped for the global budget.
+func TestGraphWorkflowCountsAFailedTasksSpend(t *testing.T) {
+	spend := func(passed bool) func(int) (evidence.Iteration, error) {
+		return func(int) (evidence.Iteration, error) {
+			it, _ := gate(passed, 0)(0)
+			if !passed {
+				it, _ = gate(false, 1)(0)
+			}
+			it.Agent.Usage = evidence.Usage{InputTokens: 600, TokensKnown: true}
+			return it, nil
+		}
+	}
+	broken := func(int) (evidence.Iteration, error) {
+		return evidence.Iteration{}, errors.New("the worker cannot build the run's plan")
+	}
+	f := &fakeGraph{scripts: map[string]*script{
+		"g-a": {results: []func(int) (evidence.Iteration, error){spend(false), broken}},
+		"g-b": {results: []func(int) (evidence.Iteration, error){spend(true)}},
+		"g-c": {results: []func(int) (evidence.Iteration, error){spend(true)}},
+	}}
+	env := newGraphEnv(t, f)
+	in := graphInput(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, "a", "b", "c")
+	in.File.Budget = budget.Limits{MaxTokens: 1000}
+	env.ExecuteWorkflow(WorkflowGraph, in)
+	res := graphResult(t, env)
+	if o := res.Outcomes["a"]; o.State != tasks.StateFailed || o.Iterations != 1 || o.Usage.InputTokens != 600 ||
+		!strings.Contains(o.Reason, "cannot build the run's plan") {
+		t.Errorf("a: %+v, want failed with its step's error, its 1 iteration and its 600 tokens", o)
+	}
+	if o := res.Outcomes["b"]; o.State != tasks.StateFailed || !strings.Contains(o.Reason, "400") {
+		t.Errorf("b: %+v, want failed on its limit of the 400 tokens left after a's 600", o)
+	}
+	if o := res.Outcomes["c"]; o.State != tasks.StateSkipped || !strings.Contains(o.Reason, "global budget") {
+		t.Errorf("c: %+v, want skipped for the global budget (a's 600 and b's 600 spent)", o)
+	}
+	if !res.BudgetExhausted {
+		t.Error("the budget was not reported exhausted")
+	}
+}
+
 // TestGraphTasksRunOnAFleet: each task's worktree is made by any worker (or
 // the one its run is pinned to), its run's steps go to that worker's queue, its
 // work is committed on the queue its run ended on, and the merge-back runs on

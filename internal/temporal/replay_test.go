@@ -44,9 +44,11 @@ var recordedHistories = []string{"plain", "guided", "retried", "searched", "spen
 // graph's tasks ran on a fleet ("graph-before-fleet"), before a commit whose
 // worker is gone went to another ("graph-fleet-1"), before the merged
 // tasks' worktrees were removed on the workers holding them ("graph-fleet-2"),
-// before tasks merged as soon as each was done ("graph-fleet-3"), and before
-// a task's work was committed when its graph was cancelled ("graph-merge-1").
-var recordedGraphHistories = []string{"graph", "graph-before-fleet", "graph-fleet-1", "graph-fleet-2", "graph-fleet-3", "graph-merge-1"}
+// before tasks merged as soon as each was done ("graph-fleet-3"), before
+// a task's work was committed when its graph was cancelled ("graph-merge-1"),
+// and before a failed task's outcome kept what it did and spent
+// ("graph-commit-1").
+var recordedGraphHistories = []string{"graph", "graph-before-fleet", "graph-fleet-1", "graph-fleet-2", "graph-fleet-3", "graph-merge-1", "graph-commit-1"}
 
 // workflowOf is the workflow a recorded history is of: its registered name,
 // its function and its ID.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/budget"
@@ -207,8 +208,39 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 		_ = env.Emit(context.Background(), loop.Event{Iteration: env.st.Iteration, Data: loop.NeedsYou{NeedsYou: rec}})
 		env.showWaiting(&rec)
 	}
-	return RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Total(),
-		Queue: env.queue(), Checkpoint: env.last(), Baseline: env.st.Baseline}, err
+	res := RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Total(),
+		Queue: env.queue(), Checkpoint: env.last(), Baseline: env.st.Baseline}
+	return res, endedIn(err, res)
+}
+
+// runErrorType is the error type of a run's workflow that ended in an error
+// ([endedIn]).
+const runErrorType = "agentloop.RunError"
+
+// endedIn is err, the error the run's loop ended in, carrying res, what the
+// run did and spent until then: a workflow that fails returns no result, and
+// the graph the run is a task of counts them all the same ([resultIn]).
+func endedIn(err error, res RunResult) error {
+	if err == nil {
+		return nil
+	}
+	return temporal.NewApplicationErrorWithOptions("the run ended in an error", runErrorType,
+		temporal.ApplicationErrorOptions{NonRetryable: true, Cause: err, Details: []any{res}})
+}
+
+// resultIn is the result a run's workflow that ended in the error err
+// carried ([endedIn]); false for an error that carries none (a run of an
+// older build, or a workflow that did not end by itself).
+func resultIn(err error) (RunResult, bool) {
+	ae, ok := errors.AsType[*temporal.ApplicationError](err)
+	if !ok || ae.Type() != runErrorType || !ae.HasDetails() {
+		return RunResult{}, false
+	}
+	var res RunResult
+	if ae.Details(&res) != nil {
+		return RunResult{}, false
+	}
+	return res, true
 }
 
 // wfEnv is the workflow's [loop.Env].
