@@ -6,18 +6,25 @@ import (
 	"strings"
 )
 
-// ShareCheckpoints pushes the checkpoint refs under prefix (a hidden ref
-// folder such as refs/agentloop/NAME/RUNID/) from the repository at dir to
-// remote, replacing what the remote had under the same names: a checkpoint
-// taken again after a retry moves its ref. Another clone of the remote gets
-// them with [FetchCheckpoints].
-func ShareCheckpoints(ctx context.Context, dir, remote, prefix string) error {
-	spec, err := checkpointSpec(remote, prefix)
-	if err != nil {
-		return fmt.Errorf("share the checkpoints: %w", err)
+// ShareCheckpoints pushes the checkpoint refs under each of prefixes (hidden
+// ref folders such as refs/agentloop/NAME/RUNID/) from the repository at dir
+// to remote in one push, replacing what the remote had under the same names: a
+// checkpoint taken again after a retry moves its ref. Another clone of the
+// remote gets them with [FetchCheckpoints].
+func ShareCheckpoints(ctx context.Context, dir, remote string, prefixes ...string) error {
+	if len(prefixes) == 0 {
+		return nil
 	}
-	if err := transfer(ctx, dir, "push", remote, spec); err != nil {
-		return fmt.Errorf("push the checkpoints %s to %s: %w", prefix, remote, err)
+	args := []string{"push", "--quiet", remote}
+	for _, prefix := range prefixes {
+		spec, err := checkpointSpec(remote, prefix)
+		if err != nil {
+			return fmt.Errorf("share the checkpoints: %w", err)
+		}
+		args = append(args, spec)
+	}
+	if _, err := (cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: args}).run(ctx); err != nil {
+		return fmt.Errorf("push the checkpoints %s to %s: %w", strings.Join(prefixes, " "), remote, err)
 	}
 	return nil
 }

@@ -53,6 +53,42 @@ func TestShareCheckpoints(t *testing.T) {
 	}
 }
 
+// TestShareCheckpointsTogether: the refs of several runs go in one push, and
+// a bad folder among them refuses the push before anything is sent.
+func TestShareCheckpointsTogether(t *testing.T) {
+	ctx := t.Context()
+	a, b := sharedClones(t)
+	prefixes := []string{"refs/agentloop/build/r1/", "refs/agentloop/build/r2/", "refs/agentloop/test/r3/"}
+	want := map[string]string{}
+	for i, p := range prefixes {
+		write(t, a, map[string]string{"work.txt": p + "\n"})
+		c, err := Snapshot(ctx, a, p+"iter-1", "iteration 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[p] = c.Commit
+		if i == 0 {
+			if err := ShareCheckpoints(ctx, a, "origin", "refs/agentloop/build/r1/", "refs/heads/"); err == nil {
+				t.Fatal("a branch folder among the checkpoint folders was accepted")
+			}
+		}
+	}
+	if err := ShareCheckpoints(ctx, a, "origin"); err != nil {
+		t.Fatalf("no folder: %v", err)
+	}
+	if err := ShareCheckpoints(ctx, a, "origin", prefixes...); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prefixes {
+		if err := FetchCheckpoints(ctx, b, "origin", p); err != nil {
+			t.Fatal(err)
+		}
+		if got := run(t, b, "rev-parse", p+"iter-1"); got != want[p] {
+			t.Errorf("clone b has %s at %siter-1, want %s", got, p, want[p])
+		}
+	}
+}
+
 // TestShareBranch: a branch committed on one clone reaches another clone of
 // the same remote, replacing the branch of the same name there, also when a
 // worktree of that clone has it checked out.

@@ -88,6 +88,7 @@ type Steps struct {
 	dropped map[string]string
 	seq     uint64        // counts the steps, for the least recently used
 	slots   chan struct{} // one for each step running, MaxAgents of them
+	sharer  sharer        // pushes the runs' checkpoints to Remote
 	drain   time.Duration // how long a step goes on once its worker stops ([Worker.Stop])
 }
 
@@ -119,6 +120,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		// again, or ends it.
 		return StepOutput{}, err
 	}
+	free = sync.OnceFunc(free)
 	defer free()
 	defer s.Metrics.run()()
 	l, p, fresh, done, err := s.engine(ctx, in.Run)
@@ -138,8 +140,18 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	l.Started = nil
 	if s.Remote != "" {
 		l.Started = func(ctx context.Context, _ int, c string) {
-			if c != in.Last { // a new checkpoint: the run's last one was shared with its step
-				s.share(ctx, p.WorkDir, in.Run, shared)
+			if c == in.Last {
+				return // the run's last checkpoint, shared with its step
+			}
+			// The run's first checkpoint holds what it started on (the
+			// uncommitted changes included): nothing on the remote could
+			// rebuild it, so the agent waits for it. Any later one goes with
+			// the clone's next push, at the latest with this step's end: if
+			// this worker dies before then, the step run again elsewhere
+			// starts from in.Last, which differs only by other runs' work in
+			// a work tree they share.
+			if err := s.sharer.share(ctx, p.WorkDir, s.Remote, shared, in.Last == ""); err != nil {
+				s.Log.Warn("the run's first checkpoint could not be shared: another worker could not take the run over from here", "run", in.Run.Name, "error", err)
 			}
 		}
 	}
@@ -170,6 +182,9 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		return StepOutput{}, c
 	}
 	s.Metrics.stepDone(in.Request.Kind, res, err)
+	// The agent and the gates are done: the push below is git's, and
+	// another step's agent may start meanwhile.
+	free()
 	if err == nil && res.Checkpoint != "" && s.Remote != "" {
 		s.share(ctx, p.WorkDir, in.Run, shared)
 	}
@@ -233,7 +248,7 @@ func (s *Steps) draining(ctx context.Context) (_ context.Context, stop func()) {
 // share pushes the run's checkpoint refs to the shared remote; a failure is a
 // warning (the run goes on here, but no other worker could take it over).
 func (s *Steps) share(ctx context.Context, dir string, r RunRef, refs string) {
-	if err := gitx.ShareCheckpoints(ctx, dir, s.Remote, refs); err != nil {
+	if err := s.sharer.share(ctx, dir, s.Remote, refs, true); err != nil {
 		s.Log.Warn("the run's checkpoints could not be shared: another worker could not take the run over from here", "run", r.Name, "error", err)
 	}
 }

@@ -1,0 +1,100 @@
+package temporal
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/gitx"
+)
+
+// sharer pushes the runs' checkpoint refs from a worker's clones to the
+// remote the workers share. A push costs the same few git processes and the
+// remote's whole ref list whatever it carries, so the runs of a worker take
+// turns: the refs asked for while a push is under way go together in the
+// next one, one push at a time per clone. A caller that waits returns when a
+// push that started after its ask has ended.
+type sharer struct {
+	// push sends the refs under prefixes from the clone at dir
+	// (gitx.ShareCheckpoints; a test counts them).
+	push func(ctx context.Context, dir, remote string, prefixes ...string) error
+
+	mu     sync.Mutex
+	next   map[string]*shareRound // by clone: the push the next asks join
+	busy   map[string]bool        // by clone: a push is under way
+	pushes int                    // pushes started, for the tests
+}
+
+// shareRound is one push of a clone's refs.
+type shareRound struct {
+	prefixes []string
+	done     chan struct{} // closed when the push has ended
+	err      error         // the push's, once done is closed
+}
+
+// sharePushTimeout bounds one push: it runs for every run that asked, so no
+// one step's context ends it, and a remote that never answers does not hold
+// the clone's pushes forever.
+const sharePushTimeout = 5 * time.Minute
+
+// share asks for the checkpoint refs under prefix in the clone at dir to be
+// pushed to remote (the same for every ask: the worker's). With wait, it returns the error of the push that carried them, or
+// ctx's when ctx ends first; without, it returns at once (the refs go with
+// the clone's next push, whoever waits for it).
+func (s *sharer) share(ctx context.Context, dir, remote, prefix string, wait bool) error {
+	s.mu.Lock()
+	if s.next == nil {
+		s.next, s.busy = map[string]*shareRound{}, map[string]bool{}
+	}
+	r := s.next[dir]
+	if r == nil {
+		r = &shareRound{done: make(chan struct{})}
+		s.next[dir] = r
+	}
+	if !slices.Contains(r.prefixes, prefix) {
+		r.prefixes = append(r.prefixes, prefix)
+	}
+	lead := !s.busy[dir]
+	s.busy[dir] = true
+	s.mu.Unlock()
+	if lead {
+		go s.lead(context.WithoutCancel(ctx), dir, remote)
+	}
+	if !wait {
+		return nil
+	}
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// lead pushes the clone's rounds one after the other until no one asks.
+func (s *sharer) lead(ctx context.Context, dir, remote string) {
+	for {
+		s.mu.Lock()
+		r := s.next[dir]
+		delete(s.next, dir)
+		if r == nil {
+			s.busy[dir] = false
+			s.mu.Unlock()
+			return
+		}
+		s.pushes++
+		s.mu.Unlock()
+		pctx, cancel := context.WithTimeout(ctx, sharePushTimeout)
+		r.err = s.pushFunc()(pctx, dir, remote, r.prefixes...)
+		cancel()
+		close(r.done)
+	}
+}
+
+func (s *sharer) pushFunc() func(ctx context.Context, dir, remote string, prefixes ...string) error {
+	if s.push != nil {
+		return s.push
+	}
+	return gitx.ShareCheckpoints
+}

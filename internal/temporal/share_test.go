@@ -1,0 +1,143 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakePushes records the pushes a sharer makes and holds each until the test
+// lets it go.
+type fakePushes struct {
+	mu      sync.Mutex
+	pushed  [][]string    // the prefixes of each push, in order
+	started chan struct{} // a value per push started
+	release chan error    // a push ends with the value sent
+}
+
+func newFakePushes() *fakePushes {
+	return &fakePushes{started: make(chan struct{}, 100), release: make(chan error)}
+}
+
+func (f *fakePushes) push(ctx context.Context, dir, remote string, prefixes ...string) error {
+	f.mu.Lock()
+	f.pushed = append(f.pushed, slices.Sorted(slices.Values(prefixes))) // in any order
+	f.mu.Unlock()
+	f.started <- struct{}{}
+	select {
+	case err := <-f.release:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (f *fakePushes) got() [][]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.pushed)
+}
+
+// TestSharerTakesTurns: the asks made while a push is under way go together
+// in the next push, each waiting ask returns with the push that carried its
+// refs, an ask that does not wait goes with the next push, and a waiting ask
+// whose step ends first returns at once without stopping the push the others
+// wait for.
+func TestSharerTakesTurns(t *testing.T) {
+	f := newFakePushes()
+	s := &sharer{push: f.push}
+	ctx := t.Context()
+
+	first := make(chan error, 1)
+	go func() { first <- s.share(ctx, "/clone", "origin", "refs/agentloop/a/1/", true) }()
+	<-f.started // the first push is under way: a, alone
+
+	// The start checkpoint of run b, not waited for, and the ends of runs
+	// c and d (d twice), while it is under way.
+	if err := s.share(ctx, "/clone", "origin", "refs/agentloop/b/2/", false); err != nil {
+		t.Fatalf("an ask that does not wait: %v", err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for _, p := range []string{"refs/agentloop/c/3/", "refs/agentloop/d/4/", "refs/agentloop/d/4/"} {
+		wg.Go(func() { errs <- s.share(ctx, "/clone", "origin", p, true) })
+	}
+	// A step whose context ends while it waits.
+	gone, cancel := context.WithCancelCause(ctx)
+	goneErr := make(chan error, 1)
+	go func() { goneErr <- s.share(gone, "/clone", "origin", "refs/agentloop/e/5/", true) }()
+	waitFor(t, 10*time.Second, "the asks to join the next push", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.next["/clone"] != nil && len(s.next["/clone"].prefixes) == 4
+	})
+	stopped := errors.New("the step was cancelled")
+	cancel(stopped)
+	if err := <-goneErr; !errors.Is(err, stopped) {
+		t.Errorf("an ask whose step ended: %v, want its cause", err)
+	}
+	select {
+	case err := <-first:
+		t.Fatalf("the first ask returned before its push ended: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+
+	f.release <- nil // the first push ends
+	if err := <-first; err != nil {
+		t.Errorf("first ask: %v", err)
+	}
+	<-f.started // the second: every ask made meanwhile, in one push
+	broken := errors.New("remote: refused")
+	f.release <- broken
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if !errors.Is(err, broken) {
+			t.Errorf("an ask carried by the second push returned %v, want its error", err)
+		}
+	}
+	want := [][]string{{"refs/agentloop/a/1/"}, {"refs/agentloop/b/2/", "refs/agentloop/c/3/", "refs/agentloop/d/4/", "refs/agentloop/e/5/"}}
+	if got := f.got(); len(got) != 2 || !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) {
+		t.Errorf("pushes %q, want %q", got, want)
+	}
+
+	// Nothing under way: the next ask starts a push of its own at once.
+	done := make(chan error, 1)
+	go func() { done <- s.share(ctx, "/clone", "origin", "refs/agentloop/a/1/", true) }()
+	<-f.started
+	f.release <- nil
+	if err := <-done; err != nil {
+		t.Errorf("a later ask: %v", err)
+	}
+	if n := len(f.got()); n != 3 {
+		t.Errorf("%d pushes, want 3", n)
+	}
+}
+
+// TestSharerClonesApart: the pushes of two clones do not wait for each other.
+func TestSharerClonesApart(t *testing.T) {
+	f := newFakePushes()
+	s := &sharer{push: f.push}
+	ctx := t.Context()
+	a := make(chan error, 1)
+	go func() { a <- s.share(ctx, "/a", "origin", "refs/agentloop/x/1/", true) }()
+	<-f.started
+	b := make(chan error, 1)
+	go func() { b <- s.share(ctx, "/b", "origin", "refs/agentloop/y/2/", true) }()
+	select {
+	case <-f.started: // b's push started while a's is under way
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second clone's push waited for the first's")
+	}
+	f.release <- nil
+	f.release <- nil
+	if err := <-a; err != nil {
+		t.Error(err)
+	}
+	if err := <-b; err != nil {
+		t.Error(err)
+	}
+}
