@@ -79,9 +79,10 @@ type Steps struct {
 	// budgets: is refused.
 	Ledger *LedgerClient
 
-	git  sync.Mutex // serialises the worktree and merge work on the clone: git locks its metadata
-	mu   sync.Mutex
-	runs map[string]*workTree // by run ID: the engine keeps its checkpoints between steps
+	git   sync.Mutex // serialises the worktree and merge work on the clone: git locks its metadata
+	mu    sync.Mutex
+	runs  map[string]*workTree // by run ID: the engine keeps its checkpoints between steps
+	turns map[string]*turn     // by run ID: the step attempt under way ([Steps.takeTurn])
 	// dropped are the runs whose engines this worker dropped ([Steps.evict])
 	// after a step of theirs that ended here, by run ID: the checkpoint
 	// that step ended at, which the run's work tree in this clone is still at.
@@ -112,6 +113,11 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	info := activity.GetInfo(ctx)
 	stop := heartbeat(ctx, info.HeartbeatTimeout)
 	defer stop()
+	ctx, endTurn, err := s.takeTurn(ctx, in.Run.RunID)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	defer endTurn()
 	waited := s.Metrics.waitingFor()
 	free, err := s.slot(ctx)
 	waited()
@@ -176,9 +182,10 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		s.Log.Info("iteration started again from its checkpoint", "run", in.Run.Name, "iteration", in.Request.Iteration, "attempt", info.Attempt, "from", c)
 	}
 	res, err := l.Step(ctx, in.Request)
-	if c := context.Cause(ctx); errors.Is(c, errHandedBack) || errors.Is(c, worker.ErrWorkerShutdown) {
+	if c := context.Cause(ctx); errors.Is(c, errHandedBack) || errors.Is(c, worker.ErrWorkerShutdown) || superseded(ctx) {
 		// The worker drained and stopped the step: it goes back to the
-		// server, to be run again elsewhere, whatever it came to.
+		// server, to be run again elsewhere, whatever it came to. Or a
+		// newer attempt of it took its turn: this one was discarded.
 		return StepOutput{}, c
 	}
 	s.Metrics.stepDone(in.Request.Kind, res, err)

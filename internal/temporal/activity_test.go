@@ -23,19 +23,11 @@ import (
 // on the worker and runs the local engine's iteration in the run's work tree.
 func TestStepActivityRunsTheLocalSteps(t *testing.T) {
 	dir := t.TempDir()
-	custom, err := agent.Lookup("custom")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := custom.Merge(agent.Override{Binary: "sh", Args: []string{"-c", "cat >/dev/null; echo changed > out.txt"}})
-	a.Name = "sh"
+	planned := planIn(shAgent(t, "cat >/dev/null; echo changed > out.txt"))
 	var asked []RunRef
-	steps := &Steps{Log: testLogger(), Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
+	steps := &Steps{Log: testLogger(), Plan: func(ctx context.Context, r RunRef) (*plan.Plan, error) {
 		asked = append(asked, r)
-		return &plan.Plan{
-			Name: r.Name, WorkDir: r.WorkDir, StateDir: filepath.Join(r.WorkDir, ".agentloop"),
-			Proc: config.Procedure{Name: "build"}, Agent: a, KillGrace: time.Second,
-		}, nil
+		return planned(ctx, r)
 	}}
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
@@ -75,19 +67,9 @@ func TestStepActivityRunsTheLocalSteps(t *testing.T) {
 func TestWorkerRunsAtMostMaxAgents(t *testing.T) {
 	const maxAgents, steps = 2, 3
 	seen := t.TempDir() // each agent's marker while it runs, and what it saw
-	custom, err := agent.Lookup("custom")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := custom.Merge(agent.Override{Binary: "sh", Args: []string{"-c",
-		`cat >/dev/null; touch "$SEEN/run.$$"; sleep 0.5; ls "$SEEN" | grep -c '^run\.' >> "$SEEN/counts"; sleep 0.5; rm "$SEEN/run.$$"`}})
-	a.Name, a.Env = "sh", map[string]string{"SEEN": seen}
-	s := &Steps{Log: testLogger(), MaxAgents: maxAgents, Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
-		return &plan.Plan{
-			Name: r.Name, WorkDir: r.WorkDir, StateDir: filepath.Join(r.WorkDir, ".agentloop"),
-			Proc: config.Procedure{Name: "build"}, Agent: a, KillGrace: time.Second,
-		}, nil
-	}}
+	a := shAgent(t, `cat >/dev/null; touch "$SEEN/run.$$"; sleep 0.5; ls "$SEEN" | grep -c '^run\.' >> "$SEEN/counts"; sleep 0.5; rm "$SEEN/run.$$"`)
+	a.Env = map[string]string{"SEEN": seen}
+	s := &Steps{Log: testLogger(), MaxAgents: maxAgents, Plan: planIn(a)}
 	errs := make(chan error, steps)
 	for i := range steps {
 		go func() {
@@ -114,5 +96,29 @@ func TestWorkerRunsAtMostMaxAgents(t *testing.T) {
 	counts := strings.Fields(string(b))
 	if len(counts) != steps || slices.Max(counts) != fmt.Sprint(maxAgents) {
 		t.Errorf("the agents running, as each saw them: %v; want %d counts, at most %d", counts, steps, maxAgents)
+	}
+}
+
+// shAgent is an agent that runs script with sh -c in the run's work tree,
+// its prompt on its standard input.
+func shAgent(t *testing.T, script string) agent.Preset {
+	t.Helper()
+	custom, err := agent.Lookup("custom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := custom.Merge(agent.Override{Binary: "sh", Args: []string{"-c", script}})
+	a.Name = "sh"
+	return a
+}
+
+// planIn is a worker's plan of a run that runs agent a in the work tree the
+// run names.
+func planIn(a agent.Preset) func(context.Context, RunRef) (*plan.Plan, error) {
+	return func(_ context.Context, r RunRef) (*plan.Plan, error) {
+		return &plan.Plan{
+			Name: r.Name, WorkDir: r.WorkDir, StateDir: filepath.Join(r.WorkDir, ".agentloop"),
+			Proc: config.Procedure{Name: "build"}, Agent: a, KillGrace: time.Second,
+		}, nil
 	}
 }
