@@ -68,6 +68,7 @@ func Environment() []EnvHelp {
 	return append(out,
 		EnvHelp{"AGENTLOOP_ENGINE", "the engine: local (default) or temporal"},
 		EnvHelp{"AGENTLOOP_KILL_GRACE", "how long an ended agent or gate gets between SIGTERM and SIGKILL (a Go duration)"},
+		EnvHelp{"AGENTLOOP_STOP_GRACE", "how long a task graph stopped by a signal may still take to commit a task's work or finish a merge's bookkeeping, before that git work is cut (a Go duration, default 2m)"},
 		EnvHelp{"AGENTLOOP_BACKOFF_BASE", "the first wait before retrying an overloaded or unreachable agent (a Go duration)"},
 		EnvHelp{"AGENTLOOP_RATE_LIMIT_MAX_WAIT", "the longest wait for an agent's rate limit to reset before stopping (a Go duration)"},
 		EnvHelp{"AGENTLOOP_BUDGET_POLL", "how often a loop parked by a soft limit of budgets: looks at the spend ledger again (a Go duration, default 5s)"},

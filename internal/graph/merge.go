@@ -77,6 +77,9 @@ type Merger struct {
 	// branch is gone while that commit is in HEAD's ancestry was merged, its
 	// branch removed, by an earlier attempt whose caller never heard of it.
 	Committed func(id string) string
+	// Grace is how long the work that follows a merge may go on once a
+	// signal stops the graph ([Finishing]; 0: [DefaultStopGrace]).
+	Grace time.Duration
 }
 
 // Merge merges the work of the task id back. A task whose branch git finds
@@ -288,9 +291,9 @@ func (m *Merger) warnf(format string, args ...any) {
 
 // tick marks a merged task's item done in a Markdown plan and commits the plan,
 // so the work tree stays clean for the next merge; the merge is done, so a
-// signal does not cut it ([AfterMerge]).
+// signal does not cut it ([Finishing]).
 func (m *Merger) tick(ctx context.Context, id string) {
-	ctx, cancel := AfterMerge(ctx)
+	ctx, cancel := Finishing(ctx, m.Grace)
 	defer cancel()
 	file := m.File
 	if file == nil || !strings.HasSuffix(strings.ToLower(file.Path), ".md") {
@@ -309,21 +312,9 @@ func (m *Merger) tick(ctx context.Context, id string) {
 	}
 }
 
-// afterMergeTimeout bounds the work that follows a merge ([AfterMerge]).
-const afterMergeTimeout = 2 * time.Minute
-
-// AfterMerge is the context of the work that follows a merge once it is done
-// (a Markdown plan ticked, the task's worktree and branch removed): a signal
-// that stops the graph does not cut it short, as the merge is in the
-// repository and what the work would leave behind no later run makes again;
-// it is bounded all the same. The caller cancels it when done.
-func AfterMerge(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), afterMergeTimeout)
-}
-
 // PruneMerged removes what the merged tasks of the graph left in the
 // repository: the worktree or the branch of a task whose run was cut short
-// after its merge (a kill; a signal to a build before [AfterMerge]), which no
+// after its merge (a kill; a signal to a build before [Finishing]), which no
 // later run would remove, a merged task never running again. It runs git only
 // for the tasks that left something; what cannot be removed is a warning.
 func PruneMerged(ctx context.Context, repo, stateDir, graph string, merged []string, warnf func(format string, args ...any)) {

@@ -34,13 +34,13 @@ func Resolve(cfg *config.Config, name string, o Options) (*Plan, error) {
 	wd := o.WorkDir
 	p := &Plan{Name: proc.Name, WorkDir: wd, Proc: proc, Gates: GateSpecs(proc.Gates), Prices: cfg.Prices,
 		Sources: cfg.Sources(proc.Name), Verbose: o.Verbose, LogFormat: cfg.LogFormat, Notify: cfg.Notify}
-	if p.RateLimitWait, err = envDuration(o.Getenv, "AGENTLOOP_RATE_LIMIT_MAX_WAIT", 30*time.Minute); err != nil {
+	if p.RateLimitWait, err = EnvDuration(o.Getenv, "AGENTLOOP_RATE_LIMIT_MAX_WAIT", 30*time.Minute); err != nil {
 		return nil, err
 	}
-	if p.BackoffBase, err = envDuration(o.Getenv, "AGENTLOOP_BACKOFF_BASE", 5*time.Second); err != nil {
+	if p.BackoffBase, err = EnvDuration(o.Getenv, "AGENTLOOP_BACKOFF_BASE", 5*time.Second); err != nil {
 		return nil, err
 	}
-	if p.KillGrace, err = envDuration(o.Getenv, "AGENTLOOP_KILL_GRACE", 5*time.Second); err != nil {
+	if p.KillGrace, err = EnvDuration(o.Getenv, "AGENTLOOP_KILL_GRACE", 5*time.Second); err != nil {
 		return nil, err
 	}
 	p.StateDir = StateDir(cfg, wd)
@@ -86,7 +86,7 @@ func (p *Plan) shareSpend(cfg *config.Config, getenv func(string) string) error 
 	}
 	p.Budgets, p.ConfigFiles = cfg.Budgets, cfg.Files
 	var err error
-	if p.BudgetPoll, err = envDuration(getenv, "AGENTLOOP_BUDGET_POLL", 5*time.Second); err != nil {
+	if p.BudgetPoll, err = EnvDuration(getenv, "AGENTLOOP_BUDGET_POLL", 5*time.Second); err != nil {
 		return err
 	}
 	if p.LedgerPath = cfg.Budgets.LedgerPath(getenv); p.LedgerPath == "" {
@@ -118,8 +118,10 @@ func StateDir(cfg *config.Config, wd string) string {
 	return dir
 }
 
-// envDuration reads a duration from the environment.
-func envDuration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+// EnvDuration is the duration the environment variable name sets (unset or
+// empty: def); a value that is not a duration, or a negative one, is an
+// error that names the variable.
+func EnvDuration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
 	v := ""
 	if getenv != nil {
 		v = getenv(name)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
@@ -157,8 +158,12 @@ func openGraph(ctx context.Context, pr Process, o GraphOptions) (*graphRun, task
 	if err != nil {
 		return nil, tasks.Graph{}, err
 	}
+	grace, err := graph.StopGrace(o.Getenv)
+	if err != nil {
+		return nil, tasks.Graph{}, &UsageError{Err: err}
+	}
 	g := &graphRun{pr: pr, o: o, repo: repo, name: graph.Name(o.TaskFile), stateDir: plan.StateDir(cfg, repo), file: file,
-		out: ui.New(ui.Options{Out: pr.Progress(o.JSON), Now: pr.Now, JSON: o.JSON})}
+		out: ui.New(ui.Options{Out: pr.Progress(o.JSON), Now: pr.Now, JSON: o.JSON}), grace: grace}
 	if err := g.load(); err != nil {
 		return nil, tasks.Graph{}, err
 	}
@@ -191,6 +196,9 @@ type graphRun struct {
 	// mergeMu makes merges one at a time: each is checked on the
 	// repository's HEAD as the one before left it.
 	mergeMu sync.Mutex
+	// grace is how long the graph's git work goes on after a signal
+	// ([graph.Finishing]).
+	grace time.Duration
 }
 
 func (g *graphRun) load() error {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +23,6 @@ import (
 // The worktree is made from the repository's HEAD when the task starts: its
 // dependencies are merged by then, so it builds on their work.
 func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, error) {
-	wt := graph.TaskWorkTree(g.stateDir, g.name, t.ID)
 	br := graph.TaskBranch(g.name, t.ID)
 	g.gitMu.Lock()
 	err := graph.AddTaskWorkTree(ctx, g.repo, g.stateDir, g.name, t.ID, gitx.CommitOf(ctx, g.repo, "HEAD"))
@@ -56,14 +56,33 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	// The task's work is committed on its branch whenever the task is found
 	// ended, not only right after its loop: a crash between the loop's end and
 	// the commit must not leave the work out of the merge.
-	if err := graph.CommitTask(context.WithoutCancel(ctx), wt, t); err != nil {
-		screen.Warnf("commit the task's work: %v", err)
-	}
+	g.commit(ctx, t, screen)
 	o := graph.OutcomeOf(s.st, br)
 	if runErr != nil || ctx.Err() != nil || !o.State.Done() {
 		return o, runErr
 	}
 	return g.merge(ctx, t, o, p, s.st)
+}
+
+// commit commits the work of the task t, whose loop ended, on its branch,
+// even once a signal stopped the graph, for [graph.Finishing]'s grace; what
+// it could not commit is a warning on screen that says where the work is
+// and what to do.
+func (g *graphRun) commit(ctx context.Context, t tasks.Task, screen *ui.Printer) {
+	wt := graph.TaskWorkTree(g.stateDir, g.name, t.ID)
+	fctx, cancel := graph.Finishing(ctx, g.grace)
+	defer cancel()
+	err := graph.CommitTask(fctx, wt, t)
+	if err == nil {
+		return
+	}
+	if ge, ok := errors.AsType[*graph.GraceError](context.Cause(fctx)); ok {
+		screen.Warnf("the work of task %s is not committed on its branch %s: %v (a hook or a lock held it), and was stopped: the work stays in %s. "+
+			"End what holds git there (a git process, a leftover index.lock), then run %s again: it commits the work and merges it",
+			t.ID, graph.TaskBranch(g.name, t.ID), ge, relTo(g.repo, wt), graph.Commands{TaskFile: g.o.TaskFile}.Run())
+		return
+	}
+	screen.Warnf("commit the task's work: %v", err)
 }
 
 // merge merges the work of the task t, whose loop ended done (o, in st), back
@@ -74,7 +93,7 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *plan.Plan, st *loop.State) (tasks.Outcome, error) {
 	g.mergeMu.Lock()
 	defer g.mergeMu.Unlock()
-	m := graph.Merger{Repo: g.repo, StateDir: g.stateDir, Graph: g.name, File: g.file, Git: &g.gitMu, Warnf: g.out.Warnf}
+	m := graph.Merger{Repo: g.repo, StateDir: g.stateDir, Graph: g.name, File: g.file, Git: &g.gitMu, Warnf: g.out.Warnf, Grace: g.grace}
 	logDir := graph.MergeLogDir(state.Store{Root: g.stateDir}.RunDir(p.Name, st.RunID))
 	r, err := m.Merge(ctx, t.ID, graph.Verified(st), graph.Gates(p, st.Baseline, logDir))
 	if err != nil {
@@ -96,7 +115,7 @@ func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *
 	}
 	// The merge is recorded: its worktree and branch go even when a signal
 	// stops the graph meanwhile (a kill leaves them to the next run's start).
-	after, cancel := graph.AfterMerge(ctx)
+	after, cancel := graph.Finishing(ctx, g.grace)
 	defer cancel()
 	g.gitMu.Lock()
 	graph.PruneTasks(after, g.repo, g.stateDir, g.name, []string{t.ID}, g.out.Warnf)

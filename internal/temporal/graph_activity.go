@@ -145,7 +145,7 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 	out.Err = strings.Join(errs, "; ")
 	// The merges are done: their worktrees and branches go even when the
 	// activity is cancelled meanwhile.
-	after, cancel := graph.AfterMerge(ctx)
+	after, cancel := graph.Finishing(ctx, 0)
 	defer cancel()
 	graph.PruneTasks(after, in.Repo, in.StateDir, in.Graph, merged, warnf)
 	if remote := g.Steps.Remote; remote != "" && len(merged) > 0 {

@@ -650,9 +650,10 @@ func (gw *graphWf) commitEnded(ctx, actx workflow.Context, t tasks.Task, run Run
 }
 
 // commitGrace is how long the commit of a task whose run is over may go on
-// once its graph is cancelled ([graphWf.commitEnded]), as the work after a
-// merge may once a local graph is stopped ([graph.AfterMerge]).
-const commitGrace = 2 * time.Minute
+// once its graph is cancelled ([graphWf.commitEnded]), as a local graph's
+// may once it is stopped ([graph.Finishing]). (A workflow's timer: the
+// environment does not change it.)
+const commitGrace = graph.DefaultStopGrace
 
 // commit commits the task's work on its branch: on the graph's queue, or on a
 // fleet by the worker holding the task's work tree at the end of its run,
