@@ -22,9 +22,11 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,13 +66,14 @@ func main() {
 	}
 	ctx := context.Background()
 	procs := pids(*rss)
-	tCPU := cpuOf(procs) + selfCPU()
+	tCPU, parts0, self0 := cpuOf(procs)+selfCPU(), cpuParts(*rss), selfCPU()
 	tWall, failed, err := runTemporal(ctx, *address, *queue, *dir, *agent, *n, *k)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	tCPU = cpuOf(procs) + selfCPU() - tCPU
+	parts1, self1 := cpuParts(*rss), selfCPU()
 	peaks := peakRSS(*rss)
 	if *remote != "" {
 		if missing := lastCheckpoints(*remote, *n, *k); missing != 0 {
@@ -94,6 +97,12 @@ func main() {
 	fmt.Printf("ratio:       %.2f (temporal / local per iteration; target <= 1)\n", perT/perL)
 	cpuT, cpuL := ms(tCPU)/iters, ms(lCPU)/lIters
 	fmt.Printf("CPU:         temporal %.2f ms/iteration (server, workers and what they waited for, this client), local %.2f ms/iteration: ratio %.2f\n", cpuT, cpuL, cpuT/cpuL)
+	split := fmt.Sprintf("client %.2f", ms(self1-self0)/iters)
+	for _, label := range slices.Sorted(maps.Keys(parts1)) {
+		a, b := parts0[label], parts1[label]
+		split += fmt.Sprintf(", %s %.2f + its processes %.2f", label, ms(b[0]-a[0])/iters, ms(b[1]-a[1])/iters)
+	}
+	fmt.Printf("CPU split:   ms/iteration: %s\n", split)
 	if *floor != "" {
 		fd := strings.Split(*floorDirs, ",")
 		pCPU := childCPU()
@@ -309,24 +318,46 @@ func pids(spec string) []string {
 }
 
 // cpuOf is the CPU time of the processes so far, with their children's that
-// they waited for (/proc/PID/stat: utime, stime, cutime, cstime).
+// they waited for.
 func cpuOf(pids []string) time.Duration {
-	var ticks int64
+	var d time.Duration
 	for _, pid := range pids {
-		b, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil {
-			continue
+		own, children := cpuSplit(pid)
+		d += own + children
+	}
+	return d
+}
+
+// cpuSplit is the CPU time of the process so far, its own and that of the
+// children it waited for (/proc/PID/stat: utime + stime, cutime + cstime).
+func cpuSplit(pid string) (own, children time.Duration) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0, 0
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest) // from the state, field 3
+	field := func(i int) time.Duration {
+		if i >= len(f) {
+			return 0
 		}
-		_, rest, _ := strings.Cut(string(b), ") ")
-		f := strings.Fields(rest) // from the state, field 3
-		for _, i := range []int{11, 12, 13, 14} {
-			if i < len(f) {
-				v, _ := strconv.ParseInt(f[i], 10, 64)
-				ticks += v
-			}
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		return time.Duration(v) * (time.Second / 100) // USER_HZ
+	}
+	return field(11) + field(12), field(13) + field(14)
+}
+
+// cpuParts is the CPU time of each label=pid so far: its own, and its
+// children's.
+func cpuParts(spec string) map[string][2]time.Duration {
+	out := map[string][2]time.Duration{}
+	for _, kv := range strings.Split(spec, ",") {
+		if label, pid, ok := strings.Cut(kv, "="); ok {
+			own, children := cpuSplit(pid)
+			out[label] = [2]time.Duration{own, children}
 		}
 	}
-	return time.Duration(ticks) * (time.Second / 100) // USER_HZ
+	return out
 }
 
 func selfCPU() time.Duration  { return rusage(syscall.RUSAGE_SELF) }

@@ -89,7 +89,7 @@ type Steps struct {
 	dropped map[string]string
 	seq     uint64        // counts the steps, for the least recently used
 	slots   chan struct{} // one for each step running, MaxAgents of them
-	sharer  sharer        // pushes the runs' checkpoints to Remote
+	sharer  *sharer       // pushes the runs' checkpoints to Remote ([Steps.sharing])
 	drain   time.Duration // how long a step goes on once its worker stops ([Worker.Stop])
 }
 
@@ -156,7 +156,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 			// this worker dies before then, the step run again elsewhere
 			// starts from in.Last, which differs only by other runs' work in
 			// a work tree they share.
-			if err := s.sharer.share(ctx, p.WorkDir, s.Remote, shared, in.Last == ""); err != nil {
+			if err := s.sharing().share(ctx, p.WorkDir, s.Remote, shared, in.Last == ""); err != nil {
 				s.Log.Warn("the run's first checkpoint could not be shared: another worker could not take the run over from here", "run", in.Run.Name, "error", err)
 			}
 		}
@@ -255,9 +255,19 @@ func (s *Steps) draining(ctx context.Context) (_ context.Context, stop func()) {
 // share pushes the run's checkpoint refs to the shared remote; a failure is a
 // warning (the run goes on here, but no other worker could take it over).
 func (s *Steps) share(ctx context.Context, dir string, r RunRef, refs string) {
-	if err := s.sharer.share(ctx, dir, s.Remote, refs, true); err != nil {
+	if err := s.sharing().share(ctx, dir, s.Remote, refs, true); err != nil {
 		s.Log.Warn("the run's checkpoints could not be shared: another worker could not take the run over from here", "run", r.Name, "error", err)
 	}
+}
+
+// sharing is the worker's sharer, made on its first use.
+func (s *Steps) sharing() *sharer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sharer == nil {
+		s.sharer = &sharer{metrics: s.Metrics}
+	}
+	return s.sharer
 }
 
 // activityError is a step's error as it crosses to the workflow: a stop keeps

@@ -26,6 +26,10 @@ import (
 //   - agentloop_agents_running: the steps running on this worker now (an
 //     agent's iteration, or a baseline's gates), at most its --max-agents;
 //     agentloop_steps_waiting: those waiting for a place;
+//   - agentloop_checkpoint_pushes_total{result}: the pushes of checkpoint
+//     refs to the shared remote (result ok or failed), and
+//     agentloop_checkpoint_shares_total: the runs' asks they carried (a
+//     worker's runs take turns, so one push carries many asks);
 //   - agentloop_runs_waiting{namespace}: the runs of the namespace waiting for
 //     a person (the inbox's count, read from the server's list when scraped:
 //     every worker of the namespace gives the same count).
@@ -92,6 +96,19 @@ func (m *Metrics) stepDone(kind loop.StepKind, res loop.StepResult, err error) {
 			m.reg.Counter("agentloop_tokens_total", "Tokens the agents and reviewers of this worker's iterations reported, by kind.", metrics.Labels{"kind": kind}).Add(float64(n))
 		}
 	}
+}
+
+// pushed counts a push of checkpoint refs carrying asks runs' asks.
+func (m *Metrics) pushed(asks int, err error) {
+	if m == nil {
+		return
+	}
+	result := "ok"
+	if err != nil {
+		result = "failed"
+	}
+	m.reg.Counter("agentloop_checkpoint_pushes_total", "Pushes of checkpoint refs to the shared remote, by result.", metrics.Labels{"result": result}).Add(1)
+	m.reg.Counter("agentloop_checkpoint_shares_total", "Runs' asks for their checkpoints to be pushed, carried by those pushes.", nil).Add(float64(asks))
 }
 
 // WatchWaiting adds agentloop_runs_waiting: the runs of the namespace c

@@ -17,18 +17,20 @@ import (
 // push that started after its ask has ended.
 type sharer struct {
 	// push sends the refs under prefixes from the clone at dir
-	// (gitx.ShareCheckpoints; a test counts them).
+	// (gitx.ShareCheckpoints; a test records them).
 	push func(ctx context.Context, dir, remote string, prefixes ...string) error
+	// metrics count the pushes (nil: none).
+	metrics *Metrics
 
-	mu     sync.Mutex
-	next   map[string]*shareRound // by clone: the push the next asks join
-	busy   map[string]bool        // by clone: a push is under way
-	pushes int                    // pushes started, for the tests
+	mu   sync.Mutex
+	next map[string]*shareRound // by clone: the push the next asks join
+	busy map[string]bool        // by clone: a push is under way
 }
 
 // shareRound is one push of a clone's refs.
 type shareRound struct {
 	prefixes []string
+	asks     int
 	done     chan struct{} // closed when the push has ended
 	err      error         // the push's, once done is closed
 }
@@ -52,6 +54,7 @@ func (s *sharer) share(ctx context.Context, dir, remote, prefix string, wait boo
 		r = &shareRound{done: make(chan struct{})}
 		s.next[dir] = r
 	}
+	r.asks++
 	if !slices.Contains(r.prefixes, prefix) {
 		r.prefixes = append(r.prefixes, prefix)
 	}
@@ -83,11 +86,11 @@ func (s *sharer) lead(ctx context.Context, dir, remote string) {
 			s.mu.Unlock()
 			return
 		}
-		s.pushes++
 		s.mu.Unlock()
 		pctx, cancel := context.WithTimeout(ctx, sharePushTimeout)
 		r.err = s.pushFunc()(pctx, dir, remote, r.prefixes...)
 		cancel()
+		s.metrics.pushed(r.asks, r.err)
 		close(r.done)
 	}
 }

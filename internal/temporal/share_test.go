@@ -1,12 +1,15 @@
 package temporal
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/metrics"
 )
 
 // fakePushes records the pushes a sharer makes and holds each until the test
@@ -48,7 +51,8 @@ func (f *fakePushes) got() [][]string {
 // wait for.
 func TestSharerTakesTurns(t *testing.T) {
 	f := newFakePushes()
-	s := &sharer{push: f.push}
+	reg := metrics.NewRegistry()
+	s := &sharer{push: f.push, metrics: NewMetrics(reg)}
 	ctx := t.Context()
 
 	first := make(chan error, 1)
@@ -114,6 +118,27 @@ func TestSharerTakesTurns(t *testing.T) {
 	}
 	if n := len(f.got()); n != 3 {
 		t.Errorf("%d pushes, want 3", n)
+	}
+	var b bytes.Buffer
+	if err := reg.Write(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := metrics.Parse(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		labels metrics.Labels
+		want   float64
+	}{
+		{"agentloop_checkpoint_pushes_total", metrics.Labels{"result": "ok"}, 2},
+		{"agentloop_checkpoint_pushes_total", metrics.Labels{"result": "failed"}, 1},
+		{"agentloop_checkpoint_shares_total", nil, 7}, // a; b, c, d twice, e; a
+	} {
+		if v := got.Sum(c.name, c.labels); v != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, v, c.want)
+		}
 	}
 }
 
