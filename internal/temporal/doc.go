@@ -134,5 +134,7 @@
 // graph_workflow.go's commitChange), for the next workflow to merge. A new workflow of the
 // graph resumes where the last one left it ([LastGraph], [GraphInput.Prior]):
 // the done tasks are not run again, the merged ones not merged again, and the
-// others' runs continue from their run workflows' last states.
+// others' runs continue from their run workflows' last states; a task whose
+// run is over is merged from the commit the last workflow left its branch at
+// on whichever worker, fetched from the shared remote ([Committed]).
 package temporal

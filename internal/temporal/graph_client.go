@@ -109,5 +109,5 @@ func LastGraph(ctx context.Context, c client.Client, name, repo string) (res Gra
 	if err != nil {
 		return GraphResult{}, true, fmt.Errorf("task graph %s ended without a result and cannot be resumed: %w", name, err)
 	}
-	return GraphResult{Outcomes: v.Outcomes, Merged: v.Merged, Args: v.Args}, true, nil
+	return GraphResult{Outcomes: v.Outcomes, Merged: v.Merged, Args: v.Args, Committed: v.Committed}, true, nil
 }

@@ -113,6 +113,20 @@ type GraphInput struct {
 	// Args are the flags the graph runs with, as its tasks' runs record them:
 	// running its task file again starts from them.
 	Args []string `json:",omitempty"`
+	// Committed is where an earlier workflow of the graph left its tasks'
+	// branches ([Committed]): a task whose run is over is only merged, from
+	// the commit its branch was left at on whichever worker (fetched from the
+	// shared remote), and the worker holding its work tree prunes it.
+	Committed
+}
+
+// Committed is where a graph's workflow left the branches of its tasks, on a
+// fleet: the commit each task's branch was left at by its commit, and the
+// queue of the worker holding its work tree, by task id; a graph resumed
+// from it ([GraphInput]) merges and prunes them from there.
+type Committed struct {
+	Heads map[string]string `json:",omitempty"`
+	Held  map[string]string `json:",omitempty"`
 }
 
 // GraphView is what the graph query returns: where every task stands.
@@ -131,6 +145,7 @@ type GraphView struct {
 	Args        []string `json:",omitempty"` // the graph's flags ([GraphInput.Args])
 	// TaskQueue is the queue of the graph's merge-back ([GraphInput.TaskQueue]).
 	TaskQueue string `json:",omitempty"`
+	Committed        // where the tasks' branches are
 }
 
 // GraphResult is how a graph's workflow ended.
@@ -140,6 +155,7 @@ type GraphResult struct {
 	BudgetExhausted bool
 	Interrupted     bool     // the workflow was cancelled
 	Args            []string `json:",omitempty"` // the graph's flags ([GraphInput.Args])
+	Committed                // where the tasks' branches are, for a graph resumed from it
 }
 
 // WorkTreeInput is the worktree activity's argument: a task's worktree and
@@ -259,6 +275,8 @@ func runGraph(ctx workflow.Context, in GraphInput, seen func(*graphWf)) (GraphRe
 	}
 	gw := &graphWf{in: in, running: map[string]bool{}, merged: slices.Clone(in.Merged), spend: in.spend(),
 		held: map[string]string{}, heads: map[string]string{}}
+	maps.Copy(gw.held, in.Held)
+	maps.Copy(gw.heads, in.Heads)
 	if seen != nil {
 		seen(gw)
 	}
@@ -325,7 +343,8 @@ func runGraph(ctx workflow.Context, in GraphInput, seen func(*graphWf)) (GraphRe
 		gw.mergeBack(ctx, actx, out)
 	}
 	gw.final, gw.interrupted = out, ctx.Err() != nil
-	return GraphResult{Outcomes: out, Merged: gw.merged, BudgetExhausted: sch.Stopped() != "", Interrupted: gw.interrupted, Args: in.Args}, nil
+	return GraphResult{Outcomes: out, Merged: gw.merged, BudgetExhausted: sch.Stopped() != "", Interrupted: gw.interrupted, Args: in.Args,
+		Committed: gw.committed()}, nil
 }
 
 // fleetChange marks the graphs whose tasks run on a fleet: a task's worktree
@@ -441,7 +460,8 @@ func (gw *graphWf) told(s TaskSpend) {
 
 func (gw *graphWf) view() (GraphView, error) {
 	v := GraphView{Name: gw.in.Name, File: gw.in.File, Merged: gw.merged, Stopped: gw.sch.Stopped(),
-		Warnings: gw.warnings, Ended: gw.final != nil, Interrupted: gw.interrupted, Args: gw.in.Args, TaskQueue: gw.in.TaskQueue}
+		Warnings: gw.warnings, Ended: gw.final != nil, Interrupted: gw.interrupted, Args: gw.in.Args, TaskQueue: gw.in.TaskQueue,
+		Committed: gw.committed()}
 	v.Outcomes = gw.final
 	if v.Outcomes == nil {
 		v.Outcomes = gw.sch.Outcomes()
@@ -452,6 +472,12 @@ func (gw *graphWf) view() (GraphView, error) {
 		}
 	}
 	return v, nil
+}
+
+// committed is where the graph's tasks' branches are: those it committed, and
+// those an earlier workflow of it left (none on a graph's own queue).
+func (gw *graphWf) committed() Committed {
+	return Committed{Heads: maps.Clone(gw.heads), Held: maps.Clone(gw.held)}
 }
 
 // spent is what the graph's tasks spent so far, the running ones' included.

@@ -549,26 +549,44 @@ func TestGraphCommitAfterTheWorkerIsGone(t *testing.T) {
 }
 
 // TestGraphResumedTaskOverOnAFleet: a graph resumed after its earlier
-// workflow ran a task to its end but could not merge it (a conflict) makes no
-// worktree and no commit for it on a fleet: its branch is merged where the
-// earlier workflow, or the human resolving the conflict, left it.
+// workflow ran a task to its end but could not merge it (a conflict, or the
+// graph cancelled before the merge) makes no worktree and no commit for it on
+// a fleet: its branch is merged where the earlier workflow left it (the
+// commit it said, fetched from the shared remote when the merging clone does
+// not have it there), and the worker holding its work tree prunes it; a graph
+// whose earlier workflow said nothing of it (an older build) merges the
+// branch as it is.
 func TestGraphResumedTaskOverOnAFleet(t *testing.T) {
-	f := &fakeGraph{scripts: map[string]*script{}}
-	env := newGraphEnv(t, f)
-	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a")
-	a := in.Runs["a"]
-	a.State.Status, a.State.TotalIterations = loop.StatusSucceeded, 1
-	in.Runs["a"] = a
-	env.ExecuteWorkflow(WorkflowGraph, in)
-	res := graphResult(t, env)
-	if o := res.Outcomes["a"]; o.State != tasks.StateSucceeded {
-		t.Errorf("task a: %s (%s), want succeeded", o.State, o.Reason)
-	}
-	if want := []string{"merge: " + anyWorker}; !slices.Equal(f.queues, want) {
-		t.Errorf("activities ran %q, want %q", f.queues, want)
-	}
-	if h, ok := f.heads["a"]; ok {
-		t.Errorf("the merge was given a's head %q, want none (the branch as it is)", h)
+	for _, c := range []struct {
+		name      string
+		committed Committed
+		head      string
+		queues    []string
+	}{
+		{name: "committed on another worker", committed: Committed{Heads: map[string]string{"a": "head-a"}, Held: map[string]string{"a": "machine-b"}},
+			head: "head-a", queues: []string{"merge: " + anyWorker, "prune of a at head-a: machine-b"}},
+		{name: "not said", queues: []string{"merge: " + anyWorker}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeGraph{scripts: map[string]*script{}}
+			env := newGraphEnv(t, f)
+			in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a")
+			a := in.Runs["a"]
+			a.State.Status, a.State.TotalIterations = loop.StatusSucceeded, 1
+			in.Runs["a"] = a
+			in.Committed = c.committed
+			env.ExecuteWorkflow(WorkflowGraph, in)
+			res := graphResult(t, env)
+			if o := res.Outcomes["a"]; o.State != tasks.StateSucceeded {
+				t.Errorf("task a: %s (%s), want succeeded", o.State, o.Reason)
+			}
+			if !slices.Equal(f.queues, c.queues) {
+				t.Errorf("activities ran %q, want %q", f.queues, c.queues)
+			}
+			if f.heads["a"] != c.head {
+				t.Errorf("the merge was given a's head %q, want %q", f.heads["a"], c.head)
+			}
+		})
 	}
 }
 

@@ -91,7 +91,7 @@ func (f *Fleet) RunGraph(ctx context.Context, o GraphOptions) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	in.Prior, in.Merged = last.Outcomes, last.Merged
+	in.Prior, in.Merged, in.Committed = last.Outcomes, last.Merged, last.Committed
 	screen := ui.New(ui.Options{Out: f.sh.Stderr, Now: f.sh.Now, JSON: o.JSON})
 	// What a merge-back cut short left here (a merged task's worktree, its
 	// branch) goes before the graph starts again, as locally.

@@ -1,0 +1,90 @@
+//go:build temporal
+
+package temporal_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/temporal"
+)
+
+// TestGraphResumedMergesATaskCommittedElsewhere: a task's run succeeds on the
+// worker of another clone, which commits its work and pushes its branch to
+// the shared remote; the graph is cancelled before its merge-back (no worker
+// holds the graph's clone yet). Run again with a worker on the graph's clone,
+// the graph merges the task's work: its branch is fetched from the remote at
+// the commit the earlier workflow left it at, though this clone never had it
+// (before, the resumed graph knew no such commit, merged the branch as the
+// graph's clone had it, and failed the task: "its branch is gone"), and the
+// worker of the other clone removes the task's worktree and branch there.
+func TestGraphResumedMergesATaskCommittedElsewhere(t *testing.T) {
+	f := newFleet(t)
+	f.files = map[string]string{"tasks.yaml": "tasks:\n  - {id: one, title: Write one.txt, procedure: one}\n"}
+	plan := filepath.Join(f.dir, "one.plan")
+	if err := os.WriteFile(plan, []byte("write one.txt one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.files["agentloop.yaml"] = "procedures:\n  one:\n" +
+		"    agent: {cmd: [" + filepath.Join(f.dir, "bin", "fakeagent") + "], env: {FAKEAGENT_PLAN: " + plan + ", FAKEAGENT_DIR: " + filepath.Join(f.dir, "agent-one") + "}}\n" +
+		"    gates: [{name: done, run: \"test -f one.txt\"}]\n"
+	clones := f.repo("a", filepath.Join("elsewhere", "b"))
+	a, b := clones[0], clones[1]
+	worker := func(clone string) *proc {
+		return f.start(clone, "worker", "--queue", "machine-"+filepath.Base(clone), "--work-tree", clone, "--checkpoint-remote", "origin")
+	}
+	worker(b)
+	args := []string{"run", "--tasks", "tasks.yaml", "--engine", "temporal", "--merge-queue", "machine-a", "--heartbeat-timeout", "3s"}
+	first := f.start(a, args...)
+	branch := "refs/heads/agentloop/tasks/one"
+	var pushed string
+	for deadline := time.Now().Add(2 * time.Minute); pushed == ""; {
+		if out := strings.Fields(f.git(a, "ls-remote", "origin", branch)); len(out) > 0 {
+			pushed = out[0]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task one's branch was not pushed to the remote:\n%s", first.out.String())
+		}
+		time.Sleep(200 * time.Millisecond) // another process's push: nothing to wait on
+	}
+	if f.runOf("tasks-one", b) == "" || f.runOf("tasks-one", a) != "" {
+		t.Fatalf("task one's run is not on the worker of clone b alone")
+	}
+	c := f.srv.Dial(t)
+	defer c.Close()
+	id := temporal.GraphWorkflowID("tasks", temporal.KnownRepoID(filepath.Join(a, ".agentloop")))
+	if err := c.CancelWorkflow(t.Context(), id, ""); err != nil {
+		t.Fatal(err)
+	}
+	if code := first.wait(t, time.Minute); code != 130 {
+		t.Fatalf("run --tasks of the cancelled graph exited %d, want 130:\n%s", code, first.out.String())
+	}
+	if _, err := os.Stat(filepath.Join(a, "one.txt")); err == nil {
+		t.Fatal("one.txt merged by the cancelled graph, want nothing merged")
+	}
+
+	worker(a)
+	again := f.start(a, args...)
+	if code := again.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("run --tasks again exited %d, want 0 (one merged):\n%s", code, again.out.String())
+	}
+	if got := strings.TrimSpace(f.read(filepath.Join(a, "one.txt"))); got != "one" {
+		t.Errorf("one.txt in the graph's clone = %q, want task one's work merged", got)
+	}
+	f.git(a, "merge-base", "--is-ancestor", pushed, "HEAD") // fails the test when the pushed commit is not merged
+	// The worker holding the task's work tree, told by the earlier workflow,
+	// removes it; the branch goes from the remote.
+	if _, err := os.Stat(filepath.Join(b, ".agentloop", "worktrees", "tasks", "one")); err == nil {
+		t.Error("task one's worktree is left in clone b after its merge")
+	}
+	if out := f.git(b, "branch", "--list", "agentloop/*"); out != "" {
+		t.Errorf("branches left in clone b after the merge: %s", out)
+	}
+	if out := f.git(a, "ls-remote", "origin", branch); out != "" {
+		t.Errorf("task one's branch left on the remote after its merge: %s", out)
+	}
+}
