@@ -4,6 +4,7 @@ package temporal_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,21 +23,8 @@ import (
 // graph's clone had it, and failed the task: "its branch is gone"), and the
 // worker of the other clone removes the task's worktree and branch there.
 func TestGraphResumedMergesATaskCommittedElsewhere(t *testing.T) {
-	f := newFleet(t)
-	f.files = map[string]string{"tasks.yaml": "tasks:\n  - {id: one, title: Write one.txt, procedure: one}\n"}
-	plan := filepath.Join(f.dir, "one.plan")
-	if err := os.WriteFile(plan, []byte("write one.txt one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f.files["agentloop.yaml"] = "procedures:\n  one:\n" +
-		"    agent: {cmd: [" + filepath.Join(f.dir, "bin", "fakeagent") + "], env: {FAKEAGENT_PLAN: " + plan + ", FAKEAGENT_DIR: " + filepath.Join(f.dir, "agent-one") + "}}\n" +
-		"    gates: [{name: done, run: \"test -f one.txt\"}]\n"
-	clones := f.repo("a", filepath.Join("elsewhere", "b"))
-	a, b := clones[0], clones[1]
-	worker := func(clone string) *proc {
-		return f.start(clone, "worker", "--queue", "machine-"+filepath.Base(clone), "--work-tree", clone, "--checkpoint-remote", "origin")
-	}
-	worker(b)
+	f, a, b := oneTask(t, "write one.txt one\n", "gates: [{name: done, run: \"test -f one.txt\"}]")
+	f.worker(b)
 	args := []string{"run", "--tasks", "tasks.yaml", "--engine", "temporal", "--merge-queue", "machine-a", "--heartbeat-timeout", "3s"}
 	first := f.start(a, args...)
 	branch := "refs/heads/agentloop/tasks/one"
@@ -67,7 +55,7 @@ func TestGraphResumedMergesATaskCommittedElsewhere(t *testing.T) {
 		t.Fatal("one.txt merged by the cancelled graph, want nothing merged")
 	}
 
-	worker(a)
+	f.worker(a)
 	again := f.start(a, args...)
 	if code := again.wait(t, 2*time.Minute); code != 0 {
 		t.Fatalf("run --tasks again exited %d, want 0 (one merged):\n%s", code, again.out.String())
@@ -87,4 +75,71 @@ func TestGraphResumedMergesATaskCommittedElsewhere(t *testing.T) {
 	if out := f.git(a, "ls-remote", "origin", branch); out != "" {
 		t.Errorf("task one's branch left on the remote after its merge: %s", out)
 	}
+}
+
+// TestGraphRerunKeepsATasksPushedBranch: a task's run is aborted by its
+// time budget on the worker of clone b, which commits its work and pushes its
+// branch; that worker is then gone. The task file run again rebuilds the
+// task's worktree on the worker of clone a, where its run takes no step (its
+// budget still cannot afford one): the worktree starts from the task's
+// pushed branch, and the branch on the remote keeps the task's work (before,
+// it was made from the graph's base, and its commit pushed the base over
+// the task's branch).
+func TestGraphRerunKeepsATasksPushedBranch(t *testing.T) {
+	f, a, b := oneTask(t, "write one.txt work\nsleep 2s\n",
+		"gates: [{name: done, run: \"test -f ok.txt\"}]\n    limits: {max_iterations: 5, failure_threshold: 5, max_duration: 3s}")
+	wb := f.worker(b)
+	args := []string{"run", "--tasks", "tasks.yaml", "--engine", "temporal", "--merge-queue", "machine-a", "--heartbeat-timeout", "3s"}
+	branch := "agentloop/tasks/one"
+	onRemote := func() string {
+		f.git(a, "fetch", "-q", "origin", "+refs/heads/"+branch+":refs/remotes/origin/"+branch)
+		cmd := exec.Command("git", "show", "origin/"+branch+":one.txt")
+		cmd.Dir, cmd.Env = a, f.env
+		out, _ := cmd.CombinedOutput()
+		return strings.TrimSpace(string(out))
+	}
+	first := f.start(a, args...)
+	if code := first.wait(t, 2*time.Minute); code != 3 || !strings.Contains(first.out.String(), "budget cannot afford another iteration") {
+		t.Fatalf("run --tasks exited %d, want 3 (one aborted by its budget):\n%s", code, first.out.String())
+	}
+	if got := onRemote(); got != "work" || f.runOf("tasks-one", b) == "" {
+		t.Fatalf("task one's pushed branch holds one.txt %q, want its work, from clone b's worker", got)
+	}
+	wb.kill()
+	f.worker(a)
+	again := f.start(a, args...)
+	if code := again.wait(t, 2*time.Minute); code != 3 || !strings.Contains(again.out.String(), "Task one failed after 1 iteration: budget") {
+		t.Fatalf("run --tasks again exited %d, want 3 (one aborted again, with no new iteration):\n%s", code, again.out.String())
+	}
+	if got, err := os.ReadFile(filepath.Join(a, ".agentloop", "worktrees", "tasks", "one", "one.txt")); strings.TrimSpace(string(got)) != "work" {
+		t.Errorf("one.txt in task one's worktree made in clone a = %q (%v), want the task's work", got, err)
+	}
+	if got := onRemote(); got != "work" {
+		t.Errorf("task one's branch on the remote after the task file ran again: one.txt %q, want the task's work kept\n%s", got, f.git(a, "log", "--stat", "origin/"+branch))
+	}
+}
+
+// oneTask is a fleet whose repository has a task file of one task, one,
+// whose procedure's agent follows plan and whose other settings are procedure
+// (YAML lines of the procedure, indented as the first), and the two clones
+// of the repository: a, the graph's, and b, elsewhere.
+func oneTask(t *testing.T, plan, procedure string) (f *fleet, a, b string) {
+	t.Helper()
+	f = newFleet(t)
+	f.files = map[string]string{"tasks.yaml": "tasks:\n  - {id: one, title: Write one.txt, procedure: one}\n"}
+	file := filepath.Join(f.dir, "one.plan")
+	if err := os.WriteFile(file, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.files["agentloop.yaml"] = "procedures:\n  one:\n" +
+		"    agent: {cmd: [" + filepath.Join(f.dir, "bin", "fakeagent") + "], env: {FAKEAGENT_PLAN: " + file + ", FAKEAGENT_DIR: " + filepath.Join(f.dir, "agent-one") + "}}\n" +
+		"    " + procedure + "\n"
+	clones := f.repo("a", filepath.Join("elsewhere", "b"))
+	return f, clones[0], clones[1]
+}
+
+// worker starts a worker on the clone, on its own queue machine-NAME (the
+// clone's folder name), pushing its checkpoints to the clone's origin.
+func (f *fleet) worker(clone string) *proc {
+	return f.start(clone, "worker", "--queue", "machine-"+filepath.Base(clone), "--work-tree", clone, "--checkpoint-remote", "origin")
 }

@@ -32,7 +32,42 @@ type GraphSteps struct {
 // task's steps come to this worker's queue.
 func (g *GraphSteps) WorkTree(ctx context.Context, in WorkTreeInput) (WorkTreeOutput, error) {
 	defer alive(ctx)()
-	return WorkTreeOutput{Queue: g.Steps.Queue}, ownError(ctx, g.Steps.addWorkTree(ctx, in), graphAttempts, "agentloop.WorkTree")
+	err := g.Steps.branchAt(ctx, in)
+	if err == nil {
+		err = g.Steps.addWorkTree(ctx, in)
+	}
+	return WorkTreeOutput{Queue: g.Steps.Queue}, ownError(ctx, err, graphAttempts, "agentloop.WorkTree")
+}
+
+// branchAt puts the branch of the task of in at in.Head in this worker's
+// clone, fetched from the shared remote, when the task's worktree is to be
+// made here: it then starts from the task's committed work, wherever that was
+// committed, not from the graph's base (whose commit and push, when the
+// task's run takes no step here, would replace the task's branch on the
+// remote). A worktree made here before is the run's own (its steps restore
+// the run's checkpoints); without a remote, the clone's branch is what there
+// is.
+func (s *Steps) branchAt(ctx context.Context, in WorkTreeInput) error {
+	if in.Head == "" || s.Remote == "" {
+		return nil
+	}
+	t := GraphTask{Repo: in.Repo, StateDir: in.StateDir}.In(s.WorkTree)
+	s.git.Lock()
+	defer s.git.Unlock()
+	branch := graph.TaskBranch(in.Graph, in.ID)
+	if gitx.BranchCommit(ctx, t.Repo, branch) == in.Head {
+		return nil
+	}
+	if _, err := os.Stat(graph.TaskWorkTree(t.StateDir, in.Graph, in.ID)); err == nil {
+		return nil
+	}
+	if err := gitx.FetchBranch(ctx, t.Repo, s.Remote, branch); err != nil {
+		return fmt.Errorf("task %s: fetch its branch, committed on another worker: %w", in.ID, err)
+	}
+	if got := gitx.BranchCommit(ctx, t.Repo, branch); got != in.Head {
+		return fmt.Errorf("task %s: its branch %s on %s is at %q, not at %s where its last commit left it: push that commit there from the clone that has it", in.ID, branch, s.Remote, got, in.Head)
+	}
+	return nil
 }
 
 // Commit is the commit activity: the task's work committed on its branch, and

@@ -160,7 +160,14 @@ type GraphResult struct {
 
 // WorkTreeInput is the worktree activity's argument: a task's worktree and
 // branch, in the graph's repository (mapped onto the worker's clone).
-type WorkTreeInput struct{ Repo, StateDir, Graph, ID, Base string }
+type WorkTreeInput struct {
+	Repo, StateDir, Graph, ID, Base string
+	// Head is the commit the task's branch was left at by its last commit,
+	// on whichever worker ("" for none): a worktree made in a clone that does
+	// not have the branch there starts from it, fetched from the shared
+	// remote, not from Base.
+	Head string `json:",omitempty"`
+}
 
 // WorkTreeOutput is the worktree activity's result: the queue of the worker
 // that made it, where the task's steps go.
@@ -535,7 +542,7 @@ func (gw *graphWf) start(ctx, actx workflow.Context, t tasks.Task) workflow.Futu
 // task's loop runs on that worker's queue.
 func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outcome, error) {
 	in := gw.in
-	wt := WorkTreeInput{Repo: in.Repo, StateDir: in.StateDir, Graph: in.Name, ID: t.ID, Base: in.Base}
+	wt := WorkTreeInput{Repo: in.Repo, StateDir: in.StateDir, Graph: in.Name, ID: t.ID, Base: in.Base, Head: gw.heads[t.ID]}
 	if gw.head != "" {
 		wt.Base = gw.head // its dependencies' work merged
 	}
