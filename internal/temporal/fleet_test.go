@@ -360,13 +360,22 @@ func (f *fleet) read(path string) string {
 // checkIterations: the run recorded iterations 1 to n, each once.
 func checkIterations(t *testing.T, v temporal.View, n int) {
 	t.Helper()
+	if err := iterationsOnce(v, n); err != nil {
+		t.Error(err)
+	}
+}
+
+// iterationsOnce says how the run's iterations are not 1 to n, each once;
+// nil when they are.
+func iterationsOnce(v temporal.View, n int) error {
 	var got []int
 	for _, r := range v.State.History {
 		got = append(got, r.N)
 	}
 	if v.State.TotalIterations != n || len(got) != n || got[n-1] != n {
-		t.Errorf("iterations %v, %d in all; want 1 to %d, each once", got, v.State.TotalIterations, n)
+		return fmt.Errorf("iterations %v, %d in all; want 1 to %d, each once", got, v.State.TotalIterations, n)
 	}
+	return nil
 }
 
 // The fake agent's plan of the kill tests: each call adds a line to notes.txt;
