@@ -295,3 +295,57 @@ func TestRealServerGraph(t *testing.T) {
 	}
 	keepHistory(t, c, "graph")
 }
+
+// TestRealServerGraphFailedTaskSpend: on a real dev server, the run of task a
+// spends 600 tokens on its first iteration and then fails on its own (its
+// workflow ends in an error): the error that reaches the graph through the
+// server carries what the run did, so a's outcome keeps its iteration and
+// tokens and b is skipped for the global budget of 500.
+func TestRealServerGraphFailedTaskSpend(t *testing.T) {
+	_, c := newDevServer(t)
+	defer c.Close()
+	queue := "graph-failed-" + time.Now().Format("150405.000000000")
+	spend := func(int) (evidence.Iteration, error) {
+		it, _ := gate(false, 1)(0)
+		it.Agent.Usage = evidence.Usage{InputTokens: 600, TokensKnown: true}
+		return it, nil
+	}
+	broken := func(int) (evidence.Iteration, error) {
+		return evidence.Iteration{}, errors.New("the plan cannot be built")
+	}
+	// The steps say they ran on a queue of their own, which a worker polls:
+	// the failed task's work is committed there.
+	f := &fakeGraph{own: queue + "-own", scripts: map[string]*script{
+		"g-a": {results: []func(int) (evidence.Iteration, error){spend, broken}},
+		"g-b": {results: []func(int) (evidence.Iteration, error){gate(true, 0)}},
+	}}
+	for _, q := range []string{queue, f.own} {
+		w := worker.New(c, q, worker.Options{})
+		f.register(w)
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+	}
+	in := graphInput(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, "a", "b")
+	in.Name = "graph-failed"
+	in.File.Budget = budget.Limits{MaxTokens: 500}
+	if err := StartGraph(t.Context(), c, Server{TaskQueue: queue}, in); err != nil {
+		t.Fatal(err)
+	}
+	var res GraphResult
+	if err := c.GetWorkflow(t.Context(), GraphWorkflowID("graph-failed", ""), "").Get(t.Context(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if o := res.Outcomes["a"]; o.State != tasks.StateFailed || o.Iterations != 1 || o.Usage.InputTokens != 600 {
+		t.Errorf("a: %+v, want failed with its 1 iteration and 600 tokens", o)
+	}
+	if o := res.Outcomes["b"]; o.State != tasks.StateSkipped {
+		t.Errorf("b: %+v, want skipped for the global budget (a's 600 of 500)", o)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if want := "commit of a: " + f.own; !slices.Contains(f.queues, want) {
+		t.Errorf("activities ran %q; want %q: the failed task's work committed where its run ended", f.queues, want)
+	}
+}
