@@ -41,12 +41,14 @@ func (g *GraphSteps) WorkTree(ctx context.Context, in WorkTreeInput) (WorkTreeOu
 
 // branchAt puts the branch of the task of in at in.Head in this worker's
 // clone, fetched from the shared remote, when the task's worktree is to be
-// made here: it then starts from the task's committed work, wherever that was
-// committed, not from the graph's base (whose commit and push, when the
-// task's run takes no step here, would replace the task's branch on the
-// remote). A worktree made here before is the run's own (its steps restore
-// the run's checkpoints); without a remote, the clone's branch is what there
-// is.
+// made or taken here: it then starts from the task's committed work, wherever
+// that was committed, not from the graph's base or from what an older
+// worktree here holds (whose commit and push, when the task's run takes no
+// step here, would replace the task's branch on the remote). A worktree of
+// the task here whose branch is behind is what a worker that left the task
+// here held: it is brought to in.Head, its changes discarded; a branch here
+// ahead of in.Head is kept. Without a
+// remote, the clone's branch is what there is.
 func (s *Steps) branchAt(ctx context.Context, in WorkTreeInput) error {
 	if in.Head == "" || s.Remote == "" {
 		return nil
@@ -55,17 +57,25 @@ func (s *Steps) branchAt(ctx context.Context, in WorkTreeInput) error {
 	s.git.Lock()
 	defer s.git.Unlock()
 	branch := graph.TaskBranch(in.Graph, in.ID)
-	if gitx.BranchCommit(ctx, t.Repo, branch) == in.Head {
-		return nil
-	}
-	if _, err := os.Stat(graph.TaskWorkTree(t.StateDir, in.Graph, in.ID)); err == nil {
-		return nil
+	if here := gitx.BranchCommit(ctx, t.Repo, branch); here == in.Head || gitx.IsAncestor(ctx, t.Repo, in.Head, here) {
+		return nil // at it, or ahead of it (a merged result its gates failed on, moved there by the merge-back)
 	}
 	if err := gitx.FetchBranch(ctx, t.Repo, s.Remote, branch); err != nil {
 		return fmt.Errorf("task %s: fetch its branch, committed on another worker: %w", in.ID, err)
 	}
 	if got := gitx.BranchCommit(ctx, t.Repo, branch); got != in.Head {
 		return fmt.Errorf("task %s: its branch %s on %s is at %q, not at %s where its last commit left it: push that commit there from the clone that has it", in.ID, branch, s.Remote, got, in.Head)
+	}
+	wt := graph.TaskWorkTree(t.StateDir, in.Graph, in.ID)
+	if _, err := os.Stat(wt); err != nil {
+		return nil // made from the branch next
+	}
+	if err := gitx.Discard(ctx, wt); err != nil {
+		return fmt.Errorf("task %s: bring its older worktree here to its branch, committed on another worker: %w", in.ID, err)
+	}
+	if s.Log != nil {
+		s.Log.Warn("the task's older worktree here was brought to its branch, committed on another worker; what it held beyond that was discarded (the run's checkpoints keep its work)",
+			"task", in.ID, "worktree", wt, "head", in.Head)
 	}
 	return nil
 }

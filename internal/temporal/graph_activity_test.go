@@ -366,3 +366,62 @@ func TestGraphMergeFoundInAncestry(t *testing.T) {
 		t.Errorf("%d merge commits, want 2 (a by hand, b once)", n)
 	}
 }
+
+// TestGraphWorkTreeAtTheTasksHead: a task's worktree made by a worker whose
+// clone does not have the task's branch where its last commit (on another
+// worker, pushed) left it starts from that commit, fetched from the shared
+// remote; a worktree of the task made in this clone before (older, what a
+// worker that left the task there held) is brought to it, its leftovers
+// discarded; one ahead of it is kept.
+func TestGraphWorkTreeAtTheTasksHead(t *testing.T) {
+	for _, made := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no worktree here", true: "an older worktree here"}[made], func(t *testing.T) {
+			graphRepo, other := sharedClones(t)
+			ctx := t.Context()
+			state := filepath.Join(graphRepo, ".agentloop")
+			in := WorkTreeInput{Repo: graphRepo, StateDir: state, Graph: "g", ID: "one"}
+			here := &GraphSteps{Steps: &Steps{Queue: "here", Remote: "origin"}}
+			wt := filepath.Join(state, "worktrees", "g", "one")
+			if made {
+				if _, err := here.WorkTree(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+				writeIn(t, wt, "leftover.txt", "a dead attempt's\n")
+			}
+			onOther := &GraphSteps{Steps: &Steps{Queue: "other", WorkTree: other, Remote: "origin"}}
+			if _, err := onOther.WorkTree(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+			writeIn(t, filepath.Join(other, ".agentloop", "worktrees", "g", "one"), "one.txt", "one\n")
+			co, err := onOther.Commit(ctx, CommitInput{WorkTree: wt, Task: tasks.Task{ID: "one", Title: "Write one.txt"}, Repo: graphRepo, Branch: "agentloop/g/one"})
+			if err != nil || !co.Pushed {
+				t.Fatalf("commit on the other clone: %+v, %v", co, err)
+			}
+			in.Head = co.Head
+			if _, err := here.WorkTree(ctx, in); err != nil {
+				t.Fatalf("worktree at the task's head: %v", err)
+			}
+			if got := gitIn(t, wt, "rev-parse", "HEAD"); strings.TrimSpace(got) != co.Head {
+				t.Errorf("the task's worktree here is at %s, want %s, where its last commit left its branch", got, co.Head)
+			}
+			if got := readFileIn(t, filepath.Join(wt, "one.txt")); got != "one\n" {
+				t.Errorf("one.txt in the task's worktree here = %q, want the task's work", got)
+			}
+			if _, err := os.Stat(filepath.Join(wt, "leftover.txt")); err == nil {
+				t.Error("the older worktree's leftover is still there")
+			}
+			// A branch here ahead of the task's head (the merge-back moved it
+			// to a merged result) is kept.
+			writeIn(t, wt, "merged.txt", "merged\n")
+			gitIn(t, wt, "add", "-A")
+			gitIn(t, wt, "commit", "-q", "-m", "merged result")
+			ahead := strings.TrimSpace(gitIn(t, wt, "rev-parse", "HEAD"))
+			if _, err := here.WorkTree(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(gitIn(t, wt, "rev-parse", "HEAD")); got != ahead {
+				t.Errorf("the task's worktree here is at %s, want %s: a branch ahead of the task's head is kept", got, ahead)
+			}
+		})
+	}
+}
