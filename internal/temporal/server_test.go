@@ -42,14 +42,7 @@ type devServer struct {
 func startServer(t *testing.T, s *devServer) {
 	t.Helper()
 	_, port, _ := net.SplitHostPort(s.addr)
-	// SQLite writes ahead and never syncs: the server is killed in the
-	// tests, its machine never, and a sync on a disk shared with builds
-	// makes each write wait for them (the server writes through one
-	// connection: under load it timed out its own calls).
-	s.cmd = exec.Command(s.bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", port, "--headless",
-		"--db-filename", s.db, "--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=off",
-		"--log-level", "error")
-	s.cmd.Args = append(s.cmd.Args, s.args...)
+	s.cmd = exec.Command(s.bin, append(testenv.TemporalServerArgs(port, s.db), s.args...)...)
 	s.cmd.Stdout, s.cmd.Stderr = os.Stderr, os.Stderr
 	testenv.EndsWithTest(s.cmd)
 	if err := s.cmd.Start(); err != nil {

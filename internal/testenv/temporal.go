@@ -24,8 +24,7 @@ func TemporalServer(t testing.TB) string {
 	addr := l.Addr().String()
 	l.Close()
 	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", port, "--headless",
-		"--db-filename", filepath.Join(t.TempDir(), "temporal.db"), "--log-level", "error")
+	cmd := exec.Command(bin, TemporalServerArgs(port, filepath.Join(t.TempDir(), "temporal.db"))...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	EndsWithTest(cmd)
 	if err := cmd.Start(); err != nil {
@@ -47,4 +46,15 @@ func TemporalServer(t testing.TB) string {
 		}
 		time.Sleep(100 * time.Millisecond) // a process that gives no readiness event
 	}
+}
+
+// TemporalServerArgs are the temporal CLI's arguments that start a test's dev
+// server on port of 127.0.0.1, its state in the file db. SQLite writes ahead
+// and never syncs: the tests kill the server, never its machine, and a sync
+// on a disk shared with builds makes each write wait for them (the server
+// writes through one connection: under load it timed out its own calls).
+func TemporalServerArgs(port, db string) []string {
+	return []string{"server", "start-dev", "--ip", "127.0.0.1", "--port", port, "--headless",
+		"--db-filename", db, "--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=off",
+		"--log-level", "error"}
 }
