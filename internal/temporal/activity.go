@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -90,6 +91,7 @@ type Steps struct {
 	seq     uint64        // counts the steps, for the least recently used
 	slots   chan struct{} // one for each step running, MaxAgents of them
 	sharer  *sharer       // pushes the runs' checkpoints to Remote ([Steps.sharing])
+	atWork  atomic.Int64  // steps holding a place: their agents or gates at work
 	drain   time.Duration // how long a step goes on once its worker stops ([Worker.Stop])
 }
 
@@ -126,7 +128,9 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		// again, or ends it.
 		return StepOutput{}, err
 	}
-	free = sync.OnceFunc(free)
+	s.atWork.Add(1)
+	leave := free
+	free = sync.OnceFunc(func() { s.atWork.Add(-1); leave() })
 	defer free()
 	defer s.Metrics.run()()
 	l, p, fresh, done, err := s.engine(ctx, in.Run)
@@ -156,7 +160,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 			// this worker dies before then, the step run again elsewhere
 			// starts from in.Last, which differs only by other runs' work in
 			// a work tree they share.
-			if err := s.sharing().share(ctx, p.WorkDir, s.Remote, shared, in.Last == ""); err != nil {
+			if err := s.sharing().share(ctx, p.WorkDir, s.Remote, shared, firstShare(in.Last)); err != nil {
 				s.Log.Warn("the run's first checkpoint could not be shared: another worker could not take the run over from here", "run", in.Run.Name, "error", err)
 			}
 		}
@@ -255,9 +259,19 @@ func (s *Steps) draining(ctx context.Context) (_ context.Context, stop func()) {
 // share pushes the run's checkpoint refs to the shared remote; a failure is a
 // warning (the run goes on here, but no other worker could take it over).
 func (s *Steps) share(ctx context.Context, dir string, r RunRef, refs string) {
-	if err := s.sharing().share(ctx, dir, s.Remote, refs, true); err != nil {
+	if err := s.sharing().share(ctx, dir, s.Remote, refs, shareEnd); err != nil {
 		s.Log.Warn("the run's checkpoints could not be shared: another worker could not take the run over from here", "run", r.Name, "error", err)
 	}
+}
+
+// firstShare is how a step's start checkpoint is pushed: the run's first
+// (last is ""), which holds what it started on, before the agent starts; any
+// other with the clone's next push.
+func firstShare(last string) shareWhen {
+	if last == "" {
+		return shareNow
+	}
+	return shareLater
 }
 
 // sharing is the worker's sharer, made on its first use.
@@ -265,7 +279,7 @@ func (s *Steps) sharing() *sharer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sharer == nil {
-		s.sharer = &sharer{metrics: s.Metrics}
+		s.sharer = &sharer{metrics: s.Metrics, atWork: func() bool { return s.atWork.Load() > 0 }}
 	}
 	return s.sharer
 }

@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -21,6 +22,12 @@ type sharer struct {
 	push func(ctx context.Context, dir, remote string, prefixes ...string) error
 	// metrics count the pushes (nil: none).
 	metrics *Metrics
+	// atWork reports whether steps of the worker are at work (their agents
+	// or gates running): each will ask for its end checkpoint to be pushed
+	// soon, so a push waits a moment for them ([shareLinger]). nil: never.
+	atWork func() bool
+	// linger is how long a push waits for them ([shareLinger] for 0).
+	linger time.Duration
 
 	mu   sync.Mutex
 	next map[string]*shareRound // by clone: the push the next asks join
@@ -31,30 +38,54 @@ type sharer struct {
 type shareRound struct {
 	prefixes []string
 	asks     int
+	first    time.Time     // the first ask's
+	now      bool          // a step's agent waits for it: no lingering
+	hurry    chan struct{} // closed when now is set
 	done     chan struct{} // closed when the push has ended
 	err      error         // the push's, once done is closed
 }
+
+// shareLinger is how long after its first ask a push waits, when other
+// steps of the worker are at work, for their asks to go with it: many runs
+// on a worker make fewer pushes (a push costs as much for one run's refs as
+// for a hundred), for a step's end at most this much later. A worker with
+// one step at a time pushes at once.
+const shareLinger = time.Second
 
 // sharePushTimeout bounds one push: it runs for every run that asked, so no
 // one step's context ends it, and a remote that never answers does not hold
 // the clone's pushes forever.
 const sharePushTimeout = 5 * time.Minute
 
+// shareWhen is how an ask for a push waits for it.
+type shareWhen int
+
+const (
+	shareLater shareWhen = iota // not at all: the refs go with the clone's next push
+	shareEnd                    // a step's end: the push may wait for other steps' ends (shareLinger)
+	shareNow                    // a step's agent waits for it: the push starts as soon as it can
+)
+
 // share asks for the checkpoint refs under prefix in the clone at dir to be
-// pushed to remote (the same for every ask: the worker's). With wait, it returns the error of the push that carried them, or
-// ctx's when ctx ends first; without, it returns at once (the refs go with
-// the clone's next push, whoever waits for it).
-func (s *sharer) share(ctx context.Context, dir, remote, prefix string, wait bool) error {
+// pushed to remote (the same for every ask: the worker's). Unless when is
+// shareLater, it returns the error of the push that carried them, or ctx's
+// when ctx ends first; with shareLater it returns at once.
+func (s *sharer) share(ctx context.Context, dir, remote, prefix string, when shareWhen) error {
+
 	s.mu.Lock()
 	if s.next == nil {
 		s.next, s.busy = map[string]*shareRound{}, map[string]bool{}
 	}
 	r := s.next[dir]
 	if r == nil {
-		r = &shareRound{done: make(chan struct{})}
+		r = &shareRound{done: make(chan struct{}), hurry: make(chan struct{}), first: time.Now()}
 		s.next[dir] = r
 	}
 	r.asks++
+	if when == shareNow && !r.now {
+		r.now = true
+		close(r.hurry)
+	}
 	if !slices.Contains(r.prefixes, prefix) {
 		r.prefixes = append(r.prefixes, prefix)
 	}
@@ -64,7 +95,7 @@ func (s *sharer) share(ctx context.Context, dir, remote, prefix string, wait boo
 	if lead {
 		go s.lead(context.WithoutCancel(ctx), dir, remote)
 	}
-	if !wait {
+	if when == shareLater {
 		return nil
 	}
 	select {
@@ -79,6 +110,16 @@ func (s *sharer) share(ctx context.Context, dir, remote, prefix string, wait boo
 func (s *sharer) lead(ctx context.Context, dir, remote string) {
 	for {
 		s.mu.Lock()
+		if r := s.next[dir]; r != nil && !r.now && s.atWork != nil && s.atWork() {
+			s.mu.Unlock()
+			t := time.NewTimer(time.Until(r.first.Add(cmp.Or(s.linger, shareLinger))))
+			select {
+			case <-t.C:
+			case <-r.hurry: // an ask a step's agent waits for
+			}
+			t.Stop()
+			s.mu.Lock()
+		}
 		r := s.next[dir]
 		delete(s.next, dir)
 		if r == nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,23 +57,23 @@ func TestSharerTakesTurns(t *testing.T) {
 	ctx := t.Context()
 
 	first := make(chan error, 1)
-	go func() { first <- s.share(ctx, "/clone", "origin", "refs/agentloop/a/1/", true) }()
+	go func() { first <- s.share(ctx, "/clone", "origin", "refs/agentloop/a/1/", shareEnd) }()
 	<-f.started // the first push is under way: a, alone
 
 	// The start checkpoint of run b, not waited for, and the ends of runs
 	// c and d (d twice), while it is under way.
-	if err := s.share(ctx, "/clone", "origin", "refs/agentloop/b/2/", false); err != nil {
+	if err := s.share(ctx, "/clone", "origin", "refs/agentloop/b/2/", shareLater); err != nil {
 		t.Fatalf("an ask that does not wait: %v", err)
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
 	for _, p := range []string{"refs/agentloop/c/3/", "refs/agentloop/d/4/", "refs/agentloop/d/4/"} {
-		wg.Go(func() { errs <- s.share(ctx, "/clone", "origin", p, true) })
+		wg.Go(func() { errs <- s.share(ctx, "/clone", "origin", p, shareEnd) })
 	}
 	// A step whose context ends while it waits.
 	gone, cancel := context.WithCancelCause(ctx)
 	goneErr := make(chan error, 1)
-	go func() { goneErr <- s.share(gone, "/clone", "origin", "refs/agentloop/e/5/", true) }()
+	go func() { goneErr <- s.share(gone, "/clone", "origin", "refs/agentloop/e/5/", shareEnd) }()
 	waitFor(t, 10*time.Second, "the asks to join the next push", func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -110,7 +111,7 @@ func TestSharerTakesTurns(t *testing.T) {
 
 	// Nothing under way: the next ask starts a push of its own at once.
 	done := make(chan error, 1)
-	go func() { done <- s.share(ctx, "/clone", "origin", "refs/agentloop/a/1/", true) }()
+	go func() { done <- s.share(ctx, "/clone", "origin", "refs/agentloop/a/1/", shareEnd) }()
 	<-f.started
 	f.release <- nil
 	if err := <-done; err != nil {
@@ -148,10 +149,10 @@ func TestSharerClonesApart(t *testing.T) {
 	s := &sharer{push: f.push}
 	ctx := t.Context()
 	a := make(chan error, 1)
-	go func() { a <- s.share(ctx, "/a", "origin", "refs/agentloop/x/1/", true) }()
+	go func() { a <- s.share(ctx, "/a", "origin", "refs/agentloop/x/1/", shareEnd) }()
 	<-f.started
 	b := make(chan error, 1)
-	go func() { b <- s.share(ctx, "/b", "origin", "refs/agentloop/y/2/", true) }()
+	go func() { b <- s.share(ctx, "/b", "origin", "refs/agentloop/y/2/", shareEnd) }()
 	select {
 	case <-f.started: // b's push started while a's is under way
 	case <-time.After(10 * time.Second):
@@ -163,6 +164,50 @@ func TestSharerClonesApart(t *testing.T) {
 		t.Error(err)
 	}
 	if err := <-b; err != nil {
+		t.Error(err)
+	}
+}
+
+// TestSharerLingers: while other steps of the worker are at work, a push
+// waits for their asks, until an ask that a step's agent waits for comes;
+// with none at work a push starts at once.
+func TestSharerLingers(t *testing.T) {
+	f := newFakePushes()
+	var atWork atomic.Bool
+	atWork.Store(true)
+	s := &sharer{push: f.push, atWork: atWork.Load, linger: time.Hour}
+	ctx := t.Context()
+	errs := make(chan error, 3)
+	go func() { errs <- s.share(ctx, "/clone", "origin", "refs/agentloop/a/1/", shareEnd) }()
+	if err := s.share(ctx, "/clone", "origin", "refs/agentloop/b/2/", shareLater); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-f.started:
+		t.Fatal("a push started while steps were at work, before any ask had to be pushed at once")
+	case <-time.After(200 * time.Millisecond):
+	}
+	go func() { errs <- s.share(ctx, "/clone", "origin", "refs/agentloop/c/3/", shareNow) }()
+	<-f.started
+	f.release <- nil
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got, want := f.got(), [][]string{{"refs/agentloop/a/1/", "refs/agentloop/b/2/", "refs/agentloop/c/3/"}}; len(got) != 1 || !slices.Equal(got[0], want[0]) {
+		t.Errorf("pushes %q, want %q", got, want)
+	}
+
+	atWork.Store(false)
+	go func() { errs <- s.share(ctx, "/clone", "origin", "refs/agentloop/d/4/", shareEnd) }()
+	select {
+	case <-f.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("with no step at work, a push waited")
+	}
+	f.release <- nil
+	if err := <-errs; err != nil {
 		t.Error(err)
 	}
 }
