@@ -9,12 +9,15 @@ import (
 // Log is a bounded log writer: it writes the first head bytes straight to the file,
 // keeps only the last tail bytes in memory after that, and on Close appends
 // "\n[… N bytes omitted …]\n" and the tail (without the marker when nothing was
-// omitted). Memory is constant whatever is written. Safe for concurrent writes.
+// omitted). Memory is bounded by tail whatever is written, and grows to it
+// only as the output does: most agents and gates print far less than the
+// bound. Safe for concurrent writes.
 type Log struct {
 	mu     sync.Mutex
 	f      *os.File
 	head   int
-	ring   []byte // last len(ring) bytes seen, circular
+	size   int    // tail: the most bytes kept in ring
+	ring   []byte // the last len(ring) bytes seen (len(ring) < size: all of them, in order), circular once full
 	pos    int    // next write position in ring
 	total  int64  // bytes seen
 	err    error  // first file error
@@ -28,7 +31,7 @@ func NewLog(path string, head, tail int) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create log: %w", err)
 	}
-	return &Log{f: f, head: max(head, 0), ring: make([]byte, max(tail, 0))}, nil
+	return &Log{f: f, head: max(head, 0), size: max(tail, 0)}, nil
 }
 
 // Write records p. It fails only once a write to the file has failed or the log
@@ -55,20 +58,40 @@ func (l *Log) Write(p []byte) (int, error) {
 
 // remember copies the last len(ring) bytes of p into the ring.
 func (l *Log) remember(p []byte) {
-	size := len(l.ring)
+	size := l.size
 	if size == 0 {
 		return
 	}
 	if len(p) >= size {
-		copy(l.ring, p[len(p)-size:])
+		l.grow(size)
+		l.ring = append(l.ring[:0], p[len(p)-size:]...)
 		l.pos = 0
 		return
+	}
+	if room := size - len(l.ring); room > 0 { // not full yet: in order
+		n := min(room, len(p))
+		l.grow(len(l.ring) + n)
+		l.ring = append(l.ring, p[:n]...)
+		l.pos = len(l.ring) % size
+		if p = p[n:]; len(p) == 0 {
+			return
+		}
 	}
 	n := copy(l.ring[l.pos:], p)
 	if n < len(p) {
 		copy(l.ring, p[n:])
 	}
 	l.pos = (l.pos + len(p)) % size
+}
+
+// grow makes room in ring for n bytes, doubling (from 4 KiB) up to size.
+func (l *Log) grow(n int) {
+	if cap(l.ring) >= n {
+		return
+	}
+	ring := make([]byte, len(l.ring), min(l.size, max(n, 2*cap(l.ring), 4<<10)))
+	copy(ring, l.ring)
+	l.ring = ring
 }
 
 // Tail returns a copy of the last n bytes seen (n is capped at the tail size and

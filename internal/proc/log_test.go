@@ -156,3 +156,39 @@ func BenchmarkLogWrite(b *testing.B) {
 		}
 	}
 }
+
+// TestLogTailGrows: the tail kept is the last bytes seen whatever the sizes
+// of the writes around the bound, and the memory it takes grows with the
+// output, not to the bound at once.
+func TestLogTailGrows(t *testing.T) {
+	t.Parallel()
+	const tail = 10 << 10
+	for _, sizes := range [][]int{{1}, {3, 4, 5}, {4095, 2, 4096, 7000}, {tail - 1, 1, 1}, {tail}, {tail + 1, 3}, {100, tail * 2, 5}} {
+		l, err := NewLog(filepath.Join(t.TempDir(), "log"), 0, tail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []byte
+		for i, n := range sizes {
+			chunk := bytes.Repeat([]byte{byte('a' + i)}, n)
+			chunk[0] = '<'
+			if _, err := l.Write(chunk); err != nil {
+				t.Fatal(err)
+			}
+			seen = append(seen, chunk...)
+			for _, n := range []int{0, 1, 17, len(seen), tail, tail + 1} {
+				want := seen[max(0, len(seen)-min(n, tail)):]
+				if got := l.Tail(n); !bytes.Equal(got, want) {
+					t.Fatalf("writes %v: Tail(%d) after write %d = %d bytes, want the last %d", sizes, n, i, len(got), len(want))
+				}
+			}
+		}
+		if len(seen) <= 4<<10 && cap(l.ring) > 4<<10 {
+			t.Errorf("writes %v (%d bytes) took %d bytes of tail", sizes, len(seen), cap(l.ring))
+		}
+		if cap(l.ring) > tail {
+			t.Errorf("writes %v: the tail grew to %d bytes, past its bound %d", sizes, cap(l.ring), tail)
+		}
+		_ = l.Close()
+	}
+}
