@@ -144,8 +144,6 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	}
 	defer undo()
 	_ = l.Save(ctx, &loop.State{History: in.History}) // the history for the feedback; the store is a no-op
-	// The agent's output is a sign of life too.
-	l.Echo = agentOutput{ctx: ctx}
 	shared := engine.CheckpointRefs(in.Run.Name, in.Run.RunID)
 	l.Started = nil
 	if s.Remote != "" {
@@ -448,38 +446,6 @@ func (s *Steps) release(w *workTree) func() {
 		w.busy--
 		s.mu.Unlock()
 	}
-}
-
-// heartbeat tells the server the step's worker is alive until stop is called.
-func heartbeat(ctx context.Context, timeout time.Duration) (stop func()) {
-	if timeout <= 0 {
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(max(timeout/3, 100*time.Millisecond))
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx)
-			}
-		}
-	}()
-	return func() { close(done) }
-}
-
-// agentOutput records a heartbeat for each piece of the agent's output (the
-// SDK sends them to the server at most once per heartbeat interval).
-type agentOutput struct{ ctx context.Context }
-
-func (a agentOutput) Write(b []byte) (int, error) {
-	activity.RecordHeartbeat(a.ctx, len(b))
-	return len(b), nil
 }
 
 type noStore struct{}

@@ -198,10 +198,16 @@ func (f *fleet) follow(dir string, args ...string) *proc {
 	return p
 }
 
-// cleanup ends p when the test ends, and shows its output if the test failed.
+// cleanup ends p when the test ends, fails the test if the race detector
+// reported in p (the test binary, built with -race), and shows its output if
+// the test failed.
 func (f *fleet) cleanup(p *proc) {
 	f.t.Cleanup(func() {
 		p.kill()
+		if p.cmd != nil && strings.Contains(p.out.String(), "WARNING: DATA RACE") {
+			// A test binary built with -race is the agentloop process too.
+			f.t.Errorf("agentloop %s: the race detector reported a data race", strings.Join(p.args, " "))
+		}
 		if f.t.Failed() {
 			f.t.Logf("agentloop %s:\n%s", strings.Join(p.args, " "), p.out.String())
 		}
