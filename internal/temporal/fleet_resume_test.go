@@ -86,8 +86,11 @@ func TestGraphResumedMergesATaskCommittedElsewhere(t *testing.T) {
 // it was made from the graph's base, and its commit pushed the base over
 // the task's branch).
 func TestGraphRerunKeepsATasksPushedBranch(t *testing.T) {
-	f, a, b := oneTask(t, "write one.txt work\nsleep 2s\n",
-		"gates: [{name: done, run: \"test -f ok.txt\"}]\n    limits: {max_iterations: 5, failure_threshold: 5, max_duration: 3s}")
+	// The first iteration (5 s of agent, and the step's own time: up to 3 s
+	// more under the race detector on a loaded machine) fits the 8 s budget,
+	// a second one of the same length does not.
+	f, a, b := oneTask(t, "write one.txt work\nsleep 5s\n",
+		"gates: [{name: done, run: \"test -f ok.txt\"}]\n    limits: {max_iterations: 5, failure_threshold: 5, max_duration: 8s}")
 	wb := f.worker(b)
 	args := []string{"run", "--tasks", "tasks.yaml", "--engine", "temporal", "--merge-queue", "machine-a", "--heartbeat-timeout", "3s"}
 	branch := "agentloop/tasks/one"
