@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -91,8 +90,10 @@ type Steps struct {
 	seq     uint64        // counts the steps, for the least recently used
 	slots   chan struct{} // one for each step running, MaxAgents of them
 	sharer  *sharer       // pushes the runs' checkpoints to Remote ([Steps.sharing])
-	atWork  atomic.Int64  // steps holding a place: their agents or gates at work
-	drain   time.Duration // how long a step goes on once its worker stops ([Worker.Stop])
+	// atWork counts the steps holding a place, their agents or gates at
+	// work, by work tree: their end pushes are that clone's.
+	atWork map[string]int
+	drain  time.Duration // how long a step goes on once its worker stops ([Worker.Stop])
 }
 
 // workTree is a run's engine on this worker and the plan it was built from.
@@ -128,9 +129,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		// again, or ends it.
 		return StepOutput{}, err
 	}
-	s.atWork.Add(1)
-	leave := free
-	free = sync.OnceFunc(func() { s.atWork.Add(-1); leave() })
+	free = sync.OnceFunc(free)
 	defer free()
 	defer s.Metrics.run()()
 	l, p, fresh, done, err := s.engine(ctx, in.Run)
@@ -138,6 +137,8 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		return StepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
 	}
 	defer done()
+	leave := s.atWorkIn(p.WorkDir)
+	defer leave()
 	undo, err := s.underHold(ctx, l, p, in)
 	if err != nil {
 		return StepOutput{}, err
@@ -194,6 +195,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	// The agent and the gates are done: the push below is git's, and
 	// another step's agent may start meanwhile.
 	free()
+	leave()
 	if err == nil && res.Checkpoint != "" && s.Remote != "" {
 		s.share(ctx, p.WorkDir, in.Run, shared)
 	}
@@ -277,9 +279,31 @@ func (s *Steps) sharing() *sharer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sharer == nil {
-		s.sharer = &sharer{metrics: s.Metrics, atWork: func() bool { return s.atWork.Load() > 0 }}
+		s.sharer = &sharer{metrics: s.Metrics, atWork: func(dir string) bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.atWork[dir] > 0
+		}}
 	}
 	return s.sharer
+}
+
+// atWorkIn counts a step at work in the work tree at dir until leave is
+// called (once or more).
+func (s *Steps) atWorkIn(dir string) (leave func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.atWork == nil {
+		s.atWork = map[string]int{}
+	}
+	s.atWork[dir]++
+	return sync.OnceFunc(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.atWork[dir]--; s.atWork[dir] == 0 {
+			delete(s.atWork, dir)
+		}
+	})
 }
 
 // activityError is a step's error as it crosses to the workflow: a stop keeps

@@ -22,10 +22,11 @@ type sharer struct {
 	push func(ctx context.Context, dir, remote string, prefixes ...string) error
 	// metrics count the pushes (nil: none).
 	metrics *Metrics
-	// atWork reports whether steps of the worker are at work (their agents
-	// or gates running): each will ask for its end checkpoint to be pushed
-	// soon, so a push waits a moment for them ([shareLinger]). nil: never.
-	atWork func() bool
+	// atWork reports whether steps of the worker are at work in the clone
+	// at dir (their agents or gates running): each will ask for its end
+	// checkpoint to be pushed from there soon, so a push of that clone waits
+	// a moment for them ([shareLinger]). nil: never.
+	atWork func(dir string) bool
 	// linger is how long a push waits for them ([shareLinger] for 0).
 	linger time.Duration
 
@@ -46,7 +47,7 @@ type shareRound struct {
 }
 
 // shareLinger is how long after its first ask a push waits, when other
-// steps of the worker are at work, for their asks to go with it: many runs
+// steps of the worker are at work in its clone, for their asks to go with it: many runs
 // on a worker make fewer pushes (a push costs as much for one run's refs as
 // for a hundred), for a step's end at most this much later. A worker with
 // one step at a time pushes at once.
@@ -110,7 +111,7 @@ func (s *sharer) share(ctx context.Context, dir, remote, prefix string, when sha
 func (s *sharer) lead(ctx context.Context, dir, remote string) {
 	for {
 		s.mu.Lock()
-		if r := s.next[dir]; r != nil && !r.now && s.atWork != nil && s.atWork() {
+		if r := s.next[dir]; r != nil && !r.now && s.atWork != nil && s.atWork(dir) {
 			s.mu.Unlock()
 			t := time.NewTimer(time.Until(r.first.Add(cmp.Or(s.linger, shareLinger))))
 			select {

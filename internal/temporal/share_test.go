@@ -4,13 +4,20 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/metrics"
+	"github.com/agentloop/agentloop/internal/plan"
 )
 
 // fakePushes records the pushes a sharer makes and holds each until the test
@@ -175,7 +182,7 @@ func TestSharerLingers(t *testing.T) {
 	f := newFakePushes()
 	var atWork atomic.Bool
 	atWork.Store(true)
-	s := &sharer{push: f.push, atWork: atWork.Load, linger: time.Hour}
+	s := &sharer{push: f.push, atWork: func(string) bool { return atWork.Load() }, linger: time.Hour}
 	ctx := t.Context()
 	errs := make(chan error, 3)
 	go func() { errs <- s.share(ctx, "/clone", "origin", "refs/agentloop/a/1/", shareEnd) }()
@@ -209,5 +216,83 @@ func TestSharerLingers(t *testing.T) {
 	f.release <- nil
 	if err := <-errs; err != nil {
 		t.Error(err)
+	}
+}
+
+// TestStepEndPushLingersOnlyForItsClone: a step's end push waits for the
+// steps at work in its own clone, whose asks could go with it, not for those
+// at work in another (a graph's tasks, each in its worktree): their pushes
+// are the other clone's. A step of run quick ends in one work tree while run
+// slow's agent is at work in another; quick's end push starts at once.
+func TestStepEndPushLingersOnlyForItsClone(t *testing.T) {
+	hold := t.TempDir()
+	slow := shAgent(t, `cat >/dev/null; touch "$HOLD/started"; while [ ! -e "$HOLD/go" ]; do sleep 0.05; done; echo slow > slow.txt`)
+	slow.Env = map[string]string{"HOLD": hold}
+	quick := shAgent(t, `cat >/dev/null; echo quick > quick.txt`)
+	s := &Steps{Log: testLogger(), Remote: "origin", Plan: func(ctx context.Context, r RunRef) (*plan.Plan, error) {
+		a := quick
+		if r.Name == "slow" {
+			a = slow
+		}
+		p, err := planIn(a)(ctx, r)
+		if err == nil {
+			p.Proc.Git.Checkpoint = true
+		}
+		return p, err
+	}}
+	var mu sync.Mutex
+	pushed := map[string]int{} // by work tree
+	sh := s.sharing()
+	sh.linger = time.Hour // a push that lingers does not start during the test
+	sh.push = func(_ context.Context, dir, _ string, _ ...string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		pushed[dir]++
+		return nil
+	}
+	pushes := func(dir string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return pushed[dir]
+	}
+	step := func(name, dir string) chan error {
+		gitIn(t, dir, "init", "-q")
+		gitIn(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "base")
+		done := make(chan error, 1)
+		go func() {
+			var suite testsuite.WorkflowTestSuite
+			env := suite.NewTestActivityEnvironment()
+			env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
+			_, err := env.ExecuteActivity(ActivityStep, StepInput{
+				Run:     RunRef{Name: name, RunID: name, Procedure: "build", WorkDir: dir},
+				Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1, Timeout: time.Minute},
+			})
+			done <- err
+		}()
+		return done
+	}
+	slowDir, quickDir := t.TempDir(), t.TempDir()
+	slowDone := step("slow", slowDir)
+	defer func() {
+		_ = os.WriteFile(filepath.Join(hold, "go"), nil, 0o644)
+		if err := <-slowDone; err != nil {
+			t.Error(err)
+		}
+	}()
+	waitFor(t, time.Minute, "slow's agent to be at work", func() bool {
+		_, err := os.Stat(filepath.Join(hold, "started"))
+		return err == nil
+	})
+	select {
+	case err := <-step("quick", quickDir):
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := pushes(quickDir); n < 2 {
+			t.Errorf("quick's work tree pushed %d times, want its start and its end", n)
+		}
+	case <-time.After(30 * time.Second):
+		t.Errorf("quick's step did not end: its end push waits for slow's, at work in another work tree")
+		_ = sh.share(t.Context(), quickDir, "origin", "hurry", shareNow) // let it end
 	}
 }
