@@ -185,10 +185,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		s.Log.Info("iteration started again from its checkpoint", "run", in.Run.Name, "iteration", in.Request.Iteration, "attempt", info.Attempt, "from", c)
 	}
 	res, err := l.Step(ctx, in.Request)
-	if c := context.Cause(ctx); errors.Is(c, errHandedBack) || errors.Is(c, worker.ErrWorkerShutdown) || superseded(ctx) {
-		// The worker drained and stopped the step: it goes back to the
-		// server, to be run again elsewhere, whatever it came to. Or a
-		// newer attempt of it took its turn: this one was discarded.
+	if c := goneBack(ctx); c != nil {
 		return StepOutput{}, c
 	}
 	s.Metrics.stepDone(in.Request.Kind, res, err)
@@ -198,11 +195,28 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	leave()
 	if err == nil && res.Checkpoint != "" && s.Remote != "" {
 		s.share(ctx, p.WorkDir, in.Run, shared)
+		if c := goneBack(ctx); c != nil {
+			// Stopped while its end checkpoint waited for its push, which
+			// may never reach the remote: the step is no more over than one
+			// whose agent was at work.
+			return StepOutput{}, c
+		}
 	}
 	if err == nil && res.Checkpoint != "" {
 		s.ended(in.Run.RunID, res.Checkpoint)
 	}
 	return StepOutput{StepResult: res, Queue: s.Queue}, activityError(ctx, err)
+}
+
+// goneBack is the cause of the step's stop when its worker drained and
+// stopped it (it goes back to the server, to be run again elsewhere,
+// whatever it came to) or a newer attempt of it took its turn (this one was
+// discarded); nil otherwise.
+func goneBack(ctx context.Context) error {
+	if c := context.Cause(ctx); errors.Is(c, errHandedBack) || errors.Is(c, worker.ErrWorkerShutdown) || superseded(ctx) {
+		return c
+	}
+	return nil
 }
 
 // slot waits until fewer than MaxAgents steps run on this worker, and takes

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -294,5 +295,63 @@ func TestStepEndPushLingersOnlyForItsClone(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Errorf("quick's step did not end: its end push waits for slow's, at work in another work tree")
 		_ = sh.share(t.Context(), quickDir, "origin", "hurry", shareNow) // let it end
+	}
+}
+
+// TestStepHandedBackWhileItsEndPushWaits: a step whose agent ended but whose
+// end checkpoint is still waiting for its push when its worker's drain time
+// is over is handed back, as a step whose agent is still at work: the worker
+// is going, and the push with it, so the checkpoint a result would name
+// might never reach the remote another worker rebuilds the run from.
+func TestStepHandedBackWhileItsEndPushWaits(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "base")
+	s := &Steps{Log: testLogger(), Remote: "origin", drain: 100 * time.Millisecond, Plan: func(ctx context.Context, r RunRef) (*plan.Plan, error) {
+		p, err := planIn(shAgent(t, `cat >/dev/null; echo done > out.txt`))(ctx, r)
+		if err == nil {
+			p.Proc.Git.Checkpoint = true
+		}
+		return p, err
+	}}
+	var pushes atomic.Int32
+	ending, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	s.sharing().push = func(ctx context.Context, _, _ string, _ ...string) error {
+		if pushes.Add(1) == 1 {
+			return nil // the run's first checkpoint, before its agent
+		}
+		close(ending)
+		<-release // the end push: under way until the test ends
+		return nil
+	}
+	stopping := make(chan struct{})
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.SetWorkerStopChannel(stopping)
+	env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
+	done := make(chan error, 1)
+	go func() {
+		_, err := env.ExecuteActivity(ActivityStep, StepInput{
+			Run:     RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: dir},
+			Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1, Timeout: time.Minute},
+		})
+		done <- err
+	}()
+	select {
+	case <-ending:
+	case err := <-done:
+		t.Fatalf("the step ended before its end push: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("the step's end push did not start")
+	}
+	close(stopping) // the worker drains
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), errHandedBack.Error()) {
+			t.Errorf("a step stopped by the drain while its end push waited: %v, want it handed back", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the drain did not stop the step waiting for its end push")
 	}
 }
