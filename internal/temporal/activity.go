@@ -178,7 +178,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		// The worker of the last attempt died part way, or the run's work
 		// tree was on another worker: start again from where the iteration
 		// started, as a step is at-least-once.
-		c, err := l.Restart(ctx, cmp.Or(in.Request.Seq, in.Request.Iteration), in.Last)
+		c, err := s.restart(ctx, l, in)
 		if err != nil {
 			return StepOutput{}, temporal.NewNonRetryableApplicationError("restore the work tree for a retried iteration: "+err.Error(), "agentloop.Restart", err)
 		}
@@ -217,6 +217,32 @@ func goneBack(ctx context.Context) error {
 		return c
 	}
 	return nil
+}
+
+// restartTries is how many times a retried iteration's restore is tried,
+// restartPause apart, before the step fails: in a work tree the runs of a
+// worker share, another run's agent may write a file as git restores it
+// ("unable to create file …: File exists").
+const (
+	restartTries = 3
+	restartPause = time.Second
+)
+
+// restart restores the run's work tree to where the step's iteration
+// started (its start checkpoint, else in.Last), and returns the checkpoint.
+func (s *Steps) restart(ctx context.Context, l *engine.Local, in StepInput) (string, error) {
+	for try := 1; ; try++ {
+		c, err := l.Restart(ctx, cmp.Or(in.Request.Seq, in.Request.Iteration), in.Last)
+		if err == nil || try == restartTries || ctx.Err() != nil {
+			return c, err
+		}
+		s.Log.Warn("the work tree could not be restored for a retried iteration: trying again", "run", in.Run.Name, "try", try, "error", err)
+		select {
+		case <-ctx.Done():
+			return c, err
+		case <-time.After(restartPause):
+		}
+	}
 }
 
 // slot waits until fewer than MaxAgents steps run on this worker, and takes

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,6 +148,79 @@ func TestDroppedRunGoesOnWhereItWas(t *testing.T) {
 			_, err = os.Stat(filepath.Join(clone, "other.txt"))
 			if restored := err != nil; restored != tc.restore {
 				t.Errorf("the work tree restored from the run's last checkpoint: %v, want %v", restored, tc.restore)
+			}
+		})
+	}
+}
+
+// TestRetriedIterationRestoreTriedAgain: a retried iteration's restore that
+// git fails once (another run's agent wrote a file into the work tree they
+// share as git restored it) is tried again, and the step goes on; one that
+// fails every time fails the step.
+func TestRetriedIterationRestoreTriedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fails int // read-tree calls the wrapper fails
+		ok    bool
+	}{
+		{name: "fails once", fails: 1, ok: true},
+		{name: "fails always", fails: 1000, ok: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clone, _ := sharedClones(t)
+			real, err := exec.LookPath("git")
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin, count := t.TempDir(), filepath.Join(t.TempDir(), "read-tree")
+			wrapper := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = read-tree ]; then\n  echo x >>%q\n  if [ $(wc -l <%q) -le %d ]; then echo 'error: unable to create file work.txt: File exists' >&2; exit 128; fi\nfi\nexec %q \"$@\"\n", count, count, tc.fails, real)
+			if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			custom, err := agent.Lookup("custom")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := custom.Merge(agent.Override{Binary: "sh", Args: []string{"-c", "cat >/dev/null; echo x >> work.txt"}})
+			a.Name = "sh"
+			worker := func() *testsuite.TestActivityEnvironment {
+				s := &Steps{Log: testLogger(), Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
+					return &plan.Plan{
+						Name: r.Name, WorkDir: clone, StateDir: filepath.Join(clone, ".agentloop"),
+						Proc: config.Procedure{Name: "build", Git: config.Git{Checkpoint: true}}, Agent: a, KillGrace: time.Second,
+					}, nil
+				}}
+				var suite testsuite.WorkflowTestSuite
+				env := suite.NewTestActivityEnvironment()
+				env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
+				return env
+			}
+			env := worker()
+			in := StepInput{
+				Run:     RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: clone},
+				Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Seq: 1, Attempt: 1, Timeout: time.Minute},
+			}
+			v, err := env.ExecuteActivity(ActivityStep, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first loop.StepResult
+			if err := v.Get(&first); err != nil || first.Checkpoint == "" {
+				t.Fatalf("the first iteration: %v, checkpoint %q", err, first.Checkpoint)
+			}
+			// The next iteration comes to a worker started again: the run's
+			// work tree is restored from its last checkpoint, with git
+			// failing.
+			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			in.Request.Iteration, in.Request.Seq = 2, 2
+			in.Last = first.Checkpoint
+			_, err = worker().ExecuteActivity(ActivityStep, in)
+			if (err == nil) != tc.ok {
+				t.Errorf("the step after a restore git failed %d times: %v, want ok %v", tc.fails, err, tc.ok)
+			}
+			b, _ := os.ReadFile(count)
+			if n := strings.Count(string(b), "x"); n < min(tc.fails+1, restartTries) {
+				t.Errorf("read-tree ran %d times: the restore was not tried again", n)
 			}
 		})
 	}
