@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -89,25 +88,13 @@ func TestDroppedRunGoesOnWhereItWas(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			clone, _ := sharedClones(t)
 			other := t.TempDir() // the runs that fill the worker's cache
-			custom, err := agent.Lookup("custom")
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := custom.Merge(agent.Override{Binary: "sh", Args: []string{"-c", "cat >/dev/null; echo x >> work.txt"}})
-			a.Name = "sh"
-			s := &Steps{Log: testLogger(), Remote: "origin", Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
-				dir := clone
+			s := &Steps{Log: testLogger(), Remote: "origin", Plan: checkpointed(t, func(r RunRef) string {
 				if r.RunID != "r1" {
-					dir = other
+					return other
 				}
-				return &plan.Plan{
-					Name: r.Name, WorkDir: dir, StateDir: filepath.Join(dir, ".agentloop"),
-					Proc: config.Procedure{Name: "build", Git: config.Git{Checkpoint: true}}, Agent: a, KillGrace: time.Second,
-				}, nil
-			}}
-			var suite testsuite.WorkflowTestSuite
-			env := suite.NewTestActivityEnvironment()
-			env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
+				return clone
+			})}
+			env := stepEnv(s)
 			step := func(in StepInput) loop.StepResult {
 				t.Helper()
 				v, err := env.ExecuteActivity(ActivityStep, in)
@@ -145,7 +132,7 @@ func TestDroppedRunGoesOnWhereItWas(t *testing.T) {
 				in.Last = gitIn(t, clone, "rev-parse", "HEAD")[:40]
 			}
 			step(in)
-			_, err = os.Stat(filepath.Join(clone, "other.txt"))
+			_, err := os.Stat(filepath.Join(clone, "other.txt"))
 			if restored := err != nil; restored != tc.restore {
 				t.Errorf("the work tree restored from the run's last checkpoint: %v, want %v", restored, tc.restore)
 			}
@@ -177,23 +164,9 @@ func TestRetriedIterationRestoreTriedAgain(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			custom, err := agent.Lookup("custom")
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := custom.Merge(agent.Override{Binary: "sh", Args: []string{"-c", "cat >/dev/null; echo x >> work.txt"}})
-			a.Name = "sh"
+			planOf := checkpointed(t, func(RunRef) string { return clone })
 			worker := func() *testsuite.TestActivityEnvironment {
-				s := &Steps{Log: testLogger(), Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
-					return &plan.Plan{
-						Name: r.Name, WorkDir: clone, StateDir: filepath.Join(clone, ".agentloop"),
-						Proc: config.Procedure{Name: "build", Git: config.Git{Checkpoint: true}}, Agent: a, KillGrace: time.Second,
-					}, nil
-				}}
-				var suite testsuite.WorkflowTestSuite
-				env := suite.NewTestActivityEnvironment()
-				env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
-				return env
+				return stepEnv(&Steps{Log: testLogger(), Plan: planOf})
 			}
 			env := worker()
 			in := StepInput{
@@ -224,4 +197,25 @@ func TestRetriedIterationRestoreTriedAgain(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkpointed is a worker's plan of a run that checkpoints in the work tree
+// dir names for it, its agent appending a line to work.txt.
+func checkpointed(t *testing.T, dir func(RunRef) string) func(context.Context, RunRef) (*plan.Plan, error) {
+	a := shAgent(t, "cat >/dev/null; echo x >> work.txt")
+	return func(_ context.Context, r RunRef) (*plan.Plan, error) {
+		d := dir(r)
+		return &plan.Plan{
+			Name: r.Name, WorkDir: d, StateDir: filepath.Join(d, ".agentloop"),
+			Proc: config.Procedure{Name: "build", Git: config.Git{Checkpoint: true}}, Agent: a, KillGrace: time.Second,
+		}, nil
+	}
+}
+
+// stepEnv is an activity test environment running the step activity of s.
+func stepEnv(s *Steps) *testsuite.TestActivityEnvironment {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
+	return env
 }
