@@ -72,7 +72,6 @@ const (
 // shareLater, it returns the error of the push that carried them, or ctx's
 // when ctx ends first; with shareLater it returns at once.
 func (s *sharer) share(ctx context.Context, dir, remote, prefix string, when shareWhen) error {
-
 	s.mu.Lock()
 	if s.next == nil {
 		s.next, s.busy = map[string]*shareRound{}, map[string]bool{}
@@ -137,6 +136,7 @@ func (s *sharer) lead(ctx context.Context, dir, remote string) {
 	}
 }
 
+// pushFunc is the push a test set, else gitx.ShareCheckpoints.
 func (s *sharer) pushFunc() func(ctx context.Context, dir, remote string, prefixes ...string) error {
 	if s.push != nil {
 		return s.push
