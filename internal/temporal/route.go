@@ -93,8 +93,14 @@ func (w *wfEnv) execStep(r loop.StepRequest, in StepInput) (StepOutput, error) {
 	}
 }
 
-// last is the run's last checkpoint: its last iteration's, else its best's.
+// last is the run's last checkpoint: the one its work tree was last left at
+// (an iteration's end, a rollback to the best, an undo), else its last
+// iteration's, else its best's. A step rebuilding the work tree elsewhere
+// restores it, so that a rollback is not undone there.
 func (w *wfEnv) last() string {
+	if w.st.Tree != "" {
+		return w.st.Tree
+	}
 	if n := len(w.st.History); n > 0 && w.st.History[n-1].Checkpoint != "" {
 		return w.st.History[n-1].Checkpoint
 	}

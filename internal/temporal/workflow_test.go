@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"strings"
@@ -25,6 +26,9 @@ import (
 type script struct {
 	results  []func(n int) (evidence.Iteration, error)
 	requests []loop.StepRequest
+	lasts    []string // each request's StepInput.Last
+	// checkpoints: iteration steps end at checkpoint cN, N their count.
+	checkpoints bool
 }
 
 func (s *script) step(ctx context.Context, in StepInput) (loop.StepResult, error) {
@@ -34,6 +38,7 @@ func (s *script) step(ctx context.Context, in StepInput) (loop.StepResult, error
 
 func (s *script) run(in StepInput) (loop.StepResult, error) {
 	s.requests = append(s.requests, in.Request)
+	s.lasts = append(s.lasts, in.Last)
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	if in.Request.Kind != loop.StepIteration {
 		return loop.StepResult{Started: t0, Finished: t0}, nil
@@ -46,7 +51,11 @@ func (s *script) run(in StepInput) (loop.StepResult, error) {
 	}
 	ev, err := s.results[min(n, len(s.results))-1](in.Request.Iteration)
 	ev.Started, ev.Finished = t0, t0.Add(time.Second)
-	return loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}, err
+	res := loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}
+	if s.checkpoints {
+		res.Checkpoint = fmt.Sprintf("c%d", n)
+	}
+	return res, err
 }
 
 func agentExit(code int) func(int) (evidence.Iteration, error) {
@@ -152,6 +161,41 @@ func TestWorkflowRunsTheLoop(t *testing.T) {
 				t.Errorf("events %v: want them to end with run_finished", v.Events)
 			}
 		})
+	}
+}
+
+// TestWorkflowStepsStartFromTheRolledBackTree: after a regression rolls the
+// work tree back to the best checkpoint, the next step is told that one as
+// the run's last checkpoint, which a worker rebuilding the work tree
+// restores (not the discarded iteration's).
+func TestWorkflowStepsStartFromTheRolledBackTree(t *testing.T) {
+	tests := func(failed int) func(int) (evidence.Iteration, error) {
+		return func(n int) (evidence.Iteration, error) {
+			ev, err := gate(failed == 0, failed)(n)
+			ev.Gates[0].Tests = evidence.TestCounts{Passed: 10 - failed, Failed: failed}
+			return ev, err
+		}
+	}
+	s := &script{results: []func(int) (evidence.Iteration, error){tests(1), tests(6), tests(0)}, checkpoints: true}
+	env := newEnv(t, s)
+	env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 3, FailureThreshold: 5}, true))
+	result(t, env)
+	var kinds []string
+	rolledBack := false
+	for i, r := range s.requests {
+		kinds = append(kinds, fmt.Sprintf("%s(last %q)", r.Kind, s.lasts[i]))
+		if r.Kind == loop.StepRollback && r.Checkpoint == "c1" {
+			rolledBack = true
+			if i+1 >= len(s.requests) || s.requests[i+1].Kind != loop.StepIteration {
+				t.Fatalf("steps %v: no iteration after the rollback", kinds)
+			}
+			if got := s.lasts[i+1]; got != "c1" {
+				t.Errorf("the iteration after the rollback to c1 was told the last checkpoint %q, want c1", got)
+			}
+		}
+	}
+	if !rolledBack {
+		t.Fatalf("steps %v: no rollback to c1 after the regression", kinds)
 	}
 }
 
