@@ -164,17 +164,21 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 			}
 		}
 	}
-	// The run's earlier steps, or the start of this one, were on another
-	// worker (or on this one before it started again). A run whose engine
-	// this worker dropped after its last step, which ended here, is where
-	// that step left it: the same as a run whose engine is kept.
-	elsewhere := in.Last != "" && !(fresh && s.droppedAt(in.Run.RunID, in.Last)) || in.Moved || info.Attempt > 1
-	if fresh && s.Remote != "" && (elsewhere || in.Request.Checkpoint != "") {
+	// The run went on since its last step here: on another worker (or on
+	// this one before it started again), or this step was moved here from a
+	// worker counted gone, which may have been this one with an attempt of
+	// it part way. A run whose work tree here is where its last step here
+	// left it, at the run's last checkpoint, has nothing to fetch or
+	// restore, whether its engine was kept or dropped since.
+	left := s.leftAt(in.Run.RunID, fresh)
+	wentOn := in.Moved || in.Last != "" && left != in.Last && (fresh || left != "")
+	elsewhere := wentOn || info.Attempt > 1
+	if s.Remote != "" && (wentOn || fresh && (elsewhere || in.Request.Checkpoint != "")) {
 		if err := gitx.FetchCheckpoints(ctx, p.WorkDir, s.Remote, shared); err != nil {
 			s.Log.Warn("the run's checkpoints could not be fetched: its work tree is rebuilt from what this clone has", "run", in.Run.Name, "error", err)
 		}
 	}
-	if in.Request.Kind == loop.StepIteration && (info.Attempt > 1 || fresh && elsewhere) {
+	if in.Request.Kind == loop.StepIteration && elsewhere {
 		// The worker of the last attempt died part way, or the run's work
 		// tree was on another worker: start again from where the iteration
 		// started, as a step is at-least-once.
@@ -492,16 +496,22 @@ func (s *Steps) ended(runID, checkpoint string) {
 	}
 }
 
-// droppedAt reports whether this worker dropped the run's engine after a
-// step that ended here at checkpoint, the run's last: the run's work tree in
-// this clone is there still, and nothing needs fetching or restoring. The
-// record is used once.
-func (s *Steps) droppedAt(runID, checkpoint string) bool {
+// leftAt is the checkpoint the run's last step on this worker ended at,
+// which its work tree in this clone is still at: its kept engine's, or, for
+// an engine built afresh (fresh), the one this worker recorded as it dropped
+// the run's engine, a record used once; "" when this worker knows none.
+func (s *Steps) leftAt(runID string, fresh bool) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.dropped[runID]
+	if !fresh {
+		if w, ok := s.runs[runID]; ok {
+			return w.last
+		}
+		return ""
+	}
+	c := s.dropped[runID]
 	delete(s.dropped, runID)
-	return ok && c == checkpoint
+	return c
 }
 
 func (s *Steps) release(w *workTree) func() {

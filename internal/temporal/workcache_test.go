@@ -219,3 +219,41 @@ func stepEnv(s *Steps) *testsuite.TestActivityEnvironment {
 	env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
 	return env
 }
+
+// TestKeptRunComesBackFromElsewhere: a run whose engine a worker kept went on
+// on another worker (this one was counted gone), and its next step comes
+// back here: the work tree is brought to the run's last checkpoint, fetched
+// from the shared remote, before the agent runs, not left where the run's
+// step here left it.
+func TestKeptRunComesBackFromElsewhere(t *testing.T) {
+	here, there := sharedClones(t)
+	worker := func(clone string) *testsuite.TestActivityEnvironment {
+		return stepEnv(&Steps{Log: testLogger(), Remote: "origin", Plan: checkpointed(t, func(RunRef) string { return clone })})
+	}
+	a, b := worker(here), worker(there)
+	step := func(env *testsuite.TestActivityEnvironment, in StepInput) loop.StepResult {
+		t.Helper()
+		v, err := env.ExecuteActivity(ActivityStep, in)
+		if err != nil {
+			t.Fatalf("iteration %d: %v", in.Request.Iteration, err)
+		}
+		var res loop.StepResult
+		if err := v.Get(&res); err != nil || res.Checkpoint == "" {
+			t.Fatalf("iteration %d: %v, checkpoint %q", in.Request.Iteration, err, res.Checkpoint)
+		}
+		return res
+	}
+	in := StepInput{
+		Run:     RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: here},
+		Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Seq: 1, Attempt: 1, Timeout: time.Minute},
+	}
+	in.Last = step(a, in).Checkpoint
+	in.Request.Iteration, in.Request.Seq, in.Moved = 2, 2, true
+	in.Last = step(b, in).Checkpoint
+	in.Request.Iteration, in.Request.Seq = 3, 3
+	step(a, in)
+	b1, _ := os.ReadFile(filepath.Join(here, "work.txt"))
+	if n := strings.Count(string(b1), "x"); n != 3 {
+		t.Errorf("work.txt back on the first worker has %d lines, want 3 (one per iteration, the second's from the other worker): %q", n, b1)
+	}
+}
