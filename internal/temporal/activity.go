@@ -114,7 +114,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	ctx, handBack := s.draining(ctx)
 	defer handBack()
 	info := activity.GetInfo(ctx)
-	stop := heartbeat(ctx, info.HeartbeatTimeout)
+	atWork, stop := heartbeat(ctx, info.HeartbeatTimeout)
 	defer stop()
 	ctx, endTurn, err := s.takeTurn(ctx, in.Run.RunID)
 	if err != nil {
@@ -129,6 +129,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		// again, or ends it.
 		return StepOutput{}, err
 	}
+	atWork()
 	free = sync.OnceFunc(free)
 	defer free()
 	defer s.Metrics.run()()

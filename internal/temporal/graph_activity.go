@@ -291,7 +291,9 @@ func alive(ctx context.Context) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
-	return heartbeat(ctx, activity.GetInfo(ctx).HeartbeatTimeout)
+	atWork, stop := heartbeat(ctx, activity.GetInfo(ctx).HeartbeatTimeout)
+	atWork()
+	return stop
 }
 
 // registry is where workflows and activities are registered: a worker, or a

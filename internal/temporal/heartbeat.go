@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -33,7 +34,11 @@ import (
 // Here a heartbeat goes every third of the timeout whether or not the last
 // one was answered (a few at most under way), and each may take as long as
 // the timeout before it is given up: the server hears from a live worker
-// every third of the timeout, however slow its answers. A slow or failed
+// every third of the timeout, however slow its answers. A step that waits
+// for a place on its worker (--max-agents), its agent not started, sends one
+// every half of the timeout: a worker holding a thousand of them sends a
+// third fewer, each a write on the server, and a missed one costs only the
+// wait, the step given to the worker again. A slow or failed
 // heartbeat stops nothing. The step stops when the server answers that it
 // is over (cancelled, run again after a missed heartbeat, paused or reset),
 // or when it has not answered for twice the timeout (the worker is cut off,
@@ -48,11 +53,12 @@ import (
 const beatsUnderWay = 3
 
 // heartbeat tells the server the activity's worker is alive until stop is
-// called; the activity's context is cancelled, by the SDK, once the server
-// says the attempt is over or has not answered for twice the timeout.
-func heartbeat(ctx context.Context, timeout time.Duration) (stop func()) {
+// called, less often until atWork is called; the activity's context is
+// cancelled, by the SDK, once the server says the attempt is over or has not
+// answered for twice the timeout.
+func heartbeat(ctx context.Context, timeout time.Duration) (atWork, stop func()) {
 	if timeout <= 0 || !activity.IsActivity(ctx) {
-		return func() {}
+		return func() {}, func() {}
 	}
 	beat := func(ctx context.Context) error {
 		return activity.GetClient(ctx).RecordActivityHeartbeat(ctx, activity.GetInfo(ctx).TaskToken)
@@ -60,23 +66,28 @@ func heartbeat(ctx context.Context, timeout time.Duration) (stop func()) {
 	return heartbeats(ctx, timeout, beat, func() { activity.RecordHeartbeat(ctx) })
 }
 
-// heartbeats calls beat every third of timeout, each call given the
-// timeout, until stop is called, and hands over to sdk (which cancels the
-// activity if the server says so or cannot be reached) once a call's answer
-// says the attempt is over, or none has been answered for twice the timeout.
-func heartbeats(ctx context.Context, timeout time.Duration, beat func(context.Context) error, sdk func()) (stop func()) {
+// heartbeats calls beat every half of timeout until atWork is called, then
+// every third, each call given the timeout, until stop is called, and hands
+// over to sdk (which cancels the activity if the server says so or cannot be
+// reached) once a call's answer says the attempt is over, or none has been
+// answered for twice the timeout.
+func heartbeats(ctx context.Context, timeout time.Duration, beat func(context.Context) error, sdk func()) (atWork, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	answers := make(chan error, beatsUnderWay) // never blocks: as many as may be under way
+	working := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(max(timeout/3, 100*time.Millisecond))
+		t := time.NewTicker(max(timeout/2, 100*time.Millisecond))
 		defer t.Stop()
 		heard, underWay := time.Now(), 0
 		for {
 			select {
 			case <-ctx.Done():
 				return
+			case <-working:
+				working = nil
+				t.Reset(max(timeout/3, 100*time.Millisecond))
 			case err := <-answers:
 				underWay--
 				switch {
@@ -103,7 +114,7 @@ func heartbeats(ctx context.Context, timeout time.Duration, beat func(context.Co
 			}
 		}
 	}()
-	return func() { cancel(); <-done }
+	return sync.OnceFunc(func() { close(working) }), func() { cancel(); <-done }
 }
 
 // attemptOver reports whether a heartbeat's error is the server's answer

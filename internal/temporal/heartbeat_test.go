@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func TestHeartbeatsGoOnUnanswered(t *testing.T) {
 	calls := make(chan struct{}, 10)
 	checked := make(chan time.Duration, 10)
 	release := make(chan struct{})
-	stop := heartbeats(t.Context(), timeout, func(ctx context.Context) error {
+	_, stop := heartbeats(t.Context(), timeout, func(ctx context.Context) error {
 		calls <- struct{}{}
 		<-release // not answered while the test runs
 		return ctx.Err()
@@ -60,7 +61,7 @@ func TestHeartbeatsStopWhenTheServerSaysSo(t *testing.T) {
 	var over atomic.Bool
 	answers := []error{nil, serviceerror.NewDeadlineExceeded("slow"), serviceerror.NewUnavailable("down"), serviceerror.NewNotFound("attempt mismatch")}
 	checked := make(chan struct{}, 10)
-	stop := heartbeats(t.Context(), timeout, func(ctx context.Context) error {
+	_, stop := heartbeats(t.Context(), timeout, func(ctx context.Context) error {
 		if over.Load() {
 			t.Error("a heartbeat was sent after the server said the attempt is over")
 		}
@@ -86,6 +87,49 @@ func TestHeartbeatsStopWhenTheServerSaysSo(t *testing.T) {
 	time.Sleep(4 * timeout) // a heartbeat sent after the end fails the test
 	if len(checked) != 0 {
 		t.Error("the SDK was asked again after the server's word")
+	}
+}
+
+// TestHeartbeatsLessOftenWhileWaiting: a step waiting for a place on its
+// worker sends a heartbeat every half of the timeout; at work, every third.
+func TestHeartbeatsLessOftenWhileWaiting(t *testing.T) {
+	const timeout = 1500 * time.Millisecond
+	calls := make(chan time.Time, 100)
+	atWork, stop := heartbeats(t.Context(), timeout, func(context.Context) error {
+		calls <- time.Now()
+		return nil
+	}, func() {})
+	defer stop()
+	gaps := func(n int) []time.Duration {
+		t.Helper()
+		var ds []time.Duration
+		last := <-calls
+		for range n {
+			select {
+			case c := <-calls:
+				ds = append(ds, c.Sub(last))
+				last = c
+			case <-time.After(10 * timeout):
+				t.Fatal("no heartbeat for ten times the timeout")
+			}
+		}
+		return ds
+	}
+	// A ticker drops the ticks it cannot deliver: a loaded machine makes the
+	// gaps longer, never shorter.
+	for _, d := range gaps(3) {
+		if d < timeout*45/100 {
+			t.Errorf("heartbeats %s apart while waiting, want half of the timeout (%s)", d, timeout/2)
+		}
+	}
+	atWork()
+	for len(calls) > 0 {
+		<-calls
+	}
+	ds := gaps(5)
+	slices.Sort(ds)
+	if d := ds[len(ds)/2]; d > timeout*42/100 {
+		t.Errorf("heartbeats at work %v apart (median %s), want a third of the timeout (%s)", ds, d, timeout/3)
 	}
 }
 
