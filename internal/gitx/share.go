@@ -6,31 +6,41 @@ import (
 	"strings"
 )
 
-// ShareCheckpoints pushes the checkpoint refs under each of prefixes (hidden
-// ref folders such as refs/agentloop/NAME/RUNID/) from the repository at dir
-// to remote in one push, replacing what the remote had under the same names: a
-// checkpoint taken again after a retry moves its ref. Another clone of the
-// remote gets them with [FetchCheckpoints].
+// ShareCheckpoints pushes the checkpoints under each of prefixes (hidden ref
+// folders such as refs/agentloop/NAME/RUNID/) from the repository at dir to
+// remote in one push, replacing what the remote had of them: a checkpoint
+// taken again after a retry moves its ref. The remote gets one ref per
+// prefix, its [journalRef], not one per checkpoint: each ref a remote holds
+// costs every push to it. A prefix with no checkpoint pushes nothing. Another
+// clone of the remote gets them with [FetchCheckpoints].
 func ShareCheckpoints(ctx context.Context, dir, remote string, prefixes ...string) error {
 	if len(prefixes) == 0 {
 		return nil
 	}
-	args := []string{"push", "--quiet", remote}
 	for _, prefix := range prefixes {
-		spec, err := checkpointSpec(remote, prefix)
-		if err != nil {
+		if _, err := checkpointSpec(remote, prefix); err != nil {
 			return fmt.Errorf("share the checkpoints: %w", err)
 		}
-		args = append(args, spec)
 	}
+	specs, err := writeJournals(ctx, dir, prefixes)
+	if err != nil {
+		return fmt.Errorf("share the checkpoints %s: %w", strings.Join(prefixes, " "), err)
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	args := append([]string{"push", "--quiet", remote}, specs...)
 	if _, err := (cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: args}).run(ctx); err != nil {
 		return fmt.Errorf("push the checkpoints %s to %s: %w", strings.Join(prefixes, " "), remote, err)
 	}
 	return nil
 }
 
-// FetchCheckpoints fetches the checkpoint refs under prefix from remote into the
-// repository at dir, replacing local refs of the same names.
+// FetchCheckpoints fetches the checkpoints under prefix from remote into the
+// repository at dir, replacing local refs of the same names: the refs the
+// remote's journal of prefix lists ([ShareCheckpoints]), and the refs
+// themselves under prefix a worker of an earlier version pushed. It leaves
+// no journal ref under prefix. A malformed journal is an error.
 func FetchCheckpoints(ctx context.Context, dir, remote, prefix string) error {
 	spec, err := checkpointSpec(remote, prefix)
 	if err != nil {
@@ -38,6 +48,9 @@ func FetchCheckpoints(ctx context.Context, dir, remote, prefix string) error {
 	}
 	if err := transfer(ctx, dir, "fetch", remote, spec); err != nil {
 		return fmt.Errorf("fetch the checkpoints %s from %s: %w", prefix, remote, err)
+	}
+	if err := readJournal(ctx, dir, prefix); err != nil {
+		return fmt.Errorf("the checkpoint journal fetched from %s: %w", remote, err)
 	}
 	return nil
 }

@@ -161,13 +161,13 @@ func TestRemoteRefs(t *testing.T) {
 		}
 	}
 	got, err := RemoteRefs(ctx, a, "origin", "refs/agentloop/")
-	if err != nil || len(got) != 2 || got[0] != "refs/agentloop/build/r1/iter-1" || got[1] != "refs/agentloop/build/r2/iter-1" {
+	if err != nil || len(got) != 2 || got[0] != "refs/agentloop/build/r1/"+journalRef || got[1] != "refs/agentloop/build/r2/"+journalRef {
 		t.Fatalf("RemoteRefs = %q, %v", got, err)
 	}
-	if err := DeleteRemoteRefs(ctx, a, "origin", []string{"refs/agentloop/build/r1/iter-1"}); err != nil {
+	if err := DeleteRemoteRefs(ctx, a, "origin", []string{"refs/agentloop/build/r1/" + journalRef}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := RemoteRefs(ctx, a, "origin", "refs/agentloop/"); err != nil || len(got) != 1 || got[0] != "refs/agentloop/build/r2/iter-1" {
+	if got, err := RemoteRefs(ctx, a, "origin", "refs/agentloop/"); err != nil || len(got) != 1 || got[0] != "refs/agentloop/build/r2/"+journalRef {
 		t.Errorf("after the delete: %q, %v", got, err)
 	}
 	if err := DeleteRemoteRefs(ctx, a, "origin", []string{"refs/heads/main"}); err == nil {

@@ -5,6 +5,7 @@ package temporal_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,12 +45,25 @@ func TestCleanFleet(t *testing.T) {
 	refNames := func(dir string) string {
 		return f.git(dir, "for-each-ref", "--format=%(refname)", "refs/agentloop/")
 	}
-	before := refNames(remote)
+	// One ref per run on the remote, its journal; an earlier worker left
+	// one ref per checkpoint, as a run of build has here.
+	journals := strings.Fields(refNames(remote))
 	for _, name := range []string{"build", "other", "stuck"} {
-		if !strings.Contains(before, "refs/agentloop/"+name+"/") {
-			t.Fatalf("the remote has no checkpoints of %s:\n%s", name, before)
+		if n := len(slices.DeleteFunc(slices.Clone(journals), func(r string) bool {
+			return !strings.HasPrefix(r, "refs/agentloop/"+name+"/") || !strings.HasSuffix(r, "/journal")
+		})); n != 1 {
+			t.Fatalf("the remote has %d journals of %s, want 1:\n%s", n, name, strings.Join(journals, "\n"))
 		}
 	}
+	if len(journals) != 3 {
+		t.Fatalf("the remote holds more than a journal per run:\n%s", strings.Join(journals, "\n"))
+	}
+	for _, r := range journals {
+		if strings.HasPrefix(r, "refs/agentloop/build/") {
+			f.git(remote, "update-ref", strings.TrimSuffix(r, "journal")+"iter-1", r+"^")
+		}
+	}
+	before := refNames(remote)
 	// Listed first, nothing removed.
 	code, out := f.run(a, "clean", "--engine", "temporal", "--checkpoint-remote", "origin")
 	if code != 0 || !strings.Contains(out, "Would remove") || refNames(remote) != before {

@@ -445,9 +445,15 @@ func TestWorkTreeRebuiltOnAnotherWorker(t *testing.T) {
 	if got := f.read(filepath.Join(b, "notes.txt")); got != "iteration\niteration\niteration\n" {
 		t.Errorf("clone b: notes.txt = %q: want iteration 1's work rebuilt, then iterations 2 and 3", got)
 	}
-	refs := f.git(filepath.Join(f.dir, "remote.git"), "for-each-ref", "--format=%(refname)", "refs/agentloop/")
-	if want := fmt.Sprintf("refs/agentloop/build/%s/iter-3\n", v.State.RunID); !strings.Contains(refs, want) {
-		t.Errorf("the remote's checkpoint refs:\n%s\nwant %s", refs, want)
+	// The remote holds one ref for the run, its journal, which names the
+	// run's checkpoints.
+	remote := filepath.Join(f.dir, "remote.git")
+	journal := fmt.Sprintf("refs/agentloop/build/%s/journal", v.State.RunID)
+	if refs := f.git(remote, "for-each-ref", "--format=%(refname)", "refs/agentloop/"); refs != journal+"\n" {
+		t.Errorf("the remote's checkpoint refs:\n%s\nwant only %s", refs, journal)
+	}
+	if msg, want := f.git(remote, "log", "-1", "--format=%B", journal), fmt.Sprintf(" refs/agentloop/build/%s/iter-3\n", v.State.RunID); !strings.Contains(msg, want) {
+		t.Errorf("the remote's journal of the run:\n%s\nnames no%s", msg, want)
 	}
 }
 
