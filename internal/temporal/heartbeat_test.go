@@ -61,7 +61,7 @@ func TestHeartbeatsStopWhenTheServerSaysSo(t *testing.T) {
 	var over atomic.Bool
 	answers := []error{nil, serviceerror.NewDeadlineExceeded("slow"), serviceerror.NewUnavailable("down"), serviceerror.NewNotFound("attempt mismatch")}
 	checked := make(chan struct{}, 10)
-	_, stop := heartbeats(t.Context(), timeout, func(ctx context.Context) error {
+	atWork, stop := heartbeats(t.Context(), timeout, func(ctx context.Context) error {
 		if over.Load() {
 			t.Error("a heartbeat was sent after the server said the attempt is over")
 		}
@@ -75,6 +75,7 @@ func TestHeartbeatsStopWhenTheServerSaysSo(t *testing.T) {
 		default:
 		}
 	})
+	atWork() // a third of the timeout apart: each answer comes after the next heartbeat went
 	defer stop()
 	select {
 	case <-checked:
