@@ -382,7 +382,7 @@ func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.
 	if t := r.Task; t != nil {
 		// A task's run taken over from a worker gone for good: its worktree
 		// is made here first, its work restored from its last checkpoint.
-		if err := s.addWorkTree(ctx, WorkTreeInput{Repo: t.Repo, StateDir: t.StateDir, Graph: t.Graph, ID: t.Task.ID, Base: t.Base}); err != nil {
+		if err := s.taskWorkTree(ctx, t.workTree()); err != nil {
 			return nil, nil, false, nil, err
 		}
 	}

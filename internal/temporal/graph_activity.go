@@ -32,11 +32,16 @@ type GraphSteps struct {
 // task's steps come to this worker's queue.
 func (g *GraphSteps) WorkTree(ctx context.Context, in WorkTreeInput) (WorkTreeOutput, error) {
 	defer alive(ctx)()
-	err := g.Steps.branchAt(ctx, in)
-	if err == nil {
-		err = g.Steps.addWorkTree(ctx, in)
+	return WorkTreeOutput{Queue: g.Steps.Queue}, ownError(ctx, g.Steps.taskWorkTree(ctx, in), graphAttempts, "agentloop.WorkTree")
+}
+
+// taskWorkTree makes the task's worktree and branch in this worker's clone,
+// at the task's head (see [Steps.branchAt]), unless they are there.
+func (s *Steps) taskWorkTree(ctx context.Context, in WorkTreeInput) error {
+	if err := s.branchAt(ctx, in); err != nil {
+		return err
 	}
-	return WorkTreeOutput{Queue: g.Steps.Queue}, ownError(ctx, err, graphAttempts, "agentloop.WorkTree")
+	return s.addWorkTree(ctx, in)
 }
 
 // branchAt puts the branch of the task of in at in.Head in this worker's
@@ -122,7 +127,7 @@ func (g *GraphSteps) rebuild(ctx context.Context, in CommitInput, wt string) err
 		return errors.New("the commit does not name the task's run")
 	}
 	t := r.Task
-	if err := g.Steps.addWorkTree(ctx, WorkTreeInput{Repo: t.Repo, StateDir: t.StateDir, Graph: t.Graph, ID: t.Task.ID, Base: t.Base}); err != nil {
+	if err := g.Steps.taskWorkTree(ctx, t.workTree()); err != nil {
 		return err
 	}
 	if in.Checkpoint == "" {

@@ -425,3 +425,53 @@ func TestGraphWorkTreeAtTheTasksHead(t *testing.T) {
 		})
 	}
 }
+
+// TestTaskTakenOverStartsAtItsHead: a task's run, or its commit, taken over
+// by a worker whose clone has no worktree of the task makes it at the commit
+// the task's branch was left at on another worker, fetched from the shared
+// remote, not at the graph's base: its commit then goes on from there, and
+// its push does not replace the task's branch with one that lost that commit.
+func TestTaskTakenOverStartsAtItsHead(t *testing.T) {
+	for _, path := range []string{"run", "commit"} {
+		t.Run(path, func(t *testing.T) {
+			graphRepo, other := sharedClones(t)
+			ctx := t.Context()
+			state := filepath.Join(graphRepo, ".agentloop")
+			wt := filepath.Join(state, "worktrees", "g", "one")
+			onOther := &GraphSteps{Steps: &Steps{Queue: "other", WorkTree: other, Remote: "origin"}}
+			if _, err := onOther.WorkTree(ctx, WorkTreeInput{Repo: graphRepo, StateDir: state, Graph: "g", ID: "one"}); err != nil {
+				t.Fatal(err)
+			}
+			writeIn(t, filepath.Join(other, ".agentloop", "worktrees", "g", "one"), "one.txt", "one\n")
+			task := tasks.Task{ID: "one", Title: "Write one.txt"}
+			co, err := onOther.Commit(ctx, CommitInput{WorkTree: wt, Task: task, Repo: graphRepo, Branch: "agentloop/g/one"})
+			if err != nil || !co.Pushed {
+				t.Fatalf("commit on the other clone: %+v, %v", co, err)
+			}
+			run := RunRef{Name: "g-one", RunID: "r1", WorkDir: wt,
+				Task: &GraphTask{Graph: "g", Repo: graphRepo, StateDir: state, Task: task, Head: co.Head}}
+			here := &Steps{Queue: "here", Remote: "origin", Log: testLogger(), Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
+				return &plan.Plan{Name: r.Name, WorkDir: r.WorkDir, StateDir: state}, nil
+			}}
+			switch path {
+			case "run":
+				_, _, _, done, err := here.engine(ctx, run)
+				if err != nil {
+					t.Fatal(err)
+				}
+				done()
+			case "commit":
+				co, err := (&GraphSteps{Steps: here}).Commit(ctx, CommitInput{WorkTree: wt, Task: task, Repo: graphRepo, Branch: "agentloop/g/one", Moved: true, Run: &run})
+				if err != nil {
+					t.Fatalf("the commit taken over: %+v, %v", co, err)
+				}
+			}
+			if got := strings.TrimSpace(gitIn(t, wt, "rev-parse", "HEAD")); got != co.Head {
+				t.Errorf("the task's worktree made here is at %s, want %s, where its last commit left its branch", got, co.Head)
+			}
+			if got := readFileIn(t, filepath.Join(wt, "one.txt")); got != "one\n" {
+				t.Errorf("one.txt in the task's worktree here = %q, want the task's committed work", got)
+			}
+		})
+	}
+}

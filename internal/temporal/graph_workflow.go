@@ -57,6 +57,15 @@ type GraphTask struct {
 	StateDir string // the repository's state folder
 	Task     tasks.Task
 	Base     string `json:",omitempty"` // what the task's branch starts from ("": HEAD)
+	// Head is where the task's branch was left by its last commit
+	// ([WorkTreeInput.Head]): a worker taking the task's run over makes its
+	// worktree from it.
+	Head string `json:",omitempty"`
+}
+
+// workTree is what makes the task's worktree on a worker that has none.
+func (t GraphTask) workTree() WorkTreeInput {
+	return WorkTreeInput{Repo: t.Repo, StateDir: t.StateDir, Graph: t.Graph, ID: t.Task.ID, Base: t.Base, Head: t.Head}
 }
 
 // Member is the task as the graph's rules know it ([graph.Member]).
@@ -573,6 +582,14 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	}
 	if !ok {
 		return tasks.Outcome{}, fmt.Errorf("task %s: the graph's input has no run for it", t.ID)
+	}
+	if rt := run.Run.Task; rt != nil {
+		// A worker taking the run, or its commit, over makes the task's
+		// worktree as this one was made: from its dependencies' merged work,
+		// at its branch's last commit.
+		c := *rt
+		c.Base, c.Head = wt.Base, wt.Head
+		run.Run.Task = &c
 	}
 	var res RunResult
 	var runErr error

@@ -921,3 +921,32 @@ func TestGraphWorkflowCancelledCommitIsBounded(t *testing.T) {
 		t.Errorf("the commit was tried %d times over %v after the graph was cancelled, want it tried again until %v, then given up", attempts, took, bound)
 	}
 }
+
+// TestGraphTaskRunMakesItsWorkTreeAsTheGraphDid: on a fleet, the task's run
+// (and a commit taken over after its worker is gone) carries the base and
+// head its worktree was made from (its dependencies' merged work, its
+// branch's last commit), for a worker that makes the worktree again; not the
+// graph's base.
+func TestGraphTaskRunMakesItsWorkTreeAsTheGraphDid(t *testing.T) {
+	green := []func(int) (evidence.Iteration, error){gate(true, 0)}
+	f := &fakeGraph{gone: map[string]bool{"b": true}, scripts: map[string]*script{"g-a": {results: green}, "g-b": {results: green}}}
+	env := newGraphEnv(t, f)
+	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a", "b:a")
+	for id, r := range in.Runs {
+		r.Run.Task = &GraphTask{Graph: "g", Repo: in.Repo, StateDir: in.StateDir, Task: tasks.Task{ID: id}, Base: in.Base}
+		in.Runs[id] = r
+	}
+	in.Committed = Committed{Heads: map[string]string{"b": "head-b-before"}, Held: map[string]string{"b": "machine-b"}}
+	env.ExecuteWorkflow(WorkflowGraph, in)
+	graphResult(t, env)
+	if len(f.moved) != 1 || f.moved[0].Run == nil || f.moved[0].Run.Task == nil {
+		t.Fatalf("commits after the worker was gone: %+v; want b's, naming its run and task", f.moved)
+	}
+	got := f.moved[0].Run.Task
+	if got.Base != f.bases["b"] || got.Base == in.Base {
+		t.Errorf("task b's run carries the base %q, want %q, its worktree's (a's work merged), not the graph's %q", got.Base, f.bases["b"], in.Base)
+	}
+	if got.Head != "head-b-before" {
+		t.Errorf("task b's run carries the head %q, want head-b-before, where its branch was left", got.Head)
+	}
+}
