@@ -32,7 +32,7 @@ func journalTitle(prefix string) string { return "agentloop checkpoints " + pref
 type journalEntry struct{ commit, ref string }
 
 // journalCommit is the commit object of the journal of the checkpoints under
-// prefix: tree is the empty tree, entries the refs (sorted by name), when the
+// prefix: tree is its tree, entries the refs (sorted by name), when the
 // commit time ("SECONDS +ZONE"). Its parents are the entries' commits, each
 // once, in the order of the entries.
 func journalCommit(tree, prefix, when string, entries []journalEntry) []byte {
@@ -143,36 +143,37 @@ func validRefName(name string) bool {
 
 // writeJournals writes, in the repository at dir, the journal of the
 // checkpoints under each of prefixes, and returns the push refspec of each
-// (prefixes with no checkpoint have none). It costs three git processes
-// whatever the number of prefixes: one lists the refs, one writes the empty
-// tree, one the commits. A ref under a prefix that is no commit is no
-// checkpoint and left out; so is a journal ref there.
+// (prefixes with no checkpoint have none). It costs two git processes
+// whatever the number of prefixes: one lists the refs, one writes the
+// commits. A journal's tree is its first parent's: no object to write or
+// send (the empty tree would cost a process to write, in a repository of
+// either hash), and the journal shows no change against its first parent.
+// A ref under a prefix that is no commit is no checkpoint and left out; so
+// is a journal ref there.
 func writeJournals(ctx context.Context, dir string, prefixes []string) ([]string, error) {
-	out, err := git(ctx, dir, append([]string{"for-each-ref", "--format=%(objectname) %(objecttype) %(committerdate:unix) %(refname)", "--"}, prefixes...)...)
+	out, err := git(ctx, dir, append([]string{"for-each-ref", "--format=%(objectname) %(objecttype) %(committerdate:unix) %(tree) %(refname)", "--"}, prefixes...)...)
 	if err != nil {
 		return nil, err
 	}
 	entries := map[string][]journalEntry{}
 	latest := map[string]int64{}
+	trees := map[string]string{} // commit → its tree
 	for _, line := range lines(out) {
-		f := strings.SplitN(line, " ", 4)
-		if len(f) != 4 || f[1] != "commit" {
+		f := strings.SplitN(line, " ", 5)
+		if len(f) != 5 || f[1] != "commit" {
 			continue
 		}
 		when, _ := strconv.ParseInt(f[2], 10, 64)
+		trees[f[0]] = f[3]
 		for _, p := range prefixes {
-			if strings.HasPrefix(f[3], p) && f[3] != p+journalRef {
-				entries[p] = append(entries[p], journalEntry{commit: f[0], ref: f[3]})
+			if strings.HasPrefix(f[4], p) && f[4] != p+journalRef {
+				entries[p] = append(entries[p], journalEntry{commit: f[0], ref: f[4]})
 				latest[p] = max(latest[p], when)
 			}
 		}
 	}
 	if len(entries) == 0 {
 		return nil, nil
-	}
-	tree, err := git(ctx, dir, "mktree")
-	if err != nil {
-		return nil, fmt.Errorf("write the empty tree: %w", err)
 	}
 	tmp, err := os.MkdirTemp("", "agentloop-journal-")
 	if err != nil {
@@ -189,7 +190,7 @@ func writeJournals(ctx context.Context, dir string, prefixes []string) ([]string
 		slices.SortFunc(es, func(a, b journalEntry) int { return strings.Compare(a.ref, b.ref) })
 		// The newest checkpoint's time: the same checkpoints make the
 		// same journal, which a push finds on the remote already.
-		raw := journalCommit(strings.TrimSpace(tree), p, strconv.FormatInt(latest[p], 10)+" +0000", es)
+		raw := journalCommit(trees[es[0].commit], p, strconv.FormatInt(latest[p], 10)+" +0000", es)
 		path := filepath.Join(tmp, strconv.Itoa(len(order)))
 		if err := os.WriteFile(path, raw, 0o600); err != nil {
 			return nil, err

@@ -33,6 +33,9 @@ func TestShareCheckpointsJournal(t *testing.T) {
 		t.Errorf("the journal of r1 has %d parents, want its 3 distinct checkpoints", n)
 	}
 	journal := run(t, remote, "rev-parse", r1+journalRef)
+	if got, want := run(t, remote, "rev-parse", journal+"^{tree}"), run(t, remote, "rev-parse", journal+"^1^{tree}"); got != want {
+		t.Errorf("the journal's tree is %s, want its first parent's %s", got, want)
+	}
 	refs := func(dir, prefix string) string {
 		return run(t, dir, "for-each-ref", "--format=%(objectname) %(refname)", prefix)
 	}
