@@ -38,6 +38,10 @@ type StepInput struct {
 	// Hold is the reservation an iteration runs under in the ledger
 	// workflow (nil: the run shares no spend); the step settles it.
 	Hold *Hold `json:",omitempty"`
+	// Keep are the files of the run's last iteration (its decision and
+	// feedback), which the step writes in the run folder first, as the keep
+	// activity did ([wfEnv.flushKeep]).
+	Keep *loop.Artifacts `json:",omitempty"`
 }
 
 // stopErrorType is the activity error type of a [loop.StopError].
@@ -138,6 +142,11 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		return StepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
 	}
 	defer done()
+	if in.Keep != nil {
+		if err := keepArtifacts(ctx, l.RunDir, *in.Keep); err != nil {
+			s.Log.Warn("the last iteration's files were not written", "run", in.Run.Name, "error", err)
+		}
+	}
 	leave := s.atWorkIn(p.WorkDir)
 	defer leave()
 	undo, err := s.underHold(ctx, l, p, in)

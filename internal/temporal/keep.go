@@ -78,12 +78,9 @@ func (s *Steps) keepFiles(ctx context.Context, in KeepInput) error {
 	}
 	var errs []error
 	if in.Artifacts != nil {
-		// The iteration's folder is the step's, unless the step ran on a
-		// worker that is gone.
-		if err := state.EnsureDir(state.IterDir(runDir, cmp.Or(in.Artifacts.Seq, in.Artifacts.Iteration))); err != nil {
+		if err := keepArtifacts(ctx, runDir, *in.Artifacts); err != nil {
 			return fmt.Errorf("run %s: %w", in.Run.Name, err)
 		}
-		errs = append(errs, (&engine.Local{RunDir: runDir}).Keep(ctx, *in.Artifacts))
 	}
 	if in.Escalation != nil {
 		if l := s.cached(in.Run.RunID); l != nil {
@@ -104,6 +101,16 @@ func (s *Steps) keepFiles(ctx context.Context, in KeepInput) error {
 		return fmt.Errorf("run %s: %w", in.Run.Name, err)
 	}
 	return nil
+}
+
+// keepArtifacts writes an iteration's decision and feedback in its folder of
+// the run folder runDir, made first: the iteration's step ran on a worker
+// that is gone, or the files come before the run's next step.
+func keepArtifacts(ctx context.Context, runDir string, a loop.Artifacts) error {
+	if err := state.EnsureDir(state.IterDir(runDir, cmp.Or(a.Seq, a.Iteration))); err != nil {
+		return err
+	}
+	return (&engine.Local{RunDir: runDir}).Keep(ctx, a)
 }
 
 // cached is the engine of the run on this worker, if one ran its steps here.

@@ -21,46 +21,82 @@ import (
 // noKeep stands in for the keep activity where the files do not matter.
 func noKeep(context.Context, KeepInput) error { return nil }
 
-// TestWorkflowKeepsTheRunFiles: the run's files are handed to the keep
-// activity: each decision, the escalation before the run waits, and the
-// guidance given as an architecture decision.
+// TestWorkflowKeepsTheRunFiles: the run's files are written on the worker
+// holding the run: each decision with the run's next step, or, when none
+// comes first, with the escalation before the run waits, or by a keep
+// activity as the run ends; the guidance given as an architecture decision
+// by a keep activity.
 func TestWorkflowKeepsTheRunFiles(t *testing.T) {
-	s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 1), gate(true, 0)}}
-	env := newEnv(t, s)
-	var kept []KeepInput
-	env.RegisterActivityWithOptions(func(_ context.Context, in KeepInput) error {
-		kept = append(kept, in)
-		return nil
-	}, activity.RegisterOptions{Name: ActivityKeep, DisableAlreadyRegisteredCheck: true})
-	env.RegisterDelayedCallback(func() {
-		env.UpdateWorkflow(UpdateGuidance, "g", &updateResult{}, Guidance{Text: "Keep userId a string", Architecture: true})
-	}, time.Hour)
-	env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 1, FailureThreshold: 5}, true))
-	if out := result(t, env); out.Status != loop.StatusSucceeded {
-		t.Fatalf("outcome %s %q, want succeeded", out.Status, out.Reason)
-	}
-	var decisions, escalations, adrs int
-	for _, k := range kept {
-		switch {
-		case k.Artifacts != nil && k.Artifacts.Decision != nil:
-			decisions++
-		case k.Escalation != nil:
-			escalations++
-			if !strings.Contains(k.Escalation.Reason, "max iterations") {
-				t.Errorf("escalation %q, want the run's reason", k.Escalation.Reason)
+	for _, tc := range []struct {
+		name                                    string
+		limits                                  budget.Limits
+		results                                 []func(int) (evidence.Iteration, error)
+		guide                                   bool
+		decisions, withSteps, escalations, adrs int
+		activities                              int
+	}{
+		{name: "escalated and guided", limits: budget.Limits{MaxIterations: 1, FailureThreshold: 5},
+			results: []func(int) (evidence.Iteration, error){gate(false, 1), gate(true, 0)}, guide: true,
+			// the first decision with the escalation, the ADR, the last decision as the run ends
+			decisions: 2, escalations: 1, adrs: 1, activities: 3},
+		{name: "three iterations", limits: budget.Limits{MaxIterations: 3, FailureThreshold: 5},
+			results: []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 1), gate(true, 0)},
+			// two decisions with the next steps, the last as the run ends
+			decisions: 3, withSteps: 2, activities: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &script{results: tc.results}
+			env := newEnv(t, s)
+			var kept []KeepInput
+			env.RegisterActivityWithOptions(func(_ context.Context, in KeepInput) error {
+				kept = append(kept, in)
+				return nil
+			}, activity.RegisterOptions{Name: ActivityKeep, DisableAlreadyRegisteredCheck: true})
+			if tc.guide {
+				env.RegisterDelayedCallback(func() {
+					env.UpdateWorkflow(UpdateGuidance, "g", &updateResult{}, Guidance{Text: "Keep userId a string", Architecture: true})
+				}, time.Hour)
 			}
-		case k.ADR != nil:
-			adrs++
-			if k.ADR.Guidance != "Keep userId a string" || k.ADR.State.Name != "build" {
-				t.Errorf("ADR %+v, want the guidance of run build", k.ADR)
+			env.ExecuteWorkflow(WorkflowRun, input(tc.limits, true))
+			if out := result(t, env); out.Status == loop.StatusAborted {
+				t.Fatalf("outcome %s %q", out.Status, out.Reason)
 			}
-		}
-		if k.Run.Name != "build" {
-			t.Errorf("kept for run %q, want build", k.Run.Name)
-		}
-	}
-	if decisions != 2 || escalations != 1 || adrs != 1 {
-		t.Errorf("kept %d decisions, %d escalations, %d ADRs; want 2, 1, 1 (%+v)", decisions, escalations, adrs, kept)
+			var decisions, withSteps, escalations, adrs int
+			for i, k := range s.keeps {
+				if k == nil {
+					continue
+				}
+				if k.Decision == nil || k.Iteration != s.requests[i].Iteration-1 {
+					t.Errorf("step %d (iteration %d) carried the files of iteration %d (decision %v), want the one before's decision", i, s.requests[i].Iteration, k.Iteration, k.Decision != nil)
+				}
+				decisions++
+				withSteps++
+			}
+			for _, k := range kept {
+				if k.Artifacts != nil && k.Artifacts.Decision != nil {
+					decisions++
+				}
+				if k.Escalation != nil {
+					escalations++
+					if !strings.Contains(k.Escalation.Reason, "max iterations") {
+						t.Errorf("escalation %q, want the run's reason", k.Escalation.Reason)
+					}
+				}
+				if k.ADR != nil {
+					adrs++
+					if k.ADR.Guidance != "Keep userId a string" || k.ADR.State.Name != "build" {
+						t.Errorf("ADR %+v, want the guidance of run build", k.ADR)
+					}
+				}
+				if k.Run.Name != "build" {
+					t.Errorf("kept for run %q, want build", k.Run.Name)
+				}
+			}
+			if decisions != tc.decisions || withSteps != tc.withSteps || escalations != tc.escalations || adrs != tc.adrs || len(kept) != tc.activities {
+				t.Errorf("kept %d decisions (%d with a step), %d escalations, %d ADRs in %d keep activities; want %d (%d), %d, %d in %d (%+v)",
+					decisions, withSteps, escalations, adrs, len(kept), tc.decisions, tc.withSteps, tc.escalations, tc.adrs, tc.activities, kept)
+			}
+		})
 	}
 }
 
@@ -101,5 +137,26 @@ func TestKeepActivityWritesTheFiles(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(adrs[0]); !strings.Contains(string(b), "Keep userId a string") {
 		t.Errorf("ADR:\n%s\nwant the guidance", b)
+	}
+}
+
+// TestStepWritesTheLastIterationsFiles: a step given the files of the run's
+// last iteration writes them in the run folder before its agent runs.
+func TestStepWritesTheLastIterationsFiles(t *testing.T) {
+	dir := t.TempDir()
+	feedback := filepath.Join(dir, ".agentloop", "runs", "build", "r1", "iter-001", "feedback.md")
+	s := &Steps{Log: testLogger(), Plan: planIn(shAgent(t, "cat >/dev/null; cp "+feedback+" seen.txt"))}
+	in := StepInput{
+		Run:     RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: dir},
+		Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 2, Seq: 2, Attempt: 1, Timeout: time.Minute},
+		Keep:    &loop.Artifacts{Iteration: 1, Seq: 1, Feedback: "tests still fail"},
+	}
+	if _, err := stepEnv(s).ExecuteActivity(ActivityStep, in); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{feedback, filepath.Join(dir, "seen.txt")} {
+		if b, err := os.ReadFile(path); err != nil || string(b) != "tests still fail" {
+			t.Errorf("%s: %q, %v; want the last iteration's feedback, written before the agent ran", path, b, err)
+		}
 	}
 }

@@ -35,8 +35,12 @@ import (
 // (TestRealServerWaitingSearchAttribute), and a run that reserved its
 // iterations in the ledger workflow, was parked and approved
 // (TestRealServerSharedCap, which records the ledger workflow's history too:
-// "ledger").
-var recordedHistories = []string{"plain", "guided", "retried", "searched", "spend-a"}
+// "ledger"); and, recorded by older builds this one must take on their old
+// courses, a run to its end and one that was guided from before the runs
+// wrote their files ("plain-before-keep", "guided-before-keep"), and the run
+// that waited from before an iteration's files went with the run's next step
+// instead of a keep activity of their own ("searched-keep-1").
+var recordedHistories = []string{"plain", "guided", "retried", "searched", "spend-a", "plain-before-keep", "guided-before-keep", "searched-keep-1"}
 
 // The graph histories, recorded on a real dev server (TestRealServerGraph with
 // -update): a graph of two tasks, b after a, recorded by this build ("graph"),

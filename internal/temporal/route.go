@@ -68,6 +68,9 @@ func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, er
 	if r.Kind == loop.StepIteration {
 		in.Hold, w.hold = w.hold, nil
 	}
+	if w.pending != nil && w.keptWithStep() {
+		in.Keep, w.pending = w.pending, nil
+	}
 	out, err := w.execStep(r, in)
 	return out.StepResult, stepError(err)
 }

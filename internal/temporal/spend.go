@@ -138,6 +138,9 @@ func (w *wfEnv) warn(msg string) {
 // waitBudget waits for d, or until the ledger workflow wakes the run (an
 // approval); cancelled, the run stops interrupted.
 func (w *wfEnv) waitBudget(d time.Duration) error {
+	if w.pending != nil && w.keptWithStep() {
+		w.writeKept() // the last iteration's files, for the person who approves
+	}
 	ch := workflow.GetSignalChannel(w.ctx, SignalBudget)
 	_, err := workflow.AwaitWithTimeout(w.ctx, max(d, time.Second), func() bool { return ch.Len() > 0 })
 	var name string

@@ -199,7 +199,7 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 	// and cancellation through their errors (see wfEnv.Step).
 	out, err := loop.Run(context.Background(), env, spec, env.st)
 	env.over = true
-	env.flushKeep() // a save that never came (it cannot fail here)
+	env.writeKept() // a save, or a step, that never came (it cannot fail here)
 	if n := len(env.st.Sessions); n > 0 {
 		env.st.Sessions[n-1].EndedAt = workflow.Now(ctx)
 	}
@@ -254,7 +254,7 @@ type wfEnv struct {
 	answer     *Guidance        // the answer, until the loop takes it
 	route      route            // the worker holding the work tree (route.go)
 	told       evidence.Usage   // the spend last told to the graph
-	pending    *loop.Artifacts  // handed to Keep, written after the next save
+	pending    *loop.Artifacts  // handed to Keep, written after the next save, or by the next step
 	memo       bool             // the run keeps its memo (waiting.go)
 	queued     loop.Steering    // what the steer update queued (steer.go)
 	over       bool             // the loop ended: nothing more is steered
@@ -299,7 +299,11 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 	rec := engine.NeedsYou(e, w.in.Run.Name, "")
 	_ = w.Emit(context.Background(), loop.Event{Iteration: w.st.Iteration, Data: rec})
 	w.showWaiting(&rec.NeedsYou)
-	w.keep(KeepInput{Escalation: &e})
+	in := KeepInput{Escalation: &e}
+	if w.keptWithStep() {
+		in.Artifacts, w.pending = w.pending, nil
+	}
+	w.keep(in)
 	err := workflow.Await(w.ctx, func() bool { return w.answer != nil })
 	w.showWaiting(nil)
 	if err != nil {
@@ -364,12 +368,34 @@ func (w *wfEnv) Save(_ context.Context, st *loop.State) error {
 
 // flushKeep writes the artifacts the loop handed [wfEnv.Keep] before its save:
 // the keep activity comes after the save's signal to the graph, in the order
-// every recorded history has them.
+// the histories recorded before [keepStepChange] have them. Since, they go
+// with the run's next step (StepInput.Keep), written by the worker that
+// takes it, which holds the run folder, before its agent starts: one
+// activity an iteration, not two. When no step comes first (the run ends,
+// or waits for a person or for its budget), a keep activity writes them then
+// ([wfEnv.writeKept]).
 func (w *wfEnv) flushKeep() {
+	if w.pending != nil && !w.keptWithStep() {
+		w.writeKept()
+	}
+}
+
+// writeKept writes the artifacts the loop handed [wfEnv.Keep] now, in a keep
+// activity.
+func (w *wfEnv) writeKept() {
 	if a := w.pending; a != nil {
 		w.pending = nil
 		w.keep(KeepInput{Artifacts: a})
 	}
+}
+
+// keepStepChange is the version marker of the runs whose iterations' files
+// go with their next step ([wfEnv.flushKeep]).
+const keepStepChange = "keep-with-step"
+
+// keptWithStep reports whether the run's files go with its next step.
+func (w *wfEnv) keptWithStep() bool {
+	return workflow.GetVersion(w.ctx, keepStepChange, workflow.DefaultVersion, 1) >= 1
 }
 
 // Keep implements [loop.Env]: the decision and feedback files are written in

@@ -26,7 +26,8 @@ import (
 type script struct {
 	results  []func(n int) (evidence.Iteration, error)
 	requests []loop.StepRequest
-	lasts    []string // each request's StepInput.Last
+	lasts    []string          // each request's StepInput.Last
+	keeps    []*loop.Artifacts // each request's StepInput.Keep
 	// checkpoints: iteration steps end at checkpoint cN, N their count.
 	checkpoints bool
 }
@@ -39,6 +40,7 @@ func (s *script) step(ctx context.Context, in StepInput) (loop.StepResult, error
 func (s *script) run(in StepInput) (loop.StepResult, error) {
 	s.requests = append(s.requests, in.Request)
 	s.lasts = append(s.lasts, in.Last)
+	s.keeps = append(s.keeps, in.Keep)
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	if in.Request.Kind != loop.StepIteration {
 		return loop.StepResult{Started: t0, Finished: t0}, nil
