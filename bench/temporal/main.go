@@ -239,20 +239,24 @@ func each(n, at int, f func(i int)) {
 }
 
 // lastCheckpoints counts the runs of n whose last checkpoint (iter-k) is
-// missing on the bare remote: a worker pushes each checkpoint there.
+// missing on the bare remote: a worker pushes each checkpoint there, as a
+// ref of its own or named in the run's journal (gitx.ShareCheckpoints). It
+// prints how many refs the remote holds.
 func lastCheckpoints(remote string, n, k int) int {
-	out, err := exec.Command("git", "--git-dir", remote, "for-each-ref", "--format=%(refname)", "refs/agentloop/").Output()
+	out, err := exec.Command("git", "--git-dir", remote, "for-each-ref", "--format=%(refname)%0a%(contents)", "refs/agentloop/").Output()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "list the refs of %s: %v\n", remote, err)
 		return n
 	}
-	found := 0
+	refs, _ := exec.Command("git", "--git-dir", remote, "for-each-ref", "refs/agentloop/").Output()
+	fmt.Printf("remote:      %d refs under refs/agentloop/\n", strings.Count(string(refs), "\n"))
+	found := map[string]bool{}
 	for _, ref := range strings.Fields(string(out)) {
-		if strings.HasSuffix(ref, "/iter-"+strconv.Itoa(k)) {
-			found++
+		if strings.HasPrefix(ref, "refs/agentloop/") && strings.HasSuffix(ref, "/iter-"+strconv.Itoa(k)) {
+			found[ref] = true
 		}
 	}
-	return n - found
+	return n - len(found)
 }
 
 // runLocal runs the n loops on the local engine, one at a time in each of
