@@ -355,3 +355,65 @@ func TestStepHandedBackWhileItsEndPushWaits(t *testing.T) {
 		t.Fatal("the drain did not stop the step waiting for its end push")
 	}
 }
+
+// TestSharerLingersLongerWithABacklog: while steps wait for a place on the
+// worker, a push waits longer for the asks of the steps at work in its clone
+// (their places are taken at once all the same); without a backlog, it waits
+// the short linger.
+func TestSharerLingersLongerWithABacklog(t *testing.T) {
+	for _, backlog := range []bool{false, true} {
+		t.Run(map[bool]string{false: "none waiting", true: "steps waiting"}[backlog], func(t *testing.T) {
+			f := newFakePushes()
+			s := &sharer{push: f.push, atWork: func(string) bool { return true }, backlog: func() bool { return backlog },
+				linger: 50 * time.Millisecond, backlogLinger: time.Hour}
+			errs := make(chan error, 1)
+			go func() { errs <- s.share(t.Context(), "/clone", "origin", "refs/agentloop/a/1/", shareEnd) }()
+			select {
+			case <-f.started:
+				if backlog {
+					t.Fatal("a push started after the short linger while steps waited for a place")
+				}
+			case <-time.After(2 * time.Second):
+				if !backlog {
+					t.Fatal("with no step waiting for a place, a push waited more than its short linger")
+				}
+				// An ask a step's agent waits for ends the long linger.
+				go func() { _ = s.share(t.Context(), "/clone", "origin", "refs/agentloop/b/2/", shareNow) }()
+				<-f.started
+			}
+			f.release <- nil
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestStepsBacklog: the sharer of a worker's steps hears of a backlog while
+// a step waits for a place, and of none once it has one.
+func TestStepsBacklog(t *testing.T) {
+	s := &Steps{MaxAgents: 1}
+	backlog := s.sharing().backlog
+	free, err := s.slot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if backlog() {
+		t.Fatal("a backlog with one step in the one place")
+	}
+	got := make(chan func(), 1)
+	go func() {
+		f, _ := s.slot(t.Context())
+		got <- f
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !backlog(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no backlog while a second step waits for the one place")
+		}
+	}
+	free()
+	(<-got)()
+	if backlog() {
+		t.Error("a backlog once the waiting step had its place")
+	}
+}
