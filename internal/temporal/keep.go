@@ -43,8 +43,11 @@ type ADR struct {
 
 // keep writes a run's file on its worker; a file that cannot be written is a
 // warning, as it is for the local engine, and the loop goes on.
-func (w *wfEnv) keep(in KeepInput) {
-	if workflow.GetVersion(w.ctx, keepChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+func (w *wfEnv) keep(in KeepInput) { w.keepIn(w.ctx, in) }
+
+// keepIn is keep under ctx.
+func (w *wfEnv) keepIn(ctx workflow.Context, in KeepInput) {
+	if workflow.GetVersion(ctx, keepChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
 	in.Run = w.in.Run
@@ -57,8 +60,8 @@ func (w *wfEnv) keep(in KeepInput) {
 		// left out rather than the loop held up.
 		opts.ScheduleToStartTimeout = 2 * w.in.heartbeatTimeout()
 	}
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(w.ctx, opts), ActivityKeep, in).Get(w.ctx, nil); err != nil {
-		workflow.GetLogger(w.ctx).Warn("the run's files were not written", "run", w.in.Run.Name, "error", err)
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityKeep, in).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("the run's files were not written", "run", w.in.Run.Name, "error", err)
 	}
 }
 

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/config"
@@ -158,5 +160,51 @@ func TestStepWritesTheLastIterationsFiles(t *testing.T) {
 		if b, err := os.ReadFile(path); err != nil || string(b) != "tests still fail" {
 			t.Errorf("%s: %q, %v; want the last iteration's feedback, written before the agent ran", path, b, err)
 		}
+	}
+}
+
+// TestWorkflowKeepsTheFilesOfAStepThatDidNotEnd: the files of an iteration
+// handed to the next step, which ended in an error (its run stopped) or was
+// cancelled with the run, are written by a keep activity as the run ends.
+func TestWorkflowKeepsTheFilesOfAStepThatDidNotEnd(t *testing.T) {
+	for _, cancel := range []bool{false, true} {
+		t.Run(map[bool]string{false: "the step stops the run", true: "the run cancelled"}[cancel], func(t *testing.T) {
+			var suite testsuite.WorkflowTestSuite
+			env := suite.NewTestWorkflowEnvironment()
+			env.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
+			env.RegisterActivityWithOptions(func(ctx context.Context, in StepInput) (StepOutput, error) {
+				if in.Request.Iteration == 1 {
+					ev, _ := gate(false, 1)(1)
+					return StepOutput{StepResult: loop.StepResult{Iteration: ev}}, nil
+				}
+				if cancel {
+					<-ctx.Done()
+					return StepOutput{}, ctx.Err()
+				}
+				return StepOutput{}, activityError(ctx, &loop.StopError{Status: loop.StatusAborted, Reason: "rate limited for 2h"})
+			}, activity.RegisterOptions{Name: ActivityStep})
+			var kept []KeepInput
+			env.RegisterActivityWithOptions(func(_ context.Context, in KeepInput) error {
+				kept = append(kept, in)
+				return nil
+			}, activity.RegisterOptions{Name: ActivityKeep})
+			if cancel {
+				n := 0
+				env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+					if info.ActivityType.Name == ActivityStep {
+						if n++; n == 2 {
+							env.CancelWorkflow()
+						}
+					}
+				})
+			}
+			env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 3, FailureThreshold: 5}, true))
+			if !env.IsWorkflowCompleted() {
+				t.Fatal("the workflow did not complete")
+			}
+			if len(kept) != 1 || kept[0].Artifacts == nil || kept[0].Artifacts.Iteration != 1 || kept[0].Artifacts.Decision == nil {
+				t.Errorf("keep activities %+v; want one, with the first iteration's decision", kept)
+			}
+		})
 	}
 }

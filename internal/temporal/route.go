@@ -72,6 +72,11 @@ func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, er
 		in.Keep, w.pending = w.pending, nil
 	}
 	out, err := w.execStep(r, in)
+	if err != nil && in.Keep != nil && w.pending == nil {
+		// The step may have ended before it wrote them: a keep activity
+		// writes them if no other step comes (a file is written once).
+		w.pending = in.Keep
+	}
 	return out.StepResult, stepError(err)
 }
 

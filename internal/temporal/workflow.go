@@ -381,12 +381,18 @@ func (w *wfEnv) flushKeep() {
 }
 
 // writeKept writes the artifacts the loop handed [wfEnv.Keep] now, in a keep
-// activity.
+// activity; a run cancelled since they were handed writes them all the same.
 func (w *wfEnv) writeKept() {
-	if a := w.pending; a != nil {
-		w.pending = nil
-		w.keep(KeepInput{Artifacts: a})
+	a := w.pending
+	if a == nil {
+		return
 	}
+	w.pending = nil
+	ctx := w.ctx
+	if ctx.Err() != nil && w.keptWithStep() {
+		ctx, _ = workflow.NewDisconnectedContext(ctx)
+	}
+	w.keepIn(ctx, KeepInput{Artifacts: a})
 }
 
 // keepStepChange is the version marker of the runs whose iterations' files
