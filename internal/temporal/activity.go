@@ -327,7 +327,14 @@ func (s *Steps) draining(ctx context.Context) (_ context.Context, stop func()) {
 // share pushes the run's checkpoint refs to the shared remote; a failure is a
 // warning (the run goes on here, but no other worker could take it over).
 func (s *Steps) share(ctx context.Context, dir string, r RunRef, refs string) {
-	if err := s.sharing().share(ctx, dir, s.Remote, refs, shareEnd); err != nil {
+	err := s.sharing().share(ctx, dir, s.Remote, refs, shareEnd)
+	switch {
+	case err == nil:
+	case goneBack(ctx) != nil:
+		// Handed back, or a newer attempt took its turn, while the push
+		// waited: the push goes on, and the step is not over (see Step).
+		s.Log.Info("the step stopped while its checkpoints waited for their push", "run", r.Name, "cause", context.Cause(ctx))
+	default:
 		s.Log.Warn("the run's checkpoints could not be shared: another worker could not take the run over from here", "run", r.Name, "error", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -307,7 +309,9 @@ func TestStepHandedBackWhileItsEndPushWaits(t *testing.T) {
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q")
 	gitIn(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "base")
-	s := &Steps{Log: testLogger(), Remote: "origin", drain: 100 * time.Millisecond, Plan: func(ctx context.Context, r RunRef) (*plan.Plan, error) {
+	var logged bytes.Buffer
+	var logMu sync.Mutex
+	s := &Steps{Log: slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logged}, &slog.HandlerOptions{Level: slog.LevelWarn})), Remote: "origin", drain: 100 * time.Millisecond, Plan: func(ctx context.Context, r RunRef) (*plan.Plan, error) {
 		p, err := planIn(shAgent(t, `cat >/dev/null; echo done > out.txt`))(ctx, r)
 		if err == nil {
 			p.Proc.Git.Checkpoint = true
@@ -354,6 +358,23 @@ func TestStepHandedBackWhileItsEndPushWaits(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the drain did not stop the step waiting for its end push")
 	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if strings.Contains(logged.String(), "could not be shared") {
+		t.Errorf("a step handed back while its push went on warned that its checkpoints could not be shared:\n%s", logged.String())
+	}
+}
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // TestSharerLingersLongerWithABacklog: while steps wait for a place on the
