@@ -182,6 +182,18 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 		if r.Issue == tasks.MergeRefused {
 			errs = append(errs, fmt.Sprintf("task %s is left unmerged: the repository %s has uncommitted changes to %s; commit or stash them, then run the graph again", id, in.Repo, strings.Join(r.Files, ", ")))
 		}
+		if r.Issue == tasks.MergeGates && g.Steps.Remote != "" && in.Heads[id] != "" {
+			// The task's branch holds the merged result now: a worker
+			// resuming the task elsewhere starts from it.
+			if err := gitx.ShareBranch(ctx, in.Repo, g.Steps.Remote, r.Branch); err != nil {
+				warnf("task %s: its branch %s, at the merged result its gates failed on, was not pushed to %s: a worker resuming it elsewhere starts from its work before the merge: %v", id, r.Branch, g.Steps.Remote, err)
+			} else if h := gitx.BranchCommit(ctx, in.Repo, r.Branch); h != "" {
+				if out.Heads == nil {
+					out.Heads = map[string]string{}
+				}
+				out.Heads[id] = h
+			}
+		}
 		if !r.Merged {
 			continue
 		}

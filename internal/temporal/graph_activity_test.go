@@ -475,3 +475,61 @@ func TestTaskTakenOverStartsAtItsHead(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphMergeGatesFailPushTheMergedResult: on a fleet, a task whose gates
+// fail on the merged result has its branch, left at that result, pushed to the
+// shared remote, and its head said: a worker resuming the task on another
+// clone makes its worktree there, with the work merged before it.
+func TestGraphMergeGatesFailPushTheMergedResult(t *testing.T) {
+	repo, other := sharedClones(t)
+	ctx := t.Context()
+	state := filepath.Join(repo, ".agentloop")
+	file := tasks.File{Tasks: []tasks.Task{{ID: "a", Title: "a"}, {ID: "b", Title: "b"}}}
+	steps := &GraphSteps{Steps: &Steps{Queue: "graph", Remote: "origin", Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
+		return &plan.Plan{StateDir: state, Gates: []engine.GateSpec{
+			{Name: "alone", Argv: []string{"sh", "-c", "test ! -f a.txt"}, Command: "test ! -f a.txt", Required: true},
+		}}, nil
+	}}}
+	heads := map[string]string{}
+	for _, id := range []string{"a", "b"} {
+		if _, err := steps.WorkTree(ctx, WorkTreeInput{Repo: repo, StateDir: state, Graph: "g", ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		writeIn(t, filepath.Join(state, "worktrees", "g", id), id+".txt", id+"\n")
+		co, err := steps.Commit(ctx, CommitInput{WorkTree: filepath.Join(state, "worktrees", "g", id), Task: tasks.Task{ID: id, Title: id}, Repo: repo, Branch: graph.TaskBranch("g", id)})
+		if err != nil || !co.Pushed {
+			t.Fatalf("commit %s: %+v, %v", id, co, err)
+		}
+		heads[id] = co.Head
+	}
+	merge := func(id string) MergeOutput {
+		out, err := steps.Merge(ctx, MergeInput{Repo: repo, StateDir: state, Graph: "g", File: file, Order: []string{id},
+			Checkpoints: map[string]string{id: heads[id]}, Heads: map[string]string{id: heads[id]},
+			Runs: map[string]RunRef{id: {Name: "g-" + id, RunID: "r1"}}})
+		if err != nil || len(out.Merges) != 1 {
+			t.Fatalf("merge %s: %+v, %v", id, out, err)
+		}
+		return out
+	}
+	if out := merge("a"); !out.Merges[0].Merged {
+		t.Fatalf("merge a: %+v", out)
+	}
+	out := merge("b")
+	if m := out.Merges[0]; m.Merged || m.Issue != tasks.MergeGates {
+		t.Fatalf("merge b: %+v, want its gates failing on the merged result", m)
+	}
+	h := out.Heads["b"]
+	if h == "" || h == heads["b"] {
+		t.Fatalf("b's head after the merge %q (committed at %s), want the merged result", h, heads["b"])
+	}
+	onOther := &GraphSteps{Steps: &Steps{Queue: "other", WorkTree: other, Remote: "origin"}}
+	if _, err := onOther.WorkTree(ctx, WorkTreeInput{Repo: repo, StateDir: state, Graph: "g", ID: "b", Head: h}); err != nil {
+		t.Fatalf("b's worktree on another clone at the merged result: %v", err)
+	}
+	wt := filepath.Join(other, ".agentloop", "worktrees", "g", "b")
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if _, err := os.Stat(filepath.Join(wt, f)); err != nil {
+			t.Errorf("b's worktree on the other clone lacks %s of the merged result: %v", f, err)
+		}
+	}
+}

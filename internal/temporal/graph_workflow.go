@@ -249,6 +249,11 @@ type MergeOutput struct {
 	Warnings []string
 	Err      string
 	Queue    string `json:",omitempty"`
+	// Heads are where the branches of the tasks whose gates failed on the
+	// merged result were left, pushed to the shared remote: at that result,
+	// for the task's loop to fix when it is resumed with guidance, on
+	// whichever worker.
+	Heads map[string]string `json:",omitempty"`
 }
 
 // graphActivityTimeout bounds an attempt of a worktree, commit, merge or
@@ -664,6 +669,9 @@ func (gw *graphWf) mergeNow(ctx, actx workflow.Context, t tasks.Task, run RunInp
 	}
 	m := mo.Merges[0]
 	if !m.Merged {
+		if h := mo.Heads[t.ID]; h != "" {
+			gw.heads[t.ID] = h
+		}
 		return m.Outcome(o), nil
 	}
 	gw.merged = append(gw.merged, t.ID)

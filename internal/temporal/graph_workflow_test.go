@@ -146,6 +146,12 @@ func (f *fakeGraph) merge(ctx context.Context, in MergeInput) (MergeOutput, erro
 			m.Issue, m.Files = tasks.MergeConflict, r.Files
 		case f.gatesFail[id]:
 			m.Issue, m.Gates = tasks.MergeGates, "tests (go test ./...) fails: TestX"
+			if in.Heads[id] != "" { // on a fleet: the branch at the merged result, pushed
+				if out.Heads == nil {
+					out.Heads = map[string]string{}
+				}
+				out.Heads[id] = "merged-" + id
+			}
 		}
 		out.Results = append(out.Results, r)
 		out.Merges = append(out.Merges, m)
@@ -709,6 +715,9 @@ func TestGraphWorkflowMergeGates(t *testing.T) {
 	}
 	if slices.Contains(f.started, "g-b") || len(res.Merged) != 0 {
 		t.Errorf("runs started %v, merged %v: want b never started, nothing merged", f.started, res.Merged)
+	}
+	if h := res.Committed.Heads["a"]; h != "merged-a" {
+		t.Errorf("a's head in the graph's result %q, want merged-a, where the merge left its branch: a resume on another worker starts there", h)
 	}
 	unfinished := graph.ListUnfinished("g", graphInput(budget.Limits{}, "a", "b:a").File.Tasks, res.Outcomes, res.Merged, graph.Commands{TaskFile: "t.yaml", Engine: "--engine temporal"})
 	if len(unfinished) != 2 || !strings.Contains(unfinished[0].Next, "agentloop resume g-a --guidance \"...\" --engine temporal") {
