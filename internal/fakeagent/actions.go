@@ -159,7 +159,18 @@ func (a *agent) note(name, line string) {
 	if a.dir == "" {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(a.dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	path := filepath.Join(a.dir, name)
+	// The file appears with its first line in it: a test that waits for it
+	// and then kills the agent (and agentloop) never reads it empty.
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	if err := os.WriteFile(tmp, []byte(line+"\n"), 0o600); err == nil {
+		err = os.Link(tmp, path)
+		_ = os.Remove(tmp)
+		if err == nil {
+			return
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return
 	}
