@@ -97,7 +97,6 @@ type Steps struct {
 	// atWork counts the steps holding a place, their agents or gates at
 	// work, by work tree: their end pushes are that clone's.
 	atWork map[string]int
-	queued int           // the steps waiting for a place ([Steps.slot])
 	drain  time.Duration // how long a step goes on once its worker stops ([Worker.Stop])
 }
 
@@ -276,19 +275,6 @@ func (s *Steps) slot(ctx context.Context) (free func(), err error) {
 	select {
 	case slots <- struct{}{}:
 		return func() { <-slots }, nil
-	default:
-	}
-	s.mu.Lock()
-	s.queued++
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.queued--
-		s.mu.Unlock()
-	}()
-	select {
-	case slots <- struct{}{}:
-		return func() { <-slots }, nil
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
@@ -358,10 +344,6 @@ func (s *Steps) sharing() *sharer {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			return s.atWork[dir] > 0
-		}, backlog: func() bool {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return s.queued > 0
 		}}
 	}
 	return s.sharer

@@ -29,12 +29,6 @@ type sharer struct {
 	atWork func(dir string) bool
 	// linger is how long a push waits for them ([shareLinger] for 0).
 	linger time.Duration
-	// backlog reports whether steps of the worker wait for a place on it
-	// (--max-agents): a push then waits longer for the asks of the steps at
-	// work ([shareBacklogLinger]). nil: never.
-	backlog func() bool
-	// backlogLinger is how long, then ([shareBacklogLinger] for 0).
-	backlogLinger time.Duration
 
 	mu   sync.Mutex
 	next map[string]*shareRound // by clone: the push the next asks join
@@ -58,15 +52,6 @@ type shareRound struct {
 // for a hundred), for a step's end at most this much later. A worker with
 // one step at a time pushes at once.
 const shareLinger = time.Second
-
-// shareBacklogLinger is how long after its first ask a push waits for the
-// asks of the steps at work in its clone while other steps wait for a place
-// on the worker. A step's place is freed before its end push, and a step
-// waiting takes it at once: a later end then delays only the run whose step
-// it is, never the worker's agents, and each push saved is git's few
-// processes and the remote's ref list read again on a worker whose cores
-// the agents need (bench/temporal.sh).
-const shareBacklogLinger = 4 * time.Second
 
 // sharePushTimeout bounds one push: it runs for every run that asked, so no
 // one step's context ends it, and a remote that never answers does not hold
@@ -127,11 +112,7 @@ func (s *sharer) lead(ctx context.Context, dir, remote string) {
 		s.mu.Lock()
 		if r := s.next[dir]; r != nil && !r.now && s.atWork != nil && s.atWork(dir) {
 			s.mu.Unlock()
-			linger := cmp.Or(s.linger, shareLinger)
-			if s.backlog != nil && s.backlog() {
-				linger = cmp.Or(s.backlogLinger, shareBacklogLinger)
-			}
-			t := time.NewTimer(time.Until(r.first.Add(linger)))
+			t := time.NewTimer(time.Until(r.first.Add(cmp.Or(s.linger, shareLinger))))
 			select {
 			case <-t.C:
 			case <-r.hurry: // an ask a step's agent waits for
