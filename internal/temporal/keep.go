@@ -81,9 +81,9 @@ func (s *Steps) keepFiles(ctx context.Context, in KeepInput) error {
 	}
 	var errs []error
 	if in.Artifacts != nil {
-		if err := keepArtifacts(ctx, runDir, *in.Artifacts); err != nil {
-			return fmt.Errorf("run %s: %w", in.Run.Name, err)
-		}
+		// An escalation carries its iteration's files: one not written
+		// leaves the escalation's to write all the same.
+		errs = append(errs, keepArtifacts(ctx, runDir, *in.Artifacts))
 	}
 	if in.Escalation != nil {
 		if l := s.cached(in.Run.RunID); l != nil {

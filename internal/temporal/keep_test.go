@@ -208,3 +208,29 @@ func TestWorkflowKeepsTheFilesOfAStepThatDidNotEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepWritesTheEscalationWhenItsIterationsFilesFail: an escalation that
+// carries its iteration's files writes its own though those cannot be
+// written, and says what failed.
+func TestKeepWritesTheEscalationWhenItsIterationsFilesFail(t *testing.T) {
+	dir := t.TempDir()
+	steps := &Steps{Log: testLogger(), Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
+		return &plan.Plan{Name: r.Name, WorkDir: r.WorkDir, StateDir: filepath.Join(r.WorkDir, ".agentloop"), Proc: config.Procedure{Name: "build"}}, nil
+	}}
+	runDir := filepath.Join(dir, ".agentloop", "runs", "build", "r1")
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeIn(t, runDir, "iter-002", "a file where the iteration's folder goes\n")
+	err := steps.keepFiles(t.Context(), KeepInput{
+		Run:        RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: dir},
+		Artifacts:  &loop.Artifacts{Iteration: 2, Feedback: "tests still fail"},
+		Escalation: &loop.Escalation{Reason: "max iterations reached", Question: "What now?"},
+	})
+	if err == nil || !strings.Contains(err.Error(), "iter-002") {
+		t.Errorf("keep: %v, want the iteration's folder named", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(runDir, "escalation-001.md")); err != nil || !strings.Contains(string(b), "What now?") {
+		t.Errorf("the escalation: %q, %v; want it written", b, err)
+	}
+}
