@@ -46,8 +46,9 @@ type Local struct {
 	Log      *slog.Logger
 	// Started, when set, is told the checkpoint an iteration starts from as
 	// soon as it is taken, before the agent runs (an engine of many workers
-	// shares it, so that another can rebuild the work tree from it).
-	Started func(ctx context.Context, iteration int, checkpoint string)
+	// shares it, so that another can rebuild the work tree from it). An
+	// error (ctx's, ended meanwhile) ends the attempt before its agent runs.
+	Started func(ctx context.Context, iteration int, checkpoint string) error
 
 	RateLimit RateLimitPolicy
 	// TokenBudget is the prompt size above which a warning is shown (0: none).
@@ -203,7 +204,9 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	l.markStart(r, seq, start, before)
 	defer l.stopBeat()
 	if before != "" && l.Started != nil {
-		l.Started(ctx, seq, before)
+		if err := l.Started(ctx, seq, before); err != nil {
+			return res, err
+		}
 	}
 
 	text, err := l.Prompt.Compose(r)

@@ -275,8 +275,9 @@ func TestStartedBeforeTheAgentRuns(t *testing.T) {
 		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: t.TempDir(),
 		Agent: agent, Work: &startWork{}, Prompt: &fakePrompter{}, Store: &memStore{}, Events: &memEvents{},
 		Screen: &warnings{}, Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Started: func(_ context.Context, n int, c string) {
+		Started: func(_ context.Context, n int, c string) error {
 			got = append(got, fmt.Sprintf("%d %s, agent ran %d", n, c, len(agent.ran)))
+			return nil
 		},
 	}
 	if _, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepIteration, Iteration: 1}); err != nil {

@@ -91,9 +91,9 @@ type Steps struct {
 	// after a step of theirs that ended here, by run ID: the checkpoint
 	// that step ended at, which the run's work tree in this clone is still at.
 	dropped map[string]string
-	seq     uint64        // counts the steps, for the least recently used
-	slots   chan struct{} // one for each step running, MaxAgents of them
-	sharer  *sharer       // pushes the runs' checkpoints to Remote ([Steps.sharing])
+	seq     uint64  // counts the steps, for the least recently used
+	places  *places // MaxAgents of them, for the steps at work (places.go)
+	sharer  *sharer // pushes the runs' checkpoints to Remote ([Steps.sharing])
 	// atWork counts the steps holding a place, their agents or gates at
 	// work, by work tree: their end pushes are that clone's.
 	atWork map[string]int
@@ -126,7 +126,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	}
 	defer endTurn()
 	waited := s.Metrics.waitingFor()
-	free, err := s.slot(ctx)
+	place, err := s.takePlace(ctx)
 	waited()
 	if err != nil {
 		// Cancelled (or handed back) while it waited: the server runs it
@@ -134,8 +134,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		return StepOutput{}, err
 	}
 	atWork()
-	free = sync.OnceFunc(free)
-	defer free()
+	defer place.free()
 	defer s.Metrics.run()()
 	l, p, fresh, done, err := s.engine(ctx, in.Run)
 	if err != nil {
@@ -158,20 +157,27 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	shared := engine.CheckpointRefs(in.Run.Name, in.Run.RunID)
 	l.Started = nil
 	if s.Remote != "" {
-		l.Started = func(ctx context.Context, _ int, c string) {
+		l.Started = func(ctx context.Context, _ int, c string) error {
 			if c == in.Last {
-				return // the run's last checkpoint, shared with its step
+				return nil // the run's last checkpoint, shared with its step
 			}
 			// The run's first checkpoint holds what it started on (the
 			// uncommitted changes included): nothing on the remote could
-			// rebuild it, so the agent waits for it. Any later one goes with
-			// the clone's next push, at the latest with this step's end: if
-			// this worker dies before then, the step run again elsewhere
-			// starts from in.Last, which differs only by other runs' work in
-			// a work tree they share.
-			if err := s.sharing().share(ctx, p.WorkDir, s.Remote, shared, firstShare(in.Last)); err != nil {
+			// rebuild it, so the agent waits for it, its place given to
+			// another step's agent meanwhile: the asks of the steps that
+			// start then go together in the clone's next push. Any later
+			// checkpoint goes with the clone's next push, at the latest with
+			// this step's end: if this worker dies before then, the step run
+			// again elsewhere starts from in.Last, which differs only by
+			// other runs' work in a work tree they share.
+			when := firstShare(in.Last)
+			if when == shareNow {
+				place.free()
+			}
+			if err := s.sharing().share(ctx, p.WorkDir, s.Remote, shared, when); err != nil && ctx.Err() == nil {
 				s.Log.Warn("the run's first checkpoint could not be shared: another worker could not take the run over from here", "run", in.Run.Name, "error", err)
 			}
+			return place.retake(ctx)
 		}
 	}
 	// The run went on since its last step here: on another worker (or on
@@ -205,7 +211,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	s.Metrics.stepDone(in.Request.Kind, res, err)
 	// The agent and the gates are done: the push below is git's, and
 	// another step's agent may start meanwhile.
-	free()
+	place.free()
 	leave()
 	if err == nil && res.Checkpoint != "" && s.Remote != "" {
 		s.share(ctx, p.WorkDir, in.Run, shared)
@@ -256,27 +262,6 @@ func (s *Steps) restart(ctx context.Context, l *engine.Local, in StepInput) (str
 			return c, err
 		case <-time.After(restartPause):
 		}
-	}
-}
-
-// slot waits until fewer than MaxAgents steps run on this worker, and takes
-// one place among them until free is called; the error is ctx's when the
-// step is cancelled first.
-func (s *Steps) slot(ctx context.Context) (free func(), err error) {
-	if s.MaxAgents <= 0 {
-		return func() {}, nil
-	}
-	s.mu.Lock()
-	if s.slots == nil {
-		s.slots = make(chan struct{}, s.MaxAgents)
-	}
-	slots := s.slots
-	s.mu.Unlock()
-	select {
-	case slots <- struct{}{}:
-		return func() { <-slots }, nil
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
 	}
 }
 

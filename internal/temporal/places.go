@@ -1,0 +1,122 @@
+package temporal
+
+import (
+	"context"
+	"slices"
+	"sync"
+)
+
+// places are a worker's places for agents at work (--max-agents): a step
+// takes one before its agent or gates start and gives it back once they end.
+// A step may give its place back for a while before its agent starts (while
+// the run's first checkpoint is pushed, which its agent waits for, so that
+// another step's agent works meanwhile); taking one again, it goes before
+// every step that has not had one yet, as its work tree was checkpointed to
+// start from.
+type places struct {
+	mu    sync.Mutex
+	free  int             // places no step holds; > 0 only when no step waits
+	again []chan struct{} // steps taking a place again, first come first served
+	first []chan struct{} // steps waiting for their first place, in order
+}
+
+func newPlaces(n int) *places { return &places{free: n} }
+
+// take waits for a place and takes it; again is for a step that held one
+// and gave it back for a while. The error is ctx's cause when ctx ends first.
+func (p *places) take(ctx context.Context, again bool) error {
+	p.mu.Lock()
+	if p.free > 0 {
+		p.free--
+		p.mu.Unlock()
+		return nil
+	}
+	given := make(chan struct{})
+	q := &p.first
+	if again {
+		q = &p.again
+	}
+	*q = append(*q, given)
+	p.mu.Unlock()
+	select {
+	case <-given:
+		return nil
+	case <-ctx.Done():
+		p.mu.Lock()
+		i := slices.Index(*q, given)
+		if i >= 0 {
+			*q = slices.Delete(*q, i, i+1)
+		}
+		p.mu.Unlock()
+		if i < 0 {
+			// The place was given as ctx ended: it goes to the next.
+			p.give()
+		}
+		return context.Cause(ctx)
+	}
+}
+
+// give hands a place back: to the first step taking one again, else to the
+// first one waiting, else it is free.
+func (p *places) give() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.giveLocked()
+}
+
+func (p *places) giveLocked() {
+	for _, q := range []*[]chan struct{}{&p.again, &p.first} {
+		if len(*q) > 0 {
+			close((*q)[0])
+			*q = slices.Delete(*q, 0, 1)
+			return
+		}
+	}
+	p.free++
+}
+
+// place is a step's hold on one of its worker's places; the zero place (no
+// --max-agents) holds nothing and never waits. A step's own goroutine uses it.
+type place struct {
+	p    *places
+	held bool
+}
+
+// takePlace waits for one of the worker's places for a step, unless the
+// worker has no limit.
+func (s *Steps) takePlace(ctx context.Context) (*place, error) {
+	if s.MaxAgents <= 0 {
+		return &place{}, nil
+	}
+	s.mu.Lock()
+	if s.places == nil {
+		s.places = newPlaces(s.MaxAgents)
+	}
+	p := s.places
+	s.mu.Unlock()
+	if err := p.take(ctx, false); err != nil {
+		return nil, err
+	}
+	return &place{p: p, held: true}, nil
+}
+
+// free gives the place back; again is a no-op.
+func (h *place) free() {
+	if h.held {
+		h.held = false
+		h.p.give()
+	}
+}
+
+// retake takes a place again after free, before any step waiting for its
+// first.
+func (h *place) retake(ctx context.Context) error {
+	if h.p == nil || h.held {
+		return nil
+	}
+	if err := h.p.take(ctx, true); err != nil {
+		return err
+	}
+	h.held = true
+	return nil
+}

@@ -1,0 +1,190 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
+)
+
+// TestPlacesGoFirstToStepsTakingThemAgain: with one place held, two steps
+// wait for their first and one gave its own back for a while; the place
+// given back goes to that one first, then to the others in their order.
+func TestPlacesGoFirstToStepsTakingThemAgain(t *testing.T) {
+	p := newPlaces(1)
+	if err := p.take(t.Context(), false); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 3)
+	order := []struct {
+		name  string
+		again bool
+	}{{"first-1", false}, {"first-2", false}, {"again", true}}
+	for i, w := range order {
+		go func() {
+			if err := p.take(t.Context(), w.again); err != nil {
+				got <- w.name + ": " + err.Error()
+				return
+			}
+			got <- w.name
+		}()
+		waitWaiters(t, p, i+1)
+	}
+	var seen []string
+	for range order {
+		p.give()
+		select {
+		case name := <-got:
+			seen = append(seen, name)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no step took the place given back; took %v", seen)
+		}
+	}
+	if want := "[again first-1 first-2]"; fmt.Sprint(seen) != want {
+		t.Errorf("the places went to %v, want %s", seen, want)
+	}
+	p.give()
+	if p.free != 1 {
+		t.Errorf("free places %d once every step gave its own back, want 1", p.free)
+	}
+}
+
+func placeWaiters(p *places) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.first) + len(p.again)
+}
+
+// waitWaiters waits until n steps wait for a place.
+func waitWaiters(t *testing.T, p *places, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); placeWaiters(p) != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d steps wait for a place, want %d", placeWaiters(p), n)
+		}
+	}
+}
+
+// TestPlaceGivenAsItsStepIsCancelledGoesToTheNext: a step cancelled while it
+// waits leaves the queue, and a place given to it as it was cancelled goes
+// on to the next step, not lost.
+func TestPlaceGivenAsItsStepIsCancelledGoesToTheNext(t *testing.T) {
+	p := newPlaces(1)
+	if err := p.take(t.Context(), false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancelled := make(chan error, 1)
+	go func() { cancelled <- p.take(ctx, false) }()
+	waitWaiters(t, p, 1)
+	errStop := errors.New("stopped")
+	cancel(errStop)
+	if err := <-cancelled; !errors.Is(err, errStop) {
+		t.Fatalf("a cancelled wait returned %v, want the cause", err)
+	}
+	if n := placeWaiters(p); n != 0 {
+		t.Errorf("%d steps wait after the only one was cancelled", n)
+	}
+	p.give()
+	if err := p.take(t.Context(), false); err != nil {
+		t.Fatal(err)
+	}
+	// Given as it is cancelled: the wait ends with the cancel (it waits
+	// for the lock the place is given under), and the place is the next
+	// step's.
+	ctx, cancel = context.WithCancelCause(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- p.take(ctx, true) }()
+	waitWaiters(t, p, 1)
+	p.mu.Lock()
+	cancel(errStop)
+	time.Sleep(50 * time.Millisecond) // the wait sees the cancel alone
+	p.giveLocked()
+	p.mu.Unlock()
+	if err := <-done; !errors.Is(err, errStop) {
+		t.Fatalf("a wait cancelled before its place came returned %v, want the cause", err)
+	}
+	ok := make(chan error, 1)
+	go func() { ok <- p.take(t.Context(), false) }()
+	select {
+	case err := <-ok:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the place given to a step as it was cancelled was lost")
+	}
+}
+
+// TestFirstCheckpointsPushGivesThePlaceToAnotherAgent: on a worker with one
+// place, a run's first iteration waits for its start checkpoint's push before
+// its agent runs; meanwhile its place goes to another run's step, whose
+// agent works and ends while the push is still under way.
+func TestFirstCheckpointsPushGivesThePlaceToAnotherAgent(t *testing.T) {
+	first, other := t.TempDir(), t.TempDir()
+	for _, dir := range []string{first, other} {
+		gitIn(t, dir, "init", "-q")
+		gitIn(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "base")
+	}
+	s := &Steps{Log: testLogger(), Remote: "origin", MaxAgents: 1, Plan: func(ctx context.Context, r RunRef) (*plan.Plan, error) {
+		p, err := planIn(shAgent(t, `cat >/dev/null; echo done > out.txt`))(ctx, r)
+		if err == nil {
+			p.Proc.Git.Checkpoint = r.WorkDir == first
+		}
+		return p, err
+	}}
+	pushing, release := make(chan struct{}), make(chan struct{})
+	var once bool
+	s.sharing().push = func(ctx context.Context, _, _ string, _ ...string) error {
+		if !once {
+			once = true
+			close(pushing)
+			<-release
+		}
+		return nil
+	}
+	step := func(id, dir string) chan error {
+		done := make(chan error, 1)
+		go func() {
+			var suite testsuite.WorkflowTestSuite
+			env := suite.NewTestActivityEnvironment()
+			env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
+			_, err := env.ExecuteActivity(ActivityStep, StepInput{
+				Run:     RunRef{Name: "build-" + id, RunID: id, Procedure: "build", WorkDir: dir},
+				Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1, Timeout: time.Minute},
+			})
+			done <- err
+		}()
+		return done
+	}
+	firstDone := step("r1", first)
+	select {
+	case <-pushing:
+	case <-time.After(time.Minute):
+		t.Fatal("the first checkpoint's push did not start")
+	}
+	select {
+	case err := <-step("r2", other):
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the other run's step did not end while the first checkpoint's push was under way: the place stayed with the step waiting for it")
+	}
+	close(release)
+	if err := <-firstDone; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(first, "out.txt")); err != nil {
+		t.Errorf("the first run's agent did not run after its push: %v", err)
+	}
+}
