@@ -55,6 +55,17 @@ func FetchCheckpoints(ctx context.Context, dir, remote, prefix string) error {
 	return nil
 }
 
+// PackRefs packs the refs of the repository at dir into its packed-refs file,
+// as git's gc does: a push reads every loose ref of the repository it pushes
+// from, and a run's checkpoints leave several. A ref updated or deleted
+// meanwhile is left as that left it.
+func PackRefs(ctx context.Context, dir string) error {
+	if _, err := git(ctx, dir, "pack-refs", "--all"); err != nil {
+		return fmt.Errorf("pack the refs of %s: %w", dir, err)
+	}
+	return nil
+}
+
 // HasRemote reports whether the repository at dir has the remote.
 func HasRemote(ctx context.Context, dir, remote string) bool {
 	_, err := git(ctx, dir, "remote", "get-url", "--", remote)

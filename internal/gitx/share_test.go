@@ -1,8 +1,11 @@
 package gitx
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -175,5 +178,123 @@ func TestRemoteRefs(t *testing.T) {
 	}
 	if _, err := RemoteRefs(ctx, a, "-x", "refs/agentloop/"); err == nil {
 		t.Error("a remote like an option was taken")
+	}
+}
+
+// TestPackRefs: a clone's checkpoint refs, loose after their snapshots, are
+// packed with their values kept; the clone shares and fetches them as before,
+// and a checkpoint taken after the pack moves its ref. A folder that is no
+// repository is an error naming it.
+func TestPackRefs(t *testing.T) {
+	ctx := t.Context()
+	a, b := sharedClones(t)
+	const prefix = "refs/agentloop/build/r1/"
+	want := map[string]string{}
+	for i, text := range []string{"one\n", "two\n", "three\n"} {
+		write(t, a, map[string]string{"work.txt": text})
+		name := prefix + "iter-" + string(rune('1'+i))
+		s, err := Snapshot(ctx, a, name, "iteration")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[name] = s.Commit
+	}
+	loose := func() []string {
+		var names []string
+		_ = filepath.WalkDir(filepath.Join(a, ".git", "refs", "agentloop"), func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				names = append(names, path)
+			}
+			return nil
+		})
+		return names
+	}
+	if len(loose()) != 3 {
+		t.Fatalf("loose checkpoint refs before the pack: %v, want 3", loose())
+	}
+	if err := PackRefs(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if l := loose(); len(l) != 0 {
+		t.Errorf("loose checkpoint refs after the pack: %v", l)
+	}
+	for name, commit := range want {
+		if got := run(t, a, "rev-parse", name); got != commit {
+			t.Errorf("%s is %s after the pack, want %s", name, got, commit)
+		}
+	}
+	write(t, a, map[string]string{"work.txt": "three again\n"})
+	again, err := Snapshot(ctx, a, prefix+"iter-3", "iteration 3 again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ShareCheckpoints(ctx, a, "origin", prefix); err != nil {
+		t.Fatal(err)
+	}
+	if err := FetchCheckpoints(ctx, b, "origin", prefix); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, b, "rev-parse", prefix+"iter-3"); got != again.Commit {
+		t.Errorf("the other clone has %s at iter-3, want the one taken after the pack, %s", got, again.Commit)
+	}
+	if got := run(t, b, "rev-parse", prefix+"iter-1"); got != want[prefix+"iter-1"] {
+		t.Errorf("the other clone has %s at iter-1, want %s", got, want[prefix+"iter-1"])
+	}
+	none := t.TempDir()
+	if err := PackRefs(ctx, none); err == nil || !strings.Contains(err.Error(), none) {
+		t.Errorf("PackRefs of a folder that is no repository: %v, want an error naming it", err)
+	}
+}
+
+// TestPackRefsBesideCheckpoints: the refs are packed again and again while
+// checkpoints are taken in the same clone, new refs and a ref moved each
+// time (a run's steps at work while the worker packs between two pushes):
+// no checkpoint fails, and every ref ends at the commit last written to it.
+func TestPackRefsBesideCheckpoints(t *testing.T) {
+	ctx := t.Context()
+	a, _ := sharedClones(t)
+	const prefix = "refs/agentloop/build/r1/"
+	stop := make(chan struct{})
+	packed := make(chan error, 1)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				if n == 0 {
+					packed <- errors.New("no pack ran beside the checkpoints")
+					return
+				}
+				packed <- nil
+				return
+			default:
+			}
+			if err := PackRefs(ctx, a); err != nil {
+				packed <- err
+				return
+			}
+			n++
+		}
+	}()
+	want := map[string]string{}
+	for i := range 15 {
+		write(t, a, map[string]string{"work.txt": fmt.Sprintln(i)})
+		for _, name := range []string{fmt.Sprintf("%siter-%d", prefix, i), prefix + "last"} {
+			s, err := Snapshot(ctx, a, name, "iteration")
+			if err != nil {
+				close(stop)
+				t.Fatalf("checkpoint %d beside the packs: %v", i, err)
+			}
+			want[name] = s.Commit
+		}
+	}
+	close(stop)
+	if err := <-packed; err != nil {
+		t.Fatal(err)
+	}
+	for name, commit := range want {
+		if got := run(t, a, "rev-parse", name); got != commit {
+			t.Errorf("%s is %s, want %s", name, got, commit)
+		}
 	}
 }

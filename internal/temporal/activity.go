@@ -325,7 +325,7 @@ func (s *Steps) sharing() *sharer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sharer == nil {
-		s.sharer = &sharer{metrics: s.Metrics, atWork: func(dir string) bool {
+		s.sharer = &sharer{metrics: s.Metrics, log: s.Log, atWork: func(dir string) bool {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			return s.atWork[dir] > 0

@@ -376,3 +376,66 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestSharerPacksTheClonesRefsBetweenPushes: once a clone's pushes carried
+// packEvery asks since the last pack, its refs are packed after the push,
+// before the next; another clone's count is its own; a pack that fails is
+// told.
+func TestSharerPacksTheClonesRefsBetweenPushes(t *testing.T) {
+	var mu sync.Mutex
+	var events []string
+	record := func(e string) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}
+	var logged bytes.Buffer
+	var logMu sync.Mutex
+	s := &sharer{
+		packEvery: 3,
+		log:       slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logged}, nil)),
+		push: func(_ context.Context, dir, _ string, prefixes ...string) error {
+			record("push " + dir + " " + strings.Join(prefixes, " "))
+			return nil
+		},
+		pack: func(_ context.Context, dir string) error {
+			record("pack " + dir)
+			if dir == "/b" {
+				return errors.New("packed-refs.lock exists")
+			}
+			return nil
+		},
+	}
+	ctx := t.Context()
+	for _, ask := range []struct{ dir, prefix string }{
+		{"/a", "refs/agentloop/x/1/"}, {"/a", "refs/agentloop/x/1/"}, {"/b", "refs/agentloop/y/2/"},
+		{"/a", "refs/agentloop/x/1/"}, {"/a", "refs/agentloop/z/3/"}, {"/b", "refs/agentloop/y/2/"}, {"/b", "refs/agentloop/y/2/"},
+	} {
+		if err := s.share(ctx, ask.dir, "origin", ask.prefix, shareNow); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The pack follows the push that carried the third ask; a push waits
+	// for the pack before it (the clone's turn), not the step that asked.
+	waitFor(t, 10*time.Second, "the second clone's pack, failed, to be told", func() bool {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return strings.Contains(logged.String(), "could not be packed")
+	})
+	mu.Lock()
+	got := strings.Join(events, "\n")
+	mu.Unlock()
+	want := strings.Join([]string{
+		"push /a refs/agentloop/x/1/", "push /a refs/agentloop/x/1/", "push /b refs/agentloop/y/2/",
+		"push /a refs/agentloop/x/1/", "pack /a", "push /a refs/agentloop/z/3/",
+		"push /b refs/agentloop/y/2/", "push /b refs/agentloop/y/2/", "pack /b",
+	}, "\n")
+	if got != want {
+		t.Errorf("pushes and packs:\n%s\nwant:\n%s", got, want)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if !strings.Contains(logged.String(), "packed-refs.lock exists") || !strings.Contains(logged.String(), "dir=/b") {
+		t.Errorf("a pack that failed was told without its clone or its error: %q", logged.String())
+	}
+}
