@@ -74,7 +74,8 @@ type Steps struct {
 	// MaxAgents is how many steps (each an agent's iteration, or the gates
 	// of a baseline) run at once on this worker, whichever queue they came
 	// from; 0 for no limit. A step beyond it waits on the worker, telling the
-	// server it is alive, until one ends.
+	// server it is alive, until one ends. From the queue all workers share,
+	// a worker takes only [sharedBeyondPlaces] steps more ([NewWorker]).
 	MaxAgents int
 	// Metrics counts the steps and what they used (nil for none).
 	Metrics *Metrics

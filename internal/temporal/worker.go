@@ -30,7 +30,18 @@ func NewWorker(ctx context.Context, c client.Client, s Server, steps *Steps, act
 		steps.Ledger = &LedgerClient{C: c, Queue: s.TaskQueue}
 	}
 	opts := worker.Options{BackgroundActivityContext: bg, WorkerStopTimeout: drain + HandBack}
-	w := worker.New(c, s.TaskQueue, opts)
+	shared := opts
+	if steps.MaxAgents > 0 && activityQueue != s.TaskQueue {
+		// From the queue all workers share (the runs' first steps), a
+		// worker takes no more than it can start soon: the others wait on
+		// the server, at no cost, for whichever worker has a place first
+		// (one started later too). A step taken waits for a place telling
+		// the server it is alive, and the runs it brings stay here. The
+		// steps of those runs come to its own queue, and are all taken at
+		// once: one not taken soon means the worker is gone (route.go).
+		shared.MaxConcurrentActivityExecutionSize = steps.MaxAgents + sharedBeyondPlaces
+	}
+	w := worker.New(c, s.TaskQueue, shared)
 	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
 	w.RegisterWorkflowWithOptions(Ledger, workflow.RegisterOptions{Name: WorkflowLedger})
 	RegisterSteps(w, steps)
@@ -74,6 +85,11 @@ func (w *Worker) Stop() {
 	}
 	wg.Wait()
 }
+
+// sharedBeyondPlaces is how many steps from the shared queue a worker takes
+// beyond its places: one at hand when a place frees, and one for the
+// activities of a graph there.
+const sharedBeyondPlaces = 2
 
 // HandBack is how long a drained worker waits, after its drain time, for the
 // steps it stopped to tell the server they are handed back.
