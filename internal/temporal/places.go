@@ -25,6 +25,9 @@ func newPlaces(n int) *places { return &places{free: n} }
 // take waits for a place and takes it; again is for a step that held one
 // and gave it back for a while. The error is ctx's cause when ctx ends first.
 func (p *places) take(ctx context.Context, again bool) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx) // a free place is not taken for a step that ended
+	}
 	p.mu.Lock()
 	if p.free > 0 {
 		p.free--

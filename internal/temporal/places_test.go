@@ -56,6 +56,11 @@ func TestPlacesGoFirstToStepsTakingThemAgain(t *testing.T) {
 	if p.free != 1 {
 		t.Errorf("free places %d once every step gave its own back, want 1", p.free)
 	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := p.take(ctx, true); err == nil || p.free != 1 {
+		t.Errorf("a step that ended took a free place (%v, %d left)", err, p.free)
+	}
 }
 
 func placeWaiters(p *places) int {
