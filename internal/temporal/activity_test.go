@@ -99,6 +99,23 @@ func TestWorkerRunsAtMostMaxAgents(t *testing.T) {
 	}
 }
 
+// goStep runs the first iteration of run as a step activity of s, in a test
+// environment of its own, and sends its error once it ends.
+func goStep(s *Steps, run RunRef) chan error {
+	done := make(chan error, 1)
+	go func() {
+		var suite testsuite.WorkflowTestSuite
+		env := suite.NewTestActivityEnvironment()
+		env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
+		_, err := env.ExecuteActivity(ActivityStep, StepInput{
+			Run:     run,
+			Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1, Timeout: time.Minute},
+		})
+		done <- err
+	}()
+	return done
+}
+
 // shAgent is an agent that runs script with sh -c in the run's work tree,
 // its prompt on its standard input.
 func shAgent(t *testing.T, script string) agent.Preset {

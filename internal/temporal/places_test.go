@@ -9,10 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/testsuite"
-
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 )
 
@@ -158,18 +154,7 @@ func TestFirstCheckpointsPushGivesThePlaceToAnotherAgent(t *testing.T) {
 		return nil
 	}
 	step := func(id, dir string) chan error {
-		done := make(chan error, 1)
-		go func() {
-			var suite testsuite.WorkflowTestSuite
-			env := suite.NewTestActivityEnvironment()
-			env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
-			_, err := env.ExecuteActivity(ActivityStep, StepInput{
-				Run:     RunRef{Name: "build-" + id, RunID: id, Procedure: "build", WorkDir: dir},
-				Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1, Timeout: time.Minute},
-			})
-			done <- err
-		}()
-		return done
+		return goStep(s, RunRef{Name: "build-" + id, RunID: id, Procedure: "build", WorkDir: dir})
 	}
 	firstDone := step("r1", first)
 	select {

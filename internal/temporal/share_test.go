@@ -261,18 +261,7 @@ func TestStepEndPushLingersOnlyForItsClone(t *testing.T) {
 	step := func(name, dir string) chan error {
 		gitIn(t, dir, "init", "-q")
 		gitIn(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "base")
-		done := make(chan error, 1)
-		go func() {
-			var suite testsuite.WorkflowTestSuite
-			env := suite.NewTestActivityEnvironment()
-			env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
-			_, err := env.ExecuteActivity(ActivityStep, StepInput{
-				Run:     RunRef{Name: name, RunID: name, Procedure: "build", WorkDir: dir},
-				Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1, Timeout: time.Minute},
-			})
-			done <- err
-		}()
-		return done
+		return goStep(s, RunRef{Name: name, RunID: name, Procedure: "build", WorkDir: dir})
 	}
 	slowDir, quickDir := t.TempDir(), t.TempDir()
 	slowDone := step("slow", slowDir)
