@@ -126,9 +126,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		return StepOutput{}, err
 	}
 	defer endTurn()
-	waited := s.Metrics.waitingFor()
 	place, err := s.takePlace(ctx)
-	waited()
 	if err != nil {
 		// Cancelled (or handed back) while it waited: the server runs it
 		// again, or ends it.
@@ -136,7 +134,6 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	}
 	atWork()
 	defer place.free()
-	defer s.Metrics.run()()
 	l, p, fresh, done, err := s.engine(ctx, in.Run)
 	if err != nil {
 		return StepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)

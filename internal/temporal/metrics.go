@@ -23,9 +23,9 @@ import (
 //     again after its result was lost counts again);
 //   - agentloop_spend_usd_total and agentloop_tokens_total{kind}: what those
 //     iterations' agents and reviewers used, as they reported it;
-//   - agentloop_agents_running: the steps running on this worker now (an
-//     agent's iteration, or a baseline's gates), at most its --max-agents;
-//     agentloop_steps_waiting: those waiting for a place;
+//   - agentloop_agents_running: the steps holding a place on this worker now
+//     (an agent's iteration, or a baseline's gates, at work), at most its
+//     --max-agents; agentloop_steps_waiting: those waiting for a place;
 //   - agentloop_checkpoint_pushes_total{result}: the pushes of checkpoint
 //     refs to the shared remote (result ok or failed), and
 //     agentloop_checkpoint_shares_total: the runs' asks they carried (a

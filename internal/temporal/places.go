@@ -81,32 +81,50 @@ func (p *places) giveLocked() {
 // place is a step's hold on one of its worker's places; the zero place (no
 // --max-agents) holds nothing and never waits. A step's own goroutine uses it.
 type place struct {
-	p    *places
-	held bool
+	p       *places
+	held    bool
+	metrics *Metrics // agentloop_agents_running counts the step while it holds the place
+	running func()   // ends that count
 }
 
 // takePlace waits for one of the worker's places for a step, unless the
 // worker has no limit.
 func (s *Steps) takePlace(ctx context.Context) (*place, error) {
-	if s.MaxAgents <= 0 {
-		return &place{}, nil
+	h := &place{metrics: s.Metrics}
+	if s.MaxAgents > 0 {
+		s.mu.Lock()
+		if s.places == nil {
+			s.places = newPlaces(s.MaxAgents)
+		}
+		h.p = s.places
+		s.mu.Unlock()
 	}
-	s.mu.Lock()
-	if s.places == nil {
-		s.places = newPlaces(s.MaxAgents)
+	return h, h.take(ctx, false)
+}
+
+// take waits for a place (none when the worker has no limit), counted among
+// the steps waiting meanwhile.
+func (h *place) take(ctx context.Context, again bool) error {
+	if h.p != nil {
+		waited := h.metrics.waitingFor()
+		err := h.p.take(ctx, again)
+		waited()
+		if err != nil {
+			return err
+		}
 	}
-	p := s.places
-	s.mu.Unlock()
-	if err := p.take(ctx, false); err != nil {
-		return nil, err
-	}
-	return &place{p: p, held: true}, nil
+	h.held, h.running = true, h.metrics.run()
+	return nil
 }
 
 // free gives the place back; again is a no-op.
 func (h *place) free() {
-	if h.held {
-		h.held = false
+	if !h.held {
+		return
+	}
+	h.held = false
+	h.running()
+	if h.p != nil {
 		h.p.give()
 	}
 }
@@ -114,12 +132,8 @@ func (h *place) free() {
 // retake takes a place again after free, before any step waiting for its
 // first.
 func (h *place) retake(ctx context.Context) error {
-	if h.p == nil || h.held {
+	if h.held {
 		return nil
 	}
-	if err := h.p.take(ctx, true); err != nil {
-		return err
-	}
-	h.held = true
-	return nil
+	return h.take(ctx, true)
 }

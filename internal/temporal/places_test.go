@@ -1,14 +1,17 @@
 package temporal
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/metrics"
 	"github.com/agentloop/agentloop/internal/plan"
 )
 
@@ -136,7 +139,8 @@ func TestFirstCheckpointsPushGivesThePlaceToAnotherAgent(t *testing.T) {
 		gitIn(t, dir, "init", "-q")
 		gitIn(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "base")
 	}
-	s := &Steps{Log: testLogger(), Remote: "origin", MaxAgents: 1, Plan: func(ctx context.Context, r RunRef) (*plan.Plan, error) {
+	reg := metrics.NewRegistry()
+	s := &Steps{Log: testLogger(), Remote: "origin", MaxAgents: 1, Metrics: NewMetrics(reg), Plan: func(ctx context.Context, r RunRef) (*plan.Plan, error) {
 		p, err := planIn(shAgent(t, `cat >/dev/null; echo done > out.txt`))(ctx, r)
 		if err == nil {
 			p.Proc.Git.Checkpoint = r.WorkDir == first
@@ -169,6 +173,15 @@ func TestFirstCheckpointsPushGivesThePlaceToAnotherAgent(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Error("the other run's step did not end while the first checkpoint's push was under way: the place stayed with the step waiting for it")
+	}
+	var b bytes.Buffer
+	if err := reg.Write(t.Context(), &b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"agentloop_agents_running 0\n", "agentloop_steps_waiting 0\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the metrics while the first checkpoint's push is under way, no agent at work, lack %q:\n%s", want, b.String())
+		}
 	}
 	close(release)
 	if err := <-firstDone; err != nil {
