@@ -95,8 +95,9 @@ type Steps struct {
 	seq     uint64  // counts the steps, for the least recently used
 	places  *places // MaxAgents of them, for the steps at work (places.go)
 	sharer  *sharer // pushes the runs' checkpoints to Remote ([Steps.sharing])
-	// atWork counts the steps holding a place, their agents or gates at
-	// work, by work tree: their end pushes are that clone's.
+	// atWork counts the steps at work, by work tree (their agents or gates,
+	// or a first iteration's agent waiting for its start checkpoint's push
+	// with its place given away): their end pushes are that clone's.
 	atWork map[string]int
 	drain  time.Duration // how long a step goes on once its worker stops ([Worker.Stop])
 }

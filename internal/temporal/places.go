@@ -78,8 +78,9 @@ func (p *places) giveLocked() {
 	p.free++
 }
 
-// place is a step's hold on one of its worker's places; the zero place (no
-// --max-agents) holds nothing and never waits. A step's own goroutine uses it.
+// place is a step's hold on one of its worker's places; on a worker with no
+// limit (p nil) it never waits, and only counts the step as running. A step's
+// own goroutine uses it.
 type place struct {
 	p       *places
 	held    bool
@@ -117,7 +118,7 @@ func (h *place) take(ctx context.Context, again bool) error {
 	return nil
 }
 
-// free gives the place back; again is a no-op.
+// free gives the place back; a second call is a no-op.
 func (h *place) free() {
 	if !h.held {
 		return

@@ -155,7 +155,9 @@ func (s *sharer) lead(ctx context.Context, dir, remote string) {
 
 // packIfDue packs the refs of the clone at dir once its pushes have carried
 // [sharePackEvery] asks since the last pack; between two of its pushes, so
-// that none reads them half packed. The asks' steps do not wait for it.
+// that none reads them half packed. The steps whose asks the last push
+// carried do not wait for it; a push asked for meanwhile starts after it. It
+// is bounded as a push is.
 func (s *sharer) packIfDue(ctx context.Context, dir string, asks int) {
 	s.mu.Lock()
 	s.unpack[dir] += asks
