@@ -95,6 +95,9 @@ type Steps struct {
 	seq     uint64  // counts the steps, for the least recently used
 	places  *places // MaxAgents of them, for the steps at work (places.go)
 	sharer  *sharer // pushes the runs' checkpoints to Remote ([Steps.sharing])
+	// shared hands out the slots of steps from the queue all workers share
+	// (nil: the SDK's): a step from there waiting for a push is set aside.
+	shared *sharedSteps
 	// atWork counts the steps at work, by work tree (their agents or gates,
 	// or a first iteration's agent waiting for its start checkpoint's push
 	// with its place given away): their end pushes are that clone's.
@@ -120,6 +123,10 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	ctx, handBack := s.draining(ctx)
 	defer handBack()
 	info := activity.GetInfo(ctx)
+	var shared *sharedSteps // the slot of a step from the shared queue
+	if s.Queue != "" && info.TaskQueue != s.Queue {
+		shared = s.shared
+	}
 	atWork, stop := heartbeat(ctx, info.HeartbeatTimeout)
 	defer stop()
 	ctx, endTurn, err := s.takeTurn(ctx, in.Run.RunID)
@@ -153,7 +160,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	}
 	defer undo()
 	_ = l.Save(ctx, &loop.State{History: in.History}) // the history for the feedback; the store is a no-op
-	shared := engine.CheckpointRefs(in.Run.Name, in.Run.RunID)
+	refs := engine.CheckpointRefs(in.Run.Name, in.Run.RunID)
 	l.Started = nil
 	if s.Remote != "" {
 		l.Started = func(ctx context.Context, _ int, c string) error {
@@ -170,10 +177,14 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 			// again elsewhere starts from in.Last, which differs only by
 			// other runs' work in a work tree they share.
 			when := firstShare(in.Last)
+			back := func() {}
 			if when == shareNow {
 				place.free()
+				back = shared.setAside()
 			}
-			if err := s.sharing().share(ctx, p.WorkDir, s.Remote, shared, when); err != nil && ctx.Err() == nil {
+			err := s.sharing().share(ctx, p.WorkDir, s.Remote, refs, when)
+			back()
+			if err != nil && ctx.Err() == nil {
 				s.Log.Warn("the run's first checkpoint could not be shared: another worker could not take the run over from here", "run", in.Run.Name, "error", err)
 			}
 			return place.retake(ctx)
@@ -189,7 +200,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	wentOn := in.Moved || in.Last != "" && left != in.Last && (fresh || left != "")
 	elsewhere := wentOn || info.Attempt > 1
 	if s.Remote != "" && (wentOn || fresh && (elsewhere || in.Request.Checkpoint != "")) {
-		if err := gitx.FetchCheckpoints(ctx, p.WorkDir, s.Remote, shared); err != nil {
+		if err := gitx.FetchCheckpoints(ctx, p.WorkDir, s.Remote, refs); err != nil {
 			s.Log.Warn("the run's checkpoints could not be fetched: its work tree is rebuilt from what this clone has", "run", in.Run.Name, "error", err)
 		}
 	}
@@ -213,7 +224,9 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	place.free()
 	leave()
 	if err == nil && res.Checkpoint != "" && s.Remote != "" {
-		s.share(ctx, p.WorkDir, in.Run, shared)
+		back := shared.setAside()
+		s.share(ctx, p.WorkDir, in.Run, refs)
+		back()
 		if c := goneBack(ctx); c != nil {
 			// Stopped while its end checkpoint waited for its push, which
 			// may never reach the remote: the step is no more over than one

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"sync"
+
+	"go.temporal.io/sdk/worker"
 )
 
 // places are a worker's places for agents at work (--max-agents): a step
@@ -138,3 +140,94 @@ func (h *place) retake(ctx context.Context) error {
 	}
 	return h.take(ctx, true)
 }
+
+// sharedSteps hands out a worker's slots for steps from the queue all
+// workers share (the runs' first steps): a worker takes no more of them than
+// it can start soon ([sharedBeyondPlaces] beyond its places), not counting
+// those waiting for a checkpoint's push with their places given away. Such a
+// step waits for the clone's next push, which rests between two
+// ([sharePace]), while another step works in its place; a fixed number of
+// slots held by steps waiting for pushes would leave the places idle. It is
+// the activity slot supplier of the worker of the shared queue
+// ([sharedTuner]).
+type sharedSteps struct {
+	max int
+
+	mu      sync.Mutex
+	issued  int           // permits given and not released
+	aside   int           // steps holding one that wait for a push
+	changed chan struct{} // closed and replaced when a permit may be given
+}
+
+func newSharedSteps(max int) *sharedSteps {
+	return &sharedSteps{max: max, changed: make(chan struct{})}
+}
+
+// ReserveSlot waits for a slot, as the SDK's worker asks before it polls.
+func (q *sharedSteps) ReserveSlot(ctx context.Context, _ worker.SlotReservationInfo) (*worker.SlotPermit, error) {
+	for {
+		q.mu.Lock()
+		p, changed := q.reserve(), q.changed
+		q.mu.Unlock()
+		if p != nil {
+			return p, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// TryReserveSlot gives a slot if one is free.
+func (q *sharedSteps) TryReserveSlot(worker.SlotReservationInfo) *worker.SlotPermit {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.reserve()
+}
+
+// reserve gives a slot if one is free, nil otherwise; q.mu is held.
+func (q *sharedSteps) reserve() *worker.SlotPermit {
+	if q.issued-q.aside >= q.max {
+		return nil
+	}
+	q.issued++
+	return &worker.SlotPermit{}
+}
+
+func (q *sharedSteps) MarkSlotUsed(worker.SlotMarkUsedInfo) {}
+
+// ReleaseSlot takes a permit back.
+func (q *sharedSteps) ReleaseSlot(worker.SlotReleaseInfo) { q.add(-1, 0) }
+
+// MaxSlots is 0: with steps set aside, more than max are held.
+func (q *sharedSteps) MaxSlots() int { return 0 }
+
+// setAside counts a step holding a slot as waiting for a push until back is
+// called. A nil q (a worker without its own queue or places) counts nothing.
+func (q *sharedSteps) setAside() (back func()) {
+	if q == nil {
+		return func() {}
+	}
+	q.add(0, 1)
+	var once sync.Once
+	return func() { once.Do(func() { q.add(0, -1) }) }
+}
+
+func (q *sharedSteps) add(issued, aside int) {
+	q.mu.Lock()
+	q.issued += issued
+	q.aside += aside
+	close(q.changed)
+	q.changed = make(chan struct{})
+	q.mu.Unlock()
+}
+
+// sharedTuner is the SDK's default tuner with the activity slots of shared.
+type sharedTuner struct {
+	worker.WorkerTuner
+	shared *sharedSteps
+}
+
+func (t sharedTuner) GetActivityTaskSlotSupplier() worker.SlotSupplier { return t.shared }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/worker"
+
 	"github.com/agentloop/agentloop/internal/metrics"
 	"github.com/agentloop/agentloop/internal/plan"
 )
@@ -189,5 +191,101 @@ func TestFirstCheckpointsPushGivesThePlaceToAnotherAgent(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(first, "out.txt")); err != nil {
 		t.Errorf("the first run's agent did not run after its push: %v", err)
+	}
+}
+
+// TestSharedStepsSetAsideForPushes: the shared queue's slots are max, not
+// counting the steps set aside while they wait for a push; a slot given back
+// or a step back from its push wakes a reservation that waits, or keeps it
+// waiting when the others are still at max.
+func TestSharedStepsSetAsideForPushes(t *testing.T) {
+	q := newSharedSteps(2)
+	reserve := func(wait time.Duration) *worker.SlotPermit {
+		ctx, cancel := context.WithTimeout(t.Context(), wait)
+		defer cancel()
+		p, err := q.ReserveSlot(ctx, nil)
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for i := range 2 {
+		if reserve(time.Minute) == nil {
+			t.Fatalf("slot %d of 2 not given", i+1)
+		}
+	}
+	if reserve(100*time.Millisecond) != nil || q.TryReserveSlot(nil) != nil {
+		t.Fatal("a third slot given with 2 at work")
+	}
+	got := make(chan *worker.SlotPermit, 1)
+	go func() { got <- reserve(time.Minute) }()
+	back := q.setAside() // one of the two waits for a push
+	if p := <-got; p == nil {
+		t.Fatal("no slot given while a step waited for a push")
+	}
+	back()
+	back() // once only
+	if q.TryReserveSlot(nil) != nil {
+		t.Fatal("a slot given with 3 held, none set aside")
+	}
+	q.ReleaseSlot(nil)
+	if q.TryReserveSlot(nil) != nil {
+		t.Fatal("a slot given with 2 held")
+	}
+	go func() { got <- reserve(time.Minute) }()
+	q.ReleaseSlot(nil)
+	if p := <-got; p == nil {
+		t.Fatal("the slot given back did not go to the reservation waiting")
+	}
+	var none *sharedSteps
+	none.setAside()() // a worker without a limit counts nothing
+}
+
+// TestStepFromTheSharedQueueIsSetAsideWhileItWaitsForPushes: a run's first
+// step (from the queue all workers share) holds no slot of that queue while
+// it waits for its first checkpoint's push and for its end's, its place
+// given away: the worker takes another step there meanwhile.
+func TestStepFromTheSharedQueueIsSetAsideWhileItWaitsForPushes(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "base")
+	s := &Steps{Log: testLogger(), Remote: "origin", MaxAgents: 1, Queue: "own-queue", shared: newSharedSteps(1), Plan: func(ctx context.Context, r RunRef) (*plan.Plan, error) {
+		p, err := planIn(shAgent(t, `cat >/dev/null; echo done > out.txt`))(ctx, r)
+		if err == nil {
+			p.Proc.Git.Checkpoint = true
+		}
+		return p, err
+	}}
+	if s.shared.TryReserveSlot(nil) == nil { // the step's, as the SDK takes it
+		t.Fatal("no slot")
+	}
+	pushing, release := make(chan string), make(chan struct{})
+	s.sharing().push = func(ctx context.Context, _, _ string, _ ...string) error {
+		pushing <- "push"
+		<-release
+		return nil
+	}
+	done := goStep(s, RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: dir})
+	for _, which := range []string{"first checkpoint's", "end checkpoint's"} {
+		select {
+		case <-pushing:
+		case err := <-done:
+			t.Fatalf("the step ended before its %s push: %v", which, err)
+		case <-time.After(time.Minute):
+			t.Fatalf("the %s push did not start", which)
+		}
+		p := s.shared.TryReserveSlot(nil)
+		if p == nil {
+			t.Errorf("while the step waited for its %s push, the shared queue's one slot stayed its", which)
+		} else {
+			s.shared.ReleaseSlot(nil)
+		}
+		release <- struct{}{}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if s.shared.TryReserveSlot(nil) != nil {
+		t.Error("a slot given with the step's held and no step waiting for a push")
 	}
 }

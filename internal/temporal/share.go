@@ -15,8 +15,9 @@ import (
 // remote the workers share. A push costs the same few git processes and the
 // remote's whole ref list whatever it carries, so the runs of a worker take
 // turns: the refs asked for while a push is under way go together in the
-// next one, one push at a time per clone. A caller that waits returns when a
-// push that started after its ask has ended.
+// next one, one push at a time per clone, and while other steps are at work
+// in a clone its pushes rest between them ([sharePace]). A caller that waits
+// returns when a push that started after its ask has ended.
 type sharer struct {
 	// push sends the refs under prefixes from the clone at dir
 	// (gitx.ShareCheckpoints; a test records them).
@@ -30,6 +31,9 @@ type sharer struct {
 	atWork func(dir string) bool
 	// linger is how long a push waits for them ([shareLinger] for 0).
 	linger time.Duration
+	// pace is how many times its own length a clone's push rests before the
+	// next while steps are at work there ([sharePace] for 0).
+	pace float64
 	// pack packs the refs of the clone at dir (gitx.PackRefs; a test
 	// records it), once its pushes have carried packEvery asks
 	// ([sharePackEvery] for 0) since the last.
@@ -42,6 +46,7 @@ type sharer struct {
 	next   map[string]*shareRound // by clone: the push the next asks join
 	busy   map[string]bool        // by clone: a push is under way
 	unpack map[string]int         // by clone: the asks pushed since its refs were packed
+	rested map[string]time.Time   // by clone: when its last push has rested ([sharePace])
 }
 
 // shareRound is one push of a clone's refs.
@@ -62,6 +67,17 @@ type shareRound struct {
 // one step at a time pushes at once.
 const shareLinger = time.Second
 
+// sharePace is how many times its own length a clone's push rests before the
+// next one starts, while steps of the worker are at work in that clone: the
+// asks made meanwhile go together. Pushes back to back would take a git
+// process or more of the machine's cores all the time, most of it the
+// kernel's work of starting git's processes whatever a push carries (a
+// push is about ten of them, on both sides); resting twice as long as they
+// take, a clone's pushes use at most a third of that, and carry three times
+// the asks each when the worker is loaded: a push takes longer then, so the
+// rest does. A run that has the clone to itself never waits for it.
+const sharePace = 2
+
 // sharePackEvery is how many asks a clone's pushes carry between two packs
 // of its refs: a run's checkpoints leave a loose ref or two an ask in the
 // clone, and each push reads them all (0.25 s a push from a clone of 6,000
@@ -80,7 +96,7 @@ type shareWhen int
 const (
 	shareLater shareWhen = iota // not at all: the refs go with the clone's next push
 	shareEnd                    // a step's end: the push may wait for other steps' ends (shareLinger)
-	shareNow                    // a step's agent waits for it: the push starts as soon as it can
+	shareNow                    // a step's agent waits for it: the push does not linger (it rests all the same: sharePace)
 )
 
 // share asks for the checkpoint refs under prefix in the clone at dir to be
@@ -90,7 +106,7 @@ const (
 func (s *sharer) share(ctx context.Context, dir, remote, prefix string, when shareWhen) error {
 	s.mu.Lock()
 	if s.next == nil {
-		s.next, s.busy, s.unpack = map[string]*shareRound{}, map[string]bool{}, map[string]int{}
+		s.next, s.busy, s.unpack, s.rested = map[string]*shareRound{}, map[string]bool{}, map[string]int{}, map[string]time.Time{}
 	}
 	r := s.next[dir]
 	if r == nil {
@@ -123,17 +139,19 @@ func (s *sharer) share(ctx context.Context, dir, remote, prefix string, when sha
 }
 
 // lead pushes the clone's rounds one after the other until no one asks.
+// While steps are at work in the clone, a round waits for its rest after the
+// last push ([sharePace]), and one no agent waits for also lingers
+// ([shareLinger]).
 func (s *sharer) lead(ctx context.Context, dir, remote string) {
 	for {
 		s.mu.Lock()
-		if r := s.next[dir]; r != nil && !r.now && s.atWork != nil && s.atWork(dir) {
+		if r := s.next[dir]; r != nil && s.atWork != nil && s.atWork(dir) {
+			rested, lingers := s.rested[dir], !r.now
 			s.mu.Unlock()
-			t := time.NewTimer(time.Until(r.first.Add(cmp.Or(s.linger, shareLinger))))
-			select {
-			case <-t.C:
-			case <-r.hurry: // an ask a step's agent waits for
+			if lingers {
+				waitUntil(r.first.Add(cmp.Or(s.linger, shareLinger)), r.hurry) // cut by an ask a step's agent waits for
 			}
-			t.Stop()
+			waitUntil(rested, nil)
 			s.mu.Lock()
 		}
 		r := s.next[dir]
@@ -144,12 +162,31 @@ func (s *sharer) lead(ctx context.Context, dir, remote string) {
 			return
 		}
 		s.mu.Unlock()
+		start := time.Now()
 		pctx, cancel := context.WithTimeout(ctx, sharePushTimeout)
 		r.err = s.pushFunc()(pctx, dir, remote, r.prefixes...)
 		cancel()
+		took := time.Since(start)
+		s.mu.Lock()
+		s.rested[dir] = time.Now().Add(time.Duration(cmp.Or(s.pace, sharePace) * float64(took)))
+		s.mu.Unlock()
 		s.metrics.pushed(r.asks, r.err)
 		close(r.done)
 		s.packIfDue(ctx, dir, r.asks)
+	}
+}
+
+// waitUntil returns at t, or when cut is closed before (nil: never).
+func waitUntil(t time.Time, cut <-chan struct{}) {
+	d := time.Until(t)
+	if d <= 0 {
+		return
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-cut:
 	}
 }
 

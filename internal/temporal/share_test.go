@@ -428,3 +428,64 @@ func TestSharerPacksTheClonesRefsBetweenPushes(t *testing.T) {
 		t.Errorf("a pack that failed was told without its clone or its error: %q", logged.String())
 	}
 }
+
+// TestSharerRestsBetweenPushesWhileStepsAreAtWork: while steps are at work in
+// a clone, its next push starts no sooner than twice the last push's length
+// after it ended ([sharePace]), an ask a step's agent waits for included; a
+// clone with no step at work pushes at once.
+func TestSharerRestsBetweenPushesWhileStepsAreAtWork(t *testing.T) {
+	var mu sync.Mutex
+	var starts []time.Time
+	started := make(chan struct{}, 10)
+	release := make(chan struct{})
+	push := func(ctx context.Context, dir, remote string, prefixes ...string) error {
+		mu.Lock()
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		started <- struct{}{}
+		<-release
+		return nil
+	}
+	var atWork atomic.Bool
+	atWork.Store(true)
+	s := &sharer{push: push, atWork: func(string) bool { return atWork.Load() }, linger: time.Nanosecond}
+	ctx := t.Context()
+	errs := make(chan error, 2)
+	go func() { errs <- s.share(ctx, "/clone", "origin", "refs/agentloop/a/1/", shareNow) }()
+	<-started
+	time.Sleep(300 * time.Millisecond) // the push's length
+	go func() { errs <- s.share(ctx, "/clone", "origin", "refs/agentloop/b/2/", shareNow) }()
+	release <- struct{}{}
+	ended := time.Now()
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	release <- struct{}{}
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	took, rested := ended.Sub(starts[0]), starts[1].Sub(ended)
+	mu.Unlock()
+	if rested < 2*took {
+		t.Errorf("the second push started %v after the first, which took %v, ended: want at least %v", rested, took, 2*took)
+	}
+
+	// No step at work: a clone's pushes rest a million times their length
+	// between them, yet the next starts at once.
+	s = &sharer{push: push, atWork: func(string) bool { return false }, pace: 1e6}
+	for _, p := range []string{"refs/agentloop/c/3/", "refs/agentloop/d/4/"} {
+		go func() { errs <- s.share(ctx, "/clone", "origin", p, shareEnd) }()
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatal("with no step at work, a push rested")
+		}
+		time.Sleep(10 * time.Millisecond)
+		release <- struct{}{}
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

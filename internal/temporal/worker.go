@@ -39,7 +39,11 @@ func NewWorker(ctx context.Context, c client.Client, s Server, steps *Steps, act
 		// the server it is alive, and the runs it brings stay here. The
 		// steps of those runs come to its own queue, and are all taken at
 		// once: one not taken soon means the worker is gone (route.go).
-		shared.MaxConcurrentActivityExecutionSize = steps.MaxAgents + sharedBeyondPlaces
+		// A step waiting for a checkpoint's push, its place given away,
+		// does not count (sharedSteps).
+		steps.shared = newSharedSteps(steps.MaxAgents + sharedBeyondPlaces)
+		tuner, _ := worker.NewFixedSizeTuner(worker.FixedSizeTunerOptions{}) // the defaults: no error
+		shared.Tuner = sharedTuner{WorkerTuner: tuner, shared: steps.shared}
 	}
 	w := worker.New(c, s.TaskQueue, shared)
 	w.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
