@@ -141,14 +141,7 @@ func TestWorkspacePrivateIndexLifecycle(t *testing.T) {
 func TestWorkspaceGitProcessesPerIteration(t *testing.T) {
 	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
 	head := run(t, dir, "rev-parse", "HEAD")
-	real := testenv.NeedTool(t, "git")
-	shim := t.TempDir()
-	log := filepath.Join(shim, "calls")
-	script := "#!/bin/sh\necho \"$1\" >>" + log + "\nexec " + real + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(shim, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", shim+string(os.PathListSeparator)+os.Getenv("PATH"))
+	log := logGitCalls(t)
 	w := &Workspace{Dir: dir}
 	defer w.Close()
 	ctx := t.Context()
@@ -194,6 +187,45 @@ func TestWorkspaceGitProcessesPerIteration(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"add", "write-tree"}, iterate(3, false)); diff != "" {
 		t.Errorf("git commands of an iteration that changes nothing (-want +got):\n%s", diff)
+	}
+}
+
+// logGitCalls puts a git on PATH that logs its first argument, a line per
+// process, in the file it returns, and runs the real git.
+func logGitCalls(t *testing.T) string {
+	t.Helper()
+	real := testenv.NeedTool(t, "git")
+	shim := t.TempDir()
+	log := filepath.Join(shim, "calls")
+	script := "#!/bin/sh\necho \"$1\" >>" + log + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(shim, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", shim+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return log
+}
+
+// TestFirstCheckpointBesidePackedRefsAsksGitNothing: a run's first
+// checkpoint in a repository whose refs were packed (a worker packs its
+// clone's, git's gc does) finds its ref missing from the files, loose and
+// packed, without a git process: it asked git, one process a run.
+func TestFirstCheckpointBesidePackedRefsAsksGitNothing(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
+	run(t, dir, "update-ref", "refs/agentloop/n/old/iter-1", "HEAD")
+	run(t, dir, "pack-refs", "--all")
+	write(t, dir, map[string]string{"a.go": "package a // dirty\n"})
+	log := logGitCalls(t)
+	w := &Workspace{Dir: dir}
+	defer w.Close()
+	if _, _, err := w.Start(t.Context(), "refs/agentloop/n/r/iter-1-start", "start"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(log)
+	if diff := cmp.Diff([]string{"rev-parse", "add", "write-tree", "commit-tree"}, strings.Fields(string(b))); diff != "" {
+		t.Errorf("git commands of a dirty start beside packed refs (-want +got):\n%s", diff)
+	}
+	if got := run(t, dir, "rev-parse", "refs/agentloop/n/r/iter-1-start"); got == "" {
+		t.Error("the start checkpoint is not set")
 	}
 }
 

@@ -71,7 +71,7 @@ func parseJournal(raw []byte, prefix string) ([]journalEntry, error) {
 			return nil, errors.New("not a commit: no tree")
 		case strings.HasPrefix(line, "parent "):
 			p := strings.TrimPrefix(line, "parent ")
-			if !isOID(p) {
+			if !isObjectName(p) {
 				return nil, fmt.Errorf("parent %q is not a commit ID", textcut.Bytes(p, 80))
 			}
 			parents[p] = true
@@ -89,7 +89,7 @@ func parseJournal(raw []byte, prefix string) ([]journalEntry, error) {
 		}
 		commit, ref, ok := strings.Cut(line, " ")
 		switch {
-		case !ok || !isOID(commit):
+		case !ok || !isObjectName(commit):
 			return nil, fmt.Errorf("line %d %q is not \"COMMIT REF\"", n+2, textcut.Bytes(line, 80))
 		case !strings.HasPrefix(ref, prefix) || !validRefName(ref) || ref == prefix+journalRef:
 			return nil, fmt.Errorf("line %d: %q is not a checkpoint ref under %s", n+2, textcut.Bytes(ref, 80), prefix)
@@ -102,20 +102,6 @@ func parseJournal(raw []byte, prefix string) ([]journalEntry, error) {
 		out = append(out, journalEntry{commit: commit, ref: ref})
 	}
 	return out, nil
-}
-
-// isOID reports whether s is a full object ID in lower-case hex (SHA-1 or
-// SHA-256).
-func isOID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // validRefName reports whether name is a ref name git accepts

@@ -77,18 +77,12 @@ func (r refStore) writeFile(ref, commit string) error {
 	return werr
 }
 
-// get returns the commit ref points at, "" when ref does not exist.
+// get returns the commit ref points at, "" when ref does not exist: read from
+// the files (loose, else packed: agentloop's refs name commits, and a
+// worker's pack-refs packs them), else asked of git.
 func (r refStore) get(ctx context.Context, ref string) string {
-	if plainRef(ref) && r.files() {
-		b, err := os.ReadFile(filepath.Join(r.common, filepath.FromSlash(ref)))
-		if name := strings.TrimSpace(string(b)); err == nil && isObjectName(name) {
-			return name
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			if _, err := os.Stat(filepath.Join(r.common, "packed-refs")); errors.Is(err, fs.ErrNotExist) {
-				return "" // neither loose nor packed
-			}
-		}
+	if oid, ok := r.resolve(ref); ok {
+		return oid
 	}
 	return resolveCommit(ctx, r.top, ref)
 }
