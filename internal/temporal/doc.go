@@ -49,8 +49,10 @@
 // # Operating a fleet
 //
 // A worker runs at most [Steps.MaxAgents] steps at once, takes from the
-// shared queue only a few more than that (the other runs wait on the server
-// for any worker with a place, at no cost), and drains when
+// shared queue only a few more than that, besides those waiting for a push
+// (the other runs wait on the server for any worker with a place, at no
+// cost: [sharedSteps]), pushes its clones' checkpoints in turns that rest
+// between them while steps are at work ([sharer]), and drains when
 // stopped ([Worker.Stop]): the steps under way get its drain time to end,
 // then are handed back to the server, which runs them again elsewhere. The
 // failures of the infrastructure (a lost worker, a missed heartbeat, a timed

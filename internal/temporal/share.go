@@ -32,8 +32,10 @@ type sharer struct {
 	// linger is how long a push waits for them ([shareLinger] for 0).
 	linger time.Duration
 	// pace is how many times its own length a clone's push rests before the
-	// next while steps are at work there ([sharePace] for 0).
-	pace float64
+	// next while steps are at work there ([sharePace] for 0), up to restMax
+	// ([shareRestMax] for 0).
+	pace    float64
+	restMax time.Duration
 	// pack packs the refs of the clone at dir (gitx.PackRefs; a test
 	// records it), once its pushes have carried packEvery asks
 	// ([sharePackEvery] for 0) since the last.
@@ -75,8 +77,13 @@ const shareLinger = time.Second
 // push is about ten of them, on both sides); resting twice as long as they
 // take, a clone's pushes use at most a third of that, and carry three times
 // the asks each when the worker is loaded: a push takes longer then, so the
-// rest does. A run that has the clone to itself never waits for it.
+// rest does. A run that has the clone to itself never waits for it, nor
+// does a push after one that failed.
 const sharePace = 2
+
+// shareRestMax bounds a rest: a push that took long (a slow remote, a
+// large first push) saved no more processes by a longer one.
+const shareRestMax = 5 * time.Second
 
 // sharePackEvery is how many asks a clone's pushes carry between two packs
 // of its refs: a run's checkpoints leave a loose ref or two an ask in the
@@ -166,9 +173,12 @@ func (s *sharer) lead(ctx context.Context, dir, remote string) {
 		pctx, cancel := context.WithTimeout(ctx, sharePushTimeout)
 		r.err = s.pushFunc()(pctx, dir, remote, r.prefixes...)
 		cancel()
-		took := time.Since(start)
+		rest := min(time.Duration(cmp.Or(s.pace, sharePace)*float64(time.Since(start))), cmp.Or(s.restMax, shareRestMax))
+		if r.err != nil {
+			rest = 0 // its failure is no cost to save on: the next is not held back
+		}
 		s.mu.Lock()
-		s.rested[dir] = time.Now().Add(time.Duration(cmp.Or(s.pace, sharePace) * float64(took)))
+		s.rested[dir] = time.Now().Add(rest)
 		s.mu.Unlock()
 		s.metrics.pushed(r.asks, r.err)
 		close(r.done)

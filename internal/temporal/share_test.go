@@ -489,3 +489,48 @@ func TestSharerRestsBetweenPushesWhileStepsAreAtWork(t *testing.T) {
 		}
 	}
 }
+
+// TestSharerRestIsBoundedAndNoneAfterAFailure: a push's rest is at most
+// restMax, and a push that failed has none.
+func TestSharerRestIsBoundedAndNoneAfterAFailure(t *testing.T) {
+	started := make(chan time.Time, 10)
+	results := make(chan error)
+	push := func(ctx context.Context, dir, remote string, prefixes ...string) error {
+		started <- time.Now()
+		return <-results
+	}
+	ctx := t.Context()
+	errs := make(chan error, 1)
+	for _, c := range []struct {
+		name    string
+		restMax time.Duration
+		first   error
+		min     time.Duration // the least rest
+	}{
+		{"bounded", 300 * time.Millisecond, nil, 300 * time.Millisecond},
+		{"after a failure", time.Hour, errors.New("remote hung up"), 0},
+	} {
+		s := &sharer{push: push, atWork: func(string) bool { return true }, linger: time.Nanosecond, pace: 1e6, restMax: c.restMax}
+		go func() { errs <- s.share(ctx, "/clone", "origin", "refs/agentloop/a/1/", shareNow) }()
+		<-started
+		time.Sleep(10 * time.Millisecond)
+		results <- c.first
+		ended := time.Now()
+		if err := <-errs; !errors.Is(err, c.first) {
+			t.Fatalf("%s: %v, want %v", c.name, err, c.first)
+		}
+		go func() { errs <- s.share(ctx, "/clone", "origin", "refs/agentloop/b/2/", shareNow) }()
+		select {
+		case at := <-started:
+			if rested := at.Sub(ended); rested < c.min {
+				t.Errorf("%s: the next push started %v after, want at least %v", c.name, rested, c.min)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the next push did not start (a rest of a million times 10 ms)", c.name)
+		}
+		results <- nil
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
