@@ -455,8 +455,8 @@ func TestSharerRestsBetweenPushesWhileStepsAreAtWork(t *testing.T) {
 	<-started
 	time.Sleep(300 * time.Millisecond) // the push's length
 	go func() { errs <- s.share(ctx, "/clone", "origin", "refs/agentloop/b/2/", shareNow) }()
+	ended := time.Now() // at the latest: the push returns after its release
 	release <- struct{}{}
-	ended := time.Now()
 	if err := <-errs; err != nil {
 		t.Fatal(err)
 	}
@@ -514,8 +514,8 @@ func TestSharerRestIsBoundedAndNoneAfterAFailure(t *testing.T) {
 		go func() { errs <- s.share(ctx, "/clone", "origin", "refs/agentloop/a/1/", shareNow) }()
 		<-started
 		time.Sleep(10 * time.Millisecond)
+		ended := time.Now() // at the latest: the push returns after its result
 		results <- c.first
-		ended := time.Now()
 		if err := <-errs; !errors.Is(err, c.first) {
 			t.Fatalf("%s: %v, want %v", c.name, err, c.first)
 		}
