@@ -3,6 +3,7 @@
 package temporal_test
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,5 +55,49 @@ func TestLateWorkerTakesWaitingRuns(t *testing.T) {
 	}
 	if len(by["a"])+len(by["b"]) != len(clones) || len(by["b"]) == 0 {
 		t.Errorf("the agents ran on worker a in %v and on worker b, started later, in %v: want the six once each, some on b", by["a"], by["b"])
+	}
+}
+
+// TestWorkerTakesFirstStepsWhileTheirPushesWait: six runs, each in its own
+// clone of one remote, on a worker of one place pushing checkpoints to that
+// remote, whose pushes hang (a pre-receive hook waits for the test). Each
+// run's first step takes its start checkpoint and waits for its push, its
+// place given away; such a step does not count among the steps the worker
+// takes from the shared queue (its place and two more), so every run's push
+// starts. Before, the worker held three steps waiting for pushes, and the
+// other runs waited on the server for a worker with room.
+func TestWorkerTakesFirstStepsWhileTheirPushesWait(t *testing.T) {
+	f := newFleet(t)
+	names, clones := f.repos(6)
+	hooked, open := filepath.Join(f.dir, "hooked"), filepath.Join(f.dir, "open")
+	hook := "#!/bin/sh\ncat >/dev/null\necho push >> " + hooked + "\nwhile [ ! -e " + open + " ]; do sleep 0.1; done\n"
+	if err := os.WriteFile(filepath.Join(f.dir, "remote.git", "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	agent := `echo done > done.txt`
+	f.start(clones[0], "worker", "--max-agents", "1", "--queue", "machine-a", "--checkpoint-remote", "origin", "--allow-cmd", agent)
+	runs := make([]*proc, len(clones))
+	for i, c := range clones {
+		runs[i] = f.follow(c, "run", "--engine", "temporal", "--agent-cmd", agent, "--max-iterations", "1")
+	}
+	deadline := time.Now().Add(time.Minute)
+	pushes := 0
+	for ; pushes < len(clones) && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		b, _ := os.ReadFile(hooked)
+		pushes = strings.Count(string(b), "push")
+	}
+	if pushes < len(clones) {
+		t.Errorf("%d runs' start checkpoints were being pushed after a minute, want all %d: the steps waiting for them held the worker's room for others", pushes, len(clones))
+	}
+	if err := os.WriteFile(open, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range runs {
+		if code := r.wait(t, 2*time.Minute); code != 0 {
+			t.Errorf("run in %s exited %d, want 0 (completed):\n%s", names[i], code, r.out.String())
+		}
+		if got := f.read(filepath.Join(clones[i], "done.txt")); got != "done\n" {
+			t.Errorf("%s: done.txt = %q, want the agent's", names[i], got)
+		}
 	}
 }
