@@ -149,7 +149,9 @@ func (h *place) retake(ctx context.Context) error {
 // ([sharePace]), while another step works in its place; a fixed number of
 // slots held by steps waiting for pushes would leave the places idle. It is
 // the activity slot supplier of the worker of the shared queue
-// ([sharedTuner]).
+// ([sharedTuner]); the SDK calls custom suppliers experimental, so
+// TestWorkerTakesFirstStepsWhileTheirPushesWait checks on a real server
+// that the worker takes steps as it says.
 type sharedSteps struct {
 	max int
 
