@@ -167,6 +167,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 		newInboxCmd(d),
 		newGuideCmd(d),
 		newStopCmd(d),
+		newFollowCmd(d),
 		newWatchCmd(d),
 		newReportCmd(d),
 		newWorkerCmd(d),

@@ -342,3 +342,27 @@ func TestTemporalFlagsHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestDetachAndFollowNeedTemporal: run --detach and follow are the Temporal
+// engine's (a local run lives in the process that runs it); on the local
+// engine each is a usage error saying so, and --detach is no graph's.
+func TestDetachAndFollowNeedTemporal(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--detach", "--agent-cmd", "true"}, "--detach starts a run on Temporal (--engine temporal)"},
+		{[]string{"follow", "build"}, "follow follows a run on Temporal (--engine temporal"},
+		{[]string{"run", "--detach", "--tasks", "tasks.yaml", "--engine", "temporal"}, "--detach starts a single run"},
+	} {
+		var out, errOut bytes.Buffer
+		d := Std()
+		d.Stdout, d.Stderr = &out, &errOut
+		d.Getenv = func(string) string { return "" }
+		d.Getwd = func() (string, error) { return t.TempDir(), nil }
+		err := Run(t.Context(), c.args, d)
+		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: exit %d (%v), want %d saying %q", c.args, ExitCode(err), err, ExitUsage, c.want)
+		}
+	}
+}

@@ -26,6 +26,7 @@ type runOptions struct {
 	engine      engineOptions
 	workerQueue string
 	mergeQueue  string
+	detach      bool
 }
 
 // AddFlags adds the flags of `run` to fs.
@@ -37,6 +38,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	o.engine.AddFlags(fs)
 	fs.StringVar(&o.workerQueue, "worker-queue", "", "with --engine temporal: run the steps on the worker polling this queue (the one holding the work tree)")
 	o.engine.AddHeartbeatFlag(fs)
+	fs.BoolVar(&o.detach, "detach", false, "with --engine temporal: start the run and return, without following it (follow it later with agentloop follow NAME)")
 	fs.StringVar(&o.mergeQueue, "merge-queue", "", "with --tasks --engine temporal: merge the tasks back on the worker polling this queue, which holds the repository the graph is started in (default --worker-queue, else any worker)")
 }
 
@@ -74,6 +76,12 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.detach && !onTemporal {
+		return usageError("--detach starts a run on Temporal (--engine temporal) and returns; a local run lives in the process that runs it")
+	}
+	if o.detach && o.tasks != "" {
+		return usageError("--detach starts a single run; a graph (--tasks) is followed by the command that starts it, and shown by 'agentloop status --engine temporal'")
+	}
 	if o.tasks != "" {
 		if onTemporal {
 			return runTasksTemporal(ctx, o, d)
@@ -92,6 +100,9 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 		return dryRun(ctx, d, p)
 	}
 	p.Args = append(o.recorded(), o.envLimits(d.Getenv)...)
+	if onTemporal && o.detach {
+		return detachTemporal(ctx, o, d, p)
+	}
 	if onTemporal {
 		return runTemporal(ctx, o, d, p)
 	}

@@ -41,6 +41,10 @@ func approveTemporal(context.Context, engineOptions, Deps, []ledger.Cap, string)
 
 func stopTemporal(context.Context, stopOptions, Deps, string) error { return errNoTemporal() }
 
+func followTemporal(context.Context, followOptions, Deps, string) error { return errNoTemporal() }
+
+func detachTemporal(context.Context, runOptions, Deps, *plan.Plan) error { return errNoTemporal() }
+
 func guideTemporal(context.Context, guideOptions, Deps, string, string) error {
 	return errNoTemporal()
 }

@@ -147,6 +147,28 @@ func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error 
 	})
 }
 
+// detachTemporal is `agentloop run --engine temporal --detach`: the run's
+// workflow starts on the server and this process returns ([app.Fleet.Detach]).
+func detachTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error {
+	eng, err := o.engine.resolved(d)
+	if err != nil {
+		return err
+	}
+	return onFleet(d, o.engine, o.loopOptions, func(f *app.Fleet) error {
+		return f.Detach(ctx, p, app.Server{WorkerQueue: o.workerQueue, Heartbeat: eng.heartbeat, Flags: o.serverFlags()})
+	})
+}
+
+// followTemporal is `agentloop follow NAME --engine temporal` ([app.Fleet.Follow]).
+func followTemporal(ctx context.Context, o followOptions, d Deps, name string) error {
+	f, err := fleet(d, o.engine, o.lo, func(p *plan.Plan) (loopOptions, error) { return o.lo.onRecorded(p.Args) })
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return followed(f.Follow(ctx, name, app.FollowOptions{Configure: configure(d, o.lo), Verbose: o.lo.verbose}))
+}
+
 // serverFlags are the flags given on the command line that reach the Temporal
 // server, for the commands a run names for later ([temporal.RunInput.ServerFlags]).
 func (o *loopOptions) serverFlags() string {

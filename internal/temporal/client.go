@@ -65,7 +65,7 @@ func Start(ctx context.Context, c client.Client, s Server, in RunInput, now time
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 	}, WorkflowRun, in)
 	if _, ok := errors.AsType[*serviceerror.WorkflowExecutionAlreadyStarted](err); ok {
-		return fmt.Errorf("run %s: %w%s; follow it with 'agentloop status %s --engine temporal'", in.Run.Name, ErrRunning, running(ctx, c, key), in.Run.Name)
+		return fmt.Errorf("run %s: %w%s; follow it with 'agentloop follow %s --engine temporal'", in.Run.Name, ErrRunning, running(ctx, c, key), in.Run.Name)
 	}
 	if err != nil {
 		return fmt.Errorf("start the workflow of run %s: %w", in.Run.Name, err)

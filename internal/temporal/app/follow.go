@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -63,11 +64,59 @@ func (f *Fleet) followRun(ctx context.Context, screen *ui.Printer, key string, f
 			out = epilogue(screen, name, v)
 			return true
 		},
-		"The run goes on on the workers. Follow it with: agentloop status "+name+" --engine temporal")
+		"The run goes on on the workers. Follow it with: agentloop follow "+name+" --engine temporal")
 	if !followed {
 		return interrupted, err
 	}
 	return out, err
+}
+
+// FollowOptions are how `agentloop follow` rebuilds a run's plan for its
+// notifications.
+type FollowOptions struct {
+	// Configure reads the configuration of a run's work tree with the flags
+	// it recorded (as resume does): where its notifications go.
+	Configure graph.Configure
+	Verbose   bool
+}
+
+// Follow is `agentloop follow NAME --engine temporal`: the run's events so
+// far, then the run followed as `run` follows it, until it ends or waits for
+// a person; one that ended or waits is shown and its outcome returned at
+// once. The notifications of what happens while it follows are sent from
+// here, as `run` sends them (those of the events before were a follower's to
+// send, if one was). Interrupting it leaves the run going on.
+func (f *Fleet) Follow(ctx context.Context, name string, o FollowOptions) (Outcome, error) {
+	v, key, err := f.find(ctx, name)
+	if err != nil {
+		return Outcome{}, err
+	}
+	screen, err := f.sh.Screen(&plan.Plan{})
+	if err != nil {
+		return Outcome{}, err
+	}
+	for _, ev := range v.Events {
+		screen.Event(ev)
+	}
+	var w *notify.Watch
+	if !v.Waiting && !v.State.Status.Ended() {
+		wd, err := f.sh.Getwd()
+		st := v.State
+		var p *plan.Plan
+		if err == nil {
+			p, err = session.ResumePlan(&st, nil, o.Configure, wd, f.sh.Getenv, o.Verbose)
+		}
+		if err != nil {
+			screen.Warnf("The run's notifications are not sent from here: its plan cannot be read (%v)", err)
+		} else {
+			var done func()
+			if w, done, err = f.watch(ctx, p, st.RunID, screen); err != nil {
+				return Outcome{}, err
+			}
+			defer done()
+		}
+	}
+	return f.followRun(ctx, screen, key, len(v.Events), w)
 }
 
 // epilogue says what the person may do next with the run name, which ended

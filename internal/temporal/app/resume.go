@@ -98,7 +98,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 	case v.Waiting:
 		return f.answer(ctx, o, v, key, member)
 	case !st.Status.Ended():
-		return Outcome{}, fmt.Errorf("run %s is running on Temporal; follow it with 'agentloop status %s --engine temporal'", name, name)
+		return Outcome{}, fmt.Errorf("run %s is running on Temporal; follow it with 'agentloop follow %s --engine temporal'", name, name)
 	}
 	if err := session.Over(&st, "--engine temporal"); err != nil {
 		return Outcome{}, err

@@ -8,6 +8,7 @@ import (
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/temporal"
+	"github.com/agentloop/agentloop/internal/ui"
 )
 
 // Server are the settings of the server a run or graph started here keeps
@@ -34,30 +35,55 @@ func (s Server) engineFlags() string {
 // starts on the server and this process follows it until it ends or asks a
 // human.
 func (f *Fleet) Run(ctx context.Context, p *plan.Plan, o Server) (Outcome, error) {
-	if err := f.connect(ctx); err != nil {
-		return Outcome{}, err
-	}
-	in, err := temporal.NewInput(p, temporal.NewState(p, f.sh.Now()), o.WorkerQueue)
-	if err != nil {
-		return Outcome{}, &session.UsageError{Err: err}
-	}
-	in.HeartbeatTimeout, in.ServerFlags = o.Heartbeat, o.Flags
-	if in.Repo, err = temporal.RepoID(p.StateDir, p.WorkDir); err != nil {
-		return Outcome{}, err
-	}
-	if err := temporal.Start(ctx, f.c, f.s, in, f.sh.Now()); err != nil {
-		return Outcome{}, err
-	}
-	screen, err := f.sh.Screen(p)
+	screen, key, runID, err := f.start(ctx, p, o)
 	if err != nil {
 		return Outcome{}, err
 	}
-	key := temporal.Scoped(p.Name, in.Repo)
-	screen.Linef("Run %s (%s) started on Temporal at %s, workflow %s", p.Name, in.Run.RunID, f.s.Address, temporal.WorkflowID(key))
-	w, done, err := f.watch(ctx, p, in.Run.RunID, screen)
+	w, done, err := f.watch(ctx, p, runID, screen)
 	if err != nil {
 		return Outcome{}, err
 	}
 	defer done()
 	return f.followRun(ctx, screen, key, 0, w)
+}
+
+// Detach is `agentloop run --engine temporal --detach`: the workflow of the
+// run of p starts on the server, and this process says how to follow it
+// ([Fleet.Follow]) and returns. Nothing follows the run until then: the
+// notifications a follower sends ([Fleet.watch]) wait for one.
+func (f *Fleet) Detach(ctx context.Context, p *plan.Plan, o Server) error {
+	screen, _, _, err := f.start(ctx, p, o)
+	if err != nil {
+		return err
+	}
+	screen.Linef("Follow it with: agentloop follow %s %s", p.Name, o.engineFlags())
+	if !p.Notify.Empty() {
+		screen.Warnf("Its notifications are sent by the command following it: none until 'agentloop follow %s' does", p.Name)
+	}
+	return nil
+}
+
+// start starts the workflow of the run of p and says so; it returns the
+// screen of p, the run's key ([temporal.Scoped]) and its run ID.
+func (f *Fleet) start(ctx context.Context, p *plan.Plan, o Server) (screen *ui.Printer, key, runID string, err error) {
+	if err := f.connect(ctx); err != nil {
+		return nil, "", "", err
+	}
+	in, err := temporal.NewInput(p, temporal.NewState(p, f.sh.Now()), o.WorkerQueue)
+	if err != nil {
+		return nil, "", "", &session.UsageError{Err: err}
+	}
+	in.HeartbeatTimeout, in.ServerFlags = o.Heartbeat, o.Flags
+	if in.Repo, err = temporal.RepoID(p.StateDir, p.WorkDir); err != nil {
+		return nil, "", "", err
+	}
+	if err := temporal.Start(ctx, f.c, f.s, in, f.sh.Now()); err != nil {
+		return nil, "", "", err
+	}
+	if screen, err = f.sh.Screen(p); err != nil {
+		return nil, "", "", err
+	}
+	key = temporal.Scoped(p.Name, in.Repo)
+	screen.Linef("Run %s (%s) started on Temporal at %s, workflow %s", p.Name, in.Run.RunID, f.s.Address, temporal.WorkflowID(key))
+	return screen, key, in.Run.RunID, nil
 }
