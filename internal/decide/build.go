@@ -133,6 +133,9 @@ func (e *Engine) next(f *facts, c choice) loop.Next {
 		n.Strategy = ""
 		return n
 	}
+	if !c.await.IsZero() {
+		n.Agent, n.AwaitReset = "", c.await
+	}
 	switch c.action {
 	case loop.ActionSimplify:
 		n.Attempt++

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -15,7 +16,16 @@ type choice struct {
 	rule     string // the rule of the priority order that fired
 	reason   string // one line for people
 	class    string // escalation class, when escalating
+	// await is the configured agent's usage limit reset the next iteration
+	// waits for (RuleAwaitReset).
+	await time.Time
 }
+
+// AwaitResetWithin is how near the configured agent's usage limit reset must
+// be, at the end of an iteration its fallback ran without progress, for the
+// loop to wait for it (RuleAwaitReset) rather than judge the fallback's
+// iterations.
+const AwaitResetWithin = 30 * time.Minute
 
 // Rules of the priority order, in order; each is named in the decision
 // document. A rule that fires on one trigger (or tag) has its name.
@@ -27,6 +37,7 @@ const (
 	RuleTransient    = "transient_retry"
 	RuleBudget       = "budget"
 	RuleMaxIter      = decision.TriggerMaxIterations
+	RuleAwaitReset   = "await_reset"
 	RuleReviewRounds = "review_rounds"
 	RuleNoAutoRetry  = "auto_retry_off"
 	RuleStuck        = decision.TriggerStuck
@@ -52,7 +63,11 @@ const (
 //     verdict: nobody can approve the change but a person)
 //  4. retry the same prompt on transient failures, MaxTransient times in a row
 //  5. abort when the budget cannot afford another iteration
-//  6. escalate at max iterations with failures left
+//  6. escalate at max iterations with failures left; when a fallback agent
+//     stood in for the configured one (at its usage limit) and made no
+//     progress, and the limit resets within AwaitResetWithin, wait for the
+//     reset and go on with the configured agent: a stand-in's iterations are
+//     weak evidence that the run is stuck
 //  7. escalate after MaxReviewRounds rejections by the reviewer
 //  8. escalate when the policy turns off automatic retries for this failure
 //  9. stuck or oscillating: simplify, or escalate when a simplification already
@@ -96,6 +111,11 @@ func (e *Engine) choose(f *facts, ts []decision.Trigger) choice {
 	}
 	if t, ok := find(ts, decision.TriggerMaxIterations); ok {
 		return choice{action: loop.ActionEscalate, rule: RuleMaxIter, reason: "max iterations reached: " + t.Evidence, class: decision.TriggerMaxIterations}
+	}
+	if a := f.ev.Agent; !a.StandInUntil.IsZero() && !progressed(f) && a.StandInUntil.Sub(f.ev.Finished) <= AwaitResetWithin {
+		return choice{action: loop.ActionRefine, strategy: "refine", rule: RuleAwaitReset, await: a.StandInUntil,
+			reason: fmt.Sprintf("the fallback agent %s made no progress while %s is at its usage limit; wait for its reset (%s after this iteration) and go on with %s",
+				a.Agent, a.StandInFor, a.StandInUntil.Sub(f.ev.Finished).Round(time.Second), a.StandInFor)}
 	}
 	if n := reviewRounds(f); f.in.Spec.HasReviewer && n >= p.MaxReviewRounds {
 		return choice{action: loop.ActionEscalate, rule: RuleReviewRounds, class: decision.ClassReview,

@@ -3,6 +3,7 @@ package decide
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -75,6 +76,12 @@ func TestPriorityRules(t *testing.T) {
 			ev: with(iter(3), reviewWith("request_changes", 6)), action: loop.ActionEscalate, rule: RuleReviewRounds},
 		{name: "auto retry on test fail off", policy: func(p *Policy) { p.AutoRetryOnTestFail = false }, ev: iter(1, "A"), action: loop.ActionEscalate, rule: RuleNoAutoRetry},
 		{name: "auto retry on review reject off", policy: func(p *Policy) { p.AutoRetryOnReviewReject = false }, spec: reviewed(), ev: with(iter(1), reviewWith("request_changes", 5)), action: loop.ActionEscalate, rule: RuleNoAutoRetry},
+		{name: "a stand-in without progress waits for the reset near", base: []string{"A"}, ev: with(iter(1, "A"), standIn(10*time.Minute)), action: loop.ActionRefine, strategy: "refine", rule: RuleAwaitReset},
+		{name: "a stand-in without progress waits again after a second limit", hist: []evidence.Iteration{with(iter(1, "A"), standIn(time.Minute)), iter(2, "A")},
+			ev: with(iter(3, "A"), standIn(time.Minute)), action: loop.ActionRefine, strategy: "refine", rule: RuleAwaitReset},
+		{name: "a stand-in is judged when the reset is far", base: []string{"A"}, ev: with(iter(1, "A"), standIn(AwaitResetWithin+time.Minute)), action: loop.ActionSimplify, strategy: "simplify", rule: RuleStuck},
+		{name: "a stand-in that progresses goes on", hist: []evidence.Iteration{iter(1, "A", "B")}, ev: with(iter(2, "A"), standIn(time.Minute)), action: loop.ActionRefine, strategy: "refine", rule: RuleRefine},
+		{name: "a stand-in at max iterations escalates", ev: with(iter(3, "A"), standIn(time.Minute)), budget: limited{Iterations: 3, MaxIterations: 3}, action: loop.ActionEscalate, rule: RuleMaxIter},
 		{name: "stuck simplifies", hist: []evidence.Iteration{iter(1, "A")}, ev: iter(2, "A"), action: loop.ActionSimplify, strategy: "simplify", rule: RuleStuck},
 		{name: "stuck after one simplification escalates", hist: []evidence.Iteration{iter(1, "A"), iter(2, "A")}, ev: iter(3, "A"), action: loop.ActionEscalate, rule: RuleStuck},
 		{name: "the first iteration that leaves the baseline as it was is stuck", base: []string{"A"}, ev: iter(1, "A"), action: loop.ActionSimplify, strategy: "simplify", rule: RuleStuck},
@@ -124,6 +131,11 @@ func TestPriorityRules(t *testing.T) {
 				t.Errorf("got %s/%s rule %s (%s), want %s/%s rule %s; triggers %v",
 					d.Action, d.Strategy, rule(d), d.Message, tt.action, tt.strategy, tt.rule, triggerIDs(d.Triggers))
 			}
+			if await := tt.ev.Agent.StandInUntil; tt.rule == RuleAwaitReset && (!d.Next.AwaitReset.Equal(await) || d.Next.Agent != "") {
+				t.Errorf("next %+v, want the configured agent after the reset at %s", d.Next, await)
+			} else if tt.rule != RuleAwaitReset && !d.Next.AwaitReset.IsZero() {
+				t.Errorf("next %+v waits for a reset", d.Next)
+			}
 			if d.Action == loop.ActionEscalate {
 				if d.Escalation == nil || d.Escalation.Question == "" || len(d.Escalation.Options) < 2 {
 					t.Errorf("escalation without one question and options: %+v", d.Escalation)
@@ -136,5 +148,13 @@ func TestPriorityRules(t *testing.T) {
 				t.Errorf("feedback lacks the standing rules:\n%s", d.Feedback)
 			}
 		})
+	}
+}
+
+// standIn makes an iteration one a fallback ran for codex, at its usage limit
+// until resetIn after the iteration's end.
+func standIn(resetIn time.Duration) func(*evidence.Iteration) {
+	return func(ev *evidence.Iteration) {
+		ev.Agent.Agent, ev.Agent.StandInFor, ev.Agent.StandInUntil = "claude", "codex", ev.Finished.Add(resetIn)
 	}
 }

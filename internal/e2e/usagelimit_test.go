@@ -67,8 +67,12 @@ func TestUsageLimitPauses(t *testing.T) {
 }
 
 // With a fallback: codex at its usage limit moves to the fallback (claude, as
-// an API-key user) at once; the fallback's iteration fails its gate, and the
-// iteration after codex's reset runs on codex again, which fixes the bug.
+// an API-key user) at once; the fallback's iteration makes no progress, so
+// the loop waits for codex's reset (it is minutes away, not hours) instead of
+// judging the stand-in stuck, and the next iteration runs on codex, which
+// fixes the bug. Codex names its reset to the minute ("try again at 1:06
+// PM"): agentloop waits to that minute's end, whatever second the test
+// starts at, so the double's 5 s window has ended by then.
 func TestUsageLimitFallsBackAndReturns(t *testing.T) {
 	need(t)
 	t.Parallel()
@@ -88,8 +92,13 @@ turns:
 	if modelRequests(fb.srv) == 0 || o.report.Summary.Iterations < 2 {
 		t.Errorf("want the fallback's iteration first (fallback requests %d, iterations %d); %s", modelRequests(fb.srv), o.report.Summary.Iterations, o)
 	}
-	if !strings.Contains(o.stdout+o.stderr, "switching to the fallback agent claude") {
-		t.Errorf("the output does not say it switched to the fallback; %s", o)
+	for _, want := range []string{"switching to the fallback agent claude", "waiting for the agent's usage limit to reset at"} {
+		if !strings.Contains(o.stdout+o.stderr, want) {
+			t.Errorf("the output does not say %q; %s", want, o)
+		}
+	}
+	if o.report.Summary.Iterations != 2 {
+		t.Errorf("want 2 iterations, the fallback's and codex's after its reset; %s", o)
 	}
 	reset, after := windowOf(t, main.srv, 5*time.Second)
 	if after.Before(reset) {

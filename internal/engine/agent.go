@@ -40,6 +40,15 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 	if req.OnTool == nil {
 		req.OnTool = l.tool
 	}
+	if err := l.awaitReset(ctx, req, &waited); err != nil {
+		return evidence.AgentResult{}, waited, err
+	}
+	// standIn is the agent a fallback runs for while its account is at its
+	// usage limit, and the reset: the fallback's result says so.
+	var standIn evidence.AgentResult
+	if req.Agent != "" && req.Agent == l.switchTo {
+		standIn.StandInFor, standIn.StandInUntil = l.switchFor, l.switchUntil
+	}
 	for attempt := 0; ; attempt++ {
 		l.phase("agent")
 		res, err := l.Agent.RunAgent(ctx, req)
@@ -71,6 +80,9 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 			if len(fallbacks) > 0 {
 				l.warn("%s is at its usage limit until %s (%s): switching to the fallback agent %s until then",
 					agentName(res, req), l.when(res.ResetAt), res.Reason, fallbacks[0])
+				if standIn.StandInFor == "" {
+					standIn.StandInFor, standIn.StandInUntil = agentName(res, req), res.ResetAt
+				}
 				req.Agent, fallbacks, agentWait, attempt = fallbacks[0], fallbacks[1:], 0, -1
 				continue
 			}
@@ -110,6 +122,7 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 			wait = l.backoff(transient - 1)
 			l.warn("%s: %s: retry %d/%d in %s", agentName(res, req), res.Summary(), transient, p.MaxTransient, wait.Round(time.Second))
 		default:
+			res.StandInFor, res.StandInUntil = standIn.StandInFor, standIn.StandInUntil
 			return res, waited, nil
 		}
 		l.phase("waiting")
@@ -118,6 +131,29 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 		}
 		waited.all += wait
 	}
+}
+
+// awaitReset waits, unbilled, for req.AwaitReset: the configured agent's
+// usage limit's reset, which the decision chose to wait for rather than run
+// its fallback again.
+func (l *Local) awaitReset(ctx context.Context, req AgentRequest, waited *waits) error {
+	wait := req.AwaitReset.Sub(l.Now())
+	if req.AwaitReset.IsZero() || wait <= 0 {
+		return nil
+	}
+	l.emitWarning(loop.Warning{RateLimitWait: loop.MillisOf(wait), Message: fmt.Sprintf(
+		"waiting for the agent's usage limit to reset at %s (%s) instead of running the fallback again; the wait is not an iteration and not a failure",
+		l.when(req.AwaitReset), wait.Round(time.Second))})
+	l.phase("usage limit: waiting until " + l.when(req.AwaitReset))
+	resume := l.clock.pause()
+	err := l.Sleep(ctx, wait)
+	resume()
+	if err != nil {
+		return err
+	}
+	waited.all += wait
+	waited.paused += wait
+	return nil
 }
 
 // waits is how long an agent's run waited: all of it (rate limits, transient

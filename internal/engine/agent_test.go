@@ -130,6 +130,44 @@ func TestRunAgentUsageWindow(t *testing.T) {
 	}
 }
 
+// The fallback that stands in for an agent at its usage limit says so in its
+// result (whose agent, until when), for the decision to weigh; an iteration
+// that awaits that reset waits for it, unbilled, and runs the configured
+// agent, never a fallback.
+func TestRunAgentStandInAndAwaitReset(t *testing.T) {
+	t.Parallel()
+	reset := time.Date(2026, 1, 1, 10, 2, 0, 0, time.UTC) // 2 min ahead
+	agent := &scriptedAgent{results: []evidence.AgentResult{
+		{Agent: "codex", ExitCode: 1, RateLimited: true, Reason: "try again at 10:01 AM", ResetAt: reset},
+		{Agent: "claude", ExitCode: 0},
+	}}
+	var slept []time.Duration
+	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Hour, Fallback: []string{"claude"}}, &slept)
+	res, _, err := l.runAgent(t.Context(), AgentRequest{})
+	if err != nil || res.Agent != "claude" || res.StandInFor != "codex" || !res.StandInUntil.Equal(reset) {
+		t.Fatalf("runAgent = %+v, %v; want claude standing in for codex until %s", res, err, reset)
+	}
+
+	agent = &scriptedAgent{results: []evidence.AgentResult{{Agent: "codex", ExitCode: 0}}}
+	slept = nil
+	l = newLocal(agent, RateLimitPolicy{MaxWait: time.Hour, Fallback: []string{"claude"}}, &slept)
+	res, waited, err := l.runAgent(t.Context(), AgentRequest{AwaitReset: reset})
+	if err != nil || res.StandInFor != "" || !slices.Equal(agent.ran, []string{""}) {
+		t.Fatalf("runAgent = %+v, %v; agents run %q: want the configured agent after the reset", res, err, agent.ran)
+	}
+	if !slices.Equal(slept, []time.Duration{2 * time.Minute}) || waited != (waits{2 * time.Minute, 2 * time.Minute}) {
+		t.Errorf("slept %v, waited %+v, want the 2 min to the reset, unbilled", slept, waited)
+	}
+	// With the ledger, an iteration that awaits the reset is routed to the
+	// configured agent alone: its reservation waits for the window to end.
+	if names, _ := Routes(loop.StepRequest{AwaitReset: reset}, []string{"claude"}, nil); !slices.Equal(names, []string{""}) {
+		t.Errorf("routes %q, want the configured agent alone", names)
+	}
+	if names, _ := Routes(loop.StepRequest{}, []string{"claude"}, nil); !slices.Equal(names, []string{"", "claude"}) {
+		t.Errorf("routes %q, want the configured agent, then its fallback", names)
+	}
+}
+
 func TestRunAgentRetriesTransientFailuresBounded(t *testing.T) {
 	t.Parallel()
 	agent := &scriptedAgent{results: []evidence.AgentResult{{ExitCode: 1, Transient: true, Reason: "connection reset"}}}

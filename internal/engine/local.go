@@ -69,6 +69,10 @@ type Local struct {
 	// switchTo is the fallback agent the iterations run on while the
 	// configured agent's account is at its usage limit (spend.go).
 	switchTo string
+	// switchFor and switchUntil are the agent switchTo stands in for and the
+	// reset of its usage limit, when the ledger said them.
+	switchFor   string
+	switchUntil time.Time
 	live     live // what the loop is doing now (see live.go)
 }
 
@@ -94,7 +98,7 @@ func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, 
 	}
 	if r.Kind == loop.StepIteration {
 		r.Remaining = l.withinHeld(r.Remaining)
-		if r.Agent == "" {
+		if r.Agent == "" && r.AwaitReset.IsZero() {
 			r.Agent = l.switchTo
 		}
 	}
@@ -230,7 +234,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	ev := evidence.Iteration{N: r.Iteration, Started: start}
 	checkRecords := l.guardRecords(ctx, "") // records.go
 	agentRes, waited, err := l.runAgent(ctx, AgentRequest{
-		Iteration: r.Iteration, Agent: r.Agent, Prompt: text, WorkDir: l.WorkDir, IterDir: dir,
+		Iteration: r.Iteration, Agent: r.Agent, AwaitReset: r.AwaitReset, Prompt: text, WorkDir: l.WorkDir, IterDir: dir,
 		Timeout: r.Timeout, Echo: l.Echo, Started: start, Remaining: r.Remaining,
 	})
 	res.Waited, res.Paused = waited.all, waited.paused

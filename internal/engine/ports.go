@@ -16,6 +16,9 @@ import (
 type AgentRequest struct {
 	Iteration int
 	Agent     string // a fallback agent's name, empty for the configured one
+	// AwaitReset is the configured agent's usage limit reset to wait for
+	// (unbilled) before it runs; zero: none.
+	AwaitReset time.Time
 	Prompt    string
 	WorkDir   string
 	IterDir   string        // where the prompt file and agent.log go

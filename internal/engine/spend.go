@@ -88,14 +88,16 @@ func (s *SharedSpend) open() error {
 	return nil
 }
 
-// Routes are the agents an iteration asking for agent ("" the configured
+// Routes are the agents iteration r asking for r.Agent ("" the configured
 // one) may run on, in order, and the key each charges: the agent asked for
-// and, when that is the configured one, its fallbacks. The ledger says which
+// and, when that is the configured one and r awaits no reset of its usage
+// limit, its fallbacks. The ledger says which
 // runs it ([ledger.Book.Route]): the first whose account is not at its usage
 // limit. Both engines route by it.
-func Routes(agent string, fallbacks []string, keys map[string]ledger.Key) (names []string, ks []ledger.Key) {
+func Routes(r loop.StepRequest, fallbacks []string, keys map[string]ledger.Key) (names []string, ks []ledger.Key) {
+	agent := r.Agent
 	names = []string{agent}
-	if agent == "" {
+	if agent == "" && r.AwaitReset.IsZero() {
 		names = append(names, fallbacks...)
 	}
 	for _, n := range names {
@@ -189,7 +191,7 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 	if err := s.open(); err != nil {
 		return res, err
 	}
-	names, keys := Routes(r.Agent, l.RateLimit.Fallback, s.Keys)
+	names, keys := Routes(r, l.RateLimit.Fallback, s.Keys)
 	rs := ledger.Reservation{ID: l.reservationID(r.Seq), Run: s.Run, Graph: s.Graph}
 	if r.Reserve.CostKnown {
 		rs.USD = r.Reserve.CostUSD
@@ -210,7 +212,10 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 			if i > 0 && l.switchTo != names[i] {
 				l.warn("%s", OnFallback(w, l.when(w.Until), names[i]))
 			}
-			l.switchTo = names[i]
+			l.switchTo, l.switchFor, l.switchUntil = names[i], "", time.Time{}
+			if i > 0 {
+				l.switchFor, l.switchUntil = w.Key.Provider, w.Until
+			}
 		}
 		k := keys[i]
 		rs.Key = k

@@ -207,6 +207,12 @@ type AgentResult struct {
 	// LeftBehind counts the processes the agent left running outside its
 	// process group (setsid, env -i) when it ended; agentloop killed them.
 	LeftBehind int `json:"left_behind,omitempty"`
+	// StandInFor is the agent this one stood in for (its fallback ran) while
+	// that agent's account was at its usage limit, until StandInUntil, its
+	// reset: the iteration is the stand-in's, weak evidence of the loop's
+	// course when the agent it replaces is back soon.
+	StandInFor   string    `json:"stand_in_for,omitempty"`
+	StandInUntil time.Time `json:"stand_in_until,omitzero"`
 }
 
 // Summary is the outcome and the agent's last words in one line, for the

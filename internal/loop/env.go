@@ -28,18 +28,21 @@ const (
 
 // StepRequest is what the loop asks of its environment.
 type StepRequest struct {
-	Kind       StepKind
-	Iteration  int           // 1-based iteration number in its segment (StepIteration)
-	Seq        int           // the agent attempt's number in the run: its folder and refs (StepIteration)
-	Attempt    int           // which fresh attempt (of the decider's strategies) this iteration belongs to
-	Feedback   string        // synthesized feedback of the last iteration, for the prompt
-	Guidance   string        // human guidance given on resume, for the prompt
-	Steer      string        // guidance given to the running loop (agentloop guide), for the prompt
-	Strategy   string        // the strategy chosen for this iteration (retry, refine, expand, simplify)
-	Lessons    []string      // lessons from earlier attempts (simplify)
-	Focus      string        // one failure to focus on (simplify), empty for all
-	Expand     []string      // files and symbols to add to the context (expand)
-	Agent      string        // agent to use, when a fallback replaced the configured one
+	Kind      StepKind
+	Iteration int      // 1-based iteration number in its segment (StepIteration)
+	Seq       int      // the agent attempt's number in the run: its folder and refs (StepIteration)
+	Attempt   int      // which fresh attempt (of the decider's strategies) this iteration belongs to
+	Feedback  string   // synthesized feedback of the last iteration, for the prompt
+	Guidance  string   // human guidance given on resume, for the prompt
+	Steer     string   // guidance given to the running loop (agentloop guide), for the prompt
+	Strategy  string   // the strategy chosen for this iteration (retry, refine, expand, simplify)
+	Lessons   []string // lessons from earlier attempts (simplify)
+	Focus     string   // one failure to focus on (simplify), empty for all
+	Expand    []string // files and symbols to add to the context (expand)
+	Agent     string   // agent to use, when a fallback replaced the configured one
+	// AwaitReset (StepReserve, StepIteration) is the configured agent's usage
+	// limit reset to wait for: the iteration runs on it, never on a fallback.
+	AwaitReset time.Time
 	Timeout    time.Duration // the iteration's timeout: a raised one (expand), else the limit's
 	Checkpoint string        // StepRollback: the checkpoint to restore
 	// Expect (StepRollback) is the checkpoint agentloop last left the tree

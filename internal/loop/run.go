@@ -156,7 +156,7 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 func (r *runner) reserve(ctx context.Context, p Preflight) (Outcome, bool, error) {
 	_, err := r.env.Step(ctx, StepRequest{
 		Kind: StepReserve, Iteration: r.st.Iteration + 1, Seq: r.st.Attempts + 1,
-		Agent: r.st.Next.Agent, Reserve: p.Reserve, Remaining: p.Remaining,
+		Agent: r.st.Next.Agent, AwaitReset: r.st.Next.AwaitReset, Reserve: p.Reserve, Remaining: p.Remaining,
 	})
 	if err == nil && ctx.Err() == nil {
 		return Outcome{}, false, nil
@@ -180,21 +180,22 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	st.Attempts = seq
 	r.emitSeq(ctx, n, seq, IterationStarted{MaxIterations: r.spec.Limits.MaxIterations, Strategy: st.Next.Strategy})
 	res, err := r.env.Step(ctx, StepRequest{
-		Kind:      StepIteration,
-		Iteration: n,
-		Seq:       seq,
-		Attempt:   max(st.Next.Attempt, 1),
-		Feedback:  st.Feedback,
-		Guidance:  st.Guidance,
-		Steer:     st.Steer,
-		Strategy:  st.Next.Strategy,
-		Lessons:   st.Next.Lessons,
-		Focus:     st.Next.Focus,
-		Expand:    st.Next.Expand,
-		Agent:     st.Next.Agent,
-		Timeout:   cmp.Or(st.Next.Timeout.Duration(), r.spec.Limits.IterationTimeout),
-		Baseline:  st.Baseline,
-		Remaining: left,
+		Kind:       StepIteration,
+		Iteration:  n,
+		Seq:        seq,
+		Attempt:    max(st.Next.Attempt, 1),
+		Feedback:   st.Feedback,
+		Guidance:   st.Guidance,
+		Steer:      st.Steer,
+		Strategy:   st.Next.Strategy,
+		Lessons:    st.Next.Lessons,
+		Focus:      st.Next.Focus,
+		Expand:     st.Next.Expand,
+		Agent:      st.Next.Agent,
+		AwaitReset: st.Next.AwaitReset,
+		Timeout:    cmp.Or(st.Next.Timeout.Duration(), r.spec.Limits.IterationTimeout),
+		Baseline:   st.Baseline,
+		Remaining:  left,
 	})
 	if err == nil && ctx.Err() != nil {
 		// A signal as the step ended (during its checkpoint, say): the

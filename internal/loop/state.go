@@ -257,6 +257,10 @@ type Next struct {
 	Expand   []string `json:"expand,omitempty"`
 	Agent    string   `json:"agent,omitempty"`
 	Timeout  Millis   `json:"timeout_ms,omitempty"`
+	// AwaitReset, when set, is the usage limit's reset of the configured
+	// agent: the next iteration waits for it and runs on that agent, not on
+	// a fallback (whose iterations made no progress meanwhile).
+	AwaitReset time.Time `json:"await_reset,omitzero"`
 }
 
 // Checkpoint is a saved work-tree state.

@@ -170,7 +170,7 @@ func (s *Steps) reserveStep(ctx context.Context, in StepInput) (StepOutput, erro
 		return out, temporal.NewNonRetryableApplicationError(noLedger, "agentloop.Ledger", nil)
 	}
 	r := in.Request
-	names, keys := engine.Routes(r.Agent, l.RateLimit.Fallback, p.Keys)
+	names, keys := engine.Routes(r, l.RateLimit.Fallback, p.Keys)
 	h := Hold{ID: in.Run.RunID + "#" + strconv.Itoa(r.Seq), Run: spendRun(p), Key: keys[0]}
 	rs := ledger.Reservation{ID: h.ID, Run: h.Run, Graph: p.Graph, Key: keys[0], First: ledger.FirstUSD(p.Budgets.Caps, keys[0], p.Budgets.FirstIterationUSD)}
 	if r.Reserve.CostKnown {
