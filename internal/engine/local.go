@@ -73,7 +73,7 @@ type Local struct {
 	// reset of its usage limit, when the ledger said them.
 	switchFor   string
 	switchUntil time.Time
-	live     live // what the loop is doing now (see live.go)
+	live        live // what the loop is doing now (see live.go)
 }
 
 // RateLimitPolicy says how long to wait on rate limits and transient failures.

@@ -19,11 +19,11 @@ type AgentRequest struct {
 	// AwaitReset is the configured agent's usage limit reset to wait for
 	// (unbilled) before it runs; zero: none.
 	AwaitReset time.Time
-	Prompt    string
-	WorkDir   string
-	IterDir   string        // where the prompt file and agent.log go
-	Timeout   time.Duration // the iteration's timeout (0: none)
-	Echo      io.Writer     // the terminal, when verbose; nil otherwise
+	Prompt     string
+	WorkDir    string
+	IterDir    string        // where the prompt file and agent.log go
+	Timeout    time.Duration // the iteration's timeout (0: none)
+	Echo       io.Writer     // the terminal, when verbose; nil otherwise
 	// Started is when the iteration started: its timeout counts from there, so
 	// composing the prompt does not stretch it.
 	Started time.Time
