@@ -23,6 +23,15 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"Action":"run","Package":"p","Test":"T"}`+"\n"), uint8(1))
+	// Jest and vitest failures pasted short, without the block header.
+	for _, s := range []string{
+		"FAIL src/auth/login.test.ts\nExpected: token to contain userId\nReceived: undefined",
+		"FAIL src/auth/login.test.ts\nExpected: { userId: 123 }\nReceived: { userId: \"123\" }\n",
+		"FAIL a.test.js\n  expect(x.id).toBe(1)\n  Expected: 1\n  Received: '1'\n",
+		" FAIL  a.test.ts\nAssertionError: expected 5 to be 6\n- Expected\n+ Received\n",
+	} {
+		f.Add([]byte(s), uint8(0))
+	}
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		names := append([]string{"auto"}, Formats()...)
 		name := names[int(which)%len(names)]

@@ -22,15 +22,19 @@ var (
 type jsBlock struct {
 	f     evidence.Finding
 	lines int
+	said  []string // the lines an expectation is read from ([expectationHint])
 }
 
 // parseJSText reads the default text reporters of jest ("FAIL file", "● a › b"
 // blocks with code frames and "at … (file:line:col)") and vitest (" FAIL  file >
 // a > b" blocks with "❯ file:line:col"): a suite that failed to run is a build
-// finding, a timeout a timeout.
+// finding, a timeout a timeout. An assertion's lines right under "FAIL file",
+// with no block header (an excerpt pasted short), are a failure of that file.
+// A block's Expected and Received values that say plainly what to change
+// ([expectationHint]) put that first in its message.
 func parseJSText(br *bufio.Reader, c *collector) error {
 	lr := newLineReader(br)
-	file := ""
+	file, failed := "", false
 	var cur *jsBlock
 	var blocks []*jsBlock
 	for {
@@ -41,7 +45,7 @@ func parseJSText(br *bufio.Reader, c *collector) error {
 		line := strings.TrimRight(StripANSI(string(raw)), " ")
 		if m := jestFileRE.FindStringSubmatch(line); m != nil {
 			c.parsed = true
-			file, cur = m[2], nil
+			file, failed, cur = m[2], m[1] == "FAIL", nil
 			continue
 		}
 		if m := jestBlockRE.FindStringSubmatch(line); m != nil {
@@ -75,11 +79,18 @@ func parseJSText(br *bufio.Reader, c *collector) error {
 			cur = nil
 			continue
 		}
+		if cur == nil && failed && isAssertLine(line) {
+			cur = &jsBlock{f: evidence.Finding{Kind: evidence.KindTest, ID: file, File: file, Unit: file}}
+			blocks = append(blocks, cur)
+		}
 		if cur != nil && len(blocks) <= MaxFindings {
 			jsBlockLine(c, cur, line)
 		}
 	}
 	for _, b := range blocks {
+		if h := expectationHint(b.said); h != "" {
+			b.f.Message = h + "\n" + b.f.Message
+		}
 		b.f.Message = cmp.Or(b.f.Message, "failed")
 		if strings.Contains(b.f.Message, "Exceeded timeout") || strings.Contains(b.f.Message, "timed out") {
 			b.f.Kind = evidence.KindTimeout
@@ -94,6 +105,14 @@ func parseJSText(br *bufio.Reader, c *collector) error {
 
 func jsBlockLine(c *collector, b *jsBlock, line string) {
 	t := strings.TrimSpace(line)
+	if len(b.said) < 24 && t != "" {
+		b.said = append(b.said, t)
+	}
+	if b.f.Kind == evidence.KindBuild && b.f.Test == "" && b.f.Message == "" && isAssertLine(line) {
+		// " FAIL  file" with an assertion under it, not a suite's load error:
+		// a failure of that file's tests.
+		b.f.Kind = evidence.KindTest
+	}
 	switch {
 	case t == "" || codeFrameLine.MatchString(line) || strings.HasPrefix(t, "⎯"):
 		return
