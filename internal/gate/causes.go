@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // The causes of a big failure: the message shapes several failing tests
@@ -111,14 +112,20 @@ func causes(fs []evidence.Finding) (shared []cause, distinct []evidence.Finding)
 	return shared, distinct
 }
 
-// causeLine says a shared cause once: "29 tests alike (calc_test.go:9):
-// the message", with the first one's location (the tests are named apart).
-func causeLine(c cause) (string, string) {
+// causeLine says a shared cause once: "29 tests alike, first TestRead/Quoted
+// (reader_test.go:9): the message", naming the first test and its location
+// (the others are named apart, or counted, and all are in the failures file
+// the feedback names). The name goes between prefix and rest, cut to fit
+// ([causeText.line]).
+func causeLine(c cause) causeText {
 	where := ""
 	if loc := location(c.example); loc != "" {
 		where = " (" + loc + ")"
 	}
-	return fmt.Sprintf("%d tests alike%s: ", len(c.members), where), gist(c.example.Message)
+	return causeText{
+		prefix: fmt.Sprintf("%d tests alike, first ", len(c.members)), name: testName(c.example),
+		rest: where + ": ", msg: gist(c.example.Message),
+	}
 }
 
 func location(f evidence.Finding) string {
@@ -145,11 +152,30 @@ func CauseCount(fs []evidence.Finding) int {
 	return len(shared) + len(distinct)
 }
 
-// causeText is one cause's line: its prefix, never cut ("7 tests alike
-// (file:line): ", "3. pkg.TestX (file:line): "), and its message, cut to fit;
-// test is the failure a numbered line names ("" for a shared cause).
+// causeText is one cause's line: its prefix, never cut ("3. pkg.TestX
+// (file:line): "; "7 tests alike, first "), the name of a shared cause's
+// first test and the rest of its prefix (" (file:line): "), and its
+// message; the name and the message are cut to fit. test is the failure a
+// numbered line names ("" for a shared cause).
 type causeText struct {
-	prefix, msg, test string
+	prefix, name, rest, msg, test string
+}
+
+// minCauseName is the least room, in runes, a shared cause's first test's
+// name is cut to.
+const minCauseName = 12
+
+// nameWidth is the room a shared cause's first test's name gets when the
+// messages are cut to width runes: half as much, not below minCauseName.
+func nameWidth(width int) int { return max(minCauseName, width/2) }
+
+// line writes the cause with its name and message cut as [fitCauses] found.
+func (l causeText) line(width int) string {
+	name := ""
+	if l.name != "" {
+		name = textcut.Runes(l.name, nameWidth(width))
+	}
+	return l.prefix + name + l.rest + cutCause(l.msg, width)
 }
 
 // causeTexts writes the causes' lines: the shared ones, then the distinct
@@ -157,8 +183,7 @@ type causeText struct {
 func causeTexts(shared []cause, distinct []evidence.Finding, n int) []causeText {
 	var out []causeText
 	for _, c := range shared {
-		prefix, msg := causeLine(c)
-		out = append(out, causeText{prefix: prefix, msg: msg})
+		out = append(out, causeLine(c))
 	}
 	for i, f := range distinct {
 		g := f
@@ -199,7 +224,7 @@ func fitCauses(lines []causeText, room int, reserve func(k int, least bool) int)
 	for k = len(lines); k > 0; k-- {
 		fixed := 0
 		for _, l := range lines[:k] {
-			fixed += utf8.RuneCountInString(l.prefix) + 1
+			fixed += utf8.RuneCountInString(l.prefix+l.rest) + 1
 		}
 		for _, least := range []bool{false, true} {
 			avail := room - reserve(k, least)
@@ -207,6 +232,9 @@ func fitCauses(lines []causeText, room int, reserve func(k int, least bool) int)
 				need := fixed
 				for _, l := range lines[:k] {
 					need += min(utf8.RuneCountInString(l.msg), w)
+					if l.name != "" {
+						need += min(utf8.RuneCountInString(l.name), nameWidth(w))
+					}
 				}
 				if need <= avail {
 					return k, w

@@ -271,7 +271,7 @@ func groupedItems(items []item, n, budget int, logPath string, first bool) strin
 	k, width := fitCauses(lines, budget-used, reserve)
 	clear(named)
 	for _, l := range lines[:k] {
-		write(l.prefix + cutCause(l.msg, width))
+		write(l.line(width))
 		if l.test != "" {
 			named[l.test] = true
 			n++

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,29 +15,32 @@ import (
 )
 
 // TestRenderBigFailure: a big failure of a real suite, under the default cap:
-// the count in words, the causes several tests share once each, distinct
-// messages with file:line, every failing test named or counted in its
-// package, nothing internal (golden: testdata/render_big_*.golden).
+// the count in words, the causes several tests share once each with the
+// first test's name, distinct messages with file:line, every failing test
+// named or counted in its package, nothing internal (golden:
+// testdata/render_big_*.golden). gotestsum's five causes leave one out: the
+// names of the shared causes' first tests take its room.
 func TestRenderBigFailure(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name, file, format, command string
 		tests                       int
 		want                        []string
+		left                        int // causes left out
 	}{
 		{"csv", "go/csv_position_bug.jsonl", "", "go test -count=1 -json ./...", 36, []string{"tests (go test -count=1 -json ./...) failed (exit 1): 36 failing tests\n",
-			"36 tests alike (reader_test.go:484): position mismatch at record 0, field 1; | got [1 2] | want [1 3]",
-			"- csv: TestRead{Simple, CRLF, BareCR,"}},
+			"36 tests alike, first TestRead/Simple (reader_test.go:484): position mismatch at record 0, field 1; | got [1 2] | want [1 3]",
+			"- csv: TestRead{Simple, CRLF, BareCR,"}, 0},
 		{"gotestsum", "go/gotestsum_total_bug.jsonl", "", "go test -count=1 -json ./...", 13, []string{"failed (exit 1): 13 failing tests in 3 packages\n",
-			"7 tests alike (summary_test.go:181): -DONE 14… | +DONE 13…", "3 tests alike (report_test.go:32): -…",
-			"3. cmd.TestPostRunHook (handler_test.go:49): -…OTAL=59 | +…OTAL=64", "(+10 more tests in 2 packages)"}},
+			"7 tests alike, first TestPrintSumm… (summary_test.go:181): -DONE 14", "3 tests alike, first TestWrite (report_test.go:32): -…",
+			"2. testjson.TestScanTestOutput_MinimalConfig (execution_test.go:45): 64 (int) != 59 (int)", "(+11 more tests in 3 packages)"}, 1},
 		{"click", "python/click_usage_bug.txt", "python", "/usr/bin/python3 -m pytest -p no:cacheprovider --ignore=tests/test_deprecations.py tests", 54,
-			[]string{"failed (exit 1): 54 failing tests in 6 files\n", "17 tests alike (tests/test_arguments.py:373): assert 'usage: cli",
-				" == 'Usage: cli", "14 tests alike (tests/test_formatting.py:32): assert ['usage: cli", "5 tests alike (tests/test_arguments.py:641): assert 'Usage: cli",
-				" in 'usage: cli", "3 tests alike (tests/test_basic.py:648): assert False | + where False = str.starts"}},
+			[]string{"failed (exit 1): 54 failing tests in 6 files\n", "17 tests alike, first test_argume… (tests/test_arguments.py:373): assert 'usage",
+				" == 'Usage", "14 tests alike, first test_basic_… (tests/test_formatting.py:32): assert ['usag", "5 tests alike, first test_subcom… (tests/test_arguments.py:641): assert 'Usage",
+				" in 'usage", "3 tests alike, first test_choice… (tests/test_basic.py:648): assert False | + where F"}, 0},
 		{"ufo", "js/ufo_trailing_slash_bug.json", "vitest-json", "./node_modules/.bin/vitest run --reporter=json", 28,
-			[]string{"failed (exit 1): 28 failing tests in 6 files\n", "24 tests alike (test/base.test.ts:36): expected '/foo//bar' to be '/foo/bar'",
-				"1. $URL › append (test/url.test.ts:44): "}},
+			[]string{"failed (exit 1): 28 failing tests in 6 files\n", "24 tests alike, first withBase › \"/foo\" + \"/bar\" (test/base.test.ts:36): expected '/foo//bar' to be '/foo/bar'",
+				"1. $URL › append (test/url.test.ts:44): "}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -68,8 +72,8 @@ func TestRenderBigFailure(t *testing.T) {
 			if n := accounted(got); n != tt.tests {
 				t.Errorf("%d failing tests named or counted, want %d:\n%s", n, tt.tests, got)
 			}
-			if shown, all := causesShown(got), CauseCount(res.Findings); shown != all {
-				t.Errorf("%d causes shown of %d:\n%s", shown, all, got)
+			if shown, all := causesShown(got), CauseCount(res.Findings); shown != all-tt.left {
+				t.Errorf("%d causes shown of %d, want %d:\n%s", shown, all, all-tt.left, got)
 			}
 			renderGolden(t, "render_big_"+tt.name+".golden", got)
 		})
@@ -276,5 +280,32 @@ func TestCutCause(t *testing.T) {
 		if got != tt.want || utf8.RuneCountInString(got) > tt.n {
 			t.Errorf("cutCause(%q, %d) = %q, want %q", tt.msg, tt.n, got, tt.want)
 		}
+	}
+}
+
+// csvLike is a gate result like encoding/csv's with one bug: n failing
+// subtests of TestRead, all failing alike but for the last three.
+func csvLike(n int) evidence.GateResult {
+	r := evidence.GateResult{Name: "tests", Command: "go test ./...", ExitCode: 1, LogPath: "/w/.agentloop/runs/r/1/iter-001/gates/tests.log"}
+	for i := range n {
+		msg := fmt.Sprintf("ReadAll() output: | got [[a b]] | want [[a %d]]", i)
+		if i >= n-3 {
+			msg = fmt.Sprintf("unexpected error %d: record on line %d: wrong number of fields", i, i)
+		}
+		r.Findings = append(r.Findings, evidence.Finding{
+			Kind: evidence.KindTest, Tool: "go", ID: fmt.Sprintf("csv.TestRead/Case%02d", i), Unit: "encoding/csv",
+			Test: fmt.Sprintf("TestRead/Case%02d", i), File: "reader_test.go", Line: 443, Message: msg,
+		})
+	}
+	return r
+}
+
+// TestCauseLineNamesFirstTest: a line that counts tests failing alike names
+// the first of them.
+func TestCauseLineNamesFirstTest(t *testing.T) {
+	t.Parallel()
+	got := Render([]evidence.GateResult{csvLike(33)}, nil, RenderOptions{})
+	if !strings.Contains(got, "30 tests alike, first TestRead/Case00 (reader_test.go:443): ") {
+		t.Errorf("the cause line does not name its first test:\n%s", got)
 	}
 }
