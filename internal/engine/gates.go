@@ -20,6 +20,7 @@ import (
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/redact"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // GateSpec is one configured gate, resolved for running.
@@ -99,9 +100,35 @@ func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseli
 		} else {
 			g.lastRepeats(workDir, s.Name, nil) // a pass, a broken build: what follows is checked afresh
 		}
+		if res, err = g.keepFailures(s, workDir, logDir, res); err != nil {
+			return out, err
+		}
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// keepFailures writes the gate's failures file beside its log,
+// logDir/NAME.failures.txt: every failure with its whole message
+// ([gate.FailureList]), redacted as the gate's output is, so that the agent
+// can read what the feedback, capped, only counts. The result names it in
+// FailuresPath, relative to the work tree when it is inside (the agent
+// works there; the sandbox leaves agentloop's state folder readable).
+func (g *ProcGates) keepFailures(s GateSpec, workDir, logDir string, res evidence.GateResult) (evidence.GateResult, error) {
+	text := gate.FailureList(res)
+	if text == "" {
+		return res, nil
+	}
+	path := filepath.Join(logDir, safeName(s.Name)+".failures.txt")
+	text = g.Redact.With(baseEnv(g.Env), s.Env).String(text)
+	if err := state.WriteFileAtomic(path, []byte(text), state.FilePerm); err != nil {
+		return res, fmt.Errorf("gate %s: write the list of its failures: %w", s.Name, err)
+	}
+	res.FailuresPath = path
+	if rel, err := filepath.Rel(workDir, path); err == nil && filepath.IsLocal(rel) {
+		res.FailuresPath = rel
+	}
+	return res, nil
 }
 
 // flakyCheck runs again what the gate's rerun mode says, to tell a flaky test

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,5 +159,56 @@ exit 1`
 			t.Errorf("iteration %d: %d runs, %d failures, %d the baseline's, note %q; want %d, %d, %d, %q",
 				i+1, runs(), len(r.Findings), len(r.Preexisting), r.RerunNote, tt.runs, tt.fail, tt.pre, tt.note)
 		}
+	}
+}
+
+// TestGateFailuresFile: a failing gate's failures are listed whole in
+// NAME.failures.txt beside its log, every failing test with its message,
+// named in the result relative to the work tree, and redacted: a secret the
+// output escapes (go test -json writes & as \u0026), which the stream's
+// redaction cannot see, is not in it once the parser decoded it.
+func TestGateFailuresFile(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cr3t&tok3n-value"
+	dir := t.TempDir()
+	logDir := filepath.Join(dir, ".agentloop", "runs", "r", "1", "iter-001", "gates")
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	script := `i=0
+while [ $i -lt 33 ]; do
+  printf '{"Action":"output","Package":"m/csv","Test":"TestRead/Case%02d","Output":"    reader_test.go:443: ReadAll() = %d, key s3cr3t\\u0026tok3n-value\\n"}\n' $i $i
+  printf '{"Action":"fail","Package":"m/csv","Test":"TestRead/Case%02d"}\n' $i
+  i=$((i+1))
+done
+printf '{"Action":"fail","Package":"m/csv","Test":"TestRead"}\n{"Action":"fail","Package":"m/csv"}\n'
+exit 1`
+	if err := os.WriteFile(filepath.Join(dir, "gate.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := &ProcGates{
+		Specs: []GateSpec{{Name: "tests", Argv: []string{"sh", "./gate.sh"}, Required: true, Format: "gotest-json", Rerun: gate.RerunOff}},
+		Env:   append(os.Environ(), "CSV_TOKEN="+secret),
+	}
+	res, err := g.RunGates(t.Context(), dir, logDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if want := ".agentloop/runs/r/1/iter-001/gates/tests.failures.txt"; r.FailuresPath != want {
+		t.Fatalf("FailuresPath %q, want %q", r.FailuresPath, want)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, r.FailuresPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := string(b)
+	for i := range 33 {
+		if want := fmt.Sprintf("csv.TestRead/Case%02d (reader_test.go:443): ReadAll() = %d, key [REDACTED:$CSV_TOKEN]\n", i, i); !strings.Contains(list, want) {
+			t.Errorf("the list lacks %q:\n%s", want, list)
+		}
+	}
+	if strings.Contains(list, secret) {
+		t.Errorf("the secret is in the list:\n%s", list)
 	}
 }

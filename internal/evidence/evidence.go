@@ -76,10 +76,15 @@ type GateResult struct {
 	Format      string        `json:"format,omitempty"`       // parser used (detected or configured)
 	Duration    time.Duration `json:"duration_ns"`
 	LogPath     string        `json:"log_path,omitempty"`
-	Tests       TestCounts    `json:"tests"`
-	Findings    []Finding     `json:"findings,omitempty"`    // failures that count (new beyond the baseline by default)
-	Preexisting []Finding     `json:"preexisting,omitempty"` // failures already in the baseline, listed apart
-	Fixed       []string      `json:"fixed,omitempty"`       // keys of baseline failures now gone (progress)
+	// FailuresPath is the file that lists every failure of this run of the
+	// gate with its whole message (gate.FailureList), relative to the work
+	// tree when it is inside it, for the agent to read what the feedback
+	// could only count; "" when nothing failed or nothing wrote it.
+	FailuresPath string     `json:"failures_path,omitempty"`
+	Tests        TestCounts `json:"tests"`
+	Findings     []Finding  `json:"findings,omitempty"`    // failures that count (new beyond the baseline by default)
+	Preexisting  []Finding  `json:"preexisting,omitempty"` // failures already in the baseline, listed apart
+	Fixed        []string   `json:"fixed,omitempty"`       // keys of baseline failures now gone (progress)
 	// Flaky are failures that did not repeat: the gate's own rerun, or the
 	// run of the gate again, passed them. They do not count.
 	Flaky []Finding `json:"flaky,omitempty"`

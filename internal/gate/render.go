@@ -54,7 +54,9 @@ func kindRank(k evidence.Kind) int {
 // the budget runs out. Many failing tests that do not fit are told grouped
 // instead: each cause several share once with its count, the distinct
 // messages with file:line, then every test by package or file and parent
-// test until the budget runs out, the rest counted. Failures the baseline
+// test until the budget runs out, the rest counted; a gate with a failures
+// file ([FailureList], the result's FailuresPath) then names it in a last
+// line that is never cut. Failures the baseline
 // already had are listed apart. Gates that passed are left out; gates are
 // shown build first, then tests, then lint, and a gate's unused budget passes
 // on. Nothing internal (fingerprints, keys) is shown.
@@ -130,15 +132,49 @@ const preHeading = "Already failing before the run:"
 // failures fixed since the previous iteration when they fit. Each part is a
 // numbered list with location and message when the whole list fits, and a
 // grouped account ([groupedItems]) when it does not. With first (the first
-// gate shown) its first item is shown whatever the budget.
+// gate shown) its first item is shown whatever the budget. When the lists
+// leave a failure or part of a message out and the gate has a failures file
+// ([FailureList]), a last line names it, its room kept first: the agent
+// reads there what the feedback could only count.
 func renderItems(r evidence.GateResult, d Delta, budget int, logDir string, first bool) string {
-	var b strings.Builder
-	used := 0
 	logPath := r.LogPath
 	if logPath == "" && logDir != "" {
 		logPath = filepath.Join(logDir, r.Name+".log")
 	}
+	text, all := renderParts(r, d, budget, logPath, first)
+	line := failuresLine(r)
+	if line != "" && !all {
+		if room := budget - utf8.RuneCountInString(line) - 1; room >= minFailuresRoom {
+			// The failures file names the whole log: the footers need not.
+			text, _ = renderParts(r, d, room, "", first)
+			text += line + "\n"
+		}
+	}
+	if len(d.Fixed) > 0 {
+		labels := make([]string, len(d.Fixed))
+		for i, k := range d.Fixed {
+			labels[i] = Label(k)
+		}
+		if room := budget - utf8.RuneCountInString(text) - 1; room > 40 {
+			text += textcut.Runes("Fixed since the previous iteration: "+strings.Join(labels, "; "), room) + "\n"
+		}
+	}
+	return text
+}
+
+// minFailuresRoom is the least room, in runes, the failures of a gate keep
+// beside the line that names its failures file; with less the line is left
+// out.
+const minFailuresRoom = 60
+
+// renderParts writes the agent's failures and the baseline's ([renderItems])
+// within budget runes; all reports whether every failure was written with its
+// whole message.
+func renderParts(r evidence.GateResult, d Delta, budget int, logPath string, first bool) (string, bool) {
+	var b strings.Builder
+	used := 0
 	n := 0
+	complete := true
 	for _, part := range []struct {
 		heading string
 		fs      []evidence.Finding
@@ -150,6 +186,7 @@ func renderItems(r evidence.GateResult, d Delta, budget int, logDir string, firs
 		if part.heading != "" {
 			room -= utf8.RuneCountInString(part.heading) + 1
 			if room < 40 {
+				complete = false
 				break
 			}
 		}
@@ -158,6 +195,7 @@ func renderItems(r evidence.GateResult, d Delta, budget int, logDir string, firs
 		if !all && grouped(items, room) {
 			text = groupedItems(items, n, room, logPath, first && n == 0)
 		}
+		complete = complete && all
 		if part.heading != "" {
 			text = part.heading + "\n" + text
 		}
@@ -165,16 +203,7 @@ func renderItems(r evidence.GateResult, d Delta, budget int, logDir string, firs
 		used += utf8.RuneCountInString(text)
 		n += len(items)
 	}
-	if len(d.Fixed) > 0 {
-		labels := make([]string, len(d.Fixed))
-		for i, k := range d.Fixed {
-			labels[i] = Label(k)
-		}
-		if room := budget - used - 1; room > 40 {
-			b.WriteString(textcut.Runes("Fixed since the previous iteration: "+strings.Join(labels, "; "), room) + "\n")
-		}
-	}
-	return b.String()
+	return b.String(), complete
 }
 
 // listItems writes items as numbered lines "N. KIND id (file:line): message"
