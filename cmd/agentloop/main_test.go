@@ -39,6 +39,11 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
 			e.Setenv("HOME", e.WorkDir)
+			// The user's state (the spend ledger every run keeps) is out of
+			// the work folder, where scripts make their repositories, as a
+			// real HOME is out of the repository; a script that wants it
+			// under HOME sets XDG_STATE_HOME empty.
+			e.Setenv("XDG_STATE_HOME", e.WorkDir+"-state")
 			e.Setenv("FAKEAGENT_DIR", filepath.Join(e.WorkDir, ".fakeagent"))
 			// Scripts run the fake agent under the claude preset, which as root
 			// needs IS_SANDBOX (agent_outcomes unsets it to see the refusal).

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -51,13 +54,15 @@ period (today, this week, this month) with its graph column set and the key
 columns empty: a graph's spend is in the key rows too, so sum the rows
 without a graph for a total.
 
-The ledger is kept when your configuration ($XDG_CONFIG_HOME/agentloop/config.yaml)
-has a budgets: section, or a run is given --daily-cap, --weekly-cap or
---monthly-cap.
+Every local run keeps its spend in the ledger, with caps or without, unless
+your configuration ($XDG_CONFIG_HOME/agentloop/config.yaml) says
+budgets: {ledger: off} (a run given --daily-cap, --weekly-cap or --monthly-cap
+keeps it all the same).
 
 With --engine temporal it is the ledger the runs on the Temporal server share
 (a workflow the workers reserve against; its periods are UTC days, weeks and
-months), judged under the caps of your configuration.` + exitStatus(exitSuccess, exitError, exitUsageLine),
+months), judged under the caps of your configuration; runs started from a
+configuration without a budgets: section keep nothing there.` + exitStatus(exitSuccess, exitError, exitUsageLine),
 		Example: `  agentloop spend
   agentloop spend --format json | jq '.caps[] | {name, state, left_usd}'`,
 		Args: usageArgs(cobra.NoArgs),
@@ -101,6 +106,8 @@ func runSpend(ctx context.Context, o spendOptions, d Deps) error {
 		if r, where, err = spendTemporal(ctx, o.engine, d, cfg.Budgets.Caps); err != nil {
 			return err
 		}
+	} else if path := cfg.Budgets.LedgerPath(d.Getenv); !cfg.Budgets.On && path != "" && absent(path) {
+		where = path // turned off: shown empty, not made
 	} else {
 		l, err := openLedger(d, cfg.Budgets)
 		if err != nil {
@@ -123,7 +130,26 @@ func runSpend(ctx context.Context, o spendOptions, d Deps) error {
 	case "csv":
 		return spendCSV(d.Stdout, r)
 	}
-	return spendText(d.Stdout, where, cfg.Budgets.On, r)
+	return spendText(d.Stdout, where, notKept(cfg.Budgets, onTemporal), r)
+}
+
+// absent reports whether there is no file at path.
+func absent(path string) bool {
+	_, err := os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// notKept says why the ledger is not kept, "" when it is: the user turned it
+// off, or the Temporal engine's runs share no spend without a budgets:
+// section.
+func notKept(b config.Budgets, onTemporal bool) string {
+	switch {
+	case !b.On:
+		return "(not kept: budgets: {ledger: off} in your configuration; remove it to keep the ledger)"
+	case onTemporal && !b.Given:
+		return "(not kept by the Temporal engine's runs: no budgets: section in your configuration; add one, even budgets: {}, to keep it)"
+	}
+	return ""
 }
 
 // usd says an amount of money: to the cent from a dollar up, else to a
@@ -138,10 +164,10 @@ func usd(f float64) string {
 // maxDaysShown is how many days the text of spend shows, the latest.
 const maxDaysShown = 14
 
-func spendText(w io.Writer, path string, on bool, r ledger.Report) error {
+func spendText(w io.Writer, path, notKept string, r ledger.Report) error {
 	fmt.Fprintf(w, "Spend ledger: %s\n", path)
-	if !on {
-		fmt.Fprintln(w, "(not kept: no budgets: section in your configuration; add one, even budgets: {}, to keep it)")
+	if notKept != "" {
+		fmt.Fprintln(w, notKept)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nPERIOD\tPROVIDER\tACCOUNT\tMODEL\tSPENT\tESTIMATED\tTOKENS\tITERATIONS")

@@ -18,9 +18,14 @@ import (
 // cover every other workspace); --daily-cap, --weekly-cap and --monthly-cap
 // override its total caps.
 type Budgets struct {
-	// On: a budgets: section or a cap flag was given; every loop then
-	// reserves in the ledger and settles what it spent.
+	// On: the user's loops keep their spend in the ledger: by default (see
+	// [Load]), unless budgets: {ledger: off}; every loop then reserves in
+	// the ledger and settles what it spent. Caps stay opt-in.
 	On bool
+	// Given: a budgets: section (other than ledger: off) or a cap flag was
+	// given. The Temporal engine's runs share their spend (in its ledger
+	// workflow) only then.
+	Given bool
 	// Ledger is the ledger file; see [Budgets.LedgerPath] for the default.
 	Ledger string
 	Caps   []ledger.Cap
@@ -67,7 +72,7 @@ func (b Budgets) Cap(name string) (ledger.Cap, bool) {
 // budgets decodes the budgets: section; only the user's configuration may
 // hold one.
 func (d *decoder) budgets(n *yaml.Node, key string) Budgets {
-	b := Budgets{On: true}
+	b := Budgets{On: true, Given: true}
 	if o := d.at[n]; o.tier == "workspace" {
 		d.fail(n, key, "this section belongs in your own configuration ($XDG_CONFIG_HOME/agentloop/config.yaml, else ~/.config/agentloop/config.yaml): its caps cover every loop you run, so one workspace cannot change them; move the section there")
 		return Budgets{}
@@ -75,8 +80,19 @@ func (d *decoder) budgets(n *yaml.Node, key string) Budgets {
 	if isNull(n) {
 		return b
 	}
+	var off *yaml.Node // ledger: off
 	d.fields(n, key, map[string]func(*yaml.Node, string){
 		"ledger": func(v *yaml.Node, k string) {
+			if r := yamlnode.Resolve(v); r != nil && r.Kind == yaml.ScalarNode {
+				switch {
+				case r.Value == "off" || r.ShortTag() == "!!bool" && r.Value == "false":
+					off = v
+					return
+				case r.Value == "on" || r.ShortTag() == "!!bool":
+					d.fail(v, k, "the ledger is kept by default: give its file path, or off to keep none")
+					return
+				}
+			}
 			p := d.str(v, k)
 			if rest, ok := strings.CutPrefix(p, "~/"); ok {
 				p = filepath.Join("~", rest) // expanded where HOME is known
@@ -113,6 +129,12 @@ func (d *decoder) budgets(n *yaml.Node, key string) Budgets {
 			}
 		},
 	})
+	if off != nil {
+		if len(b.Caps) > 0 || b.FirstIterationUSD > 0 {
+			d.fail(off, key+".ledger", "caps and first_iteration_usd need the ledger: remove ledger: off, or them")
+		}
+		return Budgets{}
+	}
 	return b
 }
 
@@ -157,7 +179,8 @@ func presetKnown(name string) bool {
 
 // withCapFlags applies --daily-cap, --weekly-cap and --monthly-cap: each
 // replaces the hard cost limit of the total cap of its period (made when
-// there is none; 0 takes the hard limit away) and turns the ledger on.
+// there is none; 0 takes the hard limit away) and turns the ledger on, even
+// when the configuration turned it off.
 func withCapFlags(b Budgets, f Overrides) Budgets {
 	for _, fl := range []struct {
 		p   ledger.Period
@@ -166,7 +189,7 @@ func withCapFlags(b Budgets, f Overrides) Budgets {
 		if fl.usd == nil {
 			continue
 		}
-		b.On = true
+		b.On, b.Given = true, true
 		caps := make([]ledger.Cap, 0, len(b.Caps)+1)
 		found := false
 		for _, c := range b.Caps {

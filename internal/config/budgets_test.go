@@ -22,7 +22,7 @@ func TestBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Budgets{On: true, Ledger: "/g/spend/ledger.jsonl", Caps: []ledger.Cap{
+	want := Budgets{On: true, Given: true, Ledger: "/g/spend/ledger.jsonl", Caps: []ledger.Cap{
 		{Name: "day", Period: ledger.Day, MaxCostUSD: 5}, // --daily-cap below the soft limit: the soft limit goes
 		{Name: "claude-week", Period: ledger.Week, Provider: "claude", MaxCostUSD: 50},
 		{Name: "month/model=o3", Period: ledger.Month, Model: "o3", MaxTokens: 1_000_000},
@@ -35,8 +35,8 @@ func TestBudgets(t *testing.T) {
 		t.Errorf("ledger path %q", p)
 	}
 	c, err = load(t, "", "", nil, Overrides{})
-	if err != nil || c.Budgets.On {
-		t.Errorf("no budgets: section: %+v, %v", c.Budgets, err)
+	if err != nil || !c.Budgets.On || c.Budgets.Given {
+		t.Errorf("no budgets: section: the ledger is kept, no caps given: %+v, %v", c.Budgets, err)
 	}
 	if p := c.Budgets.LedgerPath(env("HOME", "/h")); p != "/h/.local/state/agentloop/ledger.jsonl" {
 		t.Errorf("default ledger path %q", p)
@@ -51,6 +51,16 @@ func TestBudgets(t *testing.T) {
 	c, err = load(t, "budgets: {ledger: ~/spend.jsonl}\n", "", env("HOME", "/h"), Overrides{})
 	if err != nil || c.Budgets.Ledger != "/h/spend.jsonl" {
 		t.Errorf("~ in the ledger path: %+v, %v", c.Budgets, err)
+	}
+	for _, off := range []string{"off", "false"} {
+		c, err = load(t, "budgets: {ledger: "+off+"}\n", "", nil, Overrides{})
+		if err != nil || c.Budgets.On || c.Budgets.Given {
+			t.Errorf("ledger: %s keeps no ledger: %+v, %v", off, c.Budgets, err)
+		}
+	}
+	c, err = load(t, "budgets: {ledger: off}\n", "", nil, Overrides{DailyCap: ptr(5.0)})
+	if err != nil || !c.Budgets.On || !c.Budgets.Given || len(c.Budgets.Caps) != 1 {
+		t.Errorf("a cap flag keeps the ledger that the configuration turned off: %+v, %v", c.Budgets, err)
 	}
 	c, err = load(t, "budgets: {first_iteration_usd: 0.05}\n", "", nil, Overrides{})
 	if err != nil || c.Budgets.FirstIterationUSD != 0.05 {
@@ -86,6 +96,10 @@ func TestBudgetsErrors(t *testing.T) {
 		}},
 		{name: "first iteration of nothing", global: "budgets: {first_iteration_usd: 0}\n", want: []string{"budgets.first_iteration_usd: a first iteration must reserve more than 0"}},
 		{name: "first iteration negative", global: "budgets: {first_iteration_usd: -1}\n", want: []string{"budgets.first_iteration_usd: expected a number ≥ 0"}},
+		{name: "ledger on", global: "budgets:\n  ledger: on\n", want: []string{"/g/config.yaml:2:11: budgets.ledger: the ledger is kept by default: give its file path, or off to keep none"}},
+		{name: "ledger true", global: "budgets: {ledger: true}\n", want: []string{"budgets.ledger: the ledger is kept by default"}},
+		{name: "caps without a ledger", global: "budgets:\n  ledger: off\n  caps: [{period: day, max_cost_usd: 1}]\n",
+			want: []string{"/g/config.yaml:2:11: budgets.ledger: caps and first_iteration_usd need the ledger: remove ledger: off, or them"}},
 		{name: "caps not a list", global: "budgets: {caps: {day: 5}}\n", want: []string{"budgets.caps: expected a list of caps, got a mapping"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

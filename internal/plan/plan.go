@@ -59,7 +59,8 @@ type Plan struct {
 	Home string
 
 	// Budgets are the caps every loop of the user shares (On: the run
-	// reserves and settles each iteration in the ledger at LedgerPath).
+	// reserves and settles each iteration in the ledger at LedgerPath; the
+	// Temporal engine's, in its ledger workflow, only when Given).
 	Budgets    config.Budgets
 	LedgerPath string
 	// Graph is the task graph the run is the loop of a task of ("" for

@@ -86,6 +86,17 @@ func TestResolve(t *testing.T) {
 		t.Errorf("agent runner %+v", a)
 	}
 
+	// The ledger is kept by default, where it has a place.
+	if p.Budgets.On || p.Spec().Shared {
+		t.Errorf("no HOME, no XDG_STATE_HOME: the ledger has no place, yet the run shares its spend: %+v %q", p.Budgets, p.LedgerPath)
+	}
+	env["XDG_STATE_HOME"] = "/state"
+	if p, err := Resolve(cfg, "", Options{WorkDir: wd, Getenv: func(k string) string { return env[k] }}); err != nil || !p.Budgets.On ||
+		p.LedgerPath != "/state/agentloop/ledger.jsonl" || !p.Spec().Shared || p.Keys[""].Provider == "" {
+		t.Errorf("the ledger kept by default: %+v %q shared %v keys %v, %v", p.Budgets, p.LedgerPath, p.Spec().Shared, p.Keys, err)
+	}
+	delete(env, "XDG_STATE_HOME")
+
 	env["AGENTLOOP_BACKOFF_BASE"] = "soon"
 	if _, err := Resolve(cfg, "", Options{WorkDir: wd, Getenv: func(k string) string { return env[k] }}); err == nil || !strings.Contains(err.Error(), "AGENTLOOP_BACKOFF_BASE") {
 		t.Errorf("a bad duration in the environment: %v", err)

@@ -79,7 +79,8 @@ func Resolve(cfg *config.Config, name string, o Options) (*Plan, error) {
 }
 
 // shareSpend puts the user's shared caps in the plan, and who each agent
-// charges: its provider and account (from its credentials, never them).
+// charges: its provider and account (from its credentials, never them). The
+// ledger kept by default is left off when it has no place ($HOME not set).
 func (p *Plan) shareSpend(cfg *config.Config, getenv func(string) string) error {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -90,6 +91,10 @@ func (p *Plan) shareSpend(cfg *config.Config, getenv func(string) string) error 
 		return err
 	}
 	if p.LedgerPath = cfg.Budgets.LedgerPath(getenv); p.LedgerPath == "" {
+		if !cfg.Budgets.Given { // kept by default, where there is a place for it
+			p.Budgets.On = false
+			return nil
+		}
 		return errors.New("the shared spend ledger has no place: set HOME or XDG_STATE_HOME, or budgets.ledger in your configuration")
 	}
 	key := func(a agent.Preset) ledger.Key {

@@ -34,7 +34,7 @@ func NewInput(p *plan.Plan, st *loop.State, queue string) (RunInput, error) {
 		},
 		Task: p.TaskText(), Limits: p.Proc.Limits.Limits,
 		HasGates: len(p.Gates) > 0, HasReviewer: p.Reviewer != nil, Baseline: p.Proc.Baseline && len(p.Gates) > 0,
-		Policy: pol, State: *st, Shared: p.Budgets.On,
+		Policy: pol, State: *st, Shared: p.Budgets.Given,
 	}, nil
 }
 

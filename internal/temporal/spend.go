@@ -162,7 +162,7 @@ func (s *Steps) reserveStep(ctx context.Context, in StepInput) (StepOutput, erro
 	}
 	defer done()
 	out := StepOutput{Queue: s.Queue}
-	if !p.Budgets.On {
+	if !p.Budgets.Given {
 		out.Reserved = &Reserved{Off: true}
 		return out, nil
 	}
@@ -204,7 +204,7 @@ func (s *Steps) underHold(ctx context.Context, l *engine.Local, p *plan.Plan, in
 		return func() {}, nil
 	}
 	if in.Hold == nil {
-		if p.Budgets.On {
+		if p.Budgets.Given {
 			return nil, temporal.NewNonRetryableApplicationError(unshared(in.Run.Name, p), "agentloop.Budgets", nil)
 		}
 		return func() {}, nil

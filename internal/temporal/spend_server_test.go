@@ -44,7 +44,7 @@ func TestRealServerSharedCap(t *testing.T) {
 		return &plan.Plan{
 			Name: r.Name, WorkDir: r.WorkDir, StateDir: filepath.Join(r.WorkDir, ".agentloop"),
 			Proc: config.Procedure{Name: "build"}, Agent: a, KillGrace: time.Second,
-			Budgets: config.Budgets{On: true, Caps: []ledger.Cap{day}},
+			Budgets: config.Budgets{On: true, Given: true, Caps: []ledger.Cap{day}},
 			Keys:    map[string]ledger.Key{"": key}, BudgetPoll: time.Second,
 		}, nil
 	}}

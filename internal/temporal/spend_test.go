@@ -110,7 +110,7 @@ func TestWorkerWithCapsRefusesAnUnsharedRun(t *testing.T) {
 		return &plan.Plan{
 			Name: r.Name, WorkDir: r.WorkDir, StateDir: filepath.Join(r.WorkDir, ".agentloop"),
 			Proc: config.Procedure{Name: "build"}, Agent: a, KillGrace: time.Second,
-			Budgets: config.Budgets{On: true, Caps: []ledger.Cap{{Name: "day", Period: ledger.Day, MaxCostUSD: 5}}},
+			Budgets: config.Budgets{On: true, Given: true, Caps: []ledger.Cap{{Name: "day", Period: ledger.Day, MaxCostUSD: 5}}},
 		}, nil
 	}}
 	var suite testsuite.WorkflowTestSuite

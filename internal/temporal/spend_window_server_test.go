@@ -72,7 +72,7 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"Done.","to
 		return &plan.Plan{
 			Name: r.Name, WorkDir: r.WorkDir, StateDir: filepath.Join(r.WorkDir, ".agentloop"),
 			Proc: config.Procedure{Name: "build"}, Agent: main, Fallback: []agent.Preset{fb}, KillGrace: time.Second,
-			Budgets: config.Budgets{On: true}, Keys: keys, BudgetPoll: time.Second,
+			Budgets: config.Budgets{On: true, Given: true}, Keys: keys, BudgetPoll: time.Second,
 		}, nil
 	}}
 	w := NewWorker(ctx, c, Server{TaskQueue: queue}, steps, "", time.Second)
