@@ -23,6 +23,7 @@ func (e *Engine) build(f *facts, ts []decision.Trigger, c choice, v verdict) loo
 		Fingerprint: f.cur.FP,
 		Message:     said(f, ts, c),
 		Succeeded:   !v.failed,
+		Budgets:     c.budgets,
 	}
 	switch {
 	case v.label == "" || strings.Contains(d.Message, v.label):

@@ -25,6 +25,18 @@ func judgeBudget(l budget.Limits, s budget.Status) budget.Verdict {
 	return budget.Check(l, s.Spent, s.PerIteration)
 }
 
+// stopping are the limits of verdict v that stop the run: crossed, then
+// those too close to afford another iteration, each once.
+func stopping(v budget.Verdict) []budget.Resource {
+	var out []budget.Resource
+	for _, r := range append(slices.Clone(v.Hard), v.CannotAfford...) {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // budgetLines is every limited budget's state after the iteration.
 func budgetLines(in loop.DecideInput) []decision.BudgetLine {
 	lim := in.Spec.Limits

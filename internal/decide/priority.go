@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -19,6 +20,8 @@ type choice struct {
 	// await is the configured agent's usage limit reset the next iteration
 	// waits for (RuleAwaitReset).
 	await time.Time
+	// budgets are the run's limits that stop it (an abort on a budget).
+	budgets []budget.Resource
 }
 
 // AwaitResetWithin is how near the configured agent's usage limit reset must
@@ -107,7 +110,8 @@ func (e *Engine) choose(f *facts, ts []decision.Trigger) choice {
 		return e.ladder(f, choice{action: loop.ActionRetry, strategy: "retry", rule: RuleTransient, reason: "transient failure: same prompt again"})
 	}
 	if t, ok := find(ts, decision.TriggerBudgetAfford); ok {
-		return choice{action: loop.ActionAbort, rule: RuleBudget, reason: "budget cannot afford another iteration: " + t.Evidence}
+		return choice{action: loop.ActionAbort, rule: RuleBudget, reason: "budget cannot afford another iteration: " + t.Evidence,
+			budgets: stopping(judgeBudget(f.in.Spec.Limits, f.in.Budget))}
 	}
 	if t, ok := find(ts, decision.TriggerMaxIterations); ok {
 		return choice{action: loop.ActionEscalate, rule: RuleMaxIter, reason: "max iterations reached: " + t.Evidence, class: decision.TriggerMaxIterations}
@@ -195,7 +199,7 @@ func (e *Engine) immediate(f *facts, ts []decision.Trigger) (choice, bool) {
 		return choice{action: loop.ActionEscalate, rule: RuleCritical, class: decision.TriggerMovedBranch, reason: "the agent moved the branch: " + t.Evidence}, true
 	}
 	if t, ok := find(ts, decision.TriggerBudgetHard); ok {
-		return choice{action: loop.ActionAbort, rule: RuleCritical, reason: t.Evidence}, true
+		return choice{action: loop.ActionAbort, rule: RuleCritical, reason: t.Evidence, budgets: stopping(judgeBudget(f.in.Spec.Limits, f.in.Budget))}, true
 	}
 	if t, ok := find(ts, decision.TriggerSecurity); ok && p.escalates(decision.TriggerSecurity) && !f.acked[decision.TriggerSecurity] {
 		return esc(decision.TriggerSecurity, "security: "+t.Evidence)

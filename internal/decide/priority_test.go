@@ -1,10 +1,12 @@
 package decide
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
@@ -130,6 +132,11 @@ func TestPriorityRules(t *testing.T) {
 			if d.Action != tt.action || rule(d) != tt.rule || (tt.strategy != "" && d.Strategy != tt.strategy) {
 				t.Errorf("got %s/%s rule %s (%s), want %s/%s rule %s; triggers %v",
 					d.Action, d.Strategy, rule(d), d.Message, tt.action, tt.strategy, tt.rule, triggerIDs(d.Triggers))
+			}
+			// A budget's abort names the limits that stopped the run (the inbox
+			// offers to raise them); no other decision names any.
+			if budgetStop := tt.rule == RuleBudget || tt.rule == RuleCritical && d.Action == loop.ActionAbort; budgetStop != slices.Equal(d.Budgets, []budget.Resource{budget.CostUSD}) {
+				t.Errorf("budgets that stop the run %v, want the cost budget: %v", d.Budgets, budgetStop)
 			}
 			if await := tt.ev.Agent.StandInUntil; tt.rule == RuleAwaitReset && (!d.Next.AwaitReset.Equal(await) || d.Next.Agent != "") {
 				t.Errorf("next %+v, want the configured agent after the reset at %s", d.Next, await)

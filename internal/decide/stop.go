@@ -31,7 +31,7 @@ func (e *Engine) Preflight(in loop.PreflightInput) loop.Preflight {
 	case l.MaxIterations > 0 && st.Iteration >= l.MaxIterations:
 		p.Action, p.Message = loop.ActionEscalate, fmt.Sprintf("max iterations reached (%d) with the goal not met", l.MaxIterations)
 	case v.Stop():
-		p.Action, p.Message = loop.ActionAbort, "budget: "+v.Reason
+		p.Action, p.Message, p.Budgets = loop.ActionAbort, "budget: "+v.Reason, stopping(v)
 	case len(v.Soft) > 0:
 		p.Warn, p.Warning = v.Soft, "budget: "+v.Reason
 	}

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,6 +30,7 @@ func TestPreflight(t *testing.T) {
 		message   string // substring
 		warn      bool
 		remaining budget.Remaining
+		stopped   []budget.Resource // the limits that stop the run
 	}{
 		{name: "nothing to stop", spec: loop.Spec{Limits: budget.Limits{MaxIterations: 5}}, iteration: 2, status: spent,
 			action: loop.ActionContinue, remaining: budget.Unlimited()},
@@ -37,9 +39,9 @@ func TestPreflight(t *testing.T) {
 		{name: "a gated loop escalates at its limit", spec: loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 2}}, iteration: 2,
 			status: spent, action: loop.ActionEscalate, message: "max iterations reached (2) with the goal not met", remaining: budget.Unlimited()},
 		{name: "spent: abort", spec: loop.Spec{Limits: budget.Limits{MaxCostUSD: 2}}, iteration: 2, status: spent,
-			action: loop.ActionAbort, message: "budget: cost: $2.00 spent of $2.00", remaining: budget.Remaining{Tokens: -1, CostUSD: 0, Duration: -1}},
+			action: loop.ActionAbort, message: "budget: cost: $2.00 spent of $2.00", remaining: budget.Remaining{Tokens: -1, CostUSD: 0, Duration: -1}, stopped: []budget.Resource{budget.CostUSD}},
 		{name: "cannot afford another: abort", spec: loop.Spec{Limits: budget.Limits{MaxCostUSD: 3.1}}, iteration: 2, status: spent,
-			action: loop.ActionAbort, message: "an iteration takes about $1.20", remaining: budget.Remaining{Tokens: -1, CostUSD: 1.1, Duration: -1}},
+			action: loop.ActionAbort, message: "an iteration takes about $1.20", remaining: budget.Remaining{Tokens: -1, CostUSD: 1.1, Duration: -1}, stopped: []budget.Resource{budget.CostUSD}},
 		{name: "past 80%: go on with a warning", spec: loop.Spec{Limits: budget.Limits{MaxCostUSD: 1.2}}, iteration: 10, status: tenCheap,
 			action: loop.ActionContinue, warn: true, remaining: budget.Remaining{Tokens: -1, CostUSD: 0.2, Duration: -1}},
 		{name: "the threshold is not a budget", spec: loop.Spec{Limits: budget.Limits{FailureThreshold: 1}}, iteration: 2, status: spent,
@@ -52,6 +54,9 @@ func TestPreflight(t *testing.T) {
 			p := e.Preflight(loop.PreflightInput{State: &loop.State{Iteration: tt.iteration}, Spec: &tt.spec, Budget: tt.status})
 			if p.Action != tt.action || !strings.Contains(p.Message, tt.message) || (len(p.Warn) > 0) != tt.warn {
 				t.Errorf("Preflight = %s %q warn %v, want %s %q warn %v", p.Action, p.Message, p.Warn, tt.action, tt.message, tt.warn)
+			}
+			if !slices.Equal(p.Budgets, tt.stopped) {
+				t.Errorf("Budgets = %v, want %v", p.Budgets, tt.stopped)
 			}
 			if d := p.Remaining.CostUSD - tt.remaining.CostUSD; d > 1e-9 || d < -1e-9 || p.Remaining.Tokens != tt.remaining.Tokens {
 				t.Errorf("Remaining = %+v, want %+v", p.Remaining, tt.remaining)

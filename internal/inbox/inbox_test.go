@@ -57,8 +57,8 @@ func TestCurrent(t *testing.T) {
 func TestBudget(t *testing.T) {
 	t.Parallel()
 	l := budget.Limits{MaxCostUSD: 2.5, MaxTokens: 100000, MaxDuration: 90 * time.Minute}
-	v := budget.Verdict{Hard: []budget.Resource{budget.CostUSD, budget.Duration}, CannotAfford: []budget.Resource{budget.Tokens, budget.CostUSD}, Reason: "cost: $0 left"}
-	got := Budget("build", "--engine temporal", l, v)
+	stopped := []budget.Resource{budget.CostUSD, budget.Duration, budget.Tokens, budget.CostUSD}
+	got := Budget("build", "--engine temporal", l, "budget: cost: $0 left", stopped)
 	want := decision.NeedsYou{Kind: decision.NeedsBudget, Run: "build", Question: "A budget stopped the run. Raise it to go on?", Evidence: "budget: cost: $0 left",
 		Options: []decision.Answer{
 			{Label: "Raise the cost budget from 2.5 to 5", TradeOff: "the run goes on where it stopped; what it spent so far counts", Command: "agentloop resume build --max-cost 5 --engine temporal"},
@@ -72,24 +72,34 @@ func TestBudget(t *testing.T) {
 }
 
 // TestStopped: a setup error and a budget stop wait for a person; a stop by
-// the failure threshold with budget left does not.
+// the failure threshold does not. Whether a budget stopped the run, and
+// which, is the loop's decision as its state records it, not the budget
+// judged again: a run its cost budget stopped is in the inbox even when its
+// limits, judged now, would let it go on, and a run the failure threshold
+// stopped is not, even when its spend is past its limits.
 func TestStopped(t *testing.T) {
 	t.Parallel()
-	st := &loop.State{Iteration: 2, Spend: loop.Spend{Usage: evidence.Usage{CostUSD: 1, CostKnown: true}},
+	spent := loop.State{Iteration: 2, Status: loop.StatusAborted, Spend: loop.Spend{Usage: evidence.Usage{CostUSD: 1, CostKnown: true}},
 		History: []loop.Record{{Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}}, {Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}}}}
+	byBudget, byThreshold := spent, spent
+	byBudget.Reason, byBudget.StoppedBy = "budget cannot afford another iteration: cost left: $0.40, an iteration takes $0.50 on average", []budget.Resource{budget.CostUSD}
+	byThreshold.Reason = "consecutive failures: 3/3"
 	aborted := loop.Outcome{Status: loop.StatusAborted}
 	se := &agent.SetupError{Agent: "claude", Message: "401", Fix: "set ANTHROPIC_API_KEY"}
-	if rec, ok := Stopped("b", "", st, budget.Limits{}, aborted, errors.Join(errors.New("x"), se)); !ok || rec.Kind != decision.NeedsSetup ||
+	if rec, ok := Stopped("b", "", &byThreshold, budget.Limits{}, aborted, errors.Join(errors.New("x"), se)); !ok || rec.Kind != decision.NeedsSetup ||
 		rec.Options[0].Command != "agentloop resume b" || rec.Options[0].TradeOff != "to fix: set ANTHROPIC_API_KEY" {
 		t.Errorf("setup: %+v %v", rec, ok)
 	}
-	if rec, ok := Stopped("b", "", st, budget.Limits{MaxCostUSD: 1}, aborted, nil); !ok || rec.Kind != decision.NeedsBudget {
-		t.Errorf("budget spent: %+v %v", rec, ok)
+	// $10 would afford another iteration now: the record is still the run's own stop.
+	rec, ok := Stopped("b", "", &byBudget, budget.Limits{MaxCostUSD: 10}, aborted, nil)
+	if !ok || rec.Kind != decision.NeedsBudget || rec.Evidence != byBudget.Reason ||
+		len(rec.Options) != 2 || rec.Options[0].Command != "agentloop resume b --max-cost 20" {
+		t.Errorf("stopped by its cost budget: %+v %v", rec, ok)
 	}
-	if _, ok := Stopped("b", "", st, budget.Limits{MaxCostUSD: 10}, aborted, nil); ok {
-		t.Error("threshold with budget left: a record")
+	if rec, ok := Stopped("b", "", &byThreshold, budget.Limits{MaxCostUSD: 1}, aborted, nil); ok {
+		t.Errorf("stopped by the failure threshold, its cost past its limit: a record %+v", rec)
 	}
-	if _, ok := Stopped("b", "", st, budget.Limits{MaxCostUSD: 1}, loop.Outcome{Status: loop.StatusSucceeded}, nil); ok {
+	if _, ok := Stopped("b", "", &byBudget, budget.Limits{MaxCostUSD: 1}, loop.Outcome{Status: loop.StatusSucceeded}, nil); ok {
 		t.Error("succeeded: a record")
 	}
 }

@@ -16,16 +16,16 @@ import (
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
-// Budget is the record of the run named run that a budget stopped: v is the
-// budget's verdict on what the run spent, l its limits. Each limit crossed,
-// or too close to afford another iteration, gets the option of raising it to
-// twice its value; reach ends each command (see
+// Budget is the record of the run named run that its budgets stopped, as
+// the run recorded it: why, and the limits of l that stopped it (crossed, or
+// too close to afford another iteration). Each gets the option of raising it
+// to twice its value; reach ends each command (see
 // [decision.EscalationReport.Flags]).
-func Budget(run, reach string, l budget.Limits, v budget.Verdict) decision.NeedsYou {
+func Budget(run, reach string, l budget.Limits, why string, stopped []budget.Resource) decision.NeedsYou {
 	n := decision.NeedsYou{Kind: decision.NeedsBudget, Run: run,
-		Question: "A budget stopped the run. Raise it to go on?", Evidence: "budget: " + v.Reason}
+		Question: "A budget stopped the run. Raise it to go on?", Evidence: why}
 	seen := map[budget.Resource]bool{}
-	for _, r := range append(append([]budget.Resource(nil), v.Hard...), v.CannotAfford...) {
+	for _, r := range stopped {
 		if seen[r] {
 			continue
 		}
@@ -129,18 +129,14 @@ func command(s, reach string) string {
 
 // Stopped is the record of a run that ended a session as out (with the error
 // runErr) and waits for a person to go on: one whose agent cannot work until
-// its setup is fixed, or one a budget of l stopped (judged on st, as the loop
-// judged it). Other ends wait for nobody.
+// its setup is fixed, or one its budgets (of l) stopped, as its state st
+// records the loop's decision. Other ends wait for nobody.
 func Stopped(run, reach string, st *loop.State, l budget.Limits, out loop.Outcome, runErr error) (decision.NeedsYou, bool) {
 	if se, ok := errors.AsType[*agent.SetupError](runErr); ok {
 		return Setup(run, reach, se), true
 	}
-	if out.Status != loop.StatusAborted {
+	if out.Status != loop.StatusAborted || len(st.StoppedBy) == 0 {
 		return decision.NeedsYou{}, false
 	}
-	s := loop.BudgetStatus(st, nil)
-	if v := budget.Check(l, s.Spent, s.PerIteration); v.Stop() {
-		return Budget(run, reach, l, v), true
-	}
-	return decision.NeedsYou{}, false
+	return Budget(run, reach, l, st.Reason, st.StoppedBy), true
 }

@@ -47,6 +47,9 @@ type Preflight struct {
 	// ActionEscalate or ActionAbort end the session (escalate asks a human).
 	Action  Action `json:"action"`
 	Message string `json:"message,omitempty"` // why it stops, one line for people
+	// Budgets are the run's limits that stop it (ActionAbort): crossed, or
+	// too close to afford another iteration.
+	Budgets []budget.Resource `json:"budgets,omitempty"`
 	// Warn are the limits past their warning mark, Warning says so in one line;
 	// the loop shows it when the set changes.
 	Warn    []budget.Resource `json:"warn,omitempty"`
@@ -78,7 +81,10 @@ type Decision struct {
 	Quality   float64            `json:"quality"`
 	Message   string             `json:"message,omitempty"`  // one line for people
 	Feedback  string             `json:"feedback,omitempty"` // for the next prompt
-	Next      Next               `json:"next"`
+	// Budgets are the run's limits that stop it, with ActionAbort on a
+	// budget: crossed, or too close to afford another iteration.
+	Budgets []budget.Resource `json:"budgets,omitempty"`
+	Next    Next              `json:"next"`
 	// Failing are the iteration's failure keys, sorted; Fingerprint hashes them.
 	Failing     []string `json:"failing,omitempty"`
 	Fingerprint string   `json:"fingerprint,omitempty"`

@@ -52,6 +52,8 @@ func (e *SaveError) Unwrap() error { return e.Err }
 type Outcome struct {
 	Status Status
 	Reason string
+	// Budgets are the run's limits that stopped it ([State.StoppedBy]).
+	Budgets []budget.Resource
 }
 
 // Run advances one task's loop until it ends or must wait for a human. The caller
@@ -78,7 +80,7 @@ type runner struct {
 func (r *runner) run(ctx context.Context) (Outcome, error) {
 	st := r.st
 	st.Status = StatusRunning
-	st.Reason = ""
+	st.Reason, st.StoppedBy = "", nil
 	st.Segment = max(st.Segment, 1)
 	r.emit(ctx, 0, RunStarted{
 		Procedure: r.spec.Procedure, MaxIterations: r.spec.Limits.MaxIterations,
@@ -105,7 +107,7 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 		}
 		p := r.preflight(ctx)
 		if p.Action != ActionContinue {
-			out, done, err := r.obey(ctx, Decision{Action: p.Action, Message: p.Message})
+			out, done, err := r.obey(ctx, Decision{Action: p.Action, Message: p.Message, Budgets: p.Budgets})
 			if done {
 				return out, err
 			}
@@ -207,7 +209,7 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 		if errors.Is(err, ErrTimeRanOut) && ctx.Err() == nil {
 			// The decider judges the spend, the cut attempt's time included.
 			if p := r.preflight(ctx); p.Action != ActionContinue {
-				return r.obey(ctx, Decision{Action: p.Action, Message: p.Message})
+				return r.obey(ctx, Decision{Action: p.Action, Message: p.Message, Budgets: p.Budgets})
 			}
 		}
 		out, err := r.stepFailed(ctx, err)
@@ -271,7 +273,7 @@ func (r *runner) obey(ctx context.Context, d Decision) (Outcome, bool, error) {
 	case ActionComplete:
 		out = Outcome{Status: StatusCompleted, Reason: cmp.Or(d.Message, "the loop ran its course")}
 	case ActionAbort:
-		out = Outcome{Status: StatusAborted, Reason: cmp.Or(d.Message, "the decision engine gave up")}
+		out = Outcome{Status: StatusAborted, Reason: cmp.Or(d.Message, "the decision engine gave up"), Budgets: d.Budgets}
 	case ActionEscalate:
 		return r.escalate(ctx, d)
 	default:
@@ -394,7 +396,7 @@ func (r *runner) stepFailed(ctx context.Context, err error) (Outcome, error) {
 func (r *runner) finish(ctx context.Context, out Outcome) (Outcome, error) {
 	st := r.st
 	st.Status = out.Status
-	st.Reason = out.Reason
+	st.Reason, st.StoppedBy = out.Reason, out.Budgets
 	if n := len(st.Sessions); n > 0 {
 		st.Sessions[n-1].Status = out.Status
 		st.Sessions[n-1].Reason = out.Reason

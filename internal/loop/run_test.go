@@ -296,6 +296,15 @@ func TestRunBudget(t *testing.T) {
 	if want := "budget: cost: $0.50 left of $3.50, an iteration takes about $1.20 (mean of 3 × 1.2)"; out.Reason != want {
 		t.Errorf("reason %q, want %q", out.Reason, want)
 	}
+	// The state records which of the run's limits stopped it (the inbox
+	// offers to raise them), until the run goes on.
+	if !slices.Equal(st.StoppedBy, []budget.Resource{budget.CostUSD}) {
+		t.Errorf("stopped by %v, want the cost budget", st.StoppedBy)
+	}
+	out, _ = loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxCostUSD: 3.5, MaxIterations: 3, FailureThreshold: 3}, Decider: engine}, st)
+	if out.Status != loop.StatusCompleted || st.StoppedBy != nil {
+		t.Errorf("resumed to its iteration limit: %s (%s), stopped by %v", out.Status, out.Reason, st.StoppedBy)
+	}
 	// Each iteration is given what the run has left, for the agent's live watch.
 	for i, want := range []float64{3.5, 2.5, 1.5} {
 		if got := env.requests[i].Remaining; got.CostUSD != want || got.Tokens != -1 {

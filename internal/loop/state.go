@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
@@ -31,14 +32,18 @@ func (s Status) Ended() bool { return s != StatusRunning && s != "" }
 
 // State is a run's persisted state: everything needed to resume it.
 type State struct {
-	Version         int    `json:"version"`
-	Name            string `json:"name"`
-	RunID           string `json:"run_id"`
-	Procedure       string `json:"procedure_name"`
-	Status          Status `json:"status"`
-	Reason          string `json:"reason,omitempty"`
-	Iteration       int    `json:"iteration"` // iterations finished in this segment (counter, reset by guidance)
-	TotalIterations int    `json:"total_iterations"`
+	Version   int    `json:"version"`
+	Name      string `json:"name"`
+	RunID     string `json:"run_id"`
+	Procedure string `json:"procedure_name"`
+	Status    Status `json:"status"`
+	Reason    string `json:"reason,omitempty"`
+	// StoppedBy are the run's own limits that stopped it (status aborted),
+	// as its decider said: what a person raises to go on. The loop records
+	// it; none when something else ended the run.
+	StoppedBy       []budget.Resource `json:"stopped_by,omitempty"`
+	Iteration       int               `json:"iteration"` // iterations finished in this segment (counter, reset by guidance)
+	TotalIterations int               `json:"total_iterations"`
 	// Attempts is the run-wide sequence of agent attempts: the number of the
 	// last one started, across every session, segment, Ctrl-C and crash. An
 	// attempt's folder (iter-NNN) and checkpoint refs are named by its number,
