@@ -8,13 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/demo"
-	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -78,17 +76,10 @@ func runDemo(ctx context.Context, o demoOptions, d Deps) error {
 	if err != nil {
 		return fmt.Errorf("find this program for the demo agent: %w", err)
 	}
-	if err := demo.Setup(dir); err != nil {
+	_, noGit := d.LookPath("git")
+	warnf := func(format string, args ...any) { fmt.Fprintf(d.Stderr, "agentloop: "+format+"\n", args...) }
+	if err := demo.Prepare(ctx, dir, self, goBin, noGit == nil, warnf); err != nil {
 		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "agentloop.yaml"), []byte(demoConfig(self, goBin)), 0o644); err != nil {
-		return fmt.Errorf("write the demo configuration: %w", err)
-	}
-	if _, err := d.LookPath("git"); err == nil {
-		// With git the run shows checkpoints; without it the demo runs all the same.
-		if err := gitx.Init(ctx, dir, "textkit with failing tests"); err != nil {
-			fmt.Fprintf(d.Stderr, "agentloop: the demo runs without git checkpoints: %v\n", err)
-		}
 	}
 	fmt.Fprintf(d.Stdout, "Demo project: %s (textkit: 3 failing tests)\n", dir)
 	fmt.Fprintf(d.Stdout, "Agent: a scripted agent that fixes one failure per iteration; gate: go test -json ./...\n\n")
@@ -150,33 +141,4 @@ func demoReport(dir string) (string, error) {
 		return "", err
 	}
 	return path, f.Close()
-}
-
-// demoConfig is the demo project's agentloop.yaml.
-func demoConfig(self, goBin string) string {
-	return `# agentloop demo: fix textkit's failing tests.
-default: demo
-procedures:
-  demo:
-    description: Fix the failing tests of the textkit sample project without editing the tests
-    prompt:
-      context: [TASK.md]
-      observe: builtin:fix-tests/observe.md
-      orient: builtin:fix-tests/orient.md
-      decide: builtin:fix-tests/decide.md
-      act: builtin:fix-tests/act.md
-    agent:
-      cmd: [` + strconv.Quote(self) + `, demo-agent]
-      prompt_via: stdin
-    gates:
-      - name: tests
-        run: [` + strconv.Quote(goBin) + `, test, -json, ./...]
-        format: gotest-json
-        timeout: 5m
-        env: {GOTOOLCHAIN: local, GOFLAGS: -mod=mod}
-    limits:
-      max_iterations: 6
-      failure_threshold: 3
-      iteration_timeout: 2m
-`
 }

@@ -1,17 +1,70 @@
 package demo
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/gitx"
 )
 
 //go:embed sample
 var sample embed.FS
+
+// Prepare makes dir the demo's project: the sample, its agentloop.yaml (the
+// agent: the program self as demo-agent; the gate: goBin's go test) and, with
+// git (on PATH), a repository with the sample as its first commit, so that the
+// run keeps checkpoints. Without git, or when the repository cannot be made
+// (warnf says why), the demo runs all the same.
+func Prepare(ctx context.Context, dir, self, goBin string, git bool, warnf func(format string, args ...any)) error {
+	if err := Setup(dir); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agentloop.yaml"), []byte(config(self, goBin)), 0o644); err != nil {
+		return fmt.Errorf("write the demo configuration: %w", err)
+	}
+	if git {
+		if err := gitx.Init(ctx, dir, "textkit with failing tests"); err != nil {
+			warnf("the demo runs without git checkpoints: %v", err)
+		}
+	}
+	return nil
+}
+
+// config is the demo project's agentloop.yaml.
+func config(self, goBin string) string {
+	return `# agentloop demo: fix textkit's failing tests.
+default: demo
+procedures:
+  demo:
+    description: Fix the failing tests of the textkit sample project without editing the tests
+    prompt:
+      context: [TASK.md]
+      observe: builtin:fix-tests/observe.md
+      orient: builtin:fix-tests/orient.md
+      decide: builtin:fix-tests/decide.md
+      act: builtin:fix-tests/act.md
+    agent:
+      cmd: [` + strconv.Quote(self) + `, demo-agent]
+      prompt_via: stdin
+    gates:
+      - name: tests
+        run: [` + strconv.Quote(goBin) + `, test, -json, ./...]
+        format: gotest-json
+        timeout: 5m
+        env: {GOTOOLCHAIN: local, GOFLAGS: -mod=mod}
+    limits:
+      max_iterations: 6
+      failure_threshold: 3
+      iteration_timeout: 2m
+`
+}
 
 // Setup writes the sample project into dir.
 func Setup(dir string) error {

@@ -62,3 +62,38 @@ func TestSampleFailsThenPassesWhenFixed(t *testing.T) {
 		t.Fatalf("after every fix the tests still fail: %v\n%s", err, out)
 	}
 }
+
+// TestPrepare: the demo's project is the sample, its configuration (the
+// agent is this program's demo-agent, the gate the go given) and, with git, a
+// repository whose first commit holds it; without git, none and no warning.
+func TestPrepare(t *testing.T) {
+	t.Parallel()
+	gitBin := testenv.NeedTool(t, "git")
+	var warned []string
+	warnf := func(format string, args ...any) { warned = append(warned, format) }
+	dir := t.TempDir()
+	if err := Prepare(t.Context(), dir, "/opt/agent loop", "/usr/go/bin/go", true, warnf); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "agentloop.yaml"))
+	if err != nil || !strings.Contains(string(cfg), `cmd: ["/opt/agent loop", demo-agent]`) || !strings.Contains(string(cfg), `run: ["/usr/go/bin/go", test, -json, ./...]`) {
+		t.Errorf("agentloop.yaml (%v):\n%s", err, cfg)
+	}
+	cmd := exec.Command(gitBin, "ls-tree", "-r", "--name-only", "HEAD")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), "textkit.go\n") || !strings.Contains(string(out), "agentloop.yaml\n") {
+		t.Errorf("the first commit holds (%v):\n%s", err, out)
+	}
+	if len(warned) > 0 {
+		t.Errorf("warned: %q", warned)
+	}
+
+	plain := t.TempDir()
+	if err := Prepare(t.Context(), plain, "agentloop", "go", false, warnf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(plain, ".git")); !os.IsNotExist(err) || len(warned) > 0 {
+		t.Errorf("without git: .git %v, warned %q", err, warned)
+	}
+}
