@@ -309,7 +309,10 @@ func (l *loop) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 30 * time.Second
 	cmd.Dir = l.dir
-	cmd.Env = append(os.Environ(), "PATH="+binDir()+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
+	// The spend ledger every run keeps (and the usage limits it tells other
+	// loops of) is the test's, never the user's: out of the repository.
+	cmd.Env = append(os.Environ(), "PATH="+binDir()+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1",
+		"XDG_STATE_HOME="+filepath.Join(filepath.Dir(l.dir), "state"))
 	cmd.Env = append(cmd.Env, l.env...)
 	return cmd
 }

@@ -76,7 +76,7 @@ func newFleet(t *testing.T) *fleet {
 	f := &fleet{t: t, srv: srv, dir: dir}
 	f.env = append(os.Environ(),
 		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"),
+		"HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
 		"FAKEAGENT_DIR="+filepath.Join(dir, "fakeagent"), "FAKEAGENT_PLAN="+filepath.Join(dir, "plan.txt"),
 		"AGENTLOOP_TEMPORAL_ADDRESS="+srv.Addr(), "AGENTLOOP_TEMPORAL_TASK_QUEUE=agentloop-test",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t",
