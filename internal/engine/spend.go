@@ -82,7 +82,7 @@ func (s *SharedSpend) open() error {
 	}
 	lg, err := ledger.Open(s.Path, nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: every loop keeps its spend in this ledger; give it a place you can write with budgets: {ledger: PATH} in your configuration, or keep none with budgets: {ledger: off}", err)
 	}
 	s.Ledger = lg
 	return nil
