@@ -45,6 +45,10 @@ type SharedSpend struct {
 	// accounts' usage windows told instead of Ledger: the Temporal engine's
 	// ledger workflow, which reserved the iteration ([Local.Hold]).
 	Journal Journal
+	// Optional: the ledger is kept by default, not asked for (no budgets:
+	// section, no cap): one that cannot be opened is said once and the run
+	// goes on without it, instead of stopping.
+	Optional bool
 }
 
 // Journal is where a run's spend is settled and its usage windows told: the
@@ -189,7 +193,13 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 		poll = 5 * time.Second
 	}
 	if err := s.open(); err != nil {
-		return res, err
+		if !s.Optional {
+			return res, err
+		}
+		l.warn("this run's spend is not recorded: %v", err)
+		l.Spend = nil
+		res.Finished = l.Now()
+		return res, nil
 	}
 	names, keys := Routes(r, l.RateLimit.Fallback, s.Keys)
 	rs := ledger.Reservation{ID: l.reservationID(r.Seq), Run: s.Run, Graph: s.Graph}

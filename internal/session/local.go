@@ -41,6 +41,7 @@ func (s *Session) local(ctx context.Context, runDir string, events *state.EventL
 		l.Spend = &engine.SharedSpend{
 			Path: s.p.LedgerPath, Caps: s.p.Budgets.Caps, Config: cfg, Run: s.p.WorkDir + " " + s.p.Name, Graph: s.p.Graph,
 			Keys: s.p.Keys, Reviewer: s.p.ReviewerKey, Poll: s.p.BudgetPoll, First: s.p.Budgets.FirstIterationUSD,
+			Optional: !s.p.Budgets.Given,
 		}
 	}
 	return l
