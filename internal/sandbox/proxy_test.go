@@ -2,11 +2,14 @@ package sandbox
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // The proxy tunnels HTTPS (CONNECT) and forwards plain HTTP to the hosts the
@@ -58,6 +61,51 @@ func TestProxy(t *testing.T) {
 		}
 		if !strings.Contains(got, tt.want) {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestProxyRefusedReachesNothing: a client that ignores the 403 and goes on
+// (a raw socket sending its request right after the CONNECT, as if the
+// tunnel were open) gets nothing of a refused host, which never hears of it.
+func TestProxyRefusedReachesNothing(t *testing.T) {
+	t.Parallel()
+	var reached atomic.Int32
+	refused := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		reached.Add(1)
+		io.WriteString(w, "SECRET OF THE REFUSED HOST")
+	}))
+	defer refused.Close()
+	proxy := httptest.NewServer(&Proxy{Policy: Policy{Network: NetworkHosts}})
+	defer proxy.Close()
+	target := refused.Listener.Addr().String()
+	tests := []struct{ name, send string }{
+		{"CONNECT", "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\nConnection: close\r\n\r\n" +
+			"GET / HTTP/1.1\r\nHost: " + target + "\r\nConnection: close\r\n\r\n"},
+		{"plain HTTP", "GET http://" + target + "/ HTTP/1.1\r\nHost: " + target + "\r\nConnection: close\r\n\r\n"},
+	}
+	for _, tt := range tests {
+		c, err := net.Dial("tcp", proxy.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, tt.send)
+		got, err := io.ReadAll(c) // the 403 and whatever follows, until the proxy closes
+		c.Close()
+		if err != nil {
+			t.Fatalf("%s: read what the proxy sent: %v (so far %q)", tt.name, err, got)
+		}
+		if !strings.HasPrefix(string(got), "HTTP/1.1 403 ") || !strings.Contains(string(got), Blocked) {
+			t.Errorf("%s: the proxy answered %q, want a 403 saying %q", tt.name, got, Blocked)
+		}
+		if strings.Contains(string(got), "SECRET") || strings.Contains(string(got), "200 Connection established") {
+			t.Errorf("%s: a refused request went through:\n%s", tt.name, got)
+		}
+		if n := reached.Swap(0); n != 0 {
+			t.Errorf("%s: the refused host was reached %d times", tt.name, n)
 		}
 	}
 }
