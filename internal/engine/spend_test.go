@@ -106,3 +106,32 @@ func TestReserveStopsAtAHardCapAndParksAtASoftOne(t *testing.T) {
 		t.Errorf("parked %d polls, held %+v; want 3 polls, then $4.10 left to spend (5 − the others' 0.9)", sleeps, l2.held)
 	}
 }
+
+// TestWithinHeldTakesTheTighterLimit: the agent's live kill limit is the
+// tighter of the run's own budget left and what its reservation was left
+// under the shared caps (-1: no limit), each of dollars and tokens alone.
+func TestWithinHeldTakesTheTighterLimit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		held *held
+		in   budget.Remaining
+		want budget.Remaining
+	}{
+		{"nothing held", nil, budget.Remaining{Tokens: 500, CostUSD: 2, Duration: -1}, budget.Remaining{Tokens: 500, CostUSD: 2, Duration: -1}},
+		{"the caps are tighter", &held{leftUSD: 1.5, leftTokens: 300}, budget.Remaining{Tokens: 500, CostUSD: 2, Duration: -1}, budget.Remaining{Tokens: 300, CostUSD: 1.5, Duration: -1}},
+		{"the run's budget is tighter", &held{leftUSD: 4, leftTokens: 900}, budget.Remaining{Tokens: 500, CostUSD: 2, Duration: -1}, budget.Remaining{Tokens: 500, CostUSD: 2, Duration: -1}},
+		{"one of each", &held{leftUSD: 1, leftTokens: 900}, budget.Remaining{Tokens: 500, CostUSD: 2, Duration: -1}, budget.Remaining{Tokens: 500, CostUSD: 1, Duration: -1}},
+		{"no budget of its own", &held{leftUSD: 1, leftTokens: 300}, budget.Unlimited(), budget.Remaining{Tokens: 300, CostUSD: 1, Duration: -1}},
+		{"no cap", &held{leftUSD: -1, leftTokens: -1}, budget.Remaining{Tokens: 500, CostUSD: 2, Duration: -1}, budget.Remaining{Tokens: 500, CostUSD: 2, Duration: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			l := &Local{held: tt.held}
+			if got := l.withinHeld(tt.in); got != tt.want {
+				t.Errorf("withinHeld(%+v) = %+v, want %+v", tt.in, got, tt.want)
+			}
+		})
+	}
+}

@@ -85,6 +85,41 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestJudgeLeavesTheTightestHardCap: what a granted reservation is left to
+// spend (the agent's live kill limit) is the least any matching hard cap
+// leaves, in whatever order the caps come, for dollars and tokens alike.
+func TestJudgeLeavesTheTightestHardCap(t *testing.T) {
+	t.Parallel()
+	k := Key{Provider: "claude", Account: "claude:aa"}
+	recs := []Record{settle("a", t0, k, 1)} // $1 and 1000 tokens today, this week and this month
+	loose := Cap{Name: "month", Period: Month, MaxCostUSD: 50, MaxTokens: 90_000}
+	tight := Cap{Name: "day", Period: Day, MaxCostUSD: 3, MaxTokens: 4000}
+	usdOnly := Cap{Name: "week", Period: Week, MaxCostUSD: 2}
+	tokOnly := Cap{Name: "tok", Period: Week, MaxTokens: 2500}
+	other := Cap{Name: "codex", Period: Day, Provider: "codex", MaxCostUSD: 1.5, MaxTokens: 1500} // not this key's
+	tests := []struct {
+		name string
+		caps []Cap
+		usd  float64
+		tok  int64
+	}{
+		{"loose first", []Cap{loose, tight}, 2, 3000},
+		{"tight first", []Cap{tight, loose}, 2, 3000},
+		{"dollars of one, tokens of another", []Cap{loose, usdOnly, tokOnly}, 1, 1500},
+		{"tokens of one, dollars of another", []Cap{tokOnly, usdOnly, loose}, 1, 1500},
+		{"a cap of another key does not bound it", []Cap{other, loose}, 49, 89_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			g := bookOf(time.UTC, recs).Judge(tt.caps, k, 0.5, 100, t0.Add(time.Hour), nil, "")
+			if g.Verdict != Granted || math.Abs(g.LeftUSD-tt.usd) > 1e-9 || g.LeftTokens != tt.tok {
+				t.Errorf("%s, left $%g and %d tokens; want granted, $%g and %d tokens left", g.Verdict, g.LeftUSD, g.LeftTokens, tt.usd, tt.tok)
+			}
+		})
+	}
+}
+
 func TestBookSettlesOnce(t *testing.T) {
 	t.Parallel()
 	k := Key{Provider: "claude"}
