@@ -3,8 +3,10 @@ package state
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,9 +17,12 @@ func historyState() *loop.State {
 	return &loop.State{Version: loop.StateVersion, Name: "build", RunID: "r1", Status: loop.StatusRunning, Segment: 1}
 }
 
-// Each save appends only what is new to the run's history log, which only
-// grows (every earlier byte stays as it was); the state file holds the
-// position, its size independent of the history's length.
+// Each save appends only what is new to the run's history log — each
+// record, cut attempt and hand-off once, whichever comes with it — and the
+// log only grows (every earlier byte stays as it was); the state file holds
+// the position, its size independent of the history's length. Cut attempts
+// and hand-offs come in saves of their own and in different numbers, so
+// that each list's entries are checked apart from the other's.
 func TestHistoryIsAppendedNotRewritten(t *testing.T) {
 	t.Parallel()
 	s := Store{Root: t.TempDir()}
@@ -28,9 +33,14 @@ func TestHistoryIsAppendedNotRewritten(t *testing.T) {
 	for i := 1; i <= 50; i++ {
 		st.Attempts = i
 		st.History = append(st.History, loop.Record{N: i, Seq: i, Segment: 1, Summary: strings.Repeat("x", 100)})
-		if i%10 == 0 {
+		want := []string{fmt.Sprintf("record %d", i)}
+		if i%10 == 0 { // a cut attempt alone: 5 of them
 			st.Interrupted = append(st.Interrupted, loop.Interrupted{Seq: i, Iteration: i})
+			want = append(want, fmt.Sprintf("cut %d", len(st.Interrupted)))
+		}
+		if i%10 == 5 || i == 3 || i == 4 { // a hand-off after a cut attempt, and two before the first: 7 of them
 			st.Handoffs = append(st.Handoffs, loop.Handoff{Kind: loop.HandoffResume, After: i})
+			want = append(want, fmt.Sprintf("handoff %d", len(st.Handoffs)))
 		}
 		if err := s.Save(st); err != nil {
 			t.Fatal(err)
@@ -41,6 +51,17 @@ func TestHistoryIsAppendedNotRewritten(t *testing.T) {
 		}
 		if !bytes.HasPrefix(after, before) {
 			t.Fatalf("save %d rewrote the history log", i)
+		}
+		var got []string
+		for line := range strings.Lines(string(after[len(before):])) {
+			e, ok := readEntry([]byte(line))
+			if !ok {
+				t.Fatalf("save %d appended %q", i, line)
+			}
+			got = append(got, fmt.Sprintf("%s %d", e.Kind, e.I))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("save %d appended %q, want %q", i, got, want)
 		}
 		before = after
 		fi, err := os.Stat(s.StatePath("build"))
@@ -56,10 +77,11 @@ func TestHistoryIsAppendedNotRewritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.History) != 50 || got.History[49].Seq != 50 || len(got.Interrupted) != 5 || len(got.Handoffs) != 5 {
-		t.Errorf("loaded %d records, %d cut, %d hand-offs; want 50, 5, 5", len(got.History), len(got.Interrupted), len(got.Handoffs))
+	if len(got.History) != 50 || got.History[49].Seq != 50 || len(got.Interrupted) != 5 || got.Interrupted[4].Seq != 50 ||
+		len(got.Handoffs) != 7 || got.Handoffs[6].After != 45 {
+		t.Errorf("loaded %d records, %d cut, %d hand-offs; want 50, 5, 7", len(got.History), len(got.Interrupted), len(got.Handoffs))
 	}
-	if got.Logged != (loop.Logged{History: 50, Interrupted: 5, Handoffs: 5}) {
+	if got.Logged != (loop.Logged{History: 50, Interrupted: 5, Handoffs: 7}) {
 		t.Errorf("logged = %+v", got.Logged)
 	}
 }
