@@ -147,6 +147,24 @@ func TestRerunSelected(t *testing.T) {
 			t.Errorf("result %+v, want green", r)
 		}
 	})
+	// A rerun that did not build, or whose command failed as a whole, shows
+	// nothing of the tests it was to run, whatever else passed in it (the
+	// packages that did build): the gate stays red.
+	for _, f := range []evidence.Finding{
+		{Kind: evidence.KindBuild, Tool: "go", File: "a.go", Message: "undefined: x"},
+		{Kind: evidence.KindGate, Tool: "go", Message: "exit status 2"},
+	} {
+		t.Run("the rerun failed with "+string(f.Kind)+" and tests passed: red", func(t *testing.T) {
+			t.Parallel()
+			one := Judge(g, 1, Report{Findings: []evidence.Finding{test("TestClock")}, Tests: evidence.TestCounts{Passed: 10, Failed: 1}}, nil)
+			p, _ := PlanRerun([]string{"go", "test", "./..."}, one.Findings)
+			second := Judge(g, 1, Report{Findings: []evidence.Finding{f}, Tests: evidence.TestCounts{Passed: 5}}, nil)
+			r := RerunSelected(g, one, second, p)
+			if r.Passed || len(r.Flaky) != 0 || len(r.Findings) != 1 || !strings.Contains(r.RerunNote, "did not show them passing (5 passed)") {
+				t.Errorf("result passed=%v flaky=%v findings=%v note %q; want red, the failure counted", r.Passed, keysOf(r.Flaky), keysOf(r.Findings), r.RerunNote)
+			}
+		})
+	}
 	t.Run("tolerated baseline failures left: green", func(t *testing.T) {
 		t.Parallel()
 		tg := g
