@@ -79,6 +79,26 @@ func TestRedactorBytes(t *testing.T) {
 	}
 }
 
+// TestMinValue: a secret variable's value of MinValue (8) characters is
+// redacted, one shorter is not; surrounding blanks do not count.
+func TestMinValue(t *testing.T) {
+	t.Parallel()
+	r := New([]string{"PIN_TOKEN=Zq8vN2xL", "OTP_SECRET=Kp4tR7w", "PAD_TOKEN=  Wm3hB9yQ  "})
+	tests := []struct{ in, want string }{
+		{"pin Zq8vN2xL.", "pin [REDACTED:$PIN_TOKEN]."},
+		{"otp Kp4tR7w.", "otp Kp4tR7w."},
+		{"pad Wm3hB9yQ.", "pad [REDACTED:$PAD_TOKEN]."},
+	}
+	for _, tt := range tests {
+		if got := r.String(tt.in); got != tt.want {
+			t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if MinValue != 8 {
+		t.Errorf("MinValue = %d: the README says values of 8 characters or more are redacted", MinValue)
+	}
+}
+
 func TestWith(t *testing.T) {
 	t.Parallel()
 	base := New([]string{"A_TOKEN=aaaa-1111-aaaa"})
