@@ -149,20 +149,34 @@ func TestWebhookDeliversSignedVersionedBody(t *testing.T) {
 	}
 }
 
-// Without a secret in the environment the body goes unsigned; a webhook that
-// names a secret variable that is not set is a configuration error.
+// A webhook that names no secret variable is signed with the secret of
+// AGENTLOOP_NOTIFY_SECRET; without one in the environment the body goes
+// unsigned; a webhook that names a secret variable that is not set is a
+// configuration error.
 func TestWebhookSecret(t *testing.T) {
 	t.Parallel()
-	sigs := make(chan string, 1)
+	type got struct {
+		body []byte
+		sig  string
+	}
+	reqs := make(chan got, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sigs <- r.Header.Get("X-Agentloop-Signature-256")
+		b, _ := io.ReadAll(r.Body)
+		reqs <- got{b, r.Header.Get("X-Agentloop-Signature-256")}
 	}))
 	defer srv.Close()
-	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}}, nil)
+	const secret = "default-secret-0123456789"
+	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}}, map[string]string{DefaultSecretEnv: secret, "OTHER_SECRET": "not-this-one-0123"})
 	n.Send(needsYou(), nil)
 	drain(t, n)
-	if s := <-sigs; s != "" {
-		t.Errorf("signature %q without a secret", s)
+	if r := <-reqs; !verify(secret, r.body, r.sig) {
+		t.Errorf("signature %q does not verify the body with %s's secret", r.sig, DefaultSecretEnv)
+	}
+	n = notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}}, nil)
+	n.Send(needsYou(), nil)
+	drain(t, n)
+	if r := <-reqs; r.sig != "" {
+		t.Errorf("signature %q without a secret", r.sig)
 	}
 	_, err := New(t.Context(), Config{Webhooks: []Endpoint{{URL: srv.URL, SecretEnv: "NOT_SET"}}}, Options{Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), "NOT_SET (secret_env) is not set") {
@@ -326,7 +340,8 @@ func TestEventsFilter(t *testing.T) {
 }
 
 // TestSecretsRedacted: a secret of the environment in the notification's text
-// does not reach the receiver, nor a failure's message.
+// does not reach the receiver, nor a failure's message (a receiver's command
+// that fails printing it).
 func TestSecretsRedacted(t *testing.T) {
 	t.Parallel()
 	bodies := make(chan []byte, 1)
@@ -335,14 +350,28 @@ func TestSecretsRedacted(t *testing.T) {
 		bodies <- b
 	}))
 	defer srv.Close()
-	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}}, map[string]string{"DEPLOY_TOKEN": "tok-0123456789abcdef"})
+	rec := &recorder{}
+	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}, Commands: [][]string{ShellCommand("echo refused tok-0123456789abcdef >&2; exit 1")}},
+		map[string]string{"DEPLOY_TOKEN": "tok-0123456789abcdef"})
 	nt := needsYou()
 	nt.Text += "\nthe agent printed tok-0123456789abcdef"
-	n.Send(nt, nil)
+	n.Send(nt, rec.record)
 	drain(t, n)
 	b := <-bodies
 	if strings.Contains(string(b), "tok-0123456789abcdef") || !strings.Contains(string(b), "[REDACTED:$DEPLOY_TOKEN]") {
 		t.Errorf("body %s", b)
+	}
+	failed := 0
+	for _, ev := range rec.all() {
+		if f, ok := ev.Data.(loop.NotificationFailed); ok {
+			failed++
+			if f.Error != "exit status 1: refused [REDACTED:$DEPLOY_TOKEN]" {
+				t.Errorf("the failure's message %q, want the secret redacted", f.Error)
+			}
+		}
+	}
+	if failed != 1 {
+		t.Errorf("%d failures recorded, want the command's: %+v", failed, rec.all())
 	}
 }
 

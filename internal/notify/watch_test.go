@@ -77,12 +77,23 @@ func TestWatch(t *testing.T) {
 	}
 }
 
+// TestNilWatch: without a notifier (no notify: configured) the watch is nil
+// and it, Send and Close do nothing: nothing is recorded, nothing panics.
 func TestNilWatch(t *testing.T) {
 	t.Parallel()
 	var n *Notifier
-	w := n.Watch(Run{Name: "x"}, nil)
+	recorded := 0
+	record := func(loop.Event) { recorded++ }
+	w := n.Watch(Run{Name: "x"}, record)
+	if w != nil {
+		t.Errorf("a nil notifier's watch is %+v, want nil", w)
+	}
 	w.Event(loop.Event{Data: loop.RunFinished{Status: loop.StatusSucceeded}})
+	w.Event(loop.Event{Data: loop.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsEscalated, Run: "x"}}})
 	w.End(errors.New("x"))
-	n.Send(Notification{}, nil)
+	n.Send(needsYou(), record)
 	n.Close(t.Context())
+	if recorded != 0 {
+		t.Errorf("%d deliveries recorded without a notifier", recorded)
+	}
 }
