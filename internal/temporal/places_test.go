@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -107,13 +108,12 @@ func TestPlaceGivenAsItsStepIsCancelledGoesToTheNext(t *testing.T) {
 	// Given as it is cancelled: the wait ends with the cancel (it waits
 	// for the lock the place is given under), and the place is the next
 	// step's.
-	ctx, cancel = context.WithCancelCause(t.Context())
+	hc := &handedCancel{done: make(chan struct{}), err: errStop}
 	done := make(chan error, 1)
-	go func() { done <- p.take(ctx, true) }()
+	go func() { done <- p.take(hc, true) }()
 	waitWaiters(t, p, 1)
 	p.mu.Lock()
-	cancel(errStop)
-	time.Sleep(50 * time.Millisecond) // the wait sees the cancel alone
+	hc.end() // returns once the wait has seen the cancel, alone
 	p.giveLocked()
 	p.mu.Unlock()
 	if err := <-done; !errors.Is(err, errStop) {
@@ -129,6 +129,32 @@ func TestPlaceGivenAsItsStepIsCancelledGoesToTheNext(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the place given to a step as it was cancelled was lost")
 	}
+}
+
+// handedCancel is a context whose end is handed to the one wait on it:
+// [handedCancel.end] returns once that wait has received it from Done, so a
+// test knows the wait took its cancel branch before anything else happens.
+type handedCancel struct {
+	done  chan struct{}
+	ended atomic.Bool
+	err   error
+}
+
+func (c *handedCancel) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *handedCancel) Done() <-chan struct{}       { return c.done }
+func (c *handedCancel) Value(any) any               { return nil }
+
+func (c *handedCancel) Err() error {
+	if c.ended.Load() {
+		return c.err
+	}
+	return nil
+}
+
+// end ends the context and waits until a wait receives it.
+func (c *handedCancel) end() {
+	c.ended.Store(true)
+	c.done <- struct{}{}
 }
 
 // TestFirstCheckpointsPushGivesThePlaceToAnotherAgent: on a worker with one
