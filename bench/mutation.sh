@@ -7,10 +7,17 @@
 # Prints the surviving mutants and a table; TESTING.md keeps the figures.
 #
 #   bench/mutation.sh [N] [PKGDIR...]    N per package (default 25; 0: all)
+#   bench/mutation.sh known [PKGDIR...]  the known mutants (bench/mutate/known.txtar):
+#                                        bugs that once survived, each with its test
+#                                        since; fails when one lives
 #
 # MUTATION_SEED picks another sample; MUTATION_WORKERS runs mutants in parallel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = known ]; then
+  shift
+  exec go run ./bench/mutate -known bench/mutate/known.txtar -workers "${MUTATION_WORKERS:-1}" "$@"
+fi
 n=${1:-25}
 shift || true
 pkgs=("$@")

@@ -12,9 +12,12 @@
 // COVERED).
 //
 //	go run ./bench/mutate [-n 40] [-seed 1] [-workers 1] [-kinds K,...|all] [-timeout 3m] [-cover=false] [-match S] [-from K] [-list] [-v] PKGDIR...
+//	go run ./bench/mutate -known bench/mutate/known.txtar [-v] [PKGDIR...]
 //
 // It prints each outcome as it is known (on stderr), every surviving mutant and
-// a table of the share killed per package.
+// a table of the share killed per package. With -known it tests the known
+// mutants of a list instead of a sample (see known.go), and fails when one
+// lives.
 package main
 
 import (
@@ -49,9 +52,13 @@ type Mutant struct {
 	Old  string
 	New  string
 	Kind string
+	Name string // what the bug does, for a known mutant (known.go)
 }
 
 func (m Mutant) String() string {
+	if m.Name != "" {
+		return fmt.Sprintf("%s:%d:%d %s: %s", filepath.Base(m.File), m.Line, m.Col, m.Kind, m.Name)
+	}
 	return fmt.Sprintf("%s:%d:%d %s %q → %q", filepath.Base(m.File), m.Line, m.Col, m.Kind, m.Old, m.New)
 }
 
@@ -423,34 +430,52 @@ func main() {
 	from := flag.Int("from", 0, "skip the first sampled mutants of each package (to resume a stopped run)")
 	workers := flag.Int("workers", 1, "mutants tested at once")
 	kinds := flag.String("kinds", strings.Join(DefaultKinds, ","), "mutant kinds, comma-separated (all: also literal,boolean)")
+	knownList := flag.String("known", "", "test the known mutants of this list ("+KnownFile+") instead of a sample; PKGDIR... narrows them")
 	flag.Parse()
-	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: mutate [-n N] [-seed S] [-timeout D] [-list] [-v] PKGDIR...")
+	if flag.NArg() == 0 && *knownList == "" {
+		fmt.Fprintln(os.Stderr, "usage: mutate [-n N] [-seed S] [-timeout D] [-list] [-v] PKGDIR... | mutate -known LIST [PKGDIR...]")
 		os.Exit(2)
 	}
 	ks := strings.Split(*kinds, ",")
 	if *kinds == "all" {
 		ks = append(slices.Clone(DefaultKinds), "literal", "boolean")
 	}
-	if err := run(context.Background(), os.Stdout, flag.Args(), ks, *n, *seed, *timeout, *workers, *list, *verbose, *cover, *match, *from, os.Stderr); err != nil {
+	dirs := flag.Args()
+	var known []Mutant
+	if *knownList != "" {
+		var err error
+		if known, err = loadKnown(*knownList); err != nil {
+			fmt.Fprintln(os.Stderr, "mutate:", err)
+			os.Exit(1)
+		}
+		dirs = knownDirs(known, dirs)
+	}
+	if err := run(context.Background(), os.Stdout, dirs, ks, *n, *seed, *timeout, *workers, *list, *verbose, *cover, *match, *from, os.Stderr, known); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uint64, timeout time.Duration, workers int, list, verbose, cover bool, match string, from int, progress io.Writer) error {
+// run tests a sample of each package's mutants, or with known the known
+// mutants of each package instead.
+func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uint64, timeout time.Duration, workers int, list, verbose, cover bool, match string, from int, progress io.Writer, known []Mutant) error {
 	tmp, err := os.MkdirTemp("", "mutate")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
 	var tallies []tally
+	var knownLived []Mutant
 	for _, dir := range dirs {
 		all, err := packageMutants(dir, kinds)
 		if err != nil {
 			return err
 		}
 		sample := Sample(all, n, seed)
+		if known != nil {
+			all = knownOf(known, dir)
+			sample = all
+		}
 		if match != "" {
 			re, err := regexp.Compile(match)
 			if err != nil {
@@ -515,6 +540,9 @@ func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uin
 			if verbose || outcomes[i] == lived || outcomes[i] == notCovered {
 				fmt.Fprintf(w, "  %-10s %s\n", outcomes[i], m)
 			}
+			if known != nil && outcomes[i] != killed && outcomes[i] != timedOut {
+				knownLived = append(knownLived, m) // a known mutant that does not build is a stale entry
+			}
 		}
 		tallies = append(tallies, t)
 	}
@@ -524,6 +552,13 @@ func run(ctx context.Context, w io.Writer, dirs, kinds []string, n int, seed uin
 	fmt.Fprintf(w, "\n| package | mutants | sampled | killed | lived | not viable | killed %% |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, t := range tallies {
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %.0f%% |\n", t.pkg, t.total, t.sampled, t.killed, t.lived, t.notViable, t.score())
+	}
+	if len(knownLived) > 0 {
+		var names []string
+		for _, m := range knownLived {
+			names = append(names, m.File+": "+m.Name)
+		}
+		return fmt.Errorf("%d of the known mutants were not killed (the test that caught each is gone or weaker, or its entry does not build):\n  %s", len(knownLived), strings.Join(names, "\n  "))
 	}
 	return nil
 }

@@ -99,7 +99,7 @@ func TestRunKillsAndSpares(t *testing.T) {
 	}
 	t.Chdir(dir)
 	var out strings.Builder
-	if err := run(t.Context(), &out, []string{"p"}, DefaultKinds, 0, 1, time.Minute, 1, false, false, true, "", 0, nil); err != nil {
+	if err := run(t.Context(), &out, []string{"p"}, DefaultKinds, 0, 1, time.Minute, 1, false, false, true, "", 0, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	// < → <= lives (the test never compares equal numbers), < → >= is killed.
@@ -162,5 +162,111 @@ func TestRunTimeout(t *testing.T) {
 		if got := runTimeout([]byte(tc.out)); got != tc.want {
 			t.Errorf("runTimeout(%q) = %s, want %s", tc.out, got, tc.want)
 		}
+	}
+}
+
+func TestParseKnown(t *testing.T) {
+	t.Parallel()
+	list := "a comment\n-- p/p.go: Less is <= --\nreturn a < b\n-- => --\nreturn a <= b\n-- p/q.go: a line dropped --\n\tx++\n-- => --\n"
+	ms, err := parseKnown([]byte(list))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Mutant{
+		{File: filepath.FromSlash("p/p.go"), Old: "return a < b\n", New: "return a <= b\n", Kind: "known", Name: "Less is <="},
+		{File: filepath.FromSlash("p/q.go"), Old: "\tx++\n", New: "", Kind: "known", Name: "a line dropped"},
+	}
+	if !slices.Equal(ms, want) {
+		t.Errorf("parseKnown\n got %+v\nwant %+v", ms, want)
+	}
+	for _, bad := range []string{
+		"-- p/p.go: odd --\nx\n",                     // no replacement
+		"-- p/p.go --\nx\n-- => --\ny\n",             // no description
+		"-- p/p.go: two --\nx\n-- p/p.go: y --\ny\n", // the second is not "=>"
+		"-- p/p.go: empty --\n\n-- => --\ny\n",       // nothing to replace
+	} {
+		if _, err := parseKnown([]byte(bad)); err == nil {
+			t.Errorf("parseKnown(%q) took it", bad)
+		}
+	}
+}
+
+func TestPlace(t *testing.T) {
+	t.Parallel()
+	src := []byte("package p\n\nfunc f() {\n\treturn a < b\n}\n")
+	m := Mutant{File: "p.go", Old: "a < b", New: "a <= b", Name: "x"}
+	if err := place(&m, src); err != nil || m.Line != 4 || m.Col != 9 || string(src[m.Off:m.Off+len(m.Old)]) != m.Old {
+		t.Errorf("place = %+v, %v; want line 4, column 9", m, err)
+	}
+	for _, old := range []string{"a > b", "\n"} { // not there; more than once
+		m := Mutant{File: "p.go", Old: old, Name: "x"}
+		if err := place(&m, src); err == nil {
+			t.Errorf("place(%q) took it", old)
+		}
+	}
+}
+
+// TestKnownListIsCurrent: every known mutant's text is where the list says,
+// once, and the mutated file still parses: a change that moves the code
+// makes the list be updated, not silently skipped.
+func TestKnownListIsCurrent(t *testing.T) {
+	t.Chdir("../..")
+	ms, err := loadKnown(KnownFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) == 0 {
+		t.Fatal("no known mutants")
+	}
+	for _, m := range ms {
+		src, err := os.ReadFile(m.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mut, err := Apply(src, m)
+		if err != nil {
+			t.Errorf("%s: %v", m, err)
+			continue
+		}
+		if _, err := parser.ParseFile(token.NewFileSet(), m.File, mut, 0); err != nil {
+			t.Errorf("%s does not parse: %v", m, err)
+		}
+	}
+}
+
+// TestRunKnown: with known mutants the tool tests them, not a sample, and
+// fails naming one the tests do not kill.
+func TestRunKnown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test three times")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":      "module tiny\n\ngo 1.24\n",
+		"p/p.go":      "package p\n\n// Less is a < b.\nfunc Less(a, b int) bool {\n\treturn a < b\n}\n",
+		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestLess(t *testing.T) {\n\tif !Less(1, 3) || Less(3, 1) {\n\t\tt.Fatal(\"Less\")\n\t}\n}\n",
+		"known.txtar": "-- p/p.go: Less is always true --\n\treturn a < b\n-- => --\n\treturn true\n-- p/p.go: Less is <= --\nfunc Less(a, b int) bool {\n\treturn a < b\n-- => --\nfunc Less(a, b int) bool {\n\treturn a <= b\n",
+	}
+	for name, content := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	known, err := loadKnown("known.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	err = run(t.Context(), &out, knownDirs(known, nil), DefaultKinds, 1, 1, time.Minute, 1, false, true, true, "", 0, nil, known)
+	if err == nil || !strings.Contains(err.Error(), "1 of the known mutants were not killed") || !strings.Contains(err.Error(), "p/p.go: Less is <=") {
+		t.Errorf("run: %v", err)
+	}
+	if !strings.Contains(out.String(), "KILLED") || !strings.Contains(out.String(), "LIVED      p.go:4:1 known: Less is <=") ||
+		!strings.Contains(out.String(), "| p | 2 | 2 | 1 | 1 | 0 | 50% |") {
+		t.Errorf("output:\n%s", out.String())
 	}
 }
