@@ -10,26 +10,19 @@ import (
 
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
 
-// Gates is the check of a task's required gates (those of its plan p) on a
-// merged result, each judged as the task's loop judges it, against the
-// baseline of the task's run; their logs go under logDir. It is nil when the
-// plan has no required gate.
-func Gates(p *plan.Plan, baseline []evidence.GateResult, logDir string) GateCheck {
-	var specs []engine.GateSpec
-	for _, s := range p.Gates {
-		if s.Required {
-			specs = append(specs, s)
-		}
-	}
-	if len(specs) == 0 {
+// Gates is the check of a task's required gates on a merged result, run by
+// runner (the plan's, [plan.Plan.MergeGateRunner]: its redaction and sandbox),
+// each judged as the task's loop judges it, against the baseline of the
+// task's run; their logs go under logDir. It is nil when runner is (the plan
+// has no required gate).
+func Gates(runner engine.GateRunner, baseline []evidence.GateResult, logDir string) GateCheck {
+	if runner == nil {
 		return nil
 	}
-	runner := &engine.ProcGates{Specs: specs, Grace: p.KillGrace}
 	return func(ctx context.Context, dir string) (bool, string, error) {
 		if err := state.EnsureDir(logDir); err != nil {
 			return false, "", fmt.Errorf("create the folder of the gates' logs: %w", err)

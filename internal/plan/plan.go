@@ -205,10 +205,30 @@ func (p *Plan) ReviewerAgent(log *slog.Logger) engine.Reviewer {
 
 // GateRunner runs the plan's gates; nil when the plan has none.
 func (p *Plan) GateRunner() engine.GateRunner {
-	if len(p.Gates) == 0 {
+	return p.gateRunner(p.Gates)
+}
+
+// MergeGateRunner runs the plan's required gates, those a task's merged
+// result must pass; nil when the plan has none. Like [Plan.GateRunner] it
+// redacts the plan's secrets and runs in the plan's sandbox.
+func (p *Plan) MergeGateRunner() engine.GateRunner {
+	var req []engine.GateSpec
+	for _, s := range p.Gates {
+		if s.Required {
+			req = append(req, s)
+		}
+	}
+	return p.gateRunner(req)
+}
+
+// gateRunner is the one runner of gates: every gate of a run (its baseline,
+// its iterations, their flaky checks, a graph's merge) runs through one it
+// makes, with the plan's redaction, sandbox and kill grace.
+func (p *Plan) gateRunner(specs []engine.GateSpec) engine.GateRunner {
+	if len(specs) == 0 {
 		return nil
 	}
-	g := &engine.ProcGates{Specs: p.Gates, Grace: p.KillGrace, Redact: p.Secrets()}
+	g := &engine.ProcGates{Specs: specs, Grace: p.KillGrace, Redact: p.Secrets()}
 	if p.Proc.Sandbox.Gates {
 		g.Sandbox = p.GateSandbox()
 	}

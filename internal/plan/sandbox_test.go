@@ -85,6 +85,10 @@ procedures:
 	if g := p.GateRunner().(*engine.ProcGates); g.Sandbox == nil || g.Sandbox.(*sandbox.Sandbox).Config.Allow[0] != "proxy.golang.org" {
 		t.Errorf("gates: true: %+v", g.Sandbox)
 	}
+	// The gates a graph runs on a task's merged result run in it too.
+	if g := p.MergeGateRunner().(*engine.ProcGates); g.Sandbox == nil || g.Redact != p.Secrets() {
+		t.Errorf("the merge's gates: sandbox %+v, redactor %p: want the plan's", g.Sandbox, g.Redact)
+	}
 }
 
 // Where no sandbox can be made, a plan that asks for one does not start.

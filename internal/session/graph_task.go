@@ -95,7 +95,7 @@ func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *
 	defer g.mergeMu.Unlock()
 	m := graph.Merger{Repo: g.repo, StateDir: g.stateDir, Graph: g.name, File: g.file, Git: &g.gitMu, Warnf: g.out.Warnf, Grace: g.grace}
 	logDir := graph.MergeLogDir(state.Store{Root: g.stateDir}.RunDir(p.Name, st.RunID))
-	r, err := m.Merge(ctx, t.ID, graph.Verified(st), graph.Gates(p, st.Baseline, logDir))
+	r, err := m.Merge(ctx, t.ID, graph.Verified(st), graph.Gates(p.MergeGateRunner(), st.Baseline, logDir))
 	if err != nil {
 		return o, err
 	}

@@ -239,7 +239,7 @@ func (g *GraphSteps) gates(ctx context.Context, in MergeInput, id string) (graph
 		return nil, fmt.Errorf("rebuild the plan of run %s for its gates: %w", ref.Name, err)
 	}
 	runDir := state.Store{Root: p.StateDir}.RunDir(ref.Name, ref.RunID)
-	return graph.Gates(p, in.Baselines[id], graph.MergeLogDir(runDir)), nil
+	return graph.Gates(p.MergeGateRunner(), in.Baselines[id], graph.MergeLogDir(runDir)), nil
 }
 
 // here is the tasks of in.Order whose branch in the graph's repository is at
