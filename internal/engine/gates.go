@@ -249,7 +249,9 @@ func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir, log
 	case res.Canceled:
 		return evidence.GateResult{}, context.Cause(ctx)
 	case res.TimedOut:
-		judged = gate.Infra(spec, fmt.Sprintf("timed out after %s", s.Timeout))
+		rep := p.rep
+		rep.Tail = string(log.Tail(4096))
+		judged = gate.TimedOut(spec, s.Timeout, rep, base)
 	case gate.ShellCannotStart(res.ExitCode):
 		judged = gate.NotStarted(spec, shellReason(res.ExitCode, string(log.Tail(2048))))
 		judged.ExitCode = res.ExitCode

@@ -70,11 +70,14 @@ type GateResult struct {
 	Required    bool          `json:"required"`
 	ExitCode    int           `json:"exit_code"`
 	Passed      bool          `json:"passed"`                 // judged on exit code, report and tail together
-	Infra       bool          `json:"infra,omitempty"`        // timed out or could not start: not a finding of the agent's code
+	Infra       bool          `json:"infra,omitempty"`        // could not start or be judged: not a finding of the agent's code
 	InfraReason string        `json:"infra_reason,omitempty"` // why, when Infra
 	NotStarted  bool          `json:"not_started,omitempty"`  // Infra: not found, not executable, or a shell's exit 126/127
 	Format      string        `json:"format,omitempty"`       // parser used (detected or configured)
 	Duration    time.Duration `json:"duration_ns"`
+	// TimedOut is the time limit the gate ran out of (0: it ended by
+	// itself); it then failed, with a finding that says so.
+	TimedOut    time.Duration `json:"timed_out_ns,omitempty"`
 	LogPath     string        `json:"log_path,omitempty"`
 	// FailuresPath is the file that lists every failure of this run of the
 	// gate with its whole message (gate.FailureList), relative to the work

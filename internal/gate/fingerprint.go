@@ -128,6 +128,8 @@ func Label(key string) string {
 	k, _, _ := strings.Cut(key, "#")
 	parts := strings.Split(k, "|")
 	switch {
+	case len(parts) >= 3 && parts[0] == "GATE" && strings.HasPrefix(parts[2], "timeout="):
+		return fmt.Sprintf("gate %s (timed out after %s)", parts[1], strings.TrimPrefix(parts[2], "timeout="))
 	case len(parts) >= 3 && parts[0] == "GATE":
 		return fmt.Sprintf("gate %s (%s, no parsable failure)", parts[1], strings.Replace(parts[2], "=", " ", 1))
 	case len(parts) >= 5:

@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
@@ -133,8 +135,31 @@ func gateFinding(name string, exitCode int, tail string) evidence.Finding {
 	}
 }
 
-// Infra is the result of a gate that timed out or could not start: it fails, but
-// it is not a finding against the agent's code.
+// TimedOut judges a gate that ran out of its time limit after: it fails like
+// any gate, with what its parser read of its output (rep) and one finding
+// more that says it timed out, with its last lines (rep.Tail), keyed on the
+// gate and its limit alone, so that the same hang in two iterations is the
+// same failure. A
+// deadlocked test suite is most often the code's doing, so it is evidence
+// against it, not the environment's problem.
+func TimedOut(g Gate, after time.Duration, rep Report, baseline *evidence.GateResult) evidence.GateResult {
+	msg := fmt.Sprintf("gate %s timed out after %s", g.Name, after)
+	if last := lastLines(rep.Tail, 8); last != "" {
+		msg += "; its last lines: " + last
+	} else {
+		msg += " with no output"
+	}
+	rep.Findings = append(slices.Clone(rep.Findings), evidence.Finding{
+		Kind: evidence.KindGate, Tool: g.Name, ID: g.Name, Message: cleanMessage(msg), Severity: evidence.SeverityError,
+		Key: fmt.Sprintf("GATE|%s|timeout=%s", g.Name, after),
+	})
+	res := Judge(g, -1, rep, baseline)
+	res.TimedOut = after
+	return res
+}
+
+// Infra is the result of a gate that could not start or be judged: it fails,
+// but it is not a finding against the agent's code.
 func Infra(g Gate, reason string) evidence.GateResult {
 	return evidence.GateResult{
 		Name: g.Name, Command: g.Command, Required: g.Required, ExitCode: -1,
@@ -216,9 +241,10 @@ func Rerun(first, second evidence.GateResult) evidence.GateResult {
 // more to tell a flaky test from a real failure: a required gate that failed
 // with failures beyond the baseline (the baseline's own, repeated, are known
 // to be real) and none of them a build, type or lint failure (those do not
-// flake). A gate that could not run is not rerun here.
+// flake). A gate that could not run, or ran out of its time, is not rerun
+// here (another hang of as long says nothing new).
 func ShouldRerun(r evidence.GateResult) bool {
-	if !r.Required || r.Passed || r.Infra || len(r.Findings) == 0 {
+	if !r.Required || r.Passed || r.Infra || r.TimedOut > 0 || len(r.Findings) == 0 {
 		return false
 	}
 	for _, f := range r.Findings {

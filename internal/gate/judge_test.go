@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -297,5 +298,33 @@ func renderGolden(t *testing.T, name, got string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("Render (-want +got):\n%s", diff)
+	}
+}
+
+// A gate that ran out of its time fails like any gate: what its parser read
+// counts, and one more finding says it timed out, with its last lines, keyed
+// on the gate and its limit so that the same hang in the baseline and an
+// iteration is the same failure.
+func TestTimedOut(t *testing.T) {
+	t.Parallel()
+	g := Gate{Name: "tests", Command: "go test ./...", Required: true}
+	test := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestAdd", Message: "want 2", Severity: evidence.SeverityError}
+	r := TimedOut(g, 10*time.Minute, Report{Tail: "=== RUN TestA\n=== RUN TestDeadlock\n", Findings: []evidence.Finding{test}}, nil)
+	if r.Passed || r.Infra || r.TimedOut != 10*time.Minute || len(r.Findings) != 2 {
+		t.Fatalf("TimedOut: %+v", r)
+	}
+	to := r.Findings[1]
+	if want := "gate tests timed out after 10m0s; its last lines: === RUN TestA"; !strings.HasPrefix(to.Message, want) || !strings.Contains(to.Message, "TestDeadlock") {
+		t.Errorf("message %q, want it to start %q and end with the last line", to.Message, want)
+	}
+	if to.Key != "GATE|tests|timeout=10m0s" || Label(to.Key) != "gate tests (timed out after 10m0s)" {
+		t.Errorf("key %q, label %q", to.Key, Label(to.Key))
+	}
+	again := TimedOut(g, 10*time.Minute, Report{Tail: "=== RUN TestOther\n"}, &r)
+	if len(again.Findings) != 0 || len(again.Preexisting) != 1 || again.Passed {
+		t.Errorf("the same hang as the baseline's: findings %v preexisting %v", again.Findings, again.Preexisting)
+	}
+	if silent := TimedOut(g, time.Second, Report{}, nil); !strings.HasSuffix(silent.Findings[0].Message, "timed out after 1s with no output") {
+		t.Errorf("silent: %q", silent.Findings[0].Message)
 	}
 }

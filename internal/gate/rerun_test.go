@@ -3,6 +3,7 @@ package gate
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
@@ -68,7 +69,8 @@ func TestShouldRerun(t *testing.T) {
 		{"a build failure does not flake", Judge(g, 1, Report{Findings: []evidence.Finding{test, build}}, nil), false},
 		{"an optional gate", Judge(optional, 1, Report{Findings: []evidence.Finding{test}}, nil), false},
 		{"a passing gate", Judge(g, 0, Report{}, nil), false},
-		{"a gate that could not run", Infra(g, "timed out"), false},
+		{"a gate that could not run", Infra(g, "cannot start"), false},
+		{"a gate that timed out", TimedOut(g, time.Minute, Report{Findings: []evidence.Finding{test}}, nil), false},
 	} {
 		if got := ShouldRerun(tt.r); got != tt.want {
 			t.Errorf("%s: ShouldRerun = %v, want %v", tt.name, got, tt.want)
