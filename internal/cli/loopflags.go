@@ -24,6 +24,7 @@ type loopOptions struct {
 	gates            []string
 	reviewer         string
 	iterationTimeout time.Duration
+	gateTimeout      time.Duration
 	timeout          time.Duration
 	maxDuration      time.Duration
 	maxTokens        int64
@@ -59,6 +60,7 @@ func (o *loopOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.gates, "gate", nil, "quality gate command run after each iteration (repeatable)")
 	fs.StringVar(&o.reviewer, "reviewer", "", "reviewer agent preset or name")
 	fs.DurationVar(&o.iterationTimeout, "iteration-timeout", 0, "end an iteration's agent after this long (e.g. 30m)")
+	fs.DurationVar(&o.gateTimeout, "gate-timeout", 0, "end a gate that runs this long, unless its own timeout: says otherwise; it fails with its last lines (default 10m)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "end the whole run after this long")
 	fs.DurationVar(&o.maxDuration, "max-duration", 0, "wall-time budget for the run, kept across resumes (e.g. 2h)")
 	fs.Int64Var(&o.maxTokens, "max-tokens", 0, "token budget for the run")
@@ -144,6 +146,7 @@ func (o *loopOptions) envLimits(getenv func(string) string) []string {
 		{"AGENTLOOP_MAX_ITERATIONS", "max-iterations"},
 		{"AGENTLOOP_FAILURE_THRESHOLD", "failure-threshold"},
 		{"AGENTLOOP_ITERATION_TIMEOUT", "iteration-timeout"},
+		{"AGENTLOOP_GATE_TIMEOUT", "gate-timeout"},
 		{"AGENTLOOP_TIMEOUT", "timeout"},
 		{"AGENTLOOP_MAX_DURATION", "max-duration"},
 		{"AGENTLOOP_MAX_TOKENS", "max-tokens"},
@@ -208,6 +211,7 @@ var overrideFlags = []struct {
 	{"reviewer", func(o *loopOptions, ov *config.Overrides) { ov.Reviewer = &o.reviewer }},
 	{"iteration-timeout", func(o *loopOptions, ov *config.Overrides) { ov.IterationTimeout = &o.iterationTimeout }},
 	{"timeout", func(o *loopOptions, ov *config.Overrides) { ov.Timeout = &o.timeout }},
+	{"gate-timeout", func(o *loopOptions, ov *config.Overrides) { ov.GateTimeout = &o.gateTimeout }},
 	{"max-duration", func(o *loopOptions, ov *config.Overrides) { ov.MaxDuration = &o.maxDuration }},
 	{"max-tokens", func(o *loopOptions, ov *config.Overrides) { ov.MaxTokens = &o.maxTokens }},
 	{"max-cost", func(o *loopOptions, ov *config.Overrides) { ov.MaxCostUSD = &o.maxCost }},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/prompt"
@@ -15,7 +16,11 @@ const (
 	DefaultStateDir         = ".agentloop"
 	DefaultFailureThreshold = 3
 	DefaultFeedbackLength   = 500
-	DefaultAgent            = "claude"
+	// DefaultGateTimeout is how long a gate may run when neither its own
+	// timeout: nor limits.gate_timeout says: go test's own default, so that a
+	// deadlocked test suite does not hold the loop forever.
+	DefaultGateTimeout = 10 * time.Minute
+	DefaultAgent       = "claude"
 	// BuiltinMaxIterations is the max_iterations of the built-in procedures
 	// (a procedure of your own that sets none runs until another limit stops it).
 	BuiltinMaxIterations = 10
@@ -42,13 +47,13 @@ log_format: text
 notify: {rate_limit_after: %s, timeout: %s, retries: %d}
 defaults:
   agent: %s
-  limits: {failure_threshold: %d, iteration_timeout: 1h, idle_timeout: 20m}
+  limits: {failure_threshold: %d, iteration_timeout: 1h, idle_timeout: 20m, gate_timeout: %s}
   feedback: {max_length: %d}
   baseline: true
   escalation: {on: [security, architecture, conflict, scope_creep], include_diff: true, max_diff_lines: 300}
   git: {checkpoint: true, commit: false, push: false}
 `, DefaultStateDir, notify.DefaultRateLimitAfter, notify.DefaultTimeout, notify.DefaultRetries,
-		DefaultAgent, DefaultFailureThreshold, DefaultFeedbackLength)
+		DefaultAgent, DefaultFailureThreshold, DefaultGateTimeout, DefaultFeedbackLength)
 	builtins := prompt.Builtins()
 	for _, p := range builtins {
 		if p.Name == DefaultProcedure {

@@ -29,6 +29,7 @@
 //	AGENTLOOP_FAILURE_THRESHOLD  limits.failure_threshold
 //	AGENTLOOP_ITERATION_TIMEOUT  limits.iteration_timeout (a Go duration: 30m)
 //	AGENTLOOP_IDLE_TIMEOUT       limits.idle_timeout
+//	AGENTLOOP_GATE_TIMEOUT       limits.gate_timeout (a Go duration: 10m)
 //	AGENTLOOP_TIMEOUT            limits.timeout (the whole run)
 //	AGENTLOOP_MAX_DURATION       limits.max_duration
 //	AGENTLOOP_MAX_TOKENS         limits.max_tokens

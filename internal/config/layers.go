@@ -37,6 +37,7 @@ func EnvVars() []EnvVar {
 		{Name: "AGENTLOOP_FAILURE_THRESHOLD", Key: "limits.failure_threshold"},
 		{Name: "AGENTLOOP_ITERATION_TIMEOUT", Key: "limits.iteration_timeout"},
 		{Name: "AGENTLOOP_IDLE_TIMEOUT", Key: "limits.idle_timeout"},
+		{Name: "AGENTLOOP_GATE_TIMEOUT", Key: "limits.gate_timeout"},
 		{Name: "AGENTLOOP_TIMEOUT", Key: "limits.timeout"},
 		{Name: "AGENTLOOP_MAX_DURATION", Key: "limits.max_duration"},
 		{Name: "AGENTLOOP_MAX_TOKENS", Key: "limits.max_tokens"},
@@ -193,6 +194,7 @@ func flagLayer(at origins, f Overrides) *layerBuilder {
 	num(f.FailureThreshold, "failure-threshold", "limits.failure_threshold")
 	dur(f.IterationTimeout, "iteration-timeout", "limits.iteration_timeout")
 	dur(f.Timeout, "timeout", "limits.timeout")
+	dur(f.GateTimeout, "gate-timeout", "limits.gate_timeout")
 	dur(f.MaxDuration, "max-duration", "limits.max_duration")
 	if f.MaxTokens != nil {
 		l.set(l.proc, "limits.max_tokens", plain(strconv.FormatInt(*f.MaxTokens, 10)), fl("max-tokens"))

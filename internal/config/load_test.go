@@ -125,7 +125,7 @@ func TestNoConfigUsesBuiltins(t *testing.T) {
 		Name: "build", Builtin: true, Description: prompt.Builtins()[0].Description,
 		Prompt: prompt.Builtins()[0].Parts,
 		Agent:  AgentRef{Name: "claude"},
-		Limits: Limits{Limits: budget.Limits{MaxIterations: 10, FailureThreshold: 3, IterationTimeout: time.Hour}, IdleTimeout: 20 * time.Minute}, Feedback: Feedback{MaxLength: 500},
+		Limits: Limits{Limits: budget.Limits{MaxIterations: 10, FailureThreshold: 3, IterationTimeout: time.Hour}, IdleTimeout: 20 * time.Minute, GateTimeout: DefaultGateTimeout}, Feedback: Feedback{MaxLength: 500},
 		Baseline:   true,
 		Escalation: Escalation{On: []string{"security", "architecture", "conflict", "scope_creep"}, IncludeDiff: true, MaxDiffLines: 300},
 		Git:        Git{Checkpoint: true},
@@ -148,7 +148,7 @@ func TestFlagsAndEnv(t *testing.T) {
 		"AGENTLOOP_LOG_FORMAT", "json", "AGENTLOOP_REVIEWER", "codex", "AGENTLOOP_MAX_TOKENS", "1000")
 	c, err := load(t, "", ws, getenv, Overrides{
 		Context: []string{"TASK.md"}, Gates: []string{"go test ./...", "go vet ./..."},
-		IterationTimeout: ptr(10 * time.Minute), FailureThreshold: ptr(5), MaxCostUSD: ptr(1.25), LogFormat: ptr("text"),
+		IterationTimeout: ptr(10 * time.Minute), GateTimeout: ptr(90 * time.Second), FailureThreshold: ptr(5), MaxCostUSD: ptr(1.25), LogFormat: ptr("text"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestFlagsAndEnv(t *testing.T) {
 		t.Errorf("agent = %+v reviewer = %+v", p.Agent, p.Reviewer)
 	}
 	wantLimits := Limits{Limits: budget.Limits{FailureThreshold: 5, IterationTimeout: 10 * time.Minute, MaxCostUSD: 1.25, MaxTokens: 1000},
-		IdleTimeout: 20 * time.Minute, Timeout: 2 * time.Hour}
+		IdleTimeout: 20 * time.Minute, GateTimeout: 90 * time.Second, Timeout: 2 * time.Hour}
 	if diff := cmp.Diff(wantLimits, p.Limits); diff != "" {
 		t.Errorf("limits (-want +got):\n%s", diff)
 	}

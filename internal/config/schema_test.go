@@ -74,7 +74,7 @@ procedures:
 		Reviewer: &Reviewer{Agent: AgentRef{Name: "codex"}, Prompt: prompt.Part{File: "review.md"}, MaxRounds: 2},
 		Limits: Limits{Limits: budget.Limits{MaxIterations: 5, FailureThreshold: 2, IterationTimeout: 30 * time.Minute,
 			MaxTokens: 2_000_000, MaxCostUSD: 20.5, MaxDuration: 90 * time.Minute}, IdleTimeout: 5 * time.Minute,
-			Timeout: 4 * time.Hour, TokenBudget: 100000},
+			GateTimeout: DefaultGateTimeout, Timeout: 4 * time.Hour, TokenBudget: 100000},
 		Feedback:         Feedback{MaxLength: 800},
 		Escalation:       Escalation{On: []string{"security"}, ProtectedPaths: []string{"auth/**"}, MaxDiffLines: 50},
 		Policy:           map[string]any{"plateau": map[string]any{"window": 3}},

@@ -119,6 +119,7 @@ func (d *decoder) limits(n *yaml.Node, key string) Limits {
 		"failure_threshold": func(v *yaml.Node, k string) { l.FailureThreshold = d.count(v, k) },
 		"iteration_timeout": func(v *yaml.Node, k string) { l.IterationTimeout = d.duration(v, k) },
 		"idle_timeout":      func(v *yaml.Node, k string) { l.IdleTimeout = d.duration(v, k) },
+		"gate_timeout":      func(v *yaml.Node, k string) { l.GateTimeout = d.duration(v, k) },
 		"timeout":           func(v *yaml.Node, k string) { l.Timeout = d.duration(v, k) },
 		"max_tokens":        func(v *yaml.Node, k string) { l.MaxTokens = d.integer(v, k) },
 		"max_cost_usd":      func(v *yaml.Node, k string) { l.MaxCostUSD = d.float(v, k) },

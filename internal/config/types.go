@@ -120,7 +120,7 @@ type Gate struct {
 	Name             string
 	Run              Command
 	Dir              string
-	Timeout          time.Duration // 0: no limit of its own
+	Timeout          time.Duration // 0: the procedure's limits.gate_timeout
 	Required         bool          // a failing optional gate does not fail the iteration (default true)
 	Format           string        // output format (default auto)
 	Env              map[string]string
@@ -146,6 +146,10 @@ type Reviewer struct {
 type Limits struct {
 	budget.Limits
 	IdleTimeout time.Duration // agent silent this long is ended
+	// GateTimeout ends a gate that runs this long, unless its own timeout:
+	// says otherwise (built-in: DefaultGateTimeout); a gate that runs out
+	// fails with what it printed last.
+	GateTimeout time.Duration
 	Timeout     time.Duration // the whole run ends after this long
 	TokenBudget int64         // warn when one prompt is larger than this
 }
@@ -205,6 +209,7 @@ type Overrides struct {
 	Context          []string // appended to the procedure's context
 	Gates            []string // replace the procedure's gates
 	IterationTimeout *time.Duration
+	GateTimeout      *time.Duration
 	Timeout          *time.Duration
 	MaxDuration      *time.Duration
 	MaxTokens        *int64

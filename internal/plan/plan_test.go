@@ -1,11 +1,14 @@
 package plan
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/budget"
@@ -171,5 +174,50 @@ func TestSecretsUnion(t *testing.T) {
 	}
 	if first := p.Secrets(); p.Secrets() != first {
 		t.Error("Secrets is made again on each call")
+	}
+}
+
+// A gate has a time limit unless told otherwise: its own timeout:, else the
+// run's --gate-timeout (limits.gate_timeout), else go test's own 10 minutes.
+func TestGateTimeout(t *testing.T) {
+	t.Parallel()
+	short := 2 * time.Second
+	tests := []struct {
+		name string
+		yaml string // the workspace configuration ("" none)
+		ov   config.Overrides
+		want map[string]time.Duration
+	}{
+		{name: "the default", ov: config.Overrides{Gates: []string{"sleep 1000"}},
+			want: map[string]time.Duration{"sleep": config.DefaultGateTimeout}},
+		{name: "the run's", ov: config.Overrides{Gates: []string{"sleep 1000"}, GateTimeout: &short},
+			want: map[string]time.Duration{"sleep": short}},
+		{name: "the gate's own first",
+			yaml: "procedures:\n  build:\n    agent: claude\n    limits: {gate_timeout: 1m}\n    gates:\n      - {name: own, run: \"true\", timeout: 30s}\n      - {name: run, run: \"true\"}\n",
+			want: map[string]time.Duration{"own": 30 * time.Second, "run": time.Minute}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			wd := t.TempDir()
+			if tt.yaml != "" {
+				if err := os.WriteFile(filepath.Join(wd, config.WorkspaceFile), []byte(tt.yaml), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			agent := "claude"
+			tt.ov.Agent = &agent
+			p, err := Resolve(load(t, wd, tt.ov), "", Options{WorkDir: wd})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]time.Duration{}
+			for _, g := range p.Gates {
+				got[g.Name] = g.Timeout
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("gate timeouts (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"github.com/agentloop/agentloop/internal/ledger"
@@ -32,7 +33,7 @@ func Resolve(cfg *config.Config, name string, o Options) (*Plan, error) {
 		return nil, err
 	}
 	wd := o.WorkDir
-	p := &Plan{Name: proc.Name, WorkDir: wd, Proc: proc, Gates: GateSpecs(proc.Gates), Prices: cfg.Prices,
+	p := &Plan{Name: proc.Name, WorkDir: wd, Proc: proc, Gates: GateSpecs(proc.Gates, proc.Limits.GateTimeout), Prices: cfg.Prices,
 		Sources: cfg.Sources(proc.Name), Verbose: o.Verbose, LogFormat: cfg.LogFormat, Notify: cfg.Notify}
 	if p.RateLimitWait, err = EnvDuration(o.Getenv, "AGENTLOOP_RATE_LIMIT_MAX_WAIT", 30*time.Minute); err != nil {
 		return nil, err
@@ -223,13 +224,15 @@ func ResolveAgent(cfg *config.Config, ref config.AgentRef) (agent.Preset, error)
 	return p, nil
 }
 
-// GateSpecs resolves the configured gates for the engine.
-func GateSpecs(gs []config.Gate) []engine.GateSpec {
+// GateSpecs resolves the configured gates for the engine; a gate with no
+// timeout: of its own gets timeout, the procedure's limits.gate_timeout (0:
+// none).
+func GateSpecs(gs []config.Gate, timeout time.Duration) []engine.GateSpec {
 	out := make([]engine.GateSpec, 0, len(gs))
 	for _, g := range gs {
 		out = append(out, engine.GateSpec{
 			Name: g.Name, Argv: CommandArgv(g.Run), Command: g.Run.String(), Dir: g.Dir,
-			Env: envList(g.Env), Timeout: g.Timeout, Required: g.Required, Format: g.Format,
+			Env: envList(g.Env), Timeout: cmp.Or(g.Timeout, timeout), Required: g.Required, Format: g.Format,
 			TolerateBaseline: g.TolerateBaseline, MaxFeedback: g.MaxFeedback, Rerun: g.Rerun,
 		})
 	}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/agentloop/agentloop/internal/config"
@@ -18,7 +19,7 @@ func ApplyTask(p *Plan, t tasks.Task) error {
 		for _, tg := range t.Gates {
 			required := tg.Required == nil || *tg.Required
 			p.Gates = append(p.Gates, engine.GateSpec{
-				Name: tg.Name, Argv: CommandArgv(config.Command{Shell: tg.Run}), Command: tg.Run, Timeout: tg.Timeout,
+				Name: tg.Name, Argv: CommandArgv(config.Command{Shell: tg.Run}), Command: tg.Run, Timeout: cmp.Or(tg.Timeout, p.Proc.Limits.GateTimeout),
 				Required: required, Format: tg.Format, TolerateBaseline: tg.TolerateBaseline, Rerun: tg.Rerun,
 			})
 		}
