@@ -11,6 +11,8 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/redact"
+	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // loopOptions are the flags a loop runs with: those of `run` that `resume`
@@ -123,15 +125,19 @@ var presentation = func() map[string]bool {
 }()
 
 // recorded returns the flags given on the command line that shape the run, as
-// arguments that parse back to the same values: what resume starts from.
+// arguments that parse back to the same values: what resume starts from. A
+// credential written in one (a gate's `curl -H "Authorization: token ghp_…"`)
+// is redacted, so the state does not keep it: [loopOptions.onRecorded] then
+// asks for that flag again.
 func (o *loopOptions) recorded() []string {
+	var secrets *redact.Redactor // credential shapes
 	var args []string
 	for _, g := range o.given {
 		if presentation[g.name] {
 			continue
 		}
 		for _, v := range g.values {
-			args = append(args, "--"+g.name+"="+v)
+			args = append(args, "--"+g.name+"="+secrets.String(v))
 		}
 	}
 	return args
@@ -170,6 +176,9 @@ func (o *loopOptions) onRecorded(recorded []string) (loopOptions, error) {
 	if err := fs.Parse(recorded); err != nil {
 		return loopOptions{}, usageError("the run's recorded flags %q no longer parse: %v; start a new run instead", recorded, err)
 	}
+	if err := o.secretsGivenAgain(recorded); err != nil {
+		return loopOptions{}, err
+	}
 	for _, g := range o.given {
 		f := fs.Lookup(g.name)
 		if f == nil {
@@ -196,6 +205,21 @@ func (o *loopOptions) onRecorded(recorded []string) (loopOptions, error) {
 	}
 	m.noteGiven(fs)
 	return m, nil
+}
+
+// secretsGivenAgain checks that each recorded flag whose value held a
+// credential, redacted when it was recorded, is given again now: run with the
+// marker in its place, a gate or an agent would fail on it.
+func (o *loopOptions) secretsGivenAgain(recorded []string) error {
+	for _, a := range recorded {
+		name, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !strings.Contains(v, redact.Marker) || o.isGiven(name) {
+			continue
+		}
+		return usageError("the run's --%s held a secret, which agentloop does not record (%s): give --%s again, as the run was started with it, "+
+			"or keep the secret in an environment variable the command reads ($TOKEN)", name, textcut.Runes(v, 120), name)
+	}
+	return nil
 }
 
 // overrideFlags are the flags that override a configuration key, each with

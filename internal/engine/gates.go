@@ -184,6 +184,9 @@ func (g *ProcGates) rerun(ctx context.Context, s GateSpec, mode, workDir, logDir
 		res.RerunNote = "not run again: " + err.Error() + "; the failures count (rerun: whole runs the whole command again)"
 		return res, nil
 	}
+	// What is shown of it (the result's command, its note) is redacted: it is
+	// the gate's own command line, credentials written in it included.
+	plan.Command = g.Redact.String(plan.Command)
 	spec := s
 	spec.Argv, spec.Command = plan.Argv, plan.Command
 	again, err := g.runOne(ctx, spec, workDir, logDir, logName, base)

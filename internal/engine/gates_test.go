@@ -212,3 +212,28 @@ exit 1`
 		t.Errorf("the secret is in the list:\n%s", list)
 	}
 }
+
+// TestRerunCommandRedacted: the command line of a gate's flaky check, which
+// agentloop rewrites from the gate's own, is redacted like the gate's: a
+// token written in it is not in the result the state and the prompt show.
+func TestRerunCommandRedacted(t *testing.T) {
+	t.Parallel()
+	dir, bin := t.TempDir(), t.TempDir()
+	fake := `#!/bin/sh
+printf '=== RUN   TestAdd\n    calc_test.go:9: got 1, want 2\n--- FAIL: TestAdd (0.00s)\nFAIL\nFAIL\tm/calc\t0.01s\n'
+exit 1
+`
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const token = "ghp_R8xk2Lq9VwZ3mN7pT4sY6bC1dF5gH0jK2aE9"
+	g := &ProcGates{Specs: []GateSpec{{Name: "tests", Argv: []string{filepath.Join(bin, "go"), "test", "-ldflags=-X main.token=" + token, "./..."},
+		Command: "go test -ldflags=-X main.token=[REDACTED] ./...", Required: true, Format: "gotest"}}}
+	res, err := g.RunGates(t.Context(), dir, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res[0]; !strings.Contains(r.RerunNote, "TestAdd") || strings.Contains(fmt.Sprintf("%+v", r), token) {
+		t.Errorf("the flaky check's result holds the token, or it ran nothing again: %+v", r)
+	}
+}

@@ -105,6 +105,16 @@ func (p *Plan) Secrets() *redact.Redactor {
 	return p.secrets
 }
 
+// redactGates redacts the secrets of the gates' command lines as written
+// (Command: what the state, the history, the reports and the prompt show; a
+// literal token in `curl -H "Authorization: token …"`), leaving what runs
+// (Argv) whole.
+func (p *Plan) redactGates() {
+	for i := range p.Gates {
+		p.Gates[i].Command = p.Secrets().String(p.Gates[i].Command)
+	}
+}
+
 // Spec is the loop's view of the plan.
 func (p *Plan) Spec() loop.Spec {
 	return loop.Spec{

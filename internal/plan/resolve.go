@@ -68,6 +68,7 @@ func Resolve(cfg *config.Config, name string, o Options) (*Plan, error) {
 		}
 		p.Reviewer = &a
 	}
+	p.redactGates()
 	if p.Decider, err = NewDecider(p); err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ func ApplyTask(p *Plan, t tasks.Task) error {
 			})
 		}
 	}
+	p.redactGates()
 	if l := t.Limits; l != nil {
 		pl := &p.Proc.Limits
 		setIf(&pl.MaxIterations, l.MaxIterations)
