@@ -58,6 +58,40 @@ type ProcGates struct {
 	// repeats holds, per work tree and gate, the failures the gate's last
 	// flaky check saw fail twice ([gate.Repeats]).
 	repeats map[string]gate.Repeats
+	// took holds how long each gate's last whole run took, by name.
+	took map[string]time.Duration
+}
+
+// gateStartKey carries, in a context, who is told of each gate that starts.
+type gateStartKey struct{}
+
+// withGateStart returns ctx with started told of each gate [ProcGates] starts
+// in it: its name and how long it took when it last ran (0: not known).
+func withGateStart(ctx context.Context, started func(name string, usually time.Duration)) context.Context {
+	return context.WithValue(ctx, gateStartKey{}, started)
+}
+
+// usually is how long the gate took when it last ran whole: in this runner,
+// else in the baseline base.
+func (g *ProcGates) usually(name string, base *evidence.GateResult) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if d, ok := g.took[name]; ok {
+		return d
+	}
+	if base != nil {
+		return base.Duration
+	}
+	return 0
+}
+
+func (g *ProcGates) tookThisLong(name string, d time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.took == nil {
+		g.took = map[string]time.Duration{}
+	}
+	g.took[name] = d
 }
 
 // lastRepeats returns the failures the gate's last flaky check in workDir
@@ -89,9 +123,15 @@ func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseli
 		if err := ctx.Err(); err != nil {
 			return out, context.Cause(ctx)
 		}
+		if started, ok := ctx.Value(gateStartKey{}).(func(string, time.Duration)); ok {
+			started(s.Name, g.usually(s.Name, find(baseline, s.Name)))
+		}
 		res, err := g.runOne(ctx, s, workDir, logDir, safeName(s.Name)+".log", find(baseline, s.Name))
 		if err != nil {
 			return out, err
+		}
+		if res.TimedOut == 0 && !res.Infra {
+			g.tookThisLong(s.Name, res.Duration)
 		}
 		if gate.ShouldRerun(res) {
 			if res, err = g.flakyCheck(ctx, s, workDir, logDir, find(baseline, s.Name), res); err != nil {

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
 )
 
@@ -235,5 +237,31 @@ exit 1
 	}
 	if r := res[0]; !strings.Contains(r.RerunNote, "TestAdd") || strings.Contains(fmt.Sprintf("%+v", r), token) {
 		t.Errorf("the flaky check's result holds the token, or it ran nothing again: %+v", r)
+	}
+}
+
+// TestGateStartTold: who watches the gates is told of each gate that starts
+// and how long it took when it last ran whole, to tell a hang; the first
+// time, the baseline's time, if any.
+func TestGateStartTold(t *testing.T) {
+	t.Parallel()
+	type start struct {
+		name    string
+		usually time.Duration
+	}
+	var told []start
+	ctx := withGateStart(t.Context(), func(name string, usually time.Duration) { told = append(told, start{name, usually}) })
+	g := &ProcGates{Specs: []GateSpec{{Name: "tests", Argv: []string{"true"}, Command: "true", Required: true}}}
+	base := []evidence.GateResult{{Name: "tests", Duration: 40 * time.Second}}
+	first, err := g.RunGates(ctx, t.TempDir(), t.TempDir(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.RunGates(ctx, t.TempDir(), t.TempDir(), base); err != nil {
+		t.Fatal(err)
+	}
+	want := []start{{"tests", 40 * time.Second}, {"tests", first[0].Duration}}
+	if len(told) != 2 || told[0] != want[0] || told[1] != want[1] {
+		t.Errorf("told %v, want %v", told, want)
 	}
 }

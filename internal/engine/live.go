@@ -20,8 +20,25 @@ type LiveStatus struct {
 	Usage evidence.Usage `json:"usage,omitzero"`
 	// Tool is the tool call the agent started last and runs still, as its
 	// CLI streams it ("Bash: go test ./..."; see [agent.Request.OnTool]).
-	Tool string    `json:"tool,omitempty"`
-	At   time.Time `json:"at"` // when this was written
+	Tool string `json:"tool,omitempty"`
+	// Gate is the gate running now (in the gates phase), since GateSince;
+	// GateUsually is how long it took when it last ran in this run (0: not
+	// known), so that one running far past it shows ([LiveStatus.GateOverdue]).
+	Gate        string        `json:"gate,omitempty"`
+	GateSince   time.Time     `json:"gate_since,omitzero"`
+	GateUsually time.Duration `json:"gate_usually_ns,omitempty"`
+	At          time.Time     `json:"at"` // when this was written
+}
+
+// OverdueFactor is how many times its usual time a gate runs before it is
+// shown as running long ([LiveStatus.GateOverdue]).
+const OverdueFactor = 3
+
+// GateOverdue reports whether the gate running at now has run more than
+// [OverdueFactor] times as long as it took last time: a hang a person may
+// want to look at before its timeout ends it.
+func (ls LiveStatus) GateOverdue(now time.Time) bool {
+	return ls.Gate != "" && ls.GateUsually > 0 && now.Sub(ls.GateSince) > OverdueFactor*ls.GateUsually
 }
 
 // ReadLive reads a live status file ([Local.LivePath]).
@@ -59,6 +76,16 @@ func (l *Local) livePhase(p string) {
 	l.live.mu.Lock()
 	defer l.live.mu.Unlock()
 	l.live.st.Phase, l.live.st.Since, l.live.st.Tool = p, l.Now(), ""
+	l.live.st.Gate, l.live.st.GateSince, l.live.st.GateUsually = "", time.Time{}, 0
+	l.writeLive(true)
+}
+
+// gateStarted is told the gate that starts now and how long it usually
+// takes (see [withGateStart]).
+func (l *Local) gateStarted(name string, usually time.Duration) {
+	l.live.mu.Lock()
+	defer l.live.mu.Unlock()
+	l.live.st.Gate, l.live.st.GateSince, l.live.st.GateUsually = name, l.Now(), usually
 	l.writeLive(true)
 }
 

@@ -167,7 +167,7 @@ func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
 		return res, err
 	}
 	l.phase("gates")
-	gates, err := l.Gates.RunGates(ctx, l.WorkDir, dir, nil)
+	gates, err := l.Gates.RunGates(withGateStart(ctx, l.gateStarted), l.WorkDir, dir, nil)
 	l.warnOutput(gates)
 	res.Baseline, res.Finished = gates, l.Now()
 	if err == nil {
@@ -253,7 +253,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 
 	if l.Gates != nil && ctx.Err() == nil {
 		l.phase("gates")
-		ev.Gates, err = l.Gates.RunGates(ctx, l.WorkDir, filepath.Join(dir, "gates"), r.Baseline)
+		ev.Gates, err = l.Gates.RunGates(withGateStart(ctx, l.gateStarted), l.WorkDir, filepath.Join(dir, "gates"), r.Baseline)
 		if err != nil {
 			return cut(err)
 		}

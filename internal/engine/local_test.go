@@ -287,3 +287,39 @@ func TestStartedBeforeTheAgentRuns(t *testing.T) {
 		t.Errorf("Started was told %q, want %q", got, want)
 	}
 }
+
+// peekGates tells the gate it starts, as [ProcGates] does, and reads the live
+// status file then.
+type peekGates struct {
+	live string
+	seen LiveStatus
+}
+
+func (g *peekGates) RunGates(ctx context.Context, _, _ string, _ []evidence.GateResult) ([]evidence.GateResult, error) {
+	if started, ok := ctx.Value(gateStartKey{}).(func(string, time.Duration)); ok {
+		started("tests", 40*time.Second)
+	}
+	g.seen, _ = ReadLive(g.live)
+	return []evidence.GateResult{{Name: "tests", Required: true, Passed: true}}, nil
+}
+func (g *peekGates) Count() int { return 1 }
+
+// TestLiveGate: while a gate runs, the live status names it, since when, and
+// how long it usually takes, for watch to tell a hang.
+func TestLiveGate(t *testing.T) {
+	t.Parallel()
+	clock := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	gates := &peekGates{live: filepath.Join(t.TempDir(), "build.live.json")}
+	l := &Local{
+		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: t.TempDir(), LivePath: gates.live,
+		Gates: gates, Store: &memStore{}, Events: &memEvents{},
+		Now: func() time.Time { clock = clock.Add(time.Second); return clock },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if _, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepBaseline}); err != nil {
+		t.Fatal(err)
+	}
+	if s := gates.seen; s.Phase != "gates" || s.Gate != "tests" || s.GateUsually != 40*time.Second || s.GateSince.IsZero() {
+		t.Errorf("live status while the gate ran: %+v", s)
+	}
+}

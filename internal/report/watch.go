@@ -42,6 +42,10 @@ func (r WatchRow) Cells(now time.Time) []string {
 	switch {
 	case r.Live != nil:
 		phase = fmt.Sprintf("%s %s", r.Live.Phase, duration(now.Sub(r.Live.Since).Truncate(time.Second)))
+		if r.Live.GateOverdue(now) {
+			phase = fmt.Sprintf("gates: %s running %s (usually %s)", r.Live.Gate,
+				duration(now.Sub(r.Live.GateSince).Truncate(time.Second)), duration(r.Live.GateUsually))
+		}
 		if r.Live.Iteration > r.Iteration {
 			iter = iterLimit(r.Live.Iteration, r.MaxIterations)
 		}

@@ -37,3 +37,30 @@ func TestWatchTable(t *testing.T) {
 		t.Errorf("WatchTable() (-want +got):\n%s", diff)
 	}
 }
+
+// A gate running more than three times as long as it took last time says so
+// in the phase; one within that shows the phase as usual.
+func TestWatchSlowGate(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 25, 5, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name    string
+		running time.Duration
+		usually time.Duration
+		want    string
+	}{
+		{"far past its usual time", 12 * time.Minute, 40 * time.Second, "gates: tests running 12m00s (usually 40.0s)"},
+		{"within it", 100 * time.Second, 40 * time.Second, "gates 12m00s"},
+		{"its first run", 12 * time.Minute, 0, "gates 12m00s"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := WatchRow{StatusRow: StatusRow{Name: "build", Status: loop.StatusRunning, Iteration: 1},
+				Live: &engine.LiveStatus{Iteration: 1, Phase: "gates", Since: now.Add(-12 * time.Minute),
+					Gate: "tests", GateSince: now.Add(-tt.running), GateUsually: tt.usually}}
+			if got := r.Cells(now)[3]; got != tt.want {
+				t.Errorf("phase %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
