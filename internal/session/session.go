@@ -60,6 +60,7 @@ type Session struct {
 	p      *plan.Plan
 	store  *state.Store
 	lock   *state.Lock
+	tree   *state.Lock // the work tree's: one loop works in it at a time
 	st     *loop.State
 	screen *ui.Printer
 	log    *slog.Logger
@@ -101,7 +102,15 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 			screen.Warnf("ended %d process group(s) the dead run of %s left running (%s) before going on", n, p.Name, pgids(lock.Orphans))
 		}
 	}
-	s := &Session{pr: pr, p: p, store: store, lock: lock, screen: screen, log: log}
+	// A second loop in the work tree would undo this one's work as it rolls
+	// back, and this one the other's: a task graph's tasks have worktrees of
+	// their own.
+	tree, err := store.LockWorkTree(p.WorkDir, p.Name)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	s := &Session{pr: pr, p: p, store: store, lock: lock, tree: tree, screen: screen, log: log}
 	st, err := store.Load(p.Name)
 	if gap, ok := errors.AsType[*state.HistoryGapError](err); ok {
 		screen.Warnf("%v", gap)
@@ -113,7 +122,7 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 		if ce, ok := errors.AsType[*state.CorruptError](err); ok {
 			screen.Warnf("the state file of %s is unreadable (%v); it was moved to %s and the run starts fresh", p.Name, ce.Err, ce.MovedTo)
 		} else {
-			lock.Release()
+			s.Close()
 			return nil, fmt.Errorf("load the state of %s: %w", p.Name, err)
 		}
 	default:
@@ -132,7 +141,7 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 		}
 		s.handoff(loop.AddHandoff(s.st, loop.Handoff{Kind: loop.HandoffStart, At: now, By: pr.user()}))
 	} else if err := checkWorkDir(p.StateDir, s.st.WorkDir); err != nil {
-		lock.Release()
+		s.Close()
 		return nil, err
 	}
 	s.st.Args = p.Args
@@ -147,8 +156,11 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 // State is the run's state as loaded (or started) by [Open].
 func (s *Session) State() *loop.State { return s.st }
 
-// Close releases the run's lock without running it.
-func (s *Session) Close() { s.lock.Release() }
+// Close releases the run's lock, and its work tree's, without running it.
+func (s *Session) Close() {
+	s.tree.Release()
+	s.lock.Release()
+}
 
 // checkWorkDir refuses a state file whose work_dir is not one of agentloop's
 // own task worktrees (under the state folder's worktrees/): an agent is never
@@ -197,7 +209,7 @@ func orStatus(s loop.Status) string {
 // (interrupted, or a failure of agentloop itself); how the run ended is in the
 // outcome.
 func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
-	defer s.lock.Release()
+	defer s.Close()
 	// Every process the run starts is named in its lock while it runs, so that
 	// if this process dies, the next one to take the lock ends them first.
 	ctx = proc.WithGroups(ctx, proc.GroupsFrom(ctx).Sub(s.lock.SetChildren))

@@ -19,6 +19,9 @@ type LockInfo struct {
 	Host      string    `json:"host"`
 	StartTime string    `json:"start_time,omitempty"` // proc.StartTime: tells a reused pid apart
 	StartedAt time.Time `json:"started_at"`
+	// Run is the run the owner works on, in a work tree's lock (see
+	// [Store.LockWorkTree]).
+	Run string `json:"run,omitempty"`
 	// Children are the process groups the owner has running (agent, gates,
 	// reviewer): whoever recovers the lock of an owner that died ends them
 	// before anything runs beside them.
@@ -48,6 +51,9 @@ type LockedError struct {
 	Host  string
 	Since time.Time
 	Path  string
+	// Run is the run the owner works on, as its lock file says ("" in a
+	// run's own lock).
+	Run string
 }
 
 func (e *LockedError) Error() string {
@@ -80,17 +86,24 @@ func (s Store) Lock(name string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock run %s: %w", name, err)
 	}
+	l, err := lockPath(name, "run "+name, path, me)
+	if err == nil {
+		s.removeTemps(name)
+	}
+	return l, err
+}
+
+// lockPath takes the lock file at path for me: the lock of name, which what
+// names in errors ("run build").
+func lockPath(name, what, path string, me LockInfo) (*Lock, error) {
 	for range 5 { // retry only when the file changed under us
-		l, err := tryLock(name, path, me)
+		l, err := tryLock(name, what, path, me)
 		if errors.Is(err, errRetry) {
 			continue
 		}
-		if err == nil {
-			s.removeTemps(name)
-		}
 		return l, err
 	}
-	return nil, fmt.Errorf("lock run %s: %s keeps changing; retry", name, path)
+	return nil, fmt.Errorf("lock %s: %s keeps changing; retry", what, path)
 }
 
 var errRetry = errors.New("lock file changed")
@@ -105,7 +118,7 @@ func (s Store) removeTemps(name string) {
 	}
 }
 
-func tryLock(name, path string, me LockInfo) (*Lock, error) {
+func tryLock(name, what, path string, me LockInfo) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, FilePerm)
 	created := err == nil
 	if errors.Is(err, fs.ErrExist) {
@@ -115,18 +128,18 @@ func tryLock(name, path string, me LockInfo) (*Lock, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("lock run %s: %w", name, err)
+		return nil, fmt.Errorf("lock %s: %w", what, err)
 	}
 	l := &Lock{Path: path, Info: me, f: f}
 	busy, err := flock(f)
 	if err != nil {
 		_ = f.Close()
-		return nil, fmt.Errorf("lock run %s: %w", name, err)
+		return nil, fmt.Errorf("lock %s: %w", what, err)
 	}
 	if busy {
 		old, _ := readInfo(f)
 		_ = f.Close()
-		return nil, &LockedError{Name: name, PID: old.PID, Host: old.Host, Since: old.StartedAt, Path: path}
+		return nil, &LockedError{Name: name, PID: old.PID, Host: old.Host, Since: old.StartedAt, Path: path, Run: old.Run}
 	}
 	if !samefile(f, path) { // removed or replaced between open and flock
 		_ = f.Close()
@@ -136,7 +149,7 @@ func tryLock(name, path string, me LockInfo) (*Lock, error) {
 		old, err := readInfo(f)
 		if err == nil && (old.Host != me.Host || sameProcess(old)) {
 			_ = f.Close()
-			return nil, &LockedError{Name: name, PID: old.PID, Host: old.Host, Since: old.StartedAt, Path: path}
+			return nil, &LockedError{Name: name, PID: old.PID, Host: old.Host, Since: old.StartedAt, Path: path, Run: old.Run}
 		}
 		if err == nil { // an unreadable lock file (crash while writing it) is taken silently
 			l.Recovered = &old
@@ -151,7 +164,7 @@ func tryLock(name, path string, me LockInfo) (*Lock, error) {
 	}
 	if err := l.write(true); err != nil {
 		_ = f.Close()
-		return nil, fmt.Errorf("lock run %s: %w", name, err)
+		return nil, fmt.Errorf("lock %s: %w", what, err)
 	}
 	return l, nil
 }
