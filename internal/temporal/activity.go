@@ -144,7 +144,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	defer place.free()
 	l, p, fresh, done, err := s.engine(ctx, in.Run)
 	if err != nil {
-		return StepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
+		return StepOutput{}, planError(err)
 	}
 	defer done()
 	if in.Keep != nil {

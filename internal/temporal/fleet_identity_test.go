@@ -54,8 +54,9 @@ func TestTwoRepositoriesOneNamespace(t *testing.T) {
 
 // TestWorkerRefusesInputCommands: a worker started without trust does not
 // run an --agent-cmd or a --gate that a run's workflow input names and its
-// configuration does not define: the run ends with the message naming the
-// command and the flag that trusts it, and nothing ran; a gate of the
+// configuration does not define: the run ends as a configuration error
+// (exit 2) with the message, said once, naming the command and the flag
+// that trusts it, and nothing ran; a gate of the
 // clone's configuration and a command allowed with --allow-cmd run.
 func TestWorkerRefusesInputCommands(t *testing.T) {
 	f := newFleet(t)
@@ -63,8 +64,11 @@ func TestWorkerRefusesInputCommands(t *testing.T) {
 	work := f.repo("work")[0]
 	f.start(work, "worker", "--allow-cmd", "touch made.txt")
 	code, out := f.run(work, "run", "--engine", "temporal", "--agent-cmd", "touch pwned.txt", "--max-iterations", "1")
-	if code == 0 || !strings.Contains(out, `asks this worker to run --agent-cmd "touch pwned.txt"`) || !strings.Contains(out, "--trust-input-commands") {
-		t.Errorf("a run with a command the worker does not allow: exit %d, want a failure naming the command and the flag:\n%s", code, out)
+	if code != 2 || !strings.Contains(out, `asks this worker to run --agent-cmd "touch pwned.txt"`) || !strings.Contains(out, "--trust-input-commands") {
+		t.Errorf("a run with a command the worker does not allow: exit %d, want 2 (a configuration error) naming the command and the flag:\n%s", code, out)
+	}
+	if n := strings.Count(out, "asks this worker to run"); n != 1 || strings.Contains(out, "activity error") {
+		t.Errorf("the refusal is said %d times, want once and not as an activity's error:\n%s", n, out)
 	}
 	if _, err := os.Stat(filepath.Join(work, "pwned.txt")); err == nil {
 		t.Error("the refused command ran")

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/engine"
@@ -73,7 +72,7 @@ func (s *Steps) Keep(ctx context.Context, in KeepInput) error {
 func (s *Steps) keepFiles(ctx context.Context, in KeepInput) error {
 	p, err := s.Plan(ctx, in.Run)
 	if err != nil {
-		return temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
+		return planError(err)
 	}
 	runDir, err := makeRunDir(p.StateDir, in.Run.Name, in.Run.RunID)
 	if err != nil {

@@ -196,5 +196,10 @@ func stepError(err error) error {
 			return se
 		}
 	}
+	if ae := refusal(err); ae != nil {
+		// A configuration error, not the agent's: the run stops, and its
+		// workflow ends in the refusal for whoever follows it.
+		return &loop.StopError{Status: loop.StatusAborted, Reason: refusedReason, Err: ae}
+	}
 	return err
 }

@@ -158,7 +158,7 @@ func (w *wfEnv) waitBudget(d time.Duration) error {
 func (s *Steps) reserveStep(ctx context.Context, in StepInput) (StepOutput, error) {
 	l, p, _, done, err := s.engine(ctx, in.Run)
 	if err != nil {
-		return StepOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
+		return StepOutput{}, planError(err)
 	}
 	defer done()
 	out := StepOutput{Queue: s.Queue}

@@ -2,9 +2,12 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -151,6 +154,63 @@ func (t CommandTrust) check(run string, cmds []InputCommand, own func() *plan.Pl
 	if len(refused) == 0 {
 		return nil
 	}
-	return fmt.Errorf("run %s asks this worker to run %s, which its configuration does not define: a worker runs only its own configuration's agents and gates and the commands it was started with --allow-cmd CMD (repeatable) for; start it with --allow-cmd for each, or with --trust-input-commands to run whatever a run's workflow input names (then whoever can start a workflow in the namespace can run commands on this worker)",
-		run, strings.Join(refused, ", "))
+	return &RefusedError{Run: run, Commands: refused}
+}
+
+// RefusedError is a worker's refusal of a run whose workflow input names
+// commands the worker does not run ([CommandTrust]): a configuration error,
+// fixed on the worker (--allow-cmd) or in the run's flags, never the agent's
+// failure. It crosses from the activity to the workflow and on to whoever
+// follows the run as an application error of its own type, said once
+// ([Refusal]).
+type RefusedError struct {
+	Run      string
+	Commands []string // each as its flag and command line: --gate "make lint"
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("run %s asks this worker to run %s, which its configuration does not define: a worker runs only its own configuration's agents and gates and the commands it was started with --allow-cmd CMD (repeatable) for; start it with --allow-cmd for each, or with --trust-input-commands to run whatever a run's workflow input names (then whoever can start a workflow in the namespace can run commands on this worker)",
+		e.Run, strings.Join(e.Commands, ", "))
+}
+
+// refusedErrorType is the application error type of a [RefusedError].
+const refusedErrorType = "agentloop.Refused"
+
+// refusedReason is the reason a refused run stops with; the refusal itself
+// is the run's error.
+const refusedReason = "a worker refused the commands the run names"
+
+// planError is the error of a step whose run's plan could not be rebuilt on
+// this worker: final, and a refusal said once, without the wrapping around
+// it, as a [RefusedError] the workflow and the run's follower read back.
+func planError(err error) error {
+	if re, ok := errors.AsType[*RefusedError](err); ok {
+		return temporal.NewNonRetryableApplicationError(re.Error(), refusedErrorType, nil, *re)
+	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Plan", err)
+}
+
+// Refusal is the [RefusedError] somewhere in err, the error of a step or of
+// a run's workflow; false when there is none.
+func Refusal(err error) (*RefusedError, bool) {
+	ae := refusal(err)
+	if ae == nil {
+		return nil, false
+	}
+	var re RefusedError
+	if !ae.HasDetails() || ae.Details(&re) != nil {
+		return nil, false
+	}
+	return &re, true
+}
+
+// refusal is the application error of a [RefusedError] in err's chain, nil
+// when there is none.
+func refusal(err error) *temporal.ApplicationError {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if ae, ok := err.(*temporal.ApplicationError); ok && ae.Type() == refusedErrorType { //nolint:errorlint // each link, not the first of its type
+			return ae
+		}
+	}
+	return nil
 }

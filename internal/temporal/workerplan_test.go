@@ -2,13 +2,18 @@ package temporal
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
@@ -116,5 +121,37 @@ func TestRebuildTaskTrust(t *testing.T) {
 				t.Errorf("Plan() = %v, want a refusal naming %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestRefusalCrossesOnce: a worker's refusal, wrapped as it is on its way
+// out of the step, crosses as an application error of its own type that
+// says it once; the workflow stops the run on it as a configuration error,
+// not the agent's, and the workflow's error still carries it for whoever
+// follows the run.
+func TestRefusalCrossesOnce(t *testing.T) {
+	t.Parallel()
+	refused := &RefusedError{Run: "build", Commands: []string{`--agent-cmd "touch pwned.txt"`}}
+	sentence := refused.Error()
+	stepErr := planError(fmt.Errorf("rebuild the plan of run build: %w", refused))
+	if n := strings.Count(stepErr.Error(), "asks this worker to run"); n != 1 {
+		t.Errorf("the step's error says the refusal %d times, want once:\n%v", n, stepErr)
+	}
+	if !strings.Contains(stepErr.Error(), sentence) || !strings.Contains(sentence, "start it with --allow-cmd") {
+		t.Errorf("the step's error = %v, want the refusal with its fix", stepErr)
+	}
+	stop, ok := errors.AsType[*loop.StopError](stepError(stepErr))
+	if !ok || stop.Status != loop.StatusAborted || stop.Reason != refusedReason {
+		t.Fatalf("stepError() = %v, want the run stopped on the refusal", stepError(stepErr))
+	}
+	got, ok := Refusal(endedIn(stop.Err, RunResult{}))
+	if !ok {
+		t.Fatalf("Refusal(the workflow's error) found none in %v", endedIn(stop.Err, RunResult{}))
+	}
+	if diff := cmp.Diff(refused, got); diff != "" {
+		t.Errorf("Refusal() mismatch (-want +got):\n%s", diff)
+	}
+	if _, ok := Refusal(planError(errors.New("no such procedure"))); ok {
+		t.Error("Refusal() found one in another plan error")
 	}
 }

@@ -68,7 +68,23 @@ func (f *Fleet) followRun(ctx context.Context, screen *ui.Printer, key string, f
 	if !followed {
 		return interrupted, err
 	}
+	if err == nil && out.Status == loop.StatusAborted {
+		if re, ok := f.refusal(ctx, key); ok {
+			// A worker's refusal is a configuration to fix, not the loop's
+			// verdict: the command fails as a usage error, said once.
+			return out, &session.UsageError{Err: re}
+		}
+	}
 	return out, err
+}
+
+// refusal is the worker's refusal the workflow of the run key ended in
+// ([temporal.Refusal]); false for any other end, or one not known within
+// seconds.
+func (f *Fleet) refusal(ctx context.Context, key string) (*temporal.RefusedError, bool) {
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return temporal.Refusal(f.c.GetWorkflow(wait, temporal.WorkflowID(key), "").Get(wait, nil))
 }
 
 // FollowOptions are how `agentloop follow` rebuilds a run's plan for its
