@@ -89,14 +89,24 @@ func Build(in Input) (Policy, error) {
 	// What the command runs, and what it may run, where it lives in a hidden
 	// folder (a CLI installed under $HOME: npm's prefix, nvm, ~/.local) or in
 	// one the sandbox replaces by its own (/tmp).
+	// A folder the sandbox hides or replaces is never bound whole: a program
+	// right in it (/tmp/agent.sh) is bound alone, or the agent would see all
+	// of it, and bubblewrap could not put agentloop's own parts in a /tmp
+	// bound read-only.
 	hidden := append(slices.Clone(p.Hide), privateDirs...)
 	for _, dir := range filepath.SplitList(env["PATH"]) {
 		if dir = resolve(dir); filepath.IsAbs(dir) && anyWithin(dir, hidden) && !anyWithin(dir, p.Write) && isDir(dir) {
-			p.Read = addUnique(p.Read, installRoot(dir))
+			if root := installRoot(dir); !slices.Contains(hidden, root) {
+				p.Read = addUnique(p.Read, root)
+			}
 		}
 	}
 	if prog := lookPath(in.Program, env["PATH"]); prog != "" && anyWithin(prog, hidden) && !anyWithin(prog, p.Write) {
-		p.Read = addUnique(p.Read, installRoot(filepath.Dir(prog)))
+		root := installRoot(filepath.Dir(prog))
+		if slices.Contains(hidden, root) {
+			root = prog
+		}
+		p.Read = addUnique(p.Read, root)
 	}
 	for _, r := range in.Config.Read {
 		path := expandHome(r, in.Home)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -245,4 +246,60 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// An agent whose command lies right in /tmp (--agent-cmd /tmp/agent.sh)
+// works in the sandbox: its file is bound alone, not the whole /tmp, which
+// stays private (a file beside it is not seen) and holds agentloop's own
+// parts. The sandbox that it gets can be set up ([Sandbox.Try]).
+func TestSandboxAgentInTmp(t *testing.T) {
+	l := newLab(t, Config{})
+	secret, err := os.CreateTemp("/tmp", "agentloop-test-secret-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret.Close()
+	t.Cleanup(func() { _ = os.Remove(secret.Name()) })
+	f, err := os.CreateTemp("/tmp", "agentloop-test-agent-*.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(f.Name()) })
+	script := "#!/bin/sh\nif test -e " + secret.Name() + "; then echo sees the rest of /tmp; exit 3; fi\necho ran > ran.txt\n"
+	if _, err := f.WriteString(script); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chmod(f.Name(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.sb.Try(t.Context(), l.repo, append(os.Environ(), "HOME="+l.home), f.Name()); err != nil {
+		t.Errorf("Try: %v", err)
+	}
+	if code, out := l.run(t, t.Context(), f.Name()); code != 0 {
+		t.Fatalf("the agent in /tmp: exit %d:\n%s", code, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(l.repo, "ran.txt")); err != nil || string(b) != "ran\n" {
+		t.Errorf("ran.txt = %q, %v", b, err)
+	}
+}
+
+// A sandbox that cannot be set up is a [*SetupError] from [Sandbox.Try]
+// that names the program, the folder and what the sandbox said.
+func TestSandboxTryFails(t *testing.T) {
+	l := newLab(t, Config{})
+	l.sb.Exe = filepath.Join(l.home, "no-such-agentloop") // the bridge's bind fails
+	err := l.sb.Try(t.Context(), l.repo, append(os.Environ(), "HOME="+l.home), "sh")
+	se, ok := errors.AsType[*SetupError](err)
+	if !ok {
+		t.Fatalf("Try = %v, want a *SetupError", err)
+	}
+	if se.Code == 0 || !strings.Contains(se.Output, "no-such-agentloop") {
+		t.Errorf("SetupError = %+v", se)
+	}
+	for _, want := range []string{"sandbox (bubblewrap) cannot be set up for sh in " + l.repo, "no-such-agentloop", "agentloop doctor", "without --sandbox"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q:\n%v", want, err)
+		}
+	}
 }
