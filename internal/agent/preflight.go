@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
 // Requirement is a setting a CLI cannot start without, checked by [Preflight]
@@ -27,6 +28,24 @@ type Host struct {
 	// Sandbox checks that a sandbox can be made here (sandbox.Check); nil
 	// skips the check.
 	Sandbox func() error
+	// TrySandbox makes the sandbox sb that the agent a would run in, in dir
+	// with its environment, once, and runs nothing in it
+	// ([sandbox.Sandbox.Try]); nil skips it.
+	TrySandbox func(sb *sandbox.Sandbox, dir string, a Preset) error
+}
+
+// TrySandbox makes, once, the sandbox sb that the agent p, in its role,
+// would run in, in dir ([Host.TrySandbox]): a sandbox that cannot be set up
+// is found before anything runs, named with the agent. nil when it can, or
+// when h does not try.
+func TrySandbox(h Host, role string, p Preset, sb *sandbox.Sandbox, dir string) error {
+	if h.TrySandbox == nil || sb == nil {
+		return nil
+	}
+	if err := h.TrySandbox(sb, dir, p); err != nil {
+		return fmt.Errorf("--sandbox: %s %s: %w", role, cmp.Or(p.Name, p.Binary), err)
+	}
+	return nil
 }
 
 // SetupError is an agent that cannot work until a person installs, sets or

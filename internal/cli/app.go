@@ -193,5 +193,8 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 // agentHost is what the agent preflight reads of this machine.
 func agentHost(ctx context.Context, d Deps) agent.Host {
 	return agent.Host{LookPath: d.LookPath, Getenv: d.Getenv, Root: d.Geteuid != nil && d.Geteuid() == 0,
-		Sandbox: func() error { return sandbox.Check(ctx) }}
+		Sandbox: func() error { return sandbox.Check(ctx) },
+		TrySandbox: func(sb *sandbox.Sandbox, dir string, a agent.Preset) error {
+			return sb.Try(ctx, dir, agentEnv(d, a), a.Binary)
+		}}
 }

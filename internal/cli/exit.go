@@ -111,6 +111,9 @@ func ExitCode(err error) int {
 	if _, ok := errors.AsType[*gate.StartError](err); ok {
 		return ExitUsage // a gate's command to fix, or what it runs to install
 	}
+	if _, ok := errors.AsType[*sandbox.SetupError](err); ok {
+		return ExitUsage // a sandbox that cannot be set up for what it would run: its configuration to fix
+	}
 	if errors.Is(err, sandbox.ErrUnavailable) {
 		return ExitUsage // --sandbox where no sandbox can be made: install one
 	}

@@ -307,6 +307,16 @@ func (p *Plan) Preflight(h agent.Host) error {
 		// Never run unsandboxed what was asked to run in a sandbox.
 		if err := h.Sandbox(); err != nil {
 			errs = append(errs, fmt.Errorf("--sandbox: %w", err))
+		} else {
+			// The sandbox each agent gets, set up once: one it cannot have is
+			// a configuration error now, not the agent's failure later.
+			errs = append(errs, agent.TrySandbox(h, "agent", p.Agent, p.AgentSandbox(p.Agent), p.WorkDir))
+			for _, f := range p.Fallback {
+				errs = append(errs, agent.TrySandbox(h, "fallback agent", f, p.AgentSandbox(f), p.WorkDir))
+			}
+			if p.Reviewer != nil {
+				errs = append(errs, agent.TrySandbox(h, "reviewer", *p.Reviewer, p.AgentSandbox(*p.Reviewer), p.WorkDir))
+			}
 		}
 	}
 	return errors.Join(errs...)
