@@ -78,6 +78,14 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	if err := (state.Store{Root: g.stateDir}).EnsureRoot(); err != nil {
 		return GraphResult{}, err
 	}
+	// The graph merges its tasks' work into the repository's work tree: no
+	// other loop works there meanwhile (its tasks work in worktrees of their
+	// own).
+	tree, err := (state.Store{Root: g.stateDir}).LockWorkTree(repo, fmt.Sprintf("task graph %q", g.name))
+	if err != nil {
+		return GraphResult{}, err
+	}
+	defer tree.Release()
 	// What a run cut short after a merge left (the task's worktree, its
 	// branch) goes before any task starts: a merged task never runs again.
 	graph.PruneMerged(ctx, repo, g.stateDir, g.name, g.st.Merged, g.out.Warnf)

@@ -105,7 +105,7 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 	// A second loop in the work tree would undo this one's work as it rolls
 	// back, and this one the other's: a task graph's tasks have worktrees of
 	// their own.
-	tree, err := store.LockWorkTree(p.WorkDir, p.Name)
+	tree, err := store.LockWorkTree(p.WorkDir, fmt.Sprintf("run %q", p.Name))
 	if err != nil {
 		lock.Release()
 		return nil, err

@@ -19,9 +19,9 @@ type LockInfo struct {
 	Host      string    `json:"host"`
 	StartTime string    `json:"start_time,omitempty"` // proc.StartTime: tells a reused pid apart
 	StartedAt time.Time `json:"started_at"`
-	// Run is the run the owner works on, in a work tree's lock (see
-	// [Store.LockWorkTree]).
-	Run string `json:"run,omitempty"`
+	// Owner is what the owner works on, in a work tree's lock (see
+	// [Store.LockWorkTree]): run "build", task graph "tasks".
+	Owner string `json:"owner,omitempty"`
 	// Children are the process groups the owner has running (agent, gates,
 	// reviewer): whoever recovers the lock of an owner that died ends them
 	// before anything runs beside them.
@@ -51,9 +51,9 @@ type LockedError struct {
 	Host  string
 	Since time.Time
 	Path  string
-	// Run is the run the owner works on, as its lock file says ("" in a
-	// run's own lock).
-	Run string
+	// Owner is what the owner works on, as a work tree's lock file says
+	// ("" in a run's own lock).
+	Owner string
 }
 
 func (e *LockedError) Error() string {
@@ -139,7 +139,7 @@ func tryLock(name, what, path string, me LockInfo) (*Lock, error) {
 	if busy {
 		old, _ := readInfo(f)
 		_ = f.Close()
-		return nil, &LockedError{Name: name, PID: old.PID, Host: old.Host, Since: old.StartedAt, Path: path, Run: old.Run}
+		return nil, &LockedError{Name: name, PID: old.PID, Host: old.Host, Since: old.StartedAt, Path: path, Owner: old.Owner}
 	}
 	if !samefile(f, path) { // removed or replaced between open and flock
 		_ = f.Close()
@@ -149,7 +149,7 @@ func tryLock(name, what, path string, me LockInfo) (*Lock, error) {
 		old, err := readInfo(f)
 		if err == nil && (old.Host != me.Host || sameProcess(old)) {
 			_ = f.Close()
-			return nil, &LockedError{Name: name, PID: old.PID, Host: old.Host, Since: old.StartedAt, Path: path, Run: old.Run}
+			return nil, &LockedError{Name: name, PID: old.PID, Host: old.Host, Since: old.StartedAt, Path: path, Owner: old.Owner}
 		}
 		if err == nil { // an unreadable lock file (crash while writing it) is taken silently
 			l.Recovered = &old

@@ -17,7 +17,7 @@ import (
 // the work tree already.
 type WorkTreeError struct {
 	Dir   string // the work tree
-	Run   string // the run that works there ("" when its lock is not written yet)
+	Owner string // what works there: run "build", task graph "tasks" ("" when its lock is not written yet)
 	PID   int
 	Host  string
 	Since time.Time
@@ -31,7 +31,7 @@ func (e *WorkTreeError) Error() string {
 		if !e.Since.IsZero() {
 			since = ", since " + e.Since.Local().Format(time.DateTime)
 		}
-		who = fmt.Sprintf("run %q (pid %d on %s%s)", e.Run, e.PID, e.Host, since)
+		who = fmt.Sprintf("%s (pid %d on %s%s)", e.Owner, e.PID, e.Host, since)
 		stop = fmt.Sprintf("Wait for it or stop it (Ctrl-C in its terminal or `kill %d`)", e.PID)
 	}
 	return fmt.Sprintf("another loop works in %s: %s; two loops in one work tree undo each other's changes when one rolls back. "+
@@ -41,10 +41,11 @@ func (e *WorkTreeError) Error() string {
 		e.Dir, who, stop, e.Path)
 }
 
-// LockWorkTree takes the work tree dir for the run called run, as [Store.Lock]
-// takes a run: a live loop already working there is a [*WorkTreeError]; a lock
-// left by a dead process is taken over.
-func (s Store) LockWorkTree(dir, run string) (*Lock, error) {
+// LockWorkTree takes the work tree dir for owner, what works there (run
+// "build", task graph "tasks"), as [Store.Lock] takes a run: a live loop
+// already working there is a [*WorkTreeError]; a lock left by a dead process
+// is taken over.
+func (s Store) LockWorkTree(dir, owner string) (*Lock, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("lock work tree %s: %w", dir, err)
@@ -62,12 +63,12 @@ func (s Store) LockWorkTree(dir, run string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock work tree %s: %w", abs, err)
 	}
-	me.Run = run
+	me.Owner = owner
 	sum := sha256.Sum256([]byte(abs))
 	path := filepath.Join(s.StateDir(), "worktree-"+hex.EncodeToString(sum[:8])+".lock")
 	l, err := lockPath(abs, "work tree "+abs, path, me)
 	if le, ok := errors.AsType[*LockedError](err); ok {
-		return nil, &WorkTreeError{Dir: abs, Run: le.Run, PID: le.PID, Host: le.Host, Since: le.Since, Path: le.Path}
+		return nil, &WorkTreeError{Dir: abs, Owner: le.Owner, PID: le.PID, Host: le.Host, Since: le.Since, Path: le.Path}
 	}
 	return l, err
 }
