@@ -317,6 +317,11 @@ func (p *Plan) Preflight(h agent.Host) error {
 			if p.Reviewer != nil {
 				errs = append(errs, agent.TrySandbox(h, "reviewer", *p.Reviewer, p.AgentSandbox(*p.Reviewer), p.WorkDir))
 			}
+			for _, g := range p.Gates {
+				if p.Proc.Sandbox.Gates && len(g.Argv) > 0 {
+					errs = append(errs, agent.TrySandbox(h, "gate", agent.Preset{Name: g.Name, Binary: g.Argv[0]}, p.GateSandbox(), filepath.Join(p.WorkDir, g.Dir)))
+				}
+			}
 		}
 	}
 	return errors.Join(errs...)
