@@ -128,6 +128,8 @@ func followed(out app.Outcome, err error) error {
 		return &ExitError{Code: graphExit(out.Graph.Unfinished, out.Graph.BudgetExhausted)}
 	case out.Chosen && out.Status == loop.StatusAborted:
 		return nil // the run ends as you chose, which is no failure of this command
+	case out.Refused:
+		return &ExitError{Code: ExitUsage} // a worker's configuration to fix: the run's reason says how
 	}
 	if code := statusExit(out.Status); code != ExitOK {
 		return &ExitError{Code: code}

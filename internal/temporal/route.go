@@ -197,9 +197,10 @@ func stepError(err error) error {
 		}
 	}
 	if ae := refusal(err); ae != nil {
-		// A configuration error, not the agent's: the run stops, and its
-		// workflow ends in the refusal for whoever follows it.
-		return &loop.StopError{Status: loop.StatusAborted, Reason: refusedReason, Err: ae}
+		// A configuration error, not the agent's: the run stops with it as
+		// its reason (said once, with the fix), and its workflow ends in it
+		// for whoever follows the run.
+		return &loop.StopError{Status: loop.StatusAborted, Reason: ae.Message(), Err: ae}
 	}
 	return err
 }

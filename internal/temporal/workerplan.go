@@ -160,9 +160,9 @@ func (t CommandTrust) check(run string, cmds []InputCommand, own func() *plan.Pl
 // RefusedError is a worker's refusal of a run whose workflow input names
 // commands the worker does not run ([CommandTrust]): a configuration error,
 // fixed on the worker (--allow-cmd) or in the run's flags, never the agent's
-// failure. It crosses from the activity to the workflow and on to whoever
-// follows the run as an application error of its own type, said once
-// ([Refusal]).
+// failure. It crosses from the activity to the workflow as an application
+// error of its own type, said once: the run stops with it as its reason, and
+// its workflow ends in it for whoever follows the run ([Refusal]).
 type RefusedError struct {
 	Run      string
 	Commands []string // each as its flag and command line: --gate "make lint"
@@ -175,10 +175,6 @@ func (e *RefusedError) Error() string {
 
 // refusedErrorType is the application error type of a [RefusedError].
 const refusedErrorType = "agentloop.Refused"
-
-// refusedReason is the reason a refused run stops with; the refusal itself
-// is the run's error.
-const refusedReason = "a worker refused the commands the run names"
 
 // planError is the error of a step whose run's plan could not be rebuilt on
 // this worker: final, and a refusal said once, without the wrapping around

@@ -126,9 +126,9 @@ func TestRebuildTaskTrust(t *testing.T) {
 
 // TestRefusalCrossesOnce: a worker's refusal, wrapped as it is on its way
 // out of the step, crosses as an application error of its own type that
-// says it once; the workflow stops the run on it as a configuration error,
-// not the agent's, and the workflow's error still carries it for whoever
-// follows the run.
+// says it once; the workflow stops the run with it as its reason, a
+// configuration error, not the agent's, and the workflow's error still
+// carries it for whoever follows the run.
 func TestRefusalCrossesOnce(t *testing.T) {
 	t.Parallel()
 	refused := &RefusedError{Run: "build", Commands: []string{`--agent-cmd "touch pwned.txt"`}}
@@ -141,7 +141,7 @@ func TestRefusalCrossesOnce(t *testing.T) {
 		t.Errorf("the step's error = %v, want the refusal with its fix", stepErr)
 	}
 	stop, ok := errors.AsType[*loop.StopError](stepError(stepErr))
-	if !ok || stop.Status != loop.StatusAborted || stop.Reason != refusedReason {
+	if !ok || stop.Status != loop.StatusAborted || stop.Reason != sentence {
 		t.Fatalf("stepError() = %v, want the run stopped on the refusal", stepError(stepErr))
 	}
 	got, ok := Refusal(endedIn(stop.Err, RunResult{}))

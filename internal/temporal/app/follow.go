@@ -25,6 +25,10 @@ type Outcome struct {
 	// Chosen says the run ended as the person chose (resume --accept or
 	// --abort): no failure of the command, aborted or not.
 	Chosen bool
+	// Refused says a worker refused the commands the run names
+	// ([temporal.RefusedError]): a configuration to fix, which the run's
+	// reason says, not the loop's verdict.
+	Refused bool
 }
 
 // interrupted is the outcome of following interrupted here.
@@ -69,22 +73,19 @@ func (f *Fleet) followRun(ctx context.Context, screen *ui.Printer, key string, f
 		return interrupted, err
 	}
 	if err == nil && out.Status == loop.StatusAborted {
-		if re, ok := f.refusal(ctx, key); ok {
-			// A worker's refusal is a configuration to fix, not the loop's
-			// verdict: the command fails as a usage error, said once.
-			return out, &session.UsageError{Err: re}
-		}
+		out.Refused = f.refused(ctx, key)
 	}
 	return out, err
 }
 
-// refusal is the worker's refusal the workflow of the run key ended in
-// ([temporal.Refusal]); false for any other end, or one not known within
-// seconds.
-func (f *Fleet) refusal(ctx context.Context, key string) (*temporal.RefusedError, bool) {
+// refused reports whether the workflow of the run key ended in a worker's
+// refusal ([temporal.Refusal]); false for any other end, or one not known
+// within seconds.
+func (f *Fleet) refused(ctx context.Context, key string) bool {
 	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return temporal.Refusal(f.c.GetWorkflow(wait, temporal.WorkflowID(key), "").Get(wait, nil))
+	_, ok := temporal.Refusal(f.c.GetWorkflow(wait, temporal.WorkflowID(key), "").Get(wait, nil))
+	return ok
 }
 
 // FollowOptions are how `agentloop follow` rebuilds a run's plan for its
