@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -285,6 +286,7 @@ func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir, log
 	_ = pw.Close()
 	p := <-done
 	_ = log.Close()
+	p.rep = redactReport(g.Redact.With(baseEnv(g.Env), s.Env), p.rep)
 	var judged evidence.GateResult
 	switch {
 	case runErr != nil:
@@ -314,6 +316,29 @@ func (g *ProcGates) runOne(ctx context.Context, s GateSpec, workDir, logDir, log
 		judged.Tail = string(log.Tail(2048))
 	}
 	return judged, nil
+}
+
+// redactReport returns rep with the secrets of its texts replaced. The
+// gate's output was redacted as it streamed, but a parser decodes what the
+// output escaped (go test -json writes & as \u0026, a quote as \"): a secret
+// the stream's redaction could not see escaped comes out whole. Judged from
+// the redacted report, the result never holds it, nor its keys (compared
+// with the baseline's, redacted alike): the failures file, the feedback, the
+// state and the report all get what is redacted here, once.
+func redactReport(r *redact.Redactor, rep gate.Report) gate.Report {
+	rep.Findings = slices.Clone(rep.Findings)
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		for _, s := range []*string{&f.ID, &f.File, &f.Message, &f.Key, &f.Unit, &f.Test} {
+			*s = r.String(*s)
+		}
+	}
+	rep.Tail = r.String(rep.Tail)
+	rep.Problems = slices.Clone(rep.Problems)
+	for i, p := range rep.Problems {
+		rep.Problems[i] = r.String(p)
+	}
+	return rep
 }
 
 // startReason says why a program could not start, in a person's words.

@@ -168,7 +168,8 @@ exit 1`
 // NAME.failures.txt beside its log, every failing test with its message,
 // named in the result relative to the work tree, and redacted: a secret the
 // output escapes (go test -json writes & as \u0026), which the stream's
-// redaction cannot see, is not in it once the parser decoded it.
+// redaction cannot see, is not in it once the parser decoded it, nor in the
+// result's findings.
 func TestGateFailuresFile(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cr3t&tok3n-value"
@@ -212,6 +213,12 @@ exit 1`
 	}
 	if strings.Contains(list, secret) {
 		t.Errorf("the secret is in the list:\n%s", list)
+	}
+	// the result itself (the feedback's, the state's, the report's) is redacted
+	for _, f := range r.Findings {
+		if strings.Contains(f.Message, secret) || strings.Contains(f.Key, secret) || strings.Contains(f.ID, "Case") && !strings.Contains(f.Message, "[REDACTED:$CSV_TOKEN]") {
+			t.Errorf("finding %s: message %q, key %q", f.ID, f.Message, f.Key)
+		}
 	}
 }
 
