@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
 
@@ -23,6 +24,10 @@ const narrateWidth = 160
 type narrator struct {
 	format  string
 	pending strings.Builder // a message still being streamed
+	// red redacts what the narrator decoded from the stream before it is
+	// cut ([narrator.oneLine]): the stream's own redaction saw it escaped (a
+	// quote as \", & as \u0026) and may have missed a secret in it.
+	red *redact.Redactor
 }
 
 // newNarrator returns the narrator of format's stream, nil when the format is
@@ -130,12 +135,12 @@ func (n *narrator) Line(b []byte) []said {
 	}
 	out := n.Flush()
 	say := func(text string) {
-		if t := oneLine(text, narrateWidth); t != "" {
+		if t := n.oneLine(text); t != "" {
 			out = append(out, said{text: t})
 		}
 	}
 	tool := func(name string, input json.RawMessage) {
-		out = append(out, said{tool: true, name: name, text: toolInput(input)})
+		out = append(out, said{tool: true, name: name, text: n.toolInput(input)})
 	}
 	switch {
 	case r.Message != nil && r.Message.Role == "assistant" && (r.Type == "assistant" || r.Type == "message"):
@@ -150,7 +155,7 @@ func (n *narrator) Line(b []byte) []said {
 	case r.Item != nil && r.Type == "item.started":
 		switch r.Item.Type {
 		case "command_execution":
-			out = append(out, said{tool: true, name: "shell", text: oneLine(r.Item.Command, narrateWidth)})
+			out = append(out, said{tool: true, name: "shell", text: n.oneLine(r.Item.Command)})
 		case "mcp_tool_call":
 			out = append(out, said{tool: true, name: r.Item.Server + "." + r.Item.Tool})
 		}
@@ -163,7 +168,7 @@ func (n *narrator) Line(b []byte) []said {
 			for _, c := range r.Item.Changes {
 				paths = append(paths, c.Path)
 			}
-			out = append(out, said{tool: true, name: "edit", text: oneLine(strings.Join(paths, " "), narrateWidth)})
+			out = append(out, said{tool: true, name: "edit", text: n.oneLine(strings.Join(paths, " "))})
 		}
 	case r.Type == "message" && r.Role == "assistant":
 		var s string
@@ -192,7 +197,7 @@ func (n *narrator) Flush() []said {
 	if n.pending.Len() == 0 {
 		return nil
 	}
-	t := oneLine(n.pending.String(), narrateWidth)
+	t := n.oneLine(n.pending.String())
 	n.pending.Reset()
 	if t == "" {
 		return nil
@@ -202,34 +207,38 @@ func (n *narrator) Flush() []said {
 
 // toolInput is a tool call's input on one line: the value that says what it
 // does (a command, a path, a pattern) when it has one, else its JSON.
-func toolInput(raw json.RawMessage) string {
+func (n *narrator) toolInput(raw json.RawMessage) string {
 	var m map[string]any
 	if json.Unmarshal(raw, &m) == nil {
 		for _, k := range []string{"command", "cmd", "file_path", "filePath", "path", "pattern", "query", "url", "description", "prompt"} {
 			switch v := m[k].(type) {
 			case string:
-				return oneLine(v, narrateWidth)
+				return n.oneLine(v)
 			case []any:
 				parts := make([]string, 0, len(v))
 				for _, p := range v {
 					parts = append(parts, fmt.Sprint(p))
 				}
-				return oneLine(strings.Join(parts, " "), narrateWidth)
+				return n.oneLine(strings.Join(parts, " "))
 			}
 		}
 	}
-	return oneLine(string(raw), narrateWidth)
+	return n.oneLine(string(raw))
 }
 
-// oneLine is s on one line, cut to width characters.
-func oneLine(s string, width int) string { return textcut.Runes(textcut.Line(s), width) }
+// oneLine is s redacted, on one line, cut to narrateWidth characters: cut
+// first, a secret could be left in part.
+func (n *narrator) oneLine(s string) string {
+	return textcut.Runes(textcut.Line(n.red.String(s)), narrateWidth)
+}
 
 // narrateTo is the writer a CLI's stdout goes through to be told: on w (-v),
 // the narrator's lines for a stream it reads, the output as it is otherwise;
 // to onTool, the tool call the agent started last (see [said.Call]), "" once
-// it writes text again, each time that changes. Close says what is still
-// pending. It is nil when there is nothing to tell.
-func narrateTo(w io.Writer, format string, maxLine int, onTool func(string)) io.WriteCloser {
+// it writes text again, each time that changes, what it decoded redacted by
+// red. Close says what is still pending. It is nil when there is nothing to
+// tell.
+func narrateTo(w io.Writer, format string, maxLine int, red *redact.Redactor, onTool func(string)) io.WriteCloser {
 	n := newNarrator(format)
 	if w != nil && isNilWriter(w) {
 		w = nil
@@ -242,6 +251,7 @@ func narrateTo(w io.Writer, format string, maxLine int, onTool func(string)) io.
 	case w == nil && onTool == nil:
 		return nil
 	}
+	n.red = red
 	call := ""
 	tell := func(s []said) {
 		for _, l := range s {

@@ -115,7 +115,7 @@ not json
 		if echo {
 			w = &out
 		}
-		nw := narrateTo(w, FormatClaudeStream, 1<<20, func(c string) { told = append(told, c) })
+		nw := narrateTo(w, FormatClaudeStream, 1<<20, nil, func(c string) { told = append(told, c) })
 		if _, err := io.WriteString(nw, stream); err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ not json
 			t.Errorf("echoed %q, want %q", out.String(), want)
 		}
 	}
-	if narrateTo(nil, FormatText, 1<<20, func(string) {}) != nil {
+	if narrateTo(nil, FormatText, 1<<20, nil, func(string) {}) != nil {
 		t.Error("a text format's output told tool calls")
 	}
 }

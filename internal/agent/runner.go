@@ -157,9 +157,11 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 		stderrLines = newLines(p.Format, maxLine, w.stderr)
 	}
 	errTail := &ring{size: tailBytes}
-	echo := narrateTo(req.Echo, p.Format, maxLine, req.OnTool)
+	env := mergeEnv(r.baseEnv(), p.Env, req.Env)
+	red := r.Redact.With(env) // the stream's, for what its parsers decode
+	echo := narrateTo(req.Echo, p.Format, maxLine, red, req.OnTool)
 	spec := proc.Spec{
-		Argv: argv, Dir: req.Dir, Env: mergeEnv(r.baseEnv(), p.Env, req.Env),
+		Argv: argv, Dir: req.Dir, Env: env,
 		Stdout:  fanout{log, stdoutLines, echo},
 		Stderr:  fanout{log, stderrLines, errTail, req.Echo},
 		Timeout: effectiveTimeout(req), IdleTimeout: req.IdleTimeout, Grace: r.Grace,
@@ -233,6 +235,9 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 			res.ExitCode = 1
 		}
 	}
+	// The parser decoded Result and what Reason quotes from the stream,
+	// whose redaction saw them escaped (a quote as \", & as \u0026).
+	res.Result, res.Reason = red.String(res.Result), red.String(res.Reason)
 	r.logger().Debug("agent finished", "agent", res.Agent, "exit_code", res.ExitCode,
 		"duration_ms", res.Duration.Milliseconds(), "outcome", res.Outcome, "reason", res.Reason)
 	return res, nil
