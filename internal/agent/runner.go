@@ -158,7 +158,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	}
 	errTail := &ring{size: tailBytes}
 	env := mergeEnv(r.baseEnv(), p.Env, req.Env)
-	red := r.Redact.With(env) // the stream's, for what its parsers decode
+	red := r.Redact.With(env) // the stream's ([Runner.Redactor]), for what its parsers decode
 	echo := narrateTo(req.Echo, p.Format, maxLine, red, req.OnTool)
 	spec := proc.Spec{
 		Argv: argv, Dir: req.Dir, Env: env,
@@ -241,6 +241,14 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	r.logger().Debug("agent finished", "agent", res.Agent, "exit_code", res.ExitCode,
 		"duration_ms", res.Duration.Milliseconds(), "outcome", res.Outcome, "reason", res.Reason)
 	return res, nil
+}
+
+// Redactor is what redacts the output of an agent run with preset p and the
+// extra environment env, as [Runner.Run] does: the Runner's secrets, the
+// environment's and credential shapes. A consumer that decodes a text of the
+// output again (a reviewer's verdict JSON) redacts what it decoded with it.
+func (r *Runner) Redactor(p Preset, env map[string]string) *redact.Redactor {
+	return r.Redact.With(mergeEnv(r.baseEnv(), p.Env, env))
 }
 
 func (r *Runner) size(v, def int) int {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/prompt"
+	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/review"
 )
 
@@ -63,7 +65,26 @@ func (r *ReviewerAgent) Review(ctx context.Context, req ReviewRequest) (evidence
 	}
 	v, err := review.Review(ctx, ask, in)
 	v.Usage = usage
-	return v, err
+	return redactReview(r.Runner.Redactor(r.Agent, nil), v), err
+}
+
+// redactReview returns v with the secrets of its texts replaced: the
+// reviewer's answer was redacted as it streamed and once its CLI's stream
+// was decoded, but the verdict JSON in it is decoded again, and a secret it
+// escaped (a quote as \", & as \u0026) comes out whole in a finding, the
+// summary or a reason quoted from the answer.
+func redactReview(red *redact.Redactor, v evidence.Review) evidence.Review {
+	v.Summary = red.String(v.Summary)
+	v.Tags = slices.Clone(v.Tags)
+	for i, t := range v.Tags {
+		v.Tags[i] = red.String(t)
+	}
+	v.Findings = slices.Clone(v.Findings)
+	for i := range v.Findings {
+		f := &v.Findings[i]
+		f.ID, f.File, f.Message, f.FixHint = red.String(f.ID), red.String(f.File), red.String(f.Message), red.String(f.FixHint)
+	}
+	return v
 }
 
 // reviewLog is the transcript of a review's round in the attempt's folder.

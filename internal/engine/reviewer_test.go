@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/agent"
+)
+
+// TestReviewRedactsDecodedVerdict: a secret in the reviewer's verdict JSON is
+// escaped there (& as \u0026, < as \u003c, a quote as \"), where the
+// redaction of its output cannot see it; the verdict agentloop records, its
+// findings and summary decoded, holds none.
+func TestReviewRedactsDecodedVerdict(t *testing.T) {
+	t.Parallel()
+	const pw, aws = "Zq8&uP3<xL9-rT5v", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	dir := t.TempDir()
+	answer := `{"verdict":"request_changes","score":4,"tags":["secret"],` +
+		`"summary":"deploy.go holds aws_secret_access_key=\"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\"",` +
+		`"findings":[{"severity":"blocker","file":"deploy.go","line":3,"msg":"the password Zq8\u0026uP3\u003cxL9-rT5v is written in the code",` +
+		`"fix_hint":"read DEPLOY_PASSWORD instead of Zq8\u0026uP3\u003cxL9-rT5v"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "answer.json"), []byte(answer+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := &ReviewerAgent{
+		Runner: &agent.Runner{},
+		Agent: agent.Preset{Name: "rev", Binary: "sh", Args: []string{"-c", "cat >/dev/null; cat answer.json"},
+			PromptVia: agent.PromptStdin, Format: agent.FormatText, Env: map[string]string{"DEPLOY_PASSWORD": pw}},
+		Timeout: time.Minute, MaxRounds: 1,
+	}
+	v, err := r.Review(t.Context(), ReviewRequest{Iteration: 1, Task: "deploy", IterDir: dir, WorkDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Findings) != 1 || v.Verdict != "request_changes" {
+		t.Fatalf("review = %+v", v)
+	}
+	f := v.Findings[0]
+	for what, s := range map[string]string{"summary": v.Summary, "msg": f.Message, "fix hint": f.FixHint} {
+		if strings.Contains(s, pw) || strings.Contains(s, aws) || !strings.Contains(s, "[REDACTED") {
+			t.Errorf("%s: %q", what, s)
+		}
+	}
+}
