@@ -63,5 +63,10 @@
 // Redaction happens where outside text enters agentloop: internal/proc puts
 // every child process's output through a [Writer], internal/gitx redacts the
 // diffs it reads, internal/double its request log. Everything downstream works
-// on redacted text.
+// on redacted text, but JSON escapes a secret (& as \u0026, a quote as \")
+// where a rule or a value no longer matches it: what is decoded from such
+// output is redacted again once decoded, by whoever decodes it — the gate
+// runner its parser's report (internal/engine), the agent runner the result,
+// reasons and narration of a CLI's stream (internal/agent), the reviewer its
+// verdict.
 package redact
