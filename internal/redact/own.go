@@ -10,8 +10,10 @@ var ownRules = []ruleSpec{
 		Keywords: []string{"://"},
 		Allow:    []allowSpec{{Regexes: []string{`^(?:\$|\{\{|%[sv]|\*+$|x+$|<)`}}}},
 	// An AWS secret access key: 40 base64 characters, known by what names it
-	// (an access key id alone is found by the catalog's aws-access-token).
-	{ID: "aws-secret-access-key", Regex: `(?i)(?:aws_?secret_?(?:access_?)?key(?:_?id)?|secret_?access_?key|aws_?secret)["']?\s*(?:=|:|=>|,)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
+	// (an access key id alone is found by the catalog's aws-access-token),
+	// its quotes escaped too (\", in JSON: go test -json's output, a CLI's
+	// stream).
+	{ID: "aws-secret-access-key", Regex: `(?i)(?:aws_?secret_?(?:access_?)?key(?:_?id)?|secret_?access_?key|aws_?secret)(?:\\?["'])?\s*(?:=|:|=>|,)\s*(?:\\?["'])?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
 		Entropy: 3.5, Keywords: []string{"aws_secret", "awssecret", "secret_access", "secretaccess"}},
 	// Every kind of Anthropic key (sk-ant-api03-, -admin01-, -oat01-, -ort01-):
 	// the catalog knows the API and admin keys, Claude Code signs in with an

@@ -55,6 +55,9 @@ func TestRedactorBytes(t *testing.T) {
 		{`{"password":"hunter2hunter2"}`, `{"password":"[REDACTED:$DB_PASSWORD]"}`},
 		{"gh token ghp_R8xk2Lq9VwZ3mN7pT4sY6bC1dF5gH0jK2aE9\n", "gh token [REDACTED]\n"},
 		{"aws AKIAQX7RZ2M4TB6YLW5D\n", "aws [REDACTED]\n"},
+		// an AWS secret key between quotes JSON escaped (go test -json's output)
+		{`"Output":"aws_secret_access_key=\"Xk9vR2mLq7Tb4WnZ8pYc3Hs6Jd1Fg5Ka0Ue2Vo8B\"\n"`, `"Output":"aws_secret_access_key=\"[REDACTED]\"\n"`},
+		{`{\"aws_secret_access_key\": \"Xk9vR2mLq7Tb4WnZ8pYc3Hs6Jd1Fg5Ka0Ue2Vo8B\"}`, `{\"aws_secret_access_key\": \"[REDACTED]\"}`},
 		{"-----BEGIN RSA PRIVATE KEY-----\n", "[REDACTED]\n"},
 		{"abc is short, /root/secret-home is a path\n", "abc is short, /root/secret-home is a path\n"},
 		{"sk- is not a key, nor is task-list\n", "sk- is not a key, nor is task-list\n"},
