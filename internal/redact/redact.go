@@ -2,7 +2,9 @@ package redact
 
 import (
 	"bytes"
+	"encoding/json"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -82,10 +84,37 @@ func (r *Redactor) Add(environs ...[]string) {
 				continue
 			}
 			seen[v] = true
-			r.values = append(r.values, value{secret: []byte(v), marker: []byte("[REDACTED:$" + name + "]")})
+			marker := []byte("[REDACTED:$" + name + "]")
+			r.values = append(r.values, value{secret: []byte(v), marker: marker})
+			for _, e := range jsonForms(v) {
+				if !seen[e] {
+					seen[e] = true
+					r.values = append(r.values, value{secret: []byte(e), marker: marker})
+				}
+			}
 		}
 	}
 	r.words = rules().withValues(r.values)
+}
+
+// jsonForms returns v as it stands in a JSON string, when that differs from
+// v: with & < > escaped (\u0026, as go test -json writes them) and without
+// (as most JSON writers do), a quote and a backslash escaped in both.
+func jsonForms(v string) []string {
+	var out []string
+	for _, html := range []bool{true, false} {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		if enc.Encode(v) != nil {
+			continue
+		}
+		e := strings.TrimSuffix(b.String(), "\n")
+		if e = e[1 : len(e)-1]; e != v && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // HasShape reports whether text holds a credential of a known shape, as

@@ -40,6 +40,7 @@ func TestRedactorBytes(t *testing.T) {
 		"ANTHROPIC_API_KEY=sk-ant-api03-Zq8vN2xLr5Tb9WkMd3HfYp7Gc1Js6Ea4Ru0Xo2Vn8Qi5Lt3Bw9Km7Pz1Dy6Hg4Ce0Fa2Ns5Jr8Ux3Ml7Ov1Ib9Tq6Wd4Sk2Ye8Zh0Gf5Pn3Rc7AA",
 		"MY_SERVICE_TOKEN=tok3n-value-1234",
 		"DB_PASSWORD=hunter2hunter2",
+		`DEPLOY_PASSWORD=Zq8&uP3<xL9-"rT5v\`,
 		"SHORT_TOKEN=abc",        // too short to redact
 		"HOME=/root/secret-home", // not a secret name
 		"EMPTY_SECRET=",
@@ -55,6 +56,10 @@ func TestRedactorBytes(t *testing.T) {
 		{`{"password":"hunter2hunter2"}`, `{"password":"[REDACTED:$DB_PASSWORD]"}`},
 		{"gh token ghp_R8xk2Lq9VwZ3mN7pT4sY6bC1dF5gH0jK2aE9\n", "gh token [REDACTED]\n"},
 		{"aws AKIAQX7RZ2M4TB6YLW5D\n", "aws [REDACTED]\n"},
+		// a value in a JSON string: & < > escaped as go test -json does, or not
+		{`pw Zq8&uP3<xL9-"rT5v\ used`, `pw [REDACTED:$DEPLOY_PASSWORD] used`},
+		{`"Output":"pw Zq8\u0026uP3\u003cxL9-\"rT5v\\ used\n"`, `"Output":"pw [REDACTED:$DEPLOY_PASSWORD] used\n"`},
+		{`{"text":"pw Zq8&uP3<xL9-\"rT5v\\"}`, `{"text":"pw [REDACTED:$DEPLOY_PASSWORD]"}`},
 		// an AWS secret key between quotes JSON escaped (go test -json's output)
 		{`"Output":"aws_secret_access_key=\"Xk9vR2mLq7Tb4WnZ8pYc3Hs6Jd1Fg5Ka0Ue2Vo8B\"\n"`, `"Output":"aws_secret_access_key=\"[REDACTED]\"\n"`},
 		{`{\"aws_secret_access_key\": \"Xk9vR2mLq7Tb4WnZ8pYc3Hs6Jd1Fg5Ka0Ue2Vo8B\"}`, `{\"aws_secret_access_key\": \"[REDACTED]\"}`},
