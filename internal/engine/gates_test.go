@@ -167,9 +167,8 @@ exit 1`
 // TestGateFailuresFile: a failing gate's failures are listed whole in
 // NAME.failures.txt beside its log, every failing test with its message,
 // named in the result relative to the work tree, and redacted: a secret the
-// output escapes (go test -json writes & as \u0026), which the stream's
-// redaction cannot see, is not in it once the parser decoded it, nor in the
-// result's findings.
+// output escapes (go test -json writes & as \u0026) is not in it once the
+// parser decoded it, nor in the result's findings.
 func TestGateFailuresFile(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cr3t&tok3n-value"
@@ -270,5 +269,44 @@ func TestGateStartTold(t *testing.T) {
 	want := []start{{"tests", 40 * time.Second}, {"tests", first[0].Duration}}
 	if len(told) != 2 || told[0] != want[0] || told[1] != want[1] {
 		t.Errorf("told %v, want %v", told, want)
+	}
+}
+
+// TestGateReportRedacted: a secret that the output's JSON escapes past the
+// redaction of the stream (client_secret=\"…\": the catalog's rule takes
+// quotes, not escaped ones) comes back whole when the parser decodes it; the
+// gate runner redacts what it decoded: the findings (what the feedback, the
+// state and the report are made of), their keys, the tail and the failures
+// file hold none of it.
+func TestGateReportRedacted(t *testing.T) {
+	t.Parallel()
+	const secret = "Xk9vR2mLq7Tb4WnZ8pYc3Hs6"
+	dir := t.TempDir()
+	script := `printf '{"Action":"output","Package":"m/auth","Test":"TestOAuth","Output":"    auth_test.go:9: client_secret=\\"` + secret + `\\" rejected\\n"}\n'
+printf '{"Action":"fail","Package":"m/auth","Test":"TestOAuth"}\n{"Action":"fail","Package":"m/auth"}\n'
+exit 1`
+	if err := os.WriteFile(filepath.Join(dir, "gate.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "gates"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	g := &ProcGates{Specs: []GateSpec{{Name: "tests", Argv: []string{"sh", "./gate.sh"}, Required: true, Format: "gotest-json", Rerun: gate.RerunOff}}}
+	res, err := g.RunGates(t.Context(), dir, filepath.Join(dir, "gates"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if len(r.Findings) != 1 || r.Findings[0].Message != `client_secret="[REDACTED]" rejected` {
+		t.Fatalf("findings %+v, want TestOAuth's, redacted", r.Findings)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, r.FailuresPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, s := range map[string]string{"key": r.Findings[0].Key, "tail": r.Tail, "failures file": string(b)} {
+		if strings.Contains(s, secret) {
+			t.Errorf("the %s holds the secret: %q", what, s)
+		}
 	}
 }
