@@ -506,16 +506,17 @@ func TestRunnerMarkerInTheResult(t *testing.T) {
 
 // TestRunnerRedactsDecodedText: a secret in the CLI's JSON stream is escaped
 // there (& as \u0026, < as \u003c, a quote as \"), where the stream's
-// redaction cannot see it; what the runner decodes from the stream (the
+// redaction may not see it (client_secret=\"…\": the catalog's rule takes
+// quotes, not escaped ones); what the runner decodes from the stream (the
 // result, the failure's reason, the narrated lines, the tool call the live
 // status shows) is redacted again, before it is cut: none holds the secret.
 func TestRunnerRedactsDecodedText(t *testing.T) {
 	t.Parallel()
-	const pw, aws = "Zq8&uP3<xL9-rT5v", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-	said := `login as deploy with password Zq8\u0026uP3\u003cxL9-rT5v rejected; aws_secret_access_key=\"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\"`
+	const pw, oauth = "Zq8&uP3<xL9-rT5v", "Xk9vR2mLq7Tb4WnZ8pYc3Hs6"
+	said := `login as deploy with password Zq8\u0026uP3\u003cxL9-rT5v rejected; client_secret=\"Xk9vR2mLq7Tb4WnZ8pYc3Hs6\"`
 	stream := `{"type":"system","subtype":"init","session_id":"s1","model":"claude-sonnet-4-5"}
 {"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"` + said + `"}],"usage":{"input_tokens":10,"output_tokens":5}},"session_id":"s1"}
-{"type":"assistant","message":{"id":"m3","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("x", 140) + ` password Zq8\u0026uP3\u003cxL9-rT5v"}],"usage":{"input_tokens":10,"output_tokens":5}},"session_id":"s1"}
+{"type":"assistant","message":{"id":"m3","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("x", 130) + ` client_secret=\"Xk9vR2mLq7Tb4WnZ8pYc3Hs6\""}],"usage":{"input_tokens":10,"output_tokens":5}},"session_id":"s1"}
 {"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"` + said + `"}}],"usage":{"input_tokens":10,"output_tokens":5}},"session_id":"s1"}
 {"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":1,"result":"` + said + `","session_id":"s1","total_cost_usd":0.01,"usage":{"input_tokens":20,"output_tokens":10}}
 `
@@ -534,12 +535,12 @@ func TestRunnerRedactsDecodedText(t *testing.T) {
 		t.Fatal(err)
 	}
 	for what, s := range map[string]string{"result": res.Result, "reason": res.Reason, "echo": echo.String(), "tool": strings.Join(tools, "\n")} {
-		if strings.Contains(s, pw) || strings.Contains(s, aws) || !strings.Contains(s, "password [REDACTED:$DEPLOY_PASSWORD] rejected") {
+		if strings.Contains(s, pw) || strings.Contains(s, oauth) || !strings.Contains(s, "password [REDACTED:$DEPLOY_PASSWORD] rejected") {
 			t.Errorf("%s: %q", what, s)
 		}
 	}
 	// a narrated line is cut after it is redacted: no part of the secret is left
-	if strings.Contains(echo.String(), "Zq8&u") {
+	if strings.Contains(echo.String(), "Xk9vR2mL") {
 		t.Errorf("echo holds part of the secret: %q", echo.String())
 	}
 }

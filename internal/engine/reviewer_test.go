@@ -12,16 +12,17 @@ import (
 
 // TestReviewRedactsDecodedVerdict: a secret in the reviewer's verdict JSON is
 // escaped there (& as \u0026, < as \u003c, a quote as \"), where the
-// redaction of its output cannot see it; the verdict agentloop records, its
-// findings and summary decoded, holds none.
+// redaction of its output may not see it (client_secret=\"…\": the
+// catalog's rule takes quotes, not escaped ones); the verdict agentloop
+// records, its findings and summary decoded, holds none.
 func TestReviewRedactsDecodedVerdict(t *testing.T) {
 	t.Parallel()
-	const pw, aws = "Zq8&uP3<xL9-rT5v", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	const pw, oauth = "Zq8&uP3<xL9-rT5v", "Xk9vR2mLq7Tb4WnZ8pYc3Hs6"
 	dir := t.TempDir()
 	answer := `{"verdict":"request_changes","score":4,"tags":["secret"],` +
-		`"summary":"deploy.go holds aws_secret_access_key=\"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\"",` +
+		`"summary":"deploy.go holds client_secret=\"Xk9vR2mLq7Tb4WnZ8pYc3Hs6\"",` +
 		`"findings":[{"severity":"blocker","file":"deploy.go","line":3,"msg":"the password Zq8\u0026uP3\u003cxL9-rT5v is written in the code",` +
-		`"fix_hint":"read DEPLOY_PASSWORD instead of Zq8\u0026uP3\u003cxL9-rT5v"}]}`
+		`"fix_hint":"read client_secret=\"Xk9vR2mLq7Tb4WnZ8pYc3Hs6\" from the environment"}]}`
 	if err := os.WriteFile(filepath.Join(dir, "answer.json"), []byte(answer+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestReviewRedactsDecodedVerdict(t *testing.T) {
 	}
 	f := v.Findings[0]
 	for what, s := range map[string]string{"summary": v.Summary, "msg": f.Message, "fix hint": f.FixHint} {
-		if strings.Contains(s, pw) || strings.Contains(s, aws) || !strings.Contains(s, "[REDACTED") {
+		if strings.Contains(s, pw) || strings.Contains(s, oauth) || !strings.Contains(s, "[REDACTED") {
 			t.Errorf("%s: %q", what, s)
 		}
 	}
