@@ -25,6 +25,7 @@ type resumeOptions struct {
 	adr          bool
 	accept       bool
 	abort        bool
+	undoCut      bool
 	engine       engineOptions
 }
 
@@ -38,6 +39,7 @@ func (o *resumeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.adr, "adr", false, "record the guidance as an architecture decision (docs/adr/NNNN-title.md); automatic when the run escalated on architecture")
 	fs.BoolVar(&o.accept, "accept", false, "end an escalated run completed, the work tree put at its best checkpoint (what you changed since is kept in a backup ref); runs nothing")
 	fs.BoolVar(&o.abort, "abort", false, "end an escalated run as aborted, the work tree left where the loop left it; runs nothing")
+	fs.BoolVar(&o.undoCut, "undo-cut", false, "put the work tree back where the attempt cut by the stop started; everything it holds beyond agentloop's last checkpoint (your edits since the stop included) is kept in a backup ref first")
 }
 
 func newResumeCmd(d Deps) *cobra.Command {
@@ -52,10 +54,14 @@ prompt and the iteration counter starts again (spend is never reset). With --adr
 the answer is also recorded as an architecture decision under docs/adr/. Or end
 the escalated run without running anything: --accept puts the work tree at its
 best checkpoint and ends the run completed, --abort ends it aborted with the tree
-where the loop left it; both say which commit the tree is at. Before any
-checkpoint is restored, what the tree holds beyond agentloop's last checkpoint
-(your edits, new files) is kept in a backup ref, named with the command that
-brings it back.
+where the loop left it; both say which commit the tree is at.
+The run goes on from the work tree as you left it: nothing you made or changed
+after the stop is removed or reverted, and the work of an attempt the stop cut
+stays too (it is also kept under its iter-N-cut ref, its diff in its folder);
+one line says what changed since the stop. --undo-cut puts the tree back where
+the cut attempt started instead. Before any checkpoint is restored, what the
+tree holds beyond agentloop's last checkpoint (your edits, new files) is kept
+in a backup ref, named with the command that brings it back.
 The run keeps the flags it was started with; flags given now win. A task of a
 task graph (GRAPH-TASK) keeps its graph's plan (its flags, and the task's
 procedure, prompt, gates and limits); once it is done, its graph goes on as
@@ -195,7 +201,7 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 			return resumeGraph(ctx, o, d, task)
 		}
 	}
-	if err := s.Resume(guidance, o.adr); err != nil {
+	if err := s.Resume(ctx, session.ResumeOptions{Guidance: guidance, ADR: o.adr, UndoCut: o.undoCut}); err != nil {
 		return err
 	}
 	err = runSession(ctx, s)

@@ -210,7 +210,7 @@ func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance
 	}
 	return followed(f.Resume(ctx, name, app.ResumeOptions{
 		Server:    app.Server{Heartbeat: eng.heartbeat, Flags: o.serverFlags()},
-		Heartbeat: o.engine.heartbeat, Guidance: guidance, ADR: o.adr, Accept: o.accept, Abort: o.abort,
+		Heartbeat: o.engine.heartbeat, Guidance: guidance, ADR: o.adr, Accept: o.accept, Abort: o.abort, UndoCut: o.undoCut,
 		Configure: configure(d, o.loopOptions), GraphConfigure: configure(d, graphFlags),
 		Verbose: o.verbose, JSON: o.logFormat == "json",
 	}))

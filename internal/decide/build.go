@@ -92,14 +92,33 @@ func rollbackRef(f *facts, c choice) string {
 		c.action == loop.ActionRefine && c.rule != RuleRegression:
 		return ""
 	}
-	b, ok := bestPoint(f.past)
+	st := f.in.State
+	b, ok := bestPoint(rollbackTargets(f))
 	if !ok || b.Quality <= f.cur.Quality {
-		if st := f.in.State; st.Best != nil && st.Best.Ref != "" && st.Best.Quality > f.cur.Quality {
+		if st.Best != nil && st.Best.Ref != "" && st.Best.Quality > f.cur.Quality && (st.Floor == 0 || st.Best.Seq > st.Floor) {
 			return st.Best.Ref
 		}
 		return ""
 	}
 	return b.Ref
+}
+
+// rollbackTargets are the past iterations whose checkpoints a rollback may go
+// back to: those after the floor ([loop.State.Floor]). A checkpoint from
+// before a resume that kept what agentloop did not record (a person's edits)
+// is none: going back to it would take the person's work out of the tree.
+func rollbackTargets(f *facts) []point {
+	floor := f.in.State.Floor
+	if floor == 0 {
+		return f.past
+	}
+	var since []point
+	for _, p := range f.past {
+		if p.Seq > floor {
+			since = append(since, p)
+		}
+	}
+	return since
 }
 
 // rolledBackTo says, for a decision that rolls the work tree back, to which

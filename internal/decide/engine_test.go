@@ -69,6 +69,38 @@ func TestBestAndRollback(t *testing.T) {
 	}
 }
 
+// After a resume that kept what agentloop did not record (a person's edits
+// after a stop), checkpoints from before it are no rollback targets: going
+// back to one would take the person's work out of the tree. Those after it
+// still are.
+func TestRollbackCountsFromTheResumedTree(t *testing.T) {
+	t.Parallel()
+	spec := gated()
+	p := DefaultPolicy()
+	for _, tt := range []struct {
+		floor int
+		want  string
+	}{
+		{0, "ckpt-2"}, // no resume kept anything: the best checkpoint
+		{1, "ckpt-2"}, // attempt 2 ran after the resume: still a target
+		{2, ""},       // the person's tree came after attempt 2: no going back past it
+	} {
+		st := past(p, spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A")})
+		st.Floor = tt.floor
+		d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C", "D"), Budget: done(3)})
+		if d.Rollback != tt.want {
+			t.Errorf("floor %d: rollback = %q, want %q", tt.floor, d.Rollback, tt.want)
+		}
+		d = New(p).Decide(limited{MaxIterations: 3}.input(st, spec, iter(3, "A", "C", "D")))
+		if d.Rollback != tt.want {
+			t.Errorf("floor %d: escalation rollback = %q, want %q", tt.floor, d.Rollback, tt.want)
+		}
+		if rolled := strings.Contains(d.Escalation.Report.Best, "rolled back"); rolled != (tt.want != "") {
+			t.Errorf("floor %d: the report's best is %q", tt.floor, d.Escalation.Report.Best)
+		}
+	}
+}
+
 func TestNext(t *testing.T) {
 	t.Parallel()
 	p := DefaultPolicy()

@@ -28,7 +28,7 @@ func (e *Engine) report(f *facts, ts []decision.Trigger, c choice, d loop.Decisi
 	if rv := f.ev.Review; rv != nil && len(rv.Findings) > 0 {
 		r.History[len(r.History)-1].Review += ": " + clip(rv.Findings[0].Message, 80)
 	}
-	switch b, ok := bestPoint(f.past); {
+	switch b, ok := bestPoint(rollbackTargets(f)); {
 	case ok && b.Quality > f.cur.Quality:
 		r.Best = fmt.Sprintf("iteration %d, quality %.2f, %s (the work tree is rolled back to it)", b.N, b.Quality, b.Ref)
 	case f.weakened != "":

@@ -11,6 +11,7 @@ import (
 // the present from the evidence just gathered.
 type point struct {
 	N         int
+	Seq       int // the attempt's number in the run (0 in records of older builds)
 	Failing   []string
 	FP        string
 	Quality   float64
@@ -43,7 +44,7 @@ func fromRecord(r loop.Record) point {
 	// records of older versions hold fingerprints of another form, and the keys
 	// are what the detectors compare.
 	return point{
-		N: r.N, Failing: failing, FP: fingerprint(failing), Quality: r.Quality, DiffHash: r.DiffHash, TreeHash: r.TreeHash,
+		N: r.N, Seq: r.Seq, Failing: failing, FP: fingerprint(failing), Quality: r.Quality, DiffHash: r.DiffHash, TreeHash: r.TreeHash,
 		DiffEmpty: r.TreeHash != "" && r.DiffHash == "" && r.DiffLines == 0, Succeeded: r.Succeeded, Review: r.Review,
 		Strategy: r.Strategy, Decision: r.Decision, Triggers: r.Triggers, Ref: r.Checkpoint,
 		Cost: r.Usage.CostUSD, CostKnown: r.Usage.CostKnown, Summary: r.Summary, Lines: r.DiffLines, AgentExit: r.AgentExit,

@@ -56,7 +56,7 @@ func (l *Local) inflightPath() string { return filepath.Join(l.RunDir, inflightF
 // heartbeat, or its folder's last write when later), its spend what its
 // transcript tells; what it left in the work tree is kept under its cut ref,
 // with its partial diff in its folder. The tree is left as it is: the loop
-// undoes the attempt. A marker of an attempt the state records (numbered last
+// keeps it, or undoes the attempt when the person asks ([loop.State.UndoCut]). A marker of an attempt the state records (numbered last
 // or lower: the process died between saving the state and removing it) is
 // stale and removed. An attempt that died before its marker was written is
 // found by its folder ([Local.unmarked]). With a shared spend, each cut
@@ -108,7 +108,7 @@ func (l *Local) recoverCut(ctx context.Context, last int) ([]loop.Interrupted, e
 		cut.Cut = l.keepCut(ctx, loop.StepRequest{Seq: m.Seq, Iteration: m.Iteration}, m.Checkpoint)
 		if cut.Cut != "" && cut.Cut != m.Checkpoint {
 			ref := l.ref(m.Seq, "cut")
-			l.warn("the work tree held what the cut attempt %d left and anything changed there since: kept in %s before the attempt is undone; bring it back with: git restore --source=%s --worktree -- .", m.Seq, ref, ref)
+			l.warn("what the cut attempt %d left in the work tree, and anything changed there since, is recorded in %s, its diff in its folder; the tree stays as it is", m.Seq, ref)
 		}
 	}
 	return []loop.Interrupted{cut}, nil

@@ -121,3 +121,32 @@ func (k Kept) Hint() string {
 	}
 	return fmt.Sprintf("kept in %s: %s; bring it back with: git restore --source=%s --worktree -- .", k.Ref, paths, k.Ref)
 }
+
+// Changed lists the paths where the work tree as it is now (untracked files
+// included, ignored ones and the state folder left out) differs from the
+// checkpoint since, sorted: what changed there since agentloop recorded it.
+func (w *Workspace) Changed(ctx context.Context, since string) ([]string, error) {
+	c := w.checkpointer()
+	cur, err := c.tree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	was, err := c.treeOf(ctx, since)
+	if err != nil {
+		return nil, fmt.Errorf("compare the work tree %s: %w", c.dir, err)
+	}
+	if cur == was {
+		return nil, nil
+	}
+	out, err := git(ctx, c.repo.top, "diff-tree", "-r", "--name-only", "--no-renames", "-z", was, cur)
+	if err != nil {
+		return nil, fmt.Errorf("compare the work tree %s with %s: %w", c.dir, short(since), err)
+	}
+	var paths []string
+	for _, p := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}

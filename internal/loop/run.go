@@ -91,10 +91,8 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 	if err := r.save(ctx); err != nil {
 		return r.unsaved(ctx, err)
 	}
-	if st.Undo != nil {
-		if out, done, err := r.undo(ctx); done {
-			return out, err
-		}
+	if out, done, err := r.resumeTree(ctx); done {
+		return out, err
 	}
 	if r.spec.Baseline && r.spec.HasGates && !st.BaselineDone {
 		if out, done, err := r.baseline(ctx); done {
@@ -524,6 +522,35 @@ func (r *runner) recover(ctx context.Context) {
 			"attempt %d (iteration %d) of an earlier session was cut short (a crash or a kill) after its agent ran %s: it runs again as a new attempt, its time counts against the budgets, %s",
 			c.Seq, c.Iteration, c.Duration.Duration().Round(100*time.Millisecond), spend)})
 	}
+}
+
+// resumeTree is the resume rule for the work tree, the one both engines obey:
+// a session starts from the tree as the person left it. The work a cut
+// attempt left there is recorded (its cut ref, its partial diff) and kept, as
+// is everything a person made or changed since the stop; the decider's later
+// rollbacks count from this tree ([State.Floor]). Only the person's ask
+// ([State.UndoCut], resume --undo-cut) puts the tree back where the cut
+// attempt started, after the usual backup ([runner.undo]). done reports that
+// the session ends.
+func (r *runner) resumeTree(ctx context.Context) (Outcome, bool, error) {
+	st := r.st
+	undo := st.UndoCut
+	st.UndoCut = false
+	switch {
+	case st.Undo == nil:
+		return Outcome{}, false, nil
+	case undo:
+		return r.undo(ctx)
+	}
+	if u := st.Undo; u.Cut != u.Start {
+		st.Floor = max(st.Floor, st.Attempts)
+	}
+	st.Undo = nil
+	if err := r.save(ctx); err != nil {
+		out, err := r.unsaved(ctx, err)
+		return out, true, err
+	}
+	return Outcome{}, false, nil
 }
 
 // undo puts the work tree back where the cut attempt started, before anything

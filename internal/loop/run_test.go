@@ -871,10 +871,22 @@ func TestRunCountsOnlyATimeSpan(t *testing.T) {
 
 // A signal that lands as an attempt's step ends (during its checkpoint, say)
 // cuts the attempt like any other: it is not recorded as finished, the session
-// ends interrupted, and the next session undoes it before the iteration runs
-// again as a new attempt.
+// ends interrupted, and the next session goes on from the tree as it is (the
+// attempt's work kept, the floor of later rollbacks at it) — or, when the
+// person asked (UndoCut), undoes it first — and runs the iteration again as a
+// new attempt.
 func TestSignalAsTheStepEndsCutsTheAttempt(t *testing.T) {
 	t.Parallel()
+	for _, undoCut := range []bool{false, true} {
+		t.Run(fmt.Sprintf("undo_cut=%v", undoCut), func(t *testing.T) {
+			t.Parallel()
+			testSignalAsTheStepEnds(t, undoCut)
+		})
+	}
+}
+
+func testSignalAsTheStepEnds(t *testing.T, undoCut bool) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	env := &signalAtEnd{scriptEnv: &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(true, 0)}, checkpoint: "c1"}, cancel: cancel}
 	st := newState()
@@ -888,25 +900,34 @@ func TestSignalAsTheStepEndsCutsTheAttempt(t *testing.T) {
 	if st.Undo == nil || st.Undo.Start != "s1" {
 		t.Fatalf("undo = %+v, want the attempt undone from s1", st.Undo)
 	}
-	// The next session: the undo first, with what the tree was left at.
+	// The next session: the tree as it is, or the undo first, with what the
+	// tree was left at.
+	st.UndoCut = undoCut
 	env2 := &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(true, 0)}, checkpoint: "c2"}
 	out, err := loop.Run(t.Context(), env2, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
 	if err != nil || out.Status != loop.StatusSucceeded {
 		t.Fatalf("second session: %s, %v", out.Status, err)
 	}
-	if r := env2.requests[0]; r.Kind != loop.StepRollback || r.Checkpoint != "s1" || r.Expect != "c1" || r.Seq != 1 {
-		t.Errorf("first request %+v, want the undo of attempt 1 to s1 expecting c1", r)
+	reqs := env2.requests
+	if undoCut {
+		if r := reqs[0]; r.Kind != loop.StepRollback || r.Checkpoint != "s1" || r.Expect != "c1" || r.Seq != 1 {
+			t.Errorf("first request %+v, want the undo of attempt 1 to s1 expecting c1", r)
+		}
+		reqs = reqs[1:]
 	}
-	if r := env2.requests[1]; r.Kind != loop.StepIteration || r.Iteration != 1 || r.Seq != 2 {
-		t.Errorf("second request %+v, want iteration 1 again as attempt 2", r)
+	if r := reqs[0]; r.Kind != loop.StepIteration || r.Iteration != 1 || r.Seq != 2 {
+		t.Errorf("request %+v, want iteration 1 again as attempt 2 (no rollback unless asked)", r)
 	}
-	if st.Undo != nil || len(st.History) != 1 || st.History[0].Seq != 2 || st.Best == nil || st.Best.Ref != "c2" || st.Best.Seq != 2 {
-		t.Errorf("undo %+v, history %+v, best %+v", st.Undo, st.History, st.Best)
+	if st.Undo != nil || st.UndoCut || len(st.History) != 1 || st.History[0].Seq != 2 || st.Best == nil || st.Best.Ref != "c2" || st.Best.Seq != 2 {
+		t.Errorf("undo %+v (asked %v), history %+v, best %+v", st.Undo, st.UndoCut, st.History, st.Best)
+	}
+	if want := map[bool]int{false: 1, true: 0}[undoCut]; st.Floor != want {
+		t.Errorf("floor %d, want %d: rollbacks count from the tree as resumed when it kept the cut work", st.Floor, want)
 	}
 }
 
 // A signal while the next session puts the tree back where a cut attempt
-// started: the restore runs to its end (the environment does not cut it), the
+// started (the person asked, resume --undo-cut): the restore runs to its end (the environment does not cut it), the
 // state records the tree there and nothing left to undo, and the session ends
 // interrupted without starting an attempt.
 func TestSignalDuringTheUndo(t *testing.T) {
@@ -915,7 +936,7 @@ func TestSignalDuringTheUndo(t *testing.T) {
 	env := &signalAtRollback{scriptEnv: &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(true, 0)}}, cancel: cancel}
 	st := newState()
 	st.Attempts, st.Tree = 1, "c1"
-	st.Undo = &loop.Undo{Seq: 1, Start: "s1", Cut: "c1"}
+	st.Undo, st.UndoCut = &loop.Undo{Seq: 1, Start: "s1", Cut: "c1"}, true
 	out, err := loop.Run(ctx, env, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
 	if err != nil || out.Status != loop.StatusInterrupted {
 		t.Fatalf("outcome %s, %v: want interrupted", out.Status, err)

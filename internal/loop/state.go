@@ -72,10 +72,21 @@ type State struct {
 	// guidance, accept and abort, with what they said.
 	Handoffs []Handoff `json:"handoffs,omitempty"`
 	Logged   Logged    `json:"logged,omitzero"`
-	// Undo is a cut attempt whose work is still in the tree: the next session
-	// keeps what the tree holds and puts it back where the attempt started.
-	Undo         *Undo `json:"undo,omitempty"`
-	BaselineDone bool  `json:"baseline_done,omitempty"`
+	// Undo is a cut attempt whose work is still in the tree. The next session
+	// leaves it there (the tree as the person left it, see [State.KeepTree]),
+	// or, when UndoCut asks, puts the tree back where the attempt started
+	// after keeping what it holds in a backup ref.
+	Undo *Undo `json:"undo,omitempty"`
+	// UndoCut is the person's ask (resume --undo-cut) to put the tree back
+	// where the cut attempt started; the next session obeys it once.
+	UndoCut bool `json:"undo_cut,omitempty"`
+	// Floor is the number of the last attempt whose checkpoint a rollback may
+	// no longer go back to: a resume that kept a tree holding what agentloop
+	// did not record (a person's edits, a cut attempt's work) sets it, so the
+	// decider's later rollbacks count from the tree as resumed and never take
+	// the person's work out of it.
+	Floor        int  `json:"floor,omitempty"`
+	BaselineDone bool `json:"baseline_done,omitempty"`
 	// LastDecision is the decision on the last recorded iteration (what
 	// status shows without reading the history).
 	LastDecision string `json:"last_decision,omitempty"`

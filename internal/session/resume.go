@@ -19,10 +19,12 @@ import (
 // guidance. The guidance goes into the next prompt and starts a new segment
 // (the iteration counter starts again); with adr (automatic when the run
 // escalated on architecture) it is also recorded as an architecture decision
-// under docs/adr/. Either way the hand-off is kept in the run's history. On an
-// error the session is closed.
-func (s *Session) Resume(guidance string, adr bool) error {
+// under docs/adr/. Either way the hand-off is kept in the run's history, and
+// the run goes on from the work tree as the person left it ([ResumeTree]),
+// which one line says. On an error the session is closed.
+func (s *Session) Resume(ctx context.Context, o ResumeOptions) error {
 	st, name := s.st, s.p.Name
+	guidance, adr := o.Guidance, o.ADR
 	if err := Over(st, ""); err != nil {
 		s.Close()
 		return err
@@ -42,6 +44,7 @@ func (s *Session) Resume(guidance string, adr bool) error {
 	if summary := previousSummary(st); summary != "" {
 		s.screen.Linef("%s", summary)
 	}
+	s.screen.Linef("%s", ResumeTree(ctx, st, s.p.WorkDir, s.store.RunDir(name, st.RunID), o.UndoCut))
 	if guidance == "" {
 		s.handoff(loop.AddHandoff(st, loop.Handoff{Kind: loop.HandoffResume, At: s.pr.Now(), By: s.pr.user()}))
 		return nil
@@ -58,6 +61,15 @@ func (s *Session) Resume(guidance string, adr bool) error {
 		}
 	}
 	return nil
+}
+
+// ResumeOptions are what a person says when resuming a run.
+type ResumeOptions struct {
+	Guidance string // the answer to an escalation, for the next prompt
+	ADR      bool   // record the guidance as an architecture decision
+	// UndoCut puts the work tree back where a cut attempt started, after the
+	// usual backup ([ResumeTree]).
+	UndoCut bool
 }
 
 // Resumable is whether a run can be resumed: one that succeeded or completed

@@ -25,6 +25,7 @@ type ResumeOptions struct {
 	Guidance      string
 	ADR           bool // record the guidance as an architecture decision
 	Accept, Abort bool // end the escalated run: completed, or aborted
+	UndoCut       bool // put the work tree back where a cut attempt started ([session.ResumeTree])
 	// Configure is the run's configuration: the flags it recorded, those
 	// given now on top; GraphConfigure its graph's, when the graph goes on
 	// (only --config and the server's flags given now on top).
@@ -118,6 +119,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 	if o.Guidance != "" {
 		loop.ApplyGuidance(&st, loop.Guidance{Text: o.Guidance, Architecture: o.ADR})
 	}
+	screen.Linef("%s", session.ResumeTree(ctx, &st, p.WorkDir, "", o.UndoCut))
 	st.Args, st.WorkDir = p.Args, p.WorkDir
 	if v.Task != nil {
 		if gv, err := temporal.QueryGraph(ctx, f.c, v.Graph, repo); err == nil && gv.Ended {
