@@ -35,18 +35,24 @@ type Report struct {
 	Cuts            int            // of which cut short
 	Edits           int            // the person's edits and new files between sessions
 	KeptInRef       int            // edits found in a backup or cut ref, not in the tree
-	Backups         int            // backup refs made
-	Merges          int            // graphs: tasks merged
-	Refused         int            // graphs: sessions with a merge refused for the person's edits
-	Unfinished      int            // runs or graphs not ended after their sessions
-	Anomalies       int
-	Problems        []string
+	// AfterStop counts the resumes (resume, guidance) that began with some
+	// of the person's edits in the work tree, by what stopped the session
+	// before: SIGINT, SIGTERM, stop (agentloop stop), SIGKILL, escalation,
+	// or how else it ended; KeptAfterStop the edits each found still in the
+	// tree after it (all, or an anomaly is told).
+	AfterStop, KeptAfterStop map[string]int
+	Backups                  int // backup refs made
+	Merges                   int // graphs: tasks merged
+	Refused                  int // graphs: sessions with a merge refused for the person's edits
+	Unfinished               int // runs or graphs not ended after their sessions
+	Anomalies                int
+	Problems                 []string
 }
 
 func (r *Report) add(o Report) {
 	r.Runs += o.Runs
 	r.Sessions += o.Sessions
-	for _, m := range []struct{ to, from *map[string]int }{{&r.Commands, &o.Commands}, {&r.Handoffs, &o.Handoffs}, {&r.Signals, &o.Signals}, {&r.Landed, &o.Landed}, {&r.Ends, &o.Ends}} {
+	for _, m := range []struct{ to, from *map[string]int }{{&r.Commands, &o.Commands}, {&r.Handoffs, &o.Handoffs}, {&r.Signals, &o.Signals}, {&r.Landed, &o.Landed}, {&r.Ends, &o.Ends}, {&r.AfterStop, &o.AfterStop}, {&r.KeptAfterStop, &o.KeptAfterStop}} {
 		if *m.to == nil {
 			*m.to = map[string]int{}
 		}
@@ -83,6 +89,8 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, ", unfinished %d, anomalies %d\n", r.Unfinished, r.Anomalies)
 	fmt.Fprintf(&b, "  commands: %s\n  hand-offs recorded: %s\n  signals sent: %s; landed before the session ended: %s\n  sessions ended: %s\n",
 		counts(r.Commands), counts(r.Handoffs), counts(r.Signals), counts(r.Landed), counts(r.Ends))
+	fmt.Fprintf(&b, "  resumes with the person's edits in the tree, by what stopped the run: %s; edits still in the tree after them: %s\n",
+		counts(r.AfterStop), counts(r.KeptAfterStop))
 	for _, p := range r.Problems {
 		b.WriteString("  " + p + "\n")
 	}
@@ -266,7 +274,7 @@ func (c *campaign) oneRun(ctx context.Context, i int) Report {
 		case "":
 			cmd = command{kind: "run"}
 		case "running", "interrupted":
-			cmd = pick(rng, final, []weighted{{7, command{kind: "resume"}}, {2, guidance(rng, s, true)}, {1, guidance(rng, s, false)}})
+			cmd = pick(rng, final, []weighted{{6, command{kind: "resume"}}, {1, command{kind: "undo-cut"}}, {2, guidance(rng, s, true)}, {1, guidance(rng, s, false)}})
 		case "escalated":
 			cmd = pick(rng, final, []weighted{{3, guidance(rng, s, true)}, {4, guidance(rng, s, false)}, {2, command{kind: "accept"}}, {1, command{kind: "abort"}}})
 		case "aborted":
@@ -290,7 +298,7 @@ func (c *campaign) oneRun(ctx context.Context, i int) Report {
 		}
 		var sig syscall.Signal
 		if !final {
-			sig = []syscall.Signal{0, 0, syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL}[rng.IntN(5)]
+			sig = []syscall.Signal{0, 0, syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL, stopSignal}[rng.IntN(6)]
 		}
 		at := harness.Moment(rng, harness.Widen(c.windowFor(cmd.kind), signalled))
 		if w.session(ctx, s, cmd, sig, at) {
@@ -310,9 +318,13 @@ func (c *campaign) oneRun(ctx context.Context, i int) Report {
 	return rep
 }
 
+// stopSignal stands for `agentloop stop NAME` run beside the session at the
+// signal's moment: the run ends interrupted after its current iteration.
+const stopSignal = syscall.Signal(-1)
+
 // command is what a person runs in a session.
 type command struct {
-	kind string // run, resume, guidance, accept, abort; graph, task-guidance
+	kind string // run, resume, undo-cut (resume --undo-cut), guidance, accept, abort; graph, task-guidance
 	text string // the guidance
 	task string // task-guidance: the task
 }

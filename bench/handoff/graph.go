@@ -349,8 +349,8 @@ func (w *watch) checkMerges(ts []graphTask) {
 				w.bad("task %s is merged at %s, where its gate %q fails", t.id, commit[:12], t.gateCmd())
 			}
 			work, _ := os.ReadFile(filepath.Join(tmp, "work-"+t.id+".txt"))
-			if s := strings.TrimSpace(string(work)); strings.Trim(strings.ReplaceAll(s, "x\ny", ""), "\n") != "" || s == "" {
-				w.bad("task %s is merged at %s with work-%s.txt %q: not whole attempts", t.id, commit[:12], t.id, work)
+			if !attemptsWork(string(work)) || strings.TrimSpace(string(work)) == "" {
+				w.bad("task %s is merged at %s with work-%s.txt %q: not the work of its attempts", t.id, commit[:12], t.id, work)
 			}
 		}
 		_ = os.RemoveAll(tmp)

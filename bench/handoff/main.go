@@ -1,8 +1,9 @@
 // Command handoff is agentloop's hand-off campaign: random sequences of what
 // happens to a run between a person and the loop — run, Ctrl-C (SIGINT),
-// SIGTERM, SIGKILL, an escalation, guidance (resume --guidance), accept,
-// abort, resume, the person's edits of tracked files and untracked files
-// created between sessions — and, for task graphs, run --tasks and a task's
+// SIGTERM, SIGKILL, `agentloop stop` from another terminal, an escalation,
+// guidance (resume --guidance), accept, abort, resume, resume --undo-cut, the
+// person's edits of tracked files and untracked files created between
+// sessions — and, for task graphs, run --tasks and a task's
 // resume with guidance (resume GRAPH-TASK --guidance). After every session it
 // checks what a hand-off must never break:
 //
@@ -20,7 +21,9 @@
 //
 //   - every file and edit of the person is in the work tree or in a backup or
 //     cut ref that a session named on the terminal (its content is checked in
-//     git);
+//     git); and a resume (or guidance) after any stop — SIGINT, SIGTERM, stop,
+//     SIGKILL, an escalation — leaves every edit the tree held when it began
+//     in the tree: only accept and resume --undo-cut move them to a backup;
 //
 //   - the work tree is the checkpoint the state records (its "tree"; the best
 //     checkpoint after accept; as it was after abort or an error);

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -43,6 +44,8 @@ type watch struct {
 	checked  map[string]bool   // graphs: commits of the branch whose merges were checked
 	log      strings.Builder   // every session's command, exit and output
 	told     map[string]bool   // problems told
+	stopLog  string            // what the last agentloop stop said
+	stopped  string            // what ended the last session: SIGINT, SIGTERM, stop, SIGKILL, escalation, or its status
 	mergedAt map[string]string // graphs: the commit that merged each task
 }
 
@@ -187,13 +190,24 @@ func (w *watch) session(ctx context.Context, n int, cmd command, sig syscall.Sig
 	w.rep.Sessions++
 	w.rep.count(&w.rep.Commands, cmd.kind)
 	if sig != 0 {
-		w.rep.count(&w.rep.Signals, sig.String())
+		w.rep.count(&w.rep.Signals, sigName(sig))
 	}
+	present := w.editsInTree()
 	ss, ok := w.run(ctx, cmd.kind, sig, at, cmd.args(w.name)...)
 	if !ok {
 		return false
 	}
 	after := w.state()
+	if cmd.kind == "resume" || cmd.kind == "guidance" {
+		w.checkKept(present)
+	}
+	w.stopped = after.Status
+	switch {
+	case ss.Signal != 0:
+		w.stopped = sigName(ss.Signal)
+	case after.Status == "escalated":
+		w.stopped = "escalation"
+	}
 	untouched := bytes.Equal(before.Raw, after.Raw)
 	// A process that died of SIGINT or SIGTERM got it before agentloop
 	// handled signals (the Go runtime starting): it must not have begun.
@@ -256,13 +270,19 @@ func (w *watch) session(ctx context.Context, n int, cmd command, sig syscall.Sig
 // session that did not end, its log and the refs it named. It reports false
 // when the session could not be run (said as an anomaly).
 func (w *watch) run(ctx context.Context, kind string, sig syscall.Signal, at time.Duration, args ...string) (harness.Session, bool) {
-	ss, err := w.c.Run(ctx, w.dir, sig, at, nil, args...)
+	var ss harness.Session
+	var err error
+	if sig == stopSignal {
+		ss, err = w.runStopped(ctx, at, args)
+	} else {
+		ss, err = w.c.Run(ctx, w.dir, sig, at, nil, args...)
+	}
 	if err != nil {
 		w.bad("%v", err)
 		return ss, false
 	}
 	if ss.Signal != 0 {
-		w.rep.count(&w.rep.Landed, ss.Signal.String())
+		w.rep.count(&w.rep.Landed, sigName(ss.Signal))
 		w.now += " landed"
 	}
 	if ss.Stuck {
@@ -271,6 +291,29 @@ func (w *watch) run(ctx context.Context, kind string, sig syscall.Signal, at tim
 	w.logSession(kind, ss)
 	w.noteNamed(ss.Stderr)
 	return ss, true
+}
+
+// runStopped runs a session and, at moment at, `agentloop stop NAME` beside
+// it, as a person in another terminal would: the session's Signal is
+// [stopSignal] when the stop was taken (it exited 0).
+func (w *watch) runStopped(ctx context.Context, at time.Duration, args []string) (harness.Session, error) {
+	taken := make(chan bool, 1)
+	t := time.AfterFunc(at, func() {
+		cmd := exec.CommandContext(ctx, w.c.Agentloop, "stop", w.name)
+		cmd.Dir = w.dir
+		out, err := cmd.CombinedOutput()
+		w.stopLog = fmt.Sprintf("agentloop stop at %s: %v: %s", at.Round(time.Millisecond), err, out)
+		taken <- err == nil
+	})
+	ss, err := w.c.Run(ctx, w.dir, 0, 0, nil, args...)
+	if t.Stop() {
+		return ss, err // the session ended first: no stop
+	}
+	if <-taken {
+		ss.Signal = stopSignal
+	}
+	fmt.Fprintf(&w.log, "--- %s\n", w.stopLog)
+	return ss, err
 }
 
 func (w *watch) settle() {
@@ -301,7 +344,7 @@ func describe(cmd command, sig syscall.Signal, at time.Duration) string {
 		s += " " + strconv.Quote(cmd.text)
 	}
 	if sig != 0 {
-		s += fmt.Sprintf(", %s at %s", sig, at.Round(time.Millisecond))
+		s += fmt.Sprintf(", %s at %s", sigName(sig), at.Round(time.Millisecond))
 	}
 	return s
 }
@@ -481,8 +524,9 @@ func (w *watch) checkSpend(name, rd string, a harness.Attempt) {
 }
 
 // trace checks a recorded attempt's checkpoints once: it started from a tree
-// whose work file holds whole attempts only (a cut attempt was undone), and
-// its checkpoint holds one attempt's work more.
+// whose work file holds the work of the attempts before it — whole ones, and
+// what a cut one left when a resume kept it (a lone x) — and its checkpoint
+// holds one attempt's work more.
 func (w *watch) trace(name, prefix string, seq int, runID string) {
 	key := prefix + strconv.Itoa(seq)
 	if w.traced[key] {
@@ -509,13 +553,53 @@ func (w *watch) trace(name, prefix string, seq int, runID string) {
 		w.bad("%s: attempt %d lacks a checkpoint ref (start %v, end %v)", name, seq, ok1, ok2)
 		return
 	}
-	whole := func(s string) bool { return strings.Trim(strings.ReplaceAll(s, "x\ny", ""), "\n") == "" }
-	if !whole(start) {
-		w.bad("%s: attempt %d started from a tree whose %s holds part of an attempt: %q", name, seq, file, start)
+	if !attemptsWork(start) {
+		w.bad("%s: attempt %d started from a tree whose %s is not the work of the attempts before it (whole ones, and what cut ones left): %q", name, seq, file, start)
 	}
 	if want := strings.TrimPrefix(start+"\nx\ny", "\n"); end != want {
 		w.bad("%s: attempt %d's checkpoint has %s %q, want %q (one attempt's work more than its start)", name, seq, file, end, want)
 	}
+}
+
+// editsInTree are the person's edits the work tree holds now.
+func (w *watch) editsInTree() []*edit {
+	var in []*edit
+	for i := range w.edits {
+		e := &w.edits[i]
+		if b, _ := os.ReadFile(filepath.Join(w.dir, e.path)); bytes.Contains(b, []byte(e.marker)) {
+			in = append(in, e)
+		}
+	}
+	return in
+}
+
+// checkKept checks, after a resume (or guidance) whose session began with the
+// person's edits present in the work tree, that the tree still holds every
+// one: a resume starts from the tree as the person left it, and the loop's
+// later rollbacks count from there. Only resume --undo-cut and accept may
+// move them to a backup ref.
+func (w *watch) checkKept(present []*edit) {
+	if len(present) == 0 {
+		return
+	}
+	stop := cmp.Or(w.stopped, "none")
+	w.rep.count(&w.rep.AfterStop, stop)
+	for _, e := range present {
+		b, _ := os.ReadFile(filepath.Join(w.dir, e.path))
+		if !bytes.Contains(b, []byte(e.marker)) {
+			w.bad("resumed after %s, the work tree lost the person's %s (%q, before session %d)", stop, e.path, e.marker, e.session)
+			continue
+		}
+		w.rep.count(&w.rep.KeptAfterStop, stop)
+	}
+}
+
+// sigName names a signal of the campaign, stop for [stopSignal].
+func sigName(sig syscall.Signal) string {
+	if sig == stopSignal {
+		return "stop"
+	}
+	return sig.String()
 }
 
 // checkEdits finds each of the person's edits in the work tree or in a
@@ -629,7 +713,7 @@ func (w *watch) checkHandoff(name string, cmd command, before, after harness.Sta
 	if after.RunID == before.RunID {
 		first = before.Logged.Handoffs + 1
 	}
-	kind := map[string]string{"run": "start", "task-guidance": "guidance"}[cmd.kind]
+	kind := map[string]string{"run": "start", "task-guidance": "guidance", "undo-cut": "resume"}[cmd.kind]
 	if kind == "" {
 		kind = cmd.kind
 	}
@@ -675,4 +759,22 @@ func (w *watch) end() {
 		}
 	}
 	w.rep.Edits += len(w.edits)
+}
+
+// attemptsWork reports whether a work file is as the scripted agent's
+// attempts leave it: whole attempts ("x", "y") and what cut ones left (a lone
+// "x", kept by a resume). A "y" without its "x", or another line, is not.
+func attemptsWork(s string) bool {
+	open := false
+	for _, l := range strings.Fields(s) {
+		switch {
+		case l == "x":
+			open = true
+		case l == "y" && open:
+			open = false
+		default:
+			return false
+		}
+	}
+	return true
 }
