@@ -128,6 +128,9 @@ type Guidance struct {
 	// checkpoint; Abort ends it aborted.
 	Accept bool `json:",omitempty"`
 	Abort  bool `json:",omitempty"`
+	// Floor (with Text) is the resume rule's floor of later rollbacks
+	// ([loop.State.Floor]): the person's tree held edits when they answered.
+	Floor int `json:",omitempty"`
 }
 
 // MaxGuidance is the longest guidance text the update accepts.
@@ -326,6 +329,7 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 		out := loop.Settled(w.st, g.Accept, tree)
 		return loop.Guidance{}, &loop.StopError{Status: out.Status, Reason: out.Reason}
 	}
+	w.st.Floor = max(w.st.Floor, g.Floor)
 	if g.Architecture || session.Architectural(w.st) {
 		w.keep(KeepInput{ADR: &ADR{State: *w.st, Guidance: g.Text}})
 	}

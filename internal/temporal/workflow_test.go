@@ -227,7 +227,7 @@ func (u *updateResult) Complete(_ any, err error) {
 // TestWorkflowWaitsForGuidance: an escalation waits for the update; an answer
 // that is empty, or one sent while the run is not waiting, is refused with an
 // error the caller sees; a valid one restarts the iteration counter and goes
-// into the next prompt.
+// into the next prompt, and its floor of later rollbacks is the run's.
 func TestWorkflowWaitsForGuidance(t *testing.T) {
 	s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 2), gate(true, 0)}}
 	env := newEnv(t, s)
@@ -239,7 +239,7 @@ func TestWorkflowWaitsForGuidance(t *testing.T) {
 	env.RegisterDelayedCallback(func() {
 		waiting = queryView(t, env)
 		env.UpdateWorkflow(UpdateGuidance, "empty", empty, Guidance{Text: "  "})
-		env.UpdateWorkflow(UpdateGuidance, "good", good, Guidance{Text: "Keep userId a string", Architecture: true})
+		env.UpdateWorkflow(UpdateGuidance, "good", good, Guidance{Text: "Keep userId a string", Architecture: true, Floor: 2})
 	}, time.Hour)
 	env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 2, FailureThreshold: 5}, true))
 	out := result(t, env)
@@ -270,6 +270,9 @@ func TestWorkflowWaitsForGuidance(t *testing.T) {
 	}
 	if !got {
 		t.Error("no guidance_received event with the architecture flag")
+	}
+	if v.State.Floor != 2 {
+		t.Errorf("floor %d, want 2: the answer's resume rule (the person's tree held edits) bounds later rollbacks", v.State.Floor)
 	}
 }
 

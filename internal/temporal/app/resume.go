@@ -160,13 +160,19 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 // a graph's task (member), until that ends or waits.
 func (f *Fleet) answer(ctx context.Context, o ResumeOptions, v temporal.View, key string, member *graph.Member) (Outcome, error) {
 	name, repo := temporal.Unscoped(key)
-	if err := temporal.Guide(ctx, f.c, key, temporal.Guidance{Text: o.Guidance, Architecture: o.ADR}); err != nil {
-		return Outcome{}, err
-	}
 	screen, err := f.sh.Screen(&plan.Plan{})
 	if err != nil {
 		return Outcome{}, err
 	}
+	// The resume rule on a copy of the waiting run's state: what the tree
+	// holds since the escalation stays, and later rollbacks count from it.
+	st := v.State
+	wd, _ := f.sh.Getwd()
+	line := session.ResumeTree(ctx, &st, cmp.Or(st.WorkDir, wd), "", false)
+	if err := temporal.Guide(ctx, f.c, key, temporal.Guidance{Text: o.Guidance, Architecture: o.ADR, Floor: st.Floor}); err != nil {
+		return Outcome{}, err
+	}
+	screen.Linef("%s", line)
 	screen.Linef("Guidance sent to run %s; the iteration counter starts again (spend so far is kept)", name)
 	w, cfg, done := f.answeredWatch(ctx, o, v, member, screen)
 	defer done()
