@@ -82,7 +82,8 @@ procedure, prompt, gates and limits); once it is done, its graph goes on as
 	}
 	o.AddFlags(cmd.Flags())
 	markExclusive(cmd, exclusive{[]string{"guidance", "guidance-file", "accept", "abort"},
-		"answer the escalation once: --guidance TEXT (or --guidance-file F) goes on with your answer, --accept keeps its best checkpoint and stops, --abort stops"})
+		"answer the escalation once: --guidance TEXT (or --guidance-file F) goes on with your answer, --accept keeps its best checkpoint and stops, --abort stops"},
+		exclusive{[]string{"undo-cut", "accept", "abort"}, "--undo-cut goes on from where the cut attempt started; --accept and --abort run nothing and leave no cut attempt to undo"})
 	return cmd
 }
 
