@@ -477,6 +477,9 @@ func TestServerKilledWhileWaitingForGuidance(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Guidance sent to run build") {
 		t.Fatalf("resume exited %d, want 0:\n%s", code, out)
 	}
+	if !strings.Contains(out, "continuing from your work tree") {
+		t.Errorf("the answer does not say what the work tree holds:\n%s", out)
+	}
 	code, out = f.run(work, "status", "build", "--engine", "temporal")
 	if code != 0 || !strings.Contains(out, "succeeded") {
 		t.Errorf("status exited %d, want the run succeeded:\n%s", code, out)
