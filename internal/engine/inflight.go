@@ -108,7 +108,7 @@ func (l *Local) recoverCut(ctx context.Context, last int) ([]loop.Interrupted, e
 		cut.Cut = l.keepCut(ctx, loop.StepRequest{Seq: m.Seq, Iteration: m.Iteration}, m.Checkpoint)
 		if cut.Cut != "" && cut.Cut != m.Checkpoint {
 			ref := l.ref(m.Seq, "cut")
-			l.warn("what the cut attempt %d left in the work tree, and anything changed there since, is recorded in %s, its diff in its folder; the tree stays as it is", m.Seq, ref)
+			l.warn("what the cut attempt %d left in the work tree, and anything changed there since, is recorded in %s, its diff in its folder; bring it back with: git restore --source=%s --worktree -- .", m.Seq, ref, ref)
 		}
 	}
 	return []loop.Interrupted{cut}, nil

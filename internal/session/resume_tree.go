@@ -46,7 +46,7 @@ func ResumeTree(ctx context.Context, st *loop.State, workDir, runDir string, und
 	case len(changed) == 0:
 		holds = "continuing from your work tree: unchanged " + since
 	default:
-		holds = fmt.Sprintf("continuing from your work tree: %s changed %s (%s)", fmt.Sprintf("%d %s", len(changed), pluralize(len(changed), "file")), since, listed(changed, 5))
+		holds = fmt.Sprintf("continuing from your work tree: %d %s changed %s (%s)", len(changed), pluralize(len(changed), "file"), since, listed(changed, 5))
 		if !undoCut || cut == 0 {
 			// The tree as resumed is the floor of later rollbacks.
 			st.Floor = max(st.Floor, st.Attempts)
@@ -58,6 +58,10 @@ func ResumeTree(ctx context.Context, st *loop.State, workDir, runDir string, und
 	switch {
 	case undoCut && cut == 0:
 		return "--undo-cut: no attempt was cut (the run stopped between attempts), nothing to undo; " + holds
+	case undoCut && crashed:
+		// The attempt's cut ref, taken as the next session recovers it, is
+		// the tree as it is: the person's edits are in it.
+		return fmt.Sprintf("--undo-cut: the work tree goes back where attempt %d started; what it holds now, the attempt's changes and yours, is kept in its cut ref first (said below, with the command that brings it back)", cut)
 	case undoCut:
 		return fmt.Sprintf("--undo-cut: the work tree goes back where attempt %d started; what it holds now is kept in a backup ref first (said below, with the command that brings it back)", cut)
 	}
