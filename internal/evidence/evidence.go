@@ -77,8 +77,8 @@ type GateResult struct {
 	Duration    time.Duration `json:"duration_ns"`
 	// TimedOut is the time limit the gate ran out of (0: it ended by
 	// itself); it then failed, with a finding that says so.
-	TimedOut    time.Duration `json:"timed_out_ns,omitempty"`
-	LogPath     string        `json:"log_path,omitempty"`
+	TimedOut time.Duration `json:"timed_out_ns,omitempty"`
+	LogPath  string        `json:"log_path,omitempty"`
 	// FailuresPath is the file that lists every failure of this run of the
 	// gate with its whole message (gate.FailureList), relative to the work
 	// tree when it is inside it, for the agent to read what the feedback
