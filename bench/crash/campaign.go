@@ -29,7 +29,11 @@
 //     for one task, a fallback agent; the ledger must equal every task's
 //     recorded spend (its report and the graph's outcome).
 //
-//     go run ./bench/crash [-runs 300] [-iterations 4] [-parallel 2] [-ledger] [-graphs M]
+// The moments of the kills are drawn from a seed, printed first (and in go
+// test's log): -seed, or $AGENTLOOP_CAMPAIGN_SEED (for go test too), draws the
+// same moments again; what a moment hits still varies with the machine.
+//
+//	go run ./bench/crash [-runs 300] [-iterations 4] [-parallel 2] [-ledger] [-graphs M] [-seed S]
 package main
 
 import (
@@ -59,14 +63,24 @@ func main() {
 	window := flag.Duration("window", 0, "a run's first session is killed at a uniformly random moment in [0, window), each later one in a window a quarter longer; 0: the time of a whole run without kills, measured first")
 	graphs := flag.Int("graphs", 0, "task graphs (4 tasks, --parallel 2) to run after the single runs, -parallel at a time")
 	withLedger := flag.Bool("ledger", false, "keep the shared spend ledger (its agent reports a cost) and check it against each run's recorded spend")
+	seed := flag.Uint64("seed", 0, "the seed of the kills' moments; 0: $"+seedEnv+", or else the clock's")
 	flag.Parse()
-	c, err := newCampaign(*iterations, *window, *withLedger)
+	if *seed == 0 {
+		s, err := campaignSeed(os.Getenv)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "crash:", err)
+			os.Exit(2)
+		}
+		*seed = s
+	}
+	c, err := newCampaign(*seed, *iterations, *window, *withLedger)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crash:", err)
 		os.Exit(1)
 	}
 	defer c.Close()
 	c.progress = os.Stderr
+	fmt.Printf("seed %d, first kill window %s\n", c.seed, c.window.Round(time.Millisecond))
 	rep := c.run(context.Background(), *runs, *parallel)
 	fmt.Print(rep)
 	bad := rep.Anomalies
@@ -82,6 +96,7 @@ func main() {
 
 // Report is what a campaign found.
 type Report struct {
+	Seed                              uint64 // the seed of the kills' moments
 	Runs, Sessions, Kills, Iterations int
 	MergeKills                        int // task graphs: kills after every task ended, before all were merged
 	MaxConcurrent                     int // most agents seen at once for one run
@@ -124,7 +139,7 @@ func (r *Report) merge(o Report, of string) {
 }
 
 func (r Report) String() string {
-	s := fmt.Sprintf("runs %d, sessions %d, kills %d, iterations recorded %d, first kill window %s, unfinished after 50 sessions %d, anomalies %d\n", r.Runs, r.Sessions, r.Kills, r.Iterations, r.Window.Round(time.Millisecond), r.Unfinished, r.Anomalies)
+	s := fmt.Sprintf("seed %d, runs %d, sessions %d, kills %d, iterations recorded %d, first kill window %s, unfinished after 50 sessions %d, anomalies %d\n", r.Seed, r.Runs, r.Sessions, r.Kills, r.Iterations, r.Window.Round(time.Millisecond), r.Unfinished, r.Anomalies)
 	if r.MergeKills > 0 {
 		s += fmt.Sprintf("  kills in the merge phase %d\n", r.MergeKills)
 	}
@@ -139,6 +154,7 @@ func (r Report) String() string {
 
 type campaign struct {
 	*harness.Bin
+	seed       uint64 // the kills' moments are drawn from it
 	iterations int
 	window     time.Duration
 	progress   io.Writer // a line per run or graph that ends; nil: none
@@ -148,13 +164,31 @@ type campaign struct {
 	ledger string // the ledger file, "" without -ledger
 }
 
-// newCampaign builds agentloop and the scripted agent into a temporary folder.
-func newCampaign(iterations int, window time.Duration, withLedger bool) (*campaign, error) {
+// seedEnv names the variable whose seed a campaign replays.
+const seedEnv = "AGENTLOOP_CAMPAIGN_SEED"
+
+// campaignSeed is the seed $AGENTLOOP_CAMPAIGN_SEED holds, or else one from
+// the clock.
+func campaignSeed(getenv func(string) string) (uint64, error) {
+	v := getenv(seedEnv)
+	if v == "" {
+		return uint64(time.Now().UnixNano()), nil
+	}
+	s, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q is not a seed: give the number a campaign printed", seedEnv, v)
+	}
+	return s, nil
+}
+
+// newCampaign builds agentloop and the scripted agent into a temporary
+// folder; the kills' moments are drawn from seed.
+func newCampaign(seed uint64, iterations int, window time.Duration, withLedger bool) (*campaign, error) {
 	bin, err := harness.Build("agentloop-crash-")
 	if err != nil {
 		return nil, err
 	}
-	c := &campaign{Bin: bin, iterations: iterations, window: window}
+	c := &campaign{Bin: bin, seed: seed, iterations: iterations, window: window}
 	if withLedger {
 		if err := c.keepLedger(); err != nil {
 			c.Close()
@@ -173,7 +207,7 @@ func newCampaign(iterations int, window time.Duration, withLedger bool) (*campai
 func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
 	var (
 		mu   sync.Mutex
-		rep  = Report{Runs: runs, Window: c.window}
+		rep  = Report{Seed: c.seed, Runs: runs, Window: c.window}
 		done int
 	)
 	harness.Each(runs, parallel, func(i int) {
@@ -199,7 +233,7 @@ func (c *campaign) run(ctx context.Context, runs, parallel int) Report {
 func (c *campaign) graphs(ctx context.Context, n, parallel int) Report {
 	var (
 		mu   sync.Mutex
-		rep  = Report{Runs: n, Window: 2 * c.window}
+		rep  = Report{Seed: c.seed, Runs: n, Window: 2 * c.window}
 		done int
 	)
 	harness.Each(n, parallel, func(i int) {
@@ -228,7 +262,7 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 	}
 	defer os.RemoveAll(dir)
 	sampler := c.Sample(dir) // the agents of this run while it works
-	rng := rand.New(rand.NewPCG(rand.Uint64(), uint64(i)))
+	rng := rand.New(rand.NewPCG(c.seed, uint64(i)))
 	args := []string{"run", "-q"}
 	for session := 0; session < 50; session++ {
 		rep.Sessions++

@@ -80,7 +80,7 @@ func (c *campaign) graphOne(ctx context.Context, i int, window time.Duration) Re
 	}
 	defer os.RemoveAll(dir)
 	sampler := c.Sample(dir)
-	rng := rand.New(rand.NewPCG(rand.Uint64(), uint64(i)))
+	rng := rand.New(rand.NewPCG(c.seed, 1<<32+uint64(i)))
 	ended := false
 	for session := 0; session < 50 && !ended; session++ {
 		rep.Sessions++
