@@ -79,6 +79,7 @@ type runner struct {
 
 func (r *runner) run(ctx context.Context) (Outcome, error) {
 	st := r.st
+	decided, ends := r.decided()
 	st.Status = StatusRunning
 	st.Reason, st.StoppedBy = "", nil
 	st.Segment = max(st.Segment, 1)
@@ -90,6 +91,10 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 	r.recover(ctx)
 	if err := r.save(ctx); err != nil {
 		return r.unsaved(ctx, err)
+	}
+	if ends {
+		out, _, err := r.obey(ctx, decided)
+		return out, err
 	}
 	if out, done, err := r.resumeTree(ctx); done {
 		return out, err
@@ -121,6 +126,28 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 			return out, err
 		}
 	}
+}
+
+// decided is the decision on the last recorded iteration when it ended the
+// run done (proceed, complete) and the session that made it died before it
+// saved the end (the state still says running or interrupted): the next
+// session carries it out, rather than judge the run again (at its last
+// iteration: escalated, its goal not met) or run more iterations after its
+// goal was met. Such a decision never rolls the tree back, so the state holds
+// all of it. An abort or escalate decision is judged again instead: its
+// rollback and its question live only in the decision.
+func (r *runner) decided() (Decision, bool) {
+	st := r.st
+	a := Action(st.LastDecision)
+	if st.Status != StatusRunning && st.Status != StatusInterrupted ||
+		a != ActionProceed && a != ActionComplete || len(st.History) == 0 {
+		return Decision{}, false
+	}
+	rec := st.History[len(st.History)-1]
+	if rec.Decision != st.LastDecision || rec.N != st.Iteration {
+		return Decision{}, false
+	}
+	return Decision{Action: a, Message: rec.Summary}, true
 }
 
 func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {

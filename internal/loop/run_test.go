@@ -43,6 +43,7 @@ type scriptEnv struct {
 	interrupted []loop.Interrupted
 	checkpoint  string        // each iteration's step reports it
 	waited      time.Duration // each iteration's step waited this long on rate limits
+	saved       []loop.State  // the state as each save wrote it
 }
 
 func (e *scriptEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
@@ -79,7 +80,10 @@ func (e *scriptEnv) AwaitGuidance(context.Context, loop.Escalation) (loop.Guidan
 	return loop.Guidance{}, loop.ErrSuspended
 }
 
-func (e *scriptEnv) Save(context.Context, *loop.State) error {
+func (e *scriptEnv) Save(_ context.Context, st *loop.State) error {
+	c := *st
+	c.History, c.Sessions = slices.Clone(st.History), slices.Clone(st.Sessions)
+	e.saved = append(e.saved, c)
 	e.saves++
 	if e.saves < e.failSave {
 		return nil
@@ -1080,4 +1084,73 @@ func (e *orderEnv) Save(ctx context.Context, st *loop.State) error {
 		e.order = append(e.order, "save escalated")
 	}
 	return e.scriptEnv.Save(ctx, st)
+}
+
+// TestRunCarriesOutTheLastDecision: a session killed after it saved an
+// iteration whose decision ends the run done, before it saved the end,
+// leaves the state running; the next session ends the run as decided, with
+// no more iterations: not escalated as at its limit with the goal not met,
+// not working on after the goal was met. A decision of an earlier segment
+// (the person's guidance came since) is not carried out again.
+func TestRunCarriesOutTheLastDecision(t *testing.T) {
+	t.Parallel()
+	completed := func(int) (evidence.Iteration, error) {
+		return evidence.Iteration{Agent: evidence.AgentResult{Completed: true}}, nil
+	}
+	for _, tc := range []struct {
+		name       string
+		spec       loop.Spec
+		step       func(int) (evidence.Iteration, error)
+		guided     bool // the person's guidance came after the decision
+		wantStatus loop.Status
+		wantReason string
+		wantIters  int
+	}{
+		{name: "goal met at the last iteration", spec: loop.Spec{Limits: budget.Limits{MaxIterations: 1}, HasGates: true},
+			step: gate(true, 0), wantStatus: loop.StatusSucceeded, wantReason: "all required gates passed", wantIters: 1},
+		{name: "goal met before the last iteration", spec: loop.Spec{Limits: budget.Limits{MaxIterations: 3}, HasGates: true},
+			step: gate(true, 0), wantStatus: loop.StatusSucceeded, wantReason: "all required gates passed", wantIters: 1},
+		{name: "the agent's completion marker", spec: loop.Spec{Limits: budget.Limits{MaxIterations: 3}},
+			step: completed, wantStatus: loop.StatusCompleted, wantReason: "the agent printed the completion marker", wantIters: 1},
+		{name: "guidance since", spec: loop.Spec{Limits: budget.Limits{MaxIterations: 3}, HasGates: true},
+			step: gate(true, 0), guided: true, wantStatus: loop.StatusSucceeded, wantReason: "all required gates passed", wantIters: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			spec := tc.spec
+			spec.Decider = engine
+			first := &scriptEnv{script: []func(int) (evidence.Iteration, error){tc.step}}
+			if _, err := loop.Run(t.Context(), first, spec, newState()); err != nil {
+				t.Fatal(err)
+			}
+			// The kill: the state as saved with the iteration, before the end.
+			var st *loop.State
+			for i := range first.saved {
+				if s := first.saved[i]; s.TotalIterations == 1 && s.Status == loop.StatusRunning {
+					st = &s
+				}
+			}
+			if st == nil || st.LastDecision == "" {
+				t.Fatalf("no save of the decided iteration before the end: %+v", first.saved)
+			}
+			if tc.guided {
+				loop.ApplyGuidance(st, loop.Guidance{Text: "go on"})
+			}
+			st.Sessions = append(st.Sessions, loop.Session{})
+			next := &scriptEnv{script: []func(int) (evidence.Iteration, error){tc.step}}
+			out, err := loop.Run(t.Context(), next, spec, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Status != tc.wantStatus || !strings.HasPrefix(out.Reason, tc.wantReason) || st.Status != tc.wantStatus {
+				t.Errorf("outcome %+v (state %s), want %s: %s", out, st.Status, tc.wantStatus, tc.wantReason)
+			}
+			if st.TotalIterations != tc.wantIters || next.calls != tc.wantIters-1 {
+				t.Errorf("%d iterations recorded, %d run by the next session; want %d and %d", st.TotalIterations, next.calls, tc.wantIters, tc.wantIters-1)
+			}
+			if fin := events(next, loop.EventRunFinished); len(fin) != 1 || fin[0].Data.(loop.RunFinished).Status != tc.wantStatus {
+				t.Errorf("run_finished events %+v, want one, %s", fin, tc.wantStatus)
+			}
+		})
+	}
 }
