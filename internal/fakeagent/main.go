@@ -111,7 +111,11 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 	return 0
 }
 
-// count increments and returns the persistent call counter.
+// count increments and returns the persistent call counter. The new count
+// replaces the file by a rename, never by rewriting it in place: an agent
+// killed as it counts (agentloop's death kills its agents at once) leaves the
+// old count or the new one, never an empty file that would start the count
+// again (a reviewer's plan would then ask for its changes all over).
 func (a *agent) count() (int, error) {
 	if err := os.MkdirAll(a.dir, 0o700); err != nil {
 		return 0, fmt.Errorf("create %s: %w", a.dir, err)
@@ -122,7 +126,19 @@ func (a *agent) count() (int, error) {
 		n, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	}
 	n++
-	if err := os.WriteFile(path, []byte(strconv.Itoa(n)+"\n"), 0o600); err != nil {
+	tmp, err := os.CreateTemp(a.dir, ".calls-*")
+	if err != nil {
+		return 0, fmt.Errorf("count calls: %w", err)
+	}
+	_, err = tmp.WriteString(strconv.Itoa(n) + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
 		return 0, fmt.Errorf("count calls: %w", err)
 	}
 	return n, nil

@@ -188,3 +188,34 @@ func TestProcessStubborn(t *testing.T) {
 		}
 	}
 }
+
+// TestCountReplacesItsFile: the call counter is replaced by a rename, never
+// rewritten in place, so an agent killed as it counts cannot leave it empty
+// (the next call would be call 1 again). A link to the old file keeps the old
+// count.
+func TestCountReplacesItsFile(t *testing.T) {
+	t.Parallel()
+	inv := newInvocation(t, "print hi\n")
+	if code, _, errs := inv.run("p"); code != 0 {
+		t.Fatalf("first call: exit %d: %s", code, errs)
+	}
+	calls := filepath.Join(inv.agentDir, "calls")
+	old := filepath.Join(inv.dir, "calls.old")
+	if err := os.Link(calls, old); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := inv.run("p"); code != 0 {
+		t.Fatalf("second call: exit %d: %s", code, errs)
+	}
+	for path, want := range map[string]string{old: "1\n", calls: "2\n"} {
+		if b, err := os.ReadFile(path); err != nil || string(b) != want {
+			t.Errorf("%s holds %q (%v), want %q", filepath.Base(path), b, err, want)
+		}
+	}
+	entries, _ := os.ReadDir(inv.agentDir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".calls-") {
+			t.Errorf("temporary file %s left", e.Name())
+		}
+	}
+}
