@@ -84,6 +84,7 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 					standIn.StandInFor, standIn.StandInUntil = agentName(res, req), res.ResetAt
 				}
 				req.Agent, fallbacks, agentWait, attempt = fallbacks[0], fallbacks[1:], 0, -1
+				l.markAgent(req.Agent)
 				continue
 			}
 			wait = max(res.ResetAt.Sub(l.Now()), time.Second)
@@ -110,6 +111,7 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 				}
 				l.warn("%s is rate limited; switching to the fallback agent %s", agentName(res, req), fallbacks[0])
 				req.Agent, fallbacks, agentWait, attempt = fallbacks[0], fallbacks[1:], 0, -1
+				l.markAgent(req.Agent)
 				continue
 			}
 			until := l.Now().Add(wait)

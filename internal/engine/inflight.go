@@ -136,7 +136,8 @@ func (l *Local) unmarked(last int) []loop.Interrupted {
 
 // markStart writes the marker of attempt seq and starts its heartbeat.
 func (l *Local) markStart(r loop.StepRequest, seq int, started time.Time, checkpoint string) {
-	b, err := json.Marshal(inflight{Seq: seq, Iteration: r.Iteration, Attempt: r.Attempt, StartedAt: started, Checkpoint: checkpoint, Agent: r.Agent})
+	m := inflight{Seq: seq, Iteration: r.Iteration, Attempt: r.Attempt, StartedAt: started, Checkpoint: checkpoint, Agent: r.Agent}
+	b, err := json.Marshal(m)
 	if err == nil {
 		err = writeMarker(l.inflightPath(), b)
 	}
@@ -144,6 +145,7 @@ func (l *Local) markStart(r loop.StepRequest, seq int, started time.Time, checkp
 		l.warn("mark attempt %d in progress (a crash during it would not be counted): %v", seq, err)
 		return
 	}
+	l.marked = m
 	l.stopBeat()
 	done := make(chan struct{})
 	stopped := make(chan struct{})
@@ -161,6 +163,23 @@ func (l *Local) markStart(r loop.StepRequest, seq int, started time.Time, checkp
 		}
 	}()
 	l.beat = func() { close(done); <-stopped }
+}
+
+// markAgent names in the marker of the attempt in progress the fallback agent
+// it switched to (its agent.log is that agent's transcript from now on), for a
+// later session to read the spend of the attempt if this one dies during it.
+func (l *Local) markAgent(name string) {
+	if l.beat == nil || l.marked.Agent == name {
+		return // no attempt in progress, or it names that agent already
+	}
+	l.marked.Agent = name
+	b, err := json.Marshal(l.marked)
+	if err == nil {
+		err = writeMarker(l.inflightPath(), b)
+	}
+	if err != nil {
+		l.warn("mark attempt %d as run by %s (a crash during it would not count its spend): %v", l.marked.Seq, name, err)
+	}
 }
 
 // writeMarker replaces the marker at path whole (a temporary file renamed

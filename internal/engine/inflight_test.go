@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
@@ -270,5 +272,62 @@ func TestCutAttemptCountsItsReview(t *testing.T) {
 	}
 	if agentUSD != 0.0421 || reviewerUSD != 0.03 {
 		t.Errorf("the ledger holds $%g for the agent and $%g for the reviewer, want $0.0421 and $0.03", agentUSD, reviewerUSD)
+	}
+}
+
+// An attempt whose agent hit its usage limit and went on with a fallback
+// agent names the fallback in its marker: a session that finds the attempt
+// cut reads its agent.log (the fallback's transcript by then) as the
+// fallback's and counts what it spent.
+func TestMarkerNamesTheFallback(t *testing.T) {
+	t.Parallel()
+	claude, err := agent.Lookup("claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := agent.Lookup("codex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb.Name = "fb"
+	reset := time.Date(2026, 1, 1, 15, 0, 0, 0, time.UTC)
+	scripted := &scriptedAgent{results: []evidence.AgentResult{
+		{Agent: "claude", ExitCode: 1, RateLimited: true, Reason: "You've hit your limit · resets 3pm", ResetAt: reset},
+		{Agent: "codex", ExitCode: 0},
+	}}
+	var slept []time.Duration
+	l := newLocal(scripted, RateLimitPolicy{MaxWait: time.Hour, Fallback: []string{"fb"}}, &slept)
+	l.RunDir = t.TempDir()
+	l.markStart(loop.StepRequest{Iteration: 1}, 1, time.Now(), "")
+	if _, _, err := l.runAgent(t.Context(), AgentRequest{Iteration: 1}); err != nil {
+		t.Fatal(err)
+	}
+	l.stopBeat()
+	if !slices.Equal(scripted.ran, []string{"", "fb"}) {
+		t.Fatalf("agents run %q, want the configured one, then fb", scripted.ran)
+	}
+	// The session dies with the fallback's transcript in the attempt's folder.
+	iter := state.IterDir(l.RunDir, 1)
+	transcript, err := os.ReadFile(filepath.Join("..", "agent", "testdata", "codex-exec-json-1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(iter, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(iter, "agent.log"), transcript, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	next := &Local{
+		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: l.RunDir,
+		Agent: &PresetAgents{Agent: claude, Fallback: []agent.Preset{fb}}, Store: &memStore{}, Events: &memEvents{}, Screen: &warnings{},
+		Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	cut, err := next.Recover(t.Context(), 0)
+	if err != nil || len(cut) != 1 {
+		t.Fatalf("Recover = %+v, %v; want the cut attempt", cut, err)
+	}
+	if u := cut[0].Usage; !u.TokensKnown || u.TotalTokens() == 0 {
+		t.Errorf("the cut attempt's usage %+v: want the tokens of fb's transcript", u)
 	}
 }

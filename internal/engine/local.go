@@ -61,8 +61,9 @@ type Local struct {
 	// loops: each iteration is reserved in its ledger and settled after.
 	Spend *SharedSpend
 
-	beat func() // stops the heartbeat of the attempt in progress (see inflight.go)
-	held *held  // the reservation of the iteration about to run (spend.go)
+	beat   func()   // stops the heartbeat of the attempt in progress (see inflight.go)
+	marked inflight // the marker of the attempt in progress, while beat is set
+	held   *held    // the reservation of the iteration about to run (spend.go)
 	// clock is the running iteration's time budget, paused while the agent
 	// waits for its account's usage limit to reset (nil: no time budget).
 	clock *budgetClock
