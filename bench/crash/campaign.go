@@ -63,10 +63,10 @@ func main() {
 	window := flag.Duration("window", 0, "a run's first session is killed at a uniformly random moment in [0, window), each later one in a window a quarter longer; 0: the time of a whole run without kills, measured first")
 	graphs := flag.Int("graphs", 0, "task graphs (4 tasks, --parallel 2) to run after the single runs, -parallel at a time")
 	withLedger := flag.Bool("ledger", false, "keep the shared spend ledger (its agent reports a cost) and check it against each run's recorded spend")
-	seed := flag.Uint64("seed", 0, "the seed of the kills' moments; 0: $"+seedEnv+", or else the clock's")
+	seed := flag.Uint64("seed", 0, "the seed of the kills' moments; 0: $"+harness.SeedEnv+", or else the clock's")
 	flag.Parse()
 	if *seed == 0 {
-		s, err := campaignSeed(os.Getenv)
+		s, err := harness.Seed(os.Getenv, uint64(time.Now().UnixNano()))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "crash:", err)
 			os.Exit(2)
@@ -162,23 +162,6 @@ type campaign struct {
 	// user's folders (configuration and state) of the campaign.
 	env    []string
 	ledger string // the ledger file, "" without -ledger
-}
-
-// seedEnv names the variable whose seed a campaign replays.
-const seedEnv = "AGENTLOOP_CAMPAIGN_SEED"
-
-// campaignSeed is the seed $AGENTLOOP_CAMPAIGN_SEED holds, or else one from
-// the clock.
-func campaignSeed(getenv func(string) string) (uint64, error) {
-	v := getenv(seedEnv)
-	if v == "" {
-		return uint64(time.Now().UnixNano()), nil
-	}
-	s, err := strconv.ParseUint(v, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s=%q is not a seed: give the number a campaign printed", seedEnv, v)
-	}
-	return s, nil
 }
 
 // newCampaign builds agentloop and the scripted agent into a temporary

@@ -4,6 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/bench/internal/harness"
 )
 
 // TestCampaign is the short crash campaign: a few runs and a task graph
@@ -20,11 +23,11 @@ func TestCampaign(t *testing.T) {
 		}
 		t.Skip("git is not installed")
 	}
-	seed, err := campaignSeed(os.Getenv)
+	seed, err := harness.Seed(os.Getenv, uint64(time.Now().UnixNano()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("seed %d (to draw the same kills again: %s=%d go test ./bench/crash -run TestCampaign)", seed, seedEnv, seed)
+	t.Logf("seed %d (to draw the same kills again: %s=%d go test ./bench/crash -run TestCampaign)", seed, harness.SeedEnv, seed)
 	c, err := newCampaign(seed, 3, 0, true)
 	if err != nil {
 		t.Fatal(err)
@@ -42,34 +45,5 @@ func TestCampaign(t *testing.T) {
 	t.Log("graphs: ", g)
 	if g.Anomalies > 0 {
 		t.Errorf("graph anomalies:\n%s", g)
-	}
-}
-
-// TestCampaignSeed: the campaign replays the seed of
-// $AGENTLOOP_CAMPAIGN_SEED, refuses one that is not a number, and without
-// one draws its own.
-func TestCampaignSeed(t *testing.T) {
-	for _, tc := range []struct {
-		env     string
-		want    uint64
-		wantErr bool
-	}{
-		{env: "42", want: 42},
-		{env: "18446744073709551615", want: 1<<64 - 1},
-		{env: "-1", wantErr: true},
-		{env: "seed", wantErr: true},
-	} {
-		got, err := campaignSeed(func(k string) string {
-			if k == seedEnv {
-				return tc.env
-			}
-			return ""
-		})
-		if (err != nil) != tc.wantErr || got != tc.want {
-			t.Errorf("%s=%q: seed %d, error %v; want %d, error %t", seedEnv, tc.env, got, err, tc.want, tc.wantErr)
-		}
-	}
-	if s, err := campaignSeed(func(string) string { return "" }); err != nil || s == 0 {
-		t.Errorf("without %s: seed %d, error %v; want one drawn", seedEnv, s, err)
 	}
 }

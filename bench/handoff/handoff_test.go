@@ -7,25 +7,31 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentloop/agentloop/bench/internal/harness"
 )
 
 // TestCampaign is the short hand-off campaign: a few runs and a graph driven
-// through random hand-offs and signals, with every check of the full one.
+// through random hand-offs and signals, with every check of the full one. Its
+// sequences are drawn from seed 1, or from $AGENTLOOP_CAMPAIGN_SEED.
 func TestCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the hand-off campaign builds agentloop and runs it many times")
 	}
 	needGit(t)
-	c, err := newCampaign(1, 0)
+	seed, err := harness.Seed(os.Getenv, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := newCampaign(seed, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	rep := c.runs(t.Context(), 4, 2)
 	g := c.graphs(t.Context(), 1, 1)
-	t.Logf("runs: %sgraphs: %s", rep, g)
+	t.Logf("seed %d (%s=N draws others), first signal window %s\nruns: %sgraphs: %s", seed, harness.SeedEnv, c.window.Round(time.Millisecond), rep, g)
 	if rep.Anomalies+g.Anomalies > 0 {
 		t.Errorf("anomalies:\nruns: %sgraphs: %s", rep, g)
 	}

@@ -4,7 +4,9 @@
 // guidance (resume --guidance), accept, abort, resume, resume --undo-cut, the
 // person's edits of tracked files and untracked files created between
 // sessions — and, for task graphs, run --tasks and a task's
-// resume with guidance (resume GRAPH-TASK --guidance). After every session it
+// resume with guidance (resume GRAPH-TASK --guidance). The sequences are drawn
+// from a seed, printed first: -seed N, or $AGENTLOOP_CAMPAIGN_SEED (go test's
+// short campaign uses 1 without it), draws them again. After every session it
 // checks what a hand-off must never break:
 //
 //   - nothing under .agentloop/runs/ is rewritten: every file is hashed after
@@ -46,17 +48,27 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/agentloop/agentloop/bench/internal/harness"
 )
 
 func main() {
 	runs := flag.Int("runs", 200, "runs to drive")
 	graphs := flag.Int("graphs", 30, "task graphs to drive after the runs")
 	parallel := flag.Int("parallel", 2, "runs (or graphs) at once")
-	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "the random sequences' seed (the moments of signals still vary with the machine)")
+	seed := flag.Uint64("seed", 0, "the random sequences' seed (the moments of signals still vary with the machine); 0: $"+harness.SeedEnv+", or else the clock's")
 	window := flag.Duration("window", 0, "a session is signalled at a uniformly random moment in [0, window), a quarter longer for each session signalled before it in its run; 0: half again the time of a run to its first escalation, measured first")
 	first := flag.Int("first", 0, "the index of the first run and graph (with -seed, replays a run's sequence of commands)")
 	keep := flag.String("keep", "", "a folder to keep the repository of each run or graph with an anomaly in, with sessions.log (every session's command, exit and output)")
 	flag.Parse()
+	if *seed == 0 {
+		s, err := harness.Seed(os.Getenv, uint64(time.Now().UnixNano()))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "handoff:", err)
+			os.Exit(2)
+		}
+		*seed = s
+	}
 	c, err := newCampaign(*seed, *window)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "handoff:", err)

@@ -128,6 +128,24 @@ func (b *Bin) Calibrate(repo func(dir string) error, args ...string) (time.Durat
 	return time.Since(start) * 3 / 2, nil
 }
 
+// SeedEnv names the variable that gives a campaign the seed of its random
+// draws, to draw them again (go test and go run alike).
+const SeedEnv = "AGENTLOOP_CAMPAIGN_SEED"
+
+// Seed is the seed $AGENTLOOP_CAMPAIGN_SEED holds (getenv reads it), or else
+// otherwise.
+func Seed(getenv func(string) string, otherwise uint64) (uint64, error) {
+	v := getenv(SeedEnv)
+	if v == "" {
+		return otherwise, nil
+	}
+	s, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q is not a seed: give the number a campaign printed", SeedEnv, v)
+	}
+	return s, nil
+}
+
 // Moment is a uniformly random moment in [0, window).
 func Moment(r *rand.Rand, window time.Duration) time.Duration {
 	if window <= 0 {
