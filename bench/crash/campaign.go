@@ -90,6 +90,7 @@ func main() {
 		bad += g.Anomalies
 	}
 	if bad > 0 {
+		c.Close() // os.Exit skips the deferred one
 		os.Exit(1)
 	}
 }
