@@ -332,6 +332,7 @@ func (c *campaign) check(dir string) (int, []string) {
 		RunID           string `json:"run_id"`
 		Iteration       int    `json:"iteration"`
 		TotalIterations int    `json:"total_iterations"`
+		Attempts        int    `json:"attempts"`
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
 		bad("state does not parse: %v", err)
@@ -396,8 +397,8 @@ func (c *campaign) check(dir string) (int, []string) {
 		bad("%d iterations finished in events.jsonl, the state records %d", len(finished), st.TotalIterations)
 	}
 	work, _ := os.ReadFile(filepath.Join(dir, "work.txt"))
-	if want := strings.Repeat("x\ny\n", st.TotalIterations); string(work) != want {
-		bad("work.txt is %q, want %q: an iteration's work was lost or done twice", work, want)
+	if why := workDone(string(work), st.TotalIterations, st.Attempts); why != "" {
+		bad("work.txt is %q: %s", work, why)
 	}
 	return st.TotalIterations, problems
 }
@@ -412,4 +413,40 @@ func runEnded(dir string) bool {
 		Status string `json:"status"`
 	}
 	return json.Unmarshal(b, &st) == nil && st.Status != "running" && st.Status != "interrupted"
+}
+
+// workDone says what is wrong with work, the file the scripted agent appends
+// "x\n", then "y\n" to in each attempt, after iterations recorded of
+// attempts made ("" when nothing): a resume keeps in the tree what an attempt
+// a stop cut had written (the person's tree is never reverted), so each cut
+// attempt leaves a part of its "x\ny\n" ("", "x\n" or all of it) and the
+// recorded iterations their whole one, in order. attempts 0: not known, no
+// bound on the cut ones.
+func workDone(work string, iterations, attempts int) string {
+	if work != "" && !strings.HasSuffix(work, "\n") {
+		return "a line cut short"
+	}
+	units, whole := 0, 0
+	prev := ""
+	for _, l := range strings.Split(strings.TrimSuffix(work, "\n"), "\n") {
+		switch {
+		case work == "":
+		case l == "x":
+			units++
+		case l == "y" && prev == "x":
+			whole++
+		default:
+			return fmt.Sprintf("line %q where an attempt appends x, then y", l)
+		}
+		prev = l
+	}
+	switch {
+	case whole < iterations:
+		return fmt.Sprintf("%d whole attempts' work for %d iterations recorded: an iteration's work was lost", whole, iterations)
+	case attempts > 0 && units > attempts:
+		return fmt.Sprintf("%d attempts' work for %d attempts made: an attempt's work was done twice", units, attempts)
+	case attempts > 0 && attempts == iterations && units != iterations:
+		return fmt.Sprintf("%d attempts' work for %d iterations, none cut: an iteration's work was done twice", units, iterations)
+	}
+	return ""
 }

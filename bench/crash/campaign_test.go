@@ -47,3 +47,29 @@ func TestCampaign(t *testing.T) {
 		t.Errorf("graph anomalies:\n%s", g)
 	}
 }
+
+// TestWorkDone: the check of a run's work after kills and resumes, which
+// keep in the tree what each cut attempt had written.
+func TestWorkDone(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		work                 string
+		iterations, attempts int
+		ok                   bool
+	}{
+		{"x\ny\nx\ny\n", 2, 2, true},
+		{"x\ny\nx\ny\n", 2, 0, true},
+		{"x\ny\nx\nx\ny\n", 2, 3, true},           // a cut attempt's x kept
+		{"x\ny\nx\ny\nx\ny\n", 2, 3, true},        // a cut attempt that wrote it all
+		{"x\ny\nx\ny\nx\ny\n", 2, 2, false},       // done twice, none cut
+		{"x\ny\nx\ny\nx\ny\nx\ny\n", 2, 3, false}, // more attempts' work than attempts
+		{"x\ny\n", 2, 3, false},                   // an iteration's work lost
+		{"x\ny\ny\n", 1, 1, false},                // y without its x
+		{"x\ny\nx", 1, 2, false},                  // a line cut short
+		{"", 0, 0, true},
+	} {
+		if why := workDone(c.work, c.iterations, c.attempts); (why == "") != c.ok {
+			t.Errorf("workDone(%q, %d, %d) = %q, want ok %v", c.work, c.iterations, c.attempts, why, c.ok)
+		}
+	}
+}
