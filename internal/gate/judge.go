@@ -155,6 +155,14 @@ func TimedOut(g Gate, after time.Duration, rep Report, baseline *evidence.GateRe
 	})
 	res := Judge(g, -1, rep, baseline)
 	res.TimedOut = after
+	// A hang hides whatever the gate had still to run: it never passes, and
+	// its finding is never the baseline's, even when the baseline hung too
+	// (a gate that tolerates the baseline would pass on nothing run).
+	res.Passed = false
+	if i := slices.IndexFunc(res.Preexisting, func(f evidence.Finding) bool { return f.Kind == evidence.KindGate && strings.HasPrefix(f.Key, "GATE|"+g.Name+"|timeout=") }); i >= 0 {
+		res.Findings = append(res.Findings, res.Preexisting[i])
+		res.Preexisting = slices.Delete(res.Preexisting, i, i+1)
+	}
 	return res
 }
 
