@@ -43,6 +43,14 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 	if err := l.awaitReset(ctx, req, &waited); err != nil {
 		return evidence.AgentResult{}, waited, err
 	}
+	// An unbilled wait (for a usage limit's reset) is not the agent's time:
+	// its iteration's timeout counts from after it.
+	unbilled := func(d time.Duration) {
+		if !req.Started.IsZero() {
+			req.Started = req.Started.Add(d)
+		}
+	}
+	unbilled(waited.paused)
 	// standIn is the agent a fallback runs for while its account is at its
 	// usage limit, and the reset: the fallback's result says so.
 	var standIn evidence.AgentResult
@@ -100,6 +108,7 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 			}
 			waited.all += wait
 			waited.paused += wait
+			unbilled(wait)
 			continue
 		case res.RateLimited:
 			wait = l.backoff(attempt)

@@ -19,10 +19,12 @@ import (
 type scriptedAgent struct {
 	results []evidence.AgentResult
 	ran     []string
+	started []time.Time // each run's AgentRequest.Started
 }
 
 func (s *scriptedAgent) RunAgent(_ context.Context, r AgentRequest) (evidence.AgentResult, error) {
 	s.ran = append(s.ran, r.Agent)
+	s.started = append(s.started, r.Started)
 	res := s.results[min(len(s.ran), len(s.results))-1]
 	return res, nil
 }
@@ -113,12 +115,15 @@ func TestRunAgentUsageWindow(t *testing.T) {
 	}}
 	var slept []time.Duration
 	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Hour, Fallback: []string{"codex"}}, &slept)
-	res, waited, err := l.runAgent(t.Context(), AgentRequest{})
+	res, waited, err := l.runAgent(t.Context(), AgentRequest{Started: l.Now()})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("runAgent = %+v, %v; want codex's run after the reset", res, err)
 	}
 	if !slices.Equal(agent.ran, []string{"", "codex", "codex"}) {
 		t.Errorf("agents run %q, want the configured one, then codex at once, then codex after its reset", agent.ran)
+	}
+	if !agent.started[2].Equal(agent.started[1].Add(5 * time.Hour)) {
+		t.Errorf("the run after the pause started its iteration at %s, want 5h after %s: the pause is not its time", agent.started[2], agent.started[1])
 	}
 	if !slices.Equal(slept, []time.Duration{5 * time.Hour}) || waited != (waits{5 * time.Hour, 5 * time.Hour}) {
 		t.Errorf("slept %v (waited %v), want one pause of 5h: until the reset", slept, waited)
@@ -151,12 +156,18 @@ func TestRunAgentStandInAndAwaitReset(t *testing.T) {
 	agent = &scriptedAgent{results: []evidence.AgentResult{{Agent: "codex", ExitCode: 0}}}
 	slept = nil
 	l = newLocal(agent, RateLimitPolicy{MaxWait: time.Hour, Fallback: []string{"claude"}}, &slept)
-	res, waited, err := l.runAgent(t.Context(), AgentRequest{AwaitReset: reset})
+	started := time.Date(2026, 1, 1, 9, 59, 0, 0, time.UTC)
+	res, waited, err := l.runAgent(t.Context(), AgentRequest{AwaitReset: reset, Started: started})
 	if err != nil || res.StandInFor != "" || !slices.Equal(agent.ran, []string{""}) {
 		t.Fatalf("runAgent = %+v, %v; agents run %q: want the configured agent after the reset", res, err, agent.ran)
 	}
 	if !slices.Equal(slept, []time.Duration{2 * time.Minute}) || waited != (waits{2 * time.Minute, 2 * time.Minute}) {
 		t.Errorf("slept %v, waited %+v, want the 2 min to the reset, unbilled", slept, waited)
+	}
+	// The iteration's timeout counts from after the wait: the agent is not
+	// started with its time already spent.
+	if want := started.Add(2 * time.Minute); !agent.started[0].Equal(want) {
+		t.Errorf("the agent's iteration started at %s, want %s: the wait is not its time", agent.started[0], want)
 	}
 	// With the ledger, an iteration that awaits the reset is routed to the
 	// configured agent alone: its reservation waits for the window to end.
