@@ -141,10 +141,7 @@ func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseli
 		} else {
 			g.lastRepeats(workDir, s.Name, nil) // a pass, a broken build: what follows is checked afresh
 		}
-		if res, err = g.keepFailures(s, workDir, logDir, res); err != nil {
-			return out, err
-		}
-		out = append(out, res)
+		out = append(out, g.keepFailures(s, workDir, logDir, res))
 	}
 	return out, nil
 }
@@ -155,21 +152,24 @@ func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseli
 // can read what the feedback, capped, only counts. The result names it in
 // FailuresPath, relative to the work tree when it is inside (the agent
 // works there; the sandbox leaves agentloop's state folder readable).
-func (g *ProcGates) keepFailures(s GateSpec, workDir, logDir string, res evidence.GateResult) (evidence.GateResult, error) {
+// A list that cannot be written (a full disk) is an output problem of the
+// gate, said, not a reason to stop the run: the feedback then names none.
+func (g *ProcGates) keepFailures(s GateSpec, workDir, logDir string, res evidence.GateResult) evidence.GateResult {
 	text := gate.FailureList(res)
 	if text == "" {
-		return res, nil
+		return res
 	}
 	path := filepath.Join(logDir, safeName(s.Name)+".failures.txt")
 	text = g.Redact.With(baseEnv(g.Env), s.Env).String(text)
 	if err := state.WriteFileAtomic(path, []byte(text), state.FilePerm); err != nil {
-		return res, fmt.Errorf("gate %s: write the list of its failures: %w", s.Name, err)
+		res.ParseErrors = append(res.ParseErrors, fmt.Sprintf("the list of its failures could not be written: %v", err))
+		return res
 	}
 	res.FailuresPath = path
 	if rel, err := filepath.Rel(workDir, path); err == nil && filepath.IsLocal(rel) {
 		res.FailuresPath = rel
 	}
-	return res, nil
+	return res
 }
 
 // flakyCheck runs again what the gate's rerun mode says, to tell a flaky test

@@ -310,3 +310,23 @@ exit 1`
 		}
 	}
 }
+
+// TestGateFailuresFileUnwritable: a failures list that cannot be written is
+// said as a problem of the gate's output; the gate's result stands and the
+// run goes on.
+func TestGateFailuresFileUnwritable(t *testing.T) {
+	t.Parallel()
+	dir, logDir := t.TempDir(), t.TempDir()
+	// A folder where the list goes: its write fails, as on a full disk.
+	if err := os.Mkdir(filepath.Join(logDir, "tests.failures.txt"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	g := &ProcGates{Specs: []GateSpec{{Name: "tests", Argv: []string{"sh", "-c", "printf -- '--- FAIL: TestAdd (0.00s)\\nFAIL\\n'; exit 1"}, Required: true, Format: "gotest", Rerun: gate.RerunOff}}}
+	res, err := g.RunGates(t.Context(), dir, logDir, nil)
+	if err != nil {
+		t.Fatalf("RunGates: %v; want the gate's result, the list's write said in it", err)
+	}
+	if r := res[0]; r.Passed || r.FailuresPath != "" || !strings.Contains(r.OutputProblems(), "the list of its failures could not be written") {
+		t.Errorf("result %+v: want a failing gate, no list named, the write's failure said", r)
+	}
+}
