@@ -92,7 +92,9 @@ turns:
 	if modelRequests(fb.srv) == 0 || o.report.Summary.Iterations < 2 {
 		t.Errorf("want the fallback's iteration first (fallback requests %d, iterations %d); %s", modelRequests(fb.srv), o.report.Summary.Iterations, o)
 	}
-	for _, want := range []string{"switching to the fallback agent claude", "waiting for the agent's usage limit to reset at"} {
+	// The wait itself is the ledger's (every loop on codex's account waits
+	// for its reset) or, with the ledger off, the iteration's own.
+	for _, want := range []string{"switching to the fallback agent claude", "made no progress while codex is at its usage limit; wait for its reset"} {
 		if !strings.Contains(o.stdout+o.stderr, want) {
 			t.Errorf("the output does not say %q; %s", want, o)
 		}
