@@ -354,6 +354,9 @@ func TestDetachAndFollowNeedTemporal(t *testing.T) {
 		{[]string{"run", "--detach", "--agent-cmd", "true"}, "--detach starts a run on Temporal (--engine temporal)"},
 		{[]string{"follow", "build"}, "follow follows a run on Temporal (--engine temporal"},
 		{[]string{"run", "--detach", "--tasks", "tasks.yaml", "--engine", "temporal"}, "--detach starts a single run"},
+		// A run's flags go to the workers in its history: none may hold a secret.
+		{[]string{"run", "--engine", "temporal", "--agent-cmd", "true", "--gate", "curl -H 'Authorization: token ghp_R8xk2Lq9VwZ3mN7pT4sY6bC1dF5gH0jK2aE9' https://ci.example/ok"},
+			"--gate holds a secret (curl -H 'Authorization: token [REDACTED"},
 	} {
 		var out, errOut bytes.Buffer
 		d := Std()

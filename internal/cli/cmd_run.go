@@ -82,6 +82,11 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 	if o.detach && o.tasks != "" {
 		return usageError("--detach starts a single run; a graph (--tasks) is followed by the command that starts it, and shown by 'agentloop status --engine temporal'")
 	}
+	if onTemporal {
+		if err := o.noSecretForFleet(); err != nil {
+			return err
+		}
+	}
 	if o.tasks != "" {
 		if onTemporal {
 			return runTasksTemporal(ctx, o, d)

@@ -143,6 +143,21 @@ func (o *loopOptions) recorded() []string {
 	return args
 }
 
+// noSecretForFleet refuses a run on the Temporal engine whose flags hold a
+// credential: its flags travel to the workers in the run's history, which
+// must not keep one, and a worker cannot be given the flag again, as a
+// resume here can.
+func (o *loopOptions) noSecretForFleet() error {
+	for _, a := range o.recorded() {
+		name, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if strings.Contains(v, redact.Marker) {
+			return usageError("--%s holds a secret (%s): on the Temporal engine a run's flags go to the workers in its history, where no secret belongs; "+
+				"keep it in an environment variable the command reads ($TOKEN) and give that variable to the workers", name, textcut.Runes(v, 120))
+		}
+	}
+	return nil
+}
+
 // envLimits are the limits set through the environment and not by a flag, as
 // flags: recorded with the run, so a resume keeps every limit in force when the
 // run started, wherever it was set.
