@@ -81,7 +81,7 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	// The graph merges its tasks' work into the repository's work tree: no
 	// other loop works there meanwhile (its tasks work in worktrees of their
 	// own).
-	tree, err := (state.Store{Root: g.stateDir}).LockWorkTree(repo, fmt.Sprintf("task graph %q", g.name))
+	tree, err := lockWorkTree(state.Store{Root: g.stateDir}, repo, fmt.Sprintf("task graph %q", g.name))
 	if err != nil {
 		return GraphResult{}, err
 	}

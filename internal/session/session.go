@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -105,7 +106,7 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 	// A second loop in the work tree would undo this one's work as it rolls
 	// back, and this one the other's: a task graph's tasks have worktrees of
 	// their own.
-	tree, err := store.LockWorkTree(p.WorkDir, fmt.Sprintf("run %q", p.Name))
+	tree, err := lockWorkTree(*store, p.WorkDir, fmt.Sprintf("run %q", p.Name))
 	if err != nil {
 		lock.Release()
 		return nil, err
@@ -387,4 +388,17 @@ func spendString(sp loop.Spend) string {
 		}
 	}
 	return tokens + ", " + cost
+}
+
+// lockWorkTree takes the work tree holding dir for owner: the whole of it,
+// its top directory, whatever folder of it the loop was started in, and with
+// the lock in the repository's git folder, which every loop of it finds
+// whatever its state folder. Outside git, dir itself, locked in store.
+func lockWorkTree(store state.Store, dir, owner string) (*state.Lock, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if top, common, err := gitx.WorkTreeOf(ctx, dir); err == nil {
+		return store.LockWorkTree(top, filepath.Join(common, "agentloop"), owner)
+	}
+	return store.LockWorkTree(dir, "", owner)
 }

@@ -44,8 +44,10 @@ func (e *WorkTreeError) Error() string {
 // LockWorkTree takes the work tree dir for owner, what works there (run
 // "build", task graph "tasks"), as [Store.Lock] takes a run: a live loop
 // already working there is a [*WorkTreeError]; a lock left by a dead process
-// is taken over.
-func (s Store) LockWorkTree(dir, owner string) (*Lock, error) {
+// is taken over. The lock file is in lockDir, a folder every loop of the
+// work tree finds whatever its state folder (the repository's git folder),
+// else ("") in the state folder.
+func (s Store) LockWorkTree(dir, lockDir, owner string) (*Lock, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("lock work tree %s: %w", dir, err)
@@ -53,10 +55,13 @@ func (s Store) LockWorkTree(dir, owner string) (*Lock, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	if err := s.EnsureRoot(); err != nil {
-		return nil, err
+	if lockDir == "" {
+		if err := s.EnsureRoot(); err != nil {
+			return nil, err
+		}
+		lockDir = s.StateDir()
 	}
-	if err := EnsureDir(s.StateDir()); err != nil {
+	if err := EnsureDir(lockDir); err != nil {
 		return nil, fmt.Errorf("lock work tree %s: %w", abs, err)
 	}
 	me, err := self()
@@ -65,7 +70,7 @@ func (s Store) LockWorkTree(dir, owner string) (*Lock, error) {
 	}
 	me.Owner = owner
 	sum := sha256.Sum256([]byte(abs))
-	path := filepath.Join(s.StateDir(), "worktree-"+hex.EncodeToString(sum[:8])+".lock")
+	path := filepath.Join(lockDir, "worktree-"+hex.EncodeToString(sum[:8])+".lock")
 	l, err := lockPath(abs, "work tree "+abs, path, me)
 	if le, ok := errors.AsType[*LockedError](err); ok {
 		return nil, &WorkTreeError{Dir: abs, Owner: le.Owner, PID: le.PID, Host: le.Host, Since: le.Since, Path: le.Path}

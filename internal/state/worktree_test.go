@@ -13,7 +13,7 @@ func TestLockWorkTree(t *testing.T) {
 	t.Parallel()
 	s := Store{Root: t.TempDir()}
 	tree, other := t.TempDir(), t.TempDir()
-	l, err := s.LockWorkTree(tree, `run "build"`)
+	l, err := s.LockWorkTree(tree, "", `run "build"`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestLockWorkTree(t *testing.T) {
 	if err := os.Symlink(tree, link); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.LockWorkTree(link+"/.", `run "fix-tests"`)
+	_, err = s.LockWorkTree(link+"/.", "", `run "fix-tests"`)
 	we, ok := errors.AsType[*WorkTreeError](err)
 	if !ok {
 		t.Fatalf("second LockWorkTree error = %v, want *WorkTreeError", err)
@@ -35,7 +35,7 @@ func TestLockWorkTree(t *testing.T) {
 			t.Errorf("message lacks %q:\n%s", want, we.Error())
 		}
 	}
-	if o, err := s.LockWorkTree(other, `run "fix-tests"`); err != nil {
+	if o, err := s.LockWorkTree(other, "", `run "fix-tests"`); err != nil {
 		t.Errorf("LockWorkTree of another work tree: %v", err)
 	} else {
 		_ = o.Release()
@@ -49,7 +49,7 @@ func TestLockWorkTree(t *testing.T) {
 	if err := os.WriteFile(l.Path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l2, err := s.LockWorkTree(tree, `run "fix-tests"`)
+	l2, err := s.LockWorkTree(tree, "", `run "fix-tests"`)
 	if err != nil {
 		t.Fatalf("LockWorkTree over a dead owner's lock: %v", err)
 	}
