@@ -159,7 +159,9 @@ func TimedOut(g Gate, after time.Duration, rep Report, baseline *evidence.GateRe
 	// its finding is never the baseline's, even when the baseline hung too
 	// (a gate that tolerates the baseline would pass on nothing run).
 	res.Passed = false
-	if i := slices.IndexFunc(res.Preexisting, func(f evidence.Finding) bool { return f.Kind == evidence.KindGate && strings.HasPrefix(f.Key, "GATE|"+g.Name+"|timeout=") }); i >= 0 {
+	if i := slices.IndexFunc(res.Preexisting, func(f evidence.Finding) bool {
+		return f.Kind == evidence.KindGate && strings.HasPrefix(f.Key, "GATE|"+g.Name+"|timeout=")
+	}); i >= 0 {
 		res.Findings = append(res.Findings, res.Preexisting[i])
 		res.Preexisting = slices.Delete(res.Preexisting, i, i+1)
 	}
