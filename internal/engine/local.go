@@ -170,6 +170,13 @@ func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
 	l.phase("gates")
 	gates, err := l.Gates.RunGates(withGateStart(ctx, l.gateStarted), l.WorkDir, dir, nil)
 	l.warnOutput(gates)
+	for _, g := range gates {
+		if g.TimedOut > 0 {
+			// Every iteration would time out the same way if the suite is
+			// only slow: say how to give it the time it needs.
+			l.warn("gate %s ran out of its time limit (%s) on the untouched tree: if it is only slow, give it more with its timeout: or --gate-timeout (0: none); if it hangs, that is the failure to fix", g.Name, g.TimedOut)
+		}
+	}
 	res.Baseline, res.Finished = gates, l.Now()
 	if err == nil {
 		if serr := gate.StartErrors(gates, 0); serr != nil {
