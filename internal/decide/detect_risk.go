@@ -31,20 +31,43 @@ func detectTampering(f *facts) []decision.Trigger {
 }
 
 // weakening says how an iteration weakened the tests, from the diff facts and
-// the reviewer's tag; nil when it did not.
-func weakening(ev evidence.Iteration) []string {
-	d := ev.Diff
+// the reviewer's tag, and, when the iteration itself did not, how the run did
+// since its start (tests it started with that are gone, skipped or weakened
+// stay so until restored); nil when neither did. Tests the task asks to remove
+// by name are not counted.
+func weakening(ev evidence.Iteration, task string) []string {
+	what := weakened(ev.Diff, task)
+	if reviewTag(ev, decision.TriggerTestTampering) {
+		what = append(what, "the reviewer flagged test tampering")
+	}
+	if s := ev.Diff.SinceStart; len(what) == 0 && s != nil {
+		if since := weakened(*s, task); len(since) > 0 {
+			what = append(what, "since the run's start: "+strings.Join(since, ", "))
+		}
+	}
+	return what
+}
+
+// weakened says how one diff weakened the tests.
+func weakened(d evidence.DiffFacts, task string) []string {
 	var what []string
+	removed := d.TestsRemoved
+	if asked(task, removed) {
+		removed = nil
+	} else if len(removed) > 0 {
+		what = append(what, "tests removed: "+strings.Join(removed, ", "))
+	}
 	if d.SkipsAdded > 0 {
 		what = append(what, plural(d.SkipsAdded, "skip")+" added")
 	}
-	if d.AssertsRemoved > 0 {
+	if d.AssertsRemoved > 0 && (len(removed) > 0 || len(d.TestsRemoved) == 0) {
+		// The assertions of tests the task asks to remove go with them.
 		what = append(what, plural(d.AssertsRemoved, "assertion")+" removed")
 	}
 	if len(d.TestFilesDeleted) > 0 {
 		what = append(what, "test files deleted: "+strings.Join(d.TestFilesDeleted, ", "))
 	}
-	if len(what) == 0 {
+	if len(what) == 0 && len(d.TestsRemoved) == 0 {
 		// Only weakening counts as serious: a plain edit of a test file (a
 		// warning, such as restoring a test the agent had skipped) is a note.
 		for _, t := range d.Tamper {
@@ -54,10 +77,22 @@ func weakening(ev evidence.Iteration) []string {
 			}
 		}
 	}
-	if reviewTag(ev, decision.TriggerTestTampering) {
-		what = append(what, "the reviewer flagged test tampering")
-	}
 	return what
+}
+
+// asked reports whether the task asks to remove (or delete) each of the tests,
+// naming it.
+func asked(task string, tests []string) bool {
+	lower := strings.ToLower(task)
+	if len(tests) == 0 || !strings.Contains(lower, "remove") && !strings.Contains(lower, "delete") {
+		return false
+	}
+	for _, t := range tests {
+		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(t) + `\b`).MatchString(task) {
+			return false
+		}
+	}
+	return true
 }
 
 // detectSecurity: secrets in the diff (1.0, critical), the reviewer's security tag

@@ -31,6 +31,11 @@ func TestPriorityRules(t *testing.T) {
 			ev.Review = &evidence.Review{Verdict: verdict, Score: score, Tags: tags, Findings: []evidence.ReviewFinding{{Severity: "major", Message: "do it differently"}}}
 		}
 	}
+	removedSinceStart := func(ev *evidence.Iteration) {
+		ev.Diff = evidence.DiffFacts{TreeHash: ev.Diff.TreeHash, SinceStart: &evidence.DiffFacts{
+			Files: []string{"a_test.go"}, Deleted: 12, TestFilesChanged: []string{"a_test.go"}, TestsRemoved: []string{"TestA", "TestB"}, AssertsRemoved: 2,
+		}}
+	}
 	missing := func(ev *evidence.Iteration) {
 		ev.Gates[0].Passed = false
 		ev.Gates[0].Findings = []evidence.Finding{{Kind: evidence.KindBuild, Tool: "go", File: "a.go", Message: "undefined: lib.Parse"}}
@@ -105,6 +110,12 @@ func TestPriorityRules(t *testing.T) {
 		{name: "missing context expands", ev: with(iter(1), missing), action: loop.ActionExpand, strategy: "expand", rule: RuleMissing},
 		{name: "no expand past 80% of a budget", ev: with(iter(8), missing), budget: limited{Iterations: 8, MaxIterations: 10}, action: loop.ActionRefine, rule: RuleRefine},
 		{name: "expansions are bounded", policy: func(p *Policy) { p.MaxExpand = 0 }, ev: with(iter(1), missing), action: loop.ActionRefine, rule: RuleRefine},
+		{name: "tests removed since the run's start do not proceed on a green iteration that changed nothing", ev: with(iter(2), removedSinceStart), action: loop.ActionRefine, rule: RuleTamper},
+		{name: "tests removed since the run's start escalate when they stay removed", hist: []evidence.Iteration{with(iter(1), func(ev *evidence.Iteration) {
+			ev.Diff.TestsRemoved, ev.Diff.AssertsRemoved = []string{"TestA", "TestB"}, 2
+		})}, ev: with(iter(2), removedSinceStart), action: loop.ActionEscalate, rule: RuleImmediate},
+		{name: "tests the task asks to remove proceed", spec: loop.Spec{HasGates: true, Task: "Remove TestA and TestB: they test the old parser"}, ev: with(iter(2), removedSinceStart), action: loop.ActionProceed, rule: RuleProceed},
+		{name: "tests the task does not name stay", spec: loop.Spec{HasGates: true, Task: "Remove TestA: it tests the old parser"}, ev: with(iter(2), removedSinceStart), action: loop.ActionRefine, rule: RuleTamper},
 		{name: "first tampering refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SkipsAdded = 1 }), action: loop.ActionRefine, rule: RuleTamper},
 		{name: "first scope creep refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.OutsideScope = []string{"x"} }), action: loop.ActionRefine, rule: RuleScope},
 		{name: "refine depth starts a fresh attempt", policy: func(p *Policy) { p.StuckRepeats = 3 }, hist: []evidence.Iteration{iter(1, "A", "B", "C", "D"), iter(2, "A", "B", "C"), iter(3, "A", "B")},

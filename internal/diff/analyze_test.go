@@ -205,3 +205,29 @@ func TestProtectedAndScope(t *testing.T) {
 		t.Errorf("Files = %v, want the renamed file", got.Files)
 	}
 }
+
+func TestTestsRemoved(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		diff string
+		want []string
+	}{
+		{name: "go tests deleted", diff: mk(fd{path: "pkg/a_test.go", lines: []string{"-func TestA(t *testing.T) {", "-\tt.Fatal(\"a\")", "-}", "-func BenchmarkB(b *testing.B) {}", "-func helper() {}"}}),
+			want: []string{"TestA", "BenchmarkB"}},
+		{name: "a test rewritten in place is kept", diff: mk(fd{path: "pkg/a_test.go", lines: []string{"-func TestA(t *testing.T) {", "+func TestA(t *testing.T) { // now table-driven"}})},
+		{name: "a deleted test file loses its tests", diff: mk(fd{path: "tests/test_parse.py", status: "deleted", lines: []string{"-def test_parse():", "-    assert parse('1') == 1"}}),
+			want: []string{"test_parse"}},
+		{name: "js it and test", diff: mk(fd{path: "src/a.test.ts", lines: []string{"-  it('parses a number', () => {", "-test(\"rejects junk\", () => {"}}),
+			want: []string{"parses a number", "rejects junk"}},
+		{name: "production code is not a test", diff: mk(fd{path: "pkg/a.go", lines: []string{"-func TestHelper() {}"}})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, Analyze(tt.diff, Options{}).TestsRemoved); diff != "" {
+				t.Errorf("TestsRemoved (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

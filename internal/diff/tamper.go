@@ -112,6 +112,7 @@ func tamper(files []*fileDiff, facts *evidence.DiffFacts) {
 		test := f.forceTest || isTestFile(p) || (f.Old != "" && isTestFile(f.Old))
 		if test {
 			facts.TestFilesChanged = append(facts.TestFilesChanged, p)
+			facts.TestsRemoved = append(facts.TestsRemoved, testsRemoved(f)...)
 		}
 		switch {
 		case test && f.Deleted:
@@ -135,6 +136,45 @@ func tamper(files []*fileDiff, facts *evidence.DiffFacts) {
 			add(facts, TamperAssertRemoved, evidence.SeverityError, p, l.N, "assertion removed: "+excerpt(l.Text))
 		}
 	}
+}
+
+// testDeclRe matches the line that declares a test: a Go test, benchmark,
+// fuzz test or example, a Python test function, a JS/TS it() or test().
+var testDeclRe = regexp.MustCompile(`^\s*func\s+((?:Test|Benchmark|Fuzz|Example)\w*)\s*\(|` +
+	`^\s*(?:async\s+)?def\s+(test\w*)\s*\(|(?:^|[^\w.])(?:it|test)\s*\(\s*['"\x60]([^'"\x60]+)`)
+
+// testsRemoved names the tests whose declaration the file lost, net of those
+// declared again (a test rewritten in place is not removed).
+func testsRemoved(f *fileDiff) []string {
+	name := func(text string) string {
+		m := testDeclRe.FindStringSubmatch(text)
+		if m == nil {
+			return ""
+		}
+		for _, s := range m[1:] {
+			if s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	added := map[string]bool{}
+	for _, l := range f.Lines {
+		if l.Op == '+' {
+			if n := name(l.Text); n != "" {
+				added[n] = true
+			}
+		}
+	}
+	var out []string
+	for _, l := range f.Lines {
+		if l.Op == '-' {
+			if n := name(l.Text); n != "" && !added[n] {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // netLines returns the lines of side op that match re, minus as many as the
