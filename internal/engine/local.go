@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/state"
@@ -290,6 +291,16 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 			}
 		}
 		ev.Diff.TreeHash = tree
+		if before != "" && seq > 1 {
+			// What the run as a whole did to the tests, for the decision
+			// engine: an iteration that changes nothing after one that
+			// deleted them does not show it. One git diff more.
+			if since, _, serr := l.Work.Diff(ctx, l.ref(1, "start")); serr == nil || errors.Is(serr, gitx.ErrTruncated) {
+				ev.Diff.SinceStart = &since
+			} else {
+				l.warn("diff of the run since its start: %v", serr)
+			}
+		}
 		if before != "" && err == nil && ev.Agent.Outcome == evidence.OutcomeSucceeded && ev.Diff.Empty() {
 			ev.Agent.Outcome = evidence.OutcomeNoChange
 		}
