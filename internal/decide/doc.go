@@ -48,10 +48,14 @@
 // failure: the iteration's label and a proceed's message say "flaky: failed
 // then passed: …", and the gates' feedback lists it as not counted.
 //
-// An iteration that weakened the tests (skips added, assertions removed, test
-// files deleted, the reviewer's test_tampering tag) has quality 0: it is a
-// failure, never the best checkpoint, never progress, and an escalation does
-// not offer to accept it.
+// An iteration that weakened the tests (tests or assertions removed, skips
+// added, test files deleted, the reviewer's test_tampering tag) has quality 0:
+// it is a failure, never the best checkpoint, never progress, and an
+// escalation does not offer to accept it. So is one whose tree has them
+// weakened since the run's start ([evidence.DiffFacts.SinceStart]), though its
+// own diff is clean: tests deleted in one iteration stay a failure in the next
+// until restored, and escalate as repeated tampering, unless the task names
+// them and says to remove them; `resume --accept` still takes the tree.
 //
 // # Priority order and strategies
 //
