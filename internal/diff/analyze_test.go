@@ -151,6 +151,12 @@ func TestTamper(t *testing.T) {
 			changed: []string{"cmd/testdata/TestHelp.golden", "ui/__snapshots__/a.test.ts.snap"},
 		},
 		{
+			name:    "a build constraint added to a test file",
+			diff:    mk(fd{path: "pkg/a_test.go", lines: []string{"+//go:build never", "+", " package a"}}, fd{path: "pkg/b_test.go", status: "new", lines: []string{"+//go:build integration", "+package a"}}),
+			want:    []tamper{{TamperTestModified, "pkg/a_test.go", 1}, {TamperSkipAdded, "pkg/a_test.go", 1}},
+			changed: []string{"pkg/a_test.go", "pkg/b_test.go"}, skips: 1,
+		},
+		{
 			name: "skip in production code is ignored",
 			diff: mk(fd{path: "pkg/a.go", lines: []string{"+\tt.Skip()", "-\tassert(x)"}}),
 		},
@@ -220,6 +226,7 @@ func TestTestsRemoved(t *testing.T) {
 			want: []string{"test_parse"}},
 		{name: "js it and test", diff: mk(fd{path: "src/a.test.ts", lines: []string{"-  it('parses a number', () => {", "-test(\"rejects junk\", () => {"}}),
 			want: []string{"parses a number", "rejects junk"}},
+		{name: "a test moved to another file is kept", diff: mk(fd{path: "pkg/a_test.go", lines: []string{"-func TestA(t *testing.T) {}"}}, fd{path: "pkg/b_test.go", status: "new", lines: []string{"+func TestA(t *testing.T) {}"}})},
 		{name: "production code is not a test", diff: mk(fd{path: "pkg/a.go", lines: []string{"-func TestHelper() {}"}})},
 	}
 	for _, tt := range tests {

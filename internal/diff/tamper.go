@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -70,11 +71,17 @@ func isGolden(p string) bool {
 		strings.Contains("/"+p+"/", "/__snapshots__/") || strings.Contains("/"+p+"/", "/golden/")
 }
 
-// Markers that switch a test off (or focus one, which switches off the others).
+// Markers that switch a test off (or focus one, which switches off the
+// others), a Go build constraint among them: added to a test file it leaves
+// the file's tests out of the default build.
 var skipRe = regexp.MustCompile(`\bt\.Skip(?:f|Now)?\(|\b(?:it|describe|test|context|suite|bench)\.(?:skip|todo|only|skipIf|runIf)\b|` +
 	`(?:^|[^\w.$])(?:xit|xdescribe|xtest|xcontext|fit|fdescribe|xspecify)\s*\(|` +
 	`@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail)\(|@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|` +
-	`\bself\.skipTest\(|#\[ignore\b|@(?:Disabled|Ignore)\b|^\s*(?:skip|pending)(?:\s*\(|\s+["']|\s*$)`)
+	`\bself\.skipTest\(|#\[ignore\b|@(?:Disabled|Ignore)\b|^\s*(?:skip|pending)(?:\s*\(|\s+["']|\s*$)|` +
+	`^//\s*(?:go:build|\+build)\s`)
+
+// buildRe matches a Go build constraint.
+var buildRe = regexp.MustCompile(`^//\s*(?:go:build|\+build)\s`)
 
 // Assertion lines, in the common frameworks.
 var assertRe = regexp.MustCompile(`\bassert(?:_eq|_ne|_matches)?!\s*\(|\bdebug_assert\w*!\s*\(|` +
@@ -86,7 +93,7 @@ var assertRe = regexp.MustCompile(`\bassert(?:_eq|_ne|_matches)?!\s*\(|\bdebug_a
 func isSkip(text string) bool {
 	lower := strings.ToLower(text)
 	return containsAny(lower, "skip", "todo", "only", "xit", "xdesc", "xtest", "xcontext", "xspec", "fit", "fdesc",
-		"xfail", "ignore", "disabled", "pending", "runif", "expectedfailure") && skipRe.MatchString(text)
+		"xfail", "ignore", "disabled", "pending", "runif", "expectedfailure", "build") && skipRe.MatchString(text)
 }
 
 // isAssert reports whether a line holds an assertion.
@@ -107,12 +114,13 @@ func containsAny(s string, subs ...string) bool {
 
 // tamper finds the test-tampering facts of the diff.
 func tamper(files []*fileDiff, facts *evidence.DiffFacts) {
+	var tests []*fileDiff
 	for _, f := range files {
 		p := f.Path()
 		test := f.forceTest || isTestFile(p) || (f.Old != "" && isTestFile(f.Old))
 		if test {
 			facts.TestFilesChanged = append(facts.TestFilesChanged, p)
-			facts.TestsRemoved = append(facts.TestsRemoved, testsRemoved(f)...)
+			tests = append(tests, f)
 		}
 		switch {
 		case test && f.Deleted:
@@ -128,6 +136,9 @@ func tamper(files []*fileDiff, facts *evidence.DiffFacts) {
 			continue
 		}
 		for _, l := range netLines(f, isSkip, '+') {
+			if f.Added && buildRe.MatchString(l.Text) {
+				continue // a new test file's constraint leaves out no test there was
+			}
 			facts.SkipsAdded++
 			add(facts, TamperSkipAdded, evidence.SeverityError, p, l.N, "skip marker added: "+excerpt(l.Text))
 		}
@@ -136,6 +147,7 @@ func tamper(files []*fileDiff, facts *evidence.DiffFacts) {
 			add(facts, TamperAssertRemoved, evidence.SeverityError, p, l.N, "assertion removed: "+excerpt(l.Text))
 		}
 	}
+	facts.TestsRemoved = testsRemoved(tests)
 }
 
 // testDeclRe matches the line that declares a test: a Go test, benchmark,
@@ -143,9 +155,10 @@ func tamper(files []*fileDiff, facts *evidence.DiffFacts) {
 var testDeclRe = regexp.MustCompile(`^\s*func\s+((?:Test|Benchmark|Fuzz|Example)\w*)\s*\(|` +
 	`^\s*(?:async\s+)?def\s+(test\w*)\s*\(|(?:^|[^\w.])(?:it|test)\s*\(\s*['"\x60]([^'"\x60]+)`)
 
-// testsRemoved names the tests whose declaration the file lost, net of those
-// declared again (a test rewritten in place is not removed).
-func testsRemoved(f *fileDiff) []string {
+// testsRemoved names the tests whose declaration the test files lost, net of
+// those declared again in any of them (a test rewritten in place or moved to
+// another file is not removed).
+func testsRemoved(files []*fileDiff) []string {
 	name := func(text string) string {
 		m := testDeclRe.FindStringSubmatch(text)
 		if m == nil {
@@ -159,19 +172,22 @@ func testsRemoved(f *fileDiff) []string {
 		return ""
 	}
 	added := map[string]bool{}
-	for _, l := range f.Lines {
-		if l.Op == '+' {
-			if n := name(l.Text); n != "" {
+	var removed []string
+	for _, f := range files {
+		for _, l := range f.Lines {
+			switch n := name(l.Text); {
+			case n == "":
+			case l.Op == '+':
 				added[n] = true
+			case l.Op == '-':
+				removed = append(removed, n)
 			}
 		}
 	}
 	var out []string
-	for _, l := range f.Lines {
-		if l.Op == '-' {
-			if n := name(l.Text); n != "" && !added[n] {
-				out = append(out, n)
-			}
+	for _, n := range removed {
+		if !added[n] && !slices.Contains(out, n) {
+			out = append(out, n)
 		}
 	}
 	return out
