@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
 )
 
 func reviewTag(ev evidence.Iteration, tag string) bool {
@@ -33,8 +34,8 @@ func detectTampering(f *facts) []decision.Trigger {
 // weakening says how an iteration weakened the tests, from the diff facts and
 // the reviewer's tag, and, when the iteration itself did not, how the run did
 // since its start (tests it started with that are gone, skipped or weakened
-// stay so until restored); nil when neither did. Tests the task asks to remove
-// by name are not counted.
+// stay so until restored); nil when neither did. Tests the task or a person's
+// guidance asks to remove by name are not counted.
 func weakening(ev evidence.Iteration, task string) []string {
 	what := weakened(ev.Diff, task)
 	if reviewTag(ev, decision.TriggerTestTampering) {
@@ -78,6 +79,23 @@ func weakened(d evidence.DiffFacts, task string) []string {
 		}
 	}
 	return what
+}
+
+// asks is what the run was asked, by the task and by a person's guidance since:
+// the words that may ask for tests to be removed.
+func asks(in loop.DecideInput) string {
+	var b []string
+	if in.Spec != nil {
+		b = append(b, in.Spec.Task)
+	}
+	if in.State != nil {
+		for _, h := range in.State.Handoffs {
+			if h.Kind == loop.HandoffGuidance || h.Kind == loop.HandoffGuide {
+				b = append(b, h.Text)
+			}
+		}
+	}
+	return strings.Join(b, "\n")
 }
 
 // asked reports whether the task asks to remove (or delete) each of the tests,

@@ -55,7 +55,8 @@
 // weakened since the run's start ([evidence.DiffFacts.SinceStart]), though its
 // own diff is clean: tests deleted in one iteration stay a failure in the next
 // until restored, and escalate as repeated tampering, unless the task names
-// them and says to remove them; `resume --accept` still takes the tree.
+// them and says to remove them, or a person's guidance does; `resume
+// --accept` still takes the tree.
 //
 // # Priority order and strategies
 //

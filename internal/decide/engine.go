@@ -118,11 +118,7 @@ func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts 
 	for _, r := range seg {
 		past = append(past, fromRecord(r))
 	}
-	task := ""
-	if in.Spec != nil {
-		task = in.Spec.Task
-	}
-	weak := weakening(ev, task)
+	weak := weakening(ev, asks(in))
 	if len(weak) > 0 {
 		// Tests the agent weakened prove nothing: such an iteration is never the
 		// best checkpoint, never accepted, never progress.

@@ -191,7 +191,7 @@ func ask(f *facts, ts []decision.Trigger, c choice) (string, []decision.Option, 
 	case decision.TriggerTestTampering:
 		return "The agent weakened the tests again (" + t.Evidence + "): are those tests wrong, or must the code satisfy them?",
 			[]decision.Option{{Label: "The tests are right", TradeOff: "resume with that guidance; the agent must fix the code"},
-				{Label: "The tests are wrong", TradeOff: "fix or allow the test change, then resume"}, abort},
+				{Label: "The tests are wrong", TradeOff: "resume with guidance that names the tests to remove and says to remove them, or accept the tree as it is"}, abort},
 			"Check the tests it weakened; usually the code is what must change."
 	case decision.TriggerMovedBranch:
 		return "The agent changed git itself (" + t.Evidence + "); agentloop put back what it could. May it run git commands that move the branch or history, or must it leave git to agentloop?",

@@ -115,6 +115,9 @@ func TestPriorityRules(t *testing.T) {
 			ev.Diff.TestsRemoved, ev.Diff.AssertsRemoved = []string{"TestA", "TestB"}, 2
 		})}, ev: with(iter(2), removedSinceStart), action: loop.ActionEscalate, rule: RuleImmediate},
 		{name: "tests the task asks to remove proceed", spec: loop.Spec{HasGates: true, Task: "Remove TestA and TestB: they test the old parser"}, ev: with(iter(2), removedSinceStart), action: loop.ActionProceed, rule: RuleProceed},
+		{name: "tests a person's guidance asks to remove proceed", state: func(st *loop.State) {
+			st.Handoffs = append(st.Handoffs, loop.Handoff{Kind: loop.HandoffGuidance, Text: "The tests are wrong: delete TestA and TestB"})
+		}, ev: with(iter(2), removedSinceStart), action: loop.ActionProceed, rule: RuleProceed},
 		{name: "tests the task does not name stay", spec: loop.Spec{HasGates: true, Task: "Remove TestA: it tests the old parser"}, ev: with(iter(2), removedSinceStart), action: loop.ActionRefine, rule: RuleTamper},
 		{name: "first tampering refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SkipsAdded = 1 }), action: loop.ActionRefine, rule: RuleTamper},
 		{name: "first scope creep refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.OutsideScope = []string{"x"} }), action: loop.ActionRefine, rule: RuleScope},
