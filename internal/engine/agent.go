@@ -96,18 +96,11 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 				continue
 			}
 			wait = max(res.ResetAt.Sub(l.Now()), time.Second)
-			l.emitWarning(loop.Warning{RateLimitWait: loop.MillisOf(wait), Message: fmt.Sprintf(
+			if err := l.pause(ctx, wait, &waited, "usage limit: paused until "+l.when(res.ResetAt), fmt.Sprintf(
 				"%s is at its usage limit (%s): paused until %s (%s); the wait is not an iteration and not a failure",
-				agentName(res, req), res.Reason, l.when(res.ResetAt), wait.Round(time.Second))})
-			l.phase("usage limit: paused until " + l.when(res.ResetAt))
-			resume := l.clock.pause()
-			err := l.Sleep(ctx, wait)
-			resume()
-			if err != nil {
+				agentName(res, req), res.Reason, l.when(res.ResetAt), wait.Round(time.Second))); err != nil {
 				return res, waited, err
 			}
-			waited.all += wait
-			waited.paused += wait
 			unbilled(wait)
 			continue
 		case res.RateLimited:
@@ -152,18 +145,25 @@ func (l *Local) awaitReset(ctx context.Context, req AgentRequest, waited *waits)
 	if req.AwaitReset.IsZero() || wait <= 0 {
 		return nil
 	}
-	l.emitWarning(loop.Warning{RateLimitWait: loop.MillisOf(wait), Message: fmt.Sprintf(
+	return l.pause(ctx, wait, waited, "usage limit: waiting until "+l.when(req.AwaitReset), fmt.Sprintf(
 		"waiting for the agent's usage limit to reset at %s (%s) instead of running the fallback again; the wait is not an iteration and not a failure",
-		l.when(req.AwaitReset), wait.Round(time.Second))})
-	l.phase("usage limit: waiting until " + l.when(req.AwaitReset))
+		l.when(req.AwaitReset), wait.Round(time.Second)))
+}
+
+// pause waits d for a usage limit's reset, unbilled: said (message, with the
+// wait for a notification) and shown (phase), the run's time budget standing
+// still, counted in waited as paused.
+func (l *Local) pause(ctx context.Context, d time.Duration, waited *waits, phase, message string) error {
+	l.emitWarning(loop.Warning{RateLimitWait: loop.MillisOf(d), Message: message})
+	l.phase(phase)
 	resume := l.clock.pause()
-	err := l.Sleep(ctx, wait)
+	err := l.Sleep(ctx, d)
 	resume()
 	if err != nil {
 		return err
 	}
-	waited.all += wait
-	waited.paused += wait
+	waited.all += d
+	waited.paused += d
 	return nil
 }
 
