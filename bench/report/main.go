@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -115,9 +114,9 @@ var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 // write records a run of n attempts in segments segments: every 97th attempt
 // is cut short by a Ctrl-C and the run resumed, each segment but the last ends
 // in an escalation answered with guidance, and the run ends escalated.
-func write(store state.Store, n, segments int) (*loop.State, error) {
-	st := &loop.State{Version: loop.StateVersion, Name: "long", RunID: "20261101-090000-beef", Procedure: "build",
-		Status: loop.StatusRunning, MaxIterations: max(n/max(segments, 1), 1), FailureThreshold: 1 << 20, StartedAt: t0,
+func write(store state.Store, n, segments int) (*state.State, error) {
+	st := &state.State{Version: state.StateVersion, Name: "long", RunID: "20261101-090000-beef", Procedure: "build",
+		Status: state.StatusRunning, MaxIterations: max(n/max(segments, 1), 1), FailureThreshold: 1 << 20, StartedAt: t0,
 		Segment: 1, BaselineDone: true}
 	runDir := store.RunDir(st.Name, st.RunID)
 	if err := state.EnsureDir(runDir); err != nil {
@@ -129,14 +128,14 @@ func write(store state.Store, n, segments int) (*loop.State, error) {
 	}
 	defer events.Close()
 	at := t0
-	emit := func(iteration, seq int, data loop.EventData) error {
-		return events.Append(loop.Event{Time: at, Iteration: iteration, Seq: seq, Segment: st.Segment, Data: data})
+	emit := func(iteration, seq int, data state.EventData) error {
+		return events.Append(state.Event{Time: at, Iteration: iteration, Seq: seq, Segment: st.Segment, Data: data})
 	}
-	handoff := func(h loop.Handoff) error {
+	handoff := func(h state.Handoff) error {
 		h.At, h.By = at, "dev@build-host"
-		return emit(st.Iteration, 0, loop.AddHandoff(st, h))
+		return emit(st.Iteration, 0, state.AddHandoff(st, h))
 	}
-	if err := handoff(loop.Handoff{Kind: loop.HandoffStart}); err != nil {
+	if err := handoff(state.Handoff{Kind: state.HandoffStart}); err != nil {
 		return nil, err
 	}
 	perSegment := st.MaxIterations
@@ -144,19 +143,19 @@ func write(store state.Store, n, segments int) (*loop.State, error) {
 		st.Attempts = seq
 		it := st.Iteration + 1
 		dur := time.Duration(20+seq*7919%90) * time.Second
-		if err := emit(it, seq, loop.IterationStarted{MaxIterations: st.MaxIterations, Strategy: "refine"}); err != nil {
+		if err := emit(it, seq, state.IterationStarted{MaxIterations: st.MaxIterations, Strategy: "refine"}); err != nil {
 			return nil, err
 		}
 		ref := fmt.Sprintf("refs/agentloop/%s/%s/iter-%d", st.Name, st.RunID, seq)
 		if seq%97 == 0 {
-			st.Interrupted = append(st.Interrupted, loop.Interrupted{Seq: seq, Segment: st.Segment, Iteration: it, StartedAt: at,
-				Duration: loop.MillisOf(dur / 3), Usage: usage(seq), Start: ref + "-start", Cut: ref + "-cut", Reason: "interrupted"})
+			st.Interrupted = append(st.Interrupted, state.Interrupted{Seq: seq, Segment: st.Segment, Iteration: it, StartedAt: at,
+				Duration: state.MillisOf(dur / 3), Usage: usage(seq), Start: ref + "-start", Cut: ref + "-cut", Reason: "interrupted"})
 			at = at.Add(dur / 3)
-			if err := emit(it, seq, loop.RunFinished{Status: loop.StatusInterrupted, Reason: "interrupted", Iterations: st.TotalIterations}); err != nil {
+			if err := emit(it, seq, state.RunFinished{Status: state.StatusInterrupted, Reason: "interrupted", Iterations: st.TotalIterations}); err != nil {
 				return nil, err
 			}
 			at = at.Add(time.Minute)
-			if err := handoff(loop.Handoff{Kind: loop.HandoffResume}); err != nil {
+			if err := handoff(state.Handoff{Kind: state.HandoffResume}); err != nil {
 				return nil, err
 			}
 			continue
@@ -169,10 +168,10 @@ func write(store state.Store, n, segments int) (*loop.State, error) {
 		st.LastIterationAt = at.Add(dur)
 		st.LastDecision = rec.Decision
 		if st.Best == nil || rec.Quality > st.Best.Quality {
-			st.Best = &loop.Checkpoint{Iteration: it, Seq: seq, Ref: ref, Quality: rec.Quality}
+			st.Best = &state.Checkpoint{Iteration: it, Seq: seq, Ref: ref, Quality: rec.Quality}
 		}
 		at = at.Add(dur)
-		if err := emit(it, seq, loop.IterationFinished{MaxIterations: st.MaxIterations, Duration: rec.Duration, Action: loop.Action(rec.Decision),
+		if err := emit(it, seq, state.IterationFinished{MaxIterations: st.MaxIterations, Duration: rec.Duration, Action: state.Action(rec.Decision),
 			Strategy: rec.Strategy, Message: rec.Summary, Quality: rec.Quality, Triggers: rec.Triggers, CostUSD: rec.Usage.CostUSD, CostKnown: true,
 			Tokens: rec.Usage.TotalTokens(), TokensKnown: true}); err != nil {
 			return nil, err
@@ -181,17 +180,17 @@ func write(store state.Store, n, segments int) (*loop.State, error) {
 			continue
 		}
 		// The segment ends in an escalation, answered with guidance.
-		st.History[len(st.History)-1].Decision = string(loop.ActionEscalate)
+		st.History[len(st.History)-1].Decision = string(state.ActionEscalate)
 		md, _ := state.EscalationFiles(runDir, st.Segment)
 		if err := os.WriteFile(md, []byte(escalation(st.Segment, it)), state.FilePerm); err != nil {
 			return nil, err
 		}
-		if err := emit(it, seq, loop.Escalated{Reason: "stuck: the same 2 tests fail"}); err != nil {
+		if err := emit(it, seq, state.Escalated{Reason: "stuck: the same 2 tests fail"}); err != nil {
 			return nil, err
 		}
 		if st.Segment < segments {
 			at = at.Add(time.Hour)
-			h := loop.ApplyGuidance(st, loop.Guidance{Text: fmt.Sprintf("answer %d: the tests of segment %d are right; fix Wrap", st.Segment, st.Segment), At: at, By: "dev@build-host"})
+			h := state.ApplyGuidance(st, state.Guidance{Text: fmt.Sprintf("answer %d: the tests of segment %d are right; fix Wrap", st.Segment, st.Segment), At: at, By: "dev@build-host"})
 			if err := emit(0, 0, h); err != nil {
 				return nil, err
 			}
@@ -201,8 +200,8 @@ func write(store state.Store, n, segments int) (*loop.State, error) {
 	if err := os.WriteFile(md, []byte(escalation(st.Segment, st.Iteration)), state.FilePerm); err != nil {
 		return nil, err
 	}
-	st.Status, st.Reason = loop.StatusEscalated, "stuck: the same 2 tests fail"
-	st.Sessions = []loop.Session{{StartedAt: t0, EndedAt: at, Iterations: st.TotalIterations, Status: st.Status, Reason: st.Reason}}
+	st.Status, st.Reason = state.StatusEscalated, "stuck: the same 2 tests fail"
+	st.Sessions = []state.Session{{StartedAt: t0, EndedAt: at, Iterations: st.TotalIterations, Status: st.Status, Reason: st.Reason}}
 	if err := store.Save(st); err != nil {
 		return nil, err
 	}
@@ -215,17 +214,17 @@ func usage(seq int) evidence.Usage {
 		CostUSD: float64(in) / 25000, CostKnown: true, Model: "claude-sonnet-4-5"}
 }
 
-func record(it, seq, segment int, at time.Time, dur time.Duration, ref string) loop.Record {
+func record(it, seq, segment int, at time.Time, dur time.Duration, ref string) state.Record {
 	fails := seq % 6
 	var failing []string
 	for f := range fails {
 		failing = append(failing, fmt.Sprintf("go:textkit.TestCase%d", f))
 	}
 	keys := slices.Clone(failing)
-	return loop.Record{N: it, Seq: seq, Segment: segment, Attempt: 1 + seq%3, StartedAt: at, Duration: loop.MillisOf(dur),
+	return state.Record{N: it, Seq: seq, Segment: segment, Attempt: 1 + seq%3, StartedAt: at, Duration: state.MillisOf(dur),
 		Succeeded: fails == 0, Usage: usage(seq), Failing: failing, Fingerprint: fmt.Sprintf("%016x", seq*2654435761),
 		DiffHash: fmt.Sprintf("%040x", seq), TreeHash: fmt.Sprintf("%040x", seq*31), DiffLines: 10 + seq%200,
-		Gates: []loop.GateSummary{
+		Gates: []state.GateSummary{
 			{Name: "tests", Required: true, Passed: fails == 0, ExitCode: min(fails, 1), Failures: fails, Keys: keys},
 			{Name: "lint", Passed: seq%5 != 0, ExitCode: min(seq%5, 0)},
 			{Name: "vet", Required: true, Passed: true},

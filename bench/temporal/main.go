@@ -40,6 +40,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/temporal"
 )
 
@@ -188,7 +189,7 @@ func runTemporal(ctx context.Context, address, queue, dir, agent string, n, k in
 		if p, ok := errors.AsType[permanent](err); ok {
 			err = p.error
 		}
-		if err != nil || out.Status != loop.StatusCompleted {
+		if err != nil || out.Status != state.StatusCompleted {
 			fail(names[i], out, err)
 		}
 		if e := ended.Add(1); e%100 == 0 {

@@ -17,8 +17,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -40,9 +40,9 @@ func TestExitCode(t *testing.T) {
 			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.want)
 		}
 	}
-	for s, want := range map[loop.Status]int{
-		loop.StatusSucceeded: ExitOK, loop.StatusCompleted: ExitOK, loop.StatusAborted: ExitAborted,
-		loop.StatusEscalated: ExitEscalated, loop.StatusInterrupted: ExitInterrupted, loop.StatusRunning: ExitFailure,
+	for s, want := range map[state.Status]int{
+		state.StatusSucceeded: ExitOK, state.StatusCompleted: ExitOK, state.StatusAborted: ExitAborted,
+		state.StatusEscalated: ExitEscalated, state.StatusInterrupted: ExitInterrupted, state.StatusRunning: ExitFailure,
 	} {
 		if got := statusExit(s); got != want {
 			t.Errorf("statusExit(%s) = %d, want %d", s, got, want)

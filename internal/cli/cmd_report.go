@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // reportOptions are the flags of `report`.
@@ -80,7 +80,7 @@ func runReport(ctx context.Context, o reportOptions, d Deps, args []string) erro
 		return err
 	}
 	if len(args) == 0 {
-		name, err := onlyRun(d, store, "report", func(*loop.State) bool { return true }, true)
+		name, err := onlyRun(d, store, "report", func(*state.State) bool { return true }, true)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -143,7 +142,7 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 	var inGraph session.InGraph
 	// taskRule applies the rules of a graph's task to st ([session.TaskRule]):
 	// goOn, its graph goes on (what to say of it said).
-	taskRule := func(st *loop.State, settle bool) (goOn bool, err error) {
+	taskRule := func(st *state.State, settle bool) (goOn bool, err error) {
 		goOn, say, err := session.TaskRule(st, inGraph, guidance, settle)
 		if goOn && say != "" {
 			fmt.Fprintln(process(d).Progress(o.logFormat == "json"), say)

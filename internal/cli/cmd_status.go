@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
@@ -82,7 +81,7 @@ func runStatus(ctx context.Context, o statusOptions, d Deps, args []string) erro
 		return fmt.Errorf("read runs in %s: %w", store.Root, err)
 	}
 	if len(args) == 1 {
-		var one []*loop.State
+		var one []*state.State
 		for _, s := range states {
 			if s.Name == args[0] {
 				one = append(one, s)
@@ -131,7 +130,7 @@ func statusOfRun(d Deps, o statusOptions, store *state.Store, name string) error
 	} else {
 		session.AsItStands(store, st)
 	}
-	rows := report.StatusRows([]*loop.State{st}, d.Now())
+	rows := report.StatusRows([]*state.State{st}, d.Now())
 	if o.json {
 		return report.StatusJSON(d.Stdout, rows)
 	}

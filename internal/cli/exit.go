@@ -12,9 +12,9 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
@@ -124,15 +124,15 @@ func ExitCode(err error) int {
 }
 
 // statusExit maps the status a run ended with to its exit code.
-func statusExit(s loop.Status) int {
+func statusExit(s state.Status) int {
 	switch s {
-	case loop.StatusSucceeded, loop.StatusCompleted:
+	case state.StatusSucceeded, state.StatusCompleted:
 		return ExitOK
-	case loop.StatusAborted:
+	case state.StatusAborted:
 		return ExitAborted
-	case loop.StatusEscalated:
+	case state.StatusEscalated:
 		return ExitEscalated
-	case loop.StatusInterrupted:
+	case state.StatusInterrupted:
 		return ExitInterrupted
 	}
 	return ExitFailure

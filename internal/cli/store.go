@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -99,7 +98,7 @@ func loadRun(store *state.Store, name, runID string, lastEvents int) (report.Run
 // store that fits (for resume, one not yet over), else the only task graph
 // (for report, graphs says so). With none, or several to choose from, it is
 // an error that says what there is: a usage error listing the candidates.
-func onlyRun(d Deps, store *state.Store, verb string, fits func(*loop.State) bool, graphs bool) (string, error) {
+func onlyRun(d Deps, store *state.Store, verb string, fits func(*state.State) bool, graphs bool) (string, error) {
 	states, err := store.List()
 	if err := skipCorrupt(d, err); err != nil {
 		return "", fmt.Errorf("read runs in %s: %w", store.Root, err)
@@ -146,7 +145,7 @@ func relativePaths(d Deps, r *report.Run) {
 
 // loadEarlierRun reads the final state of the run runID of the name from its
 // run folder.
-func loadEarlierRun(store *state.Store, name, runID string) (*loop.State, error) {
+func loadEarlierRun(store *state.Store, name, runID string) (*state.State, error) {
 	if err := state.ValidName(runID); err != nil {
 		return nil, usageError("--run: %v", err)
 	}

@@ -5,7 +5,7 @@ package cli
 import (
 	"testing"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/temporal/app"
 )
 
@@ -18,11 +18,11 @@ func TestFollowedExit(t *testing.T) {
 		out  app.Outcome
 		want int
 	}{
-		{name: "succeeded", out: app.Outcome{Status: loop.StatusSucceeded}, want: ExitOK},
-		{name: "aborted", out: app.Outcome{Status: loop.StatusAborted}, want: ExitAborted},
-		{name: "aborted as chosen", out: app.Outcome{Status: loop.StatusAborted, Chosen: true}, want: ExitOK},
-		{name: "refused by a worker", out: app.Outcome{Status: loop.StatusAborted, Refused: true}, want: ExitUsage},
-		{name: "escalated", out: app.Outcome{Status: loop.StatusEscalated}, want: ExitEscalated},
+		{name: "succeeded", out: app.Outcome{Status: state.StatusSucceeded}, want: ExitOK},
+		{name: "aborted", out: app.Outcome{Status: state.StatusAborted}, want: ExitAborted},
+		{name: "aborted as chosen", out: app.Outcome{Status: state.StatusAborted, Chosen: true}, want: ExitOK},
+		{name: "refused by a worker", out: app.Outcome{Status: state.StatusAborted, Refused: true}, want: ExitUsage},
+		{name: "escalated", out: app.Outcome{Status: state.StatusEscalated}, want: ExitEscalated},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -19,13 +19,13 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentloop/agentloop/internal/inbox"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/metrics"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/temporal/app"
 	"github.com/agentloop/agentloop/internal/ui"
@@ -126,7 +126,7 @@ func followed(out app.Outcome, err error) error {
 		return &ExitError{Code: ExitInterrupted}
 	case out.Graph != nil:
 		return &ExitError{Code: graphExit(out.Graph.Unfinished, out.Graph.BudgetExhausted)}
-	case out.Chosen && out.Status == loop.StatusAborted:
+	case out.Chosen && out.Status == state.StatusAborted:
 		return nil // the run ends as you chose, which is no failure of this command
 	case out.Refused:
 		return &ExitError{Code: ExitUsage} // a worker's configuration to fix: the run's reason says how

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
@@ -40,7 +40,7 @@ func TestTemporalResumeDoneTask(t *testing.T) {
 	for {
 		v, _, err := temporal.Find(t.Context(), c, "tasks-a", repoID(repo))
 		committed := exec.Command("git", "-C", repo, "cat-file", "-e", "agentloop/tasks/a:a.txt").Run() == nil
-		if err == nil && v.State.Status == loop.StatusSucceeded && committed {
+		if err == nil && v.State.Status == state.StatusSucceeded && committed {
 			break
 		}
 		if time.Now().After(deadline) {

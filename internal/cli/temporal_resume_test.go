@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
@@ -59,7 +59,7 @@ func TestTemporalSettleRealServer(t *testing.T) {
 	if err != nil || !strings.Contains(stderr, "Finished: aborted — aborted by you after the escalation") {
 		t.Errorf("resume --abort: %v\n%s", err, stderr)
 	}
-	for name, want := range map[string]loop.Status{"build": loop.StatusCompleted, "other": loop.StatusAborted} {
+	for name, want := range map[string]state.Status{"build": state.StatusCompleted, "other": state.StatusAborted} {
 		stdout, _, err := run(append([]string{"status", name}, server...)...)
 		if err != nil || !strings.Contains(stdout, string(want)) {
 			t.Errorf("status %s: %v\n%s\nwant %s", name, err, stdout, want)

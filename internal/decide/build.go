@@ -2,19 +2,19 @@ package decide
 
 import (
 	"fmt"
-	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/gate"
 	"slices"
 	"strings"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // build turns the chosen action into the full decision.
-func (e *Engine) build(f *facts, ts []decision.Trigger, c choice, v verdict) loop.Decision {
+func (e *Engine) build(f *facts, ts []decision.Trigger, c choice, v verdict) state.Decision {
 	st := f.in.State
-	d := loop.Decision{
+	d := state.Decision{
 		Action:      c.action,
 		Strategy:    c.strategy,
 		Triggers:    ts,
@@ -30,9 +30,9 @@ func (e *Engine) build(f *facts, ts []decision.Trigger, c choice, v verdict) loo
 		// Nothing to add, or said already ("agent timed out after 10m0s").
 	case c.action.Continues():
 		d.Message = v.label + "; " + d.Message
-	case c.action == loop.ActionProceed:
+	case c.action == state.ActionProceed:
 		d.Message = d.Message + "; " + v.label // flaky: failed then passed
-	case c.action == loop.ActionEscalate && f.ev.Agent.Failed():
+	case c.action == state.ActionEscalate && f.ev.Agent.Failed():
 		// What ended the last attempt, beside why the loop stops: "max
 		// iterations reached: …; iteration 2: agent timed out after 3s".
 		d.Message += fmt.Sprintf("; iteration %d: %s", f.ev.N, v.label)
@@ -46,7 +46,7 @@ func (e *Engine) build(f *facts, ts []decision.Trigger, c choice, v verdict) loo
 	}
 	if f.cur.Quality > bestQ && f.cur.Quality > 0 {
 		// The loop fills Ref with this iteration's checkpoint (the decider does not see it).
-		d.Best = &loop.Checkpoint{Iteration: f.ev.N, Quality: f.cur.Quality}
+		d.Best = &state.Checkpoint{Iteration: f.ev.N, Quality: f.cur.Quality}
 	}
 	d.Rollback = rollbackRef(f, c)
 	if d.Rollback != "" && c.action.Continues() {
@@ -55,9 +55,9 @@ func (e *Engine) build(f *facts, ts []decision.Trigger, c choice, v verdict) loo
 	d.Next = e.next(f, c)
 	d.Feedback = e.feedback(f, ts, c, d.Next, rolledBackTo(f, d.Rollback))
 	doc := e.document(f, ts, c, d)
-	if c.action == loop.ActionEscalate {
+	if c.action == state.ActionEscalate {
 		rep := e.report(f, ts, c, d)
-		d.Escalation = &loop.Escalation{Reason: d.Message, Question: rep.Question, Options: decision.OptionLines(rep.Options), Report: &rep}
+		d.Escalation = &state.Escalation{Reason: d.Message, Question: rep.Question, Options: decision.OptionLines(rep.Options), Report: &rep}
 		doc.Decision.Question = rep.Question
 		doc.Decision.Options = decision.OptionLines(rep.Options)
 		doc.Decision.Context = &decision.Context{AttemptsSummary: rep.AttemptsSummary(), PatternDetected: rep.Pattern}
@@ -88,8 +88,8 @@ func progressed(f *facts) bool {
 // stopping, when it is better than the present.
 func rollbackRef(f *facts, c choice) string {
 	switch {
-	case c.action == loop.ActionProceed, c.action == loop.ActionRetry, c.action == loop.ActionExpand,
-		c.action == loop.ActionRefine && c.rule != RuleRegression:
+	case c.action == state.ActionProceed, c.action == state.ActionRetry, c.action == state.ActionExpand,
+		c.action == state.ActionRefine && c.rule != RuleRegression:
 		return ""
 	}
 	st := f.in.State
@@ -104,7 +104,7 @@ func rollbackRef(f *facts, c choice) string {
 }
 
 // rollbackTargets are the past iterations whose checkpoints a rollback may go
-// back to: those after the floor ([loop.State.Floor]). A checkpoint from
+// back to: those after the floor ([state.State.Floor]). A checkpoint from
 // before a resume that kept what agentloop did not record (a person's edits)
 // is none: going back to it would take the person's work out of the tree.
 func rollbackTargets(f *facts) []point {
@@ -146,9 +146,9 @@ func rolledBackTo(f *facts, ref string) string {
 }
 
 // next is what the next iteration is asked to do.
-func (e *Engine) next(f *facts, c choice) loop.Next {
+func (e *Engine) next(f *facts, c choice) state.Next {
 	prev := f.in.State.Next
-	n := loop.Next{Strategy: c.strategy, Attempt: attempt(f), Agent: prev.Agent, Timeout: prev.Timeout}
+	n := state.Next{Strategy: c.strategy, Attempt: attempt(f), Agent: prev.Agent, Timeout: prev.Timeout}
 	if !c.action.Continues() {
 		n.Strategy = ""
 		return n
@@ -157,19 +157,19 @@ func (e *Engine) next(f *facts, c choice) loop.Next {
 		n.Agent, n.AwaitReset = "", c.await
 	}
 	switch c.action {
-	case loop.ActionSimplify:
+	case state.ActionSimplify:
 		n.Attempt++
 		n.Lessons = lessons(f, 3)
 		n.Focus = gate.Label(focus(f))
 		if k := countStrategy(f.past, "simplify"); k >= 1 && len(f.p.Fallback) > 0 {
 			n.Agent = f.p.Fallback[(k-1)%len(f.p.Fallback)]
 		}
-	case loop.ActionExpand:
+	case state.ActionExpand:
 		n.Expand = expandList(f)
 		n.Lessons = lessons(f, 3)
 		if countStrategy(f.past, "expand") == 0 {
 			if t := expandTimeout(f.in.Spec.Limits.IterationTimeout); t > 0 {
-				n.Timeout = loop.MillisOf(t)
+				n.Timeout = state.MillisOf(t)
 			}
 		}
 	}

@@ -7,14 +7,14 @@ import (
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // DecideCheck decides on an `iteration_check` document with the engine, as
 // a loop would have: each attempt the document tells of (its history, then
 // the present one) is one iteration, its test output read by [gate.Parse]
 // and judged by [gate.Judge], its review a verdict; the earlier ones are
-// decided and folded into the state in turn ([loop.State.Fold]), and the
+// decided and folded into the state in turn ([state.State.Fold]), and the
 // engine's decision on the present one is the answer, in the specification's
 // fields: proceed, retry (with the iteration it runs as and its feedback) or
 // escalate (with the attempts, the pattern, one question and its options).
@@ -22,7 +22,7 @@ import (
 // it escalates, since only a person can go on from there.
 func (e *Engine) DecideCheck(c Check) decision.Document {
 	attempts := append(append([]Check(nil), c.History...), c)
-	spec := loop.Spec{Name: c.TaskID, Task: c.TaskID, HasGates: true}
+	spec := state.Spec{Name: c.TaskID, Task: c.TaskID, HasGates: true}
 	spec.Limits.MaxIterations = c.MaxIterations
 	if spec.Limits.MaxIterations == 0 {
 		spec.Limits.MaxIterations = e.p.MaxIterations
@@ -30,15 +30,15 @@ func (e *Engine) DecideCheck(c Check) decision.Document {
 	for _, a := range attempts {
 		spec.HasReviewer = spec.HasReviewer || a.Review.Status != "pending"
 	}
-	st := &loop.State{Version: 1, Name: c.TaskID, Status: loop.StatusRunning}
-	var d loop.Decision
+	st := &state.State{Version: 1, Name: c.TaskID, Status: state.StatusRunning}
+	var d state.Decision
 	n := 0
 	for i, a := range attempts {
 		n = max(a.CurrentIteration, n+1)
 		ev := attemptEvidence(n, a)
-		d = e.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev)})
+		d = e.Decide(state.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: state.BudgetStatus(st, &ev)})
 		if i < len(attempts)-1 {
-			st.Fold(ev, i+1, loop.StepResult{Iteration: ev}, d)
+			st.Fold(ev, i+1, state.StepResult{Iteration: ev}, d)
 		}
 	}
 	return checkAnswer(attempts, d)
@@ -112,13 +112,13 @@ func sentences(fb string) []string {
 }
 
 // checkAnswer is the engine's decision in the document's fields.
-func checkAnswer(attempts []Check, d loop.Decision) decision.Document {
+func checkAnswer(attempts []Check, d state.Decision) decision.Document {
 	b := decision.Body{TaskID: attempts[len(attempts)-1].TaskID}
 	doc := d.Document
 	switch {
-	case d.Action == loop.ActionProceed || d.Action == loop.ActionComplete:
+	case d.Action == state.ActionProceed || d.Action == state.ActionComplete:
 		b.Action, b.Message = "proceed", d.Message
-	case d.Action == loop.ActionEscalate || d.Action == loop.ActionAbort:
+	case d.Action == state.ActionEscalate || d.Action == state.ActionAbort:
 		b.Action, b.Reason = "escalate", d.Message
 		if esc := d.Escalation; esc != nil && esc.Report != nil {
 			r := esc.Report

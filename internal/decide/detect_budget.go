@@ -10,10 +10,10 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/state"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
 
@@ -38,7 +38,7 @@ func stopping(v budget.Verdict) []budget.Resource {
 }
 
 // budgetLines is every limited budget's state after the iteration.
-func budgetLines(in loop.DecideInput) []decision.BudgetLine {
+func budgetLines(in state.DecideInput) []decision.BudgetLine {
 	lim := in.Spec.Limits
 	spent := in.Budget.Spent
 	v := judgeBudget(lim, in.Budget)

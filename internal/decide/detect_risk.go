@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 func reviewTag(ev evidence.Iteration, tag string) bool {
@@ -83,14 +83,14 @@ func weakened(d evidence.DiffFacts, task string) []string {
 
 // asks is what the run was asked, by the task and by a person's guidance since:
 // the words that may ask for tests to be removed.
-func asks(in loop.DecideInput) string {
+func asks(in state.DecideInput) string {
 	var b []string
 	if in.Spec != nil {
 		b = append(b, in.Spec.Task)
 	}
 	if in.State != nil {
 		for _, h := range in.State.Handoffs {
-			if h.Kind == loop.HandoffGuidance || h.Kind == loop.HandoffGuide {
+			if h.Kind == state.HandoffGuidance || h.Kind == state.HandoffGuide {
 				b = append(b, h.Text)
 			}
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 func TestTriggers(t *testing.T) {
@@ -30,7 +30,7 @@ func TestTriggers(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		spec   loop.Spec
+		spec   state.Spec
 		hist   []evidence.Iteration
 		ev     evidence.Iteration
 		budget limited
@@ -236,7 +236,7 @@ func TestThresholdBoundaries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			spec := gated()
-			d := New(p).Decide(loop.DecideInput{State: past(p, spec, tt.hist), Spec: &spec, Evidence: tt.ev,
+			d := New(p).Decide(state.DecideInput{State: past(p, spec, tt.hist), Spec: &spec, Evidence: tt.ev,
 				Budget: done(tt.ev.N)})
 			tr, ok := find(d.Triggers, tt.want)
 			if ok == tt.absent {
@@ -261,13 +261,13 @@ func TestExpandRaisesTheTimeoutOnce(t *testing.T) {
 	}
 	first := with(iter(1), undefined("tokenize.Split"))
 	st := past(p, spec, nil)
-	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: first, Budget: done(1)})
-	if d.Action != loop.ActionExpand || d.Next.Timeout.Duration() != 15*time.Minute {
+	d := New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: first, Budget: done(1)})
+	if d.Action != state.ActionExpand || d.Next.Timeout.Duration() != 15*time.Minute {
 		t.Fatalf("first: %s with next timeout %s; want expand raising 10m to 15m", d.Action, d.Next.Timeout.Duration())
 	}
 	second := with(iter(2), undefined("tokenize.Join"))
-	d = New(p).Decide(loop.DecideInput{State: past(p, spec, []evidence.Iteration{first}), Spec: &spec, Evidence: second, Budget: done(2)})
-	if d.Action != loop.ActionExpand || d.Next.Timeout.Duration() != 15*time.Minute {
+	d = New(p).Decide(state.DecideInput{State: past(p, spec, []evidence.Iteration{first}), Spec: &spec, Evidence: second, Budget: done(2)})
+	if d.Action != state.ActionExpand || d.Next.Timeout.Duration() != 15*time.Minute {
 		t.Errorf("second: %s with next timeout %s; want expand keeping 15m", d.Action, d.Next.Timeout.Duration())
 	}
 }

@@ -64,7 +64,7 @@
 // critical, escalate at once, proceed, transient retry, budget, max iterations,
 // review rounds, auto-retry policy, stuck, plateau, regression, missing context,
 // tampering and scope, refine depth, refine. Strategies change the next iteration
-// through [loop.Next] and [loop.Decision.Rollback]. A strategy that already failed
+// through [state.Next] and [state.Decision.Rollback]. A strategy that already failed
 // on the same triggers is not repeated (retry → refine, expand → simplify); refine
 // and simplify are bounded by their own counters (StuckRepeats,
 // MaxRefinePerAttempt, MaxSimplify); a stuck or oscillating run escalates after

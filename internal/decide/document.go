@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // firstTryFixRate is the share of failures one feedback round fixes (Aider's
@@ -12,23 +12,23 @@ import (
 // iteration when there is no trend yet.
 const firstTryFixRate = 0.39
 
-func specAction(a loop.Action) string {
+func specAction(a state.Action) string {
 	switch a {
-	case loop.ActionProceed, loop.ActionEscalate, loop.ActionAbort:
+	case state.ActionProceed, state.ActionEscalate, state.ActionAbort:
 		return string(a)
 	}
 	return "retry"
 }
 
-func (e *Engine) document(f *facts, ts []decision.Trigger, c choice, d loop.Decision) decision.Document {
+func (e *Engine) document(f *facts, ts []decision.Trigger, c choice, d state.Decision) decision.Document {
 	dd := decision.Body{
 		Action: specAction(c.action), TaskID: f.in.Spec.Name, Iteration: f.ev.N, Strategy: c.strategy,
 		Rule: c.rule, Triggers: ts, Rollback: d.Rollback,
 	}
 	switch c.action {
-	case loop.ActionProceed, loop.ActionAbort:
+	case state.ActionProceed, state.ActionAbort:
 		dd.Message = c.reason
-	case loop.ActionEscalate:
+	case state.ActionEscalate:
 		dd.Reason = c.reason
 	default:
 		dd.Feedback = &decision.Feedback{Summary: c.reason, ActionableItems: items(f, ts), Priority: priority(ts)}
@@ -128,11 +128,11 @@ func assess(f *facts, ts []decision.Trigger, c choice) *decision.Assessment {
 	}
 	a.ExpectedGain = round3(gain * a.FixabilityRatio)
 	switch c.action {
-	case loop.ActionProceed:
+	case state.ActionProceed:
 		a.Recommendation = "accept"
-	case loop.ActionEscalate:
+	case state.ActionEscalate:
 		a.Recommendation = "escalate"
-	case loop.ActionAbort:
+	case state.ActionAbort:
 		a.Recommendation = "abort"
 	default:
 		a.Recommendation = "iterate"

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -78,7 +78,7 @@ func TestAssessmentTrend(t *testing.T) {
 			spec := gated()
 			n := len(tt.evs)
 			st := past(p, spec, tt.evs[:n-1])
-			d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: tt.evs[n-1], Budget: done(n)})
+			d := New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: tt.evs[n-1], Budget: done(n)})
 			a := d.Document.Decision.Assessment
 			if a == nil || a.Trend != tt.want || len(a.QualityTrend) != n {
 				t.Errorf("assessment %+v, want trend %s over %d points", a, tt.want, n)

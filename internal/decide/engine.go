@@ -5,7 +5,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Engine is agentloop's decision engine. It is pure: the same input gives the same
@@ -19,7 +19,7 @@ type Engine struct {
 // [DefaultPolicy] and change what the configuration says.
 func New(p Policy) *Engine { return &Engine{p: p.withDefaults()} }
 
-var _ loop.Decider = (*Engine)(nil)
+var _ state.Decider = (*Engine)(nil)
 
 // Policy returns the policy the engine applies.
 func (e *Engine) Policy() Policy { return e.p }
@@ -55,16 +55,16 @@ func (p Policy) withDefaults() Policy {
 	return p
 }
 
-// Decide implements [loop.Decider]: detectors turn the evidence and the history
+// Decide implements [state.Decider]: detectors turn the evidence and the history
 // into triggers, the fixed priority order of [Engine.choose] turns them into an
 // action and a strategy, and the rest of the decision (next iteration, rollback,
 // best checkpoint, feedback, escalation report, decision document) follows.
-func (e *Engine) Decide(in loop.DecideInput) loop.Decision {
+func (e *Engine) Decide(in state.DecideInput) state.Decision {
 	if in.State == nil {
-		in.State = &loop.State{}
+		in.State = &state.State{}
 	}
 	if in.Spec == nil {
-		in.Spec = &loop.Spec{}
+		in.Spec = &state.Spec{}
 	}
 	ev := in.Evidence
 	failing := Failing(ev)
@@ -85,7 +85,7 @@ func (e *Engine) Decide(in loop.DecideInput) loop.Decision {
 	// attempt) escalates with that evidence, even when the same iteration
 	// reaches the threshold: the evidence is what the person needs.
 	if why, ok := thresholdReached(in, !v.failed, v.label); ok && c.action.Continues() {
-		c = choice{action: loop.ActionAbort, rule: RuleThreshold, reason: why}
+		c = choice{action: state.ActionAbort, rule: RuleThreshold, reason: why}
 	}
 	return e.build(f, ts, c, v)
 }
@@ -94,9 +94,9 @@ func (e *Engine) Decide(in loop.DecideInput) loop.Decision {
 // iteration a success when the agent exited 0. The agent's own completion
 // marker ends the run, counted only when the agent printed it (never because
 // the prompt had it); the failure threshold aborts it.
-func plain(in loop.DecideInput, q float64) loop.Decision {
+func plain(in state.DecideInput, q float64) state.Decision {
 	a := in.Evidence.Agent
-	d := loop.Decision{Action: loop.ActionContinue, Succeeded: !a.Failed(), Quality: q, Next: in.State.Next}
+	d := state.Decision{Action: state.ActionContinue, Succeeded: !a.Failed(), Quality: q, Next: in.State.Next}
 	// A plain iteration that went well needs no words: "Iteration 2/5 completed
 	// in 45.2s" says it all.
 	if a.Failed() {
@@ -104,14 +104,14 @@ func plain(in loop.DecideInput, q float64) loop.Decision {
 	}
 	switch why, over := thresholdReached(in, d.Succeeded, d.Message); {
 	case a.Completed && !a.Failed():
-		d.Action, d.Message = loop.ActionComplete, "the agent printed the completion marker"
+		d.Action, d.Message = state.ActionComplete, "the agent printed the completion marker"
 	case over:
-		d.Action, d.Message = loop.ActionAbort, why
+		d.Action, d.Message = state.ActionAbort, why
 	}
 	return d
 }
 
-func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts {
+func (e *Engine) facts(in state.DecideInput, failing []string, q float64) *facts {
 	ev := in.Evidence
 	var past []point
 	seg := segment(in.State, ev.N)
@@ -153,7 +153,7 @@ func (e *Engine) facts(in loop.DecideInput, failing []string, q float64) *facts 
 // green reports whether the iteration meets the goal: the agent finished, every
 // required gate passed, and the reviewer (when there is one) approved with at
 // least AcceptScore (a score of 0 means the reviewer gave none).
-func green(ev evidence.Iteration, spec *loop.Spec, p Policy) bool {
+func green(ev evidence.Iteration, spec *state.Spec, p Policy) bool {
 	if ev.Agent.Failed() || ev.Agent.RateLimited || ev.Agent.Transient || !ev.RequiredGatesPassed() {
 		return false
 	}

@@ -2,28 +2,29 @@ package decide
 
 import (
 	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/state"
 
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 func TestPlainLoop(t *testing.T) {
 	t.Parallel()
-	spec := loop.Spec{Name: "plain"}
+	spec := state.Spec{Name: "plain"}
 	e := New(DefaultPolicy())
 	for _, tt := range []struct {
 		exit int
 		ok   bool
 	}{{0, true}, {1, false}} {
 		ev := evidence.Iteration{N: 1, Agent: evidence.AgentResult{ExitCode: tt.exit}}
-		d := e.Decide(loop.DecideInput{State: &loop.State{}, Spec: &spec, Evidence: ev})
-		if d.Action != loop.ActionContinue || d.Succeeded != tt.ok || d.Feedback != "" {
+		d := e.Decide(state.DecideInput{State: &state.State{}, Spec: &spec, Evidence: ev})
+		if d.Action != state.ActionContinue || d.Succeeded != tt.ok || d.Feedback != "" {
 			t.Errorf("exit %d: got %s succeeded=%v feedback=%q", tt.exit, d.Action, d.Succeeded, d.Feedback)
 		}
 	}
@@ -33,12 +34,12 @@ func TestDecideIsPure(t *testing.T) {
 	t.Parallel()
 	spec := gated()
 	st := past(DefaultPolicy(), spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A")})
-	in := loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C"), Budget: done(3)}
+	in := state.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C"), Budget: done(3)}
 	a, b := New(DefaultPolicy()).Decide(in), New(DefaultPolicy()).Decide(in)
 	if diff := cmp.Diff(a, b); diff != "" {
 		t.Errorf("two decisions on the same input differ:\n%s", diff)
 	}
-	if New(DefaultPolicy()).Decide(loop.DecideInput{}).Action == "" {
+	if New(DefaultPolicy()).Decide(state.DecideInput{}).Action == "" {
 		t.Errorf("empty input gives no action")
 	}
 }
@@ -51,7 +52,7 @@ func TestBestAndRollback(t *testing.T) {
 	if st.Best == nil || st.Best.Iteration != 2 {
 		t.Fatalf("best after an improving iteration = %+v, want iteration 2", st.Best)
 	}
-	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C", "D"), Budget: done(3)})
+	d := New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C", "D"), Budget: done(3)})
 	if d.Best != nil {
 		t.Errorf("a worse iteration became the best: %+v", d.Best)
 	}
@@ -64,7 +65,7 @@ func TestBestAndRollback(t *testing.T) {
 	}
 	// An escalation rolls back too: a run never ends worse than its best.
 	d = New(p).Decide(limited{MaxIterations: 3}.input(st, spec, iter(3, "A", "C", "D")))
-	if d.Action != loop.ActionEscalate || d.Rollback != "ckpt-2" {
+	if d.Action != state.ActionEscalate || d.Rollback != "ckpt-2" {
 		t.Errorf("got %s rollback %q, want escalate with rollback ckpt-2", d.Action, d.Rollback)
 	}
 }
@@ -87,7 +88,7 @@ func TestRollbackCountsFromTheResumedTree(t *testing.T) {
 	} {
 		st := past(p, spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A")})
 		st.Floor = tt.floor
-		d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C", "D"), Budget: done(3)})
+		d := New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: iter(3, "A", "C", "D"), Budget: done(3)})
 		if d.Rollback != tt.want {
 			t.Errorf("floor %d: rollback = %q, want %q", tt.floor, d.Rollback, tt.want)
 		}
@@ -108,8 +109,8 @@ func TestNext(t *testing.T) {
 	spec := gated()
 	spec.Limits.IterationTimeout = 10 * time.Minute
 	st := past(p, spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A", "C"), iter(3, "A")})
-	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(4, "A"), Budget: done(4)})
-	if d.Action != loop.ActionSimplify {
+	d := New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: iter(4, "A"), Budget: done(4)})
+	if d.Action != state.ActionSimplify {
 		t.Fatalf("action %s, want simplify", d.Action)
 	}
 	n := d.Next
@@ -117,10 +118,10 @@ func TestNext(t *testing.T) {
 		t.Errorf("first simplify next = %+v, want attempt 2, focus test:A, 3 lessons, same agent", n)
 	}
 	record(st, iter(4, "A"), d)
-	d = New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(5, "A"), Budget: done(5)})
+	d = New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: iter(5, "A"), Budget: done(5)})
 	// A fresh attempt that made no progress either is evidence enough: escalate.
 	// People read plain words; the decision document keeps the detector's.
-	if d.Action != loop.ActionEscalate || d.Message != "no progress for 2 iterations, still 1 failure (test:A); a fresh attempt from the best checkpoint did not help" ||
+	if d.Action != state.ActionEscalate || d.Message != "no progress for 2 iterations, still 1 failure (test:A); a fresh attempt from the best checkpoint did not help" ||
 		!strings.Contains(d.Document.Decision.Reason, "still stuck after 1 simplification") {
 		t.Errorf("stuck after a simplification: %s (%s), want escalate", d.Action, d.Message)
 	}
@@ -129,8 +130,8 @@ func TestNext(t *testing.T) {
 		ev.Gates[0].Passed = false
 		ev.Gates[0].Findings = []evidence.Finding{{Kind: evidence.KindBuild, File: "b.go", Message: "undefined: lib.Parse"}}
 	})
-	d = New(p).Decide(loop.DecideInput{State: &loop.State{}, Spec: &spec, Evidence: miss, Budget: done(1)})
-	want := loop.Next{Strategy: "expand", Attempt: 1, Expand: []string{"lib.Parse", "b.go"}, Timeout: loop.MillisOf(15 * time.Minute),
+	d = New(p).Decide(state.DecideInput{State: &state.State{}, Spec: &spec, Evidence: miss, Budget: done(1)})
+	want := state.Next{Strategy: "expand", Attempt: 1, Expand: []string{"lib.Parse", "b.go"}, Timeout: state.MillisOf(15 * time.Minute),
 		Lessons: d.Next.Lessons}
 	if diff := cmp.Diff(want, d.Next); diff != "" {
 		t.Errorf("expand next mismatch (-want +got):\n%s", diff)
@@ -153,7 +154,7 @@ func TestFeedback(t *testing.T) {
 		ev.Review.Findings = append(ev.Review.Findings, evidence.ReviewFinding{ID: "ctx", Severity: "blocker", Message: "pass a context"})
 	})
 	ev.Gates[0].Findings[0].Message = "got 1, want 2"
-	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(2)})
+	d := New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(2)})
 	fb := d.Feedback
 	for _, want := range []string{
 		"tests failed (exit 0): 2 failing tests vs prev: 1 new, 1 fixed, 1 still failing (2×)",
@@ -188,9 +189,9 @@ func TestEscalationReportGolden(t *testing.T) {
 		}
 	}
 	st := past(p, spec, []evidence.Iteration{with(iter(1, "A"), rv(4, "validate the token")), with(iter(2), rv(5, "use constant-time compare"))})
-	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: with(iter(3), rv(6, "split the handler")),
+	d := New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: with(iter(3), rv(6, "split the handler")),
 		Budget: done(3)})
-	if d.Action != loop.ActionEscalate {
+	if d.Action != state.ActionEscalate {
 		t.Fatalf("action %s, want escalate", d.Action)
 	}
 	rep := *d.Escalation.Report
@@ -228,13 +229,13 @@ func TestGuidanceAcknowledgesEscalation(t *testing.T) {
 	if got := st.History[0].Decision; got != "escalate" {
 		t.Fatalf("first decision %s, want escalate", got)
 	}
-	loop.ApplyGuidance(st, loop.Guidance{Text: "touching auth/a.go is fine"})
-	d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: with(iter(1), touch), Budget: done(1)})
-	if d.Action != loop.ActionProceed {
+	state.ApplyGuidance(st, state.Guidance{Text: "touching auth/a.go is fine"})
+	d := New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: with(iter(1), touch), Budget: done(1)})
+	if d.Action != state.ActionProceed {
 		t.Errorf("after guidance: %s (%s), want proceed", d.Action, d.Message)
 	}
 	secret := with(iter(1), func(ev *evidence.Iteration) { touch(ev); ev.Diff.SecretsFound = 1 })
-	if d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: secret, Budget: done(1)}); d.Action != loop.ActionEscalate {
+	if d := New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: secret, Budget: done(1)}); d.Action != state.ActionEscalate {
 		t.Errorf("a secret after guidance: %s, want escalate", d.Action)
 	}
 }
@@ -248,7 +249,7 @@ func BenchmarkDecide(b *testing.B) {
 	}
 	st := past(DefaultPolicy(), spec, evs)
 	e := New(DefaultPolicy())
-	in := loop.DecideInput{State: st, Spec: &spec, Evidence: iter(51, "A"), Budget: done(51)}
+	in := state.DecideInput{State: st, Spec: &spec, Evidence: iter(51, "A"), Budget: done(51)}
 	for b.Loop() {
 		e.Decide(in)
 	}
@@ -270,7 +271,7 @@ func TestDocumentIteration(t *testing.T) {
 	t.Parallel()
 	spec := gated()
 	st := past(DefaultPolicy(), spec, []evidence.Iteration{iter(1, "TestA", "TestB")})
-	d := New(DefaultPolicy()).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: iter(2, "TestA"), Budget: done(2)})
+	d := New(DefaultPolicy()).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: iter(2, "TestA"), Budget: done(2)})
 	if !d.Action.Continues() || d.Document == nil {
 		t.Fatalf("decision %s with document %v, want one that continues with a document", d.Action, d.Document)
 	}
@@ -290,15 +291,15 @@ func TestFailuresFromBeforeTheRunKeepTheirMessage(t *testing.T) {
 		Message: "Add(2,3) = -1, want 5", Key: "TEST|go|calc.TestAdd"}
 	ev := iter(1)
 	ev.Gates[0].Passed, ev.Gates[0].Preexisting = false, []evidence.Finding{pre}
-	st := &loop.State{Version: 1, Name: "t", Status: loop.StatusRunning, BaselineDone: true,
+	st := &state.State{Version: 1, Name: "t", Status: state.StatusRunning, BaselineDone: true,
 		Baseline: []evidence.GateResult{{Name: "tests", Required: true, Findings: []evidence.Finding{pre}}}}
 	const want = "TEST calc.TestAdd (calc_test.go:7): Add(2,3) = -1, want 5"
-	d := New(DefaultPolicy()).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(1)})
+	d := New(DefaultPolicy()).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(1)})
 	if !strings.Contains(d.Feedback, want) || !strings.Contains(d.Feedback, "1 still failing (2×)") {
 		t.Errorf("feedback lacks %q or the streak since the baseline:\n%s", want, d.Feedback)
 	}
-	d = New(DefaultPolicy()).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(3)})
-	if d.Action != loop.ActionEscalate {
+	d = New(DefaultPolicy()).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(3)})
+	if d.Action != state.ActionEscalate {
 		t.Fatalf("action %s at the iteration limit, want escalate", d.Action)
 	}
 	if rep := d.Escalation.Report; rep == nil || !strings.Contains(rep.Feedback, want) {
@@ -321,10 +322,10 @@ func TestRecordsOfOlderBuildsCompareTheSame(t *testing.T) {
 	pre := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestAdd", File: "calc_test.go", Line: 7, Message: "Add(2,3) = -1, want 5", Key: "TEST|go|calc.TestAdd"}
 	ev := iter(2)
 	ev.Gates[0].Passed, ev.Gates[0].Preexisting = false, []evidence.Finding{pre}
-	old := loop.Record{N: 1, Failing: []string{pre.Key}, Gates: []loop.GateSummary{{Name: "tests", Required: true}}}
-	st := &loop.State{Version: 1, Name: "t", Status: loop.StatusRunning, BaselineDone: true, History: []loop.Record{old},
+	old := state.Record{N: 1, Failing: []string{pre.Key}, Gates: []state.GateSummary{{Name: "tests", Required: true}}}
+	st := &state.State{Version: 1, Name: "t", Status: state.StatusRunning, BaselineDone: true, History: []state.Record{old},
 		Baseline: []evidence.GateResult{{Name: "tests", Required: true, Findings: []evidence.Finding{pre}}}}
-	d := New(DefaultPolicy()).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(2)})
+	d := New(DefaultPolicy()).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: done(2)})
 	if !strings.Contains(d.Feedback, "vs prev: 0 new, 0 fixed, 1 still failing (3×)") {
 		t.Errorf("feedback does not count the old record's baseline failure as still failing:\n%s", d.Feedback)
 	}
@@ -359,8 +360,8 @@ func TestStuckRecommendation(t *testing.T) {
 				evs = append(evs, with(iter(i, tt.failing...), passing(tt.passed)))
 			}
 			st := past(p, spec, evs[:2])
-			d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: evs[2], Budget: done(3)})
-			if d.Action != loop.ActionEscalate || d.Escalation == nil || d.Escalation.Report == nil || d.Escalation.Report.Class != "stuck" {
+			d := New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: evs[2], Budget: done(3)})
+			if d.Action != state.ActionEscalate || d.Escalation == nil || d.Escalation.Report == nil || d.Escalation.Report.Class != "stuck" {
 				t.Fatalf("decision %s %+v, want a stuck escalation", d.Action, d.Escalation)
 			}
 			if rec := d.Escalation.Report.Recommendation; !strings.HasPrefix(rec, tt.want) {
@@ -382,8 +383,8 @@ func TestMovedBranchEscalates(t *testing.T) {
 	})
 	st := past(p, spec, nil)
 	for range 2 {
-		d := New(p).Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: moved, Budget: done(1)})
-		if d.Action != loop.ActionEscalate || d.Escalation == nil || d.Escalation.Report == nil {
+		d := New(p).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: moved, Budget: done(1)})
+		if d.Action != state.ActionEscalate || d.Escalation == nil || d.Escalation.Report == nil {
 			t.Fatalf("decision %s (%s), want an escalation with a report", d.Action, d.Message)
 		}
 		r := d.Escalation.Report
@@ -391,6 +392,6 @@ func TestMovedBranchEscalates(t *testing.T) {
 			!strings.Contains(r.Question, "changed git itself") {
 			t.Errorf("report class %q, reason %q, question %q", r.Class, r.Reason, r.Question)
 		}
-		loop.ApplyGuidance(st, loop.Guidance{Text: "do not touch git"})
+		state.ApplyGuidance(st, state.Guidance{Text: "do not touch git"})
 	}
 }

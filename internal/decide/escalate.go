@@ -8,11 +8,11 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // report writes the escalation document of an escalating decision.
-func (e *Engine) report(f *facts, ts []decision.Trigger, c choice, d loop.Decision) decision.EscalationReport {
+func (e *Engine) report(f *facts, ts []decision.Trigger, c choice, d state.Decision) decision.EscalationReport {
 	r := decision.EscalationReport{
 		Task:     orText(f.in.Spec.Task, orText(f.in.Spec.Name, orText(f.in.Spec.Procedure, "this run"))),
 		Reason:   d.Message,

@@ -9,7 +9,7 @@ import (
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Standing rules repeated in every feedback.
@@ -24,8 +24,8 @@ const (
 // reviewer's findings marked new or still unresolved, the lessons, and the
 // standing rules. Each part is capped at FeedbackMaxLength; the gates' part is
 // capped by the gate package itself, which keeps locations whole.
-func (e *Engine) feedback(f *facts, ts []decision.Trigger, c choice, n loop.Next, rolledBack string) string {
-	if c.action == loop.ActionRetry {
+func (e *Engine) feedback(f *facts, ts []decision.Trigger, c choice, n state.Next, rolledBack string) string {
+	if c.action == state.ActionRetry {
 		return f.in.State.Feedback // same prompt again
 	}
 	if !c.action.Continues() {
@@ -51,15 +51,15 @@ func (e *Engine) feedback(f *facts, ts []decision.Trigger, c choice, n loop.Next
 }
 
 // instructions are the strategy's own words to the agent.
-func instructions(f *facts, ts []decision.Trigger, c choice, n loop.Next) string {
+func instructions(f *facts, ts []decision.Trigger, c choice, n state.Next) string {
 	var b []string
 	switch c.action {
-	case loop.ActionSimplify:
+	case state.ActionSimplify:
 		b = append(b, "Start afresh from the best state so far; the earlier approach did not work, try a different one.")
 		if n.Focus != "" {
 			b = append(b, "Make the smallest change that fixes this one failure first: "+n.Focus)
 		}
-	case loop.ActionExpand:
+	case state.ActionExpand:
 		b = append(b, "Read these before changing code; the errors name them: "+strings.Join(n.Expand, ", "))
 	}
 	if t, ok := find(ts, decision.TriggerTestTampering); ok {
@@ -147,7 +147,7 @@ func rank(sev string) int {
 // with location and message, most important first, and what changed since the
 // previous iteration (the baseline's, before the first). The comparison is the
 // gate package's, over the gate keys kept in the state; nothing else computes it.
-func gateFeedback(p Policy, gates []evidence.GateResult, st *loop.State) string {
+func gateFeedback(p Policy, gates []evidence.GateResult, st *state.State) string {
 	var hist []map[string][]string
 	base := map[string][]string{} // the baseline's failure keys by gate
 	for _, g := range st.Baseline {
@@ -178,11 +178,11 @@ func gateFeedback(p Policy, gates []evidence.GateResult, st *loop.State) string 
 // briefLead introduces the baseline's failures in the first prompt.
 const briefLead = "Before any change in this run, agentloop ran the checks; they fail as follows. These failures are part of the task unless the task says otherwise."
 
-// Brief implements [loop.Decider]: the first iteration's feedback is what the
+// Brief implements [state.Decider]: the first iteration's feedback is what the
 // baseline gates found, so that the first prompt carries the failures to work on.
 // It is empty when the baseline found nothing failing.
 func (e *Engine) Brief(baseline []evidence.GateResult) string {
-	text := gateFeedback(e.p, baseline, &loop.State{})
+	text := gateFeedback(e.p, baseline, &state.State{})
 	if text == "" {
 		return ""
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // iter builds an iteration's evidence: a required test gate with the given failing
@@ -25,24 +25,24 @@ func iter(n int, failing ...string) evidence.Iteration {
 
 // past turns iterations and the strategies chosen after them into records, as
 // the loop would have kept them (quality and triggers from the engine itself).
-func past(p Policy, spec loop.Spec, evs []evidence.Iteration) *loop.State {
-	return pastFrom(&loop.State{Version: 1, Name: "t", Status: loop.StatusRunning}, p, spec, evs)
+func past(p Policy, spec state.Spec, evs []evidence.Iteration) *state.State {
+	return pastFrom(&state.State{Version: 1, Name: "t", Status: state.StatusRunning}, p, spec, evs)
 }
 
 // pastFrom is [past] from a given state (a baseline, say).
-func pastFrom(st *loop.State, p Policy, spec loop.Spec, evs []evidence.Iteration) *loop.State {
+func pastFrom(st *state.State, p Policy, spec state.Spec, evs []evidence.Iteration) *state.State {
 	e := New(p)
 	for _, ev := range evs {
-		d := e.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev)})
+		d := e.Decide(state.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: state.BudgetStatus(st, &ev)})
 		record(st, ev, d)
 	}
 	return st
 }
 
-func gated() loop.Spec { return loop.Spec{Name: "t", HasGates: true} }
+func gated() state.Spec { return state.Spec{Name: "t", HasGates: true} }
 
 // thresholded is a gated spec with a failure threshold.
-func thresholded(n int) loop.Spec {
+func thresholded(n int) state.Spec {
 	s := gated()
 	s.Limits.FailureThreshold = n
 	return s
@@ -50,8 +50,8 @@ func thresholded(n int) loop.Spec {
 
 // baseline is a run's state before its first iteration: with failing set, the
 // baseline gates ran and the tests gate failed with those keys.
-func baseline(failing []string) *loop.State {
-	st := &loop.State{Version: 1, Name: "t", Status: loop.StatusRunning}
+func baseline(failing []string) *state.State {
+	st := &state.State{Version: 1, Name: "t", Status: state.StatusRunning}
 	if failing != nil {
 		st.BaselineDone = true
 		st.Baseline = []evidence.GateResult{iter(0, failing...).Gates[0]}
@@ -59,14 +59,14 @@ func baseline(failing []string) *loop.State {
 	return st
 }
 
-func reviewed() loop.Spec { return loop.Spec{Name: "t", HasGates: true, HasReviewer: true} }
+func reviewed() state.Spec { return state.Spec{Name: "t", HasGates: true, HasReviewer: true} }
 
 func with(ev evidence.Iteration, f func(*evidence.Iteration)) evidence.Iteration {
 	f(&ev)
 	return ev
 }
 
-func rule(d loop.Decision) string {
+func rule(d state.Decision) string {
 	if doc := d.Document; doc != nil {
 		return doc.Decision.Rule
 	}
@@ -87,12 +87,12 @@ type limited struct {
 
 // input is the decision input with b's limits on spec and b's spend as the
 // status, the per-iteration costs as the loop keeps them.
-func (b limited) input(st *loop.State, spec loop.Spec, ev evidence.Iteration) loop.DecideInput {
+func (b limited) input(st *state.State, spec state.Spec, ev evidence.Iteration) state.DecideInput {
 	if b.Iterations == 0 {
 		b.Iterations = ev.N
 	}
 	spec.Limits.MaxIterations, spec.Limits.MaxCostUSD = b.MaxIterations, b.MaxCostUSD
-	s := loop.BudgetStatus(st, &ev)
+	s := state.BudgetStatus(st, &ev)
 	s.Spent = budget.SpentFrom(b.Spent, s.Spent.Duration, b.Iterations)
-	return loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: s}
+	return state.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: s}
 }

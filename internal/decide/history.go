@@ -4,10 +4,10 @@ import (
 	"slices"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
-// point is one iteration as the detectors see it: the past from [loop.Record]s,
+// point is one iteration as the detectors see it: the past from [state.Record]s,
 // the present from the evidence just gathered.
 type point struct {
 	N         int
@@ -31,7 +31,7 @@ type point struct {
 	Summary   string
 }
 
-func fromRecord(r loop.Record) point {
+func fromRecord(r state.Record) point {
 	failing := r.Failing
 	if len(failing) == 0 {
 		for _, g := range r.Gates {
@@ -67,7 +67,7 @@ func fromEvidence(ev evidence.Iteration, failing []string, q float64) point {
 // guidance), before iteration n. Records carry their segment; those of older
 // builds do not, and there a record whose N does not grow starts a new one (a
 // guidance resets the iteration counter).
-func segment(st *loop.State, n int) []loop.Record {
+func segment(st *state.State, n int) []state.Record {
 	h := st.History
 	if len(h) > 0 && h[len(h)-1].Segment > 0 {
 		i := len(h)
@@ -91,14 +91,14 @@ func segment(st *loop.State, n int) []loop.Record {
 // segmentStart is the iteration a segment after a guidance started from: the
 // record whose checkpoint is the tree the guidance was given on, else the last
 // earlier one whose tests ran. nil in the first segment.
-func segmentStart(st *loop.State, seg int) *point {
+func segmentStart(st *state.State, seg int) *point {
 	h := st.History[:len(st.History)-seg]
 	if len(h) == 0 {
 		return nil
 	}
 	var tree string
 	for i := len(st.Handoffs) - 1; i >= 0; i-- {
-		if st.Handoffs[i].Kind == loop.HandoffGuidance {
+		if st.Handoffs[i].Kind == state.HandoffGuidance {
 			tree = st.Handoffs[i].Checkpoint
 			break
 		}
@@ -122,14 +122,14 @@ func segmentStart(st *loop.State, seg int) *point {
 // record just before the current segment escalated, and guidance came back. The
 // same concern does not escalate again at once (the human has seen it); a secret
 // in the diff always does.
-func acknowledged(st *loop.State, n int) map[string]bool {
+func acknowledged(st *state.State, n int) map[string]bool {
 	h := st.History
 	seg := len(segment(st, n))
 	if st.Guidance == "" || seg == len(h) {
 		return nil
 	}
 	prev := h[len(h)-seg-1]
-	if prev.Decision != string(loop.ActionEscalate) {
+	if prev.Decision != string(state.ActionEscalate) {
 		return nil
 	}
 	out := map[string]bool{}

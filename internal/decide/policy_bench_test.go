@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 var policyTable = flag.Bool("policytable", false, "print the scenario suite's iterations per policy against a perfect oracle")
@@ -19,27 +19,27 @@ var policyTable = flag.Bool("policytable", false, "print the scenario suite's it
 // Before an iteration it applies the same budget rules as the engine.
 type naive struct{ attempts, consecutive int }
 
-// Brief implements [loop.Decider]: the naive policy writes no feedback.
+// Brief implements [state.Decider]: the naive policy writes no feedback.
 func (naive) Brief([]evidence.GateResult) string { return "" }
 
-func (naive) Preflight(in loop.PreflightInput) loop.Preflight {
+func (naive) Preflight(in state.PreflightInput) state.Preflight {
 	return New(DefaultPolicy()).Preflight(in)
 }
 
-func (n naive) Decide(in loop.DecideInput) loop.Decision {
+func (n naive) Decide(in state.DecideInput) state.Decision {
 	ev := in.Evidence
 	if !ev.Agent.Failed() && ev.RequiredGatesPassed() {
-		return loop.Decision{Action: loop.ActionProceed, Succeeded: true, Quality: 1}
+		return state.Decision{Action: state.ActionProceed, Succeeded: true, Quality: 1}
 	}
-	d := loop.Decision{Action: loop.ActionContinue}
+	d := state.Decision{Action: state.ActionContinue}
 	if h := in.State.History; len(h) > 0 && requiredFailures(ev) < previousFailures(h[len(h)-1]) {
 		d.Succeeded = true
 	}
 	switch {
 	case n.attempts > 0 && in.Budget.Spent.Iterations >= n.attempts:
-		d.Action = loop.ActionAbort
+		d.Action = state.ActionAbort
 	case n.consecutive > 0 && !d.Succeeded && in.State.ConsecutiveFailures+1 >= n.consecutive:
-		d.Action = loop.ActionAbort
+		d.Action = state.ActionAbort
 	}
 	return d
 }
@@ -54,7 +54,7 @@ func requiredFailures(ev evidence.Iteration) int {
 	return n
 }
 
-func previousFailures(r loop.Record) int {
+func previousFailures(r state.Record) int {
 	n := 0
 	for _, g := range r.Gates {
 		if g.Required {
@@ -73,23 +73,23 @@ func b2i(b bool) int {
 
 type policyRun struct {
 	name string
-	dec  func(s scenario, t testing.TB) loop.Decider
+	dec  func(s scenario, t testing.TB) state.Decider
 }
 
 func policies() []policyRun {
 	return []policyRun{
-		{"agentloop", func(s scenario, t testing.TB) loop.Decider { return New(s.policy(t)) }},
-		{"fixed-3", func(scenario, testing.TB) loop.Decider { return naive{attempts: 3, consecutive: failureThreshold} }},
+		{"agentloop", func(s scenario, t testing.TB) state.Decider { return New(s.policy(t)) }},
+		{"fixed-3", func(scenario, testing.TB) state.Decider { return naive{attempts: 3, consecutive: failureThreshold} }},
 		// The plain loop with the failure threshold (3 consecutive failures, reset by
 		// a success or by fewer failures than before).
-		{"consecutive-3", func(scenario, testing.TB) loop.Decider { return naive{consecutive: failureThreshold} }},
+		{"consecutive-3", func(scenario, testing.TB) state.Decider { return naive{consecutive: failureThreshold} }},
 	}
 }
 
 // outcome is how a simulated run ended, in the oracle's words.
-func outcome(ds []loop.Decision) string {
+func outcome(ds []state.Decision) string {
 	switch a := ds[len(ds)-1].Action; a {
-	case loop.ActionProceed, loop.ActionEscalate, loop.ActionAbort:
+	case state.ActionProceed, state.ActionEscalate, state.ActionAbort:
 		return string(a)
 	}
 	return "abort"

@@ -7,12 +7,12 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // choice is the outcome of the priority order: what to do, how, and why.
 type choice struct {
-	action   loop.Action
+	action   state.Action
 	strategy string
 	rule     string // the rule of the priority order that fired
 	reason   string // one line for people
@@ -99,43 +99,43 @@ func (e *Engine) choose(f *facts, ts []decision.Trigger) choice {
 		!f.acked[decision.TriggerSecurity] && has(ts, decision.TriggerSecurity, 0.1) ||
 		!f.acked[decision.TriggerArchitecture] && has(ts, decision.TriggerArchitecture, 0.7) || !f.acked[decision.TriggerConflict] && has(ts, decision.TriggerConflict, 0.1)
 	if f.cur.Succeeded && !blocked {
-		return choice{action: loop.ActionProceed, rule: RuleProceed, reason: proceedReason(f)}
+		return choice{action: state.ActionProceed, rule: RuleProceed, reason: proceedReason(f)}
 	}
 	if r := f.ev.Review; f.in.Spec.HasReviewer && (r == nil || r.Verdict == evidence.VerdictUnknown || r.Verdict == "") &&
-		green(f.ev, &loop.Spec{}, p) && !blocked {
-		return choice{action: loop.ActionEscalate, rule: RuleNoVerdict, class: decision.ClassNoVerdict,
+		green(f.ev, &state.Spec{}, p) && !blocked {
+		return choice{action: state.ActionEscalate, rule: RuleNoVerdict, class: decision.ClassNoVerdict,
 			reason: "the gates pass but the reviewer gave no readable verdict"}
 	}
 	if onlyTransient(f.ev, ts) && trailing(f.past, "retry") < p.MaxTransient {
-		return e.ladder(f, choice{action: loop.ActionRetry, strategy: "retry", rule: RuleTransient, reason: "transient failure: same prompt again"})
+		return e.ladder(f, choice{action: state.ActionRetry, strategy: "retry", rule: RuleTransient, reason: "transient failure: same prompt again"})
 	}
 	if t, ok := find(ts, decision.TriggerBudgetAfford); ok {
-		return choice{action: loop.ActionAbort, rule: RuleBudget, reason: "budget cannot afford another iteration: " + t.Evidence,
+		return choice{action: state.ActionAbort, rule: RuleBudget, reason: "budget cannot afford another iteration: " + t.Evidence,
 			budgets: stopping(judgeBudget(f.in.Spec.Limits, f.in.Budget))}
 	}
 	if t, ok := find(ts, decision.TriggerMaxIterations); ok {
-		return choice{action: loop.ActionEscalate, rule: RuleMaxIter, reason: "max iterations reached: " + t.Evidence, class: decision.TriggerMaxIterations}
+		return choice{action: state.ActionEscalate, rule: RuleMaxIter, reason: "max iterations reached: " + t.Evidence, class: decision.TriggerMaxIterations}
 	}
 	if a := f.ev.Agent; !a.StandInUntil.IsZero() && !progressed(f) && a.StandInUntil.Sub(f.ev.Finished) <= AwaitResetWithin {
-		return choice{action: loop.ActionRefine, strategy: "refine", rule: RuleAwaitReset, await: a.StandInUntil,
+		return choice{action: state.ActionRefine, strategy: "refine", rule: RuleAwaitReset, await: a.StandInUntil,
 			reason: fmt.Sprintf("the fallback agent %s made no progress while %s is at its usage limit; wait for its reset (%s after this iteration) and go on with %s",
 				a.Agent, a.StandInFor, a.StandInUntil.Sub(f.ev.Finished).Round(time.Second), a.StandInFor)}
 	}
 	if n := reviewRounds(f); f.in.Spec.HasReviewer && n >= p.MaxReviewRounds {
-		return choice{action: loop.ActionEscalate, rule: RuleReviewRounds, class: decision.ClassReview,
+		return choice{action: state.ActionEscalate, rule: RuleReviewRounds, class: decision.ClassReview,
 			reason: fmt.Sprintf("the reviewer did not approve in %d rounds", n)}
 	}
 	if has(ts, decision.TriggerRequirementUnmet, 0) && !p.AutoRetryOnTestFail {
-		return choice{action: loop.ActionEscalate, rule: RuleNoAutoRetry, reason: "tests fail and auto_retry_on_test_fail is off", class: "policy"}
+		return choice{action: state.ActionEscalate, rule: RuleNoAutoRetry, reason: "tests fail and auto_retry_on_test_fail is off", class: "policy"}
 	}
 	if (has(ts, decision.TriggerExplicitFeedback, 0) || has(ts, decision.TriggerUserRejection, 0)) && !p.AutoRetryOnReviewReject {
-		return choice{action: loop.ActionEscalate, rule: RuleNoAutoRetry, reason: "the reviewer asked for changes and auto_retry_on_review_reject is off", class: "policy"}
+		return choice{action: state.ActionEscalate, rule: RuleNoAutoRetry, reason: "the reviewer asked for changes and auto_retry_on_review_reject is off", class: "policy"}
 	}
 	if t, ok := firstOf(ts, decision.TriggerOscillation, decision.TriggerStuck); ok {
 		// One fresh attempt that stayed stuck is evidence enough: escalate.
 		if n := simplifiesSinceBest(f); n >= 1 {
 			if t.ID == decision.TriggerOscillation {
-				return choice{action: loop.ActionEscalate, rule: RuleStuck, class: decision.TriggerOscillation,
+				return choice{action: state.ActionEscalate, rule: RuleStuck, class: decision.TriggerOscillation,
 					reason: fmt.Sprintf("oscillation: %s; %s did not end it", t.Evidence, plural(n, "fresh attempt"))}
 			}
 			why := t.ID + ": " + t.Evidence
@@ -143,7 +143,7 @@ func (e *Engine) choose(f *facts, ts []decision.Trigger) choice {
 				// Stuck on a regression that came back after its rollback: say so.
 				why += "; regression again: " + r.Evidence
 			}
-			return choice{action: loop.ActionEscalate, rule: RuleStuck, class: decision.TriggerStuck,
+			return choice{action: state.ActionEscalate, rule: RuleStuck, class: decision.TriggerStuck,
 				reason: fmt.Sprintf("still stuck after %s: %s", plural(n, "simplification"), why)}
 		}
 		return e.simplify(f, RuleStuck, t.ID+": "+t.Evidence)
@@ -152,7 +152,7 @@ func (e *Engine) choose(f *facts, ts []decision.Trigger) choice {
 	missing := has(ts, decision.TriggerHallucination, 0) && countStrategy(f.past, "expand") < p.MaxExpand && !has(ts, decision.TriggerBudgetSoft, 0)
 	if t, ok := find(ts, decision.TriggerPlateau); ok {
 		if missing {
-			return e.ladder(f, choice{action: loop.ActionExpand, strategy: "expand", rule: RulePlateau, reason: "plateau with missing context: " + t.Evidence})
+			return e.ladder(f, choice{action: state.ActionExpand, strategy: "expand", rule: RulePlateau, reason: "plateau with missing context: " + t.Evidence})
 		}
 		return e.simplify(f, RulePlateau, "plateau: "+t.Evidence)
 	}
@@ -160,46 +160,46 @@ func (e *Engine) choose(f *facts, ts []decision.Trigger) choice {
 		if regressedBefore(f) {
 			// It came back after the rollback: a fresh attempt, then a person.
 			if n := simplifiesSinceBest(f); n >= 1 {
-				return choice{action: loop.ActionEscalate, rule: RuleRegression, class: decision.TriggerRegression,
+				return choice{action: state.ActionEscalate, rule: RuleRegression, class: decision.TriggerRegression,
 					reason: fmt.Sprintf("regression again after %s: %s", plural(n, "simplification"), t.Evidence)}
 			}
 			return e.simplify(f, RuleRegression, "regression again after a rollback: "+t.Evidence)
 		}
-		return e.ladder(f, choice{action: loop.ActionRefine, strategy: "refine", rule: RuleRegression, reason: "regression: " + t.Evidence})
+		return e.ladder(f, choice{action: state.ActionRefine, strategy: "refine", rule: RuleRegression, reason: "regression: " + t.Evidence})
 	}
 	if t, ok := find(ts, decision.TriggerHallucination); ok && missing {
-		return e.ladder(f, choice{action: loop.ActionExpand, strategy: "expand", rule: RuleMissing, reason: "add what the errors name: " + t.Evidence})
+		return e.ladder(f, choice{action: state.ActionExpand, strategy: "expand", rule: RuleMissing, reason: "add what the errors name: " + t.Evidence})
 	}
 	if t, ok := find(ts, decision.TriggerTestTampering); ok && t.Severity >= 0.9 {
-		return choice{action: loop.ActionRefine, strategy: "refine", rule: RuleTamper, reason: "tests were weakened; restore them: " + t.Evidence}
+		return choice{action: state.ActionRefine, strategy: "refine", rule: RuleTamper, reason: "tests were weakened; restore them: " + t.Evidence}
 	}
 	if t, ok := find(ts, decision.TriggerScopeCreep); ok {
-		return choice{action: loop.ActionRefine, strategy: "refine", rule: RuleScope, reason: "out of scope; revert what the task did not ask for: " + t.Evidence}
+		return choice{action: state.ActionRefine, strategy: "refine", rule: RuleScope, reason: "out of scope; revert what the task did not ask for: " + t.Evidence}
 	}
 	if trailing(f.past, "refine") >= p.MaxRefinePerAttempt && !progressed(f) {
 		if attempt(f) < p.MaxAttempts {
 			return e.simplify(f, RuleDepth, fmt.Sprintf("%d refines without success: a fresh attempt with the lessons", p.MaxRefinePerAttempt))
 		}
-		return choice{action: loop.ActionEscalate, rule: RuleDepth, class: "attempts",
+		return choice{action: state.ActionEscalate, rule: RuleDepth, class: "attempts",
 			reason: fmt.Sprintf("%d attempts of %d refines each did not succeed", p.MaxAttempts, p.MaxRefinePerAttempt)}
 	}
-	return e.ladder(f, choice{action: loop.ActionRefine, strategy: "refine", rule: RuleRefine, reason: refineReason(f, ts)})
+	return e.ladder(f, choice{action: state.ActionRefine, strategy: "refine", rule: RuleRefine, reason: refineReason(f, ts)})
 }
 
 // immediate is rules 1 and 2.
 func (e *Engine) immediate(f *facts, ts []decision.Trigger) (choice, bool) {
 	p := f.p
 	esc := func(class, reason string) (choice, bool) {
-		return choice{action: loop.ActionEscalate, rule: RuleImmediate, class: class, reason: reason}, true
+		return choice{action: state.ActionEscalate, rule: RuleImmediate, class: class, reason: reason}, true
 	}
 	if t, ok := find(ts, decision.TriggerSecurity); ok && t.Severity >= 1 {
-		return choice{action: loop.ActionEscalate, rule: RuleCritical, class: decision.TriggerSecurity, reason: "security: " + t.Evidence}, true
+		return choice{action: state.ActionEscalate, rule: RuleCritical, class: decision.TriggerSecurity, reason: "security: " + t.Evidence}, true
 	}
 	if t, ok := find(ts, decision.TriggerMovedBranch); ok {
-		return choice{action: loop.ActionEscalate, rule: RuleCritical, class: decision.TriggerMovedBranch, reason: "the agent moved the branch: " + t.Evidence}, true
+		return choice{action: state.ActionEscalate, rule: RuleCritical, class: decision.TriggerMovedBranch, reason: "the agent moved the branch: " + t.Evidence}, true
 	}
 	if t, ok := find(ts, decision.TriggerBudgetHard); ok {
-		return choice{action: loop.ActionAbort, rule: RuleCritical, reason: t.Evidence, budgets: stopping(judgeBudget(f.in.Spec.Limits, f.in.Budget))}, true
+		return choice{action: state.ActionAbort, rule: RuleCritical, reason: t.Evidence, budgets: stopping(judgeBudget(f.in.Spec.Limits, f.in.Budget))}, true
 	}
 	if t, ok := find(ts, decision.TriggerSecurity); ok && p.escalates(decision.TriggerSecurity) && !f.acked[decision.TriggerSecurity] {
 		return esc(decision.TriggerSecurity, "security: "+t.Evidence)
@@ -224,10 +224,10 @@ func (e *Engine) immediate(f *facts, ts []decision.Trigger) (choice, bool) {
 // the last new best did not get the run unstuck.
 func (e *Engine) simplify(f *facts, rule, reason string) choice {
 	if n := simplifiesSinceBest(f); n >= f.p.MaxSimplify {
-		return choice{action: loop.ActionEscalate, rule: rule, class: decision.TriggerStuck,
+		return choice{action: state.ActionEscalate, rule: rule, class: decision.TriggerStuck,
 			reason: fmt.Sprintf("still stuck after %d simplifications: %s", n, reason)}
 	}
-	return choice{action: loop.ActionSimplify, strategy: "simplify", rule: rule, reason: reason}
+	return choice{action: state.ActionSimplify, strategy: "simplify", rule: rule, reason: reason}
 }
 
 // ladder moves a strategy that already failed on the same triggers one step up:
@@ -236,7 +236,7 @@ func (e *Engine) ladder(f *facts, c choice) choice {
 	failed := failedStrategies(f.all, f.cur.Triggers)
 	switch {
 	case c.strategy == "retry" && failed["retry"]:
-		return choice{action: loop.ActionRefine, strategy: "refine", rule: c.rule, reason: "same triggers after a retry: " + c.reason}
+		return choice{action: state.ActionRefine, strategy: "refine", rule: c.rule, reason: "same triggers after a retry: " + c.reason}
 	case c.strategy == "expand" && failed["expand"]:
 		return e.simplify(f, c.rule, "expanding did not help: "+c.reason)
 	}

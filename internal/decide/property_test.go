@@ -6,7 +6,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestRandomRuns drives the engine through random runs and checks what must hold
@@ -24,8 +24,8 @@ func TestRandomRuns(t *testing.T) {
 	for run := range runs {
 		p := DefaultPolicy()
 		p.Fallback = []string{"codex"}
-		spec := loop.Spec{Name: "r", HasGates: true, HasReviewer: rng.IntN(2) == 0, Limits: budget.Limits{MaxIterations: 12, MaxCostUSD: 3}}
-		st := &loop.State{Version: 1, Name: "r", Status: loop.StatusRunning}
+		spec := state.Spec{Name: "r", HasGates: true, HasReviewer: rng.IntN(2) == 0, Limits: budget.Limits{MaxIterations: 12, MaxCostUSD: 3}}
+		st := &state.State{Version: 1, Name: "r", Status: state.StatusRunning}
 		e := New(p)
 		best := -1.0
 		for n := 1; n <= 12; n++ {
@@ -58,13 +58,13 @@ func TestRandomRuns(t *testing.T) {
 				verdicts := []string{"approve", "request_changes", "reject", "unknown"}
 				ev.Review = &evidence.Review{Verdict: verdicts[rng.IntN(4)], Score: float64(rng.IntN(11))}
 			}
-			d := e.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev)})
+			d := e.Decide(state.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: state.BudgetStatus(st, &ev)})
 			for _, tr := range d.Triggers {
 				if tr.Severity < 0 || tr.Severity > 1 {
 					t.Fatalf("run %d iteration %d: severity out of range: %+v", run, n, tr)
 				}
 			}
-			if d.Action == loop.ActionEscalate && (d.Escalation == nil || d.Escalation.Question == "" || len(d.Escalation.Options) < 2) {
+			if d.Action == state.ActionEscalate && (d.Escalation == nil || d.Escalation.Question == "" || len(d.Escalation.Options) < 2) {
 				t.Fatalf("run %d iteration %d: escalation without question/options: %+v", run, n, d)
 			}
 			if d.Action.Continues() && d.Strategy == "" {

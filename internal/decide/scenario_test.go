@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
-	"go.yaml.in/yaml/v3"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // scenario is a scripted run: the evidence of each iteration and the decision
@@ -185,8 +186,8 @@ func (it scenIter) evidence(n int) evidence.Iteration {
 // (the decider's preflight before each iteration, its decision after), and
 // returns the decisions. Past the script's end the last iteration repeats (the
 // agent keeps doing the same), up to the iteration limit.
-func simulate(s scenario, dec loop.Decider) ([]loop.Decision, []evidence.Iteration) {
-	spec := loop.Spec{Name: s.Name, HasGates: true, HasReviewer: s.Spec.Reviewer,
+func simulate(s scenario, dec state.Decider) ([]state.Decision, []evidence.Iteration) {
+	spec := state.Spec{Name: s.Name, HasGates: true, HasReviewer: s.Spec.Reviewer,
 		Limits: budget.Limits{MaxIterations: s.Spec.MaxIterations, MaxCostUSD: s.Spec.MaxCostUSD,
 			FailureThreshold: cmp.Or(s.Spec.FailureThreshold, failureThreshold)}}
 	if s.Spec.Timeout != "" {
@@ -196,23 +197,23 @@ func simulate(s scenario, dec loop.Decider) ([]loop.Decision, []evidence.Iterati
 	if limit == 0 {
 		limit = 10
 	}
-	st := &loop.State{Version: 1, Name: s.Name, Status: loop.StatusRunning}
+	st := &state.State{Version: 1, Name: s.Name, Status: state.StatusRunning}
 	if s.Baseline != nil {
 		st.BaselineDone = true
 		st.Baseline = scenIter{Failing: s.Baseline, Passed: 10 - len(s.Baseline)}.evidence(0).Gates
 	}
-	var ds []loop.Decision
+	var ds []state.Decision
 	var evs []evidence.Iteration
 	for n := 1; n <= limit; n++ {
 		if n > 1 {
-			if p := dec.Preflight(loop.PreflightInput{State: st, Spec: &spec, Budget: loop.BudgetStatus(st, nil)}); p.Action != loop.ActionContinue {
+			if p := dec.Preflight(state.PreflightInput{State: st, Spec: &spec, Budget: state.BudgetStatus(st, nil)}); p.Action != state.ActionContinue {
 				ds[len(ds)-1].Action = p.Action
 				break
 			}
 		}
 		it := s.Iters[min(n, len(s.Iters))-1]
 		ev := it.evidence(n)
-		d := dec.Decide(loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev)})
+		d := dec.Decide(state.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: state.BudgetStatus(st, &ev)})
 		ds, evs = append(ds, d), append(evs, ev)
 		record(st, ev, d)
 		if !d.Action.Continues() {
@@ -227,8 +228,8 @@ const failureThreshold = 3
 
 // record is what the loop does with a decision: it folds it into the state,
 // the iteration's checkpoint named after it.
-func record(st *loop.State, ev evidence.Iteration, d loop.Decision) {
-	st.Fold(ev, st.TotalIterations+1, loop.StepResult{Checkpoint: fmt.Sprintf("ckpt-%d", ev.N)}, d)
+func record(st *state.State, ev evidence.Iteration, d state.Decision) {
+	st.Fold(ev, st.TotalIterations+1, state.StepResult{Checkpoint: fmt.Sprintf("ckpt-%d", ev.N)}, d)
 }
 
 func TestScenarios(t *testing.T) {
@@ -260,7 +261,7 @@ func TestScenarios(t *testing.T) {
 				if want.Focus && d.Next.Focus == "" || want.Expand && len(d.Next.Expand) == 0 {
 					t.Errorf("%s; next %+v lacks focus or expand", got, d.Next)
 				}
-				if d.Action == loop.ActionEscalate && (d.Escalation == nil || d.Escalation.Question == "" || len(d.Escalation.Options) == 0) {
+				if d.Action == state.ActionEscalate && (d.Escalation == nil || d.Escalation.Question == "" || len(d.Escalation.Options) == 0) {
 					t.Errorf("%s; escalation without a question and options: %+v", got, d.Escalation)
 				}
 			}

@@ -4,34 +4,33 @@ import (
 	"fmt"
 
 	"github.com/agentloop/agentloop/internal/budget"
-
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
-// Preflight implements [loop.Decider]: before an iteration starts, the
+// Preflight implements [state.Decider]: before an iteration starts, the
 // iteration limit and the budgets (hard, the predictive 1.2 × mean rule, 80%)
 // say whether it may. A loop without outside evidence completes at its limit;
 // one with gates or a reviewer escalates there, its goal not met. The verdict
 // carries what the run has left, for the agent runner's live watch.
-func (e *Engine) Preflight(in loop.PreflightInput) loop.Preflight {
+func (e *Engine) Preflight(in state.PreflightInput) state.Preflight {
 	spec := in.Spec
 	if spec == nil {
-		spec = &loop.Spec{}
+		spec = &state.Spec{}
 	}
 	st := in.State
 	if st == nil {
-		st = &loop.State{}
+		st = &state.State{}
 	}
 	l := spec.Limits
 	v := judgeBudget(l, in.Budget)
-	p := loop.Preflight{Action: loop.ActionContinue, Remaining: v.Remaining, Reserve: budget.Predict(in.Budget.PerIteration)}
+	p := state.Preflight{Action: state.ActionContinue, Remaining: v.Remaining, Reserve: budget.Predict(in.Budget.PerIteration)}
 	switch {
 	case l.MaxIterations > 0 && st.Iteration >= l.MaxIterations && !spec.HasGates && !spec.HasReviewer:
-		p.Action, p.Message = loop.ActionComplete, fmt.Sprintf("max iterations reached (%d)", l.MaxIterations)
+		p.Action, p.Message = state.ActionComplete, fmt.Sprintf("max iterations reached (%d)", l.MaxIterations)
 	case l.MaxIterations > 0 && st.Iteration >= l.MaxIterations:
-		p.Action, p.Message = loop.ActionEscalate, fmt.Sprintf("max iterations reached (%d) with the goal not met", l.MaxIterations)
+		p.Action, p.Message = state.ActionEscalate, fmt.Sprintf("max iterations reached (%d) with the goal not met", l.MaxIterations)
 	case v.Stop():
-		p.Action, p.Message, p.Budgets = loop.ActionAbort, "budget: "+v.Reason, stopping(v)
+		p.Action, p.Message, p.Budgets = state.ActionAbort, "budget: "+v.Reason, stopping(v)
 	case len(v.Soft) > 0:
 		p.Warn, p.Warning = v.Soft, "budget: "+v.Reason
 	}
@@ -41,7 +40,7 @@ func (e *Engine) Preflight(in loop.PreflightInput) loop.Preflight {
 // thresholdReached reports, for an iteration that counts as a failure, the
 // reason to abort when it makes the consecutive failures reach the run's
 // failure threshold: what the iteration showed, then the count.
-func thresholdReached(in loop.DecideInput, succeeded bool, label string) (string, bool) {
+func thresholdReached(in state.DecideInput, succeeded bool, label string) (string, bool) {
 	t := in.Spec.Limits.FailureThreshold
 	if t <= 0 || succeeded {
 		return "", false

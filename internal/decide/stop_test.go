@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 func TestPreflight(t *testing.T) {
@@ -23,35 +23,35 @@ func TestPreflight(t *testing.T) {
 	tenCheap := budget.Status{Spent: budget.Total(cheap), PerIteration: cheap}
 	tests := []struct {
 		name      string
-		spec      loop.Spec
+		spec      state.Spec
 		iteration int
 		status    budget.Status
-		action    loop.Action
+		action    state.Action
 		message   string // substring
 		warn      bool
 		remaining budget.Remaining
 		stopped   []budget.Resource // the limits that stop the run
 	}{
-		{name: "nothing to stop", spec: loop.Spec{Limits: budget.Limits{MaxIterations: 5}}, iteration: 2, status: spent,
-			action: loop.ActionContinue, remaining: budget.Unlimited()},
-		{name: "a plain loop completes at its limit", spec: loop.Spec{Limits: budget.Limits{MaxIterations: 2}}, iteration: 2, status: spent,
-			action: loop.ActionComplete, message: "max iterations reached (2)", remaining: budget.Unlimited()},
-		{name: "a gated loop escalates at its limit", spec: loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 2}}, iteration: 2,
-			status: spent, action: loop.ActionEscalate, message: "max iterations reached (2) with the goal not met", remaining: budget.Unlimited()},
-		{name: "spent: abort", spec: loop.Spec{Limits: budget.Limits{MaxCostUSD: 2}}, iteration: 2, status: spent,
-			action: loop.ActionAbort, message: "budget: cost: $2.00 spent of $2.00", remaining: budget.Remaining{Tokens: -1, CostUSD: 0, Duration: -1}, stopped: []budget.Resource{budget.CostUSD}},
-		{name: "cannot afford another: abort", spec: loop.Spec{Limits: budget.Limits{MaxCostUSD: 3.1}}, iteration: 2, status: spent,
-			action: loop.ActionAbort, message: "an iteration takes about $1.20", remaining: budget.Remaining{Tokens: -1, CostUSD: 1.1, Duration: -1}, stopped: []budget.Resource{budget.CostUSD}},
-		{name: "past 80%: go on with a warning", spec: loop.Spec{Limits: budget.Limits{MaxCostUSD: 1.2}}, iteration: 10, status: tenCheap,
-			action: loop.ActionContinue, warn: true, remaining: budget.Remaining{Tokens: -1, CostUSD: 0.2, Duration: -1}},
-		{name: "the threshold is not a budget", spec: loop.Spec{Limits: budget.Limits{FailureThreshold: 1}}, iteration: 2, status: spent,
-			action: loop.ActionContinue, remaining: budget.Unlimited()},
+		{name: "nothing to stop", spec: state.Spec{Limits: budget.Limits{MaxIterations: 5}}, iteration: 2, status: spent,
+			action: state.ActionContinue, remaining: budget.Unlimited()},
+		{name: "a plain loop completes at its limit", spec: state.Spec{Limits: budget.Limits{MaxIterations: 2}}, iteration: 2, status: spent,
+			action: state.ActionComplete, message: "max iterations reached (2)", remaining: budget.Unlimited()},
+		{name: "a gated loop escalates at its limit", spec: state.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 2}}, iteration: 2,
+			status: spent, action: state.ActionEscalate, message: "max iterations reached (2) with the goal not met", remaining: budget.Unlimited()},
+		{name: "spent: abort", spec: state.Spec{Limits: budget.Limits{MaxCostUSD: 2}}, iteration: 2, status: spent,
+			action: state.ActionAbort, message: "budget: cost: $2.00 spent of $2.00", remaining: budget.Remaining{Tokens: -1, CostUSD: 0, Duration: -1}, stopped: []budget.Resource{budget.CostUSD}},
+		{name: "cannot afford another: abort", spec: state.Spec{Limits: budget.Limits{MaxCostUSD: 3.1}}, iteration: 2, status: spent,
+			action: state.ActionAbort, message: "an iteration takes about $1.20", remaining: budget.Remaining{Tokens: -1, CostUSD: 1.1, Duration: -1}, stopped: []budget.Resource{budget.CostUSD}},
+		{name: "past 80%: go on with a warning", spec: state.Spec{Limits: budget.Limits{MaxCostUSD: 1.2}}, iteration: 10, status: tenCheap,
+			action: state.ActionContinue, warn: true, remaining: budget.Remaining{Tokens: -1, CostUSD: 0.2, Duration: -1}},
+		{name: "the threshold is not a budget", spec: state.Spec{Limits: budget.Limits{FailureThreshold: 1}}, iteration: 2, status: spent,
+			action: state.ActionContinue, remaining: budget.Unlimited()},
 	}
 	e := New(DefaultPolicy())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := e.Preflight(loop.PreflightInput{State: &loop.State{Iteration: tt.iteration}, Spec: &tt.spec, Budget: tt.status})
+			p := e.Preflight(state.PreflightInput{State: &state.State{Iteration: tt.iteration}, Spec: &tt.spec, Budget: tt.status})
 			if p.Action != tt.action || !strings.Contains(p.Message, tt.message) || (len(p.Warn) > 0) != tt.warn {
 				t.Errorf("Preflight = %s %q warn %v, want %s %q warn %v", p.Action, p.Message, p.Warn, tt.action, tt.message, tt.warn)
 			}
@@ -79,7 +79,7 @@ func TestThresholdReached(t *testing.T) {
 		{threshold: 0, before: 9, label: "no progress"},
 	}
 	for _, tt := range tests {
-		in := loop.DecideInput{State: &loop.State{ConsecutiveFailures: tt.before}, Spec: &loop.Spec{Limits: budget.Limits{FailureThreshold: tt.threshold}}}
+		in := state.DecideInput{State: &state.State{ConsecutiveFailures: tt.before}, Spec: &state.Spec{Limits: budget.Limits{FailureThreshold: tt.threshold}}}
 		got, ok := thresholdReached(in, tt.succeeded, tt.label)
 		if got != tt.want || ok != (tt.want != "") {
 			t.Errorf("threshold %d after %d (succeeded %v): %q %v, want %q", tt.threshold, tt.before, tt.succeeded, got, ok, tt.want)
@@ -128,7 +128,7 @@ func TestVerdict(t *testing.T) {
 			if tt.baseline != nil {
 				st.Baseline, st.BaselineDone = tt.baseline, true
 			}
-			in := loop.DecideInput{State: st, Spec: &spec, Evidence: tt.ev, Budget: loop.BudgetStatus(st, &tt.ev)}
+			in := state.DecideInput{State: st, Spec: &spec, Evidence: tt.ev, Budget: state.BudgetStatus(st, &tt.ev)}
 			v := judge(New(p).facts(in, Failing(tt.ev), Quality(tt.ev)))
 			if v.label != tt.label || v.failed != tt.failed {
 				t.Errorf("verdict %q failed=%v, want %q failed=%v", v.label, v.failed, tt.label, tt.failed)
@@ -171,9 +171,9 @@ func TestVerdictAfterGuidance(t *testing.T) {
 	p := DefaultPolicy()
 	spec := gated()
 	st := past(p, spec, []evidence.Iteration{iter(1, "A", "B"), iter(2, "A", "B")})
-	loop.ApplyGuidance(st, loop.Guidance{Text: "B is the right behaviour"})
+	state.ApplyGuidance(st, state.Guidance{Text: "B is the right behaviour"})
 	ev := iter(1, "B")
-	in := loop.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: loop.BudgetStatus(st, &ev)}
+	in := state.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: state.BudgetStatus(st, &ev)}
 	if v := judge(New(p).facts(in, Failing(ev), Quality(ev))); v.label != "progress: 1 of 2 fixed" || v.failed {
 		t.Errorf("verdict %q failed=%v, want progress against the last iteration before the guidance", v.label, v.failed)
 	}

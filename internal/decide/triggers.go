@@ -8,14 +8,14 @@ import (
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // facts is what every detector reads: the policy, the input, the past of this
 // segment and the present iteration.
 type facts struct {
 	p       Policy
-	in      loop.DecideInput
+	in      state.DecideInput
 	ev      evidence.Iteration
 	past    []point
 	cur     point
@@ -38,7 +38,7 @@ type facts struct {
 }
 
 // checkpoints reports whether the engine keeps checkpoints of the work tree
-// to go back to ([loop.Spec.NoCheckpoints]).
+// to go back to ([state.Spec.NoCheckpoints]).
 func (f *facts) checkpoints() bool { return f.in.Spec == nil || !f.in.Spec.NoCheckpoints }
 
 // trend is the iterations the trend detectors compare, the baseline first when

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestDecisionsTellTheTruth: what a decision says and offers follows from the
@@ -22,12 +22,12 @@ func TestDecisionsTellTheTruth(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		spec   loop.Spec
+		spec   state.Spec
 		base   []string
 		hist   []evidence.Iteration
 		ev     evidence.Iteration
 		budget limited
-		action loop.Action
+		action state.Action
 		// message, options and best must contain / must not contain these
 		message, noMessage []string
 		options, noOptions []string
@@ -35,37 +35,37 @@ func TestDecisionsTellTheTruth(t *testing.T) {
 		noBest             bool // the decision must not make this iteration the best
 		succeeded          *bool
 	}{
-		{name: "weakened tests are never the best checkpoint", ev: with(iter(1), skip), action: loop.ActionRefine,
+		{name: "weakened tests are never the best checkpoint", ev: with(iter(1), skip), action: state.ActionRefine,
 			message: []string{"failed: weakened the tests (1 skip added)"}, noBest: true, succeeded: ptr(false)},
 		{name: "weakened tests are never offered as accept as it is", ev: with(iter(1), skip), budget: limited{MaxIterations: 1},
-			action: loop.ActionEscalate, noOptions: []string{"Accept the best checkpoint"}, best: "none: iteration 1 weakened the tests", noBest: true},
+			action: state.ActionEscalate, noOptions: []string{"Accept the best checkpoint"}, best: "none: iteration 1 weakened the tests", noBest: true},
 		{name: "repeated weakening offers no accept either", hist: []evidence.Iteration{with(iter(1), skip)},
-			ev: with(iter(2), func(ev *evidence.Iteration) { ev.Diff.AssertsRemoved = 1 }), action: loop.ActionEscalate,
+			ev: with(iter(2), func(ev *evidence.Iteration) { ev.Diff.AssertsRemoved = 1 }), action: state.ActionEscalate,
 			noOptions: []string{"Accept"}, best: "none: iteration 2 weakened the tests", noBest: true},
 		{name: "an earlier honest iteration stays the best over a weakened one", hist: []evidence.Iteration{iter(1, "A", "B")},
-			ev: with(iter(2), skip), budget: limited{MaxIterations: 2}, action: loop.ActionEscalate,
+			ev: with(iter(2), skip), budget: limited{MaxIterations: 2}, action: state.ActionEscalate,
 			options: []string{"Accept the best checkpoint"}, best: "iteration 1, quality", noBest: true},
 		{name: "oscillation escalates naming both failures", base: []string{"A"}, hist: []evidence.Iteration{iter(1, "B"), iter(2, "A")}, ev: iter(3, "B"),
-			action: loop.ActionEscalate, message: []string{"oscillation: the fix for test:B breaks test:A, and the fix for test:A breaks test:B again"},
+			action: state.ActionEscalate, message: []string{"oscillation: the fix for test:B breaks test:A, and the fix for test:A breaks test:B again"},
 			noMessage: []string{"conflicting requirements", "which wins"}, options: []string{"Resume with your guidance"}, noOptions: []string{"requirement wins"}},
-		{name: "a flaky failure is said and the run proceeds", base: []string{"A"}, ev: with(iter(1), flaky), action: loop.ActionProceed,
+		{name: "a flaky failure is said and the run proceeds", base: []string{"A"}, ev: with(iter(1), flaky), action: state.ActionProceed,
 			message: []string{"all required gates passed; flaky: failed then passed: calc.TestClock"}, succeeded: ptr(true)},
-		{name: "a flaky failure beside progress does not count as broken", base: []string{"A", "B"}, ev: with(iter(1, "A"), flaky), action: loop.ActionRefine,
+		{name: "a flaky failure beside progress does not count as broken", base: []string{"A", "B"}, ev: with(iter(1, "A"), flaky), action: state.ActionRefine,
 			message: []string{"progress: 1 of 2 fixed; flaky: failed then passed: calc.TestClock"}, succeeded: ptr(true)},
 		{name: "after a broken build, progress is measured against the last iteration whose tests ran", hist: []evidence.Iteration{iter(1, "A", "B"), with(iter(2), func(ev *evidence.Iteration) {
 			ev.Gates[0].Passed = false
 			ev.Gates[0].Findings = []evidence.Finding{{Kind: evidence.KindBuild, Tool: "go", File: "a.go", Message: "syntax error"}}
-		})}, ev: iter(3, "B"), action: loop.ActionRefine, message: []string{"progress: 1 of 2 fixed"}, noMessage: []string{"broke"}, succeeded: ptr(true)},
+		})}, ev: iter(3, "B"), action: state.ActionRefine, message: []string{"progress: 1 of 2 fixed"}, noMessage: []string{"broke"}, succeeded: ptr(true)},
 		{name: "stuck on a regression that came back names the regression", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "B"), iter(3, "B", "C", "D"),
 			with(iter(4, "B", "C", "D"), func(ev *evidence.Iteration) { ev.Diff.Hash = "d3" })},
-			ev: with(iter(5, "B", "C", "D"), func(ev *evidence.Iteration) { ev.Diff.Hash = "d3" }), action: loop.ActionEscalate,
+			ev: with(iter(5, "B", "C", "D"), func(ev *evidence.Iteration) { ev.Diff.Hash = "d3" }), action: state.ActionEscalate,
 			message: []string{"no progress for ", "a fresh attempt from the best checkpoint did not help", "regression again: 2 tests that pass at iteration 2 (the best) fail now: test:C (+1 more)"}},
 		{name: "an agent that timed out is said once", base: []string{"A"}, ev: with(iter(1, "A"), func(ev *evidence.Iteration) {
 			ev.Agent.TimedOut, ev.Agent.ExitCode, ev.Agent.Reason = true, -1, "timed out after 10m0s"
 			ev.Gates = nil // a timed-out agent's tree is not gated
-		}), action: loop.ActionRefine, message: []string{"timed out after 10m0s"}, noMessage: []string{"10m0s; agent timed out"}, succeeded: ptr(false)},
+		}), action: state.ActionRefine, message: []string{"timed out after 10m0s"}, noMessage: []string{"10m0s; agent timed out"}, succeeded: ptr(false)},
 		{name: "a regression back after a simplification escalates", hist: []evidence.Iteration{iter(1, "A", "B"), iter(2, "B"), iter(3, "B", "C", "D"), iter(4, "B", "C", "E")},
-			ev: iter(5, "B", "C", "F"), action: loop.ActionEscalate, message: []string{"regression again after 1 simplification"}},
+			ev: iter(5, "B", "C", "F"), action: state.ActionEscalate, message: []string{"regression again after 1 simplification"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,7 +118,7 @@ func TestDecisionsTellTheTruth(t *testing.T) {
 	}
 }
 
-func questionOf(d loop.Decision) string {
+func questionOf(d state.Decision) string {
 	if d.Escalation == nil {
 		return ""
 	}
@@ -146,14 +146,14 @@ func TestEscalationAfterAgentTimeout(t *testing.T) {
 	tests := []struct {
 		name     string
 		idle     bool
-		raised   loop.Millis // a timeout an expand raised before this iteration
+		raised   state.Millis // a timeout an expand raised before this iteration
 		reason   string
 		question string
 		more     string // the "Give it more time" option's flags; "" for none
 	}{
 		{name: "iteration timeout", reason: "iteration 2: agent timed out after 10m0s",
 			question: "In iteration 2 the agent timed out after 10m0s: does it need more time", more: `--iteration-timeout 15m --guidance "..."`},
-		{name: "a raised timeout is raised again", raised: loop.MillisOf(15 * time.Minute), reason: "iteration 2: agent timed out",
+		{name: "a raised timeout is raised again", raised: state.MillisOf(15 * time.Minute), reason: "iteration 2: agent timed out",
 			question: "does it need more time", more: `--iteration-timeout 22m30s --guidance "..."`},
 		{name: "idle timeout", idle: true, reason: "iteration 2: agent timed out: no output for 5m0s",
 			question: "In iteration 2 the agent timed out: no output for 5m0s: does it need more time"},
@@ -166,7 +166,7 @@ func TestEscalationAfterAgentTimeout(t *testing.T) {
 			st := pastFrom(baseline([]string{"A", "B"}), p, spec, []evidence.Iteration{iter(1, "A")})
 			st.Next.Timeout = tt.raised
 			d := New(p).Decide(limited{MaxIterations: 2}.input(st, spec, with(iter(2, "A"), timedOut(tt.idle))))
-			if d.Action != loop.ActionEscalate || d.Escalation == nil {
+			if d.Action != state.ActionEscalate || d.Escalation == nil {
 				t.Fatalf("got %s (%s), want an escalation", d.Action, d.Message)
 			}
 			if !strings.Contains(d.Message, tt.reason) || d.Escalation.Report.Reason != d.Message {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // said is the reason of a choice in the words a person reads on the terminal,
@@ -25,7 +25,7 @@ func said(f *facts, ts []decision.Trigger, c choice) string {
 		still = fmt.Sprintf(", still %s (%s)", plural(k, "failure"), first(f.cur.Failing))
 	}
 	switch {
-	case c.action == loop.ActionEscalate && c.class == decision.TriggerStuck:
+	case c.action == state.ActionEscalate && c.class == decision.TriggerStuck:
 		tried := "a fresh attempt"
 		if s := simplifiesSinceBest(f); s > 1 {
 			tried = plural(s, "fresh attempt")
@@ -39,12 +39,12 @@ func said(f *facts, ts []decision.Trigger, c choice) string {
 			why += "; regression again: " + r.Evidence // it came back after its rollback
 		}
 		return why
-	case c.rule == RulePlateau && c.action == loop.ActionSimplify:
+	case c.rule == RulePlateau && c.action == state.ActionSimplify:
 		if !f.checkpoints() {
 			return fmt.Sprintf("the best result has not improved for %s%s: a fresh attempt, from the work tree as it is (checkpoints are off)", plural(n, "iteration"), still)
 		}
 		return fmt.Sprintf("the best result has not improved for %s%s: a fresh attempt from the best checkpoint", plural(n, "iteration"), still)
-	case c.rule == RulePlateau && c.action == loop.ActionExpand:
+	case c.rule == RulePlateau && c.action == state.ActionExpand:
 		return fmt.Sprintf("the best result has not improved for %s%s: the files and symbols the errors name go into the prompt", plural(n, "iteration"), still)
 	}
 	return c.reason

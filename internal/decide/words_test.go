@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // A run that makes no progress is told in plain words; other reasons are
@@ -24,28 +24,28 @@ func TestSaid(t *testing.T) {
 		noCheckpoints bool
 	}{
 		{"plateau escalates", flat, []string{"test:A", "test:B"},
-			choice{action: loop.ActionEscalate, rule: RulePlateau, class: "stuck", reason: "still stuck after 2 simplifications: plateau: best quality 0.00 not improved by 0.02 in 2 iterations (variance of last 3: 0.0000)"},
+			choice{action: state.ActionEscalate, rule: RulePlateau, class: "stuck", reason: "still stuck after 2 simplifications: plateau: best quality 0.00 not improved by 0.02 in 2 iterations (variance of last 3: 0.0000)"},
 			"no progress for 3 iterations, still 2 failures (test:A (+1 more)); a fresh attempt from the best checkpoint did not help", false},
 		{"stuck escalates", rising, []string{"test:A"},
-			choice{action: loop.ActionEscalate, rule: RuleStuck, class: "stuck", reason: "still stuck after 1 simplification: stuck: same failures 3 iterations in a row: test:A"},
+			choice{action: state.ActionEscalate, rule: RuleStuck, class: "stuck", reason: "still stuck after 1 simplification: stuck: same failures 3 iterations in a row: test:A"},
 			"no progress for 2 iterations, still 1 failure (test:A); a fresh attempt from the best checkpoint did not help", false},
 		{"a stuck shape is plain already", rising, []string{"test:A"},
-			choice{action: loop.ActionSimplify, rule: RuleStuck, reason: "stuck: no change to the code two iterations in a row"},
+			choice{action: state.ActionSimplify, rule: RuleStuck, reason: "stuck: no change to the code two iterations in a row"},
 			"stuck: no change to the code two iterations in a row", false},
 		{"plateau simplifies, nothing failing is named", flat, nil,
-			choice{action: loop.ActionSimplify, rule: RulePlateau, reason: "plateau: …"},
+			choice{action: state.ActionSimplify, rule: RulePlateau, reason: "plateau: …"},
 			"the best result has not improved for 3 iterations: a fresh attempt from the best checkpoint", false},
 		{"plateau expands", flat, []string{"build:b.go"},
-			choice{action: loop.ActionExpand, rule: RulePlateau, reason: "plateau with missing context: best quality 0.00 …"},
+			choice{action: state.ActionExpand, rule: RulePlateau, reason: "plateau with missing context: best quality 0.00 …"},
 			"the best result has not improved for 3 iterations, still 1 failure (build:b.go): the files and symbols the errors name go into the prompt", false},
 		{"stuck escalates without checkpoints", rising, []string{"test:A"},
-			choice{action: loop.ActionEscalate, rule: RuleStuck, class: "stuck", reason: "still stuck after 1 simplification: …"},
+			choice{action: state.ActionEscalate, rule: RuleStuck, class: "stuck", reason: "still stuck after 1 simplification: …"},
 			"no progress for 2 iterations, still 1 failure (test:A); a fresh attempt (from the work tree as it was: checkpoints are off) did not help", true},
 		{"plateau simplifies without checkpoints", flat, nil,
-			choice{action: loop.ActionSimplify, rule: RulePlateau, reason: "plateau: …"},
+			choice{action: state.ActionSimplify, rule: RulePlateau, reason: "plateau: …"},
 			"the best result has not improved for 3 iterations: a fresh attempt, from the work tree as it is (checkpoints are off)", true},
 		{"another rule keeps its reason", flat, nil,
-			choice{action: loop.ActionEscalate, rule: RuleMaxIter, class: "max_iterations", reason: "max iterations reached: 3 of 3"},
+			choice{action: state.ActionEscalate, rule: RuleMaxIter, class: "max_iterations", reason: "max iterations reached: 3 of 3"},
 			"max iterations reached: 3 of 3", false},
 	}
 	for _, tt := range tests {
@@ -54,7 +54,7 @@ func TestSaid(t *testing.T) {
 			cur := tt.seq[len(tt.seq)-1]
 			cur.Failing = tt.fail
 			f := &facts{p: DefaultPolicy(), seq: tt.seq, past: tt.seq[:len(tt.seq)-1], cur: cur,
-				in: loop.DecideInput{Spec: &loop.Spec{NoCheckpoints: tt.noCheckpoints}}}
+				in: state.DecideInput{Spec: &state.Spec{NoCheckpoints: tt.noCheckpoints}}}
 			if got := said(f, nil, tt.c); got != tt.want {
 				t.Errorf("said = %q, want %q", got, tt.want)
 			}
@@ -79,8 +79,8 @@ func TestAskWithoutCheckpoints(t *testing.T) {
 			t.Parallel()
 			cur := point{N: 3, Quality: 0.95, Failing: []string{"test:A"}}
 			f := &facts{p: DefaultPolicy(), past: []point{{N: 1, Quality: 0.9, Ref: "abc"}}, cur: cur,
-				in: loop.DecideInput{State: &loop.State{}, Spec: &loop.Spec{NoCheckpoints: tt.noCheckpoints}}}
-			q, opts, rec := ask(f, nil, choice{action: loop.ActionEscalate, rule: RuleStuck, class: "stuck"})
+				in: state.DecideInput{State: &state.State{}, Spec: &state.Spec{NoCheckpoints: tt.noCheckpoints}}}
+			q, opts, rec := ask(f, nil, choice{action: state.ActionEscalate, rule: RuleStuck, class: "stuck"})
 			var b strings.Builder
 			b.WriteString(q + "\n")
 			for _, o := range opts {

@@ -7,7 +7,7 @@
 // decision engine, the reviewer and the rest use these names.
 //
 // The decide package builds these documents, the loop carries them (in
-// loop.Decision and loop.Escalation) without reading them, and the engine writes
+// state.Decision and state.Escalation) without reading them, and the engine writes
 // them. They live in this leaf package, not in decide, because the loop cannot
 // import decide (decide imports the loop); and not in the loop, which has no use
 // for their contents. They are structs of strings, numbers and slices with no

@@ -9,6 +9,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // runAgent runs the agent, waiting out rate limits and retrying transient
@@ -76,9 +77,9 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 			// rejected: no retry or next iteration can help. Stop now with the
 			// CLI's own words and what to fix.
 			if se := agent.NewSetupError("agent", res); se != nil {
-				return res, waited, &loop.StopError{Status: loop.StatusAborted, Reason: se.Headline(), Err: se}
+				return res, waited, &loop.StopError{Status: state.StatusAborted, Reason: se.Headline(), Err: se}
 			}
-			return res, waited, &loop.StopError{Status: loop.StatusAborted, Reason: res.Reason}
+			return res, waited, &loop.StopError{Status: state.StatusAborted, Reason: res.Reason}
 		case res.RateLimited && !res.ResetAt.IsZero():
 			// The account's usage limit, with its reset: every loop on the
 			// account pauses until then (not a failure, not an iteration), or
@@ -107,7 +108,7 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 			wait = l.backoff(attempt)
 			if agentWait+wait > p.MaxWait {
 				if len(fallbacks) == 0 {
-					return res, waited, &loop.StopError{Status: loop.StatusAborted,
+					return res, waited, &loop.StopError{Status: state.StatusAborted,
 						Reason: fmt.Sprintf("%s is rate limited and the wait (%s so far, %s more) exceeds the limit of %s; no fallback agent left",
 							agentName(res, req), agentWait.Round(time.Second), wait.Round(time.Second), p.MaxWait)}
 				}
@@ -117,7 +118,7 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 				continue
 			}
 			until := l.Now().Add(wait)
-			l.emitWarning(loop.Warning{RateLimitWait: loop.MillisOf(wait), Message: fmt.Sprintf(
+			l.emitWarning(state.Warning{RateLimitWait: state.MillisOf(wait), Message: fmt.Sprintf(
 				"%s is rate limited (%s): waiting %s, until %s; this does not count as a failed iteration",
 				agentName(res, req), res.Reason, wait.Round(time.Second), until.Format("15:04:05"))})
 			agentWait += wait
@@ -154,7 +155,7 @@ func (l *Local) awaitReset(ctx context.Context, req AgentRequest, waited *waits)
 // wait for a notification) and shown (phase), the run's time budget standing
 // still, counted in waited as paused.
 func (l *Local) pause(ctx context.Context, d time.Duration, waited *waits, phase, message string) error {
-	l.emitWarning(loop.Warning{RateLimitWait: loop.MillisOf(d), Message: message})
+	l.emitWarning(state.Warning{RateLimitWait: state.MillisOf(d), Message: message})
 	l.phase(phase)
 	resume := l.clock.pause()
 	err := l.Sleep(ctx, d)

@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // scriptedAgent returns its results in order, recording which agent ran.
@@ -35,8 +36,8 @@ type warnings struct {
 }
 
 // Event keeps the warnings.
-func (w *warnings) Event(ev loop.Event) {
-	if d, ok := ev.Data.(loop.Warning); ok {
+func (w *warnings) Event(ev state.Event) {
+	if d, ok := ev.Data.(state.Warning); ok {
 		w.got = append(w.got, d.Message)
 		w.waits = append(w.waits, d.RateLimitWait.Duration())
 	}
@@ -91,7 +92,7 @@ func TestRunAgentFallsBackThenStops(t *testing.T) {
 	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Minute, Fallback: []string{"codex"}, Backoff: func(int) time.Duration { return 2 * time.Minute }}, &slept)
 	_, _, err := l.runAgent(t.Context(), AgentRequest{})
 	var stop *loop.StopError
-	if !errors.As(err, &stop) || stop.Status != loop.StatusAborted {
+	if !errors.As(err, &stop) || stop.Status != state.StatusAborted {
 		t.Fatalf("err = %v, want a stop as aborted", err)
 	}
 	if len(agent.ran) != 2 || agent.ran[0] != "" || agent.ran[1] != "codex" {

@@ -9,14 +9,13 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Report is the escalation's report: the decider's, or one of the reason,
 // question and options alone when there is none; run names the run in the
 // options' commands.
-func Report(e loop.Escalation, run string) decision.EscalationReport {
+func Report(e state.Escalation, run string) decision.EscalationReport {
 	if e.Report != nil {
 		return *e.Report
 	}
@@ -29,7 +28,7 @@ func Report(e loop.Escalation, run string) decision.EscalationReport {
 
 // NeedsYou is the escalation's record, for the run named run: its report's,
 // naming the escalation's report in the run folder when runDir is given.
-func NeedsYou(e loop.Escalation, run, runDir string) loop.NeedsYou {
+func NeedsYou(e state.Escalation, run, runDir string) state.NeedsYou {
 	rec := Report(e, run).NeedsYou()
 	rec.Run = run
 	if runDir != "" {
@@ -39,7 +38,7 @@ func NeedsYou(e loop.Escalation, run, runDir string) loop.NeedsYou {
 			rec.Report, _ = state.EscalationFiles(runDir, e.Segment)
 		}
 	}
-	return loop.NeedsYou{NeedsYou: rec}
+	return state.NeedsYou{NeedsYou: rec}
 }
 
 // WriteEscalation writes the escalation's report in the run folder, as
@@ -47,7 +46,7 @@ func NeedsYou(e loop.Escalation, run, runDir string) loop.NeedsYou {
 // escalated (escalation-NNN-2.md for its second, none written over): the
 // decider's report, or the reason, question and options alone when there is
 // none. The same report written again (a step run twice) is left as it is.
-func WriteEscalation(runDir string, e loop.Escalation) error {
+func WriteEscalation(runDir string, e state.Escalation) error {
 	rep := Report(e, "")
 	rep.Segments = e.Segments
 	b, err := rep.YAML()
@@ -73,7 +72,7 @@ func WriteEscalation(runDir string, e loop.Escalation) error {
 }
 
 // EscalationMarkdown is the escalation report a person reads (escalation.md).
-func EscalationMarkdown(e loop.Escalation) string {
+func EscalationMarkdown(e state.Escalation) string {
 	if e.Report != nil {
 		rep := *e.Report
 		rep.Segments = e.Segments
@@ -97,14 +96,14 @@ func EscalationMarkdown(e loop.Escalation) string {
 // since is the report's last line: the person's last part in the run before
 // it escalated ("Escalated after the run was resumed at 12:50:18 UTC, its
 // hand-off 5."); none when the run keeps no hand-offs.
-func since(e loop.Escalation) string {
+func since(e state.Escalation) string {
 	h := e.Since
 	if h == nil {
 		return ""
 	}
 	what := map[string]string{
-		loop.HandoffStart: "started", loop.HandoffResume: "resumed", loop.HandoffGuidance: "given guidance",
-		loop.HandoffGuide: "guided", loop.HandoffAccept: "accepted", loop.HandoffAbort: "aborted",
+		state.HandoffStart: "started", state.HandoffResume: "resumed", state.HandoffGuidance: "given guidance",
+		state.HandoffGuide: "guided", state.HandoffAccept: "accepted", state.HandoffAbort: "aborted",
 	}[h.Kind]
 	if what == "" {
 		what = h.Kind

@@ -56,19 +56,19 @@ func (l *Local) inflightPath() string { return filepath.Join(l.RunDir, inflightF
 // heartbeat, or its folder's last write when later), its spend what its
 // transcript tells; what it left in the work tree is kept under its cut ref,
 // with its partial diff in its folder. The tree is left as it is: the loop
-// keeps it, or undoes the attempt when the person asks ([loop.State.UndoCut]). A marker of an attempt the state records (numbered last
+// keeps it, or undoes the attempt when the person asks ([state.State.UndoCut]). A marker of an attempt the state records (numbered last
 // or lower: the process died between saving the state and removing it) is
 // stale and removed. An attempt that died before its marker was written is
 // found by its folder ([Local.unmarked]). With a shared spend, each cut
 // attempt's reservation is settled with what its transcript tells.
-func (l *Local) Recover(ctx context.Context, last int) ([]loop.Interrupted, error) {
+func (l *Local) Recover(ctx context.Context, last int) ([]state.Interrupted, error) {
 	cut, err := l.recoverCut(ctx, last)
 	l.settleCut(cut)
 	return cut, err
 }
 
 // recoverCut finds the attempts an earlier session cut ([Local.Recover]).
-func (l *Local) recoverCut(ctx context.Context, last int) ([]loop.Interrupted, error) {
+func (l *Local) recoverCut(ctx context.Context, last int) ([]state.Interrupted, error) {
 	path := l.inflightPath()
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -90,13 +90,13 @@ func (l *Local) recoverCut(ctx context.Context, last int) ([]loop.Interrupted, e
 		_ = os.Remove(path)
 		return l.unmarked(last), nil
 	}
-	cut := loop.Interrupted{Seq: m.Seq, Iteration: m.Iteration, StartedAt: m.StartedAt, Start: m.Checkpoint, Reason: "the process running it died (a crash or a kill)"}
+	cut := state.Interrupted{Seq: m.Seq, Iteration: m.Iteration, StartedAt: m.StartedAt, Start: m.Checkpoint, Reason: "the process running it died (a crash or a kill)"}
 	end := info.ModTime()
 	if w := lastWrite(dir); w.After(end) {
 		end = w
 	}
 	if end.After(m.StartedAt) {
-		cut.Duration = loop.MillisOf(end.Sub(m.StartedAt))
+		cut.Duration = state.MillisOf(end.Sub(m.StartedAt))
 	}
 	if tr, ok := l.Agent.(TranscriptReader); ok {
 		cut.Usage = tr.TranscriptUsage(m.Agent, filepath.Join(dir, "agent.log"))
@@ -111,7 +111,7 @@ func (l *Local) recoverCut(ctx context.Context, last int) ([]loop.Interrupted, e
 			l.warn("what the cut attempt %d left in the work tree, and anything changed there since, is recorded in %s, its diff in its folder; bring it back with: git restore --source=%s --worktree -- .", m.Seq, ref, ref)
 		}
 	}
-	return []loop.Interrupted{cut}, nil
+	return []state.Interrupted{cut}, nil
 }
 
 // unmarked is the attempt after the last one the state counts when its
@@ -121,7 +121,7 @@ func (l *Local) recoverCut(ctx context.Context, last int) ([]loop.Interrupted, e
 // ran and the tree is as it was, so there is nothing to keep or undo; it is
 // recorded as cut so that its number, folder and refs are never given to
 // another attempt. The folder of an older build's iteration has its prompt.
-func (l *Local) unmarked(last int) []loop.Interrupted {
+func (l *Local) unmarked(last int) []state.Interrupted {
 	seq := last + 1
 	dir := state.IterDir(l.RunDir, seq)
 	info, err := os.Stat(dir)
@@ -131,7 +131,7 @@ func (l *Local) unmarked(last int) []loop.Interrupted {
 	if _, err := os.Stat(filepath.Join(dir, "prompt.md")); err == nil {
 		return nil
 	}
-	return []loop.Interrupted{{Seq: seq, StartedAt: info.ModTime(), Reason: "the process running it died as it started, before its agent ran (a crash or a kill)"}}
+	return []state.Interrupted{{Seq: seq, StartedAt: info.ModTime(), Reason: "the process running it died as it started, before its agent ran (a crash or a kill)"}}
 }
 
 // markStart writes the marker of attempt seq and starts its heartbeat.
@@ -221,7 +221,7 @@ func (l *Local) stopBeat() {
 
 // saved is told that the loop's state is on disk: it records every attempt
 // started so far (saves happen between attempts), so no marker is needed.
-func (l *Local) saved(*loop.State) {
+func (l *Local) saved(*state.State) {
 	if l.beat != nil {
 		return // an attempt in progress (a save from inside a step)
 	}

@@ -66,7 +66,7 @@ func TestInterruptedAttemptIsCountedOnce(t *testing.T) {
 	if c := cut[0]; c.Seq != 5 || c.Iteration != 2 || c.Duration != 41_000 || !c.Usage.TokensKnown || c.Usage.TotalTokens() == 0 {
 		t.Errorf("cut = %+v, want attempt 5 (iteration 2), 41 s from the heartbeat, and the transcript's tokens", c)
 	}
-	if err := l.Save(t.Context(), &loop.State{}); err != nil {
+	if err := l.Save(t.Context(), &state.State{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {

@@ -90,8 +90,8 @@ type RateLimitPolicy struct {
 // budget runs out ([loop.ErrTimeRanOut]), as the agent is when its live usage
 // crosses the token or cost budget; a pause for an account's usage limit is
 // not billed: the budget's clock stands still through it, and the step's
-// result says how long it was ([loop.StepResult.Paused]).
-func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+// result says how long it was ([state.StepResult.Paused]).
+func (l *Local) Step(ctx context.Context, r loop.StepRequest) (state.StepResult, error) {
 	parent := ctx
 	if left := r.Remaining.Duration; r.Kind == loop.StepIteration && left > 0 {
 		var stop func()
@@ -117,7 +117,7 @@ func (l *Local) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, 
 	return res, err
 }
 
-func (l *Local) step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+func (l *Local) step(ctx context.Context, r loop.StepRequest) (state.StepResult, error) {
 	switch r.Kind {
 	case loop.StepBaseline:
 		return l.baseline(ctx)
@@ -132,12 +132,12 @@ func (l *Local) step(ctx context.Context, r loop.StepRequest) (loop.StepResult, 
 	case loop.StepRollback:
 		start := l.Now()
 		if l.Work == nil {
-			return loop.StepResult{}, errors.New("roll back: the work tree is not a git repository")
+			return state.StepResult{}, errors.New("roll back: the work tree is not a git repository")
 		}
 		err := l.restore(ctx, r)
-		return loop.StepResult{Started: start, Finished: l.Now(), Checkpoint: r.Checkpoint}, err
+		return state.StepResult{Started: start, Finished: l.Now(), Checkpoint: r.Checkpoint}, err
 	}
-	return loop.StepResult{}, fmt.Errorf("unknown step %q", r.Kind)
+	return state.StepResult{}, fmt.Errorf("unknown step %q", r.Kind)
 }
 
 // restore puts the work tree back at r.Checkpoint. Whatever the tree holds
@@ -157,9 +157,9 @@ func (l *Local) restore(ctx context.Context, r loop.StepRequest) error {
 	}
 	return err
 }
-func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
+func (l *Local) baseline(ctx context.Context) (state.StepResult, error) {
 	start := l.Now()
-	res := loop.StepResult{Started: start}
+	res := state.StepResult{Started: start}
 	if l.Gates == nil {
 		res.Finished = l.Now()
 		return res, nil
@@ -182,15 +182,15 @@ func (l *Local) baseline(ctx context.Context) (loop.StepResult, error) {
 	if err == nil {
 		if serr := gate.StartErrors(gates, 0); serr != nil {
 			// A gate that cannot start is a configuration error, found before any agent runs.
-			return res, &loop.StopError{Status: loop.StatusAborted, Reason: "a gate cannot start", Err: serr}
+			return res, &loop.StopError{Status: state.StatusAborted, Reason: "a gate cannot start", Err: serr}
 		}
 	}
 	return res, err
 }
 
-func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepResult, error) {
 	start := l.Now()
-	res := loop.StepResult{Started: start}
+	res := state.StepResult{Started: start}
 	seq := attemptSeq(r)
 	l.liveAttempt(r.Iteration, seq)
 	dir, err := state.NewAttemptDir(l.RunDir, seq)
@@ -252,7 +252,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 	// From here on an attempt that ends without a result (a signal, a stop)
 	// has spent what its agent spent: the result carries it for the loop to
 	// count, wherever the attempt was cut.
-	cut := func(err error) (loop.StepResult, error) {
+	cut := func(err error) (state.StepResult, error) {
 		res.Iteration = ev
 		return res, err
 	}
@@ -269,7 +269,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 		l.warnOutput(ev.Gates)
 		if serr := gate.StartErrors(ev.Gates, r.Iteration); serr != nil {
 			// Not the agent's failure: the environment changed since the baseline.
-			return cut(&loop.StopError{Status: loop.StatusAborted, Reason: "infrastructure: a gate could not start", Err: serr})
+			return cut(&loop.StopError{Status: state.StatusAborted, Reason: "infrastructure: a gate could not start", Err: serr})
 		}
 	}
 	if ctx.Err() != nil {
@@ -325,7 +325,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (loop.StepRes
 			}
 			if se, ok := errors.AsType[*agent.SetupError](err); ok {
 				// The reviewer cannot work until someone fixes its setup.
-				return cut(&loop.StopError{Status: loop.StatusAborted, Reason: se.Headline(), Err: se})
+				return cut(&loop.StopError{Status: state.StatusAborted, Reason: se.Headline(), Err: se})
 			}
 			l.warn("reviewer of iteration %d: %v", r.Iteration, err)
 			rv = evidence.Review{Verdict: evidence.VerdictUnknown, Summary: err.Error()}
@@ -402,20 +402,20 @@ func attemptSeq(r loop.StepRequest) int {
 
 // AwaitGuidance implements [loop.Env]: the local engine suspends the run until
 // `agentloop resume --guidance`; its report is written already ([Local.Keep]).
-func (l *Local) AwaitGuidance(ctx context.Context, e loop.Escalation) (loop.Guidance, error) {
+func (l *Local) AwaitGuidance(ctx context.Context, e state.Escalation) (state.Guidance, error) {
 	if e.Report != nil {
 		rep := *e.Report
 		rep.Run = l.Name // each option says the command that takes it
 		e.Report = &rep
 	}
-	_ = l.Emit(ctx, loop.Event{Data: NeedsYou(e, l.Name, l.RunDir)})
-	return loop.Guidance{}, loop.ErrSuspended
+	_ = l.Emit(ctx, state.Event{Data: NeedsYou(e, l.Name, l.RunDir)})
+	return state.Guidance{}, loop.ErrSuspended
 }
 
 // WriteEscalation writes an escalation's report in the run folder, each
 // option with the command that takes it and, with EscalationDiffLines, what
 // the run changed.
-func (l *Local) WriteEscalation(ctx context.Context, e loop.Escalation) error {
+func (l *Local) WriteEscalation(ctx context.Context, e state.Escalation) error {
 	if e.Report != nil {
 		rep := *e.Report
 		rep.Run = l.Name // each option says the command that takes it
@@ -443,7 +443,7 @@ func (l *Local) runDiff(ctx context.Context) string {
 }
 
 // Save implements [loop.Env].
-func (l *Local) Save(_ context.Context, st *loop.State) error {
+func (l *Local) Save(_ context.Context, st *state.State) error {
 	if err := l.Store.Save(st); err != nil {
 		return err
 	}
@@ -454,7 +454,7 @@ func (l *Local) Save(_ context.Context, st *loop.State) error {
 // Keep implements [loop.Env]: the decision document goes to the iteration's
 // decision.yaml, the feedback for the next prompt to its feedback.md, an
 // escalation to its report ([Local.WriteEscalation]).
-func (l *Local) Keep(ctx context.Context, a loop.Artifacts) error {
+func (l *Local) Keep(ctx context.Context, a state.Artifacts) error {
 	if a.Escalation != nil {
 		return l.WriteEscalation(ctx, *a.Escalation)
 	}
@@ -474,7 +474,7 @@ func (l *Local) Keep(ctx context.Context, a loop.Artifacts) error {
 }
 
 // Emit implements [loop.Env]: the event goes to events.jsonl and the screen.
-func (l *Local) Emit(_ context.Context, ev loop.Event) error {
+func (l *Local) Emit(_ context.Context, ev state.Event) error {
 	ev.Time = l.Now()
 	if l.Screen != nil {
 		l.Screen.Event(ev)
@@ -535,13 +535,13 @@ func (l *Local) warnOutput(gates []evidence.GateResult) {
 // warn tells of something that went wrong without stopping the run, as the
 // loop's own warnings are told: a warning event, shown and recorded.
 func (l *Local) warn(format string, args ...any) {
-	l.emitWarning(loop.Warning{Message: fmt.Sprintf(format, args...)})
+	l.emitWarning(state.Warning{Message: fmt.Sprintf(format, args...)})
 }
 
 // emitWarning is [Local.warn] of a warning that carries its figures.
-func (l *Local) emitWarning(w loop.Warning) {
+func (l *Local) emitWarning(w state.Warning) {
 	l.Log.Debug(w.Message)
-	_ = l.Emit(context.Background(), loop.Event{Data: w})
+	_ = l.Emit(context.Background(), state.Event{Data: w})
 }
 
 // keep writes an artifact the loop does not need to go on (a diff, a review, a

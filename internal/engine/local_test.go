@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 type fakeGates struct{ calls int }
@@ -48,11 +49,11 @@ func (r *fakeReviewer) Review(_ context.Context, req ReviewRequest) (evidence.Re
 
 type memStore struct{ saved int }
 
-func (m *memStore) Save(*loop.State) error { m.saved++; return nil }
+func (m *memStore) Save(*state.State) error { m.saved++; return nil }
 
-type memEvents struct{ evs []loop.Event }
+type memEvents struct{ evs []state.Event }
 
-func (m *memEvents) Append(ev loop.Event) error { m.evs = append(m.evs, ev); return nil }
+func (m *memEvents) Append(ev state.Event) error { m.evs = append(m.evs, ev); return nil }
 
 // TestLocalIterationArtifacts runs one iteration through the local engine and
 // checks what it leaves in the iteration folder and hands the loop.
@@ -96,13 +97,13 @@ func TestLocalIterationArtifacts(t *testing.T) {
 	if w := l.Screen.(*warnings); len(w.got) != 1 || !strings.Contains(w.got[0], "token budget") {
 		t.Errorf("warnings %q, want one about the token budget", w.got)
 	}
-	if len(events.evs) != 1 || events.evs[0].Type() != loop.EventWarning || events.evs[0].Time.IsZero() {
+	if len(events.evs) != 1 || events.evs[0].Type() != state.EventWarning || events.evs[0].Time.IsZero() {
 		t.Errorf("events %+v, want the warning recorded with its time", events.evs)
 	}
 
 	// What the loop keeps of the iteration goes to its files; events to events.jsonl.
 	doc := &decision.Document{Decision: decision.Body{Action: "retry", Iteration: 1, Strategy: "refine"}}
-	if err := l.Keep(t.Context(), loop.Artifacts{Iteration: 1, Decision: doc, Feedback: "next time: fix TestSub"}); err != nil {
+	if err := l.Keep(t.Context(), state.Artifacts{Iteration: 1, Decision: doc, Feedback: "next time: fix TestSub"}); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "decision.yaml")); err != nil || !strings.Contains(string(b), "iteration: 1\n") || !strings.Contains(string(b), "strategy: refine") {
@@ -111,14 +112,14 @@ func TestLocalIterationArtifacts(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "feedback.md")); err != nil || string(b) != "next time: fix TestSub" {
 		t.Errorf("feedback.md = %q, %v", b, err)
 	}
-	if err := l.Keep(t.Context(), loop.Artifacts{Iteration: 9, Feedback: "x"}); err == nil {
+	if err := l.Keep(t.Context(), state.Artifacts{Iteration: 9, Feedback: "x"}); err == nil {
 		t.Error("Keep into a missing iteration folder: want an error")
 	}
-	if err := l.Emit(t.Context(), loop.Event{Iteration: 1, Data: loop.IterationFinished{Action: loop.ActionRefine}}); err != nil {
+	if err := l.Emit(t.Context(), state.Event{Iteration: 1, Data: state.IterationFinished{Action: state.ActionRefine}}); err != nil {
 		t.Fatal(err)
 	}
 	ev := events.evs[len(events.evs)-1]
-	if d, ok := ev.Data.(loop.IterationFinished); ev.Time.IsZero() || !ok || d.Action != loop.ActionRefine {
+	if d, ok := ev.Data.(state.IterationFinished); ev.Time.IsZero() || !ok || d.Action != state.ActionRefine {
 		t.Errorf("recorded event %+v: want a timestamp and the data", ev)
 	}
 }
@@ -137,10 +138,10 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(run, "baseline")); err != nil {
 		t.Errorf("baseline folder: %v", err)
 	}
-	first := loop.Escalation{Reason: "stuck", Question: "Which is right?", Options: []string{"A", "B"}}
+	first := state.Escalation{Reason: "stuck", Question: "Which is right?", Options: []string{"A", "B"}}
 	// The report is kept before the state that says the run escalated is
 	// saved; the run then waits.
-	if err := l.Keep(t.Context(), loop.Artifacts{Escalation: &first}); err != nil {
+	if err := l.Keep(t.Context(), state.Artifacts{Escalation: &first}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = l.AwaitGuidance(t.Context(), first)
@@ -158,14 +159,14 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	if n := len(events.evs); n != 1 {
 		t.Fatalf("%d events, want the needs_you", n)
 	}
-	rec, ok := events.evs[0].Data.(loop.NeedsYou)
+	rec, ok := events.evs[0].Data.(state.NeedsYou)
 	if !ok || rec.Kind != decision.NeedsEscalated || rec.Run != "build" || rec.Question != "Which is right?" || len(rec.Options) != 2 ||
 		rec.Options[1].Command != `agentloop resume build --guidance "..."` || rec.Report != filepath.Join(run, "escalation-001.md") {
 		t.Errorf("needs_you = %+v", events.evs[0].Data)
 	}
 	// The next segment's escalation has files of its own; the first stays.
 	rep := &decision.EscalationReport{Task: "fix it", Reason: "stuck", Question: "Which test is right?", Options: []decision.Option{{Label: "A", TradeOff: "B changes"}}}
-	if err := WriteEscalation(run, loop.Escalation{Reason: "stuck", Report: rep, Segment: 2}); err != nil {
+	if err := WriteEscalation(run, state.Escalation{Reason: "stuck", Report: rep, Segment: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(run, "escalation-002.md")); err != nil || string(b) != rep.Markdown() {
@@ -180,13 +181,13 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	// The same report again (a step run twice) is left as it is; a second,
 	// different escalation of the segment (it was resumed without guidance)
 	// has files of its own, and is the one the run's record names.
-	if err := WriteEscalation(run, loop.Escalation{Reason: "stuck", Report: rep, Segment: 2}); err != nil {
+	if err := WriteEscalation(run, state.Escalation{Reason: "stuck", Report: rep, Segment: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(run, "escalation-002-2.md")); err == nil {
 		t.Error("the same report written again made a second file")
 	}
-	if err := WriteEscalation(run, loop.Escalation{Reason: "other", Question: "?", Segment: 2}); err != nil {
+	if err := WriteEscalation(run, state.Escalation{Reason: "other", Question: "?", Segment: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(run, "escalation-002-2.md")); err != nil || !strings.Contains(string(b), "other") {
@@ -198,14 +199,14 @@ func TestLocalBaselineAndEscalation(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(run, "escalation-002.md")); err != nil || string(b) != rep.Markdown() {
 		t.Errorf("the first escalation of segment 2 was written over: %q, %v", b, err)
 	}
-	if rec := NeedsYou(loop.Escalation{Reason: "other", Segment: 2}, "build", run); rec.Report != filepath.Join(run, "escalation-002-2.md") {
+	if rec := NeedsYou(state.Escalation{Reason: "other", Segment: 2}, "build", run); rec.Report != filepath.Join(run, "escalation-002-2.md") {
 		t.Errorf("needs_you names %s, want the report written last", rec.Report)
 	}
 	// The segment escalates a third time in the same words, after the person
 	// aborted and resumed: a report of its own, told apart by the hand-off
 	// it follows; the same escalation written twice is still one file.
 	at := time.Date(2026, 11, 27, 12, 50, 18, 0, time.UTC)
-	again := loop.Escalation{Reason: "other", Question: "?", Segment: 2, Since: &loop.Handoff{Kind: loop.HandoffResume, At: at}, Handoffs: 6}
+	again := state.Escalation{Reason: "other", Question: "?", Segment: 2, Since: &state.Handoff{Kind: state.HandoffResume, At: at}, Handoffs: 6}
 	for range 2 {
 		if err := WriteEscalation(run, again); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // AgentRequest is one agent run.
@@ -98,16 +99,16 @@ type Prompter interface {
 
 // Store persists the run state.
 type Store interface {
-	Save(st *loop.State) error
+	Save(st *state.State) error
 }
 
 // EventLog records events.
 type EventLog interface {
-	Append(ev loop.Event) error
+	Append(ev state.Event) error
 }
 
 // Screen is what a person sees (the ui package's Printer).
 type Screen interface {
-	Event(ev loop.Event)
+	Event(ev state.Event)
 	Phase(phase string)
 }

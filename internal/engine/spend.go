@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // SharedSpend is the spend a run shares with every other loop of the user:
@@ -180,9 +181,9 @@ func (l *Local) reservationID(seq int) string {
 // waits while the account is in a usage window or a soft limit parks the
 // loop (a needs-you record says how to approve), and stops the run at a hard
 // limit. The wait is no iteration's and no failure.
-func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (state.StepResult, error) {
 	s := l.Spend
-	res := loop.StepResult{Started: l.Now()}
+	res := state.StepResult{Started: l.Now()}
 	if s == nil {
 		res.Finished = res.Started
 		return res, nil
@@ -251,13 +252,13 @@ func (l *Local) reserve(ctx context.Context, r loop.StepRequest) (loop.StepResul
 			res.Finished = l.Now()
 			return res, nil
 		case ledger.Refused:
-			return res, &loop.StopError{Status: loop.StatusAborted, Reason: "budget: " + g.Reason}
+			return res, &loop.StopError{Status: state.StatusAborted, Reason: "budget: " + g.Reason}
 		}
 		if toldPark != g.Cap.Name+" "+g.Period {
 			toldPark = g.Cap.Name + " " + g.Period
 			l.warn("parked before iteration %d: %s; this loop and every other under the cap wait until you approve: agentloop budget approve %s",
 				r.Iteration, g.Reason, g.Cap.Name)
-			_ = l.Emit(ctx, loop.Event{Data: loop.NeedsYou{NeedsYou: l.parked(g)}})
+			_ = l.Emit(ctx, state.Event{Data: state.NeedsYou{NeedsYou: l.parked(g)}})
 		}
 		l.phase("parked: cap " + g.Cap.Name + " at its soft limit; agentloop budget approve " + g.Cap.Name)
 		if err := l.sleep(ctx, poll); err != nil {
@@ -362,7 +363,7 @@ func charge(k ledger.Key, u evidence.Usage) ledger.Charge {
 // settleCut records what attempts an earlier session left cut (a crash, a
 // kill) spent, as far as their transcripts tell: their reservations were
 // never settled. An attempt settled already is not counted again.
-func (l *Local) settleCut(cut []loop.Interrupted) {
+func (l *Local) settleCut(cut []state.Interrupted) {
 	if l.Spend == nil || len(cut) == 0 {
 		return
 	}

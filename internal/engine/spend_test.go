@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // clock is a fake clock that Sleep moves on.
@@ -78,7 +79,7 @@ func TestReserveStopsAtAHardCapAndParksAtASoftOne(t *testing.T) {
 	}
 	_, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepReserve, Seq: 1, Reserve: budget.Cost{CostUSD: 0.2, CostKnown: true}})
 	se, ok := errors.AsType[*loop.StopError](err)
-	if !ok || se.Status != loop.StatusAborted || l.held != nil {
+	if !ok || se.Status != state.StatusAborted || l.held != nil {
 		t.Fatalf("over the hard cap: %v, held %+v", err, l.held)
 	}
 

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -105,40 +105,40 @@ func TestGatesPassed(t *testing.T) {
 func TestHold(t *testing.T) {
 	t.Parallel()
 	c := Commands{TaskFile: "tasks.yaml"}
-	best := &loop.Checkpoint{Ref: "refs/x"}
+	best := &state.Checkpoint{Ref: "refs/x"}
 	gates := tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeGates, Reason: "its gates fail"}
 
-	st := &loop.State{Name: "g-a", Status: loop.StatusSucceeded, Best: best}
+	st := &state.State{Name: "g-a", Status: state.StatusSucceeded, Best: best}
 	if err := Hold(st, gates, c, false); !errors.Is(err, ErrGuidanceNeeded) || !strings.Contains(err.Error(), `agentloop resume g-a --guidance "..."`) {
 		t.Errorf("held for its gates, without guidance: %v", err)
 	}
-	if err := Hold(st, gates, c, true); err != nil || st.Status != loop.StatusEscalated || st.Best != nil || st.Feedback != "its gates fail" || st.Reason != "its gates fail" {
+	if err := Hold(st, gates, c, true); err != nil || st.Status != state.StatusEscalated || st.Best != nil || st.Feedback != "its gates fail" || st.Reason != "its gates fail" {
 		t.Errorf("held for its gates, with guidance: %v, %+v", err, st)
 	}
 	// Its loop done again since (resumed with guidance, then killed before
 	// its graph merged it): the graph's run tries the merge.
-	since := &loop.State{Name: "g-a", Status: loop.StatusSucceeded, TotalIterations: 3}
+	since := &state.State{Name: "g-a", Status: state.StatusSucceeded, TotalIterations: 3}
 	once := gates
 	once.Iterations = 2
-	if err := Hold(since, once, c, true); !errors.As(err, new(*HeldError)) || !strings.Contains(err.Error(), "agentloop run --tasks tasks.yaml") || since.Status != loop.StatusSucceeded {
+	if err := Hold(since, once, c, true); !errors.As(err, new(*HeldError)) || !strings.Contains(err.Error(), "agentloop run --tasks tasks.yaml") || since.Status != state.StatusSucceeded {
 		t.Errorf("held for its gates, its loop done again since: %v", err)
 	} else if he, _ := errors.AsType[*HeldError](err); !he.Retry {
 		t.Errorf("held for its gates, its loop done again since: %v; want it marked for its graph to retry (resume goes on with the graph)", err)
 	}
 	// Resumed already (it runs or escalated again): its own rules apply.
-	again := &loop.State{Name: "g-a", Status: loop.StatusInterrupted, Best: best}
+	again := &state.State{Name: "g-a", Status: state.StatusInterrupted, Best: best}
 	if err := Hold(again, gates, c, false); err != nil || again.Best != best {
 		t.Errorf("a held task resumed since: %v, %+v", err, again)
 	}
 	for _, issue := range []tasks.MergeIssue{tasks.MergeConflict, tasks.MergeRefused} {
-		st := &loop.State{Name: "g-a", Status: loop.StatusSucceeded}
+		st := &state.State{Name: "g-a", Status: state.StatusSucceeded}
 		err := Hold(st, tasks.Outcome{State: tasks.StateEscalated, Unmerged: issue, Reason: "why"}, c, true)
 		var he *HeldError
-		if !errors.As(err, &he) || he.Why != "why" || !strings.Contains(err.Error(), "agentloop run --tasks tasks.yaml") || st.Status != loop.StatusSucceeded {
+		if !errors.As(err, &he) || he.Why != "why" || !strings.Contains(err.Error(), "agentloop run --tasks tasks.yaml") || st.Status != state.StatusSucceeded {
 			t.Errorf("held for a %s merge: %v", issue, err)
 		}
 	}
-	plain := &loop.State{Name: "g-a", Status: loop.StatusEscalated, Best: best}
+	plain := &state.State{Name: "g-a", Status: state.StatusEscalated, Best: best}
 	if err := Hold(plain, tasks.Outcome{State: tasks.StateEscalated}, c, true); err != nil || plain.Best != best {
 		t.Errorf("a task its loop escalated: %v", err)
 	}
@@ -149,25 +149,25 @@ func TestAwaitsGuidance(t *testing.T) {
 	gates := tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeGates, Iterations: 2}
 	tests := []struct {
 		name   string
-		status loop.Status
+		status state.Status
 		iters  int
 		o      tasks.Outcome
 		want   bool
 	}{
-		{"its gates failed on the merged result", loop.StatusSucceeded, 2, gates, true},
-		{"completed, then its gates failed", loop.StatusCompleted, 2, gates, true},
-		{"done again since, with guidance", loop.StatusSucceeded, 3, gates, false},
-		{"resumed since and running", loop.StatusRunning, 2, gates, false},
-		{"escalated again since", loop.StatusEscalated, 3, gates, false},
-		{"a merge conflict", loop.StatusSucceeded, 2, tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeConflict, Iterations: 2}, false},
-		{"a merge refused", loop.StatusSucceeded, 2, tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeRefused, Iterations: 2}, false},
-		{"its loop escalated", loop.StatusEscalated, 2, tasks.Outcome{State: tasks.StateEscalated, Iterations: 2}, false},
-		{"merged", loop.StatusSucceeded, 2, tasks.Outcome{State: tasks.StateSucceeded, Iterations: 2}, false},
+		{"its gates failed on the merged result", state.StatusSucceeded, 2, gates, true},
+		{"completed, then its gates failed", state.StatusCompleted, 2, gates, true},
+		{"done again since, with guidance", state.StatusSucceeded, 3, gates, false},
+		{"resumed since and running", state.StatusRunning, 2, gates, false},
+		{"escalated again since", state.StatusEscalated, 3, gates, false},
+		{"a merge conflict", state.StatusSucceeded, 2, tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeConflict, Iterations: 2}, false},
+		{"a merge refused", state.StatusSucceeded, 2, tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeRefused, Iterations: 2}, false},
+		{"its loop escalated", state.StatusEscalated, 2, tasks.Outcome{State: tasks.StateEscalated, Iterations: 2}, false},
+		{"merged", state.StatusSucceeded, 2, tasks.Outcome{State: tasks.StateSucceeded, Iterations: 2}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := AwaitsGuidance(&loop.State{Status: tt.status, TotalIterations: tt.iters}, tt.o); got != tt.want {
+			if got := AwaitsGuidance(&state.State{Status: tt.status, TotalIterations: tt.iters}, tt.o); got != tt.want {
 				t.Errorf("AwaitsGuidance = %v, want %v", got, tt.want)
 			}
 		})

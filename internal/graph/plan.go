@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -28,8 +28,8 @@ func TaskPlan(cfg *config.Config, stateDir, graph string, t tasks.Task, getenv f
 // resumes, is over: succeeded, completed or escalated, it is not run again
 // (its work is committed and merged back, or waits for a human); interrupted
 // or aborted, it continues from st.
-func RunOver(st *loop.State) bool {
-	return st.Status.Ended() && st.Status != loop.StatusInterrupted && st.Status != loop.StatusAborted
+func RunOver(st *state.State) bool {
+	return st.Status.Ended() && st.Status != state.StatusInterrupted && st.Status != state.StatusAborted
 }
 
 // Verified is the checkpoint on which the loop of a task, its run ended in st,
@@ -38,24 +38,24 @@ func RunOver(st *loop.State) bool {
 // or not done). A merged result of
 // that very tree needs no second run of the gates ([Merger.Merge]); any other
 // does, whatever the run's status says.
-func Verified(st *loop.State) string {
-	if st.Status != loop.StatusSucceeded {
+func Verified(st *state.State) string {
+	if st.Status != state.StatusSucceeded {
 		return ""
 	}
 	return st.Tree
 }
 
 // OutcomeOf is how a task whose run ended in st stands in its graph.
-func OutcomeOf(st *loop.State, branch string) tasks.Outcome {
+func OutcomeOf(st *state.State, branch string) tasks.Outcome {
 	o := tasks.Outcome{Reason: st.Reason, Iterations: st.TotalIterations, Usage: st.Spend.Total(), Branch: branch}
 	switch st.Status {
-	case loop.StatusSucceeded:
+	case state.StatusSucceeded:
 		o.State = tasks.StateSucceeded
-	case loop.StatusCompleted:
+	case state.StatusCompleted:
 		o.State = tasks.StateCompleted
-	case loop.StatusEscalated:
+	case state.StatusEscalated:
 		o.State = tasks.StateEscalated
-	case loop.StatusInterrupted:
+	case state.StatusInterrupted:
 		o.State = tasks.StateInterrupted
 	default:
 		o.State = tasks.StateFailed

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -46,19 +45,19 @@ func Report(name, file string, ts []tasks.Task, outcomes map[string]tasks.Outcom
 	if err != nil {
 		return report.Run{}, fmt.Errorf("task graph %s: %w", name, err)
 	}
-	st := &loop.State{Version: loop.StateVersion, Name: name, Procedure: "task graph " + file, Status: loop.StatusSucceeded}
+	st := &state.State{Version: state.StateVersion, Name: name, Procedure: "task graph " + file, Status: state.StatusSucceeded}
 	for _, t := range ts {
 		o, ok := outcomes[t.ID]
 		st.Spend.Usage = st.Spend.Usage.Add(o.Usage)
 		st.TotalIterations += o.Iterations
 		switch {
 		case ok && o.State == tasks.StateEscalated:
-			st.Status = loop.StatusEscalated
-		case st.Status == loop.StatusEscalated:
+			st.Status = state.StatusEscalated
+		case st.Status == state.StatusEscalated:
 		case running[t.ID]:
-			st.Status = loop.StatusRunning
-		case (!ok || !o.State.Done()) && st.Status != loop.StatusRunning:
-			st.Status = loop.StatusInterrupted
+			st.Status = state.StatusRunning
+		case (!ok || !o.State.Done()) && st.Status != state.StatusRunning:
+			st.Status = state.StatusInterrupted
 		}
 	}
 	return report.Run{State: st, Tasks: tasks.Rows(g, outcomes, running)}, nil
@@ -69,7 +68,7 @@ func Report(name, file string, ts []tasks.Task, outcomes map[string]tasks.Outcom
 // without it; reading moves nothing aside.
 func attachRuns(store state.Store, graph string, rows []report.TaskRow) {
 	states, _ := store.List()
-	byName := make(map[string]*loop.State, len(states))
+	byName := make(map[string]*state.State, len(states))
 	for _, st := range states {
 		byName[st.Name] = st
 	}

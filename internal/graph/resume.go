@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -82,8 +82,8 @@ var ErrGuidanceNeeded = errors.New("its required gates fail on the merged result
 // graph again leaves such a task escalated, its merge not tried again (its
 // branch holds the merged result that failed); resumed with guidance, its
 // loop goes on ([Hold]). Both engines ask it.
-func AwaitsGuidance(st *loop.State, o tasks.Outcome) bool {
-	done := st.Status == loop.StatusSucceeded || st.Status == loop.StatusCompleted
+func AwaitsGuidance(st *state.State, o tasks.Outcome) bool {
+	done := st.Status == state.StatusSucceeded || st.Status == state.StatusCompleted
 	return o.Unmerged == tasks.MergeGates && done && st.TotalIterations <= o.Iterations
 }
 
@@ -96,9 +96,9 @@ func AwaitsGuidance(st *loop.State, o tasks.Outcome) bool {
 // conflicts or was refused, or whose loop is done again since its gates
 // failed on the merged result, is not its loop's to finish (a *[HeldError]
 // saying what does). Any other run is left as it is.
-func Hold(st *loop.State, o tasks.Outcome, c Commands, guided bool) error {
+func Hold(st *state.State, o tasks.Outcome, c Commands, guided bool) error {
 	name := st.Name
-	if st.Status != loop.StatusSucceeded && st.Status != loop.StatusCompleted {
+	if st.Status != state.StatusSucceeded && st.Status != state.StatusCompleted {
 		return nil // its loop is not done (resumed since): its own rules apply
 	}
 	switch o.Unmerged {
@@ -110,7 +110,7 @@ func Hold(st *loop.State, o tasks.Outcome, c Commands, guided bool) error {
 		if !guided {
 			return fmt.Errorf("run %s: %w (the merged result is in its worktree): %s", name, ErrGuidanceNeeded, c.Resume(name))
 		}
-		st.Status, st.Reason = loop.StatusEscalated, o.Reason
+		st.Status, st.Reason = state.StatusEscalated, o.Reason
 		st.Feedback = o.Reason
 		st.Best = nil
 		return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -22,26 +23,26 @@ var t0 = time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
 // TestCurrent pins when a run's last needs_you still waits.
 func TestCurrent(t *testing.T) {
 	t.Parallel()
-	ev := func(d loop.EventData) loop.Event { return loop.Event{Time: t0, Data: d} }
-	esc := ev(loop.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsEscalated, Run: "a"}})
-	bud := ev(loop.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsBudget, Run: "a"}})
-	fin := func(s loop.Status) loop.Event { return ev(loop.RunFinished{Status: s}) }
-	sent := ev(loop.NotificationSent{})
+	ev := func(d state.EventData) state.Event { return state.Event{Time: t0, Data: d} }
+	esc := ev(state.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsEscalated, Run: "a"}})
+	bud := ev(state.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsBudget, Run: "a"}})
+	fin := func(s state.Status) state.Event { return ev(state.RunFinished{Status: s}) }
+	sent := ev(state.NotificationSent{})
 	tests := []struct {
 		name   string
-		events []loop.Event
+		events []state.Event
 		want   string // the kind waiting, "" for none
 	}{
-		{"none", []loop.Event{ev(loop.RunStarted{}), fin(loop.StatusSucceeded)}, ""},
-		{"escalated", []loop.Event{ev(loop.RunStarted{}), ev(loop.Escalated{}), esc, fin(loop.StatusEscalated), sent}, "escalated"},
-		{"escalation answered, resumed", []loop.Event{esc, fin(loop.StatusEscalated), ev(loop.RunStarted{})}, ""},
-		{"answered in the workflow", []loop.Event{esc, ev(loop.GuidanceReceived{})}, ""},
-		{"aborted by you", []loop.Event{esc, fin(loop.StatusEscalated), fin(loop.StatusAborted)}, ""},
-		{"accepted by you", []loop.Event{esc, fin(loop.StatusEscalated), fin(loop.StatusCompleted)}, ""},
-		{"budget stop", []loop.Event{ev(loop.RunStarted{}), fin(loop.StatusAborted), bud, sent}, "budget"},
-		{"budget stop, resumed, aborted again otherwise", []loop.Event{fin(loop.StatusAborted), bud, ev(loop.RunStarted{}), fin(loop.StatusAborted)}, ""},
-		{"parked by a shared cap's soft limit", []loop.Event{ev(loop.RunStarted{}), ev(loop.IterationStarted{}), bud, sent}, "budget"},
-		{"parked, approved, iterating again", []loop.Event{ev(loop.RunStarted{}), bud, ev(loop.IterationStarted{})}, ""},
+		{"none", []state.Event{ev(state.RunStarted{}), fin(state.StatusSucceeded)}, ""},
+		{"escalated", []state.Event{ev(state.RunStarted{}), ev(state.Escalated{}), esc, fin(state.StatusEscalated), sent}, "escalated"},
+		{"escalation answered, resumed", []state.Event{esc, fin(state.StatusEscalated), ev(state.RunStarted{})}, ""},
+		{"answered in the workflow", []state.Event{esc, ev(state.GuidanceReceived{})}, ""},
+		{"aborted by you", []state.Event{esc, fin(state.StatusEscalated), fin(state.StatusAborted)}, ""},
+		{"accepted by you", []state.Event{esc, fin(state.StatusEscalated), fin(state.StatusCompleted)}, ""},
+		{"budget stop", []state.Event{ev(state.RunStarted{}), fin(state.StatusAborted), bud, sent}, "budget"},
+		{"budget stop, resumed, aborted again otherwise", []state.Event{fin(state.StatusAborted), bud, ev(state.RunStarted{}), fin(state.StatusAborted)}, ""},
+		{"parked by a shared cap's soft limit", []state.Event{ev(state.RunStarted{}), ev(state.IterationStarted{}), bud, sent}, "budget"},
+		{"parked, approved, iterating again", []state.Event{ev(state.RunStarted{}), bud, ev(state.IterationStarted{})}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,12 +80,12 @@ func TestBudget(t *testing.T) {
 // stopped is not, even when its spend is past its limits.
 func TestStopped(t *testing.T) {
 	t.Parallel()
-	spent := loop.State{Iteration: 2, Status: loop.StatusAborted, Spend: loop.Spend{Usage: evidence.Usage{CostUSD: 1, CostKnown: true}},
-		History: []loop.Record{{Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}}, {Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}}}}
+	spent := state.State{Iteration: 2, Status: state.StatusAborted, Spend: state.Spend{Usage: evidence.Usage{CostUSD: 1, CostKnown: true}},
+		History: []state.Record{{Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}}, {Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}}}}
 	byBudget, byThreshold := spent, spent
 	byBudget.Reason, byBudget.StoppedBy = "budget cannot afford another iteration: cost left: $0.40, an iteration takes $0.50 on average", []budget.Resource{budget.CostUSD}
 	byThreshold.Reason = "consecutive failures: 3/3"
-	aborted := loop.Outcome{Status: loop.StatusAborted}
+	aborted := loop.Outcome{Status: state.StatusAborted}
 	se := &agent.SetupError{Agent: "claude", Message: "401", Fix: "set ANTHROPIC_API_KEY"}
 	if rec, ok := Stopped("b", "", &byThreshold, budget.Limits{}, aborted, errors.Join(errors.New("x"), se)); !ok || rec.Kind != decision.NeedsSetup ||
 		rec.Options[0].Command != "agentloop resume b" || rec.Options[0].TradeOff != "to fix: set ANTHROPIC_API_KEY" {
@@ -99,7 +100,7 @@ func TestStopped(t *testing.T) {
 	if rec, ok := Stopped("b", "", &byThreshold, budget.Limits{MaxCostUSD: 1}, aborted, nil); ok {
 		t.Errorf("stopped by the failure threshold, its cost past its limit: a record %+v", rec)
 	}
-	if _, ok := Stopped("b", "", &byBudget, budget.Limits{MaxCostUSD: 1}, loop.Outcome{Status: loop.StatusSucceeded}, nil); ok {
+	if _, ok := Stopped("b", "", &byBudget, budget.Limits{MaxCostUSD: 1}, loop.Outcome{Status: state.StatusSucceeded}, nil); ok {
 		t.Error("succeeded: a record")
 	}
 }

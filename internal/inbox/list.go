@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Item is one record of a list: the record, since when it waits, and where.
@@ -25,19 +25,19 @@ type Item struct {
 // Current is the record a run's events leave waiting, and when it was made:
 // the last needs_you, unless the run went on after it (a new session, an
 // answer taken) or was ended by a person (resume --accept, --abort).
-func Current(events []loop.Event) (decision.NeedsYou, time.Time, bool) {
+func Current(events []state.Event) (decision.NeedsYou, time.Time, bool) {
 	for i := len(events) - 1; i >= 0; i-- {
 		switch d := events[i].Data.(type) {
-		case loop.NeedsYou:
+		case state.NeedsYou:
 			return d.NeedsYou, events[i].Time, true
-		case loop.RunStarted, loop.GuidanceReceived, loop.IterationStarted:
+		case state.RunStarted, state.GuidanceReceived, state.IterationStarted:
 			// An iteration after it: the loop went on (a parked loop approved).
 			return decision.NeedsYou{}, time.Time{}, false
-		case loop.RunFinished:
-			if d.Status != loop.StatusEscalated && d.Status != loop.StatusAborted {
+		case state.RunFinished:
+			if d.Status != state.StatusEscalated && d.Status != state.StatusAborted {
 				return decision.NeedsYou{}, time.Time{}, false
 			}
-			if d.Status == loop.StatusAborted && i > 0 && isNeeds(events[:i], decision.NeedsEscalated) {
+			if d.Status == state.StatusAborted && i > 0 && isNeeds(events[:i], decision.NeedsEscalated) {
 				return decision.NeedsYou{}, time.Time{}, false // aborted by you, after the escalation
 			}
 		}
@@ -47,12 +47,12 @@ func Current(events []loop.Event) (decision.NeedsYou, time.Time, bool) {
 
 // isNeeds reports whether the last needs_you of events, before anything
 // else ends it, is of kind.
-func isNeeds(events []loop.Event, kind string) bool {
+func isNeeds(events []state.Event, kind string) bool {
 	for i := len(events) - 1; i >= 0; i-- {
 		switch d := events[i].Data.(type) {
-		case loop.NeedsYou:
+		case state.NeedsYou:
 			return d.Kind == kind
-		case loop.RunStarted, loop.GuidanceReceived:
+		case state.RunStarted, state.GuidanceReceived:
 			return false
 		}
 	}

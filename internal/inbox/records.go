@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -131,11 +132,11 @@ func command(s, reach string) string {
 // runErr) and waits for a person to go on: one whose agent cannot work until
 // its setup is fixed, or one its budgets (of l) stopped, as its state st
 // records the loop's decision. Other ends wait for nobody.
-func Stopped(run, reach string, st *loop.State, l budget.Limits, out loop.Outcome, runErr error) (decision.NeedsYou, bool) {
+func Stopped(run, reach string, st *state.State, l budget.Limits, out loop.Outcome, runErr error) (decision.NeedsYou, bool) {
 	if se, ok := errors.AsType[*agent.SetupError](runErr); ok {
 		return Setup(run, reach, se), true
 	}
-	if out.Status != loop.StatusAborted || len(st.StoppedBy) == 0 {
+	if out.Status != state.StatusAborted || len(st.StoppedBy) == 0 {
 		return decision.NeedsYou{}, false
 	}
 	return Budget(run, reach, l, st.Reason, st.StoppedBy), true

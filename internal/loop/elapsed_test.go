@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Elapsed is the one definition of a run's elapsed time: the counted wall
@@ -17,17 +18,17 @@ func TestElapsed(t *testing.T) {
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	tests := []struct {
 		name string
-		st   State
+		st   state.State
 		now  time.Time
 		want time.Duration
 	}{
-		{"ended: the counted time", State{Status: StatusInterrupted, Spend: Spend{Wall: 13_500, CountedTo: at(14)}}, at(600), 13500 * time.Millisecond},
-		{"running, mid-iteration", State{Status: StatusRunning, Spend: Spend{Wall: 30_000, CountedTo: at(30)},
-			Sessions: []Session{{StartedAt: t0}}}, at(45), 45 * time.Second},
-		{"running, a new session after a day's wait", State{Status: StatusRunning, Spend: Spend{Wall: 30_000, CountedTo: at(30)},
-			Sessions: []Session{{StartedAt: t0, EndedAt: at(31)}, {StartedAt: at(86400)}}}, at(86410), 40 * time.Second},
-		{"running, nothing counted yet", State{Status: StatusRunning, Sessions: []Session{{StartedAt: t0}}}, at(5), 5 * time.Second},
-		{"running, no clock given", State{Status: StatusRunning, Spend: Spend{Wall: 2000}, Sessions: []Session{{StartedAt: t0}}}, time.Time{}, 2 * time.Second},
+		{"ended: the counted time", state.State{Status: state.StatusInterrupted, Spend: state.Spend{Wall: 13_500, CountedTo: at(14)}}, at(600), 13500 * time.Millisecond},
+		{"running, mid-iteration", state.State{Status: state.StatusRunning, Spend: state.Spend{Wall: 30_000, CountedTo: at(30)},
+			Sessions: []state.Session{{StartedAt: t0}}}, at(45), 45 * time.Second},
+		{"running, a new session after a day's wait", state.State{Status: state.StatusRunning, Spend: state.Spend{Wall: 30_000, CountedTo: at(30)},
+			Sessions: []state.Session{{StartedAt: t0, EndedAt: at(31)}, {StartedAt: at(86400)}}}, at(86410), 40 * time.Second},
+		{"running, nothing counted yet", state.State{Status: state.StatusRunning, Sessions: []state.Session{{StartedAt: t0}}}, at(5), 5 * time.Second},
+		{"running, no clock given", state.State{Status: state.StatusRunning, Spend: state.Spend{Wall: 2000}, Sessions: []state.Session{{StartedAt: t0}}}, time.Time{}, 2 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,21 +47,21 @@ func TestElapsed(t *testing.T) {
 func TestCutShortCounts(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
-	st := &State{Status: StatusRunning, Segment: 1, Spend: Spend{Wall: 500, CountedTo: t0}}
+	st := &state.State{Status: state.StatusRunning, Segment: 1, Spend: state.Spend{Wall: 500, CountedTo: t0}}
 	r := &runner{st: st}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	r.cutShort(ctx, 1, 4, StepResult{Started: t0, Finished: t0.Add(13 * time.Second), Start: "s4", Checkpoint: "c4"}, context.Canceled)
+	r.cutShort(ctx, 1, 4, state.StepResult{Started: t0, Finished: t0.Add(13 * time.Second), Start: "s4", Checkpoint: "c4"}, context.Canceled)
 	if st.Spend.Wall != 13_500 || !st.Spend.CountedTo.Equal(t0.Add(13*time.Second)) || len(st.Interrupted) != 1 || st.Interrupted[0].Duration != 13_000 {
 		t.Errorf("after a cut iteration: wall %d, counted to %v, interrupted %+v", st.Spend.Wall, st.Spend.CountedTo, st.Interrupted)
 	}
 	if c := st.Interrupted[0]; c.Seq != 4 || c.Start != "s4" || c.Cut != "c4" || c.Reason != "interrupted" {
 		t.Errorf("cut = %+v, want attempt 4 from s4 leaving c4, interrupted", c)
 	}
-	if u := st.Undo; u == nil || *u != (Undo{Seq: 4, Start: "s4", Cut: "c4"}) || st.Tree != "c4" {
+	if u := st.Undo; u == nil || *u != (state.Undo{Seq: 4, Start: "s4", Cut: "c4"}) || st.Tree != "c4" {
 		t.Errorf("undo = %+v, tree %q: want attempt 4 to undo, the tree at c4", u, st.Tree)
 	}
-	r.cutShort(ctx, 2, 5, StepResult{}, context.Canceled) // a step that never started counts no time
+	r.cutShort(ctx, 2, 5, state.StepResult{}, context.Canceled) // a step that never started counts no time
 	if st.Spend.Wall != 13_500 || len(st.Interrupted) != 2 || st.Interrupted[1].Duration != 0 || st.Undo.Seq != 4 {
 		t.Errorf("a step without times: wall %d, interrupted %+v, undo %+v", st.Spend.Wall, st.Interrupted, st.Undo)
 	}
@@ -75,23 +76,23 @@ func TestPauseNotBilled(t *testing.T) {
 	t0 := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name            string
-		res             StepResult
-		wall, paused    Millis
-		cutWall, cutDur Millis
+		res             state.StepResult
+		wall, paused    state.Millis
+		cutWall, cutDur state.Millis
 	}{
-		{"no pause", StepResult{Started: t0, Finished: t0.Add(20 * time.Second)}, 20_000, 0, 20_000, 20_000},
-		{"a 5 min pause in a 5 min 20 s iteration", StepResult{Started: t0, Finished: t0.Add(320 * time.Second), Waited: 301 * time.Second, Paused: 300 * time.Second}, 20_000, 300_000, 20_000, 20_000},
-		{"a pause longer than the step", StepResult{Started: t0, Finished: t0.Add(10 * time.Second), Paused: time.Minute}, 0, 10_000, 0, 0},
+		{"no pause", state.StepResult{Started: t0, Finished: t0.Add(20 * time.Second)}, 20_000, 0, 20_000, 20_000},
+		{"a 5 min pause in a 5 min 20 s iteration", state.StepResult{Started: t0, Finished: t0.Add(320 * time.Second), Waited: 301 * time.Second, Paused: 300 * time.Second}, 20_000, 300_000, 20_000, 20_000},
+		{"a pause longer than the step", state.StepResult{Started: t0, Finished: t0.Add(10 * time.Second), Paused: time.Minute}, 0, 10_000, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var st State
-			st.Fold(evidence.Iteration{N: 1, Started: tt.res.Started, Finished: tt.res.Finished}, 1, tt.res, Decision{})
+			var st state.State
+			st.Fold(evidence.Iteration{N: 1, Started: tt.res.Started, Finished: tt.res.Finished}, 1, tt.res, state.Decision{})
 			if st.Spend.Wall != tt.wall || st.Spend.Paused != tt.paused {
 				t.Errorf("folded: wall %d, paused %d; want %d, %d", st.Spend.Wall, st.Spend.Paused, tt.wall, tt.paused)
 			}
-			cut := &State{Status: StatusRunning}
+			cut := &state.State{Status: state.StatusRunning}
 			ctx, cancel := context.WithCancel(t.Context())
 			cancel()
 			(&runner{st: cut}).cutShort(ctx, 1, 1, tt.res, context.Canceled)

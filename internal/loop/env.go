@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
-	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // StepKind names a unit of work the loop asks its environment to do.
@@ -61,24 +61,6 @@ type StepRequest struct {
 	Reserve budget.Cost
 }
 
-// StepResult is what a step produced.
-type StepResult struct {
-	Started    time.Time
-	Finished   time.Time
-	Iteration  evidence.Iteration    // StepIteration
-	Baseline   []evidence.GateResult // StepBaseline
-	Checkpoint string                // the checkpoint of the tree after the step, if any (a cut attempt's: what it left)
-	Start      string                // StepIteration: the checkpoint the attempt started from
-	// Waited is time spent waiting on rate limits; it counts against wall-clock
-	// budgets but not as a failed iteration.
-	Waited time.Duration
-	// Paused is the part of Waited the agent paused until its account's usage
-	// limit reset: not billed, it is left out of the run's wall time.
-	Paused time.Duration
-	// Agent is how long the agent ran (a cut attempt's time, from its process).
-	Agent time.Duration
-}
-
 // Env is everything a loop does that touches the world. Run calls nothing else.
 type Env interface {
 	// Recover reports, once at the start of a session, the agent attempts an
@@ -87,63 +69,20 @@ type Env interface {
 	// checkpoint of the tree, its partial diff) and counts what its transcript
 	// tells of its spend. An environment whose steps cannot be cut that way
 	// returns none.
-	Recover(ctx context.Context, last int) ([]Interrupted, error)
+	Recover(ctx context.Context, last int) ([]state.Interrupted, error)
 	// Step does one unit of work: agent, gates and reviewer are all in here.
-	Step(ctx context.Context, r StepRequest) (StepResult, error)
+	Step(ctx context.Context, r StepRequest) (state.StepResult, error)
 	// AwaitGuidance suspends the run until a human answers an escalation. The local
 	// engine returns ErrSuspended: the run ends as escalated and `resume` continues it.
-	AwaitGuidance(ctx context.Context, e Escalation) (Guidance, error)
+	AwaitGuidance(ctx context.Context, e state.Escalation) (state.Guidance, error)
 	// Save persists the state. An error stops the run at once ([SaveError]):
 	// going on would do work that a crash loses or a resume does twice.
-	Save(ctx context.Context, st *State) error
+	Save(ctx context.Context, st *state.State) error
 	// Keep writes what was concluded about an iteration for people to read (the
 	// local engine: its decision.yaml and feedback.md), before the state that
 	// records the iteration is saved. An error is reported, never fatal to the
 	// loop.
-	Keep(ctx context.Context, a Artifacts) error
+	Keep(ctx context.Context, a state.Artifacts) error
 	// Emit records an event (events.jsonl, the screen, a workflow's history).
-	Emit(ctx context.Context, ev Event) error
-}
-
-// Artifacts are what the decider concluded about one iteration, kept for people.
-type Artifacts struct {
-	Iteration int                // the iteration they are about
-	Seq       int                // its attempt's number in the run: its folder
-	Decision  *decision.Document // nil when the decider writes no document
-	Feedback  string             // the feedback for the next prompt; empty: none
-	// Escalation is the escalation the run stops on, whose report is written
-	// before the state that says the run escalated is saved; nil: none.
-	Escalation *Escalation `json:",omitempty"`
-}
-
-// Escalation is what a loop hands a human when it must stop and ask.
-type Escalation struct {
-	Reason   string
-	Question string
-	Options  []string
-	// Report is the full escalation report, rendered by the environment; nil
-	// when the loop itself escalates (a limit reached before an iteration).
-	Report *decision.EscalationReport
-	// Segment is the segment that escalates: the run's escalation files are
-	// numbered by it (one per escalation, none written over).
-	Segment int
-	// Segments recall the run's segments, this one last, when it has more
-	// than one ([SegmentSummaries]); the report shows them.
-	Segments []decision.SegmentSummary `json:",omitempty"`
-	// Since is the person's last part in the run before it escalated (its
-	// start, a resume, an abort) and Handoffs how many the run has had: a
-	// segment that escalates again with the same words (resumed without
-	// guidance after an abort) gets a report of its own, told apart by them,
-	// while a step that writes the same escalation twice writes it once.
-	Since    *Handoff `json:",omitempty"`
-	Handoffs int      `json:",omitempty"`
-}
-
-// Guidance is a human's answer to an escalation.
-type Guidance struct {
-	Text         string
-	Architecture bool // record the answer as an architecture decision
-	// At and By say when and who answered, for the run's history.
-	At time.Time
-	By string
+	Emit(ctx context.Context, ev state.Event) error
 }

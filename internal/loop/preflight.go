@@ -4,37 +4,19 @@ import (
 	"context"
 	"slices"
 
-	"github.com/agentloop/agentloop/internal/budget"
-	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // preflight asks the decider, before an iteration starts, whether the run may
 // go on, and shows a budget warning when the limits past their mark changed.
-func (r *runner) preflight(ctx context.Context) Preflight {
-	p := r.spec.Decider.Preflight(PreflightInput{State: r.st, Spec: r.spec, Budget: BudgetStatus(r.st, nil)})
+func (r *runner) preflight(ctx context.Context) state.Preflight {
+	p := r.spec.Decider.Preflight(state.PreflightInput{State: r.st, Spec: r.spec, Budget: state.BudgetStatus(r.st, nil)})
 	if p.Action == "" {
-		p.Action = ActionContinue
+		p.Action = state.ActionContinue
 	}
 	if len(p.Warn) > 0 && !slices.Equal(p.Warn, r.warned) {
 		r.warned = p.Warn
-		r.emit(ctx, r.st.Iteration, Warning{Message: p.Warning, Budget: p.Warn})
+		r.emit(ctx, r.st.Iteration, state.Warning{Message: p.Warning, Budget: p.Warn})
 	}
 	return p
-}
-
-// BudgetStatus is what the run of st has spent, over every session, with the
-// iteration just finished when ev is not nil: the one budget status the
-// decider judges, of the run's one spend ([Spend.Total]: agent and reviewer).
-func BudgetStatus(st *State, ev *evidence.Iteration) budget.Status {
-	costs := make([]budget.Cost, 0, len(st.History)+1)
-	for _, h := range st.History {
-		costs = append(costs, budget.CostOf(h.Usage.Add(h.ReviewUsage), h.Duration.Duration()))
-	}
-	usage, wall, iters := st.Spend.Total(), st.Spend.Wall.Duration(), st.Iteration
-	if ev != nil {
-		u := ev.Spend()
-		costs = append(costs, budget.CostOf(u, ev.Duration()))
-		usage, wall, iters = usage.Add(u), wall+ev.Duration(), ev.N
-	}
-	return budget.Status{Spent: budget.SpentFrom(usage, wall, iters), PerIteration: costs}
 }

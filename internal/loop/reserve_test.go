@@ -8,6 +8,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // reserveEnv refuses the reservation of the iteration refuseAt (1-based)
@@ -18,14 +19,14 @@ type reserveEnv struct {
 	reserves int
 }
 
-func (e *reserveEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+func (e *reserveEnv) Step(ctx context.Context, r loop.StepRequest) (state.StepResult, error) {
 	if r.Kind == loop.StepReserve {
 		e.requests = append(e.requests, r)
 		e.reserves++
 		if e.reserves == e.refuseAt {
-			return loop.StepResult{}, &loop.StopError{Status: loop.StatusAborted, Reason: "budget: cap day (all spend): $5.00 spent of the limit $5.00 today"}
+			return state.StepResult{}, &loop.StopError{Status: state.StatusAborted, Reason: "budget: cap day (all spend): $5.00 spent of the limit $5.00 today"}
 		}
-		return loop.StepResult{Started: e.t0, Finished: e.t0.Add(time.Hour)}, nil // an hour parked: not the run's time
+		return state.StepResult{Started: e.t0, Finished: e.t0.Add(time.Hour)}, nil // an hour parked: not the run's time
 	}
 	return e.scriptEnv.Step(ctx, r)
 }
@@ -37,9 +38,9 @@ func TestSharedSpendIsReservedBeforeEachIteration(t *testing.T) {
 	}
 	env := &reserveEnv{scriptEnv: scriptEnv{script: []func(int) (evidence.Iteration, error){paid}}, refuseAt: 3}
 	st := newState()
-	spec := loop.Spec{Name: "build", Limits: budget.Limits{MaxIterations: 10}, Decider: engine, Shared: true}
+	spec := state.Spec{Name: "build", Limits: budget.Limits{MaxIterations: 10}, Decider: engine, Shared: true}
 	out, err := loop.Run(t.Context(), env, spec, st)
-	if err != nil || out.Status != loop.StatusAborted || out.Reason != "budget: cap day (all spend): $5.00 spent of the limit $5.00 today" {
+	if err != nil || out.Status != state.StatusAborted || out.Reason != "budget: cap day (all spend): $5.00 spent of the limit $5.00 today" {
 		t.Fatalf("Run = %+v, %v; want aborted by the cap", out, err)
 	}
 	var kinds []loop.StepKind

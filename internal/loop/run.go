@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // ErrSuspended is returned by [Env.AwaitGuidance] when the run must stop and wait
@@ -23,7 +24,7 @@ var ErrTimeRanOut = errors.New("the run's time budget ran out during the step")
 // StopError is returned by [Env.Step] when the environment cannot go on and the run
 // must end with the given status (a rate limit that outlasted every fallback, say).
 type StopError struct {
-	Status Status
+	Status state.Status
 	Reason string
 	// Err, when set, is returned by [Run] once the state is saved, for the
 	// caller to act on (an agent that cannot work until someone fixes it).
@@ -50,7 +51,7 @@ func (e *SaveError) Unwrap() error { return e.Err }
 
 // Outcome is how a session of a run ended.
 type Outcome struct {
-	Status Status
+	Status state.Status
 	Reason string
 	// Budgets are the run's limits that stopped it ([State.StoppedBy]).
 	Budgets []budget.Resource
@@ -60,7 +61,7 @@ type Outcome struct {
 // prepares st (a fresh state or a loaded one, status running, the session recorded);
 // Run persists it through env after every step. spec.Decider says whether and
 // why the loop stops; Run obeys.
-func Run(ctx context.Context, env Env, spec Spec, st *State) (Outcome, error) {
+func Run(ctx context.Context, env Env, spec state.Spec, st *state.State) (Outcome, error) {
 	if spec.Decider == nil {
 		return Outcome{}, errors.New("loop: the spec has no decider")
 	}
@@ -70,8 +71,8 @@ func Run(ctx context.Context, env Env, spec Spec, st *State) (Outcome, error) {
 
 type runner struct {
 	env    Env
-	spec   *Spec
-	st     *State
+	spec   *state.Spec
+	st     *state.State
 	warned []budget.Resource // the budgets already warned about at 80%
 	// costUnknown: told once that the cost budget cannot be checked.
 	costUnknown bool
@@ -80,10 +81,10 @@ type runner struct {
 func (r *runner) run(ctx context.Context) (Outcome, error) {
 	st := r.st
 	decided, ends := r.decided()
-	st.Status = StatusRunning
+	st.Status = state.StatusRunning
 	st.Reason, st.StoppedBy = "", nil
 	st.Segment = max(st.Segment, 1)
-	r.emit(ctx, 0, RunStarted{
+	r.emit(ctx, 0, state.RunStarted{
 		Procedure: r.spec.Procedure, MaxIterations: r.spec.Limits.MaxIterations,
 		Iteration: st.Iteration, Resumed: st.Resumed(), Elapsed: st.Spend.Wall,
 		Segment: st.Segment, Attempts: st.Attempts,
@@ -109,8 +110,8 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 			return out, err
 		}
 		p := r.preflight(ctx)
-		if p.Action != ActionContinue {
-			out, done, err := r.obey(ctx, Decision{Action: p.Action, Message: p.Message, Budgets: p.Budgets})
+		if p.Action != state.ActionContinue {
+			out, done, err := r.obey(ctx, state.Decision{Action: p.Action, Message: p.Message, Budgets: p.Budgets})
 			if done {
 				return out, err
 			}
@@ -136,25 +137,25 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 // goal was met. Such a decision never rolls the tree back, so the state holds
 // all of it. An abort or escalate decision is judged again instead: its
 // rollback and its question live only in the decision.
-func (r *runner) decided() (Decision, bool) {
+func (r *runner) decided() (state.Decision, bool) {
 	st := r.st
-	a := Action(st.LastDecision)
-	if st.Status != StatusRunning && st.Status != StatusInterrupted ||
-		a != ActionProceed && a != ActionComplete || len(st.History) == 0 {
-		return Decision{}, false
+	a := state.Action(st.LastDecision)
+	if st.Status != state.StatusRunning && st.Status != state.StatusInterrupted ||
+		a != state.ActionProceed && a != state.ActionComplete || len(st.History) == 0 {
+		return state.Decision{}, false
 	}
 	rec := st.History[len(st.History)-1]
 	if rec.Decision != st.LastDecision || rec.N != st.Iteration {
-		return Decision{}, false
+		return state.Decision{}, false
 	}
-	return Decision{Action: a, Message: rec.Summary}, true
+	return state.Decision{Action: a, Message: rec.Summary}, true
 }
 
 func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
-	r.emit(ctx, 0, BaselineStarted{})
+	r.emit(ctx, 0, state.BaselineStarted{})
 	res, err := r.env.Step(ctx, StepRequest{Kind: StepBaseline})
 	if err != nil {
-		r.st.count(res.Started, res.Finished, 0) // cut short: its time counts all the same
+		r.st.Count(res.Started, res.Finished, 0) // cut short: its time counts all the same
 		out, err := r.stepFailed(ctx, err)
 		return out, true, err
 	}
@@ -163,7 +164,7 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 	if r.st.Feedback == "" {
 		r.st.Feedback = r.spec.Decider.Brief(res.Baseline) // the first prompt carries what already fails
 	}
-	r.st.count(res.Started, res.Finished, 0)
+	r.st.Count(res.Started, res.Finished, 0)
 	failing := 0
 	for _, g := range res.Baseline {
 		failing += len(g.Findings)
@@ -172,7 +173,7 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 		out, err := r.unsaved(ctx, err)
 		return out, true, err
 	}
-	r.emit(ctx, 0, BaselineFinished{Gates: len(res.Baseline), Failures: failing})
+	r.emit(ctx, 0, state.BaselineFinished{Gates: len(res.Baseline), Failures: failing})
 	return Outcome{}, false, nil
 }
 
@@ -180,7 +181,7 @@ func (r *runner) baseline(ctx context.Context) (Outcome, bool, error) {
 // in the spend shared with other loops; done reports that the session ends
 // (a hard limit, a signal while it waited). The time it waits is not the
 // run's: no iteration ran.
-func (r *runner) reserve(ctx context.Context, p Preflight) (Outcome, bool, error) {
+func (r *runner) reserve(ctx context.Context, p state.Preflight) (Outcome, bool, error) {
 	_, err := r.env.Step(ctx, StepRequest{
 		Kind: StepReserve, Iteration: r.st.Iteration + 1, Seq: r.st.Attempts + 1,
 		Agent: r.st.Next.Agent, AwaitReset: r.st.Next.AwaitReset, Reserve: p.Reserve, Remaining: p.Remaining,
@@ -205,7 +206,7 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	// session that dies part way leaves it to the next one's Recover.
 	seq := st.Attempts + 1
 	st.Attempts = seq
-	r.emitSeq(ctx, n, seq, IterationStarted{MaxIterations: r.spec.Limits.MaxIterations, Strategy: st.Next.Strategy})
+	r.emitSeq(ctx, n, seq, state.IterationStarted{MaxIterations: r.spec.Limits.MaxIterations, Strategy: st.Next.Strategy})
 	res, err := r.env.Step(ctx, StepRequest{
 		Kind:       StepIteration,
 		Iteration:  n,
@@ -233,8 +234,8 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 		r.cutShort(ctx, n, seq, res, err)
 		if errors.Is(err, ErrTimeRanOut) && ctx.Err() == nil {
 			// The decider judges the spend, the cut attempt's time included.
-			if p := r.preflight(ctx); p.Action != ActionContinue {
-				return r.obey(ctx, Decision{Action: p.Action, Message: p.Message, Budgets: p.Budgets})
+			if p := r.preflight(ctx); p.Action != state.ActionContinue {
+				return r.obey(ctx, state.Decision{Action: p.Action, Message: p.Message, Budgets: p.Budgets})
 			}
 		}
 		out, err := r.stepFailed(ctx, err)
@@ -242,23 +243,23 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	}
 	ev := res.Iteration
 	ev.N = n
-	d := r.spec.Decider.Decide(DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: BudgetStatus(st, &ev)})
+	d := r.spec.Decider.Decide(state.DecideInput{State: st, Spec: r.spec, Evidence: ev, Budget: state.BudgetStatus(st, &ev)})
 	r.st.Fold(ev, seq, res, d)
 	// What the decider concluded is kept before the state that records the
 	// iteration is saved: a recorded iteration always has its decision and
 	// feedback files (an attempt cut after they were written has them too).
-	r.keep(ctx, Artifacts{Iteration: n, Seq: seq, Decision: d.Document, Feedback: d.Feedback})
+	r.keep(ctx, state.Artifacts{Iteration: n, Seq: seq, Decision: d.Document, Feedback: d.Feedback})
 	// The state is saved before the iteration is announced: an iteration whose
 	// record is lost is run again on resume, and only then reported finished.
 	if err := r.save(ctx); err != nil {
 		out, err := r.unsaved(ctx, err)
 		return out, true, err
 	}
-	fin := IterationFinished{
-		MaxIterations: r.spec.Limits.MaxIterations, Duration: MillisOf(ev.Duration()),
+	fin := state.IterationFinished{
+		MaxIterations: r.spec.Limits.MaxIterations, Duration: state.MillisOf(ev.Duration()),
 		Succeeded: d.Succeeded, ConsecutiveFailures: st.ConsecutiveFailures,
 		FailureThreshold: r.spec.Limits.FailureThreshold, Action: d.Action, Strategy: d.Strategy,
-		Message: d.Message, Quality: d.Quality, Triggers: triggerIDs(d.Triggers),
+		Message: d.Message, Quality: d.Quality, Triggers: decision.TriggerIDs(d.Triggers),
 		AgentExit: ev.Agent.ExitCode, AgentReason: ev.Agent.Reason, CostUSD: ev.Agent.Usage.CostUSD,
 		CostKnown: ev.Agent.Usage.CostKnown, Tokens: ev.Agent.Usage.TotalTokens(), TokensKnown: ev.Agent.Usage.TokensKnown,
 	}
@@ -268,19 +269,19 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 	r.emitSeq(ctx, n, seq, fin)
 	if r.spec.Limits.MaxCostUSD > 0 && !ev.Agent.Usage.CostKnown && !r.costUnknown {
 		r.costUnknown = true
-		r.emit(ctx, n, Warning{Message: fmt.Sprintf("the agent reports no cost: the cost budget of $%.2f cannot be checked (the other limits still hold)", r.spec.Limits.MaxCostUSD)})
+		r.emit(ctx, n, state.Warning{Message: fmt.Sprintf("the agent reports no cost: the cost budget of $%.2f cannot be checked (the other limits still hold)", r.spec.Limits.MaxCostUSD)})
 	}
 
 	// A run never ends worse than its best checkpoint: the decider asks for a
 	// rollback on the way out too (escalate, abort), not only to continue.
-	if d.Rollback != "" && d.Action != ActionProceed {
-		r.emit(ctx, n, Rollback{Checkpoint: d.Rollback})
+	if d.Rollback != "" && d.Action != state.ActionProceed {
+		r.emit(ctx, n, state.Rollback{Checkpoint: d.Rollback})
 		if _, err := r.env.Step(ctx, StepRequest{Kind: StepRollback, Iteration: n, Seq: seq, Checkpoint: d.Rollback, Expect: st.Tree, Why: "roll back to the best checkpoint"}); err != nil {
 			if ctx.Err() != nil {
 				out, err := r.stepFailed(ctx, err)
 				return out, true, err
 			}
-			r.emit(ctx, n, Warning{Message: "roll back to " + d.Rollback + ": " + err.Error()})
+			r.emit(ctx, n, state.Warning{Message: "roll back to " + d.Rollback + ": " + err.Error()})
 		} else {
 			st.Tree = d.Rollback
 		}
@@ -290,16 +291,16 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 
 // obey carries out a decision's action: the session ends (proceed, complete,
 // abort), asks a human (escalate) or goes on.
-func (r *runner) obey(ctx context.Context, d Decision) (Outcome, bool, error) {
+func (r *runner) obey(ctx context.Context, d state.Decision) (Outcome, bool, error) {
 	var out Outcome
 	switch d.Action {
-	case ActionProceed:
-		out = Outcome{Status: StatusSucceeded, Reason: cmp.Or(d.Message, "all required gates passed")}
-	case ActionComplete:
-		out = Outcome{Status: StatusCompleted, Reason: cmp.Or(d.Message, "the loop ran its course")}
-	case ActionAbort:
-		out = Outcome{Status: StatusAborted, Reason: cmp.Or(d.Message, "the decision engine gave up"), Budgets: d.Budgets}
-	case ActionEscalate:
+	case state.ActionProceed:
+		out = Outcome{Status: state.StatusSucceeded, Reason: cmp.Or(d.Message, "all required gates passed")}
+	case state.ActionComplete:
+		out = Outcome{Status: state.StatusCompleted, Reason: cmp.Or(d.Message, "the loop ran its course")}
+	case state.ActionAbort:
+		out = Outcome{Status: state.StatusAborted, Reason: cmp.Or(d.Message, "the decision engine gave up"), Budgets: d.Budgets}
+	case state.ActionEscalate:
 		return r.escalate(ctx, d)
 	default:
 		return Outcome{}, false, nil
@@ -308,82 +309,60 @@ func (r *runner) obey(ctx context.Context, d Decision) (Outcome, bool, error) {
 	return out, true, err
 }
 
-func (r *runner) escalate(ctx context.Context, d Decision) (Outcome, bool, error) {
-	e := Escalation{Reason: cmp.Or(d.Message, "the loop needs a human decision")}
+func (r *runner) escalate(ctx context.Context, d state.Decision) (Outcome, bool, error) {
+	e := state.Escalation{Reason: cmp.Or(d.Message, "the loop needs a human decision")}
 	if d.Escalation != nil {
 		e = *d.Escalation
 	}
 	e.Segment = r.st.Segment
-	e.Segments = SegmentSummaries(r.st)
+	e.Segments = state.SegmentSummaries(r.st)
 	if n := len(r.st.Handoffs); n > 0 {
 		h := r.st.Handoffs[n-1]
 		e.Since, e.Handoffs = &h, n
 	}
-	r.st.Status = StatusEscalated
+	r.st.Status = state.StatusEscalated
 	r.st.Reason = e.Reason
 	// The report is written before the state that says the run escalated is
 	// saved: an escalated run always has its report.
-	r.keep(ctx, Artifacts{Iteration: r.st.Iteration, Escalation: &e})
+	r.keep(ctx, state.Artifacts{Iteration: r.st.Iteration, Escalation: &e})
 	if err := r.save(ctx); err != nil {
 		out, err := r.unsaved(ctx, err)
 		return out, true, err
 	}
-	r.emit(ctx, r.st.Iteration, Escalated{Reason: e.Reason, Question: e.Question})
+	r.emit(ctx, r.st.Iteration, state.Escalated{Reason: e.Reason, Question: e.Question})
 	g, err := r.env.AwaitGuidance(ctx, e)
 	if err != nil {
 		if errors.Is(err, ErrSuspended) {
-			out, err := r.finish(ctx, Outcome{Status: StatusEscalated, Reason: e.Reason})
+			out, err := r.finish(ctx, Outcome{Status: state.StatusEscalated, Reason: e.Reason})
 			return out, true, err
 		}
 		out, err := r.stepFailed(ctx, err)
 		return out, true, err
 	}
-	h := ApplyGuidance(r.st, g)
-	r.st.Status = StatusRunning
+	h := state.ApplyGuidance(r.st, g)
+	r.st.Status = state.StatusRunning
 	r.emit(ctx, r.st.Iteration, h)
-	r.emit(ctx, r.st.Iteration, GuidanceReceived{Architecture: g.Architecture})
+	r.emit(ctx, r.st.Iteration, state.GuidanceReceived{Architecture: g.Architecture})
 	return Outcome{}, false, nil
-}
-
-// ApplyGuidance puts a human's answer into the state: the guidance goes into the
-// next prompt, a new segment starts with the iteration counter and failure
-// count at zero, spend is kept, and the hand-off is kept in the run's history.
-// It returns the hand-off's event.
-func ApplyGuidance(st *State, g Guidance) HandoffRecorded {
-	st.Segment = max(st.Segment, 1) + 1
-	st.Guidance = g.Text
-	st.Iteration = 0
-	st.ConsecutiveFailures = 0
-	st.Next = Next{Strategy: "refine", Attempt: st.Next.Attempt + 1}
-	return AddHandoff(st, Handoff{Kind: HandoffGuidance, At: g.At, By: g.By, Text: g.Text, Architecture: g.Architecture, Checkpoint: st.Tree})
-}
-
-// AddHandoff keeps a person's part in the run in its history (After and
-// Segment are filled from the state) and returns its event.
-func AddHandoff(st *State, h Handoff) HandoffRecorded {
-	h.After = st.Attempts
-	h.Segment = max(st.Segment, 1)
-	st.Handoffs = append(st.Handoffs, h)
-	return HandoffRecorded{Handoff: h}
 }
 
 // Settled is how a run ends when its human ends it after an escalation
 // without running anything more (resume --accept, --abort): accepted, it ends
 // completed with its work tree at the best checkpoint (tree names the commit it
 // was left at, "" outside git); else aborted, its tree left as the loop left it.
-func Settled(st *State, accept bool, tree string) Outcome {
+func Settled(st *state.State, accept bool, tree string) Outcome {
 	at := ""
 	if tree != "" {
 		at = ", the work tree is at " + shortRef(tree)
 	}
 	if !accept {
-		return Outcome{Status: StatusAborted, Reason: "aborted by you after the escalation" + at}
+		return Outcome{Status: state.StatusAborted, Reason: "aborted by you after the escalation" + at}
 	}
 	reason := "you accepted the work tree as the loop left it" + at
 	if b := st.Best; b != nil && b.Ref != "" {
 		reason = fmt.Sprintf("you accepted the best checkpoint (%s, %s)%s", b.Label(), shortRef(b.Ref), at)
 	}
-	return Outcome{Status: StatusCompleted, Reason: reason}
+	return Outcome{Status: state.StatusCompleted, Reason: reason}
 }
 
 // shortRef is a commit name shortened for people (12 hex digits).
@@ -406,15 +385,15 @@ func (r *runner) stepFailed(ctx context.Context, err error) (Outcome, error) {
 		}
 		return out, ferr
 	case errors.Is(context.Cause(ctx), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
-		return r.finish(ctx, Outcome{Status: StatusAborted, Reason: "overall timeout reached"})
+		return r.finish(ctx, Outcome{Status: state.StatusAborted, Reason: "overall timeout reached"})
 	case ctx.Err() != nil:
 		reason := "interrupted"
 		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
 			reason = c.Error()
 		}
-		return r.finish(ctx, Outcome{Status: StatusInterrupted, Reason: reason})
+		return r.finish(ctx, Outcome{Status: state.StatusInterrupted, Reason: reason})
 	}
-	out, _ := r.finish(ctx, Outcome{Status: StatusAborted, Reason: err.Error()})
+	out, _ := r.finish(ctx, Outcome{Status: state.StatusAborted, Reason: err.Error()})
 	return out, err
 }
 
@@ -429,7 +408,7 @@ func (r *runner) finish(ctx context.Context, out Outcome) (Outcome, error) {
 	if err := r.save(ctx); err != nil {
 		return r.unsaved(ctx, err)
 	}
-	r.emit(ctx, st.Iteration, RunFinished{Status: out.Status, Reason: out.Reason, Iterations: st.TotalIterations, Wall: st.Spend.Wall})
+	r.emit(ctx, st.Iteration, state.RunFinished{Status: out.Status, Reason: out.Reason, Iterations: st.TotalIterations, Wall: st.Spend.Wall})
 	return out, nil
 }
 
@@ -443,32 +422,32 @@ func (r *runner) save(ctx context.Context) error {
 // unsaved ends the session after the state could not be saved. Nothing more is
 // saved or announced as done: the state on disk is the last one saved.
 func (r *runner) unsaved(ctx context.Context, err error) (Outcome, error) {
-	r.emit(ctx, r.st.Iteration, Warning{Message: err.Error()})
-	return Outcome{Status: StatusInterrupted, Reason: "the state cannot be saved"}, err
+	r.emit(ctx, r.st.Iteration, state.Warning{Message: err.Error()})
+	return Outcome{Status: state.StatusInterrupted, Reason: "the state cannot be saved"}, err
 }
 
-func (r *runner) keep(ctx context.Context, a Artifacts) {
+func (r *runner) keep(ctx context.Context, a state.Artifacts) {
 	if a.Decision == nil && a.Feedback == "" && a.Escalation == nil {
 		return
 	}
 	if err := r.env.Keep(context.WithoutCancel(ctx), a); err != nil {
 		if a.Escalation != nil {
-			r.emit(ctx, a.Iteration, Warning{Message: "write the escalation report: " + err.Error()})
+			r.emit(ctx, a.Iteration, state.Warning{Message: "write the escalation report: " + err.Error()})
 			return
 		}
-		r.emit(ctx, a.Iteration, Warning{Message: fmt.Sprintf("the artifacts of iteration %d not kept: %v", a.Iteration, err)})
+		r.emit(ctx, a.Iteration, state.Warning{Message: fmt.Sprintf("the artifacts of iteration %d not kept: %v", a.Iteration, err)})
 	}
 }
 
-func (r *runner) emit(ctx context.Context, n int, data EventData) {
+func (r *runner) emit(ctx context.Context, n int, data state.EventData) {
 	r.emitSeq(ctx, n, 0, data)
 }
 
 // emitSeq records an event of attempt seq (0: of no attempt).
-func (r *runner) emitSeq(ctx context.Context, n, seq int, data EventData) {
+func (r *runner) emitSeq(ctx context.Context, n, seq int, data state.EventData) {
 	// An event that cannot be recorded must not stop the loop; the environment
 	// reports its own failures.
-	_ = r.env.Emit(context.WithoutCancel(ctx), Event{Iteration: n, Seq: seq, Segment: r.st.Segment, Data: data})
+	_ = r.env.Emit(context.WithoutCancel(ctx), state.Event{Iteration: n, Seq: seq, Segment: r.st.Segment, Data: data})
 }
 
 // cutShort records attempt seq (iteration n) that ended without a result
@@ -477,12 +456,12 @@ func (r *runner) emitSeq(ctx context.Context, n, seq int, data EventData) {
 // the checkpoints of where it started and what it left, so the next session
 // undoes it (what it left stays in its cut ref). The iteration runs again on
 // resume as a new attempt; what this one spent is kept.
-func (r *runner) cutShort(ctx context.Context, n, seq int, res StepResult, err error) {
+func (r *runner) cutShort(ctx context.Context, n, seq int, res state.StepResult, err error) {
 	st := r.st
-	st.count(res.Started, res.Finished, res.Paused)
+	st.Count(res.Started, res.Finished, res.Paused)
 	u := res.Iteration.Agent.Usage
 	st.Spend.Usage = st.Spend.Usage.Add(u)
-	c := Interrupted{
+	c := state.Interrupted{
 		Seq: seq, Segment: st.Segment, Iteration: n, StartedAt: res.Started, Usage: u,
 		Start: res.Start, Cut: res.Checkpoint, Reason: cutReason(ctx, err),
 	}
@@ -491,7 +470,7 @@ func (r *runner) cutShort(ctx context.Context, n, seq int, res StepResult, err e
 		st.Spend.Reviewer = st.Spend.Reviewer.Add(rv.Usage)
 	}
 	if !res.Started.IsZero() && res.Finished.After(res.Started) {
-		c.Duration = MillisOf(res.Finished.Sub(res.Started) - min(res.Paused, res.Finished.Sub(res.Started)))
+		c.Duration = state.MillisOf(res.Finished.Sub(res.Started) - min(res.Paused, res.Finished.Sub(res.Started)))
 	}
 	st.Interrupted = append(st.Interrupted, c)
 	r.leftInTree(c)
@@ -499,11 +478,11 @@ func (r *runner) cutShort(ctx context.Context, n, seq int, res StepResult, err e
 
 // leftInTree notes a cut attempt's work left in the work tree, to undo at the
 // start of the next session.
-func (r *runner) leftInTree(c Interrupted) {
+func (r *runner) leftInTree(c state.Interrupted) {
 	if c.Start == "" {
 		return // no checkpoints (not a git work tree): nothing to go back to
 	}
-	r.st.Undo = &Undo{Seq: c.Seq, Start: c.Start, Cut: c.Cut}
+	r.st.Undo = &state.Undo{Seq: c.Seq, Start: c.Start, Cut: c.Cut}
 	if c.Cut != "" {
 		r.st.Tree = c.Cut
 	}
@@ -528,7 +507,7 @@ func cutReason(ctx context.Context, err error) string {
 func (r *runner) recover(ctx context.Context) {
 	cut, err := r.env.Recover(ctx, r.st.Attempts)
 	if err != nil {
-		r.emit(ctx, r.st.Iteration, Warning{Message: "an attempt an earlier session cut short may not be counted: " + err.Error()})
+		r.emit(ctx, r.st.Iteration, state.Warning{Message: "an attempt an earlier session cut short may not be counted: " + err.Error()})
 	}
 	for _, c := range cut {
 		c.Segment = max(c.Segment, r.st.Segment)
@@ -545,7 +524,7 @@ func (r *runner) recover(ctx context.Context) {
 		if c.Usage.TokensKnown || c.Usage.CostKnown {
 			spend = "so do the tokens and cost its transcript tells"
 		}
-		r.emitSeq(ctx, c.Iteration, c.Seq, Warning{Message: fmt.Sprintf(
+		r.emitSeq(ctx, c.Iteration, c.Seq, state.Warning{Message: fmt.Sprintf(
 			"attempt %d (iteration %d) of an earlier session was cut short (a crash or a kill) after its agent ran %s: it runs again as a new attempt, its time counts against the budgets, %s",
 			c.Seq, c.Iteration, c.Duration.Duration().Round(100*time.Millisecond), spend)})
 	}
@@ -585,7 +564,7 @@ func (r *runner) resumeTree(ctx context.Context) (Outcome, bool, error) {
 // last recorded (a person's edits since) in a backup ref and says so.
 func (r *runner) undo(ctx context.Context) (Outcome, bool, error) {
 	u := *r.st.Undo
-	r.emit(ctx, r.st.Iteration, Rollback{Checkpoint: u.Start, Reason: fmt.Sprintf("undo the cut attempt %d", u.Seq)})
+	r.emit(ctx, r.st.Iteration, state.Rollback{Checkpoint: u.Start, Reason: fmt.Sprintf("undo the cut attempt %d", u.Seq)})
 	_, err := r.env.Step(ctx, StepRequest{Kind: StepRollback, Iteration: r.st.Iteration, Seq: u.Seq, Checkpoint: u.Start, Expect: u.Cut,
 		Why: fmt.Sprintf("undo the cut attempt %d", u.Seq)})
 	if err != nil {
@@ -595,7 +574,7 @@ func (r *runner) undo(ctx context.Context) (Outcome, bool, error) {
 		}
 		// The next attempt starts from the tree as it is; its start
 		// checkpoint keeps its own diff honest.
-		r.emit(ctx, r.st.Iteration, Warning{Message: fmt.Sprintf("put the work tree back where the cut attempt %d started (%s): %v; the next attempt starts from the tree as it is", u.Seq, shortRef(u.Start), err)})
+		r.emit(ctx, r.st.Iteration, state.Warning{Message: fmt.Sprintf("put the work tree back where the cut attempt %d started (%s): %v; the next attempt starts from the tree as it is", u.Seq, shortRef(u.Start), err)})
 	} else {
 		r.st.Tree = u.Start
 	}
@@ -611,12 +590,4 @@ func (r *runner) undo(ctx context.Context) (Outcome, bool, error) {
 		return out, true, err
 	}
 	return Outcome{}, false, nil
-}
-
-func triggerIDs(ts []decision.Trigger) []string {
-	var ids []string
-	for _, t := range ts {
-		ids = append(ids, t.ID)
-	}
-	return ids
 }

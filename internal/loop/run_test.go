@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // engine is the decision engine with its default policy: the loop obeys it.
@@ -30,8 +31,8 @@ type scriptEnv struct {
 	saveErr  error
 	failSave int // with saveErr: the first save that fails (1-based); 0: every one
 	keepErr  error
-	kept     []loop.Artifacts
-	events   []loop.Event
+	kept     []state.Artifacts
+	events   []state.Event
 	requests []loop.StepRequest
 	cancel   func() // called at the start of the named call, if set
 	cancelAt int
@@ -40,47 +41,47 @@ type scriptEnv struct {
 	rollbackErr    error
 	cancelRollback func()
 	// interrupted is reported by Recover, once.
-	interrupted []loop.Interrupted
+	interrupted []state.Interrupted
 	checkpoint  string        // each iteration's step reports it
 	waited      time.Duration // each iteration's step waited this long on rate limits
-	saved       []loop.State  // the state as each save wrote it
+	saved       []state.State // the state as each save wrote it
 }
 
-func (e *scriptEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+func (e *scriptEnv) Step(ctx context.Context, r loop.StepRequest) (state.StepResult, error) {
 	e.requests = append(e.requests, r)
 	if r.Kind == loop.StepRollback && e.rollbackErr != nil {
 		if e.cancelRollback != nil {
 			e.cancelRollback()
 		}
-		return loop.StepResult{}, e.rollbackErr
+		return state.StepResult{}, e.rollbackErr
 	}
 	if r.Kind != loop.StepIteration {
-		return loop.StepResult{Started: e.t0, Finished: e.t0}, nil
+		return state.StepResult{Started: e.t0, Finished: e.t0}, nil
 	}
 	e.calls++
 	if e.cancel != nil && e.calls == e.cancelAt {
 		e.cancel()
-		return loop.StepResult{}, ctx.Err()
+		return state.StepResult{}, ctx.Err()
 	}
 	f := e.script[min(e.calls, len(e.script))-1]
 	ev, err := f(r.Iteration)
 	start := e.t0.Add(time.Duration(e.calls) * time.Minute)
 	ev.Started, ev.Finished = start, start.Add(1500*time.Millisecond)
-	res := loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev, Checkpoint: e.checkpoint, Waited: e.waited}
+	res := state.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev, Checkpoint: e.checkpoint, Waited: e.waited}
 	return res, err
 }
 
-func (e *scriptEnv) Recover(context.Context, int) ([]loop.Interrupted, error) {
+func (e *scriptEnv) Recover(context.Context, int) ([]state.Interrupted, error) {
 	cut := e.interrupted
 	e.interrupted = nil
 	return cut, nil
 }
 
-func (e *scriptEnv) AwaitGuidance(context.Context, loop.Escalation) (loop.Guidance, error) {
-	return loop.Guidance{}, loop.ErrSuspended
+func (e *scriptEnv) AwaitGuidance(context.Context, state.Escalation) (state.Guidance, error) {
+	return state.Guidance{}, loop.ErrSuspended
 }
 
-func (e *scriptEnv) Save(_ context.Context, st *loop.State) error {
+func (e *scriptEnv) Save(_ context.Context, st *state.State) error {
 	c := *st
 	c.History, c.Sessions = slices.Clone(st.History), slices.Clone(st.Sessions)
 	e.saved = append(e.saved, c)
@@ -90,11 +91,11 @@ func (e *scriptEnv) Save(_ context.Context, st *loop.State) error {
 	}
 	return e.saveErr
 }
-func (e *scriptEnv) Keep(_ context.Context, a loop.Artifacts) error {
+func (e *scriptEnv) Keep(_ context.Context, a state.Artifacts) error {
 	e.kept = append(e.kept, a)
 	return e.keepErr
 }
-func (e *scriptEnv) Emit(_ context.Context, ev loop.Event) error {
+func (e *scriptEnv) Emit(_ context.Context, ev state.Event) error {
 	e.events = append(e.events, ev)
 	return nil
 }
@@ -115,72 +116,72 @@ func gate(passed bool, failures int) func(int) (evidence.Iteration, error) {
 	}
 }
 
-func newState() *loop.State {
-	return &loop.State{Version: loop.StateVersion, Name: "build", Status: loop.StatusRunning, Sessions: []loop.Session{{}}}
+func newState() *state.State {
+	return &state.State{Version: state.StateVersion, Name: "build", Status: state.StatusRunning, Sessions: []state.Session{{}}}
 }
 
 func TestRun(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
-		spec       loop.Spec
+		spec       state.Spec
 		script     []func(int) (evidence.Iteration, error)
-		wantStatus loop.Status
+		wantStatus state.Status
 		wantReason string
 		wantIters  int
 		wantFails  int
 	}{
 		{
 			name:       "plain loop runs to max iterations",
-			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 3, FailureThreshold: 3}, Decider: engine},
+			spec:       state.Spec{Limits: budget.Limits{MaxIterations: 3, FailureThreshold: 3}, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){agentExit(0)},
-			wantStatus: loop.StatusCompleted, wantReason: "max iterations reached (3)", wantIters: 3,
+			wantStatus: state.StatusCompleted, wantReason: "max iterations reached (3)", wantIters: 3,
 		},
 		{
 			name:       "failure threshold aborts",
-			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 10, FailureThreshold: 3}, Decider: engine},
+			spec:       state.Spec{Limits: budget.Limits{MaxIterations: 10, FailureThreshold: 3}, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){agentExit(1)},
-			wantStatus: loop.StatusAborted, wantReason: "agent failed: exit 1; consecutive failures: 3/3", wantIters: 3, wantFails: 3,
+			wantStatus: state.StatusAborted, wantReason: "agent failed: exit 1; consecutive failures: 3/3", wantIters: 3, wantFails: 3,
 		},
 		{
 			name:       "a success resets the failure count",
-			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 5, FailureThreshold: 3}, Decider: engine},
+			spec:       state.Spec{Limits: budget.Limits{MaxIterations: 5, FailureThreshold: 3}, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){agentExit(1), agentExit(1), agentExit(0), agentExit(1), agentExit(1)},
-			wantStatus: loop.StatusCompleted, wantIters: 5, wantFails: 2, wantReason: "max iterations reached (5)",
+			wantStatus: state.StatusCompleted, wantIters: 5, wantFails: 2, wantReason: "max iterations reached (5)",
 		},
 		{
 			name:       "gates green succeed",
-			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 5, FailureThreshold: 3}, HasGates: true, Decider: engine},
+			spec:       state.Spec{Limits: budget.Limits{MaxIterations: 5, FailureThreshold: 3}, HasGates: true, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 1), gate(true, 0)},
-			wantStatus: loop.StatusSucceeded, wantIters: 3, wantReason: "all required gates passed",
+			wantStatus: state.StatusSucceeded, wantIters: 3, wantReason: "all required gates passed",
 		},
 		{
 			name:       "gates still failing at the limit escalate",
-			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 2, FailureThreshold: 5}, HasGates: true, Decider: engine},
+			spec:       state.Spec{Limits: budget.Limits{MaxIterations: 2, FailureThreshold: 5}, HasGates: true, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){gate(false, 2)},
-			wantStatus: loop.StatusEscalated, wantIters: 2, wantFails: 2, wantReason: "max iterations reached: iteration 2 of 2 with 2 failures left",
+			wantStatus: state.StatusEscalated, wantIters: 2, wantFails: 2, wantReason: "max iterations reached: iteration 2 of 2 with 2 failures left",
 		},
 		{
 			name:       "fewer failures count as progress",
-			spec:       loop.Spec{Limits: budget.Limits{MaxIterations: 9, FailureThreshold: 2}, HasGates: true, Decider: engine},
+			spec:       state.Spec{Limits: budget.Limits{MaxIterations: 9, FailureThreshold: 2}, HasGates: true, Decider: engine},
 			script:     []func(int) (evidence.Iteration, error){gate(false, 4), gate(false, 3), gate(false, 2), gate(false, 1), gate(true, 0)},
-			wantStatus: loop.StatusSucceeded, wantIters: 5, wantReason: "all required gates passed",
+			wantStatus: state.StatusSucceeded, wantIters: 5, wantReason: "all required gates passed",
 		},
 		{
 			name: "the completion marker ends a plain loop",
-			spec: loop.Spec{Limits: budget.Limits{MaxIterations: 5, FailureThreshold: 3}, Decider: engine},
+			spec: state.Spec{Limits: budget.Limits{MaxIterations: 5, FailureThreshold: 3}, Decider: engine},
 			script: []func(int) (evidence.Iteration, error){agentExit(0), func(int) (evidence.Iteration, error) {
 				return evidence.Iteration{Agent: evidence.AgentResult{Completed: true}}, nil
 			}},
-			wantStatus: loop.StatusCompleted, wantIters: 2, wantReason: "the agent printed the completion marker",
+			wantStatus: state.StatusCompleted, wantIters: 2, wantReason: "the agent printed the completion marker",
 		},
 		{
 			name: "environment stop",
-			spec: loop.Spec{Limits: budget.Limits{MaxIterations: 5}, Decider: engine},
+			spec: state.Spec{Limits: budget.Limits{MaxIterations: 5}, Decider: engine},
 			script: []func(int) (evidence.Iteration, error){func(int) (evidence.Iteration, error) {
-				return evidence.Iteration{}, &loop.StopError{Status: loop.StatusAborted, Reason: "rate limited for 2h"}
+				return evidence.Iteration{}, &loop.StopError{Status: state.StatusAborted, Reason: "rate limited for 2h"}
 			}},
-			wantStatus: loop.StatusAborted, wantReason: "rate limited for 2h",
+			wantStatus: state.StatusAborted, wantReason: "rate limited for 2h",
 		},
 	}
 	for _, tt := range tests {
@@ -212,7 +213,7 @@ func TestRun(t *testing.T) {
 			if env.saves < tt.wantIters+1 {
 				t.Errorf("saved %d times, want at least %d", env.saves, tt.wantIters+1)
 			}
-			if last := env.events[len(env.events)-1]; last.Type() != loop.EventRunFinished {
+			if last := env.events[len(env.events)-1]; last.Type() != state.EventRunFinished {
 				t.Errorf("last event %q, want run_finished", last.Type())
 			}
 		})
@@ -224,27 +225,27 @@ func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, cancel: cancel, cancelAt: 3}
 	st := newState()
-	out, err := loop.Run(ctx, env, loop.Spec{Limits: budget.Limits{MaxIterations: 0, FailureThreshold: 3}, Decider: engine}, st)
+	out, err := loop.Run(ctx, env, state.Spec{Limits: budget.Limits{MaxIterations: 0, FailureThreshold: 3}, Decider: engine}, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != loop.StatusInterrupted || st.Iteration != 2 {
+	if out.Status != state.StatusInterrupted || st.Iteration != 2 {
 		t.Fatalf("got %s after %d iterations, want interrupted after 2", out.Status, st.Iteration)
 	}
 	// Resuming continues from the next iteration with the counters kept.
 	env2 := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
-	if _, err := loop.Run(t.Context(), env2, loop.Spec{Limits: budget.Limits{MaxIterations: 4, FailureThreshold: 3}, Decider: engine}, st); err != nil {
+	if _, err := loop.Run(t.Context(), env2, state.Spec{Limits: budget.Limits{MaxIterations: 4, FailureThreshold: 3}, Decider: engine}, st); err != nil {
 		t.Fatal(err)
 	}
 	if got := env2.requests[0].Iteration; got != 3 {
 		t.Errorf("resumed at iteration %d, want 3", got)
 	}
 	for i, e := range []*scriptEnv{env, env2} {
-		if rs, ok := e.events[0].Data.(loop.RunStarted); !ok || rs.Resumed != (i == 1) {
+		if rs, ok := e.events[0].Data.(state.RunStarted); !ok || rs.Resumed != (i == 1) {
 			t.Errorf("session %d: first event %+v, want run_started with resumed %v", i+1, e.events[0].Data, i == 1)
 		}
 	}
-	if st.Status != loop.StatusCompleted || st.TotalIterations != 4 {
+	if st.Status != state.StatusCompleted || st.TotalIterations != 4 {
 		t.Errorf("after resume: %s, %d iterations", st.Status, st.TotalIterations)
 	}
 }
@@ -258,12 +259,12 @@ func TestRunStopsWhenTheStateCannotBeSaved(t *testing.T) {
 	// Save 1 is the run's start, save 2 iteration 1's record, save 3 iteration 2's.
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, saveErr: full, failSave: 3}
 	st := newState()
-	out, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 5}, Decider: engine}, st)
+	out, err := loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxIterations: 5}, Decider: engine}, st)
 	var se *loop.SaveError
 	if !errors.As(err, &se) || !errors.Is(err, full) || !strings.Contains(err.Error(), "agentloop resume") {
 		t.Fatalf("Run error = %v, want a *SaveError wrapping the cause and saying how to continue", err)
 	}
-	if out.Status != loop.StatusInterrupted {
+	if out.Status != state.StatusInterrupted {
 		t.Errorf("status %s, want interrupted", out.Status)
 	}
 	if env.saves != 3 {
@@ -272,11 +273,11 @@ func TestRunStopsWhenTheStateCannotBeSaved(t *testing.T) {
 	finished, warned := 0, false
 	for _, ev := range env.events {
 		switch ev.Type() {
-		case loop.EventIterationFinished:
+		case state.EventIterationFinished:
 			finished++
-		case loop.EventWarning:
+		case state.EventWarning:
 			warned = true
-		case loop.EventRunFinished:
+		case state.EventRunFinished:
 			t.Error("a run whose state was not saved announced its end")
 		}
 	}
@@ -292,9 +293,9 @@ func TestRunBudget(t *testing.T) {
 	}
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){costly}}
 	st := newState()
-	out, _ := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxCostUSD: 3.5, FailureThreshold: 3}, Decider: engine}, st)
+	out, _ := loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxCostUSD: 3.5, FailureThreshold: 3}, Decider: engine}, st)
 	// After 3 iterations $0.50 is left and an iteration costs $1: don't start a fourth.
-	if out.Status != loop.StatusAborted || st.Iteration != 3 {
+	if out.Status != state.StatusAborted || st.Iteration != 3 {
 		t.Fatalf("got %s after %d, want aborted after 3 (%s)", out.Status, st.Iteration, out.Reason)
 	}
 	if want := "budget: cost: $0.50 left of $3.50, an iteration takes about $1.20 (mean of 3 × 1.2)"; out.Reason != want {
@@ -305,8 +306,8 @@ func TestRunBudget(t *testing.T) {
 	if !slices.Equal(st.StoppedBy, []budget.Resource{budget.CostUSD}) {
 		t.Errorf("stopped by %v, want the cost budget", st.StoppedBy)
 	}
-	out, _ = loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxCostUSD: 3.5, MaxIterations: 3, FailureThreshold: 3}, Decider: engine}, st)
-	if out.Status != loop.StatusCompleted || st.StoppedBy != nil {
+	out, _ = loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxCostUSD: 3.5, MaxIterations: 3, FailureThreshold: 3}, Decider: engine}, st)
+	if out.Status != state.StatusCompleted || st.StoppedBy != nil {
 		t.Errorf("resumed to its iteration limit: %s (%s), stopped by %v", out.Status, out.Reason, st.StoppedBy)
 	}
 	// Each iteration is given what the run has left, for the agent's live watch.
@@ -325,13 +326,13 @@ func TestRunBudgetWarningNamesItsLimits(t *testing.T) {
 		return evidence.Iteration{Agent: evidence.AgentResult{Usage: evidence.Usage{CostUSD: 1, CostKnown: true}}}, nil
 	}
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){costly}}
-	out, _ := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxCostUSD: 10, MaxIterations: 9}, Decider: engine}, newState())
-	if out.Status != loop.StatusCompleted {
+	out, _ := loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxCostUSD: 10, MaxIterations: 9}, Decider: engine}, newState())
+	if out.Status != state.StatusCompleted {
 		t.Fatalf("got %s (%s), want completed at the iteration limit", out.Status, out.Reason)
 	}
 	var soft [][]budget.Resource
-	for _, ev := range events(env, loop.EventWarning) {
-		if w := ev.Data.(loop.Warning); len(w.Budget) > 0 {
+	for _, ev := range events(env, state.EventWarning) {
+		if w := ev.Data.(state.Warning); len(w.Budget) > 0 {
 			soft = append(soft, w.Budget)
 		}
 	}
@@ -342,7 +343,7 @@ func TestRunBudgetWarningNamesItsLimits(t *testing.T) {
 
 func TestRunNeedsADecider(t *testing.T) {
 	t.Parallel()
-	if _, err := loop.Run(t.Context(), &scriptEnv{}, loop.Spec{}, newState()); err == nil {
+	if _, err := loop.Run(t.Context(), &scriptEnv{}, state.Spec{}, newState()); err == nil {
 		t.Error("Run without a decider: no error")
 	}
 }
@@ -351,17 +352,17 @@ func TestRunNeedsADecider(t *testing.T) {
 // iteration it judged; before an iteration it asks the engine.
 type documenter struct{}
 
-func (documenter) Preflight(in loop.PreflightInput) loop.Preflight { return engine.Preflight(in) }
+func (documenter) Preflight(in state.PreflightInput) state.Preflight { return engine.Preflight(in) }
 
-// Brief implements [loop.Decider]: it names the baseline's gates.
+// Brief implements [state.Decider]: it names the baseline's gates.
 func (documenter) Brief(baseline []evidence.GateResult) string {
 	return fmt.Sprintf("the baseline ran %d gates", len(baseline))
 }
 
-func (documenter) Decide(in loop.DecideInput) loop.Decision {
+func (documenter) Decide(in state.DecideInput) state.Decision {
 	n := in.Evidence.N
-	return loop.Decision{
-		Action: loop.ActionRefine, Feedback: fmt.Sprintf("feedback of %d", n),
+	return state.Decision{
+		Action: state.ActionRefine, Feedback: fmt.Sprintf("feedback of %d", n),
 		Document: &decision.Document{Decision: decision.Body{Action: "retry", Iteration: n}},
 	}
 }
@@ -373,8 +374,8 @@ func TestRunKeepsArtifacts(t *testing.T) {
 	t.Parallel()
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, keepErr: errors.New("disk full")}
 	st := newState()
-	out, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: documenter{}}, st)
-	if err != nil || out.Status != loop.StatusCompleted {
+	out, err := loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: documenter{}}, st)
+	if err != nil || out.Status != state.StatusCompleted {
 		t.Fatalf("Run = %+v, %v; want completed at the iteration limit", out, err)
 	}
 	if len(env.kept) != 2 {
@@ -388,7 +389,7 @@ func TestRunKeepsArtifacts(t *testing.T) {
 	}
 	warnings := 0
 	for _, ev := range env.events {
-		if ev.Type() == loop.EventWarning {
+		if ev.Type() == state.EventWarning {
 			warnings++
 		}
 	}
@@ -402,7 +403,7 @@ func TestRunKeepsArtifacts(t *testing.T) {
 func TestBriefIsTheFirstPromptsFeedback(t *testing.T) {
 	t.Parallel()
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
-	spec := loop.Spec{Limits: budget.Limits{MaxIterations: 2}, HasGates: true, Baseline: true, Decider: documenter{}}
+	spec := state.Spec{Limits: budget.Limits{MaxIterations: 2}, HasGates: true, Baseline: true, Decider: documenter{}}
 	if _, err := loop.Run(t.Context(), env, spec, newState()); err != nil {
 		t.Fatal(err)
 	}
@@ -419,12 +420,12 @@ func TestBriefIsTheFirstPromptsFeedback(t *testing.T) {
 
 // rollbacker is a decider that asks, after every iteration, for the given
 // action and a rollback to checkpoint "cp-1".
-type rollbacker struct{ action loop.Action }
+type rollbacker struct{ action state.Action }
 
-func (rollbacker) Preflight(in loop.PreflightInput) loop.Preflight { return engine.Preflight(in) }
-func (rollbacker) Brief([]evidence.GateResult) string              { return "" }
-func (d rollbacker) Decide(loop.DecideInput) loop.Decision {
-	return loop.Decision{Action: d.action, Rollback: "cp-1", Message: "judged"}
+func (rollbacker) Preflight(in state.PreflightInput) state.Preflight { return engine.Preflight(in) }
+func (rollbacker) Brief([]evidence.GateResult) string                { return "" }
+func (d rollbacker) Decide(state.DecideInput) state.Decision {
+	return state.Decision{Action: d.action, Rollback: "cp-1", Message: "judged"}
 }
 
 func rollbacks(env *scriptEnv) []loop.StepRequest {
@@ -437,8 +438,8 @@ func rollbacks(env *scriptEnv) []loop.StepRequest {
 	return out
 }
 
-func events(env *scriptEnv, t loop.EventType) []loop.Event {
-	var out []loop.Event
+func events(env *scriptEnv, t state.EventType) []state.Event {
+	var out []state.Event
 	for _, ev := range env.events {
 		if ev.Type() == t {
 			out = append(out, ev)
@@ -455,20 +456,20 @@ func TestRunRollsBack(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name          string
-		action        loop.Action
+		action        state.Action
 		rollbackErr   error
 		cancel        bool
-		wantStatus    loop.Status
+		wantStatus    state.Status
 		wantRollbacks int
 		wantWarning   string
 	}{
-		{name: "abort rolls back", action: loop.ActionAbort, wantStatus: loop.StatusAborted, wantRollbacks: 1},
-		{name: "refine rolls back each time", action: loop.ActionRefine, wantStatus: loop.StatusCompleted, wantRollbacks: 2},
-		{name: "proceed keeps the tree", action: loop.ActionProceed, wantStatus: loop.StatusSucceeded},
-		{name: "a failed rollback is a warning", action: loop.ActionAbort, rollbackErr: errors.New("no such ref"),
-			wantStatus: loop.StatusAborted, wantRollbacks: 1, wantWarning: "roll back to cp-1: no such ref"},
-		{name: "an interrupted rollback ends the session", action: loop.ActionAbort, rollbackErr: context.Canceled, cancel: true,
-			wantStatus: loop.StatusInterrupted, wantRollbacks: 1},
+		{name: "abort rolls back", action: state.ActionAbort, wantStatus: state.StatusAborted, wantRollbacks: 1},
+		{name: "refine rolls back each time", action: state.ActionRefine, wantStatus: state.StatusCompleted, wantRollbacks: 2},
+		{name: "proceed keeps the tree", action: state.ActionProceed, wantStatus: state.StatusSucceeded},
+		{name: "a failed rollback is a warning", action: state.ActionAbort, rollbackErr: errors.New("no such ref"),
+			wantStatus: state.StatusAborted, wantRollbacks: 1, wantWarning: "roll back to cp-1: no such ref"},
+		{name: "an interrupted rollback ends the session", action: state.ActionAbort, rollbackErr: context.Canceled, cancel: true,
+			wantStatus: state.StatusInterrupted, wantRollbacks: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -479,7 +480,7 @@ func TestRunRollsBack(t *testing.T) {
 			if tc.cancel {
 				env.cancelRollback = cancel
 			}
-			out, err := loop.Run(ctx, env, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: rollbacker{tc.action}}, newState())
+			out, err := loop.Run(ctx, env, state.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: rollbacker{tc.action}}, newState())
 			if err != nil || out.Status != tc.wantStatus {
 				t.Fatalf("Run = %+v, %v; want %s", out, err, tc.wantStatus)
 			}
@@ -495,12 +496,12 @@ func TestRunRollsBack(t *testing.T) {
 			if len(env.kept) != 0 {
 				t.Errorf("kept %+v for decisions with no document and no feedback", env.kept)
 			}
-			if got := len(events(env, loop.EventRollback)); got != tc.wantRollbacks {
+			if got := len(events(env, state.EventRollback)); got != tc.wantRollbacks {
 				t.Errorf("%d rollback events, want %d", got, tc.wantRollbacks)
 			}
 			var warnings []string
-			for _, ev := range events(env, loop.EventWarning) {
-				warnings = append(warnings, ev.Data.(loop.Warning).Message)
+			for _, ev := range events(env, state.EventWarning) {
+				warnings = append(warnings, ev.Data.(state.Warning).Message)
 			}
 			if tc.wantWarning != "" && !slices.Contains(warnings, tc.wantWarning) || tc.wantWarning == "" && len(warnings) > 0 {
 				t.Errorf("warnings %q, want %q", warnings, tc.wantWarning)
@@ -514,14 +515,14 @@ func TestRunRollsBack(t *testing.T) {
 // and a warning says which.
 func TestRunCountsInterruptedIterations(t *testing.T) {
 	t.Parallel()
-	cut := []loop.Interrupted{
+	cut := []state.Interrupted{
 		{Seq: 3, Iteration: 3, Duration: 61_240, Usage: evidence.Usage{InputTokens: 100, OutputTokens: 20, TokensKnown: true}},
 		{Seq: 4, Iteration: 4, Duration: 2_000},
 		{Seq: 5, Iteration: 5, Duration: 10, Usage: evidence.Usage{CostUSD: 0.5, CostKnown: true}, Reviewer: evidence.Usage{CostUSD: 0.03, CostKnown: true}},
 	}
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}, interrupted: cut}
 	st := newState()
-	if _, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 1}, Decider: engine}, st); err != nil {
+	if _, err := loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxIterations: 1}, Decider: engine}, st); err != nil {
 		t.Fatal(err)
 	}
 	if len(st.Interrupted) != 3 || st.Interrupted[0].Iteration != 3 || st.Interrupted[2].Iteration != 5 {
@@ -543,8 +544,8 @@ func TestRunCountsInterruptedIterations(t *testing.T) {
 		t.Errorf("reviewer = %+v, total %+v: want the cut attempt's review, $0.03, in the total", r, st.Spend.Total())
 	}
 	var warnings []string
-	for _, ev := range events(env, loop.EventWarning) {
-		warnings = append(warnings, ev.Data.(loop.Warning).Message)
+	for _, ev := range events(env, state.EventWarning) {
+		warnings = append(warnings, ev.Data.(state.Warning).Message)
 	}
 	if len(warnings) != 3 ||
 		!strings.Contains(warnings[0], "attempt 3 (iteration 3) of an earlier session was cut short (a crash or a kill) after its agent ran 1m1.2s") ||
@@ -567,31 +568,31 @@ func TestRunStepFailures(t *testing.T) {
 		name       string
 		ctx        func(context.Context) (context.Context, func())
 		stepErr    error // returned by the first iteration's step; nil: the context's error
-		wantStatus loop.Status
+		wantStatus state.Status
 		wantReason string
 		wantErr    error
 	}{
 		{name: "overall timeout", ctx: func(ctx context.Context) (context.Context, func()) {
 			return context.WithDeadline(ctx, time.Now().Add(-time.Second))
-		}, wantStatus: loop.StatusAborted, wantReason: "overall timeout reached"},
+		}, wantStatus: state.StatusAborted, wantReason: "overall timeout reached"},
 		{name: "interrupt with a cause", ctx: func(ctx context.Context) (context.Context, func()) {
 			ctx, cancel := context.WithCancelCause(ctx)
 			cancel(errors.New("terminated by SIGTERM"))
 			return ctx, func() {}
-		}, wantStatus: loop.StatusInterrupted, wantReason: "terminated by SIGTERM"},
+		}, wantStatus: state.StatusInterrupted, wantReason: "terminated by SIGTERM"},
 		{name: "interrupt", ctx: func(ctx context.Context) (context.Context, func()) {
 			ctx, cancel := context.WithCancel(ctx)
 			cancel()
 			return ctx, func() {}
-		}, wantStatus: loop.StatusInterrupted, wantReason: "interrupted"},
-		{name: "an infrastructure failure", stepErr: infra, wantStatus: loop.StatusAborted, wantReason: "worktree vanished", wantErr: infra},
-		{name: "a stop with an error to act on", stepErr: &loop.StopError{Status: loop.StatusAborted, Reason: "not logged in", Err: fixIt},
-			wantStatus: loop.StatusAborted, wantReason: "not logged in", wantErr: fixIt},
+		}, wantStatus: state.StatusInterrupted, wantReason: "interrupted"},
+		{name: "an infrastructure failure", stepErr: infra, wantStatus: state.StatusAborted, wantReason: "worktree vanished", wantErr: infra},
+		{name: "a stop with an error to act on", stepErr: &loop.StopError{Status: state.StatusAborted, Reason: "not logged in", Err: fixIt},
+			wantStatus: state.StatusAborted, wantReason: "not logged in", wantErr: fixIt},
 		{name: "the overall timeout, whatever the step says", ctx: func(ctx context.Context) (context.Context, func()) {
 			return context.WithDeadline(ctx, time.Now().Add(-time.Second))
-		}, stepErr: errors.New("signal: killed"), wantStatus: loop.StatusAborted, wantReason: "overall timeout reached"},
+		}, stepErr: errors.New("signal: killed"), wantStatus: state.StatusAborted, wantReason: "overall timeout reached"},
 		{name: "a step's own deadline is not the run's", stepErr: context.DeadlineExceeded,
-			wantStatus: loop.StatusAborted, wantReason: "context deadline exceeded", wantErr: context.DeadlineExceeded},
+			wantStatus: state.StatusAborted, wantReason: "context deadline exceeded", wantErr: context.DeadlineExceeded},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -608,7 +609,7 @@ func TestRunStepFailures(t *testing.T) {
 			}
 			env := &scriptEnv{script: []func(int) (evidence.Iteration, error){fail}}
 			st := newState()
-			out, err := loop.Run(ctx, env, loop.Spec{Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
+			out, err := loop.Run(ctx, env, state.Spec{Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
 			if out.Status != tc.wantStatus || out.Reason != tc.wantReason {
 				t.Errorf("Run = %+v, want %s: %q", out, tc.wantStatus, tc.wantReason)
 			}
@@ -629,15 +630,15 @@ func TestRunStepFailures(t *testing.T) {
 // before iteration i+1.
 type warner struct{ warn [][]budget.Resource }
 
-func (w warner) Preflight(in loop.PreflightInput) loop.Preflight {
+func (w warner) Preflight(in state.PreflightInput) state.Preflight {
 	p := engine.Preflight(in)
 	if i := in.State.Iteration; i < len(w.warn) {
 		p.Warn, p.Warning = w.warn[i], fmt.Sprintf("warning before iteration %d", i+1)
 	}
 	return p
 }
-func (warner) Brief(b []evidence.GateResult) string     { return engine.Brief(b) }
-func (warner) Decide(in loop.DecideInput) loop.Decision { return engine.Decide(in) }
+func (warner) Brief(b []evidence.GateResult) string       { return engine.Brief(b) }
+func (warner) Decide(in state.DecideInput) state.Decision { return engine.Decide(in) }
 
 // A budget warning is shown when the set of limits past their mark changes,
 // not before each iteration, and not when the set empties.
@@ -646,12 +647,12 @@ func TestRunWarnsWhenTheBudgetPictureChanges(t *testing.T) {
 	cost, tokens := budget.CostUSD, budget.Tokens
 	d := warner{warn: [][]budget.Resource{nil, {cost}, {cost}, {cost, tokens}, nil, {cost}}}
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
-	if _, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 6}, Decider: d}, newState()); err != nil {
+	if _, err := loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxIterations: 6}, Decider: d}, newState()); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, ev := range events(env, loop.EventWarning) {
-		got = append(got, ev.Data.(loop.Warning).Message)
+	for _, ev := range events(env, state.EventWarning) {
+		got = append(got, ev.Data.(state.Warning).Message)
 	}
 	want := []string{"warning before iteration 2", "warning before iteration 4", "warning before iteration 6"}
 	if !slices.Equal(got, want) {
@@ -667,18 +668,18 @@ func TestBudgetStatus(t *testing.T) {
 	st.Iteration = 2
 	st.Spend.Wall = 10_000
 	st.Spend.Usage = evidence.Usage{InputTokens: 300, TokensKnown: true, CostUSD: 3, CostKnown: true}
-	st.History = []loop.Record{
+	st.History = []state.Record{
 		{N: 1, Duration: 4_000, Usage: evidence.Usage{InputTokens: 100, TokensKnown: true, CostUSD: 1, CostKnown: true}},
 		{N: 2, Duration: 6_000, Usage: evidence.Usage{InputTokens: 200, TokensKnown: true, CostUSD: 2, CostKnown: true}},
 	}
-	s := loop.BudgetStatus(st, nil)
+	s := state.BudgetStatus(st, nil)
 	if s.Spent.Duration != 10*time.Second || s.Spent.Tokens != 300 || s.Spent.CostUSD != 3 || s.Spent.Iterations != 2 || len(s.PerIteration) != 2 {
 		t.Errorf("before the iteration: %+v", s)
 	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ev := evidence.Iteration{N: 3, Started: t0, Finished: t0.Add(2 * time.Second),
 		Agent: evidence.AgentResult{Usage: evidence.Usage{InputTokens: 50, TokensKnown: true, CostUSD: 0.5, CostKnown: true}}}
-	s = loop.BudgetStatus(st, &ev)
+	s = state.BudgetStatus(st, &ev)
 	if s.Spent.Duration != 12*time.Second || s.Spent.Tokens != 350 || s.Spent.CostUSD != 3.5 || s.Spent.Iterations != 3 || len(s.PerIteration) != 3 ||
 		s.PerIteration[2].Duration != 2*time.Second || s.PerIteration[0].Duration != 4*time.Second {
 		t.Errorf("with iteration 3: %+v", s)
@@ -691,8 +692,8 @@ func TestRunWithoutSessions(t *testing.T) {
 	st := newState()
 	st.Sessions = nil
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
-	out, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: engine}, st)
-	if err != nil || out.Status != loop.StatusCompleted || st.TotalIterations != 2 || len(st.Sessions) != 0 {
+	out, err := loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: engine}, st)
+	if err != nil || out.Status != state.StatusCompleted || st.TotalIterations != 2 || len(st.Sessions) != 0 {
 		t.Errorf("Run = %+v, %v; %d iterations, sessions %+v", out, err, st.TotalIterations, st.Sessions)
 	}
 }
@@ -700,11 +701,11 @@ func TestRunWithoutSessions(t *testing.T) {
 // bester is the engine, with the iteration it judges made the best checkpoint.
 type bester struct{}
 
-func (bester) Preflight(in loop.PreflightInput) loop.Preflight { return engine.Preflight(in) }
-func (bester) Brief(b []evidence.GateResult) string            { return engine.Brief(b) }
-func (bester) Decide(in loop.DecideInput) loop.Decision {
+func (bester) Preflight(in state.PreflightInput) state.Preflight { return engine.Preflight(in) }
+func (bester) Brief(b []evidence.GateResult) string              { return engine.Brief(b) }
+func (bester) Decide(in state.DecideInput) state.Decision {
 	d := engine.Decide(in)
-	d.Best = &loop.Checkpoint{Iteration: in.Evidence.N, Quality: 0.5}
+	d.Best = &state.Checkpoint{Iteration: in.Evidence.N, Quality: 0.5}
 	return d
 }
 
@@ -725,7 +726,7 @@ func TestRunRecordsTheIteration(t *testing.T) {
 	}
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){it}, checkpoint: "cp-7", waited: 3 * time.Second}
 	st := newState()
-	if _, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 1}, HasGates: true, Decider: bester{}}, st); err != nil {
+	if _, err := loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxIterations: 1}, HasGates: true, Decider: bester{}}, st); err != nil {
 		t.Fatal(err)
 	}
 	rec := st.History[0]
@@ -761,7 +762,7 @@ func TestRunBaselineOnce(t *testing.T) {
 		env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
 		st := newState()
 		st.BaselineDone = tc.done
-		spec := loop.Spec{Limits: budget.Limits{MaxIterations: 1}, Baseline: tc.baseline, HasGates: tc.hasGates, Decider: engine}
+		spec := state.Spec{Limits: budget.Limits{MaxIterations: 1}, Baseline: tc.baseline, HasGates: tc.hasGates, Decider: engine}
 		if _, err := loop.Run(t.Context(), env, spec, st); err != nil {
 			t.Fatal(err)
 		}
@@ -771,7 +772,7 @@ func TestRunBaselineOnce(t *testing.T) {
 				n++
 			}
 		}
-		if n != tc.want || len(events(env, loop.EventBaselineStarted)) != tc.want {
+		if n != tc.want || len(events(env, state.EventBaselineStarted)) != tc.want {
 			t.Errorf("%+v: %d baseline steps, want %d", tc, n, tc.want)
 		}
 	}
@@ -783,11 +784,11 @@ func TestRunStopUnsaved(t *testing.T) {
 	t.Parallel()
 	full := errors.New("no space left on device")
 	stop := func(int) (evidence.Iteration, error) {
-		return evidence.Iteration{}, &loop.StopError{Status: loop.StatusAborted, Reason: "not logged in", Err: errors.New("log in")}
+		return evidence.Iteration{}, &loop.StopError{Status: state.StatusAborted, Reason: "not logged in", Err: errors.New("log in")}
 	}
 	// Save 1 is the run's start, save 2 the end the stop asks for.
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){stop}, saveErr: full, failSave: 2}
-	_, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, newState())
+	_, err := loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, newState())
 	if se, ok := errors.AsType[*loop.SaveError](err); !ok || !errors.Is(se, full) {
 		t.Errorf("Run error = %v, want the save's failure", err)
 	}
@@ -796,17 +797,17 @@ func TestRunStopUnsaved(t *testing.T) {
 // feedbacker is a decider that writes feedback and no decision document.
 type feedbacker struct{}
 
-func (feedbacker) Preflight(in loop.PreflightInput) loop.Preflight { return engine.Preflight(in) }
-func (feedbacker) Brief([]evidence.GateResult) string              { return "" }
-func (feedbacker) Decide(in loop.DecideInput) loop.Decision {
-	return loop.Decision{Action: loop.ActionRefine, Feedback: fmt.Sprintf("feedback of %d", in.Evidence.N)}
+func (feedbacker) Preflight(in state.PreflightInput) state.Preflight { return engine.Preflight(in) }
+func (feedbacker) Brief([]evidence.GateResult) string                { return "" }
+func (feedbacker) Decide(in state.DecideInput) state.Decision {
+	return state.Decision{Action: state.ActionRefine, Feedback: fmt.Sprintf("feedback of %d", in.Evidence.N)}
 }
 
 // Feedback alone is kept too.
 func TestRunKeepsFeedbackWithoutADocument(t *testing.T) {
 	t.Parallel()
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}
-	if _, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 1}, Decider: feedbacker{}}, newState()); err != nil {
+	if _, err := loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxIterations: 1}, Decider: feedbacker{}}, newState()); err != nil {
 		t.Fatal(err)
 	}
 	if len(env.kept) != 1 || env.kept[0].Feedback != "feedback of 1" || env.kept[0].Decision != nil {
@@ -817,11 +818,11 @@ func TestRunKeepsFeedbackWithoutADocument(t *testing.T) {
 // cutEnv's iterations end with the result res and the error err.
 type cutEnv struct {
 	*scriptEnv
-	res loop.StepResult
+	res state.StepResult
 	err error
 }
 
-func (e cutEnv) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+func (e cutEnv) Step(ctx context.Context, r loop.StepRequest) (state.StepResult, error) {
 	if r.Kind != loop.StepIteration {
 		return e.scriptEnv.Step(ctx, r)
 	}
@@ -836,19 +837,19 @@ func TestRunCountsTheIterationCutShort(t *testing.T) {
 	spent := evidence.AgentResult{Usage: evidence.Usage{InputTokens: 100, TokensKnown: true}}
 	for _, tc := range []struct {
 		name     string
-		res      loop.StepResult
-		wantWall loop.Millis
+		res      state.StepResult
+		wantWall state.Millis
 	}{
-		{"ran 2s", loop.StepResult{Started: t0, Finished: t0.Add(2 * time.Second), Iteration: evidence.Iteration{Agent: spent}}, 2000},
-		{"no end", loop.StepResult{Started: t0, Iteration: evidence.Iteration{Agent: spent}}, 0},
-		{"ends as it starts", loop.StepResult{Started: t0, Finished: t0, Iteration: evidence.Iteration{Agent: spent}}, 0},
-		{"no start", loop.StepResult{Finished: t0, Iteration: evidence.Iteration{Agent: spent}}, 0},
+		{"ran 2s", state.StepResult{Started: t0, Finished: t0.Add(2 * time.Second), Iteration: evidence.Iteration{Agent: spent}}, 2000},
+		{"no end", state.StepResult{Started: t0, Iteration: evidence.Iteration{Agent: spent}}, 0},
+		{"ends as it starts", state.StepResult{Started: t0, Finished: t0, Iteration: evidence.Iteration{Agent: spent}}, 0},
+		{"no start", state.StepResult{Finished: t0, Iteration: evidence.Iteration{Agent: spent}}, 0},
 	} {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		st := newState()
-		out, _ := loop.Run(ctx, cutEnv{&scriptEnv{}, tc.res, context.Canceled}, loop.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: engine}, st)
-		if out.Status != loop.StatusInterrupted || st.Spend.Wall != tc.wantWall {
+		out, _ := loop.Run(ctx, cutEnv{&scriptEnv{}, tc.res, context.Canceled}, state.Spec{Limits: budget.Limits{MaxIterations: 2}, Decider: engine}, st)
+		if out.Status != state.StatusInterrupted || st.Spend.Wall != tc.wantWall {
 			t.Errorf("%s: %s, wall %d ms, want interrupted, %d ms", tc.name, out.Status, st.Spend.Wall, tc.wantWall)
 		}
 		if len(st.Interrupted) != 1 || st.Interrupted[0].Seq != 1 || st.Interrupted[0].Duration != tc.wantWall || st.Spend.Usage.InputTokens != 100 {
@@ -861,10 +862,10 @@ func TestRunCountsTheIterationCutShort(t *testing.T) {
 func TestRunCountsOnlyATimeSpan(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, res := range []loop.StepResult{{Finished: t0}, {Started: t0}, {Started: t0, Finished: t0.Add(-time.Second)}} {
+	for _, res := range []state.StepResult{{Finished: t0}, {Started: t0}, {Started: t0, Finished: t0.Add(-time.Second)}} {
 		res.Iteration.Started, res.Iteration.Finished = res.Started, res.Finished
 		st := newState()
-		if _, err := loop.Run(t.Context(), cutEnv{&scriptEnv{}, res, nil}, loop.Spec{Limits: budget.Limits{MaxIterations: 1}, Decider: engine}, st); err != nil {
+		if _, err := loop.Run(t.Context(), cutEnv{&scriptEnv{}, res, nil}, state.Spec{Limits: budget.Limits{MaxIterations: 1}, Decider: engine}, st); err != nil {
 			t.Fatal(err)
 		}
 		if st.Spend.Wall != 0 || st.TotalIterations != 1 {
@@ -894,8 +895,8 @@ func testSignalAsTheStepEnds(t *testing.T, undoCut bool) {
 	ctx, cancel := context.WithCancel(t.Context())
 	env := &signalAtEnd{scriptEnv: &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(true, 0)}, checkpoint: "c1"}, cancel: cancel}
 	st := newState()
-	out, _ := loop.Run(ctx, env, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
-	if out.Status != loop.StatusInterrupted {
+	out, _ := loop.Run(ctx, env, state.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
+	if out.Status != state.StatusInterrupted {
 		t.Fatalf("outcome %s, want interrupted", out.Status)
 	}
 	if len(st.History) != 0 || st.Best != nil || len(st.Interrupted) != 1 || st.Interrupted[0].Cut != "c1" {
@@ -908,8 +909,8 @@ func testSignalAsTheStepEnds(t *testing.T, undoCut bool) {
 	// tree was left at.
 	st.UndoCut = undoCut
 	env2 := &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(true, 0)}, checkpoint: "c2"}
-	out, err := loop.Run(t.Context(), env2, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
-	if err != nil || out.Status != loop.StatusSucceeded {
+	out, err := loop.Run(t.Context(), env2, state.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
+	if err != nil || out.Status != state.StatusSucceeded {
 		t.Fatalf("second session: %s, %v", out.Status, err)
 	}
 	reqs := env2.requests
@@ -940,9 +941,9 @@ func TestSignalDuringTheUndo(t *testing.T) {
 	env := &signalAtRollback{scriptEnv: &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(true, 0)}}, cancel: cancel}
 	st := newState()
 	st.Attempts, st.Tree = 1, "c1"
-	st.Undo, st.UndoCut = &loop.Undo{Seq: 1, Start: "s1", Cut: "c1"}, true
-	out, err := loop.Run(ctx, env, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
-	if err != nil || out.Status != loop.StatusInterrupted {
+	st.Undo, st.UndoCut = &state.Undo{Seq: 1, Start: "s1", Cut: "c1"}, true
+	out, err := loop.Run(ctx, env, state.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st)
+	if err != nil || out.Status != state.StatusInterrupted {
 		t.Fatalf("outcome %s, %v: want interrupted", out.Status, err)
 	}
 	if st.Undo != nil || st.Tree != "s1" {
@@ -959,7 +960,7 @@ type signalAtRollback struct {
 	cancel func()
 }
 
-func (e *signalAtRollback) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+func (e *signalAtRollback) Step(ctx context.Context, r loop.StepRequest) (state.StepResult, error) {
 	res, err := e.scriptEnv.Step(ctx, r)
 	if r.Kind == loop.StepRollback {
 		e.cancel()
@@ -973,7 +974,7 @@ func TestNoBestWithoutACommit(t *testing.T) {
 	t.Parallel()
 	env := &startOnly{scriptEnv: &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(true, 0)}}}
 	st := newState()
-	if _, err := loop.Run(t.Context(), env, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st); err != nil {
+	if _, err := loop.Run(t.Context(), env, state.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 3}, Decider: engine}, st); err != nil {
 		t.Fatal(err)
 	}
 	if len(st.History) != 1 || st.Best != nil {
@@ -987,7 +988,7 @@ type signalAtEnd struct {
 	cancel func()
 }
 
-func (e *signalAtEnd) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+func (e *signalAtEnd) Step(ctx context.Context, r loop.StepRequest) (state.StepResult, error) {
 	res, err := e.scriptEnv.Step(ctx, r)
 	if r.Kind == loop.StepIteration {
 		res.Start = "s1"
@@ -999,7 +1000,7 @@ func (e *signalAtEnd) Step(ctx context.Context, r loop.StepRequest) (loop.StepRe
 // startOnly's iterations have a start checkpoint but their end checkpoint failed.
 type startOnly struct{ *scriptEnv }
 
-func (e *startOnly) Step(ctx context.Context, r loop.StepRequest) (loop.StepResult, error) {
+func (e *startOnly) Step(ctx context.Context, r loop.StepRequest) (state.StepResult, error) {
 	res, err := e.scriptEnv.Step(ctx, r)
 	if r.Kind == loop.StepIteration {
 		res.Start, res.Checkpoint = "s1", ""
@@ -1019,12 +1020,12 @@ func TestCostBudgetCountsTheReviewer(t *testing.T) {
 	}
 	env := &scriptEnv{script: []func(int) (evidence.Iteration, error){reviewed}}
 	st := newState()
-	spec := loop.Spec{HasGates: true, HasReviewer: true, Limits: budget.Limits{MaxIterations: 5, MaxCostUSD: 0.012}, Decider: engine}
+	spec := state.Spec{HasGates: true, HasReviewer: true, Limits: budget.Limits{MaxIterations: 5, MaxCostUSD: 0.012}, Decider: engine}
 	out, err := loop.Run(t.Context(), env, spec, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != loop.StatusAborted || !strings.Contains(out.Reason, "cost: $0.020 spent of $0.012") {
+	if out.Status != state.StatusAborted || !strings.Contains(out.Reason, "cost: $0.020 spent of $0.012") {
 		t.Errorf("outcome %s %q, want aborted on the agent's and the reviewer's $0.020", out.Status, out.Reason)
 	}
 	if len(st.History) != 1 || st.History[0].ReviewUsage.CostUSD != 0.01 || st.Spend.Total().CostUSD != 0.02 {
@@ -1040,12 +1041,12 @@ func TestEscalationKeptBeforeTheEscalatedState(t *testing.T) {
 	env := &orderEnv{scriptEnv: &scriptEnv{script: []func(int) (evidence.Iteration, error){gate(false, 1)}}}
 	st := newState()
 	// One segment escalated already, answered with guidance.
-	loop.AddHandoff(st, loop.Handoff{Kind: loop.HandoffStart, By: "dev@host"})
-	st.History = []loop.Record{{N: 1, Seq: 1, Segment: 1, Decision: string(loop.ActionEscalate)}}
+	state.AddHandoff(st, state.Handoff{Kind: state.HandoffStart, By: "dev@host"})
+	st.History = []state.Record{{N: 1, Seq: 1, Segment: 1, Decision: string(state.ActionEscalate)}}
 	st.Attempts, st.Iteration, st.Segment, st.TotalIterations = 1, 1, 1, 1
-	loop.ApplyGuidance(st, loop.Guidance{Text: "look at the README", By: "dev@host"})
-	out, err := loop.Run(t.Context(), env, loop.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 1, FailureThreshold: 5}, Decider: engine}, st)
-	if err != nil || out.Status != loop.StatusEscalated {
+	state.ApplyGuidance(st, state.Guidance{Text: "look at the README", By: "dev@host"})
+	out, err := loop.Run(t.Context(), env, state.Spec{HasGates: true, Limits: budget.Limits{MaxIterations: 1, FailureThreshold: 5}, Decider: engine}, st)
+	if err != nil || out.Status != state.StatusEscalated {
 		t.Fatalf("outcome %s, %v: want escalated", out.Status, err)
 	}
 	if len(env.order) == 0 || env.order[0] != "keep escalation" {
@@ -1069,18 +1070,18 @@ func TestEscalationKeptBeforeTheEscalatedState(t *testing.T) {
 type orderEnv struct {
 	*scriptEnv
 	order      []string
-	escalation *loop.Escalation
+	escalation *state.Escalation
 }
 
-func (e *orderEnv) Keep(ctx context.Context, a loop.Artifacts) error {
+func (e *orderEnv) Keep(ctx context.Context, a state.Artifacts) error {
 	if a.Escalation != nil {
 		e.order, e.escalation = append(e.order, "keep escalation"), a.Escalation
 	}
 	return e.scriptEnv.Keep(ctx, a)
 }
 
-func (e *orderEnv) Save(ctx context.Context, st *loop.State) error {
-	if st.Status == loop.StatusEscalated && !slices.Contains(e.order, "save escalated") {
+func (e *orderEnv) Save(ctx context.Context, st *state.State) error {
+	if st.Status == state.StatusEscalated && !slices.Contains(e.order, "save escalated") {
 		e.order = append(e.order, "save escalated")
 	}
 	return e.scriptEnv.Save(ctx, st)
@@ -1099,21 +1100,21 @@ func TestRunCarriesOutTheLastDecision(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name       string
-		spec       loop.Spec
+		spec       state.Spec
 		step       func(int) (evidence.Iteration, error)
 		guided     bool // the person's guidance came after the decision
-		wantStatus loop.Status
+		wantStatus state.Status
 		wantReason string
 		wantIters  int
 	}{
-		{name: "goal met at the last iteration", spec: loop.Spec{Limits: budget.Limits{MaxIterations: 1}, HasGates: true},
-			step: gate(true, 0), wantStatus: loop.StatusSucceeded, wantReason: "all required gates passed", wantIters: 1},
-		{name: "goal met before the last iteration", spec: loop.Spec{Limits: budget.Limits{MaxIterations: 3}, HasGates: true},
-			step: gate(true, 0), wantStatus: loop.StatusSucceeded, wantReason: "all required gates passed", wantIters: 1},
-		{name: "the agent's completion marker", spec: loop.Spec{Limits: budget.Limits{MaxIterations: 3}},
-			step: completed, wantStatus: loop.StatusCompleted, wantReason: "the agent printed the completion marker", wantIters: 1},
-		{name: "guidance since", spec: loop.Spec{Limits: budget.Limits{MaxIterations: 3}, HasGates: true},
-			step: gate(true, 0), guided: true, wantStatus: loop.StatusSucceeded, wantReason: "all required gates passed", wantIters: 2},
+		{name: "goal met at the last iteration", spec: state.Spec{Limits: budget.Limits{MaxIterations: 1}, HasGates: true},
+			step: gate(true, 0), wantStatus: state.StatusSucceeded, wantReason: "all required gates passed", wantIters: 1},
+		{name: "goal met before the last iteration", spec: state.Spec{Limits: budget.Limits{MaxIterations: 3}, HasGates: true},
+			step: gate(true, 0), wantStatus: state.StatusSucceeded, wantReason: "all required gates passed", wantIters: 1},
+		{name: "the agent's completion marker", spec: state.Spec{Limits: budget.Limits{MaxIterations: 3}},
+			step: completed, wantStatus: state.StatusCompleted, wantReason: "the agent printed the completion marker", wantIters: 1},
+		{name: "guidance since", spec: state.Spec{Limits: budget.Limits{MaxIterations: 3}, HasGates: true},
+			step: gate(true, 0), guided: true, wantStatus: state.StatusSucceeded, wantReason: "all required gates passed", wantIters: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -1124,9 +1125,9 @@ func TestRunCarriesOutTheLastDecision(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The kill: the state as saved with the iteration, before the end.
-			var st *loop.State
+			var st *state.State
 			for i := range first.saved {
-				if s := first.saved[i]; s.TotalIterations == 1 && s.Status == loop.StatusRunning {
+				if s := first.saved[i]; s.TotalIterations == 1 && s.Status == state.StatusRunning {
 					st = &s
 				}
 			}
@@ -1134,9 +1135,9 @@ func TestRunCarriesOutTheLastDecision(t *testing.T) {
 				t.Fatalf("no save of the decided iteration before the end: %+v", first.saved)
 			}
 			if tc.guided {
-				loop.ApplyGuidance(st, loop.Guidance{Text: "go on"})
+				state.ApplyGuidance(st, state.Guidance{Text: "go on"})
 			}
-			st.Sessions = append(st.Sessions, loop.Session{})
+			st.Sessions = append(st.Sessions, state.Session{})
 			next := &scriptEnv{script: []func(int) (evidence.Iteration, error){tc.step}}
 			out, err := loop.Run(t.Context(), next, spec, st)
 			if err != nil {
@@ -1148,7 +1149,7 @@ func TestRunCarriesOutTheLastDecision(t *testing.T) {
 			if st.TotalIterations != tc.wantIters || next.calls != tc.wantIters-1 {
 				t.Errorf("%d iterations recorded, %d run by the next session; want %d and %d", st.TotalIterations, next.calls, tc.wantIters, tc.wantIters-1)
 			}
-			if fin := events(next, loop.EventRunFinished); len(fin) != 1 || fin[0].Data.(loop.RunFinished).Status != tc.wantStatus {
+			if fin := events(next, state.EventRunFinished); len(fin) != 1 || fin[0].Data.(state.RunFinished).Status != tc.wantStatus {
 				t.Errorf("run_finished events %+v, want one, %s", fin, tc.wantStatus)
 			}
 		})

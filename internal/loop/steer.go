@@ -3,7 +3,8 @@ package loop
 import (
 	"context"
 	"fmt"
-	"time"
+
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Steerer is an [Env] a person can steer while the loop runs, from another
@@ -16,31 +17,10 @@ type Steerer interface {
 	// Steering is what people queued for the run: guidance, oldest first, and
 	// a stop after the current iteration (nil: none). An error is told and the
 	// loop goes on.
-	Steering(ctx context.Context) (Steering, error)
+	Steering(ctx context.Context) (state.Steering, error)
 	// Steered is told the IDs of the guidance now kept in the saved state (or
 	// found there already), and whether the stop asked for was obeyed.
 	Steered(ctx context.Context, ids []string, stopped bool)
-}
-
-// Steering is what people queued for a running loop.
-type Steering struct {
-	Guidance []Steer
-	Stop     *StopRequest
-}
-
-// Steer is guidance a person gave a running loop: every later prompt of the
-// run carries it, from the next iteration on.
-type Steer struct {
-	ID   string    `json:"id"` // unique, for the run's history: applied once
-	Text string    `json:"text"`
-	At   time.Time `json:"at"`
-	By   string    `json:"by,omitempty"`
-}
-
-// StopRequest asks a running loop to end after its current iteration.
-type StopRequest struct {
-	At time.Time `json:"at"`
-	By string    `json:"by,omitempty"`
 }
 
 // steer applies what people queued for the run (see [Steerer]); done reports
@@ -52,17 +32,17 @@ func (r *runner) steer(ctx context.Context) (Outcome, bool, error) {
 	}
 	sg, err := s.Steering(ctx)
 	if err != nil {
-		r.emit(ctx, r.st.Iteration, Warning{Message: "read what was queued for the run (agentloop guide, stop): " + err.Error()})
+		r.emit(ctx, r.st.Iteration, state.Warning{Message: "read what was queued for the run (agentloop guide, stop): " + err.Error()})
 	}
 	st := r.st
 	var ids []string
-	var applied []HandoffRecorded
+	var applied []state.HandoffRecorded
 	for _, g := range sg.Guidance {
 		ids = append(ids, g.ID)
-		if st.hasHandoff(g.ID) {
+		if st.HasHandoff(g.ID) {
 			continue // applied before a crash, its queue entry left behind
 		}
-		applied = append(applied, AddHandoff(st, Handoff{Kind: HandoffGuide, ID: g.ID, At: g.At, By: g.By, Text: g.Text, Iteration: st.Iteration + 1, Checkpoint: st.Tree}))
+		applied = append(applied, state.AddHandoff(st, state.Handoff{Kind: state.HandoffGuide, ID: g.ID, At: g.At, By: g.By, Text: g.Text, Iteration: st.Iteration + 1, Checkpoint: st.Tree}))
 		st.Steer = joinGuidance(st.Steer, g.Text)
 	}
 	if len(applied) > 0 {
@@ -87,21 +67,11 @@ func (r *runner) steer(ctx context.Context) (Outcome, bool, error) {
 	if sg.Stop.By != "" {
 		reason += " by " + sg.Stop.By
 	}
-	out, err := r.finish(ctx, Outcome{Status: StatusInterrupted, Reason: reason})
+	out, err := r.finish(ctx, Outcome{Status: state.StatusInterrupted, Reason: reason})
 	if err == nil {
 		s.Steered(ctx, ids, true)
 	}
 	return out, true, err
-}
-
-// hasHandoff reports whether the run's history holds the hand-off named id.
-func (s *State) hasHandoff(id string) bool {
-	for _, h := range s.Handoffs {
-		if h.ID != "" && h.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // joinGuidance adds one more piece of guidance to what the prompt carries.

@@ -10,6 +10,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // steerEnv is a scriptEnv people steer: queue[n] is what is queued when the
@@ -18,13 +19,13 @@ import (
 type steerEnv struct {
 	scriptEnv
 	asks    int
-	add     map[int]loop.Steering // what people queue before the loop's ask n
-	queue   loop.Steering
+	add     map[int]state.Steering // what people queue before the loop's ask n
+	queue   state.Steering
 	forget  bool
 	steered [][]string
 }
 
-func (e *steerEnv) Steering(context.Context) (loop.Steering, error) {
+func (e *steerEnv) Steering(context.Context) (state.Steering, error) {
 	if a, ok := e.add[e.asks]; ok {
 		e.queue.Guidance = append(e.queue.Guidance, a.Guidance...)
 		if a.Stop != nil {
@@ -40,16 +41,16 @@ func (e *steerEnv) Steered(_ context.Context, ids []string, stopped bool) {
 	if !e.forget {
 		return
 	}
-	e.queue.Guidance = slices.DeleteFunc(e.queue.Guidance, func(g loop.Steer) bool { return slices.Contains(ids, g.ID) })
+	e.queue.Guidance = slices.DeleteFunc(e.queue.Guidance, func(g state.Steer) bool { return slices.Contains(ids, g.ID) })
 	if stopped {
 		e.queue.Stop = nil
 	}
 }
 
-func guideHandoffs(st *loop.State) []loop.Handoff {
-	var out []loop.Handoff
+func guideHandoffs(st *state.State) []state.Handoff {
+	var out []state.Handoff
 	for _, h := range st.Handoffs {
-		if h.Kind == loop.HandoffGuide {
+		if h.Kind == state.HandoffGuide {
 			out = append(out, h)
 		}
 	}
@@ -63,17 +64,17 @@ func TestSteer(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
 	env := &steerEnv{forget: true, scriptEnv: scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}},
-		add: map[int]loop.Steering{
-			1: {Guidance: []loop.Steer{{ID: "g1", Text: "use v2", At: at, By: "ann@box"}}},
-			2: {Guidance: []loop.Steer{{ID: "g2", Text: "keep names", At: at}}},
-			3: {Stop: &loop.StopRequest{At: at, By: "bob@box"}},
+		add: map[int]state.Steering{
+			1: {Guidance: []state.Steer{{ID: "g1", Text: "use v2", At: at, By: "ann@box"}}},
+			2: {Guidance: []state.Steer{{ID: "g2", Text: "keep names", At: at}}},
+			3: {Stop: &state.StopRequest{At: at, By: "bob@box"}},
 		}}
 	st := newState()
-	out, err := loop.Run(t.Context(), env, loop.Spec{Limits: budget.Limits{MaxIterations: 10, FailureThreshold: 3}, Decider: engine}, st)
+	out, err := loop.Run(t.Context(), env, state.Spec{Limits: budget.Limits{MaxIterations: 10, FailureThreshold: 3}, Decider: engine}, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != loop.StatusInterrupted || out.Reason != "stopped after iteration 3 (agentloop stop) by bob@box" || st.Iteration != 3 {
+	if out.Status != state.StatusInterrupted || out.Reason != "stopped after iteration 3 (agentloop stop) by bob@box" || st.Iteration != 3 {
 		t.Fatalf("got %+v after %d iterations, want interrupted after 3", out, st.Iteration)
 	}
 	var steer []string
@@ -89,7 +90,7 @@ func TestSteer(t *testing.T) {
 	}
 	var acked []int
 	for _, ev := range env.events {
-		if h, ok := ev.Data.(loop.HandoffRecorded); ok && h.Kind == loop.HandoffGuide {
+		if h, ok := ev.Data.(state.HandoffRecorded); ok && h.Kind == state.HandoffGuide {
 			acked = append(acked, ev.Iteration)
 		}
 	}
@@ -105,16 +106,16 @@ func TestSteer(t *testing.T) {
 // session finds it in the history and does not apply it again.
 func TestSteerAppliedOnce(t *testing.T) {
 	t.Parallel()
-	g := loop.Steer{ID: "g1", Text: "use v2"}
+	g := state.Steer{ID: "g1", Text: "use v2"}
 	env := &steerEnv{scriptEnv: scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}},
-		add: map[int]loop.Steering{1: {Guidance: []loop.Steer{g}}}}
+		add: map[int]state.Steering{1: {Guidance: []state.Steer{g}}}}
 	st := newState()
-	spec := loop.Spec{Limits: budget.Limits{MaxIterations: 2, FailureThreshold: 3}, Decider: engine}
+	spec := state.Spec{Limits: budget.Limits{MaxIterations: 2, FailureThreshold: 3}, Decider: engine}
 	if _, err := loop.Run(t.Context(), env, spec, st); err != nil {
 		t.Fatal(err)
 	}
 	// The next session (resume with a higher limit) finds the entry still queued.
-	env2 := &steerEnv{forget: true, queue: loop.Steering{Guidance: []loop.Steer{g}}, scriptEnv: scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}}
+	env2 := &steerEnv{forget: true, queue: state.Steering{Guidance: []state.Steer{g}}, scriptEnv: scriptEnv{script: []func(int) (evidence.Iteration, error){agentExit(0)}}}
 	spec.Limits.MaxIterations = 3
 	if _, err := loop.Run(t.Context(), env2, spec, st); err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ func TestSteerAppliedOnce(t *testing.T) {
 		t.Errorf("the entry applied before was not removed: %+v", env2.steered)
 	}
 	for _, ev := range env2.events {
-		if h, ok := ev.Data.(loop.HandoffRecorded); ok && strings.Contains(h.Text, "v2") {
+		if h, ok := ev.Data.(state.HandoffRecorded); ok && strings.Contains(h.Text, "v2") {
 			t.Errorf("announced again: %+v", ev)
 		}
 	}

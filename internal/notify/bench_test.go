@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // BenchmarkWatchEvent is what telling an event costs the loop that records
@@ -16,7 +16,7 @@ import (
 // answers (its deliveries pile up to the bound and are recorded as failed).
 // The event is a budget warning: one notification each.
 func BenchmarkWatchEvent(b *testing.B) {
-	ev := loop.Event{Time: at, Data: loop.Warning{Message: "budget", Budget: []budget.Resource{budget.CostUSD}}}
+	ev := state.Event{Time: at, Data: state.Warning{Message: "budget", Budget: []budget.Resource{budget.CostUSD}}}
 	quick := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer quick.Close()
 	stop := make(chan struct{})
@@ -40,7 +40,7 @@ func BenchmarkWatchEvent(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			w := n.Watch(Run{Name: "build"}, func(loop.Event) {})
+			w := n.Watch(Run{Name: "build"}, func(state.Event) {})
 			b.ResetTimer()
 			for b.Loop() {
 				w.Event(ev)

@@ -18,29 +18,29 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // recorder keeps the delivery events, as a run's events.jsonl does.
 type recorder struct {
 	mu     sync.Mutex
-	events []loop.Event
+	events []state.Event
 }
 
-func (r *recorder) record(ev loop.Event) {
+func (r *recorder) record(ev state.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, ev)
 }
 
-func (r *recorder) all() []loop.Event {
+func (r *recorder) all() []state.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]loop.Event(nil), r.events...)
+	return append([]state.Event(nil), r.events...)
 }
 
 // one returns the only delivery event, failing the test when there is not one.
-func (r *recorder) one(t *testing.T) loop.EventData {
+func (r *recorder) one(t *testing.T) state.EventData {
 	t.Helper()
 	evs := r.all()
 	if len(evs) != 1 {
@@ -75,7 +75,7 @@ func drain(t *testing.T, n *Notifier) {
 }
 
 func needsYou() Notification {
-	n, _ := Of(Run{Name: "build", ID: "r1", Engine: "local"}, loop.Event{Time: at, Iteration: 3, Data: loop.NeedsYou{NeedsYou: decision.NeedsYou{
+	n, _ := Of(Run{Name: "build", ID: "r1", Engine: "local"}, state.Event{Time: at, Iteration: 3, Data: state.NeedsYou{NeedsYou: decision.NeedsYou{
 		Kind: decision.NeedsEscalated, Run: "build", Question: "Which test is right?",
 		Options: []decision.Answer{{Label: "Guide it", Command: `agentloop resume build --guidance "..."`}},
 	}}}, Rules{})
@@ -142,7 +142,7 @@ func TestWebhookDeliversSignedVersionedBody(t *testing.T) {
 	if r.event != "needs_you" || r.deliv != nt.ID || r.ctype != "application/json" {
 		t.Errorf("headers event=%q delivery=%q content-type=%q", r.event, r.deliv, r.ctype)
 	}
-	sent, ok := rec.one(t).(loop.NotificationSent)
+	sent, ok := rec.one(t).(state.NotificationSent)
 	host := strings.TrimPrefix(srv.URL, "http://")
 	if !ok || sent.Target != "webhook "+host || sent.Attempts != 1 || sent.ID != nt.ID || sent.Notification != "needs_you" {
 		t.Errorf("delivery event %+v", rec.all())
@@ -202,7 +202,7 @@ func TestReceiverAnswering500(t *testing.T) {
 	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}, Retries: 2}, nil)
 	n.Send(needsYou(), rec.record)
 	drain(t, n)
-	f, ok := rec.one(t).(loop.NotificationFailed)
+	f, ok := rec.one(t).(state.NotificationFailed)
 	if !ok || f.Attempts != 3 || f.Error != "HTTP 500 Internal Server Error" || hits.Load() != 3 {
 		t.Errorf("failure %+v after %d requests, want 3 attempts of HTTP 500", rec.all(), hits.Load())
 	}
@@ -231,12 +231,12 @@ func TestRetryOnlyWhatMayChange(t *testing.T) {
 	var failed, sent int
 	for _, ev := range rec.all() {
 		switch d := ev.Data.(type) {
-		case loop.NotificationFailed:
+		case state.NotificationFailed:
 			failed++
 			if d.Attempts != 1 || d.Error != "HTTP 404 Not Found" {
 				t.Errorf("404: %+v", d)
 			}
-		case loop.NotificationSent:
+		case state.NotificationSent:
 			sent++
 			if d.Attempts != 2 || !strings.HasPrefix(d.Target, "slack 127.0.0.1:") {
 				t.Errorf("503 then 200: %+v", d)
@@ -257,7 +257,7 @@ func TestReceiverNeverAnswering(t *testing.T) {
 	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv}}, Timeout: 100 * time.Millisecond, Retries: 1}, nil)
 	n.Send(needsYou(), rec.record)
 	drain(t, n)
-	f, ok := rec.one(t).(loop.NotificationFailed)
+	f, ok := rec.one(t).(state.NotificationFailed)
 	// (An attempt may end before the receiver reads its request.)
 	if !ok || f.Attempts != 2 || f.Error != "no answer within 100ms" || hits.Load() < 1 || f.Duration < 200 {
 		t.Errorf("failure %+v, %d requests; want 2 attempts, each ended at 100ms", rec.all(), hits.Load())
@@ -292,12 +292,12 @@ func TestCloseGivesUp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	n.Close(ctx)
-	f, ok := rec.one(t).(loop.NotificationFailed)
+	f, ok := rec.one(t).(state.NotificationFailed)
 	if !ok || !strings.HasPrefix(f.Error, "agentloop exited before it was delivered") {
 		t.Errorf("after Close: %+v", rec.all())
 	}
 	n.Send(needsYou(), rec.record)
-	if evs := rec.all(); len(evs) != 2 || evs[1].Data.(loop.NotificationFailed).Error != "agentloop was exiting" {
+	if evs := rec.all(); len(evs) != 2 || evs[1].Data.(state.NotificationFailed).Error != "agentloop was exiting" {
 		t.Errorf("a Send after Close: %+v", evs)
 	}
 }
@@ -314,7 +314,7 @@ func TestInFlightBounded(t *testing.T) {
 	}
 	n.Send(needsYou(), rec.record)
 	n.Send(needsYou(), rec.record)
-	f, ok := rec.one(t).(loop.NotificationFailed)
+	f, ok := rec.one(t).(state.NotificationFailed)
 	if !ok || f.Error != "1 notifications are under way already" || f.Attempts != 0 {
 		t.Errorf("the second Send: %+v", rec.all())
 	}
@@ -331,7 +331,7 @@ func TestEventsFilter(t *testing.T) {
 	defer srv.Close()
 	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}, Events: []Kind{KindFinished}}, nil)
 	n.Send(needsYou(), nil)
-	fin, _ := Of(Run{Name: "build"}, loop.Event{Time: at, Data: loop.RunFinished{Status: loop.StatusSucceeded}}, Rules{})
+	fin, _ := Of(Run{Name: "build"}, state.Event{Time: at, Data: state.RunFinished{Status: state.StatusSucceeded}}, Rules{})
 	n.Send(fin, nil)
 	drain(t, n)
 	if hits.Load() != 1 {
@@ -363,7 +363,7 @@ func TestSecretsRedacted(t *testing.T) {
 	}
 	failed := 0
 	for _, ev := range rec.all() {
-		if f, ok := ev.Data.(loop.NotificationFailed); ok {
+		if f, ok := ev.Data.(state.NotificationFailed); ok {
 			failed++
 			if f.Error != "exit status 1: refused [REDACTED:$DEPLOY_TOKEN]" {
 				t.Errorf("the failure's message %q, want the secret redacted", f.Error)
@@ -415,7 +415,7 @@ func TestSlackAndNtfy(t *testing.T) {
 		t.Errorf("delivery events %+v", evs)
 	}
 	for _, ev := range rec.all() {
-		if s, ok := ev.Data.(loop.NotificationSent); !ok || strings.Contains(s.Target, "XXXX") || strings.Contains(s.Target, "agent-runs") {
+		if s, ok := ev.Data.(state.NotificationSent); !ok || strings.Contains(s.Target, "XXXX") || strings.Contains(s.Target, "agent-runs") {
 			t.Errorf("event %+v: want sent, naming no secret path", ev.Data)
 		}
 	}
@@ -442,12 +442,12 @@ func TestCommand(t *testing.T) {
 	var sent, failed int
 	for _, ev := range rec.all() {
 		switch d := ev.Data.(type) {
-		case loop.NotificationSent:
+		case state.NotificationSent:
 			sent++
 			if d.Target != "command cat" {
 				t.Errorf("sent %+v", d)
 			}
-		case loop.NotificationFailed:
+		case state.NotificationFailed:
 			failed++
 			if d.Target != "command echo" || d.Attempts != 2 || d.Error != "exit status 3: boom" {
 				t.Errorf("failed %+v", d)
@@ -487,7 +487,7 @@ func TestDesktop(t *testing.T) {
 	if !strings.HasPrefix(string(b), "--app-name=agentloop\n--urgency=critical\nagentloop: run build needs you: it escalated\nWhich test is right?") {
 		t.Errorf("notify-send args %q", b)
 	}
-	if s, ok := rec.one(t).(loop.NotificationSent); !ok || s.Target != "desktop" {
+	if s, ok := rec.one(t).(state.NotificationSent); !ok || s.Target != "desktop" {
 		t.Errorf("events %+v", rec.all())
 	}
 	n, err = New(t.Context(), Config{Desktop: true}, Options{LookPath: look, GOOS: "linux", Getenv: func(string) string { return "" }})

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/redact"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Version is the version of the notification's JSON encoding (its "v"),
@@ -91,25 +91,25 @@ type Rules struct {
 // that waits for a person (escalated) calls for none: its needs_you does. The
 // notification's ID is derived from the run and the event, so that the same
 // event gives the same ID wherever it is told.
-func Of(run Run, ev loop.Event, r Rules) (Notification, bool) {
+func Of(run Run, ev state.Event, r Rules) (Notification, bool) {
 	run.Iteration = ev.Iteration
 	n := Notification{Version: Version, Time: ev.Time, Run: &run}
 	switch d := ev.Data.(type) {
-	case loop.NeedsYou:
+	case state.NeedsYou:
 		rec := d.NeedsYou
 		n.Type, n.NeedsYou = KindNeedsYou, &rec
 		n.Title = fmt.Sprintf("%s needs you: %s", who(run), needsWhat(rec.Kind))
 		n.Text = needsText(rec)
-	case loop.RunFinished:
+	case state.RunFinished:
 		switch d.Status {
-		case loop.StatusSucceeded, loop.StatusCompleted, loop.StatusAborted:
+		case state.StatusSucceeded, state.StatusCompleted, state.StatusAborted:
 		default:
 			return Notification{}, false // escalated: needs_you tells it; interrupted: the person did it
 		}
 		n.Type, n.Status, n.Reason = KindFinished, string(d.Status), d.Reason
 		n.Title = fmt.Sprintf("%s %s", who(run), d.Status)
 		n.Text = fmt.Sprintf("%s after %d %s, %s.", capital(cmp.Or(d.Reason, "ended")), d.Iterations, plural(d.Iterations, "iteration"), d.Wall.Duration().Round(time.Second))
-	case loop.Warning:
+	case state.Warning:
 		switch {
 		case len(d.Budget) > 0:
 			n.Type = KindBudget

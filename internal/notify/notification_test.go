@@ -10,8 +10,8 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/redact"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 var at = time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
@@ -25,7 +25,7 @@ func TestOf(t *testing.T) {
 	rules := Rules{RateLimitAfter: 10 * time.Minute}
 	tests := []struct {
 		name      string
-		ev        loop.Event
+		ev        state.Event
 		want      Kind
 		title     string
 		text      string
@@ -34,26 +34,26 @@ func TestOf(t *testing.T) {
 		waitMS    int64
 		needsKind string
 	}{
-		{name: "needs you", ev: loop.Event{Iteration: 3, Data: loop.NeedsYou{NeedsYou: rec}}, want: KindNeedsYou,
+		{name: "needs you", ev: state.Event{Iteration: 3, Data: state.NeedsYou{NeedsYou: rec}}, want: KindNeedsYou,
 			title: "run build needs you: it escalated", needsKind: decision.NeedsEscalated,
 			text: "Which test is right?\nstuck\n1) Guide it: agentloop resume build --guidance \"...\"\nReport: .agentloop/runs/build/r1/escalation.md"},
-		{name: "succeeded", ev: loop.Event{Iteration: 2, Data: loop.RunFinished{Status: loop.StatusSucceeded, Reason: "all required gates passed", Iterations: 2, Wall: 61_400}},
+		{name: "succeeded", ev: state.Event{Iteration: 2, Data: state.RunFinished{Status: state.StatusSucceeded, Reason: "all required gates passed", Iterations: 2, Wall: 61_400}},
 			want: KindFinished, status: "succeeded", title: "run build succeeded", text: "All required gates passed after 2 iterations, 1m1s."},
-		{name: "aborted", ev: loop.Event{Data: loop.RunFinished{Status: loop.StatusAborted, Reason: "consecutive failures: 3/3", Iterations: 3}},
+		{name: "aborted", ev: state.Event{Data: state.RunFinished{Status: state.StatusAborted, Reason: "consecutive failures: 3/3", Iterations: 3}},
 			want: KindFinished, status: "aborted", title: "run build aborted", text: "Consecutive failures: 3/3 after 3 iterations, 0s."},
-		{name: "completed", ev: loop.Event{Data: loop.RunFinished{Status: loop.StatusCompleted, Iterations: 1}},
+		{name: "completed", ev: state.Event{Data: state.RunFinished{Status: state.StatusCompleted, Iterations: 1}},
 			want: KindFinished, status: "completed", title: "run build completed", text: "Ended after 1 iteration, 0s."},
-		{name: "escalated end: its needs_you tells it", ev: loop.Event{Data: loop.RunFinished{Status: loop.StatusEscalated}}},
-		{name: "interrupted: the person did it", ev: loop.Event{Data: loop.RunFinished{Status: loop.StatusInterrupted}}},
-		{name: "budget at 80%", ev: loop.Event{Data: loop.Warning{Message: "budget: cost at 85%", Budget: []budget.Resource{budget.CostUSD, budget.Tokens}}},
+		{name: "escalated end: its needs_you tells it", ev: state.Event{Data: state.RunFinished{Status: state.StatusEscalated}}},
+		{name: "interrupted: the person did it", ev: state.Event{Data: state.RunFinished{Status: state.StatusInterrupted}}},
+		{name: "budget at 80%", ev: state.Event{Data: state.Warning{Message: "budget: cost at 85%", Budget: []budget.Resource{budget.CostUSD, budget.Tokens}}},
 			want: KindBudget, title: "run build is past 80% of its budget", text: "budget: cost at 85%", budget: []string{"cost", "tokens"}},
-		{name: "long rate limit", ev: loop.Event{Data: loop.Warning{Message: "claude is rate limited", RateLimitWait: loop.MillisOf(15 * time.Minute)}},
+		{name: "long rate limit", ev: state.Event{Data: state.Warning{Message: "claude is rate limited", RateLimitWait: state.MillisOf(15 * time.Minute)}},
 			want: KindRateLimited, title: "run build waits 15m0s for a rate limit", text: "claude is rate limited", waitMS: 900_000},
-		{name: "rate limit at the threshold", ev: loop.Event{Data: loop.Warning{Message: "rl", RateLimitWait: loop.MillisOf(10 * time.Minute)}},
+		{name: "rate limit at the threshold", ev: state.Event{Data: state.Warning{Message: "rl", RateLimitWait: state.MillisOf(10 * time.Minute)}},
 			want: KindRateLimited, title: "run build waits 10m0s for a rate limit", text: "rl", waitMS: 600_000},
-		{name: "short rate limit", ev: loop.Event{Data: loop.Warning{Message: "rl", RateLimitWait: loop.MillisOf(10*time.Minute - time.Millisecond)}}},
-		{name: "other warning", ev: loop.Event{Data: loop.Warning{Message: "gate output unreadable"}}},
-		{name: "iteration", ev: loop.Event{Data: loop.IterationFinished{}}},
+		{name: "short rate limit", ev: state.Event{Data: state.Warning{Message: "rl", RateLimitWait: state.MillisOf(10*time.Minute - time.Millisecond)}}},
+		{name: "other warning", ev: state.Event{Data: state.Warning{Message: "gate output unreadable"}}},
+		{name: "iteration", ev: state.Event{Data: state.IterationFinished{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,12 +92,12 @@ func TestOf(t *testing.T) {
 func TestOfID(t *testing.T) {
 	t.Parallel()
 	run := Run{Name: "build", ID: "r1"}
-	ev := loop.Event{Time: at, Data: loop.RunFinished{Status: loop.StatusSucceeded}}
+	ev := state.Event{Time: at, Data: state.RunFinished{Status: state.StatusSucceeded}}
 	a, _ := Of(run, ev, Rules{})
 	b, _ := Of(run, ev, Rules{})
 	ev.Time = at.Add(time.Nanosecond)
 	c, _ := Of(run, ev, Rules{})
-	d, _ := Of(Run{Name: "build", ID: "r2"}, loop.Event{Time: at, Data: loop.RunFinished{Status: loop.StatusSucceeded}}, Rules{})
+	d, _ := Of(Run{Name: "build", ID: "r2"}, state.Event{Time: at, Data: state.RunFinished{Status: state.StatusSucceeded}}, Rules{})
 	if a.ID != b.ID || a.ID == c.ID || a.ID == d.ID {
 		t.Errorf("IDs %s %s %s %s: want the first two equal, the others different", a.ID, b.ID, c.ID, d.ID)
 	}
@@ -105,7 +105,7 @@ func TestOfID(t *testing.T) {
 
 func TestTaskAndGraph(t *testing.T) {
 	t.Parallel()
-	n, _ := Of(Run{Name: "plan-api", Graph: "plan", Task: "api"}, loop.Event{Time: at, Data: loop.RunFinished{Status: loop.StatusSucceeded}}, Rules{})
+	n, _ := Of(Run{Name: "plan-api", Graph: "plan", Task: "api"}, state.Event{Time: at, Data: state.RunFinished{Status: state.StatusSucceeded}}, Rules{})
 	if n.Title != "task api of plan succeeded" {
 		t.Errorf("title %q", n.Title)
 	}

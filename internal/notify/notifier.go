@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/redact"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Options are what a [Notifier] takes of the process it runs in.
@@ -136,12 +136,12 @@ func (n *Notifier) Targets() []string {
 // Send delivers nt to every receiver in the background, when its kind is
 // told, and returns at once. record is told of each delivery and each failure
 // (nil: they are only logged); it is called from other goroutines.
-func (n *Notifier) Send(nt Notification, record func(loop.Event)) {
+func (n *Notifier) Send(nt Notification, record func(state.Event)) {
 	if n == nil || !n.cfg.Told(nt.Type) {
 		return
 	}
 	if record == nil {
-		record = func(loop.Event) {}
+		record = func(state.Event) {}
 	}
 	nt = nt.Redacted(n.red)
 	body, err := json.Marshal(nt)
@@ -199,7 +199,7 @@ type delivery struct {
 	r      receiver
 	nt     Notification
 	body   []byte
-	record func(loop.Event)
+	record func(state.Event)
 }
 
 func (d delivery) run() {
@@ -225,9 +225,9 @@ func (d delivery) run() {
 		cancel()
 		if err == nil {
 			n.o.Log.Debug("notification sent", "type", d.nt.Type, "target", d.r.name(), "attempts", attempts)
-			d.record(loop.Event{Time: n.o.Now(), Data: loop.NotificationSent{
+			d.record(state.Event{Time: n.o.Now(), Data: state.NotificationSent{
 				Notification: string(d.nt.Type), ID: d.nt.ID, Target: d.r.name(), Attempts: attempts,
-				Duration: loop.MillisOf(n.o.Now().Sub(start))}})
+				Duration: state.MillisOf(n.o.Now().Sub(start))}})
 			return
 		}
 		if timedOut {
@@ -247,9 +247,9 @@ func (d delivery) run() {
 func (d delivery) failed(attempts int, took time.Duration, err error) {
 	msg := d.n.red.String(clean(err))
 	d.n.o.Log.Warn("notification not delivered", "type", d.nt.Type, "target", d.r.name(), "attempts", attempts, "error", msg)
-	d.record(loop.Event{Time: d.n.o.Now(), Data: loop.NotificationFailed{
+	d.record(state.Event{Time: d.n.o.Now(), Data: state.NotificationFailed{
 		Notification: string(d.nt.Type), ID: d.nt.ID, Target: d.r.name(), Attempts: attempts,
-		Duration: loop.MillisOf(took), Error: msg}})
+		Duration: state.MillisOf(took), Error: msg}})
 }
 
 // permanentError is a receiver's answer that another attempt cannot change

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // ntfyReceiver is a receiver on 127.0.0.1 that takes a publish as an ntfy
@@ -126,7 +126,7 @@ func TestNtfyPublish(t *testing.T) {
 		t.Errorf("the long publish's message: %d bytes, valid UTF-8 %v; want at most %d, cut at a rune and ended with …", len(m), utf8.ValidString(m), ntfyMessageLimit)
 	}
 	for _, ev := range rec.all() {
-		if _, ok := ev.Data.(loop.NotificationSent); !ok {
+		if _, ok := ev.Data.(state.NotificationSent); !ok {
 			t.Errorf("delivery event %+v, want sent", ev.Data)
 		}
 	}
@@ -139,7 +139,7 @@ func TestNtfyPublish(t *testing.T) {
 	if _, bad := recv.results(); len(bad) != 1 || bad[0] != "forbidden" {
 		t.Errorf("the ntfy server refused %q; want one forbidden (a 403 is not tried again)", bad)
 	}
-	if f, ok := wrong.one(t).(loop.NotificationFailed); !ok || f.Attempts != 1 || !strings.Contains(f.Error, "403") || strings.Contains(f.Target, "agent-runs") {
+	if f, ok := wrong.one(t).(state.NotificationFailed); !ok || f.Attempts != 1 || !strings.Contains(f.Error, "403") || strings.Contains(f.Target, "agent-runs") {
 		t.Errorf("delivery event %+v, want one failure after 1 attempt, HTTP 403, naming no topic", wrong.one(t))
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Watch follows the events of one session of a run and sends the
@@ -16,7 +16,7 @@ import (
 type Watch struct {
 	n      *Notifier
 	run    Run
-	record func(loop.Event)
+	record func(state.Event)
 	mu     sync.Mutex
 	held   *Notification
 	ended  bool
@@ -24,7 +24,7 @@ type Watch struct {
 
 // Watch is a watch of run's events; record is told of each delivery and
 // failure (see [Notifier.Send]). A nil notifier gives a nil watch.
-func (n *Notifier) Watch(run Run, record func(loop.Event)) *Watch {
+func (n *Notifier) Watch(run Run, record func(state.Event)) *Watch {
 	if n == nil {
 		return nil
 	}
@@ -35,7 +35,7 @@ func (n *Notifier) Watch(run Run, record func(loop.Event)) *Watch {
 }
 
 // Event takes one event of the run, as it is recorded.
-func (w *Watch) Event(ev loop.Event) {
+func (w *Watch) Event(ev state.Event) {
 	if w == nil {
 		return
 	}

@@ -11,32 +11,32 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestWatch pins what a session's events are told as: a run's end is held
 // until the session ends, and a needs_you that comes after it replaces it.
 func TestWatch(t *testing.T) {
 	t.Parallel()
-	finished := func(s loop.Status) loop.Event { return loop.Event{Time: at, Data: loop.RunFinished{Status: s}} }
-	needs := loop.Event{Time: at, Data: loop.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsBudget, Run: "build"}}}
-	soft := loop.Event{Time: at, Data: loop.Warning{Message: "budget", Budget: []budget.Resource{budget.Tokens}}}
+	finished := func(s state.Status) state.Event { return state.Event{Time: at, Data: state.RunFinished{Status: s}} }
+	needs := state.Event{Time: at, Data: state.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsBudget, Run: "build"}}}
+	soft := state.Event{Time: at, Data: state.Warning{Message: "budget", Budget: []budget.Resource{budget.Tokens}}}
 	tests := []struct {
 		name   string
-		events []loop.Event
+		events []state.Event
 		err    error
 		before []string // told before End
 		after  []string // told in all
 	}{
-		{name: "succeeded, told at the end", events: []loop.Event{soft, finished(loop.StatusSucceeded)},
+		{name: "succeeded, told at the end", events: []state.Event{soft, finished(state.StatusSucceeded)},
 			before: []string{"budget_warning"}, after: []string{"budget_warning", "finished succeeded"}},
-		{name: "a budget stop waits for you", events: []loop.Event{finished(loop.StatusAborted), needs},
+		{name: "a budget stop waits for you", events: []state.Event{finished(state.StatusAborted), needs},
 			before: []string{"needs_you"}, after: []string{"needs_you"}},
-		{name: "aborted by an error of agentloop", events: []loop.Event{finished(loop.StatusAborted)}, err: errors.New("disk full"),
+		{name: "aborted by an error of agentloop", events: []state.Event{finished(state.StatusAborted)}, err: errors.New("disk full"),
 			after: []string{"finished failed"}},
 		{name: "no end recorded, an error", err: errors.New("the state cannot be saved"), after: []string{"finished failed"}},
-		{name: "interrupted", events: []loop.Event{finished(loop.StatusInterrupted)}},
-		{name: "escalated", events: []loop.Event{needs, finished(loop.StatusEscalated)}, before: []string{"needs_you"}, after: []string{"needs_you"}},
+		{name: "interrupted", events: []state.Event{finished(state.StatusInterrupted)}},
+		{name: "escalated", events: []state.Event{needs, finished(state.StatusEscalated)}, before: []string{"needs_you"}, after: []string{"needs_you"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,13 +83,13 @@ func TestNilWatch(t *testing.T) {
 	t.Parallel()
 	var n *Notifier
 	recorded := 0
-	record := func(loop.Event) { recorded++ }
+	record := func(state.Event) { recorded++ }
 	w := n.Watch(Run{Name: "x"}, record)
 	if w != nil {
 		t.Errorf("a nil notifier's watch is %+v, want nil", w)
 	}
-	w.Event(loop.Event{Data: loop.RunFinished{Status: loop.StatusSucceeded}})
-	w.Event(loop.Event{Data: loop.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsEscalated, Run: "x"}}})
+	w.Event(state.Event{Data: state.RunFinished{Status: state.StatusSucceeded}})
+	w.Event(state.Event{Data: state.NeedsYou{NeedsYou: decision.NeedsYou{Kind: decision.NeedsEscalated, Run: "x"}}})
 	w.End(errors.New("x"))
 	n.Send(needsYou(), record)
 	n.Close(t.Context())

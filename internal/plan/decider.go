@@ -7,13 +7,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentloop/agentloop/internal/decide"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // NewDecider builds the decision engine from the procedure's policy: the
 // defaults, then the procedure's `policy:` keys (strictly: an unknown key is an
 // error), then the settings that live elsewhere in the procedure.
-func NewDecider(p *Plan) (loop.Decider, error) {
+func NewDecider(p *Plan) (state.Decider, error) {
 	pol, err := Policy(p)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"github.com/agentloop/agentloop/internal/ledger"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,12 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/ledger"
+	"github.com/agentloop/agentloop/internal/state"
+
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/gitx"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/sandbox"
@@ -42,7 +43,7 @@ type Plan struct {
 
 	Verbose   bool
 	LogFormat string
-	Decider   loop.Decider
+	Decider   state.Decider
 	// Notify is where the run's notifications go (the configuration's
 	// notify: and --notify).
 	Notify notify.Config
@@ -116,8 +117,8 @@ func (p *Plan) redactGates() {
 }
 
 // Spec is the loop's view of the plan.
-func (p *Plan) Spec() loop.Spec {
-	return loop.Spec{
+func (p *Plan) Spec() state.Spec {
+	return state.Spec{
 		Name: p.Name, Procedure: p.Proc.Name, Task: p.TaskText(), Limits: p.Proc.Limits.Limits,
 		HasGates: len(p.Gates) > 0, HasReviewer: p.Reviewer != nil,
 		Baseline: p.Proc.Baseline && len(p.Gates) > 0, Decider: p.Decider, Shared: p.Budgets.On,

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // baselineMaxLength bounds the baseline's failures in a report: more than a
@@ -17,7 +17,7 @@ const baselineMaxLength = 2000
 // baselineMD writes what the baseline gates found before the first
 // iteration, as the first prompt told it, and what each flaky check ran;
 // nothing when the baseline found nothing failing.
-func baselineMD(b *bufio.Writer, s *loop.State) {
+func baselineMD(b *bufio.Writer, s *state.State) {
 	if !s.BaselineDone || len(s.Baseline) == 0 {
 		return
 	}

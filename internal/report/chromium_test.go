@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -62,11 +62,11 @@ type chartShown struct {
 // run (an escalated one, a long one, one without an iteration yet).
 func graphRun() Run {
 	ts := longRun().Tasks
-	st := &loop.State{Version: loop.StateVersion, Name: "storage", Procedure: "task graph tasks.md",
-		Status: loop.StatusEscalated, TotalIterations: 34}
+	st := &state.State{Version: state.StateVersion, Name: "storage", Procedure: "task graph tasks.md",
+		Status: state.StatusEscalated, TotalIterations: 34}
 	escalated, long := sampleRun(), longRun()
 	long.Tasks = nil
-	started := Run{State: &loop.State{Version: loop.StateVersion, Name: "storage-task-02", Status: loop.StatusRunning, StartedAt: t0}}
+	started := Run{State: &state.State{Version: state.StateVersion, Name: "storage-task-02", Status: state.StatusRunning, StartedAt: t0}}
 	ts[0].Run, ts[2].Run, ts[6].Run = &long, &started, &escalated
 	ts[6].Iterations, ts[6].Usage, ts[6].Reason = 4, escalated.State.Spend.Usage, escalated.State.Reason
 	return Run{State: st, Tasks: ts}

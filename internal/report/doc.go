@@ -1,6 +1,6 @@
 // Package report renders what people look at after (or during) a run: the run
 // report as Markdown, JSON or one self-contained HTML page with inline SVG charts,
-// and the `agentloop status` table. It reads a run's persisted [loop.State], its
+// and the `agentloop status` table. It reads a run's persisted [state.State], its
 // events and its escalation report; it never changes them.
 //
 // Unknown figures stay unknown: a token count or cost the agent CLI did not report

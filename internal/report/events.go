@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -24,15 +23,15 @@ const (
 )
 
 // ReadEvents reads events.jsonl into the loop's typed events, of any schema
-// version (see [loop.EventSchema]). It is tolerant, because a run in progress may
+// version (see [state.EventSchema]). It is tolerant, because a run in progress may
 // be writing it: a line that does not parse (the half-written last one, a corrupt
 // one) or is longer than 1 MiB is skipped and counted in skipped.
-func ReadEvents(r io.Reader) (events []loop.Event, skipped int, err error) {
+func ReadEvents(r io.Reader) (events []state.Event, skipped int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, tooLong, err := readLine(br)
 		if len(line) > 0 || tooLong {
-			var ev loop.Event
+			var ev state.Event
 			if tooLong || json.Unmarshal(line, &ev) != nil {
 				skipped++
 			} else {
@@ -77,7 +76,7 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 // ReadLastEvents is [ReadEvents] decoding only the last n lines: total counts
 // every line of the log (the ones skipped included), for a report that shows
 // the last events of a long run and how many there are.
-func ReadLastEvents(r io.Reader, n int) (events []loop.Event, total int, err error) {
+func ReadLastEvents(r io.Reader, n int) (events []state.Event, total int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	last := make([][]byte, 0, n) // a ring of the last n lines once full
 	next := 0
@@ -103,7 +102,7 @@ func ReadLastEvents(r io.Reader, n int) (events []loop.Event, total int, err err
 		}
 	}
 	for i := range last {
-		var ev loop.Event
+		var ev state.Event
 		if line := last[(next+i)%len(last)]; len(line) > 0 && json.Unmarshal(line, &ev) == nil {
 			events = append(events, ev)
 		}
@@ -115,12 +114,12 @@ func ReadLastEvents(r io.Reader, n int) (events []loop.Event, total int, err err
 // (.agentloop/runs/NAME/RUNID): the events, the list of escalation reports and
 // the last one, with the run's state st (and its history) loaded by the
 // caller. Missing files are not errors: a run that just started has none.
-func LoadRunDir(dir string, st *loop.State) (Run, error) { return LoadRunDirLast(dir, st, 0) }
+func LoadRunDir(dir string, st *state.State) (Run, error) { return LoadRunDirLast(dir, st, 0) }
 
 // LoadRunDirLast is [LoadRunDir] reading only the last lastEvents events (all
 // of them for 0), with [Run.EventsAll] counting every one: what the HTML
 // report shows of a long run's log.
-func LoadRunDirLast(dir string, st *loop.State, lastEvents int) (Run, error) {
+func LoadRunDirLast(dir string, st *state.State, lastEvents int) (Run, error) {
 	r := Run{State: st}
 	f, err := os.Open(filepath.Join(dir, eventsFileName))
 	switch {

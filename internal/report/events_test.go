@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // ReadLastEvents decodes the last n lines only, in order, skipping the bad
@@ -63,10 +63,10 @@ not json
 	if got := strings.Join(types, ","); got != "run_started,iteration_started,run_finished" || skipped != 6 {
 		t.Errorf("events %s, skipped %d; want run_started,iteration_started,run_finished and 6 skipped", got, skipped)
 	}
-	if d, ok := evs[0].Data.(loop.RunStarted); !ok || d.Procedure != "build" {
+	if d, ok := evs[0].Data.(state.RunStarted); !ok || d.Procedure != "build" {
 		t.Errorf("schema-1 event read as %+v", evs[0])
 	}
-	if d, ok := evs[1].Data.(loop.IterationStarted); !ok || evs[1].Iteration != 1 || d.MaxIterations != 3 {
+	if d, ok := evs[1].Data.(state.IterationStarted); !ok || evs[1].Iteration != 1 || d.MaxIterations != 3 {
 		t.Errorf("schema-2 event read as %+v", evs[1])
 	}
 }
@@ -74,7 +74,7 @@ not json
 func TestLoadRunDir(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	st := &loop.State{Name: "build"}
+	st := &state.State{Name: "build"}
 	r, err := LoadRunDir(dir, st)
 	if err != nil || r.State != st || r.Events != nil || r.Escalation != "" {
 		t.Fatalf("empty run folder: %+v, %v", r, err)

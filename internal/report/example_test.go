@@ -5,22 +5,22 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 func ExampleStatusTable() {
 	start := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
-	states := []*loop.State{
-		{Name: "build", Status: loop.StatusRunning, Iteration: 2, MaxIterations: 5, StartedAt: start,
-			History:  []loop.Record{{N: 1, Decision: "refine"}, {N: 2, Decision: "refine"}},
-			Sessions: []loop.Session{{StartedAt: start}},
+	states := []*state.State{
+		{Name: "build", Status: state.StatusRunning, Iteration: 2, MaxIterations: 5, StartedAt: start,
+			History:  []state.Record{{N: 1, Decision: "refine"}, {N: 2, Decision: "refine"}},
+			Sessions: []state.Session{{StartedAt: start}},
 			// 2m30s counted up to the end of iteration 2; the third runs since.
-			Spend: loop.Spend{Usage: evidence.Usage{InputTokens: 41000, OutputTokens: 5200, TokensKnown: true, CostUSD: 0.62, CostKnown: true},
+			Spend: state.Spend{Usage: evidence.Usage{InputTokens: 41000, OutputTokens: 5200, TokensKnown: true, CostUSD: 0.62, CostKnown: true},
 				Wall: 150_000, CountedTo: start.Add(150 * time.Second)}},
-		{Name: "docs", Status: loop.StatusSucceeded, Iteration: 1, MaxIterations: 3, StartedAt: start,
-			LastIterationAt: start.Add(40 * time.Second), History: []loop.Record{{N: 1, Decision: "proceed"}},
-			Spend: loop.Spend{Wall: 40_000}},
+		{Name: "docs", Status: state.StatusSucceeded, Iteration: 1, MaxIterations: 3, StartedAt: start,
+			LastIterationAt: start.Add(40 * time.Second), History: []state.Record{{N: 1, Decision: "proceed"}},
+			Spend: state.Spend{Wall: 40_000}},
 	}
 	_ = report.StatusTable(os.Stdout, report.StatusRows(states, start.Add(3*time.Minute)), false)
 	// Output:

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // A run's history as every format shows it: its segments (the start, then one
@@ -16,8 +16,8 @@ import (
 
 // history is a run's history made ready for the renderers.
 type history struct {
-	timeline    []loop.Moment // every attempt and hand-off, in order ([loop.State.Timeline])
-	segments    []loop.HistorySegment
+	timeline    []state.Moment // every attempt and hand-off, in order ([state.State.Timeline])
+	segments    []state.HistorySegment
 	escalations map[int]string // a segment's escalation report, by segment
 	recorded    int            // iterations recorded
 	cut         int            // attempts cut short
@@ -27,7 +27,7 @@ type history struct {
 func historyOf(r Run) history {
 	s := r.state()
 	tl := s.Timeline()
-	h := history{timeline: tl, segments: loop.Segments(tl), recorded: len(s.History), cut: len(s.Interrupted)}
+	h := history{timeline: tl, segments: state.Segments(tl), recorded: len(s.History), cut: len(s.Interrupted)}
 	h.attempts = max(s.Attempts, h.recorded+h.cut)
 	if len(r.Escalations) > 0 {
 		h.escalations = make(map[int]string, len(r.Escalations))
@@ -61,7 +61,7 @@ func position(segment, iteration, limit, attempts int, words bool) string {
 }
 
 // statePosition is [position] of a run's state, in words.
-func statePosition(s *loop.State) string {
+func statePosition(s *state.State) string {
 	return position(max(s.Segment, 1), s.Iteration, s.MaxIterations, s.Attempts, true)
 }
 
@@ -79,7 +79,7 @@ func (h history) attemptsText() string {
 }
 
 // segmentTitle is a segment's heading: "Segment 2".
-func segmentTitle(g loop.HistorySegment) string { return fmt.Sprintf("Segment %d", g.N) }
+func segmentTitle(g state.HistorySegment) string { return fmt.Sprintf("Segment %d", g.N) }
 
 // marks renders the parts of a sentence of the history: plain text, and
 // code (a commit, a ref, a path); the Markdown and the HTML report each have
@@ -93,7 +93,7 @@ var (
 
 // who names a hand-off's person and time: " by dev@host at 2026-03-14
 // 10:00:00Z" (" from dev@host …" with from).
-func who(h *loop.Handoff, from bool) string {
+func who(h *state.Handoff, from bool) string {
 	s := ""
 	if h.By != "" && from {
 		s += " from " + h.By
@@ -108,26 +108,26 @@ func who(h *loop.Handoff, from bool) string {
 
 // handoffText is a hand-off as one sentence; a guidance's text is quoted by
 // the renderer after it.
-func handoffText(h *loop.Handoff, mk marks) string {
+func handoffText(h *state.Handoff, mk marks) string {
 	at := ""
 	if h.Checkpoint != "" {
 		at = mk.text("; the work tree is at ") + mk.code(shortCommit(h.Checkpoint))
 	}
 	var s string
 	switch h.Kind {
-	case loop.HandoffStart:
+	case state.HandoffStart:
 		s = "Started" + who(h, false)
-	case loop.HandoffResume:
+	case state.HandoffResume:
 		s = "Resumed" + who(h, false)
-	case loop.HandoffGuidance:
+	case state.HandoffGuidance:
 		s = "Guidance" + who(h, true)
 		if h.Architecture {
 			s += " (an architecture decision, recorded as an ADR)"
 		}
 		return mk.text(s + ":")
-	case loop.HandoffAccept:
+	case state.HandoffAccept:
 		return mk.text("Accepted"+who(h, false)) + at + mk.text(".")
-	case loop.HandoffAbort:
+	case state.HandoffAbort:
 		return mk.text("Aborted"+who(h, false)) + at + mk.text(".")
 	default:
 		s = "Hand-off (" + h.Kind + ")" + who(h, false)
@@ -136,7 +136,7 @@ func handoffText(h *loop.Handoff, mk marks) string {
 }
 
 // cutText is an attempt cut short as one sentence.
-func cutText(m loop.Moment, mk marks) string {
+func cutText(m state.Moment, mk marks) string {
 	c := m.Cut
 	s := fmt.Sprintf("Attempt %d (iteration %d) was cut short", m.Seq, c.Iteration)
 	if c.Duration > 0 {
@@ -165,8 +165,8 @@ func (h history) escalatedText(segment int, mk marks) string {
 }
 
 // escalatedAt reports whether moment m ends its segment with an escalation.
-func escalatedAt(m loop.Moment) bool {
-	return m.Record != nil && m.Record.Decision == string(loop.ActionEscalate)
+func escalatedAt(m state.Moment) bool {
+	return m.Record != nil && m.Record.Decision == string(state.ActionEscalate)
 }
 
 // shortCommit shortens a commit name for people (12 hex digits); a ref name
@@ -180,7 +180,7 @@ func shortCommit(c string) string {
 
 // bestText names the best checkpoint by its attempt: "attempt 5 (iteration 2
 // of segment 2), quality 0.62"; "" without one.
-func bestText(s *loop.State) string {
+func bestText(s *state.State) string {
 	b := s.Best
 	if b == nil {
 		return ""
@@ -196,7 +196,7 @@ func bestText(s *loop.State) string {
 }
 
 // bestSegment is the segment of the best checkpoint's attempt, 0 when unknown.
-func bestSegment(s *loop.State) int {
+func bestSegment(s *state.State) int {
 	if s.Best == nil || s.Best.Seq == 0 {
 		return 0
 	}

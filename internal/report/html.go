@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 //go:embed report.html.tmpl
@@ -21,7 +21,7 @@ var pageTemplate string
 // page is one run as the HTML template renders it: the whole page of a run's
 // report, or one task's section of a task graph's page.
 type page struct {
-	S          *loop.State
+	S          *state.State
 	Anchor     string // prefix of the ids in the page: "" for a run, "task-ID-" in a graph's page
 	Nested     bool   // a task's section in a graph's page: its headings one level down
 	Status     string
@@ -39,7 +39,7 @@ type page struct {
 	Budget             []budgetRow
 	Wall               string
 	Waited             string
-	Sessions           []loop.Session
+	Sessions           []state.Session
 	Escalation         template.HTML
 	// Escalations are the run's escalation reports when there are several
 	// (Escalation shows the last); EscalationOf names its segment.
@@ -186,7 +186,7 @@ func used(u evidence.Usage) bool {
 }
 
 // runCards are the figures at the top of a run's report.
-func runCards(s *loop.State, h history, total evidence.Usage) []card {
+func runCards(s *state.State, h history, total evidence.Usage) []card {
 	best := "—"
 	if q, ok := bestQuality(s.History); ok {
 		best = fmt.Sprintf("%.2f", q)

@@ -3,10 +3,11 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/agentloop/agentloop/internal/loop"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 func TestHTMLGolden(t *testing.T) {
@@ -168,10 +169,10 @@ func TestHTMLLongRun(t *testing.T) {
 func TestHTMLVeryLongRun(t *testing.T) {
 	t.Parallel()
 	const n = 3*maxIterationRows + 7
-	st := &loop.State{Version: 1, Name: "long", Status: loop.StatusRunning, Iteration: n, TotalIterations: n}
+	st := &state.State{Version: 1, Name: "long", Status: state.StatusRunning, Iteration: n, TotalIterations: n}
 	for i := 1; i <= n; i++ {
-		st.History = append(st.History, loop.Record{N: i, Quality: float64(i%2) / 2, Duration: loop.Millis(1000),
-			Gates: []loop.GateSummary{{Name: "unit", Required: true, Passed: i%2 == 0}}, Decision: "continue"})
+		st.History = append(st.History, state.Record{N: i, Quality: float64(i%2) / 2, Duration: state.Millis(1000),
+			Gates: []state.GateSummary{{Name: "unit", Required: true, Passed: i%2 == 0}}, Decision: "continue"})
 	}
 	var b bytes.Buffer
 	if err := HTML(&b, Run{State: st}); err != nil {

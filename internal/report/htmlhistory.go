@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/decide"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // historyCols is the number of columns of the history table.
@@ -20,7 +20,7 @@ const historyCols = 10
 // short and the escalations. Past maxIterationRows attempts it shows the last
 // ones, and where each segment started; shown counts the attempts it shows.
 // It is written here rather than by the template, which is slower by far.
-func historyHTML(s *loop.State, h history) (_ template.HTML, shown int) {
+func historyHTML(s *state.State, h history) (_ template.HTML, shown int) {
 	if len(h.segments) == 0 {
 		return `<p class="sub">No iteration has finished yet.</p>`, 0
 	}
@@ -78,15 +78,15 @@ func historyHTML(s *loop.State, h history) (_ template.HTML, shown int) {
 }
 
 // handoffHTML is a hand-off, a guidance's text quoted.
-func handoffHTML(h *loop.Handoff) string {
+func handoffHTML(h *state.Handoff) string {
 	s := handoffText(h, htmlMarks)
-	if h.Kind == loop.HandoffGuidance && h.Text != "" {
+	if h.Kind == state.HandoffGuidance && h.Text != "" {
 		s += "<blockquote>" + strings.ReplaceAll(esc(strings.TrimSpace(h.Text)), "\n", "<br>") + "</blockquote>"
 	}
 	return s
 }
 
-func recordHTML(b *strings.Builder, m loop.Moment, many bool) {
+func recordHTML(b *strings.Builder, m state.Moment, many bool) {
 	r := m.Record
 	it := fmt.Sprintf("iteration %d", r.N)
 	if many {

@@ -11,27 +11,27 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // baselineRecord is the tree before the agent's first iteration, as iteration
 // 0: its gates, and its failing tests and findings and its quality as the
 // decision engine counts them for an iteration. ok is false without a baseline.
-func baselineRecord(s *loop.State) (rec loop.Record, ok bool) {
+func baselineRecord(s *state.State) (rec state.Record, ok bool) {
 	if !s.BaselineDone || len(s.Baseline) == 0 {
-		return loop.Record{}, false
+		return state.Record{}, false
 	}
 	ev := evidence.Iteration{Gates: s.Baseline}
-	rec = loop.Record{N: 0, Failing: decide.Failing(ev), Quality: decide.Quality(ev)}
+	rec = state.Record{N: 0, Failing: decide.Failing(ev), Quality: decide.Quality(ev)}
 	for _, g := range s.Baseline {
-		rec.Gates = append(rec.Gates, loop.SummarizeGate(g))
+		rec.Gates = append(rec.Gates, state.SummarizeGate(g))
 	}
 	return rec, true
 }
 
 // usageKnown says whether any iteration reported its tokens, and its cost.
-func usageKnown(h []loop.Record) (tokens, cost bool) {
+func usageKnown(h []state.Record) (tokens, cost bool) {
 	for _, r := range h {
 		tokens = tokens || r.Usage.TokensKnown
 		cost = cost || r.Usage.CostKnown
@@ -41,7 +41,7 @@ func usageKnown(h []loop.Record) (tokens, cost bool) {
 
 // unreportedText is the one line that stands for the charts of what the agent
 // CLI never reported (tokens, cost, or both); "" when it reported both.
-func unreportedText(h []loop.Record) string {
+func unreportedText(h []state.Record) string {
 	tokens, cost := usageKnown(h)
 	switch {
 	case !tokens && !cost:
@@ -56,10 +56,10 @@ func unreportedText(h []loop.Record) string {
 
 // attemptsOf are a run's agent attempts in order (recorded and cut short),
 // from the baseline (attempt 0) when there is one.
-func attemptsOf(s *loop.State, h history) (all []loop.Moment, base bool) {
-	all = make([]loop.Moment, 0, len(s.History)+len(s.Interrupted)+1)
+func attemptsOf(s *state.State, h history) (all []state.Moment, base bool) {
+	all = make([]state.Moment, 0, len(s.History)+len(s.Interrupted)+1)
 	if rec, ok := baselineRecord(s); ok && len(s.History) > 0 {
-		all = append(all, loop.Moment{Record: &rec, Segment: 1})
+		all = append(all, state.Moment{Record: &rec, Segment: 1})
 		base = true
 	}
 	for _, m := range h.timeline {
@@ -73,7 +73,7 @@ func attemptsOf(s *loop.State, h history) (all []loop.Moment, base bool) {
 // attemptName names an attempt for people: "attempt 5 (iteration 2 of
 // segment 2)", "attempt 4 (iteration 2), cut short", "before the agent
 // (baseline)".
-func attemptName(m loop.Moment, many bool) string {
+func attemptName(m state.Moment, many bool) string {
 	if m.Seq == 0 && m.Record != nil {
 		return "before the agent (baseline)"
 	}
@@ -93,7 +93,7 @@ func attemptName(m loop.Moment, many bool) string {
 // reported them), duration. Every attempt has its place on the x axis, those
 // cut short too (marked as such where they have no value), and a dashed line
 // marks where a segment starts. No iteration, no charts.
-func charts(s *loop.State, h history) []chart {
+func charts(s *state.State, h history) []chart {
 	if len(s.History) == 0 {
 		return nil
 	}
@@ -103,7 +103,7 @@ func charts(s *loop.State, h history) []chart {
 		noBase = all[1:]
 	}
 	many := h.many()
-	pts := func(ms []loop.Moment, f func(loop.Moment) point) []point {
+	pts := func(ms []state.Moment, f func(state.Moment) point) []point {
 		out := make([]point, len(ms))
 		for i, m := range ms {
 			out[i] = f(m)
@@ -114,7 +114,7 @@ func charts(s *loop.State, h history) []chart {
 	}
 	num := func(v float64) string { return budget.Thousands(int64(v)) }
 	best := s.Best
-	isBest := func(m loop.Moment) bool {
+	isBest := func(m state.Moment) bool {
 		if best == nil || m.Seq == 0 || m.Record == nil {
 			return false
 		}
@@ -126,14 +126,14 @@ func charts(s *loop.State, h history) []chart {
 	cs := []chart{
 		{ID: "quality", Title: "Quality score", Note: decide.QualityMeaning, Kind: "line", Max: 1, Color: "#7c3aed",
 			Fmt: func(v float64) string { return fmt.Sprintf("%.2f", v) },
-			Pts: pts(withBase, func(m loop.Moment) point {
+			Pts: pts(withBase, func(m state.Moment) point {
 				if m.Record == nil {
 					return point{}
 				}
 				return point{Value: m.Record.Quality, Known: true, Label: fmt.Sprintf("%.2f", m.Record.Quality), Best: isBest(m)}
 			})},
 		{ID: "failing", Title: "Failing tests and findings", Kind: "bar", Color: "#dc2626", Fmt: num, Int: true,
-			Pts: pts(withBase, func(m loop.Moment) point {
+			Pts: pts(withBase, func(m state.Moment) point {
 				if m.Record == nil {
 					return point{}
 				}
@@ -144,7 +144,7 @@ func charts(s *loop.State, h history) []chart {
 		cs[0].Note += " Attempt 0 is the code before the agent's first iteration."
 		cs[1].Note = "Attempt 0 is the code before the agent's first iteration: what failed already."
 	}
-	usageOf := func(m loop.Moment) evidence.Usage {
+	usageOf := func(m state.Moment) evidence.Usage {
 		if m.Cut != nil {
 			return m.Cut.Usage
 		}
@@ -153,7 +153,7 @@ func charts(s *loop.State, h history) []chart {
 	tokens, cost := usageKnown(s.History)
 	if tokens {
 		cs = append(cs, chart{ID: "tokens", Title: "Tokens per attempt", Kind: "bar", Color: "#2563eb", Fmt: compact, Int: true,
-			Pts: pts(noBase, func(m loop.Moment) point {
+			Pts: pts(noBase, func(m state.Moment) point {
 				u := usageOf(m)
 				return point{Value: float64(u.TotalTokens()), Known: u.TokensKnown, Label: tokensText(u) + " tokens"}
 			})})
@@ -161,14 +161,14 @@ func charts(s *loop.State, h history) []chart {
 	if cost {
 		cs = append(cs, chart{ID: "cost", Title: "Cost per attempt (USD)", Kind: "line", Color: "#0891b2",
 			Fmt: chartMoney,
-			Pts: pts(noBase, func(m loop.Moment) point {
+			Pts: pts(noBase, func(m state.Moment) point {
 				u := usageOf(m)
 				return point{Value: u.CostUSD, Known: u.CostKnown, Label: costText(u)}
 			})})
 	}
 	return append(cs, chart{ID: "duration", Title: "Duration (seconds)", Kind: "bar", Color: "#64748b",
 		Fmt: func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 32) + "s" },
-		Pts: pts(noBase, func(m loop.Moment) point {
+		Pts: pts(noBase, func(m state.Moment) point {
 			d := time.Duration(0)
 			if m.Cut != nil {
 				d = m.Cut.Duration.Duration()
@@ -193,7 +193,7 @@ func compact(v float64) string {
 // timeline is the gate × attempt grid, from the baseline (attempt 0) when
 // there is one; an attempt cut short ran no gate. Past maxIterationRows
 // attempts it shows the last ones.
-func timeline(s *loop.State, h history, names []string) []timelineRow {
+func timeline(s *state.State, h history, names []string) []timelineRow {
 	if len(s.History) == 0 {
 		return nil
 	}
@@ -281,7 +281,7 @@ const maxEventRows = ShownEvents
 // caller that writes only that report reads no more ([LoadRunDirLast]).
 const ShownEvents = 300
 
-func eventRows(evs []loop.Event) []eventRow {
+func eventRows(evs []state.Event) []eventRow {
 	if len(evs) > maxEventRows {
 		evs = evs[len(evs)-maxEventRows:]
 	}

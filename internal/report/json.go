@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // JSONSchema names the shape of the document [JSON] writes.
@@ -17,11 +17,11 @@ const JSONSchema = "agentloop.report/v1"
 
 // jsonDoc is the JSON report: a summary computed for readers, then the raw material.
 type jsonDoc struct {
-	Schema     string       `json:"schema"`
-	Summary    jsonSummary  `json:"summary"`
-	State      *loop.State  `json:"state"`
-	Events     []loop.Event `json:"events"`
-	Escalation string       `json:"escalation,omitempty"`
+	Schema     string        `json:"schema"`
+	Summary    jsonSummary   `json:"summary"`
+	State      *state.State  `json:"state"`
+	Events     []state.Event `json:"events"`
+	Escalation string        `json:"escalation,omitempty"`
 	// Segments are the run's history by segment: who opened each (the
 	// start, a guidance with its text), its attempts, its other hand-offs
 	// and its escalation report.
@@ -31,14 +31,14 @@ type jsonDoc struct {
 }
 
 type jsonSegment struct {
-	N        int           `json:"n"`
-	Opened   *loop.Handoff `json:"opened_by,omitempty"`
-	Attempts []int         `json:"attempts"`      // the run-wide numbers of its attempts, in order
-	Cut      []int         `json:"cut,omitempty"` // those cut short
+	N        int            `json:"n"`
+	Opened   *state.Handoff `json:"opened_by,omitempty"`
+	Attempts []int          `json:"attempts"`      // the run-wide numbers of its attempts, in order
+	Cut      []int          `json:"cut,omitempty"` // those cut short
 	// Iterations counts its recorded iterations.
-	Iterations int            `json:"iterations"`
-	Handoffs   []loop.Handoff `json:"handoffs,omitempty"` // resume, accept, abort
-	Escalation string         `json:"escalation,omitempty"`
+	Iterations int             `json:"iterations"`
+	Handoffs   []state.Handoff `json:"handoffs,omitempty"` // resume, accept, abort
+	Escalation string          `json:"escalation,omitempty"`
 }
 
 type jsonEscalation struct {
@@ -56,13 +56,13 @@ type jsonBest struct {
 }
 
 type jsonSummary struct {
-	Name       string      `json:"name"`
-	RunID      string      `json:"run_id"`
-	Procedure  string      `json:"procedure"`
-	Status     loop.Status `json:"status"`
-	Reason     string      `json:"reason,omitempty"`
-	Iterations int         `json:"iterations"` // recorded, every segment
-	Max        int         `json:"max_iterations"`
+	Name       string       `json:"name"`
+	RunID      string       `json:"run_id"`
+	Procedure  string       `json:"procedure"`
+	Status     state.Status `json:"status"`
+	Reason     string       `json:"reason,omitempty"`
+	Iterations int          `json:"iterations"` // recorded, every segment
+	Max        int          `json:"max_iterations"`
 	// Where the run stands: its segment, the iteration in it, the last
 	// attempt in the run, and the same in words.
 	Segment      int            `json:"segment"`
@@ -73,7 +73,7 @@ type jsonSummary struct {
 	Best         *jsonBest      `json:"best_checkpoint,omitempty"`
 	LastDecision string         `json:"last_decision,omitempty"`
 	BestQuality  *float64       `json:"best_quality,omitempty"`
-	Elapsed      loop.Millis    `json:"elapsed_ms"`
+	Elapsed      state.Millis   `json:"elapsed_ms"`
 	Tokens       *int64         `json:"tokens"`   // null when unknown
 	CostUSD      *float64       `json:"cost_usd"` // null when unknown
 	Total        evidence.Usage `json:"total_usage"`
@@ -89,7 +89,7 @@ func JSON(w io.Writer, r Run) error {
 		Name: s.Name, RunID: s.RunID, Procedure: s.Procedure, Status: s.Status, Reason: s.Reason,
 		Iterations: s.TotalIterations, Max: s.MaxIterations, LastDecision: lastDecision(s),
 		Segment: max(s.Segment, 1), Iteration: s.Iteration, Attempts: h.attempts, CutAttempts: h.cut, Position: statePosition(s),
-		Elapsed: loop.MillisOf(elapsed(s, reportNow(s))), Total: total,
+		Elapsed: state.MillisOf(elapsed(s, reportNow(s))), Total: total,
 	}
 	if b := s.Best; b != nil {
 		sum.Best = &jsonBest{Attempt: b.Seq, Segment: bestSegment(s), Iteration: b.Iteration, Quality: b.Quality, Ref: b.Ref, Label: bestText(s)}
@@ -107,7 +107,7 @@ func JSON(w io.Writer, r Run) error {
 	}
 	events := r.Events
 	if events == nil {
-		events = []loop.Event{}
+		events = []state.Event{}
 	}
 	doc := jsonDoc{Schema: JSONSchema, Summary: sum, State: s, Events: events, Escalation: r.Escalation, Tasks: r.Tasks,
 		Segments: jsonSegments(h)}
@@ -144,7 +144,7 @@ func jsonSegments(h history) []jsonSegment {
 }
 
 // bestQuality is the highest quality score in the history.
-func bestQuality(h []loop.Record) (float64, bool) {
+func bestQuality(h []state.Record) (float64, bool) {
 	best, ok := 0.0, false
 	for _, r := range h {
 		if !ok || r.Quality > best {
@@ -155,7 +155,7 @@ func bestQuality(h []loop.Record) (float64, bool) {
 }
 
 // reportNow is the reference time for a finished report: its last activity.
-func reportNow(s *loop.State) time.Time {
+func reportNow(s *state.State) time.Time {
 	if n := len(s.Sessions); n > 0 && s.Sessions[n-1].EndedAt.After(s.LastIterationAt) {
 		return s.Sessions[n-1].EndedAt
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Markdown writes the run report as Markdown: a summary, the budgets spent, the
@@ -41,7 +41,7 @@ func Markdown(w io.Writer, r Run) error {
 	return nil
 }
 
-func summaryMD(b *bufio.Writer, s *loop.State, h history) {
+func summaryMD(b *bufio.Writer, s *state.State, h history) {
 	status := "**" + cmp.Or(string(s.Status), dash) + "**"
 	if s.Reason != "" {
 		status += " — " + mdCell(s.Reason)
@@ -67,7 +67,7 @@ func summaryMD(b *bufio.Writer, s *loop.State, h history) {
 	b.WriteString("\n")
 }
 
-func budgetMD(b *bufio.Writer, sp loop.Spend) {
+func budgetMD(b *bufio.Writer, sp state.Spend) {
 	b.WriteString("## Budget spent\n\n| | tokens | input | output | cache read | cache write | cost |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	row := func(name string, u evidence.Usage) {
 		in, out, cr, cw := "unknown", "unknown", "unknown", "unknown"
@@ -92,7 +92,7 @@ func budgetMD(b *bufio.Writer, sp loop.Spend) {
 // several) with its attempts in a table, broken by what is not an iteration:
 // a hand-off in its place (a guidance quoted), an attempt cut short, the
 // escalation that ended the segment.
-func historyMD(b *bufio.Writer, s *loop.State, h history) {
+func historyMD(b *bufio.Writer, s *state.State, h history) {
 	b.WriteString("## History\n\n")
 	if len(h.segments) == 0 {
 		b.WriteString("No iteration has finished yet.\n\n")
@@ -154,7 +154,7 @@ func historyMD(b *bufio.Writer, s *loop.State, h history) {
 	}
 }
 
-func recordMD(b *bufio.Writer, m loop.Moment) {
+func recordMD(b *bufio.Writer, m state.Moment) {
 	r := m.Record
 	exit := fmt.Sprint(r.AgentExit)
 	if r.AgentReason != "" {
@@ -166,9 +166,9 @@ func recordMD(b *bufio.Writer, m loop.Moment) {
 }
 
 // mdHandoff is a hand-off as a Markdown paragraph, a guidance's text quoted.
-func mdHandoff(h *loop.Handoff) string {
+func mdHandoff(h *state.Handoff) string {
 	s := "**" + handoffText(h, mdMarks) + "**"
-	if h.Kind == loop.HandoffGuidance && h.Text != "" {
+	if h.Kind == state.HandoffGuidance && h.Text != "" {
 		s += "\n\n> " + strings.Join(strings.Split(strings.ReplaceAll(strings.TrimSpace(h.Text), "\r", ""), "\n"), "\n> ")
 	}
 	return s
@@ -179,7 +179,7 @@ func mdCode(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`
 
 // seqOf is a record's run-wide attempt number (its iteration number in the
 // records of older builds, which did not keep one).
-func seqOf(r loop.Record) int {
+func seqOf(r state.Record) int {
 	if r.Seq > 0 {
 		return r.Seq
 	}
@@ -188,7 +188,7 @@ func seqOf(r loop.Record) int {
 
 // outputProblems lists what of each gate's output could not be read, once per
 // gate and problem, with the attempts it happened in: "tests, attempts 1–3: …".
-func outputProblems(h []loop.Record) []string {
+func outputProblems(h []state.Record) []string {
 	type key struct{ gate, problem string }
 	var order []key
 	seen := map[key][]int{}
@@ -217,7 +217,7 @@ func outputProblems(h []loop.Record) []string {
 }
 
 // gatesText renders gates as "tests ✗, lint ✓, e2e ⚠".
-func gatesText(gs []loop.GateSummary) string {
+func gatesText(gs []state.GateSummary) string {
 	if len(gs) == 0 {
 		return "—"
 	}
@@ -229,7 +229,7 @@ func gatesText(gs []loop.GateSummary) string {
 	return strings.Join(parts, ", ")
 }
 
-func sessionsMD(b *bufio.Writer, ss []loop.Session) {
+func sessionsMD(b *bufio.Writer, ss []state.Session) {
 	if len(ss) == 0 {
 		return
 	}
@@ -244,10 +244,10 @@ func sessionsMD(b *bufio.Writer, ss []loop.Session) {
 // guidanceMD lists what people told the loop: answers to its escalations
 // (a new segment each) and guidance given while it ran, with the iteration
 // that first carried it.
-func guidanceMD(b *bufio.Writer, hs []loop.Handoff) {
+func guidanceMD(b *bufio.Writer, hs []state.Handoff) {
 	head := false
 	for _, h := range hs {
-		if h.Kind != loop.HandoffGuidance && h.Kind != loop.HandoffGuide {
+		if h.Kind != state.HandoffGuidance && h.Kind != state.HandoffGuide {
 			continue
 		}
 		if !head {
@@ -255,7 +255,7 @@ func guidanceMD(b *bufio.Writer, hs []loop.Handoff) {
 			head = true
 		}
 		given, applied := "answer to an escalation", fmt.Sprintf("segment %d, iteration 1", h.Segment)
-		if h.Kind == loop.HandoffGuide {
+		if h.Kind == state.HandoffGuide {
 			given, applied = "while it ran", fmt.Sprintf("segment %d, iteration %d", h.Segment, h.Iteration)
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", stamp(h.At), mdCell(cmp.Or(h.By, dash)), given, applied, mdCell(h.Text))

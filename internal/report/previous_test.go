@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestRunOfPreviousVersion reports on a run recorded by the previous version
@@ -22,7 +22,7 @@ func TestRunOfPreviousVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st loop.State
+	var st state.State
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestRunOfPreviousVersion(t *testing.T) {
 	}
 	var types []string
 	for _, ev := range evs {
-		if _, unknown := ev.Data.(loop.UnknownEvent); unknown {
+		if _, unknown := ev.Data.(state.UnknownEvent); unknown {
 			t.Errorf("event %s not read into its type", ev.Type())
 		}
 		types = append(types, string(ev.Type()))
@@ -47,14 +47,14 @@ func TestRunOfPreviousVersion(t *testing.T) {
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("types\n got %s\nwant %s", got, want)
 	}
-	if d, ok := evs[4].Data.(loop.IterationFinished); !ok || evs[4].Iteration != 1 || d.Duration != 824 || d.Action != loop.ActionRefine ||
+	if d, ok := evs[4].Data.(state.IterationFinished); !ok || evs[4].Iteration != 1 || d.Duration != 824 || d.Action != state.ActionRefine ||
 		d.FailureThreshold != 3 || !d.Succeeded || len(d.Triggers) != 1 || d.Triggers[0] != "validation_failure" {
 		t.Errorf("iteration 1 finished read as %+v", evs[4])
 	}
-	if d, ok := evs[15].Data.(loop.RunStarted); !ok || !d.Resumed || d.MaxIterations != 8 {
+	if d, ok := evs[15].Data.(state.RunStarted); !ok || !d.Resumed || d.MaxIterations != 8 {
 		t.Errorf("the resumed session's start read as %+v", evs[15])
 	}
-	if d, ok := evs[18].Data.(loop.RunFinished); !ok || d.Status != loop.StatusSucceeded || d.Iterations != 6 || d.Wall != 2292 {
+	if d, ok := evs[18].Data.(state.RunFinished); !ok || d.Status != state.StatusSucceeded || d.Iterations != 6 || d.Wall != 2292 {
 		t.Errorf("the last event read as %+v", evs[18])
 	}
 

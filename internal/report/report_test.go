@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 func TestGolden(t *testing.T) {
@@ -41,7 +41,7 @@ func TestGolden(t *testing.T) {
 func TestUnknownIsNeverZero(t *testing.T) {
 	t.Parallel()
 	r := sampleRun()
-	r.State.Spend = loop.Spend{Usage: evidence.Usage{InputTokens: 0}}
+	r.State.Spend = state.Spend{Usage: evidence.Usage{InputTokens: 0}}
 	for i := range r.State.History {
 		r.State.History[i].Usage = evidence.Usage{}
 	}
@@ -74,14 +74,14 @@ func TestUnknownIsNeverZero(t *testing.T) {
 
 func TestOutputProblems(t *testing.T) {
 	t.Parallel()
-	rec := func(n int, problems ...string) loop.Record {
-		r := loop.Record{N: n}
+	rec := func(n int, problems ...string) state.Record {
+		r := state.Record{N: n}
 		for i, p := range problems {
-			r.Gates = append(r.Gates, loop.GateSummary{Name: []string{"tests", "lint"}[i], OutputProblems: p})
+			r.Gates = append(r.Gates, state.GateSummary{Name: []string{"tests", "lint"}[i], OutputProblems: p})
 		}
 		return r
 	}
-	h := []loop.Record{rec(1, "2 lines could not be parsed as gotest-json: \"x\""), rec(2, "", "cut"),
+	h := []state.Record{rec(1, "2 lines could not be parsed as gotest-json: \"x\""), rec(2, "", "cut"),
 		rec(3, "2 lines could not be parsed as gotest-json: \"x\""), rec(4)}
 	want := []string{
 		`tests, attempts 1–3 (2 times): 2 lines could not be parsed as gotest-json: "x"`,
@@ -90,7 +90,7 @@ func TestOutputProblems(t *testing.T) {
 	if diff := cmp.Diff(want, outputProblems(h)); diff != "" {
 		t.Errorf("outputProblems (-want +got):\n%s", diff)
 	}
-	if got := outputProblems([]loop.Record{rec(1, "")}); len(got) != 0 {
+	if got := outputProblems([]state.Record{rec(1, "")}); len(got) != 0 {
 		t.Errorf("outputProblems of clean gates = %q", got)
 	}
 }

@@ -6,21 +6,20 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Run is everything a report shows about one run.
 type Run struct {
-	State  *loop.State
-	Events []loop.Event
+	State  *state.State
+	Events []state.Event
 	// EventsAll is how many events the run's log holds when Events are its
 	// last ones only ([LoadRunDirLast]); 0 when Events are all of them.
 	EventsAll  int
 	Escalation string // the last escalation report in Markdown; empty when the run did not escalate
 	// Escalations are the escalation reports of the run's segments, in
 	// order; the last is Escalation.
-	Escalations []state.Escalation
+	Escalations []state.EscalationFile
 	Tasks       []TaskRow // a task graph's tasks: the report is then the graph's
 }
 
@@ -39,9 +38,9 @@ type TaskRow struct {
 }
 
 // state returns the run's state, or an empty one so renderers never dereference nil.
-func (r Run) state() *loop.State {
+func (r Run) state() *state.State {
 	if r.State == nil {
-		return &loop.State{}
+		return &state.State{}
 	}
 	return r.State
 }
@@ -102,7 +101,7 @@ func iterLimit(n, limit int) string {
 }
 
 // gateMark is one gate's outcome as a word: pass, fail or infra.
-func gateMark(g loop.GateSummary) string {
+func gateMark(g state.GateSummary) string {
 	switch {
 	case g.Infra:
 		return "infra"
@@ -114,7 +113,7 @@ func gateMark(g loop.GateSummary) string {
 }
 
 // gateNames lists every gate seen in the history, in first-seen order.
-func gateNames(h []loop.Record) []string {
+func gateNames(h []state.Record) []string {
 	var names []string
 	seen := map[string]bool{}
 	for _, r := range h {
@@ -128,11 +127,11 @@ func gateNames(h []loop.Record) []string {
 	return names
 }
 
-// elapsed is how long the run has been at work ([loop.State.Elapsed]).
-func elapsed(s *loop.State, now time.Time) time.Duration { return s.Elapsed(now) }
+// elapsed is how long the run has been at work ([state.State.Elapsed]).
+func elapsed(s *state.State, now time.Time) time.Duration { return s.Elapsed(now) }
 
 // lastDecision is the decision of the last recorded iteration.
-func lastDecision(s *loop.State) string {
+func lastDecision(s *state.State) string {
 	if n := len(s.History); n > 0 {
 		return s.History[n-1].Decision
 	}

@@ -11,21 +11,21 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/budget"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
 // StatusRow is one run (or task) in `agentloop status`.
 type StatusRow struct {
-	Name          string      `json:"name"`
-	RunID         string      `json:"run_id,omitempty"`
-	Procedure     string      `json:"procedure,omitempty"`
-	Status        loop.Status `json:"status"`
-	Reason        string      `json:"reason,omitempty"`
-	Iteration     int         `json:"iteration"`      // in its segment
-	MaxIterations int         `json:"max_iterations"` // 0: unlimited
-	Segment       int         `json:"segment"`        // one more with each guidance
-	Attempts      int         `json:"attempts"`       // the last agent attempt of the run, every segment
+	Name          string       `json:"name"`
+	RunID         string       `json:"run_id,omitempty"`
+	Procedure     string       `json:"procedure,omitempty"`
+	Status        state.Status `json:"status"`
+	Reason        string       `json:"reason,omitempty"`
+	Iteration     int          `json:"iteration"`      // in its segment
+	MaxIterations int          `json:"max_iterations"` // 0: unlimited
+	Segment       int          `json:"segment"`        // one more with each guidance
+	Attempts      int          `json:"attempts"`       // the last agent attempt of the run, every segment
 	// Position is where the run stands in words: "4/6", or "1/10 of
 	// segment 2, attempt 5".
 	Position      string        `json:"position"`
@@ -44,7 +44,7 @@ type StatusRow struct {
 
 // StatusRows builds one row per state, in the order given; now is the clock for
 // the elapsed time of runs still running. Nil states are skipped.
-func StatusRows(states []*loop.State, now time.Time) []StatusRow {
+func StatusRows(states []*state.State, now time.Time) []StatusRow {
 	rows := make([]StatusRow, 0, len(states))
 	for _, s := range states {
 		if s == nil {
@@ -58,7 +58,7 @@ func StatusRows(states []*loop.State, now time.Time) []StatusRow {
 			StartedAt: s.StartedAt, Elapsed: elapsed(s, now), CostEstimated: u.CostEstimated,
 		}
 		for _, h := range s.Handoffs {
-			if h.Kind == loop.HandoffGuide {
+			if h.Kind == state.HandoffGuide {
 				row.Guided = append(row.Guided, ui.GuideLine(h))
 			}
 		}
@@ -118,7 +118,7 @@ func StatusTable(w io.Writer, rows []StatusRow, color bool) error {
 		for i, c := range row {
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
 			if color && ri > 0 && i == 1 {
-				c = statusColor(loop.Status(c)) + c + "\x1b[0m"
+				c = statusColor(state.Status(c)) + c + "\x1b[0m"
 			}
 			if color && ri == 0 {
 				c = "\x1b[1m" + c + "\x1b[0m"
@@ -143,15 +143,15 @@ func StatusTable(w io.Writer, rows []StatusRow, color bool) error {
 }
 
 // statusColor is the ANSI colour of a status.
-func statusColor(s loop.Status) string {
+func statusColor(s state.Status) string {
 	switch s {
-	case loop.StatusSucceeded, loop.StatusCompleted:
+	case state.StatusSucceeded, state.StatusCompleted:
 		return "\x1b[32m"
-	case loop.StatusRunning:
+	case state.StatusRunning:
 		return "\x1b[36m"
-	case loop.StatusEscalated, loop.StatusInterrupted:
+	case state.StatusEscalated, state.StatusInterrupted:
 		return "\x1b[33m"
-	case loop.StatusAborted:
+	case state.StatusAborted:
 		return "\x1b[31m"
 	}
 	return "\x1b[0m"

@@ -8,16 +8,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
-func statusStates() []*loop.State {
+func statusStates() []*state.State {
 	done := sampleRun().State
-	running := &loop.State{Version: 1, Name: "fix-auth", Status: loop.StatusRunning, Iteration: 1, MaxIterations: 0,
-		StartedAt: t0.Add(time.Hour), History: []loop.Record{{N: 1, Decision: "refine"}},
-		Sessions: []loop.Session{{StartedAt: t0.Add(time.Hour)}},
-		Spend:    loop.Spend{Usage: evidence.Usage{CostUSD: 0.004, CostKnown: true}}}
-	return []*loop.State{done, nil, running}
+	running := &state.State{Version: 1, Name: "fix-auth", Status: state.StatusRunning, Iteration: 1, MaxIterations: 0,
+		StartedAt: t0.Add(time.Hour), History: []state.Record{{N: 1, Decision: "refine"}},
+		Sessions: []state.Session{{StartedAt: t0.Add(time.Hour)}},
+		Spend:    state.Spend{Usage: evidence.Usage{CostUSD: 0.004, CostKnown: true}}}
+	return []*state.State{done, nil, running}
 }
 
 func TestStatusRows(t *testing.T) {
@@ -28,7 +28,7 @@ func TestStatusRows(t *testing.T) {
 		t.Fatalf("got %d rows, want 2 (nil skipped)", len(rows))
 	}
 	got := []any{rows[0].Elapsed, rows[0].LastDecision, *rows[0].Tokens, rows[1].Elapsed, rows[1].Tokens == nil, *rows[1].CostUSD}
-	// Elapsed is the time at work (loop.State.Elapsed): the finished run's
+	// Elapsed is the time at work (state.State.Elapsed): the finished run's
 	// counted wall time, the running one's since its session started.
 	want := []any{197500 * time.Millisecond, "escalate", int64(37300 + 10400 + 111900 + 8000 + 900), 90 * time.Second, true, 0.004}
 	if diff := cmp.Diff(want, got); diff != "" {

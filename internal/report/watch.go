@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/engine"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
 
@@ -56,7 +56,7 @@ func (r WatchRow) Cells(now time.Time) []string {
 			cost = max(cost, 0) + u.CostUSD
 		}
 		tool = textcut.Runes(r.Live.Tool, 48)
-	case r.Status == loop.StatusEscalated:
+	case r.Status == state.StatusEscalated:
 		phase = "waiting for you"
 	}
 	tokText, costText := "unknown", "unknown"

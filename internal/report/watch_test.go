@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // A running row adds its agent's usage so far to the run's and shows its
@@ -20,11 +20,11 @@ func TestWatchTable(t *testing.T) {
 	now := time.Date(2026, 11, 25, 5, 0, 0, 0, time.UTC)
 	tok, cost := int64(1000), 0.5
 	rows := []WatchRow{
-		{StatusRow: StatusRow{Name: "build", Status: loop.StatusRunning, Iteration: 1, MaxIterations: 3, Tokens: &tok, CostUSD: &cost, LastDecision: "retry", Elapsed: 90 * time.Second},
+		{StatusRow: StatusRow{Name: "build", Status: state.StatusRunning, Iteration: 1, MaxIterations: 3, Tokens: &tok, CostUSD: &cost, LastDecision: "retry", Elapsed: 90 * time.Second},
 			Live: &engine.LiveStatus{Iteration: 2, Phase: "agent", Since: now.Add(-12 * time.Second),
 				Usage: evidence.Usage{InputTokens: 2000, OutputTokens: 500, TokensKnown: true, CostUSD: 0.25, CostKnown: true},
 				Tool:  "Bash: go test -run 'TestLogin|TestLogout|TestSession' ./internal/auth/..."}},
-		{StatusRow: StatusRow{Name: "plan-api", Status: loop.StatusEscalated, Iteration: 3, MaxIterations: 3, LastDecision: "escalate", Elapsed: time.Minute}},
+		{StatusRow: StatusRow{Name: "plan-api", Status: state.StatusEscalated, Iteration: 3, MaxIterations: 3, LastDecision: "escalate", Elapsed: time.Minute}},
 	}
 	var b bytes.Buffer
 	if err := WatchTable(&b, rows, now); err != nil {
@@ -55,7 +55,7 @@ func TestWatchSlowGate(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := WatchRow{StatusRow: StatusRow{Name: "build", Status: loop.StatusRunning, Iteration: 1},
+			r := WatchRow{StatusRow: StatusRow{Name: "build", Status: state.StatusRunning, Iteration: 1},
 				Live: &engine.LiveStatus{Iteration: 1, Phase: "gates", Since: now.Add(-12 * time.Minute),
 					Gate: "tests", GateSince: now.Add(-tt.running), GateUsually: tt.usually}}
 			if got := r.Cells(now)[3]; got != tt.want {

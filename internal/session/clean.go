@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -44,7 +43,7 @@ type EngineRun struct {
 	// of it is touched.
 	Live bool
 	// Status is how it ended when it is not live.
-	Status loop.Status
+	Status state.Status
 }
 
 // CleanItem is one thing clean removes or keeps.
@@ -99,7 +98,7 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 			return nil, err
 		}
 		_, theirs := marked[n]
-		found := slices.Contains(graphs, n) || slices.ContainsFunc(states, func(s *loop.State) bool { return s.Name == n }) ||
+		found := slices.Contains(graphs, n) || slices.ContainsFunc(states, func(s *state.State) bool { return s.Name == n }) ||
 			slices.ContainsFunc(o.Engine, func(r EngineRun) bool { return r.Name == n }) || theirs
 		if !found {
 			return nil, fmt.Errorf("no run or task graph named %q in %s; 'agentloop status' lists them", n, o.StateDir)
@@ -160,7 +159,7 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 func (p *CleanPlan) planEngine(o CleanOptions, fate map[string]runFate, current map[string]map[string]bool, named func(string) bool) {
 	local := maps.Clone(fate)
 	engine := map[string]runFate{}
-	status := map[string]loop.Status{}
+	status := map[string]state.Status{}
 	for _, r := range o.Engine {
 		if _, ok := local[r.Name]; ok {
 			continue
@@ -218,12 +217,12 @@ func exists(path string) bool {
 }
 
 // resumable says whether a run in this status may still be resumed.
-func resumable(s loop.Status) bool {
-	return s == loop.StatusEscalated || s == loop.StatusInterrupted || s == loop.StatusRunning
+func resumable(s state.Status) bool {
+	return s == state.StatusEscalated || s == state.StatusInterrupted || s == state.StatusRunning
 }
 
-func statusWord(s loop.Status) string {
-	if s == loop.StatusRunning {
+func statusWord(s state.Status) string {
+	if s == state.StatusRunning {
 		return "stopped while running (its process is gone)"
 	}
 	return string(s)

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -18,8 +17,8 @@ func cleanStore(t *testing.T) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), ".agentloop")
 	store := state.Store{Root: root}
-	for name, st := range map[string]loop.Status{"done": loop.StatusSucceeded, "esc": loop.StatusEscalated} {
-		if err := store.Save(&loop.State{Version: loop.StateVersion, Name: name, RunID: "r2", Status: st}); err != nil {
+	for name, st := range map[string]state.Status{"done": state.StatusSucceeded, "esc": state.StatusEscalated} {
+		if err := store.Save(&state.State{Version: state.StateVersion, Name: name, RunID: "r2", Status: st}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -105,10 +104,10 @@ func TestCleanEngineRuns(t *testing.T) {
 	t.Parallel()
 	engine := []EngineRun{
 		{Name: "live", RunID: "r1", Live: true},
-		{Name: "ended", RunID: "r1", Status: loop.StatusCompleted},
-		{Name: "esc", RunID: "r2", Status: loop.StatusEscalated},
+		{Name: "ended", RunID: "r1", Status: state.StatusCompleted},
+		{Name: "esc", RunID: "r2", Status: state.StatusEscalated},
 		{Name: "g-live", RunID: "r1", Live: true},
-		{Name: "g-ended", RunID: "r1", Status: loop.StatusSucceeded},
+		{Name: "g-ended", RunID: "r1", Status: state.StatusSucceeded},
 	}
 	mk := func(t *testing.T) string {
 		root := filepath.Join(t.TempDir(), ".agentloop")

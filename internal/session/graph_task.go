@@ -12,7 +12,6 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -90,7 +89,7 @@ func (g *graphRun) commit(ctx context.Context, t tasks.Task, screen *ui.Printer)
 // the merged result; the graph's state records it at once, then the task's
 // worktree and branch are removed. Not merged, the task is escalated (o says
 // why) and its dependents wait.
-func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *plan.Plan, st *loop.State) (tasks.Outcome, error) {
+func (g *graphRun) merge(ctx context.Context, t tasks.Task, o tasks.Outcome, p *plan.Plan, st *state.State) (tasks.Outcome, error) {
 	g.mergeMu.Lock()
 	defer g.mergeMu.Unlock()
 	m := graph.Merger{Repo: g.repo, StateDir: g.stateDir, Graph: g.name, File: g.file, Git: &g.gitMu, Warnf: g.out.Warnf, Grace: g.grace}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -15,11 +14,11 @@ import (
 // SteerResult is what [Guide] or [Stop] did to a run.
 type SteerResult struct {
 	Name      string
-	Status    loop.Status // the run's status as its state file says (running, interrupted, …)
-	Running   bool        // a live process runs it
-	PID       int         // that process
-	Iteration int         // the iteration of its segment it is in (running) or stopped after
-	ID        string      // the queued guidance's ID
+	Status    state.Status // the run's status as its state file says (running, interrupted, …)
+	Running   bool         // a live process runs it
+	PID       int          // that process
+	Iteration int          // the iteration of its segment it is in (running) or stopped after
+	ID        string       // the queued guidance's ID
 }
 
 // Guide queues guidance for the run called name in the state folder stateDir.
@@ -39,16 +38,16 @@ func Guide(stateDir, name, text, by string, now time.Time) (SteerResult, error) 
 	}
 	out := SteerResult{Name: name, Status: st.Status, Iteration: st.Iteration}
 	owner, live := store.Owner(name)
-	out.Running, out.PID = live && st.Status == loop.StatusRunning, owner.PID
+	out.Running, out.PID = live && st.Status == state.StatusRunning, owner.PID
 	switch {
-	case out.Running, st.Status == loop.StatusInterrupted, st.Status == loop.StatusAborted,
-		st.Status == loop.StatusRunning: // its process died: resume takes it
-	case st.Status == loop.StatusEscalated:
+	case out.Running, st.Status == state.StatusInterrupted, st.Status == state.StatusAborted,
+		st.Status == state.StatusRunning: // its process died: resume takes it
+	case st.Status == state.StatusEscalated:
 		return out, &UsageError{Err: fmt.Errorf("run %s escalated and waits for your answer to its question (agentloop inbox): answer with agentloop resume %s --guidance %q", name, name, text)}
 	default:
 		return out, &UsageError{Err: fmt.Errorf("run %s ended %s: no loop will read guidance; start a new run with the guidance in its task or context", name, st.Status)}
 	}
-	g, err := store.QueueGuidance(name, st.RunID, loop.Steer{Text: text, At: now, By: by})
+	g, err := store.QueueGuidance(name, st.RunID, state.Steer{Text: text, At: now, By: by})
 	out.ID = g.ID
 	return out, err
 }
@@ -65,16 +64,16 @@ func Stop(stateDir, name string, now bool, by string, at time.Time) (SteerResult
 	}
 	out := SteerResult{Name: name, Status: st.Status, Iteration: st.Iteration}
 	owner, live := store.Owner(name)
-	if !live || st.Status != loop.StatusRunning {
+	if !live || st.Status != state.StatusRunning {
 		why := string(st.Status)
-		if st.Status == loop.StatusRunning {
+		if st.Status == state.StatusRunning {
 			why = "interrupted: its process is gone"
 		}
 		return out, fmt.Errorf("run %s is not running (%s); nothing to stop", name, why)
 	}
 	out.Running, out.PID = true, owner.PID
 	if !now {
-		return out, store.QueueStop(name, st.RunID, owner.PID, loop.StopRequest{At: at, By: by})
+		return out, store.QueueStop(name, st.RunID, owner.PID, state.StopRequest{At: at, By: by})
 	}
 	if host, _ := os.Hostname(); owner.Host != host {
 		return out, fmt.Errorf("run %s runs on %s, not on this host (%s): stop it there, or without --now after its current iteration", name, owner.Host, host)
@@ -87,7 +86,7 @@ func Stop(stateDir, name string, now bool, by string, at time.Time) (SteerResult
 
 // findState is the state of the run called name, without its history, read
 // without moving anything.
-func findState(store state.Store, name string) (*loop.State, error) {
+func findState(store state.Store, name string) (*state.State, error) {
 	if err := state.ValidName(name); err != nil {
 		return nil, &UsageError{Err: fmt.Errorf("run name %q: %w", name, err)}
 	}

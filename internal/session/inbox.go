@@ -15,7 +15,6 @@ import (
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/inbox"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -35,17 +34,17 @@ func Waiting(stateDir string) ([]inbox.Item, error) {
 		errs = append(errs, listErr)
 	}
 	for _, st := range states {
-		if st.Status != loop.StatusEscalated && st.Status != loop.StatusAborted && st.Status != loop.StatusRunning {
+		if st.Status != state.StatusEscalated && st.Status != state.StatusAborted && st.Status != state.StatusRunning {
 			continue
 		}
 		dir := store.RunDir(st.Name, st.RunID)
 		rec, since, ok := inbox.Current(readEvents(filepath.Join(dir, "events.jsonl")))
-		if st.Status == loop.StatusRunning && rec.Kind != decision.NeedsBudget {
+		if st.Status == state.StatusRunning && rec.Kind != decision.NeedsBudget {
 			// A running loop waits for a person only when a shared cap's soft
 			// limit parked it before its next iteration.
 			continue
 		}
-		if !ok && st.Status == loop.StatusEscalated {
+		if !ok && st.Status == state.StatusEscalated {
 			rec, ok = oldEscalation(dir, st.Name)
 			since = st.LastIterationAt
 		}
@@ -113,7 +112,7 @@ func graphWaiting(store state.Store, path string, items []inbox.Item) ([]inbox.I
 }
 
 // readEvents reads a run's events; an event log that cannot be read has none.
-func readEvents(path string) []loop.Event {
+func readEvents(path string) []state.Event {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil

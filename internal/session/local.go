@@ -12,7 +12,6 @@ import (
 	"github.com/agentloop/agentloop/internal/diff"
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/ui"
@@ -142,6 +141,6 @@ type runStore struct {
 	runDir string
 }
 
-func (r runStore) Save(st *loop.State) error { return r.store.Save(st) }
+func (r runStore) Save(st *state.State) error { return r.store.Save(st) }
 
 var _ engine.RecordGuard = (*gitx.Workspace)(nil)

@@ -36,7 +36,7 @@ type toldLog struct {
 	w   *notify.Watch
 }
 
-func (t toldLog) Append(ev loop.Event) error {
+func (t toldLog) Append(ev state.Event) error {
 	var err error
 	if t.log != nil {
 		err = t.log.Append(ev)
@@ -50,7 +50,7 @@ func (t toldLog) Append(ev loop.Event) error {
 // was made when it escalated), then the run's end is told.
 func (s *Session) tellWaiting(ctx context.Context, env *engine.Local, w *notify.Watch, out loop.Outcome, runErr error) {
 	if rec, ok := s.needsYou(out, runErr); ok {
-		_ = env.Emit(context.WithoutCancel(ctx), loop.Event{Iteration: s.st.Iteration, Data: loop.NeedsYou{NeedsYou: rec}})
+		_ = env.Emit(context.WithoutCancel(ctx), state.Event{Iteration: s.st.Iteration, Data: state.NeedsYou{NeedsYou: rec}})
 	}
 	w.End(failure(out, runErr))
 }
@@ -70,7 +70,7 @@ func failure(out loop.Outcome, runErr error) error {
 	if _, unsaved := errors.AsType[*loop.SaveError](runErr); unsaved {
 		return runErr
 	}
-	if _, setup := errors.AsType[*agent.SetupError](runErr); setup || out.Status == loop.StatusInterrupted {
+	if _, setup := errors.AsType[*agent.SetupError](runErr); setup || out.Status == state.StatusInterrupted {
 		return nil
 	}
 	return runErr
@@ -78,7 +78,7 @@ func failure(out loop.Outcome, runErr error) error {
 
 // tellUnmerged keeps the record of the task t whose work could not be merged
 // back (o says why) in its run's events, and tells a person.
-func (g *graphRun) tellUnmerged(ctx context.Context, t tasks.Task, o tasks.Outcome, st *loop.State) {
+func (g *graphRun) tellUnmerged(ctx context.Context, t tasks.Task, o tasks.Outcome, st *state.State) {
 	c := g.commands(ctx)
 	u := graph.ListUnfinished(g.name, []tasks.Task{t}, map[string]tasks.Outcome{t.ID: o}, nil, c)
 	if len(u) == 0 {
@@ -86,7 +86,7 @@ func (g *graphRun) tellUnmerged(ctx context.Context, t tasks.Task, o tasks.Outco
 	}
 	rec := inbox.Unmerged(g.name, u[0], c)
 	name := graph.TaskRunName(g.name, t.ID)
-	ev := loop.Event{Time: g.pr.Now(), Iteration: st.Iteration, Data: loop.NeedsYou{NeedsYou: rec}}
+	ev := state.Event{Time: g.pr.Now(), Iteration: st.Iteration, Data: state.NeedsYou{NeedsYou: rec}}
 	path := filepath.Join(state.Store{Root: g.stateDir}.RunDir(name, st.RunID), "events.jsonl")
 	appendTo(path, nil)(ev)
 	host, _ := os.Hostname()
@@ -141,8 +141,8 @@ func graphStatus(states map[string]int) string {
 
 // appendTo records an event in the event log at path, opened for the line,
 // and shows it on screen (nil: not shown).
-func appendTo(path string, screen *ui.Printer) func(loop.Event) {
-	return func(ev loop.Event) {
+func appendTo(path string, screen *ui.Printer) func(state.Event) {
+	return func(ev state.Event) {
 		if screen != nil {
 			screen.Event(ev)
 		}

@@ -30,7 +30,7 @@ func (s *Session) Resume(ctx context.Context, o ResumeOptions) error {
 		return err
 	}
 	switch st.Status {
-	case loop.StatusEscalated:
+	case state.StatusEscalated:
 		if guidance == "" {
 			s.Close()
 			md := state.LatestEscalation(s.store.RunDir(name, st.RunID))
@@ -46,11 +46,11 @@ func (s *Session) Resume(ctx context.Context, o ResumeOptions) error {
 	}
 	s.screen.Linef("%s", ResumeTree(ctx, st, s.p.WorkDir, s.store.RunDir(name, st.RunID), o.UndoCut))
 	if guidance == "" {
-		s.handoff(loop.AddHandoff(st, loop.Handoff{Kind: loop.HandoffResume, At: s.pr.Now(), By: s.pr.user()}))
+		s.handoff(state.AddHandoff(st, state.Handoff{Kind: state.HandoffResume, At: s.pr.Now(), By: s.pr.user()}))
 		return nil
 	}
 	adr = adr || Architectural(st)
-	s.handoff(loop.ApplyGuidance(st, loop.Guidance{Text: guidance, Architecture: adr, At: s.pr.Now(), By: s.pr.user()}))
+	s.handoff(state.ApplyGuidance(st, state.Guidance{Text: guidance, Architecture: adr, At: s.pr.Now(), By: s.pr.user()}))
 	s.screen.Linef("Guidance recorded; segment %d starts with the iteration counter at 0 (spend so far is kept; attempts go on from %d)", st.Segment, st.Attempts+1)
 	if adr {
 		path, err := WriteADR(s.p.WorkDir, st, guidance)
@@ -74,8 +74,8 @@ type ResumeOptions struct {
 
 // Resumable is whether a run can be resumed: one that succeeded or completed
 // is over.
-func Resumable(st *loop.State) bool {
-	return st.Status != loop.StatusSucceeded && st.Status != loop.StatusCompleted
+func Resumable(st *state.State) bool {
+	return st.Status != state.StatusSucceeded && st.Status != state.StatusCompleted
 }
 
 // Settle ends an escalated run by the person's choice, without running an
@@ -87,7 +87,7 @@ func Resumable(st *loop.State) bool {
 func (s *Session) Settle(ctx context.Context, accept bool) error {
 	defer s.Close()
 	st, name := s.st, s.p.Name
-	if st.Status != loop.StatusEscalated {
+	if st.Status != state.StatusEscalated {
 		return NotEscalated(name, st.Status)
 	}
 	runDir := s.store.RunDir(name, st.RunID)
@@ -107,20 +107,20 @@ func (s *Session) Settle(ctx context.Context, accept bool) error {
 		tree = b.Ref
 		st.Tree = b.Ref
 	}
-	kind := loop.HandoffAbort
+	kind := state.HandoffAbort
 	if accept {
-		kind = loop.HandoffAccept
+		kind = state.HandoffAccept
 	}
-	h := loop.AddHandoff(st, loop.Handoff{Kind: kind, At: s.pr.Now(), By: s.pr.user(), Checkpoint: tree})
+	h := state.AddHandoff(st, state.Handoff{Kind: kind, At: s.pr.Now(), By: s.pr.user(), Checkpoint: tree})
 	out := loop.Settled(st, accept, tree)
 	st.Status, st.Reason = out.Status, out.Reason
 	if err := env.Save(ctx, st); err != nil {
 		return fmt.Errorf("save the state of %s: %w", name, err)
 	}
 	now := s.pr.Now()
-	for _, ev := range []loop.Event{
+	for _, ev := range []state.Event{
 		{Time: now, Iteration: st.Iteration, Segment: st.Segment, Data: h},
-		{Time: now, Iteration: st.Iteration, Segment: st.Segment, Data: loop.RunFinished{Status: out.Status, Reason: out.Reason, Iterations: st.TotalIterations, Wall: st.Spend.Wall}},
+		{Time: now, Iteration: st.Iteration, Segment: st.Segment, Data: state.RunFinished{Status: out.Status, Reason: out.Reason, Iterations: st.TotalIterations, Wall: st.Spend.Wall}},
 	} {
 		if events != nil {
 			if err := events.Append(ev); err != nil {
@@ -134,13 +134,13 @@ func (s *Session) Settle(ctx context.Context, accept bool) error {
 
 // NotEscalated is the answer to --accept or --abort for a run that does not
 // wait for an answer to an escalation.
-func NotEscalated(name string, status loop.Status) error {
+func NotEscalated(name string, status state.Status) error {
 	return &UsageError{Err: fmt.Errorf("run %s is %s, not waiting for an answer to an escalation: --accept and --abort end an escalated run", name, status)}
 }
 
 // Architectural reports whether the run escalated on an architectural question:
 // the answer is then a decision worth an ADR.
-func Architectural(st *loop.State) bool {
+func Architectural(st *state.State) bool {
 	if len(st.History) == 0 {
 		return false
 	}
@@ -151,7 +151,7 @@ var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 
 // WriteADR records a human's architectural decision as docs/adr/NNNN-title.md
 // of the work tree, and returns its path.
-func WriteADR(workDir string, st *loop.State, guidance string) (string, error) {
+func WriteADR(workDir string, st *state.State, guidance string) (string, error) {
 	dir := filepath.Join(workDir, "docs", "adr")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -190,15 +190,15 @@ func WriteADR(workDir string, st *loop.State, guidance string) (string, error) {
 // earlierAnswers recalls, for an architecture decision, the guidance the run
 // was given before this answer (each with its segment, who and when): the
 // decision is taken in their light. Empty when there was none.
-func earlierAnswers(st *loop.State, answer string) string {
+func earlierAnswers(st *state.State, answer string) string {
 	hs := st.Handoffs
 	// The answer itself is the last hand-off when it was recorded already.
-	if n := len(hs); n > 0 && hs[n-1].Kind == loop.HandoffGuidance && hs[n-1].Text == answer {
+	if n := len(hs); n > 0 && hs[n-1].Kind == state.HandoffGuidance && hs[n-1].Text == answer {
 		hs = hs[:n-1]
 	}
 	var b strings.Builder
 	for _, h := range hs {
-		if h.Kind != loop.HandoffGuidance {
+		if h.Kind != state.HandoffGuidance {
 			continue
 		}
 		if b.Len() == 0 {

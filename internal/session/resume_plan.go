@@ -2,8 +2,8 @@ package session
 
 import (
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // ResumePlan is the plan the run whose state is st resumes with, on either
@@ -13,7 +13,7 @@ import (
 // with its graph's plan instead ([graph.ResumePlan]): its task's procedure,
 // prompt, context, files, gates and limits, in its worktree. wd is where the
 // command runs, the work tree of a run that recorded none.
-func ResumePlan(st *loop.State, task *graph.Member, configure graph.Configure, wd string, getenv func(string) string, verbose bool) (*plan.Plan, error) {
+func ResumePlan(st *state.State, task *graph.Member, configure graph.Configure, wd string, getenv func(string) string, verbose bool) (*plan.Plan, error) {
 	if task != nil {
 		p, err := graph.ResumePlan(*task, st.Args, configure, getenv, verbose)
 		if err != nil {

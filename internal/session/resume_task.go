@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -29,7 +29,7 @@ type InGraph struct {
 // --tasks' again does (merging the task, running the tasks after it), and
 // say, when not empty, is what to tell the person first. Otherwise the run's
 // own rules apply ([Session.Resume]).
-func TaskRule(st *loop.State, t InGraph, guidance string, settle bool) (goOn bool, say string, err error) {
+func TaskRule(st *state.State, t InGraph, guidance string, settle bool) (goOn bool, say string, err error) {
 	notNeeded := func(said string) string {
 		if guidance == "" {
 			return ""
@@ -70,7 +70,7 @@ func TaskRule(st *loop.State, t InGraph, guidance string, settle bool) (goOn boo
 // Over is the answer to resuming a run that is over (succeeded or
 // completed): start a new one, with engine (the flags of the engine it ran
 // on; "" for the local one). nil when the run can be resumed.
-func Over(st *loop.State, engine string) error {
+func Over(st *state.State, engine string) error {
 	if Resumable(st) {
 		return nil
 	}

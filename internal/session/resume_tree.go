@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // ResumeTree applies the resume rule for the work tree to the state st of a
@@ -15,14 +15,14 @@ import (
 // what the tree holds. A run resumes from the work tree as the person left it:
 // nothing they made or changed after the stop is removed or reverted, and a
 // cut attempt's partial work (recorded under its cut ref, with its diff) stays
-// too; the decider's later rollbacks count from this tree ([loop.State.Floor]).
+// too; the decider's later rollbacks count from this tree ([state.State.Floor]).
 // With undoCut (resume --undo-cut) the loop puts the tree back where the cut
 // attempt started, after keeping everything it holds beyond what agentloop
-// recorded in a backup ref ([loop.State.UndoCut]): the person's edits since
+// recorded in a backup ref ([state.State.UndoCut]): the person's edits since
 // the stop are then in that backup, with the command that brings them back.
 // workDir is the run's work tree, runDir its run folder ("" when it keeps no
 // marker of an attempt in progress: the Temporal engine).
-func ResumeTree(ctx context.Context, st *loop.State, workDir, runDir string, undoCut bool) string {
+func ResumeTree(ctx context.Context, st *state.State, workDir, runDir string, undoCut bool) string {
 	st.UndoCut = undoCut
 	cut, crashed := 0, false
 	if st.Undo != nil {

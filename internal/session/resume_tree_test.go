@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/gitx"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -24,16 +24,16 @@ func TestResumeTree(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		edit    bool
-		undo    *loop.Undo
+		undo    *state.Undo
 		undoCut bool
 		line    string
 		floor   int
 	}{
 		{name: "unchanged", line: "continuing from your work tree: unchanged since the stop"},
 		{name: "edited", edit: true, line: "continuing from your work tree: 2 files changed since the stop (README.md, hint.txt)", floor: 3},
-		{name: "edited after a cut", edit: true, undo: &loop.Undo{Seq: 3, Start: "s"},
+		{name: "edited after a cut", edit: true, undo: &state.Undo{Seq: 3, Start: "s"},
 			line: "continuing from your work tree: 2 files changed since the stop (README.md, hint.txt); what the cut attempt 3 left stays in it", floor: 3},
-		{name: "undo-cut", edit: true, undo: &loop.Undo{Seq: 3, Start: "s"}, undoCut: true,
+		{name: "undo-cut", edit: true, undo: &state.Undo{Seq: 3, Start: "s"}, undoCut: true,
 			line: "--undo-cut: the work tree goes back where attempt 3 started; what it holds now is kept in a backup ref first"},
 		{name: "undo-cut without a cut", edit: true, undoCut: true,
 			line: "--undo-cut: no attempt was cut (the run stopped between attempts), nothing to undo; continuing from your work tree: 2 files changed", floor: 3},
@@ -64,7 +64,7 @@ func TestResumeTree(t *testing.T) {
 				write("hint.txt", "use the blue widget\n")
 				write("README.md", "edited by me\n")
 			}
-			st := &loop.State{Attempts: 3, Tree: last, Undo: tt.undo}
+			st := &state.State{Attempts: 3, Tree: last, Undo: tt.undo}
 			line := ResumeTree(t.Context(), st, wd, "", tt.undoCut)
 			if !strings.HasPrefix(line, tt.line) {
 				t.Errorf("line %q, want it to start with %q", line, tt.line)

@@ -62,18 +62,18 @@ type Session struct {
 	store  *state.Store
 	lock   *state.Lock
 	tree   *state.Lock // the work tree's: one loop works in it at a time
-	st     *loop.State
+	st     *state.State
 	screen *ui.Printer
 	log    *slog.Logger
 	// told are hand-offs made before the session's event log is open.
-	told []loop.HandoffRecorded
+	told []state.HandoffRecorded
 	// graph and task name the task graph and task the run is the loop of
 	// ("" for a run of its own).
 	graph, task string
 }
 
 // handoff keeps a hand-off's event for the session's event log.
-func (s *Session) handoff(h loop.HandoffRecorded) { s.told = append(s.told, h) }
+func (s *Session) handoff(h state.HandoffRecorded) { s.told = append(s.told, h) }
 
 // NewRunID names a run by its start time plus a few random characters.
 func NewRunID(now time.Time) string {
@@ -129,18 +129,18 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 	default:
 		if !fresh {
 			s.st = st
-		} else if st.Status == loop.StatusRunning || st.Status == loop.StatusInterrupted || st.Status == loop.StatusEscalated || st.Status == loop.StatusAborted {
+		} else if st.Status == state.StatusRunning || st.Status == state.StatusInterrupted || st.Status == state.StatusEscalated || st.Status == state.StatusAborted {
 			screen.Warnf("the previous run of %s (%s) stopped as %s at iteration %d; starting a new run. To continue it instead: agentloop resume %s",
 				p.Name, st.RunID, orStatus(st.Status), st.Iteration, p.Name)
 		}
 	}
 	now := pr.Now()
 	if s.st == nil {
-		s.st = &loop.State{
-			Version: loop.StateVersion, Name: p.Name, RunID: NewRunID(now), Procedure: p.Proc.Name,
-			Status: loop.StatusRunning, StartedAt: now, Segment: 1,
+		s.st = &state.State{
+			Version: state.StateVersion, Name: p.Name, RunID: NewRunID(now), Procedure: p.Proc.Name,
+			Status: state.StatusRunning, StartedAt: now, Segment: 1,
 		}
-		s.handoff(loop.AddHandoff(s.st, loop.Handoff{Kind: loop.HandoffStart, At: now, By: pr.user()}))
+		s.handoff(state.AddHandoff(s.st, state.Handoff{Kind: state.HandoffStart, At: now, By: pr.user()}))
 	} else if err := checkWorkDir(p.StateDir, s.st.WorkDir); err != nil {
 		s.Close()
 		return nil, err
@@ -155,7 +155,7 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 }
 
 // State is the run's state as loaded (or started) by [Open].
-func (s *Session) State() *loop.State { return s.st }
+func (s *Session) State() *state.State { return s.st }
 
 // Close releases the run's lock, and its work tree's, without running it.
 func (s *Session) Close() {
@@ -198,8 +198,8 @@ func pgids(cs []proc.Child) string {
 	return b.String()
 }
 
-func orStatus(s loop.Status) string {
-	if s == loop.StatusRunning {
+func orStatus(s state.Status) string {
+	if s == state.StatusRunning {
 		return "running when its process died"
 	}
 	return string(s)
@@ -214,7 +214,7 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 	// Every process the run starts is named in its lock while it runs, so that
 	// if this process dies, the next one to take the lock ends them first.
 	ctx = proc.WithGroups(ctx, proc.GroupsFrom(ctx).Sub(s.lock.SetChildren))
-	s.st.Sessions = append(s.st.Sessions, loop.Session{StartedAt: s.pr.Now()})
+	s.st.Sessions = append(s.st.Sessions, state.Session{StartedAt: s.pr.Now()})
 	runDir, err := s.store.MakeRunDir(s.p.Name, s.st.RunID)
 	if err != nil {
 		return loop.Outcome{}, fmt.Errorf("create the run folder: %w", err)
@@ -228,7 +228,7 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 		// the event is written now, from the record.
 		if missing := s.st.TotalIterations - events.Finished(); missing > 0 && missing <= len(s.st.History) {
 			for _, rec := range s.st.History[len(s.st.History)-missing:] {
-				if err := events.Append(loop.RecoveredFinished(rec, s.p.Proc.Limits.Limits)); err != nil {
+				if err := events.Append(state.RecoveredFinished(rec, s.p.Proc.Limits.Limits)); err != nil {
 					s.screen.Warnf("events: %v", err)
 					break
 				}
@@ -236,7 +236,7 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 		}
 	}
 	for _, h := range s.told {
-		ev := loop.Event{Time: h.At, Iteration: s.st.Iteration, Segment: h.Segment, Data: h}
+		ev := state.Event{Time: h.At, Iteration: s.st.Iteration, Segment: h.Segment, Data: h}
 		if events != nil {
 			if err := events.Append(ev); err != nil {
 				s.screen.Warnf("events: %v", err)
@@ -320,16 +320,16 @@ func (s *Session) epilogue(out loop.Outcome, runDir string, runErr error) {
 		return
 	}
 	switch out.Status {
-	case loop.StatusInterrupted:
+	case state.StatusInterrupted:
 		w.Linef("State saved. Resume with: agentloop resume %s", s.p.Name)
-	case loop.StatusEscalated:
+	case state.StatusEscalated:
 		md := state.LatestEscalation(runDir)
 		if md == "" {
 			md, _ = state.EscalationFiles(runDir, s.st.Segment)
 		}
 		w.Linef("The loop needs you: read %s", RelPath(base, md))
 		w.Linef("Then: agentloop resume %s --guidance \"...\"", s.p.Name)
-	case loop.StatusAborted:
+	case state.StatusAborted:
 		w.Linef("Logs: %s. To continue (with a higher limit if a budget stopped it): agentloop resume %s", rel, s.p.Name)
 	default:
 		w.Linef("Logs and state: %s", rel)
@@ -345,7 +345,7 @@ func RelPath(base, p string) string {
 }
 
 // previousSummary is the line printed on resume about the session before.
-func previousSummary(st *loop.State) string {
+func previousSummary(st *state.State) string {
 	if len(st.Sessions) == 0 {
 		return ""
 	}
@@ -375,7 +375,7 @@ func pluralize(n int, w string) string {
 	return w + "s"
 }
 
-func spendString(sp loop.Spend) string {
+func spendString(sp state.Spend) string {
 	u := sp.Total()
 	tokens, cost := "tokens unknown", "cost unknown"
 	if u.TokensKnown {

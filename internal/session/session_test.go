@@ -12,7 +12,6 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -29,10 +28,10 @@ func testPlan(wd, name string) *plan.Plan {
 	return &plan.Plan{Name: name, WorkDir: wd, StateDir: filepath.Join(wd, ".agentloop"), Proc: config.Procedure{Name: "build"}}
 }
 
-func save(t *testing.T, stateDir string, st *loop.State) {
+func save(t *testing.T, stateDir string, st *state.State) {
 	t.Helper()
 	if st.Version == 0 {
-		st.Version, st.RunID, st.Procedure, st.StartedAt = loop.StateVersion, "r1", "build", epoch
+		st.Version, st.RunID, st.Procedure, st.StartedAt = state.StateVersion, "r1", "build", epoch
 	}
 	if err := (state.Store{Root: stateDir}).Save(st); err != nil {
 		t.Fatal(err)
@@ -49,7 +48,7 @@ func TestOpenAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := s.State(); st.Name != "build" || st.Status != loop.StatusRunning || !strings.HasPrefix(st.RunID, "20260102-030405-") {
+	if st := s.State(); st.Name != "build" || st.Status != state.StatusRunning || !strings.HasPrefix(st.RunID, "20260102-030405-") {
 		t.Errorf("a new run's state: %+v", st)
 	}
 	if _, err := Open(testProcess(wd), p, screen, nil, true); err == nil {
@@ -58,17 +57,17 @@ func TestOpenAndResume(t *testing.T) {
 	s.Close()
 
 	for _, tt := range []struct {
-		status   loop.Status
+		status   state.Status
 		guidance string
 		usage    bool // a UsageError; else another error, or none when ok
 		ok       bool
 	}{
-		{loop.StatusSucceeded, "", false, false},
-		{loop.StatusEscalated, "", true, false},
-		{loop.StatusEscalated, "keep the old API", false, true},
-		{loop.StatusInterrupted, "", false, true},
+		{state.StatusSucceeded, "", false, false},
+		{state.StatusEscalated, "", true, false},
+		{state.StatusEscalated, "keep the old API", false, true},
+		{state.StatusInterrupted, "", false, true},
 	} {
-		save(t, p.StateDir, &loop.State{Name: "build", Status: tt.status, Reason: "why"})
+		save(t, p.StateDir, &state.State{Name: "build", Status: tt.status, Reason: "why"})
 		s, err := Open(testProcess(wd), p, screen, nil, false)
 		if err != nil {
 			t.Fatal(err)
@@ -105,12 +104,12 @@ func isUsage(err error) bool {
 func TestGraphBudget(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cost := func(usd float64, tokens int64) loop.Spend {
-		return loop.Spend{Usage: evidence.Usage{CostUSD: usd, CostKnown: true, InputTokens: tokens, TokensKnown: true}}
+	cost := func(usd float64, tokens int64) state.Spend {
+		return state.Spend{Usage: evidence.Usage{CostUSD: usd, CostKnown: true, InputTokens: tokens, TokensKnown: true}}
 	}
-	save(t, dir, &loop.State{Name: "g-a", Status: loop.StatusSucceeded, Spend: cost(3, 300)})
-	save(t, dir, &loop.State{Name: "g-b", Status: loop.StatusRunning, Spend: cost(2, 200)})
-	save(t, dir, &loop.State{Name: "other", Status: loop.StatusSucceeded, Spend: cost(100, 10000)})
+	save(t, dir, &state.State{Name: "g-a", Status: state.StatusSucceeded, Spend: cost(3, 300)})
+	save(t, dir, &state.State{Name: "g-b", Status: state.StatusRunning, Spend: cost(2, 200)})
+	save(t, dir, &state.State{Name: "other", Status: state.StatusSucceeded, Spend: cost(100, 10000)})
 	g := &graphRun{name: "g", stateDir: dir, file: &tasks.File{Budget: budget.Limits{MaxCostUSD: 10, MaxTokens: 1000}}}
 
 	if u := g.spent(); u.CostUSD != 5 || u.Tokens != 500 {

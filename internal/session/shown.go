@@ -2,7 +2,6 @@ package session
 
 import (
 	"github.com/agentloop/agentloop/internal/engine"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -11,12 +10,12 @@ import (
 // next run or resume recovers it); a live one is at the agent attempt it runs
 // (its iteration and run-wide number), which the state records only once the
 // attempt ends.
-func AsItStands(store *state.Store, st *loop.State) {
-	if st.Status != loop.StatusRunning {
+func AsItStands(store *state.Store, st *state.State) {
+	if st.Status != state.StatusRunning {
 		return
 	}
 	if !store.Owned(st.Name) {
-		st.Status = loop.StatusInterrupted
+		st.Status = state.StatusInterrupted
 		st.Reason = "its process is gone; continue with: agentloop resume " + st.Name
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/agentloop/agentloop/internal/engine"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -21,7 +20,7 @@ type steered struct {
 }
 
 // Steering implements [loop.Steerer].
-func (e steered) Steering(context.Context) (loop.Steering, error) {
+func (e steered) Steering(context.Context) (state.Steering, error) {
 	return e.store.Queued(e.name, e.runID, e.pid)
 }
 

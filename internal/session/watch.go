@@ -6,7 +6,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/inbox"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -27,10 +26,10 @@ func Look(stateDir string, now time.Time) (View, error) {
 	states, err := store.List()
 	v := View{At: now}
 	for _, st := range states {
-		row := report.WatchRow{StatusRow: report.StatusRows([]*loop.State{st}, now)[0]}
-		if st.Status == loop.StatusRunning {
+		row := report.WatchRow{StatusRow: report.StatusRows([]*state.State{st}, now)[0]}
+		if st.Status == state.StatusRunning {
 			if _, live := store.Owner(st.Name); !live {
-				row.Status = loop.StatusInterrupted
+				row.Status = state.StatusInterrupted
 				row.Reason = "its process is gone; continue with: agentloop resume " + st.Name
 			} else if ls, lerr := engine.ReadLive(store.LivePath(st.Name)); lerr == nil {
 				row.Live = &ls
@@ -49,11 +48,11 @@ func Look(stateDir string, now time.Time) (View, error) {
 // Remote is the view of runs an engine's server knows (their states, and
 // what waits for a person): a running one that waits is in the phase
 // "waiting for you" since it asked.
-func Remote(states []*loop.State, needs []inbox.Item, now time.Time) View {
+func Remote(states []*state.State, needs []inbox.Item, now time.Time) View {
 	v := View{At: now, NeedsYou: needs}
 	for _, row := range report.StatusRows(states, now) {
 		r := report.WatchRow{StatusRow: row}
-		if i := slices.IndexFunc(needs, func(n inbox.Item) bool { return n.Run == row.Name }); i >= 0 && row.Status == loop.StatusRunning {
+		if i := slices.IndexFunc(needs, func(n inbox.Item) bool { return n.Run == row.Name }); i >= 0 && row.Status == state.StatusRunning {
 			r.Live = &engine.LiveStatus{Iteration: row.Iteration, Phase: "waiting for you", Since: needs[i].Since}
 		}
 		v.Runs = append(v.Runs, r)

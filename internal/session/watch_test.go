@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/inbox"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // A server's runs are rows; a running one that waits for an answer is in the
@@ -17,10 +17,10 @@ func TestRemote(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 27, 15, 0, 0, 0, time.UTC)
 	asked := now.Add(-time.Minute)
-	states := []*loop.State{
-		{Name: "parked", Status: loop.StatusRunning, Iteration: 2},
-		{Name: "busy", Status: loop.StatusRunning, Iteration: 1},
-		{Name: "stuck", Status: loop.StatusEscalated, Iteration: 3},
+	states := []*state.State{
+		{Name: "parked", Status: state.StatusRunning, Iteration: 2},
+		{Name: "busy", Status: state.StatusRunning, Iteration: 1},
+		{Name: "stuck", Status: state.StatusEscalated, Iteration: 3},
 	}
 	needs := []inbox.Item{
 		{NeedsYou: decision.NeedsYou{Run: "parked", Kind: decision.NeedsBudget}, Since: asked, Engine: "temporal"},

@@ -1,7 +1,11 @@
-// Package state owns agentloop's on-disk store of runs under a root directory
-// (default [DefaultRoot]):
+// Package state owns the record of a run and its store on disk. The record is
+// the vocabulary every layer above reads and writes: the state document
+// ([State]) with its iteration [Record]s, [Handoff]s and [Spend]; the typed
+// [Event]s of events.jsonl; a [Decision] and its [Action]; the [Spec] a run is
+// asked to run and the [Decider] that judges it. The store keeps runs under a
+// root directory (default [DefaultRoot]):
 //
-//	state/NAME.json            the run's [loop.State], written atomically
+//	state/NAME.json            the run's [State], written atomically
 //	state/NAME.lock            who owns the run now (pid, host, start time), flocked
 //	runs/NAME/RUNID/           events.jsonl and iter-NNN/ artifacts
 //	runs/NAME/engine           the engine holding NAME's runs, when not the local one ([Store.MarkEngine])

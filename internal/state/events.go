@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // EventLog appends one JSON event per line to a run's events.jsonl.
@@ -63,7 +61,7 @@ func countFinished(f *os.File) int {
 
 // Append writes ev as one JSON line (the encoding of docs/events.md), in a single
 // write so that concurrent appenders never interleave.
-func (l *EventLog) Append(ev loop.Event) error {
+func (l *EventLog) Append(ev Event) error {
 	data, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)

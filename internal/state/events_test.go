@@ -14,14 +14,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/budget"
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
 func TestEvents(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "runs", "demo", "r1", "events.jsonl")
-	ev := func(typ string, n int) loop.Event {
-		return loop.Event{Iteration: n, Data: loop.Warning{Message: typ}}
+	ev := func(typ string, n int) Event {
+		return Event{Iteration: n, Data: Warning{Message: typ}}
 	}
 	log, err := OpenEvents(path)
 	if err != nil {
@@ -68,11 +67,11 @@ func TestEvents(t *testing.T) {
 	}
 	var types []string
 	for _, raw := range evs {
-		var e loop.Event
+		var e Event
 		if err := json.Unmarshal(raw, &e); err != nil {
 			t.Fatal(err)
 		}
-		types = append(types, e.Data.(loop.Warning).Message)
+		types = append(types, e.Data.(Warning).Message)
 	}
 	if diff := cmp.Diff([]string{"iteration", "iteration", "iteration", "done"}, types); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
@@ -156,12 +155,12 @@ func TestEventLogCountsFinishedIterations(t *testing.T) {
 	if log.Finished() != 0 {
 		t.Errorf("a new log counts %d finished iterations", log.Finished())
 	}
-	rec := loop.Record{N: 1, Duration: 1500, Succeeded: true, Decision: "continue"}
-	for _, ev := range []loop.Event{
-		{Data: loop.RunStarted{}},
-		{Iteration: 1, Data: loop.IterationStarted{}},
-		loop.RecoveredFinished(rec, budget.Limits{MaxIterations: 3}),
-		{Iteration: 2, Data: loop.IterationStarted{}},
+	rec := Record{N: 1, Duration: 1500, Succeeded: true, Decision: "continue"}
+	for _, ev := range []Event{
+		{Data: RunStarted{}},
+		{Iteration: 1, Data: IterationStarted{}},
+		RecoveredFinished(rec, budget.Limits{MaxIterations: 3}),
+		{Iteration: 2, Data: IterationStarted{}},
 	} {
 		if err := log.Append(ev); err != nil {
 			t.Fatal(err)

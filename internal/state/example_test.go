@@ -6,7 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -24,8 +23,8 @@ func Example() {
 
 	st, err := store.Load("fix-tests")
 	if errors.Is(err, state.ErrNotFound) {
-		st = &loop.State{Version: loop.StateVersion, Name: "fix-tests", RunID: "r1",
-			Status: loop.StatusRunning, StartedAt: time.Now()}
+		st = &state.State{Version: state.StateVersion, Name: "fix-tests", RunID: "r1",
+			Status: state.StatusRunning, StartedAt: time.Now()}
 	}
 	st.Iteration++
 	if err := store.Save(st); err != nil {

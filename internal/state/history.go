@@ -11,14 +11,13 @@ import (
 	"path/filepath"
 
 	"github.com/agentloop/agentloop/internal/jsonscan"
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // A run's history — its iteration records, its cut attempts and its
 // hand-offs — grows with the run, so the store keeps it out of the state file:
 // each save appends what is new to the run folder's history.jsonl (one entry a
 // line, synced before the state file is replaced), and the state file holds
-// the run's position with [loop.Logged] counting what the log holds. A save
+// the run's position with [Logged] counting what the log holds. A save
 // writes bytes in proportion to what happened since the last one, never the
 // whole history again, and nothing in the log is ever written over.
 //
@@ -72,7 +71,7 @@ const maxEntryLine = 16 << 20
 
 // appendHistory appends st's entries the log lacks, and the position when
 // final, to the run's log, synced. It returns the counts the log then holds.
-func appendHistory(path string, st *loop.State, final bool) (loop.Logged, error) {
+func appendHistory(path string, st *State, final bool) (Logged, error) {
 	logged := st.Logged
 	var buf bytes.Buffer
 	add := func(kind string, i int, v any) error {
@@ -98,7 +97,7 @@ func appendHistory(path string, st *loop.State, final bool) (loop.Logged, error)
 	for i := min(logged.Handoffs, len(st.Handoffs)); i < len(st.Handoffs) && err == nil; i++ {
 		err = add(entryHandoff, i+1, st.Handoffs[i])
 	}
-	next := loop.Logged{History: len(st.History), Interrupted: len(st.Interrupted), Handoffs: len(st.Handoffs)}
+	next := Logged{History: len(st.History), Interrupted: len(st.Interrupted), Handoffs: len(st.Handoffs)}
 	if err == nil && final {
 		pos := position(st, next)
 		err = add(entryState, 0, pos)
@@ -157,7 +156,7 @@ func endTornLine(f *os.File) error {
 
 // position is st as the state file holds it: the history lists left out,
 // logged counting what the log holds of them.
-func position(st *loop.State, logged loop.Logged) loop.State {
+func position(st *State, logged Logged) State {
 	pos := *st
 	pos.History, pos.Interrupted, pos.Handoffs = nil, nil, nil
 	pos.Logged = logged
@@ -179,23 +178,23 @@ func (e *HistoryGapError) Error() string {
 // of st.Logged, and sets those counts to what it found. A missing log of a
 // state that counts nothing is not an error; entries beyond the counts (left
 // by a crash before the state was saved) and unreadable lines are skipped.
-func readHistory(path string, st *loop.State) error {
+func readHistory(path string, st *State) error {
 	want := st.Logged
-	if want == (loop.Logged{}) {
+	if want == (Logged{}) {
 		return nil
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		st.Logged = loop.Logged{}
+		st.Logged = Logged{}
 		return &HistoryGapError{Path: path, Missing: want.History + want.Interrupted + want.Handoffs}
 	}
 	if err != nil {
 		return fmt.Errorf("read the run's history: %w", err)
 	}
 	defer f.Close()
-	records := make([]loop.Record, want.History)
-	cuts := make([]loop.Interrupted, want.Interrupted)
-	handoffs := make([]loop.Handoff, want.Handoffs)
+	records := make([]Record, want.History)
+	cuts := make([]Interrupted, want.Interrupted)
+	handoffs := make([]Handoff, want.Handoffs)
 	seen := [3][]bool{make([]bool, want.History), make([]bool, want.Interrupted), make([]bool, want.Handoffs)}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), maxEntryLine)
@@ -208,17 +207,17 @@ func readHistory(path string, st *loop.State) error {
 		var err error
 		switch {
 		case e.Kind == entryRecord && i < len(records):
-			var r loop.Record
+			var r Record
 			if err = json.Unmarshal(e.Data, &r); err == nil {
 				records[i], seen[0][i] = r, true
 			}
 		case e.Kind == entryCut && i < len(cuts):
-			var c loop.Interrupted
+			var c Interrupted
 			if err = json.Unmarshal(e.Data, &c); err == nil {
 				cuts[i], seen[1][i] = c, true
 			}
 		case e.Kind == entryHandoff && i < len(handoffs):
-			var h loop.Handoff
+			var h Handoff
 			if err = json.Unmarshal(e.Data, &h); err == nil {
 				handoffs[i], seen[2][i] = h, true
 			}
@@ -240,7 +239,7 @@ func readHistory(path string, st *loop.State) error {
 	}
 	nr, nc, nh := whole(seen[0]), whole(seen[1]), whole(seen[2])
 	st.History, st.Interrupted, st.Handoffs = nilIfEmpty(records[:nr]), nilIfEmpty(cuts[:nc]), nilIfEmpty(handoffs[:nh])
-	st.Logged = loop.Logged{History: nr, Interrupted: nc, Handoffs: nh}
+	st.Logged = Logged{History: nr, Interrupted: nc, Handoffs: nh}
 	if missing > 0 {
 		return &HistoryGapError{Path: path, Missing: missing}
 	}
@@ -272,7 +271,7 @@ func Stillborn(runDir string) bool {
 // It is how a run is reported after a new run of the same name replaced its
 // state file. A run folder of an older build has a state.json copy instead;
 // one that has neither is [ErrStillborn].
-func LoadRun(runDir string) (*loop.State, error) {
+func LoadRun(runDir string) (*State, error) {
 	if Stillborn(runDir) {
 		return nil, fmt.Errorf("run folder %s holds no state: %w", runDir, ErrStillborn)
 	}
@@ -296,7 +295,7 @@ func LoadRun(runDir string) (*loop.State, error) {
 	if last == nil {
 		return loadRunCopy(runDir)
 	}
-	var st loop.State
+	var st State
 	if err := json.Unmarshal(last, &st); err != nil {
 		return nil, fmt.Errorf("read the run's final state in %s: %w", path, err)
 	}
@@ -307,7 +306,7 @@ func LoadRun(runDir string) (*loop.State, error) {
 	return &st, nil
 }
 
-func loadRunCopy(runDir string) (*loop.State, error) {
+func loadRunCopy(runDir string) (*State, error) {
 	path := filepath.Join(runDir, "state.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -317,7 +316,7 @@ func loadRunCopy(runDir string) (*loop.State, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st loop.State
+	var st State
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, jsonError(data, err)
 	}

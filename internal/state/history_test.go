@@ -9,12 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
-func historyState() *loop.State {
-	return &loop.State{Version: loop.StateVersion, Name: "build", RunID: "r1", Status: loop.StatusRunning, Segment: 1}
+func historyState() *State {
+	return &State{Version: StateVersion, Name: "build", RunID: "r1", Status: StatusRunning, Segment: 1}
 }
 
 // Each save appends only what is new to the run's history log — each
@@ -32,14 +30,14 @@ func TestHistoryIsAppendedNotRewritten(t *testing.T) {
 	var stateSizes []int
 	for i := 1; i <= 50; i++ {
 		st.Attempts = i
-		st.History = append(st.History, loop.Record{N: i, Seq: i, Segment: 1, Summary: strings.Repeat("x", 100)})
+		st.History = append(st.History, Record{N: i, Seq: i, Segment: 1, Summary: strings.Repeat("x", 100)})
 		want := []string{fmt.Sprintf("record %d", i)}
 		if i%10 == 0 { // a cut attempt alone: 5 of them
-			st.Interrupted = append(st.Interrupted, loop.Interrupted{Seq: i, Iteration: i})
+			st.Interrupted = append(st.Interrupted, Interrupted{Seq: i, Iteration: i})
 			want = append(want, fmt.Sprintf("cut %d", len(st.Interrupted)))
 		}
 		if i%10 == 5 || i == 3 || i == 4 { // a hand-off after a cut attempt, and two before the first: 7 of them
-			st.Handoffs = append(st.Handoffs, loop.Handoff{Kind: loop.HandoffResume, After: i})
+			st.Handoffs = append(st.Handoffs, Handoff{Kind: HandoffResume, After: i})
 			want = append(want, fmt.Sprintf("handoff %d", len(st.Handoffs)))
 		}
 		if err := s.Save(st); err != nil {
@@ -81,7 +79,7 @@ func TestHistoryIsAppendedNotRewritten(t *testing.T) {
 		len(got.Handoffs) != 7 || got.Handoffs[6].After != 45 {
 		t.Errorf("loaded %d records, %d cut, %d hand-offs; want 50, 5, 7", len(got.History), len(got.Interrupted), len(got.Handoffs))
 	}
-	if got.Logged != (loop.Logged{History: 50, Interrupted: 5, Handoffs: 7}) {
+	if got.Logged != (Logged{History: 50, Interrupted: 5, Handoffs: 7}) {
 		t.Errorf("logged = %+v", got.Logged)
 	}
 }
@@ -93,13 +91,13 @@ func TestHistoryEntriesBeyondTheStateAreSuperseded(t *testing.T) {
 	t.Parallel()
 	s := Store{Root: t.TempDir()}
 	st := historyState()
-	st.History = []loop.Record{{N: 1, Seq: 1}}
+	st.History = []Record{{N: 1, Seq: 1}}
 	if err := s.Save(st); err != nil {
 		t.Fatal(err)
 	}
 	// The crash: a record appended, the state file not replaced.
 	orphan := *st
-	orphan.History = append(append([]loop.Record(nil), st.History...), loop.Record{N: 2, Seq: 2, Summary: "orphan"})
+	orphan.History = append(append([]Record(nil), st.History...), Record{N: 2, Seq: 2, Summary: "orphan"})
 	if _, err := appendHistory(s.historyPath(&orphan), &orphan, false); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +108,7 @@ func TestHistoryEntriesBeyondTheStateAreSuperseded(t *testing.T) {
 	if len(got.History) != 1 {
 		t.Fatalf("loaded %d records, want the 1 the state counts", len(got.History))
 	}
-	got.History = append(got.History, loop.Record{N: 2, Seq: 3, Summary: "the real one"})
+	got.History = append(got.History, Record{N: 2, Seq: 3, Summary: "the real one"})
 	if err := s.Save(got); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +128,7 @@ func TestHistoryGap(t *testing.T) {
 	s := Store{Root: t.TempDir()}
 	st := historyState()
 	for i := 1; i <= 3; i++ {
-		st.History = append(st.History, loop.Record{N: i, Seq: i})
+		st.History = append(st.History, Record{N: i, Seq: i})
 		if err := s.Save(st); err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +148,7 @@ func TestHistoryGap(t *testing.T) {
 	if !errors.As(err, &gap) || gap.Missing != 2 || got == nil || len(got.History) != 1 {
 		t.Fatalf("Load = %v, %v; want 1 record and a gap of 2", got, err)
 	}
-	got.History = append(got.History, loop.Record{N: 4, Seq: 4})
+	got.History = append(got.History, Record{N: 4, Seq: 4})
 	if err := s.Save(got); err != nil {
 		t.Fatal(err)
 	}
@@ -165,8 +163,8 @@ func TestLoadRunFromItsFolder(t *testing.T) {
 	t.Parallel()
 	s := Store{Root: t.TempDir()}
 	st := historyState()
-	st.History = []loop.Record{{N: 1, Seq: 1, Decision: "proceed"}}
-	st.Status, st.Reason = loop.StatusSucceeded, "all required gates passed"
+	st.History = []Record{{N: 1, Seq: 1, Decision: "proceed"}}
+	st.Status, st.Reason = StatusSucceeded, "all required gates passed"
 	if err := s.Save(st); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +177,7 @@ func TestLoadRunFromItsFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if old.RunID != "r1" || old.Status != loop.StatusSucceeded || len(old.History) != 1 || old.History[0].Decision != "proceed" {
+	if old.RunID != "r1" || old.Status != StatusSucceeded || len(old.History) != 1 || old.History[0].Decision != "proceed" {
 		t.Errorf("LoadRun = %+v", old)
 	}
 }
@@ -204,7 +202,7 @@ func TestLoadRunStillborn(t *testing.T) {
 	}
 	st := historyState()
 	st.RunID = "r0"
-	st.History = []loop.Record{{N: 1, Seq: 1, Decision: "proceed"}}
+	st.History = []Record{{N: 1, Seq: 1, Decision: "proceed"}}
 	if err := s.Save(st); err != nil {
 		t.Fatal(err)
 	}

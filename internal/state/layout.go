@@ -12,7 +12,7 @@ import (
 
 // A run folder is append-only: nothing in it is ever written over. Each agent
 // attempt has a folder of its own, numbered by the run-wide attempt sequence
-// ([loop.State.Attempts]); each escalation a report of its own, numbered by its
+// ([State.Attempts]); each escalation a report of its own, numbered by its
 // segment (and, when a segment escalates again, by its place in the segment);
 // a baseline run again after a crash a folder of its own.
 
@@ -37,8 +37,8 @@ func EscalationFilesOf(runDir string, segment, k int) (md, yml string) {
 	return base + ".md", base + ".yaml"
 }
 
-// Escalation is the Markdown report of one of a run's escalations.
-type Escalation struct {
+// EscalationFile is the Markdown report of one of a run's escalations.
+type EscalationFile struct {
 	Segment int    // the segment it ended; 0 for the single report of an older build
 	K       int    // its place among the segment's escalations, from 1
 	Path    string // the escalation-NNN.md file
@@ -47,21 +47,21 @@ type Escalation struct {
 // Escalations lists the Markdown reports of a run's escalations, in order;
 // none when it never escalated. A run folder of an older build has a single
 // escalation.md.
-func Escalations(runDir string) []Escalation {
+func Escalations(runDir string) []EscalationFile {
 	all, _ := filepath.Glob(filepath.Join(runDir, "escalation-*.md"))
-	var out []Escalation
+	var out []EscalationFile
 	for _, p := range all {
 		var seg, k int
 		name := filepath.Base(p)
 		if _, err := fmt.Sscanf(name, "escalation-%d-%d.md", &seg, &k); err == nil && seg > 0 && k > 1 {
-			out = append(out, Escalation{Segment: seg, K: k, Path: p})
+			out = append(out, EscalationFile{Segment: seg, K: k, Path: p})
 		} else if _, err := fmt.Sscanf(name, "escalation-%d.md", &seg); err == nil && seg > 0 {
-			out = append(out, Escalation{Segment: seg, K: 1, Path: p})
+			out = append(out, EscalationFile{Segment: seg, K: 1, Path: p})
 		}
 	}
 	if len(out) == 0 {
 		if p := filepath.Join(runDir, "escalation.md"); fileExists(p) {
-			return []Escalation{{Path: p}}
+			return []EscalationFile{{Path: p}}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -21,18 +21,18 @@ func TestEscalations(t *testing.T) {
 	tests := []struct {
 		name  string
 		files []string
-		want  []Escalation
+		want  []EscalationFile
 	}{
 		{"none", []string{"history.jsonl", "escalation-001.yaml"}, nil},
 		// Numbered by segment, in the order of the segments: a thousandth
 		// segment comes after the 999th.
 		{"per segment", []string{"escalation-002.md", "escalation-1000.md", "escalation-001.md", "escalation-999.md", "escalation-002.yaml", "escalation-x.md"},
-			[]Escalation{{1, 1, "escalation-001.md"}, {2, 1, "escalation-002.md"}, {999, 1, "escalation-999.md"}, {1000, 1, "escalation-1000.md"}}},
+			[]EscalationFile{{1, 1, "escalation-001.md"}, {2, 1, "escalation-002.md"}, {999, 1, "escalation-999.md"}, {1000, 1, "escalation-1000.md"}}},
 		// A segment that escalated again: its reports in their order, after
 		// its first and before the next segment's.
 		{"twice in a segment", []string{"escalation-003.md", "escalation-002-10.md", "escalation-002.md", "escalation-002-2.md", "escalation-002-2.yaml", "escalation-002-x.md"},
-			[]Escalation{{2, 1, "escalation-002.md"}, {2, 2, "escalation-002-2.md"}, {2, 10, "escalation-002-10.md"}, {3, 1, "escalation-003.md"}}},
-		{"an older build's single report", []string{"escalation.md"}, []Escalation{{0, 0, "escalation.md"}}},
+			[]EscalationFile{{2, 1, "escalation-002.md"}, {2, 2, "escalation-002-2.md"}, {2, 10, "escalation-002-10.md"}, {3, 1, "escalation-003.md"}}},
+		{"an older build's single report", []string{"escalation.md"}, []EscalationFile{{0, 0, "escalation.md"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

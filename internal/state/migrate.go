@@ -4,17 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // A state file carries the schema version of the build that wrote it
-// ([loop.StateVersion]). Load upgrades an older file one version at a time with
+// ([StateVersion]). Load upgrades an older file one version at a time with
 // the steps of [migrations], in memory; the next Save writes the current version.
 // A file of a newer version is refused with a [*NewerError] and left in place,
 // so that the newer agentloop that wrote it can still resume it.
 //
-// To change the shape of [loop.State]: raise loop.StateVersion to N+1, append a
+// To change the shape of [State]: raise StateVersion to N+1, append a
 // step {from: N, up: …} to [migrations] that rewrites a version-N document into
 // the new shape (rename keys, fill new ones, convert values), and keep a state
 // file written by the version-N build in testdata/vN-*.json: the tests load
@@ -28,7 +26,7 @@ type migration struct {
 }
 
 // migrations are the upgrades from every older schema version, oldest first:
-// the step from N is at index N-1, and the last one ends at loop.StateVersion.
+// the step from N is at index N-1, and the last one ends at StateVersion.
 func migrations() []migration {
 	return []migration{{from: 1, up: upFrom1}}
 }
@@ -142,10 +140,10 @@ func upgrade(data []byte, from, to int, table []migration) ([]byte, error) {
 func current(path string, data []byte) ([]byte, error) {
 	v, ok := schemaVersion(data)
 	switch {
-	case !ok || v < 1 || v == loop.StateVersion:
+	case !ok || v < 1 || v == StateVersion:
 		return data, nil
-	case v > loop.StateVersion:
-		return nil, &NewerError{Path: path, Version: v, Max: loop.StateVersion}
+	case v > StateVersion:
+		return nil, &NewerError{Path: path, Version: v, Max: StateVersion}
 	}
-	return upgrade(data, v, loop.StateVersion, migrations())
+	return upgrade(data, v, StateVersion, migrations())
 }

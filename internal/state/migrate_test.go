@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // TestKeptStates loads every state file kept from a real run of an earlier
@@ -44,7 +42,7 @@ func TestKeptStates(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
-			if st.Version != loop.StateVersion || st.Name != "build" || st.Status != loop.StatusEscalated ||
+			if st.Version != StateVersion || st.Name != "build" || st.Status != StatusEscalated ||
 				st.RunID == "" || len(st.History) == 0 || len(st.Baseline) == 0 || len(st.Args) == 0 {
 				t.Errorf("loaded state lost data: version %d name %q status %q run %q, %d records, %d baseline gates, args %q",
 					st.Version, st.Name, st.Status, st.RunID, len(st.History), len(st.Baseline), st.Args)
@@ -56,8 +54,8 @@ func TestKeptStates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v, _ := schemaVersion(saved); v != loop.StateVersion {
-				t.Errorf("saved as schema %d, want %d", v, loop.StateVersion)
+			if v, _ := schemaVersion(saved); v != StateVersion {
+				t.Errorf("saved as schema %d, want %d", v, StateVersion)
 			}
 			again, err := s.Load("build")
 			if err != nil {
@@ -137,8 +135,8 @@ func TestUpgrade(t *testing.T) {
 func TestMigrationsTable(t *testing.T) {
 	t.Parallel()
 	ms := migrations()
-	if len(ms) != loop.StateVersion-1 {
-		t.Fatalf("%d migrations for schema %d: want one from each older version", len(ms), loop.StateVersion)
+	if len(ms) != StateVersion-1 {
+		t.Fatalf("%d migrations for schema %d: want one from each older version", len(ms), StateVersion)
 	}
 	for i, m := range ms {
 		if m.from != i+1 || m.up == nil {
@@ -154,7 +152,7 @@ func TestLoadNewer(t *testing.T) {
 	if err := EnsureDir(s.StateDir()); err != nil {
 		t.Fatal(err)
 	}
-	v := loop.StateVersion + 1
+	v := StateVersion + 1
 	content := `{"version": ` + strconv.Itoa(v) + `, "name": "demo", "status": "a status from the future", "new": [1, 2]}`
 	path := s.StatePath("demo")
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
@@ -172,7 +170,7 @@ func TestLoadNewer(t *testing.T) {
 		if _, corrupt := errors.AsType[*CorruptError](err); corrupt {
 			t.Errorf("a newer state is reported as corrupt: %v", err)
 		}
-		want := "state file " + path + " was written by a newer agentloop (schema " + strconv.Itoa(v) + ", this one reads up to " + strconv.Itoa(loop.StateVersion) + "): upgrade agentloop"
+		want := "state file " + path + " was written by a newer agentloop (schema " + strconv.Itoa(v) + ", this one reads up to " + strconv.Itoa(StateVersion) + "): upgrade agentloop"
 		if ne.Error() != want {
 			t.Errorf("error %q\nwant  %q", ne, want)
 		}

@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // What people queue for a run from another terminal (agentloop guide, stop)
@@ -30,7 +28,7 @@ import (
 type queued struct {
 	RunID string `json:"run_id"`
 	PID   int    `json:"pid,omitempty"` // a stop: the process asked to stop
-	loop.Steer
+	Steer
 }
 
 const stopFile = "stop.json"
@@ -44,7 +42,7 @@ func (s Store) LivePath(name string) string { return filepath.Join(s.StateDir(),
 func (s Store) QueueDir(name string) string { return filepath.Join(s.StateDir(), name+".queue") }
 
 // QueueGuidance queues guidance for run runID of name and returns it with its ID.
-func (s Store) QueueGuidance(name, runID string, g loop.Steer) (loop.Steer, error) {
+func (s Store) QueueGuidance(name, runID string, g Steer) (Steer, error) {
 	if err := ValidName(name); err != nil {
 		return g, err
 	}
@@ -56,11 +54,11 @@ func (s Store) QueueGuidance(name, runID string, g loop.Steer) (loop.Steer, erro
 
 // QueueStop asks process pid, which runs run runID of name, to end the run
 // after its current iteration.
-func (s Store) QueueStop(name, runID string, pid int, r loop.StopRequest) error {
+func (s Store) QueueStop(name, runID string, pid int, r StopRequest) error {
 	if err := ValidName(name); err != nil {
 		return err
 	}
-	return s.enqueue(name, stopFile, queued{RunID: runID, PID: pid, Steer: loop.Steer{ID: "stop", At: r.At, By: r.By}})
+	return s.enqueue(name, stopFile, queued{RunID: runID, PID: pid, Steer: Steer{ID: "stop", At: r.At, By: r.By}})
 }
 
 func (s Store) enqueue(name, file string, q queued) error {
@@ -82,16 +80,16 @@ func (s Store) enqueue(name, file string, q queued) error {
 // any process, to show what waits): guidance oldest first and a stop. Entries
 // for another run or process are removed; an unreadable entry is moved aside
 // to NAME.bad and named in the error, the others still returned.
-func (s Store) Queued(name, runID string, pid int) (loop.Steering, error) {
+func (s Store) Queued(name, runID string, pid int) (Steering, error) {
 	dir := s.QueueDir(name)
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return loop.Steering{}, nil
+		return Steering{}, nil
 	}
 	if err != nil {
-		return loop.Steering{}, fmt.Errorf("read the queue of run %s: %w", name, err)
+		return Steering{}, fmt.Errorf("read the queue of run %s: %w", name, err)
 	}
-	var out loop.Steering
+	var out Steering
 	var errs []error
 	names := make([]string, 0, len(ents))
 	for _, e := range ents {
@@ -120,7 +118,7 @@ func (s Store) Queued(name, runID string, pid int) (loop.Steering, error) {
 			continue
 		}
 		if n == stopFile {
-			out.Stop = &loop.StopRequest{At: q.At, By: q.By}
+			out.Stop = &StopRequest{At: q.At, By: q.By}
 			continue
 		}
 		q.Steer.ID = strings.TrimSuffix(n, ".json")

@@ -6,23 +6,21 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
 func TestQueue(t *testing.T) {
 	t.Parallel()
 	s := Store{Root: t.TempDir()}
 	at := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
-	a, err := s.QueueGuidance("build", "r1", loop.Steer{Text: "first", At: at, By: "ann@box"})
+	a, err := s.QueueGuidance("build", "r1", Steer{Text: "first", At: at, By: "ann@box"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := s.QueueGuidance("build", "r1", loop.Steer{Text: "second", At: at.Add(time.Second)})
-	if _, err := s.QueueGuidance("build", "r0", loop.Steer{Text: "for the run before", At: at}); err != nil {
+	b, _ := s.QueueGuidance("build", "r1", Steer{Text: "second", At: at.Add(time.Second)})
+	if _, err := s.QueueGuidance("build", "r0", Steer{Text: "for the run before", At: at}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.QueueStop("build", "r1", 42, loop.StopRequest{At: at, By: "bob@box"}); err != nil {
+	if err := s.QueueStop("build", "r1", 42, StopRequest{At: at, By: "bob@box"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(s.QueueDir("build"), "guide-0-bad.json"), []byte("{"), FilePerm); err != nil {
@@ -39,7 +37,7 @@ func TestQueue(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.QueueDir("build"), "stop.json")); err == nil {
 		t.Error("a stop for another process was kept")
 	}
-	if err := s.QueueStop("build", "r1", 42, loop.StopRequest{At: at, By: "bob@box"}); err != nil {
+	if err := s.QueueStop("build", "r1", 42, StopRequest{At: at, By: "bob@box"}); err != nil {
 		t.Fatal(err)
 	}
 	q, err = s.Queued("build", "r1", 42)
@@ -57,7 +55,7 @@ func TestQueue(t *testing.T) {
 	if len(left) != 2 { // second, and the bad entry moved aside
 		t.Errorf("queue holds %v", left)
 	}
-	if _, err := s.QueueGuidance("../x", "r1", loop.Steer{Text: "x"}); err == nil {
+	if _, err := s.QueueGuidance("../x", "r1", Steer{Text: "x"}); err == nil {
 		t.Error("a bad name was queued")
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // DefaultRoot is the store's directory when [Store.Root] is empty.
@@ -110,7 +108,7 @@ func IterDir(runDir string, n int) string {
 // aside and reported as a [*CorruptError]. A history log that lacks entries the
 // state counts is a [*HistoryGapError] returned with the state: the run can go
 // on with what is there.
-func (s Store) Load(name string) (*loop.State, error) {
+func (s Store) Load(name string) (*State, error) {
 	if err := ValidName(name); err != nil {
 		return nil, err
 	}
@@ -139,12 +137,12 @@ func (s Store) Load(name string) (*loop.State, error) {
 }
 
 // parse upgrades, decodes and validates a state file's content.
-func parse(path, name string, data []byte) (*loop.State, error) {
+func parse(path, name string, data []byte) (*State, error) {
 	data, err := current(path, data)
 	if err != nil {
 		return nil, err
 	}
-	var st loop.State
+	var st State
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, jsonError(data, err)
 	}
@@ -207,7 +205,7 @@ func moveAside(path string) (string, error) {
 // Save writes the state atomically, 0600, after appending its new history to
 // the run folder's log (synced); see positionWriter for what is made durable
 // when. The state must be valid.
-func (s Store) Save(st *loop.State) error {
+func (s Store) Save(st *State) error {
 	if st == nil {
 		return errors.New("save state: nil state")
 	}
@@ -262,7 +260,7 @@ func positionWriter(final bool) AtomicWriter {
 	return AtomicWriter{SyncDir: func(string) error { return nil }}
 }
 
-func (s Store) historyPath(st *loop.State) string {
+func (s Store) historyPath(st *State) string {
 	return filepath.Join(s.RunDir(st.Name, st.RunID), HistoryFile)
 }
 
@@ -270,7 +268,7 @@ func (s Store) historyPath(st *loop.State) string {
 // run folder's log; [Store.List] leaves it out. A state whose lists are
 // already there (one of an older schema) is left as it is. See [Store.Load]
 // for a [*HistoryGapError].
-func (s Store) LoadHistory(st *loop.State) error {
+func (s Store) LoadHistory(st *State) error {
 	if st.RunID == "" || len(st.History)+len(st.Interrupted)+len(st.Handoffs) > 0 {
 		return nil
 	}
@@ -281,7 +279,7 @@ func (s Store) LoadHistory(st *loop.State) error {
 // run's position, without its history ([Store.LoadHistory] reads it). It does
 // not move anything: files it cannot use are skipped and named in the error
 // (one [*CorruptError] or [*NewerError] each), next to the states it could read.
-func (s Store) List() ([]*loop.State, error) {
+func (s Store) List() ([]*State, error) {
 	entries, err := os.ReadDir(s.StateDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -289,7 +287,7 @@ func (s Store) List() ([]*loop.State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	var states []*loop.State
+	var states []*State
 	var errs []error
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".json")

@@ -10,19 +10,17 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/agentloop/agentloop/internal/loop"
 )
 
-func validState(name string) *loop.State {
-	return &loop.State{
-		Version:       loop.StateVersion,
+func validState(name string) *State {
+	return &State{
+		Version:       StateVersion,
 		Name:          name,
 		RunID:         "20260101-000000",
-		Status:        loop.StatusRunning,
+		Status:        StatusRunning,
 		MaxIterations: 5,
 		StartedAt:     time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		History:       []loop.Record{{N: 1, Succeeded: false, Failing: []string{"go:pkg.TestX"}}},
+		History:       []Record{{N: 1, Succeeded: false, Failing: []string{"go:pkg.TestX"}}},
 	}
 }
 

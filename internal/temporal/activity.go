@@ -28,7 +28,7 @@ import (
 type StepInput struct {
 	Run     RunRef
 	Request loop.StepRequest
-	History []loop.Record // the run's iterations so far, for the gates' feedback
+	History []state.Record // the run's iterations so far, for the gates' feedback
 	// Last is the run's last checkpoint: where a step run again after its
 	// worker died starts from when its own start checkpoint was never taken.
 	Last string
@@ -41,14 +41,14 @@ type StepInput struct {
 	// Keep are the files of the run's last iteration (its decision and
 	// feedback), which the step writes in the run folder first, as the keep
 	// activity did ([wfEnv.flushKeep]).
-	Keep *loop.Artifacts `json:",omitempty"`
+	Keep *state.Artifacts `json:",omitempty"`
 }
 
 // stopErrorType is the activity error type of a [loop.StopError].
 const stopErrorType = "agentloop.StopError"
 
 type stopDetails struct {
-	Status loop.Status
+	Status state.Status
 	Reason string
 	Err    string
 }
@@ -159,7 +159,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		return StepOutput{}, err
 	}
 	defer undo()
-	_ = l.Save(ctx, &loop.State{History: in.History}) // the history for the feedback; the store is a no-op
+	_ = l.Save(ctx, &state.State{History: in.History}) // the history for the feedback; the store is a no-op
 	refs := engine.CheckpointRefs(in.Run.Name, in.Run.RunID)
 	l.Started = nil
 	if s.Remote != "" {
@@ -538,4 +538,4 @@ func (s *Steps) release(w *workTree) func() {
 
 type noStore struct{}
 
-func (noStore) Save(*loop.State) error { return nil }
+func (noStore) Save(*state.State) error { return nil }

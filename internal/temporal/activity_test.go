@@ -17,6 +17,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestStepActivityRunsTheLocalSteps: the step activity rebuilds the run's plan
@@ -42,7 +43,7 @@ func TestStepActivityRunsTheLocalSteps(t *testing.T) {
 		if err != nil {
 			t.Fatalf("iteration %d: %v", n, err)
 		}
-		var res loop.StepResult
+		var res state.StepResult
 		if err := v.Get(&res); err != nil {
 			t.Fatal(err)
 		}

@@ -9,8 +9,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // CleanRuns are the runs of the namespace as `agentloop clean` weighs what
@@ -39,12 +39,12 @@ func CleanRuns(ctx context.Context, c client.Client) ([]session.EngineRun, error
 		case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
 			er.Live = true
 		case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-			er.Status = loop.StatusCompleted
+			er.Status = state.StatusCompleted
 			if _, waiting, _ := memoWaiting(r.info.GetMemo()); waiting {
-				er.Status = loop.StatusEscalated
+				er.Status = state.StatusEscalated
 			}
 		default:
-			er.Status = loop.StatusInterrupted
+			er.Status = state.StatusInterrupted
 		}
 		out = append(out, er)
 	}

@@ -14,15 +14,15 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // NewInput is the workflow input of a run of the plan from the state st (a
 // fresh state, or the state a run ended in to continue it); queue routes its
 // steps to one worker's queue ("" for the shared one).
-func NewInput(p *plan.Plan, st *loop.State, queue string) (RunInput, error) {
+func NewInput(p *plan.Plan, st *state.State, queue string) (RunInput, error) {
 	pol, err := plan.Policy(p)
 	if err != nil {
 		return RunInput{}, err
@@ -39,10 +39,10 @@ func NewInput(p *plan.Plan, st *loop.State, queue string) (RunInput, error) {
 }
 
 // NewState is the state a new run of the plan starts from.
-func NewState(p *plan.Plan, now time.Time) *loop.State {
-	return &loop.State{
-		Version: loop.StateVersion, Name: p.Name, RunID: session.NewRunID(now), Procedure: p.Proc.Name,
-		Status: loop.StatusRunning, StartedAt: now, Args: p.Args, WorkDir: p.WorkDir,
+func NewState(p *plan.Plan, now time.Time) *state.State {
+	return &state.State{
+		Version: state.StateVersion, Name: p.Name, RunID: session.NewRunID(now), Procedure: p.Proc.Name,
+		Status: state.StatusRunning, StartedAt: now, Args: p.Args, WorkDir: p.WorkDir,
 		MaxIterations: p.Proc.Limits.MaxIterations, FailureThreshold: p.Proc.Limits.FailureThreshold,
 	}
 }
@@ -56,7 +56,7 @@ var ErrRunning = errors.New("the run is already running on Temporal")
 // where it was started. The run sets the search attribute [SearchWaiting]
 // when the namespace has it.
 func Start(ctx context.Context, c client.Client, s Server, in RunInput, now time.Time) error {
-	in.State.Sessions = append(in.State.Sessions, loop.Session{StartedAt: now})
+	in.State.Sessions = append(in.State.Sessions, state.Session{StartedAt: now})
 	in.Search = searchable(ctx, c, s.Namespace)
 	key := Scoped(in.Run.Name, in.Repo)
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{

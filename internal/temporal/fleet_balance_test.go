@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestLateWorkerTakesWaitingRuns: six runs start while one worker of one
@@ -49,7 +49,7 @@ func TestLateWorkerTakesWaitingRuns(t *testing.T) {
 		by[w] = append(by[w], filepath.Base(dir))
 	}
 	for i, c := range clones {
-		if v := f.query(keyIn(c, "build")); v.State.Status != loop.StatusCompleted {
+		if v := f.query(keyIn(c, "build")); v.State.Status != state.StatusCompleted {
 			t.Errorf("run in %s %s (%s), want completed", names[i], v.State.Status, v.State.Reason)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestWorkerDrainsOnSIGTERM: a worker given SIGTERM while its agent works
@@ -74,7 +74,7 @@ func (f *fleet) ended(run *proc, code int) {
 		f.t.Fatalf("run exited %d, want %d:\n%s", got, code, run.out.String())
 	}
 	v := f.view("build")
-	if v.State.Status != loop.StatusCompleted {
+	if v.State.Status != state.StatusCompleted {
 		f.t.Errorf("run %s (%s), want completed", v.State.Status, v.State.Reason)
 	}
 	checkIterations(f.t, v, 1)

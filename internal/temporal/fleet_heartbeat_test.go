@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // loadedRuns is how many runs a loaded worker runs at once in
@@ -50,7 +50,7 @@ func TestLoadedWorkerKeepsItsHeartbeats(t *testing.T) {
 	for i, c := range clones {
 		again += called[c] - 2
 		v := f.query(keyIn(c, "build"))
-		if v.State.Status != loop.StatusCompleted {
+		if v.State.Status != state.StatusCompleted {
 			t.Errorf("run in %s %s (%s), want completed", names[i], v.State.Status, v.State.Reason)
 		}
 		checkIterations(t, v, 2)

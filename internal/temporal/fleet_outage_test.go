@@ -17,7 +17,7 @@ import (
 
 	sdktemporal "go.temporal.io/sdk/temporal"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
@@ -56,17 +56,17 @@ const startedOn = "started on Temporal"
 // then writes done.txt).
 type outageKind struct {
 	flags      []string
-	status     loop.Status
+	status     state.Status
 	code       int // the follower's exit code
 	iterations int
 }
 
 // outageKinds are the runs' kinds, taken in turn.
 var outageKinds = []outageKind{
-	{[]string{"--gate", "test -f done.txt", "--max-iterations", "3"}, loop.StatusSucceeded, 0, 1},
-	{[]string{"--max-iterations", "1"}, loop.StatusCompleted, 0, 1},
-	{[]string{"--gate", "test -f never.txt", "--max-iterations", "2", "--failure-threshold", "5"}, loop.StatusEscalated, 4, 2},
-	{[]string{"--gate", "test -f never.txt", "--max-iterations", "3", "--failure-threshold", "1"}, loop.StatusAborted, 3, 1},
+	{[]string{"--gate", "test -f done.txt", "--max-iterations", "3"}, state.StatusSucceeded, 0, 1},
+	{[]string{"--max-iterations", "1"}, state.StatusCompleted, 0, 1},
+	{[]string{"--gate", "test -f never.txt", "--max-iterations", "2", "--failure-threshold", "5"}, state.StatusEscalated, 4, 2},
+	{[]string{"--gate", "test -f never.txt", "--max-iterations", "3", "--failure-threshold", "1"}, state.StatusAborted, 3, 1},
 }
 
 // outageRun is one run of the outage test: its repository, its kind and its

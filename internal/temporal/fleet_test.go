@@ -21,7 +21,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/cli"
 	"github.com/agentloop/agentloop/internal/fakeagent"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
@@ -419,7 +419,7 @@ func TestWorkerKilledMidIteration(t *testing.T) {
 		t.Errorf("notes.txt = %q: want one line per iteration, the killed attempt's undone", got)
 	}
 	v := f.view("build")
-	if v.State.Status != loop.StatusCompleted {
+	if v.State.Status != state.StatusCompleted {
 		t.Errorf("run %s (%s), want completed", v.State.Status, v.State.Reason)
 	}
 	checkIterations(t, v, 3)
@@ -485,7 +485,7 @@ func TestServerKilledWhileWaitingForGuidance(t *testing.T) {
 		t.Errorf("status exited %d, want the run succeeded:\n%s", code, out)
 	}
 	v := f.view("build")
-	if v.State.Status != loop.StatusSucceeded || v.State.TotalIterations != 3 {
+	if v.State.Status != state.StatusSucceeded || v.State.TotalIterations != 3 {
 		t.Errorf("run %s after %d iterations, want succeeded after 3", v.State.Status, v.State.TotalIterations)
 	}
 }
@@ -528,7 +528,7 @@ func (f *fleet) takeOver(a, b string, iterations int) temporal.View {
 		f.t.Fatalf("run exited %d:\n%s", code, run.out.String())
 	}
 	v := f.view("build")
-	if v.State.Status != loop.StatusCompleted {
+	if v.State.Status != state.StatusCompleted {
 		f.t.Errorf("run %s (%s), want completed", v.State.Status, v.State.Reason)
 	}
 	checkIterations(f.t, v, iterations)
@@ -617,7 +617,7 @@ func TestGraphTasksOnTwoWorkers(t *testing.T) {
 		t.Errorf("the tasks' branches left on the remote after the merge:\n%s", refs)
 	}
 	v := f.view("tasks-two")
-	if v.State.Status != loop.StatusSucceeded {
+	if v.State.Status != state.StatusSucceeded {
 		t.Errorf("task two's run %s (%s), want succeeded", v.State.Status, v.State.Reason)
 	}
 	checkIterations(t, v, 1)

@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -517,7 +518,7 @@ const spendVersion = "graph-spend"
 // tellGraph signals the graph a run is the task of what the run spent so far,
 // when that changed, for the graph's budget to count the running tasks. The
 // end of the run is not told: its result is.
-func (w *wfEnv) tellGraph(st *loop.State) {
+func (w *wfEnv) tellGraph(st *state.State) {
 	parent := workflow.GetInfo(w.ctx).ParentWorkflowExecution
 	u := st.Spend.Total()
 	if parent == nil || u == w.told || st.Status.Ended() || w.ctx.Err() != nil {
@@ -602,7 +603,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 		res = RunResult{Outcome: loop.Outcome{Status: st.Status, Reason: st.Reason}, Iterations: st.TotalIterations, Usage: st.Spend.Total(), Baseline: st.Baseline, Checkpoint: st.Tree}
 	} else {
 		run.Limits = graph.CapToGraph(run.Limits, in.File.Budget, gw.spent(), gw.spend[t.ID])
-		run.State.Sessions = append(slices.Clone(run.State.Sessions), loop.Session{StartedAt: workflow.Now(ctx)})
+		run.State.Sessions = append(slices.Clone(run.State.Sessions), state.Session{StartedAt: workflow.Now(ctx)})
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 			WorkflowID: WorkflowID(Scoped(run.Run.Name, run.Repo)), WaitForCancellation: true,
 		})
@@ -611,7 +612,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 			res = r // what the run did before its error
 		}
 	}
-	st := loop.State{Status: res.Status, Reason: res.Reason, TotalIterations: res.Iterations, Spend: loop.Spend{Usage: res.Usage}}
+	st := state.State{Status: res.Status, Reason: res.Reason, TotalIterations: res.Iterations, Spend: state.Spend{Usage: res.Usage}}
 	var commitErr error
 	switch {
 	case fleetOver:
@@ -641,7 +642,7 @@ func (gw *graphWf) mergeNow(ctx, actx workflow.Context, t tasks.Task, run RunInp
 	gw.merging = true
 	defer func() { gw.merging = false }()
 	in := MergeInput{Repo: gw.in.Repo, StateDir: gw.in.StateDir, Graph: gw.in.Name, File: gw.in.File, Order: []string{t.ID},
-		Runs: map[string]RunRef{t.ID: run.Run}, Checkpoints: map[string]string{t.ID: graph.Verified(&loop.State{Status: res.Status, Tree: res.Checkpoint})},
+		Runs: map[string]RunRef{t.ID: run.Run}, Checkpoints: map[string]string{t.ID: graph.Verified(&state.State{Status: res.Status, Tree: res.Checkpoint})},
 		Baselines: map[string][]evidence.GateResult{t.ID: res.Baseline}}
 	if h := gw.heads[t.ID]; h != "" && gw.fleet >= fleetTasks {
 		in.Heads = map[string]string{t.ID: h}

@@ -25,6 +25,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -578,7 +579,7 @@ func TestGraphResumedTaskOverOnAFleet(t *testing.T) {
 			env := newGraphEnv(t, f)
 			in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a")
 			a := in.Runs["a"]
-			a.State.Status, a.State.TotalIterations = loop.StatusSucceeded, 1
+			a.State.Status, a.State.TotalIterations = state.StatusSucceeded, 1
 			in.Runs["a"] = a
 			in.Committed = c.committed
 			env.ExecuteWorkflow(WorkflowGraph, in)
@@ -666,11 +667,11 @@ func TestGraphWorkflowResumes(t *testing.T) {
 	in.Merged = []string{"a"}
 	delete(in.Runs, "a")
 	b := in.Runs["b"]
-	b.State.Status, b.State.TotalIterations, b.State.Iteration, b.State.Spend.Usage = loop.StatusInterrupted, 1, 1, used(200)
-	b.State.History = []loop.Record{{N: 1}}
+	b.State.Status, b.State.TotalIterations, b.State.Iteration, b.State.Spend.Usage = state.StatusInterrupted, 1, 1, used(200)
+	b.State.History = []state.Record{{N: 1}}
 	in.Runs["b"] = b
 	c := in.Runs["c"]
-	c.State.Status, c.State.Reason, c.State.TotalIterations, c.State.Spend.Usage = loop.StatusSucceeded, "all required gates passed", 2, used(400)
+	c.State.Status, c.State.Reason, c.State.TotalIterations, c.State.Spend.Usage = state.StatusSucceeded, "all required gates passed", 2, used(400)
 	in.Runs["c"] = c
 	env.ExecuteWorkflow(WorkflowGraph, in)
 	res := graphResult(t, env)
@@ -754,7 +755,7 @@ func TestGraphWorkflowHoldsATaskForGuidance(t *testing.T) {
 			in.Merged = []string{"a"}
 			delete(in.Runs, "a")
 			b := in.Runs["b"]
-			b.State.Status, b.State.TotalIterations, b.State.Tree = loop.StatusSucceeded, tt.iters, "cp-b"
+			b.State.Status, b.State.TotalIterations, b.State.Tree = state.StatusSucceeded, tt.iters, "cp-b"
 			in.Runs["b"] = b
 			env.ExecuteWorkflow(WorkflowGraph, in)
 			res := graphResult(t, env)
@@ -790,7 +791,7 @@ func TestGraphWorkflowMergesADoneTaskFirst(t *testing.T) {
 	in := graphInput(budget.Limits{MaxIterations: 1, FailureThreshold: 1}, "a", "b:a")
 	in.Prior = map[string]tasks.Outcome{"a": {State: tasks.StateSucceeded, Seq: 1, Iterations: 1}}
 	a := in.Runs["a"]
-	a.State.Status, a.State.TotalIterations = loop.StatusSucceeded, 1
+	a.State.Status, a.State.TotalIterations = state.StatusSucceeded, 1
 	in.Runs["a"] = a
 	env.ExecuteWorkflow(WorkflowGraph, in)
 	res := graphResult(t, env)
@@ -884,7 +885,7 @@ func TestGraphWorkflowCancelledAfterARunEnded(t *testing.T) {
 			again := newGraphEnv(t, f)
 			in.Prior, in.Merged = res.Outcomes, res.Merged
 			a := in.Runs["a"]
-			a.State.Status, a.State.TotalIterations = loop.StatusSucceeded, 1
+			a.State.Status, a.State.TotalIterations = state.StatusSucceeded, 1
 			in.Runs["a"] = a
 			again.ExecuteWorkflow(WorkflowGraph, in)
 			res = graphResult(t, again)

@@ -20,6 +20,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // heartbeatMethod is the gRPC method of an activity's heartbeat.
@@ -53,7 +54,7 @@ func TestRealServerSlowHeartbeatAnswersStopNothing(t *testing.T) {
 	in := input(budget.Limits{MaxIterations: 1, FailureThreshold: 3}, false)
 	in.Run.Name, in.Run.WorkDir, in.HeartbeatTimeout = "slow", t.TempDir(), 3*time.Second
 	out := runToEnd(t, c, queue, in, 2*time.Minute, calls)
-	if out.Status != loop.StatusCompleted {
+	if out.Status != state.StatusCompleted {
 		t.Errorf("outcome %s %q, want completed", out.Status, out.Reason)
 	}
 	if n := bytes.Count(readOr(calls), []byte("called")); n != 1 {
@@ -109,7 +110,7 @@ fi`)
 	in := input(budget.Limits{MaxIterations: 1, FailureThreshold: 3}, false)
 	in.Run.Name, in.Run.WorkDir, in.HeartbeatTimeout = "twice", clone, 3*time.Second
 	out := runToEnd(t, c, queue, in, 2*time.Minute, filepath.Join(seen, "second.txt"))
-	if out.Status != loop.StatusCompleted {
+	if out.Status != state.StatusCompleted {
 		t.Errorf("outcome %s %q, want completed", out.Status, out.Reason)
 	}
 	if b := strings.TrimSpace(string(readOr(filepath.Join(seen, "second.txt")))); b != "alone" {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/inbox"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Waiting lists the runs of the namespace that wait for a person, each with
@@ -58,7 +58,7 @@ func asked(ctx context.Context, c client.Client, key string) (inbox.Item, bool, 
 		return inbox.Item{}, false, err
 	}
 	st := v.State
-	if !v.Waiting && st.Status != loop.StatusEscalated && st.Status != loop.StatusAborted {
+	if !v.Waiting && st.Status != state.StatusEscalated && st.Status != state.StatusAborted {
 		return inbox.Item{}, false, nil
 	}
 	rec, since, ok := inbox.Current(v.Events)
@@ -75,9 +75,9 @@ func asked(ctx context.Context, c client.Client, key string) (inbox.Item, bool, 
 }
 
 // lastEscalation is a record made of a waiting run's last escalation event.
-func lastEscalation(name string, events []loop.Event) (decision.NeedsYou, time.Time, bool) {
+func lastEscalation(name string, events []state.Event) (decision.NeedsYou, time.Time, bool) {
 	for i := len(events) - 1; i >= 0; i-- {
-		if e, ok := events[i].Data.(loop.Escalated); ok {
+		if e, ok := events[i].Data.(state.Escalated); ok {
 			rep := decision.EscalationReport{Run: name, Flags: "--engine temporal", Reason: e.Reason, Question: e.Question,
 				Options: []decision.Option{{Label: "Answer with guidance"}}}
 			return rep.NeedsYou(), events[i].Time, true

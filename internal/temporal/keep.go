@@ -11,7 +11,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/engine"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -29,14 +28,14 @@ const keepChange = "keep-files"
 // KeepInput is the keep activity's argument: one of the files to write.
 type KeepInput struct {
 	Run        RunRef
-	Artifacts  *loop.Artifacts  `json:",omitempty"` // an iteration's decision and feedback
-	Escalation *loop.Escalation `json:",omitempty"` // the escalation a human is asked to answer
-	ADR        *ADR             `json:",omitempty"` // guidance to record as an architecture decision
+	Artifacts  *state.Artifacts  `json:",omitempty"` // an iteration's decision and feedback
+	Escalation *state.Escalation `json:",omitempty"` // the escalation a human is asked to answer
+	ADR        *ADR              `json:",omitempty"` // guidance to record as an architecture decision
 }
 
 // ADR is an answer recorded as an architecture decision.
 type ADR struct {
-	State    loop.State // the run as it escalated (its name, reason, iterations)
+	State    state.State // the run as it escalated (its name, reason, iterations)
 	Guidance string
 }
 
@@ -108,7 +107,7 @@ func (s *Steps) keepFiles(ctx context.Context, in KeepInput) error {
 // keepArtifacts writes an iteration's decision and feedback in its folder of
 // the run folder runDir, made first: the iteration's step ran on a worker
 // that is gone, or the files come before the run's next step.
-func keepArtifacts(ctx context.Context, runDir string, a loop.Artifacts) error {
+func keepArtifacts(ctx context.Context, runDir string, a state.Artifacts) error {
 	if err := state.EnsureDir(state.IterDir(runDir, cmp.Or(a.Seq, a.Iteration))); err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // noKeep stands in for the keep activity where the files do not matter.
@@ -60,7 +61,7 @@ func TestWorkflowKeepsTheRunFiles(t *testing.T) {
 				}, time.Hour)
 			}
 			env.ExecuteWorkflow(WorkflowRun, input(tc.limits, true))
-			if out := result(t, env); out.Status == loop.StatusAborted {
+			if out := result(t, env); out.Status == state.StatusAborted {
 				t.Fatalf("outcome %s %q", out.Status, out.Reason)
 			}
 			var decisions, withSteps, escalations, adrs int
@@ -114,10 +115,10 @@ func TestKeepActivityWritesTheFiles(t *testing.T) {
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivityWithOptions(steps.Keep, activity.RegisterOptions{Name: ActivityKeep})
 	run := RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: dir}
-	st := loop.State{Name: "build", RunID: "r1", Reason: "max iterations reached", TotalIterations: 2}
+	st := state.State{Name: "build", RunID: "r1", Reason: "max iterations reached", TotalIterations: 2}
 	for _, in := range []KeepInput{
-		{Run: run, Artifacts: &loop.Artifacts{Iteration: 2, Feedback: "tests still fail"}},
-		{Run: run, Escalation: &loop.Escalation{Reason: "max iterations reached", Question: "What now?"}},
+		{Run: run, Artifacts: &state.Artifacts{Iteration: 2, Feedback: "tests still fail"}},
+		{Run: run, Escalation: &state.Escalation{Reason: "max iterations reached", Question: "What now?"}},
 		{Run: run, ADR: &ADR{State: st, Guidance: "Keep userId a string"}},
 	} {
 		if _, err := env.ExecuteActivity(ActivityKeep, in); err != nil {
@@ -151,7 +152,7 @@ func TestStepWritesTheLastIterationsFiles(t *testing.T) {
 	in := StepInput{
 		Run:     RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: dir},
 		Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 2, Seq: 2, Attempt: 1, Timeout: time.Minute},
-		Keep:    &loop.Artifacts{Iteration: 1, Seq: 1, Feedback: "tests still fail"},
+		Keep:    &state.Artifacts{Iteration: 1, Seq: 1, Feedback: "tests still fail"},
 	}
 	if _, err := stepEnv(s).ExecuteActivity(ActivityStep, in); err != nil {
 		t.Fatal(err)
@@ -175,13 +176,13 @@ func TestWorkflowKeepsTheFilesOfAStepThatDidNotEnd(t *testing.T) {
 			env.RegisterActivityWithOptions(func(ctx context.Context, in StepInput) (StepOutput, error) {
 				if in.Request.Iteration == 1 {
 					ev, _ := gate(false, 1)(1)
-					return StepOutput{StepResult: loop.StepResult{Iteration: ev}}, nil
+					return StepOutput{StepResult: state.StepResult{Iteration: ev}}, nil
 				}
 				if cancel {
 					<-ctx.Done()
 					return StepOutput{}, ctx.Err()
 				}
-				return StepOutput{}, activityError(ctx, &loop.StopError{Status: loop.StatusAborted, Reason: "rate limited for 2h"})
+				return StepOutput{}, activityError(ctx, &loop.StopError{Status: state.StatusAborted, Reason: "rate limited for 2h"})
 			}, activity.RegisterOptions{Name: ActivityStep})
 			var kept []KeepInput
 			env.RegisterActivityWithOptions(func(_ context.Context, in KeepInput) error {
@@ -224,8 +225,8 @@ func TestKeepWritesTheEscalationWhenItsIterationsFilesFail(t *testing.T) {
 	writeIn(t, runDir, "iter-002", "a file where the iteration's folder goes\n")
 	err := steps.keepFiles(t.Context(), KeepInput{
 		Run:        RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: dir},
-		Artifacts:  &loop.Artifacts{Iteration: 2, Feedback: "tests still fail"},
-		Escalation: &loop.Escalation{Reason: "max iterations reached", Question: "What now?"},
+		Artifacts:  &state.Artifacts{Iteration: 2, Feedback: "tests still fail"},
+		Escalation: &state.Escalation{Reason: "max iterations reached", Question: "What now?"},
 	})
 	if err == nil || !strings.Contains(err.Error(), "iter-002") {
 		t.Errorf("keep: %v, want the iteration's folder named", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/metrics"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Metrics are a worker's metrics in a [metrics.Registry]: the SDK's, under
@@ -82,7 +83,7 @@ func (m *Metrics) run() (done func()) {
 }
 
 // stepDone counts an iteration step that came to its end, and its spend.
-func (m *Metrics) stepDone(kind loop.StepKind, res loop.StepResult, err error) {
+func (m *Metrics) stepDone(kind loop.StepKind, res state.StepResult, err error) {
 	if m == nil || err != nil || kind != loop.StepIteration {
 		return
 	}

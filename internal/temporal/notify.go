@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/engine"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // A Temporal run's notifications are sent once each, by whoever sees their
@@ -23,8 +23,8 @@ import (
 // recorded (the run's events are its workflow's).
 type rateLimits struct{ w *notify.Watch }
 
-func (r rateLimits) Append(ev loop.Event) error {
-	if w, ok := ev.Data.(loop.Warning); ok && w.RateLimitWait > 0 {
+func (r rateLimits) Append(ev state.Event) error {
+	if w, ok := ev.Data.(state.Warning); ok && w.RateLimitWait > 0 {
 		r.w.Event(ev)
 	}
 	return nil
@@ -48,11 +48,11 @@ func (s *Steps) notifier(ctx context.Context, p *plan.Plan, r RunRef) (*notify.N
 	if t := r.Task; t != nil {
 		run.Graph, run.Task = t.Graph, t.Task.ID
 	}
-	record := func(ev loop.Event) {
+	record := func(ev state.Event) {
 		switch d := ev.Data.(type) {
-		case loop.NotificationSent:
+		case state.NotificationSent:
 			s.Log.Info("notification sent", "run", r.Name, "notification", d.Notification, "target", d.Target)
-		case loop.NotificationFailed:
+		case state.NotificationFailed:
 			s.Log.Warn("notification not delivered", "run", r.Name, "notification", d.Notification, "target", d.Target, "attempts", d.Attempts, "error", d.Error)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -184,7 +185,7 @@ func TestRealServerRetriedStep(t *testing.T) {
 	if err := c.GetWorkflow(t.Context(), WorkflowID("retried"), "").Get(t.Context(), &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != loop.StatusCompleted {
+	if out.Status != state.StatusCompleted {
 		t.Errorf("outcome %s %q, want completed", out.Status, out.Reason)
 	}
 	s.mu.Lock()
@@ -208,7 +209,7 @@ type stalling struct {
 	attempts []int // each step's attempt, in order
 }
 
-func (s *stalling) step(ctx context.Context, in StepInput) (loop.StepResult, error) {
+func (s *stalling) step(ctx context.Context, in StepInput) (state.StepResult, error) {
 	attempt := int(activity.GetInfo(ctx).Attempt)
 	s.mu.Lock()
 	s.attempts = append(s.attempts, attempt)
@@ -220,11 +221,11 @@ func (s *stalling) step(ctx context.Context, in StepInput) (loop.StepResult, err
 		case <-ctx.Done():
 		case <-time.After(10 * time.Second):
 		}
-		return loop.StepResult{}, errors.New("the stalled attempt gave up")
+		return state.StepResult{}, errors.New("the stalled attempt gave up")
 	}
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	ev := evidence.Iteration{Started: t0, Finished: t0.Add(time.Second)}
-	return loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}, nil
+	return state.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}, nil
 }
 
 // TestRealServerGraph: on a real dev server, a graph of two tasks, b after a,
@@ -286,7 +287,7 @@ func TestRealServerGraph(t *testing.T) {
 	if !v.Ended || !slices.Equal(v.Merged, []string{"a", "b"}) || v.Outcomes["b"].State != tasks.StateSucceeded {
 		t.Errorf("the ended graph read from its history: ended %v, merged %v, b %s; want ended, a and b merged, b succeeded", v.Ended, v.Merged, v.Outcomes["b"].State)
 	}
-	if rv, err := Query(t.Context(), c, "g-b"); err != nil || rv.State.Status != loop.StatusSucceeded || rv.State.TotalIterations != 1 {
+	if rv, err := Query(t.Context(), c, "g-b"); err != nil || rv.State.Status != state.StatusSucceeded || rv.State.TotalIterations != 1 {
 		t.Errorf("task b's run read from its history: %s after %d iterations (%v); want succeeded after 1", rv.State.Status, rv.State.TotalIterations, err)
 	}
 	// A repository with an identity and no graph of the name reads the one

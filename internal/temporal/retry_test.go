@@ -15,6 +15,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -26,16 +27,16 @@ func TestLostWorkersAreNotTheAgents(t *testing.T) {
 	s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 1), gate(true, 0)}}
 	env := newEnv(t, s)
 	lost := 0
-	env.RegisterActivityWithOptions(func(ctx context.Context, in StepInput) (loop.StepResult, error) {
+	env.RegisterActivityWithOptions(func(ctx context.Context, in StepInput) (state.StepResult, error) {
 		if in.Request.Kind == loop.StepIteration && in.Request.Iteration == 1 && activity.GetInfo(ctx).Attempt <= 8 {
 			lost++
-			return loop.StepResult{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil)
+			return state.StepResult{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil)
 		}
 		return s.step(ctx, in)
 	}, activity.RegisterOptions{Name: ActivityStep})
 	env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, true))
 	out := result(t, env)
-	if out.Status != loop.StatusSucceeded || lost != 8 {
+	if out.Status != state.StatusSucceeded || lost != 8 {
 		t.Errorf("run %s (%s) after %d lost attempts; want succeeded after 8", out.Status, out.Reason, lost)
 	}
 	var v View

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // A run's work tree lives on one worker's disk. Its steps go to the queue of
@@ -31,7 +32,7 @@ type route struct {
 // StepOutput is the step activity's result: the step's, and the queue of the
 // worker that ran it, which holds the run's work tree from then on.
 type StepOutput struct {
-	loop.StepResult
+	state.StepResult
 	Queue string `json:",omitempty"`
 	// Reserved is the answer of a reserve step.
 	Reserved *Reserved `json:",omitempty"`
@@ -60,7 +61,7 @@ func (w *wfEnv) queue() string {
 // worker holding the run's work tree. A reservation ([loop.StepReserve]) is
 // judged by the ledger workflow (spend.go); the iteration after it runs
 // under it.
-func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (loop.StepResult, error) {
+func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (state.StepResult, error) {
 	if r.Kind == loop.StepReserve {
 		return w.reserve(r)
 	}
@@ -184,7 +185,7 @@ func stepError(err error) error {
 		return nil
 	}
 	if _, ok := errors.AsType[*temporal.CanceledError](err); ok {
-		return &loop.StopError{Status: loop.StatusInterrupted, Reason: "the workflow was cancelled"}
+		return &loop.StopError{Status: state.StatusInterrupted, Reason: "the workflow was cancelled"}
 	}
 	if ae, ok := errors.AsType[*temporal.ApplicationError](err); ok && ae.Type() == stopErrorType {
 		var s stopDetails
@@ -200,7 +201,7 @@ func stepError(err error) error {
 		// A configuration error, not the agent's: the run stops with it as
 		// its reason (said once, with the fix), and its workflow ends in it
 		// for whoever follows the run.
-		return &loop.StopError{Status: loop.StatusAborted, Reason: ae.Message(), Err: ae}
+		return &loop.StopError{Status: state.StatusAborted, Reason: ae.Message(), Err: ae}
 	}
 	return err
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // fleetSteps is a step activity on a fleet: each step says which worker ran
@@ -30,7 +31,7 @@ func (f *fleetSteps) step(ctx context.Context, in StepInput) (StepOutput, error)
 	}
 	worker := map[bool]string{true: "w1", false: "w2"}[len(f.queues) == 1]
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	return StepOutput{StepResult: loop.StepResult{Started: t0, Finished: t0}, Queue: worker}, nil
+	return StepOutput{StepResult: state.StepResult{Started: t0, Finished: t0}, Queue: worker}, nil
 }
 
 // TestStepsFollowTheWorkTree: the first step goes to any worker, the next ones
@@ -42,7 +43,7 @@ func TestStepsFollowTheWorkTree(t *testing.T) {
 	env.RegisterActivityWithOptions(f.step, activity.RegisterOptions{Name: ActivityStep})
 	env.RegisterActivityWithOptions(noKeep, activity.RegisterOptions{Name: ActivityKeep})
 	env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, false))
-	if out := result(t, env); out.Status != loop.StatusCompleted {
+	if out := result(t, env); out.Status != state.StatusCompleted {
 		t.Errorf("outcome %s %q, want completed", out.Status, out.Reason)
 	}
 	if want := []string{"default-test-taskqueue", "w1", "default-test-taskqueue", "w2"}; !slices.Equal(f.queues, want) {

@@ -26,6 +26,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -144,7 +145,7 @@ func TestRealServer(t *testing.T) {
 	if err := c.GetWorkflow(t.Context(), WorkflowID("plain"), "").Get(t.Context(), &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != loop.StatusCompleted {
+	if out.Status != state.StatusCompleted {
 		t.Errorf("plain run: %s %q, want completed", out.Status, out.Reason)
 	}
 	var byWorker View
@@ -179,7 +180,7 @@ func TestRealServer(t *testing.T) {
 	if err := c.GetWorkflow(t.Context(), WorkflowID("guided"), "").Get(t.Context(), &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != loop.StatusSucceeded {
+	if out.Status != state.StatusSucceeded {
 		t.Errorf("guided run: %s %q, want succeeded", out.Status, out.Reason)
 	}
 	v := waitView(t, c, "guided", func(View) bool { return true })

@@ -15,6 +15,7 @@ import (
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // A run's side of the ledger workflow (ledger.go): its reserve step, its
@@ -66,9 +67,9 @@ func (w *wfEnv) shared() bool {
 // free, makes the run wait here, in its workflow: no step runs and no worker
 // slot is held; a parked run shows the approve command in its memo and
 // events, and an approval wakes it. The wait is no iteration's and not billed.
-func (w *wfEnv) reserve(r loop.StepRequest) (loop.StepResult, error) {
+func (w *wfEnv) reserve(r loop.StepRequest) (state.StepResult, error) {
 	now := workflow.Now(w.ctx)
-	res := loop.StepResult{Started: now, Finished: now}
+	res := state.StepResult{Started: now, Finished: now}
 	in := StepInput{Run: w.in.Run, Request: r, Last: w.last()}
 	var toldPark string
 	var toldWindow time.Time
@@ -110,12 +111,12 @@ func (w *wfEnv) reserve(r loop.StepRequest) (loop.StepResult, error) {
 			w.hold = &h
 			return res, nil
 		case ledger.Refused:
-			return res, &loop.StopError{Status: loop.StatusAborted, Reason: "budget: " + g.Reason}
+			return res, &loop.StopError{Status: state.StatusAborted, Reason: "budget: " + g.Reason}
 		}
 		if toldPark != g.Cap.Name+" "+g.Period {
 			toldPark = g.Cap.Name + " " + g.Period
 			rec := engine.Parked(w.in.Run.Name, "", w.reach(), g)
-			_ = w.Emit(context.Background(), loop.Event{Iteration: w.st.Iteration, Data: loop.NeedsYou{NeedsYou: rec}})
+			_ = w.Emit(context.Background(), state.Event{Iteration: w.st.Iteration, Data: state.NeedsYou{NeedsYou: rec}})
 			w.showWaiting(&rec)
 		}
 		if err := w.waitBudget(max(rv.Poll, parkLook)); err != nil {
@@ -132,7 +133,7 @@ func (w *wfEnv) reach() string { return strings.TrimSpace("--engine temporal " +
 func utc(t time.Time) string { return t.UTC().Format(time.DateTime) + " UTC" }
 
 func (w *wfEnv) warn(msg string) {
-	_ = w.Emit(context.Background(), loop.Event{Iteration: w.st.Iteration, Data: loop.Warning{Message: msg}})
+	_ = w.Emit(context.Background(), state.Event{Iteration: w.st.Iteration, Data: state.Warning{Message: msg}})
 }
 
 // waitBudget waits for d, or until the ledger workflow wakes the run (an
@@ -147,7 +148,7 @@ func (w *wfEnv) waitBudget(d time.Duration) error {
 	for ch.ReceiveAsync(&name) {
 	}
 	if err != nil {
-		return &loop.StopError{Status: loop.StatusInterrupted, Reason: "the workflow was cancelled while it waited for the spend ledger"}
+		return &loop.StopError{Status: state.StatusInterrupted, Reason: "the workflow was cancelled while it waited for the spend ledger"}
 	}
 	return nil
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/ledger"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestRealServerSharedCap: on a real dev server, two loops on a worker share
@@ -59,7 +59,7 @@ func TestRealServerSharedCap(t *testing.T) {
 		if n == 0 {
 			return false
 		}
-		ny, ok := v.Events[n-1].Data.(loop.NeedsYou)
+		ny, ok := v.Events[n-1].Data.(state.NeedsYou)
 		return ok && ny.Kind == decision.NeedsBudget
 	}
 	for i, name := range names {
@@ -84,7 +84,7 @@ func TestRealServerSharedCap(t *testing.T) {
 		if err := c.GetWorkflow(ctx, WorkflowID(name), "").Get(ctx, &res); err != nil {
 			t.Fatal(err)
 		}
-		if res.Status != loop.StatusAborted || !strings.HasPrefix(res.Reason, "budget: cap day") {
+		if res.Status != state.StatusAborted || !strings.HasPrefix(res.Reason, "budget: cap day") {
 			t.Errorf("run %s ended %s (%s), want a budget abort", name, res.Status, res.Reason)
 		}
 		spent += res.Usage.CostUSD

@@ -21,6 +21,7 @@ import (
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // ledgerSteps is a fake step activity whose reservations get the answers of
@@ -40,7 +41,7 @@ func (s *ledgerSteps) step(_ context.Context, in StepInput) (StepOutput, error) 
 		return StepOutput{Reserved: &Reserved{Reply: a, Hold: Hold{ID: "r1#" + string(rune('0'+in.Request.Seq)), Key: ledger.Key{Provider: "claude"}}}}, nil
 	}
 	s.holds = append(s.holds, in.Hold)
-	return StepOutput{StepResult: loop.StepResult{Started: t0, Finished: t0.Add(time.Second), Iteration: evidence.Iteration{Started: t0, Finished: t0.Add(time.Second)}}}, nil
+	return StepOutput{StepResult: state.StepResult{Started: t0, Finished: t0.Add(time.Second), Iteration: evidence.Iteration{Started: t0, Finished: t0.Add(time.Second)}}}, nil
 }
 
 // TestWorkflowReservesInTheLedger: a run with budgets: reserves before each
@@ -72,7 +73,7 @@ func TestWorkflowReservesInTheLedger(t *testing.T) {
 	in.Shared, in.ServerFlags = true, "--temporal-address=h:7233"
 	env.ExecuteWorkflow(WorkflowRun, in)
 	out := result(t, env)
-	if out.Status != loop.StatusAborted || !strings.HasPrefix(out.Reason, "budget: cap day") {
+	if out.Status != state.StatusAborted || !strings.HasPrefix(out.Reason, "budget: cap day") {
 		t.Errorf("the run ended %s (%s), want aborted by the budget", out.Status, out.Reason)
 	}
 	want := []loop.StepKind{loop.StepReserve, loop.StepReserve, loop.StepIteration, loop.StepReserve}
@@ -87,7 +88,7 @@ func TestWorkflowReservesInTheLedger(t *testing.T) {
 	}
 	var rec *decision.NeedsYou
 	for _, ev := range parked.Events {
-		if n, ok := ev.Data.(loop.NeedsYou); ok {
+		if n, ok := ev.Data.(state.NeedsYou); ok {
 			rec = &n.NeedsYou
 		}
 	}

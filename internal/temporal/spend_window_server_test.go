@@ -16,8 +16,8 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/double"
 	"github.com/agentloop/agentloop/internal/ledger"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -146,7 +146,7 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"Done.","to
 	})
 	said := false
 	for _, ev := range v.Events {
-		if wn, ok := ev.Data.(loop.Warning); ok && strings.Contains(wn.Message, "the loop runs on the fallback agent fb until then") {
+		if wn, ok := ev.Data.(state.Warning); ok && strings.Contains(wn.Message, "the loop runs on the fallback agent fb until then") {
 			said = true
 		}
 	}

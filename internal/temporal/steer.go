@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // UpdateSteer is the update that steers a running run's loop (agentloop guide,
@@ -70,28 +70,28 @@ func (w *wfEnv) validateSteer(_ workflow.Context, s Steer) error {
 // steer queues s for the loop's next iteration boundary.
 func (w *wfEnv) steer(_ workflow.Context, s Steer) (SteerAck, error) {
 	if s.Stop {
-		w.queued.Stop = &loop.StopRequest{At: s.At, By: s.By}
-	} else if !slices.ContainsFunc(w.queued.Guidance, func(g loop.Steer) bool { return g.ID == s.ID }) {
-		w.queued.Guidance = append(w.queued.Guidance, loop.Steer{ID: s.ID, Text: s.Text, At: s.At, By: s.By})
+		w.queued.Stop = &state.StopRequest{At: s.At, By: s.By}
+	} else if !slices.ContainsFunc(w.queued.Guidance, func(g state.Steer) bool { return g.ID == s.ID }) {
+		w.queued.Guidance = append(w.queued.Guidance, state.Steer{ID: s.ID, Text: s.Text, At: s.At, By: s.By})
 	}
 	return SteerAck{Iteration: w.st.Iteration}, nil
 }
 
 // Steering implements [loop.Steerer]: what the steer update queued. A run of
 // a history recorded before the update ([steerChange]) has nothing queued.
-func (w *wfEnv) Steering(context.Context) (loop.Steering, error) {
+func (w *wfEnv) Steering(context.Context) (state.Steering, error) {
 	if len(w.queued.Guidance) == 0 && w.queued.Stop == nil {
-		return loop.Steering{}, nil
+		return state.Steering{}, nil
 	}
 	if workflow.GetVersion(w.ctx, steerChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return loop.Steering{}, nil
+		return state.Steering{}, nil
 	}
-	return loop.Steering{Guidance: slices.Clone(w.queued.Guidance), Stop: w.queued.Stop}, nil
+	return state.Steering{Guidance: slices.Clone(w.queued.Guidance), Stop: w.queued.Stop}, nil
 }
 
 // Steered implements [loop.Steerer]: what the loop took leaves the queue.
 func (w *wfEnv) Steered(_ context.Context, ids []string, stopped bool) {
-	w.queued.Guidance = slices.DeleteFunc(w.queued.Guidance, func(g loop.Steer) bool { return slices.Contains(ids, g.ID) })
+	w.queued.Guidance = slices.DeleteFunc(w.queued.Guidance, func(g state.Steer) bool { return slices.Contains(ids, g.ID) })
 	if stopped {
 		w.queued.Stop = nil
 	}

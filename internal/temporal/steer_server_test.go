@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestRealServerSteeredAcrossAWorkerCrash: on a real dev server, guidance
@@ -29,7 +30,7 @@ func TestRealServerSteeredAcrossAWorkerCrash(t *testing.T) {
 	// worker stops.
 	w1 := worker.New(c, queue, worker.Options{})
 	w1.RegisterWorkflowWithOptions(Run, workflow.RegisterOptions{Name: WorkflowRun})
-	w1.RegisterActivityWithOptions(func(ctx context.Context, in StepInput) (loop.StepResult, error) {
+	w1.RegisterActivityWithOptions(func(ctx context.Context, in StepInput) (state.StepResult, error) {
 		select {
 		case started <- struct{}{}:
 		default:
@@ -38,7 +39,7 @@ func TestRealServerSteeredAcrossAWorkerCrash(t *testing.T) {
 			activity.RecordHeartbeat(ctx)
 			select {
 			case <-ctx.Done():
-				return loop.StepResult{}, ctx.Err()
+				return state.StepResult{}, ctx.Err()
 			case <-time.After(200 * time.Millisecond):
 			}
 		}
@@ -70,7 +71,7 @@ func TestRealServerSteeredAcrossAWorkerCrash(t *testing.T) {
 	if err := c.GetWorkflow(t.Context(), WorkflowID("steered"), "").Get(t.Context(), &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != loop.StatusCompleted {
+	if out.Status != state.StatusCompleted {
 		t.Errorf("outcome %s %q, want completed", out.Status, out.Reason)
 	}
 	var steers []string
@@ -85,7 +86,7 @@ func TestRealServerSteeredAcrossAWorkerCrash(t *testing.T) {
 	v := waitView(t, c, "steered", func(View) bool { return true })
 	var acks int
 	for _, ev := range v.Events {
-		if h, ok := ev.Data.(loop.HandoffRecorded); ok && h.Kind == loop.HandoffGuide {
+		if h, ok := ev.Data.(state.HandoffRecorded); ok && h.Kind == state.HandoffGuide {
 			acks++
 			if h.ID != "g1" || h.Iteration != 2 {
 				t.Errorf("hand-off %+v: want g1, applied in iteration 2", h)

@@ -8,6 +8,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestWorkflowSteered: guidance sent by the steer update reaches every later
@@ -28,7 +29,7 @@ func TestWorkflowSteered(t *testing.T) {
 		}, 0)
 		env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, false))
 		out := result(t, env)
-		if out.Status != loop.StatusCompleted {
+		if out.Status != state.StatusCompleted {
 			t.Errorf("outcome %s %q, want completed", out.Status, out.Reason)
 		}
 		if first.err != nil || again.err != nil {
@@ -47,13 +48,13 @@ func TestWorkflowSteered(t *testing.T) {
 			t.Fatalf("iterations %+v: want 3, the last with the guidance", iters)
 		}
 		v := queryView(t, env)
-		var acks []loop.HandoffRecorded
+		var acks []state.HandoffRecorded
 		for _, ev := range v.Events {
-			if h, ok := ev.Data.(loop.HandoffRecorded); ok {
+			if h, ok := ev.Data.(state.HandoffRecorded); ok {
 				acks = append(acks, h)
 			}
 		}
-		if len(acks) != 1 || acks[0].Kind != loop.HandoffGuide || acks[0].ID != "g1" || acks[0].By != "ann" {
+		if len(acks) != 1 || acks[0].Kind != state.HandoffGuide || acks[0].ID != "g1" || acks[0].By != "ann" {
 			t.Errorf("hand-off events %+v: want the guidance g1 once", acks)
 		}
 		if v.State.Steer != "use the v2 API" || len(v.State.Handoffs) != 1 || v.State.Handoffs[0].ID != "g1" {
@@ -78,7 +79,7 @@ func TestWorkflowSteered(t *testing.T) {
 		if stop.err != nil {
 			t.Fatalf("stop: %v", stop.err)
 		}
-		if out.Status != loop.StatusInterrupted || !strings.Contains(out.Reason, "(agentloop stop) by ann") {
+		if out.Status != state.StatusInterrupted || !strings.Contains(out.Reason, "(agentloop stop) by ann") {
 			t.Errorf("outcome %s %q, want interrupted by the stop", out.Status, out.Reason)
 		}
 		if len(s.requests) >= 5 {
@@ -95,7 +96,7 @@ func TestWorkflowSteered(t *testing.T) {
 		}, time.Hour)
 		env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 1, FailureThreshold: 5}, true))
 		out := result(t, env)
-		if out.Status != loop.StatusAborted || answer.err != nil {
+		if out.Status != state.StatusAborted || answer.err != nil {
 			t.Errorf("outcome %s %q (answer: %v), want aborted", out.Status, out.Reason, answer.err)
 		}
 		if refused.err == nil || !strings.Contains(refused.err.Error(), "resume build --guidance") {

@@ -18,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // tlsProxy is a secured front of a plain dev server, as a production cluster
@@ -172,7 +173,7 @@ func runThrough(t *testing.T, c client.Client, queue string, s *script) {
 	if err := c.GetWorkflow(t.Context(), WorkflowID(in.Run.Name), "").Get(t.Context(), &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != loop.StatusSucceeded {
+	if out.Status != state.StatusSucceeded {
 		t.Errorf("the run through the connection: %s %q, want succeeded", out.Status, out.Reason)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestNewerAttemptStopsTheOlderOnItsWorker: an attempt of a run's step is
@@ -37,13 +38,13 @@ fi`))}
 		Run:     RunRef{Name: "build", RunID: "r1", Procedure: "build", WorkDir: dir},
 		Request: loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Seq: 1, Attempt: 1, Timeout: time.Minute},
 	}
-	attempt := func() (loop.StepResult, error) {
+	attempt := func() (state.StepResult, error) {
 		var suite testsuite.WorkflowTestSuite
 		env := suite.NewTestActivityEnvironment()
 		env.RegisterActivityWithOptions(s.Step, activity.RegisterOptions{Name: ActivityStep})
 		v, err := env.ExecuteActivity(ActivityStep, in)
 		if err != nil {
-			return loop.StepResult{}, err
+			return state.StepResult{}, err
 		}
 		var out StepOutput
 		err = v.Get(&out)

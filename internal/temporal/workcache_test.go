@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // TestWorkerKeepsBoundedWorkTrees: a worker keeps the engines of at most
@@ -95,13 +96,13 @@ func TestDroppedRunGoesOnWhereItWas(t *testing.T) {
 				return clone
 			})}
 			env := stepEnv(s)
-			step := func(in StepInput) loop.StepResult {
+			step := func(in StepInput) state.StepResult {
 				t.Helper()
 				v, err := env.ExecuteActivity(ActivityStep, in)
 				if err != nil {
 					t.Fatalf("iteration %d: %v", in.Request.Iteration, err)
 				}
-				var res loop.StepResult
+				var res state.StepResult
 				if err := v.Get(&res); err != nil {
 					t.Fatal(err)
 				}
@@ -177,7 +178,7 @@ func TestRetriedIterationRestoreTriedAgain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var first loop.StepResult
+			var first state.StepResult
 			if err := v.Get(&first); err != nil || first.Checkpoint == "" {
 				t.Fatalf("the first iteration: %v, checkpoint %q", err, first.Checkpoint)
 			}
@@ -231,13 +232,13 @@ func TestKeptRunComesBackFromElsewhere(t *testing.T) {
 		return stepEnv(&Steps{Log: testLogger(), Remote: "origin", Plan: checkpointed(t, func(RunRef) string { return clone })})
 	}
 	a, b := worker(here), worker(there)
-	step := func(env *testsuite.TestActivityEnvironment, in StepInput) loop.StepResult {
+	step := func(env *testsuite.TestActivityEnvironment, in StepInput) state.StepResult {
 		t.Helper()
 		v, err := env.ExecuteActivity(ActivityStep, in)
 		if err != nil {
 			t.Fatalf("iteration %d: %v", in.Request.Iteration, err)
 		}
-		var res loop.StepResult
+		var res state.StepResult
 		if err := v.Get(&res); err != nil || res.Checkpoint == "" {
 			t.Fatalf("iteration %d: %v, checkpoint %q", in.Request.Iteration, err, res.Checkpoint)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -141,7 +142,7 @@ func TestRefusalCrossesOnce(t *testing.T) {
 		t.Errorf("the step's error = %v, want the refusal with its fix", stepErr)
 	}
 	stop, ok := errors.AsType[*loop.StopError](stepError(stepErr))
-	if !ok || stop.Status != loop.StatusAborted || stop.Reason != sentence {
+	if !ok || stop.Status != state.StatusAborted || stop.Reason != sentence {
 		t.Fatalf("stepError() = %v, want the run stopped on the refusal", stepError(stepErr))
 	}
 	got, ok := Refusal(endedIn(stop.Err, RunResult{}))

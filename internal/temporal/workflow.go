@@ -17,6 +17,7 @@ import (
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // The names the workflow, its activities, its query and its update are
@@ -77,7 +78,7 @@ type RunInput struct {
 	HasReviewer bool
 	Baseline    bool
 	Policy      decide.Policy
-	State       loop.State
+	State       state.State
 	// HeartbeatTimeout is how long a step may go without a sign of life from
 	// its worker before it is run again elsewhere (0: 30s).
 	HeartbeatTimeout time.Duration
@@ -102,8 +103,8 @@ type RunInput struct {
 // View is what the state query returns: the run's state, its events, and its
 // last escalation report.
 type View struct {
-	State  loop.State
-	Events []loop.Event
+	State  state.State
+	Events []state.Event
 	// Escalation is the run's last escalation report in Markdown, as a local
 	// run keeps its escalation.md once answered; empty when it did not escalate.
 	Escalation string
@@ -129,7 +130,7 @@ type Guidance struct {
 	Accept bool `json:",omitempty"`
 	Abort  bool `json:",omitempty"`
 	// Floor (with Text) is the resume rule's floor of later rollbacks
-	// ([loop.State.Floor]): the person's tree held edits when they answered.
+	// ([state.State.Floor]): the person's tree held edits when they answered.
 	Floor int `json:",omitempty"`
 }
 
@@ -192,7 +193,7 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 		return RunResult{}, fmt.Errorf("register the steer update: %w", err)
 	}
 	env.markMemo()
-	spec := loop.Spec{
+	spec := state.Spec{
 		Name: in.Run.Name, Procedure: in.Run.Procedure, Task: in.Task, Limits: in.Limits,
 		HasGates: in.HasGates, HasReviewer: in.HasReviewer, Baseline: in.Baseline,
 		Decider: decide.New(in.Policy),
@@ -208,7 +209,7 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 	}
 	reach := strings.TrimSpace("--engine temporal " + in.ServerFlags)
 	if rec, ok := inbox.Stopped(in.Run.Name, reach, env.st, in.Limits, out, err); ok {
-		_ = env.Emit(context.Background(), loop.Event{Iteration: env.st.Iteration, Data: loop.NeedsYou{NeedsYou: rec}})
+		_ = env.Emit(context.Background(), state.Event{Iteration: env.st.Iteration, Data: state.NeedsYou{NeedsYou: rec}})
 		env.showWaiting(&rec)
 	}
 	res := RunResult{Outcome: out, Iterations: env.st.TotalIterations, Usage: env.st.Spend.Total(),
@@ -250,19 +251,19 @@ func resultIn(err error) (RunResult, bool) {
 type wfEnv struct {
 	ctx        workflow.Context
 	in         RunInput
-	st         *loop.State
-	events     []loop.Event
-	waiting    *loop.Escalation // the escalation a human is asked to answer
-	escalation *loop.Escalation // the last escalation, answered or not
-	answer     *Guidance        // the answer, until the loop takes it
-	route      route            // the worker holding the work tree (route.go)
-	told       evidence.Usage   // the spend last told to the graph
-	pending    *loop.Artifacts  // handed to Keep, written after the next save, or by the next step
-	memo       bool             // the run keeps its memo (waiting.go)
-	queued     loop.Steering    // what the steer update queued (steer.go)
-	over       bool             // the loop ended: nothing more is steered
-	hold       *Hold            // the reservation of the next iteration (spend.go)
-	fallback   string           // the fallback agent the iterations run on, the agent's account at its usage limit (spend.go)
+	st         *state.State
+	events     []state.Event
+	waiting    *state.Escalation // the escalation a human is asked to answer
+	escalation *state.Escalation // the last escalation, answered or not
+	answer     *Guidance         // the answer, until the loop takes it
+	route      route             // the worker holding the work tree (route.go)
+	told       evidence.Usage    // the spend last told to the graph
+	pending    *state.Artifacts  // handed to Keep, written after the next save, or by the next step
+	memo       bool              // the run keeps its memo (waiting.go)
+	queued     state.Steering    // what the steer update queued (steer.go)
+	over       bool              // the loop ended: nothing more is steered
+	hold       *Hold             // the reservation of the next iteration (spend.go)
+	fallback   string            // the fallback agent the iterations run on, the agent's account at its usage limit (spend.go)
 }
 
 func (w *wfEnv) view() (View, error) {
@@ -292,7 +293,7 @@ func (w *wfEnv) guide(ctx workflow.Context, g Guidance) error {
 // AwaitGuidance implements [loop.Env]: the run waits, for as long as it takes,
 // for the guidance update. Each option of the escalation says the command
 // that takes it. An answer that ends the run is the loop's stop.
-func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidance, error) {
+func (w *wfEnv) AwaitGuidance(_ context.Context, e state.Escalation) (state.Guidance, error) {
 	if e.Report != nil {
 		rep := *e.Report
 		rep.Run, rep.Flags = w.in.Run.Name, strings.TrimSpace("--engine temporal "+w.in.ServerFlags)
@@ -300,7 +301,7 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 	}
 	w.waiting, w.escalation = &e, &e // before the escalation's files: an answer may come while they are written
 	rec := engine.NeedsYou(e, w.in.Run.Name, "")
-	_ = w.Emit(context.Background(), loop.Event{Iteration: w.st.Iteration, Data: rec})
+	_ = w.Emit(context.Background(), state.Event{Iteration: w.st.Iteration, Data: rec})
 	w.showWaiting(&rec.NeedsYou)
 	in := KeepInput{Escalation: &e}
 	if w.keptWithStep() {
@@ -311,35 +312,35 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e loop.Escalation) (loop.Guidan
 	w.showWaiting(nil)
 	if err != nil {
 		w.waiting = nil
-		return loop.Guidance{}, &loop.StopError{Status: loop.StatusInterrupted, Reason: "the workflow was cancelled while it waited for guidance"}
+		return state.Guidance{}, &loop.StopError{Status: state.StatusInterrupted, Reason: "the workflow was cancelled while it waited for guidance"}
 	}
 	g := *w.answer
 	w.waiting, w.answer = nil, nil
 	if g.Accept || g.Abort {
-		tree, kind := w.st.Tree, loop.HandoffAbort
+		tree, kind := w.st.Tree, state.HandoffAbort
 		if g.Accept {
-			kind = loop.HandoffAccept
+			kind = state.HandoffAccept
 			if w.restoreBest() {
 				tree = w.st.Best.Ref
 				w.st.Tree = tree
 			}
 		}
-		h := loop.AddHandoff(w.st, loop.Handoff{Kind: kind, At: workflow.Now(w.ctx), Checkpoint: tree})
-		_ = w.Emit(context.Background(), loop.Event{Iteration: w.st.Iteration, Segment: w.st.Segment, Data: h})
+		h := state.AddHandoff(w.st, state.Handoff{Kind: kind, At: workflow.Now(w.ctx), Checkpoint: tree})
+		_ = w.Emit(context.Background(), state.Event{Iteration: w.st.Iteration, Segment: w.st.Segment, Data: h})
 		out := loop.Settled(w.st, g.Accept, tree)
-		return loop.Guidance{}, &loop.StopError{Status: out.Status, Reason: out.Reason}
+		return state.Guidance{}, &loop.StopError{Status: out.Status, Reason: out.Reason}
 	}
 	w.st.Floor = max(w.st.Floor, g.Floor)
 	if g.Architecture || session.Architectural(w.st) {
 		w.keep(KeepInput{ADR: &ADR{State: *w.st, Guidance: g.Text}})
 	}
-	return loop.Guidance{Text: g.Text, Architecture: g.Architecture, At: workflow.Now(w.ctx)}, nil
+	return state.Guidance{Text: g.Text, Architecture: g.Architecture, At: workflow.Now(w.ctx)}, nil
 }
 
 // Recover implements [loop.Env]: a step cut by a worker's death is run again
 // by the server on another worker (see [Steps.Step]), so the loop never finds
 // one left over.
-func (w *wfEnv) Recover(context.Context, int) ([]loop.Interrupted, error) { return nil, nil }
+func (w *wfEnv) Recover(context.Context, int) ([]state.Interrupted, error) { return nil, nil }
 
 // settleChange is the version marker of the runs whose accepted escalation
 // restores the best checkpoint (a history recorded before has no accept).
@@ -356,7 +357,7 @@ func (w *wfEnv) restoreBest() bool {
 	}
 	ctx := context.Background()
 	if _, err := w.Step(ctx, loop.StepRequest{Kind: loop.StepRollback, Iteration: w.st.Iteration, Seq: w.st.Attempts, Checkpoint: b.Ref, Expect: w.st.Tree, Why: "accept the best checkpoint"}); err != nil {
-		_ = w.Emit(ctx, loop.Event{Iteration: w.st.Iteration, Data: loop.Warning{Message: "restore the best checkpoint " + b.Ref + ": " + err.Error()}})
+		_ = w.Emit(ctx, state.Event{Iteration: w.st.Iteration, Data: state.Warning{Message: "restore the best checkpoint " + b.Ref + ": " + err.Error()}})
 		return false
 	}
 	return true
@@ -364,7 +365,7 @@ func (w *wfEnv) restoreBest() bool {
 
 // Save implements [loop.Env]: the workflow's history is the state; the run of
 // a task tells its graph what it spent so far (see [wfEnv.tellGraph]).
-func (w *wfEnv) Save(_ context.Context, st *loop.State) error {
+func (w *wfEnv) Save(_ context.Context, st *state.State) error {
 	w.tellGraph(st)
 	w.flushKeep()
 	return nil
@@ -411,7 +412,7 @@ func (w *wfEnv) keptWithStep() bool {
 // Keep implements [loop.Env]: the decision and feedback files are written in
 // the run folder by the worker holding it (see [ActivityKeep]), after the
 // save that follows ([wfEnv.flushKeep]).
-func (w *wfEnv) Keep(_ context.Context, a loop.Artifacts) error {
+func (w *wfEnv) Keep(_ context.Context, a state.Artifacts) error {
 	if a.Escalation != nil {
 		return nil // AwaitGuidance writes the report, as the run waits
 	}
@@ -420,7 +421,7 @@ func (w *wfEnv) Keep(_ context.Context, a loop.Artifacts) error {
 }
 
 // Emit implements [loop.Env]: the event is kept in the workflow, for the query.
-func (w *wfEnv) Emit(_ context.Context, ev loop.Event) error {
+func (w *wfEnv) Emit(_ context.Context, ev state.Event) error {
 	ev.Time = workflow.Now(w.ctx)
 	w.events = append(w.events, ev)
 	return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // script is a fake step activity: iteration n gets the n-th result (the last
@@ -26,24 +27,24 @@ import (
 type script struct {
 	results  []func(n int) (evidence.Iteration, error)
 	requests []loop.StepRequest
-	lasts    []string          // each request's StepInput.Last
-	keeps    []*loop.Artifacts // each request's StepInput.Keep
+	lasts    []string           // each request's StepInput.Last
+	keeps    []*state.Artifacts // each request's StepInput.Keep
 	// checkpoints: iteration steps end at checkpoint cN, N their count.
 	checkpoints bool
 }
 
-func (s *script) step(ctx context.Context, in StepInput) (loop.StepResult, error) {
+func (s *script) step(ctx context.Context, in StepInput) (state.StepResult, error) {
 	res, err := s.run(in)
 	return res, activityError(ctx, err)
 }
 
-func (s *script) run(in StepInput) (loop.StepResult, error) {
+func (s *script) run(in StepInput) (state.StepResult, error) {
 	s.requests = append(s.requests, in.Request)
 	s.lasts = append(s.lasts, in.Last)
 	s.keeps = append(s.keeps, in.Keep)
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	if in.Request.Kind != loop.StepIteration {
-		return loop.StepResult{Started: t0, Finished: t0}, nil
+		return state.StepResult{Started: t0, Finished: t0}, nil
 	}
 	n := 0
 	for _, r := range s.requests {
@@ -53,7 +54,7 @@ func (s *script) run(in StepInput) (loop.StepResult, error) {
 	}
 	ev, err := s.results[min(n, len(s.results))-1](in.Request.Iteration)
 	ev.Started, ev.Finished = t0, t0.Add(time.Second)
-	res := loop.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}
+	res := state.StepResult{Started: ev.Started, Finished: ev.Finished, Iteration: ev}
 	if s.checkpoints {
 		res.Checkpoint = fmt.Sprintf("c%d", n)
 	}
@@ -80,7 +81,7 @@ func input(limits budget.Limits, gates bool) RunInput {
 	return RunInput{
 		Run:    RunRef{Name: "build", RunID: "r1", Procedure: "default"},
 		Limits: limits, HasGates: gates, Policy: decide.DefaultPolicy(),
-		State: loop.State{Version: loop.StateVersion, Name: "build", RunID: "r1", Status: loop.StatusRunning, Sessions: []loop.Session{{}}},
+		State: state.State{Version: state.StateVersion, Name: "build", RunID: "r1", Status: state.StatusRunning, Sessions: []state.Session{{}}},
 	}
 }
 
@@ -115,7 +116,7 @@ func TestWorkflowRunsTheLoop(t *testing.T) {
 		name       string
 		in         RunInput
 		results    []func(int) (evidence.Iteration, error)
-		wantStatus loop.Status
+		wantStatus state.Status
 		wantReason string
 		wantSteps  int
 		wantIters  int
@@ -123,24 +124,24 @@ func TestWorkflowRunsTheLoop(t *testing.T) {
 		{
 			name: "a plain loop runs to its limit", in: input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, false),
 			results:    []func(int) (evidence.Iteration, error){agentExit(0)},
-			wantStatus: loop.StatusCompleted, wantReason: "max iterations reached (3)", wantSteps: 3, wantIters: 3,
+			wantStatus: state.StatusCompleted, wantReason: "max iterations reached (3)", wantSteps: 3, wantIters: 3,
 		},
 		{
 			name: "failures abort", in: input(budget.Limits{MaxIterations: 10, FailureThreshold: 2}, false),
 			results:    []func(int) (evidence.Iteration, error){agentExit(1)},
-			wantStatus: loop.StatusAborted, wantReason: "agent failed: exit 1; consecutive failures: 2/2", wantSteps: 2, wantIters: 2,
+			wantStatus: state.StatusAborted, wantReason: "agent failed: exit 1; consecutive failures: 2/2", wantSteps: 2, wantIters: 2,
 		},
 		{
 			name: "green gates succeed", in: input(budget.Limits{MaxIterations: 5, FailureThreshold: 3}, true),
 			results:    []func(int) (evidence.Iteration, error){gate(false, 2), gate(false, 1), gate(true, 0)},
-			wantStatus: loop.StatusSucceeded, wantReason: "all required gates passed", wantSteps: 3, wantIters: 3,
+			wantStatus: state.StatusSucceeded, wantReason: "all required gates passed", wantSteps: 3, wantIters: 3,
 		},
 		{
 			name: "a stop asked for by a step ends the run", in: input(budget.Limits{MaxIterations: 5}, false),
 			results: []func(int) (evidence.Iteration, error){func(int) (evidence.Iteration, error) {
-				return evidence.Iteration{}, &loop.StopError{Status: loop.StatusAborted, Reason: "rate limited for 2h"}
+				return evidence.Iteration{}, &loop.StopError{Status: state.StatusAborted, Reason: "rate limited for 2h"}
 			}},
-			wantStatus: loop.StatusAborted, wantReason: "rate limited for 2h", wantSteps: 1,
+			wantStatus: state.StatusAborted, wantReason: "rate limited for 2h", wantSteps: 1,
 		},
 	}
 	for _, tt := range tests {
@@ -159,7 +160,7 @@ func TestWorkflowRunsTheLoop(t *testing.T) {
 			if v.State.Status != tt.wantStatus || len(v.State.History) != tt.wantIters {
 				t.Errorf("queried state %s with %d iterations, want %s with %d", v.State.Status, len(v.State.History), tt.wantStatus, tt.wantIters)
 			}
-			if n := len(v.Events); n == 0 || v.Events[n-1].Type() != loop.EventRunFinished {
+			if n := len(v.Events); n == 0 || v.Events[n-1].Type() != state.EventRunFinished {
 				t.Errorf("events %v: want them to end with run_finished", v.Events)
 			}
 		})
@@ -243,7 +244,7 @@ func TestWorkflowWaitsForGuidance(t *testing.T) {
 	}, time.Hour)
 	env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 2, FailureThreshold: 5}, true))
 	out := result(t, env)
-	if out.Status != loop.StatusSucceeded {
+	if out.Status != state.StatusSucceeded {
 		t.Errorf("outcome %s %q, want succeeded", out.Status, out.Reason)
 	}
 	if early.err == nil || !strings.Contains(early.err.Error(), "not waiting") {
@@ -255,7 +256,7 @@ func TestWorkflowWaitsForGuidance(t *testing.T) {
 	if good.err != nil {
 		t.Errorf("guidance: %v", good.err)
 	}
-	if !waiting.Waiting || waiting.State.Status != loop.StatusEscalated || !strings.Contains(waiting.Escalation, "max iterations reached") {
+	if !waiting.Waiting || waiting.State.Status != state.StatusEscalated || !strings.Contains(waiting.Escalation, "max iterations reached") {
 		t.Errorf("while waiting: waiting=%v status %s escalation %q", waiting.Waiting, waiting.State.Status, waiting.Escalation)
 	}
 	if len(s.requests) != 3 || s.requests[2].Guidance != "Keep userId a string" || s.requests[2].Iteration != 1 {
@@ -264,7 +265,7 @@ func TestWorkflowWaitsForGuidance(t *testing.T) {
 	v := queryView(t, env)
 	var got bool
 	for _, ev := range v.Events {
-		if g, ok := ev.Data.(loop.GuidanceReceived); ok && g.Architecture {
+		if g, ok := ev.Data.(state.GuidanceReceived); ok && g.Architecture {
 			got = true
 		}
 	}
@@ -285,13 +286,13 @@ func TestWorkflowSettles(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
 		answer     Guidance
-		wantStatus loop.Status
+		wantStatus state.Status
 		wantReason string
 		restore    string // the checkpoint restored, "" for none
 	}{
-		{name: "accept", answer: Guidance{Accept: true}, wantStatus: loop.StatusCompleted,
+		{name: "accept", answer: Guidance{Accept: true}, wantStatus: state.StatusCompleted,
 			wantReason: "you accepted the best checkpoint (iteration 1, cp-best), the work tree is at cp-best", restore: "cp-best"},
-		{name: "abort", answer: Guidance{Abort: true}, wantStatus: loop.StatusAborted, wantReason: "aborted by you after the escalation, the work tree is at cp-best"},
+		{name: "abort", answer: Guidance{Abort: true}, wantStatus: state.StatusAborted, wantReason: "aborted by you after the escalation, the work tree is at cp-best"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &script{results: []func(int) (evidence.Iteration, error){gate(false, 3), gate(false, 1)}}
@@ -307,7 +308,7 @@ func TestWorkflowSettles(t *testing.T) {
 			}, time.Hour)
 			in := input(budget.Limits{MaxIterations: 2, FailureThreshold: 5}, true)
 			in.ServerFlags = "--temporal-address=h:1"
-			in.State.Best = &loop.Checkpoint{Iteration: 1, Quality: 2, Ref: "cp-best"} // of an earlier session
+			in.State.Best = &state.Checkpoint{Iteration: 1, Quality: 2, Ref: "cp-best"} // of an earlier session
 			env.ExecuteWorkflow(WorkflowRun, in)
 			out := result(t, env)
 			if out.Status != tt.wantStatus || out.Reason != tt.wantReason {
@@ -337,7 +338,7 @@ func TestWorkflowSettles(t *testing.T) {
 			if v.Waiting || v.State.Status != tt.wantStatus || v.Escalation != waiting.Escalation {
 				t.Errorf("after: waiting=%v status %s escalation %q; want the answered escalation kept, as a local run keeps escalation.md", v.Waiting, v.State.Status, v.Escalation)
 			}
-			if n := len(v.Events); n == 0 || v.Events[n-1].Type() != loop.EventRunFinished {
+			if n := len(v.Events); n == 0 || v.Events[n-1].Type() != state.EventRunFinished {
 				t.Errorf("events %v: want them to end with run_finished", v.Events)
 			}
 		})
@@ -347,7 +348,7 @@ func TestWorkflowSettles(t *testing.T) {
 // TestStepErrorKeepsTheStop: a stop asked for by a step crosses the activity
 // boundary as the loop's StopError.
 func TestStepErrorKeepsTheStop(t *testing.T) {
-	want := &loop.StopError{Status: loop.StatusAborted, Reason: "agent cannot start", Err: errors.New("claude: not logged in")}
+	want := &loop.StopError{Status: state.StatusAborted, Reason: "agent cannot start", Err: errors.New("claude: not logged in")}
 	s := &script{results: []func(int) (evidence.Iteration, error){func(int) (evidence.Iteration, error) { return evidence.Iteration{}, want }}}
 	env := newEnv(t, s)
 	env.ExecuteWorkflow(WorkflowRun, input(budget.Limits{MaxIterations: 2}, false))

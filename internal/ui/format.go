@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/review"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
 
@@ -20,9 +20,9 @@ const (
 )
 
 // format renders an event as one progress line, or "" for events not shown.
-func (p *Printer) format(ev loop.Event) (string, level) {
+func (p *Printer) format(ev state.Event) (string, level) {
 	switch d := ev.Data.(type) {
-	case loop.RunStarted:
+	case state.RunStarted:
 		verb := "Starting"
 		if d.Resumed {
 			verb = "Resuming"
@@ -35,23 +35,23 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 			return fmt.Sprintf("%s procedure: %s at iteration %d (%s)", verb, d.Procedure, d.Iteration+1, limit), levelInfo
 		}
 		return fmt.Sprintf("%s procedure: %s (%s)", verb, d.Procedure, limit), levelInfo
-	case loop.BaselineStarted:
+	case state.BaselineStarted:
 		return "Baseline: running the gates on the untouched tree...", levelInfo
-	case loop.BaselineFinished:
+	case state.BaselineFinished:
 		if n := d.Failures; n > 0 {
 			return fmt.Sprintf("Baseline: %d %s already present (they do not count against the agent)", n, plural(n, "failure")), levelInfo
 		}
 		return "Baseline: all gates green", levelInfo
-	case loop.IterationStarted:
+	case state.IterationStarted:
 		s := p.iterLabel(ev.Iteration) + " starting"
 		if d.Strategy != "" {
 			s += " (" + d.Strategy + ")"
 		}
 		return s + "...", levelInfo
-	case loop.IterationFinished:
+	case state.IterationFinished:
 		dur := Duration(d.Duration.Duration())
 		msg := d.Message
-		if d.Action == loop.ActionEscalate {
+		if d.Action == state.ActionEscalate {
 			// The ESCALATED line that follows says why, once.
 			msg = "escalating"
 		}
@@ -73,36 +73,36 @@ func (p *Printer) format(ev loop.Event) (string, level) {
 		if t := d.FailureThreshold; t > 0 && !strings.Contains(msg, "consecutive failures") {
 			s += fmt.Sprintf(" (consecutive failures: %d/%d)", d.ConsecutiveFailures, t)
 		}
-		if a := d.Action; a != "" && a != loop.ActionContinue && p.o.Verbose {
+		if a := d.Action; a != "" && a != state.ActionContinue && p.o.Verbose {
 			s += " → " + string(a)
 		}
 		return s, levelWarn
-	case loop.Rollback:
+	case state.Rollback:
 		if d.Reason != "" {
 			return fmt.Sprintf("%s: the work tree goes back to checkpoint %s", upperFirst(d.Reason), short(d.Checkpoint)), levelInfo
 		}
 		return fmt.Sprintf("Rolling back the work tree to checkpoint %s", short(d.Checkpoint)), levelInfo
-	case loop.Warning:
+	case state.Warning:
 		return "WARNING: " + d.Message, levelWarn
-	case loop.Escalated:
+	case state.Escalated:
 		s := "ESCALATED: " + d.Reason
 		if d.Question != "" {
 			s += "\n  Question: " + d.Question
 		}
 		return s, levelWarn
-	case loop.Message:
+	case state.Message:
 		return d.Text, levelInfo
-	case loop.HandoffRecorded:
-		if d.Kind == loop.HandoffGuide {
+	case state.HandoffRecorded:
+		if d.Kind == state.HandoffGuide {
 			return GuideLine(d.Handoff), levelInfo
 		}
-	case loop.NotificationFailed:
+	case state.NotificationFailed:
 		return fmt.Sprintf("WARNING: notification %s to %s not delivered (%d %s): %s", d.Notification, d.Target, d.Attempts, plural(d.Attempts, "attempt"), d.Error), levelWarn
-	case loop.NotificationSent:
+	case state.NotificationSent:
 		if p.o.Verbose {
 			return fmt.Sprintf("Notification %s sent to %s", d.Notification, d.Target), levelInfo
 		}
-	case loop.RunFinished:
+	case state.RunFinished:
 		total := Duration(d.Wall.Duration())
 		n := d.Iterations
 		if d.Reason == "" || d.Reason == p.status.escalated {
@@ -176,7 +176,7 @@ func upperFirst(s string) string {
 
 // GuideLine acknowledges guidance given to a running loop: "Guidance applied
 // in iteration 4 (from ann@box): use the v2 API".
-func GuideLine(h loop.Handoff) string {
+func GuideLine(h state.Handoff) string {
 	s := fmt.Sprintf("Guidance applied in iteration %d", h.Iteration)
 	if h.By != "" {
 		s += " (from " + h.By + ")"

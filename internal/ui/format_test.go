@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Guidance is acknowledged by its first line, at most 80 characters, with an
@@ -19,7 +19,7 @@ func TestGuideLine(t *testing.T) {
 		{strings.Repeat("é", 80) + "\nmore", strings.Repeat("é", 80) + "…"},
 		{strings.Repeat("é", 81), strings.Repeat("é", 79) + "…"},
 	} {
-		if got := GuideLine(loop.Handoff{Iteration: 4, By: "ann@box", Text: tt.text}); got != at+tt.want {
+		if got := GuideLine(state.Handoff{Iteration: 4, By: "ann@box", Text: tt.text}); got != at+tt.want {
 			t.Errorf("GuideLine(%q) = %q, want %q", tt.text, got, at+tt.want)
 		}
 	}

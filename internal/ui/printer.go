@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
 
@@ -67,7 +67,7 @@ func New(o Options) *Printer {
 }
 
 // Event prints what a person should see of one loop event.
-func (p *Printer) Event(ev loop.Event) {
+func (p *Printer) Event(ev state.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ev.Time.IsZero() {
@@ -80,7 +80,7 @@ func (p *Printer) Event(ev loop.Event) {
 	p.track(ev)
 	if line, level := p.format(ev); line != "" && (!p.o.Quiet || level > levelInfo) {
 		style := styleNone
-		if _, ok := ev.Data.(loop.Escalated); ok {
+		if _, ok := ev.Data.(state.Escalated); ok {
 			style = styleEscalation
 		} else if level == levelWarn {
 			style = styleWarning
@@ -94,7 +94,7 @@ func (p *Printer) Linef(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.o.JSON {
-		p.json(loop.Event{Time: p.o.Now(), Data: loop.Message{Text: fmt.Sprintf(format, args...)}})
+		p.json(state.Event{Time: p.o.Now(), Data: state.Message{Text: fmt.Sprintf(format, args...)}})
 		return
 	}
 	p.line(p.o.Now(), fmt.Sprintf(format, args...))
@@ -106,7 +106,7 @@ func (p *Printer) Warnf(format string, args ...any) {
 	defer p.mu.Unlock()
 	msg := fmt.Sprintf(format, args...)
 	if p.o.JSON {
-		p.json(loop.Event{Time: p.o.Now(), Data: loop.Warning{Message: msg}})
+		p.json(state.Event{Time: p.o.Now(), Data: state.Warning{Message: msg}})
 		return
 	}
 	p.styled(p.o.Now(), "WARNING: "+msg, styleWarning)
@@ -114,10 +114,10 @@ func (p *Printer) Warnf(format string, args ...any) {
 
 // json prints the event as one line of the events' JSON encoding; an event that
 // cannot be encoded (a value JSON has no form for, NaN) is named, not lost.
-func (p *Printer) json(ev loop.Event) {
+func (p *Printer) json(ev state.Event) {
 	b, err := json.Marshal(ev)
 	if err != nil {
-		b, _ = json.Marshal(loop.Event{Time: ev.Time, Iteration: ev.Iteration, Data: loop.Warning{Message: err.Error()}})
+		b, _ = json.Marshal(state.Event{Time: ev.Time, Iteration: ev.Iteration, Data: state.Warning{Message: err.Error()}})
 	}
 	if p.o.Task != "" {
 		// The tasks of a graph share one stream: each line names its task.
@@ -227,26 +227,26 @@ func (p *Printer) styled(t time.Time, s string, st style) {
 	fmt.Fprintf(p.o.Out, "[%s] %s%s\n", t.Format("15:04:05"), p.o.Prefix, s)
 }
 
-func (p *Printer) track(ev loop.Event) {
+func (p *Printer) track(ev state.Event) {
 	switch d := ev.Data.(type) {
-	case loop.RunStarted:
+	case state.RunStarted:
 		p.status.runStart = ev.Time
 		p.status.before = d.Elapsed.Duration()
 		p.status.max = d.MaxIterations
-	case loop.BaselineStarted:
+	case state.BaselineStarted:
 		p.status.baseline = true
 		p.status.phase = "gates"
 		p.status.since = ev.Time
-	case loop.BaselineFinished:
+	case state.BaselineFinished:
 		p.status.baseline = false
-	case loop.IterationStarted:
+	case state.IterationStarted:
 		p.status.live = evidence.Usage{}
 		p.status.iteration = ev.Iteration
 		p.status.phase = "agent"
 		p.status.since = ev.Time
-	case loop.Escalated:
+	case state.Escalated:
 		p.status.escalated = d.Reason
-	case loop.IterationFinished:
+	case state.IterationFinished:
 		p.status.live = evidence.Usage{} // counted in the iteration's figures
 		if d.TokensKnown {
 			p.status.tokens += d.Tokens

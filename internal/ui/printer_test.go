@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 func TestPrinterLines(t *testing.T) {
@@ -17,22 +18,22 @@ func TestPrinterLines(t *testing.T) {
 	var out bytes.Buffer
 	p := New(Options{Out: &out, Now: func() time.Time { return now }})
 	at := func(sec int) time.Time { return now.Add(time.Duration(sec) * time.Second) }
-	events := []loop.Event{
-		{Time: at(0), Data: loop.RunStarted{Procedure: "build", MaxIterations: 3}},
-		{Time: at(0), Data: loop.BaselineStarted{}},
-		{Time: at(0), Data: loop.BaselineFinished{Gates: 1, Failures: 2}},
-		{Time: at(0), Iteration: 1, Data: loop.IterationStarted{MaxIterations: 3}},
-		{Time: at(45), Iteration: 1, Data: loop.IterationFinished{Duration: 45200, Message: "tests: 2 failures", ConsecutiveFailures: 1, FailureThreshold: 3, Action: loop.ActionRefine}},
-		{Time: at(45), Iteration: 1, Data: loop.Rollback{Checkpoint: "0123456789abcdef0123"}},
-		{Time: at(45), Iteration: 2, Data: loop.IterationStarted{MaxIterations: 3, Strategy: "refine"}},
-		{Time: at(90), Iteration: 2, Data: loop.IterationFinished{Duration: 45000, Succeeded: true, Action: loop.ActionEscalate, Message: "a security concern", Review: "request_changes", ReviewScore: 4}},
-		{Time: at(90), Iteration: 2, Data: loop.Escalated{Reason: "a security concern", Question: "Approve?"}},
-		{Time: at(90), Iteration: 2, Data: loop.GuidanceReceived{}},
-		{Time: at(90), Iteration: 2, Data: loop.Warning{Message: "state not saved"}},
-		{Time: at(90), Data: loop.RunFinished{Status: loop.StatusSucceeded, Reason: "all required gates passed", Iterations: 2, Wall: 90200}},
-		{Time: at(91), Data: loop.NeedsYou{}}, // the epilogue says what to do
-		{Time: at(91), Data: loop.NotificationSent{Notification: "finished", Target: "slack", Attempts: 1}}, // only with -v
-		{Time: at(95), Data: loop.NotificationFailed{Notification: "finished", Target: "webhook 127.0.0.1:9", Attempts: 3, Error: "HTTP 500"}},
+	events := []state.Event{
+		{Time: at(0), Data: state.RunStarted{Procedure: "build", MaxIterations: 3}},
+		{Time: at(0), Data: state.BaselineStarted{}},
+		{Time: at(0), Data: state.BaselineFinished{Gates: 1, Failures: 2}},
+		{Time: at(0), Iteration: 1, Data: state.IterationStarted{MaxIterations: 3}},
+		{Time: at(45), Iteration: 1, Data: state.IterationFinished{Duration: 45200, Message: "tests: 2 failures", ConsecutiveFailures: 1, FailureThreshold: 3, Action: state.ActionRefine}},
+		{Time: at(45), Iteration: 1, Data: state.Rollback{Checkpoint: "0123456789abcdef0123"}},
+		{Time: at(45), Iteration: 2, Data: state.IterationStarted{MaxIterations: 3, Strategy: "refine"}},
+		{Time: at(90), Iteration: 2, Data: state.IterationFinished{Duration: 45000, Succeeded: true, Action: state.ActionEscalate, Message: "a security concern", Review: "request_changes", ReviewScore: 4}},
+		{Time: at(90), Iteration: 2, Data: state.Escalated{Reason: "a security concern", Question: "Approve?"}},
+		{Time: at(90), Iteration: 2, Data: state.GuidanceReceived{}},
+		{Time: at(90), Iteration: 2, Data: state.Warning{Message: "state not saved"}},
+		{Time: at(90), Data: state.RunFinished{Status: state.StatusSucceeded, Reason: "all required gates passed", Iterations: 2, Wall: 90200}},
+		{Time: at(91), Data: state.NeedsYou{}}, // the epilogue says what to do
+		{Time: at(91), Data: state.NotificationSent{Notification: "finished", Target: "slack", Attempts: 1}}, // only with -v
+		{Time: at(95), Data: state.NotificationFailed{Notification: "finished", Target: "webhook 127.0.0.1:9", Attempts: 3, Error: "HTTP 500"}},
 	}
 	for _, ev := range events {
 		p.Event(ev)
@@ -62,10 +63,10 @@ func TestPrinterSaysEachReasonOnce(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	p := New(Options{Out: &out, Now: func() time.Time { return time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC) }})
-	p.Event(loop.Event{Iteration: 2, Data: loop.IterationFinished{Duration: 1100, Message: "agent failed: timed out after 1s; consecutive failures: 2/2", ConsecutiveFailures: 2, FailureThreshold: 2, Action: loop.ActionAbort}})
-	p.Event(loop.Event{Iteration: 3, Data: loop.IterationFinished{Duration: 1000, Succeeded: true, Message: "tests were deleted", Action: loop.ActionEscalate}})
-	p.Event(loop.Event{Iteration: 3, Data: loop.Escalated{Reason: "tests were deleted"}})
-	p.Event(loop.Event{Data: loop.RunFinished{Status: loop.StatusEscalated, Reason: "tests were deleted", Iterations: 3, Wall: 3000}})
+	p.Event(state.Event{Iteration: 2, Data: state.IterationFinished{Duration: 1100, Message: "agent failed: timed out after 1s; consecutive failures: 2/2", ConsecutiveFailures: 2, FailureThreshold: 2, Action: state.ActionAbort}})
+	p.Event(state.Event{Iteration: 3, Data: state.IterationFinished{Duration: 1000, Succeeded: true, Message: "tests were deleted", Action: state.ActionEscalate}})
+	p.Event(state.Event{Iteration: 3, Data: state.Escalated{Reason: "tests were deleted"}})
+	p.Event(state.Event{Data: state.RunFinished{Status: state.StatusEscalated, Reason: "tests were deleted", Iterations: 3, Wall: 3000}})
 	want := `[10:00:00] WARNING: Iteration 2 failed in 1.1s: agent failed: timed out after 1s; consecutive failures: 2/2
 [10:00:00] Iteration 3 completed in 1.0s: escalating
 [10:00:00] ESCALATED: tests were deleted
@@ -80,9 +81,9 @@ func TestPrinterUnlimitedAndQuiet(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	p := New(Options{Out: &out, Quiet: true, Now: func() time.Time { return time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC) }})
-	p.Event(loop.Event{Data: loop.RunStarted{Procedure: "x"}})
-	p.Event(loop.Event{Iteration: 4, Data: loop.IterationStarted{}})
-	p.Event(loop.Event{Data: loop.RunFinished{Status: loop.StatusInterrupted, Reason: "interrupted", Iterations: 1, Wall: 1000}})
+	p.Event(state.Event{Data: state.RunStarted{Procedure: "x"}})
+	p.Event(state.Event{Iteration: 4, Data: state.IterationStarted{}})
+	p.Event(state.Event{Data: state.RunFinished{Status: state.StatusInterrupted, Reason: "interrupted", Iterations: 1, Wall: 1000}})
 	want := "[10:00:00] Finished: interrupted — interrupted (1 iteration, total time 1.0s)\n"
 	if out.String() != want {
 		t.Errorf("quiet output %q, want %q", out.String(), want)
@@ -112,10 +113,10 @@ func TestStatusLineOnTerminal(t *testing.T) {
 	var out bytes.Buffer
 	clock := now
 	p := New(Options{Out: &out, Terminal: true, Now: func() time.Time { return clock }})
-	p.Event(loop.Event{Time: now, Data: loop.RunStarted{Procedure: "build", MaxIterations: 3}})
-	p.Event(loop.Event{Time: now, Iteration: 1, Data: loop.IterationFinished{Succeeded: true, Duration: 1000, Tokens: 12000, TokensKnown: true, CostUSD: 0.5, CostKnown: true}})
-	p.Event(loop.Event{Time: now, Iteration: 1, Data: loop.IterationFinished{Succeeded: true, Duration: 1000, Tokens: 99999}})
-	p.Event(loop.Event{Time: now.Add(time.Minute), Iteration: 2, Data: loop.IterationStarted{}})
+	p.Event(state.Event{Time: now, Data: state.RunStarted{Procedure: "build", MaxIterations: 3}})
+	p.Event(state.Event{Time: now, Iteration: 1, Data: state.IterationFinished{Succeeded: true, Duration: 1000, Tokens: 12000, TokensKnown: true, CostUSD: 0.5, CostKnown: true}})
+	p.Event(state.Event{Time: now, Iteration: 1, Data: state.IterationFinished{Succeeded: true, Duration: 1000, Tokens: 99999}})
+	p.Event(state.Event{Time: now.Add(time.Minute), Iteration: 2, Data: state.IterationStarted{}})
 	out.Reset()
 	clock = now.Add(time.Minute + 5*time.Second)
 	p.Tick()
@@ -131,7 +132,7 @@ func TestStatusLineOnTerminal(t *testing.T) {
 		t.Errorf("status line %q, want %q", out.String(), want)
 	}
 	// once the iteration finished, its figures count it (not twice)
-	p.Event(loop.Event{Time: clock, Iteration: 2, Data: loop.IterationFinished{Succeeded: true, Duration: 1000, Tokens: 3500, TokensKnown: true, CostUSD: 0.25, CostKnown: true}})
+	p.Event(state.Event{Time: clock, Iteration: 2, Data: state.IterationFinished{Succeeded: true, Duration: 1000, Tokens: 3500, TokensKnown: true, CostUSD: 0.25, CostKnown: true}})
 	out.Reset()
 	p.Tick()
 	if want := "\r\x1b[2KIteration 2/3 · agent 00:05 · elapsed 01:05 · 15k tokens · $0.75"; out.String() != want {
@@ -167,8 +168,8 @@ func TestStatusLineBaselineAndWidth(t *testing.T) {
 			t.Parallel()
 			var out bytes.Buffer
 			p := New(Options{Out: &out, Terminal: true, Now: func() time.Time { return clock }, Width: func() int { return tt.width }})
-			p.Event(loop.Event{Time: now, Data: loop.RunStarted{Procedure: "build", Elapsed: 90_000, Resumed: true}})
-			p.Event(loop.Event{Time: now, Data: loop.BaselineStarted{}})
+			p.Event(state.Event{Time: now, Data: state.RunStarted{Procedure: "build", Elapsed: 90_000, Resumed: true}})
+			p.Event(state.Event{Time: now, Data: state.BaselineStarted{}})
 			out.Reset()
 			p.Tick()
 			if got := out.String(); got != "\r\x1b[2K"+tt.want {
@@ -182,7 +183,7 @@ func TestJSONEvents(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	p := New(Options{Out: &out, JSON: true, Terminal: true, Now: func() time.Time { return time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC) }})
-	p.Event(loop.Event{Iteration: 2, Data: loop.IterationStarted{MaxIterations: 3}})
+	p.Event(state.Event{Iteration: 2, Data: state.IterationStarted{MaxIterations: 3}})
 	p.Tick()
 	p.Linef("Logs and state: %s", "runs/build/1")
 	p.Warnf("careful")
@@ -199,13 +200,13 @@ func TestJSONEventsOfATask(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	p := New(Options{Out: &out, JSON: true, Task: `api "v2"`, Prefix: "api: ", Now: func() time.Time { return time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC) }})
-	p.Event(loop.Event{Iteration: 1, Data: loop.Rollback{Checkpoint: "abc"}})
+	p.Event(state.Event{Iteration: 1, Data: state.Rollback{Checkpoint: "abc"}})
 	want := `{"task":"api \"v2\"","v":2,"time":"2026-01-02T10:00:00Z","type":"rollback","iteration":1,"data":{"checkpoint":"abc"}}` + "\n"
 	if out.String() != want {
 		t.Errorf("json output %q, want %q", out.String(), want)
 	}
-	var ev loop.Event
-	if err := json.Unmarshal(out.Bytes(), &ev); err != nil || ev.Type() != loop.EventRollback {
+	var ev state.Event
+	if err := json.Unmarshal(out.Bytes(), &ev); err != nil || ev.Type() != state.EventRollback {
 		t.Errorf("the line does not read as an event: %+v, %v", ev, err)
 	}
 }
@@ -216,8 +217,8 @@ func TestPrinterColors(t *testing.T) {
 	for _, color := range []bool{true, false} {
 		var out bytes.Buffer
 		p := New(Options{Out: &out, Now: func() time.Time { return now }, Color: color})
-		p.Event(loop.Event{Time: now, Iteration: 1, Data: loop.IterationStarted{}})
-		p.Event(loop.Event{Time: now, Iteration: 1, Data: loop.Escalated{Reason: "stuck", Question: "Which?"}})
+		p.Event(state.Event{Time: now, Iteration: 1, Data: state.IterationStarted{}})
+		p.Event(state.Event{Time: now, Iteration: 1, Data: state.Escalated{Reason: "stuck", Question: "Which?"}})
 		p.Warnf("disk %s", "full")
 		want := "[10:00:00] Iteration 1 starting...\n" +
 			"[10:00:00] \x1b[1;31mESCALATED: stuck\x1b[0m\n\x1b[1;31m  Question: Which?\x1b[0m\n" +

@@ -5,8 +5,8 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/inbox"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // Action is one answer the view gives a run: the agentloop command that
@@ -34,7 +34,7 @@ func (a Action) String() string {
 // escalated reports whether the run waits for an answer to its escalation,
 // which `resume` gives, not `guide`.
 func escalated(r report.WatchRow, need *inbox.Item) bool {
-	return r.Status == loop.StatusEscalated || (need != nil && need.Kind == decision.NeedsEscalated)
+	return r.Status == state.StatusEscalated || (need != nil && need.Kind == decision.NeedsEscalated)
 }
 
 // Guide is the action that gives the run the guidance text: an escalated run

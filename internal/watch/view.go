@@ -13,8 +13,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agentloop/agentloop/internal/inbox"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 var (
@@ -23,13 +23,13 @@ var (
 	styleSelected = lipgloss.NewStyle().Reverse(true)
 	styleFaint    = lipgloss.NewStyle().Faint(true)
 	styleWarn     = lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true)
-	styleStatus   = map[loop.Status]lipgloss.Style{
-		loop.StatusRunning:     lipgloss.NewStyle().Foreground(lipgloss.Color("6")),
-		loop.StatusSucceeded:   lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
-		loop.StatusCompleted:   lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
-		loop.StatusEscalated:   lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true),
-		loop.StatusAborted:     lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
-		loop.StatusInterrupted: lipgloss.NewStyle().Foreground(lipgloss.Color("5")),
+	styleStatus   = map[state.Status]lipgloss.Style{
+		state.StatusRunning:     lipgloss.NewStyle().Foreground(lipgloss.Color("6")),
+		state.StatusSucceeded:   lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		state.StatusCompleted:   lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		state.StatusEscalated:   lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true),
+		state.StatusAborted:     lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
+		state.StatusInterrupted: lipgloss.NewStyle().Foreground(lipgloss.Color("5")),
 	}
 )
 

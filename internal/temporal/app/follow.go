@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/ui"
 )
@@ -19,7 +19,7 @@ type Outcome struct {
 	// Status is the run's: escalated when it (or every running task of the
 	// graph followed) waits for a person; interrupted also when following was
 	// interrupted here, the run going on on the workers.
-	Status loop.Status
+	Status state.Status
 	// Graph is how the graph followed ended; nil when none ended.
 	Graph *session.GraphResult
 	// Chosen says the run ended as the person chose (resume --accept or
@@ -32,12 +32,12 @@ type Outcome struct {
 }
 
 // interrupted is the outcome of following interrupted here.
-var interrupted = Outcome{Status: loop.StatusInterrupted}
+var interrupted = Outcome{Status: state.StatusInterrupted}
 
 // ended reports whether the run followed ended: it does not wait again, and
 // following it was not interrupted.
 func (o Outcome) ended() bool {
-	return o.Status != loop.StatusEscalated && o.Status != loop.StatusInterrupted
+	return o.Status != state.StatusEscalated && o.Status != state.StatusInterrupted
 }
 
 // followRun shows the events of the run key ([temporal.Scoped]) from the
@@ -72,7 +72,7 @@ func (f *Fleet) followRun(ctx context.Context, screen *ui.Printer, key string, f
 	if !followed {
 		return interrupted, err
 	}
-	if err == nil && out.Status == loop.StatusAborted {
+	if err == nil && out.Status == state.StatusAborted {
 		out.Refused = f.refused(ctx, key)
 	}
 	return out, err
@@ -140,10 +140,10 @@ func (f *Fleet) Follow(ctx context.Context, name string, o FollowOptions) (Outco
 // or waits (v), and is its outcome.
 func epilogue(screen *ui.Printer, name string, v temporal.View) Outcome {
 	switch v.State.Status {
-	case loop.StatusEscalated:
+	case state.StatusEscalated:
 		screen.Linef("The loop needs you: agentloop report %s --engine temporal", name)
 		screen.Linef("Then: agentloop resume %s --guidance \"...\" --engine temporal", name)
-	case loop.StatusAborted, loop.StatusInterrupted:
+	case state.StatusAborted, state.StatusInterrupted:
 		screen.Linef("To continue it: agentloop resume %s --engine temporal", name)
 	}
 	return Outcome{Status: v.State.Status}

@@ -7,9 +7,9 @@ import (
 	"slices"
 
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/ui"
@@ -30,7 +30,7 @@ type GraphOptions struct {
 	Verbose, JSON bool
 	// Resumed are the states some of the graph's task runs continue from, by
 	// run name (a resume of one of its tasks goes on with its graph).
-	Resumed map[string]*loop.State
+	Resumed map[string]*state.State
 }
 
 // RunGraph is `agentloop run --tasks FILE --engine temporal`: the graph's
@@ -151,7 +151,7 @@ func (f *Fleet) RunGraph(ctx context.Context, o GraphOptions) (Outcome, error) {
 // resumes, the last state of its run's workflow in the repository repo (a
 // task whose run is over, [graph.RunOver], is then only merged back), else a
 // new one.
-func (f *Fleet) taskState(ctx context.Context, p *plan.Plan, repo string, resumed bool) (*loop.State, error) {
+func (f *Fleet) taskState(ctx context.Context, p *plan.Plan, repo string, resumed bool) (*state.State, error) {
 	now := f.sh.Now()
 	if !resumed {
 		return temporal.NewState(p, now), nil
@@ -195,7 +195,7 @@ func (f *Fleet) followGraph(ctx context.Context, screen *ui.Printer, name, repo,
 					screen.Linef("Then: agentloop resume %s --guidance \"...\" --engine temporal", run)
 				}
 				screen.Linef("The graph goes on once answered; see it with: agentloop report %s --engine temporal", name)
-				out = Outcome{Status: loop.StatusEscalated}
+				out = Outcome{Status: state.StatusEscalated}
 				return true
 			}
 			return false

@@ -6,8 +6,8 @@ import (
 
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/inbox"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/temporal"
 )
@@ -15,11 +15,11 @@ import (
 // States are the states of the runs named, read through their workflows'
 // query; without names, of every run of this repository the server knows
 // (and those of no repository: a graph's tasks).
-func (f *Fleet) States(ctx context.Context, names []string) ([]*loop.State, error) {
+func (f *Fleet) States(ctx context.Context, names []string) ([]*state.State, error) {
 	if err := f.connect(ctx); err != nil {
 		return nil, err
 	}
-	var states []*loop.State
+	var states []*state.State
 	if len(names) == 0 {
 		keys, err := temporal.Names(ctx, f.c)
 		if err != nil {
@@ -95,7 +95,7 @@ func (f *Fleet) graphReport(ctx context.Context, name string) (report.Run, error
 			continue
 		}
 		st := rv.State
-		st.Status = loop.StatusEscalated
+		st.Status = state.StatusEscalated
 		outcomes[id] = graph.OutcomeOf(&st, graph.TaskBranch(name, id))
 	}
 	return graph.Report(name, v.File.Path, v.File.Tasks, outcomes, running)

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/ui"
 )
@@ -117,7 +117,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 		return Outcome{}, err
 	}
 	if o.Guidance != "" {
-		loop.ApplyGuidance(&st, loop.Guidance{Text: o.Guidance, Architecture: o.ADR})
+		state.ApplyGuidance(&st, state.Guidance{Text: o.Guidance, Architecture: o.ADR})
 	}
 	screen.Linef("%s", session.ResumeTree(ctx, &st, p.WorkDir, "", o.UndoCut))
 	st.Args, st.WorkDir = p.Args, p.WorkDir
@@ -126,8 +126,8 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 			// Its graph ended: the task's run continues in its graph, resumed
 			// as run --tasks again resumes it, which commits and merges the
 			// task's work by the graph's rules and runs the tasks after it.
-			st.Status = loop.StatusRunning
-			return f.continueGraph(ctx, o, screen, v.Task, repo, map[string]*loop.State{st.Name: &st})
+			st.Status = state.StatusRunning
+			return f.continueGraph(ctx, o, screen, v.Task, repo, map[string]*state.State{st.Name: &st})
 		}
 	}
 	in, err := temporal.NewInput(p, &st, "")
@@ -217,7 +217,7 @@ func (f *Fleet) answeredWatch(ctx context.Context, o ResumeOptions, v temporal.V
 // continueGraph resumes the graph of the task t in the repository repo,
 // whose workflow ended, as 'run --tasks' again resumes it, the task's run
 // continuing from its state in resumed (none: its last).
-func (f *Fleet) continueGraph(ctx context.Context, o ResumeOptions, screen *ui.Printer, t *temporal.GraphTask, repo string, resumed map[string]*loop.State) (Outcome, error) {
+func (f *Fleet) continueGraph(ctx context.Context, o ResumeOptions, screen *ui.Printer, t *temporal.GraphTask, repo string, resumed map[string]*state.State) (Outcome, error) {
 	gv, err := temporal.QueryGraph(ctx, f.c, t.Graph, repo)
 	if err != nil {
 		return Outcome{}, err

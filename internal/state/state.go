@@ -1,4 +1,4 @@
-package loop
+package state
 
 import (
 	"errors"
@@ -324,9 +324,9 @@ func (s *State) Elapsed(now time.Time) time.Duration {
 	return d + now.Sub(from)
 }
 
-// count adds a step's time, from started to finished, to the run's wall time,
+// Count adds a step's time, from started to finished, to the run's wall time,
 // less what it paused for a usage limit (not billed).
-func (s *State) count(started, finished time.Time, paused time.Duration) {
+func (s *State) Count(started, finished time.Time, paused time.Duration) {
 	if started.IsZero() || !finished.After(started) {
 		return
 	}

@@ -1,7 +1,8 @@
-package loop
+package state
 
 import (
 	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decision"
 
 	"slices"
 
@@ -16,7 +17,7 @@ func (st *State) Fold(ev evidence.Iteration, seq int, res StepResult, d Decision
 	st.Iteration = ev.N
 	st.TotalIterations++
 	st.LastIterationAt = ev.Finished
-	st.count(ev.Started, ev.Finished, res.Paused)
+	st.Count(ev.Started, ev.Finished, res.Paused)
 	st.Spend.Waited += MillisOf(res.Waited)
 	st.Spend.Usage = st.Spend.Usage.Add(ev.Agent.Usage)
 	if ev.Review != nil {
@@ -60,7 +61,7 @@ func newRecord(ev evidence.Iteration, seq, segment int, res StepResult, d Decisi
 		Succeeded: d.Succeeded, AgentExit: ev.Agent.ExitCode, AgentReason: ev.Agent.Reason,
 		Usage: ev.Agent.Usage, Failing: d.Failing, Fingerprint: d.Fingerprint,
 		DiffHash: ev.Diff.Hash, TreeHash: ev.Diff.TreeHash, DiffLines: ev.Diff.Added + ev.Diff.Deleted,
-		Quality: d.Quality, Decision: string(d.Action), Strategy: d.Strategy, Triggers: triggerIDs(d.Triggers),
+		Quality: d.Quality, Decision: string(d.Action), Strategy: d.Strategy, Triggers: decision.TriggerIDs(d.Triggers),
 		Summary: d.Message, Checkpoint: res.Checkpoint,
 	}
 	for _, g := range ev.Gates {
