@@ -2,8 +2,6 @@ package budget
 
 import (
 	"time"
-
-	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 // Resource names a budgeted quantity.
@@ -63,12 +61,6 @@ type Cost struct {
 	Duration    time.Duration `json:"duration_ns"`
 }
 
-// CostOf is the cost of one iteration from its agent (and reviewer) usage and
-// wall time.
-func CostOf(u evidence.Usage, d time.Duration) Cost {
-	return Cost{Tokens: u.TotalTokens(), TokensKnown: u.TokensKnown, CostUSD: u.CostUSD, CostKnown: u.CostKnown, Duration: d}
-}
-
 // Total sums per-iteration costs into what was spent; a total is known only
 // when every iteration's figure is.
 func Total(perIteration []Cost) Spent {
@@ -124,14 +116,6 @@ type Verdict struct {
 
 // Stop reports whether the run must stop before another iteration.
 func (v Verdict) Stop() bool { return len(v.Hard) > 0 || len(v.CannotAfford) > 0 }
-
-// SpentFrom is what a run spent, from its summed usage (evidence.Usage.Add
-// over the iterations), wall time and iteration count. Usage whose tokens or
-// cost were not all reported stays marked unknown.
-func SpentFrom(u evidence.Usage, wall time.Duration, iterations int) Spent {
-	return Spent{Tokens: u.TotalTokens(), TokensKnown: u.TokensKnown, CostUSD: u.CostUSD, CostKnown: u.CostKnown,
-		Duration: wall, Iterations: iterations}
-}
 
 // Minus is what s spent beyond o (o a part of s): the spend of the others when
 // o is one run's. A total is known only when both are; o spending nothing (a

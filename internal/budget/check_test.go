@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -104,29 +103,6 @@ func TestCheckUnknownTotals(t *testing.T) {
 	v := Check(Limits{MaxTokens: 1000, MaxCostUSD: 10}, s, per)
 	if diff := cmp.Diff([]Resource{Tokens, CostUSD}, v.Unchecked); diff != "" || v.Stop() {
 		t.Errorf("Unchecked (-want +got):\n%s\nverdict %+v", diff, v)
-	}
-}
-
-func TestTotalAndCostOf(t *testing.T) {
-	t.Parallel()
-	u := evidence.Usage{InputTokens: 10, OutputTokens: 5, CacheReadTokens: 100, CacheWriteTokens: 1, TokensKnown: true, CostUSD: 0.25, CostKnown: true}
-	c := CostOf(u, time.Second)
-	if diff := cmp.Diff(Cost{Tokens: 116, TokensKnown: true, CostUSD: 0.25, CostKnown: true, Duration: time.Second}, c); diff != "" {
-		t.Errorf("CostOf (-want +got):\n%s", diff)
-	}
-	s := Total([]Cost{c, {Duration: time.Second}})
-	want := Spent{Tokens: 116, CostUSD: 0.25, Duration: 2 * time.Second, Iterations: 2}
-	if diff := cmp.Diff(want, s); diff != "" {
-		t.Errorf("Total (-want +got):\n%s", diff)
-	}
-}
-
-func TestSpentFrom(t *testing.T) {
-	t.Parallel()
-	u := evidence.Usage{InputTokens: 1, OutputTokens: 2, CacheReadTokens: 3, CacheWriteTokens: 4, TokensKnown: true, CostUSD: 0.5}
-	want := Spent{Tokens: 10, TokensKnown: true, CostUSD: 0.5, Duration: time.Minute, Iterations: 2}
-	if diff := cmp.Diff(want, SpentFrom(u, time.Minute, 2)); diff != "" {
-		t.Errorf("SpentFrom (-want +got):\n%s", diff)
 	}
 }
 

@@ -93,6 +93,6 @@ func (b limited) input(st *state.State, spec state.Spec, ev evidence.Iteration) 
 	}
 	spec.Limits.MaxIterations, spec.Limits.MaxCostUSD = b.MaxIterations, b.MaxCostUSD
 	s := state.BudgetStatus(st, &ev)
-	s.Spent = budget.SpentFrom(b.Spent, s.Spent.Duration, b.Iterations)
+	s.Spent = b.Spent.Spent(s.Spent.Duration, b.Iterations)
 	return state.DecideInput{State: st, Spec: &spec, Evidence: ev, Budget: s}
 }

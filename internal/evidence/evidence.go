@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
 
@@ -132,6 +133,20 @@ type Usage struct {
 	Turns            int     `json:"turns,omitempty"`
 	Model            string  `json:"model,omitempty"`
 	SessionID        string  `json:"session_id,omitempty"`
+}
+
+// Cost is the cost of one iteration from its agent (and reviewer) usage and
+// its wall time d.
+func (u Usage) Cost(d time.Duration) budget.Cost {
+	return budget.Cost{Tokens: u.TotalTokens(), TokensKnown: u.TokensKnown, CostUSD: u.CostUSD, CostKnown: u.CostKnown, Duration: d}
+}
+
+// Spent is what a run spent, from its summed usage ([Usage.Add] over the
+// iterations), wall time and iteration count. Usage whose tokens or cost were
+// not all reported stays marked unknown.
+func (u Usage) Spent(wall time.Duration, iterations int) budget.Spent {
+	return budget.Spent{Tokens: u.TotalTokens(), TokensKnown: u.TokensKnown, CostUSD: u.CostUSD, CostKnown: u.CostKnown,
+		Duration: wall, Iterations: iterations}
 }
 
 // TotalTokens is the sum of every token kind (saturating, see [AddTokens]).

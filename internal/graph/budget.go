@@ -26,5 +26,5 @@ func GlobalBudget(b budget.Limits, spent budget.Spent) (exhausted bool, reason s
 // budget b once the other tasks' spend is counted: all is what every task of
 // the graph spent so far (the running ones' included), own what this one did.
 func CapToGraph(l, b budget.Limits, all budget.Spent, own evidence.Usage) budget.Limits {
-	return l.Within(b, all.Minus(budget.SpentFrom(own, 0, 0)))
+	return l.Within(b, all.Minus(own.Spent(0, 0)))
 }

@@ -158,7 +158,7 @@ func (g *graphRun) spent() budget.Spent {
 			u = u.Add(st.Spend.Total())
 		}
 	}
-	return budget.SpentFrom(u, 0, 0)
+	return u.Spent(0, 0)
 }
 
 // capToGlobal bounds a task's own cost and token limits by what is left of the

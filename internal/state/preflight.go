@@ -11,13 +11,13 @@ import (
 func BudgetStatus(st *State, ev *evidence.Iteration) budget.Status {
 	costs := make([]budget.Cost, 0, len(st.History)+1)
 	for _, h := range st.History {
-		costs = append(costs, budget.CostOf(h.Usage.Add(h.ReviewUsage), h.Duration.Duration()))
+		costs = append(costs, h.Usage.Add(h.ReviewUsage).Cost(h.Duration.Duration()))
 	}
 	usage, wall, iters := st.Spend.Total(), st.Spend.Wall.Duration(), st.Iteration
 	if ev != nil {
 		u := ev.Spend()
-		costs = append(costs, budget.CostOf(u, ev.Duration()))
+		costs = append(costs, u.Cost(ev.Duration()))
 		usage, wall, iters = usage.Add(u), wall+ev.Duration(), ev.N
 	}
-	return budget.Status{Spent: budget.SpentFrom(usage, wall, iters), PerIteration: costs}
+	return budget.Status{Spent: usage.Spent(wall, iters), PerIteration: costs}
 }

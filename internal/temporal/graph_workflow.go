@@ -508,7 +508,7 @@ func (gw *graphWf) spent() budget.Spent {
 	for _, t := range gw.in.File.Tasks {
 		u = u.Add(gw.spend[t.ID])
 	}
-	return budget.SpentFrom(u, 0, 0)
+	return u.Spent(0, 0)
 }
 
 // spendVersion is the workflow version from which the run of a task tells its
