@@ -35,25 +35,15 @@ func TestLayers(t *testing.T) {
 	known := readKnown(t)
 	g := m.union()
 
-	for _, p := range keys(g) {
-		if isBench(p) {
-			continue
-		}
-		if _, ok := tab.pkgs[p]; !ok {
-			t.Errorf("%s is a package of the module but not in the layer table: add it to the layer table in internal/house/layers.txt, in the layer its imports put it (%s)", p, fits(p, g, tab))
-		}
+	missing, gone := gaps(g, tab)
+	for _, p := range missing {
+		t.Errorf("%s is a package of the module but not in the layer table: add it to the layer table in internal/house/layers.txt, in the layer its imports put it (%s)", p, fits(p, g, tab))
 	}
-	for _, p := range keys(tab.pkgs) {
-		if _, ok := g[p]; !ok && !tab.pkgs[p].planned {
-			t.Errorf("internal/house/layers.txt holds %s, which is no longer a package of the module: remove it from the table (or mark it planned, if it is to come)", p)
-		}
+	for _, p := range gone {
+		t.Errorf("internal/house/layers.txt holds %s, which is no longer a package of the module: remove it from the table (or mark it planned, if it is to come)", p)
 	}
-	for _, p := range keys(g) {
-		for _, q := range sorted(g[p]) {
-			if isBench(q) && !isBench(p) {
-				t.Errorf("%s imports %s at %s: nothing outside bench/ may import a package under bench/; move what both need into internal/", p, q, strings.Join(m.importedAt(p, q), ", "))
-			}
-		}
+	for _, e := range benchImports(g) {
+		t.Errorf("%s imports %s at %s: nothing outside bench/ may import a package under bench/; move what both need into internal/", e.from, e.to, strings.Join(m.importedAt(e.from, e.to), ", "))
 	}
 
 	added, stale := ratchet(upward(g, tab), known)
@@ -217,5 +207,3 @@ func readKnown(t *testing.T) []edge {
 	}
 	return known
 }
-
-func isBench(p string) bool { return p == "bench" || strings.HasPrefix(p, "bench/") }

@@ -121,6 +121,39 @@ func upward(g graph, t table) []edge {
 	return up
 }
 
+// gaps returns the packages in g but not in the table, bench/ aside, and the
+// entries of the table that are no package in g and not marked planned.
+func gaps(g graph, t table) (missing, gone []string) {
+	for _, p := range keys(g) {
+		if _, ok := t.pkgs[p]; !ok && !isBench(p) {
+			missing = append(missing, p)
+		}
+	}
+	for _, p := range keys(t.pkgs) {
+		if _, ok := g[p]; !ok && !t.pkgs[p].planned {
+			gone = append(gone, p)
+		}
+	}
+	return missing, gone
+}
+
+// benchImports returns the imports in g of a package under bench/ by one
+// outside it, sorted.
+func benchImports(g graph) []edge {
+	var bad []edge
+	for p, imps := range g {
+		for _, q := range imps {
+			if isBench(q) && !isBench(p) {
+				bad = append(bad, edge{p, q})
+			}
+		}
+	}
+	sortEdges(bad)
+	return bad
+}
+
+func isBench(p string) bool { return p == "bench" || strings.HasPrefix(p, "bench/") }
+
 // ratchet compares the upward imports found with the list of known ones:
 // added are found but not listed, stale are listed but no longer found.
 func ratchet(found, known []edge) (added, stale []edge) {
@@ -200,7 +233,7 @@ func singleName(uses map[edge]map[string]bool) []namedEdge {
 // package declares (so a local variable that shadows the import's name adds
 // nothing it would not). pkgOf maps an import path to a package of the
 // module; name holds each package's name, the default name of its import.
-// Blank and dot imports use no names by selector and add nothing.
+// Blank and dot imports use no names by selector, so they add nothing.
 func usedNames(uses map[edge]map[string]bool, from string, f *ast.File, pkgOf func(importPath string) (string, bool), name map[string]string, decls map[string]map[string]bool) {
 	local := map[string]string{} // the import's name in f → package
 	for _, spec := range f.Imports {
@@ -215,9 +248,6 @@ func usedNames(uses map[edge]map[string]bool, from string, f *ast.File, pkgOf fu
 		n := name[to]
 		if spec.Name != nil {
 			n = spec.Name.Name
-		}
-		if n == "_" || n == "." {
-			continue
 		}
 		local[n] = to
 	}

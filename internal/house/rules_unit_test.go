@@ -89,6 +89,34 @@ func TestUpward(t *testing.T) {
 	}
 }
 
+func TestGaps(t *testing.T) {
+	t.Parallel()
+	tab := synthetic(t)
+	g := graph{"a": nil, "m": nil, "n": nil, "x": nil, "bench/y": nil, "bench": nil}
+	missing, gone := gaps(g, tab)
+	if diff := cmp.Diff([]string{"x"}, missing); diff != "" {
+		t.Errorf("missing (-want +got):\n%s", diff)
+	}
+	// b is planned: missing from the tree is what it may be.
+	if diff := cmp.Diff([]string{"z"}, gone); diff != "" {
+		t.Errorf("gone (-want +got):\n%s", diff)
+	}
+}
+
+func TestBenchImports(t *testing.T) {
+	t.Parallel()
+	g := graph{
+		"internal/x":      {"bench/harness", "internal/y"},
+		"cmd/agentloop":   {"bench"},
+		"bench/scenarios": {"bench/harness", "internal/x"},
+		"internal/z":      {"benchmark"}, // not under bench/
+	}
+	want := []edge{{"cmd/agentloop", "bench"}, {"internal/x", "bench/harness"}}
+	if diff := cmp.Diff(want, benchImports(g), cmp.AllowUnexported(edge{})); diff != "" {
+		t.Errorf("benchImports (-want +got):\n%s", diff)
+	}
+}
+
 func TestRatchet(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
