@@ -59,7 +59,7 @@ func TestLayers(t *testing.T) {
 		} else if !slices.Contains(g[e.from], e.to) {
 			why = e.from + " no longer imports " + e.to
 		}
-		t.Errorf("internal/house/known.txt lists %s, which is not an upward import any more (%s): remove it from the list", e, why)
+		t.Errorf("internal/house/known.txt lists %s, which is not an upward import in the code now (%s): remove it from the list", e, why)
 	}
 }
 
