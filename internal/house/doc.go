@@ -11,7 +11,7 @@
 // planned), and on a package under internal/ or cmd/ that imports one under
 // bench/.
 //
-// TestFigures computes the house figures of issue 38 from the Temporal build's
+// TestFigures computes the house figures from the Temporal build's
 // graph, over the module's packages but bench/ and this one: the longest
 // import chain (in packages, both ends counted), arrows per package, imports
 // of a package for a single exported name (an import of the bottom layer, there
