@@ -131,7 +131,7 @@ func TestOverrideFlags(t *testing.T) {
 }
 
 // TestExitStatusHelp checks that every command's help has an EXIT STATUS
-// section, and that the codes a loop exits with mean what README.md says.
+// section, and that the codes a loop exits with mean what docs/exit-codes.md says.
 func TestExitStatusHelp(t *testing.T) {
 	t.Parallel()
 	for _, c := range newRoot(Deps{}).Commands() {
@@ -142,14 +142,14 @@ func TestExitStatusHelp(t *testing.T) {
 			t.Errorf("agentloop %s --help has no EXIT STATUS section", c.Name())
 		}
 	}
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "exit-codes.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := strings.Join(strings.Fields(string(b)), " ")
+	page := strings.Join(strings.Fields(string(b)), " ")
 	for _, l := range loopExits {
-		if want := fmt.Sprintf("| %d | %s |", l.code, l.meaning); !strings.Contains(readme, want) {
-			t.Errorf("README.md does not say exit code %q", want)
+		if want := fmt.Sprintf("| %d | %s |", l.code, l.meaning); !strings.Contains(page, want) {
+			t.Errorf("docs/exit-codes.md does not say exit code %q", want)
 		}
 	}
 }

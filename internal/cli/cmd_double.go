@@ -34,7 +34,7 @@ not. Replies come from the scenario file: per turn, text and tool calls (the CLI
 shell tool runs the commands), the usage to report, and faults (429 with retry-after,
 401, 500, a cut stream, a reply that never ends, an account's usage limit reached
 until a reset N seconds ahead, in each API's own reply). Point a CLI at the printed URL (see
-the agent recipes in the README). Every request is logged as a JSON line, with
+the agent recipes in internal/agent/RECIPES.md). Every request is logged as a JSON line, with
 secrets redacted. It serves on this machine only unless --addr says otherwise, and
 then only requests that carry --token's key. It serves until interrupted.` + exitStatus(
 			exitLine{ExitOK, "interrupted after serving"},

@@ -36,7 +36,7 @@ type exitLine struct {
 	meaning string
 }
 
-// The meanings of the exit codes, as README.md states them; a command whose
+// The meanings of the exit codes, as docs/exit-codes.md states them; a command whose
 // codes mean something narrower says so in its own lines.
 var (
 	exitSucceeded   = exitLine{ExitOK, "succeeded or completed"}

@@ -47,7 +47,7 @@ func EnvVars() []EnvVar {
 }
 
 // EnvHelp is one environment variable as `agentloop help environment` and the
-// README list it.
+// docs/configuration.md list it.
 type EnvHelp struct {
 	Name, Means string
 }

@@ -6,7 +6,7 @@ package proc
 func BecomeSubreaper() bool { return false }
 
 // sweep does nothing here: without /proc, what leaves the process group of an
-// agent or gate is not found (the README says so).
+// agent or gate is not found (docs/processes.md says so).
 func sweep(string, bool) int { return 0 }
 
 // SweepOrphansOf does nothing here (no /proc): only the process groups a lock

@@ -103,7 +103,7 @@ func TestMinValue(t *testing.T) {
 		}
 	}
 	if MinValue != 8 {
-		t.Errorf("MinValue = %d: the README says values of 8 characters or more are redacted", MinValue)
+		t.Errorf("MinValue = %d: docs/state.md says values of 8 characters or more are redacted", MinValue)
 	}
 }
 

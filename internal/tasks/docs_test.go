@@ -7,21 +7,21 @@ import (
 	"testing"
 )
 
-// The task file README.md shows parses, and its task with gates and limits
+// The task file docs/task-graphs.md shows parses, and its task with gates and limits
 // has them.
-func TestReadmeTaskFile(t *testing.T) {
+func TestDocumentedTaskFile(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "task-graphs.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile("(?s)```yaml\n# tasks.yaml\n(.*?)```").FindSubmatch(b)
 	if m == nil {
-		t.Fatal("README.md has no ```yaml block starting '# tasks.yaml'")
+		t.Fatal("docs/task-graphs.md has no ```yaml block starting '# tasks.yaml'")
 	}
-	f, err := ParseYAML("README.md", m[1])
+	f, err := ParseYAML("docs/task-graphs.md", m[1])
 	if err != nil {
-		t.Fatalf("README.md's tasks.yaml: %v", err)
+		t.Fatalf("docs/task-graphs.md's tasks.yaml: %v", err)
 	}
 	withGates := 0
 	for _, task := range f.Tasks {
@@ -30,6 +30,6 @@ func TestReadmeTaskFile(t *testing.T) {
 		}
 	}
 	if withGates == 0 {
-		t.Error("README.md's tasks.yaml shows no task with its own gates: and limits:")
+		t.Error("docs/task-graphs.md's tasks.yaml shows no task with its own gates: and limits:")
 	}
 }

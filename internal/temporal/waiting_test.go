@@ -21,7 +21,7 @@ import (
 // TestRealServerWaitingSearchAttribute: on a real dev server whose namespace
 // has the search attribute AgentloopWaiting, a run that escalates sets it to
 // "escalated", and `temporal workflow list --query` finds the run by it (the
-// command the README gives); once answered, the attribute is gone (the
+// command docs/fleet.md gives); once answered, the attribute is gone (the
 // command no longer lists it) and the run goes on to its end. The history replays on this build (and, with
 // -update, is kept for TestReplayRecordedHistories).
 func TestRealServerWaitingSearchAttribute(t *testing.T) {
@@ -39,7 +39,7 @@ func TestRealServerWaitingSearchAttribute(t *testing.T) {
 	waitView(t, c, "searched", func(v View) bool { return v.Waiting })
 	query := SearchWaiting + " = 'escalated'"
 	waitListed(t, c, query, "searched", true)
-	// The README's command: every run that waits now.
+	// docs/fleet.md's command: every run that waits now.
 	now := SearchWaiting + " IS NOT NULL AND ExecutionStatus = 'Running'"
 	out, err := exec.Command(srv.bin, "workflow", "list", "--address", srv.addr, "--query", now).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), WorkflowID("searched")) {
