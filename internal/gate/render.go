@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -204,113 +203,6 @@ func renderParts(r evidence.GateResult, d Delta, budget int, logPath string, fir
 		n += len(items)
 	}
 	return b.String(), complete
-}
-
-// listItems writes items as numbered lines "N. KIND id (file:line): message"
-// from number n+1 within budget runes; locations are never cut, messages are,
-// and "(+K more; full log: PATH)" ends a list the budget cut. all reports
-// whether every item was written with its whole message.
-func listItems(items []item, n, budget int, logPath string, first bool) (string, bool) {
-	var b strings.Builder
-	used := 0
-	all := true
-	write := func(line string) {
-		b.WriteString(line + "\n")
-		used += utf8.RuneCountInString(line) + 1
-	}
-	for i, it := range items {
-		footer := footerFor(len(items)-i-1, "") // the log path is added when it fits
-		room := budget - used - utf8.RuneCountInString(footer) - 1
-		prefix, msg := itemParts(n+i+1, it.f)
-		if it.n > 1 {
-			prefix = strings.TrimSuffix(prefix, ": ") + fmt.Sprintf(" ×%d: ", it.n)
-		}
-		need := utf8.RuneCountInString(prefix) + utf8.RuneCountInString(msg) + 1
-		switch {
-		case need <= room:
-		case (i == 0 && first) || room >= utf8.RuneCountInString(prefix)+20:
-			msg = textcut.Runes(msg, max(room-utf8.RuneCountInString(prefix)-1, 30))
-			all = false
-		default:
-			more := footerFor(len(items)-i, logPath)
-			if budget-used < utf8.RuneCountInString(more)+1 {
-				more = fmt.Sprintf("(+%d more)", len(items)-i)
-			}
-			write(more)
-			return b.String(), false
-		}
-		write(prefix + msg)
-	}
-	return b.String(), all
-}
-
-func footerFor(more int, logPath string) string {
-	if more <= 0 {
-		return ""
-	}
-	if logPath == "" {
-		return fmt.Sprintf("(+%d more)", more)
-	}
-	return fmt.Sprintf("(+%d more; full log: %s)", more, logPath)
-}
-
-// kindNouns name the failures of each kind that is no test, in the header.
-var kindNouns = map[evidence.Kind]string{
-	evidence.KindBuild: "build error", evidence.KindType: "type error", evidence.KindLint: "lint finding",
-	evidence.KindTamper: "weakened test", evidence.KindGate: "failure with no parsable output",
-}
-
-// header is a failing gate's first line: its name, command, exit code, what
-// failed in words ("2 build errors, 29 failing tests in 3 packages"), the
-// change since the previous iteration and the baseline.
-func header(r evidence.GateResult, d Delta, withCommand bool) string {
-	counts := map[evidence.Kind]int{}
-	var tests []evidence.Finding
-	for _, f := range r.Findings {
-		if isTestKind(f.Kind) {
-			tests = append(tests, f)
-		} else {
-			counts[f.Kind]++
-		}
-	}
-	var parts []string
-	for _, k := range []evidence.Kind{evidence.KindBuild, evidence.KindType, evidence.KindTest, evidence.KindGate, evidence.KindTamper, evidence.KindLint} {
-		switch {
-		case k == evidence.KindTest && len(tests) > 0:
-			parts = append(parts, testCount(tests))
-		case counts[k] > 0:
-			parts = append(parts, countNoun(counts[k], kindNouns[k]))
-		}
-	}
-	if len(r.Preexisting) > 0 {
-		parts = append(parts, fmt.Sprintf("%d already failing", len(r.Preexisting)))
-	}
-	state := "failed"
-	if r.Passed {
-		state = "passed"
-	}
-	h := r.Name
-	if r.Command != "" && withCommand {
-		h += " (" + textcut.Runes(r.Command, 40) + ")"
-	}
-	if r.ExitCode < 0 {
-		h += " " + state // saved output read without its exit code
-	} else {
-		h += fmt.Sprintf(" %s (exit %d)", state, r.ExitCode)
-	}
-	if len(parts) > 0 {
-		h += ": " + strings.Join(parts, ", ")
-	}
-	if len(d.New)+len(d.Fixed)+len(d.Still) > 0 {
-		h += fmt.Sprintf(" vs prev: %d new, %d fixed, %d still failing", len(d.New), len(d.Fixed), len(d.Still))
-		if m := d.maxStreak(); m > 1 {
-			h += " (" + strconv.Itoa(m) + "×)"
-		}
-	}
-	if len(r.Fixed) > 0 {
-		h += fmt.Sprintf("; %d fixed since the baseline", len(r.Fixed))
-	}
-	return h
 }
 
 // grouped reports whether items are many tests enough, and the room large
