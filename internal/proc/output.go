@@ -1,0 +1,130 @@
+package proc
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/redact"
+)
+
+// readSize is the most read from an output pipe at once: a flood is passed on
+// (redacted, split into lines, logged) in pieces this large.
+const readSize = 256 << 10
+
+// output copies the child's stdout and stderr through pipes of our own, so that
+// Run decides when to stop reading, counts bytes and notes the last output time.
+type output struct {
+	start    time.Time
+	bytes    atomic.Int64
+	last     atomic.Int64 // time.Duration since start of the last output
+	readers  []*os.File
+	writers  []*os.File // child ends, closed in the parent after Start
+	dests    []io.Writer
+	redactor *redact.Redactor
+	flush    []*redact.Writer
+	wg       sync.WaitGroup
+}
+
+func (o *output) open(cmd *exec.Cmd, stdout, stderr io.Writer) error {
+	pipe := func(w io.Writer) (*os.File, error) {
+		r, wr, err := os.Pipe()
+		if err != nil {
+			o.closeAll()
+			return nil, fmt.Errorf("create output pipe: %w", err)
+		}
+		growPipe(r)
+		if w != nil {
+			rw := o.redactor.NewWriter(w)
+			o.flush = append(o.flush, rw)
+			w = rw
+		}
+		o.readers, o.writers, o.dests = append(o.readers, r), append(o.writers, wr), append(o.dests, w)
+		return wr, nil
+	}
+	w, err := pipe(stdout)
+	if err != nil {
+		return err
+	}
+	cmd.Stdout = w
+	if sameWriter(stdout, stderr) {
+		cmd.Stderr = w // one pipe keeps the interleaving the child wrote
+		return nil
+	}
+	if cmd.Stderr, err = pipe(stderr); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (o *output) startPumps() {
+	for _, w := range o.writers {
+		_ = w.Close()
+	}
+	o.writers = nil
+	for i, r := range o.readers {
+		o.wg.Go(func() { o.pump(r, o.dests[i]) })
+	}
+}
+
+func (o *output) pump(r *os.File, dst io.Writer) {
+	buf := make([]byte, readSize)
+	var werr error
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			o.bytes.Add(int64(n))
+			o.last.Store(int64(time.Since(o.start)))
+			if dst != nil && werr == nil {
+				_, werr = dst.Write(buf[:n]) // on error keep draining so the child never blocks
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (o *output) lastOutput() time.Duration { return time.Duration(o.last.Load()) }
+
+// drain waits for the pumps to reach end of file, at most grace: a process that
+// left the group (setsid) may hold the pipes open forever.
+func (o *output) drain(grace time.Duration) {
+	done := make(chan struct{})
+	go func() { o.wg.Wait(); close(done) }()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		for _, r := range o.readers {
+			_ = r.Close() // unblocks the pending Read
+		}
+		<-done
+	}
+	for _, w := range o.flush {
+		_ = w.Flush() // a last line without a newline
+	}
+	o.closeAll()
+}
+
+func (o *output) closeAll() {
+	for _, f := range append(o.readers, o.writers...) {
+		_ = f.Close()
+	}
+}
+
+// sameWriter reports whether a and b are the same writer (both nil counts),
+// without panicking on writers of an incomparable type.
+func sameWriter(a, b io.Writer) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta.Comparable() && a == b
+}
