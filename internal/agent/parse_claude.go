@@ -3,12 +3,8 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
-	"strconv"
 	"strings"
-	"time"
 
-	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/jsonscan"
 )
 
@@ -30,62 +26,7 @@ type claudeParser struct {
 	clock   clock  // for the reset times usage-limit messages name
 }
 
-// maxMessageIDs bounds the dedupe map: a message's records come together (a
-// subagent's may interleave with the main agent's), so the last thousand ids
-// are plenty, and the memory stays a few tens of KiB on an endless stream.
-const maxMessageIDs = 1 << 10
-
-type tokens struct{ in, out, cacheRead, cacheWrite int64 }
-
-func (t tokens) add(u tokens) tokens {
-	return tokens{evidence.AddTokens(t.in, u.in), evidence.AddTokens(t.out, u.out),
-		evidence.AddTokens(t.cacheRead, u.cacheRead), evidence.AddTokens(t.cacheWrite, u.cacheWrite)}
-}
-
-// into puts t in u as the run's token counts, known.
-func (t tokens) into(u *evidence.Usage) {
-	u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens = t.in, t.out, t.cacheRead, t.cacheWrite
-	u.TokensKnown = true
-}
-
-func (t tokens) sub(u tokens) tokens {
-	return tokens{t.in - u.in, t.out - u.out, t.cacheRead - u.cacheRead, t.cacheWrite - u.cacheWrite}
-}
-
-func (t tokens) max(u tokens) tokens {
-	return tokens{max(t.in, u.in), max(t.out, u.out), max(t.cacheRead, u.cacheRead), max(t.cacheWrite, u.cacheWrite)}
-}
-
-// anthropicUsage is the Anthropic Messages API usage object.
-type anthropicUsage struct {
-	Input      int64 `json:"input_tokens"`
-	Output     int64 `json:"output_tokens"`
-	CacheRead  int64 `json:"cache_read_input_tokens"`
-	CacheWrite int64 `json:"cache_creation_input_tokens"`
-}
-
-func (u anthropicUsage) tokens() tokens { return tokens{u.Input, u.Output, u.CacheRead, u.CacheWrite} }
-
-type claudeModelUsage struct {
-	Input      int64    `json:"inputTokens"`
-	Output     int64    `json:"outputTokens"`
-	CacheRead  int64    `json:"cacheReadInputTokens"`
-	CacheWrite int64    `json:"cacheCreationInputTokens"`
-	CostUSD    *float64 `json:"costUSD"`
-}
-
 func newClaudeParser(amp bool) *claudeParser { return &claudeParser{amp: amp} }
-
-// usageTokens converts an usage object to tokens; Qwen Code counts the cached
-// tokens inside input_tokens (Gemini's promptTokenCount), so they are taken out
-// once here and never counted twice.
-func (p *claudeParser) usageTokens(u anthropicUsage) tokens {
-	t := u.tokens()
-	if p.qwen {
-		t.in = max(t.in-t.cacheRead, 0)
-	}
-	return t
-}
 
 // claudeLine holds the raw top-level members of one record that matter.
 type claudeLine struct {
@@ -221,40 +162,6 @@ func (p *claudeParser) assistant(l *claudeLine) {
 	p.hasUse = true
 }
 
-// remember records a message's usage by its id, forgetting the oldest id once
-// maxMessageIDs are kept.
-func (p *claudeParser) remember(id string, t tokens, seen bool) {
-	if p.msgs == nil {
-		p.msgs = make(map[string]tokens)
-	}
-	p.msgs[id] = t
-	if seen {
-		return
-	}
-	if len(p.order) < maxMessageIDs {
-		p.order = append(p.order, id)
-		return
-	}
-	delete(p.msgs, p.order[p.next])
-	p.order[p.next] = id
-	p.next = (p.next + 1) % maxMessageIDs
-}
-
-// apiError records an assistant message's error kind (rate_limit,
-// authentication_failed, billing_error, server_error, …).
-func (p *claudeParser) apiError(kind, text string) {
-	p.errKind = kind
-	switch kind {
-	case "rate_limit":
-		p.out.RateLimited = true
-	case "server_error", "overloaded":
-		p.out.Transient = true
-	case "authentication_failed", "billing_error":
-		p.out.Auth = true
-	}
-	p.out.Reason = clip(kind+": "+text, 300)
-}
-
 func contentText(content []byte) string {
 	var blocks []struct {
 		Type string `json:"type"`
@@ -270,65 +177,6 @@ func contentText(content []byte) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-// apiRetry reads Claude Code's notice that a request to the provider failed
-// and will be retried: {"type":"system","subtype":"api_retry","attempt":3,
-// "max_retries":10,"retry_delay_ms":…,"error_status":429,"error":"rate_limit"}.
-// It is news while the agent runs (the CLI may still succeed), not an outcome:
-// the result record judges the run.
-func (p *claudeParser) apiRetry(l *claudeLine) {
-	r := Retry{Error: clip(jsonscan.Str(l.errKind), 200)}
-	if n, ok := jsonscan.Num(l.attempt); ok {
-		r.Attempt = int(n)
-	}
-	if n, ok := jsonscan.Num(l.maxRetries); ok {
-		r.Max = int(n)
-	}
-	if n, ok := jsonscan.Num(l.retryDelay); ok && n > 0 && n < float64(time.Hour/time.Millisecond) {
-		r.Delay = time.Duration(n * float64(time.Millisecond))
-	}
-	if n, ok := jsonscan.Num(l.errStatus); ok && n > 0 && n < 1000 {
-		r.Status = int(n)
-	}
-	p.out.Retries++
-	p.out.LastRetry = r
-}
-
-// qwenRetry is Qwen Code's stderr line on a provider request it will retry:
-// "Retrying in 60s (attempt 1/10): [API Error: 429 Rate limit reached …]".
-// Its stdout retry event carries no status, so the line is the notice.
-var qwenRetry = regexp.MustCompile(`^Retrying in (\d+)s \(attempt (\d+)/(\d+)\): \[API Error: (?:(\d{3}) )?(.*?)\]?$`)
-
-// StderrLine reads Qwen Code's retry notices; Claude Code's come on stdout.
-func (p *claudeParser) StderrLine(b []byte) {
-	if !p.qwen {
-		return
-	}
-	m := qwenRetry.FindSubmatch(bytes.TrimSpace(b))
-	if m == nil {
-		return
-	}
-	num := func(b []byte) int { n, _ := strconv.Atoi(string(b)); return n }
-	p.out.Retries++
-	p.out.LastRetry = Retry{Attempt: num(m[2]), Max: num(m[3]), Delay: time.Duration(num(m[1])) * time.Second,
-		Status: num(m[4]), Error: clip(string(m[5]), 200)}
-}
-
-func (p *claudeParser) rateLimit(info []byte) {
-	var ri struct {
-		Status   string  `json:"status"`
-		ResetsAt float64 `json:"resetsAt"`
-		Type     string  `json:"rateLimitType"`
-	}
-	if json.Unmarshal(info, &ri) != nil || ri.Status != "rejected" {
-		return
-	}
-	p.out.RateLimited = true
-	if ri.ResetsAt > 0 {
-		p.out.ResetAt = time.Unix(int64(ri.ResetsAt), 0).UTC()
-	}
-	p.out.Reason = clip("rate limit reached ("+ri.Type+")", 300)
 }
 
 func (p *claudeParser) Result() Outcome {
