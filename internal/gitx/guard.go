@@ -1,19 +1,13 @@
 package gitx
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // Guard is what agentloop recorded of a work tree's git state before an agent
@@ -67,59 +61,6 @@ func (w *Workspace) GuardRecords(ctx context.Context, prefix string) (func(conte
 		return nil, err
 	}
 	return g.Check, nil
-}
-
-// guardState is what a Guard compares.
-type guardState struct {
-	refs   map[string]string
-	branch string
-	head   string
-	logEnd int64
-}
-
-// read reads the state and a stat of the reflog: from the ref files where
-// refs are files and hold plain names, as git would read them, else with three
-// git processes (refs, HEAD's branch, HEAD's commit). Reading it costs no
-// process in the common case, twice an iteration.
-func (g *Guard) read(ctx context.Context) (guardState, error) {
-	s := guardState{refs: map[string]string{}, logEnd: -1}
-	if g.reflog != "" {
-		if info, err := os.Stat(g.reflog); err == nil {
-			s.logEnd = info.Size()
-		}
-	}
-	if refs, ok := g.store.list(g.prefix); ok {
-		if branch, head, ok := g.store.head(); ok {
-			s.refs, s.branch, s.head = refs, branch, head
-			return s, nil
-		}
-	}
-	out, err := git(ctx, g.top, "for-each-ref", "--format=%(objectname) %(refname)", g.prefix)
-	if err != nil {
-		return s, err
-	}
-	for line := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
-		if oid, ref, ok := strings.Cut(line, " "); ok {
-			s.refs[ref] = oid
-		}
-	}
-	out, err = git(ctx, g.top, "symbolic-ref", "-q", "HEAD")
-	switch {
-	case err == nil:
-		s.branch = strings.TrimSpace(out)
-	case exitCode(err) != 1: // 1: detached
-		return s, err
-	}
-	s.head = resolveCommit(ctx, g.top, "HEAD")
-	return s, nil
-}
-
-// resolve returns the commit a branch names, "" when it does not exist.
-func (g *Guard) resolve(ctx context.Context, branch string) string {
-	if oid, ok := g.store.resolve(branch); ok {
-		return oid
-	}
-	return resolveCommit(ctx, g.top, branch)
 }
 
 // Check compares the repository with the recorded state, puts back the run's
@@ -256,74 +197,6 @@ func (g *Guard) putBranch(ctx context.Context, now string) error {
 	}
 	_, err := git(ctx, g.top, "update-ref", "-m", msg, g.branch, g.head, now)
 	return err
-}
-
-// moved names how ref (a branch's name, or HEAD) went from was to is.
-func (g *Guard) moved(ctx context.Context, name, was, is string) evidence.RecordChange {
-	switch {
-	case is == "":
-		return evidence.RecordChange{Kind: evidence.RecordRewritten, What: fmt.Sprintf("deleted %s (it was at %s)", name, short(was))}
-	case was == "":
-		return evidence.RecordChange{Kind: evidence.RecordCommitted, What: fmt.Sprintf("committed on %s, which had no commit (%s)", name, short(is))}
-	case g.ancestor(ctx, was, is):
-		return evidence.RecordChange{Kind: evidence.RecordCommitted, What: fmt.Sprintf("committed on %s: %s %s", name, g.count(ctx, was, is), g.subject(ctx, is))}
-	case g.ancestor(ctx, is, was):
-		return evidence.RecordChange{Kind: evidence.RecordReset, What: fmt.Sprintf("reset %s back %s, from %s to %s", name, g.count(ctx, is, was), short(was), short(is))}
-	}
-	return evidence.RecordChange{Kind: evidence.RecordRewritten, What: fmt.Sprintf("rewrote the history of %s: it moved from %s to %s, which does not contain it", name, short(was), short(is))}
-}
-
-func (g *Guard) ancestor(ctx context.Context, a, b string) bool {
-	_, err := git(ctx, g.top, "merge-base", "--is-ancestor", a, b)
-	return err == nil
-}
-
-func (g *Guard) count(ctx context.Context, from, to string) string {
-	out, err := git(ctx, g.top, "rev-list", "--count", from+".."+to)
-	if n := strings.TrimSpace(out); err == nil {
-		if n == "1" {
-			return "1 commit"
-		}
-		return n + " commits"
-	}
-	return "commits"
-}
-
-func (g *Guard) subject(ctx context.Context, commit string) string {
-	out, err := git(ctx, g.top, "log", "-1", "--format=%s", commit)
-	if s := strings.TrimSpace(out); err == nil && s != "" {
-		return fmt.Sprintf("(%s %q)", short(commit), textcut.Runes(s, 60))
-	}
-	return "(" + short(commit) + ")"
-}
-
-// reflogLines returns the messages of the entries HEAD's reflog gained since
-// the record ("commit: fix", "checkout: moving from main to x"), or a note
-// when the reflog was cut or removed.
-func (g *Guard) reflogLines(end int64) []string {
-	if g.reflog == "" || g.logEnd < 0 && end < 0 {
-		return nil
-	}
-	if end < g.logEnd {
-		return []string{"HEAD's reflog was cut or deleted"}
-	}
-	f, err := os.Open(g.reflog)
-	if errors.Is(err, fs.ErrNotExist) || err != nil {
-		return nil
-	}
-	defer f.Close()
-	start := max(g.logEnd, 0)
-	b, err := io.ReadAll(io.NewSectionReader(f, start, min(end-start, 1<<20)))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for line := range bytes.SplitSeq(bytes.TrimSpace(b), []byte{'\n'}) {
-		if _, msg, ok := bytes.Cut(line, []byte{'\t'}); ok && len(msg) > 0 {
-			out = append(out, textcut.Runes(string(msg), 80))
-		}
-	}
-	return out
 }
 
 func branchName(ref string) string { return strings.TrimPrefix(ref, "refs/heads/") }
