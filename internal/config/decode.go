@@ -127,7 +127,7 @@ func (d *decoder) oneOf(n *yaml.Node, key string, allowed ...string) string {
 }
 
 // named decodes a name that its owner must know (a gate's output format from
-// gate, an agent's from agent, an escalation class from decide): known says
+// gate, an agent's from agent, an escalation class from decision): known says
 // whether it does, names are what the error offers. An empty string is left
 // for the caller's default.
 func (d *decoder) named(n *yaml.Node, key, what string, known func(string) bool, names []string) string {

@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/agentloop/agentloop/internal/decide"
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/yamlnode"
@@ -134,7 +134,7 @@ func (d *decoder) escalation(n *yaml.Node, key string) Escalation {
 	d.fields(n, key, map[string]func(*yaml.Node, string){
 		"on": func(v *yaml.Node, k string) {
 			e.On = d.strings(v, k)
-			classes := decide.EscalationClasses()
+			classes := decision.EscalationClasses()
 			for i, s := range e.On {
 				if s == "" || !slices.Contains(classes, s) {
 					d.unknown(yamlnode.Resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "escalation class", s, classes)
