@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentloop/agentloop/internal/diff"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/redact"
 )
@@ -23,11 +22,13 @@ import (
 // and what an iteration's diff is taken against. [Workspace.Close] removes the
 // private index.
 type Workspace struct {
-	Dir      string
-	Analysis diff.Options // what diff facts are checked against (scope, protected paths, test globs)
-	Commit   bool         // commit each iteration's changes on the current branch
-	Push     bool         // push the current branch after each iteration
-	Remote   string       // where to push; "" means the upstream's remote, else origin
+	Dir string
+	// Analyze reads the facts of a diff (scope, protected paths, tests, a
+	// secret added) from its unredacted text; nil reads none but the tree.
+	Analyze func(patch string) evidence.DiffFacts
+	Commit  bool   // commit each iteration's changes on the current branch
+	Push    bool   // push the current branch after each iteration
+	Remote  string // where to push; "" means the upstream's remote, else origin
 
 	cp checkpointer
 }
@@ -99,7 +100,10 @@ func (w *Workspace) Diff(ctx context.Context, from string) (evidence.DiffFacts, 
 	}
 	// The facts (a secret added, among them) are read from the diff as it is;
 	// the text handed on, for files, reports and the reviewer, is redacted.
-	facts := diff.Analyze(text, w.Analysis)
+	var facts evidence.DiffFacts
+	if w.Analyze != nil {
+		facts = w.Analyze(text)
+	}
 	facts.TreeHash = tree
 	return facts, w.redactor().String(text), err
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/diff"
+	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 func TestWorkspaceIteration(t *testing.T) {
@@ -15,7 +16,9 @@ func TestWorkspaceIteration(t *testing.T) {
 	remote := filepath.Join(t.TempDir(), "r.git")
 	run(t, dir, "init", "-q", "--bare", remote)
 	run(t, dir, "remote", "add", "origin", remote)
-	w := &Workspace{Dir: dir, Analysis: diff.Options{ProtectedPaths: []string{"auth/**"}}, Commit: true, Push: true}
+	w := &Workspace{Dir: dir, Analyze: func(t string) evidence.DiffFacts {
+		return diff.Analyze(t, diff.Options{ProtectedPaths: []string{"auth/**"}})
+	}, Commit: true, Push: true}
 
 	before, _, err := w.Snapshot(t.Context(), "refs/agentloop/n/r/iter-1-start", "start")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/diff"
 	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
@@ -91,7 +92,9 @@ func NewEngine(ctx context.Context, p *plan.Plan, o EngineOptions) *engine.Local
 	}
 	ws := &gitx.Workspace{
 		Dir: p.WorkDir, Commit: p.Proc.Git.Commit, Push: p.Proc.Git.Push, Remote: p.Proc.Git.Remote,
-		Analysis: diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope},
+		Analyze: func(patch string) evidence.DiffFacts {
+			return diff.Analyze(patch, diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope})
+		},
 	}
 	// Whether the folder is a git work tree is a fact of the folder, asked
 	// even when a signal has come: a session interrupted as it starts must
