@@ -41,6 +41,18 @@ func Check(l Limits, s Spent, perIteration []Cost) Verdict {
 	return v
 }
 
+// Exhausted reports whether spend s has crossed a hard limit of l, and why: the
+// rule for a budget shared by several runs (a task graph's), judged before each
+// run starts. Each run's own limits are bounded by what is left of it
+// ([Limits.Within]), so within a run its decider judges the rest.
+func Exhausted(l Limits, s Spent) (bool, string) {
+	v := Check(l, s, nil)
+	if len(v.Hard) == 0 {
+		return false, ""
+	}
+	return true, v.Reason
+}
+
 // judge applies the hard, predictive and soft rules to one resource and
 // returns what to tell people. unknown means some spend was not reported: the
 // spent figure is then a lower bound, still enough to prove a crossing, but

@@ -182,3 +182,26 @@ func TestPredict(t *testing.T) {
 		t.Errorf("Predict(nil) = %+v, want nothing known", p)
 	}
 }
+
+// A shared budget is exhausted once a hard limit is reached, and says which.
+func TestExhausted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		l      Limits
+		s      Spent
+		want   bool
+		reason string
+	}{
+		{"no limits", Limits{}, Spent{CostUSD: 100, CostKnown: true}, false, ""},
+		{"under", Limits{MaxCostUSD: 5}, Spent{CostUSD: 4.99, CostKnown: true}, false, ""},
+		{"reached", Limits{MaxCostUSD: 5}, Spent{CostUSD: 5, CostKnown: true}, true, "cost: $5.00 spent of $5.00"},
+		{"tokens past", Limits{MaxTokens: 1000, MaxCostUSD: 5}, Spent{Tokens: 1200, TokensKnown: true, CostUSD: 1, CostKnown: true}, true,
+			"tokens: 1,200 spent of 1,000"},
+	} {
+		got, reason := Exhausted(tc.l, tc.s)
+		if got != tc.want || reason != tc.reason {
+			t.Errorf("%s: Exhausted = %v, %q; want %v, %q", tc.name, got, reason, tc.want, tc.reason)
+		}
+	}
+}

@@ -9,8 +9,9 @@
 // not be checked.
 //
 // The decision engine (package decide) is the one caller of Check: it alone
-// decides whether and why a run stops. Everyone else carries the limits and
-// the verdict's [Remaining].
+// decides whether and why a run stops. A budget shared by several runs (a
+// task graph's) is judged by [Exhausted], its hard limits only, before each
+// run starts. Everyone else carries the limits and the verdict's [Remaining].
 //
 // Example:
 //

@@ -55,15 +55,3 @@ func thresholdReached(in state.DecideInput, succeeded bool, label string) (strin
 	}
 	return why, true
 }
-
-// Exhausted reports whether spend s has crossed a hard limit of l, and why: the
-// rule for a budget shared by several runs (a task graph's), judged before each
-// run starts. Each run's own limits are bounded by what is left of it
-// ([budget.Limits.Within]), so within a run its decider judges the rest.
-func Exhausted(l budget.Limits, s budget.Spent) (bool, string) {
-	v := judgeBudget(l, budget.Status{Spent: s})
-	if len(v.Hard) == 0 {
-		return false, ""
-	}
-	return true, v.Reason
-}

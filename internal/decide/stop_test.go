@@ -141,29 +141,6 @@ func TestVerdict(t *testing.T) {
 	}
 }
 
-// A shared budget is exhausted once a hard limit is reached, and says which.
-func TestExhausted(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name   string
-		l      budget.Limits
-		s      budget.Spent
-		want   bool
-		reason string
-	}{
-		{"no limits", budget.Limits{}, budget.Spent{CostUSD: 100, CostKnown: true}, false, ""},
-		{"under", budget.Limits{MaxCostUSD: 5}, budget.Spent{CostUSD: 4.99, CostKnown: true}, false, ""},
-		{"reached", budget.Limits{MaxCostUSD: 5}, budget.Spent{CostUSD: 5, CostKnown: true}, true, "cost: $5.00 spent of $5.00"},
-		{"tokens past", budget.Limits{MaxTokens: 1000, MaxCostUSD: 5}, budget.Spent{Tokens: 1200, TokensKnown: true, CostUSD: 1, CostKnown: true}, true,
-			"tokens: 1,200 spent of 1,000"},
-	} {
-		got, reason := Exhausted(tc.l, tc.s)
-		if got != tc.want || reason != tc.reason {
-			t.Errorf("%s: Exhausted = %v, %q; want %v, %q", tc.name, got, reason, tc.want, tc.reason)
-		}
-	}
-}
-
 // After a guidance, the new segment's first iteration is measured against the
 // iteration the segment started from, not labelled "nothing fixed yet".
 func TestVerdictAfterGuidance(t *testing.T) {

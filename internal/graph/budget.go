@@ -2,7 +2,6 @@ package graph
 
 import (
 	"github.com/agentloop/agentloop/internal/budget"
-	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
@@ -10,13 +9,13 @@ import (
 // number of tokens over every task.
 func HasBudget(b budget.Limits) bool { return b.MaxCostUSD > 0 || b.MaxTokens > 0 }
 
-// GlobalBudget is whether a graph's budget b is spent, as the decision engine
-// judges it, and why; a graph without a cost or token budget never is.
+// GlobalBudget is whether a graph's budget b is spent ([budget.Exhausted]), and
+// why; a graph without a cost or token budget never is.
 func GlobalBudget(b budget.Limits, spent budget.Spent) (exhausted bool, reason string) {
 	if !HasBudget(b) {
 		return false, ""
 	}
-	if over, why := decide.Exhausted(b, spent); over {
+	if over, why := budget.Exhausted(b, spent); over {
 		return true, "global budget: " + why
 	}
 	return false, ""
