@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/proc"
 )
 
 func newAgentsCmd(d Deps) *cobra.Command {
@@ -62,7 +63,7 @@ func runAgents(ctx context.Context, d Deps, configFile string) error {
 			tested = "-"
 		}
 		argv, _ := p.Command("PROMPT", "PROMPT_FILE")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, plan.ShellJoin(argv), p.PromptVia, p.Format, tested, installed)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, proc.ShellJoin(argv), p.PromptVia, p.Format, tested, installed)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -93,7 +94,7 @@ func configuredAgents(d Deps, cfg *config.Config) error {
 			installed = path
 		}
 		argv, _ := p.Command("PROMPT", "PROMPT_FILE")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, base, plan.ShellJoin(argv), p.PromptVia, p.Format, installed)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, base, proc.ShellJoin(argv), p.PromptVia, p.Format, installed)
 	}
 	return tw.Flush()
 }

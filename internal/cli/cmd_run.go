@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/session"
 )
@@ -191,7 +192,7 @@ func dryRunTasks(ctx context.Context, d Deps, o session.GraphOptions) error {
 		p := tp.Plan
 		argv, _ := p.Agent.Command("PROMPT", "PROMPT_FILE")
 		fmt.Fprintf(d.Stdout, "Task %s: %s\n", tp.Task.ID, tp.Title)
-		fmt.Fprintf(d.Stdout, "  Agent: %s (prompt via %s)\n", plan.ShellJoin(argv), p.Agent.PromptVia)
+		fmt.Fprintf(d.Stdout, "  Agent: %s (prompt via %s)\n", proc.ShellJoin(argv), p.Agent.PromptVia)
 		for _, g := range p.Gates {
 			fmt.Fprintf(d.Stdout, "  Gate %s: %s\n", g.Name, g.Command)
 		}
@@ -256,7 +257,7 @@ func dryRun(ctx context.Context, d Deps, p *plan.Plan) error {
 		fmt.Fprintf(d.Stdout, "Prompt: %d tokens (no token budget set)\n", tokens)
 	}
 	argv, _ := p.Agent.Command("PROMPT", "PROMPT_FILE")
-	fmt.Fprintf(d.Stdout, "Agent: %s (prompt via %s)\n", plan.ShellJoin(argv), p.Agent.PromptVia)
+	fmt.Fprintf(d.Stdout, "Agent: %s (prompt via %s)\n", proc.ShellJoin(argv), p.Agent.PromptVia)
 	for _, g := range p.Gates {
 		fmt.Fprintf(d.Stdout, "Gate %s: %s\n", g.Name, g.Command)
 	}

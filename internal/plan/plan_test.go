@@ -35,22 +35,6 @@ func TestCommandArgv(t *testing.T) {
 	}
 }
 
-func TestShellJoin(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		in   []string
-		want string
-	}{
-		{[]string{"claude", "-p", "PROMPT"}, "claude -p PROMPT"},
-		{[]string{"sh", "-c", "go test | tee x"}, "sh -c 'go test | tee x'"},
-		{[]string{"echo", "it's", ""}, `echo 'it'\''s' ''`},
-	} {
-		if got := ShellJoin(tt.in); got != tt.want {
-			t.Errorf("ShellJoin(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func load(t *testing.T, wd string, ov config.Overrides) *config.Config {
 	t.Helper()
 	cfg, err := config.Load(config.Options{WorkDir: wd, Getenv: func(string) string { return "" }, UserConfigDir: t.TempDir(), Flags: ov})

@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/suggest"
 )
 
@@ -143,9 +144,6 @@ func EnvDuration(getenv func(string) string, name string, def time.Duration) (ti
 	return t, nil
 }
 
-// shellMeta are the characters that make a command line need a shell.
-const shellMeta = "|&;<>()$`\\\"'*?[]#~=%{}\n"
-
 // CommandArgv turns a configured command into an argv: a plain command line is
 // split on spaces (no shell process in between); anything with shell syntax runs
 // under sh -c.
@@ -156,23 +154,10 @@ func CommandArgv(c config.Command) []string {
 	if c.Shell == "" {
 		return nil
 	}
-	if !strings.ContainsAny(c.Shell, shellMeta) {
+	if !proc.NeedsShell(c.Shell) {
 		return strings.Fields(c.Shell)
 	}
 	return []string{"sh", "-c", c.Shell}
-}
-
-// ShellJoin renders an argv as a shell command line a person can copy.
-func ShellJoin(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && !strings.ContainsAny(a, shellMeta+" \t") {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }
 
 // ResolveAgent turns a procedure's agent reference into a runnable preset: a
