@@ -66,6 +66,33 @@ func LoadState(stateDir, name, file string, now time.Time) (st State, found bool
 	return NewState(file), false, &CorruptStateError{Graph: name, Err: perr, MovedTo: aside}
 }
 
+// ReadState reads the state of the graph name kept in stateDir as it
+// stands, for a report: its journal replayed, nothing moved aside (a state
+// file that cannot be parsed is an error); its Repo is set (the state
+// folder's parent, for a state kept before it was recorded) and its File is
+// absolute. found is false when there is no graph of that name.
+func ReadState(stateDir, name string) (st State, found bool, err error) {
+	st, found, perr, err := readState(stateDir, name, "")
+	if err == nil && perr != nil {
+		err = perr
+	}
+	if err != nil {
+		return State{}, true, fmt.Errorf("read task graph %s: %w", name, err)
+	}
+	if !found {
+		return st, false, nil
+	}
+	if st.Repo == "" {
+		st.Repo = filepath.Dir(stateDir)
+	}
+	st.File = filePath(st.Repo, st.File)
+	return st, true, nil
+}
+
+// RepoFile is the graph's task file as a person in its repository names it:
+// relative to Repo when inside it.
+func (st State) RepoFile() string { return relTo(st.Repo, st.File) }
+
 // readState reads the state of the graph name and replays its journal; perr
 // says the state file cannot be parsed (the state is then a new one), err
 // that it cannot be read. It moves nothing.

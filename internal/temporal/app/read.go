@@ -98,5 +98,5 @@ func (f *Fleet) graphReport(ctx context.Context, name string) (report.Run, error
 		st.Status = state.StatusEscalated
 		outcomes[id] = graph.OutcomeOf(&st, graph.TaskBranch(name, id))
 	}
-	return graph.Report(name, v.File.Path, v.File.Tasks, outcomes, running)
+	return report.TaskGraph(name, v.File.Path, v.File.Tasks, outcomes, running)
 }
