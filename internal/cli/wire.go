@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/ui"
@@ -113,8 +112,8 @@ func newLogger(d Deps, o loopOptions) *slog.Logger {
 
 // configure is how a run of a graph's task (or a graph) loads its
 // configuration: in the repository at dir, with the flags it recorded and
-// those of o, given now, on top ([graph.Configure]).
-func configure(d Deps, o loopOptions) graph.Configure {
+// those of o, given now, on top ([plan.Configure]).
+func configure(d Deps, o loopOptions) plan.Configure {
 	return func(dir string, recorded []string) (*config.Config, []string, error) {
 		lo, err := o.onRecorded(recorded)
 		if err != nil {

@@ -4,10 +4,10 @@
 //
 // A task of a graph is a loop of its own, named [TaskRunName], in its own git
 // worktree ([TaskWorkTree]) on its own branch ([TaskBranch]), with its graph's
-// plan ([TaskPlan]): the graph's configuration and flags, the task's
+// plan (plan.ForTask): the graph's configuration and flags, the task's
 // procedure, prompt, files, gates and limits. Whichever command resumes a
 // task — running the task file again, or resume GRAPH-TASK — resumes it with
-// that plan ([ResumePlan]), after the graph's own rule for a task it holds
+// that plan (plan.ResumeTask), after the graph's own rule for a task it holds
 // ([Hold]).
 //
 // depends_on means "builds on": a task starts once its dependencies are
@@ -20,9 +20,11 @@
 // work is not merged, each with what finishes it ([ListUnfinished]), which the
 // command line prints and maps to its exit code. The graph's progress is kept
 // in its state file ([State]); its budget over every task is judged by
-// [GlobalBudget].
+// [GlobalBudget]; its report (report.TaskGraph) is the view's.
 //
 // The engines own their scheduling (internal/tasks is the schedule both
 // drive): internal/session runs the tasks as local sessions, the Temporal
-// engine as child workflows with these steps as activities.
+// engine as child workflows with these steps as activities. Package graph
+// imports none of the packages built on it (plan, report, config, decide,
+// session, temporal): it is loop core, low in the import chain.
 package graph

@@ -4,24 +4,16 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/agentloop/agentloop/internal/plan"
 )
 
 // DefaultStopGrace is how long the git work a stopped graph still finishes
 // ([Finishing]) may go on after the signal, unless AGENTLOOP_STOP_GRACE says
-// otherwise ([StopGrace]).
+// otherwise (plan.StopGrace reads it).
 const DefaultStopGrace = 2 * time.Minute
 
 // StopGraceEnv is the environment variable that sets the grace of
-// [Finishing] (a Go duration).
+// [Finishing] (a Go duration; plan.StopGrace reads it).
 const StopGraceEnv = "AGENTLOOP_STOP_GRACE"
-
-// StopGrace is the grace of [Finishing] that getenv sets
-// ([StopGraceEnv]; unset: [DefaultStopGrace]).
-func StopGrace(getenv func(string) string) (time.Duration, error) {
-	return plan.EnvDuration(getenv, StopGraceEnv, DefaultStopGrace)
-}
 
 // GraceError is the cause of a [Finishing] context cut because its grace
 // after the signal ran out.

@@ -7,32 +7,6 @@ import (
 	"time"
 )
 
-func TestStopGrace(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		env  string
-		want time.Duration
-		bad  bool
-	}{
-		{"", DefaultStopGrace, false},
-		{"90s", 90 * time.Second, false},
-		{"soon", 0, true},
-		{"0s", 0, false}, // Finishing takes it as the default
-		{"-1m", 0, true},
-	}
-	for _, tt := range tests {
-		got, err := StopGrace(func(k string) string {
-			if k == StopGraceEnv {
-				return tt.env
-			}
-			return ""
-		})
-		if got != tt.want || (err != nil) != tt.bad {
-			t.Errorf("StopGrace(%q) = %v, %v; want %v, error %v", tt.env, got, err, tt.want, tt.bad)
-		}
-	}
-}
-
 // TestFinishing: a signal (the parent's cancellation) does not cut the work
 // short; its grace after the signal does, with a GraceError as the cause.
 // Without a signal the grace does not count.

@@ -3,12 +3,8 @@ package graph
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 // graphIn keeps a graph's state in repo's state folder, its task file named
@@ -54,48 +50,5 @@ func TestFind(t *testing.T) {
 	write(t, StatePath(stateDir, "g"), "{not json")
 	if _, _, err := Find(stateDir, "g-a"); err == nil || !strings.Contains(err.Error(), "may be a task of graph g") {
 		t.Errorf("an unreadable graph state: %v", err)
-	}
-}
-
-func TestResumePlan(t *testing.T) {
-	t.Parallel()
-	repo := t.TempDir()
-	write(t, filepath.Join(repo, "agentloop.yaml"), "procedures:\n  work:\n    agent: {cmd: [my-agent]}\n    gates: [{name: all, run: \"make\"}]\n")
-	m := Member{Graph: "g", Repo: repo, StateDir: filepath.Join(repo, ".agentloop"), Task: tasks.Task{
-		ID: "a", Prompt: "do a", Procedure: "work", Gates: []tasks.Gate{{Name: "tests", Run: "go test ./..."}},
-		Limits: &tasks.Limits{}, Files: []string{"api/**"},
-	}}
-	m.Task.Limits.MaxIterations = 4
-	var gotDir string
-	var gotRecorded []string
-	configure := func(dir string, recorded []string) (*config.Config, []string, error) {
-		gotDir, gotRecorded = dir, recorded
-		agentCmd := "graph-agent"
-		cfg, err := config.Load(config.Options{WorkDir: dir, Getenv: func(string) string { return "" }, UserConfigDir: t.TempDir(),
-			Flags: config.Overrides{AgentCmd: &agentCmd}})
-		return cfg, append(recorded, "--max-cost=3"), err
-	}
-	p, err := ResumePlan(m, []string{"--agent-cmd=graph-agent"}, configure, func(string) string { return "" }, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if gotDir != repo || !slices.Equal(gotRecorded, []string{"--agent-cmd=graph-agent"}) {
-		t.Errorf("configured in %s with %q", gotDir, gotRecorded)
-	}
-	if p.Name != "g-a" || p.WorkDir != TaskWorkTree(m.StateDir, "g", "a") || p.StateDir != m.StateDir {
-		t.Errorf("plan name %s, work dir %s, state dir %s", p.Name, p.WorkDir, p.StateDir)
-	}
-	if p.Agent.Binary != "graph-agent" {
-		t.Errorf("agent %q, want the graph's flag's", p.Agent.Binary)
-	}
-	if len(p.Gates) != 1 || p.Gates[0].Name != "tests" || p.Proc.Limits.MaxIterations != 4 || !slices.Equal(p.Scope, []string{"api/**"}) || !strings.Contains(p.Task, "do a") {
-		t.Errorf("the task is not applied: gates %+v, max iterations %d, scope %v, task %q", p.Gates, p.Proc.Limits.MaxIterations, p.Scope, p.Task)
-	}
-	if !slices.Equal(p.Args, []string{"--agent-cmd=graph-agent", "--max-cost=3"}) {
-		t.Errorf("args %q", p.Args)
-	}
-	m.Task.Procedure = "nosuch"
-	if _, err := ResumePlan(m, nil, configure, func(string) string { return "" }, false); err == nil || !strings.Contains(err.Error(), "task a") {
-		t.Errorf("an unknown procedure: %v", err)
 	}
 }

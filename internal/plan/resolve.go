@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/suggest"
 )
@@ -124,6 +125,13 @@ func StateDir(cfg *config.Config, wd string) string {
 		dir = filepath.Join(wd, dir)
 	}
 	return dir
+}
+
+// StopGrace is the grace of the git work a stopped task graph still
+// finishes ([graph.Finishing]) that getenv sets ([graph.StopGraceEnv];
+// unset: [graph.DefaultStopGrace]).
+func StopGrace(getenv func(string) string) (time.Duration, error) {
+	return EnvDuration(getenv, graph.StopGraceEnv, graph.DefaultStopGrace)
 }
 
 // EnvDuration is the duration the environment variable name sets (unset or

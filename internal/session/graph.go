@@ -26,8 +26,8 @@ import (
 type GraphOptions struct {
 	TaskFile string // tasks.yaml or a Markdown checklist
 	// Configure loads the configuration with the flags the graph was last
-	// run with, those given now on top ([graph.Configure]).
-	Configure graph.Configure
+	// run with, those given now on top ([plan.Configure]).
+	Configure plan.Configure
 	Getenv    func(string) string
 	Parallel  int // how many tasks run at once; 0: the task file's, else 1
 	Verbose   bool
@@ -166,7 +166,7 @@ func openGraph(ctx context.Context, pr Process, o GraphOptions) (*graphRun, task
 	if err != nil {
 		return nil, tasks.Graph{}, err
 	}
-	grace, err := graph.StopGrace(o.Getenv)
+	grace, err := plan.StopGrace(o.Getenv)
 	if err != nil {
 		return nil, tasks.Graph{}, &UsageError{Err: err}
 	}

@@ -29,7 +29,7 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 	if err != nil {
 		return tasks.Outcome{}, err
 	}
-	p, err := graph.TaskPlan(g.cfg, g.stateDir, g.name, t, g.o.Getenv, g.o.Verbose)
+	p, err := plan.ForTask(g.cfg, g.stateDir, g.name, t, g.o.Getenv, g.o.Verbose)
 	if err != nil {
 		return tasks.Outcome{}, err
 	}

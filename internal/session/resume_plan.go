@@ -10,12 +10,12 @@ import (
 // engine: the configuration with the flags the run recorded, the flags given
 // now on top (configure, in the run's work tree's repository), its procedure
 // resolved in its work tree. The run of a graph's task (task non-nil) resumes
-// with its graph's plan instead ([graph.ResumePlan]): its task's procedure,
+// with its graph's plan instead ([plan.ResumeTask]): its task's procedure,
 // prompt, context, files, gates and limits, in its worktree. wd is where the
 // command runs, the work tree of a run that recorded none.
-func ResumePlan(st *state.State, task *graph.Member, configure graph.Configure, wd string, getenv func(string) string, verbose bool) (*plan.Plan, error) {
+func ResumePlan(st *state.State, task *graph.Member, configure plan.Configure, wd string, getenv func(string) string, verbose bool) (*plan.Plan, error) {
 	if task != nil {
-		p, err := graph.ResumePlan(*task, st.Args, configure, getenv, verbose)
+		p, err := plan.ResumeTask(*task, st.Args, configure, getenv, verbose)
 		if err != nil {
 			return nil, &UsageError{Err: err} // a configuration or task file to fix
 		}

@@ -36,7 +36,7 @@
 //
 // A worker rebuilds each run's plan from its reference ([Rebuild]: the
 // configuration of its clone with the run's recorded flags on top, a task's
-// by the rule of [graph.ResumePlan]) and runs only the commands it trusts
+// by the rule of [plan.ResumeTask]) and runs only the commands it trusts
 // ([CommandTrust]): whoever can start a workflow in the namespace writes the
 // run's input, --agent-cmd and --gate included. Both live here, beside
 // [Steps], rather than in package app: they are what a worker accepts, and

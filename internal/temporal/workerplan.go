@@ -9,7 +9,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/plan"
 )
 
@@ -17,7 +16,7 @@ import (
 // configuration of the run's work tree on this machine (WorkTree, else the
 // path the run was started at) with the run's recorded flags on top; for a
 // task of a graph, by the rule every resume of a task follows
-// ([graph.ResumePlan]). A run whose recorded flags name a command Trust does
+// ([plan.ResumeTask]). A run whose recorded flags name a command Trust does
 // not let this worker run is refused.
 type Rebuild struct {
 	// WorkTree is this worker's clone of the runs' repository ("" for the
@@ -29,7 +28,7 @@ type Rebuild struct {
 	Read func(recorded []string) (RunFlags, error)
 	// Configure is the configuration of the repository at a folder with a
 	// run's recorded flags on top, none given now.
-	Configure graph.Configure
+	Configure plan.Configure
 	Getenv    func(string) string
 }
 
@@ -95,7 +94,7 @@ func (b Rebuild) own(r RunRef) (*plan.Plan, error) {
 // configuration.
 func (b Rebuild) plan(r RunRef, recorded []string, verbose bool) (*plan.Plan, error) {
 	if r.Task != nil {
-		p, err := graph.ResumePlan(r.Task.Member(), recorded, b.Configure, b.Getenv, verbose)
+		p, err := plan.ResumeTask(r.Task.Member(), recorded, b.Configure, b.Getenv, verbose)
 		if err != nil {
 			return nil, err
 		}

@@ -115,7 +115,7 @@ type View struct {
 	// Graph is the task graph the run is the loop of a task of; "" for none.
 	Graph string `json:",omitempty"`
 	// Task is that task of the graph, for a resume to rebuild the run's plan
-	// ([graph.ResumePlan]); nil for a run of its own.
+	// ([plan.ResumeTask]); nil for a run of its own.
 	Task *GraphTask `json:",omitempty"`
 }
 

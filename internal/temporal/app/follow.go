@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
@@ -93,7 +92,7 @@ func (f *Fleet) refused(ctx context.Context, key string) bool {
 type FollowOptions struct {
 	// Configure reads the configuration of a run's work tree with the flags
 	// it recorded (as resume does): where its notifications go.
-	Configure graph.Configure
+	Configure plan.Configure
 	Verbose   bool
 }
 

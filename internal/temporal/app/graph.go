@@ -21,7 +21,7 @@ type GraphOptions struct {
 	// TaskFile is the graph's task file, as given: relative to the working
 	// directory, the graph's repository, or absolute.
 	TaskFile  string
-	Configure graph.Configure
+	Configure plan.Configure
 	// Parallel is how many tasks run at once; 0: the task file's.
 	Parallel int
 	// MergeQueue is the queue of the worker that merges the tasks back (run
@@ -105,7 +105,7 @@ func (f *Fleet) RunGraph(ctx context.Context, o GraphOptions) (Outcome, error) {
 		if t.Done || in.Prior[t.ID].State.Done() && slices.Contains(in.Merged, t.ID) {
 			continue
 		}
-		p, err := graph.TaskPlan(cfg, in.StateDir, name, t, f.sh.Getenv, o.Verbose)
+		p, err := plan.ForTask(cfg, in.StateDir, name, t, f.sh.Getenv, o.Verbose)
 		if err != nil {
 			return usage(err)
 		}

@@ -29,7 +29,7 @@ type ResumeOptions struct {
 	// Configure is the run's configuration: the flags it recorded, those
 	// given now on top; GraphConfigure its graph's, when the graph goes on
 	// (only --config and the server's flags given now on top).
-	Configure, GraphConfigure graph.Configure
+	Configure, GraphConfigure plan.Configure
 	Verbose, JSON             bool
 }
 
