@@ -18,7 +18,7 @@ import (
 // usage limit with its reset time (a usage window) moves to the next fallback
 // at once; with none left the agent pauses until the reset, however far, and
 // the pause is not billed: the run's time budget stands still through it.
-func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentResult, waits, error) {
+func (l *Local) runAgent(ctx context.Context, req loop.AgentRequest) (evidence.AgentResult, waits, error) {
 	p := l.RateLimit
 	fallbacks := p.Fallback
 	var waited waits
@@ -141,7 +141,7 @@ func (l *Local) runAgent(ctx context.Context, req AgentRequest) (evidence.AgentR
 // awaitReset waits, unbilled, for req.AwaitReset: the configured agent's
 // usage limit's reset, which the decision chose to wait for rather than run
 // its fallback again.
-func (l *Local) awaitReset(ctx context.Context, req AgentRequest, waited *waits) error {
+func (l *Local) awaitReset(ctx context.Context, req loop.AgentRequest, waited *waits) error {
 	wait := req.AwaitReset.Sub(l.Now())
 	if req.AwaitReset.IsZero() || wait <= 0 {
 		return nil
@@ -180,7 +180,7 @@ func (l *Local) backoff(attempt int) time.Duration {
 	return l.RateLimit.Backoff(attempt)
 }
 
-func agentName(res evidence.AgentResult, req AgentRequest) string {
+func agentName(res evidence.AgentResult, req loop.AgentRequest) string {
 	if res.Agent != "" {
 		return res.Agent
 	}

@@ -20,10 +20,10 @@ import (
 type scriptedAgent struct {
 	results []evidence.AgentResult
 	ran     []string
-	started []time.Time // each run's AgentRequest.Started
+	started []time.Time // each run's loop.AgentRequest.Started
 }
 
-func (s *scriptedAgent) RunAgent(_ context.Context, r AgentRequest) (evidence.AgentResult, error) {
+func (s *scriptedAgent) RunAgent(_ context.Context, r loop.AgentRequest) (evidence.AgentResult, error) {
 	s.ran = append(s.ran, r.Agent)
 	s.started = append(s.started, r.Started)
 	res := s.results[min(len(s.ran), len(s.results))-1]
@@ -44,7 +44,7 @@ func (w *warnings) Event(ev state.Event) {
 }
 func (w *warnings) Phase(string) {}
 
-func newLocal(agent AgentRunner, p RateLimitPolicy, slept *[]time.Duration) *Local {
+func newLocal(agent loop.AgentRunner, p RateLimitPolicy, slept *[]time.Duration) *Local {
 	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
 	return &Local{
 		Agent: agent, RateLimit: p, Screen: &warnings{},
@@ -67,7 +67,7 @@ func TestRunAgentWaitsOutRateLimits(t *testing.T) {
 	}}
 	var slept []time.Duration
 	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Hour, Backoff: func(a int) time.Duration { return time.Duration(a+1) * time.Second }}, &slept)
-	res, waited, err := l.runAgent(t.Context(), AgentRequest{})
+	res, waited, err := l.runAgent(t.Context(), loop.AgentRequest{})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("runAgent = %+v, %v; want the third, successful run", res, err)
 	}
@@ -90,7 +90,7 @@ func TestRunAgentFallsBackThenStops(t *testing.T) {
 	agent := &scriptedAgent{results: []evidence.AgentResult{limited}}
 	var slept []time.Duration
 	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Minute, Fallback: []string{"codex"}, Backoff: func(int) time.Duration { return 2 * time.Minute }}, &slept)
-	_, _, err := l.runAgent(t.Context(), AgentRequest{})
+	_, _, err := l.runAgent(t.Context(), loop.AgentRequest{})
 	var stop *loop.StopError
 	if !errors.As(err, &stop) || stop.Status != state.StatusAborted {
 		t.Fatalf("err = %v, want a stop as aborted", err)
@@ -116,7 +116,7 @@ func TestRunAgentUsageWindow(t *testing.T) {
 	}}
 	var slept []time.Duration
 	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Hour, Fallback: []string{"codex"}}, &slept)
-	res, waited, err := l.runAgent(t.Context(), AgentRequest{Started: l.Now()})
+	res, waited, err := l.runAgent(t.Context(), loop.AgentRequest{Started: l.Now()})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("runAgent = %+v, %v; want codex's run after the reset", res, err)
 	}
@@ -149,7 +149,7 @@ func TestRunAgentStandInAndAwaitReset(t *testing.T) {
 	}}
 	var slept []time.Duration
 	l := newLocal(agent, RateLimitPolicy{MaxWait: time.Hour, Fallback: []string{"claude"}}, &slept)
-	res, _, err := l.runAgent(t.Context(), AgentRequest{})
+	res, _, err := l.runAgent(t.Context(), loop.AgentRequest{})
 	if err != nil || res.Agent != "claude" || res.StandInFor != "codex" || !res.StandInUntil.Equal(reset) {
 		t.Fatalf("runAgent = %+v, %v; want claude standing in for codex until %s", res, err, reset)
 	}
@@ -158,7 +158,7 @@ func TestRunAgentStandInAndAwaitReset(t *testing.T) {
 	slept = nil
 	l = newLocal(agent, RateLimitPolicy{MaxWait: time.Hour, Fallback: []string{"claude"}}, &slept)
 	started := time.Date(2026, 1, 1, 9, 59, 0, 0, time.UTC)
-	res, waited, err := l.runAgent(t.Context(), AgentRequest{AwaitReset: reset, Started: started})
+	res, waited, err := l.runAgent(t.Context(), loop.AgentRequest{AwaitReset: reset, Started: started})
 	if err != nil || res.StandInFor != "" || !slices.Equal(agent.ran, []string{""}) {
 		t.Fatalf("runAgent = %+v, %v; agents run %q: want the configured agent after the reset", res, err, agent.ran)
 	}
@@ -185,7 +185,7 @@ func TestRunAgentRetriesTransientFailuresBounded(t *testing.T) {
 	agent := &scriptedAgent{results: []evidence.AgentResult{{ExitCode: 1, Transient: true, Reason: "connection reset"}}}
 	var slept []time.Duration
 	l := newLocal(agent, RateLimitPolicy{MaxTransient: 2, MaxWait: time.Hour}, &slept)
-	res, _, err := l.runAgent(t.Context(), AgentRequest{})
+	res, _, err := l.runAgent(t.Context(), loop.AgentRequest{})
 	if err != nil || !res.Transient {
 		t.Fatalf("runAgent = %+v, %v; want the transient result after the retries", res, err)
 	}
@@ -199,7 +199,7 @@ func TestRunAgentStopsWhenTheAgentCannotStart(t *testing.T) {
 	agent := &scriptedAgent{results: []evidence.AgentResult{{StartFailed: true, ExitCode: -1, Reason: "start claude: not found: install claude or set the agent's cmd"}}}
 	var slept []time.Duration
 	l := newLocal(agent, RateLimitPolicy{MaxTransient: 2}, &slept)
-	_, _, err := l.runAgent(t.Context(), AgentRequest{})
+	_, _, err := l.runAgent(t.Context(), loop.AgentRequest{})
 	var stop *loop.StopError
 	if !errors.As(err, &stop) || stop.Reason != "start claude: not found: install claude or set the agent's cmd" {
 		t.Fatalf("err = %v, want a stop naming what to fix", err)
@@ -213,7 +213,7 @@ func TestRunAgentStopsWhenTheAgentCannotStart(t *testing.T) {
 // notices do while it runs, then succeeds.
 type retryingAgent struct{ retries []agent.Retry }
 
-func (a *retryingAgent) RunAgent(_ context.Context, r AgentRequest) (evidence.AgentResult, error) {
+func (a *retryingAgent) RunAgent(_ context.Context, r loop.AgentRequest) (evidence.AgentResult, error) {
 	for _, x := range a.retries {
 		r.OnRetry("claude", x)
 	}
@@ -236,7 +236,7 @@ func TestRunAgentTellsTheCLIRetries(t *testing.T) {
 	l := newLocal(a, RateLimitPolicy{MaxWait: time.Hour}, &slept)
 	screen := &phases{}
 	l.Screen = screen
-	res, _, err := l.runAgent(t.Context(), AgentRequest{})
+	res, _, err := l.runAgent(t.Context(), loop.AgentRequest{})
 	if err != nil || res.Retries != 1 || len(slept) != 0 {
 		t.Fatalf("runAgent = %+v, %v (slept %v); want one run that succeeded", res, err, slept)
 	}

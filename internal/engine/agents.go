@@ -8,11 +8,12 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
 )
 
-// PresetAgents is the [AgentRunner] of agent presets: it runs the configured
+// PresetAgents is the [loop.AgentRunner] of agent presets: it runs the configured
 // agent, or a fallback agent by name. Each agent run is bounded by what the run
-// has left of its token and cost limits ([AgentRequest.Remaining]), so crossing
+// has left of its token and cost limits ([loop.AgentRequest.Remaining]), so crossing
 // one mid-iteration ends the agent.
 type PresetAgents struct {
 	Runner           *agent.Runner
@@ -25,8 +26,8 @@ type PresetAgents struct {
 	Sandboxes map[string]agent.Sandbox
 }
 
-// RunAgent implements [AgentRunner].
-func (a *PresetAgents) RunAgent(ctx context.Context, req AgentRequest) (evidence.AgentResult, error) {
+// RunAgent implements [loop.AgentRunner].
+func (a *PresetAgents) RunAgent(ctx context.Context, req loop.AgentRequest) (evidence.AgentResult, error) {
 	preset, ok := a.preset(req.Agent)
 	if !ok {
 		return evidence.AgentResult{}, fmt.Errorf("fallback agent %q is not configured", req.Agent)

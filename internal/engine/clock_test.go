@@ -45,7 +45,7 @@ func TestBudgetClockPausesForAUsageLimit(t *testing.T) {
 			ctx, clock, stop := withBudgetClock(t.Context(), left)
 			defer stop()
 			l.clock = clock
-			_, w, err := l.runAgent(ctx, AgentRequest{})
+			_, w, err := l.runAgent(ctx, loop.AgentRequest{})
 			if tt.ranOut {
 				if !errors.Is(err, loop.ErrTimeRanOut) {
 					t.Fatalf("runAgent after a billed wait of %s with %s left: %v, want the time budget run out", wait, left, err)

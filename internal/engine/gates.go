@@ -19,6 +19,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/state"
@@ -63,15 +64,6 @@ type ProcGates struct {
 	took map[string]time.Duration
 }
 
-// gateStartKey carries, in a context, who is told of each gate that starts.
-type gateStartKey struct{}
-
-// withGateStart returns ctx with started told of each gate [ProcGates] starts
-// in it: its name and how long it took when it last ran (0: not known).
-func withGateStart(ctx context.Context, started func(name string, usually time.Duration)) context.Context {
-	return context.WithValue(ctx, gateStartKey{}, started)
-}
-
 // usually is how long the gate took when it last ran whole: in this runner,
 // else in the baseline base.
 func (g *ProcGates) usually(name string, base *evidence.GateResult) time.Duration {
@@ -109,10 +101,10 @@ func (g *ProcGates) lastRepeats(workDir, name string, next gate.Repeats) gate.Re
 	return prev
 }
 
-// Count implements [GateRunner].
+// Count implements [loop.GateRunner].
 func (g *ProcGates) Count() int { return len(g.Specs) }
 
-// RunGates implements [GateRunner]: each gate runs in its own process group with
+// RunGates implements [loop.GateRunner]: each gate runs in its own process group with
 // its timeout, its output goes to logDir/NAME.log (bounded) and through the
 // parser as it streams, so memory stays flat whatever it prints. A required
 // gate that failed with test failures beyond the baseline runs its failed
@@ -124,7 +116,7 @@ func (g *ProcGates) RunGates(ctx context.Context, workDir, logDir string, baseli
 		if err := ctx.Err(); err != nil {
 			return out, context.Cause(ctx)
 		}
-		if started, ok := ctx.Value(gateStartKey{}).(func(string, time.Duration)); ok {
+		if started, ok := loop.GateStart(ctx); ok {
 			started(s.Name, g.usually(s.Name, find(baseline, s.Name)))
 		}
 		res, err := g.runOne(ctx, s, workDir, logDir, safeName(s.Name)+".log", find(baseline, s.Name))

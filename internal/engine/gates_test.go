@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // TestFlakyCheckModes: what a failing gate runs again under each rerun mode.
@@ -256,7 +257,7 @@ func TestGateStartTold(t *testing.T) {
 		usually time.Duration
 	}
 	var told []start
-	ctx := withGateStart(t.Context(), func(name string, usually time.Duration) { told = append(told, start{name, usually}) })
+	ctx := loop.WithGateStart(t.Context(), func(name string, usually time.Duration) { told = append(told, start{name, usually}) })
 	g := &ProcGates{Specs: []GateSpec{{Name: "tests", Argv: []string{"true"}, Command: "true", Required: true}}}
 	base := []evidence.GateResult{{Name: "tests", Duration: 40 * time.Second}}
 	first, err := g.RunGates(ctx, t.TempDir(), t.TempDir(), base)

@@ -36,19 +36,6 @@ type inflight struct {
 	Agent      string    `json:"agent,omitempty"`      // the fallback agent it ran, "" for the configured one
 }
 
-// TranscriptReader reads what an agent's saved transcript tells of its spend,
-// for a run that was cut short. [PresetAgents] implements it.
-type TranscriptReader interface {
-	TranscriptUsage(agent, logPath string) evidence.Usage
-}
-
-// ReviewTranscriptReader reads what the reviewer's saved transcripts in an
-// attempt's folder tell of its spend, for an attempt cut after its review.
-// [ReviewerAgent] implements it.
-type ReviewTranscriptReader interface {
-	ReviewUsage(iterDir string) evidence.Usage
-}
-
 func (l *Local) inflightPath() string { return filepath.Join(l.RunDir, inflightFile) }
 
 // Recover implements [loop.Env]: the marker a dead session left names the
@@ -98,10 +85,10 @@ func (l *Local) recoverCut(ctx context.Context, last int) ([]state.Interrupted, 
 	if end.After(m.StartedAt) {
 		cut.Duration = state.MillisOf(end.Sub(m.StartedAt))
 	}
-	if tr, ok := l.Agent.(TranscriptReader); ok {
+	if tr, ok := l.Agent.(loop.TranscriptReader); ok {
 		cut.Usage = tr.TranscriptUsage(m.Agent, filepath.Join(dir, "agent.log"))
 	}
-	if rr, ok := l.Reviewer.(ReviewTranscriptReader); ok {
+	if rr, ok := l.Reviewer.(loop.ReviewTranscriptReader); ok {
 		cut.Reviewer = rr.ReviewUsage(dir)
 	}
 	if l.Work != nil && m.Checkpoint != "" {
@@ -244,7 +231,7 @@ func lastWrite(dir string) time.Time {
 	return last
 }
 
-// TranscriptUsage implements [TranscriptReader]: the saved agent.log is read
+// TranscriptUsage implements [loop.TranscriptReader]: the saved agent.log is read
 // with the agent's own parser and priced as its runs are.
 func (a *PresetAgents) TranscriptUsage(agentName, logPath string) evidence.Usage {
 	preset, ok := a.preset(agentName)

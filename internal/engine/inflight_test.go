@@ -299,7 +299,7 @@ func TestMarkerNamesTheFallback(t *testing.T) {
 	l := newLocal(scripted, RateLimitPolicy{MaxWait: time.Hour, Fallback: []string{"fb"}}, &slept)
 	l.RunDir = t.TempDir()
 	l.markStart(loop.StepRequest{Iteration: 1}, 1, time.Now(), "")
-	if _, _, err := l.runAgent(t.Context(), AgentRequest{Iteration: 1}); err != nil {
+	if _, _, err := l.runAgent(t.Context(), loop.AgentRequest{Iteration: 1}); err != nil {
 		t.Fatal(err)
 	}
 	l.stopBeat()

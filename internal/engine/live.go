@@ -81,7 +81,7 @@ func (l *Local) livePhase(p string) {
 }
 
 // gateStarted is told the gate that starts now and how long it usually
-// takes (see [withGateStart]).
+// takes (see [loop.WithGateStart]).
 func (l *Local) gateStarted(name string, usually time.Duration) {
 	l.live.mu.Lock()
 	defer l.live.mu.Unlock()
@@ -89,7 +89,7 @@ func (l *Local) gateStarted(name string, usually time.Duration) {
 	l.writeLive(true)
 }
 
-// tool is told the tool call the agent runs (see [AgentRequest.OnTool]).
+// tool is told the tool call the agent runs (see [loop.AgentRequest.OnTool]).
 func (l *Local) tool(call string) {
 	l.live.mu.Lock()
 	defer l.live.mu.Unlock()
@@ -97,7 +97,7 @@ func (l *Local) tool(call string) {
 	l.writeLive(false)
 }
 
-// usage is told the agent's usage so far (see [AgentRequest.OnUsage]).
+// usage is told the agent's usage so far (see [loop.AgentRequest.OnUsage]).
 func (l *Local) usage(u evidence.Usage) {
 	if s, ok := l.Screen.(usageScreen); ok {
 		s.Usage(u)

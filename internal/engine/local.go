@@ -33,11 +33,11 @@ type Local struct {
 	// at most once a second, as the agent's usage grows. "": none.
 	LivePath string
 	Task     string // what the run is asked to do, for the reviewer and reports
-	Agent    AgentRunner
-	Gates    GateRunner // nil: no gates
-	Reviewer Reviewer   // nil: no reviewer
-	Work     Workspace  // nil: not a git work tree
-	Prompt   Prompter
+	Agent    loop.AgentRunner
+	Gates    loop.GateRunner // nil: no gates
+	Reviewer loop.Reviewer   // nil: no reviewer
+	Work     Workspace       // nil: not a git work tree
+	Prompt   loop.Prompter
 	Store    Store
 	Events   EventLog
 	Screen   Screen
@@ -169,7 +169,7 @@ func (l *Local) baseline(ctx context.Context) (state.StepResult, error) {
 		return res, err
 	}
 	l.phase("gates")
-	gates, err := l.Gates.RunGates(withGateStart(ctx, l.gateStarted), l.WorkDir, dir, nil)
+	gates, err := l.Gates.RunGates(loop.WithGateStart(ctx, l.gateStarted), l.WorkDir, dir, nil)
 	l.warnOutput(gates)
 	for _, g := range gates {
 		if g.TimedOut > 0 {
@@ -242,7 +242,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 
 	ev := evidence.Iteration{N: r.Iteration, Started: start}
 	checkRecords := l.guardRecords(ctx, "") // records.go
-	agentRes, waited, err := l.runAgent(ctx, AgentRequest{
+	agentRes, waited, err := l.runAgent(ctx, loop.AgentRequest{
 		Iteration: r.Iteration, Agent: r.Agent, AwaitReset: r.AwaitReset, Prompt: text, WorkDir: l.WorkDir, IterDir: dir,
 		Timeout: r.Timeout, Echo: l.Echo, Started: start, Remaining: r.Remaining,
 	})
@@ -262,7 +262,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 
 	if l.Gates != nil && ctx.Err() == nil {
 		l.phase("gates")
-		ev.Gates, err = l.Gates.RunGates(withGateStart(ctx, l.gateStarted), l.WorkDir, filepath.Join(dir, "gates"), r.Baseline)
+		ev.Gates, err = l.Gates.RunGates(loop.WithGateStart(ctx, l.gateStarted), l.WorkDir, filepath.Join(dir, "gates"), r.Baseline)
 		if err != nil {
 			return cut(err)
 		}
@@ -317,7 +317,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 	if l.Reviewer != nil && ev.RequiredGatesPassed() && !ev.Agent.Failed() && ctx.Err() == nil {
 		l.phase("review")
 		checkRecords := l.guardRecords(ctx, "the reviewer") // an agent too
-		rv, err := l.Reviewer.Review(ctx, ReviewRequest{Iteration: r.Iteration, Task: reviewTask(l.Task, r), Diff: diff, Gates: ev.Gates, IterDir: dir, WorkDir: l.WorkDir})
+		rv, err := l.Reviewer.Review(ctx, loop.ReviewRequest{Iteration: r.Iteration, Task: reviewTask(l.Task, r), Diff: diff, Gates: ev.Gates, IterDir: dir, WorkDir: l.WorkDir})
 		checkRecords(ctx, &ev)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -40,9 +40,9 @@ func (p *fakePrompter) Compose(r loop.StepRequest) (string, error) {
 	return "PROMPT for iteration " + string(rune('0'+r.Iteration)) + "\n" + r.Feedback, nil
 }
 
-type fakeReviewer struct{ got ReviewRequest }
+type fakeReviewer struct{ got loop.ReviewRequest }
 
-func (r *fakeReviewer) Review(_ context.Context, req ReviewRequest) (evidence.Review, error) {
+func (r *fakeReviewer) Review(_ context.Context, req loop.ReviewRequest) (evidence.Review, error) {
 	r.got = req
 	return evidence.Review{Verdict: evidence.VerdictApprove, Score: 9}, nil
 }
@@ -297,7 +297,7 @@ type peekGates struct {
 }
 
 func (g *peekGates) RunGates(ctx context.Context, _, _ string, _ []evidence.GateResult) ([]evidence.GateResult, error) {
-	if started, ok := ctx.Value(gateStartKey{}).(func(string, time.Duration)); ok {
+	if started, ok := loop.GateStart(ctx); ok {
 		started("tests", 40*time.Second)
 	}
 	g.seen, _ = ReadLive(g.live)

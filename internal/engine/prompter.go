@@ -5,7 +5,7 @@ import (
 	"github.com/agentloop/agentloop/internal/prompt"
 )
 
-// PromptComposer is the [Prompter] of a procedure: its parts composed with the
+// PromptComposer is the [loop.Prompter] of a procedure: its parts composed with the
 // iteration's data, file paths read relative to the work tree.
 type PromptComposer struct {
 	Parts         prompt.Parts
@@ -17,12 +17,12 @@ type PromptComposer struct {
 	Task          string
 }
 
-// Compose implements [Prompter].
+// Compose implements [loop.Prompter].
 func (c *PromptComposer) Compose(r loop.StepRequest) (string, error) {
 	return prompt.Compose(c.Parts, c.data(r), prompt.FileReader(c.WorkDir))
 }
 
-// HasTask implements [Prompter].
+// HasTask implements [loop.Prompter].
 func (c *PromptComposer) HasTask(r loop.StepRequest) bool {
 	return prompt.HasTask(c.Parts, c.data(r), prompt.FileReader(c.WorkDir))
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/agentloop/agentloop/internal/review"
 )
 
-// ReviewerAgent is the [Reviewer] that asks a reviewer agent, through the
+// ReviewerAgent is the [loop.Reviewer] that asks a reviewer agent, through the
 // review protocol.
 type ReviewerAgent struct {
 	Runner      *agent.Runner
@@ -30,10 +30,10 @@ type ReviewerAgent struct {
 	Sandbox     agent.Sandbox // nil: the reviewer runs as it is
 }
 
-// Review implements [Reviewer]: the reviewer agent gets the task, the diff and
+// Review implements [loop.Reviewer]: the reviewer agent gets the task, the diff and
 // the gate results and must answer with the verdict JSON; an unparseable answer
 // is asked again once, then the verdict is unknown.
-func (r *ReviewerAgent) Review(ctx context.Context, req ReviewRequest) (evidence.Review, error) {
+func (r *ReviewerAgent) Review(ctx context.Context, req loop.ReviewRequest) (evidence.Review, error) {
 	var usage evidence.Usage
 	round := 0
 	ask := func(ctx context.Context, prompt string) (string, error) {
@@ -92,7 +92,7 @@ func reviewLog(iterDir string, round int) string {
 	return filepath.Join(iterDir, fmt.Sprintf("review-%d.log", round))
 }
 
-// ReviewUsage implements [ReviewTranscriptReader]: the rounds' saved
+// ReviewUsage implements [loop.ReviewTranscriptReader]: the rounds' saved
 // transcripts in iterDir, read with the reviewer's own parser and priced as
 // its runs are.
 func (r *ReviewerAgent) ReviewUsage(iterDir string) evidence.Usage {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/loop"
 )
 
 // TestReviewRedactsDecodedVerdict: a secret in the reviewer's verdict JSON is
@@ -32,7 +33,7 @@ func TestReviewRedactsDecodedVerdict(t *testing.T) {
 			PromptVia: agent.PromptStdin, Format: agent.FormatText, Env: map[string]string{"DEPLOY_PASSWORD": pw}},
 		Timeout: time.Minute, MaxRounds: 1,
 	}
-	v, err := r.Review(t.Context(), ReviewRequest{Iteration: 1, Task: "deploy", IterDir: dir, WorkDir: dir})
+	v, err := r.Review(t.Context(), loop.ReviewRequest{Iteration: 1, Task: "deploy", IterDir: dir, WorkDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ type editAgent struct {
 	ran   int
 }
 
-func (a *editAgent) RunAgent(_ context.Context, _ AgentRequest) (evidence.AgentResult, error) {
+func (a *editAgent) RunAgent(_ context.Context, _ loop.AgentRequest) (evidence.AgentResult, error) {
 	a.ran++
 	if a.ran <= len(a.edits) {
 		if err := a.edits[a.ran-1](a.dir); err != nil {

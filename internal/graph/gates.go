@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
@@ -19,7 +19,7 @@ import (
 // each judged as the task's loop judges it, against the baseline of the
 // task's run; their logs go under logDir. It is nil when runner is (the plan
 // has no required gate).
-func Gates(runner engine.GateRunner, baseline []evidence.GateResult, logDir string) GateCheck {
+func Gates(runner loop.GateRunner, baseline []evidence.GateResult, logDir string) GateCheck {
 	if runner == nil {
 		return nil
 	}

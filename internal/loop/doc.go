@@ -17,4 +17,9 @@
 // vocabulary; this package holds only the machine and its [Env]. What the
 // decider concluded about an iteration (its decision document and feedback) is
 // handed to [Env.Keep], not carried in an event.
+//
+// The ports ([AgentRunner], [GateRunner], [Reviewer], [Prompter]) are what an
+// Env that runs a step calls to run the agent, the gates and the reviewer and
+// to compose the prompt: the plan package builds them, an engine is handed
+// them.
 package loop

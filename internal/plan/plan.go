@@ -18,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/sandbox"
@@ -197,7 +198,7 @@ func (p *Plan) AgentRunner(log *slog.Logger) *engine.PresetAgents {
 }
 
 // ReviewerAgent asks the plan's reviewer; nil when the plan has none.
-func (p *Plan) ReviewerAgent(log *slog.Logger) engine.Reviewer {
+func (p *Plan) ReviewerAgent(log *slog.Logger) loop.Reviewer {
 	if p.Reviewer == nil {
 		return nil
 	}
@@ -215,14 +216,14 @@ func (p *Plan) ReviewerAgent(log *slog.Logger) engine.Reviewer {
 }
 
 // GateRunner runs the plan's gates; nil when the plan has none.
-func (p *Plan) GateRunner() engine.GateRunner {
+func (p *Plan) GateRunner() loop.GateRunner {
 	return p.gateRunner(p.Gates)
 }
 
 // MergeGateRunner runs the plan's required gates, those a task's merged
 // result must pass; nil when the plan has none. Like [Plan.GateRunner] it
 // redacts the plan's secrets and runs in the plan's sandbox.
-func (p *Plan) MergeGateRunner() engine.GateRunner {
+func (p *Plan) MergeGateRunner() loop.GateRunner {
 	var req []engine.GateSpec
 	for _, s := range p.Gates {
 		if s.Required {
@@ -235,7 +236,7 @@ func (p *Plan) MergeGateRunner() engine.GateRunner {
 // gateRunner is the one runner of gates: every gate of a run (its baseline,
 // its iterations, their flaky checks, a graph's merge) runs through one it
 // makes, with the plan's redaction, sandbox and kill grace.
-func (p *Plan) gateRunner(specs []engine.GateSpec) engine.GateRunner {
+func (p *Plan) gateRunner(specs []engine.GateSpec) loop.GateRunner {
 	if len(specs) == 0 {
 		return nil
 	}
