@@ -293,14 +293,14 @@ func TestStartedBeforeTheAgentRuns(t *testing.T) {
 // status file then.
 type peekGates struct {
 	live string
-	seen LiveStatus
+	seen state.LiveStatus
 }
 
 func (g *peekGates) RunGates(ctx context.Context, _, _ string, _ []evidence.GateResult) ([]evidence.GateResult, error) {
 	if started, ok := loop.GateStart(ctx); ok {
 		started("tests", 40*time.Second)
 	}
-	g.seen, _ = ReadLive(g.live)
+	g.seen, _ = state.ReadLive(g.live)
 	return []evidence.GateResult{{Name: "tests", Required: true, Passed: true}}, nil
 }
 func (g *peekGates) Count() int { return 1 }

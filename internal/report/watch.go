@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/budget"
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
@@ -18,7 +17,7 @@ import (
 // for a running one what it is doing now.
 type WatchRow struct {
 	StatusRow
-	Live *engine.LiveStatus // nil: not running, or not known yet
+	Live *state.LiveStatus // nil: not running, or not known yet
 }
 
 // WatchColumns are the names of the columns of a [WatchRow]'s [WatchRow.Cells].

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -21,7 +20,7 @@ func TestWatchTable(t *testing.T) {
 	tok, cost := int64(1000), 0.5
 	rows := []WatchRow{
 		{StatusRow: StatusRow{Name: "build", Status: state.StatusRunning, Iteration: 1, MaxIterations: 3, Tokens: &tok, CostUSD: &cost, LastDecision: "retry", Elapsed: 90 * time.Second},
-			Live: &engine.LiveStatus{Iteration: 2, Phase: "agent", Since: now.Add(-12 * time.Second),
+			Live: &state.LiveStatus{Iteration: 2, Phase: "agent", Since: now.Add(-12 * time.Second),
 				Usage: evidence.Usage{InputTokens: 2000, OutputTokens: 500, TokensKnown: true, CostUSD: 0.25, CostKnown: true},
 				Tool:  "Bash: go test -run 'TestLogin|TestLogout|TestSession' ./internal/auth/..."}},
 		{StatusRow: StatusRow{Name: "plan-api", Status: state.StatusEscalated, Iteration: 3, MaxIterations: 3, LastDecision: "escalate", Elapsed: time.Minute}},
@@ -56,7 +55,7 @@ func TestWatchSlowGate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := WatchRow{StatusRow: StatusRow{Name: "build", Status: state.StatusRunning, Iteration: 1},
-				Live: &engine.LiveStatus{Iteration: 1, Phase: "gates", Since: now.Add(-12 * time.Minute),
+				Live: &state.LiveStatus{Iteration: 1, Phase: "gates", Since: now.Add(-12 * time.Minute),
 					Gate: "tests", GateSince: now.Add(-tt.running), GateUsually: tt.usually}}
 			if got := r.Cells(now)[3]; got != tt.want {
 				t.Errorf("phase %q, want %q", got, tt.want)

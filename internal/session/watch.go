@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
@@ -31,7 +30,7 @@ func Look(stateDir string, now time.Time) (View, error) {
 			if _, live := store.Owner(st.Name); !live {
 				row.Status = state.StatusInterrupted
 				row.Reason = "its process is gone; continue with: agentloop resume " + st.Name
-			} else if ls, lerr := engine.ReadLive(store.LivePath(st.Name)); lerr == nil {
+			} else if ls, lerr := state.ReadLive(store.LivePath(st.Name)); lerr == nil {
 				row.Live = &ls
 			}
 		}
@@ -53,7 +52,7 @@ func Remote(states []*state.State, needs []inbox.Item, now time.Time) View {
 	for _, row := range report.StatusRows(states, now) {
 		r := report.WatchRow{StatusRow: row}
 		if i := slices.IndexFunc(needs, func(n inbox.Item) bool { return n.Run == row.Name }); i >= 0 && row.Status == state.StatusRunning {
-			r.Live = &engine.LiveStatus{Iteration: row.Iteration, Phase: "waiting for you", Since: needs[i].Since}
+			r.Live = &state.LiveStatus{Iteration: row.Iteration, Phase: "waiting for you", Since: needs[i].Since}
 		}
 		v.Runs = append(v.Runs, r)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/session"
@@ -33,12 +32,12 @@ func fixture(t *testing.T) (session.View, string) {
 	if err := os.WriteFile(filepath.Join(base, esc), []byte("# Escalation: g-three\n\nThe gate never passed.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	row := func(name string, st state.Status, live *engine.LiveStatus) report.WatchRow {
+	row := func(name string, st state.Status, live *state.LiveStatus) report.WatchRow {
 		return report.WatchRow{StatusRow: report.StatusRow{Name: name, Status: st, Iteration: 1, MaxIterations: 3}, Live: live}
 	}
 	return session.View{At: now, Runs: []report.WatchRow{
-		row("g-one", state.StatusRunning, &engine.LiveStatus{Iteration: 1, Phase: "agent", Since: now.Add(-5 * time.Second), Tool: "Bash: go test ./..."}),
-		row("g-two", state.StatusRunning, &engine.LiveStatus{Iteration: 1, Phase: "gates", Since: now.Add(-2 * time.Second)}),
+		row("g-one", state.StatusRunning, &state.LiveStatus{Iteration: 1, Phase: "agent", Since: now.Add(-5 * time.Second), Tool: "Bash: go test ./..."}),
+		row("g-two", state.StatusRunning, &state.LiveStatus{Iteration: 1, Phase: "gates", Since: now.Add(-2 * time.Second)}),
 		row("g-three", state.StatusEscalated, nil),
 	}, NeedsYou: []inbox.Item{{NeedsYou: decision.NeedsYou{Kind: decision.NeedsEscalated, Run: "g-three", Graph: "g", Task: "three",
 		Question: "Which file should hold the answer?", Report: esc,
