@@ -25,9 +25,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
 )
 
@@ -228,15 +228,15 @@ func raw(ctx context.Context, p project, dir, log string) (time.Duration, int, e
 }
 
 // gates is the gate as a run configures it, in rerun mode.
-func gates(p project, mode string) *engine.ProcGates {
-	return &engine.ProcGates{Specs: []engine.GateSpec{{
+func gates(p project, mode string) *plan.ProcGates {
+	return &plan.ProcGates{Specs: []plan.GateSpec{{
 		Name: "tests", Argv: []string{"sh", "-c", p.gate}, Command: p.gate, Env: p.env,
 		Timeout: 20 * time.Minute, Required: true, Format: p.format, Rerun: mode,
 	}}}
 }
 
 // gateRun runs the gate as agentloop does, flaky check included.
-func gateRun(ctx context.Context, g *engine.ProcGates, dir, logs string) (evidence.GateResult, error) {
+func gateRun(ctx context.Context, g *plan.ProcGates, dir, logs string) (evidence.GateResult, error) {
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return evidence.GateResult{}, err
 	}

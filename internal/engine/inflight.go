@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/agent"
-	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -229,20 +227,6 @@ func lastWrite(dir string) time.Time {
 		return nil
 	})
 	return last
-}
-
-// TranscriptUsage implements [loop.TranscriptReader]: the saved agent.log is read
-// with the agent's own parser and priced as its runs are.
-func (a *PresetAgents) TranscriptUsage(agentName, logPath string) evidence.Usage {
-	preset, ok := a.preset(agentName)
-	if !ok {
-		return evidence.Usage{}
-	}
-	r := a.Runner
-	if r == nil {
-		r = &agent.Runner{}
-	}
-	return r.TranscriptUsage(preset, logPath)
 }
 
 // AttemptInProgress reads the marker of the agent attempt a live session runs

@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/loop"
+	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -53,7 +54,7 @@ func TestInterruptedAttemptIsCountedOnce(t *testing.T) {
 	}
 	l := &Local{
 		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: runDir,
-		Agent: &PresetAgents{Agent: claude}, Store: &memStore{}, Events: &memEvents{}, Screen: &warnings{},
+		Agent: &plan.PresetAgents{Agent: claude}, Store: &memStore{}, Events: &memEvents{}, Screen: &warnings{},
 		Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	cut, err := l.Recover(t.Context(), 4)
@@ -233,8 +234,8 @@ func TestCutAttemptCountsItsReview(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, lg, _ := sharedLocal(t, nil, nil)
-	l.Agent = &PresetAgents{Agent: claude}
-	l.Reviewer = &ReviewerAgent{Agent: claude}
+	l.Agent = &plan.PresetAgents{Agent: claude}
+	l.Reviewer = &plan.ReviewerAgent{Agent: claude}
 	l.Spend.Reviewer = ledger.Key{Provider: "claude", Account: "claude:reviewer"}
 	iter := state.IterDir(l.RunDir, 3)
 	if err := os.MkdirAll(iter, 0o700); err != nil {
@@ -320,7 +321,7 @@ func TestMarkerNamesTheFallback(t *testing.T) {
 	}
 	next := &Local{
 		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: l.RunDir,
-		Agent: &PresetAgents{Agent: claude, Fallback: []agent.Preset{fb}}, Store: &memStore{}, Events: &memEvents{}, Screen: &warnings{},
+		Agent: &plan.PresetAgents{Agent: claude, Fallback: []agent.Preset{fb}}, Store: &memStore{}, Events: &memEvents{}, Screen: &warnings{},
 		Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	cut, err := next.Recover(t.Context(), 0)

@@ -345,6 +345,16 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 	return res, nil
 }
 
+// reviewTask is the task the reviewer judges by: the run's task and the
+// guidance people gave the running loop (agentloop guide), which the
+// implementer was told to follow too.
+func reviewTask(task string, r loop.StepRequest) string {
+	if r.Steer == "" {
+		return task
+	}
+	return strings.TrimSpace(task + "\n\nGuidance from a person watching the loop, which the implementer was told to follow:\n" + r.Steer)
+}
+
 // Restart puts the work tree back where attempt seq started, for a step run
 // again after the process that ran it died part way: the attempt's start
 // checkpoint when it was taken, else fallback (the run's last checkpoint). It

@@ -289,7 +289,7 @@ func TestStartedBeforeTheAgentRuns(t *testing.T) {
 	}
 }
 
-// peekGates tells the gate it starts, as [ProcGates] does, and reads the live
+// peekGates tells the gate it starts, as the plan's ProcGates does, and reads the live
 // status file then.
 type peekGates struct {
 	live string

@@ -15,7 +15,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -36,7 +35,7 @@ type Plan struct {
 	Agent    agent.Preset
 	Fallback []agent.Preset
 	Reviewer *agent.Preset
-	Gates    []engine.GateSpec
+	Gates    []GateSpec
 	Scope    []string // globs of the files in scope (a task's), for the scope-creep detector
 	Prices   map[string]config.Price
 	Sources  []config.Source
@@ -159,12 +158,12 @@ func (p *Plan) Warnings() []string {
 
 // Composer is the prompt composer of the plan's procedure; runDir is the run
 // folder the agent is pointed to for full logs.
-func (p *Plan) Composer(runDir string) *engine.PromptComposer {
+func (p *Plan) Composer(runDir string) *PromptComposer {
 	var gates []string
 	for _, g := range p.Gates {
 		gates = append(gates, g.Command)
 	}
-	return &engine.PromptComposer{
+	return &PromptComposer{
 		Parts: p.Proc.Prompt, Procedure: p.Proc.Name, MaxIterations: p.Proc.Limits.MaxIterations,
 		WorkDir: p.WorkDir, LogDir: runDir, Gates: gates, Task: p.Task,
 	}
@@ -172,7 +171,7 @@ func (p *Plan) Composer(runDir string) *engine.PromptComposer {
 
 // AgentRunner runs the plan's agent, or a fallback agent by name; spent is the
 // run's spend before each iteration, which the hard limits are counted down by.
-func (p *Plan) AgentRunner(log *slog.Logger) *engine.PresetAgents {
+func (p *Plan) AgentRunner(log *slog.Logger) *PresetAgents {
 	prices := agent.DefaultPrices()
 	if len(p.Prices) > 0 && prices.Models == nil {
 		prices.Models = map[string]agent.Price{}
@@ -180,7 +179,7 @@ func (p *Plan) AgentRunner(log *slog.Logger) *engine.PresetAgents {
 	for model, pr := range p.Prices {
 		prices.Models[model] = agent.Price{Input: pr.Input, Output: pr.Output, CacheRead: pr.CacheRead, CacheWrite: pr.CacheWrite}
 	}
-	a := &engine.PresetAgents{
+	a := &PresetAgents{
 		Runner:      &agent.Runner{Prices: &prices, Logger: log, Grace: p.KillGrace, Redact: p.Secrets()},
 		Agent:       p.Agent,
 		Fallback:    p.Fallback,
@@ -202,7 +201,7 @@ func (p *Plan) ReviewerAgent(log *slog.Logger) loop.Reviewer {
 	if p.Reviewer == nil {
 		return nil
 	}
-	r := &engine.ReviewerAgent{
+	r := &ReviewerAgent{
 		Runner: &agent.Runner{Logger: log, Grace: p.KillGrace, Redact: p.Secrets()}, Agent: *p.Reviewer,
 		Timeout: p.Proc.Limits.IterationTimeout, IdleTimeout: p.Proc.Limits.IdleTimeout, WorkDir: p.WorkDir,
 	}
@@ -224,7 +223,7 @@ func (p *Plan) GateRunner() loop.GateRunner {
 // result must pass; nil when the plan has none. Like [Plan.GateRunner] it
 // redacts the plan's secrets and runs in the plan's sandbox.
 func (p *Plan) MergeGateRunner() loop.GateRunner {
-	var req []engine.GateSpec
+	var req []GateSpec
 	for _, s := range p.Gates {
 		if s.Required {
 			req = append(req, s)
@@ -236,11 +235,11 @@ func (p *Plan) MergeGateRunner() loop.GateRunner {
 // gateRunner is the one runner of gates: every gate of a run (its baseline,
 // its iterations, their flaky checks, a graph's merge) runs through one it
 // makes, with the plan's redaction, sandbox and kill grace.
-func (p *Plan) gateRunner(specs []engine.GateSpec) loop.GateRunner {
+func (p *Plan) gateRunner(specs []GateSpec) loop.GateRunner {
 	if len(specs) == 0 {
 		return nil
 	}
-	g := &engine.ProcGates{Specs: specs, Grace: p.KillGrace, Redact: p.Secrets()}
+	g := &ProcGates{Specs: specs, Grace: p.KillGrace, Redact: p.Secrets()}
 	if p.Proc.Sandbox.Gates {
 		g.Sandbox = p.GateSandbox()
 	}
@@ -333,7 +332,7 @@ func (p *Plan) Preflight(h agent.Host) error {
 // relative to the gate's folder, a bare name on PATH; for a shell command line,
 // the programs [ShellPrograms] can name for sure. The rest of a shell command is
 // checked when it first runs (the shell's exit 127 or 126).
-func gatePreflight(h agent.Host, workDir string, g engine.GateSpec) error {
+func gatePreflight(h agent.Host, workDir string, g GateSpec) error {
 	if len(g.Argv) == 0 || h.LookPath == nil {
 		return nil
 	}

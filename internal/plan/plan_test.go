@@ -13,7 +13,6 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -149,7 +148,7 @@ func TestSecretsUnion(t *testing.T) {
 		Agent:    agent.Preset{Name: "a", Env: map[string]string{"AGENT_API_KEY": "agent-7c1e9b4d2a"}},
 		Fallback: []agent.Preset{{Name: "f", Env: map[string]string{"FALLBACK_TOKEN": "fallback-3b8d1f6e"}}},
 		Reviewer: &agent.Preset{Name: "r", Env: map[string]string{"REVIEW_SECRET": "review-9a2c4e6f8b"}},
-		Gates:    []engine.GateSpec{{Name: "g", Env: []string{"GATE_PASSWORD=gate-5e7a9c1d3f", "GATE_MODE=fast-and-loud"}}},
+		Gates:    []GateSpec{{Name: "g", Env: []string{"GATE_PASSWORD=gate-5e7a9c1d3f", "GATE_MODE=fast-and-loud"}}},
 	}
 	got := p.Secrets().String("own-0d5f8a2c9e71 agent-7c1e9b4d2a fallback-3b8d1f6e review-9a2c4e6f8b gate-5e7a9c1d3f fast-and-loud")
 	want := "[REDACTED:$AGENTLOOP_TEST_OWN_TOKEN] [REDACTED:$AGENT_API_KEY] [REDACTED:$FALLBACK_TOKEN] [REDACTED:$REVIEW_SECRET] [REDACTED:$GATE_PASSWORD] fast-and-loud"

@@ -4,16 +4,16 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/agentloop/agentloop/internal/ledger"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/ledger"
+
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/suggest"
@@ -221,10 +221,10 @@ func ResolveAgent(cfg *config.Config, ref config.AgentRef) (agent.Preset, error)
 // GateSpecs resolves the configured gates for the engine; a gate with no
 // timeout: of its own gets timeout, the procedure's limits.gate_timeout (0:
 // none).
-func GateSpecs(gs []config.Gate, timeout time.Duration) []engine.GateSpec {
-	out := make([]engine.GateSpec, 0, len(gs))
+func GateSpecs(gs []config.Gate, timeout time.Duration) []GateSpec {
+	out := make([]GateSpec, 0, len(gs))
 	for _, g := range gs {
-		out = append(out, engine.GateSpec{
+		out = append(out, GateSpec{
 			Name: g.Name, Argv: CommandArgv(g.Run), Command: g.Run.String(), Dir: g.Dir,
 			Env: envList(g.Env), Timeout: cmp.Or(g.Timeout, timeout), Required: g.Required, Format: g.Format,
 			TolerateBaseline: g.TolerateBaseline, MaxFeedback: g.MaxFeedback, Rerun: g.Rerun,

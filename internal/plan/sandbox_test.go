@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
@@ -66,10 +65,10 @@ procedures:
 	if sb := codex.(*sandbox.Sandbox); sb.Config.Network != sandbox.NetworkOff || len(sb.Config.Allow) != 1 || sb.Needs.HomeEnv[0] != "CODEX_HOME" {
 		t.Errorf("the fallback's sandbox: %+v", sb)
 	}
-	if r := p.ReviewerAgent(nil).(*engine.ReviewerAgent); r.Sandbox == nil {
+	if r := p.ReviewerAgent(nil).(*ReviewerAgent); r.Sandbox == nil {
 		t.Error("the reviewer runs outside the sandbox")
 	}
-	if g := p.GateRunner().(*engine.ProcGates); g.Sandbox != nil {
+	if g := p.GateRunner().(*ProcGates); g.Sandbox != nil {
 		t.Error("the gates run in the sandbox without gates: true")
 	}
 
@@ -82,11 +81,11 @@ procedures:
 	if p.AgentSandbox(p.Agent) != nil {
 		t.Error("agents: false, yet the agent runs in the sandbox")
 	}
-	if g := p.GateRunner().(*engine.ProcGates); g.Sandbox == nil || g.Sandbox.(*sandbox.Sandbox).Config.Allow[0] != "proxy.golang.org" {
+	if g := p.GateRunner().(*ProcGates); g.Sandbox == nil || g.Sandbox.(*sandbox.Sandbox).Config.Allow[0] != "proxy.golang.org" {
 		t.Errorf("gates: true: %+v", g.Sandbox)
 	}
 	// The gates a graph runs on a task's merged result run in it too.
-	if g := p.MergeGateRunner().(*engine.ProcGates); g.Sandbox == nil || g.Redact != p.Secrets() {
+	if g := p.MergeGateRunner().(*ProcGates); g.Sandbox == nil || g.Redact != p.Secrets() {
 		t.Errorf("the merge's gates: sandbox %+v, redactor %p: want the plan's", g.Sandbox, g.Redact)
 	}
 }

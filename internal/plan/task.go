@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
@@ -60,7 +59,7 @@ func ApplyTask(p *Plan, t tasks.Task) error {
 		p.Gates = nil
 		for _, tg := range t.Gates {
 			required := tg.Required == nil || *tg.Required
-			p.Gates = append(p.Gates, engine.GateSpec{
+			p.Gates = append(p.Gates, GateSpec{
 				Name: tg.Name, Argv: CommandArgv(config.Command{Shell: tg.Run}), Command: tg.Run, Timeout: cmp.Or(tg.Timeout, p.Proc.Limits.GateTimeout),
 				Required: required, Format: tg.Format, TolerateBaseline: tg.TolerateBaseline, Rerun: tg.Rerun,
 			})

@@ -213,7 +213,7 @@ func TestGraphMergeRunsTheTasksGates(t *testing.T) {
 	var planned []string
 	steps := &GraphSteps{Steps: &Steps{Queue: "graph", Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
 		planned = append(planned, r.Name)
-		return &plan.Plan{StateDir: state, Gates: []engine.GateSpec{
+		return &plan.Plan{StateDir: state, Gates: []plan.GateSpec{
 			{Name: "alone", Argv: []string{"sh", "-c", "test ! -f a.txt"}, Command: "test ! -f a.txt", Required: true},
 			{Name: "lint", Argv: []string{"false"}, Command: "false"}, // not required: not run
 		}}, nil
@@ -486,7 +486,7 @@ func TestGraphMergeGatesFailPushTheMergedResult(t *testing.T) {
 	state := filepath.Join(repo, ".agentloop")
 	file := tasks.File{Tasks: []tasks.Task{{ID: "a", Title: "a"}, {ID: "b", Title: "b"}}}
 	steps := &GraphSteps{Steps: &Steps{Queue: "graph", Remote: "origin", Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
-		return &plan.Plan{StateDir: state, Gates: []engine.GateSpec{
+		return &plan.Plan{StateDir: state, Gates: []plan.GateSpec{
 			{Name: "alone", Argv: []string{"sh", "-c", "test ! -f a.txt"}, Command: "test ! -f a.txt", Required: true},
 		}}, nil
 	}}}

@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
@@ -25,7 +24,7 @@ import (
 // its flag.
 func TestCommandTrust(t *testing.T) {
 	t.Parallel()
-	own := func() *plan.Plan { return &plan.Plan{Gates: []engine.GateSpec{{Command: "go test ./..."}}} }
+	own := func() *plan.Plan { return &plan.Plan{Gates: []plan.GateSpec{{Command: "go test ./..."}}} }
 	none := func() *plan.Plan { return nil }
 	agent := func(line string) InputCommand { return InputCommand{Flag: "--agent-cmd", Line: line} }
 	gate := func(line string) InputCommand { return InputCommand{Flag: "--gate", Line: line} }

@@ -1,4 +1,4 @@
-package engine
+package plan
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
@@ -124,14 +123,4 @@ func reviewText(res evidence.AgentResult) string {
 		return res.Result
 	}
 	return res.Tail
-}
-
-// reviewTask is the task the reviewer judges by: the run's task and the
-// guidance people gave the running loop (agentloop guide), which the
-// implementer was told to follow too.
-func reviewTask(task string, r loop.StepRequest) string {
-	if r.Steer == "" {
-		return task
-	}
-	return strings.TrimSpace(task + "\n\nGuidance from a person watching the loop, which the implementer was told to follow:\n" + r.Steer)
 }

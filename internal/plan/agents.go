@@ -1,4 +1,4 @@
-package engine
+package plan
 
 import (
 	"context"
@@ -46,6 +46,20 @@ func (a *PresetAgents) RunAgent(ctx context.Context, req loop.AgentRequest) (evi
 		CompletionMarker: a.CompletionMarker, Timeout: req.Timeout, Deadline: deadline, IdleTimeout: a.IdleTimeout,
 		Limits: req.Remaining.AgentLimits(), OnRetry: onRetry, OnUsage: req.OnUsage, OnTool: req.OnTool, Sandbox: a.Sandboxes[preset.Name],
 	})
+}
+
+// TranscriptUsage implements [loop.TranscriptReader]: the saved agent.log is read
+// with the agent's own parser and priced as its runs are.
+func (a *PresetAgents) TranscriptUsage(agentName, logPath string) evidence.Usage {
+	preset, ok := a.preset(agentName)
+	if !ok {
+		return evidence.Usage{}
+	}
+	r := a.Runner
+	if r == nil {
+		r = &agent.Runner{}
+	}
+	return r.TranscriptUsage(preset, logPath)
 }
 
 // preset is the agent of a name: the configured one for "", else a fallback
