@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/diff"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -59,7 +60,7 @@ func TestDiffSinceTheRunsStart(t *testing.T) {
 	git("add", "-A")
 	git("commit", "-q", "-m", "initial")
 
-	ws := &gitx.Workspace{Dir: dir}
+	ws := &gitx.Workspace{Dir: dir, Analyze: func(t string) evidence.DiffFacts { return diff.Analyze(t, diff.Options{}) }}
 	defer ws.Close()
 	agent := &editAgent{dir: dir, edits: []func(string) error{func(dir string) error {
 		return os.WriteFile(filepath.Join(dir, "a_test.go"), []byte("package a\n\nimport \"testing\"\n\nfunc TestKeep(t *testing.T) {}\n"), 0o644)
