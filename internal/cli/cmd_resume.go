@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 // resumeOptions are the flags of `resume`.
@@ -138,7 +139,7 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 	if err != nil {
 		return err
 	}
-	var member *graph.Member
+	var member *tasks.Member
 	var inGraph session.InGraph
 	// taskRule applies the rules of a graph's task to st ([session.TaskRule]):
 	// goOn, its graph goes on (what to say of it said).

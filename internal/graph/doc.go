@@ -2,8 +2,8 @@
 // hold whichever engine runs it (the local one, or the Temporal engine on a
 // fleet), and the rules both engines call.
 //
-// A task of a graph is a loop of its own, named [TaskRunName], in its own git
-// worktree ([TaskWorkTree]) on its own branch ([TaskBranch]), with its graph's
+// A task of a graph is a loop of its own, named [tasks.TaskRunName], in its own git
+// worktree ([tasks.TaskWorkTree]) on its own branch ([tasks.TaskBranch]), with its graph's
 // plan (plan.ForTask): the graph's configuration and flags, the task's
 // procedure, prompt, files, gates and limits. Whichever command resumes a
 // task — running the task file again, or resume GRAPH-TASK — resumes it with

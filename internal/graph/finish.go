@@ -67,7 +67,7 @@ func ListUnfinished(graph string, ts []tasks.Task, out map[string]tasks.Outcome,
 			o = tasks.Outcome{State: tasks.StatePending, Reason: "not started"}
 		}
 		u := Unfinished{ID: t.ID, State: o.State, Issue: o.Unmerged, Reason: o.Reason}
-		u.Next = c.next(TaskRunName(graph, t.ID), o)
+		u.Next = c.next(tasks.TaskRunName(graph, t.ID), o)
 		list = append(list, u)
 	}
 	return list

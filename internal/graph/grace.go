@@ -4,16 +4,9 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/tasks"
 )
-
-// DefaultStopGrace is how long the git work a stopped graph still finishes
-// ([Finishing]) may go on after the signal, unless AGENTLOOP_STOP_GRACE says
-// otherwise (plan.StopGrace reads it).
-const DefaultStopGrace = 2 * time.Minute
-
-// StopGraceEnv is the environment variable that sets the grace of
-// [Finishing] (a Go duration; plan.StopGrace reads it).
-const StopGraceEnv = "AGENTLOOP_STOP_GRACE"
 
 // GraceError is the cause of a [Finishing] context cut because its grace
 // after the signal ran out.
@@ -30,12 +23,12 @@ func (e *GraceError) Error() string {
 // Markdown plan ticked, the task's worktree and branch removed: the merge is
 // in the repository, and what that work would leave behind no later run
 // makes again). The signal (ctx's cancellation) does not cut it short; from
-// the signal on it has grace (below 1: [DefaultStopGrace]), then it is cut
+// the signal on it has grace (below 1: [tasks.DefaultStopGrace]), then it is cut
 // with a [GraceError] as its cause, so that a git held by a hook or a lock
 // does not keep the process alive. The caller cancels it when done.
 func Finishing(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
 	if grace <= 0 {
-		grace = DefaultStopGrace
+		grace = tasks.DefaultStopGrace
 	}
 	fctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, func() {

@@ -78,7 +78,7 @@ type Merger struct {
 	// branch removed, by an earlier attempt whose caller never heard of it.
 	Committed func(id string) string
 	// Grace is how long the work that follows a merge may go on once a
-	// signal stops the graph ([Finishing]; 0: [DefaultStopGrace]).
+	// signal stops the graph ([Finishing]; 0: [tasks.DefaultStopGrace]).
 	Grace time.Duration
 }
 
@@ -91,10 +91,10 @@ type Merger struct {
 // gates. An error is a failure of git or of the gates themselves; the
 // repository is left as it was.
 func (m *Merger) Merge(ctx context.Context, id, verified string, gates GateCheck) (Merge, error) {
-	r := Merge{ID: id, Branch: TaskBranch(m.Graph, id)}
+	r := Merge{ID: id, Branch: tasks.TaskBranch(m.Graph, id)}
 	unlock := m.lock()
 	defer func() { unlock() }()
-	wt := TaskWorkTree(m.StateDir, m.Graph, id)
+	wt := tasks.TaskWorkTree(m.StateDir, m.Graph, id)
 	if _, err := os.Stat(wt); err == nil {
 		if err := m.ready(ctx, wt, id, r.Branch); err != nil {
 			return r, fmt.Errorf("task %s: %w", id, err)
@@ -322,11 +322,11 @@ func PruneMerged(ctx context.Context, repo, stateDir, graph string, merged []str
 		return
 	}
 	left := map[string]bool{}
-	entries, _ := os.ReadDir(WorkTrees(stateDir, graph))
+	entries, _ := os.ReadDir(tasks.WorkTrees(stateDir, graph))
 	for _, e := range entries {
 		left[e.Name()] = e.IsDir()
 	}
-	prefix := TaskBranch(graph, "")
+	prefix := tasks.TaskBranch(graph, "")
 	branches, err := gitx.Branches(ctx, repo, prefix)
 	if err != nil {
 		warnf("the branches of the merged tasks of graph %s are not removed: %v", graph, err)
@@ -350,18 +350,18 @@ func PruneMerged(ctx context.Context, repo, stateDir, graph string, merged []str
 // removed is a warning.
 func PruneTasks(ctx context.Context, repo, stateDir, graph string, merged []string, warnf func(format string, args ...any)) {
 	for _, id := range merged {
-		wt := TaskWorkTree(stateDir, graph, id)
+		wt := tasks.TaskWorkTree(stateDir, graph, id)
 		if _, err := os.Stat(wt); err == nil {
 			if err := gitx.RemoveWorktree(ctx, repo, wt, false); err != nil {
 				warnf("task %s is merged but its worktree %s was kept: %v", id, relTo(repo, wt), err)
 				continue
 			}
 		}
-		if err := gitx.DeleteMergedBranch(ctx, repo, TaskBranch(graph, id)); err != nil {
+		if err := gitx.DeleteMergedBranch(ctx, repo, tasks.TaskBranch(graph, id)); err != nil {
 			warnf("task %s is merged but its branch was kept: %v", id, err)
 		}
 	}
-	_ = os.Remove(WorkTrees(stateDir, graph)) // once empty
+	_ = os.Remove(tasks.WorkTrees(stateDir, graph)) // once empty
 }
 
 func taskByID(ts []tasks.Task, id string) (tasks.Task, bool) {

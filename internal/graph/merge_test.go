@@ -64,7 +64,7 @@ func task(t *testing.T, m *Merger, id string, files map[string]string) string {
 	if err := AddTaskWorkTree(t.Context(), m.Repo, m.StateDir, m.Graph, id, "HEAD"); err != nil {
 		t.Fatal(err)
 	}
-	wt := TaskWorkTree(m.StateDir, m.Graph, id)
+	wt := tasks.TaskWorkTree(m.StateDir, m.Graph, id)
 	for name, content := range files {
 		write(t, filepath.Join(wt, name), content)
 	}
@@ -78,7 +78,7 @@ func task(t *testing.T, m *Merger, id string, files map[string]string) string {
 // verified, in these tests, when the task was just made.
 func tip(t *testing.T, m *Merger, id string) string {
 	t.Helper()
-	return gitx.BranchCommit(t.Context(), m.Repo, TaskBranch(m.Graph, id))
+	return gitx.BranchCommit(t.Context(), m.Repo, tasks.TaskBranch(m.Graph, id))
 }
 
 // gateOn is a gate check that passes when the file in the merged result holds
@@ -401,7 +401,7 @@ func TestPruneMerged(t *testing.T) {
 			t.Fatalf("merge %s: %+v, %v", id, r, err)
 		}
 	}
-	if err := gitx.RemoveWorktree(t.Context(), m.Repo, TaskWorkTree(m.StateDir, m.Graph, "b"), false); err != nil {
+	if err := gitx.RemoveWorktree(t.Context(), m.Repo, tasks.TaskWorkTree(m.StateDir, m.Graph, "b"), false); err != nil {
 		t.Fatal(err)
 	}
 	var warned []string
@@ -411,7 +411,7 @@ func TestPruneMerged(t *testing.T) {
 		t.Errorf("warnings %q", warned)
 	}
 	for id, keep := range map[string]bool{"a": false, "b": false, "c": true} {
-		_, err := os.Stat(TaskWorkTree(m.StateDir, m.Graph, id))
+		_, err := os.Stat(tasks.TaskWorkTree(m.StateDir, m.Graph, id))
 		if hasTree := err == nil; hasTree != keep && id != "b" {
 			t.Errorf("task %s: worktree there %v, want %v", id, hasTree, keep)
 		}

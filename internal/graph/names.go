@@ -20,23 +20,6 @@ func Name(taskFile string) string {
 	return name
 }
 
-// TaskRunName is the run name of the task id of the graph: its state, its run
-// folder and what status, report and resume call it.
-func TaskRunName(graph, id string) string { return graph + "-" + id }
-
-// TaskBranch is the branch the task id of the graph works on.
-func TaskBranch(graph, id string) string { return "agentloop/" + graph + "/" + id }
-
-// WorkTrees is the folder of the git worktrees of the graph's tasks.
-func WorkTrees(stateDir, graph string) string {
-	return filepath.Join(stateDir, "worktrees", graph)
-}
-
-// TaskWorkTree is the git worktree of the task id of the graph.
-func TaskWorkTree(stateDir, graph, id string) string {
-	return filepath.Join(WorkTrees(stateDir, graph), id)
-}
-
 // StatePath is where the state of the task graph of a name is kept.
 func StatePath(stateDir, name string) string {
 	return filepath.Join(stateDir, "graphs", name+".json")

@@ -43,12 +43,3 @@ func OutcomeOf(st *state.State, branch string) tasks.Outcome {
 	}
 	return o
 }
-
-// Member is a task of a graph, as the run of the task knows it: its plan is
-// rebuilt from it (plan.ResumeTask).
-type Member struct {
-	Graph    string     // the graph's name
-	Repo     string     // the repository the graph runs in
-	StateDir string     // the repository's state folder
-	Task     tasks.Task // the task, as its task file has it
-}

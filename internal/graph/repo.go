@@ -44,11 +44,11 @@ func Base(ctx context.Context, repo string) (string, error) {
 // branch from base, unless it exists. Calls on one repository must not run at
 // once (git locks its metadata).
 func AddTaskWorkTree(ctx context.Context, repo, stateDir, graph, id, base string) error {
-	wt := TaskWorkTree(stateDir, graph, id)
+	wt := tasks.TaskWorkTree(stateDir, graph, id)
 	if _, err := os.Stat(wt); !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	if err := gitx.AddWorktree(ctx, repo, wt, TaskBranch(graph, id), base); err != nil {
+	if err := gitx.AddWorktree(ctx, repo, wt, tasks.TaskBranch(graph, id), base); err != nil {
 		return fmt.Errorf("task %s: create its worktree: %w", id, err)
 	}
 	return nil

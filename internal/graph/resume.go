@@ -12,7 +12,7 @@ import (
 
 // Found is a graph kept in a state folder that has a task of a run's name.
 type Found struct {
-	Member
+	tasks.Member
 	State State       // the graph's state
 	File  *tasks.File // its task file
 }
@@ -51,7 +51,7 @@ func Find(stateDir, name string) (f Found, ok bool, err error) {
 		if !ok {
 			continue
 		}
-		return Found{Member: Member{Graph: g, Repo: repo, StateDir: stateDir, Task: t}, State: st, File: file}, true, nil
+		return Found{Member: tasks.Member{Graph: g, Repo: repo, StateDir: stateDir, Task: t}, State: st, File: file}, true, nil
 	}
 	return Found{}, false, nil
 }

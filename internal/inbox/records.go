@@ -105,7 +105,7 @@ func Setup(run, reach string, se *agent.SetupError) decision.NeedsYou {
 func Unmerged(graphName string, u graph.Unfinished, c graph.Commands) decision.NeedsYou {
 	next := c.Run()
 	if u.Issue == tasks.MergeGates {
-		next = c.Resume(graph.TaskRunName(graphName, u.ID))
+		next = c.Resume(tasks.TaskRunName(graphName, u.ID))
 	}
 	q := "Its work could not be merged back. Finish the merge?"
 	switch u.Issue {
@@ -115,7 +115,7 @@ func Unmerged(graphName string, u graph.Unfinished, c graph.Commands) decision.N
 		q = fmt.Sprintf("Changes of yours in the repository are in the way of merging task %s. Commit or stash them?", u.ID)
 	}
 	return decision.NeedsYou{
-		Kind: decision.NeedsMerge, Run: graph.TaskRunName(graphName, u.ID), Graph: graphName, Task: u.ID,
+		Kind: decision.NeedsMerge, Run: tasks.TaskRunName(graphName, u.ID), Graph: graphName, Task: u.ID,
 		Question: q, Evidence: u.Reason,
 		Options: []decision.Answer{{Label: u.Next, Command: next}},
 	}

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/ledger"
+	"github.com/agentloop/agentloop/internal/tasks"
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/suggest"
 )
@@ -128,10 +128,10 @@ func StateDir(cfg *config.Config, wd string) string {
 }
 
 // StopGrace is the grace of the git work a stopped task graph still
-// finishes ([graph.Finishing]) that getenv sets ([graph.StopGraceEnv];
-// unset: [graph.DefaultStopGrace]).
+// finishes ([graph.Finishing]) that getenv sets ([tasks.StopGraceEnv];
+// unset: [tasks.DefaultStopGrace]).
 func StopGrace(getenv func(string) string) (time.Duration, error) {
-	return EnvDuration(getenv, graph.StopGraceEnv, graph.DefaultStopGrace)
+	return EnvDuration(getenv, tasks.StopGraceEnv, tasks.DefaultStopGrace)
 }
 
 // EnvDuration is the duration the environment variable name sets (unset or

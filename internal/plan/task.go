@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -15,11 +14,11 @@ import (
 // applied ([ApplyTask]); its state is kept in the repository's state folder
 // stateDir.
 func ForTask(cfg *config.Config, stateDir, graphName string, t tasks.Task, getenv func(string) string, verbose bool) (*Plan, error) {
-	p, err := Resolve(cfg, t.Procedure, Options{WorkDir: graph.TaskWorkTree(stateDir, graphName, t.ID), Getenv: getenv, Verbose: verbose})
+	p, err := Resolve(cfg, t.Procedure, Options{WorkDir: tasks.TaskWorkTree(stateDir, graphName, t.ID), Getenv: getenv, Verbose: verbose})
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	p.Name, p.StateDir, p.Graph = graph.TaskRunName(graphName, t.ID), stateDir, graphName
+	p.Name, p.StateDir, p.Graph = tasks.TaskRunName(graphName, t.ID), stateDir, graphName
 	if err := ApplyTask(p, t); err != nil {
 		return nil, err
 	}
@@ -37,7 +36,7 @@ type Configure func(dir string, recorded []string) (cfg *config.Config, args []s
 // the flags the run recorded (its graph's), those given now on top, and the
 // task applied ([ForTask]): its procedure, prompt, context, files, gates and
 // limits, in its worktree.
-func ResumeTask(m graph.Member, recorded []string, configure Configure, getenv func(string) string, verbose bool) (*Plan, error) {
+func ResumeTask(m tasks.Member, recorded []string, configure Configure, getenv func(string) string, verbose bool) (*Plan, error) {
 	cfg, args, err := configure(m.Repo, recorded)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -19,7 +18,7 @@ func TestResumeTask(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "agentloop.yaml"), []byte("procedures:\n  work:\n    agent: {cmd: [my-agent]}\n    gates: [{name: all, run: \"make\"}]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := graph.Member{Graph: "g", Repo: repo, StateDir: filepath.Join(repo, ".agentloop"), Task: tasks.Task{
+	m := tasks.Member{Graph: "g", Repo: repo, StateDir: filepath.Join(repo, ".agentloop"), Task: tasks.Task{
 		ID: "a", Prompt: "do a", Procedure: "work", Gates: []tasks.Gate{{Name: "tests", Run: "go test ./..."}},
 		Limits: &tasks.Limits{}, Files: []string{"api/**"},
 	}}
@@ -40,7 +39,7 @@ func TestResumeTask(t *testing.T) {
 	if gotDir != repo || !slices.Equal(gotRecorded, []string{"--agent-cmd=graph-agent"}) {
 		t.Errorf("configured in %s with %q", gotDir, gotRecorded)
 	}
-	if p.Name != "g-a" || p.WorkDir != graph.TaskWorkTree(m.StateDir, "g", "a") || p.StateDir != m.StateDir {
+	if p.Name != "g-a" || p.WorkDir != tasks.TaskWorkTree(m.StateDir, "g", "a") || p.StateDir != m.StateDir {
 		t.Errorf("plan name %s, work dir %s, state dir %s", p.Name, p.WorkDir, p.StateDir)
 	}
 	if p.Agent.Binary != "graph-agent" {
@@ -65,7 +64,7 @@ func TestStopGrace(t *testing.T) {
 		want time.Duration
 		bad  bool
 	}{
-		{"", graph.DefaultStopGrace, false},
+		{"", tasks.DefaultStopGrace, false},
 		{"90s", 90 * time.Second, false},
 		{"soon", 0, true},
 		{"0s", 0, false}, // Finishing takes it as the default
@@ -73,7 +72,7 @@ func TestStopGrace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := StopGrace(func(k string) string {
-			if k == graph.StopGraceEnv {
+			if k == tasks.StopGraceEnv {
 				return tt.env
 			}
 			return ""

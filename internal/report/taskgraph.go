@@ -91,7 +91,7 @@ func attachRuns(store state.Store, name string, rows []TaskRow) {
 		byName[st.Name] = st
 	}
 	for i := range rows {
-		st, ok := byName[graph.TaskRunName(name, rows[i].ID)]
+		st, ok := byName[tasks.TaskRunName(name, rows[i].ID)]
 		if !ok {
 			continue
 		}

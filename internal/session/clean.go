@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 // CleanOptions say what `agentloop clean` may remove.
@@ -322,9 +323,9 @@ func (p *CleanPlan) planTasks(ctx context.Context, o CleanOptions, graphs []stri
 			if !id.IsDir() {
 				continue
 			}
-			run := graph.TaskRunName(g.Name(), id.Name())
+			run := tasks.TaskRunName(g.Name(), id.Name())
 			seen[run] = true
-			wt := graph.TaskWorkTree(o.StateDir, g.Name(), id.Name())
+			wt := tasks.TaskWorkTree(o.StateDir, g.Name(), id.Name())
 			switch f, ok := fate[run]; {
 			case ok && f == fateLive:
 			case ok && f == fateKeep:
@@ -344,7 +345,7 @@ func (p *CleanPlan) planTasks(ctx context.Context, o CleanOptions, graphs []stri
 			if len(parts) != 3 {
 				continue
 			}
-			run := graph.TaskRunName(parts[1], parts[2])
+			run := tasks.TaskRunName(parts[1], parts[2])
 			if f, ok := fate[run]; ok && f != fateRemove {
 				continue
 			}
@@ -367,7 +368,7 @@ func (p *CleanPlan) planTasks(ctx context.Context, o CleanOptions, graphs []stri
 		}
 		if !left {
 			p.Remove = append(p.Remove, CleanItem{Kind: "graph", Name: g, Note: "none of its tasks' runs is left; running its task file starts afresh",
-				paths: []string{graph.StatePath(o.StateDir, g), graph.JournalPath(o.StateDir, g), graph.WorkTrees(o.StateDir, g)}})
+				paths: []string{graph.StatePath(o.StateDir, g), graph.JournalPath(o.StateDir, g), tasks.WorkTrees(o.StateDir, g)}})
 		}
 	}
 	return nil

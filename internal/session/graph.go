@@ -294,7 +294,7 @@ func (g *graphRun) preflight(keep bool) ([]TaskPlan, error) {
 		}
 		p, err := plan.Resolve(g.cfg, t.Procedure, plan.Options{WorkDir: g.repo, Getenv: g.o.Getenv, Verbose: g.o.Verbose})
 		if err == nil {
-			p.Name, p.StateDir = graph.TaskRunName(g.name, t.ID), g.stateDir
+			p.Name, p.StateDir = tasks.TaskRunName(g.name, t.ID), g.stateDir
 			err = plan.ApplyTask(p, t)
 		}
 		if err != nil {

@@ -22,7 +22,7 @@ import (
 // The worktree is made from the repository's HEAD when the task starts: its
 // dependencies are merged by then, so it builds on their work.
 func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, error) {
-	br := graph.TaskBranch(g.name, t.ID)
+	br := tasks.TaskBranch(g.name, t.ID)
 	g.gitMu.Lock()
 	err := graph.AddTaskWorkTree(ctx, g.repo, g.stateDir, g.name, t.ID, gitx.CommitOf(ctx, g.repo, "HEAD"))
 	g.gitMu.Unlock()
@@ -68,7 +68,7 @@ func (g *graphRun) runTask(ctx context.Context, t tasks.Task) (tasks.Outcome, er
 // it could not commit is a warning on screen that says where the work is
 // and what to do.
 func (g *graphRun) commit(ctx context.Context, t tasks.Task, screen *ui.Printer) {
-	wt := graph.TaskWorkTree(g.stateDir, g.name, t.ID)
+	wt := tasks.TaskWorkTree(g.stateDir, g.name, t.ID)
 	fctx, cancel := graph.Finishing(ctx, g.grace)
 	defer cancel()
 	err := graph.CommitTask(fctx, wt, t)
@@ -78,7 +78,7 @@ func (g *graphRun) commit(ctx context.Context, t tasks.Task, screen *ui.Printer)
 	if ge, ok := errors.AsType[*graph.GraceError](context.Cause(fctx)); ok {
 		screen.Warnf("the work of task %s is not committed on its branch %s: %v (a hook or a lock held it), and was stopped: the work stays in %s. "+
 			"End what holds git there (a git process, a leftover index.lock), then run %s again: it commits the work and merges it",
-			t.ID, graph.TaskBranch(g.name, t.ID), ge, relTo(g.repo, wt), graph.Commands{TaskFile: g.o.TaskFile}.Run())
+			t.ID, tasks.TaskBranch(g.name, t.ID), ge, relTo(g.repo, wt), graph.Commands{TaskFile: g.o.TaskFile}.Run())
 		return
 	}
 	screen.Warnf("commit the task's work: %v", err)
@@ -177,11 +177,11 @@ func (g *graphRun) commands(ctx context.Context) graph.Commands {
 // keptAt says where the work of the task id is kept, when its worktree is
 // there: it stays for a person to look at or resume.
 func (g *graphRun) keptAt(id string) string {
-	wt := graph.TaskWorkTree(g.stateDir, g.name, id)
+	wt := tasks.TaskWorkTree(g.stateDir, g.name, id)
 	if _, err := os.Stat(wt); err != nil {
 		return ""
 	}
-	return fmt.Sprintf("worktree %s, branch %s", relTo(g.repo, wt), graph.TaskBranch(g.name, id))
+	return fmt.Sprintf("worktree %s, branch %s", relTo(g.repo, wt), tasks.TaskBranch(g.name, id))
 }
 
 // relTo is path relative to repo when it is inside it.

@@ -80,7 +80,7 @@ func graphWaiting(store state.Store, path string, items []inbox.Item) ([]inbox.I
 	c := graph.Commands{TaskFile: relTo(g.Repo, g.File)}
 	for _, id := range slices.Sorted(maps.Keys(g.Outcomes)) {
 		o := g.Outcomes[id]
-		run := graph.TaskRunName(name, id)
+		run := tasks.TaskRunName(name, id)
 		if i := slices.IndexFunc(items, func(it inbox.Item) bool { return it.Run == run }); i >= 0 {
 			items[i].Graph, items[i].Task = name, id
 			continue

@@ -85,7 +85,7 @@ func (g *graphRun) tellUnmerged(ctx context.Context, t tasks.Task, o tasks.Outco
 		return
 	}
 	rec := inbox.Unmerged(g.name, u[0], c)
-	name := graph.TaskRunName(g.name, t.ID)
+	name := tasks.TaskRunName(g.name, t.ID)
 	ev := state.Event{Time: g.pr.Now(), Iteration: st.Iteration, Data: state.NeedsYou{NeedsYou: rec}}
 	path := filepath.Join(state.Store{Root: g.stateDir}.RunDir(name, st.RunID), "events.jsonl")
 	appendTo(path, nil)(ev)

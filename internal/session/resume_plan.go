@@ -1,9 +1,9 @@
 package session
 
 import (
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 // ResumePlan is the plan the run whose state is st resumes with, on either
@@ -13,7 +13,7 @@ import (
 // with its graph's plan instead ([plan.ResumeTask]): its task's procedure,
 // prompt, context, files, gates and limits, in its worktree. wd is where the
 // command runs, the work tree of a run that recorded none.
-func ResumePlan(st *state.State, task *graph.Member, configure plan.Configure, wd string, getenv func(string) string, verbose bool) (*plan.Plan, error) {
+func ResumePlan(st *state.State, task *tasks.Member, configure plan.Configure, wd string, getenv func(string) string, verbose bool) (*plan.Plan, error) {
 	if task != nil {
 		p, err := plan.ResumeTask(*task, st.Args, configure, getenv, verbose)
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 // StepInput is the step activity's argument.
@@ -448,10 +449,10 @@ func (s *Steps) addWorkTree(ctx context.Context, in WorkTreeInput) error {
 	defer s.git.Unlock()
 	// Marked before it is made: a local clean leaves the task's worktree
 	// and branch to the server's word.
-	if err := (state.Store{Root: t.StateDir}).MarkEngine(graph.TaskRunName(in.Graph, in.ID), engineName); err != nil {
+	if err := (state.Store{Root: t.StateDir}).MarkEngine(tasks.TaskRunName(in.Graph, in.ID), engineName); err != nil {
 		return fmt.Errorf("task %s: %w", in.ID, err)
 	}
-	if _, err := os.Stat(graph.TaskWorkTree(t.StateDir, in.Graph, in.ID)); err != nil && in.Base != "" && gitx.CommitOf(ctx, t.Repo, in.Base) == "" {
+	if _, err := os.Stat(tasks.TaskWorkTree(t.StateDir, in.Graph, in.ID)); err != nil && in.Base != "" && gitx.CommitOf(ctx, t.Repo, in.Base) == "" {
 		if s.Remote == "" {
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("task %s: the graph's base commit %s is not in this worker's clone %s: push it to the remote the workers' clones share, and start the workers with --checkpoint-remote naming it (or fetch it into the clone)", in.ID, in.Base, t.Repo), "agentloop.Base", nil)
 		}

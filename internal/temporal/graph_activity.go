@@ -61,7 +61,7 @@ func (s *Steps) branchAt(ctx context.Context, in WorkTreeInput) error {
 	t := GraphTask{Repo: in.Repo, StateDir: in.StateDir}.In(s.WorkTree)
 	s.git.Lock()
 	defer s.git.Unlock()
-	branch := graph.TaskBranch(in.Graph, in.ID)
+	branch := tasks.TaskBranch(in.Graph, in.ID)
 	if here := gitx.BranchCommit(ctx, t.Repo, branch); here == in.Head || gitx.IsAncestor(ctx, t.Repo, in.Head, here) {
 		return nil // at it, or ahead of it (a merged result its gates failed on, moved there by the merge-back)
 	}
@@ -71,7 +71,7 @@ func (s *Steps) branchAt(ctx context.Context, in WorkTreeInput) error {
 	if got := gitx.BranchCommit(ctx, t.Repo, branch); got != in.Head {
 		return fmt.Errorf("task %s: its branch %s on %s is at %q, not at %s where its last commit left it: push that commit there from the clone that has it", in.ID, branch, s.Remote, got, in.Head)
 	}
-	wt := graph.TaskWorkTree(t.StateDir, in.Graph, in.ID)
+	wt := tasks.TaskWorkTree(t.StateDir, in.Graph, in.ID)
 	if _, err := os.Stat(wt); err != nil {
 		return nil // made from the branch next
 	}
@@ -171,7 +171,7 @@ func (g *GraphSteps) Merge(ctx context.Context, in MergeInput) (MergeOutput, err
 			r, err = m.Merge(ctx, id, in.Checkpoints[id], gates)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("merge back task %s (branch %s): %v", id, graph.TaskBranch(in.Graph, id), err))
+			errs = append(errs, fmt.Sprintf("merge back task %s (branch %s): %v", id, tasks.TaskBranch(in.Graph, id), err))
 			if ctx.Err() != nil {
 				break
 			}
@@ -248,7 +248,7 @@ func (g *GraphSteps) gates(ctx context.Context, in MergeInput, id string) (graph
 func (g *GraphSteps) here(ctx context.Context, in MergeInput, warnf func(format string, args ...any)) []string {
 	var order []string
 	for _, id := range in.Order {
-		head, branch := in.Heads[id], graph.TaskBranch(in.Graph, id)
+		head, branch := in.Heads[id], tasks.TaskBranch(in.Graph, id)
 		if tip := gitx.BranchCommit(ctx, in.Repo, branch); head == "" || tip == head || tip == "" && gitx.IsAncestor(ctx, in.Repo, head, "HEAD") {
 			// (a branch gone whose commit HEAD holds: merged by an attempt
 			// of this step whose worker died before the graph heard of it)
@@ -281,7 +281,7 @@ func (g *GraphSteps) Prune(ctx context.Context, in PruneInput) (warnings []strin
 	t := GraphTask{Repo: in.Repo, StateDir: in.StateDir}.In(g.Steps.WorkTree)
 	queue := g.Steps.Queue
 	for _, id := range slices.Sorted(maps.Keys(in.Heads)) {
-		wt, branch := graph.TaskWorkTree(t.StateDir, in.Graph, id), graph.TaskBranch(in.Graph, id)
+		wt, branch := tasks.TaskWorkTree(t.StateDir, in.Graph, id), tasks.TaskBranch(in.Graph, id)
 		if _, err := os.Stat(wt); err == nil {
 			if err := gitx.RemoveWorktree(ctx, t.Repo, wt, false); err != nil {
 				warnings = append(warnings, fmt.Sprintf("task %s is merged but its worktree %s was kept on the worker of queue %s: %v", id, wt, queue, err))
@@ -296,7 +296,7 @@ func (g *GraphSteps) Prune(ctx context.Context, in PruneInput) (warnings []strin
 			warnings = append(warnings, fmt.Sprintf("task %s is merged but its branch %s on the worker of queue %s is at %s, not at the merged %s: kept", id, branch, queue, head, in.Heads[id]))
 		}
 	}
-	_ = os.Remove(graph.WorkTrees(t.StateDir, in.Graph)) // once empty
+	_ = os.Remove(tasks.WorkTrees(t.StateDir, in.Graph)) // once empty
 	return warnings, nil
 }
 

@@ -230,7 +230,7 @@ func TestGraphMergeRunsTheTasksGates(t *testing.T) {
 	merge := func(id string, runs bool) MergeOutput {
 		// Each loop passed its gates on its branch's tree, as committed.
 		in := MergeInput{Repo: repo, StateDir: state, Graph: "g", File: file, Order: []string{id},
-			Checkpoints: map[string]string{id: gitx.BranchCommit(ctx, repo, graph.TaskBranch("g", id))}}
+			Checkpoints: map[string]string{id: gitx.BranchCommit(ctx, repo, tasks.TaskBranch("g", id))}}
 		if runs {
 			in.Runs = map[string]RunRef{id: {Name: "g-" + id, RunID: "r1"}}
 		}
@@ -326,7 +326,7 @@ func TestGraphMergeFoundInAncestry(t *testing.T) {
 			t.Fatal(err)
 		}
 		writeIn(t, wt, id+".txt", id+"\n")
-		c, err := steps.Commit(ctx, CommitInput{WorkTree: wt, Task: file.Tasks[0], Branch: graph.TaskBranch("g", id)})
+		c, err := steps.Commit(ctx, CommitInput{WorkTree: wt, Task: file.Tasks[0], Branch: tasks.TaskBranch("g", id)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -342,7 +342,7 @@ func TestGraphMergeFoundInAncestry(t *testing.T) {
 		return out.Merges[0]
 	}
 	// a merged by hand, as a killed attempt or a person leaves it.
-	gitIn(t, repo, "merge", "-q", "--no-ff", "-m", "merged by hand", graph.TaskBranch("g", "a"))
+	gitIn(t, repo, "merge", "-q", "--no-ff", "-m", "merged by hand", tasks.TaskBranch("g", "a"))
 	head := strings.TrimSpace(gitIn(t, repo, "rev-parse", "HEAD"))
 	if m := merge("a"); !m.Merged || !m.Already || m.Head != head {
 		t.Errorf("merge of a merged by hand: %+v, want found merged at %s", m, head)
@@ -355,7 +355,7 @@ func TestGraphMergeFoundInAncestry(t *testing.T) {
 	if !first.Merged || first.Already {
 		t.Fatalf("merge b: %+v", first)
 	}
-	if b := gitx.BranchCommit(ctx, repo, graph.TaskBranch("g", "b")); b != "" {
+	if b := gitx.BranchCommit(ctx, repo, tasks.TaskBranch("g", "b")); b != "" {
 		t.Fatalf("b's branch is still there at %s after its merge", b)
 	}
 	again := merge("b")
@@ -496,7 +496,7 @@ func TestGraphMergeGatesFailPushTheMergedResult(t *testing.T) {
 			t.Fatal(err)
 		}
 		writeIn(t, filepath.Join(state, "worktrees", "g", id), id+".txt", id+"\n")
-		co, err := steps.Commit(ctx, CommitInput{WorkTree: filepath.Join(state, "worktrees", "g", id), Task: tasks.Task{ID: id, Title: id}, Repo: repo, Branch: graph.TaskBranch("g", id)})
+		co, err := steps.Commit(ctx, CommitInput{WorkTree: filepath.Join(state, "worktrees", "g", id), Task: tasks.Task{ID: id, Title: id}, Repo: repo, Branch: tasks.TaskBranch("g", id)})
 		if err != nil || !co.Pushed {
 			t.Fatalf("commit %s: %+v, %v", id, co, err)
 		}

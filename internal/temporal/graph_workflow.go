@@ -44,7 +44,7 @@ type TaskSpend struct {
 // GraphWorkflowID is the workflow of the task graph name in the repository
 // repo ([Scoped]; "" for a graph started before graphs carried their
 // repository): one run of a graph in a repository at a time. Its tasks'
-// loops are the run workflows of their run names ([graph.TaskRunName]) in
+// loops are the run workflows of their run names ([tasks.TaskRunName]) in
 // the same repository, so status, report and resume reach them by name.
 func GraphWorkflowID(name, repo string) string { return graphPrefix + Scoped(name, repo) }
 
@@ -69,9 +69,9 @@ func (t GraphTask) workTree() WorkTreeInput {
 	return WorkTreeInput{Repo: t.Repo, StateDir: t.StateDir, Graph: t.Graph, ID: t.Task.ID, Base: t.Base, Head: t.Head}
 }
 
-// Member is the task as the graph's rules know it ([graph.Member]).
-func (t GraphTask) Member() graph.Member {
-	return graph.Member{Graph: t.Graph, Repo: t.Repo, StateDir: t.StateDir, Task: t.Task}
+// Member is the task as the graph's rules know it ([tasks.Member]).
+func (t GraphTask) Member() tasks.Member {
+	return tasks.Member{Graph: t.Graph, Repo: t.Repo, StateDir: t.StateDir, Task: t.Task}
 }
 
 // In is the task's graph as it is in the clone at clone (a worker's
@@ -624,7 +624,7 @@ func (gw *graphWf) runTask(ctx, actx workflow.Context, t tasks.Task) (tasks.Outc
 	if commitErr != nil && runErr == nil {
 		runErr = fmt.Errorf("task %s: commit its work: %w", t.ID, commitErr)
 	}
-	o := graph.OutcomeOf(&st, graph.TaskBranch(in.Name, t.ID))
+	o := graph.OutcomeOf(&st, tasks.TaskBranch(in.Name, t.ID))
 	if gw.asDone < mergeAsDone || runErr != nil || ctx.Err() != nil || !o.State.Done() {
 		return o, runErr
 	}
@@ -712,7 +712,7 @@ func (gw *graphWf) commitEnded(ctx, actx workflow.Context, t tasks.Task, run Run
 // once its graph is cancelled ([graphWf.commitEnded]), as a local graph's
 // may once it is stopped ([graph.Finishing]). (A workflow's timer: the
 // environment does not change it.)
-const commitGrace = graph.DefaultStopGrace
+const commitGrace = tasks.DefaultStopGrace
 
 // commit commits the task's work on its branch: on the graph's queue, or on a
 // fleet by the worker holding the task's work tree at the end of its run,
@@ -727,7 +727,7 @@ func (gw *graphWf) commit(ctx, actx workflow.Context, t tasks.Task, run RunInput
 		held = run.Run.TaskQueue // the run ended before a step said where it is
 	}
 	gw.held[t.ID] = held
-	commit.Repo, commit.Branch = gw.in.Repo, graph.TaskBranch(gw.in.Name, t.ID)
+	commit.Repo, commit.Branch = gw.in.Repo, tasks.TaskBranch(gw.in.Name, t.ID)
 	// A worker gone for good since the run ended took the work tree with it:
 	// the commit does not wait for it, another worker makes it.
 	var co CommitOutput

@@ -190,7 +190,7 @@ func (f *Fleet) followGraph(ctx context.Context, screen *ui.Printer, name, repo,
 			}
 			if len(v.Running) > 0 && len(waiting) == len(v.Running) {
 				for _, id := range waiting {
-					run := graph.TaskRunName(name, id)
+					run := tasks.TaskRunName(name, id)
 					screen.Linef("Task %s needs you: agentloop report %s --engine temporal", id, run)
 					screen.Linef("Then: agentloop resume %s --guidance \"...\" --engine temporal", run)
 				}
@@ -211,7 +211,7 @@ func (f *Fleet) followGraph(ctx context.Context, screen *ui.Printer, name, repo,
 // is its outcome.
 func (f *Fleet) graphEnded(screen *ui.Printer, v temporal.GraphView, engine string) Outcome {
 	for _, id := range v.Merged {
-		screen.Linef("Merged task %s (branch %s)", id, graph.TaskBranch(v.Name, id))
+		screen.Linef("Merged task %s (branch %s)", id, tasks.TaskBranch(v.Name, id))
 	}
 	for _, w := range v.Warnings {
 		screen.Warnf("%s", w)
@@ -237,7 +237,7 @@ func (f *Fleet) graphEnded(screen *ui.Printer, v temporal.GraphView, engine stri
 func (f *Fleet) showGraph(ctx context.Context, screen *ui.Printer, v temporal.GraphView, repo string, shown map[string]string, tell *graphTell) (waiting []string) {
 	for _, t := range v.File.Tasks {
 		if slices.Contains(v.Running, t.ID) {
-			rv, _, err := temporal.Find(ctx, f.c, graph.TaskRunName(v.Name, t.ID), repo)
+			rv, _, err := temporal.Find(ctx, f.c, tasks.TaskRunName(v.Name, t.ID), repo)
 			if err == nil {
 				tell.task(v, t.ID, rv, false)
 			}
@@ -255,7 +255,7 @@ func (f *Fleet) showGraph(ctx context.Context, screen *ui.Printer, v temporal.Gr
 		}
 		say(shown, t.ID, string(o.State), func() {
 			if tell != nil {
-				if rv, key, err := temporal.Find(ctx, f.c, graph.TaskRunName(v.Name, t.ID), repo); err == nil {
+				if rv, key, err := temporal.Find(ctx, f.c, tasks.TaskRunName(v.Name, t.ID), repo); err == nil {
 					tell.task(v, t.ID, f.completedView(ctx, key, rv), true)
 				}
 			}

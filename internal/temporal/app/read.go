@@ -89,14 +89,14 @@ func (f *Fleet) graphReport(ctx context.Context, name string) (report.Run, error
 	}
 	running := map[string]bool{}
 	for _, id := range v.Running {
-		rv, _, err := temporal.Find(ctx, f.c, graph.TaskRunName(name, id), f.repo)
+		rv, _, err := temporal.Find(ctx, f.c, tasks.TaskRunName(name, id), f.repo)
 		if err != nil || !rv.Waiting {
 			running[id] = true
 			continue
 		}
 		st := rv.State
 		st.Status = state.StatusEscalated
-		outcomes[id] = graph.OutcomeOf(&st, graph.TaskBranch(name, id))
+		outcomes[id] = graph.OutcomeOf(&st, tasks.TaskBranch(name, id))
 	}
 	return report.TaskGraph(name, v.File.Path, v.File.Tasks, outcomes, running)
 }

@@ -7,11 +7,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/ui"
 )
@@ -46,7 +46,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 	// A graph's task's run and its graph carry the same repository identity.
 	_, repo := temporal.Unscoped(key)
 	st := v.State
-	var member *graph.Member
+	var member *tasks.Member
 	if t := v.Task; t != nil {
 		m := t.Member()
 		member = &m
@@ -158,7 +158,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 // answer gives the run key, which waits for a person (v), the guidance of
 // o, and follows it until it ends or waits again, then its graph, when it is
 // a graph's task (member), until that ends or waits.
-func (f *Fleet) answer(ctx context.Context, o ResumeOptions, v temporal.View, key string, member *graph.Member) (Outcome, error) {
+func (f *Fleet) answer(ctx context.Context, o ResumeOptions, v temporal.View, key string, member *tasks.Member) (Outcome, error) {
 	name, repo := temporal.Unscoped(key)
 	screen, err := f.sh.Screen(&plan.Plan{})
 	if err != nil {
@@ -195,7 +195,7 @@ func (f *Fleet) answer(ctx context.Context, o ResumeOptions, v temporal.View, ke
 // are of a local run resumed with guidance. Its plan's receivers (cfg) are those
 // of the run's configuration here; when it cannot be read, that is said and
 // nothing is sent.
-func (f *Fleet) answeredWatch(ctx context.Context, o ResumeOptions, v temporal.View, member *graph.Member, screen *ui.Printer) (*notify.Watch, notify.Config, func()) {
+func (f *Fleet) answeredWatch(ctx context.Context, o ResumeOptions, v temporal.View, member *tasks.Member, screen *ui.Printer) (*notify.Watch, notify.Config, func()) {
 	none := func() {}
 	wd, err := f.sh.Getwd()
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
@@ -51,7 +50,7 @@ func (g *graphTell) task(v temporal.GraphView, id string, rv temporal.View, ende
 	}
 	w, ok := g.watches[id]
 	if !ok {
-		run := notify.Run{Name: graph.TaskRunName(v.Name, id), ID: rv.State.RunID, Procedure: rv.State.Procedure,
+		run := notify.Run{Name: tasks.TaskRunName(v.Name, id), ID: rv.State.RunID, Procedure: rv.State.Procedure,
 			Graph: v.Name, Task: id, Repo: g.repo, Engine: "temporal"}
 		w = g.n.Watch(run, g.screen.Event)
 		g.watches[id] = w
@@ -93,7 +92,7 @@ func (f *Fleet) tellGraphFrom(ctx context.Context, cfg notify.Config, name, repo
 		return nil, done, err
 	}
 	for id := range runs {
-		if rv, _, err := temporal.Find(ctx, f.c, graph.TaskRunName(name, id), repoID); err == nil {
+		if rv, _, err := temporal.Find(ctx, f.c, tasks.TaskRunName(name, id), repoID); err == nil {
 			g.told[id] = len(rv.Events)
 		}
 	}
