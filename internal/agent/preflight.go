@@ -2,12 +2,12 @@ package agent
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
 // Requirement is a setting a CLI cannot start without, checked by [Preflight]
@@ -29,16 +29,23 @@ type Host struct {
 	// skips the check.
 	Sandbox func() error
 	// TrySandbox makes the sandbox sb that the agent a would run in, in dir
-	// with its environment, once, and runs nothing in it
-	// ([sandbox.Sandbox.Try]); nil skips it.
-	TrySandbox func(sb *sandbox.Sandbox, dir string, a Preset) error
+	// with its environment, once, and runs nothing in it ([SandboxTrier]);
+	// nil skips it.
+	TrySandbox func(sb SandboxTrier, dir string, a Preset) error
+}
+
+// SandboxTrier makes a sandbox and runs nothing in it (sandbox.Sandbox): Try
+// sets up what program, run in dir with env (nil: this process's), would
+// get, and fails where that sandbox cannot be set up.
+type SandboxTrier interface {
+	Try(ctx context.Context, dir string, env []string, program string) error
 }
 
 // TrySandbox makes, once, the sandbox sb that the agent p, in its role,
 // would run in, in dir ([Host.TrySandbox]): a sandbox that cannot be set up
 // is found before anything runs, named with the agent. nil when it can, or
-// when h does not try.
-func TrySandbox(h Host, role string, p Preset, sb *sandbox.Sandbox, dir string) error {
+// when h does not try or sb is nil.
+func TrySandbox(h Host, role string, p Preset, sb SandboxTrier, dir string) error {
 	if h.TrySandbox == nil || sb == nil {
 		return nil
 	}

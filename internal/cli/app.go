@@ -194,7 +194,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 func agentHost(ctx context.Context, d Deps) agent.Host {
 	return agent.Host{LookPath: d.LookPath, Getenv: d.Getenv, Root: d.Geteuid != nil && d.Geteuid() == 0,
 		Sandbox: func() error { return sandbox.Check(ctx) },
-		TrySandbox: func(sb *sandbox.Sandbox, dir string, a agent.Preset) error {
+		TrySandbox: func(sb agent.SandboxTrier, dir string, a agent.Preset) error {
 			return sb.Try(ctx, dir, agentEnv(d, a), a.Binary)
 		}}
 }

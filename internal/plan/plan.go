@@ -311,21 +311,31 @@ func (p *Plan) Preflight(h agent.Host) error {
 		} else {
 			// The sandbox each agent gets, set up once: one it cannot have is
 			// a configuration error now, not the agent's failure later.
-			errs = append(errs, agent.TrySandbox(h, "agent", p.Agent, p.AgentSandbox(p.Agent), p.WorkDir))
+			errs = append(errs, trySandbox(h, "agent", p.Agent, p.AgentSandbox(p.Agent), p.WorkDir))
 			for _, f := range p.Fallback {
-				errs = append(errs, agent.TrySandbox(h, "fallback agent", f, p.AgentSandbox(f), p.WorkDir))
+				errs = append(errs, trySandbox(h, "fallback agent", f, p.AgentSandbox(f), p.WorkDir))
 			}
 			if p.Reviewer != nil {
-				errs = append(errs, agent.TrySandbox(h, "reviewer", *p.Reviewer, p.AgentSandbox(*p.Reviewer), p.WorkDir))
+				errs = append(errs, trySandbox(h, "reviewer", *p.Reviewer, p.AgentSandbox(*p.Reviewer), p.WorkDir))
 			}
 			for _, g := range p.Gates {
 				if p.Proc.Sandbox.Gates && len(g.Argv) > 0 {
-					errs = append(errs, agent.TrySandbox(h, "gate", agent.Preset{Name: g.Name, Binary: g.Argv[0]}, p.GateSandbox(), filepath.Join(p.WorkDir, g.Dir)))
+					errs = append(errs, trySandbox(h, "gate", agent.Preset{Name: g.Name, Binary: g.Argv[0]}, p.GateSandbox(), filepath.Join(p.WorkDir, g.Dir)))
 				}
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// trySandbox is [agent.TrySandbox] for a sandbox that may be nil, the agent
+// running as it is: nothing to try (an interface holding a nil *Sandbox is
+// not nil).
+func trySandbox(h agent.Host, role string, a agent.Preset, sb *sandbox.Sandbox, dir string) error {
+	if sb == nil {
+		return nil
+	}
+	return agent.TrySandbox(h, role, a, sb, dir)
 }
 
 // gatePreflight finds a gate's program the way it will be started: a path

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,5 +115,45 @@ func TestSandboxPreflight(t *testing.T) {
 	}
 	if err := p.Preflight(host); err != nil || checked {
 		t.Errorf("without a sandbox: Preflight = %v, sandbox checked %v", err, checked)
+	}
+}
+
+// Preflight sets up, once, the sandbox of each agent and gate that runs in
+// one, and only theirs: an agent that runs as it is has none to try.
+func TestSandboxPreflightTries(t *testing.T) {
+	t.Parallel()
+	wd := t.TempDir()
+	yaml := `agents:
+  codex2: {preset: codex, sandbox: {allow: ["127.0.0.1:9"]}}
+procedures:
+  gates: {agent: claude, reviewer: {agent: codex2}, gates: ["go test ./..."], sandbox: {agents: false, gates: true}}
+`
+	if err := os.WriteFile(filepath.Join(wd, config.WorkspaceFile), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Resolve(load(t, wd, config.Overrides{}), "gates", Options{WorkDir: wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := agent.Host{LookPath: func(string) (string, error) { return "/bin/true", nil }, Getenv: func(string) string { return "x" },
+		Sandbox: func() error { return nil }}
+	var tried []string
+	host.TrySandbox = func(sb agent.SandboxTrier, dir string, a agent.Preset) error {
+		if s, ok := sb.(*sandbox.Sandbox); !ok || s == nil {
+			t.Errorf("TrySandbox for %s got %#v, want a sandbox", a.Name, sb)
+			return nil
+		}
+		tried = append(tried, a.Name)
+		if a.Name == p.Gates[0].Name {
+			return errors.New("bwrap: cannot bind")
+		}
+		return nil
+	}
+	err = p.Preflight(host)
+	if want := []string{"codex2", p.Gates[0].Name}; !slices.Equal(tried, want) {
+		t.Errorf("Preflight tried the sandboxes of %q, want %q", tried, want)
+	}
+	if want := "--sandbox: gate " + p.Gates[0].Name + ": bwrap: cannot bind"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Preflight = %v, want %q", err, want)
 	}
 }
