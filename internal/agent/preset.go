@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentloop/agentloop/internal/sandbox"
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // Prompt channels of a [Preset].
@@ -55,11 +55,11 @@ type Preset struct {
 	Requires []Requirement `json:"-" yaml:"-"`
 	// Sandbox is what the CLI needs inside a sandbox: its own folders under
 	// $HOME and the hosts of its model API.
-	Sandbox sandbox.Needs `json:"sandbox,omitzero" yaml:"-"`
+	Sandbox policy.Needs `json:"sandbox,omitzero" yaml:"-"`
 	// Sandboxed, when set, is this agent's own sandbox configuration
 	// (agents: NAME: sandbox: in agentloop.yaml): it runs in a sandbox, with
 	// what it adds to the procedure's.
-	Sandboxed *sandbox.Config `json:"-" yaml:"-"`
+	Sandboxed *policy.Config `json:"-" yaml:"-"`
 }
 
 // Override is a field-by-field change to a preset from configuration. Empty
@@ -72,7 +72,7 @@ type Override struct {
 	PromptVia  string            `json:"prompt_via,omitempty" yaml:"prompt_via,omitempty"`
 	PromptFlag string            `json:"prompt_flag,omitempty" yaml:"prompt_flag,omitempty"`
 	Format     string            `json:"format,omitempty" yaml:"format,omitempty"`
-	Sandbox    *sandbox.Config   `json:"sandbox,omitempty" yaml:"sandbox,omitempty"`
+	Sandbox    *policy.Config    `json:"sandbox,omitempty" yaml:"sandbox,omitempty"`
 }
 
 // Merge returns p with o applied: binary, prompt channel, prompt flag and format
@@ -85,7 +85,7 @@ func (p Preset) Merge(o Override) Preset {
 	out.RateLimitPatterns = slices.Clone(p.RateLimitPatterns)
 	out.Failures = slices.Clone(p.Failures)
 	out.Requires = slices.Clone(p.Requires)
-	out.Sandbox = sandbox.Needs{Home: slices.Clone(p.Sandbox.Home), HomeEnv: slices.Clone(p.Sandbox.HomeEnv),
+	out.Sandbox = policy.Needs{Home: slices.Clone(p.Sandbox.Home), HomeEnv: slices.Clone(p.Sandbox.HomeEnv),
 		Hosts: slices.Clone(p.Sandbox.Hosts), HostEnv: slices.Clone(p.Sandbox.HostEnv)}
 	if o.Binary != "" {
 		out.Binary = o.Binary

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentloop/agentloop/internal/sandbox"
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // sandbox: in a procedure (true, or a mapping whose agents: defaults to true),
@@ -19,17 +19,17 @@ func TestSandboxConfig(t *testing.T) {
 		workspace string
 		flag      *bool
 		want      Sandbox
-		agent     *sandbox.Config
+		agent     *policy.Config
 	}{
 		{name: "off by default", workspace: "procedures:\n  p: {agent: claude}\n"},
 		{name: "true", workspace: "procedures:\n  p: {agent: claude, sandbox: true}\n", want: Sandbox{Agents: true}},
 		{name: "a mapping", workspace: "procedures:\n  p: {agent: claude, sandbox: {gates: true, network: off, allow: [\"a.b:1\"], write: [\"~/.cache/go-build\"]}}\n",
-			want: Sandbox{Agents: true, Gates: true, Config: sandbox.Config{Network: "off", Allow: []string{"a.b:1"}, Write: []string{"~/.cache/go-build"}}}},
+			want: Sandbox{Agents: true, Gates: true, Config: policy.Config{Network: "off", Allow: []string{"a.b:1"}, Write: []string{"~/.cache/go-build"}}}},
 		{name: "gates only", workspace: "procedures:\n  p: {agent: claude, sandbox: {agents: false, gates: true}}\n", want: Sandbox{Gates: true}},
 		{name: "the flag", workspace: "procedures:\n  p: {agent: claude, sandbox: {network: on}}\n", flag: ptr(true),
-			want: Sandbox{Agents: true, Config: sandbox.Config{Network: "on"}}},
+			want: Sandbox{Agents: true, Config: policy.Config{Network: "on"}}},
 		{name: "an agent's own", workspace: "agents:\n  mine: {preset: codex, sandbox: {allow: [\"127.0.0.1:9\"]}}\nprocedures:\n  p: {agent: mine}\n",
-			agent: &sandbox.Config{Allow: []string{"127.0.0.1:9"}}},
+			agent: &policy.Config{Allow: []string{"127.0.0.1:9"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

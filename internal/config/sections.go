@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/sandbox"
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
@@ -163,26 +163,26 @@ func (d *decoder) procSandbox(n *yaml.Node, key string) Sandbox {
 }
 
 // agentSandbox decodes an agent's sandbox: true, or a mapping of what it adds.
-func (d *decoder) agentSandbox(n *yaml.Node, key string) *sandbox.Config {
+func (d *decoder) agentSandbox(n *yaml.Node, key string) *policy.Config {
 	if r := yamlnode.Resolve(n); r != nil && r.Kind == yaml.ScalarNode {
 		if !d.boolean(n, key) {
 			d.fail(n, key, "an agent's sandbox is true or a mapping {network: …, allow: […]}; leave it out to run the agent as the procedure says")
 		}
-		return &sandbox.Config{}
+		return &policy.Config{}
 	}
 	c := d.sandboxConfig(n, key, nil)
 	return &c
 }
 
 // sandboxConfig decodes network, allow, read and write, and the extra fields.
-func (d *decoder) sandboxConfig(n *yaml.Node, key string, extra map[string]func(*yaml.Node, string)) sandbox.Config {
-	var c sandbox.Config
+func (d *decoder) sandboxConfig(n *yaml.Node, key string, extra map[string]func(*yaml.Node, string)) policy.Config {
+	var c policy.Config
 	fs := map[string]func(*yaml.Node, string){
-		"network": func(v *yaml.Node, k string) { c.Network = d.oneOf(v, k, sandbox.NetworkModes()...) },
+		"network": func(v *yaml.Node, k string) { c.Network = d.oneOf(v, k, policy.NetworkModes()...) },
 		"allow": func(v *yaml.Node, k string) {
 			c.Allow = d.strings(v, k)
 			for i, h := range c.Allow {
-				if _, err := sandbox.ParseHost(h); err != nil {
+				if _, err := policy.ParseHost(h); err != nil {
 					d.fail(yamlnode.Resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "%v", err)
 				}
 			}

@@ -6,7 +6,7 @@ import (
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/prompt"
-	"github.com/agentloop/agentloop/internal/sandbox"
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // Config is the effective configuration: every tier merged.
@@ -89,7 +89,7 @@ type AgentSpec struct {
 	Format    string            // how to read its output (e.g. claude-stream-json, text)
 	// Sandbox, when set, runs the agent in a sandbox with what it adds to the
 	// procedure's (more hosts, paths, another network).
-	Sandbox *sandbox.Config
+	Sandbox *policy.Config
 }
 
 // IsZero reports whether nothing is set.
@@ -173,7 +173,7 @@ type Escalation struct {
 type Sandbox struct {
 	Agents bool // the agent, its fallbacks and the reviewer
 	Gates  bool
-	sandbox.Config
+	policy.Config
 }
 
 // Git says what to do with the work tree after each iteration.

@@ -17,7 +17,7 @@ var ceilings = []struct {
 	ceiling, target float64
 }{
 	{"longest import chain", 15, 9},
-	{"arrows per package", 4.68, 4.2},
+	{"arrows per package", 4.60, 4.2},
 	{"packages imported for a single name", 27, 0},
 	{"internal/cli's fan-out", 28, 12},
 	{"files over 300 lines", 24, 25},

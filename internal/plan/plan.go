@@ -21,6 +21,7 @@ import (
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/sandbox"
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // Plan is everything a run needs, resolved from the configuration tiers and the
@@ -268,10 +269,10 @@ func (p *Plan) SandboxFor(a agent.Preset) *sandbox.Sandbox {
 
 // GateSandbox is the sandbox the gates would run in (sandbox: {gates: true}).
 func (p *Plan) GateSandbox() *sandbox.Sandbox {
-	return p.newSandbox(sandbox.Needs{}, p.Proc.Sandbox.Config)
+	return p.newSandbox(policy.Needs{}, p.Proc.Sandbox.Config)
 }
 
-func (p *Plan) newSandbox(needs sandbox.Needs, cfg sandbox.Config) *sandbox.Sandbox {
+func (p *Plan) newSandbox(needs policy.Needs, cfg policy.Config) *sandbox.Sandbox {
 	return &sandbox.Sandbox{Needs: needs, Config: cfg, State: p.StateDir, Home: p.Home, Tree: gitx.Dirs}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/sandbox"
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // Which agents and gates run in the sandbox, with what: --sandbox puts the
@@ -63,7 +64,7 @@ procedures:
 	if claude == nil || codex == nil || !p.Sandboxed() {
 		t.Fatalf("sandboxes %v: want the agent's and its fallback's", runner.Sandboxes)
 	}
-	if sb := codex.(*sandbox.Sandbox); sb.Config.Network != sandbox.NetworkOff || len(sb.Config.Allow) != 1 || sb.Needs.HomeEnv[0] != "CODEX_HOME" {
+	if sb := codex.(*sandbox.Sandbox); sb.Config.Network != policy.NetworkOff || len(sb.Config.Allow) != 1 || sb.Needs.HomeEnv[0] != "CODEX_HOME" {
 		t.Errorf("the fallback's sandbox: %+v", sb)
 	}
 	if r := p.ReviewerAgent(nil).(*ReviewerAgent); r.Sandbox == nil {

@@ -4,17 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // privateDirs are the shared scratch and runtime folders the sandbox replaces
 // by empty ones of its own.
 var privateDirs = []string{"/tmp", "/var/tmp", "/run", "/dev/shm"}
 
-// Input is what a [Policy] is made from.
+// Input is what a [policy.Policy] is made from.
 type Input struct {
 	Dir   string   // the command's working folder
 	Tree  []string // the work tree and its git folders: writable
@@ -25,8 +29,8 @@ type Input struct {
 	// readable) and the variables the Needs name.
 	Env     []string
 	Program string // what it runs: a name on its PATH, or a path
-	Needs   Needs
-	Config  Config // its ~ is agentloop's $HOME
+	Needs   policy.Needs
+	Config  policy.Config // its ~ is agentloop's $HOME
 	// Create makes the CLI's own folders that are missing (Needs.Home
 	// entries ending in "/"), so that what it writes there is kept; without
 	// it they are listed all the same (to say what a run would allow).
@@ -35,18 +39,18 @@ type Input struct {
 
 // Build makes the policy of a command; paths are resolved through symbolic
 // links. A path the person configured must exist.
-func Build(in Input) (Policy, error) {
+func Build(in Input) (policy.Policy, error) {
 	if err := in.Config.Validate(); err != nil {
-		return Policy{}, err
+		return policy.Policy{}, err
 	}
 	env := envMap(in.Env)
 	home := env["HOME"]
 	if home == "" {
 		home = in.Home
 	}
-	p := Policy{Dir: resolve(in.Dir), Network: in.Config.Network}
+	p := policy.Policy{Dir: resolve(in.Dir), Network: in.Config.Network}
 	if p.Network == "" {
-		p.Network = NetworkHosts
+		p.Network = policy.NetworkHosts
 	}
 	for _, h := range []string{in.Home, home} {
 		if h = resolve(h); h != "" && h != "/" && isDir(h) {
@@ -64,7 +68,7 @@ func Build(in Input) (Policy, error) {
 		dir := strings.HasSuffix(rel, "/")
 		if dir && in.Create {
 			if err := os.MkdirAll(path, 0o700); err != nil {
-				return Policy{}, fmt.Errorf("create %s for the agent's sandbox: %w", path, err)
+				return policy.Policy{}, fmt.Errorf("create %s for the agent's sandbox: %w", path, err)
 			}
 		}
 		if exists(path) || dir && !in.Create {
@@ -79,7 +83,7 @@ func Build(in Input) (Policy, error) {
 	for _, w := range in.Config.Write {
 		path := expandHome(w, in.Home)
 		if !exists(path) {
-			return Policy{}, fmt.Errorf("sandbox write: %s does not exist", path)
+			return policy.Policy{}, fmt.Errorf("sandbox write: %s does not exist", path)
 		}
 		p.Write = addUnique(p.Write, resolve(path))
 	}
@@ -111,7 +115,7 @@ func Build(in Input) (Policy, error) {
 	for _, r := range in.Config.Read {
 		path := expandHome(r, in.Home)
 		if !exists(path) {
-			return Policy{}, fmt.Errorf("sandbox read: %s does not exist", path)
+			return policy.Policy{}, fmt.Errorf("sandbox read: %s does not exist", path)
 		}
 		p.Read = addUnique(p.Read, resolve(path))
 	}
@@ -124,9 +128,9 @@ func Build(in Input) (Policy, error) {
 	}
 	hosts = append(hosts, in.Config.Allow...)
 	for _, s := range hosts {
-		h, err := ParseHost(s)
+		h, err := policy.ParseHost(s)
 		if err != nil {
-			return Policy{}, err
+			return policy.Policy{}, err
 		}
 		if !containsHost(p.Hosts, h) {
 			p.Hosts = append(p.Hosts, h)
@@ -135,7 +139,7 @@ func Build(in Input) (Policy, error) {
 	return p, nil
 }
 
-func containsHost(hs []Host, h Host) bool {
+func containsHost(hs []policy.Host, h policy.Host) bool {
 	for _, x := range hs {
 		if x == h {
 			return true
@@ -232,4 +236,40 @@ func envMap(env []string) map[string]string {
 		}
 	}
 	return m
+}
+
+// hostOfURL returns the host:port a URL points at ("" when it is not one).
+func hostOfURL(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if u.Port() != "" {
+		return u.Host
+	}
+	switch u.Scheme {
+	case "http":
+		return net.JoinHostPort(u.Hostname(), "80")
+	case "https":
+		return net.JoinHostPort(u.Hostname(), "443")
+	}
+	return u.Hostname()
+}
+
+// within reports whether path is dir or inside it.
+func within(path, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
+}
+
+// addUnique appends the paths not already in list.
+func addUnique(list []string, paths ...string) []string {
+	for _, p := range paths {
+		if p != "" && !slices.Contains(list, p) {
+			list = append(list, p)
+		}
+	}
+	return list
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // Where agentloop's own parts are inside a bubblewrap sandbox: in its
@@ -45,14 +47,14 @@ const insideUID = "1000"
 // command after it, exe the binary bound at insideExe and netDir the folder of
 // the Unix sockets bound at insideNet ("" when the network is not filtered).
 // asRoot says that agentloop runs as root (see insideUID).
-func bwrapArgs(bwrap string, p Policy, exe, netDir string, inner []string, asRoot bool) []string {
+func bwrapArgs(bwrap string, p policy.Policy, exe, netDir string, inner []string, asRoot bool) []string {
 	args := slices.Clone(termIgnored)
 	args = append(args, bwrap,
 		"--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL")
 	if asRoot {
 		args = append(args, "--unshare-user", "--uid", insideUID, "--gid", insideUID)
 	}
-	if p.Network != NetworkOn {
+	if p.Network != policy.NetworkOn {
 		args = append(args, "--unshare-net")
 	}
 	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")

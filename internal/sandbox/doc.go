@@ -17,6 +17,10 @@
 // Where neither exists, [Check] fails and a run that asks for the sandbox
 // refuses to start.
 //
+// What a command may do is a [policy.Policy], made here ([Build]) from what a
+// person configured and what the agent's CLI needs (package policy, which
+// names them and runs nothing).
+//
 // This is the design of Anthropic's sandbox-runtime (bubblewrap or
 // sandbox-exec, and a filtering proxy reached over Unix sockets), written in
 // Go rather than used: sandbox-runtime is a Node package that would make Node

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // Blocked starts the error a sandbox's proxy answers for a host that is not
@@ -26,7 +28,7 @@ const dialTimeout = 30 * time.Second
 // (HTTPS, or any TCP tunnel) and a plain HTTP request only to a host the
 // policy allows, and answers 403 with [Blocked] otherwise.
 type Proxy struct {
-	Policy Policy
+	Policy policy.Policy
 	dial   net.Dialer
 	rp     *httputil.ReverseProxy
 	once   sync.Once

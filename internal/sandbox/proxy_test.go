@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // The proxy tunnels HTTPS (CONNECT) and forwards plain HTTP to the hosts the
@@ -22,15 +24,15 @@ func TestProxy(t *testing.T) {
 	defer tlsOther.Close()
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "plain "+r.URL.Path) }))
 	defer plain.Close()
-	allow := []Host{}
+	allow := []policy.Host{}
 	for _, s := range []string{tlsOK.Listener.Addr().String(), plain.Listener.Addr().String()} {
-		h, err := ParseHost(s)
+		h, err := policy.ParseHost(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		allow = append(allow, h)
 	}
-	proxy := httptest.NewServer(&Proxy{Policy: Policy{Network: NetworkHosts, Hosts: allow}})
+	proxy := httptest.NewServer(&Proxy{Policy: policy.Policy{Network: policy.NetworkHosts, Hosts: allow}})
 	defer proxy.Close()
 	pu, _ := url.Parse(proxy.URL)
 	client := func(base *http.Client) *http.Client {
@@ -76,7 +78,7 @@ func TestProxyRefusedReachesNothing(t *testing.T) {
 		io.WriteString(w, "SECRET OF THE REFUSED HOST")
 	}))
 	defer refused.Close()
-	proxy := httptest.NewServer(&Proxy{Policy: Policy{Network: NetworkHosts}})
+	proxy := httptest.NewServer(&Proxy{Policy: policy.Policy{Network: policy.NetworkHosts}})
 	defer proxy.Close()
 	target := refused.Listener.Addr().String()
 	tests := []struct{ name, send string }{

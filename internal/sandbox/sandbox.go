@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // ErrUnavailable is the error of [Check] (and of every [Sandbox.Wrap]) on a
@@ -22,14 +23,14 @@ import (
 var ErrUnavailable = errors.New("no sandbox on this system")
 
 // Sandbox runs commands in the sandbox this system has, each under the
-// [Policy] made for it (see [Build]) from its folder, its environment and
+// [policy.Policy] made for it (see [Build]) from its folder, its environment and
 // what it runs.
 type Sandbox struct {
-	Needs  Needs  // what the agent's CLI needs (none for gates)
-	Config Config // what the person configured
-	Exe    string // agentloop's binary: the bridge inside (Linux)
-	State  string // agentloop's state folder: read-only inside
-	Home   string // agentloop's $HOME: hidden
+	Needs  policy.Needs  // what the agent's CLI needs (none for gates)
+	Config policy.Config // what the person configured
+	Exe    string        // agentloop's binary: the bridge inside (Linux)
+	State  string        // agentloop's state folder: read-only inside
+	Home   string        // agentloop's $HOME: hidden
 	// Tree returns the work tree holding dir and its git folders, which are
 	// writable (gitx.Dirs); nil, or an error, leaves dir alone writable.
 	Tree func(ctx context.Context, dir string) ([]string, error)
@@ -38,18 +39,18 @@ type Sandbox struct {
 // Policy makes the policy of a command run in dir with env (nil: this
 // process's) that runs program, as a run would (see [Input.Create]: it
 // creates nothing).
-func (s *Sandbox) Policy(ctx context.Context, dir string, env []string, program string) (Policy, error) {
+func (s *Sandbox) Policy(ctx context.Context, dir string, env []string, program string) (policy.Policy, error) {
 	return s.policy(ctx, dir, env, program, false)
 }
 
-func (s *Sandbox) policy(ctx context.Context, dir string, env []string, program string, create bool) (Policy, error) {
+func (s *Sandbox) policy(ctx context.Context, dir string, env []string, program string, create bool) (policy.Policy, error) {
 	if env == nil {
 		env = os.Environ()
 	}
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return Policy{}, err
+			return policy.Policy{}, err
 		}
 		dir = wd
 	}
@@ -104,16 +105,16 @@ func proxyEnv(env []string, addr string) []string {
 }
 
 // serveProxy serves the policy's proxy on l.
-func serveProxy(h *hostSide, l net.Listener, p Policy) {
+func serveProxy(h *hostSide, l net.Listener, p policy.Policy) {
 	h.server = &http.Server{Handler: &Proxy{Policy: p, dial: net.Dialer{Timeout: dialTimeout}}, ReadHeaderTimeout: time.Minute}
 	h.listeners = append(h.listeners, l)
 	go func() { _ = h.server.Serve(l) }()
 }
 
 // freePort is the first port from want that no forward uses.
-func freePort(want int, forwards []Host) int {
+func freePort(want int, forwards []policy.Host) int {
 	for port := want; ; port++ {
-		if !slices.ContainsFunc(forwards, func(h Host) bool { return h.Port == port }) {
+		if !slices.ContainsFunc(forwards, func(h policy.Host) bool { return h.Port == port }) {
 			return port
 		}
 	}
@@ -129,6 +130,6 @@ func socketDir() (string, error) {
 }
 
 // forwardSocket is the name of the socket that forwards an allowed local port.
-func forwardSocket(dir string, h Host) string {
+func forwardSocket(dir string, h policy.Host) string {
 	return filepath.Join(dir, "fwd-"+strconv.Itoa(h.Port)+".sock")
 }

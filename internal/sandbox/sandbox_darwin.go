@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // Backend names the sandbox of this system: sandbox-exec.
@@ -46,7 +47,7 @@ func Version(context.Context) string {
 // wrap runs spec under sandbox-exec with policy p: the proxy listens on a
 // loopback port of agentloop's own, which the profile lets the command reach,
 // and TMPDIR is a private folder.
-func (s *Sandbox) wrap(_ context.Context, spec proc.Spec, p Policy) (proc.Spec, string, func(), error) {
+func (s *Sandbox) wrap(_ context.Context, spec proc.Spec, p policy.Policy) (proc.Spec, string, func(), error) {
 	none := func() {}
 	tmp, err := os.MkdirTemp("", "agentloop-sandbox-tmp-")
 	if err != nil {
@@ -58,7 +59,7 @@ func (s *Sandbox) wrap(_ context.Context, spec proc.Spec, p Policy) (proc.Spec, 
 		_ = os.RemoveAll(tmp)
 	}
 	port := 0
-	if p.Network == NetworkHosts {
+	if p.Network == policy.NetworkHosts {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			done()

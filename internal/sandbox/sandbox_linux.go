@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // proxyPort is the loopback port the proxy has inside the sandbox (another
@@ -72,7 +73,7 @@ func Version(ctx context.Context) string {
 }
 
 // wrap runs spec under bubblewrap with policy p.
-func (s *Sandbox) wrap(_ context.Context, spec proc.Spec, p Policy) (proc.Spec, string, func(), error) {
+func (s *Sandbox) wrap(_ context.Context, spec proc.Spec, p policy.Policy) (proc.Spec, string, func(), error) {
 	none := func() {}
 	bwrap, err := bwrapPath()
 	if err != nil {
@@ -85,7 +86,7 @@ func (s *Sandbox) wrap(_ context.Context, spec proc.Spec, p Policy) (proc.Spec, 
 		}
 	}
 	about := "agentloop sandbox (" + Backend + "): " + p.String()
-	if p.Network != NetworkHosts {
+	if p.Network != policy.NetworkHosts {
 		spec.Argv = bwrapArgs(bwrap, p, exe, "", append(insideArgs(insideExe, nil), spec.Argv...), os.Geteuid() == 0)
 		return spec, about, none, nil
 	}

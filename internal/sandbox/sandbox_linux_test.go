@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -56,7 +57,7 @@ type lab struct {
 	sb                *Sandbox
 }
 
-func newLab(t *testing.T, cfg Config) *lab {
+func newLab(t *testing.T, cfg policy.Config) *lab {
 	t.Helper()
 	testenv.NeedTool(t, "bwrap")
 	if err := Check(t.Context()); err != nil {
@@ -90,7 +91,7 @@ func newLab(t *testing.T, cfg Config) *lab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.sb = &Sandbox{Needs: Needs{Home: []string{".tool/"}}, Config: cfg, Exe: exe, State: l.state, Home: l.home}
+	l.sb = &Sandbox{Needs: policy.Needs{Home: []string{".tool/"}}, Config: cfg, Exe: exe, State: l.state, Home: l.home}
 	return l
 }
 
@@ -120,7 +121,7 @@ func (l *lab) run(t *testing.T, ctx context.Context, argv ...string) (int, strin
 // is its own; the work tree and the CLI's folder are writable.
 func TestSandboxFiles(t *testing.T) {
 	t.Parallel()
-	l := newLab(t, Config{Network: NetworkOff})
+	l := newLab(t, policy.Config{Network: policy.NetworkOff})
 	probe := "/etc/agentloop-sandbox-probe-" + strconv.Itoa(os.Getpid())
 	tmpProbe := filepath.Join(os.TempDir(), "agentloop-sandbox-probe-"+strconv.Itoa(os.Getpid()))
 	t.Cleanup(func() { _ = os.Remove(probe); _ = os.Remove(tmpProbe) })
@@ -174,16 +175,16 @@ func TestSandboxNetwork(t *testing.T) {
 		code    int
 		out     string
 	}{
-		{NetworkHosts, allowed.URL, 0, "200 hello from allowed"},
-		{NetworkHosts, other.URL, 1, "connection refused"},
-		{NetworkHosts, "http://example.invalid/", 1, "403 " + Blocked + " a connection to example.invalid:80: not on the allow-list (" + host(allowed) + ")"},
-		{NetworkOff, allowed.URL, 1, "connection refused"},
-		{NetworkOn, other.URL, 0, "200 hello from other"},
+		{policy.NetworkHosts, allowed.URL, 0, "200 hello from allowed"},
+		{policy.NetworkHosts, other.URL, 1, "connection refused"},
+		{policy.NetworkHosts, "http://example.invalid/", 1, "403 " + Blocked + " a connection to example.invalid:80: not on the allow-list (" + host(allowed) + ")"},
+		{policy.NetworkOff, allowed.URL, 1, "connection refused"},
+		{policy.NetworkOn, other.URL, 0, "200 hello from other"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.network+" "+tt.url, func(t *testing.T) {
 			t.Parallel()
-			l := newLab(t, Config{Network: tt.network, Allow: []string{host(allowed)}})
+			l := newLab(t, policy.Config{Network: tt.network, Allow: []string{host(allowed)}})
 			code, out := l.run(t, t.Context(), insideExe, "fetch", tt.url)
 			if code != tt.code || !strings.Contains(out, tt.out) {
 				t.Errorf("exit %d, output %q; want exit %d and %q", code, out, tt.code, tt.out)
@@ -196,7 +197,7 @@ func TestSandboxNetwork(t *testing.T) {
 // inside, which ends as it chooses while the sandbox stays up.
 func TestSandboxTerm(t *testing.T) {
 	t.Parallel()
-	l := newLab(t, Config{Network: NetworkHosts})
+	l := newLab(t, policy.Config{Network: policy.NetworkHosts})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var out syncBuffer
@@ -253,7 +254,7 @@ func (s *syncBuffer) String() string {
 // stays private (a file beside it is not seen) and holds agentloop's own
 // parts. The sandbox that it gets can be set up ([Sandbox.Try]).
 func TestSandboxAgentInTmp(t *testing.T) {
-	l := newLab(t, Config{})
+	l := newLab(t, policy.Config{})
 	secret, err := os.CreateTemp("/tmp", "agentloop-test-secret-")
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +288,7 @@ func TestSandboxAgentInTmp(t *testing.T) {
 // A sandbox that cannot be set up is a [*SetupError] from [Sandbox.Try]
 // that names the program, the folder and what the sandbox said.
 func TestSandboxTryFails(t *testing.T) {
-	l := newLab(t, Config{})
+	l := newLab(t, policy.Config{})
 	l.sb.Exe = filepath.Join(l.home, "no-such-agentloop") // the bridge's bind fails
 	err := l.sb.Try(t.Context(), l.repo, append(os.Environ(), "HOME="+l.home), "sh")
 	se, ok := errors.AsType[*SetupError](err)

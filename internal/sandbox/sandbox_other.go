@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // Backend names the sandbox of this system: none.
@@ -21,6 +22,6 @@ func Check(context.Context) error {
 // Version is "" here.
 func Version(context.Context) string { return "" }
 
-func (s *Sandbox) wrap(ctx context.Context, spec proc.Spec, _ Policy) (proc.Spec, string, func(), error) {
+func (s *Sandbox) wrap(ctx context.Context, spec proc.Spec, _ policy.Policy) (proc.Spec, string, func(), error) {
 	return spec, "", func() {}, Check(ctx)
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
 // SeatbeltProfile is policy p as a sandbox-exec profile (macOS Seatbelt,
@@ -14,7 +16,7 @@ import (
 // policy allows them, hidden folders are denied but what is re-exposed in
 // them, and the network is denied but the proxy and the allowed local ports.
 // A process inside cannot change its profile.
-func SeatbeltProfile(p Policy, proxyPort int, tmp string) string {
+func SeatbeltProfile(p policy.Policy, proxyPort int, tmp string) string {
 	var b strings.Builder
 	rule := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	// subpaths writes one rule over every path (none when there is none).
@@ -65,7 +67,7 @@ func SeatbeltProfile(p Policy, proxyPort int, tmp string) string {
 		subpaths("deny file-write*", p.Protect)
 	}
 	switch p.Network {
-	case NetworkOn:
+	case policy.NetworkOn:
 		rule("; network: on")
 	default:
 		rule("; network: %s", p.Network)
@@ -73,7 +75,7 @@ func SeatbeltProfile(p Policy, proxyPort int, tmp string) string {
 		rule("(allow network-bind network-inbound (local ip \"localhost:*\"))")
 		rule("(allow network-outbound (remote unix-socket (path-literal \"/private/var/run/mDNSResponder\")))")
 		var ports []int
-		if p.Network == NetworkHosts && proxyPort > 0 {
+		if p.Network == policy.NetworkHosts && proxyPort > 0 {
 			ports = append(ports, proxyPort)
 			for _, f := range p.Forwards() {
 				ports = append(ports, f.Port)

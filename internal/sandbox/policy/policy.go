@@ -1,10 +1,9 @@
-package sandbox
+package policy
 
 import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -152,24 +151,6 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// hostOfURL returns the host:port a URL points at ("" when it is not one).
-func hostOfURL(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	if u.Port() != "" {
-		return u.Host
-	}
-	switch u.Scheme {
-	case "http":
-		return net.JoinHostPort(u.Hostname(), "80")
-	case "https":
-		return net.JoinHostPort(u.Hostname(), "443")
-	}
-	return u.Hostname()
-}
-
 // Policy is what one sandboxed command may do: every path is absolute and
 // resolved (no symbolic links).
 type Policy struct {
@@ -249,22 +230,4 @@ func (p Policy) String() string {
 		}
 	}
 	return b.String()
-}
-
-// within reports whether path is dir or inside it.
-func within(path, dir string) bool {
-	if dir == "/" {
-		return true
-	}
-	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
-}
-
-// addUnique appends the paths not already in list.
-func addUnique(list []string, paths ...string) []string {
-	for _, p := range paths {
-		if p != "" && !slices.Contains(list, p) {
-			list = append(list, p)
-		}
-	}
-	return list
 }
