@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -159,7 +160,7 @@ type hookBody struct {
 func signedHooks(t *testing.T) (url string, got func() []hookBody) {
 	t.Helper()
 	const secret = "hook-secret-0123456789"
-	t.Setenv(notify.DefaultSecretEnv, secret)
+	t.Setenv(target.DefaultSecretEnv, secret)
 	var mu sync.Mutex
 	var bodies []hookBody
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

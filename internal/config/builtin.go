@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/prompt"
 )
 
@@ -52,7 +52,7 @@ defaults:
   baseline: true
   escalation: {on: [security, architecture, conflict, scope_creep], include_diff: true, max_diff_lines: 300}
   git: {checkpoint: true, commit: false, push: false}
-`, DefaultStateDir, notify.DefaultRateLimitAfter, notify.DefaultTimeout, notify.DefaultRetries,
+`, DefaultStateDir, target.DefaultRateLimitAfter, target.DefaultTimeout, target.DefaultRetries,
 		DefaultAgent, DefaultFailureThreshold, DefaultGateTimeout, DefaultFeedbackLength)
 	builtins := prompt.Builtins()
 	for _, p := range builtins {

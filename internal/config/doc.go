@@ -43,7 +43,7 @@
 // a mapping {url | url_env, secret_env (webhook), token_env (ntfy)}, or a list
 // of them; an ntfy topic may be named alone), command (the notification's
 // JSON on its standard input), desktop, the events told (checked against
-// [notify.Kinds]), rate_limit_after, timeout and retries (the built-in tier
+// [target.Kinds]), rate_limit_after, timeout and retries (the built-in tier
 // sets those three). It is not in [Config.Sources]: its URLs can be secrets.
 // The run command's --notify adds receivers ([Overrides.Notify]).
 //

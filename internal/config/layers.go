@@ -7,7 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
@@ -74,7 +74,7 @@ func Environment() []EnvHelp {
 		EnvHelp{"AGENTLOOP_RATE_LIMIT_MAX_WAIT", "the longest wait for an agent's rate limit to reset before stopping (a Go duration)"},
 		EnvHelp{"AGENTLOOP_BUDGET_POLL", "how often a loop parked by a soft limit of budgets: looks at the spend ledger again (a Go duration, default 5s)"},
 		EnvHelp{"AGENTLOOP_CGROUP", "off: no cgroup of its own for each agent and gate run; what leaves a run and drops its marker is then found among the orphans agentloop adopts (see agentloop doctor)"},
-		EnvHelp{notify.DefaultSecretEnv, "the secret a notify.webhook's body is signed with (HMAC-SHA256, X-Agentloop-Signature-256) when it names no secret_env"},
+		EnvHelp{target.DefaultSecretEnv, "the secret a notify.webhook's body is signed with (HMAC-SHA256, X-Agentloop-Signature-256) when it names no secret_env"},
 	)
 }
 

@@ -6,7 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
@@ -14,8 +14,8 @@ import (
 // URL, a mapping {url | url_env, secret_env, token_env}, or a list of them; an
 // ntfy topic may be named alone (ntfy.sh's). The event names are checked
 // against the notify package's list.
-func (d *decoder) notify(n *yaml.Node, key string) notify.Config {
-	var c notify.Config
+func (d *decoder) notify(n *yaml.Node, key string) target.Config {
+	var c target.Config
 	d.fields(n, key, map[string]func(*yaml.Node, string){
 		"webhook": func(v *yaml.Node, k string) { c.Webhooks = d.endpoints(v, k, "webhook") },
 		"slack":   func(v *yaml.Node, k string) { c.Slack = d.endpoints(v, k, "slack") },
@@ -25,17 +25,17 @@ func (d *decoder) notify(n *yaml.Node, key string) notify.Config {
 			if len(cmd.Argv) > 0 {
 				c.Commands = [][]string{cmd.Argv}
 			} else if cmd.Shell != "" {
-				c.Commands = [][]string{notify.ShellCommand(cmd.Shell)}
+				c.Commands = [][]string{target.ShellCommand(cmd.Shell)}
 			}
 		},
 		"desktop": func(v *yaml.Node, k string) { c.Desktop = d.boolean(v, k) },
 		"events": func(v *yaml.Node, k string) {
 			for i, s := range d.strings(v, k) {
-				if !slices.Contains(notify.Kinds(), s) {
-					d.unknown(yamlnode.Resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "notification event", s, notify.Kinds())
+				if !slices.Contains(target.Kinds(), s) {
+					d.unknown(yamlnode.Resolve(v).Content[i], fmt.Sprintf("%s[%d]", k, i), "notification event", s, target.Kinds())
 					continue
 				}
-				c.Events = append(c.Events, notify.Kind(s))
+				c.Events = append(c.Events, target.Kind(s))
 			}
 		},
 		"rate_limit_after": func(v *yaml.Node, k string) { c.RateLimitAfter = d.duration(v, k) },
@@ -47,25 +47,25 @@ func (d *decoder) notify(n *yaml.Node, key string) notify.Config {
 
 // endpoints decodes one receiver of a kind (webhook, slack, ntfy) or a list
 // of them.
-func (d *decoder) endpoints(n *yaml.Node, key, kind string) []notify.Endpoint {
+func (d *decoder) endpoints(n *yaml.Node, key, kind string) []target.Endpoint {
 	r := yamlnode.Resolve(n)
 	if r != nil && r.Kind == yaml.SequenceNode {
 		if !d.spend(n, 1+len(r.Content)) {
 			return nil
 		}
-		var out []notify.Endpoint
+		var out []target.Endpoint
 		for i, c := range r.Content {
 			out = append(out, d.endpoint(c, fmt.Sprintf("%s[%d]", key, i), kind))
 		}
 		return out
 	}
-	return []notify.Endpoint{d.endpoint(n, key, kind)}
+	return []target.Endpoint{d.endpoint(n, key, kind)}
 }
 
 // endpoint decodes a URL, or a mapping {url | url_env} with, for a webhook,
 // secret_env and, for ntfy, token_env.
-func (d *decoder) endpoint(n *yaml.Node, key, kind string) notify.Endpoint {
-	var e notify.Endpoint
+func (d *decoder) endpoint(n *yaml.Node, key, kind string) target.Endpoint {
+	var e target.Endpoint
 	if r := yamlnode.Resolve(n); r != nil && r.Kind == yaml.ScalarNode {
 		e.URL = d.url(n, key, kind)
 		return e
@@ -92,9 +92,9 @@ func (d *decoder) endpoint(n *yaml.Node, key, kind string) notify.Endpoint {
 func (d *decoder) url(n *yaml.Node, key, kind string) string {
 	s := d.str(n, key)
 	if kind == "ntfy" {
-		s = notify.NtfyURL(s)
+		s = target.NtfyURL(s)
 	}
-	if err := notify.CheckURL(s); err != nil {
+	if err := target.CheckURL(s); err != nil {
 		d.fail(n, key, "%v", err)
 		return ""
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/notify/target"
 )
 
 // TestNotify: the notify: section of every tier merges key by key (a list of
@@ -33,14 +33,14 @@ func TestNotify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := notify.Config{
-		Webhooks:       []notify.Endpoint{{URL: "https://hooks.example.com/agentloop"}, {URL: "http://127.0.0.1:8080/in", SecretEnv: "HOOK_SECRET"}},
-		Slack:          []notify.Endpoint{{URLEnv: "SLACK_WEBHOOK_URL"}},
-		Ntfy:           []notify.Endpoint{{URL: "https://ntfy.sh/my-runs"}, {URL: "https://ntfy.example.org/team"}},
+	want := target.Config{
+		Webhooks:       []target.Endpoint{{URL: "https://hooks.example.com/agentloop"}, {URL: "http://127.0.0.1:8080/in", SecretEnv: "HOOK_SECRET"}},
+		Slack:          []target.Endpoint{{URLEnv: "SLACK_WEBHOOK_URL"}},
+		Ntfy:           []target.Endpoint{{URL: "https://ntfy.sh/my-runs"}, {URL: "https://ntfy.example.org/team"}},
 		Commands:       [][]string{{"sh", "-c", "./notify.sh --quiet"}, {"sh", "-c", "cat"}},
 		Desktop:        true,
-		Events:         []notify.Kind{notify.KindNeedsYou, notify.KindFinished},
-		RateLimitAfter: 30 * time.Minute, Timeout: notify.DefaultTimeout, Retries: 5,
+		Events:         []target.Kind{target.KindNeedsYou, target.KindFinished},
+		RateLimitAfter: 30 * time.Minute, Timeout: target.DefaultTimeout, Retries: 5,
 	}
 	if diff := cmp.Diff(want, c.Notify); diff != "" {
 		t.Errorf("Notify mismatch (-want +got):\n%s", diff)
@@ -63,7 +63,7 @@ func TestNotify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.Notify.Empty() || c.Notify.RateLimitAfter != notify.DefaultRateLimitAfter || c.Notify.Retries != notify.DefaultRetries {
+	if !c.Notify.Empty() || c.Notify.RateLimitAfter != target.DefaultRateLimitAfter || c.Notify.Retries != target.DefaultRetries {
 		t.Errorf("built-in notify: %+v", c.Notify)
 	}
 

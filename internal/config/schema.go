@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentloop/agentloop/internal/agent"
-	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/yamlnode"
@@ -30,7 +30,7 @@ type top struct {
 	Agents     map[string]AgentSpec
 	Prices     map[string]Price
 	Temporal   Temporal
-	Notify     notify.Config
+	Notify     target.Config
 	Budgets    Budgets
 	Defaults   *yaml.Node
 	Procedures map[string]*yaml.Node

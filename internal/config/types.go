@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
-	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
@@ -17,7 +17,7 @@ type Config struct {
 	Agents    map[string]AgentSpec // agent definitions and preset overrides, by name
 	Prices    map[string]Price     // USD per million tokens, by model
 	Temporal  Temporal             // where the Temporal engine's server is (unset fields: the defaults)
-	Notify    notify.Config        // where notifications go (notify:, and --notify)
+	Notify    target.Config        // where notifications go (notify:, and --notify)
 	Budgets   Budgets              // the caps every loop of the user shares (the user's configuration only)
 	Files     []string             // the configuration files read, in tier order, as messages name them
 
@@ -218,7 +218,7 @@ type Overrides struct {
 	Reviewer         *string
 	Sandbox          *bool // --sandbox: the agents run in the sandbox
 	// Notify are receivers added to the configuration's, each as
-	// [notify.TargetSyntax] says; "none" drops those before it.
+	// [target.Syntax] says; "none" drops those before it.
 	Notify []string
 	// DailyCap, WeeklyCap and MonthlyCap (--daily-cap, …) are the hard
 	// limits, in USD, of what every loop together spends in the period.

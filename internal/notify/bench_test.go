@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkWatchEvent(b *testing.B) {
 			var n *Notifier
 			if bc.url != "" {
 				var err error
-				n, err = New(b.Context(), Config{Webhooks: []Endpoint{{URL: bc.url}}, Timeout: time.Hour}, Options{})
+				n, err = New(b.Context(), target.Config{Webhooks: []target.Endpoint{{URL: bc.url}}, Timeout: time.Hour}, Options{})
 				if err != nil {
 					b.Fatal(err)
 				}

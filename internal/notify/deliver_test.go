@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -50,7 +51,7 @@ func (r *recorder) one(t *testing.T) state.EventData {
 }
 
 // notifier is a notifier of c with quick retries, whose variables are env.
-func notifier(t *testing.T, c Config, env map[string]string) *Notifier {
+func notifier(t *testing.T, c target.Config, env map[string]string) *Notifier {
 	t.Helper()
 	var environ []string
 	for k, v := range env {
@@ -110,7 +111,7 @@ func TestWebhookDeliversSignedVersionedBody(t *testing.T) {
 	}))
 	defer srv.Close()
 	rec := &recorder{}
-	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL + "/hook", SecretEnv: "HOOK_SECRET"}}}, map[string]string{"HOOK_SECRET": secret})
+	n := notifier(t, target.Config{Webhooks: []target.Endpoint{{URL: srv.URL + "/hook", SecretEnv: "HOOK_SECRET"}}}, map[string]string{"HOOK_SECRET": secret})
 	nt := needsYou()
 	n.Send(nt, rec.record)
 	drain(t, n)
@@ -166,23 +167,23 @@ func TestWebhookSecret(t *testing.T) {
 	}))
 	defer srv.Close()
 	const secret = "default-secret-0123456789"
-	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}}, map[string]string{DefaultSecretEnv: secret, "OTHER_SECRET": "not-this-one-0123"})
+	n := notifier(t, target.Config{Webhooks: []target.Endpoint{{URL: srv.URL}}}, map[string]string{target.DefaultSecretEnv: secret, "OTHER_SECRET": "not-this-one-0123"})
 	n.Send(needsYou(), nil)
 	drain(t, n)
 	if r := <-reqs; !verify(secret, r.body, r.sig) {
-		t.Errorf("signature %q does not verify the body with %s's secret", r.sig, DefaultSecretEnv)
+		t.Errorf("signature %q does not verify the body with %s's secret", r.sig, target.DefaultSecretEnv)
 	}
-	n = notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}}, nil)
+	n = notifier(t, target.Config{Webhooks: []target.Endpoint{{URL: srv.URL}}}, nil)
 	n.Send(needsYou(), nil)
 	drain(t, n)
 	if r := <-reqs; r.sig != "" {
 		t.Errorf("signature %q without a secret", r.sig)
 	}
-	_, err := New(t.Context(), Config{Webhooks: []Endpoint{{URL: srv.URL, SecretEnv: "NOT_SET"}}}, Options{Getenv: func(string) string { return "" }})
+	_, err := New(t.Context(), target.Config{Webhooks: []target.Endpoint{{URL: srv.URL, SecretEnv: "NOT_SET"}}}, Options{Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), "NOT_SET (secret_env) is not set") {
 		t.Errorf("New() with a secret variable not set: %v", err)
 	}
-	_, err = New(t.Context(), Config{Slack: []Endpoint{{URLEnv: "SLACK_URL"}}}, Options{Getenv: func(string) string { return "" }})
+	_, err = New(t.Context(), target.Config{Slack: []target.Endpoint{{URLEnv: "SLACK_URL"}}}, Options{Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), "notify.slack: the variable SLACK_URL (url_env) is not set") {
 		t.Errorf("New() with a URL variable not set: %v", err)
 	}
@@ -199,7 +200,7 @@ func TestReceiverAnswering500(t *testing.T) {
 	}))
 	defer srv.Close()
 	rec := &recorder{}
-	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}, Retries: 2}, nil)
+	n := notifier(t, target.Config{Webhooks: []target.Endpoint{{URL: srv.URL}}, Retries: 2}, nil)
 	n.Send(needsYou(), rec.record)
 	drain(t, n)
 	f, ok := rec.one(t).(state.NotificationFailed)
@@ -225,7 +226,7 @@ func TestRetryOnlyWhatMayChange(t *testing.T) {
 	}))
 	defer busy.Close()
 	rec := &recorder{}
-	n := notifier(t, Config{Webhooks: []Endpoint{{URL: gone.URL}}, Slack: []Endpoint{{URL: busy.URL}}, Retries: 2}, nil)
+	n := notifier(t, target.Config{Webhooks: []target.Endpoint{{URL: gone.URL}}, Slack: []target.Endpoint{{URL: busy.URL}}, Retries: 2}, nil)
 	n.Send(needsYou(), rec.record)
 	drain(t, n)
 	var failed, sent int
@@ -254,7 +255,7 @@ func TestReceiverNeverAnswering(t *testing.T) {
 	t.Parallel()
 	srv, hits := silentServer(t)
 	rec := &recorder{}
-	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv}}, Timeout: 100 * time.Millisecond, Retries: 1}, nil)
+	n := notifier(t, target.Config{Webhooks: []target.Endpoint{{URL: srv}}, Timeout: 100 * time.Millisecond, Retries: 1}, nil)
 	n.Send(needsYou(), rec.record)
 	drain(t, n)
 	f, ok := rec.one(t).(state.NotificationFailed)
@@ -287,7 +288,7 @@ func TestCloseGivesUp(t *testing.T) {
 	t.Parallel()
 	srv, _ := silentServer(t)
 	rec := &recorder{}
-	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv}}, Timeout: time.Hour}, nil)
+	n := notifier(t, target.Config{Webhooks: []target.Endpoint{{URL: srv}}, Timeout: time.Hour}, nil)
 	n.Send(needsYou(), rec.record)
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
@@ -308,7 +309,7 @@ func TestInFlightBounded(t *testing.T) {
 	t.Parallel()
 	srv, _ := silentServer(t)
 	rec := &recorder{}
-	n, err := New(t.Context(), Config{Webhooks: []Endpoint{{URL: srv}}, Timeout: time.Hour}, Options{MaxInFlight: 1})
+	n, err := New(t.Context(), target.Config{Webhooks: []target.Endpoint{{URL: srv}}, Timeout: time.Hour}, Options{MaxInFlight: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +330,7 @@ func TestEventsFilter(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
 	defer srv.Close()
-	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}, Events: []Kind{KindFinished}}, nil)
+	n := notifier(t, target.Config{Webhooks: []target.Endpoint{{URL: srv.URL}}, Events: []target.Kind{target.KindFinished}}, nil)
 	n.Send(needsYou(), nil)
 	fin, _ := Of(Run{Name: "build"}, state.Event{Time: at, Data: state.RunFinished{Status: state.StatusSucceeded}}, Rules{})
 	n.Send(fin, nil)
@@ -351,7 +352,7 @@ func TestSecretsRedacted(t *testing.T) {
 	}))
 	defer srv.Close()
 	rec := &recorder{}
-	n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}, Commands: [][]string{ShellCommand("echo refused tok-0123456789abcdef >&2; exit 1")}},
+	n := notifier(t, target.Config{Webhooks: []target.Endpoint{{URL: srv.URL}}, Commands: [][]string{target.ShellCommand("echo refused tok-0123456789abcdef >&2; exit 1")}},
 		map[string]string{"DEPLOY_TOKEN": "tok-0123456789abcdef"})
 	nt := needsYou()
 	nt.Text += "\nthe agent printed tok-0123456789abcdef"
@@ -391,7 +392,7 @@ func TestSlackAndNtfy(t *testing.T) {
 	}))
 	defer srv.Close()
 	rec := &recorder{}
-	n := notifier(t, Config{Slack: []Endpoint{{URLEnv: "SLACK_URL"}}, Ntfy: []Endpoint{{URL: srv.URL + "/agent-runs", TokenEnv: "NTFY_TOKEN"}}},
+	n := notifier(t, target.Config{Slack: []target.Endpoint{{URLEnv: "SLACK_URL"}}, Ntfy: []target.Endpoint{{URL: srv.URL + "/agent-runs", TokenEnv: "NTFY_TOKEN"}}},
 		map[string]string{"SLACK_URL": srv.URL + "/services/T000/B000/XXXX", "NTFY_TOKEN": "tk_abc"})
 	n.Send(needsYou(), rec.record)
 	drain(t, n)
@@ -427,7 +428,7 @@ func TestCommand(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "got.json")
 	rec := &recorder{}
-	n := notifier(t, Config{Commands: [][]string{ShellCommand("cat > " + out), ShellCommand("echo boom >&2; exit 3")}, Retries: 1}, nil)
+	n := notifier(t, target.Config{Commands: [][]string{target.ShellCommand("cat > " + out), target.ShellCommand("echo boom >&2; exit 3")}, Retries: 1}, nil)
 	nt := needsYou()
 	n.Send(nt, rec.record)
 	drain(t, n)
@@ -476,7 +477,7 @@ func TestDesktop(t *testing.T) {
 		return "", os.ErrNotExist
 	}
 	env := map[string]string{"DISPLAY": ":0"}
-	n, err := New(t.Context(), Config{Desktop: true}, Options{LookPath: look, GOOS: "linux", Getenv: func(k string) string { return env[k] }})
+	n, err := New(t.Context(), target.Config{Desktop: true}, Options{LookPath: look, GOOS: "linux", Getenv: func(k string) string { return env[k] }})
 	if err != nil || n == nil {
 		t.Fatalf("New() = %v, %v", n, err)
 	}
@@ -490,7 +491,7 @@ func TestDesktop(t *testing.T) {
 	if s, ok := rec.one(t).(state.NotificationSent); !ok || s.Target != "desktop" {
 		t.Errorf("events %+v", rec.all())
 	}
-	n, err = New(t.Context(), Config{Desktop: true}, Options{LookPath: look, GOOS: "linux", Getenv: func(string) string { return "" }})
+	n, err = New(t.Context(), target.Config{Desktop: true}, Options{LookPath: look, GOOS: "linux", Getenv: func(string) string { return "" }})
 	if n != nil || err != nil {
 		t.Errorf("New() without a display = %v, %v; want no notifier", n, err)
 	}

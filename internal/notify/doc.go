@@ -3,8 +3,9 @@
 // or that a task graph finished. It decides which events of a run call for a
 // notification ([Of], [Watch]), what a notification says ([Notification], the
 // versioned JSON body of docs/notifications.md), and delivers it to every
-// receiver configured under notify: ([Config]): a generic webhook (the JSON
-// body signed with HMAC-SHA256 in X-Agentloop-Signature-256), Slack-compatible
+// receiver configured under notify: ([target.Config], the configuration's
+// vocabulary in internal/notify/target): a generic webhook (the JSON body
+// signed with HMAC-SHA256 in X-Agentloop-Signature-256), Slack-compatible
 // incoming webhooks, ntfy topics, a command (the JSON on its standard input)
 // and the desktop (notify-send, osascript) when there is one.
 //

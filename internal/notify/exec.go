@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/proc"
 )
 
@@ -95,7 +96,7 @@ func findDesktop(o Options) *desktop {
 		if p, err := o.LookPath("notify-send"); err == nil {
 			return &desktop{argv: func(n Notification) []string {
 				urgency := "normal"
-				if n.Type == KindNeedsYou {
+				if n.Type == target.KindNeedsYou {
 					urgency = "critical"
 				}
 				return []string{p, "--app-name=agentloop", "--urgency=" + urgency, "agentloop: " + n.Title, n.Text}

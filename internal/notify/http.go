@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
 
@@ -40,10 +41,10 @@ type receiver interface {
 }
 
 // receivers builds the receivers of c.
-func receivers(c Config, o Options) ([]receiver, error) {
+func receivers(c target.Config, o Options) ([]receiver, error) {
 	var rs []receiver
 	var errs []string
-	resolve := func(key string, e Endpoint) (string, bool) {
+	resolve := func(key string, e target.Endpoint) (string, bool) {
 		u := e.URL
 		if e.URLEnv != "" {
 			u = o.Getenv(e.URLEnv)
@@ -52,7 +53,7 @@ func receivers(c Config, o Options) ([]receiver, error) {
 				return "", false
 			}
 		}
-		if err := CheckURL(u); err != nil {
+		if err := target.CheckURL(u); err != nil {
 			errs = append(errs, fmt.Sprintf("notify.%s: %v", key, err))
 			return "", false
 		}
@@ -65,7 +66,7 @@ func receivers(c Config, o Options) ([]receiver, error) {
 		}
 		env := e.SecretEnv
 		if env == "" {
-			env = DefaultSecretEnv
+			env = target.DefaultSecretEnv
 		}
 		secret := o.Getenv(env)
 		if secret == "" && e.SecretEnv != "" {
@@ -204,10 +205,10 @@ func newNtfy(u, token string, client *http.Client) (*ntfy, error) {
 	}
 	topic := strings.Trim(p.Path, "/")
 	if topic == "" || strings.Contains(topic, "/") {
-		return nil, fmt.Errorf("%s names no topic: give the topic's URL, as https://ntfy.sh/TOPIC", redactURL(u))
+		return nil, fmt.Errorf("%s names no topic: give the topic's URL, as https://ntfy.sh/TOPIC", target.RedactURL(u))
 	}
 	if !ntfyTopic.MatchString(topic) {
-		return nil, fmt.Errorf("the topic of %s is not an ntfy topic: 1 to 64 letters, digits, - and _", redactURL(u))
+		return nil, fmt.Errorf("the topic of %s is not an ntfy topic: 1 to 64 letters, digits, - and _", target.RedactURL(u))
 	}
 	p.Path, p.RawQuery = "/", ""
 	return &ntfy{server: p.String(), topic: topic, token: token, client: client}, nil
@@ -218,7 +219,7 @@ func (t *ntfy) name() string { return "ntfy " + host(t.server) }
 func (t *ntfy) send(ctx context.Context, n Notification, _ []byte) error {
 	priority := 3
 	switch {
-	case n.Type == KindNeedsYou || n.Status == "failed":
+	case n.Type == target.KindNeedsYou || n.Status == "failed":
 		priority = 4
 	}
 	body, err := json.Marshal(map[string]any{

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -18,35 +19,18 @@ import (
 // or changes its meaning or type, raises it.
 const Version = 1
 
-// Kind is what a notification is about.
-type Kind string
-
-// The kinds of notification.
-const (
-	KindNeedsYou      Kind = "needs_you"      // a run or task waits for a person
-	KindFinished      Kind = "finished"       // a run ended: succeeded, completed, aborted or failed
-	KindBudget        Kind = "budget_warning" // a run is past 80% of a budget
-	KindRateLimited   Kind = "rate_limited"   // the agent's rate limit is waited out for a long time
-	KindGraphFinished Kind = "graph_finished" // a task graph ended
-)
-
-// Kinds lists the kinds, as notify.events names them.
-func Kinds() []string {
-	return []string{string(KindNeedsYou), string(KindFinished), string(KindBudget), string(KindRateLimited), string(KindGraphFinished)}
-}
-
 // Notification is one message to a person: the JSON body of the generic
 // webhook and of the command's standard input, and what the other receivers
 // render as text.
 type Notification struct {
-	Version int       `json:"v"`
-	ID      string    `json:"id"` // the same for every receiver and attempt
-	Type    Kind      `json:"type"`
-	Time    time.Time `json:"time"`
-	Title   string    `json:"title"` // one line
-	Text    string    `json:"text"`  // a few lines for people
-	Run     *Run      `json:"run,omitempty"`
-	Graph   *Graph    `json:"graph,omitempty"`
+	Version int         `json:"v"`
+	ID      string      `json:"id"` // the same for every receiver and attempt
+	Type    target.Kind `json:"type"`
+	Time    time.Time   `json:"time"`
+	Title   string      `json:"title"` // one line
+	Text    string      `json:"text"`  // a few lines for people
+	Run     *Run        `json:"run,omitempty"`
+	Graph   *Graph      `json:"graph,omitempty"`
 	// Status is how a run or a graph ended (finished, graph_finished):
 	// succeeded, completed, aborted or failed.
 	Status string `json:"status,omitempty"`
@@ -97,7 +81,7 @@ func Of(run Run, ev state.Event, r Rules) (Notification, bool) {
 	switch d := ev.Data.(type) {
 	case state.NeedsYou:
 		rec := d.NeedsYou
-		n.Type, n.NeedsYou = KindNeedsYou, &rec
+		n.Type, n.NeedsYou = target.KindNeedsYou, &rec
 		n.Title = fmt.Sprintf("%s needs you: %s", who(run), needsWhat(rec.Kind))
 		n.Text = needsText(rec)
 	case state.RunFinished:
@@ -106,20 +90,20 @@ func Of(run Run, ev state.Event, r Rules) (Notification, bool) {
 		default:
 			return Notification{}, false // escalated: needs_you tells it; interrupted: the person did it
 		}
-		n.Type, n.Status, n.Reason = KindFinished, string(d.Status), d.Reason
+		n.Type, n.Status, n.Reason = target.KindFinished, string(d.Status), d.Reason
 		n.Title = fmt.Sprintf("%s %s", who(run), d.Status)
 		n.Text = fmt.Sprintf("%s after %d %s, %s.", capital(cmp.Or(d.Reason, "ended")), d.Iterations, plural(d.Iterations, "iteration"), d.Wall.Duration().Round(time.Second))
 	case state.Warning:
 		switch {
 		case len(d.Budget) > 0:
-			n.Type = KindBudget
+			n.Type = target.KindBudget
 			for _, b := range d.Budget {
 				n.Budget = append(n.Budget, string(b))
 			}
 			n.Title = fmt.Sprintf("%s is past 80%% of its budget", who(run))
 			n.Text = d.Message
 		case d.RateLimitWait > 0 && d.RateLimitWait.Duration() >= r.RateLimitAfter:
-			n.Type, n.WaitMS = KindRateLimited, int64(d.RateLimitWait)
+			n.Type, n.WaitMS = target.KindRateLimited, int64(d.RateLimitWait)
 			n.Title = fmt.Sprintf("%s waits %s for a rate limit", who(run), d.RateLimitWait.Duration().Round(time.Second))
 			n.Text = d.Message
 		default:
@@ -151,7 +135,7 @@ func Failed(n Notification, err error) Notification {
 // how (succeeded when every task is done, failed when one failed or was
 // blocked, else the state most tasks are in).
 func GraphDone(g Graph, status string, ended time.Time) Notification {
-	n := Notification{Version: Version, Type: KindGraphFinished, Time: ended, Graph: &g, Status: status}
+	n := Notification{Version: Version, Type: target.KindGraphFinished, Time: ended, Graph: &g, Status: status}
 	n.Title = fmt.Sprintf("task graph %s %s", g.Name, status)
 	var parts []string
 	for _, s := range sortedKeys(g.Tasks) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -26,7 +27,7 @@ func TestOf(t *testing.T) {
 	tests := []struct {
 		name      string
 		ev        state.Event
-		want      Kind
+		want      target.Kind
 		title     string
 		text      string
 		status    string
@@ -34,23 +35,23 @@ func TestOf(t *testing.T) {
 		waitMS    int64
 		needsKind string
 	}{
-		{name: "needs you", ev: state.Event{Iteration: 3, Data: state.NeedsYou{NeedsYou: rec}}, want: KindNeedsYou,
+		{name: "needs you", ev: state.Event{Iteration: 3, Data: state.NeedsYou{NeedsYou: rec}}, want: target.KindNeedsYou,
 			title: "run build needs you: it escalated", needsKind: decision.NeedsEscalated,
 			text: "Which test is right?\nstuck\n1) Guide it: agentloop resume build --guidance \"...\"\nReport: .agentloop/runs/build/r1/escalation.md"},
 		{name: "succeeded", ev: state.Event{Iteration: 2, Data: state.RunFinished{Status: state.StatusSucceeded, Reason: "all required gates passed", Iterations: 2, Wall: 61_400}},
-			want: KindFinished, status: "succeeded", title: "run build succeeded", text: "All required gates passed after 2 iterations, 1m1s."},
+			want: target.KindFinished, status: "succeeded", title: "run build succeeded", text: "All required gates passed after 2 iterations, 1m1s."},
 		{name: "aborted", ev: state.Event{Data: state.RunFinished{Status: state.StatusAborted, Reason: "consecutive failures: 3/3", Iterations: 3}},
-			want: KindFinished, status: "aborted", title: "run build aborted", text: "Consecutive failures: 3/3 after 3 iterations, 0s."},
+			want: target.KindFinished, status: "aborted", title: "run build aborted", text: "Consecutive failures: 3/3 after 3 iterations, 0s."},
 		{name: "completed", ev: state.Event{Data: state.RunFinished{Status: state.StatusCompleted, Iterations: 1}},
-			want: KindFinished, status: "completed", title: "run build completed", text: "Ended after 1 iteration, 0s."},
+			want: target.KindFinished, status: "completed", title: "run build completed", text: "Ended after 1 iteration, 0s."},
 		{name: "escalated end: its needs_you tells it", ev: state.Event{Data: state.RunFinished{Status: state.StatusEscalated}}},
 		{name: "interrupted: the person did it", ev: state.Event{Data: state.RunFinished{Status: state.StatusInterrupted}}},
 		{name: "budget at 80%", ev: state.Event{Data: state.Warning{Message: "budget: cost at 85%", Budget: []budget.Resource{budget.CostUSD, budget.Tokens}}},
-			want: KindBudget, title: "run build is past 80% of its budget", text: "budget: cost at 85%", budget: []string{"cost", "tokens"}},
+			want: target.KindBudget, title: "run build is past 80% of its budget", text: "budget: cost at 85%", budget: []string{"cost", "tokens"}},
 		{name: "long rate limit", ev: state.Event{Data: state.Warning{Message: "claude is rate limited", RateLimitWait: state.MillisOf(15 * time.Minute)}},
-			want: KindRateLimited, title: "run build waits 15m0s for a rate limit", text: "claude is rate limited", waitMS: 900_000},
+			want: target.KindRateLimited, title: "run build waits 15m0s for a rate limit", text: "claude is rate limited", waitMS: 900_000},
 		{name: "rate limit at the threshold", ev: state.Event{Data: state.Warning{Message: "rl", RateLimitWait: state.MillisOf(10 * time.Minute)}},
-			want: KindRateLimited, title: "run build waits 10m0s for a rate limit", text: "rl", waitMS: 600_000},
+			want: target.KindRateLimited, title: "run build waits 10m0s for a rate limit", text: "rl", waitMS: 600_000},
 		{name: "short rate limit", ev: state.Event{Data: state.Warning{Message: "rl", RateLimitWait: state.MillisOf(10*time.Minute - time.Millisecond)}}},
 		{name: "other warning", ev: state.Event{Data: state.Warning{Message: "gate output unreadable"}}},
 		{name: "iteration", ev: state.Event{Data: state.IterationFinished{}}},
@@ -67,7 +68,7 @@ func TestOf(t *testing.T) {
 				return
 			}
 			got := struct {
-				Type                Kind
+				Type                target.Kind
 				Title, Text, Status string
 				Budget              []string
 				WaitMS              int64
@@ -110,7 +111,7 @@ func TestTaskAndGraph(t *testing.T) {
 		t.Errorf("title %q", n.Title)
 	}
 	g := GraphDone(Graph{Name: "plan", Tasks: map[string]int{"succeeded": 2, "escalated": 1}, Waiting: []string{"docs"}}, "escalated", at)
-	if g.Type != KindGraphFinished || g.Title != "task graph plan escalated" ||
+	if g.Type != target.KindGraphFinished || g.Title != "task graph plan escalated" ||
 		g.Text != "Tasks: 1 escalated, 2 succeeded.\nWaiting for you: docs (agentloop inbox)." || g.ID == "" {
 		t.Errorf("GraphDone() = %+v", g)
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -33,10 +34,20 @@ type Options struct {
 	MaxInFlight int
 }
 
+// Config is the notify: section a [Notifier] delivers to, [target.Config]:
+// named here too, so that what sends notifications imports one package (the
+// configuration's vocabulary is internal/notify/target, which imports no
+// package of agentloop).
+type Config = target.Config
+
+// TargetSyntax is how a receiver is written on the command line (--notify),
+// [target.Syntax].
+const TargetSyntax = target.Syntax
+
 // Notifier delivers notifications in the background. Its methods may be
 // called from any goroutine; a nil Notifier sends nothing.
 type Notifier struct {
-	cfg       Config
+	cfg       target.Config
 	o         Options
 	receivers []receiver
 	red       *redact.Redactor
@@ -53,7 +64,7 @@ type Notifier struct {
 // interrupted by Ctrl-C, up to [Notifier.Close]). An error names the setting
 // that cannot work (a variable named for a URL, a secret or a token that is
 // not set).
-func New(ctx context.Context, c Config, o Options) (*Notifier, error) {
+func New(ctx context.Context, c target.Config, o Options) (*Notifier, error) {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
@@ -79,7 +90,7 @@ func New(ctx context.Context, c Config, o Options) (*Notifier, error) {
 		o.MaxInFlight = 64
 	}
 	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
+		c.Timeout = target.DefaultTimeout
 	}
 	c.Retries = max(c.Retries, 0)
 	rs, err := receivers(c, o)
@@ -96,7 +107,7 @@ func (n *Notifier) Rules() Rules {
 	if n == nil {
 		return Rules{}
 	}
-	return Rules{RateLimitAfter: cmpOr(n.cfg.RateLimitAfter, DefaultRateLimitAfter)}
+	return Rules{RateLimitAfter: cmpOr(n.cfg.RateLimitAfter, target.DefaultRateLimitAfter)}
 }
 
 // ExitWait is how long a delivery can take, every attempt and the waits

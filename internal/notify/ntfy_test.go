@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -101,7 +102,7 @@ func TestNtfyPublish(t *testing.T) {
 	srv := httptest.NewServer(recv)
 	defer srv.Close()
 	rec := &recorder{}
-	n := notifier(t, Config{Ntfy: []Endpoint{{URL: srv.URL + "/agent-runs_2", TokenEnv: "NTFY_TOKEN"}}},
+	n := notifier(t, target.Config{Ntfy: []target.Endpoint{{URL: srv.URL + "/agent-runs_2", TokenEnv: "NTFY_TOKEN"}}},
 		map[string]string{"NTFY_TOKEN": recv.token})
 	n.Send(needsYou(), rec.record)
 	long := needsYou()
@@ -132,7 +133,7 @@ func TestNtfyPublish(t *testing.T) {
 	}
 
 	wrong := &recorder{}
-	n = notifier(t, Config{Ntfy: []Endpoint{{URL: srv.URL + "/agent-runs_2", TokenEnv: "NTFY_TOKEN"}}},
+	n = notifier(t, target.Config{Ntfy: []target.Endpoint{{URL: srv.URL + "/agent-runs_2", TokenEnv: "NTFY_TOKEN"}}},
 		map[string]string{"NTFY_TOKEN": "tk_wrong"})
 	n.Send(needsYou(), wrong.record)
 	drain(t, n)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -45,11 +46,11 @@ func (w *Watch) Event(ev state.Event) {
 	}
 	w.mu.Lock()
 	switch nt.Type {
-	case KindFinished:
+	case target.KindFinished:
 		w.held = &nt
 		w.mu.Unlock()
 		return
-	case KindNeedsYou:
+	case target.KindNeedsYou:
 		w.held = nil // the run waits for a person: that is what to tell
 	}
 	w.mu.Unlock()
@@ -78,7 +79,7 @@ func (w *Watch) End(err error) {
 		w.n.Send(*held, w.record)
 	case err != nil:
 		run := w.run
-		nt := Notification{Version: Version, Type: KindFinished, Time: w.n.o.Now(), Run: &run}
+		nt := Notification{Version: Version, Type: target.KindFinished, Time: w.n.o.Now(), Run: &run}
 		nt.ID = eventID(run.Name, run.ID, string(nt.Type), nt.Time)
 		w.n.Send(Failed(nt, err), w.record)
 	}

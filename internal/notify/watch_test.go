@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -51,7 +52,7 @@ func TestWatch(t *testing.T) {
 				told = append(told, string(n.Type)+map[bool]string{true: " " + n.Status}[n.Status != ""])
 			}))
 			defer srv.Close()
-			n := notifier(t, Config{Webhooks: []Endpoint{{URL: srv.URL}}}, nil)
+			n := notifier(t, target.Config{Webhooks: []target.Endpoint{{URL: srv.URL}}}, nil)
 			w := n.Watch(Run{Name: "build", ID: "r1"}, nil)
 			for _, ev := range tt.events {
 				w.Event(ev)

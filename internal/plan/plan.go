@@ -18,7 +18,7 @@ import (
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
-	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/sandbox/policy"
@@ -47,7 +47,7 @@ type Plan struct {
 	Decider   state.Decider
 	// Notify is where the run's notifications go (the configuration's
 	// notify: and --notify).
-	Notify notify.Config
+	Notify target.Config
 
 	// RateLimitWait is how long one iteration waits out rate limits before the
 	// next fallback agent takes over or the run stops; BackoffBase is the first

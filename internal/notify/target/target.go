@@ -1,4 +1,4 @@
-package notify
+package target
 
 import (
 	"fmt"
@@ -49,6 +49,23 @@ type Endpoint struct {
 	TokenEnv string
 }
 
+// Kind is what a notification is about.
+type Kind string
+
+// The kinds of notification.
+const (
+	KindNeedsYou      Kind = "needs_you"      // a run or task waits for a person
+	KindFinished      Kind = "finished"       // a run ended: succeeded, completed, aborted or failed
+	KindBudget        Kind = "budget_warning" // a run is past 80% of a budget
+	KindRateLimited   Kind = "rate_limited"   // the agent's rate limit is waited out for a long time
+	KindGraphFinished Kind = "graph_finished" // a task graph ended
+)
+
+// Kinds lists the kinds, as notify.events names them.
+func Kinds() []string {
+	return []string{string(KindNeedsYou), string(KindFinished), string(KindBudget), string(KindRateLimited), string(KindGraphFinished)}
+}
+
 // Empty reports whether no receiver is configured.
 func (c Config) Empty() bool {
 	return len(c.Webhooks)+len(c.Slack)+len(c.Ntfy)+len(c.Commands) == 0 && !c.Desktop
@@ -57,10 +74,10 @@ func (c Config) Empty() bool {
 // Told reports whether notifications of kind k are sent.
 func (c Config) Told(k Kind) bool { return len(c.Events) == 0 || slices.Contains(c.Events, k) }
 
-// TargetSyntax is how a receiver is written on the command line (--notify).
-const TargetSyntax = "URL (a generic webhook), webhook:URL, slack:URL, ntfy:TOPIC or ntfy:URL, command:CMD, desktop, or none"
+// Syntax is how a receiver is written on the command line (--notify).
+const Syntax = "URL (a generic webhook), webhook:URL, slack:URL, ntfy:TOPIC or ntfy:URL, command:CMD, desktop, or none"
 
-// AddTarget adds the receiver s, written as [TargetSyntax] says (the --notify
+// AddTarget adds the receiver s, written as [Syntax] says (the --notify
 // flag); "none" removes every receiver configured so far.
 func (c *Config) AddTarget(s string) error {
 	kind, rest, _ := strings.Cut(s, ":")
@@ -90,7 +107,7 @@ func (c *Config) AddTarget(s string) error {
 		c.Commands = append(c.Commands, ShellCommand(rest))
 		return nil
 	}
-	return fmt.Errorf("%q is not a receiver; give %s", s, TargetSyntax)
+	return fmt.Errorf("%q is not a receiver; give %s", s, Syntax)
 }
 
 func (c *Config) addURL(to *[]Endpoint, u string) error {
@@ -105,7 +122,7 @@ func (c *Config) addURL(to *[]Endpoint, u string) error {
 func CheckURL(u string) error {
 	p, err := url.Parse(u)
 	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return fmt.Errorf("%q is not an http:// or https:// URL", redactURL(u))
+		return fmt.Errorf("%q is not an http:// or https:// URL", RedactURL(u))
 	}
 	return nil
 }
@@ -122,9 +139,9 @@ func NtfyURL(s string) string {
 // ShellCommand is the argv of a command line run by the shell.
 func ShellCommand(line string) []string { return []string{"sh", "-c", line} }
 
-// redactURL is a URL as a message may show it: its scheme and host, the rest
+// RedactURL is a URL as a message may show it: its scheme and host, the rest
 // (a Slack path, an ntfy topic: secrets) left out.
-func redactURL(u string) string {
+func RedactURL(u string) string {
 	p, err := url.Parse(u)
 	if err != nil || p.Host == "" {
 		return "…"
