@@ -9,17 +9,22 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/textcut"
 )
 
+// GateRunner runs a task's required gates in a tree: the plan's one gate
+// runner (loop.GateRunner) is one.
+type GateRunner interface {
+	RunGates(ctx context.Context, workDir, logDir string, baseline []evidence.GateResult) ([]evidence.GateResult, error)
+}
+
 // Gates is the check of a task's required gates on a merged result, run by
-// runner (the plan's, [plan.Plan.MergeGateRunner]: its redaction and sandbox),
+// runner (the plan's, plan.Plan.MergeGateRunner: its redaction and sandbox),
 // each judged as the task's loop judges it, against the baseline of the
 // task's run; their logs go under logDir. It is nil when runner is (the plan
 // has no required gate).
-func Gates(runner loop.GateRunner, baseline []evidence.GateResult, logDir string) GateCheck {
+func Gates(runner GateRunner, baseline []evidence.GateResult, logDir string) GateCheck {
 	if runner == nil {
 		return nil
 	}

@@ -17,8 +17,8 @@ var ceilings = []struct {
 	ceiling, target float64
 }{
 	{"longest import chain", 11, 9},
-	{"arrows per package", 4.50, 4.2},
-	{"packages imported for a single name", 24, 0},
+	{"arrows per package", 4.48, 4.2},
+	{"packages imported for a single name", 23, 0},
 	{"internal/cli's fan-out", 28, 12},
 	{"files over 300 lines", 24, 25},
 }
