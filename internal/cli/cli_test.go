@@ -230,7 +230,7 @@ func TestGraphExit(t *testing.T) {
 			ts = append(ts, tasks.Task{ID: fmt.Sprint(i)})
 		}
 		unfinished := graph.ListUnfinished("g", ts, tt.out, tt.merged, graph.Commands{TaskFile: "tasks.yaml"})
-		if got := graphExit(unfinished, tt.budget); got != tt.want {
+		if got := graphExit(session.GraphResult{Unfinished: unfinished, BudgetExhausted: tt.budget}); got != tt.want {
 			t.Errorf("%s: graphExit(%v, budget %v) = %d, want %d", tt.name, unfinished, tt.budget, got, tt.want)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/suggest"
 )
 
@@ -55,7 +54,6 @@ func runBudgetApprove(ctx context.Context, o budgetOptions, names []string, d De
 	if err != nil {
 		return err
 	}
-	var caps []ledger.Cap
 	var known []string
 	for _, c := range cfg.Budgets.Caps {
 		if c.SoftCostUSD > 0 || c.SoftTokens > 0 {
@@ -74,35 +72,15 @@ func runBudgetApprove(ctx context.Context, o budgetOptions, names []string, d De
 			}
 			return usageError("no cap %q with a soft limit%s (caps with one: %s)", n, hint, strings.Join(known, ", "))
 		}
-		caps = append(caps, c)
 	}
 	if len(names) == 0 {
-		for _, n := range known {
-			c, _ := cfg.Budgets.Cap(n)
-			caps = append(caps, c)
-		}
+		names = known
 	}
 	o.engine.config = o.config
-	if onTemporal, err := o.engine.temporal(d); err != nil {
-		return err
-	} else if onTemporal {
-		periods, err := approveTemporal(ctx, o.engine, d, caps, whoami(d))
-		for i, p := range periods {
-			fmt.Fprintf(d.Stdout, "Approved cap %s past its soft limit for %s on Temporal: the runs it parked go on now, up to its hard limit.\n", caps[i].Name, p)
-		}
-		return err
-	}
-	l, err := openLedger(d, cfg.Budgets)
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{})
 	if err != nil {
 		return err
 	}
-	defer l.Close()
-	for _, c := range caps {
-		period, err := l.Approve(c, whoami(d))
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(d.Stdout, "Approved cap %s past its soft limit for %s: the loops it parked go on at their next look, up to its hard limit.\n", c.Name, period)
-	}
-	return nil
+	defer eng.Close()
+	return eng.Approve(ctx, cfg.Budgets, names)
 }

@@ -89,19 +89,12 @@ func runClean(ctx context.Context, o cleanOptions, d Deps, names []string) error
 	if err != nil {
 		return err
 	}
-	co := session.CleanOptions{StateDir: store.Root, Repo: wd, Names: names, All: o.all}
-	switch onTemporal, err := o.engine.temporal(d); {
-	case err != nil:
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{stateDir: o.stateDir})
+	if err != nil {
 		return err
-	case onTemporal:
-		if co.Engine, err = cleanRunsTemporal(ctx, o, d); err != nil {
-			return err
-		}
-		co.Remote, co.EngineAsked = o.remote, true
-	case o.remote != "":
-		return usageError("--checkpoint-remote cleans the remote the Temporal workers share: give --engine temporal too, so that the runs still going on there are known")
 	}
-	plan, err := session.PlanClean(ctx, co)
+	defer eng.Close()
+	plan, err := eng.Clean(ctx, session.CleanOptions{StateDir: store.Root, Repo: wd, Names: names, All: o.all, Remote: o.remote})
 	if plan == nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/demo"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -127,7 +128,7 @@ func (f dropRunFolderLine) Write(b []byte) (int, error) {
 
 // demoReport writes the demo run's HTML report next to the project.
 func demoReport(dir string) (string, error) {
-	r, err := loadRun(&state.Store{Root: filepath.Join(dir, ".agentloop")}, "demo", "", 0)
+	r, err := session.LoadRun(&state.Store{Root: filepath.Join(dir, ".agentloop")}, "demo", "", 0)
 	if err != nil {
 		return "", err
 	}

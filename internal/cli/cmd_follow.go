@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/session"
 )
 
 // followOptions are the flags of `follow`.
@@ -55,15 +57,13 @@ A local run lives in the process that runs it: watch it with agentloop watch.` +
 // runFollow is `agentloop follow NAME`.
 func runFollow(ctx context.Context, o followOptions, d Deps, name string) error {
 	o.engine.config = o.lo.config
-	onTemporal, err := o.engine.temporal(d)
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{lo: o.lo, shown: func(p *plan.Plan) (loopOptions, error) { return o.lo.onRecorded(p.Args) }})
 	if err != nil {
 		return err
 	}
-	if !onTemporal {
-		return usageError("follow follows a run on Temporal (--engine temporal, or AGENTLOOP_ENGINE=temporal); a local run is shown by 'agentloop watch' or 'agentloop status %s'", name)
-	}
+	defer eng.Close()
 	if o.lo.verbose && o.lo.quiet {
 		return usageError("choose -v (more output) or -q (less)")
 	}
-	return followTemporal(ctx, o, d, name)
+	return followed(eng.Follow(ctx, name, session.FollowOptions{Configure: configure(d, o.lo), Verbose: o.lo.verbose}))
 }

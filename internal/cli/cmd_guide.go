@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/agentloop/agentloop/internal/session"
 )
 
 // guideOptions are the flags of `guide`.
@@ -67,24 +64,10 @@ func runGuide(ctx context.Context, o guideOptions, d Deps, args []string) error 
 		}
 		text = string(b)
 	}
-	if onTemporal, err := o.engine.temporal(d); err != nil {
-		return err
-	} else if onTemporal {
-		return guideTemporal(ctx, o, d, args[0], strings.TrimSpace(text))
-	}
-	store, err := openStore(d, o.stateDir)
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{stateDir: o.stateDir})
 	if err != nil {
 		return err
 	}
-	res, err := session.Guide(store.Root, args[0], strings.TrimSpace(text), whoami(d), d.Now())
-	if err != nil {
-		return err
-	}
-	switch {
-	case res.Running:
-		fmt.Fprintf(d.Stdout, "Guidance queued for %s (pid %d, in iteration %d): its next iteration takes it.\n", res.Name, res.PID, res.Iteration+1)
-	default:
-		fmt.Fprintf(d.Stdout, "Guidance queued for %s (%s): it is taken when the run goes on: agentloop resume %s\n", res.Name, res.Status, res.Name)
-	}
-	return nil
+	defer eng.Close()
+	return eng.Guide(ctx, args[0], strings.TrimSpace(text))
 }

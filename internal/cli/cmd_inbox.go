@@ -2,13 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/inbox"
-	"github.com/agentloop/agentloop/internal/session"
 )
 
 // inboxOptions are the flags of `inbox` (and of `status --waiting`).
@@ -46,22 +44,14 @@ lists the same.` + exitStatus(exitSuccess, exitLine{ExitFailure, "error: a state
 
 // runInbox is `agentloop inbox`.
 func runInbox(ctx context.Context, o inboxOptions, d Deps) error {
-	var items []inbox.Item
-	if onTemporal, err := o.engine.temporal(d); err != nil {
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{stateDir: o.stateDir})
+	if err != nil {
 		return err
-	} else if onTemporal {
-		if items, err = inboxTemporal(ctx, o, d); err != nil {
-			return err
-		}
-	} else {
-		store, err := openStore(d, o.stateDir)
-		if err != nil {
-			return err
-		}
-		items, err = session.Waiting(store.Root)
-		if err := skipCorrupt(d, err); err != nil {
-			return fmt.Errorf("read runs in %s: %w", store.Root, err)
-		}
+	}
+	defer eng.Close()
+	items, err := eng.Inbox(ctx)
+	if err != nil {
+		return err
 	}
 	if o.json {
 		return inbox.WriteJSON(d.Stdout, items)

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/report"
-	"github.com/agentloop/agentloop/internal/state"
 )
 
 // reportOptions are the flags of `report`.
@@ -64,37 +63,23 @@ func runReport(ctx context.Context, o reportOptions, d Deps, args []string) erro
 	if _, ok := reportFormats[o.format]; !ok {
 		return usageError("--format %q: want md, html or json", o.format)
 	}
-	if onTemporal, err := o.engine.temporal(d); err != nil {
-		return err
-	} else if onTemporal {
-		if len(args) == 0 {
-			return usageError("name the run to report: agentloop report NAME ('agentloop status' lists them)")
-		}
-		if o.run != "" {
-			return usageError("--run reads a run folder of the local state folder; a run on Temporal is reported by its name")
-		}
-		return reportTemporal(ctx, o, d, args[0])
-	}
-	store, err := openStore(d, o.stateDir)
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{stateDir: o.stateDir})
 	if err != nil {
 		return err
 	}
-	if len(args) == 0 {
-		name, err := onlyRun(d, store, "report", func(*state.State) bool { return true }, true)
-		if err != nil {
-			return err
-		}
-		args = []string{name}
+	defer eng.Close()
+	name := ""
+	if len(args) == 1 {
+		name = args[0]
 	}
 	lastEvents := 0 // the JSON report has every event
 	if o.format != "json" {
 		lastEvents = report.ShownEvents // the HTML report shows the last ones, Markdown none
 	}
-	r, err := loadRun(store, args[0], o.run, lastEvents)
+	r, err := eng.Report(ctx, name, o.run, lastEvents)
 	if err != nil {
 		return err
 	}
-	relativePaths(d, &r)
 	return writeReport(o, d, r)
 }
 

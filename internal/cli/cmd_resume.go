@@ -2,19 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/graph"
+	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
-	"github.com/agentloop/agentloop/internal/state"
-	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 // resumeOptions are the flags of `resume`.
@@ -98,135 +93,27 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 		}
 		guidance = strings.TrimSpace(string(b))
 	}
-	if onTemporal, err := o.engine.temporal(d); err != nil {
-		return err
-	} else if onTemporal {
-		if len(args) == 0 {
-			return usageError("name the run to resume: agentloop resume NAME ('agentloop status' lists them)")
-		}
-		return resumeTemporal(ctx, o, d, args[0], guidance)
-	}
-	store, err := openStore(d, "")
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{lo: o.loopOptions, shown: func(p *plan.Plan) (loopOptions, error) { return o.onRecorded(p.Args) }})
 	if err != nil {
 		return err
 	}
-	if len(args) == 0 {
-		name, err := onlyRun(d, store, "resume", session.Resumable, false)
-		if err != nil {
-			return err
-		}
-		args = []string{name}
+	defer eng.Close()
+	name := ""
+	if len(args) == 1 {
+		name = args[0]
 	}
-	name := args[0]
-	prev, err := store.Load(name)
-	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
-		err = nil // the session says so when it opens the run
-	}
-	if err != nil {
-		if _, ok := errors.AsType[*state.CorruptError](err); ok {
-			return fmt.Errorf("%w; there is nothing to resume: start again with 'agentloop run %s'", err, name)
-		}
-		if ne, ok := errors.AsType[*state.NewerError](err); ok {
-			return ne
-		}
-		return fmt.Errorf("no run named %q to resume in %s ('agentloop status' lists them): %w", name, store.Root, err)
-	}
-	wd, err := d.Getwd()
-	if err != nil {
-		return err
-	}
-	task, isTask, err := graph.Find(store.Root, name)
-	if err != nil {
-		return err
-	}
-	var member *tasks.Member
-	var inGraph session.InGraph
-	// taskRule applies the rules of a graph's task to st ([session.TaskRule]):
-	// goOn, its graph goes on (what to say of it said).
-	taskRule := func(st *state.State, settle bool) (goOn bool, err error) {
-		goOn, say, err := session.TaskRule(st, inGraph, guidance, settle)
-		if goOn && say != "" {
-			fmt.Fprintln(process(d).Progress(o.logFormat == "json"), say)
-		}
-		return goOn, err
-	}
-	if isTask {
-		member = &task.Member
-		inGraph = session.InGraph{
-			ID: task.Task.ID, Outcome: task.State.Outcomes[task.Task.ID], Merged: slices.Contains(task.State.Merged, task.Task.ID),
-			Commands: graph.Commands{TaskFile: session.RelPath(wd, task.State.File)},
-		}
-		// Before anything starts: a merged task's worktree is gone.
-		if goOn, err := taskRule(prev, o.accept || o.abort); err != nil {
-			return err
-		} else if goOn {
-			return resumeGraph(ctx, o, d, task)
+	// The graph of a task goes on with the flags it ran with: only --config
+	// and the server's given now.
+	graphFlags := loopOptions{verbose: o.verbose, quiet: o.quiet, logFormat: o.logFormat, config: o.config}
+	for _, g := range o.given {
+		if isServerFlag(g.name) {
+			graphFlags.given = append(graphFlags.given, g)
 		}
 	}
-	p, err := session.ResumePlan(prev, member, configure(d, o.loopOptions), wd, d.Getenv, o.verbose)
-	if err != nil {
-		return err
-	}
-	lo, err := o.onRecorded(p.Args)
-	if err != nil {
-		return err
-	}
-	if o.accept || o.abort {
-		// Nothing runs: the agent need not be there.
-		s, err := session.Open(process(d), p, newScreen(d, lo, p), newLogger(d, lo), false)
-		if err != nil {
-			return err
-		}
-		return s.Settle(ctx, o.accept)
-	}
-	if err := p.Preflight(agentHost(ctx, d)); err != nil {
-		return err
-	}
-	log := newLogger(d, lo)
-	pr, done, err := notifying(ctx, d, p.Notify, log)
-	if err != nil {
-		return err
-	}
-	defer done()
-	s, err := session.Open(pr, p, newScreen(d, lo, p), log, false)
-	if err != nil {
-		return err
-	}
-	if isTask {
-		// Again on the state under the run's lock, which Hold changes.
-		if goOn, err := taskRule(s.State(), false); err != nil || goOn {
-			s.Close()
-			if err != nil {
-				return err
-			}
-			return resumeGraph(ctx, o, d, task)
-		}
-	}
-	if err := s.Resume(ctx, session.ResumeOptions{Guidance: guidance, ADR: o.adr, UndoCut: o.undoCut}); err != nil {
-		return err
-	}
-	err = runSession(ctx, s)
-	if !isTask || err != nil {
-		return err
-	}
-	// The task is done: its graph goes on, as run --tasks again does — the
-	// task merged if its gates pass on the merged result, its dependents run.
-	return resumeGraph(ctx, o, d, task)
-}
-
-// resumeGraph goes on with the graph of the task just resumed, as running its
-// task file again does, with the flags the graph was run with.
-func resumeGraph(ctx context.Context, o resumeOptions, d Deps, task graph.Found) error {
-	at := d
-	at.Getwd = func() (string, error) { return task.Repo, nil }
-	shown := loopOptions{verbose: o.verbose, quiet: o.quiet, logFormat: o.logFormat}
-	file := task.State.File
-	if wd, err := d.Getwd(); err == nil {
-		file = session.RelPath(wd, file)
-	}
-	fmt.Fprintf(process(d).Progress(o.logFormat == "json"), "Task %s is done; its graph %s goes on, as 'agentloop run --tasks %s' does\n", task.Task.ID, task.Graph, file)
-	return runGraph(ctx, at, session.GraphOptions{
-		TaskFile: task.State.File, Configure: configure(at, shown), Getenv: d.Getenv,
-		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, shown), Host: agentHost(ctx, d),
-	})
+	return followed(eng.Resume(ctx, name, session.ResumeOptions{
+		Server:    session.Server{Flags: o.serverFlags()},
+		Heartbeat: o.engine.heartbeat, Guidance: guidance, ADR: o.adr, Accept: o.accept, Abort: o.abort, UndoCut: o.undoCut,
+		Configure: configure(d, o.loopOptions), GraphConfigure: configure(d, graphFlags),
+		Verbose: o.verbose, JSON: o.logFormat == "json",
+	}))
 }

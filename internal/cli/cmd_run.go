@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/prompt"
@@ -73,26 +72,17 @@ each task that is not with the command that finishes it.` + exitStatus(loopExits
 // runRun is `agentloop run [PROCEDURE]`.
 func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 	o.engine.config = o.config
-	onTemporal, err := o.engine.temporal(d)
-	if err != nil {
-		return err
-	}
-	if o.detach && !onTemporal {
-		return usageError("--detach starts a run on Temporal (--engine temporal) and returns; a local run lives in the process that runs it")
-	}
 	if o.detach && o.tasks != "" {
 		return usageError("--detach starts a single run; a graph (--tasks) is followed by the command that starts it, and shown by 'agentloop status --engine temporal'")
 	}
-	if onTemporal {
-		if err := o.noSecretForFleet(); err != nil {
-			return err
-		}
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{lo: o.loopOptions, starts: true})
+	if err != nil {
+		return err
 	}
+	defer eng.Close()
+	at := session.Server{WorkerQueue: o.workerQueue, Flags: o.serverFlags()}
 	if o.tasks != "" {
-		if onTemporal {
-			return runTasksTemporal(ctx, o, d)
-		}
-		return runTasks(ctx, o, d)
+		return runTasks(ctx, o, d, eng, at)
 	}
 	name := ""
 	if len(args) == 1 {
@@ -106,78 +96,28 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 		return dryRun(ctx, d, p)
 	}
 	p.Args = append(o.recorded(), o.envLimits(d.Getenv)...)
-	if onTemporal && o.detach {
-		return detachTemporal(ctx, o, d, p)
+	if o.detach {
+		return eng.Detach(ctx, p, at)
 	}
-	if onTemporal {
-		return runTemporal(ctx, o, d, p)
-	}
-	// A prompt that cannot be composed (a missing context file, a template
-	// error) is a mistake to fix before anything runs.
-	if _, err := p.Composer(p.StateDir).Compose(loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}); err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
-	}
-	// So is an agent that cannot start: found before the baseline, with no state.
-	if err := p.Preflight(agentHost(ctx, d)); err != nil {
-		return err
-	}
-	log := newLogger(d, o.loopOptions)
-	pr, done, err := notifying(ctx, d, p.Notify, log)
-	if err != nil {
-		return err
-	}
-	defer done()
-	screen := newScreen(d, o.loopOptions, p)
-	for _, w := range p.Warnings() {
-		screen.Warnf("%s", w)
-	}
-	s, err := session.Open(pr, p, screen, log, true)
-	if err != nil {
-		return err
-	}
-	return runSession(ctx, s)
+	return followed(eng.Run(ctx, p, at))
 }
 
-// runTasks is `agentloop run --tasks FILE`.
-func runTasks(ctx context.Context, o runOptions, d Deps) error {
+// runTasks is `agentloop run --tasks FILE`: the graph run on eng, its
+// exit 0 only when every task's work is merged back.
+func runTasks(ctx context.Context, o runOptions, d Deps, eng session.Engine, at session.Server) error {
 	parallel := 0 // the task file's
 	if o.isGiven("parallel") {
 		parallel = max(o.parallel, 1)
 	}
 	gopts := session.GraphOptions{
-		TaskFile: o.tasks, Configure: configure(d, o.loopOptions), Getenv: d.Getenv, Parallel: parallel,
-		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, o.loopOptions), Host: agentHost(ctx, d),
+		Server: at, TaskFile: o.tasks, Configure: configure(d, o.loopOptions), Parallel: parallel, MergeQueue: o.mergeQueue,
+		Verbose: o.verbose, JSON: o.logFormat == "json",
 	}
 	if o.dryRun {
+		gopts.Getenv, gopts.Log, gopts.Host = d.Getenv, newLogger(d, o.loopOptions), agentHost(ctx, d)
 		return dryRunTasks(ctx, d, gopts)
 	}
-	return runGraph(ctx, d, gopts)
-}
-
-// runGraph runs a task graph on this machine and maps how it ended to the
-// exit code: 0 only when every task's work is merged back.
-func runGraph(ctx context.Context, d Deps, o session.GraphOptions) error {
-	repo, err := d.Getwd()
-	if err != nil {
-		return err
-	}
-	cfg, _, err := o.Configure(repo, nil)
-	if err != nil {
-		return err
-	}
-	pr, done, err := notifying(ctx, d, cfg.Notify, o.Log)
-	if err != nil {
-		return err
-	}
-	defer done()
-	res, err := session.RunGraph(ctx, pr, o)
-	switch {
-	case err != nil:
-		return err
-	case res.Interrupted:
-		return &ExitError{Code: ExitInterrupted}
-	}
-	return &ExitError{Code: graphExit(res.Unfinished, res.BudgetExhausted)}
+	return followed(eng.RunGraph(ctx, gopts))
 }
 
 // dryRunTasks prints what each task still to run would start, and checks, as
@@ -229,7 +169,7 @@ func resolvePlan(d Deps, o loopOptions, name string) (*plan.Plan, error) {
 // nothing.
 func dryRun(ctx context.Context, d Deps, p *plan.Plan) error {
 	composer := p.Composer(filepath.Join(p.StateDir, "runs", p.Name))
-	first := loop.StepRequest{Kind: loop.StepIteration, Iteration: 1, Attempt: 1}
+	first := session.FirstStep()
 	text, err := composer.Compose(first)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}

@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -72,20 +69,6 @@ configuration without a budgets: section keep nothing there.` + exitStatus(exitS
 	return cmd
 }
 
-// openLedger opens the ledger of the configuration's budgets.
-func openLedger(d Deps, b config.Budgets) (*ledger.Ledger, error) {
-	path := b.LedgerPath(d.Getenv)
-	if path == "" {
-		return nil, usageError("the spend ledger has no place: set HOME or XDG_STATE_HOME, or budgets.ledger in your configuration")
-	}
-	l, err := ledger.Open(path, nil)
-	if err != nil {
-		return nil, err
-	}
-	l.Now = d.Now
-	return l, nil
-}
-
 // runSpend is `agentloop spend`.
 func runSpend(ctx context.Context, o spendOptions, d Deps) error {
 	if o.format != "text" && o.format != "json" && o.format != "csv" {
@@ -96,28 +79,14 @@ func runSpend(ctx context.Context, o spendOptions, d Deps) error {
 		return err
 	}
 	o.engine.config = o.config
-	onTemporal, err := o.engine.temporal(d)
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{})
 	if err != nil {
 		return err
 	}
-	var r ledger.Report
-	var where string
-	if onTemporal {
-		if r, where, err = spendTemporal(ctx, o.engine, d, cfg.Budgets.Caps); err != nil {
-			return err
-		}
-	} else if path := cfg.Budgets.LedgerPath(d.Getenv); !cfg.Budgets.On && path != "" && absent(path) {
-		where = path // turned off: shown empty, not made
-	} else {
-		l, err := openLedger(d, cfg.Budgets)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		if err := l.View(func(b *ledger.Book, now time.Time) { r = b.Report(cfg.Budgets.Caps, now, l.IsAlive) }); err != nil {
-			return err
-		}
-		where = l.Path
+	defer eng.Close()
+	bk, err := eng.Spend(ctx, cfg.Budgets)
+	if err != nil {
+		return err
 	}
 	switch o.format {
 	case "json":
@@ -126,30 +95,11 @@ func runSpend(ctx context.Context, o spendOptions, d Deps) error {
 		return enc.Encode(struct {
 			Ledger string `json:"ledger"`
 			ledger.Report
-		}{where, r})
+		}{bk.Where, bk.Report})
 	case "csv":
-		return spendCSV(d.Stdout, r)
+		return spendCSV(d.Stdout, bk.Report)
 	}
-	return spendText(d.Stdout, where, notKept(cfg.Budgets, onTemporal), r)
-}
-
-// absent reports whether there is no file at path.
-func absent(path string) bool {
-	_, err := os.Stat(path)
-	return errors.Is(err, fs.ErrNotExist)
-}
-
-// notKept says why the ledger is not kept, "" when it is: the user turned it
-// off, or the Temporal engine's runs share no spend without a budgets:
-// section.
-func notKept(b config.Budgets, onTemporal bool) string {
-	switch {
-	case !b.On:
-		return "(not kept: budgets: {ledger: off} in your configuration; remove it to keep the ledger)"
-	case onTemporal && !b.Given:
-		return "(not kept by the Temporal engine's runs: no budgets: section in your configuration; add one, even budgets: {}, to keep it)"
-	}
-	return ""
+	return spendText(d.Stdout, bk.Where, bk.NotKept, bk.Report)
 }
 
 // usd says an amount of money: to the cent from a dollar up, else to a

@@ -2,15 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/report"
-	"github.com/agentloop/agentloop/internal/session"
-	"github.com/agentloop/agentloop/internal/state"
 )
 
 // statusOptions are the flags of `status`.
@@ -61,78 +58,25 @@ func runStatus(ctx context.Context, o statusOptions, d Deps, args []string) erro
 	if o.run != "" && len(args) == 0 {
 		return usageError("--run needs the run's NAME: agentloop status NAME --run ID")
 	}
-	if onTemporal, err := o.engine.temporal(d); err != nil {
-		return err
-	} else if onTemporal {
-		if o.run != "" {
-			return usageError("--run reads a run folder of the local state folder; a run on Temporal is shown by its name")
-		}
-		return statusTemporal(ctx, o, d, args)
-	}
-	store, err := openStore(d, o.stateDir)
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{stateDir: o.stateDir})
 	if err != nil {
 		return err
 	}
-	if o.run != "" {
-		return statusOfRun(d, o, store, args[0])
-	}
-	states, err := store.List()
-	if err := skipCorrupt(d, err); err != nil {
-		return fmt.Errorf("read runs in %s: %w", store.Root, err)
-	}
+	defer eng.Close()
+	name := ""
 	if len(args) == 1 {
-		var one []*state.State
-		for _, s := range states {
-			if s.Name == args[0] {
-				one = append(one, s)
-			}
-		}
-		if len(one) == 0 {
-			return fmt.Errorf("no run named %q in %s; 'agentloop status' lists them", args[0], store.Root)
-		}
-		states = one
+		name = args[0]
 	}
-	for _, st := range states {
-		session.AsItStands(store, st)
-	}
-	for _, st := range states {
-		if st.Steer != "" {
-			_ = store.LoadHistory(st) // its guidance hand-offs, acknowledged below the table
-		}
-	}
-	rows := report.StatusRows(states, d.Now())
-	for i := range rows {
-		if q, err := store.Queued(rows[i].Name, rows[i].RunID, 0); err == nil {
-			rows[i].Queued = len(q.Guidance)
-		}
+	rows, none, err := eng.Status(ctx, name, o.run)
+	if err != nil {
+		return err
 	}
 	if o.json {
 		return report.StatusJSON(d.Stdout, rows)
 	}
 	if len(rows) == 0 {
-		fmt.Fprintf(d.Stdout, "No runs in %s yet. Start one with 'agentloop run'.\n", store.Root)
+		fmt.Fprintln(d.Stdout, none)
 		return nil
-	}
-	return report.StatusTable(d.Stdout, rows, canColor(d, d.Stdout))
-}
-
-// statusOfRun is `agentloop status NAME --run ID`: the run of that id as its
-// last session left it (the current run of NAME as it stands).
-func statusOfRun(d Deps, o statusOptions, store *state.Store, name string) error {
-	st, err := store.Load(name)
-	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
-		err = nil
-	}
-	if err != nil || st.RunID != o.run {
-		if st, err = loadEarlierRun(store, name, o.run); err != nil {
-			return err
-		}
-	} else {
-		session.AsItStands(store, st)
-	}
-	rows := report.StatusRows([]*state.State{st}, d.Now())
-	if o.json {
-		return report.StatusJSON(d.Stdout, rows)
 	}
 	return report.StatusTable(d.Stdout, rows, canColor(d, d.Stdout))
 }

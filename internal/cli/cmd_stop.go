@@ -2,12 +2,9 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/agentloop/agentloop/internal/session"
 )
 
 // stopOptions are the flags of `stop`.
@@ -51,23 +48,10 @@ its agent on the worker. Its follower exits 130 either way.` + exitStatus(
 
 // runStop is `agentloop stop NAME`.
 func runStop(ctx context.Context, o stopOptions, d Deps, name string) error {
-	if onTemporal, err := o.engine.temporal(d); err != nil {
-		return err
-	} else if onTemporal {
-		return stopTemporal(ctx, o, d, name)
-	}
-	store, err := openStore(d, o.stateDir)
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{stateDir: o.stateDir})
 	if err != nil {
 		return err
 	}
-	res, err := session.Stop(store.Root, name, o.now, whoami(d), d.Now())
-	if err != nil {
-		return err
-	}
-	if o.now {
-		fmt.Fprintf(d.Stdout, "Interrupted %s (pid %d), as Ctrl-C does. Resume with: agentloop resume %s\n", name, res.PID, name)
-		return nil
-	}
-	fmt.Fprintf(d.Stdout, "%s (pid %d) stops when iteration %d ends. Resume with: agentloop resume %s\n", name, res.PID, res.Iteration+1, name)
-	return nil
+	defer eng.Close()
+	return eng.Stop(ctx, name, o.now)
 }

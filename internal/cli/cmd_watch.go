@@ -104,23 +104,15 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 	if err != nil {
 		return err
 	}
-	from := store.Root
-	look := func(now time.Time, warn Deps) (session.View, error) {
-		v, err := session.Look(store.Root, now)
-		return v, skipCorrupt(warn, err)
-	}
-	onTemporal, err := o.engine.temporal(d)
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{stateDir: o.stateDir})
 	if err != nil {
 		return err
 	}
-	if onTemporal {
-		read, at, done, err := watchTemporal(ctx, d, o.engine)
-		if err != nil {
-			return err
-		}
-		defer done()
-		from = "the Temporal server at " + at
-		look = func(now time.Time, _ Deps) (session.View, error) { return read(now) }
+	defer eng.Close()
+	from := eng.Where()
+	look := func(now time.Time, warn Deps) (session.View, error) {
+		v, err := eng.Look(ctx, now)
+		return v, skipCorrupt(warn, err)
 	}
 	redraw := !o.once && canRedraw(d, d.Stdout)
 	if in, ok := d.Stdin.(io.Writer); redraw && ok && d.IsTerminal(in) {

@@ -148,16 +148,3 @@ func (o engineOptions) engineName(d Deps) string {
 	}
 	return "local"
 }
-
-// temporal reports whether the Temporal engine is asked for; an unknown engine
-// is a usage error.
-func (o engineOptions) temporal(d Deps) (bool, error) {
-	switch e := o.engineName(d); e {
-	case "local":
-		return false, nil
-	case "temporal":
-		return true, nil
-	default:
-		return false, usageError("--engine %q: want local or temporal", e)
-	}
-}

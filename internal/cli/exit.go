@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
@@ -166,9 +165,9 @@ func flagError(cmd *cobra.Command, err error) error {
 // (escalated, its merge refused or conflicting, or blocked behind such a
 // one); else 3 (failed, skipped by the budget, not started), or 1 for a task
 // done whose merge failed.
-func graphExit(unfinished []graph.Unfinished, budgetExhausted bool) int {
+func graphExit(r session.GraphResult) int {
 	code := ExitOK
-	for _, u := range unfinished {
+	for _, u := range r.Unfinished {
 		switch {
 		case u.State == tasks.StateEscalated, u.State == tasks.StateBlocked:
 			return ExitEscalated
@@ -178,7 +177,7 @@ func graphExit(unfinished []graph.Unfinished, budgetExhausted bool) int {
 			code = max(code, ExitAborted)
 		}
 	}
-	if budgetExhausted {
+	if r.BudgetExhausted {
 		code = max(code, ExitAborted)
 	}
 	return code

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"cmp"
-	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -39,18 +38,6 @@ func whoami(d Deps) string {
 		return cmp.Or(u, "?") + "@" + h
 	}
 	return u
-}
-
-// runSession runs an opened session and maps how it ended to the exit code.
-func runSession(ctx context.Context, s *session.Session) error {
-	out, err := s.Run(ctx)
-	if err != nil {
-		return err
-	}
-	if code := statusExit(out.Status); code != ExitOK {
-		return &ExitError{Code: code}
-	}
-	return nil
 }
 
 // canRedraw reports whether w is a terminal that understands cursor control (a

@@ -6,5 +6,7 @@
 // of finished branches back (ticking a Markdown plan). It prints progress on
 // ui printers (a session on the screen it is given) and reports how runs ended
 // as values ([loop.Outcome], [GraphResult], [UsageError]); mapping them to exit
-// codes is the caller's.
+// codes is the caller's. Both engines answer the command line through one
+// interface, [Engine]: [Local] here, the fleet of package temporal/app on a
+// Temporal server.
 package session

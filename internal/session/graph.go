@@ -24,6 +24,8 @@ import (
 
 // GraphOptions are what a task graph is run with.
 type GraphOptions struct {
+	// Server is where the graph runs on the Temporal engine.
+	Server
 	TaskFile string // tasks.yaml or a Markdown checklist
 	// Configure loads the configuration with the flags the graph was last
 	// run with, those given now on top ([plan.Configure]).
@@ -36,6 +38,13 @@ type GraphOptions struct {
 	// Host is what the preflight reads of the machine (PATH, environment,
 	// root); its zero value checks no program on PATH.
 	Host agent.Host
+	// MergeQueue is the queue of the Temporal worker that merges the tasks
+	// back (run --merge-queue); "" for the worker queue's.
+	MergeQueue string
+	// Resumed are the states some of the graph's task runs continue from, by
+	// run name (on Temporal, a resume of one of its tasks goes on with its
+	// graph).
+	Resumed map[string]*state.State
 }
 
 // GraphResult is how a task graph ended.

@@ -22,7 +22,7 @@ import (
 // under docs/adr/. Either way the hand-off is kept in the run's history, and
 // the run goes on from the work tree as the person left it ([ResumeTree]),
 // which one line says. On an error the session is closed.
-func (s *Session) Resume(ctx context.Context, o ResumeOptions) error {
+func (s *Session) Resume(ctx context.Context, o Answer) error {
 	st, name := s.st, s.p.Name
 	guidance, adr := o.Guidance, o.ADR
 	if err := Over(st, ""); err != nil {
@@ -63,8 +63,8 @@ func (s *Session) Resume(ctx context.Context, o ResumeOptions) error {
 	return nil
 }
 
-// ResumeOptions are what a person says when resuming a run.
-type ResumeOptions struct {
+// Answer is what a person says when resuming a run.
+type Answer struct {
 	Guidance string // the answer to an escalation, for the next prompt
 	ADR      bool   // record the guidance as an architecture decision
 	// UndoCut puts the work tree back where a cut attempt started, after the

@@ -72,7 +72,7 @@ func TestOpenAndResume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = s.Resume(t.Context(), ResumeOptions{Guidance: tt.guidance})
+		err = s.Resume(t.Context(), Answer{Guidance: tt.guidance})
 		_, usage := errors.AsType[*UsageError](err)
 		if (err == nil) != tt.ok || usage != tt.usage {
 			t.Errorf("resume a run %s with guidance %q: %v", tt.status, tt.guidance, err)

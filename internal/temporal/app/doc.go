@@ -7,7 +7,7 @@
 // and guides a running run. It reports how what it followed stands as a
 // value ([Outcome]) and the person's mistakes as [session.UsageError];
 // mapping them to exit codes, and the flags to its options, is the caller's
-// (internal/cli, behind the build tag temporal). What a worker runs (how it
+// (internal/cli, which chooses it as the [session.Engine] in a build with the tag temporal). What a worker runs (how it
 // rebuilds a run's plan, which commands of a run's input it trusts) is the
 // worker's, in package temporal ([temporal.Rebuild]), not this one's.
 package app

@@ -2,15 +2,26 @@ package app
 
 import (
 	"context"
+	"sync"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentloop/agentloop/internal/notify"
-	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/temporal"
-	"github.com/agentloop/agentloop/internal/ui"
 )
+
+// The application's vocabulary, which the fleet speaks ([session.Engine]).
+type (
+	Outcome       = session.Outcome
+	Server        = session.Server
+	Shell         = session.Shell
+	GraphOptions  = session.GraphOptions
+	ResumeOptions = session.ResumeOptions
+	FollowOptions = session.FollowOptions
+)
+
+var _ session.Engine = (*Fleet)(nil)
 
 // Fleet is a command's connection to a Temporal server, for the runs and
 // graphs of one repository on it.
@@ -20,27 +31,27 @@ type Fleet struct {
 	s    temporal.Server
 	repo string // the identity of the repository ([temporal.KnownRepoID]); "" when none
 	sh   Shell
-}
-
-// Shell is what the command line gives the application: its process, and
-// how a run is shown and notified.
-type Shell struct {
-	session.Process
-	Getenv func(string) string
-	// Screen is the printer a run of p is shown on (the flags p recorded, and
-	// those given now).
-	Screen func(p *plan.Plan) (*ui.Printer, error)
-	// Notifying is the notifier of the receivers p configures (nil: none),
-	// and done, which waits for the deliveries under way once the run is
-	// followed no more.
-	Notifying func(ctx context.Context, p *plan.Plan) (n *notify.Notifier, done func(), err error)
+	// heartbeat is the heartbeat timeout of the runs and graphs started here
+	// (0: the engine's default).
+	heartbeat time.Duration
+	// reading makes the reads of watch ([Fleet.Look]) take turns on the one
+	// connection, and Close wait for the one under way.
+	reading *sync.Mutex
 }
 
 // New is the fleet of the server s, which dial connects to when first
 // needed, for the repository of identity repo ([temporal.KnownRepoID]; ""
-// for none).
-func New(dial func(context.Context) (client.Client, error), s temporal.Server, repo string, sh Shell) *Fleet {
-	return &Fleet{dial: dial, s: s, repo: repo, sh: sh}
+// for none); the runs and graphs it starts have the heartbeat timeout
+// heartbeat (0: the engine's default).
+func New(dial func(context.Context) (client.Client, error), s temporal.Server, repo string, heartbeat time.Duration, sh Shell) *Fleet {
+	return &Fleet{dial: dial, s: s, repo: repo, sh: sh, heartbeat: heartbeat, reading: &sync.Mutex{}}
+}
+
+// placed are the settings o of a run or graph started here, with the
+// fleet's heartbeat timeout.
+func (f *Fleet) placed(o Server) Server {
+	o.Heartbeat = f.heartbeat
+	return o
 }
 
 // connect connects to the server, once.
@@ -58,6 +69,8 @@ func (f *Fleet) connect(ctx context.Context) error {
 
 // Close closes the connection, if there is one.
 func (f *Fleet) Close() {
+	f.reading.Lock()
+	defer f.reading.Unlock()
 	if f.c != nil {
 		f.c.Close()
 	}
@@ -65,6 +78,9 @@ func (f *Fleet) Close() {
 
 // Address is the server's address.
 func (f *Fleet) Address() string { return f.s.Address }
+
+// Where names the server, for a person.
+func (f *Fleet) Where() string { return "the Temporal server at " + f.s.Address }
 
 // find is the run name of this repository on the server (or of no
 // repository: a graph's task), and its key ([temporal.Scoped]).

@@ -12,32 +12,8 @@ import (
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
-// Outcome is how what a command followed stood when it stopped following;
-// the caller maps it to its exit code.
-type Outcome struct {
-	// Status is the run's: escalated when it (or every running task of the
-	// graph followed) waits for a person; interrupted also when following was
-	// interrupted here, the run going on on the workers.
-	Status state.Status
-	// Graph is how the graph followed ended; nil when none ended.
-	Graph *session.GraphResult
-	// Chosen says the run ended as the person chose (resume --accept or
-	// --abort): no failure of the command, aborted or not.
-	Chosen bool
-	// Refused says a worker refused the commands the run names
-	// ([temporal.RefusedError]): a configuration to fix, which the run's
-	// reason says, not the loop's verdict.
-	Refused bool
-}
-
 // interrupted is the outcome of following interrupted here.
 var interrupted = Outcome{Status: state.StatusInterrupted}
-
-// ended reports whether the run followed ended: it does not wait again, and
-// following it was not interrupted.
-func (o Outcome) ended() bool {
-	return o.Status != state.StatusEscalated && o.Status != state.StatusInterrupted
-}
 
 // followRun shows the events of the run key ([temporal.Scoped]) from the
 // from-th on until it ends or waits for a human. Interrupting it leaves the
@@ -85,15 +61,6 @@ func (f *Fleet) refused(ctx context.Context, key string) bool {
 	defer cancel()
 	_, ok := temporal.Refusal(f.c.GetWorkflow(wait, temporal.WorkflowID(key), "").Get(wait, nil))
 	return ok
-}
-
-// FollowOptions are how `agentloop follow` rebuilds a run's plan for its
-// notifications.
-type FollowOptions struct {
-	// Configure reads the configuration of a run's work tree with the flags
-	// it recorded (as resume does): where its notifications go.
-	Configure plan.Configure
-	Verbose   bool
 }
 
 // Follow is `agentloop follow NAME --engine temporal`: the run's events so

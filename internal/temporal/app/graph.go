@@ -15,24 +15,6 @@ import (
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
-// GraphOptions are how a task graph runs on the fleet.
-type GraphOptions struct {
-	Server
-	// TaskFile is the graph's task file, as given: relative to the working
-	// directory, the graph's repository, or absolute.
-	TaskFile  string
-	Configure plan.Configure
-	// Parallel is how many tasks run at once; 0: the task file's.
-	Parallel int
-	// MergeQueue is the queue of the worker that merges the tasks back (run
-	// --merge-queue); "" for the worker queue's.
-	MergeQueue    string
-	Verbose, JSON bool
-	// Resumed are the states some of the graph's task runs continue from, by
-	// run name (a resume of one of its tasks goes on with its graph).
-	Resumed map[string]*state.State
-}
-
 // RunGraph is `agentloop run --tasks FILE --engine temporal`: the graph's
 // workflow starts on the server, each task's plan resolved here from the
 // configuration, and this process follows it until it ends or every task
@@ -40,6 +22,7 @@ type GraphOptions struct {
 // tasks not done is resumed, as the local engine resumes it: the done tasks
 // are not run again, the others' runs continue from their last state.
 func (f *Fleet) RunGraph(ctx context.Context, o GraphOptions) (Outcome, error) {
+	o.Server = f.placed(o.Server)
 	usage := func(err error) (Outcome, error) { return Outcome{}, &session.UsageError{Err: err} }
 	repo, err := f.sh.Getwd()
 	if err != nil {
@@ -144,7 +127,7 @@ func (f *Fleet) RunGraph(ctx context.Context, o GraphOptions) (Outcome, error) {
 		return Outcome{}, err
 	}
 	defer done()
-	return f.followGraph(ctx, screen, name, in.RepoID, o.engineFlags(), tell)
+	return f.followGraph(ctx, screen, name, in.RepoID, engineFlags(o.Server), tell)
 }
 
 // taskState is the state the run of a task starts from: when its graph

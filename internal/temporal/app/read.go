@@ -3,10 +3,13 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/temporal"
@@ -56,8 +59,15 @@ func (f *Fleet) Inbox(ctx context.Context) ([]inbox.Item, error) {
 }
 
 // Report is the report of the run name, or else of the task graph name, of
-// this repository.
-func (f *Fleet) Report(ctx context.Context, name string) (report.Run, error) {
+// this repository; a run on Temporal is named, and has no earlier runs to
+// report (runID).
+func (f *Fleet) Report(ctx context.Context, name, runID string, _ int) (report.Run, error) {
+	if name == "" {
+		return report.Run{}, usageError("name the run to report: agentloop report NAME ('agentloop status' lists them)")
+	}
+	if runID != "" {
+		return report.Run{}, usageError("--run reads a run folder of the local state folder; a run on Temporal is reported by its name")
+	}
 	if err := f.connect(ctx); err != nil {
 		return report.Run{}, err
 	}
@@ -99,4 +109,51 @@ func (f *Fleet) graphReport(ctx context.Context, name string) (report.Run, error
 		outcomes[id] = graph.OutcomeOf(&st, tasks.TaskBranch(name, id))
 	}
 	return report.TaskGraph(name, v.File.Path, v.File.Tasks, outcomes, running)
+}
+
+// Status is a row per run of this repository on the server (those named
+// name, when not ""), read through their workflows' query.
+func (f *Fleet) Status(ctx context.Context, name, runID string) ([]report.StatusRow, string, error) {
+	if runID != "" {
+		return nil, "", usageError("--run reads a run folder of the local state folder; a run on Temporal is shown by its name")
+	}
+	var names []string
+	if name != "" {
+		names = []string{name}
+	}
+	states, err := f.States(ctx, names)
+	if err != nil {
+		return nil, "", err
+	}
+	return report.StatusRows(states, f.sh.Now()), fmt.Sprintf("No runs on the Temporal server at %s yet. Start one with 'agentloop run --engine temporal'.", f.Address()), nil
+}
+
+// Look is the view of `agentloop watch --engine temporal`: the runs of this
+// repository on the server, through their workflows' query, and what waits
+// for a person in its namespace. The view may read again before a read ends
+// (its refresh key): the reads take turns on the one connection.
+func (f *Fleet) Look(ctx context.Context, now time.Time) (session.View, error) {
+	f.reading.Lock()
+	defer f.reading.Unlock()
+	states, err := f.States(ctx, nil)
+	if err != nil {
+		return session.View{At: now}, err
+	}
+	needs, err := f.Inbox(ctx)
+	return session.Remote(states, needs, now), err
+}
+
+// Clean plans the clean of the state folder and the repository, the runs on
+// the server weighed by how their last workflow stands, and the checkpoint
+// refs of o.Remote cleaned too.
+func (f *Fleet) Clean(ctx context.Context, o session.CleanOptions) (*session.CleanPlan, error) {
+	if err := f.connect(ctx); err != nil {
+		return nil, err
+	}
+	runs, err := temporal.CleanRuns(ctx, f.c)
+	if err != nil {
+		return nil, err
+	}
+	o.Engine, o.EngineAsked = runs, true
+	return session.PlanClean(ctx, o)
 }

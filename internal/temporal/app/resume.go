@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -16,29 +15,16 @@ import (
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
-// ResumeOptions are how a run resumes on the fleet.
-type ResumeOptions struct {
-	// Server is where the run's graph goes on, when it does.
-	Server
-	// Heartbeat is the run's heartbeat timeout given now; 0: it keeps its own.
-	Heartbeat     time.Duration
-	Guidance      string
-	ADR           bool // record the guidance as an architecture decision
-	Accept, Abort bool // end the escalated run: completed, or aborted
-	UndoCut       bool // put the work tree back where a cut attempt started ([session.ResumeTree])
-	// Configure is the run's configuration: the flags it recorded, those
-	// given now on top; GraphConfigure its graph's, when the graph goes on
-	// (only --config and the server's flags given now on top).
-	Configure, GraphConfigure plan.Configure
-	Verbose, JSON             bool
-}
-
 // Resume is `agentloop resume NAME --engine temporal`: a run waiting for
 // guidance gets it as the workflow's update; a run that ended aborted or
 // interrupted starts again from its last state; a graph's task that has
 // nothing of its own to resume has its graph go on ([session.TaskRule]), as
 // the local engine does.
 func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outcome, error) {
+	if name == "" {
+		return Outcome{}, usageError("name the run to resume: agentloop resume NAME ('agentloop status' lists them)")
+	}
+	o.Server = f.placed(o.Server)
 	v, key, err := f.find(ctx, name)
 	if err != nil {
 		return Outcome{}, err
@@ -53,7 +39,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 	}
 	if t := v.Task; t != nil && !v.Waiting {
 		if gv, err := temporal.QueryGraph(ctx, f.c, v.Graph, repo); err == nil {
-			in := session.InGraph{ID: t.Task.ID, Outcome: gv.Outcomes[t.Task.ID], Merged: slices.Contains(gv.Merged, t.Task.ID), Commands: f.graphCommands(gv, o.engineFlags())}
+			in := session.InGraph{ID: t.Task.ID, Outcome: gv.Outcomes[t.Task.ID], Merged: slices.Contains(gv.Merged, t.Task.ID), Commands: f.graphCommands(gv, engineFlags(o.Server))}
 			goOn, say, err := session.TaskRule(&st, in, o.Guidance, o.Accept || o.Abort)
 			if err != nil {
 				return Outcome{}, err
@@ -68,7 +54,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 				}
 				if !gv.Ended {
 					// Its graph's workflow goes on, and merges it.
-					return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags(), nil)
+					return f.followGraph(ctx, screen, v.Graph, repo, engineFlags(o.Server), nil)
 				}
 				return f.continueGraph(ctx, o, screen, t, repo, nil)
 			}
@@ -89,8 +75,8 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 		// No notification: the run ends as the person chose, who knows it
 		// (as a local run settled).
 		out, err := f.followRun(ctx, screen, key, len(v.Events), nil)
-		if v.Graph != "" && err == nil && out.ended() {
-			return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags(), nil)
+		if v.Graph != "" && err == nil && out.Ended() {
+			return f.followGraph(ctx, screen, v.Graph, repo, engineFlags(o.Server), nil)
 		}
 		out.Chosen = true
 		return out, err
@@ -149,10 +135,10 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 	}
 	defer done()
 	out, err := f.followRun(ctx, screen, key, 0, w)
-	if v.Task == nil || err != nil || !out.ended() {
+	if v.Task == nil || err != nil || !out.Ended() {
 		return out, err
 	}
-	return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags(), nil)
+	return f.followGraph(ctx, screen, v.Graph, repo, engineFlags(o.Server), nil)
 }
 
 // answer gives the run key, which waits for a person (v), the guidance of
@@ -177,7 +163,7 @@ func (f *Fleet) answer(ctx context.Context, o ResumeOptions, v temporal.View, ke
 	w, cfg, done := f.answeredWatch(ctx, o, v, member, screen)
 	defer done()
 	out, err := f.followRun(ctx, screen, key, len(v.Events), w)
-	if v.Graph == "" || err != nil || !out.ended() {
+	if v.Graph == "" || err != nil || !out.Ended() {
 		return out, err
 	}
 	// The task's graph goes on by itself: follow it as run --tasks does,
@@ -187,7 +173,7 @@ func (f *Fleet) answer(ctx context.Context, o ResumeOptions, v temporal.View, ke
 		return Outcome{}, err
 	}
 	defer tdone()
-	return f.followGraph(ctx, screen, v.Graph, repo, o.engineFlags(), tell)
+	return f.followGraph(ctx, screen, v.Graph, repo, engineFlags(o.Server), tell)
 }
 
 // answeredWatch is the notifications' watch of the run of v, answered: the
@@ -222,7 +208,7 @@ func (f *Fleet) continueGraph(ctx context.Context, o ResumeOptions, screen *ui.P
 	if err != nil {
 		return Outcome{}, err
 	}
-	screen.Linef("Task %s goes on in its graph %s, as 'agentloop run --tasks %s %s' resumes it", t.Task.ID, t.Graph, f.graphCommands(gv, "").TaskFile, o.engineFlags())
+	screen.Linef("Task %s goes on in its graph %s, as 'agentloop run --tasks %s %s' resumes it", t.Task.ID, t.Graph, f.graphCommands(gv, "").TaskFile, engineFlags(o.Server))
 	at := *f
 	at.sh.Getwd = func() (string, error) { return t.Repo, nil }
 	return at.RunGraph(ctx, GraphOptions{

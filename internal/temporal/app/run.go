@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/session"
@@ -11,23 +10,9 @@ import (
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
-// Server are the settings of the server a run or graph started here keeps
-// for its steps and the commands it names.
-type Server struct {
-	// WorkerQueue is the queue of the worker the run's steps are pinned to
-	// (run --worker-queue); "" for any.
-	WorkerQueue string
-	// Heartbeat is how long a step may go without a sign of life (0: the
-	// engine's default).
-	Heartbeat time.Duration
-	// Flags are the command-line flags naming the server, for the commands
-	// the run names ([temporal.RunInput.ServerFlags]).
-	Flags string
-}
-
 // engineFlags are the flags that put a command on the Temporal engine and
 // server of s.
-func (s Server) engineFlags() string {
+func engineFlags(s Server) string {
 	return strings.TrimSpace("--engine temporal " + s.Flags)
 }
 
@@ -35,6 +20,7 @@ func (s Server) engineFlags() string {
 // starts on the server and this process follows it until it ends or asks a
 // human.
 func (f *Fleet) Run(ctx context.Context, p *plan.Plan, o Server) (Outcome, error) {
+	o = f.placed(o)
 	screen, key, runID, err := f.start(ctx, p, o)
 	if err != nil {
 		return Outcome{}, err
@@ -52,11 +38,12 @@ func (f *Fleet) Run(ctx context.Context, p *plan.Plan, o Server) (Outcome, error
 // ([Fleet.Follow]) and returns. Nothing follows the run until then: the
 // notifications a follower sends ([Fleet.watch]) wait for one.
 func (f *Fleet) Detach(ctx context.Context, p *plan.Plan, o Server) error {
+	o = f.placed(o)
 	screen, _, _, err := f.start(ctx, p, o)
 	if err != nil {
 		return err
 	}
-	screen.Linef("Follow it with: agentloop follow %s %s", p.Name, o.engineFlags())
+	screen.Linef("Follow it with: agentloop follow %s %s", p.Name, engineFlags(o))
 	if !p.Notify.Empty() {
 		screen.Warnf("Its notifications are sent by the command following it: none until 'agentloop follow %s' does", p.Name)
 	}

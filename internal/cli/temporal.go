@@ -9,26 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/metrics"
-	"github.com/agentloop/agentloop/internal/notify"
-	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
-	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/session"
-	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/temporal/app"
-	"github.com/agentloop/agentloop/internal/ui"
 )
 
 // temporalBuilt says whether this build holds the Temporal engine.
@@ -62,251 +53,21 @@ func resolveServer(d Deps, o engineOptions) (temporal.Resolved, error) {
 	return s, nil
 }
 
-// dialTemporal connects to the server o resolves to; one that cannot be
-// reached is an error naming its address and how it was reached.
-func dialTemporal(ctx context.Context, d Deps, o engineOptions, lo loopOptions) (client.Client, temporal.Server, error) {
-	r, err := resolveServer(d, o)
-	if err != nil {
-		return nil, temporal.Server{}, err
-	}
-	c, err := r.Dial(ctx, newLogger(d, lo))
-	return c, r.Server, err
-}
-
-// fleet is the application on the Temporal server o resolves to, connected
-// when first needed, for the repository of the working directory; lo are the
-// loop flags given now, shown those a run of a plan is shown with (nil: lo).
-// An unreachable server is an error naming its address and how it was
-// reached.
-func fleet(d Deps, o engineOptions, lo loopOptions, shown func(*plan.Plan) (loopOptions, error)) (*app.Fleet, error) {
-	s, err := resolveServer(d, o)
+// temporalEngine is the application on the Temporal server o resolves to
+// ([app.Fleet]), connected when first needed, for the repository of the
+// working directory. A server that cannot be reached is an error naming its
+// address and how it was reached.
+func temporalEngine(ctx context.Context, d Deps, o engineOptions, u engineUse) (session.Engine, error) {
+	r, err := o.resolved(d)
 	if err != nil {
 		return nil, err
 	}
-	if shown == nil {
-		shown = func(*plan.Plan) (loopOptions, error) { return lo, nil }
-	}
-	dial := func(ctx context.Context) (client.Client, error) { return s.Dial(ctx, newLogger(d, lo)) }
-	return app.New(dial, s.Server, repoOf(d), app.Shell{
-		Process: process(d), Getenv: d.Getenv,
-		Screen: func(p *plan.Plan) (*ui.Printer, error) {
-			lo, err := shown(p)
-			if err != nil {
-				return nil, err
-			}
-			return newScreen(d, lo, p), nil
-		},
-		Notifying: func(ctx context.Context, p *plan.Plan) (*notify.Notifier, func(), error) {
-			lo, err := shown(p)
-			if err != nil {
-				return nil, nil, err
-			}
-			pr, done, err := notifying(ctx, d, p.Notify, newLogger(d, lo))
-			return pr.Notify, done, err
-		},
-	}), nil
-}
-
-// onFleet calls do with the fleet of o, closed after.
-func onFleet(d Deps, o engineOptions, lo loopOptions, do func(*app.Fleet) error) error {
-	f, err := fleet(d, o, lo, nil)
+	s, err := r.server(d).Resolve()
 	if err != nil {
-		return err
+		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
-	defer f.Close()
-	return do(f)
-}
-
-// followed maps how what a command followed stands to its exit.
-func followed(out app.Outcome, err error) error {
-	switch {
-	case err != nil:
-		return err
-	case out.Graph != nil && out.Graph.Interrupted:
-		return &ExitError{Code: ExitInterrupted}
-	case out.Graph != nil:
-		return &ExitError{Code: graphExit(out.Graph.Unfinished, out.Graph.BudgetExhausted)}
-	case out.Chosen && out.Status == state.StatusAborted:
-		return nil // the run ends as you chose, which is no failure of this command
-	case out.Refused:
-		return &ExitError{Code: ExitUsage} // a worker's configuration to fix: the run's reason says how
-	}
-	if code := statusExit(out.Status); code != ExitOK {
-		return &ExitError{Code: code}
-	}
-	return nil
-}
-
-// runTemporal is `agentloop run --engine temporal`: the run's workflow starts
-// on the server and this process follows it until it ends or asks a human.
-func runTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error {
-	eng, err := o.engine.resolved(d)
-	if err != nil {
-		return err
-	}
-	return onFleet(d, o.engine, o.loopOptions, func(f *app.Fleet) error {
-		return followed(f.Run(ctx, p, app.Server{WorkerQueue: o.workerQueue, Heartbeat: eng.heartbeat, Flags: o.serverFlags()}))
-	})
-}
-
-// detachTemporal is `agentloop run --engine temporal --detach`: the run's
-// workflow starts on the server and this process returns ([app.Fleet.Detach]).
-func detachTemporal(ctx context.Context, o runOptions, d Deps, p *plan.Plan) error {
-	eng, err := o.engine.resolved(d)
-	if err != nil {
-		return err
-	}
-	return onFleet(d, o.engine, o.loopOptions, func(f *app.Fleet) error {
-		return f.Detach(ctx, p, app.Server{WorkerQueue: o.workerQueue, Heartbeat: eng.heartbeat, Flags: o.serverFlags()})
-	})
-}
-
-// followTemporal is `agentloop follow NAME --engine temporal` ([app.Fleet.Follow]).
-func followTemporal(ctx context.Context, o followOptions, d Deps, name string) error {
-	f, err := fleet(d, o.engine, o.lo, func(p *plan.Plan) (loopOptions, error) { return o.lo.onRecorded(p.Args) })
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return followed(f.Follow(ctx, name, app.FollowOptions{Configure: configure(d, o.lo), Verbose: o.lo.verbose}))
-}
-
-// serverFlags are the flags given on the command line that reach the Temporal
-// server, for the commands a run names for later ([temporal.RunInput.ServerFlags]).
-func (o *loopOptions) serverFlags() string {
-	var flags []string
-	for _, g := range o.given {
-		if isServerFlag(g.name) {
-			flags = append(flags, "--"+g.name+"="+g.values[0])
-		}
-	}
-	return strings.Join(flags, " ")
-}
-
-// isServerFlag reports whether the flag name says where the Temporal server
-// is and how to reach it.
-func isServerFlag(name string) bool {
-	return slices.Contains(connFlagNames, name) || slices.Contains([]string{"temporal-address", "temporal-namespace", "temporal-task-queue", "config"}, name)
-}
-
-// resumeTemporal is `agentloop resume NAME --engine temporal` ([app.Fleet.Resume]).
-func resumeTemporal(ctx context.Context, o resumeOptions, d Deps, name, guidance string) error {
-	eng, err := o.engine.resolved(d)
-	if err != nil {
-		return err
-	}
-	f, err := fleet(d, o.engine, o.loopOptions, func(p *plan.Plan) (loopOptions, error) { return o.onRecorded(p.Args) })
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	// The graph of a task goes on with the flags it ran with: only --config
-	// and the server's given now.
-	graphFlags := loopOptions{verbose: o.verbose, quiet: o.quiet, logFormat: o.logFormat, config: o.config}
-	for _, g := range o.given {
-		if isServerFlag(g.name) {
-			graphFlags.given = append(graphFlags.given, g)
-		}
-	}
-	return followed(f.Resume(ctx, name, app.ResumeOptions{
-		Server:    app.Server{Heartbeat: eng.heartbeat, Flags: o.serverFlags()},
-		Heartbeat: o.engine.heartbeat, Guidance: guidance, ADR: o.adr, Accept: o.accept, Abort: o.abort, UndoCut: o.undoCut,
-		Configure: configure(d, o.loopOptions), GraphConfigure: configure(d, graphFlags),
-		Verbose: o.verbose, JSON: o.logFormat == "json",
-	}))
-}
-
-// statusTemporal is `agentloop status --engine temporal`: every run the
-// server knows (or the one named), read through the workflow's query.
-func statusTemporal(ctx context.Context, o statusOptions, d Deps, args []string) error {
-	return onFleet(d, o.engine, loopOptions{}, func(f *app.Fleet) error {
-		states, err := f.States(ctx, args)
-		if err != nil {
-			return err
-		}
-		rows := report.StatusRows(states, d.Now())
-		if o.json {
-			return report.StatusJSON(d.Stdout, rows)
-		}
-		if len(rows) == 0 {
-			fmt.Fprintf(d.Stdout, "No runs on the Temporal server at %s yet. Start one with 'agentloop run --engine temporal'.\n", f.Address())
-			return nil
-		}
-		return report.StatusTable(d.Stdout, rows, canColor(d, d.Stdout))
-	})
-}
-
-// inboxTemporal lists the runs of the namespace that wait for a person.
-func inboxTemporal(ctx context.Context, o inboxOptions, d Deps) (items []inbox.Item, err error) {
-	err = onFleet(d, o.engine, loopOptions{}, func(f *app.Fleet) error {
-		items, err = f.Inbox(ctx)
-		return err
-	})
-	return items, err
-}
-
-// watchTemporal reads the view of `agentloop watch --engine temporal`: the
-// runs of this repository on the server, through their workflows' query, and
-// what waits for a person in its namespace; at is the server's address, done
-// closes the connection. The view may read again before a read ends (its
-// refresh key): the reads take turns on the one connection.
-func watchTemporal(ctx context.Context, d Deps, o engineOptions) (read func(time.Time) (session.View, error), at string, done func(), err error) {
-	f, err := fleet(d, o, loopOptions{}, nil)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	var mu sync.Mutex
-	closed := func() { mu.Lock(); defer mu.Unlock(); f.Close() }
-	return func(now time.Time) (session.View, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		states, err := f.States(ctx, nil)
-		if err != nil {
-			return session.View{At: now}, err
-		}
-		needs, err := f.Inbox(ctx)
-		return session.Remote(states, needs, now), err
-	}, f.Address(), closed, nil
-}
-
-// reportTemporal is `agentloop report NAME --engine temporal`.
-func reportTemporal(ctx context.Context, o reportOptions, d Deps, name string) error {
-	return onFleet(d, o.engine, loopOptions{}, func(f *app.Fleet) error {
-		r, err := f.Report(ctx, name)
-		if err != nil {
-			return err
-		}
-		return writeReport(o, d, r)
-	})
-}
-
-// stopTemporal is `agentloop stop NAME --engine temporal` ([app.Fleet.Stop]).
-func stopTemporal(ctx context.Context, o stopOptions, d Deps, name string) error {
-	return onFleet(d, o.engine, loopOptions{}, func(f *app.Fleet) error { return f.Stop(ctx, name, o.now) })
-}
-
-// guideTemporal is `agentloop guide NAME TEXT --engine temporal` ([app.Fleet.Guide]).
-func guideTemporal(ctx context.Context, o guideOptions, d Deps, name, text string) error {
-	return onFleet(d, o.engine, loopOptions{}, func(f *app.Fleet) error { return f.Guide(ctx, name, text) })
-}
-
-// runTasksTemporal is `agentloop run --tasks FILE --engine temporal` ([app.Fleet.RunGraph]).
-func runTasksTemporal(ctx context.Context, o runOptions, d Deps) error {
-	eng, err := o.engine.resolved(d)
-	if err != nil {
-		return err
-	}
-	parallel := 0
-	if o.isGiven("parallel") {
-		parallel = max(o.parallel, 1)
-	}
-	return onFleet(d, o.engine, o.loopOptions, func(f *app.Fleet) error {
-		return followed(f.RunGraph(ctx, app.GraphOptions{
-			Server:   app.Server{WorkerQueue: o.workerQueue, Heartbeat: eng.heartbeat, Flags: o.serverFlags()},
-			TaskFile: o.tasks, Configure: configure(d, o.loopOptions), Parallel: parallel, MergeQueue: o.mergeQueue,
-			Verbose: o.verbose, JSON: o.logFormat == "json",
-		}))
-	})
+	dial := func(ctx context.Context) (client.Client, error) { return s.Dial(ctx, newLogger(d, u.lo)) }
+	return app.New(dial, s.Server, repoOf(d), r.heartbeat, shell(ctx, d, u)), nil
 }
 
 // repoOf is the identity of the repository of the working directory its

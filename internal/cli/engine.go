@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/ui"
+)
+
+// engineUse is what a command gives the engine it chooses.
+type engineUse struct {
+	// lo are the loop flags given now: how a run is shown and logged.
+	lo loopOptions
+	// shown are the flags a run of p is shown with (a resumed run's recorded
+	// ones, those given now on top); nil: lo.
+	shown func(p *plan.Plan) (loopOptions, error)
+	// stateDir is --state-dir: where the local engine's runs are ("": the
+	// configuration's, else .agentloop).
+	stateDir string
+	// starts says the command starts runs with lo's flags, which a remote
+	// engine keeps where no secret belongs.
+	starts bool
+}
+
+// chooseEngine is the application on the engine o names (--engine, else
+// AGENTLOOP_ENGINE, else local): the only place the command line tells the
+// engines apart. An unknown engine is a usage error, and so is the Temporal
+// engine in a build without it.
+func chooseEngine(ctx context.Context, d Deps, o engineOptions, u engineUse) (session.Engine, error) {
+	switch e := o.engineName(d); e {
+	case "local":
+		store, err := openStore(d, u.stateDir)
+		if err != nil {
+			return nil, err
+		}
+		return session.NewLocal(shell(ctx, d, u), store.Root), nil
+	case "temporal":
+		if u.starts {
+			if err := u.lo.noSecretForFleet(); err != nil {
+				return nil, err
+			}
+		}
+		return temporalEngine(ctx, d, o, u)
+	default:
+		return nil, usageError("--engine %q: want local or temporal", e)
+	}
+}
+
+// shell is what the application touches of this process, and how a run is
+// shown, logged and notified as u's flags say.
+func shell(ctx context.Context, d Deps, u engineUse) session.Shell {
+	shown := u.shown
+	if shown == nil {
+		shown = func(*plan.Plan) (loopOptions, error) { return u.lo, nil }
+	}
+	return session.Shell{
+		Process: process(d), Getenv: d.Getenv, Host: agentHost(ctx, d),
+		Screen: func(p *plan.Plan) (*ui.Printer, error) {
+			lo, err := shown(p)
+			if err != nil {
+				return nil, err
+			}
+			return newScreen(d, lo, p), nil
+		},
+		Log: func(p *plan.Plan) *slog.Logger {
+			lo, err := shown(p)
+			if err != nil {
+				lo = u.lo
+			}
+			return newLogger(d, lo)
+		},
+		Notifying: func(ctx context.Context, p *plan.Plan) (*notify.Notifier, func(), error) {
+			lo, err := shown(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			pr, done, err := notifying(ctx, d, p.Notify, newLogger(d, lo))
+			return pr.Notify, done, err
+		},
+	}
+}
+
+// followed maps how what a command followed stands to its exit.
+func followed(out session.Outcome, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case out.Graph != nil && out.Graph.Interrupted:
+		return &ExitError{Code: ExitInterrupted}
+	case out.Graph != nil:
+		return &ExitError{Code: graphExit(*out.Graph)}
+	case out.Chosen && out.Status == state.StatusAborted:
+		return nil // the run ends as you chose, which is no failure of this command
+	case out.Refused:
+		return &ExitError{Code: ExitUsage} // a worker's configuration to fix: the run's reason says how
+	}
+	if code := statusExit(out.Status); code != ExitOK {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
+// serverFlags are the flags given on the command line that reach the Temporal
+// server, for the commands a run names for later ([session.Server]).
+func (o *loopOptions) serverFlags() string {
+	var flags []string
+	for _, g := range o.given {
+		if isServerFlag(g.name) {
+			flags = append(flags, "--"+g.name+"="+g.values[0])
+		}
+	}
+	return strings.Join(flags, " ")
+}
+
+// isServerFlag reports whether the flag name says where the Temporal server
+// is and how to reach it.
+func isServerFlag(name string) bool {
+	return slices.Contains(connFlagNames, name) || slices.Contains([]string{"temporal-address", "temporal-namespace", "temporal-task-queue", "config"}, name)
+}
