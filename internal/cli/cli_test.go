@@ -16,8 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
@@ -34,7 +34,7 @@ func TestExitCode(t *testing.T) {
 		{fmt.Errorf("wrapped: %w", &ExitError{Code: ExitEscalated}), ExitEscalated},
 		{&InterruptError{Signal: "interrupt"}, ExitInterrupted},
 		{context.Canceled, ExitInterrupted},
-		{fmt.Errorf("task file: %w", &session.UsageError{Err: errors.New("bad")}), ExitUsage},
+		{fmt.Errorf("task file: %w", &app.UsageError{Err: errors.New("bad")}), ExitUsage},
 	} {
 		if got := ExitCode(tt.err); got != tt.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.want)
@@ -230,7 +230,7 @@ func TestGraphExit(t *testing.T) {
 			ts = append(ts, tasks.Task{ID: fmt.Sprint(i)})
 		}
 		unfinished := graph.ListUnfinished("g", ts, tt.out, tt.merged, graph.Commands{TaskFile: "tasks.yaml"})
-		if got := graphExit(session.GraphResult{Unfinished: unfinished, BudgetExhausted: tt.budget}); got != tt.want {
+		if got := graphExit(app.GraphResult{Unfinished: unfinished, BudgetExhausted: tt.budget}); got != tt.want {
 			t.Errorf("%s: graphExit(%v, budget %v) = %d, want %d", tt.name, unfinished, tt.budget, got, tt.want)
 		}
 	}

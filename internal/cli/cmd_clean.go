@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/app"
 )
 
 // cleanOptions are the flags of `clean`.
@@ -94,7 +94,7 @@ func runClean(ctx context.Context, o cleanOptions, d Deps, names []string) error
 		return err
 	}
 	defer eng.Close()
-	plan, err := eng.Clean(ctx, session.CleanOptions{StateDir: store.Root, Repo: wd, Names: names, All: o.all, Remote: o.remote})
+	plan, err := eng.Clean(ctx, app.CleanOptions{StateDir: store.Root, Repo: wd, Names: names, All: o.all, Remote: o.remote})
 	if plan == nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func runClean(ctx context.Context, o cleanOptions, d Deps, names []string) error
 }
 
 // writeCleanItems writes a titled list of what clean removes or keeps.
-func writeCleanItems(w io.Writer, title string, items []session.CleanItem) {
+func writeCleanItems(w io.Writer, title string, items []app.CleanItem) {
 	if len(items) == 0 {
 		return
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/demo"
 	"github.com/agentloop/agentloop/internal/report"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -128,7 +128,7 @@ func (f dropRunFolderLine) Write(b []byte) (int, error) {
 
 // demoReport writes the demo run's HTML report next to the project.
 func demoReport(dir string) (string, error) {
-	r, err := session.LoadRun(&state.Store{Root: filepath.Join(dir, ".agentloop")}, "demo", "", 0)
+	r, err := app.LoadRun(&state.Store{Root: filepath.Join(dir, ".agentloop")}, "demo", "", 0)
 	if err != nil {
 		return "", err
 	}

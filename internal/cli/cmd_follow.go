@@ -6,9 +6,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
-	"github.com/agentloop/agentloop/internal/session"
 )
 
 // followOptions are the flags of `follow`.
@@ -65,5 +65,5 @@ func runFollow(ctx context.Context, o followOptions, d Deps, name string) error 
 	if o.lo.verbose && o.lo.quiet {
 		return usageError("choose -v (more output) or -q (less)")
 	}
-	return followed(eng.Follow(ctx, name, session.FollowOptions{Configure: configure(d, o.lo), Verbose: o.lo.verbose}))
+	return followed(eng.Follow(ctx, name, app.FollowOptions{Configure: configure(d, o.lo), Verbose: o.lo.verbose}))
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/plan"
-	"github.com/agentloop/agentloop/internal/session"
 )
 
 // resumeOptions are the flags of `resume`.
@@ -110,8 +110,8 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 			graphFlags.given = append(graphFlags.given, g)
 		}
 	}
-	return followed(eng.Resume(ctx, name, session.ResumeOptions{
-		Server:    session.Server{Flags: o.serverFlags()},
+	return followed(eng.Resume(ctx, name, app.ResumeOptions{
+		Server:    app.Server{Flags: o.serverFlags()},
 		Heartbeat: o.engine.heartbeat, Guidance: guidance, ADR: o.adr, Accept: o.accept, Abort: o.abort, UndoCut: o.undoCut,
 		Configure: configure(d, o.loopOptions), GraphConfigure: configure(d, graphFlags),
 		Verbose: o.verbose, JSON: o.logFormat == "json",

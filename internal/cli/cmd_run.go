@@ -11,10 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/prompt"
-	"github.com/agentloop/agentloop/internal/session"
 )
 
 // runOptions are the flags of `run`.
@@ -80,7 +80,7 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 		return err
 	}
 	defer eng.Close()
-	at := session.Server{WorkerQueue: o.workerQueue, Flags: o.serverFlags()}
+	at := app.Server{WorkerQueue: o.workerQueue, Flags: o.serverFlags()}
 	if o.tasks != "" {
 		return runTasks(ctx, o, d, eng, at)
 	}
@@ -104,12 +104,12 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 
 // runTasks is `agentloop run --tasks FILE`: the graph run on eng, its
 // exit 0 only when every task's work is merged back.
-func runTasks(ctx context.Context, o runOptions, d Deps, eng session.Engine, at session.Server) error {
+func runTasks(ctx context.Context, o runOptions, d Deps, eng app.Engine, at app.Server) error {
 	parallel := 0 // the task file's
 	if o.isGiven("parallel") {
 		parallel = max(o.parallel, 1)
 	}
-	gopts := session.GraphOptions{
+	gopts := app.GraphOptions{
 		Server: at, TaskFile: o.tasks, Configure: configure(d, o.loopOptions), Parallel: parallel, MergeQueue: o.mergeQueue,
 		Verbose: o.verbose, JSON: o.logFormat == "json",
 	}
@@ -123,9 +123,9 @@ func runTasks(ctx context.Context, o runOptions, d Deps, eng session.Engine, at 
 // dryRunTasks prints what each task still to run would start, and checks, as
 // a run does before its first task, that every agent and gate can start. It
 // runs and writes nothing.
-func dryRunTasks(ctx context.Context, d Deps, o session.GraphOptions) error {
-	plans, preflight := session.CheckGraph(ctx, process(d), o)
-	if _, ok := errors.AsType[*session.UsageError](preflight); ok || plans == nil && preflight != nil {
+func dryRunTasks(ctx context.Context, d Deps, o app.GraphOptions) error {
+	plans, preflight := app.CheckGraph(ctx, process(d), o)
+	if _, ok := errors.AsType[*app.UsageError](preflight); ok || plans == nil && preflight != nil {
 		return preflight
 	}
 	for _, tp := range plans {
@@ -169,7 +169,7 @@ func resolvePlan(d Deps, o loopOptions, name string) (*plan.Plan, error) {
 // nothing.
 func dryRun(ctx context.Context, d Deps, p *plan.Plan) error {
 	composer := p.Composer(filepath.Join(p.StateDir, "runs", p.Name))
-	first := session.FirstStep()
+	first := app.FirstStep()
 	text, err := composer.Compose(first)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}

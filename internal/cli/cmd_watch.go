@@ -14,10 +14,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/report"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/watch"
 )
 
@@ -110,13 +110,13 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 	}
 	defer eng.Close()
 	from := eng.Where()
-	look := func(now time.Time, warn Deps) (session.View, error) {
+	look := func(now time.Time, warn Deps) (app.View, error) {
 		v, err := eng.Look(ctx, now)
 		return v, skipCorrupt(warn, err)
 	}
 	redraw := !o.once && canRedraw(d, d.Stdout)
 	if in, ok := d.Stdin.(io.Writer); redraw && ok && d.IsTerminal(in) {
-		return runLiveView(ctx, o, d, store.Root, func(now time.Time) (session.View, error) {
+		return runLiveView(ctx, o, d, store.Root, func(now time.Time) (app.View, error) {
 			return look(now, Deps{Stderr: io.Discard})
 		})
 	}
@@ -152,7 +152,7 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 // Each answer runs agentloop itself (resume, guide, stop) in a session of its
 // own on the same state folder, its output in the folder's watch/NAME.log: the
 // view never waits on it, and a run resumed from it goes on after it closes.
-func runLiveView(ctx context.Context, o watchOptions, d Deps, stateDir string, look func(time.Time) (session.View, error)) error {
+func runLiveView(ctx context.Context, o watchOptions, d Deps, stateDir string, look func(time.Time) (app.View, error)) error {
 	self, err := d.Executable()
 	if err != nil {
 		return fmt.Errorf("find agentloop's own program to answer runs with: %w", err)
@@ -170,7 +170,7 @@ func runLiveView(ctx context.Context, o watchOptions, d Deps, stateDir string, l
 			if err != nil {
 				return watch.Started{}, err
 			}
-			return watch.Started{PID: p.PID, Log: session.RelPath(wd, log), Wait: func() (int, string, string) {
+			return watch.Started{PID: p.PID, Log: app.RelPath(wd, log), Wait: func() (int, string, string) {
 				code, signal := p.Wait()
 				return code, signal, watch.LastLine(log)
 			}}, nil

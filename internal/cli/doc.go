@@ -4,7 +4,7 @@
 // process's dependencies, resolves plans, chooses the engine once
 // ([chooseEngine]: the local one, or the Temporal one, which a build with the
 // tag temporal adds through temporal.go, with its worker command) and calls
-// the application ([session.Engine]) to run, resume and read loops and task
+// the application ([app.Engine]) to run, resume and read loops and task
 // graphs; it maps errors and outcomes to exit codes, handles signals, and
 // prints what each command prints.
 package cli

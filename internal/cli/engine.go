@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/ui"
 )
@@ -32,14 +32,14 @@ type engineUse struct {
 // AGENTLOOP_ENGINE, else local): the only place the command line tells the
 // engines apart. An unknown engine is a usage error, and so is the Temporal
 // engine in a build without it.
-func chooseEngine(ctx context.Context, d Deps, o engineOptions, u engineUse) (session.Engine, error) {
+func chooseEngine(ctx context.Context, d Deps, o engineOptions, u engineUse) (app.Engine, error) {
 	switch e := o.engineName(d); e {
 	case "local":
 		store, err := openStore(d, u.stateDir)
 		if err != nil {
 			return nil, err
 		}
-		return session.NewLocal(shell(ctx, d, u), store.Root), nil
+		return app.NewLocal(shell(ctx, d, u), store.Root), nil
 	case "temporal":
 		if u.starts {
 			if err := u.lo.noSecretForFleet(); err != nil {
@@ -54,12 +54,12 @@ func chooseEngine(ctx context.Context, d Deps, o engineOptions, u engineUse) (se
 
 // shell is what the application touches of this process, and how a run is
 // shown, logged and notified as u's flags say.
-func shell(ctx context.Context, d Deps, u engineUse) session.Shell {
+func shell(ctx context.Context, d Deps, u engineUse) app.Shell {
 	shown := u.shown
 	if shown == nil {
 		shown = func(*plan.Plan) (loopOptions, error) { return u.lo, nil }
 	}
-	return session.Shell{
+	return app.Shell{
 		Process: process(d), Getenv: d.Getenv, Host: agentHost(ctx, d),
 		Screen: func(p *plan.Plan) (*ui.Printer, error) {
 			lo, err := shown(p)
@@ -87,7 +87,7 @@ func shell(ctx context.Context, d Deps, u engineUse) session.Shell {
 }
 
 // followed maps how what a command followed stands to its exit.
-func followed(out session.Outcome, err error) error {
+func followed(out app.Outcome, err error) error {
 	switch {
 	case err != nil:
 		return err
@@ -107,7 +107,7 @@ func followed(out session.Outcome, err error) error {
 }
 
 // serverFlags are the flags given on the command line that reach the Temporal
-// server, for the commands a run names for later ([session.Server]).
+// server, for the commands a run names for later ([app.Server]).
 func (o *loopOptions) serverFlags() string {
 	var flags []string
 	for _, g := range o.given {

@@ -10,9 +10,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/sandbox"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -101,7 +101,7 @@ func ExitCode(err error) int {
 	if ee, ok := errors.AsType[*ExitError](err); ok {
 		return ee.Code
 	}
-	if _, ok := errors.AsType[*session.UsageError](err); ok {
+	if _, ok := errors.AsType[*app.UsageError](err); ok {
 		return ExitUsage
 	}
 	if _, ok := errors.AsType[*agent.SetupError](err); ok {
@@ -165,7 +165,7 @@ func flagError(cmd *cobra.Command, err error) error {
 // (escalated, its merge refused or conflicting, or blocked behind such a
 // one); else 3 (failed, skipped by the budget, not started), or 1 for a task
 // done whose merge failed.
-func graphExit(r session.GraphResult) int {
+func graphExit(r app.GraphResult) int {
 	code := ExitOK
 	for _, u := range r.Unfinished {
 		switch {

@@ -3,7 +3,7 @@ package cli
 import (
 	"testing"
 
-	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -13,14 +13,14 @@ func TestFollowedExit(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name string
-		out  session.Outcome
+		out  app.Outcome
 		want int
 	}{
-		{name: "succeeded", out: session.Outcome{Status: state.StatusSucceeded}, want: ExitOK},
-		{name: "aborted", out: session.Outcome{Status: state.StatusAborted}, want: ExitAborted},
-		{name: "aborted as chosen", out: session.Outcome{Status: state.StatusAborted, Chosen: true}, want: ExitOK},
-		{name: "refused by a worker", out: session.Outcome{Status: state.StatusAborted, Refused: true}, want: ExitUsage},
-		{name: "escalated", out: session.Outcome{Status: state.StatusEscalated}, want: ExitEscalated},
+		{name: "succeeded", out: app.Outcome{Status: state.StatusSucceeded}, want: ExitOK},
+		{name: "aborted", out: app.Outcome{Status: state.StatusAborted}, want: ExitAborted},
+		{name: "aborted as chosen", out: app.Outcome{Status: state.StatusAborted, Chosen: true}, want: ExitOK},
+		{name: "refused by a worker", out: app.Outcome{Status: state.StatusAborted, Refused: true}, want: ExitUsage},
+		{name: "escalated", out: app.Outcome{Status: state.StatusEscalated}, want: ExitEscalated},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

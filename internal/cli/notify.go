@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/notify"
-	"github.com/agentloop/agentloop/internal/session"
 )
 
 // notifying is the process of a command that runs loops, with the notifier
@@ -15,14 +15,14 @@ import (
 // timeout, for the notifications still under way: call it when the loops
 // have ended. A receiver that cannot work (a variable it names not set) is a
 // usage error, found before anything runs.
-func notifying(ctx context.Context, d Deps, c notify.Config, log *slog.Logger) (pr session.Process, done func(), err error) {
+func notifying(ctx context.Context, d Deps, c notify.Config, log *slog.Logger) (pr app.Process, done func(), err error) {
 	o := notify.Options{Getenv: d.Getenv, LookPath: d.LookPath, Now: d.Now, Log: log}
 	if d.Environ != nil {
 		o.Environ = d.Environ()
 	}
 	n, err := notify.New(ctx, c, o)
 	if err != nil {
-		return session.Process{}, nil, &ExitError{Code: ExitUsage, Err: err}
+		return app.Process{}, nil, &ExitError{Code: ExitUsage, Err: err}
 	}
 	pr = process(d)
 	pr.Notify = n

@@ -3,15 +3,15 @@ package cli
 import (
 	"path/filepath"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
 // skipCorrupt reports unreadable state files (corrupt, or written by a newer
 // agentloop) as warnings on d.Stderr, so one such file does not hide every
 // other run; any other error is returned.
-func skipCorrupt(d Deps, err error) error { return session.SkipUnreadable(d.Stderr, err) }
+func skipCorrupt(d Deps, err error) error { return app.SkipUnreadable(d.Stderr, err) }
 
 // openStore finds the state folder: the flag, else the configuration's
 // state_dir, else .agentloop in the current folder.

@@ -15,11 +15,10 @@ import (
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/metrics"
 	"github.com/agentloop/agentloop/internal/proc"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/temporal"
-	"github.com/agentloop/agentloop/internal/temporal/app"
 )
 
 // temporalBuilt says whether this build holds the Temporal engine.
@@ -57,7 +56,7 @@ func resolveServer(d Deps, o engineOptions) (temporal.Resolved, error) {
 // ([app.Fleet]), connected when first needed, for the repository of the
 // working directory. A server that cannot be reached is an error naming its
 // address and how it was reached.
-func temporalEngine(ctx context.Context, d Deps, o engineOptions, u engineUse) (session.Engine, error) {
+func temporalEngine(ctx context.Context, d Deps, o engineOptions, u engineUse) (app.Engine, error) {
 	r, err := o.resolved(d)
 	if err != nil {
 		return nil, err
@@ -67,7 +66,7 @@ func temporalEngine(ctx context.Context, d Deps, o engineOptions, u engineUse) (
 		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
 	dial := func(ctx context.Context) (client.Client, error) { return s.Dial(ctx, newLogger(d, u.lo)) }
-	return app.New(dial, s.Server, repoOf(d), r.heartbeat, shell(ctx, d, u)), nil
+	return app.NewFleet(dial, s.Server, repoOf(d), r.heartbeat, shell(ctx, d, u)), nil
 }
 
 // repoOf is the identity of the repository of the working directory its

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentloop/agentloop/internal/session"
+	"github.com/agentloop/agentloop/internal/app"
 )
 
 // temporalBuilt says whether this build holds the Temporal engine: without it
@@ -20,7 +20,7 @@ func errNoTemporal() error {
 }
 
 // temporalEngine is the Temporal engine, which this build does not have.
-func temporalEngine(context.Context, Deps, engineOptions, engineUse) (session.Engine, error) {
+func temporalEngine(context.Context, Deps, engineOptions, engineUse) (app.Engine, error) {
 	return nil, errNoTemporal()
 }
 

@@ -7,9 +7,9 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/plan"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
@@ -27,8 +27,8 @@ func loadConfig(d Deps, file string, over config.Overrides) (*config.Config, err
 }
 
 // process is what a session touches of this process.
-func process(d Deps) session.Process {
-	return session.Process{Stdout: d.Stdout, Stderr: d.Stderr, Now: d.Now, Getwd: d.Getwd, User: func() string { return whoami(d) }}
+func process(d Deps) app.Process {
+	return app.Process{Stdout: d.Stdout, Stderr: d.Stderr, Now: d.Now, Getwd: d.Getwd, User: func() string { return whoami(d) }}
 }
 
 // whoami names the person at the keyboard for a run's history: user@host.

@@ -5,5 +5,9 @@
 // on small interfaces (the loop's ports [loop.AgentRunner], [loop.GateRunner],
 // [loop.Reviewer] and [loop.Prompter], and its own workspace, store, events,
 // clock) so each piece can be replaced in tests. It is handed the ports'
-// implementations, which the plan package builds from a resolved plan.
+// implementations, which the plan package builds from a resolved plan; [New]
+// assembles it from a plan for both engines (the Temporal engine's activities
+// run it too). The rules both engines keep at an answer live here too: when an
+// answer is an architecture decision ([Architectural]) and its record
+// ([WriteADR]).
 package engine

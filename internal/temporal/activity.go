@@ -20,7 +20,6 @@ import (
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
@@ -408,7 +407,7 @@ func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.
 	if err != nil {
 		return nil, nil, false, nil, fmt.Errorf("create the run folder: %w", err)
 	}
-	l = session.NewEngine(ctx, p, session.EngineOptions{
+	l = engine.New(ctx, p, engine.Options{
 		RunID: r.RunID, RunDir: runDir, Store: noStore{}, Now: time.Now, Log: s.Log,
 	})
 	n, events := s.notifier(ctx, p, r)

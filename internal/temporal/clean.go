@@ -9,24 +9,23 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
 // CleanRuns are the runs of the namespace as `agentloop clean` weighs what
-// they left in a clone and on the shared remote ([session.EngineRun]), each
+// they left in a clone and on the shared remote ([state.EngineRun]), each
 // from its last workflow: one running is live (a run waiting for a person's
 // guidance too); one that completed ended as its loop did, escalated when its
 // memo says it waits for a person (a budget, its agent's setup: a resume goes
 // on with it); one cancelled was interrupted; one that failed, was terminated
 // or timed out stopped where a resume picks it up (interrupted). The run's ID
 // is read from its workflow's input, without a worker.
-func CleanRuns(ctx context.Context, c client.Client) ([]session.EngineRun, error) {
+func CleanRuns(ctx context.Context, c client.Client) ([]state.EngineRun, error) {
 	runs, err := listRuns(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]session.EngineRun, 0, len(runs))
+	out := make([]state.EngineRun, 0, len(runs))
 	for _, r := range runs {
 		exec := r.info.GetExecution()
 		in, _, err := startInput(ctx, c, exec.GetWorkflowId(), exec.GetRunId())
@@ -34,7 +33,7 @@ func CleanRuns(ctx context.Context, c client.Client) ([]session.EngineRun, error
 			return nil, err
 		}
 		name, _ := Unscoped(r.key)
-		er := session.EngineRun{Name: name, RunID: in.State.RunID}
+		er := state.EngineRun{Name: name, RunID: in.State.RunID}
 		switch r.info.GetStatus() {
 		case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
 			er.Live = true

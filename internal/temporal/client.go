@@ -15,7 +15,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentloop/agentloop/internal/plan"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -41,7 +40,7 @@ func NewInput(p *plan.Plan, st *state.State, queue string) (RunInput, error) {
 // NewState is the state a new run of the plan starts from.
 func NewState(p *plan.Plan, now time.Time) *state.State {
 	return &state.State{
-		Version: state.StateVersion, Name: p.Name, RunID: session.NewRunID(now), Procedure: p.Proc.Name,
+		Version: state.StateVersion, Name: p.Name, RunID: state.NewRunID(now), Procedure: p.Proc.Name,
 		Status: state.StatusRunning, StartedAt: now, Args: p.Args, WorkDir: p.WorkDir,
 		MaxIterations: p.Proc.Limits.MaxIterations, FailureThreshold: p.Proc.Limits.FailureThreshold,
 	}

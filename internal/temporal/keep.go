@@ -11,7 +11,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/engine"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -92,7 +91,7 @@ func (s *Steps) keepFiles(ctx context.Context, in KeepInput) error {
 		}
 	}
 	if in.ADR != nil {
-		path, err := session.WriteADR(p.WorkDir, &in.ADR.State, in.ADR.Guidance)
+		path, err := engine.WriteADR(p.WorkDir, &in.ADR.State, in.ADR.Guidance)
 		if err == nil {
 			s.Log.Info("decision recorded", "run", in.Run.Name, "path", path)
 		}

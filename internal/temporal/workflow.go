@@ -16,7 +16,6 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
-	"github.com/agentloop/agentloop/internal/session"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -331,7 +330,7 @@ func (w *wfEnv) AwaitGuidance(_ context.Context, e state.Escalation) (state.Guid
 		return state.Guidance{}, &loop.StopError{Status: out.Status, Reason: out.Reason}
 	}
 	w.st.Floor = max(w.st.Floor, g.Floor)
-	if g.Architecture || session.Architectural(w.st) {
+	if g.Architecture || engine.Architectural(w.st) {
 		w.keep(KeepInput{ADR: &ADR{State: *w.st, Guidance: g.Text}})
 	}
 	return state.Guidance{Text: g.Text, Architecture: g.Architecture, At: workflow.Now(w.ctx)}, nil

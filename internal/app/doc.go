@@ -1,0 +1,36 @@
+// Package app is agentloop's application: a run's and a graph's lifecycle —
+// run, resume (every rule of what it keeps), guide, stop, accept, abort,
+// follow, clean, the inbox, status, report and spend — through one [Engine]
+// interface, whichever engine runs the loops.
+//
+// A caller (the command line) chooses the engine once and calls it:
+//
+//	eng := app.NewLocal(shell, stateDir) // or, built with -tags temporal, app.NewFleet(dial, server, repo, heartbeat, shell)
+//	defer eng.Close()
+//	out, err := eng.Run(ctx, p, app.Server{})         // p: a resolved plan.Plan
+//	out, err = eng.Resume(ctx, name, app.ResumeOptions{Guidance: "…", Configure: configure})
+//
+// [Shell] is what the caller gives: its process (stdout, stderr, clock, working
+// directory, user), how a run of a plan is shown, logged and notified, and
+// what the agent preflight reads of the machine. Each operation takes an
+// options struct of this package, which the caller fills from its flags. A
+// run or a graph followed returns an [Outcome] (its status, a graph's result,
+// whether the person chose its end); a mistake the person must fix is a
+// [UsageError]; mapping them to exit codes is the caller's. Confirmations (a
+// guidance queued, a stop asked, a cap approved) are said on the shell's
+// Stdout, a run's progress on its screen.
+//
+// [Local] runs each loop in this process as a [Session]: it takes the run's
+// lock, loads or starts its state, assembles the local engine from the plan
+// ([engine.New]), runs the loop, saves, and tells the person what to do next;
+// a task graph ([RunGraph]) runs each task as a session of its own in its own
+// git worktree, keeps the graph's state file and global budget, and merges
+// finished branches back (ticking a Markdown plan). [Fleet], in the files
+// built with the tag temporal, starts runs and graphs as workflows on a
+// Temporal server and follows them until they end or wait for a person
+// (showing their events, sending their notifications), and reads the
+// server's runs for status, report and the inbox. What a worker runs is the
+// worker's, in package temporal ([temporal.Rebuild]), not this one's. The
+// rules a person relies on at a resume exist once and both engines call them:
+// [TaskRule], [ResumeTree], [Over].
+package app

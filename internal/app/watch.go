@@ -1,0 +1,60 @@
+package app
+
+import (
+	"slices"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/inbox"
+	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/state"
+)
+
+// View is what `agentloop watch` shows of a state folder at one moment: every
+// run and graph task, with what a running one is doing now, and what waits
+// for a person.
+type View struct {
+	At       time.Time
+	Runs     []report.WatchRow
+	NeedsYou []inbox.Item
+}
+
+// Look reads the view of the state folder stateDir at now. What cannot be read
+// is left out and named in the error, next to the rest.
+func Look(stateDir string, now time.Time) (View, error) {
+	store := state.Store{Root: stateDir}
+	states, err := store.List()
+	v := View{At: now}
+	for _, st := range states {
+		row := report.WatchRow{StatusRow: report.StatusRows([]*state.State{st}, now)[0]}
+		if st.Status == state.StatusRunning {
+			if _, live := store.Owner(st.Name); !live {
+				row.Status = state.StatusInterrupted
+				row.Reason = "its process is gone; continue with: agentloop resume " + st.Name
+			} else if ls, lerr := state.ReadLive(store.LivePath(st.Name)); lerr == nil {
+				row.Live = &ls
+			}
+		}
+		v.Runs = append(v.Runs, row)
+	}
+	items, werr := Waiting(stateDir)
+	v.NeedsYou = items
+	if err == nil {
+		err = werr
+	}
+	return v, err
+}
+
+// Remote is the view of runs an engine's server knows (their states, and
+// what waits for a person): a running one that waits is in the phase
+// "waiting for you" since it asked.
+func Remote(states []*state.State, needs []inbox.Item, now time.Time) View {
+	v := View{At: now, NeedsYou: needs}
+	for _, row := range report.StatusRows(states, now) {
+		r := report.WatchRow{StatusRow: row}
+		if i := slices.IndexFunc(needs, func(n inbox.Item) bool { return n.Run == row.Name }); i >= 0 && row.Status == state.StatusRunning {
+			r.Live = &state.LiveStatus{Iteration: row.Iteration, Phase: "waiting for you", Since: needs[i].Since}
+		}
+		v.Runs = append(v.Runs, r)
+	}
+	return v
+}

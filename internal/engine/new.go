@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/diff"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/plan"
+)
+
+// Options are what [New] takes besides the plan: where the run
+// keeps its files and what it reports to.
+type Options struct {
+	RunID    string
+	RunDir   string
+	LivePath string // see [Local.LivePath]; "": none
+	Store    Store
+	Events   EventLog                         // nil: events are not recorded
+	Screen   Screen                           // nil: nothing is shown
+	Warnf    func(format string, args ...any) // a warning for the person; nil: logged
+	Echo     io.Writer                        // the agent's output, nil: not echoed
+	Now      func() time.Time
+	Log      *slog.Logger
+}
+
+// New assembles the local engine of a run from its plan: the steps of
+// both engines (the Temporal engine's activities run it too).
+func New(ctx context.Context, p *plan.Plan, o Options) *Local {
+	l := &Local{
+		Name: p.Name, RunID: o.RunID, WorkDir: p.WorkDir, RunDir: o.RunDir, LivePath: o.LivePath, Task: p.TaskText(),
+		Agent:    p.AgentRunner(o.Log),
+		Gates:    p.GateRunner(),
+		Reviewer: p.ReviewerAgent(o.Log),
+		Prompt:   p.Composer(o.RunDir),
+		Store:    o.Store, Events: o.Events, Screen: o.Screen, Echo: o.Echo,
+		Now: o.Now, Sleep: SleepContext, Log: o.Log,
+		RateLimit: RateLimitPolicy{
+			MaxWait: p.RateLimitWait, MaxTransient: 2,
+			Backoff: func(attempt int) time.Duration {
+				return agent.Backoff(attempt, p.BackoffBase, 5*time.Minute, rand.Float64())
+			},
+		},
+		TokenBudget: int(p.Proc.Limits.TokenBudget),
+	}
+	if e := p.Proc.Escalation; e.IncludeDiff {
+		l.EscalationDiffLines = e.MaxDiffLines
+		if l.EscalationDiffLines <= 0 {
+			l.EscalationDiffLines = 300
+		}
+	}
+	for _, a := range p.Fallback {
+		l.RateLimit.Fallback = append(l.RateLimit.Fallback, a.Name)
+	}
+	ws := &gitx.Workspace{
+		Dir: p.WorkDir, Commit: p.Proc.Git.Commit, Push: p.Proc.Git.Push, Remote: p.Proc.Git.Remote,
+		Analyze: func(patch string) evidence.DiffFacts {
+			return diff.Analyze(patch, diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope})
+		},
+	}
+	// Whether the folder is a git work tree is a fact of the folder, asked
+	// even when a signal has come: a session interrupted as it starts must
+	// still keep a cut attempt under its ref, not take git to be absent.
+	repo := ws.Open(context.WithoutCancel(ctx)) == nil
+	warn := func(msg string) {
+		if o.Warnf != nil {
+			o.Warnf("%s", msg)
+		} else {
+			o.Log.Warn(msg)
+		}
+	}
+	if p.Proc.Git.Checkpoint && !repo {
+		warn(p.WorkDir + " is not a git repository: no checkpoints are kept, so a failed attempt is not rolled back and an escalation has no diff ('git init' and a first commit turn them on)")
+	}
+	if p.Proc.Git.Checkpoint && repo {
+		l.Work = ws
+	} else if p.Proc.Git.Push || p.Proc.Git.Commit {
+		why := p.WorkDir + " is not a git work tree"
+		if repo {
+			why = "they need git.checkpoint: true (the default), which this procedure turned off"
+		}
+		warn("git commit/push is configured but skipped: " + why)
+	}
+	return l
+}
+
+var _ Workspace = (*gitx.Workspace)(nil)
