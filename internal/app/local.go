@@ -23,7 +23,7 @@ func (s *Session) local(ctx context.Context, runDir string, events *state.EventL
 	if s.p.Verbose {
 		o.Echo = echoWriter{w: s.pr.Progress(false), screen: s.screen}
 	}
-	l := engine.New(ctx, s.p, o)
+	l := engine.New(ctx, s.p.Parts(o.Log, o.RunDir), o)
 	if s.p.Budgets.On {
 		cfg := ""
 		for _, f := range s.p.ConfigFiles {

@@ -29,7 +29,8 @@ func TestNewEngineKeepsGitWhenCancelled(t *testing.T) {
 	p.Proc.Git.Checkpoint = true
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	l := engine.New(ctx, p, engine.Options{RunID: "r1", RunDir: filepath.Join(wd, ".agentloop", "runs", "build", "r1")})
+	runDir := filepath.Join(wd, ".agentloop", "runs", "build", "r1")
+	l := engine.New(ctx, p.Parts(nil, runDir), engine.Options{RunID: "r1", RunDir: runDir})
 	if l.Work == nil {
 		t.Error("a cancelled session start took the git work tree for a folder outside git")
 	}

@@ -8,13 +8,11 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
-	"github.com/agentloop/agentloop/internal/diff"
-	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gitx"
-	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/loop"
 )
 
-// Options are what [New] takes besides the plan: where the run
+// Options are what [New] takes besides the run's parts: where the run
 // keeps its files and what it reports to.
 type Options struct {
 	RunID    string
@@ -29,40 +27,28 @@ type Options struct {
 	Log      *slog.Logger
 }
 
-// New assembles the local engine of a run from its plan: the steps of
-// both engines (the Temporal engine's activities run it too).
-func New(ctx context.Context, p *plan.Plan, o Options) *Local {
+// New assembles the local engine of a run from its parts (resolved from its
+// plan, plan.Plan.Parts): the steps of both engines (the Temporal engine's
+// activities run it too).
+func New(ctx context.Context, p loop.Parts, o Options) *Local {
 	l := &Local{
-		Name: p.Name, RunID: o.RunID, WorkDir: p.WorkDir, RunDir: o.RunDir, LivePath: o.LivePath, Task: p.TaskText(),
-		Agent:    p.AgentRunner(o.Log),
-		Gates:    p.GateRunner(),
-		Reviewer: p.ReviewerAgent(o.Log),
-		Prompt:   p.Composer(o.RunDir),
+		Name: p.Name, RunID: o.RunID, WorkDir: p.WorkDir, RunDir: o.RunDir, LivePath: o.LivePath, Task: p.Task,
+		Agent:    p.Agent,
+		Gates:    p.Gates,
+		Reviewer: p.Reviewer,
+		Prompt:   p.Prompt,
 		Store:    o.Store, Events: o.Events, Screen: o.Screen, Echo: o.Echo,
 		Now: o.Now, Sleep: SleepContext, Log: o.Log,
 		RateLimit: RateLimitPolicy{
-			MaxWait: p.RateLimitWait, MaxTransient: 2,
+			MaxWait: p.RateLimitWait, MaxTransient: 2, Fallback: p.Fallback,
 			Backoff: func(attempt int) time.Duration {
 				return agent.Backoff(attempt, p.BackoffBase, 5*time.Minute, rand.Float64())
 			},
 		},
-		TokenBudget: int(p.Proc.Limits.TokenBudget),
+		TokenBudget:         p.TokenBudget,
+		EscalationDiffLines: p.EscalationDiffLines,
 	}
-	if e := p.Proc.Escalation; e.IncludeDiff {
-		l.EscalationDiffLines = e.MaxDiffLines
-		if l.EscalationDiffLines <= 0 {
-			l.EscalationDiffLines = 300
-		}
-	}
-	for _, a := range p.Fallback {
-		l.RateLimit.Fallback = append(l.RateLimit.Fallback, a.Name)
-	}
-	ws := &gitx.Workspace{
-		Dir: p.WorkDir, Commit: p.Proc.Git.Commit, Push: p.Proc.Git.Push, Remote: p.Proc.Git.Remote,
-		Analyze: func(patch string) evidence.DiffFacts {
-			return diff.Analyze(patch, diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope})
-		},
-	}
+	ws := &gitx.Workspace{Dir: p.WorkDir, Commit: p.Git.Commit, Push: p.Git.Push, Remote: p.Git.Remote, Analyze: p.Analyze}
 	// Whether the folder is a git work tree is a fact of the folder, asked
 	// even when a signal has come: a session interrupted as it starts must
 	// still keep a cut attempt under its ref, not take git to be absent.
@@ -74,12 +60,12 @@ func New(ctx context.Context, p *plan.Plan, o Options) *Local {
 			o.Log.Warn(msg)
 		}
 	}
-	if p.Proc.Git.Checkpoint && !repo {
+	if p.Git.Checkpoint && !repo {
 		warn(p.WorkDir + " is not a git repository: no checkpoints are kept, so a failed attempt is not rolled back and an escalation has no diff ('git init' and a first commit turn them on)")
 	}
-	if p.Proc.Git.Checkpoint && repo {
+	if p.Git.Checkpoint && repo {
 		l.Work = ws
-	} else if p.Proc.Git.Push || p.Proc.Git.Commit {
+	} else if p.Git.Push || p.Git.Commit {
 		why := p.WorkDir + " is not a git work tree"
 		if repo {
 			why = "they need git.checkpoint: true (the default), which this procedure turned off"

@@ -110,3 +110,38 @@ type Prompter interface {
 	// the failures found so far, guidance, or prompt parts of the user's own).
 	HasTask(r StepRequest) bool
 }
+
+// Parts are what the steps of one run are made of, resolved once from its
+// plan (plan.Plan.Parts) and handed to an engine, which runs the steps with
+// them: the agent, the gates, the reviewer and the prompt, and the settings
+// of the run those steps obey.
+type Parts struct {
+	Name    string // the run's name
+	WorkDir string
+	Task    string // what the run is asked to do, for the reviewer
+
+	Agent    AgentRunner
+	Gates    GateRunner
+	Reviewer Reviewer
+	Prompt   Prompter
+
+	// Fallback are the agents to switch to, in order, when the agent is at
+	// its usage limit; RateLimitWait is the wait per iteration before that.
+	Fallback      []string
+	RateLimitWait time.Duration
+	BackoffBase   time.Duration // the first transient failure's wait
+	TokenBudget   int           // the prompt's token budget; 0: none
+	// EscalationDiffLines is how much of the diff an escalation report
+	// shows (0: none).
+	EscalationDiffLines int
+
+	// Git is what the run does in git: checkpoints (and so rollbacks and
+	// an escalation's diff), a commit and a push after each iteration.
+	Git struct {
+		Checkpoint, Commit, Push bool
+		Remote                   string
+	}
+	// Analyze reads the facts of an iteration's diff (the task's scope, the
+	// protected paths, tests, a secret added) from its unredacted text.
+	Analyze func(patch string) evidence.DiffFacts
+}

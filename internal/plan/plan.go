@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/diff"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/state"
 
@@ -377,4 +379,31 @@ func gatePreflight(h agent.Host, workDir string, g GateSpec) error {
 		return fail("not executable: " + prog)
 	}
 	return nil
+}
+
+// Parts are the parts of the plan's run that an engine runs its steps with
+// (engine.New): the agents, gates, reviewer and prompt composer it resolves,
+// logging to log and keeping the prompts under runDir, and the settings of
+// the run they obey.
+func (p *Plan) Parts(log *slog.Logger, runDir string) loop.Parts {
+	parts := loop.Parts{
+		Name: p.Name, WorkDir: p.WorkDir, Task: p.TaskText(),
+		Agent: p.AgentRunner(log), Gates: p.GateRunner(), Reviewer: p.ReviewerAgent(log), Prompt: p.Composer(runDir),
+		RateLimitWait: p.RateLimitWait, BackoffBase: p.BackoffBase,
+		TokenBudget: int(p.Proc.Limits.TokenBudget),
+		Analyze: func(patch string) evidence.DiffFacts {
+			return diff.Analyze(patch, diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope})
+		},
+	}
+	parts.Git.Checkpoint, parts.Git.Commit, parts.Git.Push, parts.Git.Remote = p.Proc.Git.Checkpoint, p.Proc.Git.Commit, p.Proc.Git.Push, p.Proc.Git.Remote
+	if e := p.Proc.Escalation; e.IncludeDiff {
+		parts.EscalationDiffLines = e.MaxDiffLines
+		if parts.EscalationDiffLines <= 0 {
+			parts.EscalationDiffLines = 300
+		}
+	}
+	for _, a := range p.Fallback {
+		parts.Fallback = append(parts.Fallback, a.Name)
+	}
+	return parts
 }

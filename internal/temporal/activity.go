@@ -407,7 +407,7 @@ func (s *Steps) engine(ctx context.Context, r RunRef) (l *engine.Local, p *plan.
 	if err != nil {
 		return nil, nil, false, nil, fmt.Errorf("create the run folder: %w", err)
 	}
-	l = engine.New(ctx, p, engine.Options{
+	l = engine.New(ctx, p.Parts(s.Log, runDir), engine.Options{
 		RunID: r.RunID, RunDir: runDir, Store: noStore{}, Now: time.Now, Log: s.Log,
 	})
 	n, events := s.notifier(ctx, p, r)
