@@ -5,19 +5,30 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 var (
-	cargoTestRE    = regexp.MustCompile(`^test (\S+)(?: - should panic)? \.\.\. (ok|FAILED|ignored)`)
-	cargoBlockRE   = regexp.MustCompile(`^---- (\S+) stdout ----$`)
-	cargoPanicRE   = regexp.MustCompile(`^thread '([^']*)'(?: \(\d+\))? panicked at ([^:]+):(\d+):(\d+):?(.*)$`)
-	cargoNoPanicRE = regexp.MustCompile(`^note: test did not panic as expected(?: at ([^:]+):(\d+):(\d+))?`)
-	rustErrRE      = regexp.MustCompile(`^(error|warning)(?:\[(E\d+)\])?: (.*)$`)
-	rustLocRE      = regexp.MustCompile(`^\s*--> ([^:]+):(\d+):(\d+)`)
-	cargoResultRE  = regexp.MustCompile(`^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
-	cargoRunRE     = regexp.MustCompile(`^\s+(?:Running (?:unittests )?(\S+)|Doc-tests (\S+))`)
+	cargoTestRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^test (\S+)(?: - should panic)? \.\.\. (ok|FAILED|ignored)`)
+	})
+	cargoBlockRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^---- (\S+) stdout ----$`) })
+	cargoPanicRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^thread '([^']*)'(?: \(\d+\))? panicked at ([^:]+):(\d+):(\d+):?(.*)$`)
+	})
+	cargoNoPanicRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^note: test did not panic as expected(?: at ([^:]+):(\d+):(\d+))?`)
+	})
+	rustErrRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(error|warning)(?:\[(E\d+)\])?: (.*)$`) })
+	rustLocRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*--> ([^:]+):(\d+):(\d+)`) })
+	cargoResultRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	})
+	cargoRunRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s+(?:Running (?:unittests )?(\S+)|Doc-tests (\S+))`)
+	})
 )
 
 // parseCargo reads cargo test's text (stdout and stderr merged): test results,
@@ -44,14 +55,14 @@ func parseCargo(br *bufio.Reader, c *collector) error {
 			break
 		}
 		line := StripANSI(string(raw))
-		if m := cargoRunRE.FindStringSubmatch(line); m != nil {
+		if m := cargoRunRE().FindStringSubmatch(line); m != nil {
 			unit = m[1]
 			if m[2] != "" {
 				unit = "doc"
 			}
 			continue
 		}
-		if m := cargoTestRE.FindStringSubmatch(line); m != nil {
+		if m := cargoTestRE().FindStringSubmatch(line); m != nil {
 			c.parsed = true
 			if m[2] == "FAILED" {
 				if _, ok := units[m[1]]; !ok && len(units) < MaxFindings {
@@ -64,7 +75,7 @@ func parseCargo(br *bufio.Reader, c *collector) error {
 			}
 			continue
 		}
-		if m := cargoResultRE.FindStringSubmatch(line); m != nil {
+		if m := cargoResultRE().FindStringSubmatch(line); m != nil {
 			c.parsed = true
 			p, _ := strconv.Atoi(m[1])
 			s, _ := strconv.Atoi(m[3])
@@ -73,7 +84,7 @@ func parseCargo(br *bufio.Reader, c *collector) error {
 			cur = ""
 			continue
 		}
-		if m := rustErrRE.FindStringSubmatch(line); m != nil && !strings.HasPrefix(m[3], "test failed") && !strings.HasPrefix(m[3], "could not compile") && !strings.HasPrefix(m[3], "aborting") && !strings.Contains(m[3], "target failed") && !strings.HasPrefix(m[3], "build failed") {
+		if m := rustErrRE().FindStringSubmatch(line); m != nil && !strings.HasPrefix(m[3], "test failed") && !strings.HasPrefix(m[3], "could not compile") && !strings.HasPrefix(m[3], "aborting") && !strings.Contains(m[3], "target failed") && !strings.HasPrefix(m[3], "build failed") {
 			flushErr()
 			c.parsed = true
 			f := evidence.Finding{Kind: evidence.KindBuild, Tool: "rustc", ID: m[2], Message: m[3]}
@@ -83,13 +94,13 @@ func parseCargo(br *bufio.Reader, c *collector) error {
 			rustErr = &f
 			continue
 		}
-		if m := rustLocRE.FindStringSubmatch(line); m != nil && rustErr != nil && rustErr.File == "" {
+		if m := rustLocRE().FindStringSubmatch(line); m != nil && rustErr != nil && rustErr.File == "" {
 			rustErr.File = m[1]
 			rustErr.Line, _ = strconv.Atoi(m[2])
 			rustErr.Col, _ = strconv.Atoi(m[3])
 			continue
 		}
-		if m := cargoBlockRE.FindStringSubmatch(line); m != nil {
+		if m := cargoBlockRE().FindStringSubmatch(line); m != nil {
 			cur, inTrace = m[1], false
 			if _, ok := failed[m[1]]; !ok && len(order) < MaxFindings {
 				failed[m[1]] = -1
@@ -129,14 +140,14 @@ func parseCargo(br *bufio.Reader, c *collector) error {
 // cargoBlockLine adds a line of a failed test's output to its finding.
 func cargoBlockLine(c *collector, failed map[string]int, test, line string) {
 	i := failed[test]
-	if m := cargoPanicRE.FindStringSubmatch(line); m != nil && i == -1 {
+	if m := cargoPanicRE().FindStringSubmatch(line); m != nil && i == -1 {
 		ln, _ := strconv.Atoi(m[3])
 		col, _ := strconv.Atoi(m[4])
 		c.add(evidence.Finding{Kind: evidence.KindTest, ID: test, File: m[2], Line: ln, Col: col, Message: strings.TrimSpace(m[5])})
 		failed[test] = len(c.findings) - 1
 		return
 	}
-	if m := cargoNoPanicRE.FindStringSubmatch(line); m != nil && i == -1 {
+	if m := cargoNoPanicRE().FindStringSubmatch(line); m != nil && i == -1 {
 		ln, _ := strconv.Atoi(m[2])
 		col, _ := strconv.Atoi(m[3])
 		c.add(evidence.Finding{Kind: evidence.KindTest, ID: test, File: m[1], Line: ln, Col: col, Message: "test did not panic as expected"})

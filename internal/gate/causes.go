@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -17,8 +18,8 @@ import (
 // before any test is named: the messages are cut to fit them all.
 
 var (
-	quotedRE  = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'[^']*'|` + "`[^`]*`")
-	bracketRE = regexp.MustCompile(`\[[^\[\]]*\]`)
+	quotedRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'[^']*'|` + "`[^`]*`") })
+	bracketRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[[^\[\]]*\]`) })
 )
 
 // shape is what failures that fail the same way share: the first line of
@@ -42,8 +43,8 @@ func shape(f evidence.Finding) string {
 	}
 	// A bracketed literal is a value, as a quoted string is: pytest's
 	// "assert ['usage: cmd ...t 'ARG'.'] == [...]" (whose quotes nest).
-	first = bracketRE.ReplaceAllString(first, "[<list>]")
-	return string(f.Kind) + "|" + Normalize(quotedRE.ReplaceAllString(first, "<str>"))
+	first = bracketRE().ReplaceAllString(first, "[<list>]")
+	return string(f.Kind) + "|" + Normalize(quotedRE().ReplaceAllString(first, "<str>"))
 }
 
 // gist is the part of a message that says what failed: of a diff (lines

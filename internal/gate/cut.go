@@ -3,6 +3,7 @@ package gate
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/textcut"
@@ -17,19 +18,23 @@ import (
 
 // assertLabelRE is the label an assertion library puts before every message
 // it writes: it tells no cause from another.
-var assertLabelRE = regexp.MustCompile(`^(?:(?:java\.lang\.)?AssertionError(?: \[ERR_ASSERTION\])?|assertion failed|Assertion failed|AssertionFailedError|ComparisonFailure):\s+`)
+var assertLabelRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(?:java\.lang\.)?AssertionError(?: \[ERR_ASSERTION\])?|assertion failed|Assertion failed|AssertionFailedError|ComparisonFailure):\s+`)
+})
 
 // dropAssertLabel drops an assertion label from a message that says more
 // after it.
 func dropAssertLabel(msg string) string {
-	if loc := assertLabelRE.FindStringIndex(msg); loc != nil && strings.TrimSpace(msg[loc[1]:]) != "" && !strings.HasPrefix(msg[loc[1]:], "|") {
+	if loc := assertLabelRE().FindStringIndex(msg); loc != nil && strings.TrimSpace(msg[loc[1]:]) != "" && !strings.HasPrefix(msg[loc[1]:], "|") {
 		return msg[loc[1]:]
 	}
 	return msg
 }
 
 // builtinRE is pytest's repr of a bound method in its "+ where" lines.
-var builtinRE = regexp.MustCompile(`<(?:built-in )?(?:bound )?method (\w+) of (\w+) object at 0x[0-9a-f]+>`)
+var builtinRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<(?:built-in )?(?:bound )?method (\w+) of (\w+) object at 0x[0-9a-f]+>`)
+})
 
 // isExplanation reports whether a line of a message is pytest's explanation
 // of an assertion's values ("+ where X = f()", "+ and ..."), not a diff's.
@@ -65,7 +70,9 @@ func comparison(line string) (lead, left, op, right, rest string, ok bool) {
 
 // literalRE is a value written as a word: a number or a constant (a word
 // of a sentence is none: "expected token to contain userId").
-var literalRE = regexp.MustCompile(`^(?:-?[0-9][0-9.eE+_x-]*|true|false|True|False|None|null|nil|undefined|NaN)$`)
+var literalRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:-?[0-9][0-9.eE+_x-]*|true|false|True|False|None|null|nil|undefined|NaN)$`)
+})
 
 var closers = map[byte]byte{'\'': '\'', '"': '"', '`': '`', ']': '[', ')': '(', '}': '{', '>': '<'}
 
@@ -80,7 +87,7 @@ func valueStart(s string) int {
 	open, ok := closers[c]
 	if !ok {
 		i := strings.LastIndexByte(s, ' ') + 1
-		if !literalRE.MatchString(s[i:]) {
+		if !literalRE().MatchString(s[i:]) {
 			return -1
 		}
 		return i
@@ -126,7 +133,7 @@ func valueEnd(s string) int {
 		if i < 0 {
 			i = len(s)
 		}
-		if !literalRE.MatchString(s[:i]) {
+		if !literalRE().MatchString(s[:i]) {
 			return 0
 		}
 		return i
@@ -158,7 +165,7 @@ func cutCause(msg string, n int) string {
 	if utf8.RuneCountInString(msg) <= n {
 		return msg
 	}
-	msg = builtinRE.ReplaceAllString(dropAssertLabel(msg), "$2.$1")
+	msg = builtinRE().ReplaceAllString(dropAssertLabel(msg), "$2.$1")
 	if utf8.RuneCountInString(msg) <= n {
 		return msg
 	}

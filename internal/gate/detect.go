@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"regexp"
+	"sync"
 )
 
 // detectBytes is how much of the output format detection looks at.
@@ -83,24 +84,29 @@ func detectJSON(b []byte) string {
 	return ""
 }
 
-var textMarkers = []struct {
+// textMarker names a text format by a regexp its head matches.
+type textMarker struct {
 	format string
 	re     *regexp.Regexp
-}{
-	{"gotestsum", regexp.MustCompile(`(?m)^(DONE (\d+ runs, )?\d+ tests|=== (Failed|Skipped|Errors)$|=== FAIL: \S+ |(PASS|FAIL|SKIP) \S+\.\S+ (\(re-run \d+\) )?\(\d|[✓✖∅]  \S+( \(\d|$))`)},
-	{"generic", regexp.MustCompile(`(?m)\A(\S+:\d+:\d+: .* \([a-z][\w-]*\)\n)`)}, // golangci-lint text
-	{"gotest", regexp.MustCompile(`(?m)^(=== RUN |\s*--- (FAIL|PASS|SKIP): |(ok|FAIL)\s+\S+\s+(\d|\[|\(cached)|\?\s+\S+\s+\[no test files\]|panic: |(vet: )?\S+\.go:\d+:\d+: )`)},
-	{"js-text", regexp.MustCompile(`(?m)^(  ● |(FAIL|PASS) \S+\.[cm]?[jt]sx?$| FAIL  \S+|\s+Tests\s+\d+ (failed|passed)| RUN  v\d)`)},
-	{"spec-text", regexp.MustCompile(`(?m)^(\s*✖ .+ \([\d.]+m?s\)|ℹ tests \d+|\s+\d+ passing \(|  \d+\) \S)`)},
-	{"tap", regexp.MustCompile(`(?m)^(TAP version \d+|1\.\.\d+|(not )?ok \d+( |$)|\S+\.t \.\.|Result: (FAIL|PASS)$)`)},
-	{"cargo", regexp.MustCompile(`(?m)^(running \d+ tests?$|test result: |error\[E\d+\]|test \S+ \.\.\. |\s+Running (unittests|tests/))`)},
-	{"python", regexp.MustCompile(`(?m)^((FAIL|ERROR): \S+ \(\S+\)|\S+ \(\S+\) \.\.\. (ok|FAIL|ERROR)$|=+ (FAILURES|ERRORS|short test summary info) =+$|(FAILED|ERROR) \S+::|Ran \d+ tests? in )`)},
-	{"tsc", regexp.MustCompile(`(?m)^(\S+\(\d+,\d+\): error TS\d+|\S+:\d+:\d+ - error TS\d+|error TS\d+: )`)},
-	{"mypy", regexp.MustCompile(`(?m)^(\S+\.pyi?:\d+(:\d+)*: (error|note|warning): |Found \d+ errors? in \d+ files?|Success: no issues found)`)},
 }
 
+var textMarkers = sync.OnceValue(func() []textMarker {
+	return []textMarker{
+		{"gotestsum", regexp.MustCompile(`(?m)^(DONE (\d+ runs, )?\d+ tests|=== (Failed|Skipped|Errors)$|=== FAIL: \S+ |(PASS|FAIL|SKIP) \S+\.\S+ (\(re-run \d+\) )?\(\d|[✓✖∅]  \S+( \(\d|$))`)},
+		{"generic", regexp.MustCompile(`(?m)\A(\S+:\d+:\d+: .* \([a-z][\w-]*\)\n)`)}, // golangci-lint text
+		{"gotest", regexp.MustCompile(`(?m)^(=== RUN |\s*--- (FAIL|PASS|SKIP): |(ok|FAIL)\s+\S+\s+(\d|\[|\(cached)|\?\s+\S+\s+\[no test files\]|panic: |(vet: )?\S+\.go:\d+:\d+: )`)},
+		{"js-text", regexp.MustCompile(`(?m)^(  ● |(FAIL|PASS) \S+\.[cm]?[jt]sx?$| FAIL  \S+|\s+Tests\s+\d+ (failed|passed)| RUN  v\d)`)},
+		{"spec-text", regexp.MustCompile(`(?m)^(\s*✖ .+ \([\d.]+m?s\)|ℹ tests \d+|\s+\d+ passing \(|  \d+\) \S)`)},
+		{"tap", regexp.MustCompile(`(?m)^(TAP version \d+|1\.\.\d+|(not )?ok \d+( |$)|\S+\.t \.\.|Result: (FAIL|PASS)$)`)},
+		{"cargo", regexp.MustCompile(`(?m)^(running \d+ tests?$|test result: |error\[E\d+\]|test \S+ \.\.\. |\s+Running (unittests|tests/))`)},
+		{"python", regexp.MustCompile(`(?m)^((FAIL|ERROR): \S+ \(\S+\)|\S+ \(\S+\) \.\.\. (ok|FAIL|ERROR)$|=+ (FAILURES|ERRORS|short test summary info) =+$|(FAILED|ERROR) \S+::|Ran \d+ tests? in )`)},
+		{"tsc", regexp.MustCompile(`(?m)^(\S+\(\d+,\d+\): error TS\d+|\S+:\d+:\d+ - error TS\d+|error TS\d+: )`)},
+		{"mypy", regexp.MustCompile(`(?m)^(\S+\.pyi?:\d+(:\d+)*: (error|note|warning): |Found \d+ errors? in \d+ files?|Success: no issues found)`)},
+	}
+})
+
 func detectText(head []byte) string {
-	for _, m := range textMarkers {
+	for _, m := range textMarkers() {
 		if m.re.Match(head) {
 			return m.format
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A jest or vitest failure pasted short, as a person or another tool writes
@@ -16,25 +17,29 @@ import (
 // pair (and its "Expected value:", "Received length:" kin), vitest's "-
 // Expected" and "+ Received" diff header, an expect(…) call, chai's and
 // node's AssertionError.
-var assertLineRE = regexp.MustCompile(`^\s*(?:[-+] )?(?:Expected|Received)(?: [a-z]+)*:|^\s*expect\(|^\s*AssertionError\b`)
+var assertLineRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:[-+] )?(?:Expected|Received)(?: [a-z]+)*:|^\s*expect\(|^\s*AssertionError\b`)
+})
 
 // isAssertLine reports whether a line of a test output reports an assertion.
-func isAssertLine(line string) bool { return assertLineRE.MatchString(line) }
+func isAssertLine(line string) bool { return assertLineRE().MatchString(line) }
 
 var (
-	expectedRE = regexp.MustCompile(`^Expected(?: value)?:\s*(.+)$`)
-	receivedRE = regexp.MustCompile(`^Received(?: value)?:\s*(.*)$`)
+	expectedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Expected(?: value)?:\s*(.+)$`) })
+	receivedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Received(?: value)?:\s*(.*)$`) })
 	// containRE is an expectation that a value holds a member: "token to
 	// contain userId", "user to have property 'id'".
-	containRE = regexp.MustCompile(`^(\w[\w.]*) to (?:contain|have|include)(?: property)? ['"]?(\w+)['"]?$`)
+	containRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\w[\w.]*) to (?:contain|have|include)(?: property)? ['"]?(\w+)['"]?$`)
+	})
 	// expectOfRE is the value an expect(…) call is about, by its last name:
 	// expect(decoded.userId) is about userId.
-	expectOfRE = regexp.MustCompile(`expect\(\s*(?:\w+\.)*(\w+)\s*\)`)
+	expectOfRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`expect\(\s*(?:\w+\.)*(\w+)\s*\)`) })
 	// memberRE is one "key: value" of a flat object literal, the value a
 	// quoted string or a bare word.
-	memberRE  = regexp.MustCompile(`["']?(\w+)["']?\s*:\s*("[^"]*"|'[^']*'|[^,{}\s]+)`)
-	numberRE  = regexp.MustCompile(`^-?\d+(?:\.\d+)?$`)
-	nothingRE = regexp.MustCompile(`^(?:|undefined|null|nil|<nil>|None)$`)
+	memberRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`["']?(\w+)["']?\s*:\s*("[^"]*"|'[^']*'|[^,{}\s]+)`) })
+	numberRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?\d+(?:\.\d+)?$`) })
+	nothingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:|undefined|null|nil|<nil>|None)$`) })
 )
 
 // expectationHint words what an assertion's Expected and Received lines
@@ -50,19 +55,19 @@ func expectationHint(lines []string) string {
 	haveRec := false
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if m := expectOfRE.FindStringSubmatch(t); m != nil && m[1] != "received" && m[1] != "expected" && field == "" {
+		if m := expectOfRE().FindStringSubmatch(t); m != nil && m[1] != "received" && m[1] != "expected" && field == "" {
 			field = m[1]
 		}
-		if m := expectedRE.FindStringSubmatch(t); m != nil && exp == "" {
+		if m := expectedRE().FindStringSubmatch(t); m != nil && exp == "" {
 			exp = strings.TrimSpace(m[1])
-		} else if m := receivedRE.FindStringSubmatch(t); m != nil && exp != "" && !haveRec {
+		} else if m := receivedRE().FindStringSubmatch(t); m != nil && exp != "" && !haveRec {
 			rec, haveRec = strings.TrimSpace(m[1]), true
 		}
 	}
 	if exp == "" || !haveRec {
 		return ""
 	}
-	if m := containRE.FindStringSubmatch(exp); m != nil && nothingRE.MatchString(rec) {
+	if m := containRE().FindStringSubmatch(exp); m != nil && nothingRE().MatchString(rec) {
 		return fmt.Sprintf("%s must contain %s (received %s)", m[1], m[2], orWord(rec, "nothing"))
 	}
 	if h := typeHint(field, exp, rec); h != "" {
@@ -88,7 +93,7 @@ func expectationHint(lines []string) string {
 func typeHint(field, exp, rec string) string {
 	e, eq := unquote(exp)
 	r, rq := unquote(rec)
-	if e != r || eq == rq || !numberRE.MatchString(e) {
+	if e != r || eq == rq || !numberRE().MatchString(e) {
 		return ""
 	}
 	kind := func(s string, quoted bool) string {
@@ -112,7 +117,7 @@ func unquote(s string) (v string, quoted bool) {
 // members are the "key: value" pairs of a flat object literal, in order.
 func members(obj string) [][2]string {
 	var out [][2]string
-	for _, m := range memberRE.FindAllStringSubmatch(obj, 50) {
+	for _, m := range memberRE().FindAllStringSubmatch(obj, 50) {
 		out = append(out, [2]string{m[1], m[2]})
 	}
 	return out

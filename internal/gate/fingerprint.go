@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/textcut"
@@ -18,30 +19,36 @@ import (
 // the key or normalization rules never makes old and new fingerprints match.
 const FingerprintVersion = "fp/v1"
 
-var normRules = []struct {
+// normRule masks what a regexp matches with repl.
+type normRule struct {
 	re   *regexp.Regexp
 	repl string
-}{
-	{regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), "<uuid>"},
-	{regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`), "<time>"},
-	{regexp.MustCompile(`\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?`), "<time>"},
-	{regexp.MustCompile(`(/tmp|/var/folders|/private/var/folders|/var/tmp)/\S*|\S*go-build\d+\S*|\S*[/\\]Temp[/\\]\S*`), "<tmp>"},
-	{regexp.MustCompile(`\b(goroutine|Goroutine) \d+`), "$1 N"},
-	{regexp.MustCompile(`(thread '[^']*') \(\d+\)`), "$1"},
-	{regexp.MustCompile(`\b(127\.\d+\.\d+\.\d+|localhost|0\.0\.0\.0|\[::1?\]):\d+`), "<addr>"},
-	{regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`), "0x?"},
-	{regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|us|ms|s|m|h)\b`), "<dur>"},
-	{regexp.MustCompile(`\b\d+(\.\d+)?\b`), "N"},
 }
+
+var normRules = sync.OnceValue(func() []normRule {
+	return []normRule{
+		{regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), "<uuid>"},
+		{regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`), "<time>"},
+		{regexp.MustCompile(`\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?`), "<time>"},
+		{regexp.MustCompile(`(/tmp|/var/folders|/private/var/folders|/var/tmp)/\S*|\S*go-build\d+\S*|\S*[/\\]Temp[/\\]\S*`), "<tmp>"},
+		{regexp.MustCompile(`\b(goroutine|Goroutine) \d+`), "$1 N"},
+		{regexp.MustCompile(`(thread '[^']*') \(\d+\)`), "$1"},
+		{regexp.MustCompile(`\b(127\.\d+\.\d+\.\d+|localhost|0\.0\.0\.0|\[::1?\]):\d+`), "<addr>"},
+		{regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`), "0x?"},
+		{regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|us|ms|s|m|h)\b`), "<dur>"},
+		{regexp.MustCompile(`\b\d+(\.\d+)?\b`), "N"},
+	}
+})
 
 // Normalize masks what changes between runs of the same failure (numbers, hex,
 // durations, timestamps, temp paths, goroutine and thread ids, ports, UUIDs),
 // strips ANSI and collapses white space.
 func Normalize(msg string) string {
 	msg = textcut.Line(StripANSI(msg))
-	for i, r := range normRules {
-		if i == len(normRules)-2 { // before durations and numbers: hashes and ids
-			msg = hexRE.ReplaceAllStringFunc(msg, maskHex)
+	rules := normRules()
+	for i, r := range rules {
+		if i == len(rules)-2 { // before durations and numbers: hashes and ids
+			msg = hexRE().ReplaceAllStringFunc(msg, maskHex)
 		}
 		msg = r.re.ReplaceAllString(msg, r.repl)
 	}
@@ -53,7 +60,7 @@ func isTestKind(k evidence.Kind) bool {
 	return k == evidence.KindTest || k == evidence.KindCrash || k == evidence.KindTimeout
 }
 
-var hexRE = regexp.MustCompile(`\b[0-9a-fA-F]{7,}\b`)
+var hexRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[0-9a-fA-F]{7,}\b`) })
 
 // maskHex masks a long hex word that has both digits and letters (a hash or an id).
 func maskHex(w string) string {
@@ -63,7 +70,7 @@ func maskHex(w string) string {
 	return w
 }
 
-var multiplicityRE = regexp.MustCompile(`#\d+$`)
+var multiplicityRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`#\d+$`) })
 
 // Key is a finding's fingerprint key. It has no line or column, so code moving up
 // or down does not change it. A test failure is KIND|tool|id (its message is left
@@ -79,7 +86,7 @@ func Key(f evidence.Finding) string {
 
 func baseKey(f evidence.Finding) string {
 	if f.Key != "" {
-		return multiplicityRE.ReplaceAllString(f.Key, "")
+		return multiplicityRE().ReplaceAllString(f.Key, "")
 	}
 	kind := strings.ToUpper(string(f.Kind))
 	if isTestKind(f.Kind) && f.ID != "" {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/textcut"
@@ -27,9 +28,9 @@ type goTest struct {
 }
 
 var (
-	goFrameRE   = regexp.MustCompile(`^\s+(/\S+?\.go):(\d+)`)
-	goLogRE     = regexp.MustCompile(`^\s+([\w.\-]+\.go):(\d+): ?(.*)$`)
-	goRunningRE = regexp.MustCompile(`^\t\t(\S+) \(`)
+	goFrameRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+(/\S+?\.go):(\d+)`) })
+	goLogRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+([\w.\-]+\.go):(\d+): ?(.*)$`) })
+	goRunningRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\t\t(\S+) \(`) })
 )
 
 // isFraming reports whether line is go test's own framing (=== RUN, --- PASS: …).
@@ -67,12 +68,12 @@ func (t *goTest) observe(line string, c *collector) {
 		t.race = true
 		t.stack = true
 	case t.timeout != "" && len(t.running) < 50:
-		if m := goRunningRE.FindStringSubmatch(line); m != nil {
+		if m := goRunningRE().FindStringSubmatch(line); m != nil {
 			t.running = append(t.running, m[1])
 		}
 	}
 	if t.frame == "" && len(line) > 0 && (line[0] == ' ' || line[0] == '\t') && strings.Contains(line, ".go:") {
-		if m := goFrameRE.FindStringSubmatch(line); m != nil && c.inRepo(m[1]) {
+		if m := goFrameRE().FindStringSubmatch(line); m != nil && c.inRepo(m[1]) {
 			t.frame = m[1] + ":" + m[2]
 		}
 	}
@@ -110,7 +111,7 @@ func (t *goTest) finding(c *collector, id string) evidence.Finding {
 	}
 	var msg []string
 	for i, l := range t.lines {
-		if m := goLogRE.FindStringSubmatch(l); m != nil {
+		if m := goLogRE().FindStringSubmatch(l); m != nil {
 			if f.File == "" {
 				f.File = m[1]
 				if d := c.pkgDir(t.pkg); d != "" {
@@ -175,12 +176,14 @@ func splitFileLine(s string) (string, int) {
 }
 
 // goBuildRE matches compiler and vet lines: [vet: ]file.go:line[:col]: message.
-var goBuildRE = regexp.MustCompile(`^(?:vet: )?([^\s:][^:]*\.go):(\d+)(?::(\d+))?: (.+)$`)
+var goBuildRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:vet: )?([^\s:][^:]*\.go):(\d+)(?::(\d+))?: (.+)$`)
+})
 
 // buildFinding parses a compiler/vet line into a build finding; its id is the
 // package directory, or id when the file has none.
 func buildFinding(line, id string) (evidence.Finding, bool) {
-	m := goBuildRE.FindStringSubmatch(line)
+	m := goBuildRE().FindStringSubmatch(line)
 	if m == nil {
 		return evidence.Finding{}, false
 	}

@@ -6,14 +6,21 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 var (
-	gtsTestnameRE = regexp.MustCompile(`^(PASS|FAIL|SKIP) (\S+?)\.(\S+)( \(re-run \d+\))? \(`)
-	gtsBlockRE    = regexp.MustCompile(`^=== (FAIL|SKIP): (\S+) (\S*) ?(\(re-run \d+\) )?\(`)
-	gtsDoneRE     = regexp.MustCompile(`^DONE (?:(\d+) runs?, )?(\d+) tests?(?:, (\d+) skipped)?(?:, (\d+) failures?)?(?:, (\d+) errors?)?`)
+	gtsTestnameRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(PASS|FAIL|SKIP) (\S+?)\.(\S+)( \(re-run \d+\))? \(`)
+	})
+	gtsBlockRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^=== (FAIL|SKIP): (\S+) (\S*) ?(\(re-run \d+\) )?\(`)
+	})
+	gtsDoneRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^DONE (?:(\d+) runs?, )?(\d+) tests?(?:, (\d+) skipped)?(?:, (\d+) failures?)?(?:, (\d+) errors?)?`)
+	})
 )
 
 type gtsBlock struct {
@@ -40,7 +47,7 @@ func parseGotestsum(br *bufio.Reader, c *collector) error {
 			break
 		}
 		line := StripANSI(string(raw))
-		if m := gtsDoneRE.FindStringSubmatch(line); m != nil {
+		if m := gtsDoneRE().FindStringSubmatch(line); m != nil {
 			c.parsed = true
 			if !doneSeen {
 				tests, _ = strconv.Atoi(m[2])
@@ -56,7 +63,7 @@ func parseGotestsum(br *bufio.Reader, c *collector) error {
 			section, cur = line, nil
 			continue
 		}
-		if m := gtsTestnameRE.FindStringSubmatch(line); m != nil && section == "" {
+		if m := gtsTestnameRE().FindStringSubmatch(line); m != nil && section == "" {
 			c.parsed = true
 			key := m[2] + "\x00" + m[3]
 			switch {
@@ -69,7 +76,7 @@ func parseGotestsum(br *bufio.Reader, c *collector) error {
 		}
 		switch section {
 		case "=== Failed":
-			if m := gtsBlockRE.FindStringSubmatch(line); m != nil {
+			if m := gtsBlockRE().FindStringSubmatch(line); m != nil {
 				key := m[2] + "\x00" + m[3]
 				cur = nil
 				if !seen[key] && len(blocks) < MaxFindings {

@@ -5,15 +5,18 @@ import (
 	"cmp"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 var (
-	goResultRE  = regexp.MustCompile(`^(\s*)--- (FAIL|PASS|SKIP): (\S+) \(`)
-	goResultAny = regexp.MustCompile(`--- (PASS|SKIP): \S+ \(`)
-	goRunRE     = regexp.MustCompile(`^=== (RUN|CONT|NAME)\s+(\S+)`)
-	goPkgRE     = regexp.MustCompile(`^(ok|FAIL)\s+(\S+)(\s+(\[build failed\]|\[setup failed\]))?(\s|$)`)
+	goResultRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)--- (FAIL|PASS|SKIP): (\S+) \(`) })
+	goResultAny = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`--- (PASS|SKIP): \S+ \(`) })
+	goRunRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^=== (RUN|CONT|NAME)\s+(\S+)`) })
+	goPkgRE     = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(ok|FAIL)\s+(\S+)(\s+(\[build failed\]|\[setup failed\]))?(\s|$)`)
+	})
 )
 
 // goTextPkg is the state of one package's plain go test output until its result line.
@@ -61,8 +64,8 @@ func parseGoText(br *bufio.Reader, c *collector) error {
 			}
 			s.cur, s.curRun = nil, nil
 			continue
-		case goPkgRE.MatchString(line):
-			m := goPkgRE.FindStringSubmatch(line)
+		case goPkgRE().MatchString(line):
+			m := goPkgRE().FindStringSubmatch(line)
 			c.parsed = true
 			goTextPackage(c, s, m[2], m[1] == "FAIL", m[4])
 			s = newGoTextPkg()
@@ -79,12 +82,12 @@ func parseGoText(br *bufio.Reader, c *collector) error {
 			buildIDs[f.ID]++
 			continue
 		}
-		if m := goRunRE.FindStringSubmatch(line); m != nil {
+		if m := goRunRE().FindStringSubmatch(line); m != nil {
 			c.parsed = true
 			s.curRun, s.cur = s.test(m[2]), nil
 			continue
 		}
-		if m := goResultRE.FindStringSubmatch(line); m != nil {
+		if m := goResultRE().FindStringSubmatch(line); m != nil {
 			c.parsed = true
 			switch m[2] {
 			case "PASS":
@@ -100,7 +103,7 @@ func parseGoText(br *bufio.Reader, c *collector) error {
 			}
 			continue
 		}
-		if goResultAny.MatchString(line) {
+		if goResultAny().MatchString(line) {
 			c.tests.Passed++ // output without a trailing newline glued to the result line
 		}
 		switch {

@@ -7,14 +7,17 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 var (
-	stackFrameRE = regexp.MustCompile(`^\s*(at |❯ |→ )`)
-	frameLocRE   = regexp.MustCompile(`(?:file://)?((?:/|[A-Za-z]:\\|\.{0,2}/?)[^\s():'"]*\.[A-Za-z]{1,5}):(\d+)(?::(\d+))?`)
-	jestHeaderRE = regexp.MustCompile(`^expect\(.*\)\.\w+\(.*\)`)
+	stackFrameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(at |❯ |→ )`) })
+	frameLocRE   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:file://)?((?:/|[A-Za-z]:\\|\.{0,2}/?)[^\s():'"]*\.[A-Za-z]{1,5}):(\d+)(?::(\d+))?`)
+	})
+	jestHeaderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^expect\(.*\)\.\w+\(.*\)`) })
 )
 
 // jsMessage keeps the first meaningful lines of a JS failure: no stack frames, no
@@ -23,12 +26,12 @@ func jsMessage(s string) string {
 	var out []string
 	for _, l := range strings.Split(StripANSI(s), "\n") {
 		t := strings.TrimSpace(l)
-		if t == "" || stackFrameRE.MatchString(l) || jestHeaderRE.MatchString(t) {
+		if t == "" || stackFrameRE().MatchString(l) || jestHeaderRE().MatchString(t) {
 			continue
 		}
 		t = strings.TrimPrefix(t, "Error: ")
 		t = strings.TrimPrefix(t, "AssertionError: ")
-		if jestHeaderRE.MatchString(t) {
+		if jestHeaderRE().MatchString(t) {
 			continue
 		}
 		out = append(out, t)
@@ -44,7 +47,7 @@ func jsMessage(s string) string {
 // "john:doe@example.com:1080/path" does, that reads as a location).
 func jsLocation(c *collector, s string) (string, int, int) {
 	s = StripANSI(s)
-	if i := stackRE.FindStringIndex(s); i != nil {
+	if i := stackRE().FindStringIndex(s); i != nil {
 		if p, ln, col := jsFrame(c, s[i[0]:]); p != "" {
 			return p, ln, col
 		}
@@ -52,10 +55,10 @@ func jsLocation(c *collector, s string) (string, int, int) {
 	return jsFrame(c, s)
 }
 
-var stackRE = regexp.MustCompile(`(?m)^\s+at `)
+var stackRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s+at `) })
 
 func jsFrame(c *collector, s string) (string, int, int) {
-	for _, m := range frameLocRE.FindAllStringSubmatch(s, 50) {
+	for _, m := range frameLocRE().FindAllStringSubmatch(s, 50) {
 		if c.inRepo(m[1]) {
 			ln, _ := strconv.Atoi(m[2])
 			col, _ := strconv.Atoi(m[3])

@@ -6,17 +6,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 var (
-	jestFileRE    = regexp.MustCompile(`^(FAIL|PASS) (\S+)`)
-	jestBlockRE   = regexp.MustCompile(`^  ● (.+)$`)
-	vitestFailRE  = regexp.MustCompile(`^ FAIL  (\S+)(?: > (.+?))?(?: \[ .* \])?$`)
-	codeFrameLine = regexp.MustCompile(`^\s*>?\s*\d+ ?\||^\s+\|`)
-	jsCountsRE    = regexp.MustCompile(`^\s*Tests:?\s+(.*)$`)
-	jsCountRE     = regexp.MustCompile(`(\d+) (failed|passed|skipped|todo|pending)`)
+	jestFileRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(FAIL|PASS) (\S+)`) })
+	jestBlockRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^  ● (.+)$`) })
+	vitestFailRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ FAIL  (\S+)(?: > (.+?))?(?: \[ .* \])?$`) })
+	codeFrameLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*>?\s*\d+ ?\||^\s+\|`) })
+	jsCountsRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*Tests:?\s+(.*)$`) })
+	jsCountRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+) (failed|passed|skipped|todo|pending)`) })
 )
 
 type jsBlock struct {
@@ -43,12 +44,12 @@ func parseJSText(br *bufio.Reader, c *collector) error {
 			break
 		}
 		line := strings.TrimRight(StripANSI(string(raw)), " ")
-		if m := jestFileRE.FindStringSubmatch(line); m != nil {
+		if m := jestFileRE().FindStringSubmatch(line); m != nil {
 			c.parsed = true
 			file, failed, cur = m[2], m[1] == "FAIL", nil
 			continue
 		}
-		if m := jestBlockRE.FindStringSubmatch(line); m != nil {
+		if m := jestBlockRE().FindStringSubmatch(line); m != nil {
 			c.parsed = true
 			cur = &jsBlock{f: evidence.Finding{Kind: evidence.KindTest, ID: file + " › " + strings.ReplaceAll(m[1], " › ", " "), File: file, Unit: file, Test: m[1]}}
 			if m[1] == "Test suite failed to run" {
@@ -57,7 +58,7 @@ func parseJSText(br *bufio.Reader, c *collector) error {
 			blocks = append(blocks, cur)
 			continue
 		}
-		if m := vitestFailRE.FindStringSubmatch(line); m != nil {
+		if m := vitestFailRE().FindStringSubmatch(line); m != nil {
 			c.parsed = true
 			cur = &jsBlock{f: evidence.Finding{Kind: evidence.KindTest, ID: m[1] + " › " + strings.ReplaceAll(m[2], " > ", " "), File: m[1], Unit: m[1], Test: strings.ReplaceAll(m[2], " > ", " › ")}}
 			if m[2] == "" {
@@ -66,8 +67,8 @@ func parseJSText(br *bufio.Reader, c *collector) error {
 			blocks = append(blocks, cur)
 			continue
 		}
-		if m := jsCountsRE.FindStringSubmatch(line); m != nil {
-			for _, n := range jsCountRE.FindAllStringSubmatch(m[1], -1) {
+		if m := jsCountsRE().FindStringSubmatch(line); m != nil {
+			for _, n := range jsCountRE().FindAllStringSubmatch(m[1], -1) {
 				v, _ := strconv.Atoi(n[1])
 				switch n[2] {
 				case "passed":
@@ -114,11 +115,11 @@ func jsBlockLine(c *collector, b *jsBlock, line string) {
 		b.f.Kind = evidence.KindTest
 	}
 	switch {
-	case t == "" || codeFrameLine.MatchString(line) || strings.HasPrefix(t, "⎯"):
+	case t == "" || codeFrameLine().MatchString(line) || strings.HasPrefix(t, "⎯"):
 		return
-	case stackFrameRE.MatchString(line):
+	case stackFrameRE().MatchString(line):
 		if b.f.Line == 0 {
-			if m := frameLocRE.FindStringSubmatch(t); m != nil && c.inRepo(m[1]) {
+			if m := frameLocRE().FindStringSubmatch(t); m != nil && c.inRepo(m[1]) {
 				b.f.File, b.f.Line = m[1], atoi(m[2])
 			}
 		}
@@ -131,7 +132,7 @@ func jsBlockLine(c *collector, b *jsBlock, line string) {
 		}
 		return
 	}
-	if b.lines >= 4 || jestHeaderRE.MatchString(t) || t == "Cause:" {
+	if b.lines >= 4 || jestHeaderRE().MatchString(t) || t == "Cause:" {
 		return
 	}
 	b.lines++

@@ -138,15 +138,15 @@ func junitDone(c *collector, jc *junitCase) {
 	}
 	f := evidence.Finding{Kind: jc.kind, ID: junitID(jc), File: jc.file, Line: jc.line, Message: cmp.Or(msg, "failed"), Unit: jc.classname, Test: jc.name}
 	switch {
-	case jsFileRE.MatchString(jc.file):
+	case jsFileRE().MatchString(jc.file):
 		// jest-junit with its file attribute: the classname is the test's
 		// describe blocks and title; the file is what jest runs again.
 		f.Unit = jc.file
-	case jsFileRE.MatchString(jc.classname) && jc.name == jc.classname && jc.kind == evidence.KindTest:
+	case jsFileRE().MatchString(jc.classname) && jc.name == jc.classname && jc.kind == evidence.KindTest:
 		// vitest's junit: a test file that failed to load is a case named
 		// for the file (a RollupError, a SyntaxError), no test.
 		f.Kind, f.Test = evidence.KindBuild, ""
-	case jsFileRE.MatchString(jc.classname) && strings.Contains(jc.name, " > "):
+	case jsFileRE().MatchString(jc.classname) && strings.Contains(jc.name, " > "):
 		// vitest's junit: "describe > test", named for -t as jest-json's are.
 		f.Test = strings.ReplaceAll(jc.name, " > ", " › ")
 	}

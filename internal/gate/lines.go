@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/textcut"
 )
@@ -79,12 +80,14 @@ func (l *lineReader) readErr() error {
 	return l.err
 }
 
-var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
+var ansiRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
+})
 
 // StripANSI removes terminal escape sequences and carriage returns.
 func StripANSI(s string) string {
 	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansiRE.ReplaceAllString(s, "")
+		s = ansiRE().ReplaceAllString(s, "")
 	}
 	if strings.IndexByte(s, '\r') >= 0 {
 		s = strings.ReplaceAll(s, "\r", "")
@@ -96,7 +99,7 @@ func stripANSIBytes(b []byte) []byte {
 	if bytes.IndexByte(b, 0x1b) < 0 {
 		return b
 	}
-	return ansiRE.ReplaceAll(b, nil)
+	return ansiRE().ReplaceAll(b, nil)
 }
 
 // tailWriter keeps the last bytes written, for the cleaned tail of the output.

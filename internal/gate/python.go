@@ -6,23 +6,32 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 var (
-	utHeaderRE  = regexp.MustCompile(`^(FAIL|ERROR): (\S+) \(([^)]+)\)( \(.*\))?$`)
-	utResultRE  = regexp.MustCompile(`^\s*\S+ \([^)]+\)(?: \(.*\))? \.\.\. (ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$`)
-	pyFrameRE   = regexp.MustCompile(`^\s+File "([^"]+)", line (\d+)`)
-	pyExcRE     = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure|Warning|Fail)|AssertionError|KeyError|StopIteration)(?::\s*(.*))?$`)
-	ptSummaryRE = regexp.MustCompile(`^(FAILED|ERROR) (\S+(?:::|\.py)\S*)(?: - (.*))?$`)
-	ptParamRE   = regexp.MustCompile(`^(FAILED|ERROR) (\S+\.py::\S*\[)`)
-	ptBlockRE   = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
-	ptLocRE     = regexp.MustCompile(`^(\S+\.py):(\d+): (\w+)`)
-	ptCountsRE  = regexp.MustCompile(`(\d+) (failed|passed|skipped|errors?|xfailed|xpassed)`)
+	utHeaderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(FAIL|ERROR): (\S+) \(([^)]+)\)( \(.*\))?$`) })
+	utResultRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*\S+ \([^)]+\)(?: \(.*\))? \.\.\. (ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$`)
+	})
+	pyFrameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+File "([^"]+)", line (\d+)`) })
+	pyExcRE   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure|Warning|Fail)|AssertionError|KeyError|StopIteration)(?::\s*(.*))?$`)
+	})
+	ptSummaryRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(FAILED|ERROR) (\S+(?:::|\.py)\S*)(?: - (.*))?$`) })
+	ptParamRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(FAILED|ERROR) (\S+\.py::\S*\[)`) })
+	ptBlockRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^_{3,} (.+?) _{3,}$`) })
+	ptLocRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\S+\.py):(\d+): (\w+)`) })
+	ptCountsRE  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(\d+) (failed|passed|skipped|errors?|xfailed|xpassed)`)
+	})
 	// pytest's counts line: between "=" rules, or bare under -q ("2 failed, 1 passed in 0.12s").
-	ptFinalRE = regexp.MustCompile(`^(=+ .*\d+ (failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?).* in [\d.]+s.*=+` +
-		`|\d+ (failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?)(, \d+ [a-z]+)* in [\d.]+s( \([\d:]+\))?)$`)
+	ptFinalRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(=+ .*\d+ (failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?).* in [\d.]+s.*=+` +
+			`|\d+ (failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?)(, \d+ [a-z]+)* in [\d.]+s( \([\d:]+\))?)$`)
+	})
 )
 
 type pyBlock struct {
@@ -49,18 +58,18 @@ func parsePython(br *bufio.Reader, c *collector) error {
 		}
 		line := StripANSI(string(raw))
 		switch {
-		case utResultRE.MatchString(line):
+		case utResultRE().MatchString(line):
 			c.parsed = true
-			switch m := utResultRE.FindStringSubmatch(line); {
+			switch m := utResultRE().FindStringSubmatch(line); {
 			case m[1] == "ok":
 				c.tests.Passed++
 			case strings.HasPrefix(m[1], "skipped"), m[1] == "expected failure":
 				c.tests.Skipped++
 			}
 			continue
-		case utHeaderRE.MatchString(line):
+		case utHeaderRE().MatchString(line):
 			c.parsed = true
-			m := utHeaderRE.FindStringSubmatch(line)
+			m := utHeaderRE().FindStringSubmatch(line)
 			cur = &pyBlock{title: m[3] + m[4], kind: evidence.KindTest}
 			if m[1] == "ERROR" {
 				cur.kind = evidence.KindCrash
@@ -72,7 +81,7 @@ func parsePython(br *bufio.Reader, c *collector) error {
 				blocks = append(blocks, cur)
 			}
 			continue
-		case ptSummaryRE.MatchString(line) || ptParamRE.MatchString(line):
+		case ptSummaryRE().MatchString(line) || ptParamRE().MatchString(line):
 			c.parsed = true
 			m := ptSummary(line)
 			f := evidence.Finding{Kind: evidence.KindTest, ID: m[2], Message: m[3]}
@@ -88,9 +97,9 @@ func parsePython(br *bufio.Reader, c *collector) error {
 				summary = append(summary, f)
 			}
 			continue
-		case ptFinalRE.MatchString(line):
+		case ptFinalRE().MatchString(line):
 			c.parsed = true
-			for _, m := range ptCountsRE.FindAllStringSubmatch(line, -1) {
+			for _, m := range ptCountsRE().FindAllStringSubmatch(line, -1) {
 				n, _ := strconv.Atoi(m[1])
 				switch m[2] {
 				case "passed", "xpassed":
@@ -101,9 +110,9 @@ func parsePython(br *bufio.Reader, c *collector) error {
 			}
 			cur = nil
 			continue
-		case ptBlockRE.MatchString(line):
+		case ptBlockRE().MatchString(line):
 			c.parsed = true
-			title := ptBlockRE.FindStringSubmatch(line)[1]
+			title := ptBlockRE().FindStringSubmatch(line)[1]
 			cur = &pyBlock{title: title, kind: evidence.KindTest}
 			if rest, ok := strings.CutPrefix(title, "ERROR collecting "); ok {
 				cur.kind, cur.title, cur.file = evidence.KindBuild, rest, rest
@@ -125,13 +134,13 @@ func parsePython(br *bufio.Reader, c *collector) error {
 }
 
 func pyBlockLine(c *collector, b *pyBlock, line string) {
-	if m := pyFrameRE.FindStringSubmatch(line); m != nil {
+	if m := pyFrameRE().FindStringSubmatch(line); m != nil {
 		if c.inRepo(m[1]) {
 			b.frame = m[1] + ":" + m[2]
 		}
 		return
 	}
-	if m := ptLocRE.FindStringSubmatch(line); m != nil {
+	if m := ptLocRE().FindStringSubmatch(line); m != nil {
 		b.file, b.line = m[1], atoi(m[2])
 		if b.msg == "" {
 			b.msg = m[3]
@@ -140,7 +149,7 @@ func pyBlockLine(c *collector, b *pyBlock, line string) {
 	}
 	if e, ok := strings.CutPrefix(line, "E "); ok {
 		if strings.Count(b.msg, "\n") < 4 && !strings.HasPrefix(b.msg, "!") {
-			if !b.eLines && b.msg != "" && pyExcRE.MatchString(b.msg) && !strings.Contains(b.msg, "\n") && b.file == "" {
+			if !b.eLines && b.msg != "" && pyExcRE().MatchString(b.msg) && !strings.Contains(b.msg, "\n") && b.file == "" {
 				b.msg = "" // pytest's E lines beat a bare exception name (not their own first line)
 			}
 			b.msg = strings.TrimSpace(strings.TrimPrefix(b.msg+"\n"+strings.TrimSpace(e), "\n"))
@@ -148,7 +157,7 @@ func pyBlockLine(c *collector, b *pyBlock, line string) {
 		}
 		return
 	}
-	if line != "" && line[0] != ' ' && pyExcRE.MatchString(line) {
+	if line != "" && line[0] != ' ' && pyExcRE().MatchString(line) {
 		b.msg, b.eLines = line, false // the last exception line of a traceback is the one raised
 	}
 }
@@ -200,7 +209,7 @@ func pythonReport(c *collector, blocks []*pyBlock, summary []evidence.Finding) {
 // into its word, node id and message: a parameterized test's id may hold
 // spaces and " - " inside its brackets.
 func ptSummary(line string) []string {
-	if m := ptParamRE.FindStringSubmatch(line); m != nil {
+	if m := ptParamRE().FindStringSubmatch(line); m != nil {
 		rest := line[len(m[1])+1:]
 		depth := 0
 		for i := 0; i < len(rest); i++ {
@@ -217,5 +226,5 @@ func ptSummary(line string) []string {
 		}
 		return []string{line, m[1], rest, ""}
 	}
-	return ptSummaryRE.FindStringSubmatch(line)
+	return ptSummaryRE().FindStringSubmatch(line)
 }

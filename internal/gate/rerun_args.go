@@ -90,7 +90,7 @@ func unique(fs []evidence.Finding, f func(evidence.Finding) string) []string {
 
 func looksLikePath(w string) bool {
 	return strings.Contains(w, "/") || strings.Contains(w, "::") || strings.HasSuffix(w, ".py") ||
-		jsFileRE.MatchString(w) || strings.HasSuffix(w, ".t")
+		jsFileRE().MatchString(w) || strings.HasSuffix(w, ".t")
 }
 
 // hasOption reports whether args hold the option name, alone or as NAME=VALUE.

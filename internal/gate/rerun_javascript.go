@@ -28,7 +28,7 @@ var jestOpts = optSpec{
 // jsSelectable: a failure names its test and the file jest or vitest runs
 // (jest-junit without its file attribute names none: its classname is the
 // test's describe blocks and title).
-func jsSelectable(f evidence.Finding) bool { return f.Test != "" && jsFileRE.MatchString(f.Unit) }
+func jsSelectable(f evidence.Finding) bool { return f.Test != "" && jsFileRE().MatchString(f.Unit) }
 
 // jsNamePattern is the -t pattern that matches the tests' full names, the
 // titles of their describe blocks and their own joined by a space.

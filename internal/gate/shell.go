@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // shWord is one word of a shell command: its text as written and its value
@@ -231,11 +232,11 @@ func isDigits(s string) bool {
 	return true
 }
 
-var shSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./^-]+$`)
+var shSafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./^-]+$`) })
 
 // shQuote writes s as one shell word.
 func shQuote(s string) string {
-	if shSafe.MatchString(s) {
+	if shSafe().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

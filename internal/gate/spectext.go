@@ -6,17 +6,20 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 var (
-	nodeFailRE   = regexp.MustCompile(`^(\s*)✖ (.+?) \([\d.]+m?s\)( # (?i:todo|skip).*)?$`)
-	nodeSuiteRE  = regexp.MustCompile(`^\s*▶ (.+)$`)
-	nodeCountRE  = regexp.MustCompile(`^ℹ (pass|skipped|todo) (\d+)$`)
-	mochaFailRE  = regexp.MustCompile(`^  (\d+)\) (.+)$`)
-	mochaCountRE = regexp.MustCompile(`^\s+(\d+) (passing|pending|failing)`)
-	jsErrLineRE  = regexp.MustCompile(`^\s*(\w*Error)(?: \[\w+\])?: (.+)$`)
+	nodeFailRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\s*)✖ (.+?) \([\d.]+m?s\)( # (?i:todo|skip).*)?$`)
+	})
+	nodeSuiteRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*▶ (.+)$`) })
+	nodeCountRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ℹ (pass|skipped|todo) (\d+)$`) })
+	mochaFailRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^  (\d+)\) (.+)$`) })
+	mochaCountRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+(\d+) (passing|pending|failing)`) })
+	jsErrLineRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(\w*Error)(?: \[\w+\])?: (.+)$`) })
 )
 
 // parseSpecText reads the "spec" text reporters of node --test (✖ name (ms) with
@@ -43,9 +46,9 @@ func parseSpecText(br *bufio.Reader, c *collector) error {
 		case t == "✖ failing tests:":
 			done, cur = true, nil
 			continue
-		case nodeCountRE.MatchString(t):
+		case nodeCountRE().MatchString(t):
 			c.parsed = true
-			m := nodeCountRE.FindStringSubmatch(t)
+			m := nodeCountRE().FindStringSubmatch(t)
 			n, _ := strconv.Atoi(m[2])
 			if m[1] == "pass" {
 				c.tests.Passed = n
@@ -53,9 +56,9 @@ func parseSpecText(br *bufio.Reader, c *collector) error {
 				c.tests.Skipped += n
 			}
 			continue
-		case mochaCountRE.MatchString(line) && cur == nil:
+		case mochaCountRE().MatchString(line) && cur == nil:
 			c.parsed = true
-			m := mochaCountRE.FindStringSubmatch(line)
+			m := mochaCountRE().FindStringSubmatch(line)
 			n, _ := strconv.Atoi(m[1])
 			switch m[2] {
 			case "passing":
@@ -64,12 +67,12 @@ func parseSpecText(br *bufio.Reader, c *collector) error {
 				c.tests.Skipped = n
 			}
 			continue
-		case nodeSuiteRE.MatchString(line):
-			suites[nodeSuiteRE.FindStringSubmatch(line)[1]] = true
+		case nodeSuiteRE().MatchString(line):
+			suites[nodeSuiteRE().FindStringSubmatch(line)[1]] = true
 			cur = nil
 			continue
 		}
-		if m := nodeFailRE.FindStringSubmatch(line); m != nil {
+		if m := nodeFailRE().FindStringSubmatch(line); m != nil {
 			c.parsed = true
 			cur = nil
 			if done || m[3] != "" || seen[m[2]] {
@@ -80,7 +83,7 @@ func parseSpecText(br *bufio.Reader, c *collector) error {
 			if suites[m[2]] {
 				b.f.Message = "\x00suite" // dropped below if a subtest failed
 			}
-			if jsFileRE.MatchString(m[2]) && strings.Contains(m[2], "/") {
+			if jsFileRE().MatchString(m[2]) && strings.Contains(m[2], "/") {
 				b.f.Kind, b.f.File, b.f.Message = evidence.KindBuild, m[2], lastErr
 				b.f.ID = c.rel(m[2])
 			}
@@ -90,7 +93,7 @@ func parseSpecText(br *bufio.Reader, c *collector) error {
 			}
 			continue
 		}
-		if m := mochaFailRE.FindStringSubmatch(line); m != nil {
+		if m := mochaFailRE().FindStringSubmatch(line); m != nil {
 			c.parsed = true
 			cur, curIndent, mochaTitle = &jsBlock{f: evidence.Finding{Kind: evidence.KindTest, ID: m[2]}}, -1, true // mocha blocks end at the next one
 			if len(fails) < MaxFindings {
@@ -100,7 +103,7 @@ func parseSpecText(br *bufio.Reader, c *collector) error {
 		}
 		switch {
 		case cur == nil:
-			if m := jsErrLineRE.FindStringSubmatch(line); m != nil && indentOf(line) == 0 {
+			if m := jsErrLineRE().FindStringSubmatch(line); m != nil && indentOf(line) == 0 {
 				lastErr = t
 			}
 		case mochaTitle && indentOf(line) > 5:
@@ -134,10 +137,10 @@ func jsSpecLine(c *collector, b *jsBlock, line, t string) {
 	if b.f.Kind == evidence.KindBuild && b.f.Message != "" {
 		return
 	}
-	if stackFrameRE.MatchString(line) {
+	if stackFrameRE().MatchString(line) {
 		b.lines = 3 // what follows the stack is the error's properties
 		if b.f.Line == 0 {
-			if m := frameLocRE.FindStringSubmatch(t); m != nil && c.inRepo(m[1]) {
+			if m := frameLocRE().FindStringSubmatch(t); m != nil && c.inRepo(m[1]) {
 				b.f.File, b.f.Line = m[1], atoi(m[2])
 			}
 		}
@@ -147,7 +150,7 @@ func jsSpecLine(c *collector, b *jsBlock, line, t string) {
 		return
 	}
 	b.lines++
-	if m := jsErrLineRE.FindStringSubmatch(t); m != nil && m[1] != "Error" && m[1] != "AssertionError" {
+	if m := jsErrLineRE().FindStringSubmatch(t); m != nil && m[1] != "Error" && m[1] != "AssertionError" {
 		t = m[1] + ": " + m[2]
 	} else if m != nil {
 		t = m[2]

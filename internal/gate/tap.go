@@ -6,17 +6,20 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 var (
-	tapResultRE = regexp.MustCompile(`^(\s*)(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*?)(?:\s+#\s*(?i:(skip|todo))\b.*)?$`)
-	tapFailedRE = regexp.MustCompile(`^#\s+Failed test (?:'(.*)'|(.*))$`)
-	tapAtRE     = regexp.MustCompile(`^#\s+at (\S+) line (\d+)\.`)
-	tapYAMLKey  = regexp.MustCompile(`^\s*(location|failureType|error|stack):\s*(.*)$`)
-	proveFileRE = regexp.MustCompile(`^(\S+\.t) \.+ ?`)
-	jsFileRE    = regexp.MustCompile(`\.[cm]?[jt]sx?$`)
+	tapResultRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\s*)(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*?)(?:\s+#\s*(?i:(skip|todo))\b.*)?$`)
+	})
+	tapFailedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#\s+Failed test (?:'(.*)'|(.*))$`) })
+	tapAtRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#\s+at (\S+) line (\d+)\.`) })
+	tapYAMLKey  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(location|failureType|error|stack):\s*(.*)$`) })
+	proveFileRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\S+\.t) \.+ ?`) })
+	jsFileRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.[cm]?[jt]sx?$`) })
 )
 
 type tapFail struct {
@@ -48,11 +51,11 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 			break
 		}
 		line := StripANSI(string(raw))
-		if m := proveFileRE.FindStringSubmatch(line); m != nil {
+		if m := proveFileRE().FindStringSubmatch(line); m != nil {
 			file, cur = m[1], nil
 			c.parsed = true
 		}
-		if m := tapResultRE.FindStringSubmatch(line); m != nil && (m[3] != "" || m[4] != "") {
+		if m := tapResultRE().FindStringSubmatch(line); m != nil && (m[3] != "" || m[4] != "") {
 			c.parsed = true
 			cur = nil
 			before := orphans
@@ -99,9 +102,9 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 			fileFailed[file] = true
 		case strings.HasPrefix(t, "Parse errors: ") && file != "":
 			c.add(evidence.Finding{Kind: evidence.KindCrash, ID: file, File: file, Unit: file, Message: t})
-		case tapFailedRE.MatchString(t):
+		case tapFailedRE().MatchString(t):
 			// "# Failed test 'x'" may come late (stderr): attach to x, or add it.
-			m := tapFailedRE.FindStringSubmatch(t)
+			m := tapFailedRE().FindStringSubmatch(t)
 			name := m[1] + m[2]
 			cur = nil
 			for _, f := range fails {
@@ -114,7 +117,7 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 				cur = &tapFail{f: evidence.Finding{Kind: evidence.KindTest, ID: name}, name: name, diagOnly: true}
 				fails = append(fails, cur)
 			}
-		case tapFooterRE.MatchString(t):
+		case tapFooterRE().MatchString(t):
 		case line != "" && line[0] != ' ' && line[0] != '\t' && line[0] != '#':
 			cur = nil // prove's own lines end a failure's diagnostics
 		case cur == nil && strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "# Subtest:"):
@@ -143,7 +146,7 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 		if tf.failureType == "testTimeoutFailure" {
 			f.Kind = evidence.KindTimeout
 		}
-		if jsFileRE.MatchString(f.ID) && strings.Contains(f.ID, "/") && (f.Message == "test failed" || f.Message == "failed") {
+		if jsFileRE().MatchString(f.ID) && strings.Contains(f.ID, "/") && (f.Message == "test failed" || f.Message == "failed") {
 			f.Kind, f.File, f.Line = evidence.KindBuild, f.ID, 0 // a test file that failed to load
 			f.ID = c.rel(f.ID)
 			for _, l := range tf.before {
@@ -171,12 +174,14 @@ func parseTAP(br *bufio.Reader, c *collector) error {
 	return lr.readErr()
 }
 
-var tapFooterRE = regexp.MustCompile(`^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$`)
+var tapFooterRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$`)
+})
 
 // tapDetail adds one line of a failure's YAML block or # diagnostics; it reports
 // whether the failure's details are complete.
 func tapDetail(cur *tapFail, line, t string) bool {
-	if m := tapAtRE.FindStringSubmatch(t); m != nil {
+	if m := tapAtRE().FindStringSubmatch(t); m != nil {
 		cur.f.File = m[1]
 		cur.f.Line, _ = strconv.Atoi(m[2])
 		return false
@@ -194,8 +199,8 @@ func tapDetail(cur *tapFail, line, t string) bool {
 		addLine(&cur.f, strings.TrimSpace(strings.TrimPrefix(t, "#")))
 		return false
 	case !cur.inYAML && indentOf(line) > 0: // free-form diagnostics (mocha's TAP reporter)
-		if stackFrameRE.MatchString(line) {
-			if m := frameLocRE.FindStringSubmatch(t); m != nil && cur.f.Line == 0 && !strings.Contains(t, "node:") {
+		if stackFrameRE().MatchString(line) {
+			if m := frameLocRE().FindStringSubmatch(t); m != nil && cur.f.Line == 0 && !strings.Contains(t, "node:") {
 				cur.f.File, cur.f.Line = m[1], atoi(m[2])
 			}
 		} else if strings.Count(cur.f.Message, "\n") < 3 {
@@ -205,7 +210,7 @@ func tapDetail(cur *tapFail, line, t string) bool {
 	case !cur.inYAML:
 		return false
 	}
-	if m := tapYAMLKey.FindStringSubmatch(line); m != nil && indentOf(line) == cur.keyIndent {
+	if m := tapYAMLKey().FindStringSubmatch(line); m != nil && indentOf(line) == cur.keyIndent {
 		cur.yamlKey = m[1]
 		v := strings.Trim(m[2], `'"`)
 		switch m[1] {
@@ -222,7 +227,7 @@ func tapDetail(cur *tapFail, line, t string) bool {
 		}
 		return false
 	}
-	if indentOf(line) == cur.keyIndent && yamlOtherKey.MatchString(t) {
+	if indentOf(line) == cur.keyIndent && yamlOtherKey().MatchString(t) {
 		cur.yamlKey = ""
 		return false
 	}
@@ -230,7 +235,7 @@ func tapDetail(cur *tapFail, line, t string) bool {
 	case "error":
 		addLine(&cur.f, t)
 	case "stack":
-		if m := frameLocRE.FindStringSubmatch(t); m != nil && !strings.Contains(t, "node:") {
+		if m := frameLocRE().FindStringSubmatch(t); m != nil && !strings.Contains(t, "node:") {
 			cur.f.File, cur.f.Line = m[1], atoi(m[2])
 			cur.yamlKey = ""
 		}
@@ -238,7 +243,7 @@ func tapDetail(cur *tapFail, line, t string) bool {
 	return false
 }
 
-var yamlOtherKey = regexp.MustCompile(`^\w+:`)
+var yamlOtherKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\w+:`) })
 
 func addLine(f *evidence.Finding, s string) {
 	if s == "" || len(f.Message) > maxMsgBytes || strings.Count(f.Message, "\n") >= maxMsgLines {
@@ -252,7 +257,7 @@ func addLine(f *evidence.Finding, s string) {
 
 // splitLoc splits "/abs/file.js:5:1" into file and line.
 func splitLoc(s string) (string, int) {
-	if m := frameLocRE.FindStringSubmatch(s); m != nil {
+	if m := frameLocRE().FindStringSubmatch(s); m != nil {
 		return m[1], atoi(m[2])
 	}
 	return s, 0

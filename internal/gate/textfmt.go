@@ -5,15 +5,22 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 var (
-	tscLineRE   = regexp.MustCompile(`^(.+?)\((\d+),(\d+)\): (error|warning) (TS\d+): (.*)$`)
-	tscPrettyRE = regexp.MustCompile(`^(.+?):(\d+):(\d+) - (error|warning) (TS\d+): (.*)$`)
-	tscGlobalRE = regexp.MustCompile(`^(error|warning) (TS\d+): (.*)$`)
-	mypyRE      = regexp.MustCompile(`^(.+?\.pyi?):(\d+)(?::(\d+))?(?::\d+:\d+)?: (error|warning|note): (.*?)(?:  \[([\w-]+)\])?$`)
+	tscLineRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(.+?)\((\d+),(\d+)\): (error|warning) (TS\d+): (.*)$`)
+	})
+	tscPrettyRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(.+?):(\d+):(\d+) - (error|warning) (TS\d+): (.*)$`)
+	})
+	tscGlobalRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(error|warning) (TS\d+): (.*)$`) })
+	mypyRE      = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(.+?\.pyi?):(\d+)(?::(\d+))?(?::\d+:\d+)?: (error|warning|note): (.*?)(?:  \[([\w-]+)\])?$`)
+	})
 )
 
 // parseTSC reads tsc output (--pretty false lines, or --pretty true with code
@@ -27,9 +34,9 @@ func parseTSC(br *bufio.Reader, c *collector) error {
 			break
 		}
 		line := StripANSI(string(raw))
-		m := tscLineRE.FindStringSubmatch(line)
+		m := tscLineRE().FindStringSubmatch(line)
 		if m == nil {
-			m = tscPrettyRE.FindStringSubmatch(line)
+			m = tscPrettyRE().FindStringSubmatch(line)
 		}
 		if m != nil {
 			c.parsed = true
@@ -43,7 +50,7 @@ func parseTSC(br *bufio.Reader, c *collector) error {
 			last = len(c.findings) - 1
 			continue
 		}
-		if g := tscGlobalRE.FindStringSubmatch(line); g != nil {
+		if g := tscGlobalRE().FindStringSubmatch(line); g != nil {
 			c.parsed = true
 			c.add(evidence.Finding{Kind: evidence.KindType, ID: g[2], Message: g[3]})
 			last = len(c.findings) - 1
@@ -62,9 +69,9 @@ func parseTSC(br *bufio.Reader, c *collector) error {
 	return lr.readErr()
 }
 
-var codeFrameRE = regexp.MustCompile(`^\d+\s|^~+$|^Found \d+ error`)
+var codeFrameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\s|^~+$|^Found \d+ error`) })
 
-func isCodeFrame(s string) bool { return codeFrameRE.MatchString(s) }
+func isCodeFrame(s string) bool { return codeFrameRE().MatchString(s) }
 
 // parseMypy reads mypy's text output; a note attaches to the error before it.
 func parseMypy(br *bufio.Reader, c *collector) error {
@@ -80,7 +87,7 @@ func parseMypy(br *bufio.Reader, c *collector) error {
 }
 
 func mypyLine(c *collector, line string) {
-	m := mypyRE.FindStringSubmatch(line)
+	m := mypyRE().FindStringSubmatch(line)
 	if m == nil {
 		if strings.HasPrefix(line, "Found ") || strings.HasPrefix(line, "Success: ") {
 			c.parsed = true
