@@ -48,7 +48,7 @@ func Classify(p Preset, exitCode int, out Outcome, stderrTail []byte, outputByte
 	if out.Auth {
 		return Class{Outcome: evidence.OutcomeAuth, Reason: cmp.Or(out.Reason, stderrLine), Fix: fixFor(p, evidence.OutcomeAuth)}
 	}
-	for _, f := range slices.Concat(p.Failures, genericFailures) {
+	for _, f := range slices.Concat(p.Failures, genericFailures()) {
 		if !f.matches(exitCode, text, workDone) {
 			continue
 		}
@@ -59,10 +59,10 @@ func Classify(p Preset, exitCode int, out Outcome, stderrTail []byte, outputByte
 		}
 		return c
 	}
-	if m := matchAny(stderrTail, stderrRateLimit, p.RateLimitPatterns); m != "" || matchExtra(out.Reason, p.RateLimitPatterns) {
+	if m := matchAny(stderrTail, stderrRateLimit(), p.RateLimitPatterns); m != "" || matchExtra(out.Reason, p.RateLimitPatterns) {
 		return Class{Outcome: evidence.OutcomeRateLimited, Reason: cmp.Or(out.Reason, "rate limited: "+cmp.Or(m, stderrLine))}
 	}
-	if overloadPattern.Match(stderrTail) {
+	if overloadPattern().Match(stderrTail) {
 		return Class{Outcome: evidence.OutcomeTransient, Reason: cmp.Or(out.Reason, "provider overloaded: "+stderrLine)}
 	}
 	switch {
@@ -70,8 +70,8 @@ func Classify(p Preset, exitCode int, out Outcome, stderrTail []byte, outputByte
 		return Class{Outcome: evidence.OutcomeTransient, Reason: cmp.Or(out.Reason, "network or server error")}
 	case exitCode < 0 || exitCode == 128+9 || exitCode == 128+15:
 		return Class{Outcome: evidence.OutcomeKilled, Reason: fmt.Sprintf("killed by a signal (exit %d)", exitCode)}
-	case transientPattern.Match(stderrTail):
-		return Class{Outcome: evidence.OutcomeTransient, Reason: matchingLine(stderrTail, transientPattern)}
+	case transientPattern().Match(stderrTail):
+		return Class{Outcome: evidence.OutcomeTransient, Reason: matchingLine(stderrTail, transientPattern())}
 	case outputBytes == 0:
 		return Class{Outcome: evidence.OutcomeCrashed, Reason: fmt.Sprintf("exited %d before any output", exitCode)}
 	case exitCode == 0 && !out.Terminal && !out.IsError:
@@ -90,7 +90,7 @@ func Classify(p Preset, exitCode int, out Outcome, stderrTail []byte, outputByte
 
 // fixFor is the preset's advice for an outcome, or the generic one.
 func fixFor(p Preset, o evidence.AgentOutcome) string {
-	for _, f := range slices.Concat(p.Failures, genericFailures) {
+	for _, f := range slices.Concat(p.Failures, genericFailures()) {
 		if f.Outcome == o && f.Fix != "" {
 			return f.Fix
 		}

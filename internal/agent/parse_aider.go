@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // aiderParser reads aider's text output and its --analytics-log JSONL (the
@@ -26,9 +27,13 @@ type aiderParser struct {
 }
 
 var (
-	aiderTokens = regexp.MustCompile(`^Tokens: ([\d.]+[kM]?) sent(?:, ([\d.]+[kM]?) cache write)?(?:, ([\d.]+[kM]?) cache hit)?, ([\d.]+[kM]?) received\.`)
-	aiderCost   = regexp.MustCompile(`Cost: \$([\d.]+) message, \$([\d.]+) session\.`)
-	aiderError  = regexp.MustCompile(`litellm\.(\w+Error)|\b(RateLimitError|APIConnectionError|ServiceUnavailableError|AuthenticationError|InternalServerError|Timeout)\b`)
+	aiderTokens = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^Tokens: ([\d.]+[kM]?) sent(?:, ([\d.]+[kM]?) cache write)?(?:, ([\d.]+[kM]?) cache hit)?, ([\d.]+[kM]?) received\.`)
+	})
+	aiderCost  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Cost: \$([\d.]+) message, \$([\d.]+) session\.`) })
+	aiderError = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`litellm\.(\w+Error)|\b(RateLimitError|APIConnectionError|ServiceUnavailableError|AuthenticationError|InternalServerError|Timeout)\b`)
+	})
 )
 
 func (p *aiderParser) Line(b []byte) {
@@ -41,19 +46,19 @@ func (p *aiderParser) Line(b []byte) {
 		return
 	}
 	s := string(b)
-	if m := aiderTokens.FindStringSubmatch(s); m != nil {
+	if m := aiderTokens().FindStringSubmatch(s); m != nil {
 		p.succeeded()
 		p.lines++
 		// "sent" already includes the cache writes (aider base_coder.py).
 		write := aiderNum(m[2])
 		p.txTokens = p.txTokens.add(tokens{in: max(aiderNum(m[1])-write, 0), out: aiderNum(m[4]), cacheRead: aiderNum(m[3]), cacheWrite: write})
 	}
-	if m := aiderCost.FindStringSubmatch(s); m != nil {
+	if m := aiderCost().FindStringSubmatch(s); m != nil {
 		if c, err := strconv.ParseFloat(m[2], 64); err == nil {
 			p.txCost, p.txCostOK = c, true
 		}
 	}
-	if m := aiderError.FindStringSubmatch(s); m != nil {
+	if m := aiderError().FindStringSubmatch(s); m != nil {
 		kind := m[1] + m[2]
 		switch kind {
 		case "RateLimitError":

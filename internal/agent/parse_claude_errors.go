@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/jsonscan"
@@ -51,14 +52,16 @@ func (p *claudeParser) apiRetry(l *claudeLine) {
 // qwenRetry is Qwen Code's stderr line on a provider request it will retry:
 // "Retrying in 60s (attempt 1/10): [API Error: 429 Rate limit reached …]".
 // Its stdout retry event carries no status, so the line is the notice.
-var qwenRetry = regexp.MustCompile(`^Retrying in (\d+)s \(attempt (\d+)/(\d+)\): \[API Error: (?:(\d{3}) )?(.*?)\]?$`)
+var qwenRetry = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^Retrying in (\d+)s \(attempt (\d+)/(\d+)\): \[API Error: (?:(\d{3}) )?(.*?)\]?$`)
+})
 
 // StderrLine reads Qwen Code's retry notices; Claude Code's come on stdout.
 func (p *claudeParser) StderrLine(b []byte) {
 	if !p.qwen {
 		return
 	}
-	m := qwenRetry.FindSubmatch(bytes.TrimSpace(b))
+	m := qwenRetry().FindSubmatch(bytes.TrimSpace(b))
 	if m == nil {
 		return
 	}

@@ -54,7 +54,7 @@ func (p *claudeParser) result(l *claudeLine, whole bool) {
 	switch {
 	case status == 429:
 		p.out.RateLimited = true
-	case status == 529 || (status == 0 && overloadPattern.MatchString(text)):
+	case status == 529 || (status == 0 && overloadPattern().MatchString(text)):
 		p.out.Overloaded = true
 	case status >= 500:
 		p.out.Transient = true
@@ -67,7 +67,7 @@ func (p *claudeParser) result(l *claudeLine, whole bool) {
 		if p.out.ResetAt.IsZero() {
 			p.out.ResetAt = reset
 		}
-	} else if !p.out.Overloaded && stdoutRateLimit.MatchString(text) {
+	} else if !p.out.Overloaded && stdoutRateLimit().MatchString(text) {
 		p.out.RateLimited = true
 	}
 	why := jsonscan.Str(l.reason)

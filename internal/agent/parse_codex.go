@@ -77,11 +77,11 @@ func (p *codexParser) Line(b []byte) {
 func (p *codexParser) failure(msg string) {
 	text, status := apiErrorBody(msg)
 	switch {
-	case status == 429 || stdoutRateLimit.MatchString(msg):
+	case status == 429 || stdoutRateLimit().MatchString(msg):
 		p.out.RateLimited = true
-	case status == 529 || overloadPattern.MatchString(text):
+	case status == 529 || overloadPattern().MatchString(text):
 		p.out.Overloaded = true
-	case status >= 500 || transientPattern.MatchString(msg):
+	case status >= 500 || transientPattern().MatchString(msg):
 		p.out.Transient = true
 	case status == 401 || status == 403:
 		p.out.Auth = true

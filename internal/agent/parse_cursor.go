@@ -76,7 +76,7 @@ func (p *cursorParser) Line(b []byte) {
 			p.known, p.t = true, tokens{u.Input, u.Output, u.CacheRead, u.CacheWrite}
 		}
 		if p.out.IsError {
-			if stdoutRateLimit.MatchString(p.out.Result) {
+			if stdoutRateLimit().MatchString(p.out.Result) {
 				p.out.RateLimited = true
 			}
 			p.out.Reason = clip("cursor reported an error: "+p.out.Result, 300)

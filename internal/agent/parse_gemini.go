@@ -70,9 +70,9 @@ func (g *geminiState) fail(e *geminiError) {
 	g.out.IsError = true
 	msg := e.Message
 	switch {
-	case stdoutRateLimit.MatchString(msg) || strings.Contains(msg, "429") || strings.Contains(strings.ToLower(msg), "quota"):
+	case stdoutRateLimit().MatchString(msg) || strings.Contains(msg, "429") || strings.Contains(strings.ToLower(msg), "quota"):
 		g.out.RateLimited = true
-	case transientPattern.MatchString(msg):
+	case transientPattern().MatchString(msg):
 		g.out.Transient = true
 	}
 	if c, ok := e.Code.(float64); ok && (c == 401 || c == 403 || c == 41) {

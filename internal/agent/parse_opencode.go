@@ -91,11 +91,11 @@ func (p *opencodeParser) Line(b []byte) {
 			}
 		}
 		switch {
-		case status == 429 || stdoutRateLimit.MatchString(msg):
+		case status == 429 || stdoutRateLimit().MatchString(msg):
 			p.out.RateLimited = true
 		case status == 401 || status == 403:
 			p.out.Auth = true
-		case status >= 500 || retryable || transientPattern.MatchString(msg):
+		case status >= 500 || retryable || transientPattern().MatchString(msg):
 			p.out.Transient = true
 		}
 		p.out.Reason = clip(msg, 300)

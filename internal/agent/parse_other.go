@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/jsonscan"
 )
@@ -47,7 +48,7 @@ func (p *gooseParser) Line(line []byte) {
 		if msg == "" {
 			msg = string(r.Error)
 		}
-		if stdoutRateLimit.MatchString(msg) {
+		if stdoutRateLimit().MatchString(msg) {
 			p.out.RateLimited = true
 		}
 		p.out.Reason = clip(msg, 300)
@@ -111,7 +112,7 @@ func (p *copilotParser) Line(b []byte) {
 	case "session.error":
 		if r.Data != nil {
 			p.out.Reason = clip(r.Data.Message, 300)
-			if stdoutRateLimit.MatchString(r.Data.Message) {
+			if stdoutRateLimit().MatchString(r.Data.Message) {
 				p.out.RateLimited = true
 			}
 		}
@@ -155,7 +156,7 @@ const textTail = 8 << 10
 const maxNoticeLine = 2 << 10
 
 func (p *textParser) Line(b []byte) {
-	if len(b) <= maxNoticeLine && mayBeRateLimit(b) && stdoutRateLimit.Match(b) {
+	if len(b) <= maxNoticeLine && mayBeRateLimit(b) && stdoutRateLimit().Match(b) {
 		p.out.RateLimited = true
 		p.out.Reason = clip(string(b), 300)
 		if t, ok := p.clock.reset(string(b)); ok {
@@ -197,7 +198,7 @@ func (p *textParser) Result() Outcome {
 	if over := len(tail) - textTail; over > 0 {
 		tail = tail[over:]
 	}
-	out.Result = string(bytes.TrimSpace(ansi.ReplaceAll(tail, nil)))
+	out.Result = string(bytes.TrimSpace(ansi().ReplaceAll(tail, nil)))
 	return out
 }
 
@@ -207,4 +208,6 @@ func (p *textParser) Result() Outcome {
 func (p *textParser) Live() Live { return p.out.live() }
 
 // ansi matches terminal escape sequences (Kiro prints colored text).
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)
+var ansi = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)
+})

@@ -20,7 +20,7 @@ func TestRateLimitPrefilterKeepsEveryMatch(t *testing.T) {
 		"You have exhausted your daily quota on this model.",
 		"RESOURCE_EXHAUSTED: Quota exceeded",
 	} {
-		if !stdoutRateLimit.MatchString(line) {
+		if !stdoutRateLimit().MatchString(line) {
 			t.Fatalf("test line %q does not match the pattern itself", line)
 		}
 		if !mayBeRateLimit([]byte(line)) {

@@ -32,7 +32,7 @@ func FuzzUsageLimitReset(f *testing.F) {
 			}
 			return
 		}
-		c, x := claudeHitLimit.FindStringSubmatch(msg), codexHitLimit.FindStringSubmatch(msg)
+		c, x := claudeHitLimit().FindStringSubmatch(msg), codexHitLimit().FindStringSubmatch(msg)
 		if ok && c == nil && x == nil {
 			t.Fatalf("usageLimitReset(%q) = %v for a message of no usage-limit form", msg, at)
 		}

@@ -338,7 +338,7 @@ func TestRunnerRetryNotices(t *testing.T) {
 				format = FormatQwenStream
 			}
 			p, env := fakePreset(t, format, PromptStdin, tt.actions...)
-			p.Name, p.Failures = "claude", claudeFailures
+			p.Name, p.Failures = "claude", claudeFailures()
 			var notices []string
 			start := time.Now()
 			res, err := (&Runner{Grace: 100 * time.Millisecond}).Run(t.Context(), Request{Preset: p, Prompt: "x", Dir: dir, Env: env,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/proc"
@@ -13,7 +14,7 @@ import (
 
 // semver finds the first version number in a CLI's --version output
 // ("2.1.197 (Claude Code)", "codex-cli 0.169.0", "0.61.0").
-var semver = regexp.MustCompile(`\b(\d+)\.(\d+)\.(\d+)\b`)
+var semver = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(\d+)\.(\d+)\.(\d+)\b`) })
 
 // InstalledVersion runs the program at path with --version and returns the
 // version number it prints.
@@ -24,7 +25,7 @@ func InstalledVersion(ctx context.Context, path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("ask %s its version: %w", path, err)
 	}
-	v := semver.FindString(out.String())
+	v := semver().FindString(out.String())
 	if res.ExitCode != 0 || v == "" {
 		return "", fmt.Errorf("ask %s its version: exit %d: %s", path, res.ExitCode, strings.TrimSpace(out.String()))
 	}
@@ -42,7 +43,7 @@ func VersionWarning(p Preset, installed string) string {
 }
 
 func major(v string) string {
-	m := semver.FindStringSubmatch(v)
+	m := semver().FindStringSubmatch(v)
 	if m == nil {
 		return v
 	}
