@@ -5,13 +5,16 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 var (
-	goFuncDecl  = regexp.MustCompile(`^func\s+(?:\(\s*(?:\w+\s+)?\*?\s*([A-Za-z_]\w*)(?:\[[^\]]*\])?\s*\)\s*)?([A-Za-z_]\w*)`)
-	goTopDecl   = regexp.MustCompile(`^(type|var|const)\s+([A-Za-z_]\w*)`)
-	goBlockOpen = regexp.MustCompile(`^(type|var|const)\s*\(\s*(?://.*)?$`)
-	goBlockItem = regexp.MustCompile(`^\t([A-Z]\w*)(?:\s*,\s*[A-Za-z_]\w*)*(?:\s|$|=|\[)`)
+	goFuncDecl = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^func\s+(?:\(\s*(?:\w+\s+)?\*?\s*([A-Za-z_]\w*)(?:\[[^\]]*\])?\s*\)\s*)?([A-Za-z_]\w*)`)
+	})
+	goTopDecl   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(type|var|const)\s+([A-Za-z_]\w*)`) })
+	goBlockOpen = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(type|var|const)\s*\(\s*(?://.*)?$`) })
+	goBlockItem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\t([A-Z]\w*)(?:\s*,\s*[A-Za-z_]\w*)*(?:\s|$|=|\[)`) })
 )
 
 // decl is one exported declaration seen on a changed line.
@@ -102,19 +105,19 @@ func publicGoFile(p string) bool {
 // ("type", "var", "const" or "") the line is in, and returns the block the next
 // line is in.
 func goDecl(text, block string) (decl, string) {
-	if m := goBlockOpen.FindStringSubmatch(text); m != nil {
+	if m := goBlockOpen().FindStringSubmatch(text); m != nil {
 		return decl{}, m[1]
 	}
 	if block != "" {
 		if strings.HasPrefix(text, ")") {
 			return decl{}, ""
 		}
-		if m := goBlockItem.FindStringSubmatch(text); m != nil {
+		if m := goBlockItem().FindStringSubmatch(text); m != nil {
 			return decl{kind: block, name: m[1], text: text}, block
 		}
 		return decl{}, block
 	}
-	if m := goFuncDecl.FindStringSubmatch(text); m != nil {
+	if m := goFuncDecl().FindStringSubmatch(text); m != nil {
 		recv, name := m[1], m[2]
 		if !exported(name) || (recv != "" && !exported(recv)) {
 			return decl{}, ""
@@ -124,7 +127,7 @@ func goDecl(text, block string) (decl, string) {
 		}
 		return decl{kind: "func", name: name, text: text}, ""
 	}
-	if m := goTopDecl.FindStringSubmatch(text); m != nil && exported(m[2]) {
+	if m := goTopDecl().FindStringSubmatch(text); m != nil && exported(m[2]) {
 		return decl{kind: m[1], name: m[2], text: text}, ""
 	}
 	return decl{}, ""

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // newDeps lists the dependencies the diff adds to a manifest (go.mod,
@@ -66,8 +67,10 @@ type section struct {
 }
 
 var (
-	goReqLine  = regexp.MustCompile(`^\s*require\s+([^\s()]+)\s+v\S+`)
-	goBlockDep = regexp.MustCompile(`^\s+([^\s()/]+\.[^\s()]+|[^\s()]+/[^\s()]+)\s+v\d\S*`)
+	goReqLine  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*require\s+([^\s()]+)\s+v\S+`) })
+	goBlockDep = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s+([^\s()/]+\.[^\s()]+|[^\s()]+/[^\s()]+)\s+v\d\S*`)
+	})
 )
 
 func goModDep(text string, sec *section) string {
@@ -85,11 +88,11 @@ func goModDep(text string, sec *section) string {
 	case strings.Contains(t, "=>") || strings.Contains(t, "// indirect"):
 		return ""
 	}
-	if m := goReqLine.FindStringSubmatch(text); m != nil {
+	if m := goReqLine().FindStringSubmatch(text); m != nil {
 		return m[1]
 	}
 	if (sec.block || !sec.known) && strings.HasPrefix(text, "\t") {
-		if m := goBlockDep.FindStringSubmatch(text); m != nil {
+		if m := goBlockDep().FindStringSubmatch(text); m != nil {
 			return m[1]
 		}
 	}
@@ -97,13 +100,15 @@ func goModDep(text string, sec *section) string {
 }
 
 var (
-	jsonObjKey = regexp.MustCompile(`^\s*"([^"]+)"\s*:\s*\{`)
-	jsonPair   = regexp.MustCompile(`^\s*"([^"]+)"\s*:\s*"([^"]*)"`)
-	npmVersion = regexp.MustCompile(`^(?:[\^~<>=v]*\s*\d|\*$|x$|latest$|next$|workspace:|npm:|file:|link:|git[+:]|github:|https?:|[\w.-]+/[\w.-]+(?:#.*)?$)`)
+	jsonObjKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*"([^"]+)"\s*:\s*\{`) })
+	jsonPair   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*"([^"]+)"\s*:\s*"([^"]*)"`) })
+	npmVersion = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[\^~<>=v]*\s*\d|\*$|x$|latest$|next$|workspace:|npm:|file:|link:|git[+:]|github:|https?:|[\w.-]+/[\w.-]+(?:#.*)?$)`)
+	})
 )
 
 func npmDep(text string, sec *section) string {
-	if m := jsonObjKey.FindStringSubmatch(text); m != nil {
+	if m := jsonObjKey().FindStringSubmatch(text); m != nil {
 		sec.name, sec.known = m[1], true
 		return ""
 	}
@@ -111,7 +116,7 @@ func npmDep(text string, sec *section) string {
 		sec.name, sec.known = "", true
 		return ""
 	}
-	m := jsonPair.FindStringSubmatch(text)
+	m := jsonPair().FindStringSubmatch(text)
 	if m == nil {
 		return ""
 	}
@@ -121,20 +126,22 @@ func npmDep(text string, sec *section) string {
 		}
 		return ""
 	}
-	if !npmField(m[1]) && npmVersion.MatchString(m[2]) {
+	if !npmField(m[1]) && npmVersion().MatchString(m[2]) {
 		return m[1]
 	}
 	return ""
 }
 
-var pipName = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@ ]|$)`)
+var pipName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@ ]|$)`)
+})
 
 func pipDep(text string, _ *section) string {
 	t := strings.TrimSpace(text)
 	if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "-") {
 		return ""
 	}
-	if m := pipName.FindStringSubmatch(t); m != nil {
+	if m := pipName().FindStringSubmatch(t); m != nil {
 		return normPy(m[1])
 	}
 	return ""
@@ -146,13 +153,15 @@ func normPy(s string) string {
 }
 
 var (
-	tomlHeader = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$`)
-	tomlKey    = regexp.MustCompile(`^\s*([A-Za-z0-9_.-]+|"[^"]+")\s*=\s*(.*)$`)
-	tomlDepVal = regexp.MustCompile(`^(?:"[^"]*\d[^"]*"|'[^']*\d[^']*'|"\*"|\{.*\b(?:version|path|git|workspace)\b)`)
+	tomlHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$`) })
+	tomlKey    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z0-9_.-]+|"[^"]+")\s*=\s*(.*)$`) })
+	tomlDepVal = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:"[^"]*\d[^"]*"|'[^']*\d[^']*'|"\*"|\{.*\b(?:version|path|git|workspace)\b)`)
+	})
 )
 
 func cargoDep(text string, sec *section) string {
-	if m := tomlHeader.FindStringSubmatch(text); m != nil {
+	if m := tomlHeader().FindStringSubmatch(text); m != nil {
 		sec.name, sec.known = m[1], true
 		// [dependencies.serde] names the dependency in its header.
 		for _, p := range []string{"dependencies.", "dev-dependencies.", "build-dependencies."} {
@@ -162,7 +171,7 @@ func cargoDep(text string, sec *section) string {
 		}
 		return ""
 	}
-	m := tomlKey.FindStringSubmatch(text)
+	m := tomlKey().FindStringSubmatch(text)
 	if m == nil || cargoField(m[1]) {
 		return ""
 	}
@@ -172,24 +181,26 @@ func cargoDep(text string, sec *section) string {
 		}
 		return ""
 	}
-	if tomlDepVal.MatchString(strings.TrimSpace(m[2])) {
+	if tomlDepVal().MatchString(strings.TrimSpace(m[2])) {
 		return strings.Trim(m[1], `"`)
 	}
 	return ""
 }
 
-var pyReqString = regexp.MustCompile(`^\s*(?:dependencies\s*=\s*\[\s*)?["']([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@ ][^"']*)?["']\s*,?\s*\]?\s*$`)
+var pyReqString = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:dependencies\s*=\s*\[\s*)?["']([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@ ][^"']*)?["']\s*,?\s*\]?\s*$`)
+})
 
 func pyprojectDep(text string, sec *section) string {
-	if m := tomlHeader.FindStringSubmatch(text); m != nil {
+	if m := tomlHeader().FindStringSubmatch(text); m != nil {
 		sec.name, sec.known = m[1], true
 		return ""
 	}
-	if m := pyReqString.FindStringSubmatch(text); m != nil {
+	if m := pyReqString().FindStringSubmatch(text); m != nil {
 		return normPy(m[1])
 	}
 	if sec.known && strings.Contains(sec.name, "dependencies") {
-		if m := tomlKey.FindStringSubmatch(text); m != nil && m[1] != "python" {
+		if m := tomlKey().FindStringSubmatch(text); m != nil && m[1] != "python" {
 			return normPy(strings.Trim(m[1], `"`))
 		}
 	}

@@ -4,14 +4,17 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/redact"
 )
 
 // An assignment of a literal to a name that says it holds a secret.
-var secretAssign = regexp.MustCompile(`(?i)((?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credential|auth)[\w.-]*)["']?\s*(?::=|=>|==|=|:)\s*[\x60"']?([^\s"'\x60,;]{12,})`)
+var secretAssign = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)((?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credential|auth)[\w.-]*)["']?\s*(?::=|=>|==|=|:)\s*[\x60"']?([^\s"'\x60,;]{12,})`)
+})
 
-var dotted = regexp.MustCompile(`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`)
+var dotted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`) })
 
 // countSecrets counts the added lines that carry a secret. It never keeps one.
 func countSecrets(files []*fileDiff) int {
@@ -39,7 +42,7 @@ func hasSecret(text string) bool {
 	if !containsAny(lower, "password", "passwd", "pwd", "secret", "token", "key", "credential", "auth") {
 		return false
 	}
-	for _, m := range secretAssign.FindAllStringSubmatch(text, 4) {
+	for _, m := range secretAssign().FindAllStringSubmatch(text, 4) {
 		if strings.Contains(strings.ToLower(m[1]), "author") {
 			continue
 		}
@@ -59,7 +62,7 @@ func placeholder(v string) bool {
 		}
 	}
 	// Dotted identifiers (config.Token, os.Args) are code, not literals.
-	return dotted.MatchString(v)
+	return dotted().MatchString(v)
 }
 
 // entropy is the Shannon entropy of s in bits per byte.

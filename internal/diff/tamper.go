@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/textcut"
@@ -74,32 +75,36 @@ func isGolden(p string) bool {
 // Markers that switch a test off (or focus one, which switches off the
 // others), a Go build constraint among them: added to a test file it leaves
 // the file's tests out of the default build.
-var skipRe = regexp.MustCompile(`\bt\.Skip(?:f|Now)?\(|\b(?:it|describe|test|context|suite|bench)\.(?:skip|todo|only|skipIf|runIf)\b|` +
-	`(?:^|[^\w.$])(?:xit|xdescribe|xtest|xcontext|fit|fdescribe|xspecify)\s*\(|` +
-	`@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail)\(|@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|` +
-	`\bself\.skipTest\(|#\[ignore\b|@(?:Disabled|Ignore)\b|^\s*(?:skip|pending)(?:\s*\(|\s+["']|\s*$)|` +
-	`^//\s*(?:go:build|\+build)\s`)
+var skipRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bt\.Skip(?:f|Now)?\(|\b(?:it|describe|test|context|suite|bench)\.(?:skip|todo|only|skipIf|runIf)\b|` +
+		`(?:^|[^\w.$])(?:xit|xdescribe|xtest|xcontext|fit|fdescribe|xspecify)\s*\(|` +
+		`@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail)\(|@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|` +
+		`\bself\.skipTest\(|#\[ignore\b|@(?:Disabled|Ignore)\b|^\s*(?:skip|pending)(?:\s*\(|\s+["']|\s*$)|` +
+		`^//\s*(?:go:build|\+build)\s`)
+})
 
 // buildRe matches a Go build constraint.
-var buildRe = regexp.MustCompile(`^//\s*(?:go:build|\+build)\s`)
+var buildRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^//\s*(?:go:build|\+build)\s`) })
 
 // Assertion lines, in the common frameworks.
-var assertRe = regexp.MustCompile(`\bassert(?:_eq|_ne|_matches)?!\s*\(|\bdebug_assert\w*!\s*\(|` +
-	`\b(?:assert|require)\.\w+\(|\bassert\s*\(|^\s*assert\b|\bself\.assert\w+\(|\bassert[A-Z]\w*\s*\(|` +
-	`(?:^|[^\w.])expect\s*\(|\b(?:t|tb|b|f)\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\(|\b(?:Expect|Ω|Assert)\(|\bshould\.\w|\.should\b|\bassert_\w+\b`)
+var assertRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bassert(?:_eq|_ne|_matches)?!\s*\(|\bdebug_assert\w*!\s*\(|` +
+		`\b(?:assert|require)\.\w+\(|\bassert\s*\(|^\s*assert\b|\bself\.assert\w+\(|\bassert[A-Z]\w*\s*\(|` +
+		`(?:^|[^\w.])expect\s*\(|\b(?:t|tb|b|f)\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\(|\b(?:Expect|Ω|Assert)\(|\bshould\.\w|\.should\b|\bassert_\w+\b`)
+})
 
 // isSkip reports whether a line adds a skip, focus or todo marker. A cheap
 // keyword check spares the regexp most lines.
 func isSkip(text string) bool {
 	lower := strings.ToLower(text)
 	return containsAny(lower, "skip", "todo", "only", "xit", "xdesc", "xtest", "xcontext", "xspec", "fit", "fdesc",
-		"xfail", "ignore", "disabled", "pending", "runif", "expectedfailure", "build") && skipRe.MatchString(text)
+		"xfail", "ignore", "disabled", "pending", "runif", "expectedfailure", "build") && skipRe().MatchString(text)
 }
 
 // isAssert reports whether a line holds an assertion.
 func isAssert(text string) bool {
 	lower := strings.ToLower(text)
-	return containsAny(lower, "assert", "require.", "expect", "should", ".error", ".fatal", ".fail", "Ω") && assertRe.MatchString(text)
+	return containsAny(lower, "assert", "require.", "expect", "should", ".error", ".fatal", ".fail", "Ω") && assertRe().MatchString(text)
 }
 
 // containsAny reports whether s contains any of subs.
@@ -136,7 +141,7 @@ func tamper(files []*fileDiff, facts *evidence.DiffFacts) {
 			continue
 		}
 		for _, l := range netLines(f, isSkip, '+') {
-			if f.Added && buildRe.MatchString(l.Text) {
+			if f.Added && buildRe().MatchString(l.Text) {
 				continue // a new test file's constraint leaves out no test there was
 			}
 			facts.SkipsAdded++
@@ -152,15 +157,17 @@ func tamper(files []*fileDiff, facts *evidence.DiffFacts) {
 
 // testDeclRe matches the line that declares a test: a Go test, benchmark,
 // fuzz test or example, a Python test function, a JS/TS it() or test().
-var testDeclRe = regexp.MustCompile(`^\s*func\s+((?:Test|Benchmark|Fuzz|Example)\w*)\s*\(|` +
-	`^\s*(?:async\s+)?def\s+(test\w*)\s*\(|(?:^|[^\w.])(?:it|test)\s*\(\s*['"\x60]([^'"\x60]+)`)
+var testDeclRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*func\s+((?:Test|Benchmark|Fuzz|Example)\w*)\s*\(|` +
+		`^\s*(?:async\s+)?def\s+(test\w*)\s*\(|(?:^|[^\w.])(?:it|test)\s*\(\s*['"\x60]([^'"\x60]+)`)
+})
 
 // testsRemoved names the tests whose declaration the test files lost, net of
 // those declared again in any of them (a test rewritten in place or moved to
 // another file is not removed).
 func testsRemoved(files []*fileDiff) []string {
 	name := func(text string) string {
-		m := testDeclRe.FindStringSubmatch(text)
+		m := testDeclRe().FindStringSubmatch(text)
 		if m == nil {
 			return ""
 		}
