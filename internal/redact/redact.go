@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Marker replaces a credential found by its shape; a variable's value is
@@ -122,7 +123,7 @@ func jsonForms(v string) []string {
 // Terraform's quoted passwords, does not count).
 func HasShape(text string) bool {
 	sp, _ := rules().find([]byte(text), rules().words, nil, &scratch{}, false)
-	return len(sp) > 0 || pemBegin.MatchString(text)
+	return len(sp) > 0 || pemBegin().MatchString(text)
 }
 
 // Bytes returns b with every secret replaced. It returns b itself, without
@@ -150,8 +151,12 @@ const maxKeyLines = 256
 
 // pemBegin and pemEnd are the lines that open and close a private key block.
 var (
-	pemBegin = regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
-	pemEnd   = regexp.MustCompile(`(?i)-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+	pemBegin = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+	})
+	pemEnd = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+	})
 )
 
 // span is a part of the text to replace, what replaces it (nil: Marker), and
@@ -242,7 +247,7 @@ func keyBlocks(b []byte, st *state, sp []span) []span {
 		}
 		line := b[off:end]
 		if st.inKey > 0 {
-			if m := pemEnd.FindIndex(line); m != nil {
+			if m := pemEnd().FindIndex(line); m != nil {
 				sp = append(sp, span{off, off + m[1], nil, off})
 				st.inKey = 0
 			} else {
@@ -251,7 +256,7 @@ func keyBlocks(b []byte, st *state, sp []span) []span {
 					st.inKey = 0
 				}
 			}
-		} else if m := pemBegin.FindIndex(line); m != nil && !pemEnd.Match(line[m[1]:]) {
+		} else if m := pemBegin().FindIndex(line); m != nil && !pemEnd().Match(line[m[1]:]) {
 			sp = append(sp, span{off + m[0], off + len(bytes.TrimRight(line, "\r")), nil, off + m[0]})
 			st.inKey = 1
 		}
