@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 var (
-	checkItem  = regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s+(.*)$`)
-	anyItem    = regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$`)
-	annotation = regexp.MustCompile(`\s*\((id|after):\s*([^()]*)\)\s*$`)
-	slugDrop   = regexp.MustCompile(`[^a-z0-9]+`)
+	checkItem  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s+(.*)$`) })
+	anyItem    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$`) })
+	annotation = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*\((id|after):\s*([^()]*)\)\s*$`) })
+	slugDrop   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 )
 
 // ParseMarkdown turns a Markdown checklist plan into tasks; see the package
@@ -47,7 +48,7 @@ func ParseMarkdown(path string, data []byte) ([]Task, error) {
 			continue
 		}
 		lead := len(line) - len(strings.TrimLeft(line, " \t"))
-		if m := checkItem.FindStringSubmatch(line); m != nil && (indent < 0 || lead <= indent) {
+		if m := checkItem().FindStringSubmatch(line); m != nil && (indent < 0 || lead <= indent) {
 			indent = lead
 			t, err := markdownTask(pos, m[2], m[3], used)
 			if err != nil {
@@ -59,7 +60,7 @@ func ParseMarkdown(path string, data []byte) ([]Task, error) {
 		}
 		if current >= 0 && lead > indent {
 			note := trim
-			if m := anyItem.FindStringSubmatch(line); m != nil {
+			if m := anyItem().FindStringSubmatch(line); m != nil {
 				note = m[2]
 			}
 			ts[current].Notes = append(ts[current].Notes, note)
@@ -92,7 +93,7 @@ func fenceOf(trim string) string {
 func markdownTask(pos Pos, mark, text string, used map[string]bool) (Task, error) {
 	t := Task{Pos: pos, Done: mark != " "}
 	for {
-		m := annotation.FindStringSubmatchIndex(text)
+		m := annotation().FindStringSubmatchIndex(text)
 		if m == nil {
 			break
 		}
@@ -100,7 +101,7 @@ func markdownTask(pos Pos, mark, text string, used map[string]bool) (Task, error
 		text = text[:m[0]]
 		switch key {
 		case "id":
-			if !idPattern.MatchString(val) {
+			if !idPattern().MatchString(val) {
 				return t, errAt(pos, "id %q: use letters, digits, '.', '_' and '-'", val)
 			}
 			t.ID = val
@@ -129,7 +130,7 @@ func markdownTask(pos Pos, mark, text string, used map[string]bool) (Task, error
 
 // slug makes an id from a title: lower case, words joined by '-', at most 40 bytes.
 func slug(title string) string {
-	s := strings.Trim(slugDrop.ReplaceAllString(strings.ToLower(title), "-"), "-")
+	s := strings.Trim(slugDrop().ReplaceAllString(strings.ToLower(title), "-"), "-")
 	if len(s) > 40 {
 		s = strings.TrimRight(s[:40], "-")
 	}
@@ -152,7 +153,7 @@ func TickMarkdown(path string, line int) error {
 		return fmt.Errorf("tick plan item: %s has no line %d", path, line)
 	}
 	l := lines[line-1]
-	m := checkItem.FindSubmatchIndex(bytes.TrimRight(l, "\r\n"))
+	m := checkItem().FindSubmatchIndex(bytes.TrimRight(l, "\r\n"))
 	if m == nil {
 		return fmt.Errorf("tick plan item: %s:%d is not a checklist item (was the plan edited?)", path, line)
 	}

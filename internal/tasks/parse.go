@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -15,7 +16,7 @@ import (
 const MaxFileSize = 4 << 20
 
 // idPattern is what a task id may be: it names a branch and a folder.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // Load reads and parses a task file: tasks.yaml, or a Markdown plan (.md).
 func Load(path string) (*File, error) {
@@ -221,12 +222,12 @@ func (p *parser) strings(n *yaml.Node, what string) []string {
 	return out
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (?:line (\d+): )?`) })
 
 // yamlError rewrites the YAML library's "yaml: line N: msg" as "path:N: msg".
 func yamlError(path string, err error) error {
 	msg := err.Error()
-	m := yamlLine.FindStringSubmatch(msg)
+	m := yamlLine().FindStringSubmatch(msg)
 	if m == nil {
 		return fmt.Errorf("%s: %s", path, msg)
 	}

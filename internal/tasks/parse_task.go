@@ -17,7 +17,7 @@ func (p *parser) task(n *yaml.Node) Task {
 		switch key {
 		case "id":
 			t.ID = p.str(v, "id")
-			if t.ID != "" && !idPattern.MatchString(t.ID) {
+			if t.ID != "" && !idPattern().MatchString(t.ID) {
 				p.errorf(v, "id %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", t.ID)
 			}
 		case "title":
