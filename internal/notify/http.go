@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/textcut"
@@ -191,7 +192,7 @@ type ntfy struct {
 }
 
 // ntfyTopic is what an ntfy server takes as a topic's name (its topicRegex).
-var ntfyTopic = regexp.MustCompile(`^[-_A-Za-z0-9]{1,64}$`)
+var ntfyTopic = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-_A-Za-z0-9]{1,64}$`) })
 
 // ntfyMessageLimit is the default most bytes an ntfy server takes as a
 // message (message-size-limit); a longer one it refuses, or makes an
@@ -207,7 +208,7 @@ func newNtfy(u, token string, client *http.Client) (*ntfy, error) {
 	if topic == "" || strings.Contains(topic, "/") {
 		return nil, fmt.Errorf("%s names no topic: give the topic's URL, as https://ntfy.sh/TOPIC", target.RedactURL(u))
 	}
-	if !ntfyTopic.MatchString(topic) {
+	if !ntfyTopic().MatchString(topic) {
 		return nil, fmt.Errorf("the topic of %s is not an ntfy topic: 1 to 64 letters, digits, - and _", target.RedactURL(u))
 	}
 	p.Path, p.RawQuery = "/", ""
