@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -55,7 +56,7 @@ func files(o Options) []file {
 	return append(out, file{path: abs, must: must, o: og})
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // parse reads one YAML document; its top level must be a mapping.
 func parse(data []byte, o origin) (*yaml.Node, error) {
@@ -63,7 +64,7 @@ func parse(data []byte, o origin) (*yaml.Node, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		e := &Error{Where: o.where(), Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 		e.Line, e.Column = 1, 1
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			e.Line, _ = strconv.Atoi(m[1])
 			e.Msg = "not valid YAML: " + m[2]
 		} else {

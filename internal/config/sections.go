@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -83,13 +84,13 @@ func gateName(c Command) string {
 	if prog == "" || prog == "." || prog == "/" || strings.ContainsAny(prog, "=$`'\"") {
 		return "gate"
 	}
-	if len(words) > 1 && subcommand.MatchString(words[1]) {
+	if len(words) > 1 && subcommand().MatchString(words[1]) {
 		prog += "-" + words[1]
 	}
 	return prog
 }
 
-var subcommand = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,30}$`)
+var subcommand = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_-]{0,30}$`) })
 
 // gateFormat decodes a gate's output format: "auto", a name gate parses, or
 // another spelling of one.
