@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -196,19 +197,21 @@ func reviewQuote(ev evidence.Iteration, word string) string {
 	return clip(orText(r.Summary, "no details given"), 160)
 }
 
-var symbolPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`undefined: ([\w.]+)`),
-	regexp.MustCompile(`(?i)cannot find module '([^']+)'`),
-	regexp.MustCompile(`No module named '([^']+)'`),
-	regexp.MustCompile(`name '(\w+)' is not defined`),
-	regexp.MustCompile(`(\w+) is not defined`),
-	regexp.MustCompile(`has no attribute '(\w+)'`),
-	regexp.MustCompile(`Cannot find name '(\w+)'`),
-	regexp.MustCompile(`no field or method (\w+)`),
-	regexp.MustCompile(`open ([^\s:]+): no such file`),
-	regexp.MustCompile(`could not import ([^\s]+)`),
-	regexp.MustCompile(`cannot find package "([^"]+)"`),
-}
+var symbolPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`undefined: ([\w.]+)`),
+		regexp.MustCompile(`(?i)cannot find module '([^']+)'`),
+		regexp.MustCompile(`No module named '([^']+)'`),
+		regexp.MustCompile(`name '(\w+)' is not defined`),
+		regexp.MustCompile(`(\w+) is not defined`),
+		regexp.MustCompile(`has no attribute '(\w+)'`),
+		regexp.MustCompile(`Cannot find name '(\w+)'`),
+		regexp.MustCompile(`no field or method (\w+)`),
+		regexp.MustCompile(`open ([^\s:]+): no such file`),
+		regexp.MustCompile(`could not import ([^\s]+)`),
+		regexp.MustCompile(`cannot find package "([^"]+)"`),
+	}
+})
 
 // namedSymbols returns the symbols, modules and files that errors say are missing
 // (at most 10): the agent worked without them, so expand adds them to the context.
@@ -216,7 +219,7 @@ func namedSymbols(ev evidence.Iteration) []string {
 	var out []string
 	for _, g := range ev.Gates {
 		for _, fd := range g.Findings {
-			for _, re := range symbolPatterns {
+			for _, re := range symbolPatterns() {
 				if m := re.FindStringSubmatch(fd.Message); m != nil && !slices.Contains(out, m[1]) {
 					out = append(out, m[1])
 					break
