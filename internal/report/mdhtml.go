@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // markdownHTML renders the small Markdown subset the escalation report uses —
@@ -56,10 +57,10 @@ func markdownHTML(md string) template.HTML {
 			}
 			i--
 			b.WriteString(mdTable(rows))
-		case listItem.MatchString(t):
+		case listItem().MatchString(t):
 			flushPara()
 			kind := "ul"
-			if orderedItem.MatchString(t) {
+			if orderedItem().MatchString(t) {
 				kind = "ol"
 			}
 			if list != kind {
@@ -67,7 +68,7 @@ func markdownHTML(md string) template.HTML {
 				fmt.Fprintf(&b, "<%s>\n", kind)
 				list = kind
 			}
-			fmt.Fprintf(&b, "<li>%s</li>\n", inline(listItem.ReplaceAllString(t, "")))
+			fmt.Fprintf(&b, "<li>%s</li>\n", inline(listItem().ReplaceAllString(t, "")))
 		default:
 			closeList()
 			para = append(para, t)
@@ -79,25 +80,25 @@ func markdownHTML(md string) template.HTML {
 }
 
 var (
-	listItem    = regexp.MustCompile(`^([-*+]|\d+[.)])\s+`)
-	orderedItem = regexp.MustCompile(`^\d+[.)]\s+`)
-	codeSpan    = regexp.MustCompile("`([^`]+)`")
-	boldSpan    = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-	tableRule   = regexp.MustCompile(`^\|?[\s:|-]+\|?$`)
+	listItem    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([-*+]|\d+[.)])\s+`) })
+	orderedItem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+[.)]\s+`) })
+	codeSpan    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]+)`") })
+	boldSpan    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*\*([^*]+)\*\*`) })
+	tableRule   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\|?[\s:|-]+\|?$`) })
 )
 
 // inline escapes text and renders `code` and **bold**.
 func inline(s string) string {
 	s = esc(s)
-	s = codeSpan.ReplaceAllString(s, "<code>$1</code>")
-	return boldSpan.ReplaceAllString(s, "<strong>$1</strong>")
+	s = codeSpan().ReplaceAllString(s, "<code>$1</code>")
+	return boldSpan().ReplaceAllString(s, "<strong>$1</strong>")
 }
 
 func mdTable(rows []string) string {
 	var b strings.Builder
 	b.WriteString("<table class=\"md\">\n")
 	for i, r := range rows {
-		if tableRule.MatchString(r) {
+		if tableRule().MatchString(r) {
 			continue
 		}
 		cells := splitRow(r)
