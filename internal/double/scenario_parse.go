@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -38,7 +39,7 @@ type problem interface{ problem() string }
 // maxProblems is how many problems an error lists.
 const maxProblems = 50
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // ParseScenario reads a scenario from YAML, file naming it in messages. Every
 // problem is reported at once, each at file:line:col: unknown keys (with the
@@ -48,7 +49,7 @@ func ParseScenario(file string, b []byte) (*Scenario, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		e := &ScenarioError{File: file, Line: 1, Column: 1, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			e.Line, _ = strconv.Atoi(m[1])
 			e.Msg = "not valid YAML: " + m[2]
 		} else {
