@@ -376,10 +376,10 @@ func find(rs []evidence.GateResult, name string) *evidence.GateResult {
 	return nil
 }
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 func safeName(s string) string {
-	s = strings.Trim(unsafeChars.ReplaceAllString(s, "-"), "-.")
+	s = strings.Trim(unsafeChars().ReplaceAllString(s, "-"), "-.")
 	if s == "" {
 		return "gate"
 	}
