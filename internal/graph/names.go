@@ -4,16 +4,17 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/textcut"
 )
 
-var nameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+var nameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_-]+`) })
 
 // Name is the name of the task graph of a task file: its base name without
 // the extension, in the characters a run name may hold.
 func Name(taskFile string) string {
-	name := strings.Trim(nameChars.ReplaceAllString(strings.TrimSuffix(filepath.Base(taskFile), filepath.Ext(taskFile)), "-"), "-")
+	name := strings.Trim(nameChars().ReplaceAllString(strings.TrimSuffix(filepath.Base(taskFile), filepath.Ext(taskFile)), "-"), "-")
 	if name == "" {
 		name = "tasks"
 	}
