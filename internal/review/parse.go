@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/evidence"
 )
@@ -49,10 +50,10 @@ func Parse(output string) (evidence.Review, error) {
 func parseText(text string, depth int) (evidence.Review, error) {
 	p := parser{budget: maxDecode}
 	p.scan(text, depth)
-	if p.found == nil && p.lastErr == nil && trailingComma.MatchString(text) {
+	if p.found == nil && p.lastErr == nil && trailingComma().MatchString(text) {
 		// A common slip: a trailing comma before } or ]. Try once without.
 		p = parser{budget: maxDecode}
-		p.scan(trailingComma.ReplaceAllString(text, "$1"), depth)
+		p.scan(trailingComma().ReplaceAllString(text, "$1"), depth)
 	}
 	if p.found != nil {
 		return *p.found, nil
@@ -63,7 +64,7 @@ func parseText(text string, depth int) (evidence.Review, error) {
 	return evidence.Review{}, fmt.Errorf("%w in the output (%d bytes)", ErrNoVerdict, len(text))
 }
 
-var trailingComma = regexp.MustCompile(`,(\s*[}\]])`)
+var trailingComma = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`,(\s*[}\]])`) })
 
 // parser looks for the last valid verdict. It tries the '{' of the text from the
 // end backwards, so the first valid verdict it meets is the last one written and
