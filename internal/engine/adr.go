@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/state"
@@ -21,7 +22,7 @@ func Architectural(st *state.State) bool {
 	return slices.Contains(st.History[len(st.History)-1].Triggers, decision.TriggerArchitecture)
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var nonSlug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // WriteADR records a human's architectural decision as docs/adr/NNNN-title.md
 // of the work tree, and returns its path.
@@ -45,7 +46,7 @@ func WriteADR(workDir string, st *state.State, guidance string) (string, error) 
 	if title == "" {
 		title = "decision for " + st.Name
 	}
-	slug := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(title), "-"), "-")
+	slug := strings.Trim(nonSlug().ReplaceAllString(strings.ToLower(title), "-"), "-")
 	if len(slug) > 50 {
 		slug = strings.Trim(slug[:50], "-")
 	}
