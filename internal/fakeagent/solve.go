@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The solve convention: a line
@@ -24,11 +25,17 @@ var (
 	// A failing test as agentloop's feedback lists it ("2. TEST calc.TestAdd
 	// (calc/calc_test.go:7): …"), as go test prints it ("--- FAIL: TestAdd"),
 	// or named in a sentence of the prompt that says what fails or what to fix.
-	failingItemRE = regexp.MustCompile(`(?m)^\s*(?:\d+\.\s+)?(?:TEST|CRASH|TIMEOUT)\s+(?:[\w./-]+\.)?(Test\w+)`)
-	goFailRE      = regexp.MustCompile(`--- FAIL: (Test\w+)`)
-	namedLineRE   = regexp.MustCompile(`(?m)(?:fails there|fixes this one failure first|still fail(?:s|ing)?):\s*(.*)$`)
-	testNameRE    = regexp.MustCompile(`(?:[\w./-]+\.)?(Test\w+)`)
-	buildBrokenRE = regexp.MustCompile(`undefined: |\[build failed\]|(?m)^\s*(?:\d+\.\s+)?BUILD `)
+	failingItemRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^\s*(?:\d+\.\s+)?(?:TEST|CRASH|TIMEOUT)\s+(?:[\w./-]+\.)?(Test\w+)`)
+	})
+	goFailRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`--- FAIL: (Test\w+)`) })
+	namedLineRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)(?:fails there|fixes this one failure first|still fail(?:s|ing)?):\s*(.*)$`)
+	})
+	testNameRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:[\w./-]+\.)?(Test\w+)`) })
+	buildBrokenRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`undefined: |\[build failed\]|(?m)^\s*(?:\d+\.\s+)?BUILD `)
+	})
 )
 
 // failingNamed returns the tests the prompt names as failing, in the order it
@@ -40,14 +47,14 @@ func failingNamed(prompt string) []string {
 			out = append(out, name)
 		}
 	}
-	for _, m := range failingItemRE.FindAllStringSubmatch(prompt, -1) {
+	for _, m := range failingItemRE().FindAllStringSubmatch(prompt, -1) {
 		add(m[1])
 	}
-	for _, m := range goFailRE.FindAllStringSubmatch(prompt, -1) {
+	for _, m := range goFailRE().FindAllStringSubmatch(prompt, -1) {
 		add(m[1])
 	}
-	for _, l := range namedLineRE.FindAllStringSubmatch(prompt, -1) {
-		for _, m := range testNameRE.FindAllStringSubmatch(l[1], -1) {
+	for _, l := range namedLineRE().FindAllStringSubmatch(prompt, -1) {
+		for _, m := range testNameRE().FindAllStringSubmatch(l[1], -1) {
 			add(m[1])
 		}
 	}
@@ -64,7 +71,7 @@ func solve(path, prompt string, limit int) (string, error) {
 	}
 	lines := strings.SplitAfter(string(b), "\n")
 	var did []string
-	if buildBrokenRE.MatchString(prompt) {
+	if buildBrokenRE().MatchString(prompt) {
 		kept := lines[:0]
 		for _, l := range lines {
 			if strings.Contains(l, setbackMarker) {
