@@ -115,14 +115,18 @@ func asked(task string, tests []string) bool {
 }
 
 // detectSecurity: secrets in the diff (1.0, critical), the reviewer's security tag
-// (0.9), protected paths touched (0.8).
+// or a blocker or major finding whose words name a vulnerability (0.9),
+// protected paths touched (0.8).
 func detectSecurity(f *facts) []decision.Trigger {
 	d := f.ev.Diff
 	switch {
 	case d.SecretsFound > 0:
 		return []decision.Trigger{trig(decision.TriggerSecurity, 1, false, "%s found in the diff", plural(d.SecretsFound, "secret"))}
-	case reviewTag(f.ev, decision.TriggerSecurity):
-		return []decision.Trigger{trig(decision.TriggerSecurity, 0.9, false, "the reviewer raised a security concern: %s", reviewQuote(f.ev, decision.TriggerSecurity))}
+	}
+	if q, ok := reviewConcern(f.ev, decision.TriggerSecurity, decision.TriggerSecurity); ok {
+		return []decision.Trigger{trig(decision.TriggerSecurity, 0.9, false, "the reviewer raised a security concern: %s", q)}
+	}
+	switch {
 	case len(d.ProtectedTouched) > 0:
 		return []decision.Trigger{trig(decision.TriggerSecurity, 0.8, false, "protected paths touched: %s", strings.Join(d.ProtectedTouched, ", "))}
 	}
@@ -133,9 +137,10 @@ func detectSecurity(f *facts) []decision.Trigger {
 // or the reviewer's scope_creep tag.
 func detectScope(f *facts) []decision.Trigger {
 	d := f.ev.Diff
+	if q, ok := reviewConcern(f.ev, decision.TriggerScopeCreep, "scope"); ok {
+		return []decision.Trigger{trig(decision.TriggerScopeCreep, 0.7, true, "the reviewer flagged scope creep: %s", q)}
+	}
 	switch {
-	case reviewTag(f.ev, decision.TriggerScopeCreep):
-		return []decision.Trigger{trig(decision.TriggerScopeCreep, 0.7, true, "the reviewer flagged scope creep: %s", reviewQuote(f.ev, "scope"))}
 	case len(d.OutsideScope) > 0:
 		return []decision.Trigger{trig(decision.TriggerScopeCreep, 0.6, true, "files outside the task's scope: %s", strings.Join(d.OutsideScope, ", "))}
 	case f.p.DiffLinesLimit > 0 && d.Added+d.Deleted > f.p.DiffLinesLimit:
@@ -149,9 +154,10 @@ func detectScope(f *facts) []decision.Trigger {
 // exported function is ordinary work.
 func detectArchitecture(f *facts) []decision.Trigger {
 	d := f.ev.Diff
+	if q, ok := reviewConcern(f.ev, decision.TriggerArchitecture, "architect"); ok {
+		return []decision.Trigger{trig(decision.TriggerArchitecture, 0.9, false, "the reviewer flagged architectural impact: %s", q)}
+	}
 	switch {
-	case reviewTag(f.ev, decision.TriggerArchitecture):
-		return []decision.Trigger{trig(decision.TriggerArchitecture, 0.9, false, "the reviewer flagged architectural impact: %s", reviewQuote(f.ev, "architect"))}
 	case len(d.NewDeps) > 0:
 		return []decision.Trigger{trig(decision.TriggerArchitecture, 0.8, false, "new dependencies: %s", strings.Join(d.NewDeps, ", "))}
 	case len(d.ExportedChanged) > 0:
@@ -177,8 +183,8 @@ func detectMovedBranch(f *facts) []decision.Trigger {
 }
 
 func detectConflict(f *facts) []decision.Trigger {
-	if reviewTag(f.ev, decision.TriggerConflict) {
-		return []decision.Trigger{trig(decision.TriggerConflict, 0.9, false, "the reviewer found conflicting requirements: %s", reviewQuote(f.ev, "conflict"))}
+	if q, ok := reviewConcern(f.ev, decision.TriggerConflict, "conflict"); ok {
+		return []decision.Trigger{trig(decision.TriggerConflict, 0.9, false, "the reviewer found conflicting requirements: %s", q)}
 	}
 	return nil
 }

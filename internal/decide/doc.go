@@ -40,7 +40,9 @@
 // both: the agent going round, not a conflict of requirements), regression (a test that passed in the previous iteration fails, or
 // quality more than 0.05 below the best), plateau (the best quality did not rise by
 // Epsilon in Patience iterations), test_tampering, security, scope_creep,
-// architecture, requirements_conflict (the reviewer's tag), budget_soft / budget_cannot_afford / budget_hard, max_iterations,
+// architecture, requirements_conflict (the reviewer's tag, or the words of its
+// blocker or major finding: "SQL injection: …" with no tag is a security
+// concern, "no security impact" is none), budget_soft / budget_cannot_afford / budget_hard, max_iterations,
 // transient (gate infra, transient agent failure, flaky findings) and rate_limit.
 //
 // A flaky failure (failed, then passed when the gate ran again: the engine
