@@ -3,6 +3,7 @@ package decide
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -75,6 +76,84 @@ func detectOscillation(f *facts) []decision.Trigger {
 		what = fmt.Sprintf("the fix for %s breaks %s, and the fix for %s breaks %s again", first(c.Failing), first(b.Failing), first(b.Failing), first(c.Failing))
 	}
 	return []decision.Trigger{trig(decision.TriggerOscillation, sev, false, "%s (%s)", what, span(from, c))}
+}
+
+// detectChurn finds the agent trading failures: over the last three points
+// of the trend or more (the baseline counted), the number of failing tests
+// stays the same while the set changes every iteration, each fixing some
+// and breaking as many others, no set seen twice (that is an oscillation).
+// Its evidence is the chain of what failed: "each iteration fixes one test
+// and breaks another: TestA→TestB→TestC".
+func detectChurn(f *facts) []decision.Trigger {
+	tr := f.trend()
+	n := len(tr)
+	if n < 3 || f.cur.Succeeded {
+		return nil
+	}
+	k := len(f.cur.Failing)
+	from := n - 1
+	seen := map[string]bool{f.cur.FP: true}
+	for i := n - 2; i >= 0; i-- {
+		p, next := tr[i], tr[i+1]
+		if p.Quality <= 0 || len(p.Failing) != k || seen[p.FP] || !traded(p.Failing, next.Failing) {
+			break
+		}
+		seen[p.FP] = true
+		from = i
+	}
+	if k == 0 || f.cur.Quality <= 0 || n-from < 3 || !moving(tr[from:]) {
+		return nil
+	}
+	var chain []string
+	for _, p := range tr[from:] {
+		chain = append(chain, first(p.Failing))
+	}
+	what := "each iteration fixes one test and breaks another"
+	if k > 1 {
+		what = fmt.Sprintf("each iteration fixes failing tests and breaks as many others (%d failing each time)", k)
+	}
+	return []decision.Trigger{trig(decision.TriggerChurn, 0.7, false, "%s: %s", what, strings.Join(chain, "→"))}
+}
+
+// moving reports whether the whole failing set moves over the points: no
+// test fails at every one of them, and none that was fixed fails again (a
+// swap among tests that keep failing is no churn, but noise on a plateau).
+func moving(ps []point) bool {
+	for _, k := range ps[0].Failing {
+		every := true
+		for _, p := range ps[1:] {
+			every = every && slices.Contains(p.Failing, k)
+		}
+		if every {
+			return false
+		}
+	}
+	for i := 1; i < len(ps); i++ {
+		for _, k := range ps[i].Failing {
+			if slices.Contains(ps[i-1].Failing, k) {
+				continue
+			}
+			for _, p := range ps[:i-1] {
+				if slices.Contains(p.Failing, k) {
+					return false // fixed, then broken again
+				}
+			}
+		}
+	}
+	return true
+}
+
+// traded reports whether going from the failing set a to b fixed at least
+// one test and broke at least one.
+func traded(a, b []string) bool {
+	fixed, broke := false, false
+	for _, x := range a {
+		fixed = fixed || !slices.Contains(b, x)
+	}
+	for _, x := range b {
+		broke = broke || !slices.Contains(a, x)
+	}
+	return fixed && broke
 }
 
 // span names the iterations from a to b, the baseline as such.

@@ -83,11 +83,30 @@ func (e *Engine) Decide(in state.DecideInput) state.Decision {
 	// The threshold stops a run that would go on. A run the engine itself stops
 	// with its evidence (stuck, oscillating, regressing again after a fresh
 	// attempt) escalates with that evidence, even when the same iteration
-	// reaches the threshold: the evidence is what the person needs.
+	// reaches the threshold: the evidence is what the person needs. A stop on
+	// the threshold hands over too when the agent changed code: the pattern
+	// and one question, not a bare exit code; an agent that changed nothing
+	// (it failed to run, say) leaves nothing to hand over, and aborts.
 	if why, ok := thresholdReached(in, !v.failed, v.label); ok && c.action.Continues() {
 		c = choice{action: state.ActionAbort, rule: RuleThreshold, reason: why}
+		if changedCode(f) {
+			c.action, c.class = state.ActionEscalate, decision.ClassThreshold
+			if p := thresholdPattern(f, ts); p != "" && !strings.Contains(why, p) {
+				c.reason = p + "; " + why
+			}
+		}
 	}
 	return e.build(f, ts, c, v)
+}
+
+// changedCode reports whether an iteration of the segment changed the code.
+func changedCode(f *facts) bool {
+	for _, p := range f.all {
+		if p.Lines > 0 || p.DiffHash != "" && !p.DiffEmpty {
+			return true
+		}
+	}
+	return false
 }
 
 // plain is the loop without outside evidence: go on, and count the
@@ -185,7 +204,7 @@ func detect(f *facts) []decision.Trigger {
 		// tests, says nothing about progress.
 		return ts
 	}
-	for _, d := range []func(*facts) []decision.Trigger{detectStuck, detectOscillation, detectPlateau, detectRegression} {
+	for _, d := range []func(*facts) []decision.Trigger{detectStuck, detectOscillation, detectChurn, detectPlateau, detectRegression} {
 		ts = append(ts, d(f)...)
 	}
 	return ts

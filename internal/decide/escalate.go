@@ -41,6 +41,9 @@ func (e *Engine) report(f *facts, ts []decision.Trigger, c choice, d state.Decis
 	if f.in.Spec.HasReviewer && f.ev.Review != nil {
 		r.Disagreement = disagreement(f)
 	}
+	if c.class == decision.ClassThreshold {
+		r.Pattern = thresholdPattern(f, ts)
+	}
 	r.Question, r.Options, r.Recommendation = ask(f, ts, c)
 	return r
 }
@@ -86,14 +89,17 @@ func triggerLines(ts []decision.Trigger) []string {
 // patternOf names the loop's pattern: a stuck or oscillation trigger, else a
 // failure common to every iteration, else how much the failures moved.
 func patternOf(f *facts, ts []decision.Trigger) string {
-	if t, ok := firstOf(ts, decision.TriggerOscillation, decision.TriggerStuck, decision.TriggerPlateau, decision.TriggerRegression); ok {
-		if t.ID == decision.TriggerPlateau { // its evidence is the detector's figures
+	if t, ok := firstOf(ts, decision.TriggerOscillation, decision.TriggerChurn, decision.TriggerStuck, decision.TriggerPlateau, decision.TriggerRegression); ok {
+		switch t.ID {
+		case decision.TriggerPlateau: // its evidence is the detector's figures
 			return fmt.Sprintf("no progress: the best result has not improved for %s", plural(stalled(f), "iteration"))
+		case decision.TriggerChurn:
+			return "churn: " + t.Evidence
 		}
 		return t.Evidence
 	}
 	if k := common(f.all); k != "" && len(f.all) > 1 {
-		return fmt.Sprintf("%s failed in all %d iterations", k, len(f.all))
+		return fmt.Sprintf("%s failed in all %d iterations", gate.Label(k), len(f.all))
 	}
 	distinct := map[string]bool{}
 	for _, p := range f.all {
@@ -213,6 +219,14 @@ func ask(f *facts, ts []decision.Trigger, c choice) (string, []decision.Option, 
 		// Nothing to accept: no checkpoint ran the checks without weakening them.
 		opts = []decision.Option{resume, abort}
 	}
+	switch c.class {
+	case decision.TriggerChurn:
+		t, _ := find(ts, decision.TriggerChurn)
+		return "The agent trades one failure for another (" + t.Evidence + "). What must the code do so that all of them pass at once?", opts,
+			"Resume with a hint on what the tests share: the change that fixes one keeps breaking another."
+	case decision.ClassThreshold:
+		return thresholdQuestion(f, ts, opts)
+	}
 	if c.class == decision.TriggerOscillation {
 		t, _ := find(ts, decision.TriggerOscillation)
 		return "The agent goes round: " + t.Evidence + ". What must the code do so that both pass?", opts,
@@ -279,4 +293,28 @@ func acceptable(f *facts) bool {
 		return true
 	}
 	return f.weakened == "" && f.cur.Quality > 0
+}
+
+// thresholdPattern is what the iterations the failure threshold stopped
+// show: a failure none of them fixed before any other pattern (a regression
+// of the last one says less), else the loop's pattern.
+func thresholdPattern(f *facts, ts []decision.Trigger) string {
+	if _, ok := firstOf(ts, decision.TriggerOscillation, decision.TriggerChurn, decision.TriggerStuck); !ok {
+		if k := common(f.all); k != "" && len(f.all) > 1 {
+			return fmt.Sprintf("%s failed in all %d iterations", gate.Label(k), len(f.all))
+		}
+	}
+	return patternOf(f, ts)
+}
+
+// thresholdQuestion is the question when the failure threshold stopped a run
+// that changed code: what the iterations showed, and what should change.
+func thresholdQuestion(f *facts, ts []decision.Trigger, opts []decision.Option) (string, []decision.Option, string) {
+	n := f.in.State.ConsecutiveFailures + 1
+	what := thresholdPattern(f, ts)
+	if what == "" {
+		what = "no pattern the loop could name"
+	}
+	return fmt.Sprintf("%s in a row failed (%s): what should the agent do differently?", plural(n, "iteration"), what), opts,
+		"Read the last iteration's feedback and diff; resume with guidance on the approach, or accept what the best checkpoint has."
 }

@@ -44,6 +44,7 @@ const (
 	RuleReviewRounds = "review_rounds"
 	RuleNoAutoRetry  = "auto_retry_off"
 	RuleStuck        = decision.TriggerStuck
+	RuleChurn        = decision.TriggerChurn
 	RuleRegression   = decision.TriggerRegression
 	RulePlateau      = decision.TriggerPlateau
 	RuleMissing      = decision.TagMissingContext
@@ -73,7 +74,9 @@ const (
 //     weak evidence that the run is stuck
 //  7. escalate after MaxReviewRounds rejections by the reviewer
 //  8. escalate when the policy turns off automatic retries for this failure
-//  9. stuck or oscillating: simplify, or escalate when a simplification already
+//  9. churn (the failure count flat, the failing set changing every
+//     iteration, the baseline counted) escalates with the chain; stuck or
+//     oscillating: simplify, or escalate when a simplification already
 //     stayed stuck (an oscillation as what it is: the fix for A breaks B)
 //  10. plateau: expand when errors name missing context, else simplify (before
 //     regression, unlike a strict priority order: on a plateau the swaps of failing
@@ -86,6 +89,10 @@ const (
 //     fresh attempt, or escalate when MaxAttempts are used (a refine that still
 //     fixes things is still paying, so progress is not cut off)
 //  15. otherwise refine
+//
+// The failure threshold then stops a run that would go on: it escalates with
+// the pattern and one question when the segment changed code
+// (decision.ClassThreshold), and aborts when it did not.
 //
 // A strategy that already failed on the same triggers (same triggers and failure
 // fingerprint after it) is not chosen again: retry moves to refine, expand to
@@ -130,6 +137,11 @@ func (e *Engine) choose(f *facts, ts []decision.Trigger) choice {
 	}
 	if (has(ts, decision.TriggerExplicitFeedback, 0) || has(ts, decision.TriggerUserRejection, 0)) && !p.AutoRetryOnReviewReject {
 		return choice{action: state.ActionEscalate, rule: RuleNoAutoRetry, reason: "the reviewer asked for changes and auto_retry_on_review_reject is off", class: "policy"}
+	}
+	if t, ok := find(ts, decision.TriggerChurn); ok && !has(ts, decision.TriggerOscillation, 0) {
+		// Each iteration trades failures for as many others: another
+		// iteration trades again. The person gets the chain.
+		return choice{action: state.ActionEscalate, rule: RuleChurn, class: decision.TriggerChurn, reason: "churn: " + t.Evidence}
 	}
 	if t, ok := firstOf(ts, decision.TriggerOscillation, decision.TriggerStuck); ok {
 		// One fresh attempt that stayed stuck is evidence enough: escalate.

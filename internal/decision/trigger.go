@@ -27,6 +27,7 @@ const (
 	// agentloop's own.
 	TriggerStuck         = "stuck"
 	TriggerOscillation   = "oscillation"
+	TriggerChurn         = "churn"
 	TriggerRegression    = "regression"
 	TriggerPlateau       = "plateau"
 	TriggerTestTampering = "test_tampering"
@@ -48,6 +49,10 @@ const (
 const (
 	ClassNoVerdict = "no_verdict" // the gates pass and the reviewer gave no readable verdict
 	ClassReview    = "review"     // the reviewer and the implementer do not converge
+	// ClassThreshold: the consecutive-failure threshold stopped work that
+	// changed code; the person gets the pattern and a question, not a bare
+	// exit code.
+	ClassThreshold = "failure_threshold"
 )
 
 // The reviewer's tags that are no trigger's name (the others are the names of
