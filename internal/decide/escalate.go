@@ -235,6 +235,9 @@ func ask(f *facts, ts []decision.Trigger, c choice) (string, []decision.Option, 
 	if a := f.ev.Agent; a.TimedOut || a.IdleTimedOut {
 		return timedOut(f, opts)
 	}
+	if s, ok := steady(f); ok && c.class == decision.TriggerMaxIterations {
+		return goOn(f, s, opts)
+	}
 	key := gate.Label(focus(f))
 	q := "What does the agent miss to make the remaining failures pass?"
 	if key != "" {
@@ -317,4 +320,65 @@ func thresholdQuestion(f *facts, ts []decision.Trigger, opts []decision.Option) 
 	}
 	return fmt.Sprintf("%s in a row failed (%s): what should the agent do differently?", plural(n, "iteration"), what), opts,
 		"Read the last iteration's feedback and diff; resume with guidance on the approach, or accept what the best checkpoint has."
+}
+
+// progress is a segment's steady progress: how many of the failures it
+// started with are fixed, in how many iterations.
+type progress struct {
+	fixed, of, iterations int
+}
+
+func (p progress) String() string {
+	pace := "one per iteration"
+	switch {
+	case p.fixed == p.iterations:
+	case p.fixed%p.iterations == 0:
+		pace = fmt.Sprintf("%d per iteration", p.fixed/p.iterations)
+	default:
+		pace = fmt.Sprintf("in %s", plural(p.iterations, "iteration"))
+	}
+	return fmt.Sprintf("%d of %d fixed, %s", p.fixed, p.of, pace)
+}
+
+// more is how many iterations the failures left would take at the pace so
+// far.
+func (p progress) more() int {
+	left := p.of - p.fixed
+	return max(1, (left*p.iterations+p.fixed-1)/p.fixed)
+}
+
+// steady reports whether the segment made steady progress to the present
+// iteration: the number of failures, from where the segment started (the
+// baseline, or the iteration a guidance started from), never rose and fell
+// in the present iteration, with failures left.
+func steady(f *facts) (progress, bool) {
+	tr := f.trend()
+	if f.base == nil && f.start != nil {
+		tr = append([]point{*f.start}, f.seq...)
+	}
+	if len(tr) < 2 || len(f.cur.Failing) == 0 || f.weakened != "" {
+		return progress{}, false
+	}
+	for i := 1; i < len(tr); i++ {
+		if tr[i].Quality <= 0 || len(tr[i].Failing) > len(tr[i-1].Failing) {
+			return progress{}, false
+		}
+	}
+	if n := len(tr); len(tr[n-1].Failing) >= len(tr[n-2].Failing) {
+		return progress{}, false
+	}
+	p := progress{of: len(tr[0].Failing), fixed: len(tr[0].Failing) - len(f.cur.Failing), iterations: len(tr) - 1}
+	return p, p.fixed > 0
+}
+
+// goOn is the question when steady progress met the iteration limit: go on
+// with a higher limit, the progress said, no failure named (the agent may
+// never have come to the ones left).
+func goOn(f *facts, p progress, opts []decision.Option) (string, []decision.Option, string) {
+	limit := f.in.Spec.Limits.MaxIterations
+	q := fmt.Sprintf("The run made steady progress (%s) when it reached its limit of %s: go on with a higher limit?", p, plural(limit, "iteration"))
+	more := decision.Option{Label: "Go on with a higher limit",
+		TradeOff: fmt.Sprintf("at the same pace, about %s for the %s left; spend goes on", plural(p.more(), "iteration"), plural(p.of-p.fixed, "failure")),
+		Resume:   fmt.Sprintf(`--max-iterations %d --guidance "go on"`, p.more()+1)}
+	return q, append([]decision.Option{more}, opts...), "Go on: every iteration fixed more, and nothing says the rest is different."
 }

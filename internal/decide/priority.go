@@ -121,7 +121,11 @@ func (e *Engine) choose(f *facts, ts []decision.Trigger) choice {
 			budgets: stopping(judgeBudget(f.in.Spec.Limits, f.in.Budget))}
 	}
 	if t, ok := find(ts, decision.TriggerMaxIterations); ok {
-		return choice{action: state.ActionEscalate, rule: RuleMaxIter, reason: "max iterations reached: " + t.Evidence, class: decision.TriggerMaxIterations}
+		why := "max iterations reached: " + t.Evidence
+		if s, ok := steady(f); ok {
+			why += "; steady progress: " + s.String()
+		}
+		return choice{action: state.ActionEscalate, rule: RuleMaxIter, reason: why, class: decision.TriggerMaxIterations}
 	}
 	if a := f.ev.Agent; !a.StandInUntil.IsZero() && !progressed(f) && a.StandInUntil.Sub(f.ev.Finished) <= AwaitResetWithin {
 		return choice{action: state.ActionRefine, strategy: "refine", rule: RuleAwaitReset, await: a.StandInUntil,
