@@ -24,6 +24,7 @@ func (e *Engine) build(f *facts, ts []decision.Trigger, c choice, v verdict) sta
 		Message:     said(f, ts, c),
 		Succeeded:   !v.failed,
 		Budgets:     c.budgets,
+		OutsideTask: f.aside,
 	}
 	switch {
 	case v.label == "" || strings.Contains(d.Message, v.label):
@@ -260,7 +261,19 @@ func proceedReason(f *facts) string {
 			s += fmt.Sprintf(" (score %s)", num(r.Score))
 		}
 	}
+	if len(f.aside) > 0 {
+		s += fmt.Sprintf("; failing before the run, outside the task: %s", labels(f.aside))
+	}
 	return s
+}
+
+// labels names failure keys for people.
+func labels(keys []string) string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = gate.Label(k)
+	}
+	return strings.Join(out, ", ")
 }
 
 func refineReason(f *facts, ts []decision.Trigger) string {

@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/decision"
@@ -66,6 +67,10 @@ func (e *Engine) Decide(in state.DecideInput) state.Decision {
 	if in.Spec == nil {
 		in.Spec = &state.Spec{}
 	}
+	// Failures that were there before the run, outside the task, are not the
+	// run's: every detector sees the iteration without them.
+	aside := outsideTask(in)
+	in.Evidence = setAside(in.Evidence, aside)
 	ev := in.Evidence
 	failing := Failing(ev)
 	q := Quality(ev)
@@ -74,6 +79,11 @@ func (e *Engine) Decide(in state.DecideInput) state.Decision {
 		return plain(in, q)
 	}
 	f := e.facts(in, failing, q)
+	f.aside = aside
+	if f.base != nil && len(aside) > 0 {
+		f.base.Failing = slices.DeleteFunc(slices.Clone(f.base.Failing), func(k string) bool { return slices.Contains(aside, k) })
+		f.base.FP = fingerprint(f.base.Failing)
+	}
 	ts := detect(f)
 	f.cur.Triggers = triggerIDs(ts)
 	f.all[len(f.all)-1] = f.cur

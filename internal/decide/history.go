@@ -39,6 +39,7 @@ func fromRecord(r state.Record) point {
 		}
 		slices.Sort(failing)
 		failing = slices.Compact(failing)
+		failing = slices.DeleteFunc(failing, func(k string) bool { return slices.Contains(r.OutsideTask, k) })
 	}
 	// The fingerprint is computed again from the stored keys, never read back:
 	// records of older versions hold fingerprints of another form, and the keys

@@ -35,6 +35,9 @@ type facts struct {
 	// start is the iteration a segment after a guidance started from (nil in
 	// the first): what the segment's first iteration is measured against.
 	start *point
+	// aside are the failures outside the task ([outsideTask]): reported,
+	// not the run's.
+	aside []string
 }
 
 // checkpoints reports whether the engine keeps checkpoints of the work tree

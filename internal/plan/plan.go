@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/diff"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/ledger"
+	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/state"
 
 	"github.com/agentloop/agentloop/internal/agent"
@@ -123,6 +124,7 @@ func (p *Plan) redactGates() {
 func (p *Plan) Spec() state.Spec {
 	return state.Spec{
 		Name: p.Name, Procedure: p.Proc.Name, Task: p.TaskText(), Limits: p.Proc.Limits.Limits,
+		Told:     prompt.ContextText(p.Proc.Prompt.Context, prompt.FileReader(p.WorkDir)),
 		HasGates: len(p.Gates) > 0, HasReviewer: p.Reviewer != nil,
 		Baseline: p.Proc.Baseline && len(p.Gates) > 0, Decider: p.Decider, Shared: p.Budgets.On,
 	}

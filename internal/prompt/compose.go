@@ -130,6 +130,18 @@ func readPart(path string, read func(string) ([]byte, error)) ([]byte, error) {
 	return read(path)
 }
 
+// ContextText is the text of the context entries as a prompt gives them
+// (each file's content under its path, inline text as it is): what the run
+// was told. "" when there are none, or when one cannot be read (composing
+// the prompt says why).
+func ContextText(entries []string, read func(string) ([]byte, error)) string {
+	s, err := renderContext(entries, read)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
 // renderContext renders the context entries: each file under a heading with its
 // path, inline text as it is.
 func renderContext(entries []string, read func(string) ([]byte, error)) (string, error) {

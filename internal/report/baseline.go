@@ -39,3 +39,22 @@ func baselineMD(b *bufio.Writer, s *state.State) {
 		b.WriteString("Flaky check:\n\n" + strings.Join(notes, "\n") + "\n\n")
 	}
 }
+
+// outsideTaskMD lists the failures the last iteration found outside the
+// task: there before the run, not named by the task, untouched and the same
+// (the decider's word); they did not stop the run and are not its failures.
+func outsideTaskMD(b *bufio.Writer, s *state.State) {
+	if len(s.History) == 0 {
+		return
+	}
+	keys := s.History[len(s.History)-1].OutsideTask
+	if len(keys) == 0 {
+		return
+	}
+	b.WriteString("## Failing before the run, outside the task\n\n")
+	b.WriteString("These failed before the first iteration, the task does not name them, the agent's changes did not touch them and they fail the same way: they are not this run's failures.\n\n")
+	for _, k := range keys {
+		fmt.Fprintf(b, "- %s\n", mdCell(gate.Label(k)))
+	}
+	b.WriteString("\n")
+}

@@ -31,6 +31,7 @@ func Markdown(w io.Writer, r Run) error {
 	summaryMD(b, s, h)
 	budgetMD(b, s.Spend)
 	baselineMD(b, s)
+	outsideTaskMD(b, s)
 	historyMD(b, s, h)
 	sessionsMD(b, s.Sessions)
 	guidanceMD(b, s.Handoffs)

@@ -88,6 +88,10 @@ type Decision struct {
 	// Failing are the iteration's failure keys, sorted; Fingerprint hashes them.
 	Failing     []string `json:"failing,omitempty"`
 	Fingerprint string   `json:"fingerprint,omitempty"`
+	// OutsideTask are the keys of failures that were there before the run,
+	// outside the task (not named by it, not touched, their messages the
+	// same): reported apart, not the run's, not in Failing.
+	OutsideTask []string `json:"outside_task,omitempty"`
 	// Rollback names a checkpoint to restore before the next iteration.
 	Rollback string `json:"rollback,omitempty"`
 	// Best, when set, becomes the run's best checkpoint.

@@ -59,7 +59,7 @@ func newRecord(ev evidence.Iteration, seq, segment int, res StepResult, d Decisi
 	rec := Record{
 		N: ev.N, Seq: seq, Segment: segment, Attempt: d.Next.Attempt, StartedAt: ev.Started, Duration: MillisOf(ev.Duration()),
 		Succeeded: d.Succeeded, AgentExit: ev.Agent.ExitCode, AgentReason: ev.Agent.Reason,
-		Usage: ev.Agent.Usage, Failing: d.Failing, Fingerprint: d.Fingerprint,
+		Usage: ev.Agent.Usage, Failing: d.Failing, OutsideTask: d.OutsideTask, Fingerprint: d.Fingerprint,
 		DiffHash: ev.Diff.Hash, TreeHash: ev.Diff.TreeHash, DiffLines: ev.Diff.Added + ev.Diff.Deleted,
 		Quality: d.Quality, Decision: string(d.Action), Strategy: d.Strategy, Triggers: decision.TriggerIDs(d.Triggers),
 		Summary: d.Message, Checkpoint: res.Checkpoint,

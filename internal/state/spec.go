@@ -4,9 +4,13 @@ import "github.com/agentloop/agentloop/internal/budget"
 
 // Spec is what a run was asked to do: its limits and policy, fixed for a session.
 type Spec struct {
-	Name        string // run name (the procedure's, or the task's)
-	Procedure   string
-	Task        string // what the run is asked to do, for reports and the reviewer
+	Name      string // run name (the procedure's, or the task's)
+	Procedure string
+	Task      string // what the run is asked to do, for reports and the reviewer
+	// Told is the task as the run was told it: the text of its context
+	// (--context, a graph task's text), "" when it was told nothing beyond
+	// its procedure. It decides which failures are the run's.
+	Told        string
 	Limits      budget.Limits
 	HasGates    bool
 	HasReviewer bool

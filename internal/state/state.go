@@ -230,18 +230,21 @@ type Record struct {
 	ReviewUsage evidence.Usage `json:"review_usage,omitzero"` // the reviewer's
 	Gates       []GateSummary  `json:"gates,omitempty"`
 	Failing     []string       `json:"failing,omitempty"` // failure keys, sorted
-	Fingerprint string         `json:"fingerprint,omitempty"`
-	DiffHash    string         `json:"diff_hash,omitempty"`
-	TreeHash    string         `json:"tree_hash,omitempty"`
-	DiffLines   int            `json:"diff_lines,omitempty"`
-	Review      string         `json:"review,omitempty"` // verdict
-	ReviewScore float64        `json:"review_score,omitempty"`
-	Quality     float64        `json:"quality"`
-	Decision    string         `json:"decision,omitempty"`
-	Strategy    string         `json:"strategy,omitempty"`
-	Triggers    []string       `json:"triggers,omitempty"`
-	Summary     string         `json:"summary,omitempty"` // one line: what the agent did
-	Checkpoint  string         `json:"checkpoint,omitempty"`
+	// OutsideTask are the failures the decider found outside the task
+	// ([Decision.OutsideTask]): there before the run, not the run's.
+	OutsideTask []string `json:"outside_task,omitempty"`
+	Fingerprint string   `json:"fingerprint,omitempty"`
+	DiffHash    string   `json:"diff_hash,omitempty"`
+	TreeHash    string   `json:"tree_hash,omitempty"`
+	DiffLines   int      `json:"diff_lines,omitempty"`
+	Review      string   `json:"review,omitempty"` // verdict
+	ReviewScore float64  `json:"review_score,omitempty"`
+	Quality     float64  `json:"quality"`
+	Decision    string   `json:"decision,omitempty"`
+	Strategy    string   `json:"strategy,omitempty"`
+	Triggers    []string `json:"triggers,omitempty"`
+	Summary     string   `json:"summary,omitempty"` // one line: what the agent did
+	Checkpoint  string   `json:"checkpoint,omitempty"`
 }
 
 // GateSummary is one gate's outcome in a [Record].

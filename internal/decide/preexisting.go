@@ -1,0 +1,105 @@
+package decide
+
+import (
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/state"
+)
+
+// outsideTask returns the keys of the iteration's failing tests that are not
+// the run's: with a task text (what the run was told: [state.Spec.Told]), a test that failed before the run (the
+// baseline), that the task does not name, in a file the agent's changes since
+// the run's start did not touch, and whose message did not change. They are
+// reported under their own heading and do not stop a success. Without a task
+// text every failure is the task (nil); a new failure, or a pre-existing one
+// the agent made worse (its message changed) or whose file it touched, is the
+// run's.
+func outsideTask(in state.DecideInput) []string {
+	task := strings.TrimSpace(in.Spec.Told)
+	if task == "" || !in.State.BaselineDone {
+		return nil
+	}
+	before := map[string]string{}
+	for _, g := range in.State.Baseline {
+		for _, f := range slices.Concat(g.Findings, g.Preexisting) {
+			before[gate.Key(f)] = strings.TrimSpace(f.Message)
+		}
+	}
+	changed := in.Evidence.Diff.Files
+	if s := in.Evidence.Diff.SinceStart; s != nil {
+		changed = s.Files
+	}
+	var out []string
+	for _, g := range in.Evidence.Gates {
+		if g.Infra || g.TimedOut > 0 {
+			continue
+		}
+		for _, f := range g.Preexisting {
+			k := gate.Key(f)
+			msg, ok := before[k]
+			if ok && f.Kind == evidence.KindTest && !f.Flaky && msg == strings.TrimSpace(f.Message) &&
+				!names(task, f) && !touched(changed, f.File) {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// names reports whether the task names the test: its name, with or without
+// its package ("TestRemote", "calc.TestRemote"), or the file it is in.
+func names(task string, f evidence.Finding) bool {
+	id := f.ID
+	short := id
+	if i := strings.LastIndexAny(id, "./ "); i >= 0 && i+1 < len(id) {
+		short = id[i+1:]
+	}
+	if top, _, ok := strings.Cut(short, "/"); ok { // a subtest: its test
+		short = top
+	}
+	for _, w := range []string{id, short, path.Base(f.File)} {
+		if w != "" && w != "." && regexp.MustCompile(`(^|[^\w.])`+regexp.QuoteMeta(w)+`\b`).MatchString(task) {
+			return true
+		}
+	}
+	return false
+}
+
+// touched reports whether a changed file is the finding's file (a finding
+// names its file from its package's folder or from the root).
+func touched(changed []string, file string) bool {
+	if file == "" {
+		return false
+	}
+	for _, c := range changed {
+		if c == file || strings.HasSuffix(c, "/"+file) || strings.HasSuffix(file, "/"+c) {
+			return true
+		}
+	}
+	return false
+}
+
+// setAside is the iteration without the failures outside the task: a
+// required gate that failed only on them passes.
+func setAside(ev evidence.Iteration, keys []string) evidence.Iteration {
+	if len(keys) == 0 {
+		return ev
+	}
+	gates := make([]evidence.GateResult, len(ev.Gates))
+	for i, g := range ev.Gates {
+		n := len(g.Preexisting)
+		g.Preexisting = slices.DeleteFunc(slices.Clone(g.Preexisting), func(f evidence.Finding) bool { return slices.Contains(keys, gate.Key(f)) })
+		if len(g.Preexisting) < n && len(g.Findings) == 0 && len(g.Preexisting) == 0 {
+			g.Passed = true
+		}
+		gates[i] = g
+	}
+	ev.Gates = gates
+	return ev
+}
