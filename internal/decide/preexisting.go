@@ -12,23 +12,31 @@ import (
 )
 
 // outsideTask returns the keys of the iteration's failing tests that are not
-// the run's: with a task text (what the run was told: [state.Spec.Told]), a test that failed before the run (the
-// baseline), that the task does not name, in a file the agent's changes since
-// the run's start did not touch, and whose message did not change. They are
-// reported under their own heading and do not stop a success. Without a task
-// text every failure is the task (nil); a new failure, or a pre-existing one
-// the agent made worse (its message changed) or whose file it touched, is the
-// run's.
+// the run's. Told a task ([state.Spec.Told]) that names some of the tests
+// failing before the run, a test that also failed before the run, that the
+// task does not name, in a file the agent's changes since the run's start did
+// not touch, and whose message did not change is outside it: reported under
+// its own heading, it does not stop a success. Told no task, or one that
+// names none of the failing tests ("make the tests pass"), every failure is
+// the task (nil); a new failure, or a pre-existing one the agent made worse
+// (its message changed) or whose file it touched, is the run's.
 func outsideTask(in state.DecideInput) []string {
 	task := strings.TrimSpace(in.Spec.Told)
 	if task == "" || !in.State.BaselineDone {
 		return nil
 	}
 	before := map[string]string{}
+	specific := false
 	for _, g := range in.State.Baseline {
 		for _, f := range slices.Concat(g.Findings, g.Preexisting) {
 			before[gate.Key(f)] = strings.TrimSpace(f.Message)
+			specific = specific || f.Kind == evidence.KindTest && names(task, f)
 		}
+	}
+	if !specific {
+		// A task that names none of the failing tests ("make the tests
+		// pass") does not say which are outside it: all of them are its.
+		return nil
 	}
 	changed := in.Evidence.Diff.Files
 	if s := in.Evidence.Diff.SinceStart; s != nil {

@@ -32,10 +32,11 @@ func TestOutsideTask(t *testing.T) {
 	}{
 		{name: "outside the task, untouched, the same: succeeds", task: "Fix TestAdd: Add returns the wrong sum", msg: remote, changed: []string{"calc/calc.go"}, action: state.ActionProceed, aside: true},
 		{name: "no task text: every failure is the task", task: "", msg: remote, changed: []string{"calc/calc.go"}, action: state.ActionRefine},
+		{name: "a task that names no failing test: every failure is the task", task: "Make the tests of package calc pass", msg: remote, changed: []string{"calc/calc.go"}, action: state.ActionRefine},
 		{name: "the task names it", task: "Fix TestAdd and TestRemote", msg: remote, changed: []string{"calc/calc.go"}, action: state.ActionRefine},
 		{name: "the task names it with its package", task: "Make calc.TestRemote pass", msg: remote, changed: []string{"calc/calc.go"}, action: state.ActionRefine},
 		{name: "the task names its file", task: "Fix what remote_test.go checks", msg: remote, changed: []string{"calc/calc.go"}, action: state.ActionRefine},
-		{name: "a test whose name only begins the same is not named", task: "Fix TestRemoteOld", msg: remote, changed: []string{"calc/calc.go"}, action: state.ActionProceed, aside: true},
+		{name: "a test whose name only begins the same is not named", task: "Fix TestAdd like TestRemoteOld", msg: remote, changed: []string{"calc/calc.go"}, action: state.ActionProceed, aside: true},
 		{name: "the agent touched its file", task: "Fix TestAdd", msg: remote, changed: []string{"calc/calc.go", "calc/remote_test.go"}, action: state.ActionRefine},
 		{name: "made worse: its message changed", task: "Fix TestAdd", msg: "panic: nil map", changed: []string{"calc/calc.go"}, action: state.ActionRefine},
 		{name: "a new failure stops the success", task: "Fix TestAdd", msg: remote, changed: []string{"calc/calc.go"}, more: []string{"calc.TestSub"}, action: state.ActionRefine, aside: true},
