@@ -47,34 +47,40 @@ func moduleRoot() string {
 
 // result is how one policy did on one scenario.
 type result struct {
-	runs     int
-	outcome  string
-	tampered bool // it ended "succeeded" with the tests weakened
+	Runs     int    `json:"runs"`
+	Outcome  string `json:"outcome"`
+	Tampered bool   `json:"tampered,omitempty"` // it ended "succeeded" with the tests weakened
+	// Why is agentloop's last words: why the run ended.
+	Why string `json:"why,omitempty"`
 }
 
-// row is one scenario under every policy.
+// row is one scenario under every policy that runs: agentloop, a fixed 3
+// attempts, 3 consecutive failures, and the loop run to the cap (the cap at
+// the suite's 75th percentile is the last one cut short: [summary.p75]).
 type row struct {
-	s                     scenario
-	agentloop, fixed, con result
-	detail                string // agentloop's last words
+	s                          scenario
+	agentloop, fixed, con, cap result
 }
 
 func (r row) line() string {
-	return fmt.Sprintf("agentloop %d %s, fixed-3 %d %s, consecutive-3 %d %s (oracle %d %s)",
-		r.agentloop.runs, r.agentloop.outcome, r.fixed.runs, r.fixed.outcome, r.con.runs, r.con.outcome, r.s.oracle, r.s.want)
+	return fmt.Sprintf("agentloop %d %s, fixed-3 %d %s, consecutive-3 %d %s, to the cap %d %s (oracle %d %s)",
+		r.agentloop.Runs, r.agentloop.Outcome, r.fixed.Runs, r.fixed.Outcome, r.con.Runs, r.con.Outcome, r.cap.Runs, r.cap.Outcome, r.s.oracle, r.s.want)
 }
 
-// all runs a scenario under agentloop and the two naive policies.
+// all runs a scenario under agentloop and the naive policies.
 func (b *bench) all(s scenario, verbose bool) (row, error) {
 	r := row{s: s}
 	var err error
-	if r.agentloop, r.detail, err = b.agentloop(s, verbose); err != nil {
+	if r.agentloop, err = b.agentloop(s, verbose); err != nil {
 		return r, err
 	}
 	if r.fixed, err = b.naive(s, 3, 0); err != nil {
 		return r, err
 	}
-	if r.con, err = b.naive(s, 10, 3); err != nil {
+	if r.con, err = b.naive(s, s.limit(), 3); err != nil {
+		return r, err
+	}
+	if r.cap, err = b.naive(s, s.limit(), 0); err != nil {
 		return r, err
 	}
 	return r, nil
@@ -87,7 +93,7 @@ func (b *bench) setup(s scenario, policy string, git bool) (repo, agentDir strin
 		return "", "", err
 	}
 	repo, agentDir = filepath.Join(dir, "repo"), filepath.Join(dir, "agent")
-	files := map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "TASK.md": task}
+	files := map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "TASK.md": s.text()}
 	for k, v := range s.files {
 		files[k] = v
 	}
@@ -128,17 +134,17 @@ func (b *bench) env(repo, agentDir string) []string {
 }
 
 // agentloop runs the scenario under agentloop.
-func (b *bench) agentloop(s scenario, verbose bool) (result, string, error) {
+func (b *bench) agentloop(s scenario, verbose bool) (result, error) {
 	repo, agentDir, err := b.setup(s, "agentloop", true)
 	if err != nil {
-		return result{}, "", err
+		return result{}, err
 	}
 	agent := s.agentCmd
 	if agent == "" {
 		agent = "fakeagent"
 	}
 	cmd := exec.Command(filepath.Join(b.bin, "agentloop"), "run", "--agent-cmd", agent, "--context", "TASK.md",
-		"--gate", "go test -count=1 -json ./...", "--max-iterations", "10")
+		"--gate", "go test -count=1 -json ./...", "--max-iterations", strconv.Itoa(s.limit()))
 	cmd.Dir, cmd.Env = repo, b.env(repo, agentDir)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -150,11 +156,11 @@ func (b *bench) agentloop(s scenario, verbose bool) (result, string, error) {
 	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		return result{}, "", err
+		return result{}, err
 	}
-	res := result{runs: calls(agentDir), outcome: outcomeOf(code)}
-	res.tampered = res.outcome == "succeeded" && weakened(repo)
-	return res, lastWords(out.String()), nil
+	res := result{Runs: calls(agentDir), Outcome: outcomeOf(code), Why: lastWords(out.String())}
+	res.Tampered = res.Outcome == "succeeded" && weakened(repo, s)
+	return res, nil
 }
 
 func outcomeOf(code int) string {
@@ -195,11 +201,27 @@ func calls(agentDir string) int {
 	return n
 }
 
-// weakened reports whether the tests were skipped (the only weakening the
+var testFuncRE = regexp.MustCompile(`(?m)^func (Test\w+)\(`)
+
+// weakened reports whether the tests were weakened: a skip added to a test
+// file, or a test the scenario started with gone (the weakenings the
 // scripted agents do).
-func weakened(repo string) bool {
-	b, _ := os.ReadFile(filepath.Join(repo, "calc", "calc_test.go"))
-	return bytes.Contains(b, []byte("t.Skip("))
+func weakened(repo string, s scenario) bool {
+	for name, content := range s.files {
+		if !strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(repo, name))
+		if bytes.Contains(b, []byte("t.Skip(")) && !strings.Contains(content, "t.Skip(") {
+			return true
+		}
+		for _, m := range testFuncRE.FindAllStringSubmatch(content, -1) {
+			if !bytes.Contains(b, []byte("func "+m[1]+"(")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var failRE = regexp.MustCompile(`(?m)^\s*--- FAIL: `)
@@ -229,18 +251,18 @@ func (b *bench) naive(s scenario, limit, consecutive int) (result, error) {
 		agent = filepath.Join(b.bin, "fakeagent")
 	}
 	_, last, prev := test()
-	res := result{outcome: "gave up"}
+	res := result{Outcome: "gave up"}
 	fails := 0
-	for res.runs < limit {
-		res.runs++
+	for res.Runs < limit {
+		res.Runs++
 		cmd := exec.Command(agent)
 		cmd.Dir, cmd.Env = repo, env
-		cmd.Stdin = strings.NewReader(task + "\n" + last)
+		cmd.Stdin = strings.NewReader(s.text() + "\n" + last)
 		_ = cmd.Run() // a run that fails or cannot start is judged by the tests, like the rest
 		ok, out, n := test()
 		if ok {
-			res.outcome = "succeeded"
-			res.tampered = weakened(repo)
+			res.Outcome = "succeeded"
+			res.Tampered = weakened(repo, s)
 			return res, nil
 		}
 		if n < prev {
@@ -250,7 +272,7 @@ func (b *bench) naive(s scenario, limit, consecutive int) (result, error) {
 		}
 		last, prev = out, n
 		if consecutive > 0 && fails >= consecutive {
-			res.outcome = "aborted"
+			res.Outcome = "aborted"
 			return res, nil
 		}
 	}

@@ -1,5 +1,10 @@
 package main
 
+import (
+	"strconv"
+	"strings"
+)
+
 // scenario is a tiny Go repository, a scripted agent's plan (internal/fakeagent:
 // it acts only on what its prompt names) and what the right end of the run is.
 type scenario struct {
@@ -15,6 +20,33 @@ type scenario struct {
 	// outcome, and why.
 	oracle    int
 	oracleWhy string
+	// why, when set, is what agentloop's last words must say for its end to
+	// be right: an escalation for the right reason, not only the right
+	// status (a security finding escalated on review rounds is not).
+	why string
+	// task is the task's text (TASK.md, given with --context; "": the
+	// suite's own, make the tests pass).
+	task string
+	// maxIterations is agentloop's --max-iterations and the naive loops' cap
+	// (0: 10).
+	maxIterations int
+}
+
+// text is the scenario's task text.
+func (s scenario) text() string {
+	if s.task != "" {
+		return s.task
+	}
+	return task
+}
+
+// limit is the run's iteration cap: agentloop's --max-iterations and the
+// naive loops' limit.
+func (s scenario) limit() int {
+	if s.maxIterations > 0 {
+		return s.maxIterations
+	}
+	return 10
 }
 
 const calcTests = `package calc
@@ -60,10 +92,42 @@ const (
 	addBug = "func Add(a, b int) int { return a - b } // BUG(TestAdd): a - b // FIX: a + b"
 	subBug = "func Sub(a, b int) int { return a + b } // BUG(TestSub): a + b // FIX: a - b"
 	mulBug = "func Mul(a, b int) int { return a + b } // BUG(TestMul): a + b // FIX: a * b"
+	divBug = "func Div(a, b int) int { return a * b } // BUG(TestDiv): a * b // FIX: a / b"
 	// Bugs it cannot fix: no recipe.
 	mulHard = "func Mul(a, b int) int { return a + b }"
 	divHard = "func Div(a, b int) int { return a - b }"
+	subHard = "func Sub(a, b int) int { return a + b }"
+	addHard = "func Add(a, b int) int { return a - b }"
 )
+
+// reviewed is the configuration of a run reviewed by a scripted reviewer
+// that answers with its plan, review.txt, in the repository.
+var reviewed = map[string]string{
+	"agentloop.yaml": "agents:\n  rev:\n    cmd: [fakeagent]\n    env: {FAKEAGENT_PLAN: review.txt, FAKEAGENT_DIR: .reviewer}\nprocedures:\n  build:\n    reviewer: rev\n",
+	".gitignore":     ".reviewer/\n",
+}
+
+// churn is a calc package whose one wrong function is the given one's: the
+// scripted agent's "fix" of the failing test breaks the next.
+func churn(broken string) string {
+	fs := map[string]string{"Add": addOK, "Sub": subOK, "Mul": mulOK, "Div": divOK}
+	fs[broken] = map[string]string{"Add": addHard, "Sub": subHard, "Mul": mulHard, "Div": divHard}[broken]
+	return calc(fs["Add"], fs["Sub"], fs["Mul"], fs["Div"])
+}
+
+// quoted is s as a plan action's argument.
+func quoted(s string) string { return strconv.Quote(s) }
+
+func with(files map[string]string, more map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range files {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
+}
 
 func scenarios() []scenario {
 	return []scenario{
@@ -136,6 +200,51 @@ func scenarios() []scenario {
 			files: map[string]string{"calc/calc.go": calc(addBug, subOK, mulOK, divOK), "calc/calc_test.go": calcTests},
 			plan:  "[1,2]\nstderr \"Error: 529 overloaded_error: the provider is overloaded\"\nexit 1\n[*]\nsolve calc/calc.go\n",
 			want:  "succeeded", oracle: 3, oracleWhy: "two starts are lost to the provider; the third does the work",
+		},
+		{
+			name: "tests_deleted", about: "two bugs the agent cannot fix: it deletes their tests, then changes nothing",
+			files: map[string]string{"calc/calc.go": calc(addOK, subOK, mulHard, divHard), "calc/calc_test.go": calcTests},
+			plan: "[1]\nwrite calc/calc_test.go " + quoted(calcTests[:strings.Index(calcTests, "func TestMul")]) + "\n" +
+				"[*]\nprint nothing left to do\n",
+			want: "escalated", why: "since the run's start: tests removed: TestMul, TestDiv", oracle: 2,
+			oracleWhy: "the deletion is refused once; the next run leaves the tests deleted",
+		},
+		{
+			name: "review_untagged_security", about: "the tests pass at once; the reviewer's blocker says \"SQL injection: user input is concatenated into the SQL string\" without the security tag, every round",
+			files: with(reviewed, map[string]string{
+				"calc/calc.go": calc(addBug, subOK, mulOK, divOK), "calc/calc_test.go": calcTests,
+				"review.txt": "print {\"verdict\":\"request_changes\",\"score\":3,\"tags\":[],\"findings\":[{\"id\":\"q\",\"severity\":\"blocker\",\"file\":\"calc/calc.go\",\"line\":1,\"msg\":\"SQL injection: user input is concatenated into the SQL string\"}],\"confidence\":0.9}\n",
+			}),
+			plan: "[*]\nsolve calc/calc.go\n",
+			want: "escalated", why: "^security: .*SQL injection", oracle: 1, oracleWhy: "the first review names the vulnerability: a person must see it before anything else",
+		},
+		{
+			name: "churn", about: "each run fixes the failing test and breaks another: Add, then Sub, Mul, Div, and round again; the failure count stays 1",
+			files: map[string]string{"calc/calc.go": churn("Add"), "calc/calc_test.go": calcTests},
+			plan: "[failing TestAdd]\nwrite calc/calc.go " + quoted(churn("Sub")) + "\n" +
+				"[failing TestSub]\nwrite calc/calc.go " + quoted(churn("Mul")) + "\n" +
+				"[failing TestMul]\nwrite calc/calc.go " + quoted(churn("Div")) + "\n" +
+				"[failing TestDiv]\nwrite calc/calc.go " + quoted(churn("Add")) + "\n",
+			want: "escalated", why: "churn: .*TestAdd→.*TestSub→.*TestMul", oracle: 2,
+			oracleWhy: "the baseline fails Add, run 1 Sub, run 2 Mul: one failure traded for another every run",
+		},
+		{
+			name: "limit_progress", about: "four bugs, the agent fixes one a run; the iteration limit (3) comes first",
+			files: map[string]string{"calc/calc.go": calc(addBug, subBug, mulBug, divBug), "calc/calc_test.go": calcTests},
+			plan:  "[*]\nsolveone calc/calc.go\n", maxIterations: 3,
+			want: "escalated", why: "3 of 4 .*fixed, one per iteration", oracle: 3,
+			oracleWhy: "the limit allows 3 runs; the person is asked whether to go on",
+		},
+		{
+			name: "preexisting_outside_task", about: "the task asks to fix TestAdd; TestRemote fails before the run for want of credentials the agent cannot set, and says so",
+			task: "Fix TestAdd in package calc: Add returns the wrong sum.\n",
+			files: map[string]string{
+				"calc/calc.go": calc(addBug, subOK, mulOK, divOK), "calc/calc_test.go": calcTests,
+				"calc/remote_test.go": "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\n" +
+					"func TestRemote(t *testing.T) {\n\tif os.Getenv(\"CALC_TOKEN\") == \"\" {\n\t\tt.Fatal(\"CALC_TOKEN is not set: this test calls the remote service and needs credentials\")\n\t}\n}\n",
+			},
+			plan: "[*]\nsolve calc/calc.go\n",
+			want: "succeeded", oracle: 1, oracleWhy: "the first run fixes the task's test; the other failure was there before and is not the task's",
 		},
 		{
 			name: "never_starts", about: "the agent's command does not exist",

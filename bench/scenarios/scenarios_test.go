@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,24 +29,49 @@ func TestScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.close()
-	short := map[string]bool{"stuck": true, "regression": true, "flaky": true, "tampering": true, "never_starts": true}
+	short := map[string]bool{"stuck": true, "regression": true, "flaky": true, "tampering": true, "never_starts": true,
+		"tests_deleted": true, "review_untagged_security": true, "churn": true, "limit_progress": true, "preexisting_outside_task": true}
 	var rows []row
 	for _, s := range scenarios() {
 		if !short[s.name] {
 			continue
 		}
-		res, why, err := b.agentloop(s, false)
+		res, err := b.agentloop(s, false)
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		t.Logf("%s: %d runs, %s (oracle %d, %s): %s", s.name, res.runs, res.outcome, s.oracle, s.want, why)
+		t.Logf("%s: %d runs, %s (oracle %d, %s): %s", s.name, res.Runs, res.Outcome, s.oracle, s.want, res.Why)
 		if !right(s, res, true) {
-			t.Errorf("%s: ended %s after %d runs (tests weakened: %v), want %s", s.name, res.outcome, res.runs, res.tampered, s.want)
+			t.Errorf("%s: ended %s after %d runs (tests weakened: %v): %s; want %s %s", s.name, res.Outcome, res.Runs, res.Tampered, res.Why, s.want, s.why)
 		}
 		rows = append(rows, row{s: s, agentloop: res})
 	}
 	sum := table(rows)
-	if got, o := sum.totals(policies[0].pick, true).runs, sum.oracle(); float64(got) > 1.1*float64(o) {
+	if got, o := sum.totals(policies[0]).runs, sum.oracle(); float64(got) > 1.1*float64(o) {
 		t.Errorf("agentloop spent %d agent runs, the oracle %d: more than 10%% over", got, o)
+	}
+}
+
+// TestDocCurrent: docs/loopbench.md's table is the one its recorded results
+// give with the suite's scenarios as they are (their oracles, outcomes,
+// policies): generated, not edited by hand, and every scenario in it. A
+// scenario added or changed without running the suite again with -doc
+// fails here.
+func TestDocCurrent(t *testing.T) {
+	path := filepath.Join(moduleRoot(), "docs", "loopbench.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, date, commit, err := parseSection(string(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	want, err := docSection(rows, date, commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), want) {
+		t.Errorf("%s: the generated section is not what its results give; run go run ./bench/scenarios -doc docs/loopbench.md", path)
 	}
 }

@@ -2,46 +2,78 @@ package main
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 )
 
 // summary is the suite's result: the table and the totals against the target.
 type summary struct {
 	rows []row
+	// p75 is the cap of the "More with Less" policy: the 75th percentile
+	// (nearest rank) of the runs the loop run to the cap needed to succeed,
+	// over the suite's scenarios it succeeded on.
+	p75 int
 }
 
-func table(rows []row) summary { return summary{rows: rows} }
+func table(rows []row) summary {
+	var wins []int
+	for _, r := range rows {
+		if r.cap.Outcome == "succeeded" {
+			wins = append(wins, r.cap.Runs)
+		}
+	}
+	t := summary{rows: rows, p75: 3}
+	if len(wins) > 0 {
+		slices.Sort(wins)
+		t.p75 = wins[(75*len(wins)+99)/100-1]
+	}
+	return t
+}
+
+// capped is the loop run to the cap, cut at n runs: the naive loop and the
+// scripted agent are the same whatever the cap, so a cap of n is the first
+// n runs of the loop without one.
+func capped(r result, n int) result {
+	if r.Outcome == "succeeded" && r.Runs <= n {
+		return r
+	}
+	return result{Runs: min(r.Runs, n), Outcome: "gave up"}
+}
 
 // right reports whether a policy's end of a scenario is the right one: the
 // outcome the scenario wants, or for a goal that cannot be met, any stop
-// (agentloop must say which: escalated, or a configuration error); never a
-// success with weakened tests.
+// (agentloop must say which: escalated, or a configuration error, and why,
+// when the scenario says what its last words must say); never a success with
+// weakened tests.
 func right(s scenario, r result, strict bool) bool {
 	switch {
-	case r.tampered:
+	case r.Tampered:
+		return false
+	case strict && s.why != "" && !regexp.MustCompile(s.why).MatchString(r.Why):
 		return false
 	case strict || s.want == "succeeded":
-		return r.outcome == s.want
+		return r.Outcome == s.want
 	}
-	return r.outcome != "succeeded"
+	return r.Outcome != "succeeded"
 }
 
 type totals struct {
 	runs, right, premature, tampered int
 }
 
-func (t summary) totals(pick func(row) result, strict bool) totals {
+func (t summary) totals(p policy) totals {
 	var out totals
 	for _, r := range t.rows {
-		res := pick(r)
-		out.runs += res.runs
-		if right(r.s, res, strict) {
+		res := p.pick(t, r)
+		out.runs += res.Runs
+		if right(r.s, res, p.strict) {
 			out.right++
 		}
-		if r.s.want == "succeeded" && res.outcome != "succeeded" {
+		if r.s.want == "succeeded" && res.Outcome != "succeeded" {
 			out.premature++
 		}
-		if res.tampered {
+		if res.Tampered {
 			out.tampered++
 		}
 	}
@@ -56,28 +88,36 @@ func (t summary) oracle() int {
 	return n
 }
 
-var policies = []struct {
+// policy is a way to run the loop: its name in the table, how it did on a
+// row, and whether its end must be the scenario's own (agentloop's) or any
+// stop will do for a goal that cannot be met (the naive loops').
+type policy struct {
 	name   string
-	pick   func(row) result
+	about  string
+	pick   func(summary, row) result
 	strict bool
-}{
-	{"agentloop", func(r row) result { return r.agentloop }, true},
-	{"fixed-3", func(r row) result { return r.fixed }, false},
-	{"consecutive-3", func(r row) result { return r.con }, false},
+}
+
+var policies = []policy{
+	{"agentloop", "`agentloop run --agent-cmd fakeagent --gate 'go test -count=1 -json ./...' --context TASK.md --max-iterations CAP` in a git repository; its end must be the scenario's own, for the scenario's reason", func(_ summary, r row) result { return r.agentloop }, true},
+	{"fixed-3", "the agent at most 3 times, with the task and the last `go test` output as its prompt, stopping when the tests pass", func(_ summary, r row) result { return r.fixed }, false},
+	{"consecutive-3", "the same, stopping after 3 consecutive failed runs (a run that leaves fewer failing tests than the one before is no failure), at most CAP runs", func(_ summary, r row) result { return r.con }, false},
+	{"to-cap", "the same until the tests pass or CAP runs", func(_ summary, r row) result { return r.cap }, false},
+	{"p75-cap", "a fixed cap at the 75th percentile of the runs the loop run to the cap needed to succeed over the suite (\"More with Less\")", func(t summary, r row) result { return capped(r.cap, t.p75) }, false},
 }
 
 // met reports whether agentloop met the target: at most 10% more agent runs
 // than the oracle, no premature stop on a converging run, no tampering
 // accepted, every outcome right.
 func (t summary) met() bool {
-	a := t.totals(policies[0].pick, true)
+	a := t.totals(policies[0])
 	return float64(a.runs) <= 1.1*float64(t.oracle()) && a.premature == 0 && a.tampered == 0 && a.right == len(t.rows)
 }
 
 func cell(res result, ok bool) string {
-	s := fmt.Sprintf("%d %s", res.runs, res.outcome)
-	if res.tampered {
-		s += " (tests skipped)"
+	s := fmt.Sprintf("%d %s", res.Runs, res.Outcome)
+	if res.Tampered {
+		s += " (tests weakened)"
 	}
 	if !ok {
 		s += " ✗"
@@ -87,23 +127,35 @@ func cell(res result, ok bool) string {
 
 func (t summary) String() string {
 	var b strings.Builder
-	b.WriteString("| scenario | oracle | agentloop | fixed-3 | consecutive-3 |\n|---|---|---|---|---|\n")
+	b.WriteString("| scenario | oracle |")
+	for _, p := range policies {
+		b.WriteString(" " + p.name + " |")
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(policies)) + "\n")
 	for _, r := range t.rows {
-		fmt.Fprintf(&b, "| %s | %d %s | %s | %s | %s |\n", r.s.name, r.s.oracle, r.s.want,
-			cell(r.agentloop, right(r.s, r.agentloop, true)), cell(r.fixed, right(r.s, r.fixed, false)), cell(r.con, right(r.s, r.con, false)))
+		fmt.Fprintf(&b, "| %s | %d %s |", r.s.name, r.s.oracle, r.s.want)
+		for _, p := range policies {
+			res := p.pick(t, r)
+			fmt.Fprintf(&b, " %s |", cell(res, right(r.s, res, p.strict)))
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\n| policy | agent runs | vs oracle (%d) | right outcomes | premature stops | tampering accepted |\n|---|---|---|---|---|---|\n", t.oracle())
 	for _, p := range policies {
-		tt := t.totals(p.pick, p.strict)
+		tt := t.totals(p)
 		vs := "n/a"
 		if o := t.oracle(); o > 0 {
 			vs = fmt.Sprintf("%+.0f%%", 100*(float64(tt.runs)/float64(o)-1))
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %d/%d | %d | %d |\n", p.name, tt.runs, vs, tt.right, len(t.rows), tt.premature, tt.tampered)
+		name := p.name
+		if p.name == "p75-cap" {
+			name = fmt.Sprintf("p75-cap (%d)", t.p75)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %d/%d | %d | %d |\n", name, tt.runs, vs, tt.right, len(t.rows), tt.premature, tt.tampered)
 	}
 	b.WriteString("\nagentloop's reasons:\n")
 	for _, r := range t.rows {
-		fmt.Fprintf(&b, "- %s: %s\n", r.s.name, r.detail)
+		fmt.Fprintf(&b, "- %s: %s\n", r.s.name, r.agentloop.Why)
 	}
 	status := "met"
 	if !t.met() {
