@@ -177,6 +177,10 @@ func outcomeOf(code int) string {
 	return "exit " + strconv.Itoa(code)
 }
 
+// tookRE is the time a run took, at the end of its last line: left out, so
+// that the doc's table changes only when the decisions do.
+var tookRE = regexp.MustCompile(` \(\d+ iterations?, total time [^)]*\)$`)
+
 // lastWords is agentloop's line that says why the run ended.
 func lastWords(out string) string {
 	for _, l := range strings.Split(out, "\n") {
@@ -184,7 +188,7 @@ func lastWords(out string) string {
 			return l[i+len("ESCALATED: "):]
 		}
 		if i := strings.Index(l, "Finished: "); i >= 0 {
-			return l[i+len("Finished: "):]
+			return tookRE.ReplaceAllString(l[i+len("Finished: "):], "")
 		}
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
