@@ -68,30 +68,18 @@ func attemptEvidence(n int, a Check) evidence.Iteration {
 	return ev
 }
 
-// concernWords are the words of a reviewer's free-text feedback that carry
-// one of the reviewer contract's escalating tags.
-var concernWords = []struct{ tag, words string }{
-	{decision.TriggerSecurity, "security|vulnerab|secret|credential|injection"},
-	{decision.TriggerConflict, "conflicting requirement|requirements conflict|contradict"},
-	{decision.TriggerArchitecture, "architectur|breaking change|public api"},
-	{decision.TriggerScopeCreep, "scope creep|out of scope|outside the scope|beyond the task"},
-}
-
 // rejection is a reviewer's free-text rejection as a verdict: a request for
 // changes, one major finding per line or sentence, and the tags its words
-// name (a structured reviewer states them; the document's reviewer cannot).
+// name, read as a structured reviewer's findings are ([concernNamed]; a
+// structured reviewer states them; the document's reviewer cannot).
 func rejection(fb string) *evidence.Review {
 	r := &evidence.Review{Verdict: evidence.VerdictRequestChanges, Summary: clip(firstLine(fb), 160)}
 	for i, s := range sentences(fb) {
 		r.Findings = append(r.Findings, evidence.ReviewFinding{ID: fmt.Sprintf("r%d", i+1), Severity: "major", Message: s})
 	}
-	low := strings.ToLower(fb)
-	for _, c := range concernWords {
-		for _, w := range strings.Split(c.words, "|") {
-			if strings.Contains(low, w) {
-				r.Tags = append(r.Tags, c.tag)
-				break
-			}
+	for _, id := range []string{decision.TriggerSecurity, decision.TriggerConflict, decision.TriggerArchitecture, decision.TriggerScopeCreep} {
+		if _, ok := concernNamed(r, id); ok {
+			r.Tags = append(r.Tags, id)
 		}
 	}
 	return r

@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,5 +98,26 @@ func TestUntaggedFindingEscalatesAtOnce(t *testing.T) {
 				t.Errorf("class %q, message %q, question %q: want class %s quoting %q", r.Class, d.Message, r.Question, tt.class, tt.msg)
 			}
 		})
+	}
+}
+
+// A free-text rejection (the decide document's reviewer) is read as a
+// structured reviewer's findings are: its words name a concern, a denial or
+// a word in passing does not.
+func TestRejectionTags(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		feedback string
+		want     []string
+	}{
+		{"The new endpoint logs the session secret in plain text: a security problem.", []string{decision.TriggerSecurity}},
+		{"SQL injection: user input is concatenated into the SQL string.", []string{decision.TriggerSecurity}},
+		{"No security impact, but rename the handler.", nil},
+		{"Follow the architecture docs' naming for the adapter.", nil},
+		{"This is out of scope for the task. The tests contradict each other on rounding.", []string{decision.TriggerConflict, decision.TriggerScopeCreep}},
+	} {
+		if got := rejection(tt.feedback).Tags; !slices.Equal(got, tt.want) {
+			t.Errorf("rejection(%q).Tags = %v, want %v", tt.feedback, got, tt.want)
+		}
 	}
 }
