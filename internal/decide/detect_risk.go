@@ -82,12 +82,13 @@ func weakened(d evidence.DiffFacts, task string) []string {
 	return what
 }
 
-// asks is what the run was asked, by the task and by a person's guidance since:
+// asks is what the run was asked, by the task (its procedure's and the one
+// it was told: --context, a graph task's text) and by a person's guidance since:
 // the words that may ask for tests to be removed.
 func asks(in state.DecideInput) string {
 	var b []string
 	if in.Spec != nil {
-		b = append(b, in.Spec.Task)
+		b = append(b, in.Spec.Task, in.Spec.Told)
 	}
 	if in.State != nil {
 		for _, h := range in.State.Handoffs {

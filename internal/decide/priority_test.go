@@ -121,6 +121,7 @@ func TestPriorityRules(t *testing.T) {
 		{name: "tests a person's guidance asks to remove proceed", state: func(st *state.State) {
 			st.Handoffs = append(st.Handoffs, state.Handoff{Kind: state.HandoffGuidance, Text: "The tests are wrong: delete TestA and TestB"})
 		}, ev: with(iter(2), removedSinceStart), action: state.ActionProceed, rule: RuleProceed},
+		{name: "tests the context asks to remove proceed", spec: state.Spec{HasGates: true, Told: "# Context\n\nRemove TestA and TestB: they test the old parser"}, ev: with(iter(2), removedSinceStart), action: state.ActionProceed, rule: RuleProceed},
 		{name: "tests the task does not name stay", spec: state.Spec{HasGates: true, Task: "Remove TestA: it tests the old parser"}, ev: with(iter(2), removedSinceStart), action: state.ActionRefine, rule: RuleTamper},
 		{name: "first tampering refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.SkipsAdded = 1 }), action: state.ActionRefine, rule: RuleTamper},
 		{name: "first scope creep refines", ev: with(iter(1), func(ev *evidence.Iteration) { ev.Diff.OutsideScope = []string{"x"} }), action: state.ActionRefine, rule: RuleScope},
