@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/inbox"
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -49,7 +49,7 @@ type Engine interface {
 	// Clean plans what clean removes, weighing the runs the engine knows.
 	Clean(ctx context.Context, o CleanOptions) (*CleanPlan, error)
 	// Inbox lists what waits for a person.
-	Inbox(ctx context.Context) ([]inbox.Item, error)
+	Inbox(ctx context.Context) ([]decision.Waiting, error)
 	// Look is what `agentloop watch` shows at now; what cannot be read is
 	// left out and named in the error, next to the rest.
 	Look(ctx context.Context, now time.Time) (View, error)

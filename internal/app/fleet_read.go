@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -52,7 +52,7 @@ func (f *Fleet) States(ctx context.Context, names []string) ([]*state.State, err
 }
 
 // Inbox lists the runs of the namespace that wait for a person.
-func (f *Fleet) Inbox(ctx context.Context) ([]inbox.Item, error) {
+func (f *Fleet) Inbox(ctx context.Context) ([]decision.Waiting, error) {
 	if err := f.connect(ctx); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
@@ -22,13 +21,13 @@ import (
 
 // Waiting lists the records of the runs and graph tasks of the state folder
 // that wait for a person, oldest first: each run's current needs_you (see
-// [inbox.Current]; of a running loop, only its parking by a soft limit), an escalation of an older build from its escalation.yaml,
+// [state.NeedsYouNow]; of a running loop, only its parking by a soft limit), an escalation of an older build from its escalation.yaml,
 // and each graph task whose merge conflicted. A run or graph whose files
 // cannot be read is left out and named in the error.
-func Waiting(stateDir string) ([]inbox.Item, error) {
+func Waiting(stateDir string) ([]decision.Waiting, error) {
 	store := state.Store{Root: stateDir}
 	states, listErr := store.List()
-	var items []inbox.Item
+	var items []decision.Waiting
 	var errs []error
 	if listErr != nil {
 		errs = append(errs, listErr)
@@ -38,7 +37,7 @@ func Waiting(stateDir string) ([]inbox.Item, error) {
 			continue
 		}
 		dir := store.RunDir(st.Name, st.RunID)
-		rec, since, ok := inbox.Current(readEvents(filepath.Join(dir, "events.jsonl")))
+		rec, since, ok := state.NeedsYouNow(readEvents(filepath.Join(dir, "events.jsonl")))
 		if st.Status == state.StatusRunning && rec.Kind != decision.NeedsBudget {
 			// A running loop waits for a person only when a shared cap's soft
 			// limit parked it before its next iteration.
@@ -49,7 +48,7 @@ func Waiting(stateDir string) ([]inbox.Item, error) {
 			since = st.LastIterationAt
 		}
 		if ok {
-			items = append(items, inbox.Item{NeedsYou: rec, Since: since, RunID: st.RunID, Engine: "local"})
+			items = append(items, decision.Waiting{NeedsYou: rec, Since: since, RunID: st.RunID, Engine: "local"})
 		}
 	}
 	graphs, _ := filepath.Glob(filepath.Join(stateDir, "graphs", "*.json"))
@@ -60,14 +59,14 @@ func Waiting(stateDir string) ([]inbox.Item, error) {
 		}
 		items = more
 	}
-	inbox.Sort(items)
+	decision.SortWaiting(items)
 	return items, errors.Join(errs...)
 }
 
 // graphWaiting adds to items the graph's tasks whose work could not be
 // merged back, and names the graph and task of the items that are its
 // tasks' runs.
-func graphWaiting(store state.Store, path string, items []inbox.Item) ([]inbox.Item, error) {
+func graphWaiting(store state.Store, path string, items []decision.Waiting) ([]decision.Waiting, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return items, fmt.Errorf("read task graph state: %w", err)
@@ -81,17 +80,17 @@ func graphWaiting(store state.Store, path string, items []inbox.Item) ([]inbox.I
 	for _, id := range slices.Sorted(maps.Keys(g.Outcomes)) {
 		o := g.Outcomes[id]
 		run := tasks.TaskRunName(name, id)
-		if i := slices.IndexFunc(items, func(it inbox.Item) bool { return it.Run == run }); i >= 0 {
+		if i := slices.IndexFunc(items, func(it decision.Waiting) bool { return it.Run == run }); i >= 0 {
 			items[i].Graph, items[i].Task = name, id
 			continue
 		}
 		if o.Unmerged == "" || slices.Contains(g.Merged, id) {
 			continue
 		}
-		it := inbox.Item{Engine: "local"}
+		it := decision.Waiting{Engine: "local"}
 		if st, err := store.Load(run); err == nil {
 			it.RunID = st.RunID
-			rec, since, ok := inbox.Current(readEvents(filepath.Join(store.RunDir(run, st.RunID), "events.jsonl")))
+			rec, since, ok := state.NeedsYouNow(readEvents(filepath.Join(store.RunDir(run, st.RunID), "events.jsonl")))
 			if ok && rec.Kind == decision.NeedsMerge {
 				it.NeedsYou, it.Since = rec, since
 			}
@@ -101,7 +100,7 @@ func graphWaiting(store state.Store, path string, items []inbox.Item) ([]inbox.I
 			if len(u) == 0 {
 				continue
 			}
-			it.NeedsYou = inbox.Unmerged(name, u[0], c)
+			it.NeedsYou = graph.Unmerged(name, u[0], c)
 			if fi, err := os.Stat(path); err == nil {
 				it.Since = fi.ModTime()
 			}

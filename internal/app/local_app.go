@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/inbox"
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -171,7 +171,7 @@ func (l *Local) Clean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 }
 
 // Inbox lists what waits for a person in the state folder ([Waiting]).
-func (l *Local) Inbox(context.Context) ([]inbox.Item, error) {
+func (l *Local) Inbox(context.Context) ([]decision.Waiting, error) {
 	items, err := Waiting(l.stateDir)
 	if err := l.skipUnreadable(err); err != nil {
 		return nil, fmt.Errorf("read runs in %s: %w", l.stateDir, err)

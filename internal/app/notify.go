@@ -11,7 +11,6 @@ import (
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/state"
@@ -58,7 +57,7 @@ func (s *Session) tellWaiting(ctx context.Context, env *engine.Local, w *notify.
 // needsYou is the record of a run that stopped for a budget or for its
 // agent's setup, which a person must raise or fix for it to go on.
 func (s *Session) needsYou(out loop.Outcome, runErr error) (decision.NeedsYou, bool) {
-	rec, ok := inbox.Stopped(s.p.Name, "", s.st, s.p.Proc.Limits.Limits, out, runErr)
+	rec, ok := loop.Stopped(s.p.Name, "", s.st, s.p.Proc.Limits.Limits, out, runErr)
 	rec.Graph, rec.Task = s.graph, s.task
 	return rec, ok
 }
@@ -84,7 +83,7 @@ func (g *graphRun) tellUnmerged(ctx context.Context, t tasks.Task, o tasks.Outco
 	if len(u) == 0 {
 		return
 	}
-	rec := inbox.Unmerged(g.name, u[0], c)
+	rec := graph.Unmerged(g.name, u[0], c)
 	name := tasks.TaskRunName(g.name, t.ID)
 	ev := state.Event{Time: g.pr.Now(), Iteration: st.Iteration, Data: state.NeedsYou{NeedsYou: rec}}
 	path := filepath.Join(state.Store{Root: g.stateDir}.RunDir(name, st.RunID), "events.jsonl")

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/inbox"
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -15,7 +15,7 @@ import (
 type View struct {
 	At       time.Time
 	Runs     []report.WatchRow
-	NeedsYou []inbox.Item
+	NeedsYou []decision.Waiting
 }
 
 // Look reads the view of the state folder stateDir at now. What cannot be read
@@ -47,11 +47,11 @@ func Look(stateDir string, now time.Time) (View, error) {
 // Remote is the view of runs an engine's server knows (their states, and
 // what waits for a person): a running one that waits is in the phase
 // "waiting for you" since it asked.
-func Remote(states []*state.State, needs []inbox.Item, now time.Time) View {
+func Remote(states []*state.State, needs []decision.Waiting, now time.Time) View {
 	v := View{At: now, NeedsYou: needs}
 	for _, row := range report.StatusRows(states, now) {
 		r := report.WatchRow{StatusRow: row}
-		if i := slices.IndexFunc(needs, func(n inbox.Item) bool { return n.Run == row.Name }); i >= 0 && row.Status == state.StatusRunning {
+		if i := slices.IndexFunc(needs, func(n decision.Waiting) bool { return n.Run == row.Name }); i >= 0 && row.Status == state.StatusRunning {
 			r.Live = &state.LiveStatus{Iteration: row.Iteration, Phase: "waiting for you", Since: needs[i].Since}
 		}
 		v.Runs = append(v.Runs, r)

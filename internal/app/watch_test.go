@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -22,7 +21,7 @@ func TestRemote(t *testing.T) {
 		{Name: "busy", Status: state.StatusRunning, Iteration: 1},
 		{Name: "stuck", Status: state.StatusEscalated, Iteration: 3},
 	}
-	needs := []inbox.Item{
+	needs := []decision.Waiting{
 		{NeedsYou: decision.NeedsYou{Run: "parked", Kind: decision.NeedsBudget}, Since: asked, Engine: "temporal"},
 		{NeedsYou: decision.NeedsYou{Run: "stuck", Kind: decision.NeedsEscalated}, Since: asked, Engine: "temporal"},
 	}

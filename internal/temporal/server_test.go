@@ -23,8 +23,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/testenv"
@@ -248,7 +248,7 @@ func TestRealServerWaitingMemo(t *testing.T) {
 // waitMemo waits until the list of the server says of the run name's workflow
 // that it waits for a person (waiting) or that it does not, and returns what
 // its memo says it waits for. The list is eventually consistent.
-func waitMemo(t *testing.T, c client.Client, name string, waiting bool) inbox.Item {
+func waitMemo(t *testing.T, c client.Client, name string, waiting bool) decision.Waiting {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/inbox"
 )
 
 // A run that waits for a person says so in its workflow's memo, which
@@ -35,7 +34,7 @@ import (
 
 // The memo keys of a run's workflow.
 const (
-	// MemoWaiting is the [inbox.Item] of a run waiting for a person.
+	// MemoWaiting is the [decision.Waiting] of a run waiting for a person.
 	MemoWaiting = "agentloop.waiting"
 	// MemoKept is set on a run that keeps MemoWaiting.
 	MemoKept = "agentloop.memo"
@@ -86,7 +85,7 @@ func (w *wfEnv) showWaiting(rec *decision.NeedsYou) {
 		if t := w.in.Run.Task; t != nil && r.Graph == "" {
 			r.Graph = t.Graph
 		}
-		item = inbox.Item{NeedsYou: r, Since: workflow.Now(w.ctx), RunID: w.st.RunID, Engine: engineName}
+		item = decision.Waiting{NeedsYou: r, Since: workflow.Now(w.ctx), RunID: w.st.RunID, Engine: engineName}
 	}
 	w.upsertMemo(map[string]any{MemoWaiting: item})
 	if !w.in.Search {
@@ -109,17 +108,17 @@ func (w *wfEnv) upsertMemo(m map[string]any) {
 
 // memoWaiting reads a run's memo: the item it waits for, if any, and whether
 // the run keeps the memo at all (else it must be asked).
-func memoWaiting(m *common.Memo) (item inbox.Item, waiting, kept bool) {
+func memoWaiting(m *common.Memo) (item decision.Waiting, waiting, kept bool) {
 	f := m.GetFields()
 	if _, ok := f[MemoKept]; !ok {
-		return inbox.Item{}, false, false
+		return decision.Waiting{}, false, false
 	}
 	p, ok := f[MemoWaiting]
 	if !ok {
-		return inbox.Item{}, false, true
+		return decision.Waiting{}, false, true
 	}
 	if err := converter.GetDefaultDataConverter().FromPayload(p, &item); err != nil {
-		return inbox.Item{}, false, false // unreadable: ask the run
+		return decision.Waiting{}, false, false // unreadable: ask the run
 	}
 	return item, true, true
 }

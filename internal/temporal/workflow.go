@@ -14,7 +14,6 @@ import (
 	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -207,7 +206,7 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 		env.st.Sessions[n-1].EndedAt = workflow.Now(ctx)
 	}
 	reach := strings.TrimSpace("--engine temporal " + in.ServerFlags)
-	if rec, ok := inbox.Stopped(in.Run.Name, reach, env.st, in.Limits, out, err); ok {
+	if rec, ok := loop.Stopped(in.Run.Name, reach, env.st, in.Limits, out, err); ok {
 		_ = env.Emit(context.Background(), state.Event{Iteration: env.st.Iteration, Data: state.NeedsYou{NeedsYou: rec}})
 		env.showWaiting(&rec)
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -33,13 +32,13 @@ func (a Action) String() string {
 
 // escalated reports whether the run waits for an answer to its escalation,
 // which `resume` gives, not `guide`.
-func escalated(r report.WatchRow, need *inbox.Item) bool {
+func escalated(r report.WatchRow, need *decision.Waiting) bool {
 	return r.Status == state.StatusEscalated || (need != nil && need.Kind == decision.NeedsEscalated)
 }
 
 // Guide is the action that gives the run the guidance text: an escalated run
 // is resumed with it; any other gets it queued for its next iteration.
-func Guide(r report.WatchRow, need *inbox.Item, text string) Action {
+func Guide(r report.WatchRow, need *decision.Waiting, text string) Action {
 	if escalated(r, need) {
 		return Action{Run: r.Name, Args: []string{"resume", r.Name, "--guidance", text}, Goes: true}
 	}

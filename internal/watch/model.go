@@ -14,7 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/inbox"
+	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/report"
 )
 
@@ -183,7 +183,7 @@ func (m *Model) row() *report.WatchRow {
 
 // need is the record of what the run named run waits for, nil when it waits
 // for nobody.
-func (m *Model) need(run string) *inbox.Item {
+func (m *Model) need(run string) *decision.Waiting {
 	for i := range m.view.NeedsYou {
 		if m.view.NeedsYou[i].Run == run {
 			return &m.view.NeedsYou[i]

@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -39,7 +38,7 @@ func fixture(t *testing.T) (app.View, string) {
 		row("g-one", state.StatusRunning, &state.LiveStatus{Iteration: 1, Phase: "agent", Since: now.Add(-5 * time.Second), Tool: "Bash: go test ./..."}),
 		row("g-two", state.StatusRunning, &state.LiveStatus{Iteration: 1, Phase: "gates", Since: now.Add(-2 * time.Second)}),
 		row("g-three", state.StatusEscalated, nil),
-	}, NeedsYou: []inbox.Item{{NeedsYou: decision.NeedsYou{Kind: decision.NeedsEscalated, Run: "g-three", Graph: "g", Task: "three",
+	}, NeedsYou: []decision.Waiting{{NeedsYou: decision.NeedsYou{Kind: decision.NeedsEscalated, Run: "g-three", Graph: "g", Task: "three",
 		Question: "Which file should hold the answer?", Report: esc,
 		Options: []decision.Answer{{Label: "Guide it", Command: "agentloop resume g-three --guidance TEXT"}}}, Since: now.Add(-time.Minute)}}}, base
 }

@@ -1,4 +1,4 @@
-package inbox
+package loop
 
 import (
 	"cmp"
@@ -11,18 +11,15 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/decision"
-	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
-	"github.com/agentloop/agentloop/internal/tasks"
 )
 
-// Budget is the record of the run named run that its budgets stopped, as
+// BudgetNeeds is the record of the run named run that its budgets stopped, as
 // the run recorded it: why, and the limits of l that stopped it (crossed, or
 // too close to afford another iteration). Each gets the option of raising it
 // to twice its value; reach ends each command (see
 // [decision.EscalationReport.Flags]).
-func Budget(run, reach string, l budget.Limits, why string, stopped []budget.Resource) decision.NeedsYou {
+func BudgetNeeds(run, reach string, l budget.Limits, why string, stopped []budget.Resource) decision.NeedsYou {
 	n := decision.NeedsYou{Kind: decision.NeedsBudget, Run: run,
 		Question: "A budget stopped the run. Raise it to go on?", Evidence: why}
 	seen := map[budget.Resource]bool{}
@@ -84,9 +81,9 @@ func dur(d time.Duration) string {
 	return s
 }
 
-// Setup is the record of the run named run whose agent cannot work until a
+// SetupNeeds is the record of the run named run whose agent cannot work until a
 // person fixes its setup (a rejected key, a missing program).
-func Setup(run, reach string, se *agent.SetupError) decision.NeedsYou {
+func SetupNeeds(run, reach string, se *agent.SetupError) decision.NeedsYou {
 	n := decision.NeedsYou{Kind: decision.NeedsSetup, Run: run, Evidence: se.Headline(),
 		Question: fmt.Sprintf("The %s %s cannot work. Fix its setup, then go on?", cmp.Or(se.Role, "agent"), se.Agent)}
 	fix := "the run goes on where it stopped"
@@ -96,29 +93,6 @@ func Setup(run, reach string, se *agent.SetupError) decision.NeedsYou {
 	n.Options = []decision.Answer{{Label: "Fix the setup, then resume the run", TradeOff: fix,
 		Command: command("agentloop resume "+run, reach)}}
 	return n
-}
-
-// Unmerged is the record of the task of a graph whose loop ended done but
-// whose work could not be merged back: u says why (a conflict, changes of
-// yours in the way, gates failing on the merged result) and what finishes
-// it, as the graph says it with the commands c.
-func Unmerged(graphName string, u graph.Unfinished, c graph.Commands) decision.NeedsYou {
-	next := c.Run()
-	if u.Issue == tasks.MergeGates {
-		next = c.Resume(tasks.TaskRunName(graphName, u.ID))
-	}
-	q := "Its work could not be merged back. Finish the merge?"
-	switch u.Issue {
-	case tasks.MergeConflict:
-		q = fmt.Sprintf("The branch of task %s conflicts with the work merged before it. Resolve it?", u.ID)
-	case tasks.MergeRefused:
-		q = fmt.Sprintf("Changes of yours in the repository are in the way of merging task %s. Commit or stash them?", u.ID)
-	}
-	return decision.NeedsYou{
-		Kind: decision.NeedsMerge, Run: tasks.TaskRunName(graphName, u.ID), Graph: graphName, Task: u.ID,
-		Question: q, Evidence: u.Reason,
-		Options: []decision.Answer{{Label: u.Next, Command: next}},
-	}
 }
 
 func command(s, reach string) string {
@@ -132,12 +106,12 @@ func command(s, reach string) string {
 // runErr) and waits for a person to go on: one whose agent cannot work until
 // its setup is fixed, or one its budgets (of l) stopped, as its state st
 // records the loop's decision. Other ends wait for nobody.
-func Stopped(run, reach string, st *state.State, l budget.Limits, out loop.Outcome, runErr error) (decision.NeedsYou, bool) {
+func Stopped(run, reach string, st *state.State, l budget.Limits, out Outcome, runErr error) (decision.NeedsYou, bool) {
 	if se, ok := errors.AsType[*agent.SetupError](runErr); ok {
-		return Setup(run, reach, se), true
+		return SetupNeeds(run, reach, se), true
 	}
 	if out.Status != state.StatusAborted || len(st.StoppedBy) == 0 {
 		return decision.NeedsYou{}, false
 	}
-	return Budget(run, reach, l, st.Reason, st.StoppedBy), true
+	return BudgetNeeds(run, reach, l, st.Reason, st.StoppedBy), true
 }
