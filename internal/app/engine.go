@@ -52,7 +52,7 @@ type Engine interface {
 	Inbox(ctx context.Context) ([]decision.Waiting, error)
 	// Look is what `agentloop watch` shows at now; what cannot be read is
 	// left out and named in the error, next to the rest.
-	Look(ctx context.Context, now time.Time) (View, error)
+	Look(ctx context.Context, now time.Time) (report.View, error)
 	// Where names where the runs are read from, for a person.
 	Where() string
 	// Spend is the spend ledger the runs share, judged under b's caps.

@@ -133,12 +133,12 @@ func (f *Fleet) Status(ctx context.Context, name, runID string) ([]report.Status
 // repository on the server, through their workflows' query, and what waits
 // for a person in its namespace. The view may read again before a read ends
 // (its refresh key): the reads take turns on the one connection.
-func (f *Fleet) Look(ctx context.Context, now time.Time) (View, error) {
+func (f *Fleet) Look(ctx context.Context, now time.Time) (report.View, error) {
 	f.reading.Lock()
 	defer f.reading.Unlock()
 	states, err := f.States(ctx, nil)
 	if err != nil {
-		return View{At: now}, err
+		return report.View{At: now}, err
 	}
 	needs, err := f.Inbox(ctx)
 	return Remote(states, needs, now), err

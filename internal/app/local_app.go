@@ -10,6 +10,7 @@ import (
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -180,7 +181,7 @@ func (l *Local) Inbox(context.Context) ([]decision.Waiting, error) {
 }
 
 // Look is the view of the state folder at now ([Look]).
-func (l *Local) Look(_ context.Context, now time.Time) (View, error) {
+func (l *Local) Look(_ context.Context, now time.Time) (report.View, error) {
 	return Look(l.stateDir, now)
 }
 

@@ -9,21 +9,12 @@ import (
 	"github.com/agentloop/agentloop/internal/state"
 )
 
-// View is what `agentloop watch` shows of a state folder at one moment: every
-// run and graph task, with what a running one is doing now, and what waits
-// for a person.
-type View struct {
-	At       time.Time
-	Runs     []report.WatchRow
-	NeedsYou []decision.Waiting
-}
-
 // Look reads the view of the state folder stateDir at now. What cannot be read
 // is left out and named in the error, next to the rest.
-func Look(stateDir string, now time.Time) (View, error) {
+func Look(stateDir string, now time.Time) (report.View, error) {
 	store := state.Store{Root: stateDir}
 	states, err := store.List()
-	v := View{At: now}
+	v := report.View{At: now}
 	for _, st := range states {
 		row := report.WatchRow{StatusRow: report.StatusRows([]*state.State{st}, now)[0]}
 		if st.Status == state.StatusRunning {
@@ -47,8 +38,8 @@ func Look(stateDir string, now time.Time) (View, error) {
 // Remote is the view of runs an engine's server knows (their states, and
 // what waits for a person): a running one that waits is in the phase
 // "waiting for you" since it asked.
-func Remote(states []*state.State, needs []decision.Waiting, now time.Time) View {
-	v := View{At: now, NeedsYou: needs}
+func Remote(states []*state.State, needs []decision.Waiting, now time.Time) report.View {
+	v := report.View{At: now, NeedsYou: needs}
 	for _, row := range report.StatusRows(states, now) {
 		r := report.WatchRow{StatusRow: row}
 		if i := slices.IndexFunc(needs, func(n decision.Waiting) bool { return n.Run == row.Name }); i >= 0 && row.Status == state.StatusRunning {

@@ -110,13 +110,13 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 	}
 	defer eng.Close()
 	from := eng.Where()
-	look := func(now time.Time, warn Deps) (app.View, error) {
+	look := func(now time.Time, warn Deps) (report.View, error) {
 		v, err := eng.Look(ctx, now)
 		return v, skipCorrupt(warn, err)
 	}
 	redraw := !o.once && canRedraw(d, d.Stdout)
 	if in, ok := d.Stdin.(io.Writer); redraw && ok && d.IsTerminal(in) {
-		return runLiveView(ctx, o, d, store.Root, func(now time.Time) (app.View, error) {
+		return runLiveView(ctx, o, d, store.Root, func(now time.Time) (report.View, error) {
 			return look(now, Deps{Stderr: io.Discard})
 		})
 	}
@@ -152,7 +152,7 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 // Each answer runs agentloop itself (resume, guide, stop) in a session of its
 // own on the same state folder, its output in the folder's watch/NAME.log: the
 // view never waits on it, and a run resumed from it goes on after it closes.
-func runLiveView(ctx context.Context, o watchOptions, d Deps, stateDir string, look func(time.Time) (app.View, error)) error {
+func runLiveView(ctx context.Context, o watchOptions, d Deps, stateDir string, look func(time.Time) (report.View, error)) error {
 	self, err := d.Executable()
 	if err != nil {
 		return fmt.Errorf("find agentloop's own program to answer runs with: %w", err)

@@ -13,7 +13,6 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/report"
 )
@@ -21,7 +20,7 @@ import (
 // Options are what a [Model] reads and runs.
 type Options struct {
 	// Look reads the state folder's runs and what waits for a person.
-	Look func(now time.Time) (app.View, error)
+	Look func(now time.Time) (report.View, error)
 	// Start starts the action's command as a process of its own and returns
 	// at once.
 	Start    func(a Action) (Started, error)
@@ -45,7 +44,7 @@ type Started struct {
 // Model is the live view (a [tea.Model]).
 type Model struct {
 	o       Options
-	view    app.View
+	view    report.View
 	err     error
 	sel     string // the selected run's name: kept across reads
 	mode    mode
@@ -91,9 +90,9 @@ type Going struct {
 func (m *Model) Goes() []Going { return m.goes }
 
 type (
-	lookedMsg  app.View
+	lookedMsg  report.View
 	lookErrMsg struct {
-		view app.View
+		view report.View
 		err  error
 	}
 	tickMsg    struct{}
@@ -136,7 +135,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.input.SetWidth(max(msg.Width-12, 10))
 		return m, nil
 	case lookedMsg:
-		m.view, m.err = app.View(msg), nil
+		m.view, m.err = report.View(msg), nil
 		m.keepSelection()
 		m.sizePager()
 		return m, m.tick()

@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
@@ -21,7 +20,7 @@ var now = time.Date(2026, 11, 27, 15, 0, 0, 0, time.UTC)
 
 // fixture is a view of three tasks of a graph: one in its agent, one in its
 // gates, one escalated with its report in base.
-func fixture(t *testing.T) (app.View, string) {
+func fixture(t *testing.T) (report.View, string) {
 	t.Helper()
 	base := t.TempDir()
 	esc := filepath.Join(".agentloop", "runs", "g-three", "r1", "escalation.md")
@@ -34,7 +33,7 @@ func fixture(t *testing.T) (app.View, string) {
 	row := func(name string, st state.Status, live *state.LiveStatus) report.WatchRow {
 		return report.WatchRow{StatusRow: report.StatusRow{Name: name, Status: st, Iteration: 1, MaxIterations: 3}, Live: live}
 	}
-	return app.View{At: now, Runs: []report.WatchRow{
+	return report.View{At: now, Runs: []report.WatchRow{
 		row("g-one", state.StatusRunning, &state.LiveStatus{Iteration: 1, Phase: "agent", Since: now.Add(-5 * time.Second), Tool: "Bash: go test ./..."}),
 		row("g-two", state.StatusRunning, &state.LiveStatus{Iteration: 1, Phase: "gates", Since: now.Add(-2 * time.Second)}),
 		row("g-three", state.StatusEscalated, nil),
@@ -57,7 +56,7 @@ func newHarness(t *testing.T) *harness {
 	v, base := fixture(t)
 	h := &harness{t: t}
 	h.m = New(Options{
-		Look: func(time.Time) (app.View, error) { return v, nil },
+		Look: func(time.Time) (report.View, error) { return v, nil },
 		Start: func(a Action) (Started, error) {
 			h.started = append(h.started, a)
 			return Started{PID: 42, Log: "log", Wait: func() (int, string, string) { return 0, "", "done" }}, nil
