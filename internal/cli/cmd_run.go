@@ -14,7 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
-	"github.com/agentloop/agentloop/internal/prompt"
+	"github.com/agentloop/agentloop/internal/tokens"
 )
 
 // runOptions are the flags of `run`.
@@ -174,7 +174,7 @@ func dryRun(ctx context.Context, d Deps, p *plan.Plan) error {
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
-	tokens := prompt.CountTokens(text)
+	tokens := tokens.Count(text)
 	fmt.Fprintln(d.Stdout, text)
 	fmt.Fprintln(d.Stdout, "---")
 	for _, w := range p.Warnings() {

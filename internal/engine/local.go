@@ -18,8 +18,8 @@ import (
 	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
-	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/tokens"
 )
 
 // Local is the local engine's [loop.Env].
@@ -235,7 +235,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 	// A token is at least a byte: a prompt no longer than the budget in bytes
 	// is within it, and the tokenizer (3 MiB of vocabulary) is not loaded.
 	if l.TokenBudget > 0 && len(text) > l.TokenBudget {
-		if tokens := prompt.CountTokens(text); tokens > l.TokenBudget {
+		if tokens := tokens.Count(text); tokens > l.TokenBudget {
 			l.warn("prompt of iteration %d is %d tokens, over the token budget of %d", r.Iteration, tokens, l.TokenBudget)
 		}
 	}

@@ -17,8 +17,8 @@ var ceilings = []struct {
 	ceiling, target float64
 }{
 	{"longest import chain", 9, 9},
-	{"arrows per package", 4.16, 4.2},
-	{"packages imported for a single name", 17, 0},
+	{"arrows per package", 4.07, 4.2},
+	{"packages imported for a single name", 11, 0},
 	{"internal/cli's fan-out", 25, 12},
 	{"files over 300 lines", 22, 25},
 }
@@ -101,11 +101,16 @@ func TestFigures(t *testing.T) {
 	// A leaf or the vocabulary (the bottom layer) is there to be imported
 	// for one name (STYLE.md §16): the figure counts imports of the floors
 	// above it.
+	// A thin main (STYLE.md §1: cmd/NAME calls one function of its package)
+	// imports its package for that one call.
 	var single []string
 	leaves := 0
 	for _, e := range singleName(uses) {
 		if p, ok := tab.pkgs[e.to]; ok && p.layer == len(tab.names) {
 			leaves++
+			continue
+		}
+		if strings.Contains(e.from, "/cmd/") && e.names[0] == "Main" {
 			continue
 		}
 		single = append(single, fmt.Sprintf("%s (%s)", e.edge, e.names[0]))

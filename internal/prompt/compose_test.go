@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/tokens"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -207,7 +209,7 @@ func BenchmarkComposeAndCount(b *testing.B) {
 		Decide: Part{File: "builtin:build/decide.md"}, Act: Part{File: "builtin:build/act.md"}}
 	d := Data{Iteration: 2, MaxIterations: 10, Strategy: "refine", Feedback: "TestX failed", Gates: []string{"go test ./..."}}
 	read := mapReader(files)
-	CountTokens("warm up") // load the vocabulary outside the timing
+	tokens.Count("warm up") // load the vocabulary outside the timing
 	b.SetBytes(int64(src.Len()))
 	b.ResetTimer()
 	for b.Loop() {
@@ -215,7 +217,7 @@ func BenchmarkComposeAndCount(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if CountTokens(s) == 0 {
+		if tokens.Count(s) == 0 {
 			b.Fatal("no tokens")
 		}
 	}

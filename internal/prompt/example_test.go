@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentloop/agentloop/internal/prompt"
+	"github.com/agentloop/agentloop/internal/tokens"
 )
 
 func ExampleCompose() {
@@ -17,7 +18,7 @@ func ExampleCompose() {
 		return
 	}
 	fmt.Print(s)
-	fmt.Println(prompt.CountTokens(s) > 0)
+	fmt.Println(tokens.Count(s) > 0)
 	// Output:
 	// Iteration 2 of 5
 	//

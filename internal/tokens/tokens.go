@@ -1,14 +1,12 @@
-package prompt
+package tokens
 
 import (
-	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/tiktoken-go/tokenizer"
 )
 
-// Encoding is the BPE vocabulary [CountTokens] uses. It is embedded in the
+// Encoding is the BPE vocabulary [Count] uses. It is embedded in the
 // binary (no network); Claude's own tokenizer is not public, and cl100k_base
 // counts English and code within a few percent of it.
 const Encoding = tokenizer.Cl100kBase
@@ -16,9 +14,9 @@ const Encoding = tokenizer.Cl100kBase
 // codec is built once, on first use (its vocabulary takes ~100 ms to load).
 var codec = sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(Encoding) })
 
-// CountTokens returns the number of tokens s encodes to in [Encoding]. Special
+// Count returns the number of tokens s encodes to in [Encoding]. Special
 // tokens in s (such as <|endoftext|>) are counted as plain text.
-func CountTokens(s string) int {
+func Count(s string) int {
 	c, err := codec()
 	if err != nil {
 		return len(s) / 4 // unreachable with an embedded encoding; a rough estimate
@@ -28,15 +26,4 @@ func CountTokens(s string) int {
 		return len(s) / 4
 	}
 	return n
-}
-
-// FileReader returns a read function for [Compose] that resolves relative
-// paths against workDir.
-func FileReader(workDir string) func(string) ([]byte, error) {
-	return func(p string) ([]byte, error) {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(workDir, p)
-		}
-		return os.ReadFile(p)
-	}
 }

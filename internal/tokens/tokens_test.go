@@ -1,4 +1,4 @@
-package prompt
+package tokens
 
 import (
 	"strings"
@@ -21,8 +21,8 @@ func TestCountTokens(t *testing.T) {
 		{strings.Repeat(" hello", 1000), 1000}, // " hello" is one token (24748)
 	}
 	for _, tt := range tests {
-		if got := CountTokens(tt.in); got != tt.want {
-			t.Errorf("CountTokens(%q) = %d, want %d", tt.in, got, tt.want)
+		if got := Count(tt.in); got != tt.want {
+			t.Errorf("Count(%q) = %d, want %d", tt.in, got, tt.want)
 		}
 	}
 	c, err := tokenizer.Get(Encoding)
