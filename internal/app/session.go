@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
-	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify"
@@ -298,7 +298,7 @@ func (s *Session) epilogue(out loop.Outcome, runDir string, runErr error) {
 		w.Linef("Logs: %s. Fix the agent's setup as said below, then run again", rel)
 		return
 	}
-	if se, ok := errors.AsType[*gate.StartError](runErr); ok {
+	if se, ok := errors.AsType[*evidence.StartError](runErr); ok {
 		if se.After > 0 {
 			w.Linef("Logs: %s. Make the gate's command run again, then: agentloop resume %s", rel, s.p.Name)
 		} else {

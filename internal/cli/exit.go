@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/suggest"
@@ -107,7 +107,7 @@ func ExitCode(err error) int {
 	if _, ok := errors.AsType[*agent.SetupError](err); ok {
 		return ExitUsage // an agent to install, a key or setting to fix
 	}
-	if _, ok := errors.AsType[*gate.StartError](err); ok {
+	if _, ok := errors.AsType[*evidence.StartError](err); ok {
 		return ExitUsage // a gate's command to fix, or what it runs to install
 	}
 	if _, ok := errors.AsType[*sandbox.SetupError](err); ok {

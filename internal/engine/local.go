@@ -15,7 +15,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/state"
@@ -180,7 +179,7 @@ func (l *Local) baseline(ctx context.Context) (state.StepResult, error) {
 	}
 	res.Baseline, res.Finished = gates, l.Now()
 	if err == nil {
-		if serr := gate.StartErrors(gates, 0); serr != nil {
+		if serr := evidence.StartErrors(gates, 0); serr != nil {
 			// A gate that cannot start is a configuration error, found before any agent runs.
 			return res, &loop.StopError{Status: state.StatusAborted, Reason: "a gate cannot start", Err: serr}
 		}
@@ -267,7 +266,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 			return cut(err)
 		}
 		l.warnOutput(ev.Gates)
-		if serr := gate.StartErrors(ev.Gates, r.Iteration); serr != nil {
+		if serr := evidence.StartErrors(ev.Gates, r.Iteration); serr != nil {
 			// Not the agent's failure: the environment changed since the baseline.
 			return cut(&loop.StopError{Status: state.StatusAborted, Reason: "infrastructure: a gate could not start", Err: serr})
 		}

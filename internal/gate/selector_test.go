@@ -2,11 +2,12 @@ package gate
 
 import (
 	"errors"
-	"github.com/agentloop/agentloop/internal/evidence"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/evidence"
 )
 
 // TestSelectors: each parser names a failed test as its runner selects it

@@ -297,7 +297,7 @@ func (p *Plan) Sandboxed() bool {
 // agent the plan may start (the agent, its fallbacks, the reviewer) can start:
 // its program is found and the settings it is known to need are set; and that
 // every gate's program is found. The error joins one *agent.SetupError per agent
-// and one *gate.StartError per gate that cannot.
+// and one *evidence.StartError per gate that cannot.
 func (p *Plan) Preflight(h agent.Host) error {
 	errs := []error{agent.Preflight(h, "agent", p.Agent)}
 	for _, f := range p.Fallback {
@@ -352,7 +352,7 @@ func gatePreflight(h agent.Host, workDir string, g GateSpec) error {
 		return nil
 	}
 	fail := func(reason string) error {
-		return &gate.StartError{Gate: g.Name, Command: g.Command, Reason: reason}
+		return &evidence.StartError{Gate: g.Name, Command: g.Command, Reason: reason}
 	}
 	if len(g.Argv) == 3 && g.Argv[0] == "sh" && g.Argv[1] == "-c" {
 		for _, prog := range ShellPrograms(g.Argv[2]) {
