@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/state"
-	"github.com/agentloop/agentloop/internal/ui"
 )
 
 // StatusRow is one run (or task) in `agentloop status`.
@@ -59,7 +58,7 @@ func StatusRows(states []*state.State, now time.Time) []StatusRow {
 		}
 		for _, h := range s.Handoffs {
 			if h.Kind == state.HandoffGuide {
-				row.Guided = append(row.Guided, ui.GuideLine(h))
+				row.Guided = append(row.Guided, h.GuideLine())
 			}
 		}
 		if u.TokensKnown {

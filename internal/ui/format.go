@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/review"
 	"github.com/agentloop/agentloop/internal/state"
-	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 type level int
@@ -94,7 +93,7 @@ func (p *Printer) format(ev state.Event) (string, level) {
 		return d.Text, levelInfo
 	case state.HandoffRecorded:
 		if d.Kind == state.HandoffGuide {
-			return GuideLine(d.Handoff), levelInfo
+			return d.Handoff.GuideLine(), levelInfo
 		}
 	case state.NotificationFailed:
 		return fmt.Sprintf("WARNING: notification %s to %s not delivered (%d %s): %s", d.Notification, d.Target, d.Attempts, plural(d.Attempts, "attempt"), d.Error), levelWarn
@@ -172,20 +171,4 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// GuideLine acknowledges guidance given to a running loop: "Guidance applied
-// in iteration 4 (from ann@box): use the v2 API".
-func GuideLine(h state.Handoff) string {
-	s := fmt.Sprintf("Guidance applied in iteration %d", h.Iteration)
-	if h.By != "" {
-		s += " (from " + h.By + ")"
-	}
-	text, _, more := strings.Cut(strings.TrimSpace(h.Text), "\n")
-	if cut := textcut.Runes(text, 80); cut != text {
-		text = cut
-	} else if more {
-		text += textcut.Ellipsis
-	}
-	return s + ": " + text
 }
