@@ -3,6 +3,7 @@ package decide
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -12,37 +13,45 @@ import (
 // seeds' four immediate triggers without its tag. Each pattern is a phrase
 // that names the problem itself, not a topic: "architecture" alone is no
 // architectural impact, "security" alone no vulnerability.
-var concernPhrases = []struct {
+// They compile on first use.
+var concernPhrases = sync.OnceValue(func() []concernPhrase {
+	return []concernPhrase{
+		{decision.TriggerSecurity, regexp.MustCompile(`(?i)\b(` +
+			`(sql|command|shell|code|ldap|xpath|template|header|log) injection|injection (attack|vulnerabilit\w*|flaw|risk)|` +
+			`cross[- ]site (scripting|request forgery)|\bxss\b|\bcsrf\b|\bssrf\b|remote code execution|\brce\b|` +
+			`(path|directory) traversal|privilege escalation|auth(entication|orization)? bypass|bypass(es)? (the )?auth\w*|` +
+			`security (hole|flaw|issue|problem|risk|vulnerabilit\w*|bug|concern|impact)|vulnerab\w*|exploitable|` +
+			`(hard[- ]?coded|leak(s|ed|ing)?|exposes?|logs?|logging|plain ?text) (the )?(secret|password|credential|api key|token|private key)s?|` +
+			`(unsanitized|unescaped|unvalidated) (user )?input|user input is (concatenated|interpolated|inserted))`)},
+		{decision.TriggerScopeCreep, regexp.MustCompile(`(?i)\b(` +
+			`scope creep|out of (the task's )?scope|outside (of )?(the )?(task'?s? )?scope|beyond (the )?(task'?s? )?scope|scope change|` +
+			`not part of (the|this) task|(the task|nobody|no one) (did not|didn't|never) ask(ed)? for|not (what|something) the task asked|` +
+			`unrelated (change|refactor|rewrite|feature)s?|unrequested (change|feature|refactor)s?)`)},
+		{decision.TriggerArchitecture, regexp.MustCompile(`(?i)\b(` +
+			`architectural (impact|change|concern|problem|issue|violation|decision)|` +
+			`(changes|alters|breaks|violates|bypasses|restructures) the (\w+ )?(architecture|layering|module boundar\w+|layers?)|` +
+			`architecture (change|violation)|layering violation|circular (dependency|import)|import cycle|` +
+			`breaking change to the public api|breaks the public api)`)},
+		{decision.TriggerConflict, regexp.MustCompile(`(?i)\b(` +
+			`conflicting (requirements?|specs?|specifications?|tests)|requirements? (conflict|contradict)\w*|` +
+			`contradict\w* (the |each )?(other |)(requirements?|spec\w*|tests?)|(tests?|spec\w*) contradict\w*|` +
+			`(cannot|can't|can not) (both )?satisfy both|mutually exclusive (requirements?|tests?)|` +
+			`(the spec\w*|the tests?) and the (spec\w*|tests?) (disagree|contradict\w*))`)},
+	}
+})
+
+// concernPhrase is the phrase pattern of one trigger.
+type concernPhrase struct {
 	id string
 	re *regexp.Regexp
-}{
-	{decision.TriggerSecurity, regexp.MustCompile(`(?i)\b(` +
-		`(sql|command|shell|code|ldap|xpath|template|header|log) injection|injection (attack|vulnerabilit\w*|flaw|risk)|` +
-		`cross[- ]site (scripting|request forgery)|\bxss\b|\bcsrf\b|\bssrf\b|remote code execution|\brce\b|` +
-		`(path|directory) traversal|privilege escalation|auth(entication|orization)? bypass|bypass(es)? (the )?auth\w*|` +
-		`security (hole|flaw|issue|problem|risk|vulnerabilit\w*|bug|concern|impact)|vulnerab\w*|exploitable|` +
-		`(hard[- ]?coded|leak(s|ed|ing)?|exposes?|logs?|logging|plain ?text) (the )?(secret|password|credential|api key|token|private key)s?|` +
-		`(unsanitized|unescaped|unvalidated) (user )?input|user input is (concatenated|interpolated|inserted))`)},
-	{decision.TriggerScopeCreep, regexp.MustCompile(`(?i)\b(` +
-		`scope creep|out of (the task's )?scope|outside (of )?(the )?(task'?s? )?scope|beyond (the )?(task'?s? )?scope|scope change|` +
-		`not part of (the|this) task|(the task|nobody|no one) (did not|didn't|never) ask(ed)? for|not (what|something) the task asked|` +
-		`unrelated (change|refactor|rewrite|feature)s?|unrequested (change|feature|refactor)s?)`)},
-	{decision.TriggerArchitecture, regexp.MustCompile(`(?i)\b(` +
-		`architectural (impact|change|concern|problem|issue|violation|decision)|` +
-		`(changes|alters|breaks|violates|bypasses|restructures) the (\w+ )?(architecture|layering|module boundar\w+|layers?)|` +
-		`architecture (change|violation)|layering violation|circular (dependency|import)|import cycle|` +
-		`breaking change to the public api|breaks the public api)`)},
-	{decision.TriggerConflict, regexp.MustCompile(`(?i)\b(` +
-		`conflicting (requirements?|specs?|specifications?|tests)|requirements? (conflict|contradict)\w*|` +
-		`contradict\w* (the |each )?(other |)(requirements?|spec\w*|tests?)|(tests?|spec\w*) contradict\w*|` +
-		`(cannot|can't|can not) (both )?satisfy both|mutually exclusive (requirements?|tests?)|` +
-		`(the spec\w*|the tests?) and the (spec\w*|tests?) (disagree|contradict\w*))`)},
 }
 
 // negated reports whether the phrase at s[i:] is denied within its clause:
 // "no security impact", "this is not a scope change", "without any injection
 // risk".
-var negator = regexp.MustCompile(`(?i)\b(no|not|without|never|nor|isn't|aren't|doesn't|don't|didn't|wasn't|free of|rather than|instead of)\b`)
+var negator = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(no|not|without|never|nor|isn't|aren't|doesn't|don't|didn't|wasn't|free of|rather than|instead of)\b`)
+})
 
 func negated(s string, i int) bool {
 	clause := s[:i]
@@ -52,7 +61,7 @@ func negated(s string, i int) bool {
 	if j := strings.LastIndex(clause, " but "); j >= 0 {
 		clause = clause[j+len(" but "):]
 	}
-	return negator.MatchString(clause)
+	return negator().MatchString(clause)
 }
 
 // concernNamed returns the reviewer's first blocker or major finding whose
@@ -64,7 +73,7 @@ func concernNamed(r *evidence.Review, id string) (evidence.ReviewFinding, bool) 
 	if r == nil {
 		return evidence.ReviewFinding{}, false
 	}
-	for _, w := range concernPhrases {
+	for _, w := range concernPhrases() {
 		if w.id != id {
 			continue
 		}
