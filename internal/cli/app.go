@@ -15,9 +15,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/sandbox"
-	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // Version is the version of this build (set with -ldflags at release time).
@@ -151,7 +151,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 					names = append(names, c.Name())
 				}
 			}
-			if s := suggest.Closest(args[0], names); s != "" {
+			if s := app.DidYouMean(args[0], names); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
 			return usageError("%s\nRun 'agentloop --help' for the commands.", msg)

@@ -17,9 +17,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/graph"
-	"github.com/agentloop/agentloop/internal/state"
-	"github.com/agentloop/agentloop/internal/tasks"
 )
 
 func TestExitCode(t *testing.T) {
@@ -38,14 +35,6 @@ func TestExitCode(t *testing.T) {
 	} {
 		if got := ExitCode(tt.err); got != tt.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.want)
-		}
-	}
-	for s, want := range map[state.Status]int{
-		state.StatusSucceeded: ExitOK, state.StatusCompleted: ExitOK, state.StatusAborted: ExitAborted,
-		state.StatusEscalated: ExitEscalated, state.StatusInterrupted: ExitInterrupted, state.StatusRunning: ExitFailure,
-	} {
-		if got := statusExit(s); got != want {
-			t.Errorf("statusExit(%s) = %d, want %d", s, got, want)
 		}
 	}
 }
@@ -194,45 +183,6 @@ func TestRunStatusAndReport(t *testing.T) {
 	}
 	if err := runReport(context.Background(), reportOptions{format: "pdf"}, d, []string{"nosuch"}); ExitCode(err) != ExitUsage {
 		t.Errorf("report --format pdf: %v, want exit 2", err)
-	}
-}
-
-func TestGraphExit(t *testing.T) {
-	t.Parallel()
-	// Each case: the outcomes of tasks 0, 1, …; the merged ones are named.
-	o := func(states ...tasks.State) map[string]tasks.Outcome {
-		m := map[string]tasks.Outcome{}
-		for i, s := range states {
-			m[fmt.Sprint(i)] = tasks.Outcome{State: s}
-		}
-		return m
-	}
-	refused := o(tasks.StateSucceeded, tasks.StateEscalated)
-	refused["1"] = tasks.Outcome{State: tasks.StateEscalated, Unmerged: tasks.MergeRefused}
-	for _, tt := range []struct {
-		name   string
-		out    map[string]tasks.Outcome
-		merged []string
-		budget bool
-		want   int
-	}{
-		{"every task merged", o(tasks.StateSucceeded, tasks.StateCompleted), []string{"0", "1"}, false, ExitOK},
-		{"a done task not merged", o(tasks.StateSucceeded, tasks.StateCompleted), []string{"0"}, false, ExitFailure},
-		{"a failed task", o(tasks.StateSucceeded, tasks.StateFailed), []string{"0"}, false, ExitAborted},
-		{"an escalated task", o(tasks.StateFailed, tasks.StateEscalated), nil, false, ExitEscalated},
-		{"a refused merge", refused, []string{"0"}, false, ExitEscalated},
-		{"a blocked task", o(tasks.StateSucceeded, tasks.StateBlocked), []string{"0"}, false, ExitEscalated},
-		{"a task never started", o(tasks.StateSucceeded, tasks.StatePending), []string{"0"}, false, ExitAborted},
-		{"the budget spent", o(tasks.StateSucceeded), []string{"0"}, true, ExitAborted},
-	} {
-		var ts []tasks.Task
-		for i := range len(tt.out) {
-			ts = append(ts, tasks.Task{ID: fmt.Sprint(i)})
-		}
-		unfinished := graph.ListUnfinished("g", ts, tt.out, tt.merged, graph.Commands{TaskFile: "tasks.yaml"})
-		if got := graphExit(app.GraphResult{Unfinished: unfinished, BudgetExhausted: tt.budget}); got != tt.want {
-			t.Errorf("%s: graphExit(%v, budget %v) = %d, want %d", tt.name, unfinished, tt.budget, got, tt.want)
-		}
 	}
 }
 

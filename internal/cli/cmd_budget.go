@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // budgetOptions are the flags of `budget approve`.
@@ -67,7 +67,7 @@ func runBudgetApprove(ctx context.Context, o budgetOptions, names []string, d De
 		c, ok := cfg.Budgets.Cap(n)
 		if !ok || (c.SoftCostUSD == 0 && c.SoftTokens == 0) {
 			hint := ""
-			if near := suggest.Closest(n, known); near != "" {
+			if near := app.DidYouMean(n, known); near != "" {
 				hint = fmt.Sprintf("; did you mean %q?", near)
 			}
 			return usageError("no cap %q with a soft limit%s (caps with one: %s)", n, hint, strings.Join(known, ", "))

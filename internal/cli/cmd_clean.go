@@ -81,7 +81,7 @@ run named: only the server knows whether it goes on.` + exitStatus(
 
 // runClean is `agentloop clean`.
 func runClean(ctx context.Context, o cleanOptions, d Deps, names []string) error {
-	store, err := openStore(d, o.stateDir)
+	dir, err := stateDir(d, o.stateDir)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func runClean(ctx context.Context, o cleanOptions, d Deps, names []string) error
 		return err
 	}
 	defer eng.Close()
-	plan, err := eng.Clean(ctx, app.CleanOptions{StateDir: store.Root, Repo: wd, Names: names, All: o.all, Remote: o.remote})
+	plan, err := eng.Clean(ctx, app.CleanOptions{StateDir: dir, Repo: wd, Names: names, All: o.all, Remote: o.remote})
 	if plan == nil {
 		return err
 	}

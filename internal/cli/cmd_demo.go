@@ -15,7 +15,6 @@ import (
 	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/demo"
 	"github.com/agentloop/agentloop/internal/report"
-	"github.com/agentloop/agentloop/internal/state"
 )
 
 // demoOptions are the flags of `demo`.
@@ -128,7 +127,7 @@ func (f dropRunFolderLine) Write(b []byte) (int, error) {
 
 // demoReport writes the demo run's HTML report next to the project.
 func demoReport(dir string) (string, error) {
-	r, err := app.LoadRun(&state.Store{Root: filepath.Join(dir, ".agentloop")}, "demo", "", 0)
+	r, err := app.LoadRunAt(filepath.Join(dir, ".agentloop"), "demo")
 	if err != nil {
 		return "", err
 	}

@@ -100,7 +100,7 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 	if o.interval < 100*time.Millisecond {
 		return usageError("--interval %s is too short: give 100ms or more", o.interval)
 	}
-	store, err := openStore(d, o.stateDir)
+	dir, err := stateDir(d, o.stateDir)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 	}
 	redraw := !o.once && canRedraw(d, d.Stdout)
 	if in, ok := d.Stdin.(io.Writer); redraw && ok && d.IsTerminal(in) {
-		return runLiveView(ctx, o, d, store.Root, func(now time.Time) (report.View, error) {
+		return runLiveView(ctx, o, d, dir, func(now time.Time) (report.View, error) {
 			return look(now, Deps{Stderr: io.Discard})
 		})
 	}

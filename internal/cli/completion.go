@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/state"
 )
 
 // addCompletions gives the shell completion (`agentloop completion bash|zsh|fish`)
@@ -111,39 +111,29 @@ func agentNames(cmd *cobra.Command, d Deps) []string {
 	return slices.Compact(names)
 }
 
-// completionStore is the state folder the command would use (its --state-dir).
-func completionStore(cmd *cobra.Command, d Deps) (*state.Store, error) {
+// completionStateDir is the state folder the command would use (its --state-dir).
+func completionStateDir(cmd *cobra.Command, d Deps) (string, error) {
 	dir := ""
 	if f := cmd.Flags().Lookup("state-dir"); f != nil {
 		dir = f.Value.String()
 	}
-	return openStore(d, dir)
+	return stateDir(d, dir)
 }
 
 // runIDs are the runs of the name in the state folder, newest first.
 func runIDs(cmd *cobra.Command, d Deps, name string) []string {
-	store, err := completionStore(cmd, d)
+	dir, err := completionStateDir(cmd, d)
 	if err != nil {
 		return nil
 	}
-	ids, _ := store.RunIDs(name)
-	slices.Reverse(ids)
-	return ids
+	return app.RunIDs(dir, name)
 }
 
 // runNames are the runs in the state folder (its --state-dir).
 func runNames(cmd *cobra.Command, d Deps) []string {
-	store, err := completionStore(cmd, d)
+	dir, err := completionStateDir(cmd, d)
 	if err != nil {
 		return nil
 	}
-	states, _ := store.List() // what is readable
-	var names []string
-	for _, s := range states {
-		if s != nil {
-			names = append(names, s.Name)
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
+	return app.RunNames(dir)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
-	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
@@ -35,11 +34,11 @@ type engineUse struct {
 func chooseEngine(ctx context.Context, d Deps, o engineOptions, u engineUse) (app.Engine, error) {
 	switch e := o.engineName(d); e {
 	case "local":
-		store, err := openStore(d, u.stateDir)
+		dir, err := stateDir(d, u.stateDir)
 		if err != nil {
 			return nil, err
 		}
-		return app.NewLocal(shell(ctx, d, u), store.Root), nil
+		return app.NewLocal(shell(ctx, d, u), dir), nil
 	case "temporal":
 		if u.starts {
 			if err := u.lo.noSecretForFleet(); err != nil {
@@ -86,21 +85,13 @@ func shell(ctx context.Context, d Deps, u engineUse) app.Shell {
 	}
 }
 
-// followed maps how what a command followed stands to its exit.
+// followed maps how what a command followed stands to its exit
+// ([app.ExitStatus]).
 func followed(out app.Outcome, err error) error {
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case out.Graph != nil && out.Graph.Interrupted:
-		return &ExitError{Code: ExitInterrupted}
-	case out.Graph != nil:
-		return &ExitError{Code: graphExit(*out.Graph)}
-	case out.Chosen && out.Status == state.StatusAborted:
-		return nil // the run ends as you chose, which is no failure of this command
-	case out.Refused:
-		return &ExitError{Code: ExitUsage} // a worker's configuration to fix: the run's reason says how
 	}
-	if code := statusExit(out.Status); code != ExitOK {
+	if code := app.ExitStatus(out); code != ExitOK || out.Graph != nil {
 		return &ExitError{Code: code}
 	}
 	return nil

@@ -9,23 +9,17 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/sandbox"
-	"github.com/agentloop/agentloop/internal/state"
-	"github.com/agentloop/agentloop/internal/suggest"
-	"github.com/agentloop/agentloop/internal/tasks"
 )
 
-// Exit codes.
+// Exit codes ([app.ExitOK] and the others).
 const (
-	ExitOK          = 0
-	ExitFailure     = 1
-	ExitUsage       = 2
-	ExitAborted     = 3
-	ExitEscalated   = 4
-	ExitInterrupted = 130
+	ExitOK          = app.ExitOK
+	ExitFailure     = app.ExitFailure
+	ExitUsage       = app.ExitUsage
+	ExitAborted     = app.ExitAborted
+	ExitEscalated   = app.ExitEscalated
+	ExitInterrupted = app.ExitInterrupted
 )
 
 // exitLine is one line of a command's EXIT STATUS: a code and what it means
@@ -101,37 +95,10 @@ func ExitCode(err error) int {
 	if ee, ok := errors.AsType[*ExitError](err); ok {
 		return ee.Code
 	}
-	if _, ok := errors.AsType[*app.UsageError](err); ok {
-		return ExitUsage
-	}
-	if _, ok := errors.AsType[*agent.SetupError](err); ok {
-		return ExitUsage // an agent to install, a key or setting to fix
-	}
-	if _, ok := errors.AsType[*evidence.StartError](err); ok {
-		return ExitUsage // a gate's command to fix, or what it runs to install
-	}
-	if _, ok := errors.AsType[*sandbox.SetupError](err); ok {
-		return ExitUsage // a sandbox that cannot be set up for what it would run: its configuration to fix
-	}
-	if errors.Is(err, sandbox.ErrUnavailable) {
-		return ExitUsage // --sandbox where no sandbox can be made: install one
+	if app.IsSetup(err) {
+		return ExitUsage // a usage error, an agent, gate or sandbox to set up
 	}
 	if _, ok := errors.AsType[*InterruptError](err); ok || errors.Is(err, context.Canceled) {
-		return ExitInterrupted
-	}
-	return ExitFailure
-}
-
-// statusExit maps the status a run ended with to its exit code.
-func statusExit(s state.Status) int {
-	switch s {
-	case state.StatusSucceeded, state.StatusCompleted:
-		return ExitOK
-	case state.StatusAborted:
-		return ExitAborted
-	case state.StatusEscalated:
-		return ExitEscalated
-	case state.StatusInterrupted:
 		return ExitInterrupted
 	}
 	return ExitFailure
@@ -153,32 +120,9 @@ func flagError(cmd *cobra.Command, err error) error {
 	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
 		var names []string
 		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-		if s := suggest.Closest(name, names); s != "" {
+		if s := app.DidYouMean(name, names); s != "" {
 			hint = fmt.Sprintf("; did you mean --%s?", s)
 		}
 	}
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w%s\nsee '%s --help'", err, hint, cmd.CommandPath())}
-}
-
-// graphExit is the exit code of a finished graph from its tasks whose work
-// is not merged back: 0 when there is none; 4 when one waits for you
-// (escalated, its merge refused or conflicting, or blocked behind such a
-// one); else 3 (failed, skipped by the budget, not started), or 1 for a task
-// done whose merge failed.
-func graphExit(r app.GraphResult) int {
-	code := ExitOK
-	for _, u := range r.Unfinished {
-		switch {
-		case u.State == tasks.StateEscalated, u.State == tasks.StateBlocked:
-			return ExitEscalated
-		case u.State.Done():
-			code = max(code, ExitFailure)
-		default:
-			code = max(code, ExitAborted)
-		}
-	}
-	if r.BudgetExhausted {
-		code = max(code, ExitAborted)
-	}
-	return code
 }

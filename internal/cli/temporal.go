@@ -72,11 +72,11 @@ func temporalEngine(ctx context.Context, d Deps, o engineOptions, u engineUse) (
 // repoOf is the identity of the repository of the working directory its
 // runs on Temporal were started under ([temporal.RepoID]); "" when none was.
 func repoOf(d Deps) string {
-	store, err := openStore(d, "")
+	dir, err := stateDir(d, "")
 	if err != nil {
 		return ""
 	}
-	return temporal.KnownRepoID(store.Root)
+	return temporal.KnownRepoID(dir)
 }
 
 // workerOptions are the flags of `worker`.
