@@ -3,12 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/decide"
+	"github.com/agentloop/agentloop/internal/app"
 )
 
 // decideOptions are the flags of `decide`.
@@ -48,29 +47,8 @@ func runDecide(_ context.Context, o decideOptions, d Deps) error {
 		return err
 	}
 	defer closeIn()
-	if err := decideDocument(in, d.Stdout); err != nil {
+	if err := app.Decide(in, d.Stdout); err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", name, err)}
-	}
-	return nil
-}
-
-// decideDocument reads an iteration_check document from r and writes the
-// decision document to w.
-func decideDocument(r io.Reader, w io.Writer) error {
-	data, err := io.ReadAll(io.LimitReader(r, decide.MaxCheckBytes+1))
-	if err != nil {
-		return fmt.Errorf("read iteration_check: %w", err)
-	}
-	c, err := decide.ParseCheck(data)
-	if err != nil {
-		return fmt.Errorf("%w (see `agentloop decide --help` for the document's shape)", err)
-	}
-	out, err := decide.New(decide.DefaultPolicy()).DecideCheck(c).YAML()
-	if err != nil {
-		return fmt.Errorf("write decision: %w", err)
-	}
-	if _, err := w.Write(out); err != nil {
-		return fmt.Errorf("write decision: %w", err)
 	}
 	return nil
 }

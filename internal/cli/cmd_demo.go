@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/demo"
 	"github.com/agentloop/agentloop/internal/report"
 )
 
@@ -78,7 +77,7 @@ func runDemo(ctx context.Context, o demoOptions, d Deps) error {
 	}
 	_, noGit := d.LookPath("git")
 	warnf := func(format string, args ...any) { fmt.Fprintf(d.Stderr, "agentloop: "+format+"\n", args...) }
-	if err := demo.Prepare(ctx, dir, self, goBin, noGit == nil, warnf); err != nil {
+	if err := app.PrepareDemo(ctx, dir, self, goBin, noGit == nil, warnf); err != nil {
 		return err
 	}
 	fmt.Fprintf(d.Stdout, "Demo project: %s (textkit: 3 failing tests)\n", dir)

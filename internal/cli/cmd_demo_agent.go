@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentloop/agentloop/internal/demo"
+	"github.com/agentloop/agentloop/internal/app"
 )
 
 func newDemoAgentCmd(d Deps) *cobra.Command {
@@ -30,5 +30,5 @@ func runDemoAgent(_ context.Context, d Deps) error {
 	if err != nil {
 		return err
 	}
-	return demo.Agent(string(prompt), wd, d.Stdout)
+	return app.DemoAgent(string(prompt), wd, d.Stdout)
 }

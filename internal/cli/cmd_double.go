@@ -2,15 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/double"
-	"github.com/agentloop/agentloop/internal/redact"
+	"github.com/agentloop/agentloop/internal/app"
 )
 
 // doubleOptions are the flags of 'agentloop double'.
@@ -58,44 +54,8 @@ func (o *doubleOptions) AddFlags(fs *pflag.FlagSet) {
 
 // runDouble is `agentloop double`.
 func runDouble(ctx context.Context, o doubleOptions, d Deps) error {
-	if o.scenario == "" {
-		return usageError("double needs --scenario FILE (see 'agentloop double --help')")
-	}
-	if !double.Loopback(o.addr) {
-		if o.token == "" {
-			return usageError("double --addr %s listens beyond this machine: give --token KEY, the API key every request must carry (or use 127.0.0.1:PORT)", o.addr)
-		}
-		fmt.Fprintf(d.Stderr, "warning: the double listens on %s, reachable from other machines; requests without --token's key get 401\n", o.addr)
-	}
-	sc, err := double.LoadScenario(o.scenario)
-	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
-	}
-	var log io.Writer = d.Stderr
-	if o.logFile != "" {
-		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return fmt.Errorf("open the request log: %w", err)
-		}
-		defer f.Close()
-		log = f
-	}
-	ln, url, err := double.Listen(o.addr)
-	if err != nil {
-		return err
-	}
-	if o.urlFile != "" {
-		if err := os.WriteFile(o.urlFile, []byte(url+"\n"), 0o644); err != nil {
-			ln.Close()
-			return fmt.Errorf("write the URL file: %w", err)
-		}
-	}
-	fmt.Fprintln(d.Stdout, url)
-	srv := double.New(sc, log)
-	srv.Token, srv.Redact = o.token, redact.New(d.Environ())
-	err = double.Serve(ctx, ln, srv)
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
+	return app.Double(ctx, app.DoubleOptions{
+		Scenario: o.scenario, Addr: o.addr, URLFile: o.urlFile, LogFile: o.logFile, Token: o.token,
+		Environ: d.Environ(), Stdout: d.Stdout, Stderr: d.Stderr,
+	})
 }

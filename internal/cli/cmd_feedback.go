@@ -8,12 +8,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/gate"
+	"github.com/agentloop/agentloop/internal/app"
 )
 
 // feedbackOptions are the flags of `feedback`.
 type feedbackOptions struct {
-	gate.FeedbackOptions
+	app.FeedbackOptions
 }
 
 // AddFlags adds the flags of `feedback` to fs.
@@ -34,7 +34,7 @@ func newFeedbackCmd(d Deps) *cobra.Command {
 and print the feedback the agent would get in its next prompt, or with --json the
 judged result and its findings.
 
-Formats: ` + strings.Join(gate.Formats(), ", ") + "." + exitStatus(
+Formats: ` + strings.Join(app.FeedbackFormats(), ", ") + "." + exitStatus(
 			exitSuccess,
 			exitLine{ExitFailure, "error, or no test results found in the input when no --exit-code was given"},
 			exitUsageLine),
@@ -64,7 +64,7 @@ func runFeedback(_ context.Context, o feedbackOptions, d Deps, args []string) er
 	if o.WorkDir == "" {
 		o.WorkDir, _ = d.Getwd()
 	}
-	if err := gate.FeedbackCommand(in, d.Stdout, o.FeedbackOptions); err != nil {
+	if err := app.Feedback(in, d.Stdout, o.FeedbackOptions); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/inbox"
+	"github.com/agentloop/agentloop/internal/app"
 )
 
 // inboxOptions are the flags of `inbox` (and of `status --waiting`).
@@ -54,8 +54,8 @@ func runInbox(ctx context.Context, o inboxOptions, d Deps) error {
 		return err
 	}
 	if o.json {
-		return inbox.WriteJSON(d.Stdout, items)
+		return app.WriteInboxJSON(d.Stdout, items)
 	}
 	wd, _ := d.Getwd()
-	return inbox.Write(d.Stdout, items, d.Now(), wd)
+	return app.WriteInbox(d.Stdout, items, d.Now(), wd)
 }

@@ -2,19 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/plan"
-	"github.com/agentloop/agentloop/internal/proc"
-	"github.com/agentloop/agentloop/internal/tokens"
 )
 
 // runOptions are the flags of `run`.
@@ -93,7 +86,7 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 		return err
 	}
 	if o.dryRun {
-		return dryRun(ctx, d, p)
+		return app.DryRun(d.Stdout, p, agentHost(ctx, d))
 	}
 	p.Args = append(o.recorded(), o.envLimits(d.Getenv)...)
 	if o.detach {
@@ -115,35 +108,9 @@ func runTasks(ctx context.Context, o runOptions, d Deps, eng app.Engine, at app.
 	}
 	if o.dryRun {
 		gopts.Getenv, gopts.Log, gopts.Host = d.Getenv, newLogger(d, o.loopOptions), agentHost(ctx, d)
-		return dryRunTasks(ctx, d, gopts)
+		return app.DryRunGraph(ctx, d.Stdout, process(d), gopts)
 	}
 	return followed(eng.RunGraph(ctx, gopts))
-}
-
-// dryRunTasks prints what each task still to run would start, and checks, as
-// a run does before its first task, that every agent and gate can start. It
-// runs and writes nothing.
-func dryRunTasks(ctx context.Context, d Deps, o app.GraphOptions) error {
-	plans, preflight := app.CheckGraph(ctx, process(d), o)
-	if _, ok := errors.AsType[*app.UsageError](preflight); ok || plans == nil && preflight != nil {
-		return preflight
-	}
-	for _, tp := range plans {
-		p := tp.Plan
-		argv, _ := p.Agent.Command("PROMPT", "PROMPT_FILE")
-		fmt.Fprintf(d.Stdout, "Task %s: %s\n", tp.Task.ID, tp.Title)
-		fmt.Fprintf(d.Stdout, "  Agent: %s (prompt via %s)\n", proc.ShellJoin(argv), p.Agent.PromptVia)
-		for _, g := range p.Gates {
-			fmt.Fprintf(d.Stdout, "  Gate %s: %s\n", g.Name, g.Command)
-		}
-	}
-	if len(plans) == 0 {
-		fmt.Fprintln(d.Stdout, "No task left to run.")
-	}
-	if preflight == nil {
-		fmt.Fprintln(d.Stdout, "Agents: ready (found on PATH, known settings present)")
-	}
-	return preflight
 }
 
 // resolvePlan loads the configuration with the flags and resolves the named
@@ -162,65 +129,4 @@ func resolvePlan(d Deps, o loopOptions, name string) (*plan.Plan, error) {
 		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
 	return p, nil
-}
-
-// dryRun prints the prompt the next iteration would get and its token count
-// against the budget, and with -v where every effective value came from. It runs
-// nothing.
-func dryRun(ctx context.Context, d Deps, p *plan.Plan) error {
-	composer := p.Composer(filepath.Join(p.StateDir, "runs", p.Name))
-	first := app.FirstStep()
-	text, err := composer.Compose(first)
-	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
-	}
-	tokens := tokens.Count(text)
-	fmt.Fprintln(d.Stdout, text)
-	fmt.Fprintln(d.Stdout, "---")
-	for _, w := range p.Warnings() {
-		fmt.Fprintln(d.Stdout, "WARNING: "+w)
-	}
-	if !composer.HasTask(first) {
-		unless := ""
-		if len(p.Gates) > 0 {
-			unless = " (only failures the baseline gates find would give it one)"
-		}
-		fmt.Fprintf(d.Stdout, "WARNING: the agent has no task: no context was given (or the context files are empty)%s; give the task with --context FILE|TEXT\n", unless)
-	}
-	budget := p.Proc.Limits.TokenBudget
-	switch {
-	case budget > 0 && int64(tokens) > budget:
-		fmt.Fprintf(d.Stdout, "Prompt: %d tokens — WARNING: over the token budget of %d (the loop would still run)\n", tokens, budget)
-	case budget > 0:
-		fmt.Fprintf(d.Stdout, "Prompt: %d tokens (token budget %d)\n", tokens, budget)
-	default:
-		fmt.Fprintf(d.Stdout, "Prompt: %d tokens (no token budget set)\n", tokens)
-	}
-	argv, _ := p.Agent.Command("PROMPT", "PROMPT_FILE")
-	fmt.Fprintf(d.Stdout, "Agent: %s (prompt via %s)\n", proc.ShellJoin(argv), p.Agent.PromptVia)
-	for _, g := range p.Gates {
-		fmt.Fprintf(d.Stdout, "Gate %s: %s\n", g.Name, g.Command)
-	}
-	// The same check a run makes before its baseline: a run would stop here.
-	preflight := p.Preflight(agentHost(ctx, d))
-	if preflight == nil {
-		fmt.Fprintln(d.Stdout, "Agents: ready (found on PATH, known settings present)")
-	}
-	if !p.Verbose {
-		return preflight
-	}
-	fmt.Fprintln(d.Stdout, "\nEffective configuration:")
-	tw := tabwriter.NewWriter(d.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
-	for _, s := range p.Sources {
-		v := s.Value
-		if strings.Contains(s.Key, ".env.") || strings.HasSuffix(s.Key, ".env") {
-			v = "(set; values are not shown)" // environment values can be secrets
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, v, s.From)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	return preflight
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/inbox"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/watch"
@@ -136,7 +135,7 @@ func runWatch(ctx context.Context, o watchOptions, d Deps) error {
 		}
 		_ = report.WatchTable(&b, v.Runs, now)
 		b.WriteString("\n")
-		_ = inbox.Write(&b, v.NeedsYou, now, wd)
+		_ = app.WriteInbox(&b, v.NeedsYou, now, wd)
 		if _, err := d.Stdout.Write(b.Bytes()); err != nil || o.once {
 			return err
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/gate"
 )
 
 // addCompletions gives the shell completion (`agentloop completion bash|zsh|fish`)
@@ -50,7 +49,7 @@ func addCompletions(root *cobra.Command, d Deps) {
 			case "report":
 				formats = slices.Sorted(maps.Keys(reportFormats))
 			case "feedback":
-				formats = append([]string{"auto"}, gate.Formats()...)
+				formats = append([]string{"auto"}, app.FeedbackFormats()...)
 			}
 			if formats != nil {
 				_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))

@@ -16,7 +16,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/metrics"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/temporal"
 )
@@ -167,7 +166,7 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	// The metrics are served while the worker drains too.
 	mctx, stopMetrics := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopMetrics()
-	m, err := serveMetrics(mctx, d, o.metricsAddr)
+	m, err := app.ServeMetrics(mctx, d.Stdout, o.metricsAddr)
 	if err != nil {
 		return err
 	}
@@ -219,21 +218,6 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	w.Stop()
 	fmt.Fprintln(d.Stdout, "Worker stopped")
 	return nil
-}
-
-// serveMetrics serves a worker's metrics at addr until ctx ends; nil when
-// addr is "".
-func serveMetrics(ctx context.Context, d Deps, addr string) (*temporal.Metrics, error) {
-	if addr == "" {
-		return nil, nil
-	}
-	reg := metrics.NewRegistry()
-	at, err := metrics.Serve(ctx, addr, reg)
-	if err != nil {
-		return nil, fmt.Errorf("%w; give --metrics-addr a free HOST:PORT", err)
-	}
-	fmt.Fprintf(d.Stdout, "Metrics at http://%s/metrics\n", at)
-	return temporal.NewMetrics(reg), nil
 }
 
 // runFlags reads what a worker needs of a run's recorded flags
