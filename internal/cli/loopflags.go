@@ -9,10 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/notify"
-	"github.com/agentloop/agentloop/internal/redact"
-	"github.com/agentloop/agentloop/internal/textcut"
 )
 
 // loopOptions are the flags a loop runs with: those of `run` that `resume`
@@ -130,14 +129,13 @@ var presentation = func() map[string]bool {
 // is redacted, so the state does not keep it: [loopOptions.onRecorded] then
 // asks for that flag again.
 func (o *loopOptions) recorded() []string {
-	var secrets *redact.Redactor // credential shapes
 	var args []string
 	for _, g := range o.given {
 		if presentation[g.name] {
 			continue
 		}
 		for _, v := range g.values {
-			args = append(args, "--"+g.name+"="+secrets.String(v))
+			args = append(args, "--"+g.name+"="+app.RedactSecrets(v))
 		}
 	}
 	return args
@@ -150,9 +148,9 @@ func (o *loopOptions) recorded() []string {
 func (o *loopOptions) noSecretForFleet() error {
 	for _, a := range o.recorded() {
 		name, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if strings.Contains(v, redact.Marker) {
+		if shown, ok := app.RedactedSecret(v); ok {
 			return usageError("--%s holds a secret (%s): on the Temporal engine a run's flags go to the workers in its history, where no secret belongs; "+
-				"keep it in an environment variable the command reads ($TOKEN) and give that variable to the workers", name, textcut.Runes(v, 120))
+				"keep it in an environment variable the command reads ($TOKEN) and give that variable to the workers", name, shown)
 		}
 	}
 	return nil
@@ -228,11 +226,12 @@ func (o *loopOptions) onRecorded(recorded []string) (loopOptions, error) {
 func (o *loopOptions) secretsGivenAgain(recorded []string) error {
 	for _, a := range recorded {
 		name, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if !strings.Contains(v, redact.Marker) || o.isGiven(name) {
+		shown, ok := app.RedactedSecret(v)
+		if !ok || o.isGiven(name) {
 			continue
 		}
 		return usageError("the run's --%s held a secret, which agentloop does not record (%s): give --%s again, as the run was started with it, "+
-			"or keep the secret in an environment variable the command reads ($TOKEN)", name, textcut.Runes(v, 120), name)
+			"or keep the secret in an environment variable the command reads ($TOKEN)", name, shown, name)
 	}
 	return nil
 }
