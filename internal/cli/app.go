@@ -14,10 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/proc"
-	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
 // Version is the version of this build (set with -ldflags at release time).
@@ -73,22 +70,15 @@ func Std() Deps {
 // to resume); a second one kills every process group agentloop started (agents,
 // reviewers, gates) with SIGKILL and exits at once.
 func Main(args []string, d Deps) int {
-	if len(args) > 0 && args[0] == sandbox.InsideCommand {
-		// agentloop's part inside a sandbox: nothing of the command line.
-		return sandbox.Inside(args[1:], d.Stderr)
+	if code, ok := app.Helper(args, d.Stdin, d.Stderr); ok {
+		return code
 	}
-	if len(args) > 0 && args[0] == proc.WatchdogCommand {
-		// The watchdog of another agentloop process: what it leaves when it dies.
-		return proc.Watchdog(args[1:], d.Stdin)
-	}
-	// Orphans of agents and gates (a tool run with setsid that outlives its
-	// parent) are reparented to us, not to init, so the sweep still finds them.
-	proc.BecomeSubreaper()
-	children := &proc.Groups{NoCgroup: d.Getenv != nil && d.Getenv("AGENTLOOP_CGROUP") == "off"}
+	watchdog := ""
 	if d.Executable != nil {
-		children.Watchdog, _ = d.Executable()
+		watchdog, _ = d.Executable()
 	}
-	ctx, cancel := context.WithCancelCause(proc.WithGroups(context.Background(), children))
+	base, children := app.AdoptChildren(context.Background(), d.Getenv != nil && d.Getenv("AGENTLOOP_CGROUP") == "off", watchdog)
+	ctx, cancel := context.WithCancelCause(base)
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -190,11 +180,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 	return root
 }
 
-// agentHost is what the agent preflight reads of this machine.
-func agentHost(ctx context.Context, d Deps) agent.Host {
-	return agent.Host{LookPath: d.LookPath, Getenv: d.Getenv, Root: d.Geteuid != nil && d.Geteuid() == 0,
-		Sandbox: func() error { return sandbox.Check(ctx) },
-		TrySandbox: func(sb agent.SandboxTrier, dir string, a agent.Preset) error {
-			return sb.Try(ctx, dir, agentEnv(d, a), a.Binary)
-		}}
+// hostOf is what of this process the agent preflight reads ([app.NewHost]).
+func hostOf(d Deps) app.HostOptions {
+	return app.HostOptions{LookPath: d.LookPath, Getenv: d.Getenv, Environ: d.Environ, Root: d.Geteuid != nil && d.Geteuid() == 0}
 }

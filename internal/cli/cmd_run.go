@@ -86,7 +86,7 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 		return err
 	}
 	if o.dryRun {
-		return app.DryRun(d.Stdout, p, agentHost(ctx, d))
+		return app.DryRun(d.Stdout, p, app.NewHost(ctx, hostOf(d)))
 	}
 	p.Args = append(o.recorded(), o.envLimits(d.Getenv)...)
 	if o.detach {
@@ -107,7 +107,7 @@ func runTasks(ctx context.Context, o runOptions, d Deps, eng app.Engine, at app.
 		Verbose: o.verbose, JSON: o.logFormat == "json",
 	}
 	if o.dryRun {
-		gopts.Getenv, gopts.Log, gopts.Host = d.Getenv, newLogger(d, o.loopOptions), agentHost(ctx, d)
+		gopts.Getenv, gopts.Log, gopts.Host = d.Getenv, newLogger(d, o.loopOptions), app.NewHost(ctx, hostOf(d))
 		return app.DryRunGraph(ctx, d.Stdout, process(d), gopts)
 	}
 	return followed(eng.RunGraph(ctx, gopts))

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/watch"
 )
@@ -165,7 +164,7 @@ func runLiveView(ctx context.Context, o watchOptions, d Deps, stateDir string, l
 		Look: look,
 		Start: func(a watch.Action) (watch.Started, error) {
 			log := filepath.Join(stateDir, "watch", a.Run+".log")
-			p, err := proc.Detach(append([]string{self}, a.Args...), wd, env, log)
+			p, err := app.StartDetached(append([]string{self}, a.Args...), wd, env, log)
 			if err != nil {
 				return watch.Started{}, err
 			}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/config"
 )
@@ -102,7 +101,7 @@ func procedureNames(cmd *cobra.Command, d Deps) []string {
 
 // agentNames are the presets and the configured agents.
 func agentNames(cmd *cobra.Command, d Deps) []string {
-	names := agent.Names()
+	names := app.AgentNames()
 	if cfg := completionConfig(cmd, d); cfg != nil {
 		names = append(names, slices.Collect(maps.Keys(cfg.Agents))...)
 	}

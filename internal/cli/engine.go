@@ -59,7 +59,7 @@ func shell(ctx context.Context, d Deps, u engineUse) app.Shell {
 		shown = func(*plan.Plan) (loopOptions, error) { return u.lo, nil }
 	}
 	return app.Shell{
-		Process: process(d), Getenv: d.Getenv, Host: agentHost(ctx, d),
+		Process: process(d), Getenv: d.Getenv, Host: app.NewHost(ctx, hostOf(d)),
 		Screen: func(p *plan.Plan) (*ui.Printer, error) {
 			lo, err := shown(p)
 			if err != nil {

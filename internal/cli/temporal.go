@@ -16,7 +16,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/temporal"
 )
 
@@ -198,7 +197,7 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	// What a predecessor killed on this machine left running (its agents
 	// and gates, in its cgroups or carrying its marker) ends before this
 	// worker takes steps: the retried attempts do not work beside them.
-	if n := proc.EndLeftovers(); n > 0 {
+	if n := app.EndLeftovers(); n > 0 {
 		fmt.Fprintf(d.Stdout, "Ended %d processes left running by an agentloop process that died on this machine\n", n)
 	}
 	rebuild := temporal.Rebuild{WorkTree: workTree, Trust: o.trust, Read: runFlags, Configure: configure(d, loopOptions{}), Getenv: d.Getenv}

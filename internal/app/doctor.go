@@ -1,0 +1,62 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/sandbox"
+)
+
+// Doctor writes to w how agentloop contains the processes agents and gates
+// start here, whether this machine can sandbox them and, for the agents and
+// gates of the procedure resolve gives, what their sandbox allows
+// (`agentloop doctor`); environ is this process's environment.
+func Doctor(ctx context.Context, w io.Writer, environ []string, resolve func() (*plan.Plan, error)) error {
+	fmt.Fprintf(w, "containment: %s\n", proc.GroupsFrom(ctx).Contains())
+	if err := sandbox.Check(ctx); err != nil {
+		fmt.Fprintf(w, "sandbox: none: %v\n", err)
+	} else {
+		fmt.Fprintf(w, "sandbox: %s, works\n", sandbox.Version(ctx))
+	}
+	p, err := resolve()
+	if err != nil {
+		return err
+	}
+	show := func(role string, a agent.Preset) error {
+		sb, how := p.AgentSandbox(a), "runs in it"
+		if sb == nil {
+			sb, how = p.SandboxFor(a), "with --sandbox"
+		}
+		pol, err := sb.Policy(ctx, p.WorkDir, agentEnv(environ, a), a.Binary)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", role, a.Name, err)
+		}
+		fmt.Fprintf(w, "%s %s (%s): %s\n", role, a.Name, how, pol)
+		return nil
+	}
+	if err := show("agent", p.Agent); err != nil {
+		return err
+	}
+	for _, f := range p.Fallback {
+		if err := show("fallback agent", f); err != nil {
+			return err
+		}
+	}
+	if p.Reviewer != nil {
+		if err := show("reviewer", *p.Reviewer); err != nil {
+			return err
+		}
+	}
+	if p.Proc.Sandbox.Gates && len(p.Gates) > 0 {
+		pol, err := p.GateSandbox().Policy(ctx, p.WorkDir, nil, "")
+		if err != nil {
+			return fmt.Errorf("gates: %w", err)
+		}
+		fmt.Fprintf(w, "gates (run in it): %s\n", pol)
+	}
+	return nil
+}
