@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 )
 
@@ -25,7 +24,7 @@ func (o *followOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.lo.logFormat, "log-format", "", "progress output: text or json")
 	fs.BoolVarP(&o.lo.verbose, "verbose", "v", false, "show what the agent says and does (a line per text and tool call) and more detail")
 	fs.BoolVarP(&o.lo.quiet, "quiet", "q", false, "print only warnings and the final line")
-	fs.StringArrayVar(&o.lo.notify, "notify", nil, "also notify this receiver of what happens while it follows (repeatable): "+notify.TargetSyntax)
+	fs.StringArrayVar(&o.lo.notify, "notify", nil, "also notify this receiver of what happens while it follows (repeatable): "+app.NotifyTargetSyntax)
 	fs.StringVar(&o.lo.config, "config", "", "workspace configuration file (default ./agentloop.yaml): its temporal: keys, and where the run's notifications go")
 	o.engine.AddFlags(fs)
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/ui"
 )
@@ -74,14 +73,14 @@ func shell(ctx context.Context, d Deps, u engineUse) app.Shell {
 			}
 			return newLogger(d, lo)
 		},
-		Notifying: func(ctx context.Context, p *plan.Plan) (*notify.Notifier, func(), error) {
-			lo, err := shown(p)
-			if err != nil {
-				return nil, nil, err
-			}
-			pr, done, err := notifying(ctx, d, p.Notify, newLogger(d, lo))
-			return pr.Notify, done, err
-		},
+		Notifying: app.Notifying(app.NotifyOptions{Getenv: d.Getenv, LookPath: d.LookPath, Now: d.Now, Environ: d.Environ, Stderr: d.Stderr},
+			func(p *plan.Plan) (*slog.Logger, error) {
+				lo, err := shown(p)
+				if err != nil {
+					return nil, err
+				}
+				return newLogger(d, lo), nil
+			}),
 	}
 }
 

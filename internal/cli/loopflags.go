@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/notify"
 )
 
 // loopOptions are the flags a loop runs with: those of `run` that `resume`
@@ -74,7 +73,7 @@ func (o *loopOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.weeklyCap, "weekly-cap", 0, "what every loop of yours together may spend this week, in USD")
 	fs.Float64Var(&o.monthlyCap, "monthly-cap", 0, "what every loop of yours together may spend this month, in USD")
 	fs.BoolVar(&o.sandbox, "sandbox", false, "run the agents in a sandbox: the work tree writable, $HOME hidden, the network limited to their model API (see 'agentloop doctor'); refuses to start where there is none")
-	fs.StringArrayVar(&o.notify, "notify", nil, "also notify this receiver (repeatable): "+notify.TargetSyntax+"; not recorded for resume")
+	fs.StringArrayVar(&o.notify, "notify", nil, "also notify this receiver (repeatable): "+app.NotifyTargetSyntax+"; not recorded for resume")
 }
 
 // mutuallyExclusive are the loop's flags that cannot be given together.
