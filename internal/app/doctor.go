@@ -6,23 +6,22 @@ import (
 	"io"
 
 	"github.com/agentloop/agentloop/internal/agent"
-	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
 // Doctor writes to w how agentloop contains the processes agents and gates
 // start here, whether this machine can sandbox them and, for the agents and
-// gates of the procedure resolve gives, what their sandbox allows
+// gates of the procedure o resolves ([ResolvePlan]), what their sandbox allows
 // (`agentloop doctor`); environ is this process's environment.
-func Doctor(ctx context.Context, w io.Writer, environ []string, resolve func() (*plan.Plan, error)) error {
+func Doctor(ctx context.Context, w io.Writer, environ []string, o PlanOptions) error {
 	fmt.Fprintf(w, "containment: %s\n", proc.GroupsFrom(ctx).Contains())
 	if err := sandbox.Check(ctx); err != nil {
 		fmt.Fprintf(w, "sandbox: none: %v\n", err)
 	} else {
 		fmt.Fprintf(w, "sandbox: %s, works\n", sandbox.Version(ctx))
 	}
-	p, err := resolve()
+	p, err := ResolvePlan(o)
 	if err != nil {
 		return err
 	}

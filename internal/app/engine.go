@@ -69,11 +69,11 @@ type Engine interface {
 type Shell struct {
 	Process
 	Getenv func(string) string
-	// Screen is the printer a run of p is shown on (the flags p recorded, and
+	// Screen is the printer a run is shown on (the flags it recorded, and
 	// those given now).
-	Screen func(p *plan.Plan) (*ui.Printer, error)
-	// Log is the diagnostic log of a run of p, as Screen's flags say.
-	Log func(p *plan.Plan) *slog.Logger
+	Screen func(Shown) (*ui.Printer, error)
+	// Log is the diagnostic log of a run, as Screen's flags say.
+	Log func(Shown) *slog.Logger
 	// Notifying is the notifier of the receivers p configures (nil: none),
 	// and done, which waits for the deliveries under way once the run is
 	// followed no more.
@@ -81,6 +81,17 @@ type Shell struct {
 	// Host is what the agent preflight reads of this machine.
 	Host agent.Host
 }
+
+// Shown is what of a run's plan says how the run is shown and logged.
+type Shown struct {
+	// Args are the flags the run recorded.
+	Args []string
+	// LogFormat is the configuration's log format ("": text).
+	LogFormat string
+}
+
+// ShownOf is what of p says how its run is shown ([Shown]).
+func ShownOf(p *plan.Plan) Shown { return Shown{Args: p.Args, LogFormat: p.LogFormat} }
 
 // Server are the settings of the server a run or graph started on the
 // Temporal engine keeps for its steps and the commands it names; the local

@@ -75,7 +75,7 @@ func (f *Fleet) Follow(ctx context.Context, name string, o FollowOptions) (Outco
 	if err != nil {
 		return Outcome{}, err
 	}
-	screen, err := f.sh.Screen(&plan.Plan{})
+	screen, err := f.sh.Screen(Shown{})
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/agentloop/agentloop/internal/notify"
-	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/temporal"
@@ -46,7 +45,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 				return Outcome{}, err
 			}
 			if goOn {
-				screen, err := f.sh.Screen(&plan.Plan{})
+				screen, err := f.sh.Screen(Shown{})
 				if err != nil {
 					return Outcome{}, err
 				}
@@ -69,7 +68,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 		if err := temporal.Guide(ctx, f.c, key, temporal.Guidance{Accept: o.Accept, Abort: o.Abort}); err != nil {
 			return Outcome{}, err
 		}
-		screen, err := f.sh.Screen(&plan.Plan{})
+		screen, err := f.sh.Screen(Shown{})
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -99,7 +98,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 	if err != nil {
 		return Outcome{}, err
 	}
-	screen, err := f.sh.Screen(p)
+	screen, err := f.sh.Screen(ShownOf(p))
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -147,7 +146,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 // a graph's task (member), until that ends or waits.
 func (f *Fleet) answer(ctx context.Context, o ResumeOptions, v temporal.View, key string, member *tasks.Member) (Outcome, error) {
 	name, repo := temporal.Unscoped(key)
-	screen, err := f.sh.Screen(&plan.Plan{})
+	screen, err := f.sh.Screen(Shown{})
 	if err != nil {
 		return Outcome{}, err
 	}

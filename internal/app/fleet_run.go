@@ -68,7 +68,7 @@ func (f *Fleet) start(ctx context.Context, p *plan.Plan, o Server) (screen *ui.P
 	if err := temporal.Start(ctx, f.c, f.s, in, f.sh.Now()); err != nil {
 		return nil, "", "", err
 	}
-	if screen, err = f.sh.Screen(p); err != nil {
+	if screen, err = f.sh.Screen(ShownOf(p)); err != nil {
 		return nil, "", "", err
 	}
 	key = temporal.Scoped(p.Name, in.Repo)

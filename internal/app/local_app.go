@@ -54,14 +54,14 @@ func (l *Local) Run(ctx context.Context, p *plan.Plan, _ Server) (Outcome, error
 		return Outcome{}, err
 	}
 	defer done()
-	screen, err := l.sh.Screen(p)
+	screen, err := l.sh.Screen(ShownOf(p))
 	if err != nil {
 		return Outcome{}, err
 	}
 	for _, w := range p.Warnings() {
 		screen.Warnf("%s", w)
 	}
-	s, err := Open(pr, p, screen, l.sh.Log(p), true)
+	s, err := Open(pr, p, screen, l.sh.Log(ShownOf(p)), true)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -126,7 +126,7 @@ func (l *Local) runGraph(ctx context.Context, pr Process, o GraphOptions) (Outco
 	}
 	defer done()
 	pr.Notify = n
-	o.Getenv, o.Log, o.Host = l.sh.Getenv, l.sh.Log(&plan.Plan{}), l.sh.Host
+	o.Getenv, o.Log, o.Host = l.sh.Getenv, l.sh.Log(Shown{}), l.sh.Host
 	res, err := RunGraph(ctx, pr, o)
 	if err != nil {
 		return Outcome{}, err

@@ -72,13 +72,13 @@ func (l *Local) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 	if err != nil {
 		return Outcome{}, err
 	}
-	screen, err := l.sh.Screen(p)
+	screen, err := l.sh.Screen(ShownOf(p))
 	if err != nil {
 		return Outcome{}, err
 	}
 	if o.Accept || o.Abort {
 		// Nothing runs: the agent need not be there.
-		s, err := Open(l.sh.Process, p, screen, l.sh.Log(p), false)
+		s, err := Open(l.sh.Process, p, screen, l.sh.Log(ShownOf(p)), false)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -95,7 +95,7 @@ func (l *Local) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 		return Outcome{}, err
 	}
 	defer done()
-	s, err := Open(pr, p, screen, l.sh.Log(p), false)
+	s, err := Open(pr, p, screen, l.sh.Log(ShownOf(p)), false)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -55,9 +55,9 @@ func newNotifier(ctx context.Context, c notify.Config, o NotifyOptions, log *slo
 
 // Notifying is a [Shell]'s Notifying: the notifier of the receivers p
 // configures (newNotifier), logging where log says a run of p logs.
-func Notifying(o NotifyOptions, log func(p *plan.Plan) (*slog.Logger, error)) func(ctx context.Context, p *plan.Plan) (*notify.Notifier, func(), error) {
+func Notifying(o NotifyOptions, log func(Shown) (*slog.Logger, error)) func(ctx context.Context, p *plan.Plan) (*notify.Notifier, func(), error) {
 	return func(ctx context.Context, p *plan.Plan) (*notify.Notifier, func(), error) {
-		l, err := log(p)
+		l, err := log(ShownOf(p))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/plan"
 )
 
 // doctorOptions are the flags of `agentloop doctor`.
@@ -42,15 +41,17 @@ would run it.` + exitStatus(exitSuccess, exitError, exitUsageLine),
 
 // runDoctor is `agentloop doctor`.
 func runDoctor(ctx context.Context, d Deps, o doctorOptions, args []string) error {
-	return app.Doctor(ctx, d.Stdout, d.Environ(), func() (*plan.Plan, error) {
-		lo := loopOptions{config: o.config, agent: o.agent}
-		if o.agent != "" {
-			lo.given = []givenFlag{{name: "agent", values: []string{o.agent}}}
-		}
-		name := ""
-		if len(args) == 1 {
-			name = args[0]
-		}
-		return resolvePlan(d, lo, name)
-	})
+	lo := loopOptions{config: o.config, agent: o.agent}
+	if o.agent != "" {
+		lo.given = []givenFlag{{name: "agent", values: []string{o.agent}}}
+	}
+	name := ""
+	if len(args) == 1 {
+		name = args[0]
+	}
+	po, err := planOptions(d, lo, name)
+	if err != nil {
+		return err
+	}
+	return app.Doctor(ctx, d.Stdout, d.Environ(), po)
 }

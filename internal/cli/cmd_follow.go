@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/plan"
 )
 
 // followOptions are the flags of `follow`.
@@ -56,7 +55,7 @@ A local run lives in the process that runs it: watch it with agentloop watch.` +
 // runFollow is `agentloop follow NAME`.
 func runFollow(ctx context.Context, o followOptions, d Deps, name string) error {
 	o.engine.config = o.lo.config
-	eng, err := chooseEngine(ctx, d, o.engine, engineUse{lo: o.lo, shown: func(p *plan.Plan) (loopOptions, error) { return o.lo.onRecorded(p.Args) }})
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{lo: o.lo, shown: o.lo.onRecorded})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/plan"
 )
 
 // resumeOptions are the flags of `resume`.
@@ -93,7 +92,7 @@ func runResume(ctx context.Context, o resumeOptions, d Deps, args []string) erro
 		}
 		guidance = strings.TrimSpace(string(b))
 	}
-	eng, err := chooseEngine(ctx, d, o.engine, engineUse{lo: o.loopOptions, shown: func(p *plan.Plan) (loopOptions, error) { return o.onRecorded(p.Args) }})
+	eng, err := chooseEngine(ctx, d, o.engine, engineUse{lo: o.loopOptions, shown: o.onRecorded})
 	if err != nil {
 		return err
 	}

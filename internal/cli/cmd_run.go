@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/config"
 )
 
 // runOptions are the flags of `run`.
@@ -81,7 +81,11 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 	if len(args) == 1 {
 		name = args[0]
 	}
-	p, err := resolvePlan(d, o.loopOptions, name)
+	po, err := planOptions(d, o.loopOptions, name)
+	if err != nil {
+		return err
+	}
+	p, err := app.ResolvePlan(po)
 	if err != nil {
 		return err
 	}
@@ -113,20 +117,15 @@ func runTasks(ctx context.Context, o runOptions, d Deps, eng app.Engine, at app.
 	return followed(eng.RunGraph(ctx, gopts))
 }
 
-// resolvePlan loads the configuration with the flags and resolves the named
-// procedure into everything a run needs.
-func resolvePlan(d Deps, o loopOptions, name string) (*plan.Plan, error) {
-	cfg, err := loadConfig(d, o.config, o.overrides())
-	if err != nil {
-		return nil, err
-	}
+// planOptions are how the named procedure resolves with the flags of o
+// ([app.ResolvePlan]).
+func planOptions(d Deps, o loopOptions, name string) (app.PlanOptions, error) {
 	wd, err := d.Getwd()
 	if err != nil {
-		return nil, err
+		return app.PlanOptions{}, err
 	}
-	p, err := plan.Resolve(cfg, name, plan.Options{WorkDir: wd, Getenv: d.Getenv, Verbose: o.verbose})
-	if err != nil {
-		return nil, &ExitError{Code: ExitUsage, Err: err}
-	}
-	return p, nil
+	return app.PlanOptions{
+		Load: func() (*config.Config, error) { return loadConfig(d, o.config, o.overrides()) },
+		Name: name, WorkDir: wd, Getenv: d.Getenv, Verbose: o.verbose,
+	}, nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
@@ -17,7 +16,7 @@ type engineUse struct {
 	lo loopOptions
 	// shown are the flags a run of p is shown with (a resumed run's recorded
 	// ones, those given now on top); nil: lo.
-	shown func(p *plan.Plan) (loopOptions, error)
+	shown func(args []string) (loopOptions, error)
 	// stateDir is --state-dir: where the local engine's runs are ("": the
 	// configuration's, else .agentloop).
 	stateDir string
@@ -55,27 +54,27 @@ func chooseEngine(ctx context.Context, d Deps, o engineOptions, u engineUse) (ap
 func shell(ctx context.Context, d Deps, u engineUse) app.Shell {
 	shown := u.shown
 	if shown == nil {
-		shown = func(*plan.Plan) (loopOptions, error) { return u.lo, nil }
+		shown = func([]string) (loopOptions, error) { return u.lo, nil }
 	}
 	return app.Shell{
 		Process: process(d), Getenv: d.Getenv, Host: app.NewHost(ctx, hostOf(d)),
-		Screen: func(p *plan.Plan) (*ui.Printer, error) {
-			lo, err := shown(p)
+		Screen: func(s app.Shown) (*ui.Printer, error) {
+			lo, err := shown(s.Args)
 			if err != nil {
 				return nil, err
 			}
-			return newScreen(d, lo, p), nil
+			return newScreen(d, lo, s.LogFormat), nil
 		},
-		Log: func(p *plan.Plan) *slog.Logger {
-			lo, err := shown(p)
+		Log: func(s app.Shown) *slog.Logger {
+			lo, err := shown(s.Args)
 			if err != nil {
 				lo = u.lo
 			}
 			return newLogger(d, lo)
 		},
 		Notifying: app.Notifying(app.NotifyOptions{Getenv: d.Getenv, LookPath: d.LookPath, Now: d.Now, Environ: d.Environ, Stderr: d.Stderr},
-			func(p *plan.Plan) (*slog.Logger, error) {
-				lo, err := shown(p)
+			func(s app.Shown) (*slog.Logger, error) {
+				lo, err := shown(s.Args)
 				if err != nil {
 					return nil, err
 				}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/ui"
 )
 
@@ -53,10 +52,10 @@ func canColor(d Deps, w io.Writer) bool {
 }
 
 // newScreen is what the person sees while the loop runs.
-func newScreen(d Deps, o loopOptions, p *plan.Plan) *ui.Printer {
+func newScreen(d Deps, o loopOptions, logFormat string) *ui.Printer {
 	format := o.logFormat
 	if format == "" {
-		format = p.LogFormat
+		format = logFormat
 	}
 	out := process(d).Progress(format == "json")
 	return ui.New(ui.Options{
@@ -99,8 +98,8 @@ func newLogger(d Deps, o loopOptions) *slog.Logger {
 
 // configure is how a run of a graph's task (or a graph) loads its
 // configuration: in the repository at dir, with the flags it recorded and
-// those of o, given now, on top ([plan.Configure]).
-func configure(d Deps, o loopOptions) plan.Configure {
+// those of o, given now, on top (a plan.Configure).
+func configure(d Deps, o loopOptions) func(dir string, recorded []string) (*config.Config, []string, error) {
 	return func(dir string, recorded []string) (*config.Config, []string, error) {
 		lo, err := o.onRecorded(recorded)
 		if err != nil {
