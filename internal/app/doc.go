@@ -16,7 +16,8 @@
 // options struct of this package, which the caller fills from its flags. A
 // run or a graph followed returns an [Outcome] (its status, a graph's result,
 // whether the person chose its end); a mistake the person must fix is a
-// [UsageError]; mapping them to exit codes is the caller's. Confirmations (a
+// [UsageError]. What exit code an outcome or an error means is a rule of
+// this package too ([ExitStatus], [IsSetup]). Confirmations (a
 // guidance queued, a stop asked, a cap approved) are said on the shell's
 // Stdout, a run's progress on its screen.
 //
@@ -33,4 +34,11 @@
 // worker's, in package temporal ([temporal.Rebuild]), not this one's. The
 // rules a person relies on at a resume exist once and both engines call them:
 // [TaskRule], [ResumeTree], [Over].
+//
+// The commands that run no loop do their work here too, each a function
+// that takes what the command line gave and writes what it prints: [Agents],
+// [Doctor], [Decide], [Feedback], [Double], [DryRun], [WriteSpend],
+// [PrepareDemo]; so does the process-level setup ([Helper], [AdoptChildren]).
+// The command line is left its flags, the options it fills from them, and
+// rendering (package report, ui, watch).
 package app
