@@ -13,7 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/plan"
-	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/shellword"
 )
 
 // Agents writes to w the agent presets (`agentloop agents`): the command each
@@ -42,7 +42,7 @@ func Agents(ctx context.Context, w io.Writer, cfg *config.Config, lookPath func(
 			tested = "-"
 		}
 		argv, _ := p.Command("PROMPT", "PROMPT_FILE")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, proc.ShellJoin(argv), p.PromptVia, p.Format, tested, installed)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, shellword.Join(argv), p.PromptVia, p.Format, tested, installed)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -73,7 +73,7 @@ func configuredAgents(w io.Writer, cfg *config.Config, lookPath func(string) (st
 			installed = path
 		}
 		argv, _ := p.Command("PROMPT", "PROMPT_FILE")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, base, proc.ShellJoin(argv), p.PromptVia, p.Format, installed)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, base, shellword.Join(argv), p.PromptVia, p.Format, installed)
 	}
 	return tw.Flush()
 }

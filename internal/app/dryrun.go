@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/plan"
-	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/shellword"
 	"github.com/agentloop/agentloop/internal/tokens"
 )
 
@@ -48,7 +48,7 @@ func DryRun(w io.Writer, p *plan.Plan, host agent.Host) error {
 		fmt.Fprintf(w, "Prompt: %d tokens (no token budget set)\n", tokens)
 	}
 	argv, _ := p.Agent.Command("PROMPT", "PROMPT_FILE")
-	fmt.Fprintf(w, "Agent: %s (prompt via %s)\n", proc.ShellJoin(argv), p.Agent.PromptVia)
+	fmt.Fprintf(w, "Agent: %s (prompt via %s)\n", shellword.Join(argv), p.Agent.PromptVia)
 	for _, g := range p.Gates {
 		fmt.Fprintf(w, "Gate %s: %s\n", g.Name, g.Command)
 	}
@@ -88,7 +88,7 @@ func DryRunGraph(ctx context.Context, w io.Writer, pr Process, o GraphOptions) e
 		p := tp.Plan
 		argv, _ := p.Agent.Command("PROMPT", "PROMPT_FILE")
 		fmt.Fprintf(w, "Task %s: %s\n", tp.Task.ID, tp.Title)
-		fmt.Fprintf(w, "  Agent: %s (prompt via %s)\n", proc.ShellJoin(argv), p.Agent.PromptVia)
+		fmt.Fprintf(w, "  Agent: %s (prompt via %s)\n", shellword.Join(argv), p.Agent.PromptVia)
 		for _, g := range p.Gates {
 			fmt.Fprintf(w, "  Gate %s: %s\n", g.Name, g.Command)
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/shellword"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
 
@@ -28,7 +28,7 @@ func (c Commands) with(cmd string) string {
 
 // Run is the command that resumes the graph.
 func (c Commands) Run() string {
-	return c.with("agentloop run --tasks " + proc.ShellJoin([]string{c.TaskFile}))
+	return c.with("agentloop run --tasks " + shellword.Join([]string{c.TaskFile}))
 }
 
 // Resume is the command that answers the escalation of the run name.

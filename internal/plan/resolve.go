@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/ledger"
+	"github.com/agentloop/agentloop/internal/shellword"
 	"github.com/agentloop/agentloop/internal/tasks"
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/suggest"
 )
 
@@ -162,7 +162,7 @@ func CommandArgv(c config.Command) []string {
 	if c.Shell == "" {
 		return nil
 	}
-	if !proc.NeedsShell(c.Shell) {
+	if !shellword.NeedsShell(c.Shell) {
 		return strings.Fields(c.Shell)
 	}
 	return []string{"sh", "-c", c.Shell}

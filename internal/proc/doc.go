@@ -9,9 +9,9 @@
 // what its runs left once it dies, however it dies. The one exception is
 // [Detach]: agentloop itself started to go on alone (a run resumed from
 // `agentloop watch`), in a session of its own. [Alive] and
-// [StartTime] identify a process for stale-lock detection. [NeedsShell] tells a
-// command line that needs sh -c; [ShellJoin] quotes an argv as one a person
-// can copy.
+// [StartTime] identify a process for stale-lock detection. Whether a command
+// line needs sh -c, and how an argv is quoted for a person, is package
+// shellword's.
 //
 // Only this package imports os/exec (apart from git helpers in internal/gitx).
 package proc

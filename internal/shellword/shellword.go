@@ -1,4 +1,4 @@
-package proc
+package shellword
 
 import "strings"
 
@@ -9,8 +9,8 @@ const shellMeta = "|&;<>()$`\\\"'*?[]#~=%{}\n"
 // must run under sh -c rather than split on spaces.
 func NeedsShell(line string) bool { return strings.ContainsAny(line, shellMeta) }
 
-// ShellJoin renders an argv as a shell command line a person can copy.
-func ShellJoin(argv []string) string {
+// Join renders an argv as a shell command line a person can copy.
+func Join(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		if a != "" && !strings.ContainsAny(a, shellMeta+" \t") {

@@ -1,4 +1,4 @@
-package proc
+package shellword
 
 import "testing"
 
@@ -12,8 +12,8 @@ func TestShellJoin(t *testing.T) {
 		{[]string{"sh", "-c", "go test | tee x"}, "sh -c 'go test | tee x'"},
 		{[]string{"echo", "it's", ""}, `echo 'it'\''s' ''`},
 	} {
-		if got := ShellJoin(tt.in); got != tt.want {
-			t.Errorf("ShellJoin(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := Join(tt.in); got != tt.want {
+			t.Errorf("Join(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
