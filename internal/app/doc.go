@@ -22,8 +22,9 @@
 // Stdout, a run's progress on its screen.
 //
 // [Local] runs each loop in this process as a [Session]: it takes the run's
-// lock, loads or starts its state, assembles the local engine from the plan
-// ([engine.New]), runs the loop, saves, and tells the person what to do next;
+// lock, loads or starts its state, assembles the local engine from the plan's
+// parts ([plan.Plan.Parts], [engine.New]), runs the loop, saves, and tells the
+// person what to do next;
 // a task graph ([RunGraph]) runs each task as a session of its own in its own
 // git worktree, keeps the graph's state file and global budget, and merges
 // finished branches back (ticking a Markdown plan). [Fleet], in the files
