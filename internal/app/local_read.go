@@ -139,7 +139,7 @@ func LoadRun(store *state.Store, name, runID string, lastEvents int) (report.Run
 		}
 	}
 	if errors.Is(err, state.ErrNotFound) {
-		if r, ok, err := report.LoadTaskGraph(store.Root, name); ok || err != nil {
+		if r, ok, err := loadTaskGraph(store.Root, name); ok || err != nil {
 			return r, err
 		}
 		return report.Run{}, fmt.Errorf("no run named %q in %s; 'agentloop status' lists them", name, store.Root)

@@ -4,32 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
-
-// LoadTaskGraph reads a task graph's report: every task with its state, and
-// the graph's spend and status. ok is false when there is no graph of that
-// name.
-func LoadTaskGraph(stateDir, name string) (r Run, ok bool, err error) {
-	gs, found, err := graph.ReadState(stateDir, name)
-	if err != nil {
-		return Run{}, true, err
-	}
-	if !found {
-		return Run{}, false, nil
-	}
-	file, err := tasks.Load(gs.File)
-	if err != nil {
-		return Run{}, true, fmt.Errorf("task graph %s: read its task file: %w", name, err)
-	}
-	r, err = TaskGraph(name, gs.RepoFile(), file.Tasks, gs.Outcomes, nil)
-	if err == nil {
-		attachRuns(state.Store{Root: stateDir}, name, r.Tasks)
-	}
-	return r, true, err
-}
 
 // TaskGraph is the report of the task graph name of the task file: every
 // task with its state (running names those running now), and the graph's
@@ -81,10 +58,10 @@ func taskRows(g tasks.Graph, out map[string]tasks.Outcome, running map[string]bo
 	return rows
 }
 
-// attachRuns gives each task row its own run (state, events, escalation), for
+// AttachRuns gives each task row its own run (state, events, escalation), for
 // the graph's report to show. A task whose state cannot be read is shown
 // without it; reading moves nothing aside.
-func attachRuns(store state.Store, name string, rows []TaskRow) {
+func AttachRuns(store state.Store, name string, rows []TaskRow) {
 	states, _ := store.List()
 	byName := make(map[string]*state.State, len(states))
 	for _, st := range states {
