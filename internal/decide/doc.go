@@ -58,7 +58,12 @@
 // own diff is clean: tests deleted in one iteration stay a failure in the next
 // until restored, and escalate as repeated tampering, unless the task names
 // them and says to remove them, or a person's guidance does; `resume
-// --accept` still takes the tree.
+// --accept` still takes the tree. A test that failed at the run's start and
+// passes after the run edited its test file counts as weakened too (its
+// expected value or input changed, no assertion removed): tests that
+// contradict the task, or each other, pass only that way, and the escalation
+// asks whether the test or the code is wrong. A task that names the test and
+// asks to change it, or a policy with allow_test_edits, lets it pass.
 //
 // # Priority order and strategies
 //

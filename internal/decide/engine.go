@@ -148,6 +148,11 @@ func (e *Engine) facts(in state.DecideInput, failing []string, q float64) *facts
 		past = append(past, fromRecord(r))
 	}
 	weak := weakening(ev, asks(in))
+	if len(weak) == 0 && !e.p.AllowTestEdits && in.State != nil && in.State.BaselineDone {
+		if t := editedToPass(ev, in.State.Baseline, asks(in)); len(t) > 0 {
+			weak = append(weak, "failing at the start, passing only after their test was edited: "+strings.Join(t, ", "))
+		}
+	}
 	if len(weak) > 0 {
 		// Tests the agent weakened prove nothing: such an iteration is never the
 		// best checkpoint, never accepted, never progress.
