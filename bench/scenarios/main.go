@@ -18,6 +18,10 @@
 //   - p75-cap: a cap at the 75th percentile of the runs to-cap needed to
 //     succeed over the suite (the first runs of to-cap: it is deterministic).
 //
+// A graph scenario runs under agentloop with `run --tasks tasks.yaml
+// --parallel 1`; a naive policy runs its tasks one after the other, each its
+// own loop, starting a task only when the one it depends on succeeded.
+//
 // An agent run is a start of the agent's process (retries included). The
 // oracle is the fewest runs after which the evidence shows the right outcome.
 //

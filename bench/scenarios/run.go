@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -52,6 +54,8 @@ type result struct {
 	Tampered bool   `json:"tampered,omitempty"` // it ended "succeeded" with the tests weakened
 	// Why is agentloop's last words: why the run ended.
 	Why string `json:"why,omitempty"`
+	// Tasks are a naive loop's results per task of a graph, those it started.
+	Tasks map[string]result `json:"tasks,omitempty"`
 }
 
 // row is one scenario under every policy that runs: agentloop, a fixed 3
@@ -94,6 +98,9 @@ func (b *bench) setup(s scenario, policy string, git bool) (repo, agentDir strin
 	}
 	repo, agentDir = filepath.Join(dir, "repo"), filepath.Join(dir, "agent")
 	files := map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "TASK.md": s.text()}
+	if s.graph != nil {
+		files["tasks.yaml"] = tasksFile(s)
+	}
 	for k, v := range s.files {
 		files[k] = v
 	}
@@ -143,8 +150,11 @@ func (b *bench) agentloop(s scenario, verbose bool) (result, error) {
 	if agent == "" {
 		agent = "fakeagent"
 	}
-	cmd := exec.Command(filepath.Join(b.bin, "agentloop"), "run", "--agent-cmd", agent, "--context", "TASK.md",
-		"--gate", "go test -count=1 -json ./...", "--max-iterations", strconv.Itoa(s.limit()))
+	args := []string{"run", "--agent-cmd", agent, "--context", "TASK.md", "--gate", "go test -count=1 -json ./...", "--max-iterations", strconv.Itoa(s.limit())}
+	if s.graph != nil {
+		args = []string{"run", "--agent-cmd", agent, "--tasks", "tasks.yaml", "--parallel", "1", "--max-iterations", strconv.Itoa(s.limit())}
+	}
+	cmd := exec.Command(filepath.Join(b.bin, "agentloop"), args...)
 	cmd.Dir, cmd.Env = repo, b.env(repo, agentDir)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -159,6 +169,11 @@ func (b *bench) agentloop(s scenario, verbose bool) (result, error) {
 		return result{}, err
 	}
 	res := result{Runs: calls(agentDir), Outcome: outcomeOf(code), Why: lastWords(out.String())}
+	if s.graph != nil {
+		if res.Why, err = graphEnd(repo, s); err != nil {
+			return result{}, fmt.Errorf("%w\n%s", err, out.String())
+		}
+	}
 	res.Tampered = res.Outcome == "succeeded" && weakened(repo, s)
 	return res, nil
 }
@@ -207,20 +222,40 @@ func calls(agentDir string) int {
 
 var testFuncRE = regexp.MustCompile(`(?m)^func (Test\w+)\(`)
 
+// testBodies are a Go test file's tests, by name: each from its declaration
+// to the next top-level declaration.
+func testBodies(src string) map[string]string {
+	out := map[string]string{}
+	locs := testFuncRE.FindAllStringSubmatchIndex(src, -1)
+	for i, m := range locs {
+		end := len(src)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		out[src[m[2]:m[3]]] = strings.TrimSpace(src[m[0]:end])
+	}
+	return out
+}
+
 // weakened reports whether the tests were weakened: a skip added to a test
-// file, or a test the scenario started with gone (the weakenings the
-// scripted agents do).
+// file, a test the scenario started with gone or changed, or code that
+// special-cases a test's input (the scenario's cheat) — the weakenings the
+// scripted agents do.
 func weakened(repo string, s scenario) bool {
 	for name, content := range s.files {
+		b, _ := os.ReadFile(filepath.Join(repo, name))
 		if !strings.HasSuffix(name, "_test.go") {
+			if s.cheat != "" && strings.HasSuffix(name, ".go") && regexp.MustCompile(s.cheat).Match(b) {
+				return true
+			}
 			continue
 		}
-		b, _ := os.ReadFile(filepath.Join(repo, name))
 		if bytes.Contains(b, []byte("t.Skip(")) && !strings.Contains(content, "t.Skip(") {
 			return true
 		}
-		for _, m := range testFuncRE.FindAllStringSubmatch(content, -1) {
-			if !bytes.Contains(b, []byte("func "+m[1]+"(")) {
+		now := testBodies(string(b))
+		for test, body := range testBodies(content) {
+			if now[test] != body {
 				return true
 			}
 		}
@@ -233,15 +268,45 @@ var failRE = regexp.MustCompile(`(?m)^\s*--- FAIL: `)
 // naive runs the scenario under a plain loop: the agent gets the task and the
 // last `go test` output; the run succeeds when the tests pass. It stops after
 // limit runs, or after consecutive failed runs in a row (0: never); a run
-// that leaves fewer failing tests than the one before is not a failure.
+// that leaves fewer failing tests than the one before is not a failure. A
+// graph's tasks run so one after the other, in the same tree, each with its
+// own package's tests and its title as the task; a task whose dependency did
+// not succeed is not started, as a graph runner does. The graph succeeds when
+// every task does, else it ends as its first task that did not.
 func (b *bench) naive(s scenario, limit, consecutive int) (result, error) {
 	repo, agentDir, err := b.setup(s, fmt.Sprintf("naive%d-%d", limit, consecutive), false)
 	if err != nil {
 		return result{}, err
 	}
+	if s.graph == nil {
+		return b.naiveLoop(s, repo, agentDir, s.text(), "./...", limit, consecutive), nil
+	}
+	res := result{Outcome: "succeeded"}
+	ok := map[string]bool{}
+	for _, t := range s.graph {
+		if t.after != "" && !ok[t.after] {
+			continue // blocked
+		}
+		r := b.naiveLoop(s, repo, agentDir, t.title+"\n", "./"+t.pkg+"/...", limit, consecutive)
+		if res.Tasks == nil {
+			res.Tasks = map[string]result{}
+		}
+		res.Tasks[t.id] = r
+		ok[t.id] = r.Outcome == "succeeded"
+		res.Runs += r.Runs
+		res.Tampered = res.Tampered || r.Tampered
+		if !ok[t.id] && res.Outcome == "succeeded" {
+			res.Outcome = r.Outcome
+		}
+	}
+	return res, nil
+}
+
+// naiveLoop is the plain loop on one task: text and the tests of pkgs.
+func (b *bench) naiveLoop(s scenario, repo, agentDir, text, pkgs string, limit, consecutive int) result {
 	env := b.env(repo, agentDir)
 	test := func() (bool, string, int) {
-		cmd := exec.Command("go", "test", "-count=1", "./...")
+		cmd := exec.Command("go", "test", "-count=1", pkgs)
 		cmd.Dir, cmd.Env = repo, env
 		out, err := cmd.CombinedOutput()
 		n := len(failRE.FindAll(out, -1))
@@ -261,13 +326,13 @@ func (b *bench) naive(s scenario, limit, consecutive int) (result, error) {
 		res.Runs++
 		cmd := exec.Command(agent)
 		cmd.Dir, cmd.Env = repo, env
-		cmd.Stdin = strings.NewReader(s.text() + "\n" + last)
+		cmd.Stdin = strings.NewReader(text + "\n" + last)
 		_ = cmd.Run() // a run that fails or cannot start is judged by the tests, like the rest
 		ok, out, n := test()
 		if ok {
 			res.Outcome = "succeeded"
 			res.Tampered = weakened(repo, s)
-			return res, nil
+			return res
 		}
 		if n < prev {
 			fails = 0
@@ -277,8 +342,51 @@ func (b *bench) naive(s scenario, limit, consecutive int) (result, error) {
 		last, prev = out, n
 		if consecutive > 0 && fails >= consecutive {
 			res.Outcome = "aborted"
-			return res, nil
+			return res
 		}
 	}
-	return res, nil
+	return res
+}
+
+// tasksFile is a graph scenario's tasks.yaml: one task at a time, each gated
+// by its package's tests.
+func tasksFile(s scenario) string {
+	var b strings.Builder
+	b.WriteString("parallel: 1\ntasks:\n")
+	for _, t := range s.graph {
+		fmt.Fprintf(&b, "  - id: %s\n    title: %s\n    gates: [{name: tests, run: %s, format: gotest-json}]\n", t.id, strconv.Quote(t.title), strconv.Quote("go test -count=1 -json ./"+t.pkg+"/..."))
+		if t.after != "" {
+			fmt.Fprintf(&b, "    depends_on: [%s]\n", t.after)
+		}
+	}
+	return b.String()
+}
+
+// graphEnd is how a graph scenario's tasks ended under agentloop, from the
+// graph's saved state: "fix: merged, area: escalated, total: blocked".
+func graphEnd(repo string, s scenario) (string, error) {
+	b, err := os.ReadFile(filepath.Join(repo, ".agentloop", "graphs", "tasks.json"))
+	if err != nil {
+		return "", fmt.Errorf("read the graph's state: %w", err)
+	}
+	var gs struct {
+		Outcomes map[string]struct {
+			State string `json:"state"`
+		} `json:"outcomes"`
+		Merged []string `json:"merged"`
+	}
+	if err := json.Unmarshal(b, &gs); err != nil {
+		return "", fmt.Errorf("read the graph's state: %w", err)
+	}
+	var out []string
+	for _, t := range s.graph {
+		st := gs.Outcomes[t.id].State
+		if slices.Contains(gs.Merged, t.id) {
+			st = "merged"
+		} else if st == "" {
+			st = "not started"
+		}
+		out = append(out, t.id+": "+st)
+	}
+	return strings.Join(out, ", "), nil
 }

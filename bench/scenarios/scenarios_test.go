@@ -30,7 +30,8 @@ func TestScenarios(t *testing.T) {
 	}
 	defer b.close()
 	short := map[string]bool{"stuck": true, "regression": true, "flaky": true, "tampering": true, "never_starts": true,
-		"tests_deleted": true, "review_untagged_security": true, "churn": true, "limit_progress": true, "preexisting_outside_task": true}
+		"tests_deleted": true, "review_untagged_security": true, "churn": true, "limit_progress": true, "preexisting_outside_task": true,
+		"conflict_spec_vs_test": true, "conflict_tests": true, "conflict_special_cased": true, "graph_blocked": true}
 	var rows []row
 	for _, s := range scenarios() {
 		if !short[s.name] {

@@ -12,14 +12,15 @@ type summary struct {
 	rows []row
 	// p75 is the cap of the "More with Less" policy: the 75th percentile
 	// (nearest rank) of the runs the loop run to the cap needed to succeed,
-	// over the suite's scenarios it succeeded on.
+	// over the suite's scenarios it succeeded on (a pass with the tests
+	// weakened is no success).
 	p75 int
 }
 
 func table(rows []row) summary {
 	var wins []int
 	for _, r := range rows {
-		if r.cap.Outcome == "succeeded" {
+		if r.cap.Outcome == "succeeded" && !r.cap.Tampered {
 			wins = append(wins, r.cap.Runs)
 		}
 	}
@@ -33,8 +34,27 @@ func table(rows []row) summary {
 
 // capped is the loop run to the cap, cut at n runs: the naive loop and the
 // scripted agent are the same whatever the cap, so a cap of n is the first
-// n runs of the loop without one.
-func capped(r result, n int) result {
+// n runs of the loop without one. A graph's cap is each task's: a task cut
+// short blocks its dependents.
+func capped(s scenario, r result, n int) result {
+	if s.graph != nil {
+		out := result{Outcome: "succeeded"}
+		ok := map[string]bool{}
+		for _, t := range s.graph {
+			tr, started := r.Tasks[t.id]
+			if !started || t.after != "" && !ok[t.after] {
+				continue
+			}
+			tr = capped(scenario{}, tr, n)
+			ok[t.id] = tr.Outcome == "succeeded"
+			out.Runs += tr.Runs
+			out.Tampered = out.Tampered || tr.Tampered
+			if !ok[t.id] && out.Outcome == "succeeded" {
+				out.Outcome = tr.Outcome
+			}
+		}
+		return out
+	}
 	if r.Outcome == "succeeded" && r.Runs <= n {
 		return r
 	}
@@ -103,7 +123,7 @@ var policies = []policy{
 	{"fixed-3", "the agent at most 3 times, with the task and the last `go test` output as its prompt, stopping when the tests pass", func(_ summary, r row) result { return r.fixed }, false},
 	{"consecutive-3", "the same, stopping after 3 consecutive failed runs (a run that leaves fewer failing tests than the one before is no failure), at most CAP runs", func(_ summary, r row) result { return r.con }, false},
 	{"to-cap", "the same until the tests pass or CAP runs", func(_ summary, r row) result { return r.cap }, false},
-	{"p75-cap", "a fixed cap at the 75th percentile of the runs the loop run to the cap needed to succeed over the suite (\"More with Less\")", func(t summary, r row) result { return capped(r.cap, t.p75) }, false},
+	{"p75-cap", "a fixed cap at the 75th percentile of the runs the loop run to the cap needed to succeed over the suite, passes with the tests weakened left out (\"More with Less\"); a graph's cap is each task's", func(t summary, r row) result { return capped(r.s, r.cap, t.p75) }, false},
 }
 
 // met reports whether agentloop met the target: at most 10% more agent runs
