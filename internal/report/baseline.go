@@ -40,21 +40,36 @@ func baselineMD(b *bufio.Writer, s *state.State) {
 	}
 }
 
-// outsideTaskMD lists the failures the last iteration found outside the
+// outsideTaskHeading and outsideTaskText head the failures the last
+// iteration found outside the task, in either form of the report.
+const (
+	outsideTaskHeading = "Failing before the run, outside the task"
+	outsideTaskText    = "These failed before the first iteration, the task does not name them, the agent's changes did not touch them and they fail the same way: they are not this run's failures."
+)
+
+// outsideTask labels the failures the last iteration found outside the
 // task: there before the run, not named by the task, untouched and the same
 // (the decider's word); they did not stop the run and are not its failures.
-func outsideTaskMD(b *bufio.Writer, s *state.State) {
+func outsideTask(s *state.State) []string {
 	if len(s.History) == 0 {
+		return nil
+	}
+	var labels []string
+	for _, k := range s.History[len(s.History)-1].OutsideTask {
+		labels = append(labels, gate.Label(k))
+	}
+	return labels
+}
+
+// outsideTaskMD lists [outsideTask] under its own heading.
+func outsideTaskMD(b *bufio.Writer, s *state.State) {
+	labels := outsideTask(s)
+	if len(labels) == 0 {
 		return
 	}
-	keys := s.History[len(s.History)-1].OutsideTask
-	if len(keys) == 0 {
-		return
-	}
-	b.WriteString("## Failing before the run, outside the task\n\n")
-	b.WriteString("These failed before the first iteration, the task does not name them, the agent's changes did not touch them and they fail the same way: they are not this run's failures.\n\n")
-	for _, k := range keys {
-		fmt.Fprintf(b, "- %s\n", mdCell(gate.Label(k)))
+	b.WriteString("## " + outsideTaskHeading + "\n\n" + outsideTaskText + "\n\n")
+	for _, l := range labels {
+		fmt.Fprintf(b, "- %s\n", mdCell(l))
 	}
 	b.WriteString("\n")
 }

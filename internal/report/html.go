@@ -41,6 +41,9 @@ type page struct {
 	Waited             string
 	Sessions           []state.Session
 	Escalation         template.HTML
+	// OutsideTask are the failures the last iteration found outside the
+	// task (see outsideTask).
+	OutsideTask []string
 	// Escalations are the run's escalation reports when there are several
 	// (Escalation shows the last); EscalationOf names its segment.
 	Escalations  []escalationLink
@@ -153,6 +156,7 @@ func buildPage(r Run) page {
 	if s.Spend.Waited > 0 {
 		p.Waited = duration(s.Spend.Waited.Duration())
 	}
+	p.OutsideTask = outsideTask(s)
 	p.Cards = runCards(s, h, total)
 	p.Charts = charts(s, h)
 	if len(s.History) > 0 {

@@ -32,6 +32,14 @@ func TestOutsideTaskListed(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("heading and calc.TestRemote listed: %v, want %v\n%s", got, tt.want, b.String())
 			}
+			b.Reset()
+			if err := HTML(&b, Run{State: st}); err != nil {
+				t.Fatal(err)
+			}
+			got = strings.Contains(b.String(), "Failing before the run, outside the task</h") && strings.Contains(b.String(), "<li><code>calc.TestRemote</code></li>")
+			if got != tt.want {
+				t.Errorf("HTML: heading and calc.TestRemote listed: %v, want %v", got, tt.want)
+			}
 		})
 	}
 }
