@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/temporal"
@@ -181,11 +182,11 @@ func (f *Fleet) answer(ctx context.Context, o ResumeOptions, v temporal.View, ke
 // are of a local run resumed with guidance. Its plan's receivers (cfg) are those
 // of the run's configuration here; when it cannot be read, that is said and
 // nothing is sent.
-func (f *Fleet) answeredWatch(ctx context.Context, o ResumeOptions, v temporal.View, member *tasks.Member, screen *ui.Printer) (*notify.Watch, notify.Config, func()) {
+func (f *Fleet) answeredWatch(ctx context.Context, o ResumeOptions, v temporal.View, member *tasks.Member, screen *ui.Printer) (*notify.Watch, target.Config, func()) {
 	none := func() {}
 	wd, err := f.sh.Getwd()
 	if err != nil {
-		return nil, notify.Config{}, none
+		return nil, target.Config{}, none
 	}
 	st := v.State
 	p, err := ResumePlan(&st, member, o.Configure, wd, f.sh.Getenv, o.Verbose)
@@ -197,7 +198,7 @@ func (f *Fleet) answeredWatch(ctx context.Context, o ResumeOptions, v temporal.V
 		}
 	}
 	screen.Warnf("no notifications of run %s: %v", st.Name, err)
-	return nil, notify.Config{}, none
+	return nil, target.Config{}, none
 }
 
 // continueGraph resumes the graph of the task t in the repository repo,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/temporal"
@@ -32,7 +33,7 @@ type graphTell struct {
 // tellGraph is the notifications' teller of a graph of the repository repo
 // followed here, to the receivers of cfg; nil when none is configured. done
 // waits for the deliveries under way (never nil).
-func (f *Fleet) tellGraph(ctx context.Context, cfg notify.Config, repo string, runs map[string]bool, screen *ui.Printer) (*graphTell, func(), error) {
+func (f *Fleet) tellGraph(ctx context.Context, cfg target.Config, repo string, runs map[string]bool, screen *ui.Printer) (*graphTell, func(), error) {
 	n, done, err := f.sh.Notifying(ctx, &plan.Plan{Notify: cfg})
 	if err != nil {
 		return nil, func() {}, err
@@ -77,7 +78,7 @@ func (g *graphTell) end(v temporal.GraphView, now func() time.Time) {
 // the graph name (repository identity repoID, directory dir) followed from now
 // on: the tasks it ended before are not told, nor the events their runs
 // recorded before (another follower told them).
-func (f *Fleet) tellGraphFrom(ctx context.Context, cfg notify.Config, name, repoID, dir string, screen *ui.Printer) (*graphTell, func(), error) {
+func (f *Fleet) tellGraphFrom(ctx context.Context, cfg target.Config, name, repoID, dir string, screen *ui.Printer) (*graphTell, func(), error) {
 	v, err := temporal.QueryGraph(ctx, f.c, name, repoID)
 	if err != nil {
 		return nil, func() {}, err

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/notify"
+	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/plan"
 )
 
 // NotifyTargetSyntax is how a receiver is written on the command line
 // (--notify).
-const NotifyTargetSyntax = notify.TargetSyntax
+const NotifyTargetSyntax = target.Syntax
 
 // NotifyOptions are what of this process the notifiers read.
 type NotifyOptions struct {
@@ -30,7 +31,7 @@ type NotifyOptions struct {
 // notifications still under way: call it when the loops have ended. A
 // receiver that cannot work (a variable it names not set) is a usage error,
 // found before anything runs.
-func newNotifier(ctx context.Context, c notify.Config, o NotifyOptions, log *slog.Logger) (n *notify.Notifier, done func(), err error) {
+func newNotifier(ctx context.Context, c target.Config, o NotifyOptions, log *slog.Logger) (n *notify.Notifier, done func(), err error) {
 	no := notify.Options{Getenv: o.Getenv, LookPath: o.LookPath, Now: o.Now, Log: log}
 	if o.Environ != nil {
 		no.Environ = o.Environ()

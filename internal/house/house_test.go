@@ -17,7 +17,7 @@ var ceilings = []struct {
 	ceiling, target float64
 }{
 	{"longest import chain", 9, 9},
-	{"arrows per package", 3.79, 4.2},
+	{"arrows per package", 3.81, 4.2},
 	{"packages imported for a single name", 6, 0},
 	{"internal/cli's fan-out", 6, 12},
 	{"files over 300 lines", 22, 25},

@@ -34,16 +34,6 @@ type Options struct {
 	MaxInFlight int
 }
 
-// Config is the notify: section a [Notifier] delivers to, [target.Config]:
-// named here too, so that what sends notifications imports one package (the
-// configuration's vocabulary is internal/notify/target, which imports no
-// package of agentloop).
-type Config = target.Config
-
-// TargetSyntax is how a receiver is written on the command line (--notify),
-// [target.Syntax].
-const TargetSyntax = target.Syntax
-
 // Notifier delivers notifications in the background. Its methods may be
 // called from any goroutine; a nil Notifier sends nothing.
 type Notifier struct {
