@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/bench/internal/harness"
 )
 
 func main() {
@@ -54,10 +56,12 @@ func run(rounds, warmup int, bin, compare string) error {
 	}
 	defer os.RemoveAll(dir)
 	if bin == "" {
-		bin = filepath.Join(dir, "agentloop")
-		if err := goBuild(".", bin, "./cmd/agentloop"); err != nil {
-			return fmt.Errorf("build agentloop: %w", err)
+		b, err := harness.Build("start-bench-bin")
+		if err != nil {
+			return err
 		}
+		defer b.Close()
+		bin = b.Agentloop
 	}
 	floor, err := buildFloor(dir)
 	if err != nil {
@@ -138,17 +142,12 @@ func buildFloor(dir string) (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "floor-bin")
-	if err := goBuild(src, bin, "."); err != nil {
-		return "", fmt.Errorf("build the floor: %w", err)
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the floor: %w\n%s", err, out)
 	}
 	return bin, nil
-}
-
-func goBuild(dir, out, pkg string) error {
-	cmd := exec.Command("go", "build", "-o", out, pkg)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
 }
 
 // makeRuns records a few runs of a no-op agent in dir's state folder (outside
