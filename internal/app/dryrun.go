@@ -25,7 +25,7 @@ func DryRun(w io.Writer, p *plan.Plan, host agent.Host) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	tokens := tokens.Count(text)
+	n := tokens.Count(text)
 	fmt.Fprintln(w, text)
 	fmt.Fprintln(w, "---")
 	for _, warning := range p.Warnings() {
@@ -40,12 +40,12 @@ func DryRun(w io.Writer, p *plan.Plan, host agent.Host) error {
 	}
 	budget := p.Proc.Limits.TokenBudget
 	switch {
-	case budget > 0 && int64(tokens) > budget:
-		fmt.Fprintf(w, "Prompt: %d tokens — WARNING: over the token budget of %d (the loop would still run)\n", tokens, budget)
+	case budget > 0 && int64(n) > budget:
+		fmt.Fprintf(w, "Prompt: %d tokens — WARNING: over the token budget of %d (the loop would still run)\n", n, budget)
 	case budget > 0:
-		fmt.Fprintf(w, "Prompt: %d tokens (token budget %d)\n", tokens, budget)
+		fmt.Fprintf(w, "Prompt: %d tokens (token budget %d)\n", n, budget)
 	default:
-		fmt.Fprintf(w, "Prompt: %d tokens (no token budget set)\n", tokens)
+		fmt.Fprintf(w, "Prompt: %d tokens (no token budget set)\n", n)
 	}
 	argv, _ := p.Agent.Command("PROMPT", "PROMPT_FILE")
 	fmt.Fprintf(w, "Agent: %s (prompt via %s)\n", shellword.Join(argv), p.Agent.PromptVia)

@@ -234,8 +234,8 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 	// A token is at least a byte: a prompt no longer than the budget in bytes
 	// is within it, and the tokenizer (3 MiB of vocabulary) is not loaded.
 	if l.TokenBudget > 0 && len(text) > l.TokenBudget {
-		if tokens := tokens.Count(text); tokens > l.TokenBudget {
-			l.warn("prompt of iteration %d is %d tokens, over the token budget of %d", r.Iteration, tokens, l.TokenBudget)
+		if n := tokens.Count(text); n > l.TokenBudget {
+			l.warn("prompt of iteration %d is %d tokens, over the token budget of %d", r.Iteration, n, l.TokenBudget)
 		}
 	}
 
