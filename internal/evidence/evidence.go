@@ -1,7 +1,9 @@
 // Package evidence holds the facts agentloop gathers about one iteration: what the
 // agent did and spent, what the gates found, how the work tree changed and what the
 // reviewer said. It is plain data shared by the producers (agent, gate, diff,
-// review) and the consumers (decide, loop, report); it does no I/O.
+// review) and the consumers (decide, loop, report); it does no I/O. A gate
+// that could not start is a fact too, as an error ([StartErrors]), and a
+// usage turns into the budget's figures ([Usage.Cost], [Usage.Spent]).
 package evidence
 
 import "time"
