@@ -14,12 +14,16 @@
 // with one JSON encoding: the events.jsonl schema, versioned by
 // [state.EventSchema] and documented in docs/events.md. The run's record (its
 // state, records, events, decisions and hand-offs) is package state's
-// vocabulary; this package holds only the machine and its [Env]. What the
+// vocabulary; this package holds the machine, its [Env] and its ports. What the
 // decider concluded about an iteration (its decision document and feedback) is
 // handed to [Env.Keep], not carried in an event.
 //
 // The ports ([AgentRunner], [GateRunner], [Reviewer], [Prompter]) are what an
 // Env that runs a step calls to run the agent, the gates and the reviewer and
-// to compose the prompt: the plan package builds them, an engine is handed
-// them.
+// to compose the prompt: the plan package builds them, with the settings they
+// obey, as one run's [Parts], and an engine is handed them.
+//
+// When a run stops and waits for a person, what it asks is decided here too,
+// once for both engines, from what the loop recorded: [Stopped] (its agent's
+// setup, or its budgets), built by [SetupNeeds] and [BudgetNeeds].
 package loop
