@@ -23,8 +23,8 @@
 // [GlobalBudget]; its report (report.TaskGraph) is the view's.
 //
 // The engines own their scheduling (internal/tasks is the schedule both
-// drive): internal/session runs the tasks as local sessions, the Temporal
+// drive): internal/app runs the tasks as local sessions, the Temporal
 // engine as child workflows with these steps as activities. Package graph
 // imports none of the packages built on it (plan, report, config, decide,
-// session, temporal): it is loop core, low in the import chain.
+// engine, loop, app, temporal): it is loop core, low in the import chain.
 package graph
