@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/graph"
+	"github.com/agentloop/agentloop/internal/runname"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
@@ -85,7 +86,7 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 		marked, _ = p.store.Engines()
 	}
 	for _, n := range o.Names {
-		if err := state.ValidName(n); err != nil {
+		if err := runname.Check(n); err != nil {
 			return nil, err
 		}
 		_, theirs := marked[n]
@@ -224,7 +225,7 @@ func graphNames(stateDir string) []string {
 	entries, _ := os.ReadDir(filepath.Join(stateDir, "graphs"))
 	var names []string
 	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && e.Type().IsRegular() && state.ValidName(n) == nil {
+		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && e.Type().IsRegular() && runname.Check(n) == nil {
 			names = append(names, n)
 		}
 	}
@@ -236,7 +237,7 @@ func graphNames(stateDir string) []string {
 func (p *CleanPlan) planRunFolders(stateDir string, fate map[string]runFate, current map[string]map[string]bool) {
 	names, _ := os.ReadDir(filepath.Join(stateDir, "runs"))
 	for _, n := range names {
-		if !n.IsDir() || state.ValidName(n.Name()) != nil {
+		if !n.IsDir() || runname.Check(n.Name()) != nil {
 			continue
 		}
 		f, known := fate[n.Name()]

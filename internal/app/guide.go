@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/runname"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -87,7 +88,7 @@ func Stop(stateDir, name string, now bool, by string, at time.Time) (SteerResult
 // findState is the state of the run called name, without its history, read
 // without moving anything.
 func findState(store state.Store, name string) (*state.State, error) {
-	if err := state.ValidName(name); err != nil {
+	if err := runname.Check(name); err != nil {
 		return nil, &UsageError{Err: fmt.Errorf("run name %q: %w", name, err)}
 	}
 	states, err := store.List()

@@ -15,6 +15,7 @@ import (
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/report"
+	"github.com/agentloop/agentloop/internal/runname"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -192,7 +193,7 @@ func (l *Local) onlyRun(store *state.Store, verb string, fits func(*state.State)
 // loadEarlierRun reads the final state of the run runID of the name from its
 // run folder.
 func loadEarlierRun(store *state.Store, name, runID string) (*state.State, error) {
-	if err := state.ValidName(runID); err != nil {
+	if err := runname.Check(runID); err != nil {
 		return nil, &UsageError{Err: fmt.Errorf("--run: %w", err)}
 	}
 	ids, err := store.RunIDs(name)

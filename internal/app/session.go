@@ -18,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/internal/notify"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/runname"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/ui"
 )
@@ -77,7 +78,7 @@ func (s *Session) handoff(h state.HandoffRecorded) { s.told = append(s.told, h) 
 // run even when an earlier one could be resumed. The caller runs the session or
 // closes it.
 func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh bool) (*Session, error) {
-	if err := state.ValidName(p.Name); err != nil {
+	if err := runname.Check(p.Name); err != nil {
 		return nil, &UsageError{Err: fmt.Errorf("run name %q: %w", p.Name, err)}
 	}
 	store := &state.Store{Root: p.StateDir}

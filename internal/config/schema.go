@@ -11,7 +11,7 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/prompt"
-	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/runname"
 	"github.com/agentloop/agentloop/internal/yamlnode"
 )
 
@@ -59,7 +59,7 @@ func (d *decoder) top(n *yaml.Node) top {
 		},
 		"procedures": func(v *yaml.Node, k string) {
 			d.mapping(v, k, func(name string, p *yaml.Node) {
-				if err := state.ValidName(name); err != nil {
+				if err := runname.Check(name); err != nil {
 					d.fail(keyNode(v, name), k, "%v", err)
 				}
 				t.Procedures[name] = p

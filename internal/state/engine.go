@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/runname"
 )
 
 // engineFile, in the folder of a run name's runs (runs/NAME/engine), names
@@ -20,7 +22,7 @@ const engineFile = "engine"
 // It is written before any of it is made, and goes with the name's run
 // folders. Marking a name marked already is a no-op.
 func (s Store) MarkEngine(name, engine string) error {
-	if err := ValidName(name); err != nil {
+	if err := runname.Check(name); err != nil {
 		return err
 	}
 	if s.EngineOf(name) == engine {
@@ -42,7 +44,7 @@ func (s Store) MarkEngine(name, engine string) error {
 // EngineOf is the engine that holds the runs of name ([Store.MarkEngine]), ""
 // when none marked them (the local engine's, or none).
 func (s Store) EngineOf(name string) string {
-	if ValidName(name) != nil {
+	if runname.Check(name) != nil {
 		return ""
 	}
 	b, err := os.ReadFile(filepath.Join(s.root(), "runs", name, engineFile))

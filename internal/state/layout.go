@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/agentloop/agentloop/internal/runname"
 )
 
 // A run folder is append-only: nothing in it is ever written over. Each agent
@@ -186,7 +188,7 @@ func WriteFileOnce(path string, data []byte, perm os.FileMode) error {
 // starts with the time it started): the current one and every earlier run
 // of the same name whose folder is kept.
 func (s Store) RunIDs(name string) ([]string, error) {
-	if err := ValidName(name); err != nil {
+	if err := runname.Check(name); err != nil {
 		return nil, err
 	}
 	entries, err := os.ReadDir(filepath.Join(s.root(), "runs", name))
@@ -198,7 +200,7 @@ func (s Store) RunIDs(name string) ([]string, error) {
 	}
 	var ids []string
 	for _, e := range entries {
-		if e.IsDir() && ValidName(e.Name()) == nil {
+		if e.IsDir() && runname.Check(e.Name()) == nil {
 			ids = append(ids, e.Name())
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/runname"
 )
 
 // LockInfo identifies the process that owns a run.
@@ -72,7 +73,7 @@ func (e *LockedError) Error() string {
 // is a [*LockedError]; one left by a dead process (or a pid since reused) is taken
 // over and reported in [Lock.Recovered].
 func (s Store) Lock(name string) (*Lock, error) {
-	if err := ValidName(name); err != nil {
+	if err := runname.Check(name); err != nil {
 		return nil, fmt.Errorf("lock run: %w", err)
 	}
 	if err := s.EnsureRoot(); err != nil {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/runname"
 )
 
 // What people queue for a run from another terminal (agentloop guide, stop)
@@ -43,7 +45,7 @@ func (s Store) QueueDir(name string) string { return filepath.Join(s.StateDir(),
 
 // QueueGuidance queues guidance for run runID of name and returns it with its ID.
 func (s Store) QueueGuidance(name, runID string, g Steer) (Steer, error) {
-	if err := ValidName(name); err != nil {
+	if err := runname.Check(name); err != nil {
 		return g, err
 	}
 	var b [4]byte
@@ -55,7 +57,7 @@ func (s Store) QueueGuidance(name, runID string, g Steer) (Steer, error) {
 // QueueStop asks process pid, which runs run runID of name, to end the run
 // after its current iteration.
 func (s Store) QueueStop(name, runID string, pid int, r StopRequest) error {
-	if err := ValidName(name); err != nil {
+	if err := runname.Check(name); err != nil {
 		return err
 	}
 	return s.enqueue(name, stopFile, queued{RunID: runID, PID: pid, Steer: Steer{ID: "stop", At: r.At, By: r.By}})

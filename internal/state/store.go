@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/runname"
 )
 
 // DefaultRoot is the store's directory when [Store.Root] is empty.
@@ -75,7 +77,7 @@ func (s Store) StateDir() string { return filepath.Join(s.root(), "state") }
 func (s Store) StatePath(name string) string { return filepath.Join(s.StateDir(), name+".json") }
 
 // RunDir is the artifact directory of one run; name and runID must pass
-// [ValidName]. Create it with [EnsureDir].
+// [runname.Check]. Create it with [EnsureDir].
 func (s Store) RunDir(name, runID string) string {
 	return filepath.Join(s.root(), "runs", name, runID)
 }
@@ -109,7 +111,7 @@ func IterDir(runDir string, n int) string {
 // state counts is a [*HistoryGapError] returned with the state: the run can go
 // on with what is there.
 func (s Store) Load(name string) (*State, error) {
-	if err := ValidName(name); err != nil {
+	if err := runname.Check(name); err != nil {
 		return nil, err
 	}
 	path := s.StatePath(name)
@@ -155,7 +157,7 @@ func parse(path, name string, data []byte) (*State, error) {
 	// The run id becomes a path (runs/NAME/RUN): one read from a file is
 	// checked like a name, so that it cannot point outside the store.
 	if st.RunID != "" {
-		if err := ValidName(st.RunID); err != nil {
+		if err := runname.Check(st.RunID); err != nil {
 			return nil, fmt.Errorf("invalid state: run_id: %w", err)
 		}
 	}
@@ -209,7 +211,7 @@ func (s Store) Save(st *State) error {
 	if st == nil {
 		return errors.New("save state: nil state")
 	}
-	if err := ValidName(st.Name); err != nil {
+	if err := runname.Check(st.Name); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
 	if err := st.Validate(); err != nil {
@@ -291,7 +293,7 @@ func (s Store) List() ([]*State, error) {
 	var errs []error
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !e.Type().IsRegular() || ValidName(name) != nil {
+		if !ok || !e.Type().IsRegular() || runname.Check(name) != nil {
 			continue
 		}
 		path := filepath.Join(s.StateDir(), e.Name())

@@ -1,4 +1,7 @@
-package state
+// Package runname is what a person may call a run, a task graph or a run id:
+// names that become file, folder and branch names, checked once, here, by
+// every package that takes one.
+package runname
 
 import (
 	"fmt"
@@ -8,10 +11,10 @@ import (
 // maxNameLen bounds a run name so paths stay reasonable.
 const maxNameLen = 64
 
-// ValidName reports whether name can name a run (or a run id): it becomes a file
+// Check reports whether name can name a run (or a run id): it becomes a file
 // and directory name, so it must be 1 to 64 letters, digits, '.', '_' or '-',
 // start with a letter or digit, and hold no "..".
-func ValidName(name string) error {
+func Check(name string) error {
 	const allowed = "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
 	if name == "" {
 		return fmt.Errorf("invalid name: empty; %s", allowed)
