@@ -1,5 +1,7 @@
 package evidence
 
+import "strings"
+
 // Review verdicts.
 const (
 	VerdictApprove        = "approve"
@@ -7,6 +9,33 @@ const (
 	VerdictReject         = "reject"
 	VerdictUnknown        = "unknown"
 )
+
+// ParseVerdict maps a verdict as a reviewer may spell it to the contract's
+// value (VerdictApprove, VerdictRequestChanges, VerdictReject); "" when it is
+// none of them.
+func ParseVerdict(v string) string {
+	switch strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(strings.TrimSpace(v))) {
+	case "approve", "approved", "accept", "accepted", "lgtm", "pass":
+		return VerdictApprove
+	case "request_changes", "changes_requested", "request_change", "needs_revision", "needs_changes", "revise", "changes":
+		return VerdictRequestChanges
+	case "reject", "rejected", "fail", "block", "blocked":
+		return VerdictReject
+	}
+	return ""
+}
+
+// DisplayVerdict is how a person sees a verdict: APPROVED, NEEDS_REVISION
+// (request changes or reject) or UNKNOWN.
+func DisplayVerdict(verdict string) string {
+	switch ParseVerdict(verdict) {
+	case VerdictApprove:
+		return "APPROVED"
+	case VerdictRequestChanges, VerdictReject:
+		return "NEEDS_REVISION"
+	}
+	return "UNKNOWN"
+}
 
 // ReviewFinding is one concern the reviewer raised.
 type ReviewFinding struct {

@@ -31,3 +31,15 @@ func TestUsageSpent(t *testing.T) {
 		t.Errorf("Spent (-want +got):\n%s", diff)
 	}
 }
+
+func TestDisplayVerdict(t *testing.T) {
+	for v, want := range map[string]string{
+		"approve": "APPROVED", "Approved": "APPROVED", "LGTM": "APPROVED",
+		"request_changes": "NEEDS_REVISION", "changes-requested": "NEEDS_REVISION", "reject": "NEEDS_REVISION",
+		"unknown": "UNKNOWN", "": "UNKNOWN", "bogus": "UNKNOWN",
+	} {
+		if got := DisplayVerdict(v); got != want {
+			t.Errorf("DisplayVerdict(%q) = %q, want %q", v, got, want)
+		}
+	}
+}

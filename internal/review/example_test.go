@@ -3,6 +3,7 @@ package review_test
 import (
 	"fmt"
 
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/review"
 )
 
@@ -15,6 +16,6 @@ func ExampleParse() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(review.Display(r.Verdict), r.Score, r.Tags, r.Findings[0].File, r.Findings[0].Line)
+	fmt.Println(evidence.DisplayVerdict(r.Verdict), r.Score, r.Tags, r.Findings[0].File, r.Findings[0].Line)
 	// Output: NEEDS_REVISION 6 [scope_creep] a.go 3
 }

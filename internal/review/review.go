@@ -7,18 +7,6 @@ import (
 	"github.com/agentloop/agentloop/internal/evidence"
 )
 
-// Display is how a person sees a verdict: APPROVED, NEEDS_REVISION (request
-// changes or reject) or UNKNOWN.
-func Display(verdict string) string {
-	switch normVerdict(verdict) {
-	case evidence.VerdictApprove:
-		return "APPROVED"
-	case evidence.VerdictRequestChanges, evidence.VerdictReject:
-		return "NEEDS_REVISION"
-	}
-	return "UNKNOWN"
-}
-
 // Asker sends a prompt to the reviewer agent (a fresh process each time, as far as
 // this package knows) and returns its final answer text.
 type Asker func(ctx context.Context, prompt string) (string, error)

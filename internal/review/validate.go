@@ -19,7 +19,7 @@ import (
 func validate(obj map[string]any) (evidence.Review, error) {
 	var r evidence.Review
 	v, _ := obj["verdict"].(string)
-	r.Verdict = normVerdict(v)
+	r.Verdict = evidence.ParseVerdict(v)
 	if r.Verdict == "" {
 		return r, fmt.Errorf("verdict %s: want \"approve\", \"request_changes\" or \"reject\"", show(obj["verdict"]))
 	}
@@ -45,19 +45,6 @@ func validate(obj map[string]any) (evidence.Review, error) {
 		return r, err
 	}
 	return r, nil
-}
-
-// normVerdict maps the verdict and its common spellings to the contract's values.
-func normVerdict(v string) string {
-	switch norm(v) {
-	case "approve", "approved", "accept", "accepted", "lgtm", "pass":
-		return evidence.VerdictApprove
-	case "request_changes", "changes_requested", "request_change", "needs_revision", "needs_changes", "revise", "changes":
-		return evidence.VerdictRequestChanges
-	case "reject", "rejected", "fail", "block", "blocked":
-		return evidence.VerdictReject
-	}
-	return ""
 }
 
 func readTags(raw any) ([]string, error) {

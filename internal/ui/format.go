@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/review"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -55,7 +55,7 @@ func (p *Printer) format(ev state.Event) (string, level) {
 			msg = "escalating"
 		}
 		if d.Review != "" {
-			msg = strings.TrimSpace(fmt.Sprintf("%s (reviewer: %s, score %g)", msg, review.Display(d.Review), d.ReviewScore))
+			msg = strings.TrimSpace(fmt.Sprintf("%s (reviewer: %s, score %g)", msg, evidence.DisplayVerdict(d.Review), d.ReviewScore))
 		}
 		if d.Succeeded {
 			s := fmt.Sprintf("%s completed in %s", p.iterLabel(ev.Iteration), dur)
