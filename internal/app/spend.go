@@ -172,7 +172,7 @@ func spendCSV(w io.Writer, r ledger.Report) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"period", "period_name", "provider", "account", "model", "cost_usd", "estimated_usd", "tokens", "iterations", "graph"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	row := func(p ledger.Period, name, graph string, k ledger.Key, s ledger.Sum) {
+	row := func(p ledger.Period, name, graph string, k budget.Key, s ledger.Sum) {
 		_ = cw.Write([]string{string(p), name, k.Provider, k.Account, k.Model, f(s.USD), f(s.Estimated), strconv.FormatInt(s.Tokens, 10), strconv.Itoa(s.Iterations), graph})
 	}
 	for _, p := range r.Periods {
@@ -191,7 +191,7 @@ func spendCSV(w io.Writer, r ledger.Report) error {
 	}
 	for _, p := range r.Periods {
 		for _, g := range p.Graphs {
-			row(p.Period, p.Name, g.Graph, ledger.Key{}, g.Sum)
+			row(p.Period, p.Name, g.Graph, budget.Key{}, g.Sum)
 		}
 	}
 	cw.Flush()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/ledger"
 )
 
@@ -21,10 +22,10 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 func TestSpendCSV(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 25, 18, 0, 0, 0, time.UTC)
-	claude := ledger.Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
-	codex := ledger.Key{Provider: "codex", Account: "codex:bb"}
+	claude := budget.Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
+	codex := budget.Key{Provider: "codex", Account: "codex:bb"}
 	b := ledger.NewBook(time.UTC)
-	iteration := func(id, graph string, at time.Time, k ledger.Key, usd float64, estimated bool) {
+	iteration := func(id, graph string, at time.Time, k budget.Key, usd float64, estimated bool) {
 		owner := ledger.Owner{PID: 1}
 		b.Apply(ledger.Record{Kind: ledger.KindReserve, ID: id, At: at, Run: "/w " + id, Graph: graph, Key: k, USD: usd, Owner: &owner})
 		b.Apply(ledger.Record{Kind: ledger.KindSettle, ID: id, At: at, Run: "/w " + id, Key: k,

@@ -145,3 +145,14 @@ func (l Limits) Within(shared Limits, others Spent) Limits {
 	}
 	return l
 }
+
+// Key is who an amount is charged to: the provider (the agent preset that
+// ran: claude, codex, …), the account (an identity derived from the
+// provider's API key or login, never the key itself: see agent.Account) and
+// the model. An empty model is not known yet (a reservation before the agent
+// said which model it used).
+type Key struct {
+	Provider string `json:"provider,omitempty"`
+	Account  string `json:"account,omitempty"`
+	Model    string `json:"model,omitempty"`
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/loop"
@@ -236,7 +237,7 @@ func TestCutAttemptCountsItsReview(t *testing.T) {
 	l, lg, _ := sharedLocal(t, nil, nil)
 	l.Agent = &plan.PresetAgents{Agent: claude}
 	l.Reviewer = &plan.ReviewerAgent{Agent: claude}
-	l.Spend.Reviewer = ledger.Key{Provider: "claude", Account: "claude:reviewer"}
+	l.Spend.Reviewer = budget.Key{Provider: "claude", Account: "claude:reviewer"}
 	iter := state.IterDir(l.RunDir, 3)
 	if err := os.MkdirAll(iter, 0o700); err != nil {
 		t.Fatal(err)

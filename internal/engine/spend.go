@@ -34,8 +34,8 @@ type SharedSpend struct {
 	Graph string
 	// Keys are who each agent charges, by name ("" the configured agent);
 	// Reviewer is the reviewer's.
-	Keys     map[string]ledger.Key
-	Reviewer ledger.Key
+	Keys     map[string]budget.Key
+	Reviewer budget.Key
 	// Poll is how often a parked loop looks at the ledger again (0: 5s).
 	Poll time.Duration
 	// First is budgets: first_iteration_usd (0: not given), what a first
@@ -55,8 +55,8 @@ type SharedSpend struct {
 // Journal is where a run's spend is settled and its usage windows told: the
 // file ledger, or the Temporal engine's ledger workflow.
 type Journal interface {
-	Settle(id, run string, k ledger.Key, charges []ledger.Charge) error
-	OpenWindow(k ledger.Key, until time.Time, reason string) error
+	Settle(id, run string, k budget.Key, charges []ledger.Charge) error
+	OpenWindow(k budget.Key, until time.Time, reason string) error
 }
 
 // journal is where s settles and tells windows.
@@ -75,7 +75,7 @@ func (s *SharedSpend) journal() Journal {
 // fallback agent the ledger routed it to ("": the agent it asks for), is
 // bounded by what it left under the hard caps (-1: no such cap) and settled
 // with what it spent, in l.Spend's journal.
-func (l *Local) Hold(id, fallback string, k ledger.Key, leftUSD float64, leftTokens int64) {
+func (l *Local) Hold(id, fallback string, k budget.Key, leftUSD float64, leftTokens int64) {
 	l.held = &held{id: id, key: k, leftUSD: leftUSD, leftTokens: leftTokens}
 	l.switchTo = fallback
 }
@@ -99,7 +99,7 @@ func (s *SharedSpend) open() error {
 // limit, its fallbacks. The ledger says which
 // runs it ([ledger.Book.Route]): the first whose account is not at its usage
 // limit. Both engines route by it.
-func Routes(r loop.StepRequest, fallbacks []string, keys map[string]ledger.Key) (names []string, ks []ledger.Key) {
+func Routes(r loop.StepRequest, fallbacks []string, keys map[string]budget.Key) (names []string, ks []budget.Key) {
 	agent := r.Agent
 	names = []string{agent}
 	if agent == "" && r.AwaitReset.IsZero() {
@@ -156,15 +156,15 @@ func (l *Local) when(t time.Time) string {
 // held is the reservation of the iteration about to run.
 type held struct {
 	id         string
-	key        ledger.Key
+	key        budget.Key
 	leftUSD    float64
 	leftTokens int64
 }
 
-func (s *SharedSpend) key(agent string) ledger.Key { return keyOf(s.Keys, agent) }
+func (s *SharedSpend) key(agent string) budget.Key { return keyOf(s.Keys, agent) }
 
 // keyOf is the key agent charges: its own, else the configured agent's.
-func keyOf(keys map[string]ledger.Key, agent string) ledger.Key {
+func keyOf(keys map[string]budget.Key, agent string) budget.Key {
 	if k, ok := keys[agent]; ok {
 		return k
 	}
@@ -340,7 +340,7 @@ func (l *Local) settle(it evidence.Iteration) {
 }
 
 // charges are what an iteration's agent and reviewer spent, by key.
-func (l *Local) charges(it evidence.Iteration, k ledger.Key) []ledger.Charge {
+func (l *Local) charges(it evidence.Iteration, k budget.Key) []ledger.Charge {
 	if it.Agent.Agent != "" {
 		if fk, ok := l.Spend.Keys[it.Agent.Agent]; ok {
 			k = fk
@@ -353,7 +353,7 @@ func (l *Local) charges(it evidence.Iteration, k ledger.Key) []ledger.Charge {
 	return out
 }
 
-func charge(k ledger.Key, u evidence.Usage) ledger.Charge {
+func charge(k budget.Key, u evidence.Usage) ledger.Charge {
 	if u.Model != "" {
 		k.Model = u.Model
 	}

@@ -38,7 +38,7 @@ func sharedLocal(t *testing.T, caps []ledger.Cap, onSleep func()) (*Local, *ledg
 	}
 	t.Cleanup(func() { _ = lg.Close() })
 	lg.Now = c.Now
-	k := ledger.Key{Provider: "claude", Account: "claude:login"}
+	k := budget.Key{Provider: "claude", Account: "claude:login"}
 	l := &Local{Name: "build", RunDir: t.TempDir(), Now: c.Now, Log: slog.New(slog.DiscardHandler),
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			if onSleep != nil {
@@ -46,7 +46,7 @@ func sharedLocal(t *testing.T, caps []ledger.Cap, onSleep func()) (*Local, *ledg
 			}
 			return c.Sleep(ctx, d)
 		},
-		Spend: &SharedSpend{Ledger: lg, Caps: caps, Run: "build", Keys: map[string]ledger.Key{"": k}, Poll: time.Second}}
+		Spend: &SharedSpend{Ledger: lg, Caps: caps, Run: "build", Keys: map[string]budget.Key{"": k}, Poll: time.Second}}
 	return l, lg, c
 }
 
@@ -54,7 +54,7 @@ func TestReserveWaitsOutAUsageWindow(t *testing.T) {
 	t.Parallel()
 	l, lg, c := sharedLocal(t, nil, nil)
 	start := c.Now()
-	if err := lg.OpenWindow(ledger.Key{Provider: "claude", Account: "claude:login"}, start.Add(3500*time.Millisecond), "usage limit reached"); err != nil {
+	if err := lg.OpenWindow(budget.Key{Provider: "claude", Account: "claude:login"}, start.Add(3500*time.Millisecond), "usage limit reached"); err != nil {
 		t.Fatal(err)
 	}
 	res, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepReserve, Seq: 1, Iteration: 1})
@@ -71,7 +71,7 @@ func TestReserveWaitsOutAUsageWindow(t *testing.T) {
 
 func TestReserveStopsAtAHardCapAndParksAtASoftOne(t *testing.T) {
 	t.Parallel()
-	k := ledger.Key{Provider: "claude", Account: "claude:login"}
+	k := budget.Key{Provider: "claude", Account: "claude:login"}
 	hard := []ledger.Cap{{Name: "day", Period: ledger.Day, MaxCostUSD: 1}}
 	l, lg, _ := sharedLocal(t, hard, nil)
 	if err := lg.Settle("old", "other", k, []ledger.Charge{{Key: k, USD: 0.9}}); err != nil {

@@ -34,7 +34,7 @@ func (b *Book) Reserve(r Reservation, caps []Cap, margin float64, now time.Time,
 
 // Settle is the record of what the reservation id's iteration spent, charge
 // by charge; nil when it was settled already.
-func (b *Book) Settle(id, run string, k Key, charges []Charge, now time.Time) *Record {
+func (b *Book) Settle(id, run string, k budget.Key, charges []Charge, now time.Time) *Record {
 	if b.IsSettled(id) {
 		return nil
 	}
@@ -60,9 +60,9 @@ func (b *Book) Approve(c Cap, by string, now time.Time) (period string, rec *Rec
 
 // OpenWindow is the record that k's account is at its usage limit until
 // until; nil when a window open at now reaches as far already.
-func (b *Book) OpenWindow(k Key, until time.Time, reason string, now time.Time) *Record {
+func (b *Book) OpenWindow(k budget.Key, until time.Time, reason string, now time.Time) *Record {
 	if w, ok := b.WindowOf(k, now); ok && !until.After(w.Until) {
 		return nil
 	}
-	return &Record{Kind: KindWindow, At: now.UTC(), Key: Key{Provider: k.Provider, Account: k.Account}, Until: until.UTC(), Reason: reason}
+	return &Record{Kind: KindWindow, At: now.UTC(), Key: budget.Key{Provider: k.Provider, Account: k.Account}, Until: until.UTC(), Reason: reason}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 // A loop's first iteration (no iteration of its own settled) reserves margin
@@ -13,11 +15,11 @@ import (
 // first_iteration_usd as it is.
 func TestFirstCost(t *testing.T) {
 	t.Parallel()
-	claude := Key{Provider: "claude", Account: "claude:aa"}
-	codex := Key{Provider: "codex", Account: "codex:bb"}
+	claude := budget.Key{Provider: "claude", Account: "claude:aa"}
+	codex := budget.Key{Provider: "codex", Account: "codex:bb"}
 	reviewed := func(id string, agent, reviewer float64) Record {
 		r := settle(id, t0, claude, agent)
-		r.Charges = append(r.Charges, Charge{Key: Key{Provider: "claude", Account: "claude:rev"}, USD: reviewer})
+		r.Charges = append(r.Charges, Charge{Key: budget.Key{Provider: "claude", Account: "claude:rev"}, USD: reviewer})
 		return r
 	}
 	many := func(n int) []Record {
@@ -66,7 +68,7 @@ func TestFirstCost(t *testing.T) {
 // at most DefaultFirstUSD.
 func TestFirstUSD(t *testing.T) {
 	t.Parallel()
-	claude := Key{Provider: "claude", Account: "claude:aa"}
+	claude := budget.Key{Provider: "claude", Account: "claude:aa"}
 	for _, tt := range []struct {
 		name       string
 		caps       []Cap
@@ -97,7 +99,7 @@ func TestFirstUSD(t *testing.T) {
 // reservation held $0 and all twenty were granted.
 func TestFreshLoopsReserveTheirFirstIteration(t *testing.T) {
 	t.Parallel()
-	k := Key{Provider: "claude", Account: "claude:aa"}
+	k := budget.Key{Provider: "claude", Account: "claude:aa"}
 	day := []Cap{{Name: "day", Period: Day, MaxCostUSD: 0.30}}
 	for _, tt := range []struct {
 		name       string

@@ -3,6 +3,8 @@ package ledger
 import (
 	"slices"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 // Book is the ledger folded into totals: what was spent per period and key,
@@ -11,26 +13,26 @@ import (
 type Book struct {
 	loc      *time.Location
 	open     map[string]Held
-	settled  map[string]time.Time      // reservation → when it was settled
-	sums     map[string]map[Key]Sum    // "day 2026-11-25" → key → what was spent
-	approved map[string]bool           // cap name + " " + period name
-	windows  map[Key]Window            // by provider and account
-	recent   map[string][]float64      // provider → the last settled iterations' cost, for a first reservation
-	runs     map[string]map[string]Sum // period name → run → what it spent
-	graphs   map[string]map[string]Sum // period name → task graph → what its tasks spent
+	settled  map[string]time.Time          // reservation → when it was settled
+	sums     map[string]map[budget.Key]Sum // "day 2026-11-25" → key → what was spent
+	approved map[string]bool               // cap name + " " + period name
+	windows  map[budget.Key]Window         // by provider and account
+	recent   map[string][]float64          // provider → the last settled iterations' cost, for a first reservation
+	runs     map[string]map[string]Sum     // period name → run → what it spent
+	graphs   map[string]map[string]Sum     // period name → task graph → what its tasks spent
 	records  int
 }
 
 // Held is a reservation not settled yet.
 type Held struct {
-	ID     string    `json:"id"`
-	Run    string    `json:"run,omitempty"`
-	Graph  string    `json:"graph,omitempty"`
-	Key    Key       `json:"key"`
-	USD    float64   `json:"usd"`
-	Tokens int64     `json:"tokens"`
-	Owner  Owner     `json:"owner"`
-	At     time.Time `json:"at"`
+	ID     string     `json:"id"`
+	Run    string     `json:"run,omitempty"`
+	Graph  string     `json:"graph,omitempty"`
+	Key    budget.Key `json:"key"`
+	USD    float64    `json:"usd"`
+	Tokens int64      `json:"tokens"`
+	Owner  Owner      `json:"owner"`
+	At     time.Time  `json:"at"`
 }
 
 // Sum is what was spent under one key in a period.
@@ -55,9 +57,9 @@ func (s Sum) add(c Charge, iteration bool) Sum {
 
 // Window is an account's usage limit, until its reset.
 type Window struct {
-	Key    Key       `json:"key"`
-	Until  time.Time `json:"until"`
-	Reason string    `json:"reason,omitempty"`
+	Key    budget.Key `json:"key"`
+	Until  time.Time  `json:"until"`
+	Reason string     `json:"reason,omitempty"`
 }
 
 // recentMax is how many settled iterations per provider the first
@@ -69,8 +71,8 @@ func NewBook(loc *time.Location) *Book {
 	if loc == nil {
 		loc = time.UTC
 	}
-	return &Book{loc: loc, open: map[string]Held{}, settled: map[string]time.Time{}, sums: map[string]map[Key]Sum{},
-		approved: map[string]bool{}, windows: map[Key]Window{}, recent: map[string][]float64{}, runs: map[string]map[string]Sum{}, graphs: map[string]map[string]Sum{}}
+	return &Book{loc: loc, open: map[string]Held{}, settled: map[string]time.Time{}, sums: map[string]map[budget.Key]Sum{},
+		approved: map[string]bool{}, windows: map[budget.Key]Window{}, recent: map[string][]float64{}, runs: map[string]map[string]Sum{}, graphs: map[string]map[string]Sum{}}
 }
 
 func periodName(p Period, t time.Time) string { return string(p) + " " + p.Of(t) }
@@ -104,7 +106,7 @@ func (b *Book) Apply(r Record) {
 				name := periodName(p, t)
 				m := b.sums[name]
 				if m == nil {
-					m = map[Key]Sum{}
+					m = map[budget.Key]Sum{}
 					b.sums[name] = m
 				}
 				m[c.Key] = m[c.Key].add(c, i == 0)
@@ -137,7 +139,7 @@ func (b *Book) Apply(r Record) {
 	case KindApprove:
 		b.approved[r.Cap+" "+r.Period] = true
 	case KindWindow:
-		k := Key{Provider: r.Provider, Account: r.Account}
+		k := budget.Key{Provider: r.Provider, Account: r.Account}
 		if w, ok := b.windows[k]; !ok || r.Until.After(w.Until) {
 			b.windows[k] = Window{Key: k, Until: r.Until, Reason: r.Reason}
 		}
@@ -211,8 +213,8 @@ func (b *Book) FirstCost(provider string, first, margin float64) (usd float64, f
 }
 
 // WindowOf is the usage window of k's account open at now, if any.
-func (b *Book) WindowOf(k Key, now time.Time) (Window, bool) {
-	w, ok := b.windows[Key{Provider: k.Provider, Account: k.Account}]
+func (b *Book) WindowOf(k budget.Key, now time.Time) (Window, bool) {
+	w, ok := b.windows[budget.Key{Provider: k.Provider, Account: k.Account}]
 	return w, ok && w.Until.After(now)
 }
 
@@ -224,7 +226,7 @@ func (b *Book) WindowOf(k Key, now time.Time) (Window, bool) {
 // and the loop waits for w's reset. One rule for every engine: the local
 // engine asks it of the file ledger's book, the Temporal engine's ledger
 // workflow of its own.
-func (b *Book) Route(keys []Key, now time.Time) (i int, w Window, free bool) {
+func (b *Book) Route(keys []budget.Key, now time.Time) (i int, w Window, free bool) {
 	if len(keys) == 0 {
 		return 0, Window{}, true
 	}
@@ -253,7 +255,7 @@ func (b *Book) Windows(now time.Time) []Window {
 }
 
 // ByKey is what each key spent in period p holding now.
-func (b *Book) ByKey(p Period, now time.Time) map[Key]Sum {
+func (b *Book) ByKey(p Period, now time.Time) map[budget.Key]Sum {
 	return b.sums[periodName(p, now.In(b.loc))]
 }
 

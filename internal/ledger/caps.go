@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 // Period is the span a cap covers: a calendar day, ISO week or month in the
@@ -43,17 +45,6 @@ func (p Period) Word() string {
 		return "this month"
 	}
 	return "today"
-}
-
-// Key is who an amount is charged to: the provider (the agent preset that
-// ran: claude, codex, …), the account (an identity derived from the
-// provider's API key or login, never the key itself: see agent.Account) and
-// the model. An empty model is not known yet (a reservation before the agent
-// said which model it used).
-type Key struct {
-	Provider string `json:"provider,omitempty"`
-	Account  string `json:"account,omitempty"`
-	Model    string `json:"model,omitempty"`
 }
 
 // Cap is one limit on the shared spend: what every loop together may spend in
@@ -110,7 +101,7 @@ func (c Cap) Covers() string {
 // Matches reports whether an amount charged to k counts against the cap. A
 // key whose model is not known yet falls under a model's cap: a reservation
 // is judged before its agent says which model it uses.
-func (c Cap) Matches(k Key) bool {
+func (c Cap) Matches(k budget.Key) bool {
 	return (c.Provider == "" || c.Provider == k.Provider) &&
 		(c.Account == "" || c.Account == k.Account) &&
 		(c.Model == "" || k.Model == "" || c.Model == k.Model)

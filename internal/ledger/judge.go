@@ -47,7 +47,7 @@ type Grant struct {
 // would be and no person approved it for the period, else granted. Open
 // reservations count when alive (nil: all) says their process runs; skip is
 // the reservation's own id (a reservation made again).
-func (b *Book) Judge(caps []Cap, k Key, usd float64, tokens int64, now time.Time, alive func(Owner) bool, skip string) Grant {
+func (b *Book) Judge(caps []Cap, k budget.Key, usd float64, tokens int64, now time.Time, alive func(Owner) bool, skip string) Grant {
 	g := Grant{LeftUSD: -1, LeftTokens: -1}
 	var parked *Grant
 	for _, c := range caps {

@@ -7,18 +7,20 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 var t0 = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 
-func settle(id string, at time.Time, k Key, usd float64) Record {
+func settle(id string, at time.Time, k budget.Key, usd float64) Record {
 	return Record{Kind: KindSettle, ID: id, At: at, Run: "r", Key: k, Charges: []Charge{{Key: k, USD: usd, Tokens: int64(usd * 1000)}}}
 }
 
 func TestJudge(t *testing.T) {
 	t.Parallel()
-	claude := Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
-	codex := Key{Provider: "codex", Account: "codex:bb", Model: "o3"}
+	claude := budget.Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
+	codex := budget.Key{Provider: "codex", Account: "codex:bb", Model: "o3"}
 	day := Cap{Name: "day", Period: Day, MaxCostUSD: 5}
 	soft := Cap{Name: "day-soft", Period: Day, SoftCostUSD: 3, MaxCostUSD: 5}
 	claudeWeek := Cap{Name: "week/claude", Period: Week, Provider: "claude", MaxCostUSD: 2}
@@ -30,7 +32,7 @@ func TestJudge(t *testing.T) {
 		name    string
 		recs    []Record
 		caps    []Cap
-		k       Key
+		k       budget.Key
 		usd     float64
 		want    Verdict
 		cap     string
@@ -63,7 +65,7 @@ func TestJudge(t *testing.T) {
 		{name: "tokens soft", recs: []Record{settle("a", t0, claude, 2)}, caps: []Cap{tokens}, k: claude, want: Parked, cap: "tok", leftUSD: -1},
 		{name: "tokens hard", recs: []Record{settle("a", t0, claude, 3)}, caps: []Cap{tokens}, k: claude, want: Refused, cap: "tok"},
 		{name: "a model's cap covers a key whose model is not known yet", recs: []Record{settle("a", t0, claude, 2)},
-			caps: []Cap{{Name: "m", Period: Day, Model: "sonnet", MaxCostUSD: 2}}, k: Key{Provider: "claude"}, usd: 0.1, want: Refused, cap: "m"},
+			caps: []Cap{{Name: "m", Period: Day, Model: "sonnet", MaxCostUSD: 2}}, k: budget.Key{Provider: "claude"}, usd: 0.1, want: Refused, cap: "m"},
 		{name: "a model's cap leaves other models alone", recs: []Record{settle("a", t0, claude, 2)},
 			caps: []Cap{{Name: "m", Period: Day, Model: "sonnet", MaxCostUSD: 2}}, k: codex, usd: 0.1, want: Granted, leftUSD: -1},
 	}
@@ -90,7 +92,7 @@ func TestJudge(t *testing.T) {
 // leaves, in whatever order the caps come, for dollars and tokens alike.
 func TestJudgeLeavesTheTightestHardCap(t *testing.T) {
 	t.Parallel()
-	k := Key{Provider: "claude", Account: "claude:aa"}
+	k := budget.Key{Provider: "claude", Account: "claude:aa"}
 	recs := []Record{settle("a", t0, k, 1)} // $1 and 1000 tokens today, this week and this month
 	loose := Cap{Name: "month", Period: Month, MaxCostUSD: 50, MaxTokens: 90_000}
 	tight := Cap{Name: "day", Period: Day, MaxCostUSD: 3, MaxTokens: 4000}
@@ -122,7 +124,7 @@ func TestJudgeLeavesTheTightestHardCap(t *testing.T) {
 
 func TestBookSettlesOnce(t *testing.T) {
 	t.Parallel()
-	k := Key{Provider: "claude"}
+	k := budget.Key{Provider: "claude"}
 	b := NewBook(time.UTC)
 	b.Apply(Record{Kind: KindReserve, ID: "x", At: t0, Key: k, USD: 1, Owner: &Owner{PID: 1}})
 	b.Apply(settle("x", t0, k, 0.7))
@@ -174,31 +176,31 @@ func TestCapValidate(t *testing.T) {
 
 func TestRoute(t *testing.T) {
 	t.Parallel()
-	claude := Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
-	claude2 := Key{Provider: "claude", Account: "claude:aa", Model: "opus"} // the same account
-	codex := Key{Provider: "codex", Account: "codex:bb"}
-	gemini := Key{Provider: "gemini", Account: "gemini:cc"}
-	window := func(k Key, until time.Time) Record {
+	claude := budget.Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
+	claude2 := budget.Key{Provider: "claude", Account: "claude:aa", Model: "opus"} // the same account
+	codex := budget.Key{Provider: "codex", Account: "codex:bb"}
+	gemini := budget.Key{Provider: "gemini", Account: "gemini:cc"}
+	window := func(k budget.Key, until time.Time) Record {
 		return Record{Kind: KindWindow, At: t0, Key: k, Until: until, Reason: "limit"}
 	}
-	claudeW := Window{Key: Key{Provider: "claude", Account: "claude:aa"}, Until: t0.Add(time.Hour), Reason: "limit"}
+	claudeW := Window{Key: budget.Key{Provider: "claude", Account: "claude:aa"}, Until: t0.Add(time.Hour), Reason: "limit"}
 	tests := []struct {
 		name string
 		recs []Record
-		keys []Key
+		keys []budget.Key
 		i    int
 		w    Window
 		free bool
 	}{
 		{name: "no keys", free: true},
-		{name: "no window", keys: []Key{claude, codex}, free: true},
-		{name: "a window of another account", recs: []Record{window(codex, t0.Add(time.Hour))}, keys: []Key{claude, codex}, free: true},
-		{name: "moves to the first free fallback", recs: []Record{window(claude, t0.Add(time.Hour))}, keys: []Key{claude, codex, gemini}, i: 1, w: claudeW, free: true},
-		{name: "passes a fallback on the same account", recs: []Record{window(claude, t0.Add(time.Hour))}, keys: []Key{claude, claude2, gemini}, i: 2, w: claudeW, free: true},
-		{name: "passes a fallback in its own window", recs: []Record{window(claude, t0.Add(time.Hour)), window(codex, t0.Add(2*time.Hour))}, keys: []Key{claude, codex, gemini}, i: 2, w: claudeW, free: true},
-		{name: "none free: waits for the first's reset", recs: []Record{window(claude, t0.Add(time.Hour)), window(codex, t0.Add(2*time.Hour))}, keys: []Key{claude, codex}, w: claudeW},
-		{name: "no fallback: waits", recs: []Record{window(claude, t0.Add(time.Hour))}, keys: []Key{claude}, w: claudeW},
-		{name: "after the reset: back", recs: []Record{window(claude, t0.Add(-time.Second))}, keys: []Key{claude, codex}, free: true},
+		{name: "no window", keys: []budget.Key{claude, codex}, free: true},
+		{name: "a window of another account", recs: []Record{window(codex, t0.Add(time.Hour))}, keys: []budget.Key{claude, codex}, free: true},
+		{name: "moves to the first free fallback", recs: []Record{window(claude, t0.Add(time.Hour))}, keys: []budget.Key{claude, codex, gemini}, i: 1, w: claudeW, free: true},
+		{name: "passes a fallback on the same account", recs: []Record{window(claude, t0.Add(time.Hour))}, keys: []budget.Key{claude, claude2, gemini}, i: 2, w: claudeW, free: true},
+		{name: "passes a fallback in its own window", recs: []Record{window(claude, t0.Add(time.Hour)), window(codex, t0.Add(2*time.Hour))}, keys: []budget.Key{claude, codex, gemini}, i: 2, w: claudeW, free: true},
+		{name: "none free: waits for the first's reset", recs: []Record{window(claude, t0.Add(time.Hour)), window(codex, t0.Add(2*time.Hour))}, keys: []budget.Key{claude, codex}, w: claudeW},
+		{name: "no fallback: waits", recs: []Record{window(claude, t0.Add(time.Hour))}, keys: []budget.Key{claude}, w: claudeW},
+		{name: "after the reset: back", recs: []Record{window(claude, t0.Add(-time.Second))}, keys: []budget.Key{claude, codex}, free: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,10 @@
 package ledger
 
-import "time"
+import (
+	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
+)
 
 // Reserve holds r's predicted cost when caps allow it, and says so. A
 // reservation that is not granted holds nothing. A first iteration (r.USD 0)
@@ -25,7 +29,7 @@ func one(rec *Record) []Record {
 
 // Settle records what the reservation id's iteration spent, charge by
 // charge. A reservation is settled once: settling it again changes nothing.
-func (l *Ledger) Settle(id, run string, k Key, charges []Charge) error {
+func (l *Ledger) Settle(id, run string, k budget.Key, charges []Charge) error {
 	return l.update(func(b *Book, now time.Time) []Record { return one(b.Settle(id, run, k, charges, now)) })
 }
 
@@ -40,7 +44,7 @@ func (l *Ledger) Approve(c Cap, by string) (period string, err error) {
 }
 
 // OpenWindow records that k's account hit its usage limit until until.
-func (l *Ledger) OpenWindow(k Key, until time.Time, reason string) error {
+func (l *Ledger) OpenWindow(k budget.Key, until time.Time, reason string) error {
 	return l.update(func(b *Book, now time.Time) []Record { return one(b.OpenWindow(k, until, reason, now)) })
 }
 

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 func open(t testing.TB, path string) *Ledger {
@@ -36,7 +38,7 @@ func loop(t testing.TB, path string, n int, mean float64, caps []Cap, seed uint6
 	}
 	defer l.Close()
 	rng := rand.New(rand.NewPCG(seed, 1))
-	k := Key{Provider: "claude", Account: "claude:test"}
+	k := budget.Key{Provider: "claude", Account: "claude:test"}
 	var costs []float64
 	for i := 1; ; i++ {
 		var predict float64
@@ -123,7 +125,7 @@ func TestParallelLoopsOvershootByAtMostOneReservationEach(t *testing.T) {
 func TestTornLastLineIsCut(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), FileName)
-	k := Key{Provider: "claude"}
+	k := budget.Key{Provider: "claude"}
 	l := open(t, path)
 	if err := l.Settle("a", "r", k, []Charge{{Key: k, USD: 1}}); err != nil {
 		t.Fatal(err)
@@ -198,13 +200,15 @@ func TestWindowAndApproveAreShared(t *testing.T) {
 	now := t0
 	a, b := open(t, path), open(t, path)
 	a.Now, b.Now = func() time.Time { return now }, func() time.Time { return now }
-	k := Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
+	k := budget.Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
 	if err := a.OpenWindow(k, t0.Add(time.Hour), "usage limit reached"); err != nil {
 		t.Fatal(err)
 	}
 	var w Window
 	var ok bool
-	_ = b.View(func(bk *Book, now time.Time) { w, ok = bk.WindowOf(Key{Provider: "claude", Account: "claude:aa"}, now) })
+	_ = b.View(func(bk *Book, now time.Time) {
+		w, ok = bk.WindowOf(budget.Key{Provider: "claude", Account: "claude:aa"}, now)
+	})
 	if !ok || !w.Until.Equal(t0.Add(time.Hour)) {
 		t.Errorf("the other loop sees window %+v (%v)", w, ok)
 	}
@@ -252,7 +256,7 @@ func TestKilledProcessLeavesNoHold(t *testing.T) {
 	_ = cmd.Wait()
 	l := open(t, path)
 	caps := []Cap{{Name: "day", Period: Day, MaxCostUSD: 1}}
-	k := Key{Provider: "claude"}
+	k := budget.Key{Provider: "claude"}
 	g, err := l.Reserve(Reservation{ID: "after", Key: k, USD: 0.5}, caps, 1.2)
 	if err != nil || g.Verdict != Granted {
 		t.Fatalf("after the kill: %+v, %v (the dead loop's $0.9 still held?)", g, err)
@@ -279,7 +283,7 @@ func TestHelperHold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Reserve(Reservation{ID: "helper-1", Key: Key{Provider: "claude"}, USD: 0.9}, nil, 1.2); err != nil {
+	if _, err := l.Reserve(Reservation{ID: "helper-1", Key: budget.Key{Provider: "claude"}, USD: 0.9}, nil, 1.2); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Println("held")
@@ -301,7 +305,7 @@ func BenchmarkReserveSettle(b *testing.B) {
 	}
 	l := open(b, path)
 	caps := []Cap{{Name: "day", Period: Day, MaxCostUSD: 1e9}, {Name: "week/claude", Period: Week, Provider: "claude", MaxCostUSD: 1e9}, {Name: "month", Period: Month, SoftCostUSD: 1e9}}
-	k := Key{Provider: "claude", Account: "claude:x", Model: "m"}
+	k := budget.Key{Provider: "claude", Account: "claude:x", Model: "m"}
 	if err := l.View(func(*Book, time.Time) {}); err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 // The kinds of [Record].
@@ -25,7 +27,7 @@ type Record struct {
 	// Graph (reserve) is the task graph of the task; its settlement sums
 	// under it.
 	Graph string `json:"graph,omitempty"`
-	Key
+	budget.Key
 	USD     float64   `json:"usd,omitempty"`
 	Tokens  int64     `json:"tokens,omitempty"`
 	Owner   *Owner    `json:"owner,omitempty"`   // reserve: the process that holds it
@@ -41,7 +43,7 @@ type Record struct {
 // Estimated marks an amount the agent did not report (its CLI tells no
 // cost): the reservation's share stands in for it.
 type Charge struct {
-	Key
+	budget.Key
 	USD       float64 `json:"usd"`
 	Tokens    int64   `json:"tokens"`
 	Estimated bool    `json:"estimated,omitempty"`

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 // Report is the ledger as `agentloop spend` shows it: what was spent in the
@@ -46,7 +48,7 @@ type DayReport struct {
 
 // KeySum is what one provider, account and model spent.
 type KeySum struct {
-	Key
+	budget.Key
 	Sum
 }
 
@@ -120,7 +122,7 @@ func (b *Book) Report(caps []Cap, now time.Time, alive func(Owner) bool) Report 
 }
 
 // keySums is what the keys of m spent, in all and key by key (in order).
-func keySums(m map[Key]Sum) (total Sum, keys []KeySum) {
+func keySums(m map[budget.Key]Sum) (total Sum, keys []KeySum) {
 	for k, s := range m {
 		keys = append(keys, KeySum{Key: k, Sum: s})
 		total.USD += s.USD

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 // TestReportDays: the report says what was spent each day the ledger holds,
@@ -12,13 +14,13 @@ import (
 // book's time zone's.
 func TestReportDays(t *testing.T) {
 	t.Parallel()
-	claude := Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
-	codex := Key{Provider: "codex", Account: "codex:bb"}
+	claude := budget.Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
+	codex := budget.Key{Provider: "codex", Account: "codex:bb"}
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
 		t.Skipf("no time zone data: %v", err)
 	}
-	est := func(id string, at time.Time, k Key, usd float64) Record {
+	est := func(id string, at time.Time, k budget.Key, usd float64) Record {
 		r := settle(id, at, k, usd)
 		r.Charges[0].Estimated = true
 		return r
@@ -72,7 +74,7 @@ func TestReportDays(t *testing.T) {
 // none.
 func TestReportByGraph(t *testing.T) {
 	t.Parallel()
-	k := Key{Provider: "claude", Account: "claude:aa"}
+	k := budget.Key{Provider: "claude", Account: "claude:aa"}
 	owner := Owner{PID: 1}
 	reserve := func(id, graph string, at time.Time) Record {
 		return Record{Kind: KindReserve, ID: id, At: at, Run: "r", Graph: graph, Key: k, USD: 1, Owner: &owner}

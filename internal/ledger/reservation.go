@@ -1,11 +1,13 @@
 package ledger
 
+import "github.com/agentloop/agentloop/internal/budget"
+
 // Reservation is what an iteration asks to hold before it starts.
 type Reservation struct {
 	ID     string // one iteration's attempt, unique on the machine
 	Run    string // which run or task, for people
 	Graph  string // the task graph of the task, "" none
-	Key    Key
+	Key    budget.Key
 	USD    float64
 	Tokens int64
 	// First is what the iteration reserves when USD is 0 (the loop has
@@ -31,7 +33,7 @@ const firstShare = 10
 // [DefaultFirstUSD] (an agent CLI's iteration costs tens of cents to a few
 // dollars: half a dollar holds a typical one back instead of nothing, and a
 // tenth of a small cap still lets ten loops start under it).
-func FirstUSD(caps []Cap, k Key, configured float64) float64 {
+func FirstUSD(caps []Cap, k budget.Key, configured float64) float64 {
 	if configured > 0 {
 		return configured
 	}

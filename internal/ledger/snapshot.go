@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 // Snapshot is a book as plain data: what a holder of the book that cannot
@@ -28,9 +30,9 @@ type Snapshot struct {
 
 // PeriodKeySum is what one key spent in one period ("day 2026-11-25").
 type PeriodKeySum struct {
-	Period string `json:"period"`
-	Key    Key    `json:"key"`
-	Sum    Sum    `json:"sum"`
+	Period string     `json:"period"`
+	Key    budget.Key `json:"key"`
+	Sum    Sum        `json:"sum"`
 }
 
 // PeriodRunSum is what one run spent in one period.
@@ -70,7 +72,7 @@ func (b *Book) Snapshot(since time.Time) Snapshot {
 			continue
 		}
 		m := b.sums[name]
-		keys := slices.SortedFunc(maps.Keys(m), func(a, b Key) int {
+		keys := slices.SortedFunc(maps.Keys(m), func(a, b budget.Key) int {
 			return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Account, b.Account), cmp.Compare(a.Model, b.Model))
 		})
 		for _, k := range keys {
@@ -94,7 +96,7 @@ func (b *Book) Snapshot(since time.Time) Snapshot {
 		}
 	}
 	s.Approved = slices.Sorted(maps.Keys(b.approved))
-	for _, k := range slices.SortedFunc(maps.Keys(b.windows), func(a, b Key) int {
+	for _, k := range slices.SortedFunc(maps.Keys(b.windows), func(a, b budget.Key) int {
 		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Account, b.Account))
 	}) {
 		if w := b.windows[k]; w.Until.After(since) {

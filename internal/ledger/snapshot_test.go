@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 // TestSnapshotRestoresTheBook: a book restored from its snapshot (through
@@ -13,8 +15,8 @@ import (
 // periods holding since and after; what was over before is left out.
 func TestSnapshotRestoresTheBook(t *testing.T) {
 	t.Parallel()
-	claude := Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
-	codex := Key{Provider: "codex", Account: "codex:bb"}
+	claude := budget.Key{Provider: "claude", Account: "claude:aa", Model: "sonnet"}
+	codex := budget.Key{Provider: "codex", Account: "codex:bb"}
 	old := t0.AddDate(0, -2, 0)
 	live := Owner{Host: "temporal", PID: 1}
 	gone := Owner{Host: "temporal", PID: 2}
@@ -30,8 +32,8 @@ func TestSnapshotRestoresTheBook(t *testing.T) {
 		{Kind: KindReserve, ID: "g", At: t0, Run: "r3", Graph: "api", Key: claude, USD: 0.4, Owner: &live},
 		settle("g", t0, claude, 0.3),
 		{Kind: KindApprove, At: t0, Cap: "day-soft", Period: "2026-11-25"},
-		{Kind: KindWindow, At: t0, Key: Key{Provider: "claude", Account: "claude:aa"}, Until: t0.Add(time.Hour), Reason: "usage limit"},
-		{Kind: KindWindow, At: old, Key: Key{Provider: "codex", Account: "codex:bb"}, Until: old.Add(time.Hour)},
+		{Kind: KindWindow, At: t0, Key: budget.Key{Provider: "claude", Account: "claude:aa"}, Until: t0.Add(time.Hour), Reason: "usage limit"},
+		{Kind: KindWindow, At: old, Key: budget.Key{Provider: "codex", Account: "codex:bb"}, Until: old.Add(time.Hour)},
 	}
 	b := bookOf(time.UTC, recs)
 	since := t0.AddDate(0, -1, -7)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/budget"
 )
 
 // zone loads a time zone, skipping the test when the machine has no zone data.
@@ -28,7 +30,7 @@ func TestPeriodsOfTheBooksZone(t *testing.T) {
 	t.Parallel()
 	la := zone(t, "America/Los_Angeles") // UTC−8 in November
 	nz := zone(t, "Pacific/Auckland")    // UTC+13 in November
-	k := Key{Provider: "claude", Account: "claude:aa"}
+	k := budget.Key{Provider: "claude", Account: "claude:aa"}
 	utc := func(s string) time.Time {
 		at, err := time.Parse(time.RFC3339, s)
 		if err != nil {
@@ -121,7 +123,7 @@ func TestHelperZone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	k := Key{Provider: "claude"}
+	k := budget.Key{Provider: "claude"}
 	l.Now = func() time.Time { return time.Date(2026, 11, 24, 20, 0, 0, 0, time.UTC) } // 12:00 PST
 	if err := l.Settle("a", "r", k, []Charge{{Key: k, USD: 4.5}}); err != nil {
 		t.Fatal(err)

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/diff"
 	"github.com/agentloop/agentloop/internal/evidence"
-	"github.com/agentloop/agentloop/internal/ledger"
 	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/state"
 
@@ -73,8 +73,8 @@ type Plan struct {
 	Graph string
 	// Keys are who each agent charges in the ledger, by name ("" the
 	// configured agent); ReviewerKey is the reviewer's.
-	Keys        map[string]ledger.Key
-	ReviewerKey ledger.Key
+	Keys        map[string]budget.Key
+	ReviewerKey budget.Key
 	// BudgetPoll is how often a loop parked by a soft limit looks at the
 	// ledger again (AGENTLOOP_BUDGET_POLL; 0: 5s).
 	BudgetPoll time.Duration

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/ledger"
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/shellword"
 	"github.com/agentloop/agentloop/internal/tasks"
 
@@ -101,10 +101,10 @@ func (p *Plan) shareSpend(cfg *config.Config, getenv func(string) string) error 
 		}
 		return errors.New("the shared spend ledger has no place: set HOME or XDG_STATE_HOME, or budgets.ledger in your configuration")
 	}
-	key := func(a agent.Preset) ledger.Key {
-		return ledger.Key{Provider: agent.Provider(a), Account: agent.Account(a, getenv)}
+	key := func(a agent.Preset) budget.Key {
+		return budget.Key{Provider: agent.Provider(a), Account: agent.Account(a, getenv)}
 	}
-	p.Keys = map[string]ledger.Key{"": key(p.Agent), p.Agent.Name: key(p.Agent)}
+	p.Keys = map[string]budget.Key{"": key(p.Agent), p.Agent.Name: key(p.Agent)}
 	for _, f := range p.Fallback {
 		p.Keys[f.Name] = key(f)
 	}

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/ledger"
 )
 
@@ -54,7 +55,7 @@ const (
 )
 
 // LedgerWorkflowID is the ledger workflow of a namespace: one for every run
-// on it. Caps per account ([ledger.Key.Account]) keep users' spend apart.
+// on it. Caps per account ([budget.Key.Account]) keep users' spend apart.
 const LedgerWorkflowID = "agentloop-ledger"
 
 // maxLedgerActs is how many acts a ledger workflow's history takes before it
@@ -84,7 +85,7 @@ type ReserveArgs struct {
 	// instead, in order ([engine.Routes]), when the reservation's account is
 	// at its usage limit: the reservation is the first free one's
 	// ([ledger.Book.Route]); none free (or none given), it waits.
-	Fallbacks []ledger.Key `json:",omitempty"`
+	Fallbacks []budget.Key `json:",omitempty"`
 	Caps      []ledger.Cap
 	Margin    float64
 	Holder    string // the run's workflow ID
@@ -104,7 +105,7 @@ type ReserveReply struct {
 type SettleArgs struct {
 	ID      string
 	Run     string
-	Key     ledger.Key
+	Key     budget.Key
 	Charges []ledger.Charge
 }
 
@@ -116,7 +117,7 @@ type ApproveArgs struct {
 
 // WindowArgs is the window update's argument.
 type WindowArgs struct {
-	Key    ledger.Key
+	Key    budget.Key
 	Until  time.Time
 	Reason string
 }
@@ -176,7 +177,7 @@ func (lw *ledgerWf) apply(rec *ledger.Record) {
 
 func (lw *ledgerWf) reserve(ctx workflow.Context, a ReserveArgs) (ReserveReply, error) {
 	now := workflow.Now(ctx)
-	i, w, free := lw.book.Route(append([]ledger.Key{a.Reservation.Key}, a.Fallbacks...), now)
+	i, w, free := lw.book.Route(append([]budget.Key{a.Reservation.Key}, a.Fallbacks...), now)
 	if !free {
 		lw.acts++
 		return ReserveReply{Window: &w}, nil

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/ledger"
 )
 
@@ -102,13 +103,13 @@ func continued(t *testing.T, env *testsuite.TestWorkflowEnvironment) LedgerInput
 // anew with the book, which the next one judges from.
 func TestLedgerWorkflow(t *testing.T) {
 	env := newLedgerEnv(t)
-	claude := ledger.Key{Provider: "claude", Account: "claude:aa"}
-	codex := ledger.Key{Provider: "codex", Account: "codex:bb"}
+	claude := budget.Key{Provider: "claude", Account: "claude:aa"}
+	codex := budget.Key{Provider: "codex", Account: "codex:bb"}
 	caps := []ledger.Cap{{Name: "day", Period: ledger.Day, SoftCostUSD: 1, MaxCostUSD: 2}}
-	res := func(id string, usd float64, k ledger.Key, holder string) ReserveArgs {
+	res := func(id string, usd float64, k budget.Key, holder string) ReserveArgs {
 		return ReserveArgs{Reservation: ledger.Reservation{ID: id, Run: holder, Key: k, USD: usd}, Caps: caps, Margin: 1.2, Holder: holder}
 	}
-	settle := func(id string, usd float64, k ledger.Key) SettleArgs {
+	settle := func(id string, usd float64, k budget.Key) SettleArgs {
 		return SettleArgs{ID: id, Run: "r", Key: k, Charges: []ledger.Charge{{Key: k, USD: usd}}}
 	}
 	woken := 0
@@ -208,10 +209,10 @@ func TestLedgerWorkflow(t *testing.T) {
 // it is its own agent's again.
 func TestLedgerWorkflowRoutesAroundAWindow(t *testing.T) {
 	env := newLedgerEnv(t)
-	claude := ledger.Key{Provider: "claude", Account: "claude:aa"}
-	codex := ledger.Key{Provider: "codex", Account: "codex:bb"}
-	gemini := ledger.Key{Provider: "gemini", Account: "gemini:cc"}
-	res := func(id string, fallbacks ...ledger.Key) ReserveArgs {
+	claude := budget.Key{Provider: "claude", Account: "claude:aa"}
+	codex := budget.Key{Provider: "codex", Account: "codex:bb"}
+	gemini := budget.Key{Provider: "gemini", Account: "gemini:cc"}
+	res := func(id string, fallbacks ...budget.Key) ReserveArgs {
 		return ReserveArgs{Reservation: ledger.Reservation{ID: id, Run: "r", Key: claude, USD: 0.1}, Fallbacks: fallbacks, Margin: 1.2, Holder: "run-a"}
 	}
 	// The drive sends one update a minute from 10:01; the windows end at 10:05
@@ -263,7 +264,7 @@ func TestLedgerWorkflowRoutesAroundAWindow(t *testing.T) {
 	}
 	// The reservation on the fallback is held on its account.
 	held := ledger.Restore(*in.Book, time.UTC).OpenReservations(nil)
-	var on []ledger.Key
+	var on []budget.Key
 	for _, h := range held {
 		on = append(on, h.Key)
 	}
@@ -280,7 +281,7 @@ func TestLedgerWorkflowParallelRuns(t *testing.T) {
 	env := newLedgerEnv(t)
 	const limit = 3.0
 	caps := []ledger.Cap{{Name: "day", Period: ledger.Day, MaxCostUSD: limit}}
-	k := ledger.Key{Provider: "claude", Account: "claude:aa"}
+	k := budget.Key{Provider: "claude", Account: "claude:aa"}
 	// Each iteration spends 1.8 times what was reserved for it (at least 0.3).
 	type run struct {
 		name     string
@@ -374,7 +375,7 @@ func TestLedgerWorkflowParallelRuns(t *testing.T) {
 // earlier ones hold.
 func TestLedgerWorkflowFirstIteration(t *testing.T) {
 	env := newLedgerEnv(t)
-	claude := ledger.Key{Provider: "claude", Account: "claude:aa"}
+	claude := budget.Key{Provider: "claude", Account: "claude:aa"}
 	caps := []ledger.Cap{{Name: "day", Period: ledger.Day, SoftCostUSD: 1, MaxCostUSD: 2}}
 	first := func(id string) ReserveArgs {
 		return ReserveArgs{Reservation: ledger.Reservation{ID: id, Run: id, Key: claude, First: ledger.FirstUSD(caps, claude, 0)}, Caps: caps, Margin: 1.2, Holder: id}

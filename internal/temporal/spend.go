@@ -38,7 +38,7 @@ type Hold struct {
 	// Agent is the fallback agent the iteration runs on, its configured
 	// agent's account at its usage limit ("": the agent it asks for).
 	Agent      string `json:",omitempty"`
-	Key        ledger.Key
+	Key        budget.Key
 	LeftUSD    float64
 	LeftTokens int64
 }
@@ -240,13 +240,13 @@ type journal struct {
 	lc  LedgerClient
 }
 
-func (j journal) Settle(id, run string, k ledger.Key, charges []ledger.Charge) error {
+func (j journal) Settle(id, run string, k budget.Key, charges []ledger.Charge) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), time.Minute)
 	defer cancel()
 	return j.lc.SettleIn(ctx, SettleArgs{ID: id, Run: run, Key: k, Charges: charges})
 }
 
-func (j journal) OpenWindow(k ledger.Key, until time.Time, reason string) error {
+func (j journal) OpenWindow(k budget.Key, until time.Time, reason string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), time.Minute)
 	defer cancel()
 	return j.lc.Window(ctx, WindowArgs{Key: k, Until: until, Reason: reason})

@@ -39,13 +39,13 @@ func TestRealServerSharedCap(t *testing.T) {
 	a := claude.Merge(agent.Override{Binary: "sh", Args: []string{"-c",
 		`cat >/dev/null; echo '{"type":"result","subtype":"success","is_error":false,"result":"Done.","total_cost_usd":0.3,"usage":{"input_tokens":100,"output_tokens":50}}'`}})
 	day := ledger.Cap{Name: "day", Period: ledger.Day, SoftCostUSD: 0.5, MaxCostUSD: 1}
-	key := ledger.Key{Provider: "claude", Account: "claude:test"}
+	key := budget.Key{Provider: "claude", Account: "claude:test"}
 	steps := &Steps{Log: testLogger(), Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
 		return &plan.Plan{
 			Name: r.Name, WorkDir: r.WorkDir, StateDir: filepath.Join(r.WorkDir, ".agentloop"),
 			Proc: config.Procedure{Name: "build"}, Agent: a, KillGrace: time.Second,
 			Budgets: config.Budgets{On: true, Given: true, Caps: []ledger.Cap{day}},
-			Keys:    map[string]ledger.Key{"": key}, BudgetPoll: time.Second,
+			Keys:    map[string]budget.Key{"": key}, BudgetPoll: time.Second,
 		}, nil
 	}}
 	w := NewWorker(ctx, c, Server{TaskQueue: queue}, steps, "", time.Second)

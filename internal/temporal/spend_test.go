@@ -38,7 +38,7 @@ func (s *ledgerSteps) step(_ context.Context, in StepInput) (StepOutput, error) 
 	if in.Request.Kind == loop.StepReserve {
 		a := s.answers[0]
 		s.answers = s.answers[1:]
-		return StepOutput{Reserved: &Reserved{Reply: a, Hold: Hold{ID: "r1#" + string(rune('0'+in.Request.Seq)), Key: ledger.Key{Provider: "claude"}}}}, nil
+		return StepOutput{Reserved: &Reserved{Reply: a, Hold: Hold{ID: "r1#" + string(rune('0'+in.Request.Seq)), Key: budget.Key{Provider: "claude"}}}}, nil
 	}
 	s.holds = append(s.holds, in.Hold)
 	return StepOutput{StepResult: state.StepResult{Started: t0, Finished: t0.Add(time.Second), Iteration: evidence.Iteration{Started: t0, Finished: t0.Add(time.Second)}}}, nil

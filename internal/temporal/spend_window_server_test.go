@@ -66,8 +66,8 @@ func TestRealServerUsageWindowFallback(t *testing.T) {
 	fb := claude.Merge(agent.Override{Binary: "sh", Args: []string{"-c", fmt.Sprintf(`echo "$(date +%%s.%%N) fb $PWD" >>%q; cat >/dev/null; sleep 2
 echo '{"type":"result","subtype":"success","is_error":false,"result":"Done.","total_cost_usd":0.01,"usage":{"input_tokens":100,"output_tokens":50}}'`, starts)}})
 	fb.Name = "fb"
-	acct := ledger.Key{Provider: "claude", Account: "claude:double"}
-	keys := map[string]ledger.Key{"": acct, "fb": {Provider: "claude", Account: "claude:other"}}
+	acct := budget.Key{Provider: "claude", Account: "claude:double"}
+	keys := map[string]budget.Key{"": acct, "fb": {Provider: "claude", Account: "claude:other"}}
 	steps := &Steps{Log: testLogger(), Plan: func(_ context.Context, r RunRef) (*plan.Plan, error) {
 		return &plan.Plan{
 			Name: r.Name, WorkDir: r.WorkDir, StateDir: filepath.Join(r.WorkDir, ".agentloop"),
