@@ -19,7 +19,6 @@ import (
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/notify/target"
 	"github.com/agentloop/agentloop/internal/redact"
@@ -277,7 +276,7 @@ func (p *Plan) GateSandbox() *sandbox.Sandbox {
 }
 
 func (p *Plan) newSandbox(needs policy.Needs, cfg policy.Config) *sandbox.Sandbox {
-	return &sandbox.Sandbox{Needs: needs, Config: cfg, State: p.StateDir, Home: p.Home, Tree: gitx.Dirs}
+	return sandbox.New(needs, cfg, p.StateDir, p.Home)
 }
 
 // Sandboxed reports whether an agent or a gate of the plan runs in a sandbox.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
@@ -34,6 +35,13 @@ type Sandbox struct {
 	// Tree returns the work tree holding dir and its git folders, which are
 	// writable (gitx.Dirs); nil, or an error, leaves dir alone writable.
 	Tree func(ctx context.Context, dir string) ([]string, error)
+}
+
+// New is the sandbox of a command with needs, as cfg configures it, that
+// keeps agentloop's state folder (stateDir) read-only and its home hidden;
+// the command's work tree and its git folders are writable (gitx.Dirs).
+func New(needs policy.Needs, cfg policy.Config, stateDir, home string) *Sandbox {
+	return &Sandbox{Needs: needs, Config: cfg, State: stateDir, Home: home, Tree: gitx.Dirs}
 }
 
 // Policy makes the policy of a command run in dir with env (nil: this
