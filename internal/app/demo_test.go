@@ -1,4 +1,4 @@
-package demo
+package app
 
 import (
 	"os"
@@ -10,19 +10,19 @@ import (
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
-func TestAgentFixesWhatTheFeedbackNames(t *testing.T) {
+func TestDemoAgentFixesWhatTheFeedbackNames(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if err := Setup(dir); err != nil {
+	if err := setupDemo(dir); err != nil {
 		t.Fatal(err)
 	}
 	var out strings.Builder
 	// First iteration: no feedback, the first bug in the file.
-	if err := Agent("Iteration 1 of 5", dir, &out); err != nil {
+	if err := DemoAgent("Iteration 1 of 5", dir, &out); err != nil {
 		t.Fatal(err)
 	}
 	// Then the feedback names TestTitle before TestReverse: Title is fixed next.
-	if err := Agent("feedback: FAIL TestTitle … FAIL TestReverse", dir, &out); err != nil {
+	if err := DemoAgent("feedback: FAIL TestTitle … FAIL TestReverse", dir, &out); err != nil {
 		t.Fatal(err)
 	}
 	src, _ := os.ReadFile(filepath.Join(dir, "textkit.go"))
@@ -32,14 +32,14 @@ func TestAgentFixesWhatTheFeedbackNames(t *testing.T) {
 	}
 }
 
-func TestSampleFailsThenPassesWhenFixed(t *testing.T) {
+func TestDemoSampleFailsThenPassesWhenFixed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on the sample project")
 	}
 	t.Parallel()
 	goBin := testenv.NeedTool(t, "go")
 	dir := t.TempDir()
-	if err := Setup(dir); err != nil {
+	if err := setupDemo(dir); err != nil {
 		t.Fatal(err)
 	}
 	run := func() (string, error) {
@@ -53,8 +53,8 @@ func TestSampleFailsThenPassesWhenFixed(t *testing.T) {
 	if err == nil || !strings.Contains(out, "TestWordCount") || !strings.Contains(out, "TestReverse") || !strings.Contains(out, "TestTitle") {
 		t.Fatalf("sample should fail its three tests, got err=%v:\n%s", err, out)
 	}
-	for range fixes {
-		if err := Agent("", dir, &strings.Builder{}); err != nil {
+	for range demoFixes {
+		if err := DemoAgent("", dir, &strings.Builder{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,13 +66,13 @@ func TestSampleFailsThenPassesWhenFixed(t *testing.T) {
 // TestPrepare: the demo's project is the sample, its configuration (the
 // agent is this program's demo-agent, the gate the go given) and, with git, a
 // repository whose first commit holds it; without git, none and no warning.
-func TestPrepare(t *testing.T) {
+func TestPrepareDemo(t *testing.T) {
 	t.Parallel()
 	gitBin := testenv.NeedTool(t, "git")
 	var warned []string
 	warnf := func(format string, args ...any) { warned = append(warned, format) }
 	dir := t.TempDir()
-	if err := Prepare(t.Context(), dir, "/opt/agent loop", "/usr/go/bin/go", true, warnf); err != nil {
+	if err := PrepareDemo(t.Context(), dir, "/opt/agent loop", "/usr/go/bin/go", true, warnf); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := os.ReadFile(filepath.Join(dir, "agentloop.yaml"))
@@ -90,7 +90,7 @@ func TestPrepare(t *testing.T) {
 	}
 
 	plain := t.TempDir()
-	if err := Prepare(t.Context(), plain, "agentloop", "go", false, warnf); err != nil {
+	if err := PrepareDemo(t.Context(), plain, "agentloop", "go", false, warnf); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(plain, ".git")); !os.IsNotExist(err) || len(warned) > 0 {
