@@ -1,0 +1,23 @@
+// Package ghdouble owns the GitHub double: an in-process stand-in for the
+// parts of GitHub's REST and GraphQL APIs that agentloop's forge client
+// calls, served on 127.0.0.1 over HTTP or HTTPS (with a test CA written to a
+// file a client trusts, SSL_CERT_FILE), at github.com's paths (/, /graphql)
+// and at GitHub Enterprise's (/api/v3/, /api/graphql), so that the client, the
+// application and the real gh CLI can be tested without the internet.
+//
+// It is GitHub, not agentloop: it imports nothing of ours, and it answers as
+// GitHub's published OpenAPI description says (the operations it serves, and
+// the schemas they use, are a fixture under testdata with the commit they came
+// from). Every answer is checked against that description as it is sent; a
+// violation is recorded, and [Server.Check] (run at a test's cleanup by
+// [Start]) fails the test that caused it.
+//
+// State is seeded and read back from Go: repositories, issues with their
+// labels, authors and blocked_by, comments (with their edits), collaborators'
+// permissions, pull requests with their check runs, job logs, reviews, review
+// threads and mergeability. Tokens carry a login and OAuth scopes; a primary
+// rate limit counts down per token (a conditional request answered 304 and
+// GET /rate_limit are free, as on GitHub), and secondary limits and faults
+// (a status for the next N requests, a hang, a dropped connection) are
+// injected per method and path. Requests are counted per endpoint.
+package ghdouble
