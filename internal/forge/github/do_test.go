@@ -132,7 +132,7 @@ func TestErrorsNamed(t *testing.T) {
 			[]string{"refused (HTTP 422: Validation Failed: No commits between main and b)"}},
 		{"422 codes", reply(422, `{"message":"Validation Failed","errors":[{"resource":"Label","field":"name","code":"invalid"}]}`), forge.ErrRefused,
 			[]string{"Validation Failed: Label name invalid"}},
-		{"a token echoed", reply(400, `{"message":"bad ` + token + `"}`), forge.ErrRefused, []string{"HTTP 400: bad [token]"}},
+		{"a token echoed", reply(400, `{"message":"bad `+token+`"}`), forge.ErrRefused, []string{"HTTP 400: bad [token]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
