@@ -61,7 +61,7 @@ func newFake(t *testing.T, routes map[string]http.HandlerFunc) *fake {
 		method, path, _ := strings.Cut(pattern, " ")
 		prefix := "/api/v3/"
 		if path == "/graphql" {
-			prefix = "/api"
+			prefix = "/api/"
 		}
 		mux.HandleFunc(method+" "+prefix+strings.TrimPrefix(path, "/"), h)
 	}
