@@ -248,6 +248,11 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 	res.Waited, res.Paused = waited.all, waited.paused
 	ev.Agent = agentRes
 	checkRecords(ctx, &ev)
+	if agentRes.Result != "" {
+		// The agent's own last words (redacted by its runner): a report
+		// shows them only as its claim.
+		l.keep(filepath.Join(dir, state.AnswerFile), []byte(agentRes.Result))
+	}
 	// From here on an attempt that ends without a result (a signal, a stop)
 	// has spent what its agent spent: the result carries it for the loop to
 	// count, wherever the attempt was cut.
@@ -331,7 +336,7 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 		}
 		ev.Review = &rv
 		if b, err := json.MarshalIndent(rv, "", "  "); err == nil {
-			l.keep(filepath.Join(dir, "review.json"), b)
+			l.keep(filepath.Join(dir, state.ReviewFile), b)
 		}
 	}
 	ev.Finished = l.Now()
@@ -472,7 +477,7 @@ func (l *Local) Keep(ctx context.Context, a state.Artifacts) error {
 	if a.Decision != nil {
 		b, err := a.Decision.YAML()
 		if err == nil {
-			err = state.WriteFileOnce(filepath.Join(dir, "decision.yaml"), b, state.FilePerm)
+			err = state.WriteFileOnce(filepath.Join(dir, state.DecisionFile), b, state.FilePerm)
 		}
 		errs = append(errs, err)
 	}

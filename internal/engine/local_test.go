@@ -61,7 +61,7 @@ func TestLocalIterationArtifacts(t *testing.T) {
 	t.Parallel()
 	run := t.TempDir()
 	clock := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
-	agent := &scriptedAgent{results: []evidence.AgentResult{{Agent: "fake", ExitCode: 0}}}
+	agent := &scriptedAgent{results: []evidence.AgentResult{{Agent: "fake", ExitCode: 0, Result: "Fixed Add: it now adds."}}}
 	gates, prompter, reviewer, events := &fakeGates{}, &fakePrompter{}, &fakeReviewer{}, &memEvents{}
 	l := &Local{
 		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: run, Task: "fix it",
@@ -90,6 +90,9 @@ func TestLocalIterationArtifacts(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "review.json")); err != nil {
 		t.Errorf("review.json: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "answer.md")); err != nil || string(b) != "Fixed Add: it now adds." {
+		t.Errorf("answer.md (the agent's final answer) = %q, %v", b, err)
 	}
 	if reviewer.got.Task != "fix it" || reviewer.got.IterDir != dir {
 		t.Errorf("reviewer got %+v", reviewer.got)

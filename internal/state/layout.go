@@ -21,6 +21,15 @@ import (
 // HistoryFile is the run folder's append-only log of the run's history.
 const HistoryFile = "history.jsonl"
 
+// The files of an attempt's folder ([IterDir]) that reports read back: the
+// reviewer's verdict with its reasons, the decision on the attempt with its
+// triggers, and the agent's final answer, its own words.
+const (
+	ReviewFile   = "review.json"
+	DecisionFile = "decision.yaml"
+	AnswerFile   = "answer.md"
+)
+
 // EscalationFiles are the escalation report of a run's segment: Markdown for
 // people, YAML for programs (escalation-001.md, escalation-001.yaml).
 func EscalationFiles(runDir string, segment int) (md, yml string) {
