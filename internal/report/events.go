@@ -112,7 +112,8 @@ func ReadLastEvents(r io.Reader, n int) (events []state.Event, total int, err er
 
 // LoadRunDir gathers what a report shows from a run folder
 // (.agentloop/runs/NAME/RUNID): the events, the list of escalation reports and
-// the last one, with the run's state st (and its history) loaded by the
+// the last one, what the attempts a pull request's body tells of keep
+// ([Run.Attempts]), with the run's state st (and its history) loaded by the
 // caller. Missing files are not errors: a run that just started has none.
 func LoadRunDir(dir string, st *state.State) (Run, error) { return LoadRunDirLast(dir, st, 0) }
 
@@ -120,7 +121,7 @@ func LoadRunDir(dir string, st *state.State) (Run, error) { return LoadRunDirLas
 // of them for 0), with [Run.EventsAll] counting every one: what the HTML
 // report shows of a long run's log.
 func LoadRunDirLast(dir string, st *state.State, lastEvents int) (Run, error) {
-	r := Run{State: st}
+	r := Run{State: st, Attempts: loadAttempts(dir, st)}
 	f, err := os.Open(filepath.Join(dir, eventsFileName))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -21,6 +21,12 @@ type Run struct {
 	// order; the last is Escalation.
 	Escalations []state.EscalationFile
 	Tasks       []TaskRow // a task graph's tasks: the report is then the graph's
+	// Attempts are what the folders of some attempts keep beyond their
+	// records, by attempt number: the last attempt's, the last one the
+	// reviewer judged, and those whose decision found test tampering. None
+	// when the report is made from elsewhere than the run folder (a run on
+	// Temporal).
+	Attempts map[int]Attempt
 }
 
 // TaskRow is one task of a task graph as a report shows it.
