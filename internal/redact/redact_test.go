@@ -187,7 +187,9 @@ func TestWriterSplitsAnywhere(t *testing.T) {
 }
 
 // TestWriterLongLines: a secret in a line longer than the writer holds back,
-// wherever the cut falls, is redacted whole.
+// wherever the cut falls, is redacted whole: in writes of proc's 256 KiB
+// reads too, where one write is more than twice what the writer holds back
+// (a secret across two such writes was passed on in two halves).
 func TestWriterLongLines(t *testing.T) {
 	t.Parallel()
 	creds := redacttest.Credentials(3)
@@ -196,9 +198,11 @@ func TestWriterLongLines(t *testing.T) {
 		if strings.Contains(c.Secret, "\n") {
 			continue // a key block is lines
 		}
-		for _, at := range []int{maxLine - holdBack - 5, maxLine - 20, maxLine - 1, maxLine + 3, 2*maxLine - 10} {
+		// 256 KiB cut in the middle of the secret
+		mid := 256<<10 - 1 - strings.Index(c.Text(), c.Secret) - len(c.Secret)/2
+		for _, at := range []int{maxLine - holdBack - 5, maxLine - 20, maxLine - 1, maxLine + 3, 2*maxLine - 10, mid} {
 			line := strings.Repeat("x", at) + " " + c.Text() + " " + strings.Repeat("y", maxLine) + "\n"
-			for _, size := range []int{1000, 32 << 10, len(line)} {
+			for _, size := range []int{1000, 32 << 10, 256 << 10, len(line)} {
 				got := stream(t, r, line, size)
 				if leak := c.Leaks(got); leak != "" {
 					t.Errorf("%s at %d, writes of %d: %q left", c.Kind, at, size, leak)

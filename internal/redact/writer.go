@@ -68,13 +68,12 @@ func (w *Writer) Write(p []byte) (int, error) {
 // long passes on what it can of a line longer than maxLine.
 func (w *Writer) long() {
 	for len(w.buf) >= maxLine && w.err == nil {
-		hold := holdBack
-		if len(w.buf) >= 2*maxLine {
-			hold = 0 // nothing could be passed on: pass it all, redacted
-		}
-		out, n := w.r.redact(w.buf, &w.st, hold, &w.sc)
-		if n == 0 && hold > 0 {
-			return // a secret reaches back to the start: wait for more
+		out, n := w.r.redact(w.buf, &w.st, holdBack, &w.sc)
+		if n == 0 {
+			if len(w.buf) < 2*maxLine {
+				return // a secret reaches back to the start: wait for more
+			}
+			out, n = w.r.redact(w.buf, &w.st, 0, &w.sc) // nothing could be passed on: pass it all, redacted
 		}
 		_, w.err = w.dst.Write(out)
 		w.buf = append(w.buf[:0], w.buf[n:]...)
