@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/proc"
+	"github.com/agentloop/agentloop/internal/redact"
 )
 
 func BenchmarkClaudeStream(b *testing.B) {
@@ -143,5 +144,41 @@ func TestSyntheticStreamParses(t *testing.T) {
 	p.Line(lines[len(lines)-1])
 	if o := p.Result(); !o.Terminal || o.Usage.CostUSD != 12.5 || o.Usage.InputTokens != 1 || o.Usage.Turns != n {
 		t.Errorf("final %+v", o)
+	}
+}
+
+// BenchmarkOutputPath is the runner's output path for plain text in process:
+// 64 MiB of the shapes of bench/output.sh (fakeagent's flood and flood-raw),
+// in the 256 KiB reads of proc's pumps, through the redacting writer into the
+// bounded log and the watch's lines, as Run wires them.
+func BenchmarkOutputPath(b *testing.B) {
+	for _, c := range []struct{ name, chunk string }{
+		{"lines", "flood flood flood flood flood flood flood flood flood flood flood\n"},
+		{"raw", "flood "},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			chunk := bytes.Repeat([]byte(c.chunk), (256<<10)/len(c.chunk)+1)[:256<<10]
+			const size = 64 << 20
+			b.SetBytes(size)
+			b.ReportAllocs()
+			dir := b.TempDir()
+			red := redact.New(os.Environ())
+			for b.Loop() {
+				p, _ := NewParser(FormatText)
+				w := &watch{parser: p, prices: DefaultPrices(), cancel: func(error) {}, textMarker: true, marker: "DONE"}
+				log, err := proc.NewLog(filepath.Join(dir, "agent.log"), DefaultLogHead, DefaultLogTail)
+				if err != nil {
+					b.Fatal(err)
+				}
+				lines := newLines(FormatText, DefaultMaxLine, w.stdout)
+				rw := red.NewWriter(fanout{log, lines, nil})
+				for n := 0; n < size; n += len(chunk) {
+					_, _ = rw.Write(chunk)
+				}
+				_ = rw.Flush()
+				_ = lines.Close()
+				_ = log.Close()
+			}
+		})
 	}
 }

@@ -1,7 +1,5 @@
 package redact
 
-import "bytes"
-
 // keywords finds many words at once, case-insensitively (ASCII), in one pass
 // over the text: an Aho-Corasick automaton turned into a table of transitions
 // over the classes of bytes the words use. A byte no word has sends every
@@ -9,6 +7,7 @@ import "bytes"
 // many words there are.
 type keywords struct {
 	words   []string
+	longest int        // the longest word's length
 	class   [256]uint8 // byte → class (0: in no word)
 	nclass  int
 	next    []uint32 // state*nclass+class → next state * nclass
@@ -20,6 +19,7 @@ type keywords struct {
 func newKeywords(words []string) *keywords {
 	k := &keywords{words: words}
 	for _, w := range words {
+		k.longest = max(k.longest, len(w))
 		for i := 0; i < len(w); i++ {
 			c := w[i]
 			if k.class[c] == 0 {
@@ -116,29 +116,23 @@ type hit struct{ word, end int32 }
 const scanWays = 4
 
 // scan appends the words of the automaton found in b, by position. It runs
-// the automaton over four parts of b at once (split at newlines: no word holds
-// one), so that the table lookups of one part overlap those of the others.
+// the automaton over four parts of b at once, so that the table lookups of one
+// part overlap those of the others. The parts are cut anywhere, a line of
+// text without a newline too: each part after the first starts from the root
+// the longest word's length before its cut, where the state it reaches by the
+// cut is the state a scan from the start would have, and keeps the words that
+// end past the cut (the part before it found the others).
 // The hits of the parts after the first are gathered in spare, whose slices
 // are kept for the next call (a call per chunk of output must not allocate).
 func (k *keywords) scan(b []byte, hits []hit, spare *[scanWays - 1][]hit) []hit {
 	const ways = scanWays
-	if len(b) < 1024 {
+	from, cut, ok := k.parts(len(b))
+	if !ok {
 		return k.scanFrom(b, 0, 0, 0, hits)
-	}
-	var cut [ways + 1]int
-	cut[ways] = len(b)
-	for w := 1; w < ways; w++ {
-		at := max(cut[w-1], len(b)*w/ways)
-		if i := bytes.IndexByte(b[at:], '\n'); i >= 0 {
-			at += i + 1
-		} else {
-			at = len(b)
-		}
-		cut[w] = at
 	}
 	n := len(b)
 	for w := range ways {
-		n = min(n, cut[w+1]-cut[w])
+		n = min(n, cut[w+1]-from[w])
 	}
 	next, class, outFrom := k.next, &k.class, k.outFrom
 	var st [ways]uint32
@@ -147,7 +141,7 @@ func (k *keywords) scan(b []byte, hits []hit, spare *[scanWays - 1][]hit) []hit 
 	for w := 1; w < ways; w++ {
 		found[w] = spare[w-1][:0]
 	}
-	p0, p1, p2, p3 := b[cut[0]:cut[1]], b[cut[1]:cut[2]], b[cut[2]:cut[3]], b[cut[3]:cut[4]]
+	p0, p1, p2, p3 := b[from[0]:cut[1]], b[from[1]:cut[2]], b[from[2]:cut[3]], b[from[3]:cut[4]]
 	p0, p1, p2, p3 = p0[:n], p1[:n], p2[:n], p3[:n]
 	for i := 0; i < n; i++ {
 		st[0] = next[st[0]+uint32(class[p0[i]])]
@@ -156,19 +150,39 @@ func (k *keywords) scan(b []byte, hits []hit, spare *[scanWays - 1][]hit) []hit 
 		st[3] = next[st[3]+uint32(class[p3[i]])]
 		if st[0] >= outFrom || st[1] >= outFrom || st[2] >= outFrom || st[3] >= outFrom {
 			for w := range ways {
-				found[w] = k.emit(st[w], cut[w]+i, found[w])
+				found[w] = k.emit(st[w], from[w]+i, found[w])
 			}
 		}
 	}
 	hits = found[0]
 	for w := range ways {
 		if w > 0 {
-			hits = append(hits, found[w]...)
-			spare[w-1] = found[w]
+			f := found[w]
+			i := 0
+			for i < len(f) && int(f[i].end) <= cut[w] {
+				i++ // found by the part before
+			}
+			hits = append(hits, f[i:]...)
+			spare[w-1] = f
 		}
-		hits = k.scanFrom(b[cut[w]:cut[w+1]], n, st[w], cut[w], hits)
+		hits = k.scanFrom(b[from[w]:cut[w+1]], n, st[w], from[w], hits)
 	}
 	return hits
+}
+
+// parts returns where [keywords.scan] cuts a text of n bytes, each part w
+// scanned from from[w] to cut[w+1], and whether n is long enough to cut: a
+// part's start before its cut must be after the part before's start.
+func (k *keywords) parts(n int) (from, cut [scanWays + 1]int, ok bool) {
+	if n < 1024 || n < 4*scanWays*k.longest {
+		return from, cut, false
+	}
+	for w := 1; w < scanWays; w++ {
+		cut[w] = n * w / scanWays
+		from[w] = cut[w] - k.longest
+	}
+	cut[scanWays], from[scanWays] = n, n
+	return from, cut, true
 }
 
 // emit appends the words that end at state st, at position at.

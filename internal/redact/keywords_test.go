@@ -36,6 +36,7 @@ func sortHits(h []hit) []hit {
 func FuzzKeywords(f *testing.F) {
 	f.Add("token ghp_ and -----BEGIN\nsk-ant- api_key\n", 3)
 	f.Add(strings.Repeat("the key is here\nAPI TOKEN\n", 80), 50)
+	f.Add(strings.Repeat("a token-----BEGIN key sk-ant-api ", 200), 0) // one long line, cut inside words
 	words := []string{"key", "token", "ghp_", "-----begin", "sk-", "sk-ant-", "api", "ey", "s.", "a", "e\n"[:1]}
 	k := newKeywords(words)
 	spare := new([scanWays - 1][]hit) // reused, as a writer does
@@ -53,4 +54,36 @@ func FuzzKeywords(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestScanPartsCutAnywhere checks where the scan cuts a text into its four
+// parts: a long line without a newline is scanned in four parts like lines are
+// (a flood without newlines was read a byte at a time in one part, at a third
+// of the speed), each part after the first starting the longest word before
+// its cut; a text too short for that is scanned whole.
+func TestScanPartsCutAnywhere(t *testing.T) {
+	t.Parallel()
+	k := newKeywords([]string{"key", "-----begin", "token"}) // the longest: 10
+	for _, c := range []struct {
+		n         int
+		ok        bool
+		from, cut [scanWays + 1]int
+	}{
+		{n: 100},
+		{n: 1023},
+		{n: 1024, ok: true, from: [5]int{0, 246, 502, 758, 1024}, cut: [5]int{0, 256, 512, 768, 1024}},
+		{n: 256 << 10, ok: true, from: [5]int{0, 65526, 131062, 196598, 262144}, cut: [5]int{0, 65536, 131072, 196608, 262144}},
+	} {
+		from, cut, ok := k.parts(c.n)
+		if ok != c.ok || ok && (from != c.from || cut != c.cut) {
+			t.Errorf("parts(%d) = %v, %v, %v; want %v, %v, %v", c.n, from, cut, ok, c.from, c.cut, c.ok)
+		}
+	}
+	long := newKeywords([]string{strings.Repeat("x", 300)}) // a secret value this long: 4 parts need 4,800 bytes
+	if _, _, ok := long.parts(4799); ok {
+		t.Error("parts cuts a text too short for its longest word's run-up")
+	}
+	if _, _, ok := long.parts(4800); !ok {
+		t.Error("parts does not cut a text long enough")
+	}
 }
