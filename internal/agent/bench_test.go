@@ -165,12 +165,12 @@ func BenchmarkOutputPath(b *testing.B) {
 			red := redact.New(os.Environ())
 			for b.Loop() {
 				p, _ := NewParser(FormatText)
-				w := &watch{parser: p, prices: DefaultPrices(), cancel: func(error) {}, textMarker: true, marker: "DONE"}
+				w := &watch{parser: p, prices: DefaultPrices(), cancel: func(error) {}, textMarker: true, marker: "DONE", still: true}
 				log, err := proc.NewLog(filepath.Join(dir, "agent.log"), DefaultLogHead, DefaultLogTail)
 				if err != nil {
 					b.Fatal(err)
 				}
-				lines := newLines(FormatText, DefaultMaxLine, w.stdout)
+				lines := w.stdoutLines(FormatText, DefaultMaxLine)
 				rw := red.NewWriter(fanout{log, lines, nil})
 				for n := 0; n < size; n += len(chunk) {
 					_, _ = rw.Write(chunk)

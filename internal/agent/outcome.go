@@ -150,21 +150,22 @@ type StderrParser interface {
 var formats = map[string]struct {
 	terminal bool // the format has a terminal record
 	new      func() Parser
-	lineTail int // > 0: the parser reads only the last lineTail bytes of a line
+	lineTail int  // > 0: the parser reads only the last lineTail bytes of a line
+	still    bool // its Live never changes: no usage or retries while the agent runs
 }{
-	FormatClaudeStream: {true, func() Parser { return newClaudeParser(false) }, 0},
-	FormatAmpStream:    {true, func() Parser { return newClaudeParser(true) }, 0},
-	FormatQwenStream:   {true, func() Parser { return &claudeParser{qwen: true} }, 0},
-	FormatClaudeJSON:   {true, func() Parser { return newClaudeJSONParser() }, 0},
-	FormatCodex:        {true, func() Parser { return &codexParser{} }, 0},
-	FormatGeminiJSON:   {true, func() Parser { return newGeminiJSONParser() }, 0},
-	FormatGeminiStream: {true, func() Parser { return newGeminiStreamParser() }, 0},
-	FormatCursorStream: {true, func() Parser { return &cursorParser{} }, 0},
-	FormatOpencode:     {false, func() Parser { return &opencodeParser{} }, 0},
-	FormatAider:        {false, func() Parser { return &aiderParser{} }, 0},
-	FormatGoose:        {true, func() Parser { return &gooseParser{} }, 0},
-	FormatCopilot:      {true, func() Parser { return &copilotParser{} }, 0},
-	FormatText:         {false, func() Parser { return &textParser{} }, textTail},
+	FormatClaudeStream: {true, func() Parser { return newClaudeParser(false) }, 0, false},
+	FormatAmpStream:    {true, func() Parser { return newClaudeParser(true) }, 0, false},
+	FormatQwenStream:   {true, func() Parser { return &claudeParser{qwen: true} }, 0, false},
+	FormatClaudeJSON:   {true, func() Parser { return newClaudeJSONParser() }, 0, false},
+	FormatCodex:        {true, func() Parser { return &codexParser{} }, 0, false},
+	FormatGeminiJSON:   {true, func() Parser { return newGeminiJSONParser() }, 0, false},
+	FormatGeminiStream: {true, func() Parser { return newGeminiStreamParser() }, 0, false},
+	FormatCursorStream: {true, func() Parser { return &cursorParser{} }, 0, false},
+	FormatOpencode:     {false, func() Parser { return &opencodeParser{} }, 0, false},
+	FormatAider:        {false, func() Parser { return &aiderParser{} }, 0, false},
+	FormatGoose:        {true, func() Parser { return &gooseParser{} }, 0, false},
+	FormatCopilot:      {true, func() Parser { return &copilotParser{} }, 0, false},
+	FormatText:         {false, func() Parser { return &textParser{} }, textTail, true},
 }
 
 // Formats returns the parser names [NewParser] accepts, sorted.

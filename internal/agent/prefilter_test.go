@@ -1,6 +1,11 @@
 package agent
 
-import "testing"
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestRateLimitPrefilterKeepsEveryMatch checks that the cheap word filter in
 // front of stdoutRateLimit never hides a line the pattern would match.
@@ -38,5 +43,34 @@ func BenchmarkTextParserFlood(b *testing.B) {
 	b.SetBytes(int64(len(line) + 1))
 	for b.Loop() {
 		p.Line(line)
+	}
+}
+
+// TestStillFormatsHaveNoLive checks what the watch relies on to skip reading
+// a still format's Live after each line: whatever it reads (every recorded
+// output of every CLI, stdout and stderr, rate-limit notices and retries
+// among them), its parser's Live stays the zero value.
+func TestStillFormatsHaveNoLive(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("testdata/real/*.*")
+	more, _ := filepath.Glob("testdata/*.jsonl")
+	files = append(files, more...)
+	for name, f := range formats {
+		if !f.still {
+			continue
+		}
+		p := f.new()
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for line := range bytes.SplitSeq(b, []byte("\n")) {
+				p.Line(line)
+				if l := p.Live(); l != (Live{}) {
+					t.Fatalf("%s: after %s's line %q, Live is %+v: the format is not still", name, file, line, l)
+				}
+			}
+		}
 	}
 }

@@ -88,10 +88,10 @@ func (r *Runner) Run(ctx context.Context, req Request) (evidence.AgentResult, er
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	w := &watch{parser: parser, prices: r.prices(), limits: req.Limits, cancel: cancel,
-		marker: req.CompletionMarker, textMarker: p.Format == FormatText,
+		marker: req.CompletionMarker, textMarker: p.Format == FormatText, still: formats[p.Format].still,
 		promptHas: markerLines(req.Prompt, req.CompletionMarker), onRetry: req.OnRetry, onUsage: req.OnUsage}
 	maxLine := r.size(r.MaxLine, DefaultMaxLine)
-	stdoutLines := newLines(p.Format, maxLine, w.stdout)
+	stdoutLines := w.stdoutLines(p.Format, maxLine)
 	var stderrLines io.WriteCloser // only for a parser that reads stderr
 	if _, ok := parser.(StderrParser); ok {
 		stderrLines = newLines(p.Format, maxLine, w.stderr)

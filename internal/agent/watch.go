@@ -26,6 +26,7 @@ type watch struct {
 	cancel     context.CancelCauseFunc
 	marker     string
 	textMarker bool // look for the marker in every output line (text output)
+	still      bool // the parser's Live never changes (text output): not read after each line
 	promptHas  int  // marker lines in the prompt: an echoed prompt must not count
 	seen       int  // marker lines in the output
 	stopped    bool
@@ -65,12 +66,22 @@ func markerLines(s, marker string) int {
 	return n
 }
 
+// stdoutLines returns the writer of the agent's stdout to the parser: the
+// output split into the lines the format's parser reads ([newLines]), each
+// write read under one lock (not one a line: a flood of short lines spent a
+// quarter of its time taking it).
+func (w *watch) stdoutLines(format string, maxLine int) io.WriteCloser {
+	return &lockedWriter{mu: &w.mu, w: newLines(format, maxLine, w.stdout)}
+}
+
+// stdout reads a line of stdout; w.mu is held.
 func (w *watch) stdout(line []byte) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.parser.Line(line)
 	if w.textMarker && w.marker != "" && string(bytes.TrimSpace(line)) == w.marker {
 		w.seen++
+	}
+	if w.still {
+		return
 	}
 	live := w.parser.Live()
 	w.retried(live)
@@ -149,6 +160,24 @@ func (w *watch) result() (Outcome, bool) {
 	out := w.parser.Result()
 	completed := w.seen > w.promptHas || (!w.textMarker && markerLines(out.Result, w.marker) > 0)
 	return out, completed
+}
+
+// lockedWriter writes to w and closes it with mu held.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.WriteCloser
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Close()
 }
 
 // fanout writes to every non-nil writer, ignoring their errors: a closed
