@@ -32,6 +32,7 @@ type top struct {
 	Temporal   Temporal
 	Notify     target.Config
 	Budgets    Budgets
+	Issues     Issues
 	Defaults   *yaml.Node
 	Procedures map[string]*yaml.Node
 	Order      []string // procedure names in file order
@@ -39,7 +40,7 @@ type top struct {
 
 func (d *decoder) top(n *yaml.Node) top {
 	t := top{Agents: map[string]AgentSpec{}, Prices: map[string]Price{}, Procedures: map[string]*yaml.Node{},
-		Budgets: Budgets{On: true}} // the ledger is kept unless budgets: {ledger: off}
+		Budgets: Budgets{On: true}, Issues: Issues{Labels: DefaultIssueLabels}} // the ledger is kept unless budgets: {ledger: off}
 	d.fields(n, "", map[string]func(*yaml.Node, string){
 		"default":    func(v *yaml.Node, k string) { t.Default = d.str(v, k) },
 		"state_dir":  func(v *yaml.Node, k string) { t.StateDir = d.str(v, k) },
@@ -53,6 +54,7 @@ func (d *decoder) top(n *yaml.Node) top {
 		"temporal": func(v *yaml.Node, k string) { t.Temporal = d.temporal(v, k) },
 		"notify":   func(v *yaml.Node, k string) { t.Notify = d.notify(v, k) },
 		"budgets":  func(v *yaml.Node, k string) { t.Budgets = d.budgets(v, k) },
+		"issues":   func(v *yaml.Node, k string) { t.Issues = d.issues(v, k) },
 		"defaults": func(v *yaml.Node, k string) {
 			t.Defaults = v
 			d.procedure(v, k) // validate now, with positions

@@ -19,6 +19,7 @@ type Config struct {
 	Temporal  Temporal             // where the Temporal engine's server is (unset fields: the defaults)
 	Notify    target.Config        // where notifications go (notify:, and --notify)
 	Budgets   Budgets              // the caps every loop of the user shares (the user's configuration only)
+	Issues    Issues               // how a run taken from a tracker issue runs (issues:)
 	Files     []string             // the configuration files read, in tier order, as messages name them
 
 	procs   map[string]Procedure

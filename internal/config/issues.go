@@ -1,0 +1,50 @@
+package config
+
+import "go.yaml.in/yaml/v3"
+
+// Issues is the issues: section: how a run taken from a tracker issue
+// (run --issue) is run and shown on the issue.
+type Issues struct {
+	// RequireSandbox refuses an issue's run whose agents do not run in the
+	// sandbox (--sandbox, or sandbox: {agents: true}): an issue is text from
+	// outside the repository.
+	RequireSandbox bool
+	// Labels are the labels agentloop moves on the issue.
+	Labels IssueLabels
+}
+
+// IssueLabels are the labels that say where an issue's run stands: Queued
+// (a person asks for a run), Running (a run claimed it), NeedsYou (it waits
+// for a person) and Done (its pull request is open).
+type IssueLabels struct {
+	Queued, Running, NeedsYou, Done string
+}
+
+// DefaultIssueLabels are the labels when the configuration names none.
+var DefaultIssueLabels = IssueLabels{Queued: "agentloop", Running: "agentloop:running", NeedsYou: "agentloop:needs-you", Done: "agentloop:done"}
+
+// issues decodes the issues: section; a label not named keeps its default.
+func (d *decoder) issues(n *yaml.Node, key string) Issues {
+	is := Issues{Labels: DefaultIssueLabels}
+	label := func(dst *string) func(*yaml.Node, string) {
+		return func(v *yaml.Node, k string) {
+			if s := d.str(v, k); s != "" {
+				*dst = s
+			} else {
+				d.fail(v, k, "a label needs a name")
+			}
+		}
+	}
+	d.fields(n, key, map[string]func(*yaml.Node, string){
+		"require_sandbox": func(v *yaml.Node, k string) { is.RequireSandbox = d.boolean(v, k) },
+		"labels": func(v *yaml.Node, k string) {
+			d.fields(v, k, map[string]func(*yaml.Node, string){
+				"queued":    label(&is.Labels.Queued),
+				"running":   label(&is.Labels.Running),
+				"needs_you": label(&is.Labels.NeedsYou),
+				"done":      label(&is.Labels.Done),
+			})
+		},
+	})
+	return is
+}
