@@ -72,6 +72,19 @@ func HasRemote(ctx context.Context, dir, remote string) bool {
 	return err == nil
 }
 
+// RemoteURL is the URL the remote of the repository at dir fetches from, as
+// git's configuration writes it (insteadOf rewrites applied).
+func RemoteURL(ctx context.Context, dir, remote string) (string, error) {
+	if err := checkRemote(remote); err != nil {
+		return "", err
+	}
+	out, err := git(ctx, dir, "remote", "get-url", "--", remote)
+	if err != nil {
+		return "", fmt.Errorf("the URL of the remote %s: %w", remote, err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
 // checkpointSpec is the forced refspec mapping the hidden refs under prefix to
 // the same names.
 func checkpointSpec(remote, prefix string) (string, error) {

@@ -298,3 +298,18 @@ func TestPackRefsBesideCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+func TestRemoteURL(t *testing.T) {
+	ctx := t.Context()
+	a, _ := sharedClones(t)
+	run(t, a, "remote", "add", "gh", "git@github.com:acme/tool.git")
+	if got, err := RemoteURL(ctx, a, "gh"); err != nil || got != "git@github.com:acme/tool.git" {
+		t.Errorf("RemoteURL(gh) = %q, %v", got, err)
+	}
+	if _, err := RemoteURL(ctx, a, "nope"); err == nil {
+		t.Error("RemoteURL of a remote that is not there: no error")
+	}
+	if _, err := RemoteURL(ctx, a, "--help"); err == nil {
+		t.Error("RemoteURL took an option for a remote")
+	}
+}
