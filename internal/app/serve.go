@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -230,37 +231,19 @@ func (s *server) laterLocked(ref forge.IssueRef) time.Duration {
 	return w
 }
 
-// take reads ref whole (the list leaves out what it is blocked by), waits
-// for a free slot and runs it; an issue blocked by an open one is put off.
+// take waits for a free slot, then reads ref whole (the list leaves out
+// what it is blocked by, and may be older than another agentloop's claim)
+// and runs it; an issue blocked by an open one is put off.
 func (s *server) take(ctx context.Context, ref forge.IssueRef) error {
-	is, err := s.f.Issue(ctx, ref)
-	if errors.Is(err, forge.ErrNotFound) {
-		return nil // gone since the list: the next list says so
-	}
-	if err != nil {
-		return err
-	}
-	if !is.Open {
-		return nil
-	}
-	for _, b := range is.BlockedBy {
-		blocker, err := s.f.Issue(ctx, b)
-		if errors.Is(err, forge.ErrNotFound) {
-			continue // an issue the token cannot see blocks nothing it can act on
-		}
-		if err != nil {
-			return err
-		}
-		if blocker.Open {
-			s.count(func(st *ServeStats) { st.Blocked++ })
-			s.log.Info("serve: issue waits for the issue it is blocked by", "issue", ref.String(), "blocked_by", b.String(), "again_in", s.later(ref).String())
-			return nil
-		}
-	}
 	select {
 	case s.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil
+	}
+	is, ok, err := s.ready(ctx, ref)
+	if err != nil || !ok {
+		<-s.slots
+		return err
 	}
 	s.mu.Lock()
 	s.running[ref] = true
@@ -288,4 +271,42 @@ func (s *server) take(ctx context.Context, ref forge.IssueRef) error {
 		}
 	}()
 	return nil
+}
+
+// ready reads ref as it is now: ok when it is open, still selected (no
+// other agentloop claimed it since the list was read) and blocked by no
+// open issue; one that is blocked is put off.
+func (s *server) ready(ctx context.Context, ref forge.IssueRef) (forge.Issue, bool, error) {
+	is, err := s.f.Issue(ctx, ref)
+	if errors.Is(err, forge.ErrNotFound) {
+		return is, false, nil // gone since the list: the next list says so
+	}
+	if err != nil || !is.Open || !hasLabels(is.Labels, s.o.Query.Labels) {
+		return is, false, err
+	}
+	for _, b := range is.BlockedBy {
+		blocker, err := s.f.Issue(ctx, b)
+		if errors.Is(err, forge.ErrNotFound) {
+			continue // an issue the token cannot see blocks nothing it can act on
+		}
+		if err != nil {
+			return is, false, err
+		}
+		if blocker.Open {
+			s.count(func(st *ServeStats) { st.Blocked++ })
+			s.log.Info("serve: issue waits for the issue it is blocked by", "issue", ref.String(), "blocked_by", b.String(), "again_in", s.later(ref).String())
+			return is, false, nil
+		}
+	}
+	return is, true, nil
+}
+
+// hasLabels reports whether have holds every label of want.
+func hasLabels(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }

@@ -212,3 +212,27 @@ func TestServeBacksOffAFailingForge(t *testing.T) {
 		t.Errorf("waits %v (%+v), want %v: doubling from Every up to MaxWait while polls fail, Every after one that did not", waits, st, want)
 	}
 }
+
+// TestServeSkipsAnIssueClaimedSinceTheList: an issue another agentloop
+// claimed after the list was read (its label moved) is not taken.
+func TestServeSkipsAnIssueClaimedSinceTheList(t *testing.T) {
+	d, c, repo := serveDouble(t)
+	for _, n := range []int{1, 2} {
+		d.AddIssue("o/r", ghdouble.Issue{Number: n, Title: "task", Author: "alice", Labels: []string{"agentloop"}})
+	}
+	var ran []int
+	run := func(ctx context.Context, is forge.Issue) error {
+		ran = append(ran, is.Ref.Number)
+		// Meanwhile another agentloop claims the other issue.
+		other := is.Ref
+		other.Number = 3 - is.Ref.Number
+		return c.Label(ctx, other, []string{"agentloop:running"}, []string{"agentloop"})
+	}
+	o := ServeOptions{Query: forge.Query{Repo: repo, Labels: []string{"agentloop"}}, Once: true}
+	if _, err := Serve(context.Background(), c, o, run); err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) != 1 {
+		t.Errorf("ran %v, want one issue: the other was claimed before its turn", ran)
+	}
+}
