@@ -13,6 +13,9 @@ type gField struct {
 	args        map[string]any // a variable is a gVar
 	sels        []*gField
 	line, col   int
+	// on is an inline fragment's type condition (name is "..."); spread
+	// names a fragment spread, which parseGQL replaces by its fragment.
+	on, spread string
 }
 
 type gVar string
@@ -35,6 +38,12 @@ type gParser struct {
 	toks []gTok
 	i    int
 }
+
+// gqlMessage is an error whose text is GitHub's own message, capitals
+// and all.
+type gqlMessage string
+
+func (m gqlMessage) Error() string { return string(m) }
 
 // gqlError is an error as GitHub's GraphQL API reports one.
 type gqlError struct {
@@ -94,7 +103,7 @@ func lexGQL(src string) ([]gTok, error) {
 				j++
 			}
 			if j >= len(rs) {
-				return nil, fmt.Errorf("Parse error on unterminated string at [%d, %d]", line, col)
+				return nil, gqlMessage(fmt.Sprintf("Parse error on unterminated string at [%d, %d]", line, col))
 			}
 			text, err := strconv.Unquote(string(rs[i : j+1]))
 			if err != nil {
@@ -112,7 +121,7 @@ func lexGQL(src string) ([]gTok, error) {
 			adv(3)
 			toks = append(toks, start)
 		default:
-			return nil, fmt.Errorf("Parse error on %q at [%d, %d]", string(r), line, col)
+			return nil, gqlMessage(fmt.Sprintf("Parse error on %q at [%d, %d]", string(r), line, col))
 		}
 	}
 	return append(toks, gTok{line: line, col: col}), nil
@@ -126,7 +135,7 @@ func (p *gParser) fail(t gTok) error {
 	if t.kind == 0 {
 		what = "end of file"
 	}
-	return fmt.Errorf("Parse error on %q at [%d, %d]", what, t.line, t.col)
+	return gqlMessage(fmt.Sprintf("Parse error on %q at [%d, %d]", what, t.line, t.col))
 }
 
 func (p *gParser) expect(text string) error {
@@ -136,36 +145,81 @@ func (p *gParser) expect(text string) error {
 	return nil
 }
 
-// parseGQL reads one query operation: "query Name($v: T!) { ... }" or a
-// bare selection set. Mutations, subscriptions and fragments are refused.
+// parseGQL reads a query document: one query operation ("query
+// Name($v: T!) { ... }" or a bare selection set) and the fragments it
+// spreads. Mutations and subscriptions are refused.
 func parseGQL(src string) ([]*gField, error) {
 	toks, err := lexGQL(src)
 	if err != nil {
 		return nil, err
 	}
 	p := &gParser{toks: toks}
-	if t := p.peek(); t.kind == 'n' {
-		if t.text != "query" {
-			return nil, fmt.Errorf("the GitHub double answers queries only, not %s", t.text)
-		}
-		p.next()
-		if p.peek().kind == 'n' {
+	frags := map[string]*gField{}
+	var op []*gField
+	for p.peek().kind != 0 {
+		t := p.peek()
+		switch {
+		case t.kind == 'n' && t.text == "fragment":
 			p.next()
-		}
-		if p.peek().text == "(" {
-			for p.next().text != ")" {
-				if p.peek().kind == 0 {
-					return nil, p.fail(p.peek())
+			name := p.next()
+			if on := p.next(); on.text != "on" {
+				return nil, p.fail(on)
+			}
+			typ := p.next()
+			sels, err := p.selections()
+			if err != nil {
+				return nil, err
+			}
+			frags[name.text] = &gField{name: "...", on: typ.text, sels: sels, line: name.line, col: name.col}
+		case t.kind == 'n' && t.text != "query":
+			return nil, fmt.Errorf("the GitHub double answers queries only, not %s", t.text)
+		case op != nil:
+			return nil, p.fail(t)
+		default:
+			if t.kind == 'n' {
+				p.next()
+				if p.peek().kind == 'n' {
+					p.next()
+				}
+				if p.peek().text == "(" {
+					for p.next().text != ")" {
+						if p.peek().kind == 0 {
+							return nil, p.fail(p.peek())
+						}
+					}
 				}
 			}
+			sels, err := p.selections()
+			if err != nil {
+				return nil, err
+			}
+			op = sels
 		}
 	}
-	sels, err := p.selections()
-	if err != nil {
-		return nil, err
+	if op == nil {
+		return nil, fmt.Errorf("no query in the document")
 	}
-	if t := p.peek(); t.kind != 0 {
-		return nil, p.fail(t)
+	return spread(op, frags, 0)
+}
+
+// spread replaces each fragment spread by its fragment.
+func spread(sels []*gField, frags map[string]*gField, depth int) ([]*gField, error) {
+	if depth > 20 {
+		return nil, fmt.Errorf("fragments spread one another without end")
+	}
+	for i, f := range sels {
+		if f.spread != "" {
+			fr, ok := frags[f.spread]
+			if !ok {
+				return nil, gqlMessage(fmt.Sprintf("Fragment %s was used, but not defined", f.spread))
+			}
+			cp := *fr
+			sels[i], f = &cp, &cp
+		}
+		var err error
+		if f.sels, err = spread(f.sels, frags, depth+1); err != nil {
+			return nil, err
+		}
 	}
 	return sels, nil
 }
@@ -177,6 +231,23 @@ func (p *gParser) selections() ([]*gField, error) {
 	var out []*gField
 	for p.peek().text != "}" || p.peek().kind == 's' {
 		t := p.next()
+		if t.kind == 'p' && t.text == "..." {
+			f := &gField{name: "...", line: t.line, col: t.col}
+			if n := p.next(); n.text == "on" && n.kind == 'n' && p.peek().kind == 'n' {
+				f.on = p.next().text
+				sels, err := p.selections()
+				if err != nil {
+					return nil, err
+				}
+				f.sels = sels
+			} else if n.kind == 'n' {
+				f.spread = n.text
+			} else {
+				return nil, p.fail(n)
+			}
+			out = append(out, f)
+			continue
+		}
 		if t.kind != 'n' {
 			return nil, p.fail(t)
 		}
@@ -219,35 +290,4 @@ func (p *gParser) selections() ([]*gField, error) {
 	}
 	p.next()
 	return out, nil
-}
-
-func (p *gParser) value() (any, error) {
-	t := p.next()
-	switch {
-	case t.kind == 'p' && t.text == "$":
-		n := p.next()
-		if n.kind != 'n' {
-			return nil, p.fail(n)
-		}
-		return gVar(n.text), nil
-	case t.kind == 's':
-		return t.text, nil
-	case t.kind == 'd':
-		n, err := strconv.ParseFloat(t.text, 64)
-		if err != nil {
-			return nil, p.fail(t)
-		}
-		return n, nil
-	case t.kind == 'n':
-		switch t.text {
-		case "true":
-			return true, nil
-		case "false":
-			return false, nil
-		case "null":
-			return nil, nil
-		}
-		return t.text, nil // an enum value
-	}
-	return nil, p.fail(t)
 }

@@ -50,6 +50,8 @@ func (x *gExec) resolve(typ string, v any, f *gField, path []any) (any, bool) {
 			return r.owner + "/" + r.name, true
 		case "url":
 			return c.repoWeb(r), true
+		case "hasIssuesEnabled", "issue", "issueOrPullRequest", "pullRequests":
+			return x.repoField(r, f, path)
 		case "pullRequest":
 			n, _ := x.intArg(f, "number")
 			it := r.items[n]
@@ -60,9 +62,16 @@ func (x *gExec) resolve(typ string, v any, f *gField, path []any) (any, bool) {
 			}
 			return it, true
 		}
+	case "Issue":
+		return x.issueField(v.(*item), f, path)
 	case "PullRequest":
-		return x.pullRequest(v.(*item), f, path)
-	case "PullRequestReviewThreadConnection", "PullRequestReviewCommentConnection":
+		if val, ok := x.pullRequest(v.(*item), f, path); ok {
+			return val, true
+		}
+		return x.issueField(v.(*item), f, path)
+	case "Label":
+		return labelField(v.(gLabel), f)
+	case "PullRequestReviewThreadConnection", "PullRequestReviewCommentConnection", "PullRequestConnection", "LabelConnection":
 		return x.connection(v.(conn), f)
 	case "PullRequestReviewThreadEdge", "PullRequestReviewCommentEdge":
 		e := v.(obj)
@@ -71,9 +80,11 @@ func (x *gExec) resolve(typ string, v any, f *gField, path []any) (any, bool) {
 		return x.thread(v.(gThread), f, path)
 	case "PullRequestReviewComment":
 		return x.comment(v.(gComment), f)
-	case "Actor", "User":
+	case "Actor", "User", "RepositoryOwner":
 		login := v.(string)
 		switch f.name {
+		case "name":
+			return nil, true
 		case "login":
 			return login, true
 		case "url":
@@ -97,22 +108,6 @@ func (x *gExec) pullRequest(it *item, f *gField, path []any) (any, bool) {
 	c := x.c
 	pr := it.pr
 	switch f.name {
-	case "id":
-		return nodeID("PullRequest", c.repo.id*10000+int64(it.issue.Number)), true
-	case "number":
-		return it.issue.Number, true
-	case "title":
-		return it.issue.Title, true
-	case "url":
-		return fmt.Sprintf("%s/pull/%d", c.repoWeb(c.repo), it.issue.Number), true
-	case "state":
-		switch {
-		case pr.Merged:
-			return "MERGED", true
-		case it.issue.State == "closed":
-			return "CLOSED", true
-		}
-		return "OPEN", true
 	case "isDraft":
 		return pr.Draft, true
 	case "headRefName":
@@ -121,6 +116,10 @@ func (x *gExec) pullRequest(it *item, f *gField, path []any) (any, bool) {
 		return pr.HeadSHA, true
 	case "baseRefName":
 		return pr.Base, true
+	case "isCrossRepository":
+		return false, true
+	case "headRepositoryOwner":
+		return c.repo.owner, true
 	case "mergeable":
 		switch {
 		case it.unknown:

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,10 +15,18 @@ import (
 var gqlTypes = map[string]map[string]string{
 	"Query": {"repository": "Repository", "viewer": "User", "rateLimit": "RateLimit"},
 	"Repository": {"id": "ID", "name": "String", "nameWithOwner": "String", "url": "URI",
-		"pullRequest": "PullRequest"},
-	"PullRequest": {"id": "ID", "number": "Int", "title": "String", "url": "URI", "state": "PullRequestState",
+		"hasIssuesEnabled": "Boolean", "pullRequest": "PullRequest", "issue": "Issue",
+		"issueOrPullRequest": "IssueOrPullRequest", "pullRequests": "PullRequestConnection"},
+	"Issue": {"id": "ID", "number": "Int", "title": "String", "body": "String", "url": "URI", "state": "IssueState",
+		"closed": "Boolean", "author": "Actor", "createdAt": "DateTime", "updatedAt": "DateTime", "labels": "LabelConnection"},
+	"PullRequest": {"id": "ID", "number": "Int", "title": "String", "body": "String", "url": "URI", "state": "PullRequestState",
+		"closed": "Boolean", "author": "Actor", "createdAt": "DateTime", "updatedAt": "DateTime", "labels": "LabelConnection",
 		"isDraft": "Boolean", "headRefName": "String", "headRefOid": "GitObjectID", "baseRefName": "String",
+		"isCrossRepository": "Boolean", "headRepositoryOwner": "RepositoryOwner",
 		"mergeable": "MergeableState", "reviewThreads": "PullRequestReviewThreadConnection"},
+	"PullRequestConnection": {"nodes": "[PullRequest]", "pageInfo": "PageInfo", "totalCount": "Int"},
+	"LabelConnection":       {"nodes": "[Label]", "pageInfo": "PageInfo", "totalCount": "Int"},
+	"Label":                 {"id": "ID", "name": "String", "description": "String", "color": "String"},
 	"PullRequestReviewThreadConnection": {"nodes": "[PullRequestReviewThread]", "edges": "[PullRequestReviewThreadEdge]",
 		"pageInfo": "PageInfo", "totalCount": "Int"},
 	"PullRequestReviewThreadEdge": {"cursor": "String", "node": "PullRequestReviewThread"},
@@ -30,10 +39,41 @@ var gqlTypes = map[string]map[string]string{
 	"PullRequestReviewComment": {"id": "ID", "databaseId": "Int", "body": "String", "url": "URI",
 		"createdAt": "DateTime", "updatedAt": "DateTime", "path": "String", "line": "Int", "outdated": "Boolean",
 		"author": "Actor", "authorAssociation": "CommentAuthorAssociation"},
-	"Actor":     {"login": "String", "url": "URI", "avatarUrl": "URI"},
-	"User":      {"login": "String", "url": "URI", "avatarUrl": "URI", "id": "ID"},
-	"PageInfo":  {"hasNextPage": "Boolean", "hasPreviousPage": "Boolean", "startCursor": "String", "endCursor": "String"},
-	"RateLimit": {"limit": "Int", "cost": "Int", "remaining": "Int", "used": "Int", "resetAt": "DateTime", "nodeCount": "Int"},
+	"Actor":              {"login": "String", "url": "URI", "avatarUrl": "URI"},
+	"RepositoryOwner":    {"id": "ID", "login": "String", "url": "URI", "avatarUrl": "URI"},
+	"User":               {"login": "String", "url": "URI", "avatarUrl": "URI", "id": "ID", "name": "String"},
+	"PageInfo":           {"hasNextPage": "Boolean", "hasPreviousPage": "Boolean", "startCursor": "String", "endCursor": "String"},
+	"RateLimit":          {"limit": "Int", "cost": "Int", "remaining": "Int", "used": "Int", "resetAt": "DateTime", "nodeCount": "Int"},
+	"IssueOrPullRequest": {},
+}
+
+// gqlAbstract are the interfaces and unions among gqlTypes, with the object
+// types of the double's that implement them.
+var gqlAbstract = map[string][]string{
+	"IssueOrPullRequest": {"Issue", "PullRequest"},
+	"Actor":              {"User"},
+	"RepositoryOwner":    {"User"},
+}
+
+// runtimeType is the object type v is, answering abstract type typ.
+func runtimeType(typ string, v any) string {
+	switch v := v.(type) {
+	case *item:
+		if v.pr == nil {
+			return "Issue"
+		}
+		return "PullRequest"
+	case string:
+		if _, ok := gqlAbstract[typ]; ok {
+			return "User"
+		}
+	}
+	return typ
+}
+
+// fits reports whether a fragment on cond applies to an object of type typ.
+func fits(cond, typ string) bool {
+	return cond == typ || slices.Contains(gqlAbstract[cond], typ)
 }
 
 func (s *Server) graphql(c *call) answer {
@@ -68,6 +108,15 @@ func checkGQL(typ string, sels []*gField, path []any) []gqlError {
 		p := append(append([]any{}, path...), f.name)
 		loc := []obj{{"line": f.line, "column": f.col}}
 		if f.name == "__typename" {
+			continue
+		}
+		if f.name == "..." {
+			if _, known := gqlTypes[f.on]; !known || !(fits(typ, f.on) || fits(f.on, typ)) {
+				errs = append(errs, gqlError{Message: fmt.Sprintf("Fragment on %s can't be spread inside %s", f.on, typ), Path: p, Locations: loc,
+					Extensions: map[string]any{"code": "cannotSpreadFragment", "typeName": f.on}})
+				continue
+			}
+			errs = append(errs, checkGQL(f.on, f.sels, path)...)
 			continue
 		}
 		ft, ok := gqlTypes[typ][f.name]
@@ -128,8 +177,17 @@ func (x *gExec) intArg(f *gField, name string) (int, bool) {
 
 func (x *gExec) object(typ string, v any, sels []*gField, path []any) obj {
 	out := obj{}
+	typ = runtimeType(typ, v)
 	for _, f := range sels {
 		p := append(append([]any{}, path...), f.key())
+		if f.name == "..." {
+			if fits(f.on, typ) {
+				for k, val := range x.object(typ, v, f.sels, path) {
+					out[k] = val
+				}
+			}
+			continue
+		}
 		if f.name == "__typename" {
 			out[f.key()] = typ
 			continue
