@@ -39,6 +39,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			c.path = "/"
 		}
 	}
+	if c.path == "/_ghdouble/stats" {
+		s.serveStats(w)
+		return
+	}
 	if id, ok := strings.CutPrefix(c.path, logPath); ok {
 		s.serveLog(w, id)
 		return
