@@ -66,6 +66,8 @@ func hint(name string) string {
 		return "apt-get install -y bubblewrap"
 	case "tmux":
 		return "apt-get install -y tmux"
+	case "gh":
+		return "apt-get install -y gh"
 	}
 	return "with your package manager"
 }
