@@ -103,6 +103,12 @@ func TestAuth(t *testing.T) {
 	if w.status != 403 || !strings.Contains(string(w.body), "Resource not accessible by integration") || w.header.Get("X-OAuth-Scopes") != "" {
 		t.Errorf("labels without triage = %d %s", w.status, w.body)
 	}
+	if u := newClient(t, s, "app").do("GET", "/user", ""); u.status != 403 {
+		t.Errorf("GET /user with an App's installation token = %d, want 403 as GitHub answers", u.status)
+	}
+	if h := c.do("GET", "/repos/acme/tool", "").header.Get("X-Accepted-OAuth-Scopes"); h != "repo" {
+		t.Errorf("X-Accepted-OAuth-Scopes = %q", h)
+	}
 	if is, _ := s.Issue("acme/tool", n); len(is.Labels) != 0 {
 		t.Errorf("refused labels were added: %v", is.Labels)
 	}

@@ -9,6 +9,10 @@ import (
 )
 
 func (s *Server) getUser(c *call) answer {
+	if strings.HasSuffix(c.tok.Login, "[bot]") {
+		// An App's installation token is no user.
+		return forbidden()
+	}
 	u := s.userJSON(c, c.tok.Login)
 	for k, v := range (obj{"name": nil, "company": nil, "blog": "", "location": nil, "email": nil,
 		"hireable": nil, "bio": nil, "twitter_username": nil, "public_repos": 0, "public_gists": 0,
@@ -18,18 +22,6 @@ func (s *Server) getUser(c *call) answer {
 		u[k] = v
 	}
 	return answer{status: 200, body: u}
-}
-
-func (s *Server) getRateLimit(c *call) answer {
-	res := obj{}
-	for _, name := range []string{"core", "graphql"} {
-		b := s.bucketLocked(c.tok.Login+"/"+name, s.opts.Limit)
-		res[name] = obj{"limit": b.limit, "used": b.used, "remaining": b.remaining(), "reset": b.reset.Unix()}
-	}
-	reset := s.now().Add(s.opts.Window).Unix()
-	res["search"] = obj{"limit": 30, "used": 0, "remaining": 30, "reset": reset}
-	res["integration_manifest"] = obj{"limit": 5000, "used": 0, "remaining": 5000, "reset": reset}
-	return answer{status: 200, body: obj{"resources": res, "rate": res["core"]}}
 }
 
 func (s *Server) getRepo(c *call) answer {

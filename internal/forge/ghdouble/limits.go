@@ -7,6 +7,18 @@ import (
 	"time"
 )
 
+func (s *Server) getRateLimit(c *call) answer {
+	res := obj{}
+	for _, name := range []string{"core", "graphql"} {
+		b := s.bucketLocked(c.tok.Login+"/"+name, s.opts.Limit)
+		res[name] = obj{"limit": b.limit, "used": b.used, "remaining": b.remaining(), "reset": b.reset.Unix()}
+	}
+	reset := s.now().Add(s.opts.Window).Unix()
+	res["search"] = obj{"limit": 30, "used": 0, "remaining": 30, "reset": reset}
+	res["integration_manifest"] = obj{"limit": 5000, "used": 0, "remaining": 5000, "reset": reset}
+	return answer{status: 200, body: obj{"resources": res, "rate": res["core"]}}
+}
+
 // bucket is a primary rate limit's window for one token and resource.
 type bucket struct {
 	limit, used int
@@ -119,15 +131,11 @@ func (f *Fault) answer() answer {
 	return answer{status: f.Status, header: h, body: errorBody(msg, "https://docs.github.com/rest", f.Status)}
 }
 
-// acceptedScopes is the X-Accepted-OAuth-Scopes GitHub sends for endpoint.
+// acceptedScopes is the X-Accepted-OAuth-Scopes GitHub sends for endpoint:
+// none for the token's own user and limits, repo for a repository's.
 func acceptedScopes(endpoint string) string {
-	switch {
-	case endpoint == "GET /user":
-		return ""
-	case endpoint == "GET /rate_limit", endpoint == "POST /graphql":
-		return ""
-	case strings.Contains(endpoint, "/actions/"), strings.Contains(endpoint, "/check-runs"):
+	if strings.Contains(endpoint, "/repos/") {
 		return "repo"
 	}
-	return "repo"
+	return ""
 }

@@ -89,6 +89,16 @@ func TestCommentsAndLabels(t *testing.T) {
 	if r := c.do("GET", "/repos/acme/tool/issues/"+itoa(int64(b))+"/dependencies/blocked_by", ""); r.status != 200 || len(r.json(t).([]any)) != 1 {
 		t.Errorf("blocked_by: %d %s", r.status, r.body)
 	}
+	if d := field(t, c.do("GET", "/repos/acme/tool/issues/"+itoa(int64(b)), ""), "issue_dependencies_summary").(map[string]any); d["blocked_by"] != float64(1) || d["total_blocked_by"] != float64(1) {
+		t.Errorf("the blocked issue's summary: %v", d)
+	}
+	s.CloseIssue("acme/tool", n)
+	if d := field(t, c.do("GET", "/repos/acme/tool/issues/"+itoa(int64(n)), ""), "issue_dependencies_summary").(map[string]any); d["blocking"] != float64(1) || d["total_blocking"] != float64(1) {
+		t.Errorf("the blocking issue's summary: %v", d)
+	}
+	if d := field(t, c.do("GET", "/repos/acme/tool/issues/"+itoa(int64(b)), ""), "issue_dependencies_summary").(map[string]any); d["blocked_by"] != float64(0) || d["total_blocked_by"] != float64(1) {
+		t.Errorf("blocked by a closed issue: %v", d)
+	}
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }

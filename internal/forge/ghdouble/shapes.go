@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -105,6 +106,7 @@ func (s *Server) issueJSON(c *call, r *repo, it *item) obj {
 		"closed_at": tsOrNil(is.UpdatedAt, closed), "created_at": ts(is.CreatedAt), "updated_at": ts(is.UpdatedAt),
 		"author_association": r.association(is.Author), "reactions": reactions(u),
 		"timeline_url": u + "/timeline", "performed_via_github_app": nil,
+		"issue_dependencies_summary": r.dependencies(is.Number),
 	}
 	if it.pr != nil {
 		var merged any
@@ -189,4 +191,26 @@ func (s *Server) repoJSON(c *call, r *repo, full bool) obj {
 		j["subscribers_count"] = 0
 	}
 	return j
+}
+
+// dependencies is GitHub's issue_dependencies_summary of issue n: the open
+// issues it waits on and the open ones waiting on it, and both in all.
+func (r *repo) dependencies(n int) obj {
+	open := func(m int) bool { return r.items[m] != nil && r.items[m].issue.State == "open" }
+	sum := obj{"blocked_by": 0, "total_blocked_by": 0, "blocking": 0, "total_blocking": 0}
+	for _, b := range r.items[n].issue.BlockedBy {
+		sum["total_blocked_by"] = sum["total_blocked_by"].(int) + 1
+		if open(b) {
+			sum["blocked_by"] = sum["blocked_by"].(int) + 1
+		}
+	}
+	for m, it := range r.items {
+		if slices.Contains(it.issue.BlockedBy, n) {
+			sum["total_blocking"] = sum["total_blocking"].(int) + 1
+			if open(m) {
+				sum["blocking"] = sum["blocking"].(int) + 1
+			}
+		}
+	}
+	return sum
 }
