@@ -179,7 +179,10 @@ func (s *Server) finishLocked(c *call, ans answer) (answer, []byte) {
 		s.bad = append(s.bad, fmt.Sprintf("%s: the answer does not marshal: %v", c.endpoint, err))
 		return answer{status: 500, header: ans.header}, nil
 	}
-	if c.path != "/graphql" {
+	switch {
+	case c.params == nil:
+		s.bad = append(s.bad, fmt.Sprintf("%s %s: the double does not serve this operation (add it to routes.go, with its part of GitHub's description in testdata/openapi.json)", c.r.Method, c.path))
+	case c.path != "/graphql":
 		if v := checkAnswer(strings.ToLower(c.r.Method), strings.TrimPrefix(c.endpoint, c.r.Method+" "), ans.status, body); v != "" {
 			s.bad = append(s.bad, fmt.Sprintf("%s %s answered %d: %s", c.r.Method, c.r.URL.Path, ans.status, v))
 		}

@@ -78,9 +78,13 @@ func TestViolationFailsTheTest(t *testing.T) {
 		t.Fatalf("status %d", r.status)
 	}
 	c.do("GET", "/repos/acme/tool", "")
+	if r := c.do("GET", "/api/v3/repos/acme/tool/branches", ""); r.status != 404 {
+		t.Errorf("an operation the double does not serve = %d, want 404", r.status)
+	}
 	rec := &recorder{TB: t}
 	s.Check(rec)
-	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "status 418 is not one the description documents for GET /repos/{owner}/{repo}") {
-		t.Errorf("Check reported %q, want the 418 only", rec.errs)
+	if len(rec.errs) != 2 || !strings.Contains(rec.errs[0], "status 418 is not one the description documents for GET /repos/{owner}/{repo}") ||
+		!strings.Contains(rec.errs[1], "GET /repos/acme/tool/branches: the double does not serve this operation") {
+		t.Errorf("Check reported %q, want the 418 and the operation not served", rec.errs)
 	}
 }
