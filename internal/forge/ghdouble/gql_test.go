@@ -45,3 +45,21 @@ func TestGraphQLFragmentsAndIssues(t *testing.T) {
 		t.Errorf("a mutation: %s", got)
 	}
 }
+
+func TestGraphQLScalars(t *testing.T) {
+	for _, tt := range []struct {
+		typ  string
+		v    any
+		want bool
+	}{
+		{"Int", 3, true}, {"Int", int64(3), true}, {"Int", "3", false},
+		{"String", "a", true}, {"String", 1, false}, {"Boolean", false, true}, {"Boolean", "true", false},
+		{"PullRequestState", "MERGED", true}, {"PullRequestState", "merged", false}, {"IssueState", "MERGED", false},
+		{"MergeableState", "UNKNOWN", true}, {"DateTime", "2026-01-01T00:00:00Z", true}, {"Int", nil, true},
+		{"Unknown", "x", false},
+	} {
+		if got := scalarFits(tt.typ, tt.v); got != tt.want {
+			t.Errorf("scalarFits(%s, %#v) = %v, want %v", tt.typ, tt.v, got, tt.want)
+		}
+	}
+}

@@ -196,6 +196,9 @@ func (x *gExec) object(typ string, v any, sels []*gField, path []any) obj {
 		ft := gqlTypes[typ][f.name]
 		elem := strings.Trim(ft, "[]")
 		_, object := gqlTypes[elem]
+		if ok && !object {
+			x.checkScalar(typ, f.name, elem, val)
+		}
 		switch {
 		case !ok || val == nil || !object:
 			out[f.key()] = val

@@ -174,7 +174,7 @@ func (s *Server) Violations() []string {
 func (s *Server) Check(t testing.TB) {
 	t.Helper()
 	for _, v := range s.Violations() {
-		t.Errorf("the GitHub double answered what GitHub's OpenAPI description does not allow: %s", v)
+		t.Errorf("the GitHub double answered what GitHub's API description (REST: OpenAPI; GraphQL: its schema) does not allow: %s", v)
 	}
 }
 
