@@ -63,3 +63,29 @@ func TestGraphQLScalars(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphQLThreadsAsClientsAskThem answers a reviewThreads query as
+// published GitHub clients write it: fragments on each kind of Actor, the
+// thread's subject and the viewer's rights.
+func TestGraphQLThreadsAsClientsAskThem(t *testing.T) {
+	s, c := seeded(t, Options{})
+	n := s.AddPR("acme/tool", PR{Title: "p", Author: "alice", Head: "b"})
+	s.AddThread("acme/tool", n, Thread{Path: "a.go", Line: 3, Comments: []Comment{{Author: "copilot[bot]", Body: "nit"}}})
+	q := `query ReviewThreads($owner: String!, $name: String!, $number: Int!, $cursor: String) {
+	  repository(owner: $owner, name: $name) { pullRequest(number: $number) {
+	    reviewThreads(first: 100, after: $cursor) { nodes {
+	      id isResolved isOutdated path subjectType diffSide line startLine originalLine originalStartLine viewerCanResolve
+	      comments(first: 100) { nodes { body diffHunk author { login __typename ... on Bot { id } ... on User { id } } }
+	        pageInfo { hasNextPage endCursor } } }
+	    pageInfo { hasNextPage endCursor } } } } }`
+	b, _ := json.Marshal(map[string]any{"query": q, "variables": map[string]any{"owner": "acme", "name": "tool", "number": n}})
+	got := string(c.do("POST", "/graphql", string(b)).body)
+	for _, want := range []string{`"subjectType":"LINE"`, `"viewerCanResolve":true`, `"__typename":"Bot"`, `"login":"copilot"`, `"originalStartLine":null`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("answer lacks %s: %s", want, got)
+		}
+	}
+	if strings.Contains(got, `"errors"`) {
+		t.Errorf("errors: %s", got)
+	}
+}

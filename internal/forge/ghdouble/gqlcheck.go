@@ -8,10 +8,11 @@ import (
 // gqlEnums are the values of the enums among gqlTypes' fields, as GitHub's
 // GraphQL schema defines them.
 var gqlEnums = map[string][]string{
-	"PullRequestState": {"OPEN", "CLOSED", "MERGED"},
-	"IssueState":       {"OPEN", "CLOSED"},
-	"MergeableState":   {"MERGEABLE", "CONFLICTING", "UNKNOWN"},
-	"DiffSide":         {"LEFT", "RIGHT"},
+	"PullRequestState":                   {"OPEN", "CLOSED", "MERGED"},
+	"IssueState":                         {"OPEN", "CLOSED"},
+	"MergeableState":                     {"MERGEABLE", "CONFLICTING", "UNKNOWN"},
+	"DiffSide":                           {"LEFT", "RIGHT"},
+	"PullRequestReviewThreadSubjectType": {"LINE", "FILE"},
 	"CommentAuthorAssociation": {"MEMBER", "OWNER", "MANNEQUIN", "COLLABORATOR", "CONTRIBUTOR",
 		"FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "NONE"},
 }

@@ -80,13 +80,13 @@ func (x *gExec) resolve(typ string, v any, f *gField, path []any) (any, bool) {
 		return x.thread(v.(gThread), f, path)
 	case "PullRequestReviewComment":
 		return x.comment(v.(gComment), f)
-	case "Actor", "User", "RepositoryOwner":
+	case "Actor", "User", "RepositoryOwner", "Bot", "Organization", "Mannequin", "EnterpriseUserAccount":
 		login := v.(string)
 		switch f.name {
 		case "name":
 			return nil, true
 		case "login":
-			return login, true
+			return strings.TrimSuffix(login, "[bot]"), true
 		case "url":
 			return c.web() + "/" + login, true
 		case "avatarUrl":
@@ -183,10 +183,18 @@ func (x *gExec) thread(t gThread, f *gField, path []any) (any, bool) {
 			return nil, true
 		}
 		return t.th.Line, true
-	case "startLine":
+	case "startLine", "originalStartLine":
 		return nil, true
-	case "diffSide":
+	case "diffSide", "startDiffSide":
 		return "RIGHT", true
+	case "subjectType":
+		return "LINE", true
+	case "viewerCanReply":
+		return true, true
+	case "viewerCanResolve":
+		return !t.th.Resolved && x.c.repo.atLeast(x.c.tok.Login, "write"), true
+	case "viewerCanUnresolve":
+		return t.th.Resolved && x.c.repo.atLeast(x.c.tok.Login, "write"), true
 	case "comments":
 		var all []any
 		for _, cm := range t.th.Comments {
@@ -225,6 +233,8 @@ func (x *gExec) comment(g gComment, f *gField) (any, bool) {
 		return g.th.Line, true
 	case "outdated":
 		return g.th.Outdated, true
+	case "diffHunk":
+		return "@@ -1,1 +1,1 @@", true
 	case "author":
 		return g.cm.Author, true
 	case "authorAssociation":

@@ -31,28 +31,34 @@ var gqlTypes = map[string]map[string]string{
 		"pageInfo": "PageInfo", "totalCount": "Int"},
 	"PullRequestReviewThreadEdge": {"cursor": "String", "node": "PullRequestReviewThread"},
 	"PullRequestReviewThread": {"id": "ID", "isResolved": "Boolean", "isOutdated": "Boolean", "isCollapsed": "Boolean",
-		"path": "String", "line": "Int", "originalLine": "Int", "startLine": "Int", "diffSide": "DiffSide",
+		"path": "String", "line": "Int", "originalLine": "Int", "startLine": "Int", "originalStartLine": "Int",
+		"diffSide": "DiffSide", "startDiffSide": "DiffSide", "subjectType": "PullRequestReviewThreadSubjectType",
+		"viewerCanReply": "Boolean", "viewerCanResolve": "Boolean", "viewerCanUnresolve": "Boolean",
 		"comments": "PullRequestReviewCommentConnection"},
 	"PullRequestReviewCommentConnection": {"nodes": "[PullRequestReviewComment]", "edges": "[PullRequestReviewCommentEdge]",
 		"pageInfo": "PageInfo", "totalCount": "Int"},
 	"PullRequestReviewCommentEdge": {"cursor": "String", "node": "PullRequestReviewComment"},
 	"PullRequestReviewComment": {"id": "ID", "databaseId": "Int", "body": "String", "url": "URI",
 		"createdAt": "DateTime", "updatedAt": "DateTime", "path": "String", "line": "Int", "outdated": "Boolean",
-		"author": "Actor", "authorAssociation": "CommentAuthorAssociation"},
-	"Actor":              {"login": "String", "url": "URI", "avatarUrl": "URI"},
-	"RepositoryOwner":    {"id": "ID", "login": "String", "url": "URI", "avatarUrl": "URI"},
-	"User":               {"login": "String", "url": "URI", "avatarUrl": "URI", "id": "ID", "name": "String"},
-	"PageInfo":           {"hasNextPage": "Boolean", "hasPreviousPage": "Boolean", "startCursor": "String", "endCursor": "String"},
-	"RateLimit":          {"limit": "Int", "cost": "Int", "remaining": "Int", "used": "Int", "resetAt": "DateTime", "nodeCount": "Int"},
-	"IssueOrPullRequest": {},
+		"diffHunk": "String", "author": "Actor", "authorAssociation": "CommentAuthorAssociation"},
+	"Actor":                 {"login": "String", "url": "URI", "avatarUrl": "URI"},
+	"RepositoryOwner":       {"id": "ID", "login": "String", "url": "URI", "avatarUrl": "URI"},
+	"User":                  {"login": "String", "url": "URI", "avatarUrl": "URI", "id": "ID", "name": "String"},
+	"Bot":                   {"login": "String", "url": "URI", "avatarUrl": "URI", "id": "ID"},
+	"Organization":          {"login": "String", "url": "URI", "avatarUrl": "URI", "id": "ID", "name": "String"},
+	"Mannequin":             {"login": "String", "url": "URI", "avatarUrl": "URI", "id": "ID"},
+	"EnterpriseUserAccount": {"login": "String", "url": "URI", "avatarUrl": "URI", "id": "ID", "name": "String"},
+	"PageInfo":              {"hasNextPage": "Boolean", "hasPreviousPage": "Boolean", "startCursor": "String", "endCursor": "String"},
+	"RateLimit":             {"limit": "Int", "cost": "Int", "remaining": "Int", "used": "Int", "resetAt": "DateTime", "nodeCount": "Int"},
+	"IssueOrPullRequest":    {},
 }
 
 // gqlAbstract are the interfaces and unions among gqlTypes, with the object
 // types of the double's that implement them.
 var gqlAbstract = map[string][]string{
 	"IssueOrPullRequest": {"Issue", "PullRequest"},
-	"Actor":              {"User"},
-	"RepositoryOwner":    {"User"},
+	"Actor":              {"User", "Bot", "Organization", "Mannequin", "EnterpriseUserAccount"},
+	"RepositoryOwner":    {"User", "Organization"},
 }
 
 // runtimeType is the object type v is, answering abstract type typ.
@@ -65,6 +71,9 @@ func runtimeType(typ string, v any) string {
 		return "PullRequest"
 	case string:
 		if _, ok := gqlAbstract[typ]; ok {
+			if strings.HasSuffix(v, "[bot]") && typ == "Actor" {
+				return "Bot"
+			}
 			return "User"
 		}
 	}
