@@ -73,6 +73,7 @@ func TestTail(t *testing.T) {
 		{"from a whole line", long, 22, "line two\nline three\n"},
 		{"one long line is cut", strings.Repeat("y", 20), 5, "yyyyy"},
 		{"a rune not cut", "ab\n" + strings.Repeat("é", 4), 7, "ééé"},
+		{"a rune cut at the start dropped", "ab\n\U0001F600xy", 5, "xy"},
 		{"invalid bytes", "ok\xff\n", 10, "ok\uFFFD\n"},
 		{"nothing kept", "abc", 0, ""},
 	}
