@@ -157,3 +157,7 @@ func noToken(t *testing.T, err error) {
 		t.Errorf("the error holds the token: %v", err)
 	}
 }
+
+func newTextLog(w *syncBuffer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

@@ -171,9 +171,11 @@ func (c *Client) checks(ctx context.Context, rp, sha string) ([]forge.Check, err
 		}
 		for _, r := range page.CheckRuns {
 			out = append(out, forge.Check{Name: r.Name, Status: r.Status, Conclusion: r.Conclusion, URL: r.HTMLURL})
-			job := int64(0)
-			if r.App.Slug == "github-actions" {
-				job = r.ID // an Actions check run's id is its job's
+			// An Actions check run's id is its job's; a run of another
+			// app has no Actions job (GitHub may leave app out: try).
+			job := r.ID
+			if r.App.Slug != "" && r.App.Slug != "github-actions" {
+				job = 0
 			}
 			jobs = append(jobs, job)
 		}
@@ -192,7 +194,10 @@ func (c *Client) checks(ctx context.Context, rp, sha string) ([]forge.Check, err
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, forge.ErrNotFound): // no Actions job, or its log expired
+			c.log.DebugContext(ctx, "github job log not found", "check", out[i].Name)
+		case err != nil:
 			// The check's verdict is the evidence; its log only helps.
 			c.log.WarnContext(ctx, "github job log not read", "check", out[i].Name, "err", err)
 		}

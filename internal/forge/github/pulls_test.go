@@ -149,6 +149,11 @@ func TestPRStatus(t *testing.T) {
 	if len(st.Checks) != 3 || !st.Checks[0].Failed() || st.Checks[1].LogTail != "" || st.Checks[2].LogTail != "" {
 		t.Fatalf("Checks = %+v", st.Checks)
 	}
+	for _, r := range f.requests() {
+		if strings.Contains(r, "/actions/jobs/97/") || strings.Contains(r, "/actions/jobs/98/") {
+			t.Errorf("asked %s: the log of a check that passed or is no Actions job", r)
+		}
+	}
 	if tail := st.Checks[0].LogTail; len(tail) > logTailBytes || !strings.HasSuffix(tail, "--- FAIL: TestX\nFAIL\n") || !strings.HasPrefix(tail, "2026-") {
 		t.Errorf("LogTail = %d bytes: %q", len(tail), tail)
 	}
