@@ -78,10 +78,8 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 		}
 		resp, err := c.http.Do(req)
 		if err != nil {
-			if ctx.Err() != nil {
-				e := fail(forge.ErrUnreachable, 0, "", "")
-				e.cause = ctx.Err()
-				return nil, e
+			if ctx.Err() != nil { // the caller stopped waiting: not GitHub's failure
+				return nil, fmt.Errorf("%s %s: %w", r.method, path, context.Cause(ctx))
 			}
 			if r.retry && retries < maxRetries {
 				retries++

@@ -207,3 +207,22 @@ func TestOtherHostRefused(t *testing.T) {
 		t.Errorf("Issue(github.com/o/r#1) on %s = %v after %d requests", f.c.Host(), err, len(f.requests()))
 	}
 }
+
+// TestCanceled: a request the caller stops waiting for is the caller's
+// context error, not GitHub's failure, and is not retried.
+func TestCanceled(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{}, 1)
+	f := newFake(t, map[string]http.HandlerFunc{
+		"GET /repos/o/r/issues/1": func(w http.ResponseWriter, r *http.Request) {
+			started <- struct{}{}
+			<-r.Context().Done()
+		},
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-started; cancel() }()
+	_, err := f.c.Issue(ctx, f.ref(1))
+	if !errors.Is(err, context.Canceled) || errors.Is(err, forge.ErrUnreachable) || len(f.sleeps()) != 0 {
+		t.Errorf("Issue() = %v after waits %v; want context.Canceled at once", err, f.sleeps())
+	}
+}
