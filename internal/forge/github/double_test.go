@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -155,4 +156,53 @@ func TestAgainstDouble(t *testing.T) {
 	if strings.Contains(logs.String(), token) {
 		t.Errorf("the log holds the token")
 	}
+}
+
+// TestDoubleRateLimit: the double's primary rate limit (403, none
+// remaining, the window's reset) is waited out to a second past the reset
+// on the clock the double shares, and the request then goes through; a
+// scope the token lacks is ErrScope naming it.
+func TestDoubleRateLimit(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	var slept []time.Duration
+	s := ghdouble.Start(t, ghdouble.Options{TLS: true, Now: clock, Limit: 3, Window: time.Hour})
+	s.AddToken(token, ghdouble.Token{Login: "agent", Scopes: []string{"repo"}})
+	s.AddToken("ghp_readonly", ghdouble.Token{Login: "agent", Scopes: []string{"read:org"}})
+	s.AddRepo("acme/tool", ghdouble.Repo{})
+	s.SetPermission("acme/tool", "agent", "write")
+	n := s.AddIssue("acme/tool", ghdouble.Issue{Title: "t", Author: "agent"})
+	opts := Options{Host: s.Host(), Token: token, Transport: s.Client().Transport, Now: clock,
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			mu.Lock()
+			slept, now = append(slept, d), now.Add(d)
+			mu.Unlock()
+			return ctx.Err()
+		}}
+	c, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := forge.IssueRef{Repo: forge.Repo{Host: s.Host(), Owner: "acme", Name: "tool"}, Number: n}
+	s.SpendRateLimit("agent", "core", 3)
+	if _, err := c.Issue(t.Context(), ref); err != nil {
+		t.Fatalf("Issue() past the limit = %v, want it waited out", err)
+	}
+	if len(slept) != 1 || slept[0] != time.Hour+time.Second {
+		t.Errorf("waits %v, want the window's hour and a second", slept)
+	}
+
+	opts.Token = "ghp_readonly"
+	c, err = New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Label(t.Context(), ref, []string{"agentloop:running"}, nil)
+	if !errors.Is(err, forge.ErrScope) || !strings.Contains(err.Error(), "repo") {
+		t.Errorf("Label() with a read:org token = %v, want ErrScope naming repo", err)
+	}
+	noToken(t, err)
+	t.Log(err)
 }

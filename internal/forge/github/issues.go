@@ -206,7 +206,7 @@ func (c *Client) Label(ctx context.Context, ref forge.IssueRef, add, remove []st
 	if len(add) > 0 {
 		r := request{method: http.MethodPost, path: base, body: map[string][]string{"labels": add}, retry: true} // adding is idempotent
 		if err := c.send(ctx, r, nil); err != nil {
-			return fmt.Errorf("label %s %s: %w", ref, strings.Join(add, ", "), err)
+			return fmt.Errorf("add label %s to %s: %w", strings.Join(add, ", "), ref, err)
 		}
 	}
 	for _, l := range remove {

@@ -215,7 +215,7 @@ func TestLabelAndComment(t *testing.T) {
 		t.Errorf("comment body %q, %v", sent.Body, err)
 	}
 	err = f.c.Label(t.Context(), forge.IssueRef{Repo: f.repo, Number: 2}, []string{"x"}, nil)
-	if !errors.Is(err, forge.ErrNotFound) || !strings.Contains(err.Error(), "o/r#2 x: POST /api/v3/repos/o/r/issues/2/labels: not found") {
+	if !errors.Is(err, forge.ErrNotFound) || !strings.Contains(err.Error(), "add label x to "+f.repo.Host+"/o/r#2: POST /api/v3/repos/o/r/issues/2/labels: not found") {
 		t.Errorf("Label(#2) = %v", err)
 	}
 }
