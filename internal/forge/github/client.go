@@ -38,8 +38,9 @@ type Options struct {
 	// GITHUB_TOKEN on github.com, GH_ENTERPRISE_TOKEN or
 	// GITHUB_ENTERPRISE_TOKEN elsewhere, then gh's stored login).
 	Token string
-	// Transport carries the requests (nil: http.DefaultTransport). Tests
-	// give one that trusts their server's certificate.
+	// Transport carries the requests (nil: http.DefaultTransport, or gh's
+	// http_unix_socket when its configuration names one). Tests give one
+	// that trusts their server's certificate.
 	Transport http.RoundTripper
 	// Now and Sleep are the clock the backoff reads and waits on (nil: the
 	// real ones). Sleep returns ctx's error when ctx ends first.
@@ -113,9 +114,10 @@ func New(opts Options) (*Client, error) {
 	hc, err := api.NewHTTPClient(api.ClientOptions{
 		// The token goes only to this host (its name without the port,
 		// which go-gh compares with the request's).
-		Host:         hostname(host),
-		AuthToken:    token,
-		Transport:    transport(opts.Transport),
+		Host:      hostname(host),
+		AuthToken: token,
+		// nil: go-gh's own, through gh's http_unix_socket when set.
+		Transport:    opts.Transport,
 		LogIgnoreEnv: true, // GH_DEBUG would print headers; we log through Log
 		Headers: map[string]string{
 			"Accept":               "application/vnd.github+json",
@@ -179,13 +181,6 @@ func hostname(host string) string {
 		return h
 	}
 	return host
-}
-
-func transport(rt http.RoundTripper) http.RoundTripper {
-	if rt == nil {
-		return http.DefaultTransport
-	}
-	return rt
 }
 
 // followGET follows a GET's redirects (a job's log is a redirect to where

@@ -3,10 +3,12 @@ package github
 import (
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/forge"
@@ -123,5 +125,55 @@ func TestCredentialsAsGh(t *testing.T) {
 	c, err = New(Options{})
 	if err != nil || c.Host() != "ghe.example.com" || c.token != "stored-token" {
 		t.Errorf("New() with gh's stored login = %+v, %v", c, err)
+	}
+}
+
+// TestUnixSocketAsGh: with no transport given, gh's http_unix_socket
+// carries the requests, as it does gh's.
+func TestUnixSocketAsGh(t *testing.T) {
+	dir := ghEnv(t)
+	sock := filepath.Join(dir, "gh.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skipf("no unix socket here: %v", err)
+	}
+	var mu sync.Mutex
+	var got []string
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Host+" "+r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		if strings.HasSuffix(r.URL.Path, "/blocked_by") {
+			reply(404, `{"message":"Not Found"}`)(w, r)
+			return
+		}
+		reply(200, issue1)(w, r)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { srv.Close() })
+	if err := os.WriteFile(filepath.Join(dir, "config.yml"), []byte("http_unix_socket: "+sock+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := config.Reload(nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = os.Remove(filepath.Join(dir, "config.yml"))
+		_ = config.Reload(nil)
+	})
+	t.Setenv("GH_HOST", "ghe.example.com")
+	t.Setenv("GH_ENTERPRISE_TOKEN", token)
+	c, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := forge.IssueRef{Repo: forge.Repo{Host: "ghe.example.com", Owner: "o", Name: "r"}, Number: 1}
+	if _, err := c.Issue(t.Context(), ref); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) == 0 || got[0] != "ghe.example.com GET /api/v3/repos/o/r/issues/1 token "+token {
+		t.Errorf("through the socket: %q", got)
 	}
 }
