@@ -45,10 +45,10 @@ type PROptions struct {
 	Redactor *redact.Redactor
 }
 
-// PR writes the pull request body of a run with the default options:
-// `agentloop report --format pr`.
-func PR(w io.Writer, r Run) error {
-	if _, err := io.WriteString(w, PRBody(r, PROptions{})); err != nil {
+// PR writes the pull request body of a run ([PRBody]): `agentloop report
+// --format pr`.
+func PR(w io.Writer, r Run, o PROptions) error {
+	if _, err := io.WriteString(w, PRBody(r, o)); err != nil {
 		return fmt.Errorf("write the pull request body: %w", err)
 	}
 	return nil
