@@ -27,10 +27,10 @@ type Attempt struct {
 const maxAttemptFile = 1 << 20
 
 // loadAttempts reads the folders of the attempts a pull request's body
-// tells of: the last one, the last one the reviewer judged, and those whose
-// decision found test tampering. A missing or unreadable file leaves its
-// part out (the body then says the records do not hold it): a report is
-// written from what there is.
+// tells of: the last one, the best one (which a person may have accepted),
+// the last one the reviewer judged, and those whose decision found test
+// tampering. A missing or unreadable file leaves its part out (the body then
+// says the records do not hold it): a report is written from what there is.
 func loadAttempts(dir string, st *state.State) map[int]Attempt {
 	if st == nil || len(st.History) == 0 {
 		return nil
@@ -42,6 +42,9 @@ func loadAttempts(dir string, st *state.State) map[int]Attempt {
 			want = append(want, seqOf(h[i]))
 			break
 		}
+	}
+	if st.Best != nil && st.Best.Seq > 0 { // the attempt a person may have accepted
+		want = append(want, st.Best.Seq)
 	}
 	for _, r := range h {
 		if slices.Contains(r.Triggers, decision.TriggerTestTampering) {

@@ -143,21 +143,27 @@ const cutMark = "_✂️"
 
 // prFacts are the run's facts the body is written from, each computed once.
 type prFacts struct {
-	r        Run
-	s        *state.State
-	h        history
-	last     *state.Record // the last recorded iteration; nil before the first
-	reviewed *state.Record // the last iteration the reviewer judged
-	flagged  []*state.Record
+	r Run
+	s *state.State
+	h history
+	// last is the attempt whose tree the run ended with: the last one
+	// recorded, or the one a person accepted; nil before the first.
+	last     *state.Record
+	accepted bool                // last is the attempt a person accepted, not the last one
+	reviewed *state.Record       // the last attempt up to last that the reviewer judged
+	flagged  []*state.Record     // the attempts up to last the tamper check flagged
 	before   map[string][]string // a gate's failure keys at the baseline
-	after    map[string][]string // a gate's failure keys at the last iteration
 	outside  map[string]bool     // the failures the decider found outside the task
 }
 
 func prFactsOf(r Run) prFacts {
 	s := r.state()
-	f := prFacts{r: r, s: s, h: historyOf(r), before: map[string][]string{}, after: map[string][]string{}, outside: map[string]bool{}}
-	for i := range s.History {
+	f := prFacts{r: r, s: s, h: historyOf(r), before: map[string][]string{}, outside: map[string]bool{}}
+	end := len(s.History)
+	if i := acceptedAt(s); i >= 0 {
+		end, f.accepted = i+1, i+1 < len(s.History)
+	}
+	for i := range s.History[:end] {
 		rec := &s.History[i]
 		f.last = rec
 		if rec.Review != "" {
@@ -177,14 +183,33 @@ func prFactsOf(r Run) prFacts {
 		}
 	}
 	if f.last != nil {
-		for _, g := range f.last.Gates {
-			f.after[g.Name] = g.Keys
-		}
 		for _, k := range f.last.OutsideTask {
 			f.outside[k] = true
 		}
 	}
 	return f
+}
+
+// acceptedAt is the index of the recorded attempt whose checkpoint a person
+// accepted to end the run (resume --accept keeps the best one), -1 when no
+// one did or the records do not tell which.
+func acceptedAt(s *state.State) int {
+	n := len(s.Handoffs)
+	if n == 0 || s.Handoffs[n-1].Kind != state.HandoffAccept {
+		return -1
+	}
+	c := s.Handoffs[n-1].Checkpoint
+	for i, r := range s.History {
+		if c != "" && r.Checkpoint == c {
+			return i
+		}
+	}
+	for i, r := range s.History {
+		if s.Best != nil && s.Best.Seq > 0 && seqOf(r) == s.Best.Seq {
+			return i
+		}
+	}
+	return -1
 }
 
 // attempt is what the run folder keeps of a recorded attempt beyond its
@@ -328,7 +353,11 @@ const weakenedSeverity = 0.9
 // baseline) and after the last.
 func (f prFacts) gatesMD() string {
 	var b strings.Builder
-	b.WriteString("### Gates\n\nRun by agentloop itself on the code before the first iteration (the baseline) and after the last.\n\n")
+	b.WriteString("### Gates\n\nRun by agentloop itself on the code before the first iteration (the baseline) and after the last.")
+	if f.accepted {
+		fmt.Fprintf(&b, " After: attempt %d, whose checkpoint a person accepted.", seqOf(*f.last))
+	}
+	b.WriteString("\n\n")
 	var names []string
 	required := map[string]bool{}
 	for _, g := range f.s.Baseline {
