@@ -244,7 +244,9 @@ func (f prFacts) verdictMD() string {
 	case state.StatusSucceeded:
 		mark = "✅"
 		parts := []string{"gates pass"}
-		if n := len(f.outside); n > 0 {
+		if f.last == nil || len(f.last.Gates) == 0 {
+			parts[0] = "no gates ran"
+		} else if n := len(f.outside); n > 0 {
 			parts[0] = fmt.Sprintf("gates pass but for %s there before the run", plural(n, "failure"))
 		}
 		parts = append(parts, f.reviewWords(), f.tamperWords())
@@ -306,7 +308,7 @@ func (f prFacts) tamperWords() string {
 		return "no diff to check for tampering"
 	case len(f.flagged) == 0:
 		return "no tampering found"
-	case f.last != nil && f.weakens(f.last):
+	case f.weakens(f.last):
 		return "tests weakened (see the tamper check)"
 	}
 	return "test files edited (see the tamper check)"
@@ -338,7 +340,7 @@ func (f prFacts) tamperTrigger(r *state.Record) (decision.Trigger, bool) {
 // weakened (deleted, skipped, assertions removed), not only edited; an
 // attempt flagged whose trigger the report lacks counts as weakening.
 func (f prFacts) weakens(r *state.Record) bool {
-	if !slices.Contains(r.Triggers, decision.TriggerTestTampering) {
+	if r == nil || !slices.Contains(r.Triggers, decision.TriggerTestTampering) {
 		return false
 	}
 	t, ok := f.tamperTrigger(r)

@@ -127,6 +127,17 @@ func TestPRBodyQuotesOthersWords(t *testing.T) {
 	}
 }
 
+// The verdict says what the run's records hold: no gates when none ran,
+// whatever the status says.
+func TestPRBodyVerdictWithoutGates(t *testing.T) {
+	t.Parallel()
+	st := &state.State{Name: "build", Status: state.StatusSucceeded, History: []state.Record{{N: 1, Seq: 1, Succeeded: true, Review: "approve", Decision: "proceed"}}}
+	body := PRBody(Run{State: st}, PROptions{})
+	if want := "✅ **agentloop: no gates ran, reviewer approved, no diff to check for tampering** — 1 iteration, cost unknown\n"; !strings.HasPrefix(body, want) {
+		t.Errorf("verdict:\n%s\nwant %s", body, want)
+	}
+}
+
 // checkTables fails when a table row of body has not as many cells as its
 // header: a text with a pipe that broke out of its cell.
 func checkTables(t *testing.T, body string) {
