@@ -805,7 +805,7 @@ func indent(s string) string {
 // mdText makes agentloop's one-line text safe as Markdown outside a table:
 // one line, no markup taken from it (a test's name with < or * in it).
 func mdText(s string) string {
-	s = strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "<", "&lt;", ">", "&gt;", "[", "\\[", "]", "\\]", "`", "\\`").Replace(s)
+	s = strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "<", "&lt;", ">", "&gt;", "[", "\\[", "]", "\\]", "`", "\\`", "~", "\\~").Replace(s)
 	return mdCell(s)
 }
 

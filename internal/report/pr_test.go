@@ -295,3 +295,18 @@ func TestPRBodyRenders(t *testing.T) {
 		}
 	}
 }
+
+// agentloop's own words are plain text in the body: a test's name or an
+// agent's reason quoted in them takes no markup (strikethrough, HTML, emphasis).
+func TestMDText(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"stuck on ~TestA~ and <b>x</b>": `stuck on \~TestA\~ and &lt;b&gt;x&lt;/b&gt;`,
+		"a_b *c* [d](e) `f`":            "a\\_b \\*c\\* \\[d\\](e) \\`f\\`",
+		"one\nline | two":               `one line \| two`,
+	} {
+		if got := mdText(in); got != want {
+			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
