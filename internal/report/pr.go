@@ -355,7 +355,7 @@ const weakenedSeverity = 0.9
 // baseline) and after the last.
 func (f prFacts) gatesMD() string {
 	var b strings.Builder
-	b.WriteString("### Gates\n\nRun by agentloop itself on the code before the first iteration (the baseline) and after the last.")
+	b.WriteString("### Gates\n\nRun by agentloop itself on the code before the first iteration and after the last.")
 	if f.accepted {
 		fmt.Fprintf(&b, " After: attempt %d, whose checkpoint a person accepted.", seqOf(*f.last))
 	}
@@ -378,7 +378,7 @@ func (f prFacts) gatesMD() string {
 		b.WriteString("No gate ran: nothing outside the agent judged this work.\n\n")
 		return b.String()
 	}
-	b.WriteString("| gate | | before | after |\n|---|---|---|---|\n")
+	b.WriteString("| gate | | before (baseline) | after |\n|---|---|---|---|\n")
 	for _, n := range names {
 		req := "optional"
 		if required[n] {

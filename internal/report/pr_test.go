@@ -56,7 +56,7 @@ func TestPRBodyCap(t *testing.T) {
 		if len(body) > want {
 			t.Errorf("cap %d: body is %d bytes", limit, len(body))
 		}
-		if !strings.HasPrefix(body, "❌ **agentloop: aborted**") || !strings.Contains(body, "| gate | | before | after |") {
+		if !strings.HasPrefix(body, "❌ **agentloop: aborted**") || !strings.Contains(body, "| gate | | before (baseline) | after |") {
 			t.Errorf("cap %d: the verdict or the gates table was cut:\n%.600s", limit, body)
 		}
 		if !strings.Contains(body, "was cut to keep this body under GitHub's limit; the run's records hold it: the full report, `agentloop report huge --run 20260314-120000-9999`") {
