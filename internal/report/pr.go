@@ -119,7 +119,7 @@ func capSections(secs []prSection, limit int, where string) string {
 			head += "\n\n"
 		}
 		s.cut = true
-		s.text = head + fmt.Sprintf("%s The %s section (%s characters) was cut to keep this body under GitHub's limit; the run's records hold it: the full report, %s, and the run's folder._\n\n",
+		s.text = head + fmt.Sprintf("%s The %s section (%s characters) was cut to keep this body under GitHub's limit; the run's records hold it: %s, and the run's folder._\n\n",
 			cutMark, s.name, budget.Thousands(int64(len(s.text))), where)
 	}
 	var b strings.Builder
@@ -130,7 +130,7 @@ func capSections(secs []prSection, limit int, where string) string {
 	if len(out)+len(tail) <= limit {
 		return out + tail
 	}
-	note := fmt.Sprintf("\n\n%s The rest of this body was cut to keep it under GitHub's limit; the run's records hold it: the full report, %s, and the run's folder._\n\n", cutMark, where)
+	note := fmt.Sprintf("\n\n%s The rest of this body was cut to keep it under GitHub's limit; the run's records hold it: %s, and the run's folder._\n\n", cutMark, where)
 	cut := max(limit-len(note)-len(tail), 0)
 	for cut > 0 && out[cut] != '\n' { // at a line: never inside a character
 		cut--
@@ -750,21 +750,21 @@ func (f prFacts) closingMD(o PROptions) string {
 	if o.Closes > 0 {
 		fmt.Fprintf(&b, "Closes #%d\n\n", o.Closes)
 	}
-	fmt.Fprintf(&b, "Written by agentloop from its records of run %s. The full report: %s.\n", mdCode(cmp.Or(f.s.RunID, dash)), f.reportRef(o))
+	fmt.Fprintf(&b, "Written by agentloop from its records of run %s; %s.\n", mdCode(cmp.Or(f.s.RunID, dash)), f.reportRef(o))
 	return b.String()
 }
 
 // reportRef is where the full report is: its link, or the command that
-// writes it.
+// writes it, as words: "the full report, `agentloop report …`".
 func (f prFacts) reportRef(o PROptions) string {
 	if o.ReportURL != "" {
-		return "[" + mdText(f.s.Name) + "](" + strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(o.ReportURL) + ")"
+		return "[the full report](" + strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(o.ReportURL) + ")"
 	}
 	cmd := strings.TrimSpace("agentloop report " + f.s.Name)
 	if f.s.RunID != "" {
 		cmd += " --run " + f.s.RunID
 	}
-	return mdCode(cmd)
+	return "the full report, " + mdCode(cmd)
 }
 
 // fence quotes text in a fenced code block longer than any backtick run in
