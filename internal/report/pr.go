@@ -449,6 +449,7 @@ func (f prFacts) failuresMD() string {
 		return ""
 	}
 	var fixed, left, added []string
+	outside := 0
 	for _, g := range f.last.Gates {
 		before := f.before[g.Name]
 		if g.Infra {
@@ -459,6 +460,7 @@ func (f prFacts) failuresMD() string {
 				label := mdCode(gate.Label(k))
 				if f.outside[k] {
 					label += " (outside the task)"
+					outside++
 				}
 				left = append(left, label)
 			} else {
@@ -494,8 +496,8 @@ func (f prFacts) failuresMD() string {
 		b.WriteString("⚠️ The tamper check below found the tests weakened: a test deleted or skipped is not failing, and not fixed either.\n\n")
 	}
 	list("Left: failing before the run and still failing", left)
-	if len(left) > 0 {
-		b.WriteString(outsideTaskText + "\n\n")
+	if outside > 0 {
+		b.WriteString("Outside the task: " + outsideTaskText + "\n\n")
 	}
 	list("Failing now, not before the run", added)
 	return b.String()
@@ -527,9 +529,9 @@ func (f prFacts) tamperMD() string {
 	}
 	b.WriteString("| attempt | found | kind |\n|---:|---|---|\n")
 	for _, r := range f.flagged {
-		what, kind := "flagged (the attempt's decision is not in the records this body was written from)", "weakened"
+		what, kind := "flagged (the attempt's decision is not in the records this body was written from)", "unknown"
 		if t, ok := f.tamperTrigger(r); ok {
-			what = mdCell(t.Evidence)
+			what = mdText(t.Evidence)
 			kind = map[bool]string{true: "weakened", false: "edited"}[t.Severity >= weakenedSeverity]
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s |\n", seqOf(*r), what, kind)

@@ -138,6 +138,24 @@ func TestPRBodyVerdictWithoutGates(t *testing.T) {
 	}
 }
 
+// Failures left that are the run's are named, never said to be outside the
+// task; those the decider set aside are.
+func TestPRBodyLeftFailures(t *testing.T) {
+	t.Parallel()
+	r := prPreexistingRun()
+	st := r.State
+	st.Status, st.Reason = state.StatusEscalated, "stuck"
+	st.History[0].OutsideTask = nil
+	body := PRBody(r, PROptions{})
+	if !strings.Contains(body, "- `calc.TestRemote`\n") || strings.Contains(body, "outside the task") {
+		t.Errorf("a failure left that is the run's:\n%s", body)
+	}
+	body = PRBody(prPreexistingRun(), PROptions{})
+	if !strings.Contains(body, "- `calc.TestRemote` (outside the task)\n") || !strings.Contains(body, "Outside the task: "+outsideTaskText) {
+		t.Errorf("a failure left outside the task:\n%s", body)
+	}
+}
+
 // checkTables fails when a table row of body has not as many cells as its
 // header: a text with a pipe that broke out of its cell.
 func checkTables(t *testing.T, body string) {
