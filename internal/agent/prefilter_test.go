@@ -32,8 +32,13 @@ func TestRateLimitPrefilterKeepsEveryMatch(t *testing.T) {
 			t.Errorf("prefilter drops %q", line)
 		}
 	}
-	if mayBeRateLimit([]byte("flood flood flood")) {
-		t.Error("prefilter keeps a line with none of the words")
+	for _, line := range []string{"flood flood flood", "the API is overloaded, RESOURCE EXHAUSTED"} {
+		if stdoutRateLimit().MatchString(line) {
+			t.Fatalf("test line %q matches the pattern", line)
+		}
+		if mayBeRateLimit([]byte(line)) {
+			t.Errorf("prefilter keeps %q, which has none of the words (overloaded and RESOURCE_EXHAUSTED match with an underscore only)", line)
+		}
 	}
 }
 
