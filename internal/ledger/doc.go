@@ -27,10 +27,12 @@
 // The ledger is one append-only file of JSON lines (ledger.jsonl in the
 // user's state folder). A writer holds an exclusive flock while it reads what
 // others appended since its last look and appends its own records, then syncs
-// the file; the kernel drops the lock of a process that dies, so a crash never
+// the file (a reservation excepted: the settlement's sync makes it durable,
+// see [Ledger.Reserve]); the kernel drops the lock of a process that dies, so a crash never
 // leaves the ledger locked. Nothing is ever rewritten: a crash part-way through
 // an append leaves a last line without its newline, which the next writer cuts
-// off (it was never acknowledged). A reservation whose process died is no
+// off (it was never acknowledged), and zeros a machine's crash left where an
+// unsynced reservation was are skipped. A reservation whose process died is no
 // longer counted as open; the attempt's recovery settles it later with what
 // its transcript tells, and a reservation is settled once (its id), so a
 // spend is never counted twice.
@@ -40,6 +42,6 @@
 // flock gives the same crash and multi-process guarantees for this shape with
 // no dependency (the pure-Go SQLite driver adds about 10 MB to the binary and
 // minutes to every build), and a person can read it with jq. Each process
-// keeps the fold in memory and reads only what was appended since, so a
-// reservation costs one lock, one small read, one append and one fsync.
+// keeps the fold in memory and reads only what was appended since, so an
+// iteration costs two locks, two small reads, two appends and one fsync.
 package ledger

@@ -343,3 +343,59 @@ func BenchmarkOpenFold(b *testing.B) {
 		_ = l.Close()
 	}
 }
+
+// TestAnIterationSyncsOnce: a reservation and its settlement cost the file
+// one sync, the settlement's; the reservation is not synced on its own, and
+// another process (here another open file) counts it at once all the same.
+func TestAnIterationSyncsOnce(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	k := Key{Provider: "claude", Account: "claude:a"}
+	l, other := open(t, path), open(t, path)
+	caps := []Cap{{Name: "day", Period: Day, MaxCostUSD: 10}}
+	if g, err := l.Reserve(Reservation{ID: "a#1", Run: "r", Key: k, USD: 4}, caps, 1); err != nil || g.Verdict != Granted {
+		t.Fatalf("reserve: %v, %v", g, err)
+	}
+	if l.syncs != 0 {
+		t.Errorf("a reservation synced the file %d times, want 0", l.syncs)
+	}
+	var held float64
+	if err := other.View(func(b *Book, _ time.Time) { held, _ = b.Reserved(caps[0], nil, "") }); err != nil {
+		t.Fatal(err)
+	}
+	if held != 4 {
+		t.Errorf("another process sees $%g held, want $4", held)
+	}
+	if err := l.Settle("a#1", "r", k, []Charge{{Key: k, USD: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if l.syncs != 1 {
+		t.Errorf("a reservation and its settlement synced the file %d times, want 1", l.syncs)
+	}
+}
+
+// TestZerosOfACrashAreSkipped: the zeros a machine's crash leaves where an
+// unsynced reservation was, before or inside a line the disk kept, are
+// skipped; the records around them count, and what follows the zeros too.
+func TestZerosOfACrashAreSkipped(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	settle := func(id string) string {
+		return `{"k":"settle","id":"` + id + `","at":"2026-11-25T10:00:00Z","provider":"claude","charges":[{"provider":"claude","usd":1,"tokens":0}]}` + "\n"
+	}
+	content := settle("a") +
+		strings.Repeat("\x00", 300) + settle("b") + // a whole reservation zeroed, then a record the disk kept
+		`{"k":"reserve","id":"c","at":"2026-11-` + strings.Repeat("\x00", 40) + "\n" + // a torn one
+		strings.Repeat("\x00", 20) + `-11-25T10:00:00Z","usd":2}` + "\n" + // its end alone
+		settle("d")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var s Sum
+	if err := open(t, path).View(func(b *Book, now time.Time) { s = b.Spent(Cap{Period: Month}, now) }); err != nil {
+		t.Fatal(err)
+	}
+	if s.USD != 3 {
+		t.Errorf("spent $%g, want $3 (a, b and d)", s.USD)
+	}
+}
