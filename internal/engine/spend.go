@@ -89,9 +89,19 @@ func (s *SharedSpend) open() error {
 	if err != nil {
 		return fmt.Errorf("%w: every loop keeps its spend in this ledger; give it a place you can write with budgets: {ledger: PATH} in your configuration, or keep none with budgets: {ledger: off}", err)
 	}
+	if s.Optional {
+		lg.SyncWithin = optionalSyncWithin
+	}
 	s.Ledger = lg
 	return nil
 }
+
+// optionalSyncWithin is how long the settlement of a run that keeps the
+// ledger without asking for it (no budgets) may wait for its sync
+// ([ledger.Ledger.SyncWithin]): an agent's iteration takes longer, so each is
+// still synced at once, and a loop of short ones syncs the ledger about once
+// a second, not once an iteration.
+const optionalSyncWithin = time.Second
 
 // Routes are the agents iteration r asking for r.Agent ("" the configured
 // one) may run on, in order, and the key each charges: the agent asked for

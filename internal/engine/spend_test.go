@@ -136,3 +136,24 @@ func TestWithinHeldTakesTheTighterLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestOnlyAnAskedForLedgerSyncsEachSettlement: a run that keeps the ledger
+// without asking for it (no budgets) lets its settlements wait up to a second
+// for their sync; one with budgets has each synced before it goes on.
+func TestOnlyAnAskedForLedgerSyncsEachSettlement(t *testing.T) {
+	t.Parallel()
+	for _, optional := range []bool{false, true} {
+		s := &SharedSpend{Path: filepath.Join(t.TempDir(), ledger.FileName), Optional: optional}
+		if err := s.open(); err != nil {
+			t.Fatal(err)
+		}
+		want := time.Duration(0)
+		if optional {
+			want = time.Second
+		}
+		if s.Ledger.SyncWithin != want {
+			t.Errorf("optional %v: SyncWithin %s, want %s", optional, s.Ledger.SyncWithin, want)
+		}
+		_ = s.Ledger.Close()
+	}
+}

@@ -30,14 +30,27 @@ type Ledger struct {
 	// start time).
 	Now   func() time.Time
 	Alive func(Owner) bool
+	// SyncWithin, when > 0, lets a settlement wait up to that long for its
+	// sync when the file was synced less than that long ago: the next
+	// settlement past it, a timer, or Close syncs it. For a ledger kept by
+	// default, not asked for (no budgets), whose records are best effort
+	// already (a run goes on without one it cannot open): a loop of short
+	// iterations then syncs the file about once a SyncWithin instead of once
+	// an iteration, and a machine's crash loses at most that much of its
+	// spend. Approvals and windows are synced at once. Set it before use.
+	SyncWithin time.Duration
 
-	mu    sync.Mutex
-	f     *os.File
-	off   int64 // bytes of the file folded into book
-	line  int   // lines folded
-	book  *Book
-	me    Owner
-	syncs int // the file's syncs, for the tests
+	mu     sync.Mutex
+	f      *os.File
+	off    int64 // bytes of the file folded into book
+	line   int   // lines folded
+	book   *Book
+	me     Owner
+	syncs  int       // the file's syncs, for the tests
+	synced time.Time // the last sync (SyncWithin)
+	dirty  bool      // an append waits for its sync (SyncWithin)
+	timer  *time.Timer
+	closed bool
 }
 
 // Open opens the ledger at path, creating it (and its folder, 0700) when it
@@ -59,11 +72,61 @@ func Open(path string, loc *time.Location) (*Ledger, error) {
 	return l, nil
 }
 
-// Close closes the file.
+// Close syncs what waits for its sync and closes the file.
 func (l *Ledger) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.f.Close()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+	err := l.flush()
+	if cerr := l.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close the spend ledger %s: %w", l.Path, cerr)
+	}
+	return err
+}
+
+// flush syncs what waits for its sync; l.mu is held.
+func (l *Ledger) flush() error {
+	if !l.dirty {
+		return nil
+	}
+	return l.sync()
+}
+
+// sync syncs the file; l.mu is held.
+func (l *Ledger) sync() error {
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("sync the spend ledger %s: %w", l.Path, err)
+	}
+	l.syncs++
+	l.synced, l.dirty = l.now(), false
+	return nil
+}
+
+// syncSoon syncs the file now, or with SyncWithin set and a sync less than
+// that long ago, marks it to be synced within it; l.mu is held.
+func (l *Ledger) syncSoon() error {
+	since := l.now().Sub(l.synced)
+	if l.SyncWithin <= 0 || l.synced.IsZero() || since >= l.SyncWithin || since < 0 {
+		return l.sync()
+	}
+	l.dirty = true
+	if l.timer == nil {
+		l.timer = time.AfterFunc(l.SyncWithin-since, func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.timer = nil
+			if !l.closed {
+				_ = l.flush() // a failure is the next sync's to tell
+			}
+		})
+	}
+	return nil
 }
 
 func (l *Ledger) now() time.Time {
@@ -93,9 +156,18 @@ func (l *Ledger) alive(o Owner) bool {
 	return err != nil || o.Start == "" || st == "" || st == o.Start
 }
 
+// syncWhen is when update syncs what it appended.
+type syncWhen int
+
+const (
+	syncLater syncWhen = iota // with the next sync (a reservation)
+	syncSoon                  // now, or within SyncWithin when set (a settlement)
+	syncNow                   // now (an approval, a window)
+)
+
 // update takes the file's lock, folds in what others appended, lets fn look
 // at the book and say what to append, appends it in one write, syncs it when
-// sync says so, and folds it in too.
+// sync says, and folds it in too.
 //
 // A reservation is not synced on its own: what it is for, other loops
 // counting it while its process runs, every process reads from the page
@@ -105,7 +177,7 @@ func (l *Ledger) alive(o Owner) bool {
 // attempt's recovery settles it by its id all the same. The next synced
 // append (the settlement, minutes later) makes it durable with it. So an
 // iteration costs the ledger one sync, its settlement's, not two.
-func (l *Ledger) update(fn func(b *Book, now time.Time) []Record, sync bool) error {
+func (l *Ledger) update(fn func(b *Book, now time.Time) []Record, sync syncWhen) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := lockFile(l.f); err != nil {
@@ -137,11 +209,15 @@ func (l *Ledger) update(fn func(b *Book, now time.Time) []Record, sync bool) err
 	if _, err := l.f.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("write the spend ledger %s: %w", l.Path, err)
 	}
-	if sync {
-		if err := l.f.Sync(); err != nil {
-			return fmt.Errorf("sync the spend ledger %s: %w", l.Path, err)
+	switch sync {
+	case syncNow:
+		if err := l.sync(); err != nil {
+			return err
 		}
-		l.syncs++
+	case syncSoon:
+		if err := l.syncSoon(); err != nil {
+			return err
+		}
 	}
 	for _, r := range recs {
 		l.book.Apply(r)
@@ -162,6 +238,7 @@ func (l *Ledger) reopenIfMoved() error {
 	if err == nil && os.SameFile(a, b) {
 		return nil
 	}
+	_ = l.flush() // the appends it holds belong to the file moved aside
 	unlockFile(l.f)
 	_ = l.f.Close()
 	f, err := os.OpenFile(l.Path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)

@@ -17,7 +17,7 @@ func (l *Ledger) Reserve(r Reservation, caps []Cap, margin float64) (Grant, erro
 		var rec *Record
 		g, rec = b.Reserve(r, caps, margin, now, l.alive, l.me)
 		return one(rec)
-	}, false) // see update: the settlement's sync makes it durable
+	}, syncLater) // see update: the settlement's sync makes it durable
 	return g, err
 }
 
@@ -31,8 +31,9 @@ func one(rec *Record) []Record {
 
 // Settle records what the reservation id's iteration spent, charge by
 // charge. A reservation is settled once: settling it again changes nothing.
+// The record is synced before Settle returns, or within [Ledger.SyncWithin].
 func (l *Ledger) Settle(id, run string, k budget.Key, charges []Charge) error {
-	return l.update(func(b *Book, now time.Time) []Record { return one(b.Settle(id, run, k, charges, now)) }, true)
+	return l.update(func(b *Book, now time.Time) []Record { return one(b.Settle(id, run, k, charges, now)) }, syncSoon)
 }
 
 // Approve lets the soft limit of cap be passed for the period holding now.
@@ -41,13 +42,13 @@ func (l *Ledger) Approve(c Cap, by string) (period string, err error) {
 		var rec *Record
 		period, rec = b.Approve(c, by, now)
 		return one(rec)
-	}, true)
+	}, syncNow)
 	return period, err
 }
 
 // OpenWindow records that k's account hit its usage limit until until.
 func (l *Ledger) OpenWindow(k budget.Key, until time.Time, reason string) error {
-	return l.update(func(b *Book, now time.Time) []Record { return one(b.OpenWindow(k, until, reason, now)) }, true)
+	return l.update(func(b *Book, now time.Time) []Record { return one(b.OpenWindow(k, until, reason, now)) }, syncNow)
 }
 
 // View reads the ledger and calls fn with its book (read only) and the time,
@@ -56,7 +57,7 @@ func (l *Ledger) View(fn func(b *Book, now time.Time)) error {
 	return l.update(func(b *Book, now time.Time) []Record {
 		fn(b, now)
 		return nil
-	}, false)
+	}, syncLater)
 }
 
 // IsAlive reports whether a reservation's owner still runs, as the ledger

@@ -399,3 +399,81 @@ func TestZerosOfACrashAreSkipped(t *testing.T) {
 		t.Errorf("spent $%g, want $3 (a, b and d)", s.USD)
 	}
 }
+
+// TestSyncWithin: with SyncWithin set, a settlement less than that long
+// after the last sync waits for the next one past it, or Close; without it,
+// each settlement is synced before Settle returns. Approvals are synced at once.
+func TestSyncWithin(t *testing.T) {
+	t.Parallel()
+	k := Key{Provider: "claude"}
+	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		within time.Duration // an hour: its timer does not fire during the test
+		want   []int         // syncs after settlements at 0, 30, 90 and 96 minutes, an approval, and Close
+	}{
+		{0, []int{1, 2, 3, 4, 5, 5}},
+		{time.Hour, []int{1, 1, 2, 2, 3, 3}},
+	} {
+		l := open(t, filepath.Join(t.TempDir(), FileName))
+		l.SyncWithin = c.within
+		at := now
+		l.Now = func() time.Time { return at }
+		var got []int
+		for i, m := range []time.Duration{0, 30, 90, 96} {
+			at = now.Add(m * time.Minute)
+			if err := l.Settle(fmt.Sprint(i), "r", k, []Charge{{Key: k, USD: 1}}); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, l.syncs)
+		}
+		if _, err := l.Approve(Cap{Name: "day", Period: Day}, "me"); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, l.syncs)
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, l.syncs)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("SyncWithin %s: syncs %v, want %v", c.within, got, c.want)
+		}
+	}
+	// Without an approval after it, the last settlement is synced by Close.
+	l := open(t, filepath.Join(t.TempDir(), FileName))
+	l.SyncWithin = time.Hour
+	for i := range 3 {
+		if err := l.Settle(fmt.Sprint(i), "r", k, []Charge{{Key: k, USD: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil || l.syncs != 2 {
+		t.Errorf("three settlements at once and Close: %d syncs (%v), want 2", l.syncs, err)
+	}
+}
+
+// TestSyncWithinTimer: a settlement that waits for its sync gets it within
+// SyncWithin, with no other append or Close after it.
+func TestSyncWithinTimer(t *testing.T) {
+	t.Parallel()
+	k := Key{Provider: "claude"}
+	l := open(t, filepath.Join(t.TempDir(), FileName))
+	l.SyncWithin = 50 * time.Millisecond
+	for i := range 2 {
+		if err := l.Settle(fmt.Sprint(i), "r", k, []Charge{{Key: k, USD: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		l.mu.Lock()
+		syncs, dirty := l.syncs, l.dirty
+		l.mu.Unlock()
+		if syncs == 2 && !dirty {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d syncs, dirty %v, 10 s after the settlements; want 2, synced", syncs, dirty)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
