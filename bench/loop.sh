@@ -19,6 +19,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/bin/agentloop" ./cmd/agentloop && go build -o "$tmp/bin/peakrss" ./bench/peakrss)
+# A home of its own (after the build, which keeps the user's Go cache): the
+# runs read no configuration of the user's and write their spend to a ledger
+# of their own, not to the user's.
+export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" XDG_STATE_HOME="$tmp/home/.local/state"
+mkdir -p "$HOME"
 
 # measure OUT COMMAND...: appends "wall cpu" (seconds) of COMMAND to OUT.
 measure() {
