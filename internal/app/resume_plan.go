@@ -34,5 +34,8 @@ func ResumePlan(st *state.State, task *tasks.Member, configure plan.Configure, w
 	if st.WorkDir != "" {
 		p.WorkDir = st.WorkDir
 	}
+	if st.Issue != nil { // a run taken from an issue is asked what the issue asks
+		p.Task, p.Issue = st.Issue.Task, st.Issue
+	}
 	return p, nil
 }

@@ -138,6 +138,9 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 		return nil, err
 	}
 	s.st.Args = p.Args
+	if p.Issue != nil {
+		s.st.Issue = p.Issue
+	}
 	if wd, err := pr.Getwd(); err == nil && wd != p.WorkDir {
 		s.st.WorkDir = p.WorkDir
 	}

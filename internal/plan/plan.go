@@ -79,6 +79,11 @@ type Plan struct {
 	BudgetPoll time.Duration
 	// ConfigFiles are the configuration files read, for messages.
 	ConfigFiles []string
+	// Issues are how a run taken from a tracker issue runs (issues:);
+	// Issue is the issue this run is taken from (nil: none), which its
+	// state keeps.
+	Issues config.Issues
+	Issue  *state.Issue
 
 	secrets *redact.Redactor // Secrets, made once
 }

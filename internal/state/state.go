@@ -107,6 +107,33 @@ type State struct {
 	// WorkDir is the work tree the agent runs in (a task's worktree), when it is
 	// not the folder agentloop was started from.
 	WorkDir string `json:"work_dir,omitempty"`
+	// Issue is the tracker issue the run is taken from (run --issue), and
+	// what agentloop wrote there; nil for a run of its own.
+	Issue *Issue `json:"issue,omitempty"`
+}
+
+// Issue is the tracker issue a run is taken from, and the ids of what
+// agentloop wrote on it, kept so that a restart finds them and never writes
+// a second comment or pull request.
+type Issue struct {
+	Ref string `json:"ref"` // the issue, as forge writes it (owner/repo#N)
+	// Task is what the agent is asked to do, from the issue as it was read
+	// last (title, body, comments), so that every resume gives it again.
+	Task string `json:"task"`
+	// Branch is the branch the run's work is on; Base the branch its pull
+	// request goes into.
+	Branch string `json:"branch"`
+	Base   string `json:"base,omitempty"`
+	// Comment is the progress comment agentloop keeps up to date.
+	Comment int64 `json:"comment,omitempty"`
+	// Asked is the comment that asks an escalation's question; AskedFor
+	// names the escalation it asks (segment and attempt), so that it is
+	// asked once.
+	Asked    int64  `json:"asked,omitempty"`
+	AskedFor string `json:"asked_for,omitempty"`
+	// PR is the pull request opened from Branch.
+	PR    int    `json:"pr,omitempty"`
+	PRURL string `json:"pr_url,omitempty"`
 }
 
 // Millis is a duration persisted as whole milliseconds.
