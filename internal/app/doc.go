@@ -36,6 +36,13 @@
 // rules a person relies on at a resume exist once and both engines call them:
 // [TaskRule], [ResumeTree], [Over].
 //
+// An issue of a tracker ([RunIssue], run --issue) is run through the same
+// [Engine]: its task read from the issue (the words of people who cannot
+// write marked as data), claimed on the tracker (labels, one progress comment
+// kept up to date), run on a branch and worktree of its own, and ended there:
+// a pull request from the run's receipt, or the escalation's question, which a
+// writer answers with a /agentloop command in a comment ([IssueCommand]).
+//
 // The commands that run no loop do their work here too, each a function
 // that takes what the command line gave and writes what it prints: [Agents],
 // [Doctor], [Decide], [Feedback], [Double], [DryRun], [WriteSpend],

@@ -1,0 +1,364 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/forge"
+	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/testenv"
+)
+
+// fakeForge is a forge in memory: one repository's issues, comments,
+// labels and pull requests, every call counted, any method made to fail.
+type fakeForge struct {
+	mu       sync.Mutex
+	issue    forge.Issue
+	comments []forge.Comment
+	labels   map[string]bool
+	prs      []forge.PR
+	prBodies []string
+	opened   int // OpenPR calls
+	edits    int
+	posted   int
+	nextID   int64
+	clock    time.Time
+	// fail makes a method fail with its error, once.
+	fail map[string]error
+	// edited is told of each edit of a comment.
+	edited chan struct{}
+}
+
+const bot = "agentloop-bot"
+
+func newFakeForge(ref forge.IssueRef) *fakeForge {
+	return &fakeForge{
+		issue:  forge.Issue{Ref: ref, Title: "Crash on empty input", Body: "parse(\"\") panics.", Author: "maint", Trusted: true, Open: true, Labels: []string{"agentloop"}},
+		labels: map[string]bool{"agentloop": true}, nextID: 100, clock: epoch,
+	}
+}
+
+func (f *fakeForge) failing(method string) error {
+	if err := f.fail[method]; err != nil {
+		delete(f.fail, method)
+		return err
+	}
+	return nil
+}
+
+// say adds a comment as a person would.
+func (f *fakeForge) say(author string, trusted bool, body string) forge.Comment {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	f.clock = f.clock.Add(time.Minute)
+	c := forge.Comment{ID: f.nextID, Author: author, Trusted: trusted, Body: body, URL: fmt.Sprintf("https://github.com/acme/tool/issues/7#issuecomment-%d", f.nextID), CreatedAt: f.clock, UpdatedAt: f.clock}
+	f.comments = append(f.comments, c)
+	return c
+}
+
+func (f *fakeForge) Issue(_ context.Context, ref forge.IssueRef) (forge.Issue, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("Issue"); err != nil {
+		return forge.Issue{}, err
+	}
+	is := f.issue
+	is.Labels = nil
+	for l := range f.labels {
+		is.Labels = append(is.Labels, l)
+	}
+	return is, nil
+}
+
+func (f *fakeForge) Issues(context.Context, forge.Query) ([]forge.Issue, bool, error) {
+	return nil, false, errors.New("not in the fake")
+}
+
+func (f *fakeForge) Comments(context.Context, forge.IssueRef) ([]forge.Comment, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("Comments"); err != nil {
+		return nil, err
+	}
+	return slices.Clone(f.comments), nil
+}
+
+func (f *fakeForge) Permission(context.Context, forge.Repo, string) (forge.Permission, error) {
+	return forge.PermissionWrite, nil
+}
+
+func (f *fakeForge) Label(_ context.Context, _ forge.IssueRef, add, remove []string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("Label"); err != nil {
+		return err
+	}
+	for _, l := range remove {
+		delete(f.labels, l)
+	}
+	for _, l := range add {
+		f.labels[l] = true
+	}
+	return nil
+}
+
+func (f *fakeForge) Comment(_ context.Context, _ forge.IssueRef, body string) (forge.Comment, error) {
+	f.mu.Lock()
+	if err := f.failing("Comment"); err != nil {
+		f.mu.Unlock()
+		return forge.Comment{}, err
+	}
+	f.posted++
+	f.mu.Unlock()
+	return f.say(bot, true, body), nil
+}
+
+func (f *fakeForge) EditComment(_ context.Context, _ forge.Repo, id int64, body string) (forge.Comment, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("EditComment"); err != nil {
+		return forge.Comment{}, err
+	}
+	for i := range f.comments {
+		if f.comments[i].ID == id {
+			f.comments[i].Body = body
+			f.edits++
+			if f.edited != nil {
+				select {
+				case f.edited <- struct{}{}:
+				default:
+				}
+			}
+			return f.comments[i], nil
+		}
+	}
+	return forge.Comment{}, fmt.Errorf("comment %d: %w", id, forge.ErrNotFound)
+}
+
+func (f *fakeForge) OpenPR(_ context.Context, spec forge.PRSpec) (forge.PR, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("OpenPR"); err != nil {
+		return forge.PR{}, err
+	}
+	f.opened++
+	for i, pr := range f.prs {
+		if pr.Head == spec.Head && pr.State == forge.PROpen {
+			f.prs[i].Base = spec.Base
+			return f.prs[i], nil
+		}
+	}
+	n := 50 + len(f.prs)
+	pr := forge.PR{Repo: spec.Repo, Number: n, URL: fmt.Sprintf("https://github.com/acme/tool/pull/%d", n), Head: spec.Head, Base: spec.Base, State: forge.PROpen}
+	f.prs = append(f.prs, pr)
+	f.prBodies = append(f.prBodies, spec.Body)
+	return pr, nil
+}
+
+func (f *fakeForge) PRStatus(context.Context, forge.Repo, int) (forge.PRStatus, error) {
+	return forge.PRStatus{}, errors.New("not in the fake")
+}
+
+// marked are the comments agentloop wrote with the marker of kind.
+func (f *fakeForge) marked(kind string) []forge.Comment {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []forge.Comment
+	for _, c := range f.comments {
+		if c.Author == bot && strings.Contains(c.Body, forge.Marker(kind)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *fakeForge) labelSet() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for l := range f.labels {
+		out = append(out, l)
+	}
+	slices.Sort(out)
+	return out
+}
+
+var _ forge.Forge = (*fakeForge)(nil)
+
+// fakeEngine stands in for an engine: each call to Run or Resume ends the
+// run as the next of ends says, as a session would leave its state (and,
+// escalated, its needs_you record), after writing a file in its work tree.
+type fakeEngine struct {
+	t        *testing.T
+	stateDir string
+	ends     []state.Status
+	plans    []*plan.Plan
+	resumes  []ResumeOptions
+	// during, when set, runs while the run "runs", its state saved as running.
+	during func(save func(func(*state.State)))
+	// kill makes the next call fail as a killed process would, saving nothing.
+	kill bool
+}
+
+func (e *fakeEngine) next() state.Status {
+	s := e.ends[0]
+	if len(e.ends) > 1 {
+		e.ends = e.ends[1:]
+	}
+	return s
+}
+
+func (e *fakeEngine) Run(ctx context.Context, p *plan.Plan, _ Server) (Outcome, error) {
+	e.plans = append(e.plans, p)
+	if e.kill {
+		e.kill = false
+		return Outcome{}, errors.New("killed")
+	}
+	st := &state.State{Version: state.StateVersion, Name: p.Name, RunID: "20260102-030405-aaaa", Procedure: "build", Status: state.StatusRunning,
+		StartedAt: epoch, Segment: 1, Issue: p.Issue, WorkDir: p.WorkDir, MaxIterations: 5}
+	return e.end(p.WorkDir, st)
+}
+
+func (e *fakeEngine) Resume(ctx context.Context, name string, o ResumeOptions) (Outcome, error) {
+	e.resumes = append(e.resumes, o)
+	st, err := state.Store{Root: e.stateDir}.Load(name)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if o.Guidance != "" {
+		st.Segment++
+	}
+	if o.Accept || o.Abort {
+		st.Status = map[bool]state.Status{true: state.StatusCompleted, false: state.StatusAborted}[o.Accept]
+		return Outcome{Status: st.Status}, state.Store{Root: e.stateDir}.Save(st)
+	}
+	return e.end(st.WorkDir, st)
+}
+
+func (e *fakeEngine) end(wd string, st *state.State) (Outcome, error) {
+	store := state.Store{Root: e.stateDir}
+	save := func(change func(*state.State)) {
+		change(st)
+		if err := store.Save(st); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	save(func(*state.State) {})
+	if e.during != nil {
+		e.during(save)
+	}
+	if err := os.WriteFile(filepath.Join(wd, "fix.txt"), []byte("fixed "+st.RunID+"\n"), 0o644); err != nil {
+		return Outcome{}, err
+	}
+	status := e.next()
+	st.Status, st.TotalIterations, st.Iteration, st.LastDecision, st.Attempts = status, st.TotalIterations+1, st.Iteration+1, "decided", st.Attempts+1
+	if status == state.StatusEscalated {
+		st.Reason = "the same test fails the same way"
+		dir, err := store.MakeRunDir(st.Name, st.RunID)
+		if err != nil {
+			return Outcome{}, err
+		}
+		appendTo(filepath.Join(dir, "events.jsonl"), nil)(state.Event{Time: epoch, Data: state.NeedsYou{NeedsYou: decision.NeedsYou{
+			Kind: decision.NeedsEscalated, Run: st.Name, Question: "Should parse return an error or an empty result?",
+			Evidence: "3 iterations; the last: changed parse.go", Options: []decision.Answer{{Label: "Return an error", TradeOff: "callers change"}},
+		}}})
+	}
+	save(func(*state.State) {})
+	return Outcome{Status: status}, nil
+}
+
+// issueRepo is a git repository with one commit on main, a bare remote as
+// origin, and a change of the person's own not committed.
+func issueRepo(t *testing.T) (repo, remote string) {
+	t.Helper()
+	testenv.NeedTool(t, "git")
+	root := t.TempDir()
+	repo, remote = filepath.Join(root, "repo"), filepath.Join(root, "remote.git")
+	gitIn(t, root, "init", "-q", "--bare", remote)
+	gitIn(t, root, "init", "-q", "-b", "main", repo)
+	if err := os.WriteFile(filepath.Join(repo, "parse.go"), []byte("package p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".gitignore"), []byte(".agentloop/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "add", "-A")
+	gitIn(t, repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "start")
+	gitIn(t, repo, "remote", "add", "origin", remote)
+	if err := os.WriteFile(filepath.Join(repo, "parse.go"), []byte("package p // the person's edit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return repo, remote
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// issueCase is one issue's run against the fake forge and engine.
+type issueCase struct {
+	repo, remote string
+	f            *fakeForge
+	eng          *fakeEngine
+	out          *bytes.Buffer
+	opts         IssueOptions
+}
+
+func newIssueCase(t *testing.T, ends ...state.Status) *issueCase {
+	t.Helper()
+	repo, remote := issueRepo(t)
+	ref := forge.IssueRef{Repo: forge.Repo{Host: "github.com", Owner: "acme", Name: "tool"}, Number: 7}
+	c := &issueCase{repo: repo, remote: remote, f: newFakeForge(ref), out: &bytes.Buffer{}}
+	stateDir := filepath.Join(repo, ".agentloop")
+	c.eng = &fakeEngine{t: t, stateDir: stateDir, ends: ends}
+	c.opts = IssueOptions{
+		Ref:   "acme/tool#7",
+		Forge: func(context.Context, string) (forge.Forge, error) { return c.f, nil },
+		Poll:  5 * time.Millisecond, ProgressEvery: time.Hour,
+	}
+	return c
+}
+
+func (c *issueCase) plan() *plan.Plan {
+	return &plan.Plan{Name: "build", WorkDir: c.repo, StateDir: filepath.Join(c.repo, ".agentloop"), Proc: config.Procedure{Name: "build"},
+		Issues: config.Issues{Labels: config.DefaultIssueLabels}}
+}
+
+func (c *issueCase) run(t *testing.T) (Outcome, error) {
+	t.Helper()
+	o := c.opts
+	o.Plan = c.plan()
+	pr := testProcess(c.repo)
+	pr.Stderr = c.out
+	return RunIssue(t.Context(), c.eng, pr, o)
+}
+
+func (c *issueCase) state(t *testing.T) *state.State {
+	t.Helper()
+	st, err := state.Store{Root: filepath.Join(c.repo, ".agentloop")}.Load("issue-7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

@@ -1,0 +1,133 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/state"
+)
+
+// loop runs the issue's loop, or goes on with it, as its state says: a new
+// run once the issue is claimed; a run cut short resumed; an escalated one
+// resumed with the answer a writer gave on the issue (none: it still waits);
+// a finished one not run again. An Outcome without status: nothing to go on
+// with (a race lost).
+func (r *issueRun) loop(ctx context.Context, prev *state.State) (Outcome, error) {
+	if prev == nil {
+		won, err := r.claim(ctx, nil)
+		if err != nil || !won {
+			return Outcome{}, err
+		}
+		if err := r.worktree(ctx, nil); err != nil {
+			return Outcome{}, err
+		}
+		p := r.o.Plan
+		p.Name, p.WorkDir, p.Task = r.name, r.wt, r.task
+		p.Issue = &state.Issue{Ref: r.ref.String(), Task: r.task, Branch: r.branch, Base: gitx.CurrentBranch(ctx, r.repo), Comment: r.shown.comment}
+		fmt.Fprintf(r.out, "Issue %s: run %s works on branch %s in %s\n", r.ref, r.name, r.branch, RelPath(r.repo, r.wt))
+		return r.following(ctx, func(ctx context.Context) (Outcome, error) { return r.eng.Run(ctx, p, r.o.Server) })
+	}
+	if err := r.worktree(ctx, prev); err != nil {
+		return Outcome{}, err
+	}
+	link := *prev.Issue
+	link.Task = r.task // the issue as it reads now
+	if _, err := r.claim(ctx, &link); err != nil {
+		return Outcome{}, err
+	}
+	link.Comment = r.shown.comment
+	if err := r.record(func(i *state.Issue) { *i = link }); err != nil {
+		return Outcome{}, err
+	}
+	ro := ResumeOptions{Server: r.o.Server, Configure: r.o.Configure, Verbose: r.o.Verbose, JSON: r.o.JSON}
+	switch prev.Status {
+	case state.StatusSucceeded, state.StatusCompleted:
+		return Outcome{Status: prev.Status}, nil
+	case state.StatusAborted:
+		fmt.Fprintf(r.out, "Issue %s: its run %s stopped (%s): raise the limit that stopped it with 'agentloop resume %s --max-…', then run --issue again\n", r.ref, r.name, prev.Reason, r.name)
+		return Outcome{Status: prev.Status}, nil
+	case state.StatusEscalated:
+		a, found, err := r.answer(ctx, link)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if !found {
+			return Outcome{Status: prev.Status}, nil // asked again, if it was not
+		}
+		ro.Guidance, ro.Accept, ro.Abort = a.guidance, a.accept, a.abort
+		fmt.Fprintf(r.out, "Issue %s: %s answered the escalation (%s)\n", r.ref, a.by, a.kind)
+		if ro.Accept || ro.Abort {
+			out, err := r.eng.Resume(ctx, r.name, ro)
+			if err == nil {
+				out.Chosen = true
+			}
+			return out, err
+		}
+	}
+	return r.following(ctx, func(ctx context.Context) (Outcome, error) { return r.eng.Resume(ctx, r.name, ro) })
+}
+
+// following runs run while the progress comment follows the run's state.
+func (r *issueRun) following(ctx context.Context, run func(context.Context) (Outcome, error)) (Outcome, error) {
+	stop := r.follow(ctx)
+	out, err := run(ctx)
+	stop()
+	return out, err
+}
+
+// record changes the issue record of the run's state under the run's lock
+// (no session holds it then).
+func (r *issueRun) record(change func(*state.Issue)) error {
+	lock, err := r.store.Lock(r.name)
+	if err != nil {
+		return fmt.Errorf("issue %s: %w", r.ref, err)
+	}
+	defer lock.Release()
+	st, err := r.store.Load(r.name)
+	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("issue %s: read the state of %s: %w", r.ref, r.name, err)
+	}
+	if st.Issue == nil {
+		st.Issue = &state.Issue{Ref: r.ref.String(), Branch: r.branch}
+	}
+	change(st.Issue)
+	if err := r.store.Save(st); err != nil {
+		return fmt.Errorf("issue %s: save the state of %s: %w", r.ref, r.name, err)
+	}
+	return nil
+}
+
+// after does on the tracker what the run's end asks: a pull request for work
+// done, a question for an escalation, the labels and the progress comment
+// for the rest.
+func (r *issueRun) after(ctx context.Context, out Outcome) (Outcome, error) {
+	st, err := r.store.Load(r.name)
+	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
+		err = nil
+	}
+	if err != nil {
+		return out, fmt.Errorf("issue %s: read the state of %s: %w", r.ref, r.name, err)
+	}
+	r.shown.fill(st, r.store)
+	switch st.Status {
+	case state.StatusSucceeded, state.StatusCompleted:
+		return out, r.publish(ctx, st)
+	case state.StatusEscalated:
+		return out, r.ask(ctx, st)
+	case state.StatusAborted:
+		remove := []string{r.labels.Running, r.labels.Queued}
+		var add []string
+		if !out.Chosen {
+			add = []string{r.labels.NeedsYou}
+		}
+		r.shown.state = "stopped"
+		return out, errors.Join(r.label(ctx, add, remove), r.edit(ctx))
+	}
+	r.shown.state = string(st.Status)
+	return out, r.edit(ctx)
+}
