@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/prompt"
+	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/tasks"
 )
@@ -31,10 +32,12 @@ const IssueGraph = "issue"
 func IssueRunName(n int) string { return tasks.TaskRunName(IssueGraph, strconv.Itoa(n)) }
 
 // IssueEngine is what of an [Engine] an issue's run needs: a run started,
-// and a run resumed by the rules both engines follow.
+// a run resumed by the rules both engines follow, and a run's report (its
+// pull request's body).
 type IssueEngine interface {
 	Run(ctx context.Context, p *plan.Plan, o Server) (Outcome, error)
 	Resume(ctx context.Context, name string, o ResumeOptions) (Outcome, error)
+	Report(ctx context.Context, name, runID string, lastEvents int) (report.Run, error)
 }
 
 // IssueOptions are how `run --issue` runs an issue.
@@ -52,9 +55,6 @@ type IssueOptions struct {
 	// Forge opens the forge of host (GitHub's API, with the credentials gh
 	// finds).
 	Forge func(ctx context.Context, host string) (forge.Forge, error)
-	// PRBody is the pull request's body from the run's records (its
-	// receipt); nil: a short one of the run's status.
-	PRBody func(stateDir, name, runID string) (string, error)
 	// Remote is the git remote the branch is pushed to ("": origin).
 	Remote string
 	// ProgressEvery is the least time between two edits of the progress

@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/forge"
 	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -194,18 +195,11 @@ func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 	if err := gitx.ShareBranch(ctx, r.repo, r.remote, r.branch); err != nil {
 		return r.pushRefused(ctx, st, err)
 	}
-	body := fmt.Sprintf("agentloop run `%s` (`%s`): %s after %d %s; spent %s.", st.Name, st.RunID, st.Status, st.TotalIterations, pluralize(st.TotalIterations, "iteration"), spendString(st.Spend))
-	if r.o.PRBody != nil {
-		b, err := r.o.PRBody(r.store.Root, st.Name, st.RunID)
-		if err != nil {
-			return fmt.Errorf("issue %s: the pull request's body from the run's records: %w%s", r.ref, err, r.kept())
-		}
-		body = b
+	rec, err := r.eng.Report(ctx, st.Name, st.RunID, 0)
+	if err != nil {
+		return fmt.Errorf("issue %s: the pull request's body from the records of run %s: %w%s", r.ref, st.Name, err, r.kept())
 	}
-	closes := fmt.Sprintf("Closes #%d", r.ref.Number)
-	if !strings.Contains(body, closes) {
-		body = closes + "\n\n" + body
-	}
+	body := report.PRBody(rec, report.PROptions{Closes: r.ref.Number, Redactor: r.o.Plan.Secrets()})
 	base := link.Base
 	if base == "" {
 		return fmt.Errorf("issue %s: the branch the pull request goes into is not known (the run started on a detached HEAD); open it yourself from %s%s", r.ref, r.branch, r.kept())

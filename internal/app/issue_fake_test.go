@@ -18,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/forge"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/report"
 	"github.com/agentloop/agentloop/internal/state"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
@@ -247,6 +248,14 @@ func (e *fakeEngine) Resume(ctx context.Context, name string, o ResumeOptions) (
 		return Outcome{Status: st.Status}, state.Store{Root: e.stateDir}.Save(st)
 	}
 	return e.end(st.WorkDir, st)
+}
+
+func (e *fakeEngine) Report(_ context.Context, name, runID string, _ int) (report.Run, error) {
+	st, err := state.Store{Root: e.stateDir}.Load(name)
+	if err != nil || st.RunID != runID {
+		return report.Run{}, fmt.Errorf("no run %s %s: %v", name, runID, err)
+	}
+	return report.Run{State: st}, nil
 }
 
 func (e *fakeEngine) end(wd string, st *state.State) (Outcome, error) {
