@@ -100,9 +100,17 @@ func number(s string) (int, error) {
 }
 
 // checkRef refuses the names GitHub would refuse: an owner or repository
-// name empty or with characters outside its alphabet.
+// name empty or with characters outside its alphabet. A host may have a
+// port (a GitHub Enterprise on its own).
 func checkRef(r IssueRef, s string) (IssueRef, error) {
-	for _, part := range []string{r.Host, r.Owner, r.Name} {
+	host := r.Host
+	if h, port, ok := strings.Cut(host, ":"); ok {
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return IssueRef{}, fmt.Errorf("issue %q: %q is not a valid host; write owner/repo#123", s, r.Host)
+		}
+		host = h
+	}
+	for _, part := range []string{host, r.Owner, r.Name} {
 		if part == "" || strings.ContainsAny(part, " \t/\\?#%@:") || part == "." || part == ".." {
 			return IssueRef{}, fmt.Errorf("issue %q: %q is not a valid host, owner or repository name; write owner/repo#123", s, part)
 		}

@@ -47,11 +47,7 @@ func RepoOfRemote(remote string) (Repo, error) {
 		return bad("its path is not owner/name")
 	}
 	r := Repo{Host: strings.ToLower(host), Owner: parts[0], Name: parts[1]}
-	bare := r
-	if h, _, ok := strings.Cut(r.Host, ":"); ok {
-		bare.Host = h // a port is checked by url.Parse
-	}
-	if _, err := checkRef(IssueRef{Repo: bare, Number: 1}, remote); err != nil {
+	if _, err := checkRef(IssueRef{Repo: r, Number: 1}, remote); err != nil {
 		return bad("not a valid host, owner or repository name")
 	}
 	return r, nil
