@@ -67,6 +67,11 @@ func TestAgainstDouble(t *testing.T) {
 	if diff := cmp.Diff(map[string]bool{"maint": true, "reader": false, "stranger": false}, trusted); diff != "" {
 		t.Errorf("trust (-want +got):\n%s", diff)
 	}
+	// Two pages, and the permission of the two collaborators only: 110
+	// issues by a stranger cost no request.
+	if diff := cmp.Diff(map[string]int{"GET /repos/{owner}/{repo}/issues": 2, "GET /repos/{owner}/{repo}/collaborators/{username}/permission": 2}, s.Counts()); diff != "" {
+		t.Errorf("requests of the first poll (-want +got):\n%s", diff)
+	}
 	before := c.Stats()
 	if is, changed, err := c.Issues(ctx, forge.Query{Repo: repo, Labels: []string{"agentloop"}}); err != nil || changed || is != nil {
 		t.Fatalf("Issues() again = %d, %v, %v; want unchanged", len(is), changed, err)
