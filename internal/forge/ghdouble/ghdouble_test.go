@@ -141,7 +141,17 @@ func TestRateLimitCountsDownAndResets(t *testing.T) {
 	if r := c.do("GET", "/repos/acme/tool", ""); r.status != 200 || r.header.Get("X-RateLimit-Remaining") != "2" {
 		t.Errorf("after the reset: %d remaining %s", r.status, r.header.Get("X-RateLimit-Remaining"))
 	}
-	_ = s
+	s.SpendRateLimit("alice", "core", 2)
+	if r := c.do("GET", "/repos/acme/tool", ""); r.status != 403 {
+		t.Errorf("after another program spent the rest: %d", r.status)
+	}
+	if g := c.do("POST", "/graphql", `{"query":"{ viewer { login } }"}`); g.status != 200 || g.header.Get("X-RateLimit-Resource") != "graphql" || g.header.Get("X-RateLimit-Remaining") != "2" {
+		t.Errorf("GraphQL has a limit of its own: %d %v", g.status, g.header)
+	}
+	log := s.Requests()
+	if last := log[len(log)-1]; last.Endpoint != "POST /graphql" || last.Login != "alice" || last.Status != 200 {
+		t.Errorf("the last request logged: %+v", last)
+	}
 }
 
 func TestETagAndPaging(t *testing.T) {
@@ -174,6 +184,9 @@ func TestETagAndPaging(t *testing.T) {
 	s.AddIssue("acme/tool", Issue{Title: "new", Author: "bob", Labels: []string{"agentloop"}})
 	if changed := c.do("GET", "/repos/acme/tool/issues?state=open&labels=agentloop&per_page=2", "", "If-None-Match", etag); changed.status != 200 {
 		t.Errorf("changed with If-None-Match = %d, want 200", changed.status)
+	}
+	if n := len(s.Issues("acme/tool")); n != 7 {
+		t.Errorf("Issues read back %d, want 7", n)
 	}
 	if s.NotModified() != 1 || s.Count("GET /repos/{owner}/{repo}/issues") != 4 {
 		t.Errorf("NotModified %d, issues listed %d", s.NotModified(), s.Count("GET /repos/{owner}/{repo}/issues"))
