@@ -193,6 +193,25 @@ func TestETagAndPaging(t *testing.T) {
 	}
 }
 
+func TestAPIVersion(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Listen("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.AddToken("tok", Token{Login: "alice"})
+	c := newClient(t, s, "tok")
+	if r := c.do("GET", "/user", "", "X-GitHub-Api-Version", "2022-11-28"); r.status != 200 || r.header.Get("X-GitHub-Api-Version-Selected") != "2022-11-28" {
+		t.Errorf("the version served: %d %v", r.status, r.header)
+	}
+	if r := c.do("GET", "/user", "", "X-GitHub-Api-Version", "2026-03-10"); r.status != 400 || len(s.Violations()) != 1 {
+		t.Errorf("another version: %d, violations %q", r.status, s.Violations())
+	}
+}
+
 func TestFaults(t *testing.T) {
 	s, c := seeded(t, Options{})
 	s.FailNext("GET", "/repos/{owner}/{repo}", 2, 500)

@@ -10,6 +10,10 @@ import (
 	"strings"
 )
 
+// apiVersion is the REST API version the double serves: the one GitHub
+// selects when a request names none.
+const apiVersion = "2022-11-28"
+
 // call is one request on its way through the double.
 type call struct {
 	r        *http.Request
@@ -100,7 +104,7 @@ func drop(w http.ResponseWriter) {
 func (s *Server) answerLocked(c *call, f *Fault) (answer, []byte) {
 	h := http.Header{}
 	h.Set("X-GitHub-Media-Type", "github.v3; format=json")
-	h.Set("X-GitHub-Api-Version-Selected", "2022-11-28")
+	h.Set("X-GitHub-Api-Version-Selected", apiVersion)
 	s.seq++
 	h.Set("X-GitHub-Request-Id", fmt.Sprintf("D0B1:%X:%X", s.seq, s.seq*7919))
 
@@ -132,6 +136,14 @@ func (s *Server) answerLocked(c *call, f *Fault) (answer, []byte) {
 		return s.finishLocked(c, answer{status: 403, body: errorBody(msg, "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", 403), header: h})
 	}
 
+	if v := c.r.Header.Get("X-GitHub-Api-Version"); v != "" && v != apiVersion {
+		// GitHub serves later versions too, with other shapes (its
+		// description's x-github-breaking-changes); the double serves one.
+		s.bad = append(s.bad, fmt.Sprintf("%s %s: asked for API version %s; the double serves %s only", c.r.Method, c.path, v, apiVersion))
+		b.headers(h, resource)
+		return s.finishLocked(c, answer{status: 400, header: h, body: errorBody(
+			fmt.Sprintf("API version %s is not supported by the GitHub double (it serves %s).", v, apiVersion), "https://docs.github.com/rest/about-the-rest-api/api-versions", 400)})
+	}
 	var ans answer
 	switch {
 	case f != nil:

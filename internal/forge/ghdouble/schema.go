@@ -29,10 +29,11 @@ var description = sync.OnceValues(func() (schema, error) {
 })
 
 // anyOperation are the statuses GitHub answers on any operation, which its
-// description documents on some only: a bad or missing token (401), a spent
-// rate limit or a missing permission (403), a secondary rate limit (429),
-// a conditional request's 304, and its own failures.
-var anyOperation = map[int]bool{304: true, 401: true, 403: true, 429: true, 500: true, 502: true, 503: true, 504: true}
+// description documents on some only: an API version it does not serve
+// (400), a bad or missing token (401), a spent rate limit or a missing
+// permission (403), a secondary rate limit (429), a conditional request's
+// 304, and its own failures.
+var anyOperation = map[int]bool{304: true, 400: true, 401: true, 403: true, 429: true, 500: true, 502: true, 503: true, 504: true}
 
 // checkAnswer checks an answer against GitHub's description: "" when the
 // status is one the operation documents and the body fits its schema, else
