@@ -195,62 +195,6 @@ func (s *Server) updateComment(c *call) answer {
 	return notFound()
 }
 
-func (s *Server) addLabels(c *call) answer {
-	it, ok := c.number("issue_number")
-	if !ok {
-		return notFound()
-	}
-	if !c.repo.atLeast(c.tok.Login, "triage") {
-		return forbidden()
-	}
-	var raw json.RawMessage
-	if a, ok := decode(c, &raw); !ok {
-		return a
-	}
-	var in struct {
-		Labels []string `json:"labels"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		if err := json.Unmarshal(raw, &in.Labels); err != nil {
-			return invalid("https://docs.github.com/rest/issues/labels#add-labels-to-an-issue",
-				obj{"resource": "Label", "code": "invalid", "field": "labels"})
-		}
-	}
-	for _, l := range in.Labels {
-		if !hasLabels(it.issue.Labels, []string{l}) {
-			it.issue.Labels = append(it.issue.Labels, l)
-		}
-	}
-	it.issue.UpdatedAt = s.now()
-	return answer{status: 200, body: s.labelsJSON(c, it)}
-}
-
-func (s *Server) labelsJSON(c *call, it *item) []any {
-	out := []any{}
-	for _, l := range it.issue.Labels {
-		out = append(out, s.labelJSON(c, c.repo, l))
-	}
-	return out
-}
-
-func (s *Server) removeLabel(c *call) answer {
-	it, ok := c.number("issue_number")
-	if !ok {
-		return notFound()
-	}
-	if !c.repo.atLeast(c.tok.Login, "triage") {
-		return forbidden()
-	}
-	name := c.params["name"]
-	i := slices.IndexFunc(it.issue.Labels, func(l string) bool { return strings.EqualFold(l, name) })
-	if i < 0 {
-		return answer{status: 404, body: errorBody("Label does not exist", "https://docs.github.com/rest/issues/labels#remove-a-label-from-an-issue", 404)}
-	}
-	it.issue.Labels = slices.Delete(it.issue.Labels, i, i+1)
-	it.issue.UpdatedAt = s.now()
-	return answer{status: 200, body: s.labelsJSON(c, it)}
-}
-
 func (s *Server) blockedBy(c *call) answer {
 	it, ok := c.number("issue_number")
 	if !ok {

@@ -66,6 +66,12 @@ func TestCommentsAndLabels(t *testing.T) {
 	if r := c.do("POST", "/repos/acme/tool/issues/1/labels", `{"labels":["agentloop:running"]}`); r.status != 200 || len(r.json(t).([]any)) != 2 {
 		t.Errorf("add label: %d %s", r.status, r.body)
 	}
+	if r := c.do("POST", "/repos/acme/tool/issues/1/labels", `{"labels":[{"name":"agentloop:running"}]}`); r.status != 200 || len(r.json(t).([]any)) != 2 {
+		t.Errorf("add a label named as an object (none new): %d %s", r.status, r.body)
+	}
+	if r := c.do("POST", "/repos/acme/tool/issues/1/labels", `{"labels":[7]}`); r.status != 422 {
+		t.Errorf("add a label that is a number: %d %s", r.status, r.body)
+	}
 	if r := c.do("DELETE", "/repos/acme/tool/issues/1/labels/agentloop", ""); r.status != 200 {
 		t.Errorf("remove label: %d %s", r.status, r.body)
 	}
