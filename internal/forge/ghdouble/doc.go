@@ -8,7 +8,11 @@
 // It is GitHub, not agentloop: it imports nothing of ours, and it answers as
 // GitHub's published OpenAPI description says (the operations it serves, and
 // the schemas they use, are a fixture under testdata with the commit they came
-// from). Every answer is checked against that description as it is sent; a
+// from), and it answers GraphQL queries over the types and fields of
+// GitHub's schema it knows (gqlTypes). Every answer is checked as it is
+// sent: a status the operation does not document, a body its schema does not
+// allow, a GraphQL scalar of the wrong type, a request for an operation the
+// double does not serve or for another API version than 2022-11-28. A
 // violation is recorded, and [Server.Check] (run at a test's cleanup by
 // [Start]) fails the test that caused it.
 //
@@ -19,5 +23,9 @@
 // rate limit counts down per token (a conditional request answered 304 and
 // GET /rate_limit are free, as on GitHub), and secondary limits and faults
 // (a status for the next N requests, a hang, a dropped connection) are
-// injected per method and path. Requests are counted per endpoint.
+// injected per method and path ([Server.Inject]). Requests are counted per
+// endpoint and logged ([Server.Count], [Server.NotModified]).
+//
+// The command ghdouble (cmd/ghdouble) serves a double seeded from a file
+// ([Seed]) for the real gh CLI and for benchmarks.
 package ghdouble
