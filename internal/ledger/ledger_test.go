@@ -350,7 +350,7 @@ func BenchmarkOpenFold(b *testing.B) {
 func TestAnIterationSyncsOnce(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), FileName)
-	k := Key{Provider: "claude", Account: "claude:a"}
+	k := budget.Key{Provider: "claude", Account: "claude:a"}
 	l, other := open(t, path), open(t, path)
 	caps := []Cap{{Name: "day", Period: Day, MaxCostUSD: 10}}
 	if g, err := l.Reserve(Reservation{ID: "a#1", Run: "r", Key: k, USD: 4}, caps, 1); err != nil || g.Verdict != Granted {
@@ -405,7 +405,7 @@ func TestZerosOfACrashAreSkipped(t *testing.T) {
 // each settlement is synced before Settle returns. Approvals are synced at once.
 func TestSyncWithin(t *testing.T) {
 	t.Parallel()
-	k := Key{Provider: "claude"}
+	k := budget.Key{Provider: "claude"}
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		within time.Duration // an hour: its timer does not fire during the test
@@ -455,7 +455,7 @@ func TestSyncWithin(t *testing.T) {
 // SyncWithin, with no other append or Close after it.
 func TestSyncWithinTimer(t *testing.T) {
 	t.Parallel()
-	k := Key{Provider: "claude"}
+	k := budget.Key{Provider: "claude"}
 	l := open(t, filepath.Join(t.TempDir(), FileName))
 	l.SyncWithin = 50 * time.Millisecond
 	for i := range 2 {
