@@ -67,6 +67,7 @@ func TestScripts(t *testing.T) {
 			if goBin, err := exec.LookPath("go"); err == nil {
 				e.Setenv("GOBIN_DIR", filepath.Dir(goBin))
 			}
+			e.Values[doubleKey{}] = &doubleHolder{}
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -89,6 +90,7 @@ func TestScripts(t *testing.T) {
 			"hookserver":  cmdHookServer,
 			"credentials": cmdCredentials,
 			"leaks":       cmdLeaks,
+			"ghdouble":    cmdGHDouble,
 		},
 	})
 }

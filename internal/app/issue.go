@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/forge"
+	"github.com/agentloop/agentloop/internal/forge/github"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -62,6 +63,14 @@ type IssueOptions struct {
 	// often the run's state is read for it (0: 1s).
 	ProgressEvery, Poll time.Duration
 	Verbose, JSON       bool
+}
+
+// OpenGitHub opens GitHub, or the GitHub Enterprise at host, with the
+// credentials gh finds (GH_TOKEN or GITHUB_TOKEN, GH_ENTERPRISE_TOKEN off
+// github.com, gh's own login), never written anywhere: [IssueOptions.Forge]
+// of the command line.
+func OpenGitHub(_ context.Context, host string) (forge.Forge, error) {
+	return github.New(github.Options{Host: host})
 }
 
 // DefaultProgressEvery is the least time between two edits of an issue's

@@ -171,8 +171,6 @@ func forgeFailure(err error, host, doing, kept string) error {
 		todo = "check the network and the host (GH_HOST); then run the same command again"
 	case errors.Is(err, forge.ErrNotFound):
 		todo = "check the issue's reference, and that the token can see the repository"
-	case errors.Is(err, forge.ErrRefused):
-		todo = "the forge's answer says why"
 	default:
 		return fmt.Errorf("%s on %s: %w%s", doing, host, err, kept)
 	}

@@ -20,6 +20,7 @@ type runOptions struct {
 	workerQueue string
 	mergeQueue  string
 	detach      bool
+	issue       string
 }
 
 // AddFlags adds the flags of `run` to fs.
@@ -27,6 +28,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	o.loopOptions.AddFlags(fs)
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the assembled prompt and its token count, run nothing")
 	fs.StringVar(&o.tasks, "tasks", "", "run a task graph from a tasks.yaml or a Markdown checklist")
+	fs.StringVar(&o.issue, "issue", "", "run a tracker issue (owner/repo#N, its URL, or #N in its clone) on a branch of its own, and open its pull request (see docs/issues.md)")
 	fs.IntVar(&o.parallel, "parallel", 1, "with --tasks: how many independent tasks run at once")
 	o.engine.AddFlags(fs)
 	fs.StringVar(&o.workerQueue, "worker-queue", "", "with --engine temporal: run the steps on the worker polling this queue (the one holding the work tree)")
@@ -43,6 +45,12 @@ func newRunCmd(d Deps) *cobra.Command {
 		Long: `Run a procedure's loop: each iteration starts the agent as a fresh process with a
 freshly composed prompt, then runs the quality gates and the reviewer, and decides
 from the evidence whether to go on, stop with success, or ask you.
+With --issue, run an issue of GitHub (or GitHub Enterprise, GH_HOST): its title, body
+and its maintainers' comments are the task (anyone else's words are marked as data),
+the run works on the branch agentloop/issue/N in a worktree of its own, keeps one
+progress comment and the labels up to date, and opens the pull request, its body the
+run's receipt; an escalation is asked on the issue, and 'run --issue' again takes a
+maintainer's answer (/agentloop guide TEXT, accept or abort).
 With --tasks, run a task graph: every task a loop of its own in its own git worktree
 and branch, independent ones in parallel; a task starts once its dependencies are
 merged, and is merged as soon as it is done if its required gates pass on the
@@ -50,7 +58,8 @@ merged result. The graph exits 0 only when every task's work is merged, and list
 each task that is not with the command that finishes it.` + exitStatus(loopExits...),
 		Example: `  agentloop run --max-iterations 5 --agent claude --gate 'go test ./...'
   agentloop run fix-tests --agent-cmd 'my-agent --yes' --context TASK.md
-  agentloop run --dry-run -v`,
+  agentloop run --dry-run -v
+  agentloop run --issue acme/tool#12 --agent claude --gate 'go test ./...'`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.noteGiven(cmd.Flags())
@@ -58,7 +67,10 @@ each task that is not with the command that finishes it.` + exitStatus(loopExits
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	markExclusive(cmd)
+	markExclusive(cmd,
+		exclusive{[]string{"issue", "tasks"}, "--issue runs one issue on a branch of its own; --tasks runs a task graph"},
+		exclusive{[]string{"issue", "detach"}, "--issue follows the run to its pull request or its question on the issue; --detach starts a run and returns"},
+		exclusive{[]string{"issue", "dry-run"}, "--issue reads its task from the issue and writes on it; --dry-run shows a run's prompt and runs nothing"})
 	return cmd
 }
 
@@ -88,6 +100,13 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 	p, err := app.ResolvePlan(po)
 	if err != nil {
 		return err
+	}
+	if o.issue != "" {
+		p.Args = append(o.recorded(), o.envLimits(d.Getenv)...)
+		return followed(app.RunIssue(ctx, eng, process(d), app.IssueOptions{
+			Ref: o.issue, Plan: p, Server: at, Configure: configure(d, o.loopOptions), Forge: app.OpenGitHub,
+			Verbose: o.verbose, JSON: o.logFormat == "json",
+		}))
 	}
 	if o.dryRun {
 		return app.DryRun(d.Stdout, p, app.NewHost(ctx, hostOf(d)))

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentloop/agentloop/internal/forge/ghdouble"
+)
+
+// doubleKey holds a script's GitHub double ([ghdouble.Server]) in its values.
+type doubleKey struct{}
+
+// doubleHolder is a script's GitHub double, once started.
+type doubleHolder struct{ s *ghdouble.Server }
+
+// The GitHub double's repository and people in the scripts: agentloop's
+// token is the bot's, who may write; maint may write; stranger may not.
+const (
+	doubleRepo  = "acme/tool"
+	doubleToken = "tok-agentloop"
+)
+
+// ghdouble start REMOTE | issue TITLE BODY | comment N AUTHOR BODY | show N:
+// the script's GitHub double on 127.0.0.1 over HTTPS (as a GitHub
+// Enterprise: GH_HOST, GH_ENTERPRISE_TOKEN and SSL_CERT_FILE set for the
+// commands after; GHD the host to name issues with), acme/tool's branches
+// those of the bare repository REMOTE; an issue opened by maint with the
+// label agentloop (its number on stdout); a comment; and what issue N and
+// the pull requests hold now, on stdout. Every answer the double sent is
+// checked against GitHub's description at each command and at the end.
+func cmdGHDouble(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: ghdouble start REMOTE | issue TITLE BODY | comment N AUTHOR BODY | show N")
+	}
+	h := ts.Value(doubleKey{}).(*doubleHolder)
+	if args[0] != "start" && h.s == nil {
+		ts.Fatalf("ghdouble: start it first")
+	}
+	defer func() {
+		if h.s != nil {
+			for _, v := range h.s.Violations() {
+				ts.Fatalf("the GitHub double answered what GitHub's description does not allow: %s", v)
+			}
+		}
+	}()
+	switch {
+	case args[0] == "start" && len(args) == 2:
+		dir := ts.MkAbs(".ghdouble")
+		ts.Check(os.MkdirAll(dir, 0o755))
+		s, err := ghdouble.New(ghdouble.Options{TLS: true, Dir: dir})
+		ts.Check(err)
+		ts.Check(s.Listen("127.0.0.1:0"))
+		h.s = s
+		ts.Defer(s.Close)
+		s.AddToken(doubleToken, ghdouble.Token{Login: "agentloop-bot", Scopes: []string{"repo"}})
+		s.AddRepo(doubleRepo, ghdouble.Repo{Remote: ts.MkAbs(args[1])})
+		s.SetPermission(doubleRepo, "agentloop-bot", "write")
+		s.SetPermission(doubleRepo, "maint", "maintain")
+		ts.Setenv("GH_HOST", s.Host())
+		ts.Setenv("GH_ENTERPRISE_TOKEN", doubleToken)
+		ts.Setenv("SSL_CERT_FILE", s.CAFile())
+		ts.Setenv("GHD", s.Host())
+	case args[0] == "issue" && len(args) == 3:
+		n := h.s.AddIssue(doubleRepo, ghdouble.Issue{Title: args[1], Body: args[2], Author: "maint", Labels: []string{"agentloop"}})
+		fmt.Fprintln(ts.Stdout(), n)
+	case args[0] == "comment" && len(args) == 4:
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		h.s.AddComment(doubleRepo, n, args[2], args[3])
+	case args[0] == "show" && len(args) == 2:
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		is, ok := h.s.Issue(doubleRepo, n)
+		if !ok {
+			ts.Fatalf("no issue %d", n)
+		}
+		labels := slices.Sorted(slices.Values(is.Labels))
+		fmt.Fprintf(ts.Stdout(), "labels: %s\n", strings.Join(labels, " "))
+		for _, c := range is.Comments {
+			fmt.Fprintf(ts.Stdout(), "comment by %s (%d edits):\n%s\n", c.Author, len(c.Edits), c.Body)
+		}
+		for _, pr := range h.s.PRs(doubleRepo) {
+			fmt.Fprintf(ts.Stdout(), "pull request #%d %s <- %s (%s) by %s: %s\n%s\n", pr.Number, pr.Base, pr.Head, pr.State, pr.Author, pr.Title, pr.Body)
+		}
+	default:
+		ts.Fatalf("ghdouble: unknown use %q", args)
+	}
+}
