@@ -85,6 +85,12 @@ func (r *issueRun) record(change func(*state.Issue)) error {
 		return fmt.Errorf("issue %s: %w", r.ref, err)
 	}
 	defer lock.Release()
+	if rc := lock.Recovered; rc != nil { // a run killed: said as a session says it
+		fmt.Fprintf(r.out, "warning: recovered the stale lock of %s: pid %d on %s is gone\n", r.name, rc.PID, rc.Host)
+		if n := len(lock.Orphans); n > 0 {
+			fmt.Fprintf(r.out, "warning: ended %d process group(s) the dead run of %s left running (%s) before going on\n", n, r.name, pgids(lock.Orphans))
+		}
+	}
 	st, err := r.store.Load(r.name)
 	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
 		err = nil
