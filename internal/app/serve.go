@@ -17,6 +17,11 @@ type ServeOptions struct {
 	// Query selects the open issues to take (by default those labelled
 	// agentloop).
 	Query forge.Query
+	// Waiting selects the issues that wait for a person (labelled
+	// agentloop:needs-you); each is taken again when it changed since serve
+	// last saw it (a comment that may answer its question), so that its run
+	// reads the answer. No labels: none are watched.
+	Waiting forge.Query
 	// Every is the wait between polls (0: a minute). After a poll that
 	// failed the wait doubles, up to MaxWait (0: 15 minutes), and falls
 	// back to Every after one that did not.
@@ -53,7 +58,8 @@ type ServeStats struct {
 }
 
 // Serve takes the open issues o.Query selects, as they come, and runs each
-// with run, at most o.Parallel at once, until ctx ends (then it waits for
+// with run, at most o.Parallel at once (and again each issue o.Waiting
+// selects when it changed, which may be a person's answer to its question), until ctx ends (then it waits for
 // the runs under way, which end as a run ends on Ctrl-C) or, with o.Once,
 // after one poll. An issue is taken once while it stays in the list: its
 // run moves its labels, so a claimed issue leaves the list; one whose run
@@ -115,6 +121,8 @@ type server struct {
 	running map[forge.IssueRef]bool
 	retry   map[forge.IssueRef]retry
 	listed  []forge.Issue // the last list that changed
+	waiting []forge.Issue // the last list of Waiting that changed
+	seen    map[forge.IssueRef]time.Time
 }
 
 // retry is when an issue whose run failed, or that was blocked, is taken again.
@@ -125,7 +133,7 @@ type retry struct {
 
 func newServer(f forge.Forge, o ServeOptions, run IssueRunner) *server {
 	s := &server{f: f, o: o, run: run, log: o.Log, now: o.Now, sleep: o.Sleep, every: o.Every, maxWait: o.MaxWait,
-		running: map[forge.IssueRef]bool{}, retry: map[forge.IssueRef]retry{}}
+		running: map[forge.IssueRef]bool{}, retry: map[forge.IssueRef]retry{}, seen: map[forge.IssueRef]time.Time{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -169,30 +177,50 @@ func (s *server) result() ServeStats {
 	return s.stats
 }
 
-// poll reads the list (a conditional request: unchanged, the last list
-// stands) and takes each issue that is due.
+// poll reads the lists (conditional requests: unchanged, the last list
+// stands) and takes each issue that is due, and each waiting issue that
+// changed since serve last saw it.
 func (s *server) poll(ctx context.Context) error {
 	issues, changed, err := s.f.Issues(ctx, s.o.Query)
 	if err != nil {
 		return err
+	}
+	var waiting []forge.Issue
+	wchanged := false
+	if len(s.o.Waiting.Labels) > 0 {
+		if waiting, wchanged, err = s.f.Issues(ctx, s.o.Waiting); err != nil {
+			return err
+		}
 	}
 	s.mu.Lock()
 	s.stats.Polls++
 	if changed {
 		s.stats.Changed++
 		s.listed = issues
-		in := make(map[forge.IssueRef]bool, len(issues))
-		for _, is := range issues {
-			in[is.Ref] = true
-		}
-		for ref := range s.retry {
-			if !in[ref] {
-				delete(s.retry, ref)
-			}
-		}
+	}
+	if wchanged {
+		s.waiting = waiting
+	}
+	if changed || wchanged {
+		s.prune()
 	}
 	listed := s.listed
+	var answered []forge.IssueRef
+	for _, is := range s.waiting {
+		if at, ok := s.seen[is.Ref]; !s.running[is.Ref] && (!ok || !at.Equal(is.UpdatedAt)) {
+			s.seen[is.Ref] = is.UpdatedAt
+			answered = append(answered, is.Ref)
+		}
+	}
 	s.mu.Unlock()
+	for _, ref := range answered {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err := s.take(ctx, ref, s.o.Waiting); err != nil {
+			return err
+		}
+	}
 	for _, is := range listed {
 		if ctx.Err() != nil {
 			return nil
@@ -200,11 +228,33 @@ func (s *server) poll(ctx context.Context) error {
 		if !s.due(is.Ref) {
 			continue
 		}
-		if err := s.take(ctx, is.Ref); err != nil {
+		if err := s.take(ctx, is.Ref, s.o.Query); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// prune forgets the issues neither list holds, so that serve's memory
+// follows the lists, not the time it runs.
+func (s *server) prune() {
+	in := make(map[forge.IssueRef]bool, len(s.listed)+len(s.waiting))
+	for _, is := range s.listed {
+		in[is.Ref] = true
+	}
+	for _, is := range s.waiting {
+		in[is.Ref] = true
+	}
+	for ref := range s.retry {
+		if !in[ref] {
+			delete(s.retry, ref)
+		}
+	}
+	for ref := range s.seen {
+		if !in[ref] {
+			delete(s.seen, ref)
+		}
+	}
 }
 
 // due reports whether ref is neither under way nor waiting to be tried again.
@@ -234,13 +284,13 @@ func (s *server) laterLocked(ref forge.IssueRef) time.Duration {
 // take waits for a free slot, then reads ref whole (the list leaves out
 // what it is blocked by, and may be older than another agentloop's claim)
 // and runs it; an issue blocked by an open one is put off.
-func (s *server) take(ctx context.Context, ref forge.IssueRef) error {
+func (s *server) take(ctx context.Context, ref forge.IssueRef, q forge.Query) error {
 	select {
 	case s.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil
 	}
-	is, ok, err := s.ready(ctx, ref)
+	is, ok, err := s.ready(ctx, ref, q)
 	if err != nil || !ok {
 		<-s.slots
 		return err
@@ -276,12 +326,12 @@ func (s *server) take(ctx context.Context, ref forge.IssueRef) error {
 // ready reads ref as it is now: ok when it is open, still selected (no
 // other agentloop claimed it since the list was read) and blocked by no
 // open issue; one that is blocked is put off.
-func (s *server) ready(ctx context.Context, ref forge.IssueRef) (forge.Issue, bool, error) {
+func (s *server) ready(ctx context.Context, ref forge.IssueRef, q forge.Query) (forge.Issue, bool, error) {
 	is, err := s.f.Issue(ctx, ref)
 	if errors.Is(err, forge.ErrNotFound) {
 		return is, false, nil // gone since the list: the next list says so
 	}
-	if err != nil || !is.Open || !hasLabels(is.Labels, s.o.Query.Labels) {
+	if err != nil || !is.Open || !hasLabels(is.Labels, q.Labels) {
 		return is, false, err
 	}
 	for _, b := range is.BlockedBy {

@@ -17,7 +17,13 @@ import (
 // client of it.
 func serveDouble(t *testing.T) (*ghdouble.Server, *github.Client, forge.Repo) {
 	t.Helper()
-	d := ghdouble.Start(t, ghdouble.Options{TLS: true})
+	return serveDoubleAt(t, nil)
+}
+
+// serveDoubleAt is serveDouble with the double's clock now (nil: the real one).
+func serveDoubleAt(t *testing.T, now func() time.Time) (*ghdouble.Server, *github.Client, forge.Repo) {
+	t.Helper()
+	d := ghdouble.Start(t, ghdouble.Options{TLS: true, Now: now})
 	d.AddToken("tok", ghdouble.Token{Login: "bot", Scopes: []string{"repo"}})
 	d.AddRepo("o/r", ghdouble.Repo{})
 	d.SetPermission("o/r", "bot", "write")
@@ -237,5 +243,60 @@ func TestServeSkipsAnIssueClaimedSinceTheList(t *testing.T) {
 	}
 	if len(ran) != 1 {
 		t.Errorf("ran %v, want one issue: the other was claimed before its turn", ran)
+	}
+}
+
+// TestServeTakesAWaitingIssueAgainWhenItChanges: an issue that waits for a
+// person is taken on first sight (an answer may have come while serve was
+// down), then again only when it changed (a comment), so its run reads the
+// answer.
+func TestServeTakesAWaitingIssueAgainWhenItChanges(t *testing.T) {
+	var mu sync.Mutex
+	clock := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	d, c, repo := serveDoubleAt(t, now)
+	n := d.AddIssue("o/r", ghdouble.Issue{Title: "asked", Author: "alice", Labels: []string{"agentloop:needs-you"}})
+	done := make(chan int, 4)
+	run := func(_ context.Context, is forge.Issue) error { done <- is.Ref.Number; return nil }
+	ran := func() int {
+		select {
+		case n := <-done:
+			return n
+		case <-time.After(10 * time.Second):
+			t.Fatal("waited 10 s for a run")
+		}
+		return 0
+	}
+	polls := 0
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := ServeOptions{Query: forge.Query{Repo: repo, Labels: []string{"agentloop"}},
+		Waiting: forge.Query{Repo: repo, Labels: []string{"agentloop:needs-you"}},
+		Sleep: func(ctx context.Context, _ time.Duration) error {
+			polls++
+			switch polls {
+			case 1:
+				ran() // on first sight
+			case 2:
+				select {
+				case n := <-done:
+					t.Errorf("the unchanged waiting issue %d was taken again", n)
+				default:
+				}
+				mu.Lock()
+				clock = clock.Add(time.Minute)
+				mu.Unlock()
+				d.AddComment("o/r", n, "alice", "/agentloop guide use the v2 API")
+			case 3:
+				if got := ran(); got != n {
+					t.Errorf("ran %d after the comment, want %d", got, n)
+				}
+				cancel()
+				return ctx.Err()
+			}
+			return nil
+		}}
+	if _, err := Serve(ctx, c, o, run); err != nil {
+		t.Fatal(err)
 	}
 }
