@@ -69,24 +69,31 @@ func (r *issueRun) claimant() string {
 
 // claim puts the issue's progress comment up, or finds it again: the one of
 // link (a run already under way), else this agentloop's own from a start a
-// kill cut short, else a new one. A new run (link nil) first moves the
-// labels, then after its comment is up reads the comments again: the oldest
-// live claim of another agentloop wins, and this one yields, saying so on
-// its comment and on screen, running nothing (won false, [ErrIssueTaken]).
+// kill cut short, else a new one. A new run (link nil) that finds another
+// agentloop's live claim writes nothing and runs nothing ([ErrIssueTaken]);
+// else it first moves the labels, then after its comment is up reads the
+// comments again: of a race, the oldest live claim wins, and this one
+// yields, saying so on its comment and on screen, running nothing.
 func (r *issueRun) claim(ctx context.Context, link *state.Issue) (won bool, err error) {
 	r.shown.claim = claimMark{Run: r.name, By: r.claimant(), State: "running"}
 	r.shown.state = "running"
+	cs, err := r.comments(ctx)
+	if err != nil {
+		return false, err
+	}
 	if link != nil {
 		r.shown.comment = link.Comment
 		if st, err := r.store.Load(r.name); err == nil {
 			r.shown.fill(st, r.store)
 		}
-	} else if err := r.label(ctx, []string{r.labels.Running}, []string{r.labels.Queued, r.labels.NeedsYou, r.labels.Done}); err != nil {
-		return false, err
-	}
-	cs, err := r.comments(ctx)
-	if err != nil {
-		return false, err
+	} else {
+		if other, ok := r.otherClaim(cs); ok {
+			m, _ := claimOf(other)
+			return false, fmt.Errorf("issue %s: %w (its run %s, %s); nothing was run or written here", r.ref, ErrIssueTaken, m.Run, other.URL)
+		}
+		if err := r.label(ctx, []string{r.labels.Running}, []string{r.labels.Queued}); err != nil {
+			return false, err
+		}
 	}
 	if r.shown.comment == 0 {
 		for _, c := range cs {
@@ -124,6 +131,17 @@ func (r *issueRun) claim(ctx context.Context, link *state.Issue) (won bool, err 
 		fmt.Fprintf(r.out, "warning: %v\n", err)
 	}
 	return false, fmt.Errorf("issue %s: %w (its run %s, %s); nothing was run here", r.ref, ErrIssueTaken, m.Run, winner.URL)
+}
+
+// otherClaim is the oldest live claim of cs by another agentloop.
+func (r *issueRun) otherClaim(cs []forge.Comment) (forge.Comment, bool) {
+	var others []forge.Comment
+	for _, c := range cs {
+		if m, ok := claimOf(c); ok && m.By != r.shown.claim.By {
+			others = append(others, c)
+		}
+	}
+	return oldestClaim(others, 0)
 }
 
 // oldestClaim is the first live claim of cs by creation, with the comment

@@ -41,6 +41,9 @@ type fakeForge struct {
 	fail map[string]error
 	// edited is told of each edit of a comment.
 	edited chan struct{}
+	// posted runs after each comment agentloop posts (another agentloop
+	// racing), once.
+	racing func(f *fakeForge, own forge.Comment)
 }
 
 const bot = "agentloop-bot"
@@ -124,8 +127,14 @@ func (f *fakeForge) Comment(_ context.Context, _ forge.IssueRef, body string) (f
 		return forge.Comment{}, err
 	}
 	f.posted++
+	race := f.racing
+	f.racing = nil
 	f.mu.Unlock()
-	return f.say(bot, true, body), nil
+	c := f.say(bot, true, body)
+	if race != nil {
+		race(f, c)
+	}
+	return c, nil
 }
 
 func (f *fakeForge) EditComment(_ context.Context, _ forge.Repo, id int64, body string) (forge.Comment, error) {

@@ -174,19 +174,38 @@ func TestIssueAcceptAndAbort(t *testing.T) {
 	}
 }
 
-// Two agentloops race for one issue: the one whose claim is older wins;
-// the other says so, runs nothing and saves no state. A stranger's copy of
-// a claim marker claims nothing.
+// Two agentloops and one issue. A live claim by another agentloop found at
+// the start: this one writes nothing and runs nothing. Two claims at once:
+// after both are up, the older wins; the other says so on its comment,
+// runs nothing and saves no state. A stranger's copy of a claim marker
+// claims nothing. Once the winner is done, the loser's next run takes its
+// own comment again.
 func TestIssueRaceLost(t *testing.T) {
 	t.Parallel()
-	c := newIssueCase(t, state.StatusSucceeded)
-	forged := progress{claim: claimMark{Run: "issue-7", By: "stranger", State: "running"}, state: "running"}
-	c.f.say("stranger", false, forged.body())
 	other := progress{claim: claimMark{Run: "issue-7", By: "another", State: "running"}, state: "running"}
+	forged := progress{claim: claimMark{Run: "issue-7", By: "stranger", State: "running"}, state: "running"}
+
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.f.say("stranger", false, forged.body())
 	c.f.say(bot, true, other.body())
+	if _, err := c.run(t); !errors.Is(err, ErrIssueTaken) || !strings.Contains(err.Error(), "nothing was run or written here") {
+		t.Fatalf("RunIssue with another's live claim = %v; want %v", err, ErrIssueTaken)
+	}
+	if len(c.eng.plans) != 0 || c.f.posted != 0 || !slices.Equal(c.f.labelSet(), []string{"agentloop"}) {
+		t.Errorf("something ran or was written: %d runs, %d comments, labels %v", len(c.eng.plans), c.f.posted, c.f.labelSet())
+	}
+
+	c = newIssueCase(t, state.StatusSucceeded)
+	c.f.say("stranger", false, forged.body())
+	c.f.racing = func(f *fakeForge, own forge.Comment) {
+		f.say(bot, true, other.body())
+		f.mu.Lock()
+		f.comments[len(f.comments)-1].CreatedAt = own.CreatedAt.Add(-time.Second) // posted first
+		f.mu.Unlock()
+	}
 	_, err := c.run(t)
 	if !errors.Is(err, ErrIssueTaken) {
-		t.Fatalf("RunIssue = %v; want %v", err, ErrIssueTaken)
+		t.Fatalf("RunIssue in a race = %v; want %v", err, ErrIssueTaken)
 	}
 	if len(c.eng.plans) != 0 {
 		t.Error("the loser ran")
@@ -198,21 +217,21 @@ func TestIssueRaceLost(t *testing.T) {
 		t.Error("the loser made the issue's branch")
 	}
 	mine := c.f.marked("progress")
-	if len(mine) != 2 || !strings.Contains(mine[1].Body, "yielded") || !strings.Contains(mine[1].Body, "claimed this issue first") {
-		t.Errorf("the loser's comment: %+v", mine)
+	if len(mine) != 2 || !strings.Contains(mine[0].Body, "yielded") || !strings.Contains(mine[0].Body, "claimed this issue first") {
+		t.Fatalf("the loser's comment: %+v", mine)
 	}
 
 	// Once the other is done, this one's claim is the live one.
 	c.f.mu.Lock()
 	done := other
 	done.claim.State = "done"
-	c.f.comments[1].Body = done.body()
+	c.f.comments[2].Body = done.body()
 	c.f.mu.Unlock()
 	if _, err := c.run(t); err != nil {
 		t.Fatalf("after the winner is done: %v", err)
 	}
-	if c.f.posted != 1 {
-		t.Errorf("%d comments posted; the loser's own was to be taken again", c.f.posted)
+	if c.f.posted != 1 || len(c.eng.plans) != 1 {
+		t.Errorf("%d comments posted, %d runs; the loser's own comment was to be taken again", c.f.posted, len(c.eng.plans))
 	}
 }
 
