@@ -340,6 +340,20 @@ func TestIssuePushRefused(t *testing.T) {
 	}
 }
 
+// A closed issue is not run, and nothing is written on it.
+func TestIssueClosedIsNotRun(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.f.issue.Open = false
+	_, err := c.run(t)
+	if _, usage := errors.AsType[*UsageError](err); !usage || !strings.Contains(err.Error(), "is closed") {
+		t.Errorf("RunIssue of a closed issue = %v", err)
+	}
+	if len(c.eng.plans) != 0 || c.f.posted != 0 || !slices.Equal(c.f.labelSet(), []string{"agentloop"}) {
+		t.Error("something ran or was written")
+	}
+}
+
 // The failures of the forge are named with what to do; credentials are a
 // setup to fix (exit 2).
 func TestIssueForgeFailuresNamed(t *testing.T) {
