@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -25,17 +26,18 @@ const (
 	doubleToken = "tok-agentloop"
 )
 
-// ghdouble start REMOTE | issue TITLE BODY | comment N AUTHOR BODY | show N:
+// ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N:
 // the script's GitHub double on 127.0.0.1 over HTTPS (as a GitHub
 // Enterprise: GH_HOST, GH_ENTERPRISE_TOKEN and SSL_CERT_FILE set for the
 // commands after; GHD the host to name issues with), acme/tool's branches
-// those of the bare repository REMOTE; an issue opened by maint with the
+// those of the bare repository REMOTE, a token's rate limit LIMIT requests a
+// WINDOW (default GitHub's 5000 an hour); an issue opened by maint with the
 // label agentloop (its number on stdout); a comment; and what issue N and
 // the pull requests hold now, on stdout. Every answer the double sent is
 // checked against GitHub's description at each command and at the end.
 func cmdGHDouble(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: ghdouble start REMOTE | issue TITLE BODY | comment N AUTHOR BODY | show N")
+		ts.Fatalf("usage: ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N")
 	}
 	h := ts.Value(doubleKey{}).(*doubleHolder)
 	if args[0] != "start" && h.s == nil {
@@ -49,10 +51,18 @@ func cmdGHDouble(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}()
 	switch {
-	case args[0] == "start" && len(args) == 2:
+	case args[0] == "start" && (len(args) == 2 || len(args) == 4):
 		dir := ts.MkAbs(".ghdouble")
 		ts.Check(os.MkdirAll(dir, 0o755))
-		s, err := ghdouble.New(ghdouble.Options{TLS: true, Dir: dir})
+		opts := ghdouble.Options{TLS: true, Dir: dir}
+		if len(args) == 4 { // a primary rate limit of LIMIT requests per WINDOW
+			limit, err := strconv.Atoi(args[2])
+			ts.Check(err)
+			window, err := time.ParseDuration(args[3])
+			ts.Check(err)
+			opts.Limit, opts.Window = limit, window
+		}
+		s, err := ghdouble.New(opts)
 		ts.Check(err)
 		ts.Check(s.Listen("127.0.0.1:0"))
 		h.s = s
