@@ -166,6 +166,10 @@ func (r *issueRun) resolve(ctx context.Context) error {
 	if r.ref, err = forge.ParseIssueRef(r.o.Ref, def); err != nil {
 		return &UsageError{Err: err}
 	}
+	if def.Name != "" && !strings.EqualFold(def.String(), r.ref.Repo.String()) {
+		// Its branch would be pushed to one repository, its pull request opened on another.
+		return &UsageError{Err: fmt.Errorf("issue %s is not of this clone's repository (its %s remote is %s): run it in a clone of %s", r.ref, r.remote, def, r.ref.Repo)}
+	}
 	id := strconv.Itoa(r.ref.Number)
 	r.name, r.branch = IssueRunName(r.ref.Number), tasks.TaskBranch(IssueGraph, id)
 	r.wt = tasks.TaskWorkTree(r.store.Root, IssueGraph, id)

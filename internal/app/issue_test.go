@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -337,6 +338,28 @@ func TestIssuePushRefused(t *testing.T) {
 	}
 	if _, err := c.run(t); err != nil || len(c.f.prs) != 1 {
 		t.Errorf("once pushed: %v, PRs %+v", err, c.f.prs)
+	}
+}
+
+// An issue of another repository than the clone's origin is refused: its
+// branch would be pushed to one repository, its pull request opened on
+// another.
+func TestIssueOfAnotherRepository(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	gitIn(t, c.repo, "remote", "set-url", "origin", "git@github.com:acme/other.git")
+	_, err := c.run(t)
+	if _, usage := errors.AsType[*UsageError](err); !usage || !strings.Contains(err.Error(), "run it in a clone of acme/tool") {
+		t.Errorf("RunIssue = %v", err)
+	}
+	if c.f.posted != 0 {
+		t.Error("something was written")
+	}
+	// A clone of acme/tool (no server there: the push is refused at once).
+	gitIn(t, c.repo, "remote", "set-url", "origin", "https://127.0.0.1:1/ACME/tool.git")
+	c.opts.Ref = "#7"
+	if _, err := c.run(t); !strings.Contains(fmt.Sprint(err), "push the branch agentloop/issue/7") {
+		t.Errorf("#7 in a clone of acme/tool: %v; want it run (and its push refused)", err)
 	}
 }
 
