@@ -289,22 +289,27 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 			res.Checkpoint = commit
 		}
 		if before != "" {
-			ev.Diff, diff, err = l.Work.Diff(ctx, before)
+			froms := []string{before}
+			if seq > 1 {
+				// What the run as a whole did to the tests, for the decision
+				// engine: an iteration that changes nothing after one that
+				// deleted them does not show it. From the same git process.
+				froms = append(froms, l.ref(1, "start"))
+			}
+			d := l.Work.Diffs(ctx, froms...)
+			ev.Diff, diff, err = d[0].Facts, d[0].Text, d[0].Err
 			if err != nil {
 				l.warn("diff of iteration %d: %v", r.Iteration, err)
 			}
-		}
-		ev.Diff.TreeHash = tree
-		if before != "" && seq > 1 {
-			// What the run as a whole did to the tests, for the decision
-			// engine: an iteration that changes nothing after one that
-			// deleted them does not show it. One git diff more.
-			if since, _, serr := l.Work.Diff(ctx, l.ref(1, "start")); serr == nil || errors.Is(serr, gitx.ErrTruncated) {
-				ev.Diff.SinceStart = &since
-			} else {
-				l.warn("diff of the run since its start: %v", serr)
+			if len(d) > 1 {
+				if since, serr := d[1].Facts, d[1].Err; serr == nil || errors.Is(serr, gitx.ErrTruncated) {
+					ev.Diff.SinceStart = &since
+				} else {
+					l.warn("diff of the run since its start: %v", serr)
+				}
 			}
 		}
+		ev.Diff.TreeHash = tree
 		if before != "" && err == nil && ev.Agent.Outcome == evidence.OutcomeSucceeded && ev.Diff.Empty() {
 			ev.Agent.Outcome = evidence.OutcomeNoChange
 		}

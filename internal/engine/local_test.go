@@ -267,6 +267,9 @@ func (w *startWork) RestoreKeeping(context.Context, string, string, string, stri
 func (w *startWork) Diff(context.Context, string) (evidence.DiffFacts, string, error) {
 	return evidence.DiffFacts{}, "", nil
 }
+func (w *startWork) Diffs(_ context.Context, froms ...string) []gitx.Diffed {
+	return make([]gitx.Diffed, len(froms))
+}
 func (w *startWork) AfterIteration(context.Context, int, string) error { return nil }
 
 // TestStartedBeforeTheAgentRuns: the iteration's start checkpoint is handed to

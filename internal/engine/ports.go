@@ -22,6 +22,8 @@ type Workspace interface {
 	RestoreKeeping(ctx context.Context, commit, expect, backupRef, message string) (gitx.Kept, error)
 	// Diff returns the facts and the unified diff from a snapshot to the current tree.
 	Diff(ctx context.Context, from string) (evidence.DiffFacts, string, error)
+	// Diffs is Diff from each of froms, from one git process where it can.
+	Diffs(ctx context.Context, froms ...string) []gitx.Diffed
 	// AfterIteration commits or pushes as configured; errors are warnings.
 	AfterIteration(ctx context.Context, iteration int, message string) error
 }

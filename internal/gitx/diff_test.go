@@ -1,6 +1,8 @@
 package gitx
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -78,5 +80,70 @@ func TestDiffIgnoresUserDiffConfig(t *testing.T) {
 	}
 	if !strings.HasPrefix(d, "diff --git a/a.txt b/a.txt\n") || strings.Contains(d, "\x1b[") {
 		t.Errorf("diff not in the canonical form:\n%q", d)
+	}
+}
+
+// TestDiffsInOneProcess: an iteration's diff and the run's since its start,
+// from checkpoints the workspace took (one named by its ref), come from one
+// git process, each the same as git diff makes alone: renames, a binary
+// file, a mode change, a deletion and a name outside ASCII among them.
+// A from the workspace does not know is diffed on its own.
+func TestDiffsInOneProcess(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n", "old.txt": strings.Repeat("bye\n", 20), "s.sh": "echo\n"})
+	run(t, dir, "config", "diff.noprefix", "true")
+	w := &Workspace{Dir: dir}
+	defer w.Close()
+	ctx := t.Context()
+	start := "refs/agentloop/t/r/iter-1-start"
+	if _, _, err := w.Start(ctx, start, "start"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, map[string]string{"a.go": "package a\n\nfunc A() int { return 1 }\n", "é new.go": "package a\n", "bin": "\x00\x01\x02"})
+	if err := os.Rename(filepath.Join(dir, "old.txt"), filepath.Join(dir, "moved.txt")); err != nil {
+		t.Fatal(err)
+	}
+	cp1, _, err := w.Snapshot(ctx, "refs/agentloop/t/r/iter-1", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, map[string]string{"bin": "\x00\x03", "b.go": "package a\n"})
+	if err := os.Chmod(filepath.Join(dir, "s.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "a.go")); err != nil {
+		t.Fatal(err)
+	}
+	_, tree, err := w.Snapshot(ctx, "refs/agentloop/t/r/iter-2", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(t.TempDir(), "trace")
+	t.Setenv("GIT_TRACE", trace)
+	got := w.Diffs(ctx, cp1, start)
+	t.Setenv("GIT_TRACE", "")
+	b, _ := os.ReadFile(trace)
+	if n := strings.Count(string(b), "trace: built-in: git "); n != 1 {
+		t.Errorf("Diffs of two checkpoints ran %d git processes, want 1:\n%s", n, b)
+	}
+	for i, from := range []string{cp1, start} {
+		want, err := diffTrees(ctx, w.cp.repo.top, from, tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[i].Err != nil || got[i].Text != want {
+			t.Errorf("diff from %s (err %v):\n%s\nwant, as git diff makes it:\n%s", from, got[i].Err, got[i].Text, want)
+		}
+	}
+	for _, want := range []string{"rename from old.txt", "Binary files", "old mode 100644", "deleted file mode", "diff --git a/é new.go b/é new.go"} {
+		if !strings.Contains(got[1].Text, want) {
+			t.Errorf("the diff since the start lacks %q:\n%s", want, got[1].Text)
+		}
+	}
+	// The same tree: no diff. A commit the workspace did not make: its own diff.
+	head := run(t, dir, "rev-parse", "HEAD")
+	got = w.Diffs(ctx, "refs/agentloop/t/r/iter-2", head)
+	want, _ := diffTrees(ctx, w.cp.repo.top, head, tree)
+	if got[0].Text != "" || got[0].Err != nil || got[1].Text != want || got[1].Err != nil || want == "" {
+		t.Errorf("Diffs(same tree, HEAD) = %q, %v; %q, %v; want \"\"; %q", got[0].Text, got[0].Err, got[1].Text, got[1].Err, want)
 	}
 }

@@ -79,6 +79,23 @@ func (w *Workspace) Restore(ctx context.Context, commit string) error {
 // running git. A diff cut for size still gives facts (of the part kept) along
 // with an error wrapping [ErrTruncated].
 func (w *Workspace) Diff(ctx context.Context, from string) (evidence.DiffFacts, string, error) {
+	d := w.Diffs(ctx, from)[0]
+	return d.Facts, d.Text, d.Err
+}
+
+// Diffed is one diff of [Workspace.Diffs]: what [Workspace.Diff] returns.
+type Diffed struct {
+	Facts evidence.DiffFacts
+	Text  string // redacted
+	Err   error
+}
+
+// Diffs is [Workspace.Diff] from each of froms (commits or refs), in one git
+// process when the trees of all of them are known: checkpoints this workspace
+// took or restored, a ref naming one (an iteration's diff and the run's since
+// its start cost one process, not two).
+func (w *Workspace) Diffs(ctx context.Context, froms ...string) []Diffed {
+	out := make([]Diffed, len(froms))
 	c := w.checkpointer()
 	var tree string
 	if c.last != nil {
@@ -86,26 +103,116 @@ func (w *Workspace) Diff(ctx context.Context, from string) (evidence.DiffFacts, 
 	} else {
 		t, err := c.tree(ctx)
 		if err != nil {
-			return evidence.DiffFacts{}, "", err
+			for i := range out {
+				out[i].Err = err
+			}
+			return out
 		}
 		tree = t
 	}
-	var text string
-	var err error
-	if c.trees[from] != tree {
-		text, err = diffTrees(ctx, c.repo.top, from, tree)
-		if err != nil && !errors.Is(err, ErrTruncated) {
-			return evidence.DiffFacts{TreeHash: tree}, "", err
+	texts, errs := c.diffs(ctx, froms, tree)
+	for i, text := range texts {
+		if errs[i] != nil && !errors.Is(errs[i], ErrTruncated) {
+			out[i] = Diffed{Facts: evidence.DiffFacts{TreeHash: tree}, Err: errs[i]}
+			continue
+		}
+		// The facts (a secret added, among them) are read from the diff as it is;
+		// the text handed on, for files, reports and the reviewer, is redacted.
+		var facts evidence.DiffFacts
+		if w.Analyze != nil {
+			facts = w.Analyze(text)
+		}
+		facts.TreeHash = tree
+		out[i] = Diffed{Facts: facts, Text: w.redactor().String(text), Err: errs[i]}
+	}
+	return out
+}
+
+// diffs returns the unified diffs from each of froms to tree: none for a from
+// whose tree is tree, one git diff-tree for all of them when their trees are
+// known, else a git diff each.
+func (c *checkpointer) diffs(ctx context.Context, froms []string, tree string) ([]string, []error) {
+	texts, errs := make([]string, len(froms)), make([]error, len(froms))
+	fromTrees := make([]string, len(froms))
+	var todo []int // the froms whose diff git makes
+	known := true
+	for i, from := range froms {
+		ft := c.knownTree(ctx, from)
+		if ft == tree {
+			continue
+		}
+		fromTrees[i] = ft
+		known = known && ft != ""
+		todo = append(todo, i)
+	}
+	if len(todo) > 1 && known {
+		if byTree, err := diffTreePairs(ctx, c.repo.top, fromTrees, todo, tree); err == nil {
+			for _, i := range todo {
+				texts[i] = byTree[fromTrees[i]]
+			}
+			return texts, errs
+		}
+		// Cut for size, or failed: each on its own, which says which.
+	}
+	for _, i := range todo {
+		texts[i], errs[i] = diffTrees(ctx, c.repo.top, froms[i], tree)
+	}
+	return texts, errs
+}
+
+// knownTree is the tree of from when this checkpointer knows it without git:
+// a commit it made or restored, or a ref naming one; else "".
+func (c *checkpointer) knownTree(ctx context.Context, from string) string {
+	if t, ok := c.trees[from]; ok {
+		return t
+	}
+	if strings.HasPrefix(from, "refs/") {
+		if commit, ok := c.refs().resolve(from); ok {
+			return c.trees[commit]
 		}
 	}
-	// The facts (a secret added, among them) are read from the diff as it is;
-	// the text handed on, for files, reports and the reviewer, is redacted.
-	var facts evidence.DiffFacts
-	if w.Analyze != nil {
-		facts = w.Analyze(text)
+	return ""
+}
+
+// diffTreePairs makes the diffs from each of the trees fromTrees[i], i in
+// todo, to tree with one git diff-tree, which prints a line "FROM TO" before
+// each diff that is not empty. It returns them by from tree.
+func diffTreePairs(ctx context.Context, top string, fromTrees []string, todo []int, tree string) (map[string]string, error) {
+	var in strings.Builder
+	heads := map[string]string{} // "FROM TO" → FROM
+	for _, i := range todo {
+		if _, ok := heads[fromTrees[i]+" "+tree]; !ok {
+			heads[fromTrees[i]+" "+tree] = fromTrees[i]
+			in.WriteString(fromTrees[i] + " " + tree + "\n")
+		}
 	}
-	facts.TreeHash = tree
-	return facts, w.redactor().String(text), err
+	args := []string{"-c", "core.quotePath=false", "diff-tree", "--stdin", "-r", "-p", "-M",
+		"--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"}
+	outText, err := cmd{dir: top, stdin: strings.NewReader(in.String()), args: args}.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	cur, from := "", 0 // the diff being read, and where it starts in outText
+	for at := 0; at < len(outText); {
+		end := strings.IndexByte(outText[at:], '\n')
+		if end < 0 {
+			end = len(outText)
+		} else {
+			end += at
+		}
+		if f, ok := heads[outText[at:end]]; ok {
+			if cur != "" {
+				out[cur] = outText[from:at]
+			}
+			cur, from = f, min(end+1, len(outText))
+		}
+		at = end + 1
+	}
+	if cur != "" {
+		out[cur] = outText[from:]
+	}
+	return out, nil
 }
 
 func (w *Workspace) redactor() *redact.Redactor {
