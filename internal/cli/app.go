@@ -98,6 +98,7 @@ func Main(args []string, d Deps) int {
 		}
 	}()
 	err := Run(ctx, args, d)
+	children.Done() // each run ended what it started: the watchdog need not look for it
 	code := ExitCode(err)
 	if err != nil {
 		var ee *ExitError

@@ -196,6 +196,23 @@ func (g *Groups) KillAll() int {
 	return len(r.live)
 }
 
+// Done tells the watchdog, when no process group is live, that the program
+// ends with nothing of its runs left (each ended and swept what it started),
+// so that it does not look through /proc for their markers; no group may
+// start after it. With a group live it does nothing: the watchdog looks.
+func (g *Groups) Done() {
+	r := g.top()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.live) > 0 {
+		return
+	}
+	r.closed = true
+	if r.watch != nil {
+		_, _ = r.watch.Write([]byte{watchdogDone})
+	}
+}
+
 // cgroups reports whether runs started under g may get cgroups of their own.
 func (g *Groups) cgroups() bool { return g == nil || !g.top().NoCgroup }
 

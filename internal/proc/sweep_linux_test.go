@@ -1,7 +1,9 @@
 package proc
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strconv"
 	"syscall"
@@ -302,5 +304,64 @@ func TestSweepDeadOwners(t *testing.T) {
 	}
 	if syscall.Kill(live.Process.Pid, 0) != nil {
 		t.Error("the process of a live owner was killed")
+	}
+}
+
+// TestWatchdogDone: a watchdog told the program was done ends without
+// sweeping /proc for its markers; one that was not sweeps them (and a byte
+// other than the last does not count).
+func TestWatchdogDone(t *testing.T) {
+	t.Parallel()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pid := dead.Process.Pid
+	orphan := exec.Command("sleep", "300")
+	orphan.Env = append(os.Environ(), markerVar+"="+strconv.Itoa(pid)+"-abc")
+	orphan.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := orphan.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = orphan.Process.Kill() }()
+	if code := Watchdog([]string{strconv.Itoa(pid)}, strings.NewReader(string(watchdogDone))); code != 0 {
+		t.Fatalf("Watchdog = %d", code)
+	}
+	if syscall.Kill(orphan.Process.Pid, 0) != nil {
+		t.Fatal("the watchdog of a program that was done killed a process with its marker")
+	}
+	if code := Watchdog([]string{strconv.Itoa(pid)}, strings.NewReader(string(watchdogDone)+"x")); code != 0 {
+		t.Fatalf("Watchdog = %d", code)
+	}
+	if err := orphan.Wait(); err == nil {
+		t.Error("the orphan exited cleanly; want it killed by the watchdog of a program that was not done")
+	}
+}
+
+// TestGroupsDone: Done tells the watchdog only when no group is live, and no
+// group starts after it.
+func TestGroupsDone(t *testing.T) {
+	t.Parallel()
+	for _, live := range []bool{false, true} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &Groups{watch: w, watched: true}
+		if live {
+			g.add(Child{PGID: 1 << 30})
+		}
+		g.Done()
+		_ = w.Close()
+		b, _ := io.ReadAll(r)
+		_ = r.Close()
+		if want := map[bool]string{false: string(watchdogDone), true: ""}[live]; string(b) != want {
+			t.Errorf("live %v: the watchdog read %q, want %q", live, b, want)
+		}
+		if !live {
+			if err := g.start(exec.Command("true"), "", ""); !errors.Is(err, ErrShuttingDown) {
+				t.Errorf("a start after Done: %v, want ErrShuttingDown", err)
+			}
+		}
 	}
 }
