@@ -153,6 +153,7 @@ when it should. State lives in .agentloop/ so every run survives Ctrl-C and resu
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newRunCmd(d),
+		newServeCmd(d),
 		newResumeCmd(d),
 		newStatusCmd(d),
 		newInboxCmd(d),

@@ -1,0 +1,124 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/forge"
+	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/plan"
+)
+
+// ServeIssuesOptions are how `agentloop serve` runs a tracker's issues.
+type ServeIssuesOptions struct {
+	// Query is the issues to take as a person writes it ([forge.ParseQuery]);
+	// "": those with the configuration's queued label (agentloop).
+	Query string
+	// Plan resolves the plan of one issue's run, afresh for each: the
+	// configuration and flags of the repository's work tree.
+	Plan func() (*plan.Plan, error)
+	// MaxCostPerIssue caps each issue's run at this many US dollars (0: the
+	// plan's own limit); a plan's lower limit stands.
+	MaxCostPerIssue float64
+	// Every, MaxWait, Parallel and Once are [ServeOptions]'.
+	Every, MaxWait time.Duration
+	Parallel       int
+	Once           bool
+	// Server, Configure, Forge, Remote, Verbose and JSON are each issue's
+	// [IssueOptions].
+	Server        Server
+	Configure     plan.Configure
+	Forge         func(ctx context.Context, host string) (forge.Forge, error)
+	Remote        string
+	Verbose, JSON bool
+	Log           *slog.Logger
+}
+
+// ServeIssues takes the issues o.Query selects on the forge of the work
+// tree's repository, as they come, and runs each as `run --issue` does
+// ([RunIssue]), each in its own worktree on its own branch; an issue that
+// waits for a person is taken again when it changed, so a writer's answer
+// on it goes on with its run ([Serve]).
+func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssuesOptions) (ServeStats, error) {
+	p, err := o.Plan()
+	if err != nil {
+		return ServeStats{}, err
+	}
+	labels := p.Issues.Labels
+	if labels == (config.IssueLabels{}) {
+		labels = config.DefaultIssueLabels
+	}
+	remote := o.Remote
+	if remote == "" {
+		remote = "origin"
+	}
+	var def forge.Repo
+	if top, _, err := gitx.WorkTreeOf(ctx, p.WorkDir); err != nil {
+		return ServeStats{}, &UsageError{Err: fmt.Errorf("serve runs each issue on a branch and worktree of its own: run it in a clone of the issues' repository: %w", err)}
+	} else if url, err := gitx.RemoteURL(ctx, top, remote); err == nil {
+		def, _ = forge.RepoOfRemote(url) // a local path names no forge: the query must
+	}
+	text := o.Query
+	if text == "" {
+		text = "label:" + quoteLabel(labels.Queued)
+	}
+	q, err := forge.ParseQuery(text, def)
+	if err != nil {
+		return ServeStats{}, &UsageError{Err: err}
+	}
+	if def.Owner != "" && (q.Repo.Owner != def.Owner || q.Repo.Name != def.Name || q.Repo.Host != def.Host) {
+		return ServeStats{}, &UsageError{Err: fmt.Errorf("serve --issues %q: the issues of %s would be worked on in a clone of %s (its %s remote); run serve in a clone of %s", text, q.Repo, def, remote, q.Repo)}
+	}
+	if o.Forge == nil {
+		return ServeStats{}, &UsageError{Err: fmt.Errorf("serve needs a forge client, and this build has none")}
+	}
+	f, err := o.Forge(ctx, q.Repo.Host)
+	if err != nil {
+		return ServeStats{}, forgeFailure(err, q.Repo.Host, "open the forge", "")
+	}
+	out := pr.Progress(o.JSON)
+	fmt.Fprintf(out, "Serving the issues of %s with %s, every %s; Ctrl-C stops after the runs under way\n", q.Repo, text, orDefault(o.Every, time.Minute))
+	run := func(ctx context.Context, is forge.Issue) error {
+		p, err := o.Plan()
+		if err != nil {
+			return err
+		}
+		if c := o.MaxCostPerIssue; c > 0 && (p.Proc.Limits.MaxCostUSD == 0 || c < p.Proc.Limits.MaxCostUSD) {
+			p.Proc.Limits.MaxCostUSD = c
+		}
+		res, err := RunIssue(ctx, eng, pr, IssueOptions{Ref: is.Ref.String(), Plan: p, Server: o.Server, Configure: o.Configure,
+			Forge: func(context.Context, string) (forge.Forge, error) { return f, nil }, Remote: remote, Verbose: o.Verbose, JSON: o.JSON})
+		if err != nil {
+			fmt.Fprintf(out, "Issue %s: %v\n", is.Ref, err)
+			return err
+		}
+		if res.Status != "" {
+			fmt.Fprintf(out, "Issue %s: its run is %s\n", is.Ref, res.Status)
+		}
+		return nil
+	}
+	return Serve(ctx, f, ServeOptions{
+		Query: q, Waiting: forge.Query{Repo: q.Repo, Labels: []string{labels.NeedsYou}},
+		Every: o.Every, MaxWait: o.MaxWait, Parallel: o.Parallel, Once: o.Once, Log: o.Log,
+	}, run)
+}
+
+// quoteLabel is a label as a query writes it: quoted when it holds a space.
+func quoteLabel(l string) string {
+	for _, r := range l {
+		if r == ' ' || r == '\t' {
+			return `"` + l + `"`
+		}
+	}
+	return l
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
