@@ -17,9 +17,11 @@ type ServeIssuesOptions struct {
 	// Query is the issues to take as a person writes it ([forge.ParseQuery]);
 	// "": those with the configuration's queued label (agentloop).
 	Query string
-	// Plan resolves the plan of one issue's run, afresh for each: the
-	// configuration and flags of the repository's work tree.
-	Plan func() (*plan.Plan, error)
+	// Plan is how the plan of each issue's run is resolved, afresh for
+	// each: the configuration and flags of the repository's work tree; Args
+	// the flags each run records.
+	Plan PlanOptions
+	Args []string
 	// MaxCostPerIssue caps each issue's run at this many US dollars (0: the
 	// plan's own limit); a plan's lower limit stands.
 	MaxCostPerIssue float64
@@ -43,7 +45,14 @@ type ServeIssuesOptions struct {
 // waits for a person is taken again when it changed, so a writer's answer
 // on it goes on with its run ([Serve]).
 func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssuesOptions) (ServeStats, error) {
-	p, err := o.Plan()
+	resolve := func() (*plan.Plan, error) {
+		p, err := ResolvePlan(o.Plan)
+		if err == nil {
+			p.Args = o.Args
+		}
+		return p, err
+	}
+	p, err := resolve()
 	if err != nil {
 		return ServeStats{}, err
 	}
@@ -82,7 +91,7 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 	out := pr.Progress(o.JSON)
 	fmt.Fprintf(out, "Serving the issues of %s with %s, every %s; Ctrl-C stops after the runs under way\n", q.Repo, text, orDefault(o.Every, time.Minute))
 	run := func(ctx context.Context, is forge.Issue) error {
-		p, err := o.Plan()
+		p, err := resolve()
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/redact"
 	"github.com/agentloop/agentloop/internal/report"
 )
 
@@ -103,7 +102,7 @@ func runReport(ctx context.Context, o reportOptions, d Deps, args []string) erro
 // writeReport writes the report of a run as --format and --output say.
 func writeReport(o reportOptions, d Deps, r report.Run) error {
 	write := reportFormats[o.format]
-	pr := report.PROptions{Closes: o.closes, Redactor: redact.New(d.Environ())}
+	pr := report.PROptions{Closes: o.closes, Environ: d.Environ()}
 	out := d.Stdout
 	var f *os.File
 	if o.output != "" && o.output != "-" {

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/plan"
 )
 
 // serveOptions are the flags of `serve`.
@@ -80,15 +79,8 @@ func runServe(ctx context.Context, o serveOptions, d Deps) error {
 	if err != nil {
 		return err
 	}
-	resolve := func() (*plan.Plan, error) {
-		p, err := app.ResolvePlan(po)
-		if err == nil {
-			p.Args = append(o.recorded(), o.envLimits(d.Getenv)...)
-		}
-		return p, err
-	}
 	_, err = app.ServeIssues(ctx, eng, process(d), app.ServeIssuesOptions{
-		Query: o.issues, Plan: resolve, MaxCostPerIssue: o.maxPerIssue,
+		Query: o.issues, Plan: po, Args: append(o.recorded(), o.envLimits(d.Getenv)...), MaxCostPerIssue: o.maxPerIssue,
 		Every: o.every, Parallel: o.parallel, Once: o.once,
 		Server: app.Server{Flags: o.serverFlags()}, Configure: configure(d, o.loopOptions), Forge: app.OpenGitHub,
 		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, o.loopOptions),

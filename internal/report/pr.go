@@ -40,8 +40,11 @@ type PROptions struct {
 	MaxLength int
 	// Redactor redacts the body once more before it leaves the machine (the
 	// records are redacted already as they are written); nil redacts the
-	// credential shapes alone.
+	// credential shapes and the secret values of Environ.
 	Redactor *redact.Redactor
+	// Environ is the environment (KEY=VALUE) whose secret values a body
+	// without a Redactor is redacted of.
+	Environ []string
 }
 
 // PR writes the pull request body of a run ([PRBody]): `agentloop report
@@ -62,7 +65,7 @@ func PRBody(r Run, o PROptions) string {
 	f := prFactsOf(r)
 	red := o.Redactor
 	if red == nil {
-		red = redact.New()
+		red = redact.New(o.Environ)
 	}
 	secs := []prSection{
 		{name: "verdict", text: f.verdictMD(), keep: true},
