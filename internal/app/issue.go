@@ -59,8 +59,9 @@ type IssueOptions struct {
 	// Remote is the git remote the branch is pushed to ("": origin).
 	Remote string
 	// ProgressEvery is the least time between two edits of the progress
-	// comment but for a decision, which edits it at once (0: 30s); Poll how
-	// often the run's state is read for it (0: 1s).
+	// comment but for a decision, which edits it at once (0: the
+	// configuration's issues.progress_every, else 30s); Poll how often the
+	// run's state is read for it (0: 1s).
 	ProgressEvery, Poll time.Duration
 	Verbose, JSON       bool
 }

@@ -341,6 +341,10 @@ type issueCase struct {
 	eng          *fakeEngine
 	out          *bytes.Buffer
 	opts         IssueOptions
+	// every is the configuration's issues.progress_every; now the clock
+	// (nil: still at epoch).
+	every time.Duration
+	now   func() time.Time
 }
 
 func newIssueCase(t *testing.T, ends ...state.Status) *issueCase {
@@ -360,7 +364,7 @@ func newIssueCase(t *testing.T, ends ...state.Status) *issueCase {
 
 func (c *issueCase) plan() *plan.Plan {
 	return &plan.Plan{Name: "build", WorkDir: c.repo, StateDir: filepath.Join(c.repo, ".agentloop"), Proc: config.Procedure{Name: "build"},
-		Issues: config.Issues{Labels: config.DefaultIssueLabels}}
+		Issues: config.Issues{Labels: config.DefaultIssueLabels, ProgressEvery: c.every}}
 }
 
 func (c *issueCase) run(t *testing.T) (Outcome, error) {
@@ -369,6 +373,9 @@ func (c *issueCase) run(t *testing.T) (Outcome, error) {
 	o.Plan = c.plan()
 	pr := testProcess(c.repo)
 	pr.Stderr = c.out
+	if c.now != nil {
+		pr.Now = c.now
+	}
 	return RunIssue(t.Context(), c.eng, pr, o)
 }
 

@@ -108,10 +108,11 @@ func (r *issueRun) edit(ctx context.Context) error {
 
 // follow keeps the progress comment up to date while the run goes on, from
 // its state and live files: at once on each decision, else at most once per
-// ProgressEvery; stop ends it. A failed edit is a warning, once: the run
+// ProgressEvery (the option's, the configuration's, else
+// [DefaultProgressEvery]); stop ends it. A failed edit is a warning, once: the run
 // goes on.
 func (r *issueRun) follow(ctx context.Context) (stop func()) {
-	every := cmp.Or(r.o.ProgressEvery, DefaultProgressEvery)
+	every := cmp.Or(r.o.ProgressEvery, r.o.Plan.Issues.ProgressEvery, DefaultProgressEvery)
 	poll := cmp.Or(r.o.Poll, time.Second)
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {

@@ -401,10 +401,11 @@ func TestIssueForgeFailuresNamed(t *testing.T) {
 }
 
 // The progress comment follows the run: at once on each decision, and no
-// more often than ProgressEvery otherwise.
+// more often than issues.progress_every otherwise.
 func TestIssueProgressIsThrottled(t *testing.T) {
 	t.Parallel()
 	c := newIssueCase(t, state.StatusSucceeded)
+	c.opts.ProgressEvery, c.every, c.now = 0, time.Hour, time.Now // the configuration's, on a clock that moves
 	var during []int
 	c.eng.during = func(save func(func(*state.State))) {
 		// shows waits until the progress comment says want: the edits by then.

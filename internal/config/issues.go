@@ -1,6 +1,10 @@
 package config
 
-import "go.yaml.in/yaml/v3"
+import (
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
 
 // Issues is the issues: section: how a run taken from a tracker issue
 // (run --issue) is run and shown on the issue.
@@ -11,6 +15,9 @@ type Issues struct {
 	RequireSandbox bool
 	// Labels are the labels agentloop moves on the issue.
 	Labels IssueLabels
+	// ProgressEvery is the least time between two edits of the issue's
+	// progress comment but for a decision (0: the application's default).
+	ProgressEvery time.Duration
 }
 
 // IssueLabels are the labels that say where an issue's run stands: Queued
@@ -37,6 +44,7 @@ func (d *decoder) issues(n *yaml.Node, key string) Issues {
 	}
 	d.fields(n, key, map[string]func(*yaml.Node, string){
 		"require_sandbox": func(v *yaml.Node, k string) { is.RequireSandbox = d.boolean(v, k) },
+		"progress_every":  func(v *yaml.Node, k string) { is.ProgressEvery = d.duration(v, k) },
 		"labels": func(v *yaml.Node, k string) {
 			d.fields(v, k, map[string]func(*yaml.Node, string){
 				"queued":    label(&is.Labels.Queued),
