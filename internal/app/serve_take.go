@@ -1,0 +1,194 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/forge"
+)
+
+// poll reads the lists (conditional requests: unchanged, the last list
+// stands) and takes each issue that is due, and each waiting issue that
+// changed since serve last saw it.
+func (s *server) poll(ctx context.Context) error {
+	issues, changed, err := s.f.Issues(ctx, s.o.Query)
+	if err != nil {
+		return err
+	}
+	var waiting []forge.Issue
+	wchanged := false
+	if len(s.o.Waiting.Labels) > 0 {
+		if waiting, wchanged, err = s.f.Issues(ctx, s.o.Waiting); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.stats.Polls++
+	if changed {
+		s.stats.Changed++
+		s.listed = issues
+	}
+	if wchanged {
+		s.waiting = waiting
+	}
+	if changed || wchanged {
+		s.prune()
+	}
+	listed := s.listed
+	var answered []forge.IssueRef
+	for _, is := range s.waiting {
+		if at, ok := s.seen[is.Ref]; !s.running[is.Ref] && (!ok || !at.Equal(is.UpdatedAt)) {
+			s.seen[is.Ref] = is.UpdatedAt
+			answered = append(answered, is.Ref)
+		}
+	}
+	s.mu.Unlock()
+	for _, ref := range answered {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err := s.take(ctx, ref, s.o.Waiting); err != nil {
+			return err
+		}
+	}
+	for _, is := range listed {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !s.due(is.Ref) {
+			continue
+		}
+		if err := s.take(ctx, is.Ref, s.o.Query); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prune forgets the issues neither list holds, so that serve's memory
+// follows the lists, not the time it runs.
+func (s *server) prune() {
+	in := make(map[forge.IssueRef]bool, len(s.listed)+len(s.waiting))
+	for _, is := range s.listed {
+		in[is.Ref] = true
+	}
+	for _, is := range s.waiting {
+		in[is.Ref] = true
+	}
+	for ref := range s.retry {
+		if !in[ref] {
+			delete(s.retry, ref)
+		}
+	}
+	for ref := range s.seen {
+		if !in[ref] {
+			delete(s.seen, ref)
+		}
+	}
+}
+
+// due reports whether ref is neither under way nor waiting to be tried again.
+func (s *server) due(ref forge.IssueRef) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, waiting := s.retry[ref]
+	return !s.running[ref] && (!waiting || !s.now().Before(r.at))
+}
+
+// later puts ref off: the wait doubles from Every each time, up to MaxWait.
+func (s *server) later(ref forge.IssueRef) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.laterLocked(ref)
+}
+
+func (s *server) laterLocked(ref forge.IssueRef) time.Duration {
+	w := s.every
+	if r, ok := s.retry[ref]; ok {
+		w = min(2*r.wait, s.maxWait)
+	}
+	s.retry[ref] = retry{at: s.now().Add(w), wait: w}
+	return w
+}
+
+// take waits for a free slot, then reads ref whole (the list leaves out
+// what it is blocked by, and may be older than another agentloop's claim)
+// and runs it; an issue blocked by an open one is put off.
+func (s *server) take(ctx context.Context, ref forge.IssueRef, q forge.Query) error {
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil
+	}
+	is, ok, err := s.ready(ctx, ref, q)
+	if err != nil || !ok {
+		<-s.slots
+		return err
+	}
+	s.mu.Lock()
+	s.running[ref] = true
+	s.stats.Started++
+	s.mu.Unlock()
+	s.log.Info("serve: taking issue", "issue", ref.String(), "title", is.Title)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { <-s.slots }()
+		err := s.run(ctx, is)
+		s.mu.Lock()
+		delete(s.running, ref)
+		if err != nil {
+			s.stats.Errors++
+		} else {
+			// Its run moved its labels, so the next list leaves it out;
+			// until that list is read it is not taken again.
+			delete(s.retry, ref)
+		}
+		again := s.laterLocked(ref)
+		s.mu.Unlock()
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("serve: the run of an issue failed; taking it again later", "issue", ref.String(), "in", again.String(), "err", err)
+		}
+	}()
+	return nil
+}
+
+// ready reads ref as it is now: ok when it is open, still selected (no
+// other agentloop claimed it since the list was read) and blocked by no
+// open issue; one that is blocked is put off.
+func (s *server) ready(ctx context.Context, ref forge.IssueRef, q forge.Query) (forge.Issue, bool, error) {
+	is, err := s.f.Issue(ctx, ref)
+	if errors.Is(err, forge.ErrNotFound) {
+		return is, false, nil // gone since the list: the next list says so
+	}
+	if err != nil || !is.Open || !hasLabels(is.Labels, q.Labels) {
+		return is, false, err
+	}
+	for _, b := range is.BlockedBy {
+		blocker, err := s.f.Issue(ctx, b)
+		if errors.Is(err, forge.ErrNotFound) {
+			continue // an issue the token cannot see blocks nothing it can act on
+		}
+		if err != nil {
+			return is, false, err
+		}
+		if blocker.Open {
+			s.count(func(st *ServeStats) { st.Blocked++ })
+			s.log.Info("serve: issue waits for the issue it is blocked by", "issue", ref.String(), "blocked_by", b.String(), "again_in", s.later(ref).String())
+			return is, false, nil
+		}
+	}
+	return is, true, nil
+}
+
+// hasLabels reports whether have holds every label of want.
+func hasLabels(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
