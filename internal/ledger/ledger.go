@@ -31,7 +31,7 @@ type Ledger struct {
 	Now   func() time.Time
 	Alive func(Owner) bool
 	// SyncWithin, when > 0, lets a settlement wait up to that long for its
-	// sync when the file was synced less than that long ago: the next
+	// sync when the file was synced (or opened) less than that long ago: the next
 	// settlement past it, a timer, or Close syncs it. For a ledger kept by
 	// default, not asked for (no budgets), whose records are best effort
 	// already (a run goes on without one it cannot open): a loop of short
@@ -47,7 +47,7 @@ type Ledger struct {
 	book   *Book
 	me     Owner
 	syncs  int       // the file's syncs, for the tests
-	synced time.Time // the last sync (SyncWithin)
+	synced time.Time // the last sync, at first the opening (SyncWithin)
 	dirty  bool      // an append waits for its sync (SyncWithin)
 	timer  *time.Timer
 	closed bool
@@ -68,7 +68,7 @@ func Open(path string, loc *time.Location) (*Ledger, error) {
 	}
 	host, _ := os.Hostname()
 	start, _ := proc.StartTime(os.Getpid())
-	l := &Ledger{Path: path, f: f, book: NewBook(loc), me: Owner{PID: os.Getpid(), Host: host, Start: start}}
+	l := &Ledger{Path: path, f: f, book: NewBook(loc), me: Owner{PID: os.Getpid(), Host: host, Start: start}, synced: time.Now()}
 	return l, nil
 }
 
@@ -112,7 +112,7 @@ func (l *Ledger) sync() error {
 // that long ago, marks it to be synced within it; l.mu is held.
 func (l *Ledger) syncSoon() error {
 	since := l.now().Sub(l.synced)
-	if l.SyncWithin <= 0 || l.synced.IsZero() || since >= l.SyncWithin || since < 0 {
+	if l.SyncWithin <= 0 || since >= l.SyncWithin || since < 0 {
 		return l.sync()
 	}
 	l.dirty = true
