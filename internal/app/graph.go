@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
@@ -90,7 +91,7 @@ func RunGraph(ctx context.Context, pr Process, o GraphOptions) (GraphResult, err
 	// The graph merges its tasks' work into the repository's work tree: no
 	// other loop works there meanwhile (its tasks work in worktrees of their
 	// own).
-	tree, err := lockWorkTree(state.Store{Root: g.stateDir}, repo, fmt.Sprintf("task graph %q", g.name))
+	tree, err := lockWorkTree(state.Store{Root: g.stateDir}, &gitx.Workspace{Dir: repo}, fmt.Sprintf("task graph %q", g.name))
 	if err != nil {
 		return GraphResult{}, err
 	}

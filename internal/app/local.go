@@ -16,7 +16,9 @@ func (s *Session) local(ctx context.Context, runDir string, events *state.EventL
 	o := engine.Options{
 		RunID: s.st.RunID, RunDir: runDir, LivePath: s.store.LivePath(s.p.Name),
 		Store: runStore{store: s.store, runDir: runDir}, Screen: s.screen, Warnf: s.screen.Warnf, Now: s.pr.Now, Log: s.log,
+		Workspace: s.work,
 	}
+	s.work = nil // the first engine's: another starts afresh
 	if events != nil {
 		o.Events = events
 	}

@@ -60,7 +60,8 @@ type Session struct {
 	p      *plan.Plan
 	store  *state.Store
 	lock   *state.Lock
-	tree   *state.Lock // the work tree's: one loop works in it at a time
+	tree   *state.Lock     // the work tree's: one loop works in it at a time
+	work   *gitx.Workspace // the work tree's workspace, opened as it was locked: the engine's
 	st     *state.State
 	screen *ui.Printer
 	log    *slog.Logger
@@ -98,12 +99,13 @@ func Open(pr Process, p *plan.Plan, screen *ui.Printer, log *slog.Logger, fresh 
 	// A second loop in the work tree would undo this one's work as it rolls
 	// back, and this one the other's: a task graph's tasks have worktrees of
 	// their own.
-	tree, err := lockWorkTree(*store, p.WorkDir, fmt.Sprintf("run %q", p.Name))
+	work := &gitx.Workspace{Dir: p.WorkDir}
+	tree, err := lockWorkTree(*store, work, fmt.Sprintf("run %q", p.Name))
 	if err != nil {
 		lock.Release()
 		return nil, err
 	}
-	s := &Session{pr: pr, p: p, store: store, lock: lock, tree: tree, screen: screen, log: log}
+	s := &Session{pr: pr, p: p, store: store, lock: lock, tree: tree, work: work, screen: screen, log: log}
 	st, err := store.Load(p.Name)
 	if gap, ok := errors.AsType[*state.HistoryGapError](err); ok {
 		screen.Warnf("%v", gap)
@@ -385,15 +387,17 @@ func spendString(sp state.Spend) string {
 	return tokens + ", " + cost
 }
 
-// lockWorkTree takes the work tree holding dir for owner: the whole of it,
+// lockWorkTree takes the work tree holding ws.Dir for owner: the whole of it,
 // its top directory, whatever folder of it the loop was started in, and with
 // the lock in the repository's git folder, which every loop of it finds
-// whatever its state folder. Outside git, dir itself, locked in store.
-func lockWorkTree(store state.Store, dir, owner string) (*state.Lock, error) {
+// whatever its state folder. Outside git, the folder itself, locked in store.
+// ws, opened here, is the workspace the run's engine checkpoints with: the
+// repository is learned once ([gitx.Workspace.Open]).
+func lockWorkTree(store state.Store, ws *gitx.Workspace, owner string) (*state.Lock, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if top, common, err := gitx.WorkTreeOf(ctx, dir); err == nil {
-		return store.LockWorkTree(top, filepath.Join(common, "agentloop"), owner)
+	if ws.Open(ctx) == nil {
+		return store.LockWorkTree(ws.Top(), filepath.Join(ws.CommonDir(), "agentloop"), owner)
 	}
-	return store.LockWorkTree(dir, "", owner)
+	return store.LockWorkTree(ws.Dir, "", owner)
 }

@@ -25,6 +25,9 @@ type Options struct {
 	Echo     io.Writer                        // the agent's output, nil: not echoed
 	Now      func() time.Time
 	Log      *slog.Logger
+	// Workspace is the run's work tree's, opened already (the session
+	// learned the repository as it locked the work tree); nil: New makes one.
+	Workspace *gitx.Workspace
 }
 
 // New assembles the local engine of a run from its parts (resolved from its
@@ -48,7 +51,11 @@ func New(ctx context.Context, p loop.Parts, o Options) *Local {
 		TokenBudget:         p.TokenBudget,
 		EscalationDiffLines: p.EscalationDiffLines,
 	}
-	ws := &gitx.Workspace{Dir: p.WorkDir, Commit: p.Git.Commit, Push: p.Git.Push, Remote: p.Git.Remote, Analyze: p.Analyze}
+	ws := o.Workspace
+	if ws == nil || ws.Dir != p.WorkDir {
+		ws = &gitx.Workspace{Dir: p.WorkDir}
+	}
+	ws.Commit, ws.Push, ws.Remote, ws.Analyze = p.Git.Commit, p.Git.Push, p.Git.Remote, p.Analyze
 	// Whether the folder is a git work tree is a fact of the folder, asked
 	// even when a signal has come: a session interrupted as it starts must
 	// still keep a cut attempt under its ref, not take git to be absent.

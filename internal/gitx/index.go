@@ -164,17 +164,6 @@ func (ix *privateIndex) reset() error {
 	return nil
 }
 
-// WorkTreeOf is the work tree holding dir, its top directory, and the git
-// folder its repository's work trees share (where a lock every loop of the
-// repository finds belongs).
-func WorkTreeOf(ctx context.Context, dir string) (top, commonDir string, err error) {
-	r, err := openRepo(ctx, dir)
-	if err != nil {
-		return "", "", err
-	}
-	return r.top, r.commonDir, nil
-}
-
 // topLevel returns the top directory of the work tree holding dir.
 func topLevel(ctx context.Context, dir string) (string, error) {
 	out, err := git(ctx, dir, "rev-parse", "--show-toplevel")

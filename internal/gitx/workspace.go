@@ -40,8 +40,16 @@ func (w *Workspace) checkpointer() *checkpointer {
 
 // Open learns the repository holding Dir, with one git process, and fails when
 // Dir is not in a git work tree: it is both the check whether there is one and
-// the first step of the first checkpoint.
+// the first step of the first checkpoint. Once it succeeded, it costs nothing.
 func (w *Workspace) Open(ctx context.Context) error { return w.checkpointer().learn(ctx) }
+
+// Top is the top folder of the work tree holding Dir, and CommonDir the git
+// folder its repository's work trees share (where a lock every loop of the
+// repository finds belongs), as [Workspace.Open] learned them ("" before).
+func (w *Workspace) Top() string { return w.cp.repo.top }
+
+// CommonDir: see [Workspace.Top].
+func (w *Workspace) CommonDir() string { return w.cp.repo.commonDir }
 
 // Snapshot records the work tree under ref; see [Snapshot].
 func (w *Workspace) Snapshot(ctx context.Context, ref, message string) (commit, tree string, err error) {
