@@ -48,6 +48,9 @@ func TestScripts(t *testing.T) {
 			// Scripts run the fake agent under the claude preset, which as root
 			// needs IS_SANDBOX (agent_outcomes unsets it to see the refusal).
 			e.Setenv("IS_SANDBOX", "1")
+			// agentloop, fakeagent and askmodel are this binary run again:
+			// built with -race, each would wait a second at exit.
+			e.Setenv("GORACE", testenv.GORACE())
 			fake, err := filepath.Abs(filepath.Join("testdata", "fake"))
 			if err != nil {
 				return err

@@ -71,7 +71,7 @@ print nothing to do
 			t.Fatal(err)
 		}
 	}
-	env := append(os.Environ(), "HOME="+root, "XDG_CONFIG_HOME="+filepath.Join(root, ".config"), "IS_SANDBOX=1",
+	env := append(os.Environ(), "HOME="+root, "XDG_CONFIG_HOME="+filepath.Join(root, ".config"), "IS_SANDBOX=1", "GORACE="+testenv.GORACE(),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
 	run := func(name string, args ...string) string {
 		t.Helper()

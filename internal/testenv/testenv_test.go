@@ -56,3 +56,17 @@ func TestNeedTool(t *testing.T) {
 		})
 	}
 }
+
+func TestGORACE(t *testing.T) {
+	for _, c := range []struct{ user, want string }{
+		{"", "atexit_sleep_ms=0"},
+		{"halt_on_error=1", "atexit_sleep_ms=0 halt_on_error=1"},
+		// the user's setting comes after, and the race runtime takes the last
+		{"atexit_sleep_ms=500", "atexit_sleep_ms=0 atexit_sleep_ms=500"},
+	} {
+		t.Setenv("GORACE", c.user)
+		if got := GORACE(); got != c.want {
+			t.Errorf("GORACE with GORACE=%q = %q, want %q", c.user, got, c.want)
+		}
+	}
+}
