@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,8 +21,29 @@ import (
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
+// parallel is how many scripts (and the package's other parallel tests) run
+// at once unless -parallel says: they mostly wait (on the timeouts and signals
+// they test, an agent's sleep, a real go test), about a core for every four
+// scripts, so more than the cores keeps the package short.
+const parallel = "8"
+
+// parallelM sets -parallel to [parallel] unless the command line gives it.
+// It runs only when this binary runs the tests, not when it runs as one of the
+// commands (whose arguments are not the test flags).
+type parallelM struct{ m *testing.M }
+
+func (p parallelM) Run() int {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", parallel)
+	}
+	return p.m.Run()
+}
+
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(parallelM{m}, map[string]func(){
 		"agentloop": func() { os.Exit(cli.Main(os.Args[1:], cli.Std())) },
 		"fakeagent": func() { os.Exit(fakeagent.Main()) },
 		"ptyrun":    func() { os.Exit(ptyRun()) },
