@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/budget"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 // The test binary doubles as a fake agent: with AGENT_HELPER_ACTIONS set it
@@ -79,7 +80,7 @@ func fakePreset(t *testing.T, format, via string, actions ...string) (Preset, ma
 		t.Fatal(err)
 	}
 	return Preset{Name: "fake", Binary: exe, PromptVia: via, Format: format},
-		map[string]string{"AGENT_HELPER_ACTIONS": strings.Join(actions, ";")}
+		map[string]string{"AGENT_HELPER_ACTIONS": strings.Join(actions, ";"), "GORACE": testenv.GORACE()}
 }
 
 func fake(name string) string {
