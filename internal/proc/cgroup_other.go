@@ -16,7 +16,3 @@ func killCgroup(string, bool, int) int { return 0 }
 func killCgroupsOf(int)                {}
 func cgroupBase() string               { return "" }
 func sweepStrays() int                 { return 0 }
-
-// Contains reports the process group only: without /proc and cgroups, what
-// calls setsid escapes.
-func (g *Groups) Contains() Containment { return Containment{Kind: ContainGroup} }

@@ -15,6 +15,10 @@ const (
 	// ContainGroup: only the run's process group and what carries its marker
 	// are ended (no /proc): a process that calls setsid escapes.
 	ContainGroup = "process group"
+	// ContainJob: each run is a Job Object of its own (Windows) that every
+	// process it starts is in, killed whole when the run ends or agentloop
+	// dies.
+	ContainJob = "job object"
 )
 
 // Containment is how agentloop ends what an agent or gate leaves behind.
@@ -29,6 +33,8 @@ func (c Containment) String() string {
 	switch c.Kind {
 	case ContainCgroup:
 		return fmt.Sprintf("cgroup: each agent and gate run in a cgroup of its own under %s, killed whole when the run ends", c.Where)
+	case ContainJob:
+		return "job object: each agent and gate run in a Windows job object of its own, killed whole when the run ends or agentloop exits"
 	case ContainSubreaper:
 		return "subreaper: processes that leave a run's group and drop its marker (env -i setsid …) are found among the orphans agentloop adopts, and killed when no other agent or gate runs (" + c.Why + ")"
 	}

@@ -22,6 +22,12 @@ func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
+// startCmd starts cmd: its process group is made as it starts.
+func startCmd(cmd *exec.Cmd) error { return cmd.Start() }
+
+// detachAttr starts a [Detach]ed process in a session of its own.
+func detachAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
 // termGroup sends SIGTERM to the process group led by pid.
 func termGroup(pid int) { _ = syscall.Kill(-pid, syscall.SIGTERM) }
 

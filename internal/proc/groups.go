@@ -100,7 +100,7 @@ func (g *Groups) top() *Groups {
 // can start.
 func (g *Groups) start(cmd *exec.Cmd, marker, cgroup string) error {
 	if g == nil {
-		return cmd.Start()
+		return startCmd(cmd)
 	}
 	r := g.top()
 	r.mu.Lock()
@@ -114,7 +114,7 @@ func (g *Groups) start(cmd *exec.Cmd, marker, cgroup string) error {
 		r.watched = true
 		r.watch, _ = startWatchdog(r.Watchdog)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startCmd(cmd); err != nil {
 		return err
 	}
 	pid := cmd.Process.Pid

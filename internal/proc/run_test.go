@@ -1,3 +1,5 @@
+//go:build unix
+
 package proc
 
 import (
@@ -7,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -114,43 +115,6 @@ func TestRunStartError(t *testing.T) {
 }
 
 // pids parses the pids a test script printed, one per line.
-func pids(t *testing.T, out string) []int {
-	t.Helper()
-	var ps []int
-	for _, f := range strings.Fields(out) {
-		pid, err := strconv.Atoi(f)
-		if err != nil {
-			t.Fatalf("parse pid %q: %v", f, err)
-		}
-		ps = append(ps, pid)
-	}
-	if len(ps) == 0 {
-		t.Fatal("script printed no pids")
-	}
-	return ps
-}
-
-// assertGone fails unless every pid is gone within limit.
-func assertGone(t *testing.T, ps []int, limit time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		var alive []int
-		for _, pid := range ps {
-			if Alive(pid) {
-				alive = append(alive, pid)
-			}
-		}
-		if len(alive) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v still alive %s after Run returned", alive, limit)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // stubborn is a shell whose child ignores SIGTERM and which itself waits,
 // ignoring SIGTERM too; it prints both pids.
 const stubborn = `trap "" TERM; sleep 100 & echo $!; echo $$; wait; wait`

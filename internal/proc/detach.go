@@ -1,5 +1,3 @@
-//go:build unix
-
 package proc
 
 import (
@@ -7,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 )
 
 // Detached is a process [Detach] started.
@@ -37,7 +34,7 @@ func Detach(argv []string, dir string, env []string, logPath string) (*Detached,
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdout, cmd.Stderr = log, log // Stdin: /dev/null
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = detachAttr()
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return nil, &StartError{Argv: argv, Err: err}
