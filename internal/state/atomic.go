@@ -1,11 +1,9 @@
 package state
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // DirPerm and FilePerm are the modes of everything the store creates.
@@ -67,7 +65,7 @@ func (w AtomicWriter) WriteFile(path string, data []byte, perm os.FileMode) (err
 	}
 	rename, sync, remove := w.Rename, w.SyncDir, w.Remove
 	if rename == nil {
-		rename = os.Rename
+		rename = renameOver
 	}
 	switch {
 	case w.Volatile:
@@ -112,20 +110,6 @@ func (w AtomicWriter) WriteFile(path string, data []byte, perm os.FileMode) (err
 	}
 	if err := sync(dir); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// syncDir makes a rename in dir durable. File systems that cannot sync a
-// directory are not an error.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
 	return nil
 }

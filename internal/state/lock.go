@@ -120,10 +120,10 @@ func (s Store) removeTemps(name string) {
 }
 
 func tryLock(name, what, path string, me LockInfo) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, FilePerm)
+	f, err := openLock(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, FilePerm)
 	created := err == nil
 	if errors.Is(err, fs.ErrExist) {
-		f, err = os.OpenFile(path, os.O_RDWR, 0)
+		f, err = openLock(path, os.O_RDWR, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, errRetry // released meanwhile
 		}

@@ -41,7 +41,7 @@ func TestLockSameProcess(t *testing.T) {
 	if l.Recovered != nil {
 		t.Errorf("fresh lock reports a recovered one: %+v", l.Recovered)
 	}
-	if fi, err := os.Stat(l.Path); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(l.Path); err != nil || !permIs(fi, 0o600) {
 		t.Errorf("lock file mode %v, %v", fi.Mode().Perm(), err)
 	}
 	_, err = s.Lock("demo")
@@ -110,22 +110,36 @@ func TestLockOtherProcess(t *testing.T) {
 // deadPID returns the pid of a process that has exited and been reaped.
 func deadPID(t *testing.T) int {
 	t.Helper()
-	cmd := exec.Command("true")
+	cmd := exec.Command(os.Args[0], "-test.run=^$") // this test binary, running no test
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
 	return cmd.Process.Pid
 }
 
+// liveProcess starts a process that runs until the test ends (this test
+// binary as the lock helper, holding a lock of a store of its own) and
+// returns it.
+func liveProcess(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHelper$")
+	cmd.Env = append(os.Environ(), "STATE_LOCK_HELPER="+t.TempDir())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
+
 func TestLockStale(t *testing.T) {
 	t.Parallel()
 	host, _ := os.Hostname()
 	selfStart, _ := proc.StartTime(os.Getpid())
-	sleeper := exec.Command("sleep", "30")
-	if err := sleeper.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() })
+	sleeper := liveProcess(t)
 	sleeperStart, _ := proc.StartTime(sleeper.Process.Pid)
 	tests := []struct {
 		name      string
@@ -273,10 +287,7 @@ func TestLockSetChildren(t *testing.T) {
 // another host cannot be checked from here, so it counts as live.
 func TestOwnedByALockFile(t *testing.T) {
 	t.Parallel()
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
+	dead := deadPID(t)
 	me, err := self()
 	if err != nil {
 		t.Fatal(err)
@@ -289,12 +300,12 @@ func TestOwnedByALockFile(t *testing.T) {
 		host string
 		want bool
 	}{{me.Host, false}, {"another-host.example", true}} {
-		data, _ := json.Marshal(LockInfo{PID: dead.Process.Pid, Host: tc.host, StartedAt: time.Now()})
+		data, _ := json.Marshal(LockInfo{PID: dead, Host: tc.host, StartedAt: time.Now()})
 		if err := os.WriteFile(filepath.Join(s.StateDir(), "run.lock"), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if got := s.Owned("run"); got != tc.want {
-			t.Errorf("lock of dead pid %d on host %q: Owned = %v, want %v", dead.Process.Pid, tc.host, got, tc.want)
+			t.Errorf("lock of dead pid %d on host %q: Owned = %v, want %v", dead, tc.host, got, tc.want)
 		}
 	}
 }

@@ -32,3 +32,8 @@ func samefile(f *os.File, path string) bool {
 	b, err := os.Stat(path)
 	return err == nil && os.SameFile(a, b)
 }
+
+// openLock opens the lock file at path (os.OpenFile).
+func openLock(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag, perm)
+}

@@ -37,7 +37,7 @@ func TestWriteFileAtomic(t *testing.T) {
 			t.Fatalf("read back %q, %v; want %q", got, err, content)
 		}
 	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+	if fi, _ := os.Stat(path); !permIs(fi, 0o600) {
 		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
@@ -63,7 +63,7 @@ func TestSaveLoad(t *testing.T) {
 		t.Errorf("Load mismatch (-want +got):\n%s", diff)
 	}
 	for path, perm := range map[string]os.FileMode{s.StatePath("demo"): 0o600, s.StateDir(): 0o700} {
-		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != perm {
+		if fi, err := os.Stat(path); err != nil || !permIs(fi, perm) {
 			t.Errorf("%s: mode %v (%v), want %v", path, fi.Mode().Perm(), err, perm)
 		}
 	}
@@ -230,7 +230,7 @@ func TestDirs(t *testing.T) {
 	if err := EnsureDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+	if fi, err := os.Stat(dir); err != nil || !permIs(fi, 0o700) {
 		t.Errorf("EnsureDir mode %v, %v; want 0700", fi.Mode().Perm(), err)
 	}
 }
