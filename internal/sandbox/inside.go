@@ -15,11 +15,6 @@ import (
 	"github.com/agentloop/agentloop/internal/proc"
 )
 
-// InsideCommand is the first argument that makes agentloop's binary run as
-// its part inside a sandbox ([Inside]); the command line parses it before
-// anything else.
-const InsideCommand = "sandbox-inside"
-
 // listenFlag names one loopback address the bridge listens on and the Unix
 // socket it passes each connection to: --listen 127.0.0.1:3128=/path/proxy.sock.
 const listenFlag = "--listen"

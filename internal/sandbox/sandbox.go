@@ -19,6 +19,11 @@ import (
 	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
+// InsideCommand is the first argument that makes agentloop's binary run as
+// its part inside a sandbox ([Inside]); the command line parses it before
+// anything else.
+const InsideCommand = "sandbox-inside"
+
 // ErrUnavailable is the error of [Check] (and of every [Sandbox.Wrap]) on a
 // system with no sandbox agentloop can use.
 var ErrUnavailable = errors.New("no sandbox on this system")
