@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -142,11 +141,12 @@ func fetch(url string) (string, error) {
 // notePID appends pid to $FAKEAGENT_DIR/pids so tests can check it is gone.
 func (a *agent) notePID(pid int) { a.note("pids", strconv.Itoa(pid)) }
 
-// surviveTERM catches SIGTERM from now on and, for each one received, appends
-// our pid to $FAKEAGENT_DIR/sigterm, so a test can wait until the signal arrived.
+// surviveTERM catches SIGTERM (on Windows, Ctrl-Break) from now on and, for
+// each one received, appends our pid to $FAKEAGENT_DIR/sigterm, so a test can
+// wait until the signal arrived.
 func (a *agent) surviveTERM() {
 	c := make(chan os.Signal, 1)
-	signal.Notify(c, syscall.SIGTERM)
+	signal.Notify(c, termSignal)
 	go func() {
 		for range c {
 			a.note("sigterm", strconv.Itoa(os.Getpid()))
@@ -206,4 +206,12 @@ func replaceFile(path, old, new string) error {
 		return fmt.Errorf("%q not found in %s", old, path)
 	}
 	return os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644)
+}
+
+// fileOr returns w when it is an *os.File (so the child holds it), else def.
+func fileOr(w io.Writer, def *os.File) *os.File {
+	if f, ok := w.(*os.File); ok {
+		return f
+	}
+	return def
 }

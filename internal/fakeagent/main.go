@@ -33,6 +33,9 @@ type agent struct {
 }
 
 func run(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == stubbornChild { // spawn-stubborn's child (Windows)
+		_, _ = (&agent{stdout: stdout, stderr: stderr}).do(action{verb: "hang-stubborn"})
+	}
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "fakeagent: "+format+"\n", a...)
 		return code

@@ -5,7 +5,15 @@ package fakeagent
 import (
 	"io"
 	"os"
+	"syscall"
 )
+
+// termSignal is the signal agentloop ends an agent's process group with.
+var termSignal os.Signal = syscall.SIGTERM
+
+// stubbornChild is the argument of spawn-stubborn's child where it is the
+// fake agent itself (Windows).
+const stubbornChild = "--stubborn-child"
 
 // spawnStubborn starts, in our process group, a shell that ignores SIGTERM and
 // becomes a long sleep holding our stdout and stderr open (an ignored signal
@@ -25,12 +33,4 @@ func spawnStubborn(stdout, stderr io.Writer) (int, error) {
 	pid := p.Pid
 	_ = p.Release()
 	return pid, nil
-}
-
-// fileOr returns w when it is an *os.File (so the child holds it), else def.
-func fileOr(w io.Writer, def *os.File) *os.File {
-	if f, ok := w.(*os.File); ok {
-		return f
-	}
-	return def
 }
