@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/cli"
 	"github.com/agentloop/agentloop/internal/fakeagent"
+	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/redact/redacttest"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
@@ -251,7 +252,7 @@ func cmdPidsGone(ts *testscript.TestScript, neg bool, args []string) {
 	for {
 		alive := 0
 		for _, pid := range pids {
-			if syscall.Kill(pid, 0) == nil && !zombie(pid) {
+			if proc.Alive(pid) {
 				alive++
 			}
 		}
@@ -263,17 +264,6 @@ func cmdPidsGone(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// zombie reports whether pid is a zombie (dead, not yet reaped by its parent).
-func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
 
 // pidNamespace reports whether this process may run a command in a pid

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/agentloop/agentloop/internal/fakeagent"
+	"github.com/agentloop/agentloop/internal/proc"
 	"github.com/agentloop/agentloop/internal/tasks"
 	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/testenv"
@@ -169,8 +168,8 @@ tasks:
 		t.Errorf("run --tasks of the cancelled graph: exit %d (%v), want %d and how to resume\n%s\n%s", ExitCode(r.err), r.err, ExitInterrupted, r.stdout, r.stderr)
 	}
 	// The graph ends once its tasks' steps stopped: the agent is gone.
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("the agent of the interrupted task (pid %d) is still there: %v", pid, err)
+	if proc.Alive(pid) {
+		t.Errorf("the agent of the interrupted task (pid %d) is still there", pid)
 	}
 	if _, err := os.Stat(filepath.Join(repo, ".agentloop", "worktrees", "tasks", "slow")); err != nil {
 		t.Errorf("the interrupted task's worktree: %v, want it kept", err)

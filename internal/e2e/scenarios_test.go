@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -207,7 +206,7 @@ turns:
 			}
 			if left := survivors(marker, 5*time.Second); len(left) > 0 {
 				for _, pid := range left {
-					syscall.Kill(pid, syscall.SIGKILL)
+					killPID(pid)
 				}
 				t.Errorf("the tool's processes %v (sleep %s) outlived agentloop\n%s", left, marker, out.String())
 			}
@@ -374,7 +373,7 @@ func TestNeverEndingReply(t *testing.T) {
 			}
 			if left := withEnv("HOME="+a.env["HOME"], 5*time.Second); len(left) > 0 {
 				for _, pid := range left {
-					syscall.Kill(pid, syscall.SIGKILL)
+					killPID(pid)
 				}
 				t.Errorf("the CLI's processes %v outlived agentloop; %s", left, o)
 			}
@@ -389,4 +388,11 @@ func withEnv(kv string, d time.Duration) []int {
 		env, err := os.ReadFile(filepath.Join("/proc", pid, "environ"))
 		return err == nil && slices.Contains(strings.Split(string(env), "\x00"), kv)
 	})
+}
+
+// killPID kills the process pid, if it is still there.
+func killPID(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
 }

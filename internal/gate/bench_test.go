@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // GenGoTestJSON writes about size bytes of go test -json output: passing tests
@@ -62,15 +60,6 @@ func benchParse(b *testing.B, data []byte, format string) {
 	if secs := (cpuTime() - cpu0).Seconds(); secs > 0 {
 		b.ReportMetric(float64(len(data))*float64(n)/1e6/secs, "MB/cpu-s")
 	}
-}
-
-// cpuTime is this process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkParseGoTestJSON(b *testing.B) {

@@ -1,4 +1,4 @@
-//go:build temporal
+//go:build temporal && unix
 
 package temporal_test
 

@@ -1,4 +1,4 @@
-//go:build temporal
+//go:build temporal && unix
 
 // The tests of this file run the agentloop command (this test binary, see
 // TestMain), whose Temporal wiring is built only with the tag temporal.
