@@ -1,15 +1,24 @@
 package testenv
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
+
+// present is a program on every PATH of its system.
+func present() string {
+	if runtime.GOOS == "windows" {
+		return "cmd"
+	}
+	return "sh"
+}
 
 func TestLookTool(t *testing.T) {
 	for _, ci := range []string{"", "true"} {
 		t.Run("CI="+ci, func(t *testing.T) {
 			t.Setenv("CI", ci)
-			if p, required, err := LookTool("agentloop-no-such-tool", "sh"); err != nil || p == "" || required {
+			if p, required, err := LookTool("agentloop-no-such-tool", present()); err != nil || p == "" || required {
 				t.Errorf("LookTool(missing, sh) = %q, %v, %v; want the path of sh", p, required, err)
 			}
 			_, required, err := LookTool("agentloop-no-such-tool")
@@ -23,7 +32,7 @@ func TestLookTool(t *testing.T) {
 			if ok || (err != nil) != (ci == "true") {
 				t.Errorf("Condition(missing) = %v, %v under CI=%q; want false, and an error only under CI", ok, err, ci)
 			}
-			if ok, err := Condition("sh"); !ok || err != nil {
+			if ok, err := Condition(present()); !ok || err != nil {
 				t.Errorf("Condition(sh) = %v, %v", ok, err)
 			}
 		})
@@ -50,7 +59,7 @@ func TestNeedTool(t *testing.T) {
 				t.Errorf("under CI=%q: skipped %v, failed %v", ci, r.skipped, r.failed)
 			}
 			r = &recorder{TB: t}
-			if p := NeedTool(r, "sh"); p == "" || r.skipped || r.failed {
+			if p := NeedTool(r, present()); p == "" || r.skipped || r.failed {
 				t.Errorf("NeedTool(sh) = %q, skipped %v, failed %v", p, r.skipped, r.failed)
 			}
 		})
