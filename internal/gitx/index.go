@@ -199,3 +199,14 @@ func copyFile(src, dst string) ([]byte, error) {
 	}
 	return data, os.Chtimes(dst, st.ModTime(), st.ModTime())
 }
+
+// WorkTreeOf is the work tree holding dir, its top directory, and the git
+// folder its repository's work trees share (where a lock every loop of the
+// repository finds belongs).
+func WorkTreeOf(ctx context.Context, dir string) (top, commonDir string, err error) {
+	r, err := openRepo(ctx, dir)
+	if err != nil {
+		return "", "", err
+	}
+	return r.top, r.commonDir, nil
+}
