@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command flat measures whether agentloop's costs stay flat as a run grows,
 // against a floor measured in the same run. It runs N iterations (default
 // 10,000) of a no-op agent (`true`, outside git) and measures a window of
