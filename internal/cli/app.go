@@ -17,9 +17,6 @@ import (
 	"github.com/agentloop/agentloop/internal/app"
 )
 
-// Version is the version of this build (set with -ldflags at release time).
-var Version = "dev"
-
 // Deps is everything a command touches of the process it runs in.
 type Deps struct {
 	Stdin      io.Reader
