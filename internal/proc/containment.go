@@ -19,6 +19,11 @@ const (
 	// process it starts is in, killed whole when the run ends or agentloop
 	// dies.
 	ContainJob = "job object"
+	// ContainWatch: the run's process group, and a watch of its process
+	// tree (macOS): every descendant seen in a scan of the process table
+	// (every [watchEvery]) or carrying the run's marker is killed with it, even
+	// after leaving the group and its parent.
+	ContainWatch = "process group and watch"
 )
 
 // Containment is how agentloop ends what an agent or gate leaves behind.
@@ -37,6 +42,8 @@ func (c Containment) String() string {
 		return "job object: each agent and gate run in a Windows job object of its own, killed whole when the run ends or agentloop exits"
 	case ContainSubreaper:
 		return "subreaper: processes that leave a run's group and drop its marker (env -i setsid …) are found among the orphans agentloop adopts, and killed when no other agent or gate runs (" + c.Why + ")"
+	case ContainWatch:
+		return fmt.Sprintf("process group and watch: the process table is scanned every %v for each agent and gate run's descendants; what left the run's group (setsid), or carries its marker, is killed with it; a process that drops the marker (env -i setsid …) and whose parent ends within %[1]v of its start escapes", watchEvery)
 	}
 	return "process group: the run's process group is ended; a process that calls setsid escapes (no /proc on this system)"
 }

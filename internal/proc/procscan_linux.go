@@ -6,13 +6,6 @@ import (
 	"strconv"
 )
 
-type procInfo struct {
-	ppid    int
-	sid     int // session id
-	zombie  bool
-	exiting bool // PF_EXITING: it has begun to exit (a zombie has too)
-}
-
 // pfExiting is PF_EXITING from <linux/sched.h>, in a process's flags.
 const pfExiting = 0x4
 

@@ -126,6 +126,13 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 	out.startPumps()
 	pid := cmd.Process.Pid
+	// Where there is neither a cgroup nor a subreaper (macOS), the run's
+	// process tree is watched: what leaves its group is noted while its
+	// parents still link it to the leader (nil elsewhere).
+	var tree *treeWatch
+	if cg == nil {
+		tree = watchTree(pid, marker)
+	}
 
 	waitc := make(chan struct{})
 	go func() {
@@ -167,17 +174,23 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		stop = true
 		terminate(pid, grace, waitc)
 	}
-	// The leader is gone: end whatever is left of its group (children that ignore
-	// SIGTERM, background jobs holding the pipes).
+	// The leader is gone: end what the watch saw leave its group, while the
+	// group's members still link it to the leader, then whatever is left of
+	// the group (children that ignore SIGTERM, background jobs holding the
+	// pipes).
+	watched := tree.end()
 	groups.end(pid)
 	// And whatever left the group (setsid), even dropping the marker (env -i):
 	// it may hold the output pipes, so before the drain. The run's cgroup
 	// holds all of it, and ending it costs what is in it; without one, what
 	// carries the marker is swept from /proc, and what dropped it is an orphan
 	// agentloop adopted, told apart only when no other run is live.
-	if cg != nil {
+	switch {
+	case cg != nil:
 		res.LeftBehind = cg.end(pid)
-	} else {
+	case tree != nil:
+		res.LeftBehind = watched // the marker's carriers too
+	default:
 		res.LeftBehind = sweep(marker, groups.others(pid) == 0)
 	}
 	out.drain(grace)

@@ -210,19 +210,6 @@ func adoptedStray(p procInfo, self, mySID int) bool {
 	return mySID >= 0 && p.ppid == self && p.sid >= 0 && p.sid != mySID
 }
 
-// addDescendants adds to hit every descendant of a process in hit, by parent
-// links.
-func addDescendants(procs map[int]procInfo, hit map[int]bool, self int) {
-	for changed := true; changed; {
-		changed = false
-		for pid, p := range procs {
-			if !hit[pid] && hit[p.ppid] && pid != self {
-				hit[pid], changed = true, true
-			}
-		}
-	}
-}
-
 // killAll sends SIGKILL to the processes in hit that are not zombies, adds
 // them to killed, reaps those that are this process's orphans, and returns how
 // many it signalled (a dying process again in a later scan counts once in
