@@ -25,6 +25,7 @@ func Doctor(ctx context.Context, w io.Writer, environ []string, o PlanOptions) e
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "keep awake: %s\n", keepAwake(p.KeepAwake, proc.KeepAwakeCommand()))
 	show := func(role string, a agent.Preset) error {
 		sb, how := p.AgentSandbox(a), "runs in it"
 		if sb == nil {
@@ -58,4 +59,16 @@ func Doctor(ctx context.Context, w io.Writer, environ []string, o PlanOptions) e
 		fmt.Fprintf(w, "gates (run in it): %s\n", pol)
 	}
 	return nil
+}
+
+// keepAwake says whether the machine is kept from sleeping while a loop runs
+// (on, by command; "" where nothing here can).
+func keepAwake(on bool, command string) string {
+	switch {
+	case !on:
+		return "off (keep_awake: false, or --keep-awake=false): the machine may sleep mid-run"
+	case command == "":
+		return "on, but nothing here keeps the machine awake (only macOS's caffeinate): its own power settings apply"
+	}
+	return "on: " + command + " while a loop runs (keep_awake: false, or --keep-awake=false, lets it sleep)"
 }

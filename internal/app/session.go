@@ -250,6 +250,14 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("overall timeout of %s reached: %w", t, context.DeadlineExceeded))
 		defer cancel()
 	}
+	if s.p.KeepAwake {
+		// A Mac that sleeps mid-run stops the agent; keep_awake: false lets it.
+		stop, err := proc.KeepAwake()
+		defer stop()
+		if err != nil && !errors.Is(err, proc.ErrNoKeepAwake) {
+			s.screen.Warnf("the machine may sleep while the loop runs: %v", err)
+		}
+	}
 	stopTicker := s.tick()
 	spec := s.p.Spec()
 	spec.NoCheckpoints = env.Work == nil

@@ -34,6 +34,7 @@ type loopOptions struct {
 	verbose          bool
 	quiet            bool
 	sandbox          bool
+	keepAwake        bool
 	notify           []string
 	dailyCap         float64
 	weeklyCap        float64
@@ -73,6 +74,7 @@ func (o *loopOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.weeklyCap, "weekly-cap", 0, "what every loop of yours together may spend this week, in USD")
 	fs.Float64Var(&o.monthlyCap, "monthly-cap", 0, "what every loop of yours together may spend this month, in USD")
 	fs.BoolVar(&o.sandbox, "sandbox", false, "run the agents in a sandbox: the work tree writable, $HOME hidden, the network limited to their model API (see 'agentloop doctor'); refuses to start where there is none")
+	fs.BoolVar(&o.keepAwake, "keep-awake", true, "keep the machine from sleeping while the loop runs (macOS: caffeinate -i; keep_awake: in the configuration); --keep-awake=false lets it sleep")
 	fs.StringArrayVar(&o.notify, "notify", nil, "also notify this receiver (repeatable): "+app.NotifyTargetSyntax+"; not recorded for resume")
 }
 
@@ -115,6 +117,8 @@ var presentation = func() map[string]bool {
 		"notify": true,
 		// The caps every loop shares are the person's of the day, not the run's.
 		"daily-cap": true, "weekly-cap": true, "monthly-cap": true,
+		// Whether this machine may sleep is the person's of the moment too.
+		"keep-awake": true,
 	}
 	for _, n := range connFlagNames {
 		m[n] = true
@@ -254,6 +258,7 @@ var overrideFlags = []struct {
 	{"max-cost", func(o *loopOptions, ov *config.Overrides) { ov.MaxCostUSD = &o.maxCost }},
 	{"log-format", func(o *loopOptions, ov *config.Overrides) { ov.LogFormat = &o.logFormat }},
 	{"sandbox", func(o *loopOptions, ov *config.Overrides) { ov.Sandbox = &o.sandbox }},
+	{"keep-awake", func(o *loopOptions, ov *config.Overrides) { ov.KeepAwake = &o.keepAwake }},
 	{"daily-cap", func(o *loopOptions, ov *config.Overrides) { ov.DailyCap = &o.dailyCap }},
 	{"weekly-cap", func(o *loopOptions, ov *config.Overrides) { ov.WeeklyCap = &o.weeklyCap }},
 	{"monthly-cap", func(o *loopOptions, ov *config.Overrides) { ov.MonthlyCap = &o.monthlyCap }},

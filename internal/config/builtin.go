@@ -44,6 +44,7 @@ func builtinYAML() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `state_dir: %s
 log_format: text
+keep_awake: true
 notify: {rate_limit_after: %s, timeout: %s, retries: %d}
 defaults:
   agent: %s

@@ -18,6 +18,7 @@
 //	AGENTLOOP_PROCEDURE          default procedure
 //	AGENTLOOP_STATE_DIR          state_dir
 //	AGENTLOOP_LOG_FORMAT         log_format (text | json)
+//	AGENTLOOP_KEEP_AWAKE         keep_awake (true | false)
 //	AGENTLOOP_TEMPORAL_ADDRESS   temporal.address (host:port of the Temporal server)
 //	AGENTLOOP_TEMPORAL_NAMESPACE temporal.namespace
 //	AGENTLOOP_TEMPORAL_TASK_QUEUE temporal.task_queue

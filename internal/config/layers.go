@@ -26,6 +26,7 @@ func EnvVars() []EnvVar {
 		{Name: "AGENTLOOP_PROCEDURE", Key: "default", Top: true},
 		{Name: "AGENTLOOP_STATE_DIR", Key: "state_dir", Top: true},
 		{Name: "AGENTLOOP_LOG_FORMAT", Key: "log_format", Top: true},
+		{Name: "AGENTLOOP_KEEP_AWAKE", Key: "keep_awake", Top: true},
 		{Name: "AGENTLOOP_TEMPORAL_ADDRESS", Key: "temporal.address", Top: true},
 		{Name: "AGENTLOOP_TEMPORAL_NAMESPACE", Key: "temporal.namespace", Top: true},
 		{Name: "AGENTLOOP_TEMPORAL_TASK_QUEUE", Key: "temporal.task_queue", Top: true},
@@ -140,6 +141,8 @@ func envLayer(at origins, getenv func(string) string) *layerBuilder {
 		}
 		o := origin{tier: "env", name: e.Name}
 		switch {
+		case e.Key == "keep_awake": // true or false, not a string
+			l.set(l.top, e.Key, plain(v), o)
 		case e.Top:
 			l.set(l.top, e.Key, str(v), o)
 		case e.Key == "agent.cmd":
@@ -162,6 +165,9 @@ func flagLayer(at origins, f Overrides) *layerBuilder {
 	fl := func(name string) origin { return origin{tier: "flag", name: "--" + name} }
 	if f.LogFormat != nil {
 		l.set(l.top, "log_format", str(*f.LogFormat), fl("log-format"))
+	}
+	if f.KeepAwake != nil {
+		l.set(l.top, "keep_awake", plain(strconv.FormatBool(*f.KeepAwake)), fl("keep-awake"))
 	}
 	if f.Agent != nil {
 		l.set(l.proc, "agent", str(*f.Agent), fl("agent"))

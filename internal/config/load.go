@@ -138,7 +138,7 @@ func resolveAll(at origins, layers []layer, env, flags *layerBuilder, context []
 	topNode = merge(merge(topNode, env.top, ""), flags.top, "")
 	t := d.top(topNode)
 	c := &Config{
-		StateDir: t.StateDir, LogFormat: t.LogFormat, Agents: t.Agents, Prices: t.Prices, Temporal: t.Temporal, Notify: t.Notify, Budgets: t.Budgets, Issues: t.Issues,
+		StateDir: t.StateDir, LogFormat: t.LogFormat, KeepAwake: t.KeepAwake, Agents: t.Agents, Prices: t.Prices, Temporal: t.Temporal, Notify: t.Notify, Budgets: t.Budgets, Issues: t.Issues,
 		procs: map[string]Procedure{}, sources: map[string][]Source{},
 		// notify: is left out: its URLs can be secrets (a Slack webhook's path).
 		top: at.sources(without(topNode, "agents", "prices", "notify"), "", nil),

@@ -342,3 +342,32 @@ func TestSourcesOfUsedAgents(t *testing.T) {
 		t.Errorf("agent sources (-want +got):\n%s", diff)
 	}
 }
+
+// keep_awake is on unless a file, AGENTLOOP_KEEP_AWAKE or --keep-awake says
+// otherwise; the flag wins over the environment, which wins over the files.
+func TestKeepAwake(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, ws string
+		env      []string
+		flag     *bool
+		want     bool
+		from     string
+	}{
+		{name: "built in", want: true, from: "built-in"},
+		{name: "a file", ws: "keep_awake: false\n", want: false, from: "workspace agentloop.yaml:1"},
+		{name: "the environment", ws: "keep_awake: false\n", env: []string{"AGENTLOOP_KEEP_AWAKE", "true"}, want: true, from: "env AGENTLOOP_KEEP_AWAKE"},
+		{name: "the flag", env: []string{"AGENTLOOP_KEEP_AWAKE", "true"}, flag: ptr(false), want: false, from: "flag --keep-awake"},
+	} {
+		c, err := load(t, "", tc.ws, env(tc.env...), Overrides{KeepAwake: tc.flag})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if c.KeepAwake != tc.want || sourceOf(c, "build", "keep_awake").From != tc.from {
+			t.Errorf("%s: keep_awake = %v from %q, want %v from %q", tc.name, c.KeepAwake, sourceOf(c, "build", "keep_awake").From, tc.want, tc.from)
+		}
+	}
+	if _, err := load(t, "", "keep_awake: sometimes\n", env(), Overrides{}); err == nil || !strings.Contains(err.Error(), "expected true or false") {
+		t.Errorf("keep_awake: sometimes: %v", err)
+	}
+}

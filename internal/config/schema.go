@@ -27,6 +27,7 @@ type top struct {
 	Default    string
 	StateDir   string
 	LogFormat  string
+	KeepAwake  bool
 	Agents     map[string]AgentSpec
 	Prices     map[string]Price
 	Temporal   Temporal
@@ -45,6 +46,7 @@ func (d *decoder) top(n *yaml.Node) top {
 		"default":    func(v *yaml.Node, k string) { t.Default = d.str(v, k) },
 		"state_dir":  func(v *yaml.Node, k string) { t.StateDir = d.str(v, k) },
 		"log_format": func(v *yaml.Node, k string) { t.LogFormat = d.oneOf(v, k, logFormats...) },
+		"keep_awake": func(v *yaml.Node, k string) { t.KeepAwake = d.boolean(v, k) },
 		"agents": func(v *yaml.Node, k string) {
 			d.mapping(v, k, func(name string, a *yaml.Node) { t.Agents[name] = d.agentSpec(a, k+"."+name) })
 		},

@@ -14,6 +14,7 @@ type Config struct {
 	Default   string               // the default procedure; see [Config.Procedure]
 	StateDir  string               // where state and run artifacts go (default .agentloop)
 	LogFormat string               // text or json
+	KeepAwake bool                 // keep the machine from sleeping while a loop runs (macOS: caffeinate)
 	Agents    map[string]AgentSpec // agent definitions and preset overrides, by name
 	Prices    map[string]Price     // USD per million tokens, by model
 	Temporal  Temporal             // where the Temporal engine's server is (unset fields: the defaults)
@@ -218,6 +219,7 @@ type Overrides struct {
 	LogFormat        *string
 	Reviewer         *string
 	Sandbox          *bool // --sandbox: the agents run in the sandbox
+	KeepAwake        *bool // --keep-awake
 	// Notify are receivers added to the configuration's, each as
 	// [target.Syntax] says; "none" drops those before it.
 	Notify []string

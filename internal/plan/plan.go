@@ -46,6 +46,7 @@ type Plan struct {
 
 	Verbose   bool
 	LogFormat string
+	KeepAwake bool // keep the machine from sleeping while the loop runs (keep_awake:)
 	Decider   state.Decider
 	// Notify is where the run's notifications go (the configuration's
 	// notify: and --notify).

@@ -36,7 +36,7 @@ func Resolve(cfg *config.Config, name string, o Options) (*Plan, error) {
 	}
 	wd := o.WorkDir
 	p := &Plan{Name: proc.Name, WorkDir: wd, Proc: proc, Gates: GateSpecs(proc.Gates, proc.Limits.GateTimeout), Prices: cfg.Prices,
-		Sources: cfg.Sources(proc.Name), Verbose: o.Verbose, LogFormat: cfg.LogFormat, Notify: cfg.Notify, Issues: cfg.Issues}
+		Sources: cfg.Sources(proc.Name), Verbose: o.Verbose, LogFormat: cfg.LogFormat, KeepAwake: cfg.KeepAwake, Notify: cfg.Notify, Issues: cfg.Issues}
 	if p.RateLimitWait, err = EnvDuration(o.Getenv, "AGENTLOOP_RATE_LIMIT_MAX_WAIT", 30*time.Minute); err != nil {
 		return nil, err
 	}
