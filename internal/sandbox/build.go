@@ -90,6 +90,11 @@ func Build(in Input) (policy.Policy, error) {
 	if s := resolve(in.State); s != "" && anyWithin(s, p.Write) {
 		p.Protect = addUnique(p.Protect, s)
 	}
+	for _, path := range gitControls(in.Tree, in.Create) {
+		if anyWithin(path, p.Write) {
+			p.Protect = addUnique(p.Protect, path)
+		}
+	}
 	// What the command runs, and what it may run, where it lives in a hidden
 	// folder (a CLI installed under $HOME: npm's prefix, nvm, ~/.local) or in
 	// one the sandbox replaces by its own (/tmp).
@@ -272,4 +277,32 @@ func addUnique(list []string, paths ...string) []string {
 		}
 	}
 	return list
+}
+
+// gitControls are the files of the work tree's git folders that make git run
+// commands outside the sandbox, which the command inside must not write: each
+// git folder's hooks and config (and config.worktree). A git folder is a
+// folder of tree, or the .git folder in one, that holds HEAD. A missing hooks
+// folder is made with create (bubblewrap can only protect what exists);
+// a missing config.worktree is left out.
+func gitControls(tree []string, create bool) []string {
+	var out []string
+	for _, t := range tree {
+		for _, dir := range []string{t, filepath.Join(t, ".git")} {
+			if !isDir(dir) || !exists(filepath.Join(dir, "HEAD")) {
+				continue
+			}
+			dir = resolve(dir)
+			hooks := filepath.Join(dir, "hooks")
+			if create && !exists(hooks) {
+				_ = os.Mkdir(hooks, 0o755) // if it cannot be made, bubblewrap leaves it out
+			}
+			for _, f := range []string{hooks, filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree")} {
+				if f == hooks || exists(f) {
+					out = addUnique(out, f)
+				}
+			}
+		}
+	}
+	return out
 }

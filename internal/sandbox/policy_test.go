@@ -80,54 +80,82 @@ func TestBuild(t *testing.T) {
 	}
 }
 
-// The bubblewrap command line: the namespaces, the whole system read-only,
-// then every mount parents first, the bridge and its sockets, the folder.
-func TestBwrapArgs(t *testing.T) {
+// One policy, two backends: each policy is turned into the bubblewrap
+// command line (Linux) and the sandbox-exec profile (macOS, whose grammar is
+// checked there; here its rules are checked as text), kept as golden files
+// (go test -update rewrites them). In both, what is writable is so, agentloop's
+// state and git's hooks and config are read-only after every rule that allows
+// writes, and the network is the proxy's alone, none, or the machine's.
+func TestBackends(t *testing.T) {
 	t.Parallel()
-	p := policy.Policy{
-		Dir: "/home/u/repo", Network: policy.NetworkHosts,
-		Write:   []string{"/home/u/repo/.agentloop/worktrees/g/t", "/home/u/repo", "/home/u/.claude"},
-		Protect: []string{"/home/u/repo/.agentloop"},
-		Hide:    []string{"/home/u"},
-		Read:    []string{"/home/u/.npm/lib/node_modules"},
-	}
-	got := strings.Join(bwrapArgs("/usr/bin/bwrap", p, "/opt/agentloop", "/tmp/agentloop-sandbox-1", []string{insideExe, InsideCommand, "--", "claude", "-p"}, true), "\n")
-	golden(t, "bwrap-args.golden", got)
-	for _, in := range []string{"--unshare-net", "--tmpfs\n/tmp", "--cap-drop\nALL", "--unshare-user\n--uid\n1000"} {
-		if !strings.Contains(got, in) {
-			t.Errorf("the command line lacks %q", in)
+	for _, tc := range []struct {
+		name string
+		p    policy.Policy
+	}{
+		{"hosts", policy.Policy{
+			Dir: "/home/u/repo", Network: policy.NetworkHosts,
+			Write:   []string{"/home/u/repo/.agentloop/worktrees/g/t", "/home/u/repo", "/home/u/.claude"},
+			Protect: []string{"/home/u/repo/.agentloop", "/home/u/repo/.git/hooks", "/home/u/repo/.git/config"},
+			Hide:    []string{"/home/u"},
+			Read:    []string{"/home/u/.npm/lib/node_modules"},
+			Hosts:   []policy.Host{{Name: "api.anthropic.com"}, {Name: "127.0.0.1", Port: 4321}},
+		}},
+		{"off", policy.Policy{
+			Dir: "/srv/repo", Network: policy.NetworkOff,
+			Write:   []string{"/srv/repo"},
+			Protect: []string{"/srv/repo/.git/hooks", "/srv/repo/.git/config"},
+		}},
+		{"on", policy.Policy{Dir: "/r", Network: policy.NetworkOn, Write: []string{"/r"}}},
+	} {
+		hosts := tc.p.Network == policy.NetworkHosts
+		netDir, port := "", 0
+		if hosts {
+			netDir, port = "/tmp/agentloop-sandbox-1", 53123
 		}
-	}
-	on := strings.Join(bwrapArgs("/usr/bin/bwrap", policy.Policy{Network: policy.NetworkOn, Dir: "/r", Write: []string{"/r"}}, "/x", "", []string{"cmd"}, false), "\n")
-	if strings.Contains(on, "--unshare-net") || strings.Contains(on, "--uid") {
-		t.Error("network on, yet a network namespace of its own; or not root, yet another user")
-	}
-}
+		args := bwrapArgs("/usr/bin/bwrap", tc.p, "/opt/agentloop", netDir, []string{insideExe, InsideCommand, "--", "claude", "-p"}, hosts)
+		bw := strings.Join(args, "\n")
+		golden(t, tc.name+".bwrap.golden", bw)
+		sb := SeatbeltProfile(tc.p, port, "/private/tmp/agentloop-sandbox-tmp-1")
+		golden(t, tc.name+".sb.golden", sb)
 
-// The sandbox-exec profile of the same policy (it cannot run here: its rules
-// are checked as text, its grammar on macOS).
-func TestSeatbeltProfile(t *testing.T) {
-	t.Parallel()
-	p := policy.Policy{
-		Dir: "/Users/u/repo", Network: policy.NetworkHosts,
-		Write:   []string{"/Users/u/repo", "/Users/u/.claude"},
-		Protect: []string{"/Users/u/repo/.agentloop"},
-		Hide:    []string{"/Users/u"},
-		Read:    []string{"/Users/u/.npm/lib/node_modules"},
-		Hosts:   []policy.Host{{Name: "api.anthropic.com"}, {Name: "127.0.0.1", Port: 4321}},
-	}
-	got := SeatbeltProfile(p, 53123, "/private/tmp/agentloop-sandbox-tmp-1")
-	golden(t, "seatbelt.golden", got)
-	if strings.Count(got, "(") != strings.Count(got, ")") {
-		t.Errorf("unbalanced parentheses in the profile:\n%s", got)
-	}
-	for _, want := range []string{`(remote ip "localhost:53123")`, `(remote ip "localhost:4321")`, `(deny file-read* file-write*` + "\n" + `  (subpath "/Users/u")`} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the profile lacks %q", want)
+		if strings.Count(sb, "(") != strings.Count(sb, ")") {
+			t.Errorf("%s: unbalanced parentheses in the profile:\n%s", tc.name, sb)
 		}
-	}
-	if strings.LastIndex(got, "(allow file-write*") > strings.Index(got, "; agentloop's state") {
-		t.Error("a rule that allows writes comes after the one that protects agentloop's state, and wins over it")
+		for _, w := range tc.p.Write {
+			if !strings.Contains(bw, "--bind\n"+w+"\n"+w+"\n") || !strings.Contains(sb, "(subpath "+sbplString(w)+")") {
+				t.Errorf("%s: %s is not writable in both", tc.name, w)
+			}
+		}
+		if len(tc.p.Protect) > 0 && strings.LastIndex(sb, "(allow file-write*") > strings.Index(sb, "; agentloop's state") {
+			t.Errorf("%s: a rule that allows writes comes after the one that protects agentloop's state and git's, and wins over it", tc.name)
+		}
+		for _, pr := range tc.p.Protect {
+			ro := strings.Index(bw, "--ro-bind-try\n"+pr+"\n"+pr+"\n")
+			for _, w := range tc.p.Write {
+				if within(pr, w) && ro < strings.Index(bw, "--bind\n"+w+"\n"+w+"\n") {
+					t.Errorf("%s: %s is not bound read-only after %s, which it is in", tc.name, pr, w)
+				}
+			}
+			if i := strings.Index(sb, "(subpath "+sbplString(pr)+")"); i < strings.Index(sb, "; agentloop's state") {
+				t.Errorf("%s: %s is not denied writes in the profile's last rule", tc.name, pr)
+			}
+		}
+		for _, h := range tc.p.Hide {
+			if !strings.Contains(bw, "--tmpfs\n"+h+"\n") || !strings.Contains(sb, "(deny file-read* file-write*\n  (subpath "+sbplString(h)+")") {
+				t.Errorf("%s: %s is not hidden in both", tc.name, h)
+			}
+		}
+		unshared := strings.Contains(bw, "--unshare-net")
+		denied := strings.Contains(sb, "(deny network*)")
+		if unshared != (tc.p.Network != policy.NetworkOn) || denied != unshared {
+			t.Errorf("%s: network %s, yet a network of its own %v (bubblewrap), denied %v (sandbox-exec)", tc.name, tc.p.Network, unshared, denied)
+		}
+		if proxied := strings.Contains(sb, `(remote ip "localhost:53123")`); proxied != hosts || hosts && !strings.Contains(sb, `(remote ip "localhost:4321")`) {
+			t.Errorf("%s: the proxy's port reachable: %v, want %v (and the allowed local port)", tc.name, proxied, hosts)
+		}
+		if asRoot := strings.Contains(bw, "--unshare-user\n--uid\n1000"); asRoot != hosts {
+			t.Errorf("%s: another user inside: %v, want %v", tc.name, asRoot, hosts)
+		}
 	}
 	if q := sbplString(`a"b\c`); q != `"a\"b\\c"` {
 		t.Errorf("sbplString = %s", q)
@@ -172,5 +200,57 @@ func golden(t *testing.T, name, got string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s (-want +got):\n%s", name, diff)
+	}
+}
+
+// What makes git run a command outside the sandbox is read-only inside: the
+// hooks and config of the work tree's git folder, and, for a linked worktree,
+// of its own git folder and the one it shares (config.worktree where there is
+// one). A missing hooks folder is made when the sandbox is (bubblewrap binds
+// only what exists). A folder that is not git's protects nothing.
+func TestBuildProtectsGit(t *testing.T) {
+	t.Parallel()
+	root := resolve(t.TempDir())
+	gitDir := func(dir string, files ...string) string {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range append([]string{"HEAD"}, files...) {
+			if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	repo := filepath.Join(root, "repo")
+	main := gitDir(filepath.Join(repo, ".git"), "config")
+	linked := gitDir(filepath.Join(main, "worktrees", "wt"), "config.worktree")
+	wt := filepath.Join(root, "wt")
+	plain := filepath.Join(root, "plain")
+	for _, d := range []string{wt, plain} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		tree   []string
+		create bool
+		want   []string
+	}{
+		{"a repository", []string{repo}, false, []string{filepath.Join(main, "hooks"), filepath.Join(main, "config")}},
+		{"a linked worktree", []string{wt, linked, main}, true, []string{filepath.Join(linked, "hooks"), filepath.Join(linked, "config.worktree"), filepath.Join(main, "hooks"), filepath.Join(main, "config")}},
+		{"not git's", []string{plain}, true, nil},
+	} {
+		p, err := Build(Input{Dir: tc.tree[0], Tree: tc.tree, Create: tc.create})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, p.Protect); diff != "" {
+			t.Errorf("%s: protected (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(linked, "hooks")); err != nil || !fi.IsDir() {
+		t.Errorf("the sandbox made no hooks folder to protect: %v", err)
 	}
 }

@@ -79,13 +79,18 @@ func newLab(t *testing.T, cfg policy.Config) *lab {
 	t.Cleanup(func() { _ = os.RemoveAll(root) })
 	l := &lab{home: filepath.Join(root, "home"), repo: filepath.Join(root, "repo")}
 	l.state = filepath.Join(l.repo, ".agentloop")
-	for _, d := range []string{filepath.Join(l.home, ".ssh"), filepath.Join(l.home, ".tool"), l.state} {
+	for _, d := range []string{filepath.Join(l.home, ".ssh"), filepath.Join(l.home, ".tool"), l.state, filepath.Join(l.repo, ".git", "hooks")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(l.home, ".ssh", "id_ed25519"), []byte("PRIVATE KEY\n"), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range []string{"HEAD", "config"} {
+		if err := os.WriteFile(filepath.Join(l.repo, ".git", f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -117,8 +122,9 @@ func (l *lab) run(t *testing.T, ctx context.Context, argv ...string) (int, strin
 }
 
 // The files an agent must not touch: the key in $HOME is not there, writes
-// outside the work tree (the system, agentloop's state) fail read-only, /tmp
-// is its own; the work tree and the CLI's folder are writable.
+// outside the work tree (the system, agentloop's state) and to git's hooks
+// and config fail read-only, /tmp is its own; the work tree, the rest of its
+// git folder and the CLI's folder are writable.
 func TestSandboxFiles(t *testing.T) {
 	t.Parallel()
 	l := newLab(t, policy.Config{Network: policy.NetworkOff})
@@ -130,13 +136,18 @@ echo x > "` + probe + `"; echo "system=$?"
 echo x > .agentloop/state.json; echo "state=$?"
 echo x > "` + tmpProbe + `"; echo "tmp=$?"
 echo x > work.txt; echo "tree=$?"
+echo x > .git/hooks/pre-commit; echo "hooks=$?"
+echo x >> .git/config; echo "config=$?"
+echo x > .git/index; echo "git=$?"
 echo x > "$HOME/.tool/config"; echo "tool=$?"`
 	code, out := l.run(t, t.Context(), "sh", "-c", script)
 	for _, want := range []string{
 		"id_ed25519: No such file or directory", "key=1",
 		probe + ": Read-only file system", "system=",
 		".agentloop/state.json: Read-only file system", "state=",
-		"tmp=0", "tree=0", "tool=0",
+		".git/hooks/pre-commit: Read-only file system", "hooks=",
+		".git/config: Read-only file system", "config=",
+		"tmp=0", "tree=0", "git=0", "tool=0",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -145,7 +156,7 @@ echo x > "$HOME/.tool/config"; echo "tool=$?"`
 	if code != 0 {
 		t.Errorf("exit %d", code)
 	}
-	for _, gone := range []string{probe, tmpProbe, filepath.Join(l.state, "state.json")} {
+	for _, gone := range []string{probe, tmpProbe, filepath.Join(l.state, "state.json"), filepath.Join(l.repo, ".git", "hooks", "pre-commit")} {
 		if _, err := os.Stat(gone); err == nil {
 			t.Errorf("%s was written outside the sandbox", gone)
 		}

@@ -63,7 +63,7 @@ func SeatbeltProfile(p policy.Policy, proxyPort int, tmp string) string {
 		rule("(allow file-read-metadata (vnode-type DIRECTORY))")
 	}
 	if len(p.Protect) > 0 {
-		rule("; agentloop's state: read-only, last so that nothing above opens it")
+		rule("; agentloop's state, git's hooks and config: read-only, last so that nothing above opens them")
 		subpaths("deny file-write*", p.Protect)
 	}
 	switch p.Network {

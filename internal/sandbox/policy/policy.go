@@ -157,7 +157,7 @@ type Policy struct {
 	Dir     string   // the command's working folder
 	Write   []string // writable: the work tree, its git folders, the CLI's own folders
 	Read    []string // readable within a hidden folder: the CLI's installation, what the person listed
-	Protect []string // read-only within a writable folder: agentloop's state
+	Protect []string // read-only within a writable folder: agentloop's state, git's hooks and config
 	Hide    []string // not there at all: $HOME (the agent's and agentloop's)
 	Network string   // off, on or hosts
 	Hosts   []Host   // with Network hosts: what it may reach
