@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 func open(t testing.TB, path string) *Ledger {
@@ -241,7 +242,7 @@ func TestKilledProcessLeavesNoHold(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), FileName)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHold$")
-	cmd.Env = append(os.Environ(), "LEDGER_HELPER="+path)
+	cmd.Env = append(os.Environ(), "LEDGER_HELPER="+path, "GORACE="+testenv.GORACE())
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 // zone loads a time zone, skipping the test when the machine has no zone data.
@@ -110,7 +111,7 @@ func TestOpenTakesTheMachinesZone(t *testing.T) {
 	}
 	zone(t, "America/Los_Angeles")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperZone$", "-test.v")
-	cmd.Env = append(os.Environ(), "TZ=America/Los_Angeles", "LEDGER_ZONE_HELPER="+filepath.Join(t.TempDir(), FileName))
+	cmd.Env = append(os.Environ(), "TZ=America/Los_Angeles", "LEDGER_ZONE_HELPER="+filepath.Join(t.TempDir(), FileName), "GORACE="+testenv.GORACE())
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestHelperZone") {
 		t.Errorf("in Los Angeles: %v\n%s", err, out)

@@ -121,7 +121,7 @@ func TestRunContainsAsSubreaper(t *testing.T) {
 func runStrays(t *testing.T, argv ...string) {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "PROC_TEST_HELPER=strays")
+	cmd.Env = append(os.Environ(), "PROC_TEST_HELPER=strays", "GORACE="+testenv.GORACE())
 	out, err := cmd.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Fatalf("helper: %v\n%s", err, out)

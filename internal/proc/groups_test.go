@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 // TestMain lets the test binary play the child processes of these tests: with
@@ -121,7 +123,7 @@ func TestRunTermReachesWholeGroup(t *testing.T) {
 	}()
 	res, err := Run(ctx, Spec{
 		Argv:   []string{os.Args[0]},
-		Env:    append(os.Environ(), "PROC_TEST_HELPER=term-leader", "PROC_TEST_RECORD="+record),
+		Env:    append(os.Environ(), "PROC_TEST_HELPER=term-leader", "PROC_TEST_RECORD="+record, "GORACE="+testenv.GORACE()),
 		Stdout: out, Stderr: out, Grace: grace,
 	})
 	if err != nil {

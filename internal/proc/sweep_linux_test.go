@@ -182,7 +182,7 @@ func subreaper() int {
 func TestBecomeSubreaper(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "PROC_TEST_HELPER=subreaper")
+	cmd.Env = append(os.Environ(), "PROC_TEST_HELPER=subreaper", "GORACE="+testenv.GORACE())
 	out, err := cmd.Output()
 	if err != nil || strings.TrimSpace(string(out)) != "adopted" {
 		t.Errorf("helper said %q (%v), want \"adopted\"", out, err)

@@ -105,7 +105,7 @@ func newLab(t *testing.T, cfg policy.Config) *lab {
 func (l *lab) run(t *testing.T, ctx context.Context, argv ...string) (int, string) {
 	t.Helper()
 	var out syncBuffer
-	spec := proc.Spec{Argv: argv, Dir: l.repo, Env: append(os.Environ(), "HOME="+l.home), Stdout: &out, Stderr: &out, Grace: 5 * time.Second}
+	spec := proc.Spec{Argv: argv, Dir: l.repo, Env: append(os.Environ(), "HOME="+l.home, "GORACE="+testenv.GORACE()), Stdout: &out, Stderr: &out, Grace: 5 * time.Second}
 	wrapped, about, done, err := l.sb.Wrap(ctx, spec)
 	if err != nil {
 		t.Fatalf("Wrap: %v", err)
@@ -220,7 +220,7 @@ func TestSandboxTerm(t *testing.T) {
 		close(ready)
 	}()
 	spec := proc.Spec{Argv: []string{"sh", "-c", `trap 'echo got TERM; exit 3' TERM; echo ready; while :; do sleep 0.1; done`},
-		Dir: l.repo, Env: append(os.Environ(), "HOME="+l.home), Stdout: &out, Stderr: &out, Grace: 10 * time.Second}
+		Dir: l.repo, Env: append(os.Environ(), "HOME="+l.home, "GORACE="+testenv.GORACE()), Stdout: &out, Stderr: &out, Grace: 10 * time.Second}
 	wrapped, _, done, err := l.sb.Wrap(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +285,7 @@ func TestSandboxAgentInTmp(t *testing.T) {
 	if err := os.Chmod(f.Name(), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.sb.Try(t.Context(), l.repo, append(os.Environ(), "HOME="+l.home), f.Name()); err != nil {
+	if err := l.sb.Try(t.Context(), l.repo, append(os.Environ(), "HOME="+l.home, "GORACE="+testenv.GORACE()), f.Name()); err != nil {
 		t.Errorf("Try: %v", err)
 	}
 	if code, out := l.run(t, t.Context(), f.Name()); code != 0 {
@@ -301,7 +301,7 @@ func TestSandboxAgentInTmp(t *testing.T) {
 func TestSandboxTryFails(t *testing.T) {
 	l := newLab(t, policy.Config{})
 	l.sb.Exe = filepath.Join(l.home, "no-such-agentloop") // the bridge's bind fails
-	err := l.sb.Try(t.Context(), l.repo, append(os.Environ(), "HOME="+l.home), "sh")
+	err := l.sb.Try(t.Context(), l.repo, append(os.Environ(), "HOME="+l.home, "GORACE="+testenv.GORACE()), "sh")
 	se, ok := errors.AsType[*SetupError](err)
 	if !ok {
 		t.Fatalf("Try = %v, want a *SetupError", err)
