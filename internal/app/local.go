@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/gitx"
@@ -57,11 +58,29 @@ func (e echoWriter) Write(b []byte) (int, error) {
 // history (and, when a session ends, its final state) to the run folder's
 // log, so an older run's final state is still there after a new run of the
 // same name replaces the state file.
+//
+// With ended set, a save that ends the session (its status an end) stamps
+// the session's end on it first, and says in *ended whether the last save
+// was such a one: the session then has nothing of its own to save after the
+// loop, whose last save was its last (a second one cost a history entry and
+// three fsyncs).
 type runStore struct {
 	store  *state.Store
 	runDir string
+	now    func() time.Time
+	ended  *bool
 }
 
-func (r runStore) Save(st *state.State) error { return r.store.Save(st) }
+func (r runStore) Save(st *state.State) error {
+	end := r.ended != nil && st.Status.Ended() && len(st.Sessions) > 0
+	if end {
+		st.Sessions[len(st.Sessions)-1].EndedAt = r.now()
+	}
+	err := r.store.Save(st)
+	if r.ended != nil {
+		*r.ended = end && err == nil
+	}
+	return err
+}
 
 var _ engine.RecordGuard = (*gitx.Workspace)(nil)

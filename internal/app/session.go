@@ -243,6 +243,8 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 	s.told = nil
 	env := s.local(ctx, runDir, events)
 	defer env.Close()
+	ended := false // the loop's last save ended the session
+	env.Store = runStore{store: s.store, runDir: runDir, now: s.pr.Now, ended: &ended}
 	w := s.watch(runDir)
 	env.Events = toldLog{log: env.Events, w: w}
 	if t := s.p.Proc.Limits.Timeout; t > 0 {
@@ -264,11 +266,15 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 	out, runErr := loop.Run(ctx, s.steerable(env), spec, s.st)
 	stopTicker()
 
-	last := &s.st.Sessions[len(s.st.Sessions)-1]
-	last.EndedAt = s.pr.Now()
-	if _, unsaved := errors.AsType[*loop.SaveError](runErr); !unsaved {
-		if err := env.Save(context.WithoutCancel(ctx), s.st); err != nil {
-			s.screen.Warnf("%v", err)
+	if !ended {
+		// The loop's last save did not end the session (one cut short):
+		// the session's end is saved here.
+		last := &s.st.Sessions[len(s.st.Sessions)-1]
+		last.EndedAt = s.pr.Now()
+		if _, unsaved := errors.AsType[*loop.SaveError](runErr); !unsaved {
+			if err := env.Save(context.WithoutCancel(ctx), s.st); err != nil {
+				s.screen.Warnf("%v", err)
+			}
 		}
 	}
 	s.tellWaiting(ctx, env, w, out, runErr)
