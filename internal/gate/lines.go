@@ -67,6 +67,53 @@ func (l *lineReader) next() ([]byte, bool) {
 	}
 }
 
+// crlfReader passes r on with each "\r\n" made "\n", so that every parser,
+// the format's detection and the tail read a gate's output on Windows as
+// on Unix (inside JSON or XML a line end is white space either way).
+type crlfReader struct {
+	r   io.Reader
+	buf [32 << 10]byte
+	b   []byte // read from r, not yet passed on
+	err error
+}
+
+func (c *crlfReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		// A '\r' ending what was read waits for the next byte, unless r has ended.
+		if len(c.b) == 0 || len(c.b) == 1 && c.b[0] == '\r' && c.err == nil {
+			if n > 0 || c.err != nil {
+				break
+			}
+			k := copy(c.buf[:], c.b)
+			m, err := c.r.Read(c.buf[k:])
+			c.b, c.err = c.buf[:k+m], err
+			continue
+		}
+		if c.b[0] == '\r' {
+			if len(c.b) > 1 && c.b[1] == '\n' {
+				c.b = c.b[1:] // the '\n' goes on
+				continue
+			}
+			p[n] = '\r'
+			n++
+			c.b = c.b[1:]
+			continue
+		}
+		run := c.b
+		if i := bytes.IndexByte(run, '\r'); i >= 0 {
+			run = run[:i]
+		}
+		k := copy(p[n:], run)
+		n += k
+		c.b = c.b[k:]
+	}
+	if n == 0 && c.err != nil {
+		return 0, c.err
+	}
+	return n, nil
+}
+
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte{'\n'})
 	return bytes.TrimSuffix(b, []byte{'\r'})

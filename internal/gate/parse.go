@@ -141,7 +141,7 @@ func Parse(r io.Reader, o Options) (Report, error) {
 		return Report{}, fmt.Errorf("parse gate output: unknown format %q (use auto or one of %s)", o.Format, strings.Join(Formats(), ", "))
 	}
 	tail := newTailWriter(16 << 10)
-	src := &errReader{r: r}
+	src := &errReader{r: &crlfReader{r: r}} // a gate on Windows ends its lines with "\r\n"
 	br := bufio.NewReaderSize(io.TeeReader(src, tail), 64<<10)
 	if name == "auto" {
 		name = detect(br)
