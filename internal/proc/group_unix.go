@@ -22,6 +22,9 @@ func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
+// commandLine is argv as this system runs it: as it is.
+func commandLine(argv []string) ([]string, error) { return argv, nil }
+
 // startCmd starts cmd: its process group is made as it starts.
 func startCmd(cmd *exec.Cmd) error { return cmd.Start() }
 

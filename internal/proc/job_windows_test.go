@@ -6,11 +6,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -27,6 +31,10 @@ func TestMain(m *testing.M) {
 		stubbornForever()
 	case "owner":
 		os.Exit(owner())
+	case "print-args":
+		b, _ := json.Marshal(os.Args[1:])
+		fmt.Println(string(b))
+		os.Exit(0)
 	default:
 		fmt.Fprintln(os.Stderr, "unknown PROC_TEST_HELPER")
 		os.Exit(2)
@@ -199,5 +207,65 @@ func TestContainsJob(t *testing.T) {
 	t.Parallel()
 	if got := (&Groups{}).Contains(); got.Kind != ContainJob {
 		t.Errorf("Contains() = %+v, want a job object", got)
+	}
+}
+
+// An agent installed by npm is a command shim (claude.cmd): it runs as the
+// program the shim names, the prompt passed as it is, not read by cmd.exe.
+func TestRunNpmShim(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exe, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "node_modules", "tool", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "tool.exe"), exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shim := filepath.Join(dir, "tool.cmd")
+	text := strings.Replace(shimNative, `node_modules\@openai\codex\bin\codex.exe`, `node_modules\tool\bin\tool.exe`, 1)
+	if err := os.WriteFile(shim, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"fix the bug & say so", "100% | done", `a "quoted" word`, "two\nlines", "^caret <in> !bang!"}
+	var out bytes.Buffer
+	res, err := Run(t.Context(), Spec{Argv: append([]string{shim}, args...), Env: helperEnv("print-args"), Stdout: &out, Timeout: time.Minute})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Run = %+v, %v\n%s", res, err, out.String())
+	}
+	var got []string
+	if err := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &got); err != nil || !slices.Equal(got, args) {
+		t.Errorf("the program got %q (%v), want %q", got, err, args)
+	}
+}
+
+// Another batch file runs, unless cmd.exe would read an argument as its own.
+func TestRunBatchRefusesWhatCmdReads(t *testing.T) {
+	t.Parallel()
+	bat := filepath.Join(t.TempDir(), "gate.bat")
+	if err := os.WriteFile(bat, []byte("@echo off\r\necho %*\r\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(t.Context(), Spec{Argv: []string{bat, "a & calc"}})
+	if err == nil || !strings.Contains(err.Error(), "cmd.exe would read") {
+		t.Errorf("Run of a batch file with & in an argument: %v, want a refusal", err)
+	}
+}
+
+// A PowerShell script runs through powershell -File.
+func TestCommandLinePowerShell(t *testing.T) {
+	t.Parallel()
+	ps1 := filepath.Join(t.TempDir(), "agent.ps1")
+	if err := os.WriteFile(ps1, []byte("Write-Output $args\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := commandLine([]string{ps1, "-p", "x"})
+	want := []string{"powershell.exe", "-NoLogo", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-File", ps1, "-p", "x"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("commandLine = %q, %v; want %q", got, err, want)
 	}
 }

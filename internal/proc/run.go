@@ -86,7 +86,11 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
+	argv, err := commandLine(s.Argv) // on Windows: a .ps1, an npm .cmd shim
+	if err != nil {
+		return res, &StartError{Argv: s.Argv, Err: err}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdin = s.Dir, s.Env, s.Stdin
 	cmd.WaitDelay = grace // bounds the copy of Stdin after the process exits
 	setGroup(cmd)
@@ -112,7 +116,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		cg = newCgroup(groups.cgroupRoot(), marker) // cgroup_linux.go: what drops the marker stays in it
 	}
 	cg.attach(cmd)
-	err := groups.start(cmd, marker, cg.path())
+	err = groups.start(cmd, marker, cg.path())
 	if err != nil && cg != nil && !errors.Is(err, ErrShuttingDown) {
 		// The system gives a cgroup but not the right to start in it.
 		cg.end(0)
