@@ -69,39 +69,6 @@ func termRecorder() int {
 	return 0
 }
 
-// lineEvents returns a writer for a child's output and a channel that is closed
-// once the output has had n lines.
-func lineEvents(n int) (*linesSeen, <-chan struct{}) {
-	l := &linesSeen{want: n, done: make(chan struct{})}
-	l.w = Lines(1024, l.line)
-	return l, l.done
-}
-
-type linesSeen struct {
-	mu    sync.Mutex
-	w     interface{ Write([]byte) (int, error) }
-	lines []string
-	want  int
-	done  chan struct{}
-}
-
-func (l *linesSeen) Write(p []byte) (int, error) { return l.w.Write(p) }
-
-func (l *linesSeen) line(b []byte) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, string(b))
-	if len(l.lines) == l.want {
-		close(l.done)
-	}
-}
-
-func (l *linesSeen) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
-
 // A child in the agent's group that handles SIGTERM gets it: Run signals the
 // whole group, not only its leader (which here survives SIGTERM and waits for the
 // child), and the child has ended well before the grace period ran out.

@@ -17,6 +17,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 // TestMain lets the test binary play the processes of these tests: with
@@ -31,6 +35,12 @@ func TestMain(m *testing.M) {
 		stubbornForever()
 	case "owner":
 		os.Exit(owner())
+	case "interrupt-130":
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, os.Interrupt)
+		fmt.Println("ready")
+		<-c
+		os.Exit(130) // as agentloop does on Ctrl-C
 	case "print-args":
 		b, _ := json.Marshal(os.Args[1:])
 		fmt.Println(string(b))
@@ -267,5 +277,37 @@ func TestCommandLinePowerShell(t *testing.T) {
 	want := []string{"powershell.exe", "-NoLogo", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-File", ps1, "-p", "x"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("commandLine = %q, %v; want %q", got, err, want)
+	}
+}
+
+// On cancellation (Ctrl-C, a timeout) the run's console process group is asked to stop first
+// (CTRL_BREAK_EVENT, which Go delivers as os.Interrupt): an agent that handles
+// it ends by itself, well before the grace runs out.
+func TestRunCancelBreaksGroupFirst(t *testing.T) {
+	t.Parallel()
+	if testenv.Wine() {
+		// Ask the console of this process itself: Wine under go test has none
+		// to send a control event through.
+		if err := windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(os.Getpid())); err != nil {
+			t.Skipf("under Wine: GenerateConsoleCtrlEvent: %v (no console: a test binary run by wine has pipes, not a console)", err)
+		}
+	}
+	const grace = 20 * time.Second
+	out, ready := lineEvents(1)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-ready:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	res, err := Run(ctx, Spec{Argv: []string{os.Args[0]}, Env: helperEnv("interrupt-130"), Stdout: out, Grace: grace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 130 || res.Duration > grace/2 {
+		t.Errorf("Result = %+v, want exit 130 long before the grace of %s", res, grace)
 	}
 }
