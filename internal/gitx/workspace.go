@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -265,4 +266,12 @@ func Dirs(ctx context.Context, dir string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Controls are the files of the git folder dir that make git run programs
+// of their own: its hooks folder, and its configuration files (config and
+// config.worktree: core.hooksPath, core.fsmonitor, filters, aliases). A
+// sandbox keeps them read-only, since git runs what they name outside it.
+func Controls(dir string) (hooks string, configs []string) {
+	return filepath.Join(dir, "hooks"), []string{filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree")}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/sandbox/policy"
 )
 
@@ -292,13 +293,13 @@ func gitControls(tree []string, create bool) []string {
 			if !isDir(dir) || !exists(filepath.Join(dir, "HEAD")) {
 				continue
 			}
-			dir = resolve(dir)
-			hooks := filepath.Join(dir, "hooks")
+			hooks, configs := gitx.Controls(resolve(dir))
 			if create && !exists(hooks) {
 				_ = os.Mkdir(hooks, 0o755) // if it cannot be made, bubblewrap leaves it out
 			}
-			for _, f := range []string{hooks, filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree")} {
-				if f == hooks || exists(f) {
+			out = addUnique(out, hooks)
+			for _, f := range configs {
+				if exists(f) {
 					out = addUnique(out, f)
 				}
 			}
