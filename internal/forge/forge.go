@@ -33,7 +33,12 @@ type Issue struct {
 	// BlockedBy are the issues this one waits on (GitHub's issue
 	// dependencies), for a graph's depends_on.
 	BlockedBy []IssueRef
-	UpdatedAt time.Time
+	// OpenBlockers is how many open issues this one is blocked by, as the
+	// forge counts them in a list (GitHub's issue_dependencies_summary);
+	// 0 when none or when the forge does not say. A list gives the count
+	// without BlockedBy.
+	OpenBlockers int
+	UpdatedAt    time.Time
 }
 
 // Comment is a comment on an issue or pull request.

@@ -211,3 +211,47 @@ func TestDoubleRateLimit(t *testing.T) {
 	noToken(t, err)
 	t.Log(err)
 }
+
+// TestIssueReadsBlockersOnlyWhenBlocked: an issue that says it is blocked
+// by none (issue_dependencies_summary) is one request, not two; one blocked
+// by another is read with its blockers, and a list gives the count of its
+// open blockers.
+func TestIssueReadsBlockersOnlyWhenBlocked(t *testing.T) {
+	t.Parallel()
+	s := ghdouble.Start(t, ghdouble.Options{TLS: true})
+	s.AddToken(token, ghdouble.Token{Login: "agent", Scopes: []string{"repo"}})
+	const full = "acme/tool"
+	s.AddRepo(full, ghdouble.Repo{})
+	s.SetPermission(full, "agent", "write")
+	s.SetPermission(full, "maint", "maintain")
+	free := s.AddIssue(full, ghdouble.Issue{Title: "free", Author: "maint", Labels: []string{"agentloop"}})
+	blocked := s.AddIssue(full, ghdouble.Issue{Title: "blocked", Author: "maint", Labels: []string{"agentloop"}, BlockedBy: []int{free}})
+	c, err := New(Options{Host: s.Host(), Token: token, Transport: s.Client().Transport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := forge.Repo{Host: s.Host(), Owner: "acme", Name: "tool"}
+	const deps = "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by"
+	got, err := c.Issue(t.Context(), forge.IssueRef{Repo: repo, Number: free})
+	if err != nil || got.BlockedBy != nil || got.OpenBlockers != 0 {
+		t.Fatalf("Issue(%d) = %+v, %v; want blocked by none", free, got, err)
+	}
+	if n := s.Count(deps); n != 0 {
+		t.Errorf("an issue blocked by none: %d requests for its blockers, want none", n)
+	}
+	got, err = c.Issue(t.Context(), forge.IssueRef{Repo: repo, Number: blocked})
+	if err != nil || !cmp.Equal(got.BlockedBy, []forge.IssueRef{{Repo: repo, Number: free}}) || got.OpenBlockers != 1 {
+		t.Fatalf("Issue(%d) = %+v, %v; want blocked by #%d", blocked, got, err, free)
+	}
+	if n := s.Count(deps); n != 1 {
+		t.Errorf("an issue blocked by one: %d requests for its blockers, want 1", n)
+	}
+	list, _, err := c.Issues(t.Context(), forge.Query{Repo: repo, Labels: []string{"agentloop"}})
+	open := map[int]int{}
+	for _, is := range list {
+		open[is.Ref.Number] = is.OpenBlockers
+	}
+	if err != nil || !cmp.Equal(open, map[int]int{free: 0, blocked: 1}) {
+		t.Errorf("the list's open blockers %v, %v; want #%d blocked by 1", open, err, blocked)
+	}
+}

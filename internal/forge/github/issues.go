@@ -31,6 +31,12 @@ type issueJSON struct {
 	UpdatedAt         time.Time               `json:"updated_at"`
 	RepositoryURL     string                  `json:"repository_url"`
 	PullRequest       *json.RawMessage        `json:"pull_request"`
+	// Dependencies is GitHub's count of the issues this one is blocked by,
+	// open and in all (nil: a host without issue dependencies).
+	Dependencies *struct {
+		BlockedBy      int `json:"blocked_by"`
+		TotalBlockedBy int `json:"total_blocked_by"`
+	} `json:"issue_dependencies_summary"`
 }
 
 // issue is j as a [forge.Issue] of repo, with whether its author may write.
@@ -47,11 +53,16 @@ func (c *Client) issue(ctx context.Context, repo forge.Repo, j issueJSON) (forge
 	for _, l := range j.Labels {
 		is.Labels = append(is.Labels, l.Name)
 	}
+	if j.Dependencies != nil {
+		is.OpenBlockers = j.Dependencies.BlockedBy
+	}
 	return is, nil
 }
 
 // Issue reads an issue, with whether its author may write and the issues
-// it is blocked by.
+// it is blocked by: those are a second request, made only when the issue
+// says it is blocked by any (or says nothing of it: an older GitHub
+// Enterprise Server).
 func (c *Client) Issue(ctx context.Context, ref forge.IssueRef) (forge.Issue, error) {
 	rp, err := c.repoPath(ref.Repo)
 	if err != nil {
@@ -64,6 +75,9 @@ func (c *Client) Issue(ctx context.Context, ref forge.IssueRef) (forge.Issue, er
 	is, err := c.issue(ctx, ref.Repo, j)
 	if err != nil {
 		return forge.Issue{}, fmt.Errorf("read issue %s: %w", ref, err)
+	}
+	if j.Dependencies != nil && j.Dependencies.TotalBlockedBy == 0 {
+		return is, nil
 	}
 	if is.BlockedBy, err = c.blockedBy(ctx, ref, rp); err != nil {
 		return forge.Issue{}, fmt.Errorf("read issue %s: %w", ref, err)
