@@ -122,6 +122,10 @@ type server struct {
 	listed  []forge.Issue // the last list that changed
 	waiting []forge.Issue // the last list of Waiting that changed
 	seen    map[forge.IssueRef]time.Time
+	// blocked are the issues found blocked by an open issue whose list
+	// counted their open blockers, with that count: such an issue is not
+	// read again while the count stays the same.
+	blocked map[forge.IssueRef]int
 }
 
 // retry is when an issue whose run failed, or that was blocked, is taken again.
@@ -132,7 +136,8 @@ type retry struct {
 
 func newServer(f forge.Forge, o ServeOptions, run IssueRunner) *server {
 	s := &server{f: f, o: o, run: run, log: o.Log, now: o.Now, sleep: o.Sleep, every: o.Every, maxWait: o.MaxWait,
-		running: map[forge.IssueRef]bool{}, retry: map[forge.IssueRef]retry{}, seen: map[forge.IssueRef]time.Time{}}
+		running: map[forge.IssueRef]bool{}, retry: map[forge.IssueRef]retry{}, seen: map[forge.IssueRef]time.Time{},
+		blocked: map[forge.IssueRef]int{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -49,7 +49,7 @@ func (s *server) poll(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err := s.take(ctx, ref, s.o.Waiting); err != nil {
+		if err := s.take(ctx, forge.Issue{Ref: ref}, s.o.Waiting); err != nil {
 			return err
 		}
 	}
@@ -57,10 +57,10 @@ func (s *server) poll(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if !s.due(is.Ref) {
+		if !s.due(is) {
 			continue
 		}
-		if err := s.take(ctx, is.Ref, s.o.Query); err != nil {
+		if err := s.take(ctx, is, s.o.Query); err != nil {
 			return err
 		}
 	}
@@ -87,12 +87,26 @@ func (s *server) prune() {
 			delete(s.seen, ref)
 		}
 	}
+	for ref := range s.blocked {
+		if !in[ref] {
+			delete(s.blocked, ref)
+		}
+	}
 }
 
-// due reports whether ref is neither under way nor waiting to be tried again.
-func (s *server) due(ref forge.IssueRef) bool {
+// due reports whether the listed issue is neither under way, nor waiting
+// to be tried again, nor blocked as it was when last read (the same count
+// of open blockers in the list).
+func (s *server) due(is forge.Issue) bool {
+	ref := is.Ref
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if n, ok := s.blocked[ref]; ok {
+		if n == is.OpenBlockers {
+			return false
+		}
+		delete(s.blocked, ref) // a blocker closed, or another came: read it again now
+	}
 	r, waiting := s.retry[ref]
 	return !s.running[ref] && (!waiting || !s.now().Before(r.at))
 }
@@ -113,16 +127,17 @@ func (s *server) laterLocked(ref forge.IssueRef) time.Duration {
 	return w
 }
 
-// take waits for a free slot, then reads ref whole (the list leaves out
-// what it is blocked by, and may be older than another agentloop's claim)
-// and runs it; an issue blocked by an open one is put off.
-func (s *server) take(ctx context.Context, ref forge.IssueRef, q forge.Query) error {
+// take waits for a free slot, then reads the listed issue whole (the list
+// leaves out what it is blocked by, and may be older than another
+// agentloop's claim) and runs it; an issue blocked by an open one is put off.
+func (s *server) take(ctx context.Context, listed forge.Issue, q forge.Query) error {
+	ref := listed.Ref
 	select {
 	case s.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil
 	}
-	is, ok, err := s.ready(ctx, ref, q)
+	is, ok, err := s.ready(ctx, ref, listed.OpenBlockers, q)
 	if err != nil || !ok {
 		<-s.slots
 		return err
@@ -157,8 +172,9 @@ func (s *server) take(ctx context.Context, ref forge.IssueRef, q forge.Query) er
 
 // ready reads ref as it is now: ok when it is open, still selected (no
 // other agentloop claimed it since the list was read) and blocked by no
-// open issue; one that is blocked is put off.
-func (s *server) ready(ctx context.Context, ref forge.IssueRef, q forge.Query) (forge.Issue, bool, error) {
+// open issue. One that is blocked waits for its list's count of open
+// blockers (listed) to change, or, when the list counted none, is put off.
+func (s *server) ready(ctx context.Context, ref forge.IssueRef, listed int, q forge.Query) (forge.Issue, bool, error) {
 	is, err := s.f.Issue(ctx, ref)
 	if errors.Is(err, forge.ErrNotFound) {
 		return is, false, nil // gone since the list: the next list says so
@@ -176,7 +192,14 @@ func (s *server) ready(ctx context.Context, ref forge.IssueRef, q forge.Query) (
 		}
 		if blocker.Open {
 			s.count(func(st *ServeStats) { st.Blocked++ })
-			s.log.Info("serve: issue waits for the issue it is blocked by", "issue", ref.String(), "blocked_by", b.String(), "again_in", s.later(ref).String())
+			if listed > 0 {
+				s.mu.Lock()
+				s.blocked[ref] = listed
+				s.mu.Unlock()
+				s.log.Info("serve: issue waits for the issue it is blocked by", "issue", ref.String(), "blocked_by", b.String(), "again", "when its open blockers change")
+			} else {
+				s.log.Info("serve: issue waits for the issue it is blocked by", "issue", ref.String(), "blocked_by", b.String(), "again_in", s.later(ref).String())
+			}
 			return is, false, nil
 		}
 	}

@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -138,8 +140,64 @@ func TestServeTakesEachIssueOnce(t *testing.T) {
 	// Polls 1, 2 and 4 find a change: the first list, the runs' labels, and
 	// 5's count of open blockers (GitHub's issue_dependencies_summary) when
 	// 4 closed; poll 3 finds none.
-	if st.Started != 4 || st.Polls != 4 || st.Changed != 3 || st.Blocked < 2 {
-		t.Errorf("stats %+v, want 4 started, 4 polls of which 3 found a change, 5 put off at least twice", st)
+	if st.Started != 4 || st.Polls != 4 || st.Changed != 3 || st.Blocked != 1 {
+		t.Errorf("stats %+v, want 4 started, 4 polls of which 3 found a change, 5 found blocked once (not read again until 4 closed)", st)
+	}
+}
+
+// TestServeReadsABlockedIssueOnlyWhenItsBlockersChange: an issue blocked
+// by an open issue is read once, not again at each wait while the list's
+// count of its open blockers stays the same (GitHub counts those reads), and
+// is taken at the first poll after its blocker closed, not after a wait.
+func TestServeReadsABlockedIssueOnlyWhenItsBlockersChange(t *testing.T) {
+	d, c, repo := serveDouble(t)
+	blocker := d.AddIssue("o/r", ghdouble.Issue{Title: "not for us", Author: "alice"})
+	blocked := d.AddIssue("o/r", ghdouble.Issue{Title: "after it", Author: "alice", Labels: []string{"agentloop"}, BlockedBy: []int{blocker}})
+	done := make(chan int, 1)
+	r := &claimRunner{f: c, done: done}
+	clock := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	reads := func() (n int) {
+		for _, q := range d.Requests() {
+			if q.Method == "GET" && strings.HasSuffix(q.Path, fmt.Sprintf("/issues/%d", blocked)) {
+				n++
+			}
+		}
+		return n
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	polls := 0
+	o := ServeOptions{Query: forge.Query{Repo: repo, Labels: []string{"agentloop"}}, Every: time.Minute, Now: now,
+		Sleep: func(ctx context.Context, dur time.Duration) error {
+			polls++
+			switch polls {
+			case 20:
+				if n := reads(); n != 1 {
+					t.Errorf("the blocked issue was read %d times in 20 polls with nothing changed, want once", n)
+				}
+				d.CloseIssue("o/r", blocker)
+			case 21:
+				select {
+				case <-done:
+				case <-time.After(10 * time.Second):
+					t.Error("the issue was not taken at the poll after its blocker closed")
+				}
+				cancel()
+				return ctx.Err()
+			}
+			mu.Lock()
+			clock = clock.Add(dur)
+			mu.Unlock()
+			return nil
+		}}
+	st, err := Serve(ctx, c, o, r.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.numbers(); !slices.Equal(got, []int{blocked}) || st.Blocked != 1 {
+		t.Errorf("ran %v (%+v), want #%d once, found blocked once", got, st, blocked)
 	}
 }
 

@@ -36,7 +36,8 @@ type Issue struct {
 	// OpenBlockers is how many open issues this one is blocked by, as the
 	// forge counts them in a list (GitHub's issue_dependencies_summary);
 	// 0 when none or when the forge does not say. A list gives the count
-	// without BlockedBy.
+	// without BlockedBy: serve does not read an issue it found blocked
+	// again while its count stays the same.
 	OpenBlockers int
 	UpdatedAt    time.Time
 }
