@@ -109,6 +109,7 @@ type result struct {
 // phase is what the double answered in one phase.
 type phase struct {
 	polls, taken int
+	wall         time.Duration
 	// counted are the answers GitHub counts against the rate limit, by
 	// endpoint; notModified the conditional requests answered 304.
 	counted     map[string]int
@@ -220,10 +221,15 @@ func run(ctx context.Context, c config, out io.Writer) (result, error) {
 	fmt.Fprintf(out, "serve-bench: %d open issues labelled agentloop, %d of them blocked by %d open issues; serve polls every %s (standing for a minute); load %s\n",
 		c.issues, len(blocked), len(blockers), c.every, loadavg())
 
-	mark := func() (int, int) { return len(d.Requests()), ch.pollCount() }
-	measure := func(from, polls0, taken0 int) phase {
-		reqs := d.Requests()[from:]
-		p := phase{polls: ch.pollCount() - polls0, taken: ch.tookCount() - taken0, counted: map[string]int{}}
+	// mark is where a phase starts; measure what it did since.
+	type mark struct {
+		reqs, polls, taken int
+		at                 time.Time
+	}
+	markNow := func() mark { return mark{len(d.Requests()), ch.pollCount(), ch.tookCount(), time.Now()} }
+	measure := func(m mark) phase {
+		reqs := d.Requests()[m.reqs:]
+		p := phase{polls: ch.pollCount() - m.polls, taken: ch.tookCount() - m.taken, wall: time.Since(m.at), counted: map[string]int{}}
 		for _, q := range reqs {
 			if q.Status == 304 {
 				p.notModified++
@@ -243,31 +249,29 @@ func run(ctx context.Context, c config, out io.Writer) (result, error) {
 	}
 
 	// Drain.
-	start := time.Now()
+	m := mark{}
+	m.at = time.Now()
 	if err := settled(c.issues-len(blocked), "serve to take the issues not blocked"); err != nil {
 		return r, err
 	}
-	r.drain = measure(0, 0, 0)
-	fmt.Fprintf(out, "drain: %d issues taken in %s\n", r.drain.taken, time.Since(start).Round(time.Millisecond))
+	r.drain = measure(m)
 
 	// Idle.
-	i0, p0 := mark()
-	if err := ch.waitFor(ctx, func() bool { return ch.pollCount() >= p0+c.idle }, "the idle polls"); err != nil {
+	m = markNow()
+	if err := ch.waitFor(ctx, func() bool { return ch.pollCount() >= m.polls+c.idle }, "the idle polls"); err != nil {
 		return r, err
 	}
-	r.idle = measure(i0, p0, ch.tookCount())
+	r.idle = measure(m)
 
 	// Churn.
 	if r.memStart, err = ch.mem(ctx); err != nil {
 		return r, err
 	}
-	i0, p0 = mark()
-	t0 := ch.tookCount()
-	start = time.Now()
+	m = markNow()
 	added := 0
 	tick := time.NewTicker(time.Second / time.Duration(max(c.rate, 1)))
 	sample := time.NewTicker(5 * time.Second)
-	for time.Since(start) < c.churn {
+	for time.Since(m.at) < c.churn {
 		select {
 		case <-ctx.Done():
 			return r, ctx.Err()
@@ -285,24 +289,23 @@ func run(ctx context.Context, c config, out io.Writer) (result, error) {
 	}
 	tick.Stop()
 	sample.Stop()
-	if err := settled(t0+added, "serve to take the new issues"); err != nil {
+	if err := settled(m.taken+added, "serve to take the new issues"); err != nil {
 		return r, err
 	}
-	r.churn = measure(i0, p0, t0)
+	r.churn = measure(m)
 	if r.memEnd, err = ch.mem(ctx); err != nil {
 		return r, err
 	}
 
 	// Unblock.
-	i0, p0 = mark()
-	t0 = ch.tookCount()
+	m = markNow()
 	for _, b := range blockers {
 		d.CloseIssue(full, b)
 	}
-	if err := settled(t0+len(blocked), "serve to take the issues once unblocked"); err != nil {
+	if err := settled(m.taken+len(blocked), "serve to take the issues once unblocked"); err != nil {
 		return r, err
 	}
-	r.unblock = measure(i0, p0, t0)
+	r.unblock = measure(m)
 
 	end := ch.stop()
 	r.taken = ch.takenCopy()
@@ -448,18 +451,29 @@ func (r result) print(out io.Writer, c config) {
 			}
 			parts = append(parts, fmt.Sprintf("%s %.2f", e, per(p.counted[e], div)))
 		}
+		if parts == nil {
+			return "none"
+		}
 		return strings.Join(parts, "; ")
 	}
-	fmt.Fprintf(out, "\ndrain: %d issues taken in %d polls; requests GitHub counts per issue taken: serve %.2f (%s), the run's claim %.2f; conditional 304s %d\n",
-		r.drain.taken, r.drain.polls, per(r.drain.serveCounted(), r.drain.taken), endpoints(r.drain, r.drain.taken), per(r.drain.runCounted(), r.drain.taken), r.drain.notModified)
+	// every is a phase's mean time between polls: serve's waits are
+	// scaled to -every, so a poll stands for a minute when it is near -every.
+	every := func(p phase) time.Duration {
+		if p.polls == 0 {
+			return 0
+		}
+		return (p.wall / time.Duration(p.polls)).Round(time.Millisecond)
+	}
+	fmt.Fprintf(out, "\ndrain: %d issues taken in %d polls (%s a poll); requests GitHub counts per issue taken: serve %.2f (%s), the run's claim %.2f; conditional 304s %d\n",
+		r.drain.taken, r.drain.polls, every(r.drain), per(r.drain.serveCounted(), r.drain.taken), endpoints(r.drain, r.drain.taken), per(r.drain.runCounted(), r.drain.taken), r.drain.notModified)
 	idleCounted := per(r.idle.serveCounted()+r.idle.runCounted(), r.idle.polls)
 	idle304 := per(r.idle.notModified, r.idle.polls)
-	fmt.Fprintf(out, "idle: %d polls, %d issues listed (blocked); per poll: %.2f requests GitHub counts (%s), %.2f conditional 304s (not counted)\n",
-		r.idle.polls, r.blocked, idleCounted, endpoints(r.idle, r.idle.polls), idle304)
-	fmt.Fprintf(out, "churn: %d new issues over %s in %d polls, each taken; per new issue: serve %.2f counted (%s), the run's claim %.2f; conditional 304s per poll %.2f\n",
-		r.churn.taken, c.churn, r.churn.polls, per(r.churn.serveCounted(), r.churn.taken), endpoints(r.churn, r.churn.taken), per(r.churn.runCounted(), r.churn.taken), per(r.churn.notModified, r.churn.polls))
-	fmt.Fprintf(out, "unblock: %d issues taken once their blockers closed, in %d polls; per issue: serve %.2f counted (%s)\n",
-		r.unblock.taken, r.unblock.polls, per(r.unblock.serveCounted(), r.unblock.taken), endpoints(r.unblock, r.unblock.taken))
+	fmt.Fprintf(out, "idle: %d polls (%s a poll), %d issues listed (blocked); per poll: %.2f requests GitHub counts (%s), %.2f conditional 304s (not counted)\n",
+		r.idle.polls, every(r.idle), r.blocked, idleCounted, endpoints(r.idle, r.idle.polls), idle304)
+	fmt.Fprintf(out, "churn: %d new issues over %s in %d polls (%s a poll), each taken; per new issue: serve %.2f counted (%s), the run's claim %.2f; conditional 304s per poll %.2f\n",
+		r.churn.taken, c.churn, r.churn.polls, every(r.churn), per(r.churn.serveCounted(), r.churn.taken), endpoints(r.churn, r.churn.taken), per(r.churn.runCounted(), r.churn.taken), per(r.churn.notModified, r.churn.polls))
+	fmt.Fprintf(out, "unblock: %d issues taken once their blockers closed, in %d polls (%s a poll); per issue: serve %.2f counted (%s)\n",
+		r.unblock.taken, r.unblock.polls, every(r.unblock), per(r.unblock.serveCounted(), r.unblock.taken), endpoints(r.unblock, r.unblock.taken))
 
 	mib := func(b uint64) float64 { return float64(b) / (1 << 20) }
 	var hmin, hmax, rmax uint64
@@ -485,7 +499,10 @@ func (r result) print(out io.Writer, c config) {
 		idleHour, idleHour/budget, perHour(idle304), idle304)
 	left := budget - idleHour
 	fmt.Fprintf(out, "  each issue taken: %.2f counted requests of serve's, %.2f of the run's claim (labels; the run's own requests, its comment and pull request, are not measured here)\n", perIssue, claim)
-	if perIssue > 0 {
+	switch {
+	case left <= 0:
+		fmt.Fprintf(out, "  a token's %d an hour take no issue: polling alone spends them\n", budget)
+	case perIssue > 0:
 		fmt.Fprintf(out, "  a token's %d an hour take %.0f issues an hour at serve's cost alone, %.0f with the claim\n", budget, left/perIssue, left/(perIssue+claim))
 	}
 	fmt.Fprintf(out, "  (here each new issue came in a poll of its own, so each paid for the list's pages read again; at a minute's poll the issues of a minute share them)\n")
