@@ -505,7 +505,7 @@ func (r result) print(out io.Writer, c config) {
 	case perIssue > 0:
 		fmt.Fprintf(out, "  a token's %d an hour take %.0f issues an hour at serve's cost alone, %.0f with the claim\n", budget, left/perIssue, left/(perIssue+claim))
 	}
-	fmt.Fprintf(out, "  (here each new issue came in a poll of its own, so each paid for the list's pages read again; at a minute's poll the issues of a minute share them)\n")
+	fmt.Fprintf(out, "  (here %.1f new issues came a poll, and they shared the list's pages read again; at a minute's poll the issues of a minute share them, so an issue's cost falls toward its one read)\n", per(r.churn.taken, r.churn.polls))
 	fmt.Fprintf(out, "load %s\n", loadavg())
 }
 
