@@ -115,6 +115,9 @@ type issueRun struct {
 // request, and an escalation is answered by a writer's /agentloop command in
 // a comment after the question ([IssueCommand]).
 func RunIssue(ctx context.Context, eng IssueEngine, pr Process, o IssueOptions) (Outcome, error) {
+	if e, ok := eng.(interface{ issuesRefused() error }); ok {
+		return Outcome{}, e.issuesRefused()
+	}
 	p := o.Plan
 	r := &issueRun{o: o, pr: pr, eng: eng, labels: p.Issues.Labels, store: state.Store{Root: p.StateDir}, remote: o.Remote, out: pr.Progress(o.JSON)}
 	if r.remote == "" {

@@ -45,6 +45,9 @@ type ServeIssuesOptions struct {
 // waits for a person is taken again when it changed, so a writer's answer
 // on it goes on with its run ([Serve]).
 func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssuesOptions) (ServeStats, error) {
+	if e, ok := eng.(interface{ issuesRefused() error }); ok {
+		return ServeStats{}, e.issuesRefused()
+	}
 	resolve := func() (*plan.Plan, error) {
 		p, err := ResolvePlan(o.Plan)
 		if err == nil {
