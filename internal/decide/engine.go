@@ -69,8 +69,12 @@ func (e *Engine) Decide(in state.DecideInput) state.Decision {
 	}
 	// Failures that were there before the run, outside the task, are not the
 	// run's: every detector sees the iteration without them.
-	aside := outsideTask(in)
-	in.Evidence = setAside(in.Evidence, aside)
+	var baseline []evidence.GateResult
+	if in.State.BaselineDone {
+		baseline = in.State.Baseline
+	}
+	var aside []string
+	in.Evidence, aside = SetAside(in.Spec.Told, baseline, in.Evidence)
 	ev := in.Evidence
 	failing := Failing(ev)
 	q := Quality(ev)

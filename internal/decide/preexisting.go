@@ -8,8 +8,18 @@ import (
 
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/gate"
-	"github.com/agentloop/agentloop/internal/state"
 )
+
+// SetAside is the iteration as the decider judges it: without the failures
+// outside the task, a required gate that failed only on them passing, and
+// their keys. told is the task as the run was told it ([state.Spec.Told]),
+// baseline the gates' results before the run (nil: no baseline ran). An
+// engine asks it before the review, so that the reviewer is asked exactly
+// when the decider will find the gates green.
+func SetAside(told string, baseline []evidence.GateResult, ev evidence.Iteration) (evidence.Iteration, []string) {
+	keys := outsideTask(told, baseline, ev)
+	return setAside(ev, keys), keys
+}
 
 // outsideTask returns the keys of the iteration's failing tests that are not
 // the run's. Told a task ([state.Spec.Told]) that names some of the tests
@@ -20,14 +30,14 @@ import (
 // names none of the failing tests ("make the tests pass"), every failure is
 // the task (nil); a new failure, or a pre-existing one the agent made worse
 // (its message changed) or whose file it touched, is the run's.
-func outsideTask(in state.DecideInput) []string {
-	task := strings.TrimSpace(in.Spec.Told)
-	if task == "" || !in.State.BaselineDone {
+func outsideTask(told string, baseline []evidence.GateResult, ev evidence.Iteration) []string {
+	task := strings.TrimSpace(told)
+	if task == "" || len(baseline) == 0 {
 		return nil
 	}
 	before := map[string]string{}
 	specific := false
-	for _, g := range in.State.Baseline {
+	for _, g := range baseline {
 		for _, f := range slices.Concat(g.Findings, g.Preexisting) {
 			before[gate.Key(f)] = strings.TrimSpace(f.Message)
 			specific = specific || f.Kind == evidence.KindTest && names(task, f)
@@ -38,12 +48,12 @@ func outsideTask(in state.DecideInput) []string {
 		// pass") does not say which are outside it: all of them are its.
 		return nil
 	}
-	changed := in.Evidence.Diff.Files
-	if s := in.Evidence.Diff.SinceStart; s != nil {
+	changed := ev.Diff.Files
+	if s := ev.Diff.SinceStart; s != nil {
 		changed = s.Files
 	}
 	var out []string
-	for _, g := range in.Evidence.Gates {
+	for _, g := range ev.Gates {
 		if g.Infra || g.TimedOut > 0 {
 			continue
 		}

@@ -72,3 +72,69 @@ func TestOutsideTask(t *testing.T) {
 		})
 	}
 }
+
+// SetAside is the one rule an engine asks before the review and the decider
+// applies after it: the gates pass once the failures outside the task are set
+// aside exactly when the decider, given the reviewer's approval, ends the run
+// a success. A failure the agent brought in, one it touched, a run told no
+// task or one with no baseline leave the gate failed, and the reviewer
+// unasked.
+func TestSetAside(t *testing.T) {
+	t.Parallel()
+	const remote = "CALC_TOKEN is not set: this test needs credentials"
+	remoteFails := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestRemote", Key: "TEST|go|calc.TestRemote", File: "remote_test.go", Message: remote}
+	tests := []struct {
+		name     string
+		task     string
+		noBase   bool     // no baseline ran
+		changed  []string // files changed since the run's start
+		more     []string // other failing tests now, new
+		infra    bool     // the gate could not run
+		optional bool     // the gate is optional
+		aside    []string
+		passes   bool
+	}{
+		{name: "only a failure outside the task: the gate passes", task: "Fix TestAdd", changed: []string{"calc/calc.go"}, aside: []string{"TEST|go|calc.TestRemote"}, passes: true},
+		{name: "and a failure the agent brought in: the gate fails", task: "Fix TestAdd", changed: []string{"calc/calc.go"}, more: []string{"calc.TestSub"}, aside: []string{"TEST|go|calc.TestRemote"}},
+		{name: "told no task: the failure is the run's", changed: []string{"calc/calc.go"}},
+		{name: "no baseline ran: the failure is the run's", task: "Fix TestAdd", noBase: true, changed: []string{"calc/calc.go"}},
+		{name: "the agent touched its file: the failure is the run's", task: "Fix TestAdd", changed: []string{"calc/calc.go", "calc/remote_test.go"}},
+		{name: "a gate that could not run is not judged", task: "Fix TestAdd", changed: []string{"calc/calc.go"}, infra: true},
+		{name: "an optional gate's failure outside the task is set aside too", task: "Fix TestAdd", changed: []string{"calc/calc.go"}, optional: true, aside: []string{"TEST|go|calc.TestRemote"}, passes: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st := baseline([]string{"calc.TestAdd"})
+			st.Baseline[0].Findings = append(st.Baseline[0].Findings, remoteFails)
+			if tt.noBase {
+				st = baseline(nil)
+			}
+			ev := iter(1, tt.more...)
+			g := &ev.Gates[0]
+			g.Preexisting, g.Passed, g.Infra, g.Required = []evidence.Finding{remoteFails}, false, tt.infra, !tt.optional
+			ev.Diff.SinceStart = &evidence.DiffFacts{Files: tt.changed}
+			ev.Review = &evidence.Review{Verdict: evidence.VerdictApprove, Score: 9}
+
+			judged, aside := SetAside(tt.task, st.Baseline, ev)
+			if !slices.Equal(aside, tt.aside) {
+				t.Errorf("set aside %v, want %v", aside, tt.aside)
+			}
+			if got := judged.RequiredGatesPassed() && !judged.Gates[0].Infra; got != tt.passes {
+				t.Errorf("the gates pass once set aside: %v, want %v", got, tt.passes)
+			}
+			if ev.Gates[0].Passed || len(ev.Gates[0].Preexisting) != 1 {
+				t.Error("SetAside changed the iteration it was given")
+			}
+			spec := reviewed()
+			spec.Told = tt.task
+			d := New(DefaultPolicy()).Decide(state.DecideInput{State: st, Spec: &spec, Evidence: ev})
+			if !slices.Equal(d.OutsideTask, tt.aside) {
+				t.Errorf("the decider set aside %v, SetAside %v", d.OutsideTask, tt.aside)
+			}
+			if ok := d.Action == state.ActionProceed; ok != tt.passes {
+				t.Errorf("the decider %s (%s) on an approval; the gates pass once set aside: %v", d.Action, d.Message, tt.passes)
+			}
+		})
+	}
+}
