@@ -57,6 +57,10 @@ type Local struct {
 	// lines) in the escalation report.
 	EscalationDiffLines int
 
+	// SetAside is the decider's rule of the failures outside the task
+	// ([loop.Parts.SetAside]); nil: nothing is set aside.
+	SetAside func(told string, baseline []evidence.GateResult, ev evidence.Iteration) (evidence.Iteration, []string)
+
 	// Spend, when set, is the spend the run shares with the user's other
 	// loops: each iteration is reserved in its ledger and settled after.
 	Spend *SharedSpend
@@ -323,10 +327,19 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 		return cut(context.Cause(ctx))
 	}
 
-	if l.Reviewer != nil && ev.RequiredGatesPassed() && !ev.Agent.Failed() && ctx.Err() == nil {
+	// The reviewer is asked when the gates pass as the decider judges them:
+	// a failure there before the run, outside the task, set aside.
+	judged, aside := ev, []string(nil)
+	if l.SetAside != nil {
+		judged, aside = l.SetAside(r.Told, r.Baseline, ev)
+	}
+	if l.Reviewer != nil && judged.RequiredGatesPassed() && !ev.Agent.Failed() && ctx.Err() == nil {
 		l.phase("review")
 		checkRecords := l.guardRecords(ctx, "the reviewer") // an agent too
-		rv, err := l.Reviewer.Review(ctx, loop.ReviewRequest{Iteration: r.Iteration, Task: reviewTask(l.Task, r), Diff: diff, Gates: ev.Gates, IterDir: dir, WorkDir: l.WorkDir})
+		rv, err := l.Reviewer.Review(ctx, loop.ReviewRequest{
+			Iteration: r.Iteration, Task: reviewTask(l.Task, r), Diff: diff, Gates: ev.Gates, OutsideTask: aside,
+			IterDir: dir, WorkDir: l.WorkDir,
+		})
 		checkRecords(ctx, &ev)
 		if err != nil {
 			if ctx.Err() != nil {

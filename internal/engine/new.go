@@ -50,6 +50,7 @@ func New(ctx context.Context, p loop.Parts, o Options) *Local {
 		},
 		TokenBudget:         p.TokenBudget,
 		EscalationDiffLines: p.EscalationDiffLines,
+		SetAside:            p.SetAside,
 	}
 	ws := o.Workspace
 	if ws == nil || ws.Dir != p.WorkDir {

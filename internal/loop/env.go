@@ -54,6 +54,11 @@ type StepRequest struct {
 	// names a backup ("undo the cut attempt 3", "accept").
 	Why      string
 	Baseline []evidence.GateResult
+	// Told (StepIteration) is the task as the run was told it
+	// ([state.Spec.Told]): with Baseline, it says which failures are
+	// outside the task, for the engine to ask the reviewer as the decider
+	// will judge the gates (decide.SetAside).
+	Told string
 	// Remaining is what the run has left to spend (the decider's preflight): the
 	// agent is ended when its live usage crosses it.
 	Remaining budget.Remaining

@@ -86,8 +86,12 @@ type ReviewRequest struct {
 	Task      string
 	Diff      string
 	Gates     []evidence.GateResult
-	IterDir   string
-	WorkDir   string
+	// OutsideTask are the keys of the gates' failures that were there
+	// before the run and are outside the task (decide.SetAside): they do
+	// not stand in the way of an approval.
+	OutsideTask []string
+	IterDir     string
+	WorkDir     string
 }
 
 // Reviewer asks the reviewer agent for a verdict.
@@ -144,4 +148,9 @@ type Parts struct {
 	// Analyze reads the facts of an iteration's diff (the task's scope, the
 	// protected paths, tests, a secret added) from its unredacted text.
 	Analyze func(patch string) evidence.DiffFacts
+	// SetAside is the decider's rule of the failures outside the task
+	// (decide.SetAside): the iteration as the decider will judge it and the
+	// keys it sets aside, for the engine to ask the reviewer exactly when
+	// the decider finds the gates green. nil: nothing is set aside.
+	SetAside func(told string, baseline []evidence.GateResult, ev evidence.Iteration) (evidence.Iteration, []string)
 }

@@ -223,6 +223,7 @@ func (r *runner) iterate(ctx context.Context, left budget.Remaining) (Outcome, b
 		AwaitReset: st.Next.AwaitReset,
 		Timeout:    cmp.Or(st.Next.Timeout.Duration(), r.spec.Limits.IterationTimeout),
 		Baseline:   st.Baseline,
+		Told:       r.spec.Told,
 		Remaining:  left,
 	})
 	if err == nil && ctx.Err() != nil {

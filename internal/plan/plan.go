@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/decide"
 	"github.com/agentloop/agentloop/internal/diff"
 	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/prompt"
@@ -401,6 +402,7 @@ func (p *Plan) Parts(log *slog.Logger, runDir string) loop.Parts {
 		Analyze: func(patch string) evidence.DiffFacts {
 			return diff.Analyze(patch, diff.Options{ProtectedPaths: p.Proc.Escalation.ProtectedPaths, Scope: p.Scope})
 		},
+		SetAside: decide.SetAside,
 	}
 	parts.Git.Checkpoint, parts.Git.Commit, parts.Git.Push, parts.Git.Remote = p.Proc.Git.Checkpoint, p.Proc.Git.Commit, p.Proc.Git.Push, p.Proc.Git.Remote
 	if e := p.Proc.Escalation; e.IncludeDiff {

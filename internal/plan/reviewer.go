@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/agent"
 	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/gate"
 	"github.com/agentloop/agentloop/internal/loop"
 	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/redact"
@@ -54,7 +55,7 @@ func (r *ReviewerAgent) Review(ctx context.Context, req loop.ReviewRequest) (evi
 		}
 		return reviewText(res), nil
 	}
-	in := review.Input{Task: req.Task, Diff: req.Diff, Gates: req.Gates, Round: req.Iteration, MaxRounds: r.maxRounds()}
+	in := review.Input{Task: req.Task, Diff: req.Diff, Gates: req.Gates, OutsideTask: outsideTask(req.Gates, req.OutsideTask), Round: req.Iteration, MaxRounds: r.maxRounds()}
 	if !r.Template.IsZero() {
 		tmpl, err := r.Template.Content(prompt.FileReader(r.WorkDir))
 		if err != nil {
@@ -65,6 +66,23 @@ func (r *ReviewerAgent) Review(ctx context.Context, req loop.ReviewRequest) (evi
 	v, err := review.Review(ctx, ask, in)
 	v.Usage = usage
 	return redactReview(r.Runner.Redactor(r.Agent, nil), v), err
+}
+
+// outsideTask are the gates' failures there before the run whose keys are
+// outside the task, by gate name, for the reviewer's prompt (nil: none).
+func outsideTask(gates []evidence.GateResult, keys []string) map[string][]evidence.Finding {
+	var out map[string][]evidence.Finding
+	for _, g := range gates {
+		for _, f := range g.Preexisting {
+			if slices.Contains(keys, gate.Key(f)) {
+				if out == nil {
+					out = map[string][]evidence.Finding{}
+				}
+				out[g.Name] = append(out[g.Name], f)
+			}
+		}
+	}
+	return out
 }
 
 // redactReview returns v with the secrets of its texts replaced: the

@@ -3,11 +3,13 @@ package plan
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/agent"
+	"github.com/agentloop/agentloop/internal/evidence"
 	"github.com/agentloop/agentloop/internal/loop"
 )
 
@@ -45,5 +47,26 @@ func TestReviewRedactsDecodedVerdict(t *testing.T) {
 		if strings.Contains(s, pw) || strings.Contains(s, oauth) || !strings.Contains(s, "[REDACTED") {
 			t.Errorf("%s: %q", what, s)
 		}
+	}
+}
+
+// The reviewer is given the failures outside the task as findings of their
+// gate, found by their keys among the failures there before the run; a key
+// that none has, or a new failure's, gives none.
+func TestOutsideTaskByGate(t *testing.T) {
+	t.Parallel()
+	remote := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestRemote"}
+	old := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestOld"}
+	sub := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestSub"}
+	gates := []evidence.GateResult{
+		{Name: "unit", Findings: []evidence.Finding{sub}, Preexisting: []evidence.Finding{remote, old}},
+		{Name: "lint", Passed: true},
+	}
+	got := outsideTask(gates, []string{"TEST|go|calc.TestRemote", "TEST|go|calc.TestSub"})
+	if want := map[string][]evidence.Finding{"unit": {remote}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("outside the task %v, want %v", got, want)
+	}
+	if got := outsideTask(gates, nil); got != nil {
+		t.Errorf("no keys: %v, want none", got)
 	}
 }

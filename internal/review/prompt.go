@@ -14,25 +14,32 @@ const DefaultMaxDiff = 60_000
 
 // Input is what the reviewer is shown.
 type Input struct {
-	Task      string                // what the implementer was asked to do
-	Diff      string                // the iteration's unified diff
-	Gates     []evidence.GateResult // the gates agentloop ran on the change
-	Facts     *evidence.DiffFacts   // what agentloop found in the diff; optional
-	Previous  *evidence.Review      // the last round's verdict, to check it was addressed; optional
-	Round     int                   // review round, from 1
-	MaxRounds int                   // rounds allowed before a human decides (0: not said)
-	Template  string                // a user prompt template (Go text/template over [TemplateData]); "" for the built-in one
-	MaxDiff   int                   // bytes of diff shown; 0 means [DefaultMaxDiff]
+	Task  string                // what the implementer was asked to do
+	Diff  string                // the iteration's unified diff
+	Gates []evidence.GateResult // the gates agentloop ran on the change
+	// OutsideTask are the gates' failures that were there before the run
+	// and are outside the task, by gate name: the decider sets them aside,
+	// and the reviewer is told they do not stand in the way of an approval.
+	OutsideTask map[string][]evidence.Finding
+	Facts       *evidence.DiffFacts // what agentloop found in the diff; optional
+	Previous    *evidence.Review    // the last round's verdict, to check it was addressed; optional
+	Round       int                 // review round, from 1
+	MaxRounds   int                 // rounds allowed before a human decides (0: not said)
+	Template    string              // a user prompt template (Go text/template over [TemplateData]); "" for the built-in one
+	MaxDiff     int                 // bytes of diff shown; 0 means [DefaultMaxDiff]
 }
 
 // TemplateData is what a user template is executed with. Each field is ready to
 // print; Contract is the answer format, which is appended when the template
 // leaves it out, since the verdict cannot be read without it.
 type TemplateData struct {
-	Task      string
-	Diff      string // possibly cut; DiffNote says how much
-	DiffNote  string
-	Gates     string // a summary of the gate results
+	Task     string
+	Diff     string // possibly cut; DiffNote says how much
+	DiffNote string
+	Gates    string // a summary of the gate results
+	// Outside lists the failures outside the task ([Input.OutsideTask]),
+	// one a line; "" when there are none.
+	Outside   string
 	Facts     string // a summary of the diff facts
 	Previous  string // the last round's verdict and findings
 	Round     int
@@ -84,7 +91,7 @@ func data(in Input) TemplateData {
 	diff, note := capDiff(in.Diff, limit)
 	return TemplateData{
 		Task: strings.TrimSpace(in.Task), Diff: diff, DiffNote: note,
-		Gates: gateSummary(in.Gates), Facts: factSummary(in.Facts), Previous: previousSummary(in.Previous),
+		Gates: gateSummary(in.Gates, in.OutsideTask), Outside: outsideSummary(in.Gates, in.OutsideTask), Facts: factSummary(in.Facts), Previous: previousSummary(in.Previous),
 		Round: in.Round, MaxRounds: in.MaxRounds, Contract: contract(),
 	}
 }
@@ -104,6 +111,9 @@ func builtin(d TemplateData) string {
 	b.WriteString(orNone(d.Task, "(no task statement was given: judge the change on its own merits and tag missing_context)"))
 	b.WriteString("\n\n## Quality gates (run by agentloop itself, not by the implementer)\n\n")
 	b.WriteString(orNone(d.Gates, "No gates are configured: nothing was built or tested. Do not assume the code compiles or passes tests."))
+	if d.Outside != "" {
+		b.WriteString("\n\n## " + OutsideTaskHeading + "\n\n" + outsideTaskText + "\n\n" + d.Outside)
+	}
 	if d.Facts != "" {
 		b.WriteString("\n\n## What agentloop found in the diff\n\n" + d.Facts)
 	}
@@ -144,7 +154,8 @@ const checklist = `
 
 Verdict rules:
 - approve: the task is done, required gates pass, and there is no blocker or major finding. Minor findings and nits
-  may remain. Never approve when a required gate failed or the diff is empty.
+  may remain. Never approve when a required gate failed or the diff is empty; a failure listed under
+  "` + OutsideTaskHeading + `" does not count: it is not the change's.
 - request_changes: problems the implementer can fix in another round. Give each one as a finding with file, line and a
   concrete fix_hint.
 - reject: the approach is wrong, or more rounds will not fix it (a security problem, a conflict in the requirements, an

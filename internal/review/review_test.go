@@ -150,3 +150,42 @@ func TestPromptFenceSurvivesBackticks(t *testing.T) {
 		t.Errorf("fence not lengthened:\n%s", p)
 	}
 }
+
+// The reviewer is told which failures were there before the run and are
+// outside the task, under their own heading and on their gate's line, and
+// that they alone do not stand in the way of an approval; a failure there
+// before the run that is not outside the task, and one the change brought
+// in, are not listed there. Told none, the prompt has no such heading.
+func TestPromptOutsideTask(t *testing.T) {
+	t.Parallel()
+	remote := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestRemote", File: "remote_test.go", Line: 10, Message: "CALC_TOKEN is not set"}
+	old := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestOld", Message: "old failure"}
+	sub := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestSub", Message: "Sub is wrong"}
+	in := Input{Task: "Fix TestAdd.", Diff: "diff --git a/calc.go b/calc.go\n", Round: 1, Gates: []evidence.GateResult{
+		{Name: "go-test", Required: true, ExitCode: 1, Findings: []evidence.Finding{sub}, Preexisting: []evidence.Finding{remote, old}},
+	}}
+	if p := Prompt(in); strings.Contains(p, "## "+OutsideTaskHeading) || strings.Contains(p, "outside the task (listed") {
+		t.Errorf("told nothing outside the task, the prompt says some is:\n%s", p)
+	}
+	in.OutsideTask = map[string][]evidence.Finding{"go-test": {remote}}
+	p := Prompt(in)
+	for _, must := range []string{
+		"- go-test (required): FAILED (exit 1); 2 failure(s) existed before this change, 1 of them outside the task (listed under \"" + OutsideTaskHeading + "\")\n",
+		"## " + OutsideTaskHeading + "\n\n" + outsideTaskText + "\n\n- go-test: test remote_test.go:10 calc.TestRemote: CALC_TOKEN is not set\n",
+		"Never approve when a required gate failed or the diff is empty; a failure listed under\n  \"" + OutsideTaskHeading + "\" does not count",
+	} {
+		if !strings.Contains(p, must) {
+			t.Errorf("prompt lacks %q:\n%s", must, p)
+		}
+	}
+	section := p[strings.Index(p, "## "+OutsideTaskHeading):]
+	section = section[:strings.Index(section, "\n## ")]
+	for _, never := range []string{"calc.TestOld", "calc.TestSub"} {
+		if strings.Contains(section, never) {
+			t.Errorf("%s listed outside the task:\n%s", never, section)
+		}
+	}
+	if d := data(in); d.Outside == "" {
+		t.Error("a template is given no failures outside the task")
+	}
+}

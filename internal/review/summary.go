@@ -45,8 +45,32 @@ func capDiff(diff string, max int) (string, string) {
 	return diff[:cut], note
 }
 
-// gateSummary describes the gate results: status, counts and the first findings.
-func gateSummary(gates []evidence.GateResult) string {
+// OutsideTaskHeading heads, in the reviewer's prompt, the failures that were
+// there before the run and are outside the task ([Input.OutsideTask]).
+const OutsideTaskHeading = "Failing before this change, outside the task"
+
+// outsideTaskText says what the failures under [OutsideTaskHeading] are and
+// that they do not stand in the way of an approval.
+const outsideTaskText = "These failed on the untouched code before the implementer started, the task does not name them, " +
+	"the change does not touch their files and they fail the same way now: agentloop sets them aside. A required gate that " +
+	"failed only on them does not stand in the way of an approval, and they are not the implementer's to fix. " +
+	"Any other failure of a required gate does."
+
+// outsideSummary lists the gates' failures outside the task, one a line, in
+// the gates' order.
+func outsideSummary(gates []evidence.GateResult, outside map[string][]evidence.Finding) string {
+	var b strings.Builder
+	for _, g := range gates {
+		for _, f := range outside[g.Name] {
+			b.WriteString("- " + g.Name + ": " + findingLine(f) + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// gateSummary describes the gate results: status, counts and the first
+// findings; a failure outside the task (outside) is said to be.
+func gateSummary(gates []evidence.GateResult, outside map[string][]evidence.Finding) string {
 	var b strings.Builder
 	for _, g := range gates {
 		req := "required"
@@ -66,6 +90,9 @@ func gateSummary(gates []evidence.GateResult) string {
 		}
 		if n := len(g.Preexisting); n > 0 {
 			fmt.Fprintf(&b, "; %d failure(s) existed before this change", n)
+			if m := len(outside[g.Name]); m > 0 {
+				fmt.Fprintf(&b, ", %d of them outside the task (listed under %q)", m, OutsideTaskHeading)
+			}
 		}
 		if n := len(g.Fixed); n > 0 {
 			fmt.Fprintf(&b, "; %d earlier failure(s) now fixed", n)
