@@ -31,7 +31,7 @@ func NewInput(p *plan.Plan, st *state.State, queue string) (RunInput, error) {
 			Name: p.Name, RunID: st.RunID, Procedure: p.Proc.Name, WorkDir: p.WorkDir,
 			Args: slices.Clone(p.Args), TaskQueue: queue,
 		},
-		Task: p.TaskText(), Limits: p.Proc.Limits.Limits,
+		Task: p.TaskText(), Told: p.Spec().Told, Limits: p.Proc.Limits.Limits,
 		HasGates: len(p.Gates) > 0, HasReviewer: p.Reviewer != nil, Baseline: p.Proc.Baseline && len(p.Gates) > 0,
 		Policy: pol, State: *st, Shared: p.Budgets.Given,
 	}, nil

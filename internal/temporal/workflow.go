@@ -69,8 +69,12 @@ func (r RunRef) On(clone string) RunRef {
 // RunInput starts a run's workflow: the loop's spec as plain data, the
 // decider's policy, and the state to start from.
 type RunInput struct {
-	Run         RunRef
-	Task        string
+	Run  RunRef
+	Task string
+	// Told is the task as the run was told it ([state.Spec.Told]): it
+	// decides which failures are outside the task, as in a local run. A run
+	// started before it was carried has none, and replays as it ran.
+	Told        string `json:",omitempty"`
 	Limits      budget.Limits
 	HasGates    bool
 	HasReviewer bool
@@ -192,7 +196,7 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 	}
 	env.markMemo()
 	spec := state.Spec{
-		Name: in.Run.Name, Procedure: in.Run.Procedure, Task: in.Task, Limits: in.Limits,
+		Name: in.Run.Name, Procedure: in.Run.Procedure, Task: in.Task, Told: in.Told, Limits: in.Limits,
 		HasGates: in.HasGates, HasReviewer: in.HasReviewer, Baseline: in.Baseline,
 		Decider: decide.New(in.Policy),
 	}

@@ -31,6 +31,7 @@ type script struct {
 	keeps    []*state.Artifacts // each request's StepInput.Keep
 	// checkpoints: iteration steps end at checkpoint cN, N their count.
 	checkpoints bool
+	baseline    []evidence.GateResult // what the baseline step finds
 }
 
 func (s *script) step(ctx context.Context, in StepInput) (state.StepResult, error) {
@@ -44,7 +45,11 @@ func (s *script) run(in StepInput) (state.StepResult, error) {
 	s.keeps = append(s.keeps, in.Keep)
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	if in.Request.Kind != loop.StepIteration {
-		return state.StepResult{Started: t0, Finished: t0}, nil
+		res := state.StepResult{Started: t0, Finished: t0}
+		if in.Request.Kind == loop.StepBaseline {
+			res.Baseline = s.baseline
+		}
+		return res, nil
 	}
 	n := 0
 	for _, r := range s.requests {
@@ -164,6 +169,37 @@ func TestWorkflowRunsTheLoop(t *testing.T) {
 				t.Errorf("events %v: want them to end with run_finished", v.Events)
 			}
 		})
+	}
+}
+
+// TestWorkflowSetsAsideOutsideTheTask: the workflow's decider is told the
+// task as the run was, as a local run's is. TestRemote failed before the
+// run, the task names only TestAdd, and it fails the same way after: the
+// run succeeds with it reported apart, and each iteration's step is told
+// the task (its engine asks the reviewer by the same rule). Told nothing,
+// the workflow's run did not succeed.
+func TestWorkflowSetsAsideOutsideTheTask(t *testing.T) {
+	remote := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestRemote", File: "remote_test.go", Message: "CALC_TOKEN is not set"}
+	add := evidence.Finding{Kind: evidence.KindTest, Tool: "go", ID: "calc.TestAdd", File: "calc_test.go", Message: "Add(2, 3) = -1, want 5"}
+	s := &script{
+		baseline: []evidence.GateResult{{Name: "tests", Required: true, Findings: []evidence.Finding{add, remote}}},
+		results: []func(int) (evidence.Iteration, error){func(int) (evidence.Iteration, error) {
+			g := evidence.GateResult{Name: "tests", Required: true, Preexisting: []evidence.Finding{remote}, Fixed: []string{"TEST|go|calc.TestAdd"}}
+			return evidence.Iteration{Gates: []evidence.GateResult{g}, Diff: evidence.DiffFacts{Files: []string{"calc.go"}, Added: 1, Deleted: 1}}, nil
+		}},
+	}
+	env := newEnv(t, s)
+	in := input(budget.Limits{MaxIterations: 3, FailureThreshold: 3}, true)
+	in.Baseline, in.Told = true, "Fix TestAdd: Add returns the wrong sum."
+	env.ExecuteWorkflow(WorkflowRun, in)
+	out := result(t, env)
+	if want := "all required gates passed; failing before the run, outside the task: calc.TestRemote"; out.Status != state.StatusSucceeded || out.Reason != want {
+		t.Errorf("outcome = %s %q, want %s %q", out.Status, out.Reason, state.StatusSucceeded, want)
+	}
+	for _, r := range s.requests {
+		if r.Kind == loop.StepIteration && r.Told != in.Told {
+			t.Errorf("iteration %d's step was told the task %q, want %q", r.Iteration, r.Told, in.Told)
+		}
 	}
 }
 
