@@ -130,10 +130,17 @@ func (p *Plan) redactGates() {
 func (p *Plan) Spec() state.Spec {
 	return state.Spec{
 		Name: p.Name, Procedure: p.Proc.Name, Task: p.TaskText(), Limits: p.Proc.Limits.Limits,
-		Told:     prompt.ContextText(p.Proc.Prompt.Context, prompt.FileReader(p.WorkDir)),
+		Told:     p.told(),
 		HasGates: len(p.Gates) > 0, HasReviewer: p.Reviewer != nil,
 		Baseline: p.Proc.Baseline && len(p.Gates) > 0, Decider: p.Decider, Shared: p.Budgets.On,
 	}
+}
+
+// told is the task as the run was told it, as its prompt has it: the task's
+// own text (an issue's, a graph task's) and its context. It decides which
+// failures are the run's ([state.Spec.Told]).
+func (p *Plan) told() string {
+	return strings.TrimSpace(p.Task + "\n\n" + prompt.ContextText(p.Proc.Prompt.Context, prompt.FileReader(p.WorkDir)))
 }
 
 // TaskText is what the run is asked to do, for the reviewer and reports: a

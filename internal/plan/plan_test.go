@@ -204,3 +204,42 @@ func TestGateTimeout(t *testing.T) {
 		})
 	}
 }
+
+// The task as the run was told it is its prompt's: an issue's text (the
+// plan's task, which run --issue and serve set, with no context) decides
+// which failures are the run's as --context does; it was left out, and an
+// issue-driven run took every failure there before it for its own.
+func TestSpecTold(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "TASK.md"), []byte("Fix TestSub.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		task    string
+		context []string
+		want    []string // what the task as told holds
+	}{
+		{name: "told nothing"},
+		{name: "an issue's text", task: "Add returns the wrong sum (#5)\n\nTestAdd fails.", want: []string{"TestAdd fails."}},
+		{name: "a context file", context: []string{"TASK.md"}, want: []string{"Fix TestSub."}},
+		{name: "both", task: "TestAdd fails.", context: []string{"TASK.md"}, want: []string{"TestAdd fails.", "Fix TestSub."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := &Plan{WorkDir: dir, Task: tt.task}
+			p.Proc.Prompt.Context = tt.context
+			told := p.Spec().Told
+			if len(tt.want) == 0 && told != "" {
+				t.Errorf("told %q, want nothing", told)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(told, w) {
+					t.Errorf("told %q, want it to hold %q", told, w)
+				}
+			}
+		})
+	}
+}
