@@ -6,7 +6,10 @@
 // constant memory; [Lines] splits output into bounded lines. No child outlives
 // agentloop: on Linux each gets a parent-death signal, and a program whose
 // [Groups] names its binary ([Groups.Watchdog]) starts a [Watchdog] that ends
-// what its runs left once it dies, however it dies. The one exception is
+// what its runs left once it dies, however it dies. On macOS, which has neither
+// cgroups nor a subreaper, each run's process tree is watched instead (a scan
+// of the process table every [watchEvery]), and what left the run's group dies
+// with it. The one exception is
 // [Detach]: agentloop itself started to go on alone (a run resumed from
 // `agentloop watch`), in a session of its own. [Alive] and
 // [StartTime] identify a process for stale-lock detection. Whether a command

@@ -2,6 +2,9 @@ package proc
 
 import "golang.org/x/sys/unix"
 
+// pWExit is P_WEXIT from <sys/proc.h>, in a process's flags: it is exiting.
+const pWExit = 0x2000
+
 // scanProcs reads the parent, group, start time and state of every process
 // (kern.proc.all).
 func scanProcs() map[int]procInfo {
@@ -12,11 +15,12 @@ func scanProcs() map[int]procInfo {
 	}
 	for _, kp := range kps {
 		out[int(kp.Proc.P_pid)] = procInfo{
-			ppid:   int(kp.Eproc.Ppid),
-			pgid:   int(kp.Eproc.Pgid),
-			sid:    -1,
-			start:  startString(kp.Proc.P_starttime),
-			zombie: kp.Proc.P_stat == sZomb,
+			ppid:    int(kp.Eproc.Ppid),
+			pgid:    int(kp.Eproc.Pgid),
+			sid:     -1,
+			start:   startString(kp.Proc.P_starttime),
+			zombie:  kp.Proc.P_stat == sZomb,
+			exiting: kp.Proc.P_flag&pWExit != 0,
 		}
 	}
 	return out

@@ -88,7 +88,7 @@ func sweepMarked(match func([]byte) bool, seen func(map[int]procInfo) map[int]bo
 		n := 0
 		for pid := range hit {
 			p := procs[pid]
-			if pid == self || p.zombie || group != 0 && p.pgid == group {
+			if pid == self || p.zombie || p.exiting || group != 0 && p.pgid == group {
 				continue
 			}
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {

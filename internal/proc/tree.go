@@ -17,7 +17,7 @@ type procInfo struct {
 	sid     int    // session id (Linux; -1 where it is not read)
 	start   string // start time (macOS; "" where it is not read)
 	zombie  bool
-	exiting bool // PF_EXITING: it has begun to exit (Linux; a zombie has too)
+	exiting bool // it has begun to exit (Linux's PF_EXITING, macOS's P_WEXIT; a zombie has too)
 }
 
 // addDescendants adds to hit every descendant of a process in hit, by parent
