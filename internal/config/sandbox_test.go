@@ -25,6 +25,8 @@ func TestSandboxConfig(t *testing.T) {
 		{name: "true", workspace: "procedures:\n  p: {agent: claude, sandbox: true}\n", want: Sandbox{Agents: true}},
 		{name: "a mapping", workspace: "procedures:\n  p: {agent: claude, sandbox: {gates: true, network: off, allow: [\"a.b:1\"], write: [\"~/.cache/go-build\"]}}\n",
 			want: Sandbox{Agents: true, Gates: true, Config: policy.Config{Network: "off", Allow: []string{"a.b:1"}, Write: []string{"~/.cache/go-build"}}}},
+		{name: "sandbox-runtime's settings", workspace: "procedures:\n  p: {agent: claude, sandbox: {settings: ~/.srt-settings.json}}\n",
+			want: Sandbox{Agents: true, Config: policy.Config{Settings: "~/.srt-settings.json"}}},
 		{name: "gates only", workspace: "procedures:\n  p: {agent: claude, sandbox: {agents: false, gates: true}}\n", want: Sandbox{Gates: true}},
 		{name: "the flag", workspace: "procedures:\n  p: {agent: claude, sandbox: {network: on}}\n", flag: ptr(true),
 			want: Sandbox{Agents: true, Config: policy.Config{Network: "on"}}},
@@ -61,6 +63,7 @@ func TestSandboxConfigErrors(t *testing.T) {
 		{"procedures:\n  p: {agent: claude, sandbox: {allow: [\"https://x\"]}}\n", "not a URL"},
 		{"procedures:\n  p: {agent: claude, sandbox: {write: [rel/path]}}\n", `"rel/path": want an absolute path or one under ~/`},
 		{"procedures:\n  p: {agent: claude, sandbox: {netwrk: off}}\n", `unknown key "netwrk"`},
+		{"procedures:\n  p: {agent: claude, sandbox: {settings: srt.json}}\n", `sandbox.settings: "srt.json": want an absolute path or one under ~/`},
 		{"agents:\n  a: {preset: claude, sandbox: false}\nprocedures:\n  p: {agent: a}\n", "an agent's sandbox is true or a mapping"},
 		{"agents:\n  a: {preset: claude, sandbox: {gates: true}}\nprocedures:\n  p: {agent: a}\n", `unknown key "gates"`},
 	}

@@ -190,6 +190,11 @@ func (d *decoder) sandboxConfig(n *yaml.Node, key string, extra map[string]func(
 		},
 		"read":  func(v *yaml.Node, k string) { c.Read = d.sandboxPaths(v, k) },
 		"write": func(v *yaml.Node, k string) { c.Write = d.sandboxPaths(v, k) },
+		"settings": func(v *yaml.Node, k string) {
+			if c.Settings = d.str(v, k); !filepath.IsAbs(c.Settings) && !strings.HasPrefix(c.Settings, "~/") {
+				d.fail(v, k, "%q: want an absolute path or one under ~/", c.Settings)
+			}
+		},
 	}
 	maps.Copy(fs, extra)
 	d.fields(n, key, fs)

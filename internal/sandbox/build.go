@@ -44,6 +44,10 @@ func Build(in Input) (policy.Policy, error) {
 	if err := in.Config.Validate(); err != nil {
 		return policy.Policy{}, err
 	}
+	rt, err := readRuntime(&in)
+	if err != nil {
+		return policy.Policy{}, err
+	}
 	env := envMap(in.Env)
 	home := env["HOME"]
 	if home == "" {
@@ -141,6 +145,9 @@ func Build(in Input) (policy.Policy, error) {
 		if !containsHost(p.Hosts, h) {
 			p.Hosts = append(p.Hosts, h)
 		}
+	}
+	if err := rt.deny(&p); err != nil {
+		return policy.Policy{}, err
 	}
 	return p, nil
 }

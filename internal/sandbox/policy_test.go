@@ -254,3 +254,56 @@ func TestBuildProtectsGit(t *testing.T) {
 		t.Errorf("the sandbox made no hooks folder to protect: %v", err)
 	}
 }
+
+// A sandbox-runtime settings file in the configuration: its allowed domains
+// and writable paths (~ is $HOME, a relative one is in the work tree) are the
+// sandbox's too, a path it denies writes to in the work tree is read-only,
+// one it denies reads of must be hidden already; what cannot be honoured is
+// an error that names the file.
+func TestBuildRuntimeSettings(t *testing.T) {
+	t.Parallel()
+	root := resolve(t.TempDir())
+	home, repo := filepath.Join(root, "home"), filepath.Join(root, "repo")
+	for _, d := range []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".cache", "tool"), filepath.Join(repo, "build")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settings := func(json string) string {
+		f := filepath.Join(t.TempDir(), "srt-settings.json")
+		if err := os.WriteFile(f, []byte(json), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	build := func(json string) (policy.Policy, error) {
+		return Build(Input{Dir: repo, Tree: []string{repo}, Home: home, Env: []string{"HOME=" + home},
+			Config: policy.Config{Settings: settings(json)}})
+	}
+	p, err := build(`{"network":{"allowedDomains":["github.com","*.npmjs.org"],"deniedDomains":["evil.com"]},
+		"filesystem":{"allowWrite":["~/.cache/tool","build"],"denyWrite":[".env"],"denyRead":["~/.ssh"]}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := policy.Policy{
+		Dir: repo, Network: policy.NetworkHosts,
+		Write:   []string{repo, filepath.Join(home, ".cache", "tool"), filepath.Join(repo, "build")},
+		Protect: []string{filepath.Join(repo, ".env")},
+		Hide:    []string{home},
+		Hosts:   []policy.Host{{Name: "github.com"}, {Name: "npmjs.org", Wildcard: true}},
+	}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("Build (-want +got):\n%s", diff)
+	}
+	for json, msg := range map[string]string{
+		`{"filesystem":{"denyRead":["."]}}`:                                      "denyRead " + repo + ": the sandbox lets the command read it",
+		`{"filesystem":{"denyRead":["/etc"]}}`:                                   "denyRead /etc: the sandbox lets the command read it",
+		`{"filesystem":{"denyWrite":["/"]}}`:                                     "denyWrite / holds " + repo,
+		`{"filesystem":{"allowWrite":["~/.nowhere"]}}`:                           ".nowhere does not exist",
+		`{"network":{"allowedDomains":["*.a.dev"],"deniedDomains":["b.a.dev"]}}`: "is let through",
+	} {
+		if _, err := build(json); err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "srt-settings.json") && !strings.Contains(msg, "does not exist") {
+			t.Errorf("%s: error %v, want one with %q naming the file", json, err, msg)
+		}
+	}
+}

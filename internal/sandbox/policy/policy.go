@@ -43,6 +43,10 @@ type Config struct {
 	Allow   []string `json:"allow,omitempty"`   // more hosts: host, host:port, *.domain
 	Read    []string `json:"read,omitempty"`    // more paths readable (under a hidden one); ~ is $HOME
 	Write   []string `json:"write,omitempty"`   // more paths writable; ~ is $HOME
+	// Settings is a settings file of Anthropic's sandbox-runtime ([Runtime]),
+	// whose allowed domains and writable paths are added, and whose denied
+	// reads and writes are checked or made read-only; ~ is $HOME.
+	Settings string `json:"settings,omitempty"`
 }
 
 // Validate reports every problem with the configuration at once.
@@ -56,7 +60,11 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("allow: %w", err))
 		}
 	}
-	for _, p := range append(slices.Clone(c.Read), c.Write...) {
+	paths := append(slices.Clone(c.Read), c.Write...)
+	if c.Settings != "" {
+		paths = append(paths, c.Settings)
+	}
+	for _, p := range paths {
 		if p == "" || !filepath.IsAbs(p) && !strings.HasPrefix(p, "~/") && p != "~" {
 			errs = append(errs, fmt.Errorf("path %q: want an absolute path or one under ~/", p))
 		}
@@ -64,11 +72,15 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Merge returns c with o's network (when set) and o's lists appended.
+// Merge returns c with o's network and settings file (when set) and o's
+// lists appended.
 func (c Config) Merge(o Config) Config {
-	out := Config{Network: c.Network, Allow: slices.Clone(c.Allow), Read: slices.Clone(c.Read), Write: slices.Clone(c.Write)}
+	out := Config{Network: c.Network, Allow: slices.Clone(c.Allow), Read: slices.Clone(c.Read), Write: slices.Clone(c.Write), Settings: c.Settings}
 	if o.Network != "" {
 		out.Network = o.Network
+	}
+	if o.Settings != "" {
+		out.Settings = o.Settings
 	}
 	out.Allow = append(out.Allow, o.Allow...)
 	out.Read = append(out.Read, o.Read...)
