@@ -18,10 +18,11 @@ import (
 )
 
 type event struct {
-	Action  string
-	Package string
-	Test    string
-	Output  string
+	Action     string
+	Package    string
+	Test       string
+	Output     string
+	ImportPath string // of a build event
 }
 
 type pkg struct {
@@ -47,6 +48,13 @@ func main() {
 		var e event
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			fmt.Println(sc.Text()) // a build error
+			continue
+		}
+		if e.Action == "build-output" {
+			fmt.Print(e.Output) // a compile error
+			continue
+		}
+		if e.Package == "" {
 			continue
 		}
 		p := get(e.Package)
