@@ -1,5 +1,3 @@
-//go:build !windows
-
 // Command crash is agentloop's crash campaign: it starts loops of a scripted
 // agent in git repositories, SIGKILLs agentloop at a uniformly random moment of
 // each session, resumes, and repeats until every run has ended; then it checks

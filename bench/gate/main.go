@@ -1,5 +1,3 @@
-//go:build !windows
-
 // Command gate-bench streams N MiB of generated go test -json output through a pipe
 // into gate.Parse and prints the throughput and the peak resident memory.
 //

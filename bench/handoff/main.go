@@ -1,5 +1,3 @@
-//go:build !windows
-
 // Command handoff is agentloop's hand-off campaign: random sequences of what
 // happens to a run between a person and the loop — run, Ctrl-C (SIGINT),
 // SIGTERM, SIGKILL, `agentloop stop` from another terminal, an escalation,

@@ -1,5 +1,3 @@
-//go:build !windows
-
 // Command reruns measures the flaky check and the first prompt's feedback on
 // real test suites with one injected bug each: for every project it times the
 // raw suite (the gate's command alone, failing and then passing) against the

@@ -1,5 +1,3 @@
-//go:build !windows
-
 // Command temporal measures the Temporal engine at scale: N task loops of K
 // iterations in a git repository, with an agent that changes a file each
 // iteration, all started at once on a Temporal server and run by the workers
