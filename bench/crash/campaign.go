@@ -282,7 +282,9 @@ func (c *campaign) one(ctx context.Context, i int) Report {
 	if left := c.Agents(dir); len(left) > 0 {
 		rep.Problems = append(rep.Problems, fmt.Sprintf("agents left running after the run ended: %v", left))
 		for _, pid := range left {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
 		}
 	}
 	if !runEnded(dir) {

@@ -107,7 +107,9 @@ func (c *campaign) graphOne(ctx context.Context, i int, window time.Duration) Re
 	if left := c.AgentsUnder(dir); len(left) > 0 {
 		rep.Problems = append(rep.Problems, fmt.Sprintf("agents left running after the graph ended: %v", left))
 		for _, pid := range left {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
 		}
 	}
 	if !ended {

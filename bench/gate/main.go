@@ -12,7 +12,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/gate"
@@ -80,15 +79,6 @@ func generate(w io.Writer, size int64) {
 		k, _ := w.Write(buf)
 		n += int64(k)
 	}
-}
-
-// cpuSeconds is this process's user+system CPU time.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // peakRSS reads VmHWM from /proc/self/status.

@@ -311,7 +311,9 @@ func (c *campaign) oneRun(ctx context.Context, i int) Report {
 	if left := c.AgentsUnder(dir); len(left) > 0 {
 		w.bad("agents left running after the run ended: %v", left)
 		for _, pid := range left {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
 		}
 	}
 	w.end()

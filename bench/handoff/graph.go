@@ -183,7 +183,9 @@ func (c *campaign) oneGraph(ctx context.Context, i int) Report {
 	if left := c.AgentsUnder(dir); len(left) > 0 {
 		w.bad("agents left running after the graph ended: %v", left)
 		for _, pid := range left {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
 		}
 	}
 	if rep.Unfinished == 0 {

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command peakrss runs a command and prints its wall time, its peak resident
 // set size (the largest of the command and its descendants) and its CPU time
 // (user and system, of the command and the descendants it waited for), for the

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command redact-bench measures the redactor on agentloop's output path: the
 // same bytes, piped from a generator, written to a file by tee and by the
 // redacting writer, in alternating rounds on the same machine, and reports

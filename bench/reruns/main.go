@@ -22,7 +22,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/evidence"
@@ -192,18 +191,6 @@ func measure(ctx context.Context, p project, dir, logs string, rounds int) (row,
 		r.cpu[k] = median(v)
 	}
 	return r, nil
-}
-
-// childCPU is the CPU time (user and system) of every process this one
-// started and waited for, and theirs: a step's is less at the mercy of a
-// shared machine's load than its wall time. A gate's parser runs in this
-// process and is not in it.
-func childCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // cpuSteps are the CPU times of each step, one a round.

@@ -31,7 +31,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	sdktemporal "go.temporal.io/sdk/temporal"
@@ -363,16 +362,6 @@ func cpuParts(spec string) map[string][2]time.Duration {
 		}
 	}
 	return out
-}
-
-func selfCPU() time.Duration  { return rusage(syscall.RUSAGE_SELF) }
-func childCPU() time.Duration { return rusage(syscall.RUSAGE_CHILDREN) }
-func rusage(who int) time.Duration {
-	var u syscall.Rusage
-	if syscall.Getrusage(who, &u) != nil {
-		return 0
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 type peak struct{ label, rss string }
