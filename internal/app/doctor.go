@@ -16,8 +16,9 @@ import (
 // (`agentloop doctor`); environ is this process's environment.
 func Doctor(ctx context.Context, w io.Writer, environ []string, o PlanOptions) error {
 	fmt.Fprintf(w, "containment: %s\n", proc.GroupsFrom(ctx).Contains())
-	if err := sandbox.Check(ctx); err != nil {
-		fmt.Fprintf(w, "sandbox: none: %v\n", err)
+	sbErr := sandbox.Check(ctx)
+	if sbErr != nil {
+		fmt.Fprintf(w, "sandbox: none: %v\n", sbErr)
 	} else {
 		fmt.Fprintf(w, "sandbox: %s, works\n", sandbox.Version(ctx))
 	}
@@ -30,6 +31,10 @@ func Doctor(ctx context.Context, w io.Writer, environ []string, o PlanOptions) e
 		sb, how := p.AgentSandbox(a), "runs in it"
 		if sb == nil {
 			sb, how = p.SandboxFor(a), "with --sandbox"
+		}
+		if sbErr != nil { // no policy to tell: nothing here would apply it
+			fmt.Fprintf(w, "%s %s (%s): no sandbox here, a run that asks for one refuses to start\n", role, a.Name, how)
+			return nil
 		}
 		pol, err := sb.Policy(ctx, p.WorkDir, agentEnv(environ, a), a.Binary)
 		if err != nil {
@@ -51,7 +56,9 @@ func Doctor(ctx context.Context, w io.Writer, environ []string, o PlanOptions) e
 			return err
 		}
 	}
-	if p.Proc.Sandbox.Gates && len(p.Gates) > 0 {
+	if p.Proc.Sandbox.Gates && len(p.Gates) > 0 && sbErr != nil {
+		fmt.Fprintf(w, "gates (run in it): no sandbox here, the run refuses to start\n")
+	} else if p.Proc.Sandbox.Gates && len(p.Gates) > 0 {
 		pol, err := p.GateSandbox().Policy(ctx, p.WorkDir, nil, "")
 		if err != nil {
 			return fmt.Errorf("gates: %w", err)
