@@ -224,7 +224,7 @@ func TestContainsJob(t *testing.T) {
 // program the shim names, the prompt passed as it is, not read by cmd.exe.
 func TestRunNpmShim(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "Program Files", "npm") // spaces, a drive letter
 	exe, err := os.ReadFile(os.Args[0])
 	if err != nil {
 		t.Fatal(err)

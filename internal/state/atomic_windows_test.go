@@ -29,3 +29,29 @@ func TestWriteFileAtomicOverOpenFile(t *testing.T) {
 		t.Errorf("content = %q, want new", b)
 	}
 }
+
+// A project in a folder whose path has spaces, under a drive letter
+// (C:\Users\Jane Doe\My Project): its run is locked, saved and read back.
+func TestStoreInFolderWithSpaces(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "Jane Doe", "My Project", ".agentloop")
+	if filepath.VolumeName(root) == "" {
+		t.Fatalf("temp dir %s has no drive letter", root)
+	}
+	s := Store{Root: root}
+	l, err := s.Lock("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	want := validState("demo")
+	if err := s.Save(want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load("demo")
+	if err != nil || got.Name != want.Name {
+		t.Fatalf("Load = %+v, %v", got, err)
+	}
+	if !s.Owned("demo") {
+		t.Error("the run's lock does not name this process")
+	}
+}
