@@ -3,6 +3,8 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/agentloop/agentloop/internal/gitx"
 )
 
 // gitControls are the files of the work tree's git folders that make git run
@@ -18,13 +20,13 @@ func gitControls(tree []string, create bool) []string {
 			if !isDir(dir) || !exists(filepath.Join(dir, "HEAD")) {
 				continue
 			}
-			dir = resolve(dir)
-			hooks := filepath.Join(dir, "hooks")
+			hooks, configs := gitx.Controls(resolve(dir))
 			if create && !exists(hooks) {
 				_ = os.Mkdir(hooks, 0o755) // if it cannot be made, bubblewrap leaves it out
 			}
-			for _, f := range []string{hooks, filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree")} {
-				if f == hooks || exists(f) {
+			out = addUnique(out, hooks)
+			for _, f := range configs {
+				if exists(f) {
 					out = addUnique(out, f)
 				}
 			}
