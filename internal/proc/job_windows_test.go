@@ -18,8 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/windows"
-
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -285,13 +283,7 @@ func TestCommandLinePowerShell(t *testing.T) {
 // it ends by itself, well before the grace runs out.
 func TestRunCancelBreaksGroupFirst(t *testing.T) {
 	t.Parallel()
-	if testenv.Wine() {
-		// Ask the console of this process itself: Wine under go test has none
-		// to send a control event through.
-		if err := windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(os.Getpid())); err != nil {
-			t.Skipf("under Wine: GenerateConsoleCtrlEvent: %v (no console: a test binary run by wine has pipes, not a console)", err)
-		}
-	}
+	testenv.SkipUnderWine(t, "a test binary run by wine has pipes, not a console, and GenerateConsoleCtrlEvent fails there (Invalid access)")
 	const grace = 20 * time.Second
 	out, ready := lineEvents(1)
 	ctx, cancel := context.WithCancel(t.Context())
