@@ -141,7 +141,11 @@ type ResumeOptions struct {
 	Guidance      string
 	ADR           bool // record the guidance as an architecture decision
 	Accept, Abort bool // end the escalated run: completed, or aborted
-	UndoCut       bool // put the work tree back where a cut attempt started ([ResumeTree])
+	// Reopen goes on with a run that succeeded, with Guidance as new
+	// evidence (its pull request's failing check, a reviewer's words): a
+	// new segment, its spend and limits those of the run.
+	Reopen  bool
+	UndoCut bool // put the work tree back where a cut attempt started ([ResumeTree])
 	// Configure is the run's configuration: the flags it recorded, those
 	// given now on top; GraphConfigure its graph's, when the graph goes on
 	// (only --config and the server's flags given now on top).

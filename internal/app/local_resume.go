@@ -109,7 +109,7 @@ func (l *Local) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 			return l.resumeGraph(ctx, o, task)
 		}
 	}
-	if err := s.Resume(ctx, Answer{Guidance: o.Guidance, ADR: o.ADR, UndoCut: o.UndoCut}); err != nil {
+	if err := s.Resume(ctx, Answer{Guidance: o.Guidance, ADR: o.ADR, UndoCut: o.UndoCut, Reopen: o.Reopen}); err != nil {
 		return Outcome{}, err
 	}
 	out, err := run(ctx, s)

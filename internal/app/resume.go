@@ -11,8 +11,8 @@ import (
 )
 
 // Resume prepares an opened session to continue its run: a run that already
-// succeeded or completed cannot be resumed, an escalated one needs the person's
-// guidance. The guidance goes into the next prompt and starts a new segment
+// succeeded or completed cannot be resumed (but reopened with guidance,
+// [Answer.Reopen]), an escalated one needs the person's guidance. The guidance goes into the next prompt and starts a new segment
 // (the iteration counter starts again); with adr (automatic when the run
 // escalated on architecture) it is also recorded as an architecture decision
 // under docs/adr/. Either way the hand-off is kept in the run's history, and
@@ -21,7 +21,7 @@ import (
 func (s *Session) Resume(ctx context.Context, o Answer) error {
 	st, name := s.st, s.p.Name
 	guidance, adr := o.Guidance, o.ADR
-	if err := Over(st, ""); err != nil {
+	if err := Over(st, ""); err != nil && (!o.Reopen || guidance == "") {
 		s.Close()
 		return err
 	}
@@ -66,6 +66,9 @@ type Answer struct {
 	// UndoCut puts the work tree back where a cut attempt started, after the
 	// usual backup ([ResumeTree]).
 	UndoCut bool
+	// Reopen lets a run that succeeded go on with Guidance, new evidence
+	// found after it ended ([ResumeOptions.Reopen]).
+	Reopen bool
 }
 
 // Resumable is whether a run can be resumed: one that succeeded or completed

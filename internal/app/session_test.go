@@ -59,23 +59,27 @@ func TestOpenAndResume(t *testing.T) {
 	for _, tt := range []struct {
 		status   state.Status
 		guidance string
+		reopen   bool // new evidence after the run succeeded
 		usage    bool // a UsageError; else another error, or none when ok
 		ok       bool
 	}{
-		{state.StatusSucceeded, "", false, false},
-		{state.StatusEscalated, "", true, false},
-		{state.StatusEscalated, "keep the old API", false, true},
-		{state.StatusInterrupted, "", false, true},
+		{state.StatusSucceeded, "", false, false, false},
+		{state.StatusSucceeded, "the check lint fails", false, false, false},
+		{state.StatusSucceeded, "", true, false, false},
+		{state.StatusSucceeded, "the check lint fails", true, false, true},
+		{state.StatusEscalated, "", false, true, false},
+		{state.StatusEscalated, "keep the old API", false, false, true},
+		{state.StatusInterrupted, "", false, false, true},
 	} {
 		save(t, p.StateDir, &state.State{Name: "build", Status: tt.status, Reason: "why"})
 		s, err := Open(testProcess(wd), p, screen, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = s.Resume(t.Context(), Answer{Guidance: tt.guidance})
+		err = s.Resume(t.Context(), Answer{Guidance: tt.guidance, Reopen: tt.reopen})
 		_, usage := errors.AsType[*UsageError](err)
 		if (err == nil) != tt.ok || usage != tt.usage {
-			t.Errorf("resume a run %s with guidance %q: %v", tt.status, tt.guidance, err)
+			t.Errorf("resume a run %s with guidance %q (reopen %v): %v", tt.status, tt.guidance, tt.reopen, err)
 		}
 		if err == nil {
 			if tt.guidance != "" && s.State().Guidance != tt.guidance {
