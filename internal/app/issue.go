@@ -132,9 +132,6 @@ func RunIssue(ctx context.Context, eng IssueEngine, pr Process, o IssueOptions) 
 	if p.Issues.RequireSandbox && !p.Proc.Sandbox.Agents {
 		return Outcome{}, &UsageError{Err: fmt.Errorf("issue %s: the configuration requires an issue's run in the sandbox (issues: {require_sandbox: true}): an issue is text from outside the repository; run again with --sandbox (see 'agentloop doctor')", r.ref)}
 	}
-	if err := r.intake(ctx); err != nil {
-		return Outcome{}, err
-	}
 	prev, err := r.store.Load(r.name)
 	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
 		err = nil
@@ -146,6 +143,16 @@ func RunIssue(ctx context.Context, eng IssueEngine, pr Process, o IssueOptions) 
 		return Outcome{}, fmt.Errorf("issue %s: read the state of its run %s: %w", r.ref, r.name, err)
 	case prev.Issue == nil:
 		return Outcome{}, &UsageError{Err: fmt.Errorf("issue %s: a run named %s that is not an issue's is in %s; remove it ('agentloop clean %s') or run the issue from another clone", r.ref, r.name, r.store.Root, r.name)}
+	}
+	if owning(prev) { // its pull request is open: what it asks, before the issue (closed once it is merged)
+		out, goOn, err := r.own(ctx, prev)
+		if err != nil || !goOn {
+			return out, err
+		}
+		return r.after(ctx, out)
+	}
+	if err := r.intake(ctx); err != nil {
+		return Outcome{}, err
 	}
 	out, err := r.loop(ctx, prev)
 	if err != nil || out.Status == "" {

@@ -208,7 +208,7 @@ func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 	if err != nil {
 		return forgeFailure(err, r.ref.Host, fmt.Sprintf("open the pull request from %s into %s", r.branch, base), r.kept())
 	}
-	if err := r.record(func(i *state.Issue) { i.PR, i.PRURL = pr.Number, pr.URL }); err != nil {
+	if err := r.record(func(i *state.Issue) { i.PR, i.PRURL, i.Fixing = pr.Number, pr.URL, "" }); err != nil {
 		return err
 	}
 	if err := r.label(ctx, []string{r.labels.Done}, []string{r.labels.Running, r.labels.NeedsYou, r.labels.Queued}); err != nil {

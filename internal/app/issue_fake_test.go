@@ -44,6 +44,16 @@ type fakeForge struct {
 	// posted runs after each comment agentloop posts (another agentloop
 	// racing), once.
 	racing func(f *fakeForge, own forge.Comment)
+	// head is a branch's commit on the remote (the pull request's head);
+	// checks, reviews, threads and conflict what PRStatus answers of the
+	// open pull request, checks by its head commit; statuses counts its
+	// calls.
+	head     func(branch string) string
+	checks   map[string][]forge.Check
+	reviews  []forge.Review
+	threads  []forge.Thread
+	conflict bool
+	statuses int
 }
 
 const bot = "agentloop-bot"
@@ -166,6 +176,7 @@ func (f *fakeForge) OpenPR(_ context.Context, spec forge.PRSpec) (forge.PR, erro
 		return forge.PR{}, err
 	}
 	f.opened++
+	f.prBodies = append(f.prBodies, spec.Body) // the receipt as it reads now, opened or updated
 	for i, pr := range f.prs {
 		if pr.Head == spec.Head && pr.State == forge.PROpen {
 			f.prs[i].Base = spec.Base
@@ -175,12 +186,38 @@ func (f *fakeForge) OpenPR(_ context.Context, spec forge.PRSpec) (forge.PR, erro
 	n := 50 + len(f.prs)
 	pr := forge.PR{Repo: spec.Repo, Number: n, URL: fmt.Sprintf("https://github.com/acme/tool/pull/%d", n), Head: spec.Head, Base: spec.Base, State: forge.PROpen}
 	f.prs = append(f.prs, pr)
-	f.prBodies = append(f.prBodies, spec.Body)
 	return pr, nil
 }
 
-func (f *fakeForge) PRStatus(context.Context, forge.Repo, int) (forge.PRStatus, error) {
-	return forge.PRStatus{}, errors.New("not in the fake")
+func (f *fakeForge) PRStatus(_ context.Context, _ forge.Repo, n int) (forge.PRStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("PRStatus"); err != nil {
+		return forge.PRStatus{}, err
+	}
+	f.statuses++
+	for _, pr := range f.prs {
+		if pr.Number != n {
+			continue
+		}
+		if f.head != nil {
+			pr.HeadSHA = f.head(pr.Head)
+		}
+		pr.Conflict = f.conflict
+		return forge.PRStatus{PR: pr, Checks: slices.Clone(f.checks[pr.HeadSHA]), Reviews: slices.Clone(f.reviews), Threads: slices.Clone(f.threads)}, nil
+	}
+	return forge.PRStatus{}, fmt.Errorf("pull request %d: %w", n, forge.ErrNotFound)
+}
+
+// check puts a completed check on the pull request's head as it is now.
+func (f *fakeForge) check(name, conclusion, log string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sha := f.head(f.prs[0].Head)
+	if f.checks == nil {
+		f.checks = map[string][]forge.Check{}
+	}
+	f.checks[sha] = append(f.checks[sha], forge.Check{Name: name, Status: "completed", Conclusion: conclusion, LogTail: log})
 }
 
 // marked are the comments agentloop wrote with the marker of kind.
@@ -220,7 +257,8 @@ type fakeEngine struct {
 	resumes  []ResumeOptions
 	// during, when set, runs while the run "runs", its state saved as running.
 	during func(save func(func(*state.State)))
-	// kill makes the next call fail as a killed process would, saving nothing.
+	// kill makes the next call fail as a killed process would: Run saves
+	// nothing, Resume leaves the run's state running.
 	kill bool
 }
 
@@ -249,7 +287,18 @@ func (e *fakeEngine) Resume(ctx context.Context, name string, o ResumeOptions) (
 	if err != nil {
 		return Outcome{}, err
 	}
+	if e.kill {
+		e.kill = false
+		st.Status = state.StatusRunning
+		if err := (state.Store{Root: e.stateDir}).Save(st); err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{}, errors.New("killed")
+	}
 	if o.Guidance != "" {
+		if !o.Reopen && (st.Status == state.StatusSucceeded || st.Status == state.StatusCompleted) {
+			return Outcome{}, fmt.Errorf("run %s already %s", name, st.Status)
+		}
 		st.Segment++
 	}
 	if o.Accept || o.Abort {
@@ -279,7 +328,7 @@ func (e *fakeEngine) end(wd string, st *state.State) (Outcome, error) {
 	if e.during != nil {
 		e.during(save)
 	}
-	if err := os.WriteFile(filepath.Join(wd, "fix.txt"), []byte("fixed "+st.RunID+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(wd, "fix.txt"), []byte(fmt.Sprintf("fixed %s, segment %d\n", st.RunID, st.Segment)), 0o644); err != nil {
 		return Outcome{}, err
 	}
 	status := e.next()
@@ -345,6 +394,8 @@ type issueCase struct {
 	// (nil: still at epoch).
 	every time.Duration
 	now   func() time.Time
+	// caps are the configuration's issues.caps (zero: the defaults).
+	caps config.IssueCaps
 }
 
 func newIssueCase(t *testing.T, ends ...state.Status) *issueCase {
@@ -354,6 +405,9 @@ func newIssueCase(t *testing.T, ends ...state.Status) *issueCase {
 	c := &issueCase{repo: repo, remote: remote, f: newFakeForge(ref), out: &bytes.Buffer{}}
 	stateDir := filepath.Join(repo, ".agentloop")
 	c.eng = &fakeEngine{t: t, stateDir: stateDir, ends: ends}
+	c.f.head = func(branch string) string {
+		return gitIn(t, remote, "rev-parse", "--verify", "-q", "refs/heads/"+branch)
+	}
 	c.opts = IssueOptions{
 		Ref:   "acme/tool#7",
 		Forge: func(context.Context, string) (forge.Forge, error) { return c.f, nil },
@@ -364,7 +418,7 @@ func newIssueCase(t *testing.T, ends ...state.Status) *issueCase {
 
 func (c *issueCase) plan() *plan.Plan {
 	return &plan.Plan{Name: "build", WorkDir: c.repo, StateDir: filepath.Join(c.repo, ".agentloop"), Proc: config.Procedure{Name: "build"},
-		Issues: config.Issues{Labels: config.DefaultIssueLabels, ProgressEvery: c.every}}
+		Issues: config.Issues{Labels: config.DefaultIssueLabels, ProgressEvery: c.every, Caps: c.caps}}
 }
 
 func (c *issueCase) run(t *testing.T) (Outcome, error) {

@@ -3,6 +3,7 @@ package app
 import (
 	"io"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func TestIssueRunKeepsItsTask(t *testing.T) {
 	}
 	st := s.State()
 	s.Close()
-	if st.Issue == nil || *st.Issue != *p.Issue {
+	if st.Issue == nil || !reflect.DeepEqual(*st.Issue, *p.Issue) {
 		t.Fatalf("a new run's state keeps the issue as %+v", st.Issue)
 	}
 	st.WorkDir = filepath.Join(wd, ".agentloop", "worktrees", "issue", "7")

@@ -18,7 +18,21 @@ type Issues struct {
 	// ProgressEvery is the least time between two edits of the issue's
 	// progress comment but for a decision (0: the application's default).
 	ProgressEvery time.Duration
+	// Caps bound the continuations agentloop pushes on a pull request it
+	// owns, for each class of failure, before it asks a person.
+	Caps IssueCaps
 }
+
+// IssueCaps are how many continuations agentloop pushes on an issue's pull
+// request for the same failing check (Check, each check by its name), for
+// reviews asking for changes (Review) and for merge conflicts (Conflict),
+// before it asks a person instead; 0 asks at once.
+type IssueCaps struct {
+	Check, Review, Conflict int
+}
+
+// DefaultIssueCaps are the caps when the configuration names none.
+var DefaultIssueCaps = IssueCaps{Check: 3, Review: 3, Conflict: 2}
 
 // IssueLabels are the labels that say where an issue's run stands: Queued
 // (a person asks for a run), Running (a run claimed it), NeedsYou (it waits
@@ -32,7 +46,7 @@ var DefaultIssueLabels = IssueLabels{Queued: "agentloop", Running: "agentloop:ru
 
 // issues decodes the issues: section; a label not named keeps its default.
 func (d *decoder) issues(n *yaml.Node, key string) Issues {
-	is := Issues{Labels: DefaultIssueLabels}
+	is := Issues{Labels: DefaultIssueLabels, Caps: DefaultIssueCaps}
 	label := func(dst *string) func(*yaml.Node, string) {
 		return func(v *yaml.Node, k string) {
 			if s := d.str(v, k); s != "" {
@@ -45,6 +59,13 @@ func (d *decoder) issues(n *yaml.Node, key string) Issues {
 	d.fields(n, key, map[string]func(*yaml.Node, string){
 		"require_sandbox": func(v *yaml.Node, k string) { is.RequireSandbox = d.boolean(v, k) },
 		"progress_every":  func(v *yaml.Node, k string) { is.ProgressEvery = d.duration(v, k) },
+		"caps": func(v *yaml.Node, k string) {
+			d.fields(v, k, map[string]func(*yaml.Node, string){
+				"check":    func(v *yaml.Node, k string) { is.Caps.Check = d.count(v, k) },
+				"review":   func(v *yaml.Node, k string) { is.Caps.Review = d.count(v, k) },
+				"conflict": func(v *yaml.Node, k string) { is.Caps.Conflict = d.count(v, k) },
+			})
+		},
 		"labels": func(v *yaml.Node, k string) {
 			d.fields(v, k, map[string]func(*yaml.Node, string){
 				"queued":    label(&is.Labels.Queued),

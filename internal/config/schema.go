@@ -41,7 +41,7 @@ type top struct {
 
 func (d *decoder) top(n *yaml.Node) top {
 	t := top{Agents: map[string]AgentSpec{}, Prices: map[string]Price{}, Procedures: map[string]*yaml.Node{},
-		Budgets: Budgets{On: true}, Issues: Issues{Labels: DefaultIssueLabels}} // the ledger is kept unless budgets: {ledger: off}
+		Budgets: Budgets{On: true}, Issues: Issues{Labels: DefaultIssueLabels, Caps: DefaultIssueCaps}} // the ledger is kept unless budgets: {ledger: off}
 	d.fields(n, "", map[string]func(*yaml.Node, string){
 		"default":    func(v *yaml.Node, k string) { t.Default = d.str(v, k) },
 		"state_dir":  func(v *yaml.Node, k string) { t.StateDir = d.str(v, k) },

@@ -134,6 +134,18 @@ type Issue struct {
 	// PR is the pull request opened from Branch.
 	PR    int    `json:"pr,omitempty"`
 	PRURL string `json:"pr_url,omitempty"`
+	// Fixes counts the continuations pushed on the pull request for each
+	// class of failure ("check NAME", "review", "conflict"), for its cap.
+	Fixes map[string]int `json:"fixes,omitempty"`
+	// Fixing is the class of the continuation under way, its work not
+	// pushed yet: a restart pushes it, never starting another.
+	Fixing string `json:"fixing,omitempty"`
+	// Reviewed is the newest review or review comment taken as evidence:
+	// one is acted on once.
+	Reviewed int64 `json:"reviewed,omitempty"`
+	// Ended says the pull request was merged or closed: the run is over
+	// for good.
+	Ended string `json:"ended,omitempty"`
 }
 
 // Millis is a duration persisted as whole milliseconds.
