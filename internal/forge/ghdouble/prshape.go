@@ -11,6 +11,11 @@ import (
 // GET, POST and PATCH of one pull request, the simple one in a list.
 func (s *Server) prJSON(c *call, r *repo, it *item, full bool) obj {
 	pr, is := it.pr, &it.issue
+	if r.setup.Remote != "" && is.State == "open" { // a push moves an open pull request's head, as on GitHub
+		if sha, ok := s.branchSHA(r, pr.Head); ok {
+			pr.HeadSHA = sha
+		}
+	}
 	n := is.Number
 	id := r.id*10000 + int64(n)
 	u := fmt.Sprintf("%s/pulls/%d", c.repoURL(r), n)

@@ -204,6 +204,13 @@ func TestHeadCheckedAgainstRemote(t *testing.T) {
 			t.Errorf("head %s: %d %s, want %d", head, r.status, r.body, want)
 		}
 	}
+	// A push to its branch moves an open pull request's head, as on GitHub.
+	run("-C", work, "commit", "-q", "--allow-empty", "-m", "more")
+	run("-C", work, "push", "-q", remote, "HEAD:feature")
+	out, _ := exec.Command(git, "-C", remote, "rev-parse", "feature").Output()
+	if r := c.do("GET", "/repos/acme/tool/pulls/1", ""); r.status != 200 || field(t, r, "head", "sha") != strings.TrimSpace(string(out)) {
+		t.Errorf("after a push, the pull request's head: %d %v, want %s", r.status, field(t, r, "head", "sha"), out)
+	}
 }
 
 func TestGraphQLReviewThreads(t *testing.T) {
