@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +18,10 @@ import (
 type doubleKey struct{}
 
 // doubleHolder is a script's GitHub double, once started.
-type doubleHolder struct{ s *ghdouble.Server }
+type doubleHolder struct {
+	s      *ghdouble.Server
+	remote string // the bare repository acme/tool's branches are in
+}
 
 // The GitHub double's repository and people in the scripts: agentloop's
 // token is the bot's, who may write; maint may write; stranger may not.
@@ -26,7 +30,8 @@ const (
 	doubleToken = "tok-agentloop"
 )
 
-// ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N:
+// ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N
+// | check N NAME CONCLUSION LOG | review N AUTHOR STATE BODY | merge N | close N:
 // the script's GitHub double on 127.0.0.1 over HTTPS (as a GitHub
 // Enterprise: GH_HOST, GH_ENTERPRISE_TOKEN and SSL_CERT_FILE set for the
 // commands after; GHD the host to name issues with), acme/tool's branches
@@ -35,9 +40,12 @@ const (
 // label agentloop (its number on stdout); a comment; and what issue N and
 // the pull requests hold now, on stdout. Every answer the double sent is
 // checked against GitHub's description at each command and at the end.
+// check puts a completed check run on pull request N's head as its branch
+// is now on REMOTE (LOG its job's log); review submits a review of pull
+// request N; merge and close end it as a person's button does.
 func cmdGHDouble(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N")
+		ts.Fatalf("usage: ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N | check N NAME CONCLUSION LOG | review N AUTHOR STATE BODY | merge N | close N")
 	}
 	h := ts.Value(doubleKey{}).(*doubleHolder)
 	if args[0] != "start" && h.s == nil {
@@ -65,7 +73,7 @@ func cmdGHDouble(ts *testscript.TestScript, neg bool, args []string) {
 		s, err := ghdouble.New(opts)
 		ts.Check(err)
 		ts.Check(s.Listen("127.0.0.1:0"))
-		h.s = s
+		h.s, h.remote = s, ts.MkAbs(args[1])
 		ts.Defer(s.Close)
 		s.AddToken(doubleToken, ghdouble.Token{Login: "agentloop-bot", Scopes: []string{"repo"}})
 		s.AddRepo(doubleRepo, ghdouble.Repo{Remote: ts.MkAbs(args[1])})
@@ -82,6 +90,33 @@ func cmdGHDouble(ts *testscript.TestScript, neg bool, args []string) {
 		n, err := strconv.Atoi(args[1])
 		ts.Check(err)
 		h.s.AddComment(doubleRepo, n, args[2], args[3])
+	case args[0] == "check" && len(args) == 5:
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		var head string
+		for _, pr := range h.s.PRs(doubleRepo) {
+			if pr.Number == n {
+				head = pr.Head
+			}
+		}
+		if head == "" {
+			ts.Fatalf("no pull request %d", n)
+		}
+		sha, err := exec.Command("git", "-C", h.remote, "rev-parse", "--verify", "refs/heads/"+head).Output()
+		ts.Check(err)
+		h.s.AddCheckRun(doubleRepo, strings.TrimSpace(string(sha)), ghdouble.CheckRun{Name: args[2], Conclusion: args[3], Log: args[4]})
+	case args[0] == "review" && len(args) == 5:
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		h.s.AddReview(doubleRepo, n, ghdouble.Review{Author: args[2], State: args[3], Body: args[4]})
+	case (args[0] == "merge" || args[0] == "close") && len(args) == 2:
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		if args[0] == "merge" {
+			h.s.MergePR(doubleRepo, n)
+		} else {
+			h.s.ClosePR(doubleRepo, n)
+		}
 	case args[0] == "show" && len(args) == 2:
 		n, err := strconv.Atoi(args[1])
 		ts.Check(err)
