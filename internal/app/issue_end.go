@@ -192,6 +192,10 @@ func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 			return fmt.Errorf("issue %s: commit the run's work on its branch %s: %w%s", r.ref, r.branch, err, r.kept())
 		}
 	}
+	if left := gitx.ConflictMarkers(r.wt, link.Conflicts); len(left) > 0 {
+		return fmt.Errorf("issue %s: %s still %s conflict markers of the merge agentloop made for its pull request: not pushed; resolve them in %s, then run the same command again%s",
+			r.ref, strings.Join(left, ", "), map[bool]string{true: "holds", false: "hold"}[len(left) == 1], RelPath(r.repo, r.wt), r.kept())
+	}
 	if err := gitx.ShareBranch(ctx, r.repo, r.remote, r.branch); err != nil {
 		return r.pushRefused(ctx, st, err)
 	}
@@ -208,7 +212,7 @@ func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 	if err != nil {
 		return forgeFailure(err, r.ref.Host, fmt.Sprintf("open the pull request from %s into %s", r.branch, base), r.kept())
 	}
-	if err := r.record(func(i *state.Issue) { i.PR, i.PRURL, i.Fixing = pr.Number, pr.URL, "" }); err != nil {
+	if err := r.record(func(i *state.Issue) { i.PR, i.PRURL, i.Fixing, i.Conflicts = pr.Number, pr.URL, "", nil }); err != nil {
 		return err
 	}
 	if err := r.label(ctx, []string{r.labels.Done}, []string{r.labels.Running, r.labels.NeedsYou, r.labels.Queued}); err != nil {

@@ -257,6 +257,8 @@ type fakeEngine struct {
 	resumes  []ResumeOptions
 	// during, when set, runs while the run "runs", its state saved as running.
 	during func(save func(func(*state.State)))
+	// idle: the run writes nothing in its work tree.
+	idle bool
 	// kill makes the next call fail as a killed process would: Run saves
 	// nothing, Resume leaves the run's state running.
 	kill bool
@@ -328,7 +330,8 @@ func (e *fakeEngine) end(wd string, st *state.State) (Outcome, error) {
 	if e.during != nil {
 		e.during(save)
 	}
-	if err := os.WriteFile(filepath.Join(wd, "fix.txt"), []byte(fmt.Sprintf("fixed %s, segment %d\n", st.RunID, st.Segment)), 0o644); err != nil {
+	if e.idle {
+	} else if err := os.WriteFile(filepath.Join(wd, "fix.txt"), []byte(fmt.Sprintf("fixed %s, segment %d\n", st.RunID, st.Segment)), 0o644); err != nil {
 		return Outcome{}, err
 	}
 	status := e.next()

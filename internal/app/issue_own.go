@@ -83,7 +83,15 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 			return Outcome{}, false, fmt.Errorf("issue %s: %w", r.ref, err)
 		}
 	}
+	var conflicts []string
+	if ev.class == fixConflict {
+		if conflicts, err = r.mergeBase(ctx, ps.PR.Base); err != nil {
+			return Outcome{}, false, err
+		}
+		ev.guidance = conflictGuidance(r.remote+"/"+ps.PR.Base, conflicts)
+	}
 	if err := r.record(func(i *state.Issue) {
+		i.Conflicts = conflicts
 		if i.Fixes == nil {
 			i.Fixes = map[string]int{}
 		}
@@ -129,8 +137,7 @@ func (r *issueRun) capOf(class string) int {
 // Strangers' reviews are never taken: a review is an instruction.
 func (r *issueRun) evidence(ps forge.PRStatus, link state.Issue) (prEvidence, bool) {
 	if ps.PR.Conflict {
-		return prEvidence{class: fixConflict, key: fixConflict, what: fmt.Sprintf("it conflicts with %s", ps.PR.Base),
-			guidance: fmt.Sprintf("The pull request of this branch no longer merges cleanly into %s: merge %s into this branch and resolve the conflicts, keeping both sides' intent.", ps.PR.Base, ps.PR.Base)}, true
+		return prEvidence{class: fixConflict, key: fixConflict, what: fmt.Sprintf("it conflicts with %s", ps.PR.Base)}, true
 	}
 	for _, c := range ps.Checks {
 		if !c.Failed() {
@@ -267,4 +274,30 @@ func (r *issueRun) cleanUp(ctx context.Context, head string) (kept string) {
 	}
 	_ = gitx.PruneWorktrees(ctx, r.repo)
 	return strings.Join(keep, "; ")
+}
+
+// mergeBase merges the pull request's base, fetched from the remote, into
+// the run's branch in its worktree: agentloop makes the merge commit
+// itself, because the agent cannot (the guard puts back a branch the agent
+// moves). A conflict is committed with its markers in, for the agent to
+// resolve; the branch is not pushed while a marker is left ([issueRun.publish]).
+// The conflicting files are returned.
+func (r *issueRun) mergeBase(ctx context.Context, base string) ([]string, error) {
+	if err := gitx.FetchAll(ctx, r.repo, r.remote); err != nil {
+		return nil, fmt.Errorf("issue %s: its pull request conflicts with %s: %w; check the remote, then run the same command again%s", r.ref, base, err, r.kept())
+	}
+	rev := r.remote + "/" + base
+	files, err := gitx.MergeConflicted(ctx, r.wt, rev, fmt.Sprintf("agentloop: issue #%d: merge %s", r.ref.Number, rev))
+	if err != nil {
+		return nil, fmt.Errorf("issue %s: merge %s into its branch %s for its conflicting pull request: %w%s", r.ref, rev, r.branch, err, r.kept())
+	}
+	return files, nil
+}
+
+// conflictGuidance is what the agent is told of the merge agentloop made.
+func conflictGuidance(rev string, files []string) string {
+	if len(files) == 0 {
+		return fmt.Sprintf("The pull request of this branch conflicted with its base; agentloop merged %s into this branch and the merge went through cleanly. Check that the work still holds with what came in, and fix what does not.", rev)
+	}
+	return fmt.Sprintf("The pull request of this branch conflicted with its base; agentloop merged %s into this branch and committed the conflicts as git left them. Resolve them in %s: keep both sides' intent and remove every conflict marker (<<<<<<<, =======, >>>>>>>). The branch is not pushed while a marker is left.", rev, strings.Join(files, ", "))
 }

@@ -236,3 +236,57 @@ func TestIssuePRReviewAskingForChanges(t *testing.T) {
 		t.Errorf("the run's record: %+v", st.Issue)
 	}
 }
+
+// A pull request that conflicts with its base: agentloop merges the base,
+// fetched, into the run's branch itself (the agent may not move the
+// branch) and the continuation is told which files to resolve; the branch
+// is pushed with the base as a parent once no marker is left, and not
+// before.
+func TestIssuePRConflict(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	gitIn(t, c.repo, "push", "-q", "origin", "main")
+	c.opened(t)
+	other := filepath.Join(t.TempDir(), "other")
+	gitIn(t, filepath.Dir(other), "clone", "-q", "-b", "main", c.remote, other)
+	if err := os.WriteFile(filepath.Join(other, "fix.txt"), []byte("fixed on main meanwhile\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, other, "add", "-A")
+	gitIn(t, other, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "main moves")
+	gitIn(t, other, "push", "-q", "origin", "main")
+	main := gitIn(t, other, "rev-parse", "HEAD")
+	pushed := c.remoteHead(t)
+	c.f.conflict = true
+
+	// The continuation leaves the markers: nothing is pushed.
+	c.eng.idle = true
+	if _, err := c.run(t); err == nil || !strings.Contains(err.Error(), "fix.txt still holds conflict markers") {
+		t.Fatalf("markers left: %v\n%s", err, c.out)
+	}
+	if c.remoteHead(t) != pushed || c.f.opened != 1 {
+		t.Errorf("a branch with conflict markers was pushed")
+	}
+	if g := c.eng.resumes[0].Guidance; !strings.Contains(g, "merged origin/main") || !strings.Contains(g, "Resolve them in fix.txt") {
+		t.Errorf("the continuation is given:\n%s", g)
+	}
+	// Resolved (a person, or the agent when the run is resumed), it goes.
+	wt := filepath.Join(c.repo, ".agentloop", "worktrees", "issue", "7")
+	if err := os.WriteFile(filepath.Join(wt, "fix.txt"), []byte("fixed on both sides\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.f.conflict = false
+	if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded {
+		t.Fatalf("resolved: %+v, %v\n%s", out, err, c.out)
+	}
+	head := c.remoteHead(t)
+	if head == pushed || !gitx.IsAncestor(t.Context(), c.remote, main, head) || strings.Contains(gitIn(t, c.remote, "show", head+":fix.txt"), "<<<<<<<") {
+		t.Errorf("the pushed branch %s does not merge main %s", head, main)
+	}
+	if st := c.state(t); st.Issue.Fixes["conflict"] != 1 || st.Issue.Conflicts != nil || st.Issue.Fixing != "" {
+		t.Errorf("the run's record: %+v", st.Issue)
+	}
+	if len(c.eng.resumes) != 1 {
+		t.Errorf("%d resumes, want 1", len(c.eng.resumes))
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -91,4 +93,68 @@ func Merge(ctx context.Context, dir, branch string) (conflict bool, files []stri
 		return true, files, errors.Join(err, fmt.Errorf("merge %s: abort the conflicted merge (run git merge --abort): %w", branch, aerr))
 	}
 	return true, files, err
+}
+
+// MergeConflicted merges rev into the current branch of the work tree at
+// dir with a merge commit (message its message), as [Merge] does; on a
+// conflict it commits the conflicting files as git left them, their
+// conflict markers in, so that the branch has rev as a parent all the
+// same, and returns those files for someone to resolve ([ConflictMarkers]
+// finds the markers left). Refused, like Merge, on uncommitted changes to
+// tracked files ([ErrDirty]).
+func MergeConflicted(ctx context.Context, dir, rev, message string) (conflicts []string, err error) {
+	if strings.HasPrefix(rev, "-") {
+		return nil, fmt.Errorf("merge: invalid revision %q", rev)
+	}
+	st, err := git(ctx, dir, "status", "--porcelain", "--untracked-files=no")
+	if err != nil {
+		return nil, fmt.Errorf("merge %s: %w", rev, err)
+	}
+	if strings.TrimSpace(st) != "" {
+		return nil, fmt.Errorf("merge %s: %w; commit them first", rev, ErrDirty)
+	}
+	env := identityEnv(ctx, dir)
+	_, mergeErr := cmd{dir: dir, env: env, args: []string{"merge", "--no-ff", "--quiet", "-m", message, rev}}.run(ctx)
+	if mergeErr == nil {
+		return nil, nil
+	}
+	if resolveCommit(ctx, dir, "MERGE_HEAD") == "" {
+		return nil, fmt.Errorf("merge %s: %w", rev, mergeErr)
+	}
+	out, err := git(ctx, dir, "diff", "--name-only", "--diff-filter=U", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("merge %s: list conflicts: %w", rev, err)
+	}
+	for f := range strings.SplitSeq(out, "\x00") {
+		if f != "" {
+			conflicts = append(conflicts, f)
+		}
+	}
+	sort.Strings(conflicts)
+	if _, err := git(ctx, dir, "add", "-A", "--", ":/", stateExclude()); err != nil {
+		return conflicts, fmt.Errorf("merge %s: stage the conflicts: %w", rev, err)
+	}
+	if _, err := (cmd{dir: dir, env: env, stdin: strings.NewReader(message), args: []string{"commit", "-q", "--no-verify", "-F", "-"}}).run(ctx); err != nil {
+		return conflicts, fmt.Errorf("merge %s: commit the conflicts: %w", rev, err)
+	}
+	return conflicts, nil
+}
+
+// ConflictMarkers are the files of files (relative to the work tree at
+// dir) that still hold a line of a conflict marker (<<<<<<< or >>>>>>>).
+func ConflictMarkers(dir string, files []string) []string {
+	var left []string
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			continue // gone: nothing left in it
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if strings.HasPrefix(line, "<<<<<<< ") || strings.HasPrefix(line, ">>>>>>> ") {
+				left = append(left, f)
+				break
+			}
+		}
+	}
+	return left
 }

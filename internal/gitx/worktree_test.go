@@ -112,3 +112,45 @@ func TestRemoveWorktreeKeepsChangesUnlessForced(t *testing.T) {
 		t.Error("AddWorktree accepted an invalid branch name")
 	}
 }
+
+func TestMergeConflictedCommitsTheMarkers(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{"shared.txt": "base\n", "other.txt": "o\n"})
+	wt := filepath.Join(t.TempDir(), "task-3")
+	if err := AddWorktree(t.Context(), repo, wt, "task-3", "main"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, wt, map[string]string{"shared.txt": "from task\n"})
+	run(t, wt, "commit", "-q", "-am", "task 3")
+	write(t, repo, map[string]string{"shared.txt": "from main\n", "other.txt": "main\n"})
+	run(t, repo, "commit", "-q", "-am", "main moved")
+	main := run(t, repo, "rev-parse", "main")
+
+	files, err := MergeConflicted(t.Context(), wt, "main", "merge main")
+	if err != nil || !cmp.Equal(files, []string{"shared.txt"}) {
+		t.Fatalf("MergeConflicted = %v, %v; want shared.txt", files, err)
+	}
+	if got := run(t, wt, "rev-parse", "HEAD^2"); got != main {
+		t.Errorf("the merge commit's second parent is %s, want main at %s", got, main)
+	}
+	if st := run(t, wt, "status", "--porcelain"); st != "" || resolveCommit(t.Context(), wt, "MERGE_HEAD") != "" {
+		t.Errorf("left behind: %q", st)
+	}
+	if left := ConflictMarkers(wt, files); !cmp.Equal(left, []string{"shared.txt"}) {
+		t.Errorf("ConflictMarkers = %v", left)
+	}
+	write(t, wt, map[string]string{"shared.txt": "from both\n"})
+	if left := ConflictMarkers(wt, files); left != nil {
+		t.Errorf("resolved: ConflictMarkers = %v", left)
+	}
+	// A clean merge is a merge commit, nothing to resolve.
+	write(t, repo, map[string]string{"other.txt": "main again\n"})
+	run(t, repo, "commit", "-q", "-am", "main moved again")
+	run(t, wt, "commit", "-q", "-am", "resolved")
+	if files, err := MergeConflicted(t.Context(), wt, "main", "merge main"); err != nil || files != nil {
+		t.Errorf("a clean merge: %v, %v", files, err)
+	}
+	if got := run(t, wt, "rev-parse", "HEAD^2"); got != run(t, repo, "rev-parse", "main") {
+		t.Errorf("the clean merge's second parent is %s", got)
+	}
+}

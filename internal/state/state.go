@@ -143,6 +143,10 @@ type Issue struct {
 	// Reviewed is the newest review or review comment taken as evidence:
 	// one is acted on once.
 	Reviewed int64 `json:"reviewed,omitempty"`
+	// Conflicts are the files of the merge of the base agentloop made for
+	// a conflicting pull request, committed with their markers: the branch
+	// is not pushed while one holds a marker.
+	Conflicts []string `json:"conflicts,omitempty"`
 	// Ended says the pull request was merged or closed: the run is over
 	// for good.
 	Ended string `json:"ended,omitempty"`
