@@ -336,6 +336,9 @@ func (e *fakeEngine) end(wd string, st *state.State) (Outcome, error) {
 	}
 	status := e.next()
 	st.Status, st.TotalIterations, st.Iteration, st.LastDecision, st.Attempts = status, st.TotalIterations+1, st.Iteration+1, "decided", st.Attempts+1
+	if status == state.StatusAborted {
+		st.Reason = "the cost budget ($5.00) is spent"
+	}
 	if status == state.StatusEscalated {
 		st.Reason = "the same test fails the same way"
 		dir, err := store.MakeRunDir(st.Name, st.RunID)

@@ -132,6 +132,11 @@ func (r *issueRun) after(ctx context.Context, out Outcome) (Outcome, error) {
 			add = []string{r.labels.NeedsYou}
 		}
 		r.shown.state = "stopped"
+		if st.Issue != nil && st.Issue.Fixing != "" && !out.Chosen {
+			// A continuation the run's limits refused: said on the issue, nothing pushed.
+			r.shown.note = fmt.Sprintf("The continuation for the pull request (%s) stopped: %s. Nothing more was pushed; raise the limit with 'agentloop resume %s --max-…', then run --issue again.", st.Issue.Fixing, st.Reason, r.name)
+			fmt.Fprintf(r.out, "Issue %s: the continuation for its pull request (%s) stopped: %s; nothing more was pushed\n", r.ref, st.Issue.Fixing, st.Reason)
+		}
 		return out, errors.Join(r.label(ctx, add, remove), r.edit(ctx))
 	}
 	r.shown.state = string(st.Status)

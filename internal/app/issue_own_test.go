@@ -290,3 +290,31 @@ func TestIssuePRConflict(t *testing.T) {
 		t.Errorf("%d resumes, want 1", len(c.eng.resumes))
 	}
 }
+
+// A forge that does not answer when the pull request is read: a clear
+// error, nothing written, nothing run; a continuation the run's budget
+// stops is said on the issue, and nothing more is pushed.
+func TestIssuePRForgeDownAndBudgetSpent(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded, state.StatusAborted)
+	c.opened(t)
+	c.f.check("lint", "failure", "FAIL")
+	edits, posted, pushed := c.f.edits, c.f.posted, c.remoteHead(t)
+	c.f.fail = map[string]error{"PRStatus": forge.ErrUnreachable}
+	if _, err := c.run(t); err == nil || !strings.Contains(err.Error(), "read pull request #50") || !strings.Contains(err.Error(), "run the same command again") {
+		t.Errorf("the forge down: %v", err)
+	}
+	if c.f.edits != edits || c.f.posted != posted || len(c.eng.resumes) != 0 {
+		t.Errorf("the forge down: something was written or run")
+	}
+	out, err := c.run(t)
+	if err != nil || out.Status != state.StatusAborted {
+		t.Fatalf("budget spent: %+v, %v\n%s", out, err, c.out)
+	}
+	if p := c.f.marked("progress"); len(p) != 1 || !strings.Contains(p[0].Body, "The continuation for the pull request (check lint) stopped: the cost budget ($5.00) is spent") {
+		t.Errorf("progress comment: %+v", p)
+	}
+	if c.remoteHead(t) != pushed || c.f.opened != 1 || !slices.Contains(c.f.labelSet(), "agentloop:needs-you") {
+		t.Errorf("budget spent: pushed %v, %d OpenPR calls, labels %v", c.remoteHead(t) != pushed, c.f.opened, c.f.labelSet())
+	}
+}
