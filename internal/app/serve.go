@@ -21,6 +21,12 @@ type ServeOptions struct {
 	// last saw it (a comment that may answer its question), so that its run
 	// reads the answer. No labels: none are watched.
 	Waiting forge.Query
+	// Owned are the issues whose run here owns an open pull request; each
+	// is taken again on the first poll and then every OwnEvery-th (0: 5th),
+	// far less often than the lists are read, since its run reads its pull
+	// request in several requests ([RunIssue]). Nil: none are watched.
+	Owned    func() []forge.IssueRef
+	OwnEvery int
 	// Every is the wait between polls (0: a minute). After a poll that
 	// failed the wait doubles, up to MaxWait (0: 15 minutes), and falls
 	// back to Every after one that did not.
@@ -49,8 +55,9 @@ type ServeStats struct {
 	Polls, Changed int
 	// Failed polls, waited out with backoff.
 	Failed int
-	// Started runs of issues, and of them those that returned an error.
-	Started, Errors int
+	// Started runs of issues, and of them those that returned an error;
+	// Owned those of issues taken again for their pull request.
+	Started, Errors, Owned int
 	// Blocked is how many times an issue was left for an open issue it is
 	// blocked by.
 	Blocked int

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/forge"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/plan"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // ServeIssuesOptions are how `agentloop serve` runs a tracker's issues.
@@ -114,8 +116,25 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 	}
 	return Serve(ctx, f, ServeOptions{
 		Query: q, Waiting: forge.Query{Repo: q.Repo, Labels: []string{labels.NeedsYou}},
+		Owned: func() []forge.IssueRef { return ownedIssues(state.Store{Root: p.StateDir}, q.Repo) },
 		Every: o.Every, MaxWait: o.MaxWait, Parallel: o.Parallel, Once: o.Once, Log: o.Log,
 	}, run)
+}
+
+// ownedIssues are the issues of repo whose run in store owns an open pull
+// request ([owning]), for serve to watch.
+func ownedIssues(store state.Store, repo forge.Repo) []forge.IssueRef {
+	sts, _ := store.List() // a state folder not there yet holds none
+	var out []forge.IssueRef
+	for _, st := range sts {
+		if !owning(st) || st.Issue.Ended != "" {
+			continue
+		}
+		if ref, err := forge.ParseIssueRef(st.Issue.Ref, repo); err == nil && strings.EqualFold(ref.Repo.String(), repo.String()) {
+			out = append(out, ref)
+		}
+	}
+	return out
 }
 
 // quoteLabel is a label as a query writes it: quoted when it holds a space.

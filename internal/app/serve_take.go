@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -44,7 +45,19 @@ func (s *server) poll(ctx context.Context) error {
 			answered = append(answered, is.Ref)
 		}
 	}
+	own := s.o.Owned != nil && (s.stats.Polls-1)%cmp.Or(s.o.OwnEvery, 5) == 0
 	s.mu.Unlock()
+	if own {
+		for _, ref := range s.o.Owned() {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if s.due(forge.Issue{Ref: ref}) {
+				s.count(func(st *ServeStats) { st.Owned++ })
+				s.takeOwned(ctx, ref)
+			}
+		}
+	}
 	for _, ref := range answered {
 		if ctx.Err() != nil {
 			return nil
@@ -142,6 +155,25 @@ func (s *server) take(ctx context.Context, listed forge.Issue, q forge.Query) er
 		<-s.slots
 		return err
 	}
+	s.start(ctx, is)
+	return nil
+}
+
+// takeOwned waits for a free slot and runs ref, whose run here owns an open
+// pull request: as it is, closed or not, so that its run ends when the
+// pull request is merged.
+func (s *server) takeOwned(ctx context.Context, ref forge.IssueRef) {
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+	s.start(ctx, forge.Issue{Ref: ref})
+}
+
+// start runs is in a slot taken for it.
+func (s *server) start(ctx context.Context, is forge.Issue) {
+	ref := is.Ref
 	s.mu.Lock()
 	s.running[ref] = true
 	s.stats.Started++
@@ -167,7 +199,6 @@ func (s *server) take(ctx context.Context, listed forge.Issue, q forge.Query) er
 			s.log.Warn("serve: the run of an issue failed; taking it again later", "issue", ref.String(), "in", again.String(), "err", err)
 		}
 	}()
-	return nil
 }
 
 // ready reads ref as it is now: ok when it is open, still selected (no

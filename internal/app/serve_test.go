@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/forge"
 	"github.com/agentloop/agentloop/internal/forge/ghdouble"
 	"github.com/agentloop/agentloop/internal/forge/github"
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // serveDouble is a GitHub double over HTTPS holding repository o/r, and a
@@ -356,5 +357,92 @@ func TestServeTakesAWaitingIssueAgainWhenItChanges(t *testing.T) {
 		}}
 	if _, err := Serve(ctx, c, o, run); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestServeWatchesOwnedPullRequests: an issue whose run here owns an open
+// pull request is taken again on the first poll and every fifth after, not
+// at every poll: its run reads the pull request in several requests. At a
+// poll a minute, an hour is 12 reads of a green pull request with a check
+// and a review, 5 requests each (the pull request, its head's checks, its
+// reviews, its threads, its comments), and once a reviewer's permission
+// and a second read while GitHub computes whether it merges: 62 requests
+// per watched pull request per hour, of GitHub's 5,000 for a token.
+func TestServeWatchesOwnedPullRequests(t *testing.T) {
+	d, c, repo := serveDouble(t)
+	d.AddIssue("o/r", ghdouble.Issue{Number: 1, Title: "task", Author: "alice", Labels: []string{"agentloop:done"}})
+	pr := d.AddPR("o/r", ghdouble.PR{Title: "task", Author: "bot", Head: "agentloop/issue/1", Base: "main"})
+	d.AddCheckRun("o/r", "agentloop/issue/1", ghdouble.CheckRun{Name: "test", Conclusion: "success"})
+	d.AddReview("o/r", pr, ghdouble.Review{Author: "alice", State: "APPROVED"})
+	ref := forge.IssueRef{Repo: repo, Number: 1}
+	done := make(chan struct{}, 1)
+	var reads int
+	run := func(ctx context.Context, is forge.Issue) error {
+		defer func() { done <- struct{}{} }()
+		if is.Ref != ref {
+			t.Errorf("took %s", is.Ref)
+		}
+		reads++
+		_, err := c.PRStatus(ctx, repo, pr) // what RunIssue reads of an owned pull request
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	polls := 0
+	clock := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	o := ServeOptions{Query: forge.Query{Repo: repo, Labels: []string{"agentloop"}}, Every: time.Minute,
+		Now:   func() time.Time { mu.Lock(); defer mu.Unlock(); return clock },
+		Owned: func() []forge.IssueRef { return []forge.IssueRef{ref} }}
+	o.Sleep = func(ctx context.Context, dur time.Duration) error {
+		mu.Lock()
+		clock = clock.Add(dur)
+		mu.Unlock()
+		polls++
+		if (polls-1)%5 == 0 {
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("poll %d: waited 10 s for the owned issue's run", polls)
+			}
+		}
+		if polls == 60 { // an hour of polls a minute apart
+			cancel()
+			return ctx.Err()
+		}
+		return nil
+	}
+	before := len(d.Requests())
+	st, err := Serve(ctx, c, o, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists := d.Count("GET /repos/{owner}/{repo}/issues")
+	perHour := len(d.Requests()) - before - lists
+	if reads != 12 || st.Owned != 12 || perHour != 62 {
+		t.Errorf("in an hour: %d reads of the pull request (%+v), %d requests for it %v; want 12 reads, 62 requests", reads, st, perHour, d.Counts())
+	}
+	t.Logf("one watched pull request: %d requests an hour at a poll a minute (%d lists of issues besides, %d answered 304)", perHour, lists, d.NotModified())
+}
+
+// TestOwnedIssues: serve watches the issues of its repository whose run
+// here succeeded with its pull request open, and no other.
+func TestOwnedIssues(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	repo := forge.Repo{Host: "github.com", Owner: "acme", Name: "tool"}
+	for _, st := range []*state.State{
+		{Name: "issue-1", Status: state.StatusSucceeded, Issue: &state.Issue{Ref: "acme/tool#1", PR: 10}},
+		{Name: "issue-2", Status: state.StatusSucceeded, Issue: &state.Issue{Ref: "acme/tool#2", PR: 11, Ended: "merged"}},
+		{Name: "issue-3", Status: state.StatusEscalated, Issue: &state.Issue{Ref: "acme/tool#3", PR: 12}},
+		{Name: "issue-4", Status: state.StatusSucceeded, Issue: &state.Issue{Ref: "other/tool#4", PR: 13}},
+		{Name: "issue-5", Status: state.StatusSucceeded, Issue: &state.Issue{Ref: "acme/tool#5"}},
+		{Name: "issue-6", Status: state.StatusSucceeded, Issue: &state.Issue{Ref: "acme/tool#6", PR: 14, Fixing: "review"}},
+		{Name: "build", Status: state.StatusSucceeded},
+	} {
+		save(t, dir, st)
+	}
+	if got := ownedIssues(state.Store{Root: dir}, repo); !slices.Equal(got, []forge.IssueRef{{Repo: repo, Number: 1}}) {
+		t.Errorf("ownedIssues = %v, want acme/tool#1 only", got)
 	}
 }
