@@ -217,7 +217,8 @@ func (f *fakeForge) check(name, conclusion, log string) {
 	if f.checks == nil {
 		f.checks = map[string][]forge.Check{}
 	}
-	f.checks[sha] = append(f.checks[sha], forge.Check{Name: name, Status: "completed", Conclusion: conclusion, LogTail: log})
+	// The latest run of a name stands, as GitHub lists them.
+	f.checks[sha] = append(slices.DeleteFunc(f.checks[sha], func(c forge.Check) bool { return c.Name == name }), forge.Check{Name: name, Status: "completed", Conclusion: conclusion, LogTail: log})
 }
 
 // marked are the comments agentloop wrote with the marker of kind.

@@ -69,6 +69,18 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 	}
 	ev, found := r.evidence(ps, link)
 	if !found {
+		if strings.HasPrefix(link.AskedFor, "pr/") { // asked over a cap; mended since (a person's push, the check run again)
+			if err := r.label(ctx, []string{r.labels.Done}, []string{r.labels.NeedsYou}); err != nil {
+				return Outcome{}, false, err
+			}
+			if err := r.record(func(i *state.Issue) { i.AskedFor = "" }); err != nil {
+				return Outcome{}, false, err
+			}
+			r.shown.note = ""
+			if err := r.edit(ctx); err != nil {
+				return Outcome{}, false, err
+			}
+		}
 		fmt.Fprintf(r.out, "Issue %s: pull request %s: no check failing, no change asked, no conflict: nothing to do\n", r.ref, link.PRURL)
 		return Outcome{Status: st.Status}, false, nil
 	}
@@ -195,7 +207,10 @@ func (r *issueRun) overCap(ctx context.Context, st *state.State, ev prEvidence, 
 	if err != nil {
 		return Outcome{}, false, err
 	}
-	if err := r.label(ctx, []string{r.labels.NeedsYou}, []string{r.labels.Running}); err != nil {
+	if err := r.record(func(i *state.Issue) { i.AskedFor = key }); err != nil {
+		return Outcome{}, false, err
+	}
+	if err := r.label(ctx, []string{r.labels.NeedsYou}, []string{r.labels.Running, r.labels.Done}); err != nil {
 		return Outcome{}, false, err
 	}
 	if note := "Needs you: " + url; r.shown.note != note {

@@ -161,8 +161,19 @@ func TestIssuePRCapEscalates(t *testing.T) {
 	if len(esc) != 1 || !strings.Contains(esc[0].Body, "the check lint failed") || !strings.Contains(esc[0].Body, "caps: {check: 1}") {
 		t.Errorf("escalations: %+v", esc)
 	}
-	if got := c.f.labelSet(); !slices.Contains(got, "agentloop:needs-you") {
+	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:needs-you"}) {
 		t.Errorf("labels %v", got)
+	}
+	// A person fixes it (the check runs again, green): done again, nothing pushed.
+	c.f.check("lint", "success", "")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 1 {
+		t.Fatalf("mended: %+v, %v, %d resumes", out, err, len(c.eng.resumes))
+	}
+	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:done"}) {
+		t.Errorf("mended: labels %v", got)
+	}
+	if p := c.f.marked("progress"); len(p) != 1 || strings.Contains(p[0].Body, "Needs you") {
+		t.Errorf("mended: the progress comment still says it needs you: %+v", p)
 	}
 }
 
