@@ -87,6 +87,15 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 	if n, limit := link.Fixes[ev.key], r.capOf(ev.class); n >= limit {
 		return r.overCap(ctx, st, ev, n)
 	}
+	if head := ps.PR.HeadSHA; head != "" {
+		if tip := gitx.CommitOf(ctx, r.repo, "refs/heads/"+r.branch); tip != head && !gitx.IsAncestor(ctx, r.repo, head, tip) {
+			// Someone pushed to the branch: agentloop's push would replace their commits.
+			body := fmt.Sprintf("**agentloop needs you.** On the pull request %s, %s, but its branch `%s` has commits agentloop's copy of it has not (someone pushed to it), and a continuation's push would replace them. agentloop does not push over them.\n\n"+
+				"The options:\n- fix it yourself on the branch `%s`\n- close the pull request; a new run of the issue starts afresh\n", link.PRURL, ev.what, r.branch, r.branch)
+			say := fmt.Sprintf("its branch %s has commits pushed by someone else, which agentloop does not push over", r.branch)
+			return r.askPR(ctx, st, fmt.Sprintf("pr/%d/pushed/%s", link.PR, head), body, ev.what+"; "+say)
+		}
+	}
 	if err := r.intake(ctx); err != nil { // the pull request's title, when it is updated
 		return Outcome{}, false, err
 	}
@@ -199,10 +208,21 @@ func quoted(s string) string {
 // overCap asks a person on the issue, once for each failure and count,
 // instead of pushing again: the labels say it needs a person.
 func (r *issueRun) overCap(ctx context.Context, st *state.State, ev prEvidence, n int) (Outcome, bool, error) {
-	key := fmt.Sprintf("pr/%d/%s/%d", st.Issue.PR, strings.ReplaceAll(ev.key, " ", "_"), n)
 	body := fmt.Sprintf("**agentloop needs you.** On the pull request %s, %s, after %d %s pushed for it (the cap, `issues: {caps: {%s: %d}}`). agentloop does not push again for it.\n\n"+
 		"The options:\n- fix it yourself on the branch `%s`\n- raise the cap in `agentloop.yaml` and run `agentloop run --issue %s` again\n- close the pull request\n",
 		st.Issue.PRURL, ev.what, n, pluralize(n, "continuation"), ev.class, r.capOf(ev.class), r.branch, r.ref)
+	say := fmt.Sprintf("the cap of %d %s for it is reached", r.capOf(ev.class), pluralize(r.capOf(ev.class), "continuation"))
+	return r.askPR(ctx, st, fmt.Sprintf("pr/%d/%s/%d", st.Issue.PR, strings.ReplaceAll(ev.key, " ", "_"), n), body, ev.what+", and "+say)
+}
+
+// askPR asks a person on the issue about its pull request, once for key
+// (a restart finds the comment), instead of pushing: the labels say it
+// needs a person, and the run's exit is an escalation's.
+func (r *issueRun) askPR(ctx context.Context, st *state.State, key, body, what string) (Outcome, bool, error) {
+	if st.Issue.AskedFor == key {
+		fmt.Fprintf(r.out, "Issue %s: pull request %s: %s: still waiting for a person on the issue\n", r.ref, st.Issue.PRURL, what)
+		return Outcome{Status: state.StatusEscalated}, false, nil
+	}
 	_, url, err := r.postOnce(ctx, "escalation", key, body)
 	if err != nil {
 		return Outcome{}, false, err
@@ -213,13 +233,11 @@ func (r *issueRun) overCap(ctx context.Context, st *state.State, ev prEvidence, 
 	if err := r.label(ctx, []string{r.labels.NeedsYou}, []string{r.labels.Running, r.labels.Done}); err != nil {
 		return Outcome{}, false, err
 	}
-	if note := "Needs you: " + url; r.shown.note != note {
-		r.shown.note, r.shown.state = note, "needs you"
-		if err := r.edit(ctx); err != nil {
-			return Outcome{}, false, err
-		}
+	r.shown.note, r.shown.state = "Needs you: "+url, "needs you"
+	if err := r.edit(ctx); err != nil {
+		return Outcome{}, false, err
 	}
-	fmt.Fprintf(r.out, "Issue %s: pull request %s: %s, and the cap of %d %s for it is reached: the question is on the issue (%s)\n", r.ref, st.Issue.PRURL, ev.what, r.capOf(ev.class), pluralize(r.capOf(ev.class), "continuation"), url)
+	fmt.Fprintf(r.out, "Issue %s: pull request %s: %s: the question is on the issue (%s)\n", r.ref, st.Issue.PRURL, what, url)
 	return Outcome{Status: state.StatusEscalated}, false, nil
 }
 

@@ -148,11 +148,16 @@ func TestIssuePRCapEscalates(t *testing.T) {
 	}
 	c.f.check("lint", "failure", "FAIL again")
 	pushed := c.remoteHead(t)
-	for range 2 {
+	var edits int
+	for i := range 2 {
 		out, err := c.run(t)
 		if err != nil || out.Status != state.StatusEscalated {
 			t.Fatalf("over the cap: %+v, %v\n%s", out, err, c.out)
 		}
+		if i == 1 && c.f.edits != edits {
+			t.Errorf("asked again: the progress comment edited %d times more", c.f.edits-edits)
+		}
+		edits = c.f.edits
 	}
 	if len(c.eng.resumes) != 1 || c.remoteHead(t) != pushed || c.f.opened != 2 {
 		t.Errorf("over the cap: %d resumes, %d OpenPR calls; pushed again: %v", len(c.eng.resumes), c.f.opened, c.remoteHead(t) != pushed)
@@ -327,5 +332,33 @@ func TestIssuePRForgeDownAndBudgetSpent(t *testing.T) {
 	}
 	if c.remoteHead(t) != pushed || c.f.opened != 1 || !slices.Contains(c.f.labelSet(), "agentloop:needs-you") {
 		t.Errorf("budget spent: pushed %v, %d OpenPR calls, labels %v", c.remoteHead(t) != pushed, c.f.opened, c.f.labelSet())
+	}
+}
+
+// Someone pushed to the pull request's branch: agentloop does not push
+// over their commits (its push replaces the branch); it asks a person.
+func TestIssuePRBranchPushedBySomeoneElse(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.opened(t)
+	other := filepath.Join(t.TempDir(), "other")
+	gitIn(t, filepath.Dir(other), "clone", "-q", "-b", "agentloop/issue/7", c.remote, other)
+	if err := os.WriteFile(filepath.Join(other, "mine.txt"), []byte("a maintainer's fix\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, other, "add", "-A")
+	gitIn(t, other, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a maintainer's fix")
+	gitIn(t, other, "push", "-q", "origin", "agentloop/issue/7")
+	theirs := c.remoteHead(t)
+	c.f.check("lint", "failure", "FAIL")
+	out, err := c.run(t)
+	if err != nil || out.Status != state.StatusEscalated {
+		t.Fatalf("pushed by someone else: %+v, %v\n%s", out, err, c.out)
+	}
+	if c.remoteHead(t) != theirs || len(c.eng.resumes) != 0 || c.f.opened != 1 {
+		t.Errorf("their commit was pushed over (%v), or the run went on (%d resumes)", c.remoteHead(t) != theirs, len(c.eng.resumes))
+	}
+	if esc := c.f.marked("escalation"); len(esc) != 1 || !strings.Contains(esc[0].Body, "someone pushed to it") {
+		t.Errorf("escalations: %+v", esc)
 	}
 }
