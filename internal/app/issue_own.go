@@ -39,7 +39,9 @@ type prEvidence struct {
 	class, key string
 	what       string // for a person: "the check lint failed"
 	guidance   string
-	reviewed   int64 // the newest review or review comment in guidance
+	// reviewed and commented are the newest review and thread comment in
+	// guidance (their ids are of two kinds).
+	reviewed, commented int64
 }
 
 // own reads the pull request the issue's run opened and does what it finds:
@@ -118,7 +120,7 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		}
 		i.Fixes[ev.key]++
 		i.Fixing = ev.key
-		i.Reviewed = max(i.Reviewed, ev.reviewed)
+		i.Reviewed, i.Commented = max(i.Reviewed, ev.reviewed), max(i.Commented, ev.commented)
 	}); err != nil {
 		return Outcome{}, false, err
 	}
@@ -176,27 +178,27 @@ func (r *issueRun) evidence(ps forge.PRStatus, link state.Issue) (prEvidence, bo
 		return prEvidence{class: fixCheck, key: fixCheck + " " + c.Name, what: fmt.Sprintf("the check %s failed (%s)", c.Name, c.Conclusion), guidance: b.String()}, true
 	}
 	var b strings.Builder
-	var newest int64
+	var reviewed, commented int64
 	for _, rv := range ps.Reviews {
 		if !rv.Trusted || rv.State != "CHANGES_REQUESTED" || rv.ID <= link.Reviewed {
 			continue
 		}
-		newest = max(newest, rv.ID)
+		reviewed = max(reviewed, rv.ID)
 		fmt.Fprintf(&b, "- %s asked for changes:\n%s\n", rv.Author, quoted(rv.Body))
 	}
 	for _, th := range ps.Threads {
 		for _, c := range th.Comments {
-			if !c.Trusted || c.ID <= link.Reviewed {
+			if !c.Trusted || c.ID <= link.Commented {
 				continue
 			}
-			newest = max(newest, c.ID)
+			commented = max(commented, c.ID)
 			fmt.Fprintf(&b, "- %s on %s line %d:\n%s\n", c.Author, th.Path, th.Line, quoted(c.Body))
 		}
 	}
-	if newest == 0 {
+	if reviewed == 0 && commented == 0 {
 		return prEvidence{}, false
 	}
-	return prEvidence{class: fixReview, key: fixReview, what: "a reviewer asked for changes", reviewed: newest,
+	return prEvidence{class: fixReview, key: fixReview, what: "a reviewer asked for changes", reviewed: reviewed, commented: commented,
 		guidance: "Reviewers who may write to the repository asked for changes on the pull request of this branch; make them:\n" + b.String()}, true
 }
 

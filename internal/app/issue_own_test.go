@@ -234,7 +234,7 @@ func TestIssuePRReviewAskingForChanges(t *testing.T) {
 		t.Fatalf("a stranger's review: %v, %d resumes", err, len(c.eng.resumes))
 	}
 	c.f.reviews = append(c.f.reviews, forge.Review{ID: 901, Author: "maint", Trusted: true, State: "CHANGES_REQUESTED", Body: "Return an error, not an empty result."})
-	c.f.threads = []forge.Thread{{Path: "parse.go", Line: 3, Comments: []forge.Comment{{ID: 902, Author: "maint", Trusted: true, Body: "Name the error ErrEmpty."}}}}
+	c.f.threads = []forge.Thread{{Path: "parse.go", Line: 3, Comments: []forge.Comment{{ID: 5000, Author: "maint", Trusted: true, Body: "Name the error ErrEmpty."}}}}
 	if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 1 {
 		t.Fatalf("a writer's review: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
 	}
@@ -248,8 +248,16 @@ func TestIssuePRReviewAskingForChanges(t *testing.T) {
 	if _, err := c.run(t); err != nil || len(c.eng.resumes) != 1 {
 		t.Errorf("the same review again: %v, %d resumes", err, len(c.eng.resumes))
 	}
-	if st := c.state(t); st.Issue.Fixes["review"] != 1 || st.Issue.Reviewed != 902 {
+	if st := c.state(t); st.Issue.Fixes["review"] != 1 || st.Issue.Reviewed != 901 || st.Issue.Commented != 5000 {
 		t.Errorf("the run's record: %+v", st.Issue)
+	}
+	// A second review, its id below the thread comment's (ids of two kinds): taken.
+	c.f.reviews = append(c.f.reviews, forge.Review{ID: 903, Author: "maint", Trusted: true, State: "CHANGES_REQUESTED", Body: "Also a test, please."})
+	if _, err := c.run(t); err != nil || len(c.eng.resumes) != 2 {
+		t.Fatalf("a second review: %v, %d resumes", err, len(c.eng.resumes))
+	}
+	if g := c.eng.resumes[1].Guidance; !strings.Contains(g, "Also a test, please.") || strings.Contains(g, "Return an error") || strings.Contains(g, "ErrEmpty") {
+		t.Errorf("the second continuation is given:\n%s", g)
 	}
 }
 

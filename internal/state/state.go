@@ -140,9 +140,11 @@ type Issue struct {
 	// Fixing is the class of the continuation under way, its work not
 	// pushed yet: a restart pushes it, never starting another.
 	Fixing string `json:"fixing,omitempty"`
-	// Reviewed is the newest review or review comment taken as evidence:
-	// one is acted on once.
-	Reviewed int64 `json:"reviewed,omitempty"`
+	// Reviewed is the newest review, and Commented the newest comment of a
+	// review thread, taken as evidence (each by its own ids): one is acted
+	// on once.
+	Reviewed  int64 `json:"reviewed,omitempty"`
+	Commented int64 `json:"commented,omitempty"`
 	// Conflicts are the files of the merge of the base agentloop made for
 	// a conflicting pull request, committed with their markers: the branch
 	// is not pushed while one holds a marker.
