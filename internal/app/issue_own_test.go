@@ -370,3 +370,37 @@ func TestIssuePRBranchPushedBySomeoneElse(t *testing.T) {
 		t.Errorf("escalations: %+v", esc)
 	}
 }
+
+// A continuation's push the remote refuses: a clear error naming the
+// branch, the issue labelled needs-you and told once, the work kept on the
+// branch; once the remote takes it, the same command pushes it and
+// updates the pull request without running the continuation again.
+func TestIssuePRContinuationPushRefused(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.opened(t)
+	c.f.check("lint", "failure", "FAIL")
+	gone := c.remote + ".gone"
+	c.eng.during = func(func(func(*state.State))) {
+		if err := os.Rename(c.remote, gone); err != nil {
+			t.Error(err)
+		}
+		c.eng.during = nil
+	}
+	_, err := c.run(t)
+	if err == nil || !strings.Contains(err.Error(), "push the branch agentloop/issue/7 to the remote origin") || !strings.Contains(err.Error(), "kept on the branch") {
+		t.Fatalf("a refused push: %v", err)
+	}
+	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:needs-you"}) || len(c.f.marked("push")) != 1 || c.f.opened != 1 {
+		t.Errorf("a refused push: labels %v, %d push comments, %d OpenPR calls", got, len(c.f.marked("push")), c.f.opened)
+	}
+	if err := os.Rename(gone, c.remote); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.run(t); err != nil || len(c.eng.resumes) != 1 || c.f.opened != 2 {
+		t.Fatalf("once the remote takes it: %v, %d resumes, %d OpenPR calls", err, len(c.eng.resumes), c.f.opened)
+	}
+	if c.remoteHead(t) != gitx.BranchCommit(t.Context(), c.repo, "agentloop/issue/7") || !slices.Equal(c.f.labelSet(), []string{"agentloop:done"}) {
+		t.Errorf("once the remote takes it: the branch is not pushed, or labels %v", c.f.labelSet())
+	}
+}
