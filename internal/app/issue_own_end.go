@@ -1,0 +1,142 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/forge"
+	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/state"
+)
+
+// overCap asks a person on the issue, once for each failure and count,
+// instead of pushing again: the labels say it needs a person.
+func (r *issueRun) overCap(ctx context.Context, st *state.State, ev prEvidence, n int) (Outcome, bool, error) {
+	body := fmt.Sprintf("**agentloop needs you.** On the pull request %s, %s, after %d %s pushed for it (the cap, `issues: {caps: {%s: %d}}`). agentloop does not push again for it.\n\n"+
+		"The options:\n- fix it yourself on the branch `%s`\n- raise the cap in `agentloop.yaml` and run `agentloop run --issue %s` again\n- close the pull request\n",
+		st.Issue.PRURL, ev.what, n, pluralize(n, "continuation"), ev.class, r.capOf(ev.class), r.branch, r.ref)
+	say := fmt.Sprintf("the cap of %d %s for it is reached", r.capOf(ev.class), pluralize(r.capOf(ev.class), "continuation"))
+	return r.askPR(ctx, st, fmt.Sprintf("pr/%d/%s/%d", st.Issue.PR, strings.ReplaceAll(ev.key, " ", "_"), n), body, ev.what+", and "+say)
+}
+
+// askPR asks a person on the issue about its pull request, once for key
+// (a restart finds the comment), instead of pushing: the labels say it
+// needs a person, and the run's exit is an escalation's.
+func (r *issueRun) askPR(ctx context.Context, st *state.State, key, body, what string) (Outcome, bool, error) {
+	if st.Issue.AskedFor == key {
+		fmt.Fprintf(r.out, "Issue %s: pull request %s: %s: still waiting for a person on the issue\n", r.ref, st.Issue.PRURL, what)
+		return Outcome{Status: state.StatusEscalated}, false, nil
+	}
+	_, url, err := r.postOnce(ctx, "escalation", key, body)
+	if err != nil {
+		return Outcome{}, false, err
+	}
+	if err := r.record(func(i *state.Issue) { i.AskedFor = key }); err != nil {
+		return Outcome{}, false, err
+	}
+	if err := r.label(ctx, []string{r.labels.NeedsYou}, []string{r.labels.Running, r.labels.Done}); err != nil {
+		return Outcome{}, false, err
+	}
+	r.shown.note, r.shown.state = "Needs you: "+url, "needs you"
+	if err := r.edit(ctx); err != nil {
+		return Outcome{}, false, err
+	}
+	fmt.Fprintf(r.out, "Issue %s: pull request %s: %s: the question is on the issue (%s)\n", r.ref, st.Issue.PRURL, what, url)
+	return Outcome{Status: state.StatusEscalated}, false, nil
+}
+
+// ended ends the issue's run for good once its pull request is merged or
+// closed: the progress comment says so (once), the labels say done, and
+// its worktree and local branch are removed, unless that would lose work
+// (a worktree with changes of its own, a branch with commits the forge has
+// not got): those are kept, and said.
+func (r *issueRun) ended(ctx context.Context, st *state.State, how forge.PRState, head string) (Outcome, bool, error) {
+	first := st.Issue.Ended == ""
+	if first {
+		if err := r.record(func(i *state.Issue) { i.Ended = string(how) }); err != nil {
+			return Outcome{}, false, err
+		}
+	}
+	kept := r.cleanUp(ctx, head)
+	if first {
+		if err := r.label(ctx, []string{r.labels.Done}, []string{r.labels.Running, r.labels.NeedsYou, r.labels.Queued}); err != nil {
+			return Outcome{}, false, err
+		}
+		r.shown.note = "The pull request was merged: the run is over."
+		if how == forge.PRClosed {
+			r.shown.note = "The pull request was closed without being merged: the run is over; its branch stays on the repository."
+		}
+		if kept != "" {
+			r.shown.note += " " + kept
+		}
+		if err := r.edit(ctx); err != nil {
+			return Outcome{}, false, err
+		}
+	}
+	word := "merged"
+	if how == forge.PRClosed {
+		word = "closed without being merged"
+	}
+	fmt.Fprintf(r.out, "Issue %s: pull request %s was %s: the run %s is over", r.ref, st.Issue.PRURL, word, r.name)
+	if kept != "" {
+		fmt.Fprintf(r.out, "; %s", kept)
+	}
+	fmt.Fprintln(r.out)
+	return Outcome{Status: st.Status}, false, nil
+}
+
+// cleanUp removes the run's worktree and local branch as clean removes a
+// task's, keeping what holds work found nowhere else: a worktree with
+// changes (git refuses to remove it), a branch whose tip is neither the
+// pull request's head (head, as the forge has it) nor merged here. What
+// is kept is said.
+func (r *issueRun) cleanUp(ctx context.Context, head string) (kept string) {
+	var keep []string
+	if _, err := os.Stat(r.wt); err == nil {
+		if err := gitx.RemoveWorktree(ctx, r.repo, r.wt, false); err != nil {
+			keep = append(keep, fmt.Sprintf("its worktree %s has changes of its own and is kept ('git worktree remove --force %s' drops them)", RelPath(r.repo, r.wt), RelPath(r.repo, r.wt)))
+		}
+	}
+	if len(keep) == 0 {
+		tip := gitx.CommitOf(ctx, r.repo, "refs/heads/"+r.branch)
+		switch {
+		case tip == "":
+		case tip == head || gitx.IsMerged(ctx, r.repo, r.branch):
+			if err := gitx.DeleteBranch(ctx, r.repo, r.branch); err != nil {
+				keep = append(keep, fmt.Sprintf("its branch %s could not be removed: %v", r.branch, err))
+			}
+		default:
+			keep = append(keep, fmt.Sprintf("its branch %s has commits the pull request has not and is kept ('git branch -D %s' deletes it)", r.branch, r.branch))
+		}
+	}
+	_ = gitx.PruneWorktrees(ctx, r.repo)
+	return strings.Join(keep, "; ")
+}
+
+// mergeBase merges the pull request's base, fetched from the remote, into
+// the run's branch in its worktree: agentloop makes the merge commit
+// itself, because the agent cannot (the guard puts back a branch the agent
+// moves). A conflict is committed with its markers in, for the agent to
+// resolve; the branch is not pushed while a marker is left ([issueRun.publish]).
+// The conflicting files are returned.
+func (r *issueRun) mergeBase(ctx context.Context, base string) ([]string, error) {
+	if err := gitx.FetchAll(ctx, r.repo, r.remote); err != nil {
+		return nil, fmt.Errorf("issue %s: its pull request conflicts with %s: %w; check the remote, then run the same command again%s", r.ref, base, err, r.kept())
+	}
+	rev := r.remote + "/" + base
+	files, err := gitx.MergeConflicted(ctx, r.wt, rev, fmt.Sprintf("agentloop: issue #%d: merge %s", r.ref.Number, rev))
+	if err != nil {
+		return nil, fmt.Errorf("issue %s: merge %s into its branch %s for its conflicting pull request: %w%s", r.ref, rev, r.branch, err, r.kept())
+	}
+	return files, nil
+}
+
+// conflictGuidance is what the agent is told of the merge agentloop made.
+func conflictGuidance(rev string, files []string) string {
+	if len(files) == 0 {
+		return fmt.Sprintf("The pull request of this branch conflicted with its base; agentloop merged %s into this branch and the merge went through cleanly. Check that the work still holds with what came in, and fix what does not.", rev)
+	}
+	return fmt.Sprintf("The pull request of this branch conflicted with its base; agentloop merged %s into this branch and committed the conflicts as git left them. Resolve them in %s: keep both sides' intent and remove every conflict marker (<<<<<<<, =======, >>>>>>>). The branch is not pushed while a marker is left.", rev, strings.Join(files, ", "))
+}
