@@ -112,48 +112,6 @@ type State struct {
 	Issue *Issue `json:"issue,omitempty"`
 }
 
-// Issue is the tracker issue a run is taken from, and the ids of what
-// agentloop wrote on it, kept so that a restart finds them and never writes
-// a second comment or pull request.
-type Issue struct {
-	Ref string `json:"ref"` // the issue, as forge writes it (owner/repo#N)
-	// Task is what the agent is asked to do, from the issue as it was read
-	// last (title, body, comments), so that every resume gives it again.
-	Task string `json:"task"`
-	// Branch is the branch the run's work is on; Base the branch its pull
-	// request goes into.
-	Branch string `json:"branch"`
-	Base   string `json:"base,omitempty"`
-	// Comment is the progress comment agentloop keeps up to date.
-	Comment int64 `json:"comment,omitempty"`
-	// Asked is the comment that asks an escalation's question; AskedFor
-	// names the escalation it asks (segment and attempt), so that it is
-	// asked once.
-	Asked    int64  `json:"asked,omitempty"`
-	AskedFor string `json:"asked_for,omitempty"`
-	// PR is the pull request opened from Branch.
-	PR    int    `json:"pr,omitempty"`
-	PRURL string `json:"pr_url,omitempty"`
-	// Fixes counts the continuations pushed on the pull request for each
-	// class of failure ("check NAME", "review", "conflict"), for its cap.
-	Fixes map[string]int `json:"fixes,omitempty"`
-	// Fixing is the class of the continuation under way, its work not
-	// pushed yet: a restart pushes it, never starting another.
-	Fixing string `json:"fixing,omitempty"`
-	// Reviewed is the newest review, and Commented the newest comment of a
-	// review thread, taken as evidence (each by its own ids): one is acted
-	// on once.
-	Reviewed  int64 `json:"reviewed,omitempty"`
-	Commented int64 `json:"commented,omitempty"`
-	// Conflicts are the files of the merge of the base agentloop made for
-	// a conflicting pull request, committed with their markers: the branch
-	// is not pushed while one holds a marker.
-	Conflicts []string `json:"conflicts,omitempty"`
-	// Ended says the pull request was merged or closed: the run is over
-	// for good.
-	Ended string `json:"ended,omitempty"`
-}
-
 // Millis is a duration persisted as whole milliseconds.
 type Millis int64
 
