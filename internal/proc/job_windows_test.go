@@ -39,6 +39,10 @@ func TestMain(m *testing.M) {
 		fmt.Println("ready")
 		<-c
 		os.Exit(130) // as agentloop does on Ctrl-C
+	case "say-exit":
+		fmt.Println("line", os.Getenv("PROC_TEST_LINE"))
+		code, _ := strconv.Atoi(os.Getenv("PROC_TEST_CODE"))
+		os.Exit(code)
 	case "print-args":
 		b, _ := json.Marshal(os.Args[1:])
 		fmt.Println(string(b))
@@ -301,5 +305,35 @@ func TestRunCancelBreaksGroupFirst(t *testing.T) {
 	}
 	if res.ExitCode != 130 || res.Duration > grace/2 {
 		t.Errorf("Result = %+v, want exit 130 long before the grace of %s", res, grace)
+	}
+}
+
+// A detached process (a run resumed from agentloop watch) is outside
+// agentloop's jobs, appends its output to the log and tells its exit code.
+func TestDetachWindows(t *testing.T) {
+	t.Parallel()
+	log := filepath.Join(t.TempDir(), "watch", "run.log")
+	for i, want := range []int{0, 3} {
+		env := helperEnv("say-exit", "PROC_TEST_LINE="+strconv.Itoa(i), "PROC_TEST_CODE="+strconv.Itoa(want))
+		p, err := Detach([]string{os.Args[0]}, "", env, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, sig := p.Wait(); code != want || sig != "" {
+			t.Errorf("Wait() = %d, %q; want %d", code, sig, want)
+		}
+		if b, err := os.ReadFile(log); err != nil || !strings.Contains(string(b), "line "+strconv.Itoa(i)) {
+			t.Errorf("log %q (%v) lacks line %d", b, err, i)
+		}
+	}
+}
+
+// agentloop stop --now cannot interrupt another process on Windows: it says
+// what to do instead.
+func TestInterruptSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	err := Interrupt(os.Getpid())
+	if err == nil || !strings.Contains(err.Error(), "Ctrl-C in its console") || !strings.Contains(err.Error(), "without --now") {
+		t.Errorf("Interrupt = %v, want an error saying to press Ctrl-C or stop without --now", err)
 	}
 }
