@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -132,5 +133,59 @@ not json
 	}
 	if narrateTo(nil, FormatText, 1<<20, nil, func(string) {}) != nil {
 		t.Error("a text format's output told tool calls")
+	}
+}
+
+// TestUntoldIsSkippedUndecoded: the records the narrator skips without
+// decoding are well-formed objects whose type it says nothing of, as
+// encoding/json reads them: every line of every recorded stream, and the
+// cases where the two readings could part.
+func TestUntoldIsSkippedUndecoded(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("testdata/real/*.stdout.jsonl")
+	more, _ := filepath.Glob("testdata/*.jsonl")
+	skipped := 0
+	for _, f := range append(files, more...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || line[0] != '{' || !untold([]byte(line)) {
+				continue
+			}
+			skipped++
+			var r record
+			if err := json.Unmarshal([]byte(line), &r); err != nil || toldTypes[r.Type] {
+				t.Errorf("%s: untold(%.100q), which the decoder reads as type %q (err %v)", f, line, r.Type, err)
+			}
+		}
+	}
+	if skipped == 0 {
+		t.Error("no recorded line skipped: the test reads nothing")
+	}
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"hi"}}}`, true},
+		{`{"type":"system","subtype":"init"}`, true},
+		{`{"event":{}}`, true},
+		{`{"type":"assistant","message":{"role":"assistant","content":[]}}`, false},
+		{`{"TYPE":"assistant"}`, false},                       // encoding/json matches keys in any case
+		{`{"type":"stream_event","type":"assistant"}`, false}, // the last one wins
+		{`{"typ\u0065":"assistant"}`, false},                  // an escaped key: the decoder's to read
+		{`{"type":["assistant"]}`, false},                     // not a string: the decoder fails, a raw line
+		{`{"type":"stream_event",`, false},                    // cut: a raw line
+		{`{"type":"stream_event"} trailing`, false},
+		{`{"type":"error","message":"boom"}`, false},        // the decoder fails: a raw line
+		{`{"type":"stream_event","event":{"a":01}}`, false}, // not JSON inside: a raw line
+		{`{"type":"stream_event","Delta":true}`, false},
+		{`{"type":"stream_event","message":null,"role":null}`, true},
+	} {
+		if got := untold([]byte(c.line)); got != c.want {
+			t.Errorf("untold(%s) = %v, want %v", c.line, got, c.want)
+		}
 	}
 }
