@@ -29,6 +29,9 @@ type narrator struct {
 	// cut ([narrator.oneLine]): the stream's own redaction saw it escaped (a
 	// quote as \", & as \u0026) and may have missed a secret in it.
 	red *redact.Redactor
+	// raw: a line passed on as it is (not a record, or one that does not
+	// decode) is told, as with -v; without, only records are of use.
+	raw bool
 }
 
 // newNarrator returns the narrator of format's stream, nil when the format is
@@ -124,7 +127,7 @@ func (n *narrator) Line(b []byte) []said {
 	if len(b) == 0 {
 		return nil
 	}
-	if b[0] == '{' && untold(b) {
+	if b[0] == '{' && untold(b, !n.raw) {
 		return n.Flush()
 	}
 	var r record
@@ -210,8 +213,10 @@ var toldTypes = map[string]bool{
 // each of them whole with encoding/json cost more than everything else done
 // with the output. Members the record reads as objects or a bool must be
 // null, those it reads as strings strings or null; a key with an escape in
-// it leaves the answer to the decoder.
-func untold(b []byte) bool {
+// it leaves the answer to the decoder. With rawUnused (no one is told a line
+// passed on as it is), whether it would decode does not matter: a type none
+// of toldTypes is enough.
+func untold(b []byte, rawUnused bool) bool {
 	var typ []byte
 	known := true
 	ok := jsonscan.Fields(b, func(k, v []byte) bool {
@@ -221,6 +226,12 @@ func untold(b []byte) bool {
 		}
 		null := string(v) == "null"
 		_, isString := jsonscan.Unquote(v)
+		if rawUnused {
+			if bytes.EqualFold(k, []byte("type")) && isString {
+				typ, _ = jsonscan.Unquote(v) // the last one wins, as in encoding/json
+			}
+			return true
+		}
 		for _, f := range recordStrings { // encoding/json matches keys in any case
 			if bytes.EqualFold(k, []byte(f)) && !isString && !null {
 				known = false
@@ -238,7 +249,7 @@ func untold(b []byte) bool {
 		}
 		return true
 	})
-	return ok && known && !toldTypes[string(typ)] && json.Valid(b)
+	return ok && known && !toldTypes[string(typ)] && (rawUnused || json.Valid(b))
 }
 
 // recordStrings and recordObjects are the members of a [record] read as
@@ -307,7 +318,7 @@ func narrateTo(w io.Writer, format string, maxLine int, red *redact.Redactor, on
 	case w == nil && onTool == nil:
 		return nil
 	}
-	n.red = red
+	n.red, n.raw = red, w != nil
 	call := ""
 	tell := func(s []said) {
 		for _, l := range s {

@@ -152,13 +152,21 @@ func TestUntoldIsSkippedUndecoded(t *testing.T) {
 		}
 		for line := range strings.SplitSeq(string(b), "\n") {
 			line = strings.TrimSpace(line)
-			if line == "" || line[0] != '{' || !untold([]byte(line)) {
+			if line == "" || line[0] != '{' {
 				continue
 			}
-			skipped++
 			var r record
-			if err := json.Unmarshal([]byte(line), &r); err != nil || toldTypes[r.Type] {
-				t.Errorf("%s: untold(%.100q), which the decoder reads as type %q (err %v)", f, line, r.Type, err)
+			err := json.Unmarshal([]byte(line), &r)
+			if untold([]byte(line), false) {
+				skipped++
+				if err != nil || toldTypes[r.Type] {
+					t.Errorf("%s: untold(%.100q), which the decoder reads as type %q (err %v)", f, line, r.Type, err)
+				}
+			}
+			// Without raw lines told, a line that does not decode may be
+			// skipped too: it would be a raw line.
+			if untold([]byte(line), true) && err == nil && toldTypes[r.Type] {
+				t.Errorf("%s: untold(%.100q, raw unused), which the decoder reads as type %q", f, line, r.Type)
 			}
 		}
 	}
@@ -184,8 +192,24 @@ func TestUntoldIsSkippedUndecoded(t *testing.T) {
 		{`{"type":"stream_event","Delta":true}`, false},
 		{`{"type":"stream_event","message":null,"role":null}`, true},
 	} {
-		if got := untold([]byte(c.line)); got != c.want {
+		if got := untold([]byte(c.line), false); got != c.want {
 			t.Errorf("untold(%s) = %v, want %v", c.line, got, c.want)
+		}
+	}
+	// Without raw lines told: a record that would not decode is of no use.
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{`{"type":"error","message":"boom"}`, true},
+		{`{"type":"stream_event","event":{"a":01}}`, true},
+		{`{"type":"assistant","message":"boom"}`, false}, // a told type: the decoder's
+		{`{"TYPE":"tool_use"}`, false},
+		{`{"typ\u0065":"stream_event"}`, false},
+		{`{"type":"stream_event",`, false},
+	} {
+		if got := untold([]byte(c.line), true); got != c.want {
+			t.Errorf("untold(%s, raw unused) = %v, want %v", c.line, got, c.want)
 		}
 	}
 }
