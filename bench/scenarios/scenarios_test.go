@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/bench/internal/harness"
 )
 
 // TestScenarios is the short suite: a few scenarios under agentloop alone,
@@ -32,12 +34,20 @@ func TestScenarios(t *testing.T) {
 	short := map[string]bool{"stuck": true, "regression": true, "flaky": true, "tampering": true, "never_starts": true,
 		"tests_deleted": true, "review_untagged_security": true, "churn": true, "limit_progress": true, "preexisting_outside_task": true,
 		"conflict_spec_vs_test": true, "conflict_tests": true, "conflict_special_cased": true, "graph_blocked": true}
-	var rows []row
+	var picked []scenario
 	for _, s := range scenarios() {
-		if !short[s.name] {
-			continue
+		if short[s.name] {
+			picked = append(picked, s)
 		}
-		res, err := b.agentloop(s, false)
+	}
+	// Three at a time: a scenario mostly waits on its gate's go test, and
+	// each works in folders of its own.
+	results := make([]result, len(picked))
+	errs := make([]error, len(picked))
+	harness.Each(len(picked), 3, func(i int) { results[i], errs[i] = b.agentloop(picked[i], false) })
+	var rows []row
+	for i, s := range picked {
+		res, err := results[i], errs[i]
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
