@@ -17,7 +17,7 @@ var ceilings = []struct {
 	ceiling, target float64
 }{
 	{"longest import chain", 9, 9},
-	{"arrows per package", 3.71, 4.2},
+	{"arrows per package", 3.63, 4.2},
 	{"packages imported for a single name", 0, 0},
 	{"internal/cli's fan-out", 6, 12},
 	{"files over 300 lines", 22, 25},
