@@ -119,13 +119,7 @@ func RunIssue(ctx context.Context, eng IssueEngine, pr Process, o IssueOptions) 
 		return Outcome{}, e.issuesRefused()
 	}
 	p := o.Plan
-	r := &issueRun{o: o, pr: pr, eng: eng, labels: p.Issues.Labels, store: state.Store{Root: p.StateDir}, remote: o.Remote, out: pr.Progress(o.JSON)}
-	if r.remote == "" {
-		r.remote = "origin"
-	}
-	if r.labels == (config.IssueLabels{}) {
-		r.labels = config.DefaultIssueLabels
-	}
+	r := &issueRun{o: o, pr: pr, eng: eng, labels: issueLabels(p), store: state.Store{Root: p.StateDir}, remote: remoteOrOrigin(o.Remote), out: pr.Progress(o.JSON)}
 	if err := r.resolve(ctx); err != nil {
 		return Outcome{}, err
 	}
@@ -164,20 +158,15 @@ func RunIssue(ctx context.Context, eng IssueEngine, pr Process, o IssueOptions) 
 // resolve reads the issue's reference, with the work tree's remote for #N,
 // and opens its forge.
 func (r *issueRun) resolve(ctx context.Context) error {
-	wd := r.o.Plan.WorkDir
-	top, _, err := gitx.WorkTreeOf(ctx, wd)
+	top, def, err := issueClone(ctx, r.o.Plan.WorkDir, r.remote, "run --issue")
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("run --issue works on a branch and worktree of its own: run it in a clone of the issue's repository: %w", err)}
+		return err
 	}
 	r.repo = top
-	var def forge.Repo
-	if url, err := gitx.RemoteURL(ctx, top, r.remote); err == nil {
-		def, _ = forge.RepoOfRemote(url) // a local path names no forge: the reference must
-	}
 	if r.ref, err = forge.ParseIssueRef(r.o.Ref, def); err != nil {
 		return &UsageError{Err: err}
 	}
-	if def.Name != "" && !strings.EqualFold(def.String(), r.ref.Repo.String()) {
+	if !cloneHolds(def, r.ref.Repo) {
 		// Its branch would be pushed to one repository, its pull request opened on another.
 		return &UsageError{Err: fmt.Errorf("issue %s is not of this clone's repository (its %s remote is %s): run it in a clone of %s", r.ref, r.remote, def, r.ref.Repo)}
 	}
@@ -245,4 +234,42 @@ func (r *issueRun) worktree(ctx context.Context, prev *state.State) error {
 		return fmt.Errorf("issue %s: %w", r.ref, err)
 	}
 	return nil
+}
+
+// issueLabels are the labels an issue's run moves: the configuration's, or
+// the defaults when it names none.
+func issueLabels(p *plan.Plan) config.IssueLabels {
+	if p.Issues.Labels == (config.IssueLabels{}) {
+		return config.DefaultIssueLabels
+	}
+	return p.Issues.Labels
+}
+
+// remoteOrOrigin is the git remote an issue's branch is pushed to.
+func remoteOrOrigin(remote string) string {
+	if remote == "" {
+		return "origin"
+	}
+	return remote
+}
+
+// issueClone is the clone of wd an issue's run (what: the command) works
+// from: its top folder, and the repository its remote names (zero when the
+// remote is a local path, which names no forge).
+func issueClone(ctx context.Context, wd, remote, what string) (top string, repo forge.Repo, err error) {
+	top, _, err = gitx.WorkTreeOf(ctx, wd)
+	if err != nil {
+		return "", forge.Repo{}, &UsageError{Err: fmt.Errorf("%s works on a branch and worktree of its own: run it in a clone of the issue's repository: %w", what, err)}
+	}
+	if url, err := gitx.RemoteURL(ctx, top, remote); err == nil {
+		repo, _ = forge.RepoOfRemote(url) // a local path names no forge: the reference must
+	}
+	return top, repo, nil
+}
+
+// cloneHolds reports whether a clone whose remote names clone works on
+// repo's issues: its branch is pushed to one repository, its pull request
+// opened on the other. A clone whose remote names no forge holds any.
+func cloneHolds(clone, repo forge.Repo) bool {
+	return clone.Name == "" || strings.EqualFold(clone.String(), repo.String())
 }

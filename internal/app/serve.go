@@ -8,8 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/engine"
 	"github.com/agentloop/agentloop/internal/forge"
 )
+
+// DefaultServeEvery is the wait between two polls of serve's issues.
+const DefaultServeEvery = time.Minute
 
 // ServeOptions are how `agentloop serve` takes a tracker's issues.
 type ServeOptions struct {
@@ -27,7 +31,7 @@ type ServeOptions struct {
 	// request in several requests ([RunIssue]). Nil: none are watched.
 	Owned    func() []forge.IssueRef
 	OwnEvery int
-	// Every is the wait between polls (0: a minute). After a poll that
+	// Every is the wait between polls (0: [DefaultServeEvery]). After a poll that
 	// failed the wait doubles, up to MaxWait (0: 15 minutes), and falls
 	// back to Every after one that did not.
 	Every, MaxWait time.Duration
@@ -152,10 +156,10 @@ func newServer(f forge.Forge, o ServeOptions, run IssueRunner) *server {
 		s.now = time.Now
 	}
 	if s.sleep == nil {
-		s.sleep = sleepCtx
+		s.sleep = engine.SleepContext
 	}
 	if s.every <= 0 {
-		s.every = time.Minute
+		s.every = DefaultServeEvery
 	}
 	if s.maxWait <= 0 {
 		s.maxWait = 15 * time.Minute
@@ -163,17 +167,6 @@ func newServer(f forge.Forge, o ServeOptions, run IssueRunner) *server {
 	s.maxWait = max(s.maxWait, s.every)
 	s.slots = make(chan struct{}, max(o.Parallel, 1))
 	return s
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 func (s *server) count(f func(*ServeStats)) {

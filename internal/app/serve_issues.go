@@ -1,15 +1,14 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/forge"
-	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
 )
@@ -61,19 +60,10 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 	if err != nil {
 		return ServeStats{}, err
 	}
-	labels := p.Issues.Labels
-	if labels == (config.IssueLabels{}) {
-		labels = config.DefaultIssueLabels
-	}
-	remote := o.Remote
-	if remote == "" {
-		remote = "origin"
-	}
-	var def forge.Repo
-	if top, _, err := gitx.WorkTreeOf(ctx, p.WorkDir); err != nil {
-		return ServeStats{}, &UsageError{Err: fmt.Errorf("serve runs each issue on a branch and worktree of its own: run it in a clone of the issues' repository: %w", err)}
-	} else if url, err := gitx.RemoteURL(ctx, top, remote); err == nil {
-		def, _ = forge.RepoOfRemote(url) // a local path names no forge: the query must
+	labels, remote := issueLabels(p), remoteOrOrigin(o.Remote)
+	_, def, err := issueClone(ctx, p.WorkDir, remote, "serve")
+	if err != nil {
+		return ServeStats{}, err
 	}
 	text := o.Query
 	if text == "" {
@@ -83,7 +73,7 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 	if err != nil {
 		return ServeStats{}, &UsageError{Err: err}
 	}
-	if def.Owner != "" && (q.Repo.Owner != def.Owner || q.Repo.Name != def.Name || q.Repo.Host != def.Host) {
+	if !cloneHolds(def, q.Repo) {
 		return ServeStats{}, &UsageError{Err: fmt.Errorf("serve --issues %q: the issues of %s would be worked on in a clone of %s (its %s remote); run serve in a clone of %s", text, q.Repo, def, remote, q.Repo)}
 	}
 	if o.Forge == nil {
@@ -94,7 +84,7 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 		return ServeStats{}, forgeFailure(err, q.Repo.Host, "open the forge", "")
 	}
 	out := pr.Progress(o.JSON)
-	fmt.Fprintf(out, "Serving the issues of %s with %s, every %s; Ctrl-C stops after the runs under way\n", q.Repo, text, orDefault(o.Every, time.Minute))
+	fmt.Fprintf(out, "Serving the issues of %s with %s, every %s; Ctrl-C stops after the runs under way\n", q.Repo, text, cmp.Or(o.Every, DefaultServeEvery))
 	run := func(ctx context.Context, is forge.Issue) error {
 		p, err := resolve()
 		if err != nil {
@@ -145,11 +135,4 @@ func quoteLabel(l string) string {
 		}
 	}
 	return l
-}
-
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
 }

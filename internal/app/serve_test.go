@@ -446,3 +446,24 @@ func TestOwnedIssues(t *testing.T) {
 		t.Errorf("ownedIssues = %v, want acme/tool#1 only", got)
 	}
 }
+
+// TestCloneHolds: run --issue and serve work on a repository's issues only
+// in a clone whose remote names it (GitHub's names match in any case), or
+// names no forge at all.
+func TestCloneHolds(t *testing.T) {
+	acme := forge.Repo{Host: "github.com", Owner: "acme", Name: "tool"}
+	for _, tt := range []struct {
+		clone, repo forge.Repo
+		want        bool
+	}{
+		{acme, acme, true},
+		{acme, forge.Repo{Host: "github.com", Owner: "ACME", Name: "Tool"}, true},
+		{acme, forge.Repo{Host: "github.com", Owner: "acme", Name: "other"}, false},
+		{acme, forge.Repo{Host: "ghe.example.com", Owner: "acme", Name: "tool"}, false},
+		{forge.Repo{}, acme, true},
+	} {
+		if got := cloneHolds(tt.clone, tt.repo); got != tt.want {
+			t.Errorf("cloneHolds(%s, %s) = %v, want %v", tt.clone, tt.repo, got, tt.want)
+		}
+	}
+}

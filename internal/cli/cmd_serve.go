@@ -26,7 +26,7 @@ func (o *serveOptions) AddFlags(fs *pflag.FlagSet) {
 	o.loopOptions.AddFlags(fs)
 	o.engine.AddFlags(fs)
 	fs.StringVar(&o.issues, "issues", "", "the issues to take, as search writes them: label:NAME (all must be on an issue), repo:OWNER/NAME outside a clone (default: label:agentloop, the configuration's issues: labels: queued)")
-	fs.DurationVar(&o.every, "every", time.Minute, "the wait between two polls of the issues (unchanged lists cost no request GitHub counts); doubled after a poll that failed, up to 15m")
+	fs.DurationVar(&o.every, "every", app.DefaultServeEvery, "the wait between two polls of the issues (unchanged lists cost no request GitHub counts); doubled after a poll that failed, up to 15m")
 	fs.IntVar(&o.parallel, "parallel", 1, "how many issues run at once, each in a worktree of its own")
 	fs.Float64Var(&o.maxPerIssue, "max-cost-per-issue", 0, "cap each issue's run at this many US dollars (a lower --max-cost or configured limit stands)")
 	fs.BoolVar(&o.once, "once", false, "poll once, run what is found, wait for those runs and return (for cron)")
