@@ -42,6 +42,10 @@
 // kept up to date), run on a branch and worktree of its own, and ended there:
 // a pull request from the run's receipt, or the escalation's question, which a
 // writer answers with a /agentloop command in a comment ([IssueCommand]).
+// Once its pull request is open, run --issue owns it: a red check, a
+// writer's review or a conflict goes on with the run, a merge ends it.
+// [Serve] takes a tracker's labelled issues as they come and runs each so
+// ([ServeIssues], agentloop serve).
 //
 // The commands that run no loop do their work here too, each a function
 // that takes what the command line gave and writes what it prints: [Agents],
