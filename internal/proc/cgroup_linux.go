@@ -171,6 +171,25 @@ func killCgroupsOf(pid int) {
 	}
 }
 
+// cgroupsLeft reports whether a run cgroup of the agentloop process pid is
+// under base ("": none made).
+func cgroupsLeft(base string, pid int) bool {
+	if base == "" {
+		return false
+	}
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return true // unknown: the watchdog looks
+	}
+	prefix := cgroupPrefix + strconv.Itoa(pid) + "-"
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // removeStaleCgroups ends the run cgroups under base that an agentloop
 // process which is gone left behind (killed before it could end them): what
 // still runs in one (an agent of a killed worker) is killed, and the cgroup

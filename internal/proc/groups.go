@@ -197,9 +197,10 @@ func (g *Groups) KillAll() int {
 }
 
 // Done tells the watchdog, when no process group is live, that the program
-// ends with nothing of its runs left (each ended and swept what it started),
-// so that it does not look through /proc for their markers; no group may
-// start after it. With a group live it does nothing: the watchdog looks.
+// ends with nothing of its runs left (each ended and swept what it started,
+// its cgroup removed), so that it has nothing to look for; no group may
+// start after it. With a group live, or a run's cgroup left (one that would
+// not empty within its end's wait), it does nothing: the watchdog looks.
 func (g *Groups) Done() {
 	r := g.top()
 	r.mu.Lock()
@@ -208,7 +209,8 @@ func (g *Groups) Done() {
 		return
 	}
 	r.closed = true
-	if r.watch != nil {
+	r.cgOnce.Do(func() {}) // the runs' cgroup root as they learned it: none is made after
+	if r.watch != nil && !cgroupsLeft(r.cgBase, os.Getpid()) {
 		_, _ = r.watch.Write([]byte{watchdogDone})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -338,30 +339,86 @@ func TestWatchdogDone(t *testing.T) {
 	}
 }
 
-// TestGroupsDone: Done tells the watchdog only when no group is live, and no
-// group starts after it.
+// TestGroupsDone: Done tells the watchdog only when no group is live and no
+// run's cgroup is left, and no group starts after it.
 func TestGroupsDone(t *testing.T) {
 	t.Parallel()
-	for _, live := range []bool{false, true} {
+	for _, tt := range []struct {
+		name       string
+		live, left bool
+	}{{"nothing left", false, false}, {"a group live", true, false}, {"a cgroup left", false, true}} {
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
 		}
 		g := &Groups{watch: w, watched: true}
-		if live {
+		if tt.live {
 			g.add(Child{PGID: 1 << 30})
+		}
+		g.cgBase = t.TempDir()
+		g.cgOnce.Do(func() {})
+		if err := os.Mkdir(filepath.Join(g.cgBase, cgroupPrefix+strconv.Itoa(os.Getpid()+1)+"-other"), 0o700); err != nil {
+			t.Fatal(err) // another process's: not this one's to look for
+		}
+		if tt.left {
+			if err := os.Mkdir(filepath.Join(g.cgBase, cgroupPrefix+strconv.Itoa(os.Getpid())+"-abc"), 0o700); err != nil {
+				t.Fatal(err)
+			}
 		}
 		g.Done()
 		_ = w.Close()
 		b, _ := io.ReadAll(r)
 		_ = r.Close()
-		if want := map[bool]string{false: string(watchdogDone), true: ""}[live]; string(b) != want {
-			t.Errorf("live %v: the watchdog read %q, want %q", live, b, want)
+		if want := map[bool]string{false: string(watchdogDone), true: ""}[tt.live || tt.left]; string(b) != want {
+			t.Errorf("%s: the watchdog read %q, want %q", tt.name, b, want)
 		}
-		if !live {
+		if !tt.live {
 			if err := g.start(exec.Command("true"), "", ""); !errors.Is(err, ErrShuttingDown) {
 				t.Errorf("a start after Done: %v, want ErrShuttingDown", err)
 			}
+		}
+	}
+}
+
+// TestWatchdogWaits: the watchdog waits in a shell and starts agentloop's
+// binary only when the watched process ends without saying it was done, with
+// the arguments that make it the watchdog and the end of the same pipe.
+func TestWatchdogWaits(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat(waiterShell); err != nil {
+		t.Skip("no " + waiterShell)
+	}
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "agentloop")
+	script := "#!/bin/sh\necho \"$0 $*\" >\"$(dirname \"$0\")/ran\"\ncat >>\"$(dirname \"$0\")/ran\"\n"
+	if err := os.WriteFile(exe, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, said, want string
+	}{
+		{"done", string(watchdogDone), ""},
+		{"died", "", exe + " " + WatchdogCommand + " 4242\n"},
+		{"another byte", "x", exe + " " + WatchdogCommand + " 4242\n"},
+	} {
+		_ = os.Remove(filepath.Join(dir, "ran"))
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := watchdogCmd(exe, 4242, r, true)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Close()
+		_, _ = w.WriteString(tt.said)
+		_ = w.Close() // the watched process's end
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("%s: the watchdog: %v", tt.name, err)
+		}
+		got, _ := os.ReadFile(filepath.Join(dir, "ran"))
+		if string(got) != tt.want {
+			t.Errorf("%s: agentloop's binary ran with %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 )
 
@@ -14,28 +15,52 @@ import (
 // parses it before anything else.
 const WatchdogCommand = "proc-watchdog"
 
-// startWatchdog starts the watchdog of this process: agentloop's binary
-// (exe) run as [WatchdogCommand], in a process group of its own, reading a
-// pipe whose other end only this process holds. When this process dies,
-// however it dies (SIGKILL, the OOM killer), the kernel closes that end and
-// the watchdog ends what its runs left: the agents and gates a parent-death
-// signal does not reach (their children, what left their groups). The pipe
-// is returned, to be kept open for the life of the process.
+// startWatchdog starts the watchdog of this process, in a process group of
+// its own, reading a pipe whose other end only this process holds. When this
+// process dies, however it dies (SIGKILL, the OOM killer), the kernel closes
+// that end and the watchdog ends what its runs left: the agents and gates a
+// parent-death signal does not reach (their children, what left their
+// groups). The pipe is returned, to be kept open for the life of the process.
+// See [watchdogCmd] for what runs.
 func startWatchdog(exe string) (*os.File, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	cmd := &exec.Cmd{Path: exe, Args: []string{"agentloop", WatchdogCommand, strconv.Itoa(os.Getpid())}, Stdin: r}
-	ownGroup(cmd) // a signal to this process's group (a terminal's, a supervisor's) does not end it, nor does its death
+	cmd := watchdogCmd(exe, os.Getpid(), r, true)
 	if err := cmd.Start(); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("start the watchdog: %w", err)
+		// No shell to wait in: agentloop's binary waits itself.
+		if cmd = watchdogCmd(exe, os.Getpid(), r, false); cmd.Start() != nil {
+			w.Close()
+			return nil, fmt.Errorf("start the watchdog: %w", err)
+		}
 	}
 	go func() { _ = cmd.Wait() }() // it exits once this process is gone; reaped if that is before
 	return w, nil
 }
+
+// watchdogCmd is the watchdog of the process pid reading stdin: agentloop's
+// binary (exe) run as [WatchdogCommand], or, with waiter, a shell that waits
+// for the end of stdin and runs that binary only when there is work for it:
+// when the watched process did not say it was done ([watchdogDone]). A run of
+// agentloop that ends cleanly so starts the binary once, not twice: its
+// start (the runtime, every package's initialization) cost about as much CPU
+// as agentloop's own start, a tenth of a short run's.
+func watchdogCmd(exe string, pid int, stdin *os.File, waiter bool) *exec.Cmd {
+	cmd := &exec.Cmd{Path: exe, Args: []string{"agentloop", WatchdogCommand, strconv.Itoa(pid)}, Stdin: stdin}
+	if waiter && runtime.GOOS != "windows" {
+		// read returns at the end of the input with what it read: "d" alone
+		// is done. The binary then reads the end of the same pipe: not done.
+		const wait = `IFS= read -r done; [ "$done" = d ] && exit 0; exec "$0" "$@"`
+		cmd.Path, cmd.Args = waiterShell, append([]string{"sh", "-c", wait, exe}, cmd.Args[1:]...)
+	}
+	ownGroup(cmd) // a signal to this process's group (a terminal's, a supervisor's) does not end it, nor does its death
+	return cmd
+}
+
+// waiterShell is the shell the watchdog waits in ([watchdogCmd]).
+const waiterShell = "/bin/sh"
 
 // watchdogDone is the byte the watched process writes to the watchdog's pipe
 // when it ends with no process group live ([Groups.Done]): every run ended and
