@@ -200,8 +200,10 @@ func (l *Local) iteration(ctx context.Context, r loop.StepRequest) (state.StepRe
 	if err != nil {
 		return res, fmt.Errorf("create the folder of attempt %d: %w", seq, err)
 	}
-	if err := os.Mkdir(filepath.Join(dir, "gates"), 0o700); err != nil {
-		return res, fmt.Errorf("create the folder of attempt %d: %w", seq, err)
+	if l.Gates != nil {
+		if err := os.Mkdir(filepath.Join(dir, "gates"), 0o700); err != nil {
+			return res, fmt.Errorf("create the folder of attempt %d: %w", seq, err)
+		}
 	}
 	var before string
 	if l.Work != nil {

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -93,6 +95,9 @@ func TestLocalIterationArtifacts(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "answer.md")); err != nil || string(b) != "Fixed Add: it now adds." {
 		t.Errorf("answer.md (the agent's final answer) = %q, %v", b, err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "gates")); err != nil || !fi.IsDir() {
+		t.Errorf("the gates' log folder: %v, %v", fi, err)
 	}
 	if reviewer.got.Task != "fix it" || reviewer.got.IterDir != dir {
 		t.Errorf("reviewer got %+v", reviewer.got)
@@ -247,6 +252,10 @@ func TestIterationWarnsWhenTheAgentHasNoTask(t *testing.T) {
 	}
 	if len(screen.got) != 1 || !strings.Contains(screen.got[0], "the agent has no task") || !strings.Contains(screen.got[0], "--context") {
 		t.Errorf("warnings %q, want one that the agent has no task", screen.got)
+	}
+	// No gates, no folder for their logs: a file system entry less an iteration.
+	if _, err := os.Lstat(filepath.Join(l.RunDir, "iter-001", "gates")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a run without gates made iter-001/gates (%v)", err)
 	}
 }
 
