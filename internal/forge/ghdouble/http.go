@@ -112,6 +112,17 @@ func (s *Server) answerLocked(c *call, f *Fault) (answer, []byte) {
 	if c.path == "/graphql" {
 		resource = "graphql"
 	}
+	if appEndpoint(c.endpoint) && c.params != nil {
+		if f == nil {
+			return s.finishLocked(c, s.appLocked(c, h))
+		}
+		ans := f.answer()
+		for k, vs := range ans.header {
+			h[k] = vs
+		}
+		ans.header = h
+		return s.finishLocked(c, ans)
+	}
 	tok, known, given := s.token(c.r)
 	if !known {
 		b := s.bucketLocked("ip:"+c.r.RemoteAddr, 60)
@@ -236,7 +247,11 @@ func (s *Server) token(r *http.Request) (tok Token, known, given bool) {
 	if !ok || (!strings.EqualFold(scheme, "token") && !strings.EqualFold(scheme, "bearer")) {
 		return Token{}, false, true
 	}
-	tok, known = s.tokens[strings.TrimSpace(value)]
+	value = strings.TrimSpace(value)
+	tok, known = s.tokens[value]
+	if exp, ok := s.expiry[value]; ok && !s.now().Before(exp) {
+		return Token{}, false, true // an installation token past its hour
+	}
 	return tok, known, true
 }
 

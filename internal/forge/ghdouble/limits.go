@@ -1,6 +1,7 @@
 package ghdouble
 
 import (
+	"cmp"
 	"net/http"
 	"strconv"
 	"strings"
@@ -68,6 +69,11 @@ type Fault struct {
 	// RetryAfter (seconds), with Status 403 or 429, makes the answer a
 	// secondary rate limit, with GitHub's message and a Retry-After header.
 	RetryAfter int
+	// Message replaces the error body's message (the status's text when
+	// empty); Header is sent with the answer (X-Accepted-GitHub-Permissions,
+	// the permission a 403 says is missing).
+	Message string
+	Header  http.Header
 	// Hang answers nothing until the request's context ends.
 	Hang bool
 	// Drop closes the connection without an answer.
@@ -120,10 +126,10 @@ func (f *Fault) answer() answer {
 			"You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID and timestamp.",
 			"https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", f.Status)}
 	}
-	msg := http.StatusText(f.Status)
-	if msg == "" {
-		msg = "Error"
+	for k, vs := range f.Header {
+		h[k] = vs
 	}
+	msg := cmp.Or(f.Message, http.StatusText(f.Status), "Error")
 	if f.Status == 502 || f.Status == 503 || f.Status == 504 {
 		// GitHub's edge answers these with a page, not JSON.
 		return answer{status: f.Status, header: h}

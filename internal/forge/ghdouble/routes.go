@@ -32,6 +32,9 @@ var routes = []struct {
 	{"GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs", (*Server).listCheckRuns},
 	{"GET", "/repos/{owner}/{repo}/actions/jobs/{job_id}/logs", (*Server).jobLogs},
 	{"POST", "/graphql", (*Server).graphql},
+	// A GitHub App's (a JWT authenticates them: apps.go answers them).
+	{"POST", "/app/installations/{installation_id}/access_tokens", nil},
+	{"GET", "/repos/{owner}/{repo}/installation", nil},
 }
 
 // route finds the template path matches; params is nil when the path

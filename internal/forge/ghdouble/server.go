@@ -44,6 +44,12 @@ type Server struct {
 	log    []Request
 	bad    []string // violations of GitHub's description
 	etags  map[string]bool
+	// GitHub Apps, their installations, and the expiry of the
+	// installation tokens minted (which are in tokens too).
+	apps     map[int64]*App
+	installs map[int64]*installation
+	expiry   map[string]time.Time
+	minted   int
 
 	caFile, tmp string
 	tlsConf     *tls.Config
@@ -61,7 +67,8 @@ func New(opts Options) (*Server, error) {
 		opts.Window = time.Hour
 	}
 	s := &Server{opts: opts, repos: map[string]*repo{}, tokens: map[string]Token{},
-		users: map[string]int64{}, limits: map[string]*bucket{}, etags: map[string]bool{}}
+		users: map[string]int64{}, limits: map[string]*bucket{}, etags: map[string]bool{},
+		apps: map[int64]*App{}, installs: map[int64]*installation{}, expiry: map[string]time.Time{}}
 	if opts.TLS {
 		dir := opts.Dir
 		if dir == "" {

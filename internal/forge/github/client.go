@@ -38,6 +38,9 @@ type Options struct {
 	// GITHUB_TOKEN on github.com, GH_ENTERPRISE_TOKEN or
 	// GITHUB_ENTERPRISE_TOKEN elsewhere, then gh's stored login).
 	Token string
+	// App, when set, authenticates as a GitHub App's installation instead
+	// of with Token or gh's ([App]).
+	App *App
 	// Transport carries the requests (nil: http.DefaultTransport, or gh's
 	// http_unix_socket when its configuration names one). Tests give one
 	// that trusts their server's certificate.
@@ -57,12 +60,14 @@ type Client struct {
 	// kept only to scrub it from what GitHub says back.
 	tokenEnv string
 	token    string
-	rest     string // REST base URL, ending in /
-	graphql  string
-	http     *http.Client
-	now      func() time.Time
-	sleep    func(ctx context.Context, d time.Duration) error
-	log      *slog.Logger
+	// app, when set, gives each request its installation token instead.
+	app     *appAuth
+	rest    string // REST base URL, ending in /
+	graphql string
+	http    *http.Client
+	now     func() time.Time
+	sleep   func(ctx context.Context, d time.Duration) error
+	log     *slog.Logger
 
 	mu    sync.Mutex
 	stats Stats
@@ -104,25 +109,40 @@ func New(opts Options) (*Client, error) {
 	if auth.IsEnterprise(hostname(host)) {
 		env = "GH_ENTERPRISE_TOKEN"
 	}
-	token := opts.Token
-	if token == "" {
-		token, _ = auth.TokenForHost(host)
+	headers := map[string]string{
+		"Accept":               "application/vnd.github+json",
+		"X-GitHub-Api-Version": "2022-11-28",
 	}
-	if token == "" {
-		return nil, fmt.Errorf("github %s: no token: set %s or run gh auth login --hostname %s: %w", host, env, hostname(host), forge.ErrAuth)
+	token, authToken := opts.Token, ""
+	var app *appAuth
+	switch {
+	case opts.App != nil:
+		if err := opts.App.check(); err != nil {
+			return nil, fmt.Errorf("github %s: %w", host, err)
+		}
+		app, token = newAppAuth(*opts.App), ""
+		// do sets each request's Authorization; the empty default stands
+		// for none, and the placeholder only keeps go-gh from looking for
+		// gh's token (it is never sent).
+		headers["Authorization"], authToken = "", "github-app"
+	case token == "":
+		token, _ = auth.TokenForHost(host)
+		if token == "" {
+			return nil, fmt.Errorf("github %s: no token: set %s or run gh auth login --hostname %s: %w", host, env, hostname(host), forge.ErrAuth)
+		}
+		authToken = token
+	default:
+		authToken = token
 	}
 	hc, err := api.NewHTTPClient(api.ClientOptions{
 		// The token goes only to this host (its name without the port,
 		// which go-gh compares with the request's).
 		Host:      hostname(host),
-		AuthToken: token,
+		AuthToken: authToken,
 		// nil: go-gh's own, through gh's http_unix_socket when set.
-		Transport:    opts.Transport,
-		LogIgnoreEnv: true, // GH_DEBUG would print headers; we log through Log
-		Headers: map[string]string{
-			"Accept":               "application/vnd.github+json",
-			"X-GitHub-Api-Version": "2022-11-28",
-		},
+		Transport:     opts.Transport,
+		LogIgnoreEnv:  true, // GH_DEBUG would print headers; we log through Log
+		Headers:       headers,
 		Timeout:       time.Minute,
 		CheckRedirect: followGET,
 	})
@@ -130,7 +150,7 @@ func New(opts Options) (*Client, error) {
 		return nil, fmt.Errorf("github %s: %w", host, err)
 	}
 	c := &Client{
-		host: host, tokenEnv: env, token: token, http: hc,
+		host: host, tokenEnv: env, token: token, app: app, http: hc,
 		now: opts.Now, sleep: opts.Sleep, log: opts.Log,
 		perms: map[permKey]forge.Permission{},
 		polls: map[string][]page{},

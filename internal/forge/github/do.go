@@ -41,6 +41,9 @@ type request struct {
 	// retry says the request may be sent again: GET, PATCH, DELETE and a
 	// GraphQL query; never a POST that creates.
 	retry bool
+	// app authenticates as the GitHub App itself (its JWT), not as its
+	// installation: the requests that mint the installation's token.
+	app bool
 }
 
 func get(path string) request { return request{method: http.MethodGet, path: path, retry: true} }
@@ -68,6 +71,8 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 		return &Error{Method: r.method, Path: path, Status: status, Message: msg, Hint: hint, Err: err}
 	}
 	retries, limited := 0, 0
+	// sent is the installation token sent last; stale one GitHub refused.
+	sent, stale, reminted := "", "", false
 	for {
 		req, err := http.NewRequestWithContext(ctx, r.method, u, bytes.NewReader(body))
 		if err != nil {
@@ -75,6 +80,11 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 		}
 		if r.etag != "" {
 			req.Header.Set("If-None-Match", r.etag)
+		}
+		if c.app != nil {
+			if sent, err = c.authorize(ctx, req, r, stale); err != nil {
+				return nil, err
+			}
 		}
 		resp, err := c.http.Do(req)
 		if err != nil {
@@ -93,6 +103,14 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 		c.count(resp)
 		if resp.StatusCode < 300 || resp.StatusCode == http.StatusNotModified {
 			return resp, nil
+		}
+		if resp.StatusCode == http.StatusUnauthorized && c.app != nil && !r.app && !reminted {
+			// Revoked, or expired early: one fresh token, once.
+			reminted, stale = true, sent
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			c.log.Info("github app: the installation token was refused; minting another", "method", r.method, "path", path)
+			continue
 		}
 		msg, kind := message(resp)
 		msg = c.scrub(msg)

@@ -30,6 +30,7 @@ type Error struct {
 	ResumeAt time.Time
 	Err      error
 	cause    error // a context's error, for errors.Is
+	app      bool  // the GitHub App's credentials failed: ErrApp too
 }
 
 func (e *Error) Error() string {
@@ -50,16 +51,24 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() []error {
+	errs := []error{e.Err}
 	if e.cause != nil {
-		return []error{e.Err, e.cause}
+		errs = append(errs, e.cause)
 	}
-	return []error{e.Err}
+	if e.app {
+		errs = append(errs, ErrApp)
+	}
+	return errs
 }
 
 // refusal names a 4xx or 5xx answer that is not a rate limit.
 func (c *Client) refusal(fail func(error, int, string, string) *Error, resp *http.Response, msg string) *Error {
 	s := resp.StatusCode
 	switch {
+	case s == http.StatusUnauthorized && c.app != nil:
+		e := fail(forge.ErrAuth, s, msg, "GitHub refused a fresh installation token of "+c.app.describe()+": check on GitHub that the installation is not suspended and still has the repository")
+		e.app = true
+		return e
 	case s == http.StatusUnauthorized:
 		return fail(forge.ErrAuth, s, msg, "the token was refused: set "+c.tokenEnv+" to a valid token or run gh auth login --hostname "+hostname(c.host))
 	case s == http.StatusForbidden:
@@ -135,4 +144,16 @@ func reason(err error) string {
 
 // scrub takes the token out of what GitHub says back, were it ever to echo
 // it.
-func (c *Client) scrub(s string) string { return strings.ReplaceAll(s, c.token, "[token]") }
+func (c *Client) scrub(s string) string {
+	if c.token != "" {
+		s = strings.ReplaceAll(s, c.token, "[token]")
+	}
+	if c.app != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, t := range c.app.secrets {
+			s = strings.ReplaceAll(s, t, "[token]")
+		}
+	}
+	return s
+}

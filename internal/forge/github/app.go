@@ -1,0 +1,317 @@
+package github
+
+import (
+	"context"
+	"crypto"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/forge"
+)
+
+// App is a GitHub App acting through one of its installations: the client
+// signs a JWT with the App's private key, exchanges it for an installation
+// token (an hour's) and sends that token with every request, minting the
+// next one before it expires and once more when GitHub refuses it. Neither
+// the key nor a token is ever logged, written or put in an error.
+type App struct {
+	// ID is the App's id ("12345") or its client id ("Iv23li..."): the
+	// JWT's issuer.
+	ID string
+	// Key is the App's private key ([ReadAppKey]).
+	Key *rsa.PrivateKey
+	// Installation is the installation's id; 0 asks GitHub for the
+	// installation on Repo (GET /repos/{owner}/{repo}/installation).
+	Installation int64
+	Repo         forge.Repo
+}
+
+// The lifetimes of what the App signs and is given.
+const (
+	// jwtBackdate and jwtLife bound the JWT: issued a minute in the past
+	// (GitHub's advice, for a clock behind GitHub's) and expiring nine
+	// minutes ahead, under GitHub's ten with a minute for a clock ahead.
+	jwtBackdate = time.Minute
+	jwtLife     = 9 * time.Minute
+	// tokenMargin is how long before its expiry an installation token is
+	// replaced, so a request never leaves with one about to expire (a
+	// quarter of its life for a token that lives less than 20 minutes).
+	tokenMargin = 5 * time.Minute
+)
+
+// appJWT is the JWT that authenticates as the App at now: RS256 over
+// {"iat","exp","iss"}, as GitHub's "Generating a JSON Web Token (JWT) for a
+// GitHub App" asks.
+func appJWT(iss string, key *rsa.PrivateKey, now time.Time) (string, error) {
+	claims, err := json.Marshal(struct {
+		Iat int64  `json:"iat"`
+		Exp int64  `json:"exp"`
+		Iss string `json:"iss"`
+	}{now.Add(-jwtBackdate).Unix(), now.Add(jwtLife).Unix(), iss})
+	if err != nil {
+		return "", err
+	}
+	enc := base64.RawURLEncoding
+	signed := enc.EncodeToString([]byte(`{"alg":"RS256","typ":"JWT"}`)) + "." + enc.EncodeToString(claims)
+	sum := sha256.Sum256([]byte(signed))
+	sig, err := rsa.SignPKCS1v15(nil, key, crypto.SHA256, sum[:])
+	if err != nil {
+		return "", fmt.Errorf("sign the GitHub App's JWT: %w", err)
+	}
+	return signed + "." + enc.EncodeToString(sig), nil
+}
+
+// ErrApp is a failure of the GitHub App's credentials: its key, its id,
+// its installation, or the clock its JWT is signed by. Its message says
+// what to fix; no other credential is at fault.
+var ErrApp = errors.New("the GitHub App cannot authenticate")
+
+// ErrAppKey is a GitHub App private key that cannot be used.
+var ErrAppKey = errors.New("the GitHub App's private key cannot be used")
+
+// keyHint says where a GitHub App's key comes from.
+const keyHint = "generate one on the App's settings page (Private keys) and give the path of the .pem file GitHub downloads"
+
+// ReadAppKey reads a GitHub App's private key from the PEM file at path
+// (PKCS#1 "RSA PRIVATE KEY", as GitHub gives it, or PKCS#8 "PRIVATE KEY").
+// Its errors name the file, never its content.
+func ReadAppKey(path string) (*rsa.PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("GitHub App key %s: no such file: %w; %s", path, ErrAppKey, keyHint)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("GitHub App key %s: not readable by this user: %w; give it read permission (chmod 600, owned by the user agentloop runs as)", path, ErrAppKey)
+	case err != nil:
+		return nil, fmt.Errorf("GitHub App key %s: %w: %w", path, ErrAppKey, err)
+	}
+	k, err := ParseAppKey(b)
+	if err != nil {
+		return nil, fmt.Errorf("GitHub App key %s: %w", path, err)
+	}
+	return k, nil
+}
+
+// ParseAppKey parses a GitHub App's private key from its PEM text. Its
+// errors never hold the text.
+func ParseAppKey(b []byte) (*rsa.PrivateKey, error) {
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		return nil, fmt.Errorf("not a PEM file (no -----BEGIN RSA PRIVATE KEY----- block): %w; %s", ErrAppKey, keyHint)
+	}
+	var key any
+	var err error
+	switch blk.Type {
+	case "RSA PRIVATE KEY":
+		if len(blk.Headers) > 0 { // Proc-Type: 4,ENCRYPTED
+			return nil, fmt.Errorf("the RSA private key is encrypted: %w; GitHub gives an unencrypted one: decrypt it (openssl rsa -in KEY -out PLAIN.pem) or generate a new one", ErrAppKey)
+		}
+		key, err = x509.ParsePKCS1PrivateKey(blk.Bytes)
+	case "PRIVATE KEY":
+		key, err = x509.ParsePKCS8PrivateKey(blk.Bytes)
+	case "ENCRYPTED PRIVATE KEY":
+		return nil, fmt.Errorf("the private key is encrypted: %w; GitHub gives an unencrypted one: decrypt it (openssl pkey -in KEY -out PLAIN.pem) or generate a new one", ErrAppKey)
+	default:
+		return nil, fmt.Errorf("a PEM %q block, not a private key: %w; %s", blk.Type, ErrAppKey, keyHint)
+	}
+	if err != nil { // x509's message, which names the structure, not its bytes
+		return nil, fmt.Errorf("the %s block does not parse (%v): %w; %s", blk.Type, err, ErrAppKey, keyHint)
+	}
+	rk, ok := key.(*rsa.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("a %s key, not RSA: %w; GitHub Apps sign with RSA keys: %s", keyKind(key), ErrAppKey, keyHint)
+	}
+	return rk, nil
+}
+
+func keyKind(k any) string {
+	s := fmt.Sprintf("%T", k) // *ecdsa.PrivateKey, ed25519.PrivateKey
+	s = strings.TrimPrefix(strings.TrimSuffix(s, ".PrivateKey"), "*")
+	return strings.ToUpper(s)
+}
+
+// appAuth keeps the installation token of an App, minting it as needed.
+// One mint runs at a time; requests wait for it (or for their context).
+type appAuth struct {
+	app  App
+	inst int64 // the installation, once known
+	// sem is held while the token is read or minted.
+	sem     chan struct{}
+	token   string
+	expires time.Time
+	// margin is how long before expires the token is replaced:
+	// tokenMargin, or a quarter of a shorter token's life.
+	margin time.Duration
+	// secrets are the tokens and JWTs handed out, to scrub from errors.
+	secrets []string
+}
+
+func newAppAuth(a App) *appAuth {
+	return &appAuth{app: a, inst: a.Installation, sem: make(chan struct{}, 1)}
+}
+
+// describe names the credential, without any secret in it.
+func (a *appAuth) describe() string {
+	s := "the GitHub App " + a.app.ID
+	if a.app.Installation != 0 {
+		s += "'s installation " + strconv.FormatInt(a.app.Installation, 10)
+	} else {
+		s += "'s installation on " + a.app.Repo.Owner + "/" + a.app.Repo.Name
+	}
+	return s
+}
+
+// installationToken is the token to send now: the one kept, or a new one
+// when it expires within tokenMargin or is stale (GitHub refused it).
+func (c *Client) installationToken(ctx context.Context, stale string) (string, error) {
+	a := c.app
+	select {
+	case a.sem <- struct{}{}:
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
+	}
+	defer func() { <-a.sem }()
+	if a.token != "" && a.token != stale && c.now().Add(a.margin).Before(a.expires) {
+		return a.token, nil
+	}
+	if a.inst == 0 {
+		id, err := c.findInstallation(ctx)
+		if err != nil {
+			return "", err
+		}
+		a.inst = id
+	}
+	var out struct {
+		Token     string    `json:"token"`
+		ExpiresAt time.Time `json:"expires_at"`
+	}
+	path := "app/installations/" + strconv.FormatInt(a.inst, 10) + "/access_tokens"
+	if err := c.send(ctx, request{method: http.MethodPost, path: path, app: true, retry: true}, &out); err != nil {
+		return "", c.appFailure(err, path)
+	}
+	if out.Token == "" {
+		return "", fmt.Errorf("POST /%s: GitHub's answer holds no token", path)
+	}
+	c.keep(out.Token)
+	a.token, a.expires = out.Token, out.ExpiresAt
+	a.margin = min(tokenMargin, out.ExpiresAt.Sub(c.now())/4)
+	c.log.Debug("github app: minted an installation token", "app", a.app.ID, "installation", a.inst, "expires", out.ExpiresAt)
+	return a.token, nil
+}
+
+// findInstallation asks GitHub for the App's installation on its repository.
+func (c *Client) findInstallation(ctx context.Context) (int64, error) {
+	r := c.app.app.Repo
+	rp, err := c.repoPath(r)
+	if err != nil {
+		return 0, err
+	}
+	var out struct {
+		ID int64 `json:"id"`
+	}
+	req := get(rp + "/installation")
+	req.app = true
+	if err := c.send(ctx, req, &out); err != nil {
+		return 0, c.appFailure(err, rp+"/installation")
+	}
+	if out.ID == 0 {
+		return 0, fmt.Errorf("GET /%s/installation: GitHub's answer names no installation", rp)
+	}
+	return out.ID, nil
+}
+
+// appFailure names what a refused App request means and what to do.
+func (c *Client) appFailure(err error, path string) error {
+	e, ok := errors.AsType[*Error](err)
+	if !ok {
+		return err
+	}
+	e.app = true
+	id := c.app.app.ID
+	low := strings.ToLower(e.Message)
+	switch {
+	case strings.Contains(low, "'exp'") || strings.Contains(low, "'iat'") || strings.Contains(low, "expiration time") || strings.Contains(low, "issued at"):
+		e.Hint = "GitHub refused the App's JWT for its times: this machine's clock is off from GitHub's by more than a minute; set it right (NTP: timedatectl set-ntp true) and run again"
+	case e.Status == http.StatusUnauthorized:
+		e.Hint = "GitHub refused the JWT of the GitHub App " + id + ": check the App id (or client id) and that the private key is one of this App's (the App's settings page lists its keys' fingerprints)"
+	case e.Status == http.StatusNotFound && strings.Contains(low, "integration not found"):
+		e.Err, e.Hint = forge.ErrAuth, "no GitHub App has the id "+id+": check the App id (the App's settings page shows it as App ID)"
+	case e.Status == http.StatusNotFound && strings.HasSuffix(path, "/installation"):
+		e.Err, e.Hint = forge.ErrAuth, "the GitHub App "+id+" is not installed on "+c.app.app.Repo.Owner+"/"+c.app.app.Repo.Name+": install it there (the App's public page, Install), or name its installation id"
+	case e.Status == http.StatusNotFound:
+		e.Err, e.Hint = forge.ErrAuth, "the GitHub App "+id+" has no installation "+strconv.FormatInt(c.app.inst, 10)+": check the installation id (the number at the end of the installation's settings URL), or leave it out to find the repository's"
+	case e.Status == http.StatusForbidden:
+		e.Hint = "GitHub refused the GitHub App " + id + " an installation token: check on GitHub that its installation is not suspended and that no IP allow list keeps this machine out"
+	}
+	return e
+}
+
+// check says what an App lacks.
+func (a *App) check() error {
+	switch {
+	case a.ID == "":
+		return errors.New("GitHub App: no App id: give the App's id (or client id) from its settings page")
+	case a.Key == nil:
+		return fmt.Errorf("GitHub App %s: no private key: %w; %s", a.ID, ErrAppKey, keyHint)
+	case a.Installation == 0 && (a.Repo.Owner == "" || a.Repo.Name == ""):
+		return fmt.Errorf("GitHub App %s: no installation id and no repository to find it on: give the installation id", a.ID)
+	}
+	return nil
+}
+
+// authorize sets req's Authorization: the App's JWT for r.app, else the
+// installation's token (a new one when stale is the one kept). It returns
+// the installation token it set.
+func (c *Client) authorize(ctx context.Context, req *http.Request, r request, stale string) (string, error) {
+	if r.app {
+		jwt, err := appJWT(c.app.app.ID, c.app.app.Key, c.now())
+		if err != nil {
+			return "", err
+		}
+		c.keep(jwt)
+		req.Header.Set("Authorization", "Bearer "+jwt)
+		return "", nil
+	}
+	tok, err := c.installationToken(ctx, stale)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "token "+tok)
+	return tok, nil
+}
+
+// keepSecrets bounds the secrets kept to scrub: the last few tokens and
+// JWTs are all that can still be in flight.
+const keepSecrets = 8
+
+// keep remembers a secret handed out, to scrub it from what GitHub says.
+func (c *Client) keep(secret string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := c.app
+	a.secrets = append(a.secrets, secret)
+	if len(a.secrets) > keepSecrets {
+		a.secrets = append(a.secrets[:0:0], a.secrets[len(a.secrets)-keepSecrets:]...)
+	}
+}
+
+// Credential names what the client authenticates with, without any secret:
+// the variable or login a token came from, or the GitHub App.
+func (c *Client) Credential() string {
+	if c.app != nil {
+		return c.app.describe()
+	}
+	return "a token for " + c.host + " as gh finds it (" + c.tokenEnv + ", or gh auth login)"
+}
