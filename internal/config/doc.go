@@ -23,6 +23,9 @@
 //	AGENTLOOP_TEMPORAL_NAMESPACE temporal.namespace
 //	AGENTLOOP_TEMPORAL_TASK_QUEUE temporal.task_queue
 //	AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT temporal.heartbeat_timeout (a Go duration: 30s)
+//	AGENTLOOP_GITHUB_APP_ID      issues.app.id (a GitHub App's id or client id)
+//	AGENTLOOP_GITHUB_APP_INSTALLATION_ID issues.app.installation_id
+//	AGENTLOOP_GITHUB_APP_KEY_FILE issues.app.private_key_file (the key's path, never the key)
 //	AGENTLOOP_AGENT              agent (a configured agent or preset name)
 //	AGENTLOOP_AGENT_CMD          agent: {cmd: "shell command"} (not with AGENTLOOP_AGENT)
 //	AGENTLOOP_REVIEWER           reviewer.agent

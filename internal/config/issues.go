@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -21,7 +22,26 @@ type Issues struct {
 	// Caps bound the continuations agentloop pushes on a pull request it
 	// owns, for each class of failure, before it asks a person.
 	Caps IssueCaps
+	// App is the GitHub App agentloop acts as on the forge (issues: {app:
+	// ...}, or AGENTLOOP_GITHUB_APP_*); none: the token gh finds.
+	App GitHubApp
 }
+
+// GitHubApp names a GitHub App and the file of its private key: never the
+// key itself, which is read from the file when the forge is opened.
+type GitHubApp struct {
+	// ID is the App's id, or its client id.
+	ID string
+	// InstallationID is the App's installation to act through (0: the
+	// installation on the issues' repository).
+	InstallationID int64
+	// PrivateKeyFile is the path of the App's private key (PEM), relative to
+	// the configuration file that names it.
+	PrivateKeyFile string
+}
+
+// Set says whether any of the App's settings is given.
+func (a GitHubApp) Set() bool { return a != GitHubApp{} }
 
 // IssueCaps are how many continuations agentloop pushes on an issue's pull
 // request for the same failing check (Check, each check by its name), for
@@ -64,6 +84,20 @@ func (d *decoder) issues(n *yaml.Node, key string) Issues {
 				"check":    func(v *yaml.Node, k string) { is.Caps.Check = d.count(v, k) },
 				"review":   func(v *yaml.Node, k string) { is.Caps.Review = d.count(v, k) },
 				"conflict": func(v *yaml.Node, k string) { is.Caps.Conflict = d.count(v, k) },
+			})
+		},
+		"app": func(v *yaml.Node, k string) {
+			d.fields(v, k, map[string]func(*yaml.Node, string){
+				"id":              func(v *yaml.Node, k string) { is.App.ID = d.str(v, k) },
+				"installation_id": func(v *yaml.Node, k string) { is.App.InstallationID = d.integer(v, k) },
+				"private_key_file": func(v *yaml.Node, k string) {
+					if s := d.str(v, k); strings.Contains(s, "-----BEGIN") || strings.Contains(s, "\n") {
+						// Never the key in configuration text; and never echoed.
+						d.fail(v, k, "expected the path of the App's private key file, got what looks like a key: keep the key in a file only you can read and give its path")
+						return
+					}
+					is.App.PrivateKeyFile = d.path(v, k)
+				},
 			})
 		},
 		"labels": func(v *yaml.Node, k string) {

@@ -31,6 +31,9 @@ func EnvVars() []EnvVar {
 		{Name: "AGENTLOOP_TEMPORAL_NAMESPACE", Key: "temporal.namespace", Top: true},
 		{Name: "AGENTLOOP_TEMPORAL_TASK_QUEUE", Key: "temporal.task_queue", Top: true},
 		{Name: "AGENTLOOP_TEMPORAL_HEARTBEAT_TIMEOUT", Key: "temporal.heartbeat_timeout", Top: true},
+		{Name: "AGENTLOOP_GITHUB_APP_ID", Key: "issues.app.id", Top: true},
+		{Name: "AGENTLOOP_GITHUB_APP_INSTALLATION_ID", Key: "issues.app.installation_id", Top: true},
+		{Name: "AGENTLOOP_GITHUB_APP_KEY_FILE", Key: "issues.app.private_key_file", Top: true},
 		{Name: "AGENTLOOP_AGENT", Key: "agent"},
 		{Name: "AGENTLOOP_AGENT_CMD", Key: "agent.cmd"},
 		{Name: "AGENTLOOP_REVIEWER", Key: "reviewer.agent"},
@@ -141,7 +144,7 @@ func envLayer(at origins, getenv func(string) string) *layerBuilder {
 		}
 		o := origin{tier: "env", name: e.Name}
 		switch {
-		case e.Key == "keep_awake": // true or false, not a string
+		case e.Key == "keep_awake" || e.Key == "issues.app.installation_id": // a boolean, a number: not a string
 			l.set(l.top, e.Key, plain(v), o)
 		case e.Top:
 			l.set(l.top, e.Key, str(v), o)
