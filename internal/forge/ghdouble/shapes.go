@@ -42,6 +42,10 @@ func nodeID(kind string, id int64) string {
 func (s *Server) userJSON(c *call, login string) obj {
 	id := s.userID(login)
 	u := c.api() + "/users/" + login
+	kind := "User"
+	if strings.HasSuffix(login, "[bot]") {
+		kind = "Bot" // a GitHub App's installation
+	}
 	return obj{
 		"login": login, "id": id, "node_id": nodeID("User", id),
 		"avatar_url": c.web() + "/avatars/u/" + fmt.Sprint(id), "gravatar_id": "",
@@ -50,7 +54,7 @@ func (s *Server) userJSON(c *call, login string) obj {
 		"gists_url": u + "/gists{/gist_id}", "starred_url": u + "/starred{/owner}{/repo}",
 		"subscriptions_url": u + "/subscriptions", "organizations_url": u + "/orgs",
 		"repos_url": u + "/repos", "events_url": u + "/events{/privacy}",
-		"received_events_url": u + "/received_events", "type": "User",
+		"received_events_url": u + "/received_events", "type": kind,
 		"user_view_type": "public", "site_admin": false,
 	}
 }
@@ -71,6 +75,8 @@ func (r *repo) association(login string) string {
 	switch {
 	case strings.EqualFold(login, r.owner):
 		return "OWNER"
+	case strings.HasSuffix(login, "[bot]"):
+		return "NONE" // a GitHub App's bot writes by its installation, as no collaborator
 	case r.perm(login) != "":
 		return "COLLABORATOR"
 	}

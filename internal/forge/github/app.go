@@ -147,6 +147,10 @@ func keyKind(k any) string {
 type appAuth struct {
 	app  App
 	inst int64 // the installation, once known
+	// found says the repository's installation was looked up; bot is the
+	// App's login there (SLUG[bot]), read under the client's mu.
+	found bool
+	bot   string
 	// sem is held while the token is read or minted.
 	sem     chan struct{}
 	token   string
@@ -186,12 +190,22 @@ func (c *Client) installationToken(ctx context.Context, stale string) (string, e
 	if a.token != "" && a.token != stale && c.now().Add(a.margin).Before(a.expires) {
 		return a.token, nil
 	}
-	if a.inst == 0 {
-		id, err := c.findInstallation(ctx)
+	if !a.found && a.app.Repo.Name != "" {
+		// Once: the installation, when not given, and the App's bot, whose
+		// comments are agentloop's own.
+		id, slug, err := c.findInstallation(ctx)
 		if err != nil {
 			return "", err
 		}
-		a.inst = id
+		a.found = true
+		if a.inst == 0 {
+			a.inst = id
+		}
+		if slug != "" {
+			c.mu.Lock()
+			a.bot = slug + "[bot]"
+			c.mu.Unlock()
+		}
 	}
 	var out struct {
 		Token     string    `json:"token"`
@@ -211,25 +225,37 @@ func (c *Client) installationToken(ctx context.Context, stale string) (string, e
 	return a.token, nil
 }
 
-// findInstallation asks GitHub for the App's installation on its repository.
-func (c *Client) findInstallation(ctx context.Context) (int64, error) {
+// findInstallation asks GitHub for the App's installation on its
+// repository: its id and the App's slug (its bot signs SLUG[bot]).
+func (c *Client) findInstallation(ctx context.Context) (id int64, slug string, err error) {
 	r := c.app.app.Repo
 	rp, err := c.repoPath(r)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	var out struct {
-		ID int64 `json:"id"`
+		ID   int64  `json:"id"`
+		Slug string `json:"app_slug"`
 	}
 	req := get(rp + "/installation")
 	req.app = true
 	if err := c.send(ctx, req, &out); err != nil {
-		return 0, c.appFailure(err, rp+"/installation")
+		return 0, "", c.appFailure(err, rp+"/installation")
 	}
 	if out.ID == 0 {
-		return 0, fmt.Errorf("GET /%s/installation: GitHub's answer names no installation", rp)
+		return 0, "", fmt.Errorf("GET /%s/installation: GitHub's answer names no installation", rp)
 	}
-	return out.ID, nil
+	return out.ID, out.Slug, nil
+}
+
+// bot is the login the App's installation acts as ("" before it is known).
+func (c *Client) bot() string {
+	if c.app == nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.app.bot
 }
 
 // appFailure names what a refused App request means and what to do.

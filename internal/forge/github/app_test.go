@@ -274,6 +274,15 @@ func TestAppToken(t *testing.T) {
 			t.Errorf("the issue was read as %q, not as the App's bot", r.Login)
 		}
 	}
+	// What the App writes is agentloop's own: its bot is trusted, though no
+	// collaborator (GitHub's author_association NONE).
+	if _, err := c.Comment(ctx, ref, "<!-- agentloop: progress -->"); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := c.Comments(ctx, ref)
+	if err != nil || len(cs) != 1 || cs[0].Author != ghdouble.Bot("agentloop-test") || !cs[0].Trusted {
+		t.Fatalf("Comments() = %+v, %v; want the App's own comment, trusted", cs, err)
+	}
 
 	// 54 minutes on: the token is kept; 56: it expires within five, a new one.
 	d.advance(54 * time.Minute)
@@ -320,7 +329,7 @@ func TestAppToken(t *testing.T) {
 
 	// Refused twice: one new token, then the failure, named for the App.
 	d.s.Inject(ghdouble.Fault{Method: "GET", Path: issuePath, Status: 401, Message: "Bad credentials", Times: 2})
-	_, err := c.Issue(ctx, ref)
+	_, err = c.Issue(ctx, ref)
 	if !errors.Is(err, forge.ErrAuth) || !errors.Is(err, ErrApp) || !strings.Contains(err.Error(), "installation token of the GitHub App 42") || d.s.Minted() != 5 {
 		t.Fatalf("Issue() refused twice = %v, minted %d; want ErrAuth naming the App after one new token", err, d.s.Minted())
 	}
@@ -341,8 +350,8 @@ func TestAppTokenShortLived(t *testing.T) {
 		}
 		d.advance(40 * time.Second)
 	}
-	if d.s.Minted() != 3 || d.count(401, "") != 0 || d.count(200, findEndpoint) != 0 {
-		t.Errorf("minted %d, 401s %d, lookups %d; want a token a request, none refused, the installation as given", d.s.Minted(), d.count(401, ""), d.count(200, findEndpoint))
+	if d.s.Minted() != 3 || d.count(401, "") != 0 || d.count(200, findEndpoint) != 1 {
+		t.Errorf("minted %d, 401s %d, lookups %d; want a token a request, none refused, the App's bot looked up once", d.s.Minted(), d.count(401, ""), d.count(200, findEndpoint))
 	}
 }
 

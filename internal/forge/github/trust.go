@@ -10,13 +10,17 @@ import (
 	"github.com/agentloop/agentloop/internal/forge"
 )
 
-// trusted says whether login may write to repo. author_association is
+// trusted says whether login may write to repo (the GitHub App the client
+// acts as may: its bot is no collaborator). author_association is
 // only a first filter: an author who is neither the owner, a member of the
 // owning organization nor a collaborator cannot write, and is not asked
 // about; the others are asked about (a collaborator may only read).
 func (c *Client) trusted(ctx context.Context, repo forge.Repo, login, association string) (bool, error) {
 	if login == "" {
 		return false, nil
+	}
+	if bot := c.bot(); bot != "" && strings.EqualFold(login, bot) {
+		return true, nil // the App agentloop acts as: its own comments
 	}
 	switch association {
 	case "OWNER", "MEMBER", "COLLABORATOR", "":
