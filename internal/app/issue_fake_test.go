@@ -25,6 +25,8 @@ import (
 
 // fakeForge is a forge in memory: one repository's issues, comments,
 // labels and pull requests, every call counted, any method made to fail.
+// Its clock moves on at each write; a comment or a label moves the issue's
+// UpdatedAt, an edit of a comment only the comment's, as on GitHub.
 type fakeForge struct {
 	mu       sync.Mutex
 	issue    forge.Issue
@@ -54,13 +56,14 @@ type fakeForge struct {
 	threads  []forge.Thread
 	conflict bool
 	statuses int
+	lists    int // Issues calls
 }
 
 const bot = "agentloop-bot"
 
 func newFakeForge(ref forge.IssueRef) *fakeForge {
 	return &fakeForge{
-		issue:  forge.Issue{Ref: ref, Title: "Crash on empty input", Body: "parse(\"\") panics.", Author: "maint", Trusted: true, Open: true, Labels: []string{"agentloop"}},
+		issue:  forge.Issue{Ref: ref, Title: "Crash on empty input", Body: "parse(\"\") panics.", Author: "maint", Trusted: true, Open: true, Labels: []string{"agentloop"}, UpdatedAt: epoch},
 		labels: map[string]bool{"agentloop": true}, nextID: 100, clock: epoch,
 	}
 }
@@ -79,6 +82,7 @@ func (f *fakeForge) say(author string, trusted bool, body string) forge.Comment 
 	defer f.mu.Unlock()
 	f.nextID++
 	f.clock = f.clock.Add(time.Minute)
+	f.issue.UpdatedAt = f.clock
 	c := forge.Comment{ID: f.nextID, Author: author, Trusted: trusted, Body: body, URL: fmt.Sprintf("https://github.com/acme/tool/issues/7#issuecomment-%d", f.nextID), CreatedAt: f.clock, UpdatedAt: f.clock}
 	f.comments = append(f.comments, c)
 	return c
@@ -98,8 +102,24 @@ func (f *fakeForge) Issue(_ context.Context, ref forge.IssueRef) (forge.Issue, e
 	return is, nil
 }
 
-func (f *fakeForge) Issues(context.Context, forge.Query) ([]forge.Issue, bool, error) {
-	return nil, false, errors.New("not in the fake")
+// Issues lists the issue when it is open and has q's labels (always
+// changed: the fake has no ETags).
+func (f *fakeForge) Issues(_ context.Context, q forge.Query) ([]forge.Issue, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("Issues"); err != nil {
+		return nil, false, err
+	}
+	f.lists++
+	for _, l := range q.Labels {
+		if !f.labels[l] {
+			return nil, true, nil
+		}
+	}
+	if !f.issue.Open {
+		return nil, true, nil
+	}
+	return []forge.Issue{f.issue}, true, nil
 }
 
 func (f *fakeForge) Comments(context.Context, forge.IssueRef) ([]forge.Comment, error) {
@@ -127,6 +147,8 @@ func (f *fakeForge) Label(_ context.Context, _ forge.IssueRef, add, remove []str
 	for _, l := range add {
 		f.labels[l] = true
 	}
+	f.clock = f.clock.Add(time.Second)
+	f.issue.UpdatedAt = f.clock
 	return nil
 }
 
@@ -155,7 +177,8 @@ func (f *fakeForge) EditComment(_ context.Context, _ forge.Repo, id int64, body 
 	}
 	for i := range f.comments {
 		if f.comments[i].ID == id {
-			f.comments[i].Body = body
+			f.clock = f.clock.Add(time.Second)
+			f.comments[i].Body, f.comments[i].UpdatedAt = body, f.clock
 			f.edits++
 			if f.edited != nil {
 				select {

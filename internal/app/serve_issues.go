@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/forge"
 	"github.com/agentloop/agentloop/internal/plan"
 	"github.com/agentloop/agentloop/internal/state"
@@ -104,20 +105,30 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 		}
 		return nil
 	}
-	return Serve(ctx, f, ServeOptions{
+	so := issueServeOptions(q, labels, state.Store{Root: p.StateDir})
+	so.Every, so.MaxWait, so.Parallel, so.Once, so.Log = o.Every, o.MaxWait, o.Parallel, o.Once, o.Log
+	return Serve(ctx, f, so, run)
+}
+
+// issueServeOptions are what serve watches of the issues q selects, their
+// runs' records in store: the issues waiting for a person (labelled
+// needs-you) and those whose run owns a pull request ([ownedIssues]).
+func issueServeOptions(q forge.Query, labels config.IssueLabels, store state.Store) ServeOptions {
+	return ServeOptions{
 		Query: q, Waiting: forge.Query{Repo: q.Repo, Labels: []string{labels.NeedsYou}},
-		Owned: func() []forge.IssueRef { return ownedIssues(state.Store{Root: p.StateDir}, q.Repo) },
-		Every: o.Every, MaxWait: o.MaxWait, Parallel: o.Parallel, Once: o.Once, Log: o.Log,
-	}, run)
+		Owned: func() []forge.IssueRef { return ownedIssues(store, q.Repo) },
+	}
 }
 
 // ownedIssues are the issues of repo whose run in store owns an open pull
-// request ([owning]), for serve to watch.
+// request ([owning]), or left a continuation for it that no process runs
+// ([continuationLeft]), for serve to watch, or to go on with as run
+// --issue goes on.
 func ownedIssues(store state.Store, repo forge.Repo) []forge.IssueRef {
 	sts, _ := store.List() // a state folder not there yet holds none
 	var out []forge.IssueRef
 	for _, st := range sts {
-		if !owning(st) || st.Issue.Ended != "" {
+		if !owning(st) && !continuationLeft(store, st) || st.Issue.Ended != "" {
 			continue
 		}
 		if ref, err := forge.ParseIssueRef(st.Issue.Ref, repo); err == nil && strings.EqualFold(ref.Repo.String(), repo.String()) {
@@ -125,6 +136,23 @@ func ownedIssues(store state.Store, repo forge.Repo) []forge.IssueRef {
 		}
 	}
 	return out
+}
+
+// continuationLeft reports whether st is of an issue's run with a
+// continuation for its pull request under way (its work not pushed yet)
+// that no process runs: killed, interrupted, or ended before its push. Its
+// labels say running, so no list of serve's holds it; run --issue goes on
+// with it. One that stopped for a person (escalated, or its limits spent)
+// waits labelled needs-you.
+func continuationLeft(store state.Store, st *state.State) bool {
+	if st.Issue == nil || st.Issue.PR == 0 || st.Issue.Fixing == "" {
+		return false
+	}
+	switch st.Status {
+	case state.StatusEscalated, state.StatusAborted:
+		return false
+	}
+	return !store.Owned(st.Name)
 }
 
 // quoteLabel is a label as a query writes it: quoted when it holds a space.

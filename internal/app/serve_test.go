@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/forge"
 	"github.com/agentloop/agentloop/internal/forge/ghdouble"
 	"github.com/agentloop/agentloop/internal/forge/github"
@@ -426,7 +428,9 @@ func TestServeWatchesOwnedPullRequests(t *testing.T) {
 }
 
 // TestOwnedIssues: serve watches the issues of its repository whose run
-// here succeeded with its pull request open, and no other.
+// here succeeded with its pull request open, and those whose continuation
+// for it no process runs (killed, or ended before its push), and no other:
+// a continuation that stopped for a person waits labelled needs-you.
 func TestOwnedIssues(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -438,12 +442,16 @@ func TestOwnedIssues(t *testing.T) {
 		{Name: "issue-4", Status: state.StatusSucceeded, Issue: &state.Issue{Ref: "other/tool#4", PR: 13}},
 		{Name: "issue-5", Status: state.StatusSucceeded, Issue: &state.Issue{Ref: "acme/tool#5"}},
 		{Name: "issue-6", Status: state.StatusSucceeded, Issue: &state.Issue{Ref: "acme/tool#6", PR: 14, Fixing: "review"}},
+		{Name: "issue-7", Status: state.StatusRunning, Issue: &state.Issue{Ref: "acme/tool#7", PR: 15, Fixing: "check lint"}},
+		{Name: "issue-8", Status: state.StatusEscalated, Issue: &state.Issue{Ref: "acme/tool#8", PR: 16, Fixing: "check lint"}},
+		{Name: "issue-9", Status: state.StatusAborted, Issue: &state.Issue{Ref: "acme/tool#9", PR: 17, Fixing: "conflict"}},
 		{Name: "build", Status: state.StatusSucceeded},
 	} {
 		save(t, dir, st)
 	}
-	if got := ownedIssues(state.Store{Root: dir}, repo); !slices.Equal(got, []forge.IssueRef{{Repo: repo, Number: 1}}) {
-		t.Errorf("ownedIssues = %v, want acme/tool#1 only", got)
+	want := []forge.IssueRef{{Repo: repo, Number: 1}, {Repo: repo, Number: 6}, {Repo: repo, Number: 7}}
+	if got := ownedIssues(state.Store{Root: dir}, repo); !slices.Equal(got, want) {
+		t.Errorf("ownedIssues = %v, want %v", got, want)
 	}
 }
 
@@ -465,5 +473,61 @@ func TestCloneHolds(t *testing.T) {
 		if got := cloneHolds(tt.clone, tt.repo); got != tt.want {
 			t.Errorf("cloneHolds(%s, %s) = %v, want %v", tt.clone, tt.repo, got, tt.want)
 		}
+	}
+}
+
+// serve is a serve of the issue case's repository, as `agentloop serve`
+// watches it ([issueServeOptions]), each issue run as run --issue runs it:
+// polls polls, each waited out with its runs. Each call is a serve
+// started afresh (a restart); Now stays at epoch, so no failed run is
+// taken again.
+func (c *issueCase) serve(t *testing.T, polls int) ServeStats {
+	t.Helper()
+	store := state.Store{Root: filepath.Join(c.repo, ".agentloop")}
+	o := issueServeOptions(forge.Query{Repo: c.f.issue.Ref.Repo, Labels: []string{"agentloop"}}, config.DefaultIssueLabels, store)
+	o.Now = func() time.Time { return epoch }
+	s := newServer(c.f, o, func(ctx context.Context, is forge.Issue) error {
+		io := c.opts
+		io.Ref, io.Plan = is.Ref.String(), c.plan()
+		pr := testProcess(c.repo)
+		pr.Stderr = c.out
+		_, err := RunIssue(ctx, c.eng, pr, io)
+		return err
+	})
+	for range polls {
+		if err := s.poll(t.Context()); err != nil {
+			t.Fatalf("poll: %v", err)
+		}
+		s.wg.Wait()
+	}
+	return s.result()
+}
+
+// TestServeGoesOnWithAKilledContinuation: a continuation for the pull
+// request's failing check killed mid-run (its record says which, its
+// labels say running) is taken by the serve started again and goes on as
+// run --issue goes on: the same continuation finished and pushed, the pull
+// request updated, no second one and no comment posted.
+func TestServeGoesOnWithAKilledContinuation(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	if st := c.serve(t, 1); st.Started != 1 || len(c.f.prs) != 1 {
+		t.Fatalf("serve: %+v, %d pull requests\n%s", st, len(c.f.prs), c.out)
+	}
+	c.f.check("lint", "failure", "FAIL")
+	posted, opened := c.f.posted, c.f.opened
+	c.eng.kill = true
+	if st := c.serve(t, 1); st.Owned != 1 || st.Errors != 1 || c.state(t).Issue.Fixing != "check lint" {
+		t.Fatalf("the killed continuation: %+v, fixing %q\n%s", st, c.state(t).Issue.Fixing, c.out)
+	}
+	st := c.serve(t, 1)
+	if st.Owned != 1 || st.Errors != 0 || len(c.eng.resumes) != 2 || c.eng.resumes[1].Reopen {
+		t.Fatalf("serve again: %+v, %d resumes (want the killed one gone on with, not reopened)\n%s", st, len(c.eng.resumes), c.out)
+	}
+	if c.f.opened != opened+1 || len(c.f.prs) != 1 || c.f.posted != posted || !slices.Equal(c.f.labelSet(), []string{"agentloop:done"}) {
+		t.Errorf("serve again: %d OpenPR calls (was %d), %d pull requests, %d comments (was %d), labels %v", c.f.opened, opened, len(c.f.prs), c.f.posted, posted, c.f.labelSet())
+	}
+	if st := c.state(t); st.Issue.Fixes["check lint"] != 1 || st.Issue.Fixing != "" {
+		t.Errorf("serve again: fixes %v, fixing %q", st.Issue.Fixes, st.Issue.Fixing)
 	}
 }
