@@ -101,6 +101,7 @@ type issueRun struct {
 	out     io.Writer
 	mu      sync.Mutex // the progress comment's edits
 	shown   progress   // what the progress comment says now
+	wrote   time.Time  // the forge's time of its last edit ([state.Issue.Wrote])
 }
 
 // RunIssue runs the issue o.Ref names, from intake to pull request: it reads
@@ -123,6 +124,7 @@ func RunIssue(ctx context.Context, eng IssueEngine, pr Process, o IssueOptions) 
 	if err := r.resolve(ctx); err != nil {
 		return Outcome{}, err
 	}
+	defer r.noteWrote()
 	if p.Issues.RequireSandbox && !p.Proc.Sandbox.Agents {
 		return Outcome{}, &UsageError{Err: fmt.Errorf("issue %s: the configuration requires an issue's run in the sandbox (issues: {require_sandbox: true}): an issue is text from outside the repository; run again with --sandbox (see 'agentloop doctor')", r.ref)}
 	}

@@ -108,6 +108,22 @@ func (r *issueRun) record(change func(*state.Issue)) error {
 	return nil
 }
 
+// noteWrote records when the run last wrote on the issue, by the forge's
+// clock ([state.Issue.Wrote]), once it is done with it. A run without a
+// record (a race lost) has nothing to note; one not noted is taken again by
+// serve once for its own writes.
+func (r *issueRun) noteWrote() {
+	if r.wrote.IsZero() {
+		return
+	}
+	if st, _ := r.store.Load(r.name); st == nil || st.Issue == nil || !r.wrote.After(st.Issue.Wrote) {
+		return
+	}
+	if err := r.record(func(i *state.Issue) { i.Wrote = r.wrote }); err != nil {
+		fmt.Fprintf(r.out, "warning: %v\n", err)
+	}
+}
+
 // after does on the tracker what the run's end asks: a pull request for work
 // done, a question for an escalation, the labels and the progress comment
 // for the rest.

@@ -100,9 +100,11 @@ func (r *issueRun) edit(ctx context.Context) error {
 	if r.shown.comment == 0 {
 		return nil
 	}
-	if _, err := r.f.EditComment(ctx, r.ref.Repo, r.shown.comment, r.shown.body()); err != nil {
+	c, err := r.f.EditComment(ctx, r.ref.Repo, r.shown.comment, r.shown.body())
+	if err != nil {
 		return forgeFailure(err, r.ref.Host, "update the progress comment on issue "+r.ref.String(), r.kept())
 	}
+	r.wrote = c.UpdatedAt
 	return nil
 }
 

@@ -22,8 +22,9 @@ type ServeOptions struct {
 	Query forge.Query
 	// Waiting selects the issues that wait for a person (labelled
 	// agentloop:needs-you); each is taken again when it changed since serve
-	// last saw it (a comment that may answer its question), so that its run
-	// reads the answer. No labels: none are watched.
+	// last saw it and since its own last write on it (Wrote): a person's
+	// comment, which may answer its question, so that its run reads the
+	// answer. No labels: none are watched.
 	Waiting forge.Query
 	// Owned are the issues whose run here owns an open pull request; each
 	// is taken again on the first poll and then every OwnEvery-th (0: 5th),
@@ -31,6 +32,12 @@ type ServeOptions struct {
 	// request in several requests ([RunIssue]). Nil: none are watched.
 	Owned    func() []forge.IssueRef
 	OwnEvery int
+	// Wrote is when this agentloop last wrote on an issue, by the forge's
+	// clock (zero: never, or not known): a waiting issue changed no later
+	// than that changed by its own writes (its question, its labels, its
+	// progress comment), not by a person, and is not taken again for it.
+	// Nil: every change counts.
+	Wrote func(forge.IssueRef) time.Time
 	// Every is the wait between polls (0: [DefaultServeEvery]). After a poll that
 	// failed the wait doubles, up to MaxWait (0: 15 minutes), and falls
 	// back to Every after one that did not.

@@ -112,11 +112,22 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 
 // issueServeOptions are what serve watches of the issues q selects, their
 // runs' records in store: the issues waiting for a person (labelled
-// needs-you) and those whose run owns a pull request ([ownedIssues]).
+// needs-you), taken again for a change that is not the run's own write,
+// and those whose run owns a pull request ([ownedIssues]).
 func issueServeOptions(q forge.Query, labels config.IssueLabels, store state.Store) ServeOptions {
 	return ServeOptions{
 		Query: q, Waiting: forge.Query{Repo: q.Repo, Labels: []string{labels.NeedsYou}},
 		Owned: func() []forge.IssueRef { return ownedIssues(store, q.Repo) },
+		Wrote: func(ref forge.IssueRef) time.Time {
+			st, _ := store.Load(IssueRunName(ref.Number)) // none: every change is a person's
+			if st == nil || st.Issue == nil {
+				return time.Time{}
+			}
+			if of, err := forge.ParseIssueRef(st.Issue.Ref, q.Repo); err != nil || of.Number != ref.Number || !strings.EqualFold(of.Repo.String(), ref.Repo.String()) {
+				return time.Time{}
+			}
+			return st.Issue.Wrote
+		},
 	}
 }
 

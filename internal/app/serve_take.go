@@ -12,7 +12,7 @@ import (
 
 // poll reads the lists (conditional requests: unchanged, the last list
 // stands) and takes each issue that is due, and each waiting issue that
-// changed since serve last saw it.
+// changed since serve last saw it and since its own last write on it.
 func (s *server) poll(ctx context.Context) error {
 	issues, changed, err := s.f.Issues(ctx, s.o.Query)
 	if err != nil {
@@ -42,7 +42,9 @@ func (s *server) poll(ctx context.Context) error {
 	for _, is := range s.waiting {
 		if at, ok := s.seen[is.Ref]; !s.running[is.Ref] && (!ok || !at.Equal(is.UpdatedAt)) {
 			s.seen[is.Ref] = is.UpdatedAt
-			answered = append(answered, is.Ref)
+			if s.o.Wrote == nil || is.UpdatedAt.After(s.o.Wrote(is.Ref)) {
+				answered = append(answered, is.Ref)
+			}
 		}
 	}
 	own := s.o.Owned != nil && (s.stats.Polls-1)%cmp.Or(s.o.OwnEvery, 5) == 0

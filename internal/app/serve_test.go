@@ -531,3 +531,37 @@ func TestServeGoesOnWithAKilledContinuation(t *testing.T) {
 		t.Errorf("serve again: fixes %v, fixing %q", st.Issue.Fixes, st.Issue.Fixing)
 	}
 }
+
+// TestServeTakesAnEscalatedIssueOnlyForAPersonsComment: serve's own writes
+// on an issue (its question, its labels, its progress comment) are no
+// change that takes it again, at the next poll nor in a serve started
+// afresh; a person's comment is: a stranger's command is ignored and
+// counted, and it is not taken again for its own writes then; a writer's
+// answer goes on with the run, to its pull request.
+func TestServeTakesAnEscalatedIssueOnlyForAPersonsComment(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusEscalated, state.StatusSucceeded)
+	if st := c.serve(t, 1); st.Started != 1 || c.state(t).Status != state.StatusEscalated || len(c.f.marked("escalation")) != 1 {
+		t.Fatalf("serve: %+v, the run %s\n%s", st, c.state(t).Status, c.out)
+	}
+	quiet := func(what string, polls int) {
+		t.Helper()
+		edits, labels, out := c.f.edits, c.f.clock, c.out.Len()
+		if st := c.serve(t, polls); st.Started != 0 || c.f.edits != edits || c.f.clock != labels || c.out.Len() != out {
+			t.Errorf("%s: %+v, %d edits (was %d), the forge written (%v), said %q: its own writes took it again", what, st, c.f.edits, edits, c.f.clock != labels, c.out.String()[out:])
+		}
+	}
+	quiet("serve again", 3)
+	c.f.say("stranger", false, "/agentloop accept")
+	if st := c.serve(t, 1); st.Started != 1 || len(c.eng.resumes) != 0 || !strings.Contains(c.f.marked("progress")[0].Body, "1 `/agentloop` command by people who cannot write to this repository was ignored") {
+		t.Errorf("a stranger's command: %+v, %d resumes, progress:\n%s", st, len(c.eng.resumes), c.f.marked("progress")[0].Body)
+	}
+	quiet("after the stranger's", 2)
+	c.f.say("maint", true, "/agentloop guide Return an error; keep the signature.")
+	if st := c.serve(t, 1); st.Started != 1 || len(c.eng.resumes) != 1 || c.eng.resumes[0].Guidance != "Return an error; keep the signature." {
+		t.Fatalf("a writer's answer: %+v, resumes %+v\n%s", st, c.eng.resumes, c.out)
+	}
+	if len(c.f.prs) != 1 || !slices.Equal(c.f.labelSet(), []string{"agentloop:done"}) || len(c.f.marked("escalation")) != 1 {
+		t.Errorf("after the answer: %d pull requests, labels %v, %d questions", len(c.f.prs), c.f.labelSet(), len(c.f.marked("escalation")))
+	}
+}

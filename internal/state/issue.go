@@ -1,5 +1,7 @@
 package state
 
+import "time"
+
 // Issue is the tracker issue a run is taken from, and the ids of what
 // agentloop wrote on it, kept so that a restart finds them and never writes
 // a second comment or pull request.
@@ -40,4 +42,9 @@ type Issue struct {
 	// Ended says the pull request was merged or closed: the run is over
 	// for good.
 	Ended string `json:"ended,omitempty"`
+	// Wrote is when agentloop last wrote on the issue, by the forge's
+	// clock (its progress comment's last edit, which follows its every
+	// other write): a change of the issue no later is agentloop's own,
+	// which serve does not take it again for.
+	Wrote time.Time `json:"wrote,omitzero"`
 }
