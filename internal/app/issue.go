@@ -102,6 +102,7 @@ type issueRun struct {
 	mu      sync.Mutex // the progress comment's edits
 	shown   progress   // what the progress comment says now
 	wrote   time.Time  // the forge's time of its last edit ([state.Issue.Wrote])
+	heard   int64      // the newest comment read for the task or an answer ([state.Issue.Heard])
 }
 
 // RunIssue runs the issue o.Ref names, from intake to pull request: it reads
@@ -200,6 +201,7 @@ func (r *issueRun) intake(ctx context.Context) error {
 	}
 	t := prompt.Issue{Ref: r.ref.String(), Title: is.Title, Body: is.Body}
 	for _, c := range cs {
+		r.heard = max(r.heard, c.ID)
 		if ours(c) {
 			continue
 		}

@@ -70,6 +70,7 @@ func (r *issueRun) answer(ctx context.Context, link state.Issue) (issueAnswer, b
 		return issueAnswer{}, false, err
 	}
 	for _, c := range cs {
+		r.heard = max(r.heard, c.ID)
 		if c.ID <= link.Asked {
 			continue
 		}

@@ -109,17 +109,23 @@ func (r *issueRun) record(change func(*state.Issue)) error {
 }
 
 // noteWrote records when the run last wrote on the issue, by the forge's
-// clock ([state.Issue.Wrote]), once it is done with it. A run without a
+// clock, and the newest comment it had read ([state.Issue.Wrote]), once
+// it is done with it. A run without a
 // record (a race lost) has nothing to note; one not noted is taken again by
 // serve once for its own writes.
 func (r *issueRun) noteWrote() {
 	if r.wrote.IsZero() {
 		return
 	}
-	if st, _ := r.store.Load(r.name); st == nil || st.Issue == nil || !r.wrote.After(st.Issue.Wrote) {
+	if st, _ := r.store.Load(r.name); st == nil || st.Issue == nil || !r.wrote.After(st.Issue.Wrote) && r.heard <= st.Issue.Heard {
 		return
 	}
-	if err := r.record(func(i *state.Issue) { i.Wrote = r.wrote }); err != nil {
+	if err := r.record(func(i *state.Issue) {
+		if r.wrote.After(i.Wrote) {
+			i.Wrote = r.wrote
+		}
+		i.Heard = max(i.Heard, r.heard)
+	}); err != nil {
 		fmt.Fprintf(r.out, "warning: %v\n", err)
 	}
 }

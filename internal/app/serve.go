@@ -33,11 +33,14 @@ type ServeOptions struct {
 	Owned    func() []forge.IssueRef
 	OwnEvery int
 	// Wrote is when this agentloop last wrote on an issue, by the forge's
-	// clock (zero: never, or not known): a waiting issue changed no later
-	// than that changed by its own writes (its question, its labels, its
-	// progress comment), not by a person, and is not taken again for it.
-	// Nil: every change counts.
-	Wrote func(forge.IssueRef) time.Time
+	// clock (zero: never, or not known), and the newest comment its run
+	// had read then: a waiting issue changed before that changed by its
+	// own writes (its question, its labels, its progress comment), not by
+	// a person, and is not taken again for it; changed in that second (the
+	// forge's clock counts seconds), its comments are read, and a comment
+	// newer than heard, not agentloop's, is a person's. Nil: every change
+	// counts.
+	Wrote func(forge.IssueRef) (at time.Time, heard int64)
 	// Every is the wait between polls (0: [DefaultServeEvery]). After a poll that
 	// failed the wait doubles, up to MaxWait (0: 15 minutes), and falls
 	// back to Every after one that did not.

@@ -118,15 +118,15 @@ func issueServeOptions(q forge.Query, labels config.IssueLabels, store state.Sto
 	return ServeOptions{
 		Query: q, Waiting: forge.Query{Repo: q.Repo, Labels: []string{labels.NeedsYou}},
 		Owned: func() []forge.IssueRef { return ownedIssues(store, q.Repo) },
-		Wrote: func(ref forge.IssueRef) time.Time {
+		Wrote: func(ref forge.IssueRef) (time.Time, int64) {
 			st, _ := store.Load(IssueRunName(ref.Number)) // none: every change is a person's
 			if st == nil || st.Issue == nil {
-				return time.Time{}
+				return time.Time{}, 0
 			}
 			if of, err := forge.ParseIssueRef(st.Issue.Ref, q.Repo); err != nil || of.Number != ref.Number || !strings.EqualFold(of.Repo.String(), ref.Repo.String()) {
-				return time.Time{}
+				return time.Time{}, 0
 			}
-			return st.Issue.Wrote
+			return st.Issue.Wrote, st.Issue.Heard
 		},
 	}
 }

@@ -38,17 +38,27 @@ func (s *server) poll(ctx context.Context) error {
 		s.prune()
 	}
 	listed := s.listed
-	var answered []forge.IssueRef
+	var moved []forge.Issue // waiting issues changed since serve saw them
 	for _, is := range s.waiting {
 		if at, ok := s.seen[is.Ref]; !s.running[is.Ref] && (!ok || !at.Equal(is.UpdatedAt)) {
-			s.seen[is.Ref] = is.UpdatedAt
-			if s.o.Wrote == nil || is.UpdatedAt.After(s.o.Wrote(is.Ref)) {
-				answered = append(answered, is.Ref)
-			}
+			moved = append(moved, is)
 		}
 	}
 	own := s.o.Owned != nil && (s.stats.Polls-1)%cmp.Or(s.o.OwnEvery, 5) == 0
 	s.mu.Unlock()
+	var answered []forge.IssueRef
+	for _, is := range moved {
+		person, err := s.byPerson(ctx, is)
+		if err != nil {
+			return err // not seen: read again at the next poll
+		}
+		s.mu.Lock()
+		s.seen[is.Ref] = is.UpdatedAt
+		s.mu.Unlock()
+		if person {
+			answered = append(answered, is.Ref)
+		}
+	}
 	if own {
 		for _, ref := range s.o.Owned() {
 			if ctx.Err() != nil {
@@ -80,6 +90,33 @@ func (s *server) poll(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// byPerson reports whether the waiting issue is changed by someone else
+// than this agentloop since its last write on it ([ServeOptions.Wrote]):
+// changed after that second, it is; before, it is not; in that second, a
+// comment its run had not read, not agentloop's, says it is.
+func (s *server) byPerson(ctx context.Context, is forge.Issue) (bool, error) {
+	if s.o.Wrote == nil {
+		return true, nil
+	}
+	at, heard := s.o.Wrote(is.Ref)
+	switch {
+	case at.IsZero() || is.UpdatedAt.After(at):
+		return true, nil
+	case is.UpdatedAt.Before(at):
+		return false, nil
+	}
+	cs, err := s.f.Comments(ctx, is.Ref)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range cs {
+		if c.ID > heard && !ours(c) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // prune forgets the issues neither list holds, so that serve's memory

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -58,6 +59,22 @@ each issue's loop. Ctrl-C stops polling and ends the runs under way as Ctrl-C en
 	return cmd
 }
 
+// runFlags are the flags given that shape each issue's run, recorded with
+// it: run's, not serve's own (how it polls), which a resume of the run
+// (its answer taken, a continuation for its pull request) could not parse.
+func (o *serveOptions) runFlags() []string {
+	run := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	new(loopOptions).AddFlags(run)
+	var args []string
+	for _, a := range o.recorded() {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if run.Lookup(name) != nil {
+			args = append(args, a)
+		}
+	}
+	return args
+}
+
 // runServe is `agentloop serve`.
 func runServe(ctx context.Context, o serveOptions, d Deps) error {
 	if o.parallel < 1 {
@@ -80,7 +97,7 @@ func runServe(ctx context.Context, o serveOptions, d Deps) error {
 		return err
 	}
 	_, err = app.ServeIssues(ctx, eng, process(d), app.ServeIssuesOptions{
-		Query: o.issues, Plan: po, Args: append(o.recorded(), o.envLimits(d.Getenv)...), MaxCostPerIssue: o.maxPerIssue,
+		Query: o.issues, Plan: po, Args: append(o.runFlags(), o.envLimits(d.Getenv)...), MaxCostPerIssue: o.maxPerIssue,
 		Every: o.every, Parallel: o.parallel, Once: o.once,
 		Server: app.Server{Flags: o.serverFlags()}, Configure: configure(d, o.loopOptions), Forge: app.OpenGitHub,
 		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, o.loopOptions),

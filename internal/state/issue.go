@@ -44,7 +44,10 @@ type Issue struct {
 	Ended string `json:"ended,omitempty"`
 	// Wrote is when agentloop last wrote on the issue, by the forge's
 	// clock (its progress comment's last edit, which follows its every
-	// other write): a change of the issue no later is agentloop's own,
-	// which serve does not take it again for.
+	// other write), and Heard the newest comment its run had read then: a
+	// change of the issue before Wrote is agentloop's own, which serve does
+	// not take it again for; in Wrote's second (the forge's clock counts
+	// seconds), only a comment newer than Heard is a person's.
 	Wrote time.Time `json:"wrote,omitzero"`
+	Heard int64     `json:"heard,omitempty"`
 }
