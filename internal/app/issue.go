@@ -103,6 +103,8 @@ type issueRun struct {
 	shown   progress   // what the progress comment says now
 	wrote   time.Time  // the forge's time of its last edit ([state.Issue.Wrote])
 	heard   int64      // the newest comment read for the task or an answer ([state.Issue.Heard])
+	// askedURL is the question's comment, found by [issueRun.answer].
+	askedURL string
 }
 
 // RunIssue runs the issue o.Ref names, from intake to pull request: it reads

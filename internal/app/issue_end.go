@@ -71,6 +71,9 @@ func (r *issueRun) answer(ctx context.Context, link state.Issue) (issueAnswer, b
 	}
 	for _, c := range cs {
 		r.heard = max(r.heard, c.ID)
+		if c.ID == link.Asked {
+			r.askedURL = c.URL
+		}
 		if c.ID <= link.Asked {
 			continue
 		}

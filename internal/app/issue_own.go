@@ -58,6 +58,10 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 	r.shown.fill(st, r.store)
 	r.shown.claim = claimMark{Run: r.name, ID: st.RunID, By: r.claimant(), State: "done"}
 	r.shown.state, r.shown.pr = "done", link.PRURL
+	if link.Ended == endedAborted {
+		fmt.Fprintf(r.out, "Issue %s: pull request %s: agentloop's work on it was stopped (/agentloop abort): nothing to do\n", r.ref, link.PRURL)
+		return Outcome{Status: st.Status}, false, nil
+	}
 	if link.Ended != "" {
 		return r.ended(ctx, st, forge.PRState(link.Ended), "")
 	}
@@ -71,11 +75,11 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 	}
 	ev, found := r.evidence(ps, link)
 	if !found {
-		if strings.HasPrefix(link.AskedFor, "pr/") { // asked over a cap; mended since (a person's push, the check run again)
+		if strings.HasPrefix(link.AskedFor, "pr/") || link.Accepted != "" { // asked over a cap, or accepted; mended since (a person's push, the check run again)
 			if err := r.label(ctx, []string{r.labels.Done}, []string{r.labels.NeedsYou}); err != nil {
 				return Outcome{}, false, err
 			}
-			if err := r.record(func(i *state.Issue) { i.AskedFor = "" }); err != nil {
+			if err := r.record(func(i *state.Issue) { i.Asked, i.AskedFor, i.Accepted = 0, "", "" }); err != nil {
 				return Outcome{}, false, err
 			}
 			r.shown.note = ""
@@ -86,8 +90,25 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		fmt.Fprintf(r.out, "Issue %s: pull request %s: no check failing, no change asked, no conflict: nothing to do\n", r.ref, link.PRURL)
 		return Outcome{Status: st.Status}, false, nil
 	}
-	if n, limit := link.Fixes[ev.key], r.capOf(ev.class); n >= limit {
-		return r.overCap(ctx, st, ev, n)
+	// Each writer's guidance over the cap gave the failure a new allowance.
+	done, limit := link.Fixes[ev.key], r.capOf(ev.class)+link.Granted[ev.key]*r.allowance(ev.class)
+	var guided issueAnswer
+	if done >= limit {
+		if link.Accepted == capKey(link.PR, ev.key, done) {
+			fmt.Fprintf(r.out, "Issue %s: pull request %s: %s, and a person accepted it as it is: nothing to do\n", r.ref, link.PRURL, ev.what)
+			return Outcome{Status: st.Status}, false, nil
+		}
+		a, err := r.capAnswer(ctx, link, ev, done)
+		switch {
+		case err != nil:
+			return Outcome{}, false, err
+		case a.kind == "":
+			return r.overCap(ctx, st, ev, done)
+		case a.kind != IssueGuide:
+			return r.capSettled(ctx, st, ev, done, a)
+		}
+		guided, limit = a, limit+r.allowance(ev.class)
+		ev.guidance += fmt.Sprintf("\n\nAfter %d %s for it, agentloop asked on the issue; %s, who may write to the repository, answered with this guidance:\n%s\n", done, pluralize(done, "continuation"), a.by, a.guidance)
 	}
 	if head := ps.PR.HeadSHA; head != "" {
 		if tip := gitx.CommitOf(ctx, r.repo, "refs/heads/"+r.branch); tip != head && !gitx.IsAncestor(ctx, r.repo, head, tip) {
@@ -118,22 +139,35 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		if i.Fixes == nil {
 			i.Fixes = map[string]int{}
 		}
+		if guided.kind != "" {
+			if i.Granted == nil {
+				i.Granted = map[string]int{}
+			}
+			i.Granted[ev.key]++
+			i.Asked, i.AskedFor = 0, ""
+		}
 		i.Fixes[ev.key]++
 		i.Fixing = ev.key
 		i.Reviewed, i.Commented = max(i.Reviewed, ev.reviewed), max(i.Commented, ev.commented)
 	}); err != nil {
 		return Outcome{}, false, err
 	}
-	if err := r.label(ctx, []string{r.labels.Running}, []string{r.labels.Done}); err != nil {
+	remove, allowance := []string{r.labels.Done}, ""
+	if guided.kind != "" {
+		remove = append(remove, r.labels.NeedsYou)
+		allowance = fmt.Sprintf(", a new allowance on %s's guidance", guided.by)
+	}
+	if err := r.label(ctx, []string{r.labels.Running}, remove); err != nil {
 		return Outcome{}, false, err
 	}
-	n := link.Fixes[ev.key] + 1
+	n := done + 1
 	r.shown.state, r.shown.claim.State = "running", "running"
-	r.shown.note = fmt.Sprintf("On the pull request, %s: continuation %d of at most %d for it.", ev.what, n, r.capOf(ev.class))
+	r.shown.note = fmt.Sprintf("On the pull request, %s: continuation %d of at most %d for it%s.", ev.what, n, limit, allowance)
+	r.shown.ignored = r.ignored
 	if err := r.edit(ctx); err != nil {
 		return Outcome{}, false, err
 	}
-	fmt.Fprintf(r.out, "Issue %s: pull request %s: %s; run %s goes on on its branch %s (continuation %d of at most %d for it)\n", r.ref, link.PRURL, ev.what, r.name, r.branch, n, r.capOf(ev.class))
+	fmt.Fprintf(r.out, "Issue %s: pull request %s: %s; run %s goes on on its branch %s (continuation %d of at most %d for it%s)\n", r.ref, link.PRURL, ev.what, r.name, r.branch, n, limit, allowance)
 	ro := ResumeOptions{Server: r.o.Server, Configure: r.o.Configure, Verbose: r.o.Verbose, JSON: r.o.JSON, Guidance: ev.guidance, Reopen: true}
 	out, err = r.following(ctx, func(ctx context.Context) (Outcome, error) { return r.eng.Resume(ctx, r.name, ro) })
 	return out, err == nil && out.Status != "", err
@@ -153,6 +187,10 @@ func (r *issueRun) capOf(class string) int {
 	}
 	return caps.Conflict
 }
+
+// allowance is how many continuations a writer's guidance over the cap of
+// a class of failure gives it: as many as the cap, one at least.
+func (r *issueRun) allowance(class string) int { return max(r.capOf(class), 1) }
 
 // evidence is the first thing the pull request asks of its run, by class:
 // a merge conflict, then a check failing on its head, then the reviews and

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -11,29 +12,102 @@ import (
 	"github.com/agentloop/agentloop/internal/state"
 )
 
-// overCap asks a person on the issue, once for each failure and count,
-// instead of pushing again: the labels say it needs a person.
-func (r *issueRun) overCap(ctx context.Context, st *state.State, ev prEvidence, n int) (Outcome, bool, error) {
-	body := fmt.Sprintf("**agentloop needs you.** On the pull request %s, %s, after %d %s pushed for it (the cap, `issues: {caps: {%s: %d}}`). agentloop does not push again for it.\n\n"+
-		"The options:\n- fix it yourself on the branch `%s`\n- raise the cap in `agentloop.yaml` and run `agentloop run --issue %s` again\n- close the pull request\n",
-		st.Issue.PRURL, ev.what, n, pluralize(n, "continuation"), ev.class, r.capOf(ev.class), r.branch, r.ref)
-	say := fmt.Sprintf("the cap of %d %s for it is reached", r.capOf(ev.class), pluralize(r.capOf(ev.class), "continuation"))
-	return r.askPR(ctx, st, fmt.Sprintf("pr/%d/%s/%d", st.Issue.PR, strings.ReplaceAll(ev.key, " ", "_"), n), body, ev.what+", and "+say)
+// capKey names the question a cap asks: the pull request, the failure
+// and how many continuations were pushed for it.
+func capKey(pr int, key string, n int) string {
+	return fmt.Sprintf("pr/%d/%s/%d", pr, strings.ReplaceAll(key, " ", "_"), n)
 }
+
+// overCap asks a person on the issue, once for each failure and count,
+// instead of pushing again: the labels say it needs a person. A writer
+// answers it as an escalation ([issueRun.capAnswer]).
+func (r *issueRun) overCap(ctx context.Context, st *state.State, ev prEvidence, n int) (Outcome, bool, error) {
+	each := r.allowance(ev.class)
+	capped := fmt.Sprintf("the cap, `issues: {caps: {%s: %d}}`", ev.class, r.capOf(ev.class))
+	if g := st.Issue.Granted[ev.key]; g > 0 {
+		capped += fmt.Sprintf(", and the new %s writers' guidance gave", pluralize(g, "allowance"))
+	}
+	body := fmt.Sprintf("**agentloop needs you.** On the pull request %s, %s, after %d %s pushed for it (%s). agentloop does not push again for it.\n\n"+
+		"The options:\n- fix it yourself on the branch `%s`\n- raise the cap in `agentloop.yaml` and run `agentloop run --issue %s` again\n- close the pull request\n\n"+
+		"Or answer with a comment of your own that starts with one of these (only people who may write to the repository are heard):\n"+
+		"- `/agentloop guide TEXT`: go on with TEXT as guidance, a new allowance of %d %s for it\n"+
+		"- `/agentloop accept`: leave the pull request as it is; agentloop pushes nothing more for it\n"+
+		"- `/agentloop abort`: stop agentloop's work on the pull request\n\n"+
+		"Then `agentloop run --issue %s`, or serve, takes the answer.\n",
+		st.Issue.PRURL, ev.what, n, pluralize(n, "continuation"), capped, r.branch, r.ref, each, pluralize(each, "continuation"), r.ref)
+	say := fmt.Sprintf("the cap of %d %s for it is reached", n, pluralize(n, "continuation"))
+	return r.askPR(ctx, st, capKey(st.Issue.PR, ev.key, n), body, ev.what+", and "+say)
+}
+
+// capAnswer is a writer's answer to the question the cap of the failure
+// ev asked (kind "": none, or not asked yet); the commands of people who
+// cannot write are counted ([issueRun.answer]).
+func (r *issueRun) capAnswer(ctx context.Context, link state.Issue, ev prEvidence, n int) (issueAnswer, error) {
+	if link.AskedFor != capKey(link.PR, ev.key, n) {
+		return issueAnswer{}, nil
+	}
+	a, _, err := r.answer(ctx, link)
+	return a, err
+}
+
+// capSettled does what a writer's /agentloop accept or abort asks of a
+// pull request over a cap: accept leaves it as it is, this failure not
+// asked about or pushed for again (until it is mended); abort ends
+// agentloop's work on the pull request, which stays open for people.
+func (r *issueRun) capSettled(ctx context.Context, st *state.State, ev prEvidence, n int, a issueAnswer) (Outcome, bool, error) {
+	key := capKey(st.Issue.PR, ev.key, n)
+	add, note := []string{r.labels.Done}, fmt.Sprintf("%s accepted the pull request as it is (%s): agentloop pushes nothing more for it.", a.by, ev.what)
+	if a.abort {
+		add, note = nil, fmt.Sprintf("%s stopped agentloop's work on the pull request (/agentloop abort): it is left as it is, for people.", a.by)
+		r.shown.state, r.shown.claim.State = "stopped", "stopped"
+	}
+	if err := r.record(func(i *state.Issue) {
+		i.Asked, i.AskedFor = 0, ""
+		if a.abort {
+			i.Ended = endedAborted
+		} else {
+			i.Accepted = key
+		}
+	}); err != nil {
+		return Outcome{}, false, err
+	}
+	if err := r.label(ctx, add, []string{r.labels.NeedsYou, r.labels.Running}); err != nil {
+		return Outcome{}, false, err
+	}
+	r.shown.note, r.shown.ignored = note, r.ignored
+	if err := r.edit(ctx); err != nil {
+		return Outcome{}, false, err
+	}
+	fmt.Fprintf(r.out, "Issue %s: pull request %s: %s answered the question (%s): %s\n", r.ref, st.Issue.PRURL, a.by, a.kind, note)
+	out := Outcome{Status: st.Status, Chosen: true}
+	if a.abort {
+		out.Status = state.StatusAborted
+	}
+	return out, false, nil
+}
+
+// endedAborted is [state.Issue.Ended] of a pull request a writer's
+// /agentloop abort took from agentloop.
+const endedAborted = "aborted"
 
 // askPR asks a person on the issue about its pull request, once for key
 // (a restart finds the comment), instead of pushing: the labels say it
 // needs a person, and the run's exit is an escalation's.
 func (r *issueRun) askPR(ctx context.Context, st *state.State, key, body, what string) (Outcome, bool, error) {
 	if st.Issue.AskedFor == key {
-		fmt.Fprintf(r.out, "Issue %s: pull request %s: %s: still waiting for a person on the issue\n", r.ref, st.Issue.PRURL, what)
-		return Outcome{Status: state.StatusEscalated}, false, nil
+		if r.ignored == 0 {
+			fmt.Fprintf(r.out, "Issue %s: pull request %s: %s: still waiting for a person on the issue\n", r.ref, st.Issue.PRURL, what)
+			return Outcome{Status: state.StatusEscalated}, false, nil
+		}
+		fmt.Fprintf(r.out, "Issue %s: pull request %s: %d /agentloop %s by people who cannot write to the repository ignored; still waiting for a person on the issue\n", r.ref, st.Issue.PRURL, r.ignored, pluralize(r.ignored, "command"))
+		r.shown.note, r.shown.state, r.shown.ignored = "Needs you: "+cmp.Or(r.askedURL, "the question above"), "needs you", r.ignored
+		return Outcome{Status: state.StatusEscalated}, false, r.edit(ctx)
 	}
-	_, url, err := r.postOnce(ctx, "escalation", key, body)
+	id, url, err := r.postOnce(ctx, "escalation", key, body)
 	if err != nil {
 		return Outcome{}, false, err
 	}
-	if err := r.record(func(i *state.Issue) { i.AskedFor = key }); err != nil {
+	if err := r.record(func(i *state.Issue) { i.Asked, i.AskedFor = id, key }); err != nil {
 		return Outcome{}, false, err
 	}
 	if err := r.label(ctx, []string{r.labels.NeedsYou}, []string{r.labels.Running, r.labels.Done}); err != nil {

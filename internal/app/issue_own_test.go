@@ -404,3 +404,118 @@ func TestIssuePRContinuationPushRefused(t *testing.T) {
 		t.Errorf("once the remote takes it: the branch is not pushed, or labels %v", c.f.labelSet())
 	}
 }
+
+// overCap runs the issue to its pull request, a first continuation for the
+// failing check lint, then the question its cap of one asks.
+func (c *issueCase) overCap(t *testing.T) forge.Comment {
+	t.Helper()
+	c.caps = config.IssueCaps{Check: 1, Review: 1, Conflict: 1}
+	c.opened(t)
+	c.f.check("lint", "failure", "FAIL")
+	if _, err := c.run(t); err != nil || len(c.eng.resumes) != 1 {
+		t.Fatalf("first red: %v, %d resumes\n%s", err, len(c.eng.resumes), c.out)
+	}
+	c.f.check("lint", "failure", "FAIL again")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated {
+		t.Fatalf("over the cap: %+v, %v\n%s", out, err, c.out)
+	}
+	esc := c.f.marked("escalation")
+	if len(esc) != 1 || !strings.Contains(esc[0].Body, "`/agentloop guide TEXT`: go on with TEXT as guidance, a new allowance of 1 continuation for it") {
+		t.Fatalf("the question: %+v", esc)
+	}
+	if st := c.state(t); st.Issue.Asked != esc[0].ID {
+		t.Errorf("the record asks with comment %d, want %d", st.Issue.Asked, esc[0].ID)
+	}
+	return esc[0]
+}
+
+// A question over a cap is answered on the issue as an escalation is: a
+// stranger's command ignored and counted; a writer's guidance goes on with
+// the continuation for the failure, given the guidance, a new allowance
+// for it (said), its work pushed to the same pull request, nothing posted;
+// over the new allowance it asks again, the answer taken once.
+func TestIssuePRCapAnsweredWithGuidance(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	asked := c.overCap(t)
+	c.f.say("stranger", false, "/agentloop guide push to main")
+	edits := c.f.edits
+	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 1 {
+		t.Fatalf("a stranger's guidance: %+v, %v, %d resumes", out, err, len(c.eng.resumes))
+	}
+	progress := c.f.marked("progress")[0].Body
+	if c.f.edits != edits+1 || !strings.Contains(progress, "1 `/agentloop` command by people who cannot write to this repository was ignored") || !strings.Contains(progress, "Needs you: "+asked.URL) || strings.Contains(progress, "push to main") {
+		t.Errorf("a stranger's guidance: %d edits (was %d), progress:\n%s", c.f.edits, edits, progress)
+	}
+
+	c.f.say("maint", true, "/agentloop guide Silence the rule for generated files only.")
+	posted, opened := c.f.posted, c.f.opened
+	out, err := c.run(t)
+	if err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 2 {
+		t.Fatalf("a writer's guidance: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+	if ro := c.eng.resumes[1]; !ro.Reopen || !strings.Contains(ro.Guidance, `check "lint" failed`) || !strings.Contains(ro.Guidance, "maint, who may write to the repository, answered with this guidance:\nSilence the rule for generated files only.") {
+		t.Errorf("the continuation is given %+v", ro)
+	}
+	if !strings.Contains(c.out.String(), "(continuation 2 of at most 2 for it, a new allowance on maint's guidance)") {
+		t.Errorf("the new allowance is not said:\n%s", c.out)
+	}
+	if c.f.posted != posted || c.f.opened != opened+1 || len(c.f.prs) != 1 || !slices.Equal(c.f.labelSet(), []string{"agentloop:done"}) {
+		t.Errorf("a writer's guidance: %d comments posted (was %d), %d OpenPR calls (was %d), labels %v", c.f.posted, posted, c.f.opened, opened, c.f.labelSet())
+	}
+	if st := c.state(t); st.Issue.Fixes["check lint"] != 2 || st.Issue.Granted["check lint"] != 1 || st.Issue.AskedFor != "" || st.Issue.Fixing != "" {
+		t.Errorf("the run's record: %+v", st.Issue)
+	}
+
+	// Red again, over the new allowance: asked again, the old answer not taken again.
+	c.f.check("lint", "failure", "FAIL a third time")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 2 {
+		t.Fatalf("over the new allowance: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+	if esc := c.f.marked("escalation"); len(esc) != 2 || !strings.Contains(esc[1].Body, "after 2 continuations pushed for it (the cap, `issues: {caps: {check: 1}}`, and the new allowance writers' guidance gave)") {
+		t.Errorf("asked again: %+v", esc)
+	}
+}
+
+// /agentloop accept over a cap leaves the pull request as it is (done, not
+// asked again, nothing run); /agentloop abort ends agentloop's work on it
+// (serve watches it no more).
+func TestIssuePRCapAcceptAndAbort(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		cmd    string
+		status state.Status
+		labels []string
+		note   string
+		again  string
+	}{
+		{"accept", state.StatusSucceeded, []string{"agentloop:done"}, "maint accepted the pull request as it is (the check lint failed (failure)): agentloop pushes nothing more for it.", "a person accepted it as it is: nothing to do"},
+		{"abort", state.StatusAborted, nil, "maint stopped agentloop's work on the pull request (/agentloop abort)", "agentloop's work on it was stopped (/agentloop abort): nothing to do"},
+	} {
+		t.Run(tt.cmd, func(t *testing.T) {
+			t.Parallel()
+			c := newIssueCase(t, state.StatusSucceeded)
+			c.overCap(t)
+			c.f.say("maint", true, "/agentloop "+tt.cmd)
+			out, err := c.run(t)
+			if err != nil || out.Status != tt.status || !out.Chosen || len(c.eng.resumes) != 1 {
+				t.Fatalf("/agentloop %s: %+v, %v, %d resumes\n%s", tt.cmd, out, err, len(c.eng.resumes), c.out)
+			}
+			if got := c.f.labelSet(); !slices.Equal(got, tt.labels) {
+				t.Errorf("labels %v, want %v", got, tt.labels)
+			}
+			if p := c.f.marked("progress")[0].Body; !strings.Contains(p, tt.note) {
+				t.Errorf("progress:\n%s", p)
+			}
+			edits, posted := c.f.edits, c.f.posted
+			c.out.Reset()
+			if _, err := c.run(t); err != nil || c.f.edits != edits || c.f.posted != posted || len(c.eng.resumes) != 1 || !strings.Contains(c.out.String(), tt.again) {
+				t.Errorf("again: %v, %d edits (was %d), %d comments (was %d), %d resumes\n%s", err, c.f.edits, edits, c.f.posted, posted, len(c.eng.resumes), c.out)
+			}
+			owned := ownedIssues(state.Store{Root: filepath.Join(c.repo, ".agentloop")}, c.f.issue.Ref.Repo)
+			if want := tt.cmd == "accept"; len(owned) == 1 != want {
+				t.Errorf("serve watches %v", owned)
+			}
+		})
+	}
+}

@@ -27,6 +27,9 @@ type Issue struct {
 	// Fixes counts the continuations pushed on the pull request for each
 	// class of failure ("check NAME", "review", "conflict"), for its cap.
 	Fixes map[string]int `json:"fixes,omitempty"`
+	// Granted counts, for each class of failure, the new allowances of
+	// continuations writers' guidance gave it over its cap.
+	Granted map[string]int `json:"granted,omitempty"`
 	// Fixing is the class of the continuation under way, its work not
 	// pushed yet: a restart pushes it, never starting another.
 	Fixing string `json:"fixing,omitempty"`
@@ -39,9 +42,14 @@ type Issue struct {
 	// a conflicting pull request, committed with their markers: the branch
 	// is not pushed while one holds a marker.
 	Conflicts []string `json:"conflicts,omitempty"`
-	// Ended says the pull request was merged or closed: the run is over
-	// for good.
+	// Ended says the pull request was merged or closed, or that a
+	// writer's /agentloop abort ended agentloop's work on it ("aborted"):
+	// the run is over for good.
 	Ended string `json:"ended,omitempty"`
+	// Accepted is the question over a cap (AskedFor) a writer answered
+	// with /agentloop accept: that failure is not asked about or pushed
+	// for again, until it is mended.
+	Accepted string `json:"accepted,omitempty"`
 	// Wrote is when agentloop last wrote on the issue, by the forge's
 	// clock (its progress comment's last edit, which follows its every
 	// other write), and Heard the newest comment its run had read then: a
