@@ -89,8 +89,10 @@ type issueRun struct {
 	issue  forge.Issue
 	task   string
 	labels config.IssueLabels
-	repo   string // the person's work tree (its top), never touched
-	store  state.Store
+	repo   string      // the person's work tree (its top), never touched
+	store  state.Store // this clone's state folder: the run's worktree
+	// states are the run's state and issue record, on its engine.
+	states issueStates
 	name   string
 	branch string
 	wt     string
@@ -119,22 +121,17 @@ type issueRun struct {
 // request, and an escalation is answered by a writer's /agentloop command in
 // a comment after the question ([IssueCommand]).
 func RunIssue(ctx context.Context, eng IssueEngine, pr Process, o IssueOptions) (Outcome, error) {
-	if e, ok := eng.(interface{ issuesRefused() error }); ok {
-		return Outcome{}, e.issuesRefused()
-	}
 	p := o.Plan
 	r := &issueRun{o: o, pr: pr, eng: eng, labels: issueLabels(p), store: state.Store{Root: p.StateDir}, remote: remoteOrOrigin(o.Remote), out: pr.Progress(o.JSON)}
+	r.states = issueStatesOf(eng, p.StateDir, r.out)
 	if err := r.resolve(ctx); err != nil {
 		return Outcome{}, err
 	}
-	defer r.noteWrote()
+	defer r.noteWrote(ctx)
 	if p.Issues.RequireSandbox && !p.Proc.Sandbox.Agents {
 		return Outcome{}, &UsageError{Err: fmt.Errorf("issue %s: the configuration requires an issue's run in the sandbox (issues: {require_sandbox: true}): an issue is text from outside the repository; run again with --sandbox (see 'agentloop doctor')", r.ref)}
 	}
-	prev, err := r.store.Load(r.name)
-	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
-		err = nil
-	}
+	prev, err := r.states.load(ctx, r.name)
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 		prev = nil

@@ -83,8 +83,8 @@ func (r *issueRun) claim(ctx context.Context, link *state.Issue) (won bool, err 
 	}
 	if link != nil {
 		r.shown.comment = link.Comment
-		if st, err := r.store.Load(r.name); err == nil {
-			r.shown.fill(st, r.store)
+		if st, err := r.states.load(ctx, r.name); err == nil {
+			r.shown.fill(st, r.states)
 		}
 	} else {
 		if other, ok := r.otherClaim(cs); ok {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -104,12 +103,12 @@ func (r *issueRun) ask(ctx context.Context, st *state.State) error {
 	}
 	key := fmt.Sprintf("%s/%d/%d", st.RunID, st.Segment, st.Attempts)
 	if st.Issue.AskedFor != key || st.Issue.Asked == 0 {
-		rec, _, _ := state.NeedsYouNow(readEvents(filepath.Join(r.store.RunDir(r.name, st.RunID), "events.jsonl")))
+		rec := r.states.needsYou(ctx, st)
 		id, url, err := r.postOnce(ctx, "escalation", key, escalationBody(rec.Question, rec.Evidence, rec.Options, st, r.ref))
 		if err != nil {
 			return err
 		}
-		if err := r.record(func(i *state.Issue) { i.Asked, i.AskedFor = id, key }); err != nil {
+		if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor = id, key }); err != nil {
 			return err
 		}
 		r.shown.note = "Waiting for an answer: " + url
@@ -216,7 +215,7 @@ func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 	if err != nil {
 		return forgeFailure(err, r.ref.Host, fmt.Sprintf("open the pull request from %s into %s", r.branch, base), r.kept())
 	}
-	if err := r.record(func(i *state.Issue) { i.PR, i.PRURL, i.Fixing, i.Conflicts = pr.Number, pr.URL, "", nil }); err != nil {
+	if err := r.record(ctx, func(i *state.Issue) { i.PR, i.PRURL, i.Fixing, i.Conflicts = pr.Number, pr.URL, "", nil }); err != nil {
 		return err
 	}
 	if err := r.label(ctx, []string{r.labels.Done}, []string{r.labels.Running, r.labels.NeedsYou, r.labels.Queued}); err != nil {

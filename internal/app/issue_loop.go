@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/state"
@@ -38,7 +39,7 @@ func (r *issueRun) loop(ctx context.Context, prev *state.State) (Outcome, error)
 		return Outcome{}, err
 	}
 	link.Comment = r.shown.comment
-	if err := r.record(func(i *state.Issue) { *i = link }); err != nil {
+	if err := r.record(ctx, func(i *state.Issue) { *i = link }); err != nil {
 		return Outcome{}, err
 	}
 	ro := ResumeOptions{Server: r.o.Server, Configure: r.o.Configure, Verbose: r.o.Verbose, JSON: r.o.JSON}
@@ -77,33 +78,10 @@ func (r *issueRun) following(ctx context.Context, run func(context.Context) (Out
 	return out, err
 }
 
-// record changes the issue record of the run's state under the run's lock
-// (no session holds it then).
-func (r *issueRun) record(change func(*state.Issue)) error {
-	lock, err := r.store.Lock(r.name)
-	if err != nil {
+// record changes the issue record of the run's state.
+func (r *issueRun) record(ctx context.Context, change func(*state.Issue)) error {
+	if err := r.states.record(ctx, r.name, state.Issue{Ref: r.ref.String(), Branch: r.branch}, change); err != nil {
 		return fmt.Errorf("issue %s: %w", r.ref, err)
-	}
-	defer lock.Release()
-	if rc := lock.Recovered; rc != nil { // a run killed: said as a session says it
-		fmt.Fprintf(r.out, "warning: recovered the stale lock of %s: pid %d on %s is gone\n", r.name, rc.PID, rc.Host)
-		if n := len(lock.Orphans); n > 0 {
-			fmt.Fprintf(r.out, "warning: ended %d process group(s) the dead run of %s left running (%s) before going on\n", n, r.name, pgids(lock.Orphans))
-		}
-	}
-	st, err := r.store.Load(r.name)
-	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
-		err = nil
-	}
-	if err != nil {
-		return fmt.Errorf("issue %s: read the state of %s: %w", r.ref, r.name, err)
-	}
-	if st.Issue == nil {
-		st.Issue = &state.Issue{Ref: r.ref.String(), Branch: r.branch}
-	}
-	change(st.Issue)
-	if err := r.store.Save(st); err != nil {
-		return fmt.Errorf("issue %s: save the state of %s: %w", r.ref, r.name, err)
 	}
 	return nil
 }
@@ -113,14 +91,17 @@ func (r *issueRun) record(change func(*state.Issue)) error {
 // it is done with it. A run without a
 // record (a race lost) has nothing to note; one not noted is taken again by
 // serve once for its own writes.
-func (r *issueRun) noteWrote() {
+func (r *issueRun) noteWrote(ctx context.Context) {
 	if r.wrote.IsZero() {
 		return
 	}
-	if st, _ := r.store.Load(r.name); st == nil || st.Issue == nil || !r.wrote.After(st.Issue.Wrote) && r.heard <= st.Issue.Heard {
+	// Noted after the command's end too (Ctrl-C): briefly, whatever ended it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if st, _ := r.states.load(ctx, r.name); st == nil || st.Issue == nil || !r.wrote.After(st.Issue.Wrote) && r.heard <= st.Issue.Heard {
 		return
 	}
-	if err := r.record(func(i *state.Issue) {
+	if err := r.record(ctx, func(i *state.Issue) {
 		if r.wrote.After(i.Wrote) {
 			i.Wrote = r.wrote
 		}
@@ -134,14 +115,11 @@ func (r *issueRun) noteWrote() {
 // done, a question for an escalation, the labels and the progress comment
 // for the rest.
 func (r *issueRun) after(ctx context.Context, out Outcome) (Outcome, error) {
-	st, err := r.store.Load(r.name)
-	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
-		err = nil
-	}
+	st, err := r.states.load(ctx, r.name)
 	if err != nil {
 		return out, fmt.Errorf("issue %s: read the state of %s: %w", r.ref, r.name, err)
 	}
-	r.shown.fill(st, r.store)
+	r.shown.fill(st, r.states)
 	switch st.Status {
 	case state.StatusSucceeded, state.StatusCompleted:
 		return out, r.publish(ctx, st)

@@ -55,7 +55,7 @@ type prEvidence struct {
 func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn bool, err error) {
 	link := *st.Issue
 	r.shown.comment = link.Comment
-	r.shown.fill(st, r.store)
+	r.shown.fill(st, r.states)
 	r.shown.claim = claimMark{Run: r.name, ID: st.RunID, By: r.claimant(), State: "done"}
 	r.shown.state, r.shown.pr = "done", link.PRURL
 	if link.Ended == endedAborted {
@@ -79,7 +79,7 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 			if err := r.label(ctx, []string{r.labels.Done}, []string{r.labels.NeedsYou}); err != nil {
 				return Outcome{}, false, err
 			}
-			if err := r.record(func(i *state.Issue) { i.Asked, i.AskedFor, i.Accepted = 0, "", "" }); err != nil {
+			if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor, i.Accepted = 0, "", "" }); err != nil {
 				return Outcome{}, false, err
 			}
 			r.shown.note = ""
@@ -134,7 +134,7 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		}
 		ev.guidance = conflictGuidance(r.remote+"/"+ps.PR.Base, conflicts)
 	}
-	if err := r.record(func(i *state.Issue) {
+	if err := r.record(ctx, func(i *state.Issue) {
 		i.Conflicts = conflicts
 		if i.Fixes == nil {
 			i.Fixes = map[string]int{}

@@ -61,7 +61,7 @@ func (r *issueRun) capSettled(ctx context.Context, st *state.State, ev prEvidenc
 		add, note = nil, fmt.Sprintf("%s stopped agentloop's work on the pull request (/agentloop abort): it is left as it is, for people.", a.by)
 		r.shown.state, r.shown.claim.State = "stopped", "stopped"
 	}
-	if err := r.record(func(i *state.Issue) {
+	if err := r.record(ctx, func(i *state.Issue) {
 		i.Asked, i.AskedFor = 0, ""
 		if a.abort {
 			i.Ended = endedAborted
@@ -107,7 +107,7 @@ func (r *issueRun) askPR(ctx context.Context, st *state.State, key, body, what s
 	if err != nil {
 		return Outcome{}, false, err
 	}
-	if err := r.record(func(i *state.Issue) { i.Asked, i.AskedFor = id, key }); err != nil {
+	if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor = id, key }); err != nil {
 		return Outcome{}, false, err
 	}
 	if err := r.label(ctx, []string{r.labels.NeedsYou}, []string{r.labels.Running, r.labels.Done}); err != nil {
@@ -129,7 +129,7 @@ func (r *issueRun) askPR(ctx context.Context, st *state.State, key, body, what s
 func (r *issueRun) ended(ctx context.Context, st *state.State, how forge.PRState, head string) (Outcome, bool, error) {
 	first := st.Issue.Ended == ""
 	if first {
-		if err := r.record(func(i *state.Issue) { i.Ended = string(how) }); err != nil {
+		if err := r.record(ctx, func(i *state.Issue) { i.Ended = string(how) }); err != nil {
 			return Outcome{}, false, err
 		}
 	}

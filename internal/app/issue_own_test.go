@@ -512,7 +512,7 @@ func TestIssuePRCapAcceptAndAbort(t *testing.T) {
 			if _, err := c.run(t); err != nil || c.f.edits != edits || c.f.posted != posted || len(c.eng.resumes) != 1 || !strings.Contains(c.out.String(), tt.again) {
 				t.Errorf("again: %v, %d edits (was %d), %d comments (was %d), %d resumes\n%s", err, c.f.edits, edits, c.f.posted, posted, len(c.eng.resumes), c.out)
 			}
-			owned := ownedIssues(state.Store{Root: filepath.Join(c.repo, ".agentloop")}, c.f.issue.Ref.Repo)
+			owned := ownedIssues(t.Context(), localIssues{store: state.Store{Root: filepath.Join(c.repo, ".agentloop")}}, c.f.issue.Ref.Repo)
 			if want := tt.cmd == "accept"; len(owned) == 1 != want {
 				t.Errorf("serve watches %v", owned)
 			}

@@ -29,8 +29,8 @@ type progress struct {
 }
 
 // fill takes the run's position from its state, and while it runs its phase
-// from its live file.
-func (p *progress) fill(st *state.State, store state.Store) {
+// as its engine knows it (a local run's live file).
+func (p *progress) fill(st *state.State, states issueStates) {
 	p.claim.ID = st.RunID
 	p.iteration, p.max, p.decision, p.decisions = st.Iteration, st.MaxIterations, st.LastDecision, st.TotalIterations
 	p.spend = spendString(st.Spend)
@@ -38,8 +38,8 @@ func (p *progress) fill(st *state.State, store state.Store) {
 	switch st.Status {
 	case state.StatusRunning:
 		p.state, p.claim.State = "running", "running"
-		if ls, err := state.ReadLive(store.LivePath(st.Name)); err == nil {
-			p.iteration, p.phase = ls.Iteration, ls.Phase
+		if it, phase, ok := states.live(st.Name); ok {
+			p.iteration, p.phase = it, phase
 		}
 	case state.StatusEscalated:
 		p.state, p.claim.State = "waiting for an answer", "waiting"
@@ -130,14 +130,14 @@ func (r *issueRun) follow(ctx context.Context) (stop func()) {
 				return
 			case <-t.C:
 			}
-			st, err := r.store.Load(r.name)
+			st, err := r.states.load(ctx, r.name)
 			if err != nil {
 				continue
 			}
 			r.mu.Lock()
 			next := r.shown
 			r.mu.Unlock()
-			next.fill(st, r.store)
+			next.fill(st, r.states)
 			now := r.pr.Now()
 			decided := next.decisions != r.shown.decisions || next.claim.ID != r.shown.claim.ID
 			if !decided && (next.body() == r.shown.body() || now.Sub(last) < every) {

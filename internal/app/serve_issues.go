@@ -47,9 +47,6 @@ type ServeIssuesOptions struct {
 // waits for a person is taken again when it changed, so a writer's answer
 // on it goes on with its run ([Serve]).
 func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssuesOptions) (ServeStats, error) {
-	if e, ok := eng.(interface{ issuesRefused() error }); ok {
-		return ServeStats{}, e.issuesRefused()
-	}
 	resolve := func() (*plan.Plan, error) {
 		p, err := ResolvePlan(o.Plan)
 		if err == nil {
@@ -105,21 +102,22 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 		}
 		return nil
 	}
-	so := issueServeOptions(q, labels, state.Store{Root: p.StateDir})
+	so := issueServeOptions(ctx, q, labels, issueStatesOf(eng, p.StateDir, out))
 	so.Every, so.MaxWait, so.Parallel, so.Once, so.Log = o.Every, o.MaxWait, o.Parallel, o.Once, o.Log
 	return Serve(ctx, f, so, run)
 }
 
 // issueServeOptions are what serve watches of the issues q selects, their
-// runs' records in store: the issues waiting for a person (labelled
-// needs-you), taken again for a change that is not the run's own write,
-// and those whose run owns a pull request ([ownedIssues]).
-func issueServeOptions(q forge.Query, labels config.IssueLabels, store state.Store) ServeOptions {
+// runs' records read through states: the issues waiting for a person
+// (labelled needs-you), taken again for a change that is not the run's own
+// write, and those whose run owns a pull request or left a continuation for
+// it ([ownedIssues]).
+func issueServeOptions(ctx context.Context, q forge.Query, labels config.IssueLabels, states issueStates) ServeOptions {
 	return ServeOptions{
 		Query: q, Waiting: forge.Query{Repo: q.Repo, Labels: []string{labels.NeedsYou}},
-		Owned: func() []forge.IssueRef { return ownedIssues(store, q.Repo) },
+		Owned: func() []forge.IssueRef { return ownedIssues(ctx, states, q.Repo) },
 		Wrote: func(ref forge.IssueRef) (time.Time, int64) {
-			st, _ := store.Load(IssueRunName(ref.Number)) // none: every change is a person's
+			st, _ := states.load(ctx, IssueRunName(ref.Number)) // none: every change is a person's
 			if st == nil || st.Issue == nil {
 				return time.Time{}, 0
 			}
@@ -131,15 +129,14 @@ func issueServeOptions(q forge.Query, labels config.IssueLabels, store state.Sto
 	}
 }
 
-// ownedIssues are the issues of repo whose run in store owns an open pull
-// request ([owning]), or left a continuation for it that no process runs
-// ([continuationLeft]), for serve to watch, or to go on with as run
+// ownedIssues are the issues of repo whose run on its engine owns an open
+// pull request ([owning]), or left a continuation for it that no process
+// runs ([continuationLeft]), for serve to watch, or to go on with as run
 // --issue goes on.
-func ownedIssues(store state.Store, repo forge.Repo) []forge.IssueRef {
-	sts, _ := store.List() // a state folder not there yet holds none
+func ownedIssues(ctx context.Context, states issueStates, repo forge.Repo) []forge.IssueRef {
 	var out []forge.IssueRef
-	for _, st := range sts {
-		if !owning(st) && !continuationLeft(store, st) || st.Issue.Ended != "" {
+	for _, st := range states.owning(ctx) {
+		if st.Issue.Ended != "" {
 			continue
 		}
 		if ref, err := forge.ParseIssueRef(st.Issue.Ref, repo); err == nil && strings.EqualFold(ref.Repo.String(), repo.String()) {

@@ -450,7 +450,7 @@ func TestOwnedIssues(t *testing.T) {
 		save(t, dir, st)
 	}
 	want := []forge.IssueRef{{Repo: repo, Number: 1}, {Repo: repo, Number: 6}, {Repo: repo, Number: 7}}
-	if got := ownedIssues(state.Store{Root: dir}, repo); !slices.Equal(got, want) {
+	if got := ownedIssues(t.Context(), localIssues{store: state.Store{Root: dir}}, repo); !slices.Equal(got, want) {
 		t.Errorf("ownedIssues = %v, want %v", got, want)
 	}
 }
@@ -484,7 +484,7 @@ func TestCloneHolds(t *testing.T) {
 func (c *issueCase) serve(t *testing.T, polls int) ServeStats {
 	t.Helper()
 	store := state.Store{Root: filepath.Join(c.repo, ".agentloop")}
-	o := issueServeOptions(forge.Query{Repo: c.f.issue.Ref.Repo, Labels: []string{"agentloop"}}, config.DefaultIssueLabels, store)
+	o := issueServeOptions(t.Context(), forge.Query{Repo: c.f.issue.Ref.Repo, Labels: []string{"agentloop"}}, config.DefaultIssueLabels, localIssues{store: store})
 	o.Now = func() time.Time { return epoch }
 	s := newServer(c.f, o, func(ctx context.Context, is forge.Issue) error {
 		io := c.opts

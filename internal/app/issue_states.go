@@ -1,0 +1,113 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/state"
+)
+
+// issueStates is what an issue's run reads and writes of its run's state,
+// on the engine the run is on: the run's state with its issue record
+// ([state.Issue]: its comment, question and pull request), the record
+// changed, the phase of the run under way and what its escalation asks.
+// On the local engine ([localIssues]) the record is in the run's state, in
+// this clone's state folder; on a Temporal fleet ([Fleet]) the run's state
+// is read through its workflow, and the record, which only this clone's
+// command writes, is kept in this clone's state folder beside it.
+type issueStates interface {
+	// load is the run's state, its Issue the issue record (nil: a run not
+	// an issue's); state.ErrNotFound when there is no run of name.
+	load(ctx context.Context, name string) (*state.State, error)
+	// record changes the issue record of the run name (seed when it has
+	// none yet).
+	record(ctx context.Context, name string, seed state.Issue, change func(*state.Issue)) error
+	// live is the iteration and phase of the run name under way (ok
+	// false: not known here).
+	live(name string) (iteration int, phase string, ok bool)
+	// needsYou is what the run of st, escalated, asks.
+	needsYou(ctx context.Context, st *state.State) decision.NeedsYou
+	// owning are the states of the runs of issues whose pull request is
+	// open ([owning]) or that left a continuation for it no process runs
+	// ([continuationLeft]), for serve to watch or go on with.
+	owning(ctx context.Context) []*state.State
+}
+
+// issueStatesOf is the issueStates of eng: its own when it has them (a
+// fleet), else those of the local state folder root.
+func issueStatesOf(eng IssueEngine, root string, out io.Writer) issueStates {
+	if e, ok := eng.(interface{ issueStates(root string) issueStates }); ok {
+		return e.issueStates(root)
+	}
+	return localIssues{store: state.Store{Root: root}, out: out}
+}
+
+// localIssues are the states of the issues' runs of the local engine, in
+// the state folder: the record is in the run's state, changed under the
+// run's lock (no session holds it then).
+type localIssues struct {
+	store state.Store
+	out   io.Writer // where a stale lock recovered is said
+}
+
+func (l localIssues) load(_ context.Context, name string) (*state.State, error) {
+	st, err := l.store.Load(name)
+	if _, gap := errors.AsType[*state.HistoryGapError](err); gap {
+		err = nil
+	}
+	return st, err
+}
+
+func (l localIssues) record(ctx context.Context, name string, seed state.Issue, change func(*state.Issue)) error {
+	lock, err := l.store.Lock(name)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	if rc := lock.Recovered; rc != nil { // a run killed: said as a session says it
+		fmt.Fprintf(l.out, "warning: recovered the stale lock of %s: pid %d on %s is gone\n", name, rc.PID, rc.Host)
+		if n := len(lock.Orphans); n > 0 {
+			fmt.Fprintf(l.out, "warning: ended %d process group(s) the dead run of %s left running (%s) before going on\n", n, name, pgids(lock.Orphans))
+		}
+	}
+	st, err := l.load(ctx, name)
+	if err != nil {
+		return fmt.Errorf("read the state of %s: %w", name, err)
+	}
+	if st.Issue == nil {
+		st.Issue = &seed
+	}
+	change(st.Issue)
+	if err := l.store.Save(st); err != nil {
+		return fmt.Errorf("save the state of %s: %w", name, err)
+	}
+	return nil
+}
+
+func (l localIssues) live(name string) (int, string, bool) {
+	ls, err := state.ReadLive(l.store.LivePath(name))
+	if err != nil {
+		return 0, "", false
+	}
+	return ls.Iteration, ls.Phase, true
+}
+
+func (l localIssues) needsYou(_ context.Context, st *state.State) decision.NeedsYou {
+	rec, _, _ := state.NeedsYouNow(readEvents(filepath.Join(l.store.RunDir(st.Name, st.RunID), "events.jsonl")))
+	return rec
+}
+
+func (l localIssues) owning(context.Context) []*state.State {
+	sts, _ := l.store.List() // a state folder not there yet holds none
+	var out []*state.State
+	for _, st := range sts {
+		if owning(st) || continuationLeft(l.store, st) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
