@@ -4,7 +4,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -81,11 +80,4 @@ func (f *Fleet) find(ctx context.Context, name string) (temporal.View, string, e
 		return temporal.View{}, "", err
 	}
 	return temporal.Find(ctx, f.c, name, f.repo)
-}
-
-// issuesRefused says why an issue's run (run --issue, serve) does not run
-// on the Temporal engine yet: it follows the run's state and keeps its
-// worktree in this machine's state folder.
-func (f *Fleet) issuesRefused() error {
-	return &UsageError{Err: errors.New("run --issue and serve run on the local engine for now: an issue's run keeps its worktree and follows its state in this clone's state folder; run them with --engine local")}
 }

@@ -61,18 +61,19 @@ func (f *Fleet) Inbox(ctx context.Context) ([]decision.Waiting, error) {
 
 // Report is the report of the run name, or else of the task graph name, of
 // this repository; a run on Temporal is named, and has no earlier runs to
-// report (runID).
+// report (runID, when not "", is the run's own).
 func (f *Fleet) Report(ctx context.Context, name, runID string, _ int) (report.Run, error) {
 	if name == "" {
 		return report.Run{}, usageError("name the run to report: agentloop report NAME ('agentloop status' lists them)")
 	}
-	if runID != "" {
-		return report.Run{}, usageError("--run reads a run folder of the local state folder; a run on Temporal is reported by its name")
-	}
+	refused := usageError("--run reads a run folder of the local state folder; a run on Temporal is reported by its name")
 	if err := f.connect(ctx); err != nil {
 		return report.Run{}, err
 	}
 	v, _, err := f.find(ctx, name)
+	if runID != "" && (err != nil || runID != v.State.RunID) {
+		return report.Run{}, refused // its own run ID names the run (an issue's pull request asks it so)
+	}
 	if err != nil {
 		r, gerr := f.graphReport(ctx, name)
 		switch {

@@ -123,13 +123,16 @@ type issueRun struct {
 func RunIssue(ctx context.Context, eng IssueEngine, pr Process, o IssueOptions) (Outcome, error) {
 	p := o.Plan
 	r := &issueRun{o: o, pr: pr, eng: eng, labels: issueLabels(p), store: state.Store{Root: p.StateDir}, remote: remoteOrOrigin(o.Remote), out: pr.Progress(o.JSON)}
-	r.states = issueStatesOf(eng, p.StateDir, r.out)
 	if err := r.resolve(ctx); err != nil {
 		return Outcome{}, err
 	}
 	defer r.noteWrote(ctx)
 	if p.Issues.RequireSandbox && !p.Proc.Sandbox.Agents {
 		return Outcome{}, &UsageError{Err: fmt.Errorf("issue %s: the configuration requires an issue's run in the sandbox (issues: {require_sandbox: true}): an issue is text from outside the repository; run again with --sandbox (see 'agentloop doctor')", r.ref)}
+	}
+	var err error
+	if r.eng, r.states, err = issueEngine(ctx, eng, p.StateDir, r.repo, r.out); err != nil {
+		return Outcome{}, fmt.Errorf("issue %s: %w", r.ref, err)
 	}
 	prev, err := r.states.load(ctx, r.name)
 	switch {

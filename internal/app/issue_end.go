@@ -190,6 +190,9 @@ func (r *issueRun) postOnce(ctx context.Context, kind, key, body string) (int64,
 func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 	link := st.Issue
 	if _, err := os.Stat(r.wt); err == nil {
+		if err := r.states.reach(ctx, r.repo, r.remote, r.wt, st); err != nil {
+			return fmt.Errorf("issue %s: bring the run's work onto its branch %s: %w%s", r.ref, r.branch, err, r.kept())
+		}
 		msg := fmt.Sprintf("agentloop: issue #%d: %s", r.ref.Number, firstLine(r.issue.Title))
 		if err := gitx.Commit(ctx, r.wt, msg); err != nil {
 			return fmt.Errorf("issue %s: commit the run's work on its branch %s: %w%s", r.ref, r.branch, err, r.kept())

@@ -28,6 +28,9 @@ func (r *issueRun) loop(ctx context.Context, prev *state.State) (Outcome, error)
 		p.Name, p.WorkDir, p.Task = r.name, r.wt, r.task
 		p.Issue = &state.Issue{Ref: r.ref.String(), Task: r.task, Branch: r.branch, Base: gitx.CurrentBranch(ctx, r.repo), Comment: r.shown.comment}
 		fmt.Fprintf(r.out, "Issue %s: run %s works on branch %s in %s\n", r.ref, r.name, r.branch, RelPath(r.repo, r.wt))
+		if err := r.states.begin(ctx, r.name, *p.Issue); err != nil {
+			return Outcome{}, fmt.Errorf("issue %s: keep its record: %w", r.ref, err)
+		}
 		return r.following(ctx, func(ctx context.Context) (Outcome, error) { return r.eng.Run(ctx, p, r.o.Server) })
 	}
 	if err := r.worktree(ctx, prev); err != nil {
@@ -41,6 +44,14 @@ func (r *issueRun) loop(ctx context.Context, prev *state.State) (Outcome, error)
 	link.Comment = r.shown.comment
 	if err := r.record(ctx, func(i *state.Issue) { *i = link }); err != nil {
 		return Outcome{}, err
+	}
+	if f, ok := r.eng.(interface {
+		Follow(context.Context, string, FollowOptions) (Outcome, error)
+	}); ok && r.states.goesOn(prev) {
+		// Its workflow goes on without the command that started it: followed.
+		return r.following(ctx, func(ctx context.Context) (Outcome, error) {
+			return f.Follow(ctx, r.name, FollowOptions{Configure: r.o.Configure, Verbose: r.o.Verbose})
+		})
 	}
 	ro := ResumeOptions{Server: r.o.Server, Configure: r.o.Configure, Verbose: r.o.Verbose, JSON: r.o.JSON}
 	switch prev.Status {

@@ -23,6 +23,8 @@ type issueStates interface {
 	// load is the run's state, its Issue the issue record (nil: a run not
 	// an issue's); state.ErrNotFound when there is no run of name.
 	load(ctx context.Context, name string) (*state.State, error)
+	// begin keeps the issue record of the run name about to start.
+	begin(ctx context.Context, name string, rec state.Issue) error
 	// record changes the issue record of the run name (seed when it has
 	// none yet).
 	record(ctx context.Context, name string, seed state.Issue, change func(*state.Issue)) error
@@ -31,19 +33,29 @@ type issueStates interface {
 	live(name string) (iteration int, phase string, ok bool)
 	// needsYou is what the run of st, escalated, asks.
 	needsYou(ctx context.Context, st *state.State) decision.NeedsYou
+	// goesOn reports whether the run of st goes on without this process
+	// (a fleet's workflow), to be followed rather than resumed.
+	goesOn(st *state.State) bool
+	// reach brings the work of the run of st into the issue's worktree wt
+	// of the clone repo, where the branch is committed and pushed from
+	// (remote: the remote it is pushed to).
+	reach(ctx context.Context, repo, remote, wt string, st *state.State) error
 	// owning are the states of the runs of issues whose pull request is
 	// open ([owning]) or that left a continuation for it no process runs
 	// ([continuationLeft]), for serve to watch or go on with.
 	owning(ctx context.Context) []*state.State
 }
 
-// issueStatesOf is the issueStates of eng: its own when it has them (a
-// fleet), else those of the local state folder root.
-func issueStatesOf(eng IssueEngine, root string, out io.Writer) issueStates {
-	if e, ok := eng.(interface{ issueStates(root string) issueStates }); ok {
-		return e.issueStates(root)
+// issueEngine is the engine an issue's run of the clone top (its state
+// folder root) runs on, and its issueStates: eng's own when it has them (a
+// fleet), else eng and the states of the local state folder.
+func issueEngine(ctx context.Context, eng IssueEngine, root, top string, out io.Writer) (IssueEngine, issueStates, error) {
+	if e, ok := eng.(interface {
+		issueEngine(ctx context.Context, root, top string) (IssueEngine, issueStates, error)
+	}); ok {
+		return e.issueEngine(ctx, root, top)
 	}
-	return localIssues{store: state.Store{Root: root}, out: out}
+	return eng, localIssues{store: state.Store{Root: root}, out: out}, nil
 }
 
 // localIssues are the states of the issues' runs of the local engine, in
@@ -61,6 +73,15 @@ func (l localIssues) load(_ context.Context, name string) (*state.State, error) 
 	}
 	return st, err
 }
+
+// begin: the run's session keeps the record with the run's first state.
+func (localIssues) begin(context.Context, string, state.Issue) error { return nil }
+
+// goesOn: a local run marked running whose command is gone was killed.
+func (localIssues) goesOn(*state.State) bool { return false }
+
+// reach: a local run works in the worktree.
+func (localIssues) reach(context.Context, string, string, string, *state.State) error { return nil }
 
 func (l localIssues) record(ctx context.Context, name string, seed state.Issue, change func(*state.Issue)) error {
 	lock, err := l.store.Lock(name)

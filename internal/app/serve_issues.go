@@ -59,7 +59,12 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 		return ServeStats{}, err
 	}
 	labels, remote := issueLabels(p), remoteOrOrigin(o.Remote)
-	_, def, err := issueClone(ctx, p.WorkDir, remote, "serve")
+	top, def, err := issueClone(ctx, p.WorkDir, remote, "serve")
+	if err != nil {
+		return ServeStats{}, err
+	}
+	out := pr.Progress(o.JSON)
+	eng, states, err := issueEngine(ctx, eng, p.StateDir, top, out)
 	if err != nil {
 		return ServeStats{}, err
 	}
@@ -81,7 +86,6 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 	if err != nil {
 		return ServeStats{}, forgeFailure(err, q.Repo.Host, "open the forge", "")
 	}
-	out := pr.Progress(o.JSON)
 	fmt.Fprintf(out, "Serving the issues of %s with %s, every %s; Ctrl-C stops after the runs under way\n", q.Repo, text, cmp.Or(o.Every, DefaultServeEvery))
 	run := func(ctx context.Context, is forge.Issue) error {
 		p, err := resolve()
@@ -102,7 +106,7 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 		}
 		return nil
 	}
-	so := issueServeOptions(ctx, q, labels, issueStatesOf(eng, p.StateDir, out))
+	so := issueServeOptions(ctx, q, labels, states)
 	so.Every, so.MaxWait, so.Parallel, so.Once, so.Log = o.Every, o.MaxWait, o.Parallel, o.Once, o.Log
 	return Serve(ctx, f, so, run)
 }

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/agentloop/agentloop/internal/app"
+	"github.com/agentloop/agentloop/internal/forge"
 )
 
 // Deps is everything a command touches of the process it runs in.
@@ -36,6 +37,17 @@ type Deps struct {
 	// Geteuid is the effective user id (-1 where there is none), for the agent
 	// CLIs that refuse to run as root.
 	Geteuid func() int
+	// Forge opens the forge of a host for run --issue and serve (nil:
+	// GitHub's, [app.OpenGitHub]); a test gives its GitHub double's.
+	Forge func(ctx context.Context, host string) (forge.Forge, error)
+}
+
+// forgeOf is how d opens a forge.
+func forgeOf(d Deps) func(ctx context.Context, host string) (forge.Forge, error) {
+	if d.Forge != nil {
+		return d.Forge
+	}
+	return app.OpenGitHub
 }
 
 // Std returns the real process's dependencies.

@@ -104,7 +104,7 @@ func runRun(ctx context.Context, o runOptions, d Deps, args []string) error {
 	if o.issue != "" {
 		p.Args = append(o.recorded(), o.envLimits(d.Getenv)...)
 		return followed(app.RunIssue(ctx, eng, process(d), app.IssueOptions{
-			Ref: o.issue, Plan: p, Server: at, Configure: configure(d, o.loopOptions), Forge: app.OpenGitHub,
+			Ref: o.issue, Plan: p, Server: at, Configure: configure(d, o.loopOptions), Forge: forgeOf(d),
 			Verbose: o.verbose, JSON: o.logFormat == "json",
 		}))
 	}

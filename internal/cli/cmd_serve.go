@@ -99,7 +99,7 @@ func runServe(ctx context.Context, o serveOptions, d Deps) error {
 	_, err = app.ServeIssues(ctx, eng, process(d), app.ServeIssuesOptions{
 		Query: o.issues, Plan: po, Args: append(o.runFlags(), o.envLimits(d.Getenv)...), MaxCostPerIssue: o.maxPerIssue,
 		Every: o.every, Parallel: o.parallel, Once: o.once,
-		Server: app.Server{Flags: o.serverFlags()}, Configure: configure(d, o.loopOptions), Forge: app.OpenGitHub,
+		Server: app.Server{Flags: o.serverFlags()}, Configure: configure(d, o.loopOptions), Forge: forgeOf(d),
 		Verbose: o.verbose, JSON: o.logFormat == "json", Log: newLogger(d, o.loopOptions),
 	})
 	if err == nil && ctx.Err() != nil {

@@ -402,6 +402,12 @@ func graphRepo(t *testing.T, repo, taskFile string) {
 // test's length.
 func cliOn(t *testing.T, addr, repo string, workerArgs ...string) func(args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	return cliOnWith(t, addr, repo, nil, workerArgs...)
+}
+
+// cliOnWith is cliOn with the commands' Deps changed by with (nil: none).
+func cliOnWith(t *testing.T, addr, repo string, with func(*Deps), workerArgs ...string) func(args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	env := map[string]string{
 		"AGENTLOOP_TEMPORAL_ADDRESS":    addr,
 		"AGENTLOOP_TEMPORAL_TASK_QUEUE": "graph-test",
@@ -417,6 +423,9 @@ func cliOn(t *testing.T, addr, repo string, workerArgs ...string) func(args ...s
 		}
 		d.Getwd = func() (string, error) { return repo, nil }
 		d.IsTerminal = func(io.Writer) bool { return false }
+		if with != nil {
+			with(&d)
+		}
 		return d
 	}
 	run := func(args ...string) (stdout, stderr string, err error) {

@@ -1,0 +1,171 @@
+//go:build temporal
+
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/decision"
+	"github.com/agentloop/agentloop/internal/engine"
+	"github.com/agentloop/agentloop/internal/gitx"
+	"github.com/agentloop/agentloop/internal/state"
+	"github.com/agentloop/agentloop/internal/temporal"
+)
+
+// issueEngine is the fleet an issue's run of the clone top, whose state
+// folder is root, runs on, with the identity of that clone
+// ([temporal.RepoID]) made now when no run of it was started yet, for its
+// runs to be found by name from the first; and their states ([fleetIssues]).
+func (f *Fleet) issueEngine(ctx context.Context, root, top string) (IssueEngine, issueStates, error) {
+	id, err := temporal.RepoID(root, top)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.connect(ctx); err != nil {
+		return nil, nil, err
+	}
+	at := *f // the same connection, closed by f
+	at.repo = id
+	return &at, fleetIssues{f: &at, root: root}, nil
+}
+
+// fleetIssues are the states of the issues' runs on a fleet: the run's
+// state read through its workflow's query, a run that waits for an answer
+// escalated; its issue record kept in the state folder of the clone the
+// issue is run from (issues/NAME.json), beside the issue's worktree and
+// branch. Only that clone's command writes the record (the workflow's state
+// is the loop's, which no client writes), and the forge's markers find
+// again what a lost record knew of the comments ([issueRun.claim],
+// [issueRun.postOnce]).
+type fleetIssues struct {
+	f    *Fleet
+	root string
+}
+
+func (l fleetIssues) path(name string) string {
+	return filepath.Join(l.root, "issues", name+".json")
+}
+
+// read is the issue record of the run name; nil when there is none.
+func (l fleetIssues) read(name string) (*state.Issue, error) {
+	b, err := os.ReadFile(l.path(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var i state.Issue
+	if err := json.Unmarshal(b, &i); err != nil {
+		return nil, fmt.Errorf("read the issue record %s: %w; remove it to start the issue's record afresh", l.path(name), err)
+	}
+	return &i, nil
+}
+
+func (l fleetIssues) write(name string, i *state.Issue) error {
+	b, err := json.MarshalIndent(i, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(l.path(name)), 0o755); err != nil {
+		return err
+	}
+	return state.WriteFileAtomic(l.path(name), append(b, '\n'), 0o644)
+}
+
+func (l fleetIssues) view(ctx context.Context, name string) (temporal.View, error) {
+	v, _, err := l.f.find(ctx, name)
+	if errors.Is(err, temporal.ErrNoRun) {
+		return v, fmt.Errorf("%w: %w", state.ErrNotFound, err)
+	}
+	return v, err
+}
+
+func (l fleetIssues) load(ctx context.Context, name string) (*state.State, error) {
+	v, err := l.view(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	st := v.State
+	if v.Waiting {
+		st.Status = state.StatusEscalated
+	}
+	if st.Issue, err = l.read(name); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+func (l fleetIssues) begin(_ context.Context, name string, rec state.Issue) error {
+	return l.write(name, &rec)
+}
+
+func (l fleetIssues) record(_ context.Context, name string, seed state.Issue, change func(*state.Issue)) error {
+	i, err := l.read(name)
+	if err != nil {
+		return err
+	}
+	if i == nil {
+		i = &seed
+	}
+	change(i)
+	return l.write(name, i)
+}
+
+// live: the phase of a step is the worker's; the progress comment says the
+// iteration the run's state has.
+func (fleetIssues) live(string) (int, string, bool) { return 0, "", false }
+
+func (l fleetIssues) needsYou(ctx context.Context, st *state.State) decision.NeedsYou {
+	v, err := l.view(ctx, st.Name)
+	if err != nil {
+		return decision.NeedsYou{}
+	}
+	rec, _, _ := state.NeedsYouNow(v.Events)
+	return rec
+}
+
+func (l fleetIssues) owning(ctx context.Context) []*state.State {
+	entries, _ := os.ReadDir(filepath.Join(l.root, "issues")) // none yet: none
+	var out []*state.State
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		if i, err := l.read(name); err != nil || i == nil || i.PR == 0 || i.Fixing != "" || i.Ended != "" {
+			continue // no pull request open: nothing of the server to read
+		}
+		if st, err := l.load(ctx, name); err == nil && owning(st) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+func (fleetIssues) goesOn(st *state.State) bool {
+	return !st.Status.Ended() && st.Status != state.StatusEscalated
+}
+
+// reach brings the work of the run of st into the issue's worktree wt of the
+// clone repo: its last checkpoint, which a worker working in another clone
+// pushed to the remote the workers share (worker --checkpoint-remote),
+// fetched from remote when this clone has it not. A worker working in wt
+// itself (in this clone) left it there already.
+func (fleetIssues) reach(ctx context.Context, repo, remote, wt string, st *state.State) error {
+	if st.Tree == "" {
+		return nil
+	}
+	if gitx.CommitOf(ctx, repo, st.Tree) == "" {
+		if err := gitx.FetchCheckpoints(ctx, repo, remote, engine.CheckpointRefs(st.Name, st.RunID)); err != nil || gitx.CommitOf(ctx, repo, st.Tree) == "" {
+			return fmt.Errorf("the last checkpoint %s of run %s is in the clone of the worker that ran it, not on the remote %s (%v): start the workers with --checkpoint-remote %s, a remote their clones share with this one", st.Tree, st.Name, remote, err, remote)
+		}
+	}
+	return gitx.Restore(ctx, wt, st.Tree)
+}

@@ -1,0 +1,146 @@
+//go:build temporal
+
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/forge"
+	"github.com/agentloop/agentloop/internal/forge/ghdouble"
+	"github.com/agentloop/agentloop/internal/forge/github"
+	"github.com/agentloop/agentloop/internal/testenv"
+)
+
+// issueOnFleet is a repository whose issues are on a GitHub double, its
+// branches on a bare remote (origin), and the agentloop command run in it
+// against the dev server at addr with a worker of its own; the procedure fix
+// is the fake agent playing plan, with a gate that passes once fixed.txt is
+// there and one iteration a segment.
+func issueOnFleet(t *testing.T, addr, plan string, workerArgs ...string) (d *ghdouble.Server, repo, remote string, run func(args ...string) (string, string, error)) {
+	t.Helper()
+	testenv.NeedTool(t, "git")
+	root, aux := t.TempDir(), t.TempDir()
+	repo, remote = filepath.Join(root, "repo"), filepath.Join(root, "remote.git")
+	git(t, root, "init", "-q", "--bare", remote)
+	fakeProcedures(t, repo, aux, map[string]string{"fix": plan}, nil,
+		map[string]string{"fix": "    gates: [{name: fixed, run: \"test -f fixed.txt\"}]\n    limits: {max_iterations: 1}\n"})
+	graphRepo(t, repo, "tasks: []\n")
+	git(t, repo, "remote", "add", "origin", remote)
+	git(t, repo, "push", "-q", "origin", "main")
+
+	d = ghdouble.Start(t, ghdouble.Options{TLS: true})
+	d.AddToken("tok", ghdouble.Token{Login: "agentloop-bot", Scopes: []string{"repo"}})
+	d.AddRepo("acme/tool", ghdouble.Repo{Remote: remote})
+	d.SetPermission("acme/tool", "agentloop-bot", "write")
+	d.SetPermission("acme/tool", "maint", "maintain")
+	t.Cleanup(func() {
+		for _, v := range d.Violations() {
+			t.Errorf("the GitHub double answered what GitHub's description does not allow: %s", v)
+		}
+	})
+	open := func(_ context.Context, host string) (forge.Forge, error) {
+		return github.New(github.Options{Host: host, Token: "tok", Transport: d.Client().Transport})
+	}
+	run = cliOnWith(t, addr, repo, func(dp *Deps) { dp.Forge = open }, workerArgs...)
+	return d, repo, remote, run
+}
+
+// bodies are the bodies of the comments on issue n of the double by who
+// that hold marker.
+func bodies(t *testing.T, d *ghdouble.Server, n int, who, marker string) []string {
+	t.Helper()
+	is, ok := d.Issue("acme/tool", n)
+	if !ok {
+		t.Fatalf("no issue %d", n)
+	}
+	var out []string
+	for _, c := range is.Comments {
+		if c.Author == who && strings.Contains(c.Body, marker) {
+			out = append(out, c.Body)
+		}
+	}
+	return out
+}
+
+// TestTemporalIssueRealServer: run --issue --engine temporal runs the
+// issue as one workflow on the fleet through the application's issue flow:
+// the run claims the issue (its progress comment, following the run's state
+// read from the server), escalates and asks its question on the issue; run
+// again without an answer it still waits, asking nothing twice; a writer's
+// /agentloop guide answers it through the fleet's resume, and the run goes
+// on to its pull request from agentloop/issue/1, pushed to the remote, its
+// body the receipt. Run again, it writes nothing twice: one progress
+// comment, one question, one pull request.
+func TestTemporalIssueRealServer(t *testing.T) {
+	addr := testenv.TemporalServer(t)
+	d, repo, remote, run := issueOnFleet(t, addr, "[1]\nprint nothing to do\n[2]\nexpect-prompt keep it small\nwrite fixed.txt fixed\n")
+	n := d.AddIssue("acme/tool", ghdouble.Issue{Title: "Make the gate pass", Body: "Nobody knows how.", Author: "maint", Labels: []string{"agentloop"}})
+	ref := "https://" + d.Host() + "/acme/tool/issues/1"
+	if n != 1 {
+		t.Fatalf("issue %d, want 1", n)
+	}
+	issue := func(want int) (string, string) {
+		t.Helper()
+		stdout, stderr, err := run("run", "fix", "--issue", ref, "--engine", "temporal")
+		if ExitCode(err) != want {
+			t.Fatalf("run --issue: exit %d (%v), want %d\n%s\n%s", ExitCode(err), err, want, stdout, stderr)
+		}
+		return stdout, stderr
+	}
+
+	_, stderr := issue(ExitEscalated)
+	if !strings.Contains(stderr, "the question is on the issue") {
+		t.Errorf("run --issue said:\n%s\nwant the question asked on the issue", stderr)
+	}
+	is, _ := d.Issue("acme/tool", 1)
+	if strings.Join(is.Labels, " ") != "agentloop:needs-you" {
+		t.Errorf("labels %v, want agentloop:needs-you", is.Labels)
+	}
+	if q := bodies(t, d, 1, "agentloop-bot", "<!-- agentloop:escalation -->"); len(q) != 1 || !strings.Contains(q[0], "Run `issue-1` stopped to ask") {
+		t.Errorf("questions on the issue: %q, want one", q)
+	}
+	if p := bodies(t, d, 1, "agentloop-bot", "<!-- agentloop:progress -->"); len(p) != 1 || !strings.Contains(p[0], "waiting for an answer") || !strings.Contains(p[0], "Iteration: 1 of 1") {
+		t.Errorf("progress comments: %q, want one waiting for an answer at iteration 1", p)
+	}
+
+	_, stderr = issue(ExitEscalated)
+	if !strings.Contains(stderr, "still waiting for an answer") {
+		t.Errorf("run --issue again said:\n%s\nwant it still waiting", stderr)
+	}
+	if q := bodies(t, d, 1, "agentloop-bot", "<!-- agentloop:escalation -->"); len(q) != 1 {
+		t.Errorf("questions after a second run: %d, want still one", len(q))
+	}
+
+	d.AddComment("acme/tool", 1, "maint", "/agentloop guide keep it small")
+	_, stderr = issue(ExitOK)
+	for _, want := range []string{"maint answered the escalation (guide)", "Guidance sent to run issue-1", "pull request https://"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("run --issue after the answer said:\n%s\nwant %q", stderr, want)
+		}
+	}
+	prs := d.PRs("acme/tool")
+	if len(prs) != 1 || prs[0].Head != "agentloop/issue/1" || prs[0].Base != "main" || !strings.Contains(prs[0].Body, "Closes #1") {
+		t.Fatalf("pull requests: %+v, want one from agentloop/issue/1 into main closing #1", prs)
+	}
+	if got := git(t, remote, "show", "agentloop/issue/1:fixed.txt"); strings.TrimSpace(got) != "fixed" {
+		t.Errorf("fixed.txt on the pushed branch: %q, want the run's work", got)
+	}
+	is, _ = d.Issue("acme/tool", 1)
+	if strings.Join(is.Labels, " ") != "agentloop:done" {
+		t.Errorf("labels %v, want agentloop:done", is.Labels)
+	}
+	if git(t, repo, "status", "--porcelain", "--untracked-files=no") != "" {
+		t.Errorf("the person's checkout was changed")
+	}
+
+	_, stderr = issue(ExitOK)
+	if !strings.Contains(stderr, "nothing to do") {
+		t.Errorf("run --issue once the pull request is open said:\n%s\nwant nothing to do", stderr)
+	}
+	if len(d.PRs("acme/tool")) != 1 || len(bodies(t, d, 1, "agentloop-bot", "")) != 2 {
+		t.Errorf("after a restart: %d pull requests and %d comments of agentloop's, want 1 and 2 (progress, question)", len(d.PRs("acme/tool")), len(bodies(t, d, 1, "agentloop-bot", "")))
+	}
+}
