@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,6 +96,8 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 		}
 		if c := o.MaxCostPerIssue; c > 0 && (p.Proc.Limits.MaxCostUSD == 0 || c < p.Proc.Limits.MaxCostUSD) {
 			p.Proc.Limits.MaxCostUSD = c
+			// Recorded as the run's own, for its resume and a fleet's worker.
+			p.Args = append(slices.Clone(p.Args), "--max-cost="+strconv.FormatFloat(c, 'g', -1, 64))
 		}
 		res, err := RunIssue(ctx, eng, pr, IssueOptions{Ref: is.Ref.String(), Plan: p, Server: o.Server, Configure: o.Configure,
 			Forge: func(context.Context, string) (forge.Forge, error) { return f, nil }, Remote: remote, Verbose: o.Verbose, JSON: o.JSON})

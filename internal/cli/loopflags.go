@@ -113,6 +113,9 @@ var presentation = func() map[string]bool {
 		"dry-run": true, "verbose": true, "quiet": true, "log-format": true, "tasks": true, "parallel": true,
 		"engine": true, "temporal-address": true, "temporal-namespace": true, "temporal-task-queue": true, "worker-queue": true, "merge-queue": true,
 		"heartbeat-timeout": true, "detach": true, "issue": true, // the issue is in the run's state
+		// serve's own: how it takes issues, not what each issue's run does
+		// (a cap per issue is recorded as the run's --max-cost).
+		"issues": true, "every": true, "once": true, "max-cost-per-issue": true,
 		// A receiver's URL can be a secret (a Slack webhook's): it is not kept in the state.
 		"notify": true,
 		// The caps every loop shares are the person's of the day, not the run's.

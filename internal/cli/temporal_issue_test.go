@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,17 +20,26 @@ import (
 // against the dev server at addr with a worker of its own; the procedure fix
 // is the fake agent playing plan, with a gate that passes once fixed.txt is
 // there and one iteration a segment.
-func issueOnFleet(t *testing.T, addr, plan string, workerArgs ...string) (d *ghdouble.Server, repo, remote string, run func(args ...string) (string, string, error)) {
+//
+// With elsewhere, the worker works in a clone of its own of the remote and
+// pushes its checkpoints there (worker --work-tree, --checkpoint-remote).
+func issueOnFleet(t *testing.T, addr, plan string, elsewhere bool) (d *ghdouble.Server, repo, remote string, run func(args ...string) (string, string, error)) {
 	t.Helper()
 	testenv.NeedTool(t, "git")
 	root, aux := t.TempDir(), t.TempDir()
 	repo, remote = filepath.Join(root, "repo"), filepath.Join(root, "remote.git")
 	git(t, root, "init", "-q", "--bare", remote)
 	fakeProcedures(t, repo, aux, map[string]string{"fix": plan}, nil,
-		map[string]string{"fix": "    gates: [{name: fixed, run: \"test -f fixed.txt\"}]\n    limits: {max_iterations: 1}\n"})
+		map[string]string{"fix": "    gates: [{name: fixed, run: \"test -f fixed.txt\"}]\n    limits: {max_iterations: 1}\ndefault: fix\n"})
 	graphRepo(t, repo, "tasks: []\n")
 	git(t, repo, "remote", "add", "origin", remote)
 	git(t, repo, "push", "-q", "origin", "main")
+	var workerArgs []string
+	if elsewhere {
+		clone := filepath.Join(root, "worker")
+		git(t, root, "clone", "-q", "-b", "main", remote, clone)
+		workerArgs = []string{"--work-tree", clone, "--checkpoint-remote", "origin"}
+	}
 
 	d = ghdouble.Start(t, ghdouble.Options{TLS: true})
 	d.AddToken("tok", ghdouble.Token{Login: "agentloop-bot", Scopes: []string{"repo"}})
@@ -76,7 +86,7 @@ func bodies(t *testing.T, d *ghdouble.Server, n int, who, marker string) []strin
 // comment, one question, one pull request.
 func TestTemporalIssueRealServer(t *testing.T) {
 	addr := testenv.TemporalServer(t)
-	d, repo, remote, run := issueOnFleet(t, addr, "[1]\nprint nothing to do\n[2]\nexpect-prompt keep it small\nwrite fixed.txt fixed\n")
+	d, repo, remote, run := issueOnFleet(t, addr, "[1]\nprint nothing to do\n[2]\nexpect-prompt keep it small\nwrite fixed.txt fixed\n", false)
 	n := d.AddIssue("acme/tool", ghdouble.Issue{Title: "Make the gate pass", Body: "Nobody knows how.", Author: "maint", Labels: []string{"agentloop"}})
 	ref := "https://" + d.Host() + "/acme/tool/issues/1"
 	if n != 1 {
@@ -142,5 +152,42 @@ func TestTemporalIssueRealServer(t *testing.T) {
 	}
 	if len(d.PRs("acme/tool")) != 1 || len(bodies(t, d, 1, "agentloop-bot", "")) != 2 {
 		t.Errorf("after a restart: %d pull requests and %d comments of agentloop's, want 1 and 2 (progress, question)", len(d.PRs("acme/tool")), len(bodies(t, d, 1, "agentloop-bot", "")))
+	}
+}
+
+// TestTemporalServeElsewhereRealServer: serve --engine temporal takes a
+// labelled issue and runs it on a worker that works in a clone of its own
+// and pushes its checkpoints to the remote the clones share: the pull
+// request's branch, committed and pushed from serve's clone, holds the
+// work of the run's last checkpoint, fetched from that remote. Served
+// again, its run owns the open pull request, and nothing is written twice.
+func TestTemporalServeElsewhereRealServer(t *testing.T) {
+	addr := testenv.TemporalServer(t)
+	d, repo, remote, run := issueOnFleet(t, addr, "[*]\nwrite fixed.txt fixed\n", true)
+	d.AddIssue("acme/tool", ghdouble.Issue{Title: "Make the gate pass", Body: "Write fixed.txt.", Author: "maint", Labels: []string{"agentloop"}})
+	serve := func() string {
+		t.Helper()
+		stdout, stderr, err := run("serve", "--once", "--issues", "label:agentloop repo:"+d.Host()+"/acme/tool", "--engine", "temporal")
+		if err != nil {
+			t.Fatalf("serve --once: %v\n%s\n%s", err, stdout, stderr)
+		}
+		return stderr
+	}
+	if stderr := serve(); !strings.Contains(stderr, "pull request https://") {
+		t.Fatalf("serve said:\n%s\nwant a pull request opened", stderr)
+	}
+	prs := d.PRs("acme/tool")
+	if len(prs) != 1 || prs[0].Head != "agentloop/issue/1" || !strings.Contains(prs[0].Body, "Closes #1") {
+		t.Fatalf("pull requests: %+v, want one from agentloop/issue/1 closing #1", prs)
+	}
+	if got := git(t, remote, "show", "agentloop/issue/1:fixed.txt"); strings.TrimSpace(got) != "fixed" {
+		t.Errorf("fixed.txt on the pushed branch: %q, want the work of the run's last checkpoint", got)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "fixed.txt")); err == nil {
+		t.Errorf("the work reached the person's checkout")
+	}
+	serve()
+	if len(d.PRs("acme/tool")) != 1 || len(bodies(t, d, 1, "agentloop-bot", "")) != 1 {
+		t.Errorf("served again: %d pull requests and %d comments of agentloop's, want 1 and 1 (progress)", len(d.PRs("acme/tool")), len(bodies(t, d, 1, "agentloop-bot", "")))
 	}
 }
