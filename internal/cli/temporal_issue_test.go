@@ -6,12 +6,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/forge"
 	"github.com/agentloop/agentloop/internal/forge/ghdouble"
 	"github.com/agentloop/agentloop/internal/forge/github"
+	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -161,13 +163,15 @@ func TestTemporalIssueRealServer(t *testing.T) {
 // request's branch, committed and pushed from serve's clone, holds the
 // work of the run's last checkpoint, fetched from that remote. Served
 // again, its run owns the open pull request, and nothing is written twice.
+// The run records serve's cap per issue as its --max-cost, and none of
+// serve's own flags, which the worker could not read.
 func TestTemporalServeElsewhereRealServer(t *testing.T) {
 	addr := testenv.TemporalServer(t)
 	d, repo, remote, run := issueOnFleet(t, addr, "[*]\nwrite fixed.txt fixed\n", true)
 	d.AddIssue("acme/tool", ghdouble.Issue{Title: "Make the gate pass", Body: "Write fixed.txt.", Author: "maint", Labels: []string{"agentloop"}})
 	serve := func() string {
 		t.Helper()
-		stdout, stderr, err := run("serve", "--once", "--issues", "label:agentloop repo:"+d.Host()+"/acme/tool", "--engine", "temporal")
+		stdout, stderr, err := run("serve", "--once", "--issues", "label:agentloop repo:"+d.Host()+"/acme/tool", "--max-cost-per-issue", "5", "--engine", "temporal")
 		if err != nil {
 			t.Fatalf("serve --once: %v\n%s\n%s", err, stdout, stderr)
 		}
@@ -182,6 +186,10 @@ func TestTemporalServeElsewhereRealServer(t *testing.T) {
 	}
 	if got := git(t, remote, "show", "agentloop/issue/1:fixed.txt"); strings.TrimSpace(got) != "fixed" {
 		t.Errorf("fixed.txt on the pushed branch: %q, want the work of the run's last checkpoint", got)
+	}
+	// Its run records serve's cap as its own, and none of serve's flags.
+	if v, _, err := temporal.Find(t.Context(), dialTest(t, addr), "issue-1", repoID(repo)); err != nil || !slices.Equal(v.State.Args, []string{"--max-cost=5"}) {
+		t.Errorf("the run's recorded flags: %q (%v), want [--max-cost=5]", v.State.Args, err)
 	}
 	if _, err := os.Stat(filepath.Join(repo, "fixed.txt")); err == nil {
 		t.Errorf("the work reached the person's checkout")
