@@ -149,6 +149,10 @@ func (l fleetIssues) owning(ctx context.Context) []*state.State {
 	return out
 }
 
+// mergesHere: the continuation starts from the run's last checkpoint on a
+// worker ([issueRun.conflictElsewhere]).
+func (fleetIssues) mergesHere() bool { return false }
+
 func (fleetIssues) goesOn(st *state.State) bool {
 	return !st.Status.Ended() && st.Status != state.StatusEscalated
 }

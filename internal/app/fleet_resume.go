@@ -18,7 +18,8 @@ import (
 
 // Resume is `agentloop resume NAME --engine temporal`: a run waiting for
 // guidance gets it as the workflow's update; a run that ended aborted or
-// interrupted starts again from its last state; a graph's task that has
+// interrupted starts again from its last state, as does one that succeeded
+// reopened with guidance ([ResumeOptions.Reopen]); a graph's task that has
 // nothing of its own to resume has its graph go on ([TaskRule]), as
 // the local engine does.
 func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outcome, error) {
@@ -88,7 +89,7 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 	case !st.Status.Ended():
 		return Outcome{}, fmt.Errorf("run %s is running on Temporal; follow it with 'agentloop follow %s --engine temporal'", name, name)
 	}
-	if err := Over(&st, "--engine temporal"); err != nil {
+	if err := Over(&st, "--engine temporal"); err != nil && (!o.Reopen || o.Guidance == "") {
 		return Outcome{}, err
 	}
 	wd, err := f.sh.Getwd()

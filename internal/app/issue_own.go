@@ -110,6 +110,9 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		guided, limit = a, limit+r.allowance(ev.class)
 		ev.guidance += fmt.Sprintf("\n\nAfter %d %s for it, agentloop asked on the issue; %s, who may write to the repository, answered with this guidance:\n%s\n", done, pluralize(done, "continuation"), a.by, a.guidance)
 	}
+	if ev.class == fixConflict && !r.states.mergesHere() {
+		return r.conflictElsewhere(ctx, st, ev, ps.PR.HeadSHA)
+	}
 	if head := ps.PR.HeadSHA; head != "" {
 		if tip := gitx.CommitOf(ctx, r.repo, "refs/heads/"+r.branch); tip != head && !gitx.IsAncestor(ctx, r.repo, head, tip) {
 			// Someone pushed to the branch: agentloop's push would replace their commits.

@@ -40,6 +40,10 @@ type issueStates interface {
 	// of the clone repo, where the branch is committed and pushed from
 	// (remote: the remote it is pushed to).
 	reach(ctx context.Context, repo, remote, wt string, st *state.State) error
+	// mergesHere reports whether a merge of the pull request's base made
+	// in the issue's worktree is where the run's continuation goes on
+	// from (the local engine), for a conflicting pull request.
+	mergesHere() bool
 	// owning are the states of the runs of issues whose pull request is
 	// open ([owning]) or that left a continuation for it no process runs
 	// ([continuationLeft]), for serve to watch or go on with.
@@ -79,6 +83,8 @@ func (localIssues) begin(context.Context, string, state.Issue) error { return ni
 
 // goesOn: a local run marked running whose command is gone was killed.
 func (localIssues) goesOn(*state.State) bool { return false }
+
+func (localIssues) mergesHere() bool { return true }
 
 // reach: a local run works in the worktree.
 func (localIssues) reach(context.Context, string, string, string, *state.State) error { return nil }
@@ -131,4 +137,14 @@ func (l localIssues) owning(context.Context) []*state.State {
 		}
 	}
 	return out
+}
+
+// conflictElsewhere asks a person on the issue, once for the pull
+// request's head, to merge the base of its conflicting pull request: the run's continuation on a fleet goes on
+// from its last checkpoint, on a worker that may hold another clone, not
+// from a merge made in this clone's worktree.
+func (r *issueRun) conflictElsewhere(ctx context.Context, st *state.State, ev prEvidence, head string) (Outcome, bool, error) {
+	body := fmt.Sprintf("**agentloop needs you.** The pull request %s conflicts with its base (%s). Its run is on a Temporal fleet, whose continuation goes on from the run's last checkpoint on a worker, not from a merge made here, so agentloop does not merge it.\n\n"+
+		"The options:\n- merge the base into the branch `%s` yourself (the checks and reviews after that are still agentloop's to answer)\n- close the pull request; a new run of the issue starts afresh\n", st.Issue.PRURL, ev.what, r.branch)
+	return r.askPR(ctx, st, fmt.Sprintf("pr/%d/conflict-fleet/%s", st.Issue.PR, head), body, ev.what+"; a conflict is merged by a person for a run on the fleet")
 }

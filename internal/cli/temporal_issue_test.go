@@ -85,10 +85,13 @@ func bodies(t *testing.T, d *ghdouble.Server, n int, who, marker string) []strin
 // /agentloop guide answers it through the fleet's resume, and the run goes
 // on to its pull request from agentloop/issue/1, pushed to the remote, its
 // body the receipt. Run again, it writes nothing twice: one progress
-// comment, one question, one pull request.
+// comment, one question, one pull request. A check then failing on the pull
+// request, the run goes on on the fleet (reopened with the check's log) and
+// its work reaches the pull request's branch; a conflict is asked of a
+// person, once; merged, the run is over.
 func TestTemporalIssueRealServer(t *testing.T) {
 	addr := testenv.TemporalServer(t)
-	d, repo, remote, run := issueOnFleet(t, addr, "[1]\nprint nothing to do\n[2]\nexpect-prompt keep it small\nwrite fixed.txt fixed\n", false)
+	d, repo, remote, run := issueOnFleet(t, addr, "[1]\nprint nothing to do\n[2]\nexpect-prompt keep it small\nwrite fixed.txt fixed\n[3]\nexpect-prompt The end of its log\nwrite lint.txt clean\n", false)
 	n := d.AddIssue("acme/tool", ghdouble.Issue{Title: "Make the gate pass", Body: "Nobody knows how.", Author: "maint", Labels: []string{"agentloop"}})
 	ref := "https://" + d.Host() + "/acme/tool/issues/1"
 	if n != 1 {
@@ -154,6 +157,40 @@ func TestTemporalIssueRealServer(t *testing.T) {
 	}
 	if len(d.PRs("acme/tool")) != 1 || len(bodies(t, d, 1, "agentloop-bot", "")) != 2 {
 		t.Errorf("after a restart: %d pull requests and %d comments of agentloop's, want 1 and 2 (progress, question)", len(d.PRs("acme/tool")), len(bodies(t, d, 1, "agentloop-bot", "")))
+	}
+
+	// A check failing on its pull request: the run goes on on the fleet
+	// with the check's log as guidance, and its pull request gets the work.
+	head := strings.TrimSpace(git(t, remote, "rev-parse", "agentloop/issue/1"))
+	d.AddCheckRun("acme/tool", head, ghdouble.CheckRun{Name: "lint", Conclusion: "failure", Log: "lint.txt is missing"})
+	_, stderr = issue(ExitOK)
+	for _, want := range []string{"the check lint failed (failure); run issue-1 goes on", "pull request https://"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("run --issue with a failing check said:\n%s\nwant %q", stderr, want)
+		}
+	}
+	if got := git(t, remote, "show", "agentloop/issue/1:lint.txt"); strings.TrimSpace(got) != "clean" {
+		t.Errorf("lint.txt on the pushed branch: %q, want the continuation's work", got)
+	}
+	if prs := d.PRs("acme/tool"); len(prs) != 1 || len(bodies(t, d, 1, "agentloop-bot", "")) != 2 {
+		t.Errorf("after the continuation: %d pull requests and %d comments of agentloop's, want 1 and 2", len(prs), len(bodies(t, d, 1, "agentloop-bot", "")))
+	}
+
+	// A conflict is a person's to merge for a run on the fleet: asked once.
+	d.SetConflict("acme/tool", prs[0].Number, true)
+	for range 2 {
+		issue(ExitEscalated)
+	}
+	if q := bodies(t, d, 1, "agentloop-bot", "conflicts with its base"); len(q) != 1 || !strings.Contains(q[0], "merge the base into the branch `agentloop/issue/1` yourself") {
+		t.Errorf("questions of the conflict: %q, want one asking a person to merge", q)
+	}
+	is, _ = d.Issue("acme/tool", 1)
+	if strings.Join(is.Labels, " ") != "agentloop:needs-you" {
+		t.Errorf("labels %v, want agentloop:needs-you", is.Labels)
+	}
+	d.MergePR("acme/tool", prs[0].Number)
+	if _, stderr = issue(ExitOK); !strings.Contains(stderr, "was merged: the run issue-1 is over") {
+		t.Errorf("run --issue once merged said:\n%s\nwant the run over", stderr)
 	}
 }
 
