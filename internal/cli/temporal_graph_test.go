@@ -402,11 +402,13 @@ func graphRepo(t *testing.T, repo, taskFile string) {
 // test's length.
 func cliOn(t *testing.T, addr, repo string, workerArgs ...string) func(args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	return cliOnWith(t, addr, repo, nil, workerArgs...)
+	run := cliOnWith(t, addr, repo, nil, workerArgs...)
+	return func(args ...string) (string, string, error) { return run(t.Context(), args...) }
 }
 
-// cliOnWith is cliOn with the commands' Deps changed by with (nil: none).
-func cliOnWith(t *testing.T, addr, repo string, with func(*Deps), workerArgs ...string) func(args ...string) (stdout, stderr string, err error) {
+// cliOnWith is cliOn with the commands' Deps changed by with (nil: none),
+// each command run until ctx ends.
+func cliOnWith(t *testing.T, addr, repo string, with func(*Deps), workerArgs ...string) func(ctx context.Context, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	env := map[string]string{
 		"AGENTLOOP_TEMPORAL_ADDRESS":    addr,
@@ -428,15 +430,15 @@ func cliOnWith(t *testing.T, addr, repo string, with func(*Deps), workerArgs ...
 		}
 		return d
 	}
-	run := func(args ...string) (stdout, stderr string, err error) {
+	run := func(ctx context.Context, args ...string) (stdout, stderr string, err error) {
 		var o, e bytes.Buffer
-		err = Run(t.Context(), args, deps(&o, &e))
+		err = Run(ctx, args, deps(&o, &e))
 		return o.String(), e.String(), err
 	}
 	// The server listens before it serves: ask until it answers.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		_, _, err := run("status", "--engine", "temporal")
+		_, _, err := run(t.Context(), "status", "--engine", "temporal")
 		if err == nil {
 			break
 		}

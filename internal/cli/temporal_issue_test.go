@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/forge"
 	"github.com/agentloop/agentloop/internal/forge/ghdouble"
@@ -25,7 +26,7 @@ import (
 //
 // With elsewhere, the worker works in a clone of its own of the remote and
 // pushes its checkpoints there (worker --work-tree, --checkpoint-remote).
-func issueOnFleet(t *testing.T, addr, plan string, elsewhere bool) (d *ghdouble.Server, repo, remote string, run func(args ...string) (string, string, error)) {
+func issueOnFleet(t *testing.T, addr, plan string, elsewhere bool) (d *ghdouble.Server, repo, remote string, run func(ctx context.Context, args ...string) (string, string, error)) {
 	t.Helper()
 	testenv.NeedTool(t, "git")
 	root, aux := t.TempDir(), t.TempDir()
@@ -99,7 +100,7 @@ func TestTemporalIssueRealServer(t *testing.T) {
 	}
 	issue := func(want int) (string, string) {
 		t.Helper()
-		stdout, stderr, err := run("run", "fix", "--issue", ref, "--engine", "temporal")
+		stdout, stderr, err := run(t.Context(), "run", "fix", "--issue", ref, "--engine", "temporal")
 		if ExitCode(err) != want {
 			t.Fatalf("run --issue: exit %d (%v), want %d\n%s\n%s", ExitCode(err), err, want, stdout, stderr)
 		}
@@ -208,7 +209,7 @@ func TestTemporalServeElsewhereRealServer(t *testing.T) {
 	d.AddIssue("acme/tool", ghdouble.Issue{Title: "Make the gate pass", Body: "Write fixed.txt.", Author: "maint", Labels: []string{"agentloop"}})
 	serve := func() string {
 		t.Helper()
-		stdout, stderr, err := run("serve", "--once", "--issues", "label:agentloop repo:"+d.Host()+"/acme/tool", "--max-cost-per-issue", "5", "--engine", "temporal")
+		stdout, stderr, err := run(t.Context(), "serve", "--once", "--issues", "label:agentloop repo:"+d.Host()+"/acme/tool", "--max-cost-per-issue", "5", "--engine", "temporal")
 		if err != nil {
 			t.Fatalf("serve --once: %v\n%s\n%s", err, stdout, stderr)
 		}
@@ -234,5 +235,67 @@ func TestTemporalServeElsewhereRealServer(t *testing.T) {
 	serve()
 	if len(d.PRs("acme/tool")) != 1 || len(bodies(t, d, 1, "agentloop-bot", "")) != 1 {
 		t.Errorf("served again: %d pull requests and %d comments of agentloop's, want 1 and 1 (progress)", len(d.PRs("acme/tool")), len(bodies(t, d, 1, "agentloop-bot", "")))
+	}
+}
+
+// TestTemporalIssueRestartFollowsRealServer: run --issue stopped while its
+// workflow runs on the fleet leaves the run going on there; run again, it
+// follows that run to its end (rather than resume a run that is not over)
+// and opens its pull request, its progress comment the same.
+func TestTemporalIssueRestartFollowsRealServer(t *testing.T) {
+	addr := testenv.TemporalServer(t)
+	gate := filepath.Join(t.TempDir(), "go")
+	d, repo, _, run := issueOnFleet(t, addr, "[*]\nwrite started.txt started\nwaitfor "+gate+"\nwrite fixed.txt fixed\n", false)
+	d.AddIssue("acme/tool", ghdouble.Issue{Title: "Make the gate pass", Body: "Write fixed.txt.", Author: "maint", Labels: []string{"agentloop"}})
+	args := []string{"run", "fix", "--issue", "https://" + d.Host() + "/acme/tool/issues/1", "--engine", "temporal"}
+
+	ctx, stop := context.WithCancel(t.Context())
+	first := make(chan said, 1)
+	go func() {
+		o, e, err := run(ctx, args...)
+		first <- said{o, e, err}
+	}()
+	started := filepath.Join(repo, ".agentloop", "worktrees", "issue", "1", "started.txt")
+	waitFor(t, "the agent to start", func() bool { _, err := os.Stat(started); return err == nil })
+	stop()
+	ended(t, first, time.Minute, "run --issue, stopped,")
+	progress := func() ghdouble.Comment {
+		is, _ := d.Issue("acme/tool", 1)
+		for _, c := range is.Comments {
+			if strings.Contains(c.Body, "<!-- agentloop:progress -->") {
+				return c
+			}
+		}
+		return ghdouble.Comment{}
+	}
+	edits := len(progress().Edits)
+
+	again := make(chan said, 1)
+	go func() {
+		o, e, err := run(t.Context(), args...)
+		again <- said{o, e, err}
+	}()
+	// Once the restart has claimed the issue again (an edit of its comment),
+	// the run may end.
+	waitFor(t, "the restart to claim the issue", func() bool { return len(progress().Edits) > edits })
+	writeFile(t, gate, "")
+	r := ended(t, again, time.Minute, "run --issue again")
+	if r.err != nil || !strings.Contains(r.stderr, "pull request https://") {
+		t.Fatalf("run --issue again: %v\n%s\nwant it to follow the run to its pull request", r.err, r.stderr)
+	}
+	if len(d.PRs("acme/tool")) != 1 || len(bodies(t, d, 1, "agentloop-bot", "")) != 1 {
+		t.Errorf("%d pull requests and %d comments of agentloop's, want 1 and 1", len(d.PRs("acme/tool")), len(bodies(t, d, 1, "agentloop-bot", "")))
+	}
+}
+
+// waitFor waits up to a minute for done, which what names.
+func waitFor(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited a minute for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond) // no event to wait on
 	}
 }
