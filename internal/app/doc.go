@@ -45,7 +45,10 @@
 // Once its pull request is open, run --issue owns it: a red check, a
 // writer's review or a conflict goes on with the run, a merge ends it.
 // [Serve] takes a tracker's labelled issues as they come and runs each so
-// ([ServeIssues], agentloop serve).
+// ([ServeIssues], agentloop serve). On either engine: what the issue's run reads
+// and writes of its run's state goes through issueStates, the state folder's
+// on the local engine, on a fleet the run's state through its workflow and
+// the issue's record in the clone's state folder.
 //
 // The commands that run no loop do their work here too, each a function
 // that takes what the command line gave and writes what it prints: [Agents],
