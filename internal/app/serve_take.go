@@ -181,12 +181,20 @@ func (s *server) laterLocked(ref forge.IssueRef) time.Duration {
 
 // take waits for a free slot, then reads the listed issue whole (the list
 // leaves out what it is blocked by, and may be older than another
-// agentloop's claim) and runs it; an issue blocked by an open one is put off.
+// agentloop's claim) and runs it; an issue blocked by an open one is put
+// off, and one under way (taken for its pull request at this poll) left.
 func (s *server) take(ctx context.Context, listed forge.Issue, q forge.Query) error {
 	ref := listed.Ref
 	select {
 	case s.slots <- struct{}{}:
 	case <-ctx.Done():
+		return nil
+	}
+	s.mu.Lock()
+	busy := s.running[ref]
+	s.mu.Unlock()
+	if busy {
+		<-s.slots
 		return nil
 	}
 	is, ok, err := s.ready(ctx, ref, listed.OpenBlockers, q)

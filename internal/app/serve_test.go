@@ -483,9 +483,15 @@ func TestCloneHolds(t *testing.T) {
 // taken again.
 func (c *issueCase) serve(t *testing.T, polls int) ServeStats {
 	t.Helper()
+	return c.serveParallel(t, polls, 1)
+}
+
+// serveParallel is serve running parallel issues at once.
+func (c *issueCase) serveParallel(t *testing.T, polls, parallel int) ServeStats {
+	t.Helper()
 	store := state.Store{Root: filepath.Join(c.repo, ".agentloop")}
 	o := issueServeOptions(t.Context(), forge.Query{Repo: c.f.issue.Ref.Repo, Labels: []string{"agentloop"}}, config.DefaultIssueLabels, localIssues{store: store})
-	o.Now = func() time.Time { return epoch }
+	o.Now, o.Parallel = func() time.Time { return epoch }, parallel
 	s := newServer(c.f, o, func(ctx context.Context, is forge.Issue) error {
 		io := c.opts
 		io.Ref, io.Plan = is.Ref.String(), c.plan()
@@ -563,5 +569,31 @@ func TestServeTakesAnEscalatedIssueOnlyForAPersonsComment(t *testing.T) {
 	}
 	if len(c.f.prs) != 1 || !slices.Equal(c.f.labelSet(), []string{"agentloop:done"}) || len(c.f.marked("escalation")) != 1 {
 		t.Errorf("after the answer: %d pull requests, labels %v, %d questions", len(c.f.prs), c.f.labelSet(), len(c.f.marked("escalation")))
+	}
+}
+
+// TestServeTakesAWritersAnswerOverACap: the question a pull request asks
+// over a cap is answered through serve as through run --issue: a writer's
+// guidance, seen by both of serve's watches at one poll (the issue waits
+// for a person, and its run owns a pull request), goes on once with the
+// continuation for the failure.
+func TestServeTakesAWritersAnswerOverACap(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.caps = config.IssueCaps{Check: 1, Review: 1, Conflict: 1}
+	c.serve(t, 1)
+	c.f.check("lint", "failure", "FAIL")
+	c.serve(t, 1)
+	c.f.check("lint", "failure", "FAIL again")
+	if st := c.serve(t, 1); st.Owned != 1 || len(c.f.marked("escalation")) != 1 || len(c.eng.resumes) != 1 {
+		t.Fatalf("over the cap: %+v, %d questions, %d resumes\n%s", st, len(c.f.marked("escalation")), len(c.eng.resumes), c.out)
+	}
+	c.f.say("maint", true, "/agentloop guide Silence the rule for generated files only.")
+	opened := c.f.opened
+	if st := c.serveParallel(t, 1, 2); st.Started != 1 || st.Errors != 0 || len(c.eng.resumes) != 2 {
+		t.Fatalf("a writer's answer: %+v, %d resumes, want one run going on once\n%s", st, len(c.eng.resumes), c.out)
+	}
+	if !strings.Contains(c.eng.resumes[1].Guidance, "Silence the rule for generated files only.") || c.f.opened != opened+1 || !slices.Equal(c.f.labelSet(), []string{"agentloop:done"}) {
+		t.Errorf("a writer's answer: given %q, %d OpenPR calls (was %d), labels %v", c.eng.resumes[1].Guidance, c.f.opened, opened, c.f.labelSet())
 	}
 }
