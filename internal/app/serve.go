@@ -79,7 +79,8 @@ type ServeStats struct {
 
 // Serve takes the open issues o.Query selects, as they come, and runs each
 // with run, at most o.Parallel at once (and again each issue o.Waiting
-// selects when it changed, which may be a person's answer to its question), until ctx ends (then it waits for
+// selects when someone else than this agentloop changed it, which may be a
+// person's answer to its question), until ctx ends (then it waits for
 // the runs under way, which end as a run ends on Ctrl-C) or, with o.Once,
 // after one poll. An issue is taken once while it stays in the list: its
 // run moves its labels, so a claimed issue leaves the list; one whose run

@@ -46,7 +46,7 @@ type ServeIssuesOptions struct {
 // ServeIssues takes the issues o.Query selects on the forge of the work
 // tree's repository, as they come, and runs each as `run --issue` does
 // ([RunIssue]), each in its own worktree on its own branch; an issue that
-// waits for a person is taken again when it changed, so a writer's answer
+// waits for a person is taken again when a person changed it, so a writer's answer
 // on it goes on with its run ([Serve]).
 func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssuesOptions) (ServeStats, error) {
 	resolve := func() (*plan.Plan, error) {

@@ -43,7 +43,7 @@ for agentloop and run each as 'agentloop run --issue' does: claimed with labels 
 progress comment, worked on in a worktree of its own on the branch agentloop/issue/N, its
 pull request opened with the run's receipt, or its question asked on the issue. An issue
 blocked by an open issue waits for it; one whose run failed is taken again later; one
-that waits for a person is taken again when it changed, so a maintainer's answer
+that waits for a person is taken again when a person changed it, so a maintainer's answer
 (/agentloop guide TEXT, accept or abort) goes on with its run. The flags of run set
 each issue's loop. Ctrl-C stops polling and ends the runs under way as Ctrl-C ends a run.` + exitStatus(exitSucceeded, exitError, exitUsageLine, exitInterrupted),
 		Example: `  agentloop serve --agent claude --gate 'go test ./...' --max-cost-per-issue 5
