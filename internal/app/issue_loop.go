@@ -98,10 +98,9 @@ func (r *issueRun) record(ctx context.Context, change func(*state.Issue)) error 
 }
 
 // noteWrote records when the run last wrote on the issue, by the forge's
-// clock, and the newest comment it had read ([state.Issue.Wrote]), once
-// it is done with it. A run without a
-// record (a race lost) has nothing to note; one not noted is taken again by
-// serve once for its own writes.
+// clock, and the newest comment it had read ([state.Issue.Wrote]), once it
+// is done with it. A run without a record (a race lost) has nothing to
+// note; one not noted is taken again by serve once for its own writes.
 func (r *issueRun) noteWrote(ctx context.Context) {
 	if r.wrote.IsZero() {
 		return
