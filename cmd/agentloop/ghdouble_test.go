@@ -1,6 +1,10 @@
 package main
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"os/exec"
@@ -31,7 +35,8 @@ const (
 )
 
 // ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N
-// | check N NAME CONCLUSION LOG | review N AUTHOR STATE BODY | merge N | close N:
+// | check N NAME CONCLUSION LOG | review N AUTHOR STATE BODY | merge N | close N
+// | app KEYFILE LIFE | revoke | minted:
 // the script's GitHub double on 127.0.0.1 over HTTPS (as a GitHub
 // Enterprise: GH_HOST, GH_ENTERPRISE_TOKEN and SSL_CERT_FILE set for the
 // commands after; GHD the host to name issues with), acme/tool's branches
@@ -42,10 +47,13 @@ const (
 // checked against GitHub's description at each command and at the end.
 // check puts a completed check run on pull request N's head as its branch
 // is now on REMOTE (LOG its job's log); review submits a review of pull
-// request N; merge and close end it as a person's button does.
+// request N; merge and close end it as a person's button does. app makes a
+// GitHub App (id 42, agentloop-app[bot]) installed on acme/tool (installation
+// 7) whose tokens live LIFE, its new private key written to KEYFILE; revoke
+// revokes the tokens it minted; minted prints how many it minted.
 func cmdGHDouble(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N | check N NAME CONCLUSION LOG | review N AUTHOR STATE BODY | merge N | close N")
+		ts.Fatalf("usage: ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N | check N NAME CONCLUSION LOG | review N AUTHOR STATE BODY | merge N | close N | app KEYFILE LIFE | revoke | minted")
 	}
 	h := ts.Value(doubleKey{}).(*doubleHolder)
 	if args[0] != "start" && h.s == nil {
@@ -117,6 +125,18 @@ func cmdGHDouble(ts *testscript.TestScript, neg bool, args []string) {
 		} else {
 			h.s.ClosePR(doubleRepo, n)
 		}
+	case args[0] == "app" && len(args) == 3:
+		life, err := time.ParseDuration(args[2])
+		ts.Check(err)
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600))
+		h.s.AddApp(ghdouble.App{ID: 42, Slug: "agentloop-app", Key: &key.PublicKey, TokenLife: life})
+		h.s.Install(ghdouble.Installation{ID: 7, App: 42, Repos: []string{doubleRepo}})
+	case args[0] == "revoke" && len(args) == 1:
+		h.s.RevokeTokens()
+	case args[0] == "minted" && len(args) == 1:
+		fmt.Fprintln(ts.Stdout(), h.s.Minted())
 	case args[0] == "show" && len(args) == 2:
 		n, err := strconv.Atoi(args[1])
 		ts.Check(err)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/forge"
-	"github.com/agentloop/agentloop/internal/forge/github"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/graph"
 	"github.com/agentloop/agentloop/internal/plan"
@@ -53,9 +52,8 @@ type IssueOptions struct {
 	// Configure is the configuration of a run resumed (its recorded flags,
 	// those given now on top), as [ResumeOptions.Configure].
 	Configure plan.Configure
-	// Forge opens the forge of host (GitHub's API, with the credentials gh
-	// finds).
-	Forge func(ctx context.Context, host string) (forge.Forge, error)
+	// Forge opens the forge holding the issue's repository ([OpenGitHub]).
+	Forge OpenForge
 	// Remote is the git remote the branch is pushed to ("": origin).
 	Remote string
 	// ProgressEvery is the least time between two edits of the progress
@@ -64,14 +62,6 @@ type IssueOptions struct {
 	// run's state is read for it (0: 1s).
 	ProgressEvery, Poll time.Duration
 	Verbose, JSON       bool
-}
-
-// OpenGitHub opens GitHub, or the GitHub Enterprise at host, with the
-// credentials gh finds (GH_TOKEN or GITHUB_TOKEN, GH_ENTERPRISE_TOKEN off
-// github.com, gh's own login), never written anywhere: [IssueOptions.Forge]
-// of the command line.
-func OpenGitHub(_ context.Context, host string) (forge.Forge, error) {
-	return github.New(github.Options{Host: host})
 }
 
 // DefaultProgressEvery is the least time between two edits of an issue's
@@ -181,7 +171,7 @@ func (r *issueRun) resolve(ctx context.Context) error {
 	if r.o.Forge == nil {
 		return &UsageError{Err: errors.New("run --issue needs a forge client, and this build has none")}
 	}
-	if r.f, err = r.o.Forge(ctx, r.ref.Host); err != nil {
+	if r.f, err = r.o.Forge(ctx, r.ref.Repo, forgeApp(r.o.Plan)); err != nil {
 		return forgeFailure(err, r.ref.Host, "open the forge", "")
 	}
 	return nil

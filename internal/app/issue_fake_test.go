@@ -440,7 +440,7 @@ func newIssueCase(t *testing.T, ends ...state.Status) *issueCase {
 	}
 	c.opts = IssueOptions{
 		Ref:   "acme/tool#7",
-		Forge: func(context.Context, string) (forge.Forge, error) { return c.f, nil },
+		Forge: func(context.Context, forge.Repo, config.GitHubApp) (forge.Forge, error) { return c.f, nil },
 		Poll:  5 * time.Millisecond, ProgressEvery: time.Hour,
 	}
 	return c

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/forge"
+	"github.com/agentloop/agentloop/internal/forge/github"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -164,6 +165,9 @@ func (r *issueRun) follow(ctx context.Context) (stop func()) {
 func forgeFailure(err error, host, doing, kept string) error {
 	var todo string
 	switch {
+	case errors.Is(err, github.ErrApp) || errors.Is(err, github.ErrAppKey):
+		// The message says what to fix; the token gh finds is not used.
+		return &UsageError{Err: fmt.Errorf("%s on %s: %w; the GitHub App is set by %s%s", doing, host, err, appSettings, kept)}
 	case errors.Is(err, forge.ErrAuth):
 		todo = "set GH_TOKEN (or GITHUB_TOKEN) to a token for " + host + ", or log in with 'gh auth login' (GH_HOST names a GitHub Enterprise host)"
 	case errors.Is(err, forge.ErrScope):

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/forge"
+	"github.com/agentloop/agentloop/internal/forge/github"
 	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/prompt"
 	"github.com/agentloop/agentloop/internal/state"
@@ -387,6 +388,7 @@ func TestIssueForgeFailuresNamed(t *testing.T) {
 		setup bool
 	}{
 		{forge.ErrAuth, "GH_TOKEN", true},
+		{fmt.Errorf("%w: %w", github.ErrApp, forge.ErrAuth), "the GitHub App is set by issues: {app:", true},
 		{forge.ErrScope, "repo scope", true},
 		{forge.ErrRateLimited, "once it resets", false},
 		{forge.ErrUnreachable, "check the network", false},

@@ -37,7 +37,7 @@ type ServeIssuesOptions struct {
 	// [IssueOptions].
 	Server        Server
 	Configure     plan.Configure
-	Forge         func(ctx context.Context, host string) (forge.Forge, error)
+	Forge         OpenForge
 	Remote        string
 	Verbose, JSON bool
 	Log           *slog.Logger
@@ -84,7 +84,7 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 	if o.Forge == nil {
 		return ServeStats{}, &UsageError{Err: fmt.Errorf("serve needs a forge client, and this build has none")}
 	}
-	f, err := o.Forge(ctx, q.Repo.Host)
+	f, err := o.Forge(ctx, q.Repo, forgeApp(p))
 	if err != nil {
 		return ServeStats{}, forgeFailure(err, q.Repo.Host, "open the forge", "")
 	}
@@ -100,7 +100,7 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 			p.Args = append(slices.Clone(p.Args), "--max-cost="+strconv.FormatFloat(c, 'g', -1, 64))
 		}
 		res, err := RunIssue(ctx, eng, pr, IssueOptions{Ref: is.Ref.String(), Plan: p, Server: o.Server, Configure: o.Configure,
-			Forge: func(context.Context, string) (forge.Forge, error) { return f, nil }, Remote: remote, Verbose: o.Verbose, JSON: o.JSON})
+			Forge: func(context.Context, forge.Repo, config.GitHubApp) (forge.Forge, error) { return f, nil }, Remote: remote, Verbose: o.Verbose, JSON: o.JSON})
 		if err != nil {
 			fmt.Fprintf(out, "Issue %s: %v\n", is.Ref, err)
 			return err
