@@ -19,7 +19,11 @@
 // State is seeded and read back from Go: repositories, issues with their
 // labels, authors and blocked_by, comments (with their edits), collaborators'
 // permissions, pull requests with their check runs, job logs, reviews, review
-// threads and mergeability. Tokens carry a login and OAuth scopes; a primary
+// threads and mergeability. GitHub Apps ([Server.AddApp], [Server.Install])
+// authenticate with a JWT the double verifies with the App's public key
+// (RS256, iss, iat, exp as GitHub checks them) and mint installation tokens
+// that expire ([App.TokenLife]) or are revoked ([Server.RevokeTokens]).
+// Tokens carry a login and OAuth scopes; a primary
 // rate limit counts down per token (a conditional request answered 304 and
 // GET /rate_limit are free, as on GitHub), and secondary limits and faults
 // (a status for the next N requests, a hang, a dropped connection) are
