@@ -15,7 +15,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/agentloop/agentloop/internal/app"
-	"github.com/agentloop/agentloop/internal/forge"
 )
 
 // Deps is everything a command touches of the process it runs in.
@@ -39,11 +38,11 @@ type Deps struct {
 	Geteuid func() int
 	// Forge opens the forge of a host for run --issue and serve (nil:
 	// GitHub's, [app.OpenGitHub]); a test gives its GitHub double's.
-	Forge func(ctx context.Context, host string) (forge.Forge, error)
+	Forge app.OpenForge
 }
 
 // forgeOf is how d opens a forge.
-func forgeOf(d Deps) func(ctx context.Context, host string) (forge.Forge, error) {
+func forgeOf(d Deps) app.OpenForge {
 	if d.Forge != nil {
 		return d.Forge
 	}

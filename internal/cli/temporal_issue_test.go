@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/forge"
 	"github.com/agentloop/agentloop/internal/forge/ghdouble"
 	"github.com/agentloop/agentloop/internal/forge/github"
@@ -54,8 +55,8 @@ func issueOnFleet(t *testing.T, addr, plan string, elsewhere bool) (d *ghdouble.
 			t.Errorf("the GitHub double answered what GitHub's description does not allow: %s", v)
 		}
 	})
-	open := func(_ context.Context, host string) (forge.Forge, error) {
-		return github.New(github.Options{Host: host, Token: "tok", Transport: d.Client().Transport})
+	open := func(_ context.Context, repo forge.Repo, _ config.GitHubApp) (forge.Forge, error) {
+		return github.New(github.Options{Host: repo.Host, Token: "tok", Transport: d.Client().Transport})
 	}
 	run = cliOnWith(t, addr, repo, func(dp *Deps) { dp.Forge = open }, workerArgs...)
 	return d, repo, remote, run
