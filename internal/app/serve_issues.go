@@ -65,11 +65,6 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 	if err != nil {
 		return ServeStats{}, err
 	}
-	out := pr.Progress(o.JSON)
-	eng, states, err := issueEngine(ctx, eng, p.StateDir, top, out)
-	if err != nil {
-		return ServeStats{}, err
-	}
 	text := o.Query
 	if text == "" {
 		text = "label:" + quoteLabel(labels.Queued)
@@ -87,6 +82,11 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 	f, err := o.Forge(ctx, q.Repo, forgeApp(p))
 	if err != nil {
 		return ServeStats{}, forgeFailure(err, q.Repo.Host, "open the forge", "")
+	}
+	out := pr.Progress(o.JSON)
+	eng, states, err := issueEngine(ctx, eng, p.StateDir, top, out)
+	if err != nil {
+		return ServeStats{}, err
 	}
 	fmt.Fprintf(out, "Serving the issues of %s with %s, every %s; Ctrl-C stops after the runs under way\n", q.Repo, text, cmp.Or(o.Every, DefaultServeEvery))
 	run := func(ctx context.Context, is forge.Issue) error {
