@@ -3,7 +3,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -298,5 +300,31 @@ func waitFor(t *testing.T, what string, done func() bool) {
 			t.Fatalf("waited a minute for %s", what)
 		}
 		time.Sleep(50 * time.Millisecond) // no event to wait on
+	}
+}
+
+// TestTemporalServeBadQuery: serve --engine temporal says what is wrong with
+// a query it cannot read before it asks the server anything (none listens at
+// the address), and leaves the clone's state folder as it was.
+func TestTemporalServeBadQuery(t *testing.T) {
+	t.Parallel()
+	testenv.NeedTool(t, "git")
+	repo, aux := t.TempDir(), t.TempDir()
+	fakeProcedures(t, repo, aux, map[string]string{"fix": "write fixed.txt fixed\n"}, nil, map[string]string{"fix": "default: fix\n"})
+	graphRepo(t, repo, "tasks: []\n")
+	var out, errOut bytes.Buffer
+	d := Std()
+	d.Stdout, d.Stderr = &out, &errOut
+	d.Getenv = func(k string) string {
+		return map[string]string{"AGENTLOOP_TEMPORAL_ADDRESS": "127.0.0.1:1", "PATH": "/usr/bin:/bin"}[k]
+	}
+	d.Getwd = func() (string, error) { return repo, nil }
+	d.IsTerminal = func(io.Writer) bool { return false }
+	err := Run(t.Context(), []string{"serve", "--once", "--issues", "is:open repo:acme/tool", "--engine", "temporal"}, d)
+	if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "is: is not a qualifier serve knows") {
+		t.Errorf("serve with a query it cannot read: exit %d (%v), want the query's usage error", ExitCode(err), err)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".agentloop", "repository-id")); err == nil {
+		t.Errorf("serve made the clone's identity for the fleet before refusing its query")
 	}
 }
