@@ -235,7 +235,9 @@ func TestTemporalServeElsewhereRealServer(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, "fixed.txt")); err == nil {
 		t.Errorf("the work reached the person's checkout")
 	}
-	serve()
+	if stderr := serve(); !strings.Contains(stderr, "no check failing, no change asked, no conflict: nothing to do") {
+		t.Errorf("served again said:\n%s\nwant its pull request read (the run owns it)", stderr)
+	}
 	if len(d.PRs("acme/tool")) != 1 || len(bodies(t, d, 1, "agentloop-bot", "")) != 1 {
 		t.Errorf("served again: %d pull requests and %d comments of agentloop's, want 1 and 1 (progress)", len(d.PRs("acme/tool")), len(bodies(t, d, 1, "agentloop-bot", "")))
 	}
