@@ -139,10 +139,13 @@ func (l fleetIssues) owning(ctx context.Context) []*state.State {
 		if !ok {
 			continue
 		}
-		if i, err := l.read(name); err != nil || i == nil || i.PR == 0 || i.Fixing != "" || i.Ended != "" {
+		if i, err := l.read(name); err != nil || i == nil || i.PR == 0 || i.Ended != "" {
 			continue // no pull request open: nothing of the server to read
 		}
-		if st, err := l.load(ctx, name); err == nil && owning(st) {
+		// A continuation for the pull request goes on on the fleet whatever
+		// became of the command that started it: the one that takes it
+		// again follows it, then pushes its work.
+		if st, err := l.load(ctx, name); err == nil && (owning(st) || continuing(st)) {
 			out = append(out, st)
 		}
 	}

@@ -45,8 +45,9 @@ type issueStates interface {
 	// from (the local engine), for a conflicting pull request.
 	mergesHere() bool
 	// owning are the states of the runs of issues whose pull request is
-	// open ([owning]) or that left a continuation for it no process runs
-	// ([continuationLeft]), for serve to watch or go on with.
+	// open ([owning]) or whose continuation for it was left unpushed
+	// ([continuing]; locally, by a process that is gone: [continuationLeft]),
+	// for serve to watch or go on with.
 	owning(ctx context.Context) []*state.State
 }
 

@@ -161,6 +161,12 @@ func ownedIssues(ctx context.Context, states issueStates, repo forge.Repo) []for
 // with it. One that stopped for a person (escalated, or its limits spent)
 // waits labelled needs-you.
 func continuationLeft(store state.Store, st *state.State) bool {
+	return continuing(st) && !store.Owned(st.Name)
+}
+
+// continuing reports whether st is of an issue's run with a continuation
+// for its pull request not pushed yet, that does not wait for a person.
+func continuing(st *state.State) bool {
 	if st.Issue == nil || st.Issue.PR == 0 || st.Issue.Fixing == "" {
 		return false
 	}
@@ -168,7 +174,7 @@ func continuationLeft(store state.Store, st *state.State) bool {
 	case state.StatusEscalated, state.StatusAborted:
 		return false
 	}
-	return !store.Owned(st.Name)
+	return true
 }
 
 // quoteLabel is a label as a query writes it: quoted when it holds a space.
