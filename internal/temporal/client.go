@@ -53,13 +53,15 @@ var ErrRunning = errors.New("the run is already running on Temporal")
 // to the state. A workflow of the run's key ([Scoped]: its name in its
 // repository) that is running is not joined: the error says what runs and
 // where it was started. The run sets the search attribute [SearchWaiting]
-// when the namespace has it.
+// when the namespace has it; the workflow's memo says from its start that
+// the run keeps it ([MemoKept]).
 func Start(ctx context.Context, c client.Client, s Server, in RunInput, now time.Time) error {
 	in.State.Sessions = append(in.State.Sessions, state.Session{StartedAt: now})
 	in.Search = searchable(ctx, c, s.Namespace)
+	in.Kept = true
 	key := Scoped(in.Run.Name, in.Repo)
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: WorkflowID(key), TaskQueue: s.TaskQueue,
+		ID: WorkflowID(key), TaskQueue: s.TaskQueue, Memo: map[string]any{MemoKept: 1},
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 	}, WorkflowRun, in)

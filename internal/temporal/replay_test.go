@@ -40,8 +40,9 @@ import (
 // courses, a run to its end and one that was guided from before the runs
 // wrote their files ("plain-before-keep", "guided-before-keep"), and the run
 // that waited from before an iteration's files went with the run's next step
-// instead of a keep activity of their own ("searched-keep-1").
-var recordedHistories = []string{"plain", "guided", "retried", "searched", "spend-a", "plain-before-keep", "guided-before-keep", "searched-keep-1"}
+// instead of a keep activity of their own ("searched-keep-1"), and a run to
+// its end from before its start put MemoKept in its memo ("plain-memo-1").
+var recordedHistories = []string{"plain", "guided", "retried", "searched", "spend-a", "plain-before-keep", "guided-before-keep", "searched-keep-1", "plain-memo-1"}
 
 // The graph histories, recorded on a real dev server (TestRealServerGraph with
 // -update): a graph of two tasks, b after a, recorded by this build ("graph"),

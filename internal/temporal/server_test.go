@@ -148,6 +148,16 @@ func TestRealServer(t *testing.T) {
 	if out.Status != state.StatusCompleted {
 		t.Errorf("plain run: %s %q, want completed", out.Status, out.Reason)
 	}
+	// Its start said it keeps its memo: no version marker, search
+	// attribute or memo of its workflow's own before its first step (three
+	// events and a write of the server's list a run).
+	for _, ev := range history(t, c, WorkflowID("plain")).GetEvents() {
+		switch ev.GetEventType() {
+		case enums.EVENT_TYPE_MARKER_RECORDED, enums.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, enums.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED:
+			t.Errorf("event %d of the plain run: %s; want its steps' and workflow tasks' alone", ev.GetEventId(), ev.GetEventType())
+		}
+	}
+	waitMemo(t, c, "plain", false)
 	var byWorker View
 	if q, err := c.QueryWorkflow(t.Context(), WorkflowID("plain"), "", QueryState); err != nil || q.Get(&byWorker) != nil {
 		t.Fatalf("query the ended run on its worker: %v", err)

@@ -63,9 +63,14 @@ func searchable(ctx context.Context, c client.Client, namespace string) bool {
 // history recorded before replays without the memo's commands.
 const waitingChange = "waiting-memo"
 
-// markMemo marks a new run with [MemoKept], at its start; a run started by
-// an earlier build (its history without the marker) keeps no memo.
+// markMemo marks a new run with [MemoKept], at its start, unless its start
+// did ([RunInput.Kept]); a run started by an earlier build (its history
+// without the marker) keeps no memo.
 func (w *wfEnv) markMemo() {
+	if w.in.Kept {
+		w.memo = true
+		return
+	}
 	if workflow.GetVersion(w.ctx, waitingChange, workflow.DefaultVersion, 1) >= 1 {
 		w.memo = true
 		w.upsertMemo(map[string]any{MemoKept: 1})

@@ -100,6 +100,12 @@ type RunInput struct {
 	// Shared: the run's plan has budgets: (the configuration it was started
 	// from): each iteration is reserved in the ledger workflow (spend.go).
 	Shared bool `json:",omitempty"`
+	// Kept says the run's start put [MemoKept] in its workflow's memo
+	// ([Start]): the workflow records no version marker and no memo of its
+	// own for it, three events and a write of the server's list fewer
+	// ([wfEnv.markMemo]). A run started before, or by its graph, has none,
+	// and replays as it ran.
+	Kept bool `json:",omitempty"`
 }
 
 // View is what the state query returns: the run's state, its events, and its
