@@ -68,8 +68,8 @@ func Push(ctx context.Context, dir, remote string) error {
 	default: // the upstream is on another remote: push there by name, keep the upstream
 		args = append(args, branch)
 	}
-	c := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: args}
-	if _, err := c.run(ctx); err != nil {
+	c := cmd{dir: dir, args: args}
+	if _, err := c.remote(ctx); err != nil {
 		return fmt.Errorf("push %s to %s: %w", branch, remote, err)
 	}
 	return nil

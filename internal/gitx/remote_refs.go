@@ -16,8 +16,8 @@ func RemoteRefs(ctx context.Context, dir, remote, prefix string) ([]string, erro
 	if !strings.HasPrefix(prefix, "refs/") || strings.ContainsAny(prefix, "*: ") {
 		return nil, fmt.Errorf("list the refs of %s: %q is not a ref folder", remote, prefix)
 	}
-	c := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"ls-remote", "--refs", remote, prefix + "*"}}
-	out, err := c.run(ctx)
+	c := cmd{dir: dir, args: []string{"ls-remote", "--refs", remote, prefix + "*"}}
+	out, err := c.remote(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list the refs %s of %s: %w", prefix, remote, err)
 	}
@@ -46,7 +46,7 @@ func DeleteRemoteRefs(ctx context.Context, dir, remote string, refs []string) er
 		}
 		args = append(args, ":"+r)
 	}
-	if _, err := (cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: args}).run(ctx); err != nil {
+	if _, err := (cmd{dir: dir, args: args}).remote(ctx); err != nil {
 		return fmt.Errorf("delete %d refs on %s: %w", len(refs), remote, err)
 	}
 	return nil

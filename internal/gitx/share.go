@@ -30,7 +30,7 @@ func ShareCheckpoints(ctx context.Context, dir, remote string, prefixes ...strin
 		return nil
 	}
 	args := append([]string{"push", "--quiet", remote}, specs...)
-	if _, err := (cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: args}).run(ctx); err != nil {
+	if _, err := (cmd{dir: dir, args: args}).remote(ctx); err != nil {
 		return fmt.Errorf("push the checkpoints %s to %s: %w", strings.Join(prefixes, " "), remote, err)
 	}
 	return nil
@@ -132,8 +132,8 @@ func DeleteRemoteBranch(ctx context.Context, dir, remote, branch string) error {
 		return fmt.Errorf("delete the branch: %w", err)
 	}
 	ref := "refs/heads/" + branch
-	ls := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"ls-remote", "--exit-code", remote, ref}}
-	if _, err := ls.run(ctx); exitCode(err) == 2 {
+	ls := cmd{dir: dir, args: []string{"ls-remote", "--exit-code", remote, ref}}
+	if _, err := ls.remote(ctx); exitCode(err) == 2 {
 		return nil // no such branch there
 	}
 	if err := transfer(ctx, dir, "push", remote, ":"+ref); err != nil {
@@ -172,8 +172,8 @@ func FetchAll(ctx context.Context, dir, remote string) error {
 	if err := checkRemote(remote); err != nil {
 		return fmt.Errorf("fetch: %w", err)
 	}
-	c := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: []string{"fetch", "--quiet", "--no-tags", remote}}
-	if _, err := c.run(ctx); err != nil {
+	c := cmd{dir: dir, args: []string{"fetch", "--quiet", "--no-tags", remote}}
+	if _, err := c.remote(ctx); err != nil {
 		return fmt.Errorf("fetch from %s: %w", remote, err)
 	}
 	return nil
@@ -186,7 +186,7 @@ func transfer(ctx context.Context, dir, verb, remote, spec string) error {
 	if verb == "fetch" {
 		args = []string{verb, "--quiet", "--no-tags", "--update-head-ok", remote, spec}
 	}
-	_, err := cmd{dir: dir, env: sshBatchEnv(ctx, dir), args: args}.run(ctx)
+	_, err := cmd{dir: dir, args: args}.remote(ctx)
 	return err
 }
 
