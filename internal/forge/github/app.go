@@ -240,10 +240,17 @@ func (c *Client) keep(secret string) {
 }
 
 // Credential names what the client authenticates with, without any secret:
-// the variable or login a token came from, or the GitHub App.
+// the GitHub App, the variable its token came from (GH_TOKEN, ...), or gh's
+// login.
 func (c *Client) Credential() string {
 	if c.app != nil {
 		return c.app.describe()
 	}
-	return "a token for " + c.host + " as gh finds it (" + c.tokenEnv + ", or gh auth login)"
+	switch {
+	case envSource(c.tokenSrc):
+		return c.tokenSrc
+	case c.tokenSrc == tokenGiven:
+		return "the token given for " + c.host
+	}
+	return "gh's login for " + hostname(c.host) + " (gh auth login; " + c.tokenEnv + " unset)"
 }

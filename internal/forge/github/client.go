@@ -60,6 +60,9 @@ type Client struct {
 	// kept only to scrub it from what GitHub says back.
 	tokenEnv string
 	token    string
+	// tokenSrc is where the token came from: a variable's name, gh's
+	// login ("oauth_token", "gh"), or tokenGiven.
+	tokenSrc string
 	// app, when set, gives each request its installation token instead.
 	app     *appAuth
 	rest    string // REST base URL, ending in /
@@ -113,7 +116,7 @@ func New(opts Options) (*Client, error) {
 		"Accept":               "application/vnd.github+json",
 		"X-GitHub-Api-Version": "2022-11-28",
 	}
-	token, authToken := opts.Token, ""
+	token, authToken, src := opts.Token, "", tokenGiven
 	var app *appAuth
 	switch {
 	case opts.App != nil:
@@ -126,7 +129,7 @@ func New(opts Options) (*Client, error) {
 		// gh's token (it is never sent).
 		headers["Authorization"], authToken = "", "github-app"
 	case token == "":
-		token, _ = auth.TokenForHost(host)
+		token, src = auth.TokenForHost(host)
 		if token == "" {
 			return nil, fmt.Errorf("github %s: no token: set %s or run gh auth login --hostname %s: %w", host, env, hostname(host), forge.ErrAuth)
 		}
@@ -150,7 +153,7 @@ func New(opts Options) (*Client, error) {
 		return nil, fmt.Errorf("github %s: %w", host, err)
 	}
 	c := &Client{
-		host: host, tokenEnv: env, token: token, app: app, http: hc,
+		host: host, tokenEnv: env, token: token, tokenSrc: src, app: app, http: hc,
 		now: opts.Now, sleep: opts.Sleep, log: opts.Log,
 		perms: map[permKey]forge.Permission{},
 		polls: map[string][]page{},
