@@ -189,8 +189,9 @@ func (r *issueRun) postOnce(ctx context.Context, kind, key, body string) (int64,
 // restart after any of them goes on without a second pull request.
 func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 	link := st.Issue
+	gctx := r.gitAuth(ctx)
 	if _, err := os.Stat(r.wt); err == nil {
-		if err := r.states.reach(ctx, r.repo, r.remote, r.wt, st); err != nil {
+		if err := r.states.reach(gctx, r.repo, r.remote, r.wt, st); err != nil {
 			return fmt.Errorf("issue %s: bring the run's work onto its branch %s: %w%s", r.ref, r.branch, err, r.kept())
 		}
 		msg := fmt.Sprintf("agentloop: issue #%d: %s", r.ref.Number, firstLine(r.issue.Title))
@@ -202,7 +203,7 @@ func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 		return fmt.Errorf("issue %s: %s still %s conflict markers of the merge agentloop made for its pull request: not pushed; resolve them in %s, then run the same command again%s",
 			r.ref, strings.Join(left, ", "), map[bool]string{true: "holds", false: "hold"}[len(left) == 1], RelPath(r.repo, r.wt), r.kept())
 	}
-	if err := gitx.ShareBranch(ctx, r.repo, r.remote, r.branch); err != nil {
+	if err := gitx.ShareBranch(gctx, r.repo, r.remote, r.branch); err != nil {
 		return r.pushRefused(ctx, st, err)
 	}
 	rec, err := r.eng.Report(ctx, st.Name, st.RunID, 0)
@@ -236,8 +237,12 @@ func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 // pushed: the work stays on it, the labels ask for a person. The push's own
 // error (which may name the remote's URL) is said on screen only.
 func (r *issueRun) pushRefused(ctx context.Context, st *state.State, pushErr error) error {
-	err := fmt.Errorf("issue %s: push the branch %s to the remote %s: %w; the run's work is kept on the branch %s (worktree %s): make the remote take it (your access, a branch protection), then run the same command again",
-		r.ref, r.branch, r.remote, pushErr, r.branch, RelPath(r.repo, r.wt))
+	fix := "make the remote take it (your access, a branch protection)"
+	if why := r.denied(ctx, pushErr); why != "" {
+		fix = why
+	}
+	err := fmt.Errorf("issue %s: push the branch %s to the remote %s: %w; the run's work is kept on the branch %s (worktree %s): %s, then run the same command again",
+		r.ref, r.branch, r.remote, pushErr, r.branch, RelPath(r.repo, r.wt), fix)
 	body := fmt.Sprintf("**agentloop needs you.** Run `%s` succeeded, but its branch `%s` could not be pushed to the repository, so no pull request is open. "+
 		"The work is kept on the branch where agentloop ran; the output there says why the push was refused. Once it can push, running it again opens the pull request.\n", st.Name, r.branch)
 	_, url, cerr := r.postOnce(ctx, "push", st.RunID, body)

@@ -196,8 +196,12 @@ func (r *issueRun) cleanUp(ctx context.Context, head string) (kept string) {
 // resolve; the branch is not pushed while a marker is left ([issueRun.publish]).
 // The conflicting files are returned.
 func (r *issueRun) mergeBase(ctx context.Context, base string) ([]string, error) {
-	if err := gitx.FetchAll(ctx, r.repo, r.remote); err != nil {
-		return nil, fmt.Errorf("issue %s: its pull request conflicts with %s: %w; check the remote, then run the same command again%s", r.ref, base, err, r.kept())
+	if err := gitx.FetchAll(r.gitAuth(ctx), r.repo, r.remote); err != nil {
+		fix := "check the remote"
+		if why := r.denied(ctx, err); why != "" {
+			fix = why
+		}
+		return nil, fmt.Errorf("issue %s: its pull request conflicts with %s: %w; %s, then run the same command again%s", r.ref, base, err, fix, r.kept())
 	}
 	rev := r.remote + "/" + base
 	files, err := gitx.MergeConflicted(ctx, r.wt, rev, fmt.Sprintf("agentloop: issue #%d: merge %s", r.ref.Number, rev))
