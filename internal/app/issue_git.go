@@ -22,11 +22,11 @@ func (r *issueRun) gitAuth(ctx context.Context) context.Context {
 		return ctx
 	}
 	return gitx.WithHTTPAuth(ctx, func(ctx context.Context) (gitx.HTTPAuth, bool, error) {
-		c, held, err := ga.GitCredential(ctx)
+		c, err := ga.GitCredential(ctx)
 		if err != nil {
 			return gitx.HTTPAuth{}, false, fmt.Errorf("%s: %w", c.Name, err)
 		}
-		return gitx.HTTPAuth{URL: c.URL, User: c.User, Password: c.Password}, held, nil
+		return gitx.HTTPAuth{URL: c.URL, User: c.User, Password: c.Password}, c.Held, nil
 	})
 }
 
@@ -42,11 +42,11 @@ func (r *issueRun) denied(ctx context.Context, err error) string {
 	if !ok {
 		return fmt.Sprintf("the remote %s (%s) refused git's own credentials: make them able to push there", r.remote, url)
 	}
-	c, held, cerr := ga.GitCredential(ctx)
+	c := ga.DescribeGitCredential()
 	switch {
-	case cerr == nil && held && (gitx.HTTPAuth{URL: c.URL, Password: c.Password}).Covers(url):
+	case c.Held && (gitx.HTTPAuth{URL: c.URL}).Covers(url):
 		return fmt.Sprintf("the remote %s refused %s, the credential agentloop gave git: it needs %s", r.remote, c.Name, c.Needs)
-	case cerr == nil && held:
+	case c.Held:
 		return fmt.Sprintf("the remote %s (%s) refused git's own credentials: agentloop gives git %s only for the https remotes under %s (an ssh remote uses your ssh key): make git's credentials able to push there, or make the remote an https URL under %s", r.remote, url, c.Name, c.URL, c.URL)
 	}
 	return fmt.Sprintf("the remote %s (%s) refused git's own credentials (agentloop does not give git %s; 'gh auth setup-git' makes gh's login git's, or set GH_TOKEN): make them able to push there", r.remote, url, c.Name)

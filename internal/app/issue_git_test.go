@@ -26,13 +26,18 @@ type appForge struct {
 	minted []string
 }
 
-func (f *appForge) GitCredential(context.Context) (forge.GitCredential, bool, error) {
+func (f *appForge) GitCredential(context.Context) (forge.GitCredential, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	tok := "ghs_test" + strings.Repeat("x", 20) + string(rune('a'+len(f.minted)))
-	f.minted = append(f.minted, tok)
-	return forge.GitCredential{URL: f.url, User: "x-access-token", Password: tok,
-		Name: "the GitHub App 42's installation 7", Needs: "the App's permissions Contents: Read and write and Pull requests: Read and write"}, true, nil
+	c := f.DescribeGitCredential()
+	c.User, c.Password = "x-access-token", "ghs_test"+strings.Repeat("x", 20)+string(rune('a'+len(f.minted)))
+	f.minted = append(f.minted, c.Password)
+	return c, nil
+}
+
+func (f *appForge) DescribeGitCredential() forge.GitCredential {
+	return forge.GitCredential{URL: f.url, Held: true, Name: "the GitHub App 42's installation 7",
+		Needs: "the App's permissions Contents: Read and write and Pull requests: Read and write"}
 }
 
 func (f *appForge) tokens() []string {

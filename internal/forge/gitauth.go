@@ -8,8 +8,13 @@ type GitCredential struct {
 	// URL is the https origin of the forge's git URLs
 	// ("https://github.com/"): git sends the credential nowhere else.
 	URL string
-	// User and Password are HTTP Basic's; empty when git is left to its
-	// own credentials.
+	// Held says the forge's client holds the credential and gives it to
+	// git; false leaves git to its own credentials (the ones a person set
+	// up for git: gh's stored login among them, which `gh auth setup-git`
+	// hands git).
+	Held bool
+	// User and Password are HTTP Basic's; empty when not Held, or when
+	// only described.
 	User, Password string
 	// Name says what the credential is, without any secret ("GH_TOKEN",
 	// "the GitHub App 42's installation 7").
@@ -22,9 +27,9 @@ type GitCredential struct {
 // GitAuth is a [Forge] whose credential git may push and fetch with.
 type GitAuth interface {
 	// GitCredential is the credential now (a token renewed since the last
-	// call is the new one). held false leaves git to its own credentials
-	// (the ones a person set up for git: gh's stored login among them,
-	// which `gh auth setup-git` hands git); Name and Needs are said then
-	// too.
-	GitCredential(ctx context.Context) (c GitCredential, held bool, err error)
+	// call is the new one).
+	GitCredential(ctx context.Context) (GitCredential, error)
+	// DescribeGitCredential is what GitCredential gives, without its
+	// secret and without asking the forge for it.
+	DescribeGitCredential() GitCredential
 }

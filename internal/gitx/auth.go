@@ -29,7 +29,7 @@ type HTTPAuth struct {
 // an https URL on a's host and port, under a's path.
 func (a HTTPAuth) Covers(remote string) bool {
 	base, err := url.Parse(a.URL)
-	if err != nil || base.Scheme != "https" || a.Password == "" {
+	if err != nil || base.Scheme != "https" {
 		return false
 	}
 	u, err := url.Parse(strings.TrimSpace(remote))

@@ -23,27 +23,31 @@ const (
 // as GitHub takes them (x-access-token and the token). gh's stored login
 // is not held: git keeps the credentials it has, which `gh auth setup-git`
 // makes gh's.
-func (c *Client) GitCredential(ctx context.Context) (forge.GitCredential, bool, error) {
+func (c *Client) GitCredential(ctx context.Context) (forge.GitCredential, error) {
+	cred := c.DescribeGitCredential()
+	if !cred.Held {
+		return cred, nil
+	}
+	cred.User, cred.Password = "x-access-token", c.token
+	if c.app != nil {
+		tok, err := c.installationToken(ctx, "")
+		if err != nil {
+			return cred, err
+		}
+		cred.Password = tok
+	}
+	return cred, nil
+}
+
+// DescribeGitCredential is what [Client.GitCredential] gives, without
+// the token and without minting one.
+func (c *Client) DescribeGitCredential() forge.GitCredential {
 	cred := forge.GitCredential{URL: c.gitURL(), Name: c.Credential(), Needs: tokenNeeds}
 	if c.app != nil {
 		cred.Needs = appNeeds
 	}
-	if cred.URL == "" {
-		return cred, false, nil
-	}
-	switch {
-	case c.app != nil:
-		tok, err := c.installationToken(ctx, "")
-		if err != nil {
-			return cred, false, err
-		}
-		cred.User, cred.Password = "x-access-token", tok
-	case c.tokenSrc == tokenGiven || envSource(c.tokenSrc):
-		cred.User, cred.Password = "x-access-token", c.token
-	default:
-		return cred, false, nil
-	}
-	return cred, true, nil
+	cred.Held = cred.URL != "" && (c.app != nil || c.tokenSrc == tokenGiven || envSource(c.tokenSrc))
+	return cred
 }
 
 // gitURL is the https origin of the host's git URLs: github.com's (not its

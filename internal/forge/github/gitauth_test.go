@@ -18,7 +18,8 @@ func TestGitCredentialApp(t *testing.T) {
 	t.Parallel()
 	d := newAppDouble(t, time.Hour)
 	c := d.client(t, App{ID: "42"}, nil)
-	cred, held, err := c.GitCredential(t.Context())
+	cred, err := c.GitCredential(t.Context())
+	held := cred.Held
 	if err != nil || !held || cred.URL != "https://"+d.s.Host()+"/" || cred.User != "x-access-token" || cred.Password == "" {
 		t.Fatalf("GitCredential() = %+v, %v, %v; want the installation token for the host", cred.URL, held, err)
 	}
@@ -30,7 +31,7 @@ func TestGitCredentialApp(t *testing.T) {
 		t.Fatalf("Issue() = %v, minted %d; want git's token the requests' own", err, d.s.Minted())
 	}
 	d.advance(56 * time.Minute)
-	cred, _, err = c.GitCredential(t.Context())
+	cred, err = c.GitCredential(t.Context())
 	if err != nil || cred.Password == first || d.s.Minted() != 2 {
 		t.Errorf("GitCredential() 56 minutes on = %v, minted %d; want a renewed token", err, d.s.Minted())
 	}
@@ -54,15 +55,16 @@ func TestGitCredentialAsGh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cred, held, err := c.GitCredential(t.Context())
+		cred, err := c.GitCredential(t.Context())
+		held := cred.Held
 		if err != nil || !held || cred.Password != "tok-"+tc.env || cred.URL != tc.url || cred.Name != tc.want || c.Credential() != tc.want || !strings.Contains(cred.Needs, "contents: write") {
-			t.Errorf("%s: GitCredential() = %q %q %q, %v, %v", tc.env, cred.URL, cred.Name, cred.Needs, held, err)
+			t.Errorf("%s: GitCredential() = %q %q %q, %v, %v", tc.env, cred.URL, cred.Name, cred.Needs, cred.Held, err)
 		}
 		t.Setenv(tc.env, "")
 	}
 	c, err := New(Options{Host: "github.com", Token: "given"})
-	if cred, held, _ := c.GitCredential(t.Context()); err != nil || !held || cred.Password != "given" {
-		t.Errorf("a token given: GitCredential() = %v, %v", held, err)
+	if cred, _ := c.GitCredential(t.Context()); err != nil || !cred.Held || cred.Password != "given" {
+		t.Errorf("a token given: GitCredential() = %v, %v", cred.Held, err)
 	}
 
 	hosts := "ghe.example.com:\n    oauth_token: stored-token\n    user: me\n"
@@ -80,7 +82,8 @@ func TestGitCredentialAsGh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cred, held, err := c.GitCredential(t.Context())
+	cred, err := c.GitCredential(t.Context())
+	held := cred.Held
 	if err != nil || held || cred.Password != "" || cred.Name != "gh's login for ghe.example.com (gh auth login; GH_ENTERPRISE_TOKEN unset)" {
 		t.Errorf("gh's stored login: GitCredential() = %+v, %v, %v; want it named, not held", cred, held, err)
 	}
