@@ -13,8 +13,10 @@ import (
 // Doctor writes to w how agentloop contains the processes agents and gates
 // start here, whether this machine can sandbox them and, for the agents and
 // gates of the procedure o resolves ([ResolvePlan]), what their sandbox allows
-// (`agentloop doctor`); environ is this process's environment.
-func Doctor(ctx context.Context, w io.Writer, environ []string, o PlanOptions) error {
+// (`agentloop doctor`); environ is this process's environment. With open,
+// it also says which credential run --issue and serve would act with on
+// the forge, opened with open.
+func Doctor(ctx context.Context, w io.Writer, environ []string, o PlanOptions, open OpenForge) error {
 	fmt.Fprintf(w, "containment: %s\n", proc.GroupsFrom(ctx).Contains())
 	sbErr := sandbox.Check(ctx)
 	if sbErr != nil {
@@ -27,6 +29,7 @@ func Doctor(ctx context.Context, w io.Writer, environ []string, o PlanOptions) e
 		return err
 	}
 	fmt.Fprintf(w, "keep awake: %s\n", keepAwake(p.KeepAwake, proc.KeepAwakeCommand()))
+	doctorForge(ctx, w, p, open)
 	show := func(role string, a agent.Preset) error {
 		sb, how := p.AgentSandbox(a), "runs in it"
 		if sb == nil {

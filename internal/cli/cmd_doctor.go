@@ -30,7 +30,13 @@ macOS) and, for the procedure's agent, fallbacks and reviewer (the default
 procedure, or PROCEDURE; --agent for another agent) and its gates, what their
 sandbox allows: what is writable, hidden and readable, and which hosts the
 network reaches. An agent the procedure does not sandbox is shown as --sandbox
-would run it.` + exitStatus(exitSuccess, exitError, exitUsageLine),
+would run it.
+
+Then which credential run --issue and serve would act with on the forge of
+the origin remote (GH_HOST's, or github.com's): the GitHub App and its
+installation (its key file read), GH_TOKEN or another of gh's variables, gh's
+login, or none; never a secret. And whether git pushes the issue's branch
+with it.` + exitStatus(exitSuccess, exitError, exitUsageLine),
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error { return runDoctor(cmd.Context(), d, o, args) },
 	}
@@ -53,5 +59,5 @@ func runDoctor(ctx context.Context, d Deps, o doctorOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-	return app.Doctor(ctx, d.Stdout, d.Environ(), po)
+	return app.Doctor(ctx, d.Stdout, d.Environ(), po, forgeOf(d))
 }
