@@ -36,11 +36,12 @@ const (
 
 // ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N
 // | check N NAME CONCLUSION LOG | review N AUTHOR STATE BODY | merge N | close N
-// | app KEYFILE LIFE | revoke | minted:
+// | app KEYFILE LIFE | app-contents PERM | revoke | minted:
 // the script's GitHub double on 127.0.0.1 over HTTPS (as a GitHub
-// Enterprise: GH_HOST, GH_ENTERPRISE_TOKEN and SSL_CERT_FILE set for the
-// commands after; GHD the host to name issues with), acme/tool's branches
-// those of the bare repository REMOTE, a token's rate limit LIMIT requests a
+// Enterprise: GH_HOST, GH_ENTERPRISE_TOKEN, SSL_CERT_FILE and GIT_SSL_CAINFO
+// set for the commands after; GHD the host to name issues with), acme/tool's
+// branches those of the bare repository REMOTE (served to git at
+// https://$GHD/acme/tool.git too), a token's rate limit LIMIT requests a
 // WINDOW (default GitHub's 5000 an hour); an issue opened by maint with the
 // label agentloop (its number on stdout); a comment; and what issue N and
 // the pull requests hold now, on stdout. Every answer the double sent is
@@ -49,11 +50,12 @@ const (
 // is now on REMOTE (LOG its job's log); review submits a review of pull
 // request N; merge and close end it as a person's button does. app makes a
 // GitHub App (id 42, agentloop-app[bot]) installed on acme/tool (installation
-// 7) whose tokens live LIFE, its new private key written to KEYFILE; revoke
+// 7) whose tokens live LIFE, its new private key written to KEYFILE; app-contents
+// sets its installation's Contents permission (read: its pushes refused); revoke
 // revokes the tokens it minted; minted prints how many it minted.
 func cmdGHDouble(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N | check N NAME CONCLUSION LOG | review N AUTHOR STATE BODY | merge N | close N | app KEYFILE LIFE | revoke | minted")
+		ts.Fatalf("usage: ghdouble start REMOTE [LIMIT WINDOW] | issue TITLE BODY | comment N AUTHOR BODY | show N | check N NAME CONCLUSION LOG | review N AUTHOR STATE BODY | merge N | close N | app KEYFILE LIFE | app-contents PERM | revoke | minted")
 	}
 	h := ts.Value(doubleKey{}).(*doubleHolder)
 	if args[0] != "start" && h.s == nil {
@@ -90,6 +92,7 @@ func cmdGHDouble(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Setenv("GH_HOST", s.Host())
 		ts.Setenv("GH_ENTERPRISE_TOKEN", doubleToken)
 		ts.Setenv("SSL_CERT_FILE", s.CAFile())
+		ts.Setenv("GIT_SSL_CAINFO", s.CAFile()) // git's, for the double's https://$GHD/acme/tool.git
 		ts.Setenv("GHD", s.Host())
 	case args[0] == "issue" && len(args) == 3:
 		n := h.s.AddIssue(doubleRepo, ghdouble.Issue{Title: args[1], Body: args[2], Author: "maint", Labels: []string{"agentloop"}})
@@ -133,6 +136,8 @@ func cmdGHDouble(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.WriteFile(ts.MkAbs(args[1]), pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600))
 		h.s.AddApp(ghdouble.App{ID: 42, Slug: "agentloop-app", Key: &key.PublicKey, TokenLife: life})
 		h.s.Install(ghdouble.Installation{ID: 7, App: 42, Repos: []string{doubleRepo}})
+	case args[0] == "app-contents" && len(args) == 2:
+		h.s.Install(ghdouble.Installation{ID: 7, App: 42, Repos: []string{doubleRepo}, Contents: args[1]})
 	case args[0] == "revoke" && len(args) == 1:
 		h.s.RevokeTokens()
 	case args[0] == "minted" && len(args) == 1:

@@ -33,6 +33,10 @@ type Installation struct {
 	ID    int64
 	App   int64
 	Repos []string
+	// Contents is the installation's Contents permission: write when
+	// empty; read refuses its tokens' pushes over git (403), as GitHub does
+	// an App not granted Contents: Read and write.
+	Contents string
 }
 
 // installation is an installation as the double keeps it.
@@ -193,11 +197,11 @@ func (s *Server) mintToken(c *call, a *App) answer {
 		life = time.Hour
 	}
 	expires := s.now().Add(life)
-	s.tokens[tok] = Token{Login: Bot(a.Slug)}
+	s.tokens[tok] = Token{Login: Bot(a.Slug), ReadOnly: in.Contents == "read"}
 	s.expiry[tok] = expires
 	s.minted++
 	return answer{status: 201, body: obj{
-		"token": tok, "expires_at": ts(expires), "permissions": appPermissions(), "repository_selection": "selected",
+		"token": tok, "expires_at": ts(expires), "permissions": appPermissions(in.Contents), "repository_selection": "selected",
 	}}
 }
 
@@ -222,7 +226,7 @@ func (s *Server) repoInstallation(c *call, a *App) answer {
 				"html_url":          c.web() + "/settings/installations/" + idText,
 				"app_id":            a.ID, "app_slug": a.Slug, "client_id": a.ClientID,
 				"target_id": s.userID(r.owner), "target_type": "User",
-				"permissions": appPermissions(), "events": []any{},
+				"permissions": appPermissions(in.Contents), "events": []any{},
 				"created_at": ts(in.created), "updated_at": ts(in.created),
 				"single_file_name": nil, "suspended_by": nil, "suspended_at": nil,
 			}}
@@ -233,6 +237,9 @@ func (s *Server) repoInstallation(c *call, a *App) answer {
 
 // appPermissions are the permissions the double's Apps are granted: what
 // agentloop asks of an App.
-func appPermissions() obj {
-	return obj{"issues": "write", "pull_requests": "write", "contents": "write", "checks": "read", "actions": "read", "metadata": "read"}
+func appPermissions(contents string) obj {
+	if contents == "" {
+		contents = "write"
+	}
+	return obj{"issues": "write", "pull_requests": "write", "contents": contents, "checks": "read", "actions": "read", "metadata": "read"}
 }

@@ -23,6 +23,11 @@
 // authenticate with a JWT the double verifies with the App's public key
 // (RS256, iss, iat, exp as GitHub checks them) and mint installation tokens
 // that expire ([App.TokenLife]) or are revoked ([Server.RevokeTokens]).
+// A repository whose [Repo.Remote] is set is served to git too, over its
+// smart HTTP protocol at /OWNER/NAME.git (git http-backend behind the
+// token check GitHub makes: a push needs a login that may write and a
+// token with Contents: write); a token seen on any process's command line
+// meanwhile is a violation.
 // Tokens carry a login and OAuth scopes; a primary
 // rate limit counts down per token (a conditional request answered 304 and
 // GET /rate_limit are free, as on GitHub), and secondary limits and faults

@@ -43,6 +43,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			c.path = "/"
 		}
 	}
+	if owner, name, prefix, push, ok := gitRoute(r); ok && c.prefix == "" {
+		s.serveGit(w, r, owner, name, prefix, push)
+		return
+	}
 	if c.path == "/_ghdouble/stats" {
 		s.serveStats(w)
 		return

@@ -14,6 +14,9 @@ type Token struct {
 	// token), which GitHub answers without that header and which may do what
 	// the login's permissions allow.
 	Scopes []string
+	// ReadOnly refuses the token's pushes over git whatever its login may
+	// write (an App installation's without Contents: write).
+	ReadOnly bool
 }
 
 // Repo is a repository's setup.
