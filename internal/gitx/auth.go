@@ -79,7 +79,10 @@ func remoteEnv(ctx context.Context, dir string) ([]string, error) {
 // configuration entries the environment sets already (GIT_CONFIG_COUNT).
 // An empty extraHeader first drops the headers configured for a's URL
 // before (actions/checkout leaves one holding its own token), so that one
-// Authorization header is sent.
+// Authorization header is sent. No hook runs where the credential is in
+// the environment (core.hooksPath at the null device: a pre-push or
+// reference-transaction hook an agent wrote in the clone would read it),
+// as none runs for agentloop's own commits (--no-verify).
 func (a HTTPAuth) env(count string) []string {
 	n, err := strconv.Atoi(count)
 	if err != nil || n < 0 {
@@ -90,7 +93,8 @@ func (a HTTPAuth) env(count string) []string {
 	return []string{
 		"GIT_CONFIG_KEY_" + strconv.Itoa(n) + "=" + key, "GIT_CONFIG_VALUE_" + strconv.Itoa(n) + "=",
 		"GIT_CONFIG_KEY_" + strconv.Itoa(n+1) + "=" + key, "GIT_CONFIG_VALUE_" + strconv.Itoa(n+1) + "=Authorization: Basic " + basic,
-		"GIT_CONFIG_COUNT=" + strconv.Itoa(n+2),
+		"GIT_CONFIG_KEY_" + strconv.Itoa(n+2) + "=core.hooksPath", "GIT_CONFIG_VALUE_" + strconv.Itoa(n+2) + "=" + os.DevNull,
+		"GIT_CONFIG_COUNT=" + strconv.Itoa(n+3),
 	}
 }
 

@@ -7,11 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/agentloop/agentloop/internal/testenv"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 // TestHTTPAuth: a branch is pushed and fetched over HTTPS with the token
@@ -88,6 +90,42 @@ func TestHTTPAuth(t *testing.T) {
 	}
 }
 
+// TestHTTPAuthRunsNoHook: a hook in the clone (an agent can write one
+// where no sandbox keeps .git/hooks read-only) does not run while the
+// credential is in git's environment, where it could read it.
+func TestHTTPAuthRunsNoHook(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("the hook is a shell script")
+	}
+	srv := testenv.StartGitHTTPS(t)
+	srv.Bare(t, "acme/tool.git")
+	a := newRepo(t, map[string]string{"README.md": "x\n"})
+	run(t, a, "config", "http.sslCAInfo", srv.CAFile)
+	run(t, a, "remote", "add", "origin", srv.URL+"/acme/tool.git")
+	run(t, a, "branch", "work")
+	seen := filepath.Join(t.TempDir(), "seen")
+	hook := "#!/bin/sh\nenv | grep GIT_CONFIG_VALUE >> " + seen + "\necho ran >> " + seen + "\n"
+	for _, h := range []string{"pre-push", "reference-transaction"} {
+		if err := os.WriteFile(filepath.Join(a, ".git", "hooks", h), []byte(hook), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Allow("tok-hooked-0123456789", true)
+	authed := WithHTTPAuth(t.Context(), func(context.Context) (HTTPAuth, bool, error) {
+		return HTTPAuth{URL: srv.URL + "/", User: "x-access-token", Password: "tok-hooked-0123456789"}, true, nil
+	})
+	if err := ShareBranch(authed, a, "origin", "work"); err != nil {
+		t.Fatalf("ShareBranch: %v", err)
+	}
+	if err := FetchBranch(authed, a, "origin", "work"); err != nil {
+		t.Fatalf("FetchBranch: %v", err)
+	}
+	if b, err := os.ReadFile(seen); err == nil {
+		t.Fatalf("a hook of the clone ran with the credential in its environment:\n%s", b)
+	}
+}
+
 func TestHTTPAuthCovers(t *testing.T) {
 	t.Parallel()
 	a := HTTPAuth{URL: "https://ghe.example:8443/", User: "x-access-token", Password: "t"}
@@ -115,12 +153,13 @@ func TestHTTPAuthEnv(t *testing.T) {
 	want := []string{
 		"GIT_CONFIG_KEY_2=http.https://h/.extraHeader", "GIT_CONFIG_VALUE_2=",
 		"GIT_CONFIG_KEY_3=http.https://h/.extraHeader", "GIT_CONFIG_VALUE_3=Authorization: Basic dTpw",
-		"GIT_CONFIG_COUNT=4",
+		"GIT_CONFIG_KEY_4=core.hooksPath", "GIT_CONFIG_VALUE_4=" + os.DevNull,
+		"GIT_CONFIG_COUNT=5",
 	}
 	if diff := cmp.Diff(want, a.env("2")); diff != "" {
 		t.Errorf("env after 2 entries (-want +got):\n%s", diff)
 	}
-	if got := a.env(""); got[0] != "GIT_CONFIG_KEY_0=http.https://h/.extraHeader" || got[4] != "GIT_CONFIG_COUNT=2" {
+	if got := a.env(""); got[0] != "GIT_CONFIG_KEY_0=http.https://h/.extraHeader" || got[6] != "GIT_CONFIG_COUNT=3" {
 		t.Errorf("env with none before = %q", got)
 	}
 }
