@@ -32,57 +32,64 @@ func newKeywords(words []string) *keywords {
 		}
 	}
 	k.nclass++ // class 0
-	// The trie.
-	type node struct {
-		child map[uint8]int
-		fail  int
-		out   []int
+	// The trie, as a table: trans[n*nclass+c] is n's child by class c, 0 for
+	// none (the root is no one's child); then, breadth first, the failure
+	// links fill in the transitions it lacks. One table, not a map a node:
+	// the catalog is built at each start of a run that redacts anything.
+	nc := k.nclass
+	most := 1 // states at most: the root and a state a byte of the words
+	for _, w := range words {
+		most += len(w)
 	}
-	nodes := []node{{child: map[uint8]int{}}}
+	trans := make([]int32, nc, most*nc)
+	var outs [][]int // state → the words ending there
 	for wi, w := range words {
 		n := 0
 		for i := 0; i < len(w); i++ {
-			c := k.class[w[i]]
-			next, ok := nodes[n].child[c]
-			if !ok {
-				next = len(nodes)
-				nodes = append(nodes, node{child: map[uint8]int{}})
-				nodes[n].child[c] = next
+			at := n*nc + int(k.class[w[i]])
+			if trans[at] == 0 {
+				trans[at] = int32(len(trans) / nc)
+				trans = append(trans, make([]int32, nc)...)
 			}
-			n = next
+			n = int(trans[at])
 		}
-		nodes[n].out = append(nodes[n].out, wi)
+		for len(outs) <= n {
+			outs = append(outs, nil)
+		}
+		outs[n] = append(outs[n], wi)
 	}
-	// Failure links and the full transition table, breadth first.
-	trans := make([]int, len(nodes)*k.nclass)
-	queue := []int{}
-	for c := 0; c < k.nclass; c++ {
-		if ch, ok := nodes[0].child[uint8(c)]; ok {
-			trans[c] = ch
-			queue = append(queue, ch)
+	states := len(trans) / nc
+	for len(outs) < states {
+		outs = append(outs, nil)
+	}
+	fail := make([]int32, states)
+	queue := make([]int32, 0, states)
+	for c := 0; c < nc; c++ {
+		if ch := trans[c]; ch != 0 {
+			queue = append(queue, ch) // the root's children fail to the root
 		}
 	}
 	for len(queue) > 0 {
-		n := queue[0]
+		n := int(queue[0])
 		queue = queue[1:]
-		nodes[n].out = append(nodes[n].out, nodes[nodes[n].fail].out...)
-		for c := 0; c < k.nclass; c++ {
-			if ch, ok := nodes[n].child[uint8(c)]; ok {
-				nodes[ch].fail = trans[nodes[n].fail*k.nclass+c]
-				trans[n*k.nclass+c] = ch
+		f := int(fail[n])
+		outs[n] = append(outs[n], outs[f]...)
+		for c := 0; c < nc; c++ {
+			if ch := trans[n*nc+c]; ch != 0 {
+				fail[ch] = trans[f*nc+c]
 				queue = append(queue, ch)
 			} else {
-				trans[n*k.nclass+c] = trans[nodes[n].fail*k.nclass+c]
+				trans[n*nc+c] = trans[f*nc+c]
 			}
 		}
 	}
 	// Number the states that end a word last, so that one comparison per byte
 	// tells whether one ended.
-	order := make([]int, len(nodes)) // old → new
+	order := make([]int, states) // old → new
 	next := 0
 	for pass := 0; pass < 2; pass++ {
-		for i := range nodes {
-			if (len(nodes[i].out) > 0) == (pass == 1) {
+		for i := range states {
+			if (len(outs[i]) > 0) == (pass == 1) {
 				order[i] = next
 				next++
 			}
@@ -90,19 +97,19 @@ func newKeywords(words []string) *keywords {
 	}
 	k.next = make([]uint32, len(trans))
 	k.out = make([][]int, 0)
-	k.outFrom = uint32(len(nodes))
-	for i := range nodes {
-		if len(nodes[i].out) > 0 && uint32(order[i]) < k.outFrom {
+	k.outFrom = uint32(states)
+	for i := range states {
+		if len(outs[i]) > 0 && uint32(order[i]) < k.outFrom {
 			k.outFrom = uint32(order[i])
 		}
 	}
-	k.out = make([][]int, len(nodes)-int(k.outFrom))
-	for i := range nodes {
+	k.out = make([][]int, states-int(k.outFrom))
+	for i := range states {
 		for c := 0; c < k.nclass; c++ {
 			k.next[order[i]*k.nclass+c] = uint32(order[trans[i*k.nclass+c]] * k.nclass)
 		}
-		if len(nodes[i].out) > 0 {
-			k.out[uint32(order[i])-k.outFrom] = nodes[i].out
+		if len(outs[i]) > 0 {
+			k.out[uint32(order[i])-k.outFrom] = outs[i]
 		}
 	}
 	k.outFrom *= uint32(k.nclass)
