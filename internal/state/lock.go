@@ -163,7 +163,7 @@ func tryLock(name, what, path string, me LockInfo) (*Lock, error) {
 			}
 		}
 	}
-	if err := l.write(true); err != nil {
+	if err := l.write(); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("lock %s: %w", what, err)
 	}
@@ -197,13 +197,16 @@ func readInfo(f *os.File) (LockInfo, error) {
 	return info, json.Unmarshal(data, &info)
 }
 
-// write writes the lock's information over the file, synced when sync: the
-// owner's identity once, as the run is taken. The list of running children
-// is not synced: it serves whoever recovers the lock after this process died
-// on a machine that kept running (its page cache holds the list); after a
-// machine's crash every child is gone and a lock file cut short is taken
-// silently.
-func (l *Lock) write(sync bool) error {
+// write writes the lock's information over the file, not synced. The
+// information serves whoever finds the lock after this process died on a
+// machine that kept running: its page cache holds it (the flock, not the
+// file, is what excludes a second owner). After a machine's crash every
+// owner is dead and nothing of the lock is worth a sync: the file's name is
+// not durable either (its folder is not synced), and a lock file cut short or
+// empty is taken silently (TestLockStale), as a missing one is taken; what
+// a sync bought was the "recovered the stale lock" warning after a power
+// loss, at a disk flush each run and each work tree lock.
+func (l *Lock) write() error {
 	data, err := json.Marshal(l.Info)
 	if err != nil {
 		return err
@@ -211,13 +214,8 @@ func (l *Lock) write(sync bool) error {
 	if err := l.f.Truncate(0); err != nil {
 		return err
 	}
-	if _, err := l.f.WriteAt(append(data, '\n'), 0); err != nil {
-		return err
-	}
-	if !sync {
-		return nil
-	}
-	return l.f.Sync()
+	_, err = l.f.WriteAt(append(data, '\n'), 0)
+	return err
 }
 
 // SetChildren records the process groups the owner has running, for whoever
@@ -228,7 +226,7 @@ func (l *Lock) SetChildren(children []proc.Child) {
 		return
 	}
 	l.Info.Children = children
-	_ = l.write(false)
+	_ = l.write()
 }
 
 // Release gives the run up: it removes the lock file, then drops the flock.
