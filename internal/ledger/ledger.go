@@ -37,17 +37,26 @@ type Ledger struct {
 	// spend. Approvals and windows are synced at once. Set it before use.
 	SyncWithin time.Duration
 
-	mu     sync.Mutex
-	f      *os.File
-	off    int64 // bytes of the file folded into book
-	line   int   // lines folded
-	book   *Book
-	me     Owner
-	syncs  int       // the file's syncs, for the tests
-	synced time.Time // the last sync, at first the opening (SyncWithin)
-	dirty  bool      // an append waits for its sync (SyncWithin)
-	timer  *time.Timer
-	closed bool
+	// Cached keeps the book between processes in a cache beside the file,
+	// so that opening a long ledger does not read it whole (see cache.go).
+	// For a process that judges reservations and windows, not one that
+	// reports past periods. Set it before use.
+	Cached bool
+
+	mu       sync.Mutex
+	f        *os.File
+	off      int64 // bytes of the file folded into book
+	line     int   // lines folded
+	book     *Book
+	me       Owner
+	syncs    int       // the file's syncs, for the tests
+	synced   time.Time // the last sync, at first the opening (SyncWithin)
+	dirty    bool      // an append waits for its sync (SyncWithin)
+	timer    *time.Timer
+	closed   bool
+	looked   bool  // Cached: the cache was looked for
+	cacheOff int64 // Cached: the ledger's bytes the cache found or written last folds
+	read     int64 // bytes this process folded from the file, for the tests
 }
 
 // Open opens the ledger at path, creating it (and its folder, 0700) when it
@@ -81,6 +90,7 @@ func (l *Ledger) Close() error {
 		l.timer.Stop()
 	}
 	err := l.flush()
+	l.writeCache()
 	if cerr := l.f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close the spend ledger %s: %w", l.Path, cerr)
 	}
@@ -183,6 +193,12 @@ func (l *Ledger) update(fn func(b *Book, now time.Time) []Record, sync syncWhen)
 	defer func() { unlockFile(l.f) }()
 	if err := l.reopenIfMoved(); err != nil {
 		return err
+	}
+	if l.Cached && !l.looked {
+		l.looked = true
+		if l.off == 0 {
+			l.restoreCache()
+		}
 	}
 	if err := l.catchUp(); err != nil {
 		return err

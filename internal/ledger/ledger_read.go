@@ -31,7 +31,7 @@ func (l *Ledger) reopenIfMoved() error {
 	if err := lockFile(l.f); err != nil {
 		return fmt.Errorf("lock the spend ledger %s: %w", l.Path, err)
 	}
-	l.off, l.line, l.book = 0, 0, NewBook(l.book.loc)
+	l.off, l.line, l.book, l.cacheOff = 0, 0, NewBook(l.book.loc), 0
 	return nil
 }
 
@@ -88,6 +88,7 @@ func (l *Ledger) catchUp() error {
 			return &CorruptError{Path: l.Path, Line: l.line + 1, Err: perr}
 		}
 		l.off += int64(n)
+		l.read += int64(n)
 		l.line++
 	}
 }
