@@ -92,6 +92,7 @@ func (s *SharedSpend) open() error {
 	if s.Optional {
 		lg.SyncWithin = optionalSyncWithin
 	}
+	lg.Cached = true // a run judges reservations and windows, of periods not over: it need not read the ledger whole
 	s.Ledger = lg
 	return nil
 }

@@ -140,6 +140,8 @@ func TestWithinHeldTakesTheTighterLimit(t *testing.T) {
 // TestOnlyAnAskedForLedgerSyncsEachSettlement: a run that keeps the ledger
 // without asking for it (no budgets) lets its settlements wait up to a second
 // for their sync; one with budgets has each synced before it goes on.
+// TestOnlyAnAskedForLedgerSyncsEachSettlement: and either keeps its book
+// cached (a run reads only what the ledger gained since the cache).
 func TestOnlyAnAskedForLedgerSyncsEachSettlement(t *testing.T) {
 	t.Parallel()
 	for _, optional := range []bool{false, true} {
@@ -153,6 +155,9 @@ func TestOnlyAnAskedForLedgerSyncsEachSettlement(t *testing.T) {
 		}
 		if s.Ledger.SyncWithin != want {
 			t.Errorf("optional %v: SyncWithin %s, want %s", optional, s.Ledger.SyncWithin, want)
+		}
+		if !s.Ledger.Cached {
+			t.Errorf("optional %v: the run's ledger is read whole at each start, want its book cached", optional)
 		}
 		_ = s.Ledger.Close()
 	}
