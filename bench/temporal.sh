@@ -33,7 +33,12 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+# The local loops run twice: by the same build as the workers (against
+# which Temporal's time is measured) and by agentloop as released (the
+# flags of .goreleaser.yaml, no temporal tag: the Temporal SDK's package
+# initialization is half of such a build's start), against git's floor.
 (cd "$root" && go build -tags temporal -o "$tmp/bin/agentloop" ./cmd/agentloop &&
+  go build -trimpath -ldflags='-s -w' -o "$tmp/bin/agentloop-release" ./cmd/agentloop &&
   go build -o "$tmp/bin/bench" ./bench/temporal)
 
 # The repository: a bare remote with one commit, and the clones. No automatic
@@ -81,6 +86,6 @@ done
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 "$tmp/bin/bench" -address "127.0.0.1:$port" -dir "$tmp/worker-1" -remote "$tmp/remote.git" -agent "$agent" \
-  -agentloop "$tmp/bin/agentloop" -local "$local_dirs" -floor "$root/bench/temporal/gitfloor.sh" -floor-dirs "$floor_dirs" \
+  -agentloop "$tmp/bin/agentloop" -agentloop-release "$tmp/bin/agentloop-release" -local "$local_dirs" -floor "$root/bench/temporal/gitfloor.sh" -floor-dirs "$floor_dirs" \
   -n "$n" -iterations "$k" -local-n "$local_n" -rss "$rss"
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"

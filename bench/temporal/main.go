@@ -4,7 +4,8 @@
 // polling its queue (each in its own clone of the repository, pushing every
 // checkpoint to the bare remote the clones share), then the same N loops on
 // the local engine (one `agentloop run` each, as many at a time as there are
-// workers, each in a clone of its own), then git's floor: the same agent,
+// workers, each in a clone of its own; with -agentloop-release, again by
+// agentloop built as released, without the temporal tag), then git's floor: the same agent,
 // commits and pushes done by a shell loop (gitfloor.sh), with and without the
 // push. All in the same run. It prints the total time, iterations per second,
 // the time per iteration of each and their ratios, checks that every run's
@@ -51,6 +52,7 @@ func main() {
 		remote    = flag.String("remote", "", "the bare repository the workers push their checkpoints to, checked after the run")
 		agent     = flag.String("agent", "true", "the agent's command line (the workers must allow it)")
 		agentloop = flag.String("agentloop", "agentloop", "the agentloop binary, for the local engine's runs")
+		release   = flag.String("agentloop-release", "", "agentloop built as released (without the temporal tag), for the local loops run again: the local engine against git's floor as its users run it")
 		n         = flag.Int("n", 1000, "task loops")
 		k         = flag.Int("iterations", 3, "iterations per loop")
 		local     = flag.String("local", "", "clones for the local engine's runs, one for each run at a time: dir,dir")
@@ -89,11 +91,24 @@ func main() {
 	lWall, lFailed := runLocal(*agentloop, *agent, localDirs, *localN, *k)
 	lCPU = childCPU() - lCPU
 
+	var rWall, rCPU time.Duration
+	if *release != "" {
+		rCPU = childCPU()
+		var rFailed int
+		rWall, rFailed = runLocal(*release, *agent, localDirs, *localN, *k)
+		rCPU = childCPU() - rCPU
+		lFailed += rFailed
+	}
+
 	iters, lIters := float64(*n**k), float64(*localN**k)
 	perT, perL := ms(tWall)/iters, ms(lWall)/lIters
 	fmt.Printf("loops:       %d x %d iterations in a git repository, agent %q, each checkpoint pushed to a shared bare remote\n", *n, *k, *agent)
 	fmt.Printf("temporal:    %.1fs, %.1f iterations/s, %.2f ms/iteration, %d failed workflows (or last checkpoints missing on the remote)\n", tWall.Seconds(), iters/tWall.Seconds(), perT, failed)
 	fmt.Printf("local:       %d loops in %.1fs, %.1f iterations/s, %.2f ms/iteration, %d failed runs (%d at a time, a clone each, no push)\n", *localN, lWall.Seconds(), lIters/lWall.Seconds(), perL, lFailed, len(localDirs))
+	perR := ms(rWall) / lIters
+	if *release != "" {
+		fmt.Printf("local:       the same loops by agentloop as released (no temporal tag): %.1fs, %.2f ms/iteration (CPU %.2f)\n", rWall.Seconds(), perR, ms(rCPU)/lIters)
+	}
 	fmt.Printf("ratio:       %.2f (temporal / local per iteration; target <= 1)\n", perT/perL)
 	cpuT, cpuL := ms(tCPU)/iters, ms(lCPU)/lIters
 	fmt.Printf("CPU:         temporal %.2f ms/iteration (server, workers and what they waited for, this client), local %.2f ms/iteration: ratio %.2f\n", cpuT, cpuL, cpuT/cpuL)
@@ -115,6 +130,9 @@ func main() {
 			*localN, len(fd), perP, ms(pCPU)/lIters, perC, ms(cCPU)/lIters, fFailed+cFailed)
 		fmt.Printf("vs floor:    temporal / commit+push %.2f (CPU %.2f), local / commit %.2f (CPU %.2f)\n",
 			perT/perP, cpuT/(ms(pCPU)/lIters), perL/perC, cpuL/(ms(cCPU)/lIters))
+		if *release != "" {
+			fmt.Printf("vs floor:    local as released / commit %.2f (CPU %.2f; target <= 2)\n", perR/perC, ms(rCPU)/ms(cCPU))
+		}
 		lFailed += fFailed + cFailed
 	}
 	for _, p := range peaks {
