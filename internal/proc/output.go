@@ -17,6 +17,12 @@ import (
 // (redacted, split into lines, logged) in pieces this large.
 const readSize = 256 << 10
 
+// firstRead is the size of a pipe's first reads: most children (git, a
+// shell, an agent's short answer) print less, and a buffer of readSize for
+// each of their pipes was a fifth of what a short run allocated. A read
+// that fills it grows it to readSize.
+const firstRead = 16 << 10
+
 // output copies the child's stdout and stderr through pipes of our own, so that
 // Run decides when to stop reading, counts bytes and notes the last output time.
 type output struct {
@@ -73,7 +79,7 @@ func (o *output) startPumps() {
 }
 
 func (o *output) pump(r *os.File, dst io.Writer) {
-	buf := make([]byte, readSize)
+	buf := make([]byte, firstRead)
 	var werr error
 	for {
 		n, err := r.Read(buf)
@@ -86,6 +92,9 @@ func (o *output) pump(r *os.File, dst io.Writer) {
 		}
 		if err != nil {
 			return
+		}
+		if n == len(buf) && n < readSize {
+			buf = make([]byte, readSize) // a flood
 		}
 	}
 }
