@@ -1,5 +1,7 @@
 package redact
 
+import "slices"
+
 // keywords finds many words at once, case-insensitively (ASCII), in one pass
 // over the text: an Aho-Corasick automaton turned into a table of transitions
 // over the classes of bytes the words use. A byte no word has sends every
@@ -37,11 +39,7 @@ func newKeywords(words []string) *keywords {
 	// links fill in the transitions it lacks. One table, not a map a node:
 	// the catalog is built at each start of a run that redacts anything.
 	nc := k.nclass
-	most := 1 // states at most: the root and a state a byte of the words
-	for _, w := range words {
-		most += len(w)
-	}
-	trans := make([]int32, nc, most*nc)
+	trans := make([]int32, nc, trieStates(words)*nc)
 	var outs [][]int // state → the words ending there
 	for wi, w := range words {
 		n := 0
@@ -227,4 +225,21 @@ func (k *keywords) any(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// trieStates is the number of states of the trie of words: the root and one
+// a distinct prefix (words are lower case: one class string a byte string).
+func trieStates(words []string) int {
+	sorted := slices.Clone(words)
+	slices.Sort(sorted)
+	n, prev := 1, ""
+	for _, w := range sorted {
+		common := 0
+		for common < min(len(w), len(prev)) && w[common] == prev[common] {
+			common++
+		}
+		n += len(w) - common
+		prev = w
+	}
+	return n
 }

@@ -104,6 +104,9 @@ func TestKeywordsOfTheCatalog(t *testing.T) {
 	if got, want := sortHits(k.scan([]byte(text.String()), nil, new([scanWays - 1][]hit))), naive(words, text.String()); !slices.Equal(got, want) {
 		t.Fatalf("scan found %d hits, a plain search %d", len(got), len(want))
 	}
+	if got := len(k.next) / k.nclass; got != trieStates(words) {
+		t.Errorf("the automaton has %d states, trieStates counts %d (its table is sized by it)", got, trieStates(words))
+	}
 	if raceOn {
 		return
 	}
