@@ -45,6 +45,11 @@ type AtomicWriter struct {
 	SyncDir    func(dir string) error                      // fsync of the directory
 	Remove     func(path string) error                     // os.Remove (of the temporary file)
 	Volatile   bool                                        // sync neither the file nor the directory ([WriteFileVolatile])
+	// Meanwhile, when set, runs while the data is written and synced
+	// (another file's sync: the two flushes overlap), and the file is
+	// replaced only once it returned nil; its error fails the write. It
+	// runs to its end whatever happens to the write.
+	Meanwhile func() error
 }
 
 // TempFile is the temporary file an [AtomicWriter] writes; *os.File is one.
@@ -76,6 +81,24 @@ func (w AtomicWriter) WriteFile(path string, data []byte, perm os.FileMode) (err
 	if remove == nil {
 		remove = os.Remove
 	}
+	meanwhile := func() error { return nil }
+	if w.Meanwhile != nil {
+		done := make(chan error, 1)
+		go func() { done <- w.Meanwhile() }()
+		var got error
+		waited := false
+		meanwhile = func() error {
+			if !waited {
+				got, waited = <-done, true
+			}
+			return got
+		}
+		defer func() {
+			if err != nil {
+				_ = meanwhile() // it ran to its end before the write reports
+			}
+		}()
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -103,6 +126,9 @@ func (w AtomicWriter) WriteFile(path string, data []byte, perm os.FileMode) (err
 		}
 	}
 	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := meanwhile(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := rename(tmp, path); err != nil {

@@ -298,3 +298,58 @@ func TestAtomicWriterFaults(t *testing.T) {
 		})
 	}
 }
+
+// Meanwhile (the history's sync, in Store.Save) runs while the data is
+// written and synced, not before nor after: the two flushes overlap. The file
+// is replaced only once it returned; when it fails, the old content stays,
+// no temporary file is left and the error says what failed.
+func TestAtomicWriterMeanwhile(t *testing.T) {
+	t.Parallel()
+	for _, fail := range []bool{false, true} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "state.json")
+		if err := os.WriteFile(path, []byte("old"), FilePerm); err != nil {
+			t.Fatal(err)
+		}
+		var ops []string
+		w := faultWriter(&ops, faults{})
+		created := make(chan struct{})
+		inner := w.CreateTemp
+		w.CreateTemp = func(dir, pattern string) (TempFile, error) {
+			f, err := inner(dir, pattern)
+			close(created)
+			return f, err
+		}
+		logErr := errors.New("the log's disk failed")
+		w.Meanwhile = func() error {
+			select {
+			case <-created: // the write began while this runs
+			case <-time.After(10 * time.Second):
+				return errors.New("the write did not begin while Meanwhile ran")
+			}
+			if fail {
+				return logErr
+			}
+			return nil
+		}
+		err := w.WriteFile(path, []byte("new"), FilePerm)
+		want, content := []string{"create", "write", "sync", "close", "rename", "syncdir"}, "new"
+		if fail {
+			want, content = []string{"create", "write", "sync", "close"}, "old"
+			if !errors.Is(err, logErr) || !strings.Contains(err.Error(), path) {
+				t.Errorf("error %v, want one naming %s and wrapping the failure of Meanwhile", err, path)
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ops, want) {
+			t.Errorf("fail %v: operations %v, want %v", fail, ops, want)
+		}
+		if b, _ := os.ReadFile(path); string(b) != content {
+			t.Errorf("fail %v: content %q, want %q", fail, b, content)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("fail %v: %d entries in the folder, want only the file", fail, len(entries))
+		}
+	}
+}

@@ -72,7 +72,23 @@ const maxEntryLine = 16 << 20
 // appendHistory appends st's entries the log lacks, and the position when
 // final, to the run's log, synced. It returns the counts the log then holds.
 func appendHistory(path string, st *State, final bool) (Logged, error) {
+	next, synced, err := writeHistory(path, st, final)
+	if err != nil {
+		return st.Logged, err
+	}
+	if err := synced(); err != nil {
+		return st.Logged, err
+	}
+	return next, nil
+}
+
+// writeHistory appends st's entries the log lacks, and the position when
+// final, to the run's log, and returns the counts the log holds once synced
+// and the function that syncs it (and closes the file): the caller runs it,
+// its result says whether the entries are durable.
+func writeHistory(path string, st *State, final bool) (Logged, func() error, error) {
 	logged := st.Logged
+	none := func() error { return nil }
 	var buf bytes.Buffer
 	add := func(kind string, i int, v any) error {
 		b, err := json.Marshal(v)
@@ -103,33 +119,36 @@ func appendHistory(path string, st *State, final bool) (Logged, error) {
 		err = add(entryState, 0, pos)
 	}
 	if err != nil {
-		return logged, err
+		return logged, nil, err
 	}
 	if buf.Len() == 0 {
-		return next, nil
+		return next, none, nil
 	}
 	if err := EnsureDir(filepath.Dir(path)); err != nil {
-		return logged, err
+		return logged, nil, err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, FilePerm)
 	if err != nil {
-		return logged, fmt.Errorf("append to the run's history: %w", err)
+		return logged, nil, fmt.Errorf("append to the run's history: %w", err)
 	}
 	if err := endTornLine(f); err != nil {
 		_ = f.Close()
-		return logged, fmt.Errorf("append to the run's history %s: %w", path, err)
+		return logged, nil, fmt.Errorf("append to the run's history %s: %w", path, err)
 	}
-	_, werr := f.Write(buf.Bytes())
-	if werr == nil {
-		werr = f.Sync()
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		_ = f.Close()
+		return logged, nil, fmt.Errorf("append to the run's history %s: %w", path, err)
 	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return logged, fmt.Errorf("append to the run's history %s: %w", path, werr)
-	}
-	return next, nil
+	return next, func() error {
+		werr := f.Sync()
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("append to the run's history %s: %w", path, werr)
+		}
+		return nil
+	}, nil
 }
 
 // endTornLine ends a last line a crash left half-written, so the next entry

@@ -221,11 +221,15 @@ func (s Store) Save(st *State) error {
 		return fmt.Errorf("save state %s: %w", st.Name, err)
 	}
 	// The history first: a state file never counts entries its log lacks.
+	// The log's sync runs while the state file's data is written and synced
+	// (two flushes of the disk at once, not one after the other), and the
+	// state file is replaced only once both are done.
 	logged := st.Logged
 	pos := st
+	w := positionWriter(st.Status.Ended())
 	if st.RunID != "" {
 		var err error
-		logged, err = appendHistory(s.historyPath(st), st, st.Status.Ended())
+		logged, w.Meanwhile, err = writeHistory(s.historyPath(st), st, st.Status.Ended())
 		if err != nil {
 			return fmt.Errorf("save state %s: %w", st.Name, err)
 		}
@@ -233,13 +237,16 @@ func (s Store) Save(st *State) error {
 		pos = &p
 	}
 	data, err := json.MarshalIndent(pos, "", "  ")
+	if err == nil {
+		err = EnsureDir(s.StateDir())
+	}
 	if err != nil {
+		if w.Meanwhile != nil {
+			_ = w.Meanwhile() // the log's file is closed; its entries are appended again by the next save
+		}
 		return fmt.Errorf("save state %s: %w", st.Name, err)
 	}
-	if err := EnsureDir(s.StateDir()); err != nil {
-		return fmt.Errorf("save state %s: %w", st.Name, err)
-	}
-	if err := positionWriter(st.Status.Ended()).WriteFile(s.StatePath(st.Name), append(data, '\n'), FilePerm); err != nil {
+	if err := w.WriteFile(s.StatePath(st.Name), append(data, '\n'), FilePerm); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
 	st.Logged = logged
