@@ -242,7 +242,17 @@ func (s *Session) Run(ctx context.Context) (loop.Outcome, error) {
 	}
 	s.told = nil
 	env := s.local(ctx, runDir, events)
-	defer env.Close()
+	defer func() {
+		// The ledger's last sync (in env.Close) and the events' (in their
+		// Close, which the defer above makes again, a no-op) at once: two
+		// flushes of the disk overlap instead of following each other.
+		closed := make(chan struct{})
+		go func() { defer close(closed); env.Close() }()
+		if events != nil {
+			_ = events.Close()
+		}
+		<-closed
+	}()
 	ended := false // the loop's last save ended the session
 	env.Store = runStore{store: s.store, runDir: runDir, now: s.pr.Now, ended: &ended}
 	w := s.watch(runDir)
