@@ -199,6 +199,19 @@ func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 			return fmt.Errorf("issue %s: commit the run's work on its branch %s: %w%s", r.ref, r.branch, err, r.kept())
 		}
 	}
+	if link.PR != 0 {
+		// A continuation's: its pull request may have been merged or closed
+		// while it ran, and a push then would open a second one. Its work
+		// stays committed on the branch, which is kept.
+		ps, err := r.f.PRStatus(ctx, r.ref.Repo, link.PR)
+		if err != nil {
+			return forgeFailure(err, r.ref.Host, fmt.Sprintf("read pull request #%d of issue %s before pushing to it", link.PR, r.ref), r.kept())
+		}
+		if s := ps.PR.State; s == forge.PRMerged || s == forge.PRClosed {
+			_, _, err := r.ended(ctx, st, s, ps.PR.HeadSHA)
+			return err
+		}
+	}
 	if left := gitx.ConflictMarkers(r.wt, link.Conflicts); len(left) > 0 {
 		return fmt.Errorf("issue %s: %s still %s conflict markers of the merge agentloop made for its pull request: not pushed; resolve them in %s, then run the same command again%s",
 			r.ref, strings.Join(left, ", "), map[bool]string{true: "holds", false: "hold"}[len(left) == 1], RelPath(r.repo, r.wt), r.kept())

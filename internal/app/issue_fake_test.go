@@ -435,8 +435,9 @@ func newIssueCase(t *testing.T, ends ...state.Status) *issueCase {
 	c := &issueCase{repo: repo, remote: remote, f: newFakeForge(ref), out: &bytes.Buffer{}}
 	stateDir := filepath.Join(repo, ".agentloop")
 	c.eng = &fakeEngine{t: t, stateDir: stateDir, ends: ends}
-	c.f.head = func(branch string) string {
-		return gitIn(t, remote, "rev-parse", "--verify", "-q", "refs/heads/"+branch)
+	c.f.head = func(branch string) string { // "": none, or the remote gone
+		out, _ := exec.Command("git", "-C", remote, "rev-parse", "--verify", "-q", "refs/heads/"+branch).Output()
+		return strings.TrimSpace(string(out))
 	}
 	c.opts = IssueOptions{
 		Ref:   "acme/tool#7",

@@ -129,7 +129,8 @@ func (r *issueRun) askPR(ctx context.Context, st *state.State, key, body, what s
 func (r *issueRun) ended(ctx context.Context, st *state.State, how forge.PRState, head string) (Outcome, bool, error) {
 	first := st.Issue.Ended == ""
 	if first {
-		if err := r.record(ctx, func(i *state.Issue) { i.Ended = string(how) }); err != nil {
+		// A continuation under way is over too: its work, not pushed, is kept on the branch.
+		if err := r.record(ctx, func(i *state.Issue) { i.Ended, i.Fixing, i.Conflicts = string(how), "", nil }); err != nil {
 			return Outcome{}, false, err
 		}
 	}

@@ -519,3 +519,46 @@ func TestIssuePRCapAcceptAndAbort(t *testing.T) {
 		})
 	}
 }
+
+// A pull request merged while its continuation runs: the continuation's
+// work is committed on the branch but not pushed, no second pull request
+// is opened, the run ends as a merged one does (done, said), and the
+// branch holding the work the pull request has not is kept, and said.
+func TestIssuePRMergedDuringContinuation(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.opened(t)
+	c.f.check("lint", "failure", "FAIL")
+	pushed := c.remoteHead(t)
+	c.eng.during = func(func(func(*state.State))) {
+		c.f.mu.Lock()
+		c.f.prs[0].State = forge.PRMerged
+		c.f.issue.Open = false // Closes #7
+		c.f.mu.Unlock()
+	}
+	out, err := c.run(t)
+	if err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 1 {
+		t.Fatalf("merged during the continuation: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+	if c.remoteHead(t) != pushed || c.f.opened != 1 || len(c.f.prs) != 1 {
+		t.Errorf("pushed %v, %d OpenPR calls, %d pull requests: the merged pull request's branch was pushed to, or a second opened", c.remoteHead(t) != pushed, c.f.opened, len(c.f.prs))
+	}
+	tip := gitx.BranchCommit(t.Context(), c.repo, "agentloop/issue/7")
+	if tip == "" || tip == pushed || !strings.Contains(gitIn(t, c.repo, "show", tip+":fix.txt"), "segment 2") {
+		t.Errorf("the continuation's work is not kept on the branch (at %s)", tip)
+	}
+	if !strings.Contains(c.out.String(), "was merged: the run issue-7 is over; its branch agentloop/issue/7 has commits the pull request has not and is kept") {
+		t.Errorf("not said:\n%s", c.out)
+	}
+	if st := c.state(t); st.Issue.Ended != "merged" || st.Issue.Fixing != "" {
+		t.Errorf("the run's record: %+v", st.Issue)
+	}
+	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:done"}) {
+		t.Errorf("labels %v", got)
+	}
+	// Again: over, nothing written, nothing run.
+	edits, posted := c.f.edits, c.f.posted
+	if _, err := c.run(t); err != nil || c.f.edits != edits || c.f.posted != posted || len(c.eng.resumes) != 1 || c.f.opened != 1 {
+		t.Errorf("again: %v; %d edits (was %d), %d resumes, %d OpenPR calls\n%s", err, c.f.edits, edits, len(c.eng.resumes), c.f.opened, c.out)
+	}
+}
