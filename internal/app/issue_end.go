@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -235,10 +236,15 @@ func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 	if err := r.record(ctx, func(i *state.Issue) { i.PR, i.PRURL, i.Fixing, i.Conflicts = pr.Number, pr.URL, "", nil }); err != nil {
 		return err
 	}
-	if err := r.label(ctx, []string{r.labels.Done}, []string{r.labels.Running, r.labels.NeedsYou, r.labels.Queued}); err != nil {
+	add, remove, shown, note := r.labels.Done, r.labels.NeedsYou, "done", ""
+	if strings.HasPrefix(link.AskedFor, "pr/") {
+		// A question over another failure's cap still waits for a person.
+		add, remove, shown, note = r.labels.NeedsYou, r.labels.Done, "needs you", "Needs you: "+cmp.Or(r.askedURL, "the question above")
+	}
+	if err := r.label(ctx, []string{add}, []string{r.labels.Running, remove, r.labels.Queued}); err != nil {
 		return err
 	}
-	r.shown.state, r.shown.claim.State, r.shown.pr, r.shown.note = "done", "done", pr.URL, ""
+	r.shown.state, r.shown.claim.State, r.shown.pr, r.shown.note = shown, "done", pr.URL, note
 	if err := r.edit(ctx); err != nil {
 		return err
 	}

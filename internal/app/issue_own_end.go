@@ -43,12 +43,16 @@ func (r *issueRun) overCap(ctx context.Context, st *state.State, ev prEvidence, 
 // ev asked (kind "": none, or not asked yet); the commands of people who
 // cannot write are counted ([issueRun.answer]).
 func (r *issueRun) capAnswer(ctx context.Context, link state.Issue, ev prEvidence, n int) (issueAnswer, error) {
-	if link.AskedFor != capKey(link.PR, ev.key, n) {
+	if !r.asks(link, capKey(link.PR, ev.key, n)) {
 		return issueAnswer{}, nil
 	}
 	a, _, err := r.answer(ctx, link)
 	return a, err
 }
+
+// asks reports whether the question named key waits for its answer on
+// the issue.
+func (r *issueRun) asks(link state.Issue, key string) bool { return link.AskedFor == key }
 
 // capSettled does what a writer's /agentloop accept or abort asks of a
 // pull request over a cap: accept leaves it as it is, this failure not

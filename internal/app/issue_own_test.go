@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -561,4 +562,77 @@ func TestIssuePRMergedDuringContinuation(t *testing.T) {
 	if _, err := c.run(t); err != nil || c.f.edits != edits || c.f.posted != posted || len(c.eng.resumes) != 1 || c.f.opened != 1 {
 		t.Errorf("again: %v; %d edits (was %d), %d resumes, %d OpenPR calls\n%s", err, c.f.edits, edits, len(c.eng.resumes), c.f.opened, c.out)
 	}
+}
+
+// A failing check over its cap starves no other class of failure: a
+// writer's review asking for changes after the check was accepted as it
+// is, or while its question waits, is acted on (a continuation given the
+// review, not the check); the question still waits, and the labels say so.
+func TestIssuePRCappedCheckStarvesNoReview(t *testing.T) {
+	t.Parallel()
+	review := func(c *issueCase, id int64) {
+		c.f.mu.Lock()
+		c.f.reviews = append(c.f.reviews, forge.Review{ID: id, Author: "maint", Trusted: true, State: "CHANGES_REQUESTED", Body: fmt.Sprintf("Rename it (review %d).", id)})
+		c.f.mu.Unlock()
+	}
+	t.Run("accepted", func(t *testing.T) {
+		t.Parallel()
+		c := newIssueCase(t, state.StatusSucceeded)
+		c.overCap(t)
+		c.f.say("maint", true, "/agentloop accept")
+		if out, err := c.run(t); err != nil || !out.Chosen {
+			t.Fatalf("accept: %+v, %v\n%s", out, err, c.out)
+		}
+		c.f.check("lint", "failure", "FAIL still") // on the same head: still accepted
+		review(c, 910)
+		out, err := c.run(t)
+		if err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 2 {
+			t.Fatalf("a review after the accepted check: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+		}
+		if g := c.eng.resumes[1].Guidance; !strings.Contains(g, "Rename it (review 910).") || strings.Contains(g, "lint") {
+			t.Errorf("the continuation is given:\n%s", g)
+		}
+		if st := c.state(t); st.Issue.Fixes["review"] != 1 || st.Issue.Reviewed != 910 {
+			t.Errorf("the run's record: %+v", st.Issue)
+		}
+		if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:done"}) {
+			t.Errorf("labels %v", got)
+		}
+	})
+	t.Run("asked", func(t *testing.T) {
+		t.Parallel()
+		c := newIssueCase(t, state.StatusSucceeded)
+		asked := c.overCap(t)
+		review(c, 911)
+		out, err := c.run(t)
+		if err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 2 {
+			t.Fatalf("a review while the question waits: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+		}
+		if g := c.eng.resumes[1].Guidance; !strings.Contains(g, "Rename it (review 911).") || strings.Contains(g, "lint") {
+			t.Errorf("the continuation is given:\n%s", g)
+		}
+		if st := c.state(t); st.Issue.Asked != asked.ID || st.Issue.Fixes["review"] != 1 {
+			t.Errorf("the question no longer waits: %+v", st.Issue)
+		}
+		if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:needs-you"}) {
+			t.Errorf("labels %v", got)
+		}
+		if p := c.f.marked("progress")[0].Body; !strings.Contains(p, "Needs you: "+asked.URL) {
+			t.Errorf("progress:\n%s", p)
+		}
+		// Red on the new head: the same question waits, not asked again.
+		c.f.check("lint", "failure", "FAIL again")
+		posted := c.f.posted
+		if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 2 || c.f.posted != posted {
+			t.Errorf("the check still red: %+v, %v, %d resumes, %d comments (was %d)\n%s", out, err, len(c.eng.resumes), c.f.posted, posted, c.out)
+		}
+		// The writer's guidance for the check is then taken.
+		c.f.say("maint", true, "/agentloop guide Silence the rule.")
+		if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 3 || !strings.Contains(c.eng.resumes[2].Guidance, "Silence the rule.") {
+			t.Errorf("the guidance: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+		}
+		if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:done"}) {
+			t.Errorf("labels %v", got)
+		}
+	})
 }
