@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -79,7 +80,7 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 			if err := r.label(ctx, []string{r.labels.Done}, []string{r.labels.NeedsYou}); err != nil {
 				return Outcome{}, false, err
 			}
-			if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor, i.Accepted = 0, "", "" }); err != nil {
+			if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor, i.Carried, i.Accepted = 0, "", "", "" }); err != nil {
 				return Outcome{}, false, err
 			}
 			r.shown.note = ""
@@ -98,9 +99,10 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		done, limit int
 		chosen      bool
 		guided      issueAnswer
+		guidedKey   string
 		capped      *prEvidence // the first over its cap, neither accepted nor answered
 		cappedDone  int
-		waits       bool // the question over a cap asked is of a failure still there
+		waiting     string // the question over a cap asked, of a failure still there
 		accepted    []string
 	)
 	for _, e := range evs {
@@ -121,12 +123,14 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 			if capped == nil {
 				capped, cappedDone = &e, n
 			}
-			waits = waits || r.asks(link, capKey(link.PR, e.key, n))
+			if k := capKey(link.PR, e.key, n); r.asks(link, k) {
+				waiting = k
+			}
 			continue
 		case a.kind != IssueGuide:
 			return r.capSettled(ctx, st, e, n, a)
 		}
-		ev, done, limit, chosen, guided = e, n, l+r.allowance(e.class), true, a
+		ev, done, limit, chosen, guided, guidedKey = e, n, l+r.allowance(e.class), true, a, capKey(link.PR, e.key, n)
 		break
 	}
 	if !chosen {
@@ -142,7 +146,7 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		ev.guidance += answered
 	}
 	if ev.class == fixConflict && !r.states.mergesHere() {
-		return r.conflictElsewhere(ctx, st, ev, ps.PR.HeadSHA)
+		return r.conflictElsewhere(ctx, st, ev, ps.PR.HeadSHA, cmp.Or(waiting, guidedKey))
 	}
 	if head := ps.PR.HeadSHA; head != "" {
 		if tip := gitx.CommitOf(ctx, r.repo, "refs/heads/"+r.branch); tip != head && !gitx.IsAncestor(ctx, r.repo, head, tip) {
@@ -150,7 +154,13 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 			body := fmt.Sprintf("**agentloop needs you.** On the pull request %s, %s, but its branch `%s` has commits agentloop's copy of it has not (someone pushed to it), and a continuation's push would replace them. agentloop does not push over them.\n\n"+
 				"The options:\n- fix it yourself on the branch `%s`\n- close the pull request; a new run of the issue starts afresh\n", link.PRURL, ev.what, r.branch, r.branch)
 			say := fmt.Sprintf("its branch %s has commits pushed by someone else, which agentloop does not push over", r.branch)
-			return r.askPR(ctx, st, fmt.Sprintf("pr/%d/pushed/%s", link.PR, head), body, ev.what+"; "+say)
+			carry := cmp.Or(waiting, guidedKey)
+			if guided.kind != "" {
+				body += fmt.Sprintf("\n%s's guidance for the question before is kept: agentloop goes on with it once it can push to the branch again.\n", guided.by)
+				say += fmt.Sprintf("; %s's guidance is kept for then", guided.by)
+			}
+			body += r.carried(carry)
+			return r.askPR(ctx, st, fmt.Sprintf("pr/%d/pushed/%s", link.PR, head), carry, body, ev.what+"; "+say)
 		}
 	}
 	if err := r.intake(ctx); err != nil { // the pull request's title, when it is updated
@@ -179,10 +189,14 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 			}
 			i.Granted[ev.key]++
 		}
-		if guided.kind != "" || strings.HasPrefix(i.AskedFor, "pr/") && !waits {
+		switch {
+		case guided.kind != "" || strings.HasPrefix(i.AskedFor, "pr/") && waiting == "":
 			// Answered, or asked of what is no longer there (a failure mended,
 			// the branch no longer pushed to by someone else): not waited for.
-			i.Asked, i.AskedFor = 0, ""
+			i.Asked, i.AskedFor, i.Carried = 0, "", ""
+		case i.Carried != "":
+			// The question that carried it is answered by the push going on.
+			i.AskedFor, i.Carried = i.Carried, ""
 		}
 		i.Fixes[ev.key]++
 		i.Fixing = ev.key
@@ -277,6 +291,15 @@ func (r *issueRun) evidence(ps forge.PRStatus, link state.Issue) []prEvidence {
 			guidance: "Reviewers who may write to the repository asked for changes on the pull request of this branch; make them:\n" + b.String()})
 	}
 	return evs
+}
+
+// carried is what a question about the pull request says of the question
+// over a cap it carries (key, "": none): still open, its answer taken.
+func (r *issueRun) carried(key string) string {
+	if key == "" {
+		return ""
+	}
+	return fmt.Sprintf("\nThe question agentloop asked before about the pull request (%s) still stands: the first `/agentloop guide`, `accept` or `abort` of a person who may write after it, before this comment or after, answers it.\n", cmp.Or(r.askedURL, "above"))
 }
 
 // quoted is text as a Markdown quote.

@@ -36,7 +36,7 @@ func (r *issueRun) overCap(ctx context.Context, st *state.State, ev prEvidence, 
 		"Then `agentloop run --issue %s`, or serve, takes the answer.\n",
 		st.Issue.PRURL, ev.what, n, pluralize(n, "continuation"), capped, r.branch, r.ref, each, pluralize(each, "continuation"), r.ref)
 	say := fmt.Sprintf("the cap of %d %s for it is reached", n, pluralize(n, "continuation"))
-	return r.askPR(ctx, st, capKey(st.Issue.PR, ev.key, n), body, ev.what+", and "+say)
+	return r.askPR(ctx, st, capKey(st.Issue.PR, ev.key, n), "", body, ev.what+", and "+say)
 }
 
 // capAnswer is a writer's answer to the question the cap of the failure
@@ -52,7 +52,9 @@ func (r *issueRun) capAnswer(ctx context.Context, link state.Issue, ev prEvidenc
 
 // asks reports whether the question named key waits for its answer on
 // the issue.
-func (r *issueRun) asks(link state.Issue, key string) bool { return link.AskedFor == key }
+func (r *issueRun) asks(link state.Issue, key string) bool {
+	return link.AskedFor == key || link.Carried == key
+}
 
 // capSettled does what a writer's /agentloop accept or abort asks of a
 // pull request over a cap: accept leaves it as it is, this failure not
@@ -66,7 +68,7 @@ func (r *issueRun) capSettled(ctx context.Context, st *state.State, ev prEvidenc
 		r.shown.state, r.shown.claim.State = "stopped", "stopped"
 	}
 	if err := r.record(ctx, func(i *state.Issue) {
-		i.Asked, i.AskedFor = 0, ""
+		i.Asked, i.AskedFor, i.Carried = 0, "", ""
 		if a.abort {
 			i.Ended = endedAborted
 		} else {
@@ -96,9 +98,11 @@ const endedAborted = "aborted"
 
 // askPR asks a person on the issue about its pull request, once for key
 // (a restart finds the comment), instead of pushing: the labels say it
-// needs a person, and the run's exit is an escalation's.
-func (r *issueRun) askPR(ctx context.Context, st *state.State, key, body, what string) (Outcome, bool, error) {
-	if st.Issue.AskedFor == key {
+// needs a person, and the run's exit is an escalation's. carry is the
+// question over a cap that still waits ("": none), which the new one
+// carries ([state.Issue.Carried]): its answer is not lost.
+func (r *issueRun) askPR(ctx context.Context, st *state.State, key, carry, body, what string) (Outcome, bool, error) {
+	if r.asks(*st.Issue, key) {
 		if r.ignored == 0 {
 			fmt.Fprintf(r.out, "Issue %s: pull request %s: %s: still waiting for a person on the issue\n", r.ref, st.Issue.PRURL, what)
 			return Outcome{Status: state.StatusEscalated}, false, nil
@@ -111,7 +115,12 @@ func (r *issueRun) askPR(ctx context.Context, st *state.State, key, body, what s
 	if err != nil {
 		return Outcome{}, false, err
 	}
-	if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor = id, key }); err != nil {
+	if err := r.record(ctx, func(i *state.Issue) {
+		i.AskedFor, i.Carried = key, carry
+		if carry == "" {
+			i.Asked = id
+		}
+	}); err != nil {
 		return Outcome{}, false, err
 	}
 	if err := r.label(ctx, []string{r.labels.NeedsYou}, []string{r.labels.Running, r.labels.Done}); err != nil {

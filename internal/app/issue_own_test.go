@@ -636,3 +636,55 @@ func TestIssuePRCappedCheckStarvesNoReview(t *testing.T) {
 		}
 	})
 }
+
+// A writer's guidance for a question over a cap is not lost when someone
+// else pushes to the pull request's branch before agentloop goes on with
+// it: the question that asks about their push carries the earlier one
+// (says so, and that the guidance is kept), the run waits; once the
+// branch is agentloop's to push again, the continuation goes on with the
+// guidance at once, nothing asked again.
+func TestIssuePRPushedCarriesCapQuestion(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	asked := c.overCap(t)
+	pushed := c.remoteHead(t)
+	c.f.say("maint", true, "/agentloop guide Silence the rule for generated files only.")
+	other := filepath.Join(t.TempDir(), "other")
+	gitIn(t, filepath.Dir(other), "clone", "-q", "-b", "agentloop/issue/7", c.remote, other)
+	if err := os.WriteFile(filepath.Join(other, "mine.txt"), []byte("a maintainer's try\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, other, "add", "-A")
+	gitIn(t, other, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a maintainer's try")
+	gitIn(t, other, "push", "-q", "origin", "agentloop/issue/7")
+	c.f.check("lint", "failure", "FAIL on their commit")
+	for i := range 2 {
+		if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 1 {
+			t.Fatalf("pushed by someone else (%d): %+v, %v, %d resumes\n%s", i, out, err, len(c.eng.resumes), c.out)
+		}
+	}
+	esc := c.f.marked("escalation")
+	if len(esc) != 2 || !strings.Contains(esc[1].Body, "someone pushed to it") || !strings.Contains(esc[1].Body, "maint's guidance for the question before is kept") ||
+		!strings.Contains(esc[1].Body, "The question agentloop asked before about the pull request ("+asked.URL+") still stands") {
+		t.Fatalf("escalations: %+v", esc)
+	}
+	if st := c.state(t); st.Issue.Asked != asked.ID || !strings.Contains(st.Issue.AskedFor, "/pushed/") || st.Issue.Carried != "pr/50/check_lint/1" {
+		t.Errorf("the run's record: %+v", st.Issue)
+	}
+	// They take their commit back: the guidance is taken at once.
+	gitIn(t, other, "push", "-q", "-f", "origin", pushed+":refs/heads/agentloop/issue/7")
+	posted := c.f.posted
+	out, err := c.run(t)
+	if err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 2 || c.f.posted != posted {
+		t.Fatalf("the branch agentloop's again: %+v, %v, %d resumes, %d comments (was %d)\n%s", out, err, len(c.eng.resumes), c.f.posted, posted, c.out)
+	}
+	if g := c.eng.resumes[1].Guidance; !strings.Contains(g, "Silence the rule for generated files only.") {
+		t.Errorf("the continuation is given:\n%s", g)
+	}
+	if st := c.state(t); st.Issue.Granted["check lint"] != 1 || st.Issue.AskedFor != "" || st.Issue.Carried != "" || st.Issue.Asked != 0 {
+		t.Errorf("the run's record: %+v", st.Issue)
+	}
+	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:done"}) {
+		t.Errorf("labels %v", got)
+	}
+}

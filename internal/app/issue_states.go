@@ -144,8 +144,9 @@ func (l localIssues) owning(context.Context) []*state.State {
 // request's head, to merge the base of its conflicting pull request: the run's continuation on a fleet goes on
 // from its last checkpoint, on a worker that may hold another clone, not
 // from a merge made in this clone's worktree.
-func (r *issueRun) conflictElsewhere(ctx context.Context, st *state.State, ev prEvidence, head string) (Outcome, bool, error) {
+func (r *issueRun) conflictElsewhere(ctx context.Context, st *state.State, ev prEvidence, head, carry string) (Outcome, bool, error) {
 	body := fmt.Sprintf("**agentloop needs you.** The pull request %s conflicts with its base (%s). Its run is on a Temporal fleet, whose continuation goes on from the run's last checkpoint on a worker, not from a merge made here, so agentloop does not merge it.\n\n"+
 		"The options:\n- merge the base into the branch `%s` yourself (the checks and reviews after that are still agentloop's to answer)\n- close the pull request; a new run of the issue starts afresh\n", st.Issue.PRURL, ev.what, r.branch)
-	return r.askPR(ctx, st, fmt.Sprintf("pr/%d/conflict-fleet/%s", st.Issue.PR, head), body, ev.what+"; a conflict is merged by a person for a run on the fleet")
+	body += r.carried(carry)
+	return r.askPR(ctx, st, fmt.Sprintf("pr/%d/conflict-fleet/%s", st.Issue.PR, head), carry, body, ev.what+"; a conflict is merged by a person for a run on the fleet")
 }

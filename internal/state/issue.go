@@ -21,6 +21,10 @@ type Issue struct {
 	// asked once.
 	Asked    int64  `json:"asked,omitempty"`
 	AskedFor string `json:"asked_for,omitempty"`
+	// Carried is the question over a cap a later question about the pull
+	// request (its branch pushed to by someone else) carries: Asked stays
+	// its comment, and a writer's answer after it is still taken for it.
+	Carried string `json:"carried,omitempty"`
 	// PR is the pull request opened from Branch.
 	PR    int    `json:"pr,omitempty"`
 	PRURL string `json:"pr_url,omitempty"`
