@@ -62,6 +62,12 @@ type IssueOptions struct {
 	// run's state is read for it (0: 1s).
 	ProgressEvery, Poll time.Duration
 	Verbose, JSON       bool
+	// unchanged says serve found the issue changed by no one but this
+	// agentloop since its run's last write on it: a question's answer is
+	// not read again. memo is serve's memory of its issues' runs (nil: run
+	// --issue), for a line said at each poll to be said once.
+	unchanged bool
+	memo      *issueMemo
 }
 
 // DefaultProgressEvery is the least time between two edits of an issue's

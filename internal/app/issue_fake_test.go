@@ -57,6 +57,7 @@ type fakeForge struct {
 	conflict bool
 	statuses int
 	lists    int // Issues calls
+	reads    int // Comments calls
 }
 
 const bot = "agentloop-bot"
@@ -128,6 +129,7 @@ func (f *fakeForge) Comments(context.Context, forge.IssueRef) ([]forge.Comment, 
 	if err := f.failing("Comments"); err != nil {
 		return nil, err
 	}
+	f.reads++
 	return slices.Clone(f.comments), nil
 }
 

@@ -41,9 +41,12 @@ func (r *issueRun) overCap(ctx context.Context, st *state.State, ev prEvidence, 
 
 // capAnswer is a writer's answer to the question the cap of the failure
 // ev asked (kind "": none, or not asked yet); the commands of people who
-// cannot write are counted ([issueRun.answer]).
+// cannot write are counted ([issueRun.answer]). Serve having found the
+// issue changed by no one but agentloop since it last read it, none is
+// read: a person's comment takes the issue again. A question carried by
+// another may have its answer read already, waiting for the other: read.
 func (r *issueRun) capAnswer(ctx context.Context, link state.Issue, ev prEvidence, n int) (issueAnswer, error) {
-	if !r.asks(link, capKey(link.PR, ev.key, n)) {
+	if !r.asks(link, capKey(link.PR, ev.key, n)) || r.o.unchanged && link.Carried == "" {
 		return issueAnswer{}, nil
 	}
 	a, _, err := r.answer(ctx, link)
@@ -104,7 +107,9 @@ const endedAborted = "aborted"
 func (r *issueRun) askPR(ctx context.Context, st *state.State, key, carry, body, what string) (Outcome, bool, error) {
 	if r.asks(*st.Issue, key) {
 		if r.ignored == 0 {
-			fmt.Fprintf(r.out, "Issue %s: pull request %s: %s: still waiting for a person on the issue\n", r.ref, st.Issue.PRURL, what)
+			if r.o.memo == nil || r.o.memo.waiting(r.ref, key) {
+				fmt.Fprintf(r.out, "Issue %s: pull request %s: %s: still waiting for a person on the issue\n", r.ref, st.Issue.PRURL, what)
+			}
 			return Outcome{Status: state.StatusEscalated}, false, nil
 		}
 		fmt.Fprintf(r.out, "Issue %s: pull request %s: %d /agentloop %s by people who cannot write to the repository ignored; still waiting for a person on the issue\n", r.ref, st.Issue.PRURL, r.ignored, pluralize(r.ignored, "command"))

@@ -41,6 +41,12 @@ type ServeOptions struct {
 	// newer than heard, not agentloop's, is a person's. Nil: every change
 	// counts.
 	Wrote func(forge.IssueRef) (at time.Time, heard int64)
+	// Quiet, when set, is told at each poll which waiting issues serve found
+	// changed by no one but this agentloop since its last write on them, as
+	// the list of waiting issues holds them now: a run of one (for its pull
+	// request) need not read its comments again for an answer, since a
+	// person's change takes it again.
+	Quiet func(map[forge.IssueRef]bool)
 	// Every is the wait between polls (0: [DefaultServeEvery]). After a poll that
 	// failed the wait doubles, up to MaxWait (0: 15 minutes), and falls
 	// back to Every after one that did not.
@@ -144,6 +150,9 @@ type server struct {
 	listed  []forge.Issue // the last list that changed
 	waiting []forge.Issue // the last list of Waiting that changed
 	seen    map[forge.IssueRef]time.Time
+	// nobody are the waiting issues found changed by no one but this
+	// agentloop, at their updated_at then.
+	nobody map[forge.IssueRef]time.Time
 	// blocked are the issues found blocked by an open issue whose list
 	// counted their open blockers, with that count: such an issue is not
 	// read again while the count stays the same.
@@ -159,6 +168,7 @@ type retry struct {
 func newServer(f forge.Forge, o ServeOptions, run IssueRunner) *server {
 	s := &server{f: f, o: o, run: run, log: o.Log, now: o.Now, sleep: o.Sleep, every: o.Every, maxWait: o.MaxWait,
 		running: map[forge.IssueRef]bool{}, retry: map[forge.IssueRef]retry{}, seen: map[forge.IssueRef]time.Time{},
+		nobody:  map[forge.IssueRef]time.Time{},
 		blocked: map[forge.IssueRef]int{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/config"
@@ -88,6 +90,7 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 	if err != nil {
 		return ServeStats{}, err
 	}
+	memo := newIssueMemo()
 	fmt.Fprintf(out, "Serving the issues of %s with %s, every %s; Ctrl-C stops after the runs under way\n", q.Repo, text, cmp.Or(o.Every, DefaultServeEvery))
 	run := func(ctx context.Context, is forge.Issue) error {
 		p, err := resolve()
@@ -99,18 +102,12 @@ func ServeIssues(ctx context.Context, eng IssueEngine, pr Process, o ServeIssues
 			// Recorded as the run's own, for its resume and a fleet's worker.
 			p.Args = append(slices.Clone(p.Args), "--max-cost="+strconv.FormatFloat(c, 'g', -1, 64))
 		}
-		res, err := RunIssue(ctx, eng, pr, IssueOptions{Ref: is.Ref.String(), Plan: p, Server: o.Server, Configure: o.Configure,
-			Forge: func(context.Context, forge.Repo, config.GitHubApp) (forge.Forge, error) { return f, nil }, Remote: remote, Verbose: o.Verbose, JSON: o.JSON})
-		if err != nil {
-			fmt.Fprintf(out, "Issue %s: %v\n", is.Ref, err)
-			return err
-		}
-		if res.Status != "" {
-			fmt.Fprintf(out, "Issue %s: its run is %s\n", is.Ref, res.Status)
-		}
-		return nil
+		io := IssueOptions{Ref: is.Ref.String(), Plan: p, Server: o.Server, Configure: o.Configure,
+			Forge: func(context.Context, forge.Repo, config.GitHubApp) (forge.Forge, error) { return f, nil }, Remote: remote, Verbose: o.Verbose, JSON: o.JSON}
+		return memo.run(is.Ref, io, out, func(io IssueOptions) (Outcome, error) { return RunIssue(ctx, eng, pr, io) })
 	}
 	so := issueServeOptions(ctx, q, labels, states)
+	so.Quiet = memo.quietNow
 	so.Every, so.MaxWait, so.Parallel, so.Once, so.Log = o.Every, o.MaxWait, o.Parallel, o.Once, o.Log
 	return Serve(ctx, f, so, run)
 }
@@ -152,6 +149,79 @@ func ownedIssues(ctx context.Context, states issueStates, repo forge.Repo) []for
 		}
 	}
 	return out
+}
+
+// issueMemo is what serve remembers of its issues for their runs between
+// polls: the waiting issues changed by no one but this agentloop since its
+// last write ([ServeOptions.Quiet]), whose runs read no comment for an
+// answer, and the question each run last said it still waits for, said
+// once. Both follow the issues serve watches, not the time it runs.
+type issueMemo struct {
+	mu    sync.Mutex
+	quiet map[forge.IssueRef]bool
+	said  map[forge.IssueRef]string
+	// hushed are the runs under way that said nothing new.
+	hushed map[forge.IssueRef]bool
+}
+
+func newIssueMemo() *issueMemo {
+	return &issueMemo{said: map[forge.IssueRef]string{}, hushed: map[forge.IssueRef]bool{}}
+}
+
+func (m *issueMemo) quietNow(q map[forge.IssueRef]bool) {
+	m.mu.Lock()
+	m.quiet = q
+	m.mu.Unlock()
+}
+
+// run runs the issue ref with o as serve does (run: [RunIssue]), with
+// what m knows of it, and says how its run is, unless it said nothing new.
+func (m *issueMemo) run(ref forge.IssueRef, o IssueOptions, out io.Writer, run func(IssueOptions) (Outcome, error)) error {
+	res, err := run(m.options(ref, o))
+	hushed := m.ran(ref, res.Status)
+	if err != nil {
+		fmt.Fprintf(out, "Issue %s: %v\n", ref, err)
+		return err
+	}
+	if res.Status != "" && !hushed {
+		fmt.Fprintf(out, "Issue %s: its run is %s\n", ref, res.Status)
+	}
+	return nil
+}
+
+// options are o for the run of ref, with what serve knows of it.
+func (m *issueMemo) options(ref forge.IssueRef, o IssueOptions) IssueOptions {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o.unchanged, o.memo = m.quiet[ref], m
+	delete(m.hushed, ref)
+	return o
+}
+
+// waiting reports whether the run of ref is to say that it still waits
+// for the question key: not when it said so last.
+func (m *issueMemo) waiting(ref forge.IssueRef, key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.said[ref] == key {
+		m.hushed[ref] = true
+		return false
+	}
+	m.said[ref] = key
+	return true
+}
+
+// ran notes the end of the run of ref, which ended as status: whether it
+// said nothing new. One that waits no more is forgotten.
+func (m *issueMemo) ran(ref forge.IssueRef, status state.Status) (hushed bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	hushed = m.hushed[ref]
+	delete(m.hushed, ref)
+	if status != state.StatusEscalated {
+		delete(m.said, ref)
+	}
+	return hushed
 }
 
 // continuationLeft reports whether st is of an issue's run with a

@@ -54,10 +54,26 @@ func (s *server) poll(ctx context.Context) error {
 		}
 		s.mu.Lock()
 		s.seen[is.Ref] = is.UpdatedAt
+		if person {
+			delete(s.nobody, is.Ref)
+		} else {
+			s.nobody[is.Ref] = is.UpdatedAt
+		}
 		s.mu.Unlock()
 		if person {
 			answered = append(answered, is.Ref)
 		}
+	}
+	if s.o.Quiet != nil {
+		quiet := map[forge.IssueRef]bool{}
+		s.mu.Lock()
+		for _, is := range s.waiting {
+			if at, ok := s.nobody[is.Ref]; ok && at.Equal(is.UpdatedAt) {
+				quiet[is.Ref] = true
+			}
+		}
+		s.mu.Unlock()
+		s.o.Quiet(quiet)
 	}
 	if own {
 		for _, ref := range s.o.Owned() {
@@ -137,6 +153,11 @@ func (s *server) prune() {
 	for ref := range s.seen {
 		if !in[ref] {
 			delete(s.seen, ref)
+		}
+	}
+	for ref := range s.nobody {
+		if !in[ref] {
+			delete(s.nobody, ref)
 		}
 	}
 	for ref := range s.blocked {

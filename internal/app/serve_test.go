@@ -491,20 +491,23 @@ func (c *issueCase) serveParallel(t *testing.T, polls, parallel int) ServeStats 
 	t.Helper()
 	store := state.Store{Root: filepath.Join(c.repo, ".agentloop")}
 	o := issueServeOptions(t.Context(), forge.Query{Repo: c.f.issue.Ref.Repo, Labels: []string{"agentloop"}}, config.DefaultIssueLabels, localIssues{store: store})
-	o.Now, o.Parallel = func() time.Time { return epoch }, parallel
+	clock := epoch // a minute on at each poll, as serve's sleep
+	o.Now, o.Parallel = func() time.Time { return clock }, parallel
+	memo := newIssueMemo() // as ServeIssues keeps it
+	o.Quiet = memo.quietNow
 	s := newServer(c.f, o, func(ctx context.Context, is forge.Issue) error {
 		io := c.opts
 		io.Ref, io.Plan = is.Ref.String(), c.plan()
 		pr := testProcess(c.repo)
 		pr.Stderr = c.out
-		_, err := RunIssue(ctx, c.eng, pr, io)
-		return err
+		return memo.run(is.Ref, io, c.out, func(io IssueOptions) (Outcome, error) { return RunIssue(ctx, c.eng, pr, io) })
 	})
 	for range polls {
 		if err := s.poll(t.Context()); err != nil {
 			t.Fatalf("poll: %v", err)
 		}
 		s.wg.Wait()
+		clock = clock.Add(s.every)
 	}
 	return s.result()
 }
@@ -595,5 +598,37 @@ func TestServeTakesAWritersAnswerOverACap(t *testing.T) {
 	}
 	if !strings.Contains(c.eng.resumes[1].Guidance, "Silence the rule for generated files only.") || c.f.opened != opened+1 || !slices.Equal(c.f.labelSet(), []string{"agentloop:done"}) {
 		t.Errorf("a writer's answer: given %q, %d OpenPR calls (was %d), labels %v", c.eng.resumes[1].Guidance, c.f.opened, opened, c.f.labelSet())
+	}
+}
+
+// TestServeWaitsQuietlyOverACap: while a question over a cap waits and no
+// one but agentloop changed the issue, serve's looks at the pull request
+// read its state and nothing of the issue (no comment read for an
+// answer), and say once that it waits, not at each look; a writer's
+// answer then is taken at the next poll.
+func TestServeWaitsQuietlyOverACap(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.overCap(t)
+	reads, statuses, edits := c.f.reads, c.f.statuses, c.f.edits
+	c.out.Reset()
+	if st := c.serve(t, 11); st.Owned != 3 || len(c.eng.resumes) != 1 { // the pull request looked at on polls 1, 6 and 11
+		t.Fatalf("waiting: %+v, %d resumes\n%s", st, len(c.eng.resumes), c.out)
+	}
+	if c.f.statuses != statuses+3 || c.f.edits != edits {
+		t.Errorf("waiting: %d reads of the pull request (was %d), %d edits (was %d)", c.f.statuses, statuses, c.f.edits, edits)
+	}
+	if c.f.reads > reads+1 { // at most once, to tell a person's change from its own in its last write's second
+		t.Errorf("waiting: the issue's comments read %d times in 11 polls", c.f.reads-reads)
+	}
+	if n := strings.Count(c.out.String(), "still waiting for a person on the issue"); n != 1 {
+		t.Errorf("the waiting line said %d times, want once:\n%s", n, c.out)
+	}
+	if n := strings.Count(c.out.String(), "its run is escalated"); n != 1 {
+		t.Errorf("its run's status said %d times, want once:\n%s", n, c.out)
+	}
+	c.f.say("maint", true, "/agentloop guide Silence the rule for generated files only.")
+	if st := c.serve(t, 1); st.Started != 1 || len(c.eng.resumes) != 2 || !strings.Contains(c.eng.resumes[1].Guidance, "Silence the rule") {
+		t.Errorf("a writer's answer: %+v, %d resumes\n%s", st, len(c.eng.resumes), c.out)
 	}
 }
