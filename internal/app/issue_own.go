@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -105,13 +106,20 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		waiting     string // the question over a cap asked, of a failure still there
 		accepted    []string
 	)
+	// The questions accepted of failures still there, each at the count it was accepted at.
+	var stillAccepted []string
+	for _, e := range evs {
+		if k := capKey(link.PR, e.key, link.Fixes[e.key]); slices.Contains(strings.Fields(link.Accepted), k) {
+			stillAccepted = append(stillAccepted, k)
+		}
+	}
 	for _, e := range evs {
 		n, l := link.Fixes[e.key], r.capOf(e.class)+link.Granted[e.key]*r.allowance(e.class) // each writer's guidance over the cap gave a new allowance
 		if n < l {
 			ev, done, limit, chosen = e, n, l, true
 			break
 		}
-		if link.Accepted == capKey(link.PR, e.key, n) {
+		if slices.Contains(stillAccepted, capKey(link.PR, e.key, n)) {
 			accepted = append(accepted, e.what)
 			continue
 		}
@@ -198,6 +206,7 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 			// The question that carried it is answered by the push going on.
 			i.AskedFor, i.Carried = i.Carried, ""
 		}
+		i.Accepted = strings.Join(stillAccepted, " ") // one mended is asked about again when it comes back
 		i.Fixes[ev.key]++
 		i.Fixing = ev.key
 		i.Reviewed, i.Commented = max(i.Reviewed, ev.reviewed), max(i.Commented, ev.commented)

@@ -75,7 +75,7 @@ func (r *issueRun) capSettled(ctx context.Context, st *state.State, ev prEvidenc
 		if a.abort {
 			i.Ended = endedAborted
 		} else {
-			i.Accepted = key
+			i.Accepted = strings.TrimSpace(i.Accepted + " " + key)
 		}
 	}); err != nil {
 		return Outcome{}, false, err

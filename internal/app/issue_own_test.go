@@ -598,6 +598,46 @@ func TestIssuePRCappedCheckStarvesNoReview(t *testing.T) {
 		if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:done"}) {
 			t.Errorf("labels %v", got)
 		}
+		// The check red on the new head too, a review over its cap accepted
+		// as well: both stay accepted, neither asked about again.
+		c.f.check("lint", "failure", "FAIL still")
+		review(c, 912)
+		if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 2 {
+			t.Fatalf("a review over its cap: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+		}
+		c.f.say("maint", true, "/agentloop accept")
+		if out, err := c.run(t); err != nil || !out.Chosen {
+			t.Fatalf("accept the review: %+v, %v\n%s", out, err, c.out)
+		}
+		posted := c.f.posted
+		c.out.Reset()
+		if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || c.f.posted != posted || len(c.eng.resumes) != 2 ||
+			!strings.Contains(c.out.String(), "the check lint failed (failure); a reviewer asked for changes, and a person accepted it as it is: nothing to do") {
+			t.Errorf("both accepted: %+v, %v, %d comments (was %d), %d resumes\n%s", out, err, c.f.posted, posted, len(c.eng.resumes), c.out)
+		}
+	})
+	t.Run("mended", func(t *testing.T) {
+		t.Parallel()
+		c := newIssueCase(t, state.StatusSucceeded)
+		c.overCap(t)
+		c.f.say("maint", true, "/agentloop accept")
+		if out, err := c.run(t); err != nil || !out.Chosen {
+			t.Fatalf("accept: %+v, %v\n%s", out, err, c.out)
+		}
+		// Mended as a review comes: the acceptance goes with it.
+		c.f.check("lint", "success", "")
+		review(c, 910)
+		if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 2 {
+			t.Fatalf("a review as the check is mended: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+		}
+		if st := c.state(t); st.Issue.Accepted != "" {
+			t.Errorf("the run's record: accepted %q", st.Issue.Accepted)
+		}
+		// Red again: not taken as accepted, asked about (its question's comment, of the same count, found again).
+		c.f.check("lint", "failure", "FAIL again")
+		if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || !slices.Equal(c.f.labelSet(), []string{"agentloop:needs-you"}) {
+			t.Errorf("red again: %+v, %v, labels %v\n%s", out, err, c.f.labelSet(), c.out)
+		}
 	})
 	t.Run("asked", func(t *testing.T) {
 		t.Parallel()

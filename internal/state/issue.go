@@ -50,9 +50,9 @@ type Issue struct {
 	// writer's /agentloop abort ended agentloop's work on it ("aborted"):
 	// the run is over for good.
 	Ended string `json:"ended,omitempty"`
-	// Accepted is the question over a cap (AskedFor) a writer answered
-	// with /agentloop accept: that failure is not asked about or pushed
-	// for again, until it is mended.
+	// Accepted are the questions over a cap (AskedFor) writers answered
+	// with /agentloop accept, separated by spaces: those failures are not
+	// asked about or pushed for again, until they are mended.
 	Accepted string `json:"accepted,omitempty"`
 	// Wrote is when agentloop last wrote on the issue, by the forge's
 	// clock (its progress comment's last edit, which follows its every
