@@ -101,16 +101,21 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		chosen      bool
 		guided      issueAnswer
 		guidedKey   string
-		capped      *prEvidence // the first over its cap, neither accepted nor answered
+		capped      *prEvidence // over its cap, neither accepted nor answered: the one asked about, else the first
 		cappedDone  int
 		waiting     string // the question over a cap asked, of a failure still there
 		accepted    []string
 	)
-	// The questions accepted of failures still there, each at the count it was accepted at.
+	// The questions accepted of failures still there, each at the count it
+	// was accepted at, and the question asked of one still there.
 	var stillAccepted []string
 	for _, e := range evs {
-		if k := capKey(link.PR, e.key, link.Fixes[e.key]); slices.Contains(strings.Fields(link.Accepted), k) {
+		k := capKey(link.PR, e.key, link.Fixes[e.key])
+		if slices.Contains(strings.Fields(link.Accepted), k) {
 			stillAccepted = append(stillAccepted, k)
+		}
+		if r.asks(link, k) {
+			waiting = k
 		}
 	}
 	for _, e := range evs {
@@ -128,11 +133,11 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		case err != nil:
 			return Outcome{}, false, err
 		case a.kind == "":
-			if capped == nil {
+			// The question that waits is waited for; else the first over its cap is asked.
+			if capKey(link.PR, e.key, n) == waiting {
 				capped, cappedDone = &e, n
-			}
-			if k := capKey(link.PR, e.key, n); r.asks(link, k) {
-				waiting = k
+			} else if capped == nil {
+				capped, cappedDone = &e, n
 			}
 			continue
 		case a.kind != IssueGuide:

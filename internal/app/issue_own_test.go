@@ -616,6 +616,24 @@ func TestIssuePRCappedCheckStarvesNoReview(t *testing.T) {
 			t.Errorf("both accepted: %+v, %v, %d comments (was %d), %d resumes\n%s", out, err, c.f.posted, posted, len(c.eng.resumes), c.out)
 		}
 	})
+	t.Run("conflict", func(t *testing.T) {
+		t.Parallel()
+		c := newIssueCase(t, state.StatusSucceeded)
+		gitIn(t, c.repo, "push", "-q", "origin", "main")
+		asked := c.overCap(t)
+		c.f.mu.Lock()
+		c.f.conflict = true // a class before the check's
+		c.f.mu.Unlock()
+		if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 2 || !strings.Contains(c.eng.resumes[1].Guidance, "conflicted with its base") {
+			t.Fatalf("a conflict while the check's question waits: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+		}
+		if st := c.state(t); st.Issue.Asked != asked.ID || st.Issue.AskedFor != "pr/50/check_lint/1" {
+			t.Errorf("the check's question no longer waits: %+v", st.Issue)
+		}
+		if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:needs-you"}) {
+			t.Errorf("labels %v", got)
+		}
+	})
 	t.Run("mended", func(t *testing.T) {
 		t.Parallel()
 		c := newIssueCase(t, state.StatusSucceeded)
