@@ -52,6 +52,7 @@ func IssueCommand(body string) (kind, text string, ok bool) {
 
 // issueAnswer is a writer's answer to an escalation, read from a comment.
 type issueAnswer struct {
+	id            int64 // its comment
 	kind, by      string
 	guidance      string
 	accept, abort bool
@@ -85,7 +86,7 @@ func (r *issueRun) answer(ctx context.Context, link state.Issue) (issueAnswer, b
 			r.ignored++
 			continue
 		}
-		a := issueAnswer{kind: kind, by: c.Author, accept: kind == IssueAccept, abort: kind == IssueAbort}
+		a := issueAnswer{id: c.ID, kind: kind, by: c.Author, accept: kind == IssueAccept, abort: kind == IssueAbort}
 		if kind == IssueGuide {
 			a.guidance = text
 		}
@@ -109,7 +110,14 @@ func (r *issueRun) ask(ctx context.Context, st *state.State) error {
 		if err != nil {
 			return err
 		}
-		if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor = id, key }); err != nil {
+		if err := r.record(ctx, func(i *state.Issue) {
+			if strings.HasPrefix(i.AskedFor, "pr/") {
+				// A continuation's, while a question over a cap waits: carried,
+				// and asked again once this one is answered ([issueRun.loop]).
+				i.Carried = i.AskedFor
+			}
+			i.Asked, i.AskedFor = id, key
+		}); err != nil {
 			return err
 		}
 		r.shown.note = "Waiting for an answer: " + url

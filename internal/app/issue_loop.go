@@ -70,6 +70,14 @@ func (r *issueRun) loop(ctx context.Context, prev *state.State) (Outcome, error)
 		}
 		ro.Guidance, ro.Accept, ro.Abort = a.guidance, a.accept, a.abort
 		fmt.Fprintf(r.out, "Issue %s: %s answered the escalation (%s)\n", r.ref, a.by, a.kind)
+		if link.Carried != "" {
+			// The question over a cap it carried waits again, answered by a
+			// command after this answer, never by it.
+			if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor, i.Carried = a.id, i.Carried, "" }); err != nil {
+				return Outcome{}, err
+			}
+			r.askedURL = ""
+		}
 		if ro.Accept || ro.Abort {
 			out, err := r.eng.Resume(ctx, r.name, ro)
 			if err == nil {

@@ -746,3 +746,39 @@ func TestIssuePRPushedCarriesCapQuestion(t *testing.T) {
 		t.Errorf("labels %v", got)
 	}
 }
+
+// A continuation for another class, run while a question over a cap
+// waits, that escalates: its question carries the cap's; its answer goes
+// on with the continuation and is never taken as the cap question's,
+// which waits again (needs-you) for a command after it.
+func TestIssuePRContinuationEscalatesWhileCapQuestionWaits(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded, state.StatusSucceeded, state.StatusEscalated, state.StatusSucceeded)
+	c.overCap(t)
+	c.f.mu.Lock()
+	c.f.reviews = []forge.Review{{ID: 920, Author: "maint", Trusted: true, State: "CHANGES_REQUESTED", Body: "Rename it."}}
+	c.f.mu.Unlock()
+	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 2 {
+		t.Fatalf("the review's continuation escalates: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+	if st := c.state(t); st.Issue.Carried != "pr/50/check_lint/1" {
+		t.Errorf("the escalation does not carry the cap's question: %+v", st.Issue)
+	}
+	c.f.say("maint", true, "/agentloop guide Return an error.")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 3 || c.eng.resumes[2].Guidance != "Return an error." {
+		t.Fatalf("the escalation answered: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:needs-you"}) {
+		t.Errorf("labels %v: the cap's question no longer waits", got)
+	}
+	c.f.check("lint", "failure", "FAIL on the new head")
+	for i := range 2 {
+		if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 3 {
+			t.Fatalf("look %d: %+v, %v, %d resumes: the escalation's answer taken for the cap's question\n%s", i, out, err, len(c.eng.resumes), c.out)
+		}
+	}
+	c.f.say("maint", true, "/agentloop guide Silence the rule.")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 4 || !strings.Contains(c.eng.resumes[3].Guidance, "Silence the rule.") {
+		t.Errorf("the cap's question answered: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+}

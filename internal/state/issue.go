@@ -21,9 +21,11 @@ type Issue struct {
 	// asked once.
 	Asked    int64  `json:"asked,omitempty"`
 	AskedFor string `json:"asked_for,omitempty"`
-	// Carried is the question over a cap a later question about the pull
-	// request (its branch pushed to by someone else) carries: Asked stays
-	// its comment, and a writer's answer after it is still taken for it.
+	// Carried is the question over a cap a later question carries: one
+	// about the pull request (its branch pushed to by someone else), Asked
+	// staying the cap question's comment, a writer's answer after it still
+	// taken for it; or a continuation's escalation, the cap question waiting
+	// again once it is answered, for a command after that answer.
 	Carried string `json:"carried,omitempty"`
 	// PR is the pull request opened from Branch.
 	PR    int    `json:"pr,omitempty"`
