@@ -146,6 +146,24 @@ func RunIssue(ctx context.Context, eng IssueEngine, pr Process, o IssueOptions) 
 		}
 		return r.after(ctx, out)
 	}
+	if prev != nil && prev.Issue.PR != 0 && (prev.Issue.Fixing != "" || prev.Issue.Ended == string(forge.PRMerged) || prev.Issue.Ended == string(forge.PRClosed)) {
+		// A continuation left (killed): its pull request merged or closed
+		// since (the issue closed with it) ends the run, not the issue's read.
+		how, head := forge.PRState(prev.Issue.Ended), ""
+		if how == "" {
+			ps, err := r.f.PRStatus(ctx, r.ref.Repo, prev.Issue.PR)
+			if err != nil {
+				return Outcome{}, forgeFailure(err, r.ref.Host, fmt.Sprintf("read pull request #%d of issue %s", prev.Issue.PR, r.ref), r.kept())
+			}
+			how, head = ps.PR.State, ps.PR.HeadSHA
+		}
+		if how == forge.PRMerged || how == forge.PRClosed {
+			r.showOwned(prev)
+			_, _, err := r.ended(ctx, prev, how, head)
+			// The run succeeded before its pull request asked for the continuation: over as it is.
+			return Outcome{Status: state.StatusSucceeded}, err
+		}
+	}
 	if err := r.intake(ctx); err != nil {
 		return Outcome{}, err
 	}

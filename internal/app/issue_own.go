@@ -56,10 +56,7 @@ type prEvidence struct {
 // is for [issueRun.after] (the push and the pull request's new receipt).
 func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn bool, err error) {
 	link := *st.Issue
-	r.shown.comment = link.Comment
-	r.shown.fill(st, r.states)
-	r.shown.claim = claimMark{Run: r.name, ID: st.RunID, By: r.claimant(), State: "done"}
-	r.shown.state, r.shown.pr = "done", link.PRURL
+	r.showOwned(st)
 	if link.Ended == endedAborted {
 		fmt.Fprintf(r.out, "Issue %s: pull request %s: agentloop's work on it was stopped (/agentloop abort): nothing to do\n", r.ref, link.PRURL)
 		return Outcome{Status: st.Status}, false, nil
@@ -237,6 +234,15 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 	ro := ResumeOptions{Server: r.o.Server, Configure: r.o.Configure, Verbose: r.o.Verbose, JSON: r.o.JSON, Guidance: ev.guidance, Reopen: true}
 	out, err = r.following(ctx, func(ctx context.Context) (Outcome, error) { return r.eng.Resume(ctx, r.name, ro) })
 	return out, err == nil && out.Status != "", err
+}
+
+// showOwned is what the progress comment says of the run of st, which
+// owns its pull request: done.
+func (r *issueRun) showOwned(st *state.State) {
+	r.shown.comment = st.Issue.Comment
+	r.shown.fill(st, r.states)
+	r.shown.claim = claimMark{Run: r.name, ID: st.RunID, By: r.claimant(), State: "done"}
+	r.shown.state, r.shown.pr = "done", st.Issue.PRURL
 }
 
 // capOf is the configured cap of a class of failure.

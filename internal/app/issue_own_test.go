@@ -782,3 +782,35 @@ func TestIssuePRContinuationEscalatesWhileCapQuestionWaits(t *testing.T) {
 		t.Errorf("the cap's question answered: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
 	}
 }
+
+// A continuation killed, its pull request merged before the command runs
+// again (the issue closed with it): the run ends as a merged one does,
+// nothing resumed, pushed or opened, instead of refusing the closed issue.
+func TestIssuePRMergedAfterContinuationKilled(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.opened(t)
+	c.f.check("lint", "failure", "FAIL")
+	c.eng.kill = true
+	if _, err := c.run(t); err == nil {
+		t.Fatal("the killed continuation returned no error")
+	}
+	c.f.mu.Lock()
+	c.f.prs[0].State = forge.PRMerged
+	c.f.issue.Open = false
+	c.f.mu.Unlock()
+	out, err := c.run(t)
+	if err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 1 || c.f.opened != 1 {
+		t.Fatalf("merged after the kill: %+v, %v, %d resumes, %d OpenPR calls\n%s", out, err, len(c.eng.resumes), c.f.opened, c.out)
+	}
+	if st := c.state(t); st.Issue.Ended != "merged" || st.Issue.Fixing != "" {
+		t.Errorf("the run's record: %+v", st.Issue)
+	}
+	if p := c.f.marked("progress"); len(p) != 1 || !strings.Contains(p[0].Body, "was merged: the run is over") {
+		t.Errorf("progress comment: %+v", p)
+	}
+	edits := c.f.edits
+	if _, err := c.run(t); err != nil || c.f.edits != edits || len(c.eng.resumes) != 1 {
+		t.Errorf("again: %v, %d edits (was %d)", err, c.f.edits, edits)
+	}
+}
