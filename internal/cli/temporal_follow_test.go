@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/temporal"
 	"github.com/agentloop/agentloop/internal/testenv"
 )
 
@@ -72,6 +73,14 @@ func TestTemporalRunDetachThenFollow(t *testing.T) {
 			t.Errorf("follow green showed no %q:\n%s\n%s", want, r.stdout, r.stderr)
 		}
 	}
+	// stuck is followed once it waits for a person: its needs-you was
+	// recorded before any follower, whose to send it was none's. (One that
+	// escalates while followed is the follower's to tell, as it should.)
+	c := dialTest(t, addr)
+	waitFor(t, "stuck to wait for a person", func() bool {
+		v, _, err := temporal.Find(t.Context(), c, "stuck", repoID(repo))
+		return err == nil && v.Waiting
+	})
 	stdout, stderr, err := run("follow", "stuck", "--engine", "temporal", "--notify", url)
 	if ExitCode(err) != ExitEscalated {
 		t.Errorf("follow stuck: exit %d (%v), want %d\n%s\n%s", ExitCode(err), err, ExitEscalated, stdout, stderr)
