@@ -85,12 +85,14 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 	if !o.EngineAsked {
 		marked, _ = p.store.Engines()
 	}
+	records := issueRecords(o.StateDir)
 	for _, n := range o.Names {
 		if err := runname.Check(n); err != nil {
 			return nil, err
 		}
 		_, theirs := marked[n]
-		found := slices.Contains(graphs, n) || slices.ContainsFunc(states, func(s *state.State) bool { return s.Name == n }) ||
+		_, recorded := records[n]
+		found := recorded || slices.Contains(graphs, n) || slices.ContainsFunc(states, func(s *state.State) bool { return s.Name == n }) ||
 			slices.ContainsFunc(o.Engine, func(r state.EngineRun) bool { return r.Name == n }) || theirs
 		if !found {
 			return nil, fmt.Errorf("no run or task graph named %q in %s; 'agentloop status' lists them", n, o.StateDir)
@@ -109,6 +111,9 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 		case p.store.Owned(st.Name):
 			fate[st.Name] = fateLive
 			p.Keep = append(p.Keep, CleanItem{Kind: "run", Name: st.Name, Note: "running: a live process owns it"})
+		case prOpen(st.Issue):
+			fate[st.Name] = fateKeep
+			p.Keep = append(p.Keep, CleanItem{Kind: "run", Name: st.Name, Note: ownsPR(st.Issue)})
 		case resumable(st.Status) && !o.All && !named(st.Name):
 			fate[st.Name] = fateKeep
 			p.Keep = append(p.Keep, CleanItem{Kind: "run", Name: st.Name, Note: fmt.Sprintf(
@@ -119,8 +124,9 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 				paths: []string{p.store.StatePath(st.Name), filepath.Join(p.store.StateDir(), st.Name+".lock"), p.store.LivePath(st.Name), p.store.QueueDir(st.Name), filepath.Join(o.StateDir, "runs", st.Name)}})
 		}
 	}
-	p.planEngine(o, fate, current, named)
+	p.planEngine(o, fate, current, named, records)
 	p.planMarked(marked, fate)
+	p.planIssues(o, fate, records)
 	p.planRunFolders(o.StateDir, fate, current)
 	if p.repo != "" {
 		refs, err := gitx.Refs(ctx, p.repo, "refs/agentloop/")
@@ -148,7 +154,7 @@ func PlanClean(ctx context.Context, o CleanOptions) (*CleanPlan, error) {
 // planEngine adds the fates of the engine's runs that have no state here. A
 // name several engine runs have (of other repositories) takes the fate that
 // keeps most, and each of their run IDs is current.
-func (p *CleanPlan) planEngine(o CleanOptions, fate map[string]runFate, current map[string]map[string]bool, named func(string) bool) {
+func (p *CleanPlan) planEngine(o CleanOptions, fate map[string]runFate, current map[string]map[string]bool, named func(string) bool, records map[string]issueRecord) {
 	local := maps.Clone(fate)
 	engine := map[string]runFate{}
 	status := map[string]state.Status{}
@@ -160,7 +166,7 @@ func (p *CleanPlan) planEngine(o CleanOptions, fate map[string]runFate, current 
 		switch {
 		case r.Live:
 			f = fateLive
-		case resumable(r.Status) && !o.All && !named(r.Name):
+		case prOpen(records[r.Name].rec), resumable(r.Status) && !o.All && !named(r.Name):
 			f = fateKeep
 		}
 		if old, ok := engine[r.Name]; !ok || f > old {
@@ -177,8 +183,11 @@ func (p *CleanPlan) planEngine(o CleanOptions, fate map[string]runFate, current 
 		case fateLive:
 			p.Keep = append(p.Keep, CleanItem{Kind: "run", Name: name, Note: "running, or waiting for a person, on the engine's server"})
 		case fateKeep:
-			p.Keep = append(p.Keep, CleanItem{Kind: "run", Name: name, Note: fmt.Sprintf(
-				"%s on the engine's server and may be resumed; 'agentloop clean --force %s' or --all removes what it left here", status[name], name)})
+			note := fmt.Sprintf("%s on the engine's server and may be resumed; 'agentloop clean --force %s' or --all removes what it left here", status[name], name)
+			if rec := records[name].rec; prOpen(rec) {
+				note = ownsPR(rec)
+			}
+			p.Keep = append(p.Keep, CleanItem{Kind: "run", Name: name, Note: note})
 		default:
 			if dir := filepath.Join(o.StateDir, "runs", name); exists(dir) {
 				p.Remove = append(p.Remove, CleanItem{Kind: "run folder", Name: p.rel(dir), Note: string(status[name]) + " on the engine's server", paths: []string{dir}})

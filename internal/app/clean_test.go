@@ -1,10 +1,12 @@
 package app
 
 import (
+	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/state"
@@ -221,5 +223,110 @@ func TestCleanMarkedRuns(t *testing.T) {
 				t.Errorf("marked after the clean: %q, want %q", got, tt.marked)
 			}
 		})
+	}
+}
+
+// TestCleanIssueRecords: the issue records a fleet's runs keep in the state
+// folder (issues/NAME.json) are weighed as their runs: one goes once its
+// issue is done (its pull request merged or closed, or agentloop's work on
+// it stopped), with its run when that ended, or when its run is gone from
+// the server; one whose run is live or whose pull request is open is kept,
+// with what its run left here (its worktree), even with --all. Unasked, the
+// server's runs are not known: a record keeps its run whole unless its issue
+// is done. A local run's state whose pull request is open is kept too.
+func TestCleanIssueRecords(t *testing.T) {
+	t.Parallel()
+	records := map[string]state.Issue{
+		"issue-1": {Ref: "acme/tool#1", PR: 11, PRURL: "https://example.test/pull/11", Ended: "merged"},
+		"issue-2": {Ref: "acme/tool#2", PR: 12, PRURL: "https://example.test/pull/12"},
+		"issue-3": {Ref: "acme/tool#3"},
+		"issue-4": {Ref: "acme/tool#4"},
+		"issue-5": {Ref: "acme/tool#5"},
+		"issue-6": {Ref: "acme/tool#6", PR: 16, Ended: "aborted"},
+	}
+	engine := []state.EngineRun{
+		{Name: "issue-1", RunID: "r1", Status: state.StatusCompleted},
+		{Name: "issue-2", RunID: "r1", Status: state.StatusCompleted},
+		{Name: "issue-4", RunID: "r1", Live: true},
+		{Name: "issue-5", RunID: "r1", Status: state.StatusCompleted},
+		{Name: "issue-6", RunID: "r1", Status: state.StatusCompleted},
+	}
+	rec := func(n string) string { return "issue record .agentloop/issues/" + n + ".json" }
+	for _, tt := range []struct {
+		name         string
+		o            CleanOptions
+		remove, keep []string
+	}{
+		{name: "asked", o: CleanOptions{EngineAsked: true, Engine: engine},
+			remove: []string{rec("issue-1"), rec("issue-3"), rec("issue-5"), rec("issue-6"), "run folder .agentloop/runs/issue-1", "worktree .agentloop/worktrees/issue/1"},
+			keep:   []string{rec("issue-2"), "run issue-2", "run issue-4", "run local-pr", "worktree .agentloop/worktrees/issue/2"}},
+		{name: "asked, all", o: CleanOptions{EngineAsked: true, Engine: engine, All: true},
+			remove: []string{rec("issue-1"), rec("issue-3"), rec("issue-5"), rec("issue-6"), "run folder .agentloop/runs/issue-1", "worktree .agentloop/worktrees/issue/1"},
+			keep:   []string{rec("issue-2"), "run issue-2", "run issue-4", "run local-pr", "worktree .agentloop/worktrees/issue/2"}},
+		{name: "not asked", o: CleanOptions{},
+			remove: []string{rec("issue-1"), rec("issue-6"), "run folder .agentloop/runs/issue-1", "worktree .agentloop/worktrees/issue/1"},
+			keep:   []string{rec("issue-2"), "run issue-3", "run issue-4", "run issue-5", "run local-pr"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := filepath.Join(t.TempDir(), ".agentloop")
+			for n, r := range records {
+				writeRecord(t, root, n, r)
+			}
+			for _, d := range []string{"runs/issue-1/r1", "runs/issue-2/r1", "worktrees/issue/1", "worktrees/issue/2"} {
+				if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			local := &state.State{Version: state.StateVersion, Name: "local-pr", RunID: "r1", Status: state.StatusSucceeded, Issue: &state.Issue{Ref: "acme/tool#7", PR: 17, PRURL: "https://example.test/pull/17"}}
+			if err := (state.Store{Root: root}).Save(local); err != nil {
+				t.Fatal(err)
+			}
+			o := tt.o
+			o.StateDir = root
+			p, err := PlanClean(t.Context(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(p.Remove); !slices.Equal(got, tt.remove) {
+				t.Errorf("remove %q, want %q", got, tt.remove)
+			}
+			if got := names(p.Keep); !slices.Equal(got, tt.keep) {
+				t.Errorf("keep %q, want %q", got, tt.keep)
+			}
+			if _, err := p.Apply(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range tt.keep {
+				if n, ok := strings.CutPrefix(it, "issue record .agentloop/issues/"); ok {
+					if _, err := os.Stat(filepath.Join(root, "issues", n)); err != nil {
+						t.Errorf("%s removed", it)
+					}
+				}
+			}
+			for _, it := range tt.remove {
+				if n, ok := strings.CutPrefix(it, "issue record .agentloop/issues/"); ok {
+					if _, err := os.Stat(filepath.Join(root, "issues", n)); err == nil {
+						t.Errorf("%s left", it)
+					}
+				}
+			}
+		})
+	}
+}
+
+// writeRecord keeps the issue record rec of the run name in the state
+// folder root, as a fleet's run keeps it.
+func writeRecord(t *testing.T, root, name string, rec state.Issue) {
+	t.Helper()
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "issues"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(issueRecordPath(root, name), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -48,25 +48,10 @@ type fleetIssues struct {
 	root string
 }
 
-func (l fleetIssues) path(name string) string {
-	return filepath.Join(l.root, "issues", name+".json")
-}
+func (l fleetIssues) path(name string) string { return issueRecordPath(l.root, name) }
 
 // read is the issue record of the run name; nil when there is none.
-func (l fleetIssues) read(name string) (*state.Issue, error) {
-	b, err := os.ReadFile(l.path(name))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var i state.Issue
-	if err := json.Unmarshal(b, &i); err != nil {
-		return nil, fmt.Errorf("read the issue record %s: %w; remove it to start the issue's record afresh", l.path(name), err)
-	}
-	return &i, nil
-}
+func (l fleetIssues) read(name string) (*state.Issue, error) { return readIssueRecord(l.path(name)) }
 
 func (l fleetIssues) write(name string, i *state.Issue) error {
 	b, err := json.MarshalIndent(i, "", "  ")

@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/agentloop/agentloop/internal/decision"
@@ -150,3 +152,30 @@ func (r *issueRun) conflictElsewhere(ctx context.Context, st *state.State, ev pr
 	body += r.carried(carry)
 	return r.askPR(ctx, st, fmt.Sprintf("pr/%d/conflict-fleet/%s", st.Issue.PR, head), carry, body, ev.what+"; a conflict is merged by a person for a run on the fleet")
 }
+
+// issueRecordPath is where the state folder root keeps the issue record of
+// the run name when its state is not there (a fleet's run: [fleetIssues]).
+func issueRecordPath(root, name string) string {
+	return filepath.Join(root, "issues", name+".json")
+}
+
+// readIssueRecord is the issue record at path; nil when there is none.
+func readIssueRecord(path string) (*state.Issue, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var i state.Issue
+	if err := json.Unmarshal(b, &i); err != nil {
+		return nil, fmt.Errorf("read the issue record %s: %w; remove it to start the issue's record afresh", path, err)
+	}
+	return &i, nil
+}
+
+// prOpen reports whether the issue record rec holds a pull request that is
+// open as far as agentloop knows: its run owns it until it is merged or
+// closed.
+func prOpen(rec *state.Issue) bool { return rec != nil && rec.PR != 0 && rec.Ended == "" }
