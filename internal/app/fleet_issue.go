@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentloop/agentloop/internal/decision"
 	"github.com/agentloop/agentloop/internal/engine"
@@ -72,6 +73,11 @@ func (l fleetIssues) view(ctx context.Context, name string) (temporal.View, erro
 	return v, err
 }
 
+// load: a run of the name that ended, of which this clone keeps no issue
+// record (another clone's, or one whose record clean removed once its issue
+// was done), is no run of the issue here: the issue's run starts afresh, as
+// on the local engine once clean removed the run's state. One that goes on
+// or waits is another agentloop's ([fleetIssues.notIssues]).
 func (l fleetIssues) load(ctx context.Context, name string) (*state.State, error) {
 	v, err := l.view(ctx, name)
 	if err != nil {
@@ -84,7 +90,32 @@ func (l fleetIssues) load(ctx context.Context, name string) (*state.State, error
 	if st.Issue, err = l.read(name); err != nil {
 		return nil, err
 	}
+	if st.Issue == nil && !v.Waiting && st.Status.Ended() {
+		return nil, fmt.Errorf("%w: run %s ended, and no issue record of it is in %s", state.ErrNotFound, name, l.path(name))
+	}
 	return &st, nil
+}
+
+// notIssues: the run goes on (or waits) under this clone's identity on the
+// server, its issue record kept elsewhere: in the clone that started it,
+// which shares this one's identity (a copy of it with its state folder, or
+// a clone at the same path on a machine of the same name; [temporal.RepoID]),
+// or in this one until the record was removed. The run's state names the
+// worktree it works in, not who started it.
+func (l fleetIssues) notIssues(st *state.State) string {
+	from := ""
+	if st.WorkDir != "" {
+		from = ", working in " + st.WorkDir
+	}
+	what := "goes on"
+	if st.Status == state.StatusEscalated {
+		what = "waits for a person"
+	}
+	return fmt.Sprintf("its run %s %s on %s (run ID %s, started %s%s), but this clone keeps no issue record of it (%s): "+
+		"another clone's agentloop started it, and that one follows it and writes on the issue. "+
+		"Run the issue from that clone ('agentloop run --issue' there, which also takes a writer's answer from the issue); "+
+		"once the run has ended, run --issue here starts the issue afresh",
+		st.Name, what, l.f.Where(), st.RunID, st.StartedAt.Local().Format(time.DateTime), from, l.path(st.Name))
 }
 
 func (l fleetIssues) begin(_ context.Context, name string, rec state.Issue) error {

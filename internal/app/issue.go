@@ -137,7 +137,7 @@ func RunIssue(ctx context.Context, eng IssueEngine, pr Process, o IssueOptions) 
 	case err != nil:
 		return Outcome{}, fmt.Errorf("issue %s: read the state of its run %s: %w", r.ref, r.name, err)
 	case prev.Issue == nil:
-		return Outcome{}, &UsageError{Err: fmt.Errorf("issue %s: a run named %s that is not an issue's is in %s; remove it ('agentloop clean %s') or run the issue from another clone", r.ref, r.name, r.store.Root, r.name)}
+		return Outcome{}, &UsageError{Err: fmt.Errorf("issue %s: %s", r.ref, r.states.notIssues(prev))}
 	}
 	if owning(prev) { // its pull request is open: what it asks, before the issue (closed once it is merged)
 		out, goOn, err := r.own(ctx, prev)

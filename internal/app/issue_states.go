@@ -30,6 +30,9 @@ type issueStates interface {
 	// record changes the issue record of the run name (seed when it has
 	// none yet).
 	record(ctx context.Context, name string, seed state.Issue, change func(*state.Issue)) error
+	// notIssues says what the run of st, found with no issue record here,
+	// is, and what to do: this clone cannot take it as the issue's.
+	notIssues(st *state.State) string
 	// live is the iteration and phase of the run name under way (ok
 	// false: not known here).
 	live(name string) (iteration int, phase string, ok bool)
@@ -79,6 +82,10 @@ func (l localIssues) load(_ context.Context, name string) (*state.State, error) 
 		err = nil
 	}
 	return st, err
+}
+
+func (l localIssues) notIssues(st *state.State) string {
+	return fmt.Sprintf("a run named %s that is not an issue's is in %s; remove it ('agentloop clean %s') or run the issue from another clone", st.Name, l.store.Root, st.Name)
 }
 
 // begin: the run's session keeps the record with the run's first state.

@@ -7,12 +7,14 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/app"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/forge"
 	"github.com/agentloop/agentloop/internal/forge/ghdouble"
@@ -57,11 +59,67 @@ func issueOnFleet(t *testing.T, addr, plan string, elsewhere bool) (d *ghdouble.
 			t.Errorf("the GitHub double answered what GitHub's description does not allow: %s", v)
 		}
 	})
-	open := func(_ context.Context, repo forge.Repo, _ config.GitHubApp) (forge.Forge, error) {
+	run = cliOnWith(t, addr, repo, func(dp *Deps) { dp.Forge = doubleForge(d) }, workerArgs...)
+	return d, repo, remote, run
+}
+
+// doubleForge opens the GitHub double d as agentloop-bot.
+func doubleForge(d *ghdouble.Server) app.OpenForge {
+	return func(_ context.Context, repo forge.Repo, _ config.GitHubApp) (forge.Forge, error) {
 		return github.New(github.Options{Host: repo.Host, Token: "tok", Transport: d.Client().Transport})
 	}
-	run = cliOnWith(t, addr, repo, func(dp *Deps) { dp.Forge = open }, workerArgs...)
-	return d, repo, remote, run
+}
+
+// TestTemporalIssueOfAnotherClone: run --issue --engine temporal in a clone
+// that shares the identity of the clone whose run of the issue waits on the
+// fleet (a copy of it) but keeps no issue record of it says that the run is
+// another clone's agentloop's, where it works and what to do, and writes
+// nothing on the issue. Once that run has ended, the issue is no run of this
+// clone's: run --issue takes it afresh, and the other agentloop's claim,
+// still live, says that it was taken.
+func TestTemporalIssueOfAnotherClone(t *testing.T) {
+	addr := testenv.TemporalServer(t)
+	d, repo, _, run := issueOnFleet(t, addr, "[*]\nprint nothing to do\n", false)
+	d.AddIssue("acme/tool", ghdouble.Issue{Title: "Make the gate pass", Body: "Nobody knows how.", Author: "maint", Labels: []string{"agentloop"}})
+	ref := "https://" + d.Host() + "/acme/tool/issues/1"
+	if _, stderr, err := run(t.Context(), "run", "fix", "--issue", ref, "--engine", "temporal"); ExitCode(err) != ExitEscalated {
+		t.Fatalf("run --issue: exit %d (%v), want %d\n%s", ExitCode(err), err, ExitEscalated, stderr)
+	}
+	copied := filepath.Join(t.TempDir(), "copy")
+	if out, err := exec.Command("cp", "-a", repo, copied).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	if err := os.RemoveAll(filepath.Join(copied, ".agentloop", "issues")); err != nil {
+		t.Fatal(err)
+	}
+	there := cliOnWith(t, addr, copied, func(dp *Deps) { dp.Forge = doubleForge(d) })
+	written := len(bodies(t, d, 1, "agentloop-bot", ""))
+	stdout, stderr, err := there(t.Context(), "run", "fix", "--issue", ref, "--engine", "temporal")
+	said := stdout + stderr
+	if err != nil {
+		said += err.Error()
+	}
+	for _, want := range []string{"its run issue-1 waits for a person on the Temporal server", "this clone keeps no issue record of it",
+		"another clone's agentloop started it", "working in " + filepath.Join(repo, ".agentloop", "worktrees", "issue", "1"), "Run the issue from that clone"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("run --issue in the copy: exit %d, said no %q:\n%s", ExitCode(err), want, said)
+		}
+	}
+	if strings.Contains(said, "that is not an issue's") || ExitCode(err) != ExitUsage {
+		t.Errorf("run --issue in the copy: exit %d, want %d and the fleet's words:\n%s", ExitCode(err), ExitUsage, said)
+	}
+	if n := len(bodies(t, d, 1, "agentloop-bot", "")); n != written {
+		t.Errorf("the copy wrote on the issue: %d comments of agentloop's, want %d", n, written)
+	}
+
+	d.AddComment("acme/tool", 1, "maint", "/agentloop abort")
+	if _, stderr, err := run(t.Context(), "run", "fix", "--issue", ref, "--engine", "temporal"); err != nil && ExitCode(err) == ExitUsage {
+		t.Fatalf("run --issue with the abort: %v\n%s", err, stderr)
+	}
+	_, stderr, err = there(t.Context(), "run", "fix", "--issue", ref, "--engine", "temporal")
+	if err == nil || !strings.Contains(err.Error(), "another agentloop claimed the issue first") {
+		t.Errorf("run --issue in the copy once the run ended: %v\n%s\nwant the other agentloop's claim said", err, stderr)
+	}
 }
 
 // bodies are the bodies of the comments on issue n of the double by who
