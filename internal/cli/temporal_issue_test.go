@@ -250,9 +250,26 @@ func TestTemporalIssueRealServer(t *testing.T) {
 	if strings.Join(is.Labels, " ") != "agentloop:needs-you" {
 		t.Errorf("labels %v, want agentloop:needs-you", is.Labels)
 	}
+	// clean keeps the issue's record while its pull request is open, and
+	// removes it once its issue is done.
+	record := filepath.Join(repo, ".agentloop", "issues", "issue-1.json")
+	cleaned := func() bool {
+		t.Helper()
+		if stdout, stderr, err := run(t.Context(), "clean", "-f", "--engine", "temporal"); err != nil {
+			t.Fatalf("clean: %v\n%s\n%s", err, stdout, stderr)
+		}
+		_, err := os.Stat(record)
+		return err != nil
+	}
+	if cleaned() {
+		t.Errorf("clean removed the record of the issue whose pull request is open")
+	}
 	d.MergePR("acme/tool", prs[0].Number)
 	if _, stderr = issue(ExitOK); !strings.Contains(stderr, "was merged: the run issue-1 is over") {
 		t.Errorf("run --issue once merged said:\n%s\nwant the run over", stderr)
+	}
+	if !cleaned() {
+		t.Errorf("clean left the record of the issue whose pull request was merged")
 	}
 }
 
