@@ -271,6 +271,11 @@ func TestTemporalIssueRealServer(t *testing.T) {
 	if !cleaned() {
 		t.Errorf("clean left the record of the issue whose pull request was merged")
 	}
+	// Its record gone, the issue (still open) is taken afresh: a new run of
+	// the name, as on the local engine once clean removed the run's state.
+	if _, stderr = issue(ExitEscalated); !strings.Contains(stderr, "run issue-1 works on branch agentloop/issue/1") {
+		t.Errorf("run --issue once its record was cleaned said:\n%s\nwant a new run of the issue", stderr)
+	}
 }
 
 // TestTemporalServeElsewhereRealServer: serve --engine temporal takes a
