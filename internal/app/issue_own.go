@@ -131,9 +131,7 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 			return Outcome{}, false, err
 		case a.kind == "":
 			// The question that waits is waited for; else the first over its cap is asked.
-			if capKey(link.PR, e.key, n) == waiting {
-				capped, cappedDone = &e, n
-			} else if capped == nil {
+			if capped == nil || capKey(link.PR, e.key, n) == waiting {
 				capped, cappedDone = &e, n
 			}
 			continue
