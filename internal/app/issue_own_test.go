@@ -814,3 +814,36 @@ func TestIssuePRMergedAfterContinuationKilled(t *testing.T) {
 		t.Errorf("again: %v, %d edits (was %d)", err, c.f.edits, edits)
 	}
 }
+
+// Two failures over their caps: the one whose question waits is waited
+// for; the other, before it in order, is not asked about over it (its
+// question would take the first one's answer).
+func TestIssuePRWaitsForTheQuestionAsked(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.caps = config.IssueCaps{Check: 1, Review: 1, Conflict: 1}
+	c.opened(t)
+	c.f.check("lint", "failure", "FAIL")
+	if _, err := c.run(t); err != nil || len(c.eng.resumes) != 1 {
+		t.Fatalf("the check's continuation: %v, %d resumes\n%s", err, len(c.eng.resumes), c.out)
+	}
+	for i, id := range []int64{930, 931} {
+		c.f.mu.Lock()
+		c.f.reviews = append(c.f.reviews, forge.Review{ID: id, Author: "maint", Trusted: true, State: "CHANGES_REQUESTED", Body: "Rename it."})
+		c.f.mu.Unlock()
+		if _, err := c.run(t); err != nil || len(c.eng.resumes) != 2 {
+			t.Fatalf("review %d: %v, %d resumes\n%s", i, err, len(c.eng.resumes), c.out)
+		}
+	}
+	esc := c.f.marked("escalation")
+	if len(esc) != 1 || !strings.Contains(esc[0].Body, "a reviewer asked for changes") {
+		t.Fatalf("the review's question: %+v", esc)
+	}
+	c.f.check("lint", "failure", "FAIL again") // over its cap too, before the review in order
+	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.f.marked("escalation")) != 1 {
+		t.Errorf("both over their caps: %+v, %v, %d questions\n%s", out, err, len(c.f.marked("escalation")), c.out)
+	}
+	if st := c.state(t); st.Issue.Asked != esc[0].ID || st.Issue.AskedFor != "pr/50/review/1" {
+		t.Errorf("the review's question no longer waits: %+v", st.Issue)
+	}
+}
