@@ -3,9 +3,8 @@ package ledger
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"time"
-
-	"github.com/agentloop/agentloop/internal/state"
 )
 
 // The ledger's file only grows: a year of a user's loops is tens of
@@ -85,9 +84,30 @@ func (l *Ledger) writeCache() {
 	if err != nil {
 		return
 	}
-	if state.WriteFileVolatile(l.Path+CacheSuffix, data, 0o600) == nil {
+	if replaceVolatile(l.Path+CacheSuffix, data) == nil {
 		l.cacheOff = l.off
 	}
+}
+
+// replaceVolatile replaces path with data, a reader seeing the old content
+// or the new, neither made durable: a cache that a power loss may take
+// (the next process reads the whole ledger then).
+func replaceVolatile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }
 
 // zoneOf tells the time zone the periods' names are in: its name and, since
