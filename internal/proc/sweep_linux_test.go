@@ -390,33 +390,46 @@ func TestWatchdogWaits(t *testing.T) {
 	}
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "agentloop")
-	script := "#!/bin/sh\necho \"$0 $*\" >\"$(dirname \"$0\")/ran\"\ncat >>\"$(dirname \"$0\")/ran\"\n"
+	ran := filepath.Join(dir, "ran")
+	script := "#!/bin/sh\necho \"$*\" >" + ran + "\ncat >>" + ran + "\n"
 	if err := os.WriteFile(exe, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
 		name, said, want string
+		gone             bool // the binary removed before the watched process ends
 	}{
-		{"done", string(watchdogDone), ""},
-		{"died", "", exe + " " + WatchdogCommand + " 4242\n"},
-		{"another byte", "x", exe + " " + WatchdogCommand + " 4242\n"},
+		{"done", string(watchdogDone), "", false},
+		{"died", "", WatchdogCommand + " 4242\n", false},
+		{"another byte", "x", WatchdogCommand + " 4242\n", false},
+		{"died, its binary removed since", "", WatchdogCommand + " 4242\n", true},
 	} {
-		_ = os.Remove(filepath.Join(dir, "ran"))
+		if err := os.WriteFile(exe, []byte(script), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Remove(ran)
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
 		}
 		cmd := watchdogCmd(exe, 4242, r, true)
-		if err := cmd.Start(); err != nil {
+		err = cmd.Start()
+		closeExtra(cmd)
+		if err != nil {
 			t.Fatal(err)
 		}
 		_ = r.Close()
+		if tt.gone {
+			if err := os.Remove(exe); err != nil {
+				t.Fatal(err)
+			}
+		}
 		_, _ = w.WriteString(tt.said)
 		_ = w.Close() // the watched process's end
 		if err := cmd.Wait(); err != nil {
 			t.Errorf("%s: the watchdog: %v", tt.name, err)
 		}
-		got, _ := os.ReadFile(filepath.Join(dir, "ran"))
+		got, _ := os.ReadFile(ran)
 		if string(got) != tt.want {
 			t.Errorf("%s: agentloop's binary ran with %q, want %q", tt.name, got, tt.want)
 		}

@@ -29,7 +29,9 @@ func startWatchdog(exe string) (*os.File, error) {
 	}
 	defer r.Close()
 	cmd := watchdogCmd(exe, os.Getpid(), r, true)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	closeExtra(cmd)
+	if err != nil {
 		// No shell to wait in: agentloop's binary waits itself.
 		if cmd = watchdogCmd(exe, os.Getpid(), r, false); cmd.Start() != nil {
 			w.Close()
@@ -38,6 +40,13 @@ func startWatchdog(exe string) (*os.File, error) {
 	}
 	go func() { _ = cmd.Wait() }() // it exits once this process is gone; reaped if that is before
 	return w, nil
+}
+
+// closeExtra closes this process's copies of the files cmd was given.
+func closeExtra(cmd *exec.Cmd) {
+	for _, f := range cmd.ExtraFiles {
+		_ = f.Close()
+	}
 }
 
 // watchdogCmd is the watchdog of the process pid reading stdin: agentloop's
@@ -53,7 +62,15 @@ func watchdogCmd(exe string, pid int, stdin *os.File, waiter bool) *exec.Cmd {
 		// read returns at the end of the input with what it read: "d" alone
 		// is done. The binary then reads the end of the same pipe: not done.
 		const wait = `IFS= read -r done; [ "$done" = d ] && exit 0; exec "$0" "$@"`
-		cmd.Path, cmd.Args = waiterShell, append([]string{"sh", "-c", wait, exe}, cmd.Args[1:]...)
+		run := exe
+		if runtime.GOOS == "linux" {
+			// The binary that started, held open: the one at exe's path
+			// may be gone by then (go run's, removed as it exits) or another.
+			if f, err := os.Open(exe); err == nil {
+				cmd.ExtraFiles, run = []*os.File{f}, "/proc/self/fd/3"
+			}
+		}
+		cmd.Path, cmd.Args = waiterShell, append([]string{"sh", "-c", wait, run}, cmd.Args[1:]...)
 	}
 	ownGroup(cmd) // a signal to this process's group (a terminal's, a supervisor's) does not end it, nor does its death
 	return cmd
