@@ -154,39 +154,24 @@ func killCgroup(dir string, reapOrphans bool, group int) int {
 // killCgroupsOf kills what is in the run cgroups of the agentloop process pid
 // (gone: see [Watchdog]) under this process's cgroup, and removes them.
 func killCgroupsOf(pid int) {
-	base := cgroupBase()
-	if base == "" {
-		return
-	}
-	entries, err := os.ReadDir(base)
-	if err != nil {
-		return
-	}
-	prefix := cgroupPrefix + strconv.Itoa(pid) + "-"
-	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
-			killCgroup(filepath.Join(base, e.Name()), false, 0)
-		}
+	for _, dir := range cgroupsOf(cgroupBase(), pid) {
+		killCgroup(dir, false, 0)
 	}
 }
 
-// cgroupsLeft reports whether a run cgroup of the agentloop process pid is
-// under base ("": none made).
-func cgroupsLeft(base string, pid int) bool {
-	if base == "" {
-		return false
-	}
+// cgroupsOf lists the run cgroups of the agentloop process pid under base.
+func cgroupsOf(base string, pid int) []string {
 	entries, err := os.ReadDir(base)
-	if err != nil {
-		return true // unknown: the watchdog looks
+	if base == "" || err != nil {
+		return nil
 	}
-	prefix := cgroupPrefix + strconv.Itoa(pid) + "-"
+	var dirs []string
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
-			return true
+		if e.IsDir() && strings.HasPrefix(e.Name(), cgroupPrefix+strconv.Itoa(pid)+"-") {
+			dirs = append(dirs, filepath.Join(base, e.Name()))
 		}
 	}
-	return false
+	return dirs
 }
 
 // removeStaleCgroups ends the run cgroups under base that an agentloop

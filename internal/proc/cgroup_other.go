@@ -14,6 +14,6 @@ func (c *cgroup) path() string         { return "" }
 func (c *cgroup) end(int) int          { return 0 }
 func killCgroup(string, bool, int) int { return 0 }
 func killCgroupsOf(int)                {}
-func cgroupsLeft(string, int) bool     { return false }
+func cgroupsOf(string, int) []string   { return nil }
 func cgroupBase() string               { return "" }
 func sweepStrays() int                 { return 0 }

@@ -210,7 +210,7 @@ func (g *Groups) Done() {
 	}
 	r.closed = true
 	r.cgOnce.Do(func() {}) // the runs' cgroup root as they learned it: none is made after
-	if r.watch != nil && !cgroupsLeft(r.cgBase, os.Getpid()) {
+	if r.watch != nil && len(cgroupsOf(r.cgBase, os.Getpid())) == 0 {
 		_, _ = r.watch.Write([]byte{watchdogDone})
 	}
 }
