@@ -61,16 +61,16 @@ func watchdogCmd(exe string, pid int, stdin *os.File, waiter bool) *exec.Cmd {
 	if waiter && runtime.GOOS != "windows" {
 		// read returns at the end of the input with what it read: "d" alone
 		// is done. The binary then reads the end of the same pipe: not done.
-		const wait = `IFS= read -r done; [ "$done" = d ] && exit 0; exec "$0" "$@"`
-		run := exe
+		// The binary is run by its path, as it was started (its name
+		// tells a test binary what to play); one removed by then (go run's,
+		// removed as it exits) is run from fd 3, which holds it open.
+		const wait = `IFS= read -r done; [ "$done" = d ] && exit 0; [ -e "$0" ] || exec /proc/self/fd/3 "$@"; exec "$0" "$@"`
 		if runtime.GOOS == "linux" {
-			// The binary that started, held open: the one at exe's path
-			// may be gone by then (go run's, removed as it exits) or another.
 			if f, err := os.Open(exe); err == nil {
-				cmd.ExtraFiles, run = []*os.File{f}, "/proc/self/fd/3"
+				cmd.ExtraFiles = []*os.File{f}
 			}
 		}
-		cmd.Path, cmd.Args = waiterShell, append([]string{"sh", "-c", wait, run}, cmd.Args[1:]...)
+		cmd.Path, cmd.Args = waiterShell, append([]string{"sh", "-c", wait, exe}, cmd.Args[1:]...)
 	}
 	ownGroup(cmd) // a signal to this process's group (a terminal's, a supervisor's) does not end it, nor does its death
 	return cmd
