@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,13 +85,12 @@ func (o *output) pump(r *os.File, dst io.Writer) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			o.bytes.Add(int64(n))
-			o.last.Store(int64(time.Since(o.start)))
-			if dst != nil && werr == nil {
-				_, werr = dst.Write(buf[:n]) // on error keep draining so the child never blocks
-			}
+			werr = o.pass(buf[:n], dst, werr)
 		}
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				o.rest(r, buf, dst, werr)
+			}
 			return
 		}
 		if n == len(buf) && n < readSize {
@@ -99,10 +99,52 @@ func (o *output) pump(r *os.File, dst io.Writer) {
 	}
 }
 
+// pass counts p as output and writes it to dst, unless an earlier write
+// failed (werr): the pump keeps reading then, so the child never blocks.
+func (o *output) pass(p []byte, dst io.Writer, werr error) error {
+	o.bytes.Add(int64(len(p)))
+	o.last.Store(int64(time.Since(o.start)))
+	if dst != nil && werr == nil {
+		_, werr = dst.Write(p)
+	}
+	return werr
+}
+
+// restMax bounds what [output.rest] reads: more than a pipe holds (pipeSize
+// on Linux, 64 KiB on macOS), so all that was in it is read, and a process
+// that left the run and still writes cannot keep the pump reading.
+const restMax = 4 << 20
+
+// rest passes on what the pipe r holds once drain stopped waiting for its end
+// (the read deadline that ended the pump's Read): what the child wrote
+// before it exited and the pump, held back (a loaded machine, a slow dst),
+// had not yet read. It reads without waiting, until the pipe is empty or at
+// its end, at most restMax bytes.
+func (o *output) rest(r *os.File, buf []byte, dst io.Writer, werr error) {
+	if r.SetReadDeadline(time.Time{}) != nil {
+		return
+	}
+	for total := 0; total < restMax; {
+		n, err := readNow(r, buf)
+		if n > 0 {
+			werr = o.pass(buf[:n], dst, werr)
+			total += n
+		}
+		if n <= 0 || err != nil {
+			return
+		}
+	}
+}
+
 func (o *output) lastOutput() time.Duration { return time.Duration(o.last.Load()) }
 
 // drain waits for the pumps to reach end of file, at most grace: a process that
-// left the group (setsid) may hold the pipes open forever.
+// left the group (setsid) may hold the pipes open forever. Then it stops
+// waiting for more, not reading: a read deadline wakes each pump, which
+// passes on what its pipe still holds ([output.rest]), for a pump may not
+// have read all the child wrote before it exited (on a loaded machine it
+// may not have run at all within grace). Where a pipe takes no deadline
+// (Windows), it is closed, and what it held is lost.
 func (o *output) drain(grace time.Duration) {
 	done := make(chan struct{})
 	go func() { o.wg.Wait(); close(done) }()
@@ -112,7 +154,9 @@ func (o *output) drain(grace time.Duration) {
 	case <-done:
 	case <-t.C:
 		for _, r := range o.readers {
-			_ = r.Close() // unblocks the pending Read
+			if r.SetReadDeadline(time.Now()) != nil {
+				_ = r.Close() // unblocks the pending Read
+			}
 		}
 		<-done
 	}

@@ -150,6 +150,39 @@ func TestRunGrandchildHoldingPipe(t *testing.T) {
 	assertGone(t, pids(t, out.String()), time.Second)
 }
 
+// heldBack is a Stdout whose first write returns only after hold: a pump
+// held back as on a loaded machine, where it was not scheduled within the
+// grace after the child's exit.
+type heldBack struct {
+	hold time.Duration
+	buf  bytes.Buffer
+}
+
+func (h *heldBack) Write(p []byte) (int, error) {
+	if h.buf.Len() == 0 {
+		time.Sleep(h.hold)
+	}
+	return h.buf.Write(p)
+}
+
+// TestRunKeepsOutputAPumpHeldBack: what the child wrote before it exited
+// reaches Stdout and is counted, even when the pump had not read it by the
+// time the grace after the exit ran out (an agent's transcript was lost so,
+// its outcome read as a crash before any output).
+func TestRunKeepsOutputAPumpHeldBack(t *testing.T) {
+	t.Parallel()
+	// The grace runs out 50 ms after the exit, some 150 ms after the first
+	// line, the hold 500 ms after it.
+	out := &heldBack{hold: 500 * time.Millisecond}
+	res, err := Run(t.Context(), Spec{Argv: []string{"sh", "-c", "echo first; sleep 0.1; echo second; exit 1"}, Stdout: out, Grace: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if got := out.buf.String(); got != "first\nsecond\n" || res.OutputBytes != 13 || res.ExitCode != 1 {
+		t.Errorf("output %q, Result %+v; want all 13 bytes the child wrote and its exit 1", got, res)
+	}
+}
+
 func TestRunIdleTimeout(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
