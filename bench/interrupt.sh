@@ -41,7 +41,7 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" -v g="$grace" 'BEGIN {
 mkdir "$tmp/timeout" && cd "$tmp/timeout"
 export FAKEAGENT_DIR="$tmp/timeout/fa"
 "$tmp/agentloop" run --agent-cmd "$tmp/fakeagent" --iteration-timeout 1s --max-iterations 2 --failure-threshold 5 -q >/dev/null || true
-awk -v g="$grace" -F'"' '/"type":"iteration_started"/ { t[++n] = $4 } END {
+awk -v g="$grace" '/"type":"iteration_started"/ { match($0, /"time":"[^"]*"/); t[++n] = substr($0, RSTART + 8, RLENGTH - 9) } END {
   cmd = "date -d " t[1] " +%s.%N"; cmd | getline a; close(cmd)
   cmd = "date -d " t[2] " +%s.%N"; cmd | getline b; close(cmd)
   printf "iteration timeout 1s with SIGTERM-ignoring children (grace %s): the next iteration started %.3fs after the first\n", g, b - a
