@@ -1,6 +1,7 @@
 package gitx
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -23,6 +24,10 @@ type HTTPAuth struct {
 	// an ssh remote, or another host's, keeps git's own credentials.
 	URL            string
 	User, Password string
+	// Name says what the credential is, without its secret ("GH_TOKEN"),
+	// and Needs what it must be allowed: a push or fetch the remote
+	// refuses it says both ("": the error alone).
+	Name, Needs string
 }
 
 // Covers reports whether git sends a's credential to the remote URL remote:
@@ -58,21 +63,21 @@ var ErrDenied = errors.New("the remote refused the credential")
 
 // remoteEnv is the environment git talks to remotes with from dir: ssh
 // that fails instead of prompting ([sshBatchEnv]), and the credential
-// ctx carries ([WithHTTPAuth]).
-func remoteEnv(ctx context.Context, dir string) ([]string, error) {
+// ctx carries ([WithHTTPAuth]), which it also returns (zero: none).
+func remoteEnv(ctx context.Context, dir string) ([]string, HTTPAuth, error) {
 	env := sshBatchEnv(ctx, dir)
 	src, _ := ctx.Value(authKey{}).(func(context.Context) (HTTPAuth, bool, error))
 	if src == nil {
-		return env, nil
+		return env, HTTPAuth{}, nil
 	}
 	a, ok, err := src(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("the credential for git over https: %w", err)
+		return nil, HTTPAuth{}, fmt.Errorf("the credential for git over https: %w", err)
 	}
 	if !ok || a.Password == "" {
-		return env, nil
+		return env, HTTPAuth{}, nil
 	}
-	return append(env, a.env(os.Getenv("GIT_CONFIG_COUNT"))...), nil
+	return append(env, a.env(os.Getenv("GIT_CONFIG_COUNT"))...), a, nil
 }
 
 // env is the git environment that sends a's credential, after the count
@@ -115,13 +120,46 @@ func denied(err error) error {
 }
 
 // remote runs c, a command that talks to a remote, in [remoteEnv]; a
-// credential the remote refused is [ErrDenied].
+// credential the remote refused is [ErrDenied], which names the credential
+// given and what it needs when git sent it there ([HTTPAuth.Name]).
 func (c cmd) remote(ctx context.Context) (string, error) {
-	env, err := remoteEnv(ctx, c.dir)
+	env, a, err := remoteEnv(ctx, c.dir)
 	if err != nil {
 		return "", fmt.Errorf("git %s: %w", strings.Join(c.args, " "), err)
 	}
 	c.env = append(c.env, env...)
 	out, err := c.run(ctx)
-	return out, denied(err)
+	err = denied(err)
+	if a.Name != "" && errors.Is(err, ErrDenied) && a.Covers(c.remoteURL(ctx)) {
+		err = fmt.Errorf("%s, the credential agentloop gave git, needs %s: %w", a.Name, cmp.Or(a.Needs, "to be allowed this"), err)
+	}
+	return out, err
+}
+
+// remoteURL is the URL of the remote c talks to (its first argument after
+// the verb that is no option), as git reaches it: a remote's name read
+// from the configuration (its push URL for a push), a URL as it is; ""
+// when none can be read.
+func (c cmd) remoteURL(ctx context.Context) string {
+	if len(c.args) < 2 {
+		return ""
+	}
+	for _, arg := range c.args[1:] {
+		if strings.HasPrefix(arg, "-") {
+			continue
+		}
+		if strings.Contains(arg, "://") {
+			return arg
+		}
+		args := []string{"remote", "get-url"}
+		if c.args[0] == "push" {
+			args = append(args, "--push")
+		}
+		out, err := git(ctx, c.dir, append(args, "--", arg)...)
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(out)
+	}
+	return ""
 }

@@ -126,6 +126,34 @@ func TestHTTPAuthRunsNoHook(t *testing.T) {
 	}
 }
 
+// TestHTTPAuthRefusalNamesIt: a push the remote refuses the credential
+// given names it and what it needs (never its secret), when git sent it
+// there; one git sent elsewhere (another host's) names nothing.
+func TestHTTPAuthRefusalNamesIt(t *testing.T) {
+	t.Parallel()
+	srv := testenv.StartGitHTTPS(t)
+	srv.Bare(t, "acme/tool.git")
+	a := newRepo(t, map[string]string{"README.md": "x\n"})
+	run(t, a, "config", "http.sslCAInfo", srv.CAFile)
+	run(t, a, "remote", "add", "origin", srv.URL+"/acme/tool.git")
+	run(t, a, "branch", "work")
+	const tok = "tok-refused-0123456789"
+	for _, tc := range []struct {
+		url, want string
+	}{
+		{srv.URL + "/", "GH_TOKEN, the credential agentloop gave git, needs contents: write: the remote refused the credential: git push"},
+		{"https://elsewhere.example/", "the remote refused the credential: git push"},
+	} {
+		authed := WithHTTPAuth(t.Context(), func(context.Context) (HTTPAuth, bool, error) {
+			return HTTPAuth{URL: tc.url, User: "x-access-token", Password: tok, Name: "GH_TOKEN", Needs: "contents: write"}, true, nil
+		})
+		err := ShareBranch(authed, a, "origin", "work")
+		if !errors.Is(err, ErrDenied) || !strings.HasPrefix(strings.TrimPrefix(err.Error(), "push the branch work to origin: "), tc.want) || strings.Contains(err.Error(), tok) {
+			t.Errorf("ShareBranch with %s refused = %v, want ErrDenied saying %q", tc.url, err, tc.want)
+		}
+	}
+}
+
 func TestHTTPAuthCovers(t *testing.T) {
 	t.Parallel()
 	a := HTTPAuth{URL: "https://ghe.example:8443/", User: "x-access-token", Password: "t"}
