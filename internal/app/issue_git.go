@@ -21,13 +21,8 @@ func (r *issueRun) gitAuth(ctx context.Context) context.Context {
 	if !ok {
 		return ctx
 	}
-	return gitx.WithHTTPAuth(ctx, func(ctx context.Context) (gitx.HTTPAuth, bool, error) {
-		c, err := ga.GitCredential(ctx)
-		if err != nil {
-			return gitx.HTTPAuth{}, false, fmt.Errorf("%s: %w", c.Name, err)
-		}
-		return gitx.HTTPAuth{URL: c.URL, User: c.User, Password: c.Password}, c.Held, nil
-	})
+	// Unnamed: a refusal is said by denied, with what to do.
+	return gitx.WithHTTPAuth(ctx, httpAuth(ga, false))
 }
 
 // denied says, of a push or fetch the remote refused its credential

@@ -129,7 +129,11 @@ gate tools. A run's steps stay on the worker that took its first one; with
 rebuilding the work tree from the last checkpoint pushed there. A task of a task
 graph runs in a worktree of this worker's clone when it takes the task; its
 branch is pushed to the --checkpoint-remote, where the worker merging the graph
-back (run --merge-queue) fetches it.
+back (run --merge-queue) fetches it. Its git pushes to and fetches from an https
+--checkpoint-remote of the forge's host with the forge's credential when it has
+one (the GitHub App of its clone's configuration, else GH_TOKEN, GITHUB_TOKEN,
+GH_ENTERPRISE_TOKEN), given through git's environment only; it says which at
+its start.
 
 Starting a workflow means running commands on workers: a worker runs only the
 agents and gates of its clone's configuration and the command lines given with
@@ -200,6 +204,10 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	if n := app.EndLeftovers(); n > 0 {
 		fmt.Fprintf(d.Stdout, "Ended %d processes left running by an agentloop process that died on this machine\n", n)
 	}
+	ctx, said, err := workerGitAuth(ctx, d, o, workTree)
+	if err != nil {
+		return err
+	}
 	rebuild := temporal.Rebuild{WorkTree: workTree, Trust: o.trust, Read: runFlags, Configure: configure(d, loopOptions{}), Getenv: d.Getenv}
 	steps := &temporal.Steps{Plan: rebuild.Plan, Log: newLogger(d, o.log), Queue: queue, Remote: o.remote, WorkTree: workTree, MaxAgents: o.maxAgents, Metrics: m}
 	w := temporal.NewWorker(ctx, c, s, steps, queue, o.drain)
@@ -208,6 +216,9 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	}
 	queues := s.TaskQueue + " and " + queue
 	fmt.Fprintf(d.Stdout, "Worker polling %s on %s (namespace %s), at most %d agents at once; Ctrl-C or SIGTERM drains it\n", queues, s.Address, s.Namespace, o.maxAgents)
+	if said != "" {
+		fmt.Fprintf(d.Stdout, "Worker: %s\n", said)
+	}
 	<-ctx.Done()
 	why := "interrupted"
 	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
@@ -217,6 +228,28 @@ func runWorker(ctx context.Context, o workerOptions, d Deps) error {
 	w.Stop()
 	fmt.Fprintln(d.Stdout, "Worker stopped")
 	return nil
+}
+
+// workerGitAuth is ctx whose pushes and fetches of the --checkpoint-remote
+// send the forge's credential when the worker has one
+// ([app.WorkerGitAuth]): the GitHub App of the configuration of its clone
+// (--work-tree, else the working folder), or GH_TOKEN and the like. The
+// steps run under ctx ([temporal.NewWorker]). said names the credential.
+func workerGitAuth(ctx context.Context, d Deps, o workerOptions, workTree string) (_ context.Context, said string, err error) {
+	if o.remote == "" {
+		return ctx, "", nil
+	}
+	dir := workTree
+	if dir == "" {
+		if dir, err = d.Getwd(); err != nil {
+			return nil, "", err
+		}
+	}
+	cfg, _, err := configure(d, loopOptions{})(dir, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	return app.WorkerGitAuth(ctx, dir, o.remote, cfg.Issues.App, forgeOf(d))
 }
 
 // runFlags reads what a worker needs of a run's recorded flags

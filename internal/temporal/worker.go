@@ -22,7 +22,8 @@ type Worker struct {
 // routed to this worker. Stopped, it drains for up to drain ([Worker.Stop]).
 //
 // The steps run under what ctx carries (the program's process groups, so that
-// its watchdog ends what a dead worker's agents leave), not its cancellation.
+// its watchdog ends what a dead worker's agents leave; the credential their
+// git sends to the shared remote, [gitx.WithHTTPAuth]), not its cancellation.
 func NewWorker(ctx context.Context, c client.Client, s Server, steps *Steps, activityQueue string, drain time.Duration) *Worker {
 	bg := context.WithoutCancel(ctx)
 	steps.drain = drain
