@@ -26,9 +26,14 @@ import (
 
 // StepInput is the step activity's argument.
 type StepInput struct {
-	Run     RunRef
+	Run RunRef
+	// Request is the step: an iteration's carries its feedback, its
+	// guidance and its strategy, which the loop in the workflow made from the
+	// run's history. The step needs none of that history itself, and gets
+	// none: an input that grew with the run's iterations made its workflow's
+	// history grow with their square (a build before sent it, and read
+	// nothing of it).
 	Request loop.StepRequest
-	History []state.Record // the run's iterations so far, for the gates' feedback
 	// Last is the run's last checkpoint: where a step run again after its
 	// worker died starts from when its own start checkpoint was never taken.
 	Last string
@@ -159,7 +164,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		return StepOutput{}, err
 	}
 	defer undo()
-	_ = l.Save(ctx, &state.State{History: in.History}) // the history for the feedback; the store is a no-op
+	_ = l.Save(ctx, &state.State{}) // clears a cut attempt's marker; the store is a no-op
 	refs := engine.CheckpointRefs(in.Run.Name, in.Run.RunID)
 	l.Started = nil
 	if s.Remote != "" {

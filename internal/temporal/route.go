@@ -65,7 +65,7 @@ func (w *wfEnv) Step(_ context.Context, r loop.StepRequest) (state.StepResult, e
 	if r.Kind == loop.StepReserve {
 		return w.reserve(r)
 	}
-	in := StepInput{Run: w.in.Run, Request: r, History: w.st.History, Last: w.last()}
+	in := StepInput{Run: w.in.Run, Request: r, Last: w.last()}
 	if r.Kind == loop.StepIteration {
 		in.Hold, w.hold = w.hold, nil
 	}

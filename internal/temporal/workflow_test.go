@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -29,6 +30,7 @@ type script struct {
 	requests []loop.StepRequest
 	lasts    []string           // each request's StepInput.Last
 	keeps    []*state.Artifacts // each request's StepInput.Keep
+	sizes    []int              // each StepInput's size in JSON, its Keep left out
 	// checkpoints: iteration steps end at checkpoint cN, N their count.
 	checkpoints bool
 	baseline    []evidence.GateResult // what the baseline step finds
@@ -43,6 +45,10 @@ func (s *script) run(in StepInput) (state.StepResult, error) {
 	s.requests = append(s.requests, in.Request)
 	s.lasts = append(s.lasts, in.Last)
 	s.keeps = append(s.keeps, in.Keep)
+	bare := in
+	bare.Keep = nil
+	b, _ := json.Marshal(bare)
+	s.sizes = append(s.sizes, len(b))
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	if in.Request.Kind != loop.StepIteration {
 		res := state.StepResult{Started: t0, Finished: t0}
@@ -398,3 +404,39 @@ func TestStepErrorKeepsTheStop(t *testing.T) {
 }
 
 func testLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestWorkflowStepInputStaysFlat: a step's input does not grow with the
+// run: it carries the step (an iteration's feedback made by the loop in the
+// workflow), not the run's history, which the worker never read. With the
+// history in it, a run's workflow history grew with the square of its
+// iterations (200: 6 MB). Each iteration is still told the feedback of the
+// one before, the gates' failures by name.
+func TestWorkflowStepInputStaysFlat(t *testing.T) {
+	fails := func(i int) (evidence.Iteration, error) {
+		g := evidence.GateResult{Name: "tests", Required: true, Findings: []evidence.Finding{
+			{Kind: evidence.KindTest, Tool: "go", ID: fmt.Sprintf("calc.TestAdd%d", i), File: "calc_test.go", Message: "Add(2, 3) = -1, want 5"},
+		}}
+		return evidence.Iteration{Gates: []evidence.GateResult{g}, Diff: evidence.DiffFacts{Files: []string{"calc.go"}, Added: 1}}, nil
+	}
+	s := &script{results: []func(int) (evidence.Iteration, error){fails}}
+	env := newEnv(t, s)
+	in := input(budget.Limits{MaxIterations: 40, FailureThreshold: 100}, true)
+	in.Policy.Patience, in.Policy.StuckRepeats, in.Policy.MaxRefinePerAttempt = 1000, 1000, 1000
+	env.ExecuteWorkflow(WorkflowRun, in) // it escalates at its limit, and waits
+	var sizes []int
+	for i, r := range s.requests {
+		if r.Kind != loop.StepIteration {
+			continue
+		}
+		sizes = append(sizes, s.sizes[i])
+		if r.Iteration > 1 && !strings.Contains(r.Feedback, fmt.Sprintf("calc.TestAdd%d", r.Iteration-1)) {
+			t.Errorf("iteration %d's feedback %q: want the failure of the one before", r.Iteration, r.Feedback)
+		}
+	}
+	if len(sizes) < 20 {
+		t.Fatalf("%d iterations; want 20 or more to see the input grow", len(sizes))
+	}
+	if first, last := sizes[1], sizes[len(sizes)-1]; last > first+200 {
+		t.Errorf("the step input of iteration %d is %d bytes, of iteration 2 %d: it grows with the run", len(sizes), last, first)
+	}
+}

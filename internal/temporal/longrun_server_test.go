@@ -1,0 +1,75 @@
+package temporal
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/agentloop/agentloop/internal/budget"
+	"github.com/agentloop/agentloop/internal/evidence"
+	"github.com/agentloop/agentloop/internal/loop"
+)
+
+// TestMeasureLongRun prints the size of a run's workflow history at N
+// iterations (AGENTLOOP_MEASURE=50,200,…): a measure, not a check.
+func TestMeasureLongRun(t *testing.T) {
+	ns := os.Getenv("AGENTLOOP_MEASURE")
+	if ns == "" {
+		t.Skip("AGENTLOOP_MEASURE=N,… measures a run of N iterations' history")
+	}
+	_, c := newDevServer(t)
+	defer c.Close()
+	queue := "measure-" + fmt.Sprint(time.Now().UnixNano())
+	for _, f := range splitComma(ns) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A plain loop (no gates): it goes on to its limit.
+		s := &script{results: []func(int) (evidence.Iteration, error){agentExit(0)}}
+		q := fmt.Sprintf("%s-%d", queue, n)
+		w := startWorker(t, c, q, s)
+		in := input(budget.Limits{MaxIterations: n}, false)
+		in.Run.Name = fmt.Sprintf("long%d", n)
+		start := time.Now()
+		if err := Start(t.Context(), c, Server{TaskQueue: q}, in, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		var out loop.Outcome
+		if err := c.GetWorkflow(t.Context(), WorkflowID(in.Run.Name), "").Get(t.Context(), &out); err != nil {
+			t.Logf("run of %d: %v", n, err)
+		}
+		h := history(t, c, WorkflowID(in.Run.Name))
+		size, steps := proto.Size(h), 0
+		for _, ev := range h.GetEvents() {
+			if ev.GetEventType() == enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED {
+				steps++
+			}
+		}
+		v, _ := Query(t.Context(), c, in.Run.Name)
+		t.Logf("N=%d: %s %q, %d iterations, %d events (%.1f an iteration), %d bytes (%.0f an iteration), %d steps, %s",
+			n, out.Status, out.Reason, v.State.TotalIterations, len(h.GetEvents()), float64(len(h.GetEvents()))/float64(n), size, float64(size)/float64(n), steps, time.Since(start).Round(time.Second))
+		w.Stop()
+	}
+}
+
+func splitComma(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != ',' {
+			i++
+		}
+		out = append(out, s[:i])
+		if i < len(s) {
+			i++
+		}
+		s = s[i:]
+	}
+	return out
+}
