@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -52,8 +53,11 @@ func TestMeasureLongRun(t *testing.T) {
 			}
 		}
 		v, _ := Query(t.Context(), c, in.Run.Name)
-		t.Logf("N=%d: %s %q, %d iterations, %d events (%.1f an iteration), %d bytes (%.0f an iteration), %d steps, %s",
-			n, out.Status, out.Reason, v.State.TotalIterations, len(h.GetEvents()), float64(len(h.GetEvents()))/float64(n), size, float64(size)/float64(n), steps, time.Since(start).Round(time.Second))
+		st, _ := json.Marshal(v.State)
+		evs, _ := json.Marshal(v.Events)
+		t.Logf("N=%d: %s %q, %d iterations, %d events (%.1f an iteration), %d bytes (%.0f an iteration), %d steps, %s; the state query: state %d bytes, %d events %d bytes",
+			n, out.Status, out.Reason, v.State.TotalIterations, len(h.GetEvents()), float64(len(h.GetEvents()))/float64(n), size, float64(size)/float64(n), steps, time.Since(start).Round(time.Second),
+			len(st), len(v.Events), len(evs))
 		w.Stop()
 	}
 }
