@@ -79,6 +79,9 @@ type runner struct {
 }
 
 func (r *runner) run(ctx context.Context) (Outcome, error) {
+	if rn, ok := r.env.(Renewer); ok && rn.Renewed() {
+		return r.iterations(ctx)
+	}
 	st := r.st
 	decided, ends := r.decided()
 	st.Status = state.StatusRunning
@@ -105,9 +108,18 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 			return out, err
 		}
 	}
+	return r.iterations(ctx)
+}
+
+// iterations runs the loop's iterations until the session ends.
+func (r *runner) iterations(ctx context.Context) (Outcome, error) {
+	rn, _ := r.env.(Renewer)
 	for {
 		if out, done, err := r.steer(ctx); done {
 			return out, err
+		}
+		if rn != nil && ctx.Err() == nil && rn.Renew() {
+			return Outcome{Status: state.StatusRunning}, ErrRenew
 		}
 		p := r.preflight(ctx)
 		if p.Action != state.ActionContinue {
