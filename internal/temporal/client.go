@@ -81,6 +81,9 @@ func running(ctx context.Context, c client.Client, key string) string {
 	if err != nil {
 		return ""
 	}
+	if n := len(in.State.Sessions); in.Renewed != nil && n > 0 {
+		at = in.State.Sessions[n-1].StartedAt // its workflow continues one started then (renew.go)
+	}
 	return fmt.Sprintf(" (run ID %s, started %s in %s, workflow %s)", in.State.RunID, at.Local().Format(time.DateTime), in.Run.WorkDir, WorkflowID(key))
 }
 

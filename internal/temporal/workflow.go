@@ -106,6 +106,12 @@ type RunInput struct {
 	// ([wfEnv.markMemo]). A run started before, or by its graph, has none,
 	// and replays as it ran.
 	Kept bool `json:",omitempty"`
+	// RenewEvery, when set, continues the run's workflow as new every so
+	// many iterations, besides when the server suggests it (renew.go).
+	RenewEvery int `json:",omitempty"`
+	// Renewed is what the run's last workflow carried into this one, which
+	// it continued as (renew.go); nil for a run's first workflow.
+	Renewed *Renewal `json:",omitempty"`
 }
 
 // View is what the state query returns: the run's state, its events, and its
@@ -185,7 +191,12 @@ func Run(ctx workflow.Context, in RunInput) (RunResult, error) { return run(ctx,
 // the state query reads, for a replay of an ended run's history to read it
 // (see [Query]).
 func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error) {
-	env := &wfEnv{ctx: ctx, in: in, st: &in.State}
+	env := &wfEnv{ctx: ctx, in: in, st: &in.State, from: in.State.TotalIterations}
+	if in.Renewed != nil {
+		if err := env.renewed(); err != nil {
+			return RunResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "agentloop.Renewed", err)
+		}
+	}
 	if seen != nil {
 		seen(env)
 	}
@@ -200,7 +211,9 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 	if err != nil {
 		return RunResult{}, fmt.Errorf("register the steer update: %w", err)
 	}
-	env.markMemo()
+	if in.Renewed == nil {
+		env.markMemo()
+	}
 	spec := state.Spec{
 		Name: in.Run.Name, Procedure: in.Run.Procedure, Task: in.Task, Told: in.Told, Limits: in.Limits,
 		HasGates: in.HasGates, HasReviewer: in.HasReviewer, Baseline: in.Baseline,
@@ -210,6 +223,9 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 	// The loop sees no workflow context: time comes through the steps' results
 	// and cancellation through their errors (see wfEnv.Step).
 	out, err := loop.Run(context.Background(), env, spec, env.st)
+	if errors.Is(err, loop.ErrRenew) {
+		return RunResult{}, env.renew()
+	}
 	env.over = true
 	env.writeKept() // a save, or a step, that never came (it cannot fail here)
 	if n := len(env.st.Sessions); n > 0 {
@@ -272,6 +288,7 @@ type wfEnv struct {
 	over       bool              // the loop ended: nothing more is steered
 	hold       *Hold             // the reservation of the next iteration (spend.go)
 	fallback   string            // the fallback agent the iterations run on, the agent's account at its usage limit (spend.go)
+	from       int               // the run's iterations when this workflow started (renew.go)
 }
 
 func (w *wfEnv) view() (View, error) {
