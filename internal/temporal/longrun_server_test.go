@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentloop/agentloop/internal/budget"
@@ -45,21 +47,47 @@ func TestMeasureLongRun(t *testing.T) {
 		if err := c.GetWorkflow(t.Context(), WorkflowID(in.Run.Name), "").Get(t.Context(), &out); err != nil {
 			t.Logf("run of %d: %v", n, err)
 		}
-		h := history(t, c, WorkflowID(in.Run.Name))
-		size, steps := proto.Size(h), 0
-		for _, ev := range h.GetEvents() {
-			if ev.GetEventType() == enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED {
-				steps++
+		// Every workflow of the run, from its last back to its first.
+		var events, size, steps, workflows, largest int
+		for runID := ""; ; workflows++ {
+			h := historyOf(t, c, WorkflowID(in.Run.Name), runID)
+			events += len(h.GetEvents())
+			largest = max(largest, len(h.GetEvents()))
+			size += proto.Size(h)
+			for _, ev := range h.GetEvents() {
+				if ev.GetEventType() == enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED {
+					steps++
+				}
+			}
+			runID = h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
+			if runID == "" {
+				workflows++
+				break
 			}
 		}
 		v, _ := Query(t.Context(), c, in.Run.Name)
 		st, _ := json.Marshal(v.State)
 		evs, _ := json.Marshal(v.Events)
-		t.Logf("N=%d: %s %q, %d iterations, %d events (%.1f an iteration), %d bytes (%.0f an iteration), %d steps, %s; the state query: state %d bytes, %d events %d bytes",
-			n, out.Status, out.Reason, v.State.TotalIterations, len(h.GetEvents()), float64(len(h.GetEvents()))/float64(n), size, float64(size)/float64(n), steps, time.Since(start).Round(time.Second),
-			len(st), len(v.Events), len(evs))
+		z, _ := zipKept(kept{History: v.State.History, Events: v.Events})
+		t.Logf("N=%d: %s %q, %d iterations, %d events (%.1f an iteration), %d bytes (%.0f an iteration), %d steps, %s; %d workflows, the largest %d events; the state query: state %d bytes, %d events %d bytes; carried gzipped %d bytes",
+			n, out.Status, out.Reason, v.State.TotalIterations, events, float64(events)/float64(n), size, float64(size)/float64(n), steps, time.Since(start).Round(time.Second),
+			workflows, largest, len(st), len(v.Events), len(evs), len(z))
 		w.Stop()
 	}
+}
+
+func historyOf(t *testing.T, c client.Client, id, runID string) *historypb.History {
+	t.Helper()
+	it := c.GetWorkflowHistory(t.Context(), id, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatalf("history of %s: %v", id, err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	return h
 }
 
 func splitComma(s string) []string {

@@ -93,6 +93,10 @@ func TestRealServerRenews(t *testing.T) {
 		if n := renewals(t, c, "renewed"); n != 2 {
 			t.Errorf("the renewed run's workflow continued as new %d times; want 2", n)
 		}
+		// Its last workflow, started with what the one before carried, and
+		// its first, which continued as new.
+		keepHistory(t, c, "renewed")
+		keepRunHistory(t, "renewed-first", historyOf(t, c, WorkflowID("renewed"), firstRun(t, c, "renewed")))
 	})
 
 	t.Run("guidance", func(t *testing.T) {
@@ -145,6 +149,20 @@ func TestRealServerRenews(t *testing.T) {
 			t.Errorf("stopped run: %+v (state %s) after %d iterations; want interrupted soon", out, v.State.Status, v.State.TotalIterations)
 		}
 	})
+}
+
+// firstRun is the run ID of the first workflow of the run name.
+func firstRun(t *testing.T, c client.Client, name string) string {
+	t.Helper()
+	runID := ""
+	for {
+		h := historyOf(t, c, WorkflowID(name), runID)
+		prev := h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
+		if prev == "" {
+			return h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes().GetOriginalExecutionRunId()
+		}
+		runID = prev
+	}
 }
 
 // renewals is how many times the run name's workflow continued as new:

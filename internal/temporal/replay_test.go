@@ -41,8 +41,11 @@ import (
 // wrote their files ("plain-before-keep", "guided-before-keep"), and the run
 // that waited from before an iteration's files went with the run's next step
 // instead of a keep activity of their own ("searched-keep-1"), and a run to
-// its end from before its start put MemoKept in its memo ("plain-memo-1").
-var recordedHistories = []string{"plain", "guided", "retried", "searched", "spend-a", "plain-before-keep", "guided-before-keep", "searched-keep-1", "plain-memo-1"}
+// its end from before its start put MemoKept in its memo ("plain-memo-1");
+// and a run whose workflow continued as new (TestRealServerRenews): its
+// first workflow, which did ("renewed-first"), and its last, started with
+// what the one before carried ("renewed").
+var recordedHistories = []string{"plain", "guided", "retried", "searched", "spend-a", "plain-before-keep", "guided-before-keep", "searched-keep-1", "plain-memo-1", "renewed", "renewed-first"}
 
 // The graph histories, recorded on a real dev server (TestRealServerGraph with
 // -update): a graph of two tasks, b after a, recorded by this build ("graph"),
@@ -117,7 +120,13 @@ func readHistory(t *testing.T, name string) *historypb.History {
 func keepHistory(t *testing.T, c client.Client, name string) {
 	t.Helper()
 	_, _, id := workflowOf(name)
-	h := history(t, c, id)
+	keepRunHistory(t, name, history(t, c, id))
+}
+
+// keepRunHistory replays h, the history of a workflow of the recorded
+// history name, and with -update records it in testdata/histories.
+func keepRunHistory(t *testing.T, name string, h *historypb.History) {
+	t.Helper()
 	replay(t, name, h)
 	if !*update {
 		return
