@@ -17,22 +17,28 @@ import (
 type renewEnv struct {
 	scriptEnv
 	every   int
-	renewed bool // this session goes on from one that renewed
-	from    int  // the iterations when this session started
+	renewed *loop.Carried // what the session this one goes on from carried
+	from    int           // the iterations when this session started
 	st      *state.State
 }
 
-func (e *renewEnv) Renewed() bool { return e.renewed }
-func (e *renewEnv) Renew() bool   { return e.st.TotalIterations-e.from >= e.every }
+func (e *renewEnv) Renewed() (loop.Carried, bool) {
+	if e.renewed == nil {
+		return loop.Carried{}, false
+	}
+	return *e.renewed, true
+}
+func (e *renewEnv) Renew() bool { return e.st.TotalIterations-e.from >= e.every }
 
 // TestRenew: a run whose sessions end after each iteration to go on in new
 // ones, each started with the state the last left, ends as a run in one
 // session does: the same outcome, state, events and steps (no second
-// run_started, no recovery or baseline again).
+// run_started, no recovery or baseline again, no warning twice).
 func TestRenew(t *testing.T) {
 	t.Parallel()
 	script := []func(int) (evidence.Iteration, error){gate(false, 3), gate(false, 2), gate(false, 1), gate(false, 1), gate(true, 0)}
-	spec := state.Spec{Limits: budget.Limits{MaxIterations: 10, FailureThreshold: 5}, HasGates: true, Baseline: true, Decider: engine}
+	// The cost budget cannot be checked (the agent says no cost): told once.
+	spec := state.Spec{Limits: budget.Limits{MaxIterations: 10, FailureThreshold: 5, MaxCostUSD: 5}, HasGates: true, Baseline: true, Decider: engine}
 
 	once := &scriptEnv{script: script}
 	st1 := newState()
@@ -49,13 +55,14 @@ func TestRenew(t *testing.T) {
 		sessions++
 		env.from = st2.TotalIterations
 		got, err = loop.Run(t.Context(), env, spec, st2)
-		if !errors.Is(err, loop.ErrRenew) {
+		re, ok := errors.AsType[*loop.RenewError](err)
+		if !ok || !errors.Is(err, loop.ErrRenew) {
 			break
 		}
 		if got.Status != state.StatusRunning || st2.Status != state.StatusRunning {
 			t.Fatalf("renewed at %d iterations: outcome %+v, state %s; want running", st2.TotalIterations, got, st2.Status)
 		}
-		env.renewed = true
+		env.renewed = &re.Carried
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -79,8 +79,11 @@ type runner struct {
 }
 
 func (r *runner) run(ctx context.Context) (Outcome, error) {
-	if rn, ok := r.env.(Renewer); ok && rn.Renewed() {
-		return r.iterations(ctx)
+	if rn, ok := r.env.(Renewer); ok {
+		if c, renewed := rn.Renewed(); renewed {
+			r.warned, r.costUnknown = c.Warned, c.CostUnknown
+			return r.iterations(ctx)
+		}
 	}
 	st := r.st
 	decided, ends := r.decided()
@@ -119,7 +122,7 @@ func (r *runner) iterations(ctx context.Context) (Outcome, error) {
 			return out, err
 		}
 		if rn != nil && ctx.Err() == nil && rn.Renew() {
-			return Outcome{Status: state.StatusRunning}, ErrRenew
+			return Outcome{Status: state.StatusRunning}, &RenewError{Carried{Warned: r.warned, CostUnknown: r.costUnknown}}
 		}
 		p := r.preflight(ctx)
 		if p.Action != state.ActionContinue {

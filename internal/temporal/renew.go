@@ -46,6 +46,8 @@ type Renewal struct {
 	Queued     state.Steering    // what was steered and not yet applied
 	Fallback   string            `json:",omitempty"`
 	Memo       bool              `json:",omitempty"`
+	// Loop is what the loop's session knew beyond the state.
+	Loop loop.Carried
 }
 
 // kept is what [Renewal.Kept] holds.
@@ -55,7 +57,12 @@ type kept struct {
 }
 
 // Renewed implements [loop.Renewer].
-func (w *wfEnv) Renewed() bool { return w.in.Renewed != nil }
+func (w *wfEnv) Renewed() (loop.Carried, bool) {
+	if r := w.in.Renewed; r != nil {
+		return r.Loop, true
+	}
+	return loop.Carried{}, false
+}
 
 // Renew implements [loop.Renewer]: the run continues as new once the
 // server suggests it, or every RenewEvery iterations, and at least one
@@ -72,7 +79,7 @@ func (w *wfEnv) Renew() bool {
 // renew is the error that continues the run's workflow as new, once the
 // handlers of its updates under way are done (a steer queued meanwhile is
 // carried).
-func (w *wfEnv) renew() error {
+func (w *wfEnv) renew(c loop.Carried) error {
 	// Not cut by a cancel: the next run is cancelled in its turn.
 	ctx, _ := workflow.NewDisconnectedContext(w.ctx)
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
@@ -87,7 +94,7 @@ func (w *wfEnv) renew() error {
 	next.State.History = nil
 	next.Renewed = &Renewal{
 		Kept: b, Escalation: w.escalation, Queue: w.route.queue, Known: w.route.known,
-		Told: w.told, Pending: w.pending, Queued: w.queued, Fallback: w.fallback, Memo: w.memo,
+		Told: w.told, Pending: w.pending, Queued: w.queued, Fallback: w.fallback, Memo: w.memo, Loop: c,
 	}
 	return workflow.NewContinueAsNewError(w.ctx, WorkflowRun, next)
 }

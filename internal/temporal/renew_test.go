@@ -21,7 +21,8 @@ import (
 // in its query; each workflow ran 2 iterations (the last, what was left).
 func TestWorkflowRenews(t *testing.T) {
 	results := []func(int) (evidence.Iteration, error){gate(false, 4), gate(false, 3), gate(false, 2), gate(false, 1), gate(true, 0)}
-	in := input(budget.Limits{MaxIterations: 10, FailureThreshold: 5}, true)
+	// The cost budget cannot be checked (the agent says no cost): told once.
+	in := input(budget.Limits{MaxIterations: 10, FailureThreshold: 5, MaxCostUSD: 5}, true)
 
 	once := &script{results: results, checkpoints: true}
 	env := newEnv(t, once)

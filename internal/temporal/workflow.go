@@ -223,8 +223,8 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 	// The loop sees no workflow context: time comes through the steps' results
 	// and cancellation through their errors (see wfEnv.Step).
 	out, err := loop.Run(context.Background(), env, spec, env.st)
-	if errors.Is(err, loop.ErrRenew) {
-		return RunResult{}, env.renew()
+	if re, ok := errors.AsType[*loop.RenewError](err); ok {
+		return RunResult{}, env.renew(re.Carried)
 	}
 	env.over = true
 	env.writeKept() // a save, or a step, that never came (it cannot fail here)
