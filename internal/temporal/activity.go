@@ -190,7 +190,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 			err := s.sharing().share(ctx, p.WorkDir, s.Remote, refs, when)
 			back()
 			if err != nil && ctx.Err() == nil {
-				s.Log.Warn("the run's first checkpoint could not be shared: another worker could not take the run over from here", "run", in.Run.Name, "error", err)
+				s.shareFailed("the run's first checkpoint could not be shared: another worker could not take the run over from here", in.Run.Name, err)
 			}
 			return place.retake(ctx)
 		}
@@ -206,7 +206,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	elsewhere := wentOn || info.Attempt > 1
 	if s.Remote != "" && (wentOn || fresh && (elsewhere || in.Request.Checkpoint != "")) {
 		if err := gitx.FetchCheckpoints(ctx, p.WorkDir, s.Remote, refs); err != nil {
-			s.Log.Warn("the run's checkpoints could not be fetched: its work tree is rebuilt from what this clone has", "run", in.Run.Name, "error", err)
+			s.shareFailed("the run's checkpoints could not be fetched: its work tree is rebuilt from what this clone has", in.Run.Name, err)
 		}
 	}
 	if in.Request.Kind == loop.StepIteration && elsewhere {
@@ -323,8 +323,20 @@ func (s *Steps) share(ctx context.Context, dir string, r RunRef, refs string) {
 		// waited: the push goes on, and the step is not over (see Step).
 		s.Log.Info("the step stopped while its checkpoints waited for their push", "run", r.Name, "cause", context.Cause(ctx))
 	default:
-		s.Log.Warn("the run's checkpoints could not be shared: another worker could not take the run over from here", "run", r.Name, "error", err)
+		s.shareFailed("the run's checkpoints could not be shared: another worker could not take the run over from here", r.Name, err)
 	}
+}
+
+// shareFailed logs a push or fetch of a run's checkpoints that failed: a
+// credential the remote refused ([gitx.ErrDenied]) as an error, which a
+// worker shows without -v (every push of the fleet fails so until a person
+// mends it), anything else as a warning.
+func (s *Steps) shareFailed(msg, run string, err error) {
+	level := slog.LevelWarn
+	if errors.Is(err, gitx.ErrDenied) {
+		level = slog.LevelError
+	}
+	s.Log.Log(context.Background(), level, msg, "run", run, "error", err)
 }
 
 // firstShare is how a step's start checkpoint is pushed: the run's first

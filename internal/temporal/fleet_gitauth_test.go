@@ -107,7 +107,7 @@ func TestWorkersShareCheckpointsWithTheForgeToken(t *testing.T) {
 }
 
 // TestWorkerPushRefusedNamesTheToken: a worker whose token the HTTPS
-// remote refuses runs its run to its end, and says (-v) that its
+// remote refuses runs its run to its end, and says (an error, without -v) that its
 // checkpoints could not be shared: the remote refused GH_ENTERPRISE_TOKEN, which needs
 // contents: write (never the token). A worker with no token says at its
 // start that git pushes with its own credentials, and why.
@@ -119,8 +119,8 @@ func TestWorkerPushRefusedNamesTheToken(t *testing.T) {
 	const tok = "ghp_refused0123456789abcdefghij"
 	f.env = append(f.env, "GH_ENTERPRISE_TOKEN="+tok)
 	f.plan("[*]\nappend notes.txt iteration\\n\n")
-	// -v: a worker logs warnings, a push that failed among them, only then.
-	w := f.start(work, "worker", "-v", "--work-tree", work, "--checkpoint-remote", "origin", "--allow-cmd", "fakeagent")
+	// Without -v: a credential the remote refused is an error, shown.
+	w := f.start(work, "worker", "--work-tree", work, "--checkpoint-remote", "origin", "--allow-cmd", "fakeagent")
 	if code, out := f.run(work, "run", "--engine", "temporal", "--agent-cmd", "fakeagent", "--max-iterations", "1"); code != 0 {
 		t.Fatalf("run exited %d:\n%s", code, out)
 	}
