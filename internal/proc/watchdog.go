@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 )
 
 // WatchdogCommand is the first argument that makes agentloop's binary run as
@@ -28,7 +30,7 @@ func startWatchdog(exe string) (*os.File, error) {
 		return nil, err
 	}
 	defer r.Close()
-	cmd := watchdogCmd(exe, os.Getpid(), r, true)
+	cmd := watchdogCmd(exe, os.Getpid(), r, shellWaits(exe))
 	err = cmd.Start()
 	closeExtra(cmd)
 	if err != nil {
@@ -74,6 +76,17 @@ func watchdogCmd(exe string, pid int, stdin *os.File, waiter bool) *exec.Cmd {
 	}
 	ownGroup(cmd) // a signal to this process's group (a terminal's, a supervisor's) does not end it, nor does its death
 	return cmd
+}
+
+// shellWaits reports whether the watchdog of agentloop's binary exe waits
+// in a shell ([watchdogCmd]): not for a Go test binary (NAME.test), which
+// plays agentloop only when started under that name (its os.Args[0]), a name
+// the shell's exec cannot give it (POSIX sh has no exec -a): run under its
+// own, it ran its whole test suite, whose killed workers' watchdogs ran it
+// again.
+func shellWaits(exe string) bool {
+	base := strings.TrimSuffix(filepath.Base(exe), ".exe")
+	return !strings.HasSuffix(base, ".test")
 }
 
 // waiterShell is the shell the watchdog waits in ([watchdogCmd]).
