@@ -1,12 +1,9 @@
 package temporal
 
 import (
-	"path/filepath"
 	"testing"
 
 	"go.temporal.io/sdk/client"
-
-	"github.com/agentloop/agentloop/internal/testenv"
 )
 
 // DevServer is a file-backed dev server on a random port, for the end-to-end
@@ -17,9 +14,7 @@ type DevServer struct{ s *devServer }
 // the test without the temporal CLI (fails under CI=true).
 func StartDevServer(t *testing.T) *DevServer {
 	t.Helper()
-	s := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t)}
-	startServer(t, s)
-	return &DevServer{s: s}
+	return &DevServer{s: startDevServer(t)}
 }
 
 // Addr is the server's host:port.
@@ -29,7 +24,7 @@ func (d *DevServer) Addr() string { return d.s.addr }
 func (d *DevServer) Kill() { d.s.kill() }
 
 // Restart starts the killed server again on its port and its file.
-func (d *DevServer) Restart(t *testing.T) { startServer(t, d.s) }
+func (d *DevServer) Restart(t *testing.T) { d.s.restart(t) }
 
 // Dial connects once the server answers.
 func (d *DevServer) Dial(t *testing.T) client.Client { return dialReady(t, d.s.addr) }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -35,39 +33,34 @@ var update = flag.Bool("update", false, "record the workflow histories of the re
 // devServer is a Temporal dev server on a random port of 127.0.0.1, its state in
 // a file so that it can be killed and started again.
 type devServer struct {
-	bin, db, addr string
-	args          []string // more flags of start-dev
-	cmd           *exec.Cmd
+	s         *testenv.TemporalDevServer
+	bin, addr string // the temporal CLI, the server's host:port
 }
 
-func startServer(t *testing.T, s *devServer) {
+func (s *devServer) kill() { s.s.Kill() }
+
+// restart starts the killed server again on its port and its file.
+func (s *devServer) restart(t *testing.T) { s.s.Restart(t) }
+
+// startDevServer starts a dev server for the test, with more flags of
+// start-dev if given.
+func startDevServer(t *testing.T, args ...string) *devServer {
 	t.Helper()
-	_, port, _ := net.SplitHostPort(s.addr)
-	s.cmd = exec.Command(s.bin, append(testenv.TemporalServerArgs(port, s.db), s.args...)...)
-	s.cmd.Stdout, s.cmd.Stderr = os.Stderr, os.Stderr
-	testenv.EndsWithTest(s.cmd)
-	if err := s.cmd.Start(); err != nil {
-		t.Fatalf("start the dev server: %v", err)
-	}
-	t.Cleanup(func() { s.kill() })
-}
-
-func (s *devServer) kill() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
-	}
+	bin := testenv.NeedTool(t, "temporal")
+	s := testenv.StartTemporal(t, bin, filepath.Join(t.TempDir(), "temporal.db"), args...)
+	return &devServer{s: s, bin: bin, addr: s.Addr}
 }
 
 // newDevServer starts a dev server for the test, with more flags of
 // start-dev if given, and connects to it.
 func newDevServer(t *testing.T, args ...string) (*devServer, client.Client) {
 	t.Helper()
-	srv := &devServer{bin: testenv.NeedTool(t, "temporal"), db: filepath.Join(t.TempDir(), "temporal.db"), addr: freeAddr(t), args: args}
-	startServer(t, srv)
+	srv := startDevServer(t, args...)
 	return srv, dialReady(t, srv.addr)
 }
 
+// freeAddr is an address of 127.0.0.1 nothing listens on (when it is
+// returned).
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -173,7 +166,7 @@ func TestRealServer(t *testing.T) {
 	pw.Stop()
 	c.Close()
 	srv.kill()
-	startServer(t, srv)
+	srv.restart(t)
 	c = dialReady(t, srv.addr)
 	// No worker polls the plain run's queue now: the ended run is read
 	// from its history, as its worker's query read it.
