@@ -27,8 +27,9 @@ import (
 // CacheSuffix names the cache of a ledger's book: the ledger's path and it.
 const CacheSuffix = ".book"
 
-// KeepSince is how far back from now a cached book keeps what is over: past
-// the month and the ISO week holding now.
+// KeepSince is how far back from now a book carried over (the cache, a
+// Temporal ledger workflow started anew) keeps what is over: past the month
+// and the ISO week holding now.
 func KeepSince(now time.Time) time.Time { return now.AddDate(0, -1, -7) }
 
 // cacheEvery is how many bytes of the ledger a process reads past its cache

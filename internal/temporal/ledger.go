@@ -62,10 +62,6 @@ const LedgerWorkflowID = "agentloop-ledger"
 // is started anew (each act is a handful of events).
 const maxLedgerActs = 1000
 
-// ledgerKeep is how far back a ledger workflow started anew keeps what was
-// settled: past the month and ISO week holding now.
-func ledgerKeep(now time.Time) time.Time { return now.AddDate(0, -1, -7) }
-
 // LedgerInput is the ledger workflow's argument: the book carried over from
 // its last history, and the runs it parked then.
 type LedgerInput struct {
@@ -156,7 +152,7 @@ func Ledger(ctx workflow.Context, in LedgerInput) error {
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
-	snap := lw.book.Snapshot(ledgerKeep(workflow.Now(ctx)))
+	snap := lw.book.Snapshot(ledger.KeepSince(workflow.Now(ctx))) // a ledger workflow started anew keeps what a cached book keeps
 	return workflow.NewContinueAsNewError(ctx, WorkflowLedger, LedgerInput{Book: &snap, Parked: slices.Sorted(maps.Keys(lw.parked)), MaxActs: in.MaxActs})
 }
 
