@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
@@ -34,13 +35,17 @@ func ended(ctx context.Context, c client.Client, id string) (runID string, over 
 // replayedRun is the state query's answer of the ended workflow id (run
 // runID), from its history replayed here.
 func replayedRun(ctx context.Context, c client.Client, id, runID string) (View, error) {
-	var env *wfEnv
+	// The workflow runs on the replayer's goroutines, which may start it
+	// again after the replay returned: the first environment is the
+	// replayed one, handed over atomically.
+	var seen atomic.Pointer[wfEnv]
 	wf := func(ctx workflow.Context, in RunInput) (RunResult, error) {
-		return run(ctx, in, func(e *wfEnv) { env = e })
+		return run(ctx, in, func(e *wfEnv) { seen.CompareAndSwap(nil, e) })
 	}
 	if err := replayHere(ctx, c, id, runID, WorkflowRun, wf); err != nil {
 		return View{}, err
 	}
+	env := seen.Load()
 	if env == nil {
 		return View{}, errors.New("its history never started the workflow")
 	}
@@ -50,13 +55,14 @@ func replayedRun(ctx context.Context, c client.Client, id, runID string) (View, 
 // replayedGraph is the graph query's answer of the ended graph workflow id
 // (run runID), from its history replayed here.
 func replayedGraph(ctx context.Context, c client.Client, id, runID string) (GraphView, error) {
-	var gw *graphWf
+	var seen atomic.Pointer[graphWf] // as replayedRun's
 	wf := func(ctx workflow.Context, in GraphInput) (GraphResult, error) {
-		return runGraph(ctx, in, func(g *graphWf) { gw = g })
+		return runGraph(ctx, in, func(g *graphWf) { seen.CompareAndSwap(nil, g) })
 	}
 	if err := replayHere(ctx, c, id, runID, WorkflowGraph, wf); err != nil {
 		return GraphView{}, err
 	}
+	gw := seen.Load()
 	if gw == nil || gw.sch == nil {
 		return GraphView{}, errors.New("its history never scheduled the graph's tasks")
 	}
