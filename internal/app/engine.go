@@ -144,7 +144,13 @@ type ResumeOptions struct {
 	// Reopen goes on with a run that succeeded, with Guidance as new
 	// evidence (its pull request's failing check, a reviewer's words): a
 	// new segment, its spend and limits those of the run.
-	Reopen  bool
+	Reopen bool
+	// From is the commit the run goes on from when that is not where it
+	// stopped nor its work tree as it is: a merge agentloop made on an
+	// issue's branch, a checkpoint of the run ([issueStates.handOver]) that
+	// its continuation on a fleet's worker starts from, rollbacks never
+	// going back before it. "": where it stopped.
+	From    string
 	UndoCut bool // put the work tree back where a cut attempt started ([ResumeTree])
 	// Configure is the run's configuration: the flags it recorded, those
 	// given now on top; GraphConfigure its graph's, when the graph goes on

@@ -168,9 +168,21 @@ func (l fleetIssues) owning(ctx context.Context) []*state.State {
 	return out
 }
 
-// mergesHere: the continuation starts from the run's last checkpoint on a
-// worker ([issueRun.conflictElsewhere]).
-func (fleetIssues) mergesHere() bool { return false }
+// handOver: the continuation starts on a worker, which may work in another
+// clone, from the run's last checkpoint unless told another: the merge is
+// taken as a checkpoint of the run (merge-COMMIT in its folder), shared on
+// remote with the others when its workers share them there, where a worker
+// fetches them, and the run goes on from it.
+func (fleetIssues) handOver(ctx context.Context, repo, remote string, st *state.State, commit string) (string, error) {
+	if commit == "" {
+		return "", errors.New("the merge commit is not known")
+	}
+	ref := engine.CheckpointRefs(st.Name, st.RunID) + "merge-" + commit
+	if _, err := gitx.AddCheckpoint(ctx, repo, remote, ref, commit); err != nil {
+		return "", err
+	}
+	return commit, nil
+}
 
 func (fleetIssues) goesOn(st *state.State) bool {
 	return !st.Status.Ended() && st.Status != state.StatusEscalated

@@ -108,6 +108,11 @@ func (f *Fleet) Resume(ctx context.Context, name string, o ResumeOptions) (Outco
 		state.ApplyGuidance(&st, state.Guidance{Text: o.Guidance, Architecture: o.ADR})
 	}
 	screen.Linef("%s", ResumeTree(ctx, &st, p.WorkDir, "", o.UndoCut))
+	if o.From != "" {
+		// Its worker's work tree, in whatever clone, is restored to it; what
+		// the run did before stays behind it.
+		st.Tree, st.Floor = o.From, max(st.Floor, st.Attempts)
+	}
 	st.Args, st.WorkDir = p.Args, p.WorkDir
 	if v.Task != nil {
 		if gv, err := temporal.QueryGraph(ctx, f.c, v.Graph, repo); err == nil && gv.Ended {

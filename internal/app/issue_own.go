@@ -152,9 +152,6 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		answered = fmt.Sprintf("\n\nAfter %d %s for it, agentloop asked on the issue; %s, who may write to the repository, answered with this guidance:\n%s\n", done, pluralize(done, "continuation"), guided.by, guided.guidance)
 		ev.guidance += answered
 	}
-	if ev.class == fixConflict && !r.states.mergesHere() {
-		return r.conflictElsewhere(ctx, st, ev, ps.PR.HeadSHA, cmp.Or(waiting, guidedKey))
-	}
 	if head := ps.PR.HeadSHA; head != "" {
 		if tip := gitx.CommitOf(ctx, r.repo, "refs/heads/"+r.branch); tip != head && !gitx.IsAncestor(ctx, r.repo, head, tip) {
 			// Someone pushed to the branch: agentloop's push would replace their commits.
@@ -178,10 +175,16 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 			return Outcome{}, false, fmt.Errorf("issue %s: %w", r.ref, err)
 		}
 	}
-	var conflicts []string
+	var (
+		conflicts []string
+		from      string // the merge the run goes on from, where its engine needs it said
+	)
 	if ev.class == fixConflict {
 		if conflicts, err = r.mergeBase(ctx, ps.PR.Base); err != nil {
 			return Outcome{}, false, err
+		}
+		if from, err = r.states.handOver(r.gitAuth(ctx), r.repo, r.remote, st, gitx.CommitOf(ctx, r.wt, "HEAD")); err != nil {
+			return Outcome{}, false, fmt.Errorf("issue %s: hand the merge of %s/%s on its branch %s to run %s: %w%s", r.ref, r.remote, ps.PR.Base, r.branch, r.name, err, r.kept())
 		}
 		ev.guidance = conflictGuidance(r.remote+"/"+ps.PR.Base, conflicts) + answered
 	}
@@ -228,7 +231,7 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		return Outcome{}, false, err
 	}
 	fmt.Fprintf(r.out, "Issue %s: pull request %s: %s; run %s goes on on its branch %s (continuation %d of at most %d for it%s)\n", r.ref, link.PRURL, ev.what, r.name, r.branch, n, limit, allowance)
-	ro := ResumeOptions{Server: r.o.Server, Configure: r.o.Configure, Verbose: r.o.Verbose, JSON: r.o.JSON, Guidance: ev.guidance, Reopen: true}
+	ro := ResumeOptions{Server: r.o.Server, Configure: r.o.Configure, Verbose: r.o.Verbose, JSON: r.o.JSON, Guidance: ev.guidance, Reopen: true, From: from}
 	out, err = r.following(ctx, func(ctx context.Context) (Outcome, error) { return r.eng.Resume(ctx, r.name, ro) })
 	return out, err == nil && out.Status != "", err
 }

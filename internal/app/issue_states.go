@@ -45,10 +45,13 @@ type issueStates interface {
 	// of the clone repo, where the branch is committed and pushed from
 	// (remote: the remote it is pushed to).
 	reach(ctx context.Context, repo, remote, wt string, st *state.State) error
-	// mergesHere reports whether a merge of the pull request's base made
-	// in the issue's worktree is where the run's continuation goes on
-	// from (the local engine), for a conflicting pull request.
-	mergesHere() bool
+	// handOver makes the commit, a merge of the pull request's base that
+	// agentloop made on the issue's branch in the clone repo, where the
+	// continuation of the run of st goes on from: the commit to start it
+	// from ([ResumeOptions.From]; "" when the run goes on in the issue's
+	// worktree, where the merge is: the local engine), shared on remote
+	// when its workers are elsewhere.
+	handOver(ctx context.Context, repo, remote string, st *state.State, commit string) (from string, err error)
 	// owning are the states of the runs of issues whose pull request is
 	// open ([owning]) or whose continuation for it was left unpushed
 	// ([continuing]; locally, by a process that is gone: [continuationLeft]),
@@ -94,7 +97,10 @@ func (localIssues) begin(context.Context, string, state.Issue) error { return ni
 // goesOn: a local run marked running whose command is gone was killed.
 func (localIssues) goesOn(*state.State) bool { return false }
 
-func (localIssues) mergesHere() bool { return true }
+// handOver: a local run goes on in the issue's worktree, where the merge is.
+func (localIssues) handOver(context.Context, string, string, *state.State, string) (string, error) {
+	return "", nil
+}
 
 // reach: a local run works in the worktree.
 func (localIssues) reach(context.Context, string, string, string, *state.State) error { return nil }
@@ -147,17 +153,6 @@ func (l localIssues) owning(context.Context) []*state.State {
 		}
 	}
 	return out
-}
-
-// conflictElsewhere asks a person on the issue, once for the pull
-// request's head, to merge the base of its conflicting pull request: the run's continuation on a fleet goes on
-// from its last checkpoint, on a worker that may hold another clone, not
-// from a merge made in this clone's worktree.
-func (r *issueRun) conflictElsewhere(ctx context.Context, st *state.State, ev prEvidence, head, carry string) (Outcome, bool, error) {
-	body := fmt.Sprintf("**agentloop needs you.** The pull request %s conflicts with its base (%s). Its run is on a Temporal fleet, whose continuation goes on from the run's last checkpoint on a worker, not from a merge made here, so agentloop does not merge it.\n\n"+
-		"The options:\n- merge the base into the branch `%s` yourself (the checks and reviews after that are still agentloop's to answer)\n- close the pull request; a new run of the issue starts afresh\n", st.Issue.PRURL, ev.what, r.branch)
-	body += r.carried(carry)
-	return r.askPR(ctx, st, fmt.Sprintf("pr/%d/conflict-fleet/%s", st.Issue.PR, head), carry, body, ev.what+"; a conflict is merged by a person for a run on the fleet")
 }
 
 // issueRecordPath is where the state folder root keeps the issue record of

@@ -208,3 +208,34 @@ func branchSpec(ctx context.Context, dir, remote, branch string) (string, error)
 	}
 	return "+refs/heads/" + branch + ":refs/heads/" + branch, nil
 }
+
+// AddCheckpoint points ref, a checkpoint ref under a run's folder
+// (refs/agentloop/NAME/RUNID/…), at commit in the repository at dir, and
+// when remote holds that folder's checkpoints (the workers of a fleet share
+// them there: [ShareCheckpoints]) shares it with them: what the remote had
+// of the folder fetched first, so that its journal, which this push
+// replaces, keeps every checkpoint another clone shared. It reports whether
+// it was shared.
+func AddCheckpoint(ctx context.Context, dir, remote, ref, commit string) (shared bool, err error) {
+	i := strings.LastIndex(ref, "/")
+	prefix := ref[:i+1]
+	if _, err := checkpointSpec(remote, prefix); err != nil || !validRefName(ref) || ref[i+1:] == journalRef || !isObjectName(commit) {
+		return false, fmt.Errorf("add the checkpoint %s at %q: not a checkpoint ref and a commit (%v)", ref, commit, err)
+	}
+	there, err := RemoteRefs(ctx, dir, remote, prefix)
+	if err != nil {
+		return false, err
+	}
+	if len(there) > 0 {
+		if err := FetchCheckpoints(ctx, dir, remote, prefix); err != nil {
+			return false, err
+		}
+	}
+	if _, err := git(ctx, dir, "update-ref", "-m", "agentloop checkpoint", ref, commit); err != nil {
+		return false, fmt.Errorf("point %s at %s: %w", ref, short(commit), err)
+	}
+	if len(there) == 0 {
+		return false, nil
+	}
+	return true, ShareCheckpoints(ctx, dir, remote, prefix)
+}
