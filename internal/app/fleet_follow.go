@@ -25,18 +25,21 @@ func (f *Fleet) followRun(ctx context.Context, screen *ui.Printer, key string, f
 	name, _ := temporal.Unscoped(key)
 	var out Outcome
 	followed, err := poll(ctx, screen,
-		func(ctx context.Context) (temporal.View, error) { return temporal.Query(ctx, f.c, key) },
+		// Each look reads the events from the first not yet shown, and the
+		// run's state without its history: its cost does not grow with the run.
+		func(ctx context.Context) (temporal.View, error) { return temporal.QueryFrom(ctx, f.c, key, from) },
 		func(v temporal.View) bool {
 			if !v.Waiting && v.State.Status.Ended() && w != nil {
 				// The workflow records a stopped run's needs-you after its
 				// end: its last events are read once it completed.
 				v = f.completedView(ctx, key, v)
 			}
-			for _, ev := range v.Events[min(from, len(v.Events)):] {
+			evs := v.Events[min(max(from-v.EventsFrom, 0), len(v.Events)):]
+			for _, ev := range evs {
 				screen.Event(ev)
 				w.Event(ev)
 			}
-			from = max(from, len(v.Events))
+			from = max(from, v.EventsFrom+len(v.Events))
 			if !v.Waiting && !v.State.Status.Ended() {
 				return false
 			}

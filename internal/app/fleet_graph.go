@@ -221,7 +221,7 @@ func (f *Fleet) graphEnded(screen *ui.Printer, v temporal.GraphView, engine stri
 func (f *Fleet) showGraph(ctx context.Context, screen *ui.Printer, v temporal.GraphView, repo string, shown map[string]string, tell *graphTell) (waiting []string) {
 	for _, t := range v.File.Tasks {
 		if slices.Contains(v.Running, t.ID) {
-			rv, _, err := temporal.Find(ctx, f.c, tasks.TaskRunName(v.Name, t.ID), repo)
+			rv, _, err := temporal.FindFrom(ctx, f.c, tasks.TaskRunName(v.Name, t.ID), repo, tell.from(t.ID))
 			if err == nil {
 				tell.task(v, t.ID, rv, false)
 			}

@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/notify"
@@ -57,13 +58,22 @@ func (g *graphTell) task(v temporal.GraphView, id string, rv temporal.View, ende
 		w = g.n.Watch(run, g.screen.Event)
 		g.watches[id] = w
 	}
-	for _, ev := range rv.Events[min(g.told[id], len(rv.Events)):] {
+	for _, ev := range rv.Events[min(max(g.told[id]-rv.EventsFrom, 0), len(rv.Events)):] {
 		w.Event(ev)
 	}
-	g.told[id] = max(g.told[id], len(rv.Events))
+	g.told[id] = max(g.told[id], rv.EventsFrom+len(rv.Events))
 	if ended {
 		w.End(nil)
 	}
+}
+
+// from is the index of the first event of the task id's run not yet told:
+// where a look at the run reads its events from ([temporal.FindFrom]).
+func (g *graphTell) from(id string) int {
+	if g == nil || !g.runs[id] {
+		return math.MaxInt // nothing of it is told: no event is read
+	}
+	return g.told[id]
 }
 
 // end tells how the graph of v ended.

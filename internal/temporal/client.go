@@ -130,14 +130,24 @@ func Query(ctx context.Context, c client.Client, key string) (View, error) {
 // (a graph's task, or a run started before runs carried their repository).
 // It returns the key the run answered under.
 func Find(ctx context.Context, c client.Client, name, repo string) (View, string, error) {
+	return find(name, repo, func(key string) (View, error) { return Query(ctx, c, key) })
+}
+
+// FindFrom is [Find] reading the run with [QueryFrom]: its events from the
+// index from on, its state without its history.
+func FindFrom(ctx context.Context, c client.Client, name, repo string, from int) (View, string, error) {
+	return find(name, repo, func(key string) (View, error) { return QueryFrom(ctx, c, key, from) })
+}
+
+func find(name, repo string, query func(key string) (View, error)) (View, string, error) {
 	if repo != "" {
 		key := Scoped(name, repo)
-		v, err := Query(ctx, c, key)
+		v, err := query(key)
 		if !errors.Is(err, ErrNoRun) {
 			return v, key, err
 		}
 	}
-	v, err := Query(ctx, c, name)
+	v, err := query(name)
 	return v, name, err
 }
 

@@ -69,9 +69,11 @@ func TestMeasureLongRun(t *testing.T) {
 		st, _ := json.Marshal(v.State)
 		evs, _ := json.Marshal(v.Events)
 		z, _ := zipKept(kept{History: v.State.History, Events: v.Events})
-		t.Logf("N=%d: %s %q, %d iterations, %d events (%.1f an iteration), %d bytes (%.0f an iteration), %d steps, %s; %d workflows, the largest %d events; the state query: state %d bytes, %d events %d bytes; carried gzipped %d bytes",
+		tv, _ := QueryFrom(t.Context(), c, in.Run.Name, len(v.Events))
+		tail, _ := json.Marshal(tv)
+		t.Logf("N=%d: %s %q, %d iterations, %d events (%.1f an iteration), %d bytes (%.0f an iteration), %d steps, %s; %d workflows, the largest %d events; the state query: state %d bytes, %d events %d bytes; a follower's look (the tail query) %d bytes; carried gzipped %d bytes",
 			n, out.Status, out.Reason, v.State.TotalIterations, events, float64(events)/float64(n), size, float64(size)/float64(n), steps, time.Since(start).Round(time.Second),
-			workflows, largest, len(st), len(v.Events), len(evs), len(z))
+			workflows, largest, len(st), len(v.Events), len(evs), len(tail), len(z))
 		w.Stop()
 	}
 }

@@ -161,7 +161,8 @@ func TestRealServer(t *testing.T) {
 	if err := Start(t.Context(), c, Server{TaskQueue: queue}, guided, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	waitView(t, c, "guided", func(v View) bool { return v.Waiting })
+	asks := waitView(t, c, "guided", func(v View) bool { return v.Waiting })
+	checkQueryFrom(t, c, "guided", asks)
 	w.Stop()
 	pw.Stop()
 	c.Close()
@@ -175,6 +176,7 @@ func TestRealServer(t *testing.T) {
 	} else if diff := cmp.Diff(byWorker, v); diff != "" {
 		t.Errorf("the ended run read from its history (-its worker's query +here):\n%s", diff)
 	}
+	checkQueryFrom(t, c, "plain", byWorker)
 	w = startWorker(t, c, queue, s)
 	defer w.Stop()
 	if err := Guide(t.Context(), c, "guided", Guidance{Text: "keep the API"}); err != nil {

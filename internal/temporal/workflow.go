@@ -131,6 +131,10 @@ type View struct {
 	// Task is that task of the graph, for a resume to rebuild the run's plan
 	// ([plan.ResumeTask]); nil for a run of its own.
 	Task *GraphTask `json:",omitempty"`
+	// EventsFrom is the index in the run's events of the first of Events,
+	// for a view of the tail query ([QueryFrom]), whose State has no
+	// History; 0 otherwise.
+	EventsFrom int `json:",omitempty"`
 }
 
 // Guidance is the update's argument: a human's answer to an escalation, a
@@ -202,6 +206,9 @@ func run(ctx workflow.Context, in RunInput, seen func(*wfEnv)) (RunResult, error
 	}
 	if err := workflow.SetQueryHandler(ctx, QueryState, env.view); err != nil {
 		return RunResult{}, fmt.Errorf("register the state query: %w", err)
+	}
+	if err := workflow.SetQueryHandler(ctx, QueryTail, env.tail); err != nil {
+		return RunResult{}, fmt.Errorf("register the tail query: %w", err)
 	}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateGuidance, env.guide, workflow.UpdateHandlerOptions{Validator: env.validate})
 	if err != nil {
