@@ -29,6 +29,15 @@ func (l *Local) liveAttempt(iteration, seq int) {
 	l.live.mu.Unlock()
 }
 
+// Live is what the loop is doing now, as its live file says it
+// ([Local.LivePath]), kept whether or not it has one: a worker's step tells
+// the server its iteration and phase with each heartbeat.
+func (l *Local) Live() state.LiveStatus {
+	l.live.mu.Lock()
+	defer l.live.mu.Unlock()
+	return l.live.st
+}
+
 // livePhase records a phase change.
 func (l *Local) livePhase(p string) {
 	l.live.mu.Lock()

@@ -339,3 +339,34 @@ func TestLiveGate(t *testing.T) {
 		t.Errorf("live status while the gate ran: %+v", s)
 	}
 }
+
+// peekAgent reads its engine's live status as it runs.
+type peekAgent struct {
+	l    *Local
+	seen state.LiveStatus
+}
+
+func (a *peekAgent) RunAgent(context.Context, loop.AgentRequest) (evidence.AgentResult, error) {
+	a.seen = a.l.Live()
+	return evidence.AgentResult{Agent: "fake"}, nil
+}
+
+// TestLiveWithoutAFile: an engine with no live file (a worker's) knows all
+// the same what its loop is doing: while the agent runs, the iteration and
+// the agent phase.
+func TestLiveWithoutAFile(t *testing.T) {
+	t.Parallel()
+	agent := &peekAgent{}
+	l := &Local{
+		Name: "build", RunID: "r1", WorkDir: t.TempDir(), RunDir: t.TempDir(),
+		Agent: agent, Work: &startWork{}, Prompt: &fakePrompter{}, Store: &memStore{}, Events: &memEvents{},
+		Now: time.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	agent.l = l
+	if _, err := l.Step(t.Context(), loop.StepRequest{Kind: loop.StepIteration, Iteration: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if s := agent.seen; s.Iteration != 3 || s.Phase != "agent" {
+		t.Errorf("live status while the agent ran: iteration %d, phase %q; want 3, agent", s.Iteration, s.Phase)
+	}
+}
