@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -132,7 +133,15 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	if s.Queue != "" && info.TaskQueue != s.Queue {
 		shared = s.shared
 	}
-	atWork, stop := heartbeat(ctx, info.HeartbeatTimeout)
+	// Once the step's engine is at it, each heartbeat tells the server what
+	// it is doing: its iteration and phase, as a local run's live file does.
+	var at atomic.Pointer[engine.Local]
+	atWork, stop := heartbeat(ctx, info.HeartbeatTimeout, func() state.LiveStatus {
+		if l := at.Load(); l != nil {
+			return stepLive(l.Live())
+		}
+		return state.LiveStatus{}
+	})
 	defer stop()
 	ctx, endTurn, err := s.takeTurn(ctx, in.Run.RunID)
 	if err != nil {
@@ -219,6 +228,7 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		}
 		s.Log.Info("iteration started again from its checkpoint", "run", in.Run.Name, "iteration", in.Request.Iteration, "attempt", info.Attempt, "from", c)
 	}
+	at.Store(l)
 	res, err := l.Step(ctx, in.Request)
 	if c := goneBack(ctx); c != nil {
 		return StepOutput{}, c
@@ -243,6 +253,13 @@ func (s *Steps) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 		s.ended(in.Run.RunID, res.Checkpoint)
 	}
 	return StepOutput{StepResult: res, Queue: s.Queue}, activityError(ctx, err)
+}
+
+// stepLive is what a step's heartbeat tells of its engine's live status:
+// its iteration and phase, what an issue's progress comment shows; not the
+// agent's tool calls (a command line) or usage.
+func stepLive(ls state.LiveStatus) state.LiveStatus {
+	return state.LiveStatus{Iteration: ls.Iteration, Phase: ls.Phase}
 }
 
 // goneBack is the cause of the step's stop when its worker drained and

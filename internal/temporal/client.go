@@ -90,21 +90,24 @@ func running(ctx context.Context, c client.Client, key string) string {
 // ErrNoRun is returned by [Query] when the server has no run of the name.
 var ErrNoRun = errors.New("no run of that name on the Temporal server")
 
-// Query reads a run's state, events and escalation from its workflow; key
-// is the run's name, or its name in its repository ([Scoped]). A run that
-// ended is read from its history, without a worker (see [ended]).
+// Query reads a run's state, events and escalation from its workflow, and
+// what its step under way is doing from the server's description of it
+// ([View.Live]); key is the run's name, or its name in its repository
+// ([Scoped]). A run that ended is read from its history, without a worker
+// (see [ended]).
 func Query(ctx context.Context, c client.Client, key string) (View, error) {
 	name, _ := Unscoped(key)
 	id := WorkflowID(key)
-	runID, over, err := ended(ctx, c, id)
+	d, err := ended(ctx, c, id)
 	if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
 		return View{}, fmt.Errorf("run %s: %w; 'agentloop status --engine temporal' lists them", name, ErrNoRun)
 	}
 	if err != nil {
 		return View{}, fmt.Errorf("read run %s: %w", name, err)
 	}
+	runID := d.runID
 	var replayErr error
-	if over {
+	if d.over {
 		v, err := replayedRun(ctx, c, id, runID)
 		if err == nil {
 			return v, nil
@@ -122,6 +125,7 @@ func Query(ctx context.Context, c client.Client, key string) (View, error) {
 	if err := v.Get(&view); err != nil {
 		return View{}, fmt.Errorf("decode the state of run %s: %w", name, err)
 	}
+	view.Live = d.live
 	return view, nil
 }
 

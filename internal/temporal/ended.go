@@ -9,10 +9,14 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // A query is answered by a worker, which replays the workflow's history to
@@ -21,15 +25,45 @@ import (
 // state the query reads is taken from it once the history is done. So status
 // and report of a finished run (and of a graph) work with no worker alive.
 
-// ended reports whether the last workflow of id ended, and its run ID; the
-// error is the server's (a NotFound when it has none).
-func ended(ctx context.Context, c client.Client, id string) (runID string, over bool, err error) {
+// described is the server's description of the last workflow of an ID.
+type described struct {
+	runID string
+	over  bool // it ended
+	// live is what its step under way is doing, as the step's last
+	// heartbeat told it (zero: none is under way, or it told nothing).
+	live state.LiveStatus
+}
+
+// ended describes the last workflow of id; the error is the server's (a
+// NotFound when it has none).
+func ended(ctx context.Context, c client.Client, id string) (described, error) {
 	d, err := c.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
-		return "", false, err
+		return described{}, err
 	}
 	info := d.GetWorkflowExecutionInfo()
-	return info.GetExecution().GetRunId(), info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+	return described{
+		runID: info.GetExecution().GetRunId(),
+		over:  info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING,
+		live:  pendingLive(d.GetPendingActivities()),
+	}, nil
+}
+
+// pendingLive is what the run's step under way among the pending activities
+// is doing, as its last heartbeat told it ([Steps.Step]); zero when no step
+// told anything (none is under way, its worker has not sent a heartbeat
+// since it began, or its worker's build sends none).
+func pendingLive(pending []*workflowpb.PendingActivityInfo) state.LiveStatus {
+	for _, a := range pending {
+		if a.GetActivityType().GetName() != ActivityStep || a.GetHeartbeatDetails() == nil {
+			continue
+		}
+		var ls state.LiveStatus
+		if err := converter.GetDefaultDataConverter().FromPayloads(a.GetHeartbeatDetails(), &ls); err == nil && ls.Phase != "" {
+			return ls
+		}
+	}
+	return state.LiveStatus{}
 }
 
 // replayedRun is the state query's answer of the ended workflow id (run

@@ -308,7 +308,7 @@ func alive(ctx context.Context) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
-	atWork, stop := heartbeat(ctx, activity.GetInfo(ctx).HeartbeatTimeout)
+	atWork, stop := heartbeat(ctx, activity.GetInfo(ctx).HeartbeatTimeout, nil)
 	atWork()
 	return stop
 }

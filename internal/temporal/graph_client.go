@@ -51,15 +51,16 @@ func QueryGraph(ctx context.Context, c client.Client, name, repo string) (GraphV
 
 // queryGraph is [QueryGraph] of the workflow id.
 func queryGraph(ctx context.Context, c client.Client, name, id string) (GraphView, error) {
-	runID, over, err := ended(ctx, c, id)
+	d, err := ended(ctx, c, id)
 	if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
 		return GraphView{}, fmt.Errorf("task graph %s: %w", name, ErrNoGraph)
 	}
 	if err != nil {
 		return GraphView{}, fmt.Errorf("read task graph %s: %w", name, err)
 	}
+	runID := d.runID
 	var replayErr error
-	if over {
+	if d.over {
 		v, err := replayedGraph(ctx, c, id, runID)
 		if err == nil {
 			return v, nil

@@ -9,6 +9,8 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentloop/agentloop/internal/state"
 )
 
 // A step's heartbeat is sent by agentloop itself, not through the SDK's
@@ -55,15 +57,26 @@ const beatsUnderWay = 3
 // heartbeat tells the server the activity's worker is alive until stop is
 // called, less often until atWork is called; the activity's context is
 // cancelled, by the SDK, once the server says the attempt is over or has not
-// answered for twice the timeout.
-func heartbeat(ctx context.Context, timeout time.Duration) (atWork, stop func()) {
+// answered for twice the timeout. Each heartbeat carries what live says the
+// activity is doing then (nil, or no phase: nothing), as the details the
+// server keeps of its last heartbeat ([Query] reads them: [View.Live]).
+func heartbeat(ctx context.Context, timeout time.Duration, live func() state.LiveStatus) (atWork, stop func()) {
 	if timeout <= 0 || !activity.IsActivity(ctx) {
 		return func() {}, func() {}
 	}
-	beat := func(ctx context.Context) error {
-		return activity.GetClient(ctx).RecordActivityHeartbeat(ctx, activity.GetInfo(ctx).TaskToken)
+	details := func() []any {
+		if live == nil {
+			return nil
+		}
+		if ls := live(); ls.Phase != "" {
+			return []any{ls}
+		}
+		return nil
 	}
-	return heartbeats(ctx, timeout, beat, func() { activity.RecordHeartbeat(ctx) })
+	beat := func(ctx context.Context) error {
+		return activity.GetClient(ctx).RecordActivityHeartbeat(ctx, activity.GetInfo(ctx).TaskToken, details()...)
+	}
+	return heartbeats(ctx, timeout, beat, func() { activity.RecordHeartbeat(ctx, details()...) })
 }
 
 // heartbeats calls beat every half of timeout until atWork is called, then

@@ -40,15 +40,16 @@ func (v View) from(i int) View {
 // build before the tail query is asked the whole state.
 func QueryFrom(ctx context.Context, c client.Client, key string, from int) (View, error) {
 	id := WorkflowID(key)
-	runID, over, err := ended(ctx, c, id)
-	if err == nil && !over {
-		r, qerr := c.QueryWorkflow(ctx, id, runID, QueryTail, from)
+	d, err := ended(ctx, c, id)
+	if err == nil && !d.over {
+		r, qerr := c.QueryWorkflow(ctx, id, d.runID, QueryTail, from)
 		if err = qerr; err == nil {
 			var v View
 			if err := r.Get(&v); err != nil {
 				name, _ := Unscoped(key)
 				return View{}, fmt.Errorf("decode the state of run %s: %w", name, err)
 			}
+			v.Live = d.live
 			return v, nil
 		}
 		if _, ok := errors.AsType[*serviceerror.QueryFailed](err); !ok || !strings.Contains(err.Error(), "unknown queryType") {

@@ -135,6 +135,11 @@ type View struct {
 	// for a view of the tail query ([QueryFrom]), whose State has no
 	// History; 0 otherwise.
 	EventsFrom int `json:",omitempty"`
+	// Live is what the run's step under way is doing (its iteration and
+	// phase), as the step's last heartbeat told the server; zero when none
+	// told anything. [Query] reads it from the server, not from the
+	// workflow, which knows nothing of it.
+	Live state.LiveStatus `json:",omitzero"`
 }
 
 // Guidance is the update's argument: a human's answer to an escalation, a
