@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/decision"
@@ -33,7 +34,7 @@ func (f *Fleet) issueEngine(ctx context.Context, root, top string) (IssueEngine,
 	}
 	at := *f // the same connection, closed by f
 	at.repo = id
-	return &at, fleetIssues{f: &at, root: root}, nil
+	return &at, fleetIssues{f: &at, root: root, lives: &lives{}}, nil
 }
 
 // fleetIssues are the states of the issues' runs on a fleet: the run's
@@ -45,8 +46,32 @@ func (f *Fleet) issueEngine(ctx context.Context, root, top string) (IssueEngine,
 // again what a lost record knew of the comments ([issueRun.claim],
 // [issueRun.postOnce]).
 type fleetIssues struct {
-	f    *Fleet
-	root string
+	f     *Fleet
+	root  string
+	lives *lives
+}
+
+// lives are what the runs' steps under way were doing when their states
+// were last read ([temporal.View.Live], read with the state in the same
+// calls to the server), by run name.
+type lives struct {
+	mu sync.Mutex
+	by map[string]state.LiveStatus
+}
+
+func (l *lives) set(name string, ls state.LiveStatus) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.by == nil {
+		l.by = map[string]state.LiveStatus{}
+	}
+	l.by[name] = ls
+}
+
+func (l *lives) get(name string) state.LiveStatus {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.by[name]
 }
 
 func (l fleetIssues) path(name string) string { return issueRecordPath(l.root, name) }
@@ -87,6 +112,7 @@ func (l fleetIssues) load(ctx context.Context, name string) (*state.State, error
 	if v.Waiting {
 		st.Status = state.StatusEscalated
 	}
+	l.lives.set(name, v.Live)
 	if st.Issue, err = l.read(name); err != nil {
 		return nil, err
 	}
@@ -134,9 +160,14 @@ func (l fleetIssues) record(_ context.Context, name string, seed state.Issue, ch
 	return l.write(name, i)
 }
 
-// live: the phase of a step is the worker's; the progress comment says the
-// iteration the run's state has.
-func (fleetIssues) live(string) (int, string, bool) { return 0, "", false }
+// live: the iteration and phase of the run's step under way as its
+// worker's last heartbeat told the server, read with the run's state by the
+// last load; not known while no step is under way, or it told nothing yet
+// (the progress comment says the iteration the run's state has).
+func (l fleetIssues) live(name string) (int, string, bool) {
+	ls := l.lives.get(name)
+	return ls.Iteration, ls.Phase, ls.Phase != ""
+}
 
 func (l fleetIssues) needsYou(ctx context.Context, st *state.State) decision.NeedsYou {
 	v, err := l.view(ctx, st.Name)

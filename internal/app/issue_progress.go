@@ -29,8 +29,9 @@ type progress struct {
 	ignored   int
 }
 
-// fill takes the run's position from its state, and while it runs its phase
-// as its engine knows it (a local run's live file).
+// fill takes the run's position from its state, and while it runs its
+// iteration and phase as its engine knows them (a local run's live file, the
+// last heartbeat of a fleet's step).
 func (p *progress) fill(st *state.State, states issueStates) {
 	p.claim.ID = st.RunID
 	p.iteration, p.max, p.decision, p.decisions = st.Iteration, st.MaxIterations, st.LastDecision, st.TotalIterations
