@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/decision"
@@ -17,13 +18,27 @@ import (
 )
 
 // States are the states of the runs named, read through their workflows'
-// query; without names, of every run of this repository the server knows
+// tail query ([temporal.QueryFrom]: without their history and events, which a
+// status row does not need and a long run's made each look cost its whole
+// past); without names, of every run of this repository the server knows
 // (and those of no repository: a graph's tasks).
 func (f *Fleet) States(ctx context.Context, names []string) ([]*state.State, error) {
+	vs, err := f.views(ctx, names)
+	states := make([]*state.State, len(vs))
+	for i := range vs {
+		states[i] = &vs[i].State
+	}
+	return states, err
+}
+
+// views are the runs of [Fleet.States], each with what its step under way
+// is doing ([temporal.View.Live]).
+func (f *Fleet) views(ctx context.Context, names []string) ([]temporal.View, error) {
 	if err := f.connect(ctx); err != nil {
 		return nil, err
 	}
-	var states []*state.State
+	const noEvents = math.MaxInt
+	var views []temporal.View
 	if len(names) == 0 {
 		keys, err := temporal.Names(ctx, f.c)
 		if err != nil {
@@ -34,21 +49,21 @@ func (f *Fleet) States(ctx context.Context, names []string) ([]*state.State, err
 			if _, r := temporal.Unscoped(k); r != "" && r != f.repo {
 				continue
 			}
-			v, err := temporal.Query(ctx, f.c, k)
+			v, err := temporal.QueryFrom(ctx, f.c, k, noEvents)
 			if err != nil {
 				return nil, err
 			}
-			states = append(states, &v.State)
+			views = append(views, v)
 		}
 	}
 	for _, n := range names {
-		v, _, err := f.find(ctx, n)
+		v, _, err := temporal.FindFrom(ctx, f.c, n, f.repo, noEvents)
 		if err != nil {
 			return nil, err
 		}
-		states = append(states, &v.State)
+		views = append(views, v)
 	}
-	return states, nil
+	return views, nil
 }
 
 // Inbox lists the runs of the namespace that wait for a person.
@@ -137,12 +152,16 @@ func (f *Fleet) Status(ctx context.Context, name, runID string) ([]report.Status
 func (f *Fleet) Look(ctx context.Context, now time.Time) (report.View, error) {
 	f.reading.Lock()
 	defer f.reading.Unlock()
-	states, err := f.States(ctx, nil)
+	vs, err := f.views(ctx, nil)
 	if err != nil {
 		return report.View{At: now}, err
 	}
+	states, lives := make([]*state.State, len(vs)), make([]state.LiveStatus, len(vs))
+	for i := range vs {
+		states[i], lives[i] = &vs[i].State, vs[i].Live
+	}
 	needs, err := f.Inbox(ctx)
-	return Remote(states, needs, now), err
+	return Remote(states, lives, needs, now), err
 }
 
 // Clean plans the clean of the state folder and the repository, the runs on

@@ -35,15 +35,18 @@ func Look(stateDir string, now time.Time) (report.View, error) {
 	return v, err
 }
 
-// Remote is the view of runs an engine's server knows (their states, and
+// Remote is the view of runs an engine's server knows (their states, what
+// each one's step under way is doing, in lives, by the states' order, and
 // what waits for a person): a running one that waits is in the phase
 // "waiting for you" since it asked.
-func Remote(states []*state.State, needs []decision.Waiting, now time.Time) report.View {
+func Remote(states []*state.State, lives []state.LiveStatus, needs []decision.Waiting, now time.Time) report.View {
 	v := report.View{At: now, NeedsYou: needs}
-	for _, row := range report.StatusRows(states, now) {
+	for i, row := range report.StatusRows(states, now) {
 		r := report.WatchRow{StatusRow: row}
-		if i := slices.IndexFunc(needs, func(n decision.Waiting) bool { return n.Run == row.Name }); i >= 0 && row.Status == state.StatusRunning {
-			r.Live = &state.LiveStatus{Iteration: row.Iteration, Phase: "waiting for you", Since: needs[i].Since}
+		if w := slices.IndexFunc(needs, func(n decision.Waiting) bool { return n.Run == row.Name }); w >= 0 && row.Status == state.StatusRunning {
+			r.Live = &state.LiveStatus{Iteration: row.Iteration, Phase: "waiting for you", Since: needs[w].Since}
+		} else if row.Status == state.StatusRunning && i < len(lives) && lives[i].Phase != "" {
+			r.Live = &lives[i]
 		}
 		v.Runs = append(v.Runs, r)
 	}

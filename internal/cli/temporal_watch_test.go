@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -12,15 +13,18 @@ import (
 // TestTemporalWatchRealServer: on a real dev server, `watch --once --engine
 // temporal` shows a row for each run of the repository on the server, with its
 // status and iteration, and the needs-you entry of the run that escalated,
-// with its question and the answer commands naming the engine.
+// with its question and the answer commands naming the engine; a run whose
+// agent is at work is in the phase its step's heartbeat told.
 func TestTemporalWatchRealServer(t *testing.T) {
 	testenv.NeedTool(t, "git")
 	addr := testenv.TemporalServer(t)
 	repo, aux := t.TempDir(), t.TempDir()
 	plan := "[*]\nwrite notes.txt looked around\n"
-	fakeProcedures(t, repo, aux, map[string]string{"green": plan, "stuck": plan}, nil, map[string]string{
+	gate := filepath.Join(t.TempDir(), "go")
+	fakeProcedures(t, repo, aux, map[string]string{"green": plan, "stuck": plan, "busy": "[*]\nwaitfor " + gate + "\n"}, nil, map[string]string{
 		"green": "    limits: {max_iterations: 2}\n",
 		"stuck": "    gates: [{name: fixed, run: \"test -f fixed.txt\"}]\n    limits: {max_iterations: 1}\n",
+		"busy":  "    limits: {max_iterations: 1}\n",
 	})
 	graphRepo(t, repo, "tasks: []\n")
 	run := cliOn(t, addr, repo)
@@ -30,9 +34,24 @@ func TestTemporalWatchRealServer(t *testing.T) {
 	if stdout, stderr, err := run("run", "stuck", "--engine", "temporal"); ExitCode(err) != ExitEscalated {
 		t.Fatalf("run stuck: exit %d (%v), want %d\n%s\n%s", ExitCode(err), err, ExitEscalated, stdout, stderr)
 	}
-	stdout, stderr, err := run("watch", "--once", "--engine", "temporal")
-	if err != nil {
-		t.Fatalf("watch --once --engine temporal: %v\n%s\n%s", err, stdout, stderr)
+	busy := make(chan error, 1)
+	go func() {
+		_, _, err := run("run", "busy", "--engine", "temporal", "--heartbeat-timeout", "3s")
+		busy <- err
+	}()
+	var stdout string
+	atWork := regexp.MustCompile(`(?m)^busy +running +1/1 +agent `)
+	waitFor(t, "watch to show the busy run's agent at work", func() bool {
+		out, stderr, err := run("watch", "--once", "--engine", "temporal")
+		if err != nil {
+			t.Fatalf("watch --once --engine temporal: %v\n%s\n%s", err, out, stderr)
+		}
+		stdout = out
+		return atWork.MatchString(out)
+	})
+	writeFile(t, gate, "")
+	if err := <-busy; err != nil {
+		t.Errorf("run busy: %v", err)
 	}
 	for _, want := range []string{
 		`(?m)^green +succeeded +1/2 `,
