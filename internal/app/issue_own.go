@@ -72,22 +72,6 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		return r.ended(ctx, st, ps.PR.State, ps.PR.HeadSHA)
 	}
 	evs := r.evidence(ps, link)
-	if len(evs) == 0 {
-		if strings.HasPrefix(link.AskedFor, "pr/") || link.Accepted != "" { // asked over a cap, or accepted; mended since (a person's push, the check run again)
-			if err := r.label(ctx, []string{r.labels.Done}, []string{r.labels.NeedsYou}); err != nil {
-				return Outcome{}, false, err
-			}
-			if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor, i.Carried, i.Accepted = 0, "", "", "" }); err != nil {
-				return Outcome{}, false, err
-			}
-			r.shown.note = ""
-			if err := r.edit(ctx); err != nil {
-				return Outcome{}, false, err
-			}
-		}
-		fmt.Fprintf(r.out, "Issue %s: pull request %s: no check failing, no change asked, no conflict: nothing to do\n", r.ref, link.PRURL)
-		return Outcome{Status: st.Status}, false, nil
-	}
 	// The first failure, by class, that is under its cap or whose question
 	// over it a writer answered with guidance is acted on; one over its cap
 	// (asked about, or accepted as it is) starves none after it.
@@ -103,7 +87,8 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		accepted    []string
 	)
 	// The questions accepted of failures still there, each at the count it
-	// was accepted at, and the question asked of one still there.
+	// was accepted at, and the question asked of one still there. One
+	// mended is forgotten: when it comes back, it is a new question.
 	var stillAccepted []string
 	for _, e := range evs {
 		k := capKey(link.PR, e.key, link.Fixes[e.key])
@@ -112,6 +97,11 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		}
 		if r.asks(link, k) {
 			waiting = k
+		}
+	}
+	if keep := strings.Join(stillAccepted, " "); keep != link.Accepted {
+		if err := r.record(ctx, func(i *state.Issue) { i.Accepted = keep }); err != nil {
+			return Outcome{}, false, err
 		}
 	}
 	for _, e := range evs {
@@ -144,8 +134,7 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		if capped != nil {
 			return r.overCap(ctx, st, *capped, cappedDone)
 		}
-		fmt.Fprintf(r.out, "Issue %s: pull request %s: %s, and a person accepted it as it is: nothing to do\n", r.ref, link.PRURL, strings.Join(accepted, "; "))
-		return Outcome{Status: st.Status}, false, nil
+		return r.idle(ctx, st, waiting, accepted)
 	}
 	var answered string
 	if guided.kind != "" {
@@ -208,7 +197,6 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 			// The question that carried it is answered by the push going on.
 			i.AskedFor, i.Carried = i.Carried, ""
 		}
-		i.Accepted = strings.Join(stillAccepted, " ") // one mended is asked about again when it comes back
 		i.Fixes[ev.key]++
 		i.Fixing = ev.key
 		i.Reviewed, i.Commented = max(i.Reviewed, ev.reviewed), max(i.Commented, ev.commented)

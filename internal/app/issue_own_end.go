@@ -39,6 +39,36 @@ func (r *issueRun) overCap(ctx context.Context, st *state.State, ev prEvidence, 
 	return r.askPR(ctx, st, capKey(st.Issue.PR, ev.key, n), "", body, ev.what+", and "+say)
 }
 
+// idle is a look at the pull request that finds nothing to do: no failure,
+// or only failures a writer accepted as they are (accepted: what they
+// are). A question over a cap, or an acceptance, of a failure no longer
+// there is forgotten ([issueRun.own] kept only the acceptances of those
+// still there; waiting is the question of one still there): the labels
+// say done again.
+func (r *issueRun) idle(ctx context.Context, st *state.State, waiting string, accepted []string) (Outcome, bool, error) {
+	link := *st.Issue
+	if gone := strings.HasPrefix(link.AskedFor, "pr/") && waiting == ""; gone || link.Accepted != "" && len(accepted) == 0 {
+		if err := r.label(ctx, []string{r.labels.Done}, []string{r.labels.NeedsYou}); err != nil {
+			return Outcome{}, false, err
+		}
+		if gone {
+			if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor, i.Carried = 0, "", "" }); err != nil {
+				return Outcome{}, false, err
+			}
+		}
+		r.shown.note = ""
+		if err := r.edit(ctx); err != nil {
+			return Outcome{}, false, err
+		}
+	}
+	if len(accepted) > 0 {
+		fmt.Fprintf(r.out, "Issue %s: pull request %s: %s, and a person accepted it as it is: nothing to do\n", r.ref, link.PRURL, strings.Join(accepted, "; "))
+	} else {
+		fmt.Fprintf(r.out, "Issue %s: pull request %s: no check failing, no change asked, no conflict: nothing to do\n", r.ref, link.PRURL)
+	}
+	return Outcome{Status: st.Status}, false, nil
+}
+
 // capAnswer is a writer's answer to the question the cap of the failure
 // ev asked (kind "": none, or not asked yet); the commands of people who
 // cannot write are counted ([issueRun.answer]). Serve having found the
@@ -100,7 +130,8 @@ func (r *issueRun) capSettled(ctx context.Context, st *state.State, ev prEvidenc
 const endedAborted = "aborted"
 
 // askPR asks a person on the issue about its pull request, once for key
-// (a restart finds the comment), instead of pushing: the labels say it
+// while it waits (a restart finds the comment; asked again once it no
+// longer waits, it is a new one), instead of pushing: the labels say it
 // needs a person, and the run's exit is an escalation's. carry is the
 // question over a cap that still waits ("": none), which the new one
 // carries ([state.Issue.Carried]): its answer is not lost.
@@ -116,12 +147,13 @@ func (r *issueRun) askPR(ctx context.Context, st *state.State, key, carry, body,
 		r.shown.note, r.shown.state, r.shown.ignored = "Needs you: "+cmp.Or(r.askedURL, "the question above"), "needs you", r.ignored
 		return Outcome{Status: state.StatusEscalated}, false, r.edit(ctx)
 	}
-	id, url, err := r.postOnce(ctx, "escalation", key, body)
+	q := st.Issue.Questions + 1 // a restart after the post finds it; a question asked again is a new one
+	id, url, err := r.postOnce(ctx, "escalation", fmt.Sprintf("%s/%d", key, q), body)
 	if err != nil {
 		return Outcome{}, false, err
 	}
 	if err := r.record(ctx, func(i *state.Issue) {
-		i.AskedFor, i.Carried = key, carry
+		i.AskedFor, i.Carried, i.Questions = key, carry, q
 		if carry == "" {
 			i.Asked = id
 		}

@@ -651,7 +651,7 @@ func TestIssuePRCappedCheckStarvesNoReview(t *testing.T) {
 		if st := c.state(t); st.Issue.Accepted != "" {
 			t.Errorf("the run's record: accepted %q", st.Issue.Accepted)
 		}
-		// Red again: not taken as accepted, asked about (its question's comment, of the same count, found again).
+		// Red again: not taken as accepted, asked about anew ([TestIssuePRAcceptAnswersItsQuestionOnly]).
 		c.f.check("lint", "failure", "FAIL again")
 		if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || !slices.Equal(c.f.labelSet(), []string{"agentloop:needs-you"}) {
 			t.Errorf("red again: %+v, %v, labels %v\n%s", out, err, c.f.labelSet(), c.out)

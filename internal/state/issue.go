@@ -27,6 +27,11 @@ type Issue struct {
 	// taken for it; or a continuation's escalation, the cap question waiting
 	// again once it is answered, for a command after that answer.
 	Carried string `json:"carried,omitempty"`
+	// Questions counts the questions about the pull request posted, each
+	// one's marker its count: a question asked again (its failure mended
+	// and come back, at the same count) is a new comment, answered only by
+	// a command after it, never by the one that answered it before.
+	Questions int `json:"questions,omitempty"`
 	// PR is the pull request opened from Branch.
 	PR    int    `json:"pr,omitempty"`
 	PRURL string `json:"pr_url,omitempty"`
