@@ -59,11 +59,20 @@ type issueAnswer struct {
 }
 
 // answer is the first command of a person who may write in the comments
-// after the escalation's question (found false: none yet). Commands of
-// anyone else are never taken; the progress comment says how many were
-// ignored, without quoting them.
+// after the escalation's question (found false: none yet), and before the
+// question that carries it, if one does ([state.Issue.Carrier]): a command
+// answers the question asked last before it. Commands of anyone else are
+// never taken; the progress comment says how many were ignored, without
+// quoting them.
 func (r *issueRun) answer(ctx context.Context, link state.Issue) (issueAnswer, bool, error) {
-	if link.Asked == 0 {
+	return r.command(ctx, link.Asked, link.Carrier, true)
+}
+
+// command is the first command of a person who may write in the comments
+// after the question's comment after and before the comment before (0:
+// none); guide false: a guide does not answer it, and is passed over.
+func (r *issueRun) command(ctx context.Context, after, before int64, guide bool) (issueAnswer, bool, error) {
+	if after == 0 {
 		return issueAnswer{}, false, nil // not asked yet: nothing can answer it
 	}
 	cs, err := r.comments(ctx)
@@ -72,14 +81,14 @@ func (r *issueRun) answer(ctx context.Context, link state.Issue) (issueAnswer, b
 	}
 	for _, c := range cs {
 		r.heard = max(r.heard, c.ID)
-		if c.ID == link.Asked {
+		if c.ID == after {
 			r.askedURL = c.URL
 		}
-		if c.ID <= link.Asked {
+		if c.ID <= after || before > after && c.ID >= before {
 			continue
 		}
 		kind, text, ok := IssueCommand(c.Body)
-		if !ok {
+		if !ok || kind == IssueGuide && !guide {
 			continue
 		}
 		if !c.Trusted {
@@ -116,6 +125,7 @@ func (r *issueRun) ask(ctx context.Context, st *state.State) error {
 				// and asked again once this one is answered ([issueRun.loop]).
 				i.Carried = i.AskedFor
 			}
+			i.Carrier = 0
 			i.Asked, i.AskedFor = id, key
 		}); err != nil {
 			return err

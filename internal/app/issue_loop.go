@@ -73,7 +73,7 @@ func (r *issueRun) loop(ctx context.Context, prev *state.State) (Outcome, error)
 		if link.Carried != "" {
 			// The question over a cap it carried waits again, answered by a
 			// command after this answer, never by it.
-			if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor, i.Carried = a.id, i.Carried, "" }); err != nil {
+			if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor, i.Carried, i.Carrier = a.id, i.Carried, "", 0 }); err != nil {
 				return Outcome{}, err
 			}
 			r.askedURL = ""

@@ -106,13 +106,14 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 	}
 	for _, e := range evs {
 		n, l := link.Fixes[e.key], r.capOf(e.class)+link.Granted[e.key]*r.allowance(e.class) // each writer's guidance over the cap gave a new allowance
-		if n < l {
-			ev, done, limit, chosen = e, n, l, true
-			break
-		}
+		// Accepted as it is: over its cap, or with commits someone else pushed.
 		if slices.Contains(stillAccepted, capKey(link.PR, e.key, n)) {
 			accepted = append(accepted, e.what)
 			continue
+		}
+		if n < l {
+			ev, done, limit, chosen = e, n, l, true
+			break
 		}
 		a, err := r.capAnswer(ctx, link, e, n)
 		switch {
@@ -141,19 +142,17 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		answered = fmt.Sprintf("\n\nAfter %d %s for it, agentloop asked on the issue; %s, who may write to the repository, answered with this guidance:\n%s\n", done, pluralize(done, "continuation"), guided.by, guided.guidance)
 		ev.guidance += answered
 	}
+	var took issueAnswer // a writer's guide to go on from the commits someone else pushed to the branch
 	if head := ps.PR.HeadSHA; head != "" {
 		if tip := gitx.CommitOf(ctx, r.repo, "refs/heads/"+r.branch); tip != head && !gitx.IsAncestor(ctx, r.repo, head, tip) {
 			// Someone pushed to the branch: agentloop's push would replace their commits.
-			body := fmt.Sprintf("**agentloop needs you.** On the pull request %s, %s, but its branch `%s` has commits agentloop's copy of it has not (someone pushed to it), and a continuation's push would replace them. agentloop does not push over them.\n\n"+
-				"The options:\n- fix it yourself on the branch `%s`\n- close the pull request; a new run of the issue starts afresh\n", link.PRURL, ev.what, r.branch, r.branch)
-			say := fmt.Sprintf("its branch %s has commits pushed by someone else, which agentloop does not push over", r.branch)
-			carry := cmp.Or(waiting, guidedKey)
-			if guided.kind != "" {
-				body += fmt.Sprintf("\n%s's guidance for the question before is kept: agentloop goes on with it once it can push to the branch again.\n", guided.by)
-				say += fmt.Sprintf("; %s's guidance is kept for then", guided.by)
+			var out Outcome
+			if took, out, err = r.pushed(ctx, st, ev, done, head, cmp.Or(waiting, guidedKey), guided); took.kind == "" || err != nil {
+				return out, false, err
 			}
-			body += r.carried(carry)
-			return r.askPR(ctx, st, fmt.Sprintf("pr/%d/pushed/%s", link.PR, head), carry, body, ev.what+"; "+say)
+			theirs := fmt.Sprintf("\n\nSomeone else pushed commits to this branch; agentloop asked on the issue, and %s, who may write to the repository, answered: go on from their commits (this branch now has them), with this guidance:\n%s\n", took.by, took.guidance)
+			ev.guidance += theirs
+			answered += theirs
 		}
 	}
 	if err := r.intake(ctx); err != nil { // the pull request's title, when it is updated
@@ -166,16 +165,26 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 	}
 	var (
 		conflicts []string
-		from      string // the merge the run goes on from, where its engine needs it said
+		from      string // the commit the run goes on from, where its engine needs it said
+		moved     bool   // the branch was moved here: their commits taken, or the base merged
 	)
+	if took.kind != "" {
+		if err := r.adopt(ctx, ps.PR.HeadSHA); err != nil {
+			return Outcome{}, false, err
+		}
+		moved = true
+	}
 	if ev.class == fixConflict {
 		if conflicts, err = r.mergeBase(ctx, ps.PR.Base); err != nil {
 			return Outcome{}, false, err
 		}
-		if from, err = r.states.handOver(r.gitAuth(ctx), r.repo, r.remote, st, gitx.CommitOf(ctx, r.wt, "HEAD")); err != nil {
-			return Outcome{}, false, fmt.Errorf("issue %s: hand the merge of %s/%s on its branch %s to run %s: %w%s", r.ref, r.remote, ps.PR.Base, r.branch, r.name, err, r.kept())
-		}
 		ev.guidance = conflictGuidance(r.remote+"/"+ps.PR.Base, conflicts) + answered
+		moved = true
+	}
+	if moved {
+		if from, err = r.states.handOver(r.gitAuth(ctx), r.repo, r.remote, st, gitx.CommitOf(ctx, r.wt, "HEAD")); err != nil {
+			return Outcome{}, false, fmt.Errorf("issue %s: hand its branch %s as it is now to run %s: %w%s", r.ref, r.branch, r.name, err, r.kept())
+		}
 	}
 	if err := r.record(ctx, func(i *state.Issue) {
 		i.Conflicts = conflicts
@@ -192,10 +201,14 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		case guided.kind != "" || strings.HasPrefix(i.AskedFor, "pr/") && waiting == "":
 			// Answered, or asked of what is no longer there (a failure mended,
 			// the branch no longer pushed to by someone else): not waited for.
-			i.Asked, i.AskedFor, i.Carried = 0, "", ""
+			i.Asked, i.AskedFor, i.Carried, i.Carrier = 0, "", "", 0
 		case i.Carried != "":
-			// The question that carried it is answered by the push going on.
-			i.AskedFor, i.Carried = i.Carried, ""
+			// The question that carried it is answered by the push going on:
+			// it waits again, for a command after the answer that did so.
+			i.AskedFor, i.Carried, i.Carrier = i.Carried, "", 0
+			if took.kind != "" {
+				i.Asked = took.id
+			}
 		}
 		i.Fixes[ev.key]++
 		i.Fixing = ev.key
@@ -204,9 +217,14 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		return Outcome{}, false, err
 	}
 	remove, allowance := []string{r.labels.Done}, ""
-	if guided.kind != "" {
+	if guided.kind != "" || took.kind != "" && waiting == "" {
 		remove = append(remove, r.labels.NeedsYou)
+	}
+	if guided.kind != "" {
 		allowance = fmt.Sprintf(", a new allowance on %s's guidance", guided.by)
+	}
+	if took.kind != "" {
+		allowance += fmt.Sprintf(", from the commits pushed to it, on %s's guidance", took.by)
 	}
 	if err := r.label(ctx, []string{r.labels.Running}, remove); err != nil {
 		return Outcome{}, false, err

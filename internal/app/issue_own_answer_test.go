@@ -2,11 +2,14 @@ package app
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/forge"
+	"github.com/agentloop/agentloop/internal/gitx"
 	"github.com/agentloop/agentloop/internal/state"
 )
 
@@ -71,5 +74,131 @@ func TestIssuePRAcceptAnswersItsQuestionOnly(t *testing.T) {
 				t.Errorf("the new question accepted: %+v, %v\n%s", out, err, c.out)
 			}
 		})
+	}
+}
+
+// theirCommit pushes a commit of someone else's to the pull request's
+// branch: its id.
+func (c *issueCase) theirCommit(t *testing.T) string {
+	t.Helper()
+	other := filepath.Join(t.TempDir(), "other")
+	gitIn(t, filepath.Dir(other), "clone", "-q", "-b", "agentloop/issue/7", c.remote, other)
+	if err := os.WriteFile(filepath.Join(other, "mine.txt"), []byte("a maintainer's try\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, other, "add", "-A")
+	gitIn(t, other, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a maintainer's try")
+	gitIn(t, other, "push", "-q", "origin", "agentloop/issue/7")
+	return c.remoteHead(t)
+}
+
+// The question about commits someone else pushed to the pull request's
+// branch says which commands answer it, and a writer's command after it
+// answers it as a question over a cap is answered (a stranger's ignored):
+// guide takes their commits as the branch's start and goes on from them
+// with the guidance, the push keeping them; accept leaves the pull request
+// as it is, not asked about again; abort ends agentloop's work on it.
+func TestIssuePRPushedAnswered(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"guide Keep their file.", "accept", "abort"} {
+		t.Run(strings.Fields(cmd)[0], func(t *testing.T) {
+			t.Parallel()
+			c := newIssueCase(t, state.StatusSucceeded)
+			c.opened(t)
+			theirs := c.theirCommit(t)
+			c.f.check("lint", "failure", "FAIL on their commit")
+			if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated {
+				t.Fatalf("pushed by someone else: %+v, %v\n%s", out, err, c.out)
+			}
+			esc := c.f.marked("escalation")
+			if len(esc) != 1 || !strings.Contains(esc[0].Body, "`/agentloop guide TEXT`: take the commits pushed to the branch as its new start and go on from them for it, with TEXT as guidance") ||
+				!strings.Contains(esc[0].Body, "`/agentloop accept`: leave the pull request as it is") || !strings.Contains(esc[0].Body, "`/agentloop abort`: stop agentloop's work on the pull request") {
+				t.Fatalf("the question: %+v", esc)
+			}
+			c.f.say("stranger", false, "/agentloop guide push over them")
+			if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 0 {
+				t.Fatalf("a stranger's guide: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+			}
+			c.f.say("maint", true, "/agentloop "+cmd)
+			out, err := c.run(t)
+			switch cmd {
+			case "accept", "abort":
+				want := map[string]state.Status{"accept": state.StatusSucceeded, "abort": state.StatusAborted}[cmd]
+				if err != nil || out.Status != want || !out.Chosen || len(c.eng.resumes) != 0 || c.remoteHead(t) != theirs {
+					t.Fatalf("/agentloop %s: %+v, %v, %d resumes\n%s", cmd, out, err, len(c.eng.resumes), c.out)
+				}
+				posted := c.f.posted
+				if out, err := c.run(t); err != nil || out.Status == state.StatusEscalated || c.f.posted != posted || len(c.eng.resumes) != 0 {
+					t.Errorf("again: %+v, %v, %d comments (was %d)\n%s", out, err, c.f.posted, posted, c.out)
+				}
+				if st := c.state(t); st.Issue.AskedFor != "" || cmd == "abort" && st.Issue.Ended != endedAborted || cmd == "accept" && st.Issue.Accepted != "pr/50/check_lint/0" {
+					t.Errorf("the run's record: %+v", st.Issue)
+				}
+				return
+			}
+			if err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 1 {
+				t.Fatalf("/agentloop guide: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+			}
+			if g := c.eng.resumes[0].Guidance; !strings.Contains(g, `check "lint" failed`) || !strings.Contains(g, "maint, who may write to the repository, answered: go on from their commits (this branch now has them), with this guidance:\nKeep their file.") || strings.Contains(g, "push over them") {
+				t.Errorf("the continuation is given:\n%s", g)
+			}
+			if head := c.remoteHead(t); head == theirs || !gitx.IsAncestor(t.Context(), c.remote, theirs, head) {
+				t.Errorf("the remote's branch %s does not keep their commit %s", head, theirs)
+			}
+			if st := c.state(t); st.Issue.AskedFor != "" || st.Issue.Asked != 0 || st.Issue.Fixes["check lint"] != 1 || st.Issue.Granted["check lint"] != 0 {
+				t.Errorf("the run's record: %+v", st.Issue)
+			}
+			if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:done"}) {
+				t.Errorf("labels %v", got)
+			}
+		})
+	}
+}
+
+// A question about commits someone else pushed that carries a question over
+// another failure's cap: a writer's guide after it answers it (the review's
+// continuation goes on from their commits), and the cap's question waits
+// again, for a command after that guide, which it does not take.
+func TestIssuePRPushedAnsweredCarriesCapQuestion(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	asked := c.overCap(t)
+	c.f.mu.Lock()
+	c.f.reviews = []forge.Review{{ID: 940, Author: "maint", Trusted: true, State: "CHANGES_REQUESTED", Body: "Rename it."}}
+	c.f.mu.Unlock()
+	theirs := c.theirCommit(t)
+	c.f.check("lint", "failure", "FAIL on their commit")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 1 {
+		t.Fatalf("pushed by someone else: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+	esc := c.f.marked("escalation")
+	if len(esc) != 2 || !strings.Contains(esc[1].Body, "a reviewer asked for changes") || !strings.Contains(esc[1].Body, "The question agentloop asked before about the pull request ("+asked.URL+") still stands: a command given after it and before this comment answers it") {
+		t.Fatalf("the question: %+v", esc)
+	}
+	c.f.say("maint", true, "/agentloop guide Rename it in their file too.")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 2 {
+		t.Fatalf("the guide: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+	if g := c.eng.resumes[1].Guidance; !strings.Contains(g, "Rename it.") || !strings.Contains(g, "Rename it in their file too.") || strings.Contains(g, "lint") {
+		t.Errorf("the continuation is given:\n%s", g)
+	}
+	if head := c.remoteHead(t); !gitx.IsAncestor(t.Context(), c.remote, theirs, head) {
+		t.Errorf("their commit %s is not kept", theirs)
+	}
+	if st := c.state(t); st.Issue.AskedFor != "pr/50/check_lint/1" || st.Issue.Carried != "" || st.Issue.Fixes["check lint"] != 1 {
+		t.Errorf("the run's record: %+v", st.Issue)
+	}
+	c.f.check("lint", "failure", "FAIL still")
+	for i := range 2 {
+		if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 2 {
+			t.Fatalf("look %d: %+v, %v, %d resumes: the push question's guide taken for the cap's\n%s", i, out, err, len(c.eng.resumes), c.out)
+		}
+	}
+	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:needs-you"}) {
+		t.Errorf("labels %v", got)
+	}
+	c.f.say("maint", true, "/agentloop accept")
+	if out, err := c.run(t); err != nil || !out.Chosen {
+		t.Errorf("the cap's question answered: %+v, %v\n%s", out, err, c.out)
 	}
 }

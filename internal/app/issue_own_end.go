@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -28,13 +27,9 @@ func (r *issueRun) overCap(ctx context.Context, st *state.State, ev prEvidence, 
 		capped += fmt.Sprintf(", and the new %s writers' guidance gave", pluralize(g, "allowance"))
 	}
 	body := fmt.Sprintf("**agentloop needs you.** On the pull request %s, %s, after %d %s pushed for it (%s). agentloop does not push again for it.\n\n"+
-		"The options:\n- fix it yourself on the branch `%s`\n- raise the cap in `agentloop.yaml` and run `agentloop run --issue %s` again\n- close the pull request\n\n"+
-		"Or answer with a comment of your own that starts with one of these (only people who may write to the repository are heard):\n"+
-		"- `/agentloop guide TEXT`: go on with TEXT as guidance, a new allowance of %d %s for it\n"+
-		"- `/agentloop accept`: leave the pull request as it is; agentloop pushes nothing more for it\n"+
-		"- `/agentloop abort`: stop agentloop's work on the pull request\n\n"+
-		"Then `agentloop run --issue %s`, or serve, takes the answer.\n",
-		st.Issue.PRURL, ev.what, n, pluralize(n, "continuation"), capped, r.branch, r.ref, each, pluralize(each, "continuation"), r.ref)
+		"The options:\n- fix it yourself on the branch `%s`\n- raise the cap in `agentloop.yaml` and run `agentloop run --issue %s` again\n- close the pull request\n\n",
+		st.Issue.PRURL, ev.what, n, pluralize(n, "continuation"), capped, r.branch, r.ref) +
+		r.prCommands(fmt.Sprintf("go on with TEXT as guidance, a new allowance of %d %s for it", each, pluralize(each, "continuation")))
 	say := fmt.Sprintf("the cap of %d %s for it is reached", n, pluralize(n, "continuation"))
 	return r.askPR(ctx, st, capKey(st.Issue.PR, ev.key, n), "", body, ev.what+", and "+say)
 }
@@ -52,7 +47,7 @@ func (r *issueRun) idle(ctx context.Context, st *state.State, waiting string, ac
 			return Outcome{}, false, err
 		}
 		if gone {
-			if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor, i.Carried = 0, "", "" }); err != nil {
+			if err := r.record(ctx, func(i *state.Issue) { i.Asked, i.AskedFor, i.Carried, i.Carrier = 0, "", "", 0 }); err != nil {
 				return Outcome{}, false, err
 			}
 		}
@@ -90,18 +85,29 @@ func (r *issueRun) asks(link state.Issue, key string) bool {
 }
 
 // capSettled does what a writer's /agentloop accept or abort asks of a
-// pull request over a cap: accept leaves it as it is, this failure not
-// asked about or pushed for again (until it is mended); abort ends
-// agentloop's work on the pull request, which stays open for people.
+// pull request over a cap, or of one whose branch someone else pushed to
+// ([issueRun.pushed]): accept leaves it as it is, the failure ev (after n
+// continuations) not asked about or pushed for again (until it is
+// mended); abort ends agentloop's work on the pull request, which stays
+// open for people. A question over another failure's cap that the
+// answered one carried waits again, for a command after this answer.
 func (r *issueRun) capSettled(ctx context.Context, st *state.State, ev prEvidence, n int, a issueAnswer) (Outcome, bool, error) {
 	key := capKey(st.Issue.PR, ev.key, n)
-	add, note := []string{r.labels.Done}, fmt.Sprintf("%s accepted the pull request as it is (%s): agentloop pushes nothing more for it.", a.by, ev.what)
+	again := !a.abort && st.Issue.Carried != "" && st.Issue.Carried != key
+	add, remove := []string{r.labels.Done}, []string{r.labels.NeedsYou, r.labels.Running}
+	note := fmt.Sprintf("%s accepted the pull request as it is (%s): agentloop pushes nothing more for it.", a.by, ev.what)
 	if a.abort {
 		add, note = nil, fmt.Sprintf("%s stopped agentloop's work on the pull request (/agentloop abort): it is left as it is, for people.", a.by)
 		r.shown.state, r.shown.claim.State = "stopped", "stopped"
 	}
+	if again {
+		add, remove, note = []string{r.labels.NeedsYou}, []string{r.labels.Done, r.labels.Running}, note+" The question asked before still waits for a person."
+	}
 	if err := r.record(ctx, func(i *state.Issue) {
-		i.Asked, i.AskedFor, i.Carried = 0, "", ""
+		i.Asked, i.AskedFor, i.Carried, i.Carrier = 0, "", "", 0
+		if again {
+			i.Asked, i.AskedFor = a.id, st.Issue.Carried
+		}
 		if a.abort {
 			i.Ended = endedAborted
 		} else {
@@ -110,7 +116,7 @@ func (r *issueRun) capSettled(ctx context.Context, st *state.State, ev prEvidenc
 	}); err != nil {
 		return Outcome{}, false, err
 	}
-	if err := r.label(ctx, add, []string{r.labels.NeedsYou, r.labels.Running}); err != nil {
+	if err := r.label(ctx, add, remove); err != nil {
 		return Outcome{}, false, err
 	}
 	r.shown.note, r.shown.ignored = note, r.ignored
@@ -128,48 +134,6 @@ func (r *issueRun) capSettled(ctx context.Context, st *state.State, ev prEvidenc
 // endedAborted is [state.Issue.Ended] of a pull request a writer's
 // /agentloop abort took from agentloop.
 const endedAborted = "aborted"
-
-// askPR asks a person on the issue about its pull request, once for key
-// while it waits (a restart finds the comment; asked again once it no
-// longer waits, it is a new one), instead of pushing: the labels say it
-// needs a person, and the run's exit is an escalation's. carry is the
-// question over a cap that still waits ("": none), which the new one
-// carries ([state.Issue.Carried]): its answer is not lost.
-func (r *issueRun) askPR(ctx context.Context, st *state.State, key, carry, body, what string) (Outcome, bool, error) {
-	if r.asks(*st.Issue, key) {
-		if r.ignored == 0 {
-			if r.o.memo == nil || r.o.memo.waiting(r.ref, key) {
-				fmt.Fprintf(r.out, "Issue %s: pull request %s: %s: still waiting for a person on the issue\n", r.ref, st.Issue.PRURL, what)
-			}
-			return Outcome{Status: state.StatusEscalated}, false, nil
-		}
-		fmt.Fprintf(r.out, "Issue %s: pull request %s: %d /agentloop %s by people who cannot write to the repository ignored; still waiting for a person on the issue\n", r.ref, st.Issue.PRURL, r.ignored, pluralize(r.ignored, "command"))
-		r.shown.note, r.shown.state, r.shown.ignored = "Needs you: "+cmp.Or(r.askedURL, "the question above"), "needs you", r.ignored
-		return Outcome{Status: state.StatusEscalated}, false, r.edit(ctx)
-	}
-	q := st.Issue.Questions + 1 // a restart after the post finds it; a question asked again is a new one
-	id, url, err := r.postOnce(ctx, "escalation", fmt.Sprintf("%s/%d", key, q), body)
-	if err != nil {
-		return Outcome{}, false, err
-	}
-	if err := r.record(ctx, func(i *state.Issue) {
-		i.AskedFor, i.Carried, i.Questions = key, carry, q
-		if carry == "" {
-			i.Asked = id
-		}
-	}); err != nil {
-		return Outcome{}, false, err
-	}
-	if err := r.label(ctx, []string{r.labels.NeedsYou}, []string{r.labels.Running, r.labels.Done}); err != nil {
-		return Outcome{}, false, err
-	}
-	r.shown.note, r.shown.state = "Needs you: "+url, "needs you"
-	if err := r.edit(ctx); err != nil {
-		return Outcome{}, false, err
-	}
-	fmt.Fprintf(r.out, "Issue %s: pull request %s: %s: the question is on the issue (%s)\n", r.ref, st.Issue.PRURL, what, url)
-	return Outcome{Status: state.StatusEscalated}, false, nil
-}
 
 // ended ends the issue's run for good once its pull request is merged or
 // closed: the progress comment says so (once), the labels say done, and

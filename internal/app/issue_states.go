@@ -45,11 +45,12 @@ type issueStates interface {
 	// of the clone repo, where the branch is committed and pushed from
 	// (remote: the remote it is pushed to).
 	reach(ctx context.Context, repo, remote, wt string, st *state.State) error
-	// handOver makes the commit, a merge of the pull request's base that
-	// agentloop made on the issue's branch in the clone repo, where the
-	// continuation of the run of st goes on from: the commit to start it
-	// from ([ResumeOptions.From]; "" when the run goes on in the issue's
-	// worktree, where the merge is: the local engine), shared on remote
+	// handOver makes the commit, the issue's branch in the clone repo as
+	// agentloop moved it there (a merge of the pull request's base, the
+	// commits a person pushed to it taken), where the continuation of the
+	// run of st goes on from: the commit to start it from
+	// ([ResumeOptions.From]; "" when the run goes on in the issue's
+	// worktree, where the commit is: the local engine), shared on remote
 	// when its workers are elsewhere.
 	handOver(ctx context.Context, repo, remote string, st *state.State, commit string) (from string, err error)
 	// owning are the states of the runs of issues whose pull request is

@@ -27,6 +27,11 @@ type Issue struct {
 	// taken for it; or a continuation's escalation, the cap question waiting
 	// again once it is answered, for a command after that answer.
 	Carried string `json:"carried,omitempty"`
+	// Carrier is the comment of the question AskedFor when it carries
+	// another and is answered by a command of its own (one about commits
+	// someone else pushed): a command after Carrier answers it, one between
+	// Asked and Carrier the question it carries.
+	Carrier int64 `json:"carrier,omitempty"`
 	// Questions counts the questions about the pull request posted, each
 	// one's marker its count: a question asked again (its failure mended
 	// and come back, at the same count) is a new comment, answered only by
