@@ -1,7 +1,9 @@
 package app
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -200,5 +202,50 @@ func TestIssuePRPushedAnsweredCarriesCapQuestion(t *testing.T) {
 	c.f.say("maint", true, "/agentloop accept")
 	if out, err := c.run(t); err != nil || !out.Chosen {
 		t.Errorf("the cap's question answered: %+v, %v\n%s", out, err, c.out)
+	}
+}
+
+// elsewhere is the fake engine as a fleet is: a continuation goes on from
+// the run's last checkpoint, not from the issue's worktree.
+type elsewhere struct{ *fakeEngine }
+
+func (e elsewhere) issueEngine(_ context.Context, root, _ string) (IssueEngine, issueStates, error) {
+	return e.fakeEngine, elsewhereStates{localIssues{store: state.Store{Root: root}, out: io.Discard}}, nil
+}
+
+type elsewhereStates struct{ localIssues }
+
+func (elsewhereStates) mergesHere() bool { return false }
+
+// On a fleet the question about commits someone else pushed is not
+// answered by a guide (its continuation would not go on from their
+// commits): it does not offer one, a writer's guide is passed over, and
+// an accept after it answers it.
+func TestIssuePRPushedOnAFleetTakesNoGuide(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.opened(t)
+	run := func() (Outcome, error) {
+		o := c.opts
+		o.Plan = c.plan()
+		pr := testProcess(c.repo)
+		pr.Stderr = c.out
+		return RunIssue(t.Context(), elsewhere{c.eng}, pr, o)
+	}
+	theirs := c.theirCommit(t)
+	c.f.check("lint", "failure", "FAIL on their commit")
+	if out, err := run(); err != nil || out.Status != state.StatusEscalated {
+		t.Fatalf("pushed by someone else: %+v, %v\n%s", out, err, c.out)
+	}
+	if esc := c.f.marked("escalation"); len(esc) != 1 || strings.Contains(esc[0].Body, "/agentloop guide") || !strings.Contains(esc[0].Body, "`/agentloop accept`: leave the pull request as it is") {
+		t.Fatalf("the question: %+v", esc)
+	}
+	c.f.say("maint", true, "/agentloop guide Keep their file.")
+	if out, err := run(); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 0 || c.remoteHead(t) != theirs {
+		t.Fatalf("a guide: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+	c.f.say("maint", true, "/agentloop accept")
+	if out, err := run(); err != nil || !out.Chosen || len(c.eng.resumes) != 0 || c.remoteHead(t) != theirs {
+		t.Errorf("an accept after it: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
 	}
 }
