@@ -249,3 +249,35 @@ func TestIssuePRPushedOnAFleetTakesNoGuide(t *testing.T) {
 		t.Errorf("an accept after it: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
 	}
 }
+
+// A writer's guide for a question over a cap, kept while the question
+// about commits someone else pushed waits, goes on with the guide that
+// answers that one: the check's continuation from their commits, given
+// both, on the new allowance the first gave.
+func TestIssuePRPushedAnsweredAfterCapGuide(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.overCap(t)
+	c.f.say("maint", true, "/agentloop guide Silence the rule.")
+	theirs := c.theirCommit(t)
+	c.f.check("lint", "failure", "FAIL on their commit")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 1 {
+		t.Fatalf("pushed by someone else: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+	c.f.say("maint", true, "/agentloop guide Keep their file.")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 2 {
+		t.Fatalf("the guide: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+	if g := c.eng.resumes[1].Guidance; !strings.Contains(g, `check "lint" failed`) || !strings.Contains(g, "Silence the rule.") || !strings.Contains(g, "Keep their file.") {
+		t.Errorf("the continuation is given:\n%s", g)
+	}
+	if head := c.remoteHead(t); !gitx.IsAncestor(t.Context(), c.remote, theirs, head) {
+		t.Errorf("their commit %s is not kept", theirs)
+	}
+	if st := c.state(t); st.Issue.AskedFor != "" || st.Issue.Carried != "" || st.Issue.Carrier != 0 || st.Issue.Granted["check lint"] != 1 || st.Issue.Fixes["check lint"] != 2 {
+		t.Errorf("the run's record: %+v", st.Issue)
+	}
+	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:done"}) {
+		t.Errorf("labels %v", got)
+	}
+}
