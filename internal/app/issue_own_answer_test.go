@@ -158,50 +158,67 @@ func TestIssuePRPushedAnswered(t *testing.T) {
 }
 
 // A question about commits someone else pushed that carries a question over
-// another failure's cap: a writer's guide after it answers it (the review's
-// continuation goes on from their commits), and the cap's question waits
-// again, for a command after that guide, which it does not take.
+// another failure's cap: a writer's command after it answers it (a guide:
+// the review's continuation goes on from their commits; an accept: the
+// review is left as it is), and the cap's question waits again, for a
+// command after that one, which it does not take.
 func TestIssuePRPushedAnsweredCarriesCapQuestion(t *testing.T) {
 	t.Parallel()
-	c := newIssueCase(t, state.StatusSucceeded)
-	asked := c.overCap(t)
-	c.f.mu.Lock()
-	c.f.reviews = []forge.Review{{ID: 940, Author: "maint", Trusted: true, State: "CHANGES_REQUESTED", Body: "Rename it."}}
-	c.f.mu.Unlock()
-	theirs := c.theirCommit(t)
-	c.f.check("lint", "failure", "FAIL on their commit")
-	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 1 {
-		t.Fatalf("pushed by someone else: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
-	}
-	esc := c.f.marked("escalation")
-	if len(esc) != 2 || !strings.Contains(esc[1].Body, "a reviewer asked for changes") || !strings.Contains(esc[1].Body, "The question agentloop asked before about the pull request ("+asked.URL+") still stands: a command given after it and before this comment answers it") {
-		t.Fatalf("the question: %+v", esc)
-	}
-	c.f.say("maint", true, "/agentloop guide Rename it in their file too.")
-	if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 2 {
-		t.Fatalf("the guide: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
-	}
-	if g := c.eng.resumes[1].Guidance; !strings.Contains(g, "Rename it.") || !strings.Contains(g, "Rename it in their file too.") || strings.Contains(g, "lint") {
-		t.Errorf("the continuation is given:\n%s", g)
-	}
-	if head := c.remoteHead(t); !gitx.IsAncestor(t.Context(), c.remote, theirs, head) {
-		t.Errorf("their commit %s is not kept", theirs)
-	}
-	if st := c.state(t); st.Issue.AskedFor != "pr/50/check_lint/1" || st.Issue.Carried != "" || st.Issue.Fixes["check lint"] != 1 {
-		t.Errorf("the run's record: %+v", st.Issue)
-	}
-	c.f.check("lint", "failure", "FAIL still")
-	for i := range 2 {
-		if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 2 {
-			t.Fatalf("look %d: %+v, %v, %d resumes: the push question's guide taken for the cap's\n%s", i, out, err, len(c.eng.resumes), c.out)
-		}
-	}
-	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:needs-you"}) {
-		t.Errorf("labels %v", got)
-	}
-	c.f.say("maint", true, "/agentloop accept")
-	if out, err := c.run(t); err != nil || !out.Chosen {
-		t.Errorf("the cap's question answered: %+v, %v\n%s", out, err, c.out)
+	for _, cmd := range []string{"guide Rename it in their file too.", "accept"} {
+		t.Run(strings.Fields(cmd)[0], func(t *testing.T) {
+			t.Parallel()
+			c := newIssueCase(t, state.StatusSucceeded)
+			asked := c.overCap(t)
+			c.f.mu.Lock()
+			c.f.reviews = []forge.Review{{ID: 940, Author: "maint", Trusted: true, State: "CHANGES_REQUESTED", Body: "Rename it."}}
+			c.f.mu.Unlock()
+			theirs := c.theirCommit(t)
+			c.f.check("lint", "failure", "FAIL on their commit")
+			if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 1 {
+				t.Fatalf("pushed by someone else: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+			}
+			esc := c.f.marked("escalation")
+			if len(esc) != 2 || !strings.Contains(esc[1].Body, "a reviewer asked for changes") || !strings.Contains(esc[1].Body, "The question agentloop asked before about the pull request ("+asked.URL+") still stands: a command given after it and before this comment answers it") {
+				t.Fatalf("the question: %+v", esc)
+			}
+			c.f.say("maint", true, "/agentloop "+cmd)
+			resumes := 1
+			if cmd == "accept" {
+				if out, err := c.run(t); err != nil || !out.Chosen || len(c.eng.resumes) != 1 || c.remoteHead(t) != theirs {
+					t.Fatalf("the accept: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+				}
+				if st := c.state(t); st.Issue.Accepted != "pr/50/review/0" {
+					t.Errorf("the run's record: %+v", st.Issue)
+				}
+			} else {
+				resumes = 2
+				if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 2 {
+					t.Fatalf("the guide: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+				}
+				if g := c.eng.resumes[1].Guidance; !strings.Contains(g, "Rename it.") || !strings.Contains(g, "Rename it in their file too.") || strings.Contains(g, "lint") {
+					t.Errorf("the continuation is given:\n%s", g)
+				}
+				if head := c.remoteHead(t); !gitx.IsAncestor(t.Context(), c.remote, theirs, head) {
+					t.Errorf("their commit %s is not kept", theirs)
+				}
+				c.f.check("lint", "failure", "FAIL still")
+			}
+			if st := c.state(t); st.Issue.AskedFor != "pr/50/check_lint/1" || st.Issue.Carried != "" || st.Issue.Fixes["check lint"] != 1 {
+				t.Errorf("the run's record: %+v", st.Issue)
+			}
+			for i := range 2 {
+				if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != resumes {
+					t.Fatalf("look %d: %+v, %v, %d resumes: the push question's answer taken for the cap's\n%s", i, out, err, len(c.eng.resumes), c.out)
+				}
+			}
+			if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:needs-you"}) {
+				t.Errorf("labels %v", got)
+			}
+			c.f.say("maint", true, "/agentloop accept")
+			if out, err := c.run(t); err != nil || !out.Chosen {
+				t.Errorf("the cap's question answered: %+v, %v\n%s", out, err, c.out)
+			}
+		})
 	}
 }
 

@@ -102,6 +102,7 @@ func (r *issueRun) capSettled(ctx context.Context, st *state.State, ev prEvidenc
 	}
 	if again {
 		add, remove, note = []string{r.labels.NeedsYou}, []string{r.labels.Done, r.labels.Running}, note+" The question asked before still waits for a person."
+		r.shown.state = "needs you"
 	}
 	if err := r.record(ctx, func(i *state.Issue) {
 		i.Asked, i.AskedFor, i.Carried, i.Carrier = 0, "", "", 0
