@@ -85,7 +85,7 @@ func (c *issueCase) theirCommit(t *testing.T) string {
 	t.Helper()
 	other := filepath.Join(t.TempDir(), "other")
 	gitIn(t, filepath.Dir(other), "clone", "-q", "-b", "agentloop/issue/7", c.remote, other)
-	if err := os.WriteFile(filepath.Join(other, "mine.txt"), []byte("a maintainer's try\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(other, "mine.txt"), []byte("a maintainer's try on "+c.remoteHead(t)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	gitIn(t, other, "add", "-A")
@@ -296,5 +296,38 @@ func TestIssuePRPushedAnsweredAfterCapGuide(t *testing.T) {
 	}
 	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:done"}) {
 		t.Errorf("labels %v", got)
+	}
+}
+
+// Someone pushes again while the question about their first push, which
+// carries a question over a cap, waits: that question stands, and a
+// writer's guide after it answers it (the review's continuation goes on
+// from their last commit), never the cap's question it carries.
+func TestIssuePRPushedAgainWhileAsked(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.overCap(t)
+	c.f.mu.Lock()
+	c.f.reviews = []forge.Review{{ID: 950, Author: "maint", Trusted: true, State: "CHANGES_REQUESTED", Body: "Rename it."}}
+	c.f.mu.Unlock()
+	c.theirCommit(t)
+	c.f.check("lint", "failure", "FAIL on their commit")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.f.marked("escalation")) != 2 {
+		t.Fatalf("pushed by someone else: %+v, %v\n%s", out, err, c.out)
+	}
+	c.f.say("maint", true, "/agentloop guide Rename it in their file too.")
+	again := c.theirCommit(t)
+	c.f.check("lint", "failure", "FAIL on their second commit")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || len(c.eng.resumes) != 2 || len(c.f.marked("escalation")) != 2 {
+		t.Fatalf("pushed again, then the guide: %+v, %v, %d resumes, %d questions\n%s", out, err, len(c.eng.resumes), len(c.f.marked("escalation")), c.out)
+	}
+	if g := c.eng.resumes[1].Guidance; !strings.Contains(g, "Rename it.") || !strings.Contains(g, "Rename it in their file too.") || strings.Contains(g, "lint") {
+		t.Errorf("the continuation is given:\n%s", g)
+	}
+	if head := c.remoteHead(t); !gitx.IsAncestor(t.Context(), c.remote, again, head) {
+		t.Errorf("their last commit %s is not kept", again)
+	}
+	if st := c.state(t); st.Issue.AskedFor != "pr/50/check_lint/1" || st.Issue.Granted["check lint"] != 0 {
+		t.Errorf("the run's record: %+v", st.Issue)
 	}
 }

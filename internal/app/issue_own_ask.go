@@ -13,7 +13,8 @@ import (
 // pushed is the question about the commits someone else pushed to the pull
 // request's branch (head, the forge's, which agentloop's copy of the branch
 // has not), which the continuation for ev, after n for it, would push over:
-// asked once for head, carrying the question over a cap still open (carry;
+// asked once for head (one asked of commits pushed before, still waiting,
+// stands for it), carrying the question over a cap still open (carry;
 // guided: a writer's guide for it, kept), answered by a writer's command
 // after it. A guide goes on from their commits (took: the answer, for
 // [issueRun.adopt]); accept and abort settle ev as they settle a question
@@ -22,7 +23,10 @@ import (
 // does not answer it.
 func (r *issueRun) pushed(ctx context.Context, st *state.State, ev prEvidence, n int, head, carry string, guided issueAnswer) (took issueAnswer, out Outcome, err error) {
 	link := *st.Issue
-	key := fmt.Sprintf("pr/%d/pushed/%s", link.PR, head)
+	key, asked := fmt.Sprintf("pr/%d/pushed/%s", link.PR, head), fmt.Sprintf("pr/%d/pushed/", link.PR)
+	if strings.HasPrefix(link.AskedFor, asked) {
+		key = link.AskedFor // the question asked still waits, whatever they pushed since: one answer
+	}
 	here := true // every engine goes on from the branch as it is here ([issueStates.handOver])
 	if link.AskedFor == key && !r.o.unchanged {
 		after := link.Asked
