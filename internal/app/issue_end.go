@@ -65,13 +65,13 @@ type issueAnswer struct {
 // never taken; the progress comment says how many were ignored, without
 // quoting them.
 func (r *issueRun) answer(ctx context.Context, link state.Issue) (issueAnswer, bool, error) {
-	return r.command(ctx, link.Asked, link.Carrier, true)
+	return r.command(ctx, link.Asked, link.Carrier)
 }
 
 // command is the first command of a person who may write in the comments
 // after the question's comment after and before the comment before (0:
-// none); guide false: a guide does not answer it, and is passed over.
-func (r *issueRun) command(ctx context.Context, after, before int64, guide bool) (issueAnswer, bool, error) {
+// none).
+func (r *issueRun) command(ctx context.Context, after, before int64) (issueAnswer, bool, error) {
 	if after == 0 {
 		return issueAnswer{}, false, nil // not asked yet: nothing can answer it
 	}
@@ -88,7 +88,7 @@ func (r *issueRun) command(ctx context.Context, after, before int64, guide bool)
 			continue
 		}
 		kind, text, ok := IssueCommand(c.Body)
-		if !ok || kind == IssueGuide && !guide {
+		if !ok {
 			continue
 		}
 		if !c.Trusted {

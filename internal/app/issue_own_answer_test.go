@@ -223,7 +223,7 @@ func TestIssuePRPushedAnsweredCarriesCapQuestion(t *testing.T) {
 }
 
 // elsewhere is the fake engine as a fleet is: a continuation goes on from
-// the run's last checkpoint, not from the issue's worktree.
+// the run's last checkpoint unless it is handed another ([issueStates.handOver]).
 type elsewhere struct{ *fakeEngine }
 
 func (e elsewhere) issueEngine(_ context.Context, root, _ string) (IssueEngine, issueStates, error) {
@@ -232,13 +232,14 @@ func (e elsewhere) issueEngine(_ context.Context, root, _ string) (IssueEngine, 
 
 type elsewhereStates struct{ localIssues }
 
-func (elsewhereStates) mergesHere() bool { return false }
+func (elsewhereStates) handOver(_ context.Context, _, _ string, _ *state.State, commit string) (string, error) {
+	return commit, nil
+}
 
-// On a fleet the question about commits someone else pushed is not
-// answered by a guide (its continuation would not go on from their
-// commits): it does not offer one, a writer's guide is passed over, and
-// an accept after it answers it.
-func TestIssuePRPushedOnAFleetTakesNoGuide(t *testing.T) {
+// On a fleet a writer's guide to the question about commits someone else
+// pushed goes on from their commits as a local run does: the continuation
+// is handed the branch as it is with them ([ResumeOptions.From]).
+func TestIssuePRPushedOnAFleetGoesOnFromTheirCommits(t *testing.T) {
 	t.Parallel()
 	c := newIssueCase(t, state.StatusSucceeded)
 	c.opened(t)
@@ -254,16 +255,15 @@ func TestIssuePRPushedOnAFleetTakesNoGuide(t *testing.T) {
 	if out, err := run(); err != nil || out.Status != state.StatusEscalated {
 		t.Fatalf("pushed by someone else: %+v, %v\n%s", out, err, c.out)
 	}
-	if esc := c.f.marked("escalation"); len(esc) != 1 || strings.Contains(esc[0].Body, "/agentloop guide") || !strings.Contains(esc[0].Body, "`/agentloop accept`: leave the pull request as it is") {
+	if esc := c.f.marked("escalation"); len(esc) != 1 || !strings.Contains(esc[0].Body, "`/agentloop guide TEXT`: take the commits pushed to the branch") {
 		t.Fatalf("the question: %+v", esc)
 	}
 	c.f.say("maint", true, "/agentloop guide Keep their file.")
-	if out, err := run(); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 0 || c.remoteHead(t) != theirs {
-		t.Fatalf("a guide: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	if _, err := run(); err != nil || len(c.eng.resumes) != 1 {
+		t.Fatalf("a guide: %v, %d resumes\n%s", err, len(c.eng.resumes), c.out)
 	}
-	c.f.say("maint", true, "/agentloop accept")
-	if out, err := run(); err != nil || !out.Chosen || len(c.eng.resumes) != 0 || c.remoteHead(t) != theirs {
-		t.Errorf("an accept after it: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	if r := c.eng.resumes[0]; r.From != theirs || !strings.Contains(r.Guidance, "Keep their file.") {
+		t.Errorf("the continuation goes on from %q with %q, want their commit %s and the guide", r.From, r.Guidance, theirs)
 	}
 }
 

@@ -18,22 +18,20 @@ import (
 // guided: a writer's guide for it, kept), answered by a writer's command
 // after it. A guide goes on from their commits (took: the answer, for
 // [issueRun.adopt]); accept and abort settle ev as they settle a question
-// over its cap ([issueRun.capSettled]). On a fleet, whose continuation goes
-// on from the run's last checkpoint, not from this clone's branch, a guide
-// does not answer it.
+// over its cap ([issueRun.capSettled]). A run on a fleet goes on from their
+// commits as a local one does ([issueStates.handOver]).
 func (r *issueRun) pushed(ctx context.Context, st *state.State, ev prEvidence, n int, head, carry string, guided issueAnswer) (took issueAnswer, out Outcome, err error) {
 	link := *st.Issue
 	key, asked := fmt.Sprintf("pr/%d/pushed/%s", link.PR, head), fmt.Sprintf("pr/%d/pushed/", link.PR)
 	if strings.HasPrefix(link.AskedFor, asked) {
 		key = link.AskedFor // the question asked still waits, whatever they pushed since: one answer
 	}
-	here := true // every engine goes on from the branch as it is here ([issueStates.handOver])
 	if link.AskedFor == key && !r.o.unchanged {
 		after := link.Asked
 		if link.Carried != "" {
 			after = link.Carrier
 		}
-		a, _, err := r.command(ctx, after, 0, here)
+		a, _, err := r.command(ctx, after, 0)
 		switch {
 		case err != nil:
 			return issueAnswer{}, Outcome{}, err
@@ -46,11 +44,7 @@ func (r *issueRun) pushed(ctx context.Context, st *state.State, ev prEvidence, n
 	}
 	body := fmt.Sprintf("**agentloop needs you.** On the pull request %s, %s, but its branch `%s` has commits agentloop's copy of it has not (someone pushed to it), and a continuation's push would replace them. agentloop does not push over them.\n\n"+
 		"The options:\n- fix it yourself on the branch `%s`\n- close the pull request; a new run of the issue starts afresh\n\n", link.PRURL, ev.what, r.branch, r.branch)
-	guide := ""
-	if here {
-		guide = "take the commits pushed to the branch as its new start and go on from them for it, with TEXT as guidance"
-	}
-	body += r.prCommands(guide)
+	body += r.prCommands("take the commits pushed to the branch as its new start and go on from them for it, with TEXT as guidance")
 	say := fmt.Sprintf("its branch %s has commits pushed by someone else, which agentloop does not push over", r.branch)
 	if guided.kind != "" {
 		body += fmt.Sprintf("\n%s's guidance for the question before is kept: agentloop goes on with it once it can push to the branch again, or once a guide answers this question (given both).\n", guided.by)
@@ -88,9 +82,7 @@ func (r *issueRun) adopt(ctx context.Context, head string) error {
 func (r *issueRun) prCommands(guide string) string {
 	var b strings.Builder
 	b.WriteString("Or answer with a comment of your own that starts with one of these (only people who may write to the repository are heard):\n")
-	if guide != "" {
-		b.WriteString("- `/agentloop guide TEXT`: " + guide + "\n")
-	}
+	b.WriteString("- `/agentloop guide TEXT`: " + guide + "\n")
 	b.WriteString("- `/agentloop accept`: leave the pull request as it is; agentloop pushes nothing more for it\n" +
 		"- `/agentloop abort`: stop agentloop's work on the pull request\n\n")
 	fmt.Fprintf(&b, "Then `agentloop run --issue %s`, or serve, takes the answer.\n", r.ref)
