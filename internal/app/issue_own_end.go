@@ -109,9 +109,14 @@ func (r *issueRun) capSettled(ctx context.Context, st *state.State, ev prEvidenc
 		if again {
 			i.Asked, i.AskedFor = a.id, st.Issue.Carried
 		}
-		if a.abort {
+		switch {
+		case a.abort:
 			i.Ended = endedAborted
-		} else {
+		case ev.class == fixReview:
+			// The reviews asked about are settled as they are: one newer
+			// is a change asked anew, whatever the count.
+			i.Reviewed, i.Commented = max(i.Reviewed, ev.reviewed), max(i.Commented, ev.commented)
+		default:
 			i.Accepted = strings.TrimSpace(i.Accepted + " " + key)
 		}
 	}); err != nil {

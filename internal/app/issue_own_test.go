@@ -599,7 +599,8 @@ func TestIssuePRCappedCheckStarvesNoReview(t *testing.T) {
 			t.Errorf("labels %v", got)
 		}
 		// The check red on the new head too, a review over its cap accepted
-		// as well: both stay accepted, neither asked about again.
+		// as well: the check stays accepted, the review is settled, neither
+		// asked about again; a review after that is asked about anew.
 		c.f.check("lint", "failure", "FAIL still")
 		review(c, 912)
 		if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 2 {
@@ -612,8 +613,16 @@ func TestIssuePRCappedCheckStarvesNoReview(t *testing.T) {
 		posted := c.f.posted
 		c.out.Reset()
 		if out, err := c.run(t); err != nil || out.Status != state.StatusSucceeded || c.f.posted != posted || len(c.eng.resumes) != 2 ||
-			!strings.Contains(c.out.String(), "the check lint failed (failure); a reviewer asked for changes, and a person accepted it as it is: nothing to do") {
+			!strings.Contains(c.out.String(), "the check lint failed (failure), and a person accepted it as it is: nothing to do") {
 			t.Errorf("both accepted: %+v, %v, %d comments (was %d), %d resumes\n%s", out, err, c.f.posted, posted, len(c.eng.resumes), c.out)
+		}
+		review(c, 913)
+		c.out.Reset()
+		if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || out.Chosen || len(c.eng.resumes) != 2 || c.f.posted != posted+1 {
+			t.Fatalf("a review after the accepted one: %+v, %v, %d comments (was %d), %d resumes: the accept taken for it\n%s", out, err, c.f.posted, posted, len(c.eng.resumes), c.out)
+		}
+		if esc := c.f.marked("escalation"); !strings.Contains(esc[len(esc)-1].Body, "Rename it (review 913).") && !strings.Contains(esc[len(esc)-1].Body, "a reviewer asked for changes") {
+			t.Errorf("the question asked: %s", esc[len(esc)-1].Body)
 		}
 	})
 	t.Run("conflict", func(t *testing.T) {
