@@ -60,7 +60,7 @@ func (w *Workspace) RestoreKeeping(ctx context.Context, commit, expect, backupRe
 // keep commits tree (the work tree as it is), its parent expect, under a free
 // name from ref, and lists where it differs from expTree.
 func (c *checkpointer) keep(ctx context.Context, tree, expect, expTree, ref, message string) (Kept, error) {
-	commit, err := c.commitTree(ctx, message, []string{"commit-tree", "--no-gpg-sign", tree, "-p", expect, "-F", "-"})
+	commit, err := c.commitTree(ctx, message, tree, expect)
 	if err != nil {
 		return Kept{}, fmt.Errorf("commit the tree: %w", err)
 	}

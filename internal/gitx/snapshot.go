@@ -58,6 +58,7 @@ type checkpointer struct {
 	repo   repo
 	ix     *privateIndex
 	ident  []string          // the fallback identity, once git could not name one
+	cw     commitWriter      // writes the commits git would, once it learned how
 	known  bool              // repo is set
 	last   *Checkpoint       // the work tree as of the last snapshot or restore
 	trees  map[string]string // commit → tree, for the commits this checkpointer made or restored
@@ -139,14 +140,14 @@ func (c *checkpointer) snapshot(ctx context.Context, ref, message string) (Check
 		c.remember(*same)
 		return *same, nil
 	}
-	args := []string{"commit-tree", "--no-gpg-sign", tree, "-F", "-"}
+	var parents []string
 	if parent := c.parent(ctx, ref); parent != "" {
-		args = append(args, "-p", parent)
+		parents = append(parents, parent)
 	}
 	if strings.TrimSpace(message) == "" {
 		message = "agentloop snapshot"
 	}
-	commit, err := c.commitTree(ctx, message, args)
+	commit, err := c.commitTree(ctx, message, tree, parents...)
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("snapshot %s: commit the tree: %w", c.dir, err)
 	}
@@ -158,11 +159,20 @@ func (c *checkpointer) snapshot(ctx context.Context, ref, message string) (Check
 	return cp, nil
 }
 
-// commitTree runs git commit-tree. When it fails and git can name no author or
-// committer (no user.name/user.email configured), it commits again as the
-// fallback identity, and keeps it: asking git first would cost two processes
-// per session where the identity is almost always known.
-func (c *checkpointer) commitTree(ctx context.Context, message string, args []string) (string, error) {
+// commitTree makes the commit of tree with parents and message: written by
+// the checkpointer's [commitWriter] once it learned from git how, else by git
+// commit-tree. When git fails and can name no author or committer (no
+// user.name/user.email configured), it commits again as the fallback identity,
+// and keeps it: asking git first would cost two processes per session where
+// the identity is almost always known.
+func (c *checkpointer) commitTree(ctx context.Context, message, tree string, parents ...string) (string, error) {
+	if commit, ok := c.cw.write(tree, parents, message); ok {
+		return commit, nil
+	}
+	args := []string{"commit-tree", "--no-gpg-sign", tree, "-F", "-"}
+	for _, p := range parents {
+		args = append(args, "-p", p)
+	}
 	out, err := cmd{dir: c.repo.top, env: c.ident, stdin: strings.NewReader(message), args: args}.run(ctx)
 	if err != nil && c.ident == nil {
 		if ident := identityEnv(ctx, c.repo.top); ident != nil {
@@ -170,7 +180,11 @@ func (c *checkpointer) commitTree(ctx context.Context, message string, args []st
 			out, err = cmd{dir: c.repo.top, env: c.ident, stdin: strings.NewReader(message), args: args}.run(ctx)
 		}
 	}
-	return strings.TrimSpace(out), err
+	commit := strings.TrimSpace(out)
+	if err == nil {
+		c.cw.learn(c.repo.commonDir, commit)
+	}
+	return commit, err
 }
 
 // parent is the commit a new checkpoint under ref follows: the last checkpoint

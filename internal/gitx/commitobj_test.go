@@ -1,0 +1,109 @@
+package gitx
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCommitWriterWritesWhatGitWrites: once it learned from a commit git
+// made, the writer writes the commit git commit-tree would write at the same
+// time, byte for byte and under the same name, in a SHA-1 and a SHA-256
+// repository, with the identity git found (configured, or the environment's);
+// the object is one git reads and fsck accepts.
+func TestCommitWriterWritesWhatGitWrites(t *testing.T) {
+	for _, tc := range []struct {
+		name, format string
+		env          []string
+	}{
+		{"sha1", "sha1", nil},
+		{"sha256", "sha256", nil},
+		{"identity from the environment", "sha1", []string{"GIT_AUTHOR_NAME=Àuthor Name", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=Committer", "GIT_COMMITTER_EMAIL=c@example.com"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			needGit(t)
+			dir := t.TempDir()
+			run(t, dir, "init", "-q", "--object-format="+tc.format)
+			run(t, dir, "config", "user.name", "Tester")
+			run(t, dir, "config", "user.email", "tester@example.com")
+			write(t, dir, map[string]string{"a.go": "package a\n"})
+			run(t, dir, "add", "-A")
+			tree := run(t, dir, "write-tree")
+			commitTree := func(message string, at time.Time, parents ...string) string {
+				t.Helper()
+				args := []string{"commit-tree", "--no-gpg-sign", tree, "-F", "-"}
+				for _, p := range parents {
+					args = append(args, "-p", p)
+				}
+				date := "@" + itoa(int(at.Unix())) + " " + at.Format("-0700")
+				out, err := cmd{dir: dir, stdin: strings.NewReader(message), args: args,
+					env: append([]string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, tc.env...)}.run(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return strings.TrimSpace(out)
+			}
+			zone := time.FixedZone("", -(3*3600 + 30*60))
+			first := commitTree("agentloop build: before attempt 1\n", time.Unix(1700000000, 0).In(zone))
+			var w commitWriter
+			w.learn(filepath.Join(dir, ".git"), first)
+			if !w.learned {
+				t.Fatal("the writer learned nothing from git's commit")
+			}
+			at := time.Unix(1700000123, 0).In(zone)
+			w.now = func() time.Time { return at }
+			for _, message := range []string{"agentloop build: attempt 1 (iteration 1)\n", "no newline at the end", "ünïcode\n\nbody\n"} {
+				got, ok := w.write(tree, []string{first}, message)
+				if !ok {
+					t.Fatalf("the writer did not write %q", message)
+				}
+				if want := commitTree(message, at, first); got != want {
+					t.Errorf("the writer's commit of %q is %s, git's %s:\n%s", message, got, want, run(t, dir, "cat-file", "-p", want))
+				}
+			}
+			if out, err := exec.Command("git", "-C", dir, "fsck", "--strict", "--no-dangling").CombinedOutput(); err != nil {
+				t.Errorf("git fsck: %v: %s", err, out)
+			}
+		})
+	}
+}
+
+// TestCommitWriterLeavesToGit: the writer does not write what it cannot tell
+// git would write alike: before it learned, when the environment sets the
+// dates, for a message that is not UTF-8 (git would convert it), after a
+// commit with a header more (an encoding).
+func TestCommitWriterLeavesToGit(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
+	tree := run(t, dir, "rev-parse", "HEAD^{tree}")
+	head := run(t, dir, "rev-parse", "HEAD")
+	common := filepath.Join(dir, ".git")
+	var w commitWriter
+	if _, ok := w.write(tree, []string{head}, "m\n"); ok {
+		t.Error("the writer wrote before it learned")
+	}
+	commit := run(t, dir, "commit-tree", "--no-gpg-sign", tree, "-m", "m")
+	t.Run("dates set", func(t *testing.T) {
+		t.Setenv("GIT_COMMITTER_DATE", "@1700000000 +0000")
+		var w commitWriter
+		w.learn(common, commit)
+		if w.learned {
+			t.Error("the writer learned with GIT_COMMITTER_DATE set")
+		}
+	})
+	w.learn(common, commit)
+	if !w.learned {
+		t.Fatal("the writer learned nothing")
+	}
+	if _, ok := w.write(tree, []string{head}, "caf\xe9\n"); ok {
+		t.Error("the writer wrote a message that is not UTF-8")
+	}
+	run(t, dir, "config", "i18n.commitEncoding", "ISO-8859-1")
+	encoded := run(t, dir, "commit-tree", "--no-gpg-sign", tree, "-m", "m2")
+	var w2 commitWriter
+	w2.learn(common, encoded)
+	if w2.learned {
+		t.Error("the writer learned from a commit with an encoding header")
+	}
+}
