@@ -147,3 +147,61 @@ func TestDiffsInOneProcess(t *testing.T) {
 		t.Errorf("Diffs(same tree, HEAD) = %q, %v; %q, %v; want \"\"; %q", got[0].Text, got[0].Err, got[1].Text, got[1].Err, want)
 	}
 }
+
+// TestDiffsAfterTheDifferDied: the diffs of a session come from one git
+// diff-tree it keeps; when that process is gone, the next diffs are git's
+// all the same, each from a process of its own, and Close ends the one kept.
+func TestDiffsAfterTheDifferDied(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
+	w := &Workspace{Dir: dir}
+	defer w.Close()
+	ctx := t.Context()
+	start, _, err := w.Start(ctx, "refs/agentloop/t/r/iter-1-start", "start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, kill := range []bool{false, false, true, false} {
+		write(t, dir, map[string]string{"a.go": "package a // " + itoa(i) + "\n"})
+		before := w.cp.last.Commit
+		_, tree, err := w.Snapshot(ctx, "refs/agentloop/t/r/iter-"+itoa(i+1), "i")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kill {
+			if err := w.cp.differ.x.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := w.Diffs(ctx, before, start)
+		for j, from := range []string{before, start} {
+			want, err := diffTrees(ctx, w.cp.repo.top, from, tree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[j].Err != nil || got[j].Text != want || want == "" {
+				t.Errorf("iteration %d: the diff from %s (err %v):\n%s\nwant:\n%s", i+1, from, got[j].Err, got[j].Text, want)
+			}
+		}
+	}
+	if w.cp.differ.x != nil || !w.cp.differ.dead {
+		t.Error("the differ that died was started again")
+	}
+	w.Close()
+	w2 := &Workspace{Dir: dir}
+	start2, _, err := w2.Start(ctx, "refs/agentloop/t/r2/iter-1-start", "start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, map[string]string{"a.go": "package a // last\n"})
+	if _, _, err := w2.Snapshot(ctx, "refs/agentloop/t/r2/iter-1", "i"); err != nil {
+		t.Fatal(err)
+	}
+	if d := w2.Diffs(ctx, start2); d[0].Err != nil || d[0].Text == "" || w2.cp.differ.x == nil {
+		t.Fatalf("Diffs = %+v, the differ %v", d[0], w2.cp.differ.x)
+	}
+	x := w2.cp.differ.x
+	w2.Close()
+	if x.ProcessState == nil || w2.cp.differ.x != nil {
+		t.Error("Close left the differ's process running")
+	}
+}

@@ -59,6 +59,7 @@ type checkpointer struct {
 	ix     *privateIndex
 	ident  []string          // the fallback identity, once git could not name one
 	cw     commitWriter      // writes the commits git would, once it learned how
+	differ treeDiffer        // the diffs between known trees
 	known  bool              // repo is set
 	last   *Checkpoint       // the work tree as of the last snapshot or restore
 	trees  map[string]string // commit → tree, for the commits this checkpointer made or restored
@@ -94,8 +95,10 @@ func (c *checkpointer) open(ctx context.Context) error {
 	return nil
 }
 
-// close removes the private index; the checkpointer opens a new one if used again.
+// close removes the private index and ends the diff-tree process; the
+// checkpointer opens a new one of each if used again.
 func (c *checkpointer) close() {
+	c.differ.close()
 	if c.ix != nil {
 		c.ix.close()
 		c.ix = nil

@@ -138,8 +138,8 @@ func (w *Workspace) Diffs(ctx context.Context, froms ...string) []Diffed {
 }
 
 // diffs returns the unified diffs from each of froms to tree: none for a from
-// whose tree is tree, one git diff-tree for all of them when their trees are
-// known, else a git diff each.
+// whose tree is tree, from the checkpointer's one git diff-tree for all of
+// them when their trees are known ([treeDiffer]), else a git diff each.
 func (c *checkpointer) diffs(ctx context.Context, froms []string, tree string) ([]string, []error) {
 	texts, errs := make([]string, len(froms)), make([]error, len(froms))
 	fromTrees := make([]string, len(froms))
@@ -154,8 +154,12 @@ func (c *checkpointer) diffs(ctx context.Context, froms []string, tree string) (
 		known = known && ft != ""
 		todo = append(todo, i)
 	}
-	if len(todo) > 1 && known {
-		if byTree, err := diffTreePairs(ctx, c.repo.top, fromTrees, todo, tree); err == nil {
+	if len(todo) > 0 && known {
+		var trees []string
+		for _, i := range todo {
+			trees = append(trees, fromTrees[i])
+		}
+		if byTree, err := c.differ.diffs(ctx, c.repo.top, trees, tree); err == nil {
 			for _, i := range todo {
 				texts[i] = byTree[fromTrees[i]]
 			}
@@ -181,47 +185,6 @@ func (c *checkpointer) knownTree(ctx context.Context, from string) string {
 		}
 	}
 	return ""
-}
-
-// diffTreePairs makes the diffs from each of the trees fromTrees[i], i in
-// todo, to tree with one git diff-tree, which prints a line "FROM TO" before
-// each diff that is not empty. It returns them by from tree.
-func diffTreePairs(ctx context.Context, top string, fromTrees []string, todo []int, tree string) (map[string]string, error) {
-	var in strings.Builder
-	heads := map[string]string{} // "FROM TO" → FROM
-	for _, i := range todo {
-		if _, ok := heads[fromTrees[i]+" "+tree]; !ok {
-			heads[fromTrees[i]+" "+tree] = fromTrees[i]
-			in.WriteString(fromTrees[i] + " " + tree + "\n")
-		}
-	}
-	args := []string{"-c", "core.quotePath=false", "diff-tree", "--stdin", "-r", "-p", "-M",
-		"--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"}
-	outText, err := cmd{dir: top, stdin: strings.NewReader(in.String()), args: args}.run(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	cur, from := "", 0 // the diff being read, and where it starts in outText
-	for at := 0; at < len(outText); {
-		end := strings.IndexByte(outText[at:], '\n')
-		if end < 0 {
-			end = len(outText)
-		} else {
-			end += at
-		}
-		if f, ok := heads[outText[at:end]]; ok {
-			if cur != "" {
-				out[cur] = outText[from:at]
-			}
-			cur, from = f, min(end+1, len(outText))
-		}
-		at = end + 1
-	}
-	if cur != "" {
-		out[cur] = outText[from:]
-	}
-	return out, nil
 }
 
 func (w *Workspace) redactor() *redact.Redactor {
