@@ -1,6 +1,9 @@
 package gitx
 
 import (
+	"bytes"
+	"compress/zlib"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -105,5 +108,24 @@ func TestCommitWriterLeavesToGit(t *testing.T) {
 	w2.learn(common, encoded)
 	if w2.learned {
 		t.Error("the writer learned from a commit with an encoding header")
+	}
+}
+
+// TestZlibStored: what zlibStored writes inflates to what it was given, an
+// empty input and one longer than a stored block included.
+func TestZlibStored(t *testing.T) {
+	for _, n := range []int{0, 1, 200, 65535, 65536, 200000} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		z, err := zlib.NewReader(bytes.NewReader(zlibStored(data)))
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		got, err := io.ReadAll(z)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%d bytes: inflated %d bytes, %v", n, len(got), err)
+		}
 	}
 }
