@@ -6,6 +6,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +128,29 @@ func TestZlibStored(t *testing.T) {
 		if err != nil || !bytes.Equal(got, data) {
 			t.Errorf("%d bytes: inflated %d bytes, %v", n, len(got), err)
 		}
+	}
+}
+
+// TestCommitWriterAllocatesLittle: a commit written costs about its own
+// bytes, not a compressor's tables (650 kB with compress/flate).
+func TestCommitWriterAllocatesLittle(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
+	tree := run(t, dir, "rev-parse", "HEAD^{tree}")
+	head := run(t, dir, "rev-parse", "HEAD")
+	var w commitWriter
+	w.learn(filepath.Join(dir, ".git"), run(t, dir, "commit-tree", "--no-gpg-sign", tree, "-m", "m"))
+	if !w.learned {
+		t.Fatal("the writer learned nothing")
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range 3 {
+		if _, ok := w.write(tree, []string{head}, "agentloop build: attempt "+itoa(i)+"\n"); !ok {
+			t.Fatal("the writer did not write")
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("3 commits written allocated %d bytes, want under 64 KiB", n)
 	}
 }
