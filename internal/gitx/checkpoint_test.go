@@ -180,7 +180,7 @@ func TestWorkspaceGitProcessesPerIteration(t *testing.T) {
 		return strings.Fields(string(b))
 	}
 	_ = os.Remove(log)
-	if diff := cmp.Diff([]string{"rev-parse", "add", "write-tree", "add", "write-tree", "commit-tree", "-c" /* -c core.quotePath=false diff-tree --stdin */}, iterate(1, true)); diff != "" {
+	if diff := cmp.Diff([]string{"rev-parse", "add", "write-tree", "-c" /* -c core.quotePath=false diff-tree --stdin, started with the first start */, "add", "write-tree", "commit-tree"}, iterate(1, true)); diff != "" {
 		t.Errorf("git commands of the first iteration (-want +got):\n%s", diff)
 	}
 	// The first commit git made taught the checkpointer to write the next

@@ -91,6 +91,8 @@ func TestDiffIgnoresUserDiffConfig(t *testing.T) {
 func TestDiffsInOneProcess(t *testing.T) {
 	dir := newRepo(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n", "old.txt": strings.Repeat("bye\n", 20), "s.sh": "echo\n"})
 	run(t, dir, "config", "diff.noprefix", "true")
+	trace := filepath.Join(t.TempDir(), "trace")
+	t.Setenv("GIT_TRACE", trace)
 	w := &Workspace{Dir: dir}
 	defer w.Close()
 	ctx := t.Context()
@@ -117,13 +119,11 @@ func TestDiffsInOneProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trace := filepath.Join(t.TempDir(), "trace")
-	t.Setenv("GIT_TRACE", trace)
 	got := w.Diffs(ctx, cp1, start)
 	t.Setenv("GIT_TRACE", "")
 	b, _ := os.ReadFile(trace)
-	if n := strings.Count(string(b), "trace: built-in: git "); n != 1 {
-		t.Errorf("Diffs of two checkpoints ran %d git processes, want 1:\n%s", n, b)
+	if n := strings.Count(string(b), "trace: built-in: git diff"); n != 1 {
+		t.Errorf("Diffs of two checkpoints ran %d git diff processes, want 1:\n%s", n, b)
 	}
 	for i, from := range []string{cp1, start} {
 		want, err := diffTrees(ctx, w.cp.repo.top, from, tree)

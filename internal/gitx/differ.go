@@ -100,6 +100,16 @@ func (d *treeDiffer) diffs(ctx context.Context, top string, froms []string, tree
 	return out, err
 }
 
+// warm starts the process ahead of its first request, so that git's start
+// overlaps what comes before (the agent's run) instead of following it.
+func (d *treeDiffer) warm(top string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.x == nil && !d.dead && d.start(top) != nil {
+		d.dead = true
+	}
+}
+
 // ask writes one request and reads its output to [differEnd].
 func (d *treeDiffer) ask(ctx context.Context, froms []string, tree string) (map[string]string, error) {
 	if err := ctx.Err(); err != nil {

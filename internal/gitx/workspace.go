@@ -74,7 +74,11 @@ func (w *Workspace) Start(ctx context.Context, ref, message string) (commit, tre
 		}
 		return c.last.Commit, c.last.Tree, nil
 	}
-	return w.Snapshot(ctx, ref, message)
+	commit, tree, err = w.Snapshot(ctx, ref, message)
+	if err == nil {
+		c.differ.warm(c.repo.top) // the iteration's diff comes next
+	}
+	return commit, tree, err
 }
 
 // Restore rolls the work tree back to a checkpoint; see [Restore].
