@@ -211,7 +211,7 @@ func (g *Groups) Done() {
 	r.closed = true
 	r.cgOnce.Do(func() {}) // the runs' cgroup root as they learned it: none is made after
 	if r.watch != nil && len(cgroupsOf(r.cgBase, os.Getpid())) == 0 {
-		_, _ = r.watch.Write([]byte{watchdogDone})
+		_, _ = r.watch.Write([]byte{watchdogDone, '\n'}) // the line ends: a shell's read returns now, not at this process's exit
 	}
 }
 

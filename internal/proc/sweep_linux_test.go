@@ -325,8 +325,10 @@ func TestWatchdogDone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = orphan.Process.Kill() }()
-	if code := Watchdog([]string{strconv.Itoa(pid)}, strings.NewReader(string(watchdogDone))); code != 0 {
-		t.Fatalf("Watchdog = %d", code)
+	for _, said := range []string{string(watchdogDone), string(watchdogDone) + "\n"} {
+		if code := Watchdog([]string{strconv.Itoa(pid)}, strings.NewReader(said)); code != 0 {
+			t.Fatalf("Watchdog = %d", code)
+		}
 	}
 	if syscall.Kill(orphan.Process.Pid, 0) != nil {
 		t.Fatal("the watchdog of a program that was done killed a process with its marker")
@@ -369,7 +371,7 @@ func TestGroupsDone(t *testing.T) {
 		_ = w.Close()
 		b, _ := io.ReadAll(r)
 		_ = r.Close()
-		if want := map[bool]string{false: string(watchdogDone), true: ""}[tt.live || tt.left]; string(b) != want {
+		if want := map[bool]string{false: string(watchdogDone) + "\n", true: ""}[tt.live || tt.left]; string(b) != want {
 			t.Errorf("%s: the watchdog read %q, want %q", tt.name, b, want)
 		}
 		if !tt.live {
@@ -400,6 +402,7 @@ func TestWatchdogWaits(t *testing.T) {
 		gone             bool // the binary removed before the watched process ends
 	}{
 		{"done", string(watchdogDone), "", false},
+		{"done, as Done says it", string(watchdogDone) + "\n", "", false},
 		{"died", "", WatchdogCommand + " 4242\n", false},
 		{"another byte", "x", WatchdogCommand + " 4242\n", false},
 		{"died, its binary removed since", "", WatchdogCommand + " 4242\n", true},
@@ -433,5 +436,42 @@ func TestWatchdogWaits(t *testing.T) {
 		if string(got) != tt.want {
 			t.Errorf("%s: agentloop's binary ran with %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestWatchdogEndsWhenTold: the shell the watchdog waits in ends as soon as
+// the watched process said it was done (Done's line), while that process
+// still runs and holds the pipe, not at its exit.
+func TestWatchdogEndsWhenTold(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat(waiterShell); err != nil {
+		t.Skip("no " + waiterShell)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	g := &Groups{watch: w, watched: true}
+	g.cgBase = t.TempDir()
+	g.cgOnce.Do(func() {})
+	cmd := watchdogCmd(filepath.Join(t.TempDir(), "agentloop"), 4242, r, true)
+	err = cmd.Start()
+	closeExtra(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Close()
+	g.Done()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Errorf("the watchdog: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the watchdog still waits for the pipe's end after Done")
 	}
 }
