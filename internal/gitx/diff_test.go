@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDiff(t *testing.T) {
@@ -203,5 +204,40 @@ func TestDiffsAfterTheDifferDied(t *testing.T) {
 	w2.Close()
 	if x.ProcessState == nil || w2.cp.differ.x != nil {
 		t.Error("Close left the differ's process running")
+	}
+}
+
+// TestDifferStopsWhenIdle: the diff-tree process a start begins ahead of the
+// first diff stops when nothing asks it for its idle time (a worker keeps
+// many runs' workspaces), and a diff asked after starts another.
+func TestDifferStopsWhenIdle(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
+	w := &Workspace{Dir: dir}
+	defer w.Close()
+	w.cp.differ.wait = 50 * time.Millisecond
+	ctx := t.Context()
+	start, _, err := w.Start(ctx, "refs/agentloop/t/r/iter-1-start", "start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := func() bool {
+		w.cp.differ.mu.Lock()
+		defer w.cp.differ.mu.Unlock()
+		return w.cp.differ.x != nil
+	}
+	if !running() {
+		t.Fatal("the start began no diff-tree")
+	}
+	for deadline := time.Now().Add(10 * time.Second); running(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the diff-tree nothing asked still runs after its idle time")
+		}
+	}
+	write(t, dir, map[string]string{"a.go": "package a // 1\n"})
+	if _, _, err := w.Snapshot(ctx, "refs/agentloop/t/r/iter-1", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if d := w.Diffs(ctx, start); d[0].Err != nil || !strings.Contains(d[0].Text, "+package a // 1") {
+		t.Errorf("the diff after the idle stop: %q, %v", d[0].Text, d[0].Err)
 	}
 }

@@ -2,6 +2,7 @@ package gitx
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,16 +22,18 @@ import (
 // object) and flushes: where the request's output ends. A diff-tree that fails,
 // or a request whose output is cut for size, is given up (the process stopped):
 // the caller asks git again, a process a diff, which says what went wrong.
-// A process left idle for [differIdle] is stopped (a worker keeps many runs'
-// workspaces between their steps), and started again when asked.
+// A process left idle for [differIdle] (since it was started or last asked)
+// is stopped (a worker keeps many runs' workspaces between their steps), and
+// started again when asked.
 type treeDiffer struct {
 	mu   sync.Mutex
 	x    *exec.Cmd
 	in   io.WriteCloser
 	outf *os.File
 	out  *bufio.Reader
-	idle *time.Timer // stops the process when it has not been asked for a while
-	dead bool        // failed once: never started again
+	idle *time.Timer   // stops the process when it has not been asked for a while
+	wait time.Duration // how long is a while: differIdle when 0
+	dead bool          // failed once: never started again
 }
 
 // differIdle is how long a diff-tree process waits for its next request.
@@ -82,10 +85,7 @@ func (d *treeDiffer) diffs(ctx context.Context, top string, froms []string, tree
 	if d.dead {
 		return nil, errors.New("git diff-tree --stdin failed before")
 	}
-	if d.idle == nil {
-		d.idle = time.AfterFunc(differIdle, d.close)
-	}
-	defer d.idle.Reset(differIdle)
+	defer d.touch()
 	if d.x == nil {
 		if err := d.start(top); err != nil {
 			d.dead = true
@@ -108,6 +108,17 @@ func (d *treeDiffer) warm(top string) {
 	if d.x == nil && !d.dead && d.start(top) != nil {
 		d.dead = true
 	}
+	d.touch()
+}
+
+// touch counts [differIdle] from now (d.mu held).
+func (d *treeDiffer) touch() {
+	wait := cmp.Or(d.wait, differIdle)
+	if d.idle == nil {
+		d.idle = time.AfterFunc(wait, d.close)
+		return
+	}
+	d.idle.Reset(wait)
 }
 
 // ask writes one request and reads its output to [differEnd].
