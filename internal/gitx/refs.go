@@ -52,6 +52,29 @@ func (r refStore) set(ctx context.Context, ref, commit string) error {
 	return nil
 }
 
+// link makes ref, which does not exist, a second name of the loose file of
+// from, which holds commit: no new file for a ref that names what another
+// does (a ref file is never written in place, only replaced, so the two stay
+// apart from then on). It reports whether it did; when it did not, nothing
+// changed.
+func (r refStore) link(from, ref, commit string) bool {
+	if from == "" || !plainRef(from) || !plainRef(ref) || !isObjectName(commit) || !r.files() {
+		return false
+	}
+	src, path := filepath.Join(r.common, filepath.FromSlash(from)), filepath.Join(r.common, filepath.FromSlash(ref))
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return false
+	}
+	if os.Link(src, path) != nil {
+		return false // gone (packed), or ref exists
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != commit+"\n" {
+		_ = os.Remove(path) // from was replaced since: ref is written on its own
+		return false
+	}
+	return true
+}
+
 // writeFile writes ref as a loose ref file. The temporary file is written in
 // the git directory, outside refs/, so that a kill part way leaves nothing git
 // would take for a ref.

@@ -271,3 +271,50 @@ func TestGuardReadsRefFilesAsGit(t *testing.T) {
 		})
 	}
 }
+
+// TestStartLinksTheLastRef: an iteration's start ref, which names the commit
+// the last iteration's ref names, is a second name of that ref's file, not a
+// file of its own; when that file is gone (its refs packed), the start ref is
+// written all the same.
+func TestStartLinksTheLastRef(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.go": "package a\n"})
+	w := &Workspace{Dir: dir}
+	defer w.Close()
+	ctx := t.Context()
+	if _, _, err := w.Start(ctx, "refs/agentloop/n/r/iter-1-start", "start"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, map[string]string{"a.go": "package a // 1\n"})
+	end, _, err := w.Snapshot(ctx, "refs/agentloop/n/r/iter-1", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _, err := w.Start(ctx, "refs/agentloop/n/r/iter-2-start", "start")
+	if err != nil || start != end {
+		t.Fatalf("Start = %s, %v; want %s", start, err, end)
+	}
+	refs := filepath.Join(dir, ".git", "refs", "agentloop", "n", "r")
+	a, errA := os.Stat(filepath.Join(refs, "iter-1"))
+	b, errB := os.Stat(filepath.Join(refs, "iter-2-start"))
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		t.Errorf("iter-2-start is not a second name of iter-1's file (%v, %v)", errA, errB)
+	}
+	if got := run(t, dir, "rev-parse", "refs/agentloop/n/r/iter-2-start"); got != end {
+		t.Errorf("iter-2-start names %s, want %s", got, end)
+	}
+	write(t, dir, map[string]string{"a.go": "package a // 2\n"})
+	end, _, err = w.Snapshot(ctx, "refs/agentloop/n/r/iter-2", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, "pack-refs", "--all", "--prune")
+	if _, _, err := w.Start(ctx, "refs/agentloop/n/r/iter-3-start", "start"); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, dir, "rev-parse", "refs/agentloop/n/r/iter-3-start"); got != end {
+		t.Errorf("iter-3-start, its last ref packed, names %s, want %s", got, end)
+	}
+	if out := run(t, dir, "for-each-ref", "refs/agentloop/n/r/"); strings.Count(out, "\n")+1 != 5 {
+		t.Errorf("refs of the run:\n%s\nwant 5", out)
+	}
+}

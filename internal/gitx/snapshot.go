@@ -54,16 +54,17 @@ func Tree(ctx context.Context, dir string) (string, error) {
 // restored, so that a run of iterations costs one staging pass of what changed
 // per checkpoint and no commit when nothing did.
 type checkpointer struct {
-	dir    string
-	repo   repo
-	ix     *privateIndex
-	ident  []string          // the fallback identity, once git could not name one
-	cw     commitWriter      // writes the commits git would, once it learned how
-	differ treeDiffer        // the diffs between known trees
-	known  bool              // repo is set
-	last   *Checkpoint       // the work tree as of the last snapshot or restore
-	trees  map[string]string // commit → tree, for the commits this checkpointer made or restored
-	redact *redact.Redactor  // for the diffs handed on
+	dir     string
+	repo    repo
+	ix      *privateIndex
+	ident   []string          // the fallback identity, once git could not name one
+	cw      commitWriter      // writes the commits git would, once it learned how
+	differ  treeDiffer        // the diffs between known trees
+	pointed [2]string         // the ref last set, and its commit
+	known   bool              // repo is set
+	last    *Checkpoint       // the work tree as of the last snapshot or restore
+	trees   map[string]string // commit → tree, for the commits this checkpointer made or restored
+	redact  *redact.Redactor  // for the diffs handed on
 }
 
 // learn learns the repository, once.
@@ -202,11 +203,18 @@ func (c *checkpointer) parent(ctx context.Context, ref string) string {
 	return c.repo.head.Commit
 }
 
-// point sets ref to commit.
+// point sets ref to commit: a link to the file of the ref this checkpointer
+// last pointed at commit, when there is one (an iteration's start is the last
+// one's end), else a file of its own.
 func (c *checkpointer) point(ctx context.Context, ref, commit string) error {
+	if c.pointed[1] == commit && c.refs().link(c.pointed[0], ref, commit) {
+		c.pointed = [2]string{ref, commit}
+		return nil
+	}
 	if err := c.refs().set(ctx, ref, commit); err != nil {
 		return fmt.Errorf("snapshot %s: %w", c.dir, err)
 	}
+	c.pointed = [2]string{ref, commit}
 	return nil
 }
 
