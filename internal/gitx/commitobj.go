@@ -32,11 +32,12 @@ import (
 // another object directory, and stops at the first thing it cannot do as git
 // does: the checkpointer then asks git, as before.
 //
-// What it writes is what git writes, byte for byte (TestCommitWriterWritesWhatGitWrites):
-// the same object, under the same name, so nothing that reads the repository
-// can tell (stored uncompressed in its file, as git does at
-// core.looseCompression 0: [zlibStored]). Like git by default (core.fsync leaves loose objects out), it does
-// not sync the object: a checkpoint's commit is as durable as git's own.
+// What it writes is what git writes, byte for byte
+// (TestCommitWriterWritesWhatGitWrites): the same object, under the same
+// name, so nothing that reads the repository can tell (stored uncompressed in
+// its file, as git does at core.looseCompression 0: [zlibStored]). Like git by
+// default (core.fsync leaves loose objects out), it does not sync the object:
+// a checkpoint's commit is as durable as one git commit-tree makes.
 type commitWriter struct {
 	learned   bool
 	off       bool   // learning failed or a write did: ask git from now on
