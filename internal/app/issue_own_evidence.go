@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"fmt"
 	"strings"
 
@@ -85,15 +84,6 @@ func (r *issueRun) evidence(ps forge.PRStatus, link state.Issue) []prEvidence {
 			guidance: "Reviewers who may write to the repository asked for changes on the pull request of this branch; make them:\n" + b.String()})
 	}
 	return evs
-}
-
-// carried is what a question about the pull request says of the question
-// over a cap it carries (key, "": none): still open, its answer taken.
-func (r *issueRun) carried(key string) string {
-	if key == "" {
-		return ""
-	}
-	return fmt.Sprintf("\nThe question agentloop asked before about the pull request (%s) still stands: the first `/agentloop guide`, `accept` or `abort` of a person who may write after it, before this comment or after, answers it.\n", cmp.Or(r.askedURL, "above"))
 }
 
 // quoted is text as a Markdown quote.
