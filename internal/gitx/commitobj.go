@@ -64,6 +64,9 @@ func (w *commitWriter) learn(common, name string) {
 			return
 		}
 	}
+	if mayConfigureSync(common) {
+		return
+	}
 	var sum func() hash.Hash
 	switch len(name) {
 	case 40:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -94,6 +95,40 @@ func TestCommitWriterLeavesToGit(t *testing.T) {
 		w.learn(common, commit)
 		if w.learned {
 			t.Error("the writer learned with GIT_COMMITTER_DATE set")
+		}
+	})
+	for _, c := range []struct{ name, key, value string }{
+		{"core.fsync in the repository's configuration", "core.fsync", "loose-object"},
+		{"core.fsyncObjectFiles in it", "core.fsyncObjectFiles", "true"},
+		{"an include it does not follow", "include.path", "more.conf"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			run(t, dir, "config", c.key, c.value)
+			defer run(t, dir, "config", "--unset", c.key)
+			var w commitWriter
+			if w.learn(common, commit); w.learned {
+				t.Errorf("the writer learned with %s set: git would sync what it writes", c.key)
+			}
+		})
+	}
+	t.Run("core.fsync in the environment", func(t *testing.T) {
+		t.Setenv("GIT_CONFIG_COUNT", "1")
+		t.Setenv("GIT_CONFIG_KEY_0", "core.fsync")
+		t.Setenv("GIT_CONFIG_VALUE_0", "all")
+		var w commitWriter
+		if w.learn(common, commit); w.learned {
+			t.Error("the writer learned with core.fsync in GIT_CONFIG_KEY_0")
+		}
+	})
+	t.Run("core.fsync in the global configuration", func(t *testing.T) {
+		global := filepath.Join(t.TempDir(), "gitconfig")
+		if err := os.WriteFile(global, []byte("[core]\n\tfsync = committed\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("GIT_CONFIG_GLOBAL", global)
+		var w commitWriter
+		if w.learn(common, commit); w.learned {
+			t.Error("the writer learned with core.fsync in the global configuration")
 		}
 	})
 	w.learn(common, commit)
