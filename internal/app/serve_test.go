@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -214,12 +216,33 @@ func TestServeRetriesAFailedRunLater(t *testing.T) {
 	var mu sync.Mutex
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
-	o := ServeOptions{Query: forge.Query{Repo: repo, Labels: []string{"agentloop"}}, Every: time.Minute, Now: now}
+	// A run ends on its own goroutine, which puts its issue off from the
+	// clock as it is then: each poll's wait moves the clock only once the
+	// runs it took have ended (said in the log), else a run ending after
+	// the move was put off from a later time (1 run in 20-40 under load).
+	ended := make(chan struct{}, 16)
+	var taken atomic.Int32
+	log := slog.New(logTap(func(msg string) {
+		switch msg {
+		case "serve: taking issue":
+			taken.Add(1)
+		case "serve: the run of an issue failed; taking it again later":
+			ended <- struct{}{}
+		}
+	}))
+	o := ServeOptions{Query: forge.Query{Repo: repo, Labels: []string{"agentloop"}}, Every: time.Minute, Now: now, Log: log}
 	ctx, cancel := context.WithCancel(context.Background())
-	polls := 0
+	polls, seen := 0, int32(0)
 	// Each sleep is a poll's wait: the clock moves by it, and after six
 	// polls serve is stopped.
 	o.Sleep = func(ctx context.Context, d time.Duration) error {
+		for ; seen < taken.Load(); seen++ {
+			select {
+			case <-ended:
+			case <-time.After(time.Minute):
+				t.Fatal("a run taken did not end in a minute")
+			}
+		}
 		polls++
 		if polls == 6 {
 			cancel()
@@ -632,3 +655,11 @@ func TestServeWaitsQuietlyOverACap(t *testing.T) {
 		t.Errorf("a writer's answer: %+v, %d resumes\n%s", st, len(c.eng.resumes), c.out)
 	}
 }
+
+// logTap is a log handler that hands each record's message to tap.
+type logTap func(msg string)
+
+func (logTap) Enabled(context.Context, slog.Level) bool        { return true }
+func (l logTap) Handle(_ context.Context, r slog.Record) error { l(r.Message); return nil }
+func (l logTap) WithAttrs([]slog.Attr) slog.Handler            { return l }
+func (l logTap) WithGroup(string) slog.Handler                 { return l }
