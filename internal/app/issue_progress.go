@@ -170,7 +170,7 @@ func forgeFailure(err error, host, doing, kept string) error {
 		// The message says what to fix; the token gh finds is not used.
 		return &UsageError{Err: fmt.Errorf("%s on %s: %w; the GitHub App is set by %s%s", doing, host, err, appSettings, kept)}
 	case errors.Is(err, forge.ErrAuth):
-		todo = "set GH_TOKEN (or GITHUB_TOKEN) to a token for " + host + ", or log in with 'gh auth login' (GH_HOST names a GitHub Enterprise host)"
+		todo = github.TokenHelp(host)
 	case errors.Is(err, forge.ErrScope):
 		todo = "give the token write access to the repository's issues, pull requests and contents (a classic token: the repo scope), or use another token"
 	case errors.Is(err, forge.ErrRateLimited):

@@ -199,6 +199,17 @@ func endpoints(host string) (rest, graphql string) {
 }
 
 // hostname is host without its port.
+// TokenHelp says where a token for host (HOST or HOST:PORT) is looked for,
+// as gh looks: GH_TOKEN or GITHUB_TOKEN for github.com, GH_ENTERPRISE_TOKEN
+// or GITHUB_ENTERPRISE_TOKEN for another host, or gh's stored login.
+func TokenHelp(host string) string {
+	env := "GH_TOKEN (or GITHUB_TOKEN)"
+	if auth.IsEnterprise(hostname(host)) {
+		env = "GH_ENTERPRISE_TOKEN (or GITHUB_ENTERPRISE_TOKEN)"
+	}
+	return "set " + env + " to a token for " + host + ", or log in with 'gh auth login --hostname " + hostname(host) + "'"
+}
+
 func hostname(host string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		return h

@@ -177,3 +177,19 @@ func TestUnixSocketAsGh(t *testing.T) {
 		t.Errorf("through the socket: %q", got)
 	}
 }
+
+// TestTokenHelp: where a token is looked for, as gh looks, by host: the
+// variables of github.com, or of a GitHub Enterprise host (GH_HOST), never
+// the other's.
+func TestTokenHelp(t *testing.T) {
+	for _, tt := range []struct{ host, want, not string }{
+		{"github.com", "set GH_TOKEN (or GITHUB_TOKEN) to a token for github.com, or log in with 'gh auth login --hostname github.com'", "ENTERPRISE"},
+		{"ghe.example.com", "set GH_ENTERPRISE_TOKEN (or GITHUB_ENTERPRISE_TOKEN) to a token for ghe.example.com", "GH_TOKEN"},
+		{"127.0.0.1:8443", "GH_ENTERPRISE_TOKEN (or GITHUB_ENTERPRISE_TOKEN) to a token for 127.0.0.1:8443, or log in with 'gh auth login --hostname 127.0.0.1'", " GH_TOKEN"},
+	} {
+		got := TokenHelp(tt.host)
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
+			t.Errorf("TokenHelp(%q) = %q, want %q and no %q", tt.host, got, tt.want, tt.not)
+		}
+	}
+}
