@@ -39,7 +39,7 @@ repos:
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"--tls", "--seed", seed, "--dir", dir}, pw, io.Discard); pw.Close() }()
+	go func() { done <- run(ctx, []string{"--tls", "--seed", seed, "--dir", filepath.Join(dir, "ca", "new")}, pw, io.Discard); pw.Close() }()
 	env := map[string]string{}
 	sc := bufio.NewScanner(pr)
 	for len(env) < 3 && sc.Scan() {
@@ -47,7 +47,7 @@ repos:
 		env[k] = v
 	}
 	go io.Copy(io.Discard, pr)
-	if env["SSL_CERT_FILE"] != filepath.Join(dir, "ca.pem") || !strings.HasPrefix(env["GHDOUBLE_URL"], "https://127.0.0.1:") ||
+	if env["SSL_CERT_FILE"] != filepath.Join(dir, "ca", "new", "ca.pem") || !strings.HasPrefix(env["GHDOUBLE_URL"], "https://127.0.0.1:") ||
 		!strings.HasSuffix(env["GHDOUBLE_URL"], env["GH_HOST"]) {
 		t.Fatalf("the command printed %v", env)
 	}

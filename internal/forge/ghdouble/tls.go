@@ -62,6 +62,9 @@ func newTLS(dir string) (*tls.Config, string, error) {
 	}
 	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
 	caFile := filepath.Join(dir, "ca.pem")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", fmt.Errorf("write the double's CA: %w", err)
+	}
 	if err := os.WriteFile(caFile, caPEM, 0o644); err != nil {
 		return nil, "", fmt.Errorf("write the double's CA: %w", err)
 	}
