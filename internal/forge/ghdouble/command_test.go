@@ -39,7 +39,10 @@ repos:
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"--tls", "--seed", seed, "--dir", filepath.Join(dir, "ca", "new")}, pw, io.Discard); pw.Close() }()
+	go func() {
+		done <- run(ctx, []string{"--tls", "--seed", seed, "--dir", filepath.Join(dir, "ca", "new")}, pw, io.Discard)
+		pw.Close()
+	}()
 	env := map[string]string{}
 	sc := bufio.NewScanner(pr)
 	for len(env) < 3 && sc.Scan() {
