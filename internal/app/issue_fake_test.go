@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -281,6 +282,7 @@ type fakeEngine struct {
 	ends     []state.Status
 	plans    []*plan.Plan
 	resumes  []ResumeOptions
+	reason   string // an aborted run's ("": a spent budget's)
 	// during, when set, runs while the run "runs", its state saved as running.
 	during func(save func(func(*state.State)))
 	// idle: the run writes nothing in its work tree.
@@ -363,7 +365,7 @@ func (e *fakeEngine) end(wd string, st *state.State) (Outcome, error) {
 	status := e.next()
 	st.Status, st.TotalIterations, st.Iteration, st.LastDecision, st.Attempts = status, st.TotalIterations+1, st.Iteration+1, "decided", st.Attempts+1
 	if status == state.StatusAborted {
-		st.Reason = "the cost budget ($5.00) is spent"
+		st.Reason = cmp.Or(e.reason, "the cost budget ($5.00) is spent")
 	}
 	if status == state.StatusEscalated {
 		st.Reason = "the same test fails the same way"

@@ -150,10 +150,16 @@ func (r *issueRun) after(ctx context.Context, out Outcome) (Outcome, error) {
 			add = []string{r.labels.NeedsYou}
 		}
 		r.shown.state = "stopped"
-		if st.Issue != nil && st.Issue.Fixing != "" && !out.Chosen {
+		// The reason is said on the issue, where anyone reads it: redacted.
+		reason := r.o.Plan.Secrets().String(st.Reason)
+		switch {
+		case out.Chosen:
+		case st.Issue != nil && st.Issue.Fixing != "":
 			// A continuation the run's limits refused: said on the issue, nothing pushed.
-			r.shown.note = fmt.Sprintf("The continuation for the pull request (%s) stopped: %s. Nothing more was pushed; raise the limit with 'agentloop resume %s --max-…', then run --issue again.", st.Issue.Fixing, st.Reason, r.name)
+			r.shown.note = fmt.Sprintf("The continuation for the pull request (%s) stopped: %s. Nothing more was pushed; raise the limit with 'agentloop resume %s --max-…', then run --issue again.", st.Issue.Fixing, reason, r.name)
 			fmt.Fprintf(r.out, "Issue %s: the continuation for its pull request (%s) stopped: %s; nothing more was pushed\n", r.ref, st.Issue.Fixing, st.Reason)
+		default:
+			r.shown.note = fmt.Sprintf("The run stopped: %s. Nothing was pushed. Whoever runs agentloop for this repository goes on from where it stopped with 'agentloop resume %s' (with what the reason asks for), then 'agentloop run --issue %s' again.", reason, r.name, r.ref)
 		}
 		return out, errors.Join(r.label(ctx, add, remove), r.edit(ctx))
 	}

@@ -470,3 +470,23 @@ func TestIssueCommand(t *testing.T) {
 		}
 	}
 }
+
+// A run that stops (aborted) says why on the issue, redacted, with what
+// goes on from there; the issue needs a person.
+func TestIssueStoppedSaysWhy(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusAborted)
+	const token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	c.eng.reason = "a worker refused --agent-cmd 'deploy --token " + token + "'"
+	if out, err := c.run(t); err != nil || out.Status != state.StatusAborted {
+		t.Fatalf("run: %+v, %v\n%s", out, err, c.out)
+	}
+	p := c.f.marked("progress")
+	if len(p) != 1 || !strings.Contains(p[0].Body, "The run stopped: a worker refused --agent-cmd 'deploy --token") ||
+		!strings.Contains(p[0].Body, "'agentloop resume issue-7'") || strings.Contains(p[0].Body, token) {
+		t.Errorf("the progress comment:\n%s", p[0].Body)
+	}
+	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:needs-you"}) {
+		t.Errorf("labels %v", got)
+	}
+}
