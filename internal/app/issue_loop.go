@@ -58,7 +58,7 @@ func (r *issueRun) loop(ctx context.Context, prev *state.State) (Outcome, error)
 	case state.StatusSucceeded, state.StatusCompleted:
 		return Outcome{Status: prev.Status}, nil
 	case state.StatusAborted:
-		fmt.Fprintf(r.out, "Issue %s: its run %s stopped (%s): raise the limit that stopped it with 'agentloop resume %s --max-…', then run --issue again\n", r.ref, r.name, prev.Reason, r.name)
+		fmt.Fprintf(r.out, "Issue %s: its run %s stopped (%s): once what stopped it is mended, go on with 'agentloop resume %s' (with --engine as for run --issue, and --max-… for a limit), then run --issue again\n", r.ref, r.name, prev.Reason, r.name)
 		return Outcome{Status: prev.Status}, nil
 	case state.StatusEscalated:
 		a, found, err := r.answer(ctx, link)
@@ -159,7 +159,7 @@ func (r *issueRun) after(ctx context.Context, out Outcome) (Outcome, error) {
 			r.shown.note = fmt.Sprintf("The continuation for the pull request (%s) stopped: %s. Nothing more was pushed; raise the limit with 'agentloop resume %s --max-…', then run --issue again.", st.Issue.Fixing, reason, r.name)
 			fmt.Fprintf(r.out, "Issue %s: the continuation for its pull request (%s) stopped: %s; nothing more was pushed\n", r.ref, st.Issue.Fixing, st.Reason)
 		default:
-			r.shown.note = fmt.Sprintf("The run stopped: %s. Nothing was pushed. Whoever runs agentloop for this repository goes on from where it stopped with 'agentloop resume %s' (with what the reason asks for), then 'agentloop run --issue %s' again.", reason, r.name, r.ref)
+			r.shown.note = fmt.Sprintf("The run stopped: %s. Nothing was pushed. Whoever runs agentloop for this repository goes on from where it stopped with 'agentloop resume %s' once what stopped it is mended (a limit: --max-…), then 'agentloop run --issue %s' again.", reason, r.name, r.ref)
 		}
 		return out, errors.Join(r.label(ctx, add, remove), r.edit(ctx))
 	}
