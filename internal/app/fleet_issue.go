@@ -215,6 +215,8 @@ func (fleetIssues) handOver(ctx context.Context, repo, remote string, st *state.
 	return commit, nil
 }
 
+func (fleetIssues) flags(s Server) string { return engineFlags(s) }
+
 func (fleetIssues) goesOn(st *state.State) bool {
 	return !st.Status.Ended() && st.Status != state.StatusEscalated
 }

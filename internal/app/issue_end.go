@@ -242,7 +242,7 @@ func (r *issueRun) publish(ctx context.Context, st *state.State) error {
 	if err != nil {
 		return fmt.Errorf("issue %s: the pull request's body from the records of run %s: %w%s", r.ref, st.Name, err, r.kept())
 	}
-	body := report.PRBody(rec, report.PROptions{Closes: r.ref.Number, Redactor: r.o.Plan.Secrets()})
+	body := report.PRBody(rec, report.PROptions{Closes: r.ref.Number, Redactor: r.o.Plan.Secrets(), ReportFlags: r.states.flags(r.o.Server)})
 	base := link.Base
 	if base == "" {
 		return fmt.Errorf("issue %s: the branch the pull request goes into is not known (the run started on a detached HEAD); open it yourself from %s%s", r.ref, r.branch, r.kept())

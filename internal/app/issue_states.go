@@ -53,6 +53,9 @@ type issueStates interface {
 	// worktree, where the commit is: the local engine), shared on remote
 	// when its workers are elsewhere.
 	handOver(ctx context.Context, repo, remote string, st *state.State, commit string) (from string, err error)
+	// flags are the command-line flags naming the engine, for a command
+	// the issue's comments or pull request name ("" for the local engine).
+	flags(s Server) string
 	// owning are the states of the runs of issues whose pull request is
 	// open ([owning]) or whose continuation for it was left unpushed
 	// ([continuing]; locally, by a process that is gone: [continuationLeft]),
@@ -97,6 +100,8 @@ func (localIssues) begin(context.Context, string, state.Issue) error { return ni
 
 // goesOn: a local run marked running whose command is gone was killed.
 func (localIssues) goesOn(*state.State) bool { return false }
+
+func (localIssues) flags(Server) string { return "" }
 
 // handOver: a local run goes on in the issue's worktree, where the merge is.
 func (localIssues) handOver(context.Context, string, string, *state.State, string) (string, error) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -307,6 +308,9 @@ func TestTemporalServeElsewhereRealServer(t *testing.T) {
 	prs := d.PRs("acme/tool")
 	if len(prs) != 1 || prs[0].Head != "agentloop/issue/1" || !strings.Contains(prs[0].Body, "Closes #1") {
 		t.Fatalf("pull requests: %+v, want one from agentloop/issue/1 closing #1", prs)
+	}
+	if !regexp.MustCompile("the full report, `agentloop report issue-1 --run [0-9a-f-]+ --engine temporal").MatchString(prs[0].Body) {
+		t.Errorf("the pull request's body names the full report's command without its engine:\n%s", prs[0].Body)
 	}
 	if got := git(t, remote, "show", "agentloop/issue/1:fixed.txt"); strings.TrimSpace(got) != "fixed" {
 		t.Errorf("fixed.txt on the pushed branch: %q, want the work of the run's last checkpoint", got)

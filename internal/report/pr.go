@@ -34,6 +34,9 @@ type PROptions struct {
 	// ReportURL is where the full report is; "" names the command that
 	// writes it.
 	ReportURL string
+	// ReportFlags follow the command that writes the full report when it
+	// is named: the flags naming the run's engine ("--engine temporal …").
+	ReportFlags string
 	// MaxLength caps the body, in bytes (no more characters than that);
 	// 0 is [PRBodyMax]. The longest sections are cut first, each with a
 	// line that says so; the verdict and the gates table never are.

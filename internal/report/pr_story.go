@@ -207,6 +207,9 @@ func (f prFacts) reportRef(o PROptions) string {
 	if f.s.RunID != "" {
 		cmd += " --run " + f.s.RunID
 	}
+	if o.ReportFlags != "" {
+		cmd += " " + o.ReportFlags
+	}
 	return "the full report, " + mdCode(cmd)
 }
 
