@@ -140,7 +140,14 @@ func (r *issueRun) after(ctx context.Context, out Outcome) (Outcome, error) {
 	r.shown.fill(st, r.states)
 	switch st.Status {
 	case state.StatusSucceeded, state.StatusCompleted:
-		return out, r.publish(ctx, st)
+		// Its push would replace commits someone pushed meanwhile: what the
+		// pull request's look at them came to instead.
+		var instead Outcome
+		err := r.publish(ctx, st, &instead)
+		if instead.Status != "" {
+			return instead, err
+		}
+		return out, err
 	case state.StatusEscalated:
 		return out, r.ask(ctx, st)
 	case state.StatusAborted:

@@ -331,3 +331,37 @@ func TestIssuePRPushedAgainWhileAsked(t *testing.T) {
 		t.Errorf("the run's record: %+v", st.Issue)
 	}
 }
+
+// Someone pushes to the pull request's branch while a continuation runs:
+// its push does not replace their commit (the work stays on the local
+// branch), and the pull request is looked at again: the failure still there
+// asks about their commits.
+func TestIssuePRPushedDuringTheContinuation(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.opened(t)
+	c.f.check("lint", "failure", "FAIL")
+	var theirs string
+	c.eng.during = func(func(func(*state.State))) {
+		if theirs == "" {
+			theirs = c.theirCommit(t)
+			c.f.check("lint", "failure", "FAIL on their commit too")
+		}
+	}
+	out, err := c.run(t)
+	if err != nil || out.Status != state.StatusEscalated || len(c.eng.resumes) != 1 {
+		t.Fatalf("a push during the continuation: %+v, %v, %d resumes\n%s", out, err, len(c.eng.resumes), c.out)
+	}
+	if head := c.remoteHead(t); head != theirs {
+		t.Errorf("the remote branch is at %s, want their commit %s, pushed while the continuation ran", head, theirs)
+	}
+	if !strings.Contains(c.out.String(), "someone pushed to its branch agentloop/issue/7 while the continuation ran") {
+		t.Errorf("said:\n%s", c.out)
+	}
+	if esc := c.f.marked("escalation"); len(esc) != 1 || !strings.Contains(esc[0].Body, "has commits agentloop's copy of it has not") {
+		t.Errorf("the question: %+v", esc)
+	}
+	if st := c.state(t); st.Issue.Fixing != "" {
+		t.Errorf("the continuation is still marked under way: %+v", st.Issue)
+	}
+}

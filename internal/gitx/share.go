@@ -2,6 +2,7 @@ package gitx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -106,6 +107,33 @@ func ShareBranch(ctx context.Context, dir, remote, branch string) error {
 		return fmt.Errorf("share the branch: %w", err)
 	}
 	if err := transfer(ctx, dir, "push", remote, spec); err != nil {
+		return fmt.Errorf("push the branch %s to %s: %w", branch, remote, err)
+	}
+	return nil
+}
+
+// ErrBranchMoved is returned by [ShareBranchOver] when the remote's branch
+// is no longer where the caller saw it: someone pushed to it since.
+var ErrBranchMoved = errors.New("the remote's branch moved since it was read")
+
+// ShareBranchOver is [ShareBranch] on the condition that the remote's branch
+// is still at expect (a commit; "" for no branch there yet), as git's
+// --force-with-lease pushes: commits someone pushed to it since are never
+// replaced, and the push fails with [ErrBranchMoved].
+func ShareBranchOver(ctx context.Context, dir, remote, branch, expect string) error {
+	spec, err := branchSpec(ctx, dir, remote, branch)
+	if err != nil {
+		return fmt.Errorf("share the branch: %w", err)
+	}
+	if expect != "" && !isObjectName(expect) {
+		return fmt.Errorf("share the branch %s: %q is not a commit", branch, expect)
+	}
+	// The lease forces the push; a forced refspec ("+…") would bypass it.
+	args := []string{"push", "--quiet", "--force-with-lease=refs/heads/" + branch + ":" + expect, remote, strings.TrimPrefix(spec, "+")}
+	if _, err := (cmd{dir: dir, args: args}).remote(ctx); err != nil {
+		if strings.Contains(err.Error(), "stale info") {
+			return fmt.Errorf("push the branch %s to %s: %w: %w", branch, remote, ErrBranchMoved, err)
+		}
 		return fmt.Errorf("push the branch %s to %s: %w", branch, remote, err)
 	}
 	return nil
