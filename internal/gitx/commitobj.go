@@ -54,7 +54,7 @@ type commitWriter struct {
 // repository whose common git directory is common, and learns to write the
 // next ones. It learns nothing when it cannot tell that its commits would be
 // git's.
-func (w *commitWriter) learn(common, name string) {
+func (w *commitWriter) learn(common, gitDir, name string) {
 	if w.learned || w.off {
 		return
 	}
@@ -64,7 +64,7 @@ func (w *commitWriter) learn(common, name string) {
 			return
 		}
 	}
-	if mayConfigureSync(common) {
+	if mayConfigureSync(common, gitDir) {
 		return
 	}
 	var sum func() hash.Hash
@@ -100,11 +100,13 @@ func (w *commitWriter) learn(common, name string) {
 		return
 	}
 	author, committer, ok := idents(string(body))
-	if !ok {
+	if !ok || !sameZone(string(body), w.clock()) {
 		return
 	}
+	// The folder's setgid bit is git's in a shared repository
+	// (core.sharedRepository): what others write there keeps its group.
 	*w = commitWriter{learned: true, objects: objects, author: author, committer: committer, sum: sum,
-		fileMode: fi.Mode().Perm(), dirMode: di.Mode().Perm(), now: w.now}
+		fileMode: fi.Mode().Perm(), dirMode: di.Mode() & (fs.ModePerm | fs.ModeSetgid), now: w.now}
 }
 
 // readLoose returns a loose object's inflated bytes, header included.
@@ -177,14 +179,10 @@ func (w *commitWriter) encode(tree string, parents []string, message string, whe
 // write writes the commit of tree, with parents and message, as git would,
 // and returns its name; ok is false when it did not (the caller asks git).
 func (w *commitWriter) write(tree string, parents []string, message string) (string, bool) {
-	if !w.learned || w.off || !utf8.ValidString(message) || strings.ContainsRune(message, 0) {
-		return "", false // git would change the message (Latin-1 taken for UTF-8)
+	if !w.learned || w.off || !utf8.ValidString(message) || strings.ContainsRune(message, 0) || strings.IndexFunc(message, nonCharacter) >= 0 {
+		return "", false // git would change the message (what it does not take for UTF-8 taken for Latin-1)
 	}
-	now := time.Now
-	if w.now != nil {
-		now = w.now
-	}
-	body := w.encode(tree, parents, message, now())
+	body := w.encode(tree, parents, message, w.clock()())
 	obj := append([]byte("commit "+strconv.Itoa(len(body))+"\x00"), body...)
 	h := w.sum()
 	h.Write(obj)
@@ -258,3 +256,36 @@ func zlibStored(data []byte) []byte {
 	}
 	return binary.BigEndian.AppendUint32(out, adler32.Checksum(data))
 }
+
+// clock is the writer's time (the time zone of its dates too).
+func (w *commitWriter) clock() func() time.Time {
+	if w.now != nil {
+		return w.now
+	}
+	return time.Now
+}
+
+// sameZone reports whether the committer date of the commit content body
+// has the offset the writer's clock gives that instant: Go and git read TZ
+// apart (a POSIX rule such as "JST-9" is UTC to Go), and a commit of the
+// writer's must carry git's offset.
+func sameZone(body string, now func() time.Time) bool {
+	i := strings.Index(body, "\ncommitter ")
+	if i < 0 {
+		return false
+	}
+	line, _, _ := strings.Cut(body[i+1:], "\n")
+	f := strings.Fields(line)
+	if len(f) < 2 {
+		return false
+	}
+	sec, err := strconv.ParseInt(f[len(f)-2], 10, 64)
+	if err != nil {
+		return false
+	}
+	return time.Unix(sec, 0).In(now().Location()).Format("-0700") == f[len(f)-1]
+}
+
+// nonCharacter reports whether git's UTF-8 check refuses r (its
+// verify_utf8: U+FDD0–U+FDEF, and U+xFFFE and U+xFFFF of every plane).
+func nonCharacter(r rune) bool { return r >= 0xFDD0 && r <= 0xFDEF || r&0xFFFE == 0xFFFE }

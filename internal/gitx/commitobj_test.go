@@ -52,13 +52,14 @@ func TestCommitWriterWritesWhatGitWrites(t *testing.T) {
 			}
 			zone := time.FixedZone("", -(3*3600 + 30*60))
 			first := commitTree("agentloop build: before attempt 1\n", time.Unix(1700000000, 0).In(zone))
-			var w commitWriter
-			w.learn(filepath.Join(dir, ".git"), first)
+			// The writer's clock is in the zone git's dates are in (the
+			// environment's TZ, read alike by both).
+			at := time.Unix(1700000123, 0).In(zone)
+			w := commitWriter{now: func() time.Time { return at }}
+			w.learn(filepath.Join(dir, ".git"), filepath.Join(dir, ".git"), first)
 			if !w.learned {
 				t.Fatal("the writer learned nothing from git's commit")
 			}
-			at := time.Unix(1700000123, 0).In(zone)
-			w.now = func() time.Time { return at }
 			for _, message := range []string{"agentloop build: attempt 1 (iteration 1)\n", "no newline at the end", "ünïcode\n\nbody\n"} {
 				got, ok := w.write(tree, []string{first}, message)
 				if !ok {
@@ -92,7 +93,7 @@ func TestCommitWriterLeavesToGit(t *testing.T) {
 	t.Run("dates set", func(t *testing.T) {
 		t.Setenv("GIT_COMMITTER_DATE", "@1700000000 +0000")
 		var w commitWriter
-		w.learn(common, commit)
+		w.learn(common, common, commit)
 		if w.learned {
 			t.Error("the writer learned with GIT_COMMITTER_DATE set")
 		}
@@ -106,7 +107,7 @@ func TestCommitWriterLeavesToGit(t *testing.T) {
 			run(t, dir, "config", c.key, c.value)
 			defer run(t, dir, "config", "--unset", c.key)
 			var w commitWriter
-			if w.learn(common, commit); w.learned {
+			if w.learn(common, common, commit); w.learned {
 				t.Errorf("the writer learned with %s set: git would sync what it writes", c.key)
 			}
 		})
@@ -116,7 +117,7 @@ func TestCommitWriterLeavesToGit(t *testing.T) {
 		t.Setenv("GIT_CONFIG_KEY_0", "core.fsync")
 		t.Setenv("GIT_CONFIG_VALUE_0", "all")
 		var w commitWriter
-		if w.learn(common, commit); w.learned {
+		if w.learn(common, common, commit); w.learned {
 			t.Error("the writer learned with core.fsync in GIT_CONFIG_KEY_0")
 		}
 	})
@@ -127,11 +128,11 @@ func TestCommitWriterLeavesToGit(t *testing.T) {
 		}
 		t.Setenv("GIT_CONFIG_GLOBAL", global)
 		var w commitWriter
-		if w.learn(common, commit); w.learned {
+		if w.learn(common, common, commit); w.learned {
 			t.Error("the writer learned with core.fsync in the global configuration")
 		}
 	})
-	w.learn(common, commit)
+	w.learn(common, common, commit)
 	if !w.learned {
 		t.Fatal("the writer learned nothing")
 	}
@@ -141,7 +142,7 @@ func TestCommitWriterLeavesToGit(t *testing.T) {
 	run(t, dir, "config", "i18n.commitEncoding", "ISO-8859-1")
 	encoded := run(t, dir, "commit-tree", "--no-gpg-sign", tree, "-m", "m2")
 	var w2 commitWriter
-	w2.learn(common, encoded)
+	w2.learn(common, common, encoded)
 	if w2.learned {
 		t.Error("the writer learned from a commit with an encoding header")
 	}
@@ -173,7 +174,7 @@ func TestCommitWriterAllocatesLittle(t *testing.T) {
 	tree := run(t, dir, "rev-parse", "HEAD^{tree}")
 	head := run(t, dir, "rev-parse", "HEAD")
 	var w commitWriter
-	w.learn(filepath.Join(dir, ".git"), run(t, dir, "commit-tree", "--no-gpg-sign", tree, "-m", "m"))
+	w.learn(filepath.Join(dir, ".git"), filepath.Join(dir, ".git"), run(t, dir, "commit-tree", "--no-gpg-sign", tree, "-m", "m"))
 	if !w.learned {
 		t.Fatal("the writer learned nothing")
 	}

@@ -1,7 +1,6 @@
 package gitx
 
 import (
-	"cmp"
 	"errors"
 	"io/fs"
 	"os"
@@ -15,7 +14,7 @@ import (
 // writer does not: then git writes the commits. It reads the configuration
 // files and the environment's settings, no process, and says yes for any
 // mention of fsync and for any include, whose files it does not follow.
-func mayConfigureSync(common string) bool {
+func mayConfigureSync(common, gitDir string) bool {
 	mentions := func(s string) bool {
 		s = strings.ToLower(s)
 		return strings.Contains(s, "fsync") || strings.Contains(s, "include")
@@ -26,7 +25,9 @@ func mayConfigureSync(common string) bool {
 		}
 	}
 	home, _ := os.UserHomeDir()
-	files := []string{filepath.Join(common, "config"), filepath.Join(common, "config.worktree")}
+	// A linked worktree's own settings are in its git directory's
+	// config.worktree (extensions.worktreeConfig).
+	files := []string{filepath.Join(common, "config"), filepath.Join(common, "config.worktree"), filepath.Join(gitDir, "config.worktree")}
 	if g, ok := os.LookupEnv("GIT_CONFIG_GLOBAL"); ok {
 		files = append(files, g)
 	} else {
@@ -42,7 +43,16 @@ func mayConfigureSync(common string) bool {
 		}
 	}
 	if _, off := os.LookupEnv("GIT_CONFIG_NOSYSTEM"); !off {
-		files = append(files, cmp.Or(os.Getenv("GIT_CONFIG_SYSTEM"), "/etc/gitconfig"))
+		if sys, ok := os.LookupEnv("GIT_CONFIG_SYSTEM"); ok {
+			files = append(files, sys)
+		} else {
+			// Where git's builds keep it: the system's, a prefix's, Homebrew's,
+			// Git for Windows'.
+			files = append(files, "/etc/gitconfig", "/usr/local/etc/gitconfig", "/opt/homebrew/etc/gitconfig")
+			if pf := os.Getenv("ProgramFiles"); pf != "" {
+				files = append(files, filepath.Join(pf, "Git", "etc", "gitconfig"), filepath.Join(pf, "Git", "mingw64", "etc", "gitconfig"))
+			}
+		}
 	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)

@@ -186,7 +186,7 @@ func (c *checkpointer) commitTree(ctx context.Context, message, tree string, par
 	}
 	commit := strings.TrimSpace(out)
 	if err == nil {
-		c.cw.learn(c.repo.commonDir, commit)
+		c.cw.learn(c.repo.commonDir, c.repo.gitDir, commit)
 	}
 	return commit, err
 }
