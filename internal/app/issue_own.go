@@ -132,6 +132,17 @@ func (r *issueRun) own(ctx context.Context, st *state.State) (out Outcome, goOn 
 		break
 	}
 	if !chosen {
+		if link.Carried != "" && strings.HasPrefix(link.AskedFor, fmt.Sprintf("pr/%d/pushed/", link.PR)) {
+			// The question about someone's push is moot: no failure calls
+			// for a push now. The question it carried is the one asked, and
+			// a writer's command after it answers it, one given to the moot
+			// question included (else nothing would ever be heard).
+			if err := r.record(ctx, func(i *state.Issue) { i.AskedFor, i.Carried, i.Carrier = i.Carried, "", 0 }); err != nil {
+				return Outcome{}, false, err
+			}
+			st.Issue.AskedFor, st.Issue.Carried, st.Issue.Carrier = link.Carried, "", 0
+			return r.own(ctx, st)
+		}
 		if capped != nil {
 			return r.overCap(ctx, st, *capped, cappedDone)
 		}

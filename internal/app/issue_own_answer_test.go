@@ -365,3 +365,34 @@ func TestIssuePRPushedDuringTheContinuation(t *testing.T) {
 		t.Errorf("the continuation is still marked under way: %+v", st.Issue)
 	}
 }
+
+// The question about someone's push carries a question over a cap; the
+// failure that called for the push is mended, so the push question is moot:
+// a writer's command after it answers the question it carried, which would
+// otherwise wait for ever (found by a review).
+func TestIssuePRPushQuestionMootCarriedAnswered(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	c.overCap(t) // lint over its cap, asked
+	c.theirCommit(t)
+	c.f.check("lint", "failure", "FAIL on their commit")
+	c.f.check("test", "failure", "FAIL")
+	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated {
+		t.Fatalf("pushed: %+v, %v\n%s", out, err, c.out)
+	}
+	if st := c.state(t); !strings.HasPrefix(st.Issue.AskedFor, "pr/50/pushed/") || st.Issue.Carried != "pr/50/check_lint/1" {
+		t.Fatalf("the push question does not carry lint's: %+v", st.Issue)
+	}
+	c.f.check("test", "success", "")
+	c.f.say("maint", true, "/agentloop accept")
+	out, err := c.run(t)
+	if err != nil || !out.Chosen {
+		t.Fatalf("the accept after the moot question: %+v, %v: not taken\n%s", out, err, c.out)
+	}
+	if st := c.state(t); st.Issue.AskedFor != "" || st.Issue.Carried != "" || st.Issue.Accepted != "pr/50/check_lint/1" {
+		t.Errorf("the run's record: %+v", st.Issue)
+	}
+	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:done"}) {
+		t.Errorf("labels %v", got)
+	}
+}
