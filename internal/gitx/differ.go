@@ -145,7 +145,7 @@ func (d *treeDiffer) ask(ctx context.Context, froms []string, tree string) (map[
 	var text strings.Builder
 	size := 0
 	for {
-		line, err := d.out.ReadString('\n')
+		line, err := readLine(d.out, maxOutput-size)
 		if err != nil {
 			return nil, err
 		}
@@ -204,3 +204,21 @@ func (d *treeDiffer) close() {
 	}
 	d.stop(false)
 }
+
+// readLine reads a line from r, its newline included, refusing one longer
+// than max bytes with [ErrTruncated] as soon as it is: a generated file of
+// one long line is not held whole to be refused.
+func readLine(r *bufio.Reader, max int) (string, error) {
+	var b []byte
+	for {
+		frag, err := r.ReadSlice('\n')
+		if len(b)+len(frag) > max {
+			return "", ErrTruncated
+		}
+		b = append(b, frag...)
+		if err != bufio.ErrBufferFull {
+			return string(b), err
+		}
+	}
+}
+
