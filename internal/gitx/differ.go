@@ -221,4 +221,3 @@ func readLine(r *bufio.Reader, max int) (string, error) {
 		}
 	}
 }
-
