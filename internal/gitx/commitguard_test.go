@@ -53,10 +53,18 @@ func TestCommitWriterAsGitDoes(t *testing.T) {
 		if w.learn(common, common, commit); !w.learned {
 			t.Fatal("the writer learned nothing")
 		}
-		for i := range 40 { // some land in folders git has not made yet
+		before := map[string]bool{} // folders git made, before the shared setting or after
+		entries, _ := os.ReadDir(filepath.Join(common, "objects"))
+		for _, e := range entries {
+			before[e.Name()] = true
+		}
+		for i := range 40 { // some land in folders git has not made
 			name, ok := w.write(tree, []string{head}, fmt.Sprintf("m %d\n", i))
 			if !ok {
 				t.Fatal("the writer wrote nothing")
+			}
+			if before[name[:2]] {
+				continue
 			}
 			if di, _ := os.Stat(filepath.Join(common, "objects", name[:2])); di.Mode()&os.ModeSetgid == 0 {
 				t.Fatalf("the writer's object folder %s: %v, git's %v", name[:2], di.Mode(), fi.Mode())
