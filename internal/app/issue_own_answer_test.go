@@ -396,3 +396,43 @@ func TestIssuePRPushQuestionMootCarriedAnswered(t *testing.T) {
 		t.Errorf("labels %v", got)
 	}
 }
+
+// A writer's accept of a question over a cap, given before the question
+// about someone's push that carries it was posted (it was not read by the
+// look that posted it), settles that question alone: the push question
+// still stands, not asked again (a guide given to it would be lost).
+func TestIssuePRCarriedAnsweredPushQuestionStands(t *testing.T) {
+	t.Parallel()
+	c := newIssueCase(t, state.StatusSucceeded)
+	q1 := c.overCap(t) // lint over its cap, asked
+	c.theirCommit(t)
+	c.f.check("lint", "failure", "FAIL on their commit")
+	c.f.check("test", "failure", "FAIL")
+	c.f.mu.Lock()
+	c.f.nextID += 10 // room for a comment written while the look posted the push question
+	c.f.mu.Unlock()
+	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated {
+		t.Fatalf("pushed: %+v, %v\n%s", out, err, c.out)
+	}
+	st := c.state(t)
+	if !strings.HasPrefix(st.Issue.AskedFor, "pr/50/pushed/") || st.Issue.Carrier == 0 {
+		t.Fatalf("the push question does not carry lint's: %+v", st.Issue)
+	}
+	c.f.mu.Lock()
+	c.f.comments = append(c.f.comments, forge.Comment{ID: q1.ID + 5, Author: "maint", Trusted: true, Body: "/agentloop accept"})
+	c.f.mu.Unlock()
+	if out, err := c.run(t); err != nil || !out.Chosen {
+		t.Fatalf("the accept of lint's question: %+v, %v\n%s", out, err, c.out)
+	}
+	asked := len(c.f.marked("escalation"))
+	c.out.Reset()
+	if out, err := c.run(t); err != nil || out.Status != state.StatusEscalated || len(c.f.marked("escalation")) != asked {
+		t.Errorf("after the accept: %+v, %v, %d questions (were %d): the push question asked again\n%s", out, err, len(c.f.marked("escalation")), asked, c.out)
+	}
+	if st := c.state(t); !strings.HasPrefix(st.Issue.AskedFor, "pr/50/pushed/") || st.Issue.Carried != "" || st.Issue.Accepted != "pr/50/check_lint/1" {
+		t.Errorf("the run's record: %+v", st.Issue)
+	}
+	if got := c.f.labelSet(); !slices.Equal(got, []string{"agentloop:needs-you"}) {
+		t.Errorf("labels %v", got)
+	}
+}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -94,20 +95,32 @@ func (r *issueRun) asks(link state.Issue, key string) bool {
 func (r *issueRun) capSettled(ctx context.Context, st *state.State, ev prEvidence, n int, a issueAnswer) (Outcome, bool, error) {
 	key := capKey(st.Issue.PR, ev.key, n)
 	again := !a.abort && st.Issue.Carried != "" && st.Issue.Carried != key
+	// The answered question was carried by one asked after it (the
+	// question about someone's push): that one still waits, for a command
+	// after its own comment.
+	carrier := !a.abort && st.Issue.Carried == key && st.Issue.AskedFor != "" && st.Issue.AskedFor != key
 	add, remove := []string{r.labels.Done}, []string{r.labels.NeedsYou, r.labels.Running}
 	note := fmt.Sprintf("%s accepted the pull request as it is (%s): agentloop pushes nothing more for it.", a.by, ev.what)
 	if a.abort {
 		add, note = nil, fmt.Sprintf("%s stopped agentloop's work on the pull request (/agentloop abort): it is left as it is, for people.", a.by)
 		r.shown.state, r.shown.claim.State = "stopped", "stopped"
 	}
-	if again {
+	switch {
+	case again:
 		add, remove, note = []string{r.labels.NeedsYou}, []string{r.labels.Done, r.labels.Running}, note+" The question asked before still waits for a person."
+		r.shown.state = "needs you"
+	case carrier:
+		add, remove, note = []string{r.labels.NeedsYou}, []string{r.labels.Done, r.labels.Running}, note+" The question asked after it still waits for a person."
 		r.shown.state = "needs you"
 	}
 	if err := r.record(ctx, func(i *state.Issue) {
-		i.Asked, i.AskedFor, i.Carried, i.Carrier = 0, "", "", 0
-		if again {
-			i.Asked, i.AskedFor = a.id, st.Issue.Carried
+		switch {
+		case carrier:
+			i.Asked, i.Carried, i.Carrier = cmp.Or(i.Carrier, i.Asked), "", 0
+		case again:
+			i.Asked, i.AskedFor, i.Carried, i.Carrier = a.id, st.Issue.Carried, "", 0
+		default:
+			i.Asked, i.AskedFor, i.Carried, i.Carrier = 0, "", "", 0
 		}
 		switch {
 		case a.abort:
