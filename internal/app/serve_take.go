@@ -146,6 +146,13 @@ func (s *server) takeOwned(ctx context.Context, ref forge.IssueRef) {
 	s.start(ctx, forge.Issue{Ref: ref})
 }
 
+// What serve's log says of a run's end, its bookkeeping done (a test waits
+// on them).
+const (
+	serveRunFailed = "serve: the run of an issue failed; taking it again later"
+	serveRunEnded  = "serve: the run of an issue ended"
+)
+
 // start runs is in a slot taken for it.
 func (s *server) start(ctx context.Context, is forge.Issue) {
 	ref := is.Ref
@@ -171,7 +178,9 @@ func (s *server) start(ctx context.Context, is forge.Issue) {
 		again := s.laterLocked(ref)
 		s.mu.Unlock()
 		if err != nil && ctx.Err() == nil {
-			s.log.Warn("serve: the run of an issue failed; taking it again later", "issue", ref.String(), "in", again.String(), "err", err)
+			s.log.Warn(serveRunFailed, "issue", ref.String(), "in", again.String(), "err", err)
+		} else {
+			s.log.Debug(serveRunEnded, "issue", ref.String())
 		}
 	}()
 }

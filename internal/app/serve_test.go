@@ -220,29 +220,14 @@ func TestServeRetriesAFailedRunLater(t *testing.T) {
 	// clock as it is then: each poll's wait moves the clock only once the
 	// runs it took have ended (said in the log), else a run ending after
 	// the move was put off from a later time (1 run in 20-40 under load).
-	ended := make(chan struct{}, 16)
-	var taken atomic.Int32
-	log := slog.New(logTap(func(msg string) {
-		switch msg {
-		case "serve: taking issue":
-			taken.Add(1)
-		case "serve: the run of an issue failed; taking it again later":
-			ended <- struct{}{}
-		}
-	}))
+	runs, log := trackRuns()
 	o := ServeOptions{Query: forge.Query{Repo: repo, Labels: []string{"agentloop"}}, Every: time.Minute, Now: now, Log: log}
 	ctx, cancel := context.WithCancel(context.Background())
-	polls, seen := 0, int32(0)
+	polls := 0
 	// Each sleep is a poll's wait: the clock moves by it, and after six
 	// polls serve is stopped.
 	o.Sleep = func(ctx context.Context, d time.Duration) error {
-		for ; seen < taken.Load(); seen++ {
-			select {
-			case <-ended:
-			case <-time.After(time.Minute):
-				t.Fatal("a run taken did not end in a minute")
-			}
-		}
+		runs.settle(t)
 		polls++
 		if polls == 6 {
 			cancel()
@@ -354,9 +339,11 @@ func TestServeTakesAWaitingIssueAgainWhenItChanges(t *testing.T) {
 	polls := 0
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	runs, log := trackRuns()
 	o := ServeOptions{Query: forge.Query{Repo: repo, Labels: []string{"agentloop"}},
-		Waiting: forge.Query{Repo: repo, Labels: []string{"agentloop:needs-you"}},
+		Waiting: forge.Query{Repo: repo, Labels: []string{"agentloop:needs-you"}}, Log: log,
 		Sleep: func(ctx context.Context, _ time.Duration) error {
+			runs.settle(t) // a run's end is its bookkeeping's too
 			polls++
 			switch polls {
 			case 1:
@@ -416,10 +403,14 @@ func TestServeWatchesOwnedPullRequests(t *testing.T) {
 	polls := 0
 	clock := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
+	runs, log := trackRuns()
 	o := ServeOptions{Query: forge.Query{Repo: repo, Labels: []string{"agentloop"}}, Every: time.Minute,
 		Now:   func() time.Time { mu.Lock(); defer mu.Unlock(); return clock },
-		Owned: func() []forge.IssueRef { return []forge.IssueRef{ref} }}
+		Owned: func() []forge.IssueRef { return []forge.IssueRef{ref} }, Log: log}
 	o.Sleep = func(ctx context.Context, dur time.Duration) error {
+		// A run's end is its bookkeeping's too: a poll while it is still
+		// under way does not take its issue (10 s waited for at load).
+		runs.settle(t)
 		mu.Lock()
 		clock = clock.Add(dur)
 		mu.Unlock()
@@ -653,6 +644,41 @@ func TestServeWaitsQuietlyOverACap(t *testing.T) {
 	c.f.say("maint", true, "/agentloop guide Silence the rule for generated files only.")
 	if st := c.serve(t, 1); st.Started != 1 || len(c.eng.resumes) != 2 || !strings.Contains(c.eng.resumes[1].Guidance, "Silence the rule") {
 		t.Errorf("a writer's answer: %+v, %d resumes\n%s", st, len(c.eng.resumes), c.out)
+	}
+}
+
+// runTracker follows serve's runs through its log: each taken, each
+// ended with its bookkeeping done. A run ends on its own goroutine, and
+// serve's state of it (under way, put off from the clock as it is then)
+// changes there after the run returns: a test that moves its clock or polls
+// again at once must wait for that.
+type runTracker struct {
+	taken atomic.Int32
+	ended chan struct{}
+	seen  int32
+}
+
+func trackRuns() (*runTracker, *slog.Logger) {
+	r := &runTracker{ended: make(chan struct{}, 64)}
+	return r, slog.New(logTap(func(msg string) {
+		switch msg {
+		case "serve: taking issue":
+			r.taken.Add(1)
+		case serveRunFailed, serveRunEnded:
+			r.ended <- struct{}{}
+		}
+	}))
+}
+
+// settle waits until every run taken so far has ended.
+func (r *runTracker) settle(t *testing.T) {
+	t.Helper()
+	for ; r.seen < r.taken.Load(); r.seen++ {
+		select {
+		case <-r.ended:
+		case <-time.After(time.Minute):
+			t.Fatal("a run taken did not end in a minute")
+		}
 	}
 }
 
