@@ -1,6 +1,7 @@
 package gitx
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -131,12 +132,24 @@ func ShareBranchOver(ctx context.Context, dir, remote, branch, expect string) er
 	// The lease forces the push; a forced refspec ("+…") would bypass it.
 	args := []string{"push", "--quiet", "--force-with-lease=refs/heads/" + branch + ":" + expect, remote, strings.TrimPrefix(spec, "+")}
 	if _, err := (cmd{dir: dir, args: args}).remote(ctx); err != nil {
-		if strings.Contains(err.Error(), "stale info") {
-			return fmt.Errorf("push the branch %s to %s: %w: %w", branch, remote, ErrBranchMoved, err)
+		// Told by the remote's branch as it is now, not by git's words,
+		// which its locale may translate.
+		if now, lerr := remoteBranch(ctx, dir, remote, branch); lerr == nil && now != expect {
+			return fmt.Errorf("push the branch %s to %s: %w (it is at %s): %w", branch, remote, ErrBranchMoved, cmp.Or(short(now), "gone"), err)
 		}
 		return fmt.Errorf("push the branch %s to %s: %w", branch, remote, err)
 	}
 	return nil
+}
+
+// remoteBranch is the commit branch is at on remote ("" for none).
+func remoteBranch(ctx context.Context, dir, remote, branch string) (string, error) {
+	out, err := (cmd{dir: dir, args: []string{"ls-remote", "--refs", remote, "refs/heads/" + branch}}).remote(ctx)
+	if err != nil {
+		return "", err
+	}
+	commit, _, _ := strings.Cut(strings.TrimSpace(out), "\t")
+	return commit, nil
 }
 
 // FetchBranch fetches branch from remote into the local branch of the same
