@@ -6,7 +6,10 @@
 // diff facts of internal/diff) as the loop engine's view of the work tree.
 //
 // Everything runs the git CLI with the caller's context, in its own process group,
-// with prompts disabled. Checkpoints are built in a temporary index, so the user's
+// with prompts disabled, but for what a checkpoint writes as git would: its ref
+// files, and its commit objects once learned from a commit git made
+// ([commitWriter]; git writes them when its configuration may sync objects).
+// A session's diffs come from one `git diff-tree --stdin` it keeps. Checkpoints are built in a temporary index, so the user's
 // branch, HEAD and index are never moved; ignored files and agentloop's own state
 // directory ([StateDir]) are never recorded nor touched.
 package gitx
